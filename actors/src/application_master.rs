@@ -1,0 +1,696 @@
+//! Spark's `ApplicationMaster` in cluster mode: runs the user class in the `Driver` thread,
+//! waits for the SparkContext (`spark.yarn.am.waitTime`), registers with the RM, creates the
+//! YarnAllocator and the `YarnAM` endpoint (`AMEndpoint`), runs the Reporter loop, and
+//! `finish`es with Spark's exit codes, unregistering only when Spark would.
+
+use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
+use crate::sim::clock;
+use crate::sim::context::SimContext;
+use crate::sim::supervisor;
+use crate::sim::trace::TraceKind;
+use crate::{error, info, warn};
+use actix::{Actor, AsyncContext, Context, SpawnHandle};
+use sparkyard_messages::application_master::{AllocatorReport, ApplicationMasterMsg, YarnAmMsg};
+use sparkyard_messages::driver::DriverMsg;
+use sparkyard_messages::ids::ApplicationAttemptId;
+use sparkyard_messages::records::{Container, FinalApplicationStatus as Final, RpcFailure};
+use sparkyard_messages::resource_manager::{
+    FinishApplicationMasterRequest, RegisterApplicationMasterRequest, ResourceManagerMsg,
+};
+use sparkyard_messages::rpc::{EndpointId, RemoteRef, ReplyValue};
+use sparkyard_messages::yarn_allocator::YarnAllocatorMsg;
+use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
+use std::rc::Rc;
+
+const TARGET: &str = "am::ApplicationMaster";
+
+/// ApplicationMaster exit codes (`ApplicationMaster` object).
+pub mod exit_code {
+    pub const SUCCESS: i32 = 0;
+    pub const UNCAUGHT_EXCEPTION: i32 = 10;
+    pub const MAX_EXECUTOR_FAILURES: i32 = 11;
+    pub const REPORTER_FAILURE: i32 = 12;
+    pub const SC_NOT_INITED: i32 = 13;
+    pub const EXCEPTION_USER_CLASS: i32 = 15;
+    pub const EARLY: i32 = 16;
+}
+
+/// What the AM is waiting for from the RM.
+pub enum AmPending {
+    Register,
+    Unregister,
+}
+
+/// The program the AM was asked to run.
+#[derive(Clone, Debug)]
+pub struct UserClass {
+    pub name: String,
+    pub jar: String,
+    pub args: Vec<String>,
+}
+
+/// The AM's main thread and Reporter thread.
+pub struct ApplicationMaster {
+    sim: Rc<SimContext>,
+    env: RpcEnv,
+    me: Option<EndpointRef<ApplicationMasterMsg>>,
+    container: Container,
+    attempt_id: ApplicationAttemptId,
+    rm: EndpointRef<ResourceManagerMsg>,
+    user_class: UserClass,
+    asks: AskTable<AmPending>,
+    driver_thread: Option<EndpointRef<DriverMsg>>,
+    sc_initialized: bool,
+    driver: Option<RemoteRef>,
+    registered: bool,
+    unregistered: bool,
+    finished: bool,
+    final_status: Final,
+    exit_code: i32,
+    final_msg: Option<String>,
+    allocator: Option<EndpointRef<YarnAllocatorMsg>>,
+    reporter_started: bool,
+    reporter_timer: Option<SpawnHandle>,
+    reporter_waiting: bool,
+    next_allocation_interval_ms: u64,
+    reporter_failures: u32,
+}
+
+impl ApplicationMaster {
+    pub fn start(
+        sim: Rc<SimContext>,
+        env: RpcEnv,
+        container: Container,
+        rm: EndpointRef<ResourceManagerMsg>,
+        user_class: UserClass,
+    ) {
+        let attempt_id = container.id.attempt;
+        let initial = sim.config.spark.initial_allocation_interval_ms;
+        ApplicationMaster::create(|ctx| {
+            let me = env.setup_thread(
+                "ApplicationMaster",
+                &ctx.address(),
+                Some(ApplicationMasterMsg::AskReply),
+            );
+            ApplicationMaster {
+                sim,
+                env,
+                me: Some(me),
+                container,
+                attempt_id,
+                rm,
+                user_class,
+                asks: AskTable::default(),
+                driver_thread: None,
+                sc_initialized: false,
+                driver: None,
+                registered: false,
+                unregistered: false,
+                finished: false,
+                final_status: Final::Failed,
+                exit_code: 0,
+                final_msg: None,
+                allocator: None,
+                reporter_started: false,
+                reporter_timer: None,
+                reporter_waiting: false,
+                next_allocation_interval_ms: initial,
+                reporter_failures: 0,
+            }
+        });
+    }
+
+    fn me(&self) -> EndpointRef<ApplicationMasterMsg> {
+        self.me.clone().expect("registered at creation")
+    }
+
+    fn max_attempts(&self) -> u32 {
+        let yarn = self.sim.config.yarn.am_max_attempts;
+        self.sim
+            .config
+            .spark
+            .max_app_attempts
+            .map_or(yarn, |s| s.min(yarn))
+    }
+
+    fn is_last_attempt(&self) -> bool {
+        self.attempt_id.attempt_id >= self.max_attempts()
+    }
+
+    /// `heartbeat = max(0, min(am expiry / 2, spark.yarn.scheduler.heartbeat.interval-ms))`.
+    fn heartbeat_interval_ms(&self) -> u64 {
+        let expiry = self.sim.config.yarn.am_liveness_expiry_interval_ms / 2;
+        expiry.min(self.sim.config.spark.am_heartbeat_interval_ms)
+    }
+
+    fn initial_interval_ms(&self) -> u64 {
+        self.heartbeat_interval_ms()
+            .min(self.sim.config.spark.initial_allocation_interval_ms)
+    }
+
+    /// `ApplicationMaster.run()` once the JVM is up.
+    fn run(&mut self, ctx: &mut Context<Self>) {
+        let log = self.env.log().clone();
+        info!(
+            log,
+            "am::SignalUtils", "Registering signal handler for TERM"
+        );
+        info!(log, "am::SignalUtils", "Registering signal handler for HUP");
+        info!(log, "am::SignalUtils", "Registering signal handler for INT");
+        info!(log, TARGET, "ApplicationAttemptId: {}", self.attempt_id);
+        self.sim
+            .counters
+            .borrow_mut()
+            .driver_containers
+            .push(self.container.id.to_string());
+        self.run_driver(ctx);
+    }
+
+    /// `runDriver()`: start the user class, then wait for its SparkContext.
+    fn run_driver(&mut self, ctx: &mut Context<Self>) {
+        let log = self.env.log().clone();
+        info!(
+            log,
+            TARGET, "Starting the user application in a separate Thread"
+        );
+        let Some(program) = supervisor::user_program(&self.user_class.name) else {
+            // `loadClass` fails in the AM thread, before the Driver thread exists.
+            let cause = format!("java.lang.ClassNotFoundException: {}", self.user_class.name);
+            error!(
+                log,
+                TARGET,
+                "Uncaught exception: \n{cause}\n\tat java.net.URLClassLoader.findClass(URLClassLoader.java:445)\n\tat org.apache.spark.deploy.yarn.ApplicationMaster.startUserApplication(ApplicationMaster.scala:740)"
+            );
+            let msg = format!("Uncaught exception: {cause}");
+            return self.finish(Final::Failed, exit_code::UNCAUGHT_EXCEPTION, Some(msg), ctx);
+        };
+        let driver = supervisor::start_driver_thread(
+            &self.sim,
+            &self.env,
+            program,
+            self.user_class.args.clone(),
+            self.me(),
+        );
+        self.driver_thread = Some(driver);
+        info!(log, TARGET, "Waiting for spark context initialization...");
+        let wait = self.sim.config.spark.am_wait_time_ms;
+        ctx.run_later(clock::ms(wait), move |act, ctx| {
+            act.on_spark_context_wait_timeout(wait, ctx)
+        });
+    }
+
+    fn on_spark_context_wait_timeout(&mut self, wait: u64, ctx: &mut Context<Self>) {
+        if self.sc_initialized || self.finished {
+            return;
+        }
+        error!(
+            self.env.log(),
+            TARGET,
+            "SparkContext did not initialize after waiting for {wait} ms. Please check earlier log output for errors. Failing the application."
+        );
+        self.finish(
+            Final::Failed,
+            exit_code::SC_NOT_INITED,
+            Some("Timed out waiting for SparkContext.".into()),
+            ctx,
+        );
+    }
+
+    fn on_message(&mut self, msg: ApplicationMasterMsg, ctx: &mut Context<Self>) {
+        match msg {
+            ApplicationMasterMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
+            ApplicationMasterMsg::SparkContextInitialized { driver } => {
+                self.on_spark_context_initialized(driver, ctx)
+            }
+            ApplicationMasterMsg::SparkContextNotCreated => {
+                // The promise completed with null: `IllegalStateException` escapes runDriver.
+                let text =
+                    "java.lang.IllegalStateException: User did not initialize spark context!";
+                error!(self.env.log(), TARGET, "Uncaught exception: \n{text}");
+                self.finish(
+                    Final::Failed,
+                    exit_code::UNCAUGHT_EXCEPTION,
+                    Some(format!("Uncaught exception: {text}")),
+                    ctx,
+                );
+            }
+            ApplicationMasterMsg::Finish {
+                status,
+                exit_code,
+                message,
+            } => self.finish(status, exit_code, message, ctx),
+            ApplicationMasterMsg::AllocatorReport(report) => self.on_allocator_report(report, ctx),
+            ApplicationMasterMsg::DriverShutdown { exit_code } => {
+                info!(
+                    self.env.log(),
+                    TARGET, "Driver requested shutdown with exit code {exit_code}"
+                );
+                if let Some(a) = &self.allocator {
+                    self.env.send(a, YarnAllocatorMsg::SetShutdown);
+                }
+            }
+            ApplicationMasterMsg::WakeReporter => self.wake_reporter(ctx),
+        }
+    }
+
+    /// `sparkContextInitialized`: register with the RM, then create the allocator.
+    fn on_spark_context_initialized(&mut self, driver: RemoteRef, ctx: &mut Context<Self>) {
+        if self.finished {
+            return;
+        }
+        self.sc_initialized = true;
+        let address = driver
+            .address
+            .rpc_address
+            .clone()
+            .expect("the driver listens");
+        self.driver = Some(driver);
+        info!(
+            self.env.log(),
+            "am::YarnRMClient", "Registering the ApplicationMaster"
+        );
+        let req = RegisterApplicationMasterRequest {
+            attempt_id: self.attempt_id,
+            host: address.host.clone(),
+            rpc_port: i32::from(address.port),
+            tracking_url: format!("http://{}:4040", address.host),
+        };
+        let me = self.me().id;
+        let rm = self.rm.clone();
+        let t = AskTimeout::new(
+            self.sim.config.spark.network_timeout_ms,
+            "yarn.resourcemanager.connect.max-wait.ms",
+        );
+        self.ask(ctx, me, &rm, AmPending::Register, &t, |a| {
+            ResourceManagerMsg::RegisterApplicationMaster(a, req)
+        });
+    }
+
+    fn on_registered(&mut self, ctx: &mut Context<Self>) {
+        self.registered = true;
+        self.env.dispatcher.trace(
+            TraceKind::State(format!("{} registered", self.attempt_id)),
+            "ApplicationMaster",
+        );
+        let driver = self
+            .driver
+            .clone()
+            .expect("registered after the SparkContext");
+        let address = driver
+            .address
+            .rpc_address
+            .clone()
+            .expect("the driver listens");
+        let driver_url = format!("spark://CoarseGrainedScheduler@{address}");
+        self.log_launch_context(&driver_url);
+        let Some(yarn_scheduler) = self
+            .env
+            .dispatcher
+            .lookup::<YarnSchedulerMsg>(self.env.process, "YarnScheduler")
+        else {
+            let msg = "Uncaught exception: org.apache.spark.SparkException: Could not find YarnScheduler.".to_string();
+            return self.finish(Final::Failed, exit_code::UNCAUGHT_EXCEPTION, Some(msg), ctx);
+        };
+        let allocator = supervisor::start_allocator(
+            &self.sim,
+            &self.env,
+            self.attempt_id,
+            driver_url,
+            self.rm.clone(),
+            yarn_scheduler.clone(),
+            self.me(),
+        );
+        self.allocator = Some(allocator.clone());
+        AmEndpoint::start(self.env.clone(), allocator, self.me(), yarn_scheduler);
+        self.reporter_tick(ctx);
+        if let Some(d) = &self.driver_thread {
+            self.env.send(d, DriverMsg::ResumeDriver);
+        }
+    }
+
+    fn log_launch_context(&self, driver_url: &str) {
+        let s = &self.sim.config.spark;
+        let args = sparkyard_messages::records::ExecutorArguments {
+            driver_url: driver_url.to_string(),
+            executor_id: sparkyard_messages::ids::ExecutorId(0),
+            hostname: "<hostname>".into(),
+            cores: s.executor_cores,
+            app_id: self.attempt_id.application_id.to_string(),
+            resource_profile_id: 0,
+        };
+        let command = crate::executor_runnable::executor_command(s.executor_memory_mb, &args)
+            .replace("--executor-id 0", "--executor-id <executorId>");
+        let rule = "=".repeat(79);
+        info!(
+            self.env.log(),
+            TARGET,
+            "\n{rule}\nDefault YARN executor launch context:\n  env:\n    SPARK_USER -> {}\n\n  command:\n    {command}\n{rule}",
+            self.sim.config.user
+        );
+    }
+
+    /// One Reporter iteration: the failure checks, then `allocateResources()`.
+    fn reporter_tick(&mut self, _ctx: &mut Context<Self>) {
+        self.reporter_timer = None;
+        if self.finished {
+            return;
+        }
+        self.reporter_waiting = true;
+        if let Some(a) = &self.allocator {
+            self.env.send(a, YarnAllocatorMsg::AllocateResources);
+        }
+    }
+
+    fn on_allocator_report(&mut self, report: AllocatorReport, ctx: &mut Context<Self>) {
+        if self.finished || !self.reporter_waiting {
+            return;
+        }
+        self.reporter_waiting = false;
+        if !self.reporter_started {
+            self.reporter_started = true;
+            info!(
+                self.env.log(),
+                TARGET,
+                "Started progress reporter thread with (heartbeat : {}, initial allocation : {}) intervals",
+                self.heartbeat_interval_ms(),
+                self.initial_interval_ms()
+            );
+        }
+        if let Some(failure) = report.rm_failure.clone() {
+            return self.on_reporter_failure(failure, ctx);
+        }
+        self.reporter_failures = 0;
+        if let Some((code, msg)) = self.failure_limit_reached(&report) {
+            return self.finish(Final::Failed, code, Some(msg), ctx);
+        }
+        let sleep = self.next_sleep_ms(&report);
+        self.reporter_timer =
+            Some(ctx.run_later(clock::ms(sleep), |act, ctx| act.reporter_tick(ctx)));
+    }
+
+    /// The Reporter's checks at the start of each iteration (exit 11).
+    fn failure_limit_reached(&self, report: &AllocatorReport) -> Option<(i32, String)> {
+        let max = self.sim.config.spark.effective_max_executor_failures();
+        if report.num_executors_failed >= max {
+            return Some((
+                exit_code::MAX_EXECUTOR_FAILURES,
+                format!("Max number of executor failures ({max}) reached"),
+            ));
+        }
+        if report.num_cluster_nodes > 0 && report.num_excluded_nodes >= report.num_cluster_nodes {
+            return Some((
+                exit_code::MAX_EXECUTOR_FAILURES,
+                "Due to executor failures all available nodes are excluded".into(),
+            ));
+        }
+        None
+    }
+
+    fn on_reporter_failure(&mut self, failure: String, ctx: &mut Context<Self>) {
+        if failure.contains("ApplicationAttemptNotFoundException") {
+            error!(self.env.log(), TARGET, "Exception from Reporter thread.");
+            let message = failure
+                .split_once(": ")
+                .map_or(failure.clone(), |(_, m)| m.to_string());
+            return self.finish(
+                Final::Failed,
+                exit_code::REPORTER_FAILURE,
+                Some(message),
+                ctx,
+            );
+        }
+        self.reporter_failures += 1;
+        if self.reporter_failures >= 5 {
+            let msg = format!(
+                "Exception was thrown {} time(s) from Reporter thread.",
+                self.reporter_failures
+            );
+            return self.finish(Final::Failed, exit_code::REPORTER_FAILURE, Some(msg), ctx);
+        }
+        warn!(
+            self.env.log(),
+            TARGET, "Reporter thread fails {} time(s) in a row.", self.reporter_failures
+        );
+        let sleep = self.heartbeat_interval_ms();
+        self.reporter_timer =
+            Some(ctx.run_later(clock::ms(sleep), |act, ctx| act.reporter_tick(ctx)));
+    }
+
+    /// 200, 400, 800, ... up to the heartbeat while requests are pending; else the heartbeat.
+    fn next_sleep_ms(&mut self, report: &AllocatorReport) -> u64 {
+        let heartbeat = self.heartbeat_interval_ms();
+        if report.num_pending_allocate > 0 || report.num_pending_loss_reason_requests > 0 {
+            let current = heartbeat.min(self.next_allocation_interval_ms);
+            self.next_allocation_interval_ms = current.saturating_mul(2);
+            current
+        } else {
+            self.next_allocation_interval_ms = self.initial_interval_ms();
+            heartbeat
+        }
+    }
+
+    /// A target change or loss-reason request resets the interval and wakes the Reporter.
+    fn wake_reporter(&mut self, ctx: &mut Context<Self>) {
+        self.next_allocation_interval_ms = self.initial_interval_ms();
+        if let Some(handle) = self.reporter_timer.take() {
+            ctx.cancel_future(handle);
+            let min = self.initial_interval_ms();
+            self.reporter_timer =
+                Some(ctx.run_later(clock::ms(min), |act, ctx| act.reporter_tick(ctx)));
+        }
+    }
+
+    /// `finish(status, code, msg)`: first call wins; before registration cluster mode forces
+    /// (FAILED, 13). Then the JVM exits through the shutdown hook.
+    fn finish(&mut self, status: Final, code: i32, msg: Option<String>, ctx: &mut Context<Self>) {
+        if self.finished {
+            return;
+        }
+        let (status, code) = if self.registered {
+            (status, code)
+        } else {
+            (Final::Failed, exit_code::SC_NOT_INITED)
+        };
+        let reason = msg
+            .as_ref()
+            .map(|m| format!(", (reason: {m})"))
+            .unwrap_or_default();
+        info!(
+            self.env.log(),
+            TARGET, "Final app status: {status}, exitCode: {code}{reason}"
+        );
+        self.finished = true;
+        self.final_status = status;
+        self.exit_code = code;
+        self.final_msg = msg;
+        if let Some(h) = self.reporter_timer.take() {
+            ctx.cancel_future(h);
+        }
+        self.shutdown_hook(ctx);
+    }
+
+    /// The AM's shutdown hook: unregister on success or on the last attempt, then exit.
+    fn shutdown_hook(&mut self, ctx: &mut Context<Self>) {
+        let unregister = self.registered
+            && !self.unregistered
+            && (self.final_status == Final::Succeeded || self.is_last_attempt());
+        if !unregister {
+            return self.exit();
+        }
+        let diag = self.final_msg.clone().unwrap_or_default();
+        let suffix = if diag.is_empty() {
+            String::new()
+        } else {
+            format!(" (diag message: {diag})")
+        };
+        info!(
+            self.env.log(),
+            TARGET, "Unregistering ApplicationMaster with {}{suffix}", self.final_status
+        );
+        let req = FinishApplicationMasterRequest {
+            attempt_id: self.attempt_id,
+            final_status: self.final_status,
+            diagnostics: diag,
+            tracking_url: String::new(),
+        };
+        let (me, rm) = (self.me().id, self.rm.clone());
+        let t = AskTimeout::new(
+            self.sim.config.spark.network_timeout_ms,
+            "yarn.resourcemanager.connect.max-wait.ms",
+        );
+        self.ask(ctx, me, &rm, AmPending::Unregister, &t, |a| {
+            ResourceManagerMsg::FinishApplicationMaster(a, req)
+        });
+    }
+
+    fn exit(&mut self) {
+        let log = self.env.log().clone();
+        if self.unregistered {
+            let staging = format!(
+                "hdfs://{}:8020/user/{}/.sparkStaging/{}",
+                self.sim.config.rm_host, self.sim.config.user, self.attempt_id.application_id
+            );
+            info!(log, TARGET, "Deleting staging directory {staging}");
+        }
+        info!(log, "am::ShutdownHookManager", "Shutdown hook called");
+        self.env.dispatcher.trace(
+            TraceKind::State(format!("AM exit {}", self.exit_code)),
+            "ApplicationMaster",
+        );
+        self.env.exit(self.exit_code);
+    }
+
+    pub fn id(&self) -> Option<EndpointId> {
+        self.me.as_ref().map(|m| m.id)
+    }
+}
+
+impl Actor for ApplicationMaster {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        let start = self.sim.config.costs.jvm_start_ms;
+        ctx.run_later(clock::ms(start), |act, ctx| act.run(ctx));
+    }
+}
+
+impl Endpoint for ApplicationMaster {
+    fn env(&self) -> &RpcEnv {
+        &self.env
+    }
+}
+
+impl Asker for ApplicationMaster {
+    type Pending = AmPending;
+
+    fn asks(&mut self) -> &mut AskTable<AmPending> {
+        &mut self.asks
+    }
+
+    fn on_answer(
+        &mut self,
+        what: AmPending,
+        result: Result<ReplyValue, RpcFailure>,
+        ctx: &mut Context<Self>,
+    ) {
+        match (what, result) {
+            (AmPending::Register, Ok(_)) => self.on_registered(ctx),
+            (AmPending::Register, Err(e)) => {
+                error!(self.env.log(), TARGET, "Uncaught exception: \n{e}");
+                self.finish(
+                    Final::Failed,
+                    exit_code::UNCAUGHT_EXCEPTION,
+                    Some(format!("Uncaught exception: {e}")),
+                    ctx,
+                );
+            }
+            (AmPending::Unregister, result) => {
+                self.unregistered = result.is_ok();
+                if let Err(e) = result {
+                    warn!(
+                        self.env.log(),
+                        TARGET,
+                        "Ignoring Exception while stopping ApplicationMaster from shutdown hook\n{e}"
+                    );
+                } else {
+                    info!(
+                        self.env.log(),
+                        "am::AMRMClientImpl",
+                        "Waiting for application to be successfully unregistered."
+                    );
+                }
+                self.exit();
+            }
+        }
+    }
+}
+
+crate::endpoint_handler!(ApplicationMaster, ApplicationMasterMsg, on_message);
+crate::endpoint_lifecycle!(ApplicationMaster);
+
+/// The `YarnAM` endpoint (`ApplicationMaster.AMEndpoint`) in the driver's RpcEnv.
+pub struct AmEndpoint {
+    env: RpcEnv,
+    me: EndpointId,
+    allocator: EndpointRef<YarnAllocatorMsg>,
+    am: EndpointRef<ApplicationMasterMsg>,
+    yarn_scheduler: EndpointRef<YarnSchedulerMsg>,
+}
+
+impl AmEndpoint {
+    fn start(
+        env: RpcEnv,
+        allocator: EndpointRef<YarnAllocatorMsg>,
+        am: EndpointRef<ApplicationMasterMsg>,
+        yarn_scheduler: EndpointRef<YarnSchedulerMsg>,
+    ) {
+        AmEndpoint::create(|ctx| {
+            let me = env
+                .setup_endpoint::<_, YarnAmMsg>("YarnAM", &ctx.address(), None)
+                .map(|r| r.id)
+                .unwrap_or(EndpointId(0));
+            AmEndpoint {
+                env,
+                me,
+                allocator,
+                am,
+                yarn_scheduler,
+            }
+        });
+    }
+
+    fn on_message(&mut self, msg: YarnAmMsg, _ctx: &mut Context<Self>) {
+        match msg {
+            YarnAmMsg::RequestExecutors(ask, req) => {
+                self.env.send(
+                    &self.allocator,
+                    YarnAllocatorMsg::RequestTotalExecutors(ask, req),
+                );
+                self.env.send(&self.am, ApplicationMasterMsg::WakeReporter);
+            }
+            YarnAmMsg::KillExecutors(ask, ids) => {
+                let list: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
+                info!(
+                    self.env.log(),
+                    TARGET,
+                    "Driver requested to kill executor(s) {}.",
+                    list.join(", ")
+                );
+                self.env
+                    .send(&self.allocator, YarnAllocatorMsg::KillExecutors(ask, ids));
+            }
+            YarnAmMsg::GetExecutorLossReason(ask, id) => {
+                self.env.send(
+                    &self.allocator,
+                    YarnAllocatorMsg::GetExecutorLossReason(ask, id),
+                );
+                self.env.send(&self.am, ApplicationMasterMsg::WakeReporter);
+            }
+            YarnAmMsg::Shutdown { exit_code } => self
+                .env
+                .send(&self.am, ApplicationMasterMsg::DriverShutdown { exit_code }),
+        }
+    }
+}
+
+impl Actor for AmEndpoint {
+    type Context = Context<Self>;
+
+    /// `onStart`: `RegisterClusterManager(self)` to the driver's `YarnScheduler`.
+    fn started(&mut self, _ctx: &mut Context<Self>) {
+        let me = self.env.remote_ref(self.me);
+        self.env.send(
+            &self.yarn_scheduler,
+            YarnSchedulerMsg::RegisterClusterManager(me),
+        );
+    }
+}
+
+impl Endpoint for AmEndpoint {
+    fn env(&self) -> &RpcEnv {
+        &self.env
+    }
+}
+
+crate::endpoint_handler!(AmEndpoint, YarnAmMsg, on_message);
+crate::endpoint_lifecycle!(AmEndpoint);

@@ -1,0 +1,496 @@
+//! Spark's YARN `Client` as spark-submit runs it in cluster mode: asks the RM for an
+//! application, `verifyClusterResources`, builds the AM container's launch context and command,
+//! `submitApplication`, then `monitorApplication` every `spark.yarn.report.interval` and maps the
+//! final report to spark-submit's outcome.
+
+use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
+use crate::sim::clock;
+use crate::sim::context::{ClientOutcome, SimContext};
+use crate::{debug, error, info, warn};
+use actix::{Actor, AsyncContext, Context, System};
+use sparkyard_messages::client::ClientMsg;
+use sparkyard_messages::ids::ApplicationId;
+use sparkyard_messages::records::{
+    ApplicationReport, ApplicationSubmissionContext, ContainerLaunchContext, ContainerMain,
+    FinalApplicationStatus as Final, Resource, RpcFailure, YarnApplicationState as State,
+};
+use sparkyard_messages::resource_manager::ResourceManagerMsg;
+use sparkyard_messages::rpc::{EndpointId, ReplyValue};
+use std::rc::Rc;
+
+const TARGET: &str = "submit::Client";
+
+/// What the Client is waiting for.
+pub enum ClientPending {
+    ClusterMetrics,
+    NewApplication,
+    Submit,
+    Report,
+}
+
+/// The spark-submit Client actor.
+pub struct Client {
+    sim: Rc<SimContext>,
+    env: RpcEnv,
+    me: EndpointId,
+    rm: EndpointRef<ResourceManagerMsg>,
+    asks: AskTable<ClientPending>,
+    app_id: Option<ApplicationId>,
+    last_state: Option<State>,
+    reports_since_log: u32,
+    temp_dir: String,
+}
+
+impl Client {
+    pub fn start(sim: Rc<SimContext>, env: RpcEnv, rm: EndpointRef<ResourceManagerMsg>) {
+        Client::create(|ctx| {
+            let me = env
+                .setup_thread("Client", &ctx.address(), Some(ClientMsg::AskReply))
+                .id;
+            let temp_dir = format!("/tmp/spark-{}", sim.uuid());
+            Client {
+                sim,
+                env,
+                me,
+                rm,
+                asks: AskTable::default(),
+                app_id: None,
+                last_state: None,
+                reports_since_log: 0,
+                temp_dir,
+            }
+        });
+    }
+
+    fn timeout(&self) -> AskTimeout {
+        // Hadoop IPC calls, not Spark RPC: YARN's client retries for minutes.
+        AskTimeout::new(900_000, "yarn.resourcemanager.connect.max-wait.ms")
+    }
+
+    fn call(
+        &mut self,
+        ctx: &mut Context<Self>,
+        what: ClientPending,
+        make: impl FnOnce(sparkyard_messages::rpc::AskContext) -> ResourceManagerMsg,
+    ) {
+        let (rm, me, t) = (self.rm.clone(), self.me, self.timeout());
+        self.ask(ctx, me, &rm, what, &t, make);
+    }
+
+    fn on_message(&mut self, msg: ClientMsg, ctx: &mut Context<Self>) {
+        match msg {
+            ClientMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
+        }
+    }
+
+    fn on_cluster_metrics(&mut self, num_node_managers: u32, ctx: &mut Context<Self>) {
+        info!(
+            self.env.log(),
+            TARGET,
+            "Requesting a new application from cluster with {num_node_managers} NodeManagers"
+        );
+        self.call(
+            ctx,
+            ClientPending::NewApplication,
+            ResourceManagerMsg::GetNewApplication,
+        );
+    }
+
+    fn on_new_application(
+        &mut self,
+        app_id: ApplicationId,
+        max: Resource,
+        ctx: &mut Context<Self>,
+    ) {
+        self.app_id = Some(app_id);
+        if let Err(e) = self.verify_cluster_resources(max) {
+            return self.fail_before_submit(e);
+        }
+        let submission = self.submission_context(app_id);
+        info!(
+            self.env.log(),
+            TARGET, "Submitting application {app_id} to ResourceManager"
+        );
+        self.call(ctx, ClientPending::Submit, |a| {
+            ResourceManagerMsg::SubmitApplication(a, Box::new(submission))
+        });
+    }
+
+    /// `verifyClusterResources`: fail before submitting if a container cannot fit, with Spark's texts.
+    fn verify_cluster_resources(&self, max: Resource) -> Result<(), RpcFailure> {
+        let s = &self.sim.config.spark;
+        let log = self.env.log();
+        info!(
+            log,
+            TARGET,
+            "Verifying our application has not requested more than the maximum memory capability of the cluster ({} MB per container)",
+            max.memory_mb
+        );
+        let check = "Please check the values of 'yarn.scheduler.maximum-allocation-mb' and/or 'yarn.nodemanager.resource.memory-mb'.";
+        if s.executor_container_memory_mb() > max.memory_mb {
+            return Err(RpcFailure::new(
+                "java.lang.IllegalArgumentException",
+                format!(
+                    "Required executor memory ({} MB), offHeap memory ({}) MB, overhead ({} MB), and PySpark memory ({} MB) is above the max threshold ({} MB) of this cluster! {check}",
+                    s.executor_memory_mb,
+                    s.executor_offheap_mb,
+                    s.executor_memory_overhead_mb,
+                    s.executor_pyspark_memory_mb,
+                    max.memory_mb
+                ),
+            ));
+        }
+        if s.am_container_memory_mb() > max.memory_mb {
+            return Err(RpcFailure::new(
+                "java.lang.IllegalArgumentException",
+                format!(
+                    "Required AM memory ({}+{} MB) is above the max threshold ({} MB) of this cluster! {check}",
+                    s.driver_memory_mb, s.driver_memory_overhead_mb, max.memory_mb
+                ),
+            ));
+        }
+        info!(
+            log,
+            TARGET,
+            "Will allocate AM container, with {} MB memory including {} MB overhead",
+            s.am_container_memory_mb(),
+            s.driver_memory_overhead_mb
+        );
+        Ok(())
+    }
+
+    fn staging_dir(&self) -> String {
+        let app = self.app_id.map(|a| a.to_string()).unwrap_or_default();
+        format!(
+            "hdfs://{}:8020/user/{}/.sparkStaging/{app}",
+            self.sim.config.rm_host, self.sim.config.user
+        )
+    }
+
+    /// `createContainerLaunchContext` + `createApplicationSubmissionContext`.
+    fn submission_context(&mut self, app_id: ApplicationId) -> ApplicationSubmissionContext {
+        let s = &self.sim.config.spark;
+        let log = self.env.log().clone();
+        info!(
+            log,
+            TARGET, "Setting up container launch context for our AM"
+        );
+        info!(
+            log,
+            TARGET, "Setting up the launch environment for our AM container"
+        );
+        info!(log, TARGET, "Preparing resources for our AM container");
+        warn!(
+            log,
+            TARGET,
+            "Neither spark.yarn.jars nor spark.yarn.archive is set, falling back to uploading libraries under SPARK_HOME."
+        );
+        let staging = self.staging_dir();
+        let n = clock::now_epoch_ms();
+        info!(
+            log,
+            TARGET,
+            "Uploading resource file:{}/__spark_libs__{n}.zip -> {staging}/__spark_libs__{n}.zip",
+            self.temp_dir
+        );
+        let jar_name = s
+            .primary_resource
+            .rsplit('/')
+            .next()
+            .unwrap_or(&s.primary_resource);
+        info!(
+            log,
+            TARGET,
+            "Uploading resource file:{} -> {staging}/{jar_name}",
+            absolute(&s.primary_resource)
+        );
+        info!(
+            log,
+            TARGET,
+            "Uploading resource file:{}/__spark_conf__{n}.zip -> {staging}/__spark_conf__.zip",
+            self.temp_dir
+        );
+        let user = &self.sim.config.user;
+        for line in [
+            format!("Changing view acls to: {user}"),
+            format!("Changing modify acls to: {user}"),
+            "Changing view acls groups to: ".into(),
+            "Changing modify acls groups to: ".into(),
+            format!(
+                "SecurityManager: authentication disabled; ui acls disabled; users with view permissions: {user}; groups with view permissions: EMPTY; users with modify permissions: {user}; groups with modify permissions: EMPTY"
+            ),
+        ] {
+            info!(log, "submit::SecurityManager", "{line}");
+        }
+        let command = am_command(s);
+        debug!(log, TARGET, "    {}", command);
+        ApplicationSubmissionContext {
+            application_id: app_id,
+            application_name: s.app_name.clone(),
+            queue: s.queue.clone(),
+            application_type: s.application_type.clone(),
+            max_app_attempts: s.max_app_attempts,
+            am_resource: Resource {
+                memory_mb: s.am_container_memory_mb(),
+                vcores: s.driver_cores,
+            },
+            am_container_spec: ContainerLaunchContext {
+                commands: vec![command],
+                environment: vec![
+                    ("SPARK_YARN_STAGING_DIR".into(), staging),
+                    ("SPARK_USER".into(), user.clone()),
+                ],
+                main: ContainerMain::ApplicationMaster {
+                    user_class: s.main_class.clone(),
+                    jar: s.primary_resource.clone(),
+                    args: s.app_args.clone(),
+                },
+            },
+            user: user.clone(),
+        }
+    }
+
+    fn on_submitted(&mut self, ctx: &mut Context<Self>) {
+        let app = self.app_id.expect("submitted after an id");
+        info!(
+            self.env.log(),
+            "submit::YarnClientImpl", "Submitted application {app}"
+        );
+        if !self.sim.config.spark.wait_app_completion {
+            return self.poll(ctx);
+        }
+        ctx.run_later(
+            clock::ms(self.sim.config.spark.report_interval_ms),
+            |act, ctx| act.poll(ctx),
+        );
+    }
+
+    fn poll(&mut self, ctx: &mut Context<Self>) {
+        let app = self.app_id.expect("polling after submission");
+        self.call(ctx, ClientPending::Report, |a| {
+            ResourceManagerMsg::GetApplicationReport(a, app)
+        });
+    }
+
+    /// One `monitorApplication` iteration.
+    fn on_report(&mut self, report: ApplicationReport, ctx: &mut Context<Self>) {
+        let state = report.state;
+        let app = report.application_id;
+        let changed = self.last_state != Some(state);
+        self.reports_since_log += 1;
+        let log = self.env.log().clone();
+        if changed || self.reports_since_log >= self.sim.config.spark.report_logging_frequency {
+            info!(log, TARGET, "Application report for {app} (state: {state})");
+            self.reports_since_log = 0;
+        }
+        if changed {
+            info!(log, TARGET, "{}", format_report_details(&report));
+        }
+        self.last_state = Some(state);
+        if !self.sim.config.spark.wait_app_completion {
+            let exception = matches!(state, State::Failed | State::Killed).then(|| {
+                spark_exception(format!("Application {app} finished with status: {state}"))
+            });
+            return self.finish(Some(report), exception);
+        }
+        if !state.is_terminal() {
+            ctx.run_later(
+                clock::ms(self.sim.config.spark.report_interval_ms),
+                |act, ctx| act.poll(ctx),
+            );
+            return;
+        }
+        info!(
+            log,
+            TARGET,
+            "Deleted staging directory {}",
+            self.staging_dir()
+        );
+        let exception = self.outcome_exception(&report);
+        self.finish(Some(report), exception);
+    }
+
+    /// `Client.run()` after monitoring: Spark's order of checks.
+    fn outcome_exception(&self, report: &ApplicationReport) -> Option<(String, String)> {
+        let app = report.application_id;
+        if report.state == State::Failed || report.final_status == Final::Failed {
+            if !report.diagnostics.is_empty() {
+                error!(
+                    self.env.log(),
+                    TARGET, "Application diagnostics message: {}", report.diagnostics
+                );
+            }
+            return Some(spark_exception(format!(
+                "Application {app} finished with failed status"
+            )));
+        }
+        if report.state == State::Killed || report.final_status == Final::Killed {
+            return Some(spark_exception(format!("Application {app} is killed")));
+        }
+        if report.final_status == Final::Undefined {
+            return Some(spark_exception(format!(
+                "The final status of application {app} is undefined"
+            )));
+        }
+        None
+    }
+
+    fn fail_before_submit(&mut self, e: RpcFailure) {
+        self.finish(None, Some((e.class, e.message)));
+    }
+
+    fn finish(&mut self, report: Option<ApplicationReport>, exception: Option<(String, String)>) {
+        let outcome = ClientOutcome {
+            application_id: self.app_id,
+            state: report.as_ref().map(|r| r.state),
+            final_status: report.as_ref().map(|r| r.final_status),
+            diagnostics: report.map(|r| r.diagnostics).unwrap_or_default(),
+            exception,
+            finished_at_ms: clock::now_ms(),
+            temp_dir: self.temp_dir.clone(),
+        };
+        *self.sim.outcome.borrow_mut() = Some(outcome);
+        System::current().stop();
+    }
+}
+
+fn spark_exception(message: String) -> (String, String) {
+    ("org.apache.spark.SparkException".to_string(), message)
+}
+
+fn absolute(path: &str) -> String {
+    if path.starts_with('/') || path.contains(':') {
+        path.to_string()
+    } else {
+        format!("/opt/spark/{path}")
+    }
+}
+
+/// The AM command as `Client.createContainerLaunchContext` builds it in cluster mode.
+pub fn am_command(s: &crate::config::SparkSettings) -> String {
+    let mut args = format!(
+        "--class '{}' --jar {}",
+        s.main_class,
+        absolute(&s.primary_resource)
+    );
+    for a in &s.app_args {
+        args.push_str(&format!(" --arg '{a}'"));
+    }
+    format!(
+        "{{{{JAVA_HOME}}}}/bin/java -server -Xmx{}m -Djava.io.tmpdir={{{{PWD}}}}/tmp -Dspark.yarn.app.container.log.dir=<LOG_DIR> org.apache.spark.deploy.yarn.ApplicationMaster {args} --properties-file {{{{PWD}}}}/__spark_conf__/__spark_conf__.properties --dist-cache-conf {{{{PWD}}}}/__spark_conf__/__spark_dist_cache__.properties 1> <LOG_DIR>/stdout 2> <LOG_DIR>/stderr",
+        s.driver_memory_mb
+    )
+}
+
+/// `Client.formatReportDetails`: each field on its own line after a tab and a space.
+pub fn format_report_details(r: &ApplicationReport) -> String {
+    let na = |s: &str| {
+        if s.is_empty() {
+            "N/A".to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    let fields = [
+        (
+            "client token",
+            r.client_token.clone().unwrap_or_else(|| "N/A".into()),
+        ),
+        ("diagnostics", na(&r.diagnostics)),
+        (
+            "ApplicationMaster host",
+            r.host.clone().unwrap_or_else(|| "N/A".into()),
+        ),
+        ("ApplicationMaster RPC port", r.rpc_port.to_string()),
+        ("queue", na(&r.queue)),
+        ("start time", r.start_time.to_string()),
+        ("final status", r.final_status.to_string()),
+        (
+            "tracking URL",
+            r.tracking_url.clone().unwrap_or_else(|| "N/A".into()),
+        ),
+        ("user", na(&r.user)),
+    ];
+    fields
+        .iter()
+        .map(|(k, v)| format!("\n\t {k}: {v}"))
+        .collect()
+}
+
+impl Actor for Client {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        self.call(
+            ctx,
+            ClientPending::ClusterMetrics,
+            ResourceManagerMsg::GetClusterMetrics,
+        );
+    }
+}
+
+impl Endpoint for Client {
+    fn env(&self) -> &RpcEnv {
+        &self.env
+    }
+}
+
+impl Asker for Client {
+    type Pending = ClientPending;
+
+    fn asks(&mut self) -> &mut AskTable<ClientPending> {
+        &mut self.asks
+    }
+
+    fn on_answer(
+        &mut self,
+        what: ClientPending,
+        result: Result<ReplyValue, RpcFailure>,
+        ctx: &mut Context<Self>,
+    ) {
+        match (what, result) {
+            (
+                ClientPending::ClusterMetrics,
+                Ok(ReplyValue::ClusterMetrics { num_node_managers }),
+            ) => self.on_cluster_metrics(num_node_managers, ctx),
+            (
+                ClientPending::NewApplication,
+                Ok(ReplyValue::NewApplication {
+                    application_id,
+                    maximum_capability,
+                }),
+            ) => self.on_new_application(application_id, maximum_capability, ctx),
+            (ClientPending::Submit, Ok(_)) => self.on_submitted(ctx),
+            (ClientPending::Report, Ok(ReplyValue::Report(report))) => self.on_report(*report, ctx),
+            (ClientPending::Report, Err(e))
+                if e.class.ends_with("ApplicationNotFoundException") =>
+            {
+                let app = self.app_id.expect("reports follow submission");
+                info!(self.env.log(), TARGET, "Application {app} not found.");
+                self.finish(
+                    None,
+                    Some(spark_exception(format!("Application {app} is killed"))),
+                );
+            }
+            (ClientPending::Report, Err(_)) => {
+                let app = self.app_id.expect("reports follow submission");
+                let text = format!("Failed to contact YARN for application {app}.");
+                error!(self.env.log(), TARGET, "{text}");
+                self.finish(
+                    None,
+                    Some(spark_exception(format!(
+                        "Application {app} finished with failed status"
+                    ))),
+                );
+            }
+            (_, Err(e)) => self.fail_before_submit(e),
+            (_, Ok(other)) => self.fail_before_submit(RpcFailure::spark(format!(
+                "unexpected reply {}",
+                <&str>::from(&other)
+            ))),
+        }
+    }
+}
+
+crate::endpoint_handler!(Client, ClientMsg, on_message);
+crate::endpoint_lifecycle!(Client);

@@ -1,0 +1,353 @@
+//! The `Driver` thread: the user class's `main` running inside the AM container, with the
+//! SparkContext it builds (endpoints, `postStartHook`, `waitBackendReady`), the jobs it runs and
+//! `SparkContext.stop()`. Its `println` output goes to the container's stdout.
+
+use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
+use crate::sim::clock;
+use crate::sim::context::SimContext;
+use crate::sim::supervisor;
+use crate::{error, info, warn};
+use actix::{Actor, AsyncContext, Context};
+use sparkyard_messages::application_master::{ApplicationMasterMsg, RequestExecutors};
+use sparkyard_messages::driver::DriverMsg;
+use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
+use sparkyard_messages::records::{FinalApplicationStatus, RpcFailure};
+use sparkyard_messages::rpc::{EndpointId, ReplyValue};
+use sparkyard_messages::task::{JobResult, JobSpec, TaskResultData};
+use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
+use std::rc::Rc;
+
+const SC: &str = "driver::SparkContext";
+
+/// The Spark version sparkyard mirrors.
+pub const SPARK_VERSION: &str = "4.0.0";
+
+/// A user program sparkyard can run as `--class`.
+#[derive(Clone, Debug)]
+pub enum UserProgram {
+    /// `org.apache.spark.examples.SparkPi [slices]`.
+    SparkPi,
+    /// A synthetic application: its jobs, run one after the other.
+    Synthetic {
+        app_name: String,
+        jobs: Vec<JobSpec>,
+    },
+}
+
+/// What the Driver thread is waiting for.
+pub enum DriverPending {
+    RequestExecutors,
+    StopExecutors,
+    StopDriver,
+}
+
+/// The Driver thread actor.
+pub struct Driver {
+    sim: Rc<SimContext>,
+    env: RpcEnv,
+    me: EndpointId,
+    program: UserProgram,
+    args: Vec<String>,
+    am: EndpointRef<ApplicationMasterMsg>,
+    scheduler: Option<EndpointRef<DriverEndpointMsg>>,
+    yarn_scheduler: Option<EndpointRef<YarnSchedulerMsg>>,
+    asks: AskTable<DriverPending>,
+    slices: u32,
+    jobs: Vec<JobSpec>,
+    next_job: usize,
+    job_started_ms: u64,
+}
+
+impl Driver {
+    pub fn start(
+        sim: Rc<SimContext>,
+        env: RpcEnv,
+        program: UserProgram,
+        args: Vec<String>,
+        am: EndpointRef<ApplicationMasterMsg>,
+    ) -> EndpointRef<DriverMsg> {
+        let mut out = None;
+        Driver::create(|ctx| {
+            let me = env.setup_thread("Driver", &ctx.address(), Some(DriverMsg::AskReply));
+            out = Some(me.clone());
+            Driver {
+                sim,
+                env,
+                me: me.id,
+                program,
+                args,
+                am,
+                scheduler: None,
+                yarn_scheduler: None,
+                asks: AskTable::default(),
+                slices: 0,
+                jobs: Vec::new(),
+                next_job: 0,
+                job_started_ms: 0,
+            }
+        });
+        out.expect("create runs its closure")
+    }
+
+    fn app_name(&self) -> String {
+        match &self.program {
+            UserProgram::SparkPi => "Spark Pi".into(),
+            UserProgram::Synthetic { app_name, .. } => app_name.clone(),
+        }
+    }
+
+    /// `new SparkContext(conf)`: the scheduler backend's endpoints exist from here on.
+    fn create_spark_context(&mut self, ctx: &mut Context<Self>) {
+        let log = self.env.log().clone();
+        info!(log, SC, "Running Spark version {SPARK_VERSION}");
+        info!(log, SC, "OS info Linux, 6.1.0, amd64");
+        info!(log, SC, "Java version 17.0.15");
+        info!(log, SC, "Submitted application: {}", self.app_name());
+        let me = self.env.remote_ref(self.me);
+        let (scheduler, yarn) = supervisor::start_scheduler_backend(&self.sim, &self.env, me);
+        self.scheduler = Some(scheduler);
+        self.yarn_scheduler = Some(yarn);
+        info!(
+            log,
+            "driver::YarnClusterScheduler", "Created YarnClusterScheduler"
+        );
+        let init = self.sim.config.costs.spark_context_init_ms;
+        ctx.notify_later(DriverMsg::SparkContextCreated, clock::ms(init));
+    }
+
+    fn on_message(&mut self, msg: DriverMsg, ctx: &mut Context<Self>) {
+        match msg {
+            DriverMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
+            DriverMsg::SparkContextCreated => self.post_start_hook(),
+            DriverMsg::ResumeDriver => self.wait_backend_ready(),
+            DriverMsg::BackendReady => self.on_backend_ready(ctx),
+            DriverMsg::JobEnded { job_id, result } => self.on_job_ended(job_id, result, ctx),
+        }
+    }
+
+    /// `YarnClusterScheduler.postStartHook`: hand the context to the AM and block until resumed.
+    fn post_start_hook(&mut self) {
+        let scheduler = self.scheduler.as_ref().expect("created with the context");
+        let driver = self.env.remote_ref(scheduler.id);
+        self.env.send(
+            &self.am,
+            ApplicationMasterMsg::SparkContextInitialized { driver },
+        );
+    }
+
+    /// `TaskSchedulerImpl.waitBackendReady`.
+    fn wait_backend_ready(&mut self) {
+        let waiter = self.env.remote_ref(self.me);
+        if let Some(s) = &self.scheduler {
+            self.env
+                .send(s, DriverEndpointMsg::CheckBackendReady { waiter });
+        }
+    }
+
+    fn on_backend_ready(&mut self, ctx: &mut Context<Self>) {
+        info!(
+            self.env.log(),
+            "driver::YarnClusterScheduler", "YarnClusterScheduler.postStartHook done"
+        );
+        match self.program.clone() {
+            UserProgram::SparkPi => match crate::spark_pi::parse_slices(&self.args) {
+                Ok(slices) => {
+                    self.slices = slices;
+                    self.jobs = vec![crate::spark_pi::job(slices, self.sim.config.seed)];
+                }
+                Err(e) => return self.user_class_threw(e, ctx),
+            },
+            UserProgram::Synthetic { jobs, .. } => self.jobs = jobs,
+        }
+        self.run_next_job(ctx);
+    }
+
+    fn run_next_job(&mut self, ctx: &mut Context<Self>) {
+        let Some(job) = self.jobs.get(self.next_job).cloned() else {
+            return self.stop_spark_context(ctx);
+        };
+        self.next_job += 1;
+        info!(self.env.log(), SC, "Starting job: {}", job.call_site);
+        self.job_started_ms = clock::now_ms();
+        let waiter = self.env.remote_ref(self.me);
+        if let Some(s) = &self.scheduler {
+            self.env
+                .send(s, DriverEndpointMsg::SubmitJob { job, waiter });
+        }
+    }
+
+    fn on_job_ended(&mut self, job_id: u32, result: JobResult, ctx: &mut Context<Self>) {
+        let call_site = self
+            .jobs
+            .get(self.next_job.saturating_sub(1))
+            .map(|j| j.call_site.clone())
+            .unwrap_or_default();
+        let took = (clock::now_ms() - self.job_started_ms) as f64 / 1000.0;
+        match result {
+            JobResult::Succeeded(results) => {
+                info!(
+                    self.env.log(),
+                    "driver::DAGScheduler", "Job {job_id} finished: {call_site}, took {took:.6} s"
+                );
+                if let UserProgram::SparkPi = self.program {
+                    let pi = crate::spark_pi::estimate(self.slices, &results);
+                    self.env.log().stdout(&format!(
+                        "Pi is roughly {}",
+                        crate::spark_pi::scala_double(pi)
+                    ));
+                }
+                let _: &[TaskResultData] = &results;
+                self.run_next_job(ctx);
+            }
+            JobResult::Failed(message) => {
+                info!(
+                    self.env.log(),
+                    "driver::DAGScheduler", "Job {job_id} failed: {call_site}, took {took:.6} s"
+                );
+                self.user_class_threw(format!("org.apache.spark.SparkException: {message}"), ctx);
+            }
+        }
+    }
+
+    /// `main` threw: the AM records `User class threw exception` with exit 15.
+    fn user_class_threw(&mut self, cause: String, _ctx: &mut Context<Self>) {
+        error!(
+            self.env.log(),
+            "driver::ApplicationMaster", "User class threw exception: {cause}"
+        );
+        let message = Some(format!("User class threw exception: {cause}"));
+        let finish = ApplicationMasterMsg::Finish {
+            status: FinalApplicationStatus::Failed,
+            exit_code: 15,
+            message,
+        };
+        self.env.send(&self.am, finish);
+    }
+
+    /// `SparkContext.stop()` (4.0): Shutdown to the AM, targets to 0, StopExecutors, StopDriver.
+    fn stop_spark_context(&mut self, ctx: &mut Context<Self>) {
+        let log = self.env.log().clone();
+        info!(log, SC, "SparkContext is stopping with exitCode 0.");
+        info!(
+            log,
+            "driver::SparkUI",
+            "Stopped Spark web UI at http://{}:4040",
+            self.env.address().host
+        );
+        let Some(yarn) = self.yarn_scheduler.clone() else {
+            return;
+        };
+        self.env
+            .send(&yarn, YarnSchedulerMsg::SignalDriverStop { exit_code: 0 });
+        let req = RequestExecutors {
+            resource_profile_to_total_execs: Vec::new(),
+            num_locality_aware_tasks_per_resource_profile_id: Vec::new(),
+            excluded_nodes: Vec::new(),
+        };
+        let t = self.ask_timeout();
+        let me = self.me;
+        self.ask(ctx, me, &yarn, DriverPending::RequestExecutors, &t, |a| {
+            YarnSchedulerMsg::RequestExecutors(a, req)
+        });
+    }
+
+    fn ask_timeout(&self) -> AskTimeout {
+        let s = &self.sim.config.spark;
+        AskTimeout::new(s.ask_timeout_ms, &s.ask_timeout_property)
+    }
+
+    fn ask_scheduler(
+        &mut self,
+        ctx: &mut Context<Self>,
+        what: DriverPending,
+        make: fn(sparkyard_messages::rpc::AskContext) -> DriverEndpointMsg,
+    ) {
+        let Some(s) = self.scheduler.clone() else {
+            return;
+        };
+        let t = self.ask_timeout();
+        let me = self.me;
+        self.ask(ctx, me, &s, what, &t, make);
+    }
+
+    fn on_context_stopped(&mut self) {
+        let log = self.env.log().clone();
+        for (logger, line) in [
+            (
+                "driver::MapOutputTrackerMasterEndpoint",
+                "MapOutputTrackerMasterEndpoint stopped!",
+            ),
+            ("driver::MemoryStore", "MemoryStore cleared"),
+            ("driver::BlockManager", "BlockManager stopped"),
+            ("driver::BlockManagerMaster", "BlockManagerMaster stopped"),
+            (
+                "driver::OutputCommitCoordinator$OutputCommitCoordinatorEndpoint",
+                "OutputCommitCoordinator stopped!",
+            ),
+            (SC, "Successfully stopped SparkContext"),
+        ] {
+            info!(log, logger, "{line}");
+        }
+        let finish = ApplicationMasterMsg::Finish {
+            status: FinalApplicationStatus::Succeeded,
+            exit_code: 0,
+            message: None,
+        };
+        self.env.send(&self.am, finish);
+    }
+}
+
+impl Actor for Driver {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        self.create_spark_context(ctx);
+    }
+}
+
+impl Endpoint for Driver {
+    fn env(&self) -> &RpcEnv {
+        &self.env
+    }
+}
+
+impl Asker for Driver {
+    type Pending = DriverPending;
+
+    fn asks(&mut self) -> &mut AskTable<DriverPending> {
+        &mut self.asks
+    }
+
+    fn on_answer(
+        &mut self,
+        what: DriverPending,
+        result: Result<ReplyValue, RpcFailure>,
+        ctx: &mut Context<Self>,
+    ) {
+        if let Err(e) = &result {
+            warn!(self.env.log(), "driver::YarnClusterSchedulerBackend", "{e}");
+        }
+        match what {
+            DriverPending::RequestExecutors => {
+                info!(
+                    self.env.log(),
+                    "driver::YarnClusterSchedulerBackend", "Shutting down all executors"
+                );
+                self.ask_scheduler(
+                    ctx,
+                    DriverPending::StopExecutors,
+                    DriverEndpointMsg::StopExecutors,
+                );
+            }
+            DriverPending::StopExecutors => self.ask_scheduler(
+                ctx,
+                DriverPending::StopDriver,
+                DriverEndpointMsg::StopDriver,
+            ),
+            DriverPending::StopDriver => self.on_context_stopped(),
+        }
+    }
+}
+
+crate::endpoint_handler!(Driver, DriverMsg, on_message);
+crate::endpoint_lifecycle!(Driver);

@@ -1,0 +1,473 @@
+//! The driver's `CoarseGrainedScheduler` endpoint (`CoarseGrainedSchedulerBackend.DriverEndpoint`,
+//! YARN's `YarnDriverEndpoint`): executor registration and its rejections, `LaunchedExecutor`,
+//! `makeOffers`, `StatusUpdate`, `ReviveOffers` every `spark.scheduler.revive.interval`,
+//! readiness, executor removal (AM report and disconnect paths), `StopExecutors`, `StopDriver`.
+
+use crate::rpc::{Endpoint, EndpointRef, RpcEnv};
+use crate::scheduler::{Scheduler, SchedulerEvent, WorkerOffer};
+use crate::sim::clock;
+use crate::sim::context::SimContext;
+use crate::sim::trace::TraceKind;
+use crate::{debug, error, info, warn};
+use actix::{Actor, AsyncContext, Context};
+use sparkyard_messages::driver::DriverMsg;
+use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
+use sparkyard_messages::executor::ExecutorMsg;
+use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
+use sparkyard_messages::rpc::{
+    AskContext, EndpointId, RemoteRef, ReplyValue, RpcAddress, SparkAppConfig,
+};
+use sparkyard_messages::task::StatusUpdate;
+use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+const TARGET: &str = "driver::YarnSchedulerBackend$YarnDriverEndpoint";
+const BACKEND: &str = "driver::YarnClusterSchedulerBackend";
+const TS: &str = "driver::YarnClusterScheduler";
+
+/// State the backend's two endpoints share (fields of `CoarseGrainedSchedulerBackend`).
+#[derive(Default)]
+pub struct BackendState {
+    /// `currentExecutorIdCounter`: the highest executor id registered.
+    pub max_executor_id: u32,
+    pub stopped: bool,
+}
+
+struct ExecutorData {
+    executor: EndpointRef<ExecutorMsg>,
+    address: RpcAddress,
+    host: String,
+    free_cores: u32,
+    total_cores: u32,
+}
+
+/// The DriverEndpoint actor.
+pub struct DriverEndpoint {
+    sim: Rc<SimContext>,
+    env: RpcEnv,
+    me: EndpointId,
+    shared: Rc<RefCell<BackendState>>,
+    executors: BTreeMap<ExecutorId, ExecutorData>,
+    by_address: BTreeMap<RpcAddress, ExecutorId>,
+    pending_loss_reason: BTreeSet<ExecutorId>,
+    excluded_nodes: BTreeSet<String>,
+    total_core_count: u32,
+    total_registered: u32,
+    scheduler: Scheduler,
+    created_ms: u64,
+    ready: bool,
+}
+
+impl DriverEndpoint {
+    pub fn start(
+        sim: Rc<SimContext>,
+        env: RpcEnv,
+        shared: Rc<RefCell<BackendState>>,
+    ) -> EndpointRef<DriverEndpointMsg> {
+        let mut out = None;
+        DriverEndpoint::create(|ctx| {
+            let me = env
+                .setup_endpoint::<_, DriverEndpointMsg>(
+                    "CoarseGrainedScheduler",
+                    &ctx.address(),
+                    None,
+                )
+                .expect("a fresh driver env");
+            env.dispatcher
+                .on_disconnect(me.id, DriverEndpointMsg::RemoteProcessDisconnected);
+            out = Some(me.clone());
+            let s = &sim.config.spark;
+            let scheduler = Scheduler::new(env.log().clone(), s.task_max_failures, s.task_cpus);
+            DriverEndpoint {
+                sim: sim.clone(),
+                env,
+                me: me.id,
+                shared,
+                executors: BTreeMap::new(),
+                by_address: BTreeMap::new(),
+                pending_loss_reason: BTreeSet::new(),
+                excluded_nodes: BTreeSet::new(),
+                total_core_count: 0,
+                total_registered: 0,
+                scheduler,
+                created_ms: clock::now_ms(),
+                ready: false,
+            }
+        });
+        out.expect("create runs its closure")
+    }
+
+    fn on_message(&mut self, msg: DriverEndpointMsg, ctx: &mut Context<Self>) {
+        match msg {
+            DriverEndpointMsg::RetrieveSparkAppConfig(ask, rp) => {
+                self.on_retrieve_spark_app_config(ask, rp)
+            }
+            DriverEndpointMsg::RegisterExecutor(ask, reg) => self.on_register_executor(ask, *reg),
+            DriverEndpointMsg::LaunchedExecutor(id) => self.on_launched_executor(id),
+            DriverEndpointMsg::StatusUpdate(update) => self.on_status_update(update),
+            DriverEndpointMsg::ReviveOffers => self.make_offers(None),
+            DriverEndpointMsg::KillTask {
+                task_id,
+                executor_id,
+                interrupt_thread,
+                reason,
+            } => match self.executors.get(&executor_id) {
+                Some(e) => self.env.send(
+                    &e.executor.clone(),
+                    ExecutorMsg::KillTask {
+                        task_id,
+                        interrupt_thread,
+                        reason,
+                    },
+                ),
+                None => warn!(
+                    self.env.log(),
+                    TARGET, "Attempted to kill task {task_id} for unknown executor {executor_id}."
+                ),
+            },
+            DriverEndpointMsg::StopExecutors(ask) => self.on_stop_executors(ask),
+            DriverEndpointMsg::StopDriver(ask) => {
+                self.shared.borrow_mut().stopped = true;
+                self.env.reply(ask, ReplyValue::Bool(true));
+                self.env.stop_endpoint(self.me);
+            }
+            DriverEndpointMsg::RemoveExecutor {
+                executor_id,
+                reason,
+            } => self.on_remove_executor(executor_id, reason),
+            DriverEndpointMsg::IsExecutorAlive(ask, id) => self
+                .env
+                .reply(ask, ReplyValue::Bool(self.executors.contains_key(&id))),
+            DriverEndpointMsg::SubmitJob { job, waiter } => {
+                let events = self.scheduler.submit_job(job, waiter);
+                self.handle_events(events);
+            }
+            DriverEndpointMsg::RemoteProcessDisconnected(address) => self.on_disconnected(address),
+            DriverEndpointMsg::CheckBackendReady { waiter } => {
+                self.check_backend_ready(waiter, ctx)
+            }
+        }
+    }
+
+    fn on_retrieve_spark_app_config(&mut self, ask: AskContext, resource_profile_id: u32) {
+        let props = self
+            .sim
+            .config
+            .spark
+            .properties
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let cfg = SparkAppConfig {
+            spark_properties: props,
+            io_encryption_key: None,
+            hadoop_delegation_creds: None,
+            resource_profile_id,
+            log_level: None,
+        };
+        self.env.reply(ask, ReplyValue::SparkAppConfig(cfg));
+    }
+
+    /// `RegisterExecutor`: duplicate and excluded executors are refused with Spark's texts.
+    fn on_register_executor(&mut self, ask: AskContext, reg: RegisterExecutor) {
+        let id = reg.executor_id;
+        if self.executors.contains_key(&id) {
+            return self.env.reply_failure(
+                ask,
+                RpcFailure::illegal_state(format!("Duplicate executor ID: {id}")),
+            );
+        }
+        if self.excluded_nodes.contains(&reg.hostname) {
+            info!(
+                self.env.log(),
+                TARGET, "Rejecting {id} as it has been excluded."
+            );
+            return self.env.reply_failure(
+                ask,
+                RpcFailure::illegal_state(format!("Executor is excluded due to failures: {id}")),
+            );
+        }
+        let Some(executor) = self.env.resolve::<ExecutorMsg>(&reg.executor_ref) else {
+            return self.env.reply_failure(
+                ask,
+                RpcFailure::spark(format!("Could not find {}.", reg.executor_ref.address.name)),
+            );
+        };
+        info!(
+            self.env.log(),
+            TARGET,
+            "Registered executor {} ({}) with ID {id},  ResourceProfileId {}",
+            reg.executor_ref,
+            reg.sender_address,
+            reg.resource_profile_id
+        );
+        self.total_core_count += reg.cores;
+        self.total_registered += 1;
+        {
+            let mut shared = self.shared.borrow_mut();
+            shared.max_executor_id = shared.max_executor_id.max(id.0);
+        }
+        self.by_address.insert(reg.sender_address.clone(), id);
+        self.executors.insert(
+            id,
+            ExecutorData {
+                executor,
+                address: reg.sender_address,
+                host: reg.hostname,
+                free_cores: 0,
+                total_cores: reg.cores,
+            },
+        );
+        self.sim.counters.borrow_mut().executors_registered += 1;
+        self.env.dispatcher.trace(
+            TraceKind::State(format!("executor {id} registered")),
+            "DriverEndpoint",
+        );
+        self.env.reply(ask, ReplyValue::Bool(true));
+    }
+
+    /// `LaunchedExecutor`: the executor's cores become free and it gets offers at once.
+    fn on_launched_executor(&mut self, id: ExecutorId) {
+        let Some(e) = self.executors.get_mut(&id) else {
+            return;
+        };
+        e.free_cores = e.total_cores;
+        let host = e.host.clone();
+        info!(
+            self.env.log(),
+            "driver::BlockManagerMasterEndpoint",
+            "Registering block manager {host}:{} with 434.4 MiB RAM, BlockManagerId({id}, {host}, {}, None)",
+            38000 + id.0 % 1000,
+            38000 + id.0 % 1000
+        );
+        self.make_offers(Some(id));
+    }
+
+    /// `makeOffers`: one executor, or every active one (ReviveOffers).
+    fn make_offers(&mut self, only: Option<ExecutorId>) {
+        if !self.scheduler.has_pending_tasks() {
+            return;
+        }
+        let ids: Vec<ExecutorId> = match only {
+            Some(id) => vec![id],
+            None => self
+                .executors
+                .iter()
+                .filter(|(_, e)| e.free_cores > 0)
+                .map(|(id, _)| *id)
+                .collect(),
+        };
+        for id in ids {
+            if self.pending_loss_reason.contains(&id) {
+                continue;
+            }
+            let Some(e) = self.executors.get(&id) else {
+                continue;
+            };
+            let mut offer = WorkerOffer {
+                executor_id: id,
+                host: e.host.clone(),
+                cores: e.free_cores,
+            };
+            let tasks = self.scheduler.resource_offer(&mut offer);
+            if tasks.is_empty() {
+                continue;
+            }
+            let e = self.executors.get_mut(&id).expect("offered");
+            e.free_cores = offer.cores;
+            let target = e.executor.clone();
+            self.sim.counters.borrow_mut().tasks_launched += tasks.len() as u64;
+            for t in tasks {
+                self.env.send(&target, ExecutorMsg::LaunchTask(Box::new(t)));
+            }
+        }
+    }
+
+    fn on_status_update(&mut self, u: StatusUpdate) {
+        if !self.executors.contains_key(&u.executor_id) {
+            warn!(
+                self.env.log(),
+                TARGET,
+                "Ignored task status update ({} state {}) from unknown executor with ID {}",
+                u.task_id,
+                u.state,
+                u.executor_id
+            );
+            return;
+        }
+        if u.state.is_finished() {
+            let mut c = self.sim.counters.borrow_mut();
+            if u.state == sparkyard_messages::records::TaskState::Finished {
+                c.tasks_finished += 1
+            } else {
+                c.tasks_failed += 1
+            }
+        }
+        let (finished, events) = self.scheduler.status_update(u.task_id, u.state, u.data);
+        if finished {
+            if let Some(e) = self.executors.get_mut(&u.executor_id) {
+                e.free_cores = (e.free_cores + u.task_cpus).min(e.total_cores);
+            }
+            self.handle_events(events);
+            self.make_offers(Some(u.executor_id));
+        } else {
+            self.handle_events(events);
+        }
+    }
+
+    fn handle_events(&mut self, events: Vec<SchedulerEvent>) {
+        let mut revive = false;
+        for e in events {
+            match e {
+                SchedulerEvent::JobEnded {
+                    waiter,
+                    job_id,
+                    result,
+                } => {
+                    if let Some(w) = self.env.resolve::<DriverMsg>(&waiter) {
+                        self.env.send(&w, DriverMsg::JobEnded { job_id, result });
+                    }
+                }
+                SchedulerEvent::Revive => revive = true,
+            }
+        }
+        if revive {
+            self.make_offers(None);
+        }
+    }
+
+    fn on_stop_executors(&mut self, ask: AskContext) {
+        info!(self.env.log(), TARGET, "Asking each executor to shut down");
+        let targets: Vec<EndpointRef<ExecutorMsg>> = self
+            .executors
+            .values()
+            .map(|e| e.executor.clone())
+            .collect();
+        for t in targets {
+            self.env.send(&t, ExecutorMsg::StopExecutor);
+        }
+        self.env.reply(ask, ReplyValue::Bool(true));
+    }
+
+    /// `removeExecutor`: drop it, tell the scheduler, which fails its running tasks.
+    fn on_remove_executor(&mut self, id: ExecutorId, reason: ExecutorLossReason) {
+        let Some(e) = self.executors.remove(&id) else {
+            info!(
+                self.env.log(),
+                TARGET, "Asked to remove non-existent executor {id}"
+            );
+            return;
+        };
+        // In case the executor is still alive (AM report path), tell it to stop.
+        self.env.send(&e.executor, ExecutorMsg::StopExecutor);
+        self.by_address.remove(&e.address);
+        self.pending_loss_reason.remove(&id);
+        self.total_core_count -= e.total_cores;
+        self.total_registered -= 1;
+        let log = self.env.log().clone();
+        if matches!(reason, ExecutorLossReason::Killed) {
+            info!(log, TS, "Executor {id} on {} killed by driver.", e.host);
+        } else {
+            error!(log, TS, "Lost executor {id} on {}: {reason}", e.host);
+        }
+        let events = self.scheduler.executor_lost(id, &reason);
+        self.handle_events(events);
+    }
+
+    /// `YarnDriverEndpoint.onDisconnected`: disable the executor and ask the AM why it went away.
+    fn on_disconnected(&mut self, address: RpcAddress) {
+        if self.shared.borrow().stopped {
+            return;
+        }
+        let Some(&id) = self.by_address.get(&address) else {
+            return;
+        };
+        if !self.pending_loss_reason.insert(id) {
+            return;
+        }
+        debug!(
+            self.env.log(),
+            TS, "Executor {id} on {address} lost, pending loss reason"
+        );
+        if let Some(yarn) = self
+            .env
+            .dispatcher
+            .lookup::<YarnSchedulerMsg>(self.env.process, "YarnScheduler")
+        {
+            self.env.send(
+                &yarn,
+                YarnSchedulerMsg::ExecutorDisconnected {
+                    executor_id: id,
+                    address: address.to_string(),
+                },
+            );
+        }
+    }
+
+    /// `isReady`: enough executors registered, or the waiting time passed; re-checked every 100 ms.
+    fn check_backend_ready(&mut self, waiter: RemoteRef, ctx: &mut Context<Self>) {
+        let s = &self.sim.config.spark;
+        let expected = s.initial_target_executors() as f64;
+        let ratio = s.min_registered_resources_ratio;
+        let log = self.env.log().clone();
+        if !self.ready && f64::from(self.total_registered) >= expected * ratio {
+            info!(
+                log,
+                BACKEND,
+                "SchedulerBackend is ready for scheduling beginning after reached minRegisteredResourcesRatio: {ratio}"
+            );
+            self.ready = true;
+        }
+        let waited = clock::now_ms() - self.created_ms;
+        if !self.ready && waited >= s.max_registered_resources_waiting_time_ms {
+            info!(
+                log,
+                BACKEND,
+                "SchedulerBackend is ready for scheduling beginning after waiting maxRegisteredResourcesWaitingTime: {}(ms)",
+                s.max_registered_resources_waiting_time_ms
+            );
+            self.ready = true;
+        }
+        if self.ready {
+            if let Some(w) = self.env.resolve::<DriverMsg>(&waiter) {
+                self.env.send(&w, DriverMsg::BackendReady);
+            }
+            return;
+        }
+        ctx.run_later(clock::ms(100), move |act, ctx| {
+            act.check_backend_ready(waiter, ctx)
+        });
+    }
+}
+
+impl Actor for DriverEndpoint {
+    type Context = Context<Self>;
+
+    /// `onStart`: ReviveOffers to self every `spark.scheduler.revive.interval`.
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        let interval = clock::ms(self.sim.config.spark.revive_interval_ms.max(1));
+        let me = self
+            .env
+            .dispatcher
+            .lookup::<DriverEndpointMsg>(self.env.process, "CoarseGrainedScheduler");
+        ctx.run_interval(interval, move |act, _| {
+            if let Some(me) = &me {
+                if act.scheduler.has_pending_tasks() {
+                    act.env.send(me, DriverEndpointMsg::ReviveOffers);
+                }
+            }
+        });
+    }
+}
+
+impl Endpoint for DriverEndpoint {
+    fn env(&self) -> &RpcEnv {
+        &self.env
+    }
+}
+
+crate::endpoint_handler!(DriverEndpoint, DriverEndpointMsg, on_message);
+crate::endpoint_lifecycle!(DriverEndpoint);

@@ -1,0 +1,622 @@
+//! The executor JVM: `CoarseGrainedExecutorBackend.run` (the `driverPropsFetcher` that looks the
+//! driver up, up to 3 tries, and fetches `SparkAppConfig`), then the `Executor` endpoint: OnStart
+//! registers with the driver, `RegisteredExecutor` creates the Executor and sends
+//! `LaunchedExecutor`, tasks run for their virtual duration, and `exitExecutor` ends the JVM.
+
+use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
+use crate::sim::clock;
+use crate::sim::context::SimContext;
+use crate::sim::trace::TraceKind;
+use crate::{error, info};
+use actix::{Actor, AsyncContext, Context, SpawnHandle};
+use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
+use sparkyard_messages::endpoint_verifier::EndpointVerifierMsg;
+use sparkyard_messages::executor::{ExecutorMainMsg, ExecutorMsg};
+use sparkyard_messages::ids::TaskId;
+use sparkyard_messages::records::{ExecutorArguments, ExecutorLossReason, RpcFailure, TaskState};
+use sparkyard_messages::rpc::{EndpointId, ReplyValue, RpcAddress, SparkAppConfig};
+use sparkyard_messages::task::{StatusUpdate, TaskDescription, TaskResultData, TaskWork};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+const BACKEND: &str = "executor::YarnCoarseGrainedExecutorBackend";
+const EXECUTOR: &str = "executor::Executor";
+const DRIVER_ENDPOINT: &str = "CoarseGrainedScheduler";
+
+/// `spark://CoarseGrainedScheduler@host:port` -> `host:port`.
+pub fn parse_driver_url(url: &str) -> Option<RpcAddress> {
+    let rest = url.strip_prefix("spark://")?;
+    let (_, hostport) = rest.split_once('@')?;
+    let (host, port) = hostport.rsplit_once(':')?;
+    Some(RpcAddress {
+        host: host.to_string(),
+        port: port.parse().ok()?,
+    })
+}
+
+/// Looks the driver's endpoint-verifier up; `Err` is `Failed to connect to host:port`.
+fn verifier(env: &RpcEnv, url: &str) -> Result<EndpointRef<EndpointVerifierMsg>, RpcFailure> {
+    let address = parse_driver_url(url)
+        .ok_or_else(|| RpcFailure::spark(format!("Invalid Spark URL: {url}")))?;
+    let process = env.dispatcher.process_at(&address);
+    process
+        .and_then(|p| env.dispatcher.lookup(p, crate::rpc::verifier::NAME))
+        .ok_or_else(|| {
+            RpcFailure::new(
+                "java.io.IOException",
+                format!("Failed to connect to {address}"),
+            )
+        })
+}
+
+/// What the fetcher waits for.
+pub enum MainPending {
+    Lookup,
+    Config,
+}
+
+/// The executor JVM's main thread (`driverPropsFetcher`).
+pub struct ExecutorMain {
+    sim: Rc<SimContext>,
+    env: RpcEnv,
+    me: EndpointId,
+    args: ExecutorArguments,
+    asks: AskTable<MainPending>,
+    tries: u32,
+}
+
+impl ExecutorMain {
+    pub fn start(sim: Rc<SimContext>, env: RpcEnv, args: ExecutorArguments) {
+        ExecutorMain::create(|ctx| {
+            let me = env
+                .setup_thread("main", &ctx.address(), Some(ExecutorMainMsg::AskReply))
+                .id;
+            ExecutorMain {
+                sim,
+                env,
+                me,
+                args,
+                asks: AskTable::default(),
+                tries: 0,
+            }
+        });
+    }
+
+    fn lookup_timeout(&self) -> AskTimeout {
+        let s = &self.sim.config.spark;
+        AskTimeout::new(s.lookup_timeout_ms, &s.lookup_timeout_property)
+    }
+
+    fn run(&mut self, ctx: &mut Context<Self>) {
+        let log = self.env.log().clone();
+        let addr = self.env.address();
+        info!(
+            log,
+            BACKEND,
+            "Started daemon with process name: {}@{}",
+            10_000 + addr.port as u32,
+            addr.host
+        );
+        for sig in ["TERM", "HUP", "INT"] {
+            info!(
+                log,
+                "executor::SignalUtils", "Registering signal handler for {sig}"
+            );
+        }
+        self.try_lookup(ctx);
+    }
+
+    /// `setupEndpointRefByURI`, up to 3 tries; the last failure kills the JVM.
+    fn try_lookup(&mut self, ctx: &mut Context<Self>) {
+        self.tries += 1;
+        match verifier(&self.env, &self.args.driver_url) {
+            Ok(v) => {
+                let (me, t) = (self.me, self.lookup_timeout());
+                self.ask(ctx, me, &v, MainPending::Lookup, &t, |a| {
+                    EndpointVerifierMsg::CheckExistence(a, DRIVER_ENDPOINT.into())
+                });
+            }
+            Err(e) => self.lookup_failed(e, ctx),
+        }
+    }
+
+    fn lookup_failed(&mut self, e: RpcFailure, ctx: &mut Context<Self>) {
+        if self.tries < 3 {
+            return self.try_lookup(ctx);
+        }
+        error!(
+            self.env.log(),
+            BACKEND,
+            "Exception in thread \"main\" org.apache.spark.SparkException: Exception thrown in awaitResult: \nCaused by: {e}"
+        );
+        self.env.exit(1);
+    }
+
+    fn on_config(&mut self, cfg: SparkAppConfig, ctx: &mut Context<Self>) {
+        let _ = cfg.spark_properties.len();
+        let init = self.sim.config.costs.executor_env_init_ms;
+        let (sim, env, args) = (self.sim.clone(), self.env.clone(), self.args.clone());
+        ctx.run_later(clock::ms(init), move |act, _| {
+            CoarseGrainedExecutorBackend::start(sim, env, args);
+            act.env.stop_endpoint(act.me);
+        });
+    }
+
+    fn on_message(&mut self, msg: ExecutorMainMsg, ctx: &mut Context<Self>) {
+        let ExecutorMainMsg::AskReply(reply) = msg;
+        self.on_ask_reply(reply, ctx);
+    }
+}
+
+impl Actor for ExecutorMain {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        let start = self.sim.config.costs.jvm_start_ms;
+        ctx.run_later(clock::ms(start), |act, ctx| act.run(ctx));
+    }
+}
+
+impl Endpoint for ExecutorMain {
+    fn env(&self) -> &RpcEnv {
+        &self.env
+    }
+}
+
+impl Asker for ExecutorMain {
+    type Pending = MainPending;
+
+    fn asks(&mut self) -> &mut AskTable<MainPending> {
+        &mut self.asks
+    }
+
+    fn on_answer(
+        &mut self,
+        what: MainPending,
+        result: Result<ReplyValue, RpcFailure>,
+        ctx: &mut Context<Self>,
+    ) {
+        match (what, result) {
+            (MainPending::Lookup, Ok(ReplyValue::Bool(true))) => {
+                let Some(driver) = driver_ref(&self.env, &self.args.driver_url) else {
+                    return self.lookup_failed(RpcFailure::spark("driver vanished"), ctx);
+                };
+                let s = &self.sim.config.spark;
+                let (me, t) = (
+                    self.me,
+                    AskTimeout::new(s.ask_timeout_ms, &s.ask_timeout_property),
+                );
+                let rp = self.args.resource_profile_id;
+                self.ask(ctx, me, &driver, MainPending::Config, &t, |a| {
+                    DriverEndpointMsg::RetrieveSparkAppConfig(a, rp)
+                });
+            }
+            (MainPending::Lookup, Ok(_)) => {
+                let text = format!("Cannot find endpoint: {}", self.args.driver_url);
+                self.lookup_failed(
+                    RpcFailure::new("org.apache.spark.rpc.RpcEndpointNotFoundException", text),
+                    ctx,
+                )
+            }
+            (MainPending::Lookup, Err(e)) => self.lookup_failed(e, ctx),
+            (MainPending::Config, Ok(ReplyValue::SparkAppConfig(cfg))) => self.on_config(cfg, ctx),
+            (MainPending::Config, other) => {
+                let e = other
+                    .err()
+                    .map(|e| e.to_string())
+                    .unwrap_or_else(|| "unexpected reply".into());
+                error!(
+                    self.env.log(),
+                    BACKEND,
+                    "Exception in thread \"main\" org.apache.spark.SparkException: Exception thrown in awaitResult: \nCaused by: {e}"
+                );
+                self.env.exit(1);
+            }
+        }
+    }
+}
+
+crate::endpoint_handler!(ExecutorMain, ExecutorMainMsg, on_message);
+crate::endpoint_lifecycle!(ExecutorMain);
+
+fn driver_ref(env: &RpcEnv, url: &str) -> Option<EndpointRef<DriverEndpointMsg>> {
+    let address = parse_driver_url(url)?;
+    let p = env.dispatcher.process_at(&address)?;
+    env.dispatcher.lookup(p, DRIVER_ENDPOINT)
+}
+
+/// What the backend waits for.
+pub enum BackendPending {
+    Lookup,
+    Register,
+}
+
+/// A running task: its timer, so KillTask can cancel it.
+struct RunningTask {
+    desc: Box<TaskDescription>,
+    timer: SpawnHandle,
+    result: TaskResultData,
+}
+
+/// Spark's `Executor`: exists once registration succeeded.
+struct Executor {
+    tasks: BTreeMap<TaskId, RunningTask>,
+    tasks_run: u64,
+}
+
+/// The `Executor` endpoint (`YarnCoarseGrainedExecutorBackend`).
+pub struct CoarseGrainedExecutorBackend {
+    sim: Rc<SimContext>,
+    env: RpcEnv,
+    me: Option<EndpointRef<ExecutorMsg>>,
+    args: ExecutorArguments,
+    driver: Option<EndpointRef<DriverEndpointMsg>>,
+    driver_address: Option<RpcAddress>,
+    executor: Option<Executor>,
+    stopping: bool,
+    asks: AskTable<BackendPending>,
+}
+
+impl CoarseGrainedExecutorBackend {
+    fn start(sim: Rc<SimContext>, env: RpcEnv, args: ExecutorArguments) {
+        CoarseGrainedExecutorBackend::create(|ctx| {
+            let me = env
+                .setup_endpoint("Executor", &ctx.address(), Some(ExecutorMsg::AskReply))
+                .ok();
+            if let Some(m) = &me {
+                env.dispatcher
+                    .on_disconnect(m.id, ExecutorMsg::RemoteProcessDisconnected);
+            }
+            let driver_address = parse_driver_url(&args.driver_url);
+            CoarseGrainedExecutorBackend {
+                sim,
+                env,
+                me,
+                args,
+                driver: None,
+                driver_address,
+                executor: None,
+                stopping: false,
+                asks: AskTable::default(),
+            }
+        });
+    }
+
+    fn me_id(&self) -> EndpointId {
+        self.me.as_ref().map_or(EndpointId(0), |m| m.id)
+    }
+
+    fn on_message(&mut self, msg: ExecutorMsg, ctx: &mut Context<Self>) {
+        match msg {
+            ExecutorMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
+            ExecutorMsg::RegisteredExecutor => self.on_registered_executor(),
+            ExecutorMsg::LaunchTask(task) => self.on_launch_task(task, ctx),
+            ExecutorMsg::KillTask {
+                task_id,
+                interrupt_thread,
+                reason,
+            } => self.on_kill_task(task_id, interrupt_thread, reason, ctx),
+            ExecutorMsg::StopExecutor => {
+                self.stopping = true;
+                info!(self.env.log(), BACKEND, "Driver commanded a shutdown");
+                if let Some(me) = self.me.clone() {
+                    self.env.send(&me, ExecutorMsg::Shutdown);
+                }
+            }
+            ExecutorMsg::Shutdown => self.on_shutdown(),
+            ExecutorMsg::TaskDone(tid) => self.on_task_done(tid),
+            ExecutorMsg::RemoteProcessDisconnected(address) => self.on_disconnected(address),
+        }
+    }
+
+    fn register(&mut self, ctx: &mut Context<Self>) {
+        let Some(driver) = driver_ref(&self.env, &self.args.driver_url) else {
+            let text = format!("Cannot register with driver: {}", self.args.driver_url);
+            return self.exit_executor(1, &text, false);
+        };
+        self.driver = Some(driver.clone());
+        let me = self.me.clone().expect("registered endpoint");
+        let reg = RegisterExecutor {
+            executor_id: self.args.executor_id,
+            executor_ref: self.env.remote_ref(me.id),
+            sender_address: self.env.address(),
+            hostname: self.args.hostname.clone(),
+            cores: self.args.cores,
+            log_urls: Vec::new(),
+            attributes: Vec::new(),
+            resource_profile_id: self.args.resource_profile_id,
+        };
+        let s = &self.sim.config.spark;
+        let t = AskTimeout::new(s.ask_timeout_ms, &s.ask_timeout_property);
+        self.ask(ctx, me.id, &driver, BackendPending::Register, &t, |a| {
+            DriverEndpointMsg::RegisterExecutor(a, Box::new(reg))
+        });
+    }
+
+    /// `RegisteredExecutor`: create the Executor, then `LaunchedExecutor`.
+    fn on_registered_executor(&mut self) {
+        let log = self.env.log().clone();
+        info!(log, BACKEND, "Successfully registered with driver");
+        info!(
+            log,
+            EXECUTOR,
+            "Starting executor ID {} on host {}",
+            self.args.executor_id,
+            self.args.hostname
+        );
+        self.executor = Some(Executor {
+            tasks: BTreeMap::new(),
+            tasks_run: 0,
+        });
+        self.env.dispatcher.trace(
+            TraceKind::State(format!("executor {} created", self.args.executor_id)),
+            "Executor",
+        );
+        if let Some(d) = &self.driver {
+            self.env.send(
+                d,
+                DriverEndpointMsg::LaunchedExecutor(self.args.executor_id),
+            );
+        }
+    }
+
+    fn on_launch_task(&mut self, desc: Box<TaskDescription>, ctx: &mut Context<Self>) {
+        if self.executor.is_none() {
+            return self.exit_executor(
+                1,
+                "Received LaunchTask command but executor was null",
+                true,
+            );
+        }
+        let log = self.env.log().clone();
+        info!(log, BACKEND, "Got assigned task {}", desc.task_id);
+        info!(
+            log,
+            EXECUTOR, "Running {} (TID {})", desc.name, desc.task_id
+        );
+        let costs = &self.sim.config.costs;
+        let executor = self.executor.as_mut().expect("checked above");
+        let warmup = if executor.tasks_run == 0 {
+            costs.first_task_warmup_ms
+        } else {
+            0
+        };
+        executor.tasks_run += 1;
+        let (work_ms, result) = run_task(&desc.work, costs.sparkpi_dart_ns);
+        let duration = costs.task_launch_overhead_ms + warmup + work_ms;
+        let tid = desc.task_id;
+        self.status_update(tid, TaskState::Running, TaskResultData::None, desc.cpus);
+        let timer = ctx.notify_later(ExecutorMsg::TaskDone(tid), clock::ms(duration));
+        let executor = self.executor.as_mut().expect("checked above");
+        executor.tasks.insert(
+            tid,
+            RunningTask {
+                desc,
+                timer,
+                result,
+            },
+        );
+    }
+
+    fn on_task_done(&mut self, tid: TaskId) {
+        let Some(task) = self.executor.as_mut().and_then(|e| e.tasks.remove(&tid)) else {
+            return;
+        };
+        let log = self.env.log().clone();
+        let (state, data) = match task.result {
+            TaskResultData::Exception { class, description } => {
+                error!(
+                    log,
+                    EXECUTOR, "Exception in {} (TID {tid})\n{class}: {description}", task.desc.name
+                );
+                (
+                    TaskState::Failed,
+                    TaskResultData::Exception { class, description },
+                )
+            }
+            other => {
+                info!(
+                    log,
+                    EXECUTOR,
+                    "Finished {} (TID {tid}). 1000 bytes result sent to driver",
+                    task.desc.name
+                );
+                (TaskState::Finished, other)
+            }
+        };
+        self.status_update(tid, state, data, task.desc.cpus);
+    }
+
+    fn on_kill_task(
+        &mut self,
+        tid: TaskId,
+        interrupt: bool,
+        reason: String,
+        ctx: &mut Context<Self>,
+    ) {
+        let Some(executor) = self.executor.as_mut() else {
+            return self.exit_executor(1, "Received KillTask command but executor was null", true);
+        };
+        let Some(task) = executor.tasks.remove(&tid) else {
+            return;
+        };
+        ctx.cancel_future(task.timer);
+        info!(
+            self.env.log(),
+            EXECUTOR,
+            "Executor is trying to kill {} (TID {tid}), interruptThread: {interrupt}, reason: {reason}",
+            task.desc.name
+        );
+        self.status_update(tid, TaskState::Killed, TaskResultData::None, task.desc.cpus);
+    }
+
+    fn status_update(
+        &mut self,
+        task_id: TaskId,
+        state: TaskState,
+        data: TaskResultData,
+        task_cpus: u32,
+    ) {
+        if let Some(d) = &self.driver {
+            let u = StatusUpdate {
+                executor_id: self.args.executor_id,
+                task_id,
+                state,
+                data,
+                task_cpus,
+            };
+            self.env.send(d, DriverEndpointMsg::StatusUpdate(u));
+        }
+    }
+
+    /// `Shutdown`: with no Executor the JVM exits 1; otherwise the Executor stops and the JVM exits 0.
+    fn on_shutdown(&mut self) {
+        self.stopping = true;
+        if self.executor.is_none() {
+            return self.env.exit(1);
+        }
+        let log = self.env.log().clone();
+        info!(log, "executor::MemoryStore", "MemoryStore cleared");
+        info!(log, "executor::BlockManager", "BlockManager stopped");
+        info!(log, "executor::ShutdownHookManager", "Shutdown hook called");
+        self.env.exit(0);
+    }
+
+    /// `exitExecutor(code, reason, notifyDriver)`: first call only.
+    fn exit_executor(&mut self, code: i32, reason: &str, notify_driver: bool) {
+        if self.stopping {
+            info!(
+                self.env.log(),
+                BACKEND, "Skip exiting executor since it's been already asked to exit before."
+            );
+            return;
+        }
+        self.stopping = true;
+        error!(
+            self.env.log(),
+            BACKEND, "Executor self-exiting due to : {reason}"
+        );
+        if notify_driver {
+            if let Some(d) = &self.driver {
+                let msg = DriverEndpointMsg::RemoveExecutor {
+                    executor_id: self.args.executor_id,
+                    reason: ExecutorLossReason::Other(reason.to_string()),
+                };
+                self.env.send(d, msg);
+            }
+        }
+        let _ = code;
+        self.on_shutdown();
+    }
+
+    fn on_disconnected(&mut self, address: RpcAddress) {
+        if self.stopping {
+            return;
+        }
+        if Some(&address) == self.driver_address.as_ref() {
+            let reason = format!("Driver {address} disassociated! Shutting down.");
+            self.exit_executor(1, &reason, false);
+        } else {
+            info!(
+                self.env.log(),
+                BACKEND, "An unknown ({address}) driver disconnected."
+            );
+        }
+    }
+}
+
+/// Runs a task's computation: its virtual duration (ms) and its result.
+fn run_task(work: &TaskWork, dart_ns: u64) -> (u64, TaskResultData) {
+    match work {
+        TaskWork::SparkPiDarts { first, darts, seed } => {
+            let hits = crate::spark_pi::count_hits(*first, *darts, *seed);
+            (darts * dart_ns / 1_000_000, TaskResultData::Count(hits))
+        }
+        TaskWork::Sleep {
+            duration_ms,
+            fail: None,
+        } => (*duration_ms, TaskResultData::None),
+        TaskWork::Sleep {
+            duration_ms,
+            fail: Some(message),
+        } => {
+            let (class, description) = message
+                .split_once(": ")
+                .unwrap_or(("java.lang.RuntimeException", message));
+            (
+                *duration_ms,
+                TaskResultData::Exception {
+                    class: class.into(),
+                    description: description.into(),
+                },
+            )
+        }
+    }
+}
+
+impl Actor for CoarseGrainedExecutorBackend {
+    type Context = Context<Self>;
+
+    /// OnStart: `Connecting to driver`, look the driver up, ask `RegisterExecutor`.
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        info!(
+            self.env.log(),
+            BACKEND, "Connecting to driver: {}", self.args.driver_url
+        );
+        match verifier(&self.env, &self.args.driver_url) {
+            Ok(v) => {
+                let s = &self.sim.config.spark;
+                let t = AskTimeout::new(s.lookup_timeout_ms, &s.lookup_timeout_property);
+                let me = self.me_id();
+                self.ask(ctx, me, &v, BackendPending::Lookup, &t, |a| {
+                    EndpointVerifierMsg::CheckExistence(a, DRIVER_ENDPOINT.into())
+                });
+            }
+            Err(_) => {
+                let text = format!("Cannot register with driver: {}", self.args.driver_url);
+                self.exit_executor(1, &text, false);
+            }
+        }
+    }
+}
+
+impl Endpoint for CoarseGrainedExecutorBackend {
+    fn env(&self) -> &RpcEnv {
+        &self.env
+    }
+}
+
+impl Asker for CoarseGrainedExecutorBackend {
+    type Pending = BackendPending;
+
+    fn asks(&mut self) -> &mut AskTable<BackendPending> {
+        &mut self.asks
+    }
+
+    fn on_answer(
+        &mut self,
+        what: BackendPending,
+        result: Result<ReplyValue, RpcFailure>,
+        ctx: &mut Context<Self>,
+    ) {
+        match (what, result) {
+            (BackendPending::Lookup, Ok(ReplyValue::Bool(true))) => self.register(ctx),
+            (BackendPending::Register, Ok(ReplyValue::Bool(true))) => {
+                if let Some(me) = self.me.clone() {
+                    self.env.send(&me, ExecutorMsg::RegisteredExecutor);
+                }
+            }
+            (_, result) => {
+                let cause = result.err().map(|e| format!("\n{e}")).unwrap_or_default();
+                let text = format!(
+                    "Cannot register with driver: {}{cause}",
+                    self.args.driver_url
+                );
+                self.exit_executor(1, &text, false);
+            }
+        }
+    }
+}
+
+crate::endpoint_handler!(CoarseGrainedExecutorBackend, ExecutorMsg, on_message);
+crate::endpoint_lifecycle!(CoarseGrainedExecutorBackend);

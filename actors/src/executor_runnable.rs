@@ -1,0 +1,204 @@
+//! Spark's `ExecutorRunnable`: builds the executor container's launch context and command line
+//! exactly as Spark does and calls `startContainer` on the container's NodeManager, reporting
+//! success or `Failed to launch executor` back to the allocator.
+
+use crate::debug;
+use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
+use crate::sim::context::SimContext;
+use actix::{Actor, AsyncContext, Context};
+use sparkyard_messages::executor_runnable::ExecutorRunnableMsg;
+use sparkyard_messages::ids::{ApplicationId, ExecutorId};
+use sparkyard_messages::node_manager::{NodeManagerMsg, StartContainerRequest};
+use sparkyard_messages::records::{
+    Container, ContainerLaunchContext, ContainerMain, ExecutorArguments, RpcFailure,
+};
+use sparkyard_messages::rpc::{EndpointId, ReplyValue};
+use sparkyard_messages::yarn_allocator::YarnAllocatorMsg;
+use std::rc::Rc;
+
+const TARGET: &str = "am::ExecutorRunnable";
+
+/// One container launch, on the AM's `ContainerLauncher` pool.
+pub struct ExecutorRunnable {
+    sim: Rc<SimContext>,
+    env: RpcEnv,
+    me: EndpointId,
+    container: Container,
+    executor_id: ExecutorId,
+    app_id: ApplicationId,
+    driver_url: String,
+    nm: Option<EndpointRef<NodeManagerMsg>>,
+    allocator: EndpointRef<YarnAllocatorMsg>,
+    asks: AskTable<()>,
+}
+
+impl ExecutorRunnable {
+    #[allow(clippy::too_many_arguments)]
+    pub fn start(
+        sim: Rc<SimContext>,
+        env: RpcEnv,
+        container: Container,
+        executor_id: ExecutorId,
+        app_id: ApplicationId,
+        driver_url: String,
+        nm: Option<EndpointRef<NodeManagerMsg>>,
+        allocator: EndpointRef<YarnAllocatorMsg>,
+    ) {
+        ExecutorRunnable::create(|ctx| {
+            let me = env
+                .setup_thread(
+                    "ContainerLauncher",
+                    &ctx.address(),
+                    Some(ExecutorRunnableMsg::AskReply),
+                )
+                .id;
+            ExecutorRunnable {
+                sim,
+                env,
+                me,
+                container,
+                executor_id,
+                app_id,
+                driver_url,
+                nm,
+                allocator,
+                asks: AskTable::default(),
+            }
+        });
+    }
+
+    fn arguments(&self) -> ExecutorArguments {
+        ExecutorArguments {
+            driver_url: self.driver_url.clone(),
+            executor_id: self.executor_id,
+            hostname: self.container.node_id.host.clone(),
+            cores: self.sim.config.spark.executor_cores,
+            app_id: self.app_id.to_string(),
+            resource_profile_id: 0,
+        }
+    }
+
+    fn launch_context(&self) -> ContainerLaunchContext {
+        let args = self.arguments();
+        let command = executor_command(self.sim.config.spark.executor_memory_mb, &args);
+        let user = self.sim.config.user.clone();
+        ContainerLaunchContext {
+            commands: vec![command],
+            environment: vec![
+                ("SPARK_USER".into(), user.clone()),
+                (
+                    "SPARK_LOG_URL_STDOUT".into(),
+                    log_url(&self.container, &user, "stdout"),
+                ),
+                (
+                    "SPARK_LOG_URL_STDERR".into(),
+                    log_url(&self.container, &user, "stderr"),
+                ),
+            ],
+            main: ContainerMain::Executor(args),
+        }
+    }
+
+    fn on_message(&mut self, msg: ExecutorRunnableMsg, ctx: &mut Context<Self>) {
+        match msg {
+            ExecutorRunnableMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
+        }
+    }
+
+    fn report(&mut self, error: Option<String>, ctx: &mut Context<Self>) {
+        let (executor_id, container_id) = (self.executor_id, self.container.id);
+        let msg = match error {
+            None => YarnAllocatorMsg::ExecutorLaunched {
+                executor_id,
+                container_id,
+            },
+            Some(error) => YarnAllocatorMsg::ExecutorLaunchFailed {
+                executor_id,
+                container_id,
+                error,
+            },
+        };
+        self.env.send(&self.allocator, msg);
+        self.env.stop_endpoint(self.me);
+        let _ = ctx;
+    }
+}
+
+/// The NodeManager log URL Spark passes in `SPARK_LOG_URL_*`.
+pub fn log_url(c: &Container, user: &str, file: &str) -> String {
+    format!(
+        "http://{}/node/containerlogs/{}/{user}/{file}?start=-4096",
+        c.node_http_address, c.id
+    )
+}
+
+/// The executor's command line as `ExecutorRunnable.prepareCommand` builds it.
+pub fn executor_command(executor_memory_mb: u64, a: &ExecutorArguments) -> String {
+    format!(
+        "{{{{JAVA_HOME}}}}/bin/java -server -Xmx{executor_memory_mb}m -Djava.io.tmpdir={{{{PWD}}}}/tmp -Dspark.yarn.app.container.log.dir=<LOG_DIR> -XX:OnOutOfMemoryError='kill %p' org.apache.spark.executor.YarnCoarseGrainedExecutorBackend --driver-url {} --executor-id {} --hostname {} --cores {} --app-id {} --resourceProfileId {} 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr",
+        a.driver_url, a.executor_id, a.hostname, a.cores, a.app_id, a.resource_profile_id
+    )
+}
+
+impl Actor for ExecutorRunnable {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        debug!(self.env.log(), TARGET, "Starting Executor Container");
+        let Some(nm) = self.nm.clone() else {
+            let text = format!(
+                "Exception while starting container {} on host {}",
+                self.container.id, self.container.node_id.host
+            );
+            return self.report(Some(text), ctx);
+        };
+        let req = Box::new(StartContainerRequest {
+            container: self.container.clone(),
+            launch_context: self.launch_context(),
+        });
+        let timeout = AskTimeout::new(
+            self.sim.config.spark.network_timeout_ms,
+            "ipc.client.rpc-timeout.ms",
+        );
+        let me = self.me;
+        self.ask(ctx, me, &nm, (), &timeout, |a| {
+            NodeManagerMsg::StartContainers(a, req)
+        });
+    }
+}
+
+impl Endpoint for ExecutorRunnable {
+    fn env(&self) -> &RpcEnv {
+        &self.env
+    }
+}
+
+impl Asker for ExecutorRunnable {
+    type Pending = ();
+
+    fn asks(&mut self) -> &mut AskTable<()> {
+        &mut self.asks
+    }
+
+    fn on_answer(
+        &mut self,
+        _: (),
+        result: Result<ReplyValue, RpcFailure>,
+        ctx: &mut Context<Self>,
+    ) {
+        let failed = match result {
+            Ok(ReplyValue::StartContainers { failed, .. }) => {
+                failed.into_iter().next().map(|(_, e)| e)
+            }
+            Ok(_) => Some("unexpected reply".to_string()),
+            Err(e) => Some(e.to_string()),
+        };
+        let error = failed.map(|cause| {
+            format!("org.apache.spark.SparkException: Exception while starting container {} on host {}: {cause}", self.container.id, self.container.node_id.host)
+        });
+        self.report(error, ctx);
+    }
+}
+
+crate::endpoint_handler!(ExecutorRunnable, ExecutorRunnableMsg, on_message);
+crate::endpoint_lifecycle!(ExecutorRunnable);

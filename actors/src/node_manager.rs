@@ -1,0 +1,331 @@
+//! A YARN NodeManager: `ContainerManagerImpl.startContainers`, localisation and
+//! `launch_container.sh`, the container processes it watches (`ContainerExecutor`), their exit
+//! statuses and diagnostics, and the `NodeStatusUpdater` heartbeat to the RM.
+
+use crate::config::NodeSpec;
+use crate::info;
+use crate::resource_manager::NM_WEB_PORT;
+use crate::rpc::{Endpoint, EndpointRef, RpcEnv};
+use crate::sim::clock;
+use crate::sim::context::SimContext;
+use crate::sim::trace::TraceKind;
+use actix::{Actor, AsyncContext, Context};
+use sparkyard_messages::ids::{ContainerId, NodeId};
+use sparkyard_messages::node_manager::{
+    NodeHeartbeatResponse, NodeManagerMsg, StartContainerRequest,
+};
+use sparkyard_messages::records::{ContainerState, ContainerStatus, Resource, exit_status};
+use sparkyard_messages::resource_manager::{
+    NodeHeartbeatRequest, RegisterNodeManagerRequest, ResourceManagerMsg,
+};
+use sparkyard_messages::rpc::{AskContext, EndpointId, ReplyValue};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+const TARGET: &str = "yarn::ContainerManagerImpl";
+
+/// The NM's container-manager port (`yarn.nodemanager.address`).
+pub const NM_PORT: u16 = 8041;
+
+/// Starts the program a container runs (the JVM's `main`); returns the new process. Supplied by
+/// the supervisor so the NodeManager never names the Spark roles it launches.
+pub type Launcher = Rc<
+    dyn Fn(&StartContainerRequest, &EndpointRef<NodeManagerMsg>) -> Option<crate::rpc::ProcessId>,
+>;
+
+enum Phase {
+    Localizing,
+    Running(crate::rpc::ProcessId),
+    Done,
+}
+
+struct NmContainer {
+    request: Box<StartContainerRequest>,
+    phase: Phase,
+    /// Set when the NM itself kills the container: the status it then reports.
+    kill_status: Option<i32>,
+}
+
+/// The NodeManager actor.
+pub struct NodeManager {
+    sim: Rc<SimContext>,
+    env: RpcEnv,
+    me: Option<EndpointRef<NodeManagerMsg>>,
+    spec: NodeSpec,
+    rm: EndpointRef<ResourceManagerMsg>,
+    launcher: Launcher,
+    containers: BTreeMap<ContainerId, NmContainer>,
+    completed: Vec<ContainerStatus>,
+    response_id: u64,
+    /// The heartbeat phase: NodeManagers are spread over the interval.
+    offset_ms: u64,
+}
+
+impl NodeManager {
+    pub fn start(
+        sim: Rc<SimContext>,
+        env: RpcEnv,
+        spec: NodeSpec,
+        rm: EndpointRef<ResourceManagerMsg>,
+        launcher: Launcher,
+        offset_ms: u64,
+    ) -> EndpointRef<NodeManagerMsg> {
+        let mut out = None;
+        NodeManager::create(|ctx| {
+            let me = env
+                .setup_endpoint("NodeManager", &ctx.address(), None)
+                .expect("a fresh NM process");
+            out = Some(me.clone());
+            NodeManager {
+                sim,
+                env,
+                me: Some(me),
+                spec,
+                rm,
+                launcher,
+                containers: BTreeMap::new(),
+                completed: Vec::new(),
+                response_id: 0,
+                offset_ms,
+            }
+        });
+        out.expect("create runs its closure")
+    }
+
+    fn node_id(&self) -> NodeId {
+        NodeId {
+            host: self.spec.host.clone(),
+            port: NM_PORT,
+        }
+    }
+
+    fn on_message(&mut self, msg: NodeManagerMsg, ctx: &mut Context<Self>) {
+        match msg {
+            NodeManagerMsg::StartContainers(ask, req) => self.on_start_containers(ask, req, ctx),
+            NodeManagerMsg::NodeHeartbeatResponse(resp) => self.on_heartbeat_response(resp),
+            NodeManagerMsg::ContainerLaunched(cid) => self.on_container_launched(cid),
+            NodeManagerMsg::ContainerProcessExited {
+                container_id,
+                exit_code,
+            } => self.on_process_exited(container_id, exit_code),
+        }
+    }
+
+    fn on_start_containers(
+        &mut self,
+        ask: AskContext,
+        req: Box<StartContainerRequest>,
+        ctx: &mut Context<Self>,
+    ) {
+        let cid = req.container.id;
+        let user = &self.sim.config.user;
+        info!(
+            self.env.log(),
+            "yarn::NMAuditLogger",
+            "USER={user}\tIP={}\tOPERATION=Start Container Request\tTARGET=ContainerManageImpl\tRESULT=SUCCESS\tAPPID={}\tCONTAINERID={cid}",
+            self.spec.host,
+            cid.attempt.application_id
+        );
+        info!(
+            self.env.log(),
+            TARGET, "Start request for {cid} by user {user}"
+        );
+        self.containers.insert(
+            cid,
+            NmContainer {
+                request: req,
+                phase: Phase::Localizing,
+                kill_status: None,
+            },
+        );
+        self.env
+            .dispatcher
+            .trace(TraceKind::State(format!("{cid} LOCALIZING")), "Container");
+        let launch = self.sim.config.costs.container_launch_ms;
+        ctx.notify_later(NodeManagerMsg::ContainerLaunched(cid), clock::ms(launch));
+        self.env.reply(
+            ask,
+            ReplyValue::StartContainers {
+                succeeded: vec![cid],
+                failed: Vec::new(),
+            },
+        );
+    }
+
+    fn on_container_launched(&mut self, cid: ContainerId) {
+        let Some(c) = self.containers.get(&cid) else {
+            return;
+        };
+        if !matches!(c.phase, Phase::Localizing) {
+            return;
+        }
+        let Some(me) = self.me.clone() else { return };
+        info!(
+            self.env.log(),
+            "yarn::ContainerImpl", "Container {cid} transitioned from SCHEDULED to RUNNING"
+        );
+        let launched = (self.launcher)(&c.request, &me);
+        match launched {
+            Some(pid) => {
+                if let Some(c) = self.containers.get_mut(&cid) {
+                    c.phase = Phase::Running(pid);
+                }
+            }
+            None => self.complete(cid, exit_status::INVALID, "Container launch failed".into()),
+        }
+    }
+
+    fn on_process_exited(&mut self, cid: ContainerId, exit_code: i32) {
+        let Some(c) = self.containers.get(&cid) else {
+            return;
+        };
+        let (status, diagnostics) = match c.kill_status {
+            Some(status) => (status, killed_diagnostics(status, exit_code)),
+            None => (exit_code, self.exit_diagnostics(cid, exit_code)),
+        };
+        info!(
+            self.env.log(),
+            "yarn::ContainerImpl",
+            "Container {cid} transitioned from RUNNING to EXITED_WITH_{}",
+            if exit_code == 0 { "SUCCESS" } else { "FAILURE" }
+        );
+        self.complete(cid, status, diagnostics);
+    }
+
+    /// `DefaultContainerExecutor`'s text for a container that exited non-zero by itself.
+    fn exit_diagnostics(&self, cid: ContainerId, code: i32) -> String {
+        if code == 0 {
+            return String::new();
+        }
+        let stamp = clock::format_yarn(clock::now_epoch_ms());
+        let logs = self.env.dispatcher.logs();
+        let store = logs.borrow();
+        let stderr = store
+            .output(&cid.to_string())
+            .map(|o| o.stderr.as_str())
+            .unwrap_or("");
+        let tail = &stderr[floor_char_boundary(stderr, stderr.len().saturating_sub(4096))..];
+        format!(
+            "[{stamp}]Exception from container-launch.\nContainer id: {cid}\nExit code: {code}\n\n[{stamp}]Container exited with a non-zero exit code {code}. Error file: prelaunch.err.\nLast 4096 bytes of prelaunch.err :\nLast 4096 bytes of stderr :\n{tail}\n"
+        )
+    }
+
+    fn complete(&mut self, cid: ContainerId, exit_status: i32, diagnostics: String) {
+        let Some(c) = self.containers.get_mut(&cid) else {
+            return;
+        };
+        if matches!(c.phase, Phase::Done) {
+            return;
+        }
+        c.phase = Phase::Done;
+        self.env.dispatcher.trace(
+            TraceKind::State(format!("{cid} COMPLETE {exit_status}")),
+            "Container",
+        );
+        self.completed.push(ContainerStatus {
+            container_id: cid,
+            state: ContainerState::Complete,
+            exit_status,
+            diagnostics,
+        });
+        self.containers.remove(&cid);
+    }
+
+    fn on_heartbeat_response(&mut self, resp: NodeHeartbeatResponse) {
+        for (cid, status) in resp.containers_to_cleanup {
+            self.kill_container(cid, status);
+        }
+    }
+
+    /// Stops a container (SIGTERM: the JVM exits 143) and reports the status the RM asked for.
+    pub fn kill_container(&mut self, cid: ContainerId, status: i32) {
+        let Some(c) = self.containers.get_mut(&cid) else {
+            return;
+        };
+        c.kill_status = Some(status);
+        match c.phase {
+            Phase::Running(pid) => {
+                info!(
+                    self.env.log(),
+                    "yarn::ContainerImpl", "Container {cid} transitioned from RUNNING to KILLING"
+                );
+                self.env.dispatcher.exit_process(pid, 143);
+            }
+            Phase::Localizing => self.complete(cid, status, killed_diagnostics(status, 143)),
+            Phase::Done => {}
+        }
+    }
+
+    fn heartbeat(&mut self) {
+        self.response_id += 1;
+        let req = NodeHeartbeatRequest {
+            node_id: self.node_id(),
+            response_id: self.response_id,
+            completed_containers: std::mem::take(&mut self.completed),
+        };
+        self.env
+            .send(&self.rm, ResourceManagerMsg::NodeHeartbeat(req));
+    }
+
+    pub fn id(&self) -> Option<EndpointId> {
+        self.me.as_ref().map(|m| m.id)
+    }
+}
+
+/// YARN's text for a container the NM killed on request.
+fn killed_diagnostics(status: i32, exit_code: i32) -> String {
+    let why = match status {
+        exit_status::KILLED_AFTER_APP_COMPLETION => "Container Killed after application completion",
+        exit_status::ABORTED => "Container released by application",
+        exit_status::KILLED_BY_RESOURCEMANAGER => "Container killed by the ResourceManager",
+        exit_status::PREEMPTED => "Container preempted by scheduler",
+        _ => "Container killed on request",
+    };
+    format!(
+        "{why}\nContainer killed on request. Exit code is {exit_code}\nContainer exited with a non-zero exit code {exit_code}. "
+    )
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+impl Actor for NodeManager {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        let total = Resource {
+            memory_mb: self.spec.memory_mb,
+            vcores: self.spec.vcores,
+        };
+        info!(
+            self.env.log(),
+            "yarn::NodeStatusUpdaterImpl", "Registering with RM using containers :[]"
+        );
+        let req = RegisterNodeManagerRequest {
+            node_id: self.node_id(),
+            http_port: NM_WEB_PORT,
+            rack: self.spec.rack.clone(),
+            total_resource: total,
+        };
+        self.env
+            .send(&self.rm, ResourceManagerMsg::RegisterNodeManager(req));
+        let interval = clock::ms(self.sim.config.yarn.nm_heartbeat_interval_ms.max(1));
+        ctx.run_later(clock::ms(self.offset_ms), move |act, ctx| {
+            act.heartbeat();
+            ctx.run_interval(interval, |act, _| act.heartbeat());
+        });
+    }
+}
+
+impl Endpoint for NodeManager {
+    fn env(&self) -> &RpcEnv {
+        &self.env
+    }
+}
+
+crate::endpoint_handler!(NodeManager, NodeManagerMsg, on_message);
+crate::endpoint_lifecycle!(NodeManager);

@@ -1,0 +1,848 @@
+//! The YARN ResourceManager: applications and attempts (`RMAppImpl`, `RMAppAttemptImpl`), the
+//! CapacityScheduler's container assignment on NodeManager heartbeats, the AMLauncher, the
+//! ApplicationMasterService (register / allocate / finish) and the ClientRMService calls.
+
+use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
+use crate::sim::context::SimContext;
+use crate::sim::trace::TraceKind;
+use crate::{info, warn};
+use actix::{Actor, AsyncContext, Context};
+use sparkyard_messages::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
+use sparkyard_messages::node_manager::{
+    NodeHeartbeatResponse, NodeManagerMsg, StartContainerRequest,
+};
+use sparkyard_messages::records::{
+    ApplicationReport, ApplicationSubmissionContext, Container, ContainerState, ContainerStatus,
+    FinalApplicationStatus as Final, Resource, RpcFailure, YarnApplicationState as State,
+    exit_status,
+};
+use sparkyard_messages::resource_manager::*;
+use sparkyard_messages::rpc::{AllocateResponse, AskContext, EndpointId, ReplyValue};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::rc::Rc;
+
+const TARGET: &str = "yarn::ResourceManager";
+const SCHED: &str = "yarn::CapacityScheduler";
+
+/// A NodeManager's process name in the simulation.
+pub fn nm_process_name(host: &str) -> String {
+    format!("nm:{host}")
+}
+
+/// The well-known RM ports (`yarn.resourcemanager.address`, `.webapp.address`).
+pub const RM_PORT: u16 = 8032;
+pub const RM_WEB_PORT: u16 = 8088;
+/// The NodeManager's web port (log URLs).
+pub const NM_WEB_PORT: u16 = 8042;
+
+struct RmNode {
+    node_id: NodeId,
+    rack: String,
+    nm: Option<EndpointRef<NodeManagerMsg>>,
+    total: Resource,
+    used: Resource,
+    cleanup: Vec<(ContainerId, i32)>,
+    last_heartbeat_ms: u64,
+    lost: bool,
+}
+
+impl RmNode {
+    fn fits(&self, r: Resource) -> bool {
+        self.used.memory_mb + r.memory_mb <= self.total.memory_mb
+            && self.used.vcores + r.vcores <= self.total.vcores
+    }
+}
+
+struct RmAttempt {
+    id: ApplicationAttemptId,
+    am_container: Option<Container>,
+    next_container: u64,
+    registered: bool,
+    unregistered: bool,
+    outstanding: u32,
+    capability: Resource,
+    newly_allocated: Vec<Container>,
+    completed: Vec<ContainerStatus>,
+    /// Containers of this attempt not yet completed, with their node index and size.
+    live: BTreeMap<ContainerId, (usize, Resource)>,
+    blacklist: BTreeSet<String>,
+    response_id: u64,
+}
+
+struct RmApp {
+    submission: Box<ApplicationSubmissionContext>,
+    state: State,
+    final_status: Final,
+    diagnostics: String,
+    start_time: u64,
+    finish_time: u64,
+    max_attempts: u32,
+    attempts: Vec<RmAttempt>,
+    am_host: Option<String>,
+    am_rpc_port: i32,
+    tracking_url: Option<String>,
+}
+
+impl RmApp {
+    fn current(&mut self) -> Option<&mut RmAttempt> {
+        self.attempts.last_mut()
+    }
+}
+
+/// Why the RM is waiting on a NodeManager.
+pub enum RmPending {
+    LaunchAm(ApplicationAttemptId, ContainerId),
+}
+
+/// The ResourceManager actor.
+pub struct ResourceManager {
+    sim: Rc<SimContext>,
+    env: RpcEnv,
+    me: EndpointId,
+    next_app: u32,
+    nodes: Vec<RmNode>,
+    node_by_host: BTreeMap<String, usize>,
+    apps: BTreeMap<ApplicationId, RmApp>,
+    /// Attempts waiting for an AM container, in submission order.
+    pending_am: VecDeque<ApplicationAttemptId>,
+    /// Attempts with outstanding container requests, in registration order.
+    asking: BTreeSet<ApplicationAttemptId>,
+    asks: AskTable<RmPending>,
+}
+
+impl ResourceManager {
+    /// Starts the RM in its own process; returns its endpoint.
+    pub fn start(sim: Rc<SimContext>, env: RpcEnv) -> EndpointRef<ResourceManagerMsg> {
+        let mut endpoint = None;
+        ResourceManager::create(|ctx| {
+            let r = env
+                .setup_endpoint(
+                    "ResourceManager",
+                    &ctx.address(),
+                    Some(ResourceManagerMsg::AskReply),
+                )
+                .expect("a fresh RM process accepts its endpoint");
+            let me = r.id;
+            endpoint = Some(r);
+            ResourceManager {
+                sim,
+                env,
+                me,
+                next_app: 0,
+                nodes: Vec::new(),
+                node_by_host: BTreeMap::new(),
+                apps: BTreeMap::new(),
+                pending_am: VecDeque::new(),
+                asking: BTreeSet::new(),
+                asks: AskTable::default(),
+            }
+        });
+        endpoint.expect("create runs its closure")
+    }
+
+    fn cluster_timestamp(&self) -> u64 {
+        self.sim.config.rm_start_time_ms
+    }
+
+    /// `DefaultResourceCalculator.normalize`: round up to the minimum step, cap at the maximum.
+    fn normalize(&self, r: Resource) -> Resource {
+        let y = &self.sim.config.yarn;
+        let step = y.minimum_allocation_mb.max(1);
+        let mem = r.memory_mb.max(y.minimum_allocation_mb).div_ceil(step) * step;
+        let vcores = r
+            .vcores
+            .max(y.minimum_allocation_vcores)
+            .min(y.maximum_allocation_vcores);
+        Resource {
+            memory_mb: mem.min(y.maximum_allocation_mb),
+            vcores,
+        }
+    }
+
+    fn max_capability(&self) -> Resource {
+        let y = &self.sim.config.yarn;
+        Resource {
+            memory_mb: y.maximum_allocation_mb,
+            vcores: y.maximum_allocation_vcores,
+        }
+    }
+
+    fn on_message(&mut self, msg: ResourceManagerMsg, ctx: &mut Context<Self>) {
+        match msg {
+            ResourceManagerMsg::GetClusterMetrics(ask) => {
+                let n = self.nodes.iter().filter(|n| !n.lost).count() as u32;
+                self.env.reply(
+                    ask,
+                    ReplyValue::ClusterMetrics {
+                        num_node_managers: n,
+                    },
+                );
+            }
+            ResourceManagerMsg::GetNewApplication(ask) => self.on_get_new_application(ask),
+            ResourceManagerMsg::SubmitApplication(ask, sub) => self.on_submit_application(ask, sub),
+            ResourceManagerMsg::GetApplicationReport(ask, id) => {
+                self.on_get_application_report(ask, id)
+            }
+            ResourceManagerMsg::RegisterApplicationMaster(ask, req) => {
+                self.on_register_am(ask, req)
+            }
+            ResourceManagerMsg::Allocate(ask, req) => self.on_allocate(ask, req),
+            ResourceManagerMsg::FinishApplicationMaster(ask, req) => self.on_finish_am(ask, req),
+            ResourceManagerMsg::RegisterNodeManager(req) => self.on_register_node_manager(req),
+            ResourceManagerMsg::NodeHeartbeat(req) => self.on_node_heartbeat(req, ctx),
+            ResourceManagerMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
+        }
+    }
+
+    fn on_get_new_application(&mut self, ask: AskContext) {
+        self.next_app += 1;
+        let application_id = ApplicationId {
+            cluster_timestamp: self.cluster_timestamp(),
+            id: self.next_app,
+        };
+        let value = ReplyValue::NewApplication {
+            application_id,
+            maximum_capability: self.max_capability(),
+        };
+        self.env.reply(ask, value);
+    }
+
+    fn on_submit_application(&mut self, ask: AskContext, sub: Box<ApplicationSubmissionContext>) {
+        let id = sub.application_id;
+        let rm_max = self.sim.config.yarn.am_max_attempts;
+        let max_attempts = sub
+            .max_app_attempts
+            .map_or(rm_max, |m| m.min(rm_max))
+            .max(1);
+        info!(
+            self.env.log(),
+            TARGET, "Application with id {} submitted by user {}", id.id, sub.user
+        );
+        let tracking_url = Some(format!(
+            "http://{}:{}/proxy/{id}/",
+            self.sim.config.rm_host, RM_WEB_PORT
+        ));
+        let app = RmApp {
+            submission: sub,
+            state: State::Submitted,
+            final_status: Final::Undefined,
+            diagnostics: String::new(),
+            start_time: crate::sim::clock::now_epoch_ms(),
+            finish_time: 0,
+            max_attempts,
+            attempts: Vec::new(),
+            am_host: None,
+            am_rpc_port: -1,
+            tracking_url,
+        };
+        self.apps.insert(id, app);
+        self.env.reply(ask, ReplyValue::Unit);
+        self.set_state(id, State::Accepted);
+        self.new_attempt(id);
+    }
+
+    fn set_state(&mut self, id: ApplicationId, state: State) {
+        if let Some(app) = self.apps.get_mut(&id) {
+            info!(
+                self.env.log(),
+                TARGET, "{} State change from {} to {}", id, app.state, state
+            );
+            app.state = state;
+            self.env
+                .dispatcher
+                .trace(TraceKind::State(format!("{id} {state}")), "RMApp");
+        }
+    }
+
+    fn new_attempt(&mut self, id: ApplicationId) {
+        let Some(app) = self.apps.get_mut(&id) else {
+            return;
+        };
+        let attempt_id = ApplicationAttemptId::new(id, app.attempts.len() as u32 + 1);
+        app.attempts.push(RmAttempt {
+            id: attempt_id,
+            am_container: None,
+            next_container: 1,
+            registered: false,
+            unregistered: false,
+            outstanding: 0,
+            capability: Resource {
+                memory_mb: 0,
+                vcores: 0,
+            },
+            newly_allocated: Vec::new(),
+            completed: Vec::new(),
+            live: BTreeMap::new(),
+            blacklist: BTreeSet::new(),
+            response_id: 0,
+        });
+        let now = crate::sim::clock::now_epoch_ms();
+        app.diagnostics = format!(
+            "[{}] Application is Activated, waiting for resources to be assigned for AM.  Details : AM Partition = <DEFAULT_PARTITION> ; AM Resource Request = {} ; ",
+            crate::sim::clock::format_java_date(now),
+            app.submission.am_resource
+        );
+        self.sim.counters.borrow_mut().am_attempts = attempt_id.attempt_id;
+        info!(
+            self.env.log(),
+            TARGET, "Registering app attempt : {attempt_id}"
+        );
+        self.pending_am.push_back(attempt_id);
+    }
+
+    fn on_get_application_report(&mut self, ask: AskContext, id: ApplicationId) {
+        let Some(app) = self.apps.get(&id) else {
+            let text = format!("Application with id '{id}' doesn't exist in RM.");
+            let failure = RpcFailure::new(
+                "org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException",
+                text,
+            );
+            self.env.reply_failure(ask, failure);
+            return;
+        };
+        let report = ApplicationReport {
+            application_id: id,
+            current_attempt: app.attempts.last().map(|a| a.id),
+            user: app.submission.user.clone(),
+            queue: app.submission.queue.clone(),
+            name: app.submission.application_name.clone(),
+            host: app.am_host.clone(),
+            rpc_port: app.am_rpc_port,
+            client_token: None,
+            state: app.state,
+            diagnostics: app.diagnostics.clone(),
+            tracking_url: app.tracking_url.clone(),
+            start_time: app.start_time,
+            finish_time: app.finish_time,
+            final_status: app.final_status,
+        };
+        self.env.reply(ask, ReplyValue::Report(Box::new(report)));
+    }
+
+    /// The current attempt, if `attempt_id` is it (else the ApplicationMasterService's failure).
+    fn attempt_mut(
+        &mut self,
+        attempt_id: ApplicationAttemptId,
+    ) -> Result<&mut RmAttempt, RpcFailure> {
+        let app = self.apps.get_mut(&attempt_id.application_id);
+        match app
+            .and_then(|a| a.attempts.last_mut())
+            .filter(|a| a.id == attempt_id)
+        {
+            Some(a) => Ok(a),
+            None => Err(RpcFailure::new(
+                "org.apache.hadoop.yarn.exceptions.ApplicationAttemptNotFoundException",
+                format!(
+                    "Application attempt {attempt_id} doesn't exist in ApplicationMasterService cache."
+                ),
+            )),
+        }
+    }
+
+    fn on_register_am(&mut self, ask: AskContext, req: RegisterApplicationMasterRequest) {
+        let queue;
+        match self.attempt_mut(req.attempt_id) {
+            Ok(a) => a.registered = true,
+            Err(f) => return self.env.reply_failure(ask, f),
+        }
+        let id = req.attempt_id.application_id;
+        {
+            let app = self.apps.get_mut(&id).expect("attempt_mut found the app");
+            app.am_host = Some(req.host.clone());
+            app.am_rpc_port = req.rpc_port;
+            let rm_web = format!("http://{}:{}", self.sim.config.rm_host, RM_WEB_PORT);
+            app.tracking_url = Some(format!("{rm_web}/proxy/{id}/"));
+            app.diagnostics.clear();
+            queue = app.submission.queue.clone();
+        }
+        info!(
+            self.env.log(),
+            "yarn::ApplicationMasterService", "AM registration {}", req.attempt_id
+        );
+        self.set_state(id, State::Running);
+        let value = ReplyValue::RegisteredApplicationMaster {
+            maximum_capability: self.max_capability(),
+            queue,
+        };
+        self.env.reply(ask, value);
+    }
+
+    fn on_allocate(&mut self, ask: AskContext, req: AllocateRequest) {
+        let capability = self.normalize(req.capability);
+        let num_nodes = self.nodes.iter().filter(|n| !n.lost).count() as u32;
+        let attempt = match self.attempt_mut(req.attempt_id) {
+            Ok(a) if a.registered && !a.unregistered => a,
+            Ok(_) => {
+                let text = format!(
+                    "Application Master is trying to allocate before registering for: {}",
+                    req.attempt_id
+                );
+                let f = RpcFailure::new(
+                    "org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException",
+                    text,
+                );
+                return self.env.reply_failure(ask, f);
+            }
+            Err(f) => return self.env.reply_failure(ask, f),
+        };
+        attempt.capability = capability;
+        attempt.outstanding =
+            attempt.outstanding.saturating_sub(req.remove_requests) + req.add_requests;
+        for host in &req.blacklist_additions {
+            attempt.blacklist.insert(host.clone());
+        }
+        for host in &req.blacklist_removals {
+            attempt.blacklist.remove(host);
+        }
+        attempt.response_id += 1;
+        let response = AllocateResponse {
+            response_id: attempt.response_id,
+            allocated_containers: std::mem::take(&mut attempt.newly_allocated),
+            completed_containers: std::mem::take(&mut attempt.completed),
+            num_cluster_nodes: num_nodes,
+        };
+        let has_asks = attempt.outstanding > 0;
+        let attempt_id = attempt.id;
+        if has_asks {
+            self.asking.insert(attempt_id);
+        } else {
+            self.asking.remove(&attempt_id);
+        }
+        for cid in req.releases {
+            self.release_container(
+                attempt_id,
+                cid,
+                exit_status::ABORTED,
+                "Container released by application",
+            );
+        }
+        self.env.reply(ask, ReplyValue::Allocate(response));
+    }
+
+    /// The AM gave a container back: the NM kills it and the AM hears of its completion.
+    fn release_container(
+        &mut self,
+        attempt_id: ApplicationAttemptId,
+        cid: ContainerId,
+        status: i32,
+        diag: &str,
+    ) {
+        let Some(app) = self.apps.get_mut(&attempt_id.application_id) else {
+            return;
+        };
+        let Some(attempt) = app.attempts.iter_mut().find(|a| a.id == attempt_id) else {
+            return;
+        };
+        if let Some(&(node, _)) = attempt.live.get(&cid) {
+            self.nodes[node].cleanup.push((cid, status));
+            info!(
+                self.env.log(),
+                SCHED, "{cid} Container Transitioned from RUNNING to RELEASED: {diag}"
+            );
+        }
+    }
+
+    fn on_finish_am(&mut self, ask: AskContext, req: FinishApplicationMasterRequest) {
+        match self.attempt_mut(req.attempt_id) {
+            Ok(a) => a.unregistered = true,
+            Err(f) => return self.env.reply_failure(ask, f),
+        }
+        let id = req.attempt_id.application_id;
+        if let Some(app) = self.apps.get_mut(&id) {
+            app.final_status = req.final_status;
+            app.diagnostics = req.diagnostics.clone();
+            app.finish_time = crate::sim::clock::now_epoch_ms();
+            self.asking.remove(&req.attempt_id);
+        }
+        // RMAppState FINISHING is reported as FINISHED until the AM container exits.
+        self.set_state(id, State::Finished);
+        info!(
+            self.env.log(),
+            "yarn::RMAuditLogger",
+            "USER={}\tOPERATION=Application Finished - {}\tTARGET=RMAppManager\tRESULT=SUCCESS\tAPPID={id}",
+            self.sim.config.user,
+            if req.final_status == Final::Succeeded {
+                "Succeeded"
+            } else {
+                "Failed"
+            }
+        );
+        self.env.reply(
+            ask,
+            ReplyValue::FinishedApplicationMaster {
+                is_unregistered: true,
+            },
+        );
+    }
+
+    fn on_register_node_manager(&mut self, req: RegisterNodeManagerRequest) {
+        let idx = self.nodes.len();
+        let nm = self
+            .env
+            .dispatcher
+            .lookup_named(&nm_process_name(&req.node_id.host), "NodeManager");
+        info!(
+            self.env.log(),
+            "yarn::ResourceTrackerService",
+            "NodeManager from node {}(cmPort: {} httpPort: {}) registered with capability: {}, assigned nodeId {}",
+            req.node_id.host,
+            req.node_id.port,
+            req.http_port,
+            req.total_resource,
+            req.node_id
+        );
+        self.node_by_host.insert(req.node_id.host.clone(), idx);
+        self.nodes.push(RmNode {
+            node_id: req.node_id,
+            rack: req.rack,
+            nm,
+            total: req.total_resource,
+            used: Resource {
+                memory_mb: 0,
+                vcores: 0,
+            },
+            cleanup: Vec::new(),
+            last_heartbeat_ms: crate::sim::clock::now_ms(),
+            lost: false,
+        });
+    }
+
+    fn on_node_heartbeat(&mut self, req: NodeHeartbeatRequest, ctx: &mut Context<Self>) {
+        let Some(&idx) = self.node_by_host.get(&req.node_id.host) else {
+            return;
+        };
+        self.nodes[idx].last_heartbeat_ms = crate::sim::clock::now_ms();
+        for status in req.completed_containers {
+            self.on_container_completed(idx, status, ctx);
+        }
+        self.schedule_am_containers(idx, ctx);
+        self.schedule_containers(idx);
+        let cleanup = std::mem::take(&mut self.nodes[idx].cleanup);
+        if !cleanup.is_empty() {
+            if let Some(nm) = self.nodes[idx].nm.clone() {
+                let resp = NodeHeartbeatResponse {
+                    response_id: req.response_id,
+                    containers_to_cleanup: cleanup,
+                    applications_to_cleanup: Vec::new(),
+                };
+                self.env
+                    .send(&nm, NodeManagerMsg::NodeHeartbeatResponse(resp));
+            }
+        }
+    }
+
+    fn new_container(
+        &mut self,
+        attempt_id: ApplicationAttemptId,
+        node: usize,
+        resource: Resource,
+    ) -> Option<Container> {
+        let n = &mut self.nodes[node];
+        n.used.memory_mb += resource.memory_mb;
+        n.used.vcores += resource.vcores;
+        let (node_id, rack) = (n.node_id.clone(), n.rack.clone());
+        let attempt = self
+            .apps
+            .get_mut(&attempt_id.application_id)?
+            .attempts
+            .last_mut()?;
+        let id = ContainerId::new(attempt_id, attempt.next_container);
+        attempt.next_container += 1;
+        attempt.live.insert(id, (node, resource));
+        let http = format!("{}:{}", node_id.host, NM_WEB_PORT);
+        info!(
+            self.env.log(),
+            SCHED, "Assigned container {id} of capacity {resource} on host {node_id}"
+        );
+        Some(Container {
+            id,
+            node_id,
+            node_http_address: http,
+            rack,
+            resource,
+            priority: 0,
+        })
+    }
+
+    /// Places waiting AM containers on this node and launches them (the AMLauncher).
+    fn schedule_am_containers(&mut self, node: usize, ctx: &mut Context<Self>) {
+        let mut waiting = VecDeque::new();
+        while let Some(attempt_id) = self.pending_am.pop_front() {
+            let Some(app) = self.apps.get(&attempt_id.application_id) else {
+                continue;
+            };
+            let resource = self.normalize(app.submission.am_resource);
+            if !self.nodes[node].fits(resource) || self.nodes[node].lost {
+                waiting.push_back(attempt_id);
+                continue;
+            }
+            if let Some(container) = self.new_container(attempt_id, node, resource) {
+                self.launch_am(attempt_id, container, ctx);
+            }
+        }
+        self.pending_am = waiting;
+    }
+
+    fn launch_am(
+        &mut self,
+        attempt_id: ApplicationAttemptId,
+        container: Container,
+        ctx: &mut Context<Self>,
+    ) {
+        let Some(app) = self.apps.get_mut(&attempt_id.application_id) else {
+            return;
+        };
+        let launch_context = app.submission.am_container_spec.clone();
+        app.diagnostics =
+            "AM container is launched, waiting for AM container to Register with RM".into();
+        let cid = container.id;
+        if let Some(a) = app.current() {
+            a.am_container = Some(container.clone());
+        }
+        let Some(nm) = self
+            .env
+            .dispatcher
+            .lookup_named(&nm_process_name(&container.node_id.host), "NodeManager")
+        else {
+            return;
+        };
+        info!(
+            self.env.log(),
+            "yarn::AMLauncher",
+            "Launching masterappattempt_{}",
+            &attempt_id.to_string()[11..]
+        );
+        let timeout = AskTimeout::new(600_000, "ipc.client.rpc-timeout.ms");
+        let req = Box::new(StartContainerRequest {
+            container,
+            launch_context,
+        });
+        let me = self.me;
+        self.ask(
+            ctx,
+            me,
+            &nm,
+            RmPending::LaunchAm(attempt_id, cid),
+            &timeout,
+            |a| NodeManagerMsg::StartContainers(a, req),
+        );
+    }
+
+    /// Assigns as many outstanding containers as fit on the node (multiple assignments per
+    /// heartbeat, as the CapacityScheduler does by default).
+    fn schedule_containers(&mut self, node: usize) {
+        let attempts: Vec<ApplicationAttemptId> = self.asking.iter().copied().collect();
+        for attempt_id in attempts {
+            loop {
+                let host = self.nodes[node].node_id.host.clone();
+                let Some(a) = self
+                    .apps
+                    .get(&attempt_id.application_id)
+                    .and_then(|a| a.attempts.last())
+                else {
+                    break;
+                };
+                if a.outstanding == 0
+                    || a.blacklist.contains(&host)
+                    || !self.nodes[node].fits(a.capability)
+                {
+                    break;
+                }
+                let resource = a.capability;
+                let Some(container) = self.new_container(attempt_id, node, resource) else {
+                    break;
+                };
+                let a = self
+                    .apps
+                    .get_mut(&attempt_id.application_id)
+                    .and_then(|a| a.current());
+                let Some(a) = a else { break };
+                a.outstanding -= 1;
+                a.newly_allocated.push(container);
+                if a.outstanding == 0 {
+                    self.asking.remove(&attempt_id);
+                    break;
+                }
+            }
+            if self.nodes[node].used.memory_mb >= self.nodes[node].total.memory_mb {
+                break;
+            }
+        }
+    }
+
+    fn on_container_completed(
+        &mut self,
+        node: usize,
+        status: ContainerStatus,
+        ctx: &mut Context<Self>,
+    ) {
+        let cid = status.container_id;
+        let attempt_id = cid.attempt;
+        let Some(app) = self.apps.get_mut(&attempt_id.application_id) else {
+            return;
+        };
+        let Some(attempt) = app.attempts.iter_mut().find(|a| a.id == attempt_id) else {
+            return;
+        };
+        let Some((_, r)) = attempt.live.remove(&cid) else {
+            return;
+        };
+        let n = &mut self.nodes[node];
+        n.used.memory_mb = n.used.memory_mb.saturating_sub(r.memory_mb);
+        n.used.vcores = n.used.vcores.saturating_sub(r.vcores);
+        let is_am = attempt.am_container.as_ref().is_some_and(|c| c.id == cid);
+        if is_am {
+            self.on_am_container_finished(attempt_id, status, ctx);
+        } else if !attempt.unregistered {
+            attempt.completed.push(status);
+        }
+    }
+
+    /// The AM container ended: the application finishes (it had unregistered), gets a new
+    /// attempt, or fails once the attempts are used up.
+    fn on_am_container_finished(
+        &mut self,
+        attempt_id: ApplicationAttemptId,
+        status: ContainerStatus,
+        _ctx: &mut Context<Self>,
+    ) {
+        let id = attempt_id.application_id;
+        self.sim
+            .counters
+            .borrow_mut()
+            .am_exit_codes
+            .push(status.exit_status);
+        self.kill_attempt_containers(attempt_id, exit_status::KILLED_AFTER_APP_COMPLETION);
+        self.pending_am.retain(|a| *a != attempt_id);
+        self.asking.remove(&attempt_id);
+        let Some(app) = self.apps.get_mut(&id) else {
+            return;
+        };
+        let unregistered = app.attempts.last().is_some_and(|a| a.unregistered);
+        if unregistered {
+            info!(
+                self.env.log(),
+                TARGET, "{attempt_id} State change from FINISHING to FINISHED"
+            );
+            return;
+        }
+        let attempt_diag = am_failure_diagnostics(&self.sim.config.rm_host, attempt_id, &status);
+        info!(
+            self.env.log(),
+            TARGET,
+            "Updating application attempt {attempt_id} with final state: FAILED, and exit status: {}",
+            status.exit_status
+        );
+        app.am_host = None;
+        app.am_rpc_port = -1;
+        app.tracking_url = None;
+        if (app.attempts.len() as u32) < app.max_attempts {
+            app.diagnostics = attempt_diag;
+            self.set_state(id, State::Accepted);
+            self.new_attempt(id);
+            return;
+        }
+        let n = app.attempts.len();
+        app.diagnostics = format!(
+            "Application {id} failed {n} times due to {attempt_diag}. Failing the application."
+        );
+        app.final_status = Final::Failed;
+        app.finish_time = crate::sim::clock::now_epoch_ms();
+        warn!(
+            self.env.log(),
+            TARGET,
+            "Application {id} failed {n} times due to AM Container for {attempt_id} exited with  exitCode: {}",
+            status.exit_status
+        );
+        self.set_state(id, State::Failed);
+    }
+
+    /// Asks the NodeManagers to kill every live container of an attempt.
+    fn kill_attempt_containers(&mut self, attempt_id: ApplicationAttemptId, status: i32) {
+        let Some(app) = self.apps.get_mut(&attempt_id.application_id) else {
+            return;
+        };
+        let Some(attempt) = app.attempts.iter_mut().find(|a| a.id == attempt_id) else {
+            return;
+        };
+        for (cid, (node, _)) in &attempt.live {
+            self.nodes[*node].cleanup.push((*cid, status));
+        }
+    }
+}
+
+/// The RM's text for a failed AM attempt (note YARN's double space in `with  exitCode`).
+fn am_failure_diagnostics(
+    rm_host: &str,
+    attempt_id: ApplicationAttemptId,
+    status: &ContainerStatus,
+) -> String {
+    let app = attempt_id.application_id;
+    format!(
+        "AM Container for {attempt_id} exited with  exitCode: {}\nFailing this attempt.Diagnostics: {}\nFor more detailed output, check the application tracking page: http://{rm_host}:{RM_WEB_PORT}/cluster/app/{app} Then click on links to logs of each attempt.\n",
+        status.exit_status, status.diagnostics
+    )
+}
+
+impl Actor for ResourceManager {
+    type Context = Context<Self>;
+
+    fn started(&mut self, _ctx: &mut Context<Self>) {
+        info!(self.env.log(), TARGET, "Transitioned to active state");
+    }
+}
+
+impl Endpoint for ResourceManager {
+    fn env(&self) -> &RpcEnv {
+        &self.env
+    }
+}
+
+impl Asker for ResourceManager {
+    type Pending = RmPending;
+
+    fn asks(&mut self) -> &mut AskTable<RmPending> {
+        &mut self.asks
+    }
+
+    fn on_answer(
+        &mut self,
+        what: RmPending,
+        result: Result<ReplyValue, RpcFailure>,
+        ctx: &mut Context<Self>,
+    ) {
+        let RmPending::LaunchAm(attempt_id, cid) = what;
+        let failed = match result {
+            Ok(ReplyValue::StartContainers { failed, .. }) => {
+                failed.into_iter().next().map(|(_, e)| e)
+            }
+            Ok(other) => Some(format!("unexpected reply {}", <&str>::from(&other))),
+            Err(e) => Some(e.to_string()),
+        };
+        match failed {
+            None => info!(
+                self.env.log(),
+                "yarn::AMLauncher", "Done launching container {cid} for AM {attempt_id}"
+            ),
+            Some(error) => {
+                let status = ContainerStatus {
+                    container_id: cid,
+                    state: ContainerState::Complete,
+                    exit_status: exit_status::INVALID,
+                    diagnostics: error,
+                };
+                let node = self
+                    .apps
+                    .get(&attempt_id.application_id)
+                    .and_then(|a| a.attempts.last())
+                    .and_then(|a| a.live.get(&cid).map(|(n, _)| *n));
+                if let Some(node) = node {
+                    self.on_container_completed(node, status, ctx);
+                }
+            }
+        }
+    }
+}
+
+crate::endpoint_handler!(ResourceManager, ResourceManagerMsg, on_message);
+crate::endpoint_lifecycle!(ResourceManager);

@@ -1,0 +1,139 @@
+//! Asks with virtual-time timeouts (Spark `ask` + `RpcTimeout`). An ask is a message plus a
+//! reply message plus a timer: never `Addr::send().await`, which bypasses the network and hangs
+//! when the network drops the message. The receiver always handles an ask even if the caller has
+//! timed out (Spark's semantics); a late reply is logged `Ignored message: ...`.
+
+use super::endpoint::{Endpoint, EndpointRef};
+use actix::{AsyncContext, Context, Message};
+use sparkyard_messages::records::RpcFailure;
+use sparkyard_messages::rpc::{AskContext, AskReply, ReplyValue, RpcAddress};
+use std::collections::BTreeMap;
+
+/// An ask's timeout and the property that controls it (for the exception text).
+#[derive(Clone, Debug)]
+pub struct AskTimeout {
+    pub ms: u64,
+    pub property: String,
+}
+
+impl AskTimeout {
+    pub fn new(ms: u64, property: &str) -> Self {
+        AskTimeout {
+            ms,
+            property: property.to_string(),
+        }
+    }
+
+    /// `RpcTimeoutException: Cannot receive any reply from <addr> in <duration>. This timeout is
+    /// controlled by <property>`.
+    pub fn failure(&self, remote: &RpcAddress) -> RpcFailure {
+        let text = format!(
+            "Cannot receive any reply from {remote} in {}. This timeout is controlled by {}",
+            scala_duration(self.ms),
+            self.property
+        );
+        RpcFailure::new("org.apache.spark.rpc.RpcTimeoutException", text)
+    }
+}
+
+/// Scala `FiniteDuration.toString` for a whole number of ms ("120 seconds", "1 second", "1500 milliseconds").
+pub fn scala_duration(ms: u64) -> String {
+    let plural = |n: u64, unit: &str| {
+        if n == 1 {
+            format!("1 {unit}")
+        } else {
+            format!("{n} {unit}s")
+        }
+    };
+    if ms % 1000 == 0 {
+        plural(ms / 1000, "second")
+    } else {
+        plural(ms, "millisecond")
+    }
+}
+
+/// The asks an actor is waiting on, keyed by ask id, with what each was for.
+pub struct AskTable<K> {
+    pending: BTreeMap<u64, K>,
+}
+
+impl<K> Default for AskTable<K> {
+    fn default() -> Self {
+        AskTable {
+            pending: BTreeMap::new(),
+        }
+    }
+}
+
+impl<K> AskTable<K> {
+    pub fn len(&self) -> usize {
+        self.pending.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+    pub fn take(&mut self, ask_id: u64) -> Option<K> {
+        self.pending.remove(&ask_id)
+    }
+}
+
+/// An actor that asks. `Pending` says what an outstanding ask was for.
+pub trait Asker: Endpoint {
+    type Pending: 'static;
+    fn asks(&mut self) -> &mut AskTable<Self::Pending>;
+    /// The ask's outcome: the reply value, or its failure (remote exception, timeout, connect error).
+    fn on_answer(
+        &mut self,
+        what: Self::Pending,
+        result: Result<ReplyValue, RpcFailure>,
+        ctx: &mut Context<Self>,
+    );
+
+    /// Sends an ask from this actor's mailbox `me` and arms its timeout.
+    fn ask<M>(
+        &mut self,
+        ctx: &mut Context<Self>,
+        me: sparkyard_messages::rpc::EndpointId,
+        to: &EndpointRef<M>,
+        what: Self::Pending,
+        timeout: &AskTimeout,
+        make: impl FnOnce(AskContext) -> M,
+    ) where
+        M: Message<Result = ()> + Send + 'static,
+        for<'a> &'a M: Into<&'static str>,
+        Self: Sized,
+    {
+        let env = self.env().clone();
+        let remote = env.dispatcher.address_of(to.id);
+        let failure = timeout.failure(&remote);
+        // Register before posting: a local failure answers through the mailbox, after this.
+        let ask_id = env.dispatcher.next_ask_id_peek();
+        self.asks().pending.insert(ask_id, what);
+        let posted = env.ask(me, to, make);
+        debug_assert_eq!(posted, ask_id);
+        ctx.run_later(crate::sim::clock::ms(timeout.ms), move |act, ctx| {
+            if let Some(what) = act.asks().take(ask_id) {
+                act.on_answer(what, Err(failure), ctx);
+            }
+        });
+    }
+
+    /// Routes an `AskReply` that reached the mailbox.
+    fn on_ask_reply(&mut self, reply: AskReply, ctx: &mut Context<Self>)
+    where
+        Self: Sized,
+    {
+        match self.asks().take(reply.ask_id) {
+            Some(what) => self.on_answer(what, reply.result, ctx),
+            None => {
+                let log = self.env().log().clone();
+                crate::warn!(
+                    log,
+                    "spark::NettyRpcEnv",
+                    "Ignored message: {:?}",
+                    reply.result
+                );
+            }
+        }
+    }
+}

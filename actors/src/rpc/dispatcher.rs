@@ -1,0 +1,698 @@
+//! The Dispatcher: the one simulated network every message between processes crosses (Spark
+//! `Dispatcher` + `NettyRpcEnv` outboxes). It resolves references, applies Spark's posting rules
+//! ("Could not find <name>.", "RpcEnv already stopped."), the network latency and fault verdicts,
+//! keeps each link FIFO, records the trace, and tells peers when a process dies.
+
+use crate::sim::faults::{FaultInjector, Verdict};
+use crate::sim::logs::{LogStore, ProcessLog};
+use crate::sim::trace::{Trace, TraceKind};
+use actix::{Message, Recipient};
+use sparkyard_messages::records::RpcFailure;
+use sparkyard_messages::rpc::{
+    AskContext, AskReply, EndpointId, RemoteRef, RpcAddress, RpcEndpointAddress,
+};
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::rc::Rc;
+
+use super::endpoint::{EndpointRef, StopEndpoint};
+
+/// One simulated process: a container's JVM, a NodeManager, the RM, the submitter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ProcessId(pub u32);
+
+/// What kind of process it is; Spark processes get disconnect events, YARN daemons do not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProcessKind {
+    /// A Spark RpcEnv in server mode (the driver).
+    SparkServer,
+    /// A Spark RpcEnv in client mode (executors: no listening port).
+    SparkClient,
+    /// A YARN daemon or the submitting client.
+    Yarn,
+}
+
+type Deliver = Box<dyn FnOnce()>;
+
+struct Process {
+    name: String,
+    address: RpcAddress,
+    kind: ProcessKind,
+    alive: Rc<Cell<bool>>,
+    names: BTreeMap<String, EndpointId>,
+    mailboxes: Vec<EndpointId>,
+    peers: BTreeSet<ProcessId>,
+    on_exit: Option<Box<dyn Fn(i32)>>,
+    log: ProcessLog,
+}
+
+struct Mailbox {
+    process: ProcessId,
+    name: Option<String>,
+    /// The endpoint name, or the thread's name for a private queue (traces only).
+    label: &'static str,
+    active: bool,
+    recipient: Box<dyn Any>,
+    reply: Option<Rc<dyn Fn(AskReply)>>,
+    stop: Recipient<StopEndpoint>,
+    disconnect: Option<Rc<dyn Fn(RpcAddress)>>,
+}
+
+#[derive(Default)]
+struct Link {
+    queue: VecDeque<(u64, Deliver)>,
+    last_due_ms: u64,
+}
+
+struct State {
+    processes: Vec<Process>,
+    mailboxes: Vec<Mailbox>,
+    links: BTreeMap<(ProcessId, EndpointId), Link>,
+    /// Spark server envs by listening address (the newest process at an address wins).
+    servers: BTreeMap<RpcAddress, ProcessId>,
+    /// Processes by name (the newest process of a name wins).
+    by_name: BTreeMap<String, ProcessId>,
+    trace: Trace,
+    faults: FaultInjector,
+    logs: Rc<RefCell<LogStore>>,
+    latency_ms: u64,
+    next_ask_id: u64,
+}
+
+/// A cloneable handle on the network; every RpcEnv holds one.
+#[derive(Clone)]
+pub struct Dispatcher {
+    state: Rc<RefCell<State>>,
+}
+
+/// Why a post could not be made, as Spark words it.
+fn could_not_find(name: &str) -> RpcFailure {
+    RpcFailure::spark(format!("Could not find {name}."))
+}
+
+fn connect_failure(address: &RpcAddress) -> RpcFailure {
+    RpcFailure::new(
+        "java.io.IOException",
+        format!("Failed to connect to {address}"),
+    )
+}
+
+impl Dispatcher {
+    pub fn new(
+        trace: Trace,
+        faults: FaultInjector,
+        logs: Rc<RefCell<LogStore>>,
+        latency_ms: u64,
+    ) -> Self {
+        let state = State {
+            processes: Vec::new(),
+            mailboxes: Vec::new(),
+            links: BTreeMap::new(),
+            servers: BTreeMap::new(),
+            by_name: BTreeMap::new(),
+            trace,
+            faults,
+            logs,
+            latency_ms,
+            next_ask_id: 0,
+        };
+        Dispatcher {
+            state: Rc::new(RefCell::new(state)),
+        }
+    }
+
+    /// Creates a process (its RpcEnv's address is `host:port`); `log_key` names its output.
+    pub fn add_process(
+        &self,
+        name: &str,
+        address: RpcAddress,
+        kind: ProcessKind,
+        log_key: &str,
+    ) -> ProcessId {
+        let mut st = self.state.borrow_mut();
+        let id = ProcessId(st.processes.len() as u32);
+        let log = ProcessLog::new(log_key, st.logs.clone());
+        if kind == ProcessKind::SparkServer {
+            st.servers.insert(address.clone(), id);
+        }
+        st.by_name.insert(name.to_string(), id);
+        st.processes.push(Process {
+            name: name.to_string(),
+            address,
+            kind,
+            alive: Rc::new(Cell::new(true)),
+            names: BTreeMap::new(),
+            mailboxes: Vec::new(),
+            peers: BTreeSet::new(),
+            on_exit: None,
+            log,
+        });
+        id
+    }
+
+    pub(crate) fn alive_flag(&self, process: ProcessId) -> Rc<Cell<bool>> {
+        self.state.borrow().processes[process.0 as usize]
+            .alive
+            .clone()
+    }
+
+    pub fn process_log(&self, process: ProcessId) -> ProcessLog {
+        self.state.borrow().processes[process.0 as usize]
+            .log
+            .clone()
+    }
+
+    pub fn process_address(&self, process: ProcessId) -> RpcAddress {
+        self.state.borrow().processes[process.0 as usize]
+            .address
+            .clone()
+    }
+
+    pub fn process_name(&self, process: ProcessId) -> String {
+        self.state.borrow().processes[process.0 as usize]
+            .name
+            .clone()
+    }
+
+    pub fn is_process_alive(&self, process: ProcessId) -> bool {
+        self.state.borrow().processes[process.0 as usize]
+            .alive
+            .get()
+    }
+
+    /// Runs `f(exit_code)` when the process ends (the NodeManager watching its child).
+    pub fn on_process_exit(&self, process: ProcessId, f: Box<dyn Fn(i32)>) {
+        self.state.borrow_mut().processes[process.0 as usize].on_exit = Some(f);
+    }
+
+    /// Registers a mailbox. A `name` makes it a Spark endpoint others can look up; `None` is a
+    /// thread's private queue (asks' replies, local notifications).
+    pub fn register<M>(
+        &self,
+        process: ProcessId,
+        name: Option<&str>,
+        label: &'static str,
+        recipient: Recipient<M>,
+        stop: Recipient<StopEndpoint>,
+        reply: Option<fn(AskReply) -> M>,
+    ) -> Result<EndpointRef<M>, RpcFailure>
+    where
+        M: Message<Result = ()> + Send + 'static,
+    {
+        let mut st = self.state.borrow_mut();
+        let id = EndpointId(st.mailboxes.len() as u32);
+        let proc = &mut st.processes[process.0 as usize];
+        if !proc.alive.get() {
+            return Err(RpcFailure::illegal_state("RpcEnv has been stopped"));
+        }
+        if let Some(n) = name {
+            if proc.names.contains_key(n) {
+                let text = format!("There is already an RpcEndpoint called {n}");
+                return Err(RpcFailure::new("java.lang.IllegalArgumentException", text));
+            }
+            proc.names.insert(n.to_string(), id);
+        }
+        proc.mailboxes.push(id);
+        let reply_sink: Option<Rc<dyn Fn(AskReply)>> = reply.map(|make| {
+            let r = recipient.clone();
+            Rc::new(move |rep: AskReply| r.do_send(make(rep))) as Rc<dyn Fn(AskReply)>
+        });
+        st.mailboxes.push(Mailbox {
+            process,
+            name: name.map(str::to_string),
+            label,
+            active: true,
+            recipient: Box::new(recipient.clone()),
+            reply: reply_sink,
+            stop,
+            disconnect: None,
+        });
+        Ok(EndpointRef { id, recipient })
+    }
+
+    /// Asks for `RemoteProcessDisconnected` events: `make(address)` is posted when a peer dies.
+    pub fn on_disconnect<M>(&self, id: EndpointId, make: fn(RpcAddress) -> M)
+    where
+        M: Message<Result = ()> + Send + 'static,
+    {
+        let mut st = self.state.borrow_mut();
+        let r = st.mailboxes[id.0 as usize]
+            .recipient
+            .downcast_ref::<Recipient<M>>()
+            .cloned();
+        if let Some(r) = r {
+            st.mailboxes[id.0 as usize].disconnect = Some(Rc::new(move |a| r.do_send(make(a))));
+        }
+    }
+
+    /// `RpcEnv.setupEndpointRef` done locally: the named endpoint of a process, if registered.
+    pub fn lookup<M>(&self, process: ProcessId, name: &str) -> Option<EndpointRef<M>>
+    where
+        M: Message<Result = ()> + Send + 'static,
+    {
+        let st = self.state.borrow();
+        let id = *st.processes[process.0 as usize].names.get(name)?;
+        Self::typed(&st, id)
+    }
+
+    /// The named endpoint of the newest process called `process_name` (YARN daemons are found by name).
+    pub fn lookup_named<M>(&self, process_name: &str, endpoint: &str) -> Option<EndpointRef<M>>
+    where
+        M: Message<Result = ()> + Send + 'static,
+    {
+        let process = *self.state.borrow().by_name.get(process_name)?;
+        self.lookup(process, endpoint)
+    }
+
+    /// The newest process with this name.
+    pub fn process_named(&self, process_name: &str) -> Option<ProcessId> {
+        self.state.borrow().by_name.get(process_name).copied()
+    }
+
+    /// The mailbox registered under `name` in a process, if any.
+    pub fn lookup_id(&self, process: ProcessId, name: &str) -> Option<EndpointId> {
+        self.state.borrow().processes[process.0 as usize]
+            .names
+            .get(name)
+            .copied()
+    }
+
+    /// The live Spark server process listening at `address` (what a `spark://` URI names).
+    pub fn process_at(&self, address: &RpcAddress) -> Option<ProcessId> {
+        let st = self.state.borrow();
+        let id = *st.servers.get(address)?;
+        st.processes[id.0 as usize].alive.get().then_some(id)
+    }
+
+    /// Turns a reference that arrived in a message into a typed one (None if the type is wrong).
+    pub fn resolve<M>(&self, remote: &RemoteRef) -> Option<EndpointRef<M>>
+    where
+        M: Message<Result = ()> + Send + 'static,
+    {
+        Self::typed(&self.state.borrow(), remote.id)
+    }
+
+    fn typed<M>(st: &State, id: EndpointId) -> Option<EndpointRef<M>>
+    where
+        M: Message<Result = ()> + Send + 'static,
+    {
+        let mb = st.mailboxes.get(id.0 as usize)?;
+        let recipient = mb.recipient.downcast_ref::<Recipient<M>>()?.clone();
+        Some(EndpointRef { id, recipient })
+    }
+
+    /// The serialisable form of a reference, with the address people see.
+    pub fn remote_ref(&self, id: EndpointId) -> RemoteRef {
+        let st = self.state.borrow();
+        let mb = &st.mailboxes[id.0 as usize];
+        let proc = &st.processes[mb.process.0 as usize];
+        let rpc_address = (proc.kind != ProcessKind::SparkClient).then(|| proc.address.clone());
+        let name = mb.name.clone().unwrap_or_default();
+        RemoteRef {
+            id,
+            address: RpcEndpointAddress { rpc_address, name },
+        }
+    }
+
+    /// The process a mailbox belongs to.
+    pub fn process_of(&self, id: EndpointId) -> ProcessId {
+        self.state.borrow().mailboxes[id.0 as usize].process
+    }
+
+    /// The address of the process a mailbox lives in.
+    pub fn address_of(&self, id: EndpointId) -> RpcAddress {
+        let st = self.state.borrow();
+        st.processes[st.mailboxes[id.0 as usize].process.0 as usize]
+            .address
+            .clone()
+    }
+
+    /// The id the next ask will get (so a caller can record it before posting).
+    pub fn next_ask_id_peek(&self) -> u64 {
+        self.state.borrow().next_ask_id + 1
+    }
+
+    pub fn next_ask_id(&self) -> u64 {
+        let mut st = self.state.borrow_mut();
+        st.next_ask_id += 1;
+        st.next_ask_id
+    }
+
+    /// Posts a one-way message (Spark `send`). A failure is returned for the sender to log.
+    pub fn send<M>(
+        &self,
+        from: ProcessId,
+        to: &EndpointRef<M>,
+        msg: M,
+        name: &'static str,
+    ) -> Result<(), RpcFailure>
+    where
+        M: Message<Result = ()> + Send + 'static,
+    {
+        let recipient = to.recipient.clone();
+        self.post(
+            from,
+            None,
+            to.id,
+            name,
+            Box::new(move || recipient.do_send(msg)),
+        )
+    }
+
+    /// Posts an ask's reply back to the asker's mailbox.
+    pub fn reply(
+        &self,
+        from: ProcessId,
+        ctx: AskContext,
+        result: Result<sparkyard_messages::rpc::ReplyValue, RpcFailure>,
+    ) {
+        let sink = self.state.borrow().mailboxes[ctx.reply_to.0 as usize]
+            .reply
+            .clone();
+        let Some(sink) = sink else { return };
+        let reply = AskReply {
+            ask_id: ctx.ask_id,
+            result,
+        };
+        let _ = self.post(
+            from,
+            None,
+            ctx.reply_to,
+            "AskReply",
+            Box::new(move || sink(reply)),
+        );
+    }
+
+    /// Fails an ask at once without a network hop (the post itself failed at the sender).
+    pub fn fail_ask_locally(&self, ctx: AskContext, failure: RpcFailure) {
+        let sink = self.state.borrow().mailboxes[ctx.reply_to.0 as usize]
+            .reply
+            .clone();
+        if let Some(sink) = sink {
+            sink(AskReply {
+                ask_id: ctx.ask_id,
+                result: Err(failure),
+            });
+        }
+    }
+
+    fn post(
+        &self,
+        from: ProcessId,
+        from_mailbox: Option<EndpointId>,
+        to: EndpointId,
+        name: &'static str,
+        deliver: Deliver,
+    ) -> Result<(), RpcFailure> {
+        let mut st = self.state.borrow_mut();
+        let target_process = st.mailboxes[to.0 as usize].process;
+        let (proc_alive, address) = {
+            let p = &st.processes[target_process.0 as usize];
+            (p.alive.get(), p.address.clone())
+        };
+        if !proc_alive {
+            st.trace.record(
+                TraceKind::Drop("connection refused".into()),
+                from_mailbox,
+                Some(to),
+                name,
+            );
+            return Err(if from == target_process {
+                RpcFailure::new(
+                    "org.apache.spark.rpc.RpcEnvStoppedException",
+                    "RpcEnv already stopped.",
+                )
+            } else {
+                connect_failure(&address)
+            });
+        }
+        if !st.mailboxes[to.0 as usize].active {
+            let n = st.mailboxes[to.0 as usize].name.clone().unwrap_or_default();
+            st.trace.record(
+                TraceKind::Drop(format!("Could not find {n}.")),
+                from_mailbox,
+                Some(to),
+                name,
+            );
+            return Err(could_not_find(&n));
+        }
+        st.trace
+            .record(TraceKind::Send, from_mailbox, Some(to), name);
+        if from == target_process {
+            st.trace
+                .record(TraceKind::Deliver, from_mailbox, Some(to), name);
+            drop(st);
+            deliver();
+            return Ok(());
+        }
+        self.connect(&mut st, from, target_process);
+        let verdict = if st.faults.has_rules() {
+            let now = crate::sim::clock::now_ms();
+            let (f, t) = (
+                st.processes[from.0 as usize].name.clone(),
+                st.processes[target_process.0 as usize].name.clone(),
+            );
+            st.faults.verdict(now, &f, &t, name)
+        } else {
+            Verdict::Deliver { extra_delay_ms: 0 }
+        };
+        let delay = st.latency_ms;
+        match verdict {
+            Verdict::Drop => {
+                st.trace.record(
+                    TraceKind::Drop("network".into()),
+                    from_mailbox,
+                    Some(to),
+                    name,
+                );
+                Ok(())
+            }
+            Verdict::Deliver { extra_delay_ms } => {
+                self.enqueue(st, (from, to), delay + extra_delay_ms, name, deliver);
+                Ok(())
+            }
+            Verdict::Duplicate => {
+                // Only the trace shows the duplicate: a re-sent message is handled once by an
+                // idempotent Inbox only if the role is idempotent, which Spark's are not; so the
+                // copy is delivered too, after the original.
+                st.trace.record(
+                    TraceKind::Fault("duplicate".into()),
+                    from_mailbox,
+                    Some(to),
+                    name,
+                );
+                self.enqueue(st, (from, to), delay, name, deliver);
+                Ok(())
+            }
+        }
+    }
+
+    fn connect(&self, st: &mut State, a: ProcessId, b: ProcessId) {
+        let spark = |p: ProcessId| st.processes[p.0 as usize].kind != ProcessKind::Yarn;
+        if spark(a) && spark(b) && !st.processes[a.0 as usize].peers.contains(&b) {
+            st.processes[a.0 as usize].peers.insert(b);
+            st.processes[b.0 as usize].peers.insert(a);
+        }
+    }
+
+    /// Delivers now if nothing is in flight on the link and there is no delay; otherwise queues
+    /// behind what is in flight (TCP order) and wakes a timer at the due time.
+    fn enqueue(
+        &self,
+        mut st: std::cell::RefMut<'_, State>,
+        key: (ProcessId, EndpointId),
+        delay_ms: u64,
+        name: &'static str,
+        deliver: Deliver,
+    ) {
+        let now = crate::sim::clock::now_ms();
+        let in_flight = st.links.get(&key).is_some_and(|l| !l.queue.is_empty());
+        if delay_ms == 0 && !in_flight {
+            st.trace.record(TraceKind::Deliver, None, Some(key.1), name);
+            drop(st);
+            deliver();
+            return;
+        }
+        let link = st.links.entry(key).or_default();
+        let due = (now + delay_ms).max(link.last_due_ms);
+        link.last_due_ms = due;
+        link.queue.push_back((due, deliver));
+        drop(st);
+        let this = self.clone();
+        actix::spawn(async move {
+            tokio::time::sleep(crate::sim::clock::ms(due.saturating_sub(now))).await;
+            this.deliver_front(key, name);
+        });
+    }
+
+    fn deliver_front(&self, key: (ProcessId, EndpointId), name: &'static str) {
+        let mut st = self.state.borrow_mut();
+        let Some(link) = st.links.get_mut(&key) else {
+            return;
+        };
+        let Some((_, deliver)) = link.queue.pop_front() else {
+            return;
+        };
+        if link.queue.is_empty() {
+            st.links.remove(&key);
+        }
+        let mb = &st.mailboxes[key.1.0 as usize];
+        let alive = st.processes[mb.process.0 as usize].alive.get();
+        if !alive {
+            st.trace.record(
+                TraceKind::Drop("receiver died".into()),
+                None,
+                Some(key.1),
+                name,
+            );
+            return;
+        }
+        if !mb.active {
+            let text = format!(
+                "Drop {name} because endpoint {} is stopped",
+                mb.name.clone().unwrap_or_default()
+            );
+            let log = st.processes[mb.process.0 as usize].log.clone();
+            st.trace
+                .record(TraceKind::Drop(text.clone()), None, Some(key.1), name);
+            drop(st);
+            crate::warn!(log, "spark::Inbox", "{text}");
+            return;
+        }
+        st.trace.record(TraceKind::Deliver, None, Some(key.1), name);
+        drop(st);
+        deliver();
+    }
+
+    /// Spark's `stop(ref)`: unregisters the name (later posts fail "Could not find"), then the
+    /// endpoint handles what is already queued and OnStop last.
+    pub fn stop_endpoint(&self, id: EndpointId) {
+        let mut st = self.state.borrow_mut();
+        let mb = &mut st.mailboxes[id.0 as usize];
+        if !mb.active {
+            return;
+        }
+        mb.active = false;
+        let (process, name, stop) = (mb.process, mb.name.clone(), mb.stop.clone());
+        if let Some(n) = name {
+            st.processes[process.0 as usize].names.remove(&n);
+        }
+        drop(st);
+        stop.do_send(StopEndpoint { kill: false });
+    }
+
+    /// Ends a process with an exit code: every endpoint stops at once (a dead JVM handles
+    /// nothing more), peers get `RemoteProcessDisconnected`, and whoever watches the process
+    /// (its NodeManager) learns the exit code.
+    pub fn exit_process(&self, process: ProcessId, exit_code: i32) {
+        let mut st = self.state.borrow_mut();
+        let proc = &mut st.processes[process.0 as usize];
+        if !proc.alive.get() {
+            return;
+        }
+        proc.alive.set(false);
+        proc.names.clear();
+        let mailboxes = std::mem::take(&mut proc.mailboxes);
+        let peers = std::mem::take(&mut proc.peers);
+        let address = proc.address.clone();
+        let on_exit = proc.on_exit.take();
+        let mut stops = Vec::with_capacity(mailboxes.len());
+        for id in &mailboxes {
+            let mb = &mut st.mailboxes[id.0 as usize];
+            mb.active = false;
+            stops.push(mb.stop.clone());
+        }
+        let mut disconnects = Vec::new();
+        for peer in peers {
+            let p = &mut st.processes[peer.0 as usize];
+            p.peers.remove(&process);
+            if !p.alive.get() {
+                continue;
+            }
+            let ids = p.mailboxes.clone();
+            for id in ids {
+                if let Some(d) = st.mailboxes[id.0 as usize].disconnect.clone() {
+                    disconnects.push(d);
+                }
+            }
+        }
+        st.trace.record(
+            TraceKind::State(format!("process exited with {exit_code}")),
+            None,
+            None,
+            "Process",
+        );
+        drop(st);
+        for stop in stops {
+            stop.do_send(StopEndpoint { kill: true });
+        }
+        for d in disconnects {
+            d(address.clone());
+        }
+        if let Some(f) = on_exit {
+            f(exit_code);
+        }
+    }
+
+    /// Records a state change or fault in the trace.
+    pub fn trace(&self, kind: TraceKind, subject: &'static str) {
+        self.state
+            .borrow_mut()
+            .trace
+            .record(kind, None, None, subject);
+    }
+
+    /// Runs `f` over the trace (tests, outputs).
+    pub fn with_trace<R>(&self, f: impl FnOnce(&Trace) -> R) -> R {
+        f(&self.state.borrow().trace)
+    }
+
+    /// A label for a mailbox in traces: `<endpoint or thread name>@<process name>`.
+    pub fn mailbox_label(&self, id: EndpointId) -> String {
+        let st = self.state.borrow();
+        let mb = &st.mailboxes[id.0 as usize];
+        let proc = &st.processes[mb.process.0 as usize];
+        format!("{}@{}", mb.name.as_deref().unwrap_or(mb.label), proc.name)
+    }
+
+    /// Every mailbox's label, indexed by endpoint id.
+    pub fn mailbox_labels(&self) -> Vec<String> {
+        let n = self.state.borrow().mailboxes.len();
+        (0..n)
+            .map(|i| self.mailbox_label(EndpointId(i as u32)))
+            .collect()
+    }
+
+    pub fn logs(&self) -> Rc<RefCell<LogStore>> {
+        self.state.borrow().logs.clone()
+    }
+}
+
+impl Dispatcher {
+    /// A mailbox for an actor of a process that is already dead: registered so ids stay valid,
+    /// but inactive, so every post to it fails.
+    pub(crate) fn register_detached<M>(
+        &self,
+        recipient: Recipient<M>,
+        stop: Recipient<StopEndpoint>,
+    ) -> EndpointRef<M>
+    where
+        M: Message<Result = ()> + Send + 'static,
+    {
+        let mut st = self.state.borrow_mut();
+        let id = EndpointId(st.mailboxes.len() as u32);
+        let process = ProcessId(0);
+        st.mailboxes.push(Mailbox {
+            process,
+            name: None,
+            label: "detached",
+            active: false,
+            recipient: Box::new(recipient.clone()),
+            reply: None,
+            stop,
+            disconnect: None,
+        });
+        EndpointRef { id, recipient }
+    }
+}

@@ -1,0 +1,80 @@
+//! Endpoint plumbing (Spark `RpcEndpoint`, `Inbox`): the typed reference peers hold, the stop
+//! message that puts OnStop last, and the handler macro that drops messages to a dead process.
+//!
+//! OnStart is each actor's `started()`: actix runs it on the first poll, before any queued
+//! message, which is exactly Spark's "OnStart is enqueued first" rule (`ctx.notify` would run
+//! after queued messages, so it is never used for OnStart).
+
+use actix::{Message, Recipient};
+use sparkyard_messages::rpc::EndpointId;
+
+/// A reference to an endpoint that receives messages of type `M` (Spark `RpcEndpointRef`).
+pub struct EndpointRef<M: Message<Result = ()> + Send> {
+    pub id: EndpointId,
+    pub(crate) recipient: Recipient<M>,
+}
+
+impl<M: Message<Result = ()> + Send> Clone for EndpointRef<M> {
+    fn clone(&self) -> Self {
+        EndpointRef {
+            id: self.id,
+            recipient: self.recipient.clone(),
+        }
+    }
+}
+
+impl<M: Message<Result = ()> + Send> std::fmt::Debug for EndpointRef<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "EndpointRef({})", self.id.0)
+    }
+}
+
+/// Stops an endpoint. `kill: false` is Spark's `stop(ref)`: messages already queued are still
+/// handled, then OnStop. `kill: true` is the process dying: nothing more is handled.
+#[derive(Message, Clone, Copy, Debug)]
+#[rtype(result = "()")]
+pub struct StopEndpoint {
+    pub kill: bool,
+}
+
+/// What every simulated endpoint or thread implements on top of `actix::Actor`.
+pub trait Endpoint: actix::Actor<Context = actix::Context<Self>> {
+    /// The RpcEnv of the process this endpoint lives in.
+    fn env(&self) -> &crate::rpc::RpcEnv;
+    /// Spark's `onStop`, called once, last.
+    fn on_stop(&mut self, _ctx: &mut actix::Context<Self>) {}
+}
+
+/// Implements `Handler<$msg>` for `$actor` by calling `$actor::$method(msg, ctx)`, dropping the
+/// message if the process died after it was queued (a dead JVM handles nothing).
+#[macro_export]
+macro_rules! endpoint_handler {
+    ($actor:ty, $msg:ty, $method:ident) => {
+        impl actix::Handler<$msg> for $actor {
+            type Result = ();
+            fn handle(&mut self, msg: $msg, ctx: &mut actix::Context<Self>) {
+                if $crate::rpc::Endpoint::env(self).is_alive() {
+                    self.$method(msg, ctx);
+                }
+            }
+        }
+    };
+}
+
+/// Implements `Handler<StopEndpoint>`: OnStop once (skipped when the process was killed), then
+/// the actor stops.
+#[macro_export]
+macro_rules! endpoint_lifecycle {
+    ($actor:ty) => {
+        impl actix::Handler<$crate::rpc::StopEndpoint> for $actor {
+            type Result = ();
+            fn handle(&mut self, msg: $crate::rpc::StopEndpoint, ctx: &mut actix::Context<Self>) {
+                use actix::ActorContext;
+                if !msg.kill && ctx.state() == actix::ActorState::Running {
+                    $crate::rpc::Endpoint::on_stop(self, ctx);
+                }
+                ctx.stop();
+            }
+        }
+    };
+}

@@ -1,0 +1,167 @@
+//! RpcEnv: one per simulated process (Spark `NettyRpcEnv`). It registers the process's
+//! endpoints and threads, posts sends, asks and replies through the Dispatcher, and ends the
+//! process.
+
+use super::dispatcher::{Dispatcher, ProcessId};
+use super::endpoint::{EndpointRef, StopEndpoint};
+use crate::sim::logs::ProcessLog;
+use actix::{Actor, Addr, Context, Handler, Message};
+use sparkyard_messages::records::RpcFailure;
+use sparkyard_messages::rpc::{
+    AskContext, AskReply, EndpointId, RemoteRef, ReplyValue, RpcAddress,
+};
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// A process's RpcEnv handle. Cheap to clone; every actor of the process holds one.
+#[derive(Clone)]
+pub struct RpcEnv {
+    pub dispatcher: Dispatcher,
+    pub process: ProcessId,
+    alive: Rc<Cell<bool>>,
+    log: ProcessLog,
+}
+
+impl RpcEnv {
+    pub fn new(dispatcher: Dispatcher, process: ProcessId) -> Self {
+        let alive = dispatcher.alive_flag(process);
+        let log = dispatcher.process_log(process);
+        RpcEnv {
+            dispatcher,
+            process,
+            alive,
+            log,
+        }
+    }
+
+    /// False once the process has exited or was killed.
+    pub fn is_alive(&self) -> bool {
+        self.alive.get()
+    }
+
+    pub fn log(&self) -> &ProcessLog {
+        &self.log
+    }
+
+    pub fn address(&self) -> RpcAddress {
+        self.dispatcher.process_address(self.process)
+    }
+
+    /// `setupEndpoint(name, endpoint)`: registers a named endpoint for an actor being created.
+    pub fn setup_endpoint<A, M>(
+        &self,
+        name: &str,
+        addr: &Addr<A>,
+        reply: Option<fn(AskReply) -> M>,
+    ) -> Result<EndpointRef<M>, RpcFailure>
+    where
+        A: Actor<Context = Context<A>> + Handler<M> + Handler<StopEndpoint>,
+        M: Message<Result = ()> + Send + 'static,
+    {
+        let stop = addr.clone().recipient::<StopEndpoint>();
+        self.dispatcher.register(
+            self.process,
+            Some(name),
+            "",
+            addr.clone().recipient(),
+            stop,
+            reply,
+        )
+    }
+
+    /// Registers a thread's private queue (not visible to lookups), e.g. the Driver thread.
+    pub fn setup_thread<A, M>(
+        &self,
+        label: &'static str,
+        addr: &Addr<A>,
+        reply: Option<fn(AskReply) -> M>,
+    ) -> EndpointRef<M>
+    where
+        A: Actor<Context = Context<A>> + Handler<M> + Handler<StopEndpoint>,
+        M: Message<Result = ()> + Send + 'static,
+    {
+        let stop = addr.clone().recipient::<StopEndpoint>();
+        match self.dispatcher.register(
+            self.process,
+            None,
+            label,
+            addr.clone().recipient(),
+            stop,
+            reply,
+        ) {
+            Ok(r) => r,
+            // A thread of a dead process: it gets a mailbox nothing can reach.
+            Err(_) => self
+                .dispatcher
+                .register_detached(addr.clone().recipient(), addr.clone().recipient()),
+        }
+    }
+
+    /// One-way `send`; a failed post is logged at the sender as Spark does.
+    pub fn send<M>(&self, to: &EndpointRef<M>, msg: M)
+    where
+        M: Message<Result = ()> + Send + 'static,
+        for<'a> &'a M: Into<&'static str>,
+    {
+        let name: &'static str = (&msg).into();
+        if let Err(e) = self.dispatcher.send(self.process, to, msg, name) {
+            crate::debug!(self.log, "spark::NettyRpcEnv", "Failed to send {name}: {e}");
+        }
+    }
+
+    /// Posts an ask and returns its id; a post that fails at once fails the ask through the
+    /// asker's reply path, as Spark fails the caller's future.
+    pub fn ask<M>(
+        &self,
+        me: EndpointId,
+        to: &EndpointRef<M>,
+        make: impl FnOnce(AskContext) -> M,
+    ) -> u64
+    where
+        M: Message<Result = ()> + Send + 'static,
+        for<'a> &'a M: Into<&'static str>,
+    {
+        let ask_id = self.dispatcher.next_ask_id();
+        let ctx = AskContext {
+            ask_id,
+            reply_to: me,
+        };
+        let msg = make(ctx);
+        let name: &'static str = (&msg).into();
+        if let Err(failure) = self.dispatcher.send(self.process, to, msg, name) {
+            self.dispatcher.fail_ask_locally(ctx, failure);
+        }
+        ask_id
+    }
+
+    /// `context.reply(value)`.
+    pub fn reply(&self, ctx: AskContext, value: ReplyValue) {
+        self.dispatcher.reply(self.process, ctx, Ok(value));
+    }
+
+    /// `context.sendFailure(e)`.
+    pub fn reply_failure(&self, ctx: AskContext, failure: RpcFailure) {
+        self.dispatcher.reply(self.process, ctx, Err(failure));
+    }
+
+    pub fn remote_ref(&self, id: EndpointId) -> RemoteRef {
+        self.dispatcher.remote_ref(id)
+    }
+
+    pub fn resolve<M>(&self, remote: &RemoteRef) -> Option<EndpointRef<M>>
+    where
+        M: Message<Result = ()> + Send + 'static,
+    {
+        self.dispatcher.resolve(remote)
+    }
+
+    /// Spark's `stop(ref)` for one of this process's endpoints.
+    pub fn stop_endpoint(&self, id: EndpointId) {
+        self.dispatcher.stop_endpoint(id);
+    }
+
+    /// `System.exit(code)`: the whole process ends.
+    pub fn exit(&self, exit_code: i32) {
+        self.dispatcher.exit_process(self.process, exit_code);
+    }
+}

@@ -1,0 +1,14 @@
+//! Spark's RPC layer, simulated: one RpcEnv per simulated process, named endpoints with Spark's
+//! Inbox rules, and the Dispatcher that carries every message between processes (the network:
+//! latency, FIFO links, fault verdicts, the trace).
+
+pub mod ask;
+pub mod dispatcher;
+pub mod endpoint;
+pub mod env;
+pub mod verifier;
+
+pub use ask::{AskTable, AskTimeout, Asker};
+pub use dispatcher::{Dispatcher, ProcessId, ProcessKind};
+pub use endpoint::{Endpoint, EndpointRef, StopEndpoint};
+pub use env::RpcEnv;

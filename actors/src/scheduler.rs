@@ -1,0 +1,642 @@
+//! The driver's scheduling core, owned by the DriverEndpoint: `DAGScheduler` (jobs, stages and
+//! their parents), `TaskSchedulerImpl.resourceOffers` (FIFO over task sets) and
+//! `TaskSetManager` (pending indices, retries up to `spark.task.maxFailures`, executor loss).
+//! Plain structs called synchronously, as in Spark; every lookup is a map or a queue, never a
+//! scan over all tasks or executors.
+
+use crate::sim::clock;
+use crate::sim::logs::ProcessLog;
+use crate::{error, info, warn};
+use sparkyard_messages::ids::{ExecutorId, TaskId};
+use sparkyard_messages::records::{ExecutorLossReason, TaskState};
+use sparkyard_messages::rpc::RemoteRef;
+use sparkyard_messages::task::{JobResult, JobSpec, TaskDescription, TaskResultData, TaskWork};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+const DAG: &str = "driver::DAGScheduler";
+const TSM: &str = "driver::TaskSetManager";
+const TS: &str = "driver::YarnClusterScheduler";
+
+/// The serialised size sparkyard reports for a task (what `Starting task` prints).
+const TASK_BYTES: u64 = 7595;
+
+/// An executor's free cores, offered to the task sets.
+pub struct WorkerOffer {
+    pub executor_id: ExecutorId,
+    pub host: String,
+    pub cores: u32,
+}
+
+/// What the DriverEndpoint must do after a scheduler call.
+#[derive(Debug)]
+pub enum SchedulerEvent {
+    JobEnded {
+        waiter: RemoteRef,
+        job_id: u32,
+        result: JobResult,
+    },
+    /// A task set has work again (e.g. a retry): offer resources.
+    Revive,
+}
+
+struct Stage {
+    id: u32,
+    job_id: u32,
+    name: String,
+    rdd: String,
+    is_result: bool,
+    parents: Vec<u32>,
+    tasks: Vec<TaskWork>,
+    attempt: u32,
+    submitted_ms: u64,
+    done: bool,
+    submitted: bool,
+}
+
+struct ActiveJob {
+    waiter: RemoteRef,
+    final_stage: u32,
+    results: Vec<Option<TaskResultData>>,
+}
+
+struct TaskSetManager {
+    stage_attempt: u32,
+    pending: VecDeque<u32>,
+    successful: Vec<bool>,
+    num_successful: u32,
+    failures: Vec<u32>,
+    launches: Vec<u32>,
+    /// The executor holding each successful map task's output (shuffle-map stages).
+    output_on: Vec<Option<ExecutorId>>,
+    zombie: bool,
+}
+
+struct RunningTask {
+    key: (u32, u32),
+    index: u32,
+    attempt: u32,
+    executor_id: ExecutorId,
+    host: String,
+    launch_ms: u64,
+    launching: bool,
+}
+
+/// DAGScheduler + TaskSchedulerImpl + TaskSetManagers of one SparkContext.
+pub struct Scheduler {
+    log: ProcessLog,
+    max_failures: u32,
+    task_cpus: u32,
+    next_job: u32,
+    next_stage: u32,
+    next_task: u64,
+    stages: BTreeMap<u32, Stage>,
+    jobs: BTreeMap<u32, ActiveJob>,
+    task_sets: BTreeMap<(u32, u32), TaskSetManager>,
+    /// Task sets with pending tasks, in FIFO order (job, stage).
+    runnable: BTreeSet<(u32, u32)>,
+    running: BTreeMap<TaskId, RunningTask>,
+    by_executor: BTreeMap<ExecutorId, BTreeSet<TaskId>>,
+    /// Map outputs each executor holds: (task set, partition).
+    outputs_by_executor: BTreeMap<ExecutorId, Vec<((u32, u32), u32)>>,
+    pub tasks_launched: u64,
+}
+
+fn partitions_preview(n: u32) -> String {
+    let ids: Vec<String> = (0..n.min(15)).map(|i| i.to_string()).collect();
+    format!("Vector({})", ids.join(", "))
+}
+
+impl Scheduler {
+    pub fn new(log: ProcessLog, max_failures: u32, task_cpus: u32) -> Self {
+        Scheduler {
+            log,
+            max_failures,
+            task_cpus,
+            next_job: 0,
+            next_stage: 0,
+            next_task: 0,
+            stages: BTreeMap::new(),
+            jobs: BTreeMap::new(),
+            task_sets: BTreeMap::new(),
+            runnable: BTreeSet::new(),
+            running: BTreeMap::new(),
+            by_executor: BTreeMap::new(),
+            outputs_by_executor: BTreeMap::new(),
+            tasks_launched: 0,
+        }
+    }
+
+    pub fn has_pending_tasks(&self) -> bool {
+        !self.runnable.is_empty()
+    }
+
+    fn stage_kind(&self, id: u32) -> String {
+        let s = &self.stages[&id];
+        format!(
+            "{} {}",
+            if s.is_result {
+                "ResultStage"
+            } else {
+                "ShuffleMapStage"
+            },
+            s.id
+        )
+    }
+
+    /// `DAGScheduler.handleJobSubmitted`: stages get ids parents first; the final stage is submitted
+    /// once its parents are.
+    pub fn submit_job(&mut self, job: JobSpec, waiter: RemoteRef) -> Vec<SchedulerEvent> {
+        let job_id = self.next_job;
+        self.next_job += 1;
+        let n = job.stages.len();
+        let mut ids = Vec::with_capacity(n);
+        for (i, spec) in job.stages.into_iter().enumerate() {
+            let id = self.next_stage;
+            self.next_stage += 1;
+            let is_result = i + 1 == n;
+            let name = if is_result {
+                job.call_site.clone()
+            } else {
+                call_site_of(&spec.rdd_description)
+            };
+            let parents = spec
+                .parents
+                .iter()
+                .filter_map(|p| ids.get(*p).copied())
+                .collect();
+            self.stages.insert(
+                id,
+                Stage {
+                    id,
+                    job_id,
+                    name,
+                    rdd: spec.rdd_description,
+                    is_result,
+                    parents,
+                    tasks: spec.tasks,
+                    attempt: 0,
+                    submitted_ms: 0,
+                    done: false,
+                    submitted: false,
+                },
+            );
+            ids.push(id);
+        }
+        let final_stage = *ids.last().expect("a job has a stage");
+        let partitions = self.stages[&final_stage].tasks.len();
+        let log = self.log.clone();
+        info!(
+            log,
+            DAG, "Got job {job_id} ({}) with {partitions} output partitions", job.call_site
+        );
+        info!(
+            log,
+            DAG,
+            "Final stage: {} ({})",
+            self.stage_kind(final_stage),
+            job.call_site
+        );
+        let parents: Vec<String> = self.stages[&final_stage]
+            .parents
+            .iter()
+            .map(|p| self.stage_kind(*p))
+            .collect();
+        info!(
+            log,
+            DAG,
+            "Parents of final stage: List({})",
+            parents.join(", ")
+        );
+        info!(log, DAG, "Missing parents: List({})", parents.join(", "));
+        self.jobs.insert(
+            job_id,
+            ActiveJob {
+                waiter,
+                final_stage,
+                results: vec![None; partitions],
+            },
+        );
+        self.submit_stage(final_stage);
+        vec![SchedulerEvent::Revive]
+    }
+
+    /// `submitStage`: parents first; a stage whose parents are done gets its task set.
+    fn submit_stage(&mut self, id: u32) {
+        let parents: Vec<u32> = self.stages[&id]
+            .parents
+            .iter()
+            .copied()
+            .filter(|p| !self.stages[p].done)
+            .collect();
+        if parents.is_empty() {
+            if !self.stages[&id].submitted {
+                self.submit_missing_tasks(id);
+            }
+            return;
+        }
+        for p in parents {
+            self.submit_stage(p);
+        }
+    }
+
+    fn submit_missing_tasks(&mut self, id: u32) {
+        let log = self.log.clone();
+        let kind = self.stage_kind(id);
+        let stage = self.stages.get_mut(&id).expect("known stage");
+        stage.submitted = true;
+        stage.submitted_ms = clock::now_ms();
+        let n = stage.tasks.len() as u32;
+        info!(
+            log,
+            DAG, "Submitting {kind} ({}), which has no missing parents", stage.rdd
+        );
+        info!(
+            log,
+            DAG,
+            "Submitting {n} missing tasks from {kind} ({}) (first 15 tasks are for partitions {})",
+            stage.rdd,
+            partitions_preview(n)
+        );
+        let key = (stage.job_id, id);
+        info!(
+            log,
+            TS, "Adding task set {id}.{} with {n} tasks resource profile 0", stage.attempt
+        );
+        let tsm = TaskSetManager {
+            stage_attempt: stage.attempt,
+            pending: (0..n).collect(),
+            successful: vec![false; n as usize],
+            num_successful: 0,
+            failures: vec![0; n as usize],
+            launches: vec![0; n as usize],
+            output_on: vec![None; n as usize],
+            zombie: false,
+        };
+        self.task_sets.insert(key, tsm);
+        if n > 0 {
+            self.runnable.insert(key);
+        }
+    }
+
+    /// `resourceOffers` for one executor: FIFO over the runnable task sets.
+    pub fn resource_offer(&mut self, offer: &mut WorkerOffer) -> Vec<TaskDescription> {
+        let mut launched = Vec::new();
+        while offer.cores >= self.task_cpus {
+            let Some(&key) = self.runnable.first() else {
+                break;
+            };
+            let Some(index) = self
+                .task_sets
+                .get_mut(&key)
+                .and_then(|t| t.pending.pop_front())
+            else {
+                self.runnable.remove(&key);
+                continue;
+            };
+            if self.task_sets[&key].pending.is_empty() {
+                self.runnable.remove(&key);
+            }
+            offer.cores -= self.task_cpus;
+            launched.push(self.launch(key, index, offer));
+        }
+        launched
+    }
+
+    fn launch(&mut self, key: (u32, u32), index: u32, offer: &WorkerOffer) -> TaskDescription {
+        let task_id = TaskId(self.next_task);
+        self.next_task += 1;
+        self.tasks_launched += 1;
+        let tsm = self.task_sets.get_mut(&key).expect("runnable task set");
+        let attempt = tsm.launches[index as usize];
+        tsm.launches[index as usize] += 1;
+        let stage_attempt = tsm.stage_attempt;
+        let name = format!("task {index}.{attempt} in stage {}.{stage_attempt}", key.1);
+        info!(
+            self.log,
+            TSM,
+            "Starting {name} (TID {task_id}) ({}, executor {}, partition {index}, PROCESS_LOCAL, {TASK_BYTES} bytes) ",
+            offer.host,
+            offer.executor_id
+        );
+        let work = self.stages[&key.1].tasks[index as usize].clone();
+        self.running.insert(
+            task_id,
+            RunningTask {
+                key,
+                index,
+                attempt,
+                executor_id: offer.executor_id,
+                host: offer.host.clone(),
+                launch_ms: clock::now_ms(),
+                launching: true,
+            },
+        );
+        self.by_executor
+            .entry(offer.executor_id)
+            .or_default()
+            .insert(task_id);
+        TaskDescription {
+            task_id,
+            attempt_number: attempt,
+            executor_id: offer.executor_id,
+            name,
+            index,
+            partition_id: index,
+            stage_id: key.1,
+            stage_attempt_id: stage_attempt,
+            cpus: self.task_cpus,
+            work,
+        }
+    }
+
+    /// `statusUpdate`: returns whether the task was known and finished (its cores come back).
+    pub fn status_update(
+        &mut self,
+        tid: TaskId,
+        state: TaskState,
+        data: TaskResultData,
+    ) -> (bool, Vec<SchedulerEvent>) {
+        if state == TaskState::Running {
+            if let Some(t) = self.running.get_mut(&tid) {
+                t.launching = false;
+            }
+            return (false, Vec::new());
+        }
+        if !state.is_finished() {
+            return (false, Vec::new());
+        }
+        let Some(task) = self.running.remove(&tid) else {
+            return (false, Vec::new());
+        };
+        if let Some(set) = self.by_executor.get_mut(&task.executor_id) {
+            set.remove(&tid);
+        }
+        let events = match (state, data) {
+            (TaskState::Finished, data) => self.handle_success(tid, task, data),
+            (_, TaskResultData::Exception { class, description }) => {
+                let reason = format!("{class}: {description}");
+                self.handle_failure(tid, task, reason, true)
+            }
+            (_, _) => {
+                self.handle_failure(tid, task, "TaskKilled (killed intentionally)".into(), false)
+            }
+        };
+        (true, events)
+    }
+
+    fn handle_success(
+        &mut self,
+        tid: TaskId,
+        task: RunningTask,
+        data: TaskResultData,
+    ) -> Vec<SchedulerEvent> {
+        let Some(tsm) = self.task_sets.get_mut(&task.key) else {
+            return Vec::new();
+        };
+        let idx = task.index as usize;
+        if tsm.successful[idx] {
+            info!(
+                self.log,
+                TSM,
+                "Ignoring task-finished event for {} in stage {}.{} because task {} has already completed successfully",
+                task.index,
+                task.key.1,
+                tsm.stage_attempt,
+                task.index
+            );
+            return Vec::new();
+        }
+        tsm.successful[idx] = true;
+        tsm.num_successful += 1;
+        tsm.output_on[idx] = Some(task.executor_id);
+        let total = tsm.successful.len();
+        let (done, stage_attempt) = (tsm.num_successful as usize == total, tsm.stage_attempt);
+        let dur = clock::now_ms() - task.launch_ms;
+        info!(
+            self.log,
+            TSM,
+            "Finished task {}.{} in stage {}.{stage_attempt} (TID {tid}) in {dur} ms on {} (executor {}) ({}/{total})",
+            task.index,
+            task.attempt,
+            task.key.1,
+            task.host,
+            task.executor_id,
+            tsm.num_successful
+        );
+        if let Some(job) = self
+            .jobs
+            .get_mut(&task.key.0)
+            .filter(|j| j.final_stage == task.key.1)
+        {
+            job.results[idx] = Some(data);
+        } else {
+            self.outputs_by_executor
+                .entry(task.executor_id)
+                .or_default()
+                .push((task.key, task.index));
+        }
+        if !done {
+            return Vec::new();
+        }
+        if let Some(t) = self.task_sets.get_mut(&task.key) {
+            t.zombie = true;
+        }
+        info!(
+            self.log,
+            TS,
+            "Removed TaskSet {}.{stage_attempt}, whose tasks have all completed, from pool ",
+            task.key.1
+        );
+        self.stage_completed(task.key)
+    }
+
+    fn stage_completed(&mut self, key: (u32, u32)) -> Vec<SchedulerEvent> {
+        let log = self.log.clone();
+        let kind = self.stage_kind(key.1);
+        let stage = self.stages.get_mut(&key.1).expect("known stage");
+        stage.done = true;
+        let secs = (clock::now_ms() - stage.submitted_ms) as f64 / 1000.0;
+        info!(log, DAG, "{kind} ({}) finished in {secs:.3} s", stage.name);
+        if stage.is_result {
+            let job_id = key.0;
+            info!(
+                log,
+                DAG,
+                "Job {job_id} is finished. Cancelling potential speculative or zombie tasks for this job"
+            );
+            info!(
+                log,
+                TS, "Killing all running tasks in stage {}: Stage finished", key.1
+            );
+            let Some(job) = self.jobs.remove(&job_id) else {
+                return Vec::new();
+            };
+            let results = job
+                .results
+                .into_iter()
+                .map(|r| r.unwrap_or(TaskResultData::None))
+                .collect();
+            return vec![SchedulerEvent::JobEnded {
+                waiter: job.waiter,
+                job_id,
+                result: JobResult::Succeeded(results),
+            }];
+        }
+        info!(log, DAG, "looking for newly runnable stages");
+        let waiting: Vec<u32> = self
+            .stages
+            .values()
+            .filter(|s| s.job_id == key.0 && !s.submitted)
+            .map(|s| s.id)
+            .collect();
+        let names: Vec<String> = waiting.iter().map(|w| self.stage_kind(*w)).collect();
+        info!(log, DAG, "running: Set()");
+        info!(log, DAG, "waiting: Set({})", names.join(", "));
+        info!(log, DAG, "failed: Set()");
+        for w in waiting {
+            self.submit_stage(w);
+        }
+        vec![SchedulerEvent::Revive]
+    }
+
+    /// A failed attempt: retry, or abort the job after `spark.task.maxFailures`.
+    fn handle_failure(
+        &mut self,
+        tid: TaskId,
+        task: RunningTask,
+        reason: String,
+        counts: bool,
+    ) -> Vec<SchedulerEvent> {
+        let Some(tsm) = self.task_sets.get_mut(&task.key) else {
+            return Vec::new();
+        };
+        let idx = task.index as usize;
+        let stage_attempt = tsm.stage_attempt;
+        let lost = format!(
+            "Lost task {}.{} in stage {}.{stage_attempt} (TID {tid}) ({} executor {}): {reason}",
+            task.index, task.attempt, task.key.1, task.host, task.executor_id
+        );
+        warn!(self.log, TSM, "{lost}");
+        if tsm.successful[idx] || tsm.zombie {
+            return Vec::new();
+        }
+        if counts {
+            tsm.failures[idx] += 1;
+        }
+        if tsm.failures[idx] >= self.max_failures {
+            let n = tsm.failures[idx];
+            error!(
+                self.log,
+                TSM,
+                "Task {} in stage {}.{stage_attempt} failed {n} times; aborting job",
+                task.index,
+                task.key.1
+            );
+            let message = format!(
+                "Job aborted due to stage failure: Task {} in stage {}.{stage_attempt} failed {n} times, most recent failure: {lost}\nDriver stacktrace:",
+                task.index, task.key.1
+            );
+            return self.abort_stage(task.key, message);
+        }
+        tsm.pending.push_back(task.index);
+        self.runnable.insert(task.key);
+        vec![SchedulerEvent::Revive]
+    }
+
+    fn abort_stage(&mut self, key: (u32, u32), message: String) -> Vec<SchedulerEvent> {
+        let log = self.log.clone();
+        if let Some(t) = self.task_sets.get_mut(&key) {
+            t.zombie = true;
+            t.pending.clear();
+        }
+        self.runnable.remove(&key);
+        let kind = self.stage_kind(key.1);
+        info!(
+            log,
+            TS,
+            "Removed TaskSet {}.{}, whose tasks have all completed, from pool ",
+            key.1,
+            self.stages[&key.1].attempt
+        );
+        info!(log, TS, "Cancelling stage {}", key.1);
+        info!(
+            log,
+            TS, "Killing all running tasks in stage {}: Stage cancelled: {message}", key.1
+        );
+        let stage = &self.stages[&key.1];
+        let secs = (clock::now_ms() - stage.submitted_ms) as f64 / 1000.0;
+        info!(
+            log,
+            DAG, "{kind} ({}) failed in {secs:.3} s due to {message}", stage.name
+        );
+        let Some(job) = self.jobs.remove(&key.0) else {
+            return Vec::new();
+        };
+        vec![SchedulerEvent::JobEnded {
+            waiter: job.waiter,
+            job_id: key.0,
+            result: JobResult::Failed(message),
+        }]
+    }
+
+    /// `TaskSetManager.executorLost` for every task set: running tasks fail with
+    /// ExecutorLostFailure; finished map outputs held there are re-run ("Resubmitted").
+    pub fn executor_lost(
+        &mut self,
+        eid: ExecutorId,
+        reason: &ExecutorLossReason,
+    ) -> Vec<SchedulerEvent> {
+        let mut events = Vec::new();
+        let tids: Vec<TaskId> = self
+            .by_executor
+            .remove(&eid)
+            .map(|s| s.into_iter().collect())
+            .unwrap_or_default();
+        for tid in tids {
+            let Some(task) = self.running.remove(&tid) else {
+                continue;
+            };
+            let by_app = reason.exit_caused_by_app() && !task.launching;
+            let cause = if by_app {
+                "caused by one of the running tasks"
+            } else {
+                "unrelated to the running tasks"
+            };
+            let text =
+                format!("ExecutorLostFailure (executor {eid} exited {cause}) Reason: {reason}");
+            events.extend(self.handle_failure(tid, task, text, by_app));
+        }
+        self.resubmit_lost_outputs(eid, &mut events);
+        events
+    }
+
+    fn resubmit_lost_outputs(&mut self, eid: ExecutorId, events: &mut Vec<SchedulerEvent>) {
+        for (key, index) in self.outputs_by_executor.remove(&eid).unwrap_or_default() {
+            let Some(tsm) = self.task_sets.get_mut(&key) else {
+                continue;
+            };
+            let idx = index as usize;
+            if tsm.zombie || !tsm.successful[idx] || tsm.output_on[idx] != Some(eid) {
+                continue;
+            }
+            tsm.successful[idx] = false;
+            tsm.num_successful -= 1;
+            tsm.output_on[idx] = None;
+            tsm.pending.push_back(index);
+            info!(
+                self.log,
+                TSM,
+                "Resubmitted ShuffleMapTask({}, {index}), so marking it as still running.",
+                key.1
+            );
+            self.runnable.insert(key);
+            events.push(SchedulerEvent::Revive);
+        }
+    }
+}
+
+/// `MapPartitionsRDD[1] at map at X.scala:34` -> `map at X.scala:34`.
+fn call_site_of(rdd: &str) -> String {
+    rdd.split_once(" at ")
+        .map_or(rdd.to_string(), |(_, cs)| cs.to_string())
+}

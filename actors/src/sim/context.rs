@@ -1,0 +1,76 @@
+//! What every role of one simulation shares: the settings, the network, the seeded RNG, the
+//! client's final outcome and the run's counters for the recovery summary.
+
+use crate::config::SimConfig;
+use crate::rpc::Dispatcher;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use sparkyard_messages::ids::ApplicationId;
+use sparkyard_messages::records::{FinalApplicationStatus, YarnApplicationState};
+use std::cell::RefCell;
+
+/// How the submission ended, as spark-submit's `Client.run()` saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientOutcome {
+    pub application_id: Option<ApplicationId>,
+    pub state: Option<YarnApplicationState>,
+    pub final_status: Option<FinalApplicationStatus>,
+    pub diagnostics: String,
+    /// The exception spark-submit ends with, `None` on success: (class, message).
+    pub exception: Option<(String, String)>,
+    /// The virtual time the client finished, ms.
+    pub finished_at_ms: u64,
+    /// spark-submit's local temp directory (`/tmp/spark-<uuid>`), deleted by its shutdown hook.
+    pub temp_dir: String,
+}
+
+/// Counters for the end-of-run summary (what happened, not how it is shown).
+#[derive(Clone, Debug, Default)]
+pub struct RunCounters {
+    pub executors_launched: u32,
+    pub executors_registered: u32,
+    /// (executor id, attempt, exit status, reason).
+    pub executors_lost: Vec<(u32, u32, i32, String)>,
+    pub executor_failures_counted: u32,
+    pub am_attempts: u32,
+    pub tasks_launched: u64,
+    pub tasks_finished: u64,
+    pub tasks_failed: u64,
+    pub am_exit_codes: Vec<i32>,
+    /// The driver program's stdout key (its container id), per attempt.
+    pub driver_containers: Vec<String>,
+}
+
+/// Shared by every actor of one run (single-threaded: plain RefCells).
+pub struct SimContext {
+    pub config: SimConfig,
+    pub dispatcher: Dispatcher,
+    pub rng: RefCell<ChaCha8Rng>,
+    pub outcome: RefCell<Option<ClientOutcome>>,
+    pub counters: RefCell<RunCounters>,
+}
+
+impl SimContext {
+    pub fn new(config: SimConfig, dispatcher: Dispatcher) -> Self {
+        let rng = RefCell::new(ChaCha8Rng::seed_from_u64(config.seed ^ 0x5eed_5eed));
+        SimContext {
+            config,
+            dispatcher,
+            rng,
+            outcome: RefCell::new(None),
+            counters: RefCell::new(RunCounters::default()),
+        }
+    }
+
+    /// A random UUID-shaped string from the run's seed (Spark's temp directory names).
+    pub fn uuid(&self) -> String {
+        use rand::Rng;
+        let mut rng = self.rng.borrow_mut();
+        let a: u32 = rng.random();
+        let b: u16 = rng.random();
+        let c: u16 = rng.random::<u16>() & 0x0fff | 0x4000;
+        let d: u16 = rng.random::<u16>() & 0x3fff | 0x8000;
+        let e: u64 = rng.random::<u64>() & 0xffff_ffff_ffff;
+        format!("{a:08x}-{b:04x}-{c:04x}-{d:04x}-{e:012x}")
+    }
+}

@@ -1,0 +1,8 @@
+//! The simulation kernel: the virtual clock, the trace, process logs and faults.
+
+pub mod clock;
+pub mod context;
+pub mod faults;
+pub mod logs;
+pub mod supervisor;
+pub mod trace;

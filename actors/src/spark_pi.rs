@@ -1,0 +1,155 @@
+//! `org.apache.spark.examples.SparkPi`: `slices` tasks throw darts at the unit square and count
+//! those inside the unit circle. The partitions and element counts are Spark's own
+//! (`ParallelCollectionRDD.slice` of `1 until n`); each task's darts come from a ChaCha RNG seeded
+//! by the run seed and the partition, so a run is a real and reproducible computation.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sparkyard_messages::task::{JobSpec, StageSpec, TaskResultData, TaskWork};
+
+pub const CLASS: &str = "org.apache.spark.examples.SparkPi";
+pub const CALL_SITE: &str = "reduce at SparkPi.scala:38";
+pub const RDD: &str = "MapPartitionsRDD[1] at map at SparkPi.scala:34";
+
+/// `val slices = if (args.length > 0) args(0).toInt else 2`, with Java's `NumberFormatException`.
+pub fn parse_slices(args: &[String]) -> Result<u32, String> {
+    let Some(a) = args.first() else { return Ok(2) };
+    match a.parse::<i64>() {
+        Ok(n) if (i64::from(i32::MIN)..=i64::from(i32::MAX)).contains(&n) => {
+            if n < 1 {
+                Err(
+                    "java.lang.IllegalArgumentException: Positive number of partitions required"
+                        .into(),
+                )
+            } else {
+                Ok(n as u32)
+            }
+        }
+        _ => Err(format!(
+            "java.lang.NumberFormatException: For input string: \"{a}\""
+        )),
+    }
+}
+
+/// `n = math.min(100000L * slices, Int.MaxValue).toInt`.
+pub fn total_darts(slices: u32) -> u64 {
+    (100_000u64 * u64::from(slices)).min(i32::MAX as u64)
+}
+
+/// The job `reduce` submits: one ResultStage over `1 until n` in `slices` partitions.
+pub fn job(slices: u32, seed: u64) -> JobSpec {
+    let length = total_darts(slices) - 1;
+    let s = u64::from(slices);
+    let tasks = (0..s)
+        .map(|i| {
+            let (start, end) = ((i * length) / s, ((i + 1) * length) / s);
+            TaskWork::SparkPiDarts {
+                first: 1 + start,
+                darts: end - start,
+                seed,
+            }
+        })
+        .collect();
+    let stage = StageSpec {
+        rdd_description: RDD.into(),
+        num_partitions: slices,
+        parents: Vec::new(),
+        tasks,
+    };
+    JobSpec {
+        call_site: CALL_SITE.into(),
+        stages: vec![stage],
+    }
+}
+
+/// One task's hits: darts `first..first+darts`, the RNG seeded by (seed, first element).
+pub fn count_hits(first: u64, darts: u64, seed: u64) -> u64 {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ first.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let mut hits = 0;
+    for _ in 0..darts {
+        let x: f64 = rng.random::<f64>() * 2.0 - 1.0;
+        let y: f64 = rng.random::<f64>() * 2.0 - 1.0;
+        if x * x + y * y <= 1.0 {
+            hits += 1;
+        }
+    }
+    hits
+}
+
+/// `4.0 * count / (n - 1)` from the tasks' results.
+pub fn estimate(slices: u32, results: &[TaskResultData]) -> f64 {
+    let count: u64 = results
+        .iter()
+        .map(|r| {
+            if let TaskResultData::Count(c) = r {
+                *c
+            } else {
+                0
+            }
+        })
+        .sum();
+    4.0 * count as f64 / (total_darts(slices) - 1) as f64
+}
+
+/// Scala's `Double.toString` for the values SparkPi prints (plain notation between 1e-3 and 1e7).
+pub fn scala_double(x: f64) -> String {
+    let s = format!("{x}");
+    if s.contains('.') || s.contains('e') || !x.is_finite() {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partitions_cover_one_until_n() {
+        let j = job(3, 1);
+        let darts: u64 = j.stages[0]
+            .tasks
+            .iter()
+            .map(|t| {
+                if let TaskWork::SparkPiDarts { darts, .. } = t {
+                    *darts
+                } else {
+                    0
+                }
+            })
+            .sum();
+        assert_eq!(darts, total_darts(3) - 1);
+        assert_eq!(j.stages[0].num_partitions, 3);
+    }
+
+    #[test]
+    fn slices_parse_like_scala() {
+        assert_eq!(parse_slices(&[]), Ok(2));
+        assert_eq!(parse_slices(&["1000".into()]), Ok(1000));
+        assert_eq!(
+            parse_slices(&["x".into()]),
+            Err("java.lang.NumberFormatException: For input string: \"x\"".into())
+        );
+        assert!(
+            parse_slices(&["0".into()])
+                .unwrap_err()
+                .contains("Positive number of partitions required")
+        );
+        assert!(
+            parse_slices(&["99999999999".into()])
+                .unwrap_err()
+                .contains("NumberFormatException")
+        );
+    }
+
+    #[test]
+    fn estimate_is_close_and_deterministic() {
+        let hits = count_hits(1, 1_000_000, 7);
+        assert_eq!(hits, count_hits(1, 1_000_000, 7));
+        let pi = 4.0 * hits as f64 / 1_000_000.0;
+        assert!((pi - std::f64::consts::PI).abs() < 0.01, "{pi}");
+        assert_eq!(total_darts(100_000), i32::MAX as u64);
+        assert_eq!(scala_double(3.0), "3.0");
+    }
+}

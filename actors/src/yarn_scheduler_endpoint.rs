@@ -1,0 +1,202 @@
+//! The driver's `YarnScheduler` endpoint (`YarnSchedulerBackend.YarnSchedulerEndpoint`): the AM
+//! registers here, executor requests and kills go through it to the AM, AM-reported losses go
+//! through it to the DriverEndpoint, and on a disconnect it asks the AM for the loss reason.
+
+use crate::driver_endpoint::BackendState;
+use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
+use crate::sim::context::SimContext;
+use crate::{info, warn};
+use actix::{Actor, AsyncContext, Context};
+use sparkyard_messages::application_master::YarnAmMsg;
+use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
+use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
+use sparkyard_messages::rpc::{EndpointId, ReplyValue};
+use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+const TARGET: &str = "driver::YarnSchedulerBackend$YarnSchedulerEndpoint";
+
+/// The YarnSchedulerEndpoint actor.
+pub struct YarnSchedulerEndpoint {
+    sim: Rc<SimContext>,
+    env: RpcEnv,
+    me: EndpointId,
+    shared: Rc<RefCell<BackendState>>,
+    driver: EndpointRef<DriverEndpointMsg>,
+    am: Option<EndpointRef<YarnAmMsg>>,
+    asks: AskTable<(ExecutorId, String)>,
+}
+
+impl YarnSchedulerEndpoint {
+    pub fn start(
+        sim: Rc<SimContext>,
+        env: RpcEnv,
+        shared: Rc<RefCell<BackendState>>,
+        driver: EndpointRef<DriverEndpointMsg>,
+    ) -> EndpointRef<YarnSchedulerMsg> {
+        let mut out = None;
+        YarnSchedulerEndpoint::create(|ctx| {
+            let me = env
+                .setup_endpoint(
+                    "YarnScheduler",
+                    &ctx.address(),
+                    Some(YarnSchedulerMsg::AskReply),
+                )
+                .expect("a fresh driver env");
+            out = Some(me.clone());
+            YarnSchedulerEndpoint {
+                sim,
+                env,
+                me: me.id,
+                shared,
+                driver,
+                am: None,
+                asks: AskTable::default(),
+            }
+        });
+        out.expect("create runs its closure")
+    }
+
+    fn on_message(&mut self, msg: YarnSchedulerMsg, ctx: &mut Context<Self>) {
+        match msg {
+            YarnSchedulerMsg::RegisterClusterManager(am) => {
+                info!(
+                    self.env.log(),
+                    TARGET, "ApplicationMaster registered as {am}"
+                );
+                self.am = self.env.resolve(&am);
+            }
+            YarnSchedulerMsg::RetrieveLastAllocatedExecutorId(ask) => {
+                let id = self.shared.borrow().max_executor_id;
+                self.env.reply(ask, ReplyValue::Int(i64::from(id)));
+            }
+            YarnSchedulerMsg::RequestExecutors(ask, req) => match &self.am {
+                Some(am) => self
+                    .env
+                    .send(&am.clone(), YarnAmMsg::RequestExecutors(ask, req)),
+                None => {
+                    warn!(
+                        self.env.log(),
+                        TARGET, "Attempted to request executors before the AM has registered!"
+                    );
+                    self.env.reply(ask, ReplyValue::Bool(false));
+                }
+            },
+            YarnSchedulerMsg::KillExecutors(ask, ids) => match &self.am {
+                Some(am) => self
+                    .env
+                    .send(&am.clone(), YarnAmMsg::KillExecutors(ask, ids)),
+                None => {
+                    warn!(
+                        self.env.log(),
+                        TARGET, "Attempted to kill executors before the AM has registered!"
+                    );
+                    self.env.reply(ask, ReplyValue::Bool(false));
+                }
+            },
+            YarnSchedulerMsg::RemoveExecutor {
+                executor_id,
+                reason,
+            } => self.remove_executor(executor_id, reason),
+            YarnSchedulerMsg::SignalDriverStop { exit_code } => match &self.am {
+                Some(am) => self
+                    .env
+                    .send(&am.clone(), YarnAmMsg::Shutdown { exit_code }),
+                None => warn!(
+                    self.env.log(),
+                    TARGET, "Attempted to send shutdown message before the AM has registered!"
+                ),
+            },
+            YarnSchedulerMsg::ExecutorDisconnected {
+                executor_id,
+                address,
+            } => self.on_executor_disconnected(executor_id, address, ctx),
+            YarnSchedulerMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
+        }
+    }
+
+    fn remove_executor(&mut self, executor_id: ExecutorId, reason: ExecutorLossReason) {
+        if self.shared.borrow().stopped {
+            return;
+        }
+        warn!(
+            self.env.log(),
+            TARGET, "Requesting driver to remove executor {executor_id} for reason {reason}"
+        );
+        self.env.send(
+            &self.driver,
+            DriverEndpointMsg::RemoveExecutor {
+                executor_id,
+                reason,
+            },
+        );
+    }
+
+    /// `handleExecutorDisconnectedFromDriver`: the AM knows why the container went away.
+    fn on_executor_disconnected(
+        &mut self,
+        id: ExecutorId,
+        address: String,
+        ctx: &mut Context<Self>,
+    ) {
+        let Some(am) = self.am.clone() else {
+            let reason = ExecutorLossReason::ProcessLost {
+                message: "AM is not yet registered.".into(),
+                caused_by_app: true,
+            };
+            return self.remove_executor(id, reason);
+        };
+        let s = &self.sim.config.spark;
+        let timeout = AskTimeout::new(s.ask_timeout_ms, &s.ask_timeout_property);
+        let me = self.me;
+        self.ask(ctx, me, &am, (id, address), &timeout, |a| {
+            YarnAmMsg::GetExecutorLossReason(a, id)
+        });
+    }
+}
+
+impl Actor for YarnSchedulerEndpoint {
+    type Context = Context<Self>;
+}
+
+impl Endpoint for YarnSchedulerEndpoint {
+    fn env(&self) -> &RpcEnv {
+        &self.env
+    }
+}
+
+impl Asker for YarnSchedulerEndpoint {
+    type Pending = (ExecutorId, String);
+
+    fn asks(&mut self) -> &mut AskTable<(ExecutorId, String)> {
+        &mut self.asks
+    }
+
+    fn on_answer(
+        &mut self,
+        (id, address): (ExecutorId, String),
+        result: Result<ReplyValue, RpcFailure>,
+        _ctx: &mut Context<Self>,
+    ) {
+        let reason = match result {
+            Ok(ReplyValue::LossReason(reason)) => reason,
+            _ => {
+                warn!(
+                    self.env.log(),
+                    TARGET,
+                    "Attempted to get executor loss reason for executor id {id} at RPC address {address}, but got no response. Marking as agent lost."
+                );
+                ExecutorLossReason::ProcessLost {
+                    message: "Executor Process Lost".into(),
+                    caused_by_app: true,
+                }
+            }
+        };
+        self.remove_executor(id, reason);
+    }
+}
+
+crate::endpoint_handler!(YarnSchedulerEndpoint, YarnSchedulerMsg, on_message);
+crate::endpoint_lifecycle!(YarnSchedulerEndpoint);

@@ -1,0 +1,69 @@
+//! What the ApplicationMaster receives: its main thread's inbox (RM answers, the Driver thread's
+//! SparkContext promise and finish calls, the allocator's reports) and the `YarnAM` endpoint
+//! (`AMEndpoint`) that the driver talks to.
+
+use crate::ids::ExecutorId;
+use crate::records::FinalApplicationStatus;
+use crate::rpc::{AskContext, AskReply, RemoteRef};
+use serde::{Deserialize, Serialize};
+
+/// The AM's main thread and Reporter thread.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, actix::Message, strum::IntoStaticStr)]
+#[rtype(result = "()")]
+pub enum ApplicationMasterMsg {
+    AskReply(AskReply),
+    /// `sparkContextInitialized(sc)`: the promise completes; the Driver thread blocks until resumed.
+    SparkContextInitialized {
+        driver: RemoteRef,
+    },
+    /// The user class's `main` returned without creating a SparkContext (promise completed with null).
+    SparkContextNotCreated,
+    /// `finish(status, exitCode, msg)` called from another thread (the Driver thread).
+    Finish {
+        status: FinalApplicationStatus,
+        exit_code: i32,
+        message: Option<String>,
+    },
+    /// The allocator finished one `allocateResources()`; the Reporter decides what next.
+    AllocatorReport(AllocatorReport),
+    /// `Shutdown(exitCode)` from the driver (Spark 4.0): the application is shutting down.
+    DriverShutdown {
+        exit_code: i32,
+    },
+    /// A target change or a loss-reason request: wake the Reporter early.
+    WakeReporter,
+}
+
+/// The allocator's counters after one heartbeat, read by the Reporter loop.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AllocatorReport {
+    pub num_executors_failed: u32,
+    pub num_pending_allocate: u32,
+    pub num_pending_loss_reason_requests: u32,
+    pub num_cluster_nodes: u32,
+    pub num_excluded_nodes: u32,
+    /// Set when the RM answered with a failure (e.g. `ApplicationAttemptNotFoundException`).
+    pub rm_failure: Option<String>,
+}
+
+/// `RequestExecutors(resourceProfileToTotalExecs, numLocalityAwareTasks, hostToLocalTaskCount, excludedNodes)`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestExecutors {
+    /// (resource profile id, total executors); empty means every target goes to 0.
+    pub resource_profile_to_total_execs: Vec<(u32, u32)>,
+    pub num_locality_aware_tasks_per_resource_profile_id: Vec<(u32, u32)>,
+    pub excluded_nodes: Vec<String>,
+}
+
+/// The `YarnAM` endpoint (`ApplicationMaster.AMEndpoint`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, actix::Message, strum::IntoStaticStr)]
+#[rtype(result = "()")]
+pub enum YarnAmMsg {
+    RequestExecutors(AskContext, RequestExecutors),
+    KillExecutors(AskContext, Vec<ExecutorId>),
+    GetExecutorLossReason(AskContext, ExecutorId),
+    /// `Shutdown(exitCode)`.
+    Shutdown {
+        exit_code: i32,
+    },
+}

@@ -1,0 +1,58 @@
+//! What the driver's `CoarseGrainedScheduler` endpoint (DriverEndpoint) receives.
+
+use crate::ids::{ExecutorId, TaskId};
+use crate::records::ExecutorLossReason;
+use crate::rpc::{AskContext, RemoteRef, RpcAddress};
+use crate::task::{JobSpec, StatusUpdate};
+use serde::{Deserialize, Serialize};
+
+/// The DriverEndpoint's inbox (`CoarseGrainedClusterMessage`s plus the DAGScheduler's job submission).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, actix::Message, strum::IntoStaticStr)]
+#[rtype(result = "()")]
+pub enum DriverEndpointMsg {
+    /// `RetrieveSparkAppConfig(resourceProfileId)`.
+    RetrieveSparkAppConfig(AskContext, u32),
+    RegisterExecutor(AskContext, Box<RegisterExecutor>),
+    LaunchedExecutor(ExecutorId),
+    StatusUpdate(StatusUpdate),
+    ReviveOffers,
+    /// `KillTask(taskId, executor, interruptThread, reason)`.
+    KillTask {
+        task_id: TaskId,
+        executor_id: ExecutorId,
+        interrupt_thread: bool,
+        reason: String,
+    },
+    StopExecutors(AskContext),
+    StopDriver(AskContext),
+    RemoveExecutor {
+        executor_id: ExecutorId,
+        reason: ExecutorLossReason,
+    },
+    IsExecutorAlive(AskContext, ExecutorId),
+    /// `DAGScheduler.submitJob` from the user program (the Driver thread).
+    SubmitJob {
+        job: JobSpec,
+        waiter: RemoteRef,
+    },
+    /// `onDisconnected(remoteAddress)`.
+    RemoteProcessDisconnected(RpcAddress),
+    /// `spark.scheduler.maxRegisteredResourcesWaitingTime` and readiness polling (`waitBackendReady`).
+    CheckBackendReady {
+        waiter: RemoteRef,
+    },
+}
+
+/// `RegisterExecutor(executorId, executorRef, hostname, cores, logUrls, attributes, resources, resourceProfileId)`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegisterExecutor {
+    pub executor_id: ExecutorId,
+    pub executor_ref: RemoteRef,
+    /// The address the connection came from (what the driver logs next to the ref).
+    pub sender_address: RpcAddress,
+    pub hostname: String,
+    pub cores: u32,
+    pub log_urls: Vec<(String, String)>,
+    pub attributes: Vec<(String, String)>,
+    pub resource_profile_id: u32,
+}

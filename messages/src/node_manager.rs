@@ -1,0 +1,38 @@
+//! What a NodeManager receives: ContainerManagementProtocol calls (from the RM's AMLauncher and
+//! from ExecutorRunnable), heartbeat responses from the RM, and its own containers' exits.
+
+use crate::ids::{ApplicationId, ContainerId};
+use crate::records::{Container, ContainerLaunchContext};
+use crate::rpc::AskContext;
+use serde::{Deserialize, Serialize};
+
+/// A NodeManager's inbox.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, actix::Message, strum::IntoStaticStr)]
+#[rtype(result = "()")]
+pub enum NodeManagerMsg {
+    /// `startContainers`.
+    StartContainers(AskContext, Box<StartContainerRequest>),
+    /// `NodeHeartbeatResponse`: containers and applications the RM wants cleaned up.
+    NodeHeartbeatResponse(NodeHeartbeatResponse),
+    /// The container's process ended (the NM's `ContainerExecutor` saw it exit).
+    ContainerProcessExited {
+        container_id: ContainerId,
+        exit_code: i32,
+    },
+    /// Localisation is done and `launch_container.sh` runs: the JVM begins to start.
+    ContainerLaunched(ContainerId),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StartContainerRequest {
+    pub container: Container,
+    pub launch_context: ContainerLaunchContext,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeHeartbeatResponse {
+    pub response_id: u64,
+    /// Containers to kill, with the exit status the NM reports for them.
+    pub containers_to_cleanup: Vec<(ContainerId, i32)>,
+    pub applications_to_cleanup: Vec<ApplicationId>,
+}

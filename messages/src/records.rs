@@ -1,0 +1,307 @@
+//! YARN and Spark records that travel inside messages: Resource, Container, ContainerStatus and
+//! ContainerExitStatus, application states and final statuses, application reports, task states,
+//! executor loss reasons and RPC failures.
+
+use crate::ids::{ApplicationAttemptId, ApplicationId, ContainerId, ExecutorId, NodeId};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A YARN `Resource`; prints as YARN does: `<memory:2048, vCores:1>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Resource {
+    pub memory_mb: u64,
+    pub vcores: u32,
+}
+
+impl fmt::Display for Resource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<memory:{}, vCores:{}>", self.memory_mb, self.vcores)
+    }
+}
+
+/// Hadoop's `ContainerExitStatus` constants.
+pub mod exit_status {
+    pub const SUCCESS: i32 = 0;
+    pub const INVALID: i32 = -1000;
+    pub const ABORTED: i32 = -100;
+    pub const DISKS_FAILED: i32 = -101;
+    pub const PREEMPTED: i32 = -102;
+    pub const KILLED_EXCEEDED_VMEM: i32 = -103;
+    pub const KILLED_EXCEEDED_PMEM: i32 = -104;
+    pub const KILLED_BY_APPMASTER: i32 = -105;
+    pub const KILLED_BY_RESOURCEMANAGER: i32 = -106;
+    pub const KILLED_AFTER_APP_COMPLETION: i32 = -107;
+}
+
+/// A container allocated by the RM (Hadoop `Container`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Container {
+    pub id: ContainerId,
+    pub node_id: NodeId,
+    /// `host:8042`, the NM web address used in log URLs.
+    pub node_http_address: String,
+    pub rack: String,
+    pub resource: Resource,
+    pub priority: u32,
+}
+
+/// `ContainerState`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ContainerState {
+    New,
+    Running,
+    Complete,
+}
+
+impl fmt::Display for ContainerState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ContainerState::New => "NEW",
+            ContainerState::Running => "RUNNING",
+            ContainerState::Complete => "COMPLETE",
+        })
+    }
+}
+
+/// `ContainerStatus`: what the RM tells the AM about a finished container.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContainerStatus {
+    pub container_id: ContainerId,
+    pub state: ContainerState,
+    pub exit_status: i32,
+    pub diagnostics: String,
+}
+
+/// `YarnApplicationState`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum YarnApplicationState {
+    New,
+    NewSaving,
+    Submitted,
+    Accepted,
+    Running,
+    Finished,
+    Failed,
+    Killed,
+}
+
+impl YarnApplicationState {
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Self::Finished | Self::Failed | Self::Killed)
+    }
+}
+
+impl fmt::Display for YarnApplicationState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::New => "NEW",
+            Self::NewSaving => "NEW_SAVING",
+            Self::Submitted => "SUBMITTED",
+            Self::Accepted => "ACCEPTED",
+            Self::Running => "RUNNING",
+            Self::Finished => "FINISHED",
+            Self::Failed => "FAILED",
+            Self::Killed => "KILLED",
+        })
+    }
+}
+
+/// `FinalApplicationStatus`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum FinalApplicationStatus {
+    Undefined,
+    Succeeded,
+    Failed,
+    Killed,
+}
+
+impl fmt::Display for FinalApplicationStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Undefined => "UNDEFINED",
+            Self::Succeeded => "SUCCEEDED",
+            Self::Failed => "FAILED",
+            Self::Killed => "KILLED",
+        })
+    }
+}
+
+/// What the Client sends with `submitApplication` (`ApplicationSubmissionContext`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ApplicationSubmissionContext {
+    pub application_id: ApplicationId,
+    pub application_name: String,
+    pub queue: String,
+    pub application_type: String,
+    /// Only when `spark.yarn.maxAppAttempts` is set; otherwise the RM's own maximum.
+    pub max_app_attempts: Option<u32>,
+    pub am_resource: Resource,
+    pub am_container_spec: ContainerLaunchContext,
+    pub user: String,
+}
+
+/// `ContainerLaunchContext`: the command and environment a NodeManager runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContainerLaunchContext {
+    pub commands: Vec<String>,
+    /// Ordered environment variables.
+    pub environment: Vec<(String, String)>,
+    /// What program the container runs: the simulated JVM main class and its arguments.
+    pub main: ContainerMain,
+}
+
+/// Which simulated JVM program a container runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ContainerMain {
+    /// `org.apache.spark.deploy.yarn.ApplicationMaster --class <cls> --jar <jar> [--arg a]*`.
+    ApplicationMaster {
+        user_class: String,
+        jar: String,
+        args: Vec<String>,
+    },
+    /// `org.apache.spark.executor.YarnCoarseGrainedExecutorBackend`.
+    Executor(ExecutorArguments),
+}
+
+/// The arguments of `YarnCoarseGrainedExecutorBackend`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExecutorArguments {
+    pub driver_url: String,
+    pub executor_id: ExecutorId,
+    pub hostname: String,
+    pub cores: u32,
+    pub app_id: String,
+    pub resource_profile_id: u32,
+}
+
+/// `ApplicationReport` as `getApplicationReport` returns it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApplicationReport {
+    pub application_id: ApplicationId,
+    pub current_attempt: Option<ApplicationAttemptId>,
+    pub user: String,
+    pub queue: String,
+    pub name: String,
+    /// The AM host; `N/A` while no AM has registered.
+    pub host: Option<String>,
+    /// The AM RPC port; -1 while no AM has registered.
+    pub rpc_port: i32,
+    pub client_token: Option<String>,
+    pub state: YarnApplicationState,
+    pub diagnostics: String,
+    pub tracking_url: Option<String>,
+    pub start_time: u64,
+    pub finish_time: u64,
+    pub final_status: FinalApplicationStatus,
+}
+
+/// Spark's `TaskState`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TaskState {
+    Launching,
+    Running,
+    Finished,
+    Failed,
+    Killed,
+    Lost,
+}
+
+impl TaskState {
+    pub fn is_finished(self) -> bool {
+        matches!(
+            self,
+            Self::Finished | Self::Failed | Self::Killed | Self::Lost
+        )
+    }
+}
+
+impl fmt::Display for TaskState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Launching => "LAUNCHING",
+            Self::Running => "RUNNING",
+            Self::Finished => "FINISHED",
+            Self::Failed => "FAILED",
+            Self::Killed => "KILLED",
+            Self::Lost => "LOST",
+        })
+    }
+}
+
+/// Spark's `ExecutorLossReason` family.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ExecutorLossReason {
+    /// `ExecutorExited(exitCode, exitCausedByApp, reason)`.
+    Exited {
+        exit_code: i32,
+        exit_caused_by_app: bool,
+        reason: String,
+    },
+    /// `ExecutorProcessLost(message, workerHost, causedByApp)`.
+    ProcessLost {
+        message: String,
+        caused_by_app: bool,
+    },
+    /// `ExecutorKilled`: "Executor killed by driver."
+    Killed,
+    /// `LossReasonPending`: "Pending loss reason."
+    Pending,
+    /// A plain `ExecutorLossReason(message)` (e.g. sent by an executor that exits by itself).
+    Other(String),
+}
+
+impl ExecutorLossReason {
+    /// Whether tasks running on the executor failed because of the application (counts toward
+    /// `spark.task.maxFailures`).
+    pub fn exit_caused_by_app(&self) -> bool {
+        match self {
+            Self::Exited {
+                exit_caused_by_app, ..
+            } => *exit_caused_by_app,
+            Self::ProcessLost { caused_by_app, .. } => *caused_by_app,
+            Self::Killed => false,
+            Self::Pending | Self::Other(_) => true,
+        }
+    }
+}
+
+impl fmt::Display for ExecutorLossReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Exited { reason, .. } => f.write_str(reason),
+            Self::ProcessLost { message, .. } => f.write_str(message),
+            Self::Killed => f.write_str("Executor killed by driver."),
+            Self::Pending => f.write_str("Pending loss reason."),
+            Self::Other(message) => f.write_str(message),
+        }
+    }
+}
+
+/// A failed ask as the caller sees it: the Java exception class and its message
+/// (`RpcTimeoutException`, `SparkException`, `IllegalStateException`, ...).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RpcFailure {
+    pub class: String,
+    pub message: String,
+}
+
+impl RpcFailure {
+    pub fn new(class: &str, message: impl Into<String>) -> Self {
+        RpcFailure {
+            class: class.to_string(),
+            message: message.into(),
+        }
+    }
+    pub fn spark(message: impl Into<String>) -> Self {
+        Self::new("org.apache.spark.SparkException", message)
+    }
+    pub fn illegal_state(message: impl Into<String>) -> Self {
+        Self::new("java.lang.IllegalStateException", message)
+    }
+}
+
+impl fmt::Display for RpcFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.class, self.message)
+    }
+}

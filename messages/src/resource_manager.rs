@@ -1,0 +1,87 @@
+//! What the ResourceManager receives: ApplicationClientProtocol calls from the Client,
+//! ApplicationMasterProtocol calls from AMs, NodeManager heartbeats, and AMLauncher replies.
+
+use crate::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
+use crate::records::{
+    ApplicationSubmissionContext, ContainerStatus, FinalApplicationStatus, Resource,
+};
+use crate::rpc::{AskContext, AskReply};
+use serde::{Deserialize, Serialize};
+
+/// The ResourceManager's inbox.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, actix::Message, strum::IntoStaticStr)]
+#[rtype(result = "()")]
+pub enum ResourceManagerMsg {
+    /// `getYarnClusterMetrics`.
+    GetClusterMetrics(AskContext),
+    /// `createApplication` / `getNewApplication`.
+    GetNewApplication(AskContext),
+    /// `submitApplication`.
+    SubmitApplication(AskContext, Box<ApplicationSubmissionContext>),
+    /// `getApplicationReport`.
+    GetApplicationReport(AskContext, ApplicationId),
+    /// `registerApplicationMaster(host, port, trackingUrl)`.
+    RegisterApplicationMaster(AskContext, RegisterApplicationMasterRequest),
+    /// `allocate(progress)`: the AM-RM heartbeat.
+    Allocate(AskContext, AllocateRequest),
+    /// `finishApplicationMaster(status, diagnostics, historyUrl)`.
+    FinishApplicationMaster(AskContext, FinishApplicationMasterRequest),
+    /// `ResourceTracker.registerNodeManager`.
+    RegisterNodeManager(RegisterNodeManagerRequest),
+    /// `ResourceTracker.nodeHeartbeat`.
+    NodeHeartbeat(NodeHeartbeatRequest),
+    /// Replies to the AMLauncher's `startContainers` calls.
+    AskReply(AskReply),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegisterApplicationMasterRequest {
+    pub attempt_id: ApplicationAttemptId,
+    pub host: String,
+    pub rpc_port: i32,
+    pub tracking_url: String,
+}
+
+/// One AM-RM heartbeat. Container requests travel as changes to the outstanding count, as
+/// AMRMClient's `addContainerRequest` / `removeContainerRequest` bookkeeping does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AllocateRequest {
+    pub attempt_id: ApplicationAttemptId,
+    pub response_id: u64,
+    pub progress_permille: u32,
+    pub priority: u32,
+    pub capability: Resource,
+    /// Any-host container requests added since the last heartbeat.
+    pub add_requests: u32,
+    /// Outstanding requests removed since the last heartbeat.
+    pub remove_requests: u32,
+    /// `releaseAssignedContainer` calls since the last heartbeat.
+    pub releases: Vec<ContainerId>,
+    /// `updateBlacklist(additions, removals)`.
+    pub blacklist_additions: Vec<String>,
+    pub blacklist_removals: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FinishApplicationMasterRequest {
+    pub attempt_id: ApplicationAttemptId,
+    pub final_status: FinalApplicationStatus,
+    pub diagnostics: String,
+    pub tracking_url: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegisterNodeManagerRequest {
+    pub node_id: NodeId,
+    pub http_port: u16,
+    pub rack: String,
+    pub total_resource: Resource,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeHeartbeatRequest {
+    pub node_id: NodeId,
+    pub response_id: u64,
+    /// Containers that completed since the last heartbeat.
+    pub completed_containers: Vec<ContainerStatus>,
+}

@@ -1,0 +1,87 @@
+//! Task and job data that crosses processes: `TaskDescription` (what LaunchTask carries), task
+//! results, and the job a user program submits to the DAGScheduler.
+
+use crate::ids::{ExecutorId, TaskId};
+use serde::{Deserialize, Serialize};
+
+/// Spark's `TaskDescription`, with the work the simulated task does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskDescription {
+    pub task_id: TaskId,
+    pub attempt_number: u32,
+    pub executor_id: ExecutorId,
+    /// `task 0.0 in stage 0.0`: "<index>.<attempt> in stage <stage>.<stage attempt>".
+    pub name: String,
+    pub index: u32,
+    pub partition_id: u32,
+    pub stage_id: u32,
+    pub stage_attempt_id: u32,
+    pub cpus: u32,
+    pub work: TaskWork,
+}
+
+/// What a task computes and how long it takes on the virtual clock.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TaskWork {
+    /// SparkPi: throw `darts` darts (elements `first..first+darts` of `1 until n`) with an RNG
+    /// seeded by `seed` and the partition, count the hits inside the unit circle.
+    SparkPiDarts { first: u64, darts: u64, seed: u64 },
+    /// A synthetic task that runs for a fixed virtual time; `fail` makes it throw.
+    Sleep {
+        duration_ms: u64,
+        fail: Option<String>,
+    },
+}
+
+/// The serialised result a `StatusUpdate` carries.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TaskResultData {
+    None,
+    /// A count (SparkPi's hits).
+    Count(u64),
+    /// `ExceptionFailure`: the exception class and message.
+    Exception {
+        class: String,
+        description: String,
+    },
+}
+
+/// `StatusUpdate(executorId, taskId, state, data, taskCpus, resources)`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusUpdate {
+    pub executor_id: ExecutorId,
+    pub task_id: TaskId,
+    pub state: crate::records::TaskState,
+    pub data: TaskResultData,
+    pub task_cpus: u32,
+}
+
+/// A job as the user program's action submits it (`SparkContext.runJob` -> `DAGScheduler`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobSpec {
+    /// The call site, e.g. `reduce at SparkPi.scala:38`.
+    pub call_site: String,
+    /// Stages in topological order; the last one is the ResultStage.
+    pub stages: Vec<StageSpec>,
+}
+
+/// One stage of a job.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StageSpec {
+    /// The RDD the stage computes, e.g. `MapPartitionsRDD[1] at map at SparkPi.scala:34`.
+    pub rdd_description: String,
+    pub num_partitions: u32,
+    /// Indices (into `JobSpec::stages`) of the shuffle-map stages this stage reads.
+    pub parents: Vec<usize>,
+    /// One entry per partition.
+    pub tasks: Vec<TaskWork>,
+}
+
+/// How a job ended, as `JobWaiter` reports it to the user program.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum JobResult {
+    /// The ResultStage's per-partition results, in partition order.
+    Succeeded(Vec<TaskResultData>),
+    /// `Job aborted due to stage failure: ...`.
+    Failed(String),
+}

@@ -1,0 +1,35 @@
+//! What the YarnAllocator receives: the Reporter's heartbeat ticks, the AM endpoint's requests,
+//! the RM's allocate answers and the ExecutorRunnables' launch results.
+
+use crate::application_master::RequestExecutors;
+use crate::ids::{ContainerId, ExecutorId};
+use crate::rpc::{AskContext, AskReply};
+use serde::{Deserialize, Serialize};
+
+/// The YarnAllocator's inbox.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, actix::Message, strum::IntoStaticStr)]
+#[rtype(result = "()")]
+pub enum YarnAllocatorMsg {
+    /// `allocateResources()`, called by the Reporter thread.
+    AllocateResources,
+    AskReply(AskReply),
+    /// `requestTotalExecutorsWithPreferredLocalities`, answered `true` when the target is set.
+    RequestTotalExecutors(AskContext, RequestExecutors),
+    /// `killExecutor(id)` for each id; always answered `true`.
+    KillExecutors(AskContext, Vec<ExecutorId>),
+    /// A `GetExecutorLossReason` ask to answer now or after the container's completion is seen.
+    GetExecutorLossReason(AskContext, ExecutorId),
+    /// `setShutdown(true)` after the driver's `Shutdown`.
+    SetShutdown,
+    /// An ExecutorRunnable started its container.
+    ExecutorLaunched {
+        executor_id: ExecutorId,
+        container_id: ContainerId,
+    },
+    /// An ExecutorRunnable failed: `Failed to launch executor <id> on container <cid>`.
+    ExecutorLaunchFailed {
+        executor_id: ExecutorId,
+        container_id: ContainerId,
+        error: String,
+    },
+}

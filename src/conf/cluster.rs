@@ -1,0 +1,888 @@
+//! sparkyard's cluster file (TOML): the ResourceManager, `yarn-site.xml` values, the virtual-time
+//! cost model and the NodeManagers. Owns its schema, defaults and validation; the `[yarn]` keys
+//! and checks mirror `org.apache.hadoop.yarn.conf.YarnConfiguration` and the ResourceManager's
+//! start-up / NodeManager-registration checks (Hadoop 3).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use sparkyard_actors::config::{CostModel, NodeSpec, YarnSettings};
+use toml::Spanned;
+
+use crate::error::UserError;
+
+/// The cluster used when no `--cluster` is given.
+pub const EMBEDDED_CLUSTER: &str = include_str!("../../config/cluster.toml");
+
+/// How the embedded cluster file is named in messages.
+pub const EMBEDDED_CLUSTER_LABEL: &str = "config/cluster.toml (embedded)";
+
+/// Limits that keep a typo from allocating a billion nodes or overflowing the virtual clock.
+const MAX_NODE_GROUPS: usize = 100_000;
+const MAX_TOTAL_NODES: u64 = 1_000_000;
+const MAX_FILE_BYTES: u64 = 64 << 20;
+const MAX_NODE_MEMORY_MB: u64 = 1 << 30;
+const MAX_NODE_VCORES: u64 = 1 << 20;
+const MAX_COST_MS: u64 = 86_400_000;
+const MAX_DART_NS: u64 = 1_000_000_000;
+const MAX_START_TIME_MS: u64 = 9_999_999_999_999;
+
+/// Where the cluster description comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClusterSource {
+    /// [`EMBEDDED_CLUSTER`]: 8 NodeManagers on two racks.
+    Embedded,
+    /// A `--cluster FILE`.
+    Path(PathBuf),
+}
+
+/// A validated cluster: what the simulated RM and NMs are built from.
+#[derive(Clone, Debug)]
+pub struct ClusterConfig {
+    pub nodes: Vec<NodeSpec>,
+    pub yarn: YarnSettings,
+    pub costs: CostModel,
+    pub rm_host: String,
+    pub rm_start_time_ms: u64,
+    pub user: String,
+}
+
+/// An optional key that remembers where it was written.
+type Key<T> = Option<Spanned<T>>;
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawCluster {
+    #[serde(default)]
+    resourcemanager: RawResourceManager,
+    #[serde(default)]
+    yarn: RawYarn,
+    #[serde(default)]
+    costs: RawCosts,
+    #[serde(default)]
+    nodes: Vec<Spanned<RawNodeGroup>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawResourceManager {
+    host: Key<String>,
+    start_time_ms: Key<u64>,
+    user: Key<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawYarn {
+    #[serde(rename = "yarn.scheduler.minimum-allocation-mb")]
+    min_mb: Key<u64>,
+    #[serde(rename = "yarn.scheduler.maximum-allocation-mb")]
+    max_mb: Key<u64>,
+    #[serde(rename = "yarn.scheduler.minimum-allocation-vcores")]
+    min_vcores: Key<u32>,
+    #[serde(rename = "yarn.scheduler.maximum-allocation-vcores")]
+    max_vcores: Key<u32>,
+    #[serde(rename = "yarn.resourcemanager.am.max-attempts")]
+    am_max_attempts: Key<u32>,
+    #[serde(rename = "yarn.nm.liveness-monitor.expiry-interval-ms")]
+    nm_expiry_ms: Key<u64>,
+    #[serde(rename = "yarn.am.liveness-monitor.expiry-interval-ms")]
+    am_expiry_ms: Key<u64>,
+    #[serde(rename = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms")]
+    nm_heartbeat_ms: Key<u64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawCosts {
+    network_latency_ms: Key<u64>,
+    container_launch_ms: Key<u64>,
+    jvm_start_ms: Key<u64>,
+    spark_context_init_ms: Key<u64>,
+    executor_env_init_ms: Key<u64>,
+    task_launch_overhead_ms: Key<u64>,
+    first_task_warmup_ms: Key<u64>,
+    sparkpi_dart_ns: Key<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNodeGroup {
+    host: Key<String>,
+    count: Key<u64>,
+    first: Key<u64>,
+    rack: Key<String>,
+    memory_mb: Key<u64>,
+    vcores: Key<u32>,
+}
+
+/// Turns byte offsets into `line N: ` prefixes for validation messages.
+struct Lines<'a> {
+    text: &'a str,
+}
+
+impl Lines<'_> {
+    fn line_of(&self, offset: usize) -> usize {
+        let end = offset.min(self.text.len());
+        self.text.as_bytes()[..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
+    }
+
+    /// `line N: ` when the key was written, nothing when it took its default.
+    fn at<T>(&self, key: &Key<T>) -> String {
+        key.as_ref().map_or_else(String::new, |k| {
+            format!("line {}: ", self.line_of(k.span().start))
+        })
+    }
+}
+
+/// The value of an optional key, or its default.
+fn value<T: Clone>(key: &Key<T>, default: T) -> T {
+    key.as_ref().map_or(default, |k| k.get_ref().clone())
+}
+
+/// Hostnames as YARN accepts them in node ids: letters, digits, `-` and `.`.
+fn valid_host(host: &str) -> bool {
+    let ok = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '.';
+    !host.is_empty() && host.len() <= 253 && host.chars().all(ok)
+}
+
+fn check_range(
+    lines: &Lines,
+    key: &Key<u64>,
+    name: &str,
+    min: u64,
+    max: u64,
+) -> Result<(), String> {
+    let v = value(key, min);
+    if v < min || v > max {
+        return Err(format!(
+            "{}{name}: must be between {min} and {max}, got {v}",
+            lines.at(key)
+        ));
+    }
+    Ok(())
+}
+
+fn resourcemanager(
+    raw: &RawResourceManager,
+    lines: &Lines,
+) -> Result<(String, u64, String), String> {
+    let host = value(&raw.host, "rm-1.sparkyard.internal".to_string());
+    if !valid_host(&host) {
+        let at = lines.at(&raw.host);
+        return Err(format!(
+            "{at}resourcemanager.host: not a valid host name: {host:?}"
+        ));
+    }
+    let start_key = &raw.start_time_ms;
+    check_range(
+        lines,
+        start_key,
+        "resourcemanager.start_time_ms",
+        1,
+        MAX_START_TIME_MS,
+    )?;
+    let user = value(&raw.user, "spark".to_string());
+    let user_ok = |c: char| c.is_ascii_alphanumeric() || "._-".contains(c);
+    if user.is_empty() || user.len() > 64 || !user.chars().all(user_ok) {
+        let at = lines.at(&raw.user);
+        return Err(format!(
+            "{at}resourcemanager.user: not a valid user name: {user:?}"
+        ));
+    }
+    Ok((host, value(start_key, 1_764_662_400_000), user))
+}
+
+/// `yarn."<name>": must be at least <floor_name> (<floor>), got <v>` for a max below its min.
+fn at_least(at: String, name: &str, floor_name: &str, floor: u64, v: u64) -> Result<(), String> {
+    if v >= floor {
+        return Ok(());
+    }
+    Err(format!(
+        "{at}yarn.\"{name}\": must be at least {floor_name} ({floor}), got {v}"
+    ))
+}
+
+/// `yarn-site.xml` names, as written in `[yarn]` and quoted in messages.
+const MIN_MB: &str = "yarn.scheduler.minimum-allocation-mb";
+const MAX_MB: &str = "yarn.scheduler.maximum-allocation-mb";
+const MIN_VCORES: &str = "yarn.scheduler.minimum-allocation-vcores";
+const MAX_VCORES: &str = "yarn.scheduler.maximum-allocation-vcores";
+const AM_MAX_ATTEMPTS: &str = "yarn.resourcemanager.am.max-attempts";
+const NM_EXPIRY: &str = "yarn.nm.liveness-monitor.expiry-interval-ms";
+const AM_EXPIRY: &str = "yarn.am.liveness-monitor.expiry-interval-ms";
+const NM_HEARTBEAT: &str = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms";
+
+/// A `[yarn]` value that must be at least 1 (a zero minimum, interval or attempt count would
+/// stall or divide by zero in the simulated RM).
+fn yarn_positive<T: Copy + Into<u64>>(
+    lines: &Lines,
+    key: &Key<T>,
+    name: &str,
+    default: T,
+) -> Result<T, String> {
+    let v = value(key, default);
+    if v.into() == 0 {
+        return Err(format!(
+            "{}yarn.\"{name}\": must be at least 1, got 0",
+            lines.at(key)
+        ));
+    }
+    Ok(v)
+}
+
+/// The `[yarn]` section with YARN's defaults; maximum allocations may exceed every node (YARN
+/// allows it) but not fall below the minimums.
+fn yarn(raw: &RawYarn, lines: &Lines) -> Result<YarnSettings, String> {
+    let min_mb = yarn_positive(lines, &raw.min_mb, MIN_MB, 1024)?;
+    let max_mb = value(&raw.max_mb, 8192);
+    at_least(lines.at(&raw.max_mb), MAX_MB, MIN_MB, min_mb, max_mb)?;
+    let min_vcores = yarn_positive(lines, &raw.min_vcores, MIN_VCORES, 1)?;
+    let max_vcores = value(&raw.max_vcores, 4);
+    let (min_vc, max_vc) = (u64::from(min_vcores), u64::from(max_vcores));
+    at_least(
+        lines.at(&raw.max_vcores),
+        MAX_VCORES,
+        MIN_VCORES,
+        min_vc,
+        max_vc,
+    )?;
+    Ok(YarnSettings {
+        minimum_allocation_mb: min_mb,
+        maximum_allocation_mb: max_mb,
+        minimum_allocation_vcores: min_vcores,
+        maximum_allocation_vcores: max_vcores,
+        am_max_attempts: yarn_positive(lines, &raw.am_max_attempts, AM_MAX_ATTEMPTS, 2)?,
+        nm_liveness_expiry_interval_ms: yarn_positive(
+            lines,
+            &raw.nm_expiry_ms,
+            NM_EXPIRY,
+            600_000,
+        )?,
+        am_liveness_expiry_interval_ms: yarn_positive(
+            lines,
+            &raw.am_expiry_ms,
+            AM_EXPIRY,
+            600_000,
+        )?,
+        nm_heartbeat_interval_ms: yarn_positive(lines, &raw.nm_heartbeat_ms, NM_HEARTBEAT, 1000)?,
+    })
+}
+
+/// One cost with its default, capped so sums on the virtual clock cannot overflow.
+fn cost(lines: &Lines, key: &Key<u64>, name: &str, default: u64, max: u64) -> Result<u64, String> {
+    let v = value(key, default);
+    if v > max {
+        return Err(format!(
+            "{}costs.{name}: must be at most {max}, got {v}",
+            lines.at(key)
+        ));
+    }
+    Ok(v)
+}
+
+fn costs(raw: &RawCosts, lines: &Lines) -> Result<CostModel, String> {
+    let ms =
+        |key: &Key<u64>, name: &str, default: u64| cost(lines, key, name, default, MAX_COST_MS);
+    Ok(CostModel {
+        network_latency_ms: ms(&raw.network_latency_ms, "network_latency_ms", 0)?,
+        container_launch_ms: ms(&raw.container_launch_ms, "container_launch_ms", 400)?,
+        jvm_start_ms: ms(&raw.jvm_start_ms, "jvm_start_ms", 1200)?,
+        spark_context_init_ms: ms(&raw.spark_context_init_ms, "spark_context_init_ms", 1800)?,
+        executor_env_init_ms: ms(&raw.executor_env_init_ms, "executor_env_init_ms", 600)?,
+        task_launch_overhead_ms: ms(&raw.task_launch_overhead_ms, "task_launch_overhead_ms", 5)?,
+        first_task_warmup_ms: ms(&raw.first_task_warmup_ms, "first_task_warmup_ms", 350)?,
+        sparkpi_dart_ns: cost(
+            lines,
+            &raw.sparkpi_dart_ns,
+            "sparkpi_dart_ns",
+            25,
+            MAX_DART_NS,
+        )?,
+    })
+}
+
+/// A `[[nodes]]` entry with its defaults applied (YARN's NodeManager defaults).
+struct NodeGroup {
+    host: String,
+    count: u64,
+    first: u64,
+    rack: String,
+    memory_mb: u64,
+    vcores: u32,
+    /// `line N: nodes[i].host` for host errors found while expanding.
+    host_at: String,
+}
+
+/// Error prefixes for one `[[nodes]]` entry: `line N: nodes[i].<field>: `.
+struct NodeAt<'a> {
+    lines: &'a Lines<'a>,
+    i: usize,
+    /// Where the entry starts: the line named when a key was left to its default.
+    table_offset: usize,
+}
+
+impl NodeAt<'_> {
+    /// `line N: nodes[i].<field>`, N being the key's line or else the entry's.
+    fn prefix<T>(&self, key: &Key<T>, field: &str) -> String {
+        let offset = key.as_ref().map_or(self.table_offset, |k| k.span().start);
+        format!(
+            "line {}: nodes[{}].{field}",
+            self.lines.line_of(offset),
+            self.i
+        )
+    }
+
+    fn err<T>(&self, key: &Key<T>, field: &str, message: impl std::fmt::Display) -> String {
+        format!("{}: {message}", self.prefix(key, field))
+    }
+}
+
+/// A NodeManager resource: the RM refuses nodes below the minimum allocation
+/// ("doesn't satisfy minimum allocations"); the cap keeps cluster totals from overflowing.
+fn node_resource<T: Copy + Into<u64> + std::fmt::Display>(
+    at: &NodeAt,
+    key: &Key<T>,
+    (field, default): (&str, T),
+    (min_name, min): (&str, T),
+    max: u64,
+) -> Result<T, String> {
+    let v = value(key, default);
+    if v.into() < min.into() {
+        return Err(at.err(
+            key,
+            field,
+            format!("must be at least {min_name} ({min}), got {v}"),
+        ));
+    }
+    if v.into() > max {
+        return Err(at.err(key, field, format!("must be at most {max}, got {v}")));
+    }
+    Ok(v)
+}
+
+/// `count`, `host` and `first` of one entry: how many NodeManagers and their names.
+fn node_names(raw: &RawNodeGroup, at: &NodeAt) -> Result<(String, u64, u64), String> {
+    let count = value(&raw.count, 1);
+    if count == 0 || count > MAX_TOTAL_NODES {
+        let message = format!("must be between 1 and {MAX_TOTAL_NODES}, got {count}");
+        return Err(at.err(&raw.count, "count", message));
+    }
+    let host = value(&raw.host, "nm-{n}.sparkyard.internal".to_string());
+    if count > 1 && !host.contains("{n}") {
+        let message = format!("must contain {{n}} when count > 1 (got {host:?})");
+        return Err(at.err(&raw.host, "host", message));
+    }
+    let first = value(&raw.first, 1);
+    if first.checked_add(count - 1).is_none() {
+        return Err(at.err(
+            &raw.first,
+            "first",
+            "first + count - 1 does not fit in 64 bits",
+        ));
+    }
+    Ok((host, count, first))
+}
+
+/// Checks one entry's own keys, with YARN's NodeManager defaults for the missing ones.
+fn node_group(raw: &RawNodeGroup, at: &NodeAt, yarn: &YarnSettings) -> Result<NodeGroup, String> {
+    let (host, count, first) = node_names(raw, at)?;
+    let rack = value(&raw.rack, "/default-rack".to_string());
+    if !rack.starts_with('/') || rack.chars().any(char::is_whitespace) {
+        let message = format!("must start with '/' and contain no spaces (got {rack:?})");
+        return Err(at.err(&raw.rack, "rack", message));
+    }
+    let min_mb = (
+        "yarn.scheduler.minimum-allocation-mb",
+        yarn.minimum_allocation_mb,
+    );
+    let memory_mb = node_resource(
+        at,
+        &raw.memory_mb,
+        ("memory_mb", 8192),
+        min_mb,
+        MAX_NODE_MEMORY_MB,
+    )?;
+    let min_vcores = (
+        "yarn.scheduler.minimum-allocation-vcores",
+        yarn.minimum_allocation_vcores,
+    );
+    let vcores = node_resource(at, &raw.vcores, ("vcores", 8), min_vcores, MAX_NODE_VCORES)?;
+    let host_at = at
+        .err(&raw.host, "host", "")
+        .trim_end_matches(": ")
+        .to_string();
+    Ok(NodeGroup {
+        host,
+        count,
+        first,
+        rack,
+        memory_mb,
+        vcores,
+        host_at,
+    })
+}
+
+/// Expands every group into NodeManagers, refusing bad and duplicate host names.
+fn expand(groups: &[NodeGroup]) -> Result<Vec<NodeSpec>, String> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut nodes = Vec::new();
+    for (i, g) in groups.iter().enumerate() {
+        for n in g.first..=g.first + (g.count - 1) {
+            let host = g.host.replace("{n}", &n.to_string());
+            if !valid_host(&host) {
+                return Err(format!("{}: not a valid host name: {host:?}", g.host_at));
+            }
+            if let Some(other) = seen.insert(host.clone(), i) {
+                let at = &g.host_at;
+                return Err(format!(
+                    "{at}: duplicate host {host} (also in nodes[{other}])"
+                ));
+            }
+            let rack = g.rack.clone();
+            nodes.push(NodeSpec {
+                host,
+                rack,
+                memory_mb: g.memory_mb,
+                vcores: g.vcores,
+            });
+        }
+    }
+    Ok(nodes)
+}
+
+fn nodes(
+    raw: &[Spanned<RawNodeGroup>],
+    lines: &Lines,
+    yarn: &YarnSettings,
+) -> Result<Vec<NodeSpec>, String> {
+    if raw.is_empty() {
+        return Err("no [[nodes]] entry: the cluster needs at least one NodeManager".to_string());
+    }
+    if raw.len() > MAX_NODE_GROUPS {
+        return Err(format!(
+            "nodes: at most {MAX_NODE_GROUPS} [[nodes]] entries, got {}",
+            raw.len()
+        ));
+    }
+    let mut groups = Vec::with_capacity(raw.len());
+    let mut total: u64 = 0;
+    for (i, entry) in raw.iter().enumerate() {
+        let group = node_group(
+            entry.get_ref(),
+            &NodeAt {
+                lines,
+                i,
+                table_offset: entry.span().start,
+            },
+            yarn,
+        )?;
+        total = total.saturating_add(group.count);
+        if total > MAX_TOTAL_NODES {
+            return Err(format!(
+                "nodes: at most {MAX_TOTAL_NODES} NodeManagers in total (nodes[{i}] goes past it)"
+            ));
+        }
+        groups.push(group);
+    }
+    expand(&groups)
+}
+
+/// A hint for the most likely TOML mistake: dotted YARN keys written without quotes.
+fn toml_hint(message: &str) -> &'static str {
+    if message.contains("unknown field `yarn`") {
+        "\nhint: quote YARN property names: \"yarn.scheduler.minimum-allocation-mb\" = 1024"
+    } else {
+        ""
+    }
+}
+
+fn validate(raw: &RawCluster, lines: &Lines) -> Result<ClusterConfig, String> {
+    let (rm_host, rm_start_time_ms, user) = resourcemanager(&raw.resourcemanager, lines)?;
+    let yarn = yarn(&raw.yarn, lines)?;
+    let costs = costs(&raw.costs, lines)?;
+    let nodes = nodes(&raw.nodes, lines, &yarn)?;
+    Ok(ClusterConfig {
+        nodes,
+        yarn,
+        costs,
+        rm_host,
+        rm_start_time_ms,
+        user,
+    })
+}
+
+/// Parses and validates cluster-file text; `label` names the file in errors.
+pub fn parse_cluster(text: &str, label: &str) -> Result<ClusterConfig, UserError> {
+    if text.trim().is_empty() {
+        let message = "the file is empty; a cluster file needs at least one [[nodes]] entry";
+        return Err(UserError::file(label, message));
+    }
+    let raw: RawCluster = toml::from_str(text).map_err(|e| {
+        let message = e.to_string();
+        let hint = toml_hint(&message);
+        UserError::file(label, format!("{}{hint}", message.trim_end()))
+    })?;
+    validate(&raw, &Lines { text }).map_err(|m| UserError::file(label, m))
+}
+
+/// Reads a cluster file: must be a regular, reasonably small, UTF-8 file.
+fn read_cluster_file(path: &std::path::Path, label: &str) -> Result<String, UserError> {
+    let err = |m: String| UserError::file(label, m);
+    let meta =
+        std::fs::metadata(path).map_err(|e| err(format!("cannot read the cluster file: {e}")))?;
+    if meta.is_dir() {
+        return Err(err("is a directory, not a cluster file".to_string()));
+    }
+    if !meta.is_file() {
+        return Err(err("is not a regular file".to_string()));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(err(format!(
+            "is {} bytes; a cluster file is at most {MAX_FILE_BYTES}",
+            meta.len()
+        )));
+    }
+    let bytes =
+        std::fs::read(path).map_err(|e| err(format!("cannot read the cluster file: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        let line = Lines {
+            text: std::str::from_utf8(&e.as_bytes()[..offset]).unwrap_or(""),
+        }
+        .line_of(offset);
+        err(format!(
+            "line {line}: not UTF-8 text (byte {offset}); is this a binary file?"
+        ))
+    })
+}
+
+/// Loads the cluster: the embedded default or a `--cluster FILE`.
+pub fn load_cluster(source: ClusterSource) -> Result<ClusterConfig, UserError> {
+    match source {
+        ClusterSource::Embedded => parse_cluster(EMBEDDED_CLUSTER, EMBEDDED_CLUSTER_LABEL),
+        ClusterSource::Path(path) => {
+            let label = path.display().to_string();
+            let text = read_cluster_file(&path, &label)?;
+            parse_cluster(&text, &label)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = "[[nodes]]\nhost = \"nm-{n}.x\"\ncount = 2\n";
+
+    fn parse(text: &str) -> Result<ClusterConfig, UserError> {
+        parse_cluster(text, "test.toml")
+    }
+
+    fn message(text: &str) -> String {
+        match parse(text) {
+            Err(UserError::File { path, message }) => {
+                assert_eq!(path, "test.toml");
+                message
+            }
+            other => panic!("expected a file error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn embedded_cluster() {
+        let c = load_cluster(ClusterSource::Embedded).unwrap();
+        assert_eq!(c.nodes.len(), 8);
+        assert_eq!(c.nodes[0].host, "nm-1.sparkyard.internal");
+        assert_eq!(c.nodes[4].host, "nm-5.sparkyard.internal");
+        assert_eq!(
+            (c.nodes[3].rack.as_str(), c.nodes[4].rack.as_str()),
+            ("/rack-1", "/rack-2")
+        );
+        assert!(
+            c.nodes
+                .iter()
+                .all(|n| n.memory_mb == 65536 && n.vcores == 16)
+        );
+        assert_eq!(
+            (c.rm_host.as_str(), c.rm_start_time_ms, c.user.as_str()),
+            ("rm-1.sparkyard.internal", 1_764_662_400_000, "spark")
+        );
+        assert_eq!(
+            (c.yarn.minimum_allocation_mb, c.yarn.maximum_allocation_mb),
+            (1024, 8192)
+        );
+        assert_eq!(
+            (
+                c.yarn.minimum_allocation_vcores,
+                c.yarn.maximum_allocation_vcores
+            ),
+            (1, 4)
+        );
+        assert_eq!(c.yarn.am_max_attempts, 2);
+        assert_eq!(
+            (
+                c.yarn.nm_liveness_expiry_interval_ms,
+                c.yarn.am_liveness_expiry_interval_ms
+            ),
+            (600_000, 600_000)
+        );
+        assert_eq!(c.yarn.nm_heartbeat_interval_ms, 1000);
+        assert_eq!(
+            (
+                c.costs.container_launch_ms,
+                c.costs.jvm_start_ms,
+                c.costs.sparkpi_dart_ns
+            ),
+            (400, 1200, 25)
+        );
+    }
+
+    #[test]
+    fn defaults_fill_everything_but_nodes() {
+        let c = parse(MINIMAL).unwrap();
+        let hosts: Vec<_> = c.nodes.iter().map(|n| n.host.as_str()).collect();
+        assert_eq!(hosts, vec!["nm-1.x", "nm-2.x"]);
+        assert_eq!(
+            (
+                c.nodes[0].memory_mb,
+                c.nodes[0].vcores,
+                c.nodes[0].rack.as_str()
+            ),
+            (8192, 8, "/default-rack")
+        );
+        assert_eq!(c.yarn.maximum_allocation_mb, 8192);
+        assert_eq!(c.costs.network_latency_ms, 0);
+        assert_eq!(c.rm_host, "rm-1.sparkyard.internal");
+    }
+
+    #[test]
+    fn host_template_with_first() {
+        let c = parse("[[nodes]]\nhost = \"w{n}\"\ncount = 3\nfirst = 10\n").unwrap();
+        let hosts: Vec<_> = c.nodes.iter().map(|n| n.host.as_str()).collect();
+        assert_eq!(hosts, vec!["w10", "w11", "w12"]);
+    }
+
+    #[test]
+    fn template_required_when_count_above_one() {
+        assert_eq!(
+            message("[[nodes]]\nhost = \"nm.x\"\ncount = 2\n"),
+            "line 2: nodes[0].host: must contain {n} when count > 1 (got \"nm.x\")"
+        );
+    }
+
+    #[test]
+    fn unknown_key_names_line() {
+        let m = message("[[nodes]]\ncount = 1\nram = 5\n");
+        assert!(m.starts_with("TOML parse error at line 3, column 1"), "{m}");
+        assert!(m.contains("unknown field `ram`"), "{m}");
+    }
+
+    #[test]
+    fn unquoted_yarn_key_gets_hint() {
+        let m = message("[yarn]\nyarn.scheduler.minimum-allocation-mb = 512\n[[nodes]]\n");
+        assert!(m.contains("unknown field `yarn`"), "{m}");
+        assert!(
+            m.ends_with(
+                "hint: quote YARN property names: \"yarn.scheduler.minimum-allocation-mb\" = 1024"
+            ),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn wrong_type_and_huge_and_negative_numbers() {
+        let m = message("[[nodes]]\nmemory_mb = \"lots\"\n");
+        assert!(
+            m.contains("line 2") && m.contains("invalid type: string \"lots\""),
+            "{m}"
+        );
+        let m = message("[[nodes]]\nmemory_mb = 99999999999999999999\n");
+        assert!(m.contains("line 2"), "{m}");
+        let m = message("[[nodes]]\nvcores = -1\n");
+        assert!(m.contains("line 2") && m.contains("-1"), "{m}");
+        let m = message("[[nodes]]\nvcores = 5000000000\n");
+        assert!(m.contains("line 2"), "{m}");
+    }
+
+    #[test]
+    fn malformed_toml() {
+        let m = message("[[nodes]\ncount = 1\n");
+        assert!(m.starts_with("TOML parse error at line 1"), "{m}");
+    }
+
+    #[test]
+    fn empty_and_missing_nodes() {
+        assert_eq!(
+            message(""),
+            "the file is empty; a cluster file needs at least one [[nodes]] entry"
+        );
+        assert_eq!(
+            message(" \n# only a comment\n"),
+            "no [[nodes]] entry: the cluster needs at least one NodeManager"
+        );
+        assert_eq!(
+            message("[yarn]\n"),
+            "no [[nodes]] entry: the cluster needs at least one NodeManager"
+        );
+    }
+
+    #[test]
+    fn duplicate_host() {
+        let text = "[[nodes]]\nhost = \"nm-{n}\"\ncount = 3\n[[nodes]]\nhost = \"nm-2\"\n";
+        assert_eq!(
+            message(text),
+            "line 5: nodes[1].host: duplicate host nm-2 (also in nodes[0])"
+        );
+        let defaulted = "[[nodes]]\ncount = 2\n\n[[nodes]]\n";
+        assert_eq!(
+            message(defaulted),
+            "line 4: nodes[1].host: duplicate host nm-1.sparkyard.internal (also in nodes[0])"
+        );
+    }
+
+    #[test]
+    fn node_memory_below_minimum_allocation() {
+        let text = "[[nodes]]\n[[nodes]]\n[[nodes]]\nmemory_mb = 512\n";
+        assert_eq!(
+            message(text),
+            "line 4: nodes[2].memory_mb: must be at least yarn.scheduler.minimum-allocation-mb (1024), got 512"
+        );
+        let text = "[[nodes]]\nvcores = 0\n";
+        assert_eq!(
+            message(text),
+            "line 2: nodes[0].vcores: must be at least yarn.scheduler.minimum-allocation-vcores (1), got 0"
+        );
+    }
+
+    #[test]
+    fn count_limits() {
+        assert_eq!(
+            message("[[nodes]]\ncount = 0\n"),
+            "line 2: nodes[0].count: must be between 1 and 1000000, got 0"
+        );
+        let text = "[[nodes]]\nhost = \"a{n}\"\ncount = 600000\n[[nodes]]\nhost = \"b{n}\"\ncount = 600000\n";
+        assert_eq!(
+            message(text),
+            "nodes: at most 1000000 NodeManagers in total (nodes[1] goes past it)"
+        );
+        let text = "[[nodes]]\nhost = \"a{n}\"\ncount = 2\nfirst = 18446744073709551615\n";
+        assert!(message(text).starts_with("TOML parse error at line 4"));
+        let text = "[[nodes]]\nhost = \"a{n}\"\ncount = 2\nfirst = 9223372036854775807\n";
+        assert_eq!(parse(text).unwrap().nodes[1].host, "a9223372036854775808");
+    }
+
+    #[test]
+    fn yarn_limits() {
+        let text = "[yarn]\n\"yarn.scheduler.maximum-allocation-mb\" = 512\n[[nodes]]\n";
+        assert_eq!(
+            message(text),
+            "line 2: yarn.\"yarn.scheduler.maximum-allocation-mb\": must be at least yarn.scheduler.minimum-allocation-mb (1024), got 512"
+        );
+        let text = "[yarn]\n\"yarn.resourcemanager.am.max-attempts\" = 0\n[[nodes]]\n";
+        assert_eq!(
+            message(text),
+            "line 2: yarn.\"yarn.resourcemanager.am.max-attempts\": must be at least 1, got 0"
+        );
+        let text = "[yarn]\n\"yarn.scheduler.minimum-allocation-mb\" = 0\n[[nodes]]\n";
+        assert_eq!(
+            message(text),
+            "line 2: yarn.\"yarn.scheduler.minimum-allocation-mb\": must be at least 1, got 0"
+        );
+    }
+
+    #[test]
+    fn max_allocation_may_exceed_node_memory() {
+        let text = "[yarn]\n\"yarn.scheduler.maximum-allocation-mb\" = 100000\n[[nodes]]\nmemory_mb = 4096\n";
+        assert_eq!(parse(text).unwrap().yarn.maximum_allocation_mb, 100_000);
+    }
+
+    #[test]
+    fn resourcemanager_checks() {
+        assert_eq!(
+            message("[resourcemanager]\nhost = \"bad host\"\n[[nodes]]\n"),
+            "line 2: resourcemanager.host: not a valid host name: \"bad host\""
+        );
+        assert_eq!(
+            message("[resourcemanager]\nstart_time_ms = 0\n[[nodes]]\n"),
+            "line 2: resourcemanager.start_time_ms: must be between 1 and 9999999999999, got 0"
+        );
+        assert_eq!(
+            message("[resourcemanager]\nuser = \"\"\n[[nodes]]\n"),
+            "line 2: resourcemanager.user: not a valid user name: \"\""
+        );
+    }
+
+    #[test]
+    fn cost_cap() {
+        assert_eq!(
+            message("[costs]\njvm_start_ms = 90000000\n[[nodes]]\n"),
+            "line 2: costs.jvm_start_ms: must be at most 86400000, got 90000000"
+        );
+    }
+
+    #[test]
+    fn rack_check() {
+        assert_eq!(
+            message("[[nodes]]\nrack = \"rack1\"\n"),
+            "line 2: nodes[0].rack: must start with '/' and contain no spaces (got \"rack1\")"
+        );
+    }
+
+    fn temp_path(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("sparkyard-cluster-{}-{name}", std::process::id()))
+    }
+
+    #[test]
+    fn file_errors() {
+        let missing = PathBuf::from("/nonexistent/cluster.toml");
+        let err = load_cluster(ClusterSource::Path(missing)).unwrap_err();
+        assert_eq!(
+            err,
+            UserError::file(
+                "/nonexistent/cluster.toml",
+                "cannot read the cluster file: No such file or directory (os error 2)"
+            )
+        );
+        let dir = std::env::temp_dir();
+        let err = load_cluster(ClusterSource::Path(dir.clone())).unwrap_err();
+        assert_eq!(
+            err,
+            UserError::file(
+                dir.display().to_string(),
+                "is a directory, not a cluster file"
+            )
+        );
+        let err = load_cluster(ClusterSource::Path(PathBuf::from("/dev/null"))).unwrap_err();
+        assert_eq!(err, UserError::file("/dev/null", "is not a regular file"));
+    }
+
+    #[test]
+    fn binary_garbage() {
+        let path = temp_path("bin.toml");
+        std::fs::write(&path, b"[[nodes]]\n\xff\xfe\x00garbage").unwrap();
+        let err = load_cluster(ClusterSource::Path(path.clone()));
+        std::fs::remove_file(&path).unwrap();
+        let expected = "line 2: not UTF-8 text (byte 10); is this a binary file?";
+        assert_eq!(
+            err.unwrap_err(),
+            UserError::file(path.display().to_string(), expected)
+        );
+        let m = message("[[nodes]]\n\u{0}\u{1}");
+        assert!(m.starts_with("TOML parse error at line 2"), "{m}");
+    }
+
+    #[test]
+    fn file_round_trip() {
+        let path = temp_path("ok.toml");
+        std::fs::write(&path, MINIMAL).unwrap();
+        let c = load_cluster(ClusterSource::Path(path.clone()));
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(c.unwrap().nodes.len(), 2);
+    }
+}

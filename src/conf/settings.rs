@@ -1,0 +1,508 @@
+//! The typed Spark settings a run uses, read from a submission's merged conf with Spark's
+//! defaults: owns defaults and derived values (memory overhead, RPC timeouts); mirrors the
+//! ConfigEntry defaults of `org.apache.spark.internal.config` / `deploy.yarn.config`, the
+//! overhead math of `deploy.yarn.Client` / `ResourceProfile`, and `RpcTimeout.apply` (Spark 4.0).
+
+use sparkyard_actors::config::SparkSettings;
+
+use super::spark_conf::SparkConf;
+use super::submit::SubmitRequest;
+use crate::error::UserError;
+
+/// `spark.network.timeout`: the fallback of every RPC timeout.
+pub const NETWORK_TIMEOUT_KEY: &str = "spark.network.timeout";
+
+/// `ResourceProfile.MEMORY_OVERHEAD_MIN_MIB` and the 4.0 `minMemoryOverhead` defaults.
+const MIN_OVERHEAD_DEFAULT: &str = "384m";
+
+/// `spark.{driver,executor}.memoryOverheadFactor` default.
+const OVERHEAD_FACTOR_DEFAULT: f64 = 0.10;
+
+/// YARN's `ApplicationSubmissionContext` keeps at most this many characters of the type.
+const APPLICATION_TYPE_MAX_CHARS: usize = 20;
+
+/// `spark.scheduler.minRegisteredResourcesRatio` when unset on YARN (`YarnSchedulerBackend`).
+const YARN_MIN_REGISTERED_RATIO: f64 = 0.8;
+
+/// `HealthTracker.DEFAULT_TIMEOUT`, the exclusion expiry when neither timeout key is set.
+const EXCLUDE_ON_FAILURE_DEFAULT_TIMEOUT: &str = "1h";
+
+/// `EventLoggingListener`'s directory as the docs state it. Spark's ConfigEntry default is the
+/// bare `/tmp/spark-events`, which resolves to the same local directory.
+const EVENT_LOG_DIR_DEFAULT: &str = "file:///tmp/spark-events";
+
+/// `spark.eventLog.compress`: kept at Spark 3's `false` so event logs stay plain JSON lines
+/// that people can read; Spark 4.0 changed the default to `true` (zstd).
+const EVENT_LOG_COMPRESS_DEFAULT: bool = false;
+
+/// `max((factor * memory).toLong, minimum)` unless an explicit overhead is set
+/// (`ResourceProfile.calculateOverHeadMemory`, `Client.amMemoryOverhead`). MiB throughout.
+pub fn memory_overhead_mb(
+    explicit_mb: Option<u64>,
+    factor: f64,
+    minimum_mb: u64,
+    memory_mb: u64,
+) -> u64 {
+    // `as` truncates toward zero and saturates, like Scala's Double.toLong.
+    explicit_mb.unwrap_or_else(|| ((factor * memory_mb as f64) as u64).max(minimum_mb))
+}
+
+/// Java's `Double.toString` for the values a bad factor can have, as checkValue prints them.
+fn java_double(value: f64) -> String {
+    if value.is_nan() {
+        "NaN".to_string()
+    } else if value.is_infinite() {
+        if value > 0.0 { "Infinity" } else { "-Infinity" }.to_string()
+    } else if value.fract() == 0.0 && value.abs() < 1e7 {
+        format!("{value:.1}")
+    } else {
+        value.to_string()
+    }
+}
+
+/// `spark.<role>.memoryOverheadFactor`, which Spark requires to be > 0 (`checkValue`).
+fn overhead_factor(conf: &SparkConf, role: &str) -> Result<f64, UserError> {
+    let key = format!("spark.{role}.memoryOverheadFactor");
+    let factor = conf.get_double(&key, OVERHEAD_FACTOR_DEFAULT)?;
+    if factor > 0.0 {
+        return Ok(factor);
+    }
+    Err(UserError::illegal_argument(format!(
+        "'{}' in {key} is invalid. Ensure that memory overhead is a double greater than 0",
+        java_double(factor)
+    )))
+}
+
+/// The overhead of the driver (AM container in cluster mode) or of each executor, MiB.
+fn role_overhead_mb(conf: &SparkConf, role: &str, memory_mb: u64) -> Result<u64, UserError> {
+    let explicit = conf.get_size_as_mb_opt(&format!("spark.{role}.memoryOverhead"))?;
+    let factor = overhead_factor(conf, role)?;
+    let minimum = conf.get_size_as_mb(
+        &format!("spark.{role}.minMemoryOverhead"),
+        MIN_OVERHEAD_DEFAULT,
+    )?;
+    Ok(memory_overhead_mb(explicit, factor, minimum, memory_mb))
+}
+
+/// `Utils.executorOffHeapMemorySizeAsMb`: 0 unless enabled, then the size must be >= 1 MiB.
+fn offheap_mb(conf: &SparkConf) -> Result<u64, UserError> {
+    if !conf.get_bool("spark.memory.offHeap.enabled", false)? {
+        return Ok(0);
+    }
+    let mb = conf.get_size_as_bytes("spark.memory.offHeap.size", "0")? / (1024 * 1024);
+    if mb == 0 {
+        return Err(UserError::illegal_argument(
+            "requirement failed: spark.memory.offHeap.size must be > 0 when \
+             spark.memory.offHeap.enabled == true",
+        ));
+    }
+    Ok(mb)
+}
+
+/// `spark.executor.pyspark.memory` counts only for Python applications.
+fn pyspark_mb(conf: &SparkConf, primary_resource: &str) -> Result<u64, UserError> {
+    if !primary_resource.ends_with(".py") {
+        return Ok(0);
+    }
+    Ok(conf
+        .get_size_as_mb_opt("spark.executor.pyspark.memory")?
+        .unwrap_or(0))
+}
+
+/// Container sizing inputs, MiB.
+struct Memory {
+    driver_mb: u64,
+    driver_overhead_mb: u64,
+    executor_mb: u64,
+    executor_overhead_mb: u64,
+    offheap_mb: u64,
+    pyspark_mb: u64,
+}
+
+fn memory(conf: &SparkConf, primary_resource: &str) -> Result<Memory, UserError> {
+    let driver_mb = conf.get_size_as_mb("spark.driver.memory", "1g")?;
+    let executor_mb = conf.get_size_as_mb("spark.executor.memory", "1g")?;
+    Ok(Memory {
+        driver_mb,
+        driver_overhead_mb: role_overhead_mb(conf, "driver", driver_mb)?,
+        executor_mb,
+        executor_overhead_mb: role_overhead_mb(conf, "executor", executor_mb)?,
+        offheap_mb: offheap_mb(conf)?,
+        pyspark_mb: pyspark_mb(conf, primary_resource)?,
+    })
+}
+
+/// An RPC timeout and the property named in `RpcTimeoutException` texts (`RpcTimeout.apply`):
+/// the first of `key`, `spark.network.timeout` that is set, else 120s under `key`'s name.
+/// Parsed as seconds (`timeStringAsSeconds`), so sub-second values truncate.
+pub fn rpc_timeout(conf: &SparkConf, key: &str) -> Result<(u64, String), UserError> {
+    let set = [key, NETWORK_TIMEOUT_KEY]
+        .into_iter()
+        .find(|k| conf.contains(k));
+    let property = set.unwrap_or(key);
+    let secs = conf.get_time_as_sec(property, "120s")?;
+    Ok((secs.saturating_mul(1000), property.to_string()))
+}
+
+/// `spark.task.cpus`; zero would make every executor slot-less, so it is refused.
+fn task_cpus(conf: &SparkConf) -> Result<u32, UserError> {
+    match conf.get_u32("spark.task.cpus", 1)? {
+        0 => Err(UserError::illegal_argument(
+            "spark.task.cpus must be at least 1, but was 0",
+        )),
+        cpus => Ok(cpus),
+    }
+}
+
+/// The readiness ratio: 0.8 on YARN when unset, else capped at 1 (`minRegisteredRatio`).
+fn min_registered_ratio(conf: &SparkConf) -> Result<f64, UserError> {
+    let set = conf.get_double_opt("spark.scheduler.minRegisteredResourcesRatio")?;
+    Ok(set.map_or(YARN_MIN_REGISTERED_RATIO, |r| r.min(1.0)))
+}
+
+/// `HealthTracker.getExcludeOnFailureTimeout`: the new key, the legacy key, then 1h.
+fn exclude_timeout_ms(conf: &SparkConf) -> Result<u64, UserError> {
+    if let Some(ms) = conf.get_time_as_ms_opt("spark.excludeOnFailure.timeout")? {
+        return Ok(ms);
+    }
+    let legacy = "spark.scheduler.executorTaskExcludeOnFailureTime";
+    conf.get_time_as_ms(legacy, EXCLUDE_ON_FAILURE_DEFAULT_TIMEOUT)
+}
+
+/// `spark.app.name`, else the main class.
+fn app_name(req: &SubmitRequest) -> String {
+    req.conf
+        .get("spark.app.name")
+        .unwrap_or(&req.main_class)
+        .to_string()
+}
+
+/// `spark.yarn.applicationType`, truncated as YARN truncates it.
+fn application_type(conf: &SparkConf) -> String {
+    conf.get_string("spark.yarn.applicationType", "SPARK")
+        .chars()
+        .take(APPLICATION_TYPE_MAX_CHARS)
+        .collect()
+}
+
+/// Every field of [`SparkSettings`], from the merged conf of `req` and Spark's defaults.
+pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
+    let c = &req.conf;
+    let mem = memory(c, &req.primary_resource)?;
+    let (ask_timeout_ms, ask_timeout_property) = rpc_timeout(c, "spark.rpc.askTimeout")?;
+    let (lookup_timeout_ms, lookup_timeout_property) = rpc_timeout(c, "spark.rpc.lookupTimeout")?;
+    Ok(SparkSettings {
+        app_name: app_name(req),
+        main_class: req.main_class.clone(),
+        primary_resource: req.primary_resource.clone(),
+        app_args: req.app_args.clone(),
+        queue: c.get_string("spark.yarn.queue", "default"),
+        application_type: application_type(c),
+        driver_memory_mb: mem.driver_mb,
+        driver_memory_overhead_mb: mem.driver_overhead_mb,
+        driver_cores: c.get_u32("spark.driver.cores", 1)?,
+        executor_memory_mb: mem.executor_mb,
+        executor_memory_overhead_mb: mem.executor_overhead_mb,
+        executor_offheap_mb: mem.offheap_mb,
+        executor_pyspark_memory_mb: mem.pyspark_mb,
+        executor_cores: c.get_u32("spark.executor.cores", 1)?,
+        executor_instances: c.get_u32_opt("spark.executor.instances")?,
+        task_cpus: task_cpus(c)?,
+        task_max_failures: c.get_u32("spark.task.maxFailures", 4)?,
+        am_wait_time_ms: c.get_time_as_ms("spark.yarn.am.waitTime", "100s")?,
+        max_app_attempts: c.get_u32_opt("spark.yarn.maxAppAttempts")?,
+        max_executor_failures: c.get_u32_opt("spark.executor.maxNumFailures")?,
+        executor_failures_validity_interval_ms: c
+            .get_time_as_ms_opt("spark.executor.failuresValidityInterval")?,
+        report_interval_ms: c.get_time_as_ms("spark.yarn.report.interval", "1s")?,
+        report_logging_frequency: c.get_u32("spark.yarn.report.loggingFrequency", 30)?,
+        wait_app_completion: c.get_bool("spark.yarn.submit.waitAppCompletion", true)?,
+        am_heartbeat_interval_ms: c
+            .get_time_as_ms("spark.yarn.scheduler.heartbeat.interval-ms", "3s")?,
+        initial_allocation_interval_ms: c
+            .get_time_as_ms("spark.yarn.scheduler.initial-allocation.interval", "200ms")?,
+        min_registered_resources_ratio: min_registered_ratio(c)?,
+        max_registered_resources_waiting_time_ms: c
+            .get_time_as_ms("spark.scheduler.maxRegisteredResourcesWaitingTime", "30s")?,
+        revive_interval_ms: c.get_time_as_ms("spark.scheduler.revive.interval", "1s")?,
+        ask_timeout_ms,
+        ask_timeout_property,
+        lookup_timeout_ms,
+        lookup_timeout_property,
+        network_timeout_ms: c
+            .get_time_as_sec(NETWORK_TIMEOUT_KEY, "120s")?
+            .saturating_mul(1000),
+        executor_heartbeat_interval_ms: c
+            .get_time_as_ms("spark.executor.heartbeatInterval", "10s")?,
+        exclude_nodes: c.get_seq("spark.yarn.exclude.nodes"),
+        launch_exclude_on_failure: c
+            .get_bool("spark.yarn.executor.launch.excludeOnFailure.enabled", false)?,
+        max_failed_executors_per_node: c.get_u32(
+            "spark.excludeOnFailure.application.maxFailedExecutorsPerNode",
+            2,
+        )?,
+        exclude_on_failure_timeout_ms: exclude_timeout_ms(c)?,
+        event_log_enabled: c.get_bool("spark.eventLog.enabled", false)?,
+        event_log_dir: c.get_string("spark.eventLog.dir", EVENT_LOG_DIR_DEFAULT),
+        event_log_compress: c.get_bool("spark.eventLog.compress", EVENT_LOG_COMPRESS_DEFAULT)?,
+        properties: c.as_map().clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::submit::{DefaultsFile, SubmitArgs};
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        submit: SubmitArgs,
+    }
+
+    fn settings(extra: &[&str]) -> Result<SparkSettings, UserError> {
+        let base = [
+            "sparkyard",
+            "--master",
+            "yarn",
+            "--deploy-mode",
+            "cluster",
+            "--class",
+            "org.example.Pi",
+        ];
+        let argv = base.iter().chain(extra).chain(["app.jar", "10"].iter());
+        let args = Cli::try_parse_from(argv)
+            .expect("test arguments parse")
+            .submit;
+        let req = args.into_request(DefaultsFile::Embedded(""))?;
+        spark_settings(&req)
+    }
+
+    #[test]
+    fn overhead_math() {
+        assert_eq!(memory_overhead_mb(None, 0.10, 384, 1024), 384);
+        assert_eq!(memory_overhead_mb(None, 0.10, 384, 2048), 384);
+        assert_eq!(memory_overhead_mb(None, 0.10, 384, 4096), 409);
+        assert_eq!(memory_overhead_mb(None, 0.10, 384, 7168), 716);
+        assert_eq!(memory_overhead_mb(Some(100), 0.10, 384, 4096), 100);
+    }
+
+    #[test]
+    fn overhead_from_conf() {
+        let s = settings(&["--executor-memory", "4g", "--driver-memory", "2g"]).unwrap();
+        assert_eq!(
+            (s.executor_memory_mb, s.executor_memory_overhead_mb),
+            (4096, 409)
+        );
+        assert_eq!(
+            (s.driver_memory_mb, s.driver_memory_overhead_mb),
+            (2048, 384)
+        );
+        assert_eq!(s.am_container_memory_mb(), 2432);
+        let explicit = settings(&["--conf", "spark.executor.memoryOverhead=1g"]).unwrap();
+        assert_eq!(explicit.executor_memory_overhead_mb, 1024);
+        let legacy = settings(&["--conf", "spark.yarn.driver.memoryOverhead=500"]).unwrap();
+        assert_eq!(legacy.driver_memory_overhead_mb, 500);
+        let tuned = settings(&[
+            "--conf",
+            "spark.executor.memoryOverheadFactor=0.5",
+            "--conf",
+            "spark.executor.minMemoryOverhead=100m",
+        ])
+        .unwrap();
+        assert_eq!(tuned.executor_memory_overhead_mb, 512);
+    }
+
+    #[test]
+    fn bad_overhead_factor() {
+        assert_eq!(
+            settings(&["--conf", "spark.driver.memoryOverheadFactor=0"]).unwrap_err(),
+            UserError::illegal_argument(
+                "'0.0' in spark.driver.memoryOverheadFactor is invalid. Ensure that memory \
+                 overhead is a double greater than 0"
+            )
+        );
+    }
+
+    #[test]
+    fn bad_memory_value_names_key() {
+        let err = settings(&["--conf", "spark.executor.memoryOverhead=1gi"]).unwrap_err();
+        assert_eq!(
+            err,
+            UserError::number_format(
+                "Illegal value for config key spark.executor.memoryOverhead: Size must be \
+                 specified as bytes (b), kibibytes (k), mebibytes (m), gibibytes (g), tebibytes \
+                 (t), or pebibytes(p). E.g. 50b, 100k, or 250m.\nInvalid suffix: \"gi\""
+            )
+        );
+    }
+
+    #[test]
+    fn defaults() {
+        let s = settings(&[]).unwrap();
+        assert_eq!(s.app_name, "org.example.Pi");
+        assert_eq!(s.app_args, vec!["10"]);
+        assert_eq!(
+            (s.queue.as_str(), s.application_type.as_str()),
+            ("default", "SPARK")
+        );
+        assert_eq!(
+            (
+                s.driver_memory_mb,
+                s.driver_memory_overhead_mb,
+                s.driver_cores
+            ),
+            (1024, 384, 1)
+        );
+        assert_eq!(
+            (
+                s.executor_memory_mb,
+                s.executor_memory_overhead_mb,
+                s.executor_cores
+            ),
+            (1024, 384, 1)
+        );
+        assert_eq!(
+            (s.executor_offheap_mb, s.executor_pyspark_memory_mb),
+            (0, 0)
+        );
+        assert_eq!(s.executor_instances, None);
+        assert_eq!((s.task_cpus, s.task_max_failures), (1, 4));
+        assert_eq!(s.am_wait_time_ms, 100_000);
+        assert_eq!((s.max_app_attempts, s.max_executor_failures), (None, None));
+        assert_eq!(s.executor_failures_validity_interval_ms, None);
+        assert_eq!(
+            (s.report_interval_ms, s.report_logging_frequency),
+            (1000, 30)
+        );
+        assert!(s.wait_app_completion);
+        assert_eq!(
+            (s.am_heartbeat_interval_ms, s.initial_allocation_interval_ms),
+            (3000, 200)
+        );
+        assert_eq!(s.min_registered_resources_ratio, 0.8);
+        assert_eq!(s.max_registered_resources_waiting_time_ms, 30_000);
+        assert_eq!(s.revive_interval_ms, 1000);
+        assert_eq!(s.network_timeout_ms, 120_000);
+        assert_eq!(
+            (s.ask_timeout_ms, s.ask_timeout_property.as_str()),
+            (120_000, "spark.rpc.askTimeout")
+        );
+        assert_eq!(
+            (s.lookup_timeout_ms, s.lookup_timeout_property.as_str()),
+            (120_000, "spark.rpc.lookupTimeout")
+        );
+        assert_eq!(s.executor_heartbeat_interval_ms, 10_000);
+        assert!(s.exclude_nodes.is_empty() && !s.launch_exclude_on_failure);
+        assert_eq!(
+            (
+                s.max_failed_executors_per_node,
+                s.exclude_on_failure_timeout_ms
+            ),
+            (2, 3_600_000)
+        );
+        assert!(!s.event_log_enabled && !s.event_log_compress);
+        assert_eq!(s.event_log_dir, "file:///tmp/spark-events");
+        assert_eq!(
+            s.properties.get("spark.master").map(String::as_str),
+            Some("yarn")
+        );
+    }
+
+    #[test]
+    fn timeouts_fall_back_to_network_timeout() {
+        let s = settings(&["--conf", "spark.network.timeout=300"]).unwrap();
+        assert_eq!(s.network_timeout_ms, 300_000);
+        assert_eq!(
+            (s.ask_timeout_ms, s.ask_timeout_property.as_str()),
+            (300_000, "spark.network.timeout")
+        );
+        let s = settings(&[
+            "--conf",
+            "spark.network.timeout=300s",
+            "--conf",
+            "spark.rpc.askTimeout=10s",
+        ])
+        .unwrap();
+        assert_eq!(
+            (s.ask_timeout_ms, s.ask_timeout_property.as_str()),
+            (10_000, "spark.rpc.askTimeout")
+        );
+        assert_eq!(s.lookup_timeout_property, "spark.network.timeout");
+    }
+
+    #[test]
+    fn explicit_values() {
+        let s = settings(&[
+            "--num-executors",
+            "3",
+            "--name",
+            "MyPi",
+            "--queue",
+            "etl",
+            "--conf",
+            "spark.yarn.applicationType=A-VERY-LONG-APPLICATION-TYPE",
+            "--conf",
+            "spark.yarn.max.executor.failures=7",
+            "--conf",
+            "spark.executor.failuresValidityInterval=1h",
+            "--conf",
+            "spark.scheduler.minRegisteredResourcesRatio=2",
+            "--conf",
+            "spark.yarn.exclude.nodes=nm-1,nm-2",
+            "--conf",
+            "spark.memory.offHeap.enabled=true",
+            "--conf",
+            "spark.memory.offHeap.size=512m",
+        ])
+        .unwrap();
+        assert_eq!((s.app_name.as_str(), s.queue.as_str()), ("MyPi", "etl"));
+        assert_eq!(s.application_type, "A-VERY-LONG-APPLICAT");
+        assert_eq!(s.application_type.chars().count(), 20);
+        assert_eq!(
+            (s.executor_instances, s.max_executor_failures),
+            (Some(3), Some(7))
+        );
+        assert_eq!(s.executor_failures_validity_interval_ms, Some(3_600_000));
+        assert_eq!(s.min_registered_resources_ratio, 1.0);
+        assert_eq!(s.exclude_nodes, vec!["nm-1", "nm-2"]);
+        assert_eq!(s.executor_offheap_mb, 512);
+        assert_eq!(s.executor_container_memory_mb(), 1024 + 384 + 512);
+    }
+
+    #[test]
+    fn offheap_enabled_needs_size() {
+        assert_eq!(
+            settings(&["--conf", "spark.memory.offHeap.enabled=true"]).unwrap_err(),
+            UserError::illegal_argument(
+                "requirement failed: spark.memory.offHeap.size must be > 0 when \
+                 spark.memory.offHeap.enabled == true"
+            )
+        );
+    }
+
+    #[test]
+    fn bad_types_name_the_key() {
+        assert_eq!(
+            settings(&["--conf", "spark.eventLog.enabled=yes"]).unwrap_err(),
+            UserError::illegal_argument("spark.eventLog.enabled should be boolean, but was yes")
+        );
+        assert_eq!(
+            settings(&["--conf", "spark.task.maxFailures=many"]).unwrap_err(),
+            UserError::illegal_argument("spark.task.maxFailures should be int, but was many")
+        );
+        assert_eq!(
+            settings(&["--conf", "spark.task.cpus=0"]).unwrap_err(),
+            UserError::illegal_argument("spark.task.cpus must be at least 1, but was 0")
+        );
+    }
+
+    #[test]
+    fn java_double_texts() {
+        assert_eq!(java_double(0.0), "0.0");
+        assert_eq!(java_double(-1.0), "-1.0");
+        assert_eq!(java_double(-0.25), "-0.25");
+        assert_eq!(java_double(f64::NAN), "NaN");
+    }
+}

@@ -1,0 +1,455 @@
+//! The merged Spark properties of one submission and their typed getters: owns key lookup with
+//! deprecated alternates and the texts of bad values; mirrors `org.apache.spark.SparkConf` and
+//! the value converters of `org.apache.spark.internal.config.ConfigBuilder` (Spark 4.0).
+
+use std::collections::BTreeMap;
+
+use super::memory::{self, ByteUnit, TimeUnit};
+use crate::error::UserError;
+
+/// New key -> older keys Spark still reads (`ConfigBuilder.withAlternative` and
+/// `SparkConf.configsWithAlternatives`). The new key wins when both are set.
+const ALTERNATES: &[(&str, &[&str])] = &[
+    (
+        "spark.executor.maxNumFailures",
+        &["spark.yarn.max.executor.failures"],
+    ),
+    (
+        "spark.executor.failuresValidityInterval",
+        &["spark.yarn.executor.failuresValidityInterval"],
+    ),
+    (
+        "spark.executor.memoryOverhead",
+        &["spark.yarn.executor.memoryOverhead"],
+    ),
+    (
+        "spark.driver.memoryOverhead",
+        &["spark.yarn.driver.memoryOverhead"],
+    ),
+    ("spark.memory.offHeap.enabled", &["spark.unsafe.offHeap"]),
+    (
+        "spark.excludeOnFailure.enabled",
+        &["spark.blacklist.enabled"],
+    ),
+    (
+        "spark.excludeOnFailure.timeout",
+        &["spark.blacklist.timeout"],
+    ),
+    (
+        "spark.excludeOnFailure.application.maxFailedExecutorsPerNode",
+        &["spark.blacklist.application.maxFailedExecutorsPerNode"],
+    ),
+    (
+        "spark.yarn.executor.launch.excludeOnFailure.enabled",
+        &["spark.yarn.blacklist.executor.launch.blacklisting.enabled"],
+    ),
+    (
+        "spark.scheduler.executorTaskExcludeOnFailureTime",
+        &["spark.scheduler.executorTaskBlacklistTime"],
+    ),
+];
+
+/// The older keys standing in for `key`, if any.
+fn alternates(key: &str) -> &'static [&'static str] {
+    ALTERNATES
+        .iter()
+        .find(|(new, _)| *new == key)
+        .map_or(&[], |(_, old)| old)
+}
+
+/// `ConfigHelpers.toNumber` / `toBoolean`: IllegalArgumentException naming the key and the raw
+/// (untrimmed) value.
+fn type_mismatch(key: &str, value: &str, config_type: &str) -> UserError {
+    UserError::illegal_argument(format!("{key} should be {config_type}, but was {value}"))
+}
+
+/// `SparkConf.catchIllegalValue`: prefixes the key to a unit-parsing error, keeping its class.
+fn illegal_value(key: &str, err: UserError) -> UserError {
+    match err {
+        UserError::Java { class, message } => UserError::Java {
+            class,
+            message: format!("Illegal value for config key {key}: {message}"),
+        },
+        other => other,
+    }
+}
+
+/// Scala's `String.toBoolean`: `true`/`false` in any case, nothing else.
+fn parse_bool(s: &str) -> Option<bool> {
+    if s.eq_ignore_ascii_case("true") {
+        Some(true)
+    } else if s.eq_ignore_ascii_case("false") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Java's `String.trim` (chars <= U+0020), which ConfigBuilder applies before converting.
+fn java_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c <= ' ')
+}
+
+/// The Spark properties of one application, ordered by key.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SparkConf {
+    entries: BTreeMap<String, String>,
+}
+
+impl SparkConf {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Wraps an already merged map.
+    pub fn from_map(entries: BTreeMap<String, String>) -> Self {
+        Self { entries }
+    }
+
+    /// Sets a property, replacing any earlier value of the same key.
+    pub fn set(&mut self, key: impl Into<String>, value: impl Into<String>) -> &mut Self {
+        self.entries.insert(key.into(), value.into());
+        self
+    }
+
+    /// Sets a property only if the key is not there yet (`SparkConf.setIfMissing`).
+    pub fn set_if_missing(
+        &mut self,
+        key: impl Into<String>,
+        value: impl Into<String>,
+    ) -> &mut Self {
+        self.entries
+            .entry(key.into())
+            .or_insert_with(|| value.into());
+        self
+    }
+
+    pub fn remove(&mut self, key: &str) -> Option<String> {
+        self.entries.remove(key)
+    }
+
+    /// The value of `key`, else of its first deprecated alternate that is set.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        let direct = self.entries.get(key);
+        let alt = || {
+            alternates(key)
+                .iter()
+                .find_map(|old| self.entries.get(*old))
+        };
+        direct.or_else(alt).map(String::as_str)
+    }
+
+    /// True when `key` or one of its alternates is set.
+    pub fn contains(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// All properties as set (alternates are not folded), ordered by key.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.entries.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn as_map(&self) -> &BTreeMap<String, String> {
+        &self.entries
+    }
+
+    pub fn into_map(self) -> BTreeMap<String, String> {
+        self.entries
+    }
+
+    /// A string property with a default.
+    pub fn get_string(&self, key: &str, default: &str) -> String {
+        self.get(key).unwrap_or(default).to_string()
+    }
+
+    /// `booleanConf`: `<key> should be boolean, but was <v>`.
+    pub fn get_bool(&self, key: &str, default: bool) -> Result<bool, UserError> {
+        self.get_bool_opt(key).map(|v| v.unwrap_or(default))
+    }
+
+    pub fn get_bool_opt(&self, key: &str) -> Result<Option<bool>, UserError> {
+        self.get(key)
+            .map(|v| parse_bool(java_trim(v)).ok_or_else(|| type_mismatch(key, v, "boolean")))
+            .transpose()
+    }
+
+    /// `intConf` (a Java int): `<key> should be int, but was <v>`.
+    pub fn get_int(&self, key: &str, default: i32) -> Result<i32, UserError> {
+        self.get_int_opt(key).map(|v| v.unwrap_or(default))
+    }
+
+    pub fn get_int_opt(&self, key: &str) -> Result<Option<i32>, UserError> {
+        self.get(key)
+            .map(|v| {
+                java_trim(v)
+                    .parse::<i32>()
+                    .map_err(|_| type_mismatch(key, v, "int"))
+            })
+            .transpose()
+    }
+
+    /// An `intConf` sparkyard needs non-negative (counts, cores): parsed as Spark does, then a
+    /// negative value is refused naming the key.
+    pub fn get_u32(&self, key: &str, default: u32) -> Result<u32, UserError> {
+        self.get_u32_opt(key).map(|v| v.unwrap_or(default))
+    }
+
+    pub fn get_u32_opt(&self, key: &str) -> Result<Option<u32>, UserError> {
+        let Some(value) = self.get_int_opt(key)? else {
+            return Ok(None);
+        };
+        u32::try_from(value).map(Some).map_err(|_| {
+            UserError::illegal_argument(format!("{key} must not be negative, but was {value}"))
+        })
+    }
+
+    /// `doubleConf`: `<key> should be double, but was <v>`.
+    pub fn get_double(&self, key: &str, default: f64) -> Result<f64, UserError> {
+        self.get_double_opt(key).map(|v| v.unwrap_or(default))
+    }
+
+    pub fn get_double_opt(&self, key: &str) -> Result<Option<f64>, UserError> {
+        self.get(key)
+            .map(|v| {
+                java_trim(v)
+                    .parse::<f64>()
+                    .map_err(|_| type_mismatch(key, v, "double"))
+            })
+            .transpose()
+    }
+
+    /// `SparkConf.getSizeAsMb(key, default)`: a memory string, bare numbers in MiB; errors are
+    /// `Illegal value for config key <key>: <JavaUtils text quoting the value>`.
+    pub fn get_size_as_mb(&self, key: &str, default: &str) -> Result<u64, UserError> {
+        self.size_as(key, default, ByteUnit::MiB)
+    }
+
+    pub fn get_size_as_mb_opt(&self, key: &str) -> Result<Option<u64>, UserError> {
+        self.size_as_opt(key, ByteUnit::MiB)
+    }
+
+    /// `SparkConf.getSizeAsBytes(key, default)`: bare numbers are bytes.
+    pub fn get_size_as_bytes(&self, key: &str, default: &str) -> Result<u64, UserError> {
+        self.size_as(key, default, ByteUnit::Byte)
+    }
+
+    fn size_as(&self, key: &str, default: &str, unit: ByteUnit) -> Result<u64, UserError> {
+        let value = self.get(key).unwrap_or(default);
+        memory::byte_string_as(value, unit).map_err(|e| illegal_value(key, e))
+    }
+
+    fn size_as_opt(&self, key: &str, unit: ByteUnit) -> Result<Option<u64>, UserError> {
+        let parse = |v| memory::byte_string_as(v, unit).map_err(|e| illegal_value(key, e));
+        self.get(key).map(parse).transpose()
+    }
+
+    /// `SparkConf.getTimeAsMs(key, default)`: bare numbers are milliseconds.
+    pub fn get_time_as_ms(&self, key: &str, default: &str) -> Result<u64, UserError> {
+        self.time_as(key, default, TimeUnit::Milliseconds)
+    }
+
+    /// An optional `timeConf(MILLISECONDS)`.
+    pub fn get_time_as_ms_opt(&self, key: &str) -> Result<Option<u64>, UserError> {
+        let parse = |v| memory::time_string_as_ms(v).map_err(|e| illegal_value(key, e));
+        self.get(key).map(parse).transpose()
+    }
+
+    /// `SparkConf.getTimeAsSeconds(key, default)`: bare numbers are seconds.
+    pub fn get_time_as_sec(&self, key: &str, default: &str) -> Result<u64, UserError> {
+        self.time_as(key, default, TimeUnit::Seconds)
+    }
+
+    fn time_as(&self, key: &str, default: &str, unit: TimeUnit) -> Result<u64, UserError> {
+        let value = self.get(key).unwrap_or(default);
+        memory::time_string_as(value, unit).map_err(|e| illegal_value(key, e))
+    }
+
+    /// `stringConf.toSequence`: comma-separated, items trimmed, empty items dropped.
+    pub fn get_seq(&self, key: &str) -> Vec<String> {
+        let items = self.get(key).unwrap_or("").split(',').map(str::trim);
+        items
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conf(pairs: &[(&str, &str)]) -> SparkConf {
+        let mut c = SparkConf::new();
+        for (k, v) in pairs {
+            c.set(*k, *v);
+        }
+        c
+    }
+
+    #[test]
+    fn set_get_contains_iter() {
+        let mut c = conf(&[("spark.b", "2"), ("spark.a", "1")]);
+        c.set("spark.a", "3")
+            .set_if_missing("spark.a", "4")
+            .set_if_missing("spark.c", "5");
+        assert_eq!(c.get("spark.a"), Some("3"));
+        assert!(c.contains("spark.c"));
+        assert!(!c.contains("spark.z"));
+        let keys: Vec<_> = c.iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, vec!["spark.a", "spark.b", "spark.c"]);
+    }
+
+    #[test]
+    fn booleans() {
+        let c = conf(&[
+            ("spark.x", " TRUE "),
+            ("spark.y", "False"),
+            ("spark.z", "yes"),
+        ]);
+        assert_eq!(c.get_bool("spark.x", false), Ok(true));
+        assert_eq!(c.get_bool("spark.y", true), Ok(false));
+        assert_eq!(c.get_bool("spark.unset", true), Ok(true));
+        assert_eq!(
+            c.get_bool("spark.z", false),
+            Err(UserError::illegal_argument(
+                "spark.z should be boolean, but was yes"
+            ))
+        );
+    }
+
+    #[test]
+    fn ints() {
+        let c = conf(&[
+            ("spark.n", " 7 "),
+            ("spark.neg", "-2"),
+            ("spark.bad", "2.5"),
+        ]);
+        assert_eq!(c.get_int("spark.n", 0), Ok(7));
+        assert_eq!(c.get_int("spark.neg", 0), Ok(-2));
+        assert_eq!(c.get_u32("spark.unset", 4), Ok(4));
+        assert_eq!(
+            c.get_int("spark.bad", 0),
+            Err(UserError::illegal_argument(
+                "spark.bad should be int, but was 2.5"
+            ))
+        );
+        assert_eq!(
+            c.get_u32("spark.bad", 0),
+            Err(UserError::illegal_argument(
+                "spark.bad should be int, but was 2.5"
+            ))
+        );
+        assert_eq!(
+            c.get_u32("spark.neg", 0),
+            Err(UserError::illegal_argument(
+                "spark.neg must not be negative, but was -2"
+            ))
+        );
+    }
+
+    #[test]
+    fn int_overflow_is_a_type_error() {
+        let c = conf(&[("spark.n", "3000000000")]);
+        assert_eq!(
+            c.get_int("spark.n", 0),
+            Err(UserError::illegal_argument(
+                "spark.n should be int, but was 3000000000"
+            ))
+        );
+    }
+
+    #[test]
+    fn doubles() {
+        let c = conf(&[("spark.r", "0.5"), ("spark.bad", "half")]);
+        assert_eq!(c.get_double("spark.r", 0.8), Ok(0.5));
+        assert_eq!(c.get_double("spark.unset", 0.8), Ok(0.8));
+        assert_eq!(
+            c.get_double("spark.bad", 0.0),
+            Err(UserError::illegal_argument(
+                "spark.bad should be double, but was half"
+            ))
+        );
+    }
+
+    #[test]
+    fn sizes_name_key_and_value() {
+        let c = conf(&[
+            ("spark.executor.memory", "4g"),
+            ("spark.driver.memory", "10q"),
+        ]);
+        assert_eq!(c.get_size_as_mb("spark.executor.memory", "1g"), Ok(4096));
+        assert_eq!(c.get_size_as_mb("spark.unset", "1g"), Ok(1024));
+        assert_eq!(c.get_size_as_bytes("spark.unset", "2m"), Ok(2 << 20));
+        assert_eq!(
+            c.get_size_as_mb("spark.driver.memory", "1g"),
+            Err(UserError::number_format(
+                "Illegal value for config key spark.driver.memory: Size must be specified as \
+                 bytes (b), kibibytes (k), mebibytes (m), gibibytes (g), tebibytes (t), or \
+                 pebibytes(p). E.g. 50b, 100k, or 250m.\nInvalid suffix: \"q\""
+            ))
+        );
+    }
+
+    #[test]
+    fn times() {
+        let c = conf(&[("spark.t", "100s"), ("spark.bad", "soon")]);
+        assert_eq!(c.get_time_as_ms("spark.t", "1s"), Ok(100_000));
+        assert_eq!(c.get_time_as_sec("spark.unset", "120s"), Ok(120));
+        assert_eq!(c.get_time_as_ms_opt("spark.unset"), Ok(None));
+        assert_eq!(c.get_time_as_ms_opt("spark.t"), Ok(Some(100_000)));
+        assert_eq!(
+            c.get_time_as_ms("spark.bad", "1s"),
+            Err(UserError::number_format(
+                "Illegal value for config key spark.bad: Time must be specified as seconds (s), \
+                 milliseconds (ms), microseconds (us), minutes (m or min), hour (h), or day (d). \
+                 E.g. 50s, 100ms, or 250us.\nFailed to parse time string: soon"
+            ))
+        );
+    }
+
+    #[test]
+    fn deprecated_alternates_lose_to_new_key() {
+        let old_only = conf(&[("spark.yarn.executor.memoryOverhead", "512")]);
+        assert_eq!(old_only.get("spark.executor.memoryOverhead"), Some("512"));
+        let both = conf(&[
+            ("spark.yarn.max.executor.failures", "5"),
+            ("spark.executor.maxNumFailures", "9"),
+        ]);
+        assert_eq!(
+            both.get_u32_opt("spark.executor.maxNumFailures"),
+            Ok(Some(9))
+        );
+        let pairs = [
+            (
+                "spark.yarn.executor.failuresValidityInterval",
+                "spark.executor.failuresValidityInterval",
+            ),
+            (
+                "spark.yarn.driver.memoryOverhead",
+                "spark.driver.memoryOverhead",
+            ),
+            (
+                "spark.yarn.max.executor.failures",
+                "spark.executor.maxNumFailures",
+            ),
+        ];
+        for (old, new) in pairs {
+            assert_eq!(conf(&[(old, "1")]).get(new), Some("1"), "{old} -> {new}");
+        }
+    }
+
+    #[test]
+    fn sequences() {
+        let c = conf(&[("spark.yarn.exclude.nodes", " a, ,b ,")]);
+        assert_eq!(c.get_seq("spark.yarn.exclude.nodes"), vec!["a", "b"]);
+        assert!(c.get_seq("spark.unset").is_empty());
+    }
+}

@@ -1,0 +1,10 @@
+//! sparkyard: a deterministic simulator of Apache Spark running an application on YARN in
+//! cluster mode. This crate is the CLI and the runner: it parses spark-submit flags, Spark
+//! properties and sparkyard's own files, boots the simulated cluster on a paused actix System,
+//! prints what spark-submit prints and writes the container logs.
+
+pub mod conf;
+pub mod error;
+pub mod logging;
+pub mod report;
+pub mod runner;

@@ -1,0 +1,146 @@
+//! The `sparkyard` command: `sparkyard submit ...` takes spark-submit's flags and runs the
+//! application on the simulated YARN cluster. Exit codes follow spark-submit: 0 when the
+//! application ends FINISHED/SUCCEEDED, 1 for a failed, killed or undefined application and for
+//! every usage or validation error.
+
+use clap::{Args, Parser, Subcommand};
+use sparkyard::conf::cluster::{ClusterSource, load_cluster};
+use sparkyard::conf::settings::spark_settings;
+use sparkyard::conf::submit::{DefaultsFile, SubmitArgs, SubmitRequest};
+use sparkyard::error::UserError;
+use sparkyard::runner::{self, RunOptions};
+use sparkyard::{logging, report};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "sparkyard",
+    version,
+    about = "A deterministic simulator of Apache Spark on YARN in cluster mode"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Submit an application as `spark-submit --master yarn --deploy-mode cluster` would.
+    Submit(SubmitCommand),
+}
+
+#[derive(Args)]
+struct SubmitCommand {
+    /// Print the version of the Spark that sparkyard simulates.
+    #[arg(long = "version", help_heading = "Spark options")]
+    spark_version: bool,
+    #[command(flatten)]
+    args: SubmitArgs,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let Command::Submit(cmd) = cli.command;
+    if cmd.spark_version {
+        print!("{}", spark_banner());
+        return ExitCode::SUCCESS;
+    }
+    match submit(cmd.args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// spark-submit's `--version` banner, naming the Spark version sparkyard mirrors.
+fn spark_banner() -> String {
+    let v = sparkyard_actors::driver::SPARK_VERSION;
+    format!(
+        "Welcome to\n      ____              __\n     / __/__  ___ _____/ /__\n    _\\ \\/ _ \\/ _ `/ __/  '_/\n   /___/ .__/\\_,_/_/ /_/\\_\\   version {v}\n      /_/\n\nUsing Scala version 2.13.16, OpenJDK 64-Bit Server VM, 17.0.15\nBranch HEAD\nCompiled by user sparkyard {} (a simulator)\nType --help for more information.\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+fn defaults_file() -> DefaultsFile {
+    match std::env::var_os("SPARK_CONF_DIR") {
+        Some(dir) => DefaultsFile::Path(std::path::Path::new(&dir).join("spark-defaults.conf")),
+        None => DefaultsFile::embedded(),
+    }
+}
+
+fn submit(args: SubmitArgs) -> Result<ExitCode, UserError> {
+    logging::init(args.verbose, args.quiet);
+    let req = args.into_request(defaults_file())?;
+    for w in &req.warnings {
+        eprintln!("{w}");
+    }
+    if req.verbose {
+        eprintln!("{}", req.verbose_report());
+    }
+    let cluster = match &req.cluster {
+        Some(path) => load_cluster(ClusterSource::Path(path.clone()))?,
+        None => load_cluster(ClusterSource::Embedded)?,
+    };
+    let spark = spark_settings(&req)?;
+    let opts = RunOptions {
+        seed: req.seed,
+        ..RunOptions::default()
+    };
+    let result = runner::run(runner::sim_config(spark, cluster, &opts), &opts)?;
+    eprint!("{}", report::closing_stderr(&result, req.quiet));
+    let written = report::write_logs(&result, &req.log_dir).map_err(|e| {
+        UserError::file(
+            req.log_dir.display().to_string(),
+            format!("cannot write container logs: {e}"),
+        )
+    })?;
+    print!(
+        "{}",
+        report::summary(&result, written.as_deref(), &reproduce(&req))
+    );
+    Ok(if result.outcome.exception.is_some() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The command line that reproduces this run (the seed made explicit).
+fn reproduce(req: &SubmitRequest) -> String {
+    let mut words: Vec<String> = std::env::args().skip(1).collect();
+    if !words
+        .iter()
+        .any(|w| w == "--seed" || w.starts_with("--seed="))
+    {
+        let at = words
+            .iter()
+            .position(|w| w == "submit")
+            .map_or(0, |i| i + 1);
+        words.insert(at, format!("--seed={}", req.seed));
+    }
+    let quoted: Vec<String> = words.iter().map(|w| shell_quote(w)).collect();
+    format!("sparkyard {}", quoted.join(" "))
+}
+
+fn shell_quote(w: &str) -> String {
+    if !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_=./:,@%+".contains(c))
+    {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}

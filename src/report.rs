@@ -1,0 +1,156 @@
+//! What a user sees after a run: the JVM's closing exception as spark-submit prints it, the
+//! spark-submit shutdown lines, the container logs written in YARN's layout, and a short
+//! summary with the driver's stdout and the command that reproduces the run.
+
+use crate::runner::RunResult;
+use sparkyard_actors::sim::clock;
+use sparkyard_actors::sim::logs::{Level, format_line};
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The stack spark-submit prints under `Exception in thread "main"` for a failed application.
+const CLIENT_STACK: &[&str] = &[
+    "org.apache.spark.deploy.yarn.Client.run(Client.scala:1309)",
+    "org.apache.spark.deploy.yarn.YarnClusterApplication.start(Client.scala:1742)",
+    "org.apache.spark.deploy.SparkSubmit.org$apache$spark$deploy$SparkSubmit$$runMain(SparkSubmit.scala:1029)",
+    "org.apache.spark.deploy.SparkSubmit.doRunMain$1(SparkSubmit.scala:194)",
+    "org.apache.spark.deploy.SparkSubmit.submit(SparkSubmit.scala:217)",
+    "org.apache.spark.deploy.SparkSubmit.doSubmit(SparkSubmit.scala:91)",
+    "org.apache.spark.deploy.SparkSubmit$$anon$2.doSubmit(SparkSubmit.scala:1120)",
+    "org.apache.spark.deploy.SparkSubmit$.main(SparkSubmit.scala:1129)",
+    "org.apache.spark.deploy.SparkSubmit.main(SparkSubmit.scala)",
+];
+
+/// spark-submit's stderr after the Client returns: the exception (if any), then the shutdown hook.
+pub fn closing_stderr(result: &RunResult, quiet: bool) -> String {
+    let mut out = String::new();
+    if let Some((class, message)) = &result.outcome.exception {
+        let _ = writeln!(out, "Exception in thread \"main\" {class}: {message}");
+        if result.outcome.application_id.is_some() {
+            for frame in CLIENT_STACK {
+                let _ = writeln!(out, "\tat {frame}");
+            }
+        }
+    }
+    if !quiet {
+        let now = result.epoch_ms + result.end_ms;
+        out.push_str(&format_line(
+            now,
+            Level::Info,
+            "ShutdownHookManager",
+            format_args!("Shutdown hook called"),
+        ));
+        out.push_str(&format_line(
+            now,
+            Level::Info,
+            "ShutdownHookManager",
+            format_args!("Deleting directory {}", result.outcome.temp_dir),
+        ));
+    }
+    out
+}
+
+/// Writes each container's files under `<dir>/<host>/userlogs/<appId>/<containerId>/` (a
+/// NodeManager's `yarn.nodemanager.log-dirs` layout) and the daemons' logs under `<dir>/daemons/`.
+/// Returns the application's log directory.
+pub fn write_logs(result: &RunResult, dir: &Path) -> io::Result<Option<PathBuf>> {
+    let Some(app) = result.outcome.application_id else {
+        return Ok(None);
+    };
+    let app = app.to_string();
+    let mut written = false;
+    for (key, out) in result.logs.outputs() {
+        if let Some(host) = &out.host {
+            let cdir = dir.join(host).join("userlogs").join(&app).join(key);
+            if cdir.exists() {
+                std::fs::remove_dir_all(&cdir)?;
+            }
+            std::fs::create_dir_all(&cdir)?;
+            std::fs::write(cdir.join("stdout"), &out.stdout)?;
+            std::fs::write(cdir.join("stderr"), &out.stderr)?;
+            let script = format!(
+                "#!/bin/bash\n\nset -o pipefail -e\nexport PRELAUNCH_OUT=\"<LOG_DIR>/prelaunch.out\"\nexec /bin/bash -c \"{}\"\n",
+                out.launch_command.clone().unwrap_or_default()
+            );
+            std::fs::write(cdir.join("launch_container.sh"), script)?;
+            written = true;
+        } else {
+            let ddir = dir.join("daemons");
+            std::fs::create_dir_all(&ddir)?;
+            std::fs::write(ddir.join(format!("{key}.log")), &out.stderr)?;
+        }
+    }
+    Ok(written.then(|| dir.to_path_buf()))
+}
+
+/// The summary printed on stdout at the end of a run.
+pub fn summary(result: &RunResult, log_dir: Option<&Path>, reproduce: &str) -> String {
+    let o = &result.outcome;
+    let c = &result.counters;
+    let mut s = String::new();
+    let t = clock::format_yarn(result.epoch_ms + result.end_ms);
+    match (o.application_id, o.state, o.final_status) {
+        (Some(app), Some(state), Some(fs)) => {
+            let _ = writeln!(
+                s,
+                "sparkyard: {app} ended {state} / {fs} after {:.3} s of virtual time (at {t})",
+                result.end_ms as f64 / 1000.0
+            );
+        }
+        (Some(app), _, _) => {
+            let _ = writeln!(s, "sparkyard: {app} did not complete (at {t})");
+        }
+        _ => {
+            let _ = writeln!(s, "sparkyard: nothing was submitted (at {t})");
+        }
+    }
+    for cid in &c.driver_containers {
+        let stdout = result
+            .logs
+            .output(cid)
+            .map(|o| o.stdout.as_str())
+            .unwrap_or("");
+        let _ = writeln!(s, "driver stdout ({cid}):");
+        if stdout.is_empty() {
+            let _ = writeln!(s, "  (empty)");
+        }
+        for line in stdout.lines() {
+            let _ = writeln!(s, "  {line}");
+        }
+    }
+    if !o.diagnostics.is_empty() && o.exception.is_some() {
+        let first = o.diagnostics.lines().next().unwrap_or("");
+        let _ = writeln!(s, "diagnostics: {first}");
+    }
+    let _ = writeln!(
+        s,
+        "executors: {} launched, {} registered, {} lost, {} failures counted; AM attempts: {} (exit codes {:?}); tasks: {} launched, {} finished, {} failed",
+        c.executors_launched,
+        c.executors_registered,
+        c.executors_lost.len(),
+        c.executor_failures_counted,
+        c.am_attempts,
+        c.am_exit_codes,
+        c.tasks_launched,
+        c.tasks_finished,
+        c.tasks_failed
+    );
+    for (id, attempt, status, reason) in &c.executors_lost {
+        let _ = writeln!(
+            s,
+            "  lost executor {id} (attempt {attempt}) exit status {status}: {reason}"
+        );
+    }
+    if let Some(dir) = log_dir {
+        let _ = writeln!(
+            s,
+            "container logs: {}/<host>/userlogs/{}/",
+            dir.display(),
+            o.application_id.map(|a| a.to_string()).unwrap_or_default()
+        );
+    }
+    let _ = writeln!(s, "trace fingerprint: {:016x}", result.fingerprint);
+    let _ = writeln!(s, "reproduce: {reproduce}");
+    s
+}

@@ -1,0 +1,130 @@
+//! Runs one simulation: builds the settings, boots the cluster and the spark-submit Client on a
+//! paused current-thread actix System (virtual time), runs until the Client is done (or a
+//! virtual deadline passes, which is a simulator bug), and collects what happened.
+
+use crate::conf::cluster::ClusterConfig;
+use crate::error::UserError;
+use sparkyard_actors::config::{SimConfig, SparkSettings};
+use sparkyard_actors::rpc::Dispatcher;
+use sparkyard_actors::sim::clock;
+use sparkyard_actors::sim::context::{ClientOutcome, RunCounters, SimContext};
+use sparkyard_actors::sim::faults::FaultInjector;
+use sparkyard_actors::sim::logs::LogStore;
+use sparkyard_actors::sim::supervisor;
+use sparkyard_actors::sim::trace::{Trace, TraceEvent};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Options of a run that are not Spark's or YARN's.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub seed: u64,
+    pub capture_logs: bool,
+    pub trace: bool,
+    /// Virtual time after which a run that has not ended is a hang, ms.
+    pub deadline_ms: u64,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            seed: crate::conf::submit::DEFAULT_SEED,
+            capture_logs: true,
+            trace: true,
+            deadline_ms: 7 * 24 * 3_600_000,
+        }
+    }
+}
+
+/// Everything a finished run leaves behind.
+pub struct RunResult {
+    pub outcome: ClientOutcome,
+    pub counters: RunCounters,
+    pub logs: LogStore,
+    pub trace: Vec<TraceEvent>,
+    pub fingerprint: u64,
+    /// Labels of the trace's mailboxes (`Executor@container_...`), by endpoint id.
+    pub labels: Vec<String>,
+    pub end_ms: u64,
+    pub epoch_ms: u64,
+}
+
+/// Joins the parsed Spark settings and cluster into the simulation's config.
+pub fn sim_config(spark: SparkSettings, cluster: ClusterConfig, opts: &RunOptions) -> SimConfig {
+    SimConfig {
+        spark,
+        yarn: cluster.yarn,
+        nodes: cluster.nodes,
+        costs: cluster.costs,
+        rm_host: cluster.rm_host,
+        rm_start_time_ms: cluster.rm_start_time_ms,
+        user: cluster.user,
+        seed: opts.seed,
+        capture_container_logs: opts.capture_logs,
+        synthetic: None,
+    }
+}
+
+/// Runs the simulation to its end on the virtual clock.
+pub fn run(config: SimConfig, opts: &RunOptions) -> Result<RunResult, UserError> {
+    let epoch = config.rm_start_time_ms;
+    let latency = config.costs.network_latency_ms;
+    let logs = Rc::new(RefCell::new(LogStore::new(opts.capture_logs)));
+    let dispatcher = Dispatcher::new(
+        Trace::new(opts.trace),
+        FaultInjector::new(opts.seed, Vec::new()),
+        logs.clone(),
+        latency,
+    );
+    let sim = Rc::new(SimContext::new(config, dispatcher.clone()));
+    let runtime =
+        clock::paused_runtime().map_err(|e| UserError::file("tokio runtime", e.to_string()))?;
+    let system = actix::System::with_tokio_rt(move || runtime);
+    let deadline = opts.deadline_ms;
+    let hung = Rc::new(RefCell::new(false));
+    let (sim2, hung2) = (sim.clone(), hung.clone());
+    system.block_on(async move {
+        clock::start(epoch);
+        let rm = supervisor::start_cluster(&sim2);
+        supervisor::start_client(&sim2, rm);
+        actix::spawn(async move {
+            tokio::time::sleep(clock::ms(deadline)).await;
+            *hung2.borrow_mut() = true;
+            actix::System::current().stop();
+        });
+    });
+    system
+        .run()
+        .map_err(|e| UserError::file("actix system", e.to_string()))?;
+    let end_ms = sim
+        .outcome
+        .borrow()
+        .as_ref()
+        .map_or(deadline, |o| o.finished_at_ms);
+    if *hung.borrow() {
+        panic!(
+            "simulator bug: the application did not end within {} virtual ms (seed {}); rerun with the same command and --seed {} to reproduce",
+            deadline, opts.seed, opts.seed
+        );
+    }
+    let outcome = sim
+        .outcome
+        .borrow_mut()
+        .take()
+        .expect("the client records an outcome before stopping");
+    let counters = sim.counters.borrow().clone();
+    let (trace, fingerprint) = dispatcher.with_trace(|t| (t.events().to_vec(), t.fingerprint()));
+    let labels = dispatcher.mailbox_labels();
+    drop(sim);
+    let logs = std::mem::take(&mut *logs.borrow_mut());
+    Ok(RunResult {
+        outcome,
+        counters,
+        logs,
+        trace,
+        fingerprint,
+        labels,
+        end_ms,
+        epoch_ms: epoch,
+    })
+}
