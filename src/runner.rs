@@ -45,6 +45,8 @@ pub struct RunResult {
     pub fingerprint: u64,
     /// Labels of the trace's mailboxes (`Executor@container_...`), by endpoint id.
     pub labels: Vec<String>,
+    /// Names of the trace's processes (`container_...`, `nm:<host>`, `rm`), by process id.
+    pub processes: Vec<String>,
     pub end_ms: u64,
     pub epoch_ms: u64,
 }
@@ -115,6 +117,7 @@ pub fn run(config: SimConfig, opts: &RunOptions) -> Result<RunResult, UserError>
     let counters = sim.counters.borrow().clone();
     let (trace, fingerprint) = dispatcher.with_trace(|t| (t.events().to_vec(), t.fingerprint()));
     let labels = dispatcher.mailbox_labels();
+    let processes = dispatcher.process_names();
     drop(sim);
     let logs = std::mem::take(&mut *logs.borrow_mut());
     Ok(RunResult {
@@ -123,6 +126,7 @@ pub fn run(config: SimConfig, opts: &RunOptions) -> Result<RunResult, UserError>
         logs,
         trace,
         fingerprint,
+        processes,
         labels,
         end_ms,
         epoch_ms: epoch,

@@ -454,10 +454,10 @@ impl Actor for DriverEndpoint {
             .dispatcher
             .lookup::<DriverEndpointMsg>(self.env.process, "CoarseGrainedScheduler");
         ctx.run_interval(interval, move |act, _| {
-            if let Some(me) = &me {
-                if act.scheduler.has_pending_tasks() {
-                    act.env.send(me, DriverEndpointMsg::ReviveOffers);
-                }
+            if let Some(me) = &me
+                && act.scheduler.has_pending_tasks()
+            {
+                act.env.send(me, DriverEndpointMsg::ReviveOffers);
             }
         });
     }

@@ -496,15 +496,14 @@ impl CoarseGrainedExecutorBackend {
             self.env.log(),
             BACKEND, "Executor self-exiting due to : {reason}"
         );
-        if notify_driver {
-            if let Some(d) = &self.driver {
-                let msg = DriverEndpointMsg::RemoveExecutor {
-                    executor_id: self.args.executor_id,
-                    reason: ExecutorLossReason::Other(reason.to_string()),
-                };
-                self.env.send(d, msg);
-            }
+        if notify_driver && let Some(d) = &self.driver {
+            let msg = DriverEndpointMsg::RemoveExecutor {
+                executor_id: self.args.executor_id,
+                reason: ExecutorLossReason::Other(reason.to_string()),
+            };
+            self.env.send(d, msg);
         }
+        // Spark <= 4.0 ignores `code` here: `Shutdown` exits 1 without an Executor, else 0.
         let _ = code;
         self.on_shutdown();
     }

@@ -518,16 +518,16 @@ impl ResourceManager {
         self.schedule_am_containers(idx, ctx);
         self.schedule_containers(idx);
         let cleanup = std::mem::take(&mut self.nodes[idx].cleanup);
-        if !cleanup.is_empty() {
-            if let Some(nm) = self.nodes[idx].nm.clone() {
-                let resp = NodeHeartbeatResponse {
-                    response_id: req.response_id,
-                    containers_to_cleanup: cleanup,
-                    applications_to_cleanup: Vec::new(),
-                };
-                self.env
-                    .send(&nm, NodeManagerMsg::NodeHeartbeatResponse(resp));
-            }
+        if !cleanup.is_empty()
+            && let Some(nm) = self.nodes[idx].nm.clone()
+        {
+            let resp = NodeHeartbeatResponse {
+                response_id: req.response_id,
+                containers_to_cleanup: cleanup,
+                applications_to_cleanup: Vec::new(),
+            };
+            self.env
+                .send(&nm, NodeManagerMsg::NodeHeartbeatResponse(resp));
         }
     }
 

@@ -71,6 +71,9 @@ struct TaskSetManager {
     zombie: bool,
 }
 
+/// A finished map task's output: (task set key (job, stage), partition).
+type MapOutput = ((u32, u32), u32);
+
 struct RunningTask {
     key: (u32, u32),
     index: u32,
@@ -97,7 +100,7 @@ pub struct Scheduler {
     running: BTreeMap<TaskId, RunningTask>,
     by_executor: BTreeMap<ExecutorId, BTreeSet<TaskId>>,
     /// Map outputs each executor holds: (task set, partition).
-    outputs_by_executor: BTreeMap<ExecutorId, Vec<((u32, u32), u32)>>,
+    outputs_by_executor: BTreeMap<ExecutorId, Vec<MapOutput>>,
     pub tasks_launched: u64,
 }
 

@@ -25,3 +25,6 @@ where
 {
     message.into()
 }
+
+#[cfg(test)]
+mod wire_tests;

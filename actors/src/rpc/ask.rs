@@ -45,7 +45,7 @@ pub fn scala_duration(ms: u64) -> String {
             format!("{n} {unit}s")
         }
     };
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         plural(ms / 1000, "second")
     } else {
         plural(ms, "millisecond")

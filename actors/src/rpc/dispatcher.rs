@@ -351,13 +351,7 @@ impl Dispatcher {
         M: Message<Result = ()> + Send + 'static,
     {
         let recipient = to.recipient.clone();
-        self.post(
-            from,
-            None,
-            to.id,
-            name,
-            Box::new(move || recipient.do_send(msg)),
-        )
+        self.post(from, to.id, name, Box::new(move || recipient.do_send(msg)))
     }
 
     /// Posts an ask's reply back to the asker's mailbox.
@@ -377,7 +371,6 @@ impl Dispatcher {
         };
         let _ = self.post(
             from,
-            None,
             ctx.reply_to,
             "AskReply",
             Box::new(move || sink(reply)),
@@ -400,12 +393,12 @@ impl Dispatcher {
     fn post(
         &self,
         from: ProcessId,
-        from_mailbox: Option<EndpointId>,
         to: EndpointId,
         name: &'static str,
         deliver: Deliver,
     ) -> Result<(), RpcFailure> {
         let mut st = self.state.borrow_mut();
+        let from_mailbox = Some(from.0);
         let target_process = st.mailboxes[to.0 as usize].process;
         let (proc_alive, address) = {
             let p = &st.processes[target_process.0 as usize];
@@ -509,7 +502,8 @@ impl Dispatcher {
         let now = crate::sim::clock::now_ms();
         let in_flight = st.links.get(&key).is_some_and(|l| !l.queue.is_empty());
         if delay_ms == 0 && !in_flight {
-            st.trace.record(TraceKind::Deliver, None, Some(key.1), name);
+            st.trace
+                .record(TraceKind::Deliver, Some(key.0.0), Some(key.1), name);
             drop(st);
             deliver();
             return;
@@ -542,7 +536,7 @@ impl Dispatcher {
         if !alive {
             st.trace.record(
                 TraceKind::Drop("receiver died".into()),
-                None,
+                Some(key.0.0),
                 Some(key.1),
                 name,
             );
@@ -560,7 +554,8 @@ impl Dispatcher {
             crate::warn!(log, "spark::Inbox", "{text}");
             return;
         }
-        st.trace.record(TraceKind::Deliver, None, Some(key.1), name);
+        st.trace
+            .record(TraceKind::Deliver, Some(key.0.0), Some(key.1), name);
         drop(st);
         deliver();
     }
@@ -654,6 +649,16 @@ impl Dispatcher {
         let mb = &st.mailboxes[id.0 as usize];
         let proc = &st.processes[mb.process.0 as usize];
         format!("{}@{}", mb.name.as_deref().unwrap_or(mb.label), proc.name)
+    }
+
+    /// Every process's name, indexed by process id.
+    pub fn process_names(&self) -> Vec<String> {
+        self.state
+            .borrow()
+            .processes
+            .iter()
+            .map(|p| p.name.clone())
+            .collect()
     }
 
     /// Every mailbox's label, indexed by endpoint id.

@@ -12,3 +12,6 @@ pub use ask::{AskTable, AskTimeout, Asker};
 pub use dispatcher::{Dispatcher, ProcessId, ProcessKind};
 pub use endpoint::{Endpoint, EndpointRef, StopEndpoint};
 pub use env::RpcEnv;
+
+#[cfg(test)]
+mod tests;

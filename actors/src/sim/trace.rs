@@ -25,7 +25,9 @@ pub struct TraceEvent {
     pub seq: u64,
     pub time_ms: u64,
     pub kind: TraceKind,
-    pub from: Option<EndpointId>,
+    /// The sending process (for messages).
+    pub from: Option<u32>,
+    /// The receiving mailbox (for messages).
     pub to: Option<EndpointId>,
     /// The message's variant name (for messages), or the subject (for state changes).
     pub name: &'static str,
@@ -51,7 +53,7 @@ impl Trace {
     pub fn record(
         &mut self,
         kind: TraceKind,
-        from: Option<EndpointId>,
+        from: Option<u32>,
         to: Option<EndpointId>,
         name: &'static str,
     ) {

@@ -1,0 +1,364 @@
+//! Unit tests of the Inbox and Dispatcher rules, each on a paused System with probe endpoints.
+
+use super::*;
+use crate::sim::clock;
+use crate::sim::faults::FaultInjector;
+use crate::sim::logs::LogStore;
+use crate::sim::trace::Trace;
+use actix::{Actor, AsyncContext, Context, System};
+use sparkyard_messages::records::RpcFailure;
+use sparkyard_messages::rpc::{AskContext, AskReply, EndpointId, ReplyValue, RpcAddress};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+type Log = Rc<RefCell<Vec<String>>>;
+
+#[derive(actix::Message, strum::IntoStaticStr, Debug)]
+#[rtype(result = "()")]
+enum ProbeMsg {
+    Note(String),
+    Ask(AskContext),
+    AskReply(AskReply),
+    AskTo(EndpointRef<ProbeMsg>, u32),
+}
+
+struct Probe {
+    env: RpcEnv,
+    me: EndpointId,
+    log: Log,
+    asks: AskTable<u32>,
+}
+
+impl Probe {
+    fn start(env: &RpcEnv, name: &str, log: Log) -> Result<EndpointRef<ProbeMsg>, RpcFailure> {
+        let mut out = None;
+        let env2 = env.clone();
+        Probe::create(|ctx| {
+            out = Some(env2.setup_endpoint(name, &ctx.address(), Some(ProbeMsg::AskReply)));
+            let me = out
+                .as_ref()
+                .and_then(|r| r.as_ref().ok())
+                .map_or(EndpointId(u32::MAX), |r| r.id);
+            Probe {
+                env: env2,
+                me,
+                log,
+                asks: AskTable::default(),
+            }
+        });
+        out.expect("create runs its closure")
+    }
+
+    fn on_message(&mut self, msg: ProbeMsg, ctx: &mut Context<Self>) {
+        match msg {
+            ProbeMsg::Note(n) => self.log.borrow_mut().push(n),
+            ProbeMsg::Ask(a) => self.log.borrow_mut().push(format!("asked {}", a.ask_id)),
+            ProbeMsg::AskReply(r) => self.on_ask_reply(r, ctx),
+            ProbeMsg::AskTo(target, n) => {
+                let t = AskTimeout::new(120_000, "spark.rpc.askTimeout");
+                let me = self.me;
+                self.ask(ctx, me, &target, n, &t, ProbeMsg::Ask);
+            }
+        }
+    }
+}
+
+impl Actor for Probe {
+    type Context = Context<Self>;
+    fn started(&mut self, _ctx: &mut Context<Self>) {
+        self.log.borrow_mut().push("OnStart".into());
+    }
+}
+
+impl Endpoint for Probe {
+    fn env(&self) -> &RpcEnv {
+        &self.env
+    }
+    fn on_stop(&mut self, _ctx: &mut Context<Self>) {
+        self.log.borrow_mut().push("OnStop".into());
+    }
+}
+
+impl Asker for Probe {
+    type Pending = u32;
+    fn asks(&mut self) -> &mut AskTable<u32> {
+        &mut self.asks
+    }
+    fn on_answer(
+        &mut self,
+        what: u32,
+        result: Result<ReplyValue, RpcFailure>,
+        _ctx: &mut Context<Self>,
+    ) {
+        let text = match result {
+            Ok(v) => format!("{what} ok {v:?}"),
+            Err(e) => format!("{what} failed at {} ms: {e}", clock::now_ms()),
+        };
+        self.log.borrow_mut().push(text);
+    }
+}
+
+crate::endpoint_handler!(Probe, ProbeMsg, on_message);
+crate::endpoint_lifecycle!(Probe);
+
+struct World {
+    d: Dispatcher,
+    a: RpcEnv,
+    b: RpcEnv,
+    logs: Rc<RefCell<LogStore>>,
+}
+
+/// Runs `body` inside a paused System with two processes, `a` and `b`, for 10 virtual minutes.
+fn with_world(latency_ms: u64, body: impl FnOnce(&World) + 'static) -> Rc<RefCell<LogStore>> {
+    let logs = Rc::new(RefCell::new(LogStore::new(true)));
+    let logs2 = logs.clone();
+    let sys = System::with_tokio_rt(|| clock::paused_runtime().expect("runtime"));
+    sys.block_on(async move {
+        clock::start(0);
+        let d = Dispatcher::new(
+            Trace::new(true),
+            FaultInjector::new(1, Vec::new()),
+            logs2.clone(),
+            latency_ms,
+        );
+        let pa = d.add_process(
+            "a",
+            RpcAddress {
+                host: "ha".into(),
+                port: 1,
+            },
+            ProcessKind::SparkServer,
+            "a",
+        );
+        let pb = d.add_process(
+            "b",
+            RpcAddress {
+                host: "hb".into(),
+                port: 2,
+            },
+            ProcessKind::SparkServer,
+            "b",
+        );
+        let w = World {
+            a: RpcEnv::new(d.clone(), pa),
+            b: RpcEnv::new(d.clone(), pb),
+            d,
+            logs: logs2,
+        };
+        body(&w);
+        actix::spawn(async {
+            tokio::time::sleep(clock::ms(600_000)).await;
+            System::current().stop();
+        });
+    });
+    sys.run().expect("system runs");
+    logs
+}
+
+fn later(ms: u64, f: impl FnOnce() + 'static) {
+    actix::spawn(async move {
+        tokio::time::sleep(clock::ms(ms)).await;
+        f();
+    });
+}
+
+fn texts(log: &Log) -> Vec<String> {
+    log.borrow().clone()
+}
+
+#[test]
+fn on_start_runs_before_messages_posted_before_start() {
+    let log: Log = Rc::default();
+    let l = log.clone();
+    with_world(0, move |w| {
+        let p = Probe::start(&w.a, "probe", l).expect("registers");
+        // Posted before the actor was ever polled: they must queue behind OnStart.
+        w.b.send(&p, ProbeMsg::Note("m1".into()));
+        w.b.send(&p, ProbeMsg::Note("m2".into()));
+        w.a.send(&p, ProbeMsg::Note("m3".into()));
+    });
+    assert_eq!(texts(&log), ["OnStart", "m1", "m2", "m3"]);
+}
+
+#[test]
+fn on_stop_is_last_and_later_posts_cannot_find_the_endpoint() {
+    let log: Log = Rc::default();
+    let (l, result) = (log.clone(), Rc::new(RefCell::new(None)));
+    let r2 = result.clone();
+    with_world(0, move |w| {
+        let p = Probe::start(&w.a, "probe", l).expect("registers");
+        w.b.send(&p, ProbeMsg::Note("m1".into()));
+        w.b.send(&p, ProbeMsg::Note("m2".into()));
+        w.a.stop_endpoint(p.id);
+        w.a.stop_endpoint(p.id);
+        *r2.borrow_mut() = Some(w.d.send(w.b.process, &p, ProbeMsg::Note("late".into()), "Note"));
+    });
+    assert_eq!(texts(&log), ["OnStart", "m1", "m2", "OnStop"]);
+    let err = result
+        .borrow()
+        .clone()
+        .expect("ran")
+        .expect_err("post after stop fails");
+    assert_eq!(
+        err.to_string(),
+        "org.apache.spark.SparkException: Could not find probe."
+    );
+}
+
+#[test]
+fn duplicate_names_and_stopped_envs_are_refused_with_spark_texts() {
+    let out = Rc::new(RefCell::new(Vec::new()));
+    let o = out.clone();
+    with_world(0, move |w| {
+        Probe::start(&w.a, "probe", Rc::default()).expect("first registers");
+        let dup = Probe::start(&w.a, "probe", Rc::default()).expect_err("second is refused");
+        o.borrow_mut().push(dup.to_string());
+        w.b.exit(0);
+        let stopped = Probe::start(&w.b, "other", Rc::default()).expect_err("dead env refuses");
+        o.borrow_mut().push(stopped.to_string());
+    });
+    assert_eq!(
+        *out.borrow(),
+        [
+            "java.lang.IllegalArgumentException: There is already an RpcEndpoint called probe",
+            "java.lang.IllegalStateException: RpcEnv has been stopped",
+        ]
+    );
+}
+
+#[test]
+fn posts_to_a_dead_process_fail_locally_and_remotely() {
+    let out = Rc::new(RefCell::new(Vec::new()));
+    let o = out.clone();
+    with_world(0, move |w| {
+        let p = Probe::start(&w.a, "probe", Rc::default()).expect("registers");
+        w.a.exit(137);
+        let local =
+            w.d.send(w.a.process, &p, ProbeMsg::Note("x".into()), "Note")
+                .expect_err("local");
+        let remote =
+            w.d.send(w.b.process, &p, ProbeMsg::Note("x".into()), "Note")
+                .expect_err("remote");
+        o.borrow_mut().push(local.to_string());
+        o.borrow_mut().push(remote.to_string());
+    });
+    assert_eq!(
+        *out.borrow(),
+        [
+            "org.apache.spark.rpc.RpcEnvStoppedException: RpcEnv already stopped.",
+            "java.io.IOException: Failed to connect to ha:1"
+        ]
+    );
+}
+
+#[test]
+fn an_unanswered_ask_times_out_after_the_virtual_timeout_with_spark_text() {
+    let log: Log = Rc::default();
+    let l = log.clone();
+    let silent_log: Log = Rc::default();
+    let sl = silent_log.clone();
+    with_world(0, move |w| {
+        let silent = Probe::start(&w.a, "silent", sl).expect("registers");
+        let asker = Probe::start(&w.b, "asker", l).expect("registers");
+        let b = w.b.clone();
+        later(2, move || b.send(&asker, ProbeMsg::AskTo(silent, 7)));
+    });
+    let texts = texts(&log);
+    assert_eq!(texts[0], "OnStart");
+    assert_eq!(
+        texts[1],
+        "7 failed at 120002 ms: org.apache.spark.rpc.RpcTimeoutException: Cannot receive any reply from ha:1 in 120 seconds. This timeout is controlled by spark.rpc.askTimeout"
+    );
+    // Spark semantics: the receiver still handled the ask although nobody waits any more.
+    assert_eq!(silent_log.borrow()[1], "asked 1");
+}
+
+#[test]
+fn a_late_reply_is_ignored_with_a_warning() {
+    let log: Log = Rc::default();
+    let l = log.clone();
+    let logs = with_world(0, move |w| {
+        let p = Probe::start(&w.a, "probe", l).expect("registers");
+        let a = w.a.clone();
+        later(5, move || {
+            a.dispatcher.reply(
+                a.process,
+                AskContext {
+                    ask_id: 99,
+                    reply_to: p.id,
+                },
+                Ok(ReplyValue::Unit),
+            )
+        });
+    });
+    let store = logs.borrow();
+    let stderr = &store.output("a").expect("probe logged").stderr;
+    assert!(
+        stderr.contains("WARN NettyRpcEnv: Ignored message: Ok(Unit)"),
+        "{stderr}"
+    );
+    assert_eq!(texts(&log), ["OnStart"]);
+}
+
+#[test]
+fn a_message_in_flight_to_an_endpoint_stopped_meanwhile_is_dropped_and_logged() {
+    let log: Log = Rc::default();
+    let l = log.clone();
+    let logs = with_world(5, move |w| {
+        let p = Probe::start(&w.a, "probe", l).expect("registers");
+        w.b.send(&p, ProbeMsg::Note("in flight".into()));
+        w.a.stop_endpoint(p.id);
+    });
+    assert_eq!(texts(&log), ["OnStart", "OnStop"]);
+    let store = logs.borrow();
+    assert!(
+        store
+            .output("a")
+            .expect("logged")
+            .stderr
+            .contains("WARN Inbox: Drop Note because endpoint probe is stopped")
+    );
+}
+
+#[test]
+fn a_killed_process_handles_nothing_more_and_gets_no_on_stop() {
+    let log: Log = Rc::default();
+    let l = log.clone();
+    with_world(0, move |w| {
+        let p = Probe::start(&w.a, "probe", l).expect("registers");
+        let (a, b) = (w.a.clone(), w.b.clone());
+        later(1, move || {
+            b.send(&p, ProbeMsg::Note("queued".into()));
+            a.exit(137);
+        });
+    });
+    assert_eq!(texts(&log), ["OnStart"]);
+}
+
+#[test]
+fn links_stay_fifo_when_a_message_is_delayed() {
+    let log: Log = Rc::default();
+    let l = log.clone();
+    with_world(3, move |w| {
+        let p = Probe::start(&w.a, "probe", l).expect("registers");
+        for i in 0..5 {
+            w.b.send(&p, ProbeMsg::Note(format!("m{i}")));
+        }
+    });
+    assert_eq!(texts(&log), ["OnStart", "m0", "m1", "m2", "m3", "m4"]);
+}
+
+#[test]
+fn world_logs_are_per_process() {
+    let logs = with_world(0, |w| {
+        crate::info!(w.a.log(), "test::Probe", "hello");
+        let _ = &w.logs;
+    });
+    assert!(
+        logs.borrow()
+            .output("a")
+            .expect("a logged")
+            .stderr
+            .ends_with("INFO Probe: hello\n")
+    );
+}

@@ -1,0 +1,488 @@
+//! Every message variant of every receiver survives a bincode 2 (serde) round trip, so a real
+//! wire transport can replace the in-process Dispatcher without touching the protocol.
+
+use crate::application_master::*;
+use crate::client::ClientMsg;
+use crate::driver::DriverMsg;
+use crate::driver_endpoint::*;
+use crate::endpoint_verifier::EndpointVerifierMsg;
+use crate::executor::*;
+use crate::executor_runnable::ExecutorRunnableMsg;
+use crate::ids::*;
+use crate::node_manager::*;
+use crate::records::*;
+use crate::resource_manager::*;
+use crate::rpc::*;
+use crate::task::*;
+use crate::yarn_allocator::YarnAllocatorMsg;
+use crate::yarn_scheduler::YarnSchedulerMsg;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::fmt::Debug;
+
+fn roundtrip<T: Serialize + DeserializeOwned + PartialEq + Debug>(value: T) {
+    let cfg = bincode::config::standard();
+    let bytes = bincode::serde::encode_to_vec(&value, cfg).expect("encodes");
+    let (back, used): (T, usize) = bincode::serde::decode_from_slice(&bytes, cfg).expect("decodes");
+    assert_eq!(used, bytes.len());
+    assert_eq!(back, value);
+}
+
+fn app() -> ApplicationId {
+    ApplicationId {
+        cluster_timestamp: 1_764_662_400_000,
+        id: 1,
+    }
+}
+fn attempt() -> ApplicationAttemptId {
+    ApplicationAttemptId::new(app(), 1)
+}
+fn cid() -> ContainerId {
+    ContainerId::new(attempt(), 2)
+}
+fn ask() -> AskContext {
+    AskContext {
+        ask_id: 7,
+        reply_to: EndpointId(3),
+    }
+}
+fn addr() -> RpcAddress {
+    RpcAddress {
+        host: "nm-1".into(),
+        port: 40000,
+    }
+}
+fn rref() -> RemoteRef {
+    RemoteRef {
+        id: EndpointId(4),
+        address: RpcEndpointAddress {
+            rpc_address: Some(addr()),
+            name: "YarnAM".into(),
+        },
+    }
+}
+fn resource() -> Resource {
+    Resource {
+        memory_mb: 2048,
+        vcores: 1,
+    }
+}
+fn container() -> Container {
+    let node_id = NodeId {
+        host: "nm-1".into(),
+        port: 8041,
+    };
+    Container {
+        id: cid(),
+        node_id,
+        node_http_address: "nm-1:8042".into(),
+        rack: "/r".into(),
+        resource: resource(),
+        priority: 0,
+    }
+}
+fn status() -> ContainerStatus {
+    ContainerStatus {
+        container_id: cid(),
+        state: ContainerState::Complete,
+        exit_status: exit_status::KILLED_EXCEEDED_PMEM,
+        diagnostics: "d".into(),
+    }
+}
+fn args() -> ExecutorArguments {
+    ExecutorArguments {
+        driver_url: "spark://CoarseGrainedScheduler@nm-1:40000".into(),
+        executor_id: ExecutorId(1),
+        hostname: "nm-2".into(),
+        cores: 1,
+        app_id: app().to_string(),
+        resource_profile_id: 0,
+    }
+}
+fn launch_context() -> ContainerLaunchContext {
+    ContainerLaunchContext {
+        commands: vec!["java".into()],
+        environment: vec![("A".into(), "b".into())],
+        main: ContainerMain::Executor(args()),
+    }
+}
+fn report() -> ApplicationReport {
+    ApplicationReport {
+        application_id: app(),
+        current_attempt: Some(attempt()),
+        user: "spark".into(),
+        queue: "default".into(),
+        name: "Spark Pi".into(),
+        host: None,
+        rpc_port: -1,
+        client_token: None,
+        state: YarnApplicationState::Accepted,
+        diagnostics: String::new(),
+        tracking_url: None,
+        start_time: 1,
+        finish_time: 0,
+        final_status: FinalApplicationStatus::Undefined,
+    }
+}
+fn reply() -> AskReply {
+    AskReply {
+        ask_id: 7,
+        result: Ok(ReplyValue::Bool(true)),
+    }
+}
+fn request_executors() -> RequestExecutors {
+    RequestExecutors {
+        resource_profile_to_total_execs: vec![(0, 4)],
+        num_locality_aware_tasks_per_resource_profile_id: vec![],
+        excluded_nodes: vec!["nm-3".into()],
+    }
+}
+fn task() -> TaskDescription {
+    TaskDescription {
+        task_id: TaskId(9),
+        attempt_number: 0,
+        executor_id: ExecutorId(1),
+        name: "task 0.0 in stage 0.0".into(),
+        index: 0,
+        partition_id: 0,
+        stage_id: 0,
+        stage_attempt_id: 0,
+        cpus: 1,
+        work: TaskWork::SparkPiDarts {
+            first: 1,
+            darts: 100_000,
+            seed: 42,
+        },
+    }
+}
+
+#[test]
+fn every_reply_value_round_trips() {
+    let cfg = SparkAppConfig {
+        spark_properties: vec![("spark.app.id".into(), "a".into())],
+        io_encryption_key: Some(vec![1]),
+        hadoop_delegation_creds: None,
+        resource_profile_id: 0,
+        log_level: Some("INFO".into()),
+    };
+    let alloc = AllocateResponse {
+        response_id: 1,
+        allocated_containers: vec![container()],
+        completed_containers: vec![status()],
+        num_cluster_nodes: 8,
+    };
+    for v in [
+        ReplyValue::Unit,
+        ReplyValue::Bool(false),
+        ReplyValue::Int(-3),
+        ReplyValue::SparkAppConfig(cfg),
+        ReplyValue::ClusterMetrics {
+            num_node_managers: 8,
+        },
+        ReplyValue::NewApplication {
+            application_id: app(),
+            maximum_capability: resource(),
+        },
+        ReplyValue::Report(Box::new(report())),
+        ReplyValue::RegisteredApplicationMaster {
+            maximum_capability: resource(),
+            queue: "q".into(),
+        },
+        ReplyValue::Allocate(alloc),
+        ReplyValue::FinishedApplicationMaster {
+            is_unregistered: true,
+        },
+        ReplyValue::StartContainers {
+            succeeded: vec![cid()],
+            failed: vec![(cid(), "e".into())],
+        },
+        ReplyValue::LossReason(ExecutorLossReason::Killed),
+    ] {
+        roundtrip(AskReply {
+            ask_id: 1,
+            result: Ok(v),
+        });
+    }
+    roundtrip(AskReply {
+        ask_id: 2,
+        result: Err(RpcFailure::spark("Could not find X.")),
+    });
+}
+
+#[test]
+fn yarn_messages_round_trip() {
+    let sub = ApplicationSubmissionContext {
+        application_id: app(),
+        application_name: "n".into(),
+        queue: "q".into(),
+        application_type: "SPARK".into(),
+        max_app_attempts: Some(2),
+        am_resource: resource(),
+        am_container_spec: launch_context(),
+        user: "spark".into(),
+    };
+    for m in [
+        ResourceManagerMsg::GetClusterMetrics(ask()),
+        ResourceManagerMsg::GetNewApplication(ask()),
+        ResourceManagerMsg::SubmitApplication(ask(), Box::new(sub)),
+        ResourceManagerMsg::GetApplicationReport(ask(), app()),
+        ResourceManagerMsg::RegisterApplicationMaster(
+            ask(),
+            RegisterApplicationMasterRequest {
+                attempt_id: attempt(),
+                host: "h".into(),
+                rpc_port: 1,
+                tracking_url: "u".into(),
+            },
+        ),
+        ResourceManagerMsg::Allocate(
+            ask(),
+            AllocateRequest {
+                attempt_id: attempt(),
+                response_id: 1,
+                progress_permille: 100,
+                priority: 0,
+                capability: resource(),
+                add_requests: 2,
+                remove_requests: 0,
+                releases: vec![cid()],
+                blacklist_additions: vec!["h".into()],
+                blacklist_removals: vec![],
+            },
+        ),
+        ResourceManagerMsg::FinishApplicationMaster(
+            ask(),
+            FinishApplicationMasterRequest {
+                attempt_id: attempt(),
+                final_status: FinalApplicationStatus::Succeeded,
+                diagnostics: String::new(),
+                tracking_url: String::new(),
+            },
+        ),
+        ResourceManagerMsg::RegisterNodeManager(RegisterNodeManagerRequest {
+            node_id: NodeId {
+                host: "h".into(),
+                port: 8041,
+            },
+            http_port: 8042,
+            rack: "/r".into(),
+            total_resource: resource(),
+        }),
+        ResourceManagerMsg::NodeHeartbeat(NodeHeartbeatRequest {
+            node_id: NodeId {
+                host: "h".into(),
+                port: 8041,
+            },
+            response_id: 3,
+            completed_containers: vec![status()],
+        }),
+        ResourceManagerMsg::AskReply(reply()),
+    ] {
+        roundtrip(m);
+    }
+    for m in [
+        NodeManagerMsg::StartContainers(
+            ask(),
+            Box::new(StartContainerRequest {
+                container: container(),
+                launch_context: launch_context(),
+            }),
+        ),
+        NodeManagerMsg::NodeHeartbeatResponse(NodeHeartbeatResponse {
+            response_id: 1,
+            containers_to_cleanup: vec![(cid(), -107)],
+            applications_to_cleanup: vec![app()],
+        }),
+        NodeManagerMsg::ContainerProcessExited {
+            container_id: cid(),
+            exit_code: 143,
+        },
+        NodeManagerMsg::ContainerLaunched(cid()),
+    ] {
+        roundtrip(m);
+    }
+    roundtrip(ClientMsg::AskReply(reply()));
+}
+
+#[test]
+fn application_master_messages_round_trip() {
+    let report = AllocatorReport {
+        num_executors_failed: 1,
+        num_pending_allocate: 2,
+        num_pending_loss_reason_requests: 0,
+        num_cluster_nodes: 8,
+        num_excluded_nodes: 0,
+        rm_failure: Some("x".into()),
+    };
+    for m in [
+        ApplicationMasterMsg::AskReply(reply()),
+        ApplicationMasterMsg::SparkContextInitialized { driver: rref() },
+        ApplicationMasterMsg::SparkContextNotCreated,
+        ApplicationMasterMsg::Finish {
+            status: FinalApplicationStatus::Failed,
+            exit_code: 15,
+            message: Some("m".into()),
+        },
+        ApplicationMasterMsg::AllocatorReport(report),
+        ApplicationMasterMsg::DriverShutdown { exit_code: 0 },
+        ApplicationMasterMsg::WakeReporter,
+    ] {
+        roundtrip(m);
+    }
+    for m in [
+        YarnAmMsg::RequestExecutors(ask(), request_executors()),
+        YarnAmMsg::KillExecutors(ask(), vec![ExecutorId(2)]),
+        YarnAmMsg::GetExecutorLossReason(ask(), ExecutorId(2)),
+        YarnAmMsg::Shutdown { exit_code: 0 },
+    ] {
+        roundtrip(m);
+    }
+    for m in [
+        YarnAllocatorMsg::AllocateResources,
+        YarnAllocatorMsg::AskReply(reply()),
+        YarnAllocatorMsg::RequestTotalExecutors(ask(), request_executors()),
+        YarnAllocatorMsg::KillExecutors(ask(), vec![ExecutorId(1)]),
+        YarnAllocatorMsg::GetExecutorLossReason(ask(), ExecutorId(1)),
+        YarnAllocatorMsg::SetShutdown,
+        YarnAllocatorMsg::ExecutorLaunched {
+            executor_id: ExecutorId(1),
+            container_id: cid(),
+        },
+        YarnAllocatorMsg::ExecutorLaunchFailed {
+            executor_id: ExecutorId(1),
+            container_id: cid(),
+            error: "e".into(),
+        },
+    ] {
+        roundtrip(m);
+    }
+    roundtrip(ExecutorRunnableMsg::AskReply(reply()));
+}
+
+#[test]
+fn driver_and_executor_messages_round_trip() {
+    let reg = RegisterExecutor {
+        executor_id: ExecutorId(1),
+        executor_ref: rref(),
+        sender_address: addr(),
+        hostname: "nm-2".into(),
+        cores: 1,
+        log_urls: vec![("stdout".into(), "u".into())],
+        attributes: vec![],
+        resource_profile_id: 0,
+    };
+    let update = StatusUpdate {
+        executor_id: ExecutorId(1),
+        task_id: TaskId(9),
+        state: TaskState::Finished,
+        data: TaskResultData::Count(78_540),
+        task_cpus: 1,
+    };
+    let job = JobSpec {
+        call_site: "reduce at SparkPi.scala:38".into(),
+        stages: vec![StageSpec {
+            rdd_description: "r".into(),
+            num_partitions: 1,
+            parents: vec![],
+            tasks: vec![TaskWork::Sleep {
+                duration_ms: 5,
+                fail: Some("boom".into()),
+            }],
+        }],
+    };
+    for m in [
+        DriverEndpointMsg::RetrieveSparkAppConfig(ask(), 0),
+        DriverEndpointMsg::RegisterExecutor(ask(), Box::new(reg)),
+        DriverEndpointMsg::LaunchedExecutor(ExecutorId(1)),
+        DriverEndpointMsg::StatusUpdate(update),
+        DriverEndpointMsg::ReviveOffers,
+        DriverEndpointMsg::KillTask {
+            task_id: TaskId(1),
+            executor_id: ExecutorId(1),
+            interrupt_thread: true,
+            reason: "r".into(),
+        },
+        DriverEndpointMsg::StopExecutors(ask()),
+        DriverEndpointMsg::StopDriver(ask()),
+        DriverEndpointMsg::RemoveExecutor {
+            executor_id: ExecutorId(1),
+            reason: ExecutorLossReason::Exited {
+                exit_code: 52,
+                exit_caused_by_app: true,
+                reason: "r".into(),
+            },
+        },
+        DriverEndpointMsg::IsExecutorAlive(ask(), ExecutorId(1)),
+        DriverEndpointMsg::SubmitJob {
+            job,
+            waiter: rref(),
+        },
+        DriverEndpointMsg::RemoteProcessDisconnected(addr()),
+        DriverEndpointMsg::CheckBackendReady { waiter: rref() },
+    ] {
+        roundtrip(m);
+    }
+    for m in [
+        YarnSchedulerMsg::RegisterClusterManager(rref()),
+        YarnSchedulerMsg::RetrieveLastAllocatedExecutorId(ask()),
+        YarnSchedulerMsg::RequestExecutors(ask(), request_executors()),
+        YarnSchedulerMsg::KillExecutors(ask(), vec![ExecutorId(1)]),
+        YarnSchedulerMsg::RemoveExecutor {
+            executor_id: ExecutorId(1),
+            reason: ExecutorLossReason::ProcessLost {
+                message: "Executor Process Lost".into(),
+                caused_by_app: true,
+            },
+        },
+        YarnSchedulerMsg::SignalDriverStop { exit_code: 0 },
+        YarnSchedulerMsg::ExecutorDisconnected {
+            executor_id: ExecutorId(1),
+            address: "h:1".into(),
+        },
+        YarnSchedulerMsg::AskReply(reply()),
+    ] {
+        roundtrip(m);
+    }
+    for m in [
+        ExecutorMsg::AskReply(reply()),
+        ExecutorMsg::RegisteredExecutor,
+        ExecutorMsg::LaunchTask(Box::new(task())),
+        ExecutorMsg::KillTask {
+            task_id: TaskId(1),
+            interrupt_thread: false,
+            reason: "r".into(),
+        },
+        ExecutorMsg::StopExecutor,
+        ExecutorMsg::Shutdown,
+        ExecutorMsg::TaskDone(TaskId(1)),
+        ExecutorMsg::RemoteProcessDisconnected(addr()),
+    ] {
+        roundtrip(m);
+    }
+    roundtrip(ExecutorMainMsg::AskReply(reply()));
+    roundtrip(EndpointVerifierMsg::CheckExistence(
+        ask(),
+        "CoarseGrainedScheduler".into(),
+    ));
+    for m in [
+        DriverMsg::AskReply(reply()),
+        DriverMsg::SparkContextCreated,
+        DriverMsg::ResumeDriver,
+        DriverMsg::BackendReady,
+        DriverMsg::JobEnded {
+            job_id: 0,
+            result: JobResult::Failed("x".into()),
+        },
+    ] {
+        roundtrip(m);
+    }
+    roundtrip(ExecutorLossReason::Pending);
+    roundtrip(ExecutorLossReason::Other("bye".into()));
+    roundtrip(JobResult::Succeeded(vec![
+        TaskResultData::None,
+        TaskResultData::Exception {
+            class: "c".into(),
+            description: "d".into(),
+        },
+    ]));
+}

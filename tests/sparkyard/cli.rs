@@ -1,0 +1,229 @@
+//! The `sparkyard` binary as a user runs it: exit codes, what goes to stdout and stderr, and
+//! byte-identical output for the same seed.
+
+use std::process::{Command, Output};
+
+fn sparkyard(args: &[&str], log_dir: &str) -> Output {
+    let dir = std::env::temp_dir().join(format!("sparkyard-test-{}-{log_dir}", std::process::id()));
+    Command::new(env!("CARGO_BIN_EXE_sparkyard"))
+        .args(args)
+        .arg("--log-dir")
+        .arg(&dir)
+        .env_remove("RUST_LOG")
+        .env_remove("SPARK_CONF_DIR")
+        .output()
+        .expect("the binary runs")
+}
+
+fn submit(extra: &[&str], log_dir: &str) -> Output {
+    let mut args = vec!["submit", "--master", "yarn", "--deploy-mode", "cluster"];
+    args.extend_from_slice(extra);
+    // `--log-dir` goes before the jar, so pass the jar last.
+    let (flags, app): (Vec<&str>, Vec<&str>) = split_app(&args);
+    let mut all = flags;
+    let dir = std::env::temp_dir().join(format!("sparkyard-test-{}-{log_dir}", std::process::id()));
+    let dir = dir.to_string_lossy().to_string();
+    all.push("--log-dir");
+    all.push(&dir);
+    all.extend(app);
+    Command::new(env!("CARGO_BIN_EXE_sparkyard"))
+        .args(&all)
+        .env_remove("RUST_LOG")
+        .env_remove("SPARK_CONF_DIR")
+        .output()
+        .expect("the binary runs")
+}
+
+/// Splits at the first word ending in `.jar`: flags before, the jar and its arguments after.
+fn split_app<'a>(args: &[&'a str]) -> (Vec<&'a str>, Vec<&'a str>) {
+    let at = args
+        .iter()
+        .position(|a| a.ends_with(".jar"))
+        .unwrap_or(args.len());
+    (args[..at].to_vec(), args[at..].to_vec())
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn success_exits_zero_with_client_lines_on_stderr_and_the_estimate_on_stdout() {
+    let out = submit(
+        &[
+            "--class",
+            "org.apache.spark.examples.SparkPi",
+            "examples/jars/spark-examples.jar",
+            "10",
+        ],
+        "ok",
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("Pi is roughly 3.1"), "{stdout}");
+    assert!(
+        stderr
+            .contains("INFO Client: Requesting a new application from cluster with 8 NodeManagers")
+    );
+    assert!(stderr.contains(
+        "INFO Client: Application report for application_1764662400000_0001 (state: FINISHED)"
+    ));
+    assert!(stderr.contains("\t final status: SUCCEEDED\n"));
+    assert!(
+        !stderr.contains("ApplicationMaster:"),
+        "AM lines stay in the container log by default"
+    );
+}
+
+#[test]
+fn a_failed_application_exits_one_with_spark_closing_exception() {
+    let out = submit(&["--class", "com.example.Missing", "app.jar"], "fail");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr.contains("ERROR Client: Application diagnostics message: Application application_1764662400000_0001 failed 2 times"), "{stderr}");
+    assert!(stderr.contains("Exception in thread \"main\" org.apache.spark.SparkException: Application application_1764662400000_0001 finished with failed status\n\tat org.apache.spark.deploy.yarn.Client.run(Client.scala:1309)"), "{stderr}");
+}
+
+#[test]
+fn user_errors_exit_one_with_a_clear_message_and_no_panic() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["submit", "--master", "local[*]", "--class", "X", "a.jar"],
+            "sparkyard simulates only --master yarn",
+        ),
+        (
+            &[
+                "submit",
+                "--master",
+                "yarn",
+                "--deploy-mode",
+                "client",
+                "--class",
+                "X",
+                "a.jar",
+            ],
+            "--deploy-mode cluster",
+        ),
+        // spark-submit's own validation text for a flag value it cannot parse.
+        (
+            &[
+                "submit",
+                "--master",
+                "yarn",
+                "--deploy-mode",
+                "cluster",
+                "--class",
+                "X",
+                "--executor-memory",
+                "1.5g",
+                "a.jar",
+            ],
+            "Exception in thread \"main\" org.apache.spark.SparkException: Executor memory must be a positive number",
+        ),
+        // The same string in a property reaches JavaUtils' own text.
+        (
+            &[
+                "submit",
+                "--master",
+                "yarn",
+                "--deploy-mode",
+                "cluster",
+                "--class",
+                "X",
+                "--conf",
+                "spark.executor.memoryOverhead=1.5g",
+                "a.jar",
+            ],
+            "Fractional values are not supported. Input was: 1.5",
+        ),
+        (
+            &[
+                "submit",
+                "--master",
+                "yarn",
+                "--deploy-mode",
+                "cluster",
+                "--class",
+                "X",
+                "--conf",
+                "novalue",
+                "a.jar",
+            ],
+            "Spark config without '=': novalue",
+        ),
+        (
+            &[
+                "submit",
+                "--master",
+                "yarn",
+                "--deploy-mode",
+                "cluster",
+                "--class",
+                "X",
+                "--cluster",
+                "/nonexistent/cluster.toml",
+                "a.jar",
+            ],
+            "/nonexistent/cluster.toml",
+        ),
+        (&["submit", "--bogus-flag"], "--bogus-flag"),
+    ];
+    for (i, (args, needle)) in cases.iter().enumerate() {
+        let out = sparkyard(args, &format!("err{i}"));
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn the_same_seed_gives_byte_identical_output() {
+    let args = [
+        "--class",
+        "org.apache.spark.examples.SparkPi",
+        "--num-executors",
+        "2",
+        "app.jar",
+        "8",
+    ];
+    let a = submit(&args, "det");
+    let b = submit(&args, "det");
+    assert_eq!(a.status.code(), Some(0));
+    assert_eq!(text(&a.stdout), text(&b.stdout));
+    assert_eq!(text(&a.stderr), text(&b.stderr));
+}
+
+#[test]
+fn verbose_shows_the_am_driver_and_executor_lines() {
+    let out = submit(
+        &[
+            "--verbose",
+            "--class",
+            "org.apache.spark.examples.SparkPi",
+            "app.jar",
+            "2",
+        ],
+        "verbose",
+    );
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("Parsed arguments:"), "{stderr}");
+    assert!(stderr.contains(
+        "INFO ApplicationMaster: ApplicationAttemptId: appattempt_1764662400000_0001_000001"
+    ));
+    assert!(stderr.contains("INFO YarnAllocator: Will request 2 executor container(s) for  ResourceProfile Id: 0, each with 1 core(s) and 1408 MB memory."));
+    assert!(
+        stderr
+            .contains("INFO YarnCoarseGrainedExecutorBackend: Successfully registered with driver")
+    );
+}
+
+#[test]
+fn spark_submit_version_prints_the_banner() {
+    let out = sparkyard(&["submit", "--version"], "version");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("version 4.0.0"));
+}

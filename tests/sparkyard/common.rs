@@ -1,0 +1,96 @@
+//! Helpers: run a submission through the library exactly as `sparkyard submit` would.
+
+use clap::Parser;
+use sparkyard::conf::cluster::{ClusterSource, load_cluster};
+use sparkyard::conf::settings::spark_settings;
+use sparkyard::conf::submit::{DefaultsFile, SubmitArgs};
+use sparkyard::error::UserError;
+use sparkyard::runner::{self, RunOptions, RunResult};
+use sparkyard_actors::sim::trace::TraceKind;
+
+#[derive(Parser)]
+struct Submit {
+    #[command(flatten)]
+    args: SubmitArgs,
+}
+
+/// The spark-submit flags every test starts from.
+pub const BASE: &[&str] = &["--master", "yarn", "--deploy-mode", "cluster"];
+
+/// Runs `sparkyard submit <BASE> <args>` in-process.
+pub fn submit(args: &[&str]) -> Result<RunResult, UserError> {
+    let words = std::iter::once("submit")
+        .chain(BASE.iter().copied())
+        .chain(args.iter().copied());
+    let parsed = Submit::try_parse_from(words).map_err(|e| UserError::usage(e.to_string()))?;
+    let req = parsed.args.into_request(DefaultsFile::embedded())?;
+    let cluster = match &req.cluster {
+        Some(p) => load_cluster(ClusterSource::Path(p.clone()))?,
+        None => load_cluster(ClusterSource::Embedded)?,
+    };
+    let spark = spark_settings(&req)?;
+    let opts = RunOptions {
+        seed: req.seed,
+        ..RunOptions::default()
+    };
+    runner::run(runner::sim_config(spark, cluster, &opts), &opts)
+}
+
+/// SparkPi with `executors` executors and `slices` slices.
+pub fn spark_pi(executors: u32, slices: u32) -> RunResult {
+    let n = executors.to_string();
+    let s = slices.to_string();
+    let args = [
+        "--class",
+        "org.apache.spark.examples.SparkPi",
+        "--num-executors",
+        &n,
+        "--executor-memory",
+        "2g",
+        "--driver-memory",
+        "4g",
+        "examples/jars/spark-examples.jar",
+        &s,
+    ];
+    submit(&args).expect("a valid submission")
+}
+
+/// The driver's stdout (the AM container of the last attempt).
+pub fn driver_stdout(r: &RunResult) -> String {
+    let cid = r.counters.driver_containers.last().expect("an AM ran");
+    r.logs
+        .output(cid)
+        .map(|o| o.stdout.clone())
+        .unwrap_or_default()
+}
+
+/// The process a mailbox lives in, from its label `<name>@<process>`.
+pub fn mailbox_process(r: &RunResult, id: u32) -> &str {
+    r.labels[id as usize]
+        .rsplit_once('@')
+        .map_or("", |(_, p)| p)
+}
+
+/// Delivered messages between two processes (either way), as `from->to: name`, in order.
+pub fn conversation(r: &RunResult, a: &str, b: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in &r.trace {
+        let (Some(from), Some(to)) = (e.from, e.to) else {
+            continue;
+        };
+        if e.kind != TraceKind::Deliver {
+            continue;
+        }
+        let from = r.processes[from as usize].as_str();
+        let to_proc = mailbox_process(r, to.0);
+        let endpoint = r.labels[to.0 as usize].split('@').next().unwrap_or("");
+        let pair = (from == a && to_proc == b)
+            || (from == b && to_proc == a)
+            || (from == a && to_proc == a);
+        if pair {
+            let dir = if from == a { "E" } else { "D" };
+            out.push(format!("{dir}->{endpoint}: {}", e.name));
+        }
+    }
+    out
+}

@@ -1,0 +1,253 @@
+//! Whole SparkPi submissions: outcomes, the executor start sequence, failures before and after
+//! submission, and determinism.
+
+use crate::common::*;
+use sparkyard_messages::records::{FinalApplicationStatus as Final, YarnApplicationState as State};
+
+fn assert_succeeded(r: &sparkyard::runner::RunResult) {
+    assert_eq!(r.outcome.state, Some(State::Finished), "{:?}", r.outcome);
+    assert_eq!(
+        r.outcome.final_status,
+        Some(Final::Succeeded),
+        "{:?}",
+        r.outcome
+    );
+    assert_eq!(r.outcome.exception, None);
+}
+
+fn pi_of(r: &sparkyard::runner::RunResult) -> f64 {
+    let out = driver_stdout(r);
+    let v = out
+        .trim()
+        .strip_prefix("Pi is roughly ")
+        .unwrap_or_else(|| panic!("no estimate in {out:?}"));
+    v.parse().expect("a number")
+}
+
+#[test]
+fn the_issue_command_finishes_succeeded_within_a_hundredth_of_pi() {
+    let r = spark_pi(4, 1000);
+    assert_succeeded(&r);
+    assert_eq!(r.counters.executors_registered, 4);
+    assert_eq!(r.counters.tasks_finished, 1000);
+    assert!(
+        (pi_of(&r) - std::f64::consts::PI).abs() < 0.01,
+        "{}",
+        pi_of(&r)
+    );
+}
+
+#[test]
+fn one_four_and_fifty_executors_with_two_to_ten_thousand_slices_succeed() {
+    for (executors, slices) in [(1, 2), (4, 2), (50, 10), (1, 100), (50, 10_000)] {
+        let r = spark_pi(executors, slices);
+        assert_succeeded(&r);
+        assert_eq!(
+            r.counters.executors_registered, executors,
+            "{executors} executors"
+        );
+        assert_eq!(
+            r.counters.tasks_finished,
+            u64::from(slices),
+            "{slices} slices"
+        );
+        assert!((pi_of(&r) - std::f64::consts::PI).abs() < 0.05);
+    }
+}
+
+#[test]
+fn executor_start_sequence_follows_spark_message_by_message() {
+    let r = spark_pi(1, 2);
+    assert_succeeded(&r);
+    let driver = r.counters.driver_containers[0].clone();
+    let executor = driver.replace("_000001", "_000002");
+    let seq = conversation(&r, &executor, &driver);
+    let expected = [
+        "E->endpoint-verifier: CheckExistence",
+        "D->main: AskReply",
+        "E->CoarseGrainedScheduler: RetrieveSparkAppConfig",
+        "D->main: AskReply",
+        "E->endpoint-verifier: CheckExistence",
+        "D->Executor: AskReply",
+        "E->CoarseGrainedScheduler: RegisterExecutor",
+        "D->Executor: AskReply",
+        "E->Executor: RegisteredExecutor",
+        "E->CoarseGrainedScheduler: LaunchedExecutor",
+        "D->Executor: LaunchTask",
+        "E->CoarseGrainedScheduler: StatusUpdate",
+        "E->CoarseGrainedScheduler: StatusUpdate",
+    ];
+    assert_eq!(&seq[..expected.len()], &expected, "{seq:#?}");
+    assert!(
+        seq.contains(&"D->Executor: StopExecutor".to_string()),
+        "{seq:#?}"
+    );
+}
+
+#[test]
+fn executor_logs_show_registration_then_tasks() {
+    let r = spark_pi(1, 2);
+    let executor = r.counters.driver_containers[0].replace("_000001", "_000002");
+    let stderr = &r.logs.output(&executor).expect("executor logged").stderr;
+    let order = [
+        "INFO YarnCoarseGrainedExecutorBackend: Connecting to driver: spark://CoarseGrainedScheduler@",
+        "INFO YarnCoarseGrainedExecutorBackend: Successfully registered with driver",
+        "INFO Executor: Starting executor ID 1 on host ",
+        "INFO YarnCoarseGrainedExecutorBackend: Got assigned task 0",
+        "INFO Executor: Finished task 0.0 in stage 0.0 (TID 0). 1000 bytes result sent to driver",
+        "INFO YarnCoarseGrainedExecutorBackend: Driver commanded a shutdown",
+    ];
+    let mut at = 0;
+    for line in order {
+        let found = stderr[at..]
+            .find(line)
+            .unwrap_or_else(|| panic!("missing {line:?} after byte {at} in\n{stderr}"));
+        at += found + line.len();
+    }
+}
+
+#[test]
+fn an_unknown_class_fails_the_application_after_both_attempts() {
+    let r = submit(&["--class", "com.example.Missing", "app.jar"]).expect("submits");
+    assert_eq!(r.outcome.state, Some(State::Failed));
+    assert_eq!(r.outcome.final_status, Some(Final::Failed));
+    let app = r.outcome.application_id.expect("submitted").to_string();
+    let (class, message) = r.outcome.exception.clone().expect("fails");
+    assert_eq!(class, "org.apache.spark.SparkException");
+    assert_eq!(
+        message,
+        format!("Application {app} finished with failed status")
+    );
+    assert_eq!(r.counters.am_exit_codes, [13, 13]);
+    let attempt2 = format!(
+        "AM Container for appattempt_{}_000002 exited with  exitCode: 13",
+        &app["application_".len()..]
+    );
+    assert!(
+        r.outcome.diagnostics.starts_with(&format!(
+            "Application {app} failed 2 times due to {attempt2}"
+        )),
+        "{}",
+        r.outcome.diagnostics
+    );
+    let am = &r
+        .logs
+        .output(&r.counters.driver_containers[0])
+        .expect("AM logged")
+        .stderr;
+    assert!(am.contains("ERROR ApplicationMaster: Uncaught exception: \njava.lang.ClassNotFoundException: com.example.Missing"), "{am}");
+    assert!(am.contains("INFO ApplicationMaster: Final app status: FAILED, exitCode: 13, (reason: Uncaught exception: java.lang.ClassNotFoundException: com.example.Missing)"), "{am}");
+}
+
+#[test]
+fn spark_max_app_attempts_one_fails_after_a_single_attempt() {
+    let r = submit(&[
+        "--class",
+        "com.example.Missing",
+        "--conf",
+        "spark.yarn.maxAppAttempts=1",
+        "app.jar",
+    ])
+    .expect("submits");
+    assert_eq!(r.outcome.state, Some(State::Failed));
+    assert_eq!(r.counters.am_exit_codes, [13]);
+}
+
+#[test]
+fn verify_cluster_resources_refuses_oversized_executors_and_ams_before_submitting() {
+    let r = submit(&[
+        "--class",
+        "org.apache.spark.examples.SparkPi",
+        "--executor-memory",
+        "10g",
+        "app.jar",
+    ])
+    .expect("runs");
+    assert_eq!(r.outcome.state, None, "nothing is submitted");
+    assert_eq!(
+        r.outcome.exception,
+        Some((
+            "java.lang.IllegalArgumentException".into(),
+            "Required executor memory (10240 MB), offHeap memory (0) MB, overhead (1024 MB), and PySpark memory (0 MB) is above the max threshold (8192 MB) of this cluster! Please check the values of 'yarn.scheduler.maximum-allocation-mb' and/or 'yarn.nodemanager.resource.memory-mb'.".into()
+        ))
+    );
+    let r = submit(&[
+        "--class",
+        "org.apache.spark.examples.SparkPi",
+        "--driver-memory",
+        "9g",
+        "app.jar",
+    ])
+    .expect("runs");
+    let (_, message) = r.outcome.exception.expect("refused");
+    assert_eq!(
+        message,
+        "Required AM memory (9216+921 MB) is above the max threshold (8192 MB) of this cluster! Please check the values of 'yarn.scheduler.maximum-allocation-mb' and/or 'yarn.nodemanager.resource.memory-mb'."
+    );
+}
+
+#[test]
+fn a_bad_slice_count_is_a_user_class_exception_with_exit_15() {
+    let r = submit(&[
+        "--class",
+        "org.apache.spark.examples.SparkPi",
+        "--conf",
+        "spark.yarn.maxAppAttempts=1",
+        "app.jar",
+        "many",
+    ])
+    .expect("runs");
+    assert_eq!(r.outcome.state, Some(State::Finished));
+    assert_eq!(r.outcome.final_status, Some(Final::Failed));
+    assert_eq!(
+        r.outcome.diagnostics,
+        "User class threw exception: java.lang.NumberFormatException: For input string: \"many\""
+    );
+    assert_eq!(r.counters.am_exit_codes, [15]);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_run_and_another_seed_a_different_one() {
+    let a = submit(&[
+        "--class",
+        "org.apache.spark.examples.SparkPi",
+        "--num-executors",
+        "3",
+        "app.jar",
+        "20",
+    ])
+    .expect("runs");
+    let b = submit(&[
+        "--class",
+        "org.apache.spark.examples.SparkPi",
+        "--num-executors",
+        "3",
+        "app.jar",
+        "20",
+    ])
+    .expect("runs");
+    assert_eq!(a.fingerprint, b.fingerprint);
+    let logs = |r: &sparkyard::runner::RunResult| {
+        r.logs
+            .outputs()
+            .iter()
+            .map(|(k, v)| format!("{k}\n{}\n{}", v.stdout, v.stderr))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(logs(&a), logs(&b));
+    let c = submit(&[
+        "--seed",
+        "7",
+        "--class",
+        "org.apache.spark.examples.SparkPi",
+        "--num-executors",
+        "3",
+        "app.jar",
+        "20",
+    ])
+    .expect("runs");
+    // Without faults the seed changes the darts, not the message flow.
+    assert_eq!(a.fingerprint, c.fingerprint);
+    assert_ne!(driver_stdout(&a), driver_stdout(&c));
+    assert_eq!(c.outcome.final_status, Some(Final::Succeeded));
+}

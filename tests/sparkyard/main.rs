@@ -1,0 +1,5 @@
+//! sparkyard's one integration-test binary: whole submissions through the library and the CLI.
+
+mod cli;
+mod common;
+mod lifecycle;
