@@ -15,14 +15,22 @@ use sparkyard_actors::sim::trace::{Trace, TraceEvent};
 use std::cell::RefCell;
 use std::rc::Rc;
 
+/// A callback that looks at the running simulation (progress bars); it must not send messages.
+pub type ProgressHook = Rc<dyn Fn(&SimContext)>;
+
 /// Options of a run that are not Spark's or YARN's.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct RunOptions {
     pub seed: u64,
     pub capture_logs: bool,
     pub trace: bool,
     /// Virtual time after which a run that has not ended is a hang, ms.
     pub deadline_ms: u64,
+    /// Record the SparkListener events (the event log needs them).
+    pub record_events: bool,
+    /// Called every `progress_interval_ms` of virtual time with the run's state (progress bars).
+    pub progress: Option<ProgressHook>,
+    pub progress_interval_ms: u64,
 }
 
 impl Default for RunOptions {
@@ -32,6 +40,9 @@ impl Default for RunOptions {
             capture_logs: true,
             trace: true,
             deadline_ms: 7 * 24 * 3_600_000,
+            record_events: false,
+            progress: None,
+            progress_interval_ms: 1000,
         }
     }
 }
@@ -49,6 +60,8 @@ pub struct RunResult {
     pub processes: Vec<String>,
     pub end_ms: u64,
     pub epoch_ms: u64,
+    /// Every SparkContext's listener events (empty unless `record_events`).
+    pub events: Vec<sparkyard_actors::sim::listener::AttemptEvents>,
 }
 
 /// Joins the parsed Spark settings and cluster into the simulation's config.
@@ -78,17 +91,32 @@ pub fn run(config: SimConfig, opts: &RunOptions) -> Result<RunResult, UserError>
         logs.clone(),
         latency,
     );
-    let sim = Rc::new(SimContext::new(config, dispatcher.clone()));
+    let sim = Rc::new(SimContext::new(
+        config,
+        dispatcher.clone(),
+        opts.record_events,
+    ));
     let runtime =
         clock::paused_runtime().map_err(|e| UserError::file("tokio runtime", e.to_string()))?;
     let system = actix::System::with_tokio_rt(move || runtime);
     let deadline = opts.deadline_ms;
+    let (progress, progress_ms) = (opts.progress.clone(), opts.progress_interval_ms);
     let hung = Rc::new(RefCell::new(false));
     let (sim2, hung2) = (sim.clone(), hung.clone());
     system.block_on(async move {
         clock::start(epoch);
         let rm = supervisor::start_cluster(&sim2);
         supervisor::start_client(&sim2, rm);
+        if let Some(tick) = progress {
+            let sim3 = sim2.clone();
+            actix::spawn(async move {
+                let mut every = tokio::time::interval(clock::ms(progress_ms.max(1)));
+                loop {
+                    every.tick().await;
+                    tick(&sim3);
+                }
+            });
+        }
         actix::spawn(async move {
             tokio::time::sleep(clock::ms(deadline)).await;
             *hung2.borrow_mut() = true;
@@ -118,6 +146,7 @@ pub fn run(config: SimConfig, opts: &RunOptions) -> Result<RunResult, UserError>
     let (trace, fingerprint) = dispatcher.with_trace(|t| (t.events().to_vec(), t.fingerprint()));
     let labels = dispatcher.mailbox_labels();
     let processes = dispatcher.process_names();
+    let events = sim.listener.take();
     drop(sim);
     let logs = std::mem::take(&mut *logs.borrow_mut());
     Ok(RunResult {
@@ -130,5 +159,6 @@ pub fn run(config: SimConfig, opts: &RunOptions) -> Result<RunResult, UserError>
         labels,
         end_ms,
         epoch_ms: epoch,
+        events,
     })
 }

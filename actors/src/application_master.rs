@@ -176,7 +176,7 @@ impl ApplicationMaster {
             log,
             TARGET, "Starting the user application in a separate Thread"
         );
-        let Some(program) = supervisor::user_program(&self.user_class.name) else {
+        let Some(program) = supervisor::user_program(&self.sim, &self.user_class.name) else {
             // `loadClass` fails in the AM thread, before the Driver thread exists.
             let cause = format!("java.lang.ClassNotFoundException: {}", self.user_class.name);
             error!(
@@ -193,6 +193,7 @@ impl ApplicationMaster {
             program,
             self.user_class.args.clone(),
             self.me(),
+            self.attempt_id,
         );
         self.driver_thread = Some(driver);
         info!(log, TARGET, "Waiting for spark context initialization...");

@@ -5,12 +5,14 @@
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
 use crate::sim::clock;
 use crate::sim::context::SimContext;
+use crate::sim::listener::{ContextBus, ListenerEvent};
 use crate::sim::supervisor;
 use crate::{error, info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::application_master::{ApplicationMasterMsg, RequestExecutors};
 use sparkyard_messages::driver::DriverMsg;
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
+use sparkyard_messages::ids::ApplicationAttemptId;
 use sparkyard_messages::records::{FinalApplicationStatus, RpcFailure};
 use sparkyard_messages::rpc::{EndpointId, ReplyValue};
 use sparkyard_messages::task::{JobResult, JobSpec, TaskResultData};
@@ -29,6 +31,7 @@ pub enum UserProgram {
     SparkPi,
     /// A synthetic application: its jobs, run one after the other.
     Synthetic {
+        class: String,
         app_name: String,
         jobs: Vec<JobSpec>,
     },
@@ -49,6 +52,8 @@ pub struct Driver {
     program: UserProgram,
     args: Vec<String>,
     am: EndpointRef<ApplicationMasterMsg>,
+    attempt_id: ApplicationAttemptId,
+    bus: ContextBus,
     scheduler: Option<EndpointRef<DriverEndpointMsg>>,
     yarn_scheduler: Option<EndpointRef<YarnSchedulerMsg>>,
     asks: AskTable<DriverPending>,
@@ -65,6 +70,7 @@ impl Driver {
         program: UserProgram,
         args: Vec<String>,
         am: EndpointRef<ApplicationMasterMsg>,
+        attempt_id: ApplicationAttemptId,
     ) -> EndpointRef<DriverMsg> {
         let mut out = None;
         Driver::create(|ctx| {
@@ -77,6 +83,8 @@ impl Driver {
                 program,
                 args,
                 am,
+                attempt_id,
+                bus: ContextBus::disabled(),
                 scheduler: None,
                 yarn_scheduler: None,
                 asks: AskTable::default(),
@@ -96,6 +104,80 @@ impl Driver {
         }
     }
 
+    /// What a SparkContext posts first: LogStart, the resource profile, the driver's block
+    /// manager, the environment and ApplicationStart.
+    fn post_application_start(&self) {
+        if !self.bus.enabled() {
+            return;
+        }
+        let s = &self.sim.config.spark;
+        let time = clock::now_epoch_ms();
+        let host = self.env.address().host;
+        let app_id = self.attempt_id.application_id.to_string();
+        let mut props: Vec<(String, String)> = s
+            .properties
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        props.push(("spark.app.id".into(), app_id.clone()));
+        props.push(("spark.app.name".into(), self.app_name()));
+        props.sort();
+        props.dedup_by(|a, b| a.0 == b.0);
+        let y = &self.sim.config.yarn;
+        let hadoop = vec![
+            (
+                "yarn.scheduler.maximum-allocation-mb".to_string(),
+                y.maximum_allocation_mb.to_string(),
+            ),
+            (
+                "yarn.scheduler.minimum-allocation-mb".to_string(),
+                y.minimum_allocation_mb.to_string(),
+            ),
+        ];
+        let user = self.sim.config.user.clone();
+        let cid = self.env.log().key().to_string();
+        let logs = ["stderr", "stdout"]
+            .iter()
+            .map(|f| {
+                (
+                    f.to_string(),
+                    format!("http://{host}:8042/node/containerlogs/{cid}/{user}/{f}?start=-4096"),
+                )
+            })
+            .collect();
+        for e in [
+            ListenerEvent::LogStart {
+                spark_version: SPARK_VERSION.into(),
+            },
+            ListenerEvent::ResourceProfileAdded {
+                executor_cores: s.executor_cores,
+                executor_memory_mb: s.executor_memory_mb,
+                task_cpus: s.task_cpus,
+            },
+            ListenerEvent::BlockManagerAdded {
+                time,
+                executor_id: "driver".into(),
+                host: host.clone(),
+                port: self.env.address().port.wrapping_add(1),
+                max_memory: crate::driver_endpoint::BLOCK_MANAGER_MEMORY,
+            },
+            ListenerEvent::EnvironmentUpdate {
+                spark_properties: props,
+                hadoop_properties: hadoop,
+            },
+            ListenerEvent::ApplicationStart {
+                app_name: self.app_name(),
+                app_id,
+                time,
+                user,
+                attempt_id: self.attempt_id.attempt_id.to_string(),
+                driver_logs: logs,
+            },
+        ] {
+            self.bus.post(|| e);
+        }
+    }
+
     /// `new SparkContext(conf)`: the scheduler backend's endpoints exist from here on.
     fn create_spark_context(&mut self, ctx: &mut Context<Self>) {
         let log = self.env.log().clone();
@@ -103,8 +185,14 @@ impl Driver {
         info!(log, SC, "OS info Linux, 6.1.0, amd64");
         info!(log, SC, "Java version 17.0.15");
         info!(log, SC, "Submitted application: {}", self.app_name());
-        let me = self.env.remote_ref(self.me);
-        let (scheduler, yarn) = supervisor::start_scheduler_backend(&self.sim, &self.env, me);
+        let app_id = self.attempt_id.application_id.to_string();
+        self.bus = self
+            .sim
+            .listener
+            .context(app_id, self.attempt_id.attempt_id);
+        self.post_application_start();
+        let bus = self.bus.clone();
+        let (scheduler, yarn) = supervisor::start_scheduler_backend(&self.sim, &self.env, bus);
         self.scheduler = Some(scheduler);
         self.yarn_scheduler = Some(yarn);
         info!(
@@ -288,6 +376,10 @@ impl Driver {
         ] {
             info!(log, logger, "{line}");
         }
+        self.bus.post(|| ListenerEvent::ApplicationEnd {
+            time: clock::now_epoch_ms(),
+            exit_code: 0,
+        });
         let finish = ApplicationMasterMsg::Finish {
             status: FinalApplicationStatus::Succeeded,
             exit_code: 0,

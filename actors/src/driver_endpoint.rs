@@ -7,6 +7,7 @@ use crate::rpc::{Endpoint, EndpointRef, RpcEnv};
 use crate::scheduler::{Scheduler, SchedulerEvent, WorkerOffer};
 use crate::sim::clock;
 use crate::sim::context::SimContext;
+use crate::sim::listener::{ContextBus, ListenerEvent};
 use crate::sim::trace::TraceKind;
 use crate::{debug, error, info, warn};
 use actix::{Actor, AsyncContext, Context};
@@ -27,6 +28,9 @@ use std::rc::Rc;
 const TARGET: &str = "driver::YarnSchedulerBackend$YarnDriverEndpoint";
 const BACKEND: &str = "driver::YarnClusterSchedulerBackend";
 const TS: &str = "driver::YarnClusterScheduler";
+
+/// `(heap - 300 MiB) x spark.memory.fraction` for a 1 GiB heap on Java 17: 434.4 MiB.
+pub const BLOCK_MANAGER_MEMORY: u64 = 455_501_414;
 
 /// State the backend's two endpoints share (fields of `CoarseGrainedSchedulerBackend`).
 #[derive(Default)]
@@ -59,6 +63,7 @@ pub struct DriverEndpoint {
     scheduler: Scheduler,
     created_ms: u64,
     ready: bool,
+    bus: ContextBus,
 }
 
 impl DriverEndpoint {
@@ -66,6 +71,7 @@ impl DriverEndpoint {
         sim: Rc<SimContext>,
         env: RpcEnv,
         shared: Rc<RefCell<BackendState>>,
+        bus: ContextBus,
     ) -> EndpointRef<DriverEndpointMsg> {
         let mut out = None;
         DriverEndpoint::create(|ctx| {
@@ -80,7 +86,12 @@ impl DriverEndpoint {
                 .on_disconnect(me.id, DriverEndpointMsg::RemoteProcessDisconnected);
             out = Some(me.clone());
             let s = &sim.config.spark;
-            let scheduler = Scheduler::new(env.log().clone(), s.task_max_failures, s.task_cpus);
+            let scheduler = Scheduler::new(
+                env.log().clone(),
+                bus.clone(),
+                s.task_max_failures,
+                s.task_cpus,
+            );
             DriverEndpoint {
                 sim: sim.clone(),
                 env,
@@ -95,6 +106,7 @@ impl DriverEndpoint {
                 scheduler,
                 created_ms: clock::now_ms(),
                 ready: false,
+                bus,
             }
         });
         out.expect("create runs its closure")
@@ -216,12 +228,20 @@ impl DriverEndpoint {
             ExecutorData {
                 executor,
                 address: reg.sender_address,
-                host: reg.hostname,
+                host: reg.hostname.clone(),
                 free_cores: 0,
                 total_cores: reg.cores,
             },
         );
         self.sim.counters.borrow_mut().executors_registered += 1;
+        let (host, cores, log_urls) = (reg.hostname.clone(), reg.cores, reg.log_urls.clone());
+        self.bus.post(|| ListenerEvent::ExecutorAdded {
+            time: clock::now_epoch_ms(),
+            executor_id: id.to_string(),
+            host,
+            total_cores: cores,
+            log_urls,
+        });
         self.env.dispatcher.trace(
             TraceKind::State(format!("executor {id} registered")),
             "DriverEndpoint",
@@ -243,6 +263,14 @@ impl DriverEndpoint {
             38000 + id.0 % 1000,
             38000 + id.0 % 1000
         );
+        let port = 38000 + (id.0 % 1000) as u16;
+        self.bus.post(|| ListenerEvent::BlockManagerAdded {
+            time: clock::now_epoch_ms(),
+            executor_id: id.to_string(),
+            host,
+            port,
+            max_memory: BLOCK_MANAGER_MEMORY,
+        });
         self.make_offers(Some(id));
     }
 
@@ -373,6 +401,12 @@ impl DriverEndpoint {
         } else {
             error!(log, TS, "Lost executor {id} on {}: {reason}", e.host);
         }
+        let removed = reason.to_string();
+        self.bus.post(|| ListenerEvent::ExecutorRemoved {
+            time: clock::now_epoch_ms(),
+            executor_id: id.to_string(),
+            reason: removed,
+        });
         let events = self.scheduler.executor_lost(id, &reason);
         self.handle_events(events);
     }

@@ -282,6 +282,24 @@ impl CoarseGrainedExecutorBackend {
         });
     }
 
+    /// `SPARK_LOG_URL_STDOUT` / `_STDERR`: the NodeManager's pages for this container's logs.
+    fn log_urls(&self) -> Vec<(String, String)> {
+        let (host, cid, user) = (
+            &self.args.hostname,
+            self.env.log().key(),
+            &self.sim.config.user,
+        );
+        ["stderr", "stdout"]
+            .iter()
+            .map(|f| {
+                (
+                    f.to_string(),
+                    format!("http://{host}:8042/node/containerlogs/{cid}/{user}/{f}?start=-4096"),
+                )
+            })
+            .collect()
+    }
+
     fn me_id(&self) -> EndpointId {
         self.me.as_ref().map_or(EndpointId(0), |m| m.id)
     }
@@ -322,7 +340,7 @@ impl CoarseGrainedExecutorBackend {
             sender_address: self.env.address(),
             hostname: self.args.hostname.clone(),
             cores: self.args.cores,
-            log_urls: Vec::new(),
+            log_urls: self.log_urls(),
             attributes: Vec::new(),
             resource_profile_id: self.args.resource_profile_id,
         };

@@ -5,6 +5,7 @@
 //! scan over all tasks or executors.
 
 use crate::sim::clock;
+use crate::sim::listener::{ContextBus, ListenerEvent, StageInfo, TaskEndReason, TaskInfo};
 use crate::sim::logs::ProcessLog;
 use crate::{error, info, warn};
 use sparkyard_messages::ids::{ExecutorId, TaskId};
@@ -49,6 +50,7 @@ struct Stage {
     tasks: Vec<TaskWork>,
     attempt: u32,
     submitted_ms: u64,
+    submitted_epoch: u64,
     done: bool,
     submitted: bool,
 }
@@ -81,12 +83,14 @@ struct RunningTask {
     executor_id: ExecutorId,
     host: String,
     launch_ms: u64,
+    launch_epoch: u64,
     launching: bool,
 }
 
 /// DAGScheduler + TaskSchedulerImpl + TaskSetManagers of one SparkContext.
 pub struct Scheduler {
     log: ProcessLog,
+    bus: ContextBus,
     max_failures: u32,
     task_cpus: u32,
     next_job: u32,
@@ -110,9 +114,10 @@ fn partitions_preview(n: u32) -> String {
 }
 
 impl Scheduler {
-    pub fn new(log: ProcessLog, max_failures: u32, task_cpus: u32) -> Self {
+    pub fn new(log: ProcessLog, bus: ContextBus, max_failures: u32, task_cpus: u32) -> Self {
         Scheduler {
             log,
+            bus,
             max_failures,
             task_cpus,
             next_job: 0,
@@ -131,6 +136,62 @@ impl Scheduler {
 
     pub fn has_pending_tasks(&self) -> bool {
         !self.runnable.is_empty()
+    }
+
+    /// The event log's `StageInfo` for a stage.
+    fn stage_info(&self, id: u32, failure_reason: Option<String>) -> StageInfo {
+        let s = &self.stages[&id];
+        let (rdd_name, rdd_id, rdd_callsite) = parse_rdd(&s.rdd);
+        let done = s.done || failure_reason.is_some();
+        StageInfo {
+            stage_id: id,
+            attempt_id: s.attempt,
+            name: s.name.clone(),
+            num_tasks: s.tasks.len() as u32,
+            rdd_id,
+            rdd_name,
+            rdd_callsite,
+            parent_ids: s.parents.clone(),
+            submission_time: s.submitted.then_some(s.submitted_epoch),
+            completion_time: done.then(clock::now_epoch_ms),
+            failure_reason,
+            is_shuffle_map: !s.is_result,
+        }
+    }
+
+    fn task_info(task: &RunningTask, tid: TaskId, failed: bool, killed: bool) -> TaskInfo {
+        TaskInfo {
+            task_id: tid.0,
+            index: task.index,
+            attempt: task.attempt,
+            partition_id: task.index,
+            launch_time: task.launch_epoch,
+            executor_id: task.executor_id.to_string(),
+            host: task.host.clone(),
+            locality: "PROCESS_LOCAL",
+            finish_time: clock::now_epoch_ms(),
+            failed,
+            killed,
+        }
+    }
+
+    fn post_task_end(&self, tid: TaskId, task: &RunningTask, reason: TaskEndReason) {
+        let (failed, killed) = match &reason {
+            TaskEndReason::Success | TaskEndReason::Resubmitted => (false, false),
+            TaskEndReason::TaskKilled { .. } => (true, true),
+            _ => (true, false),
+        };
+        let shuffle_map = !self.stages[&task.key.1].is_result;
+        let stage_attempt_id = self.stages[&task.key.1].attempt;
+        let run_time_ms = clock::now_ms().saturating_sub(task.launch_ms);
+        self.bus.post(|| ListenerEvent::TaskEnd {
+            stage_id: task.key.1,
+            stage_attempt_id,
+            shuffle_map,
+            reason,
+            info: Self::task_info(task, tid, failed, killed),
+            run_time_ms,
+        });
     }
 
     fn stage_kind(&self, id: u32) -> String {
@@ -179,6 +240,7 @@ impl Scheduler {
                     tasks: spec.tasks,
                     attempt: 0,
                     submitted_ms: 0,
+                    submitted_epoch: 0,
                     done: false,
                     submitted: false,
                 },
@@ -219,6 +281,15 @@ impl Scheduler {
                 results: vec![None; partitions],
             },
         );
+        if self.bus.enabled() {
+            let stages: Vec<StageInfo> = ids.iter().map(|i| self.stage_info(*i, None)).collect();
+            let time = clock::now_epoch_ms();
+            self.bus.post(|| ListenerEvent::JobStart {
+                job_id,
+                time,
+                stages,
+            });
+        }
         self.submit_stage(final_stage);
         vec![SchedulerEvent::Revive]
     }
@@ -248,6 +319,7 @@ impl Scheduler {
         let stage = self.stages.get_mut(&id).expect("known stage");
         stage.submitted = true;
         stage.submitted_ms = clock::now_ms();
+        stage.submitted_epoch = clock::now_epoch_ms();
         let n = stage.tasks.len() as u32;
         info!(
             log,
@@ -276,6 +348,10 @@ impl Scheduler {
             zombie: false,
         };
         self.task_sets.insert(key, tsm);
+        if self.bus.enabled() {
+            let stage = self.stage_info(id, None);
+            self.bus.post(|| ListenerEvent::StageSubmitted { stage });
+        }
         if n > 0 {
             self.runnable.insert(key);
         }
@@ -331,6 +407,7 @@ impl Scheduler {
                 executor_id: offer.executor_id,
                 host: offer.host.clone(),
                 launch_ms: clock::now_ms(),
+                launch_epoch: clock::now_epoch_ms(),
                 launching: true,
             },
         );
@@ -338,6 +415,15 @@ impl Scheduler {
             .entry(offer.executor_id)
             .or_default()
             .insert(task_id);
+        if self.bus.enabled() {
+            let mut info = Self::task_info(&self.running[&task_id], task_id, false, false);
+            info.finish_time = 0;
+            self.bus.post(|| ListenerEvent::TaskStart {
+                stage_id: key.1,
+                stage_attempt_id: stage_attempt,
+                info,
+            });
+        }
         TaskDescription {
             task_id,
             attempt_number: attempt,
@@ -378,10 +464,20 @@ impl Scheduler {
             (TaskState::Finished, data) => self.handle_success(tid, task, data),
             (_, TaskResultData::Exception { class, description }) => {
                 let reason = format!("{class}: {description}");
-                self.handle_failure(tid, task, reason, true)
+                let end = TaskEndReason::ExceptionFailure { class, description };
+                self.handle_failure(tid, task, reason, end, true)
             }
             (_, _) => {
-                self.handle_failure(tid, task, "TaskKilled (killed intentionally)".into(), false)
+                let end = TaskEndReason::TaskKilled {
+                    reason: "killed intentionally".into(),
+                };
+                self.handle_failure(
+                    tid,
+                    task,
+                    "TaskKilled (killed intentionally)".into(),
+                    end,
+                    false,
+                )
             }
         };
         (true, events)
@@ -393,6 +489,7 @@ impl Scheduler {
         task: RunningTask,
         data: TaskResultData,
     ) -> Vec<SchedulerEvent> {
+        self.post_task_end(tid, &task, TaskEndReason::Success);
         let Some(tsm) = self.task_sets.get_mut(&task.key) else {
             return Vec::new();
         };
@@ -460,7 +557,12 @@ impl Scheduler {
         stage.done = true;
         let secs = (clock::now_ms() - stage.submitted_ms) as f64 / 1000.0;
         info!(log, DAG, "{kind} ({}) finished in {secs:.3} s", stage.name);
-        if stage.is_result {
+        let is_result = stage.is_result;
+        if self.bus.enabled() {
+            let stage = self.stage_info(key.1, None);
+            self.bus.post(|| ListenerEvent::StageCompleted { stage });
+        }
+        if is_result {
             let job_id = key.0;
             info!(
                 log,
@@ -479,6 +581,12 @@ impl Scheduler {
                 .into_iter()
                 .map(|r| r.unwrap_or(TaskResultData::None))
                 .collect();
+            let time = clock::now_epoch_ms();
+            self.bus.post(|| ListenerEvent::JobEnd {
+                job_id,
+                time,
+                result: None,
+            });
             return vec![SchedulerEvent::JobEnded {
                 waiter: job.waiter,
                 job_id,
@@ -508,8 +616,10 @@ impl Scheduler {
         tid: TaskId,
         task: RunningTask,
         reason: String,
+        end: TaskEndReason,
         counts: bool,
     ) -> Vec<SchedulerEvent> {
+        self.post_task_end(tid, &task, end);
         let Some(tsm) = self.task_sets.get_mut(&task.key) else {
             return Vec::new();
         };
@@ -572,9 +682,19 @@ impl Scheduler {
             log,
             DAG, "{kind} ({}) failed in {secs:.3} s due to {message}", stage.name
         );
+        if self.bus.enabled() {
+            let stage = self.stage_info(key.1, Some(message.clone()));
+            self.bus.post(|| ListenerEvent::StageCompleted { stage });
+        }
         let Some(job) = self.jobs.remove(&key.0) else {
             return Vec::new();
         };
+        let (job_id, time, failure) = (key.0, clock::now_epoch_ms(), message.clone());
+        self.bus.post(|| ListenerEvent::JobEnd {
+            job_id,
+            time,
+            result: Some(failure),
+        });
         vec![SchedulerEvent::JobEnded {
             waiter: job.waiter,
             job_id: key.0,
@@ -607,7 +727,12 @@ impl Scheduler {
             };
             let text =
                 format!("ExecutorLostFailure (executor {eid} exited {cause}) Reason: {reason}");
-            events.extend(self.handle_failure(tid, task, text, by_app));
+            let end = TaskEndReason::ExecutorLostFailure {
+                executor_id: eid.to_string(),
+                exit_caused_by_app: by_app,
+                loss_reason: reason.to_string(),
+            };
+            events.extend(self.handle_failure(tid, task, text, end, by_app));
         }
         self.resubmit_lost_outputs(eid, &mut events);
         events
@@ -642,4 +767,15 @@ impl Scheduler {
 fn call_site_of(rdd: &str) -> String {
     rdd.split_once(" at ")
         .map_or(rdd.to_string(), |(_, cs)| cs.to_string())
+}
+
+/// `MapPartitionsRDD[1] at map at X.scala:34` -> (`MapPartitionsRDD`, 1, `map at X.scala:34`).
+fn parse_rdd(rdd: &str) -> (String, u32, String) {
+    let name = rdd.split('[').next().unwrap_or(rdd).to_string();
+    let id = rdd
+        .split_once('[')
+        .and_then(|(_, r)| r.split_once(']'))
+        .and_then(|(n, _)| n.parse().ok())
+        .unwrap_or(0);
+    (name, id, call_site_of(rdd))
 }

@@ -48,10 +48,12 @@ pub struct SimContext {
     pub rng: RefCell<ChaCha8Rng>,
     pub outcome: RefCell<Option<ClientOutcome>>,
     pub counters: RefCell<RunCounters>,
+    /// The SparkListener events of every driver (recorded only when an output needs them).
+    pub listener: crate::sim::listener::ListenerBus,
 }
 
 impl SimContext {
-    pub fn new(config: SimConfig, dispatcher: Dispatcher) -> Self {
+    pub fn new(config: SimConfig, dispatcher: Dispatcher, record_events: bool) -> Self {
         let rng = RefCell::new(ChaCha8Rng::seed_from_u64(config.seed ^ 0x5eed_5eed));
         SimContext {
             config,
@@ -59,6 +61,7 @@ impl SimContext {
             rng,
             outcome: RefCell::new(None),
             counters: RefCell::new(RunCounters::default()),
+            listener: crate::sim::listener::ListenerBus::new(record_events),
         }
     }
 

@@ -23,7 +23,7 @@ use sparkyard_messages::ids::ApplicationAttemptId;
 use sparkyard_messages::node_manager::{NodeManagerMsg, StartContainerRequest};
 use sparkyard_messages::records::ContainerMain;
 use sparkyard_messages::resource_manager::ResourceManagerMsg;
-use sparkyard_messages::rpc::{RemoteRef, RpcAddress};
+use sparkyard_messages::rpc::RpcAddress;
 use sparkyard_messages::yarn_allocator::YarnAllocatorMsg;
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::cell::RefCell;
@@ -143,9 +143,15 @@ fn container_launcher(sim: Rc<SimContext>, rm: EndpointRef<ResourceManagerMsg>) 
     )
 }
 
-/// `loadClass(--class)`: the programs sparkyard can run.
-pub fn user_program(class: &str) -> Option<UserProgram> {
-    (class == crate::spark_pi::CLASS).then_some(UserProgram::SparkPi)
+/// `loadClass(--class)`: SparkPi, or the run's synthetic application if its class is asked for.
+pub fn user_program(sim: &SimContext, class: &str) -> Option<UserProgram> {
+    if class == crate::spark_pi::CLASS {
+        return Some(UserProgram::SparkPi);
+    }
+    match &sim.config.synthetic {
+        Some(p @ UserProgram::Synthetic { class: c, .. }) if c == class => Some(p.clone()),
+        _ => None,
+    }
 }
 
 /// The user class's `Driver` thread in the AM's JVM.
@@ -155,26 +161,22 @@ pub fn start_driver_thread(
     program: UserProgram,
     args: Vec<String>,
     am: EndpointRef<ApplicationMasterMsg>,
+    attempt_id: ApplicationAttemptId,
 ) -> EndpointRef<DriverMsg> {
-    let program = match (&program, sim.config.synthetic.as_ref()) {
-        (UserProgram::SparkPi, _) => program,
-        (_, Some(p)) => p.clone(),
-        (_, None) => program,
-    };
-    Driver::start(sim.clone(), env.clone(), program, args, am)
+    Driver::start(sim.clone(), env.clone(), program, args, am, attempt_id)
 }
 
 /// The scheduler backend's two endpoints: `CoarseGrainedScheduler` and `YarnScheduler`.
 pub fn start_scheduler_backend(
     sim: &Rc<SimContext>,
     env: &RpcEnv,
-    _driver: RemoteRef,
+    bus: crate::sim::listener::ContextBus,
 ) -> (
     EndpointRef<DriverEndpointMsg>,
     EndpointRef<YarnSchedulerMsg>,
 ) {
     let shared = Rc::new(RefCell::new(BackendState::default()));
-    let driver = DriverEndpoint::start(sim.clone(), env.clone(), shared.clone());
+    let driver = DriverEndpoint::start(sim.clone(), env.clone(), shared.clone(), bus);
     let yarn = YarnSchedulerEndpoint::start(sim.clone(), env.clone(), shared, driver.clone());
     (driver, yarn)
 }
