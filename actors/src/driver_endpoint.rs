@@ -154,6 +154,8 @@ impl DriverEndpoint {
                 .env
                 .reply(ask, ReplyValue::Bool(self.executors.contains_key(&id))),
             DriverEndpointMsg::SubmitJob { job, waiter } => {
+                let n: usize = job.stages.iter().map(|s| s.tasks.len()).sum();
+                self.sim.counters.borrow_mut().tasks_total += n as u64;
                 let events = self.scheduler.submit_job(job, waiter);
                 self.handle_events(events);
             }

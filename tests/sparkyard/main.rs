@@ -3,3 +3,4 @@
 mod cli;
 mod common;
 mod lifecycle;
+mod outputs;

@@ -61,7 +61,8 @@ struct Mailbox {
 
 #[derive(Default)]
 struct Link {
-    queue: VecDeque<(u64, Deliver)>,
+    /// (due time, trace message id, message name, delivery).
+    queue: VecDeque<(u64, u64, &'static str, Deliver)>,
     last_due_ms: u64,
 }
 
@@ -398,6 +399,7 @@ impl Dispatcher {
         deliver: Deliver,
     ) -> Result<(), RpcFailure> {
         let mut st = self.state.borrow_mut();
+        st.trace.begin_message();
         let from_mailbox = Some(from.0);
         let target_process = st.mailboxes[to.0 as usize].process;
         let (proc_alive, address) = {
@@ -508,29 +510,33 @@ impl Dispatcher {
             deliver();
             return;
         }
+        let msg_id = st.trace.current_msg();
         let link = st.links.entry(key).or_default();
         let due = (now + delay_ms).max(link.last_due_ms);
         link.last_due_ms = due;
-        link.queue.push_back((due, deliver));
+        link.queue.push_back((due, msg_id, name, deliver));
         drop(st);
         let this = self.clone();
         actix::spawn(async move {
             tokio::time::sleep(crate::sim::clock::ms(due.saturating_sub(now))).await;
-            this.deliver_front(key, name);
+            this.deliver_front(key);
         });
     }
 
-    fn deliver_front(&self, key: (ProcessId, EndpointId), name: &'static str) {
+    /// A link timer fired: deliver the oldest message in flight on that link (each timer
+    /// delivers one, so order is the link's, whatever order equal-time timers fire in).
+    fn deliver_front(&self, key: (ProcessId, EndpointId)) {
         let mut st = self.state.borrow_mut();
         let Some(link) = st.links.get_mut(&key) else {
             return;
         };
-        let Some((_, deliver)) = link.queue.pop_front() else {
+        let Some((_, msg_id, name, deliver)) = link.queue.pop_front() else {
             return;
         };
         if link.queue.is_empty() {
             st.links.remove(&key);
         }
+        st.trace.resume_message(msg_id);
         let mb = &st.mailboxes[key.1.0 as usize];
         let alive = st.processes[mb.process.0 as usize].alive.get();
         if !alive {

@@ -33,6 +33,8 @@ pub struct RunCounters {
     pub executors_lost: Vec<(u32, u32, i32, String)>,
     pub executor_failures_counted: u32,
     pub am_attempts: u32,
+    /// Tasks of every job submitted so far (the progress bar's total).
+    pub tasks_total: u64,
     pub tasks_launched: u64,
     pub tasks_finished: u64,
     pub tasks_failed: u64,

@@ -31,6 +31,8 @@ pub struct TraceEvent {
     pub to: Option<EndpointId>,
     /// The message's variant name (for messages), or the subject (for state changes).
     pub name: &'static str,
+    /// Which message this is (the same on its Send and its Deliver or Drop); 0 for non-messages.
+    pub msg: u64,
 }
 
 /// The trace of one run; recording can be switched off for benchmarks.
@@ -39,6 +41,9 @@ pub struct Trace {
     pub enabled: bool,
     events: Vec<TraceEvent>,
     next_seq: u64,
+    next_msg: u64,
+    /// The message the next `record` calls belong to (set by the Dispatcher around a post).
+    current_msg: u64,
 }
 
 impl Trace {
@@ -47,6 +52,8 @@ impl Trace {
             enabled,
             events: Vec::new(),
             next_seq: 0,
+            next_msg: 0,
+            current_msg: 0,
         }
     }
 
@@ -63,14 +70,25 @@ impl Trace {
         let seq = self.next_seq;
         self.next_seq += 1;
         let time_ms = super::clock::now_ms();
-        self.events.push(TraceEvent {
-            seq,
-            time_ms,
-            kind,
-            from,
-            to,
-            name,
-        });
+        let msg = if from.is_some() || to.is_some() { self.current_msg } else { 0 };
+        self.events.push(TraceEvent { seq, time_ms, kind, from, to, name, msg });
+    }
+
+    /// Starts a new message: the following records carry its id; returns it.
+    pub fn begin_message(&mut self) -> u64 {
+        self.next_msg += 1;
+        self.current_msg = self.next_msg;
+        self.current_msg
+    }
+
+    /// The message being recorded now.
+    pub fn current_msg(&self) -> u64 {
+        self.current_msg
+    }
+
+    /// Continues an earlier message (its delayed delivery).
+    pub fn resume_message(&mut self, msg: u64) {
+        self.current_msg = msg;
     }
 
     pub fn events(&self) -> &[TraceEvent] {

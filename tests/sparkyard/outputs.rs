@@ -1,0 +1,1 @@
+//! The run outputs: event log, timeline, sequence diagram, progress (issue 4).
