@@ -8,3 +8,4 @@ pub mod error;
 pub mod logging;
 pub mod report;
 pub mod runner;
+pub mod scenario;

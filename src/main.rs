@@ -27,6 +27,26 @@ struct Cli {
 enum Command {
     /// Submit an application as `spark-submit --master yarn --deploy-mode cluster` would.
     Submit(SubmitCommand),
+    /// Run a scenario file: a cluster, a submission, faults and the expectations to check.
+    Run(RunCommand),
+}
+
+#[derive(Args)]
+struct RunCommand {
+    /// The scenario file (TOML); bundled ones are in config/scenarios/.
+    file: std::path::PathBuf,
+    /// The seed every random choice derives from (default: the scenario's own, else 42).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Where container logs are written.
+    #[arg(long = "log-dir", value_name = "DIR", default_value = "sparkyard-logs")]
+    log_dir: std::path::PathBuf,
+    /// Show the AM, driver and executor lines on the console too.
+    #[arg(long, short = 'v')]
+    verbose: bool,
+    /// Only spark-submit's warnings and errors on the console.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Args)]
@@ -50,12 +70,15 @@ fn main() -> ExitCode {
             };
         }
     };
-    let Command::Submit(cmd) = cli.command;
-    if cmd.spark_version {
-        print!("{}", spark_banner());
-        return ExitCode::SUCCESS;
-    }
-    match submit(cmd.args) {
+    let outcome = match cli.command {
+        Command::Submit(cmd) if cmd.spark_version => {
+            print!("{}", spark_banner());
+            return ExitCode::SUCCESS;
+        }
+        Command::Submit(cmd) => submit(cmd.args),
+        Command::Run(cmd) => run_scenario(cmd),
+    };
+    match outcome {
         Ok(code) => code,
         Err(e) => {
             eprintln!("{e}");
@@ -115,6 +138,38 @@ fn submit(args: SubmitArgs) -> Result<ExitCode, UserError> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
+    logging::init(cmd.verbose, cmd.quiet);
+    let scenario = sparkyard::scenario::load(&cmd.file)?;
+    let run = sparkyard::scenario::run(&scenario, cmd.seed, RunOptions::default())?;
+    eprint!("{}", report::closing_stderr(&run.result, cmd.quiet));
+    let written = report::write_logs(&run.result, &cmd.log_dir).map_err(|e| {
+        UserError::file(
+            cmd.log_dir.display().to_string(),
+            format!("cannot write container logs: {e}"),
+        )
+    })?;
+    let again = format!(
+        "sparkyard run {} --seed {}",
+        shell_quote(&cmd.file.display().to_string()),
+        run.seed
+    );
+    println!("scenario: {}", scenario.name);
+    print!(
+        "{}",
+        report::summary(&run.result, written.as_deref(), &again)
+    );
+    print!("{}", report::recovery(&run.result));
+    if run.failures.is_empty() {
+        println!("expectations: all met");
+        return Ok(ExitCode::SUCCESS);
+    }
+    for f in &run.failures {
+        println!("expectation failed: {f}");
+    }
+    Ok(ExitCode::from(1))
 }
 
 /// The command line that reproduces this run (the seed made explicit).

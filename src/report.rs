@@ -131,7 +131,7 @@ pub fn summary(result: &RunResult, log_dir: Option<&Path>, reproduce: &str) -> S
         c.executors_lost.len(),
         c.executor_failures_counted,
         c.am_attempts,
-        c.am_exit_codes,
+        c.am_exit_codes.values().collect::<Vec<_>>(),
         c.tasks_launched,
         c.tasks_finished,
         c.tasks_failed
@@ -152,5 +152,32 @@ pub fn summary(result: &RunResult, log_dir: Option<&Path>, reproduce: &str) -> S
     }
     let _ = writeln!(s, "trace fingerprint: {:016x}", result.fingerprint);
     let _ = writeln!(s, "reproduce: {reproduce}");
+    s
+}
+
+/// The recovery summary of a fault scenario: which faults fired, and what recovered.
+pub fn recovery(result: &RunResult) -> String {
+    let mut s = String::new();
+    for (ms, label) in &result.faults_fired {
+        let _ = writeln!(s, "fault at {:.3} s: {label}", *ms as f64 / 1000.0);
+    }
+    let c = &result.counters;
+    let replaced = c
+        .executors_launched
+        .saturating_sub(c.executors_registered.min(c.executors_launched));
+    let _ = writeln!(
+        s,
+        "recovery: {} executor(s) lost, {} launched in all, {} failure(s) counted toward spark.executor.maxNumFailures, {} failed task attempt(s) retried or aborted, {} AM attempt(s){}",
+        c.executors_lost.len(),
+        c.executors_launched,
+        c.executor_failures_counted,
+        c.tasks_failed,
+        c.am_attempts,
+        if replaced > 0 {
+            format!(", {replaced} launched executor(s) never registered")
+        } else {
+            String::new()
+        }
+    );
     s
 }

@@ -8,7 +8,8 @@ use sparkyard_actors::config::{SimConfig, SparkSettings};
 use sparkyard_actors::rpc::Dispatcher;
 use sparkyard_actors::sim::clock;
 use sparkyard_actors::sim::context::{ClientOutcome, RunCounters, SimContext};
-use sparkyard_actors::sim::faults::FaultInjector;
+use sparkyard_actors::sim::faults::{FaultController, FaultInjector};
+use sparkyard_actors::sim::injector;
 use sparkyard_actors::sim::logs::LogStore;
 use sparkyard_actors::sim::supervisor;
 use sparkyard_actors::sim::trace::{Trace, TraceEvent};
@@ -62,6 +63,8 @@ pub struct RunResult {
     pub epoch_ms: u64,
     /// Every SparkContext's listener events (empty unless `record_events`).
     pub events: Vec<sparkyard_actors::sim::listener::AttemptEvents>,
+    /// Faults that fired: (virtual ms, label).
+    pub faults_fired: Vec<(u64, String)>,
 }
 
 /// Joins the parsed Spark settings and cluster into the simulation's config.
@@ -82,6 +85,15 @@ pub fn sim_config(spark: SparkSettings, cluster: ClusterConfig, opts: &RunOption
 
 /// Runs the simulation to its end on the virtual clock.
 pub fn run(config: SimConfig, opts: &RunOptions) -> Result<RunResult, UserError> {
+    run_with_faults(config, opts, FaultController::default())
+}
+
+/// Runs the simulation with a fault plan.
+pub fn run_with_faults(
+    config: SimConfig,
+    opts: &RunOptions,
+    faults: FaultController,
+) -> Result<RunResult, UserError> {
     let epoch = config.rm_start_time_ms;
     let latency = config.costs.network_latency_ms;
     let logs = Rc::new(RefCell::new(LogStore::new(opts.capture_logs)));
@@ -91,10 +103,11 @@ pub fn run(config: SimConfig, opts: &RunOptions) -> Result<RunResult, UserError>
         logs.clone(),
         latency,
     );
-    let sim = Rc::new(SimContext::new(
+    let sim = Rc::new(SimContext::with_faults(
         config,
         dispatcher.clone(),
         opts.record_events,
+        faults,
     ));
     let runtime =
         clock::paused_runtime().map_err(|e| UserError::file("tokio runtime", e.to_string()))?;
@@ -107,6 +120,7 @@ pub fn run(config: SimConfig, opts: &RunOptions) -> Result<RunResult, UserError>
         clock::start(epoch);
         let rm = supervisor::start_cluster(&sim2);
         supervisor::start_client(&sim2, rm);
+        injector::arm_timed(&sim2);
         if let Some(tick) = progress {
             let sim3 = sim2.clone();
             actix::spawn(async move {
@@ -147,6 +161,7 @@ pub fn run(config: SimConfig, opts: &RunOptions) -> Result<RunResult, UserError>
     let labels = dispatcher.mailbox_labels();
     let processes = dispatcher.process_names();
     let events = sim.listener.take();
+    let faults_fired = sim.faults.fired.borrow().clone();
     drop(sim);
     let logs = std::mem::take(&mut *logs.borrow_mut());
     Ok(RunResult {
@@ -160,5 +175,6 @@ pub fn run(config: SimConfig, opts: &RunOptions) -> Result<RunResult, UserError>
         end_ms,
         epoch_ms: epoch,
         events,
+        faults_fired,
     })
 }

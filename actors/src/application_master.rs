@@ -166,6 +166,14 @@ impl ApplicationMaster {
             .borrow_mut()
             .driver_containers
             .push(self.container.id.to_string());
+        self.sim.current_attempt.set(self.attempt_id.attempt_id);
+        let here = (self.container.id, self.container.node_id.host.clone());
+        *self.sim.am_container.borrow_mut() = Some(here);
+        let attempt = self.attempt_id.attempt_id;
+        crate::sim::injector::notify(
+            &self.sim,
+            crate::sim::faults::Trigger::AttemptStarted { attempt },
+        );
         self.run_driver(ctx);
     }
 
@@ -528,6 +536,12 @@ impl ApplicationMaster {
     }
 
     fn exit(&mut self) {
+        let attempt = self.attempt_id.attempt_id;
+        self.sim
+            .counters
+            .borrow_mut()
+            .am_exit_codes
+            .insert(attempt, self.exit_code);
         let log = self.env.log().clone();
         if self.unregistered {
             let staging = format!(

@@ -5,6 +5,7 @@
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
 use crate::sim::clock;
 use crate::sim::context::SimContext;
+use crate::sim::faults::DriverFault;
 use crate::sim::listener::{ContextBus, ListenerEvent};
 use crate::sim::supervisor;
 use crate::{error, info, warn};
@@ -237,6 +238,11 @@ impl Driver {
             self.env.log(),
             "driver::YarnClusterScheduler", "YarnClusterScheduler.postStartHook done"
         );
+        if let Some(DriverFault::ThrowAfterContext(cause)) =
+            self.sim.faults.driver_fault(self.attempt_id.attempt_id)
+        {
+            return self.user_class_threw(cause, ctx);
+        }
         match self.program.clone() {
             UserProgram::SparkPi => match crate::spark_pi::parse_slices(&self.args) {
                 Ok(slices) => {
@@ -393,7 +399,12 @@ impl Actor for Driver {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
-        self.create_spark_context(ctx);
+        match self.sim.faults.driver_fault(self.attempt_id.attempt_id) {
+            Some(DriverFault::ThrowBeforeContext(cause)) => self.user_class_threw(cause, ctx),
+            // `main` blocks forever without a SparkContext: the AM's wait times out.
+            Some(DriverFault::NeverCreateContext) => {}
+            _ => self.create_spark_context(ctx),
+        }
     }
 }
 

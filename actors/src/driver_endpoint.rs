@@ -7,6 +7,8 @@ use crate::rpc::{Endpoint, EndpointRef, RpcEnv};
 use crate::scheduler::{Scheduler, SchedulerEvent, WorkerOffer};
 use crate::sim::clock;
 use crate::sim::context::SimContext;
+use crate::sim::faults::Trigger;
+use crate::sim::injector;
 use crate::sim::listener::{ContextBus, ListenerEvent};
 use crate::sim::trace::TraceKind;
 use crate::{debug, error, info, warn};
@@ -64,6 +66,12 @@ pub struct DriverEndpoint {
     created_ms: u64,
     ready: bool,
     bus: ContextBus,
+    /// `HeartbeatReceiver.executorLastSeen`.
+    last_heartbeat: BTreeMap<ExecutorId, u64>,
+    /// Tasks finished in this SparkContext (fault triggers).
+    tasks_finished: u64,
+    /// Failed task attempts already added to the run's counters.
+    failures_counted: u64,
 }
 
 impl DriverEndpoint {
@@ -107,6 +115,9 @@ impl DriverEndpoint {
                 created_ms: clock::now_ms(),
                 ready: false,
                 bus,
+                last_heartbeat: BTreeMap::new(),
+                tasks_finished: 0,
+                failures_counted: 0,
             }
         });
         out.expect("create runs its closure")
@@ -160,6 +171,19 @@ impl DriverEndpoint {
                 self.handle_events(events);
             }
             DriverEndpointMsg::RemoteProcessDisconnected(address) => self.on_disconnected(address),
+            DriverEndpointMsg::Heartbeat(id) => {
+                if let Some(t) = self.last_heartbeat.get_mut(&id) {
+                    *t = clock::now_ms();
+                }
+            }
+            DriverEndpointMsg::ExpireDeadHosts => self.expire_dead_hosts(),
+            DriverEndpointMsg::ExcludeNode(host) => {
+                info!(
+                    self.env.log(),
+                    "driver::HealthTracker", "Excluding node {host} for the application"
+                );
+                self.excluded_nodes.insert(host);
+            }
             DriverEndpointMsg::CheckBackendReady { waiter } => {
                 self.check_backend_ready(waiter, ctx)
             }
@@ -236,6 +260,15 @@ impl DriverEndpoint {
             },
         );
         self.sim.counters.borrow_mut().executors_registered += 1;
+        self.last_heartbeat.insert(id, clock::now_ms());
+        let attempt = self.sim.current_attempt.get();
+        injector::notify(
+            &self.sim,
+            Trigger::ExecutorRegistered {
+                attempt,
+                executor: id.0,
+            },
+        );
         let (host, cores, log_urls) = (reg.hostname.clone(), reg.cores, reg.log_urls.clone());
         self.bus.post(|| ListenerEvent::ExecutorAdded {
             time: clock::now_epoch_ms(),
@@ -310,7 +343,19 @@ impl DriverEndpoint {
             e.free_cores = offer.cores;
             let target = e.executor.clone();
             self.sim.counters.borrow_mut().tasks_launched += tasks.len() as u64;
+            let attempt = self.sim.current_attempt.get();
             for t in tasks {
+                if t.attempt_number == 0 {
+                    let (stage, index) = (t.stage_id, t.index);
+                    injector::notify(
+                        &self.sim,
+                        Trigger::TaskStarted {
+                            attempt,
+                            stage,
+                            index,
+                        },
+                    );
+                }
                 self.env.send(&target, ExecutorMsg::LaunchTask(Box::new(t)));
             }
         }
@@ -328,15 +373,14 @@ impl DriverEndpoint {
             );
             return;
         }
-        if u.state.is_finished() {
-            let mut c = self.sim.counters.borrow_mut();
-            if u.state == sparkyard_messages::records::TaskState::Finished {
-                c.tasks_finished += 1
-            } else {
-                c.tasks_failed += 1
-            }
-        }
+        let state = u.state;
         let (finished, events) = self.scheduler.status_update(u.task_id, u.state, u.data);
+        if finished && state == sparkyard_messages::records::TaskState::Finished {
+            self.sim.counters.borrow_mut().tasks_finished += 1;
+            self.tasks_finished += 1;
+            let (attempt, count) = (self.sim.current_attempt.get(), self.tasks_finished);
+            injector::notify(&self.sim, Trigger::TasksFinished { attempt, count });
+        }
         if finished {
             if let Some(e) = self.executors.get_mut(&u.executor_id) {
                 e.free_cores = (e.free_cores + u.task_cpus).min(e.total_cores);
@@ -349,6 +393,9 @@ impl DriverEndpoint {
     }
 
     fn handle_events(&mut self, events: Vec<SchedulerEvent>) {
+        let new_failures = self.scheduler.failed_attempts - self.failures_counted;
+        self.failures_counted = self.scheduler.failed_attempts;
+        self.sim.counters.borrow_mut().tasks_failed += new_failures;
         let mut revive = false;
         for e in events {
             match e {
@@ -443,6 +490,45 @@ impl DriverEndpoint {
         }
     }
 
+    /// `HeartbeatReceiver.expireDeadHosts`: an executor silent for `spark.network.timeout` is
+    /// lost (caused by the app) and killed and replaced through the cluster manager.
+    fn expire_dead_hosts(&mut self) {
+        let now = clock::now_ms();
+        let timeout = self.sim.config.spark.network_timeout_ms;
+        let dead: Vec<(ExecutorId, u64)> = self
+            .last_heartbeat
+            .iter()
+            .filter(|(_, seen)| now.saturating_sub(**seen) > timeout)
+            .map(|(id, seen)| (*id, now - seen))
+            .collect();
+        for (id, silent) in dead {
+            self.last_heartbeat.remove(&id);
+            warn!(
+                self.env.log(),
+                "driver::HeartbeatReceiver",
+                "Removing executor {id} with no recent heartbeats: {silent} ms exceeds timeout {timeout} ms"
+            );
+            let message = format!("Executor heartbeat timed out after {silent} ms");
+            self.on_remove_executor(
+                id,
+                ExecutorLossReason::ProcessLost {
+                    message,
+                    caused_by_app: true,
+                },
+            );
+            if let Some(yarn) = self
+                .env
+                .dispatcher
+                .lookup::<YarnSchedulerMsg>(self.env.process, "YarnScheduler")
+            {
+                // `killAndReplaceExecutor`: nobody waits for the answer.
+                self.env.ask(self.me, &yarn, |a| {
+                    YarnSchedulerMsg::KillExecutors(a, vec![id])
+                });
+            }
+        }
+    }
+
     /// `isReady`: enough executors registered, or the waiting time passed; re-checked every 100 ms.
     fn check_backend_ready(&mut self, waiter: RemoteRef, ctx: &mut Context<Self>) {
         let s = &self.sim.config.spark;
@@ -489,11 +575,18 @@ impl Actor for DriverEndpoint {
             .env
             .dispatcher
             .lookup::<DriverEndpointMsg>(self.env.process, "CoarseGrainedScheduler");
+        let me2 = me.clone();
         ctx.run_interval(interval, move |act, _| {
             if let Some(me) = &me
                 && act.scheduler.has_pending_tasks()
             {
                 act.env.send(me, DriverEndpointMsg::ReviveOffers);
+            }
+        });
+        // `spark.network.timeoutInterval` (Spark's default: 60 s).
+        ctx.run_interval(clock::ms(60_000), move |act, _| {
+            if let Some(me) = &me2 {
+                act.env.send(me, DriverEndpointMsg::ExpireDeadHosts);
             }
         });
     }

@@ -307,7 +307,7 @@ impl CoarseGrainedExecutorBackend {
     fn on_message(&mut self, msg: ExecutorMsg, ctx: &mut Context<Self>) {
         match msg {
             ExecutorMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
-            ExecutorMsg::RegisteredExecutor => self.on_registered_executor(),
+            ExecutorMsg::RegisteredExecutor => self.on_registered_executor(ctx),
             ExecutorMsg::LaunchTask(task) => self.on_launch_task(task, ctx),
             ExecutorMsg::KillTask {
                 task_id,
@@ -323,6 +323,7 @@ impl CoarseGrainedExecutorBackend {
             }
             ExecutorMsg::Shutdown => self.on_shutdown(),
             ExecutorMsg::TaskDone(tid) => self.on_task_done(tid),
+            ExecutorMsg::HeartbeatTick => self.on_heartbeat_tick(ctx),
             ExecutorMsg::RemoteProcessDisconnected(address) => self.on_disconnected(address),
         }
     }
@@ -352,7 +353,8 @@ impl CoarseGrainedExecutorBackend {
     }
 
     /// `RegisteredExecutor`: create the Executor, then `LaunchedExecutor`.
-    fn on_registered_executor(&mut self) {
+    fn on_registered_executor(&mut self, ctx: &mut Context<Self>) {
+        self.start_heartbeater(ctx);
         let log = self.env.log().clone();
         info!(log, BACKEND, "Successfully registered with driver");
         info!(
@@ -376,6 +378,26 @@ impl CoarseGrainedExecutorBackend {
                 DriverEndpointMsg::LaunchedExecutor(self.args.executor_id),
             );
         }
+    }
+
+    /// The Executor's heartbeater: every `spark.executor.heartbeatInterval`, after an initial
+    /// delay of one interval plus a spread (Spark: a random fraction; here derived from the id).
+    fn start_heartbeater(&mut self, ctx: &mut Context<Self>) {
+        let interval = self.sim.config.spark.executor_heartbeat_interval_ms.max(1);
+        let spread = u64::from(self.args.executor_id.0).wrapping_mul(7919) % interval;
+        ctx.notify_later(ExecutorMsg::HeartbeatTick, clock::ms(interval + spread));
+    }
+
+    fn on_heartbeat_tick(&mut self, ctx: &mut Context<Self>) {
+        if self.stopping {
+            return;
+        }
+        if let Some(d) = &self.driver {
+            self.env
+                .send(d, DriverEndpointMsg::Heartbeat(self.args.executor_id));
+        }
+        let interval = self.sim.config.spark.executor_heartbeat_interval_ms.max(1);
+        ctx.notify_later(ExecutorMsg::HeartbeatTick, clock::ms(interval));
     }
 
     fn on_launch_task(&mut self, desc: Box<TaskDescription>, ctx: &mut Context<Self>) {

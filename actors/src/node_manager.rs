@@ -104,6 +104,10 @@ impl NodeManager {
             NodeManagerMsg::StartContainers(ask, req) => self.on_start_containers(ask, req, ctx),
             NodeManagerMsg::NodeHeartbeatResponse(resp) => self.on_heartbeat_response(resp),
             NodeManagerMsg::ContainerLaunched(cid) => self.on_container_launched(cid),
+            NodeManagerMsg::KillContainer {
+                container_id,
+                exit_status,
+            } => self.kill_container(container_id, exit_status),
             NodeManagerMsg::ContainerProcessExited {
                 container_id,
                 exit_code,
@@ -160,6 +164,18 @@ impl NodeManager {
             return;
         }
         let Some(me) = self.me.clone() else { return };
+        if self.sim.faults.take_launch_failure(&self.spec.host) {
+            let stamp = clock::format_yarn(clock::now_epoch_ms());
+            let diag = format!(
+                "[{stamp}]Container launch failed for {cid} : java.io.IOException: Failed to launch container: localization of resources failed"
+            );
+            crate::warn!(
+                self.env.log(),
+                "yarn::ContainerLaunch",
+                "Failed to launch container {cid}"
+            );
+            return self.complete(cid, exit_status::INVALID, diag);
+        }
         info!(
             self.env.log(),
             "yarn::ContainerImpl", "Container {cid} transitioned from SCHEDULED to RUNNING"
@@ -180,7 +196,15 @@ impl NodeManager {
             return;
         };
         let (status, diagnostics) = match c.kill_status {
-            Some(status) => (status, killed_diagnostics(status, exit_code)),
+            Some(status) => (
+                status,
+                killed_diagnostics(
+                    status,
+                    exit_code,
+                    cid,
+                    c.request.container.resource.memory_mb,
+                ),
+            ),
             None => (exit_code, self.exit_diagnostics(cid, exit_code)),
         };
         info!(
@@ -251,7 +275,10 @@ impl NodeManager {
                 );
                 self.env.dispatcher.exit_process(pid, 143);
             }
-            Phase::Localizing => self.complete(cid, status, killed_diagnostics(status, 143)),
+            Phase::Localizing => {
+                let mb = c.request.container.resource.memory_mb;
+                self.complete(cid, status, killed_diagnostics(status, 143, cid, mb))
+            }
             Phase::Done => {}
         }
     }
@@ -273,16 +300,55 @@ impl NodeManager {
 }
 
 /// YARN's text for a container the NM killed on request.
-fn killed_diagnostics(status: i32, exit_code: i32) -> String {
+fn killed_diagnostics(status: i32, exit_code: i32, cid: ContainerId, memory_mb: u64) -> String {
+    let limit = memory_mb as f64;
     let why = match status {
-        exit_status::KILLED_AFTER_APP_COMPLETION => "Container Killed after application completion",
-        exit_status::ABORTED => "Container released by application",
-        exit_status::KILLED_BY_RESOURCEMANAGER => "Container killed by the ResourceManager",
-        exit_status::PREEMPTED => "Container preempted by scheduler",
-        _ => "Container killed on request",
+        // The ContainersMonitor's texts; usage a little over the limit that was crossed.
+        exit_status::KILLED_EXCEEDED_PMEM => memory_kill(
+            cid,
+            "PHYSICAL",
+            (limit * 1.08, limit),
+            (limit * 1.9, limit * 2.1),
+        ),
+        exit_status::KILLED_EXCEEDED_VMEM => memory_kill(
+            cid,
+            "VIRTUAL",
+            (limit * 0.9, limit),
+            (limit * 2.2, limit * 2.1),
+        ),
+        exit_status::DISKS_FAILED => {
+            "Disks failed on the NodeManager: local-dirs and log-dirs are bad".into()
+        }
+        exit_status::KILLED_AFTER_APP_COMPLETION => {
+            "Container Killed after application completion".into()
+        }
+        exit_status::ABORTED => "Container released by application".into(),
+        exit_status::KILLED_BY_RESOURCEMANAGER => "Container killed by the ResourceManager".into(),
+        exit_status::KILLED_BY_APPMASTER => "Container killed by the ApplicationMaster.".into(),
+        exit_status::PREEMPTED => "Container preempted by scheduler".into(),
+        _ => "Container killed on request".to_string(),
     };
     format!(
         "{why}\nContainer killed on request. Exit code is {exit_code}\nContainer exited with a non-zero exit code {exit_code}. "
+    )
+}
+
+/// `ContainersMonitorImpl`'s kill text: (used, limit) MB of physical and of virtual memory.
+fn memory_kill(cid: ContainerId, kind: &str, pmem: (f64, f64), vmem: (f64, f64)) -> String {
+    let gb = |mb: f64| format!("{:.1} GB", mb / 1024.0);
+    let over = if kind == "PHYSICAL" {
+        pmem.0 - pmem.1
+    } else {
+        vmem.0 - vmem.1
+    };
+    format!(
+        "Container [pid={},containerID={cid}] is running {}B beyond the '{kind}' memory limit. Current usage: {} of {} physical memory used; {} of {} virtual memory used. Killing container.\nDump of the process-tree for {cid} :\n\t|- PID PPID PGRPID SESSID CMD_NAME USER_MODE_TIME(MILLIS) SYSTEM_TIME(MILLIS) VMEM_USAGE(BYTES) RSSMEM_USAGE(PAGES) FULL_CMD_LINE",
+        20000 + cid.id,
+        (over * 1_048_576.0) as u64,
+        gb(pmem.0),
+        gb(pmem.1),
+        gb(vmem.0),
+        gb(vmem.1)
     )
 }
 

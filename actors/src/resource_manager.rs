@@ -711,7 +711,7 @@ impl ResourceManager {
             .counters
             .borrow_mut()
             .am_exit_codes
-            .push(status.exit_status);
+            .insert(attempt_id.attempt_id, status.exit_status);
         self.kill_attempt_containers(attempt_id, exit_status::KILLED_AFTER_APP_COMPLETION);
         self.pending_am.retain(|a| *a != attempt_id);
         self.asking.remove(&attempt_id);
@@ -771,6 +771,67 @@ impl ResourceManager {
     }
 }
 
+impl ResourceManager {
+    /// `NMLivelinessMonitor`: a NodeManager silent for `yarn.nm.liveness-monitor.expiry-interval-ms`
+    /// is LOST; its containers complete as ABORTED.
+    fn expire_nodes(&mut self, ctx: &mut Context<Self>) {
+        let now = crate::sim::clock::now_ms();
+        let expiry = self.sim.config.yarn.nm_liveness_expiry_interval_ms;
+        let lost: Vec<usize> = (0..self.nodes.len())
+            .filter(|i| {
+                !self.nodes[*i].lost
+                    && now.saturating_sub(self.nodes[*i].last_heartbeat_ms) > expiry
+            })
+            .collect();
+        for idx in lost {
+            self.lose_node(idx, ctx);
+        }
+    }
+
+    fn lose_node(&mut self, idx: usize, ctx: &mut Context<Self>) {
+        let node_id = self.nodes[idx].node_id.clone();
+        self.nodes[idx].lost = true;
+        info!(
+            self.env.log(),
+            "yarn::NMLivelinessMonitor",
+            "Expired:{node_id} Timed out after {} secs",
+            self.sim.config.yarn.nm_liveness_expiry_interval_ms / 1000
+        );
+        info!(
+            self.env.log(),
+            "yarn::RMNodeImpl", "Deactivating Node {node_id} as it is now LOST"
+        );
+        info!(
+            self.env.log(),
+            "yarn::RMNodeImpl", "{node_id} Node Transitioned from RUNNING to LOST"
+        );
+        self.env.dispatcher.trace(
+            TraceKind::State(format!("node {} LOST", node_id.host)),
+            "RMNode",
+        );
+        let mut on_node = Vec::new();
+        for app in self.apps.values() {
+            for a in &app.attempts {
+                on_node.extend(
+                    a.live
+                        .iter()
+                        .filter(|(_, (n, _))| *n == idx)
+                        .map(|(cid, _)| *cid),
+                );
+            }
+        }
+        for cid in on_node {
+            let status = ContainerStatus {
+                container_id: cid,
+                state: ContainerState::Complete,
+                exit_status: exit_status::ABORTED,
+                diagnostics: "Container released on a *lost* node".into(),
+            };
+            self.on_container_completed(idx, status, ctx);
+        }
+    }
+}
+
 /// The RM's text for a failed AM attempt (note YARN's double space in `with  exitCode`).
 fn am_failure_diagnostics(
     rm_host: &str,
@@ -787,8 +848,13 @@ fn am_failure_diagnostics(
 impl Actor for ResourceManager {
     type Context = Context<Self>;
 
-    fn started(&mut self, _ctx: &mut Context<Self>) {
+    fn started(&mut self, ctx: &mut Context<Self>) {
         info!(self.env.log(), TARGET, "Transitioned to active state");
+        // NMLivelinessMonitor checks every third of the expiry interval.
+        let expiry = self.sim.config.yarn.nm_liveness_expiry_interval_ms;
+        ctx.run_interval(crate::sim::clock::ms((expiry / 3).max(1)), |act, ctx| {
+            act.expire_nodes(ctx)
+        });
     }
 }
 

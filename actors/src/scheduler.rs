@@ -106,6 +106,8 @@ pub struct Scheduler {
     /// Map outputs each executor holds: (task set, partition).
     outputs_by_executor: BTreeMap<ExecutorId, Vec<MapOutput>>,
     pub tasks_launched: u64,
+    /// Failed task attempts so far (every cause).
+    pub failed_attempts: u64,
 }
 
 fn partitions_preview(n: u32) -> String {
@@ -131,6 +133,7 @@ impl Scheduler {
             by_executor: BTreeMap::new(),
             outputs_by_executor: BTreeMap::new(),
             tasks_launched: 0,
+            failed_attempts: 0,
         }
     }
 
@@ -455,6 +458,11 @@ impl Scheduler {
             return (false, Vec::new());
         }
         let Some(task) = self.running.remove(&tid) else {
+            info!(
+                self.log,
+                TS,
+                "Ignoring update with state {state} for TID {tid} because its task set is gone (this is likely the result of receiving duplicate task finished status updates) or its executor has been marked as failed."
+            );
             return (false, Vec::new());
         };
         if let Some(set) = self.by_executor.get_mut(&task.executor_id) {
@@ -620,6 +628,7 @@ impl Scheduler {
         counts: bool,
     ) -> Vec<SchedulerEvent> {
         self.post_task_end(tid, &task, end);
+        self.failed_attempts += 1;
         let Some(tsm) = self.task_sets.get_mut(&task.key) else {
             return Vec::new();
         };

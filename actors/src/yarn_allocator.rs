@@ -330,6 +330,11 @@ impl YarnAllocator {
             self.container_host.insert(c.id, host);
             self.launching.insert(c.id);
             self.sim.counters.borrow_mut().executors_launched += 1;
+            let key = (self.attempt_id.attempt_id, id.0);
+            self.sim
+                .executors
+                .borrow_mut()
+                .insert(key, (c.id, c.node_id.host.clone()));
             let me = self.me.clone().expect("registered at creation");
             (self.peers.launch)(c, id, me);
         }

@@ -142,6 +142,11 @@ impl YarnSchedulerEndpoint {
         ctx: &mut Context<Self>,
     ) {
         let Some(am) = self.am.clone() else {
+            warn!(
+                self.env.log(),
+                TARGET,
+                "Attempted to check for an executor loss reason before the AM has registered!"
+            );
             let reason = ExecutorLossReason::ProcessLost {
                 message: "AM is not yet registered.".into(),
                 caused_by_app: true,
@@ -194,7 +199,14 @@ impl Asker for YarnSchedulerEndpoint {
                 }
             }
         };
-        self.remove_executor(id, reason);
+        // The loss reason goes straight to the DriverEndpoint (no "Requesting driver" warning).
+        self.env.send(
+            &self.driver,
+            DriverEndpointMsg::RemoveExecutor {
+                executor_id: id,
+                reason,
+            },
+        );
     }
 }
 

@@ -37,6 +37,12 @@ pub enum DriverEndpointMsg {
     },
     /// `onDisconnected(remoteAddress)`.
     RemoteProcessDisconnected(RpcAddress),
+    /// `HeartbeatReceiver`: an executor's periodic heartbeat.
+    Heartbeat(ExecutorId),
+    /// `HeartbeatReceiver.expireDeadHosts`, every `spark.network.timeoutInterval`.
+    ExpireDeadHosts,
+    /// The scheduler's health tracker excludes a node (`excludeOnFailure`).
+    ExcludeNode(String),
     /// `spark.scheduler.maxRegisteredResourcesWaitingTime` and readiness polling (`waitBackendReady`).
     CheckBackendReady {
         waiter: RemoteRef,

@@ -22,6 +22,8 @@ pub enum ExecutorMsg {
     Shutdown,
     /// A running task's virtual duration is over.
     TaskDone(TaskId),
+    /// The Executor's heartbeater thread: time to send a heartbeat.
+    HeartbeatTick,
     /// `onDisconnected(remoteAddress)`.
     RemoteProcessDisconnected(RpcAddress),
 }

@@ -21,6 +21,12 @@ pub enum NodeManagerMsg {
     },
     /// Localisation is done and `launch_container.sh` runs: the JVM begins to start.
     ContainerLaunched(ContainerId),
+    /// The NodeManager kills a container itself (memory monitor, preemption, disk failure) and
+    /// reports this ContainerExitStatus.
+    KillContainer {
+        container_id: ContainerId,
+        exit_status: i32,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -298,6 +298,10 @@ fn yarn_messages_round_trip() {
             exit_code: 143,
         },
         NodeManagerMsg::ContainerLaunched(cid()),
+        NodeManagerMsg::KillContainer {
+            container_id: cid(),
+            exit_status: -104,
+        },
     ] {
         roundtrip(m);
     }
@@ -418,6 +422,9 @@ fn driver_and_executor_messages_round_trip() {
             waiter: rref(),
         },
         DriverEndpointMsg::RemoteProcessDisconnected(addr()),
+        DriverEndpointMsg::Heartbeat(ExecutorId(1)),
+        DriverEndpointMsg::ExpireDeadHosts,
+        DriverEndpointMsg::ExcludeNode("nm-3".into()),
         DriverEndpointMsg::CheckBackendReady { waiter: rref() },
     ] {
         roundtrip(m);
@@ -455,6 +462,7 @@ fn driver_and_executor_messages_round_trip() {
         ExecutorMsg::StopExecutor,
         ExecutorMsg::Shutdown,
         ExecutorMsg::TaskDone(TaskId(1)),
+        ExecutorMsg::HeartbeatTick,
         ExecutorMsg::RemoteProcessDisconnected(addr()),
     ] {
         roundtrip(m);

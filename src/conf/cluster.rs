@@ -531,25 +531,27 @@ pub fn parse_cluster(text: &str, label: &str) -> Result<ClusterConfig, UserError
     validate(&raw, &Lines { text }).map_err(|m| UserError::file(label, m))
 }
 
-/// Reads a cluster file: must be a regular, reasonably small, UTF-8 file.
-fn read_cluster_file(path: &std::path::Path, label: &str) -> Result<String, UserError> {
+/// Reads a sparkyard TOML file (`what` names it in errors: "cluster file", "scenario").
+pub fn read_config_file(
+    path: &std::path::Path,
+    label: &str,
+    what: &str,
+) -> Result<String, UserError> {
     let err = |m: String| UserError::file(label, m);
-    let meta =
-        std::fs::metadata(path).map_err(|e| err(format!("cannot read the cluster file: {e}")))?;
+    let meta = std::fs::metadata(path).map_err(|e| err(format!("cannot read the {what}: {e}")))?;
     if meta.is_dir() {
-        return Err(err("is a directory, not a cluster file".to_string()));
+        return Err(err(format!("is a directory, not a {what}")));
     }
     if !meta.is_file() {
         return Err(err("is not a regular file".to_string()));
     }
     if meta.len() > MAX_FILE_BYTES {
         return Err(err(format!(
-            "is {} bytes; a cluster file is at most {MAX_FILE_BYTES}",
+            "is {} bytes; a {what} is at most {MAX_FILE_BYTES}",
             meta.len()
         )));
     }
-    let bytes =
-        std::fs::read(path).map_err(|e| err(format!("cannot read the cluster file: {e}")))?;
+    let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read the {what}: {e}")))?;
     String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let line = Lines {
@@ -568,7 +570,7 @@ pub fn load_cluster(source: ClusterSource) -> Result<ClusterConfig, UserError> {
         ClusterSource::Embedded => parse_cluster(EMBEDDED_CLUSTER, EMBEDDED_CLUSTER_LABEL),
         ClusterSource::Path(path) => {
             let label = path.display().to_string();
-            let text = read_cluster_file(&path, &label)?;
+            let text = read_config_file(&path, &label, "cluster file")?;
             parse_cluster(&text, &label)
         }
     }

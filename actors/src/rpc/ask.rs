@@ -99,7 +99,7 @@ pub trait Asker: Endpoint {
         timeout: &AskTimeout,
         make: impl FnOnce(AskContext) -> M,
     ) where
-        M: Message<Result = ()> + Send + 'static,
+        M: Message<Result = ()> + Send + Clone + 'static,
         for<'a> &'a M: Into<&'static str>,
         Self: Sized,
     {

@@ -349,10 +349,21 @@ impl Dispatcher {
         name: &'static str,
     ) -> Result<(), RpcFailure>
     where
-        M: Message<Result = ()> + Send + 'static,
+        M: Message<Result = ()> + Send + Clone + 'static,
     {
         let recipient = to.recipient.clone();
-        self.post(from, to.id, name, Box::new(move || recipient.do_send(msg)))
+        // A copy only when a network rule could duplicate it (messages are plain data).
+        let copy: Option<Deliver> = self.state.borrow().faults.has_rules().then(|| {
+            let (r, m) = (recipient.clone(), msg.clone());
+            Box::new(move || r.do_send(m)) as Deliver
+        });
+        self.post(
+            from,
+            to.id,
+            name,
+            Box::new(move || recipient.do_send(msg)),
+            copy,
+        )
     }
 
     /// Posts an ask's reply back to the asker's mailbox.
@@ -370,11 +381,16 @@ impl Dispatcher {
             ask_id: ctx.ask_id,
             result,
         };
+        let copy: Option<Deliver> = self.state.borrow().faults.has_rules().then(|| {
+            let (sk, rp) = (sink.clone(), reply.clone());
+            Box::new(move || sk(rp)) as Deliver
+        });
         let _ = self.post(
             from,
             ctx.reply_to,
             "AskReply",
             Box::new(move || sink(reply)),
+            copy,
         );
     }
 
@@ -397,6 +413,7 @@ impl Dispatcher {
         to: EndpointId,
         name: &'static str,
         deliver: Deliver,
+        copy: Option<Deliver>,
     ) -> Result<(), RpcFailure> {
         let mut st = self.state.borrow_mut();
         st.trace.begin_message();
@@ -468,9 +485,7 @@ impl Dispatcher {
                 Ok(())
             }
             Verdict::Duplicate => {
-                // Only the trace shows the duplicate: a re-sent message is handled once by an
-                // idempotent Inbox only if the role is idempotent, which Spark's are not; so the
-                // copy is delivered too, after the original.
+                // The copy follows the original on the same link; the receiver handles both.
                 st.trace.record(
                     TraceKind::Fault("duplicate".into()),
                     from_mailbox,
@@ -478,6 +493,10 @@ impl Dispatcher {
                     name,
                 );
                 self.enqueue(st, (from, to), delay, name, deliver);
+                if let Some(copy) = copy {
+                    let st = self.state.borrow_mut();
+                    self.enqueue(st, (from, to), delay, name, copy);
+                }
                 Ok(())
             }
         }
@@ -655,6 +674,43 @@ impl Dispatcher {
         let mb = &st.mailboxes[id.0 as usize];
         let proc = &st.processes[mb.process.0 as usize];
         format!("{}@{}", mb.name.as_deref().unwrap_or(mb.label), proc.name)
+    }
+
+    /// A fault delivered inside a process (not over the network): recorded and handed over now.
+    pub fn deliver_local<M>(&self, to: &EndpointRef<M>, msg: M)
+    where
+        M: Message<Result = ()> + Send + 'static,
+        for<'a> &'a M: Into<&'static str>,
+    {
+        let name: &'static str = (&msg).into();
+        self.state.borrow_mut().trace.record(
+            TraceKind::Fault("injected".into()),
+            None,
+            Some(to.id),
+            name,
+        );
+        to.recipient.do_send(msg);
+    }
+
+    /// Adds a network rule (a fault that fired).
+    pub fn add_rule(&self, rule: crate::sim::faults::LinkRule) {
+        self.state.borrow_mut().faults.add_rule(rule);
+    }
+
+    /// A machine dies: every live process on `host` ends (the NodeManager and its containers).
+    pub fn exit_host(&self, host: &str, exit_code: i32) {
+        let victims: Vec<ProcessId> = {
+            let st = self.state.borrow();
+            st.processes
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.address.host == host && p.alive.get())
+                .map(|(i, _)| ProcessId(i as u32))
+                .collect()
+        };
+        for p in victims {
+            self.exit_process(p, exit_code);
+        }
     }
 
     /// Every process's name, indexed by process id.

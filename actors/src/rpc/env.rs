@@ -100,7 +100,7 @@ impl RpcEnv {
     /// One-way `send`; a failed post is logged at the sender as Spark does.
     pub fn send<M>(&self, to: &EndpointRef<M>, msg: M)
     where
-        M: Message<Result = ()> + Send + 'static,
+        M: Message<Result = ()> + Send + Clone + 'static,
         for<'a> &'a M: Into<&'static str>,
     {
         let name: &'static str = (&msg).into();
@@ -118,7 +118,7 @@ impl RpcEnv {
         make: impl FnOnce(AskContext) -> M,
     ) -> u64
     where
-        M: Message<Result = ()> + Send + 'static,
+        M: Message<Result = ()> + Send + Clone + 'static,
         for<'a> &'a M: Into<&'static str>,
     {
         let ask_id = self.dispatcher.next_ask_id();

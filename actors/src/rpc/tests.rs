@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 type Log = Rc<RefCell<Vec<String>>>;
 
-#[derive(actix::Message, strum::IntoStaticStr, Debug)]
+#[derive(actix::Message, strum::IntoStaticStr, Debug, Clone)]
 #[rtype(result = "()")]
 enum ProbeMsg {
     Note(String),

@@ -38,7 +38,9 @@ pub struct RunCounters {
     pub tasks_launched: u64,
     pub tasks_finished: u64,
     pub tasks_failed: u64,
-    pub am_exit_codes: Vec<i32>,
+    /// Each AM attempt's exit: the AM's own exit code, replaced by the container's exit status
+    /// when YARN reports it (a killed AM has only the latter).
+    pub am_exit_codes: std::collections::BTreeMap<u32, i32>,
     /// The driver program's stdout key (its container id), per attempt.
     pub driver_containers: Vec<String>,
 }
@@ -52,10 +54,34 @@ pub struct SimContext {
     pub counters: RefCell<RunCounters>,
     /// The SparkListener events of every driver (recorded only when an output needs them).
     pub listener: crate::sim::listener::ListenerBus,
+    /// The fault plan and what fired.
+    pub faults: crate::sim::faults::FaultController,
+    /// The AM attempt running now (1, 2, ...), for triggers and fault targets.
+    pub current_attempt: std::cell::Cell<u32>,
+    /// The current AM container and its host.
+    pub am_container: RefCell<Option<(sparkyard_messages::ids::ContainerId, String)>>,
+    /// Executors launched: (attempt, executor id) -> (container, host).
+    pub executors: RefCell<
+        std::collections::BTreeMap<(u32, u32), (sparkyard_messages::ids::ContainerId, String)>,
+    >,
 }
 
 impl SimContext {
     pub fn new(config: SimConfig, dispatcher: Dispatcher, record_events: bool) -> Self {
+        Self::with_faults(
+            config,
+            dispatcher,
+            record_events,
+            crate::sim::faults::FaultController::default(),
+        )
+    }
+
+    pub fn with_faults(
+        config: SimConfig,
+        dispatcher: Dispatcher,
+        record_events: bool,
+        faults: crate::sim::faults::FaultController,
+    ) -> Self {
         let rng = RefCell::new(ChaCha8Rng::seed_from_u64(config.seed ^ 0x5eed_5eed));
         SimContext {
             config,
@@ -64,6 +90,10 @@ impl SimContext {
             outcome: RefCell::new(None),
             counters: RefCell::new(RunCounters::default()),
             listener: crate::sim::listener::ListenerBus::new(record_events),
+            faults,
+            current_attempt: std::cell::Cell::new(0),
+            am_container: RefCell::new(None),
+            executors: RefCell::new(std::collections::BTreeMap::new()),
         }
     }
 

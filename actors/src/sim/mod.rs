@@ -3,6 +3,7 @@
 pub mod clock;
 pub mod context;
 pub mod faults;
+pub mod injector;
 pub mod listener;
 pub mod logs;
 pub mod supervisor;

@@ -70,8 +70,20 @@ impl Trace {
         let seq = self.next_seq;
         self.next_seq += 1;
         let time_ms = super::clock::now_ms();
-        let msg = if from.is_some() || to.is_some() { self.current_msg } else { 0 };
-        self.events.push(TraceEvent { seq, time_ms, kind, from, to, name, msg });
+        let msg = if from.is_some() || to.is_some() {
+            self.current_msg
+        } else {
+            0
+        };
+        self.events.push(TraceEvent {
+            seq,
+            time_ms,
+            kind,
+            from,
+            to,
+            name,
+            msg,
+        });
     }
 
     /// Starts a new message: the following records carry its id; returns it.

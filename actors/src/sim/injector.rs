@@ -1,0 +1,131 @@
+//! Fires planned faults: roles report the events triggers can name (`notify`), timed faults are
+//! armed at boot (`arm_timed`), and each fired fault acts on processes through the Dispatcher and
+//! the NodeManagers, after the current handler (never re-entrantly).
+
+use crate::resource_manager::nm_process_name;
+use crate::sim::clock;
+use crate::sim::context::SimContext;
+use crate::sim::faults::{ContainerEnd, FaultAction, PlannedFault, ProcessPattern, Trigger};
+use crate::sim::trace::TraceKind;
+use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
+use sparkyard_messages::ids::ContainerId;
+use sparkyard_messages::node_manager::NodeManagerMsg;
+use std::rc::Rc;
+
+/// Arms every time-triggered fault.
+pub fn arm_timed(sim: &Rc<SimContext>) {
+    for (ms, index) in sim.faults.timed() {
+        let sim = sim.clone();
+        actix::spawn(async move {
+            tokio::time::sleep(clock::ms(ms)).await;
+            if let Some(f) = sim.faults.take_index(index) {
+                fire(&sim, f);
+            }
+        });
+    }
+}
+
+/// A role saw `event`: fire the faults it triggers (after the current handler returns).
+pub fn notify(sim: &Rc<SimContext>, event: Trigger) {
+    if !sim.faults.has_event_triggers() {
+        return;
+    }
+    for f in sim.faults.take_matching(&event) {
+        let sim = sim.clone();
+        actix::spawn(async move {
+            if f.after_ms > 0 {
+                tokio::time::sleep(clock::ms(f.after_ms)).await;
+            }
+            fire(&sim, f)
+        });
+    }
+}
+
+fn fire(sim: &Rc<SimContext>, f: PlannedFault) {
+    sim.faults
+        .fired
+        .borrow_mut()
+        .push((clock::now_ms(), f.label.clone()));
+    sim.dispatcher
+        .trace(TraceKind::Fault(f.label.clone()), "Fault");
+    match f.action {
+        FaultAction::KillExecutor { executor, end } => {
+            let attempt = sim.current_attempt.get();
+            let found = sim.executors.borrow().get(&(attempt, executor)).cloned();
+            if let Some((cid, host)) = found {
+                end_container(sim, cid, &host, end);
+            }
+        }
+        FaultAction::KillApplicationMaster { end } => {
+            let am = sim.am_container.borrow().clone();
+            if let Some((cid, host)) = am {
+                end_container(sim, cid, &host, end);
+            }
+        }
+        FaultAction::KillNode { host } => sim.dispatcher.exit_host(&host, 137),
+        FaultAction::FailLaunches { host, count } => sim.faults.add_launch_failures(&host, count),
+        FaultAction::ExcludeNode { host } => {
+            let am = sim.am_container.borrow().clone();
+            let driver = am.and_then(|(cid, _)| {
+                sim.dispatcher
+                    .lookup_named::<DriverEndpointMsg>(&cid.to_string(), "CoarseGrainedScheduler")
+            });
+            if let Some(d) = driver {
+                sim.dispatcher
+                    .deliver_local(&d, DriverEndpointMsg::ExcludeNode(host));
+            }
+        }
+        FaultAction::Network(rules) => {
+            let now = clock::now_ms();
+            for mut rule in rules {
+                rule.from = resolve(sim, rule.from);
+                rule.to = resolve(sim, rule.to);
+                rule.active_from_ms += now;
+                rule.active_until_ms = rule.active_until_ms.saturating_add(now);
+                sim.dispatcher.add_rule(rule);
+            }
+        }
+    }
+}
+
+/// `executor:N` becomes that executor's container in the current attempt.
+fn resolve(sim: &SimContext, p: ProcessPattern) -> ProcessPattern {
+    match p {
+        ProcessPattern::Executor(n) => {
+            let attempt = sim.current_attempt.get();
+            let found = sim
+                .executors
+                .borrow()
+                .get(&(attempt, n))
+                .map(|(cid, _)| cid.to_string());
+            ProcessPattern::Named(
+                found.unwrap_or_else(|| format!("<no executor {n} in attempt {attempt}>")),
+            )
+        }
+        other => other,
+    }
+}
+
+fn end_container(sim: &Rc<SimContext>, cid: ContainerId, host: &str, end: ContainerEnd) {
+    match end {
+        ContainerEnd::ProcessExit(code) => {
+            if let Some(pid) = sim.dispatcher.process_named(&cid.to_string()) {
+                sim.dispatcher.exit_process(pid, code);
+            }
+        }
+        ContainerEnd::NodeManagerKill(status) => {
+            let nm = sim
+                .dispatcher
+                .lookup_named::<NodeManagerMsg>(&nm_process_name(host), "NodeManager");
+            if let Some(nm) = nm {
+                sim.dispatcher.deliver_local(
+                    &nm,
+                    NodeManagerMsg::KillContainer {
+                        container_id: cid,
+                        exit_status: status,
+                    },
+                );
+            }
+        }
+    }
+}
