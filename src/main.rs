@@ -23,6 +23,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once at start-up: the size difference between the variants costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Submit an application as `spark-submit --master yarn --deploy-mode cluster` would.

@@ -1,0 +1,229 @@
+//! The bundled fault scenarios: each meets its own expectations, is deterministic, and leaves
+//! the trace that proves its recovery path ran. Bad scenario files fail with clear messages.
+
+use sparkyard::runner::{RunOptions, RunResult};
+use sparkyard::scenario;
+use sparkyard_actors::sim::trace::TraceKind;
+use std::path::{Path, PathBuf};
+
+fn bundled() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir("config/scenarios")
+        .expect("config/scenarios exists")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn run(name: &str) -> RunResult {
+    let s = scenario::load(Path::new(&format!("config/scenarios/{name}.toml"))).expect("loads");
+    let r = scenario::run(&s, None, RunOptions::default()).expect("runs");
+    assert!(r.failures.is_empty(), "{name}: {:?}", r.failures);
+    r.result
+}
+
+/// Names of messages delivered to mailboxes whose label starts with `endpoint`.
+fn delivered_to(r: &RunResult, endpoint: &str) -> Vec<&'static str> {
+    r.trace
+        .iter()
+        .filter(|e| e.kind == TraceKind::Deliver)
+        .filter(|e| {
+            e.to.is_some_and(|t| r.labels[t.0 as usize].starts_with(&format!("{endpoint}@")))
+        })
+        .map(|e| e.name)
+        .collect()
+}
+
+fn states(r: &RunResult) -> Vec<String> {
+    r.trace
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::State(s) | TraceKind::Fault(s) => Some(s.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn there_are_at_least_twelve_bundled_scenarios_and_each_meets_its_expectations_deterministically() {
+    let files = bundled();
+    assert!(files.len() >= 12, "{files:?}");
+    for f in files {
+        let s = scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let a = scenario::run(&s, None, RunOptions::default()).expect("runs");
+        assert!(a.failures.is_empty(), "{}: {:?}", f.display(), a.failures);
+        assert!(
+            !a.result.faults_fired.is_empty() || s.faults.is_empty(),
+            "{}: no fault fired",
+            f.display()
+        );
+        let b = scenario::run(&s, None, RunOptions::default()).expect("runs again");
+        assert_eq!(
+            a.result.fingerprint,
+            b.result.fingerprint,
+            "{}: not deterministic",
+            f.display()
+        );
+    }
+}
+
+#[test]
+fn a_killed_executor_is_removed_through_the_am_report_and_the_disconnect_path() {
+    let r = run("executor-sigkill");
+    let yarn = delivered_to(&r, "YarnScheduler");
+    assert!(
+        yarn.contains(&"RemoveExecutor"),
+        "the AM reports the completed container"
+    );
+    let am = delivered_to(&r, "YarnAM");
+    assert!(
+        am.contains(&"GetExecutorLossReason"),
+        "the driver asks the AM after the disconnect"
+    );
+    let driver = delivered_to(&r, "CoarseGrainedScheduler");
+    assert!(
+        driver.iter().filter(|n| **n == "RemoveExecutor").count() >= 2,
+        "both paths reach the DriverEndpoint"
+    );
+    assert!(
+        states(&r)
+            .iter()
+            .any(|s| s.starts_with("executor 1 lost: 137"))
+    );
+    assert!(
+        states(&r).iter().any(|s| s == "executor 3 registered"),
+        "the replacement gets the next id"
+    );
+}
+
+#[test]
+fn memory_kills_fail_tasks_but_are_not_counted_toward_max_executor_failures() {
+    let r = run("yarn-pmem-kill");
+    assert_eq!(r.counters.executor_failures_counted, 0);
+    assert!(
+        states(&r).iter().any(|s| s.ends_with("COMPLETE -104")),
+        "{:?}",
+        states(&r)
+    );
+}
+
+#[test]
+fn a_killed_am_gives_a_new_attempt_with_executor_ids_from_one() {
+    let r = run("am-killed-retry");
+    let st = states(&r);
+    let second = st
+        .iter()
+        .position(|s| {
+            s.contains("registered") && s.starts_with("appattempt_1764662400000_0001_000002")
+        })
+        .expect("attempt 2 registered");
+    assert!(
+        st[second..].iter().any(|s| s == "executor 1 registered"),
+        "ids restart at 1 after {st:?}"
+    );
+    assert_eq!(r.counters.am_attempts, 2);
+}
+
+#[test]
+fn the_reporter_finishes_with_exit_11_once_max_executor_failures_is_reached() {
+    let r = run("max-executor-failures");
+    assert!(states(&r).iter().any(|s| s == "AM exit 11"));
+    assert_eq!(r.counters.executor_failures_counted, 4);
+}
+
+#[test]
+fn a_partitioned_executor_is_dropped_by_the_network_and_expired_by_heartbeats() {
+    let r = run("heartbeat-partition");
+    let drops = r
+        .trace
+        .iter()
+        .filter(|e| matches!(&e.kind, TraceKind::Drop(w) if w == "network"))
+        .count();
+    assert!(drops > 0);
+    assert!(
+        delivered_to(&r, "YarnAM").contains(&"KillExecutors"),
+        "killAndReplaceExecutor goes to the AM"
+    );
+}
+
+#[test]
+fn a_lost_node_is_declared_lost_by_the_rm_and_its_containers_aborted() {
+    let r = run("node-lost");
+    assert!(
+        states(&r)
+            .iter()
+            .any(|s| s == "node nm-6.sparkyard.internal LOST")
+    );
+    assert!(delivered_to(&r, "YarnAM").contains(&"GetExecutorLossReason"));
+}
+
+fn load_text(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("sparkyard-scenario-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write");
+    match scenario::load(&p) {
+        Ok(_) => String::new(),
+        Err(e) => e.to_string(),
+    }
+}
+
+const MINIMAL: &str = "name = \"x\"\n[submit]\nclass = \"org.apache.spark.examples.SparkPi\"\n";
+
+#[test]
+fn bad_scenario_files_are_errors_naming_the_file_the_line_and_the_key() {
+    assert_eq!(load_text("ok.toml", MINIMAL), "");
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "unknown.toml",
+            "name = \"x\"\nbogus = 1\n[submit]\nclass = \"c\"\n",
+            "unknown field `bogus`",
+        ),
+        (
+            "kind.toml",
+            &format!("{MINIMAL}[[faults]]\nkind = \"explode\"\nat_ms = 1\n"),
+            "line 4: faults[0]: kind: unknown fault kind `explode`",
+        ),
+        (
+            "host.toml",
+            &format!("{MINIMAL}[[faults]]\nkind = \"kill-node\"\nat_ms = 1\nhost = \"nope\"\n"),
+            "host: `nope` is not a NodeManager of this cluster",
+        ),
+        (
+            "trigger.toml",
+            &format!("{MINIMAL}[[faults]]\nkind = \"kill-am\"\n"),
+            "needs a trigger",
+        ),
+        (
+            "status.toml",
+            &format!(
+                "{MINIMAL}[[faults]]\nkind = \"kill-executor\"\nexecutor = 1\nat_ms = 1\nstatus = -7\n"
+            ),
+            "status: -7 is not a YARN ContainerExitStatus",
+        ),
+        ("empty.toml", "", "the file is empty"),
+        ("type.toml", "name = 3\n", "invalid type"),
+        ("garbage.toml", "\u{0}\u{1}[[[", "error"),
+        (
+            "expect.toml",
+            &format!("{MINIMAL}[expect]\nstate = \"DONE\"\n"),
+            "expect.state: `DONE` is not a YARN application state",
+        ),
+    ];
+    for (file, text, needle) in cases {
+        let e = load_text(file, text);
+        assert!(e.contains(file), "{file}: the message names the file: {e}");
+        assert!(e.contains(needle), "{file}: {e}");
+    }
+    let missing = scenario::load(Path::new("/nonexistent/s.toml"))
+        .err()
+        .expect("missing file")
+        .to_string();
+    assert!(missing.contains("cannot read the scenario"), "{missing}");
+    let dir = scenario::load(Path::new("config/scenarios"))
+        .err()
+        .expect("a directory")
+        .to_string();
+    assert!(dir.contains("is a directory, not a scenario"), "{dir}");
+}
