@@ -161,6 +161,9 @@ pub fn recovery(result: &RunResult) -> String {
     for (ms, label) in &result.faults_fired {
         let _ = writeln!(s, "fault at {:.3} s: {label}", *ms as f64 / 1000.0);
     }
+    for label in &result.faults_unfired {
+        let _ = writeln!(s, "fault never fired: {label}");
+    }
     let c = &result.counters;
     let replaced = c
         .executors_launched

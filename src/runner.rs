@@ -65,6 +65,8 @@ pub struct RunResult {
     pub events: Vec<sparkyard_actors::sim::listener::AttemptEvents>,
     /// Faults that fired: (virtual ms, label).
     pub faults_fired: Vec<(u64, String)>,
+    /// Planned faults whose trigger never happened.
+    pub faults_unfired: Vec<String>,
 }
 
 /// Joins the parsed Spark settings and cluster into the simulation's config.
@@ -162,6 +164,7 @@ pub fn run_with_faults(
     let processes = dispatcher.process_names();
     let events = sim.listener.take();
     let faults_fired = sim.faults.fired.borrow().clone();
+    let faults_unfired = sim.faults.unfired();
     drop(sim);
     let logs = std::mem::take(&mut *logs.borrow_mut());
     Ok(RunResult {
@@ -176,5 +179,6 @@ pub fn run_with_faults(
         epoch_ms: epoch,
         events,
         faults_fired,
+        faults_unfired,
     })
 }

@@ -651,7 +651,11 @@ pub fn run(
 
 /// Every expectation that does not hold, as a sentence.
 pub fn check(e: &Expectations, r: &crate::runner::RunResult) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out: Vec<String> = r
+        .faults_unfired
+        .iter()
+        .map(|f| format!("fault `{f}` never fired: its trigger did not happen"))
+        .collect();
     let c = &r.counters;
     let state = r
         .outcome

@@ -246,6 +246,16 @@ impl FaultController {
         Some(f.clone())
     }
 
+    /// Labels of planned faults that never fired (their trigger never happened).
+    pub fn unfired(&self) -> Vec<String> {
+        self.planned
+            .borrow()
+            .iter()
+            .filter(|(_, fired)| !fired)
+            .map(|(f, _)| f.label.clone())
+            .collect()
+    }
+
     pub fn has_event_triggers(&self) -> bool {
         self.planned
             .borrow()
