@@ -5,7 +5,10 @@
 
 pub mod conf;
 pub mod error;
+pub mod invariants;
 pub mod logging;
+pub mod outputs;
 pub mod report;
 pub mod runner;
 pub mod scenario;
+pub mod sweep;

@@ -31,6 +31,21 @@ enum Command {
     Submit(SubmitCommand),
     /// Run a scenario file: a cluster, a submission, faults and the expectations to check.
     Run(RunCommand),
+    /// Run a scenario under many seeds (random faults from its [chaos] table) and check Spark's
+    /// and YARN's invariants after each run.
+    Sweep(SweepCommand),
+}
+
+#[derive(Args)]
+struct SweepCommand {
+    /// The scenario file (TOML), e.g. config/scenarios/chaos.toml.
+    file: std::path::PathBuf,
+    /// The seeds: A..B (B excluded) or A..=B.
+    #[arg(long, value_name = "A..B")]
+    seeds: String,
+    /// Simulations run at once (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
 }
 
 #[derive(Args)]
@@ -49,6 +64,8 @@ struct RunCommand {
     /// Only spark-submit's warnings and errors on the console.
     #[arg(long)]
     quiet: bool,
+    #[command(flatten)]
+    outputs: sparkyard::outputs::OutputArgs,
 }
 
 #[derive(Args)]
@@ -58,6 +75,8 @@ struct SubmitCommand {
     spark_version: bool,
     #[command(flatten)]
     args: SubmitArgs,
+    #[command(flatten)]
+    outputs: sparkyard::outputs::OutputArgs,
 }
 
 fn main() -> ExitCode {
@@ -77,8 +96,9 @@ fn main() -> ExitCode {
             print!("{}", spark_banner());
             return ExitCode::SUCCESS;
         }
-        Command::Submit(cmd) => submit(cmd.args),
+        Command::Submit(cmd) => submit(cmd.args, &cmd.outputs),
         Command::Run(cmd) => run_scenario(cmd),
+        Command::Sweep(cmd) => sweep(cmd),
     };
     match outcome {
         Ok(code) => code,
@@ -105,7 +125,10 @@ fn defaults_file() -> DefaultsFile {
     }
 }
 
-fn submit(args: SubmitArgs) -> Result<ExitCode, UserError> {
+fn submit(
+    args: SubmitArgs,
+    outputs: &sparkyard::outputs::OutputArgs,
+) -> Result<ExitCode, UserError> {
     logging::init(args.verbose, args.quiet);
     let req = args.into_request(defaults_file())?;
     for w in &req.warnings {
@@ -121,9 +144,12 @@ fn submit(args: SubmitArgs) -> Result<ExitCode, UserError> {
     let spark = spark_settings(&req)?;
     let opts = RunOptions {
         seed: req.seed,
+        record_events: outputs.wants_events(&spark),
+        progress: outputs.progress(req.quiet),
         ..RunOptions::default()
     };
-    let result = runner::run(runner::sim_config(spark, cluster, &opts), &opts)?;
+    let result = runner::run(runner::sim_config(spark.clone(), cluster, &opts), &opts)?;
+    outputs.finish_progress();
     eprint!("{}", report::closing_stderr(&result, req.quiet));
     let written = report::write_logs(&result, &req.log_dir).map_err(|e| {
         UserError::file(
@@ -131,10 +157,14 @@ fn submit(args: SubmitArgs) -> Result<ExitCode, UserError> {
             format!("cannot write container logs: {e}"),
         )
     })?;
+    let written_outputs = outputs.write(&result, &spark)?;
     print!(
         "{}",
         report::summary(&result, written.as_deref(), &reproduce(&req))
     );
+    for line in written_outputs {
+        println!("{line}");
+    }
     Ok(if result.outcome.exception.is_some() {
         ExitCode::from(1)
     } else {
@@ -145,7 +175,13 @@ fn submit(args: SubmitArgs) -> Result<ExitCode, UserError> {
 fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
     logging::init(cmd.verbose, cmd.quiet);
     let scenario = sparkyard::scenario::load(&cmd.file)?;
-    let run = sparkyard::scenario::run(&scenario, cmd.seed, RunOptions::default())?;
+    let opts = RunOptions {
+        record_events: cmd.outputs.trace.is_some(),
+        progress: cmd.outputs.progress(cmd.quiet),
+        ..RunOptions::default()
+    };
+    let run = sparkyard::scenario::run(&scenario, cmd.seed, opts)?;
+    cmd.outputs.finish_progress();
     eprint!("{}", report::closing_stderr(&run.result, cmd.quiet));
     let written = report::write_logs(&run.result, &cmd.log_dir).map_err(|e| {
         UserError::file(
@@ -164,6 +200,9 @@ fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
         report::summary(&run.result, written.as_deref(), &again)
     );
     print!("{}", report::recovery(&run.result));
+    for line in cmd.outputs.write(&run.result, &run.spark)? {
+        println!("{line}");
+    }
     if run.failures.is_empty() {
         println!("expectations: all met");
         return Ok(ExitCode::SUCCESS);
@@ -172,6 +211,25 @@ fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
         println!("expectation failed: {f}");
     }
     Ok(ExitCode::from(1))
+}
+
+fn sweep(cmd: SweepCommand) -> Result<ExitCode, UserError> {
+    // The runs' own console lines would interleave across threads: only warnings and up.
+    logging::init_with(logging::SILENT_FILTER);
+    let seeds = sparkyard::sweep::parse_seeds(&cmd.seeds)?;
+    let scenario = sparkyard::scenario::load(&cmd.file)?;
+    let jobs = cmd
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let reports = sparkyard::sweep::sweep(&scenario, seeds, jobs)?;
+    let (text, broken) =
+        sparkyard::sweep::report(&shell_quote(&cmd.file.display().to_string()), &reports);
+    print!("{text}");
+    Ok(if broken == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// The command line that reproduces this run (the seed made explicit).

@@ -10,6 +10,7 @@ use sparkyard_actors::sim::clock;
 use sparkyard_actors::sim::context::{ClientOutcome, RunCounters, SimContext};
 use sparkyard_actors::sim::faults::{FaultController, FaultInjector};
 use sparkyard_actors::sim::injector;
+use sparkyard_actors::sim::invariants::{Violation, name as invariant};
 use sparkyard_actors::sim::logs::LogStore;
 use sparkyard_actors::sim::supervisor;
 use sparkyard_actors::sim::trace::{Trace, TraceEvent};
@@ -40,7 +41,8 @@ impl Default for RunOptions {
             seed: crate::conf::submit::DEFAULT_SEED,
             capture_logs: true,
             trace: true,
-            deadline_ms: 7 * 24 * 3_600_000,
+            // A day of virtual time: a run still going then is a hang (as real Spark would be).
+            deadline_ms: 24 * 3_600_000,
             record_events: false,
             progress: None,
             progress_interval_ms: 1000,
@@ -67,6 +69,8 @@ pub struct RunResult {
     pub faults_fired: Vec<(u64, String)>,
     /// Planned faults whose trigger never happened.
     pub faults_unfired: Vec<String>,
+    /// Invariants broken during the run (the end-of-run ones are in `crate::invariants`).
+    pub violations: Vec<sparkyard_actors::sim::invariants::Violation>,
 }
 
 /// Joins the parsed Spark settings and cluster into the simulation's config.
@@ -147,17 +151,30 @@ pub fn run_with_faults(
         .borrow()
         .as_ref()
         .map_or(deadline, |o| o.finished_at_ms);
-    if *hung.borrow() {
-        panic!(
-            "simulator bug: the application did not end within {} virtual ms (seed {}); rerun with the same command and --seed {} to reproduce",
-            deadline, opts.seed, opts.seed
-        );
-    }
-    let outcome = sim
-        .outcome
-        .borrow_mut()
-        .take()
-        .expect("the client records an outcome before stopping");
+    let mut violations = sim.violations.take();
+    let outcome = match sim.outcome.borrow_mut().take() {
+        Some(o) if !*hung.borrow() => o,
+        _ => {
+            let detail = format!(
+                "the application did not end within {deadline} virtual ms (seed {}); look for 'Initial job has not accepted any resources' in the driver's log if the cluster is too small",
+                opts.seed
+            );
+            violations.push(Violation {
+                invariant: invariant::TERMINATES,
+                detail: detail.clone(),
+                time_ms: deadline,
+            });
+            ClientOutcome {
+                application_id: None,
+                state: None,
+                final_status: None,
+                diagnostics: detail.clone(),
+                exception: Some(("sparkyard.SimulationHang".into(), detail)),
+                finished_at_ms: deadline,
+                temp_dir: String::new(),
+            }
+        }
+    };
     let counters = sim.counters.borrow().clone();
     let (trace, fingerprint) = dispatcher.with_trace(|t| (t.events().to_vec(), t.fingerprint()));
     let labels = dispatcher.mailbox_labels();
@@ -180,5 +197,6 @@ pub fn run_with_faults(
         events,
         faults_fired,
         faults_unfired,
+        violations,
     })
 }

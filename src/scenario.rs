@@ -36,7 +36,66 @@ struct RawScenario {
     faults: Vec<Spanned<RawFault>>,
     #[serde(default)]
     expect: RawExpect,
+    chaos: Option<RawChaos>,
 }
+
+/// Random faults drawn per seed (`sparkyard sweep`, and `run --seed N` to reproduce one).
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct RawChaos {
+    #[serde(default = "chaos_faults")]
+    faults: [u32; 2],
+    window_ms: [u64; 2],
+    kinds: Vec<String>,
+    #[serde(default = "chaos_executors")]
+    executors: [u32; 2],
+    #[serde(default = "chaos_exits")]
+    exit_codes: Vec<i32>,
+    #[serde(default = "chaos_statuses")]
+    statuses: Vec<i32>,
+    #[serde(default = "chaos_delay")]
+    delay_ms: [u64; 2],
+    #[serde(default = "chaos_partition")]
+    partition_ms: [u64; 2],
+    #[serde(default = "chaos_deadline")]
+    deadline_ms: u64,
+}
+
+fn chaos_faults() -> [u32; 2] {
+    [1, 3]
+}
+fn chaos_executors() -> [u32; 2] {
+    [1, 4]
+}
+fn chaos_exits() -> Vec<i32> {
+    vec![1, 52, 137, 143]
+}
+fn chaos_statuses() -> Vec<i32> {
+    vec![-104, -103, -102, -101, -106]
+}
+fn chaos_delay() -> [u64; 2] {
+    [100, 5000]
+}
+fn chaos_partition() -> [u64; 2] {
+    [10_000, 200_000]
+}
+fn chaos_deadline() -> u64 {
+    6 * 3_600_000
+}
+
+/// The fault kinds `[chaos]` can draw.
+const CHAOS_KINDS: [&str; 7] = [
+    "kill-executor",
+    "nm-kill",
+    "kill-am",
+    "kill-node",
+    "delay",
+    "partition",
+    "launch-failure",
+];
+
+/// Labels of drawn faults start with this: a chaos fault that never fires is not a failure.
+pub const CHAOS_LABEL: &str = "chaos: ";
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -168,6 +227,19 @@ pub struct Scenario {
     pub faults: Vec<PlannedFault>,
     pub driver_faults: Vec<(u32, DriverFault)>,
     pub expect: Expectations,
+    chaos: Option<RawChaos>,
+}
+
+impl Scenario {
+    /// Whether the scenario draws random faults per seed.
+    pub fn has_chaos(&self) -> bool {
+        self.chaos.is_some()
+    }
+
+    /// The virtual deadline for one run (a run past it is a hang).
+    pub fn deadline_ms(&self) -> Option<u64> {
+        self.chaos.as_ref().map(|c| c.deadline_ms)
+    }
 }
 
 /// What must hold at the end of the run.
@@ -246,6 +318,9 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
         }
     }
     let expect = expectations(raw.expect).map_err(err)?;
+    if let Some(c) = &raw.chaos {
+        validate_chaos(c).map_err(|m| err(format!("chaos.{m}")))?;
+    }
     Ok(Scenario {
         name: raw.name,
         description: raw.description,
@@ -257,7 +332,144 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
         faults,
         driver_faults,
         expect,
+        chaos: raw.chaos,
     })
+}
+
+fn validate_chaos(c: &RawChaos) -> Result<(), String> {
+    let range = |[lo, hi]: [u64; 2], key: &str| {
+        if lo <= hi {
+            Ok(())
+        } else {
+            Err(format!("{key}: [{lo}, {hi}] is not a range"))
+        }
+    };
+    range([u64::from(c.faults[0]), u64::from(c.faults[1])], "faults")?;
+    range(c.window_ms, "window_ms")?;
+    range(
+        [u64::from(c.executors[0].max(1)), u64::from(c.executors[1])],
+        "executors",
+    )?;
+    range(c.delay_ms, "delay_ms")?;
+    range(c.partition_ms, "partition_ms")?;
+    if c.kinds.is_empty() {
+        return Err("kinds: name at least one fault kind".into());
+    }
+    if let Some(k) = c.kinds.iter().find(|k| !CHAOS_KINDS.contains(&k.as_str())) {
+        return Err(format!(
+            "kinds: `{k}` is not one of {}",
+            CHAOS_KINDS.join(", ")
+        ));
+    }
+    if c.exit_codes.is_empty() || c.statuses.is_empty() {
+        return Err("exit_codes / statuses: may not be empty".into());
+    }
+    if let Some(s) = c.statuses.iter().find(|s| !(-109..=-100).contains(*s)) {
+        return Err(format!(
+            "statuses: {s} is not a YARN ContainerExitStatus the NodeManager reports (-100 to -109)"
+        ));
+    }
+    if c.deadline_ms == 0 {
+        return Err("deadline_ms: must be positive".into());
+    }
+    Ok(())
+}
+
+/// The random faults of one seed.
+fn chaos_faults_for(c: &RawChaos, seed: u64, cluster: &ClusterConfig) -> Vec<PlannedFault> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xc4a0_5eed);
+    let n = rng.random_range(c.faults[0]..=c.faults[1]);
+    (0..n).map(|_| chaos_fault(c, &mut rng, cluster)).collect()
+}
+
+fn pick<T: Clone>(rng: &mut ChaCha8Rng, xs: &[T]) -> T {
+    xs[rng.random_range(0..xs.len())].clone()
+}
+
+fn chaos_fault(c: &RawChaos, rng: &mut ChaCha8Rng, cluster: &ClusterConfig) -> PlannedFault {
+    let kind = pick(rng, &c.kinds);
+    let at = rng.random_range(c.window_ms[0]..=c.window_ms[1]);
+    let executor = rng.random_range(c.executors[0].max(1)..=c.executors[1].max(1));
+    let host = pick(rng, &cluster.nodes).host;
+    let (action, what) = match kind.as_str() {
+        "kill-executor" => {
+            let code = pick(rng, &c.exit_codes);
+            (
+                FaultAction::KillExecutor {
+                    executor,
+                    end: ContainerEnd::ProcessExit(code),
+                },
+                format!("executor {executor} exits {code}"),
+            )
+        }
+        "nm-kill" => {
+            let status = pick(rng, &c.statuses);
+            (
+                FaultAction::KillExecutor {
+                    executor,
+                    end: ContainerEnd::NodeManagerKill(status),
+                },
+                format!("NodeManager kills executor {executor} ({status})"),
+            )
+        }
+        "kill-am" => (
+            FaultAction::KillApplicationMaster {
+                end: ContainerEnd::ProcessExit(137),
+            },
+            "the AM is killed".into(),
+        ),
+        "kill-node" => (
+            FaultAction::KillNode { host: host.clone() },
+            format!("{host} dies"),
+        ),
+        "launch-failure" => (
+            FaultAction::FailLaunches {
+                host: host.clone(),
+                count: 1,
+            },
+            format!("a launch fails on {host}"),
+        ),
+        "delay" => {
+            let ms = rng.random_range(c.delay_ms[0]..=c.delay_ms[1]);
+            let rule = LinkRule {
+                from: ProcessPattern::Executor(executor),
+                to: ProcessPattern::Driver,
+                message: None,
+                active_from_ms: 0,
+                active_until_ms: 30_000,
+                action: RuleAction::Delay { ms },
+                probability_ppm: 1_000_000,
+                both_ways: true,
+            };
+            (
+                FaultAction::Network(vec![rule]),
+                format!("executor {executor} <-> driver delayed {ms} ms for 30 s"),
+            )
+        }
+        _ => {
+            let ms = rng.random_range(c.partition_ms[0]..=c.partition_ms[1]);
+            let rule = LinkRule {
+                from: ProcessPattern::Executor(executor),
+                to: ProcessPattern::Driver,
+                message: None,
+                active_from_ms: 0,
+                active_until_ms: ms,
+                action: RuleAction::HoldUntilEnd,
+                probability_ppm: 1_000_000,
+                both_ways: true,
+            };
+            (
+                FaultAction::Network(vec![rule]),
+                format!("executor {executor} partitioned from the driver for {ms} ms"),
+            )
+        }
+    };
+    PlannedFault {
+        trigger: Trigger::At { ms: at },
+        after_ms: 0,
+        action,
+        label: format!("{CHAOS_LABEL}{what} at {at} ms"),
+    }
 }
 
 fn submit_words(s: &RawSubmit) -> Vec<String> {
@@ -483,7 +695,8 @@ fn network(f: &RawFault, cluster: &ClusterConfig) -> Result<FaultAction, String>
         return Err(format!("probability: must be within 0 and 1, got {p}"));
     }
     let action = match f.kind.as_str() {
-        "drop" | "partition" => RuleAction::Drop,
+        "drop" => RuleAction::Drop,
+        "partition" => RuleAction::HoldUntilEnd,
         "delay" => RuleAction::Delay {
             ms: need(&f.delay_ms, "delay_ms", &f.kind)?,
         },
@@ -604,6 +817,8 @@ fn expectations(e: RawExpect) -> Result<Expectations, String> {
 /// A scenario that ran: what happened and which expectations failed.
 pub struct ScenarioRun {
     pub result: crate::runner::RunResult,
+    /// The Spark settings the run used (the event log needs them).
+    pub spark: sparkyard_actors::config::SparkSettings,
     pub failures: Vec<String>,
     pub seed: u64,
 }
@@ -634,16 +849,30 @@ pub fn run(
         .into_request(crate::conf::submit::DefaultsFile::embedded())?;
     let spark = crate::conf::settings::spark_settings(&req)?;
     opts.seed = seed;
-    let mut config = crate::runner::sim_config(spark, s.cluster.clone(), &opts);
+    opts.record_events |= spark.event_log_enabled;
+    let mut config = crate::runner::sim_config(spark.clone(), s.cluster.clone(), &opts);
     config.synthetic = s.synthetic.clone();
-    let faults = sparkyard_actors::sim::faults::FaultController::new(
-        s.faults.clone(),
-        s.driver_faults.clone(),
+    let mut planned = s.faults.clone();
+    if let Some(c) = &s.chaos {
+        planned.extend(chaos_faults_for(c, seed, &s.cluster));
+        opts.deadline_ms = c.deadline_ms;
+    }
+    let limits = crate::invariants::Limits::of(&config);
+    let faults =
+        sparkyard_actors::sim::faults::FaultController::new(planned, s.driver_faults.clone());
+    let mut result = crate::runner::run_with_faults(config, &opts, faults)?;
+    let end = crate::invariants::check(&result, &limits);
+    result.violations.extend(end);
+    let mut failures = check(&s.expect, &result);
+    failures.extend(
+        result
+            .violations
+            .iter()
+            .map(|v| format!("invariant {} broken: {}", v.invariant, v.detail)),
     );
-    let result = crate::runner::run_with_faults(config, &opts, faults)?;
-    let failures = check(&s.expect, &result);
     Ok(ScenarioRun {
         result,
+        spark,
         failures,
         seed,
     })
@@ -654,6 +883,7 @@ pub fn check(e: &Expectations, r: &crate::runner::RunResult) -> Vec<String> {
     let mut out: Vec<String> = r
         .faults_unfired
         .iter()
+        .filter(|f| !f.starts_with(CHAOS_LABEL))
         .map(|f| format!("fault `{f}` never fired: its trigger did not happen"))
         .collect();
     let c = &r.counters;

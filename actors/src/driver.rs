@@ -262,6 +262,15 @@ impl Driver {
         };
         self.next_job += 1;
         info!(self.env.log(), SC, "Starting job: {}", job.call_site);
+        let attempt = self.attempt_id.attempt_id;
+        {
+            let mut c = self.sim.counters.borrow_mut();
+            c.driver_jobs = if c.driver_jobs.0 == attempt {
+                (attempt, c.driver_jobs.1 + 1, c.driver_jobs.2)
+            } else {
+                (attempt, 1, 0)
+            };
+        }
         self.job_started_ms = clock::now_ms();
         let waiter = self.env.remote_ref(self.me);
         if let Some(s) = &self.scheduler {
@@ -279,6 +288,7 @@ impl Driver {
         let took = (clock::now_ms() - self.job_started_ms) as f64 / 1000.0;
         match result {
             JobResult::Succeeded(results) => {
+                self.sim.counters.borrow_mut().driver_jobs.2 += 1;
                 info!(
                     self.env.log(),
                     "driver::DAGScheduler", "Job {job_id} finished: {call_site}, took {took:.6} s"
@@ -305,6 +315,11 @@ impl Driver {
 
     /// `main` threw: the AM records `User class threw exception` with exit 15.
     fn user_class_threw(&mut self, cause: String, _ctx: &mut Context<Self>) {
+        // The JVM's shutdown hook stops the SparkContext, which completes its event log.
+        self.bus.post(|| ListenerEvent::ApplicationEnd {
+            time: clock::now_epoch_ms(),
+            exit_code: 15,
+        });
         error!(
             self.env.log(),
             "driver::ApplicationMaster", "User class threw exception: {cause}"

@@ -9,6 +9,7 @@ use crate::sim::clock;
 use crate::sim::context::SimContext;
 use crate::sim::faults::Trigger;
 use crate::sim::injector;
+use crate::sim::invariants::{self, name as inv};
 use crate::sim::listener::{ContextBus, ListenerEvent};
 use crate::sim::trace::TraceKind;
 use crate::{debug, error, info, warn};
@@ -26,6 +27,7 @@ use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
+use std::sync::Arc;
 
 const TARGET: &str = "driver::YarnSchedulerBackend$YarnDriverEndpoint";
 const BACKEND: &str = "driver::YarnClusterSchedulerBackend";
@@ -45,7 +47,8 @@ pub struct BackendState {
 struct ExecutorData {
     executor: EndpointRef<ExecutorMsg>,
     address: RpcAddress,
-    host: String,
+    /// Shared with every offer and running task on this executor (a task launch clones it).
+    host: Rc<str>,
     free_cores: u32,
     total_cores: u32,
 }
@@ -56,7 +59,9 @@ pub struct DriverEndpoint {
     env: RpcEnv,
     me: EndpointId,
     shared: Rc<RefCell<BackendState>>,
-    executors: BTreeMap<ExecutorId, ExecutorData>,
+    /// Boxed: a map node of inline entries would be over a kilobyte, and allocating those
+    /// as executors register is what made the allocator consolidate its free lists.
+    executors: BTreeMap<ExecutorId, Box<ExecutorData>>,
     by_address: BTreeMap<RpcAddress, ExecutorId>,
     pending_loss_reason: BTreeSet<ExecutorId>,
     excluded_nodes: BTreeSet<String>,
@@ -72,6 +77,12 @@ pub struct DriverEndpoint {
     tasks_finished: u64,
     /// Failed task attempts already added to the run's counters.
     failures_counted: u64,
+    /// `SparkAppConfig.sparkProperties`, built once and shared by every executor's copy.
+    app_properties: Arc<Vec<(String, String)>>,
+    /// The tasks of the offer being made (kept to reuse its allocation).
+    offered: Vec<sparkyard_messages::task::TaskDescription>,
+    /// Every executor id that ever registered with this driver.
+    ever_registered: BTreeSet<ExecutorId>,
 }
 
 impl DriverEndpoint {
@@ -118,6 +129,14 @@ impl DriverEndpoint {
                 last_heartbeat: BTreeMap::new(),
                 tasks_finished: 0,
                 failures_counted: 0,
+                offered: Vec::new(),
+                app_properties: Arc::new(
+                    s.properties
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                ),
+                ever_registered: BTreeSet::new(),
             }
         });
         out.expect("create runs its closure")
@@ -191,14 +210,7 @@ impl DriverEndpoint {
     }
 
     fn on_retrieve_spark_app_config(&mut self, ask: AskContext, resource_profile_id: u32) {
-        let props = self
-            .sim
-            .config
-            .spark
-            .properties
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        let props = self.app_properties.clone();
         let cfg = SparkAppConfig {
             spark_properties: props,
             io_encryption_key: None,
@@ -251,15 +263,21 @@ impl DriverEndpoint {
         self.by_address.insert(reg.sender_address.clone(), id);
         self.executors.insert(
             id,
-            ExecutorData {
+            Box::new(ExecutorData {
                 executor,
                 address: reg.sender_address,
-                host: reg.hostname.clone(),
+                host: Rc::from(reg.hostname.as_str()),
                 free_cores: 0,
                 total_cores: reg.cores,
-            },
+            }),
         );
         self.sim.counters.borrow_mut().executors_registered += 1;
+        let again = !self.ever_registered.insert(id);
+        let attempt_no = self.sim.current_attempt.get();
+        self.sim.violations.check(
+            inv::EXECUTOR_REGISTERS_ONCE,
+            invariants::registers_once(again, attempt_no, id.0),
+        );
         self.last_heartbeat.insert(id, clock::now_ms());
         let attempt = self.sim.current_attempt.get();
         injector::notify(
@@ -269,16 +287,15 @@ impl DriverEndpoint {
                 executor: id.0,
             },
         );
-        let (host, cores, log_urls) = (reg.hostname.clone(), reg.cores, reg.log_urls.clone());
         self.bus.post(|| ListenerEvent::ExecutorAdded {
             time: clock::now_epoch_ms(),
             executor_id: id.to_string(),
-            host,
-            total_cores: cores,
-            log_urls,
+            host: reg.hostname.clone(),
+            total_cores: reg.cores,
+            log_urls: reg.log_urls.clone(),
         });
-        self.env.dispatcher.trace(
-            TraceKind::State(format!("executor {id} registered")),
+        self.env.dispatcher.trace_with(
+            || TraceKind::State(format!("executor {id} registered")),
             "DriverEndpoint",
         );
         self.env.reply(ask, ReplyValue::Bool(true));
@@ -302,7 +319,7 @@ impl DriverEndpoint {
         self.bus.post(|| ListenerEvent::BlockManagerAdded {
             time: clock::now_epoch_ms(),
             executor_id: id.to_string(),
-            host,
+            host: host.to_string(),
             port,
             max_memory: BLOCK_MANAGER_MEMORY,
         });
@@ -314,51 +331,61 @@ impl DriverEndpoint {
         if !self.scheduler.has_pending_tasks() {
             return;
         }
-        let ids: Vec<ExecutorId> = match only {
-            Some(id) => vec![id],
-            None => self
-                .executors
-                .iter()
-                .filter(|(_, e)| e.free_cores > 0)
-                .map(|(id, _)| *id)
-                .collect(),
-        };
-        for id in ids {
-            if self.pending_loss_reason.contains(&id) {
-                continue;
-            }
-            let Some(e) = self.executors.get(&id) else {
-                continue;
-            };
-            let mut offer = WorkerOffer {
-                executor_id: id,
-                host: e.host.clone(),
-                cores: e.free_cores,
-            };
-            let tasks = self.scheduler.resource_offer(&mut offer);
-            if tasks.is_empty() {
-                continue;
-            }
-            let e = self.executors.get_mut(&id).expect("offered");
-            e.free_cores = offer.cores;
-            let target = e.executor.clone();
-            self.sim.counters.borrow_mut().tasks_launched += tasks.len() as u64;
-            let attempt = self.sim.current_attempt.get();
-            for t in tasks {
-                if t.attempt_number == 0 {
-                    let (stage, index) = (t.stage_id, t.index);
-                    injector::notify(
-                        &self.sim,
-                        Trigger::TaskStarted {
-                            attempt,
-                            stage,
-                            index,
-                        },
-                    );
+        match only {
+            Some(id) => self.offer(id),
+            None => {
+                let ids: Vec<ExecutorId> = self
+                    .executors
+                    .iter()
+                    .filter(|(_, e)| e.free_cores > 0)
+                    .map(|(id, _)| *id)
+                    .collect();
+                for id in ids {
+                    self.offer(id);
                 }
-                self.env.send(&target, ExecutorMsg::LaunchTask(Box::new(t)));
             }
         }
+    }
+
+    /// One executor's free cores offered to the task sets; launches what they take.
+    fn offer(&mut self, id: ExecutorId) {
+        if self.pending_loss_reason.contains(&id) {
+            return;
+        }
+        let Some(e) = self.executors.get(&id) else {
+            return;
+        };
+        let mut offer = WorkerOffer {
+            executor_id: id,
+            host: e.host.clone(),
+            cores: e.free_cores,
+        };
+        let mut tasks = std::mem::take(&mut self.offered);
+        self.scheduler.resource_offer_into(&mut offer, &mut tasks);
+        if tasks.is_empty() {
+            self.offered = tasks;
+            return;
+        }
+        let e = self.executors.get_mut(&id).expect("offered");
+        e.free_cores = offer.cores;
+        let target = e.executor.clone();
+        self.sim.counters.borrow_mut().tasks_launched += tasks.len() as u64;
+        let attempt = self.sim.current_attempt.get();
+        for t in tasks.drain(..) {
+            if t.attempt_number == 0 {
+                let (stage, index) = (t.stage_id, t.index);
+                injector::notify(
+                    &self.sim,
+                    Trigger::TaskStarted {
+                        attempt,
+                        stage,
+                        index,
+                    },
+                );
+            }
+            self.env.send(&target, ExecutorMsg::LaunchTask(Box::new(t)));
+        }
+        self.offered = tasks;
     }
 
     fn on_status_update(&mut self, u: StatusUpdate) {
@@ -383,7 +410,10 @@ impl DriverEndpoint {
         }
         if finished {
             if let Some(e) = self.executors.get_mut(&u.executor_id) {
-                e.free_cores = (e.free_cores + u.task_cpus).min(e.total_cores);
+                e.free_cores += u.task_cpus;
+                let check = invariants::free_cores(u.executor_id.0, e.free_cores, e.total_cores);
+                self.sim.violations.check(inv::FREE_CORES, check);
+                e.free_cores = e.free_cores.min(e.total_cores);
             }
             self.handle_events(events);
             self.make_offers(Some(u.executor_id));
@@ -396,6 +426,9 @@ impl DriverEndpoint {
         let new_failures = self.scheduler.failed_attempts - self.failures_counted;
         self.failures_counted = self.scheduler.failed_attempts;
         self.sim.counters.borrow_mut().tasks_failed += new_failures;
+        for v in std::mem::take(&mut self.scheduler.violations) {
+            self.sim.violations.check(inv::TASK_SUCCEEDS_ONCE, Err(v));
+        }
         let mut revive = false;
         for e in events {
             match e {
@@ -417,6 +450,7 @@ impl DriverEndpoint {
     }
 
     fn on_stop_executors(&mut self, ask: AskContext) {
+        self.check_total_cores();
         info!(self.env.log(), TARGET, "Asking each executor to shut down");
         let targets: Vec<EndpointRef<ExecutorMsg>> = self
             .executors
@@ -490,9 +524,30 @@ impl DriverEndpoint {
         }
     }
 
+    /// `TaskSchedulerImpl` warns while tasks wait and no task has launched yet.
+    fn warn_if_starved(&mut self) {
+        if self.scheduler.has_pending_tasks() && self.scheduler.tasks_launched == 0 {
+            warn!(
+                self.env.log(),
+                TS,
+                "Initial job has not accepted any resources; check your cluster UI to ensure that workers are registered and have sufficient resources"
+            );
+        }
+    }
+
+    /// The backend's core count against its executors (every minute: O(executors)).
+    fn check_total_cores(&self) {
+        let sum: u32 = self.executors.values().map(|e| e.total_cores).sum();
+        self.sim.violations.check(
+            inv::TOTAL_CORES,
+            invariants::total_cores(self.total_core_count, sum),
+        );
+    }
+
     /// `HeartbeatReceiver.expireDeadHosts`: an executor silent for `spark.network.timeout` is
     /// lost (caused by the app) and killed and replaced through the cluster manager.
     fn expire_dead_hosts(&mut self) {
+        self.check_total_cores();
         let now = clock::now_ms();
         let timeout = self.sim.config.spark.network_timeout_ms;
         let dead: Vec<(ExecutorId, u64)> = self
@@ -583,6 +638,8 @@ impl Actor for DriverEndpoint {
                 act.env.send(me, DriverEndpointMsg::ReviveOffers);
             }
         });
+        // TaskSchedulerImpl's starvation timer (`spark.starvation.timeout`, 15 s).
+        ctx.run_interval(clock::ms(15_000), |act, _| act.warn_if_starved());
         // `spark.network.timeoutInterval` (Spark's default: 60 s).
         ctx.run_interval(clock::ms(60_000), move |act, _| {
             if let Some(me) = &me2 {

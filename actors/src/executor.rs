@@ -6,6 +6,7 @@
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
 use crate::sim::clock;
 use crate::sim::context::SimContext;
+use crate::sim::timers;
 use crate::sim::trace::TraceKind;
 use crate::{error, info};
 use actix::{Actor, AsyncContext, Context, SpawnHandle};
@@ -16,7 +17,6 @@ use sparkyard_messages::ids::TaskId;
 use sparkyard_messages::records::{ExecutorArguments, ExecutorLossReason, RpcFailure, TaskState};
 use sparkyard_messages::rpc::{EndpointId, ReplyValue, RpcAddress, SparkAppConfig};
 use sparkyard_messages::task::{StatusUpdate, TaskDescription, TaskResultData, TaskWork};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 const BACKEND: &str = "executor::YarnCoarseGrainedExecutorBackend";
@@ -47,6 +47,18 @@ fn verifier(env: &RpcEnv, url: &str) -> Result<EndpointRef<EndpointVerifierMsg>,
                 format!("Failed to connect to {address}"),
             )
         })
+}
+
+/// What the fetcher holds once it handed its arguments to the backend.
+fn no_arguments() -> ExecutorArguments {
+    ExecutorArguments {
+        driver_url: String::new(),
+        executor_id: sparkyard_messages::ids::ExecutorId(0),
+        hostname: String::new(),
+        cores: 0,
+        app_id: String::new(),
+        resource_profile_id: 0,
+    }
 }
 
 /// What the fetcher waits for.
@@ -135,8 +147,10 @@ impl ExecutorMain {
     fn on_config(&mut self, cfg: SparkAppConfig, ctx: &mut Context<Self>) {
         let _ = cfg.spark_properties.len();
         let init = self.sim.config.costs.executor_env_init_ms;
-        let (sim, env, args) = (self.sim.clone(), self.env.clone(), self.args.clone());
-        ctx.run_later(clock::ms(init), move |act, _| {
+        let (sim, env) = (self.sim.clone(), self.env.clone());
+        timers::run_later(ctx, clock::ms(init), move |act: &mut Self, _| {
+            // The fetcher's work is done: its arguments move to the backend.
+            let args = std::mem::replace(&mut act.args, no_arguments());
             CoarseGrainedExecutorBackend::start(sim, env, args);
             act.env.stop_endpoint(act.me);
         });
@@ -153,7 +167,7 @@ impl Actor for ExecutorMain {
 
     fn started(&mut self, ctx: &mut Context<Self>) {
         let start = self.sim.config.costs.jvm_start_ms;
-        ctx.run_later(clock::ms(start), |act, ctx| act.run(ctx));
+        timers::run_later(ctx, clock::ms(start), |act: &mut Self, ctx| act.run(ctx));
     }
 }
 
@@ -238,10 +252,18 @@ struct RunningTask {
     result: TaskResultData,
 }
 
-/// Spark's `Executor`: exists once registration succeeded.
+/// Spark's `Executor`: exists once registration succeeded. It runs at most `cores` tasks at a
+/// time, so they sit in a short list (a map's first node alone is 800 bytes per executor).
 struct Executor {
-    tasks: BTreeMap<TaskId, RunningTask>,
+    tasks: Vec<(TaskId, RunningTask)>,
     tasks_run: u64,
+}
+
+impl Executor {
+    fn remove(&mut self, tid: TaskId) -> Option<RunningTask> {
+        let i = self.tasks.iter().position(|(t, _)| *t == tid)?;
+        Some(self.tasks.swap_remove(i).1)
+    }
 }
 
 /// The `Executor` endpoint (`YarnCoarseGrainedExecutorBackend`).
@@ -365,11 +387,12 @@ impl CoarseGrainedExecutorBackend {
             self.args.hostname
         );
         self.executor = Some(Executor {
-            tasks: BTreeMap::new(),
+            tasks: Vec::new(),
             tasks_run: 0,
         });
-        self.env.dispatcher.trace(
-            TraceKind::State(format!("executor {} created", self.args.executor_id)),
+        let id = self.args.executor_id;
+        self.env.dispatcher.trace_with(
+            || TraceKind::State(format!("executor {id} created")),
             "Executor",
         );
         if let Some(d) = &self.driver {
@@ -385,7 +408,11 @@ impl CoarseGrainedExecutorBackend {
     fn start_heartbeater(&mut self, ctx: &mut Context<Self>) {
         let interval = self.sim.config.spark.executor_heartbeat_interval_ms.max(1);
         let spread = u64::from(self.args.executor_id.0).wrapping_mul(7919) % interval;
-        ctx.notify_later(ExecutorMsg::HeartbeatTick, clock::ms(interval + spread));
+        timers::notify_later(
+            ctx,
+            ExecutorMsg::HeartbeatTick,
+            clock::ms(interval + spread),
+        );
     }
 
     fn on_heartbeat_tick(&mut self, ctx: &mut Context<Self>) {
@@ -397,7 +424,7 @@ impl CoarseGrainedExecutorBackend {
                 .send(d, DriverEndpointMsg::Heartbeat(self.args.executor_id));
         }
         let interval = self.sim.config.spark.executor_heartbeat_interval_ms.max(1);
-        ctx.notify_later(ExecutorMsg::HeartbeatTick, clock::ms(interval));
+        timers::notify_later(ctx, ExecutorMsg::HeartbeatTick, clock::ms(interval));
     }
 
     fn on_launch_task(&mut self, desc: Box<TaskDescription>, ctx: &mut Context<Self>) {
@@ -426,20 +453,22 @@ impl CoarseGrainedExecutorBackend {
         let duration = costs.task_launch_overhead_ms + warmup + work_ms;
         let tid = desc.task_id;
         self.status_update(tid, TaskState::Running, TaskResultData::None, desc.cpus);
-        let timer = ctx.notify_later(ExecutorMsg::TaskDone(tid), clock::ms(duration));
+        let timer = timers::notify_later(ctx, ExecutorMsg::TaskDone(tid), clock::ms(duration));
         let executor = self.executor.as_mut().expect("checked above");
-        executor.tasks.insert(
-            tid,
-            RunningTask {
-                desc,
-                timer,
-                result,
-            },
-        );
+        let task = RunningTask {
+            desc,
+            timer,
+            result,
+        };
+        match executor.tasks.iter_mut().find(|(t, _)| *t == tid) {
+            // A task id launched twice replaces the first (as a map insert would).
+            Some(slot) => slot.1 = task,
+            None => executor.tasks.push((tid, task)),
+        }
     }
 
     fn on_task_done(&mut self, tid: TaskId) {
-        let Some(task) = self.executor.as_mut().and_then(|e| e.tasks.remove(&tid)) else {
+        let Some(task) = self.executor.as_mut().and_then(|e| e.remove(tid)) else {
             return;
         };
         let log = self.env.log().clone();
@@ -477,7 +506,7 @@ impl CoarseGrainedExecutorBackend {
         let Some(executor) = self.executor.as_mut() else {
             return self.exit_executor(1, "Received KillTask command but executor was null", true);
         };
-        let Some(task) = executor.tasks.remove(&tid) else {
+        let Some(task) = executor.remove(tid) else {
             return;
         };
         ctx.cancel_future(task.timer);

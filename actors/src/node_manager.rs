@@ -8,6 +8,7 @@ use crate::resource_manager::NM_WEB_PORT;
 use crate::rpc::{Endpoint, EndpointRef, RpcEnv};
 use crate::sim::clock;
 use crate::sim::context::SimContext;
+use crate::sim::timers;
 use crate::sim::trace::TraceKind;
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::ids::{ContainerId, NodeId};
@@ -19,7 +20,6 @@ use sparkyard_messages::resource_manager::{
     NodeHeartbeatRequest, RegisterNodeManagerRequest, ResourceManagerMsg,
 };
 use sparkyard_messages::rpc::{AskContext, EndpointId, ReplyValue};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 const TARGET: &str = "yarn::ContainerManagerImpl";
@@ -30,7 +30,10 @@ pub const NM_PORT: u16 = 8041;
 /// Starts the program a container runs (the JVM's `main`); returns the new process. Supplied by
 /// the supervisor so the NodeManager never names the Spark roles it launches.
 pub type Launcher = Rc<
-    dyn Fn(&StartContainerRequest, &EndpointRef<NodeManagerMsg>) -> Option<crate::rpc::ProcessId>,
+    dyn Fn(
+        Box<StartContainerRequest>,
+        &EndpointRef<NodeManagerMsg>,
+    ) -> Option<crate::rpc::ProcessId>,
 >;
 
 enum Phase {
@@ -40,10 +43,41 @@ enum Phase {
 }
 
 struct NmContainer {
-    request: Box<StartContainerRequest>,
+    /// The launch request until the container's process starts (then only its size is needed:
+    /// the command line and environment are a kilobyte per container).
+    request: Option<Box<StartContainerRequest>>,
+    memory_mb: u64,
     phase: Phase,
     /// Set when the NM itself kills the container: the status it then reports.
     kill_status: Option<i32>,
+}
+
+/// A NodeManager's containers, ordered by id: a sorted list (a node holds tens of containers,
+/// and ids arrive in increasing order, so inserts append), three times smaller than a map.
+#[derive(Default)]
+struct Containers(Vec<(ContainerId, NmContainer)>);
+
+impl Containers {
+    fn find(&self, cid: &ContainerId) -> Result<usize, usize> {
+        self.0.binary_search_by(|(c, _)| c.cmp(cid))
+    }
+    fn get(&self, cid: &ContainerId) -> Option<&NmContainer> {
+        self.find(cid).ok().map(|i| &self.0[i].1)
+    }
+    fn get_mut(&mut self, cid: &ContainerId) -> Option<&mut NmContainer> {
+        self.find(cid).ok().map(|i| &mut self.0[i].1)
+    }
+    fn insert(&mut self, cid: ContainerId, c: NmContainer) {
+        match self.find(&cid) {
+            Ok(i) => self.0[i].1 = c,
+            Err(i) => self.0.insert(i, (cid, c)),
+        }
+    }
+    fn remove(&mut self, cid: &ContainerId) {
+        if let Ok(i) = self.find(cid) {
+            self.0.remove(i);
+        }
+    }
 }
 
 /// The NodeManager actor.
@@ -54,7 +88,7 @@ pub struct NodeManager {
     spec: NodeSpec,
     rm: EndpointRef<ResourceManagerMsg>,
     launcher: Launcher,
-    containers: BTreeMap<ContainerId, NmContainer>,
+    containers: Containers,
     completed: Vec<ContainerStatus>,
     response_id: u64,
     /// The heartbeat phase: NodeManagers are spread over the interval.
@@ -83,7 +117,7 @@ impl NodeManager {
                 spec,
                 rm,
                 launcher,
-                containers: BTreeMap::new(),
+                containers: Containers::default(),
                 completed: Vec::new(),
                 response_id: 0,
                 offset_ms,
@@ -134,19 +168,26 @@ impl NodeManager {
             self.env.log(),
             TARGET, "Start request for {cid} by user {user}"
         );
+        let memory_mb = req.container.resource.memory_mb;
         self.containers.insert(
             cid,
             NmContainer {
-                request: req,
+                request: Some(req),
+                memory_mb,
                 phase: Phase::Localizing,
                 kill_status: None,
             },
         );
-        self.env
-            .dispatcher
-            .trace(TraceKind::State(format!("{cid} LOCALIZING")), "Container");
+        self.env.dispatcher.trace_with(
+            || TraceKind::State(format!("{cid} LOCALIZING")),
+            "Container",
+        );
         let launch = self.sim.config.costs.container_launch_ms;
-        ctx.notify_later(NodeManagerMsg::ContainerLaunched(cid), clock::ms(launch));
+        timers::notify_later(
+            ctx,
+            NodeManagerMsg::ContainerLaunched(cid),
+            clock::ms(launch),
+        );
         self.env.reply(
             ask,
             ReplyValue::StartContainers {
@@ -180,7 +221,10 @@ impl NodeManager {
             self.env.log(),
             "yarn::ContainerImpl", "Container {cid} transitioned from SCHEDULED to RUNNING"
         );
-        let launched = (self.launcher)(&c.request, &me);
+        let Some(request) = self.containers.get_mut(&cid).and_then(|c| c.request.take()) else {
+            return;
+        };
+        let launched = (self.launcher)(request, &me);
         match launched {
             Some(pid) => {
                 if let Some(c) = self.containers.get_mut(&cid) {
@@ -198,12 +242,7 @@ impl NodeManager {
         let (status, diagnostics) = match c.kill_status {
             Some(status) => (
                 status,
-                killed_diagnostics(
-                    status,
-                    exit_code,
-                    cid,
-                    c.request.container.resource.memory_mb,
-                ),
+                killed_diagnostics(status, exit_code, cid, c.memory_mb),
             ),
             None => (exit_code, self.exit_diagnostics(cid, exit_code)),
         };
@@ -242,8 +281,8 @@ impl NodeManager {
             return;
         }
         c.phase = Phase::Done;
-        self.env.dispatcher.trace(
-            TraceKind::State(format!("{cid} COMPLETE {exit_status}")),
+        self.env.dispatcher.trace_with(
+            || TraceKind::State(format!("{cid} COMPLETE {exit_status}")),
             "Container",
         );
         self.completed.push(ContainerStatus {
@@ -276,7 +315,7 @@ impl NodeManager {
                 self.env.dispatcher.exit_process(pid, 143);
             }
             Phase::Localizing => {
-                let mb = c.request.container.resource.memory_mb;
+                let mb = c.memory_mb;
                 self.complete(cid, status, killed_diagnostics(status, 143, cid, mb))
             }
             Phase::Done => {}
@@ -380,9 +419,9 @@ impl Actor for NodeManager {
         self.env
             .send(&self.rm, ResourceManagerMsg::RegisterNodeManager(req));
         let interval = clock::ms(self.sim.config.yarn.nm_heartbeat_interval_ms.max(1));
-        ctx.run_later(clock::ms(self.offset_ms), move |act, ctx| {
+        timers::run_later(ctx, clock::ms(self.offset_ms), move |act, ctx| {
             act.heartbeat();
-            ctx.run_interval(interval, |act, _| act.heartbeat());
+            timers::run_interval(ctx, interval, |act: &mut Self, _| act.heartbeat());
         });
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
 use crate::sim::context::SimContext;
+use crate::sim::invariants::{self, name as inv};
 use crate::sim::trace::TraceKind;
 use crate::{info, warn};
 use actix::{Actor, AsyncContext, Context};
@@ -108,6 +109,8 @@ pub struct ResourceManager {
     /// Attempts with outstanding container requests, in registration order.
     asking: BTreeSet<ApplicationAttemptId>,
     asks: AskTable<RmPending>,
+    /// Every container that has completed (a second completion is a broken invariant).
+    completed: BTreeSet<ContainerId>,
 }
 
 impl ResourceManager {
@@ -135,6 +138,7 @@ impl ResourceManager {
                 pending_am: VecDeque::new(),
                 asking: BTreeSet::new(),
                 asks: AskTable::default(),
+                completed: BTreeSet::new(),
             }
         });
         endpoint.expect("create runs its closure")
@@ -540,6 +544,14 @@ impl ResourceManager {
         let n = &mut self.nodes[node];
         n.used.memory_mb += resource.memory_mb;
         n.used.vcores += resource.vcores;
+        let check = invariants::node_capacity(
+            &n.node_id.host,
+            n.used.memory_mb,
+            n.total.memory_mb,
+            n.used.vcores,
+            n.total.vcores,
+        );
+        self.sim.violations.check(inv::NODE_CAPACITY, check);
         let (node_id, rack) = (n.node_id.clone(), n.rack.clone());
         let attempt = self
             .apps
@@ -684,6 +696,11 @@ impl ResourceManager {
         let Some(attempt) = app.attempts.iter_mut().find(|a| a.id == attempt_id) else {
             return;
         };
+        let first = self.completed.insert(cid);
+        self.sim.violations.check(
+            inv::CONTAINER_COMPLETES_ONCE,
+            invariants::completes_once(&cid.to_string(), !first),
+        );
         let Some((_, r)) = attempt.live.remove(&cid) else {
             return;
         };

@@ -24,7 +24,8 @@ const TASK_BYTES: u64 = 7595;
 /// An executor's free cores, offered to the task sets.
 pub struct WorkerOffer {
     pub executor_id: ExecutorId,
-    pub host: String,
+    /// The executor's host, shared (every task launched on it keeps a copy).
+    pub host: std::rc::Rc<str>,
     pub cores: u32,
 }
 
@@ -81,7 +82,7 @@ struct RunningTask {
     index: u32,
     attempt: u32,
     executor_id: ExecutorId,
-    host: String,
+    host: std::rc::Rc<str>,
     launch_ms: u64,
     launch_epoch: u64,
     launching: bool,
@@ -108,6 +109,8 @@ pub struct Scheduler {
     pub tasks_launched: u64,
     /// Failed task attempts so far (every cause).
     pub failed_attempts: u64,
+    /// Broken task-accounting invariants, drained by the DriverEndpoint.
+    pub violations: Vec<String>,
 }
 
 fn partitions_preview(n: u32) -> String {
@@ -134,6 +137,7 @@ impl Scheduler {
             outputs_by_executor: BTreeMap::new(),
             tasks_launched: 0,
             failed_attempts: 0,
+            violations: Vec::new(),
         }
     }
 
@@ -170,7 +174,7 @@ impl Scheduler {
             partition_id: task.index,
             launch_time: task.launch_epoch,
             executor_id: task.executor_id.to_string(),
-            host: task.host.clone(),
+            host: task.host.to_string(),
             locality: "PROCESS_LOCAL",
             finish_time: clock::now_epoch_ms(),
             failed,
@@ -363,6 +367,16 @@ impl Scheduler {
     /// `resourceOffers` for one executor: FIFO over the runnable task sets.
     pub fn resource_offer(&mut self, offer: &mut WorkerOffer) -> Vec<TaskDescription> {
         let mut launched = Vec::new();
+        self.resource_offer_into(offer, &mut launched);
+        launched
+    }
+
+    /// `resource_offer` into the caller's list (the driver reuses one for every offer).
+    pub fn resource_offer_into(
+        &mut self,
+        offer: &mut WorkerOffer,
+        launched: &mut Vec<TaskDescription>,
+    ) {
         while offer.cores >= self.task_cpus {
             let Some(&key) = self.runnable.first() else {
                 break;
@@ -381,7 +395,6 @@ impl Scheduler {
             offer.cores -= self.task_cpus;
             launched.push(self.launch(key, index, offer));
         }
-        launched
     }
 
     fn launch(&mut self, key: (u32, u32), index: u32, offer: &WorkerOffer) -> TaskDescription {
@@ -516,6 +529,11 @@ impl Scheduler {
         }
         tsm.successful[idx] = true;
         tsm.num_successful += 1;
+        if tsm.num_successful as usize > tsm.successful.len() {
+            let (stage, attempt) = (task.key.1, tsm.stage_attempt);
+            let detail = crate::sim::invariants::succeeds_once(stage, attempt, task.index, true);
+            self.violations.extend(detail.err());
+        }
         tsm.output_on[idx] = Some(task.executor_id);
         let total = tsm.successful.len();
         let (done, stage_attempt) = (tsm.num_successful as usize == total, tsm.stage_attempt);

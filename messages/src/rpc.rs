@@ -112,7 +112,8 @@ pub enum ReplyValue {
 /// What the driver hands an executor before it registers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SparkAppConfig {
-    pub spark_properties: Vec<(String, String)>,
+    /// Shared: the driver hands every executor the same properties (it builds them once).
+    pub spark_properties: std::sync::Arc<Vec<(String, String)>>,
     pub io_encryption_key: Option<Vec<u8>>,
     pub hadoop_delegation_creds: Option<Vec<u8>>,
     pub resource_profile_id: u32,

@@ -159,7 +159,7 @@ fn task() -> TaskDescription {
 #[test]
 fn every_reply_value_round_trips() {
     let cfg = SparkAppConfig {
-        spark_properties: vec![("spark.app.id".into(), "a".into())],
+        spark_properties: vec![("spark.app.id".into(), "a".into())].into(),
         io_encryption_key: Some(vec![1]),
         hadoop_delegation_creds: None,
         resource_profile_id: 0,

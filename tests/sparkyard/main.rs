@@ -2,6 +2,7 @@
 
 mod cli;
 mod common;
+mod hardening;
 mod lifecycle;
 mod outputs;
 mod scenarios;

@@ -133,14 +133,28 @@ fn the_reporter_finishes_with_exit_11_once_max_executor_failures_is_reached() {
 }
 
 #[test]
-fn a_partitioned_executor_is_dropped_by_the_network_and_expired_by_heartbeats() {
+fn a_partitioned_executor_is_held_by_the_network_and_expired_by_heartbeats() {
     let r = run("heartbeat-partition");
-    let drops = r
+    let cut = r.faults_fired[0].0;
+    let executor_1 = r
+        .processes
+        .iter()
+        .position(|p| p.ends_with("_01_000002"))
+        .expect("executor 1's container") as u32;
+    let heartbeats_after_cut = r
         .trace
         .iter()
-        .filter(|e| matches!(&e.kind, TraceKind::Drop(w) if w == "network"))
+        .filter(|e| {
+            e.kind == TraceKind::Deliver
+                && e.name == "Heartbeat"
+                && e.from == Some(executor_1)
+                && e.time_ms > cut
+        })
         .count();
-    assert!(drops > 0);
+    assert_eq!(
+        heartbeats_after_cut, 0,
+        "the partition holds executor 1's heartbeats"
+    );
     assert!(
         delivered_to(&r, "YarnAM").contains(&"KillExecutors"),
         "killAndReplaceExecutor goes to the AM"

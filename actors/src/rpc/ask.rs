@@ -4,24 +4,35 @@
 //! timed out (Spark's semantics); a late reply is logged `Ignored message: ...`.
 
 use super::endpoint::{Endpoint, EndpointRef};
-use actix::{AsyncContext, Context, Message};
+use actix::{Context, Message};
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{AskContext, AskReply, ReplyValue, RpcAddress};
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+
+/// The properties that name ask timeouts: kept as static strings, so an ask allocates nothing
+/// for its timeout (every executor asks several times while it starts).
+const KNOWN_PROPERTIES: [&str; 5] = [
+    "spark.rpc.askTimeout",
+    "spark.network.timeout",
+    "spark.rpc.lookupTimeout",
+    "ipc.client.rpc-timeout.ms",
+    "yarn.resourcemanager.connect.max-wait.ms",
+];
 
 /// An ask's timeout and the property that controls it (for the exception text).
 #[derive(Clone, Debug)]
 pub struct AskTimeout {
     pub ms: u64,
-    pub property: String,
+    pub property: Cow<'static, str>,
 }
 
 impl AskTimeout {
     pub fn new(ms: u64, property: &str) -> Self {
-        AskTimeout {
-            ms,
-            property: property.to_string(),
-        }
+        let property = match KNOWN_PROPERTIES.iter().find(|p| **p == property) {
+            Some(p) => Cow::Borrowed(*p),
+            None => Cow::Owned(property.to_string()),
+        };
+        AskTimeout { ms, property }
     }
 
     /// `RpcTimeoutException: Cannot receive any reply from <addr> in <duration>. This timeout is
@@ -52,15 +63,16 @@ pub fn scala_duration(ms: u64) -> String {
     }
 }
 
-/// The asks an actor is waiting on, keyed by ask id, with what each was for.
+/// The asks an actor is waiting on, keyed by ask id, with what each was for. An actor waits on
+/// one or two asks at a time, so a short list beats a map (and holds no tree node once empty).
 pub struct AskTable<K> {
-    pending: BTreeMap<u64, K>,
+    pending: Vec<(u64, K)>,
 }
 
 impl<K> Default for AskTable<K> {
     fn default() -> Self {
         AskTable {
-            pending: BTreeMap::new(),
+            pending: Vec::new(),
         }
     }
 }
@@ -73,7 +85,14 @@ impl<K> AskTable<K> {
         self.pending.is_empty()
     }
     pub fn take(&mut self, ask_id: u64) -> Option<K> {
-        self.pending.remove(&ask_id)
+        let i = self.pending.iter().position(|(id, _)| *id == ask_id)?;
+        Some(self.pending.remove(i).1)
+    }
+    fn insert(&mut self, ask_id: u64, what: K) {
+        match self.pending.iter().position(|(id, _)| *id == ask_id) {
+            Some(i) => self.pending[i].1 = what,
+            None => self.pending.push((ask_id, what)),
+        }
     }
 }
 
@@ -104,16 +123,18 @@ pub trait Asker: Endpoint {
         Self: Sized,
     {
         let env = self.env().clone();
-        let remote = env.dispatcher.address_of(to.id);
-        let failure = timeout.failure(&remote);
         // Register before posting: a local failure answers through the mailbox, after this.
         let ask_id = env.dispatcher.next_ask_id_peek();
-        self.asks().pending.insert(ask_id, what);
+        self.asks().insert(ask_id, what);
         let posted = env.ask(me, to, make);
         debug_assert_eq!(posted, ask_id);
-        ctx.run_later(crate::sim::clock::ms(timeout.ms), move |act, ctx| {
+        // The timeout text is written only if the timeout fires (a process's address never
+        // changes, so it reads the same then as now).
+        let (to, timeout) = (to.id, timeout.clone());
+        crate::sim::timers::run_later(ctx, crate::sim::clock::ms(timeout.ms), move |act, ctx| {
             if let Some(what) = act.asks().take(ask_id) {
-                act.on_answer(what, Err(failure), ctx);
+                let remote = act.env().dispatcher.address_of(to);
+                act.on_answer(what, Err(timeout.failure(&remote)), ctx);
             }
         });
     }

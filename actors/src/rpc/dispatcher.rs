@@ -6,7 +6,7 @@
 use crate::sim::faults::{FaultInjector, Verdict};
 use crate::sim::logs::{LogStore, ProcessLog};
 use crate::sim::trace::{Trace, TraceKind};
-use actix::{Message, Recipient};
+use actix::{Actor, Addr, Context, Handler, Message};
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{
     AskContext, AskReply, EndpointId, RemoteRef, RpcAddress, RpcEndpointAddress,
@@ -15,8 +15,9 @@ use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::rc::Rc;
+use std::sync::Arc;
 
-use super::endpoint::{EndpointRef, StopEndpoint};
+use super::endpoint::{EndpointRef, Post, Sink, Stop, StopEndpoint};
 
 /// One simulated process: a container's JVM, a NodeManager, the RM, the submitter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -35,28 +36,66 @@ pub enum ProcessKind {
 
 type Deliver = Box<dyn FnOnce()>;
 
+/// Posts a message built from `T` to a mailbox's recipient (`&dyn Any` is its
+/// `Arc<dyn Post<M>>`): replies and disconnect events, without a sender clone per mailbox.
+type TypedPost<T> = Box<dyn Fn(&dyn Any, T)>;
+
+fn typed_post<M, T: 'static>(make: fn(T) -> M) -> TypedPost<T>
+where
+    M: Message<Result = ()> + Send + 'static,
+{
+    Box::new(move |recipient: &dyn Any, value: T| {
+        if let Some(r) = recipient.downcast_ref::<Arc<dyn Post<M>>>() {
+            r.do_send(make(value));
+        }
+    })
+}
+
 struct Process {
-    name: String,
+    name: Rc<str>,
     address: RpcAddress,
     kind: ProcessKind,
     alive: Rc<Cell<bool>>,
-    names: BTreeMap<String, EndpointId>,
+    /// Named endpoints (a handful per process: a list, not a map).
+    names: Vec<(Rc<str>, EndpointId)>,
     mailboxes: Vec<EndpointId>,
+    /// The mailboxes that get `RemoteProcessDisconnected` events, in registration order.
+    listeners: Vec<EndpointId>,
     peers: BTreeSet<ProcessId>,
     on_exit: Option<Box<dyn Fn(i32)>>,
     log: ProcessLog,
 }
 
+impl Process {
+    fn name_index(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|(n, _)| &**n == name)
+    }
+}
+
 struct Mailbox {
     process: ProcessId,
-    name: Option<String>,
+    name: Option<Rc<str>>,
     /// The endpoint name, or the thread's name for a private queue (traces only).
     label: &'static str,
     active: bool,
+    /// The mailbox's `Arc<dyn Post<M>>`, shared by every `EndpointRef` to it.
     recipient: Box<dyn Any>,
-    reply: Option<Rc<dyn Fn(AskReply)>>,
-    stop: Recipient<StopEndpoint>,
-    disconnect: Option<Rc<dyn Fn(RpcAddress)>>,
+    reply: Option<TypedPost<AskReply>>,
+    /// The same sender, for `StopEndpoint`.
+    stop: Arc<dyn Stop>,
+    disconnect: Option<TypedPost<RpcAddress>>,
+}
+
+/// Where the network sends a message that passed the posting rules.
+enum Route {
+    /// Deliver now (inside the process, or an idle link without latency).
+    Now,
+    /// The network dropped it.
+    Dropped,
+    /// Over the link with this delay.
+    Link(u64),
+    /// Over the link with this delay, twice.
+    Twice(u64),
 }
 
 #[derive(Default)]
@@ -66,19 +105,75 @@ struct Link {
     last_due_ms: u64,
 }
 
+/// An append-only list kept in fixed-size chunks: at a hundred thousand processes a `Vec`
+/// would copy itself on every doubling and leave up to half its capacity unused.
+struct Slab<T> {
+    chunks: Vec<Vec<T>>,
+    len: usize,
+}
+
+const SLAB_CHUNK: usize = 1024;
+
+impl<T> Slab<T> {
+    fn new() -> Self {
+        Slab {
+            chunks: Vec::new(),
+            len: 0,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn push(&mut self, value: T) {
+        if self.len.is_multiple_of(SLAB_CHUNK) {
+            self.chunks.push(Vec::with_capacity(SLAB_CHUNK));
+        }
+        self.chunks
+            .last_mut()
+            .expect("a chunk with room")
+            .push(value);
+        self.len += 1;
+    }
+
+    fn get(&self, i: usize) -> Option<&T> {
+        self.chunks.get(i / SLAB_CHUNK)?.get(i % SLAB_CHUNK)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &T> {
+        self.chunks.iter().flatten()
+    }
+}
+
+impl<T> std::ops::Index<usize> for Slab<T> {
+    type Output = T;
+    fn index(&self, i: usize) -> &T {
+        &self.chunks[i / SLAB_CHUNK][i % SLAB_CHUNK]
+    }
+}
+
+impl<T> std::ops::IndexMut<usize> for Slab<T> {
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        &mut self.chunks[i / SLAB_CHUNK][i % SLAB_CHUNK]
+    }
+}
+
 struct State {
-    processes: Vec<Process>,
-    mailboxes: Vec<Mailbox>,
+    processes: Slab<Process>,
+    mailboxes: Slab<Mailbox>,
     links: BTreeMap<(ProcessId, EndpointId), Link>,
     /// Spark server envs by listening address (the newest process at an address wins).
     servers: BTreeMap<RpcAddress, ProcessId>,
     /// Processes by name (the newest process of a name wins).
-    by_name: BTreeMap<String, ProcessId>,
+    by_name: BTreeMap<Rc<str>, ProcessId>,
     trace: Trace,
     faults: FaultInjector,
     logs: Rc<RefCell<LogStore>>,
     latency_ms: u64,
     next_ask_id: u64,
+    /// Every endpoint name registered so far (a handful), shared by the mailboxes.
+    endpoint_names: Vec<Rc<str>>,
 }
 
 /// A cloneable handle on the network; every RpcEnv holds one.
@@ -107,8 +202,8 @@ impl Dispatcher {
         latency_ms: u64,
     ) -> Self {
         let state = State {
-            processes: Vec::new(),
-            mailboxes: Vec::new(),
+            processes: Slab::new(),
+            mailboxes: Slab::new(),
             links: BTreeMap::new(),
             servers: BTreeMap::new(),
             by_name: BTreeMap::new(),
@@ -117,6 +212,7 @@ impl Dispatcher {
             logs,
             latency_ms,
             next_ask_id: 0,
+            endpoint_names: Vec::new(),
         };
         Dispatcher {
             state: Rc::new(RefCell::new(state)),
@@ -133,18 +229,25 @@ impl Dispatcher {
     ) -> ProcessId {
         let mut st = self.state.borrow_mut();
         let id = ProcessId(st.processes.len() as u32);
-        let log = ProcessLog::new(log_key, st.logs.clone());
+        let name: Rc<str> = Rc::from(name);
+        // A container's process and its logs share one name (its container id).
+        let log = if log_key == &*name {
+            ProcessLog::shared(name.clone(), st.logs.clone())
+        } else {
+            ProcessLog::new(log_key, st.logs.clone())
+        };
         if kind == ProcessKind::SparkServer {
             st.servers.insert(address.clone(), id);
         }
-        st.by_name.insert(name.to_string(), id);
+        st.by_name.insert(name.clone(), id);
         st.processes.push(Process {
-            name: name.to_string(),
+            name,
             address,
             kind,
             alive: Rc::new(Cell::new(true)),
-            names: BTreeMap::new(),
+            names: Vec::new(),
             mailboxes: Vec::new(),
+            listeners: Vec::new(),
             peers: BTreeSet::new(),
             on_exit: None,
             log,
@@ -173,7 +276,7 @@ impl Dispatcher {
     pub fn process_name(&self, process: ProcessId) -> String {
         self.state.borrow().processes[process.0 as usize]
             .name
-            .clone()
+            .to_string()
     }
 
     pub fn is_process_alive(&self, process: ProcessId) -> bool {
@@ -189,16 +292,16 @@ impl Dispatcher {
 
     /// Registers a mailbox. A `name` makes it a Spark endpoint others can look up; `None` is a
     /// thread's private queue (asks' replies, local notifications).
-    pub fn register<M>(
+    pub fn register<A, M>(
         &self,
         process: ProcessId,
         name: Option<&str>,
         label: &'static str,
-        recipient: Recipient<M>,
-        stop: Recipient<StopEndpoint>,
+        addr: Addr<A>,
         reply: Option<fn(AskReply) -> M>,
     ) -> Result<EndpointRef<M>, RpcFailure>
     where
+        A: Actor<Context = Context<A>> + Handler<M> + Handler<StopEndpoint>,
         M: Message<Result = ()> + Send + 'static,
     {
         let mut st = self.state.borrow_mut();
@@ -207,25 +310,38 @@ impl Dispatcher {
         if !proc.alive.get() {
             return Err(RpcFailure::illegal_state("RpcEnv has been stopped"));
         }
-        if let Some(n) = name {
-            if proc.names.contains_key(n) {
-                let text = format!("There is already an RpcEndpoint called {n}");
-                return Err(RpcFailure::new("java.lang.IllegalArgumentException", text));
-            }
-            proc.names.insert(n.to_string(), id);
+        if let Some(n) = name
+            && proc.name_index(n).is_some()
+        {
+            let text = format!("There is already an RpcEndpoint called {n}");
+            return Err(RpcFailure::new("java.lang.IllegalArgumentException", text));
+        }
+        // Endpoint names repeat in every process (`Executor`): one shared copy of each.
+        let name: Option<Rc<str>> =
+            name.map(|n| match st.endpoint_names.iter().find(|k| &***k == n) {
+                Some(k) => k.clone(),
+                None => {
+                    let k: Rc<str> = Rc::from(n);
+                    st.endpoint_names.push(k.clone());
+                    k
+                }
+            });
+        let proc = &mut st.processes[process.0 as usize];
+        if let Some(n) = &name {
+            proc.names.reserve_exact(1);
+            proc.names.push((n.clone(), id));
         }
         proc.mailboxes.push(id);
-        let reply_sink: Option<Rc<dyn Fn(AskReply)>> = reply.map(|make| {
-            let r = recipient.clone();
-            Rc::new(move |rep: AskReply| r.do_send(make(rep))) as Rc<dyn Fn(AskReply)>
-        });
+        let sink = Arc::new(Sink(addr));
+        let recipient: Arc<dyn Post<M>> = sink.clone();
+        let stop: Arc<dyn Stop> = sink;
         st.mailboxes.push(Mailbox {
             process,
-            name: name.map(str::to_string),
+            name,
             label,
             active: true,
             recipient: Box::new(recipient.clone()),
-            reply: reply_sink,
+            reply: reply.map(typed_post),
             stop,
             disconnect: None,
         });
@@ -238,12 +354,18 @@ impl Dispatcher {
         M: Message<Result = ()> + Send + 'static,
     {
         let mut st = self.state.borrow_mut();
-        let r = st.mailboxes[id.0 as usize]
-            .recipient
-            .downcast_ref::<Recipient<M>>()
-            .cloned();
-        if let Some(r) = r {
-            st.mailboxes[id.0 as usize].disconnect = Some(Rc::new(move |a| r.do_send(make(a))));
+        let mb = &mut st.mailboxes[id.0 as usize];
+        if !mb.recipient.is::<Arc<dyn Post<M>>>() {
+            return;
+        }
+        mb.disconnect = Some(typed_post(make));
+        let process = mb.process;
+        // Only a mailbox its process still lists gets the events (as when scanning them all).
+        let proc = &mut st.processes[process.0 as usize];
+        if proc.mailboxes.contains(&id)
+            && let Err(at) = proc.listeners.binary_search(&id)
+        {
+            proc.listeners.insert(at, id);
         }
     }
 
@@ -253,7 +375,8 @@ impl Dispatcher {
         M: Message<Result = ()> + Send + 'static,
     {
         let st = self.state.borrow();
-        let id = *st.processes[process.0 as usize].names.get(name)?;
+        let proc = &st.processes[process.0 as usize];
+        let id = proc.names[proc.name_index(name)?].1;
         Self::typed(&st, id)
     }
 
@@ -273,10 +396,9 @@ impl Dispatcher {
 
     /// The mailbox registered under `name` in a process, if any.
     pub fn lookup_id(&self, process: ProcessId, name: &str) -> Option<EndpointId> {
-        self.state.borrow().processes[process.0 as usize]
-            .names
-            .get(name)
-            .copied()
+        let st = self.state.borrow();
+        let proc = &st.processes[process.0 as usize];
+        proc.name_index(name).map(|i| proc.names[i].1)
     }
 
     /// The live Spark server process listening at `address` (what a `spark://` URI names).
@@ -299,7 +421,7 @@ impl Dispatcher {
         M: Message<Result = ()> + Send + 'static,
     {
         let mb = st.mailboxes.get(id.0 as usize)?;
-        let recipient = mb.recipient.downcast_ref::<Recipient<M>>()?.clone();
+        let recipient = mb.recipient.downcast_ref::<Arc<dyn Post<M>>>()?.clone();
         Some(EndpointRef { id, recipient })
     }
 
@@ -309,7 +431,7 @@ impl Dispatcher {
         let mb = &st.mailboxes[id.0 as usize];
         let proc = &st.processes[mb.process.0 as usize];
         let rpc_address = (proc.kind != ProcessKind::SparkClient).then(|| proc.address.clone());
-        let name = mb.name.clone().unwrap_or_default();
+        let name = mb.name.as_deref().unwrap_or_default().to_string();
         RemoteRef {
             id,
             address: RpcEndpointAddress { rpc_address, name },
@@ -351,19 +473,45 @@ impl Dispatcher {
     where
         M: Message<Result = ()> + Send + Clone + 'static,
     {
-        let recipient = to.recipient.clone();
-        // A copy only when a network rule could duplicate it (messages are plain data).
-        let copy: Option<Deliver> = self.state.borrow().faults.has_rules().then(|| {
-            let (r, m) = (recipient.clone(), msg.clone());
-            Box::new(move || r.do_send(m)) as Deliver
-        });
-        self.post(
-            from,
-            to.id,
-            name,
-            Box::new(move || recipient.do_send(msg)),
-            copy,
-        )
+        let mut st = self.state.borrow_mut();
+        let key = (from, to.id);
+        match self.route(&mut st, from, to.id, name)? {
+            Route::Now => {
+                drop(st);
+                to.recipient.do_send(msg);
+            }
+            Route::Dropped => {}
+            Route::Link(delay) => self.enqueue_send(st, key, delay, name, &to.recipient, msg),
+            Route::Twice(delay) => {
+                // The copy follows the original on the same link; the receiver handles both.
+                let copy = msg.clone();
+                self.enqueue_send(st, key, delay, name, &to.recipient, msg);
+                let st = self.state.borrow_mut();
+                self.enqueue_send(st, key, delay, name, &to.recipient, copy);
+            }
+        }
+        Ok(())
+    }
+
+    /// A message over a link: at once if the link is idle and has no delay, else queued.
+    fn enqueue_send<M>(
+        &self,
+        mut st: std::cell::RefMut<'_, State>,
+        key: (ProcessId, EndpointId),
+        delay_ms: u64,
+        name: &'static str,
+        recipient: &Arc<dyn Post<M>>,
+        msg: M,
+    ) where
+        M: Message<Result = ()> + Send + 'static,
+    {
+        if Self::deliver_at_once(&mut st, key, delay_ms, name) {
+            drop(st);
+            recipient.do_send(msg);
+        } else {
+            let r = recipient.clone();
+            self.queue(st, key, delay_ms, name, Box::new(move || r.do_send(msg)));
+        }
     }
 
     /// Posts an ask's reply back to the asker's mailbox.
@@ -373,57 +521,74 @@ impl Dispatcher {
         ctx: AskContext,
         result: Result<sparkyard_messages::rpc::ReplyValue, RpcFailure>,
     ) {
-        let sink = self.state.borrow().mailboxes[ctx.reply_to.0 as usize]
-            .reply
-            .clone();
-        let Some(sink) = sink else { return };
+        let mut st = self.state.borrow_mut();
+        let to = ctx.reply_to;
+        if st.mailboxes[to.0 as usize].reply.is_none() {
+            return;
+        }
         let reply = AskReply {
             ask_id: ctx.ask_id,
             result,
         };
-        let copy: Option<Deliver> = self.state.borrow().faults.has_rules().then(|| {
-            let (sk, rp) = (sink.clone(), reply.clone());
-            Box::new(move || sk(rp)) as Deliver
-        });
-        let _ = self.post(
-            from,
-            ctx.reply_to,
-            "AskReply",
-            Box::new(move || sink(reply)),
-            copy,
-        );
+        let key = (from, to);
+        match self.route(&mut st, from, to, "AskReply") {
+            Err(_) | Ok(Route::Dropped) => {}
+            Ok(Route::Now) => Self::post_reply(&st, to, reply),
+            Ok(Route::Link(delay)) => self.enqueue_reply(st, key, delay, reply),
+            Ok(Route::Twice(delay)) => {
+                let copy = reply.clone();
+                self.enqueue_reply(st, key, delay, reply);
+                let st = self.state.borrow_mut();
+                self.enqueue_reply(st, key, delay, copy);
+            }
+        }
+    }
+
+    fn enqueue_reply(
+        &self,
+        mut st: std::cell::RefMut<'_, State>,
+        key: (ProcessId, EndpointId),
+        delay_ms: u64,
+        reply: AskReply,
+    ) {
+        if Self::deliver_at_once(&mut st, key, delay_ms, "AskReply") {
+            Self::post_reply(&st, key.1, reply);
+        } else {
+            let this = self.clone();
+            let deliver = move || Self::post_reply(&this.state.borrow(), key.1, reply);
+            self.queue(st, key, delay_ms, "AskReply", Box::new(deliver));
+        }
+    }
+
+    /// Hands a reply to the asker's mailbox (posting never calls back into the Dispatcher).
+    fn post_reply(st: &State, to: EndpointId, reply: AskReply) {
+        let mb = &st.mailboxes[to.0 as usize];
+        if let Some(post) = &mb.reply {
+            post(&*mb.recipient, reply);
+        }
     }
 
     /// Fails an ask at once without a network hop (the post itself failed at the sender).
     pub fn fail_ask_locally(&self, ctx: AskContext, failure: RpcFailure) {
-        let sink = self.state.borrow().mailboxes[ctx.reply_to.0 as usize]
-            .reply
-            .clone();
-        if let Some(sink) = sink {
-            sink(AskReply {
-                ask_id: ctx.ask_id,
-                result: Err(failure),
-            });
-        }
+        let reply = AskReply {
+            ask_id: ctx.ask_id,
+            result: Err(failure),
+        };
+        Self::post_reply(&self.state.borrow(), ctx.reply_to, reply);
     }
 
-    fn post(
+    /// Spark's posting rules, the trace and the fault verdict for one message.
+    fn route(
         &self,
+        st: &mut State,
         from: ProcessId,
         to: EndpointId,
         name: &'static str,
-        deliver: Deliver,
-        copy: Option<Deliver>,
-    ) -> Result<(), RpcFailure> {
-        let mut st = self.state.borrow_mut();
+    ) -> Result<Route, RpcFailure> {
         st.trace.begin_message();
         let from_mailbox = Some(from.0);
         let target_process = st.mailboxes[to.0 as usize].process;
-        let (proc_alive, address) = {
-            let p = &st.processes[target_process.0 as usize];
-            (p.alive.get(), p.address.clone())
-        };
-        if !proc_alive {
+        if !st.processes[target_process.0 as usize].alive.get() {
             st.trace.record(
                 TraceKind::Drop("connection refused".into()),
                 from_mailbox,
@@ -436,11 +601,15 @@ impl Dispatcher {
                     "RpcEnv already stopped.",
                 )
             } else {
-                connect_failure(&address)
+                connect_failure(&st.processes[target_process.0 as usize].address)
             });
         }
         if !st.mailboxes[to.0 as usize].active {
-            let n = st.mailboxes[to.0 as usize].name.clone().unwrap_or_default();
+            let n = st.mailboxes[to.0 as usize]
+                .name
+                .as_deref()
+                .unwrap_or_default()
+                .to_string();
             st.trace.record(
                 TraceKind::Drop(format!("Could not find {n}.")),
                 from_mailbox,
@@ -454,23 +623,22 @@ impl Dispatcher {
         if from == target_process {
             st.trace
                 .record(TraceKind::Deliver, from_mailbox, Some(to), name);
-            drop(st);
-            deliver();
-            return Ok(());
+            return Ok(Route::Now);
         }
-        self.connect(&mut st, from, target_process);
+        self.connect(st, from, target_process);
         let verdict = if st.faults.has_rules() {
             let now = crate::sim::clock::now_ms();
+            let st = &mut *st;
             let (f, t) = (
-                st.processes[from.0 as usize].name.clone(),
-                st.processes[target_process.0 as usize].name.clone(),
+                &st.processes[from.0 as usize].name,
+                &st.processes[target_process.0 as usize].name,
             );
-            st.faults.verdict(now, &f, &t, name)
+            st.faults.verdict(now, f, t, name)
         } else {
             Verdict::Deliver { extra_delay_ms: 0 }
         };
         let delay = st.latency_ms;
-        match verdict {
+        Ok(match verdict {
             Verdict::Drop => {
                 st.trace.record(
                     TraceKind::Drop("network".into()),
@@ -478,28 +646,19 @@ impl Dispatcher {
                     Some(to),
                     name,
                 );
-                Ok(())
+                Route::Dropped
             }
-            Verdict::Deliver { extra_delay_ms } => {
-                self.enqueue(st, (from, to), delay + extra_delay_ms, name, deliver);
-                Ok(())
-            }
+            Verdict::Deliver { extra_delay_ms } => Route::Link(delay + extra_delay_ms),
             Verdict::Duplicate => {
-                // The copy follows the original on the same link; the receiver handles both.
                 st.trace.record(
                     TraceKind::Fault("duplicate".into()),
                     from_mailbox,
                     Some(to),
                     name,
                 );
-                self.enqueue(st, (from, to), delay, name, deliver);
-                if let Some(copy) = copy {
-                    let st = self.state.borrow_mut();
-                    self.enqueue(st, (from, to), delay, name, copy);
-                }
-                Ok(())
+                Route::Twice(delay)
             }
-        }
+        })
     }
 
     fn connect(&self, st: &mut State, a: ProcessId, b: ProcessId) {
@@ -510,9 +669,25 @@ impl Dispatcher {
         }
     }
 
-    /// Delivers now if nothing is in flight on the link and there is no delay; otherwise queues
-    /// behind what is in flight (TCP order) and wakes a timer at the due time.
-    fn enqueue(
+    /// Whether a message goes through at once: nothing in flight on the link and no delay (the
+    /// delivery is traced then); otherwise it queues behind what is in flight (TCP order).
+    fn deliver_at_once(
+        st: &mut State,
+        key: (ProcessId, EndpointId),
+        delay_ms: u64,
+        name: &'static str,
+    ) -> bool {
+        let in_flight = st.links.get(&key).is_some_and(|l| !l.queue.is_empty());
+        if delay_ms == 0 && !in_flight {
+            st.trace
+                .record(TraceKind::Deliver, Some(key.0.0), Some(key.1), name);
+            return true;
+        }
+        false
+    }
+
+    /// Queues a delivery on its link and wakes a timer at its due time.
+    fn queue(
         &self,
         mut st: std::cell::RefMut<'_, State>,
         key: (ProcessId, EndpointId),
@@ -521,14 +696,6 @@ impl Dispatcher {
         deliver: Deliver,
     ) {
         let now = crate::sim::clock::now_ms();
-        let in_flight = st.links.get(&key).is_some_and(|l| !l.queue.is_empty());
-        if delay_ms == 0 && !in_flight {
-            st.trace
-                .record(TraceKind::Deliver, Some(key.0.0), Some(key.1), name);
-            drop(st);
-            deliver();
-            return;
-        }
         let msg_id = st.trace.current_msg();
         let link = st.links.entry(key).or_default();
         let due = (now + delay_ms).max(link.last_due_ms);
@@ -570,7 +737,7 @@ impl Dispatcher {
         if !mb.active {
             let text = format!(
                 "Drop {name} because endpoint {} is stopped",
-                mb.name.clone().unwrap_or_default()
+                mb.name.as_deref().unwrap_or_default()
             );
             let log = st.processes[mb.process.0 as usize].log.clone();
             st.trace
@@ -594,12 +761,16 @@ impl Dispatcher {
             return;
         }
         mb.active = false;
-        let (process, name, stop) = (mb.process, mb.name.clone(), mb.stop.clone());
+        let (process, name) = (mb.process, mb.name.clone());
         if let Some(n) = name {
-            st.processes[process.0 as usize].names.remove(&n);
+            let proc = &mut st.processes[process.0 as usize];
+            if let Some(i) = proc.name_index(&n) {
+                proc.names.remove(i);
+            }
         }
-        drop(st);
-        stop.do_send(StopEndpoint { kill: false });
+        st.mailboxes[id.0 as usize]
+            .stop
+            .stop(StopEndpoint { kill: false });
     }
 
     /// Ends a process with an exit code: every endpoint stops at once (a dead JVM handles
@@ -623,6 +794,8 @@ impl Dispatcher {
             mb.active = false;
             stops.push(mb.stop.clone());
         }
+        // Only the peers' listeners: a driver talks to every executor, and each executor that
+        // exits must not scan the driver's mailboxes (one per container launch).
         let mut disconnects = Vec::new();
         for peer in peers {
             let p = &mut st.processes[peer.0 as usize];
@@ -630,28 +803,42 @@ impl Dispatcher {
             if !p.alive.get() {
                 continue;
             }
-            let ids = p.mailboxes.clone();
-            for id in ids {
-                if let Some(d) = st.mailboxes[id.0 as usize].disconnect.clone() {
-                    disconnects.push(d);
-                }
-            }
+            disconnects.extend(p.listeners.iter().copied());
         }
-        st.trace.record(
-            TraceKind::State(format!("process exited with {exit_code}")),
-            None,
-            None,
-            "Process",
-        );
+        if st.trace.enabled {
+            st.trace.record(
+                TraceKind::State(format!("process exited with {exit_code}")),
+                None,
+                None,
+                "Process",
+            );
+        }
         drop(st);
         for stop in stops {
-            stop.do_send(StopEndpoint { kill: true });
+            stop.stop(StopEndpoint { kill: true });
         }
-        for d in disconnects {
-            d(address.clone());
+        for id in disconnects {
+            let st = self.state.borrow();
+            let mb = &st.mailboxes[id.0 as usize];
+            if let Some(post) = &mb.disconnect {
+                post(&*mb.recipient, address.clone());
+            }
         }
         if let Some(f) = on_exit {
             f(exit_code);
+        }
+    }
+
+    /// Whether the trace records (so a caller can skip building a record nobody keeps).
+    pub fn tracing(&self) -> bool {
+        self.state.borrow().trace.enabled
+    }
+
+    /// Records a state change or fault in the trace; `kind` is built only when recording.
+    pub fn trace_with(&self, kind: impl FnOnce() -> TraceKind, subject: &'static str) {
+        let mut st = self.state.borrow_mut();
+        if st.trace.enabled {
+            st.trace.record(kind(), None, None, subject);
         }
     }
 
@@ -719,7 +906,7 @@ impl Dispatcher {
             .borrow()
             .processes
             .iter()
-            .map(|p| p.name.clone())
+            .map(|p| p.name.to_string())
             .collect()
     }
 
@@ -739,17 +926,17 @@ impl Dispatcher {
 impl Dispatcher {
     /// A mailbox for an actor of a process that is already dead: registered so ids stay valid,
     /// but inactive, so every post to it fails.
-    pub(crate) fn register_detached<M>(
-        &self,
-        recipient: Recipient<M>,
-        stop: Recipient<StopEndpoint>,
-    ) -> EndpointRef<M>
+    pub(crate) fn register_detached<A, M>(&self, addr: Addr<A>) -> EndpointRef<M>
     where
+        A: Actor<Context = Context<A>> + Handler<M> + Handler<StopEndpoint>,
         M: Message<Result = ()> + Send + 'static,
     {
         let mut st = self.state.borrow_mut();
         let id = EndpointId(st.mailboxes.len() as u32);
         let process = ProcessId(0);
+        let sink = Arc::new(Sink(addr));
+        let recipient: Arc<dyn Post<M>> = sink.clone();
+        let stop: Arc<dyn Stop> = sink;
         st.mailboxes.push(Mailbox {
             process,
             name: None,

@@ -5,13 +5,48 @@
 //! message, which is exactly Spark's "OnStart is enqueued first" rule (`ctx.notify` would run
 //! after queued messages, so it is never used for OnStart).
 
-use actix::{Message, Recipient};
+use actix::{Actor, Addr, Context, Handler, Message};
 use sparkyard_messages::rpc::EndpointId;
+use std::sync::Arc;
 
 /// A reference to an endpoint that receives messages of type `M` (Spark `RpcEndpointRef`).
+/// Every reference to one mailbox shares its one actix sender: cloning a reference allocates
+/// nothing (an actix `Recipient` or `Addr` clone allocates a sender task each time).
 pub struct EndpointRef<M: Message<Result = ()> + Send> {
     pub id: EndpointId,
-    pub(crate) recipient: Recipient<M>,
+    pub(crate) recipient: Arc<dyn Post<M>>,
+}
+
+/// Where messages of type `M` can be posted (what a typed reference holds).
+pub(crate) trait Post<M>: Send + Sync {
+    fn do_send(&self, msg: M);
+}
+
+/// Where a mailbox's `StopEndpoint` goes.
+pub(crate) trait Stop {
+    fn stop(&self, msg: StopEndpoint);
+}
+
+/// A mailbox's sender: the actor's address, shared by its typed references and its stop path.
+pub(crate) struct Sink<A: Actor>(pub(crate) Addr<A>);
+
+impl<A, M> Post<M> for Sink<A>
+where
+    A: Actor<Context = Context<A>> + Handler<M>,
+    M: Message<Result = ()> + Send + 'static,
+{
+    fn do_send(&self, msg: M) {
+        self.0.do_send(msg);
+    }
+}
+
+impl<A> Stop for Sink<A>
+where
+    A: Actor<Context = Context<A>> + Handler<StopEndpoint>,
+{
+    fn stop(&self, msg: StopEndpoint) {
+        self.0.do_send(msg);
+    }
 }
 
 impl<M: Message<Result = ()> + Send> Clone for EndpointRef<M> {

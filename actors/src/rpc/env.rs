@@ -58,15 +58,8 @@ impl RpcEnv {
         A: Actor<Context = Context<A>> + Handler<M> + Handler<StopEndpoint>,
         M: Message<Result = ()> + Send + 'static,
     {
-        let stop = addr.clone().recipient::<StopEndpoint>();
-        self.dispatcher.register(
-            self.process,
-            Some(name),
-            "",
-            addr.clone().recipient(),
-            stop,
-            reply,
-        )
+        self.dispatcher
+            .register(self.process, Some(name), "", addr.clone(), reply)
     }
 
     /// Registers a thread's private queue (not visible to lookups), e.g. the Driver thread.
@@ -80,20 +73,13 @@ impl RpcEnv {
         A: Actor<Context = Context<A>> + Handler<M> + Handler<StopEndpoint>,
         M: Message<Result = ()> + Send + 'static,
     {
-        let stop = addr.clone().recipient::<StopEndpoint>();
-        match self.dispatcher.register(
-            self.process,
-            None,
-            label,
-            addr.clone().recipient(),
-            stop,
-            reply,
-        ) {
+        match self
+            .dispatcher
+            .register(self.process, None, label, addr.clone(), reply)
+        {
             Ok(r) => r,
             // A thread of a dead process: it gets a mailbox nothing can reach.
-            Err(_) => self
-                .dispatcher
-                .register_detached(addr.clone().recipient(), addr.clone().recipient()),
+            Err(_) => self.dispatcher.register_detached(addr.clone()),
         }
     }
 

@@ -41,6 +41,8 @@ pub struct RunCounters {
     /// Each AM attempt's exit: the AM's own exit code, replaced by the container's exit status
     /// when YARN reports it (a killed AM has only the latter).
     pub am_exit_codes: std::collections::BTreeMap<u32, i32>,
+    /// The last driver's jobs: (AM attempt, jobs submitted, jobs succeeded).
+    pub driver_jobs: (u32, u32, u32),
     /// The driver program's stdout key (its container id), per attempt.
     pub driver_containers: Vec<String>,
 }
@@ -56,6 +58,8 @@ pub struct SimContext {
     pub listener: crate::sim::listener::ListenerBus,
     /// The fault plan and what fired.
     pub faults: crate::sim::faults::FaultController,
+    /// Invariants broken during the run.
+    pub violations: crate::sim::invariants::Violations,
     /// The AM attempt running now (1, 2, ...), for triggers and fault targets.
     pub current_attempt: std::cell::Cell<u32>,
     /// The current AM container and its host.
@@ -91,6 +95,7 @@ impl SimContext {
             counters: RefCell::new(RunCounters::default()),
             listener: crate::sim::listener::ListenerBus::new(record_events),
             faults,
+            violations: Default::default(),
             current_attempt: std::cell::Cell::new(0),
             am_container: RefCell::new(None),
             executors: RefCell::new(std::collections::BTreeMap::new()),

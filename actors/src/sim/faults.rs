@@ -56,8 +56,12 @@ pub struct LinkRule {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RuleAction {
     Drop,
-    Delay { ms: u64 },
+    Delay {
+        ms: u64,
+    },
     Duplicate,
+    /// A partition: TCP holds the bytes, so messages arrive when the rule ends (the heal).
+    HoldUntilEnd,
 }
 
 impl LinkRule {
@@ -102,6 +106,9 @@ impl FaultInjector {
                     RuleAction::Drop => Verdict::Drop,
                     RuleAction::Delay { ms } => Verdict::Deliver { extra_delay_ms: ms },
                     RuleAction::Duplicate => Verdict::Duplicate,
+                    RuleAction::HoldUntilEnd => Verdict::Deliver {
+                        extra_delay_ms: rule.active_until_ms.saturating_sub(now_ms),
+                    },
                 };
             }
         }

@@ -72,6 +72,11 @@ impl ProcessLog {
         }
     }
 
+    /// A logger whose key is already shared (a container's process name is its log key).
+    pub fn shared(key: Rc<str>, store: Rc<RefCell<LogStore>>) -> Self {
+        ProcessLog { key, store }
+    }
+
     pub fn key(&self) -> &str {
         &self.key
     }

@@ -85,14 +85,20 @@ pub fn start_client(sim: &Rc<SimContext>, rm: EndpointRef<ResourceManagerMsg>) {
 /// What a NodeManager runs when a container's JVM starts.
 fn container_launcher(sim: Rc<SimContext>, rm: EndpointRef<ResourceManagerMsg>) -> Launcher {
     Rc::new(
-        move |req: &StartContainerRequest, nm: &EndpointRef<NodeManagerMsg>| {
+        move |req: Box<StartContainerRequest>, nm: &EndpointRef<NodeManagerMsg>| {
             let d = &sim.dispatcher;
-            let c = &req.container;
+            let StartContainerRequest {
+                container: c,
+                launch_context,
+            } = *req;
             let host = c.node_id.host.clone();
             let key = c.id.to_string();
-            let command = req.launch_context.commands.join(" ");
-            d.logs().borrow_mut().set_container(&key, &host, &command);
-            let pid = match &req.launch_context.main {
+            let logs = d.logs();
+            if logs.borrow().capture {
+                let command = launch_context.commands.join(" ");
+                logs.borrow_mut().set_container(&key, &host, &command);
+            }
+            let pid = match launch_context.main {
                 ContainerMain::ApplicationMaster {
                     user_class,
                     jar,
@@ -108,9 +114,9 @@ fn container_launcher(sim: Rc<SimContext>, rm: EndpointRef<ResourceManagerMsg>) 
                     let env = RpcEnv::new(d.clone(), pid);
                     crate::rpc::verifier::RpcEndpointVerifier::start(&env);
                     let uc = UserClass {
-                        name: user_class.clone(),
-                        jar: jar.clone(),
-                        args: args.clone(),
+                        name: user_class,
+                        jar,
+                        args,
                     };
                     ApplicationMaster::start(sim.clone(), env, c.clone(), rm.clone(), uc);
                     pid
@@ -123,7 +129,7 @@ fn container_launcher(sim: Rc<SimContext>, rm: EndpointRef<ResourceManagerMsg>) 
                         ProcessKind::SparkClient,
                         &key,
                     );
-                    ExecutorMain::start(sim.clone(), RpcEnv::new(d.clone(), pid), args.clone());
+                    ExecutorMain::start(sim.clone(), RpcEnv::new(d.clone(), pid), args);
                     pid
                 }
             };

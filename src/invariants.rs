@@ -1,0 +1,159 @@
+//! The invariants checked once a run has ended (those checked during the run live in
+//! `sparkyard_actors::sim::invariants`). Each is a function of the run's result, so a test can
+//! hand it a result that breaks it.
+
+use crate::runner::RunResult;
+use sparkyard_actors::config::SimConfig;
+use sparkyard_actors::sim::invariants::{Violation, attempts_bounded, name};
+use sparkyard_messages::records::{FinalApplicationStatus as Final, YarnApplicationState as State};
+
+/// What the end-of-run checks need to know about the settings.
+pub struct Limits {
+    pub max_attempts: u32,
+    /// Whether failures can expire (then the exact count cannot be recomputed).
+    pub failures_expire: bool,
+}
+
+impl Limits {
+    pub fn of(config: &SimConfig) -> Self {
+        let yarn = config.yarn.am_max_attempts;
+        let max_attempts = config.spark.max_app_attempts.map_or(yarn, |s| s.min(yarn));
+        Limits {
+            max_attempts,
+            failures_expire: config
+                .spark
+                .executor_failures_validity_interval_ms
+                .is_some(),
+        }
+    }
+}
+
+fn violation(invariant: &'static str, detail: String, r: &RunResult) -> Violation {
+    Violation {
+        invariant,
+        detail,
+        time_ms: r.end_ms,
+    }
+}
+
+/// Every end-of-run invariant that does not hold.
+pub fn check(r: &RunResult, limits: &Limits) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let o = &r.outcome;
+    let c = &r.counters;
+    let succeeded = o.state == Some(State::Finished) && o.final_status == Some(Final::Succeeded);
+    if succeeded && (c.driver_jobs.1 == 0 || c.driver_jobs.1 != c.driver_jobs.2) {
+        let (a, jobs, ok) = c.driver_jobs;
+        out.push(violation(
+            name::SUCCEEDED_RAN_ALL_TASKS,
+            format!("SUCCEEDED, but attempt {a}'s driver finished {ok} of {jobs} jobs"),
+            r,
+        ));
+    }
+    if succeeded == o.exception.is_some() {
+        out.push(violation(
+            name::EXIT_CODE_MATCHES,
+            format!(
+                "final status {:?} / {:?} with exception {:?}",
+                o.state, o.final_status, o.exception
+            ),
+            r,
+        ));
+    }
+    if !limits.failures_expire {
+        let bad_node = c
+            .executors_lost
+            .iter()
+            .filter(|(_, _, _, reason)| reason.starts_with("Container from a bad node"))
+            .count() as u32;
+        if bad_node != c.executor_failures_counted {
+            let detail = format!(
+                "{} failures counted, but {bad_node} losses were \"Container from a bad node\"",
+                c.executor_failures_counted
+            );
+            out.push(violation(name::FAILURES_COUNTED, detail, r));
+        }
+    }
+    if let Err(detail) = attempts_bounded(c.am_attempts, limits.max_attempts) {
+        out.push(violation(name::ATTEMPTS_BOUNDED, detail, r));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sparkyard_actors::sim::context::{ClientOutcome, RunCounters};
+    use sparkyard_actors::sim::logs::LogStore;
+
+    fn result(state: State, fs: Final, exception: bool) -> RunResult {
+        let outcome = ClientOutcome {
+            application_id: None,
+            state: Some(state),
+            final_status: Some(fs),
+            diagnostics: String::new(),
+            exception: exception.then(|| ("c".into(), "m".into())),
+            finished_at_ms: 1,
+            temp_dir: String::new(),
+        };
+        let counters = RunCounters {
+            am_attempts: 1,
+            driver_jobs: (1, 1, 1),
+            ..RunCounters::default()
+        };
+        RunResult {
+            outcome,
+            counters,
+            logs: LogStore::default(),
+            trace: Vec::new(),
+            fingerprint: 0,
+            labels: Vec::new(),
+            processes: Vec::new(),
+            end_ms: 1,
+            epoch_ms: 0,
+            events: Vec::new(),
+            faults_fired: Vec::new(),
+            faults_unfired: Vec::new(),
+            violations: Vec::new(),
+        }
+    }
+
+    const LIMITS: Limits = Limits {
+        max_attempts: 2,
+        failures_expire: false,
+    };
+
+    fn names(r: &RunResult) -> Vec<&'static str> {
+        check(r, &LIMITS).iter().map(|v| v.invariant).collect()
+    }
+
+    #[test]
+    fn a_good_run_breaks_nothing() {
+        assert!(names(&result(State::Finished, Final::Succeeded, false)).is_empty());
+        assert!(names(&result(State::Failed, Final::Failed, true)).is_empty());
+    }
+
+    #[test]
+    fn each_end_of_run_invariant_can_fail() {
+        let mut r = result(State::Finished, Final::Succeeded, false);
+        r.counters.driver_jobs = (1, 2, 1);
+        assert_eq!(names(&r), [name::SUCCEEDED_RAN_ALL_TASKS]);
+        assert_eq!(
+            names(&result(State::Finished, Final::Succeeded, true)),
+            [name::EXIT_CODE_MATCHES]
+        );
+        assert_eq!(
+            names(&result(State::Finished, Final::Failed, false)),
+            [name::EXIT_CODE_MATCHES]
+        );
+        let mut r = result(State::Failed, Final::Failed, true);
+        r.counters.executor_failures_counted = 2;
+        r.counters
+            .executors_lost
+            .push((1, 1, 1, "Container from a bad node: c".into()));
+        assert_eq!(names(&r), [name::FAILURES_COUNTED]);
+        let mut r = result(State::Failed, Final::Failed, true);
+        r.counters.am_attempts = 3;
+        assert_eq!(names(&r), [name::ATTEMPTS_BOUNDED]);
+    }
+}

@@ -1,0 +1,125 @@
+//! What a run leaves besides the console and the container logs (issue 4): Spark event logs the
+//! real History Server reads (`eventlog`), a Chrome/Perfetto timeline (`timeline`), a Mermaid
+//! sequence diagram (`sequence`) and a progress bar (`progress`), plus the flags that ask for
+//! them (`OutputArgs`, flattened into `sparkyard submit`). Every file is a function of the run,
+//! so the same seed gives the same bytes.
+
+pub mod eventlog;
+mod json;
+pub mod progress;
+pub mod runmap;
+pub mod sequence;
+pub mod timeline;
+
+pub use eventlog::write_event_logs;
+pub use progress::progress_hook;
+pub use sequence::{SequenceFilter, sequence_diagram, write_sequence};
+pub use timeline::write_chrome_trace;
+
+use crate::error::UserError;
+use crate::runner::{ProgressHook, RunResult};
+use sparkyard_actors::config::SparkSettings;
+use std::cell::RefCell;
+use std::path::PathBuf;
+
+/// The output flags of `sparkyard submit` (the event log is Spark's own `--conf
+/// spark.eventLog.*`).
+#[derive(clap::Args, Debug, Default)]
+pub struct OutputArgs {
+    /// Write a timeline of the run (Chrome Trace Event JSON: open it in ui.perfetto.dev or
+    /// chrome://tracing).
+    #[arg(long = "trace", value_name = "FILE", help_heading = "Output options")]
+    pub trace: Option<PathBuf>,
+    /// Write a Mermaid sequence diagram of the lifecycle messages.
+    #[arg(
+        long = "sequence",
+        value_name = "FILE",
+        help_heading = "Output options"
+    )]
+    pub sequence: Option<PathBuf>,
+    /// In the sequence diagram, only executor N's path (and the steps that launch it).
+    #[arg(
+        long = "sequence-executor",
+        value_name = "N",
+        requires = "sequence",
+        help_heading = "Output options"
+    )]
+    pub sequence_executor: Option<u32>,
+    /// In the sequence diagram, leave out task messages (LaunchTask, StatusUpdate, ReviveOffers, heartbeats).
+    #[arg(
+        long = "sequence-no-tasks",
+        requires = "sequence",
+        help_heading = "Output options"
+    )]
+    pub sequence_no_tasks: bool,
+    /// In the sequence diagram, only the first N messages.
+    #[arg(
+        long = "sequence-limit",
+        value_name = "N",
+        requires = "sequence",
+        help_heading = "Output options"
+    )]
+    pub sequence_limit: Option<usize>,
+    /// Never draw the progress bar (it is drawn only when stderr is a terminal, and not with --quiet).
+    #[arg(long = "no-progress", help_heading = "Output options")]
+    pub no_progress: bool,
+    /// The bar drawn by [`OutputArgs::progress`], cleared before anything else is printed.
+    #[arg(skip)]
+    bar: RefCell<Option<indicatif::ProgressBar>>,
+}
+
+impl OutputArgs {
+    /// Whether the run must record SparkListener events (`RunOptions.record_events`): the
+    /// event log needs them, and the timeline draws exact tasks from them.
+    pub fn wants_events(&self, spark: &SparkSettings) -> bool {
+        spark.event_log_enabled || self.trace.is_some()
+    }
+
+    /// The progress hook for `RunOptions.progress`.
+    pub fn progress(&self, quiet: bool) -> Option<ProgressHook> {
+        if self.no_progress {
+            return None;
+        }
+        progress_hook(quiet, Some(&self.bar))
+    }
+
+    /// Clears the progress bar (call it once the run is over, before printing).
+    pub fn finish_progress(&self) {
+        if let Some(pb) = self.bar.borrow_mut().take() {
+            pb.finish_and_clear();
+        }
+    }
+
+    pub fn filter(&self) -> SequenceFilter {
+        SequenceFilter {
+            executor: self.sequence_executor,
+            no_tasks: self.sequence_no_tasks,
+            limit: self.sequence_limit,
+        }
+    }
+
+    /// Writes every output asked for; returns the lines to print (`event log: <path>`, ...).
+    pub fn write(
+        &self,
+        result: &RunResult,
+        spark: &SparkSettings,
+    ) -> Result<Vec<String>, UserError> {
+        self.finish_progress();
+        let mut lines = Vec::new();
+        for p in write_event_logs(result, spark)? {
+            lines.push(format!("event log: {}", p.display()));
+        }
+        if let Some(path) = &self.trace {
+            write_chrome_trace(result, path)?;
+            lines.push(format!(
+                "timeline: {} (open in https://ui.perfetto.dev or chrome://tracing)",
+                path.display()
+            ));
+        }
+        if let Some(path) = &self.sequence {
+            write_sequence(result, path, &self.filter())?;
+            lines.push(format!("sequence diagram: {}", path.display()));
+        }
+        Ok(lines)
+    }
+}

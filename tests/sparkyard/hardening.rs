@@ -1,0 +1,345 @@
+//! Hardening: random fault campaigns keep every invariant, a hang is caught as a named
+//! violation, and bad input of every kind ends with a clear message and exit 1, never a panic.
+
+use sparkyard::scenario;
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn a_chaos_sweep_keeps_every_invariant_and_reports_the_same_whatever_the_threads() {
+    let s = scenario::load(Path::new("config/scenarios/chaos.toml")).expect("loads");
+    let one = sparkyard::sweep::sweep(&s, 1..61, 1).expect("runs");
+    let two = sparkyard::sweep::sweep(&s, 1..61, 2).expect("runs");
+    let (a, broken) = sparkyard::sweep::report("chaos.toml", &one);
+    let (b, _) = sparkyard::sweep::report("chaos.toml", &two);
+    assert_eq!(broken, 0, "{a}");
+    assert_eq!(a, b);
+    assert!(
+        a.contains("sweep: 60 seeds, 0 invariant violation(s)"),
+        "{a}"
+    );
+}
+
+#[test]
+fn a_run_that_never_ends_is_a_named_violation_with_its_seed() {
+    let dir = std::env::temp_dir().join(format!("sparkyard-hang-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let text = std::fs::read_to_string("config/scenarios/chaos.toml").expect("read")
+        .replace("deadline_ms = 21600000", "deadline_ms = 600000")
+        .replace("kinds = [\"kill-executor\", \"nm-kill\", \"kill-am\", \"kill-node\", \"delay\", \"partition\", \"launch-failure\"]", "kinds = [\"delay\"]")
+        + "\n[[faults]]\nkind = \"drop\"\nlabel = \"lose every StatusUpdate\"\nat_ms = 0\nmessage = \"StatusUpdate\"\n";
+    let p = dir.join("hang.toml");
+    std::fs::write(&p, text).expect("write");
+    let s = scenario::load(&p).expect("loads");
+    let reports = sparkyard::sweep::sweep(&s, 5..6, 1).expect("runs");
+    let (text, broken) = sparkyard::sweep::report("hang.toml", &reports);
+    assert_eq!(broken, 1, "{text}");
+    assert!(text.contains("seed 5: invariant application-terminates-before-deadline: the application did not end within 600000 virtual ms (seed 5)"), "{text}");
+    assert!(
+        text.contains("reproduce: sparkyard run hang.toml --seed 5"),
+        "{text}"
+    );
+}
+
+fn sparkyard(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sparkyard"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env_remove("SPARK_CONF_DIR")
+        .output()
+        .expect("runs");
+    let text =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    (out.status.code(), text)
+}
+
+fn file(name: &str, bytes: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("sparkyard-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write");
+    p.display().to_string()
+}
+
+#[test]
+fn forty_bad_inputs_each_exit_one_with_a_clear_message_and_no_panic() {
+    let base = [
+        "submit",
+        "--master",
+        "yarn",
+        "--deploy-mode",
+        "cluster",
+        "--class",
+        "org.apache.spark.examples.SparkPi",
+    ];
+    let with = |extra: &[&str]| -> Vec<String> {
+        base.iter()
+            .chain(extra.iter())
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let empty = file("empty.toml", b"");
+    let garbage = file("garbage.toml", &[0xff, 0xfe, 0x00, 0x9c, 0x13]);
+    let malformed = file("malformed.toml", b"[[nodes]\nhost = ");
+    let tiny = file("tiny.toml", b"[yarn]\n\"yarn.scheduler.maximum-allocation-mb\" = 1024\n[[nodes]]\nhost = \"n1\"\nmemory_mb = 2048\nvcores = 2\n");
+    let unknown_key = file(
+        "unknown.toml",
+        b"[[nodes]]\nhost = \"n1\"\ncolour = \"red\"\n",
+    );
+    let huge = file(
+        "huge.toml",
+        b"[[nodes]]\nhost = \"n1\"\nmemory_mb = 99999999999999999999\n",
+    );
+    let props_dir = std::env::temp_dir().display().to_string();
+    let bad_props = file("bad.conf", b"spark.executor.memory 10q\n");
+    let scen_unknown_exec = file(
+        "s1.toml",
+        b"name = \"x\"\n[submit]\nclass = \"c\"\n[[faults]]\nkind = \"kill-executor\"\nat_ms = 1\n",
+    );
+    let scen_bad_host = file("s2.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[[faults]]\nkind = \"exclude-node\"\nat_ms = 1\nhost = \"ghost\"\n");
+    let scen_bad_prob = file("s3.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[[faults]]\nkind = \"drop\"\nat_ms = 1\nprobability = 2.0\n");
+    let scen_two_triggers = file("s4.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[[faults]]\nkind = \"kill-am\"\nat_ms = 1\non_attempt_started = 1\n");
+    let scen_bad_parent = file("s5.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 1\nduration = { fixed_ms = 1 }\nparents = [0]\n");
+    let scen_zero_tasks = file("s6.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 0\nduration = { fixed_ms = 1 }\n");
+    let scen_bad_chaos = file("s7.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[chaos]\nwindow_ms = [5, 1]\nkinds = [\"kill-am\"]\n");
+    let scen_bad_kind = file("s8.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[chaos]\nwindow_ms = [1, 5]\nkinds = [\"meteor\"]\n");
+    let scen_bad_submit = file(
+        "s9.toml",
+        b"name = \"x\"\n[submit]\nclass = \"c\"\nexecutor_memory = \"1.5g\"\n",
+    );
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            with(&["--executor-memory", "1.5g", "a.jar"]),
+            "Executor memory must be a positive number",
+        ),
+        (
+            with(&["--executor-memory", "-1g", "a.jar"]),
+            "Executor memory must be a positive number",
+        ),
+        (
+            with(&["--executor-memory", "10q", "a.jar"]),
+            "Executor memory must be a positive number",
+        ),
+        (
+            with(&["--driver-memory", "0", "a.jar"]),
+            "Driver memory must be a positive number",
+        ),
+        (
+            with(&["--driver-memory", "1.5g", "a.jar"]),
+            "Driver memory must be a positive number",
+        ),
+        (
+            with(&["--executor-cores", "0", "a.jar"]),
+            "Executor cores must be a positive number",
+        ),
+        (
+            with(&["--executor-cores", "-2", "a.jar"]),
+            "Executor cores must be a positive number",
+        ),
+        (
+            with(&["--driver-cores", "x", "a.jar"]),
+            "Driver cores must be a positive number",
+        ),
+        (
+            with(&["--num-executors", "0", "a.jar"]),
+            "Number of executors must be a positive number",
+        ),
+        (
+            with(&["--num-executors", "99999999999999999999", "a.jar"]),
+            "Number of executors must be a positive number",
+        ),
+        (
+            with(&["--executor-memory", "10g", "a.jar"]),
+            "Required executor memory (10240 MB)",
+        ),
+        (
+            with(&["--driver-memory", "9g", "a.jar"]),
+            "Required AM memory (9216+921 MB)",
+        ),
+        (
+            with(&["--conf", "spark.executor.memoryOverhead=1.5g", "a.jar"]),
+            "Fractional values are not supported. Input was: 1.5",
+        ),
+        (
+            with(&["--conf", "spark.yarn.am.waitTime=soon", "a.jar"]),
+            "spark.yarn.am.waitTime",
+        ),
+        (
+            with(&["--conf", "spark.task.maxFailures=many", "a.jar"]),
+            "spark.task.maxFailures should be int, but was many",
+        ),
+        (
+            with(&[
+                "--conf",
+                "spark.yarn.submit.waitAppCompletion=maybe",
+                "a.jar",
+            ]),
+            "should be boolean, but was maybe",
+        ),
+        (
+            with(&["--conf", "novalue", "a.jar"]),
+            "Spark config without '=': novalue",
+        ),
+        (
+            with(&["--properties-file", "/nonexistent/x.conf", "a.jar"]),
+            "does not exist",
+        ),
+        (
+            with(&["--properties-file", &props_dir, "a.jar"]),
+            "is not a normal file",
+        ),
+        (
+            with(&["--properties-file", &bad_props, "a.jar"]),
+            "Executor memory must be a positive number",
+        ),
+        (
+            with(&["--cluster", "/nonexistent/c.toml", "a.jar"]),
+            "/nonexistent/c.toml",
+        ),
+        (
+            with(&["--cluster", &props_dir, "a.jar"]),
+            "is a directory, not a cluster file",
+        ),
+        (with(&["--cluster", &empty, "a.jar"]), "the file is empty"),
+        (with(&["--cluster", &garbage, "a.jar"]), "not UTF-8"),
+        (with(&["--cluster", &malformed, "a.jar"]), "malformed.toml"),
+        (
+            with(&["--cluster", &unknown_key, "a.jar"]),
+            "unknown field `colour`",
+        ),
+        (with(&["--cluster", &huge, "a.jar"]), "huge.toml"),
+        (
+            with(&["--cluster", &tiny, "a.jar"]),
+            "is above the max threshold",
+        ),
+        (
+            with(&[]),
+            "Must specify a primary resource (JAR or Python or R file)",
+        ),
+        (
+            vec![
+                "submit".into(),
+                "--master".into(),
+                "local[*]".into(),
+                "--class".into(),
+                "X".into(),
+                "a.jar".into(),
+            ],
+            "sparkyard simulates only --master yarn",
+        ),
+        (
+            vec![
+                "submit".into(),
+                "--master".into(),
+                "yarn".into(),
+                "--deploy-mode".into(),
+                "client".into(),
+                "--class".into(),
+                "X".into(),
+                "a.jar".into(),
+            ],
+            "--deploy-mode cluster",
+        ),
+        (
+            vec![
+                "submit".into(),
+                "--master".into(),
+                "yarn".into(),
+                "--deploy-mode".into(),
+                "sideways".into(),
+                "a.jar".into(),
+            ],
+            "--deploy-mode must be either \"client\" or \"cluster\"",
+        ),
+        (
+            vec![
+                "submit".into(),
+                "--master".into(),
+                "yarn".into(),
+                "--deploy-mode".into(),
+                "cluster".into(),
+                "a.jar".into(),
+            ],
+            "No main class set in JAR; please specify one with --class.",
+        ),
+        (
+            vec!["submit".into(), "--seed".into(), "minus-one".into()],
+            "minus-one",
+        ),
+        (
+            vec!["run".into(), "/nonexistent/s.toml".into()],
+            "cannot read the scenario",
+        ),
+        (vec!["run".into(), empty.clone()], "the file is empty"),
+        (vec!["run".into(), garbage.clone()], "not UTF-8"),
+        (
+            vec!["run".into(), scen_unknown_exec],
+            "kind 'kill-executor' needs `executor`",
+        ),
+        (
+            vec!["run".into(), scen_bad_host],
+            "host: `ghost` is not a NodeManager of this cluster",
+        ),
+        (
+            vec!["run".into(), scen_bad_prob],
+            "probability: must be within 0 and 1",
+        ),
+        (
+            vec!["run".into(), scen_two_triggers],
+            "give exactly one trigger",
+        ),
+        (
+            vec!["run".into(), scen_bad_parent],
+            "parents: 0 is not an earlier stage of this job",
+        ),
+        (
+            vec!["run".into(), scen_zero_tasks],
+            "tasks: must be between 1 and 10000000",
+        ),
+        (
+            vec!["run".into(), scen_bad_chaos],
+            "chaos.window_ms: [5, 1] is not a range",
+        ),
+        (
+            vec!["run".into(), scen_bad_kind],
+            "chaos.kinds: `meteor` is not one of",
+        ),
+        (
+            vec!["run".into(), scen_bad_submit],
+            "Executor memory must be a positive number",
+        ),
+        (
+            vec![
+                "sweep".into(),
+                "config/scenarios/chaos.toml".into(),
+                "--seeds".into(),
+                "9..3".into(),
+            ],
+            "the range is empty",
+        ),
+        (
+            vec![
+                "sweep".into(),
+                "config/scenarios/chaos.toml".into(),
+                "--seeds".into(),
+                "lots".into(),
+            ],
+            "expected A..B or A..=B",
+        ),
+        (vec!["explode".into()], "unrecognized subcommand"),
+    ];
+    assert!(cases.len() >= 40, "{}", cases.len());
+    for (args, needle) in &cases {
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, text) = sparkyard(&refs);
+        assert_eq!(code, Some(1), "{args:?}:\n{text}");
+        assert!(
+            text.contains(needle),
+            "{args:?}: wanted {needle:?} in\n{text}"
+        );
+        assert!(
+            !text.contains("panicked") && !text.contains("RUST_BACKTRACE"),
+            "{args:?}:\n{text}"
+        );
+    }
+}
