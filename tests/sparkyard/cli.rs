@@ -1,18 +1,19 @@
 //! The `sparkyard` binary as a user runs it: exit codes, what goes to stdout and stderr, and
 //! byte-identical output for the same seed.
 
-use std::process::{Command, Output};
+use crate::common::binary;
+use std::process::Output;
 
 fn sparkyard(args: &[&str], log_dir: &str) -> Output {
-    let dir = std::env::temp_dir().join(format!("sparkyard-test-{}-{log_dir}", std::process::id()));
-    Command::new(env!("CARGO_BIN_EXE_sparkyard"))
-        .args(args)
-        .arg("--log-dir")
-        .arg(&dir)
-        .env_remove("RUST_LOG")
-        .env_remove("SPARK_CONF_DIR")
-        .output()
-        .expect("the binary runs")
+    let dir = log_dir_for(log_dir);
+    let mut all = args.to_vec();
+    all.extend(["--log-dir", &dir]);
+    binary(&all)
+}
+
+fn log_dir_for(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("sparkyard-test-{}-{name}", std::process::id()));
+    dir.to_string_lossy().to_string()
 }
 
 fn submit(extra: &[&str], log_dir: &str) -> Output {
@@ -21,17 +22,11 @@ fn submit(extra: &[&str], log_dir: &str) -> Output {
     // `--log-dir` goes before the jar, so pass the jar last.
     let (flags, app): (Vec<&str>, Vec<&str>) = split_app(&args);
     let mut all = flags;
-    let dir = std::env::temp_dir().join(format!("sparkyard-test-{}-{log_dir}", std::process::id()));
-    let dir = dir.to_string_lossy().to_string();
+    let dir = log_dir_for(log_dir);
     all.push("--log-dir");
     all.push(&dir);
     all.extend(app);
-    Command::new(env!("CARGO_BIN_EXE_sparkyard"))
-        .args(&all)
-        .env_remove("RUST_LOG")
-        .env_remove("SPARK_CONF_DIR")
-        .output()
-        .expect("the binary runs")
+    binary(&all)
 }
 
 /// Splits at the first word ending in `.jar`: flags before, the jar and its arguments after.

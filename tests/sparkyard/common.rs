@@ -94,3 +94,13 @@ pub fn conversation(r: &RunResult, a: &str, b: &str) -> Vec<String> {
     }
     out
 }
+
+/// Runs the `sparkyard` binary with `args`, without the caller's RUST_LOG or SPARK_CONF_DIR.
+pub fn binary(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_sparkyard"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env_remove("SPARK_CONF_DIR")
+        .output()
+        .expect("the binary runs")
+}

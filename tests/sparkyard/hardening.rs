@@ -3,7 +3,6 @@
 
 use sparkyard::scenario;
 use std::path::Path;
-use std::process::Command;
 
 #[test]
 fn a_chaos_sweep_keeps_every_invariant_and_reports_the_same_whatever_the_threads() {
@@ -42,12 +41,7 @@ fn a_run_that_never_ends_is_a_named_violation_with_its_seed() {
 }
 
 fn sparkyard(args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_sparkyard"))
-        .args(args)
-        .env_remove("RUST_LOG")
-        .env_remove("SPARK_CONF_DIR")
-        .output()
-        .expect("runs");
+    let out = crate::common::binary(args);
     let text =
         String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     (out.status.code(), text)
