@@ -58,12 +58,45 @@ fn there_are_at_least_twelve_bundled_scenarios_and_each_meets_its_expectations_d
             "{}: no fault fired",
             f.display()
         );
+        assert_recovery_in_trace(&f, &a.result);
         let b = scenario::run(&s, None, RunOptions::default()).expect("runs again");
         assert_eq!(
             a.result.fingerprint,
             b.result.fingerprint,
             "{}: not deterministic",
             f.display()
+        );
+    }
+}
+
+/// The trace proves the recovery path: every fired fault is recorded; every lost executor's
+/// removal reached the driver; a second AM attempt registered again.
+fn assert_recovery_in_trace(f: &Path, r: &RunResult) {
+    let f = f.display();
+    let faults = r
+        .trace
+        .iter()
+        .filter(|e| matches!(e.kind, TraceKind::Fault(_)) && e.name == "Fault")
+        .count();
+    assert_eq!(
+        faults,
+        r.faults_fired.len(),
+        "{f}: each fired fault is in the trace"
+    );
+    if !r.counters.executors_lost.is_empty() {
+        assert!(
+            delivered_to(r, "YarnScheduler").contains(&"RemoveExecutor"),
+            "{f}: the AM reports lost executors"
+        );
+    }
+    if r.counters.am_attempts > 1 && r.counters.executors_registered > 0 {
+        let second = states(r)
+            .iter()
+            .any(|s| s.starts_with("appattempt_1764662400000_0001_000002 registered"));
+        let never_registered = r.counters.am_exit_codes.values().all(|c| *c == 13);
+        assert!(
+            second || never_registered,
+            "{f}: attempt 2 registered with the RM"
         );
     }
 }
