@@ -17,6 +17,11 @@
 // determinism bans (virtual clock only) do not apply to the stopwatch around it.
 #![allow(clippy::disallowed_methods)]
 
+// The allocator the CLI runs with (feature `jemalloc`, the default): the benchmark measures it.
+#[cfg(feature = "jemalloc")]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use actix::prelude::*;
 use clap::Parser;
 use sparkyard::conf::cluster::parse_cluster;

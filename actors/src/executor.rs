@@ -273,7 +273,6 @@ pub struct CoarseGrainedExecutorBackend {
     me: Option<EndpointRef<ExecutorMsg>>,
     args: ExecutorArguments,
     driver: Option<EndpointRef<DriverEndpointMsg>>,
-    driver_address: Option<RpcAddress>,
     executor: Option<Executor>,
     stopping: bool,
     asks: AskTable<BackendPending>,
@@ -289,14 +288,12 @@ impl CoarseGrainedExecutorBackend {
                 env.dispatcher
                     .on_disconnect(m.id, ExecutorMsg::RemoteProcessDisconnected);
             }
-            let driver_address = parse_driver_url(&args.driver_url);
             CoarseGrainedExecutorBackend {
                 sim,
                 env,
                 me,
                 args,
                 driver: None,
-                driver_address,
                 executor: None,
                 stopping: false,
                 asks: AskTable::default(),
@@ -581,7 +578,8 @@ impl CoarseGrainedExecutorBackend {
         if self.stopping {
             return;
         }
-        if Some(&address) == self.driver_address.as_ref() {
+        // The driver's address is the URL's (parsed here: disconnects are rare).
+        if Some(&address) == parse_driver_url(&self.args.driver_url).as_ref() {
             let reason = format!("Driver {address} disassociated! Shutting down.");
             self.exit_executor(1, &reason, false);
         } else {

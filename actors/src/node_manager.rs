@@ -8,6 +8,7 @@ use crate::resource_manager::NM_WEB_PORT;
 use crate::rpc::{Endpoint, EndpointRef, RpcEnv};
 use crate::sim::clock;
 use crate::sim::context::SimContext;
+use crate::sim::small_map::SmallMap;
 use crate::sim::timers;
 use crate::sim::trace::TraceKind;
 use actix::{Actor, AsyncContext, Context};
@@ -52,34 +53,6 @@ struct NmContainer {
     kill_status: Option<i32>,
 }
 
-/// A NodeManager's containers, ordered by id: a sorted list (a node holds tens of containers,
-/// and ids arrive in increasing order, so inserts append), three times smaller than a map.
-#[derive(Default)]
-struct Containers(Vec<(ContainerId, NmContainer)>);
-
-impl Containers {
-    fn find(&self, cid: &ContainerId) -> Result<usize, usize> {
-        self.0.binary_search_by(|(c, _)| c.cmp(cid))
-    }
-    fn get(&self, cid: &ContainerId) -> Option<&NmContainer> {
-        self.find(cid).ok().map(|i| &self.0[i].1)
-    }
-    fn get_mut(&mut self, cid: &ContainerId) -> Option<&mut NmContainer> {
-        self.find(cid).ok().map(|i| &mut self.0[i].1)
-    }
-    fn insert(&mut self, cid: ContainerId, c: NmContainer) {
-        match self.find(&cid) {
-            Ok(i) => self.0[i].1 = c,
-            Err(i) => self.0.insert(i, (cid, c)),
-        }
-    }
-    fn remove(&mut self, cid: &ContainerId) {
-        if let Ok(i) = self.find(cid) {
-            self.0.remove(i);
-        }
-    }
-}
-
 /// The NodeManager actor.
 pub struct NodeManager {
     sim: Rc<SimContext>,
@@ -88,7 +61,8 @@ pub struct NodeManager {
     spec: NodeSpec,
     rm: EndpointRef<ResourceManagerMsg>,
     launcher: Launcher,
-    containers: Containers,
+    /// A node holds a handful of containers: a short list, not a map's 700-byte nodes.
+    containers: SmallMap<ContainerId, NmContainer>,
     completed: Vec<ContainerStatus>,
     response_id: u64,
     /// The heartbeat phase: NodeManagers are spread over the interval.
@@ -117,7 +91,7 @@ impl NodeManager {
                 spec,
                 rm,
                 launcher,
-                containers: Containers::default(),
+                containers: SmallMap::default(),
                 completed: Vec::new(),
                 response_id: 0,
                 offset_ms,

@@ -183,6 +183,10 @@ impl Scheduler {
     }
 
     fn post_task_end(&self, tid: TaskId, task: &RunningTask, reason: TaskEndReason) {
+        // Nothing below is needed unless the bus records (it reads the clock and two stages).
+        if !self.bus.enabled() {
+            return;
+        }
         let (failed, killed) = match &reason {
             TaskEndReason::Success | TaskEndReason::Resubmitted => (false, false),
             TaskEndReason::TaskKilled { .. } => (true, true),
@@ -414,6 +418,7 @@ impl Scheduler {
             offer.executor_id
         );
         let work = self.stages[&key.1].tasks[index as usize].clone();
+        let launch_ms = clock::now_ms();
         self.running.insert(
             task_id,
             RunningTask {
@@ -422,8 +427,8 @@ impl Scheduler {
                 attempt,
                 executor_id: offer.executor_id,
                 host: offer.host.clone(),
-                launch_ms: clock::now_ms(),
-                launch_epoch: clock::now_epoch_ms(),
+                launch_ms,
+                launch_epoch: clock::epoch_ms() + launch_ms,
                 launching: true,
             },
         );
@@ -537,14 +542,14 @@ impl Scheduler {
         tsm.output_on[idx] = Some(task.executor_id);
         let total = tsm.successful.len();
         let (done, stage_attempt) = (tsm.num_successful as usize == total, tsm.stage_attempt);
-        let dur = clock::now_ms() - task.launch_ms;
         info!(
             self.log,
             TSM,
-            "Finished task {}.{} in stage {}.{stage_attempt} (TID {tid}) in {dur} ms on {} (executor {}) ({}/{total})",
+            "Finished task {}.{} in stage {}.{stage_attempt} (TID {tid}) in {} ms on {} (executor {}) ({}/{total})",
             task.index,
             task.attempt,
             task.key.1,
+            clock::now_ms() - task.launch_ms,
             task.host,
             task.executor_id,
             tsm.num_successful

@@ -4,6 +4,7 @@
 //! timed out (Spark's semantics); a late reply is logged `Ignored message: ...`.
 
 use super::endpoint::{Endpoint, EndpointRef};
+use crate::sim::small_map::SmallMap;
 use actix::{Context, Message};
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{AskContext, AskReply, ReplyValue, RpcAddress};
@@ -63,16 +64,16 @@ pub fn scala_duration(ms: u64) -> String {
     }
 }
 
-/// The asks an actor is waiting on, keyed by ask id, with what each was for. An actor waits on
-/// one or two asks at a time, so a short list beats a map (and holds no tree node once empty).
+/// The asks an actor is waiting on, keyed by ask id, with what each was for. Most actors wait
+/// on one or two at a time (a short list); a driver can wait on one per executor (a map).
 pub struct AskTable<K> {
-    pending: Vec<(u64, K)>,
+    pending: SmallMap<u64, K>,
 }
 
 impl<K> Default for AskTable<K> {
     fn default() -> Self {
         AskTable {
-            pending: Vec::new(),
+            pending: SmallMap::default(),
         }
     }
 }
@@ -85,14 +86,10 @@ impl<K> AskTable<K> {
         self.pending.is_empty()
     }
     pub fn take(&mut self, ask_id: u64) -> Option<K> {
-        let i = self.pending.iter().position(|(id, _)| *id == ask_id)?;
-        Some(self.pending.remove(i).1)
+        self.pending.remove(&ask_id)
     }
     fn insert(&mut self, ask_id: u64, what: K) {
-        match self.pending.iter().position(|(id, _)| *id == ask_id) {
-            Some(i) => self.pending[i].1 = what,
-            None => self.pending.push((ask_id, what)),
-        }
+        self.pending.insert(ask_id, what);
     }
 }
 

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::endpoint::{EndpointRef, Post, Sink, Stop, StopEndpoint};
+use super::endpoint::{Dead, EndpointRef, Post, Sink, Stop, StopEndpoint};
 
 /// One simulated process: a container's JVM, a NodeManager, the RM, the submitter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -55,7 +55,13 @@ struct Process {
     name: Rc<str>,
     address: RpcAddress,
     kind: ProcessKind,
+    /// Shared with the process's RpcEnv (its handlers check it).
     alive: Rc<Cell<bool>>,
+    /// The same flag kept inline (every post reads it; the shared cell is another cache line).
+    up: bool,
+    /// A peer this process is known to be connected to (`peers` holds it): the common case,
+    /// an executor talking to its driver, then needs no set lookup.
+    peer_hint: Option<ProcessId>,
     /// Named endpoints (a handful per process: a list, not a map).
     names: Vec<(Rc<str>, EndpointId)>,
     mailboxes: Vec<EndpointId>,
@@ -83,8 +89,24 @@ struct Mailbox {
     reply: Option<TypedPost<AskReply>>,
     /// The same sender, for `StopEndpoint`.
     stop: Arc<dyn Stop>,
+    /// Swaps both for dead senders once the actor has stopped (typed for its messages).
+    retire: fn(&mut Mailbox, &Arc<dyn Stop>),
     disconnect: Option<TypedPost<RpcAddress>>,
 }
+
+/// Frees a stopped actor's channel: its mailbox keeps resolving (ids stay valid) to a sender
+/// that drops what it is given, as the closed channel did.
+fn retire<M>(mb: &mut Mailbox, dead_stop: &Arc<dyn Stop>)
+where
+    M: Message<Result = ()> + Send + 'static,
+{
+    let dead: Arc<dyn Post<M>> = Arc::new(Dead);
+    mb.recipient = Box::new(dead);
+    mb.stop = dead_stop.clone();
+}
+
+/// How many stopped mailboxes a registration checks for retirement (amortised O(1)).
+const RETIRE_PER_REGISTER: usize = 4;
 
 /// Where the network sends a message that passed the posting rules.
 enum Route {
@@ -159,9 +181,22 @@ impl<T> std::ops::IndexMut<usize> for Slab<T> {
     }
 }
 
+/// What every post reads of a mailbox, packed apart from the rest (one cache line holds eight).
+#[derive(Clone, Copy)]
+struct MailboxHot {
+    process: ProcessId,
+    active: bool,
+}
+
 struct State {
     processes: Slab<Process>,
     mailboxes: Slab<Mailbox>,
+    /// `mailboxes[i].process` and `.active`, by endpoint id (kept in step with them).
+    hot: Vec<MailboxHot>,
+    /// Mailboxes made inactive whose actor may not have stopped yet (oldest first).
+    retiring: VecDeque<EndpointId>,
+    /// The one dead stop sender every retired mailbox shares.
+    dead_stop: Arc<dyn Stop>,
     links: BTreeMap<(ProcessId, EndpointId), Link>,
     /// Spark server envs by listening address (the newest process at an address wins).
     servers: BTreeMap<RpcAddress, ProcessId>,
@@ -204,6 +239,9 @@ impl Dispatcher {
         let state = State {
             processes: Slab::new(),
             mailboxes: Slab::new(),
+            hot: Vec::new(),
+            retiring: VecDeque::new(),
+            dead_stop: Arc::new(Dead),
             links: BTreeMap::new(),
             servers: BTreeMap::new(),
             by_name: BTreeMap::new(),
@@ -245,6 +283,8 @@ impl Dispatcher {
             address,
             kind,
             alive: Rc::new(Cell::new(true)),
+            up: true,
+            peer_hint: None,
             names: Vec::new(),
             mailboxes: Vec::new(),
             listeners: Vec::new(),
@@ -335,6 +375,10 @@ impl Dispatcher {
         let sink = Arc::new(Sink(addr));
         let recipient: Arc<dyn Post<M>> = sink.clone();
         let stop: Arc<dyn Stop> = sink;
+        st.hot.push(MailboxHot {
+            process,
+            active: true,
+        });
         st.mailboxes.push(Mailbox {
             process,
             name,
@@ -343,9 +387,27 @@ impl Dispatcher {
             recipient: Box::new(recipient.clone()),
             reply: reply.map(typed_post),
             stop,
+            retire: retire::<M>,
             disconnect: None,
         });
+        Self::retire_stopped(&mut st);
         Ok(EndpointRef { id, recipient })
+    }
+
+    /// Retires the oldest stopped mailboxes whose actor is gone (a handful per call).
+    fn retire_stopped(st: &mut State) {
+        for _ in 0..RETIRE_PER_REGISTER {
+            let Some(id) = st.retiring.pop_front() else {
+                return;
+            };
+            let mb = &mut st.mailboxes[id.0 as usize];
+            if mb.stop.connected() {
+                // Still draining its mailbox: look again later.
+                st.retiring.push_back(id);
+                return;
+            }
+            (mb.retire)(mb, &st.dead_stop);
+        }
     }
 
     /// Asks for `RemoteProcessDisconnected` events: `make(address)` is posted when a peer dies.
@@ -587,8 +649,9 @@ impl Dispatcher {
     ) -> Result<Route, RpcFailure> {
         st.trace.begin_message();
         let from_mailbox = Some(from.0);
-        let target_process = st.mailboxes[to.0 as usize].process;
-        if !st.processes[target_process.0 as usize].alive.get() {
+        let hot = st.hot[to.0 as usize];
+        let target_process = hot.process;
+        if !st.processes[target_process.0 as usize].up {
             st.trace.record(
                 TraceKind::Drop("connection refused".into()),
                 from_mailbox,
@@ -604,7 +667,7 @@ impl Dispatcher {
                 connect_failure(&st.processes[target_process.0 as usize].address)
             });
         }
-        if !st.mailboxes[to.0 as usize].active {
+        if !hot.active {
             let n = st.mailboxes[to.0 as usize]
                 .name
                 .as_deref()
@@ -663,10 +726,22 @@ impl Dispatcher {
 
     fn connect(&self, st: &mut State, a: ProcessId, b: ProcessId) {
         let spark = |p: ProcessId| st.processes[p.0 as usize].kind != ProcessKind::Yarn;
-        if spark(a) && spark(b) && !st.processes[a.0 as usize].peers.contains(&b) {
+        if !(spark(a) && spark(b)) {
+            return;
+        }
+        // Connections are symmetric (`a` holds `b` exactly when `b` holds `a`), and a hint
+        // is always one of the process's peers.
+        if st.processes[a.0 as usize].peer_hint == Some(b)
+            || st.processes[b.0 as usize].peer_hint == Some(a)
+        {
+            return;
+        }
+        if !st.processes[a.0 as usize].peers.contains(&b) {
             st.processes[a.0 as usize].peers.insert(b);
             st.processes[b.0 as usize].peers.insert(a);
         }
+        st.processes[a.0 as usize].peer_hint = Some(b);
+        st.processes[b.0 as usize].peer_hint = Some(a);
     }
 
     /// Whether a message goes through at once: nothing in flight on the link and no delay (the
@@ -761,6 +836,9 @@ impl Dispatcher {
             return;
         }
         mb.active = false;
+        st.hot[id.0 as usize].active = false;
+        st.retiring.push_back(id);
+        let mb = &st.mailboxes[id.0 as usize];
         let (process, name) = (mb.process, mb.name.clone());
         if let Some(n) = name {
             let proc = &mut st.processes[process.0 as usize];
@@ -783,6 +861,8 @@ impl Dispatcher {
             return;
         }
         proc.alive.set(false);
+        proc.up = false;
+        proc.peer_hint = None;
         proc.names.clear();
         let mailboxes = std::mem::take(&mut proc.mailboxes);
         let peers = std::mem::take(&mut proc.peers);
@@ -793,6 +873,8 @@ impl Dispatcher {
             let mb = &mut st.mailboxes[id.0 as usize];
             mb.active = false;
             stops.push(mb.stop.clone());
+            st.hot[id.0 as usize].active = false;
+            st.retiring.push_back(*id);
         }
         // Only the peers' listeners: a driver talks to every executor, and each executor that
         // exits must not scan the driver's mailboxes (one per container launch).
@@ -800,6 +882,9 @@ impl Dispatcher {
         for peer in peers {
             let p = &mut st.processes[peer.0 as usize];
             p.peers.remove(&process);
+            if p.peer_hint == Some(process) {
+                p.peer_hint = None;
+            }
             if !p.alive.get() {
                 continue;
             }
@@ -937,6 +1022,10 @@ impl Dispatcher {
         let sink = Arc::new(Sink(addr));
         let recipient: Arc<dyn Post<M>> = sink.clone();
         let stop: Arc<dyn Stop> = sink;
+        st.hot.push(MailboxHot {
+            process,
+            active: false,
+        });
         st.mailboxes.push(Mailbox {
             process,
             name: None,
@@ -945,6 +1034,7 @@ impl Dispatcher {
             recipient: Box::new(recipient.clone()),
             reply: None,
             stop,
+            retire: retire::<M>,
             disconnect: None,
         });
         EndpointRef { id, recipient }

@@ -25,6 +25,23 @@ pub(crate) trait Post<M>: Send + Sync {
 /// Where a mailbox's `StopEndpoint` goes.
 pub(crate) trait Stop {
     fn stop(&self, msg: StopEndpoint);
+    /// Whether the actor is still there (its mailbox receiver not yet dropped).
+    fn connected(&self) -> bool;
+}
+
+/// The sender of a mailbox whose actor has stopped: posting to it does nothing, which is what
+/// posting to a stopped actor's closed channel does.
+pub(crate) struct Dead;
+
+impl<M> Post<M> for Dead {
+    fn do_send(&self, _: M) {}
+}
+
+impl Stop for Dead {
+    fn stop(&self, _: StopEndpoint) {}
+    fn connected(&self) -> bool {
+        false
+    }
 }
 
 /// A mailbox's sender: the actor's address, shared by its typed references and its stop path.
@@ -46,6 +63,9 @@ where
 {
     fn stop(&self, msg: StopEndpoint) {
         self.0.do_send(msg);
+    }
+    fn connected(&self) -> bool {
+        self.0.connected()
     }
 }
 

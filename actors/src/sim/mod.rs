@@ -7,6 +7,7 @@ pub mod injector;
 pub mod invariants;
 pub mod listener;
 pub mod logs;
+pub mod small_map;
 pub mod supervisor;
 pub mod timers;
 pub mod trace;
