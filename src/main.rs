@@ -12,6 +12,12 @@ use sparkyard::runner::{self, RunOptions};
 use sparkyard::{logging, report};
 use std::process::ExitCode;
 
+// jemalloc (feature `jemalloc`, the default): a large run spends ~40 % of its time in glibc's
+// malloc as the heap grows; BENCHMARKS.md has the figures.
+#[cfg(feature = "jemalloc")]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[derive(Parser)]
 #[command(
     name = "sparkyard",
