@@ -343,11 +343,11 @@ impl ApplicationMaster {
     fn log_launch_context(&self, driver_url: &str) {
         let s = &self.sim.config.spark;
         let args = sparkyard_messages::records::ExecutorArguments {
-            driver_url: driver_url.to_string(),
+            driver_url: driver_url.into(),
             executor_id: sparkyard_messages::ids::ExecutorId(0),
             hostname: "<hostname>".into(),
             cores: s.executor_cores,
-            app_id: self.attempt_id.application_id.to_string(),
+            app_id: self.attempt_id.application_id.to_string().into(),
             resource_profile_id: 0,
         };
         let command = crate::executor_runnable::executor_command(s.executor_memory_mb, &args)

@@ -52,11 +52,11 @@ fn verifier(env: &RpcEnv, url: &str) -> Result<EndpointRef<EndpointVerifierMsg>,
 /// What the fetcher holds once it handed its arguments to the backend.
 fn no_arguments() -> ExecutorArguments {
     ExecutorArguments {
-        driver_url: String::new(),
+        driver_url: "".into(),
         executor_id: sparkyard_messages::ids::ExecutorId(0),
         hostname: String::new(),
         cores: 0,
-        app_id: String::new(),
+        app_id: "".into(),
         resource_profile_id: 0,
     }
 }
@@ -405,11 +405,7 @@ impl CoarseGrainedExecutorBackend {
     fn start_heartbeater(&mut self, ctx: &mut Context<Self>) {
         let interval = self.sim.config.spark.executor_heartbeat_interval_ms.max(1);
         let spread = u64::from(self.args.executor_id.0).wrapping_mul(7919) % interval;
-        timers::notify_later(
-            ctx,
-            ExecutorMsg::HeartbeatTick,
-            clock::ms(interval + spread),
-        );
+        self.heartbeat_later(ctx, interval + spread);
     }
 
     fn on_heartbeat_tick(&mut self, ctx: &mut Context<Self>) {
@@ -421,7 +417,15 @@ impl CoarseGrainedExecutorBackend {
                 .send(d, DriverEndpointMsg::Heartbeat(self.args.executor_id));
         }
         let interval = self.sim.config.spark.executor_heartbeat_interval_ms.max(1);
-        timers::notify_later(ctx, ExecutorMsg::HeartbeatTick, clock::ms(interval));
+        self.heartbeat_later(ctx, interval);
+    }
+
+    /// `notify_later(HeartbeatTick)` without the message in the timer: a closure that handles it
+    /// is a zero-size item where an `ExecutorMsg` is 96 bytes, and every executor holds one.
+    fn heartbeat_later(&mut self, ctx: &mut Context<Self>, after_ms: u64) {
+        timers::run_later(ctx, clock::ms(after_ms), |act: &mut Self, ctx| {
+            actix::Handler::handle(act, ExecutorMsg::HeartbeatTick, ctx)
+        });
     }
 
     fn on_launch_task(&mut self, desc: Box<TaskDescription>, ctx: &mut Context<Self>) {
@@ -450,7 +454,10 @@ impl CoarseGrainedExecutorBackend {
         let duration = costs.task_launch_overhead_ms + warmup + work_ms;
         let tid = desc.task_id;
         self.status_update(tid, TaskState::Running, TaskResultData::None, desc.cpus);
-        let timer = timers::notify_later(ctx, ExecutorMsg::TaskDone(tid), clock::ms(duration));
+        // As `notify_later(TaskDone(tid))`, holding the id rather than a whole message.
+        let timer = timers::run_later(ctx, clock::ms(duration), move |act: &mut Self, ctx| {
+            actix::Handler::handle(act, ExecutorMsg::TaskDone(tid), ctx)
+        });
         let executor = self.executor.as_mut().expect("checked above");
         let task = RunningTask {
             desc,

@@ -7,7 +7,7 @@ use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
 use crate::sim::context::SimContext;
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::executor_runnable::ExecutorRunnableMsg;
-use sparkyard_messages::ids::{ApplicationId, ExecutorId};
+use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::node_manager::{NodeManagerMsg, StartContainerRequest};
 use sparkyard_messages::records::{
     Container, ContainerLaunchContext, ContainerMain, ExecutorArguments, RpcFailure,
@@ -15,6 +15,7 @@ use sparkyard_messages::records::{
 use sparkyard_messages::rpc::{EndpointId, ReplyValue};
 use sparkyard_messages::yarn_allocator::YarnAllocatorMsg;
 use std::rc::Rc;
+use std::sync::Arc;
 
 const TARGET: &str = "am::ExecutorRunnable";
 
@@ -25,8 +26,8 @@ pub struct ExecutorRunnable {
     me: EndpointId,
     container: Container,
     executor_id: ExecutorId,
-    app_id: ApplicationId,
-    driver_url: String,
+    app_id: Arc<str>,
+    driver_url: Arc<str>,
     nm: Option<EndpointRef<NodeManagerMsg>>,
     allocator: EndpointRef<YarnAllocatorMsg>,
     asks: AskTable<()>,
@@ -39,8 +40,8 @@ impl ExecutorRunnable {
         env: RpcEnv,
         container: Container,
         executor_id: ExecutorId,
-        app_id: ApplicationId,
-        driver_url: String,
+        app_id: Arc<str>,
+        driver_url: Arc<str>,
         nm: Option<EndpointRef<NodeManagerMsg>>,
         allocator: EndpointRef<YarnAllocatorMsg>,
     ) {
@@ -73,7 +74,7 @@ impl ExecutorRunnable {
             executor_id: self.executor_id,
             hostname: self.container.node_id.host.clone(),
             cores: self.sim.config.spark.executor_cores,
-            app_id: self.app_id.to_string(),
+            app_id: self.app_id.clone(),
             resource_profile_id: 0,
         }
     }

@@ -45,6 +45,9 @@ struct RmNode {
     cleanup: Vec<(ContainerId, i32)>,
     last_heartbeat_ms: u64,
     lost: bool,
+    /// The live containers on this node, sorted (application, attempt, id): losing a node
+    /// completes them without scanning every container of the cluster.
+    containers: Vec<ContainerId>,
 }
 
 impl RmNode {
@@ -508,6 +511,7 @@ impl ResourceManager {
             cleanup: Vec::new(),
             last_heartbeat_ms: crate::sim::clock::now_ms(),
             lost: false,
+            containers: Vec::new(),
         });
     }
 
@@ -561,6 +565,9 @@ impl ResourceManager {
         let id = ContainerId::new(attempt_id, attempt.next_container);
         attempt.next_container += 1;
         attempt.live.insert(id, (node, resource));
+        let on_node = &mut self.nodes[node].containers;
+        let at = on_node.partition_point(|c| *c < id);
+        on_node.insert(at, id);
         let http = format!("{}:{}", node_id.host, NM_WEB_PORT);
         info!(
             self.env.log(),
@@ -701,9 +708,13 @@ impl ResourceManager {
             inv::CONTAINER_COMPLETES_ONCE,
             invariants::completes_once(&cid.to_string(), !first),
         );
-        let Some((_, r)) = attempt.live.remove(&cid) else {
+        let Some((at, r)) = attempt.live.remove(&cid) else {
             return;
         };
+        let on_node = &mut self.nodes[at].containers;
+        if let Ok(i) = on_node.binary_search(&cid) {
+            on_node.remove(i);
+        }
         let n = &mut self.nodes[node];
         n.used.memory_mb = n.used.memory_mb.saturating_sub(r.memory_mb);
         n.used.vcores = n.used.vcores.saturating_sub(r.vcores);
@@ -826,17 +837,8 @@ impl ResourceManager {
             TraceKind::State(format!("node {} LOST", node_id.host)),
             "RMNode",
         );
-        let mut on_node = Vec::new();
-        for app in self.apps.values() {
-            for a in &app.attempts {
-                on_node.extend(
-                    a.live
-                        .iter()
-                        .filter(|(_, (n, _))| *n == idx)
-                        .map(|(cid, _)| *cid),
-                );
-            }
-        }
+        // In (application, attempt, container) order, as a walk over the apps would give.
+        let on_node = self.nodes[idx].containers.clone();
         for cid in on_node {
             let status = ContainerStatus {
                 container_id: cid,

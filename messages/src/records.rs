@@ -166,11 +166,12 @@ pub enum ContainerMain {
 /// The arguments of `YarnCoarseGrainedExecutorBackend`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExecutorArguments {
-    pub driver_url: String,
+    /// Shared by every executor of the application (as are `app_id`'s bytes).
+    pub driver_url: std::sync::Arc<str>,
     pub executor_id: ExecutorId,
     pub hostname: String,
     pub cores: u32,
-    pub app_id: String,
+    pub app_id: std::sync::Arc<str>,
     pub resource_profile_id: u32,
 }
 

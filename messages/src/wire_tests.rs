@@ -95,7 +95,7 @@ fn args() -> ExecutorArguments {
         executor_id: ExecutorId(1),
         hostname: "nm-2".into(),
         cores: 1,
-        app_id: app().to_string(),
+        app_id: app().to_string().into(),
         resource_profile_id: 0,
     }
 }

@@ -5,7 +5,7 @@
 
 use super::endpoint::{Endpoint, EndpointRef};
 use crate::sim::small_map::SmallMap;
-use actix::{Context, Message};
+use actix::{AsyncContext, Context, Message, SpawnHandle};
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{AskContext, AskReply, ReplyValue, RpcAddress};
 use std::borrow::Cow;
@@ -64,10 +64,11 @@ pub fn scala_duration(ms: u64) -> String {
     }
 }
 
-/// The asks an actor is waiting on, keyed by ask id, with what each was for. Most actors wait
-/// on one or two at a time (a short list); a driver can wait on one per executor (a map).
+/// The asks an actor is waiting on, keyed by ask id, with what each was for and its timeout
+/// timer. Most actors wait on one or two at a time (a short list); a driver can wait on one per
+/// executor (a map).
 pub struct AskTable<K> {
-    pending: SmallMap<u64, K>,
+    pending: SmallMap<u64, (K, Option<SpawnHandle>)>,
 }
 
 impl<K> Default for AskTable<K> {
@@ -85,11 +86,17 @@ impl<K> AskTable<K> {
     pub fn is_empty(&self) -> bool {
         self.pending.is_empty()
     }
-    pub fn take(&mut self, ask_id: u64) -> Option<K> {
+    /// What the ask was for, and its timeout timer if it is still armed.
+    fn take(&mut self, ask_id: u64) -> Option<(K, Option<SpawnHandle>)> {
         self.pending.remove(&ask_id)
     }
     fn insert(&mut self, ask_id: u64, what: K) {
-        self.pending.insert(ask_id, what);
+        self.pending.insert(ask_id, (what, None));
+    }
+    fn arm(&mut self, ask_id: u64, timer: SpawnHandle) {
+        if let Some((_, t)) = self.pending.get_mut(&ask_id) {
+            *t = Some(timer);
+        }
     }
 }
 
@@ -128,12 +135,17 @@ pub trait Asker: Endpoint {
         // The timeout text is written only if the timeout fires (a process's address never
         // changes, so it reads the same then as now).
         let (to, timeout) = (to.id, timeout.clone());
-        crate::sim::timers::run_later(ctx, crate::sim::clock::ms(timeout.ms), move |act, ctx| {
-            if let Some(what) = act.asks().take(ask_id) {
-                let remote = act.env().dispatcher.address_of(to);
-                act.on_answer(what, Err(timeout.failure(&remote)), ctx);
-            }
-        });
+        let timer = crate::sim::timers::run_later(
+            ctx,
+            crate::sim::clock::ms(timeout.ms),
+            move |act, ctx| {
+                if let Some((what, _)) = act.asks().take(ask_id) {
+                    let remote = act.env().dispatcher.address_of(to);
+                    act.on_answer(what, Err(timeout.failure(&remote)), ctx);
+                }
+            },
+        );
+        self.asks().arm(ask_id, timer);
     }
 
     /// Routes an `AskReply` that reached the mailbox.
@@ -142,7 +154,14 @@ pub trait Asker: Endpoint {
         Self: Sized,
     {
         match self.asks().take(reply.ask_id) {
-            Some(what) => self.on_answer(what, reply.result, ctx),
+            Some((what, timer)) => {
+                // Spark cancels the timeout when the reply comes: an answered ask holds nothing
+                // (a starting executor would otherwise keep two 120 s timers).
+                if let Some(t) = timer {
+                    ctx.cancel_future(t);
+                }
+                self.on_answer(what, reply.result, ctx)
+            }
             None => {
                 let log = self.env().log().clone();
                 crate::warn!(

@@ -70,7 +70,13 @@ impl<K: Ord + Copy, V> SmallMap<K, V> {
         match self {
             SmallMap::Small(v) => {
                 let i = v.iter().position(|(k, _)| k == key)?;
-                Some(v.swap_remove(i).1)
+                let out = v.swap_remove(i).1;
+                if v.is_empty() {
+                    // An actor that waits on nothing holds no buffer (a started executor's
+                    // answered asks would otherwise keep 128 bytes each).
+                    *v = Vec::new();
+                }
+                Some(out)
             }
             SmallMap::Large(m) => m.remove(key),
         }
@@ -98,5 +104,16 @@ mod tests {
             assert_eq!(s.get(&k), b.get(&k));
         }
         assert!(matches!(s, SmallMap::Large(_)));
+    }
+
+    #[test]
+    fn an_emptied_small_map_frees_its_buffer() {
+        let mut s: SmallMap<u64, u64> = SmallMap::default();
+        s.insert(1, 1);
+        s.insert(2, 2);
+        s.remove(&1);
+        assert!(matches!(&s, SmallMap::Small(v) if v.capacity() > 0));
+        s.remove(&2);
+        assert!(matches!(&s, SmallMap::Small(v) if v.capacity() == 0));
     }
 }

@@ -28,6 +28,7 @@ use sparkyard_messages::yarn_allocator::YarnAllocatorMsg;
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// The YARN side of a cluster: the RM and one NodeManager per node.
 pub fn start_cluster(sim: &Rc<SimContext>) -> EndpointRef<ResourceManagerMsg> {
@@ -198,6 +199,9 @@ pub fn start_allocator(
     am: EndpointRef<ApplicationMasterMsg>,
 ) -> EndpointRef<YarnAllocatorMsg> {
     let (sim2, env2) = (sim.clone(), env.clone());
+    // One copy of the strings every executor's arguments carry.
+    let driver_url: Arc<str> = driver_url.into();
+    let app: Arc<str> = attempt_id.application_id.to_string().into();
     let launch = Rc::new(
         move |c: sparkyard_messages::records::Container,
               id,
@@ -205,13 +209,12 @@ pub fn start_allocator(
             let nm = env2
                 .dispatcher
                 .lookup_named(&nm_process_name(&c.node_id.host), "NodeManager");
-            let app = attempt_id.application_id;
             ExecutorRunnable::start(
                 sim2.clone(),
                 env2.clone(),
                 c,
                 id,
-                app,
+                app.clone(),
                 driver_url.clone(),
                 nm,
                 allocator,

@@ -10,9 +10,10 @@
 //! tokio's own poll would yield). Otherwise a poll of the `Sleep` is known to return `Pending`
 //! with the same waker already registered, so skipping it changes nothing: each item is spawned
 //! as actix spawns its own (same position among the context's items, same handle), fires in the
-//! same poll, and runs its closure or handler the same way. Cancelling timers instead would
-//! reorder the remaining items (actix removes with `swap_remove`) and change which of two timers
-//! due at the same instant runs first.
+//! same poll, and runs its closure or handler the same way. An answered ask does cancel its
+//! timeout (`rpc::ask`, as Spark cancels the timeout future): actix then removes the item with
+//! `swap_remove`, which can change which of two timers of that actor due at the same instant
+//! runs first. It stays deterministic; on the bundled scenarios the outputs did not change.
 
 use actix::dev::MessageResponse;
 use actix::{Actor, ActorContext, ActorFuture, ActorState, AsyncContext, Handler, Message};
