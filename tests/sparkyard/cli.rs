@@ -1,7 +1,7 @@
 //! The `sparkyard` binary as a user runs it: exit codes, what goes to stdout and stderr, and
 //! byte-identical output for the same seed.
 
-use crate::common::{SPARK_PI, assert_user_error, binary, submit_words, text};
+use crate::common::{SPARK_PI, assert_user_error, binary, not_yarn_cluster, submit_words, text};
 use std::process::Output;
 
 fn sparkyard(args: &[&str], log_dir: &str) -> Output {
@@ -73,24 +73,10 @@ fn a_failed_application_exits_one_with_spark_closing_exception() {
 
 #[test]
 fn user_errors_exit_one_with_a_clear_message_and_no_panic() {
+    let [local_master, client_mode] = not_yarn_cluster();
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (
-            vec!["submit", "--master", "local[*]", "--class", "X", "a.jar"],
-            "sparkyard simulates only --master yarn",
-        ),
-        (
-            vec![
-                "submit",
-                "--master",
-                "yarn",
-                "--deploy-mode",
-                "client",
-                "--class",
-                "X",
-                "a.jar",
-            ],
-            "--deploy-mode cluster",
-        ),
+        local_master,
+        client_mode,
         // spark-submit's own validation text for a flag value it cannot parse.
         (
             submit_words(&["--class", "X", "--executor-memory", "1.5g", "a.jar"]),

@@ -130,6 +130,30 @@ pub fn binary(args: &[&str]) -> std::process::Output {
         .expect("the binary runs")
 }
 
+/// The two submissions sparkyard refuses before anything runs, with the text each must give:
+/// a master other than yarn, and client deploy mode.
+pub fn not_yarn_cluster() -> [(Vec<&'static str>, &'static str); 2] {
+    [
+        (
+            vec!["submit", "--master", "local[*]", "--class", "X", "a.jar"],
+            "sparkyard simulates only --master yarn",
+        ),
+        (
+            vec![
+                "submit",
+                "--master",
+                "yarn",
+                "--deploy-mode",
+                "client",
+                "--class",
+                "X",
+                "a.jar",
+            ],
+            "--deploy-mode cluster",
+        ),
+    ]
+}
+
 /// Output bytes as text, for assertions and their messages.
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

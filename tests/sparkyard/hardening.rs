@@ -1,7 +1,9 @@
 //! Hardening: random fault campaigns keep every invariant, a hang is caught as a named
 //! violation, and bad input of every kind ends with a clear message and exit 1, never a panic.
 
-use crate::common::{assert_user_error, binary, submit_pi_words, submit_words, text};
+use crate::common::{
+    assert_user_error, binary, not_yarn_cluster, submit_pi_words, submit_words, text,
+};
 use sparkyard::scenario;
 use std::path::Path;
 
@@ -85,6 +87,7 @@ fn forty_bad_inputs_each_exit_one_with_a_clear_message_and_no_panic() {
         "s9.toml",
         b"name = \"x\"\n[submit]\nclass = \"c\"\nexecutor_memory = \"1.5g\"\n",
     );
+    let [local_master, client_mode] = not_yarn_cluster();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
             submit_pi_words(&["--executor-memory", "1.5g", "a.jar"]),
@@ -203,23 +206,8 @@ fn forty_bad_inputs_each_exit_one_with_a_clear_message_and_no_panic() {
             submit_pi_words(&[]),
             "Must specify a primary resource (JAR or Python or R file)",
         ),
-        (
-            vec!["submit", "--master", "local[*]", "--class", "X", "a.jar"],
-            "sparkyard simulates only --master yarn",
-        ),
-        (
-            vec![
-                "submit",
-                "--master",
-                "yarn",
-                "--deploy-mode",
-                "client",
-                "--class",
-                "X",
-                "a.jar",
-            ],
-            "--deploy-mode cluster",
-        ),
+        local_master,
+        client_mode,
         (
             vec![
                 "submit",
