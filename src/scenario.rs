@@ -35,7 +35,7 @@ struct RawScenario {
     #[serde(default)]
     faults: Vec<Spanned<RawFault>>,
     #[serde(default)]
-    expect: RawExpect,
+    expect: Expectations,
     chaos: Option<RawChaos>,
 }
 
@@ -194,26 +194,6 @@ fn one() -> u32 {
     1
 }
 
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct RawExpect {
-    state: Option<String>,
-    final_status: Option<String>,
-    am_exit_codes: Option<Vec<i32>>,
-    attempts: Option<u32>,
-    executor_failures: Option<u32>,
-    executors_launched: Option<u32>,
-    executors_lost: Option<u32>,
-    tasks_failed: Option<u64>,
-    tasks_finished: Option<u64>,
-    #[serde(default)]
-    diagnostics_contain: Vec<String>,
-    #[serde(default)]
-    logs_contain: Vec<String>,
-    #[serde(default)]
-    logs_not_contain: Vec<String>,
-}
-
 /// A validated scenario.
 pub struct Scenario {
     pub name: String,
@@ -242,8 +222,12 @@ impl Scenario {
     }
 }
 
-/// What must hold at the end of the run.
-#[derive(Default, Debug)]
+/// What must hold at the end of the run: the `[expect]` table as written; `load` checks the
+/// state names (kept as strings so that a wrong one can be quoted in the error).
+#[derive(Deserialize, Default, Debug)]
+// `expecting` keeps the error for a non-table `expect` as it was before this struct was
+// deserialized directly (serde would otherwise print "expected struct Expectations").
+#[serde(deny_unknown_fields, expecting = "struct RawExpect")]
 pub struct Expectations {
     pub state: Option<String>,
     pub final_status: Option<String>,
@@ -254,8 +238,11 @@ pub struct Expectations {
     pub executors_lost: Option<u32>,
     pub tasks_failed: Option<u64>,
     pub tasks_finished: Option<u64>,
+    #[serde(default)]
     pub diagnostics_contain: Vec<String>,
+    #[serde(default)]
     pub logs_contain: Vec<String>,
+    #[serde(default)]
     pub logs_not_contain: Vec<String>,
 }
 
@@ -317,7 +304,7 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
             Planned::Driver(attempt, d) => driver_faults.push((attempt, d)),
         }
     }
-    let expect = expectations(raw.expect).map_err(err)?;
+    validate_expectations(&raw.expect).map_err(err)?;
     if let Some(c) = &raw.chaos {
         validate_chaos(c).map_err(|m| err(format!("chaos.{m}")))?;
     }
@@ -331,7 +318,7 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
         synthetic,
         faults,
         driver_faults,
-        expect,
+        expect: raw.expect,
         chaos: raw.chaos,
     })
 }
@@ -774,7 +761,7 @@ fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
     }))
 }
 
-fn expectations(e: RawExpect) -> Result<Expectations, String> {
+fn validate_expectations(e: &Expectations) -> Result<(), String> {
     const STATES: [&str; 8] = [
         "NEW",
         "NEW_SAVING",
@@ -798,20 +785,7 @@ fn expectations(e: RawExpect) -> Result<Expectations, String> {
             FINALS.join(", ")
         ));
     }
-    Ok(Expectations {
-        state: e.state,
-        final_status: e.final_status,
-        am_exit_codes: e.am_exit_codes,
-        attempts: e.attempts,
-        executor_failures: e.executor_failures,
-        executors_launched: e.executors_launched,
-        executors_lost: e.executors_lost,
-        tasks_failed: e.tasks_failed,
-        tasks_finished: e.tasks_finished,
-        diagnostics_contain: e.diagnostics_contain,
-        logs_contain: e.logs_contain,
-        logs_not_contain: e.logs_not_contain,
-    })
+    Ok(())
 }
 
 /// A scenario that ran: what happened and which expectations failed.

@@ -58,6 +58,31 @@ const ACCUMULATORS: &[&str] = &[
     "internal.metrics.resultSize",
 ];
 
+/// `shuffleReadMetricsToJson` fields; the simulation has no shuffle, so each is 0.
+const SHUFFLE_READ_METRICS: &[&str] = &[
+    "Remote Blocks Fetched",
+    "Local Blocks Fetched",
+    "Fetch Wait Time",
+    "Remote Bytes Read",
+    "Remote Bytes Read To Disk",
+    "Local Bytes Read",
+    "Total Records Read",
+    "Remote Requests Duration",
+];
+
+/// `shufflePushReadMetricsToJson` fields (push-based shuffle is off), each 0.
+const SHUFFLE_PUSH_READ_METRICS: &[&str] = &[
+    "Corrupt Merged Block Chunks",
+    "Merged Fetch Fallback Count",
+    "Merged Remote Blocks Fetched",
+    "Merged Local Blocks Fetched",
+    "Merged Remote Chunks Fetched",
+    "Merged Local Chunks Fetched",
+    "Merged Remote Bytes Read",
+    "Merged Local Bytes Read",
+    "Merged Remote Requests Duration",
+];
+
 /// Writes one event log per recorded SparkContext; returns the files written (none when
 /// `spark.eventLog.enabled` is false or no SparkContext was created).
 pub fn write_event_logs(
@@ -432,11 +457,7 @@ impl LogWriter {
                 );
             o.obj("Task End Reason", |r| end_reason(r, reason));
             o.obj("Task Info", |t| task_info(t, info, &accums));
-            o.obj("Task Executor Metrics", |m| {
-                for name in EXECUTOR_METRICS {
-                    m.num(name, 0);
-                }
-            });
+            o.obj("Task Executor Metrics", |m| zeros(m, EXECUTOR_METRICS));
             if has_metrics {
                 o.obj("Task Metrics", |m| task_metrics(m, &values));
             }
@@ -607,14 +628,8 @@ fn stage_info(o: &mut Obj<'_>, s: &StageInfo, accums: Option<&[(u64, usize, u64)
         o.str("Failure Reason", f);
     }
     o.arr("Accumulables", |a| {
-        for (id, k, v) in accums.unwrap_or(&[]) {
-            a.obj(|acc| {
-                acc.num("ID", id)
-                    .str("Name", ACCUMULATORS[*k])
-                    .num("Value", v)
-                    .bool("Internal", true)
-                    .bool("Count Failed Values", true);
-            });
+        for &(id, k, v) in accums.unwrap_or(&[]) {
+            a.obj(|acc| accumulable(acc, id, k, None, v));
         }
     });
     o.num("Resource Profile Id", 0)
@@ -658,17 +673,22 @@ fn task_info(t: &mut Obj<'_>, i: &TaskInfo, accums: &[(u64, usize, u64, u64)]) {
         .bool("Failed", i.failed)
         .bool("Killed", i.killed);
     t.arr("Accumulables", |a| {
-        for (id, k, update, value) in accums {
-            a.obj(|acc| {
-                acc.num("ID", id)
-                    .str("Name", ACCUMULATORS[*k])
-                    .num("Update", update)
-                    .num("Value", value)
-                    .bool("Internal", true)
-                    .bool("Count Failed Values", true);
-            });
+        for &(id, k, update, value) in accums {
+            a.obj(|acc| accumulable(acc, id, k, Some(update), value));
         }
     });
+}
+
+/// `accumulableInfoToJson` for metric `k` of [`ACCUMULATORS`]; only a task's entry carries the
+/// task's own `update` besides the running `value`.
+fn accumulable(acc: &mut Obj<'_>, id: u64, k: usize, update: Option<u64>, value: u64) {
+    acc.num("ID", id).str("Name", ACCUMULATORS[k]);
+    if let Some(u) = update {
+        acc.num("Update", u);
+    }
+    acc.num("Value", value)
+        .bool("Internal", true)
+        .bool("Count Failed Values", true);
 }
 
 fn end_reason(r: &mut Obj<'_>, reason: &TaskEndReason) {
@@ -719,32 +739,9 @@ fn task_metrics(m: &mut Obj<'_>, v: &[u64; 5]) {
         .num("Memory Bytes Spilled", 0)
         .num("Disk Bytes Spilled", 0);
     m.obj("Shuffle Read Metrics", |r| {
-        for k in [
-            "Remote Blocks Fetched",
-            "Local Blocks Fetched",
-            "Fetch Wait Time",
-            "Remote Bytes Read",
-            "Remote Bytes Read To Disk",
-            "Local Bytes Read",
-            "Total Records Read",
-            "Remote Requests Duration",
-        ] {
-            r.num(k, 0);
-        }
+        zeros(r, SHUFFLE_READ_METRICS);
         r.obj("Shuffle Push Read Metrics", |p| {
-            for k in [
-                "Corrupt Merged Block Chunks",
-                "Merged Fetch Fallback Count",
-                "Merged Remote Blocks Fetched",
-                "Merged Local Blocks Fetched",
-                "Merged Remote Chunks Fetched",
-                "Merged Local Chunks Fetched",
-                "Merged Remote Bytes Read",
-                "Merged Local Bytes Read",
-                "Merged Remote Requests Duration",
-            ] {
-                p.num(k, 0);
-            }
+            zeros(p, SHUFFLE_PUSH_READ_METRICS)
         });
     });
     m.obj("Shuffle Write Metrics", |w| {
@@ -759,6 +756,13 @@ fn task_metrics(m: &mut Obj<'_>, v: &[u64; 5]) {
         w.num("Bytes Written", 0).num("Records Written", 0);
     });
     m.arr("Updated Blocks", |_| {});
+}
+
+/// Metrics the simulation never moves off zero, in the order given.
+fn zeros(o: &mut Obj<'_>, names: &[&str]) {
+    for name in names {
+        o.num(name, 0);
+    }
 }
 
 fn job_end(out: &mut String, job_id: u32, time: u64, failure: Option<&str>) {

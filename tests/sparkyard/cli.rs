@@ -1,7 +1,7 @@
 //! The `sparkyard` binary as a user runs it: exit codes, what goes to stdout and stderr, and
 //! byte-identical output for the same seed.
 
-use crate::common::binary;
+use crate::common::{SPARK_PI, assert_user_error, binary, not_yarn_cluster, submit_words, text};
 use std::process::Output;
 
 fn sparkyard(args: &[&str], log_dir: &str) -> Output {
@@ -17,8 +17,7 @@ fn log_dir_for(name: &str) -> String {
 }
 
 fn submit(extra: &[&str], log_dir: &str) -> Output {
-    let mut args = vec!["submit", "--master", "yarn", "--deploy-mode", "cluster"];
-    args.extend_from_slice(extra);
+    let args = submit_words(extra);
     // `--log-dir` goes before the jar, so pass the jar last.
     let (flags, app): (Vec<&str>, Vec<&str>) = split_app(&args);
     let mut all = flags;
@@ -38,21 +37,14 @@ fn split_app<'a>(args: &[&'a str]) -> (Vec<&'a str>, Vec<&'a str>) {
     (args[..at].to_vec(), args[at..].to_vec())
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+/// SparkPi through the binary: `submit <BASE> <SPARK_PI> <extra>`.
+fn submit_pi(extra: &[&str], log_dir: &str) -> Output {
+    submit(&[SPARK_PI, extra].concat(), log_dir)
 }
 
 #[test]
 fn success_exits_zero_with_client_lines_on_stderr_and_the_estimate_on_stdout() {
-    let out = submit(
-        &[
-            "--class",
-            "org.apache.spark.examples.SparkPi",
-            "examples/jars/spark-examples.jar",
-            "10",
-        ],
-        "ok",
-    );
+    let out = submit_pi(&["examples/jars/spark-examples.jar", "10"], "ok");
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stdout.contains("Pi is roughly 3.1"), "{stdout}");
@@ -81,112 +73,53 @@ fn a_failed_application_exits_one_with_spark_closing_exception() {
 
 #[test]
 fn user_errors_exit_one_with_a_clear_message_and_no_panic() {
-    let cases: &[(&[&str], &str)] = &[
-        (
-            &["submit", "--master", "local[*]", "--class", "X", "a.jar"],
-            "sparkyard simulates only --master yarn",
-        ),
-        (
-            &[
-                "submit",
-                "--master",
-                "yarn",
-                "--deploy-mode",
-                "client",
-                "--class",
-                "X",
-                "a.jar",
-            ],
-            "--deploy-mode cluster",
-        ),
+    let [local_master, client_mode] = not_yarn_cluster();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        local_master,
+        client_mode,
         // spark-submit's own validation text for a flag value it cannot parse.
         (
-            &[
-                "submit",
-                "--master",
-                "yarn",
-                "--deploy-mode",
-                "cluster",
-                "--class",
-                "X",
-                "--executor-memory",
-                "1.5g",
-                "a.jar",
-            ],
+            submit_words(&["--class", "X", "--executor-memory", "1.5g", "a.jar"]),
             "Exception in thread \"main\" org.apache.spark.SparkException: Executor memory must be a positive number",
         ),
         // The same string in a property reaches JavaUtils' own text.
         (
-            &[
-                "submit",
-                "--master",
-                "yarn",
-                "--deploy-mode",
-                "cluster",
+            submit_words(&[
                 "--class",
                 "X",
                 "--conf",
                 "spark.executor.memoryOverhead=1.5g",
                 "a.jar",
-            ],
+            ]),
             "Fractional values are not supported. Input was: 1.5",
         ),
         (
-            &[
-                "submit",
-                "--master",
-                "yarn",
-                "--deploy-mode",
-                "cluster",
-                "--class",
-                "X",
-                "--conf",
-                "novalue",
-                "a.jar",
-            ],
+            submit_words(&["--class", "X", "--conf", "novalue", "a.jar"]),
             "Spark config without '=': novalue",
         ),
         (
-            &[
-                "submit",
-                "--master",
-                "yarn",
-                "--deploy-mode",
-                "cluster",
+            submit_words(&[
                 "--class",
                 "X",
                 "--cluster",
                 "/nonexistent/cluster.toml",
                 "a.jar",
-            ],
+            ]),
             "/nonexistent/cluster.toml",
         ),
-        (&["submit", "--bogus-flag"], "--bogus-flag"),
+        (vec!["submit", "--bogus-flag"], "--bogus-flag"),
     ];
     for (i, (args, needle)) in cases.iter().enumerate() {
         let out = sparkyard(args, &format!("err{i}"));
-        let stderr = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
-        assert!(stderr.contains(needle), "{args:?}: {stderr}");
-        assert!(
-            !stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"),
-            "{stderr}"
-        );
+        assert_user_error(args, out.status.code(), &text(&out.stderr), needle);
     }
 }
 
 #[test]
 fn the_same_seed_gives_byte_identical_output() {
-    let args = [
-        "--class",
-        "org.apache.spark.examples.SparkPi",
-        "--num-executors",
-        "2",
-        "app.jar",
-        "8",
-    ];
-    let a = submit(&args, "det");
-    let b = submit(&args, "det");
+    let args = ["--num-executors", "2", "app.jar", "8"];
+    let a = submit_pi(&args, "det");
+    let b = submit_pi(&args, "det");
     assert_eq!(a.status.code(), Some(0));
     assert_eq!(text(&a.stdout), text(&b.stdout));
     assert_eq!(text(&a.stderr), text(&b.stderr));
@@ -194,16 +127,7 @@ fn the_same_seed_gives_byte_identical_output() {
 
 #[test]
 fn verbose_shows_the_am_driver_and_executor_lines() {
-    let out = submit(
-        &[
-            "--verbose",
-            "--class",
-            "org.apache.spark.examples.SparkPi",
-            "app.jar",
-            "2",
-        ],
-        "verbose",
-    );
+    let out = submit_pi(&["--verbose", "app.jar", "2"], "verbose");
     let stderr = text(&out.stderr);
     assert!(stderr.contains("Parsed arguments:"), "{stderr}");
     assert!(stderr.contains(

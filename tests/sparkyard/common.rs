@@ -1,4 +1,5 @@
-//! Helpers: run a submission through the library exactly as `sparkyard submit` would.
+//! Helpers: a submission through the library exactly as `sparkyard submit` runs it, or through
+//! the binary, and the checks the CLI tests share.
 
 use clap::Parser;
 use sparkyard::conf::cluster::{ClusterSource, load_cluster};
@@ -17,12 +18,28 @@ struct Submit {
 /// The spark-submit flags every test starts from.
 pub const BASE: &[&str] = &["--master", "yarn", "--deploy-mode", "cluster"];
 
+/// The `--class` flag of SparkPi, the example most tests submit.
+pub const SPARK_PI: &[&str] = &["--class", "org.apache.spark.examples.SparkPi"];
+
+/// The command line `sparkyard submit <BASE> <extra>`, for the binary.
+pub fn submit_words<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    ["submit"]
+        .iter()
+        .chain(BASE)
+        .chain(extra)
+        .copied()
+        .collect()
+}
+
+/// The command line `sparkyard submit <BASE> <SPARK_PI> <extra>`, for the binary.
+pub fn submit_pi_words<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    submit_words(&[SPARK_PI, extra].concat())
+}
+
 /// Runs `sparkyard submit <BASE> <args>` in-process.
 pub fn submit(args: &[&str]) -> Result<RunResult, UserError> {
-    let words = std::iter::once("submit")
-        .chain(BASE.iter().copied())
-        .chain(args.iter().copied());
-    let parsed = Submit::try_parse_from(words).map_err(|e| UserError::usage(e.to_string()))?;
+    let parsed =
+        Submit::try_parse_from(submit_words(args)).map_err(|e| UserError::usage(e.to_string()))?;
     let req = parsed.args.into_request(DefaultsFile::embedded())?;
     let cluster = match &req.cluster {
         Some(p) => load_cluster(ClusterSource::Path(p.clone()))?,
@@ -36,13 +53,16 @@ pub fn submit(args: &[&str]) -> Result<RunResult, UserError> {
     runner::run(runner::sim_config(spark, cluster, &opts), &opts)
 }
 
+/// Runs SparkPi in-process: `sparkyard submit <BASE> <SPARK_PI> <args>`.
+pub fn submit_pi(args: &[&str]) -> Result<RunResult, UserError> {
+    submit(&[SPARK_PI, args].concat())
+}
+
 /// SparkPi with `executors` executors and `slices` slices.
 pub fn spark_pi(executors: u32, slices: u32) -> RunResult {
     let n = executors.to_string();
     let s = slices.to_string();
     let args = [
-        "--class",
-        "org.apache.spark.examples.SparkPi",
         "--num-executors",
         &n,
         "--executor-memory",
@@ -52,7 +72,12 @@ pub fn spark_pi(executors: u32, slices: u32) -> RunResult {
         "examples/jars/spark-examples.jar",
         &s,
     ];
-    submit(&args).expect("a valid submission")
+    submit_pi(&args).expect("a valid submission")
+}
+
+/// The exit codes of the AM attempts, in attempt order.
+pub fn am_exit_codes(r: &RunResult) -> Vec<i32> {
+    r.counters.am_exit_codes.values().copied().collect()
 }
 
 /// The driver's stdout (the AM container of the last attempt).
@@ -103,4 +128,46 @@ pub fn binary(args: &[&str]) -> std::process::Output {
         .env_remove("SPARK_CONF_DIR")
         .output()
         .expect("the binary runs")
+}
+
+/// The two submissions sparkyard refuses before anything runs, with the text each must give:
+/// a master other than yarn, and client deploy mode.
+pub fn not_yarn_cluster() -> [(Vec<&'static str>, &'static str); 2] {
+    [
+        (
+            vec!["submit", "--master", "local[*]", "--class", "X", "a.jar"],
+            "sparkyard simulates only --master yarn",
+        ),
+        (
+            vec![
+                "submit",
+                "--master",
+                "yarn",
+                "--deploy-mode",
+                "client",
+                "--class",
+                "X",
+                "a.jar",
+            ],
+            "--deploy-mode cluster",
+        ),
+    ]
+}
+
+/// Output bytes as text, for assertions and their messages.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A user error as the binary must end it: exit 1, `needle` in `output`, and no panic.
+pub fn assert_user_error(args: &[&str], code: Option<i32>, output: &str, needle: &str) {
+    assert_eq!(code, Some(1), "{args:?}:\n{output}");
+    assert!(
+        output.contains(needle),
+        "{args:?}: wanted {needle:?} in\n{output}"
+    );
+    assert!(
+        !output.contains("panicked") && !output.contains("RUST_BACKTRACE"),
+        "{args:?}:\n{output}"
+    );
 }

@@ -1,6 +1,9 @@
 //! Hardening: random fault campaigns keep every invariant, a hang is caught as a named
 //! violation, and bad input of every kind ends with a clear message and exit 1, never a panic.
 
+use crate::common::{
+    assert_user_error, binary, not_yarn_cluster, submit_pi_words, submit_words, text,
+};
 use sparkyard::scenario;
 use std::path::Path;
 
@@ -41,10 +44,8 @@ fn a_run_that_never_ends_is_a_named_violation_with_its_seed() {
 }
 
 fn sparkyard(args: &[&str]) -> (Option<i32>, String) {
-    let out = crate::common::binary(args);
-    let text =
-        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
-    (out.status.code(), text)
+    let out = binary(args);
+    (out.status.code(), text(&out.stderr) + &text(&out.stdout))
 }
 
 fn file(name: &str, bytes: &[u8]) -> String {
@@ -57,21 +58,6 @@ fn file(name: &str, bytes: &[u8]) -> String {
 
 #[test]
 fn forty_bad_inputs_each_exit_one_with_a_clear_message_and_no_panic() {
-    let base = [
-        "submit",
-        "--master",
-        "yarn",
-        "--deploy-mode",
-        "cluster",
-        "--class",
-        "org.apache.spark.examples.SparkPi",
-    ];
-    let with = |extra: &[&str]| -> Vec<String> {
-        base.iter()
-            .chain(extra.iter())
-            .map(|s| s.to_string())
-            .collect()
-    };
     let empty = file("empty.toml", b"");
     let garbage = file("garbage.toml", &[0xff, 0xfe, 0x00, 0x9c, 0x13]);
     let malformed = file("malformed.toml", b"[[nodes]\nhost = ");
@@ -101,69 +87,70 @@ fn forty_bad_inputs_each_exit_one_with_a_clear_message_and_no_panic() {
         "s9.toml",
         b"name = \"x\"\n[submit]\nclass = \"c\"\nexecutor_memory = \"1.5g\"\n",
     );
-    let cases: Vec<(Vec<String>, &str)> = vec![
+    let [local_master, client_mode] = not_yarn_cluster();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
         (
-            with(&["--executor-memory", "1.5g", "a.jar"]),
+            submit_pi_words(&["--executor-memory", "1.5g", "a.jar"]),
             "Executor memory must be a positive number",
         ),
         (
-            with(&["--executor-memory", "-1g", "a.jar"]),
+            submit_pi_words(&["--executor-memory", "-1g", "a.jar"]),
             "Executor memory must be a positive number",
         ),
         (
-            with(&["--executor-memory", "10q", "a.jar"]),
+            submit_pi_words(&["--executor-memory", "10q", "a.jar"]),
             "Executor memory must be a positive number",
         ),
         (
-            with(&["--driver-memory", "0", "a.jar"]),
+            submit_pi_words(&["--driver-memory", "0", "a.jar"]),
             "Driver memory must be a positive number",
         ),
         (
-            with(&["--driver-memory", "1.5g", "a.jar"]),
+            submit_pi_words(&["--driver-memory", "1.5g", "a.jar"]),
             "Driver memory must be a positive number",
         ),
         (
-            with(&["--executor-cores", "0", "a.jar"]),
+            submit_pi_words(&["--executor-cores", "0", "a.jar"]),
             "Executor cores must be a positive number",
         ),
         (
-            with(&["--executor-cores", "-2", "a.jar"]),
+            submit_pi_words(&["--executor-cores", "-2", "a.jar"]),
             "Executor cores must be a positive number",
         ),
         (
-            with(&["--driver-cores", "x", "a.jar"]),
+            submit_pi_words(&["--driver-cores", "x", "a.jar"]),
             "Driver cores must be a positive number",
         ),
         (
-            with(&["--num-executors", "0", "a.jar"]),
+            submit_pi_words(&["--num-executors", "0", "a.jar"]),
             "Number of executors must be a positive number",
         ),
         (
-            with(&["--num-executors", "99999999999999999999", "a.jar"]),
+            submit_pi_words(&["--num-executors", "99999999999999999999", "a.jar"]),
             "Number of executors must be a positive number",
         ),
         (
-            with(&["--executor-memory", "10g", "a.jar"]),
+            submit_pi_words(&["--executor-memory", "10g", "a.jar"]),
             "Required executor memory (10240 MB)",
         ),
         (
-            with(&["--driver-memory", "9g", "a.jar"]),
+            submit_pi_words(&["--driver-memory", "9g", "a.jar"]),
             "Required AM memory (9216+921 MB)",
         ),
         (
-            with(&["--conf", "spark.executor.memoryOverhead=1.5g", "a.jar"]),
+            submit_pi_words(&["--conf", "spark.executor.memoryOverhead=1.5g", "a.jar"]),
             "Fractional values are not supported. Input was: 1.5",
         ),
         (
-            with(&["--conf", "spark.yarn.am.waitTime=soon", "a.jar"]),
+            submit_pi_words(&["--conf", "spark.yarn.am.waitTime=soon", "a.jar"]),
             "spark.yarn.am.waitTime",
         ),
         (
-            with(&["--conf", "spark.task.maxFailures=many", "a.jar"]),
+            submit_pi_words(&["--conf", "spark.task.maxFailures=many", "a.jar"]),
             "spark.task.maxFailures should be int, but was many",
         ),
         (
-            with(&[
+            submit_pi_words(&[
                 "--conf",
                 "spark.yarn.submit.waitAppCompletion=maybe",
                 "a.jar",
@@ -171,169 +158,124 @@ fn forty_bad_inputs_each_exit_one_with_a_clear_message_and_no_panic() {
             "should be boolean, but was maybe",
         ),
         (
-            with(&["--conf", "novalue", "a.jar"]),
+            submit_pi_words(&["--conf", "novalue", "a.jar"]),
             "Spark config without '=': novalue",
         ),
         (
-            with(&["--properties-file", "/nonexistent/x.conf", "a.jar"]),
+            submit_pi_words(&["--properties-file", "/nonexistent/x.conf", "a.jar"]),
             "does not exist",
         ),
         (
-            with(&["--properties-file", &props_dir, "a.jar"]),
+            submit_pi_words(&["--properties-file", &props_dir, "a.jar"]),
             "is not a normal file",
         ),
         (
-            with(&["--properties-file", &bad_props, "a.jar"]),
+            submit_pi_words(&["--properties-file", &bad_props, "a.jar"]),
             "Executor memory must be a positive number",
         ),
         (
-            with(&["--cluster", "/nonexistent/c.toml", "a.jar"]),
+            submit_pi_words(&["--cluster", "/nonexistent/c.toml", "a.jar"]),
             "/nonexistent/c.toml",
         ),
         (
-            with(&["--cluster", &props_dir, "a.jar"]),
+            submit_pi_words(&["--cluster", &props_dir, "a.jar"]),
             "is a directory, not a cluster file",
         ),
-        (with(&["--cluster", &empty, "a.jar"]), "the file is empty"),
-        (with(&["--cluster", &garbage, "a.jar"]), "not UTF-8"),
-        (with(&["--cluster", &malformed, "a.jar"]), "malformed.toml"),
         (
-            with(&["--cluster", &unknown_key, "a.jar"]),
+            submit_pi_words(&["--cluster", &empty, "a.jar"]),
+            "the file is empty",
+        ),
+        (
+            submit_pi_words(&["--cluster", &garbage, "a.jar"]),
+            "not UTF-8",
+        ),
+        (
+            submit_pi_words(&["--cluster", &malformed, "a.jar"]),
+            "malformed.toml",
+        ),
+        (
+            submit_pi_words(&["--cluster", &unknown_key, "a.jar"]),
             "unknown field `colour`",
         ),
-        (with(&["--cluster", &huge, "a.jar"]), "huge.toml"),
+        (submit_pi_words(&["--cluster", &huge, "a.jar"]), "huge.toml"),
         (
-            with(&["--cluster", &tiny, "a.jar"]),
+            submit_pi_words(&["--cluster", &tiny, "a.jar"]),
             "is above the max threshold",
         ),
         (
-            with(&[]),
+            submit_pi_words(&[]),
             "Must specify a primary resource (JAR or Python or R file)",
         ),
+        local_master,
+        client_mode,
         (
             vec![
-                "submit".into(),
-                "--master".into(),
-                "local[*]".into(),
-                "--class".into(),
-                "X".into(),
-                "a.jar".into(),
-            ],
-            "sparkyard simulates only --master yarn",
-        ),
-        (
-            vec![
-                "submit".into(),
-                "--master".into(),
-                "yarn".into(),
-                "--deploy-mode".into(),
-                "client".into(),
-                "--class".into(),
-                "X".into(),
-                "a.jar".into(),
-            ],
-            "--deploy-mode cluster",
-        ),
-        (
-            vec![
-                "submit".into(),
-                "--master".into(),
-                "yarn".into(),
-                "--deploy-mode".into(),
-                "sideways".into(),
-                "a.jar".into(),
+                "submit",
+                "--master",
+                "yarn",
+                "--deploy-mode",
+                "sideways",
+                "a.jar",
             ],
             "--deploy-mode must be either \"client\" or \"cluster\"",
         ),
         (
-            vec![
-                "submit".into(),
-                "--master".into(),
-                "yarn".into(),
-                "--deploy-mode".into(),
-                "cluster".into(),
-                "a.jar".into(),
-            ],
+            submit_words(&["a.jar"]),
             "No main class set in JAR; please specify one with --class.",
         ),
+        (vec!["submit", "--seed", "minus-one"], "minus-one"),
         (
-            vec!["submit".into(), "--seed".into(), "minus-one".into()],
-            "minus-one",
-        ),
-        (
-            vec!["run".into(), "/nonexistent/s.toml".into()],
+            vec!["run", "/nonexistent/s.toml"],
             "cannot read the scenario",
         ),
-        (vec!["run".into(), empty.clone()], "the file is empty"),
-        (vec!["run".into(), garbage.clone()], "not UTF-8"),
+        (vec!["run", &empty], "the file is empty"),
+        (vec!["run", &garbage], "not UTF-8"),
         (
-            vec!["run".into(), scen_unknown_exec],
+            vec!["run", &scen_unknown_exec],
             "kind 'kill-executor' needs `executor`",
         ),
         (
-            vec!["run".into(), scen_bad_host],
+            vec!["run", &scen_bad_host],
             "host: `ghost` is not a NodeManager of this cluster",
         ),
         (
-            vec!["run".into(), scen_bad_prob],
+            vec!["run", &scen_bad_prob],
             "probability: must be within 0 and 1",
         ),
+        (vec!["run", &scen_two_triggers], "give exactly one trigger"),
         (
-            vec!["run".into(), scen_two_triggers],
-            "give exactly one trigger",
-        ),
-        (
-            vec!["run".into(), scen_bad_parent],
+            vec!["run", &scen_bad_parent],
             "parents: 0 is not an earlier stage of this job",
         ),
         (
-            vec!["run".into(), scen_zero_tasks],
+            vec!["run", &scen_zero_tasks],
             "tasks: must be between 1 and 10000000",
         ),
         (
-            vec!["run".into(), scen_bad_chaos],
+            vec!["run", &scen_bad_chaos],
             "chaos.window_ms: [5, 1] is not a range",
         ),
         (
-            vec!["run".into(), scen_bad_kind],
+            vec!["run", &scen_bad_kind],
             "chaos.kinds: `meteor` is not one of",
         ),
         (
-            vec!["run".into(), scen_bad_submit],
+            vec!["run", &scen_bad_submit],
             "Executor memory must be a positive number",
         ),
         (
-            vec![
-                "sweep".into(),
-                "config/scenarios/chaos.toml".into(),
-                "--seeds".into(),
-                "9..3".into(),
-            ],
+            vec!["sweep", "config/scenarios/chaos.toml", "--seeds", "9..3"],
             "the range is empty",
         ),
         (
-            vec![
-                "sweep".into(),
-                "config/scenarios/chaos.toml".into(),
-                "--seeds".into(),
-                "lots".into(),
-            ],
+            vec!["sweep", "config/scenarios/chaos.toml", "--seeds", "lots"],
             "expected A..B or A..=B",
         ),
-        (vec!["explode".into()], "unrecognized subcommand"),
+        (vec!["explode"], "unrecognized subcommand"),
     ];
     assert!(cases.len() >= 40, "{}", cases.len());
     for (args, needle) in &cases {
-        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        let (code, text) = sparkyard(&refs);
-        assert_eq!(code, Some(1), "{args:?}:\n{text}");
-        assert!(
-            text.contains(needle),
-            "{args:?}: wanted {needle:?} in\n{text}"
-        );
-        assert!(
-            !text.contains("panicked") && !text.contains("RUST_BACKTRACE"),
-            "{args:?}:\n{text}"
-        );
+        let (code, output) = sparkyard(args);
+        assert_user_error(args, code, &output, needle);
     }
 }

@@ -118,14 +118,7 @@ fn an_unknown_class_fails_the_application_after_both_attempts() {
         message,
         format!("Application {app} finished with failed status")
     );
-    assert_eq!(
-        r.counters
-            .am_exit_codes
-            .values()
-            .copied()
-            .collect::<Vec<_>>(),
-        [13, 13]
-    );
+    assert_eq!(am_exit_codes(&r), [13, 13]);
     let attempt2 = format!(
         "AM Container for appattempt_{}_000002 exited with  exitCode: 13",
         &app["application_".len()..]
@@ -157,26 +150,12 @@ fn spark_max_app_attempts_one_fails_after_a_single_attempt() {
     ])
     .expect("submits");
     assert_eq!(r.outcome.state, Some(State::Failed));
-    assert_eq!(
-        r.counters
-            .am_exit_codes
-            .values()
-            .copied()
-            .collect::<Vec<_>>(),
-        [13]
-    );
+    assert_eq!(am_exit_codes(&r), [13]);
 }
 
 #[test]
 fn verify_cluster_resources_refuses_oversized_executors_and_ams_before_submitting() {
-    let r = submit(&[
-        "--class",
-        "org.apache.spark.examples.SparkPi",
-        "--executor-memory",
-        "10g",
-        "app.jar",
-    ])
-    .expect("runs");
+    let r = submit_pi(&["--executor-memory", "10g", "app.jar"]).expect("runs");
     assert_eq!(r.outcome.state, None, "nothing is submitted");
     assert_eq!(
         r.outcome.exception,
@@ -185,14 +164,7 @@ fn verify_cluster_resources_refuses_oversized_executors_and_ams_before_submittin
             "Required executor memory (10240 MB), offHeap memory (0) MB, overhead (1024 MB), and PySpark memory (0 MB) is above the max threshold (8192 MB) of this cluster! Please check the values of 'yarn.scheduler.maximum-allocation-mb' and/or 'yarn.nodemanager.resource.memory-mb'.".into()
         ))
     );
-    let r = submit(&[
-        "--class",
-        "org.apache.spark.examples.SparkPi",
-        "--driver-memory",
-        "9g",
-        "app.jar",
-    ])
-    .expect("runs");
+    let r = submit_pi(&["--driver-memory", "9g", "app.jar"]).expect("runs");
     let (_, message) = r.outcome.exception.expect("refused");
     assert_eq!(
         message,
@@ -202,51 +174,21 @@ fn verify_cluster_resources_refuses_oversized_executors_and_ams_before_submittin
 
 #[test]
 fn a_bad_slice_count_is_a_user_class_exception_with_exit_15() {
-    let r = submit(&[
-        "--class",
-        "org.apache.spark.examples.SparkPi",
-        "--conf",
-        "spark.yarn.maxAppAttempts=1",
-        "app.jar",
-        "many",
-    ])
-    .expect("runs");
+    let r = submit_pi(&["--conf", "spark.yarn.maxAppAttempts=1", "app.jar", "many"]).expect("runs");
     assert_eq!(r.outcome.state, Some(State::Finished));
     assert_eq!(r.outcome.final_status, Some(Final::Failed));
     assert_eq!(
         r.outcome.diagnostics,
         "User class threw exception: java.lang.NumberFormatException: For input string: \"many\""
     );
-    assert_eq!(
-        r.counters
-            .am_exit_codes
-            .values()
-            .copied()
-            .collect::<Vec<_>>(),
-        [15]
-    );
+    assert_eq!(am_exit_codes(&r), [15]);
 }
 
 #[test]
 fn the_same_seed_gives_the_same_run_and_another_seed_a_different_one() {
-    let a = submit(&[
-        "--class",
-        "org.apache.spark.examples.SparkPi",
-        "--num-executors",
-        "3",
-        "app.jar",
-        "20",
-    ])
-    .expect("runs");
-    let b = submit(&[
-        "--class",
-        "org.apache.spark.examples.SparkPi",
-        "--num-executors",
-        "3",
-        "app.jar",
-        "20",
-    ])
-    .expect("runs");
+    let args = ["--num-executors", "3", "app.jar", "20"];
+    let a = submit_pi(&args).expect("runs");
+    let b = submit_pi(&args).expect("runs");
     assert_eq!(a.fingerprint, b.fingerprint);
     let logs = |r: &sparkyard::runner::RunResult| {
         r.logs
@@ -256,17 +198,7 @@ fn the_same_seed_gives_the_same_run_and_another_seed_a_different_one() {
             .collect::<Vec<_>>()
     };
     assert_eq!(logs(&a), logs(&b));
-    let c = submit(&[
-        "--seed",
-        "7",
-        "--class",
-        "org.apache.spark.examples.SparkPi",
-        "--num-executors",
-        "3",
-        "app.jar",
-        "20",
-    ])
-    .expect("runs");
+    let c = submit_pi(&[&["--seed", "7"][..], &args[..]].concat()).expect("runs");
     // Without faults the seed changes the darts, not the message flow.
     assert_eq!(a.fingerprint, c.fingerprint);
     assert_ne!(driver_stdout(&a), driver_stdout(&c));

@@ -257,6 +257,16 @@ fn bad_scenario_files_are_errors_naming_the_file_the_line_and_the_key() {
             &format!("{MINIMAL}[expect]\nstate = \"DONE\"\n"),
             "expect.state: `DONE` is not a YARN application state",
         ),
+        (
+            "expect-key.toml",
+            &format!("{MINIMAL}[expect]\ncolour = \"red\"\n"),
+            "TOML parse error at line 5, column 1",
+        ),
+        (
+            "expect-key.toml",
+            &format!("{MINIMAL}[expect]\ncolour = \"red\"\n"),
+            "unknown field `colour`, expected one of `state`",
+        ),
     ];
     for (file, text, needle) in cases {
         let e = load_text(file, text);
