@@ -225,9 +225,8 @@ impl Scenario {
 /// What must hold at the end of the run: the `[expect]` table as written; `load` checks the
 /// state names (kept as strings so that a wrong one can be quoted in the error).
 #[derive(Deserialize, Default, Debug)]
-// `expecting` keeps the error for a non-table `expect` as it was before this struct was
-// deserialized directly (serde would otherwise print "expected struct Expectations").
-#[serde(deny_unknown_fields, expecting = "struct RawExpect")]
+// `expecting` words the error for a non-table `expect = 3` for the user, not after a Rust type.
+#[serde(deny_unknown_fields, expecting = "a table of expectations")]
 pub struct Expectations {
     pub state: Option<String>,
     pub final_status: Option<String>,
