@@ -14,6 +14,7 @@ use sparkyard_messages::rpc::{
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::marker::PhantomData;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -36,19 +37,100 @@ pub enum ProcessKind {
 
 type Deliver = Box<dyn FnOnce()>;
 
-/// Posts a message built from `T` to a mailbox's recipient (`&dyn Any` is its
-/// `Arc<dyn Post<M>>`): replies and disconnect events, without a sender clone per mailbox.
-type TypedPost<T> = Box<dyn Fn(&dyn Any, T)>;
+/// A mailbox's senders, typed for its messages behind one pointer: `Live` while its actor runs,
+/// `Retired` (zero-sized, so it allocates nothing) once the actor has stopped.
+trait Senders {
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+    fn post_reply(&self, reply: AskReply);
+    fn post_disconnect(&self, address: RpcAddress);
+    /// The stop path, to use after the state is released (`None` once retired: nothing to stop).
+    fn stop_handle(&self) -> Option<Arc<dyn Stop>>;
+    /// Whether the actor is still there (its mailbox receiver not yet dropped).
+    fn connected(&self) -> bool;
+    /// The same mailbox once its actor is gone.
+    fn retired(&self) -> Box<dyn Senders>;
+}
 
-fn typed_post<M, T: 'static>(make: fn(T) -> M) -> TypedPost<T>
+/// A running actor's senders: one `Arc` shared by every `EndpointRef` to the mailbox, and how
+/// to build its reply and disconnect messages.
+struct Live<M: Message<Result = ()> + Send> {
+    recipient: Arc<dyn Post<M>>,
+    stop: Arc<dyn Stop>,
+    reply: Option<fn(AskReply) -> M>,
+    disconnect: Option<fn(RpcAddress) -> M>,
+}
+
+/// A stopped actor's mailbox: ids stay valid, references resolve to a sender that drops what it
+/// is given (as the closed channel did), and the channel itself is freed.
+struct Retired<M>(PhantomData<fn() -> M>);
+
+impl<M: Message<Result = ()> + Send + 'static> Senders for Live<M> {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+    fn post_reply(&self, reply: AskReply) {
+        if let Some(make) = self.reply {
+            self.recipient.do_send(make(reply));
+        }
+    }
+    fn post_disconnect(&self, address: RpcAddress) {
+        if let Some(make) = self.disconnect {
+            self.recipient.do_send(make(address));
+        }
+    }
+    fn stop_handle(&self) -> Option<Arc<dyn Stop>> {
+        Some(self.stop.clone())
+    }
+    fn connected(&self) -> bool {
+        self.stop.connected()
+    }
+    fn retired(&self) -> Box<dyn Senders> {
+        Box::new(Retired::<M>(PhantomData))
+    }
+}
+
+impl<M: Message<Result = ()> + Send + 'static> Senders for Retired<M> {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+    fn post_reply(&self, _: AskReply) {}
+    fn post_disconnect(&self, _: RpcAddress) {}
+    fn stop_handle(&self) -> Option<Arc<dyn Stop>> {
+        None
+    }
+    fn connected(&self) -> bool {
+        false
+    }
+    fn retired(&self) -> Box<dyn Senders> {
+        Box::new(Retired::<M>(PhantomData))
+    }
+}
+
+/// The senders of a new mailbox, and the reference that shares them.
+fn live_senders<A, M>(
+    addr: Addr<A>,
+    reply: Option<fn(AskReply) -> M>,
+) -> (Box<dyn Senders>, Arc<dyn Post<M>>)
 where
+    A: Actor<Context = Context<A>> + Handler<M> + Handler<StopEndpoint>,
     M: Message<Result = ()> + Send + 'static,
 {
-    Box::new(move |recipient: &dyn Any, value: T| {
-        if let Some(r) = recipient.downcast_ref::<Arc<dyn Post<M>>>() {
-            r.do_send(make(value));
-        }
-    })
+    let sink = Arc::new(Sink(addr));
+    let recipient: Arc<dyn Post<M>> = sink.clone();
+    let live = Live {
+        recipient: recipient.clone(),
+        stop: sink,
+        reply,
+        disconnect: None,
+    };
+    (Box::new(live), recipient)
 }
 
 struct Process {
@@ -80,29 +162,13 @@ impl Process {
 
 struct Mailbox {
     process: ProcessId,
-    name: Option<Rc<str>>,
+    active: bool,
+    /// Whether asks' replies can come here (a reply to a mailbox without is not even sent).
+    takes_replies: bool,
     /// The endpoint name, or the thread's name for a private queue (traces only).
     label: &'static str,
-    active: bool,
-    /// The mailbox's `Arc<dyn Post<M>>`, shared by every `EndpointRef` to it.
-    recipient: Box<dyn Any>,
-    reply: Option<TypedPost<AskReply>>,
-    /// The same sender, for `StopEndpoint`.
-    stop: Arc<dyn Stop>,
-    /// Swaps both for dead senders once the actor has stopped (typed for its messages).
-    retire: fn(&mut Mailbox, &Arc<dyn Stop>),
-    disconnect: Option<TypedPost<RpcAddress>>,
-}
-
-/// Frees a stopped actor's channel: its mailbox keeps resolving (ids stay valid) to a sender
-/// that drops what it is given, as the closed channel did.
-fn retire<M>(mb: &mut Mailbox, dead_stop: &Arc<dyn Stop>)
-where
-    M: Message<Result = ()> + Send + 'static,
-{
-    let dead: Arc<dyn Post<M>> = Arc::new(Dead);
-    mb.recipient = Box::new(dead);
-    mb.stop = dead_stop.clone();
+    name: Option<Rc<str>>,
+    senders: Box<dyn Senders>,
 }
 
 /// How many stopped mailboxes a registration checks for retirement (amortised O(1)).
@@ -195,8 +261,6 @@ struct State {
     hot: Vec<MailboxHot>,
     /// Mailboxes made inactive whose actor may not have stopped yet (oldest first).
     retiring: VecDeque<EndpointId>,
-    /// The one dead stop sender every retired mailbox shares.
-    dead_stop: Arc<dyn Stop>,
     links: BTreeMap<(ProcessId, EndpointId), Link>,
     /// Spark server envs by listening address (the newest process at an address wins).
     servers: BTreeMap<RpcAddress, ProcessId>,
@@ -241,7 +305,6 @@ impl Dispatcher {
             mailboxes: Slab::new(),
             hot: Vec::new(),
             retiring: VecDeque::new(),
-            dead_stop: Arc::new(Dead),
             links: BTreeMap::new(),
             servers: BTreeMap::new(),
             by_name: BTreeMap::new(),
@@ -372,23 +435,19 @@ impl Dispatcher {
             proc.names.push((n.clone(), id));
         }
         proc.mailboxes.push(id);
-        let sink = Arc::new(Sink(addr));
-        let recipient: Arc<dyn Post<M>> = sink.clone();
-        let stop: Arc<dyn Stop> = sink;
+        let takes_replies = reply.is_some();
+        let (senders, recipient) = live_senders(addr, reply);
         st.hot.push(MailboxHot {
             process,
             active: true,
         });
         st.mailboxes.push(Mailbox {
             process,
-            name,
-            label,
             active: true,
-            recipient: Box::new(recipient.clone()),
-            reply: reply.map(typed_post),
-            stop,
-            retire: retire::<M>,
-            disconnect: None,
+            takes_replies,
+            label,
+            name,
+            senders,
         });
         Self::retire_stopped(&mut st);
         Ok(EndpointRef { id, recipient })
@@ -401,12 +460,12 @@ impl Dispatcher {
                 return;
             };
             let mb = &mut st.mailboxes[id.0 as usize];
-            if mb.stop.connected() {
+            if mb.senders.connected() {
                 // Still draining its mailbox: look again later.
                 st.retiring.push_back(id);
                 return;
             }
-            (mb.retire)(mb, &st.dead_stop);
+            mb.senders = mb.senders.retired();
         }
     }
 
@@ -417,10 +476,10 @@ impl Dispatcher {
     {
         let mut st = self.state.borrow_mut();
         let mb = &mut st.mailboxes[id.0 as usize];
-        if !mb.recipient.is::<Arc<dyn Post<M>>>() {
+        let Some(live) = mb.senders.as_any_mut().downcast_mut::<Live<M>>() else {
             return;
-        }
-        mb.disconnect = Some(typed_post(make));
+        };
+        live.disconnect = Some(make);
         let process = mb.process;
         // Only a mailbox its process still lists gets the events (as when scanning them all).
         let proc = &mut st.processes[process.0 as usize];
@@ -482,8 +541,14 @@ impl Dispatcher {
     where
         M: Message<Result = ()> + Send + 'static,
     {
-        let mb = st.mailboxes.get(id.0 as usize)?;
-        let recipient = mb.recipient.downcast_ref::<Arc<dyn Post<M>>>()?.clone();
+        let senders = st.mailboxes.get(id.0 as usize)?.senders.as_any();
+        let recipient: Arc<dyn Post<M>> = match senders.downcast_ref::<Live<M>>() {
+            Some(live) => live.recipient.clone(),
+            None => {
+                senders.downcast_ref::<Retired<M>>()?;
+                Arc::new(Dead)
+            }
+        };
         Some(EndpointRef { id, recipient })
     }
 
@@ -585,7 +650,7 @@ impl Dispatcher {
     ) {
         let mut st = self.state.borrow_mut();
         let to = ctx.reply_to;
-        if st.mailboxes[to.0 as usize].reply.is_none() {
+        if !st.mailboxes[to.0 as usize].takes_replies {
             return;
         }
         let reply = AskReply {
@@ -624,10 +689,7 @@ impl Dispatcher {
 
     /// Hands a reply to the asker's mailbox (posting never calls back into the Dispatcher).
     fn post_reply(st: &State, to: EndpointId, reply: AskReply) {
-        let mb = &st.mailboxes[to.0 as usize];
-        if let Some(post) = &mb.reply {
-            post(&*mb.recipient, reply);
-        }
+        st.mailboxes[to.0 as usize].senders.post_reply(reply);
     }
 
     /// Fails an ask at once without a network hop (the post itself failed at the sender).
@@ -846,9 +908,9 @@ impl Dispatcher {
                 proc.names.remove(i);
             }
         }
-        st.mailboxes[id.0 as usize]
-            .stop
-            .stop(StopEndpoint { kill: false });
+        if let Some(stop) = st.mailboxes[id.0 as usize].senders.stop_handle() {
+            stop.stop(StopEndpoint { kill: false });
+        }
     }
 
     /// Ends a process with an exit code: every endpoint stops at once (a dead JVM handles
@@ -872,7 +934,7 @@ impl Dispatcher {
         for id in &mailboxes {
             let mb = &mut st.mailboxes[id.0 as usize];
             mb.active = false;
-            stops.push(mb.stop.clone());
+            stops.extend(mb.senders.stop_handle());
             st.hot[id.0 as usize].active = false;
             st.retiring.push_back(*id);
         }
@@ -904,10 +966,9 @@ impl Dispatcher {
         }
         for id in disconnects {
             let st = self.state.borrow();
-            let mb = &st.mailboxes[id.0 as usize];
-            if let Some(post) = &mb.disconnect {
-                post(&*mb.recipient, address.clone());
-            }
+            st.mailboxes[id.0 as usize]
+                .senders
+                .post_disconnect(address.clone());
         }
         if let Some(f) = on_exit {
             f(exit_code);
@@ -1019,23 +1080,18 @@ impl Dispatcher {
         let mut st = self.state.borrow_mut();
         let id = EndpointId(st.mailboxes.len() as u32);
         let process = ProcessId(0);
-        let sink = Arc::new(Sink(addr));
-        let recipient: Arc<dyn Post<M>> = sink.clone();
-        let stop: Arc<dyn Stop> = sink;
+        let (senders, recipient) = live_senders(addr, None);
         st.hot.push(MailboxHot {
             process,
             active: false,
         });
         st.mailboxes.push(Mailbox {
             process,
-            name: None,
-            label: "detached",
             active: false,
-            recipient: Box::new(recipient.clone()),
-            reply: None,
-            stop,
-            retire: retire::<M>,
-            disconnect: None,
+            takes_replies: false,
+            label: "detached",
+            name: None,
+            senders,
         });
         EndpointRef { id, recipient }
     }
