@@ -5,6 +5,7 @@
 
 use crate::sim::faults::{FaultInjector, Verdict};
 use crate::sim::logs::{LogStore, ProcessLog};
+use crate::sim::small_map::SmallSet;
 use crate::sim::trace::{Trace, TraceKind};
 use actix::{Actor, Addr, Context, Handler, Message};
 use sparkyard_messages::records::RpcFailure;
@@ -13,7 +14,7 @@ use sparkyard_messages::rpc::{
 };
 use std::any::Any;
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::marker::PhantomData;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -149,7 +150,7 @@ struct Process {
     mailboxes: Vec<EndpointId>,
     /// The mailboxes that get `RemoteProcessDisconnected` events, in registration order.
     listeners: Vec<EndpointId>,
-    peers: BTreeSet<ProcessId>,
+    peers: SmallSet<ProcessId>,
     on_exit: Option<Box<dyn Fn(i32)>>,
     log: ProcessLog,
 }
@@ -351,7 +352,7 @@ impl Dispatcher {
             names: Vec::new(),
             mailboxes: Vec::new(),
             listeners: Vec::new(),
-            peers: BTreeSet::new(),
+            peers: SmallSet::default(),
             on_exit: None,
             log,
         });
@@ -941,7 +942,7 @@ impl Dispatcher {
         // Only the peers' listeners: a driver talks to every executor, and each executor that
         // exits must not scan the driver's mailboxes (one per container launch).
         let mut disconnects = Vec::new();
-        for peer in peers {
+        for peer in peers.into_sorted() {
             let p = &mut st.processes[peer.0 as usize];
             p.peers.remove(&process);
             if p.peer_hint == Some(process) {

@@ -1,10 +1,11 @@
-//! A map for the many actors that hold a handful of entries (an executor's pending asks, a
-//! NodeManager's containers): a short unsorted list while small, which costs tens of bytes
-//! where a `BTreeMap`'s first node costs hundreds, and a `BTreeMap` once it grows, so a busy
-//! actor (a driver waiting on a loss reason for every executor) never scans a long list.
-//! Only lookups by key: it is never iterated, so its order cannot matter.
+//! A map and a set for the many actors and processes that hold a handful of entries (an
+//! executor's pending asks, a NodeManager's containers, an executor's one peer): a short list
+//! while small, which costs tens of bytes where a B-tree's first node costs hundreds, and a
+//! B-tree once large, so a busy actor (a driver with a peer per executor) never scans a long list.
+//! The map is only looked up by key (never iterated, so its order cannot matter); the set is kept
+//! sorted and iterates in order, as the `BTreeSet` it stands for.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Up to this many entries the map is a list.
 const SMALL: usize = 16;
@@ -83,6 +84,67 @@ impl<K: Ord + Copy, V> SmallMap<K, V> {
     }
 }
 
+/// A set for the same case (a process's peers: an executor talks to its driver only, a driver
+/// to every executor): a sorted list while small, a `BTreeSet` once large. Iterated in order,
+/// so it reads exactly as the `BTreeSet` it stands for.
+pub enum SmallSet<K> {
+    Small(Vec<K>),
+    Large(BTreeSet<K>),
+}
+
+impl<K> Default for SmallSet<K> {
+    fn default() -> Self {
+        SmallSet::Small(Vec::new())
+    }
+}
+
+impl<K: Ord + Copy> SmallSet<K> {
+    pub fn contains(&self, key: &K) -> bool {
+        match self {
+            SmallSet::Small(v) => v.binary_search(key).is_ok(),
+            SmallSet::Large(s) => s.contains(key),
+        }
+    }
+
+    pub fn insert(&mut self, key: K) {
+        match self {
+            SmallSet::Small(v) => match v.binary_search(&key) {
+                Ok(_) => {}
+                Err(at) if v.len() < SMALL => v.insert(at, key),
+                Err(_) => {
+                    let mut s: BTreeSet<K> = std::mem::take(v).into_iter().collect();
+                    s.insert(key);
+                    *self = SmallSet::Large(s);
+                }
+            },
+            SmallSet::Large(s) => {
+                s.insert(key);
+            }
+        }
+    }
+
+    pub fn remove(&mut self, key: &K) {
+        match self {
+            SmallSet::Small(v) => {
+                if let Ok(i) = v.binary_search(key) {
+                    v.remove(i);
+                }
+            }
+            SmallSet::Large(s) => {
+                s.remove(key);
+            }
+        }
+    }
+
+    /// The keys in ascending order.
+    pub fn into_sorted(self) -> Vec<K> {
+        match self {
+            SmallSet::Small(v) => v,
+            SmallSet::Large(s) => s.into_iter().collect(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,6 +166,30 @@ mod tests {
             assert_eq!(s.get(&k), b.get(&k));
         }
         assert!(matches!(s, SmallMap::Large(_)));
+    }
+
+    #[test]
+    fn small_set_behaves_like_a_btree_set_small_and_large() {
+        let mut s: SmallSet<u32> = SmallSet::default();
+        let mut b = BTreeSet::new();
+        for i in 0..300u32 {
+            let k = (i * 37) % 61;
+            if i % 3 == 2 {
+                s.remove(&k);
+                b.remove(&k);
+            } else {
+                s.insert(k);
+                b.insert(k);
+            }
+            assert_eq!(s.contains(&k), b.contains(&k));
+        }
+        assert!(matches!(s, SmallSet::Large(_)));
+        assert_eq!(s.into_sorted(), b.into_iter().collect::<Vec<_>>());
+        let mut small: SmallSet<u32> = SmallSet::default();
+        for k in [5, 1, 3, 1] {
+            small.insert(k);
+        }
+        assert_eq!(small.into_sorted(), vec![1, 3, 5]);
     }
 
     #[test]
