@@ -44,6 +44,32 @@ pub struct BackendState {
     pub stopped: bool,
 }
 
+/// The executors a revive's `makeOffers` can launch a task on, in id order: registered,
+/// launched, not waiting for a loss reason, with free cores for a task. Every change of those
+/// updates it, so a revive (one per failed task, lost executor or finished stage) visits the
+/// executors that take a task instead of walking every executor of the application.
+#[derive(Default)]
+struct Offerable(BTreeSet<ExecutorId>);
+
+impl Offerable {
+    fn set(&mut self, id: ExecutorId, offerable: bool) {
+        if offerable {
+            self.0.insert(id);
+        } else {
+            self.0.remove(&id);
+        }
+    }
+
+    /// The first offerable executor after `after` (from the start for `None`).
+    fn next(&self, after: Option<ExecutorId>) -> Option<ExecutorId> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        match after {
+            None => self.0.first().copied(),
+            Some(a) => self.0.range((Excluded(a), Unbounded)).next().copied(),
+        }
+    }
+}
+
 struct ExecutorData {
     executor: EndpointRef<ExecutorMsg>,
     address: RpcAddress,
@@ -62,6 +88,8 @@ pub struct DriverEndpoint {
     /// Boxed: a map node of inline entries would be over a kilobyte, and allocating those
     /// as executors register is what made the allocator consolidate its free lists.
     executors: BTreeMap<ExecutorId, Box<ExecutorData>>,
+    /// What `update_offerable` derives from `executors` and `pending_loss_reason`.
+    offerable: Offerable,
     by_address: BTreeMap<RpcAddress, ExecutorId>,
     pending_loss_reason: BTreeSet<ExecutorId>,
     excluded_nodes: BTreeSet<String>,
@@ -117,6 +145,7 @@ impl DriverEndpoint {
                 me: me.id,
                 shared,
                 executors: BTreeMap::new(),
+                offerable: Offerable::default(),
                 by_address: BTreeMap::new(),
                 pending_loss_reason: BTreeSet::new(),
                 excluded_nodes: BTreeSet::new(),
@@ -308,6 +337,7 @@ impl DriverEndpoint {
         };
         e.free_cores = e.total_cores;
         let host = e.host.clone();
+        self.update_offerable(id);
         info!(
             self.env.log(),
             "driver::BlockManagerMasterEndpoint",
@@ -326,6 +356,18 @@ impl DriverEndpoint {
         self.make_offers(Some(id));
     }
 
+    /// Whether a revive should offer this executor's cores: an offer to any other executor
+    /// launches nothing and changes nothing.
+    fn update_offerable(&mut self, id: ExecutorId) {
+        let task_cpus = self.sim.config.spark.task_cpus.max(1);
+        let offerable = !self.pending_loss_reason.contains(&id)
+            && self
+                .executors
+                .get(&id)
+                .is_some_and(|e| e.free_cores >= task_cpus);
+        self.offerable.set(id, offerable);
+    }
+
     /// `makeOffers`: one executor, or every active one (ReviveOffers).
     fn make_offers(&mut self, only: Option<ExecutorId>) {
         if !self.scheduler.has_pending_tasks() {
@@ -333,15 +375,19 @@ impl DriverEndpoint {
         }
         match only {
             Some(id) => self.offer(id),
+            // The executors with free cores, in id order, as a walk over all of them would
+            // offer them, less those whose offer would launch nothing: waiting for a loss
+            // reason, fewer free cores than a task needs, or offered after the last pending
+            // task has gone. An offer changes only its own executor's entry, so walking on
+            // from the last one offered visits what a list taken before the first would.
             None => {
-                let ids: Vec<ExecutorId> = self
-                    .executors
-                    .iter()
-                    .filter(|(_, e)| e.free_cores > 0)
-                    .map(|(id, _)| *id)
-                    .collect();
-                for id in ids {
+                let mut at = None;
+                while let Some(id) = self.offerable.next(at) {
+                    if !self.scheduler.has_pending_tasks() {
+                        break;
+                    }
                     self.offer(id);
+                    at = Some(id);
                 }
             }
         }
@@ -369,6 +415,7 @@ impl DriverEndpoint {
         let e = self.executors.get_mut(&id).expect("offered");
         e.free_cores = offer.cores;
         let target = e.executor.clone();
+        self.update_offerable(id);
         self.sim.counters.borrow_mut().tasks_launched += tasks.len() as u64;
         let attempt = self.sim.current_attempt.get();
         for t in tasks.drain(..) {
@@ -415,6 +462,7 @@ impl DriverEndpoint {
                 self.sim.violations.check(inv::FREE_CORES, check);
                 e.free_cores = e.free_cores.min(e.total_cores);
             }
+            self.update_offerable(u.executor_id);
             self.handle_events(events);
             self.make_offers(Some(u.executor_id));
         } else {
@@ -476,6 +524,7 @@ impl DriverEndpoint {
         self.env.send(&e.executor, ExecutorMsg::StopExecutor);
         self.by_address.remove(&e.address);
         self.pending_loss_reason.remove(&id);
+        self.update_offerable(id);
         self.total_core_count -= e.total_cores;
         self.total_registered -= 1;
         let log = self.env.log().clone();
@@ -505,6 +554,7 @@ impl DriverEndpoint {
         if !self.pending_loss_reason.insert(id) {
             return;
         }
+        self.update_offerable(id);
         debug!(
             self.env.log(),
             TS, "Executor {id} on {address} lost, pending loss reason"
@@ -657,3 +707,35 @@ impl Endpoint for DriverEndpoint {
 
 crate::endpoint_handler!(DriverEndpoint, DriverEndpointMsg, on_message);
 crate::endpoint_lifecycle!(DriverEndpoint);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A revive walks the offerable executors in id order, and an offer that changes the
+    /// current executor's entry does not disturb the walk over the others.
+    #[test]
+    fn offerable_walk_is_in_id_order_and_survives_updates() {
+        let mut w = Offerable::default();
+        for i in 1..=6 {
+            w.set(ExecutorId(i), false);
+        }
+        assert_eq!(w.next(None), None);
+        w.set(ExecutorId(4), true);
+        w.set(ExecutorId(2), true);
+        w.set(ExecutorId(6), true);
+        w.set(ExecutorId(5), true);
+        w.set(ExecutorId(5), false);
+        let mut seen = Vec::new();
+        let mut at = None;
+        while let Some(id) = w.next(at) {
+            // This offer takes every core of executor 2 and leaves 4 and 6 free.
+            w.set(id, id != ExecutorId(2));
+            seen.push(id);
+            at = Some(id);
+        }
+        assert_eq!(seen, vec![ExecutorId(2), ExecutorId(4), ExecutorId(6)]);
+        assert_eq!(w.next(None), Some(ExecutorId(4)));
+        assert_eq!(w.0.len(), 2);
+    }
+}

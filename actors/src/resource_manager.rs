@@ -105,6 +105,8 @@ pub struct ResourceManager {
     me: EndpointId,
     next_app: u32,
     nodes: Vec<RmNode>,
+    /// The nodes not LOST (`ClusterMetrics.numActiveNMs`): every allocate answer reports it.
+    live_nodes: u32,
     node_by_host: BTreeMap<String, usize>,
     apps: BTreeMap<ApplicationId, RmApp>,
     /// Attempts waiting for an AM container, in submission order.
@@ -136,6 +138,7 @@ impl ResourceManager {
                 me,
                 next_app: 0,
                 nodes: Vec::new(),
+                live_nodes: 0,
                 node_by_host: BTreeMap::new(),
                 apps: BTreeMap::new(),
                 pending_am: VecDeque::new(),
@@ -145,6 +148,12 @@ impl ResourceManager {
             }
         });
         endpoint.expect("create runs its closure")
+    }
+
+    /// How many NodeManagers are not LOST, kept as nodes register and are lost (the allocate
+    /// call of every AM heartbeat reads it; counting the nodes there was O(cluster) a call).
+    fn live_nodes(&self) -> u32 {
+        self.live_nodes
     }
 
     fn cluster_timestamp(&self) -> u64 {
@@ -177,7 +186,7 @@ impl ResourceManager {
     fn on_message(&mut self, msg: ResourceManagerMsg, ctx: &mut Context<Self>) {
         match msg {
             ResourceManagerMsg::GetClusterMetrics(ask) => {
-                let n = self.nodes.iter().filter(|n| !n.lost).count() as u32;
+                let n = self.live_nodes();
                 self.env.reply(
                     ask,
                     ReplyValue::ClusterMetrics {
@@ -376,7 +385,7 @@ impl ResourceManager {
 
     fn on_allocate(&mut self, ask: AskContext, req: AllocateRequest) {
         let capability = self.normalize(req.capability);
-        let num_nodes = self.nodes.iter().filter(|n| !n.lost).count() as u32;
+        let num_nodes = self.live_nodes();
         let attempt = match self.attempt_mut(req.attempt_id) {
             Ok(a) if a.registered && !a.unregistered => a,
             Ok(_) => {
@@ -513,6 +522,7 @@ impl ResourceManager {
             lost: false,
             containers: Vec::new(),
         });
+        self.live_nodes += 1;
     }
 
     fn on_node_heartbeat(&mut self, req: NodeHeartbeatRequest, ctx: &mut Context<Self>) {
@@ -819,6 +829,7 @@ impl ResourceManager {
     fn lose_node(&mut self, idx: usize, ctx: &mut Context<Self>) {
         let node_id = self.nodes[idx].node_id.clone();
         self.nodes[idx].lost = true;
+        self.live_nodes -= 1;
         info!(
             self.env.log(),
             "yarn::NMLivelinessMonitor",

@@ -98,6 +98,9 @@ pub struct Scheduler {
     next_stage: u32,
     next_task: u64,
     stages: BTreeMap<u32, Stage>,
+    /// Each job's stage ids, `first..=last` (a job's stages get consecutive ids): the stages
+    /// of one job without a walk over every stage of every earlier job.
+    job_stages: BTreeMap<u32, (u32, u32)>,
     jobs: BTreeMap<u32, ActiveJob>,
     task_sets: BTreeMap<(u32, u32), TaskSetManager>,
     /// Task sets with pending tasks, in FIFO order (job, stage).
@@ -129,6 +132,7 @@ impl Scheduler {
             next_stage: 0,
             next_task: 0,
             stages: BTreeMap::new(),
+            job_stages: BTreeMap::new(),
             jobs: BTreeMap::new(),
             task_sets: BTreeMap::new(),
             runnable: BTreeSet::new(),
@@ -259,6 +263,7 @@ impl Scheduler {
             ids.push(id);
         }
         let final_stage = *ids.last().expect("a job has a stage");
+        self.job_stages.insert(job_id, (ids[0], final_stage));
         let partitions = self.stages[&final_stage].tasks.len();
         let log = self.log.clone();
         info!(
@@ -625,12 +630,7 @@ impl Scheduler {
             }];
         }
         info!(log, DAG, "looking for newly runnable stages");
-        let waiting: Vec<u32> = self
-            .stages
-            .values()
-            .filter(|s| s.job_id == key.0 && !s.submitted)
-            .map(|s| s.id)
-            .collect();
+        let waiting = self.waiting_stages(key.0);
         let names: Vec<String> = waiting.iter().map(|w| self.stage_kind(*w)).collect();
         info!(log, DAG, "running: Set()");
         info!(log, DAG, "waiting: Set({})", names.join(", "));
@@ -639,6 +639,18 @@ impl Scheduler {
             self.submit_stage(w);
         }
         vec![SchedulerEvent::Revive]
+    }
+
+    /// The job's stages not submitted yet, in id order (`waitingStages` of that job).
+    fn waiting_stages(&self, job_id: u32) -> Vec<u32> {
+        let Some(&(first, last)) = self.job_stages.get(&job_id) else {
+            return Vec::new();
+        };
+        self.stages
+            .range(first..=last)
+            .filter(|(_, s)| s.job_id == job_id && !s.submitted)
+            .map(|(id, _)| *id)
+            .collect()
     }
 
     /// A failed attempt: retry, or abort the job after `spark.task.maxFailures`.
@@ -810,4 +822,80 @@ fn parse_rdd(rdd: &str) -> (String, u32, String) {
         .and_then(|(n, _)| n.parse().ok())
         .unwrap_or(0);
     (name, id, call_site_of(rdd))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::logs::LogStore;
+    use sparkyard_messages::rpc::{EndpointId, RpcEndpointAddress};
+    use sparkyard_messages::task::StageSpec;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    fn scheduler() -> Scheduler {
+        let store = Rc::new(RefCell::new(LogStore::new(false)));
+        Scheduler::new(
+            ProcessLog::new("driver", store),
+            ContextBus::disabled(),
+            4,
+            1,
+        )
+    }
+
+    fn waiter() -> RemoteRef {
+        RemoteRef {
+            id: EndpointId(0),
+            address: RpcEndpointAddress {
+                rpc_address: None,
+                name: "Driver".into(),
+            },
+        }
+    }
+
+    fn stage(rdd: &str, parents: Vec<usize>) -> StageSpec {
+        StageSpec {
+            rdd_description: rdd.into(),
+            num_partitions: 1,
+            parents,
+            tasks: vec![TaskWork::Sleep {
+                duration_ms: 1,
+                fail: None,
+            }],
+        }
+    }
+
+    /// A two-stage job: a shuffle-map stage and the result stage reading it.
+    fn two_stage_job() -> JobSpec {
+        JobSpec {
+            call_site: "count at X.scala:1".into(),
+            stages: vec![
+                stage("MapPartitionsRDD[1] at map at X.scala:1", vec![]),
+                stage("ShuffledRDD[2] at count at X.scala:1", vec![0]),
+            ],
+        }
+    }
+
+    /// A job's waiting stages come from its own id range (a finished stage does not walk every
+    /// stage of every earlier job), and are the ones a walk over all stages would find.
+    #[test]
+    fn waiting_stages_are_the_jobs_own_unsubmitted_stages() {
+        let mut s = scheduler();
+        for _ in 0..3 {
+            s.submit_job(two_stage_job(), waiter());
+        }
+        for job in 0..3 {
+            let walk: Vec<u32> = s
+                .stages
+                .values()
+                .filter(|st| st.job_id == job && !st.submitted)
+                .map(|st| st.id)
+                .collect();
+            assert_eq!(s.waiting_stages(job), walk);
+            // Stage 2j is the map stage (submitted), 2j + 1 the result stage (waiting).
+            assert_eq!(walk, vec![2 * job + 1]);
+        }
+        assert_eq!(s.job_stages[&2], (4, 5));
+        assert!(s.waiting_stages(7).is_empty());
+    }
 }

@@ -70,10 +70,11 @@ pub struct YarnAllocator {
     launching: BTreeSet<ContainerId>,
     failures: VecDeque<u64>,
     host_failures: BTreeMap<String, VecDeque<u64>>,
-    excluded: BTreeMap<String, u64>,
-    synced_exclusions: BTreeSet<String>,
+    exclusions: Exclusions,
     loss_reasons: BTreeMap<ExecutorId, ExecutorLossReason>,
     pending_loss_requests: BTreeMap<ExecutorId, Vec<AskContext>>,
+    /// The asks in `pending_loss_requests`, counted as they come and are answered.
+    pending_loss_asks: u32,
     num_cluster_nodes: u32,
     shutdown: bool,
     rm_failure: Option<String>,
@@ -126,10 +127,10 @@ impl YarnAllocator {
                 launching: BTreeSet::new(),
                 failures: VecDeque::new(),
                 host_failures: BTreeMap::new(),
-                excluded: BTreeMap::new(),
-                synced_exclusions: BTreeSet::new(),
+                exclusions: Exclusions::new(&s.exclude_nodes),
                 loss_reasons: BTreeMap::new(),
                 pending_loss_requests: BTreeMap::new(),
+                pending_loss_asks: 0,
                 num_cluster_nodes: 0,
                 shutdown: false,
                 rm_failure: None,
@@ -260,13 +261,9 @@ impl YarnAllocator {
         let report = AllocatorReport {
             num_executors_failed: self.num_executors_failed(),
             num_pending_allocate: self.pending,
-            num_pending_loss_reason_requests: self
-                .pending_loss_requests
-                .values()
-                .map(|v| v.len() as u32)
-                .sum(),
+            num_pending_loss_reason_requests: self.pending_loss_asks,
             num_cluster_nodes: self.num_cluster_nodes,
-            num_excluded_nodes: self.current_exclusions().len() as u32,
+            num_excluded_nodes: self.exclusions.count(crate::sim::clock::now_ms()) as u32,
             rm_failure: self.rm_failure.take(),
         };
         self.env.send(
@@ -405,6 +402,7 @@ impl YarnAllocator {
         self.executor_to_container.remove(&eid);
         match self.pending_loss_requests.remove(&eid) {
             Some(asks) => {
+                self.pending_loss_asks -= asks.len() as u32;
                 for a in asks {
                     self.env.reply(a, ReplyValue::LossReason(reason.clone()));
                 }
@@ -504,7 +502,7 @@ impl YarnAllocator {
         self.sim.counters.borrow_mut().executor_failures_counted += 1;
         match host {
             Some(h)
-                if self.settings().launch_exclude_on_failure && !self.excluded.contains_key(h) =>
+                if self.settings().launch_exclude_on_failure && !self.exclusions.contains(h) =>
             {
                 let list = self.host_failures.entry(h.to_string()).or_default();
                 list.push_back(now);
@@ -517,7 +515,7 @@ impl YarnAllocator {
                         "excluding {h} as YARN allocation failed {n} times"
                     );
                     let until = now + self.settings().exclude_on_failure_timeout_ms;
-                    self.excluded.insert(h.to_string(), until);
+                    self.exclusions.insert(h, until);
                 }
             }
             _ => self.failures.push_back(now),
@@ -535,22 +533,9 @@ impl YarnAllocator {
         self.failures.len() as u32
     }
 
-    fn current_exclusions(&self) -> BTreeSet<String> {
-        let now = crate::sim::clock::now_ms();
-        let mut set: BTreeSet<String> = self.settings().exclude_nodes.iter().cloned().collect();
-        set.extend(
-            self.excluded
-                .iter()
-                .filter(|(_, until)| **until > now)
-                .map(|(h, _)| h.clone()),
-        );
-        set
-    }
-
     /// Hosts newly excluded since the last sync (`updateBlacklist` additions, sorted).
     fn exclusion_additions(&mut self) -> Vec<String> {
-        let now = self.current_exclusions();
-        let additions: Vec<String> = now.difference(&self.synced_exclusions).cloned().collect();
+        let additions = self.exclusions.additions(crate::sim::clock::now_ms());
         if !additions.is_empty() {
             info!(
                 self.env.log(),
@@ -558,7 +543,6 @@ impl YarnAllocator {
                 "adding nodes to YARN application master's excluded node list: {additions:?}"
             );
         }
-        self.synced_exclusions = now;
         additions
     }
 
@@ -599,6 +583,7 @@ impl YarnAllocator {
     fn on_get_loss_reason(&mut self, ask: AskContext, id: ExecutorId) {
         if self.executor_to_container.contains_key(&id) {
             self.pending_loss_requests.entry(id).or_default().push(ask);
+            self.pending_loss_asks += 1;
         } else if let Some(reason) = self.loss_reasons.remove(&id) {
             self.env.reply(ask, ReplyValue::LossReason(reason));
         } else {
@@ -613,6 +598,77 @@ impl YarnAllocator {
                 )),
             );
         }
+    }
+}
+
+/// The hosts the allocator excludes: `spark.yarn.exclude.nodes` plus the hosts excluded after
+/// failures until their timeout, and what of them the RM has been told.
+///
+/// The excluded set at a time `now` is `fixed` and every host of `until` whose exclusion ends
+/// after `now`; a sync tells the RM what that set has gained since the previous sync. Both are
+/// answered from what changed (hosts excluded since the sync, exclusions that expired), not by
+/// building the set on every allocate call: with thousands of excluded nodes that was a walk
+/// and a copy of every excluded host per AM heartbeat.
+struct Exclusions {
+    /// `spark.yarn.exclude.nodes`.
+    fixed: BTreeSet<String>,
+    /// Every host excluded after failures, with the end of its exclusion (kept after it ends:
+    /// a host is excluded once).
+    until: BTreeMap<String, u64>,
+    /// The hosts of `until` not in `fixed` whose exclusion has not been seen to end, by end.
+    active: BTreeSet<(u64, String)>,
+    /// Hosts put in `until` since the last sync.
+    since_sync: Vec<String>,
+    synced: bool,
+}
+
+impl Exclusions {
+    fn new(fixed: &[String]) -> Self {
+        Exclusions {
+            fixed: fixed.iter().cloned().collect(),
+            until: BTreeMap::new(),
+            active: BTreeSet::new(),
+            since_sync: Vec::new(),
+            synced: false,
+        }
+    }
+
+    fn contains(&self, host: &str) -> bool {
+        self.until.contains_key(host)
+    }
+
+    /// Excludes a host not excluded before until `until`.
+    fn insert(&mut self, host: &str, until: u64) {
+        if self.until.insert(host.to_string(), until).is_none() {
+            self.since_sync.push(host.to_string());
+        }
+        if !self.fixed.contains(host) {
+            self.active.insert((until, host.to_string()));
+        }
+    }
+
+    /// How many hosts are excluded at `now` (`now` never goes back).
+    fn count(&mut self, now: u64) -> usize {
+        while self.active.first().is_some_and(|(until, _)| *until <= now) {
+            self.active.pop_first();
+        }
+        self.fixed.len() + self.active.len()
+    }
+
+    /// The hosts excluded at `now` that were not at the last sync, sorted; `now` is synced.
+    fn additions(&mut self, now: u64) -> Vec<String> {
+        // A host excluded before the last sync and still excluded was excluded then too (an
+        // exclusion is one interval from its start); `fixed` is synced from the first sync on.
+        let mut additions: Vec<String> = std::mem::take(&mut self.since_sync)
+            .into_iter()
+            .filter(|h| !self.fixed.contains(h) && self.until.get(h).is_some_and(|u| *u > now))
+            .collect();
+        if !self.synced {
+            additions.extend(self.fixed.iter().cloned());
+            self.synced = true;
+        }
+        additions.sort();
+        additions
     }
 }
 
@@ -736,6 +792,73 @@ mod tests {
             "Unknown executor exit code (137) (died from signal 9?)"
         );
         assert_eq!(explain_exit_code(-100), "Unknown executor exit code (-100)");
+    }
+
+    /// The naive model the allocator used to run on every allocate call: build the excluded
+    /// set, diff it against the last synced one.
+    struct Naive {
+        fixed: Vec<String>,
+        until: BTreeMap<String, u64>,
+        synced: BTreeSet<String>,
+    }
+
+    impl Naive {
+        fn current(&self, now: u64) -> BTreeSet<String> {
+            let mut set: BTreeSet<String> = self.fixed.iter().cloned().collect();
+            set.extend(
+                self.until
+                    .iter()
+                    .filter(|(_, u)| **u > now)
+                    .map(|(h, _)| h.clone()),
+            );
+            set
+        }
+    }
+
+    /// The incremental exclusions answer exactly what the full rebuild did, over a long random
+    /// run of failures, syncs and counts (fixed hosts also failing, exclusions expiring).
+    #[test]
+    fn exclusions_match_the_full_rebuild() {
+        let fixed: Vec<String> = vec!["h3".into(), "h1".into(), "h3".into()];
+        let mut fast = Exclusions::new(&fixed);
+        let mut naive = Naive {
+            fixed,
+            until: BTreeMap::new(),
+            synced: BTreeSet::new(),
+        };
+        let mut rng: u64 = 42;
+        let mut next = move |n: u64| {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (rng >> 33) % n
+        };
+        let mut now = 0;
+        let mut added = 0;
+        for _ in 0..20_000 {
+            now += next(3);
+            match next(4) {
+                0 | 1 => {
+                    let host = format!("h{}", next(2000));
+                    assert_eq!(fast.contains(&host), naive.until.contains_key(&host));
+                    if !naive.until.contains_key(&host) {
+                        let until = now + 500;
+                        naive.until.insert(host.clone(), until);
+                        fast.insert(&host, until);
+                    }
+                }
+                2 => {
+                    let current = naive.current(now);
+                    let want: Vec<String> = current.difference(&naive.synced).cloned().collect();
+                    naive.synced = current;
+                    let got = fast.additions(now);
+                    added += got.len();
+                    assert_eq!(got, want, "additions at {now}");
+                }
+                _ => assert_eq!(fast.count(now), naive.current(now).len(), "count at {now}"),
+            }
+        }
+        assert!(added > 100, "the run exercised additions ({added})");
     }
 
     #[test]
