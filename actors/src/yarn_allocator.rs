@@ -7,6 +7,7 @@
 use crate::config::SparkSettings;
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
 use crate::sim::context::SimContext;
+use crate::sim::small_map::DenseMap;
 use crate::sim::trace::TraceKind;
 use crate::{info, warn};
 use actix::{Actor, AsyncContext, Context};
@@ -43,6 +44,17 @@ pub struct AllocatorPeers {
     pub launch: RunnableLauncher,
 }
 
+/// A container an executor was launched in, from allocation until YARN reports it completed:
+/// Spark's `allocatedContainerToHostMap`, `containerIdToExecutorIdAndResourceProfileId` and the
+/// launching / running sets, as one entry.
+struct AllocatedContainer {
+    host: Rc<str>,
+    /// `None` once its launch failed.
+    executor: Option<ExecutorId>,
+    launching: bool,
+    running: bool,
+}
+
 /// The YarnAllocator actor.
 pub struct YarnAllocator {
     sim: Rc<SimContext>,
@@ -61,13 +73,16 @@ pub struct YarnAllocator {
     remove_requests: u32,
     releases: Vec<ContainerId>,
     starting: u32,
-    running: BTreeSet<ExecutorId>,
+    /// Executors whose container is running (Spark's `runningExecutorsPerResourceProfileId`).
+    running: u32,
     executor_id_counter: u32,
-    container_to_executor: BTreeMap<ContainerId, ExecutorId>,
-    executor_to_container: BTreeMap<ExecutorId, ContainerId>,
-    container_host: BTreeMap<ContainerId, String>,
+    /// The containers executors were launched in, until YARN reports them completed.
+    containers: BTreeMap<ContainerId, AllocatedContainer>,
+    /// `executorIdToContainer`, by executor id (ids are handed out in order).
+    executor_to_container: DenseMap<ContainerId>,
+    /// One copy of each host name, shared by the containers on it.
+    hosts: BTreeMap<String, Rc<str>>,
     released: BTreeSet<ContainerId>,
-    launching: BTreeSet<ContainerId>,
     failures: VecDeque<u64>,
     host_failures: BTreeMap<String, VecDeque<u64>>,
     exclusions: Exclusions,
@@ -118,13 +133,12 @@ impl YarnAllocator {
                 remove_requests: 0,
                 releases: Vec::new(),
                 starting: 0,
-                running: BTreeSet::new(),
+                running: 0,
                 executor_id_counter: 0,
-                container_to_executor: BTreeMap::new(),
-                executor_to_container: BTreeMap::new(),
-                container_host: BTreeMap::new(),
+                containers: BTreeMap::new(),
+                executor_to_container: DenseMap::default(),
+                hosts: BTreeMap::new(),
                 released: BTreeSet::new(),
-                launching: BTreeSet::new(),
                 failures: VecDeque::new(),
                 host_failures: BTreeMap::new(),
                 exclusions: Exclusions::new(&s.exclude_nodes),
@@ -159,12 +173,15 @@ impl YarnAllocator {
             YarnAllocatorMsg::GetExecutorLossReason(ask, id) => self.on_get_loss_reason(ask, id),
             YarnAllocatorMsg::SetShutdown => self.shutdown = true,
             YarnAllocatorMsg::ExecutorLaunched {
-                executor_id,
+                executor_id: _,
                 container_id,
             } => {
                 self.starting = self.starting.saturating_sub(1);
-                if self.launching.remove(&container_id) {
-                    self.running.insert(executor_id);
+                if let Some(c) = self.containers.get_mut(&container_id)
+                    && c.launching
+                {
+                    c.launching = false;
+                    self.set_running(&container_id, true);
                 }
             }
             YarnAllocatorMsg::ExecutorLaunchFailed {
@@ -173,9 +190,12 @@ impl YarnAllocator {
                 error,
             } => {
                 self.starting = self.starting.saturating_sub(1);
-                self.launching.remove(&container_id);
-                self.container_to_executor.remove(&container_id);
-                self.executor_to_container.remove(&executor_id);
+                if let Some(c) = self.containers.get_mut(&container_id) {
+                    // The host stays known for the completion's texts; the executor is gone.
+                    c.launching = false;
+                    c.executor = None;
+                }
+                self.executor_to_container.remove(executor_id.0);
                 warn!(
                     self.env.log(),
                     TARGET,
@@ -219,7 +239,7 @@ impl YarnAllocator {
 
     /// `updateResourceRequests()`: missing = target - pending - running - starting.
     fn update_resource_requests(&mut self) {
-        let have = self.pending + self.running.len() as u32 + self.starting;
+        let have = self.pending + self.running + self.starting;
         let log = self.env.log().clone();
         if self.target > have {
             let missing = self.target - have;
@@ -303,14 +323,14 @@ impl YarnAllocator {
         for c in containers {
             self.executor_id_counter += 1;
             let id = ExecutorId(self.executor_id_counter);
-            let host = c.node_id.host.clone();
+            let host = self.intern_host(&c.node_id.host);
             info!(
                 self.env.log(),
                 TARGET,
                 "Launching container {} on host {host} for executor with ID {id} for ResourceProfile Id 0",
                 c.id
             );
-            let running = self.running.len() as u32;
+            let running = self.running;
             if running >= self.target {
                 info!(
                     self.env.log(),
@@ -322,16 +342,22 @@ impl YarnAllocator {
             }
             self.starting += 1;
             launched += 1;
-            self.container_to_executor.insert(c.id, id);
-            self.executor_to_container.insert(id, c.id);
-            self.container_host.insert(c.id, host);
-            self.launching.insert(c.id);
+            let allocated = AllocatedContainer {
+                host,
+                executor: Some(id),
+                launching: true,
+                running: false,
+            };
+            self.containers.insert(c.id, allocated);
+            self.executor_to_container.insert(id.0, c.id);
             self.sim.counters.borrow_mut().executors_launched += 1;
-            let key = (self.attempt_id.attempt_id, id.0);
-            self.sim
-                .executors
-                .borrow_mut()
-                .insert(key, (c.id, c.node_id.host.clone()));
+            if self.sim.faults.names_executors {
+                let key = (self.attempt_id.attempt_id, id.0);
+                self.sim
+                    .executors
+                    .borrow_mut()
+                    .insert(key, (c.id, c.node_id.host.clone()));
+            }
             let me = self.me.clone().expect("registered at creation");
             (self.peers.launch)(c, id, me);
         }
@@ -343,6 +369,30 @@ impl YarnAllocator {
         self.releases.push(cid);
     }
 
+    /// Adds the container's executor to the running ones or takes it out (a set: twice is once).
+    fn set_running(&mut self, cid: &ContainerId, running: bool) {
+        let Some(c) = self.containers.get_mut(cid) else {
+            return;
+        };
+        if c.running != running {
+            c.running = running;
+            if running {
+                self.running += 1;
+            } else {
+                self.running -= 1;
+            }
+        }
+    }
+
+    fn intern_host(&mut self, host: &str) -> Rc<str> {
+        if let Some(h) = self.hosts.get(host) {
+            return h.clone();
+        }
+        let h: Rc<str> = Rc::from(host);
+        self.hosts.insert(host.to_string(), h.clone());
+        h
+    }
+
     /// `processCompletedContainers`: Spark's classification of every completed container.
     fn process_completed_containers(&mut self, statuses: Vec<ContainerStatus>) {
         for status in statuses {
@@ -352,9 +402,11 @@ impl YarnAllocator {
 
     fn process_completed(&mut self, status: ContainerStatus) {
         let cid = status.container_id;
-        self.launching.remove(&cid);
+        if let Some(c) = self.containers.get_mut(&cid) {
+            c.launching = false;
+        }
         let already_released = self.released.remove(&cid);
-        let host = self.container_host.get(&cid).cloned();
+        let host = self.containers.get(&cid).map(|c| c.host.clone());
         let reason = if already_released {
             let text = format!("Container {cid} exited from explicit termination request.");
             ExecutorLossReason::Exited {
@@ -363,10 +415,8 @@ impl YarnAllocator {
                 reason: text,
             }
         } else {
-            match self.container_to_executor.get(&cid) {
-                Some(id) => {
-                    self.running.remove(id);
-                }
+            match self.containers.get(&cid).and_then(|c| c.executor) {
+                Some(_) => self.set_running(&cid, false),
                 None => warn!(
                     self.env.log(),
                     TARGET, "Cannot find executorId for container: {cid}"
@@ -395,11 +445,11 @@ impl YarnAllocator {
                 reason: text,
             }
         };
-        self.container_host.remove(&cid);
-        let Some(eid) = self.container_to_executor.remove(&cid) else {
+        // A released container leaves `running` as it was (the kill already took it out).
+        let Some(eid) = self.containers.remove(&cid).and_then(|c| c.executor) else {
             return;
         };
-        self.executor_to_container.remove(&eid);
+        self.executor_to_container.remove(eid.0);
         match self.pending_loss_requests.remove(&eid) {
             Some(asks) => {
                 self.pending_loss_asks -= asks.len() as u32;
@@ -566,9 +616,9 @@ impl YarnAllocator {
 
     fn on_kill_executors(&mut self, ask: AskContext, ids: Vec<ExecutorId>) {
         for id in ids {
-            match self.executor_to_container.get(&id).copied() {
+            match self.executor_to_container.get(id.0).copied() {
                 Some(cid) => {
-                    self.running.remove(&id);
+                    self.set_running(&cid, false);
                     self.release(cid);
                 }
                 None => warn!(
@@ -581,7 +631,7 @@ impl YarnAllocator {
     }
 
     fn on_get_loss_reason(&mut self, ask: AskContext, id: ExecutorId) {
-        if self.executor_to_container.contains_key(&id) {
+        if self.executor_to_container.contains(id.0) {
             self.pending_loss_requests.entry(id).or_default().push(ask);
             self.pending_loss_asks += 1;
         } else if let Some(reason) = self.loss_reasons.remove(&id) {

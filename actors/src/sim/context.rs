@@ -64,7 +64,8 @@ pub struct SimContext {
     pub current_attempt: std::cell::Cell<u32>,
     /// The current AM container and its host.
     pub am_container: RefCell<Option<(sparkyard_messages::ids::ContainerId, String)>>,
-    /// Executors launched: (attempt, executor id) -> (container, host).
+    /// Executors launched: (attempt, executor id) -> (container, host); kept only when a planned
+    /// fault names an executor by id (`FaultController::names_executors`), its only use.
     pub executors: RefCell<
         std::collections::BTreeMap<(u32, u32), (sparkyard_messages::ids::ContainerId, String)>,
     >,

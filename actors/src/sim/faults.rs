@@ -162,6 +162,18 @@ pub enum FaultAction {
     Network(Vec<LinkRule>),
 }
 
+impl FaultAction {
+    /// Whether firing it looks an executor up by id.
+    fn names_executors(&self) -> bool {
+        let by_id = |p: &ProcessPattern| matches!(p, ProcessPattern::Executor(_));
+        match self {
+            FaultAction::KillExecutor { .. } => true,
+            FaultAction::Network(rules) => rules.iter().any(|r| by_id(&r.from) || by_id(&r.to)),
+            _ => false,
+        }
+    }
+}
+
 /// What the user program does wrong in an attempt.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DriverFault {
@@ -194,11 +206,16 @@ pub struct FaultController {
     launch_failures: RefCell<Vec<(String, u32)>>,
     /// Faults that fired, in order: (virtual ms, label).
     pub fired: RefCell<Vec<(u64, String)>>,
+    /// Whether a planned fault names an executor by id (a kill, or `executor:N` in a network
+    /// rule): only then is each launched executor's container recorded (`SimContext::executors`).
+    pub names_executors: bool,
 }
 
 impl FaultController {
     pub fn new(planned: Vec<PlannedFault>, driver_faults: Vec<(u32, DriverFault)>) -> Self {
+        let names_executors = planned.iter().any(|f| f.action.names_executors());
         FaultController {
+            names_executors,
             planned: RefCell::new(planned.into_iter().map(|f| (f, false)).collect()),
             driver_faults,
             launch_failures: RefCell::new(Vec::new()),

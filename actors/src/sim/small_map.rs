@@ -145,6 +145,59 @@ impl<K: Ord + Copy> SmallSet<K> {
     }
 }
 
+/// A map keyed by ids handed out in increasing order (an allocator's executor ids): a slot per
+/// id from the first one inserted, so an entry costs its value and no tree node. Ids below the
+/// first are still accepted (the list grows at the front; the allocator never does that).
+pub struct DenseMap<V> {
+    base: u32,
+    slots: std::collections::VecDeque<Option<V>>,
+}
+
+impl<V> Default for DenseMap<V> {
+    fn default() -> Self {
+        DenseMap {
+            base: 0,
+            slots: std::collections::VecDeque::new(),
+        }
+    }
+}
+
+impl<V> DenseMap<V> {
+    fn slot(&self, id: u32) -> Option<usize> {
+        id.checked_sub(self.base)
+            .map(|i| i as usize)
+            .filter(|i| *i < self.slots.len())
+    }
+
+    pub fn get(&self, id: u32) -> Option<&V> {
+        self.slots[self.slot(id)?].as_ref()
+    }
+
+    pub fn contains(&self, id: u32) -> bool {
+        self.get(id).is_some()
+    }
+
+    pub fn insert(&mut self, id: u32, value: V) {
+        if self.slots.is_empty() {
+            self.base = id;
+        }
+        while id < self.base {
+            self.slots.push_front(None);
+            self.base -= 1;
+        }
+        let i = (id - self.base) as usize;
+        if i >= self.slots.len() {
+            self.slots.resize_with(i + 1, || None);
+        }
+        self.slots[i] = Some(value);
+    }
+
+    pub fn remove(&mut self, id: u32) -> Option<V> {
+        let i = self.slot(id)?;
+        self.slots[i].take()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +243,27 @@ mod tests {
             small.insert(k);
         }
         assert_eq!(small.into_sorted(), vec![1, 3, 5]);
+    }
+
+    #[test]
+    fn dense_map_behaves_like_a_btree_map() {
+        let mut d: DenseMap<u32> = DenseMap::default();
+        let mut b = BTreeMap::new();
+        for i in 0..500u32 {
+            let k = 100 + (i * 37) % 97;
+            // A few ids below the first one inserted.
+            let k = if i % 50 == 49 { k - 100 + i % 7 } else { k };
+            if i % 4 == 3 {
+                assert_eq!(d.remove(k), b.remove(&k));
+            } else {
+                d.insert(k, i);
+                b.insert(k, i);
+            }
+            for probe in [k, k + 1, k.saturating_sub(1), 0, 1_000] {
+                assert_eq!(d.get(probe), b.get(&probe));
+                assert_eq!(d.contains(probe), b.contains_key(&probe));
+            }
+        }
     }
 
     #[test]
