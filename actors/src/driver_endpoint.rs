@@ -450,6 +450,8 @@ impl DriverEndpoint {
         let state = u.state;
         let (finished, events) = self.scheduler.status_update(u.task_id, u.state, u.data);
         if finished && state == sparkyard_messages::records::TaskState::Finished {
+            // Two counts on purpose: the run's, over every AM attempt (the summary), and this
+            // SparkContext's, which `on_tasks_finished = N` of attempt k counts against.
             self.sim.counters.borrow_mut().tasks_finished += 1;
             self.tasks_finished += 1;
             let (attempt, count) = (self.sim.current_attempt.get(), self.tasks_finished);
