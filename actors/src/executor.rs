@@ -405,7 +405,8 @@ impl CoarseGrainedExecutorBackend {
     fn start_heartbeater(&mut self, ctx: &mut Context<Self>) {
         let interval = self.sim.config.spark.executor_heartbeat_interval_ms.max(1);
         let spread = u64::from(self.args.executor_id.0).wrapping_mul(7919) % interval;
-        self.heartbeat_later(ctx, interval + spread);
+        let first = clock::ms(interval + spread);
+        timers::notify_later_with(ctx, first, || ExecutorMsg::HeartbeatTick);
     }
 
     fn on_heartbeat_tick(&mut self, ctx: &mut Context<Self>) {
@@ -417,15 +418,8 @@ impl CoarseGrainedExecutorBackend {
                 .send(d, DriverEndpointMsg::Heartbeat(self.args.executor_id));
         }
         let interval = self.sim.config.spark.executor_heartbeat_interval_ms.max(1);
-        self.heartbeat_later(ctx, interval);
-    }
-
-    /// `notify_later(HeartbeatTick)` without the message in the timer: a closure that handles it
-    /// is a zero-size item where an `ExecutorMsg` is 96 bytes, and every executor holds one.
-    fn heartbeat_later(&mut self, ctx: &mut Context<Self>, after_ms: u64) {
-        timers::run_later(ctx, clock::ms(after_ms), |act: &mut Self, ctx| {
-            actix::Handler::handle(act, ExecutorMsg::HeartbeatTick, ctx)
-        });
+        let next = clock::ms(interval);
+        timers::notify_later_with(ctx, next, || ExecutorMsg::HeartbeatTick);
     }
 
     fn on_launch_task(&mut self, desc: Box<TaskDescription>, ctx: &mut Context<Self>) {
@@ -454,10 +448,9 @@ impl CoarseGrainedExecutorBackend {
         let duration = costs.task_launch_overhead_ms + warmup + work_ms;
         let tid = desc.task_id;
         self.status_update(tid, TaskState::Running, TaskResultData::None, desc.cpus);
-        // As `notify_later(TaskDone(tid))`, holding the id rather than a whole message.
-        let timer = timers::run_later(ctx, clock::ms(duration), move |act: &mut Self, ctx| {
-            actix::Handler::handle(act, ExecutorMsg::TaskDone(tid), ctx)
-        });
+        // The timer holds the id, not a whole 96-byte message.
+        let after = clock::ms(duration);
+        let timer = timers::notify_later_with(ctx, after, move || ExecutorMsg::TaskDone(tid));
         let executor = self.executor.as_mut().expect("checked above");
         let task = RunningTask {
             desc,

@@ -97,38 +97,6 @@ where
 }
 
 pin_project! {
-    /// `notify_later`'s `ActorDelayedMessageItem`.
-    struct DelayedMessage<M> {
-        #[pin]
-        wait: Wait,
-        msg: Option<M>,
-    }
-}
-
-impl<A, M> ActorFuture<A> for DelayedMessage<M>
-where
-    A: Actor + Handler<M>,
-    A::Context: AsyncContext<A>,
-    M: Message + 'static,
-{
-    type Output = ();
-
-    fn poll(
-        self: Pin<&mut Self>,
-        act: &mut A,
-        ctx: &mut A::Context,
-        task: &mut task::Context<'_>,
-    ) -> Poll<()> {
-        let this = self.project();
-        ready!(this.wait.poll(task));
-        let msg = this.msg.take().expect("timer polled after it fired");
-        let fut = <A as Handler<M>>::handle(act, msg, ctx);
-        fut.handle(ctx, None);
-        Poll::Ready(())
-    }
-}
-
-pin_project! {
     /// `run_interval`'s `IntervalFunc` (finished into a future, as actix does).
     struct Every<A, F> {
         #[pin]
@@ -180,13 +148,28 @@ where
     A: Actor<Context = Context<A>> + Handler<M>,
     M: Message + 'static,
 {
+    notify_later_with(ctx, after, move || msg)
+}
+
+/// `notify_later` with the message built when the timer fires: the timer holds what `make`
+/// captures (an id, or nothing) instead of the whole message, which for a large message enum
+/// held by every executor's timers is most of the item.
+pub fn notify_later_with<A, M>(
+    ctx: &mut Context<A>,
+    after: Duration,
+    make: impl FnOnce() -> M + 'static,
+) -> SpawnHandle
+where
+    A: Actor<Context = Context<A>> + Handler<M>,
+    M: Message + 'static,
+{
     if ctx.state() == ActorState::Stopped {
         log::error!(target: "actix::actor", "Context::notify_later called for stopped actor.");
         return SpawnHandle::default();
     }
-    ctx.spawn(DelayedMessage {
-        wait: Wait::new(after),
-        msg: Some(msg),
+    // actix's `ActorDelayedMessageItem`: the message goes to the handler, not the mailbox.
+    run_later(ctx, after, move |act: &mut A, ctx| {
+        <A as Handler<M>>::handle(act, make(), ctx).handle(ctx, None);
     })
 }
 
