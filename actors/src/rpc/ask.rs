@@ -68,7 +68,7 @@ pub fn scala_duration(ms: u64) -> String {
 /// timer. Most actors wait on one or two at a time (a short list); a driver can wait on one per
 /// executor (a map).
 pub struct AskTable<K> {
-    pending: SmallMap<u64, (K, Option<SpawnHandle>)>,
+    pending: SmallMap<u64, (K, SpawnHandle)>,
 }
 
 impl<K> Default for AskTable<K> {
@@ -86,17 +86,12 @@ impl<K> AskTable<K> {
     pub fn is_empty(&self) -> bool {
         self.pending.is_empty()
     }
-    /// What the ask was for, and its timeout timer if it is still armed.
-    fn take(&mut self, ask_id: u64) -> Option<(K, Option<SpawnHandle>)> {
+    /// What the ask was for, and its timeout timer.
+    fn take(&mut self, ask_id: u64) -> Option<(K, SpawnHandle)> {
         self.pending.remove(&ask_id)
     }
-    fn insert(&mut self, ask_id: u64, what: K) {
-        self.pending.insert(ask_id, (what, None));
-    }
-    fn arm(&mut self, ask_id: u64, timer: SpawnHandle) {
-        if let Some((_, t)) = self.pending.get_mut(&ask_id) {
-            *t = Some(timer);
-        }
+    fn insert(&mut self, ask_id: u64, what: K, timer: SpawnHandle) {
+        self.pending.insert(ask_id, (what, timer));
     }
 }
 
@@ -127,25 +122,25 @@ pub trait Asker: Endpoint {
         Self: Sized,
     {
         let env = self.env().clone();
-        // Register before posting: a local failure answers through the mailbox, after this.
+        // Register (with its armed timeout) before posting: a local failure answers through
+        // the mailbox, after this.
         let ask_id = env.dispatcher.next_ask_id_peek();
-        self.asks().insert(ask_id, what);
-        let posted = env.ask(me, to, make);
-        debug_assert_eq!(posted, ask_id);
         // The timeout text is written only if the timeout fires (a process's address never
         // changes, so it reads the same then as now).
-        let (to, timeout) = (to.id, timeout.clone());
+        let (to_id, timeout) = (to.id, timeout.clone());
         let timer = crate::sim::timers::run_later(
             ctx,
             crate::sim::clock::ms(timeout.ms),
             move |act, ctx| {
                 if let Some((what, _)) = act.asks().take(ask_id) {
-                    let remote = act.env().dispatcher.address_of(to);
+                    let remote = act.env().dispatcher.address_of(to_id);
                     act.on_answer(what, Err(timeout.failure(&remote)), ctx);
                 }
             },
         );
-        self.asks().arm(ask_id, timer);
+        self.asks().insert(ask_id, what, timer);
+        let posted = env.ask(me, to, make);
+        debug_assert_eq!(posted, ask_id);
     }
 
     /// Routes an `AskReply` that reached the mailbox.
@@ -157,9 +152,7 @@ pub trait Asker: Endpoint {
             Some((what, timer)) => {
                 // Spark cancels the timeout when the reply comes: an answered ask holds nothing
                 // (a starting executor would otherwise keep two 120 s timers).
-                if let Some(t) = timer {
-                    ctx.cancel_future(t);
-                }
+                ctx.cancel_future(timer);
                 self.on_answer(what, reply.result, ctx)
             }
             None => {
