@@ -848,8 +848,9 @@ impl ResourceManager {
             TraceKind::State(format!("node {} LOST", node_id.host)),
             "RMNode",
         );
-        // In (application, attempt, container) order, as a walk over the apps would give.
-        let on_node = self.nodes[idx].containers.clone();
+        // In (application, attempt, container) order, as a walk over the apps would give;
+        // completing them empties the node's list anyway.
+        let on_node = std::mem::take(&mut self.nodes[idx].containers);
         for cid in on_node {
             let status = ContainerStatus {
                 container_id: cid,

@@ -81,7 +81,7 @@ pub struct YarnAllocator {
     /// `executorIdToContainer`, by executor id (ids are handed out in order).
     executor_to_container: DenseMap<ContainerId>,
     /// One copy of each host name, shared by the containers on it.
-    hosts: BTreeMap<String, Rc<str>>,
+    hosts: BTreeSet<Rc<str>>,
     released: BTreeSet<ContainerId>,
     failures: VecDeque<u64>,
     host_failures: BTreeMap<String, VecDeque<u64>>,
@@ -137,7 +137,7 @@ impl YarnAllocator {
                 executor_id_counter: 0,
                 containers: BTreeMap::new(),
                 executor_to_container: DenseMap::default(),
-                hosts: BTreeMap::new(),
+                hosts: BTreeSet::new(),
                 released: BTreeSet::new(),
                 failures: VecDeque::new(),
                 host_failures: BTreeMap::new(),
@@ -389,7 +389,7 @@ impl YarnAllocator {
             return h.clone();
         }
         let h: Rc<str> = Rc::from(host);
-        self.hosts.insert(host.to_string(), h.clone());
+        self.hosts.insert(h.clone());
         h
     }
 
