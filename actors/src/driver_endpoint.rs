@@ -11,6 +11,7 @@ use crate::sim::faults::Trigger;
 use crate::sim::injector;
 use crate::sim::invariants::{self, name as inv};
 use crate::sim::listener::{ContextBus, ListenerEvent};
+use crate::sim::small_map::DenseMap;
 use crate::sim::trace::TraceKind;
 use crate::{debug, error, info, warn};
 use actix::{Actor, AsyncContext, Context};
@@ -85,9 +86,10 @@ pub struct DriverEndpoint {
     env: RpcEnv,
     me: EndpointId,
     shared: Rc<RefCell<BackendState>>,
-    /// Boxed: a map node of inline entries would be over a kilobyte, and allocating those
-    /// as executors register is what made the allocator consolidate its free lists.
-    executors: BTreeMap<ExecutorId, Box<ExecutorData>>,
+    /// By executor id: the allocator hands ids out in order, so a slot per id replaces the
+    /// B-tree searches a task's status update and the offer after it made (seven per task).
+    /// Boxed, so a slot (and the hole a removed executor leaves) is one pointer.
+    executors: DenseMap<ExecutorId, Box<ExecutorData>>,
     /// What `update_offerable` derives from `executors` and `pending_loss_reason`.
     offerable: Offerable,
     by_address: BTreeMap<RpcAddress, ExecutorId>,
@@ -144,7 +146,7 @@ impl DriverEndpoint {
                 env,
                 me: me.id,
                 shared,
-                executors: BTreeMap::new(),
+                executors: DenseMap::default(),
                 offerable: Offerable::default(),
                 by_address: BTreeMap::new(),
                 pending_loss_reason: BTreeSet::new(),
@@ -185,7 +187,7 @@ impl DriverEndpoint {
                 executor_id,
                 interrupt_thread,
                 reason,
-            } => match self.executors.get(&executor_id) {
+            } => match self.executors.get(executor_id) {
                 Some(e) => self.env.send(
                     &e.executor.clone(),
                     ExecutorMsg::KillTask {
@@ -211,7 +213,7 @@ impl DriverEndpoint {
             } => self.on_remove_executor(executor_id, reason),
             DriverEndpointMsg::IsExecutorAlive(ask, id) => self
                 .env
-                .reply(ask, ReplyValue::Bool(self.executors.contains_key(&id))),
+                .reply(ask, ReplyValue::Bool(self.executors.contains(id))),
             DriverEndpointMsg::SubmitJob { job, waiter } => {
                 let n: usize = job.stages.iter().map(|s| s.tasks.len()).sum();
                 self.sim.counters.borrow_mut().tasks_total += n as u64;
@@ -253,7 +255,7 @@ impl DriverEndpoint {
     /// `RegisterExecutor`: duplicate and excluded executors are refused with Spark's texts.
     fn on_register_executor(&mut self, ask: AskContext, reg: RegisterExecutor) {
         let id = reg.executor_id;
-        if self.executors.contains_key(&id) {
+        if self.executors.contains(id) {
             return self.env.reply_failure(
                 ask,
                 RpcFailure::illegal_state(format!("Duplicate executor ID: {id}")),
@@ -332,7 +334,7 @@ impl DriverEndpoint {
 
     /// `LaunchedExecutor`: the executor's cores become free and it gets offers at once.
     fn on_launched_executor(&mut self, id: ExecutorId) {
-        let Some(e) = self.executors.get_mut(&id) else {
+        let Some(e) = self.executors.get_mut(id) else {
             return;
         };
         e.free_cores = e.total_cores;
@@ -363,7 +365,7 @@ impl DriverEndpoint {
         let offerable = !self.pending_loss_reason.contains(&id)
             && self
                 .executors
-                .get(&id)
+                .get(id)
                 .is_some_and(|e| e.free_cores >= task_cpus);
         self.offerable.set(id, offerable);
     }
@@ -398,7 +400,7 @@ impl DriverEndpoint {
         if self.pending_loss_reason.contains(&id) {
             return;
         }
-        let Some(e) = self.executors.get(&id) else {
+        let Some(e) = self.executors.get(id) else {
             return;
         };
         let mut offer = WorkerOffer {
@@ -412,7 +414,7 @@ impl DriverEndpoint {
             self.offered = tasks;
             return;
         }
-        let e = self.executors.get_mut(&id).expect("offered");
+        let e = self.executors.get_mut(id).expect("offered");
         e.free_cores = offer.cores;
         let target = e.executor.clone();
         self.update_offerable(id);
@@ -436,7 +438,7 @@ impl DriverEndpoint {
     }
 
     fn on_status_update(&mut self, u: StatusUpdate) {
-        if !self.executors.contains_key(&u.executor_id) {
+        if !self.executors.contains(u.executor_id) {
             warn!(
                 self.env.log(),
                 TARGET,
@@ -458,7 +460,7 @@ impl DriverEndpoint {
             injector::notify(&self.sim, Trigger::TasksFinished { attempt, count });
         }
         if finished {
-            if let Some(e) = self.executors.get_mut(&u.executor_id) {
+            if let Some(e) = self.executors.get_mut(u.executor_id) {
                 e.free_cores += u.task_cpus;
                 let check = invariants::free_cores(u.executor_id.0, e.free_cores, e.total_cores);
                 self.sim.violations.check(inv::FREE_CORES, check);
@@ -515,7 +517,7 @@ impl DriverEndpoint {
 
     /// `removeExecutor`: drop it, tell the scheduler, which fails its running tasks.
     fn on_remove_executor(&mut self, id: ExecutorId, reason: ExecutorLossReason) {
-        let Some(e) = self.executors.remove(&id) else {
+        let Some(e) = self.executors.remove(id) else {
             info!(
                 self.env.log(),
                 TARGET, "Asked to remove non-existent executor {id}"

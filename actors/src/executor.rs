@@ -434,7 +434,10 @@ impl CoarseGrainedExecutorBackend {
         info!(log, BACKEND, "Got assigned task {}", desc.task_id);
         info!(
             log,
-            EXECUTOR, "Running {} (TID {})", desc.name, desc.task_id
+            EXECUTOR,
+            "Running {} (TID {})",
+            desc.name(),
+            desc.task_id
         );
         let costs = &self.sim.config.costs;
         let executor = self.executor.as_mut().expect("checked above");
@@ -473,7 +476,9 @@ impl CoarseGrainedExecutorBackend {
             TaskResultData::Exception { class, description } => {
                 error!(
                     log,
-                    EXECUTOR, "Exception in {} (TID {tid})\n{class}: {description}", task.desc.name
+                    EXECUTOR,
+                    "Exception in {} (TID {tid})\n{class}: {description}",
+                    task.desc.name()
                 );
                 (
                     TaskState::Failed,
@@ -485,7 +490,7 @@ impl CoarseGrainedExecutorBackend {
                     log,
                     EXECUTOR,
                     "Finished {} (TID {tid}). 1000 bytes result sent to driver",
-                    task.desc.name
+                    task.desc.name()
                 );
                 (TaskState::Finished, other)
             }
@@ -511,7 +516,7 @@ impl CoarseGrainedExecutorBackend {
             self.env.log(),
             EXECUTOR,
             "Executor is trying to kill {} (TID {tid}), interruptThread: {interrupt}, reason: {reason}",
-            task.desc.name
+            task.desc.name()
         );
         self.status_update(tid, TaskState::Killed, TaskResultData::None, task.desc.cpus);
     }

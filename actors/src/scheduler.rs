@@ -7,11 +7,14 @@
 use crate::sim::clock;
 use crate::sim::listener::{ContextBus, ListenerEvent, StageInfo, TaskEndReason, TaskInfo};
 use crate::sim::logs::ProcessLog;
+use crate::sim::small_map::{DenseMap, SmallSet};
 use crate::{error, info, warn};
 use sparkyard_messages::ids::{ExecutorId, TaskId};
 use sparkyard_messages::records::{ExecutorLossReason, TaskState};
 use sparkyard_messages::rpc::RemoteRef;
-use sparkyard_messages::task::{JobResult, JobSpec, TaskDescription, TaskResultData, TaskWork};
+use sparkyard_messages::task::{
+    JobResult, JobSpec, TaskDescription, TaskName, TaskResultData, TaskWork,
+};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 const DAG: &str = "driver::DAGScheduler";
@@ -105,8 +108,12 @@ pub struct Scheduler {
     task_sets: BTreeMap<(u32, u32), TaskSetManager>,
     /// Task sets with pending tasks, in FIFO order (job, stage).
     runnable: BTreeSet<(u32, u32)>,
-    running: BTreeMap<TaskId, RunningTask>,
-    by_executor: BTreeMap<ExecutorId, BTreeSet<TaskId>>,
+    /// Running tasks by task id, looked up (never iterated) at each status update: task ids
+    /// are handed out in order, so a slot per id from the oldest running task.
+    running: DenseMap<TaskId, RunningTask>,
+    /// Each executor's running tasks, by executor id (ids are handed out in order; a task's
+    /// launch and end each look its executor up), iterated in task id order when it is lost.
+    by_executor: DenseMap<ExecutorId, SmallSet<TaskId>>,
     /// Map outputs each executor holds: (task set, partition).
     outputs_by_executor: BTreeMap<ExecutorId, Vec<MapOutput>>,
     pub tasks_launched: u64,
@@ -136,8 +143,8 @@ impl Scheduler {
             jobs: BTreeMap::new(),
             task_sets: BTreeMap::new(),
             runnable: BTreeSet::new(),
-            running: BTreeMap::new(),
-            by_executor: BTreeMap::new(),
+            running: DenseMap::default(),
+            by_executor: DenseMap::default(),
             outputs_by_executor: BTreeMap::new(),
             tasks_launched: 0,
             failed_attempts: 0,
@@ -414,7 +421,12 @@ impl Scheduler {
         let attempt = tsm.launches[index as usize];
         tsm.launches[index as usize] += 1;
         let stage_attempt = tsm.stage_attempt;
-        let name = format!("task {index}.{attempt} in stage {}.{stage_attempt}", key.1);
+        let name = TaskName {
+            index,
+            attempt,
+            stage_id: key.1,
+            stage_attempt_id: stage_attempt,
+        };
         info!(
             self.log,
             TSM,
@@ -438,11 +450,15 @@ impl Scheduler {
             },
         );
         self.by_executor
-            .entry(offer.executor_id)
-            .or_default()
+            .get_or_insert_default(offer.executor_id)
             .insert(task_id);
         if self.bus.enabled() {
-            let mut info = Self::task_info(&self.running[&task_id], task_id, false, false);
+            let mut info = Self::task_info(
+                self.running.get(task_id).expect("just launched"),
+                task_id,
+                false,
+                false,
+            );
             info.finish_time = 0;
             self.bus.post(|| ListenerEvent::TaskStart {
                 stage_id: key.1,
@@ -454,7 +470,6 @@ impl Scheduler {
             task_id,
             attempt_number: attempt,
             executor_id: offer.executor_id,
-            name,
             index,
             partition_id: index,
             stage_id: key.1,
@@ -472,7 +487,7 @@ impl Scheduler {
         data: TaskResultData,
     ) -> (bool, Vec<SchedulerEvent>) {
         if state == TaskState::Running {
-            if let Some(t) = self.running.get_mut(&tid) {
+            if let Some(t) = self.running.get_mut(tid) {
                 t.launching = false;
             }
             return (false, Vec::new());
@@ -480,7 +495,7 @@ impl Scheduler {
         if !state.is_finished() {
             return (false, Vec::new());
         }
-        let Some(task) = self.running.remove(&tid) else {
+        let Some(task) = self.running.remove(tid) else {
             info!(
                 self.log,
                 TS,
@@ -488,7 +503,7 @@ impl Scheduler {
             );
             return (false, Vec::new());
         };
-        if let Some(set) = self.by_executor.get_mut(&task.executor_id) {
+        if let Some(set) = self.by_executor.get_mut(task.executor_id) {
             set.remove(&tid);
         }
         let events = match (state, data) {
@@ -756,11 +771,11 @@ impl Scheduler {
         let mut events = Vec::new();
         let tids: Vec<TaskId> = self
             .by_executor
-            .remove(&eid)
-            .map(|s| s.into_iter().collect())
+            .remove(eid)
+            .map(SmallSet::into_sorted)
             .unwrap_or_default();
         for tid in tids {
-            let Some(task) = self.running.remove(&tid) else {
+            let Some(task) = self.running.remove(tid) else {
                 continue;
             };
             let by_app = reason.exit_caused_by_app() && !task.launching;

@@ -79,7 +79,7 @@ pub struct YarnAllocator {
     /// The containers executors were launched in, until YARN reports them completed.
     containers: BTreeMap<ContainerId, AllocatedContainer>,
     /// `executorIdToContainer`, by executor id (ids are handed out in order).
-    executor_to_container: DenseMap<ContainerId>,
+    executor_to_container: DenseMap<ExecutorId, ContainerId>,
     /// One copy of each host name, shared by the containers on it.
     hosts: BTreeSet<Rc<str>>,
     released: BTreeSet<ContainerId>,
@@ -195,7 +195,7 @@ impl YarnAllocator {
                     c.launching = false;
                     c.executor = None;
                 }
-                self.executor_to_container.remove(executor_id.0);
+                self.executor_to_container.remove(executor_id);
                 warn!(
                     self.env.log(),
                     TARGET,
@@ -349,7 +349,7 @@ impl YarnAllocator {
                 running: false,
             };
             self.containers.insert(c.id, allocated);
-            self.executor_to_container.insert(id.0, c.id);
+            self.executor_to_container.insert(id, c.id);
             self.sim.counters.borrow_mut().executors_launched += 1;
             if self.sim.faults.names_executors {
                 let key = (self.attempt_id.attempt_id, id.0);
@@ -449,7 +449,7 @@ impl YarnAllocator {
         let Some(eid) = self.containers.remove(&cid).and_then(|c| c.executor) else {
             return;
         };
-        self.executor_to_container.remove(eid.0);
+        self.executor_to_container.remove(eid);
         match self.pending_loss_requests.remove(&eid) {
             Some(asks) => {
                 self.pending_loss_asks -= asks.len() as u32;
@@ -616,7 +616,7 @@ impl YarnAllocator {
 
     fn on_kill_executors(&mut self, ask: AskContext, ids: Vec<ExecutorId>) {
         for id in ids {
-            match self.executor_to_container.get(id.0).copied() {
+            match self.executor_to_container.get(id).copied() {
                 Some(cid) => {
                     self.set_running(&cid, false);
                     self.release(cid);
@@ -631,7 +631,7 @@ impl YarnAllocator {
     }
 
     fn on_get_loss_reason(&mut self, ask: AskContext, id: ExecutorId) {
-        if self.executor_to_container.contains(id.0) {
+        if self.executor_to_container.contains(id) {
             self.pending_loss_requests.entry(id).or_default().push(ask);
             self.pending_loss_asks += 1;
         } else if let Some(reason) = self.loss_reasons.remove(&id) {

@@ -10,14 +10,45 @@ pub struct TaskDescription {
     pub task_id: TaskId,
     pub attempt_number: u32,
     pub executor_id: ExecutorId,
-    /// `task 0.0 in stage 0.0`: "<index>.<attempt> in stage <stage>.<stage attempt>".
-    pub name: String,
     pub index: u32,
     pub partition_id: u32,
     pub stage_id: u32,
     pub stage_attempt_id: u32,
     pub cpus: u32,
     pub work: TaskWork,
+}
+
+impl TaskDescription {
+    /// Spark's `TaskDescription.name`, `task 0.0 in stage 0.0`. The TaskSetManager builds it from
+    /// the index, attempt and stage fields this description already carries, so it is shown from
+    /// them when a log line needs it rather than formatted into a string at every launch.
+    pub fn name(&self) -> TaskName {
+        TaskName {
+            index: self.index,
+            attempt: self.attempt_number,
+            stage_id: self.stage_id,
+            stage_attempt_id: self.stage_attempt_id,
+        }
+    }
+}
+
+/// A task's name as Spark prints it: `task <index>.<attempt> in stage <stage>.<stage attempt>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskName {
+    pub index: u32,
+    pub attempt: u32,
+    pub stage_id: u32,
+    pub stage_attempt_id: u32,
+}
+
+impl std::fmt::Display for TaskName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "task {}.{} in stage {}.{}",
+            self.index, self.attempt, self.stage_id, self.stage_attempt_id
+        )
+    }
 }
 
 /// What a task computes and how long it takes on the virtual clock.

@@ -142,7 +142,6 @@ fn task() -> TaskDescription {
         task_id: TaskId(9),
         attempt_number: 0,
         executor_id: ExecutorId(1),
-        name: "task 0.0 in stage 0.0".into(),
         index: 0,
         partition_id: 0,
         stage_id: 0,
@@ -154,6 +153,19 @@ fn task() -> TaskDescription {
             seed: 42,
         },
     }
+}
+
+#[test]
+fn a_task_is_named_as_spark_names_it() {
+    assert_eq!(task().name().to_string(), "task 0.0 in stage 0.0");
+    let retried = TaskDescription {
+        index: 17,
+        attempt_number: 2,
+        stage_id: 3,
+        stage_attempt_id: 1,
+        ..task()
+    };
+    assert_eq!(retried.name().to_string(), "task 17.2 in stage 3.1");
 }
 
 #[test]

@@ -5,7 +5,9 @@
 //! The map is only looked up by key (never iterated, so its order cannot matter); the set is kept
 //! sorted and iterates in order, as the `BTreeSet` it stands for.
 
-use std::collections::{BTreeMap, BTreeSet};
+use sparkyard_messages::ids::{ExecutorId, TaskId};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::marker::PhantomData;
 
 /// Up to this many entries the map is a list.
 const SMALL: usize = 16;
@@ -145,39 +147,78 @@ impl<K: Ord + Copy> SmallSet<K> {
     }
 }
 
-/// A map keyed by ids handed out in increasing order (an allocator's executor ids): a slot per
-/// id from the first one inserted, so an entry costs its value and no tree node. Ids below the
-/// first are still accepted (the list grows at the front; the allocator never does that).
-pub struct DenseMap<V> {
-    base: u32,
-    slots: std::collections::VecDeque<Option<V>>,
+/// A key of a `DenseMap`: an id handed out in increasing order.
+pub trait DenseKey: Copy {
+    fn index(self) -> u64;
 }
 
-impl<V> Default for DenseMap<V> {
+impl DenseKey for u32 {
+    fn index(self) -> u64 {
+        self.into()
+    }
+}
+
+impl DenseKey for ExecutorId {
+    fn index(self) -> u64 {
+        self.0.into()
+    }
+}
+
+impl DenseKey for TaskId {
+    fn index(self) -> u64 {
+        self.0
+    }
+}
+
+/// A map keyed by ids handed out in increasing order (executor ids, task ids): a slot per id
+/// from the oldest live one to the newest, so an entry costs its value and no tree node, and a
+/// lookup is an index. Empty slots at the front are dropped as they appear, so a table of
+/// running tasks spans the ids from the oldest running task, not every task ever launched.
+/// Ids below the first live one are still accepted (the list grows at the front).
+pub struct DenseMap<K, V> {
+    base: u64,
+    slots: VecDeque<Option<V>>,
+    key: PhantomData<K>,
+}
+
+impl<K, V> Default for DenseMap<K, V> {
     fn default() -> Self {
         DenseMap {
             base: 0,
-            slots: std::collections::VecDeque::new(),
+            slots: VecDeque::new(),
+            key: PhantomData,
         }
     }
 }
 
-impl<V> DenseMap<V> {
-    fn slot(&self, id: u32) -> Option<usize> {
-        id.checked_sub(self.base)
-            .map(|i| i as usize)
+impl<K: DenseKey, V> DenseMap<K, V> {
+    fn slot(&self, id: K) -> Option<usize> {
+        id.index()
+            .checked_sub(self.base)
+            .and_then(|i| usize::try_from(i).ok())
             .filter(|i| *i < self.slots.len())
     }
 
-    pub fn get(&self, id: u32) -> Option<&V> {
+    pub fn get(&self, id: K) -> Option<&V> {
         self.slots[self.slot(id)?].as_ref()
     }
 
-    pub fn contains(&self, id: u32) -> bool {
+    pub fn get_mut(&mut self, id: K) -> Option<&mut V> {
+        let i = self.slot(id)?;
+        self.slots[i].as_mut()
+    }
+
+    pub fn contains(&self, id: K) -> bool {
         self.get(id).is_some()
     }
 
-    pub fn insert(&mut self, id: u32, value: V) {
+    /// The values in ascending id order, as a `BTreeMap`'s `values()`.
+    pub fn values(&self) -> impl Iterator<Item = &V> {
+        self.slots.iter().flatten()
+    }
+
+    pub fn insert(&mut self, id: K, value: V) {
+        let id = id.index();
         if self.slots.is_empty() {
             self.base = id;
         }
@@ -185,16 +226,32 @@ impl<V> DenseMap<V> {
             self.slots.push_front(None);
             self.base -= 1;
         }
-        let i = (id - self.base) as usize;
+        let i = usize::try_from(id - self.base).expect("a dense id within memory");
         if i >= self.slots.len() {
             self.slots.resize_with(i + 1, || None);
         }
         self.slots[i] = Some(value);
     }
 
-    pub fn remove(&mut self, id: u32) -> Option<V> {
+    pub fn remove(&mut self, id: K) -> Option<V> {
         let i = self.slot(id)?;
-        self.slots[i].take()
+        let value = self.slots[i].take();
+        while let Some(None) = self.slots.front() {
+            self.slots.pop_front();
+            self.base += 1;
+        }
+        value
+    }
+
+    /// `entry(id).or_default()`.
+    pub fn get_or_insert_default(&mut self, id: K) -> &mut V
+    where
+        V: Default,
+    {
+        if !self.contains(id) {
+            self.insert(id, V::default());
+        }
+        self.get_mut(id).expect("inserted")
     }
 }
 
@@ -247,7 +304,7 @@ mod tests {
 
     #[test]
     fn dense_map_behaves_like_a_btree_map() {
-        let mut d: DenseMap<u32> = DenseMap::default();
+        let mut d: DenseMap<u32, u32> = DenseMap::default();
         let mut b = BTreeMap::new();
         for i in 0..500u32 {
             let k = 100 + (i * 37) % 97;
@@ -263,6 +320,15 @@ mod tests {
                 assert_eq!(d.get(probe), b.get(&probe));
                 assert_eq!(d.contains(probe), b.contains_key(&probe));
             }
+            if i % 10 == 0 {
+                *d.get_or_insert_default(k + 3) += 0;
+                b.entry(k + 3).or_default();
+            }
+            if let (Some(x), Some(y)) = (d.get_mut(k), b.get_mut(&k)) {
+                *x += 1;
+                *y += 1;
+            }
+            assert!(d.values().eq(b.values()));
         }
     }
 
