@@ -10,7 +10,8 @@
 //! - (e) growth: b and c at 1 %, 10 % and 100 % of their size, wall time per executor and per task.
 //!
 //! Flags (after `--`): `--quick` runs every size at 10 %; `--runs N` repeats every measurement N
-//! times and reports the median (min..max); `--json` prints one JSON object on the last line.
+//! times (the short 1 % and 10 % sizes of e, 5 N times) and reports the median (min..max);
+//! `--json` prints one JSON object on the last line.
 //! Logs, trace and listener events are off: the benchmark measures the simulation, not its outputs.
 
 // A benchmark measures wall time and runs its measurements as child processes: the simulation's
@@ -544,6 +545,14 @@ fn repeat(
     all.into_iter().map(|(k, v)| (k, Stat::of(v))).collect()
 }
 
+/// How many times a size of a growth series is measured. A 1 % run lasts 12-30 ms, and its
+/// times fall in two groups (measured: fifteen 1,000-executor bring-ups took 11.7-13.7 ms or
+/// 17.2-18.2 ms), so a median of five can land in either and the growth figure swung from 0.9x
+/// to 1.7x between batches. Sizes below the full one are measured five times as often.
+fn runs_at(runs: usize, size: u64, full: u64) -> usize {
+    if size < full { runs * 5 } else { runs }
+}
+
 fn get(m: &BTreeMap<String, f64>, k: &str) -> f64 {
     *m.get(k)
         .unwrap_or_else(|| panic!("measurement lacks {k}: {m:?}"))
@@ -625,7 +634,8 @@ fn main() {
             fig("wall_s", |m| get(m, "wall_s")),
             fig("virtual_ready_s", |m| get(m, "virtual_s")),
         ];
-        bringups.push((n, repeat(runs, "bringup", n, 0, &figures)));
+        let r = runs_at(runs, n, bringup_sizes[2]);
+        bringups.push((n, repeat(r, "bringup", n, 0, &figures)));
     }
 
     // (c) and (e) for tasks.
@@ -644,7 +654,8 @@ fn main() {
             }),
             fig("wall_s", |m| get(m, "wall_s")),
         ];
-        task_runs.push((n, repeat(runs, "tasks", n, task_execs, &figures)));
+        let r = runs_at(runs, n, task_sizes[2]);
+        task_runs.push((n, repeat(r, "tasks", n, task_execs, &figures)));
     }
 
     // (d)
@@ -664,13 +675,23 @@ fn main() {
     let over_b = big_b["ns_per_msg"].median / floor_ns;
     let over_c = big_c["ns_per_msg"].median / floor_ns;
     let over = over_b.max(over_c);
+    // The one-way floor shares one wake-up of the sink among a batch of 1,024 messages; a
+    // simulated message nearly always wakes another actor, as each leg of a round trip does. The
+    // target is judged on the one-way floor (the stricter); this second comparison says how much
+    // of the gap is actix's own cost of waking a different actor per message.
+    let rtt_leg_ns = 1e9 / rtt["per_s"].median / 2.0;
+    let (leg_b, leg_c) = (
+        big_b["ns_per_msg"].median / rtt_leg_ns,
+        big_c["ns_per_msg"].median / rtt_leg_ns,
+    );
 
     let r = runs;
     println!(
-        "sparkyard scale benchmark{} ({} run{} per figure: median (min..max))",
+        "sparkyard scale benchmark{} ({} run{} per figure, {} at the 1 % and 10 % sizes: median (min..max))",
         if quick { " --quick (10 % sizes)" } else { "" },
         runs,
-        if runs == 1 { "" } else { "s" }
+        if runs == 1 { "" } else { "s" },
+        runs * 5
     );
     println!();
     println!("| measurement | figure |");
@@ -731,6 +752,10 @@ fn main() {
     println!(
         "| wall per message / floor per message ({:.0} ns) | bring-up {over_b:.2}x, tasks {over_c:.2}x |",
         floor_ns
+    );
+    println!(
+        "| wall per message / one leg of a floor round trip ({:.0} ns) | bring-up {leg_b:.2}x, tasks {leg_c:.2}x |",
+        rtt_leg_ns
     );
     if json {
         println!(
