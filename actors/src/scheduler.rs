@@ -109,8 +109,9 @@ pub struct Scheduler {
     /// Task sets with pending tasks, in FIFO order (job, stage).
     runnable: BTreeSet<(u32, u32)>,
     /// Running tasks by task id, looked up (never iterated) at each status update: task ids
-    /// are handed out in order, so a slot per id from the oldest running task.
-    running: DenseMap<TaskId, RunningTask>,
+    /// are handed out in order, so a slot per id from the oldest running task. Boxed, so a task
+    /// that runs while a million later ones finish holds the window open at 8 bytes a slot.
+    running: DenseMap<TaskId, Box<RunningTask>>,
     /// Each executor's running tasks, by executor id (ids are handed out in order; a task's
     /// launch and end each look its executor up), iterated in task id order when it is lost.
     by_executor: DenseMap<ExecutorId, SmallSet<TaskId>>,
@@ -438,7 +439,7 @@ impl Scheduler {
         let launch_ms = clock::now_ms();
         self.running.insert(
             task_id,
-            RunningTask {
+            Box::new(RunningTask {
                 key,
                 index,
                 attempt,
@@ -447,7 +448,7 @@ impl Scheduler {
                 launch_ms,
                 launch_epoch: clock::epoch_ms() + launch_ms,
                 launching: true,
-            },
+            }),
         );
         self.by_executor
             .get_or_insert_default(offer.executor_id)
@@ -495,7 +496,7 @@ impl Scheduler {
         if !state.is_finished() {
             return (false, Vec::new());
         }
-        let Some(task) = self.running.remove(tid) else {
+        let Some(task) = self.running.remove(tid).map(|t| *t) else {
             info!(
                 self.log,
                 TS,
@@ -775,7 +776,7 @@ impl Scheduler {
             .map(SmallSet::into_sorted)
             .unwrap_or_default();
         for tid in tids {
-            let Some(task) = self.running.remove(tid) else {
+            let Some(task) = self.running.remove(tid).map(|t| *t) else {
                 continue;
             };
             let by_app = reason.exit_caused_by_app() && !task.launching;

@@ -333,6 +333,35 @@ mod tests {
     }
 
     #[test]
+    fn a_dense_map_spans_its_oldest_live_id_to_its_newest() {
+        // Running tasks: a sliding window of ids, the oldest finishing first.
+        let mut d: DenseMap<u32, u32> = DenseMap::default();
+        for id in 0..1_000u32 {
+            d.insert(id, id);
+            if id >= 10 {
+                assert_eq!(d.remove(id - 10), Some(id - 10));
+            }
+            assert!(d.slots.len() <= 11);
+        }
+        // A straggler holds the window open from its id; once it ends the front is dropped.
+        d.insert(1_000, 1_000);
+        for id in 1_001..1_100u32 {
+            d.insert(id, id);
+            if id - 1 != 1_000 {
+                d.remove(id - 1);
+            }
+        }
+        assert_eq!(d.get(1_000), Some(&1_000));
+        assert_eq!(d.base, 990);
+        for id in 990..1_000u32 {
+            d.remove(id);
+        }
+        d.remove(1_000);
+        assert_eq!((d.base, d.slots.len()), (1_099, 1));
+        assert_eq!(d.values().copied().collect::<Vec<_>>(), vec![1_099]);
+    }
+
+    #[test]
     fn an_emptied_small_map_frees_its_buffer() {
         let mut s: SmallMap<u64, u64> = SmallMap::default();
         s.insert(1, 1);
