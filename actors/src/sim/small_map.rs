@@ -3,7 +3,8 @@
 //! while small, which costs tens of bytes where a B-tree's first node costs hundreds, and a
 //! B-tree once large, so a busy actor (a driver with a peer per executor) never scans a long list.
 //! The map is only looked up by key (never iterated, so its order cannot matter); the set is kept
-//! sorted and iterates in order, as the `BTreeSet` it stands for.
+//! sorted and iterates in order, as the `BTreeSet` it stands for. Beside them, `DenseMap`: a table
+//! keyed by ids handed out in order (executor ids, task ids), a slot per id, iterated in id order.
 
 use sparkyard_messages::ids::{ExecutorId, TaskId};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
