@@ -550,8 +550,15 @@ fn repeat(
 /// 17.2-18.2 ms), so a median of five can land in either and the growth figure swung from 0.9x
 /// to 1.7x between batches. Sizes below the full one are measured five times as often.
 fn runs_at(runs: usize, size: u64, full: u64) -> usize {
-    if size < full { runs * 5 } else { runs }
+    if size < full {
+        runs * SHORT_SIZE_RUNS
+    } else {
+        runs
+    }
 }
+
+/// How many times as often `runs_at` measures a size below the full one.
+const SHORT_SIZE_RUNS: usize = 5;
 
 fn get(m: &BTreeMap<String, f64>, k: &str) -> f64 {
     *m.get(k)
@@ -691,7 +698,7 @@ fn main() {
         if quick { " --quick (10 % sizes)" } else { "" },
         runs,
         if runs == 1 { "" } else { "s" },
-        runs * 5
+        runs_at(runs, 0, 1)
     );
     println!();
     println!("| measurement | figure |");

@@ -685,9 +685,15 @@ impl Scheduler {
         };
         let idx = task.index as usize;
         let stage_attempt = tsm.stage_attempt;
+        let name = TaskName {
+            index: task.index,
+            attempt: task.attempt,
+            stage_id: task.key.1,
+            stage_attempt_id: stage_attempt,
+        };
         let lost = format!(
-            "Lost task {}.{} in stage {}.{stage_attempt} (TID {tid}) ({} executor {}): {reason}",
-            task.index, task.attempt, task.key.1, task.host, task.executor_id
+            "Lost {name} (TID {tid}) ({} executor {}): {reason}",
+            task.host, task.executor_id
         );
         warn!(self.log, TSM, "{lost}");
         if tsm.successful[idx] || tsm.zombie {

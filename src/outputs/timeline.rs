@@ -12,6 +12,7 @@ use crate::error::UserError;
 use crate::runner::RunResult;
 use sparkyard_actors::sim::listener::{ListenerEvent, TaskEndReason};
 use sparkyard_actors::sim::trace::{TraceEvent, TraceKind};
+use sparkyard_messages::task::TaskName;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -528,8 +529,14 @@ fn listener_tasks(r: &RunResult, map: &RunMap) -> Vec<TaskSlice> {
                         start_ms: info.launch_time.saturating_sub(r.epoch_ms),
                         end_ms: r.end_ms,
                         name: format!(
-                            "task {}.{} in stage {stage_id}.{stage_attempt_id} (TID {})",
-                            info.index, info.attempt, info.task_id
+                            "{} (TID {})",
+                            TaskName {
+                                index: info.index,
+                                attempt: info.attempt,
+                                stage_id: *stage_id,
+                                stage_attempt_id: *stage_attempt_id,
+                            },
+                            info.task_id
                         ),
                         args: vec![
                             ("executor", info.executor_id.clone()),
