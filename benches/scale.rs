@@ -29,9 +29,9 @@ use sparkyard::conf::cluster::parse_cluster;
 use sparkyard::conf::settings::spark_settings;
 use sparkyard::conf::submit::{DefaultsFile, SubmitArgs};
 use sparkyard::runner::{self, RunOptions};
-use sparkyard_actors::config::SimConfig;
-use sparkyard_actors::driver::UserProgram;
-use sparkyard_actors::sim::context::SimContext;
+use sparkyard_actors::world::config::SimConfig;
+use sparkyard_actors::world::config::UserProgram;
+use sparkyard_actors::world::context::SimContext;
 use sparkyard_messages::task::{JobSpec, StageSpec, TaskWork};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -167,7 +167,7 @@ impl Handler<Pong> for Pinger {
 }
 
 fn paused_system() -> SystemRunner {
-    let rt = sparkyard_actors::sim::clock::paused_runtime().expect("a tokio runtime");
+    let rt = sparkyard_actors::kernel::clock::paused_runtime().expect("a tokio runtime");
     System::with_tokio_rt(move || rt)
 }
 

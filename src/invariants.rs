@@ -1,10 +1,10 @@
 //! The invariants checked once a run has ended (those checked during the run live in
-//! `sparkyard_actors::sim::invariants`). Each is a function of the run's result, so a test can
+//! `sparkyard_actors::world::invariants`). Each is a function of the run's result, so a test can
 //! hand it a result that breaks it.
 
 use crate::runner::RunResult;
-use sparkyard_actors::config::SimConfig;
-use sparkyard_actors::sim::invariants::{Violation, attempts_bounded, name};
+use sparkyard_actors::world::config::SimConfig;
+use sparkyard_actors::world::invariants::{Violation, attempts_bounded, name};
 use sparkyard_messages::records::{FinalApplicationStatus as Final, YarnApplicationState as State};
 
 /// What the end-of-run checks need to know about the settings.
@@ -83,8 +83,8 @@ pub fn check(r: &RunResult, limits: &Limits) -> Vec<Violation> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sparkyard_actors::sim::context::{ClientOutcome, RunCounters};
-    use sparkyard_actors::sim::logs::LogStore;
+    use sparkyard_actors::kernel::logs::LogStore;
+    use sparkyard_actors::world::context::{ClientOutcome, RunCounters};
 
     fn result(state: State, fs: Final, exception: bool) -> RunResult {
         let outcome = ClientOutcome {

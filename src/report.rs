@@ -3,8 +3,8 @@
 //! summary with the driver's stdout and the command that reproduces the run.
 
 use crate::runner::RunResult;
-use sparkyard_actors::sim::clock;
-use sparkyard_actors::sim::logs::{Level, format_line};
+use sparkyard_actors::kernel::clock;
+use sparkyard_actors::kernel::logs::{Level, format_line};
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};

@@ -4,16 +4,17 @@
 
 use crate::conf::cluster::ClusterConfig;
 use crate::error::UserError;
-use sparkyard_actors::config::{SimConfig, SparkSettings};
+use sparkyard_actors::boot;
+use sparkyard_actors::faults::FaultController;
+use sparkyard_actors::kernel::clock;
+use sparkyard_actors::kernel::logs::LogStore;
+use sparkyard_actors::kernel::trace::{Trace, TraceEvent};
 use sparkyard_actors::rpc::Dispatcher;
-use sparkyard_actors::sim::clock;
-use sparkyard_actors::sim::context::{ClientOutcome, RunCounters, SimContext};
-use sparkyard_actors::sim::faults::{FaultController, FaultInjector};
-use sparkyard_actors::sim::injector;
-use sparkyard_actors::sim::invariants::{Violation, name as invariant};
-use sparkyard_actors::sim::logs::LogStore;
-use sparkyard_actors::sim::supervisor;
-use sparkyard_actors::sim::trace::{Trace, TraceEvent};
+use sparkyard_actors::rpc::network::FaultInjector;
+use sparkyard_actors::world::config::{SimConfig, SparkSettings};
+use sparkyard_actors::world::context::{ClientOutcome, RunCounters, SimContext};
+use sparkyard_actors::world::injector;
+use sparkyard_actors::world::invariants::{Violation, name as invariant};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -64,13 +65,13 @@ pub struct RunResult {
     pub end_ms: u64,
     pub epoch_ms: u64,
     /// Every SparkContext's listener events (empty unless `record_events`).
-    pub events: Vec<sparkyard_actors::sim::listener::AttemptEvents>,
+    pub events: Vec<sparkyard_actors::world::listener::AttemptEvents>,
     /// Faults that fired: (virtual ms, label).
     pub faults_fired: Vec<(u64, String)>,
     /// Planned faults whose trigger never happened.
     pub faults_unfired: Vec<String>,
     /// Invariants broken during the run (the end-of-run ones are in `crate::invariants`).
-    pub violations: Vec<sparkyard_actors::sim::invariants::Violation>,
+    pub violations: Vec<sparkyard_actors::world::invariants::Violation>,
 }
 
 /// Joins the parsed Spark settings and cluster into the simulation's config.
@@ -124,8 +125,8 @@ pub fn run_with_faults(
     let (sim2, hung2) = (sim.clone(), hung.clone());
     system.block_on(async move {
         clock::start(epoch);
-        let rm = supervisor::start_cluster(&sim2);
-        supervisor::start_client(&sim2, rm);
+        let rm = boot::start_cluster(&sim2);
+        boot::start_client(&sim2, rm);
         injector::arm_timed(&sim2);
         if let Some(tick) = progress {
             let sim3 = sim2.clone();

@@ -8,11 +8,9 @@ use crate::error::UserError;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
-use sparkyard_actors::driver::UserProgram;
-use sparkyard_actors::sim::faults::{
-    ContainerEnd, DriverFault, FaultAction, LinkRule, PlannedFault, ProcessPattern, RuleAction,
-    Trigger,
-};
+use sparkyard_actors::faults::{ContainerEnd, DriverFault, FaultAction, PlannedFault, Trigger};
+use sparkyard_actors::rpc::network::{LinkRule, ProcessPattern, RuleAction};
+use sparkyard_actors::world::config::UserProgram;
 use sparkyard_messages::task::{JobSpec, StageSpec, TaskWork};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -791,7 +789,7 @@ fn validate_expectations(e: &Expectations) -> Result<(), String> {
 pub struct ScenarioRun {
     pub result: crate::runner::RunResult,
     /// The Spark settings the run used (the event log needs them).
-    pub spark: sparkyard_actors::config::SparkSettings,
+    pub spark: sparkyard_actors::world::config::SparkSettings,
     pub failures: Vec<String>,
     pub seed: u64,
 }
@@ -831,8 +829,7 @@ pub fn run(
         opts.deadline_ms = c.deadline_ms;
     }
     let limits = crate::invariants::Limits::of(&config);
-    let faults =
-        sparkyard_actors::sim::faults::FaultController::new(planned, s.driver_faults.clone());
+    let faults = sparkyard_actors::faults::FaultController::new(planned, s.driver_faults.clone());
     let mut result = crate::runner::run_with_faults(config, &opts, faults)?;
     let end = crate::invariants::check(&result, &limits);
     result.violations.extend(end);

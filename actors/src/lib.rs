@@ -1,19 +1,39 @@
 //! The roles of Spark on YARN in cluster mode as actix actors, the simulated Spark RPC layer
 //! (RpcEnv, Dispatcher, Inbox rules) and the simulation kernel (virtual clock, trace, faults).
 //! Nothing here reads files, environment variables or prints: the root crate does that.
+//!
+//! # Layout
+//!
+//! Rooms mirror Spark's and Hadoop's source trees, and imports go one way, down this list
+//! (`tests/layering.rs` fails on any `crate::` path that goes up, or sideways between
+//! `hadoop_yarn` and `spark_core`):
+//!
+//! ```text
+//! boot          the only module that names every role; hands launch closures down
+//!   ^
+//! spark_yarn    Client, ApplicationMaster + YarnAM, YarnAllocator, ExecutorRunnable, YarnScheduler
+//!   ^
+//! hadoop_yarn   ResourceManager, NodeManager        spark_core   driver, DriverEndpoint,
+//!   ^                                                             scheduler, executor
+//!   +-----------------------+----------------------------+
+//! examples      SparkPi     |
+//! world         settings, the shared context and run record, listener bus, invariants, injector
+//!   ^
+//! faults        the fault plan and its controller (data)
+//!   ^
+//! rpc           RpcEnv, endpoints, asks, the Dispatcher and the network's rules
+//!   ^
+//! kernel        virtual clock, timers, trace, process logs, small collections
+//! ```
+//!
+//! Below all of them is the `sparkyard_messages` crate (ids, records, messages, listener events).
 
-pub mod application_master;
-pub mod client;
-pub mod config;
-pub mod driver;
-pub mod driver_endpoint;
-pub mod executor;
-pub mod executor_runnable;
-pub mod node_manager;
-pub mod resource_manager;
+pub mod boot;
+pub mod examples;
+pub mod faults;
+pub mod hadoop_yarn;
+pub mod kernel;
 pub mod rpc;
-pub mod scheduler;
-pub mod sim;
-pub mod spark_pi;
-pub mod yarn_allocator;
-pub mod yarn_scheduler_endpoint;
+pub mod spark_core;
+pub mod spark_yarn;
+pub mod world;

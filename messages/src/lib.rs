@@ -10,6 +10,7 @@ pub mod endpoint_verifier;
 pub mod executor;
 pub mod executor_runnable;
 pub mod ids;
+pub mod listener;
 pub mod node_manager;
 pub mod records;
 pub mod resource_manager;

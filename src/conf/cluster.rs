@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use sparkyard_actors::config::{CostModel, NodeSpec, YarnSettings};
+use sparkyard_actors::world::config::{CostModel, NodeSpec, YarnSettings};
 use toml::Spanned;
 
 use crate::error::UserError;

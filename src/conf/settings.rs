@@ -3,7 +3,7 @@
 //! ConfigEntry defaults of `org.apache.spark.internal.config` / `deploy.yarn.config`, the
 //! overhead math of `deploy.yarn.Client` / `ResourceProfile`, and `RpcTimeout.apply` (Spark 4.0).
 
-use sparkyard_actors::config::SparkSettings;
+use sparkyard_actors::world::config::SparkSettings;
 
 use super::spark_conf::SparkConf;
 use super::submit::SubmitRequest;

@@ -6,10 +6,9 @@
 use super::json::{Obj, object};
 use crate::error::UserError;
 use crate::runner::RunResult;
-use sparkyard_actors::config::SparkSettings;
-use sparkyard_actors::sim::listener::{
-    AttemptEvents, ListenerEvent, StageInfo, TaskEndReason, TaskInfo,
-};
+use sparkyard_actors::world::config::SparkSettings;
+use sparkyard_actors::world::listener::AttemptEvents;
+use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason, TaskInfo};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

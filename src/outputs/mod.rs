@@ -18,7 +18,7 @@ pub use timeline::write_chrome_trace;
 
 use crate::error::UserError;
 use crate::runner::{ProgressHook, RunResult};
-use sparkyard_actors::config::SparkSettings;
+use sparkyard_actors::world::config::SparkSettings;
 use std::cell::RefCell;
 use std::path::PathBuf;
 

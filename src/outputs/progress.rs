@@ -5,8 +5,8 @@
 
 use crate::runner::ProgressHook;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use sparkyard_actors::sim::clock;
-use sparkyard_actors::sim::context::SimContext;
+use sparkyard_actors::kernel::clock;
+use sparkyard_actors::world::context::SimContext;
 use std::io::IsTerminal as _;
 use std::rc::Rc;
 

@@ -6,7 +6,7 @@
 //! change and its reply are recorded back to back), never guessed from timing.
 
 use crate::runner::RunResult;
-use sparkyard_actors::sim::trace::{TraceEvent, TraceKind};
+use sparkyard_actors::kernel::trace::{TraceEvent, TraceKind};
 use std::collections::BTreeMap;
 
 /// The participants of the lifecycle, as the sequence diagram names them.

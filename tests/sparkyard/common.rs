@@ -7,7 +7,7 @@ use sparkyard::conf::settings::spark_settings;
 use sparkyard::conf::submit::{DefaultsFile, SubmitArgs};
 use sparkyard::error::UserError;
 use sparkyard::runner::{self, RunOptions, RunResult};
-use sparkyard_actors::sim::trace::TraceKind;
+use sparkyard_actors::kernel::trace::TraceKind;
 
 #[derive(Parser)]
 struct Submit {

@@ -3,7 +3,7 @@
 
 use sparkyard::runner::{RunOptions, RunResult};
 use sparkyard::scenario;
-use sparkyard_actors::sim::trace::TraceKind;
+use sparkyard_actors::kernel::trace::TraceKind;
 use std::path::{Path, PathBuf};
 
 fn bundled() -> Vec<PathBuf> {

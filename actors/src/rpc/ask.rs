@@ -4,7 +4,7 @@
 //! timed out (Spark's semantics); a late reply is logged `Ignored message: ...`.
 
 use super::endpoint::{Endpoint, EndpointRef};
-use crate::sim::small_map::SmallMap;
+use crate::kernel::small_map::SmallMap;
 use actix::{AsyncContext, Context, Message, SpawnHandle};
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{AskContext, AskReply, ReplyValue, RpcAddress};
@@ -128,9 +128,9 @@ pub trait Asker: Endpoint {
         // The timeout text is written only if the timeout fires (a process's address never
         // changes, so it reads the same then as now).
         let (to_id, timeout) = (to.id, timeout.clone());
-        let timer = crate::sim::timers::run_later(
+        let timer = crate::kernel::timers::run_later(
             ctx,
-            crate::sim::clock::ms(timeout.ms),
+            crate::kernel::clock::ms(timeout.ms),
             move |act, ctx| {
                 if let Some((what, _)) = act.asks().take(ask_id) {
                     let remote = act.env().dispatcher.address_of(to_id);

@@ -3,10 +3,10 @@
 //! ("Could not find <name>.", "RpcEnv already stopped."), the network latency and fault verdicts,
 //! keeps each link FIFO, records the trace, and tells peers when a process dies.
 
-use crate::sim::faults::{FaultInjector, Verdict};
-use crate::sim::logs::{LogStore, ProcessLog};
-use crate::sim::small_map::SmallSet;
-use crate::sim::trace::{Trace, TraceKind};
+use super::network::{FaultInjector, LinkRule, Verdict};
+use crate::kernel::logs::{LogStore, ProcessLog};
+use crate::kernel::small_map::SmallSet;
+use crate::kernel::trace::{Trace, TraceKind};
 use actix::{Actor, Addr, Context, Handler, Message};
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{
@@ -753,7 +753,7 @@ impl Dispatcher {
         }
         self.connect(st, from, target_process);
         let verdict = if st.faults.has_rules() {
-            let now = crate::sim::clock::now_ms();
+            let now = crate::kernel::clock::now_ms();
             let st = &mut *st;
             let (f, t) = (
                 &st.processes[from.0 as usize].name,
@@ -833,7 +833,7 @@ impl Dispatcher {
         name: &'static str,
         deliver: Deliver,
     ) {
-        let now = crate::sim::clock::now_ms();
+        let now = crate::kernel::clock::now_ms();
         let msg_id = st.trace.current_msg();
         let link = st.links.entry(key).or_default();
         let due = (now + delay_ms).max(link.last_due_ms);
@@ -842,7 +842,7 @@ impl Dispatcher {
         drop(st);
         let this = self.clone();
         actix::spawn(async move {
-            tokio::time::sleep(crate::sim::clock::ms(due.saturating_sub(now))).await;
+            tokio::time::sleep(crate::kernel::clock::ms(due.saturating_sub(now))).await;
             this.deliver_front(key);
         });
     }
@@ -1027,7 +1027,7 @@ impl Dispatcher {
     }
 
     /// Adds a network rule (a fault that fired).
-    pub fn add_rule(&self, rule: crate::sim::faults::LinkRule) {
+    pub fn add_rule(&self, rule: LinkRule) {
         self.state.borrow_mut().faults.add_rule(rule);
     }
 

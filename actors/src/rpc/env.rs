@@ -4,7 +4,7 @@
 
 use super::dispatcher::{Dispatcher, ProcessId};
 use super::endpoint::{EndpointRef, StopEndpoint};
-use crate::sim::logs::ProcessLog;
+use crate::kernel::logs::ProcessLog;
 use actix::{Actor, Addr, Context, Handler, Message};
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{

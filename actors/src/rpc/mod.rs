@@ -6,6 +6,7 @@ pub mod ask;
 pub mod dispatcher;
 pub mod endpoint;
 pub mod env;
+pub mod network;
 pub mod verifier;
 
 pub use ask::{AskTable, AskTimeout, Asker};

@@ -1,10 +1,10 @@
 //! Unit tests of the Inbox and Dispatcher rules, each on a paused System with probe endpoints.
 
+use super::network::FaultInjector;
 use super::*;
-use crate::sim::clock;
-use crate::sim::faults::FaultInjector;
-use crate::sim::logs::LogStore;
-use crate::sim::trace::Trace;
+use crate::kernel::clock;
+use crate::kernel::logs::LogStore;
+use crate::kernel::trace::Trace;
 use actix::{Actor, AsyncContext, Context, System};
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{AskContext, AskReply, EndpointId, ReplyValue, RpcAddress};

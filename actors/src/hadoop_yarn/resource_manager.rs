@@ -2,10 +2,11 @@
 //! CapacityScheduler's container assignment on NodeManager heartbeats, the AMLauncher, the
 //! ApplicationMasterService (register / allocate / finish) and the ClientRMService calls.
 
+use crate::kernel::trace::TraceKind;
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
-use crate::sim::context::SimContext;
-use crate::sim::invariants::{self, name as inv};
-use crate::sim::trace::TraceKind;
+use crate::world::addresses::{NM_WEB_PORT, RM_WEB_PORT, nm_process_name};
+use crate::world::context::SimContext;
+use crate::world::invariants::{self, name as inv};
 use crate::{info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
@@ -24,17 +25,6 @@ use std::rc::Rc;
 
 const TARGET: &str = "yarn::ResourceManager";
 const SCHED: &str = "yarn::CapacityScheduler";
-
-/// A NodeManager's process name in the simulation.
-pub fn nm_process_name(host: &str) -> String {
-    format!("nm:{host}")
-}
-
-/// The well-known RM ports (`yarn.resourcemanager.address`, `.webapp.address`).
-pub const RM_PORT: u16 = 8032;
-pub const RM_WEB_PORT: u16 = 8088;
-/// The NodeManager's web port (log URLs).
-pub const NM_WEB_PORT: u16 = 8042;
 
 struct RmNode {
     node_id: NodeId,
@@ -243,7 +233,7 @@ impl ResourceManager {
             state: State::Submitted,
             final_status: Final::Undefined,
             diagnostics: String::new(),
-            start_time: crate::sim::clock::now_epoch_ms(),
+            start_time: crate::kernel::clock::now_epoch_ms(),
             finish_time: 0,
             max_attempts,
             attempts: Vec::new(),
@@ -292,10 +282,10 @@ impl ResourceManager {
             blacklist: BTreeSet::new(),
             response_id: 0,
         });
-        let now = crate::sim::clock::now_epoch_ms();
+        let now = crate::kernel::clock::now_epoch_ms();
         app.diagnostics = format!(
             "[{}] Application is Activated, waiting for resources to be assigned for AM.  Details : AM Partition = <DEFAULT_PARTITION> ; AM Resource Request = {} ; ",
-            crate::sim::clock::format_java_date(now),
+            crate::kernel::clock::format_java_date(now),
             app.submission.am_resource
         );
         self.sim.counters.borrow_mut().am_attempts = attempt_id.attempt_id;
@@ -467,7 +457,7 @@ impl ResourceManager {
         if let Some(app) = self.apps.get_mut(&id) {
             app.final_status = req.final_status;
             app.diagnostics = req.diagnostics.clone();
-            app.finish_time = crate::sim::clock::now_epoch_ms();
+            app.finish_time = crate::kernel::clock::now_epoch_ms();
             self.asking.remove(&req.attempt_id);
         }
         // RMAppState FINISHING is reported as FINISHED until the AM container exits.
@@ -518,7 +508,7 @@ impl ResourceManager {
                 vcores: 0,
             },
             cleanup: Vec::new(),
-            last_heartbeat_ms: crate::sim::clock::now_ms(),
+            last_heartbeat_ms: crate::kernel::clock::now_ms(),
             lost: false,
             containers: Vec::new(),
         });
@@ -529,7 +519,7 @@ impl ResourceManager {
         let Some(&idx) = self.node_by_host.get(&req.node_id.host) else {
             return;
         };
-        self.nodes[idx].last_heartbeat_ms = crate::sim::clock::now_ms();
+        self.nodes[idx].last_heartbeat_ms = crate::kernel::clock::now_ms();
         for status in req.completed_containers {
             self.on_container_completed(idx, status, ctx);
         }
@@ -785,7 +775,7 @@ impl ResourceManager {
             "Application {id} failed {n} times due to {attempt_diag}. Failing the application."
         );
         app.final_status = Final::Failed;
-        app.finish_time = crate::sim::clock::now_epoch_ms();
+        app.finish_time = crate::kernel::clock::now_epoch_ms();
         warn!(
             self.env.log(),
             TARGET,
@@ -813,7 +803,7 @@ impl ResourceManager {
     /// `NMLivelinessMonitor`: a NodeManager silent for `yarn.nm.liveness-monitor.expiry-interval-ms`
     /// is LOST; its containers complete as ABORTED.
     fn expire_nodes(&mut self, ctx: &mut Context<Self>) {
-        let now = crate::sim::clock::now_ms();
+        let now = crate::kernel::clock::now_ms();
         let expiry = self.sim.config.yarn.nm_liveness_expiry_interval_ms;
         let lost: Vec<usize> = (0..self.nodes.len())
             .filter(|i| {
@@ -883,7 +873,7 @@ impl Actor for ResourceManager {
         info!(self.env.log(), TARGET, "Transitioned to active state");
         // NMLivelinessMonitor checks every third of the expiry interval.
         let expiry = self.sim.config.yarn.nm_liveness_expiry_interval_ms;
-        ctx.run_interval(crate::sim::clock::ms((expiry / 3).max(1)), |act, ctx| {
+        ctx.run_interval(crate::kernel::clock::ms((expiry / 3).max(1)), |act, ctx| {
             act.expire_nodes(ctx)
         });
     }

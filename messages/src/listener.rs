@@ -1,9 +1,7 @@
-//! The driver's `LiveListenerBus`, recorded: the `SparkListener` events the event log is made of
-//! (application, environment, executors, block managers, jobs, stages, tasks), stamped with the
-//! virtual wall clock. Recording is off unless an output needs it.
-
-use std::cell::RefCell;
-use std::rc::Rc;
+//! The `SparkListener` events the event log is made of (application, environment, executors,
+//! block managers, jobs, stages, tasks), stamped with the virtual wall clock: Spark's
+//! `org.apache.spark.scheduler.SparkListenerEvent` records as data. The bus that records them is
+//! `sparkyard_actors::world::listener`.
 
 /// `TaskInfo` as the event log writes it.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,82 +133,4 @@ pub enum ListenerEvent {
         time: u64,
         exit_code: i32,
     },
-}
-
-/// The events of one application attempt's SparkContext.
-#[derive(Clone, Debug, Default)]
-pub struct AttemptEvents {
-    pub app_id: String,
-    pub attempt_id: u32,
-    pub events: Vec<ListenerEvent>,
-}
-
-/// Where every SparkContext of the run posts its events.
-#[derive(Clone, Default)]
-pub struct ListenerBus {
-    pub enabled: bool,
-    attempts: Rc<RefCell<Vec<AttemptEvents>>>,
-}
-
-/// One SparkContext's handle on the bus.
-#[derive(Clone)]
-pub struct ContextBus {
-    enabled: bool,
-    index: usize,
-    attempts: Rc<RefCell<Vec<AttemptEvents>>>,
-}
-
-impl ListenerBus {
-    pub fn new(enabled: bool) -> Self {
-        ListenerBus {
-            enabled,
-            attempts: Rc::default(),
-        }
-    }
-
-    /// A new SparkContext (one per AM attempt in cluster mode).
-    pub fn context(&self, app_id: String, attempt_id: u32) -> ContextBus {
-        let mut a = self.attempts.borrow_mut();
-        if self.enabled {
-            a.push(AttemptEvents {
-                app_id,
-                attempt_id,
-                events: Vec::new(),
-            });
-        }
-        ContextBus {
-            enabled: self.enabled,
-            index: a.len().saturating_sub(1),
-            attempts: self.attempts.clone(),
-        }
-    }
-
-    pub fn take(&self) -> Vec<AttemptEvents> {
-        std::mem::take(&mut *self.attempts.borrow_mut())
-    }
-}
-
-impl ContextBus {
-    /// A bus that records nothing (tests, or when no output wants events).
-    pub fn disabled() -> Self {
-        ContextBus {
-            enabled: false,
-            index: 0,
-            attempts: Rc::default(),
-        }
-    }
-
-    pub fn enabled(&self) -> bool {
-        self.enabled
-    }
-
-    /// `post(event)`; `make` runs only when recording.
-    pub fn post(&self, make: impl FnOnce() -> ListenerEvent) {
-        if self.enabled {
-            let event = make();
-            if let Some(a) = self.attempts.borrow_mut().get_mut(self.index) {
-                a.events.push(event);
-            }
-        }
-    }
 }

@@ -4,11 +4,11 @@
 //! (`processCompletedContainers`) and counts executor failures (`ExecutorFailureTracker`,
 //! `YarnAllocatorNodeHealthTracker`).
 
-use crate::config::SparkSettings;
+use crate::kernel::small_map::DenseMap;
+use crate::kernel::trace::TraceKind;
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
-use crate::sim::context::SimContext;
-use crate::sim::small_map::DenseMap;
-use crate::sim::trace::TraceKind;
+use crate::world::config::SparkSettings;
+use crate::world::context::SimContext;
 use crate::{info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::application_master::{
@@ -24,6 +24,7 @@ use sparkyard_messages::yarn_allocator::YarnAllocatorMsg;
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::rc::Rc;
+use std::sync::Arc;
 
 const TARGET: &str = "am::YarnAllocator";
 
@@ -283,7 +284,7 @@ impl YarnAllocator {
             num_pending_allocate: self.pending,
             num_pending_loss_reason_requests: self.pending_loss_asks,
             num_cluster_nodes: self.num_cluster_nodes,
-            num_excluded_nodes: self.exclusions.count(crate::sim::clock::now_ms()) as u32,
+            num_excluded_nodes: self.exclusions.count(crate::kernel::clock::now_ms()) as u32,
             rm_failure: self.rm_failure.take(),
         };
         self.env.send(
@@ -548,7 +549,7 @@ impl YarnAllocator {
 
     /// `YarnAllocatorNodeHealthTracker.handleResourceAllocationFailure`.
     fn handle_resource_allocation_failure(&mut self, host: Option<&str>) {
-        let now = crate::sim::clock::now_ms();
+        let now = crate::kernel::clock::now_ms();
         self.sim.counters.borrow_mut().executor_failures_counted += 1;
         match host {
             Some(h)
@@ -575,7 +576,7 @@ impl YarnAllocator {
     /// `ExecutorFailureTracker.numFailedExecutors`, dropping failures older than the validity interval.
     fn num_executors_failed(&mut self) -> u32 {
         if let Some(window) = self.settings().executor_failures_validity_interval_ms {
-            let now = crate::sim::clock::now_ms();
+            let now = crate::kernel::clock::now_ms();
             while self.failures.front().is_some_and(|t| *t + window < now) {
                 self.failures.pop_front();
             }
@@ -585,7 +586,7 @@ impl YarnAllocator {
 
     /// Hosts newly excluded since the last sync (`updateBlacklist` additions, sorted).
     fn exclusion_additions(&mut self) -> Vec<String> {
-        let additions = self.exclusions.additions(crate::sim::clock::now_ms());
+        let additions = self.exclusions.additions(crate::kernel::clock::now_ms());
         if !additions.is_empty() {
             info!(
                 self.env.log(),
@@ -829,6 +830,48 @@ impl Asker for YarnAllocator {
 
 crate::endpoint_handler!(YarnAllocator, YarnAllocatorMsg, on_message);
 crate::endpoint_lifecycle!(YarnAllocator);
+
+/// `ApplicationMaster.createAllocator`: the YarnAllocator, whose launches start
+/// ExecutorRunnables against the container's NodeManager.
+pub fn create_allocator(
+    sim: &Rc<SimContext>,
+    env: &RpcEnv,
+    attempt_id: ApplicationAttemptId,
+    driver_url: String,
+    rm: EndpointRef<ResourceManagerMsg>,
+    driver: EndpointRef<YarnSchedulerMsg>,
+    am: EndpointRef<ApplicationMasterMsg>,
+) -> EndpointRef<YarnAllocatorMsg> {
+    let (sim2, env2) = (sim.clone(), env.clone());
+    // One copy of the strings every executor's arguments carry.
+    let driver_url: Arc<str> = driver_url.into();
+    let app: Arc<str> = attempt_id.application_id.to_string().into();
+    let launch = Rc::new(
+        move |c: Container, id, allocator: EndpointRef<YarnAllocatorMsg>| {
+            let nm = env2.dispatcher.lookup_named(
+                &crate::world::addresses::nm_process_name(&c.node_id.host),
+                "NodeManager",
+            );
+            crate::spark_yarn::executor_runnable::ExecutorRunnable::start(
+                sim2.clone(),
+                env2.clone(),
+                c,
+                id,
+                app.clone(),
+                driver_url.clone(),
+                nm,
+                allocator,
+            );
+        },
+    );
+    let peers = AllocatorPeers {
+        rm,
+        driver,
+        am,
+        launch,
+    };
+    YarnAllocator::start(sim.clone(), env.clone(), attempt_id, peers)
+}
 
 #[cfg(test)]
 mod tests {

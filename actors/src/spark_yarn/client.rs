@@ -3,9 +3,9 @@
 //! `submitApplication`, then `monitorApplication` every `spark.yarn.report.interval` and maps the
 //! final report to spark-submit's outcome.
 
+use crate::kernel::clock;
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
-use crate::sim::clock;
-use crate::sim::context::{ClientOutcome, SimContext};
+use crate::world::context::{ClientOutcome, SimContext};
 use crate::{debug, error, info, warn};
 use actix::{Actor, AsyncContext, Context, System};
 use sparkyard_messages::client::ClientMsg;
@@ -367,7 +367,7 @@ fn absolute(path: &str) -> String {
 }
 
 /// The AM command as `Client.createContainerLaunchContext` builds it in cluster mode.
-pub fn am_command(s: &crate::config::SparkSettings) -> String {
+pub fn am_command(s: &crate::world::config::SparkSettings) -> String {
     let mut args = format!(
         "--class '{}' --jar {}",
         s.main_class,

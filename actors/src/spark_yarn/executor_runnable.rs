@@ -4,7 +4,7 @@
 
 use crate::debug;
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
-use crate::sim::context::SimContext;
+use crate::world::context::SimContext;
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::executor_runnable::ExecutorRunnableMsg;
 use sparkyard_messages::ids::ExecutorId;

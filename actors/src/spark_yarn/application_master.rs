@@ -3,11 +3,13 @@
 //! YarnAllocator and the `YarnAM` endpoint (`AMEndpoint`), runs the Reporter loop, and
 //! `finish`es with Spark's exit codes, unregistering only when Spark would.
 
+use crate::kernel::clock;
+use crate::kernel::trace::TraceKind;
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
-use crate::sim::clock;
-use crate::sim::context::SimContext;
-use crate::sim::supervisor;
-use crate::sim::trace::TraceKind;
+use crate::spark_core::driver::Driver;
+use crate::spark_yarn::yarn_allocator::create_allocator;
+use crate::spark_yarn::yarn_scheduler_endpoint::create_scheduler_backend;
+use crate::world::context::SimContext;
 use crate::{error, info, warn};
 use actix::{Actor, AsyncContext, Context, SpawnHandle};
 use sparkyard_messages::application_master::{AllocatorReport, ApplicationMasterMsg, YarnAmMsg};
@@ -170,9 +172,9 @@ impl ApplicationMaster {
         let here = (self.container.id, self.container.node_id.host.clone());
         *self.sim.am_container.borrow_mut() = Some(here);
         let attempt = self.attempt_id.attempt_id;
-        crate::sim::injector::notify(
+        crate::world::injector::notify(
             &self.sim,
-            crate::sim::faults::Trigger::AttemptStarted { attempt },
+            crate::faults::Trigger::AttemptStarted { attempt },
         );
         self.run_driver(ctx);
     }
@@ -184,7 +186,7 @@ impl ApplicationMaster {
             log,
             TARGET, "Starting the user application in a separate Thread"
         );
-        let Some(program) = supervisor::user_program(&self.sim, &self.user_class.name) else {
+        let Some(program) = self.sim.config.load_class(&self.user_class.name) else {
             // `loadClass` fails in the AM thread, before the Driver thread exists.
             let cause = format!("java.lang.ClassNotFoundException: {}", self.user_class.name);
             error!(
@@ -195,9 +197,10 @@ impl ApplicationMaster {
             let msg = format!("Uncaught exception: {cause}");
             return self.finish(Final::Failed, exit_code::UNCAUGHT_EXCEPTION, Some(msg), ctx);
         };
-        let driver = supervisor::start_driver_thread(
-            &self.sim,
-            &self.env,
+        let driver = Driver::start(
+            self.sim.clone(),
+            self.env.clone(),
+            Rc::new(create_scheduler_backend),
             program,
             self.user_class.args.clone(),
             self.me(),
@@ -323,7 +326,7 @@ impl ApplicationMaster {
             let msg = "Uncaught exception: org.apache.spark.SparkException: Could not find YarnScheduler.".to_string();
             return self.finish(Final::Failed, exit_code::UNCAUGHT_EXCEPTION, Some(msg), ctx);
         };
-        let allocator = supervisor::start_allocator(
+        let allocator = create_allocator(
             &self.sim,
             &self.env,
             self.attempt_id,
@@ -350,8 +353,9 @@ impl ApplicationMaster {
             app_id: self.attempt_id.application_id.to_string().into(),
             resource_profile_id: 0,
         };
-        let command = crate::executor_runnable::executor_command(s.executor_memory_mb, &args)
-            .replace("--executor-id 0", "--executor-id <executorId>");
+        let command =
+            crate::spark_yarn::executor_runnable::executor_command(s.executor_memory_mb, &args)
+                .replace("--executor-id 0", "--executor-id <executorId>");
         let rule = "=".repeat(79);
         info!(
             self.env.log(),

@@ -208,7 +208,7 @@ mod tests {
         fn note(&self, what: String) {
             self.log
                 .borrow_mut()
-                .push((crate::sim::clock::now_ms(), what));
+                .push((crate::kernel::clock::now_ms(), what));
         }
     }
 
@@ -222,7 +222,7 @@ mod tests {
     impl Actor for Clockwork {
         type Context = Context<Self>;
         fn started(&mut self, ctx: &mut Context<Self>) {
-            let ms = crate::sim::clock::ms;
+            let ms = crate::kernel::clock::ms;
             // Timers due at the same instants, some cancelled, an interval and a stop: the same
             // schedule with actix's items and with these must give the same log.
             for i in 0..40u64 {
@@ -263,11 +263,11 @@ mod tests {
 
     fn schedule(lazy: bool) -> Vec<(u64, String)> {
         let log: Log = Rc::default();
-        let rt = crate::sim::clock::paused_runtime().expect("runtime");
+        let rt = crate::kernel::clock::paused_runtime().expect("runtime");
         let system = actix::System::with_tokio_rt(move || rt);
         let l = log.clone();
         system.block_on(async move {
-            crate::sim::clock::start(0);
+            crate::kernel::clock::start(0);
             Clockwork { log: l, lazy }.start();
         });
         system.run().expect("runs");

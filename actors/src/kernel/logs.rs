@@ -141,7 +141,7 @@ pub fn format_line(epoch_ms: u64, level: Level, logger: &str, args: fmt::Argumen
 #[macro_export]
 macro_rules! sim_log {
     ($log:expr, $target:expr, $level:expr, $($arg:tt)+) => {{
-        let log: &$crate::sim::logs::ProcessLog = &$log;
+        let log: &$crate::kernel::logs::ProcessLog = &$log;
         if log.enabled($target, $level) {
             log.log($target, $level, format_args!($($arg)+));
         }
@@ -150,20 +150,20 @@ macro_rules! sim_log {
 
 #[macro_export]
 macro_rules! info {
-    ($log:expr, $target:expr, $($arg:tt)+) => { $crate::sim_log!($log, $target, $crate::sim::logs::Level::Info, $($arg)+) };
+    ($log:expr, $target:expr, $($arg:tt)+) => { $crate::sim_log!($log, $target, $crate::kernel::logs::Level::Info, $($arg)+) };
 }
 
 #[macro_export]
 macro_rules! warn {
-    ($log:expr, $target:expr, $($arg:tt)+) => { $crate::sim_log!($log, $target, $crate::sim::logs::Level::Warn, $($arg)+) };
+    ($log:expr, $target:expr, $($arg:tt)+) => { $crate::sim_log!($log, $target, $crate::kernel::logs::Level::Warn, $($arg)+) };
 }
 
 #[macro_export]
 macro_rules! error {
-    ($log:expr, $target:expr, $($arg:tt)+) => { $crate::sim_log!($log, $target, $crate::sim::logs::Level::Error, $($arg)+) };
+    ($log:expr, $target:expr, $($arg:tt)+) => { $crate::sim_log!($log, $target, $crate::kernel::logs::Level::Error, $($arg)+) };
 }
 
 #[macro_export]
 macro_rules! debug {
-    ($log:expr, $target:expr, $($arg:tt)+) => { $crate::sim_log!($log, $target, $crate::sim::logs::Level::Debug, $($arg)+) };
+    ($log:expr, $target:expr, $($arg:tt)+) => { $crate::sim_log!($log, $target, $crate::kernel::logs::Level::Debug, $($arg)+) };
 }

@@ -3,22 +3,23 @@
 //! `makeOffers`, `StatusUpdate`, `ReviveOffers` every `spark.scheduler.revive.interval`,
 //! readiness, executor removal (AM report and disconnect paths), `StopExecutors`, `StopDriver`.
 
+use crate::faults::Trigger;
+use crate::kernel::clock;
+use crate::kernel::small_map::DenseMap;
+use crate::kernel::trace::TraceKind;
 use crate::rpc::{Endpoint, EndpointRef, RpcEnv};
-use crate::scheduler::{Scheduler, SchedulerEvent, WorkerOffer};
-use crate::sim::clock;
-use crate::sim::context::SimContext;
-use crate::sim::faults::Trigger;
-use crate::sim::injector;
-use crate::sim::invariants::{self, name as inv};
-use crate::sim::listener::{ContextBus, ListenerEvent};
-use crate::sim::small_map::DenseMap;
-use crate::sim::trace::TraceKind;
+use crate::spark_core::scheduler::{Scheduler, SchedulerEvent, WorkerOffer};
+use crate::world::context::SimContext;
+use crate::world::injector;
+use crate::world::invariants::{self, name as inv};
+use crate::world::listener::ContextBus;
 use crate::{debug, error, info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::driver::DriverMsg;
 use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
 use sparkyard_messages::executor::ExecutorMsg;
 use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
 use sparkyard_messages::rpc::{
     AskContext, EndpointId, RemoteRef, ReplyValue, RpcAddress, SparkAppConfig,

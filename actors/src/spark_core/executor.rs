@@ -3,11 +3,11 @@
 //! registers with the driver, `RegisteredExecutor` creates the Executor and sends
 //! `LaunchedExecutor`, tasks run for their virtual duration, and `exitExecutor` ends the JVM.
 
+use crate::kernel::clock;
+use crate::kernel::timers;
+use crate::kernel::trace::TraceKind;
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
-use crate::sim::clock;
-use crate::sim::context::SimContext;
-use crate::sim::timers;
-use crate::sim::trace::TraceKind;
+use crate::world::context::SimContext;
 use crate::{error, info};
 use actix::{Actor, AsyncContext, Context, SpawnHandle};
 use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
@@ -600,7 +600,7 @@ impl CoarseGrainedExecutorBackend {
 fn run_task(work: &TaskWork, dart_ns: u64) -> (u64, TaskResultData) {
     match work {
         TaskWork::SparkPiDarts { first, darts, seed } => {
-            let hits = crate::spark_pi::count_hits(*first, *darts, *seed);
+            let hits = crate::examples::spark_pi::count_hits(*first, *darts, *seed);
             (darts * dart_ns / 1_000_000, TaskResultData::Count(hits))
         }
         TaskWork::Sleep {

@@ -2,18 +2,19 @@
 //! SparkContext it builds (endpoints, `postStartHook`, `waitBackendReady`), the jobs it runs and
 //! `SparkContext.stop()`. Its `println` output goes to the container's stdout.
 
+use crate::faults::DriverFault;
+use crate::kernel::clock;
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
-use crate::sim::clock;
-use crate::sim::context::SimContext;
-use crate::sim::faults::DriverFault;
-use crate::sim::listener::{ContextBus, ListenerEvent};
-use crate::sim::supervisor;
+use crate::world::config::UserProgram;
+use crate::world::context::SimContext;
+use crate::world::listener::ContextBus;
 use crate::{error, info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::application_master::{ApplicationMasterMsg, RequestExecutors};
 use sparkyard_messages::driver::DriverMsg;
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::ids::ApplicationAttemptId;
+use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::records::{FinalApplicationStatus, RpcFailure};
 use sparkyard_messages::rpc::{EndpointId, ReplyValue};
 use sparkyard_messages::task::{JobResult, JobSpec, TaskResultData};
@@ -25,18 +26,17 @@ const SC: &str = "driver::SparkContext";
 /// The Spark version sparkyard mirrors.
 pub const SPARK_VERSION: &str = "4.0.0";
 
-/// A user program sparkyard can run as `--class`.
-#[derive(Clone, Debug)]
-pub enum UserProgram {
-    /// `org.apache.spark.examples.SparkPi [slices]`.
-    SparkPi,
-    /// A synthetic application: its jobs, run one after the other.
-    Synthetic {
-        class: String,
-        app_name: String,
-        jobs: Vec<JobSpec>,
-    },
+/// The scheduler backend's endpoints a SparkContext talks to.
+pub struct SchedulerBackendRefs {
+    /// `CoarseGrainedScheduler` (the DriverEndpoint).
+    pub driver: EndpointRef<DriverEndpointMsg>,
+    /// `YarnScheduler` (the YarnSchedulerBackend's endpoint).
+    pub yarn: EndpointRef<YarnSchedulerMsg>,
 }
+
+/// Spark's `ExternalClusterManager.createSchedulerBackend`, handed to the Driver by whoever starts
+/// it (the YARN ApplicationMaster): spark_core names no cluster manager's class.
+pub type ClusterManager = Rc<dyn Fn(&Rc<SimContext>, &RpcEnv, ContextBus) -> SchedulerBackendRefs>;
 
 /// What the Driver thread is waiting for.
 pub enum DriverPending {
@@ -50,6 +50,7 @@ pub struct Driver {
     sim: Rc<SimContext>,
     env: RpcEnv,
     me: EndpointId,
+    cluster_manager: ClusterManager,
     program: UserProgram,
     args: Vec<String>,
     am: EndpointRef<ApplicationMasterMsg>,
@@ -68,6 +69,7 @@ impl Driver {
     pub fn start(
         sim: Rc<SimContext>,
         env: RpcEnv,
+        cluster_manager: ClusterManager,
         program: UserProgram,
         args: Vec<String>,
         am: EndpointRef<ApplicationMasterMsg>,
@@ -81,6 +83,7 @@ impl Driver {
                 sim,
                 env,
                 me: me.id,
+                cluster_manager,
                 program,
                 args,
                 am,
@@ -160,7 +163,7 @@ impl Driver {
                 executor_id: "driver".into(),
                 host: host.clone(),
                 port: self.env.address().port.wrapping_add(1),
-                max_memory: crate::driver_endpoint::BLOCK_MANAGER_MEMORY,
+                max_memory: crate::spark_core::driver_endpoint::BLOCK_MANAGER_MEMORY,
             },
             ListenerEvent::EnvironmentUpdate {
                 spark_properties: props,
@@ -193,9 +196,9 @@ impl Driver {
             .context(app_id, self.attempt_id.attempt_id);
         self.post_application_start();
         let bus = self.bus.clone();
-        let (scheduler, yarn) = supervisor::start_scheduler_backend(&self.sim, &self.env, bus);
-        self.scheduler = Some(scheduler);
-        self.yarn_scheduler = Some(yarn);
+        let backend = (self.cluster_manager)(&self.sim, &self.env, bus);
+        self.scheduler = Some(backend.driver);
+        self.yarn_scheduler = Some(backend.yarn);
         info!(
             log,
             "driver::YarnClusterScheduler", "Created YarnClusterScheduler"
@@ -244,10 +247,10 @@ impl Driver {
             return self.user_class_threw(cause, ctx);
         }
         match self.program.clone() {
-            UserProgram::SparkPi => match crate::spark_pi::parse_slices(&self.args) {
+            UserProgram::SparkPi => match crate::examples::spark_pi::parse_slices(&self.args) {
                 Ok(slices) => {
                     self.slices = slices;
-                    self.jobs = vec![crate::spark_pi::job(slices, self.sim.config.seed)];
+                    self.jobs = vec![crate::examples::spark_pi::job(slices, self.sim.config.seed)];
                 }
                 Err(e) => return self.user_class_threw(e, ctx),
             },
@@ -294,10 +297,10 @@ impl Driver {
                     "driver::DAGScheduler", "Job {job_id} finished: {call_site}, took {took:.6} s"
                 );
                 if let UserProgram::SparkPi = self.program {
-                    let pi = crate::spark_pi::estimate(self.slices, &results);
+                    let pi = crate::examples::spark_pi::estimate(self.slices, &results);
                     self.env.log().stdout(&format!(
                         "Pi is roughly {}",
-                        crate::spark_pi::scala_double(pi)
+                        crate::examples::spark_pi::scala_double(pi)
                     ));
                 }
                 let _: &[TaskResultData] = &results;

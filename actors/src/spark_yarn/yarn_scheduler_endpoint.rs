@@ -2,9 +2,11 @@
 //! registers here, executor requests and kills go through it to the AM, AM-reported losses go
 //! through it to the DriverEndpoint, and on a disconnect it asks the AM for the loss reason.
 
-use crate::driver_endpoint::BackendState;
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
-use crate::sim::context::SimContext;
+use crate::spark_core::driver::SchedulerBackendRefs;
+use crate::spark_core::driver_endpoint::{BackendState, DriverEndpoint};
+use crate::world::context::SimContext;
+use crate::world::listener::ContextBus;
 use crate::{info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::application_master::YarnAmMsg;
@@ -212,3 +214,17 @@ impl Asker for YarnSchedulerEndpoint {
 
 crate::endpoint_handler!(YarnSchedulerEndpoint, YarnSchedulerMsg, on_message);
 crate::endpoint_lifecycle!(YarnSchedulerEndpoint);
+
+/// `YarnClusterManager.createSchedulerBackend`: the scheduler backend's two endpoints,
+/// `CoarseGrainedScheduler` and `YarnScheduler`, sharing the backend's state. The AM hands this
+/// to the Driver as its `ClusterManager` (spark_core names no YARN class).
+pub fn create_scheduler_backend(
+    sim: &Rc<SimContext>,
+    env: &RpcEnv,
+    bus: ContextBus,
+) -> SchedulerBackendRefs {
+    let shared = Rc::new(RefCell::new(BackendState::default()));
+    let driver = DriverEndpoint::start(sim.clone(), env.clone(), shared.clone(), bus);
+    let yarn = YarnSchedulerEndpoint::start(sim.clone(), env.clone(), shared, driver.clone());
+    SchedulerBackendRefs { driver, yarn }
+}

@@ -1,8 +1,8 @@
 //! What every role of one simulation shares: the settings, the network, the seeded RNG, the
 //! client's final outcome and the run's counters for the recovery summary.
 
-use crate::config::SimConfig;
 use crate::rpc::Dispatcher;
+use crate::world::config::SimConfig;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sparkyard_messages::ids::ApplicationId;
@@ -55,11 +55,11 @@ pub struct SimContext {
     pub outcome: RefCell<Option<ClientOutcome>>,
     pub counters: RefCell<RunCounters>,
     /// The SparkListener events of every driver (recorded only when an output needs them).
-    pub listener: crate::sim::listener::ListenerBus,
+    pub listener: crate::world::listener::ListenerBus,
     /// The fault plan and what fired.
-    pub faults: crate::sim::faults::FaultController,
+    pub faults: crate::faults::FaultController,
     /// Invariants broken during the run.
-    pub violations: crate::sim::invariants::Violations,
+    pub violations: crate::world::invariants::Violations,
     /// The AM attempt running now (1, 2, ...), for triggers and fault targets.
     pub current_attempt: std::cell::Cell<u32>,
     /// The current AM container and its host.
@@ -77,7 +77,7 @@ impl SimContext {
             config,
             dispatcher,
             record_events,
-            crate::sim::faults::FaultController::default(),
+            crate::faults::FaultController::default(),
         )
     }
 
@@ -85,7 +85,7 @@ impl SimContext {
         config: SimConfig,
         dispatcher: Dispatcher,
         record_events: bool,
-        faults: crate::sim::faults::FaultController,
+        faults: crate::faults::FaultController,
     ) -> Self {
         let rng = RefCell::new(ChaCha8Rng::seed_from_u64(config.seed ^ 0x5eed_5eed));
         SimContext {
@@ -94,7 +94,7 @@ impl SimContext {
             rng,
             outcome: RefCell::new(None),
             counters: RefCell::new(RunCounters::default()),
-            listener: crate::sim::listener::ListenerBus::new(record_events),
+            listener: crate::world::listener::ListenerBus::new(record_events),
             faults,
             violations: Default::default(),
             current_attempt: std::cell::Cell::new(0),

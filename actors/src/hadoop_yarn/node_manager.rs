@@ -2,15 +2,15 @@
 //! `launch_container.sh`, the container processes it watches (`ContainerExecutor`), their exit
 //! statuses and diagnostics, and the `NodeStatusUpdater` heartbeat to the RM.
 
-use crate::config::NodeSpec;
 use crate::info;
-use crate::resource_manager::NM_WEB_PORT;
+use crate::kernel::clock;
+use crate::kernel::small_map::SmallMap;
+use crate::kernel::timers;
+use crate::kernel::trace::TraceKind;
 use crate::rpc::{Endpoint, EndpointRef, RpcEnv};
-use crate::sim::clock;
-use crate::sim::context::SimContext;
-use crate::sim::small_map::SmallMap;
-use crate::sim::timers;
-use crate::sim::trace::TraceKind;
+use crate::world::addresses::{NM_PORT, NM_WEB_PORT};
+use crate::world::config::NodeSpec;
+use crate::world::context::SimContext;
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::ids::{ContainerId, NodeId};
 use sparkyard_messages::node_manager::{
@@ -24,9 +24,6 @@ use sparkyard_messages::rpc::{AskContext, EndpointId, ReplyValue};
 use std::rc::Rc;
 
 const TARGET: &str = "yarn::ContainerManagerImpl";
-
-/// The NM's container-manager port (`yarn.nodemanager.address`).
-pub const NM_PORT: u16 = 8041;
 
 /// Starts the program a container runs (the JVM's `main`); returns the new process. Supplied by
 /// the supervisor so the NodeManager never names the Spark roles it launches.

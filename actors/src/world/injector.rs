@@ -2,11 +2,12 @@
 //! armed at boot (`arm_timed`), and each fired fault acts on processes through the Dispatcher and
 //! the NodeManagers, after the current handler (never re-entrantly).
 
-use crate::resource_manager::nm_process_name;
-use crate::sim::clock;
-use crate::sim::context::SimContext;
-use crate::sim::faults::{ContainerEnd, FaultAction, PlannedFault, ProcessPattern, Trigger};
-use crate::sim::trace::TraceKind;
+use crate::faults::{ContainerEnd, FaultAction, PlannedFault, Trigger};
+use crate::kernel::clock;
+use crate::kernel::trace::TraceKind;
+use crate::rpc::network::ProcessPattern;
+use crate::world::addresses::nm_process_name;
+use crate::world::context::SimContext;
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::ids::ContainerId;
 use sparkyard_messages::node_manager::NodeManagerMsg;

@@ -37,7 +37,7 @@ impl Violations {
     /// Records `check`'s failure, if any, under `invariant`.
     pub fn check(&self, invariant: &'static str, check: Result<(), String>) {
         if let Err(detail) = check {
-            let time_ms = super::clock::now_ms();
+            let time_ms = crate::kernel::clock::now_ms();
             self.found.borrow_mut().push(Violation {
                 invariant,
                 detail,

@@ -4,12 +4,13 @@
 //! Plain structs called synchronously, as in Spark; every lookup is a map or a queue, never a
 //! scan over all tasks or executors.
 
-use crate::sim::clock;
-use crate::sim::listener::{ContextBus, ListenerEvent, StageInfo, TaskEndReason, TaskInfo};
-use crate::sim::logs::ProcessLog;
-use crate::sim::small_map::{DenseMap, SmallSet};
+use crate::kernel::clock;
+use crate::kernel::logs::ProcessLog;
+use crate::kernel::small_map::{DenseMap, SmallSet};
+use crate::world::listener::ContextBus;
 use crate::{error, info, warn};
 use sparkyard_messages::ids::{ExecutorId, TaskId};
+use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason, TaskInfo};
 use sparkyard_messages::records::{ExecutorLossReason, TaskState};
 use sparkyard_messages::rpc::RemoteRef;
 use sparkyard_messages::task::{
@@ -557,7 +558,7 @@ impl Scheduler {
         tsm.num_successful += 1;
         if tsm.num_successful as usize > tsm.successful.len() {
             let (stage, attempt) = (task.key.1, tsm.stage_attempt);
-            let detail = crate::sim::invariants::succeeds_once(stage, attempt, task.index, true);
+            let detail = crate::world::invariants::succeeds_once(stage, attempt, task.index, true);
             self.violations.extend(detail.err());
         }
         tsm.output_on[idx] = Some(task.executor_id);
@@ -849,7 +850,7 @@ fn parse_rdd(rdd: &str) -> (String, u32, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::logs::LogStore;
+    use crate::kernel::logs::LogStore;
     use sparkyard_messages::rpc::{EndpointId, RpcEndpointAddress};
     use sparkyard_messages::task::StageSpec;
     use std::cell::RefCell;

@@ -2,6 +2,7 @@
 //! values, YARN's `yarn-site.xml` values, the cluster's NodeManagers and the virtual-time cost
 //! model. The root crate builds these from flags and files; the actors only read them.
 
+use sparkyard_messages::task::JobSpec;
 use std::collections::BTreeMap;
 
 /// Spark properties that change behaviour, already parsed (units are in the field names).
@@ -195,5 +196,32 @@ pub struct SimConfig {
     /// Capture each container's stdout/stderr in memory (turned off by benchmarks).
     pub capture_container_logs: bool,
     /// A synthetic application (scenario workloads) run for any `--class` other than SparkPi.
-    pub synthetic: Option<crate::driver::UserProgram>,
+    pub synthetic: Option<UserProgram>,
+}
+
+/// A user program sparkyard can run as `--class`.
+#[derive(Clone, Debug)]
+pub enum UserProgram {
+    /// `org.apache.spark.examples.SparkPi [slices]`.
+    SparkPi,
+    /// A synthetic application: its jobs, run one after the other.
+    Synthetic {
+        class: String,
+        app_name: String,
+        jobs: Vec<JobSpec>,
+    },
+}
+
+impl SimConfig {
+    /// `loadClass(--class)`: SparkPi, or the run's synthetic application if its class is asked
+    /// for; `None` is Spark's `ClassNotFoundException`.
+    pub fn load_class(&self, class: &str) -> Option<UserProgram> {
+        if class == crate::examples::spark_pi::CLASS {
+            return Some(UserProgram::SparkPi);
+        }
+        match &self.synthetic {
+            Some(p @ UserProgram::Synthetic { class: c, .. }) if c == class => Some(p.clone()),
+            _ => None,
+        }
+    }
 }

@@ -1,0 +1,7 @@
+//! Faults as data: the plan of (trigger, action) pairs a scenario or a chaos seed draws, and the
+//! controller that hands out what fires. The network's own rules (drop, delay, partition) live in
+//! `rpc::network`; applying a fired fault to the world is `world::injector`.
+
+pub mod plan;
+
+pub use plan::*;

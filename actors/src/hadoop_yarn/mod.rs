@@ -1,0 +1,6 @@
+//! Hadoop YARN's daemons (Hadoop: `org.apache.hadoop.yarn.server`): the ResourceManager and the
+//! NodeManagers. They know no Spark class; the NodeManager starts a container's JVM through the
+//! `Launcher` that `boot` hands it.
+
+pub mod node_manager;
+pub mod resource_manager;

@@ -1,0 +1,9 @@
+//! Spark core (Spark: `core/src/main/scala/org/apache/spark`): the driver's user-class thread and
+//! SparkContext, the CoarseGrainedSchedulerBackend's DriverEndpoint, the DAGScheduler /
+//! TaskSchedulerImpl / TaskSetManager, and the CoarseGrainedExecutorBackend with its Executor.
+//! It knows nothing of YARN: the cluster manager's backend is handed to it by `boot`.
+
+pub mod driver;
+pub mod driver_endpoint;
+pub mod executor;
+pub mod scheduler;

@@ -1,0 +1,9 @@
+//! Spark on YARN (Spark: `resource-managers/yarn/src/main/scala/org/apache/spark/deploy/yarn` and
+//! `scheduler/cluster/YarnSchedulerBackend`): spark-submit's Client, the ApplicationMaster with its
+//! YarnAM endpoint, the YarnAllocator, ExecutorRunnable and the YarnScheduler endpoint.
+
+pub mod application_master;
+pub mod client;
+pub mod executor_runnable;
+pub mod yarn_allocator;
+pub mod yarn_scheduler_endpoint;

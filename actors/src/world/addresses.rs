@@ -1,0 +1,16 @@
+//! Where the cluster's daemons listen: YARN's well-known ports and the names the Dispatcher knows
+//! the daemons' processes by. Shared by the daemons, the roles that look them up and the fault
+//! injector, so none of them imports another's constants.
+
+/// A NodeManager's process name in the simulation.
+pub fn nm_process_name(host: &str) -> String {
+    format!("nm:{host}")
+}
+
+/// The well-known RM ports (`yarn.resourcemanager.address`, `.webapp.address`).
+pub const RM_PORT: u16 = 8032;
+pub const RM_WEB_PORT: u16 = 8088;
+/// The NM's container-manager port (`yarn.nodemanager.address`).
+pub const NM_PORT: u16 = 8041;
+/// The NodeManager's web port (log URLs).
+pub const NM_WEB_PORT: u16 = 8042;

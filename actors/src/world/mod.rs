@@ -1,0 +1,10 @@
+//! One simulation's world: its settings (`SimConfig`), the context every role shares (network,
+//! RNG, the run's record), the recorded listener bus, the invariants checked during the run, and
+//! the injector that applies fired faults. Roles depend on it; it names no role.
+
+pub mod addresses;
+pub mod config;
+pub mod context;
+pub mod injector;
+pub mod invariants;
+pub mod listener;
