@@ -6,7 +6,7 @@
 #   diff -r OUT_DIR_BEFORE OUT_DIR_AFTER
 #
 # Per run: stdout, stderr, the exit code, every container log, event logs (where the run writes
-# them) and the --trace timeline. Runs execute inside OUT_DIR/<run>/ so relative paths match.
+# them), the --trace timeline and the --sequence diagram. Runs execute inside OUT_DIR/<run>/ so relative paths match.
 set -uo pipefail
 bin="$(realpath "$1")"
 out="$2"
@@ -14,12 +14,13 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$out"
 out="$(realpath "$out")"
 
-record() { # name, then the sparkyard arguments
-  local name="$1"; shift
+record() { # name, subcommand, then its arguments (the output options go first: after a
+           # submission's jar every word is the application's)
+  local name="$1" sub="$2"; shift 2
   local dir="$out/$name"
   rm -rf "$dir"; mkdir -p "$dir"
-  (cd "$dir" && "$bin" "$@" --log-dir logs --trace trace.json --no-progress \
-      >stdout 2>stderr; echo $? >exit-code)
+  (cd "$dir" && "$bin" "$sub" --log-dir logs --trace trace.json --sequence sequence.mmd \
+      --no-progress "$@" >stdout 2>stderr; echo $? >exit-code)
 }
 
 for f in "$root"/config/scenarios/*.toml; do
@@ -42,4 +43,8 @@ record readme-sparkpi-plain submit --master yarn --deploy-mode cluster \
   --class org.apache.spark.examples.SparkPi --num-executors 4 \
   --executor-memory 2g --executor-cores 1 --driver-memory 4g --queue default \
   examples/jars/spark-examples.jar 1000
+# The README's sequence diagram: one executor's path, no task messages.
+record readme-sequence submit --master yarn --deploy-mode cluster \
+  --class org.apache.spark.examples.SparkPi --num-executors 2 --sequence-executor 1 \
+  --sequence-no-tasks examples/jars/spark-examples.jar 2
 echo "recorded $(ls "$out" | wc -l) runs in $out"

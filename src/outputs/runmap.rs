@@ -1,12 +1,14 @@
 //! What a run's trace numbers mean, for the timeline and the diagram: which process is the
 //! Client, the RM, a NodeManager, an AM or an executor container (and of which attempt); which
 //! Spark/YARN role a mailbox belongs to; which executor id and host each container had; and which
-//! ExecutorRunnable and `StartContainers` call launched it. The trace records the sending
-//! *process* only, so these are read from the order Spark's handlers run in (a handler's state
-//! change and its reply are recorded back to back), never guessed from timing.
+//! ExecutorRunnable and `StartContainers` call launched it. All of it comes from the trace's
+//! typed events (a registration names the executor's endpoint, a NodeManager's LOCALIZING names
+//! the container's host, caller and executor), never from log text or timing.
 
 use crate::runner::RunResult;
-use sparkyard_actors::kernel::trace::{TraceEvent, TraceKind};
+use sparkyard_actors::kernel::trace::{FaultTarget, StateChange, TraceEvent, TraceKind};
+use sparkyard_messages::ids::ContainerId;
+use sparkyard_messages::rpc::EndpointId;
 use std::collections::BTreeMap;
 
 /// The participants of the lifecycle, as the sequence diagram names them.
@@ -130,9 +132,6 @@ fn role_for(name: &str, kind: &ProcKind) -> Option<Role> {
     })
 }
 
-/// How far to look for the record a handler writes right after another (a reply after a state).
-const LOOK: usize = 64;
-
 impl RunMap {
     pub fn new(r: &RunResult) -> Self {
         let kinds: Vec<ProcKind> = r.processes.iter().map(|p| proc_kind(p)).collect();
@@ -167,111 +166,80 @@ impl RunMap {
             life: BTreeMap::new(),
         };
         map.read_states(r, &by_name);
-        map.read_logs(r, &by_name);
         map
     }
 
     fn read_states(&mut self, r: &RunResult, by_name: &BTreeMap<&str, u32>) {
         // StartContainers calls each NodeManager has received and not yet handled, in order.
         let mut starts: BTreeMap<u32, std::collections::VecDeque<u64>> = BTreeMap::new();
-        for (i, e) in r.trace.iter().enumerate() {
-            let text = match &e.kind {
-                TraceKind::State(text) => text,
+        for e in &r.trace {
+            match &e.kind {
                 TraceKind::Deliver if e.name == "StartContainers" => {
                     if let Some(nm) = e.to.and_then(|m| self.proc_of(m.0)) {
                         starts.entry(nm).or_default().push_back(e.msg);
                     }
-                    continue;
                 }
-                _ => continue,
-            };
-            if let Some(id) = text
-                .strip_prefix("executor ")
-                .and_then(|t| t.strip_suffix(" registered"))
-                .and_then(|t| t.parse::<u32>().ok())
-            {
-                self.on_registered(&r.trace[i + 1..], id);
-            } else if let Some((cid, what)) = text.split_once(' ') {
-                let Some(&p) = by_name.get(cid) else { continue };
-                if what == "LOCALIZING" {
-                    self.on_localizing(&r.trace[i + 1..], p, e.time_ms, &mut starts);
-                } else if let Some(status) = what.strip_prefix("COMPLETE ") {
+                TraceKind::State(StateChange::ExecutorRegistered { executor, endpoint }) => {
+                    if let Some(p) = self.proc_of(endpoint.0)
+                        && matches!(self.kinds[p as usize], ProcKind::Executor { .. })
+                    {
+                        self.executor_id.insert(p, executor.0);
+                    }
+                }
+                TraceKind::State(StateChange::ContainerLocalizing {
+                    container,
+                    host,
+                    caller,
+                    executor,
+                }) => {
+                    let Some(&p) = by_name.get(container.to_string().as_str()) else {
+                        continue;
+                    };
+                    self.on_localizing(e, p, host, *caller, &mut starts);
+                    if let (Some(id), ProcKind::Executor { .. }) =
+                        (executor, &self.kinds[p as usize])
+                    {
+                        self.executor_id.entry(p).or_insert(id.0);
+                    }
+                }
+                TraceKind::State(StateChange::ContainerCompleted {
+                    container,
+                    exit_status,
+                }) => {
+                    let Some(&p) = by_name.get(container.to_string().as_str()) else {
+                        continue;
+                    };
                     let life = self.life.entry(p).or_default();
                     life.end_ms = Some(e.time_ms);
-                    life.exit_status = status.trim().parse().ok();
+                    life.exit_status = Some(*exit_status);
                 }
+                _ => {}
             }
         }
     }
 
-    /// `RegisterExecutor` handling records the state, then replies to the executor's endpoint.
-    fn on_registered(&mut self, after: &[TraceEvent], id: u32) {
-        let reply = after
-            .iter()
-            .take(LOOK)
-            .find(|e| e.kind == TraceKind::Send && e.name == "AskReply");
-        if let Some(p) = reply.and_then(|e| e.to).and_then(|m| self.proc_of(m.0))
-            && matches!(self.kinds[p as usize], ProcKind::Executor { .. })
-        {
-            self.executor_id.insert(p, id);
-        }
-    }
-
-    /// The NodeManager's `startContainers` handler records LOCALIZING, then replies to the
-    /// caller (the RM's AMLauncher, or an ExecutorRunnable); it handles its calls in order.
+    /// The NodeManager's `startContainers` handler records LOCALIZING with the container's host
+    /// and its caller (the RM's AMLauncher, or an ExecutorRunnable); it handles its calls in
+    /// order, so the oldest unhandled `StartContainers` to that NodeManager is this one.
     fn on_localizing(
         &mut self,
-        after: &[TraceEvent],
+        e: &TraceEvent,
         p: u32,
-        t: u64,
+        host: &str,
+        caller: EndpointId,
         starts: &mut BTreeMap<u32, std::collections::VecDeque<u64>>,
     ) {
-        self.life.entry(p).or_default().start_ms = t;
-        let nm_of = |e: &TraceEvent| {
-            e.from.filter(|f| {
-                matches!(
-                    self.kinds.get(*f as usize),
-                    Some(ProcKind::NodeManager { .. })
-                )
-            })
-        };
-        let reply = after
-            .iter()
-            .take(LOOK)
-            .find(|e| e.kind == TraceKind::Send && nm_of(e).is_some());
-        let Some((reply, nm)) = reply.and_then(|e| Some((e, nm_of(e)?))) else {
-            return;
-        };
-        if let ProcKind::NodeManager { host } = &self.kinds[nm as usize] {
-            self.host.entry(p).or_insert_with(|| host.clone());
+        self.life.entry(p).or_default().start_ms = e.time_ms;
+        self.host.entry(p).or_insert_with(|| host.to_string());
+        if self.role_of(caller.0) == Some(Role::ExecutorRunnable) {
+            self.launcher_of.insert(p, caller.0);
         }
-        if let Some(to) = reply.to
-            && self.role_of(to.0) == Some(Role::ExecutorRunnable)
+        if let Some(msg) = e
+            .from
+            .and_then(|nm| starts.get_mut(&nm))
+            .and_then(|q| q.pop_front())
         {
-            self.launcher_of.insert(p, to.0);
-        }
-        if let Some(msg) = starts.get_mut(&nm).and_then(|q| q.pop_front()) {
             self.start_msg.insert(msg, p);
-        }
-    }
-
-    /// Hosts and executor ids the container logs know and the trace did not show.
-    fn read_logs(&mut self, r: &RunResult, by_name: &BTreeMap<&str, u32>) {
-        for (key, out) in r.logs.outputs() {
-            let Some(&p) = by_name.get(key.as_str()) else {
-                continue;
-            };
-            if let Some(h) = &out.host {
-                self.host.entry(p).or_insert_with(|| h.clone());
-            }
-            let id = out.launch_command.as_deref().and_then(|c| {
-                let mut words = c.split_whitespace();
-                words.find(|w| *w == "--executor-id")?;
-                words.next()?.parse::<u32>().ok()
-            });
-            if let (Some(id), ProcKind::Executor { .. }) = (id, &self.kinds[p as usize]) {
-                self.executor_id.entry(p).or_insert(id);
-            }
         }
     }
 
@@ -303,39 +271,21 @@ impl RunMap {
             .map(|(p, _)| *p)
     }
 
-    /// The process a free-text label is about (a fault's label): a container id in it, else
-    /// `executor N` (of `attempt`), else a NodeManager host.
-    pub fn process_in_text(
-        &self,
-        processes: &[String],
-        text: &str,
-        attempt: Option<u32>,
-    ) -> Option<u32> {
-        let words: Vec<&str> = text
-            .split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
-            .collect();
-        if let Some(p) = words
-            .iter()
-            .filter(|w| w.starts_with("container_"))
-            .find_map(|w| processes.iter().rposition(|p| p == w))
-        {
-            return Some(p as u32);
+    /// The process a fault acted on, as the injector resolved it when it fired.
+    pub fn fault_process(&self, processes: &[String], target: &FaultTarget) -> Option<u32> {
+        let container = |cid: &ContainerId| {
+            let name = cid.to_string();
+            processes.iter().rposition(|p| *p == name).map(|p| p as u32)
+        };
+        match target {
+            FaultTarget::Container(cid) | FaultTarget::Network(Some(cid)) => container(cid),
+            FaultTarget::Node(host) => self
+                .kinds
+                .iter()
+                .position(|k| matches!(k, ProcKind::NodeManager { host: h } if h == host))
+                .map(|p| p as u32),
+            FaultTarget::Network(None) | FaultTarget::Nothing => None,
         }
-        let executor = words
-            .windows(2)
-            .find(|w| w[0] == "executor")
-            .and_then(|w| w[1].parse::<u32>().ok());
-        if let (Some(id), Some(a)) = (executor, attempt)
-            && let Some(p) = self.executor_process(a, id)
-        {
-            return Some(p);
-        }
-        self.kinds
-            .iter()
-            .position(
-                |k| matches!(k, ProcKind::NodeManager { host } if words.contains(&host.as_str())),
-            )
-            .map(|p| p as u32)
     }
 
     /// Every AM container process, in attempt order.

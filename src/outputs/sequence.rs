@@ -7,7 +7,7 @@
 use super::runmap::{ProcKind, Role, RunMap};
 use crate::error::UserError;
 use crate::runner::RunResult;
-use sparkyard_actors::kernel::trace::{TraceEvent, TraceKind};
+use sparkyard_actors::kernel::trace::{FaultEvent, StateChange, TraceEvent, TraceKind};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -312,7 +312,7 @@ impl<'a> Reader<'a> {
         let mut fate = BTreeMap::new();
         for e in &r.trace {
             if let TraceKind::Drop(why) = &e.kind {
-                fate.insert(e.msg, why.clone());
+                fate.insert(e.msg, why.to_string());
             }
         }
         Reader {
@@ -344,14 +344,15 @@ impl<'a> Reader<'a> {
                         steps.push(s);
                     }
                 }
-                TraceKind::State(text) | TraceKind::Fault(text) => {
-                    if let Some(a) = self.am_started(text) {
+                TraceKind::State(change) => {
+                    if let Some(a) = self.am_started(change) {
                         self.attempt = Some(a);
                     }
-                    if let Some(s) = self.note(e, text) {
+                    if let Some(s) = self.state_note(e, change) {
                         steps.push(s);
                     }
                 }
+                TraceKind::Fault(fault) => steps.push(self.fault_note(e, fault)),
                 _ => {}
             }
         }
@@ -376,7 +377,7 @@ impl<'a> Reader<'a> {
         let (from_role, kind) = if reply {
             self.answer(from, to_proc, to_role)
         } else {
-            (self.sender(from, e.name, to_role)?, e.name.to_string())
+            (self.sender(e)?, e.name.to_string())
         };
         if !reply && ASKS.contains(&e.name) {
             let pending = (e.name.to_string(), self.lifeline(to_role, to_proc), to_proc);
@@ -467,53 +468,35 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The sending role: the process's only role, or inside the AM container the role that
-    /// sends this message in Spark (the protocol has one sender per message and receiver).
-    fn sender(&self, from: u32, name: &str, to: Role) -> Option<Role> {
-        Some(match self.map.kind(from) {
-            ProcKind::Client => Role::Client,
-            ProcKind::ResourceManager => Role::ResourceManager,
-            ProcKind::NodeManager { .. } => Role::NodeManager,
-            ProcKind::Executor { .. } => Role::Executor,
-            ProcKind::Am { .. } => am_sender(name, to),
-            ProcKind::Other => return None,
-        })
+    /// The sending role: the role of the mailbox the trace names as the sender.
+    fn sender(&self, e: &TraceEvent) -> Option<Role> {
+        self.map.role_of(e.from_mailbox?.0)
     }
 
-    fn note(&self, e: &TraceEvent, text: &str) -> Option<Step> {
-        if matches!(e.kind, TraceKind::Fault(_)) {
-            return Some(self.fault_note(e, text));
-        }
-        let (role, shown) = match e.name {
-            "RMApp" => (Role::ResourceManager, text.to_string()),
-            "ApplicationMaster" if text.starts_with("AM exit") => {
-                (Role::ApplicationMaster, text.to_string())
-            }
-            "YarnAllocator" => (Role::YarnAllocator, text.to_string()),
-            "Container" if text.contains(" COMPLETE ") && !text.ends_with(" COMPLETE 0") => {
-                (Role::NodeManager, text.to_string())
-            }
-            _ => return None,
-        };
-        let process = text
-            .split(' ')
-            .find(|w| w.starts_with("container_"))
-            .and_then(|w| self.r.processes.iter().rposition(|p| p == w))
-            .map(|p| p as u32);
-        let executor = text
-            .strip_prefix("executor ")
-            .and_then(|t| t.split(' ').next())
-            .and_then(|t| t.parse::<u32>().ok());
-        let procs = match executor {
-            Some(id) => (
-                self.map
+    /// A state change worth a note on its role's lifeline: the RM's application states, the
+    /// AM's exit, the allocator's lost executors, a container that ended with a failure.
+    fn state_note(&self, e: &TraceEvent, change: &StateChange) -> Option<Step> {
+        let (role, process) = match change {
+            StateChange::AppState { .. } => (Role::ResourceManager, None),
+            StateChange::AmExited { .. } => (Role::ApplicationMaster, None),
+            StateChange::ExecutorLost { executor, .. } => {
+                let p = self
+                    .map
                     .executor_id
                     .iter()
-                    .find(|(_, e)| **e == id)
-                    .map(|(p, _)| *p),
-                None,
-            ),
-            None => (process, None),
+                    .find(|(_, e)| **e == executor.0)
+                    .map(|(p, _)| *p);
+                (Role::YarnAllocator, p)
+            }
+            StateChange::ContainerCompleted {
+                container,
+                exit_status,
+            } if *exit_status != 0 => {
+                let name = container.to_string();
+                let p = self.r.processes.iter().rposition(|p| *p == name);
+                (Role::NodeManager, p.map(|p| p as u32))
+            }
+            _ => return None,
         };
         let nm = process
             .and_then(|p| self.map.host.get(&p))
@@ -522,11 +505,11 @@ impl<'a> Reader<'a> {
         Some(Step {
             from: at.clone(),
             to: at,
-            label: shown,
+            label: change.to_string(),
             reply: false,
             dropped: None,
             kind: e.name.to_string(),
-            procs,
+            procs: (process, None),
             launches: None,
             note: true,
         })
@@ -535,9 +518,12 @@ impl<'a> Reader<'a> {
 
 impl Reader<'_> {
     /// The attempt whose AM container this state change starts.
-    fn am_started(&self, text: &str) -> Option<u32> {
-        let cid = text.strip_suffix(" LOCALIZING")?;
-        let p = self.r.processes.iter().rposition(|p| p == cid)?;
+    fn am_started(&self, change: &StateChange) -> Option<u32> {
+        let StateChange::ContainerLocalizing { container, .. } = change else {
+            return None;
+        };
+        let cid = container.to_string();
+        let p = self.r.processes.iter().rposition(|p| *p == cid)?;
         match self.map.kind(p as u32) {
             ProcKind::Am { attempt } => Some(*attempt),
             _ => None,
@@ -545,14 +531,17 @@ impl Reader<'_> {
     }
 
     /// A fault, over the lifeline it hits: its target mailbox, else what its label names.
-    fn fault_note(&self, e: &TraceEvent, text: &str) -> Step {
+    fn fault_note(&self, e: &TraceEvent, fault: &FaultEvent) -> Step {
         let target = e.to.map(|m| (self.map.role_of(m.0), self.map.proc_of(m.0)));
         let (role, process) = match target {
             Some((Some(role), p)) => (role, p),
             _ => {
-                let p = self
-                    .map
-                    .process_in_text(&self.r.processes, text, self.attempt);
+                let p = match fault {
+                    FaultEvent::Fired { target, .. } => {
+                        self.map.fault_process(&self.r.processes, target)
+                    }
+                    FaultEvent::Duplicated | FaultEvent::Injected => None,
+                };
                 let role = match p.map(|p| self.map.kind(p)) {
                     Some(ProcKind::Executor { .. }) => Role::Executor,
                     Some(ProcKind::NodeManager { .. }) => Role::NodeManager,
@@ -566,7 +555,7 @@ impl Reader<'_> {
         Step {
             from: at.clone(),
             to: at,
-            label: super::timeline::fault_text(e, text),
+            label: super::timeline::fault_text(e, fault),
             reply: false,
             dropped: None,
             kind: e.name.to_string(),
@@ -574,29 +563,5 @@ impl Reader<'_> {
             launches: None,
             note: true,
         }
-    }
-}
-
-/// Which AM-container role sends `name` to `to` (Spark's call sites).
-fn am_sender(name: &str, to: Role) -> Role {
-    match (to, name) {
-        (Role::ResourceManager, "Allocate") => Role::YarnAllocator,
-        (Role::ResourceManager, _) => Role::ApplicationMaster,
-        (Role::NodeManager, _) => Role::ExecutorRunnable,
-        (Role::Executor, _) => Role::DriverEndpoint,
-        (Role::ApplicationMaster, "AllocatorReport") => Role::YarnAllocator,
-        (
-            Role::ApplicationMaster,
-            "SparkContextInitialized" | "SparkContextNotCreated" | "Finish",
-        ) => Role::DriverEndpoint,
-        (Role::YarnAllocator, "ExecutorLaunched" | "ExecutorLaunchFailed") => {
-            Role::ExecutorRunnable
-        }
-        (Role::DriverEndpoint, "ResumeDriver" | "RegisterClusterManager" | "RemoveExecutor") => {
-            Role::ApplicationMaster
-        }
-        (Role::DriverEndpoint, "RetrieveLastAllocatedExecutorId") => Role::YarnAllocator,
-        (Role::ApplicationMaster | Role::YarnAllocator, _) => Role::ApplicationMaster,
-        _ => Role::DriverEndpoint,
     }
 }

@@ -10,7 +10,7 @@ use super::json::Obj;
 use super::runmap::{ProcKind, RunMap};
 use crate::error::UserError;
 use crate::runner::RunResult;
-use sparkyard_actors::kernel::trace::{TraceEvent, TraceKind};
+use sparkyard_actors::kernel::trace::{FaultEvent, StateChange, TraceEvent, TraceKind};
 use sparkyard_messages::listener::{ListenerEvent, TaskEndReason};
 use sparkyard_messages::task::TaskName;
 use std::collections::BTreeMap;
@@ -276,30 +276,33 @@ impl<'a, W: std::io::Write> Timeline<'a, W> {
             TraceKind::Send => self.on_send(e),
             TraceKind::Deliver => self.on_deliver(e),
             TraceKind::Drop(why) => {
+                let why = why.to_string();
                 let text = format!("drop {}: {why}", e.name);
                 match e.to.and_then(|m| self.mailbox_thread(m.0)) {
                     Some(at) => self.instant(&text, "drop", us(e.time_ms), at, "t"),
                     None => self.instant(&text, "drop", us(e.time_ms), (APP_PID, APP_TID), "g"),
                 }
             }
-            TraceKind::State(text) => {
-                let started = text
-                    .strip_suffix(" LOCALIZING")
-                    .and_then(|cid| self.process_named(cid));
-                if let Some(p) = started
+            TraceKind::State(change) => {
+                if let StateChange::ContainerLocalizing { container, .. } = change
+                    && let Some(p) = self.process_named(&container.to_string())
                     && matches!(self.map.kind(p), ProcKind::Am { .. })
                 {
                     *current_am = Some(p);
                 }
-                let at = self.state_process(e.name, text, *current_am);
-                self.place_instant(text, "state", e, at)
+                let at = self.state_process(e, change);
+                self.place_instant(&change.to_string(), "state", e, at)
             }
-            TraceKind::Fault(text) => {
-                let attempt = current_am.and_then(|p| self.map.attempt(p));
+            TraceKind::Fault(fault) => {
                 let at =
                     e.to.and_then(|m| self.map.proc_of(m.0))
-                        .or_else(|| self.map.process_in_text(&self.r.processes, text, attempt));
-                self.place_instant(&fault_text(e, text), "fault", e, at)
+                        .or_else(|| match fault {
+                            FaultEvent::Fired { target, .. } => {
+                                self.map.fault_process(&self.r.processes, target)
+                            }
+                            FaultEvent::Duplicated | FaultEvent::Injected => None,
+                        });
+                self.place_instant(&fault_text(e, fault), "fault", e, at)
             }
         }
     }
@@ -328,30 +331,17 @@ impl<'a, W: std::io::Write> Timeline<'a, W> {
             .map(|i| i as u32)
     }
 
-    /// Which process a state change happened in: a container named in the text, else the
-    /// role that records it.
-    fn state_process(&self, subject: &str, text: &str, current_am: Option<u32>) -> Option<u32> {
-        if let Some(p) = text
-            .split(' ')
-            .find(|w| w.starts_with("container_"))
-            .and_then(|w| self.process_named(w))
-        {
-            return Some(p);
-        }
-        match subject {
-            "RMApp" => self
-                .map
-                .kinds
-                .iter()
-                .position(|k| *k == ProcKind::ResourceManager)
-                .map(|i| i as u32),
-            "Executor" => {
-                let id = text.split(' ').nth(1)?.parse().ok()?;
-                let attempt = self.map.attempt(current_am?)?;
-                self.map.executor_process(attempt, id)
+    /// Which process a state change is shown in: a container's own process for the
+    /// NodeManager's container states, none for process exits and lost nodes (shown on the
+    /// application's track), else the process whose role recorded it.
+    fn state_process(&self, e: &TraceEvent, change: &StateChange) -> Option<u32> {
+        match change {
+            StateChange::ContainerLocalizing { container, .. }
+            | StateChange::ContainerCompleted { container, .. } => {
+                self.process_named(&container.to_string())
             }
-            "ApplicationMaster" | "DriverEndpoint" | "YarnAllocator" => current_am,
-            _ => None,
+            StateChange::ProcessExited { .. } | StateChange::NodeLost { .. } => None,
+            _ => e.from,
         }
     }
 
@@ -495,7 +485,7 @@ impl<'a, W: std::io::Write> Timeline<'a, W> {
 }
 
 /// A fault's label; the Dispatcher's own (`duplicate`, `injected`) name their message.
-pub fn fault_text(e: &TraceEvent, text: &str) -> String {
+pub fn fault_text(e: &TraceEvent, text: &FaultEvent) -> String {
     if e.to.is_some() && e.name != "Fault" {
         format!("fault: {text} {}", e.name)
     } else {
@@ -718,9 +708,7 @@ fn attempt_marks(r: &RunResult, map: &RunMap, am: u32) -> Marks {
             (TraceKind::Send, "RegisterApplicationMaster") if e.from == Some(am) => {
                 m.register.get_or_insert(e.time_ms);
             }
-            (TraceKind::State(s), "ApplicationMaster")
-                if s.ends_with(" registered") && m.register.is_some() =>
-            {
+            (TraceKind::State(StateChange::AmRegistered { .. }), _) if m.register.is_some() => {
                 m.registered.get_or_insert(e.time_ms);
             }
             (TraceKind::Deliver, "BackendReady") if in_am(e) => {

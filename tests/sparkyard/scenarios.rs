@@ -3,7 +3,8 @@
 
 use sparkyard::runner::{RunOptions, RunResult};
 use sparkyard::scenario;
-use sparkyard_actors::kernel::trace::TraceKind;
+use sparkyard_actors::kernel::trace::{FaultEvent, StateChange, TraceKind};
+use sparkyard_messages::ids::ExecutorId;
 use std::path::{Path, PathBuf};
 
 fn bundled() -> Vec<PathBuf> {
@@ -35,14 +36,22 @@ fn delivered_to(r: &RunResult, endpoint: &str) -> Vec<&'static str> {
         .collect()
 }
 
-fn states(r: &RunResult) -> Vec<String> {
+fn states(r: &RunResult) -> Vec<&StateChange> {
     r.trace
         .iter()
         .filter_map(|e| match &e.kind {
-            TraceKind::State(s) | TraceKind::Fault(s) => Some(s.clone()),
+            TraceKind::State(s) => Some(s),
             _ => None,
         })
         .collect()
+}
+
+fn am_registered(s: &StateChange, attempt: u32) -> bool {
+    matches!(s, StateChange::AmRegistered { attempt: a } if a.attempt_id == attempt)
+}
+
+fn executor_registered(s: &StateChange, id: u32) -> bool {
+    matches!(s, StateChange::ExecutorRegistered { executor, .. } if *executor == ExecutorId(id))
 }
 
 #[test]
@@ -76,7 +85,7 @@ fn assert_recovery_in_trace(f: &Path, r: &RunResult) {
     let faults = r
         .trace
         .iter()
-        .filter(|e| matches!(e.kind, TraceKind::Fault(_)) && e.name == "Fault")
+        .filter(|e| matches!(e.kind, TraceKind::Fault(FaultEvent::Fired { .. })))
         .count();
     assert_eq!(
         faults,
@@ -90,9 +99,7 @@ fn assert_recovery_in_trace(f: &Path, r: &RunResult) {
         );
     }
     if r.counters.am_attempts > 1 && r.counters.executors_registered > 0 {
-        let second = states(r)
-            .iter()
-            .any(|s| s.starts_with("appattempt_1764662400000_0001_000002 registered"));
+        let second = states(r).iter().any(|s| am_registered(s, 2));
         let never_registered = r.counters.am_exit_codes.values().all(|c| *c == 13);
         assert!(
             second || never_registered,
@@ -119,13 +126,15 @@ fn a_killed_executor_is_removed_through_the_am_report_and_the_disconnect_path() 
         driver.iter().filter(|n| **n == "RemoveExecutor").count() >= 2,
         "both paths reach the DriverEndpoint"
     );
+    assert!(states(&r).iter().any(|s| matches!(
+        s,
+        StateChange::ExecutorLost {
+            executor: ExecutorId(1),
+            exit_status: 137
+        }
+    )));
     assert!(
-        states(&r)
-            .iter()
-            .any(|s| s.starts_with("executor 1 lost: 137"))
-    );
-    assert!(
-        states(&r).iter().any(|s| s == "executor 3 registered"),
+        states(&r).iter().any(|s| executor_registered(s, 3)),
         "the replacement gets the next id"
     );
 }
@@ -135,7 +144,13 @@ fn memory_kills_fail_tasks_but_are_not_counted_toward_max_executor_failures() {
     let r = run("yarn-pmem-kill");
     assert_eq!(r.counters.executor_failures_counted, 0);
     assert!(
-        states(&r).iter().any(|s| s.ends_with("COMPLETE -104")),
+        states(&r).iter().any(|s| matches!(
+            s,
+            StateChange::ContainerCompleted {
+                exit_status: -104,
+                ..
+            }
+        )),
         "{:?}",
         states(&r)
     );
@@ -147,12 +162,10 @@ fn a_killed_am_gives_a_new_attempt_with_executor_ids_from_one() {
     let st = states(&r);
     let second = st
         .iter()
-        .position(|s| {
-            s.contains("registered") && s.starts_with("appattempt_1764662400000_0001_000002")
-        })
+        .position(|s| am_registered(s, 2))
         .expect("attempt 2 registered");
     assert!(
-        st[second..].iter().any(|s| s == "executor 1 registered"),
+        st[second..].iter().any(|s| executor_registered(s, 1)),
         "ids restart at 1 after {st:?}"
     );
     assert_eq!(r.counters.am_attempts, 2);
@@ -161,7 +174,11 @@ fn a_killed_am_gives_a_new_attempt_with_executor_ids_from_one() {
 #[test]
 fn the_reporter_finishes_with_exit_11_once_max_executor_failures_is_reached() {
     let r = run("max-executor-failures");
-    assert!(states(&r).iter().any(|s| s == "AM exit 11"));
+    assert!(
+        states(&r)
+            .iter()
+            .any(|s| matches!(s, StateChange::AmExited { exit_code: 11 }))
+    );
     assert_eq!(r.counters.executor_failures_counted, 4);
 }
 
@@ -198,9 +215,9 @@ fn a_partitioned_executor_is_held_by_the_network_and_expired_by_heartbeats() {
 fn a_lost_node_is_declared_lost_by_the_rm_and_its_containers_aborted() {
     let r = run("node-lost");
     assert!(
-        states(&r)
-            .iter()
-            .any(|s| s == "node nm-6.sparkyard.internal LOST")
+        states(&r).iter().any(
+            |s| matches!(s, StateChange::NodeLost { host } if host == "nm-6.sparkyard.internal")
+        )
     );
     assert!(delivered_to(&r, "YarnAM").contains(&"GetExecutorLossReason"));
 }

@@ -6,7 +6,7 @@ use crate::info;
 use crate::kernel::clock;
 use crate::kernel::small_map::SmallMap;
 use crate::kernel::timers;
-use crate::kernel::trace::TraceKind;
+use crate::kernel::trace::StateChange;
 use crate::rpc::{Endpoint, EndpointRef, RpcEnv};
 use crate::world::addresses::{NM_PORT, NM_WEB_PORT};
 use crate::world::config::NodeSpec;
@@ -16,7 +16,9 @@ use sparkyard_messages::ids::{ContainerId, NodeId};
 use sparkyard_messages::node_manager::{
     NodeHeartbeatResponse, NodeManagerMsg, StartContainerRequest,
 };
-use sparkyard_messages::records::{ContainerState, ContainerStatus, Resource, exit_status};
+use sparkyard_messages::records::{
+    ContainerMain, ContainerState, ContainerStatus, Resource, exit_status,
+};
 use sparkyard_messages::resource_manager::{
     NodeHeartbeatRequest, RegisterNodeManagerRequest, ResourceManagerMsg,
 };
@@ -77,6 +79,7 @@ impl NodeManager {
     ) -> EndpointRef<NodeManagerMsg> {
         let mut out = None;
         NodeManager::create(|ctx| {
+            let mut env = env;
             let me = env
                 .setup_endpoint("NodeManager", &ctx.address(), None)
                 .expect("a fresh NM process");
@@ -139,6 +142,10 @@ impl NodeManager {
             self.env.log(),
             TARGET, "Start request for {cid} by user {user}"
         );
+        let executor = match &req.launch_context.main {
+            ContainerMain::Executor(args) => Some(args.executor_id),
+            ContainerMain::ApplicationMaster { .. } => None,
+        };
         let memory_mb = req.container.resource.memory_mb;
         self.containers.insert(
             cid,
@@ -149,10 +156,13 @@ impl NodeManager {
                 kill_status: None,
             },
         );
-        self.env.dispatcher.trace_with(
-            || TraceKind::State(format!("{cid} LOCALIZING")),
-            "Container",
-        );
+        self.env
+            .trace_state("Container", || StateChange::ContainerLocalizing {
+                container: cid,
+                host: self.spec.host.clone(),
+                caller: ask.reply_to,
+                executor,
+            });
         let launch = self.sim.config.costs.container_launch_ms;
         timers::notify_later(
             ctx,
@@ -252,10 +262,11 @@ impl NodeManager {
             return;
         }
         c.phase = Phase::Done;
-        self.env.dispatcher.trace_with(
-            || TraceKind::State(format!("{cid} COMPLETE {exit_status}")),
-            "Container",
-        );
+        self.env
+            .trace_state("Container", || StateChange::ContainerCompleted {
+                container: cid,
+                exit_status,
+            });
         self.completed.push(ContainerStatus {
             container_id: cid,
             state: ContainerState::Complete,

@@ -2,7 +2,7 @@
 //! CapacityScheduler's container assignment on NodeManager heartbeats, the AMLauncher, the
 //! ApplicationMasterService (register / allocate / finish) and the ClientRMService calls.
 
-use crate::kernel::trace::TraceKind;
+use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
 use crate::world::addresses::{NM_WEB_PORT, RM_WEB_PORT, nm_process_name};
 use crate::world::context::SimContext;
@@ -113,6 +113,7 @@ impl ResourceManager {
     pub fn start(sim: Rc<SimContext>, env: RpcEnv) -> EndpointRef<ResourceManagerMsg> {
         let mut endpoint = None;
         ResourceManager::create(|ctx| {
+            let mut env = env;
             let r = env
                 .setup_endpoint(
                     "ResourceManager",
@@ -255,8 +256,7 @@ impl ResourceManager {
             );
             app.state = state;
             self.env
-                .dispatcher
-                .trace(TraceKind::State(format!("{id} {state}")), "RMApp");
+                .trace_state("RMApp", || StateChange::AppState { app: id, state });
         }
     }
 
@@ -834,10 +834,9 @@ impl ResourceManager {
             self.env.log(),
             "yarn::RMNodeImpl", "{node_id} Node Transitioned from RUNNING to LOST"
         );
-        self.env.dispatcher.trace(
-            TraceKind::State(format!("node {} LOST", node_id.host)),
-            "RMNode",
-        );
+        self.env.trace_state("RMNode", || StateChange::NodeLost {
+            host: node_id.host.clone(),
+        });
         // In (application, attempt, container) order, as a walk over the apps would give;
         // completing them empties the node's list anyway.
         let on_node = std::mem::take(&mut self.nodes[idx].containers);

@@ -6,7 +6,7 @@
 use super::network::{FaultInjector, LinkRule, Verdict};
 use crate::kernel::logs::{LogStore, ProcessLog};
 use crate::kernel::small_map::SmallSet;
-use crate::kernel::trace::{Trace, TraceKind};
+use crate::kernel::trace::{DropReason, FaultEvent, Sender, StateChange, Trace, TraceKind};
 use actix::{Actor, Addr, Context, Handler, Message};
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{
@@ -593,7 +593,7 @@ impl Dispatcher {
     /// Posts a one-way message (Spark `send`). A failure is returned for the sender to log.
     pub fn send<M>(
         &self,
-        from: ProcessId,
+        sender: Sender,
         to: &EndpointRef<M>,
         msg: M,
         name: &'static str,
@@ -602,8 +602,9 @@ impl Dispatcher {
         M: Message<Result = ()> + Send + Clone + 'static,
     {
         let mut st = self.state.borrow_mut();
+        let from = sender_process(sender);
         let key = (from, to.id);
-        match self.route(&mut st, from, to.id, name)? {
+        match self.route(&mut st, sender, to.id, name)? {
             Route::Now => {
                 drop(st);
                 to.recipient.do_send(msg);
@@ -645,7 +646,7 @@ impl Dispatcher {
     /// Posts an ask's reply back to the asker's mailbox.
     pub fn reply(
         &self,
-        from: ProcessId,
+        sender: Sender,
         ctx: AskContext,
         result: Result<sparkyard_messages::rpc::ReplyValue, RpcFailure>,
     ) {
@@ -658,8 +659,8 @@ impl Dispatcher {
             ask_id: ctx.ask_id,
             result,
         };
-        let key = (from, to);
-        match self.route(&mut st, from, to, "AskReply") {
+        let key = (sender_process(sender), to);
+        match self.route(&mut st, sender, to, "AskReply") {
             Err(_) | Ok(Route::Dropped) => {}
             Ok(Route::Now) => Self::post_reply(&st, to, reply),
             Ok(Route::Link(delay)) => self.enqueue_reply(st, key, delay, reply),
@@ -706,17 +707,18 @@ impl Dispatcher {
     fn route(
         &self,
         st: &mut State,
-        from: ProcessId,
+        sender: Sender,
         to: EndpointId,
         name: &'static str,
     ) -> Result<Route, RpcFailure> {
         st.trace.begin_message();
-        let from_mailbox = Some(from.0);
+        let from = sender_process(sender);
+        let from_mailbox = sender;
         let hot = st.hot[to.0 as usize];
         let target_process = hot.process;
         if !st.processes[target_process.0 as usize].up {
             st.trace.record(
-                TraceKind::Drop("connection refused".into()),
+                TraceKind::Drop(DropReason::ConnectionRefused),
                 from_mailbox,
                 Some(to),
                 name,
@@ -737,15 +739,16 @@ impl Dispatcher {
                 .unwrap_or_default()
                 .to_string();
             st.trace.record(
-                TraceKind::Drop(format!("Could not find {n}.")),
+                TraceKind::Drop(DropReason::NotFound {
+                    endpoint: n.clone(),
+                }),
                 from_mailbox,
                 Some(to),
                 name,
             );
             return Err(could_not_find(&n));
         }
-        st.trace
-            .record(TraceKind::Send, from_mailbox, Some(to), name);
+        st.trace.record(TraceKind::Send, sender, Some(to), name);
         if from == target_process {
             st.trace
                 .record(TraceKind::Deliver, from_mailbox, Some(to), name);
@@ -767,7 +770,7 @@ impl Dispatcher {
         Ok(match verdict {
             Verdict::Drop => {
                 st.trace.record(
-                    TraceKind::Drop("network".into()),
+                    TraceKind::Drop(DropReason::Network),
                     from_mailbox,
                     Some(to),
                     name,
@@ -777,7 +780,7 @@ impl Dispatcher {
             Verdict::Deliver { extra_delay_ms } => Route::Link(delay + extra_delay_ms),
             Verdict::Duplicate => {
                 st.trace.record(
-                    TraceKind::Fault("duplicate".into()),
+                    TraceKind::Fault(FaultEvent::Duplicated),
                     from_mailbox,
                     Some(to),
                     name,
@@ -818,7 +821,7 @@ impl Dispatcher {
         let in_flight = st.links.get(&key).is_some_and(|l| !l.queue.is_empty());
         if delay_ms == 0 && !in_flight {
             st.trace
-                .record(TraceKind::Deliver, Some(key.0.0), Some(key.1), name);
+                .record(TraceKind::Deliver, link_sender(key), Some(key.1), name);
             return true;
         }
         false
@@ -865,27 +868,28 @@ impl Dispatcher {
         let alive = st.processes[mb.process.0 as usize].alive.get();
         if !alive {
             st.trace.record(
-                TraceKind::Drop("receiver died".into()),
-                Some(key.0.0),
+                TraceKind::Drop(DropReason::ReceiverDied),
+                link_sender(key),
                 Some(key.1),
                 name,
             );
             return;
         }
         if !mb.active {
-            let text = format!(
-                "Drop {name} because endpoint {} is stopped",
-                mb.name.as_deref().unwrap_or_default()
-            );
+            let reason = DropReason::EndpointStopped {
+                message: name,
+                endpoint: mb.name.as_deref().unwrap_or_default().to_string(),
+            };
+            let text = reason.to_string();
             let log = st.processes[mb.process.0 as usize].log.clone();
             st.trace
-                .record(TraceKind::Drop(text.clone()), None, Some(key.1), name);
+                .record(TraceKind::Drop(reason), Sender::NONE, Some(key.1), name);
             drop(st);
             crate::warn!(log, "spark::Inbox", "{text}");
             return;
         }
         st.trace
-            .record(TraceKind::Deliver, Some(key.0.0), Some(key.1), name);
+            .record(TraceKind::Deliver, link_sender(key), Some(key.1), name);
         drop(st);
         deliver();
     }
@@ -955,8 +959,11 @@ impl Dispatcher {
         }
         if st.trace.enabled {
             st.trace.record(
-                TraceKind::State(format!("process exited with {exit_code}")),
-                None,
+                TraceKind::State(StateChange::ProcessExited {
+                    process: process.0,
+                    exit_code,
+                }),
+                Sender::NONE,
                 None,
                 "Process",
             );
@@ -981,20 +988,13 @@ impl Dispatcher {
         self.state.borrow().trace.enabled
     }
 
-    /// Records a state change or fault in the trace; `kind` is built only when recording.
-    pub fn trace_with(&self, kind: impl FnOnce() -> TraceKind, subject: &'static str) {
+    /// Records a state change or fault in the trace (as `by`); `kind` is built only when
+    /// recording.
+    pub fn record(&self, by: Sender, subject: &'static str, kind: impl FnOnce() -> TraceKind) {
         let mut st = self.state.borrow_mut();
         if st.trace.enabled {
-            st.trace.record(kind(), None, None, subject);
+            st.trace.record(kind(), by, None, subject);
         }
-    }
-
-    /// Records a state change or fault in the trace.
-    pub fn trace(&self, kind: TraceKind, subject: &'static str) {
-        self.state
-            .borrow_mut()
-            .trace
-            .record(kind, None, None, subject);
     }
 
     /// Runs `f` over the trace (tests, outputs).
@@ -1018,8 +1018,8 @@ impl Dispatcher {
     {
         let name: &'static str = (&msg).into();
         self.state.borrow_mut().trace.record(
-            TraceKind::Fault("injected".into()),
-            None,
+            TraceKind::Fault(FaultEvent::Injected),
+            Sender::NONE,
             Some(to.id),
             name,
         );
@@ -1095,5 +1095,29 @@ impl Dispatcher {
             senders,
         });
         EndpointRef { id, recipient }
+    }
+}
+
+/// The process a sender speaks for; the simulator itself posts as process 0's peer never, so a
+/// missing process is a bug in the caller.
+fn sender_process(sender: Sender) -> ProcessId {
+    ProcessId(sender.process.expect("a message is sent by a process"))
+}
+
+/// A link's sending process, as its deliveries and drops record it.
+fn link_sender(key: (ProcessId, EndpointId)) -> Sender {
+    Sender {
+        process: Some(key.0.0),
+        mailbox: None,
+    }
+}
+
+impl From<ProcessId> for Sender {
+    /// A process speaking for none of its mailboxes (tests, and the simulator's own posts).
+    fn from(p: ProcessId) -> Sender {
+        Sender {
+            process: Some(p.0),
+            mailbox: None,
+        }
     }
 }

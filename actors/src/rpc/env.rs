@@ -5,6 +5,7 @@
 use super::dispatcher::{Dispatcher, ProcessId};
 use super::endpoint::{EndpointRef, StopEndpoint};
 use crate::kernel::logs::ProcessLog;
+use crate::kernel::trace::{Sender, StateChange, TraceKind};
 use actix::{Actor, Addr, Context, Handler, Message};
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{
@@ -18,6 +19,9 @@ use std::rc::Rc;
 pub struct RpcEnv {
     pub dispatcher: Dispatcher,
     pub process: ProcessId,
+    /// The mailbox of the actor holding this handle, set when it registers: what the trace
+    /// records as the sender of its sends and replies.
+    speaker: Option<EndpointId>,
     alive: Rc<Cell<bool>>,
     log: ProcessLog,
 }
@@ -29,6 +33,7 @@ impl RpcEnv {
         RpcEnv {
             dispatcher,
             process,
+            speaker: None,
             alive,
             log,
         }
@@ -47,9 +52,10 @@ impl RpcEnv {
         self.dispatcher.process_address(self.process)
     }
 
-    /// `setupEndpoint(name, endpoint)`: registers a named endpoint for an actor being created.
+    /// `setupEndpoint(name, endpoint)`: registers a named endpoint for an actor being created;
+    /// this handle then speaks for it.
     pub fn setup_endpoint<A, M>(
-        &self,
+        &mut self,
         name: &str,
         addr: &Addr<A>,
         reply: Option<fn(AskReply) -> M>,
@@ -58,13 +64,17 @@ impl RpcEnv {
         A: Actor<Context = Context<A>> + Handler<M> + Handler<StopEndpoint>,
         M: Message<Result = ()> + Send + 'static,
     {
-        self.dispatcher
-            .register(self.process, Some(name), "", addr.clone(), reply)
+        let r = self
+            .dispatcher
+            .register(self.process, Some(name), "", addr.clone(), reply)?;
+        self.speaker = Some(r.id);
+        Ok(r)
     }
 
-    /// Registers a thread's private queue (not visible to lookups), e.g. the Driver thread.
+    /// Registers a thread's private queue (not visible to lookups), e.g. the Driver thread;
+    /// this handle then speaks for it.
     pub fn setup_thread<A, M>(
-        &self,
+        &mut self,
         label: &'static str,
         addr: &Addr<A>,
         reply: Option<fn(AskReply) -> M>,
@@ -73,14 +83,16 @@ impl RpcEnv {
         A: Actor<Context = Context<A>> + Handler<M> + Handler<StopEndpoint>,
         M: Message<Result = ()> + Send + 'static,
     {
-        match self
+        let r = match self
             .dispatcher
             .register(self.process, None, label, addr.clone(), reply)
         {
             Ok(r) => r,
             // A thread of a dead process: it gets a mailbox nothing can reach.
             Err(_) => self.dispatcher.register_detached(addr.clone()),
-        }
+        };
+        self.speaker = Some(r.id);
+        r
     }
 
     /// One-way `send`; a failed post is logged at the sender as Spark does.
@@ -90,7 +102,7 @@ impl RpcEnv {
         for<'a> &'a M: Into<&'static str>,
     {
         let name: &'static str = (&msg).into();
-        if let Err(e) = self.dispatcher.send(self.process, to, msg, name) {
+        if let Err(e) = self.dispatcher.send(self.sender(), to, msg, name) {
             crate::debug!(self.log, "spark::NettyRpcEnv", "Failed to send {name}: {e}");
         }
     }
@@ -114,7 +126,7 @@ impl RpcEnv {
         };
         let msg = make(ctx);
         let name: &'static str = (&msg).into();
-        if let Err(failure) = self.dispatcher.send(self.process, to, msg, name) {
+        if let Err(failure) = self.dispatcher.send(self.sender(), to, msg, name) {
             self.dispatcher.fail_ask_locally(ctx, failure);
         }
         ask_id
@@ -122,12 +134,27 @@ impl RpcEnv {
 
     /// `context.reply(value)`.
     pub fn reply(&self, ctx: AskContext, value: ReplyValue) {
-        self.dispatcher.reply(self.process, ctx, Ok(value));
+        self.dispatcher.reply(self.sender(), ctx, Ok(value));
     }
 
     /// `context.sendFailure(e)`.
     pub fn reply_failure(&self, ctx: AskContext, failure: RpcFailure) {
-        self.dispatcher.reply(self.process, ctx, Err(failure));
+        self.dispatcher.reply(self.sender(), ctx, Err(failure));
+    }
+
+    /// This process and the mailbox this handle speaks for.
+    fn sender(&self) -> Sender {
+        Sender {
+            process: Some(self.process.0),
+            mailbox: self.speaker,
+        }
+    }
+
+    /// Records a role's state change in the trace, as this process and mailbox; the change is
+    /// built only when the trace records.
+    pub fn trace_state(&self, subject: &'static str, change: impl FnOnce() -> StateChange) {
+        self.dispatcher
+            .record(self.sender(), subject, || TraceKind::State(change()));
     }
 
     pub fn remote_ref(&self, id: EndpointId) -> RemoteRef {

@@ -32,7 +32,7 @@ struct Probe {
 impl Probe {
     fn start(env: &RpcEnv, name: &str, log: Log) -> Result<EndpointRef<ProbeMsg>, RpcFailure> {
         let mut out = None;
-        let env2 = env.clone();
+        let mut env2 = env.clone();
         Probe::create(|ctx| {
             out = Some(env2.setup_endpoint(name, &ctx.address(), Some(ProbeMsg::AskReply)));
             let me = out
@@ -191,7 +191,12 @@ fn on_stop_is_last_and_later_posts_cannot_find_the_endpoint() {
         w.b.send(&p, ProbeMsg::Note("m2".into()));
         w.a.stop_endpoint(p.id);
         w.a.stop_endpoint(p.id);
-        *r2.borrow_mut() = Some(w.d.send(w.b.process, &p, ProbeMsg::Note("late".into()), "Note"));
+        *r2.borrow_mut() = Some(w.d.send(
+            w.b.process.into(),
+            &p,
+            ProbeMsg::Note("late".into()),
+            "Note",
+        ));
     });
     assert_eq!(texts(&log), ["OnStart", "m1", "m2", "OnStop"]);
     let err = result
@@ -234,10 +239,10 @@ fn posts_to_a_dead_process_fail_locally_and_remotely() {
         let p = Probe::start(&w.a, "probe", Rc::default()).expect("registers");
         w.a.exit(137);
         let local =
-            w.d.send(w.a.process, &p, ProbeMsg::Note("x".into()), "Note")
+            w.d.send(w.a.process.into(), &p, ProbeMsg::Note("x".into()), "Note")
                 .expect_err("local");
         let remote =
-            w.d.send(w.b.process, &p, ProbeMsg::Note("x".into()), "Note")
+            w.d.send(w.b.process.into(), &p, ProbeMsg::Note("x".into()), "Note")
                 .expect_err("remote");
         o.borrow_mut().push(local.to_string());
         o.borrow_mut().push(remote.to_string());
@@ -282,7 +287,7 @@ fn a_late_reply_is_ignored_with_a_warning() {
         let a = w.a.clone();
         later(5, move || {
             a.dispatcher.reply(
-                a.process,
+                a.process.into(),
                 AskContext {
                     ask_id: 99,
                     reply_to: p.id,

@@ -19,6 +19,7 @@ impl RpcEndpointVerifier {
     pub fn start(env: &RpcEnv) {
         let env2 = env.clone();
         RpcEndpointVerifier::create(move |ctx| {
+            let mut env2 = env2;
             let _ = env2.setup_endpoint::<_, EndpointVerifierMsg>(
                 NAME,
                 &actix::AsyncContext::address(ctx),

@@ -77,6 +77,7 @@ impl Driver {
     ) -> EndpointRef<DriverMsg> {
         let mut out = None;
         Driver::create(|ctx| {
+            let mut env = env;
             let me = env.setup_thread("Driver", &ctx.address(), Some(DriverMsg::AskReply));
             out = Some(me.clone());
             Driver {

@@ -6,7 +6,7 @@
 use crate::faults::Trigger;
 use crate::kernel::clock;
 use crate::kernel::small_map::DenseMap;
-use crate::kernel::trace::TraceKind;
+use crate::kernel::trace::StateChange;
 use crate::rpc::{Endpoint, EndpointRef, RpcEnv};
 use crate::spark_core::scheduler::{Scheduler, SchedulerEvent, WorkerOffer};
 use crate::world::context::SimContext;
@@ -125,6 +125,7 @@ impl DriverEndpoint {
     ) -> EndpointRef<DriverEndpointMsg> {
         let mut out = None;
         DriverEndpoint::create(|ctx| {
+            let mut env = env;
             let me = env
                 .setup_endpoint::<_, DriverEndpointMsg>(
                     "CoarseGrainedScheduler",
@@ -278,6 +279,7 @@ impl DriverEndpoint {
                 RpcFailure::spark(format!("Could not find {}.", reg.executor_ref.address.name)),
             );
         };
+        let executor_endpoint = executor.id;
         info!(
             self.env.log(),
             TARGET,
@@ -326,10 +328,11 @@ impl DriverEndpoint {
             total_cores: reg.cores,
             log_urls: reg.log_urls.clone(),
         });
-        self.env.dispatcher.trace_with(
-            || TraceKind::State(format!("executor {id} registered")),
-            "DriverEndpoint",
-        );
+        self.env
+            .trace_state("DriverEndpoint", || StateChange::ExecutorRegistered {
+                executor: id,
+                endpoint: executor_endpoint,
+            });
         self.env.reply(ask, ReplyValue::Bool(true));
     }
 

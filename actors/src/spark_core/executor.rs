@@ -5,7 +5,7 @@
 
 use crate::kernel::clock;
 use crate::kernel::timers;
-use crate::kernel::trace::TraceKind;
+use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
 use crate::world::context::SimContext;
 use crate::{error, info};
@@ -80,6 +80,7 @@ pub struct ExecutorMain {
 impl ExecutorMain {
     pub fn start(sim: Rc<SimContext>, env: RpcEnv, args: ExecutorArguments) {
         ExecutorMain::create(|ctx| {
+            let mut env = env;
             let me = env
                 .setup_thread("main", &ctx.address(), Some(ExecutorMainMsg::AskReply))
                 .id;
@@ -281,6 +282,7 @@ pub struct CoarseGrainedExecutorBackend {
 impl CoarseGrainedExecutorBackend {
     fn start(sim: Rc<SimContext>, env: RpcEnv, args: ExecutorArguments) {
         CoarseGrainedExecutorBackend::create(|ctx| {
+            let mut env = env;
             let me = env
                 .setup_endpoint("Executor", &ctx.address(), Some(ExecutorMsg::AskReply))
                 .ok();
@@ -388,10 +390,8 @@ impl CoarseGrainedExecutorBackend {
             tasks_run: 0,
         });
         let id = self.args.executor_id;
-        self.env.dispatcher.trace_with(
-            || TraceKind::State(format!("executor {id} created")),
-            "Executor",
-        );
+        self.env
+            .trace_state("Executor", || StateChange::ExecutorCreated { executor: id });
         if let Some(d) = &self.driver {
             self.env.send(
                 d,

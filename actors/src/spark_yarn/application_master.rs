@@ -4,7 +4,7 @@
 //! `finish`es with Spark's exit codes, unregistering only when Spark would.
 
 use crate::kernel::clock;
-use crate::kernel::trace::TraceKind;
+use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
 use crate::spark_core::driver::Driver;
 use crate::spark_yarn::yarn_allocator::create_allocator;
@@ -91,6 +91,7 @@ impl ApplicationMaster {
         let attempt_id = container.id.attempt;
         let initial = sim.config.spark.initial_allocation_interval_ms;
         ApplicationMaster::create(|ctx| {
+            let mut env = env;
             let me = env.setup_thread(
                 "ApplicationMaster",
                 &ctx.address(),
@@ -303,10 +304,11 @@ impl ApplicationMaster {
 
     fn on_registered(&mut self, ctx: &mut Context<Self>) {
         self.registered = true;
-        self.env.dispatcher.trace(
-            TraceKind::State(format!("{} registered", self.attempt_id)),
-            "ApplicationMaster",
-        );
+        let attempt = self.attempt_id;
+        self.env
+            .trace_state("ApplicationMaster", || StateChange::AmRegistered {
+                attempt,
+            });
         let driver = self
             .driver
             .clone()
@@ -555,10 +557,9 @@ impl ApplicationMaster {
             info!(log, TARGET, "Deleting staging directory {staging}");
         }
         info!(log, "am::ShutdownHookManager", "Shutdown hook called");
-        self.env.dispatcher.trace(
-            TraceKind::State(format!("AM exit {}", self.exit_code)),
-            "ApplicationMaster",
-        );
+        let exit_code = self.exit_code;
+        self.env
+            .trace_state("ApplicationMaster", || StateChange::AmExited { exit_code });
         self.env.exit(self.exit_code);
     }
 
@@ -647,6 +648,7 @@ impl AmEndpoint {
         yarn_scheduler: EndpointRef<YarnSchedulerMsg>,
     ) {
         AmEndpoint::create(|ctx| {
+            let mut env = env;
             let me = env
                 .setup_endpoint::<_, YarnAmMsg>("YarnAM", &ctx.address(), None)
                 .map(|r| r.id)

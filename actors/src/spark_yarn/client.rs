@@ -44,6 +44,7 @@ pub struct Client {
 impl Client {
     pub fn start(sim: Rc<SimContext>, env: RpcEnv, rm: EndpointRef<ResourceManagerMsg>) {
         Client::create(|ctx| {
+            let mut env = env;
             let me = env
                 .setup_thread("Client", &ctx.address(), Some(ClientMsg::AskReply))
                 .id;

@@ -46,6 +46,7 @@ impl ExecutorRunnable {
         allocator: EndpointRef<YarnAllocatorMsg>,
     ) {
         ExecutorRunnable::create(|ctx| {
+            let mut env = env;
             let me = env
                 .setup_thread(
                     "ContainerLauncher",

@@ -5,7 +5,7 @@
 //! `YarnAllocatorNodeHealthTracker`).
 
 use crate::kernel::small_map::DenseMap;
-use crate::kernel::trace::TraceKind;
+use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
 use crate::world::config::SparkSettings;
 use crate::world::context::SimContext;
@@ -111,6 +111,7 @@ impl YarnAllocator {
         let target = s.initial_target_executors();
         let mut out = None;
         YarnAllocator::create(|ctx| {
+            let mut env = env;
             let me = env.setup_thread(
                 "YarnAllocator",
                 &ctx.address(),
@@ -470,10 +471,11 @@ impl YarnAllocator {
                 status.exit_status,
                 reason.to_string(),
             ));
-            self.env.dispatcher.trace(
-                TraceKind::State(format!("executor {eid} lost: {}", status.exit_status)),
-                "YarnAllocator",
-            );
+            self.env
+                .trace_state("YarnAllocator", || StateChange::ExecutorLost {
+                    executor: eid,
+                    exit_status: status.exit_status,
+                });
             self.env.send(
                 &self.peers.driver,
                 YarnSchedulerMsg::RemoveExecutor {

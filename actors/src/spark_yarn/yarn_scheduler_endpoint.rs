@@ -40,6 +40,7 @@ impl YarnSchedulerEndpoint {
     ) -> EndpointRef<YarnSchedulerMsg> {
         let mut out = None;
         YarnSchedulerEndpoint::create(|ctx| {
+            let mut env = env;
             let me = env
                 .setup_endpoint(
                     "YarnScheduler",

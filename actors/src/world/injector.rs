@@ -4,7 +4,7 @@
 
 use crate::faults::{ContainerEnd, FaultAction, PlannedFault, Trigger};
 use crate::kernel::clock;
-use crate::kernel::trace::TraceKind;
+use crate::kernel::trace::{FaultEvent, FaultTarget, Sender, TraceKind};
 use crate::rpc::network::ProcessPattern;
 use crate::world::addresses::nm_process_name;
 use crate::world::context::SimContext;
@@ -47,8 +47,11 @@ fn fire(sim: &Rc<SimContext>, f: PlannedFault) {
         .fired
         .borrow_mut()
         .push((clock::now_ms(), f.label.clone()));
-    sim.dispatcher
-        .trace(TraceKind::Fault(f.label.clone()), "Fault");
+    let target = target_of(sim, &f.action);
+    let label = f.label.clone();
+    sim.dispatcher.record(Sender::NONE, "Fault", || {
+        TraceKind::Fault(FaultEvent::Fired { label, target })
+    });
     match f.action {
         FaultAction::KillExecutor { executor, end } => {
             let attempt = sim.current_attempt.get();
@@ -85,6 +88,40 @@ fn fire(sim: &Rc<SimContext>, f: PlannedFault) {
                 rule.active_until_ms = rule.active_until_ms.saturating_add(now);
                 sim.dispatcher.add_rule(rule);
             }
+        }
+    }
+}
+
+/// What a fault acts on, resolved as it fires (the trace records it with the fault).
+fn target_of(sim: &SimContext, action: &FaultAction) -> FaultTarget {
+    let executor = |n: u32| {
+        let attempt = sim.current_attempt.get();
+        sim.executors
+            .borrow()
+            .get(&(attempt, n))
+            .map(|(cid, _)| *cid)
+    };
+    match action {
+        FaultAction::KillExecutor { executor: n, .. } => {
+            executor(*n).map_or(FaultTarget::Nothing, FaultTarget::Container)
+        }
+        FaultAction::KillApplicationMaster { .. } => sim
+            .am_container
+            .borrow()
+            .as_ref()
+            .map_or(FaultTarget::Nothing, |(cid, _)| {
+                FaultTarget::Container(*cid)
+            }),
+        FaultAction::KillNode { host }
+        | FaultAction::FailLaunches { host, .. }
+        | FaultAction::ExcludeNode { host } => FaultTarget::Node(host.clone()),
+        FaultAction::Network(rules) => {
+            FaultTarget::Network(rules.iter().flat_map(|r| [&r.from, &r.to]).find_map(
+                |p| match p {
+                    ProcessPattern::Executor(n) => executor(*n),
+                    _ => None,
+                },
+            ))
         }
     }
 }
