@@ -32,6 +32,7 @@ use sparkyard::runner::{self, RunOptions};
 use sparkyard_actors::world::config::SimConfig;
 use sparkyard_actors::world::config::UserProgram;
 use sparkyard_actors::world::context::SimContext;
+use sparkyard_actors::world::observer::RunEvent;
 use sparkyard_messages::task::{JobSpec, StageSpec, TaskWork};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -286,20 +287,20 @@ fn sim_config(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> SimConfig
     config
 }
 
-/// Where the run is, stamped with wall time from its start: the probe sees the simulation's own
-/// log lines through the `log` facade (the roles' lines reach it even with container logs off),
-/// so every phase is stamped the moment it is reached, not at the next tick of virtual time.
+/// Where the run is, stamped with wall time from its start: the probe watches the events the
+/// roles report to the run's record (`RunOptions::observer`), so every phase is stamped the
+/// moment it is reached, not at the next tick of virtual time.
 #[derive(Default)]
 struct Probe {
     start: Option<Instant>,
     executors: u64,
-    /// `Registering block manager` lines: one per LaunchedExecutor the DriverEndpoint handled.
+    /// `ExecutorReady` events: one per LaunchedExecutor the DriverEndpoint handled.
     launched: u64,
-    /// (wall s, RSS bytes, messages so far) when the AM's first line appears (cluster up, no executor).
+    /// (wall s, RSS bytes, messages so far) when the AM starts (cluster up, no executor).
     t0: Option<(f64, u64, u64)>,
     /// Every LaunchedExecutor handled.
     ready: Option<(f64, u64, u64)>,
-    /// `Starting job` and `Job 0 finished`: (wall s, messages so far).
+    /// The first job's start and success: (wall s, messages so far).
     job_start: Option<(f64, u64)>,
     job_end: Option<(f64, u64)>,
 }
@@ -308,11 +309,6 @@ thread_local! {
     static PROBE: RefCell<Probe> = RefCell::default();
     static NETWORK: RefCell<Option<sparkyard_actors::rpc::Dispatcher>> = const { RefCell::new(None) };
 }
-
-const BLOCK_MANAGER: &str = "driver::BlockManagerMasterEndpoint";
-const SPARK_CONTEXT: &str = "driver::SparkContext";
-const DAG: &str = "driver::DAGScheduler";
-const AM: &str = "am::ApplicationMaster";
 
 /// Messages the Dispatcher has carried so far.
 fn messages() -> u64 {
@@ -336,53 +332,37 @@ fn exit_if_profiling(phase: &str, p: &Probe) {
     }
 }
 
-struct ProbeLogger;
-
-impl log::Log for ProbeLogger {
-    fn enabled(&self, m: &log::Metadata<'_>) -> bool {
-        matches!(m.target(), BLOCK_MANAGER | SPARK_CONTEXT | DAG | AM)
-    }
-
-    fn log(&self, r: &log::Record<'_>) {
-        PROBE.with(|p| {
-            let mut p = p.borrow_mut();
-            let Some(start) = p.start else { return };
-            let now = || start.elapsed().as_secs_f64();
-            match r.target() {
-                BLOCK_MANAGER => {
-                    p.launched += 1;
-                    if p.launched == p.executors {
-                        p.ready = Some((now(), rss().0, messages()));
-                        exit_if_profiling("ready", &p);
-                    }
+/// Stamps each phase the moment the run's record reports it (the roles' typed events).
+fn probe(event: &RunEvent) {
+    PROBE.with(|p| {
+        let mut p = p.borrow_mut();
+        let Some(start) = p.start else { return };
+        let now = || start.elapsed().as_secs_f64();
+        match event {
+            RunEvent::ExecutorReady { .. } => {
+                p.launched += 1;
+                if p.launched == p.executors {
+                    p.ready = Some((now(), rss().0, messages()));
+                    exit_if_profiling("ready", &p);
                 }
-                AM if p.t0.is_none() => p.t0 = Some((now(), rss().0, messages())),
-                SPARK_CONTEXT
-                    if p.job_start.is_none()
-                        && r.args().to_string().starts_with("Starting job") =>
-                {
-                    p.job_start = Some((now(), messages()));
-                }
-                DAG if p.job_end.is_none() => {
-                    let line = r.args().to_string();
-                    if line.starts_with("Job 0 finished") {
-                        p.job_end = Some((now(), messages()));
-                        exit_if_profiling("job_end", &p);
-                    }
-                }
-                _ => {}
             }
-        });
-    }
-
-    fn flush(&self) {}
+            RunEvent::AmStarted { .. } if p.t0.is_none() => {
+                p.t0 = Some((now(), rss().0, messages()))
+            }
+            RunEvent::JobStarted { .. } if p.job_start.is_none() => {
+                p.job_start = Some((now(), messages()));
+            }
+            RunEvent::JobSucceeded { .. } if p.job_end.is_none() => {
+                p.job_end = Some((now(), messages()));
+                exit_if_profiling("job_end", &p);
+            }
+            _ => {}
+        }
+    });
 }
 
 /// Runs one simulation and returns its figures.
 fn simulate(config: SimConfig, executors: u64) -> BTreeMap<&'static str, f64> {
-    static LOGGER: ProbeLogger = ProbeLogger;
-    let _ = log::set_logger(&LOGGER);
-    log::set_max_level(log::LevelFilter::Info);
     // The progress hook's first tick (virtual time 0) hands the probe the network's counter.
     let hook: runner::ProgressHook = Rc::new(|sim: &SimContext| {
         NETWORK.with(|n| {
@@ -395,6 +375,7 @@ fn simulate(config: SimConfig, executors: u64) -> BTreeMap<&'static str, f64> {
         record_events: false,
         progress: Some(hook),
         progress_interval_ms: 24 * 3_600_000,
+        observer: Some(Rc::new(probe)),
         ..RunOptions::default()
     };
     let (rss_before, _) = rss();

@@ -42,8 +42,9 @@ pub fn check(r: &RunResult, limits: &Limits) -> Vec<Violation> {
     let o = &r.outcome;
     let c = &r.counters;
     let succeeded = o.state == Some(State::Finished) && o.final_status == Some(Final::Succeeded);
-    if succeeded && (c.driver_jobs.1 == 0 || c.driver_jobs.1 != c.driver_jobs.2) {
-        let (a, jobs, ok) = c.driver_jobs;
+    let jobs = c.driver_jobs;
+    if succeeded && (jobs.started == 0 || jobs.started != jobs.succeeded) {
+        let (a, jobs, ok) = (jobs.attempt, jobs.started, jobs.succeeded);
         out.push(violation(
             name::SUCCEEDED_RAN_ALL_TASKS,
             format!("SUCCEEDED, but attempt {a}'s driver finished {ok} of {jobs} jobs"),
@@ -64,7 +65,7 @@ pub fn check(r: &RunResult, limits: &Limits) -> Vec<Violation> {
         let bad_node = c
             .executors_lost
             .iter()
-            .filter(|(_, _, _, reason)| reason.starts_with("Container from a bad node"))
+            .filter(|lost| lost.counted_as_failure)
             .count() as u32;
         if bad_node != c.executor_failures_counted {
             let detail = format!(
@@ -84,7 +85,9 @@ pub fn check(r: &RunResult, limits: &Limits) -> Vec<Violation> {
 mod tests {
     use super::*;
     use sparkyard_actors::kernel::logs::LogStore;
-    use sparkyard_actors::world::context::{ClientOutcome, RunCounters};
+    use sparkyard_actors::world::context::ClientOutcome;
+    use sparkyard_actors::world::observer::{DriverJobs, LostExecutor, RunCounters};
+    use sparkyard_messages::ids::ExecutorId;
 
     fn result(state: State, fs: Final, exception: bool) -> RunResult {
         let outcome = ClientOutcome {
@@ -98,7 +101,11 @@ mod tests {
         };
         let counters = RunCounters {
             am_attempts: 1,
-            driver_jobs: (1, 1, 1),
+            driver_jobs: DriverJobs {
+                attempt: 1,
+                started: 1,
+                succeeded: 1,
+            },
             ..RunCounters::default()
         };
         RunResult {
@@ -136,7 +143,11 @@ mod tests {
     #[test]
     fn each_end_of_run_invariant_can_fail() {
         let mut r = result(State::Finished, Final::Succeeded, false);
-        r.counters.driver_jobs = (1, 2, 1);
+        r.counters.driver_jobs = DriverJobs {
+            attempt: 1,
+            started: 2,
+            succeeded: 1,
+        };
         assert_eq!(names(&r), [name::SUCCEEDED_RAN_ALL_TASKS]);
         assert_eq!(
             names(&result(State::Finished, Final::Succeeded, true)),
@@ -148,9 +159,13 @@ mod tests {
         );
         let mut r = result(State::Failed, Final::Failed, true);
         r.counters.executor_failures_counted = 2;
-        r.counters
-            .executors_lost
-            .push((1, 1, 1, "Container from a bad node: c".into()));
+        r.counters.executors_lost.push(LostExecutor {
+            executor: ExecutorId(1),
+            attempt: 1,
+            exit_status: 1,
+            reason: "Container from a bad node: c".into(),
+            counted_as_failure: true,
+        });
         assert_eq!(names(&r), [name::FAILURES_COUNTED]);
         let mut r = result(State::Failed, Final::Failed, true);
         r.counters.am_attempts = 3;

@@ -136,10 +136,11 @@ pub fn summary(result: &RunResult, log_dir: Option<&Path>, reproduce: &str) -> S
         c.tasks_finished,
         c.tasks_failed
     );
-    for (id, attempt, status, reason) in &c.executors_lost {
+    for lost in &c.executors_lost {
         let _ = writeln!(
             s,
-            "  lost executor {id} (attempt {attempt}) exit status {status}: {reason}"
+            "  lost executor {} (attempt {}) exit status {}: {}",
+            lost.executor, lost.attempt, lost.exit_status, lost.reason
         );
     }
     if let Some(dir) = log_dir {

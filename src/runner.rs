@@ -12,9 +12,10 @@ use sparkyard_actors::kernel::trace::{Trace, TraceEvent};
 use sparkyard_actors::rpc::Dispatcher;
 use sparkyard_actors::rpc::network::FaultInjector;
 use sparkyard_actors::world::config::{SimConfig, SparkSettings};
-use sparkyard_actors::world::context::{ClientOutcome, RunCounters, SimContext};
+use sparkyard_actors::world::context::{ClientOutcome, ObserverHook, SimContext};
 use sparkyard_actors::world::injector;
 use sparkyard_actors::world::invariants::{Violation, name as invariant};
+use sparkyard_actors::world::observer::RunCounters;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -34,6 +35,8 @@ pub struct RunOptions {
     /// Called every `progress_interval_ms` of virtual time with the run's state (progress bars).
     pub progress: Option<ProgressHook>,
     pub progress_interval_ms: u64,
+    /// Sees every event the roles report to the run's record, as it is reported.
+    pub observer: Option<ObserverHook>,
 }
 
 impl Default for RunOptions {
@@ -47,6 +50,7 @@ impl Default for RunOptions {
             record_events: false,
             progress: None,
             progress_interval_ms: 1000,
+            observer: None,
         }
     }
 }
@@ -110,12 +114,9 @@ pub fn run_with_faults(
         logs.clone(),
         latency,
     );
-    let sim = Rc::new(SimContext::with_faults(
-        config,
-        dispatcher.clone(),
-        opts.record_events,
-        faults,
-    ));
+    let mut sim = SimContext::with_faults(config, dispatcher.clone(), opts.record_events, faults);
+    sim.observer_hook = opts.observer.clone();
+    let sim = Rc::new(sim);
     let runtime =
         clock::paused_runtime().map_err(|e| UserError::file("tokio runtime", e.to_string()))?;
     let system = actix::System::with_tokio_rt(move || runtime);

@@ -7,6 +7,7 @@ use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
 use crate::world::addresses::{NM_WEB_PORT, RM_WEB_PORT, nm_process_name};
 use crate::world::context::SimContext;
 use crate::world::invariants::{self, name as inv};
+use crate::world::observer::RunEvent;
 use crate::{info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
@@ -288,7 +289,9 @@ impl ResourceManager {
             crate::kernel::clock::format_java_date(now),
             app.submission.am_resource
         );
-        self.sim.counters.borrow_mut().am_attempts = attempt_id.attempt_id;
+        self.sim.observe(RunEvent::AmAttemptStarted {
+            attempt: attempt_id.attempt_id,
+        });
         info!(
             self.env.log(),
             TARGET, "Registering app attempt : {attempt_id}"
@@ -735,11 +738,10 @@ impl ResourceManager {
         _ctx: &mut Context<Self>,
     ) {
         let id = attempt_id.application_id;
-        self.sim
-            .counters
-            .borrow_mut()
-            .am_exit_codes
-            .insert(attempt_id.attempt_id, status.exit_status);
+        self.sim.observe(RunEvent::AmContainerCompleted {
+            attempt: attempt_id.attempt_id,
+            exit_status: status.exit_status,
+        });
         self.kill_attempt_containers(attempt_id, exit_status::KILLED_AFTER_APP_COMPLETION);
         self.pending_am.retain(|a| *a != attempt_id);
         self.asking.remove(&attempt_id);

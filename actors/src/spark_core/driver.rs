@@ -8,6 +8,7 @@ use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
 use crate::world::config::UserProgram;
 use crate::world::context::SimContext;
 use crate::world::listener::ContextBus;
+use crate::world::observer::RunEvent;
 use crate::{error, info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::application_master::{ApplicationMasterMsg, RequestExecutors};
@@ -267,14 +268,7 @@ impl Driver {
         self.next_job += 1;
         info!(self.env.log(), SC, "Starting job: {}", job.call_site);
         let attempt = self.attempt_id.attempt_id;
-        {
-            let mut c = self.sim.counters.borrow_mut();
-            c.driver_jobs = if c.driver_jobs.0 == attempt {
-                (attempt, c.driver_jobs.1 + 1, c.driver_jobs.2)
-            } else {
-                (attempt, 1, 0)
-            };
-        }
+        self.sim.observe(RunEvent::JobStarted { attempt });
         self.job_started_ms = clock::now_ms();
         let waiter = self.env.remote_ref(self.me);
         if let Some(s) = &self.scheduler {
@@ -292,7 +286,9 @@ impl Driver {
         let took = (clock::now_ms() - self.job_started_ms) as f64 / 1000.0;
         match result {
             JobResult::Succeeded(results) => {
-                self.sim.counters.borrow_mut().driver_jobs.2 += 1;
+                self.sim.observe(RunEvent::JobSucceeded {
+                    attempt: self.attempt_id.attempt_id,
+                });
                 info!(
                     self.env.log(),
                     "driver::DAGScheduler", "Job {job_id} finished: {call_site}, took {took:.6} s"

@@ -13,6 +13,7 @@ use crate::world::context::SimContext;
 use crate::world::injector;
 use crate::world::invariants::{self, name as inv};
 use crate::world::listener::ContextBus;
+use crate::world::observer::RunEvent;
 use crate::{debug, error, info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::driver::DriverMsg;
@@ -218,7 +219,7 @@ impl DriverEndpoint {
                 .reply(ask, ReplyValue::Bool(self.executors.contains(id))),
             DriverEndpointMsg::SubmitJob { job, waiter } => {
                 let n: usize = job.stages.iter().map(|s| s.tasks.len()).sum();
-                self.sim.counters.borrow_mut().tasks_total += n as u64;
+                self.sim.observe(RunEvent::JobSubmitted { tasks: n as u64 });
                 let events = self.scheduler.submit_job(job, waiter);
                 self.handle_events(events);
             }
@@ -305,7 +306,10 @@ impl DriverEndpoint {
                 total_cores: reg.cores,
             }),
         );
-        self.sim.counters.borrow_mut().executors_registered += 1;
+        self.sim.observe(RunEvent::ExecutorRegistered {
+            attempt: self.sim.current_attempt.get(),
+            executor: id,
+        });
         let again = !self.ever_registered.insert(id);
         let attempt_no = self.sim.current_attempt.get();
         self.sim.violations.check(
@@ -343,6 +347,7 @@ impl DriverEndpoint {
         };
         e.free_cores = e.total_cores;
         let host = e.host.clone();
+        self.sim.observe(RunEvent::ExecutorReady { executor: id });
         self.update_offerable(id);
         info!(
             self.env.log(),
@@ -422,7 +427,9 @@ impl DriverEndpoint {
         e.free_cores = offer.cores;
         let target = e.executor.clone();
         self.update_offerable(id);
-        self.sim.counters.borrow_mut().tasks_launched += tasks.len() as u64;
+        self.sim.observe(RunEvent::TasksLaunched {
+            count: tasks.len() as u64,
+        });
         let attempt = self.sim.current_attempt.get();
         for t in tasks.drain(..) {
             if t.attempt_number == 0 {
@@ -458,7 +465,7 @@ impl DriverEndpoint {
         if finished && state == sparkyard_messages::records::TaskState::Finished {
             // Two counts on purpose: the run's, over every AM attempt (the summary), and this
             // SparkContext's, which `on_tasks_finished = N` of attempt k counts against.
-            self.sim.counters.borrow_mut().tasks_finished += 1;
+            self.sim.observe(RunEvent::TaskFinished);
             self.tasks_finished += 1;
             let (attempt, count) = (self.sim.current_attempt.get(), self.tasks_finished);
             injector::notify(&self.sim, Trigger::TasksFinished { attempt, count });
@@ -481,7 +488,11 @@ impl DriverEndpoint {
     fn handle_events(&mut self, events: Vec<SchedulerEvent>) {
         let new_failures = self.scheduler.failed_attempts - self.failures_counted;
         self.failures_counted = self.scheduler.failed_attempts;
-        self.sim.counters.borrow_mut().tasks_failed += new_failures;
+        if new_failures > 0 {
+            self.sim.observe(RunEvent::TasksFailed {
+                count: new_failures,
+            });
+        }
         for v in std::mem::take(&mut self.scheduler.violations) {
             self.sim.violations.check(inv::TASK_SUCCEEDS_ONCE, Err(v));
         }

@@ -10,6 +10,7 @@ use crate::spark_core::driver::Driver;
 use crate::spark_yarn::yarn_allocator::create_allocator;
 use crate::spark_yarn::yarn_scheduler_endpoint::create_scheduler_backend;
 use crate::world::context::SimContext;
+use crate::world::observer::RunEvent;
 use crate::{error, info, warn};
 use actix::{Actor, AsyncContext, Context, SpawnHandle};
 use sparkyard_messages::application_master::{AllocatorReport, ApplicationMasterMsg, YarnAmMsg};
@@ -164,11 +165,10 @@ impl ApplicationMaster {
         info!(log, "am::SignalUtils", "Registering signal handler for HUP");
         info!(log, "am::SignalUtils", "Registering signal handler for INT");
         info!(log, TARGET, "ApplicationAttemptId: {}", self.attempt_id);
-        self.sim
-            .counters
-            .borrow_mut()
-            .driver_containers
-            .push(self.container.id.to_string());
+        self.sim.observe(RunEvent::AmStarted {
+            attempt: self.attempt_id.attempt_id,
+            container: self.container.id,
+        });
         self.sim.current_attempt.set(self.attempt_id.attempt_id);
         let here = (self.container.id, self.container.node_id.host.clone());
         *self.sim.am_container.borrow_mut() = Some(here);
@@ -543,11 +543,10 @@ impl ApplicationMaster {
 
     fn exit(&mut self) {
         let attempt = self.attempt_id.attempt_id;
-        self.sim
-            .counters
-            .borrow_mut()
-            .am_exit_codes
-            .insert(attempt, self.exit_code);
+        self.sim.observe(RunEvent::AmExited {
+            attempt,
+            exit_code: self.exit_code,
+        });
         let log = self.env.log().clone();
         if self.unregistered {
             let staging = format!(

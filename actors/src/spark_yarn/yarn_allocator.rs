@@ -9,6 +9,7 @@ use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
 use crate::world::config::SparkSettings;
 use crate::world::context::SimContext;
+use crate::world::observer::{LostExecutor, RunEvent};
 use crate::{info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::application_master::{
@@ -352,7 +353,10 @@ impl YarnAllocator {
             };
             self.containers.insert(c.id, allocated);
             self.executor_to_container.insert(id, c.id);
-            self.sim.counters.borrow_mut().executors_launched += 1;
+            self.sim.observe(RunEvent::ExecutorLaunched {
+                attempt: self.attempt_id.attempt_id,
+                executor: id,
+            });
             if self.sim.faults.names_executors {
                 let key = (self.attempt_id.attempt_id, id.0);
                 self.sim
@@ -409,6 +413,7 @@ impl YarnAllocator {
         }
         let already_released = self.released.remove(&cid);
         let host = self.containers.get(&cid).map(|c| c.host.clone());
+        let mut counted_as_failure = false;
         let reason = if already_released {
             let text = format!("Container {cid} exited from explicit termination request.");
             ExecutorLossReason::Exited {
@@ -435,7 +440,12 @@ impl YarnAllocator {
                 status.state,
                 status.exit_status
             );
-            let (by_app, text) = self.classify(&status, &on_host, host.as_deref());
+            let Classified {
+                by_app,
+                text,
+                bad_node,
+            } = self.classify(&status, &on_host, host.as_deref());
+            counted_as_failure = bad_node;
             if by_app {
                 warn!(self.env.log(), TARGET, "{text}");
             } else {
@@ -465,12 +475,13 @@ impl YarnAllocator {
         }
         if !already_released {
             let attempt = self.attempt_id.attempt_id;
-            self.sim.counters.borrow_mut().executors_lost.push((
-                eid.0,
+            self.sim.observe(RunEvent::ExecutorLost(LostExecutor {
+                executor: eid,
                 attempt,
-                status.exit_status,
-                reason.to_string(),
-            ));
+                exit_status: status.exit_status,
+                reason: reason.to_string(),
+                counted_as_failure,
+            }));
             self.env
                 .trace_state("YarnAllocator", || StateChange::ExecutorLost {
                     executor: eid,
@@ -486,37 +497,39 @@ impl YarnAllocator {
         }
     }
 
-    /// The first matching row of Spark's table: (exitCausedByApp, loss message).
+    /// The first matching row of Spark's table.
     fn classify(
         &mut self,
         status: &ContainerStatus,
         on_host: &str,
         host: Option<&str>,
-    ) -> (bool, String) {
+    ) -> Classified {
         let cid = status.container_id;
         let code = status.exit_status;
         if self.shutdown {
-            return (
+            return Classified::new(
                 false,
                 format!("Executor for container {cid} exited after Application shutdown."),
             );
         }
         match code {
-            exit_status::SUCCESS => (
+            exit_status::SUCCESS => Classified::new(
                 false,
                 format!(
                     "Executor for container {cid} exited because of a YARN event (e.g., preemption) and not because of an error in the running job."
                 ),
             ),
-            exit_status::PREEMPTED => (false, format!("Container {cid}{on_host} was preempted.")),
-            exit_status::KILLED_EXCEEDED_VMEM => (
+            exit_status::PREEMPTED => {
+                Classified::new(false, format!("Container {cid}{on_host} was preempted."))
+            }
+            exit_status::KILLED_EXCEEDED_VMEM => Classified::new(
                 true,
                 format!(
                     "Container killed by YARN for exceeding virtual memory limits. {} Consider boosting spark.executor.memoryOverhead or boosting yarn.nodemanager.vmem-pmem-ratio or disabling yarn.nodemanager.vmem-check-enabled because of YARN-4714.",
                     memory_usage(&status.diagnostics, "virtual")
                 ),
             ),
-            exit_status::KILLED_EXCEEDED_PMEM => (
+            exit_status::KILLED_EXCEEDED_PMEM => Classified::new(
                 true,
                 format!(
                     "Container killed by YARN for exceeding physical memory limits. {} Consider boosting spark.executor.memoryOverhead.",
@@ -527,7 +540,7 @@ impl YarnAllocator {
             | exit_status::KILLED_BY_APPMASTER
             | exit_status::KILLED_AFTER_APP_COMPLETION
             | exit_status::ABORTED
-            | exit_status::DISKS_FAILED => (
+            | exit_status::DISKS_FAILED => Classified::new(
                 false,
                 format!(
                     "Container marked as failed: {cid}{on_host}. Exit status: {code}. Possible causes: {} Diagnostics: {}.",
@@ -537,14 +550,11 @@ impl YarnAllocator {
             ),
             _ => {
                 self.handle_resource_allocation_failure(host);
-                (
-                    true,
-                    format!(
-                        "Container from a bad node: {cid}{on_host}. Exit status: {code}. Possible causes: {} Diagnostics: {}.",
-                        explain_exit_code(code),
-                        status.diagnostics
-                    ),
-                )
+                Classified::bad_node(format!(
+                    "Container from a bad node: {cid}{on_host}. Exit status: {code}. Possible causes: {} Diagnostics: {}.",
+                    explain_exit_code(code),
+                    status.diagnostics
+                ))
             }
         }
     }
@@ -552,7 +562,7 @@ impl YarnAllocator {
     /// `YarnAllocatorNodeHealthTracker.handleResourceAllocationFailure`.
     fn handle_resource_allocation_failure(&mut self, host: Option<&str>) {
         let now = crate::kernel::clock::now_ms();
-        self.sim.counters.borrow_mut().executor_failures_counted += 1;
+        self.sim.observe(RunEvent::ExecutorFailureCounted);
         match host {
             Some(h)
                 if self.settings().launch_exclude_on_failure && !self.exclusions.contains(h) =>
@@ -832,6 +842,34 @@ impl Asker for YarnAllocator {
 
 crate::endpoint_handler!(YarnAllocator, YarnAllocatorMsg, on_message);
 crate::endpoint_lifecycle!(YarnAllocator);
+
+/// How `processCompletedContainers` classified a completed container.
+struct Classified {
+    /// `exitCausedByApp`: the loss is the application's fault.
+    by_app: bool,
+    /// The loss message.
+    text: String,
+    /// The "bad node" row: counted toward `spark.executor.maxNumFailures`.
+    bad_node: bool,
+}
+
+impl Classified {
+    fn new(by_app: bool, text: String) -> Self {
+        Classified {
+            by_app,
+            text,
+            bad_node: false,
+        }
+    }
+
+    fn bad_node(text: String) -> Self {
+        Classified {
+            by_app: true,
+            text,
+            bad_node: true,
+        }
+    }
+}
 
 /// `ApplicationMaster.createAllocator`: the YarnAllocator, whose launches start
 /// ExecutorRunnables against the container's NodeManager.

@@ -3,6 +3,7 @@
 
 use crate::rpc::Dispatcher;
 use crate::world::config::SimConfig;
+use crate::world::observer::{RunCounters, RunEvent};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sparkyard_messages::ids::ApplicationId;
@@ -24,28 +25,8 @@ pub struct ClientOutcome {
     pub temp_dir: String,
 }
 
-/// Counters for the end-of-run summary (what happened, not how it is shown).
-#[derive(Clone, Debug, Default)]
-pub struct RunCounters {
-    pub executors_launched: u32,
-    pub executors_registered: u32,
-    /// (executor id, attempt, exit status, reason).
-    pub executors_lost: Vec<(u32, u32, i32, String)>,
-    pub executor_failures_counted: u32,
-    pub am_attempts: u32,
-    /// Tasks of every job submitted so far (the progress bar's total).
-    pub tasks_total: u64,
-    pub tasks_launched: u64,
-    pub tasks_finished: u64,
-    pub tasks_failed: u64,
-    /// Each AM attempt's exit: the AM's own exit code, replaced by the container's exit status
-    /// when YARN reports it (a killed AM has only the latter).
-    pub am_exit_codes: std::collections::BTreeMap<u32, i32>,
-    /// The last driver's jobs: (AM attempt, jobs submitted, jobs succeeded).
-    pub driver_jobs: (u32, u32, u32),
-    /// The driver program's stdout key (its container id), per attempt.
-    pub driver_containers: Vec<String>,
-}
+/// Watches the run's events as they are reported (it must not send messages).
+pub type ObserverHook = std::rc::Rc<dyn Fn(&RunEvent)>;
 
 /// Shared by every actor of one run (single-threaded: plain RefCells).
 pub struct SimContext {
@@ -53,7 +34,10 @@ pub struct SimContext {
     pub dispatcher: Dispatcher,
     pub rng: RefCell<ChaCha8Rng>,
     pub outcome: RefCell<Option<ClientOutcome>>,
+    /// The run's record, fed by `observe`.
     pub counters: RefCell<RunCounters>,
+    /// Who else watches the run's events (the scale bench's phase probe).
+    pub observer_hook: Option<ObserverHook>,
     /// The SparkListener events of every driver (recorded only when an output needs them).
     pub listener: crate::world::listener::ListenerBus,
     /// The fault plan and what fired.
@@ -94,12 +78,21 @@ impl SimContext {
             rng,
             outcome: RefCell::new(None),
             counters: RefCell::new(RunCounters::default()),
+            observer_hook: None,
             listener: crate::world::listener::ListenerBus::new(record_events),
             faults,
             violations: Default::default(),
             current_attempt: std::cell::Cell::new(0),
             am_container: RefCell::new(None),
             executors: RefCell::new(std::collections::BTreeMap::new()),
+        }
+    }
+
+    /// A role reports what happened to the run's record (and to the hook, if any).
+    pub fn observe(&self, event: RunEvent) {
+        self.counters.borrow_mut().apply(&event);
+        if let Some(hook) = &self.observer_hook {
+            hook(&event);
         }
     }
 

@@ -8,3 +8,4 @@ pub mod context;
 pub mod injector;
 pub mod invariants;
 pub mod listener;
+pub mod observer;

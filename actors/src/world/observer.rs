@@ -1,0 +1,216 @@
+//! The run's record, kept by one typed observer: roles report what happened to the simulator
+//! (`SimContext::observe`) as `RunEvent`s instead of writing counters, and `RunCounters::apply`
+//! turns them into the recovery summary's figures. A hook (the scale bench's phase probe) can
+//! watch the same events. Nothing here is Spark's: it is the simulator's own bookkeeping.
+
+use sparkyard_messages::ids::{ContainerId, ExecutorId};
+use std::collections::BTreeMap;
+
+/// What a role reports to the run's record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunEvent {
+    /// The RM started AM attempt `attempt`.
+    AmAttemptStarted { attempt: u32 },
+    /// The AM of `attempt` runs in `container` (the driver's stdout is that container's).
+    AmStarted {
+        attempt: u32,
+        container: ContainerId,
+    },
+    /// The AM of `attempt` exits with its own exit code.
+    AmExited { attempt: u32, exit_code: i32 },
+    /// YARN reported the AM container of `attempt` completed with `exit_status` (what a
+    /// killed AM has instead of an exit code of its own).
+    AmContainerCompleted { attempt: u32, exit_status: i32 },
+    /// The YarnAllocator launched an executor container.
+    ExecutorLaunched { attempt: u32, executor: ExecutorId },
+    /// The DriverEndpoint registered an executor.
+    ExecutorRegistered { attempt: u32, executor: ExecutorId },
+    /// The DriverEndpoint handled an executor's `LaunchedExecutor` (its cores are offered).
+    ExecutorReady { executor: ExecutorId },
+    /// The YarnAllocator processed a completed executor container.
+    ExecutorLost(LostExecutor),
+    /// The YarnAllocator counted a failure toward `spark.executor.maxNumFailures`.
+    ExecutorFailureCounted,
+    /// A job was submitted to the DAGScheduler with this many tasks.
+    JobSubmitted { tasks: u64 },
+    /// The driver of `attempt` starts its next job.
+    JobStarted { attempt: u32 },
+    /// The driver of `attempt` saw its job succeed.
+    JobSucceeded { attempt: u32 },
+    /// The DriverEndpoint launched this many tasks.
+    TasksLaunched { count: u64 },
+    /// A task finished successfully.
+    TaskFinished,
+    /// This many task attempts failed.
+    TasksFailed { count: u64 },
+}
+
+/// An executor whose container completed, as the YarnAllocator classified it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LostExecutor {
+    pub executor: ExecutorId,
+    pub attempt: u32,
+    pub exit_status: i32,
+    /// Spark's loss reason text (`ExecutorLossReason`).
+    pub reason: String,
+    /// Whether Spark counted it toward `spark.executor.maxNumFailures` (a "bad node" exit).
+    pub counted_as_failure: bool,
+}
+
+/// The jobs of the newest driver: what the end-of-run check compares with the outcome.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DriverJobs {
+    /// The AM attempt whose driver started them.
+    pub attempt: u32,
+    pub started: u32,
+    pub succeeded: u32,
+}
+
+/// Counters for the end-of-run summary (what happened, not how it is shown).
+#[derive(Clone, Debug, Default)]
+pub struct RunCounters {
+    pub executors_launched: u32,
+    pub executors_registered: u32,
+    pub executors_lost: Vec<LostExecutor>,
+    pub executor_failures_counted: u32,
+    pub am_attempts: u32,
+    /// Tasks of every job submitted so far (the progress bar's total).
+    pub tasks_total: u64,
+    pub tasks_launched: u64,
+    pub tasks_finished: u64,
+    pub tasks_failed: u64,
+    /// Each AM attempt's exit: the AM's own exit code, replaced by the container's exit status
+    /// when YARN reports it (a killed AM has only the latter).
+    pub am_exit_codes: BTreeMap<u32, i32>,
+    /// The last driver's jobs.
+    pub driver_jobs: DriverJobs,
+    /// The driver program's stdout key (its container id), per attempt.
+    pub driver_containers: Vec<String>,
+}
+
+impl RunCounters {
+    /// Folds one reported event into the counters.
+    pub fn apply(&mut self, event: &RunEvent) {
+        match event {
+            RunEvent::AmAttemptStarted { attempt } => self.am_attempts = *attempt,
+            RunEvent::AmStarted { container, .. } => {
+                self.driver_containers.push(container.to_string())
+            }
+            RunEvent::AmExited { attempt, exit_code } => {
+                self.am_exit_codes.insert(*attempt, *exit_code);
+            }
+            RunEvent::AmContainerCompleted {
+                attempt,
+                exit_status,
+            } => {
+                self.am_exit_codes.insert(*attempt, *exit_status);
+            }
+            RunEvent::ExecutorLaunched { .. } => self.executors_launched += 1,
+            RunEvent::ExecutorRegistered { .. } => self.executors_registered += 1,
+            RunEvent::ExecutorReady { .. } => {}
+            RunEvent::ExecutorLost(lost) => self.executors_lost.push(lost.clone()),
+            RunEvent::ExecutorFailureCounted => self.executor_failures_counted += 1,
+            RunEvent::JobSubmitted { tasks } => self.tasks_total += tasks,
+            RunEvent::JobStarted { attempt } => self.start_job(*attempt),
+            RunEvent::JobSucceeded { .. } => self.driver_jobs.succeeded += 1,
+            RunEvent::TasksLaunched { count } => self.tasks_launched += count,
+            RunEvent::TaskFinished => self.tasks_finished += 1,
+            RunEvent::TasksFailed { count } => self.tasks_failed += count,
+        }
+    }
+
+    /// A new attempt's driver starts counting its jobs afresh.
+    fn start_job(&mut self, attempt: u32) {
+        let j = &mut self.driver_jobs;
+        if j.attempt != attempt {
+            *j = DriverJobs {
+                attempt,
+                started: 0,
+                succeeded: 0,
+            };
+        }
+        j.started += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_attempts_driver_counts_its_jobs_afresh() {
+        let mut c = RunCounters::default();
+        for e in [
+            RunEvent::JobStarted { attempt: 1 },
+            RunEvent::JobSucceeded { attempt: 1 },
+            RunEvent::JobStarted { attempt: 1 },
+            RunEvent::JobStarted { attempt: 2 },
+        ] {
+            c.apply(&e);
+        }
+        let expected = DriverJobs {
+            attempt: 2,
+            started: 1,
+            succeeded: 0,
+        };
+        assert_eq!(c.driver_jobs, expected);
+    }
+
+    #[test]
+    fn the_container_status_replaces_the_ams_own_exit_code() {
+        let mut c = RunCounters::default();
+        c.apply(&RunEvent::AmExited {
+            attempt: 1,
+            exit_code: 0,
+        });
+        c.apply(&RunEvent::AmContainerCompleted {
+            attempt: 1,
+            exit_status: 137,
+        });
+        c.apply(&RunEvent::AmExited {
+            attempt: 2,
+            exit_code: 11,
+        });
+        assert_eq!(c.am_exit_codes, BTreeMap::from([(1, 137), (2, 11)]));
+    }
+
+    #[test]
+    fn tasks_and_executors_add_up() {
+        let mut c = RunCounters::default();
+        let e1 = ExecutorId(1);
+        for e in [
+            RunEvent::ExecutorLaunched {
+                attempt: 1,
+                executor: e1,
+            },
+            RunEvent::ExecutorRegistered {
+                attempt: 1,
+                executor: e1,
+            },
+            RunEvent::JobSubmitted { tasks: 10 },
+            RunEvent::TasksLaunched { count: 4 },
+            RunEvent::TaskFinished,
+            RunEvent::TasksFailed { count: 2 },
+            RunEvent::ExecutorFailureCounted,
+        ] {
+            c.apply(&e);
+        }
+        assert_eq!(
+            (
+                c.executors_launched,
+                c.executors_registered,
+                c.executor_failures_counted
+            ),
+            (1, 1, 1)
+        );
+        assert_eq!(
+            (
+                c.tasks_total,
+                c.tasks_launched,
+                c.tasks_finished,
+                c.tasks_failed
+            ),
+            (10, 4, 1, 2)
+        );
+    }
+}
