@@ -34,9 +34,10 @@ impl NodeHealthSettings {
 /// What `handleResourceAllocationFailure` did with one failed container.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AllocationFailure {
-    /// Counted for all hosts only: no host known, exclusion on launch failure off, or the host
-    /// already excluded.
+    /// Counted for all hosts only: no host known, or exclusion on launch failure off.
     Counted,
+    /// Not counted at all: the host is already excluded.
+    NotTracked,
     /// Counted for the host too; the host stays usable.
     CountedOnHost { failures_on_host: u32 },
     /// The host failed more than `maxFailedExecutorsPerNode` times and is excluded now.
@@ -68,7 +69,12 @@ impl YarnAllocatorNodeHealthTracker {
         now_ms: u64,
     ) -> AllocationFailure {
         match host {
-            Some(h) if self.settings.launch_exclude_on_failure && !self.exclusions.contains(h) => {
+            Some(h) if self.settings.launch_exclude_on_failure => {
+                // Spark: "failures on an already excluded node are not even tracked", or a late
+                // completion there could push the application over spark.executor.maxNumFailures.
+                if self.exclusions.contains(h) {
+                    return AllocationFailure::NotTracked;
+                }
                 failures.register_failure_on_host(h, now_ms);
                 self.update_allocation_excluded_nodes(h, failures, now_ms)
             }
@@ -347,5 +353,20 @@ mod tests {
         assert_eq!(f.num_failed_executors(0), 3);
         assert_eq!(f.num_failures_on_host("host1", 0), 0);
         assert_eq!(t.num_excluded_nodes(0), 0);
+    }
+
+    /// Spark's YarnAllocatorNodeHealthTracker.handleResourceAllocationFailure: "failures on an
+    /// already excluded node are not even tracked" (no executor failure is counted).
+    #[test]
+    fn failures_on_an_excluded_host_are_not_tracked() {
+        let mut t = suite_tracker(&[]);
+        let mut f = ExecutorFailureTracker::new(None);
+        fail_three_times(&mut t, &mut f, "host1", 0);
+        assert_eq!(
+            t.handle_resource_allocation_failure(Some("host1"), &mut f, 10),
+            AllocationFailure::NotTracked
+        );
+        assert_eq!(f.num_failed_executors(10), 3);
+        assert_eq!(f.num_failures_on_host("host1", 10), 3);
     }
 }
