@@ -344,11 +344,15 @@ impl YarnAllocatorState {
         self.release(container_id);
     }
 
-    /// `killExecutor`: releases the executor's container; `false` for an unknown executor.
+    /// `killExecutor`: releases the executor's container; `false` for an unknown executor or
+    /// one already released (Spark: `case Some(container) if !releasedContainers.contains`).
     pub fn kill_executor(&mut self, id: ExecutorId) -> bool {
         let Some(cid) = self.executor_to_container.get(id).copied() else {
             return false;
         };
+        if self.released.contains(&cid) {
+            return false;
+        }
         self.set_running(&cid, false);
         self.release(cid);
         true
@@ -785,12 +789,14 @@ mod tests {
         let out = allocate(&mut st, &[container("host1", 1), container("host2", 2)]);
         assert_eq!((st.num_running(), st.num_pending()), (2, 0));
         let victim = executors(&out)[0];
-        st.kill_executor(victim);
+        assert!(st.kill_executor(victim));
         assert_eq!(st.num_running(), 1);
         for _ in 0..3 {
-            st.kill_executor(victim);
+            // Spark logs "Attempted to kill unknown executor" and releases nothing again.
+            assert!(!st.kill_executor(victim));
         }
         assert_eq!(st.num_running(), 1);
+        assert_eq!(st.take_requests().releases, vec![cid(1)]);
         st.request_total(2);
         st.update_resource_requests();
         assert_eq!(st.num_pending(), 1);
