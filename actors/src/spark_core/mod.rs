@@ -6,4 +6,5 @@
 pub mod driver;
 pub mod driver_endpoint;
 pub mod executor;
+pub mod executor_failure_tracker;
 pub mod scheduler;

@@ -921,4 +921,150 @@ mod tests {
         assert_eq!(s.job_stages[&2], (4, 5));
         assert!(s.waiting_stages(7).is_empty());
     }
+
+    /// A one-stage job of one task.
+    fn one_task_job() -> JobSpec {
+        JobSpec {
+            call_site: "count at X.scala:1".into(),
+            stages: vec![stage("ParallelCollectionRDD[0] at X.scala:1", vec![])],
+        }
+    }
+
+    fn offer(executor: u32) -> WorkerOffer {
+        WorkerOffer {
+            executor_id: ExecutorId(executor),
+            host: Rc::from("host1"),
+            cores: 1,
+        }
+    }
+
+    /// Offers one core of executor 1 and returns the task launched there.
+    fn launch_one(s: &mut Scheduler) -> TaskDescription {
+        let mut launched = s.resource_offer(&mut offer(1));
+        assert_eq!(launched.len(), 1, "one task pending");
+        launched.remove(0)
+    }
+
+    fn boom() -> TaskResultData {
+        TaskResultData::Exception {
+            class: "java.lang.RuntimeException".into(),
+            description: "boom".into(),
+        }
+    }
+
+    /// Ports TaskSetManagerSuite "repeated failures lead to task set abortion": the 4th failure
+    /// of a task (spark.task.maxFailures = 4) aborts the job with Spark's message; the three
+    /// before re-queue it.
+    #[test]
+    fn repeated_failures_lead_to_task_set_abortion() {
+        let mut s = scheduler();
+        s.submit_job(one_task_job(), waiter());
+        for attempt in 0..3 {
+            let task = launch_one(&mut s);
+            assert_eq!(task.attempt_number, attempt);
+            let (known, events) = s.status_update(task.task_id, TaskState::Failed, boom());
+            assert!(known);
+            assert!(matches!(events.as_slice(), [SchedulerEvent::Revive]));
+        }
+        let task = launch_one(&mut s);
+        let (_, events) = s.status_update(task.task_id, TaskState::Failed, boom());
+        let [SchedulerEvent::JobEnded { result, .. }] = events.as_slice() else {
+            panic!("the job ends: {events:?}");
+        };
+        assert_eq!(
+            *result,
+            JobResult::Failed(
+                "Job aborted due to stage failure: Task 0 in stage 0.0 failed 4 times, most recent failure: Lost task 0.3 in stage 0.0 (TID 3) (host1 executor 1): java.lang.RuntimeException: boom\nDriver stacktrace:".into()
+            )
+        );
+        assert!(
+            s.resource_offer(&mut offer(1)).is_empty(),
+            "an aborted set launches nothing"
+        );
+    }
+
+    /// Ports TaskSetManagerSuite "Executors exit for reason unrelated to currently running
+    /// tasks": losses not caused by the app re-queue the running task without counting toward
+    /// spark.task.maxFailures, so more losses than that never abort.
+    #[test]
+    fn executor_losses_unrelated_to_the_tasks_do_not_abort() {
+        let mut s = scheduler();
+        s.submit_job(one_task_job(), waiter());
+        let preempted = ExecutorLossReason::Exited {
+            exit_code: -102,
+            exit_caused_by_app: false,
+            reason: "Container container_1 on host: host1 was preempted.".into(),
+        };
+        for _ in 0..6 {
+            let task = launch_one(&mut s);
+            let events = s.executor_lost(task.executor_id, &preempted);
+            assert!(
+                matches!(events.as_slice(), [SchedulerEvent::Revive]),
+                "{events:?}"
+            );
+        }
+        assert_eq!(s.failed_attempts, 6);
+        assert!(s.has_pending_tasks());
+    }
+
+    /// An executor lost while running a task, for a reason caused by the app, re-queues the
+    /// task and counts the failure (Spark's TaskSetManager.executorLost -> handleFailedTask with
+    /// ExecutorLostFailure(exitCausedByApp = true)): the 4th such loss aborts.
+    #[test]
+    fn executor_lost_resubmits_its_running_task_and_counts_app_failures() {
+        let mut s = scheduler();
+        s.submit_job(one_task_job(), waiter());
+        let oom = ExecutorLossReason::Exited {
+            exit_code: 52,
+            exit_caused_by_app: true,
+            reason: "Container from a bad node".into(),
+        };
+        let mut last = Vec::new();
+        for _ in 0..4 {
+            let task = launch_one(&mut s);
+            // Running (no longer launching): the loss is blamed on the task.
+            s.status_update(task.task_id, TaskState::Running, TaskResultData::None);
+            last = s.executor_lost(task.executor_id, &oom);
+        }
+        let [SchedulerEvent::JobEnded { result, .. }] = last.as_slice() else {
+            panic!("the 4th loss aborts: {last:?}");
+        };
+        let JobResult::Failed(message) = result else {
+            panic!("{result:?}");
+        };
+        assert!(
+            message.contains("failed 4 times, most recent failure: Lost task 0.3 in stage 0.0 (TID 3) (host1 executor 1): ExecutorLostFailure (executor 1 exited caused by one of the running tasks) Reason: Container from a bad node"),
+            "{message}"
+        );
+    }
+
+    /// A task that finished is not run again: a late failure report for it is ignored, and
+    /// losing its executor (a result stage keeps no map output there) re-queues nothing
+    /// (Spark's TaskSetManager.handleFailedTask: "Task ... was already successful";
+    /// executorLost resubmits only shuffle-map outputs).
+    #[test]
+    fn a_finished_task_is_not_relaunched() {
+        let mut s = scheduler();
+        s.submit_job(one_task_job(), waiter());
+        let task = launch_one(&mut s);
+        let (_, events) =
+            s.status_update(task.task_id, TaskState::Finished, TaskResultData::Count(7));
+        let [SchedulerEvent::JobEnded { result, .. }] = events.as_slice() else {
+            panic!("the job ends: {events:?}");
+        };
+        assert_eq!(
+            *result,
+            JobResult::Succeeded(vec![TaskResultData::Count(7)])
+        );
+        let (known, _) = s.status_update(task.task_id, TaskState::Failed, boom());
+        assert!(!known, "a duplicate update for a finished task is ignored");
+        let lost = ExecutorLossReason::Exited {
+            exit_code: 1,
+            exit_caused_by_app: true,
+            reason: "gone".into(),
+        };
+        assert!(s.executor_lost(task.executor_id, &lost).is_empty());
+        assert!(s.resource_offer(&mut offer(2)).is_empty());
+        assert_eq!(s.failed_attempts, 0);
+    }
 }

@@ -6,4 +6,6 @@ pub mod application_master;
 pub mod client;
 pub mod executor_runnable;
 pub mod yarn_allocator;
+pub mod yarn_allocator_node_health_tracker;
+pub mod yarn_allocator_state;
 pub mod yarn_scheduler_endpoint;

@@ -4,10 +4,14 @@
 //! (`processCompletedContainers`) and counts executor failures (`ExecutorFailureTracker`,
 //! `YarnAllocatorNodeHealthTracker`).
 
-use crate::kernel::small_map::DenseMap;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
-use crate::world::config::SparkSettings;
+use crate::spark_yarn::yarn_allocator_node_health_tracker::{
+    AllocationFailure, NodeHealthSettings,
+};
+use crate::spark_yarn::yarn_allocator_state::{
+    Completion, ContainerExit, ContainerLaunch, LaunchDecision, RequestUpdate, YarnAllocatorState,
+};
 use crate::world::context::SimContext;
 use crate::world::observer::{LostExecutor, RunEvent};
 use crate::{info, warn};
@@ -15,15 +19,15 @@ use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::application_master::{
     AllocatorReport, ApplicationMasterMsg, RequestExecutors,
 };
-use sparkyard_messages::ids::{ApplicationAttemptId, ContainerId, ExecutorId};
+use sparkyard_messages::ids::{ApplicationAttemptId, ExecutorId};
 use sparkyard_messages::records::{
-    Container, ContainerStatus, ExecutorLossReason, Resource, RpcFailure, exit_status,
+    Container, ContainerStatus, ExecutorLossReason, Resource, RpcFailure,
 };
 use sparkyard_messages::resource_manager::{AllocateRequest, ResourceManagerMsg};
 use sparkyard_messages::rpc::{AllocateResponse, AskContext, EndpointId, ReplyValue};
 use sparkyard_messages::yarn_allocator::YarnAllocatorMsg;
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -46,17 +50,6 @@ pub struct AllocatorPeers {
     pub launch: RunnableLauncher,
 }
 
-/// A container an executor was launched in, from allocation until YARN reports it completed:
-/// Spark's `allocatedContainerToHostMap`, `containerIdToExecutorIdAndResourceProfileId` and the
-/// launching / running sets, as one entry.
-struct AllocatedContainer {
-    host: Rc<str>,
-    /// `None` once its launch failed.
-    executor: Option<ExecutorId>,
-    launching: bool,
-    running: bool,
-}
-
 /// The YarnAllocator actor.
 pub struct YarnAllocator {
     sim: Rc<SimContext>,
@@ -69,31 +62,14 @@ pub struct YarnAllocator {
     ready: bool,
     in_flight: bool,
     allocate_again: bool,
-    target: u32,
-    pending: u32,
-    add_requests: u32,
-    remove_requests: u32,
-    releases: Vec<ContainerId>,
-    starting: u32,
-    /// Executors whose container is running (Spark's `runningExecutorsPerResourceProfileId`).
-    running: u32,
-    executor_id_counter: u32,
-    /// The containers executors were launched in, until YARN reports them completed.
-    containers: BTreeMap<ContainerId, AllocatedContainer>,
-    /// `executorIdToContainer`, by executor id (ids are handed out in order).
-    executor_to_container: DenseMap<ExecutorId, ContainerId>,
-    /// One copy of each host name, shared by the containers on it.
-    hosts: BTreeSet<Rc<str>>,
-    released: BTreeSet<ContainerId>,
-    failures: VecDeque<u64>,
-    host_failures: BTreeMap<String, VecDeque<u64>>,
-    exclusions: Exclusions,
+    /// The allocator's bookkeeping and decisions (target, counts, containers, failures).
+    state: YarnAllocatorState,
+    /// `releasedExecutorLossReasons`: the reasons of executors no one has asked about yet.
     loss_reasons: BTreeMap<ExecutorId, ExecutorLossReason>,
     pending_loss_requests: BTreeMap<ExecutorId, Vec<AskContext>>,
     /// The asks in `pending_loss_requests`, counted as they come and are answered.
     pending_loss_asks: u32,
     num_cluster_nodes: u32,
-    shutdown: bool,
     rm_failure: Option<String>,
 }
 
@@ -130,34 +106,19 @@ impl YarnAllocator {
                 ready: false,
                 in_flight: false,
                 allocate_again: false,
-                target,
-                pending: 0,
-                add_requests: 0,
-                remove_requests: 0,
-                releases: Vec::new(),
-                starting: 0,
-                running: 0,
-                executor_id_counter: 0,
-                containers: BTreeMap::new(),
-                executor_to_container: DenseMap::default(),
-                hosts: BTreeSet::new(),
-                released: BTreeSet::new(),
-                failures: VecDeque::new(),
-                host_failures: BTreeMap::new(),
-                exclusions: Exclusions::new(&s.exclude_nodes),
+                state: YarnAllocatorState::new(
+                    target,
+                    s.executor_failures_validity_interval_ms,
+                    NodeHealthSettings::from_spark(s),
+                ),
                 loss_reasons: BTreeMap::new(),
                 pending_loss_requests: BTreeMap::new(),
                 pending_loss_asks: 0,
                 num_cluster_nodes: 0,
-                shutdown: false,
                 rm_failure: None,
             }
         });
         out.expect("create runs its closure")
-    }
-
-    fn settings(&self) -> &SparkSettings {
-        &self.sim.config.spark
     }
 
     fn me_id(&self) -> EndpointId {
@@ -174,37 +135,22 @@ impl YarnAllocator {
             YarnAllocatorMsg::RequestTotalExecutors(ask, req) => self.on_request_total(ask, req),
             YarnAllocatorMsg::KillExecutors(ask, ids) => self.on_kill_executors(ask, ids),
             YarnAllocatorMsg::GetExecutorLossReason(ask, id) => self.on_get_loss_reason(ask, id),
-            YarnAllocatorMsg::SetShutdown => self.shutdown = true,
+            YarnAllocatorMsg::SetShutdown => self.state.set_shutdown(),
             YarnAllocatorMsg::ExecutorLaunched {
                 executor_id: _,
                 container_id,
-            } => {
-                self.starting = self.starting.saturating_sub(1);
-                if let Some(c) = self.containers.get_mut(&container_id)
-                    && c.launching
-                {
-                    c.launching = false;
-                    self.set_running(&container_id, true);
-                }
-            }
+            } => self.state.executor_launched(container_id),
             YarnAllocatorMsg::ExecutorLaunchFailed {
                 executor_id,
                 container_id,
                 error,
             } => {
-                self.starting = self.starting.saturating_sub(1);
-                if let Some(c) = self.containers.get_mut(&container_id) {
-                    // The host stays known for the completion's texts; the executor is gone.
-                    c.launching = false;
-                    c.executor = None;
-                }
-                self.executor_to_container.remove(executor_id);
+                self.state.executor_launch_failed(executor_id, container_id);
                 warn!(
                     self.env.log(),
                     TARGET,
                     "Failed to launch executor {executor_id} on container {container_id}: {error}"
                 );
-                self.release(container_id);
             }
         }
     }
@@ -216,15 +162,16 @@ impl YarnAllocator {
             return;
         }
         self.update_resource_requests();
+        let requests = self.state.take_requests();
         let req = AllocateRequest {
             attempt_id: self.attempt_id,
             response_id: 0,
             progress_permille: 100,
             priority: 0,
             capability: self.resource,
-            add_requests: std::mem::take(&mut self.add_requests),
-            remove_requests: std::mem::take(&mut self.remove_requests),
-            releases: std::mem::take(&mut self.releases),
+            add_requests: requests.add_requests,
+            remove_requests: requests.remove_requests,
+            releases: requests.releases,
             blacklist_additions: self.exclusion_additions(),
             blacklist_removals: Vec::new(),
         };
@@ -240,35 +187,29 @@ impl YarnAllocator {
         });
     }
 
-    /// `updateResourceRequests()`: missing = target - pending - running - starting.
+    /// `updateResourceRequests()`: logs what the state decided to ask for or cancel.
     fn update_resource_requests(&mut self) {
-        let have = self.pending + self.running + self.starting;
         let log = self.env.log().clone();
-        if self.target > have {
-            let missing = self.target - have;
-            info!(
+        match self.state.update_resource_requests() {
+            Some(RequestUpdate::Request { missing }) => {
+                info!(
+                    log,
+                    TARGET,
+                    "Will request {missing} executor container(s) for  ResourceProfile Id: 0, each with {} core(s) and {} MB memory.",
+                    self.resource.vcores,
+                    self.resource.memory_mb
+                );
+                info!(
+                    log,
+                    TARGET, "Submitted {missing} unlocalized container requests."
+                );
+            }
+            Some(RequestUpdate::Cancel { cancel, target }) => info!(
                 log,
                 TARGET,
-                "Will request {missing} executor container(s) for  ResourceProfile Id: 0, each with {} core(s) and {} MB memory.",
-                self.resource.vcores,
-                self.resource.memory_mb
-            );
-            self.pending += missing;
-            self.add_requests += missing;
-            info!(
-                log,
-                TARGET, "Submitted {missing} unlocalized container requests."
-            );
-        } else if have > self.target && self.pending > 0 {
-            let cancel = self.pending.min(have - self.target);
-            info!(
-                log,
-                TARGET,
-                "Canceling requests for {cancel} executor container(s) to have a new desired total {} executors.",
-                self.target
-            );
-            self.pending -= cancel;
-            self.remove_requests += cancel;
+                "Canceling requests for {cancel} executor container(s) to have a new desired total {target} executors."
+            ),
+            None => {}
         }
     }
 
@@ -281,12 +222,13 @@ impl YarnAllocator {
 
     fn after_allocate(&mut self, ctx: &mut Context<Self>) {
         self.in_flight = false;
+        let now = crate::kernel::clock::now_ms();
         let report = AllocatorReport {
-            num_executors_failed: self.num_executors_failed(),
-            num_pending_allocate: self.pending,
+            num_executors_failed: self.state.num_executors_failed(now),
+            num_pending_allocate: self.state.num_pending(),
             num_pending_loss_reason_requests: self.pending_loss_asks,
             num_cluster_nodes: self.num_cluster_nodes,
-            num_excluded_nodes: self.exclusions.count(crate::kernel::clock::now_ms()) as u32,
+            num_excluded_nodes: self.state.num_excluded_nodes(now),
             rm_failure: self.rm_failure.take(),
         };
         self.env.send(
@@ -298,19 +240,15 @@ impl YarnAllocator {
         }
     }
 
-    /// `handleAllocatedContainers`: each container takes an outstanding request, or is released.
+    /// `handleAllocatedContainers` / `runAllocatedContainers`: logs and starts what the state
+    /// decided, container by container.
     fn handle_allocated_containers(&mut self, containers: Vec<Container>) {
-        let total = containers.len();
-        let mut matched = Vec::with_capacity(total);
-        for c in containers {
-            if self.pending > 0 {
-                self.pending -= 1;
-                matched.push(c);
-            } else {
-                self.release(c.id);
-            }
+        let allocated = self.state.handle_allocated_containers(containers);
+        let launched = allocated.launched();
+        let total = allocated.received;
+        for launch in allocated.launches {
+            self.run_allocated_container(launch);
         }
-        let launched = self.run_allocated_containers(matched);
         if total > 0 {
             info!(
                 self.env.log(),
@@ -320,83 +258,40 @@ impl YarnAllocator {
         }
     }
 
-    /// `runAllocatedContainers`: a new executor id per container; launch while under target.
-    fn run_allocated_containers(&mut self, containers: Vec<Container>) -> usize {
-        let mut launched = 0;
-        for c in containers {
-            self.executor_id_counter += 1;
-            let id = ExecutorId(self.executor_id_counter);
-            let host = self.intern_host(&c.node_id.host);
+    fn run_allocated_container(&mut self, launch: ContainerLaunch) {
+        let ContainerLaunch {
+            container: c,
+            executor_id: id,
+            host,
+            decision,
+        } = launch;
+        info!(
+            self.env.log(),
+            TARGET,
+            "Launching container {} on host {host} for executor with ID {id} for ResourceProfile Id 0",
+            c.id
+        );
+        if let LaunchDecision::SkipAtTarget { running, target } = decision {
             info!(
                 self.env.log(),
                 TARGET,
-                "Launching container {} on host {host} for executor with ID {id} for ResourceProfile Id 0",
-                c.id
+                "Skip launching executorRunnable as running executors count: {running} reached target executors count: {target}."
             );
-            let running = self.running;
-            if running >= self.target {
-                info!(
-                    self.env.log(),
-                    TARGET,
-                    "Skip launching executorRunnable as running executors count: {running} reached target executors count: {}.",
-                    self.target
-                );
-                continue;
-            }
-            self.starting += 1;
-            launched += 1;
-            let allocated = AllocatedContainer {
-                host,
-                executor: Some(id),
-                launching: true,
-                running: false,
-            };
-            self.containers.insert(c.id, allocated);
-            self.executor_to_container.insert(id, c.id);
-            self.sim.observe(RunEvent::ExecutorLaunched {
-                attempt: self.attempt_id.attempt_id,
-                executor: id,
-            });
-            if self.sim.faults.names_executors {
-                let key = (self.attempt_id.attempt_id, id.0);
-                self.sim
-                    .executors
-                    .borrow_mut()
-                    .insert(key, (c.id, c.node_id.host.clone()));
-            }
-            let me = self.me.clone().expect("registered at creation");
-            (self.peers.launch)(c, id, me);
-        }
-        launched
-    }
-
-    fn release(&mut self, cid: ContainerId) {
-        self.released.insert(cid);
-        self.releases.push(cid);
-    }
-
-    /// Adds the container's executor to the running ones or takes it out (a set: twice is once).
-    fn set_running(&mut self, cid: &ContainerId, running: bool) {
-        let Some(c) = self.containers.get_mut(cid) else {
             return;
-        };
-        if c.running != running {
-            c.running = running;
-            if running {
-                self.running += 1;
-            } else {
-                self.running -= 1;
-            }
         }
-    }
-
-    fn intern_host(&mut self, host: &str) -> Rc<str> {
-        if let Some(h) = self.hosts.get(host) {
-            return h.clone();
+        self.sim.observe(RunEvent::ExecutorLaunched {
+            attempt: self.attempt_id.attempt_id,
+            executor: id,
+        });
+        if self.sim.faults.names_executors {
+            let key = (self.attempt_id.attempt_id, id.0);
+            self.sim
+                .executors
+                .borrow_mut()
+                .insert(key, (c.id, c.node_id.host.clone()));
         }
-        let h: Rc<str> = Rc::from(host);
-        self.hosts.insert(h.clone());
-        h
+        let me = self.me.clone().expect("registered at creation");
+        (self.peers.launch)(c, id, me);
     }
 
     /// `processCompletedContainers`: Spark's classification of every completed container.
@@ -406,62 +301,28 @@ impl YarnAllocator {
         }
     }
 
+    /// Logs the state's verdict on one completed container, answers who asked why its
+    /// executor was lost, and tells the driver of an executor it did not kill.
     fn process_completed(&mut self, status: ContainerStatus) {
-        let cid = status.container_id;
-        if let Some(c) = self.containers.get_mut(&cid) {
-            c.launching = false;
+        let now = crate::kernel::clock::now_ms();
+        let done = self.state.process_completed(&status, now);
+        if let Completion::Exited {
+            on_host,
+            executor_known,
+            exit,
+        } = &done.completion
+        {
+            self.log_exit(&status, on_host, *executor_known, exit);
         }
-        let already_released = self.released.remove(&cid);
-        let host = self.containers.get(&cid).map(|c| c.host.clone());
-        let mut counted_as_failure = false;
-        let reason = if already_released {
-            let text = format!("Container {cid} exited from explicit termination request.");
-            ExecutorLossReason::Exited {
-                exit_code: status.exit_status,
-                exit_caused_by_app: false,
-                reason: text,
-            }
-        } else {
-            match self.containers.get(&cid).and_then(|c| c.executor) {
-                Some(_) => self.set_running(&cid, false),
-                None => warn!(
-                    self.env.log(),
-                    TARGET, "Cannot find executorId for container: {cid}"
-                ),
-            }
-            let on_host = host
-                .as_ref()
-                .map(|h| format!(" on host: {h}"))
-                .unwrap_or_default();
-            info!(
-                self.env.log(),
-                TARGET,
-                "Completed container {cid}{on_host} (state: {}, exit status: {})",
-                status.state,
-                status.exit_status
-            );
-            let Classified {
-                by_app,
-                text,
-                bad_node,
-            } = self.classify(&status, &on_host, host.as_deref());
-            counted_as_failure = bad_node;
-            if by_app {
-                warn!(self.env.log(), TARGET, "{text}");
-            } else {
-                info!(self.env.log(), TARGET, "{text}");
-            }
-            ExecutorLossReason::Exited {
-                exit_code: status.exit_status,
-                exit_caused_by_app: by_app,
-                reason: text,
-            }
-        };
-        // A released container leaves `running` as it was (the kill already took it out).
-        let Some(eid) = self.containers.remove(&cid).and_then(|c| c.executor) else {
+        let Some(eid) = done.executor else {
             return;
         };
-        self.executor_to_container.remove(eid);
+        let lost = done.lost_executor();
+        let counted_as_failure = matches!(
+            &done.completion,
+            Completion::Exited { exit, .. } if exit.allocation_failure.is_some()
+        );
+        let reason = done.reason;
         match self.pending_loss_requests.remove(&eid) {
             Some(asks) => {
                 self.pending_loss_asks -= asks.len() as u32;
@@ -473,7 +334,7 @@ impl YarnAllocator {
                 self.loss_reasons.insert(eid, reason.clone());
             }
         }
-        if !already_released {
+        if lost.is_some() {
             let attempt = self.attempt_id.attempt_id;
             self.sim.observe(RunEvent::ExecutorLost(LostExecutor {
                 executor: eid,
@@ -497,108 +358,52 @@ impl YarnAllocator {
         }
     }
 
-    /// The first matching row of Spark's table.
-    fn classify(
+    /// The lines Spark logs for a container that ended without being released, in its order.
+    fn log_exit(
         &mut self,
         status: &ContainerStatus,
         on_host: &str,
-        host: Option<&str>,
-    ) -> Classified {
+        executor_known: bool,
+        exit: &ContainerExit,
+    ) {
         let cid = status.container_id;
-        let code = status.exit_status;
-        if self.shutdown {
-            return Classified::new(
-                false,
-                format!("Executor for container {cid} exited after Application shutdown."),
-            );
+        let log = self.env.log().clone();
+        if !executor_known {
+            warn!(log, TARGET, "Cannot find executorId for container: {cid}");
         }
-        match code {
-            exit_status::SUCCESS => Classified::new(
-                false,
-                format!(
-                    "Executor for container {cid} exited because of a YARN event (e.g., preemption) and not because of an error in the running job."
-                ),
-            ),
-            exit_status::PREEMPTED => {
-                Classified::new(false, format!("Container {cid}{on_host} was preempted."))
-            }
-            exit_status::KILLED_EXCEEDED_VMEM => Classified::new(
-                true,
-                format!(
-                    "Container killed by YARN for exceeding virtual memory limits. {} Consider boosting spark.executor.memoryOverhead or boosting yarn.nodemanager.vmem-pmem-ratio or disabling yarn.nodemanager.vmem-check-enabled because of YARN-4714.",
-                    memory_usage(&status.diagnostics, "virtual")
-                ),
-            ),
-            exit_status::KILLED_EXCEEDED_PMEM => Classified::new(
-                true,
-                format!(
-                    "Container killed by YARN for exceeding physical memory limits. {} Consider boosting spark.executor.memoryOverhead.",
-                    memory_usage(&status.diagnostics, "physical")
-                ),
-            ),
-            exit_status::KILLED_BY_RESOURCEMANAGER
-            | exit_status::KILLED_BY_APPMASTER
-            | exit_status::KILLED_AFTER_APP_COMPLETION
-            | exit_status::ABORTED
-            | exit_status::DISKS_FAILED => Classified::new(
-                false,
-                format!(
-                    "Container marked as failed: {cid}{on_host}. Exit status: {code}. Possible causes: {} Diagnostics: {}.",
-                    explain_exit_code(code),
-                    status.diagnostics
-                ),
-            ),
-            _ => {
-                self.handle_resource_allocation_failure(host);
-                Classified::bad_node(format!(
-                    "Container from a bad node: {cid}{on_host}. Exit status: {code}. Possible causes: {} Diagnostics: {}.",
-                    explain_exit_code(code),
-                    status.diagnostics
-                ))
-            }
-        }
-    }
-
-    /// `YarnAllocatorNodeHealthTracker.handleResourceAllocationFailure`.
-    fn handle_resource_allocation_failure(&mut self, host: Option<&str>) {
-        let now = crate::kernel::clock::now_ms();
-        self.sim.observe(RunEvent::ExecutorFailureCounted);
-        match host {
-            Some(h)
-                if self.settings().launch_exclude_on_failure && !self.exclusions.contains(h) =>
+        info!(
+            log,
+            TARGET,
+            "Completed container {cid}{on_host} (state: {}, exit status: {})",
+            status.state,
+            status.exit_status
+        );
+        if let Some(failure) = &exit.allocation_failure {
+            self.sim.observe(RunEvent::ExecutorFailureCounted);
+            if let AllocationFailure::HostExcluded {
+                host,
+                failures_on_host,
+            } = failure
             {
-                let list = self.host_failures.entry(h.to_string()).or_default();
-                list.push_back(now);
-                let n = list.len() as u32;
-                self.failures.push_back(now);
-                if n > self.settings().max_failed_executors_per_node {
-                    info!(
-                        self.env.log(),
-                        "am::YarnAllocatorNodeHealthTracker",
-                        "excluding {h} as YARN allocation failed {n} times"
-                    );
-                    let until = now + self.settings().exclude_on_failure_timeout_ms;
-                    self.exclusions.insert(h, until);
-                }
-            }
-            _ => self.failures.push_back(now),
-        }
-    }
-
-    /// `ExecutorFailureTracker.numFailedExecutors`, dropping failures older than the validity interval.
-    fn num_executors_failed(&mut self) -> u32 {
-        if let Some(window) = self.settings().executor_failures_validity_interval_ms {
-            let now = crate::kernel::clock::now_ms();
-            while self.failures.front().is_some_and(|t| *t + window < now) {
-                self.failures.pop_front();
+                info!(
+                    log,
+                    "am::YarnAllocatorNodeHealthTracker",
+                    "excluding {host} as YARN allocation failed {failures_on_host} times"
+                );
             }
         }
-        self.failures.len() as u32
+        if exit.caused_by_app {
+            warn!(log, TARGET, "{}", exit.text);
+        } else {
+            info!(log, TARGET, "{}", exit.text);
+        }
     }
 
     /// Hosts newly excluded since the last sync (`updateBlacklist` additions, sorted).
     fn exclusion_additions(&mut self) -> Vec<String> {
-        let additions = self.exclusions.additions(crate::kernel::clock::now_ms());
+        let additions = self
+            .state
+            .exclusion_additions(crate::kernel::clock::now_ms());
         if !additions.is_empty() {
             info!(
                 self.env.log(),
@@ -616,35 +421,30 @@ impl YarnAllocator {
             .find(|(rp, _)| *rp == 0)
             .map(|(_, n)| *n)
             .unwrap_or(0);
-        if total != self.target {
+        if self.state.request_total(total) {
             info!(
                 self.env.log(),
                 TARGET,
                 "Driver requested a total number of {total} executor(s) for resource profile id: 0."
             );
-            self.target = total;
         }
         self.env.reply(ask, ReplyValue::Bool(true));
     }
 
     fn on_kill_executors(&mut self, ask: AskContext, ids: Vec<ExecutorId>) {
         for id in ids {
-            match self.executor_to_container.get(id).copied() {
-                Some(cid) => {
-                    self.set_running(&cid, false);
-                    self.release(cid);
-                }
-                None => warn!(
+            if !self.state.kill_executor(id) {
+                warn!(
                     self.env.log(),
                     TARGET, "Attempted to kill unknown executor {id}!"
-                ),
+                );
             }
         }
         self.env.reply(ask, ReplyValue::Bool(true));
     }
 
     fn on_get_loss_reason(&mut self, ask: AskContext, id: ExecutorId) {
-        if self.executor_to_container.contains(id) {
+        if self.state.has_executor(id) {
             self.pending_loss_requests.entry(id).or_default().push(ask);
             self.pending_loss_asks += 1;
         } else if let Some(reason) = self.loss_reasons.remove(&id) {
@@ -661,114 +461,6 @@ impl YarnAllocator {
                 )),
             );
         }
-    }
-}
-
-/// The hosts the allocator excludes: `spark.yarn.exclude.nodes` plus the hosts excluded after
-/// failures until their timeout, and what of them the RM has been told.
-///
-/// The excluded set at a time `now` is `fixed` and every host of `until` whose exclusion ends
-/// after `now`; a sync tells the RM what that set has gained since the previous sync. Both are
-/// answered from what changed (hosts excluded since the sync, exclusions that expired), not by
-/// building the set on every allocate call: with thousands of excluded nodes that was a walk
-/// and a copy of every excluded host per AM heartbeat.
-struct Exclusions {
-    /// `spark.yarn.exclude.nodes`.
-    fixed: BTreeSet<String>,
-    /// Every host excluded after failures, with the end of its exclusion (kept after it ends:
-    /// a host is excluded once).
-    until: BTreeMap<String, u64>,
-    /// The hosts of `until` not in `fixed` whose exclusion has not been seen to end, by end.
-    active: BTreeSet<(u64, String)>,
-    /// Hosts put in `until` since the last sync.
-    since_sync: Vec<String>,
-    synced: bool,
-}
-
-impl Exclusions {
-    fn new(fixed: &[String]) -> Self {
-        Exclusions {
-            fixed: fixed.iter().cloned().collect(),
-            until: BTreeMap::new(),
-            active: BTreeSet::new(),
-            since_sync: Vec::new(),
-            synced: false,
-        }
-    }
-
-    fn contains(&self, host: &str) -> bool {
-        self.until.contains_key(host)
-    }
-
-    /// Excludes a host not excluded before until `until`.
-    fn insert(&mut self, host: &str, until: u64) {
-        if self.until.insert(host.to_string(), until).is_none() {
-            self.since_sync.push(host.to_string());
-        }
-        if !self.fixed.contains(host) {
-            self.active.insert((until, host.to_string()));
-        }
-    }
-
-    /// How many hosts are excluded at `now` (`now` never goes back).
-    fn count(&mut self, now: u64) -> usize {
-        while self.active.first().is_some_and(|(until, _)| *until <= now) {
-            self.active.pop_first();
-        }
-        self.fixed.len() + self.active.len()
-    }
-
-    /// The hosts excluded at `now` that were not at the last sync, sorted; `now` is synced.
-    fn additions(&mut self, now: u64) -> Vec<String> {
-        // A host excluded before the last sync and still excluded was excluded then too (an
-        // exclusion is one interval from its start); `fixed` is synced from the first sync on.
-        let mut additions: Vec<String> = std::mem::take(&mut self.since_sync)
-            .into_iter()
-            .filter(|h| !self.fixed.contains(h) && self.until.get(h).is_some_and(|u| *u > now))
-            .collect();
-        if !self.synced {
-            additions.extend(self.fixed.iter().cloned());
-            self.synced = true;
-        }
-        additions.sort();
-        additions
-    }
-}
-
-/// The `X GB of Y GB <kind> memory used.` fragment of a NodeManager memory-kill diagnostic.
-fn memory_usage(diagnostics: &str, kind: &str) -> String {
-    let needle = format!(" {kind} memory used");
-    let Some(end) = diagnostics.find(&needle) else {
-        return String::new();
-    };
-    let head = &diagnostics[..end];
-    // Walk back over "<n> <u>B of <n> <u>B".
-    let start = head
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == ' '))
-        .map_or(0, |i| i + 1);
-    format!(
-        "{} {kind} memory used.",
-        head[start..].trim_start_matches(|c: char| !c.is_ascii_digit())
-    )
-}
-
-/// `ExecutorExitCode.explainExitCode`.
-pub fn explain_exit_code(code: i32) -> String {
-    match code {
-        50 => "Uncaught exception".into(),
-        51 => "Uncaught exception, and logging the exception failed".into(),
-        52 => "OutOfMemoryError".into(),
-        53 => "Failed to create local directory (bad spark.local.dir?)".into(),
-        54 => "ExternalBlockStore failed to initialize.".into(),
-        55 => "ExternalBlockStore failed to create a local temporary directory.".into(),
-        56 => "Unable to send heartbeats to driver.".into(),
-        57 => "Executor killed by TaskReaper.".into(),
-        58 => "Executor killed due to a failure of block manager re-registration.".into(),
-        n if n > 128 => format!(
-            "Unknown executor exit code ({n}) (died from signal {}?)",
-            n - 128
-        ),
-        n => format!("Unknown executor exit code ({n})"),
     }
 }
 
@@ -813,7 +505,7 @@ impl Asker for YarnAllocator {
     ) {
         match (what, result) {
             (AllocatorPending::LastExecutorId, Ok(ReplyValue::Int(n))) => {
-                self.executor_id_counter = n.max(0) as u32;
+                self.state.set_last_executor_id(n.max(0) as u32);
                 self.ready = true;
                 if std::mem::take(&mut self.allocate_again) {
                     self.allocate_resources(ctx);
@@ -842,34 +534,6 @@ impl Asker for YarnAllocator {
 
 crate::endpoint_handler!(YarnAllocator, YarnAllocatorMsg, on_message);
 crate::endpoint_lifecycle!(YarnAllocator);
-
-/// How `processCompletedContainers` classified a completed container.
-struct Classified {
-    /// `exitCausedByApp`: the loss is the application's fault.
-    by_app: bool,
-    /// The loss message.
-    text: String,
-    /// The "bad node" row: counted toward `spark.executor.maxNumFailures`.
-    bad_node: bool,
-}
-
-impl Classified {
-    fn new(by_app: bool, text: String) -> Self {
-        Classified {
-            by_app,
-            text,
-            bad_node: false,
-        }
-    }
-
-    fn bad_node(text: String) -> Self {
-        Classified {
-            by_app: true,
-            text,
-            bad_node: true,
-        }
-    }
-}
 
 /// `ApplicationMaster.createAllocator`: the YarnAllocator, whose launches start
 /// ExecutorRunnables against the container's NodeManager.
@@ -911,100 +575,4 @@ pub fn create_allocator(
         launch,
     };
     YarnAllocator::start(sim.clone(), env.clone(), attempt_id, peers)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn explains_exit_codes_like_spark() {
-        assert_eq!(explain_exit_code(52), "OutOfMemoryError");
-        assert_eq!(
-            explain_exit_code(137),
-            "Unknown executor exit code (137) (died from signal 9?)"
-        );
-        assert_eq!(explain_exit_code(-100), "Unknown executor exit code (-100)");
-    }
-
-    /// The naive model the allocator used to run on every allocate call: build the excluded
-    /// set, diff it against the last synced one.
-    struct Naive {
-        fixed: Vec<String>,
-        until: BTreeMap<String, u64>,
-        synced: BTreeSet<String>,
-    }
-
-    impl Naive {
-        fn current(&self, now: u64) -> BTreeSet<String> {
-            let mut set: BTreeSet<String> = self.fixed.iter().cloned().collect();
-            set.extend(
-                self.until
-                    .iter()
-                    .filter(|(_, u)| **u > now)
-                    .map(|(h, _)| h.clone()),
-            );
-            set
-        }
-    }
-
-    /// The incremental exclusions answer exactly what the full rebuild did, over a long random
-    /// run of failures, syncs and counts (fixed hosts also failing, exclusions expiring).
-    #[test]
-    fn exclusions_match_the_full_rebuild() {
-        let fixed: Vec<String> = vec!["h3".into(), "h1".into(), "h3".into()];
-        let mut fast = Exclusions::new(&fixed);
-        let mut naive = Naive {
-            fixed,
-            until: BTreeMap::new(),
-            synced: BTreeSet::new(),
-        };
-        let mut rng: u64 = 42;
-        let mut next = move |n: u64| {
-            rng = rng
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (rng >> 33) % n
-        };
-        let mut now = 0;
-        let mut added = 0;
-        for _ in 0..20_000 {
-            now += next(3);
-            match next(4) {
-                0 | 1 => {
-                    let host = format!("h{}", next(2000));
-                    assert_eq!(fast.contains(&host), naive.until.contains_key(&host));
-                    if !naive.until.contains_key(&host) {
-                        let until = now + 500;
-                        naive.until.insert(host.clone(), until);
-                        fast.insert(&host, until);
-                    }
-                }
-                2 => {
-                    let current = naive.current(now);
-                    let want: Vec<String> = current.difference(&naive.synced).cloned().collect();
-                    naive.synced = current;
-                    let got = fast.additions(now);
-                    added += got.len();
-                    assert_eq!(got, want, "additions at {now}");
-                }
-                _ => assert_eq!(fast.count(now), naive.current(now).len(), "count at {now}"),
-            }
-        }
-        assert!(added > 100, "the run exercised additions ({added})");
-    }
-
-    #[test]
-    fn extracts_memory_usage() {
-        let d = "Container [pid=1,containerID=c] is running 1B beyond the 'PHYSICAL' memory limit. Current usage: 2.8 GB of 2.5 GB physical memory used; 4.8 GB of 5.3 GB virtual memory used. Killing container.";
-        assert_eq!(
-            memory_usage(d, "physical"),
-            "2.8 GB of 2.5 GB physical memory used."
-        );
-        assert_eq!(
-            memory_usage(d, "virtual"),
-            "4.8 GB of 5.3 GB virtual memory used."
-        );
-        assert_eq!(memory_usage("nothing", "virtual"), "");
-    }
 }

@@ -1,0 +1,1100 @@
+//! Owns the YarnAllocator's bookkeeping as a plain state machine: the executor target, the
+//! pending / starting / running counts, the containers executors run in, and the decisions of
+//! `updateResourceRequests`, `handleAllocatedContainers` / `runAllocatedContainers`,
+//! `killExecutor` and `processCompletedContainers`; mirrors the state of Spark's
+//! `org.apache.spark.deploy.yarn.YarnAllocator`. No actor, no clock, no log: each call returns
+//! what happened and the actor logs it, sends the messages and starts the executors.
+
+use crate::kernel::small_map::DenseMap;
+use crate::spark_core::executor_failure_tracker::ExecutorFailureTracker;
+use crate::spark_yarn::yarn_allocator_node_health_tracker::{
+    AllocationFailure, NodeHealthSettings, YarnAllocatorNodeHealthTracker,
+};
+use sparkyard_messages::ids::{ContainerId, ExecutorId};
+use sparkyard_messages::records::{Container, ContainerStatus, ExecutorLossReason, exit_status};
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+/// A container an executor was launched in, from allocation until YARN reports it completed:
+/// Spark's `allocatedContainerToHostMap`, `containerIdToExecutorIdAndResourceProfileId` and the
+/// launching / running sets, as one entry.
+struct AllocatedContainer {
+    host: Rc<str>,
+    /// `None` once its launch failed.
+    executor: Option<ExecutorId>,
+    launching: bool,
+    running: bool,
+}
+
+/// What `updateResourceRequests` decided for the default resource profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestUpdate {
+    /// Ask the RM for `missing` more containers.
+    Request { missing: u32 },
+    /// Withdraw `cancel` pending requests to come down to `target`.
+    Cancel { cancel: u32, target: u32 },
+}
+
+/// What to do with one allocated container that matched an outstanding request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaunchDecision {
+    Launch,
+    /// `running` executors already reach the `target`: the container stays unused.
+    SkipAtTarget {
+        running: u32,
+        target: u32,
+    },
+}
+
+/// One matched container with the executor id it was given.
+#[derive(Clone, Debug)]
+pub struct ContainerLaunch {
+    pub container: Container,
+    pub executor_id: ExecutorId,
+    pub host: Rc<str>,
+    pub decision: LaunchDecision,
+}
+
+/// `handleAllocatedContainers`' outcome: the unmatched containers went to the releases.
+#[derive(Clone, Debug)]
+pub struct AllocatedContainers {
+    pub received: usize,
+    pub launches: Vec<ContainerLaunch>,
+}
+
+impl AllocatedContainers {
+    /// How many executors are being started ("launching executors on N of them").
+    pub fn launched(&self) -> usize {
+        self.launches
+            .iter()
+            .filter(|l| l.decision == LaunchDecision::Launch)
+            .count()
+    }
+}
+
+/// Spark's table row for a container YARN reports completed that the allocator did not release.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContainerExit {
+    /// `exitCausedByApp`: logged as a warning and counted toward task failures.
+    pub caused_by_app: bool,
+    pub text: String,
+    /// A bad-node exit, handed to the node health tracker (counts as an executor failure).
+    pub allocation_failure: Option<AllocationFailure>,
+}
+
+/// How a completed container ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Completion {
+    /// The allocator had released it: "exited from explicit termination request".
+    Released,
+    /// It ended by itself (or YARN ended it).
+    Exited {
+        /// ` on host: <host>` when the host is known, else empty (Spark's `onHostStr`).
+        on_host: String,
+        /// Whether the container held an executor (else Spark warns "Cannot find executorId").
+        executor_known: bool,
+        exit: ContainerExit,
+    },
+}
+
+/// `processCompletedContainers` for one container.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompletedContainer {
+    pub completion: Completion,
+    pub reason: ExecutorLossReason,
+    /// The executor the container ran, once forgotten here; `None` when there was none.
+    pub executor: Option<ExecutorId>,
+}
+
+impl CompletedContainer {
+    /// Whether the driver must hear of the loss (`RemoveExecutor`): an executor the allocator
+    /// did not release itself.
+    pub fn lost_executor(&self) -> Option<ExecutorId> {
+        match self.completion {
+            Completion::Released => None,
+            Completion::Exited { .. } => self.executor,
+        }
+    }
+}
+
+/// The YarnAllocator's state for the default resource profile.
+pub struct YarnAllocatorState {
+    /// `targetNumExecutorsPerResourceProfileId`.
+    target: u32,
+    /// Container requests not yet allocated (`getNumContainersPendingAllocate`).
+    pending: u32,
+    /// Requests to add / remove at the next allocate call.
+    add_requests: u32,
+    remove_requests: u32,
+    /// Containers to release at the next allocate call.
+    releases: Vec<ContainerId>,
+    /// `numExecutorsStartingPerResourceProfileId`.
+    starting: u32,
+    /// Executors whose container is running (`runningExecutorsPerResourceProfileId`).
+    running: u32,
+    executor_id_counter: u32,
+    /// The containers executors were launched in, until YARN reports them completed.
+    containers: BTreeMap<ContainerId, AllocatedContainer>,
+    /// `executorIdToContainer`, by executor id (ids are handed out in order).
+    executor_to_container: DenseMap<ExecutorId, ContainerId>,
+    /// One copy of each host name, shared by the containers on it.
+    hosts: BTreeSet<Rc<str>>,
+    /// `releasedContainers`: released, not yet reported completed.
+    released: BTreeSet<ContainerId>,
+    failures: ExecutorFailureTracker,
+    health: YarnAllocatorNodeHealthTracker,
+    shutdown: bool,
+}
+
+/// What goes to the RM with one allocate call.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestsToSend {
+    pub add_requests: u32,
+    pub remove_requests: u32,
+    pub releases: Vec<ContainerId>,
+}
+
+impl YarnAllocatorState {
+    pub fn new(
+        initial_target: u32,
+        failures_validity_interval_ms: Option<u64>,
+        health: NodeHealthSettings,
+    ) -> Self {
+        YarnAllocatorState {
+            target: initial_target,
+            pending: 0,
+            add_requests: 0,
+            remove_requests: 0,
+            releases: Vec::new(),
+            starting: 0,
+            running: 0,
+            executor_id_counter: 0,
+            containers: BTreeMap::new(),
+            executor_to_container: DenseMap::default(),
+            hosts: BTreeSet::new(),
+            released: BTreeSet::new(),
+            failures: ExecutorFailureTracker::new(failures_validity_interval_ms),
+            health: YarnAllocatorNodeHealthTracker::new(health),
+            shutdown: false,
+        }
+    }
+
+    pub fn target(&self) -> u32 {
+        self.target
+    }
+
+    /// `getNumContainersPendingAllocate`.
+    pub fn num_pending(&self) -> u32 {
+        self.pending
+    }
+
+    /// `getNumExecutorsRunning`.
+    pub fn num_running(&self) -> u32 {
+        self.running
+    }
+
+    /// `getNumExecutorsStarting`.
+    pub fn num_starting(&self) -> u32 {
+        self.starting
+    }
+
+    /// `getNumExecutorsFailed`.
+    pub fn num_executors_failed(&mut self, now_ms: u64) -> u32 {
+        self.failures.num_failed_executors(now_ms)
+    }
+
+    pub fn num_excluded_nodes(&mut self, now_ms: u64) -> u32 {
+        self.health.num_excluded_nodes(now_ms)
+    }
+
+    /// The executor's container is known (not yet reported completed, launch not failed).
+    pub fn has_executor(&self, id: ExecutorId) -> bool {
+        self.executor_to_container.contains(id)
+    }
+
+    /// The constructor's `RetrieveLastAllocatedExecutorId`: new ids continue after it.
+    pub fn set_last_executor_id(&mut self, id: u32) {
+        self.executor_id_counter = id;
+    }
+
+    /// `setShutdown(true)`: later exits are the application's shutdown, not failures.
+    pub fn set_shutdown(&mut self) {
+        self.shutdown = true;
+    }
+
+    /// `requestTotalExecutorsWithPreferredLocalities` for the default profile: whether the
+    /// target changed.
+    pub fn request_total(&mut self, total: u32) -> bool {
+        let changed = total != self.target;
+        self.target = total;
+        changed
+    }
+
+    /// `updateResourceRequests()`: missing = target - pending - running - starting; ask for the
+    /// missing ones, or cancel pending requests above the target.
+    pub fn update_resource_requests(&mut self) -> Option<RequestUpdate> {
+        let have = self.pending + self.running + self.starting;
+        if self.target > have {
+            let missing = self.target - have;
+            self.pending += missing;
+            self.add_requests += missing;
+            Some(RequestUpdate::Request { missing })
+        } else if have > self.target && self.pending > 0 {
+            let cancel = self.pending.min(have - self.target);
+            self.pending -= cancel;
+            self.remove_requests += cancel;
+            Some(RequestUpdate::Cancel {
+                cancel,
+                target: self.target,
+            })
+        } else {
+            None
+        }
+    }
+
+    /// The requests and releases gathered since the last allocate call.
+    pub fn take_requests(&mut self) -> RequestsToSend {
+        RequestsToSend {
+            add_requests: std::mem::take(&mut self.add_requests),
+            remove_requests: std::mem::take(&mut self.remove_requests),
+            releases: std::mem::take(&mut self.releases),
+        }
+    }
+
+    /// The hosts newly excluded since the last sync (`updateBlacklist` additions, sorted).
+    pub fn exclusion_additions(&mut self, now_ms: u64) -> Vec<String> {
+        self.health.additions_to_sync(now_ms)
+    }
+
+    /// `handleAllocatedContainers`: each container takes an outstanding request or is released;
+    /// the matched ones get executor ids (`runAllocatedContainers`).
+    pub fn handle_allocated_containers(
+        &mut self,
+        containers: Vec<Container>,
+    ) -> AllocatedContainers {
+        let received = containers.len();
+        let mut matched = Vec::with_capacity(received);
+        for c in containers {
+            if self.pending > 0 {
+                self.pending -= 1;
+                matched.push(c);
+            } else {
+                self.release(c.id);
+            }
+        }
+        let launches = matched
+            .into_iter()
+            .map(|c| self.run_allocated_container(c))
+            .collect();
+        AllocatedContainers { received, launches }
+    }
+
+    /// `runAllocatedContainers` for one container: a new executor id; launched while the
+    /// running executors are under the target.
+    fn run_allocated_container(&mut self, container: Container) -> ContainerLaunch {
+        self.executor_id_counter += 1;
+        let executor_id = ExecutorId(self.executor_id_counter);
+        let host = self.intern_host(&container.node_id.host);
+        let decision = if self.running >= self.target {
+            LaunchDecision::SkipAtTarget {
+                running: self.running,
+                target: self.target,
+            }
+        } else {
+            self.starting += 1;
+            let allocated = AllocatedContainer {
+                host: host.clone(),
+                executor: Some(executor_id),
+                launching: true,
+                running: false,
+            };
+            self.containers.insert(container.id, allocated);
+            self.executor_to_container.insert(executor_id, container.id);
+            LaunchDecision::Launch
+        };
+        ContainerLaunch {
+            container,
+            executor_id,
+            host,
+            decision,
+        }
+    }
+
+    /// `updateInternalState` after the ExecutorRunnable started the container: the executor
+    /// runs, unless YARN reported the container completed meanwhile (SPARK-43510).
+    pub fn executor_launched(&mut self, container_id: ContainerId) {
+        self.starting = self.starting.saturating_sub(1);
+        if let Some(c) = self.containers.get_mut(&container_id)
+            && c.launching
+        {
+            c.launching = false;
+            self.set_running(&container_id, true);
+        }
+    }
+
+    /// The ExecutorRunnable failed to start the container: it is released.
+    pub fn executor_launch_failed(&mut self, executor_id: ExecutorId, container_id: ContainerId) {
+        self.starting = self.starting.saturating_sub(1);
+        if let Some(c) = self.containers.get_mut(&container_id) {
+            // The host stays known for the completion's texts; the executor is gone.
+            c.launching = false;
+            c.executor = None;
+        }
+        self.executor_to_container.remove(executor_id);
+        self.release(container_id);
+    }
+
+    /// `killExecutor`: releases the executor's container; `false` for an unknown executor or
+    /// one already released (Spark: `case Some(container) if !releasedContainers.contains`).
+    pub fn kill_executor(&mut self, id: ExecutorId) -> bool {
+        let Some(cid) = self.executor_to_container.get(id).copied() else {
+            return false;
+        };
+        if self.released.contains(&cid) {
+            return false;
+        }
+        self.set_running(&cid, false);
+        self.release(cid);
+        true
+    }
+
+    /// `processCompletedContainers` for one container: Spark's classification of its exit,
+    /// and the executor forgotten.
+    pub fn process_completed(
+        &mut self,
+        status: &ContainerStatus,
+        now_ms: u64,
+    ) -> CompletedContainer {
+        let cid = status.container_id;
+        if let Some(c) = self.containers.get_mut(&cid) {
+            c.launching = false;
+        }
+        let completion = if self.released.remove(&cid) {
+            Completion::Released
+        } else {
+            self.exited(status, now_ms)
+        };
+        let reason = loss_reason(status, &completion);
+        // A released container leaves `running` as it was (the kill already took it out).
+        let executor = self.containers.remove(&cid).and_then(|c| c.executor);
+        if let Some(eid) = executor {
+            self.executor_to_container.remove(eid);
+        }
+        CompletedContainer {
+            completion,
+            reason,
+            executor,
+        }
+    }
+
+    /// A container the allocator did not release: its executor stops running, its exit is
+    /// classified.
+    fn exited(&mut self, status: &ContainerStatus, now_ms: u64) -> Completion {
+        let cid = status.container_id;
+        let executor_known = self
+            .containers
+            .get(&cid)
+            .is_some_and(|c| c.executor.is_some());
+        if executor_known {
+            self.set_running(&cid, false);
+        }
+        let host = self.containers.get(&cid).map(|c| c.host.clone());
+        let on_host = host
+            .as_ref()
+            .map(|h| format!(" on host: {h}"))
+            .unwrap_or_default();
+        let mut exit = classify_exit(status, &on_host, self.shutdown);
+        if exit.allocation_failure.is_some() {
+            let failure = self.health.handle_resource_allocation_failure(
+                host.as_deref(),
+                &mut self.failures,
+                now_ms,
+            );
+            exit.allocation_failure = Some(failure);
+        }
+        Completion::Exited {
+            on_host,
+            executor_known,
+            exit,
+        }
+    }
+
+    fn release(&mut self, cid: ContainerId) {
+        self.released.insert(cid);
+        self.releases.push(cid);
+    }
+
+    /// Adds the container's executor to the running ones or takes it out (a set: twice is once).
+    fn set_running(&mut self, cid: &ContainerId, running: bool) {
+        let Some(c) = self.containers.get_mut(cid) else {
+            return;
+        };
+        if c.running != running {
+            c.running = running;
+            if running {
+                self.running += 1;
+            } else {
+                self.running -= 1;
+            }
+        }
+    }
+
+    fn intern_host(&mut self, host: &str) -> Rc<str> {
+        if let Some(h) = self.hosts.get(host) {
+            return h.clone();
+        }
+        let h: Rc<str> = Rc::from(host);
+        self.hosts.insert(h.clone());
+        h
+    }
+}
+
+/// The `ExecutorExited` reason the driver (or a pending loss-reason ask) is given.
+fn loss_reason(status: &ContainerStatus, completion: &Completion) -> ExecutorLossReason {
+    match completion {
+        Completion::Released => ExecutorLossReason::Exited {
+            exit_code: status.exit_status,
+            exit_caused_by_app: false,
+            reason: format!(
+                "Container {} exited from explicit termination request.",
+                status.container_id
+            ),
+        },
+        Completion::Exited { exit, .. } => ExecutorLossReason::Exited {
+            exit_code: status.exit_status,
+            exit_caused_by_app: exit.caused_by_app,
+            reason: exit.text.clone(),
+        },
+    }
+}
+
+/// The first matching row of Spark's table in `processCompletedContainers`. A bad-node exit
+/// comes back with `allocation_failure` set to a placeholder the caller replaces with what the
+/// health tracker did.
+pub fn classify_exit(status: &ContainerStatus, on_host: &str, shutdown: bool) -> ContainerExit {
+    let cid = status.container_id;
+    let code = status.exit_status;
+    let row = |caused_by_app: bool, text: String| ContainerExit {
+        caused_by_app,
+        text,
+        allocation_failure: None,
+    };
+    if shutdown {
+        return row(
+            false,
+            format!("Executor for container {cid} exited after Application shutdown."),
+        );
+    }
+    match code {
+        exit_status::SUCCESS => row(
+            false,
+            format!(
+                "Executor for container {cid} exited because of a YARN event (e.g., preemption) and not because of an error in the running job."
+            ),
+        ),
+        exit_status::PREEMPTED => row(false, format!("Container {cid}{on_host} was preempted.")),
+        exit_status::KILLED_EXCEEDED_VMEM => row(
+            true,
+            format!(
+                "Container killed by YARN for exceeding virtual memory limits. {} Consider boosting spark.executor.memoryOverhead or boosting yarn.nodemanager.vmem-pmem-ratio or disabling yarn.nodemanager.vmem-check-enabled because of YARN-4714.",
+                memory_usage(&status.diagnostics, "virtual")
+            ),
+        ),
+        exit_status::KILLED_EXCEEDED_PMEM => row(
+            true,
+            format!(
+                "Container killed by YARN for exceeding physical memory limits. {} Consider boosting spark.executor.memoryOverhead.",
+                memory_usage(&status.diagnostics, "physical")
+            ),
+        ),
+        // SPARK-26269: YARN's `NOT_APP_AND_SYSTEM_FAULT_EXIT_STATUS`, not the node's fault.
+        exit_status::KILLED_BY_RESOURCEMANAGER
+        | exit_status::KILLED_BY_APPMASTER
+        | exit_status::KILLED_AFTER_APP_COMPLETION
+        | exit_status::ABORTED
+        | exit_status::DISKS_FAILED => row(
+            false,
+            format!(
+                "Container marked as failed: {cid}{on_host}. Exit status: {code}. Possible causes: {} Diagnostics: {}.",
+                explain_exit_code(code),
+                status.diagnostics
+            ),
+        ),
+        _ => ContainerExit {
+            caused_by_app: true,
+            text: format!(
+                "Container from a bad node: {cid}{on_host}. Exit status: {code}. Possible causes: {} Diagnostics: {}.",
+                explain_exit_code(code),
+                status.diagnostics
+            ),
+            allocation_failure: Some(AllocationFailure::Counted),
+        },
+    }
+}
+
+/// The `X GB of Y GB <kind> memory used.` fragment of a NodeManager memory-kill diagnostic.
+pub fn memory_usage(diagnostics: &str, kind: &str) -> String {
+    let needle = format!(" {kind} memory used");
+    let Some(end) = diagnostics.find(&needle) else {
+        return String::new();
+    };
+    let head = &diagnostics[..end];
+    // Walk back over "<n> <u>B of <n> <u>B".
+    let start = head
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == ' '))
+        .map_or(0, |i| i + 1);
+    format!(
+        "{} {kind} memory used.",
+        head[start..].trim_start_matches(|c: char| !c.is_ascii_digit())
+    )
+}
+
+/// `ExecutorExitCode.explainExitCode`.
+pub fn explain_exit_code(code: i32) -> String {
+    match code {
+        50 => "Uncaught exception".into(),
+        51 => "Uncaught exception, and logging the exception failed".into(),
+        52 => "OutOfMemoryError".into(),
+        53 => "Failed to create local directory (bad spark.local.dir?)".into(),
+        54 => "ExternalBlockStore failed to initialize.".into(),
+        55 => "ExternalBlockStore failed to create a local temporary directory.".into(),
+        56 => "Unable to send heartbeats to driver.".into(),
+        57 => "Executor killed by TaskReaper.".into(),
+        58 => "Executor killed due to a failure of block manager re-registration.".into(),
+        n if n > 128 => format!(
+            "Unknown executor exit code ({n}) (died from signal {}?)",
+            n - 128
+        ),
+        n => format!("Unknown executor exit code ({n})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sparkyard_messages::ids::{ApplicationAttemptId, ApplicationId, NodeId};
+    use sparkyard_messages::records::{ContainerState, Resource};
+
+    fn attempt() -> ApplicationAttemptId {
+        ApplicationAttemptId {
+            application_id: ApplicationId {
+                cluster_timestamp: 0,
+                id: 0,
+            },
+            attempt_id: 1,
+        }
+    }
+
+    fn cid(n: u64) -> ContainerId {
+        ContainerId {
+            attempt: attempt(),
+            epoch: 0,
+            id: n,
+        }
+    }
+
+    /// YarnAllocatorSuite's `createContainer(host)`: container number `n` on `host`.
+    fn container(host: &str, n: u64) -> Container {
+        Container {
+            id: cid(n),
+            node_id: NodeId {
+                host: host.into(),
+                port: 1000,
+            },
+            node_http_address: format!("{host}:8042"),
+            rack: "/rack1".into(),
+            resource: Resource {
+                memory_mb: 3072,
+                vcores: 6,
+            },
+            priority: 0,
+        }
+    }
+
+    fn status(n: u64, exit_status: i32, diagnostics: &str) -> ContainerStatus {
+        ContainerStatus {
+            container_id: cid(n),
+            state: ContainerState::Complete,
+            exit_status,
+            diagnostics: diagnostics.into(),
+        }
+    }
+
+    /// YarnAllocatorSuite's `createAllocator(maxExecutors)` with no failure window and no
+    /// exclusion on failure.
+    fn allocator(target: u32) -> YarnAllocatorState {
+        YarnAllocatorState::new(target, None, NodeHealthSettings::default())
+    }
+
+    /// `handleAllocatedContainers` with `spark.yarn.launchContainers=false`, as the suite runs
+    /// it: every launched executor starts at once (`updateInternalState`).
+    fn allocate(st: &mut YarnAllocatorState, containers: &[Container]) -> AllocatedContainers {
+        let out = st.handle_allocated_containers(containers.to_vec());
+        for l in &out.launches {
+            if l.decision == LaunchDecision::Launch {
+                st.executor_launched(l.container.id);
+            }
+        }
+        out
+    }
+
+    /// The executors launched, in order.
+    fn executors(out: &AllocatedContainers) -> Vec<ExecutorId> {
+        out.launches
+            .iter()
+            .filter(|l| l.decision == LaunchDecision::Launch)
+            .map(|l| l.executor_id)
+            .collect()
+    }
+
+    /// Ports YarnAllocatorSuite "single container allocated".
+    #[test]
+    fn single_container_allocated() {
+        let mut st = allocator(1);
+        assert_eq!(
+            st.update_resource_requests(),
+            Some(RequestUpdate::Request { missing: 1 })
+        );
+        assert_eq!((st.num_running(), st.num_pending()), (0, 1));
+        let out = allocate(&mut st, &[container("host1", 1)]);
+        assert_eq!(st.num_running(), 1);
+        assert_eq!(&*out.launches[0].host, "host1");
+        assert_eq!(executors(&out), vec![ExecutorId(1)]);
+        assert_eq!(st.num_pending(), 0);
+    }
+
+    /// Ports YarnAllocatorSuite "container should not be created if requested number if met":
+    /// the second container matches no request and is released.
+    #[test]
+    fn container_not_used_once_the_requested_number_is_met() {
+        let mut st = allocator(1);
+        st.update_resource_requests();
+        allocate(&mut st, &[container("host1", 1)]);
+        assert_eq!(st.num_running(), 1);
+        let out = allocate(&mut st, &[container("host2", 2)]);
+        assert_eq!((out.received, out.launched()), (1, 0));
+        assert_eq!(st.num_running(), 1);
+        assert_eq!(st.take_requests().releases, vec![cid(2)]);
+    }
+
+    /// Ports YarnAllocatorSuite "some containers allocated".
+    #[test]
+    fn some_containers_allocated() {
+        let mut st = allocator(4);
+        st.update_resource_requests();
+        assert_eq!(st.num_pending(), 4);
+        let out = allocate(
+            &mut st,
+            &[
+                container("host1", 1),
+                container("host1", 2),
+                container("host2", 3),
+            ],
+        );
+        assert_eq!(st.num_running(), 3);
+        let hosts: Vec<&str> = out.launches.iter().map(|l| &*l.host).collect();
+        assert_eq!(hosts, vec!["host1", "host1", "host2"]);
+        assert_eq!(st.num_pending(), 1);
+    }
+
+    /// Ports YarnAllocatorSuite "receive more containers than requested".
+    #[test]
+    fn receive_more_containers_than_requested() {
+        let mut st = allocator(2);
+        st.update_resource_requests();
+        let out = allocate(
+            &mut st,
+            &[
+                container("host1", 1),
+                container("host2", 2),
+                container("host4", 3),
+            ],
+        );
+        assert_eq!(st.num_running(), 2);
+        assert_eq!(out.launched(), 2);
+        assert_eq!(st.take_requests().releases, vec![cid(3)]);
+    }
+
+    /// Ports YarnAllocatorSuite "decrease total requested executors".
+    #[test]
+    fn decrease_total_requested_executors() {
+        let mut st = allocator(4);
+        st.update_resource_requests();
+        assert_eq!(st.num_pending(), 4);
+        assert!(st.request_total(3));
+        assert_eq!(
+            st.update_resource_requests(),
+            Some(RequestUpdate::Cancel {
+                cancel: 1,
+                target: 3
+            })
+        );
+        assert_eq!(st.num_pending(), 3);
+        allocate(&mut st, &[container("host1", 1)]);
+        assert_eq!(st.num_running(), 1);
+        st.request_total(2);
+        st.update_resource_requests();
+        assert_eq!(st.num_pending(), 1);
+    }
+
+    /// Ports YarnAllocatorSuite "decrease total requested executors to less than currently
+    /// running": pending requests go, running executors stay.
+    #[test]
+    fn decrease_total_below_running() {
+        let mut st = allocator(4);
+        st.update_resource_requests();
+        st.request_total(3);
+        st.update_resource_requests();
+        assert_eq!(st.num_pending(), 3);
+        allocate(&mut st, &[container("host1", 1), container("host2", 2)]);
+        assert_eq!(st.num_running(), 2);
+        st.request_total(1);
+        st.update_resource_requests();
+        assert_eq!((st.num_pending(), st.num_running()), (0, 2));
+    }
+
+    /// Ports YarnAllocatorSuite "kill executors": killed executors' containers complete as
+    /// released (not failures), and one request stays pending for the target of 1.
+    #[test]
+    fn kill_executors() {
+        let mut st = allocator(4);
+        st.update_resource_requests();
+        let out = allocate(&mut st, &[container("host1", 1), container("host2", 2)]);
+        st.request_total(1);
+        for id in executors(&out) {
+            assert!(st.kill_executor(id));
+        }
+        st.update_resource_requests();
+        for n in [1, 2] {
+            let done = st.process_completed(&status(n, 0, "Finished"), 0);
+            assert_eq!(done.completion, Completion::Released);
+            assert_eq!(done.lost_executor(), None);
+            assert_eq!(
+                done.reason.to_string(),
+                format!(
+                    "Container {} exited from explicit termination request.",
+                    cid(n)
+                )
+            );
+        }
+        assert_eq!((st.num_running(), st.num_pending()), (0, 1));
+        assert_eq!(st.num_executors_failed(0), 0);
+    }
+
+    /// Ports YarnAllocatorSuite "kill same executor multiple times".
+    #[test]
+    fn kill_same_executor_multiple_times() {
+        let mut st = allocator(2);
+        st.update_resource_requests();
+        let out = allocate(&mut st, &[container("host1", 1), container("host2", 2)]);
+        assert_eq!((st.num_running(), st.num_pending()), (2, 0));
+        let victim = executors(&out)[0];
+        assert!(st.kill_executor(victim));
+        assert_eq!(st.num_running(), 1);
+        for _ in 0..3 {
+            // Spark logs "Attempted to kill unknown executor" and releases nothing again.
+            assert!(!st.kill_executor(victim));
+        }
+        assert_eq!(st.num_running(), 1);
+        assert_eq!(st.take_requests().releases, vec![cid(1)]);
+        st.request_total(2);
+        st.update_resource_requests();
+        assert_eq!(st.num_pending(), 1);
+    }
+
+    /// Ports YarnAllocatorSuite "process same completed container multiple times": the second
+    /// report finds no executor (Spark warns "Cannot find executorId").
+    #[test]
+    fn process_same_completed_container_multiple_times() {
+        let mut st = allocator(2);
+        st.update_resource_requests();
+        allocate(&mut st, &[container("host1", 1), container("host2", 2)]);
+        let first = st.process_completed(&status(1, 0, "Finished"), 0);
+        let again = st.process_completed(&status(1, 0, "Finished"), 0);
+        st.process_completed(&status(2, 0, "Finished"), 0);
+        assert_eq!(st.num_running(), 0);
+        assert_eq!(first.lost_executor(), Some(ExecutorId(1)));
+        assert_eq!(again.executor, None);
+        let Completion::Exited { executor_known, .. } = again.completion else {
+            panic!("not released: {:?}", again.completion);
+        };
+        assert!(!executor_known);
+    }
+
+    /// Ports YarnAllocatorSuite "lost executor removed from backend": two failed containers are
+    /// two executor failures, two unexpected releases, and two new requests.
+    #[test]
+    fn lost_executor_removed_from_backend() {
+        let mut st = allocator(4);
+        st.update_resource_requests();
+        allocate(&mut st, &[container("host1", 1), container("host2", 2)]);
+        st.request_total(2);
+        st.update_resource_requests();
+        let lost: Vec<Option<ExecutorId>> = [1, 2]
+            .iter()
+            .map(|n| {
+                st.process_completed(&status(*n, -1, "Failed"), 0)
+                    .lost_executor()
+            })
+            .collect();
+        st.update_resource_requests();
+        assert_eq!(st.num_running(), 0);
+        assert_eq!(st.num_pending(), 2);
+        assert_eq!(st.num_executors_failed(0), 2);
+        assert_eq!(lost, vec![Some(ExecutorId(1)), Some(ExecutorId(2))]);
+    }
+
+    /// Ports YarnAllocatorSuite "window based failure executor counting".
+    #[test]
+    fn window_based_failure_executor_counting() {
+        let mut st = YarnAllocatorState::new(4, Some(100_000), NodeHealthSettings::default());
+        st.update_resource_requests();
+        let hosts = ["host1", "host2", "host3", "host4"];
+        let containers: Vec<Container> =
+            (1..=4).map(|n| container(hosts[n - 1], n as u64)).collect();
+        allocate(&mut st, &containers);
+        assert_eq!(st.num_executors_failed(0), 0);
+        let fail = |st: &mut YarnAllocatorState, n: u64, now: u64| {
+            st.process_completed(&status(n, -1, "Failed"), now);
+        };
+        fail(&mut st, 1, 100_000);
+        assert_eq!(st.num_executors_failed(100_000), 1);
+        assert_eq!(st.num_executors_failed(201_000), 0);
+        fail(&mut st, 2, 201_000);
+        fail(&mut st, 3, 201_000);
+        assert_eq!(st.num_executors_failed(201_000), 2);
+        fail(&mut st, 4, 251_000);
+        assert_eq!(st.num_executors_failed(251_000), 3);
+        assert_eq!(st.num_executors_failed(302_000), 1);
+        assert_eq!(st.num_executors_failed(352_000), 0);
+    }
+
+    /// Ports YarnAllocatorSuite "SPARK-26269: YarnAllocator should have same excludeOnFailure
+    /// behaviour with YARN": only INVALID and other exit codes blame (and here exclude) the node.
+    #[test]
+    fn only_bad_node_exits_exclude_the_node() {
+        let health = NodeHealthSettings {
+            launch_exclude_on_failure: true,
+            max_failures_per_host: 0,
+            exclude_timeout_ms: 3_600_000,
+            exclude_nodes: Vec::new(),
+        };
+        let mut st = YarnAllocatorState::new(11, None, health);
+        st.update_resource_requests();
+        let containers: Vec<Container> =
+            (0..11).map(|i| container(&format!("host{i}"), i)).collect();
+        let not_the_node = [
+            exit_status::SUCCESS,
+            exit_status::PREEMPTED,
+            exit_status::KILLED_EXCEEDED_VMEM,
+            exit_status::KILLED_EXCEEDED_PMEM,
+            exit_status::KILLED_BY_RESOURCEMANAGER,
+            exit_status::KILLED_BY_APPMASTER,
+            exit_status::KILLED_AFTER_APP_COMPLETION,
+            exit_status::ABORTED,
+            exit_status::DISKS_FAILED,
+        ];
+        allocate(&mut st, &containers[..9]);
+        for (i, code) in not_the_node.iter().enumerate() {
+            st.process_completed(&status(i as u64, *code, "diagnostics"), 0);
+        }
+        assert_eq!(st.exclusion_additions(0), Vec::<String>::new());
+        allocate(&mut st, &containers[9..]);
+        let excluded: Vec<Option<AllocationFailure>> = [(9, exit_status::INVALID), (10, 1)]
+            .iter()
+            .map(|(n, code)| {
+                match st
+                    .process_completed(&status(*n, *code, "diagnostics"), 0)
+                    .completion
+                {
+                    Completion::Exited { exit, .. } => exit.allocation_failure,
+                    Completion::Released => None,
+                }
+            })
+            .collect();
+        assert_eq!(
+            excluded,
+            vec![
+                Some(AllocationFailure::HostExcluded {
+                    host: "host9".into(),
+                    failures_on_host: 1
+                }),
+                Some(AllocationFailure::HostExcluded {
+                    host: "host10".into(),
+                    failures_on_host: 1
+                }),
+            ]
+        );
+        assert_eq!(st.exclusion_additions(0), vec!["host10", "host9"]);
+        assert_eq!(st.num_executors_failed(0), 2);
+    }
+
+    /// Ports YarnAllocatorSuite "SPARK-39601 YarnAllocator should not count executor failure
+    /// after shutdown".
+    #[test]
+    fn no_executor_failure_counted_after_shutdown() {
+        let mut st = allocator(5);
+        st.update_resource_requests();
+        assert_eq!(st.num_executors_failed(0), 0);
+        allocate(&mut st, &[container("host1", 1), container("host2", 2)]);
+        st.process_completed(&status(1, -1, "Failed"), 0);
+        assert_eq!(st.num_executors_failed(0), 1);
+        st.set_shutdown();
+        let after = st.process_completed(&status(2, -1, "Failed"), 0);
+        assert_eq!(st.num_executors_failed(0), 1);
+        assert_eq!(
+            after.reason,
+            ExecutorLossReason::Exited {
+                exit_code: -1,
+                exit_caused_by_app: false,
+                reason: format!(
+                    "Executor for container {} exited after Application shutdown.",
+                    cid(2)
+                ),
+            }
+        );
+    }
+
+    /// Ports YarnAllocatorSuite "SPARK-43510: Running executors should be none when
+    /// YarnAllocator adds running executors after processing completed containers".
+    #[test]
+    fn a_launch_reported_after_completion_does_not_run() {
+        let mut st = allocator(1);
+        st.update_resource_requests();
+        let out = st.handle_allocated_containers(vec![container("host1", 1)]);
+        assert_eq!(out.launched(), 1);
+        assert_eq!(st.num_starting(), 1);
+        st.process_completed(&status(1, 0, "Finished"), 0);
+        st.executor_launched(cid(1));
+        assert_eq!((st.num_running(), st.num_starting()), (0, 0));
+    }
+
+    /// One row of Spark's `processCompletedContainers` table: an exit status and diagnostics,
+    /// and the loss reason the driver is sent.
+    struct ExitRow {
+        code: i32,
+        diagnostics: &'static str,
+        caused_by_app: bool,
+        text: &'static str,
+        counts_as_failure: bool,
+    }
+
+    /// Spark's exit-status texts, row by row (YarnAllocator.scala `processCompletedContainers`;
+    /// the memory rows' fragments as YarnAllocatorSuite "memory exceeded diagnostic regexes").
+    #[test]
+    fn completed_container_texts_follow_spark() {
+        let mem = "Container [pid=12465,containerID=container_1412887393566_0003_01_000002] is running beyond physical memory limits. Current usage: 2.1 MB of 2 GB physical memory used; 5.8 GB of 4.2 GB virtual memory used. Killing container.";
+        let c = "container_0_0000_01_000001";
+        let rows = [
+            ExitRow {
+                code: 0,
+                diagnostics: "",
+                caused_by_app: false,
+                text: "Executor for container container_0_0000_01_000001 exited because of a YARN event (e.g., preemption) and not because of an error in the running job.",
+                counts_as_failure: false,
+            },
+            ExitRow {
+                code: -102,
+                diagnostics: "",
+                caused_by_app: false,
+                text: "Container container_0_0000_01_000001 on host: host1 was preempted.",
+                counts_as_failure: false,
+            },
+            ExitRow {
+                code: -103,
+                diagnostics: mem,
+                caused_by_app: true,
+                text: "Container killed by YARN for exceeding virtual memory limits. 5.8 GB of 4.2 GB virtual memory used. Consider boosting spark.executor.memoryOverhead or boosting yarn.nodemanager.vmem-pmem-ratio or disabling yarn.nodemanager.vmem-check-enabled because of YARN-4714.",
+                counts_as_failure: false,
+            },
+            ExitRow {
+                code: -104,
+                diagnostics: mem,
+                caused_by_app: true,
+                text: "Container killed by YARN for exceeding physical memory limits. 2.1 MB of 2 GB physical memory used. Consider boosting spark.executor.memoryOverhead.",
+                counts_as_failure: false,
+            },
+            ExitRow {
+                code: -100,
+                diagnostics: "aborted",
+                caused_by_app: false,
+                text: "Container marked as failed: container_0_0000_01_000001 on host: host1. Exit status: -100. Possible causes: Unknown executor exit code (-100) Diagnostics: aborted.",
+                counts_as_failure: false,
+            },
+            ExitRow {
+                code: -101,
+                diagnostics: "disks",
+                caused_by_app: false,
+                text: "Container marked as failed: container_0_0000_01_000001 on host: host1. Exit status: -101. Possible causes: Unknown executor exit code (-101) Diagnostics: disks.",
+                counts_as_failure: false,
+            },
+            ExitRow {
+                code: -106,
+                diagnostics: "killed",
+                caused_by_app: false,
+                text: "Container marked as failed: container_0_0000_01_000001 on host: host1. Exit status: -106. Possible causes: Unknown executor exit code (-106) Diagnostics: killed.",
+                counts_as_failure: false,
+            },
+            ExitRow {
+                code: 143,
+                diagnostics: "term",
+                caused_by_app: true,
+                text: "Container from a bad node: container_0_0000_01_000001 on host: host1. Exit status: 143. Possible causes: Unknown executor exit code (143) (died from signal 15?) Diagnostics: term.",
+                counts_as_failure: true,
+            },
+            ExitRow {
+                code: 52,
+                diagnostics: "oom",
+                caused_by_app: true,
+                text: "Container from a bad node: container_0_0000_01_000001 on host: host1. Exit status: 52. Possible causes: OutOfMemoryError Diagnostics: oom.",
+                counts_as_failure: true,
+            },
+        ];
+        for row in rows {
+            let mut st = allocator(1);
+            st.update_resource_requests();
+            allocate(&mut st, &[container("host1", 1)]);
+            let done = st.process_completed(&status(1, row.code, row.diagnostics), 0);
+            assert_eq!(
+                done.reason,
+                ExecutorLossReason::Exited {
+                    exit_code: row.code,
+                    exit_caused_by_app: row.caused_by_app,
+                    reason: row.text.to_string(),
+                },
+                "exit {} of {c}",
+                row.code
+            );
+            assert_eq!(
+                st.num_executors_failed(0),
+                u32::from(row.counts_as_failure),
+                "exit {}",
+                row.code
+            );
+        }
+    }
+
+    #[test]
+    fn explains_exit_codes_like_spark() {
+        assert_eq!(explain_exit_code(52), "OutOfMemoryError");
+        assert_eq!(
+            explain_exit_code(137),
+            "Unknown executor exit code (137) (died from signal 9?)"
+        );
+        assert_eq!(explain_exit_code(-100), "Unknown executor exit code (-100)");
+    }
+
+    #[test]
+    fn extracts_memory_usage() {
+        let d = "Container [pid=1,containerID=c] is running 1B beyond the 'PHYSICAL' memory limit. Current usage: 2.8 GB of 2.5 GB physical memory used; 4.8 GB of 5.3 GB virtual memory used. Killing container.";
+        assert_eq!(
+            memory_usage(d, "physical"),
+            "2.8 GB of 2.5 GB physical memory used."
+        );
+        assert_eq!(
+            memory_usage(d, "virtual"),
+            "4.8 GB of 5.3 GB virtual memory used."
+        );
+        assert_eq!(memory_usage("nothing", "virtual"), "");
+    }
+}
