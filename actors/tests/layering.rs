@@ -13,7 +13,10 @@ const ROOMS: &[(&str, &[&str])] = &[
     ("examples", &[]),
     ("world", &["kernel", "rpc", "faults", "examples"]),
     ("hadoop_yarn", &["kernel", "rpc", "faults", "world"]),
-    ("spark_core", &["kernel", "rpc", "faults", "world", "examples"]),
+    (
+        "spark_core",
+        &["kernel", "rpc", "faults", "world", "examples"],
+    ),
     (
         "spark_yarn",
         &["kernel", "rpc", "faults", "world", "examples", "spark_core"],
@@ -111,7 +114,9 @@ fn violations(files: &[(String, String, String)]) -> Vec<String> {
     let mut out = Vec::new();
     for (name, room, code) in files {
         let Some(may) = allowed.get(room.as_str()) else {
-            out.push(format!("{name}: room `{room}` is not in the layering table"));
+            out.push(format!(
+                "{name}: room `{room}` is not in the layering table"
+            ));
             continue;
         };
         for seg in crate_paths(code) {
@@ -141,7 +146,11 @@ fn imports_go_one_way() {
         .collect();
     assert!(files.len() > 20, "the walk found the sources");
     let bad = violations(&files);
-    assert!(bad.is_empty(), "imports that go the wrong way:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "imports that go the wrong way:\n{}",
+        bad.join("\n")
+    );
 }
 
 /// The check itself can fail: an upward path, a grouped one and a macro's room are all caught.
@@ -150,10 +159,26 @@ fn the_check_catches_an_upward_import() {
     let file = |name: &str, room: &str, code: &str| (name.into(), room.into(), code.into());
     let files = vec![
         file("k.rs", "kernel", "use crate::world::context::SimContext;"),
-        file("r.rs", "rpc", "use crate::{kernel::clock, spark_yarn::client};"),
-        file("s.rs", "spark_core", "crate::boom!(x); // crate::boot is fine in a comment"),
-        file("y.rs", "spark_yarn", "macro_rules! boom { () => { $crate::kernel::x } }"),
-        file("h.rs", "hadoop_yarn", "use crate::spark_core::driver::Driver;"),
+        file(
+            "r.rs",
+            "rpc",
+            "use crate::{kernel::clock, spark_yarn::client};",
+        ),
+        file(
+            "s.rs",
+            "spark_core",
+            "crate::boom!(x); // crate::boot is fine in a comment",
+        ),
+        file(
+            "y.rs",
+            "spark_yarn",
+            "macro_rules! boom { () => { $crate::kernel::x } }",
+        ),
+        file(
+            "h.rs",
+            "hadoop_yarn",
+            "use crate::spark_core::driver::Driver;",
+        ),
         file("w.rs", "world", "use crate::kernel::clock; use super::x;"),
     ];
     assert_eq!(
