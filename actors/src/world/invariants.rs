@@ -14,6 +14,8 @@ pub mod name {
     pub const TASK_SUCCEEDS_ONCE: &str = "task-index-succeeds-at-most-once-per-stage-attempt";
     pub const SUCCEEDED_RAN_ALL_TASKS: &str = "succeeded-application-ran-every-task";
     pub const TERMINATES: &str = "application-terminates-before-deadline";
+    /// A panic inside the simulation (recorded by the runner).
+    pub const NO_PANIC: &str = "simulation-does-not-panic";
     pub const EXIT_CODE_MATCHES: &str = "client-exit-code-matches-final-status";
     pub const FAILURES_COUNTED: &str = "executor-failures-counted-by-classification";
     pub const ATTEMPTS_BOUNDED: &str = "am-attempts-within-maximum";
