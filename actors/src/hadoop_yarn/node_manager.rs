@@ -77,9 +77,7 @@ impl NodeManager {
     ) -> EndpointRef<NodeManagerMsg> {
         let mut out = None;
         NodeManager::create(|ctx| {
-            let me = env
-                .setup_endpoint("NodeManager", &ctx.address(), None)
-                .expect("a fresh NM process");
+            let me = env.setup_endpoint("NodeManager", &ctx.address(), None);
             out = Some(me.clone());
             NodeManager {
                 sim,

@@ -113,13 +113,11 @@ impl ResourceManager {
     pub fn start(sim: Rc<SimContext>, env: RpcEnv) -> EndpointRef<ResourceManagerMsg> {
         let mut endpoint = None;
         ResourceManager::create(|ctx| {
-            let r = env
-                .setup_endpoint(
-                    "ResourceManager",
-                    &ctx.address(),
-                    Some(ResourceManagerMsg::AskReply),
-                )
-                .expect("a fresh RM process accepts its endpoint");
+            let r = env.setup_endpoint(
+                "ResourceManager",
+                &ctx.address(),
+                Some(ResourceManagerMsg::AskReply),
+            );
             let me = r.id;
             endpoint = Some(r);
             ResourceManager {

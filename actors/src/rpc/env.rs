@@ -48,12 +48,14 @@ impl RpcEnv {
     }
 
     /// `setupEndpoint(name, endpoint)`: registers a named endpoint for an actor being created.
+    /// In a process that has died meanwhile it yields a reference that goes nowhere
+    /// (`Dispatcher::register`), as every registration does.
     pub fn setup_endpoint<A, M>(
         &self,
         name: &str,
         addr: &Addr<A>,
         reply: Option<fn(AskReply) -> M>,
-    ) -> Result<EndpointRef<M>, RpcFailure>
+    ) -> EndpointRef<M>
     where
         A: Actor<Context = Context<A>> + Handler<M> + Handler<StopEndpoint>,
         M: Message<Result = ()> + Send + 'static,
@@ -62,7 +64,8 @@ impl RpcEnv {
             .register(self.process, Some(name), "", addr.clone(), reply)
     }
 
-    /// Registers a thread's private queue (not visible to lookups), e.g. the Driver thread.
+    /// Registers a thread's private queue (not visible to lookups), e.g. the Driver thread; in a
+    /// dead process, a reference that goes nowhere (as `setup_endpoint`).
     pub fn setup_thread<A, M>(
         &self,
         label: &'static str,
@@ -73,14 +76,8 @@ impl RpcEnv {
         A: Actor<Context = Context<A>> + Handler<M> + Handler<StopEndpoint>,
         M: Message<Result = ()> + Send + 'static,
     {
-        match self
-            .dispatcher
+        self.dispatcher
             .register(self.process, None, label, addr.clone(), reply)
-        {
-            Ok(r) => r,
-            // A thread of a dead process: it gets a mailbox nothing can reach.
-            Err(_) => self.dispatcher.register_detached(addr.clone()),
-        }
     }
 
     /// One-way `send`; a failed post is logged at the sender as Spark does.

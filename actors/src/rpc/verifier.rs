@@ -19,7 +19,7 @@ impl RpcEndpointVerifier {
     pub fn start(env: &RpcEnv) {
         let env2 = env.clone();
         RpcEndpointVerifier::create(move |ctx| {
-            let _ = env2.setup_endpoint::<_, EndpointVerifierMsg>(
+            env2.setup_endpoint::<_, EndpointVerifierMsg>(
                 NAME,
                 &actix::AsyncContext::address(ctx),
                 None,

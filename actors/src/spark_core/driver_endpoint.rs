@@ -125,13 +125,11 @@ impl DriverEndpoint {
     ) -> EndpointRef<DriverEndpointMsg> {
         let mut out = None;
         DriverEndpoint::create(|ctx| {
-            let me = env
-                .setup_endpoint::<_, DriverEndpointMsg>(
-                    "CoarseGrainedScheduler",
-                    &ctx.address(),
-                    None,
-                )
-                .expect("a fresh driver env");
+            let me = env.setup_endpoint::<_, DriverEndpointMsg>(
+                "CoarseGrainedScheduler",
+                &ctx.address(),
+                None,
+            );
             env.dispatcher
                 .on_disconnect(me.id, DriverEndpointMsg::RemoteProcessDisconnected);
             out = Some(me.clone());

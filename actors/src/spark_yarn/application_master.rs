@@ -649,8 +649,7 @@ impl AmEndpoint {
         AmEndpoint::create(|ctx| {
             let me = env
                 .setup_endpoint::<_, YarnAmMsg>("YarnAM", &ctx.address(), None)
-                .map(|r| r.id)
-                .unwrap_or(EndpointId(0));
+                .id;
             AmEndpoint {
                 env,
                 me,

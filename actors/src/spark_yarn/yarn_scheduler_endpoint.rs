@@ -40,13 +40,11 @@ impl YarnSchedulerEndpoint {
     ) -> EndpointRef<YarnSchedulerMsg> {
         let mut out = None;
         YarnSchedulerEndpoint::create(|ctx| {
-            let me = env
-                .setup_endpoint(
-                    "YarnScheduler",
-                    &ctx.address(),
-                    Some(YarnSchedulerMsg::AskReply),
-                )
-                .expect("a fresh driver env");
+            let me = env.setup_endpoint(
+                "YarnScheduler",
+                &ctx.address(),
+                Some(YarnSchedulerMsg::AskReply),
+            );
             out = Some(me.clone());
             YarnSchedulerEndpoint {
                 sim,
