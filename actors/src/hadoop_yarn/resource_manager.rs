@@ -701,11 +701,8 @@ impl ResourceManager {
         let Some(attempt) = app.attempts.iter_mut().find(|a| a.id == attempt_id) else {
             return;
         };
-        let first = self.completed.insert(cid);
-        self.sim.violations.check(
-            inv::CONTAINER_COMPLETES_ONCE,
-            invariants::completes_once(&cid.to_string(), !first),
-        );
+        let knew_it = !self.completed.insert(cid);
+        self.sim.violations.container_completed(cid, knew_it);
         let Some((at, r)) = attempt.live.remove(&cid) else {
             return;
         };

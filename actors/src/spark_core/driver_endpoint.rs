@@ -302,12 +302,11 @@ impl DriverEndpoint {
             }),
         );
         self.sim.counters.borrow_mut().executors_registered += 1;
-        let again = !self.ever_registered.insert(id);
+        let knew_it = !self.ever_registered.insert(id);
         let attempt_no = self.sim.current_attempt.get();
-        self.sim.violations.check(
-            inv::EXECUTOR_REGISTERS_ONCE,
-            invariants::registers_once(again, attempt_no, id.0),
-        );
+        self.sim
+            .violations
+            .executor_registered(attempt_no, id.0, knew_it);
         self.last_heartbeat.insert(id, clock::now_ms());
         let attempt = self.sim.current_attempt.get();
         injector::notify(
@@ -477,8 +476,11 @@ impl DriverEndpoint {
         let new_failures = self.scheduler.failed_attempts - self.failures_counted;
         self.failures_counted = self.scheduler.failed_attempts;
         self.sim.counters.borrow_mut().tasks_failed += new_failures;
-        for v in std::mem::take(&mut self.scheduler.violations) {
-            self.sim.violations.check(inv::TASK_SUCCEEDS_ONCE, Err(v));
+        if !self.scheduler.task_outputs.is_empty() {
+            let attempt = self.sim.current_attempt.get();
+            for output in self.scheduler.task_outputs.drain(..) {
+                self.sim.violations.task_output(attempt, output);
+            }
         }
         let mut revive = false;
         for e in events {
