@@ -144,8 +144,10 @@ impl ExecutorMain {
         self.env.exit(1);
     }
 
-    fn on_config(&mut self, cfg: SparkAppConfig, ctx: &mut Context<Self>) {
-        let _ = cfg.spark_properties.len();
+    /// The fetched `SparkAppConfig`: Spark builds the executor's `SparkConf` from its
+    /// properties. Here the executor reads the typed settings parsed once from the same
+    /// properties the driver sends (`DriverEndpoint::app_properties`), so it needs nothing of it.
+    fn on_config(&mut self, _cfg: SparkAppConfig, ctx: &mut Context<Self>) {
         let init = self.sim.config.costs.executor_env_init_ms;
         let (sim, env) = (self.sim.clone(), self.env.clone());
         timers::run_later(ctx, clock::ms(init), move |act: &mut Self, _| {

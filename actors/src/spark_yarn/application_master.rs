@@ -76,8 +76,6 @@ pub struct ApplicationMaster {
     reporter_waiting: bool,
     next_allocation_interval_ms: u64,
     reporter_failures: u32,
-    /// `Shutdown(exitCode)` from the driver (4.0): the application is shutting down.
-    pub driver_exit_code: Option<i32>,
 }
 
 impl ApplicationMaster {
@@ -120,7 +118,6 @@ impl ApplicationMaster {
                 reporter_waiting: false,
                 next_allocation_interval_ms: initial,
                 reporter_failures: 0,
-                driver_exit_code: None,
             }
         });
     }
