@@ -367,17 +367,45 @@ fn a_killed_process_handles_nothing_more_and_gets_no_on_stop() {
     assert_eq!(texts(&log), ["OnStart"]);
 }
 
+/// A network delay rule that hits one message of five on a link (it is active only at 1 ms,
+/// when m2 is sent): the link is one TCP connection, so the messages sent after m2 wait behind
+/// it (head-of-line) instead of overtaking it.
 #[test]
 fn links_stay_fifo_when_a_message_is_delayed() {
+    use super::network::{LinkRule, ProcessPattern, RuleAction};
     let log: Log = Rc::default();
     let l = log.clone();
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let s = seen.clone();
     with_world(3, move |w| {
-        let p = Probe::start(&w.a, "probe", l);
-        for i in 0..5 {
-            w.b.send(&p, ProbeMsg::Note(format!("m{i}")));
+        w.d.add_rule(LinkRule {
+            from: ProcessPattern::Named("b".into()),
+            to: ProcessPattern::Named("a".into()),
+            message: None,
+            active_from_ms: 1,
+            active_until_ms: 2,
+            action: RuleAction::Delay { ms: 50 },
+            probability_ppm: 1_000_000,
+            both_ways: false,
+        });
+        let p = Probe::start(&w.a, "probe", l.clone());
+        let send = |at: u64, i: u32| {
+            let (b, p) = (w.b.clone(), p.clone());
+            later(at, move || b.send(&p, ProbeMsg::Note(format!("m{i}"))));
+        };
+        send(0, 0);
+        send(0, 1);
+        send(1, 2);
+        send(2, 3);
+        send(2, 4);
+        // Without the delay m3 and m4 would arrive at 5 ms; they wait for m2 (due at 54 ms).
+        for at in [10, 53, 55] {
+            let (l, s) = (l.clone(), s.clone());
+            later(at, move || s.borrow_mut().push((at, l.borrow().len() - 1)));
         }
     });
     assert_eq!(texts(&log), ["OnStart", "m0", "m1", "m2", "m3", "m4"]);
+    assert_eq!(*seen.borrow(), [(10, 2), (53, 2), (55, 5)]);
 }
 
 #[test]
