@@ -316,3 +316,42 @@ fn an_am_killed_as_its_attempt_starts_gives_a_new_attempt_without_a_panic() {
 fn common_exit_codes(r: &RunResult) -> Vec<i32> {
     crate::common::am_exit_codes(r)
 }
+
+/// One trace record without its sequence numbers: (ms, kind, from, to, name).
+type Step = (u64, TraceKind, Option<u32>, Option<u32>, &'static str);
+
+/// What a run did, without the trace's own markers of the faults that fired (a fault that
+/// fires but changes nothing must not count as a difference).
+fn behaviour(r: &RunResult) -> Vec<Step> {
+    r.trace
+        .iter()
+        .filter(|e| !matches!(e.kind, TraceKind::Fault(_)))
+        .map(|e| (e.time_ms, e.kind.clone(), e.from, e.to.map(|t| t.0), e.name))
+        .collect()
+}
+
+#[test]
+fn every_bundled_fault_changes_what_its_scenario_does() {
+    let opts = RunOptions {
+        capture_logs: false,
+        ..RunOptions::default()
+    };
+    let mut checked = 0;
+    for f in bundled() {
+        let mut s = scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        if s.faults.is_empty() && s.driver_faults.is_empty() {
+            continue;
+        }
+        let with = scenario::run(&s, None, opts.clone()).expect("runs");
+        s.faults.clear();
+        s.driver_faults.clear();
+        let without = scenario::run(&s, None, opts.clone()).expect("runs");
+        assert!(
+            behaviour(&with.result) != behaviour(&without.result),
+            "{}: the run is the same without its faults",
+            f.display()
+        );
+        checked += 1;
+    }
+    assert!(checked >= 20, "{checked} scenarios with faults");
+}
