@@ -1,6 +1,12 @@
 //! Runs one simulation: builds the settings, boots the cluster and the spark-submit Client on a
 //! paused current-thread actix System (virtual time), runs until the Client is done (or a
 //! virtual deadline passes, which is a simulator bug), and collects what happened.
+//!
+//! A panic inside the simulation (an actor's handler, a timer) is a simulator bug too. Tokio
+//! would catch it, drop the task and go on, so the run would end as if nothing happened: the
+//! run's panic hook records it instead (without Rust's panic text or backtrace), stops the
+//! System, and the run ends with a `simulation-does-not-panic` violation and a
+//! `sparkyard.SimulationPanic` exception, which every command reports with a non-zero exit.
 
 use crate::conf::cluster::ClusterConfig;
 use crate::error::UserError;
@@ -18,6 +24,73 @@ use sparkyard_actors::world::invariants::{Violation, name as invariant};
 use sparkyard_actors::world::observer::RunCounters;
 use std::cell::RefCell;
 use std::rc::Rc;
+
+thread_local! {
+    /// The panics of the run going on this thread (`None`: no run captures them here).
+    static PANICS: RefCell<Option<Vec<(u64, String)>>> = const { RefCell::new(None) };
+}
+
+/// Installs (once per program) the panic hook that hands a panic on a thread running a
+/// simulation to that run, and leaves every other panic to the previous hook.
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let text = match info.payload().downcast_ref::<&str>() {
+                Some(s) => (*s).to_string(),
+                None => info
+                    .payload()
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .unwrap_or_else(|| "(no message)".into()),
+            };
+            let at = info
+                .location()
+                .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                .unwrap_or_default();
+            let now = clock::now_ms();
+            let line = format!("'{text}'{at}, {now} ms into the run");
+            let captured = PANICS
+                .try_with(|p| match p.try_borrow_mut().as_deref_mut() {
+                    Ok(Some(found)) => {
+                        found.push((now, line));
+                        true
+                    }
+                    _ => false,
+                })
+                .unwrap_or(false);
+            if !captured {
+                return previous(info);
+            }
+            // The rest of the simulation may depend on what the panicking task left undone.
+            if let Some(system) = actix::System::try_current() {
+                system.stop();
+            }
+        }));
+    });
+}
+
+/// Captures the panics on this thread while it lives (the run's System runs on this thread).
+struct PanicCapture;
+
+impl PanicCapture {
+    fn start() -> Self {
+        install_panic_hook();
+        PANICS.with(|p| *p.borrow_mut() = Some(Vec::new()));
+        PanicCapture
+    }
+
+    fn panics(&self) -> Vec<(u64, String)> {
+        PANICS.with(|p| p.borrow().clone().unwrap_or_default())
+    }
+}
+
+impl Drop for PanicCapture {
+    fn drop(&mut self) {
+        PANICS.with(|p| *p.borrow_mut() = None);
+    }
+}
 
 /// A callback that looks at the running simulation (progress bars); it must not send messages.
 pub type ProgressHook = Rc<dyn Fn(&SimContext)>;
@@ -37,6 +110,10 @@ pub struct RunOptions {
     pub progress_interval_ms: u64,
     /// Sees every event the roles report to the run's record, as it is reported.
     pub observer: Option<ObserverHook>,
+    /// Test-only (no flag or scenario key sets it): a task of the simulation panics at this
+    /// virtual time, so tests can show a panic fails the run.
+    #[doc(hidden)]
+    pub panic_at_ms: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -51,6 +128,7 @@ impl Default for RunOptions {
             progress: None,
             progress_interval_ms: 1000,
             observer: None,
+            panic_at_ms: None,
         }
     }
 }
@@ -124,37 +202,77 @@ pub fn run_with_faults(
     let (progress, progress_ms) = (opts.progress.clone(), opts.progress_interval_ms);
     let hung = Rc::new(RefCell::new(false));
     let (sim2, hung2) = (sim.clone(), hung.clone());
-    system.block_on(async move {
-        clock::start(epoch);
-        let rm = boot::start_cluster(&sim2);
-        boot::start_client(&sim2, rm);
-        injector::arm_timed(&sim2);
-        if let Some(tick) = progress {
-            let sim3 = sim2.clone();
+    let panic_at = opts.panic_at_ms;
+    let capture = PanicCapture::start();
+    // Tokio catches a panic in a task (the hook has recorded it); one while booting, outside
+    // any task, unwinds to here and ends the run the same way.
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        system.block_on(async move {
+            clock::start(epoch);
+            let rm = boot::start_cluster(&sim2);
+            boot::start_client(&sim2, rm);
+            injector::arm_timed(&sim2);
+            if let Some(tick) = progress {
+                let sim3 = sim2.clone();
+                actix::spawn(async move {
+                    let mut every = tokio::time::interval(clock::ms(progress_ms.max(1)));
+                    loop {
+                        every.tick().await;
+                        tick(&sim3);
+                    }
+                });
+            }
+            if let Some(ms) = panic_at {
+                actix::spawn(async move {
+                    tokio::time::sleep(clock::ms(ms)).await;
+                    panic!("a test asked for a panic at {ms} ms");
+                });
+            }
             actix::spawn(async move {
-                let mut every = tokio::time::interval(clock::ms(progress_ms.max(1)));
-                loop {
-                    every.tick().await;
-                    tick(&sim3);
-                }
+                tokio::time::sleep(clock::ms(deadline)).await;
+                *hung2.borrow_mut() = true;
+                actix::System::current().stop();
             });
-        }
-        actix::spawn(async move {
-            tokio::time::sleep(clock::ms(deadline)).await;
-            *hung2.borrow_mut() = true;
-            actix::System::current().stop();
         });
-    });
-    system
-        .run()
-        .map_err(|e| UserError::file("actix system", e.to_string()))?;
-    let end_ms = sim
+        system.run()
+    }));
+    let panics = capture.panics();
+    drop(capture);
+    match ran {
+        Ok(r) => r.map_err(|e| UserError::file("actix system", e.to_string()))?,
+        Err(payload) if panics.is_empty() => std::panic::resume_unwind(payload),
+        Err(_) => {}
+    }
+    let mut end_ms = sim
         .outcome
         .borrow()
         .as_ref()
         .map_or(deadline, |o| o.finished_at_ms);
     let mut violations = sim.violations.take();
     let outcome = match sim.outcome.borrow_mut().take() {
+        _ if !panics.is_empty() => {
+            end_ms = panics[0].0;
+            let texts: Vec<&str> = panics.iter().map(|(_, t)| t.as_str()).collect();
+            let detail = format!(
+                "the simulator panicked (a sparkyard bug; seed {}): {}",
+                opts.seed,
+                texts.join("; then ")
+            );
+            violations.push(Violation {
+                invariant: invariant::NO_PANIC,
+                detail: detail.clone(),
+                time_ms: end_ms,
+            });
+            ClientOutcome {
+                application_id: None,
+                state: None,
+                final_status: None,
+                diagnostics: detail.clone(),
+                exception: Some(("sparkyard.SimulationPanic".into(), detail)),
+                finished_at_ms: end_ms,
+                temp_dir: String::new(),
+            }
+        }
         Some(o) if !*hung.borrow() => o,
         _ => {
             let detail = format!(

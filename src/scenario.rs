@@ -206,6 +206,9 @@ pub struct Scenario {
     pub driver_faults: Vec<(u32, DriverFault)>,
     pub expect: Expectations,
     chaos: Option<RawChaos>,
+    /// Test-only (no scenario key sets it): `RunOptions::panic_at_ms` for every run of it.
+    #[doc(hidden)]
+    pub panic_at_ms: Option<u64>,
 }
 
 impl Scenario {
@@ -317,6 +320,7 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
         driver_faults,
         expect: raw.expect,
         chaos: raw.chaos,
+        panic_at_ms: None,
     })
 }
 
@@ -821,6 +825,7 @@ pub fn run(
     let spark = crate::conf::settings::spark_settings(&req)?;
     opts.seed = seed;
     opts.record_events |= spark.event_log_enabled;
+    opts.panic_at_ms = opts.panic_at_ms.or(s.panic_at_ms);
     let mut config = crate::runner::sim_config(spark.clone(), s.cluster.clone(), &opts);
     config.synthetic = s.synthetic.clone();
     let mut planned = s.faults.clone();

@@ -279,3 +279,70 @@ fn forty_bad_inputs_each_exit_one_with_a_clear_message_and_no_panic() {
         assert_user_error(args, code, &output, needle);
     }
 }
+
+/// `am-killed-retry` with a test-only panic at 2 s of virtual time (no flag or key sets one).
+fn panicking_scenario() -> scenario::Scenario {
+    let mut s = scenario::load(Path::new("config/scenarios/am-killed-retry.toml")).expect("loads");
+    s.panic_at_ms = Some(2_000);
+    s
+}
+
+#[test]
+fn a_panic_in_the_simulation_fails_the_run_with_a_named_violation_and_an_exception() {
+    let s = panicking_scenario();
+    let run = scenario::run(&s, Some(3), sparkyard::runner::RunOptions::default()).expect("runs");
+    let o = &run.result.outcome;
+    // `submit` exits 1 on an exception and prints it as spark-submit's closing line.
+    let (class, message) = o
+        .exception
+        .clone()
+        .expect("the panic is the run's exception");
+    assert_eq!(class, "sparkyard.SimulationPanic");
+    assert!(
+        message.starts_with("the simulator panicked (a sparkyard bug; seed 3): 'a test asked for a panic at 2000 ms' at src/runner.rs:"),
+        "{message}"
+    );
+    assert!(message.ends_with(", 2000 ms into the run"), "{message}");
+    let stderr = sparkyard::report::closing_stderr(&run.result, true);
+    assert!(
+        stderr.starts_with(
+            "Exception in thread \"main\" sparkyard.SimulationPanic: the simulator panicked"
+        ),
+        "{stderr}"
+    );
+    // `run` exits 1 on a failure.
+    assert!(
+        run.failures
+            .iter()
+            .any(|f| f
+                .starts_with("invariant simulation-does-not-panic broken: the simulator panicked")),
+        "{:?}",
+        run.failures
+    );
+    assert_eq!(run.result.end_ms, 2_000, "the run stops at the panic");
+}
+
+#[test]
+fn a_sweep_reports_a_panic_as_a_violation_with_its_seed() {
+    let s = panicking_scenario();
+    let reports = sparkyard::sweep::sweep(&s, 1..3, 2).expect("runs");
+    let (text, broken) = sparkyard::sweep::report("p.toml", &reports);
+    assert_eq!(broken, 2, "{text}");
+    assert!(
+        text.contains("seed 2: invariant simulation-does-not-panic: the simulator panicked (a sparkyard bug; seed 2)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("reproduce: sparkyard run p.toml --seed 2"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_panic_outside_a_run_still_reaches_the_default_hook() {
+    // The run's hook captures only on a thread running a simulation.
+    let s = panicking_scenario();
+    let _ = scenario::run(&s, Some(1), sparkyard::runner::RunOptions::default()).expect("runs");
+    let caught = std::panic::catch_unwind(|| panic!("outside"));
+    assert!(caught.is_err());
+}

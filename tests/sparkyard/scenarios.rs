@@ -301,3 +301,71 @@ fn bad_scenario_files_are_errors_naming_the_file_the_line_and_the_key() {
         .to_string();
     assert!(dir.contains("is a directory, not a scenario"), "{dir}");
 }
+
+#[test]
+fn an_am_killed_as_its_attempt_starts_gives_a_new_attempt_without_a_panic() {
+    // The kill lands while the AM is starting its Driver thread: the Driver's endpoints are
+    // registered in a process that is already dead (once a panic the run swallowed).
+    let text = std::fs::read_to_string("config/scenarios/am-killed-retry.toml")
+        .expect("read")
+        .replace("on_tasks_finished = 4", "on_attempt_started = 1");
+    let dir = std::env::temp_dir().join(format!("sparkyard-kill-am-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join("kill-am-at-start.toml");
+    std::fs::write(&p, text).expect("write");
+    let s = scenario::load(&p).expect("loads");
+    let r = scenario::run(&s, None, RunOptions::default()).expect("runs");
+    assert!(r.result.violations.is_empty(), "{:?}", r.result.violations);
+    assert_eq!(r.result.counters.am_attempts, 2);
+    assert_eq!(common_exit_codes(&r.result), [137, 0]);
+    let o = &r.result.outcome;
+    assert_eq!(o.exception, None);
+    assert!(
+        states(&r.result).iter().any(|s| am_registered(s, 2)),
+        "attempt 2 registers"
+    );
+    assert_eq!(r.result.counters.tasks_finished, 12);
+}
+
+fn common_exit_codes(r: &RunResult) -> Vec<i32> {
+    crate::common::am_exit_codes(r)
+}
+
+/// One trace record without its sequence numbers: (ms, kind, from, to, name).
+type Step = (u64, TraceKind, Option<u32>, Option<u32>, &'static str);
+
+/// What a run did, without the trace's own markers of the faults that fired (a fault that
+/// fires but changes nothing must not count as a difference).
+fn behaviour(r: &RunResult) -> Vec<Step> {
+    r.trace
+        .iter()
+        .filter(|e| !matches!(e.kind, TraceKind::Fault(_)))
+        .map(|e| (e.time_ms, e.kind.clone(), e.from, e.to.map(|t| t.0), e.name))
+        .collect()
+}
+
+#[test]
+fn every_bundled_fault_changes_what_its_scenario_does() {
+    let opts = RunOptions {
+        capture_logs: false,
+        ..RunOptions::default()
+    };
+    let mut checked = 0;
+    for f in bundled() {
+        let mut s = scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        if s.faults.is_empty() && s.driver_faults.is_empty() {
+            continue;
+        }
+        let with = scenario::run(&s, None, opts.clone()).expect("runs");
+        s.faults.clear();
+        s.driver_faults.clear();
+        let without = scenario::run(&s, None, opts.clone()).expect("runs");
+        assert!(
+            behaviour(&with.result) != behaviour(&without.result),
+            "{}: the run is the same without its faults",
+            f.display()
+        );
+        checked += 1;
+    }
+    assert!(checked >= 20, "{checked} scenarios with faults");
+}

@@ -97,6 +97,9 @@ pub struct FaultController {
     /// Whether a planned fault names an executor by id (a kill, or `executor:N` in a network
     /// rule): only then is each launched executor's container recorded (`SimContext::executors`).
     pub names_executors: bool,
+    /// Network rules of faults that fired before the executor they name was launched: each
+    /// takes effect when that executor's container is (`world::injector::executor_launched`).
+    pub waiting_rules: RefCell<Vec<LinkRule>>,
 }
 
 impl FaultController {
@@ -108,6 +111,7 @@ impl FaultController {
             driver_faults,
             launch_failures: RefCell::new(Vec::new()),
             fired: RefCell::new(Vec::new()),
+            waiting_rules: RefCell::new(Vec::new()),
         }
     }
 

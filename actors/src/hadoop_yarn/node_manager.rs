@@ -80,9 +80,7 @@ impl NodeManager {
         let mut out = None;
         NodeManager::create(|ctx| {
             let mut env = env;
-            let me = env
-                .setup_endpoint("NodeManager", &ctx.address(), None)
-                .expect("a fresh NM process");
+            let me = env.setup_endpoint("NodeManager", &ctx.address(), None);
             out = Some(me.clone());
             NodeManager {
                 sim,

@@ -115,13 +115,11 @@ impl ResourceManager {
         let mut endpoint = None;
         ResourceManager::create(|ctx| {
             let mut env = env;
-            let r = env
-                .setup_endpoint(
-                    "ResourceManager",
-                    &ctx.address(),
-                    Some(ResourceManagerMsg::AskReply),
-                )
-                .expect("a fresh RM process accepts its endpoint");
+            let r = env.setup_endpoint(
+                "ResourceManager",
+                &ctx.address(),
+                Some(ResourceManagerMsg::AskReply),
+            );
             let me = r.id;
             endpoint = Some(r);
             ResourceManager {
@@ -706,11 +704,8 @@ impl ResourceManager {
         let Some(attempt) = app.attempts.iter_mut().find(|a| a.id == attempt_id) else {
             return;
         };
-        let first = self.completed.insert(cid);
-        self.sim.violations.check(
-            inv::CONTAINER_COMPLETES_ONCE,
-            invariants::completes_once(&cid.to_string(), !first),
-        );
+        let knew_it = !self.completed.insert(cid);
+        self.sim.violations.container_completed(cid, knew_it);
         let Some((at, r)) = attempt.live.remove(&cid) else {
             return;
         };

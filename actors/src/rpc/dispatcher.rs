@@ -396,6 +396,13 @@ impl Dispatcher {
 
     /// Registers a mailbox. A `name` makes it a Spark endpoint others can look up; `None` is a
     /// thread's private queue (asks' replies, local notifications).
+    ///
+    /// One rule for a process that is already dead (its JVM was killed while a thread of it was
+    /// starting): the endpoint gets a reference that goes nowhere, a mailbox of that dead
+    /// process that nothing reaches (posts to it are dropped as posts to a dead process are),
+    /// never an error its caller must handle. A name registered twice in one process is a
+    /// simulator bug (Spark throws `IllegalArgumentException`): it panics, and the run reports
+    /// the panic as a failure.
     pub fn register<A, M>(
         &self,
         process: ProcessId,
@@ -403,7 +410,7 @@ impl Dispatcher {
         label: &'static str,
         addr: Addr<A>,
         reply: Option<fn(AskReply) -> M>,
-    ) -> Result<EndpointRef<M>, RpcFailure>
+    ) -> EndpointRef<M>
     where
         A: Actor<Context = Context<A>> + Handler<M> + Handler<StopEndpoint>,
         M: Message<Result = ()> + Send + 'static,
@@ -412,13 +419,16 @@ impl Dispatcher {
         let id = EndpointId(st.mailboxes.len() as u32);
         let proc = &mut st.processes[process.0 as usize];
         if !proc.alive.get() {
-            return Err(RpcFailure::illegal_state("RpcEnv has been stopped"));
+            drop(st);
+            return self.register_detached(process, addr);
         }
         if let Some(n) = name
             && proc.name_index(n).is_some()
         {
-            let text = format!("There is already an RpcEndpoint called {n}");
-            return Err(RpcFailure::new("java.lang.IllegalArgumentException", text));
+            panic!(
+                "java.lang.IllegalArgumentException: There is already an RpcEndpoint called {n} (in {})",
+                proc.name
+            );
         }
         // Endpoint names repeat in every process (`Executor`): one shared copy of each.
         let name: Option<Rc<str>> =
@@ -451,7 +461,7 @@ impl Dispatcher {
             senders,
         });
         Self::retire_stopped(&mut st);
-        Ok(EndpointRef { id, recipient })
+        EndpointRef { id, recipient }
     }
 
     /// Retires the oldest stopped mailboxes whose actor is gone (a handful per call).
@@ -1072,15 +1082,14 @@ impl Dispatcher {
 
 impl Dispatcher {
     /// A mailbox for an actor of a process that is already dead: registered so ids stay valid,
-    /// but inactive, so every post to it fails.
-    pub(crate) fn register_detached<A, M>(&self, addr: Addr<A>) -> EndpointRef<M>
+    /// in that dead process and inactive, so every post to it is dropped ("connection refused").
+    fn register_detached<A, M>(&self, process: ProcessId, addr: Addr<A>) -> EndpointRef<M>
     where
         A: Actor<Context = Context<A>> + Handler<M> + Handler<StopEndpoint>,
         M: Message<Result = ()> + Send + 'static,
     {
         let mut st = self.state.borrow_mut();
         let id = EndpointId(st.mailboxes.len() as u32);
-        let process = ProcessId(0);
         let (senders, recipient) = live_senders(addr, None);
         st.hot.push(MailboxHot {
             process,

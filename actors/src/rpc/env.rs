@@ -53,26 +53,28 @@ impl RpcEnv {
     }
 
     /// `setupEndpoint(name, endpoint)`: registers a named endpoint for an actor being created;
-    /// this handle then speaks for it.
+    /// this handle then speaks for it. In a process that has died meanwhile it yields a
+    /// reference that goes nowhere (`Dispatcher::register`), as every registration does.
     pub fn setup_endpoint<A, M>(
         &mut self,
         name: &str,
         addr: &Addr<A>,
         reply: Option<fn(AskReply) -> M>,
-    ) -> Result<EndpointRef<M>, RpcFailure>
+    ) -> EndpointRef<M>
     where
         A: Actor<Context = Context<A>> + Handler<M> + Handler<StopEndpoint>,
         M: Message<Result = ()> + Send + 'static,
     {
         let r = self
             .dispatcher
-            .register(self.process, Some(name), "", addr.clone(), reply)?;
+            .register(self.process, Some(name), "", addr.clone(), reply);
         self.speaker = Some(r.id);
-        Ok(r)
+        r
     }
 
     /// Registers a thread's private queue (not visible to lookups), e.g. the Driver thread;
-    /// this handle then speaks for it.
+    /// this handle then speaks for it. In a dead process, a reference that goes nowhere (as
+    /// `setup_endpoint`).
     pub fn setup_thread<A, M>(
         &mut self,
         label: &'static str,
@@ -83,14 +85,9 @@ impl RpcEnv {
         A: Actor<Context = Context<A>> + Handler<M> + Handler<StopEndpoint>,
         M: Message<Result = ()> + Send + 'static,
     {
-        let r = match self
+        let r = self
             .dispatcher
-            .register(self.process, None, label, addr.clone(), reply)
-        {
-            Ok(r) => r,
-            // A thread of a dead process: it gets a mailbox nothing can reach.
-            Err(_) => self.dispatcher.register_detached(addr.clone()),
-        };
+            .register(self.process, None, label, addr.clone(), reply);
         self.speaker = Some(r.id);
         r
     }

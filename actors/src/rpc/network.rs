@@ -21,7 +21,9 @@ pub enum ProcessPattern {
     Named(String),
     /// Any AM (driver) container: names ending `_000001`.
     Driver,
-    /// Executor N's container in the attempt running when the fault fires (resolved then).
+    /// Executor N's container in the attempt running when the fault fires, or, when that
+    /// attempt has no executor N yet, the next executor N launched (`world::injector` resolves
+    /// it to a `Named` container; unresolved, it matches nothing).
     Executor(u32),
 }
 

@@ -30,15 +30,13 @@ struct Probe {
 }
 
 impl Probe {
-    fn start(env: &RpcEnv, name: &str, log: Log) -> Result<EndpointRef<ProbeMsg>, RpcFailure> {
+    fn start(env: &RpcEnv, name: &str, log: Log) -> EndpointRef<ProbeMsg> {
         let mut out = None;
         let mut env2 = env.clone();
         Probe::create(|ctx| {
-            out = Some(env2.setup_endpoint(name, &ctx.address(), Some(ProbeMsg::AskReply)));
-            let me = out
-                .as_ref()
-                .and_then(|r| r.as_ref().ok())
-                .map_or(EndpointId(u32::MAX), |r| r.id);
+            let r = env2.setup_endpoint(name, &ctx.address(), Some(ProbeMsg::AskReply));
+            let me = r.id;
+            out = Some(r);
             Probe {
                 env: env2,
                 me,
@@ -171,7 +169,7 @@ fn on_start_runs_before_messages_posted_before_start() {
     let log: Log = Rc::default();
     let l = log.clone();
     with_world(0, move |w| {
-        let p = Probe::start(&w.a, "probe", l).expect("registers");
+        let p = Probe::start(&w.a, "probe", l);
         // Posted before the actor was ever polled: they must queue behind OnStart.
         w.b.send(&p, ProbeMsg::Note("m1".into()));
         w.b.send(&p, ProbeMsg::Note("m2".into()));
@@ -186,7 +184,7 @@ fn on_stop_is_last_and_later_posts_cannot_find_the_endpoint() {
     let (l, result) = (log.clone(), Rc::new(RefCell::new(None)));
     let r2 = result.clone();
     with_world(0, move |w| {
-        let p = Probe::start(&w.a, "probe", l).expect("registers");
+        let p = Probe::start(&w.a, "probe", l);
         w.b.send(&p, ProbeMsg::Note("m1".into()));
         w.b.send(&p, ProbeMsg::Note("m2".into()));
         w.a.stop_endpoint(p.id);
@@ -211,24 +209,58 @@ fn on_stop_is_last_and_later_posts_cannot_find_the_endpoint() {
 }
 
 #[test]
-fn duplicate_names_and_stopped_envs_are_refused_with_spark_texts() {
+#[should_panic(expected = "There is already an RpcEndpoint called probe (in a)")]
+fn a_duplicate_name_is_a_simulator_bug_with_spark_text() {
+    with_world(0, move |w| {
+        Probe::start(&w.a, "probe", Rc::default());
+        Probe::start(&w.a, "probe", Rc::default());
+    });
+}
+
+#[test]
+fn registering_in_a_dead_process_yields_a_reference_that_goes_nowhere() {
+    let log: Log = Rc::default();
+    let l = log.clone();
     let out = Rc::new(RefCell::new(Vec::new()));
     let o = out.clone();
     with_world(0, move |w| {
-        Probe::start(&w.a, "probe", Rc::default()).expect("first registers");
-        let dup = Probe::start(&w.a, "probe", Rc::default()).expect_err("second is refused");
-        o.borrow_mut().push(dup.to_string());
-        w.b.exit(0);
-        let stopped = Probe::start(&w.b, "other", Rc::default()).expect_err("dead env refuses");
-        o.borrow_mut().push(stopped.to_string());
+        w.b.exit(137);
+        // An endpoint and a thread of the dead process: neither is an error for the caller.
+        let p = Probe::start(&w.b, "other", l);
+        let t = w.b.clone().setup_thread::<Probe, ProbeMsg>(
+            "thread",
+            &Probe::create(|_| Probe {
+                env: w.b.clone(),
+                me: EndpointId(u32::MAX),
+                log: Rc::default(),
+                asks: AskTable::default(),
+            }),
+            None,
+        );
+        assert!(w.d.lookup::<ProbeMsg>(w.b.process, "other").is_none());
+        for to in [&p, &t] {
+            let remote =
+                w.d.send(w.a.process.into(), to, ProbeMsg::Note("x".into()), "Note");
+            let local =
+                w.d.send(w.b.process.into(), to, ProbeMsg::Note("x".into()), "Note");
+            for r in [remote, local] {
+                o.borrow_mut().push(r.expect_err("dropped").to_string());
+            }
+        }
+        // The env's own send logs the failure and goes on.
+        w.a.send(&p, ProbeMsg::Note("y".into()));
     });
     assert_eq!(
         *out.borrow(),
         [
-            "java.lang.IllegalArgumentException: There is already an RpcEndpoint called probe",
-            "java.lang.IllegalStateException: RpcEnv has been stopped",
+            "java.io.IOException: Failed to connect to hb:2",
+            "org.apache.spark.rpc.RpcEnvStoppedException: RpcEnv already stopped.",
+            "java.io.IOException: Failed to connect to hb:2",
+            "org.apache.spark.rpc.RpcEnvStoppedException: RpcEnv already stopped.",
         ]
     );
+    // Its actor started, but no message reached it.
+    assert_eq!(texts(&log), ["OnStart"]);
 }
 
 #[test]
@@ -236,7 +268,7 @@ fn posts_to_a_dead_process_fail_locally_and_remotely() {
     let out = Rc::new(RefCell::new(Vec::new()));
     let o = out.clone();
     with_world(0, move |w| {
-        let p = Probe::start(&w.a, "probe", Rc::default()).expect("registers");
+        let p = Probe::start(&w.a, "probe", Rc::default());
         w.a.exit(137);
         let local =
             w.d.send(w.a.process.into(), &p, ProbeMsg::Note("x".into()), "Note")
@@ -263,8 +295,8 @@ fn an_unanswered_ask_times_out_after_the_virtual_timeout_with_spark_text() {
     let silent_log: Log = Rc::default();
     let sl = silent_log.clone();
     with_world(0, move |w| {
-        let silent = Probe::start(&w.a, "silent", sl).expect("registers");
-        let asker = Probe::start(&w.b, "asker", l).expect("registers");
+        let silent = Probe::start(&w.a, "silent", sl);
+        let asker = Probe::start(&w.b, "asker", l);
         let b = w.b.clone();
         later(2, move || b.send(&asker, ProbeMsg::AskTo(silent, 7)));
     });
@@ -283,7 +315,7 @@ fn a_late_reply_is_ignored_with_a_warning() {
     let log: Log = Rc::default();
     let l = log.clone();
     let logs = with_world(0, move |w| {
-        let p = Probe::start(&w.a, "probe", l).expect("registers");
+        let p = Probe::start(&w.a, "probe", l);
         let a = w.a.clone();
         later(5, move || {
             a.dispatcher.reply(
@@ -310,7 +342,7 @@ fn a_message_in_flight_to_an_endpoint_stopped_meanwhile_is_dropped_and_logged() 
     let log: Log = Rc::default();
     let l = log.clone();
     let logs = with_world(5, move |w| {
-        let p = Probe::start(&w.a, "probe", l).expect("registers");
+        let p = Probe::start(&w.a, "probe", l);
         w.b.send(&p, ProbeMsg::Note("in flight".into()));
         w.a.stop_endpoint(p.id);
     });
@@ -330,7 +362,7 @@ fn a_killed_process_handles_nothing_more_and_gets_no_on_stop() {
     let log: Log = Rc::default();
     let l = log.clone();
     with_world(0, move |w| {
-        let p = Probe::start(&w.a, "probe", l).expect("registers");
+        let p = Probe::start(&w.a, "probe", l);
         let (a, b) = (w.a.clone(), w.b.clone());
         later(1, move || {
             b.send(&p, ProbeMsg::Note("queued".into()));
@@ -340,17 +372,45 @@ fn a_killed_process_handles_nothing_more_and_gets_no_on_stop() {
     assert_eq!(texts(&log), ["OnStart"]);
 }
 
+/// A network delay rule that hits one message of five on a link (it is active only at 1 ms,
+/// when m2 is sent): the link is one TCP connection, so the messages sent after m2 wait behind
+/// it (head-of-line) instead of overtaking it.
 #[test]
 fn links_stay_fifo_when_a_message_is_delayed() {
+    use super::network::{LinkRule, ProcessPattern, RuleAction};
     let log: Log = Rc::default();
     let l = log.clone();
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let s = seen.clone();
     with_world(3, move |w| {
-        let p = Probe::start(&w.a, "probe", l).expect("registers");
-        for i in 0..5 {
-            w.b.send(&p, ProbeMsg::Note(format!("m{i}")));
+        w.d.add_rule(LinkRule {
+            from: ProcessPattern::Named("b".into()),
+            to: ProcessPattern::Named("a".into()),
+            message: None,
+            active_from_ms: 1,
+            active_until_ms: 2,
+            action: RuleAction::Delay { ms: 50 },
+            probability_ppm: 1_000_000,
+            both_ways: false,
+        });
+        let p = Probe::start(&w.a, "probe", l.clone());
+        let send = |at: u64, i: u32| {
+            let (b, p) = (w.b.clone(), p.clone());
+            later(at, move || b.send(&p, ProbeMsg::Note(format!("m{i}"))));
+        };
+        send(0, 0);
+        send(0, 1);
+        send(1, 2);
+        send(2, 3);
+        send(2, 4);
+        // Without the delay m3 and m4 would arrive at 5 ms; they wait for m2 (due at 54 ms).
+        for at in [10, 53, 55] {
+            let (l, s) = (l.clone(), s.clone());
+            later(at, move || s.borrow_mut().push((at, l.borrow().len() - 1)));
         }
     });
     assert_eq!(texts(&log), ["OnStart", "m0", "m1", "m2", "m3", "m4"]);
+    assert_eq!(*seen.borrow(), [(10, 2), (53, 2), (55, 5)]);
 }
 
 #[test]

@@ -20,7 +20,7 @@ impl RpcEndpointVerifier {
         let env2 = env.clone();
         RpcEndpointVerifier::create(move |ctx| {
             let mut env2 = env2;
-            let _ = env2.setup_endpoint::<_, EndpointVerifierMsg>(
+            env2.setup_endpoint::<_, EndpointVerifierMsg>(
                 NAME,
                 &actix::AsyncContext::address(ctx),
                 None,

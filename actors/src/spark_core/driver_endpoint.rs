@@ -127,13 +127,11 @@ impl DriverEndpoint {
         let mut out = None;
         DriverEndpoint::create(|ctx| {
             let mut env = env;
-            let me = env
-                .setup_endpoint::<_, DriverEndpointMsg>(
-                    "CoarseGrainedScheduler",
-                    &ctx.address(),
-                    None,
-                )
-                .expect("a fresh driver env");
+            let me = env.setup_endpoint::<_, DriverEndpointMsg>(
+                "CoarseGrainedScheduler",
+                &ctx.address(),
+                None,
+            );
             env.dispatcher
                 .on_disconnect(me.id, DriverEndpointMsg::RemoteProcessDisconnected);
             out = Some(me.clone());
@@ -310,12 +308,11 @@ impl DriverEndpoint {
             attempt: self.sim.current_attempt.get(),
             executor: id,
         });
-        let again = !self.ever_registered.insert(id);
+        let knew_it = !self.ever_registered.insert(id);
         let attempt_no = self.sim.current_attempt.get();
-        self.sim.violations.check(
-            inv::EXECUTOR_REGISTERS_ONCE,
-            invariants::registers_once(again, attempt_no, id.0),
-        );
+        self.sim
+            .violations
+            .executor_registered(attempt_no, id.0, knew_it);
         self.last_heartbeat.insert(id, clock::now_ms());
         let attempt = self.sim.current_attempt.get();
         injector::notify(
@@ -493,8 +490,11 @@ impl DriverEndpoint {
                 count: new_failures,
             });
         }
-        for v in std::mem::take(&mut self.scheduler.violations) {
-            self.sim.violations.check(inv::TASK_SUCCEEDS_ONCE, Err(v));
+        if !self.scheduler.task_outputs.is_empty() {
+            let attempt = self.sim.current_attempt.get();
+            for output in self.scheduler.task_outputs.drain(..) {
+                self.sim.violations.task_output(attempt, output);
+            }
         }
         let mut revive = false;
         for e in events {

@@ -145,8 +145,10 @@ impl ExecutorMain {
         self.env.exit(1);
     }
 
-    fn on_config(&mut self, cfg: SparkAppConfig, ctx: &mut Context<Self>) {
-        let _ = cfg.spark_properties.len();
+    /// The fetched `SparkAppConfig`: Spark builds the executor's `SparkConf` from its
+    /// properties. Here the executor reads the typed settings parsed once from the same
+    /// properties the driver sends (`DriverEndpoint::app_properties`), so it needs nothing of it.
+    fn on_config(&mut self, _cfg: SparkAppConfig, ctx: &mut Context<Self>) {
         let init = self.sim.config.costs.executor_env_init_ms;
         let (sim, env) = (self.sim.clone(), self.env.clone());
         timers::run_later(ctx, clock::ms(init), move |act: &mut Self, _| {
@@ -271,7 +273,7 @@ impl Executor {
 pub struct CoarseGrainedExecutorBackend {
     sim: Rc<SimContext>,
     env: RpcEnv,
-    me: Option<EndpointRef<ExecutorMsg>>,
+    me: EndpointRef<ExecutorMsg>,
     args: ExecutorArguments,
     driver: Option<EndpointRef<DriverEndpointMsg>>,
     executor: Option<Executor>,
@@ -283,13 +285,9 @@ impl CoarseGrainedExecutorBackend {
     fn start(sim: Rc<SimContext>, env: RpcEnv, args: ExecutorArguments) {
         CoarseGrainedExecutorBackend::create(|ctx| {
             let mut env = env;
-            let me = env
-                .setup_endpoint("Executor", &ctx.address(), Some(ExecutorMsg::AskReply))
-                .ok();
-            if let Some(m) = &me {
-                env.dispatcher
-                    .on_disconnect(m.id, ExecutorMsg::RemoteProcessDisconnected);
-            }
+            let me = env.setup_endpoint("Executor", &ctx.address(), Some(ExecutorMsg::AskReply));
+            env.dispatcher
+                .on_disconnect(me.id, ExecutorMsg::RemoteProcessDisconnected);
             CoarseGrainedExecutorBackend {
                 sim,
                 env,
@@ -322,7 +320,7 @@ impl CoarseGrainedExecutorBackend {
     }
 
     fn me_id(&self) -> EndpointId {
-        self.me.as_ref().map_or(EndpointId(0), |m| m.id)
+        self.me.id
     }
 
     fn on_message(&mut self, msg: ExecutorMsg, ctx: &mut Context<Self>) {
@@ -338,9 +336,7 @@ impl CoarseGrainedExecutorBackend {
             ExecutorMsg::StopExecutor => {
                 self.stopping = true;
                 info!(self.env.log(), BACKEND, "Driver commanded a shutdown");
-                if let Some(me) = self.me.clone() {
-                    self.env.send(&me, ExecutorMsg::Shutdown);
-                }
+                self.env.send(&self.me, ExecutorMsg::Shutdown);
             }
             ExecutorMsg::Shutdown => self.on_shutdown(),
             ExecutorMsg::TaskDone(tid) => self.on_task_done(tid),
@@ -355,7 +351,7 @@ impl CoarseGrainedExecutorBackend {
             return self.exit_executor(1, &text, false);
         };
         self.driver = Some(driver.clone());
-        let me = self.me.clone().expect("registered endpoint");
+        let me = self.me.clone();
         let reg = RegisterExecutor {
             executor_id: self.args.executor_id,
             executor_ref: self.env.remote_ref(me.id),
@@ -673,9 +669,7 @@ impl Asker for CoarseGrainedExecutorBackend {
         match (what, result) {
             (BackendPending::Lookup, Ok(ReplyValue::Bool(true))) => self.register(ctx),
             (BackendPending::Register, Ok(ReplyValue::Bool(true))) => {
-                if let Some(me) = self.me.clone() {
-                    self.env.send(&me, ExecutorMsg::RegisteredExecutor);
-                }
+                self.env.send(&self.me, ExecutorMsg::RegisteredExecutor);
             }
             (_, result) => {
                 let cause = result.err().map(|e| format!("\n{e}")).unwrap_or_default();

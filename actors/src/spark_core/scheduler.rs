@@ -7,6 +7,7 @@
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
 use crate::kernel::small_map::{DenseMap, SmallSet};
+use crate::world::invariants::TaskOutput;
 use crate::world::listener::ContextBus;
 use crate::{error, info, warn};
 use sparkyard_messages::ids::{ExecutorId, TaskId};
@@ -121,8 +122,8 @@ pub struct Scheduler {
     pub tasks_launched: u64,
     /// Failed task attempts so far (every cause).
     pub failed_attempts: u64,
-    /// Broken task-accounting invariants, drained by the DriverEndpoint.
-    pub violations: Vec<String>,
+    /// Task outputs won and lost, drained by the DriverEndpoint into the invariant checker.
+    pub task_outputs: Vec<TaskOutput>,
 }
 
 fn partitions_preview(n: u32) -> String {
@@ -150,7 +151,7 @@ impl Scheduler {
             outputs_by_executor: BTreeMap::new(),
             tasks_launched: 0,
             failed_attempts: 0,
-            violations: Vec::new(),
+            task_outputs: Vec::new(),
         }
     }
 
@@ -554,13 +555,14 @@ impl Scheduler {
             );
             return Vec::new();
         }
+        self.task_outputs.push(TaskOutput::Succeeded {
+            stage: task.key.1,
+            stage_attempt: tsm.stage_attempt,
+            index: task.index,
+            already: tsm.successful[idx],
+        });
         tsm.successful[idx] = true;
         tsm.num_successful += 1;
-        if tsm.num_successful as usize > tsm.successful.len() {
-            let (stage, attempt) = (task.key.1, tsm.stage_attempt);
-            let detail = crate::world::invariants::succeeds_once(stage, attempt, task.index, true);
-            self.violations.extend(detail.err());
-        }
         tsm.output_on[idx] = Some(task.executor_id);
         let total = tsm.successful.len();
         let (done, stage_attempt) = (tsm.num_successful as usize == total, tsm.stage_attempt);
@@ -817,6 +819,11 @@ impl Scheduler {
             tsm.successful[idx] = false;
             tsm.num_successful -= 1;
             tsm.output_on[idx] = None;
+            self.task_outputs.push(TaskOutput::Lost {
+                stage: key.1,
+                stage_attempt: tsm.stage_attempt,
+                index,
+            });
             tsm.pending.push_back(index);
             info!(
                 self.log,

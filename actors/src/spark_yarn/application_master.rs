@@ -77,8 +77,6 @@ pub struct ApplicationMaster {
     reporter_waiting: bool,
     next_allocation_interval_ms: u64,
     reporter_failures: u32,
-    /// `Shutdown(exitCode)` from the driver (4.0): the application is shutting down.
-    pub driver_exit_code: Option<i32>,
 }
 
 impl ApplicationMaster {
@@ -122,7 +120,6 @@ impl ApplicationMaster {
                 reporter_waiting: false,
                 next_allocation_interval_ms: initial,
                 reporter_failures: 0,
-                driver_exit_code: None,
             }
         });
     }
@@ -650,8 +647,7 @@ impl AmEndpoint {
             let mut env = env;
             let me = env
                 .setup_endpoint::<_, YarnAmMsg>("YarnAM", &ctx.address(), None)
-                .map(|r| r.id)
-                .unwrap_or(EndpointId(0));
+                .id;
             AmEndpoint {
                 env,
                 me,

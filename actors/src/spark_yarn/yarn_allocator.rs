@@ -289,6 +289,7 @@ impl YarnAllocator {
                 .executors
                 .borrow_mut()
                 .insert(key, (c.id, c.node_id.host.clone()));
+            crate::world::injector::executor_launched(&self.sim, key.0, key.1);
         }
         let me = self.me.clone().expect("registered at creation");
         (self.peers.launch)(c, id, me);

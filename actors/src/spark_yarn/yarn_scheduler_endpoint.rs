@@ -41,13 +41,11 @@ impl YarnSchedulerEndpoint {
         let mut out = None;
         YarnSchedulerEndpoint::create(|ctx| {
             let mut env = env;
-            let me = env
-                .setup_endpoint(
-                    "YarnScheduler",
-                    &ctx.address(),
-                    Some(YarnSchedulerMsg::AskReply),
-                )
-                .expect("a fresh driver env");
+            let me = env.setup_endpoint(
+                "YarnScheduler",
+                &ctx.address(),
+                Some(YarnSchedulerMsg::AskReply),
+            );
             out = Some(me.clone());
             YarnSchedulerEndpoint {
                 sim,

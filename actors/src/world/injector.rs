@@ -81,12 +81,18 @@ fn fire(sim: &Rc<SimContext>, f: PlannedFault) {
         }
         FaultAction::Network(rules) => {
             let now = clock::now_ms();
+            let attempt = sim.current_attempt.get();
             for mut rule in rules {
-                rule.from = resolve(sim, rule.from);
-                rule.to = resolve(sim, rule.to);
+                rule.from = resolve(sim, attempt, rule.from);
+                rule.to = resolve(sim, attempt, rule.to);
                 rule.active_from_ms += now;
                 rule.active_until_ms = rule.active_until_ms.saturating_add(now);
-                sim.dispatcher.add_rule(rule);
+                if names_an_executor(&rule) {
+                    // Its executor is not launched yet (a rule armed at 0 ms): it waits for it.
+                    sim.faults.waiting_rules.borrow_mut().push(rule);
+                } else {
+                    sim.dispatcher.add_rule(rule);
+                }
             }
         }
     }
@@ -126,20 +132,41 @@ fn target_of(sim: &SimContext, action: &FaultAction) -> FaultTarget {
     }
 }
 
-/// `executor:N` becomes that executor's container in the current attempt.
-fn resolve(sim: &SimContext, p: ProcessPattern) -> ProcessPattern {
-    match p {
-        ProcessPattern::Executor(n) => {
-            let attempt = sim.current_attempt.get();
-            let found = sim
-                .executors
-                .borrow()
-                .get(&(attempt, n))
-                .map(|(cid, _)| cid.to_string());
-            ProcessPattern::Named(
-                found.unwrap_or_else(|| format!("<no executor {n} in attempt {attempt}>")),
-            )
+/// The YarnAllocator of `attempt` launched executor `executor`'s container: the network rules
+/// waiting for it take effect now.
+pub fn executor_launched(sim: &SimContext, attempt: u32, executor: u32) {
+    let waiting = std::mem::take(&mut *sim.faults.waiting_rules.borrow_mut());
+    if waiting.is_empty() {
+        return;
+    }
+    let names = |p: &ProcessPattern| *p == ProcessPattern::Executor(executor);
+    for mut rule in waiting {
+        if names(&rule.from) || names(&rule.to) {
+            rule.from = resolve(sim, attempt, rule.from);
+            rule.to = resolve(sim, attempt, rule.to);
         }
+        if names_an_executor(&rule) {
+            sim.faults.waiting_rules.borrow_mut().push(rule);
+        } else {
+            sim.dispatcher.add_rule(rule);
+        }
+    }
+}
+
+/// Whether a rule still names an executor by id (not yet resolved to its container).
+fn names_an_executor(rule: &crate::rpc::network::LinkRule) -> bool {
+    matches!(rule.from, ProcessPattern::Executor(_))
+        || matches!(rule.to, ProcessPattern::Executor(_))
+}
+
+/// `executor:N` becomes that executor's container in `attempt`, if it has been launched.
+fn resolve(sim: &SimContext, attempt: u32, p: ProcessPattern) -> ProcessPattern {
+    match p {
+        ProcessPattern::Executor(n) => sim
+            .executors
+            .borrow()
+            .get(&(attempt, n))
+            .map_or(p, |(cid, _)| ProcessPattern::Named(cid.to_string())),
         other => other,
     }
 }

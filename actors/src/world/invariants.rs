@@ -1,8 +1,14 @@
 //! Spark's and YARN's invariants, checked while a run goes. Each check is a pure function (so a
 //! test can show it fails on bad state); a violation is recorded with its name, never a panic,
 //! so a sweep can report every one with the seed that reproduces it.
+//!
+//! The "at most once" checks do not take the role's word for it: the checker keeps its own
+//! count of each event (`Ledger`), and a check compares that count with what the role's own
+//! table says, so either side's bookkeeping going wrong breaks it.
 
+use sparkyard_messages::ids::ContainerId;
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 
 /// The invariants, by name.
 pub mod name {
@@ -14,6 +20,8 @@ pub mod name {
     pub const TASK_SUCCEEDS_ONCE: &str = "task-index-succeeds-at-most-once-per-stage-attempt";
     pub const SUCCEEDED_RAN_ALL_TASKS: &str = "succeeded-application-ran-every-task";
     pub const TERMINATES: &str = "application-terminates-before-deadline";
+    /// A panic inside the simulation (recorded by the runner).
+    pub const NO_PANIC: &str = "simulation-does-not-panic";
     pub const EXIT_CODE_MATCHES: &str = "client-exit-code-matches-final-status";
     pub const FAILURES_COUNTED: &str = "executor-failures-counted-by-classification";
     pub const ATTEMPTS_BOUNDED: &str = "am-attempts-within-maximum";
@@ -27,10 +35,42 @@ pub struct Violation {
     pub time_ms: u64,
 }
 
-/// The run's violations.
+/// The run's violations, and the checker's own counts of the events the "at most once"
+/// invariants are about.
 #[derive(Default)]
 pub struct Violations {
     found: RefCell<Vec<Violation>>,
+    ledger: RefCell<Ledger>,
+}
+
+/// The checker's own counts, kept apart from every role's tables.
+#[derive(Default)]
+struct Ledger {
+    /// Registrations accepted by a driver, by (AM attempt, executor id).
+    registrations: BTreeMap<(u32, u32), u32>,
+    /// Completions the RM handled, by container.
+    completions: BTreeMap<ContainerId, u32>,
+    /// Successes whose output is still live, by (AM attempt, stage, stage attempt), one count
+    /// per task index.
+    successes: BTreeMap<(u32, u32, u32), Vec<u32>>,
+}
+
+/// What the scheduler reports about a task index's output (the checker counts them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskOutput {
+    /// The TaskSetManager accepted a success; `already` is what its `successful` table said.
+    Succeeded {
+        stage: u32,
+        stage_attempt: u32,
+        index: u32,
+        already: bool,
+    },
+    /// The output was lost with its executor and the index resubmitted (it may succeed again).
+    Lost {
+        stage: u32,
+        stage_attempt: u32,
+        index: u32,
+    },
 }
 
 impl Violations {
@@ -49,13 +89,92 @@ impl Violations {
     pub fn take(&self) -> Vec<Violation> {
         std::mem::take(&mut self.found.borrow_mut())
     }
+
+    /// A driver accepted executor `executor`'s registration in AM attempt `attempt`;
+    /// `driver_knew_it`: whether the driver's own table already had the id.
+    pub fn executor_registered(&self, attempt: u32, executor: u32, driver_knew_it: bool) {
+        let n = {
+            let mut l = self.ledger.borrow_mut();
+            let n = l.registrations.entry((attempt, executor)).or_default();
+            *n += 1;
+            *n
+        };
+        self.check(
+            name::EXECUTOR_REGISTERS_ONCE,
+            registers_once(attempt, executor, n, driver_knew_it),
+        );
+    }
+
+    /// The RM handled `container`'s completion; `rm_knew_it`: whether its own table had it.
+    pub fn container_completed(&self, container: ContainerId, rm_knew_it: bool) {
+        let n = {
+            let mut l = self.ledger.borrow_mut();
+            let n = l.completions.entry(container).or_default();
+            *n += 1;
+            *n
+        };
+        self.check(
+            name::CONTAINER_COMPLETES_ONCE,
+            completes_once(&container.to_string(), n, rm_knew_it),
+        );
+    }
+
+    /// The scheduler of AM attempt `attempt` reports a task output.
+    pub fn task_output(&self, attempt: u32, output: TaskOutput) {
+        let (stage, stage_attempt, index, already) = match output {
+            TaskOutput::Succeeded {
+                stage,
+                stage_attempt,
+                index,
+                already,
+            } => (stage, stage_attempt, index, Some(already)),
+            TaskOutput::Lost {
+                stage,
+                stage_attempt,
+                index,
+            } => (stage, stage_attempt, index, None),
+        };
+        let live = {
+            let mut l = self.ledger.borrow_mut();
+            let counts = l
+                .successes
+                .entry((attempt, stage, stage_attempt))
+                .or_default();
+            let i = index as usize;
+            if counts.len() <= i {
+                counts.resize(i + 1, 0);
+            }
+            match already {
+                Some(_) => counts[i] += 1,
+                None => counts[i] = counts[i].saturating_sub(1),
+            }
+            counts[i]
+        };
+        if let Some(already) = already {
+            self.check(
+                name::TASK_SUCCEEDS_ONCE,
+                succeeds_once(stage, stage_attempt, index, live, already),
+            );
+        }
+    }
 }
 
-/// An executor id registers at most once with one driver.
-pub fn registers_once(already: bool, attempt: u32, executor: u32) -> Result<(), String> {
-    if already {
+/// An executor id registers at most once with one driver: the checker's count of its
+/// registrations in the attempt is 1, and the driver's table did not know the id before.
+pub fn registers_once(
+    attempt: u32,
+    executor: u32,
+    registrations: u32,
+    driver_knew_it: bool,
+) -> Result<(), String> {
+    if registrations > 1 {
         return Err(format!(
-            "executor {executor} registered twice in attempt {attempt}"
+            "executor {executor} registered {registrations} times in attempt {attempt}"
+        ));
+    }
+    if driver_knew_it {
+        return Err(format!(
+            "the driver's table already had executor {executor} at its first registration in attempt {attempt}"
         ));
     }
     Ok(())
@@ -97,19 +216,38 @@ pub fn node_capacity(
     Ok(())
 }
 
-/// Every launched container completes at most once.
-pub fn completes_once(container: &str, already_completed: bool) -> Result<(), String> {
-    if already_completed {
-        return Err(format!("{container} completed twice"));
+/// Every launched container completes at most once: the checker's count of its completions
+/// is 1, and the RM's table did not have it completed before.
+pub fn completes_once(container: &str, completions: u32, rm_knew_it: bool) -> Result<(), String> {
+    if completions > 1 {
+        return Err(format!("{container} completed {completions} times"));
+    }
+    if rm_knew_it {
+        return Err(format!(
+            "the RM's table had {container} completed before its first completion"
+        ));
     }
     Ok(())
 }
 
-/// Each task index succeeds at most once per stage attempt.
-pub fn succeeds_once(stage: u32, attempt: u32, index: u32, already: bool) -> Result<(), String> {
-    if already {
+/// Each task index succeeds at most once per stage attempt while its output lives (a lost map
+/// output is resubmitted in the same stage attempt, as Spark does, and may succeed again): the
+/// checker's count of live successes is 1, and the TaskSetManager did not have it successful.
+pub fn succeeds_once(
+    stage: u32,
+    attempt: u32,
+    index: u32,
+    live_successes: u32,
+    tsm_had_it: bool,
+) -> Result<(), String> {
+    if live_successes > 1 {
         return Err(format!(
-            "task {index} of stage {stage}.{attempt} succeeded twice"
+            "task {index} of stage {stage}.{attempt} succeeded {live_successes} times with its output live"
+        ));
+    }
+    if tsm_had_it {
+        return Err(format!(
+            "the TaskSetManager had task {index} of stage {stage}.{attempt} successful before its first success"
         ));
     }
     Ok(())
@@ -129,7 +267,8 @@ mod tests {
 
     #[test]
     fn each_check_fails_on_bad_state_and_passes_on_good() {
-        assert!(registers_once(true, 1, 3).is_err() && registers_once(false, 1, 3).is_ok());
+        assert!(registers_once(1, 3, 2, true).is_err() && registers_once(1, 3, 1, false).is_ok());
+        assert!(registers_once(1, 3, 2, false).is_err() && registers_once(1, 3, 1, true).is_err());
         assert!(total_cores(4, 3).is_err() && total_cores(4, 4).is_ok());
         assert!(free_cores(1, 5, 4).is_err() && free_cores(1, 4, 4).is_ok());
         assert!(
@@ -137,9 +276,97 @@ mod tests {
                 && node_capacity("h", 1, 8192, 9, 8).is_err()
         );
         assert!(node_capacity("h", 8192, 8192, 8, 8).is_ok());
-        assert!(completes_once("c", true).is_err() && completes_once("c", false).is_ok());
-        assert!(succeeds_once(0, 0, 1, true).is_err() && succeeds_once(0, 0, 1, false).is_ok());
+        assert!(completes_once("c", 2, false).is_err() && completes_once("c", 1, true).is_err());
+        assert!(completes_once("c", 1, false).is_ok());
+        assert!(
+            succeeds_once(0, 0, 1, 2, false).is_err() && succeeds_once(0, 0, 1, 1, true).is_err()
+        );
+        assert!(succeeds_once(0, 0, 1, 1, false).is_ok());
         assert!(attempts_bounded(3, 2).is_err() && attempts_bounded(2, 2).is_ok());
+    }
+
+    fn cid(n: u64) -> ContainerId {
+        use sparkyard_messages::ids::{ApplicationAttemptId, ApplicationId};
+        ContainerId {
+            attempt: ApplicationAttemptId {
+                application_id: ApplicationId {
+                    cluster_timestamp: 1,
+                    id: 1,
+                },
+                attempt_id: 1,
+            },
+            epoch: 0,
+            id: n,
+        }
+    }
+
+    /// The checker's own counts catch a role whose table says "first time" every time.
+    #[test]
+    fn the_checker_counts_by_itself_what_a_forgetful_role_calls_first() {
+        let v = Violations::default();
+        v.executor_registered(1, 3, false);
+        v.executor_registered(2, 3, false); // a new attempt's driver: ids restart
+        assert!(v.take().is_empty());
+        v.executor_registered(1, 3, false);
+        let found = v.take();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].invariant, name::EXECUTOR_REGISTERS_ONCE);
+        assert_eq!(
+            found[0].detail,
+            "executor 3 registered 2 times in attempt 1"
+        );
+
+        v.container_completed(cid(2), false);
+        v.container_completed(cid(3), false);
+        assert!(v.take().is_empty());
+        v.container_completed(cid(2), false);
+        let found = v.take();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].invariant, name::CONTAINER_COMPLETES_ONCE);
+        assert!(found[0].detail.ends_with("completed 2 times"), "{found:?}");
+    }
+
+    #[test]
+    fn a_task_index_may_succeed_again_only_after_its_output_was_lost() {
+        let v = Violations::default();
+        let ok = |index| TaskOutput::Succeeded {
+            stage: 4,
+            stage_attempt: 0,
+            index,
+            already: false,
+        };
+        v.task_output(1, ok(7));
+        v.task_output(1, ok(2));
+        v.task_output(
+            1,
+            TaskOutput::Lost {
+                stage: 4,
+                stage_attempt: 0,
+                index: 7,
+            },
+        );
+        v.task_output(1, ok(7));
+        v.task_output(2, ok(7)); // the same stage id in another attempt's SparkContext
+        assert!(v.take().is_empty());
+        v.task_output(1, ok(7));
+        let found = v.take();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].invariant, name::TASK_SUCCEEDS_ONCE);
+        assert_eq!(
+            found[0].detail,
+            "task 7 of stage 4.0 succeeded 2 times with its output live"
+        );
+        // The role's own table disagreeing with the checker is a violation too.
+        v.task_output(
+            1,
+            TaskOutput::Succeeded {
+                stage: 5,
+                stage_attempt: 0,
+                index: 0,
+                already: true,
+            },
+        );
+        assert_eq!(v.take().len(), 1);
     }
 
     #[test]
