@@ -131,19 +131,24 @@ fn violations(files: &[(String, String, String)]) -> Vec<String> {
     out
 }
 
-#[test]
-fn imports_go_one_way() {
+/// Every source file of `actors/src` with its room: (path, room, code).
+fn sources() -> Vec<(String, String, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut paths = Vec::new();
     rust_files(&src, &mut paths);
-    let files: Vec<(String, String, String)> = paths
+    paths
         .iter()
         .filter_map(|p| {
             let room = room_of(&src, p)?;
             let code = std::fs::read_to_string(p).expect("a source file is readable");
             Some((p.display().to_string(), room, code))
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn imports_go_one_way() {
+    let files = sources();
     assert!(files.len() > 20, "the walk found the sources");
     let bad = violations(&files);
     assert!(
@@ -189,5 +194,46 @@ fn the_check_catches_an_upward_import() {
             "r.rs: rpc -> spark_yarn",
             "s.rs: spark_core -> spark_yarn",
         ]
+    );
+}
+
+/// The rooms of Spark's and YARN's roles, which talk to the network only through their RpcEnv.
+const ROLE_ROOMS: &[&str] = &["hadoop_yarn", "spark_core", "spark_yarn", "examples"];
+
+/// Lines of role code that reach for the Dispatcher itself (comments left out).
+fn dispatcher_uses(files: &[(String, String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, room, code) in files {
+        if !ROLE_ROOMS.contains(&room.as_str()) {
+            continue;
+        }
+        for (i, line) in code.lines().enumerate() {
+            let line = line.split("//").next().unwrap_or("");
+            if line.contains("dispatcher") || line.contains("Dispatcher") {
+                out.push(format!("{name}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn roles_reach_the_network_only_through_their_rpc_env() {
+    let files = sources();
+    let bad = dispatcher_uses(&files);
+    assert!(
+        bad.is_empty(),
+        "role code using the Dispatcher:\n{}",
+        bad.join("\n")
+    );
+    let probe = vec![(
+        "x.rs".to_string(),
+        "spark_core".to_string(),
+        "self.sim.dispatcher.exit_process(p, 1); // a comment on dispatcher".to_string(),
+    )];
+    assert_eq!(
+        dispatcher_uses(&probe).len(),
+        1,
+        "the check itself can fail"
     );
 }

@@ -240,7 +240,7 @@ impl NodeManager {
             return String::new();
         }
         let stamp = clock::format_yarn(clock::now_epoch_ms());
-        let logs = self.env.dispatcher.logs();
+        let logs = self.env.logs();
         let store = logs.borrow();
         let stderr = store
             .output(&cid.to_string())
@@ -292,7 +292,7 @@ impl NodeManager {
                     self.env.log(),
                     "yarn::ContainerImpl", "Container {cid} transitioned from RUNNING to KILLING"
                 );
-                self.env.dispatcher.exit_process(pid, 143);
+                self.env.kill_process(pid, 143);
             }
             Phase::Localizing => {
                 let mb = c.memory_mb;

@@ -486,8 +486,7 @@ impl ResourceManager {
         let idx = self.nodes.len();
         let nm = self
             .env
-            .dispatcher
-            .lookup_named(&nm_process_name(&req.node_id.host), "NodeManager");
+            .daemon_ref(&nm_process_name(&req.node_id.host), "NodeManager");
         info!(
             self.env.log(),
             "yarn::ResourceTrackerService",
@@ -621,8 +620,7 @@ impl ResourceManager {
         }
         let Some(nm) = self
             .env
-            .dispatcher
-            .lookup_named(&nm_process_name(&container.node_id.host), "NodeManager")
+            .daemon_ref(&nm_process_name(&container.node_id.host), "NodeManager")
         else {
             return;
         };

@@ -17,7 +17,8 @@ use std::rc::Rc;
 /// A process's RpcEnv handle. Cheap to clone; every actor of the process holds one.
 #[derive(Clone)]
 pub struct RpcEnv {
-    pub dispatcher: Dispatcher,
+    /// The network; only the RPC layer reaches it (roles use this env's Spark-shaped methods).
+    pub(super) dispatcher: Dispatcher,
     pub process: ProcessId,
     /// The mailbox of the actor holding this handle, set when it registers: what the trace
     /// records as the sender of its sends and replies.
@@ -137,6 +138,54 @@ impl RpcEnv {
     /// `context.sendFailure(e)`.
     pub fn reply_failure(&self, ctx: AskContext, failure: RpcFailure) {
         self.dispatcher.reply(self.sender(), ctx, Err(failure));
+    }
+
+    /// An endpoint of this process by name (Spark: `RpcEnv.setupEndpointRef` to its own
+    /// address); `None` if it is not registered.
+    pub fn local_endpoint_ref<M>(&self, name: &str) -> Option<EndpointRef<M>>
+    where
+        M: Message<Result = ()> + Send + 'static,
+    {
+        self.dispatcher.lookup(self.process, name)
+    }
+
+    /// `setupEndpointRef(address, name)`: the named endpoint of the live Spark server at
+    /// `address` (what a `spark://name@host:port` URI names); `None` if nothing listens there
+    /// or no such endpoint is registered.
+    pub fn setup_endpoint_ref<M>(&self, address: &RpcAddress, name: &str) -> Option<EndpointRef<M>>
+    where
+        M: Message<Result = ()> + Send + 'static,
+    {
+        let process = self.dispatcher.process_at(address)?;
+        self.dispatcher.lookup(process, name)
+    }
+
+    /// A YARN daemon's endpoint by the daemon's process name (YARN clients connect to a
+    /// NodeManager by its NodeId).
+    pub fn daemon_ref<M>(&self, process_name: &str, endpoint: &str) -> Option<EndpointRef<M>>
+    where
+        M: Message<Result = ()> + Send + 'static,
+    {
+        self.dispatcher.lookup_named(process_name, endpoint)
+    }
+
+    /// Asks for `RemoteProcessDisconnected` events on this endpoint: `make(address)` is posted
+    /// when a peer process of this one dies (Spark's `onDisconnected`).
+    pub fn on_disconnect<M>(&self, endpoint: EndpointId, make: fn(RpcAddress) -> M)
+    where
+        M: Message<Result = ()> + Send + 'static,
+    {
+        self.dispatcher.on_disconnect(endpoint, make);
+    }
+
+    /// Ends another process with `exit_code` (a NodeManager killing its container's JVM).
+    pub fn kill_process(&self, process: ProcessId, exit_code: i32) {
+        self.dispatcher.exit_process(process, exit_code);
+    }
+
+    /// The run's captured container output (what a NodeManager reads back into diagnostics).
+    pub fn logs(&self) -> Rc<std::cell::RefCell<crate::kernel::logs::LogStore>> {
+        self.dispatcher.logs()
     }
 
     /// This process and the mailbox this handle speaks for.

@@ -132,8 +132,7 @@ impl DriverEndpoint {
                 &ctx.address(),
                 None,
             );
-            env.dispatcher
-                .on_disconnect(me.id, DriverEndpointMsg::RemoteProcessDisconnected);
+            env.on_disconnect(me.id, DriverEndpointMsg::RemoteProcessDisconnected);
             out = Some(me.clone());
             let s = &sim.config.spark;
             let scheduler = Scheduler::new(
@@ -580,8 +579,7 @@ impl DriverEndpoint {
         );
         if let Some(yarn) = self
             .env
-            .dispatcher
-            .lookup::<YarnSchedulerMsg>(self.env.process, "YarnScheduler")
+            .local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")
         {
             self.env.send(
                 &yarn,
@@ -642,8 +640,7 @@ impl DriverEndpoint {
             );
             if let Some(yarn) = self
                 .env
-                .dispatcher
-                .lookup::<YarnSchedulerMsg>(self.env.process, "YarnScheduler")
+                .local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")
             {
                 // `killAndReplaceExecutor`: nobody waits for the answer.
                 self.env.ask(self.me, &yarn, |a| {
@@ -697,8 +694,7 @@ impl Actor for DriverEndpoint {
         let interval = clock::ms(self.sim.config.spark.revive_interval_ms.max(1));
         let me = self
             .env
-            .dispatcher
-            .lookup::<DriverEndpointMsg>(self.env.process, "CoarseGrainedScheduler");
+            .local_endpoint_ref::<DriverEndpointMsg>("CoarseGrainedScheduler");
         let me2 = me.clone();
         ctx.run_interval(interval, move |act, _| {
             if let Some(me) = &me

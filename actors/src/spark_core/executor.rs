@@ -38,9 +38,7 @@ pub fn parse_driver_url(url: &str) -> Option<RpcAddress> {
 fn verifier(env: &RpcEnv, url: &str) -> Result<EndpointRef<EndpointVerifierMsg>, RpcFailure> {
     let address = parse_driver_url(url)
         .ok_or_else(|| RpcFailure::spark(format!("Invalid Spark URL: {url}")))?;
-    let process = env.dispatcher.process_at(&address);
-    process
-        .and_then(|p| env.dispatcher.lookup(p, crate::rpc::verifier::NAME))
+    env.setup_endpoint_ref(&address, crate::rpc::verifier::NAME)
         .ok_or_else(|| {
             RpcFailure::new(
                 "java.io.IOException",
@@ -238,8 +236,7 @@ crate::endpoint_lifecycle!(ExecutorMain);
 
 fn driver_ref(env: &RpcEnv, url: &str) -> Option<EndpointRef<DriverEndpointMsg>> {
     let address = parse_driver_url(url)?;
-    let p = env.dispatcher.process_at(&address)?;
-    env.dispatcher.lookup(p, DRIVER_ENDPOINT)
+    env.setup_endpoint_ref(&address, DRIVER_ENDPOINT)
 }
 
 /// What the backend waits for.
@@ -286,8 +283,7 @@ impl CoarseGrainedExecutorBackend {
         CoarseGrainedExecutorBackend::create(|ctx| {
             let mut env = env;
             let me = env.setup_endpoint("Executor", &ctx.address(), Some(ExecutorMsg::AskReply));
-            env.dispatcher
-                .on_disconnect(me.id, ExecutorMsg::RemoteProcessDisconnected);
+            env.on_disconnect(me.id, ExecutorMsg::RemoteProcessDisconnected);
             CoarseGrainedExecutorBackend {
                 sim,
                 env,

@@ -319,8 +319,7 @@ impl ApplicationMaster {
         self.log_launch_context(&driver_url);
         let Some(yarn_scheduler) = self
             .env
-            .dispatcher
-            .lookup::<YarnSchedulerMsg>(self.env.process, "YarnScheduler")
+            .local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")
         else {
             let msg = "Uncaught exception: org.apache.spark.SparkException: Could not find YarnScheduler.".to_string();
             return self.finish(Final::Failed, exit_code::UNCAUGHT_EXCEPTION, Some(msg), ctx);

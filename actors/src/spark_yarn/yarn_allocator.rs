@@ -553,7 +553,7 @@ pub fn create_allocator(
     let app: Arc<str> = attempt_id.application_id.to_string().into();
     let launch = Rc::new(
         move |c: Container, id, allocator: EndpointRef<YarnAllocatorMsg>| {
-            let nm = env2.dispatcher.lookup_named(
+            let nm = env2.daemon_ref(
                 &crate::world::addresses::nm_process_name(&c.node_id.host),
                 "NodeManager",
             );
