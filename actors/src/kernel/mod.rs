@@ -4,6 +4,7 @@
 
 pub mod clock;
 pub mod logs;
+pub mod slab;
 pub mod small_map;
 pub mod timers;
 pub mod trace;

@@ -7,6 +7,8 @@ pub mod dispatcher;
 pub mod endpoint;
 pub mod env;
 pub mod network;
+pub mod processes;
+mod registry;
 pub mod verifier;
 
 pub use ask::{AskTable, AskTimeout, Asker};

@@ -1,9 +1,13 @@
-//! The network's conditions: rules that drop, delay, duplicate or hold the messages between
-//! processes (a partition), and the seeded source of each message's verdict. The Dispatcher asks
-//! it once per message; the fault plan (`faults`) adds rules when a network fault fires.
+//! The network between processes: its links (latency, FIFO per link, the messages in flight)
+//! and its conditions: rules that drop, delay, duplicate or hold messages (a partition), with
+//! the seeded source of each message's verdict. The Dispatcher asks it once per message; the
+//! fault plan (`faults`) adds rules when a network fault fires.
 
+use super::processes::ProcessId;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use sparkyard_messages::rpc::EndpointId;
+use std::collections::{BTreeMap, VecDeque};
 
 /// What the network does with one message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,5 +118,79 @@ impl FaultInjector {
             }
         }
         Verdict::Deliver { extra_delay_ms: 0 }
+    }
+}
+
+/// A one-way connection: from a process to a mailbox. Messages on one link arrive in the
+/// order they were sent (TCP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LinkKey {
+    pub from: ProcessId,
+    pub to: EndpointId,
+}
+
+/// What delivering a message does, once it is due.
+pub(super) type Deliver = Box<dyn FnOnce()>;
+
+/// A message in flight on a link.
+pub(super) struct InFlight {
+    /// The trace's id of the message.
+    pub(super) msg: u64,
+    pub(super) name: &'static str,
+    pub(super) deliver: Deliver,
+}
+
+/// The links with messages in flight, and the network's latency.
+pub(super) struct Links {
+    in_flight: BTreeMap<LinkKey, VecDeque<InFlight>>,
+    /// When the newest message on each busy link is due (a later send never overtakes it).
+    last_due_ms: BTreeMap<LinkKey, u64>,
+    pub(super) latency_ms: u64,
+}
+
+impl Links {
+    pub(super) fn new(latency_ms: u64) -> Self {
+        Links {
+            in_flight: BTreeMap::new(),
+            last_due_ms: BTreeMap::new(),
+            latency_ms,
+        }
+    }
+
+    /// Whether a message with this delay goes through at once: nothing is in flight on its
+    /// link and it has no delay; otherwise it queues behind what is in flight.
+    pub(super) fn at_once(&self, key: LinkKey, delay_ms: u64) -> bool {
+        delay_ms == 0 && !self.in_flight.contains_key(&key)
+    }
+
+    /// Queues a message on its link; returns when it is due (never before the one ahead).
+    pub(super) fn push(
+        &mut self,
+        key: LinkKey,
+        now_ms: u64,
+        delay_ms: u64,
+        msg: u64,
+        name: &'static str,
+        deliver: Deliver,
+    ) -> u64 {
+        let last = self.last_due_ms.entry(key).or_default();
+        let due_ms = (now_ms + delay_ms).max(*last);
+        *last = due_ms;
+        self.in_flight
+            .entry(key)
+            .or_default()
+            .push_back(InFlight { msg, name, deliver });
+        due_ms
+    }
+
+    /// The oldest message in flight on a link (the link is forgotten once empty).
+    pub(super) fn pop_front(&mut self, key: LinkKey) -> Option<InFlight> {
+        let queue = self.in_flight.get_mut(&key)?;
+        let front = queue.pop_front();
+        if queue.is_empty() {
+            self.in_flight.remove(&key);
+            self.last_due_ms.remove(&key);
+        }
+        front
     }
 }

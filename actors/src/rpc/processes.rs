@@ -1,0 +1,210 @@
+//! The process table of the simulated network: every process (a container's JVM with its
+//! `NettyRpcEnv`, a YARN daemon, spark-submit) with its address, liveness, named endpoints,
+//! connected peers and exit watcher. It owns each process's liveness: `mark_dead` is the one
+//! place that ends it.
+
+use crate::kernel::logs::ProcessLog;
+use crate::kernel::slab::Slab;
+use crate::kernel::small_map::SmallSet;
+use sparkyard_messages::rpc::{EndpointId, RpcAddress};
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// One simulated process: a container's JVM, a NodeManager, the RM, the submitter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ProcessId(pub u32);
+
+/// What kind of process it is; Spark processes get disconnect events, YARN daemons do not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProcessKind {
+    /// A Spark RpcEnv in server mode (the driver).
+    SparkServer,
+    /// A Spark RpcEnv in client mode (executors: no listening port).
+    SparkClient,
+    /// A YARN daemon or the submitting client.
+    Yarn,
+}
+
+pub(super) struct Process {
+    pub(super) name: Rc<str>,
+    pub(super) address: RpcAddress,
+    pub(super) kind: ProcessKind,
+    /// Shared with the process's RpcEnv (its handlers check it).
+    alive: Rc<Cell<bool>>,
+    /// The same flag kept inline (every post reads it; the shared cell is another cache line);
+    /// only `mark_dead` changes either.
+    up: bool,
+    /// A peer this process is known to be connected to (`peers` holds it): the common case,
+    /// an executor talking to its driver, then needs no set lookup.
+    peer_hint: Option<ProcessId>,
+    /// Named endpoints (a handful per process: a list, not a map).
+    pub(super) names: Vec<(Rc<str>, EndpointId)>,
+    pub(super) mailboxes: Vec<EndpointId>,
+    /// The mailboxes that get `RemoteProcessDisconnected` events, in registration order.
+    pub(super) listeners: Vec<EndpointId>,
+    peers: SmallSet<ProcessId>,
+    on_exit: Option<Box<dyn Fn(i32)>>,
+    pub(super) log: ProcessLog,
+}
+
+impl Process {
+    pub(super) fn name_index(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|(n, _)| &**n == name)
+    }
+
+    pub(super) fn is_up(&self) -> bool {
+        self.up
+    }
+
+    pub(super) fn alive_flag(&self) -> Rc<Cell<bool>> {
+        self.alive.clone()
+    }
+}
+
+/// What a process leaves behind when it ends, for the Dispatcher to stop and announce.
+pub(super) struct Ended {
+    pub(super) mailboxes: Vec<EndpointId>,
+    pub(super) address: RpcAddress,
+    pub(super) on_exit: Option<Box<dyn Fn(i32)>>,
+    /// The live peers' disconnect listeners, in peer order.
+    pub(super) disconnects: Vec<EndpointId>,
+}
+
+/// Every process of the run, by id, name and (for Spark servers) listening address.
+#[derive(Default)]
+pub(super) struct ProcessTable {
+    list: Slab<Process>,
+    /// Spark server envs by listening address (the newest process at an address wins).
+    servers: BTreeMap<RpcAddress, ProcessId>,
+    /// Processes by name (the newest process of a name wins).
+    by_name: BTreeMap<Rc<str>, ProcessId>,
+}
+
+impl ProcessTable {
+    pub(super) fn add(
+        &mut self,
+        name: Rc<str>,
+        address: RpcAddress,
+        kind: ProcessKind,
+        log: ProcessLog,
+    ) -> ProcessId {
+        let id = ProcessId(self.list.len() as u32);
+        if kind == ProcessKind::SparkServer {
+            self.servers.insert(address.clone(), id);
+        }
+        self.by_name.insert(name.clone(), id);
+        self.list.push(Process {
+            name,
+            address,
+            kind,
+            alive: Rc::new(Cell::new(true)),
+            up: true,
+            peer_hint: None,
+            names: Vec::new(),
+            mailboxes: Vec::new(),
+            listeners: Vec::new(),
+            peers: SmallSet::default(),
+            on_exit: None,
+            log,
+        });
+        id
+    }
+
+    /// The newest process with this name.
+    pub(super) fn named(&self, name: &str) -> Option<ProcessId> {
+        self.by_name.get(name).copied()
+    }
+
+    /// The live Spark server process listening at `address`.
+    pub(super) fn live_server_at(&self, address: &RpcAddress) -> Option<ProcessId> {
+        let id = *self.servers.get(address)?;
+        self[id].up.then_some(id)
+    }
+
+    pub(super) fn set_on_exit(&mut self, process: ProcessId, f: Box<dyn Fn(i32)>) {
+        self[process].on_exit = Some(f);
+    }
+
+    /// Records that two Spark processes talk (a connection both ends hold); YARN daemons hold
+    /// no connections whose loss Spark would report.
+    pub(super) fn connect(&mut self, a: ProcessId, b: ProcessId) {
+        if self[a].kind == ProcessKind::Yarn || self[b].kind == ProcessKind::Yarn {
+            return;
+        }
+        // Connections are symmetric (`a` holds `b` exactly when `b` holds `a`), and a hint
+        // is always one of the process's peers.
+        if self[a].peer_hint == Some(b) || self[b].peer_hint == Some(a) {
+            return;
+        }
+        if !self[a].peers.contains(&b) {
+            self[a].peers.insert(b);
+            self[b].peers.insert(a);
+        }
+        self[a].peer_hint = Some(b);
+        self[b].peer_hint = Some(a);
+    }
+
+    /// Ends a live process: it is no longer up, forgets its names and connections, and hands
+    /// back what must be stopped and told. `None` if it had already ended.
+    pub(super) fn mark_dead(&mut self, process: ProcessId) -> Option<Ended> {
+        let proc = &mut self[process];
+        if !proc.up {
+            return None;
+        }
+        proc.alive.set(false);
+        proc.up = false;
+        proc.peer_hint = None;
+        proc.names.clear();
+        let mailboxes = std::mem::take(&mut proc.mailboxes);
+        let peers = std::mem::take(&mut proc.peers);
+        let address = proc.address.clone();
+        let on_exit = proc.on_exit.take();
+        // Only the peers' listeners: a driver talks to every executor, and each executor that
+        // exits must not scan the driver's mailboxes (one per container launch).
+        let mut disconnects = Vec::new();
+        for peer in peers.into_sorted() {
+            let p = &mut self[peer];
+            p.peers.remove(&process);
+            if p.peer_hint == Some(process) {
+                p.peer_hint = None;
+            }
+            if p.up {
+                disconnects.extend(p.listeners.iter().copied());
+            }
+        }
+        Some(Ended {
+            mailboxes,
+            address,
+            on_exit,
+            disconnects,
+        })
+    }
+
+    /// The live processes on a host.
+    pub(super) fn live_on_host(&self, host: &str) -> Vec<ProcessId> {
+        self.list
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.address.host == host && p.up)
+            .map(|(i, _)| ProcessId(i as u32))
+            .collect()
+    }
+
+    pub(super) fn names(&self) -> Vec<String> {
+        self.list.iter().map(|p| p.name.to_string()).collect()
+    }
+}
+
+impl std::ops::Index<ProcessId> for ProcessTable {
+    type Output = Process;
+    fn index(&self, id: ProcessId) -> &Process {
+        &self.list[id.0 as usize]
+    }
+}
+
+impl std::ops::IndexMut<ProcessId> for ProcessTable {
+    fn index_mut(&mut self, id: ProcessId) -> &mut Process {
+        &mut self.list[id.0 as usize]
+    }
+}
