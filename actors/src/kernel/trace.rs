@@ -27,6 +27,8 @@ pub enum TraceKind {
 pub enum DropReason {
     /// The receiving process is down: the connection is refused.
     ConnectionRefused,
+    /// The sending process is dead: nothing leaves it.
+    SenderDead,
     /// The named endpoint is not registered (Spark: `Could not find <name>.`).
     NotFound { endpoint: String },
     /// A network rule dropped it.
@@ -116,6 +118,7 @@ impl std::fmt::Display for DropReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DropReason::ConnectionRefused => f.write_str("connection refused"),
+            DropReason::SenderDead => f.write_str("sender died"),
             DropReason::NotFound { endpoint } => write!(f, "Could not find {endpoint}."),
             DropReason::Network => f.write_str("network"),
             DropReason::ReceiverDied => f.write_str("receiver died"),

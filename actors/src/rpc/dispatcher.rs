@@ -56,6 +56,14 @@ fn could_not_find(name: &str) -> RpcFailure {
     RpcFailure::spark(format!("Could not find {name}."))
 }
 
+/// Spark's `NettyRpcEnv` after `shutdown()`: every post fails with this.
+fn env_stopped() -> RpcFailure {
+    RpcFailure::new(
+        "org.apache.spark.rpc.RpcEnvStoppedException",
+        "RpcEnv already stopped.",
+    )
+}
+
 fn connect_failure(address: &RpcAddress) -> RpcFailure {
     RpcFailure::new(
         "java.io.IOException",
@@ -411,6 +419,17 @@ impl Dispatcher {
     ) -> Result<Route, RpcFailure> {
         st.trace.begin_message();
         let from = sender_process(sender);
+        if !st.processes[from].is_up() {
+            // A dead JVM sends nothing (an actor of it may still run until its stop arrives);
+            // Spark's stopped RpcEnv refuses the post.
+            st.trace.record(
+                TraceKind::Drop(DropReason::SenderDead),
+                sender,
+                Some(to),
+                name,
+            );
+            return Err(env_stopped());
+        }
         let hot = st.registry.hot(to);
         let target_process = hot.process;
         if !st.processes[target_process].is_up() {
@@ -421,10 +440,7 @@ impl Dispatcher {
                 name,
             );
             return Err(if from == target_process {
-                RpcFailure::new(
-                    "org.apache.spark.rpc.RpcEnvStoppedException",
-                    "RpcEnv already stopped.",
-                )
+                env_stopped()
             } else {
                 connect_failure(&st.processes[target_process].address)
             });

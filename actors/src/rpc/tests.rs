@@ -4,7 +4,7 @@ use super::network::FaultInjector;
 use super::*;
 use crate::kernel::clock;
 use crate::kernel::logs::LogStore;
-use crate::kernel::trace::Trace;
+use crate::kernel::trace::{DropReason, Trace, TraceKind};
 use actix::{Actor, AsyncContext, Context, System};
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{AskContext, AskReply, EndpointId, ReplyValue, RpcAddress};
@@ -215,6 +215,42 @@ fn a_duplicate_name_is_a_simulator_bug_with_spark_text() {
         Probe::start(&w.a, "probe", Rc::default());
         Probe::start(&w.a, "probe", Rc::default());
     });
+}
+
+/// A send from a dead process goes nowhere: Spark's stopped RpcEnv refuses it
+/// (`NettyRpcEnv.send` -> `RpcEnvStoppedException`), and the trace says the sender had died.
+#[test]
+fn a_send_from_a_dead_process_goes_nowhere() {
+    let log: Log = Rc::default();
+    let l = log.clone();
+    let out = Rc::new(RefCell::new(Vec::new()));
+    let o = out.clone();
+    let drops = Rc::new(RefCell::new(Vec::new()));
+    let dr = drops.clone();
+    with_world(0, move |w| {
+        let p = Probe::start(&w.a, "alive", l);
+        w.b.exit(137);
+        let r =
+            w.d.send(w.b.process.into(), &p, ProbeMsg::Note("x".into()), "Note");
+        o.borrow_mut().push(r.expect_err("refused").to_string());
+        w.d.with_trace(|t| {
+            for e in t.events() {
+                if let TraceKind::Drop(why) = &e.kind {
+                    dr.borrow_mut().push(why.clone());
+                }
+            }
+        });
+    });
+    assert_eq!(
+        *out.borrow(),
+        ["org.apache.spark.rpc.RpcEnvStoppedException: RpcEnv already stopped."]
+    );
+    assert_eq!(*drops.borrow(), [DropReason::SenderDead]);
+    assert_eq!(
+        texts(&log),
+        ["OnStart"],
+        "nothing reached the live endpoint"
+    );
 }
 
 #[test]
