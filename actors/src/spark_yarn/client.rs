@@ -314,7 +314,7 @@ impl Client {
     }
 
     /// `Client.run()` after monitoring: Spark's order of checks.
-    fn outcome_exception(&self, report: &ApplicationReport) -> Option<(String, String)> {
+    fn outcome_exception(&self, report: &ApplicationReport) -> Option<RpcFailure> {
         let app = report.application_id;
         if report.state == State::Failed || report.final_status == Final::Failed {
             if !report.diagnostics.is_empty() {
@@ -339,10 +339,10 @@ impl Client {
     }
 
     fn fail_before_submit(&mut self, e: RpcFailure) {
-        self.finish(None, Some((e.class, e.message)));
+        self.finish(None, Some(e));
     }
 
-    fn finish(&mut self, report: Option<ApplicationReport>, exception: Option<(String, String)>) {
+    fn finish(&mut self, report: Option<ApplicationReport>, exception: Option<RpcFailure>) {
         let outcome = ClientOutcome {
             application_id: self.app_id,
             state: report.as_ref().map(|r| r.state),
@@ -357,8 +357,8 @@ impl Client {
     }
 }
 
-fn spark_exception(message: String) -> (String, String) {
-    ("org.apache.spark.SparkException".to_string(), message)
+fn spark_exception(message: String) -> RpcFailure {
+    RpcFailure::spark(message)
 }
 
 fn absolute(path: &str) -> String {
