@@ -56,7 +56,9 @@ pub fn check(r: &RunResult, limits: &Limits) -> Vec<Violation> {
             name::EXIT_CODE_MATCHES,
             format!(
                 "final status {:?} / {:?} with exception {:?}",
-                o.state, o.final_status, o.exception
+                o.state,
+                o.final_status,
+                o.exception.as_ref().map(|e| (&e.class, &e.message))
             ),
             r,
         ));
@@ -88,6 +90,7 @@ mod tests {
     use sparkyard_actors::world::context::ClientOutcome;
     use sparkyard_actors::world::observer::{DriverJobs, LostExecutor, RunCounters};
     use sparkyard_messages::ids::ExecutorId;
+    use sparkyard_messages::records::RpcFailure;
 
     fn result(state: State, fs: Final, exception: bool) -> RunResult {
         let outcome = ClientOutcome {
@@ -95,7 +98,7 @@ mod tests {
             state: Some(state),
             final_status: Some(fs),
             diagnostics: String::new(),
-            exception: exception.then(|| ("c".into(), "m".into())),
+            exception: exception.then(|| RpcFailure::new("c", "m")),
             finished_at_ms: 1,
             temp_dir: String::new(),
         };

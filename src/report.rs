@@ -5,6 +5,7 @@
 use crate::runner::RunResult;
 use sparkyard_actors::kernel::clock;
 use sparkyard_actors::kernel::logs::{Level, format_line};
+use sparkyard_messages::records::RpcFailure;
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -25,7 +26,7 @@ const CLIENT_STACK: &[&str] = &[
 /// spark-submit's stderr after the Client returns: the exception (if any), then the shutdown hook.
 pub fn closing_stderr(result: &RunResult, quiet: bool) -> String {
     let mut out = String::new();
-    if let Some((class, message)) = &result.outcome.exception {
+    if let Some(RpcFailure { class, message }) = &result.outcome.exception {
         let _ = writeln!(out, "Exception in thread \"main\" {class}: {message}");
         if result.outcome.application_id.is_some() {
             for frame in CLIENT_STACK {

@@ -22,6 +22,7 @@ use sparkyard_actors::world::context::{ClientOutcome, ObserverHook, SimContext};
 use sparkyard_actors::world::injector;
 use sparkyard_actors::world::invariants::{Violation, name as invariant};
 use sparkyard_actors::world::observer::RunCounters;
+use sparkyard_messages::records::RpcFailure;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -268,7 +269,7 @@ pub fn run_with_faults(
                 state: None,
                 final_status: None,
                 diagnostics: detail.clone(),
-                exception: Some(("sparkyard.SimulationPanic".into(), detail)),
+                exception: Some(RpcFailure::new("sparkyard.SimulationPanic", detail)),
                 finished_at_ms: end_ms,
                 temp_dir: String::new(),
             }
@@ -289,7 +290,7 @@ pub fn run_with_faults(
                 state: None,
                 final_status: None,
                 diagnostics: detail.clone(),
-                exception: Some(("sparkyard.SimulationHang".into(), detail)),
+                exception: Some(RpcFailure::new("sparkyard.SimulationHang", detail)),
                 finished_at_ms: deadline,
                 temp_dir: String::new(),
             }

@@ -3,8 +3,8 @@
 //! (`AMEndpoint`) that the driver talks to.
 
 use crate::ids::ExecutorId;
-use crate::records::FinalApplicationStatus;
-use crate::rpc::{AskContext, AskReply, RemoteRef};
+use crate::records::{ExecutorLossReason, FinalApplicationStatus, RpcFailure};
+use crate::rpc::{AskReply, RemoteRef, ReplyTo};
 use serde::{Deserialize, Serialize};
 
 /// The AM's main thread and Reporter thread.
@@ -43,7 +43,7 @@ pub struct AllocatorReport {
     pub num_cluster_nodes: u32,
     pub num_excluded_nodes: u32,
     /// Set when the RM answered with a failure (e.g. `ApplicationAttemptNotFoundException`).
-    pub rm_failure: Option<String>,
+    pub rm_failure: Option<RpcFailure>,
 }
 
 /// `RequestExecutors(resourceProfileToTotalExecs, numLocalityAwareTasks, hostToLocalTaskCount, excludedNodes)`.
@@ -59,9 +59,9 @@ pub struct RequestExecutors {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, actix::Message, strum::IntoStaticStr)]
 #[rtype(result = "()")]
 pub enum YarnAmMsg {
-    RequestExecutors(AskContext, RequestExecutors),
-    KillExecutors(AskContext, Vec<ExecutorId>),
-    GetExecutorLossReason(AskContext, ExecutorId),
+    RequestExecutors(ReplyTo<bool>, RequestExecutors),
+    KillExecutors(ReplyTo<bool>, Vec<ExecutorId>),
+    GetExecutorLossReason(ReplyTo<ExecutorLossReason>, ExecutorId),
     /// `Shutdown(exitCode)`.
     Shutdown {
         exit_code: i32,

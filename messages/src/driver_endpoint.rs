@@ -2,7 +2,7 @@
 
 use crate::ids::{ExecutorId, TaskId};
 use crate::records::ExecutorLossReason;
-use crate::rpc::{AskContext, RemoteRef, RpcAddress};
+use crate::rpc::{RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
 use crate::task::{JobSpec, StatusUpdate};
 use serde::{Deserialize, Serialize};
 
@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 #[rtype(result = "()")]
 pub enum DriverEndpointMsg {
     /// `RetrieveSparkAppConfig(resourceProfileId)`.
-    RetrieveSparkAppConfig(AskContext, u32),
-    RegisterExecutor(AskContext, Box<RegisterExecutor>),
+    RetrieveSparkAppConfig(ReplyTo<SparkAppConfig>, u32),
+    RegisterExecutor(ReplyTo<bool>, Box<RegisterExecutor>),
     LaunchedExecutor(ExecutorId),
     StatusUpdate(StatusUpdate),
     ReviveOffers,
@@ -23,13 +23,13 @@ pub enum DriverEndpointMsg {
         interrupt_thread: bool,
         reason: String,
     },
-    StopExecutors(AskContext),
-    StopDriver(AskContext),
+    StopExecutors(ReplyTo<bool>),
+    StopDriver(ReplyTo<bool>),
     RemoveExecutor {
         executor_id: ExecutorId,
         reason: ExecutorLossReason,
     },
-    IsExecutorAlive(AskContext, ExecutorId),
+    IsExecutorAlive(ReplyTo<bool>, ExecutorId),
     /// `DAGScheduler.submitJob` from the user program (the Driver thread).
     SubmitJob {
         job: JobSpec,

@@ -1,6 +1,6 @@
 //! What a Spark server RpcEnv's `endpoint-verifier` receives (Spark `RpcEndpointVerifier`).
 
-use crate::rpc::AskContext;
+use crate::rpc::ReplyTo;
 use serde::{Deserialize, Serialize};
 
 /// The endpoint-verifier's inbox.
@@ -8,5 +8,5 @@ use serde::{Deserialize, Serialize};
 #[rtype(result = "()")]
 pub enum EndpointVerifierMsg {
     /// `CheckExistence(name)`, answered with a Boolean.
-    CheckExistence(AskContext, String),
+    CheckExistence(ReplyTo<bool>, String),
 }

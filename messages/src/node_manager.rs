@@ -3,7 +3,7 @@
 
 use crate::ids::{ApplicationId, ContainerId};
 use crate::records::{Container, ContainerLaunchContext};
-use crate::rpc::AskContext;
+use crate::rpc::{ReplyTo, StartContainersResponse};
 use serde::{Deserialize, Serialize};
 
 /// A NodeManager's inbox.
@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 #[rtype(result = "()")]
 pub enum NodeManagerMsg {
     /// `startContainers`.
-    StartContainers(AskContext, Box<StartContainerRequest>),
+    StartContainers(ReplyTo<StartContainersResponse>, Box<StartContainerRequest>),
     /// `NodeHeartbeatResponse`: containers and applications the RM wants cleaned up.
     NodeHeartbeatResponse(NodeHeartbeatResponse),
     /// The container's process ended (the NM's `ContainerExecutor` saw it exit).

@@ -3,9 +3,13 @@
 
 use crate::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use crate::records::{
-    ApplicationSubmissionContext, ContainerStatus, FinalApplicationStatus, Resource,
+    ApplicationReport, ApplicationSubmissionContext, ContainerStatus, FinalApplicationStatus,
+    Resource,
 };
-use crate::rpc::{AskContext, AskReply};
+use crate::rpc::{
+    AllocateResponse, AskReply, FinishApplicationMasterResponse, GetClusterMetricsResponse,
+    GetNewApplicationResponse, RegisterApplicationMasterResponse, ReplyTo,
+};
 use serde::{Deserialize, Serialize};
 
 /// The ResourceManager's inbox.
@@ -13,19 +17,25 @@ use serde::{Deserialize, Serialize};
 #[rtype(result = "()")]
 pub enum ResourceManagerMsg {
     /// `getYarnClusterMetrics`.
-    GetClusterMetrics(AskContext),
+    GetClusterMetrics(ReplyTo<GetClusterMetricsResponse>),
     /// `createApplication` / `getNewApplication`.
-    GetNewApplication(AskContext),
+    GetNewApplication(ReplyTo<GetNewApplicationResponse>),
     /// `submitApplication`.
-    SubmitApplication(AskContext, Box<ApplicationSubmissionContext>),
+    SubmitApplication(ReplyTo<()>, Box<ApplicationSubmissionContext>),
     /// `getApplicationReport`.
-    GetApplicationReport(AskContext, ApplicationId),
+    GetApplicationReport(ReplyTo<Box<ApplicationReport>>, ApplicationId),
     /// `registerApplicationMaster(host, port, trackingUrl)`.
-    RegisterApplicationMaster(AskContext, RegisterApplicationMasterRequest),
+    RegisterApplicationMaster(
+        ReplyTo<RegisterApplicationMasterResponse>,
+        RegisterApplicationMasterRequest,
+    ),
     /// `allocate(progress)`: the AM-RM heartbeat.
-    Allocate(AskContext, AllocateRequest),
+    Allocate(ReplyTo<AllocateResponse>, AllocateRequest),
     /// `finishApplicationMaster(status, diagnostics, historyUrl)`.
-    FinishApplicationMaster(AskContext, FinishApplicationMasterRequest),
+    FinishApplicationMaster(
+        ReplyTo<FinishApplicationMasterResponse>,
+        FinishApplicationMasterRequest,
+    ),
     /// `ResourceTracker.registerNodeManager`.
     RegisterNodeManager(RegisterNodeManagerRequest),
     /// `ResourceTracker.nodeHeartbeat`.

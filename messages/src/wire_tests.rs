@@ -40,11 +40,11 @@ fn attempt() -> ApplicationAttemptId {
 fn cid() -> ContainerId {
     ContainerId::new(attempt(), 2)
 }
-fn ask() -> AskContext {
-    AskContext {
+fn ask<R>() -> ReplyTo<R> {
+    ReplyTo::new(AskContext {
         ask_id: 7,
         reply_to: EndpointId(3),
-    }
+    })
 }
 fn addr() -> RpcAddress {
     RpcAddress {
@@ -188,26 +188,29 @@ fn every_reply_value_round_trips() {
         ReplyValue::Bool(false),
         ReplyValue::Int(-3),
         ReplyValue::SparkAppConfig(cfg),
-        ReplyValue::ClusterMetrics {
+        ReplyValue::ClusterMetrics(GetClusterMetricsResponse {
             num_node_managers: 8,
-        },
-        ReplyValue::NewApplication {
+        }),
+        ReplyValue::NewApplication(GetNewApplicationResponse {
             application_id: app(),
             maximum_capability: resource(),
-        },
+        }),
         ReplyValue::Report(Box::new(report())),
-        ReplyValue::RegisteredApplicationMaster {
+        ReplyValue::RegisteredApplicationMaster(RegisterApplicationMasterResponse {
             maximum_capability: resource(),
             queue: "q".into(),
-        },
+        }),
         ReplyValue::Allocate(alloc),
-        ReplyValue::FinishedApplicationMaster {
+        ReplyValue::FinishedApplicationMaster(FinishApplicationMasterResponse {
             is_unregistered: true,
-        },
-        ReplyValue::StartContainers {
+        }),
+        ReplyValue::StartContainers(StartContainersResponse {
             succeeded: vec![cid()],
-            failed: vec![(cid(), "e".into())],
-        },
+            failed: vec![FailedContainer {
+                container_id: cid(),
+                error: "e".into(),
+            }],
+        }),
         ReplyValue::LossReason(ExecutorLossReason::Killed),
     ] {
         roundtrip(AskReply {
@@ -219,6 +222,32 @@ fn every_reply_value_round_trips() {
         ask_id: 2,
         result: Err(RpcFailure::spark("Could not find X.")),
     });
+}
+
+/// A typed reply context is an `AskContext` on the wire, and copies as one.
+#[test]
+fn a_typed_reply_context_is_an_ask_context_on_the_wire() {
+    let cfg = bincode::config::standard();
+    let typed: ReplyTo<AllocateResponse> = ask();
+    let copy = typed;
+    assert_eq!(copy, typed);
+    let plain = bincode::serde::encode_to_vec(typed.context(), cfg).expect("encodes");
+    let bytes = bincode::serde::encode_to_vec(typed, cfg).expect("encodes");
+    assert_eq!(bytes, plain);
+    roundtrip(typed);
+    assert_eq!(format!("{typed:?}"), format!("{:?}", typed.context()));
+}
+
+/// A reply comes back out of the envelope as the type that went in, and only as that type.
+#[test]
+fn a_reply_decodes_only_to_its_own_type() {
+    assert_eq!(bool::from_value(true.into_value()), Ok(true));
+    assert_eq!(
+        <()>::from_value(ReplyValue::Bool(true)),
+        Err(ReplyValue::Bool(true))
+    );
+    assert_eq!(ReplyValue::Bool(true).class(), "java.lang.Boolean");
+    assert_eq!(ReplyValue::Unit.class(), "scala.runtime.BoxedUnit");
 }
 
 #[test]
@@ -328,7 +357,7 @@ fn application_master_messages_round_trip() {
         num_pending_loss_reason_requests: 0,
         num_cluster_nodes: 8,
         num_excluded_nodes: 0,
-        rm_failure: Some("x".into()),
+        rm_failure: Some(RpcFailure::spark("x")),
     };
     for m in [
         ApplicationMasterMsg::AskReply(reply()),

@@ -3,7 +3,8 @@
 
 use crate::application_master::RequestExecutors;
 use crate::ids::{ContainerId, ExecutorId};
-use crate::rpc::{AskContext, AskReply};
+use crate::records::ExecutorLossReason;
+use crate::rpc::{AskReply, ReplyTo};
 use serde::{Deserialize, Serialize};
 
 /// The YarnAllocator's inbox.
@@ -14,11 +15,11 @@ pub enum YarnAllocatorMsg {
     AllocateResources,
     AskReply(AskReply),
     /// `requestTotalExecutorsWithPreferredLocalities`, answered `true` when the target is set.
-    RequestTotalExecutors(AskContext, RequestExecutors),
+    RequestTotalExecutors(ReplyTo<bool>, RequestExecutors),
     /// `killExecutor(id)` for each id; always answered `true`.
-    KillExecutors(AskContext, Vec<ExecutorId>),
+    KillExecutors(ReplyTo<bool>, Vec<ExecutorId>),
     /// A `GetExecutorLossReason` ask to answer now or after the container's completion is seen.
-    GetExecutorLossReason(AskContext, ExecutorId),
+    GetExecutorLossReason(ReplyTo<ExecutorLossReason>, ExecutorId),
     /// `setShutdown(true)` after the driver's `Shutdown`.
     SetShutdown,
     /// An ExecutorRunnable started its container.

@@ -3,7 +3,7 @@
 use crate::application_master::RequestExecutors;
 use crate::ids::ExecutorId;
 use crate::records::ExecutorLossReason;
-use crate::rpc::{AskContext, AskReply, RemoteRef};
+use crate::rpc::{AskReply, RemoteRef, ReplyTo};
 use serde::{Deserialize, Serialize};
 
 /// The YarnSchedulerEndpoint's inbox.
@@ -13,9 +13,9 @@ pub enum YarnSchedulerMsg {
     /// `RegisterClusterManager(am)`, sent by the AM endpoint's `onStart`.
     RegisterClusterManager(RemoteRef),
     /// Asked by the YarnAllocator's constructor: the highest executor id the driver has seen.
-    RetrieveLastAllocatedExecutorId(AskContext),
-    RequestExecutors(AskContext, RequestExecutors),
-    KillExecutors(AskContext, Vec<ExecutorId>),
+    RetrieveLastAllocatedExecutorId(ReplyTo<i64>),
+    RequestExecutors(ReplyTo<bool>, RequestExecutors),
+    KillExecutors(ReplyTo<bool>, Vec<ExecutorId>),
     /// From the AM when a container completed.
     RemoveExecutor {
         executor_id: ExecutorId,

@@ -2,7 +2,9 @@
 //! submission, and determinism.
 
 use crate::common::*;
-use sparkyard_messages::records::{FinalApplicationStatus as Final, YarnApplicationState as State};
+use sparkyard_messages::records::{
+    FinalApplicationStatus as Final, RpcFailure, YarnApplicationState as State,
+};
 
 fn assert_succeeded(r: &sparkyard::runner::RunResult) {
     assert_eq!(r.outcome.state, Some(State::Finished), "{:?}", r.outcome);
@@ -112,7 +114,7 @@ fn an_unknown_class_fails_the_application_after_both_attempts() {
     assert_eq!(r.outcome.state, Some(State::Failed));
     assert_eq!(r.outcome.final_status, Some(Final::Failed));
     let app = r.outcome.application_id.expect("submitted").to_string();
-    let (class, message) = r.outcome.exception.clone().expect("fails");
+    let RpcFailure { class, message } = r.outcome.exception.clone().expect("fails");
     assert_eq!(class, "org.apache.spark.SparkException");
     assert_eq!(
         message,
@@ -159,13 +161,13 @@ fn verify_cluster_resources_refuses_oversized_executors_and_ams_before_submittin
     assert_eq!(r.outcome.state, None, "nothing is submitted");
     assert_eq!(
         r.outcome.exception,
-        Some((
-            "java.lang.IllegalArgumentException".into(),
-            "Required executor memory (10240 MB), offHeap memory (0) MB, overhead (1024 MB), and PySpark memory (0 MB) is above the max threshold (8192 MB) of this cluster! Please check the values of 'yarn.scheduler.maximum-allocation-mb' and/or 'yarn.nodemanager.resource.memory-mb'.".into()
+        Some(RpcFailure::new(
+            "java.lang.IllegalArgumentException",
+            "Required executor memory (10240 MB), offHeap memory (0) MB, overhead (1024 MB), and PySpark memory (0 MB) is above the max threshold (8192 MB) of this cluster! Please check the values of 'yarn.scheduler.maximum-allocation-mb' and/or 'yarn.nodemanager.resource.memory-mb'."
         ))
     );
     let r = submit_pi(&["--driver-memory", "9g", "app.jar"]).expect("runs");
-    let (_, message) = r.outcome.exception.expect("refused");
+    let message = r.outcome.exception.expect("refused").message;
     assert_eq!(
         message,
         "Required AM memory (9216+921 MB) is above the max threshold (8192 MB) of this cluster! Please check the values of 'yarn.scheduler.maximum-allocation-mb' and/or 'yarn.nodemanager.resource.memory-mb'."

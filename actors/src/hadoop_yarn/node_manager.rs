@@ -7,7 +7,7 @@ use crate::kernel::clock;
 use crate::kernel::small_map::SmallMap;
 use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
-use crate::rpc::{Endpoint, EndpointRef, RpcEnv};
+use crate::rpc::{EndpointRef, RpcEnv};
 use crate::world::addresses::{NM_PORT, NM_WEB_PORT};
 use crate::world::config::NodeSpec;
 use crate::world::context::SimContext;
@@ -22,7 +22,7 @@ use sparkyard_messages::records::{
 use sparkyard_messages::resource_manager::{
     NodeHeartbeatRequest, RegisterNodeManagerRequest, ResourceManagerMsg,
 };
-use sparkyard_messages::rpc::{AskContext, EndpointId, ReplyValue};
+use sparkyard_messages::rpc::{EndpointId, ReplyTo, StartContainersResponse};
 use std::rc::Rc;
 
 const TARGET: &str = "yarn::ContainerManagerImpl";
@@ -123,7 +123,7 @@ impl NodeManager {
 
     fn on_start_containers(
         &mut self,
-        ask: AskContext,
+        ask: ReplyTo<StartContainersResponse>,
         req: Box<StartContainerRequest>,
         ctx: &mut Context<Self>,
     ) {
@@ -158,7 +158,7 @@ impl NodeManager {
             .trace_state("Container", || StateChange::ContainerLocalizing {
                 container: cid,
                 host: self.spec.host.clone(),
-                caller: ask.reply_to,
+                caller: ask.context().reply_to,
                 executor,
             });
         let launch = self.sim.config.costs.container_launch_ms;
@@ -169,7 +169,7 @@ impl NodeManager {
         );
         self.env.reply(
             ask,
-            ReplyValue::StartContainers {
+            StartContainersResponse {
                 succeeded: vec![cid],
                 failed: Vec::new(),
             },
@@ -406,11 +406,6 @@ impl Actor for NodeManager {
     }
 }
 
-impl Endpoint for NodeManager {
-    fn env(&self) -> &RpcEnv {
-        &self.env
-    }
-}
-
-crate::endpoint_handler!(NodeManager, NodeManagerMsg, on_message);
-crate::endpoint_lifecycle!(NodeManager);
+crate::endpoint!(NodeManager {
+    messages: NodeManagerMsg => on_message,
+});

@@ -3,7 +3,7 @@
 //! ApplicationMasterService (register / allocate / finish) and the ClientRMService calls.
 
 use crate::kernel::trace::StateChange;
-use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
+use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::world::addresses::{NM_WEB_PORT, RM_WEB_PORT, nm_process_name};
 use crate::world::context::SimContext;
 use crate::world::invariants::{self, name as inv};
@@ -20,7 +20,10 @@ use sparkyard_messages::records::{
     exit_status,
 };
 use sparkyard_messages::resource_manager::*;
-use sparkyard_messages::rpc::{AllocateResponse, AskContext, EndpointId, ReplyValue};
+use sparkyard_messages::rpc::{
+    AllocateResponse, EndpointId, FinishApplicationMasterResponse, GetClusterMetricsResponse,
+    GetNewApplicationResponse, RegisterApplicationMasterResponse, ReplyTo, StartContainersResponse,
+};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::rc::Rc;
 
@@ -84,9 +87,14 @@ impl RmApp {
     }
 }
 
-/// Why the RM is waiting on a NodeManager.
-pub enum RmPending {
-    LaunchAm(ApplicationAttemptId, ContainerId),
+/// What the RM hears back from a NodeManager: the AMLauncher's `startContainers` for an
+/// attempt's AM container.
+pub enum RmAnswer {
+    LaunchAm {
+        attempt_id: ApplicationAttemptId,
+        container_id: ContainerId,
+        result: Result<StartContainersResponse, RpcFailure>,
+    },
 }
 
 /// The ResourceManager actor.
@@ -104,7 +112,7 @@ pub struct ResourceManager {
     pending_am: VecDeque<ApplicationAttemptId>,
     /// Attempts with outstanding container requests, in registration order.
     asking: BTreeSet<ApplicationAttemptId>,
-    asks: AskTable<RmPending>,
+    asks: AskTable<RmAnswer>,
     /// Every container that has completed (a second completion is a broken invariant).
     completed: BTreeSet<ContainerId>,
 }
@@ -179,7 +187,7 @@ impl ResourceManager {
                 let n = self.live_nodes();
                 self.env.reply(
                     ask,
-                    ReplyValue::ClusterMetrics {
+                    GetClusterMetricsResponse {
                         num_node_managers: n,
                     },
                 );
@@ -200,20 +208,20 @@ impl ResourceManager {
         }
     }
 
-    fn on_get_new_application(&mut self, ask: AskContext) {
+    fn on_get_new_application(&mut self, ask: ReplyTo<GetNewApplicationResponse>) {
         self.next_app += 1;
         let application_id = ApplicationId {
             cluster_timestamp: self.cluster_timestamp(),
             id: self.next_app,
         };
-        let value = ReplyValue::NewApplication {
+        let value = GetNewApplicationResponse {
             application_id,
             maximum_capability: self.max_capability(),
         };
         self.env.reply(ask, value);
     }
 
-    fn on_submit_application(&mut self, ask: AskContext, sub: Box<ApplicationSubmissionContext>) {
+    fn on_submit_application(&mut self, ask: ReplyTo<()>, sub: Box<ApplicationSubmissionContext>) {
         let id = sub.application_id;
         let rm_max = self.sim.config.yarn.am_max_attempts;
         let max_attempts = sub
@@ -242,7 +250,7 @@ impl ResourceManager {
             tracking_url,
         };
         self.apps.insert(id, app);
-        self.env.reply(ask, ReplyValue::Unit);
+        self.env.reply(ask, ());
         self.set_state(id, State::Accepted);
         self.new_attempt(id);
     }
@@ -297,7 +305,11 @@ impl ResourceManager {
         self.pending_am.push_back(attempt_id);
     }
 
-    fn on_get_application_report(&mut self, ask: AskContext, id: ApplicationId) {
+    fn on_get_application_report(
+        &mut self,
+        ask: ReplyTo<Box<ApplicationReport>>,
+        id: ApplicationId,
+    ) {
         let Some(app) = self.apps.get(&id) else {
             let text = format!("Application with id '{id}' doesn't exist in RM.");
             let failure = RpcFailure::new(
@@ -323,7 +335,7 @@ impl ResourceManager {
             finish_time: app.finish_time,
             final_status: app.final_status,
         };
-        self.env.reply(ask, ReplyValue::Report(Box::new(report)));
+        self.env.reply(ask, Box::new(report));
     }
 
     /// The current attempt, if `attempt_id` is it (else the ApplicationMasterService's failure).
@@ -346,7 +358,11 @@ impl ResourceManager {
         }
     }
 
-    fn on_register_am(&mut self, ask: AskContext, req: RegisterApplicationMasterRequest) {
+    fn on_register_am(
+        &mut self,
+        ask: ReplyTo<RegisterApplicationMasterResponse>,
+        req: RegisterApplicationMasterRequest,
+    ) {
         let queue;
         match self.attempt_mut(req.attempt_id) {
             Ok(a) => a.registered = true,
@@ -367,14 +383,14 @@ impl ResourceManager {
             "yarn::ApplicationMasterService", "AM registration {}", req.attempt_id
         );
         self.set_state(id, State::Running);
-        let value = ReplyValue::RegisteredApplicationMaster {
+        let value = RegisterApplicationMasterResponse {
             maximum_capability: self.max_capability(),
             queue,
         };
         self.env.reply(ask, value);
     }
 
-    fn on_allocate(&mut self, ask: AskContext, req: AllocateRequest) {
+    fn on_allocate(&mut self, ask: ReplyTo<AllocateResponse>, req: AllocateRequest) {
         let capability = self.normalize(req.capability);
         let num_nodes = self.live_nodes();
         let attempt = match self.attempt_mut(req.attempt_id) {
@@ -423,7 +439,7 @@ impl ResourceManager {
                 "Container released by application",
             );
         }
-        self.env.reply(ask, ReplyValue::Allocate(response));
+        self.env.reply(ask, response);
     }
 
     /// The AM gave a container back: the NM kills it and the AM hears of its completion.
@@ -449,7 +465,11 @@ impl ResourceManager {
         }
     }
 
-    fn on_finish_am(&mut self, ask: AskContext, req: FinishApplicationMasterRequest) {
+    fn on_finish_am(
+        &mut self,
+        ask: ReplyTo<FinishApplicationMasterResponse>,
+        req: FinishApplicationMasterRequest,
+    ) {
         match self.attempt_mut(req.attempt_id) {
             Ok(a) => a.unregistered = true,
             Err(f) => return self.env.reply_failure(ask, f),
@@ -476,7 +496,7 @@ impl ResourceManager {
         );
         self.env.reply(
             ask,
-            ReplyValue::FinishedApplicationMaster {
+            FinishApplicationMasterResponse {
                 is_unregistered: true,
             },
         );
@@ -640,7 +660,11 @@ impl ResourceManager {
             ctx,
             me,
             &nm,
-            RmPending::LaunchAm(attempt_id, cid),
+            move |result| RmAnswer::LaunchAm {
+                attempt_id,
+                container_id: cid,
+                result,
+            },
             &timeout,
             |a| NodeManagerMsg::StartContainers(a, req),
         );
@@ -873,31 +897,15 @@ impl Actor for ResourceManager {
     }
 }
 
-impl Endpoint for ResourceManager {
-    fn env(&self) -> &RpcEnv {
-        &self.env
-    }
-}
-
-impl Asker for ResourceManager {
-    type Pending = RmPending;
-
-    fn asks(&mut self) -> &mut AskTable<RmPending> {
-        &mut self.asks
-    }
-
-    fn on_answer(
-        &mut self,
-        what: RmPending,
-        result: Result<ReplyValue, RpcFailure>,
-        ctx: &mut Context<Self>,
-    ) {
-        let RmPending::LaunchAm(attempt_id, cid) = what;
+impl ResourceManager {
+    fn answered(&mut self, answer: RmAnswer, ctx: &mut Context<Self>) {
+        let RmAnswer::LaunchAm {
+            attempt_id,
+            container_id: cid,
+            result,
+        } = answer;
         let failed = match result {
-            Ok(ReplyValue::StartContainers { failed, .. }) => {
-                failed.into_iter().next().map(|(_, e)| e)
-            }
-            Ok(other) => Some(format!("unexpected reply {}", <&str>::from(&other))),
+            Ok(response) => response.failed.into_iter().next().map(|f| f.error),
             Err(e) => Some(e.to_string()),
         };
         match failed {
@@ -925,5 +933,7 @@ impl Asker for ResourceManager {
     }
 }
 
-crate::endpoint_handler!(ResourceManager, ResourceManagerMsg, on_message);
-crate::endpoint_lifecycle!(ResourceManager);
+crate::endpoint!(ResourceManager {
+    messages: ResourceManagerMsg => on_message,
+    answers: RmAnswer => answered,
+});

@@ -2,12 +2,16 @@
 //! reply message plus a timer: never `Addr::send().await`, which bypasses the network and hangs
 //! when the network drops the message. The receiver always handles an ask even if the caller has
 //! timed out (Spark's semantics); a late reply is logged `Ignored message: ...`.
+//!
+//! Asks are typed: an ask variant carries a `ReplyTo<R>`, the replier can answer only with an
+//! `R`, and the asker's answer gets a `Result<R, RpcFailure>`. The reply travels in one envelope
+//! (`ReplyValue`) and is decoded here, once, when it reaches the asker.
 
 use super::endpoint::{Endpoint, EndpointRef};
 use crate::kernel::small_map::SmallMap;
 use actix::{AsyncContext, Context, Message, SpawnHandle};
 use sparkyard_messages::records::RpcFailure;
-use sparkyard_messages::rpc::{AskContext, AskReply, ReplyValue, RpcAddress};
+use sparkyard_messages::rpc::{AskReply, Reply, ReplyTo, ReplyValue, RpcAddress};
 use std::borrow::Cow;
 
 /// The properties that name ask timeouts: kept as static strings, so an ask allocates nothing
@@ -64,14 +68,18 @@ pub fn scala_duration(ms: u64) -> String {
     }
 }
 
-/// The asks an actor is waiting on, keyed by ask id, with what each was for and its timeout
+/// How a pending ask turns the reply envelope into the asker's answer: decodes the value to the
+/// type asked for, then wraps the typed result in the actor's answer.
+type Decode<A> = Box<dyn FnOnce(Result<ReplyValue, RpcFailure>) -> A>;
+
+/// The asks an actor is waiting on, keyed by ask id, with how each is answered and its timeout
 /// timer. Most actors wait on one or two at a time (a short list); a driver can wait on one per
 /// executor (a map).
-pub struct AskTable<K> {
-    pending: SmallMap<u64, (K, SpawnHandle)>,
+pub struct AskTable<A> {
+    pending: SmallMap<u64, (Decode<A>, SpawnHandle)>,
 }
 
-impl<K> Default for AskTable<K> {
+impl<A> Default for AskTable<A> {
     fn default() -> Self {
         AskTable {
             pending: SmallMap::default(),
@@ -79,46 +87,58 @@ impl<K> Default for AskTable<K> {
     }
 }
 
-impl<K> AskTable<K> {
+impl<A> AskTable<A> {
     pub fn len(&self) -> usize {
         self.pending.len()
     }
     pub fn is_empty(&self) -> bool {
         self.pending.is_empty()
     }
-    /// What the ask was for, and its timeout timer.
-    fn take(&mut self, ask_id: u64) -> Option<(K, SpawnHandle)> {
+    /// How the ask is answered, and its timeout timer.
+    fn take(&mut self, ask_id: u64) -> Option<(Decode<A>, SpawnHandle)> {
         self.pending.remove(&ask_id)
     }
-    fn insert(&mut self, ask_id: u64, what: K, timer: SpawnHandle) {
-        self.pending.insert(ask_id, (what, timer));
+    fn insert(&mut self, ask_id: u64, decode: Decode<A>, timer: SpawnHandle) {
+        self.pending.insert(ask_id, (decode, timer));
     }
 }
 
-/// An actor that asks. `Pending` says what an outstanding ask was for.
-pub trait Asker: Endpoint {
-    type Pending: 'static;
-    fn asks(&mut self) -> &mut AskTable<Self::Pending>;
-    /// The ask's outcome: the reply value, or its failure (remote exception, timeout, connect error).
-    fn on_answer(
-        &mut self,
-        what: Self::Pending,
-        result: Result<ReplyValue, RpcFailure>,
-        ctx: &mut Context<Self>,
-    );
+/// The reply envelope as the type `R` the ask waits for. A value of another type fails the ask
+/// as Spark's `ask[T]` does (`Future.mapTo[T]`): with a `ClassCastException`.
+pub fn decode<R: Reply>(result: Result<ReplyValue, RpcFailure>) -> Result<R, RpcFailure> {
+    result.and_then(|value| {
+        R::from_value(value).map_err(|other| {
+            RpcFailure::new(
+                "java.lang.ClassCastException",
+                format!("Cannot cast {} to {}", other.class(), R::CLASS),
+            )
+        })
+    })
+}
 
-    /// Sends an ask from this actor's mailbox `me` and arms its timeout.
-    fn ask<M>(
+/// An actor that asks. `Answer` is what an ask's outcome reaches it as: typically an enum with
+/// one variant per kind of ask, each holding that ask's typed result.
+pub trait Asker: Endpoint {
+    type Answer: 'static;
+    fn asks(&mut self) -> &mut AskTable<Self::Answer>;
+    /// An ask's outcome: its typed reply, or its failure (remote exception, timeout, connect
+    /// error, a reply of the wrong type), as `answer` wrapped it.
+    fn on_answer(&mut self, answer: Self::Answer, ctx: &mut Context<Self>);
+
+    /// Sends an ask from this actor's mailbox `me` and arms its timeout. `make` builds the
+    /// message around the typed reply context; `answer` wraps the typed outcome.
+    fn ask<M, R>(
         &mut self,
         ctx: &mut Context<Self>,
         me: sparkyard_messages::rpc::EndpointId,
         to: &EndpointRef<M>,
-        what: Self::Pending,
+        answer: impl FnOnce(Result<R, RpcFailure>) -> Self::Answer + 'static,
         timeout: &AskTimeout,
-        make: impl FnOnce(AskContext) -> M,
+        make: impl FnOnce(ReplyTo<R>) -> M,
     ) where
         M: Message<Result = ()> + Send + Clone + 'static,
         for<'a> &'a M: Into<&'static str>,
+        R: Reply,
         Self: Sized,
     {
         let env = self.env().clone();
@@ -132,13 +152,14 @@ pub trait Asker: Endpoint {
             ctx,
             crate::kernel::clock::ms(timeout.ms),
             move |act, ctx| {
-                if let Some((what, _)) = act.asks().take(ask_id) {
+                if let Some((decode, _)) = act.asks().take(ask_id) {
                     let remote = act.env().dispatcher.address_of(to_id);
-                    act.on_answer(what, Err(timeout.failure(&remote)), ctx);
+                    act.on_answer(decode(Err(timeout.failure(&remote))), ctx);
                 }
             },
         );
-        self.asks().insert(ask_id, what, timer);
+        let decode: Decode<Self::Answer> = Box::new(move |result| answer(decode::<R>(result)));
+        self.asks().insert(ask_id, decode, timer);
         let posted = env.ask(me, to, make);
         debug_assert_eq!(posted, ask_id);
     }
@@ -149,11 +170,12 @@ pub trait Asker: Endpoint {
         Self: Sized,
     {
         match self.asks().take(reply.ask_id) {
-            Some((what, timer)) => {
+            Some((decode, timer)) => {
                 // Spark cancels the timeout when the reply comes: an answered ask holds nothing
                 // (a starting executor would otherwise keep two 120 s timers).
                 ctx.cancel_future(timer);
-                self.on_answer(what, reply.result, ctx)
+                let answer = decode(reply.result);
+                self.on_answer(answer, ctx)
             }
             None => {
                 let log = self.env().log().clone();

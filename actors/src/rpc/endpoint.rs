@@ -133,3 +133,49 @@ macro_rules! endpoint_lifecycle {
         }
     };
 }
+
+/// Everything an endpoint writes the same way, written once: `Endpoint` (its RpcEnv is the
+/// field `env`), the handler of its messages (`endpoint_handler!`), its stop
+/// (`endpoint_lifecycle!`) and, for an endpoint that asks, `Asker` (its asks in the field
+/// `asks`, its answers to an inherent method). An actor names only what differs:
+///
+/// ```ignore
+/// crate::endpoint!(Client {
+///     messages: ClientMsg => on_message,
+///     answers: ClientAnswer => answered,
+///     on_stop: stopped, // optional: Spark's `onStop`
+/// });
+/// ```
+#[macro_export]
+macro_rules! endpoint {
+    ($actor:ty {
+        messages: $msg:ty => $method:ident
+        $(, answers: $answer:ty => $answered:ident)?
+        $(, on_stop: $on_stop:ident)?
+        $(,)?
+    }) => {
+        impl $crate::rpc::Endpoint for $actor {
+            fn env(&self) -> &$crate::rpc::RpcEnv {
+                &self.env
+            }
+            $(
+                fn on_stop(&mut self, ctx: &mut actix::Context<Self>) {
+                    <$actor>::$on_stop(self, ctx)
+                }
+            )?
+        }
+        $(
+            impl $crate::rpc::Asker for $actor {
+                type Answer = $answer;
+                fn asks(&mut self) -> &mut $crate::rpc::AskTable<$answer> {
+                    &mut self.asks
+                }
+                fn on_answer(&mut self, answer: $answer, ctx: &mut actix::Context<Self>) {
+                    <$actor>::$answered(self, answer, ctx)
+                }
+            }
+        )?
+        $crate::endpoint_handler!($actor, $msg, $method);
+        $crate::endpoint_lifecycle!($actor);
+    };
+}

@@ -9,7 +9,7 @@ use crate::kernel::trace::{Sender, StateChange, TraceKind};
 use actix::{Actor, Addr, Context, Handler, Message};
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{
-    AskContext, AskReply, EndpointId, RemoteRef, ReplyValue, RpcAddress,
+    AskContext, AskReply, EndpointId, RemoteRef, Reply, ReplyTo, RpcAddress,
 };
 use std::cell::Cell;
 use std::rc::Rc;
@@ -107,11 +107,11 @@ impl RpcEnv {
 
     /// Posts an ask and returns its id; a post that fails at once fails the ask through the
     /// asker's reply path, as Spark fails the caller's future.
-    pub fn ask<M>(
+    pub fn ask<M, R>(
         &self,
         me: EndpointId,
         to: &EndpointRef<M>,
-        make: impl FnOnce(AskContext) -> M,
+        make: impl FnOnce(ReplyTo<R>) -> M,
     ) -> u64
     where
         M: Message<Result = ()> + Send + Clone + 'static,
@@ -122,7 +122,7 @@ impl RpcEnv {
             ask_id,
             reply_to: me,
         };
-        let msg = make(ctx);
+        let msg = make(ReplyTo::new(ctx));
         let name: &'static str = (&msg).into();
         if let Err(failure) = self.dispatcher.send(self.sender(), to, msg, name) {
             self.dispatcher.fail_ask_locally(ctx, failure);
@@ -130,14 +130,16 @@ impl RpcEnv {
         ask_id
     }
 
-    /// `context.reply(value)`.
-    pub fn reply(&self, ctx: AskContext, value: ReplyValue) {
-        self.dispatcher.reply(self.sender(), ctx, Ok(value));
+    /// `context.reply(value)`: only with the type the asker waits for.
+    pub fn reply<R: Reply>(&self, ctx: ReplyTo<R>, value: R) {
+        self.dispatcher
+            .reply(self.sender(), ctx.context(), Ok(value.into_value()));
     }
 
     /// `context.sendFailure(e)`.
-    pub fn reply_failure(&self, ctx: AskContext, failure: RpcFailure) {
-        self.dispatcher.reply(self.sender(), ctx, Err(failure));
+    pub fn reply_failure<R>(&self, ctx: ReplyTo<R>, failure: RpcFailure) {
+        self.dispatcher
+            .reply(self.sender(), ctx.context(), Err(failure));
     }
 
     /// An endpoint of this process by name (Spark: `RpcEnv.setupEndpointRef` to its own

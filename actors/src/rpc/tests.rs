@@ -7,7 +7,7 @@ use crate::kernel::logs::LogStore;
 use crate::kernel::trace::{DropReason, Trace, TraceKind};
 use actix::{Actor, AsyncContext, Context, System};
 use sparkyard_messages::records::RpcFailure;
-use sparkyard_messages::rpc::{AskContext, AskReply, EndpointId, ReplyValue, RpcAddress};
+use sparkyard_messages::rpc::{AskContext, AskReply, EndpointId, ReplyTo, ReplyValue, RpcAddress};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -17,7 +17,7 @@ type Log = Rc<RefCell<Vec<String>>>;
 #[rtype(result = "()")]
 enum ProbeMsg {
     Note(String),
-    Ask(AskContext),
+    Ask(ReplyTo<()>),
     AskReply(AskReply),
     AskTo(EndpointRef<ProbeMsg>, u32),
 }
@@ -26,8 +26,11 @@ struct Probe {
     env: RpcEnv,
     me: EndpointId,
     log: Log,
-    asks: AskTable<u32>,
+    asks: AskTable<ProbeAnswer>,
 }
+
+/// Which of the probe's asks was answered, and how.
+struct ProbeAnswer(u32, Result<(), RpcFailure>);
 
 impl Probe {
     fn start(env: &RpcEnv, name: &str, log: Log) -> EndpointRef<ProbeMsg> {
@@ -50,12 +53,22 @@ impl Probe {
     fn on_message(&mut self, msg: ProbeMsg, ctx: &mut Context<Self>) {
         match msg {
             ProbeMsg::Note(n) => self.log.borrow_mut().push(n),
-            ProbeMsg::Ask(a) => self.log.borrow_mut().push(format!("asked {}", a.ask_id)),
+            ProbeMsg::Ask(a) => self
+                .log
+                .borrow_mut()
+                .push(format!("asked {}", a.context().ask_id)),
             ProbeMsg::AskReply(r) => self.on_ask_reply(r, ctx),
             ProbeMsg::AskTo(target, n) => {
                 let t = AskTimeout::new(120_000, "spark.rpc.askTimeout");
                 let me = self.me;
-                self.ask(ctx, me, &target, n, &t, ProbeMsg::Ask);
+                self.ask(
+                    ctx,
+                    me,
+                    &target,
+                    move |r| ProbeAnswer(n, r),
+                    &t,
+                    ProbeMsg::Ask,
+                );
             }
         }
     }
@@ -68,26 +81,12 @@ impl Actor for Probe {
     }
 }
 
-impl Endpoint for Probe {
-    fn env(&self) -> &RpcEnv {
-        &self.env
-    }
-    fn on_stop(&mut self, _ctx: &mut Context<Self>) {
+impl Probe {
+    fn stopped(&mut self, _ctx: &mut Context<Self>) {
         self.log.borrow_mut().push("OnStop".into());
     }
-}
 
-impl Asker for Probe {
-    type Pending = u32;
-    fn asks(&mut self) -> &mut AskTable<u32> {
-        &mut self.asks
-    }
-    fn on_answer(
-        &mut self,
-        what: u32,
-        result: Result<ReplyValue, RpcFailure>,
-        _ctx: &mut Context<Self>,
-    ) {
+    fn answered(&mut self, ProbeAnswer(what, result): ProbeAnswer, _ctx: &mut Context<Self>) {
         let text = match result {
             Ok(v) => format!("{what} ok {v:?}"),
             Err(e) => format!("{what} failed at {} ms: {e}", clock::now_ms()),
@@ -96,8 +95,11 @@ impl Asker for Probe {
     }
 }
 
-crate::endpoint_handler!(Probe, ProbeMsg, on_message);
-crate::endpoint_lifecycle!(Probe);
+crate::endpoint!(Probe {
+    messages: ProbeMsg => on_message,
+    answers: ProbeAnswer => answered,
+    on_stop: stopped,
+});
 
 struct World {
     d: Dispatcher,
@@ -344,6 +346,37 @@ fn an_unanswered_ask_times_out_after_the_virtual_timeout_with_spark_text() {
     );
     // Spark semantics: the receiver still handled the ask although nobody waits any more.
     assert_eq!(silent_log.borrow()[1], "asked 1");
+}
+
+/// A reply of another type than the ask waits for completes the ask with Spark's
+/// `ClassCastException` (`ask[T]` is `Future.mapTo[T]`), neither a panic nor a silent drop.
+#[test]
+fn a_reply_of_the_wrong_type_fails_the_ask_with_a_class_cast_exception() {
+    let log: Log = Rc::default();
+    let l = log.clone();
+    with_world(0, move |w| {
+        let silent = Probe::start(&w.a, "silent", Rc::default());
+        let asker = Probe::start(&w.b, "asker", l);
+        let b = w.b.clone();
+        let to = asker.id;
+        later(2, move || b.send(&asker, ProbeMsg::AskTo(silent, 7)));
+        let a = w.a.clone();
+        later(5, move || {
+            let ask = AskContext {
+                ask_id: 1,
+                reply_to: to,
+            };
+            a.dispatcher
+                .reply(a.process.into(), ask, Ok(ReplyValue::Bool(true)))
+        });
+    });
+    assert_eq!(
+        texts(&log),
+        [
+            "OnStart",
+            "7 failed at 5 ms: java.lang.ClassCastException: Cannot cast java.lang.Boolean to scala.runtime.BoxedUnit"
+        ]
+    );
 }
 
 #[test]

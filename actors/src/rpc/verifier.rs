@@ -1,10 +1,9 @@
 //! `endpoint-verifier`, registered in every Spark server RpcEnv: answers whether an endpoint
 //! name exists, which is how `setupEndpointRefByURI` looks a remote endpoint up.
 
-use super::{Endpoint, RpcEnv};
+use super::RpcEnv;
 use actix::{Actor, Context};
 use sparkyard_messages::endpoint_verifier::EndpointVerifierMsg;
-use sparkyard_messages::rpc::ReplyValue;
 
 /// Spark `RpcEndpointVerifier`.
 pub struct RpcEndpointVerifier {
@@ -36,7 +35,7 @@ impl RpcEndpointVerifier {
             .dispatcher
             .lookup_id(self.env.process, &name)
             .is_some();
-        self.env.reply(ask, ReplyValue::Bool(exists));
+        self.env.reply(ask, exists);
     }
 }
 
@@ -44,11 +43,6 @@ impl Actor for RpcEndpointVerifier {
     type Context = Context<Self>;
 }
 
-impl Endpoint for RpcEndpointVerifier {
-    fn env(&self) -> &RpcEnv {
-        &self.env
-    }
-}
-
-crate::endpoint_handler!(RpcEndpointVerifier, EndpointVerifierMsg, on_message);
-crate::endpoint_lifecycle!(RpcEndpointVerifier);
+crate::endpoint!(RpcEndpointVerifier {
+    messages: EndpointVerifierMsg => on_message,
+});

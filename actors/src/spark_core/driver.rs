@@ -4,7 +4,7 @@
 
 use crate::faults::DriverFault;
 use crate::kernel::clock;
-use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
+use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::world::config::UserProgram;
 use crate::world::context::SimContext;
 use crate::world::listener::ContextBus;
@@ -17,7 +17,7 @@ use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::ids::ApplicationAttemptId;
 use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::records::{FinalApplicationStatus, RpcFailure};
-use sparkyard_messages::rpc::{EndpointId, ReplyValue};
+use sparkyard_messages::rpc::{EndpointId, ReplyTo};
 use sparkyard_messages::task::{JobResult, JobSpec, TaskResultData};
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::rc::Rc;
@@ -39,11 +39,11 @@ pub struct SchedulerBackendRefs {
 /// it (the YARN ApplicationMaster): spark_core names no cluster manager's class.
 pub type ClusterManager = Rc<dyn Fn(&Rc<SimContext>, &RpcEnv, ContextBus) -> SchedulerBackendRefs>;
 
-/// What the Driver thread is waiting for.
-pub enum DriverPending {
-    RequestExecutors,
-    StopExecutors,
-    StopDriver,
+/// The answers the Driver thread waits for while the SparkContext stops.
+pub enum DriverAnswer {
+    RequestExecutors(Result<bool, RpcFailure>),
+    StopExecutors(Result<bool, RpcFailure>),
+    StopDriver(Result<bool, RpcFailure>),
 }
 
 /// The Driver thread actor.
@@ -59,7 +59,7 @@ pub struct Driver {
     bus: ContextBus,
     scheduler: Option<EndpointRef<DriverEndpointMsg>>,
     yarn_scheduler: Option<EndpointRef<YarnSchedulerMsg>>,
-    asks: AskTable<DriverPending>,
+    asks: AskTable<DriverAnswer>,
     slices: u32,
     jobs: Vec<JobSpec>,
     next_job: usize,
@@ -355,7 +355,7 @@ impl Driver {
         };
         let t = self.ask_timeout();
         let me = self.me;
-        self.ask(ctx, me, &yarn, DriverPending::RequestExecutors, &t, |a| {
+        self.ask(ctx, me, &yarn, DriverAnswer::RequestExecutors, &t, |a| {
             YarnSchedulerMsg::RequestExecutors(a, req)
         });
     }
@@ -368,15 +368,15 @@ impl Driver {
     fn ask_scheduler(
         &mut self,
         ctx: &mut Context<Self>,
-        what: DriverPending,
-        make: fn(sparkyard_messages::rpc::AskContext) -> DriverEndpointMsg,
+        answer: fn(Result<bool, RpcFailure>) -> DriverAnswer,
+        make: fn(ReplyTo<bool>) -> DriverEndpointMsg,
     ) {
         let Some(s) = self.scheduler.clone() else {
             return;
         };
         let t = self.ask_timeout();
         let me = self.me;
-        self.ask(ctx, me, &s, what, &t, make);
+        self.ask(ctx, me, &s, answer, &t, make);
     }
 
     fn on_context_stopped(&mut self) {
@@ -423,49 +423,35 @@ impl Actor for Driver {
     }
 }
 
-impl Endpoint for Driver {
-    fn env(&self) -> &RpcEnv {
-        &self.env
-    }
-}
-
-impl Asker for Driver {
-    type Pending = DriverPending;
-
-    fn asks(&mut self) -> &mut AskTable<DriverPending> {
-        &mut self.asks
-    }
-
-    fn on_answer(
-        &mut self,
-        what: DriverPending,
-        result: Result<ReplyValue, RpcFailure>,
-        ctx: &mut Context<Self>,
-    ) {
-        if let Err(e) = &result {
+impl Driver {
+    fn answered(&mut self, answer: DriverAnswer, ctx: &mut Context<Self>) {
+        let (DriverAnswer::RequestExecutors(result)
+        | DriverAnswer::StopExecutors(result)
+        | DriverAnswer::StopDriver(result)) = &answer;
+        if let Err(e) = result {
             warn!(self.env.log(), "driver::YarnClusterSchedulerBackend", "{e}");
         }
-        match what {
-            DriverPending::RequestExecutors => {
+        match answer {
+            DriverAnswer::RequestExecutors(_) => {
                 info!(
                     self.env.log(),
                     "driver::YarnClusterSchedulerBackend", "Shutting down all executors"
                 );
                 self.ask_scheduler(
                     ctx,
-                    DriverPending::StopExecutors,
+                    DriverAnswer::StopExecutors,
                     DriverEndpointMsg::StopExecutors,
                 );
             }
-            DriverPending::StopExecutors => self.ask_scheduler(
-                ctx,
-                DriverPending::StopDriver,
-                DriverEndpointMsg::StopDriver,
-            ),
-            DriverPending::StopDriver => self.on_context_stopped(),
+            DriverAnswer::StopExecutors(_) => {
+                self.ask_scheduler(ctx, DriverAnswer::StopDriver, DriverEndpointMsg::StopDriver)
+            }
+            DriverAnswer::StopDriver(_) => self.on_context_stopped(),
         }
     }
 }
 
-crate::endpoint_handler!(Driver, DriverMsg, on_message);
-crate::endpoint_lifecycle!(Driver);
+crate::endpoint!(Driver {
+    messages: DriverMsg => on_message,
+    answers: DriverAnswer => answered,
+});

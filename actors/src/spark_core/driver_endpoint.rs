@@ -7,7 +7,7 @@ use crate::faults::Trigger;
 use crate::kernel::clock;
 use crate::kernel::small_map::DenseMap;
 use crate::kernel::trace::StateChange;
-use crate::rpc::{Endpoint, EndpointRef, RpcEnv};
+use crate::rpc::{EndpointRef, RpcEnv};
 use crate::spark_core::scheduler::{Scheduler, SchedulerEvent, WorkerOffer};
 use crate::world::context::SimContext;
 use crate::world::injector;
@@ -22,9 +22,7 @@ use sparkyard_messages::executor::ExecutorMsg;
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
-use sparkyard_messages::rpc::{
-    AskContext, EndpointId, RemoteRef, ReplyValue, RpcAddress, SparkAppConfig,
-};
+use sparkyard_messages::rpc::{EndpointId, RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
 use sparkyard_messages::task::StatusUpdate;
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::cell::RefCell;
@@ -204,16 +202,16 @@ impl DriverEndpoint {
             DriverEndpointMsg::StopExecutors(ask) => self.on_stop_executors(ask),
             DriverEndpointMsg::StopDriver(ask) => {
                 self.shared.borrow_mut().stopped = true;
-                self.env.reply(ask, ReplyValue::Bool(true));
+                self.env.reply(ask, true);
                 self.env.stop_endpoint(self.me);
             }
             DriverEndpointMsg::RemoveExecutor {
                 executor_id,
                 reason,
             } => self.on_remove_executor(executor_id, reason),
-            DriverEndpointMsg::IsExecutorAlive(ask, id) => self
-                .env
-                .reply(ask, ReplyValue::Bool(self.executors.contains(id))),
+            DriverEndpointMsg::IsExecutorAlive(ask, id) => {
+                self.env.reply(ask, self.executors.contains(id))
+            }
             DriverEndpointMsg::SubmitJob { job, waiter } => {
                 let n: usize = job.stages.iter().map(|s| s.tasks.len()).sum();
                 self.sim.observe(RunEvent::JobSubmitted { tasks: n as u64 });
@@ -240,7 +238,11 @@ impl DriverEndpoint {
         }
     }
 
-    fn on_retrieve_spark_app_config(&mut self, ask: AskContext, resource_profile_id: u32) {
+    fn on_retrieve_spark_app_config(
+        &mut self,
+        ask: ReplyTo<SparkAppConfig>,
+        resource_profile_id: u32,
+    ) {
         let props = self.app_properties.clone();
         let cfg = SparkAppConfig {
             spark_properties: props,
@@ -249,11 +251,11 @@ impl DriverEndpoint {
             resource_profile_id,
             log_level: None,
         };
-        self.env.reply(ask, ReplyValue::SparkAppConfig(cfg));
+        self.env.reply(ask, cfg);
     }
 
     /// `RegisterExecutor`: duplicate and excluded executors are refused with Spark's texts.
-    fn on_register_executor(&mut self, ask: AskContext, reg: RegisterExecutor) {
+    fn on_register_executor(&mut self, ask: ReplyTo<bool>, reg: RegisterExecutor) {
         let id = reg.executor_id;
         if self.executors.contains(id) {
             return self.env.reply_failure(
@@ -333,7 +335,7 @@ impl DriverEndpoint {
                 executor: id,
                 endpoint: executor_endpoint,
             });
-        self.env.reply(ask, ReplyValue::Bool(true));
+        self.env.reply(ask, true);
     }
 
     /// `LaunchedExecutor`: the executor's cores become free and it gets offers at once.
@@ -515,7 +517,7 @@ impl DriverEndpoint {
         }
     }
 
-    fn on_stop_executors(&mut self, ask: AskContext) {
+    fn on_stop_executors(&mut self, ask: ReplyTo<bool>) {
         self.check_total_cores();
         info!(self.env.log(), TARGET, "Asking each executor to shut down");
         let targets: Vec<EndpointRef<ExecutorMsg>> = self
@@ -526,7 +528,7 @@ impl DriverEndpoint {
         for t in targets {
             self.env.send(&t, ExecutorMsg::StopExecutor);
         }
-        self.env.reply(ask, ReplyValue::Bool(true));
+        self.env.reply(ask, true);
     }
 
     /// `removeExecutor`: drop it, tell the scheduler, which fails its running tasks.
@@ -714,14 +716,9 @@ impl Actor for DriverEndpoint {
     }
 }
 
-impl Endpoint for DriverEndpoint {
-    fn env(&self) -> &RpcEnv {
-        &self.env
-    }
-}
-
-crate::endpoint_handler!(DriverEndpoint, DriverEndpointMsg, on_message);
-crate::endpoint_lifecycle!(DriverEndpoint);
+crate::endpoint!(DriverEndpoint {
+    messages: DriverEndpointMsg => on_message,
+});
 
 #[cfg(test)]
 mod tests {

@@ -6,7 +6,7 @@
 use crate::kernel::clock;
 use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
-use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
+use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::world::context::SimContext;
 use crate::{error, info};
 use actix::{Actor, AsyncContext, Context, SpawnHandle};
@@ -15,7 +15,7 @@ use sparkyard_messages::endpoint_verifier::EndpointVerifierMsg;
 use sparkyard_messages::executor::{ExecutorMainMsg, ExecutorMsg};
 use sparkyard_messages::ids::TaskId;
 use sparkyard_messages::records::{ExecutorArguments, ExecutorLossReason, RpcFailure, TaskState};
-use sparkyard_messages::rpc::{EndpointId, ReplyValue, RpcAddress, SparkAppConfig};
+use sparkyard_messages::rpc::{EndpointId, RpcAddress, SparkAppConfig};
 use sparkyard_messages::task::{StatusUpdate, TaskDescription, TaskResultData, TaskWork};
 use std::rc::Rc;
 
@@ -59,10 +59,11 @@ fn no_arguments() -> ExecutorArguments {
     }
 }
 
-/// What the fetcher waits for.
-pub enum MainPending {
-    Lookup,
-    Config,
+/// The answers the fetcher waits for.
+pub enum MainAnswer {
+    /// The endpoint-verifier's `CheckExistence`: whether the driver's endpoint exists.
+    Lookup(Result<bool, RpcFailure>),
+    Config(Result<SparkAppConfig, RpcFailure>),
 }
 
 /// The executor JVM's main thread (`driverPropsFetcher`).
@@ -71,7 +72,7 @@ pub struct ExecutorMain {
     env: RpcEnv,
     me: EndpointId,
     args: ExecutorArguments,
-    asks: AskTable<MainPending>,
+    asks: AskTable<MainAnswer>,
     tries: u32,
 }
 
@@ -123,7 +124,7 @@ impl ExecutorMain {
         match verifier(&self.env, &self.args.driver_url) {
             Ok(v) => {
                 let (me, t) = (self.me, self.lookup_timeout());
-                self.ask(ctx, me, &v, MainPending::Lookup, &t, |a| {
+                self.ask(ctx, me, &v, MainAnswer::Lookup, &t, |a| {
                     EndpointVerifierMsg::CheckExistence(a, DRIVER_ENDPOINT.into())
                 });
             }
@@ -172,27 +173,10 @@ impl Actor for ExecutorMain {
     }
 }
 
-impl Endpoint for ExecutorMain {
-    fn env(&self) -> &RpcEnv {
-        &self.env
-    }
-}
-
-impl Asker for ExecutorMain {
-    type Pending = MainPending;
-
-    fn asks(&mut self) -> &mut AskTable<MainPending> {
-        &mut self.asks
-    }
-
-    fn on_answer(
-        &mut self,
-        what: MainPending,
-        result: Result<ReplyValue, RpcFailure>,
-        ctx: &mut Context<Self>,
-    ) {
-        match (what, result) {
-            (MainPending::Lookup, Ok(ReplyValue::Bool(true))) => {
+impl ExecutorMain {
+    fn answered(&mut self, answer: MainAnswer, ctx: &mut Context<Self>) {
+        match answer {
+            MainAnswer::Lookup(Ok(true)) => {
                 let Some(driver) = driver_ref(&self.env, &self.args.driver_url) else {
                     return self.lookup_failed(RpcFailure::spark("driver vanished"), ctx);
                 };
@@ -202,24 +186,20 @@ impl Asker for ExecutorMain {
                     AskTimeout::new(s.ask_timeout_ms, &s.ask_timeout_property),
                 );
                 let rp = self.args.resource_profile_id;
-                self.ask(ctx, me, &driver, MainPending::Config, &t, |a| {
+                self.ask(ctx, me, &driver, MainAnswer::Config, &t, |a| {
                     DriverEndpointMsg::RetrieveSparkAppConfig(a, rp)
                 });
             }
-            (MainPending::Lookup, Ok(_)) => {
+            MainAnswer::Lookup(Ok(false)) => {
                 let text = format!("Cannot find endpoint: {}", self.args.driver_url);
                 self.lookup_failed(
                     RpcFailure::new("org.apache.spark.rpc.RpcEndpointNotFoundException", text),
                     ctx,
                 )
             }
-            (MainPending::Lookup, Err(e)) => self.lookup_failed(e, ctx),
-            (MainPending::Config, Ok(ReplyValue::SparkAppConfig(cfg))) => self.on_config(cfg, ctx),
-            (MainPending::Config, other) => {
-                let e = other
-                    .err()
-                    .map(|e| e.to_string())
-                    .unwrap_or_else(|| "unexpected reply".into());
+            MainAnswer::Lookup(Err(e)) => self.lookup_failed(e, ctx),
+            MainAnswer::Config(Ok(cfg)) => self.on_config(cfg, ctx),
+            MainAnswer::Config(Err(e)) => {
                 error!(
                     self.env.log(),
                     BACKEND,
@@ -231,18 +211,21 @@ impl Asker for ExecutorMain {
     }
 }
 
-crate::endpoint_handler!(ExecutorMain, ExecutorMainMsg, on_message);
-crate::endpoint_lifecycle!(ExecutorMain);
+crate::endpoint!(ExecutorMain {
+    messages: ExecutorMainMsg => on_message,
+    answers: MainAnswer => answered,
+});
 
 fn driver_ref(env: &RpcEnv, url: &str) -> Option<EndpointRef<DriverEndpointMsg>> {
     let address = parse_driver_url(url)?;
     env.setup_endpoint_ref(&address, DRIVER_ENDPOINT)
 }
 
-/// What the backend waits for.
-pub enum BackendPending {
-    Lookup,
-    Register,
+/// The answers the backend waits for.
+pub enum BackendAnswer {
+    /// The endpoint-verifier's `CheckExistence`: whether the driver's endpoint exists.
+    Lookup(Result<bool, RpcFailure>),
+    Register(Result<bool, RpcFailure>),
 }
 
 /// A running task: its timer, so KillTask can cancel it.
@@ -275,7 +258,7 @@ pub struct CoarseGrainedExecutorBackend {
     driver: Option<EndpointRef<DriverEndpointMsg>>,
     executor: Option<Executor>,
     stopping: bool,
-    asks: AskTable<BackendPending>,
+    asks: AskTable<BackendAnswer>,
 }
 
 impl CoarseGrainedExecutorBackend {
@@ -360,7 +343,7 @@ impl CoarseGrainedExecutorBackend {
         };
         let s = &self.sim.config.spark;
         let t = AskTimeout::new(s.ask_timeout_ms, &s.ask_timeout_property);
-        self.ask(ctx, me.id, &driver, BackendPending::Register, &t, |a| {
+        self.ask(ctx, me.id, &driver, BackendAnswer::Register, &t, |a| {
             DriverEndpointMsg::RegisterExecutor(a, Box::new(reg))
         });
     }
@@ -631,7 +614,7 @@ impl Actor for CoarseGrainedExecutorBackend {
                 let s = &self.sim.config.spark;
                 let t = AskTimeout::new(s.lookup_timeout_ms, &s.lookup_timeout_property);
                 let me = self.me_id();
-                self.ask(ctx, me, &v, BackendPending::Lookup, &t, |a| {
+                self.ask(ctx, me, &v, BackendAnswer::Lookup, &t, |a| {
                     EndpointVerifierMsg::CheckExistence(a, DRIVER_ENDPOINT.into())
                 });
             }
@@ -643,31 +626,14 @@ impl Actor for CoarseGrainedExecutorBackend {
     }
 }
 
-impl Endpoint for CoarseGrainedExecutorBackend {
-    fn env(&self) -> &RpcEnv {
-        &self.env
-    }
-}
-
-impl Asker for CoarseGrainedExecutorBackend {
-    type Pending = BackendPending;
-
-    fn asks(&mut self) -> &mut AskTable<BackendPending> {
-        &mut self.asks
-    }
-
-    fn on_answer(
-        &mut self,
-        what: BackendPending,
-        result: Result<ReplyValue, RpcFailure>,
-        ctx: &mut Context<Self>,
-    ) {
-        match (what, result) {
-            (BackendPending::Lookup, Ok(ReplyValue::Bool(true))) => self.register(ctx),
-            (BackendPending::Register, Ok(ReplyValue::Bool(true))) => {
+impl CoarseGrainedExecutorBackend {
+    fn answered(&mut self, answer: BackendAnswer, ctx: &mut Context<Self>) {
+        match answer {
+            BackendAnswer::Lookup(Ok(true)) => self.register(ctx),
+            BackendAnswer::Register(Ok(true)) => {
                 self.env.send(&self.me, ExecutorMsg::RegisteredExecutor);
             }
-            (_, result) => {
+            BackendAnswer::Lookup(result) | BackendAnswer::Register(result) => {
                 let cause = result.err().map(|e| format!("\n{e}")).unwrap_or_default();
                 let text = format!(
                     "Cannot register with driver: {}{cause}",
@@ -679,5 +645,7 @@ impl Asker for CoarseGrainedExecutorBackend {
     }
 }
 
-crate::endpoint_handler!(CoarseGrainedExecutorBackend, ExecutorMsg, on_message);
-crate::endpoint_lifecycle!(CoarseGrainedExecutorBackend);
+crate::endpoint!(CoarseGrainedExecutorBackend {
+    messages: ExecutorMsg => on_message,
+    answers: BackendAnswer => answered,
+});

@@ -5,7 +5,7 @@
 
 use crate::kernel::clock;
 use crate::kernel::trace::StateChange;
-use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
+use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::driver::Driver;
 use crate::spark_yarn::yarn_allocator::create_allocator;
 use crate::spark_yarn::yarn_scheduler_endpoint::create_scheduler_backend;
@@ -20,7 +20,9 @@ use sparkyard_messages::records::{Container, FinalApplicationStatus as Final, Rp
 use sparkyard_messages::resource_manager::{
     FinishApplicationMasterRequest, RegisterApplicationMasterRequest, ResourceManagerMsg,
 };
-use sparkyard_messages::rpc::{EndpointId, RemoteRef, ReplyValue};
+use sparkyard_messages::rpc::{
+    EndpointId, FinishApplicationMasterResponse, RegisterApplicationMasterResponse, RemoteRef,
+};
 use sparkyard_messages::yarn_allocator::YarnAllocatorMsg;
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::rc::Rc;
@@ -38,10 +40,10 @@ pub mod exit_code {
     pub const EARLY: i32 = 16;
 }
 
-/// What the AM is waiting for from the RM.
-pub enum AmPending {
-    Register,
-    Unregister,
+/// The RM's answers the AM waits for.
+pub enum AmAnswer {
+    Register(Result<RegisterApplicationMasterResponse, RpcFailure>),
+    Unregister(Result<FinishApplicationMasterResponse, RpcFailure>),
 }
 
 /// The program the AM was asked to run.
@@ -61,7 +63,7 @@ pub struct ApplicationMaster {
     attempt_id: ApplicationAttemptId,
     rm: EndpointRef<ResourceManagerMsg>,
     user_class: UserClass,
-    asks: AskTable<AmPending>,
+    asks: AskTable<AmAnswer>,
     driver_thread: Option<EndpointRef<DriverMsg>>,
     sc_initialized: bool,
     driver: Option<RemoteRef>,
@@ -294,7 +296,7 @@ impl ApplicationMaster {
             self.sim.config.spark.network_timeout_ms,
             "yarn.resourcemanager.connect.max-wait.ms",
         );
-        self.ask(ctx, me, &rm, AmPending::Register, &t, |a| {
+        self.ask(ctx, me, &rm, AmAnswer::Register, &t, |a| {
             ResourceManagerMsg::RegisterApplicationMaster(a, req)
         });
     }
@@ -420,12 +422,13 @@ impl ApplicationMaster {
         None
     }
 
-    fn on_reporter_failure(&mut self, failure: String, ctx: &mut Context<Self>) {
-        if failure.contains("ApplicationAttemptNotFoundException") {
+    fn on_reporter_failure(&mut self, failure: RpcFailure, ctx: &mut Context<Self>) {
+        if failure
+            .class
+            .ends_with("ApplicationAttemptNotFoundException")
+        {
             error!(self.env.log(), TARGET, "Exception from Reporter thread.");
-            let message = failure
-                .split_once(": ")
-                .map_or(failure.clone(), |(_, m)| m.to_string());
+            let message = failure.message;
             return self.finish(
                 Final::Failed,
                 exit_code::REPORTER_FAILURE,
@@ -532,7 +535,7 @@ impl ApplicationMaster {
             self.sim.config.spark.network_timeout_ms,
             "yarn.resourcemanager.connect.max-wait.ms",
         );
-        self.ask(ctx, me, &rm, AmPending::Unregister, &t, |a| {
+        self.ask(ctx, me, &rm, AmAnswer::Unregister, &t, |a| {
             ResourceManagerMsg::FinishApplicationMaster(a, req)
         });
     }
@@ -572,28 +575,11 @@ impl Actor for ApplicationMaster {
     }
 }
 
-impl Endpoint for ApplicationMaster {
-    fn env(&self) -> &RpcEnv {
-        &self.env
-    }
-}
-
-impl Asker for ApplicationMaster {
-    type Pending = AmPending;
-
-    fn asks(&mut self) -> &mut AskTable<AmPending> {
-        &mut self.asks
-    }
-
-    fn on_answer(
-        &mut self,
-        what: AmPending,
-        result: Result<ReplyValue, RpcFailure>,
-        ctx: &mut Context<Self>,
-    ) {
-        match (what, result) {
-            (AmPending::Register, Ok(_)) => self.on_registered(ctx),
-            (AmPending::Register, Err(e)) => {
+impl ApplicationMaster {
+    fn answered(&mut self, answer: AmAnswer, ctx: &mut Context<Self>) {
+        match answer {
+            AmAnswer::Register(Ok(_)) => self.on_registered(ctx),
+            AmAnswer::Register(Err(e)) => {
                 error!(self.env.log(), TARGET, "Uncaught exception: \n{e}");
                 self.finish(
                     Final::Failed,
@@ -602,7 +588,7 @@ impl Asker for ApplicationMaster {
                     ctx,
                 );
             }
-            (AmPending::Unregister, result) => {
+            AmAnswer::Unregister(result) => {
                 self.unregistered = result.is_ok();
                 if let Err(e) = result {
                     warn!(
@@ -623,8 +609,10 @@ impl Asker for ApplicationMaster {
     }
 }
 
-crate::endpoint_handler!(ApplicationMaster, ApplicationMasterMsg, on_message);
-crate::endpoint_lifecycle!(ApplicationMaster);
+crate::endpoint!(ApplicationMaster {
+    messages: ApplicationMasterMsg => on_message,
+    answers: AmAnswer => answered,
+});
 
 /// The `YarnAM` endpoint (`ApplicationMaster.AMEndpoint`) in the driver's RpcEnv.
 pub struct AmEndpoint {
@@ -704,11 +692,6 @@ impl Actor for AmEndpoint {
     }
 }
 
-impl Endpoint for AmEndpoint {
-    fn env(&self) -> &RpcEnv {
-        &self.env
-    }
-}
-
-crate::endpoint_handler!(AmEndpoint, YarnAmMsg, on_message);
-crate::endpoint_lifecycle!(AmEndpoint);
+crate::endpoint!(AmEndpoint {
+    messages: YarnAmMsg => on_message,
+});

@@ -4,7 +4,7 @@
 //! final report to spark-submit's outcome.
 
 use crate::kernel::clock;
-use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
+use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::world::context::{ClientOutcome, SimContext};
 use crate::{debug, error, info, warn};
 use actix::{Actor, AsyncContext, Context, System};
@@ -15,17 +15,19 @@ use sparkyard_messages::records::{
     FinalApplicationStatus as Final, Resource, RpcFailure, YarnApplicationState as State,
 };
 use sparkyard_messages::resource_manager::ResourceManagerMsg;
-use sparkyard_messages::rpc::{EndpointId, ReplyValue};
+use sparkyard_messages::rpc::{
+    EndpointId, GetClusterMetricsResponse, GetNewApplicationResponse, Reply, ReplyTo,
+};
 use std::rc::Rc;
 
 const TARGET: &str = "submit::Client";
 
-/// What the Client is waiting for.
-pub enum ClientPending {
-    ClusterMetrics,
-    NewApplication,
-    Submit,
-    Report,
+/// The RM's answers the Client waits for.
+pub enum ClientAnswer {
+    ClusterMetrics(Result<GetClusterMetricsResponse, RpcFailure>),
+    NewApplication(Result<GetNewApplicationResponse, RpcFailure>),
+    Submit(Result<(), RpcFailure>),
+    Report(Result<Box<ApplicationReport>, RpcFailure>),
 }
 
 /// The spark-submit Client actor.
@@ -34,7 +36,7 @@ pub struct Client {
     env: RpcEnv,
     me: EndpointId,
     rm: EndpointRef<ResourceManagerMsg>,
-    asks: AskTable<ClientPending>,
+    asks: AskTable<ClientAnswer>,
     app_id: Option<ApplicationId>,
     last_state: Option<State>,
     reports_since_log: u32,
@@ -68,14 +70,14 @@ impl Client {
         AskTimeout::new(900_000, "yarn.resourcemanager.connect.max-wait.ms")
     }
 
-    fn call(
+    fn call<R: Reply>(
         &mut self,
         ctx: &mut Context<Self>,
-        what: ClientPending,
-        make: impl FnOnce(sparkyard_messages::rpc::AskContext) -> ResourceManagerMsg,
+        answer: fn(Result<R, RpcFailure>) -> ClientAnswer,
+        make: impl FnOnce(ReplyTo<R>) -> ResourceManagerMsg,
     ) {
         let (rm, me, t) = (self.rm.clone(), self.me, self.timeout());
-        self.ask(ctx, me, &rm, what, &t, make);
+        self.ask(ctx, me, &rm, answer, &t, make);
     }
 
     fn on_message(&mut self, msg: ClientMsg, ctx: &mut Context<Self>) {
@@ -92,7 +94,7 @@ impl Client {
         );
         self.call(
             ctx,
-            ClientPending::NewApplication,
+            ClientAnswer::NewApplication,
             ResourceManagerMsg::GetNewApplication,
         );
     }
@@ -112,7 +114,7 @@ impl Client {
             self.env.log(),
             TARGET, "Submitting application {app_id} to ResourceManager"
         );
-        self.call(ctx, ClientPending::Submit, |a| {
+        self.call(ctx, ClientAnswer::Submit, |a| {
             ResourceManagerMsg::SubmitApplication(a, Box::new(submission))
         });
     }
@@ -268,7 +270,7 @@ impl Client {
 
     fn poll(&mut self, ctx: &mut Context<Self>) {
         let app = self.app_id.expect("polling after submission");
-        self.call(ctx, ClientPending::Report, |a| {
+        self.call(ctx, ClientAnswer::Report, |a| {
             ResourceManagerMsg::GetApplicationReport(a, app)
         });
     }
@@ -312,7 +314,7 @@ impl Client {
     }
 
     /// `Client.run()` after monitoring: Spark's order of checks.
-    fn outcome_exception(&self, report: &ApplicationReport) -> Option<(String, String)> {
+    fn outcome_exception(&self, report: &ApplicationReport) -> Option<RpcFailure> {
         let app = report.application_id;
         if report.state == State::Failed || report.final_status == Final::Failed {
             if !report.diagnostics.is_empty() {
@@ -337,10 +339,10 @@ impl Client {
     }
 
     fn fail_before_submit(&mut self, e: RpcFailure) {
-        self.finish(None, Some((e.class, e.message)));
+        self.finish(None, Some(e));
     }
 
-    fn finish(&mut self, report: Option<ApplicationReport>, exception: Option<(String, String)>) {
+    fn finish(&mut self, report: Option<ApplicationReport>, exception: Option<RpcFailure>) {
         let outcome = ClientOutcome {
             application_id: self.app_id,
             state: report.as_ref().map(|r| r.state),
@@ -355,8 +357,8 @@ impl Client {
     }
 }
 
-fn spark_exception(message: String) -> (String, String) {
-    ("org.apache.spark.SparkException".to_string(), message)
+fn spark_exception(message: String) -> RpcFailure {
+    RpcFailure::spark(message)
 }
 
 fn absolute(path: &str) -> String {
@@ -424,48 +426,24 @@ impl Actor for Client {
     fn started(&mut self, ctx: &mut Context<Self>) {
         self.call(
             ctx,
-            ClientPending::ClusterMetrics,
+            ClientAnswer::ClusterMetrics,
             ResourceManagerMsg::GetClusterMetrics,
         );
     }
 }
 
-impl Endpoint for Client {
-    fn env(&self) -> &RpcEnv {
-        &self.env
-    }
-}
-
-impl Asker for Client {
-    type Pending = ClientPending;
-
-    fn asks(&mut self) -> &mut AskTable<ClientPending> {
-        &mut self.asks
-    }
-
-    fn on_answer(
-        &mut self,
-        what: ClientPending,
-        result: Result<ReplyValue, RpcFailure>,
-        ctx: &mut Context<Self>,
-    ) {
-        match (what, result) {
-            (
-                ClientPending::ClusterMetrics,
-                Ok(ReplyValue::ClusterMetrics { num_node_managers }),
-            ) => self.on_cluster_metrics(num_node_managers, ctx),
-            (
-                ClientPending::NewApplication,
-                Ok(ReplyValue::NewApplication {
-                    application_id,
-                    maximum_capability,
-                }),
-            ) => self.on_new_application(application_id, maximum_capability, ctx),
-            (ClientPending::Submit, Ok(_)) => self.on_submitted(ctx),
-            (ClientPending::Report, Ok(ReplyValue::Report(report))) => self.on_report(*report, ctx),
-            (ClientPending::Report, Err(e))
-                if e.class.ends_with("ApplicationNotFoundException") =>
-            {
+impl Client {
+    fn answered(&mut self, answer: ClientAnswer, ctx: &mut Context<Self>) {
+        match answer {
+            ClientAnswer::ClusterMetrics(Ok(metrics)) => {
+                self.on_cluster_metrics(metrics.num_node_managers, ctx)
+            }
+            ClientAnswer::NewApplication(Ok(new)) => {
+                self.on_new_application(new.application_id, new.maximum_capability, ctx)
+            }
+            ClientAnswer::Submit(Ok(())) => self.on_submitted(ctx),
+            ClientAnswer::Report(Ok(report)) => self.on_report(*report, ctx),
+            ClientAnswer::Report(Err(e)) if e.class.ends_with("ApplicationNotFoundException") => {
                 let app = self.app_id.expect("reports follow submission");
                 info!(self.env.log(), TARGET, "Application {app} not found.");
                 self.finish(
@@ -473,7 +451,7 @@ impl Asker for Client {
                     Some(spark_exception(format!("Application {app} is killed"))),
                 );
             }
-            (ClientPending::Report, Err(_)) => {
+            ClientAnswer::Report(Err(_)) => {
                 let app = self.app_id.expect("reports follow submission");
                 let text = format!("Failed to contact YARN for application {app}.");
                 error!(self.env.log(), TARGET, "{text}");
@@ -484,14 +462,14 @@ impl Asker for Client {
                     ))),
                 );
             }
-            (_, Err(e)) => self.fail_before_submit(e),
-            (_, Ok(other)) => self.fail_before_submit(RpcFailure::spark(format!(
-                "unexpected reply {}",
-                <&str>::from(&other)
-            ))),
+            ClientAnswer::ClusterMetrics(Err(e))
+            | ClientAnswer::NewApplication(Err(e))
+            | ClientAnswer::Submit(Err(e)) => self.fail_before_submit(e),
         }
     }
 }
 
-crate::endpoint_handler!(Client, ClientMsg, on_message);
-crate::endpoint_lifecycle!(Client);
+crate::endpoint!(Client {
+    messages: ClientMsg => on_message,
+    answers: ClientAnswer => answered,
+});

@@ -3,7 +3,7 @@
 //! success or `Failed to launch executor` back to the allocator.
 
 use crate::debug;
-use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
+use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::world::context::SimContext;
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::executor_runnable::ExecutorRunnableMsg;
@@ -12,7 +12,7 @@ use sparkyard_messages::node_manager::{NodeManagerMsg, StartContainerRequest};
 use sparkyard_messages::records::{
     Container, ContainerLaunchContext, ContainerMain, ExecutorArguments, RpcFailure,
 };
-use sparkyard_messages::rpc::{EndpointId, ReplyValue};
+use sparkyard_messages::rpc::{EndpointId, StartContainersResponse};
 use sparkyard_messages::yarn_allocator::YarnAllocatorMsg;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -30,7 +30,7 @@ pub struct ExecutorRunnable {
     driver_url: Arc<str>,
     nm: Option<EndpointRef<NodeManagerMsg>>,
     allocator: EndpointRef<YarnAllocatorMsg>,
-    asks: AskTable<()>,
+    asks: AskTable<Result<StartContainersResponse, RpcFailure>>,
 }
 
 impl ExecutorRunnable {
@@ -163,36 +163,25 @@ impl Actor for ExecutorRunnable {
             "ipc.client.rpc-timeout.ms",
         );
         let me = self.me;
-        self.ask(ctx, me, &nm, (), &timeout, |a| {
-            NodeManagerMsg::StartContainers(a, req)
-        });
+        self.ask(
+            ctx,
+            me,
+            &nm,
+            |result| result,
+            &timeout,
+            |a| NodeManagerMsg::StartContainers(a, req),
+        );
     }
 }
 
-impl Endpoint for ExecutorRunnable {
-    fn env(&self) -> &RpcEnv {
-        &self.env
-    }
-}
-
-impl Asker for ExecutorRunnable {
-    type Pending = ();
-
-    fn asks(&mut self) -> &mut AskTable<()> {
-        &mut self.asks
-    }
-
-    fn on_answer(
+impl ExecutorRunnable {
+    fn answered(
         &mut self,
-        _: (),
-        result: Result<ReplyValue, RpcFailure>,
+        result: Result<StartContainersResponse, RpcFailure>,
         ctx: &mut Context<Self>,
     ) {
         let failed = match result {
-            Ok(ReplyValue::StartContainers { failed, .. }) => {
-                failed.into_iter().next().map(|(_, e)| e)
-            }
-            Ok(_) => Some("unexpected reply".to_string()),
+            Ok(response) => response.failed.into_iter().next().map(|f| f.error),
             Err(e) => Some(e.to_string()),
         };
         let error = failed.map(|cause| {
@@ -202,5 +191,7 @@ impl Asker for ExecutorRunnable {
     }
 }
 
-crate::endpoint_handler!(ExecutorRunnable, ExecutorRunnableMsg, on_message);
-crate::endpoint_lifecycle!(ExecutorRunnable);
+crate::endpoint!(ExecutorRunnable {
+    messages: ExecutorRunnableMsg => on_message,
+    answers: Result<StartContainersResponse, RpcFailure> => answered,
+});

@@ -5,7 +5,7 @@
 //! `YarnAllocatorNodeHealthTracker`).
 
 use crate::kernel::trace::StateChange;
-use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
+use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_yarn::yarn_allocator_node_health_tracker::{
     AllocationFailure, NodeHealthSettings,
 };
@@ -24,7 +24,7 @@ use sparkyard_messages::records::{
     Container, ContainerStatus, ExecutorLossReason, Resource, RpcFailure,
 };
 use sparkyard_messages::resource_manager::{AllocateRequest, ResourceManagerMsg};
-use sparkyard_messages::rpc::{AllocateResponse, AskContext, EndpointId, ReplyValue};
+use sparkyard_messages::rpc::{AllocateResponse, EndpointId, ReplyTo};
 use sparkyard_messages::yarn_allocator::YarnAllocatorMsg;
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::collections::BTreeMap;
@@ -36,10 +36,12 @@ const TARGET: &str = "am::YarnAllocator";
 /// Starts an ExecutorRunnable for a container (supplied by the supervisor).
 pub type RunnableLauncher = Rc<dyn Fn(Container, ExecutorId, EndpointRef<YarnAllocatorMsg>)>;
 
-/// What the allocator is waiting for.
-pub enum AllocatorPending {
-    LastExecutorId,
-    Allocate,
+/// The answers the allocator waits for.
+pub enum AllocatorAnswer {
+    /// The driver's `RetrieveLastAllocatedExecutorId`.
+    LastExecutorId(Result<i64, RpcFailure>),
+    /// The RM's answer to one heartbeat.
+    Allocate(Result<AllocateResponse, RpcFailure>),
 }
 
 /// Where the allocator's peers are.
@@ -58,7 +60,7 @@ pub struct YarnAllocator {
     peers: AllocatorPeers,
     attempt_id: ApplicationAttemptId,
     resource: Resource,
-    asks: AskTable<AllocatorPending>,
+    asks: AskTable<AllocatorAnswer>,
     ready: bool,
     in_flight: bool,
     allocate_again: bool,
@@ -66,11 +68,11 @@ pub struct YarnAllocator {
     state: YarnAllocatorState,
     /// `releasedExecutorLossReasons`: the reasons of executors no one has asked about yet.
     loss_reasons: BTreeMap<ExecutorId, ExecutorLossReason>,
-    pending_loss_requests: BTreeMap<ExecutorId, Vec<AskContext>>,
+    pending_loss_requests: BTreeMap<ExecutorId, Vec<ReplyTo<ExecutorLossReason>>>,
     /// The asks in `pending_loss_requests`, counted as they come and are answered.
     pending_loss_asks: u32,
     num_cluster_nodes: u32,
-    rm_failure: Option<String>,
+    rm_failure: Option<RpcFailure>,
 }
 
 impl YarnAllocator {
@@ -182,7 +184,7 @@ impl YarnAllocator {
             self.sim.config.spark.network_timeout_ms,
             "yarn.resourcemanager.connect.max-wait.ms",
         );
-        self.ask(ctx, me, &rm, AllocatorPending::Allocate, &timeout, |a| {
+        self.ask(ctx, me, &rm, AllocatorAnswer::Allocate, &timeout, |a| {
             ResourceManagerMsg::Allocate(a, req)
         });
     }
@@ -328,7 +330,7 @@ impl YarnAllocator {
             Some(asks) => {
                 self.pending_loss_asks -= asks.len() as u32;
                 for a in asks {
-                    self.env.reply(a, ReplyValue::LossReason(reason.clone()));
+                    self.env.reply(a, reason.clone());
                 }
             }
             None => {
@@ -415,7 +417,7 @@ impl YarnAllocator {
         additions
     }
 
-    fn on_request_total(&mut self, ask: AskContext, req: RequestExecutors) {
+    fn on_request_total(&mut self, ask: ReplyTo<bool>, req: RequestExecutors) {
         let total = req
             .resource_profile_to_total_execs
             .iter()
@@ -429,10 +431,10 @@ impl YarnAllocator {
                 "Driver requested a total number of {total} executor(s) for resource profile id: 0."
             );
         }
-        self.env.reply(ask, ReplyValue::Bool(true));
+        self.env.reply(ask, true);
     }
 
-    fn on_kill_executors(&mut self, ask: AskContext, ids: Vec<ExecutorId>) {
+    fn on_kill_executors(&mut self, ask: ReplyTo<bool>, ids: Vec<ExecutorId>) {
         for id in ids {
             if !self.state.kill_executor(id) {
                 warn!(
@@ -441,15 +443,15 @@ impl YarnAllocator {
                 );
             }
         }
-        self.env.reply(ask, ReplyValue::Bool(true));
+        self.env.reply(ask, true);
     }
 
-    fn on_get_loss_reason(&mut self, ask: AskContext, id: ExecutorId) {
+    fn on_get_loss_reason(&mut self, ask: ReplyTo<ExecutorLossReason>, id: ExecutorId) {
         if self.state.has_executor(id) {
             self.pending_loss_requests.entry(id).or_default().push(ask);
             self.pending_loss_asks += 1;
         } else if let Some(reason) = self.loss_reasons.remove(&id) {
-            self.env.reply(ask, ReplyValue::LossReason(reason));
+            self.env.reply(ask, reason);
         } else {
             warn!(
                 self.env.log(),
@@ -478,63 +480,42 @@ impl Actor for YarnAllocator {
             ctx,
             me,
             &driver,
-            AllocatorPending::LastExecutorId,
+            AllocatorAnswer::LastExecutorId,
             &timeout,
             YarnSchedulerMsg::RetrieveLastAllocatedExecutorId,
         );
     }
 }
 
-impl Endpoint for YarnAllocator {
-    fn env(&self) -> &RpcEnv {
-        &self.env
-    }
-}
-
-impl Asker for YarnAllocator {
-    type Pending = AllocatorPending;
-
-    fn asks(&mut self) -> &mut AskTable<AllocatorPending> {
-        &mut self.asks
-    }
-
-    fn on_answer(
-        &mut self,
-        what: AllocatorPending,
-        result: Result<ReplyValue, RpcFailure>,
-        ctx: &mut Context<Self>,
-    ) {
-        match (what, result) {
-            (AllocatorPending::LastExecutorId, Ok(ReplyValue::Int(n))) => {
+impl YarnAllocator {
+    fn answered(&mut self, answer: AllocatorAnswer, ctx: &mut Context<Self>) {
+        match answer {
+            AllocatorAnswer::LastExecutorId(Ok(n)) => {
                 self.state.set_last_executor_id(n.max(0) as u32);
                 self.ready = true;
                 if std::mem::take(&mut self.allocate_again) {
                     self.allocate_resources(ctx);
                 }
             }
-            (AllocatorPending::LastExecutorId, _) => {
+            AllocatorAnswer::LastExecutorId(Err(_)) => {
                 self.ready = true;
                 if std::mem::take(&mut self.allocate_again) {
                     self.allocate_resources(ctx);
                 }
             }
-            (AllocatorPending::Allocate, Ok(ReplyValue::Allocate(resp))) => {
-                self.on_allocate_response(resp, ctx)
-            }
-            (AllocatorPending::Allocate, other) => {
-                let text = match other {
-                    Err(e) => e.to_string(),
-                    Ok(v) => format!("unexpected reply {}", <&str>::from(&v)),
-                };
-                self.rm_failure = Some(text);
+            AllocatorAnswer::Allocate(Ok(resp)) => self.on_allocate_response(resp, ctx),
+            AllocatorAnswer::Allocate(Err(e)) => {
+                self.rm_failure = Some(e);
                 self.after_allocate(ctx);
             }
         }
     }
 }
 
-crate::endpoint_handler!(YarnAllocator, YarnAllocatorMsg, on_message);
-crate::endpoint_lifecycle!(YarnAllocator);
+crate::endpoint!(YarnAllocator {
+    messages: YarnAllocatorMsg => on_message,
+    answers: AllocatorAnswer => answered,
+});
 
 /// `ApplicationMaster.createAllocator`: the YarnAllocator, whose launches start
 /// ExecutorRunnables against the container's NodeManager.

@@ -2,7 +2,7 @@
 //! registers here, executor requests and kills go through it to the AM, AM-reported losses go
 //! through it to the DriverEndpoint, and on a disconnect it asks the AM for the loss reason.
 
-use crate::rpc::{AskTable, AskTimeout, Asker, Endpoint, EndpointRef, RpcEnv};
+use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::driver::SchedulerBackendRefs;
 use crate::spark_core::driver_endpoint::{BackendState, DriverEndpoint};
 use crate::world::context::SimContext;
@@ -13,7 +13,7 @@ use sparkyard_messages::application_master::YarnAmMsg;
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
-use sparkyard_messages::rpc::{EndpointId, ReplyValue};
+use sparkyard_messages::rpc::EndpointId;
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -28,7 +28,14 @@ pub struct YarnSchedulerEndpoint {
     shared: Rc<RefCell<BackendState>>,
     driver: EndpointRef<DriverEndpointMsg>,
     am: Option<EndpointRef<YarnAmMsg>>,
-    asks: AskTable<(ExecutorId, String)>,
+    asks: AskTable<LossReasonAnswer>,
+}
+
+/// The AM's answer to `GetExecutorLossReason` for an executor that disconnected from `address`.
+pub struct LossReasonAnswer {
+    executor_id: ExecutorId,
+    address: String,
+    result: Result<ExecutorLossReason, RpcFailure>,
 }
 
 impl YarnSchedulerEndpoint {
@@ -71,7 +78,7 @@ impl YarnSchedulerEndpoint {
             }
             YarnSchedulerMsg::RetrieveLastAllocatedExecutorId(ask) => {
                 let id = self.shared.borrow().max_executor_id;
-                self.env.reply(ask, ReplyValue::Int(i64::from(id)));
+                self.env.reply(ask, i64::from(id));
             }
             YarnSchedulerMsg::RequestExecutors(ask, req) => match &self.am {
                 Some(am) => self
@@ -82,7 +89,7 @@ impl YarnSchedulerEndpoint {
                         self.env.log(),
                         TARGET, "Attempted to request executors before the AM has registered!"
                     );
-                    self.env.reply(ask, ReplyValue::Bool(false));
+                    self.env.reply(ask, false);
                 }
             },
             YarnSchedulerMsg::KillExecutors(ask, ids) => match &self.am {
@@ -94,7 +101,7 @@ impl YarnSchedulerEndpoint {
                         self.env.log(),
                         TARGET, "Attempted to kill executors before the AM has registered!"
                     );
-                    self.env.reply(ask, ReplyValue::Bool(false));
+                    self.env.reply(ask, false);
                 }
             },
             YarnSchedulerMsg::RemoveExecutor {
@@ -157,7 +164,12 @@ impl YarnSchedulerEndpoint {
         let s = &self.sim.config.spark;
         let timeout = AskTimeout::new(s.ask_timeout_ms, &s.ask_timeout_property);
         let me = self.me;
-        self.ask(ctx, me, &am, (id, address), &timeout, |a| {
+        let answer = move |result| LossReasonAnswer {
+            executor_id: id,
+            address,
+            result,
+        };
+        self.ask(ctx, me, &am, answer, &timeout, |a| {
             YarnAmMsg::GetExecutorLossReason(a, id)
         });
     }
@@ -167,28 +179,16 @@ impl Actor for YarnSchedulerEndpoint {
     type Context = Context<Self>;
 }
 
-impl Endpoint for YarnSchedulerEndpoint {
-    fn env(&self) -> &RpcEnv {
-        &self.env
-    }
-}
-
-impl Asker for YarnSchedulerEndpoint {
-    type Pending = (ExecutorId, String);
-
-    fn asks(&mut self) -> &mut AskTable<(ExecutorId, String)> {
-        &mut self.asks
-    }
-
-    fn on_answer(
-        &mut self,
-        (id, address): (ExecutorId, String),
-        result: Result<ReplyValue, RpcFailure>,
-        _ctx: &mut Context<Self>,
-    ) {
+impl YarnSchedulerEndpoint {
+    fn answered(&mut self, answer: LossReasonAnswer, _ctx: &mut Context<Self>) {
+        let LossReasonAnswer {
+            executor_id: id,
+            address,
+            result,
+        } = answer;
         let reason = match result {
-            Ok(ReplyValue::LossReason(reason)) => reason,
-            _ => {
+            Ok(reason) => reason,
+            Err(_) => {
                 warn!(
                     self.env.log(),
                     TARGET,
@@ -211,8 +211,10 @@ impl Asker for YarnSchedulerEndpoint {
     }
 }
 
-crate::endpoint_handler!(YarnSchedulerEndpoint, YarnSchedulerMsg, on_message);
-crate::endpoint_lifecycle!(YarnSchedulerEndpoint);
+crate::endpoint!(YarnSchedulerEndpoint {
+    messages: YarnSchedulerMsg => on_message,
+    answers: LossReasonAnswer => answered,
+});
 
 /// `YarnClusterManager.createSchedulerBackend`: the scheduler backend's two endpoints,
 /// `CoarseGrainedScheduler` and `YarnScheduler`, sharing the backend's state. The AM hands this

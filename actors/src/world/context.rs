@@ -7,6 +7,7 @@ use crate::world::observer::{RunCounters, RunEvent};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sparkyard_messages::ids::ApplicationId;
+use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::records::{FinalApplicationStatus, YarnApplicationState};
 use std::cell::RefCell;
 
@@ -17,8 +18,8 @@ pub struct ClientOutcome {
     pub state: Option<YarnApplicationState>,
     pub final_status: Option<FinalApplicationStatus>,
     pub diagnostics: String,
-    /// The exception spark-submit ends with, `None` on success: (class, message).
-    pub exception: Option<(String, String)>,
+    /// The exception spark-submit ends with, `None` on success.
+    pub exception: Option<RpcFailure>,
     /// The virtual time the client finished, ms.
     pub finished_at_ms: u64,
     /// spark-submit's local temp directory (`/tmp/spark-<uuid>`), deleted by its shutdown hook.
