@@ -25,25 +25,6 @@ pub fn defaults_from_env() -> DefaultsFile {
     }
 }
 
-#[derive(clap::Parser)]
-struct SubmitWords {
-    #[command(flatten)]
-    args: SubmitArgs,
-}
-
-/// Parses spark-submit's words (what follows `sparkyard submit`), as a scenario file or a test
-/// writes them. The caller words the error for where the words came from.
-pub fn parse_submit_words<I, T>(words: I) -> Result<SubmitArgs, clap::Error>
-where
-    I: IntoIterator<Item = T>,
-    T: Into<std::ffi::OsString> + Clone,
-{
-    use clap::Parser;
-    let argv = std::iter::once(std::ffi::OsString::from("submit"))
-        .chain(words.into_iter().map(Into::into));
-    SubmitWords::try_parse_from(argv).map(|w| w.args)
-}
-
 /// Where the simulated cluster comes from.
 pub enum ClusterChoice {
     /// The submission's `--cluster FILE`, else the embedded default (as `sparkyard submit`).
@@ -112,7 +93,7 @@ impl Submission {
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString> + Clone,
     {
-        let args = parse_submit_words(words).map_err(|e| UserError::usage(e.to_string()))?;
+        let args = SubmitArgs::from_words(words).map_err(|e| UserError::usage(e.to_string()))?;
         Self::from_args(args, defaults)
     }
 

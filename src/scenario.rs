@@ -4,7 +4,7 @@
 //! that name the file, the line and the key.
 
 use crate::conf::cluster::{ClusterConfig, ClusterSource, parse_cluster, read_config_file};
-use crate::conf::submit::DefaultsFile;
+use crate::conf::submit::{DefaultsFile, SubmitArgs};
 use crate::error::UserError;
 use crate::pipeline::{ClusterChoice, CompletedRun, RunPlan, Submission};
 use rand::{Rng, SeedableRng};
@@ -809,7 +809,7 @@ pub fn run(
     mut opts: crate::runner::RunOptions,
 ) -> Result<ScenarioRun, UserError> {
     let seed = seed.or(s.seed).unwrap_or(crate::conf::submit::DEFAULT_SEED);
-    let args = crate::pipeline::parse_submit_words(&s.submit_words).map_err(|e| {
+    let args = SubmitArgs::from_words(&s.submit_words).map_err(|e| {
         UserError::file(
             s.path.display().to_string(),
             format!("[submit]: {}", e.render()),
