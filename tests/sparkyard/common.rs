@@ -4,7 +4,7 @@
 use sparkyard::conf::submit::DefaultsFile;
 use sparkyard::error::UserError;
 use sparkyard::pipeline::{CompletedRun, RunPlan, Submission};
-use sparkyard::runner::RunResult;
+use sparkyard::runner::{RunOptions, RunResult};
 use sparkyard_actors::kernel::trace::TraceKind;
 
 /// The spark-submit flags every test starts from.
@@ -38,6 +38,18 @@ pub fn submit_with(args: &[&str], plan: RunPlan) -> Result<CompletedRun, UserErr
 /// Runs `sparkyard submit <BASE> <args>` in-process.
 pub fn submit(args: &[&str]) -> Result<RunResult, UserError> {
     Ok(submit_with(args, RunPlan::default())?.result)
+}
+
+/// Runs the bundled scenario `config/scenarios/<name>.toml` under its own seed, and checks that
+/// it met its expectations.
+pub fn bundled_scenario(name: &str, opts: RunOptions) -> RunResult {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("config/scenarios")
+        .join(format!("{name}.toml"));
+    let s = sparkyard::scenario::load(&path).expect("a bundled scenario");
+    let run = sparkyard::scenario::run(&s, None, opts).expect("a run");
+    assert!(run.failures.is_empty(), "{name}: {:?}", run.failures);
+    run.result
 }
 
 /// Runs SparkPi in-process: `sparkyard submit <BASE> <SPARK_PI> <args>`.

@@ -734,13 +734,7 @@ fn the_progress_hook_is_hidden_when_quiet_and_never_changes_the_run() {
 
 /// A bundled fault scenario (config/scenarios), run with the listener recorded.
 fn scenario(name: &str) -> RunResult {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("config/scenarios")
-        .join(format!("{name}.toml"));
-    let s = sparkyard::scenario::load(&path).expect("a bundled scenario");
-    let run = sparkyard::scenario::run(&s, None, recorded()).expect("a run");
-    assert!(run.failures.is_empty(), "{name}: {:?}", run.failures);
-    run.result
+    crate::common::bundled_scenario(name, recorded())
 }
 
 /// Settings that write event logs to `dir` (the log's content comes from the run).
