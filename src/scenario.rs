@@ -850,6 +850,23 @@ pub fn run(
     })
 }
 
+/// A counted expectation: what is counted, the count the scenario expects, the run's count.
+struct Count {
+    what: &'static str,
+    want: Option<u64>,
+    got: u64,
+}
+
+impl Count {
+    fn of(what: &'static str, want: Option<impl Into<u64>>, got: impl Into<u64>) -> Self {
+        Count {
+            what,
+            want: want.map(Into::into),
+            got: got.into(),
+        }
+    }
+}
+
 /// Every expectation that does not hold, as a sentence.
 pub fn check(e: &Expectations, r: &crate::runner::RunResult) -> Vec<String> {
     let mut out: Vec<String> = r
@@ -882,36 +899,29 @@ pub fn check(e: &Expectations, r: &crate::runner::RunResult) -> Vec<String> {
         e.am_exit_codes.as_ref().map(|v| format!("{v:?}")),
         format!("{codes:?}"),
     );
-    eq(
-        "AM attempts",
-        e.attempts.map(|v| v.to_string()),
-        c.am_attempts.to_string(),
-    );
-    eq(
-        "executor failures counted",
-        e.executor_failures.map(|v| v.to_string()),
-        c.executor_failures_counted.to_string(),
-    );
-    eq(
-        "executors launched",
-        e.executors_launched.map(|v| v.to_string()),
-        c.executors_launched.to_string(),
-    );
-    eq(
-        "executors lost",
-        e.executors_lost.map(|v| v.to_string()),
-        c.executors_lost.len().to_string(),
-    );
-    eq(
-        "failed task attempts",
-        e.tasks_failed.map(|v| v.to_string()),
-        c.tasks_failed.to_string(),
-    );
-    eq(
-        "finished tasks",
-        e.tasks_finished.map(|v| v.to_string()),
-        c.tasks_finished.to_string(),
-    );
+    let counts = [
+        Count::of("AM attempts", e.attempts, c.am_attempts),
+        Count::of(
+            "executor failures counted",
+            e.executor_failures,
+            c.executor_failures_counted,
+        ),
+        Count::of(
+            "executors launched",
+            e.executors_launched,
+            c.executors_launched,
+        ),
+        Count::of(
+            "executors lost",
+            e.executors_lost,
+            c.executors_lost.len() as u64,
+        ),
+        Count::of("failed task attempts", e.tasks_failed, c.tasks_failed),
+        Count::of("finished tasks", e.tasks_finished, c.tasks_finished),
+    ];
+    for n in counts {
+        eq(n.what, n.want.map(|v| v.to_string()), n.got.to_string());
+    }
     for d in &e.diagnostics_contain {
         if !r.outcome.diagnostics.contains(d.as_str()) {
             out.push(format!(
