@@ -149,3 +149,76 @@ impl PreparedRun {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn submission(extra: &[&str]) -> Result<Submission, UserError> {
+        let base = [
+            "--master",
+            "yarn",
+            "--deploy-mode",
+            "cluster",
+            "--class",
+            "X",
+        ];
+        let words = base.iter().chain(extra).chain(&["app.jar"]);
+        Submission::from_words(words, DefaultsFile::Embedded(""))
+    }
+
+    fn prepare(extra: &[&str], plan: RunPlan) -> Result<PreparedRun, UserError> {
+        submission(extra)?.prepare(plan)
+    }
+
+    #[test]
+    fn the_seed_is_the_plans_else_the_submissions() {
+        let run = prepare(&["--seed", "7"], RunPlan::default()).expect("prepared");
+        assert_eq!((run.options.seed, run.config.seed), (7, 7));
+        let plan = RunPlan {
+            seed: Some(3),
+            ..RunPlan::default()
+        };
+        let run = prepare(&["--seed", "7"], plan).expect("prepared");
+        assert_eq!((run.options.seed, run.config.seed), (3, 3));
+    }
+
+    #[test]
+    fn an_event_log_turns_on_event_recording() {
+        let plain = prepare(&[], RunPlan::default()).expect("prepared");
+        assert!(!plain.options.record_events);
+        let logged = prepare(
+            &["--conf", "spark.eventLog.enabled=true"],
+            RunPlan::default(),
+        );
+        assert!(logged.expect("prepared").options.record_events);
+    }
+
+    #[test]
+    fn the_cluster_is_the_plans_else_the_submissions_else_the_embedded_one() {
+        let embedded = load_cluster(ClusterSource::Embedded).expect("embedded");
+        let run = prepare(&[], RunPlan::default()).expect("prepared");
+        assert_eq!(run.config.nodes.len(), embedded.nodes.len());
+        let one = crate::conf::cluster::parse_cluster("[[nodes]]\n", "one").expect("one node");
+        let plan = RunPlan {
+            cluster: ClusterChoice::Loaded(one),
+            ..RunPlan::default()
+        };
+        let run = prepare(&["--cluster", "/nonexistent/c.toml"], plan).expect("prepared");
+        assert_eq!(run.config.nodes.len(), 1);
+        let missing = prepare(&["--cluster", "/nonexistent/c.toml"], RunPlan::default());
+        assert!(matches!(missing, Err(UserError::File { .. })));
+    }
+
+    #[test]
+    fn every_refusal_is_a_user_error() {
+        assert!(matches!(
+            submission(&["--no-such-flag"]),
+            Err(UserError::Usage(_))
+        ));
+        assert!(matches!(
+            prepare(&["--conf", "spark.executor.memory=zz"], RunPlan::default()),
+            Err(UserError::Java { .. })
+        ));
+    }
+}
