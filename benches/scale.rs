@@ -24,12 +24,11 @@
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 use actix::prelude::*;
-use clap::Parser;
 use sparkyard::conf::cluster::parse_cluster;
-use sparkyard::conf::settings::spark_settings;
-use sparkyard::conf::submit::{DefaultsFile, SubmitArgs};
+use sparkyard::conf::submit::DefaultsFile;
+use sparkyard::pipeline::{ClusterChoice, PreparedRun, RunPlan, Submission};
 use sparkyard::runner::{self, RunOptions};
-use sparkyard_actors::world::config::SimConfig;
+use sparkyard::scenario::SYNTHETIC_CLASS;
 use sparkyard_actors::world::config::UserProgram;
 use sparkyard_actors::world::context::SimContext;
 use sparkyard_actors::world::observer::RunEvent;
@@ -40,7 +39,6 @@ use std::process::Command;
 use std::rc::Rc;
 use std::time::Instant;
 
-const SYNTHETIC_CLASS: &str = "org.sparkyard.examples.SyntheticJob";
 /// Full sizes (issue 5); `--quick` takes 10 % of each.
 const BRINGUP_EXECUTORS: u64 = 100_000;
 const EXECUTORS_PER_NODE: u64 = 10;
@@ -201,12 +199,6 @@ fn floor_round_trips(n: u64) -> BTreeMap<&'static str, f64> {
 // ---------------------------------------------------------------------------------------------
 // The simulations.
 
-#[derive(Parser)]
-struct Submit {
-    #[command(flatten)]
-    args: SubmitArgs,
-}
-
 /// A cluster of `nodes` NodeManagers with room for `per_node` 1 GiB / 1-vcore executors each,
 /// plus one AM, on racks of 250.
 fn cluster_toml(nodes: u64, per_node: u64) -> String {
@@ -227,11 +219,11 @@ fn cluster_toml(nodes: u64, per_node: u64) -> String {
 }
 
 /// A synthetic submission: `executors` executors of 512 MiB (a 1 GiB container) and 1 core, one
-/// job of `tasks` tasks of `task_ms` each, starting once every executor has registered.
-fn sim_config(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> SimConfig {
+/// job of `tasks` tasks of `task_ms` each, starting once every executor has registered; prepared
+/// (flags, settings, cluster, config) before anything is measured.
+fn prepare(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> PreparedRun {
     let n = executors.to_string();
-    let mut words: Vec<String> = [
-        "submit",
+    let words = [
         "--master",
         "yarn",
         "--deploy-mode",
@@ -250,21 +242,12 @@ fn sim_config(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> SimConfig
         "spark.scheduler.minRegisteredResourcesRatio=1.0",
         "--conf",
         "spark.scheduler.maxRegisteredResourcesWaitingTime=24h",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    words.push("app.jar".into());
-    let parsed = Submit::try_parse_from(&words).expect("valid flags");
-    let req = parsed
-        .args
-        .into_request(DefaultsFile::embedded())
-        .expect("a valid submission");
-    let spark = spark_settings(&req).expect("valid settings");
+        "app.jar",
+    ];
+    let submission =
+        Submission::from_words(words, DefaultsFile::embedded()).expect("a valid submission");
     let per_node = executors.div_ceil(nodes);
     let cluster = parse_cluster(&cluster_toml(nodes, per_node), "bench cluster").expect("cluster");
-    let opts = RunOptions::default();
-    let mut config = runner::sim_config(spark, cluster, &opts);
     let stage = StageSpec {
         rdd_description: "MapPartitionsRDD[1] at map at Bench.scala:1".into(),
         num_partitions: tasks as u32,
@@ -276,15 +259,40 @@ fn sim_config(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> SimConfig
             })
             .collect(),
     };
-    config.synthetic = Some(UserProgram::Synthetic {
+    let synthetic = UserProgram::Synthetic {
         class: SYNTHETIC_CLASS.into(),
         app_name: "Scale Bench".into(),
         jobs: vec![JobSpec {
             call_site: "count at Bench.scala:1".into(),
             stages: vec![stage],
         }],
+    };
+    let plan = RunPlan {
+        cluster: ClusterChoice::Loaded(cluster),
+        options: measured_options(),
+        synthetic: Some(synthetic),
+        ..RunPlan::default()
+    };
+    submission.prepare(plan).expect("valid settings")
+}
+
+/// Logs, trace and listener events off; the probe watches the run.
+fn measured_options() -> RunOptions {
+    // The progress hook's first tick (virtual time 0) hands the probe the network's counter.
+    let hook: runner::ProgressHook = Rc::new(|sim: &SimContext| {
+        NETWORK.with(|n| {
+            n.borrow_mut().get_or_insert_with(|| sim.dispatcher.clone());
+        })
     });
-    config
+    RunOptions {
+        capture_logs: false,
+        trace: false,
+        record_events: false,
+        progress: Some(hook),
+        progress_interval_ms: 24 * 3_600_000,
+        observer: Some(Rc::new(probe)),
+        ..RunOptions::default()
+    }
 }
 
 /// Where the run is, stamped with wall time from its start: the probe watches the events the
@@ -361,23 +369,8 @@ fn probe(event: &RunEvent) {
     });
 }
 
-/// Runs one simulation and returns its figures.
-fn simulate(config: SimConfig, executors: u64) -> BTreeMap<&'static str, f64> {
-    // The progress hook's first tick (virtual time 0) hands the probe the network's counter.
-    let hook: runner::ProgressHook = Rc::new(|sim: &SimContext| {
-        NETWORK.with(|n| {
-            n.borrow_mut().get_or_insert_with(|| sim.dispatcher.clone());
-        })
-    });
-    let opts = RunOptions {
-        capture_logs: false,
-        trace: false,
-        record_events: false,
-        progress: Some(hook),
-        progress_interval_ms: 24 * 3_600_000,
-        observer: Some(Rc::new(probe)),
-        ..RunOptions::default()
-    };
+/// Runs one prepared simulation and returns its figures.
+fn simulate(run: PreparedRun, executors: u64) -> BTreeMap<&'static str, f64> {
     let (rss_before, _) = rss();
     PROBE.with(|p| {
         *p.borrow_mut() = Probe {
@@ -387,8 +380,9 @@ fn simulate(config: SimConfig, executors: u64) -> BTreeMap<&'static str, f64> {
         }
     });
     let start = Instant::now();
-    let result = runner::run(config, &opts).expect("the run completes");
+    let done = run.run().expect("the run completes");
     let total = start.elapsed().as_secs_f64();
+    let result = done.result;
     NETWORK.with(|n| n.borrow_mut().take());
     let (rss_after, hwm) = rss();
     let p = PROBE.with(|p| std::mem::take(&mut *p.borrow_mut()));
@@ -423,19 +417,18 @@ fn simulate(config: SimConfig, executors: u64) -> BTreeMap<&'static str, f64> {
 fn bringup(executors: u64) -> BTreeMap<&'static str, f64> {
     let nodes = executors.div_ceil(EXECUTORS_PER_NODE);
     // One 1 ms task per executor: the job starts once every executor registered.
-    simulate(sim_config(executors, nodes, executors, 1), executors)
+    simulate(prepare(executors, nodes, executors, 1), executors)
 }
 
 fn tasks(n: u64, executors: u64) -> BTreeMap<&'static str, f64> {
     let nodes = executors.div_ceil(EXECUTORS_PER_NODE);
-    simulate(sim_config(executors, nodes, n, 1), executors)
+    simulate(prepare(executors, nodes, n, 1), executors)
 }
 
 fn virtual_hour(virtual_ms: u64, executors: u64) -> BTreeMap<&'static str, f64> {
     let nodes = executors.div_ceil(EXECUTORS_PER_NODE);
     // One task per executor lasting the whole hour; executors heartbeat every 10 s meanwhile.
-    let config = sim_config(executors, nodes, executors, virtual_ms);
-    simulate(config, executors)
+    simulate(prepare(executors, nodes, executors, virtual_ms), executors)
 }
 
 /// Runs in a child process: `--child <kind> <size> [<size2>]`; prints `SCALE k=v ...`.

@@ -8,6 +8,7 @@ pub mod error;
 pub mod invariants;
 pub mod logging;
 pub mod outputs;
+pub mod pipeline;
 pub mod report;
 pub mod runner;
 pub mod scenario;

@@ -4,12 +4,13 @@
 //! every usage or validation error.
 
 use clap::{Args, Parser, Subcommand};
-use sparkyard::conf::cluster::{ClusterSource, load_cluster};
-use sparkyard::conf::settings::spark_settings;
-use sparkyard::conf::submit::{DefaultsFile, SubmitArgs, SubmitRequest};
+use sparkyard::conf::submit::{SubmitArgs, SubmitRequest};
 use sparkyard::error::UserError;
-use sparkyard::runner::{self, RunOptions};
+use sparkyard::outputs::OutputArgs;
+use sparkyard::pipeline::{self, RunPlan, Submission};
+use sparkyard::runner::{RunOptions, RunResult};
 use sparkyard::{logging, report};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 // jemalloc (feature `jemalloc`, the default): a large run spends ~40 % of its time in glibc's
@@ -71,7 +72,7 @@ struct RunCommand {
     #[arg(long)]
     quiet: bool,
     #[command(flatten)]
-    outputs: sparkyard::outputs::OutputArgs,
+    outputs: OutputArgs,
 }
 
 #[derive(Args)]
@@ -82,7 +83,7 @@ struct SubmitCommand {
     #[command(flatten)]
     args: SubmitArgs,
     #[command(flatten)]
-    outputs: sparkyard::outputs::OutputArgs,
+    outputs: OutputArgs,
 }
 
 fn main() -> ExitCode {
@@ -124,49 +125,32 @@ fn spark_banner() -> String {
     )
 }
 
-fn defaults_file() -> DefaultsFile {
-    match std::env::var_os("SPARK_CONF_DIR") {
-        Some(dir) => DefaultsFile::Path(std::path::Path::new(&dir).join("spark-defaults.conf")),
-        None => DefaultsFile::embedded(),
-    }
-}
-
-fn submit(
-    args: SubmitArgs,
-    outputs: &sparkyard::outputs::OutputArgs,
-) -> Result<ExitCode, UserError> {
+fn submit(args: SubmitArgs, outputs: &OutputArgs) -> Result<ExitCode, UserError> {
     logging::init(args.verbose, args.quiet);
-    let req = args.into_request(defaults_file())?;
+    let submission = Submission::from_args(args, pipeline::defaults_from_env())?;
+    let req = &submission.request;
     for w in &req.warnings {
         eprintln!("{w}");
     }
     if req.verbose {
         eprintln!("{}", req.verbose_report());
     }
-    let cluster = match &req.cluster {
-        Some(path) => load_cluster(ClusterSource::Path(path.clone()))?,
-        None => load_cluster(ClusterSource::Embedded)?,
-    };
-    let spark = spark_settings(&req)?;
-    let opts = RunOptions {
-        seed: req.seed,
-        record_events: outputs.wants_events(&spark),
-        progress: outputs.progress(req.quiet),
-        ..RunOptions::default()
-    };
-    let result = runner::run(runner::sim_config(spark.clone(), cluster, &opts), &opts)?;
-    outputs.finish_progress();
-    eprint!("{}", report::closing_stderr(&result, req.quiet));
-    let written = report::write_logs(&result, &req.log_dir).map_err(|e| {
-        UserError::file(
-            req.log_dir.display().to_string(),
-            format!("cannot write container logs: {e}"),
-        )
+    let mut prepared = submission.prepare(RunPlan {
+        options: RunOptions {
+            record_events: outputs.trace.is_some(),
+            ..RunOptions::default()
+        },
+        ..RunPlan::default()
     })?;
-    let written_outputs = outputs.write(&result, &spark)?;
+    // The bar is made once the submission is known to be valid (none on an error).
+    prepared.options.progress = outputs.progress(prepared.request.quiet);
+    let run = prepared.run()?;
+    let (req, result) = (&run.request, &run.result);
+    let written = close_run(result, outputs, req.quiet, &req.log_dir)?;
+    let written_outputs = outputs.write(result, &run.spark)?;
     print!(
         "{}",
-        report::summary(&result, written.as_deref(), &reproduce(&req))
+        report::summary(result, written.as_deref(), &reproduce(req))
     );
     for line in written_outputs {
         println!("{line}");
@@ -175,6 +159,24 @@ fn submit(
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// After a run: clears the progress bar, prints spark-submit's closing lines and writes the
+/// container logs under `log_dir`; returns where they went.
+fn close_run(
+    result: &RunResult,
+    outputs: &OutputArgs,
+    quiet: bool,
+    log_dir: &Path,
+) -> Result<Option<PathBuf>, UserError> {
+    outputs.finish_progress();
+    eprint!("{}", report::closing_stderr(result, quiet));
+    report::write_logs(result, log_dir).map_err(|e| {
+        UserError::file(
+            log_dir.display().to_string(),
+            format!("cannot write container logs: {e}"),
+        )
     })
 }
 
@@ -187,14 +189,7 @@ fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
         ..RunOptions::default()
     };
     let run = sparkyard::scenario::run(&scenario, cmd.seed, opts)?;
-    cmd.outputs.finish_progress();
-    eprint!("{}", report::closing_stderr(&run.result, cmd.quiet));
-    let written = report::write_logs(&run.result, &cmd.log_dir).map_err(|e| {
-        UserError::file(
-            cmd.log_dir.display().to_string(),
-            format!("cannot write container logs: {e}"),
-        )
-    })?;
+    let written = close_run(&run.result, &cmd.outputs, cmd.quiet, &cmd.log_dir)?;
     let again = format!(
         "sparkyard run {} --seed {}",
         shell_quote(&cmd.file.display().to_string()),

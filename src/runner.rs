@@ -8,7 +8,6 @@
 //! System, and the run ends with a `simulation-does-not-panic` violation and a
 //! `sparkyard.SimulationPanic` exception, which every command reports with a non-zero exit.
 
-use crate::conf::cluster::ClusterConfig;
 use crate::error::UserError;
 use sparkyard_actors::boot;
 use sparkyard_actors::faults::FaultController;
@@ -17,7 +16,7 @@ use sparkyard_actors::kernel::logs::LogStore;
 use sparkyard_actors::kernel::trace::{Trace, TraceEvent};
 use sparkyard_actors::rpc::Dispatcher;
 use sparkyard_actors::rpc::network::FaultInjector;
-use sparkyard_actors::world::config::{SimConfig, SparkSettings};
+use sparkyard_actors::world::config::SimConfig;
 use sparkyard_actors::world::context::{ClientOutcome, ObserverHook, SimContext};
 use sparkyard_actors::world::injector;
 use sparkyard_actors::world::invariants::{Violation, name as invariant};
@@ -157,29 +156,9 @@ pub struct RunResult {
     pub violations: Vec<sparkyard_actors::world::invariants::Violation>,
 }
 
-/// Joins the parsed Spark settings and cluster into the simulation's config.
-pub fn sim_config(spark: SparkSettings, cluster: ClusterConfig, opts: &RunOptions) -> SimConfig {
-    SimConfig {
-        spark,
-        yarn: cluster.yarn,
-        nodes: cluster.nodes,
-        costs: cluster.costs,
-        rm_host: cluster.rm_host,
-        rm_start_time_ms: cluster.rm_start_time_ms,
-        user: cluster.user,
-        seed: opts.seed,
-        capture_container_logs: opts.capture_logs,
-        synthetic: None,
-    }
-}
-
-/// Runs the simulation to its end on the virtual clock.
-pub fn run(config: SimConfig, opts: &RunOptions) -> Result<RunResult, UserError> {
-    run_with_faults(config, opts, FaultController::default())
-}
-
-/// Runs the simulation with a fault plan.
-pub fn run_with_faults(
+/// Runs the simulation with a fault plan to its end on the virtual clock (through
+/// [`crate::pipeline`], which builds `config` from what the user gave).
+pub fn run(
     config: SimConfig,
     opts: &RunOptions,
     faults: FaultController,

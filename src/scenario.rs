@@ -4,11 +4,15 @@
 //! that name the file, the line and the key.
 
 use crate::conf::cluster::{ClusterConfig, ClusterSource, parse_cluster, read_config_file};
+use crate::conf::submit::{DefaultsFile, SubmitArgs};
 use crate::error::UserError;
+use crate::pipeline::{ClusterChoice, CompletedRun, RunPlan, Submission};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
-use sparkyard_actors::faults::{ContainerEnd, DriverFault, FaultAction, PlannedFault, Trigger};
+use sparkyard_actors::faults::{
+    ContainerEnd, DriverFault, FaultAction, FaultController, PlannedFault, Trigger,
+};
 use sparkyard_actors::rpc::network::{LinkRule, ProcessPattern, RuleAction};
 use sparkyard_actors::world::config::UserProgram;
 use sparkyard_messages::task::{JobSpec, StageSpec, TaskWork};
@@ -798,44 +802,37 @@ pub struct ScenarioRun {
     pub seed: u64,
 }
 
-#[derive(clap::Parser)]
-struct SubmitWords {
-    #[command(flatten)]
-    args: crate::conf::submit::SubmitArgs,
-}
-
 /// Runs the scenario under `seed` (the file's own seed when `None`) and checks its expectations.
 pub fn run(
     s: &Scenario,
     seed: Option<u64>,
     mut opts: crate::runner::RunOptions,
 ) -> Result<ScenarioRun, UserError> {
-    use clap::Parser;
     let seed = seed.or(s.seed).unwrap_or(crate::conf::submit::DEFAULT_SEED);
-    let words = std::iter::once("submit".to_string()).chain(s.submit_words.iter().cloned());
-    let parsed = SubmitWords::try_parse_from(words).map_err(|e| {
+    let args = SubmitArgs::from_words(&s.submit_words).map_err(|e| {
         UserError::file(
             s.path.display().to_string(),
             format!("[submit]: {}", e.render()),
         )
     })?;
-    let req = parsed
-        .args
-        .into_request(crate::conf::submit::DefaultsFile::embedded())?;
-    let spark = crate::conf::settings::spark_settings(&req)?;
-    opts.seed = seed;
-    opts.record_events |= spark.event_log_enabled;
+    let submission = Submission::from_args(args, DefaultsFile::embedded())?;
     opts.panic_at_ms = opts.panic_at_ms.or(s.panic_at_ms);
-    let mut config = crate::runner::sim_config(spark.clone(), s.cluster.clone(), &opts);
-    config.synthetic = s.synthetic.clone();
     let mut planned = s.faults.clone();
     if let Some(c) = &s.chaos {
         planned.extend(chaos_faults_for(c, seed, &s.cluster));
         opts.deadline_ms = c.deadline_ms;
     }
-    let limits = crate::invariants::Limits::of(&config);
-    let faults = sparkyard_actors::faults::FaultController::new(planned, s.driver_faults.clone());
-    let mut result = crate::runner::run_with_faults(config, &opts, faults)?;
+    let prepared = submission.prepare(RunPlan {
+        cluster: ClusterChoice::Loaded(s.cluster.clone()),
+        seed: Some(seed),
+        options: opts,
+        synthetic: s.synthetic.clone(),
+        faults: FaultController::new(planned, s.driver_faults.clone()),
+    })?;
+    let limits = crate::invariants::Limits::of(&prepared.config);
+    let CompletedRun {
+        spark, mut result, ..
+    } = prepared.run()?;
     let end = crate::invariants::check(&result, &limits);
     result.violations.extend(end);
     let mut failures = check(&s.expect, &result);
@@ -851,6 +848,23 @@ pub fn run(
         failures,
         seed,
     })
+}
+
+/// A counted expectation: what is counted, the count the scenario expects, the run's count.
+struct Count {
+    what: &'static str,
+    want: Option<u64>,
+    got: u64,
+}
+
+impl Count {
+    fn of(what: &'static str, want: Option<impl Into<u64>>, got: impl Into<u64>) -> Self {
+        Count {
+            what,
+            want: want.map(Into::into),
+            got: got.into(),
+        }
+    }
 }
 
 /// Every expectation that does not hold, as a sentence.
@@ -885,36 +899,29 @@ pub fn check(e: &Expectations, r: &crate::runner::RunResult) -> Vec<String> {
         e.am_exit_codes.as_ref().map(|v| format!("{v:?}")),
         format!("{codes:?}"),
     );
-    eq(
-        "AM attempts",
-        e.attempts.map(|v| v.to_string()),
-        c.am_attempts.to_string(),
-    );
-    eq(
-        "executor failures counted",
-        e.executor_failures.map(|v| v.to_string()),
-        c.executor_failures_counted.to_string(),
-    );
-    eq(
-        "executors launched",
-        e.executors_launched.map(|v| v.to_string()),
-        c.executors_launched.to_string(),
-    );
-    eq(
-        "executors lost",
-        e.executors_lost.map(|v| v.to_string()),
-        c.executors_lost.len().to_string(),
-    );
-    eq(
-        "failed task attempts",
-        e.tasks_failed.map(|v| v.to_string()),
-        c.tasks_failed.to_string(),
-    );
-    eq(
-        "finished tasks",
-        e.tasks_finished.map(|v| v.to_string()),
-        c.tasks_finished.to_string(),
-    );
+    let counts = [
+        Count::of("AM attempts", e.attempts, c.am_attempts),
+        Count::of(
+            "executor failures counted",
+            e.executor_failures,
+            c.executor_failures_counted,
+        ),
+        Count::of(
+            "executors launched",
+            e.executors_launched,
+            c.executors_launched,
+        ),
+        Count::of(
+            "executors lost",
+            e.executors_lost,
+            c.executors_lost.len() as u64,
+        ),
+        Count::of("failed task attempts", e.tasks_failed, c.tasks_failed),
+        Count::of("finished tasks", e.tasks_finished, c.tasks_finished),
+    ];
+    for n in counts {
+        eq(n.what, n.want.map(|v| v.to_string()), n.got.to_string());
+    }
     for d in &e.diagnostics_contain {
         if !r.outcome.diagnostics.contains(d.as_str()) {
             out.push(format!(

@@ -251,30 +251,11 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::submit::{DefaultsFile, SubmitArgs};
+    use super::super::submit::DefaultsFile;
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        submit: SubmitArgs,
-    }
 
     fn settings(extra: &[&str]) -> Result<SparkSettings, UserError> {
-        let base = [
-            "sparkyard",
-            "--master",
-            "yarn",
-            "--deploy-mode",
-            "cluster",
-            "--class",
-            "org.example.Pi",
-        ];
-        let argv = base.iter().chain(extra).chain(["app.jar", "10"].iter());
-        let args = Cli::try_parse_from(argv)
-            .expect("test arguments parse")
-            .submit;
+        let args = super::super::submit::tests::parse(&[extra, &["app.jar", "10"]].concat());
         let req = args.into_request(DefaultsFile::Embedded(""))?;
         spark_settings(&req)
     }

@@ -176,8 +176,19 @@ impl SparkConf {
     }
 
     pub fn get_bool_opt(&self, key: &str) -> Result<Option<bool>, UserError> {
+        self.get_typed(key, "boolean", parse_bool)
+    }
+
+    /// The value of `key` (trimmed as Java trims) through `parse`; a value it refuses is
+    /// `<key> should be <config_type>, but was <v>`, as Spark's typed `ConfigBuilder`s say.
+    fn get_typed<T>(
+        &self,
+        key: &str,
+        config_type: &str,
+        parse: impl FnOnce(&str) -> Option<T>,
+    ) -> Result<Option<T>, UserError> {
         self.get(key)
-            .map(|v| parse_bool(java_trim(v)).ok_or_else(|| type_mismatch(key, v, "boolean")))
+            .map(|v| parse(java_trim(v)).ok_or_else(|| type_mismatch(key, v, config_type)))
             .transpose()
     }
 
@@ -187,13 +198,7 @@ impl SparkConf {
     }
 
     pub fn get_int_opt(&self, key: &str) -> Result<Option<i32>, UserError> {
-        self.get(key)
-            .map(|v| {
-                java_trim(v)
-                    .parse::<i32>()
-                    .map_err(|_| type_mismatch(key, v, "int"))
-            })
-            .transpose()
+        self.get_typed(key, "int", |v| v.parse().ok())
     }
 
     /// An `intConf` sparkyard needs non-negative (counts, cores): parsed as Spark does, then a
@@ -217,13 +222,7 @@ impl SparkConf {
     }
 
     pub fn get_double_opt(&self, key: &str) -> Result<Option<f64>, UserError> {
-        self.get(key)
-            .map(|v| {
-                java_trim(v)
-                    .parse::<f64>()
-                    .map_err(|_| type_mismatch(key, v, "double"))
-            })
-            .transpose()
+        self.get_typed(key, "double", |v| v.parse().ok())
     }
 
     /// `SparkConf.getSizeAsMb(key, default)`: a memory string, bare numbers in MiB; errors are

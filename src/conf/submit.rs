@@ -477,7 +477,27 @@ fn redact<'a>(key: &str, value: &'a str) -> &'a str {
     }
 }
 
+/// `sparkyard submit`'s arguments as a command of their own (for [`SubmitArgs::from_words`]).
+#[derive(clap::Parser)]
+struct SubmitWords {
+    #[command(flatten)]
+    args: SubmitArgs,
+}
+
 impl SubmitArgs {
+    /// Parses spark-submit's words (what follows `sparkyard submit`), as a scenario file or a
+    /// test writes them. The caller words the error for where the words came from.
+    pub fn from_words<I, T>(words: I) -> Result<SubmitArgs, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        use clap::Parser;
+        let argv = std::iter::once(std::ffi::OsString::from("submit"))
+            .chain(words.into_iter().map(Into::into));
+        SubmitWords::try_parse_from(argv).map(|w| w.args)
+    }
+
     /// Merges flags, `--conf`, the properties file and the defaults file (conventions 1.3), then
     /// validates as spark-submit does, plus sparkyard's own limits (yarn, cluster mode).
     pub fn into_request(self, defaults: DefaultsFile) -> Result<SubmitRequest, UserError> {
@@ -697,15 +717,8 @@ impl SubmitRequest {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser, Debug)]
-    struct Cli {
-        #[command(flatten)]
-        submit: SubmitArgs,
-    }
 
     const BASE: &[&str] = &[
         "--master",
@@ -716,18 +729,13 @@ mod tests {
         "org.example.Pi",
     ];
 
-    fn parse(extra: &[&str]) -> SubmitArgs {
-        let argv = ["sparkyard"].iter().chain(BASE).chain(extra);
-        Cli::try_parse_from(argv)
-            .expect("test arguments parse")
-            .submit
+    /// `sparkyard submit --master yarn --deploy-mode cluster --class org.example.Pi <extra>`.
+    pub(in crate::conf) fn parse(extra: &[&str]) -> SubmitArgs {
+        parse_raw(&[BASE, extra].concat())
     }
 
     fn parse_raw(argv: &[&str]) -> SubmitArgs {
-        let argv = ["sparkyard"].iter().chain(argv);
-        Cli::try_parse_from(argv)
-            .expect("test arguments parse")
-            .submit
+        SubmitArgs::from_words(argv).expect("test arguments parse")
     }
 
     fn no_defaults() -> DefaultsFile {

@@ -1,19 +1,11 @@
 //! Helpers: a submission through the library exactly as `sparkyard submit` runs it, or through
 //! the binary, and the checks the CLI tests share.
 
-use clap::Parser;
-use sparkyard::conf::cluster::{ClusterSource, load_cluster};
-use sparkyard::conf::settings::spark_settings;
-use sparkyard::conf::submit::{DefaultsFile, SubmitArgs};
+use sparkyard::conf::submit::DefaultsFile;
 use sparkyard::error::UserError;
-use sparkyard::runner::{self, RunOptions, RunResult};
+use sparkyard::pipeline::{CompletedRun, RunPlan, Submission};
+use sparkyard::runner::{RunOptions, RunResult};
 use sparkyard_actors::kernel::trace::TraceKind;
-
-#[derive(Parser)]
-struct Submit {
-    #[command(flatten)]
-    args: SubmitArgs,
-}
 
 /// The spark-submit flags every test starts from.
 pub const BASE: &[&str] = &["--master", "yarn", "--deploy-mode", "cluster"];
@@ -36,21 +28,28 @@ pub fn submit_pi_words<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     submit_words(&[SPARK_PI, extra].concat())
 }
 
+/// Runs `sparkyard submit <BASE> <args>` in-process, through the pipeline `sparkyard submit`
+/// uses (with the embedded spark-defaults.conf), with what `plan` adds.
+pub fn submit_with(args: &[&str], plan: RunPlan) -> Result<CompletedRun, UserError> {
+    let words = BASE.iter().chain(args);
+    Submission::from_words(words, DefaultsFile::embedded())?.run(plan)
+}
+
 /// Runs `sparkyard submit <BASE> <args>` in-process.
 pub fn submit(args: &[&str]) -> Result<RunResult, UserError> {
-    let parsed =
-        Submit::try_parse_from(submit_words(args)).map_err(|e| UserError::usage(e.to_string()))?;
-    let req = parsed.args.into_request(DefaultsFile::embedded())?;
-    let cluster = match &req.cluster {
-        Some(p) => load_cluster(ClusterSource::Path(p.clone()))?,
-        None => load_cluster(ClusterSource::Embedded)?,
-    };
-    let spark = spark_settings(&req)?;
-    let opts = RunOptions {
-        seed: req.seed,
-        ..RunOptions::default()
-    };
-    runner::run(runner::sim_config(spark, cluster, &opts), &opts)
+    Ok(submit_with(args, RunPlan::default())?.result)
+}
+
+/// Runs the bundled scenario `config/scenarios/<name>.toml` under its own seed, and checks that
+/// it met its expectations.
+pub fn bundled_scenario(name: &str, opts: RunOptions) -> RunResult {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("config/scenarios")
+        .join(format!("{name}.toml"));
+    let s = sparkyard::scenario::load(&path).expect("a bundled scenario");
+    let run = sparkyard::scenario::run(&s, None, opts).expect("a run");
+    assert!(run.failures.is_empty(), "{name}: {:?}", run.failures);
+    run.result
 }
 
 /// Runs SparkPi in-process: `sparkyard submit <BASE> <SPARK_PI> <args>`.

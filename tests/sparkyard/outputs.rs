@@ -2,12 +2,9 @@
 //! valid Chrome trace, the Mermaid diagram and its filters, the progress hook, and byte-identical
 //! outputs for the same seed.
 
-use clap::Parser;
 use serde_json::Value;
-use sparkyard::conf::cluster::{ClusterSource, load_cluster};
-use sparkyard::conf::settings::spark_settings;
-use sparkyard::conf::submit::{DefaultsFile, SubmitArgs};
 use sparkyard::outputs::{self, SequenceFilter};
+use sparkyard::pipeline::RunPlan;
 use sparkyard::runner::{self, RunOptions, RunResult};
 use sparkyard_actors::world::config::SparkSettings;
 use sparkyard_actors::world::config::UserProgram;
@@ -17,12 +14,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-#[derive(Parser)]
-struct Submit {
-    #[command(flatten)]
-    args: SubmitArgs,
-}
-
 /// A run as `sparkyard submit` makes it, with the listener recorded (or not) and an optional
 /// synthetic program standing in for the user class.
 fn run_with(
@@ -30,23 +21,13 @@ fn run_with(
     opts: RunOptions,
     program: Option<UserProgram>,
 ) -> (RunResult, SparkSettings) {
-    let words = ["submit", "--master", "yarn", "--deploy-mode", "cluster"]
-        .into_iter()
-        .chain(args.iter().copied());
-    let req = Submit::try_parse_from(words)
-        .expect("valid flags")
-        .args
-        .into_request(DefaultsFile::embedded())
-        .expect("a valid request");
-    let cluster = load_cluster(ClusterSource::Embedded).expect("the embedded cluster");
-    let spark = spark_settings(&req).expect("valid settings");
-    let opts = RunOptions {
-        seed: req.seed,
-        ..opts
+    let plan = RunPlan {
+        options: opts,
+        synthetic: program,
+        ..RunPlan::default()
     };
-    let mut config = runner::sim_config(spark.clone(), cluster, &opts);
-    config.synthetic = program;
-    (runner::run(config, &opts).expect("a run"), spark)
+    let run = crate::common::submit_with(args, plan).expect("a run");
+    (run.result, run.spark)
 }
 
 fn recorded() -> RunOptions {
@@ -753,13 +734,7 @@ fn the_progress_hook_is_hidden_when_quiet_and_never_changes_the_run() {
 
 /// A bundled fault scenario (config/scenarios), run with the listener recorded.
 fn scenario(name: &str) -> RunResult {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("config/scenarios")
-        .join(format!("{name}.toml"));
-    let s = sparkyard::scenario::load(&path).expect("a bundled scenario");
-    let run = sparkyard::scenario::run(&s, None, recorded()).expect("a run");
-    assert!(run.failures.is_empty(), "{name}: {:?}", run.failures);
-    run.result
+    crate::common::bundled_scenario(name, recorded())
 }
 
 /// Settings that write event logs to `dir` (the log's content comes from the run).

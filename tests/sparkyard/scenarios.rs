@@ -18,10 +18,7 @@ fn bundled() -> Vec<PathBuf> {
 }
 
 fn run(name: &str) -> RunResult {
-    let s = scenario::load(Path::new(&format!("config/scenarios/{name}.toml"))).expect("loads");
-    let r = scenario::run(&s, None, RunOptions::default()).expect("runs");
-    assert!(r.failures.is_empty(), "{name}: {:?}", r.failures);
-    r.result
+    crate::common::bundled_scenario(name, RunOptions::default())
 }
 
 /// Names of messages delivered to mailboxes whose label starts with `endpoint`.

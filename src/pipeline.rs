@@ -1,0 +1,224 @@
+//! The submit pipeline, written once: what a user gives (spark-submit's arguments, the
+//! spark-defaults source, a cluster, a seed, output options, an optional synthetic workload and
+//! fault plan) becomes a validated [`Submission`], then a [`PreparedRun`] (cluster, Spark
+//! settings, simulation config), then a [`CompletedRun`]. `sparkyard submit`, `run` and `sweep`
+//! (through [`crate::scenario::run`]), the tests and the scale bench all go through it.
+//!
+//! The stages are separate so each caller can act between them, in spark-submit's order:
+//! `submit` prints the request's warnings before the cluster file is read, and the bench builds
+//! the run outside its stopwatch. Every error is a [`UserError`].
+
+use crate::conf::cluster::{ClusterConfig, ClusterSource, load_cluster};
+use crate::conf::settings::spark_settings;
+use crate::conf::submit::{DefaultsFile, SubmitArgs, SubmitRequest};
+use crate::error::UserError;
+use crate::runner::{self, RunOptions, RunResult};
+use sparkyard_actors::faults::FaultController;
+use sparkyard_actors::world::config::{SimConfig, SparkSettings, UserProgram};
+
+/// `$SPARK_CONF_DIR/spark-defaults.conf` when `SPARK_CONF_DIR` is set (as spark-submit reads
+/// it), else the defaults file that ships with sparkyard.
+pub fn defaults_from_env() -> DefaultsFile {
+    match std::env::var_os("SPARK_CONF_DIR") {
+        Some(dir) => DefaultsFile::Path(std::path::Path::new(&dir).join("spark-defaults.conf")),
+        None => DefaultsFile::embedded(),
+    }
+}
+
+/// Where the simulated cluster comes from.
+pub enum ClusterChoice {
+    /// The submission's `--cluster FILE`, else the embedded default (as `sparkyard submit`).
+    FromSubmission,
+    /// A cluster already loaded (a scenario's, the bench's).
+    Loaded(ClusterConfig),
+}
+
+/// Everything of a run that is not in the spark-submit arguments.
+pub struct RunPlan {
+    pub cluster: ClusterChoice,
+    /// The seed every random choice derives from; `None`: the submission's `--seed`.
+    pub seed: Option<u64>,
+    /// How the run is observed and recorded. Its `seed` is replaced by the run's seed, and
+    /// `record_events` is turned on when the settings enable the event log (which needs them).
+    pub options: RunOptions,
+    /// A synthetic workload standing in for the user class.
+    pub synthetic: Option<UserProgram>,
+    pub faults: FaultController,
+}
+
+impl Default for RunPlan {
+    fn default() -> Self {
+        RunPlan {
+            cluster: ClusterChoice::FromSubmission,
+            seed: None,
+            options: RunOptions::default(),
+            synthetic: None,
+            faults: FaultController::default(),
+        }
+    }
+}
+
+/// Stage 1: a validated spark-submit request.
+pub struct Submission {
+    pub request: SubmitRequest,
+}
+
+/// Stage 2: everything the simulation is built from, not yet run.
+pub struct PreparedRun {
+    pub request: SubmitRequest,
+    pub spark: SparkSettings,
+    pub config: SimConfig,
+    pub options: RunOptions,
+    pub faults: FaultController,
+}
+
+/// Stage 3: a run that ended, with what it was made from.
+pub struct CompletedRun {
+    pub request: SubmitRequest,
+    pub spark: SparkSettings,
+    pub result: RunResult,
+}
+
+impl Submission {
+    /// Merges and validates spark-submit's arguments with the defaults file, as spark-submit does.
+    pub fn from_args(args: SubmitArgs, defaults: DefaultsFile) -> Result<Self, UserError> {
+        Ok(Submission {
+            request: args.into_request(defaults)?,
+        })
+    }
+
+    /// [`Submission::from_args`] on spark-submit's words; a word clap refuses is a usage error.
+    pub fn from_words<I, T>(words: I, defaults: DefaultsFile) -> Result<Self, UserError>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let args = SubmitArgs::from_words(words).map_err(|e| UserError::usage(e.to_string()))?;
+        Self::from_args(args, defaults)
+    }
+
+    /// Loads the cluster, derives the Spark settings and builds the simulation's config.
+    pub fn prepare(self, plan: RunPlan) -> Result<PreparedRun, UserError> {
+        let request = self.request;
+        let cluster = match plan.cluster {
+            ClusterChoice::Loaded(cluster) => cluster,
+            ClusterChoice::FromSubmission => match &request.cluster {
+                Some(path) => load_cluster(ClusterSource::Path(path.clone()))?,
+                None => load_cluster(ClusterSource::Embedded)?,
+            },
+        };
+        let spark = spark_settings(&request)?;
+        let mut options = plan.options;
+        options.seed = plan.seed.unwrap_or(request.seed);
+        options.record_events |= spark.event_log_enabled;
+        let config = SimConfig {
+            spark: spark.clone(),
+            yarn: cluster.yarn,
+            nodes: cluster.nodes,
+            costs: cluster.costs,
+            rm_host: cluster.rm_host,
+            rm_start_time_ms: cluster.rm_start_time_ms,
+            user: cluster.user,
+            seed: options.seed,
+            capture_container_logs: options.capture_logs,
+            synthetic: plan.synthetic,
+        };
+        Ok(PreparedRun {
+            request,
+            spark,
+            config,
+            options,
+            faults: plan.faults,
+        })
+    }
+
+    /// [`Submission::prepare`], then [`PreparedRun::run`].
+    pub fn run(self, plan: RunPlan) -> Result<CompletedRun, UserError> {
+        self.prepare(plan)?.run()
+    }
+}
+
+impl PreparedRun {
+    /// Runs the simulation to its end on the virtual clock.
+    pub fn run(self) -> Result<CompletedRun, UserError> {
+        let result = runner::run(self.config, &self.options, self.faults)?;
+        Ok(CompletedRun {
+            request: self.request,
+            spark: self.spark,
+            result,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn submission(extra: &[&str]) -> Result<Submission, UserError> {
+        let base = [
+            "--master",
+            "yarn",
+            "--deploy-mode",
+            "cluster",
+            "--class",
+            "X",
+        ];
+        let words = base.iter().chain(extra).chain(&["app.jar"]);
+        Submission::from_words(words, DefaultsFile::Embedded(""))
+    }
+
+    fn prepare(extra: &[&str], plan: RunPlan) -> Result<PreparedRun, UserError> {
+        submission(extra)?.prepare(plan)
+    }
+
+    #[test]
+    fn the_seed_is_the_plans_else_the_submissions() {
+        let run = prepare(&["--seed", "7"], RunPlan::default()).expect("prepared");
+        assert_eq!((run.options.seed, run.config.seed), (7, 7));
+        let plan = RunPlan {
+            seed: Some(3),
+            ..RunPlan::default()
+        };
+        let run = prepare(&["--seed", "7"], plan).expect("prepared");
+        assert_eq!((run.options.seed, run.config.seed), (3, 3));
+    }
+
+    #[test]
+    fn an_event_log_turns_on_event_recording() {
+        let plain = prepare(&[], RunPlan::default()).expect("prepared");
+        assert!(!plain.options.record_events);
+        let logged = prepare(
+            &["--conf", "spark.eventLog.enabled=true"],
+            RunPlan::default(),
+        );
+        assert!(logged.expect("prepared").options.record_events);
+    }
+
+    #[test]
+    fn the_cluster_is_the_plans_else_the_submissions_else_the_embedded_one() {
+        let embedded = load_cluster(ClusterSource::Embedded).expect("embedded");
+        let run = prepare(&[], RunPlan::default()).expect("prepared");
+        assert_eq!(run.config.nodes.len(), embedded.nodes.len());
+        let one = crate::conf::cluster::parse_cluster("[[nodes]]\n", "one").expect("one node");
+        let plan = RunPlan {
+            cluster: ClusterChoice::Loaded(one),
+            ..RunPlan::default()
+        };
+        let run = prepare(&["--cluster", "/nonexistent/c.toml"], plan).expect("prepared");
+        assert_eq!(run.config.nodes.len(), 1);
+        let missing = prepare(&["--cluster", "/nonexistent/c.toml"], RunPlan::default());
+        assert!(matches!(missing, Err(UserError::File { .. })));
+    }
+
+    #[test]
+    fn every_refusal_is_a_user_error() {
+        assert!(matches!(
+            submission(&["--no-such-flag"]),
+            Err(UserError::Usage(_))
+        ));
+        assert!(matches!(
+            prepare(&["--conf", "spark.executor.memory=zz"], RunPlan::default()),
+            Err(UserError::Java { .. })
+        ));
+    }
+}
