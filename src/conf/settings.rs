@@ -486,4 +486,42 @@ mod tests {
         assert_eq!(java_double(-0.25), "-0.25");
         assert_eq!(java_double(f64::NAN), "NaN");
     }
+
+    /// The executor reads its settings back from the properties the driver hands it
+    /// (`sparkyard_actors::spark_core::executor::ExecutorConf`); they must be what the
+    /// submission's typed settings say.
+    #[test]
+    fn executor_conf_from_fetched_properties_matches_the_settings() {
+        use sparkyard_actors::spark_core::executor::ExecutorConf;
+        let cases: &[&[&str]] = &[
+            &[],
+            &["--conf", "spark.executor.heartbeatInterval=2500ms"],
+            &["--conf", "spark.executor.heartbeatInterval=3"],
+            &["--conf", "spark.network.timeout=300s"],
+            &[
+                "--conf",
+                "spark.network.timeout=5min",
+                "--conf",
+                "spark.rpc.askTimeout=1500ms",
+            ],
+            &["--conf", "spark.rpc.lookupTimeout=42"],
+        ];
+        for extra in cases {
+            let s = settings(extra).unwrap();
+            let props: Vec<(String, String)> = s
+                .properties
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let c = ExecutorConf::from_properties(&props);
+            let want = ExecutorConf {
+                heartbeat_interval_ms: s.executor_heartbeat_interval_ms,
+                ask_timeout_ms: s.ask_timeout_ms,
+                ask_timeout_property: s.ask_timeout_property.clone(),
+                lookup_timeout_ms: s.lookup_timeout_ms,
+                lookup_timeout_property: s.lookup_timeout_property.clone(),
+            };
+            assert_eq!(c, want, "{extra:?}");
+        }
+    }
 }

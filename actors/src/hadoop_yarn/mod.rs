@@ -2,5 +2,6 @@
 //! NodeManagers. They know no Spark class; the NodeManager starts a container's JVM through the
 //! `Launcher` that `boot` hands it.
 
+pub mod capacity_scheduler;
 pub mod node_manager;
 pub mod resource_manager;

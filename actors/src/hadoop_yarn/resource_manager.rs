@@ -2,15 +2,16 @@
 //! CapacityScheduler's container assignment on NodeManager heartbeats, the AMLauncher, the
 //! ApplicationMasterService (register / allocate / finish) and the ClientRMService calls.
 
+use crate::hadoop_yarn::capacity_scheduler::{AllocationLimits, CapacityScheduler};
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
-use crate::world::addresses::{NM_WEB_PORT, RM_WEB_PORT, nm_process_name};
+use crate::world::addresses::{RM_WEB_PORT, nm_process_name};
 use crate::world::context::SimContext;
 use crate::world::invariants::{self, name as inv};
 use crate::world::observer::RunEvent;
 use crate::{info, warn};
 use actix::{Actor, AsyncContext, Context};
-use sparkyard_messages::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
+use sparkyard_messages::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
 use sparkyard_messages::node_manager::{
     NodeHeartbeatResponse, NodeManagerMsg, StartContainerRequest,
 };
@@ -24,46 +25,27 @@ use sparkyard_messages::rpc::{
     AllocateResponse, EndpointId, FinishApplicationMasterResponse, GetClusterMetricsResponse,
     GetNewApplicationResponse, RegisterApplicationMasterResponse, ReplyTo, StartContainersResponse,
 };
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 const TARGET: &str = "yarn::ResourceManager";
 const SCHED: &str = "yarn::CapacityScheduler";
 
+/// What the RM keeps of a NodeManager besides the scheduler's view (`RMNodeImpl`), at the
+/// scheduler's node index.
 struct RmNode {
-    node_id: NodeId,
-    rack: String,
     nm: Option<EndpointRef<NodeManagerMsg>>,
-    total: Resource,
-    used: Resource,
     cleanup: Vec<(ContainerId, i32)>,
     last_heartbeat_ms: u64,
-    lost: bool,
-    /// The live containers on this node, sorted (application, attempt, id): losing a node
-    /// completes them without scanning every container of the cluster.
-    containers: Vec<ContainerId>,
-}
-
-impl RmNode {
-    fn fits(&self, r: Resource) -> bool {
-        self.used.memory_mb + r.memory_mb <= self.total.memory_mb
-            && self.used.vcores + r.vcores <= self.total.vcores
-    }
 }
 
 struct RmAttempt {
     id: ApplicationAttemptId,
     am_container: Option<Container>,
-    next_container: u64,
     registered: bool,
     unregistered: bool,
-    outstanding: u32,
-    capability: Resource,
     newly_allocated: Vec<Container>,
     completed: Vec<ContainerStatus>,
-    /// Containers of this attempt not yet completed, with their node index and size.
-    live: BTreeMap<ContainerId, (usize, Resource)>,
-    blacklist: BTreeSet<String>,
     response_id: u64,
 }
 
@@ -103,15 +85,11 @@ pub struct ResourceManager {
     env: RpcEnv,
     me: EndpointId,
     next_app: u32,
+    /// Indexed as the scheduler's nodes.
     nodes: Vec<RmNode>,
-    /// The nodes not LOST (`ClusterMetrics.numActiveNMs`): every allocate answer reports it.
-    live_nodes: u32,
-    node_by_host: BTreeMap<String, usize>,
+    /// Nodes, asks and container placement (the CapacityScheduler).
+    scheduler: CapacityScheduler,
     apps: BTreeMap<ApplicationId, RmApp>,
-    /// Attempts waiting for an AM container, in submission order.
-    pending_am: VecDeque<ApplicationAttemptId>,
-    /// Attempts with outstanding container requests, in registration order.
-    asking: BTreeSet<ApplicationAttemptId>,
     asks: AskTable<RmAnswer>,
     /// Every container that has completed (a second completion is a broken invariant).
     completed: BTreeSet<ContainerId>,
@@ -130,17 +108,21 @@ impl ResourceManager {
             );
             let me = r.id;
             endpoint = Some(r);
+            let y = &sim.config.yarn;
+            let scheduler = CapacityScheduler::new(AllocationLimits {
+                minimum_mb: y.minimum_allocation_mb,
+                maximum_mb: y.maximum_allocation_mb,
+                minimum_vcores: y.minimum_allocation_vcores,
+                maximum_vcores: y.maximum_allocation_vcores,
+            });
             ResourceManager {
                 sim,
                 env,
                 me,
                 next_app: 0,
                 nodes: Vec::new(),
-                live_nodes: 0,
-                node_by_host: BTreeMap::new(),
+                scheduler,
                 apps: BTreeMap::new(),
-                pending_am: VecDeque::new(),
-                asking: BTreeSet::new(),
                 asks: AskTable::default(),
                 completed: BTreeSet::new(),
             }
@@ -151,34 +133,15 @@ impl ResourceManager {
     /// How many NodeManagers are not LOST, kept as nodes register and are lost (the allocate
     /// call of every AM heartbeat reads it; counting the nodes there was O(cluster) a call).
     fn live_nodes(&self) -> u32 {
-        self.live_nodes
+        self.scheduler.live_nodes()
     }
 
     fn cluster_timestamp(&self) -> u64 {
         self.sim.config.rm_start_time_ms
     }
 
-    /// `DefaultResourceCalculator.normalize`: round up to the minimum step, cap at the maximum.
-    fn normalize(&self, r: Resource) -> Resource {
-        let y = &self.sim.config.yarn;
-        let step = y.minimum_allocation_mb.max(1);
-        let mem = r.memory_mb.max(y.minimum_allocation_mb).div_ceil(step) * step;
-        let vcores = r
-            .vcores
-            .max(y.minimum_allocation_vcores)
-            .min(y.maximum_allocation_vcores);
-        Resource {
-            memory_mb: mem.min(y.maximum_allocation_mb),
-            vcores,
-        }
-    }
-
     fn max_capability(&self) -> Resource {
-        let y = &self.sim.config.yarn;
-        Resource {
-            memory_mb: y.maximum_allocation_mb,
-            vcores: y.maximum_allocation_vcores,
-        }
+        self.scheduler.maximum_allocation()
     }
 
     fn on_message(&mut self, msg: ResourceManagerMsg, ctx: &mut Context<Self>) {
@@ -275,20 +238,13 @@ impl ResourceManager {
         app.attempts.push(RmAttempt {
             id: attempt_id,
             am_container: None,
-            next_container: 1,
             registered: false,
             unregistered: false,
-            outstanding: 0,
-            capability: Resource {
-                memory_mb: 0,
-                vcores: 0,
-            },
             newly_allocated: Vec::new(),
             completed: Vec::new(),
-            live: BTreeMap::new(),
-            blacklist: BTreeSet::new(),
             response_id: 0,
         });
+        let am_resource = app.submission.am_resource;
         let now = crate::kernel::clock::now_epoch_ms();
         app.diagnostics = format!(
             "[{}] Application is Activated, waiting for resources to be assigned for AM.  Details : AM Partition = <DEFAULT_PARTITION> ; AM Resource Request = {} ; ",
@@ -302,7 +258,7 @@ impl ResourceManager {
             self.env.log(),
             TARGET, "Registering app attempt : {attempt_id}"
         );
-        self.pending_am.push_back(attempt_id);
+        self.scheduler.add_attempt(attempt_id, am_resource);
     }
 
     fn on_get_application_report(
@@ -391,7 +347,6 @@ impl ResourceManager {
     }
 
     fn on_allocate(&mut self, ask: ReplyTo<AllocateResponse>, req: AllocateRequest) {
-        let capability = self.normalize(req.capability);
         let num_nodes = self.live_nodes();
         let attempt = match self.attempt_mut(req.attempt_id) {
             Ok(a) if a.registered && !a.unregistered => a,
@@ -408,15 +363,6 @@ impl ResourceManager {
             }
             Err(f) => return self.env.reply_failure(ask, f),
         };
-        attempt.capability = capability;
-        attempt.outstanding =
-            attempt.outstanding.saturating_sub(req.remove_requests) + req.add_requests;
-        for host in &req.blacklist_additions {
-            attempt.blacklist.insert(host.clone());
-        }
-        for host in &req.blacklist_removals {
-            attempt.blacklist.remove(host);
-        }
         attempt.response_id += 1;
         let response = AllocateResponse {
             response_id: attempt.response_id,
@@ -424,13 +370,15 @@ impl ResourceManager {
             completed_containers: std::mem::take(&mut attempt.completed),
             num_cluster_nodes: num_nodes,
         };
-        let has_asks = attempt.outstanding > 0;
         let attempt_id = attempt.id;
-        if has_asks {
-            self.asking.insert(attempt_id);
-        } else {
-            self.asking.remove(&attempt_id);
-        }
+        self.scheduler.update_requests(
+            attempt_id,
+            req.capability,
+            req.add_requests,
+            req.remove_requests,
+            &req.blacklist_additions,
+            &req.blacklist_removals,
+        );
         for cid in req.releases {
             self.release_container(
                 attempt_id,
@@ -450,13 +398,13 @@ impl ResourceManager {
         status: i32,
         diag: &str,
     ) {
-        let Some(app) = self.apps.get_mut(&attempt_id.application_id) else {
+        let Some(app) = self.apps.get(&attempt_id.application_id) else {
             return;
         };
-        let Some(attempt) = app.attempts.iter_mut().find(|a| a.id == attempt_id) else {
+        if !app.attempts.iter().any(|a| a.id == attempt_id) {
             return;
-        };
-        if let Some(&(node, _)) = attempt.live.get(&cid) {
+        }
+        if let Some(node) = self.scheduler.live_container(attempt_id, cid) {
             self.nodes[node].cleanup.push((cid, status));
             info!(
                 self.env.log(),
@@ -479,7 +427,7 @@ impl ResourceManager {
             app.final_status = req.final_status;
             app.diagnostics = req.diagnostics.clone();
             app.finish_time = crate::kernel::clock::now_epoch_ms();
-            self.asking.remove(&req.attempt_id);
+            self.scheduler.stop_asking(req.attempt_id);
         }
         // RMAppState FINISHING is reported as FINISHED until the AM container exits.
         self.set_state(id, State::Finished);
@@ -503,7 +451,6 @@ impl ResourceManager {
     }
 
     fn on_register_node_manager(&mut self, req: RegisterNodeManagerRequest) {
-        let idx = self.nodes.len();
         let nm = self
             .env
             .daemon_ref(&nm_process_name(&req.node_id.host), "NodeManager");
@@ -517,34 +464,26 @@ impl ResourceManager {
             req.total_resource,
             req.node_id
         );
-        self.node_by_host.insert(req.node_id.host.clone(), idx);
+        let idx = self
+            .scheduler
+            .add_node(req.node_id, req.rack, req.total_resource);
+        debug_assert_eq!(idx, self.nodes.len());
         self.nodes.push(RmNode {
-            node_id: req.node_id,
-            rack: req.rack,
             nm,
-            total: req.total_resource,
-            used: Resource {
-                memory_mb: 0,
-                vcores: 0,
-            },
             cleanup: Vec::new(),
             last_heartbeat_ms: crate::kernel::clock::now_ms(),
-            lost: false,
-            containers: Vec::new(),
         });
-        self.live_nodes += 1;
     }
 
     fn on_node_heartbeat(&mut self, req: NodeHeartbeatRequest, ctx: &mut Context<Self>) {
-        let Some(&idx) = self.node_by_host.get(&req.node_id.host) else {
+        let Some(idx) = self.scheduler.node_index(&req.node_id.host) else {
             return;
         };
         self.nodes[idx].last_heartbeat_ms = crate::kernel::clock::now_ms();
         for status in req.completed_containers {
             self.on_container_completed(idx, status, ctx);
         }
-        self.schedule_am_containers(idx, ctx);
-        self.schedule_containers(idx);
+        self.schedule(idx, ctx);
         let cleanup = std::mem::take(&mut self.nodes[idx].cleanup);
         if !cleanup.is_empty()
             && let Some(nm) = self.nodes[idx].nm.clone()
@@ -559,67 +498,34 @@ impl ResourceManager {
         }
     }
 
-    fn new_container(
-        &mut self,
-        attempt_id: ApplicationAttemptId,
-        node: usize,
-        resource: Resource,
-    ) -> Option<Container> {
-        let n = &mut self.nodes[node];
-        n.used.memory_mb += resource.memory_mb;
-        n.used.vcores += resource.vcores;
-        let check = invariants::node_capacity(
-            &n.node_id.host,
-            n.used.memory_mb,
-            n.total.memory_mb,
-            n.used.vcores,
-            n.total.vcores,
-        );
-        self.sim.violations.check(inv::NODE_CAPACITY, check);
-        let (node_id, rack) = (n.node_id.clone(), n.rack.clone());
-        let attempt = self
-            .apps
-            .get_mut(&attempt_id.application_id)?
-            .attempts
-            .last_mut()?;
-        let id = ContainerId::new(attempt_id, attempt.next_container);
-        attempt.next_container += 1;
-        attempt.live.insert(id, (node, resource));
-        let on_node = &mut self.nodes[node].containers;
-        let at = on_node.partition_point(|c| *c < id);
-        on_node.insert(at, id);
-        let http = format!("{}:{}", node_id.host, NM_WEB_PORT);
-        info!(
-            self.env.log(),
-            SCHED, "Assigned container {id} of capacity {resource} on host {node_id}"
-        );
-        Some(Container {
-            id,
-            node_id,
-            node_http_address: http,
-            rack,
-            resource,
-            priority: 0,
-        })
-    }
-
-    /// Places waiting AM containers on this node and launches them (the AMLauncher).
-    fn schedule_am_containers(&mut self, node: usize, ctx: &mut Context<Self>) {
-        let mut waiting = VecDeque::new();
-        while let Some(attempt_id) = self.pending_am.pop_front() {
-            let Some(app) = self.apps.get(&attempt_id.application_id) else {
-                continue;
-            };
-            let resource = self.normalize(app.submission.am_resource);
-            if !self.nodes[node].fits(resource) || self.nodes[node].lost {
-                waiting.push_back(attempt_id);
-                continue;
-            }
-            if let Some(container) = self.new_container(attempt_id, node, resource) {
-                self.launch_am(attempt_id, container, ctx);
+    /// `nodeUpdate`: the scheduler places waiting AM containers and outstanding asks on the
+    /// node; AM containers are launched (the AMLauncher), the others go to the next allocate.
+    fn schedule(&mut self, node: usize, ctx: &mut Context<Self>) {
+        for a in self.scheduler.node_update(node) {
+            let n = self.scheduler.node(node);
+            let check = invariants::node_capacity(
+                &n.node_id.host,
+                a.node_used.memory_mb,
+                n.total.memory_mb,
+                a.node_used.vcores,
+                n.total.vcores,
+            );
+            self.sim.violations.check(inv::NODE_CAPACITY, check);
+            let (id, resource, node_id) = (a.container.id, a.container.resource, &n.node_id);
+            info!(
+                self.env.log(),
+                SCHED, "Assigned container {id} of capacity {resource} on host {node_id}"
+            );
+            if a.am {
+                self.launch_am(a.attempt, a.container, ctx);
+            } else if let Some(attempt) = self
+                .apps
+                .get_mut(&a.attempt.application_id)
+                .and_then(|app| app.current())
+            {
+                attempt.newly_allocated.push(a.container);
             }
         }
-        self.pending_am = waiting;
     }
 
     fn launch_am(
@@ -670,48 +576,6 @@ impl ResourceManager {
         );
     }
 
-    /// Assigns as many outstanding containers as fit on the node (multiple assignments per
-    /// heartbeat, as the CapacityScheduler does by default).
-    fn schedule_containers(&mut self, node: usize) {
-        let attempts: Vec<ApplicationAttemptId> = self.asking.iter().copied().collect();
-        for attempt_id in attempts {
-            loop {
-                let host = self.nodes[node].node_id.host.clone();
-                let Some(a) = self
-                    .apps
-                    .get(&attempt_id.application_id)
-                    .and_then(|a| a.attempts.last())
-                else {
-                    break;
-                };
-                if a.outstanding == 0
-                    || a.blacklist.contains(&host)
-                    || !self.nodes[node].fits(a.capability)
-                {
-                    break;
-                }
-                let resource = a.capability;
-                let Some(container) = self.new_container(attempt_id, node, resource) else {
-                    break;
-                };
-                let a = self
-                    .apps
-                    .get_mut(&attempt_id.application_id)
-                    .and_then(|a| a.current());
-                let Some(a) = a else { break };
-                a.outstanding -= 1;
-                a.newly_allocated.push(container);
-                if a.outstanding == 0 {
-                    self.asking.remove(&attempt_id);
-                    break;
-                }
-            }
-            if self.nodes[node].used.memory_mb >= self.nodes[node].total.memory_mb {
-                break;
-            }
-        }
-    }
-
     fn on_container_completed(
         &mut self,
         node: usize,
@@ -728,16 +592,9 @@ impl ResourceManager {
         };
         let knew_it = !self.completed.insert(cid);
         self.sim.violations.container_completed(cid, knew_it);
-        let Some((at, r)) = attempt.live.remove(&cid) else {
+        if !self.scheduler.complete_container(node, cid) {
             return;
-        };
-        let on_node = &mut self.nodes[at].containers;
-        if let Ok(i) = on_node.binary_search(&cid) {
-            on_node.remove(i);
         }
-        let n = &mut self.nodes[node];
-        n.used.memory_mb = n.used.memory_mb.saturating_sub(r.memory_mb);
-        n.used.vcores = n.used.vcores.saturating_sub(r.vcores);
         let is_am = attempt.am_container.as_ref().is_some_and(|c| c.id == cid);
         if is_am {
             self.on_am_container_finished(attempt_id, status, ctx);
@@ -760,8 +617,7 @@ impl ResourceManager {
             exit_status: status.exit_status,
         });
         self.kill_attempt_containers(attempt_id, exit_status::KILLED_AFTER_APP_COMPLETION);
-        self.pending_am.retain(|a| *a != attempt_id);
-        self.asking.remove(&attempt_id);
+        self.scheduler.stop_attempt(attempt_id);
         let Some(app) = self.apps.get_mut(&id) else {
             return;
         };
@@ -806,14 +662,14 @@ impl ResourceManager {
 
     /// Asks the NodeManagers to kill every live container of an attempt.
     fn kill_attempt_containers(&mut self, attempt_id: ApplicationAttemptId, status: i32) {
-        let Some(app) = self.apps.get_mut(&attempt_id.application_id) else {
+        let Some(app) = self.apps.get(&attempt_id.application_id) else {
             return;
         };
-        let Some(attempt) = app.attempts.iter_mut().find(|a| a.id == attempt_id) else {
+        if !app.attempts.iter().any(|a| a.id == attempt_id) {
             return;
-        };
-        for (cid, (node, _)) in &attempt.live {
-            self.nodes[*node].cleanup.push((*cid, status));
+        }
+        for (cid, node) in self.scheduler.live_containers(attempt_id) {
+            self.nodes[node].cleanup.push((cid, status));
         }
     }
 }
@@ -826,7 +682,7 @@ impl ResourceManager {
         let expiry = self.sim.config.yarn.nm_liveness_expiry_interval_ms;
         let lost: Vec<usize> = (0..self.nodes.len())
             .filter(|i| {
-                !self.nodes[*i].lost
+                !self.scheduler.node(*i).lost
                     && now.saturating_sub(self.nodes[*i].last_heartbeat_ms) > expiry
             })
             .collect();
@@ -836,9 +692,9 @@ impl ResourceManager {
     }
 
     fn lose_node(&mut self, idx: usize, ctx: &mut Context<Self>) {
-        let node_id = self.nodes[idx].node_id.clone();
-        self.nodes[idx].lost = true;
-        self.live_nodes -= 1;
+        let node_id = self.scheduler.node(idx).node_id.clone();
+        // In (application, attempt, container) order, as a walk over the apps would give.
+        let on_node = self.scheduler.lose_node(idx);
         info!(
             self.env.log(),
             "yarn::NMLivelinessMonitor",
@@ -856,9 +712,6 @@ impl ResourceManager {
         self.env.trace_state("RMNode", || StateChange::NodeLost {
             host: node_id.host.clone(),
         });
-        // In (application, attempt, container) order, as a walk over the apps would give;
-        // completing them empties the node's list anyway.
-        let on_node = std::mem::take(&mut self.nodes[idx].containers);
         for cid in on_node {
             let status = ContainerStatus {
                 container_id: cid,
@@ -924,7 +777,8 @@ impl ResourceManager {
                     .apps
                     .get(&attempt_id.application_id)
                     .and_then(|a| a.attempts.last())
-                    .and_then(|a| a.live.get(&cid).map(|(n, _)| *n));
+                    .filter(|a| a.id == attempt_id)
+                    .and_then(|_| self.scheduler.live_container(attempt_id, cid));
                 if let Some(node) = node {
                     self.on_container_completed(node, status, ctx);
                 }

@@ -5,6 +5,7 @@
 use crate::faults::DriverFault;
 use crate::kernel::clock;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
+use crate::spark_core::unified_memory_manager;
 use crate::world::config::UserProgram;
 use crate::world::context::SimContext;
 use crate::world::listener::ContextBus;
@@ -165,7 +166,8 @@ impl Driver {
                 executor_id: "driver".into(),
                 host: host.clone(),
                 port: self.env.address().port.wrapping_add(1),
-                max_memory: crate::spark_core::driver_endpoint::BLOCK_MANAGER_MEMORY,
+                // The driver's heap in cluster mode is the AM container's `-Xmx<spark.driver.memory>`.
+                max_memory: unified_memory_manager::max_memory(s.driver_memory_mb),
             },
             ListenerEvent::EnvironmentUpdate {
                 spark_properties: props,

@@ -9,6 +9,7 @@ use crate::kernel::small_map::DenseMap;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{EndpointRef, RpcEnv};
 use crate::spark_core::scheduler::{Scheduler, SchedulerEvent, WorkerOffer};
+use crate::spark_core::unified_memory_manager;
 use crate::world::context::SimContext;
 use crate::world::injector;
 use crate::world::invariants::{self, name as inv};
@@ -33,9 +34,6 @@ use std::sync::Arc;
 const TARGET: &str = "driver::YarnSchedulerBackend$YarnDriverEndpoint";
 const BACKEND: &str = "driver::YarnClusterSchedulerBackend";
 const TS: &str = "driver::YarnClusterScheduler";
-
-/// `(heap - 300 MiB) x spark.memory.fraction` for a 1 GiB heap on Java 17: 434.4 MiB.
-pub const BLOCK_MANAGER_MEMORY: u64 = 455_501_414;
 
 /// State the backend's two endpoints share (fields of `CoarseGrainedSchedulerBackend`).
 #[derive(Default)]
@@ -347,11 +345,16 @@ impl DriverEndpoint {
         let host = e.host.clone();
         self.sim.observe(RunEvent::ExecutorReady { executor: id });
         self.update_offerable(id);
+        // The executor's BlockManager registers with what its UnifiedMemoryManager can use: its
+        // heap is `-Xmx<spark.executor.memory>` (ExecutorRunnable's command).
+        let max_memory =
+            unified_memory_manager::max_memory(self.sim.config.spark.executor_memory_mb);
         info!(
             self.env.log(),
             "driver::BlockManagerMasterEndpoint",
-            "Registering block manager {host}:{} with 434.4 MiB RAM, BlockManagerId({id}, {host}, {}, None)",
+            "Registering block manager {host}:{} with {} RAM, BlockManagerId({id}, {host}, {}, None)",
             38000 + id.0 % 1000,
+            unified_memory_manager::bytes_to_string(max_memory),
             38000 + id.0 % 1000
         );
         let port = 38000 + (id.0 % 1000) as u16;
@@ -360,7 +363,7 @@ impl DriverEndpoint {
             executor_id: id.to_string(),
             host: host.to_string(),
             port,
-            max_memory: BLOCK_MANAGER_MEMORY,
+            max_memory,
         });
         self.make_offers(Some(id));
     }

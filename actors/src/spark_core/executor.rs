@@ -8,6 +8,7 @@ use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::world::context::SimContext;
+use crate::world::spark_conf::SparkConfView;
 use crate::{error, info};
 use actix::{Actor, AsyncContext, Context, SpawnHandle};
 use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
@@ -144,16 +145,17 @@ impl ExecutorMain {
         self.env.exit(1);
     }
 
-    /// The fetched `SparkAppConfig`: Spark builds the executor's `SparkConf` from its
-    /// properties. Here the executor reads the typed settings parsed once from the same
-    /// properties the driver sends (`DriverEndpoint::app_properties`), so it needs nothing of it.
-    fn on_config(&mut self, _cfg: SparkAppConfig, ctx: &mut Context<Self>) {
+    /// The fetched `SparkAppConfig`: as `CoarseGrainedExecutorBackend.run`, the executor's
+    /// conf is built from its `sparkProperties`, and what the backend does after this point
+    /// (its timeouts, its heartbeat) comes from them.
+    fn on_config(&mut self, cfg: SparkAppConfig, ctx: &mut Context<Self>) {
         let init = self.sim.config.costs.executor_env_init_ms;
         let (sim, env) = (self.sim.clone(), self.env.clone());
+        let conf = ExecutorConf::from_properties(&cfg.spark_properties);
         timers::run_later(ctx, clock::ms(init), move |act: &mut Self, _| {
             // The fetcher's work is done: its arguments move to the backend.
             let args = std::mem::replace(&mut act.args, no_arguments());
-            CoarseGrainedExecutorBackend::start(sim, env, args);
+            CoarseGrainedExecutorBackend::start(sim, env, args, conf);
             act.env.stop_endpoint(act.me);
         });
     }
@@ -249,9 +251,38 @@ impl Executor {
     }
 }
 
+/// What the executor reads from the `SparkConf` it built from the fetched properties.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecutorConf {
+    /// `spark.executor.heartbeatInterval`, ms.
+    pub heartbeat_interval_ms: u64,
+    /// `spark.rpc.askTimeout` (or `spark.network.timeout`), ms, and the key that set it.
+    pub ask_timeout_ms: u64,
+    pub ask_timeout_property: String,
+    /// `spark.rpc.lookupTimeout` (or `spark.network.timeout`), ms, and the key that set it.
+    pub lookup_timeout_ms: u64,
+    pub lookup_timeout_property: String,
+}
+
+impl ExecutorConf {
+    pub fn from_properties(props: &[(String, String)]) -> Self {
+        let c = SparkConfView(props);
+        let (ask_timeout_ms, ask_timeout_property) = c.rpc_timeout("spark.rpc.askTimeout");
+        let (lookup_timeout_ms, lookup_timeout_property) = c.rpc_timeout("spark.rpc.lookupTimeout");
+        ExecutorConf {
+            heartbeat_interval_ms: c.time_as_ms("spark.executor.heartbeatInterval", "10s"),
+            ask_timeout_ms,
+            ask_timeout_property,
+            lookup_timeout_ms,
+            lookup_timeout_property,
+        }
+    }
+}
+
 /// The `Executor` endpoint (`YarnCoarseGrainedExecutorBackend`).
 pub struct CoarseGrainedExecutorBackend {
     sim: Rc<SimContext>,
+    conf: ExecutorConf,
     env: RpcEnv,
     me: EndpointRef<ExecutorMsg>,
     args: ExecutorArguments,
@@ -262,13 +293,14 @@ pub struct CoarseGrainedExecutorBackend {
 }
 
 impl CoarseGrainedExecutorBackend {
-    fn start(sim: Rc<SimContext>, env: RpcEnv, args: ExecutorArguments) {
+    fn start(sim: Rc<SimContext>, env: RpcEnv, args: ExecutorArguments, conf: ExecutorConf) {
         CoarseGrainedExecutorBackend::create(|ctx| {
             let mut env = env;
             let me = env.setup_endpoint("Executor", &ctx.address(), Some(ExecutorMsg::AskReply));
             env.on_disconnect(me.id, ExecutorMsg::RemoteProcessDisconnected);
             CoarseGrainedExecutorBackend {
                 sim,
+                conf,
                 env,
                 me,
                 args,
@@ -341,8 +373,8 @@ impl CoarseGrainedExecutorBackend {
             attributes: Vec::new(),
             resource_profile_id: self.args.resource_profile_id,
         };
-        let s = &self.sim.config.spark;
-        let t = AskTimeout::new(s.ask_timeout_ms, &s.ask_timeout_property);
+        let c = &self.conf;
+        let t = AskTimeout::new(c.ask_timeout_ms, &c.ask_timeout_property);
         self.ask(ctx, me.id, &driver, BackendAnswer::Register, &t, |a| {
             DriverEndpointMsg::RegisterExecutor(a, Box::new(reg))
         });
@@ -378,7 +410,7 @@ impl CoarseGrainedExecutorBackend {
     /// The Executor's heartbeater: every `spark.executor.heartbeatInterval`, after an initial
     /// delay of one interval plus a spread (Spark: a random fraction; here derived from the id).
     fn start_heartbeater(&mut self, ctx: &mut Context<Self>) {
-        let interval = self.sim.config.spark.executor_heartbeat_interval_ms.max(1);
+        let interval = self.conf.heartbeat_interval_ms.max(1);
         let spread = u64::from(self.args.executor_id.0).wrapping_mul(7919) % interval;
         let first = clock::ms(interval + spread);
         timers::notify_later_with(ctx, first, || ExecutorMsg::HeartbeatTick);
@@ -392,7 +424,7 @@ impl CoarseGrainedExecutorBackend {
             self.env
                 .send(d, DriverEndpointMsg::Heartbeat(self.args.executor_id));
         }
-        let interval = self.sim.config.spark.executor_heartbeat_interval_ms.max(1);
+        let interval = self.conf.heartbeat_interval_ms.max(1);
         let next = clock::ms(interval);
         timers::notify_later_with(ctx, next, || ExecutorMsg::HeartbeatTick);
     }
@@ -611,8 +643,8 @@ impl Actor for CoarseGrainedExecutorBackend {
         );
         match verifier(&self.env, &self.args.driver_url) {
             Ok(v) => {
-                let s = &self.sim.config.spark;
-                let t = AskTimeout::new(s.lookup_timeout_ms, &s.lookup_timeout_property);
+                let c = &self.conf;
+                let t = AskTimeout::new(c.lookup_timeout_ms, &c.lookup_timeout_property);
                 let me = self.me_id();
                 self.ask(ctx, me, &v, BackendAnswer::Lookup, &t, |a| {
                     EndpointVerifierMsg::CheckExistence(a, DRIVER_ENDPOINT.into())

@@ -8,3 +8,4 @@ pub mod driver_endpoint;
 pub mod executor;
 pub mod executor_failure_tracker;
 pub mod scheduler;
+pub mod unified_memory_manager;

@@ -9,3 +9,4 @@ pub mod injector;
 pub mod invariants;
 pub mod listener;
 pub mod observer;
+pub mod spark_conf;

@@ -1,0 +1,100 @@
+//! The memory a BlockManager reports (its storage + execution pool): owns the heap a JVM reports
+//! for `-Xmx`, `UnifiedMemoryManager.getMaxMemory` and the `Utils.bytesToString` text Spark logs
+//! it with; mirrors `org.apache.spark.memory.UnifiedMemoryManager` (Spark 4.0,
+//! core/src/main/scala/org/apache/spark/memory/UnifiedMemoryManager.scala) and
+//! `org.apache.spark.util.Utils.bytesToString`.
+
+/// `RESERVED_SYSTEM_MEMORY_BYTES`: 300 MiB kept back from the heap.
+pub const RESERVED_SYSTEM_MEMORY_BYTES: u64 = 300 * 1024 * 1024;
+
+/// `spark.memory.fraction`'s default (`config.MEMORY_FRACTION`). sparkyard does not simulate the
+/// key, so every block manager uses the default.
+pub const MEMORY_FRACTION: f64 = 0.6;
+
+const MIB: u64 = 1 << 20;
+
+/// `Runtime.getRuntime.maxMemory` of a JVM started with `-Xmx<heap_mb>m`, in bytes (Spark's
+/// `systemMemory`). The YARN containers' JVMs run Java 17's default collector, G1, which reports
+/// the whole of `-Xmx` (measured on OpenJDK 17.0.15: 1g -> 1073741824, 2g -> 2147483648,
+/// 4g -> 4294967296, 8g -> 8589934592; Parallel GC would report less, 1g -> 954728448, as it
+/// leaves one survivor space out).
+pub fn jvm_max_memory(heap_mb: u64) -> u64 {
+    heap_mb.saturating_mul(MIB)
+}
+
+/// `UnifiedMemoryManager.getMaxMemory` for a JVM with `-Xmx<heap_mb>m`: (systemMemory -
+/// reservedMemory) x spark.memory.fraction, truncated to a long. Spark refuses a heap under 1.5 x
+/// the reserved memory (INVALID_DRIVER_MEMORY / INVALID_EXECUTOR_MEMORY); sparkyard does not
+/// simulate that refusal, and such a heap reports what is left after the reserve (or nothing).
+pub fn max_memory(heap_mb: u64) -> u64 {
+    let usable = jvm_max_memory(heap_mb).saturating_sub(RESERVED_SYSTEM_MEMORY_BYTES);
+    (usable as f64 * MEMORY_FRACTION) as u64
+}
+
+/// `Utils.bytesToString`: the largest binary unit of which `size` is at least two, one decimal
+/// rounded half up (`"%.1f %s"` of a BigDecimal), e.g. `434.4 MiB`, `4.6 GiB`.
+pub fn bytes_to_string(size: u64) -> String {
+    const UNITS: [(u32, &str); 6] = [
+        (60, "EiB"),
+        (50, "PiB"),
+        (40, "TiB"),
+        (30, "GiB"),
+        (20, "MiB"),
+        (10, "KiB"),
+    ];
+    let (shift, unit) = UNITS
+        .iter()
+        .copied()
+        .find(|(shift, _)| u128::from(size) >= 2u128 << shift)
+        .unwrap_or((0, "B"));
+    let unit_bytes = 1u128 << shift;
+    // Tenths of a unit, rounded half up: floor((20 x size + unit) / (2 x unit)).
+    let tenths = (20 * u128::from(size) + unit_bytes) / (2 * unit_bytes);
+    format!("{}.{} {unit}", tenths / 10, tenths % 10)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Spark 4.0 on Java 17 (G1): `Registering block manager ... with N RAM` and `MemoryStore
+    /// started with capacity N` for `--executor-memory` / `--driver-memory` of each size.
+    /// 1g's 434.4 MiB is what a real Spark 4.0 logs; the others follow from getMaxMemory over
+    /// the measured `Runtime.getRuntime.maxMemory` (`jvm_max_memory`).
+    #[test]
+    fn max_memory_per_heap_size() {
+        let table: &[(u64, u64, u64, &str)] = &[
+            // heap MiB, JVM maxMemory, getMaxMemory, logged
+            (1024, 1_073_741_824, 455_501_414, "434.4 MiB"),
+            (2048, 2_147_483_648, 1_099_746_508, "1048.8 MiB"),
+            (4096, 4_294_967_296, 2_388_236_697, "2.2 GiB"),
+            (8192, 8_589_934_592, 4_965_217_075, "4.6 GiB"),
+            (512, 536_870_912, 133_378_867, "127.2 MiB"),
+        ];
+        for &(heap_mb, jvm, max, text) in table {
+            assert_eq!(jvm_max_memory(heap_mb), jvm, "{heap_mb}m");
+            assert_eq!(max_memory(heap_mb), max, "{heap_mb}m");
+            assert_eq!(bytes_to_string(max), text, "{heap_mb}m");
+        }
+    }
+
+    #[test]
+    fn a_heap_below_the_reserve_reports_nothing() {
+        assert_eq!(max_memory(256), 0);
+        assert_eq!(bytes_to_string(0), "0.0 B");
+    }
+
+    /// `Utils.bytesToString`'s thresholds (two of a unit) and its half-up rounding.
+    #[test]
+    fn bytes_to_string_units_and_rounding() {
+        assert_eq!(bytes_to_string(2047), "2047.0 B");
+        assert_eq!(bytes_to_string(2048), "2.0 KiB");
+        assert_eq!(bytes_to_string((2 << 20) - 1), "2048.0 KiB");
+        assert_eq!(bytes_to_string(2 << 20), "2.0 MiB");
+        // 2.25 MiB and 2.35 MiB are exact: half up, not half even.
+        assert_eq!(bytes_to_string((2 << 20) + (1 << 18)), "2.3 MiB");
+        assert_eq!(bytes_to_string(2_464_153), "2.3 MiB"); // 2.34999... MiB
+        assert_eq!(bytes_to_string(1 << 41), "2.0 TiB");
+        assert_eq!(bytes_to_string(u64::MAX), "16.0 EiB");
+    }
+}
