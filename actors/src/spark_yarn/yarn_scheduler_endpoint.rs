@@ -13,7 +13,7 @@ use sparkyard_messages::application_master::YarnAmMsg;
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
-use sparkyard_messages::rpc::EndpointId;
+use sparkyard_messages::rpc::{EndpointId, ReplyTo};
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -67,6 +67,21 @@ impl YarnSchedulerEndpoint {
         out.expect("create runs its closure")
     }
 
+    /// The AM answers `msg` (it holds `ask`); before the AM has registered, Spark warns and
+    /// answers false itself.
+    fn forward_to_am(&mut self, ask: ReplyTo<bool>, msg: YarnAmMsg, action: &str) {
+        match &self.am {
+            Some(am) => self.env.send(&am.clone(), msg),
+            None => {
+                warn!(
+                    self.env.log(),
+                    TARGET, "Attempted to {action} before the AM has registered!"
+                );
+                self.env.reply(ask, false);
+            }
+        }
+    }
+
     fn on_message(&mut self, msg: YarnSchedulerMsg, ctx: &mut Context<Self>) {
         match msg {
             YarnSchedulerMsg::RegisterClusterManager(am) => {
@@ -80,30 +95,14 @@ impl YarnSchedulerEndpoint {
                 let id = self.shared.borrow().max_executor_id;
                 self.env.reply(ask, i64::from(id));
             }
-            YarnSchedulerMsg::RequestExecutors(ask, req) => match &self.am {
-                Some(am) => self
-                    .env
-                    .send(&am.clone(), YarnAmMsg::RequestExecutors(ask, req)),
-                None => {
-                    warn!(
-                        self.env.log(),
-                        TARGET, "Attempted to request executors before the AM has registered!"
-                    );
-                    self.env.reply(ask, false);
-                }
-            },
-            YarnSchedulerMsg::KillExecutors(ask, ids) => match &self.am {
-                Some(am) => self
-                    .env
-                    .send(&am.clone(), YarnAmMsg::KillExecutors(ask, ids)),
-                None => {
-                    warn!(
-                        self.env.log(),
-                        TARGET, "Attempted to kill executors before the AM has registered!"
-                    );
-                    self.env.reply(ask, false);
-                }
-            },
+            YarnSchedulerMsg::RequestExecutors(ask, req) => self.forward_to_am(
+                ask,
+                YarnAmMsg::RequestExecutors(ask, req),
+                "request executors",
+            ),
+            YarnSchedulerMsg::KillExecutors(ask, ids) => {
+                self.forward_to_am(ask, YarnAmMsg::KillExecutors(ask, ids), "kill executors")
+            }
             YarnSchedulerMsg::RemoveExecutor {
                 executor_id,
                 reason,
