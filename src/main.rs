@@ -137,7 +137,7 @@ fn submit(args: SubmitArgs, outputs: &OutputArgs) -> Result<ExitCode, UserError>
     }
     let mut prepared = submission.prepare(RunPlan {
         options: RunOptions {
-            record_events: outputs.trace.is_some(),
+            record_events: outputs.wants_events(),
             ..RunOptions::default()
         },
         ..RunPlan::default()
@@ -184,7 +184,7 @@ fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
     logging::init(cmd.verbose, cmd.quiet);
     let scenario = sparkyard::scenario::load(&cmd.file)?;
     let opts = RunOptions {
-        record_events: cmd.outputs.trace.is_some(),
+        record_events: cmd.outputs.wants_events(),
         progress: cmd.outputs.progress(cmd.quiet),
         ..RunOptions::default()
     };

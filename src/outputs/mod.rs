@@ -69,10 +69,10 @@ pub struct OutputArgs {
 }
 
 impl OutputArgs {
-    /// Whether the run must record SparkListener events (`RunOptions.record_events`): the
-    /// event log needs them, and the timeline draws exact tasks from them.
-    pub fn wants_events(&self, spark: &SparkSettings) -> bool {
-        spark.event_log_enabled || self.trace.is_some()
+    /// Whether the outputs need the SparkListener events (the timeline draws exact tasks from
+    /// them); the pipeline adds them for an enabled event log.
+    pub fn wants_events(&self) -> bool {
+        self.trace.is_some()
     }
 
     /// The progress hook for `RunOptions.progress`.
