@@ -245,16 +245,20 @@ impl YarnAllocator {
         let log = self.env.log().clone();
         match self.state.update_resource_requests() {
             Some(RequestUpdate::Request { missing }) => {
+                // Spark 4.0.0's YarnAllocator.updateResourceRequests (its jar, structured
+                // logging): "executor " + "container(s) for ResourceProfile Id: ..." (one space),
+                // and "Submitted " + count + "} unlocalized container requests." (the stray brace
+                // is Spark's own).
                 info!(
                     log,
                     TARGET,
-                    "Will request {missing} executor container(s) for  ResourceProfile Id: 0, each with {} core(s) and {} MB memory.",
+                    "Will request {missing} executor container(s) for ResourceProfile Id: 0, each with {} core(s) and {} MB memory.",
                     self.resource.vcores,
                     self.resource.memory_mb
                 );
                 info!(
                     log,
-                    TARGET, "Submitted {missing} unlocalized container requests."
+                    TARGET, "Submitted {missing}}} unlocalized container requests."
                 );
             }
             Some(RequestUpdate::Cancel { cancel, target }) => info!(
