@@ -34,14 +34,23 @@ pub enum ApplicationMasterMsg {
     WakeReporter,
 }
 
-/// The allocator's counters after one heartbeat, read by the Reporter loop.
+/// Which of the Reporter's checks at the start of a loop pass failed (`allocationThreadImpl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReporterStop {
+    /// `getNumExecutorsFailed >= maxNumExecutorFailures`.
+    MaxExecutorFailures,
+    /// `isAllNodeExcluded`.
+    AllNodesExcluded,
+}
+
+/// The allocator's answer to one `allocateResources()` or one Reporter pass: the counters the
+/// Reporter sizes its sleep with, or the check that stopped the pass before it allocated.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AllocatorReport {
-    pub num_executors_failed: u32,
     pub num_pending_allocate: u32,
     pub num_pending_loss_reason_requests: u32,
-    pub num_cluster_nodes: u32,
-    pub num_excluded_nodes: u32,
+    /// Set when the pass stopped at a check (nothing was allocated).
+    pub stop: Option<ReporterStop>,
     /// Set when the RM answered with a failure (e.g. `ApplicationAttemptNotFoundException`).
     pub rm_failure: Option<RpcFailure>,
 }

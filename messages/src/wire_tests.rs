@@ -352,11 +352,9 @@ fn yarn_messages_round_trip() {
 #[test]
 fn application_master_messages_round_trip() {
     let report = AllocatorReport {
-        num_executors_failed: 1,
         num_pending_allocate: 2,
         num_pending_loss_reason_requests: 0,
-        num_cluster_nodes: 8,
-        num_excluded_nodes: 0,
+        stop: Some(ReporterStop::MaxExecutorFailures),
         rm_failure: Some(RpcFailure::spark("x")),
     };
     for m in [
@@ -384,6 +382,9 @@ fn application_master_messages_round_trip() {
     }
     for m in [
         YarnAllocatorMsg::AllocateResources,
+        YarnAllocatorMsg::ReporterPass {
+            max_executor_failures: 3,
+        },
         YarnAllocatorMsg::AskReply(reply()),
         YarnAllocatorMsg::RequestTotalExecutors(ask(), request_executors()),
         YarnAllocatorMsg::KillExecutors(ask(), vec![ExecutorId(1)]),

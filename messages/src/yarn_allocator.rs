@@ -11,8 +11,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, actix::Message, strum::IntoStaticStr)]
 #[rtype(result = "()")]
 pub enum YarnAllocatorMsg {
-    /// `allocateResources()`, called by the Reporter thread.
+    /// `allocateResources()`, called once by `createAllocator`.
     AllocateResources,
+    /// One pass of the Reporter loop (`allocationThreadImpl`): the checks on the allocator's
+    /// counters at this instant (`getNumExecutorsFailed >= max`, `isAllNodeExcluded`), then
+    /// `allocateResources()` if neither stops the application.
+    ReporterPass {
+        max_executor_failures: u32,
+    },
     AskReply(AskReply),
     /// `requestTotalExecutorsWithPreferredLocalities`, answered `true` when the target is set.
     RequestTotalExecutors(ReplyTo<bool>, RequestExecutors),

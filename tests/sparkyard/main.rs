@@ -1,5 +1,6 @@
 //! sparkyard's one integration-test binary: whole submissions through the library and the CLI.
 
+mod application_master;
 mod cli;
 mod common;
 mod hardening;

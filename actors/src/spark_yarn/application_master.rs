@@ -7,13 +7,15 @@ use crate::kernel::clock;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::driver::Driver;
-use crate::spark_yarn::yarn_allocator::create_allocator;
+use crate::spark_yarn::yarn_allocator::{RM_CONNECT_MAX_WAIT_MS, create_allocator};
 use crate::spark_yarn::yarn_scheduler_endpoint::create_scheduler_backend;
 use crate::world::context::SimContext;
 use crate::world::observer::RunEvent;
 use crate::{error, info, warn};
 use actix::{Actor, AsyncContext, Context, SpawnHandle};
-use sparkyard_messages::application_master::{AllocatorReport, ApplicationMasterMsg, YarnAmMsg};
+use sparkyard_messages::application_master::{
+    AllocatorReport, ApplicationMasterMsg, ReporterStop, YarnAmMsg,
+};
 use sparkyard_messages::driver::DriverMsg;
 use sparkyard_messages::ids::ApplicationAttemptId;
 use sparkyard_messages::records::{Container, FinalApplicationStatus as Final, RpcFailure};
@@ -76,6 +78,8 @@ pub struct ApplicationMaster {
     allocator: Option<EndpointRef<YarnAllocatorMsg>>,
     reporter_started: bool,
     reporter_timer: Option<SpawnHandle>,
+    /// When the Reporter's current `allocatorLock.wait(sleepInterval)` began.
+    reporter_sleep_started_ms: u64,
     reporter_waiting: bool,
     next_allocation_interval_ms: u64,
     reporter_failures: u32,
@@ -119,6 +123,7 @@ impl ApplicationMaster {
                 allocator: None,
                 reporter_started: false,
                 reporter_timer: None,
+                reporter_sleep_started_ms: 0,
                 reporter_waiting: false,
                 next_allocation_interval_ms: initial,
                 reporter_failures: 0,
@@ -255,11 +260,9 @@ impl ApplicationMaster {
                 message,
             } => self.finish(status, exit_code, message, ctx),
             ApplicationMasterMsg::AllocatorReport(report) => self.on_allocator_report(report, ctx),
-            ApplicationMasterMsg::DriverShutdown { exit_code } => {
-                info!(
-                    self.env.log(),
-                    TARGET, "Driver requested shutdown with exit code {exit_code}"
-                );
+            ApplicationMasterMsg::DriverShutdown { exit_code: _ } => {
+                // AMEndpoint.receive(Shutdown) (ApplicationMaster.scala) logs nothing: it sets
+                // the exit code and `allocator.setShutdown(true)`.
                 if let Some(a) = &self.allocator {
                     self.env.send(a, YarnAllocatorMsg::SetShutdown);
                 }
@@ -292,8 +295,9 @@ impl ApplicationMaster {
         };
         let me = self.me().id;
         let rm = self.rm.clone();
+        // AMRMClient calls go through YARN's RM retry proxy (RMProxy).
         let t = AskTimeout::new(
-            self.sim.config.spark.network_timeout_ms,
+            RM_CONNECT_MAX_WAIT_MS,
             "yarn.resourcemanager.connect.max-wait.ms",
         );
         self.ask(ctx, me, &rm, AmAnswer::Register, &t, |a| {
@@ -336,11 +340,18 @@ impl ApplicationMaster {
             self.me(),
         );
         self.allocator = Some(allocator.clone());
-        AmEndpoint::start(self.env.clone(), allocator, self.me(), yarn_scheduler);
-        self.reporter_tick(ctx);
-        if let Some(d) = &self.driver_thread {
-            self.env.send(d, DriverMsg::ResumeDriver);
-        }
+        AmEndpoint::start(
+            self.env.clone(),
+            allocator.clone(),
+            self.me(),
+            yarn_scheduler,
+        );
+        // createAllocator (ApplicationMaster.scala) calls `allocator.allocateResources()` once
+        // and starts the Reporter thread; runDriver calls `resumeDriver()` only after
+        // createAllocator returned (on_allocator_report goes on).
+        self.reporter_waiting = true;
+        self.env
+            .send(&allocator, YarnAllocatorMsg::AllocateResources);
     }
 
     fn log_launch_context(&self, driver_url: &str) {
@@ -365,15 +376,22 @@ impl ApplicationMaster {
         );
     }
 
-    /// One Reporter iteration: the failure checks, then `allocateResources()`.
+    /// One pass of the Reporter loop (`allocationThreadImpl`): the allocator runs the checks on
+    /// its counters as they are now, after the sleep, and allocates only if they pass.
     fn reporter_tick(&mut self, _ctx: &mut Context<Self>) {
         self.reporter_timer = None;
         if self.finished {
             return;
         }
         self.reporter_waiting = true;
+        let max_executor_failures = self.sim.config.spark.effective_max_executor_failures();
         if let Some(a) = &self.allocator {
-            self.env.send(a, YarnAllocatorMsg::AllocateResources);
+            self.env.send(
+                a,
+                YarnAllocatorMsg::ReporterPass {
+                    max_executor_failures,
+                },
+            );
         }
     }
 
@@ -383,43 +401,75 @@ impl ApplicationMaster {
         }
         self.reporter_waiting = false;
         if !self.reporter_started {
-            self.reporter_started = true;
-            info!(
-                self.env.log(),
-                TARGET,
-                "Started progress reporter thread with (heartbeat : {}, initial allocation : {}) intervals",
-                self.heartbeat_interval_ms(),
-                self.initial_interval_ms()
-            );
+            return self.on_allocator_created(report, ctx);
+        }
+        match report.stop {
+            Some(ReporterStop::MaxExecutorFailures) => {
+                let max = self.sim.config.spark.effective_max_executor_failures();
+                let msg = format!("Max number of executor failures ({max}) reached");
+                return self.finish(
+                    Final::Failed,
+                    exit_code::MAX_EXECUTOR_FAILURES,
+                    Some(msg),
+                    ctx,
+                );
+            }
+            Some(ReporterStop::AllNodesExcluded) => {
+                let msg = "Due to executor failures all available nodes are excluded".into();
+                return self.finish(
+                    Final::Failed,
+                    exit_code::MAX_EXECUTOR_FAILURES,
+                    Some(msg),
+                    ctx,
+                );
+            }
+            None => {}
         }
         if let Some(failure) = report.rm_failure.clone() {
-            return self.on_reporter_failure(failure, ctx);
+            self.on_reporter_failure(failure, ctx);
+            if self.finished {
+                return;
+            }
+        } else {
+            self.reporter_failures = 0;
         }
-        self.reporter_failures = 0;
-        if let Some((code, msg)) = self.failure_limit_reached(&report) {
-            return self.finish(Final::Failed, code, Some(msg), ctx);
-        }
-        let sleep = self.next_sleep_ms(&report);
-        self.reporter_timer =
-            Some(ctx.run_later(clock::ms(sleep), |act, ctx| act.reporter_tick(ctx)));
+        // The sleep after a pass, failed or not (allocationThreadImpl's second `try`).
+        self.sleep_then_pass(&report, ctx);
     }
 
-    /// The Reporter's checks at the start of each iteration (exit 11).
-    fn failure_limit_reached(&self, report: &AllocatorReport) -> Option<(i32, String)> {
-        let max = self.sim.config.spark.effective_max_executor_failures();
-        if report.num_executors_failed >= max {
-            return Some((
-                exit_code::MAX_EXECUTOR_FAILURES,
-                format!("Max number of executor failures ({max}) reached"),
-            ));
+    /// createAllocator's own `allocateResources()` returned: the Reporter thread starts (its
+    /// line), runDriver resumes the Driver thread, and the loop's first pass runs at once,
+    /// back to back with that first allocate call (ApplicationMaster.scala, createAllocator,
+    /// launchReporterThread, runDriver). An exception from that first call escapes runDriver.
+    fn on_allocator_created(&mut self, report: AllocatorReport, ctx: &mut Context<Self>) {
+        if let Some(e) = report.rm_failure {
+            error!(self.env.log(), TARGET, "Uncaught exception: \n{e}");
+            return self.finish(
+                Final::Failed,
+                exit_code::UNCAUGHT_EXCEPTION,
+                Some(format!("Uncaught exception: {e}")),
+                ctx,
+            );
         }
-        if report.num_cluster_nodes > 0 && report.num_excluded_nodes >= report.num_cluster_nodes {
-            return Some((
-                exit_code::MAX_EXECUTOR_FAILURES,
-                "Due to executor failures all available nodes are excluded".into(),
-            ));
+        self.reporter_started = true;
+        info!(
+            self.env.log(),
+            TARGET,
+            "Started progress reporter thread with (heartbeat: {}, initial allocation: {}) intervals",
+            self.heartbeat_interval_ms(),
+            self.initial_interval_ms()
+        );
+        if let Some(d) = &self.driver_thread {
+            self.env.send(d, DriverMsg::ResumeDriver);
         }
-        None
+        self.reporter_tick(ctx);
+    }
+
+    fn sleep_then_pass(&mut self, report: &AllocatorReport, ctx: &mut Context<Self>) {
+        let sleep = self.next_sleep_ms(report);
+        self.reporter_sleep_started_ms = clock::now_ms();
+        self.reporter_timer =
+            Some(ctx.run_later(clock::ms(sleep), |act, ctx| act.reporter_tick(ctx)));
     }
 
     fn on_reporter_failure(&mut self, failure: RpcFailure, ctx: &mut Context<Self>) {
@@ -448,9 +498,6 @@ impl ApplicationMaster {
             self.env.log(),
             TARGET, "Reporter thread fails {} time(s) in a row.", self.reporter_failures
         );
-        let sleep = self.heartbeat_interval_ms();
-        self.reporter_timer =
-            Some(ctx.run_later(clock::ms(sleep), |act, ctx| act.reporter_tick(ctx)));
     }
 
     /// 200, 400, 800, ... up to the heartbeat while requests are pending; else the heartbeat.
@@ -466,14 +513,18 @@ impl ApplicationMaster {
         }
     }
 
-    /// A target change or loss-reason request resets the interval and wakes the Reporter.
+    /// `resetAllocatorInterval()`: the interval starts again from the initial one and
+    /// `notifyAll` ends the Reporter's wait; a wait cut short still lasts the initial interval
+    /// in all ("if sleep was less than the minimum interval, sleep for the rest of it":
+    /// allocationThreadImpl, ApplicationMaster.scala).
     fn wake_reporter(&mut self, ctx: &mut Context<Self>) {
         self.next_allocation_interval_ms = self.initial_interval_ms();
         if let Some(handle) = self.reporter_timer.take() {
             ctx.cancel_future(handle);
-            let min = self.initial_interval_ms();
+            let slept = clock::now_ms().saturating_sub(self.reporter_sleep_started_ms);
+            let rest = self.initial_interval_ms().saturating_sub(slept);
             self.reporter_timer =
-                Some(ctx.run_later(clock::ms(min), |act, ctx| act.reporter_tick(ctx)));
+                Some(ctx.run_later(clock::ms(rest), |act, ctx| act.reporter_tick(ctx)));
         }
     }
 
@@ -531,8 +582,9 @@ impl ApplicationMaster {
             tracking_url: String::new(),
         };
         let (me, rm) = (self.me().id, self.rm.clone());
+        // AMRMClient calls go through YARN's RM retry proxy (RMProxy).
         let t = AskTimeout::new(
-            self.sim.config.spark.network_timeout_ms,
+            RM_CONNECT_MAX_WAIT_MS,
             "yarn.resourcemanager.connect.max-wait.ms",
         );
         self.ask(ctx, me, &rm, AmAnswer::Unregister, &t, |a| {
@@ -648,11 +700,11 @@ impl AmEndpoint {
     fn on_message(&mut self, msg: YarnAmMsg, _ctx: &mut Context<Self>) {
         match msg {
             YarnAmMsg::RequestExecutors(ask, req) => {
+                // The allocator wakes the Reporter itself, only when the target changed.
                 self.env.send(
                     &self.allocator,
                     YarnAllocatorMsg::RequestTotalExecutors(ask, req),
                 );
-                self.env.send(&self.am, ApplicationMasterMsg::WakeReporter);
             }
             YarnAmMsg::KillExecutors(ask, ids) => {
                 let list: Vec<String> = ids.iter().map(|i| i.to_string()).collect();

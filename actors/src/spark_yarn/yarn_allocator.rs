@@ -17,7 +17,7 @@ use crate::world::observer::{LostExecutor, RunEvent};
 use crate::{info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::application_master::{
-    AllocatorReport, ApplicationMasterMsg, RequestExecutors,
+    AllocatorReport, ApplicationMasterMsg, ReporterStop, RequestExecutors,
 };
 use sparkyard_messages::ids::{ApplicationAttemptId, ExecutorId};
 use sparkyard_messages::records::{
@@ -32,6 +32,10 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 const TARGET: &str = "am::YarnAllocator";
+
+/// `yarn.resourcemanager.connect.max-wait.ms` (YarnConfiguration.DEFAULT_RESOURCEMANAGER_CONNECT_MAX_WAIT_MS):
+/// how long the AMRMClient's retry proxy keeps retrying a call before it fails.
+pub const RM_CONNECT_MAX_WAIT_MS: u64 = 900_000;
 
 /// Starts an ExecutorRunnable for a container (supplied by the supervisor).
 pub type RunnableLauncher = Rc<dyn Fn(Container, ExecutorId, EndpointRef<YarnAllocatorMsg>)>;
@@ -71,6 +75,7 @@ pub struct YarnAllocator {
     pending_loss_requests: BTreeMap<ExecutorId, Vec<ReplyTo<ExecutorLossReason>>>,
     /// The asks in `pending_loss_requests`, counted as they come and are answered.
     pending_loss_asks: u32,
+    /// `YarnAllocatorNodeHealthTracker.numClusterNodes`: `Int.MaxValue` until the RM reports.
     num_cluster_nodes: u32,
     rm_failure: Option<RpcFailure>,
 }
@@ -116,7 +121,7 @@ impl YarnAllocator {
                 loss_reasons: BTreeMap::new(),
                 pending_loss_requests: BTreeMap::new(),
                 pending_loss_asks: 0,
-                num_cluster_nodes: 0,
+                num_cluster_nodes: u32::MAX,
                 rm_failure: None,
             }
         });
@@ -133,6 +138,9 @@ impl YarnAllocator {
     fn on_message(&mut self, msg: YarnAllocatorMsg, ctx: &mut Context<Self>) {
         match msg {
             YarnAllocatorMsg::AllocateResources => self.allocate_resources(ctx),
+            YarnAllocatorMsg::ReporterPass {
+                max_executor_failures,
+            } => self.reporter_pass(max_executor_failures, ctx),
             YarnAllocatorMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
             YarnAllocatorMsg::RequestTotalExecutors(ask, req) => self.on_request_total(ask, req),
             YarnAllocatorMsg::KillExecutors(ask, ids) => self.on_kill_executors(ask, ids),
@@ -155,6 +163,47 @@ impl YarnAllocator {
                 );
             }
         }
+    }
+
+    /// One pass of `ApplicationMaster.allocationThreadImpl` (ApplicationMaster.scala): the checks
+    /// read the allocator's counters at the start of the pass, after the Reporter's sleep, and
+    /// only a pass that passes both calls `allocateResources()`.
+    fn reporter_pass(&mut self, max_executor_failures: u32, ctx: &mut Context<Self>) {
+        let now = crate::kernel::clock::now_ms();
+        let stop = if self.state.num_executors_failed(now) >= max_executor_failures {
+            Some(ReporterStop::MaxExecutorFailures)
+        } else if self.is_all_node_excluded(now) {
+            Some(ReporterStop::AllNodesExcluded)
+        } else {
+            None
+        };
+        if stop.is_none() {
+            return self.allocate_resources(ctx);
+        }
+        let report = AllocatorReport {
+            num_pending_allocate: self.state.num_pending(),
+            num_pending_loss_reason_requests: self.pending_loss_asks,
+            stop,
+            rm_failure: None,
+        };
+        self.env.send(
+            &self.peers.am,
+            ApplicationMasterMsg::AllocatorReport(report),
+        );
+    }
+
+    /// `YarnAllocatorNodeHealthTracker.isAllNodeExcluded`: warns and answers `false` while the
+    /// RM reports no node.
+    fn is_all_node_excluded(&mut self, now: u64) -> bool {
+        if self.num_cluster_nodes == 0 {
+            warn!(
+                self.env.log(),
+                "am::YarnAllocatorNodeHealthTracker",
+                "No available nodes reported, please check Resource Manager."
+            );
+            return false;
+        }
+        self.state.num_excluded_nodes(now) >= self.num_cluster_nodes
     }
 
     /// `allocateResources()`: one RM heartbeat; a call while one is in flight runs right after.
@@ -180,8 +229,10 @@ impl YarnAllocator {
         self.in_flight = true;
         let rm = self.peers.rm.clone();
         let me = self.me_id();
+        // `amClient.allocate` goes through YARN's RM retry proxy (RMProxy), which gives up after
+        // `yarn.resourcemanager.connect.max-wait.ms` (YarnConfiguration default 900000 ms).
         let timeout = AskTimeout::new(
-            self.sim.config.spark.network_timeout_ms,
+            RM_CONNECT_MAX_WAIT_MS,
             "yarn.resourcemanager.connect.max-wait.ms",
         );
         self.ask(ctx, me, &rm, AllocatorAnswer::Allocate, &timeout, |a| {
@@ -194,16 +245,20 @@ impl YarnAllocator {
         let log = self.env.log().clone();
         match self.state.update_resource_requests() {
             Some(RequestUpdate::Request { missing }) => {
+                // Spark 4.0.0's YarnAllocator.updateResourceRequests (its jar, structured
+                // logging): "executor " + "container(s) for ResourceProfile Id: ..." (one space),
+                // and "Submitted " + count + "} unlocalized container requests." (the stray brace
+                // is Spark's own).
                 info!(
                     log,
                     TARGET,
-                    "Will request {missing} executor container(s) for  ResourceProfile Id: 0, each with {} core(s) and {} MB memory.",
+                    "Will request {missing} executor container(s) for ResourceProfile Id: 0, each with {} core(s) and {} MB memory.",
                     self.resource.vcores,
                     self.resource.memory_mb
                 );
                 info!(
                     log,
-                    TARGET, "Submitted {missing} unlocalized container requests."
+                    TARGET, "Submitted {missing}}} unlocalized container requests."
                 );
             }
             Some(RequestUpdate::Cancel { cancel, target }) => info!(
@@ -224,13 +279,10 @@ impl YarnAllocator {
 
     fn after_allocate(&mut self, ctx: &mut Context<Self>) {
         self.in_flight = false;
-        let now = crate::kernel::clock::now_ms();
         let report = AllocatorReport {
-            num_executors_failed: self.state.num_executors_failed(now),
             num_pending_allocate: self.state.num_pending(),
             num_pending_loss_reason_requests: self.pending_loss_asks,
-            num_cluster_nodes: self.num_cluster_nodes,
-            num_excluded_nodes: self.state.num_excluded_nodes(now),
+            stop: None,
             rm_failure: self.rm_failure.take(),
         };
         self.env.send(
@@ -430,6 +482,11 @@ impl YarnAllocator {
                 TARGET,
                 "Driver requested a total number of {total} executor(s) for resource profile id: 0."
             );
+            // AMEndpoint.receiveAndReply(RequestExecutorsFromAM) (ApplicationMaster.scala):
+            // `resetAllocatorInterval()` only when `requestTotalExecutorsWithPreferredLocalities`
+            // answered that the target changed.
+            self.env
+                .send(&self.peers.am, ApplicationMasterMsg::WakeReporter);
         }
         self.env.reply(ask, true);
     }

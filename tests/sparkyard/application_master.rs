@@ -1,0 +1,119 @@
+//! The ApplicationMaster's order of work, against Spark 4.0's
+//! resource-managers/yarn/src/main/scala/org/apache/spark/deploy/yarn/ApplicationMaster.scala.
+
+use crate::common::{bundled_scenario, spark_pi};
+use sparkyard::runner::{RunOptions, RunResult};
+use sparkyard_actors::kernel::trace::{StateChange, TraceEvent, TraceKind};
+use sparkyard_messages::ids::ExecutorId;
+
+/// Deliveries of the message `name` to mailboxes whose label starts with `endpoint@`.
+fn deliveries<'a>(r: &'a RunResult, endpoint: &str, name: &str) -> Vec<&'a TraceEvent> {
+    let prefix = format!("{endpoint}@");
+    r.trace
+        .iter()
+        .filter(|e| e.kind == TraceKind::Deliver && e.name == name)
+        .filter(|e| {
+            e.to.is_some_and(|t| r.labels[t.0 as usize].starts_with(&prefix))
+        })
+        .collect()
+}
+
+fn am_stderr(r: &RunResult) -> String {
+    let cid = r.counters.driver_containers.last().expect("an AM ran");
+    r.logs.output(cid).expect("the AM logged").stderr.clone()
+}
+
+/// runDriver: `createAllocator(...)` (RetrieveLastAllocatedExecutorId, the YarnAM endpoint's
+/// onStart RegisterClusterManager, `allocator.allocateResources()`, launchReporterThread) runs
+/// before `resumeDriver()`; the Reporter loop's first pass allocates again back to back
+/// (allocationThreadImpl: the check, then `allocateResources()`, then the sleep).
+#[test]
+fn the_driver_resumes_after_create_allocator_and_the_first_pass_allocates_back_to_back() {
+    let r = spark_pi(2, 2);
+    let resume = deliveries(&r, "Driver", "ResumeDriver");
+    assert_eq!(resume.len(), 1);
+    let resume = resume[0];
+    let allocates = deliveries(&r, "ResourceManager", "Allocate");
+    assert!(allocates.len() >= 2, "{}", allocates.len());
+    let first_reply = r
+        .trace
+        .iter()
+        .filter(|e| e.seq > allocates[0].seq && e.kind == TraceKind::Deliver)
+        .find(|e| {
+            e.name == "AskReply"
+                && e.to
+                    .is_some_and(|t| r.labels[t.0 as usize].starts_with("YarnAllocator@"))
+        })
+        .expect("the first allocate is answered");
+    assert!(resume.seq > first_reply.seq, "the driver resumed first");
+    for name in ["RetrieveLastAllocatedExecutorId", "RegisterClusterManager"] {
+        let d = deliveries(&r, "YarnScheduler", name);
+        assert!(d[0].seq < resume.seq, "{name} after resumeDriver");
+    }
+    // The loop's first pass: no sleep between createAllocator's call and the next one.
+    assert_eq!(allocates[1].time_ms - allocates[0].time_ms, {
+        // the second request leaves when the first reply arrives
+        first_reply.time_ms - allocates[0].time_ms
+    });
+    let stderr = am_stderr(&r);
+    let started = "INFO ApplicationMaster: Started progress reporter thread with (heartbeat: 3000, initial allocation: 200) intervals";
+    assert!(stderr.contains(started), "{stderr}");
+}
+
+/// allocationThreadImpl checks `getNumExecutorsFailed >= maxNumExecutorFailures` at the start
+/// of a loop pass, after the sleep that follows the allocate call which saw the failure; it
+/// does not finish as soon as that allocate call returns.
+#[test]
+fn max_executor_failures_is_checked_after_the_reporter_sleep() {
+    let r = bundled_scenario("max-executor-failures", RunOptions::default());
+    let fourth_loss = r
+        .trace
+        .iter()
+        .find(|e| {
+            matches!(&e.kind, TraceKind::State(StateChange::ExecutorLost { executor, .. })
+                if *executor == ExecutorId(4))
+        })
+        .expect("executor 4 is lost");
+    let finish = deliveries(&r, "ResourceManager", "FinishApplicationMaster");
+    let finish = finish.first().expect("the last attempt unregisters");
+    assert!(
+        finish.time_ms >= fourth_loss.time_ms + 200,
+        "finished {} ms after the loss",
+        finish.time_ms - fourth_loss.time_ms
+    );
+}
+
+/// AMEndpoint (ApplicationMaster.scala): `resetAllocatorInterval()` wakes the Reporter for a
+/// RequestExecutors only when `requestTotalExecutorsWithPreferredLocalities` changed the
+/// target, and for every GetExecutorLossReason. The AM logs nothing on `Shutdown`. (The
+/// bundled runs' driver asks only with a new total; the guard is that a wake has a cause.)
+#[test]
+fn the_reporter_is_woken_only_when_the_target_changed() {
+    for name in [
+        "exclude-node",
+        "node-lost",
+        "heartbeat-partition",
+        "executor-sigkill",
+    ] {
+        let r = bundled_scenario(name, RunOptions::default());
+        let stderr = am_stderr(&r);
+        let changed = stderr.matches("Driver requested a total number of").count();
+        let loss_asks = deliveries(&r, "YarnAM", "GetExecutorLossReason").len();
+        let wakes = deliveries(&r, "ApplicationMaster", "WakeReporter").len();
+        assert_eq!(wakes, changed + loss_asks, "{name}");
+        assert!(!stderr.contains("Driver requested shutdown"), "{name}");
+    }
+}
+
+/// Spark 4.0.0's YarnAllocator.updateResourceRequests, read from its jar: one space before
+/// "ResourceProfile Id", and its own typo "Submitted N} unlocalized container requests.".
+#[test]
+fn the_container_request_lines_are_spark_4_0_0s_text() {
+    let stderr = am_stderr(&spark_pi(2, 2));
+    for line in [
+        "INFO YarnAllocator: Will request 2 executor container(s) for ResourceProfile Id: 0, each with 1 core(s) and 2432 MB memory.",
+        "INFO YarnAllocator: Submitted 2} unlocalized container requests.",
+    ] {
+        assert!(stderr.contains(line), "missing {line:?} in\n{stderr}");
+    }
+}
