@@ -75,6 +75,11 @@ pub enum TaskResultData {
         class: String,
         description: String,
     },
+    /// `TaskKilled(reason)`: the reason the driver's `KillTask` gave (Executor.TaskRunner sends
+    /// it back with the KILLED status).
+    Killed {
+        reason: String,
+    },
 }
 
 /// `StatusUpdate(executorId, taskId, state, data, taskCpus, resources)`.

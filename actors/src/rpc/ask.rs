@@ -179,13 +179,50 @@ pub trait Asker: Endpoint {
             }
             None => {
                 let log = self.env().log().clone();
-                crate::warn!(
-                    log,
-                    "spark::NettyRpcEnv",
-                    "Ignored message: {:?}",
-                    reply.result
-                );
+                crate::warn!(log, "spark::NettyRpcEnv", "{}", ignored_line(&reply.result));
             }
         }
+    }
+}
+
+/// What `NettyRpcEnv.askAbortable` logs for a reply nobody waits for any more (its `onSuccess`
+/// / `onFailure`, NettyRpcEnv.scala): `Ignored message: <reply>` with the reply's Scala
+/// `toString`, or `Ignored failure: <exception>` with the Throwable's `toString`.
+pub fn ignored_line(result: &Result<ReplyValue, RpcFailure>) -> String {
+    match result {
+        Err(e) => format!("Ignored failure: {e}"),
+        Ok(ReplyValue::Unit) => "Ignored message: ()".to_string(),
+        Ok(ReplyValue::Bool(b)) => format!("Ignored message: {b}"),
+        Ok(ReplyValue::Int(i)) => format!("Ignored message: {i}"),
+        Ok(ReplyValue::LossReason(r)) => format!("Ignored message: {r}"),
+        // The records' own toString is not modelled: the class's simple name, never Rust Debug.
+        Ok(other) => {
+            let class = other.class();
+            let simple = class.rsplit(['.', '$']).next().unwrap_or(class);
+            format!("Ignored message: {simple}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod ignored_tests {
+    use super::*;
+
+    /// NettyRpcEnv.scala (askAbortable's onSuccess/onFailure): a late reply is logged with the
+    /// value's `toString` (`()` for a boxed Unit, `true`) and a late failure with the
+    /// exception's, never Rust's `Ok(Unit)` / `Err(RpcFailure { .. })`.
+    #[test]
+    fn late_replies_are_logged_as_spark_prints_them() {
+        assert_eq!(ignored_line(&Ok(ReplyValue::Unit)), "Ignored message: ()");
+        assert_eq!(
+            ignored_line(&Ok(ReplyValue::Bool(true))),
+            "Ignored message: true"
+        );
+        let failure = RpcFailure::spark("Could not find CoarseGrainedScheduler.".to_string());
+        assert_eq!(
+            ignored_line(&Err(failure.clone())),
+            format!("Ignored failure: {failure}")
+        );
+        assert!(!ignored_line(&Err(failure)).contains("RpcFailure {"));
     }
 }

@@ -285,7 +285,9 @@ impl Driver {
             .get(self.next_job.saturating_sub(1))
             .map(|j| j.call_site.clone())
             .unwrap_or_default();
-        let took = (clock::now_ms() - self.job_started_ms) as f64 / 1000.0;
+        // DAGScheduler.runJob (4.0): `took ${(System.nanoTime - start) / 1e6} ms`, a Double.
+        let took =
+            crate::examples::spark_pi::scala_double((clock::now_ms() - self.job_started_ms) as f64);
         match result {
             JobResult::Succeeded(results) => {
                 self.sim.observe(RunEvent::JobSucceeded {
@@ -293,7 +295,7 @@ impl Driver {
                 });
                 info!(
                     self.env.log(),
-                    "driver::DAGScheduler", "Job {job_id} finished: {call_site}, took {took:.6} s"
+                    "driver::DAGScheduler", "Job {job_id} finished: {call_site}, took {took} ms"
                 );
                 if let UserProgram::SparkPi = self.program {
                     let pi = crate::examples::spark_pi::estimate(self.slices, &results);
@@ -308,7 +310,7 @@ impl Driver {
             JobResult::Failed(message) => {
                 info!(
                     self.env.log(),
-                    "driver::DAGScheduler", "Job {job_id} failed: {call_site}, took {took:.6} s"
+                    "driver::DAGScheduler", "Job {job_id} failed: {call_site}, took {took} ms"
                 );
                 self.user_class_threw(format!("org.apache.spark.SparkException: {message}"), ctx);
             }

@@ -183,20 +183,7 @@ impl DriverEndpoint {
                 executor_id,
                 interrupt_thread,
                 reason,
-            } => match self.executors.get(executor_id) {
-                Some(e) => self.env.send(
-                    &e.executor.clone(),
-                    ExecutorMsg::KillTask {
-                        task_id,
-                        interrupt_thread,
-                        reason,
-                    },
-                ),
-                None => warn!(
-                    self.env.log(),
-                    TARGET, "Attempted to kill task {task_id} for unknown executor {executor_id}."
-                ),
-            },
+            } => self.kill_task(task_id, executor_id, interrupt_thread, reason),
             DriverEndpointMsg::StopExecutors(ask) => self.on_stop_executors(ask),
             DriverEndpointMsg::StopDriver(ask) => {
                 self.shared.borrow_mut().stopped = true;
@@ -233,6 +220,30 @@ impl DriverEndpoint {
             DriverEndpointMsg::CheckBackendReady { waiter } => {
                 self.check_backend_ready(waiter, ctx)
             }
+        }
+    }
+
+    /// `DriverEndpoint.receive` `KillTask`: forward to the executor, or warn.
+    fn kill_task(
+        &mut self,
+        task_id: sparkyard_messages::ids::TaskId,
+        executor_id: ExecutorId,
+        interrupt_thread: bool,
+        reason: String,
+    ) {
+        match self.executors.get(executor_id) {
+            Some(e) => self.env.send(
+                &e.executor.clone(),
+                ExecutorMsg::KillTask {
+                    task_id,
+                    interrupt_thread,
+                    reason,
+                },
+            ),
+            None => warn!(
+                self.env.log(),
+                TARGET, "Attempted to kill task {task_id} for unknown executor {executor_id}."
+            ),
         }
     }
 
@@ -281,7 +292,7 @@ impl DriverEndpoint {
         info!(
             self.env.log(),
             TARGET,
-            "Registered executor {} ({}) with ID {id},  ResourceProfileId {}",
+            "Registered executor {} ({}) with ID {id}, ResourceProfileId {}",
             reg.executor_ref,
             reg.sender_address,
             reg.resource_profile_id
@@ -513,6 +524,13 @@ impl DriverEndpoint {
                     }
                 }
                 SchedulerEvent::Revive => revive = true,
+                // TaskSchedulerImpl.killAllTaskAttempts -> backend.killTask(tid, execId,
+                // interruptThread = false (no spark.job.interruptOnCancel), reason).
+                SchedulerEvent::KillTask {
+                    task_id,
+                    executor_id,
+                    reason,
+                } => self.kill_task(task_id, executor_id, false, reason),
             }
         }
         if revive {
@@ -550,6 +568,9 @@ impl DriverEndpoint {
         self.update_offerable(id);
         self.total_core_count -= e.total_cores;
         self.total_registered -= 1;
+        // HeartbeatReceiver.onExecutorRemoved -> removeExecutor: `executorLastSeen -= id`, so
+        // expireDeadHosts never times out an executor that is already gone.
+        self.last_heartbeat.remove(&id);
         let log = self.env.log().clone();
         if matches!(reason, ExecutorLossReason::Killed) {
             info!(log, TS, "Executor {id} on {} killed by driver.", e.host);
@@ -578,10 +599,16 @@ impl DriverEndpoint {
             return;
         }
         self.update_offerable(id);
-        debug!(
-            self.env.log(),
-            TS, "Executor {id} on {address} lost, pending loss reason"
-        );
+        // CoarseGrainedSchedulerBackend.disableExecutor (INFO), then
+        // TaskSchedulerImpl.executorLost(id, LossReasonPending) -> logExecutorLoss (DEBUG in
+        // Spark 4.0.0, with the executor's host).
+        info!(self.env.log(), BACKEND, "Disabling executor {id}.");
+        if let Some(e) = self.executors.get(id) {
+            debug!(
+                self.env.log(),
+                TS, "Executor {id} on {} lost, but reason not yet known.", e.host
+            );
+        }
         if let Some(yarn) = self
             .env
             .local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")

@@ -525,7 +525,9 @@ impl CoarseGrainedExecutorBackend {
             "Executor is trying to kill {} (TID {tid}), interruptThread: {interrupt}, reason: {reason}",
             task.desc.name()
         );
-        self.status_update(tid, TaskState::Killed, TaskResultData::None, task.desc.cpus);
+        // Executor.TaskRunner: the KILLED status carries `TaskKilled(killReason)`.
+        let data = TaskResultData::Killed { reason };
+        self.status_update(tid, TaskState::Killed, data, task.desc.cpus);
     }
 
     fn status_update(

@@ -44,7 +44,18 @@ pub enum SchedulerEvent {
     },
     /// A task set has work again (e.g. a retry): offer resources.
     Revive,
+    /// `backend.killTask(tid, execId, interruptThread, reason)` from
+    /// `TaskSchedulerImpl.killAllTaskAttempts`.
+    KillTask {
+        task_id: TaskId,
+        executor_id: ExecutorId,
+        reason: String,
+    },
 }
+
+/// `spark.logging.exceptionPrintInterval` (TaskSetManager's `EXCEPTION_PRINT_INTERVAL`, default
+/// 10 s): a repeat of the same exception within it is logged as a one-line duplicate.
+const EXCEPTION_PRINT_INTERVAL_MS: u64 = 10_000;
 
 struct Stage {
     id: u32,
@@ -77,12 +88,21 @@ struct TaskSetManager {
     /// The executor holding each successful map task's output (shuffle-map stages).
     output_on: Vec<Option<ExecutorId>>,
     zombie: bool,
+    /// `runningTasks`: attempts launched and not ended (a zombie set stays registered until
+    /// this reaches 0: `maybeFinishTaskSet`).
+    running: u32,
+    /// `taskSetFinished` ran ("Removed TaskSet"): the set is no longer the stage's.
+    finished: bool,
+    /// `recentExceptions`: an exception's description -> (duplicates, when last printed).
+    recent_exceptions: BTreeMap<String, (u32, u64)>,
 }
 
 /// A finished map task's output: (task set key (job, stage), partition).
 type MapOutput = ((u32, u32), u32);
 
 struct RunningTask {
+    /// Its own id (an abort's KillTask names it).
+    task_id: TaskId,
     key: (u32, u32),
     index: u32,
     attempt: u32,
@@ -372,6 +392,9 @@ impl Scheduler {
             launches: vec![0; n as usize],
             output_on: vec![None; n as usize],
             zombie: false,
+            running: 0,
+            finished: false,
+            recent_exceptions: BTreeMap::new(),
         };
         self.task_sets.insert(key, tsm);
         if self.bus.enabled() {
@@ -423,6 +446,7 @@ impl Scheduler {
         let tsm = self.task_sets.get_mut(&key).expect("runnable task set");
         let attempt = tsm.launches[index as usize];
         tsm.launches[index as usize] += 1;
+        tsm.running += 1;
         let stage_attempt = tsm.stage_attempt;
         let name = TaskName {
             index,
@@ -433,7 +457,7 @@ impl Scheduler {
         info!(
             self.log,
             TSM,
-            "Starting {name} (TID {task_id}) ({}, executor {}, partition {index}, PROCESS_LOCAL, {TASK_BYTES} bytes) ",
+            "Starting {name} (TID {task_id}) ({},executor {}, partition {index}, PROCESS_LOCAL, {TASK_BYTES} bytes) ",
             offer.host,
             offer.executor_id
         );
@@ -442,6 +466,7 @@ impl Scheduler {
         self.running.insert(
             task_id,
             Box::new(RunningTask {
+                task_id,
                 key,
                 index,
                 attempt,
@@ -509,6 +534,7 @@ impl Scheduler {
         if let Some(set) = self.by_executor.get_mut(task.executor_id) {
             set.remove(&tid);
         }
+        self.task_ended(task.key);
         let events = match (state, data) {
             (TaskState::Finished, data) => self.handle_success(tid, task, data),
             (_, TaskResultData::Exception { class, description }) => {
@@ -516,20 +542,99 @@ impl Scheduler {
                 let end = TaskEndReason::ExceptionFailure { class, description };
                 self.handle_failure(tid, task, reason, end, true)
             }
-            (_, _) => {
-                let end = TaskEndReason::TaskKilled {
-                    reason: "killed intentionally".into(),
+            (_, data) => {
+                // TaskKilled(reason): the reason the KillTask gave (TaskEndReason.scala:
+                // `toErrorString = s"TaskKilled ($reason)"`); it does not count as a failure.
+                let reason = match data {
+                    TaskResultData::Killed { reason } => reason,
+                    _ => "unknown reason".to_string(),
                 };
-                self.handle_failure(
-                    tid,
-                    task,
-                    "TaskKilled (killed intentionally)".into(),
-                    end,
-                    false,
-                )
+                let text = format!("TaskKilled ({reason})");
+                let end = TaskEndReason::TaskKilled { reason };
+                self.handle_failure(tid, task, text, end, false)
             }
         };
         (true, events)
+    }
+
+    /// `TaskSetManager.removeRunningTask`: one attempt of the set ended.
+    fn task_ended(&mut self, key: (u32, u32)) {
+        if let Some(tsm) = self.task_sets.get_mut(&key) {
+            tsm.running = tsm.running.saturating_sub(1);
+        }
+    }
+
+    /// `TaskSetManager.maybeFinishTaskSet` -> `TaskSchedulerImpl.taskSetFinished`: a zombie set
+    /// with no running task leaves its pool. Spark 4.0.0's text (TaskSchedulerImpl.scala,
+    /// taskSetFinished): `Removed TaskSet 0.0 whose tasks have all completed, from pool ` (no
+    /// comma after the id; the root pool's name is empty).
+    fn maybe_finish_task_set(&mut self, key: (u32, u32)) {
+        let Some(tsm) = self.task_sets.get_mut(&key) else {
+            return;
+        };
+        if !tsm.zombie || tsm.running > 0 || tsm.finished {
+            return;
+        }
+        tsm.finished = true;
+        info!(
+            self.log,
+            TS,
+            "Removed TaskSet {}.{} whose tasks have all completed, from pool ",
+            key.1,
+            tsm.stage_attempt
+        );
+    }
+
+    /// `TaskSchedulerImpl.killAllTaskAttempts` (Spark 4.0): `Canceling stage N`, `Killing all
+    /// running tasks in stage N: <reason>`, a KillTask for each running attempt of each set of
+    /// the stage still registered, which is suspended (zombie) and logs `Stage N.A was
+    /// cancelled`. A set leaves its pool only when its last attempt ends.
+    fn kill_all_task_attempts(
+        &mut self,
+        key: (u32, u32),
+        reason: &str,
+        events: &mut Vec<SchedulerEvent>,
+    ) {
+        info!(self.log, TS, "Canceling stage {}", key.1);
+        info!(
+            self.log,
+            TS, "Killing all running tasks in stage {}: {reason}", key.1
+        );
+        let Some(tsm) = self.task_sets.get_mut(&key) else {
+            return;
+        };
+        if tsm.finished {
+            return;
+        }
+        let stage_attempt = tsm.stage_attempt;
+        if tsm.running > 0 {
+            // Rare (an abort with attempts still out): the running table's window, in task id
+            // order, for this set's attempts.
+            let mut kills: Vec<(TaskId, ExecutorId)> = Vec::new();
+            for t in self.running.values() {
+                if t.key == key {
+                    kills.push((t.task_id, t.executor_id));
+                }
+            }
+            for (task_id, executor_id) in kills {
+                events.push(SchedulerEvent::KillTask {
+                    task_id,
+                    executor_id,
+                    reason: reason.to_string(),
+                });
+            }
+        }
+        // `tsm.suspend()`: zombie, and finished at once if nothing runs.
+        if let Some(t) = self.task_sets.get_mut(&key) {
+            t.zombie = true;
+            t.pending.clear();
+        }
+        self.runnable.remove(&key);
+        self.maybe_finish_task_set(key);
+        info!(
+            self.log,
+            TS, "Stage {}.{stage_attempt} was cancelled", key.1
+        );
     }
 
     fn handle_success(
@@ -596,12 +701,8 @@ impl Scheduler {
         if let Some(t) = self.task_sets.get_mut(&task.key) {
             t.zombie = true;
         }
-        info!(
-            self.log,
-            TS,
-            "Removed TaskSet {}.{stage_attempt}, whose tasks have all completed, from pool ",
-            task.key.1
-        );
+        let _ = stage_attempt;
+        self.maybe_finish_task_set(task.key);
         self.stage_completed(task.key)
     }
 
@@ -610,8 +711,9 @@ impl Scheduler {
         let kind = self.stage_kind(key.1);
         let stage = self.stages.get_mut(&key.1).expect("known stage");
         stage.done = true;
-        let secs = (clock::now_ms() - stage.submitted_ms) as f64 / 1000.0;
-        info!(log, DAG, "{kind} ({}) finished in {secs:.3} s", stage.name);
+        // DAGScheduler.markStageAsFinished (4.0): `serviceTime` is a Long of ms.
+        let ms = clock::now_ms() - stage.submitted_ms;
+        info!(log, DAG, "{kind} ({}) finished in {ms} ms", stage.name);
         let is_result = stage.is_result;
         if self.bus.enabled() {
             let stage = self.stage_info(key.1, None);
@@ -624,12 +726,12 @@ impl Scheduler {
                 DAG,
                 "Job {job_id} is finished. Cancelling potential speculative or zombie tasks for this job"
             );
-            info!(
-                log,
-                TS, "Killing all running tasks in stage {}: Stage finished", key.1
-            );
+            // DAGScheduler.handleTaskCompletion: killAllTaskAttempts(stageId, _, "Stage finished")
+            // on every job end (the set has already left its pool, so nothing is killed).
+            let mut kills = Vec::new();
+            self.kill_all_task_attempts(key, "Stage finished", &mut kills);
             let Some(job) = self.jobs.remove(&job_id) else {
-                return Vec::new();
+                return kills;
             };
             let results = job
                 .results
@@ -642,11 +744,12 @@ impl Scheduler {
                 time,
                 result: None,
             });
-            return vec![SchedulerEvent::JobEnded {
+            kills.push(SchedulerEvent::JobEnded {
                 waiter: job.waiter,
                 job_id,
                 result: JobResult::Succeeded(results),
-            }];
+            });
+            return kills;
         }
         info!(log, DAG, "looking for newly runnable stages");
         let waiting = self.waiting_stages(key.0);
@@ -673,6 +776,9 @@ impl Scheduler {
     }
 
     /// A failed attempt: retry, or abort the job after `spark.task.maxFailures`.
+    /// `TaskSetManager.handleFailedTask` (Spark 4.0): the `Lost task` line is WARN, except an
+    /// executor loss not caused by the app (INFO, not counted) and a repeat of an exception
+    /// within `spark.logging.exceptionPrintInterval` (INFO, `[duplicate N]`).
     fn handle_failure(
         &mut self,
         tid: TaskId,
@@ -681,7 +787,7 @@ impl Scheduler {
         end: TaskEndReason,
         counts: bool,
     ) -> Vec<SchedulerEvent> {
-        self.post_task_end(tid, &task, end);
+        self.post_task_end(tid, &task, end.clone());
         self.failed_attempts += 1;
         let Some(tsm) = self.task_sets.get_mut(&task.key) else {
             return Vec::new();
@@ -698,8 +804,46 @@ impl Scheduler {
             "Lost {name} (TID {tid}) ({} executor {}): {reason}",
             task.host, task.executor_id
         );
-        warn!(self.log, TSM, "{lost}");
+        match &end {
+            TaskEndReason::ExecutorLostFailure {
+                exit_caused_by_app: false,
+                ..
+            } => info!(
+                self.log,
+                TSM,
+                "{name} (TID {tid}) failed because while it was being computed, its executor exited for a reason unrelated to the task. Not counting this failure towards the maximum number of failures for the task."
+            ),
+            TaskEndReason::ExceptionFailure { class, description } => {
+                let now = clock::now_ms();
+                let dup = match tsm.recent_exceptions.get_mut(description) {
+                    Some((count, printed)) if now - *printed <= EXCEPTION_PRINT_INTERVAL_MS => {
+                        *count += 1;
+                        Some(*count)
+                    }
+                    Some(entry) => {
+                        *entry = (0, now);
+                        None
+                    }
+                    None => {
+                        tsm.recent_exceptions.insert(description.clone(), (0, now));
+                        None
+                    }
+                };
+                match dup {
+                    Some(n) => info!(
+                        self.log,
+                        TSM,
+                        "Lost {name} (TID {tid}) on {}, executor {}: {class} ({description}) [duplicate {n}]",
+                        task.host,
+                        task.executor_id
+                    ),
+                    None => warn!(self.log, TSM, "{lost}"),
+                }
+            }
+            _ => warn!(self.log, TSM, "{lost}"),
+        }
         if tsm.successful[idx] || tsm.zombie {
+            self.maybe_finish_task_set(task.key);
             return Vec::new();
         }
         if counts {
@@ -725,6 +869,10 @@ impl Scheduler {
         vec![SchedulerEvent::Revive]
     }
 
+    /// `TaskSetManager.abort` (zombie; leaves its pool once nothing runs), then
+    /// `DAGScheduler.abortStage` -> `failJobAndIndependentStages` ->
+    /// `cancelRunningIndependentStages`: `killAllTaskAttempts` with the job's error message, and
+    /// `markStageAsFinished` (`failed in <ms> ms due to ...`).
     fn abort_stage(&mut self, key: (u32, u32), message: String) -> Vec<SchedulerEvent> {
         let log = self.log.clone();
         if let Some(t) = self.task_sets.get_mut(&key) {
@@ -732,31 +880,22 @@ impl Scheduler {
             t.pending.clear();
         }
         self.runnable.remove(&key);
+        self.maybe_finish_task_set(key);
+        let mut events = Vec::new();
+        self.kill_all_task_attempts(key, &message, &mut events);
         let kind = self.stage_kind(key.1);
-        info!(
-            log,
-            TS,
-            "Removed TaskSet {}.{}, whose tasks have all completed, from pool ",
-            key.1,
-            self.stages[&key.1].attempt
-        );
-        info!(log, TS, "Cancelling stage {}", key.1);
-        info!(
-            log,
-            TS, "Killing all running tasks in stage {}: Stage cancelled: {message}", key.1
-        );
         let stage = &self.stages[&key.1];
-        let secs = (clock::now_ms() - stage.submitted_ms) as f64 / 1000.0;
+        let ms = clock::now_ms() - stage.submitted_ms;
         info!(
             log,
-            DAG, "{kind} ({}) failed in {secs:.3} s due to {message}", stage.name
+            DAG, "{kind} ({}) failed in {ms} ms due to {message}", stage.name
         );
         if self.bus.enabled() {
             let stage = self.stage_info(key.1, Some(message.clone()));
             self.bus.post(|| ListenerEvent::StageCompleted { stage });
         }
         let Some(job) = self.jobs.remove(&key.0) else {
-            return Vec::new();
+            return events;
         };
         let (job_id, time, failure) = (key.0, clock::now_epoch_ms(), message.clone());
         self.bus.post(|| ListenerEvent::JobEnd {
@@ -764,11 +903,12 @@ impl Scheduler {
             time,
             result: Some(failure),
         });
-        vec![SchedulerEvent::JobEnded {
+        events.push(SchedulerEvent::JobEnded {
             waiter: job.waiter,
             job_id: key.0,
             result: JobResult::Failed(message),
-        }]
+        });
+        events
     }
 
     /// `TaskSetManager.executorLost` for every task set: running tasks fail with
@@ -788,6 +928,7 @@ impl Scheduler {
             let Some(task) = self.running.remove(tid).map(|t| *t) else {
                 continue;
             };
+            self.task_ended(task.key);
             let by_app = reason.exit_caused_by_app() && !task.launching;
             let cause = if by_app {
                 "caused by one of the running tasks"
@@ -871,6 +1012,41 @@ mod tests {
             4,
             1,
         )
+    }
+
+    /// A scheduler whose log lines are kept, and a way to read them.
+    fn logged_scheduler() -> (Scheduler, Rc<RefCell<LogStore>>) {
+        let store = Rc::new(RefCell::new(LogStore::new(true)));
+        let s = Scheduler::new(
+            ProcessLog::new("driver", store.clone()),
+            ContextBus::disabled(),
+            4,
+            1,
+        );
+        (s, store)
+    }
+
+    /// The logged lines without their timestamps (`LEVEL Logger: text`).
+    fn lines(store: &Rc<RefCell<LogStore>>) -> Vec<String> {
+        let store = store.borrow();
+        let Some(out) = store.output("driver") else {
+            return Vec::new();
+        };
+        out.stderr
+            .lines()
+            .map(|l| l.splitn(3, ' ').nth(2).unwrap_or(l).to_string())
+            .collect()
+    }
+
+    /// A one-stage job of two tasks.
+    fn two_task_job() -> JobSpec {
+        let mut spec = stage("ParallelCollectionRDD[0] at X.scala:1", vec![]);
+        spec.num_partitions = 2;
+        spec.tasks.push(spec.tasks[0].clone());
+        JobSpec {
+            call_site: "count at X.scala:1".into(),
+            stages: vec![spec],
+        }
     }
 
     fn waiter() -> RemoteRef {
@@ -1073,5 +1249,161 @@ mod tests {
         assert!(s.executor_lost(task.executor_id, &lost).is_empty());
         assert!(s.resource_offer(&mut offer(2)).is_empty());
         assert_eq!(s.failed_attempts, 0);
+    }
+
+    /// Spark 4.0 TaskSchedulerImpl.killAllTaskAttempts and DAGScheduler
+    /// cancelRunningIndependentStages / markStageAsFinished: aborting a stage whose other task
+    /// still runs logs `Canceling stage`, `Killing all running tasks in stage 0: <the job's
+    /// error>` (no `Stage cancelled: ` prefix), kills that task on its executor, logs `Stage 0.0
+    /// was cancelled`, and the set leaves its pool (`Removed TaskSet`) only once the killed
+    /// task reports back, with TaskKilled carrying the kill's reason.
+    #[test]
+    fn a_stage_abort_kills_its_running_tasks() {
+        let (mut s, store) = logged_scheduler();
+        s.submit_job(two_task_job(), waiter());
+        let t0 = s.resource_offer(&mut offer(1)).remove(0);
+        let t1 = s.resource_offer(&mut offer(2)).remove(0);
+        assert_eq!((t0.index, t1.index), (0, 1));
+        let mut tid = t0.task_id;
+        let mut events = Vec::new();
+        for _ in 0..4 {
+            events = s.status_update(tid, TaskState::Failed, boom()).1;
+            if let [SchedulerEvent::Revive] = events.as_slice() {
+                tid = launch_one(&mut s).task_id;
+            }
+        }
+        let [
+            SchedulerEvent::KillTask {
+                task_id,
+                executor_id,
+                reason,
+            },
+            SchedulerEvent::JobEnded { .. },
+        ] = events.as_slice()
+        else {
+            panic!("a kill for the running task, then the job's end: {events:?}");
+        };
+        assert_eq!((*task_id, *executor_id), (t1.task_id, ExecutorId(2)));
+        assert!(
+            reason.starts_with(
+                "Job aborted due to stage failure: Task 0 in stage 0.0 failed 4 times"
+            )
+        );
+        let logged = lines(&store);
+        let at = |text: &str| {
+            logged
+                .iter()
+                .position(|l| l.starts_with(text))
+                .unwrap_or_else(|| panic!("no line {text:?} in {logged:#?}"))
+        };
+        let cancel = at("INFO YarnClusterScheduler: Canceling stage 0");
+        let kill = at(
+            "INFO YarnClusterScheduler: Killing all running tasks in stage 0: Job aborted due to stage failure: Task 0 in stage 0.0 failed 4 times",
+        );
+        let cancelled = at("INFO YarnClusterScheduler: Stage 0.0 was cancelled");
+        let failed = at(
+            "INFO DAGScheduler: ResultStage 0 (count at X.scala:1) failed in 0 ms due to Job aborted",
+        );
+        assert!(cancel < kill && kill < cancelled && cancelled < failed);
+        assert!(
+            !logged.iter().any(|l| l.contains("Removed TaskSet")),
+            "task 1 still runs"
+        );
+        let data = TaskResultData::Killed {
+            reason: reason.clone(),
+        };
+        let (known, events) = s.status_update(t1.task_id, TaskState::Killed, data);
+        assert!(known && events.is_empty(), "{events:?}");
+        let logged = lines(&store);
+        let lost = format!(
+            "WARN TaskSetManager: Lost task 1.0 in stage 0.0 (TID {}) (host1 executor 2): TaskKilled (Job aborted due to stage failure: ",
+            t1.task_id
+        );
+        assert!(logged.iter().any(|l| l.starts_with(&lost)), "{logged:#?}");
+        assert_eq!(
+            logged.last().map(String::as_str),
+            Some(
+                "INFO YarnClusterScheduler: Removed TaskSet 0.0 whose tasks have all completed, from pool "
+            )
+        );
+    }
+
+    /// Spark 4.0's success path (TaskSchedulerImpl.taskSetFinished, DAGScheduler
+    /// markStageAsFinished and handleTaskCompletion, TaskSchedulerImpl.killAllTaskAttempts):
+    /// `Removed TaskSet 0.0 whose tasks have all completed, from pool ` (no comma), `finished in
+    /// <Long> ms`, and `Canceling stage 0` before the `Stage finished` kill line on the job's
+    /// end, with no `was cancelled` (the set has left its pool) and nothing to kill.
+    #[test]
+    fn a_job_end_logs_spark_4_lines() {
+        let (mut s, store) = logged_scheduler();
+        s.submit_job(one_task_job(), waiter());
+        let t = launch_one(&mut s);
+        let (_, events) = s.status_update(t.task_id, TaskState::Finished, TaskResultData::Count(1));
+        assert!(
+            matches!(events.as_slice(), [SchedulerEvent::JobEnded { .. }]),
+            "{events:?}"
+        );
+        let logged = lines(&store);
+        let tail: Vec<&str> = logged
+            .iter()
+            .rev()
+            .take(5)
+            .rev()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            tail,
+            [
+                "INFO YarnClusterScheduler: Removed TaskSet 0.0 whose tasks have all completed, from pool ",
+                "INFO DAGScheduler: ResultStage 0 (count at X.scala:1) finished in 0 ms",
+                "INFO DAGScheduler: Job 0 is finished. Cancelling potential speculative or zombie tasks for this job",
+                "INFO YarnClusterScheduler: Canceling stage 0",
+                "INFO YarnClusterScheduler: Killing all running tasks in stage 0: Stage finished",
+            ]
+        );
+        let start = logged
+            .iter()
+            .find(|l| l.contains("Starting task"))
+            .expect("started");
+        assert!(
+            start.ends_with("(host1,executor 1, partition 0, PROCESS_LOCAL, 7595 bytes) "),
+            "Spark 4.0.0's TaskSetManager format has no space after the host's comma: {start}"
+        );
+    }
+
+    /// TaskSetManager.handleFailedTask (Spark 4.0): an ExecutorLostFailure not caused by the app
+    /// is INFO `<task> failed because while it was being computed, its executor exited for a
+    /// reason unrelated to the task. ...`, not a WARN `Lost task`; an exception repeated within
+    /// spark.logging.exceptionPrintInterval is INFO `Lost task ... on <host>, executor N:
+    /// <class> (<desc>) [duplicate N]`.
+    #[test]
+    fn unrelated_losses_and_repeated_exceptions_are_info() {
+        let (mut s, store) = logged_scheduler();
+        s.submit_job(one_task_job(), waiter());
+        let preempted = ExecutorLossReason::Exited {
+            exit_code: -102,
+            exit_caused_by_app: false,
+            reason: "Container container_1 on host: host1 was preempted.".into(),
+        };
+        let t = launch_one(&mut s);
+        s.executor_lost(t.executor_id, &preempted);
+        let t = launch_one(&mut s);
+        s.status_update(t.task_id, TaskState::Failed, boom());
+        let t = launch_one(&mut s);
+        s.status_update(t.task_id, TaskState::Failed, boom());
+        let logged = lines(&store);
+        let failures: Vec<&str> = logged
+            .iter()
+            .filter(|l| l.contains("TaskSetManager: Lost") || l.contains("failed because"))
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            failures,
+            [
+                "INFO TaskSetManager: task 0.0 in stage 0.0 (TID 0) failed because while it was being computed, its executor exited for a reason unrelated to the task. Not counting this failure towards the maximum number of failures for the task.",
+                "WARN TaskSetManager: Lost task 0.1 in stage 0.0 (TID 1) (host1 executor 1): java.lang.RuntimeException: boom",
+                "INFO TaskSetManager: Lost task 0.2 in stage 0.0 (TID 2) on host1, executor 1: java.lang.RuntimeException (boom) [duplicate 1]",
+            ]
+        );
     }
 }
