@@ -233,6 +233,11 @@ impl Client {
             queue: s.queue.clone(),
             application_type: s.application_type.clone(),
             max_app_attempts: s.max_app_attempts,
+            // Client.createApplicationSubmissionContext: setApplicationTags (a java HashSet),
+            // setAttemptFailuresValidityInterval and setPriority only when their keys are set.
+            application_tags: distinct(&s.application_tags),
+            priority: s.application_priority,
+            attempt_failures_validity_interval_ms: s.am_attempt_failures_validity_interval_ms,
             am_resource: Resource {
                 memory_mb: s.am_container_memory_mb(),
                 vcores: s.driver_cores,
@@ -355,6 +360,17 @@ impl Client {
         *self.sim.outcome.borrow_mut() = Some(outcome);
         System::current().stop();
     }
+}
+
+/// The tags without repeats, first occurrence first (YARN keeps them in a set).
+fn distinct(tags: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in tags {
+        if !out.contains(t) {
+            out.push(t.clone());
+        }
+    }
+    out
 }
 
 fn spark_exception(message: String) -> RpcFailure {
