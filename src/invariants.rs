@@ -3,6 +3,7 @@
 //! hand it a result that breaks it.
 
 use crate::runner::RunResult;
+use sparkyard_actors::hadoop_yarn::resource_manager::should_count_towards_max_attempt_retry;
 use sparkyard_actors::world::config::SimConfig;
 use sparkyard_actors::world::invariants::{Violation, attempts_bounded, name};
 use sparkyard_messages::records::{FinalApplicationStatus as Final, YarnApplicationState as State};
@@ -10,6 +11,8 @@ use sparkyard_messages::records::{FinalApplicationStatus as Final, YarnApplicati
 /// What the end-of-run checks need to know about the settings.
 pub struct Limits {
     pub max_attempts: u32,
+    /// Whether AM attempt failures can expire (`spark.yarn.am.attemptFailuresValidityInterval`).
+    pub attempt_failures_expire: bool,
     /// Whether failures can expire (then the exact count cannot be recomputed).
     pub failures_expire: bool,
 }
@@ -17,9 +20,17 @@ pub struct Limits {
 impl Limits {
     pub fn of(config: &SimConfig) -> Self {
         let yarn = config.yarn.am_max_attempts;
-        let max_attempts = config.spark.max_app_attempts.map_or(yarn, |s| s.min(yarn));
+        let max_attempts = config
+            .spark
+            .max_app_attempts
+            .filter(|s| (1..=yarn).contains(s))
+            .unwrap_or(yarn);
         Limits {
             max_attempts,
+            attempt_failures_expire: config
+                .spark
+                .am_attempt_failures_validity_interval_ms
+                .is_some_and(|ms| ms > 0),
             failures_expire: config
                 .spark
                 .executor_failures_validity_interval_ms
@@ -77,7 +88,17 @@ pub fn check(r: &RunResult, limits: &Limits) -> Vec<Violation> {
             out.push(violation(name::FAILURES_COUNTED, detail, r));
         }
     }
-    if let Err(detail) = attempts_bounded(c.am_attempts, limits.max_attempts) {
+    // Hadoop's RMAppImpl counts only the failures shouldCountTowardsMaxAttemptRetry keeps
+    // (not preempted, lost-node, disk or RM kills), and with a validity interval only recent ones.
+    let uncounted = c
+        .am_exit_codes
+        .values()
+        .filter(|s| !should_count_towards_max_attempt_retry(**s))
+        .count() as u32;
+    let counted_attempts = c.am_attempts.saturating_sub(uncounted);
+    if !limits.attempt_failures_expire
+        && let Err(detail) = attempts_bounded(counted_attempts, limits.max_attempts)
+    {
         out.push(violation(name::ATTEMPTS_BOUNDED, detail, r));
     }
     out
@@ -130,6 +151,7 @@ mod tests {
 
     const LIMITS: Limits = Limits {
         max_attempts: 2,
+        attempt_failures_expire: false,
         failures_expire: false,
     };
 
@@ -172,6 +194,21 @@ mod tests {
         assert_eq!(names(&r), [name::FAILURES_COUNTED]);
         let mut r = result(State::Failed, Final::Failed, true);
         r.counters.am_attempts = 3;
+        assert_eq!(names(&r), [name::ATTEMPTS_BOUNDED]);
+    }
+
+    // Hadoop 3.4 RMAppAttemptImpl.shouldCountTowardsMaxAttemptRetry: a preempted AM (-102) does
+    // not use up an attempt, so a third attempt under a maximum of 2 is within the bound.
+    #[test]
+    fn preempted_attempts_do_not_count_toward_the_bound() {
+        let mut r = result(State::Finished, Final::Succeeded, false);
+        r.counters.am_attempts = 3;
+        r.counters.am_exit_codes.insert(1, -102);
+        r.counters.am_exit_codes.insert(2, -102);
+        r.counters.am_exit_codes.insert(3, 0);
+        assert!(names(&r).is_empty());
+        r.counters.am_exit_codes.insert(2, 137);
+        r.counters.am_attempts = 4;
         assert_eq!(names(&r), [name::ATTEMPTS_BOUNDED]);
     }
 }

@@ -135,6 +135,13 @@ pub struct ApplicationSubmissionContext {
     pub application_type: String,
     /// Only when `spark.yarn.maxAppAttempts` is set; otherwise the RM's own maximum.
     pub max_app_attempts: Option<u32>,
+    /// `spark.yarn.tags` (`setApplicationTags`), in the order given, without repeats.
+    pub application_tags: Vec<String>,
+    /// `spark.yarn.priority` (`setPriority`), only when set.
+    pub priority: Option<u32>,
+    /// `spark.yarn.am.attemptFailuresValidityInterval`, ms (`setAttemptFailuresValidityInterval`),
+    /// only when set; YARN's default is -1, failures never expire.
+    pub attempt_failures_validity_interval_ms: Option<u64>,
     pub am_resource: Resource,
     pub am_container_spec: ContainerLaunchContext,
     pub user: String,
@@ -194,6 +201,10 @@ pub struct ApplicationReport {
     pub start_time: u64,
     pub finish_time: u64,
     pub final_status: FinalApplicationStatus,
+    /// From the submission context (`getApplicationType`, `getApplicationTags`, `getPriority`).
+    pub application_type: String,
+    pub application_tags: Vec<String>,
+    pub priority: u32,
 }
 
 /// Spark's `TaskState`.

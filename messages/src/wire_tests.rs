@@ -122,6 +122,9 @@ fn report() -> ApplicationReport {
         start_time: 1,
         finish_time: 0,
         final_status: FinalApplicationStatus::Undefined,
+        application_type: "SPARK".into(),
+        application_tags: vec!["etl".into()],
+        priority: 0,
     }
 }
 fn reply() -> AskReply {
@@ -258,6 +261,9 @@ fn yarn_messages_round_trip() {
         queue: "q".into(),
         application_type: "SPARK".into(),
         max_app_attempts: Some(2),
+        application_tags: vec!["etl".into()],
+        priority: Some(3),
+        attempt_failures_validity_interval_ms: Some(60_000),
         am_resource: resource(),
         am_container_spec: launch_context(),
         user: "spark".into(),

@@ -211,6 +211,10 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         task_max_failures: c.get_u32("spark.task.maxFailures", 4)?,
         am_wait_time_ms: c.get_time_as_ms("spark.yarn.am.waitTime", "100s")?,
         max_app_attempts: c.get_u32_opt("spark.yarn.maxAppAttempts")?,
+        am_attempt_failures_validity_interval_ms: c
+            .get_time_as_ms_opt("spark.yarn.am.attemptFailuresValidityInterval")?,
+        application_tags: c.get_seq("spark.yarn.tags"),
+        application_priority: c.get_u32_opt("spark.yarn.priority")?,
         max_executor_failures: c.get_u32_opt("spark.executor.maxNumFailures")?,
         executor_failures_validity_interval_ms: c
             .get_time_as_ms_opt("spark.executor.failuresValidityInterval")?,

@@ -354,7 +354,8 @@ fn killed_diagnostics(status: i32, exit_code: i32, cid: ContainerId, memory_mb: 
 
 /// `ContainersMonitorImpl`'s kill text: (used, limit) MB of physical and of virtual memory.
 fn memory_kill(cid: ContainerId, kind: &str, pmem: (f64, f64), vmem: (f64, f64)) -> String {
-    let gb = |mb: f64| format!("{:.1} GB", mb / 1024.0);
+    // ContainersMonitorImpl.formatUsageString: "%sB of %sB" with long2String(bytes, "", 1).
+    let gb = |mb: f64| format!("{}B", long2string((mb * 1_048_576.0) as u64));
     let over = if kind == "PHYSICAL" {
         pmem.0 - pmem.1
     } else {
@@ -369,6 +370,30 @@ fn memory_kill(cid: ContainerId, kind: &str, pmem: (f64, f64), vmem: (f64, f64))
         gb(vmem.0),
         gb(vmem.1)
     )
+}
+
+/// Hadoop's `StringUtils.TraditionalBinaryPrefix.long2String(n, "", 1)`: an exact multiple
+/// prints without decimals (`2 G`), others with one (`1.1 G`); below 1024 the bare number.
+pub fn long2string(n: u64) -> String {
+    const SYMBOLS: [char; 6] = ['K', 'M', 'G', 'T', 'P', 'E'];
+    if n < 1024 {
+        return n.to_string();
+    }
+    let mut i = 0;
+    while i + 1 < SYMBOLS.len() && n >= 1u64 << (10 * (i + 2)) {
+        i += 1;
+    }
+    let shift = 10 * (i + 1);
+    if n & ((1u64 << shift) - 1) == 0 {
+        return format!("{} {}", n >> shift, SYMBOLS[i]);
+    }
+    let mut s = format!("{:.1}", n as f64 / (1u64 << shift) as f64);
+    // "check a special rounding up case": 1024.0 of a prefix is 1.0 of the next.
+    if s.starts_with("1024") && i + 1 < SYMBOLS.len() {
+        i += 1;
+        s = format!("{:.1}", n as f64 / (1u64 << (10 * (i + 1))) as f64);
+    }
+    format!("{s} {}", SYMBOLS[i])
 }
 
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {
@@ -409,3 +434,35 @@ impl Actor for NodeManager {
 crate::endpoint!(NodeManager {
     messages: NodeManagerMsg => on_message,
 });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Hadoop StringUtils.TraditionalBinaryPrefix.long2String(n, "", 1), as
+    // ContainersMonitorImpl.formatUsageString prints YARN's memory-kill usage: "2 GB", not
+    // "2.0 GB"; TestStringUtils testTraditionalBinaryPrefix's cases.
+    #[test]
+    fn yarn_memory_texts_are_long2string() {
+        assert_eq!(long2string(2 << 30), "2 G");
+        assert_eq!(long2string(1 << 10), "1 K");
+        assert_eq!(long2string(1023), "1023");
+        assert_eq!(long2string((1.5 * (1u64 << 30) as f64) as u64), "1.5 G");
+        assert_eq!(long2string((1u64 << 20) - 1), "1.0 M");
+        let text = killed_diagnostics(exit_status::KILLED_EXCEEDED_PMEM, 143, cid(), 2048);
+        assert!(text.contains("of 2 GB physical memory used"), "{text}");
+    }
+
+    fn cid() -> ContainerId {
+        use sparkyard_messages::ids::{ApplicationAttemptId, ApplicationId};
+        let app = ApplicationId {
+            cluster_timestamp: 1,
+            id: 1,
+        };
+        ContainerId {
+            attempt: ApplicationAttemptId::new(app, 1),
+            epoch: 0,
+            id: 2,
+        }
+    }
+}

@@ -3,13 +3,13 @@
 //! ApplicationMasterService (register / allocate / finish) and the ClientRMService calls.
 
 use crate::hadoop_yarn::capacity_scheduler::{AllocationLimits, CapacityScheduler};
+use crate::info;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::world::addresses::{RM_WEB_PORT, nm_process_name};
 use crate::world::context::SimContext;
 use crate::world::invariants::{self, name as inv};
 use crate::world::observer::RunEvent;
-use crate::{info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
 use sparkyard_messages::node_manager::{
@@ -47,6 +47,10 @@ struct RmAttempt {
     newly_allocated: Vec<Container>,
     completed: Vec<ContainerStatus>,
     response_id: u64,
+    /// The AM container's exit status once it completed (`getAMContainerExitStatus`).
+    am_exit_status: Option<i32>,
+    /// When the attempt failed (epoch ms, `RMAppAttemptImpl.getFinishTime`); 0 while running.
+    finish_time: u64,
 }
 
 struct RmApp {
@@ -187,10 +191,11 @@ impl ResourceManager {
     fn on_submit_application(&mut self, ask: ReplyTo<()>, sub: Box<ApplicationSubmissionContext>) {
         let id = sub.application_id;
         let rm_max = self.sim.config.yarn.am_max_attempts;
-        let max_attempts = sub
-            .max_app_attempts
-            .map_or(rm_max, |m| m.min(rm_max))
-            .max(1);
+        // RMAppImpl's constructor: an individual maximum outside [1, global] means the global one.
+        let max_attempts = match sub.max_app_attempts {
+            Some(m) if m >= 1 && m <= rm_max => m,
+            _ => rm_max.max(1),
+        };
         info!(
             self.env.log(),
             TARGET, "Application with id {} submitted by user {}", id.id, sub.user
@@ -243,6 +248,8 @@ impl ResourceManager {
             newly_allocated: Vec::new(),
             completed: Vec::new(),
             response_id: 0,
+            am_exit_status: None,
+            finish_time: 0,
         });
         let am_resource = app.submission.am_resource;
         let now = crate::kernel::clock::now_epoch_ms();
@@ -290,6 +297,10 @@ impl ResourceManager {
             start_time: app.start_time,
             finish_time: app.finish_time,
             final_status: app.final_status,
+            application_type: app.submission.application_type.clone(),
+            application_tags: app.submission.application_tags.clone(),
+            // RMAppManager: an app submitted without a priority gets the queue's default, 0.
+            priority: app.submission.priority.unwrap_or(0),
         };
         self.env.reply(ask, Box::new(report));
     }
@@ -639,24 +650,51 @@ impl ResourceManager {
         app.am_host = None;
         app.am_rpc_port = -1;
         app.tracking_url = None;
-        if (app.attempts.len() as u32) < app.max_attempts {
+        let now = crate::kernel::clock::now_epoch_ms();
+        if let Some(a) = app.attempts.iter_mut().find(|a| a.id == attempt_id) {
+            a.am_exit_status = Some(status.exit_status);
+            a.finish_time = now;
+        }
+        let interval = app.submission.attempt_failures_validity_interval_ms;
+        let failed: Vec<(i32, u64)> = app
+            .attempts
+            .iter()
+            .filter_map(|a| a.am_exit_status.map(|s| (s, a.finish_time)))
+            .collect();
+        let counted = num_failed_app_attempts(&failed, now, interval);
+        let decision = attempt_failed(counted, app.max_attempts);
+        let rm_log = self.env.log().clone();
+        match decision.log {
+            FailedAttemptsLog::MaxIsOne => info!(
+                rm_log,
+                TARGET, "Max app attempts is 1 for {id}, preventing further attempts."
+            ),
+            FailedAttemptsLog::Count(n) => info!(
+                rm_log,
+                TARGET,
+                "The number of failed attempts{}is {n}. The max attempts is {}",
+                interval
+                    .filter(|ms| *ms > 0)
+                    .map_or(" ".to_string(), |ms| format!(
+                        " in previous {ms} milliseconds "
+                    )),
+                app.max_attempts
+            ),
+        }
+        if decision.retry {
             app.diagnostics = attempt_diag;
             self.set_state(id, State::Accepted);
             self.new_attempt(id);
             return;
         }
-        let n = app.attempts.len();
-        app.diagnostics = format!(
-            "Application {id} failed {n} times due to {attempt_diag}. Failing the application."
-        );
+        let global = self.sim.config.yarn.am_max_attempts;
+        let diagnostics =
+            app_attempt_failed_diagnostics(id, app.max_attempts, global, interval, &attempt_diag);
+        app.diagnostics = diagnostics.clone();
         app.final_status = Final::Failed;
-        app.finish_time = crate::kernel::clock::now_epoch_ms();
-        warn!(
-            self.env.log(),
-            TARGET,
-            "Application {id} failed {n} times due to AM Container for {attempt_id} exited with  exitCode: {}",
-            status.exit_status
-        );
+        app.finish_time = now;
+        // RMAppImpl.AttemptFailedFinalStateSavedTransition: LOG.info(msg).
+        info!(rm_log, TARGET, "{diagnostics}");
         self.set_state(id, State::Failed);
     }
 
@@ -722,6 +760,88 @@ impl ResourceManager {
             self.on_container_completed(idx, status, ctx);
         }
     }
+}
+
+/// `RMAppAttemptImpl.shouldCountTowardsMaxAttemptRetry` (Hadoop 3.4, RMAppAttemptImpl.java): an
+/// AM container that was preempted, lost with its node (ABORTED), lost its disks, or was killed
+/// by the RM does not use up an attempt.
+pub fn should_count_towards_max_attempt_retry(am_exit_status: i32) -> bool {
+    !matches!(
+        am_exit_status,
+        exit_status::PREEMPTED
+            | exit_status::ABORTED
+            | exit_status::DISKS_FAILED
+            | exit_status::KILLED_BY_RESOURCEMANAGER
+    )
+}
+
+/// `RMAppImpl.getNumFailedAppAttempts` (Hadoop 3.4, RMAppImpl.java): the failed attempts that
+/// count, each `(AM exit status, finish time)`, and only those that finished within the last
+/// `attemptFailuresValidityInterval` ms when one is set (`finishTime > now - interval`).
+pub fn num_failed_app_attempts(failed: &[(i32, u64)], now: u64, interval: Option<u64>) -> u32 {
+    failed
+        .iter()
+        .filter(|(status, finish)| {
+            should_count_towards_max_attempt_retry(*status)
+                && interval.is_none_or(|ms| ms == 0 || *finish as i128 > now as i128 - ms as i128)
+        })
+        .count() as u32
+}
+
+/// What `RMAppImpl.AttemptFailedTransition` logs before deciding.
+#[derive(Debug, PartialEq, Eq)]
+pub enum FailedAttemptsLog {
+    /// `Max app attempts is 1 for <app>, preventing further attempts.`
+    MaxIsOne,
+    /// `The number of failed attempts is N. The max attempts is M`
+    Count(u32),
+}
+
+/// `RMAppImpl.AttemptFailedTransition`'s decision.
+#[derive(Debug, PartialEq, Eq)]
+pub struct AttemptFailedDecision {
+    pub log: FailedAttemptsLog,
+    /// A new attempt (`numberOfFailure < maxAppAttempts`), else the application FAILS.
+    pub retry: bool,
+}
+
+/// `RMAppImpl.AttemptFailedTransition.transition` (Hadoop 3.4): with a maximum of 1 the app
+/// never retries, whatever the exit status; otherwise it retries while the counted failures stay
+/// below the maximum.
+pub fn attempt_failed(counted: u32, max_attempts: u32) -> AttemptFailedDecision {
+    if max_attempts == 1 {
+        return AttemptFailedDecision {
+            log: FailedAttemptsLog::MaxIsOne,
+            retry: false,
+        };
+    }
+    AttemptFailedDecision {
+        log: FailedAttemptsLog::Count(counted),
+        retry: counted < max_attempts,
+    }
+}
+
+/// `RMAppImpl.getAppAttemptFailedDiagnostics` (Hadoop 3.4): `Application %s failed %d times%s%s
+/// due to %s. Failing the application.` with the app's maximum (not the number of attempts), the
+/// validity window and, when the app's own limit differs from the RM's, both limits.
+pub fn app_attempt_failed_diagnostics(
+    id: ApplicationId,
+    max_attempts: u32,
+    global_limit: u32,
+    interval: Option<u64>,
+    attempt_diag: &str,
+) -> String {
+    let window = interval.filter(|ms| *ms > 0).map_or(String::new(), |ms| {
+        format!(" in previous {ms} milliseconds")
+    });
+    let limits = if global_limit == max_attempts {
+        String::new()
+    } else {
+        format!(" (global limit ={global_limit}; local limit is ={max_attempts})")
+    };
+    format!(
+        "Application {id} failed {max_attempts} times{window}{limits} due to {attempt_diag}. Failing the application."
+    )
 }
 
 /// The RM's text for a failed AM attempt (note YARN's double space in `with  exitCode`).
@@ -791,3 +911,95 @@ crate::endpoint!(ResourceManager {
     messages: ResourceManagerMsg => on_message,
     answers: RmAnswer => answered,
 });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Hadoop 3.4 RMAppAttemptImpl.shouldCountTowardsMaxAttemptRetry; TestAMRestart
+    // testShouldNotCountFailureToMaxAttemptRetry: preempted (-102), lost-node ABORTED (-100),
+    // DISKS_FAILED (-101) and KILLED_BY_RESOURCEMANAGER (-106) do not use up an attempt.
+    #[test]
+    fn preemption_hardware_and_rm_kills_do_not_count() {
+        for s in [
+            exit_status::PREEMPTED,
+            exit_status::ABORTED,
+            exit_status::DISKS_FAILED,
+            exit_status::KILLED_BY_RESOURCEMANAGER,
+        ] {
+            assert!(!should_count_towards_max_attempt_retry(s), "{s}");
+        }
+        for s in [137, 143, 1, 10, 15, exit_status::KILLED_EXCEEDED_PMEM] {
+            assert!(should_count_towards_max_attempt_retry(s), "{s}");
+        }
+    }
+
+    // RMAppImpl.AttemptFailedTransition: two preemptions with max-attempts 2 leave the app
+    // ACCEPTED for a third attempt; a SIGKILL after them is the first counted failure.
+    #[test]
+    fn two_preemptions_still_leave_both_attempts() {
+        let failed = [(exit_status::PREEMPTED, 10), (exit_status::PREEMPTED, 20)];
+        let n = num_failed_app_attempts(&failed, 30, None);
+        assert_eq!(n, 0);
+        assert_eq!(
+            attempt_failed(n, 2),
+            AttemptFailedDecision {
+                log: FailedAttemptsLog::Count(0),
+                retry: true
+            }
+        );
+        let failed = [(exit_status::PREEMPTED, 10), (137, 20), (137, 30)];
+        let n = num_failed_app_attempts(&failed, 30, None);
+        assert_eq!((n, attempt_failed(n, 2).retry), (2, false));
+    }
+
+    // RMAppImpl.AttemptFailedTransition: "Max app attempts is 1 for <app>, preventing further
+    // attempts." even for a preempted AM.
+    #[test]
+    fn a_maximum_of_one_never_retries() {
+        let n = num_failed_app_attempts(&[(exit_status::PREEMPTED, 1)], 2, None);
+        assert_eq!(
+            attempt_failed(n, 1),
+            AttemptFailedDecision {
+                log: FailedAttemptsLog::MaxIsOne,
+                retry: false
+            }
+        );
+    }
+
+    // RMAppImpl.getNumFailedAppAttempts: with attemptFailuresValidityInterval set, only failures
+    // with finishTime > now - interval count (TestAMRestart testAMRestartNotLostContainerAfter
+    // AttemptFailuresValidityInterval's window rule).
+    #[test]
+    fn the_validity_interval_expires_old_failures() {
+        let failed = [(137, 1_000), (137, 70_000)];
+        assert_eq!(num_failed_app_attempts(&failed, 70_000, None), 2);
+        assert_eq!(num_failed_app_attempts(&failed, 70_000, Some(60_000)), 1);
+        // Exactly at the window's edge the failure no longer counts (strict >).
+        assert_eq!(
+            num_failed_app_attempts(&[(137, 10_000)], 70_000, Some(60_000)),
+            0
+        );
+        assert_eq!(
+            num_failed_app_attempts(&[(137, 10_001)], 70_000, Some(60_000)),
+            1
+        );
+    }
+
+    // RMAppImpl.getAppAttemptFailedDiagnostics: the app's maximum, the window, both limits.
+    #[test]
+    fn failed_app_diagnostics_text() {
+        let id = ApplicationId {
+            cluster_timestamp: 1764662400000,
+            id: 1,
+        };
+        assert_eq!(
+            app_attempt_failed_diagnostics(id, 2, 2, None, "X"),
+            "Application application_1764662400000_0001 failed 2 times due to X. Failing the application."
+        );
+        assert_eq!(
+            app_attempt_failed_diagnostics(id, 1, 2, Some(60_000), "X"),
+            "Application application_1764662400000_0001 failed 1 times in previous 60000 milliseconds (global limit =2; local limit is =1) due to X. Failing the application."
+        );
+    }
+}

@@ -233,6 +233,11 @@ impl Client {
             queue: s.queue.clone(),
             application_type: s.application_type.clone(),
             max_app_attempts: s.max_app_attempts,
+            // Client.createApplicationSubmissionContext: setApplicationTags (a java HashSet),
+            // setAttemptFailuresValidityInterval and setPriority only when their keys are set.
+            application_tags: distinct(&s.application_tags),
+            priority: s.application_priority,
+            attempt_failures_validity_interval_ms: s.am_attempt_failures_validity_interval_ms,
             am_resource: Resource {
                 memory_mb: s.am_container_memory_mb(),
                 vcores: s.driver_cores,
@@ -303,12 +308,14 @@ impl Client {
             );
             return;
         }
-        info!(
-            log,
-            TARGET,
-            "Deleted staging directory {}",
-            self.staging_dir()
-        );
+        if client_deletes_staging_dir(state) {
+            info!(
+                log,
+                TARGET,
+                "Deleted staging directory {}",
+                self.staging_dir()
+            );
+        }
         let exception = self.outcome_exception(&report);
         self.finish(Some(report), exception);
     }
@@ -355,6 +362,27 @@ impl Client {
         *self.sim.outcome.borrow_mut() = Some(outcome);
         System::current().stop();
     }
+}
+
+/// Whether `Client.cleanupStagingDir` finds the staging directory still there and logs `Deleted
+/// staging directory` (Spark 4.0 Client.scala logs only `if (fs.delete(stagingDirPath, true))`).
+/// In cluster mode the AM's shutdown hook deletes it together with unregistering (on success or
+/// on its last attempt: ApplicationMaster.scala, `cleanupStagingDir` next to `unregister`), and
+/// only an unregistered application ends FINISHED; a FAILED or KILLED one never unregistered, so
+/// the directory is still there for the client.
+pub fn client_deletes_staging_dir(state: State) -> bool {
+    matches!(state, State::Failed | State::Killed)
+}
+
+/// The tags without repeats, first occurrence first (YARN keeps them in a set).
+fn distinct(tags: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in tags {
+        if !out.contains(t) {
+            out.push(t.clone());
+        }
+    }
+    out
 }
 
 fn spark_exception(message: String) -> RpcFailure {
@@ -445,7 +473,9 @@ impl Client {
             ClientAnswer::Report(Ok(report)) => self.on_report(*report, ctx),
             ClientAnswer::Report(Err(e)) if e.class.ends_with("ApplicationNotFoundException") => {
                 let app = self.app_id.expect("reports follow submission");
-                info!(self.env.log(), TARGET, "Application {app} not found.");
+                // Client.monitorApplication: `logError(log"Application ${MDC(APP_ID, appId)} not
+                // found.")` on ApplicationNotFoundException.
+                error!(self.env.log(), TARGET, "Application {app} not found.");
                 self.finish(
                     None,
                     Some(spark_exception(format!("Application {app} is killed"))),
@@ -473,3 +503,25 @@ crate::endpoint!(Client {
     messages: ClientMsg => on_message,
     answers: ClientAnswer => answered,
 });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Spark 4.0 Client.scala cleanupStagingDir: `if (fs.delete(stagingDirPath, true))
+    // logInfo("Deleted staging directory ...")`; ApplicationMaster.scala deletes the directory
+    // when it unregisters, so after a FINISHED app the client's delete finds nothing.
+    #[test]
+    fn deleted_staging_directory_only_when_the_am_left_it() {
+        assert!(!client_deletes_staging_dir(State::Finished));
+        assert!(client_deletes_staging_dir(State::Failed));
+        assert!(client_deletes_staging_dir(State::Killed));
+    }
+
+    // Client.createApplicationSubmissionContext: setApplicationTags(new java.util.HashSet(tags)).
+    #[test]
+    fn tags_are_a_set() {
+        let tags = ["a", "b", "a"].map(String::from);
+        assert_eq!(distinct(&tags), ["a", "b"]);
+    }
+}

@@ -46,6 +46,12 @@ pub struct SparkSettings {
     pub am_wait_time_ms: u64,
     /// `spark.yarn.maxAppAttempts`; `None` means YARN's `yarn.resourcemanager.am.max-attempts`.
     pub max_app_attempts: Option<u32>,
+    /// `spark.yarn.am.attemptFailuresValidityInterval`, ms; `None`: YARN's failures never expire.
+    pub am_attempt_failures_validity_interval_ms: Option<u64>,
+    /// `spark.yarn.tags`.
+    pub application_tags: Vec<String>,
+    /// `spark.yarn.priority`.
+    pub application_priority: Option<u32>,
     /// `spark.executor.maxNumFailures` (alt `spark.yarn.max.executor.failures`); `None`: max(3, 2 x E).
     pub max_executor_failures: Option<u32>,
     /// `spark.executor.failuresValidityInterval`, ms; `None` = failures never expire.
