@@ -463,7 +463,8 @@ impl YarnAllocator {
             info!(
                 self.env.log(),
                 "am::YarnAllocatorNodeHealthTracker",
-                "adding nodes to YARN application master's excluded node list: {additions:?}"
+                "adding nodes to YARN application master's excluded node list: {}",
+                scala_list(&additions)
             );
         }
         additions
@@ -614,4 +615,30 @@ pub fn create_allocator(
         launch,
     };
     YarnAllocator::start(sim.clone(), env.clone(), attempt_id, peers)
+}
+
+/// A Scala `List`'s `toString` (`List(a, b)`), as Spark's log lines print the node lists.
+fn scala_list(items: &[String]) -> String {
+    format!("List({})", items.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scala_list;
+
+    /// `YarnAllocatorNodeHealthTracker.synchronizeExcludedNodesWithYarn` logs the additions and
+    /// removals as the Scala `List` it computed (`(... -- ...).toList.sorted`), whose `toString`
+    /// is `List(a, b)`, not `["a", "b"]`.
+    #[test]
+    fn node_lists_print_as_scala_lists() {
+        let hosts = [
+            "nm-1.sparkyard.internal".to_string(),
+            "nm-2.sparkyard.internal".to_string(),
+        ];
+        assert_eq!(
+            scala_list(&hosts),
+            "List(nm-1.sparkyard.internal, nm-2.sparkyard.internal)"
+        );
+        assert_eq!(scala_list(&[]), "List()");
+    }
 }
