@@ -366,3 +366,42 @@ fn every_bundled_fault_changes_what_its_scenario_does() {
     }
     assert!(checked >= 20, "{checked} scenarios with faults");
 }
+
+/// HeartbeatReceiver forgets an executor once it is removed (Spark: HeartbeatReceiver.scala,
+/// `onExecutorRemoved` -> `removeExecutor`, `executorLastSeen -= executorId`), so
+/// `expireDeadHosts` never times it out a second time: a killed executor, in a job that runs
+/// well past `spark.network.timeout`, gets no `killAndReplaceExecutor` (no KillExecutors to the
+/// AM) and no "with no recent heartbeats" removal.
+#[test]
+fn a_removed_executor_is_not_timed_out_again_by_the_heartbeat_receiver() {
+    let text = std::fs::read_to_string("config/scenarios/executor-sigkill.toml")
+        .expect("read")
+        .replace("fixed_ms = 4000", "fixed_ms = 300000");
+    let dir = std::env::temp_dir().join(format!("sparkyard-hb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join("long-job-executor-sigkill.toml");
+    std::fs::write(&p, text).expect("write");
+    let s = scenario::load(&p).expect("loads");
+    let r = scenario::run(&s, None, RunOptions::default()).expect("runs");
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    let r = &r.result;
+    assert!(
+        r.end_ms > 300_000 + 120_000,
+        "the job outlives the heartbeat timeout"
+    );
+    assert!(
+        !delivered_to(r, "YarnAM").contains(&"KillExecutors"),
+        "the lost executor was timed out again"
+    );
+    let am_log = r
+        .logs
+        .outputs()
+        .iter()
+        .filter(|(key, _)| key.ends_with("_01_000001"))
+        .map(|(_, out)| out.stderr.clone())
+        .collect::<String>();
+    assert!(
+        !am_log.contains("with no recent heartbeats"),
+        "no heartbeat expiry after the executor was removed"
+    );
+}
