@@ -299,19 +299,28 @@ fn bad_scenario_files_are_errors_naming_the_file_the_line_and_the_key() {
     assert!(dir.contains("is a directory, not a scenario"), "{dir}");
 }
 
+/// Runs a bundled scenario with `from` replaced by `to` in its text (written to a temp file);
+/// the replacement must apply, or the variant would silently be the bundled scenario.
+fn run_variant(name: &str, from: &str, to: &str) -> scenario::ScenarioRun {
+    let text = std::fs::read_to_string(format!("config/scenarios/{name}.toml")).expect("read");
+    assert!(text.contains(from), "{name}.toml has no `{from}`");
+    let dir = std::env::temp_dir().join(format!("sparkyard-variant-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(format!("{name}-variant.toml"));
+    std::fs::write(&p, text.replace(from, to)).expect("write");
+    let s = scenario::load(&p).expect("loads");
+    scenario::run(&s, None, RunOptions::default()).expect("runs")
+}
+
 #[test]
 fn an_am_killed_as_its_attempt_starts_gives_a_new_attempt_without_a_panic() {
     // The kill lands while the AM is starting its Driver thread: the Driver's endpoints are
     // registered in a process that is already dead (once a panic the run swallowed).
-    let text = std::fs::read_to_string("config/scenarios/am-killed-retry.toml")
-        .expect("read")
-        .replace("on_tasks_finished = 4", "on_attempt_started = 1");
-    let dir = std::env::temp_dir().join(format!("sparkyard-kill-am-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join("kill-am-at-start.toml");
-    std::fs::write(&p, text).expect("write");
-    let s = scenario::load(&p).expect("loads");
-    let r = scenario::run(&s, None, RunOptions::default()).expect("runs");
+    let r = run_variant(
+        "am-killed-retry",
+        "on_tasks_finished = 4",
+        "on_attempt_started = 1",
+    );
     assert!(r.result.violations.is_empty(), "{:?}", r.result.violations);
     assert_eq!(r.result.counters.am_attempts, 2);
     assert_eq!(common_exit_codes(&r.result), [137, 0]);
@@ -374,15 +383,7 @@ fn every_bundled_fault_changes_what_its_scenario_does() {
 /// AM) and no "with no recent heartbeats" removal.
 #[test]
 fn a_removed_executor_is_not_timed_out_again_by_the_heartbeat_receiver() {
-    let text = std::fs::read_to_string("config/scenarios/executor-sigkill.toml")
-        .expect("read")
-        .replace("fixed_ms = 4000", "fixed_ms = 300000");
-    let dir = std::env::temp_dir().join(format!("sparkyard-hb-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join("long-job-executor-sigkill.toml");
-    std::fs::write(&p, text).expect("write");
-    let s = scenario::load(&p).expect("loads");
-    let r = scenario::run(&s, None, RunOptions::default()).expect("runs");
+    let r = run_variant("executor-sigkill", "fixed_ms = 4000", "fixed_ms = 300000");
     assert!(r.failures.is_empty(), "{:?}", r.failures);
     let r = &r.result;
     assert!(
