@@ -7,7 +7,7 @@
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_yarn::yarn_allocator_node_health_tracker::{
-    AllocationFailure, NodeHealthSettings,
+    AllocationFailure, ExclusionSync, NodeHealthSettings,
 };
 use crate::spark_yarn::yarn_allocator_state::{
     Completion, ContainerExit, ContainerLaunch, LaunchDecision, RequestUpdate, YarnAllocatorState,
@@ -194,7 +194,7 @@ impl YarnAllocator {
 
     /// `YarnAllocatorNodeHealthTracker.isAllNodeExcluded`: warns and answers `false` while the
     /// RM reports no node.
-    fn is_all_node_excluded(&mut self, now: u64) -> bool {
+    fn is_all_node_excluded(&mut self, _now: u64) -> bool {
         if self.num_cluster_nodes == 0 {
             warn!(
                 self.env.log(),
@@ -203,7 +203,7 @@ impl YarnAllocator {
             );
             return false;
         }
-        self.state.num_excluded_nodes(now) >= self.num_cluster_nodes
+        self.state.num_excluded_nodes() >= self.num_cluster_nodes
     }
 
     /// `allocateResources()`: one RM heartbeat; a call while one is in flight runs right after.
@@ -212,8 +212,14 @@ impl YarnAllocator {
             self.allocate_again = true;
             return;
         }
+        if let Some(sync) = self.state.take_startup_exclusions() {
+            // The tracker's constructor synced spark.yarn.exclude.nodes (SPARK-41585); it runs
+            // in createAllocator, before this first allocateResources().
+            self.log_exclusion_sync(&sync);
+        }
         self.update_resource_requests();
         let requests = self.state.take_requests();
+        let blacklist = self.state.take_blacklist();
         let req = AllocateRequest {
             attempt_id: self.attempt_id,
             response_id: 0,
@@ -223,8 +229,8 @@ impl YarnAllocator {
             add_requests: requests.add_requests,
             remove_requests: requests.remove_requests,
             releases: requests.releases,
-            blacklist_additions: self.exclusion_additions(),
-            blacklist_removals: Vec::new(),
+            blacklist_additions: blacklist.additions,
+            blacklist_removals: blacklist.removals,
         };
         self.in_flight = true;
         let rm = self.peers.rm.clone();
@@ -438,6 +444,7 @@ impl YarnAllocator {
             if let AllocationFailure::HostExcluded {
                 host,
                 failures_on_host,
+                sync,
             } = failure
             {
                 info!(
@@ -445,6 +452,10 @@ impl YarnAllocator {
                     "am::YarnAllocatorNodeHealthTracker",
                     "excluding {host} as YARN allocation failed {failures_on_host} times"
                 );
+                // updateAllocationExcludedNodes refreshes the RM's list in the same call.
+                if let Some(sync) = sync {
+                    self.log_exclusion_sync(sync);
+                }
             }
         }
         if exit.caused_by_app {
@@ -454,35 +465,59 @@ impl YarnAllocator {
         }
     }
 
-    /// Hosts newly excluded since the last sync (`updateBlacklist` additions, sorted).
-    fn exclusion_additions(&mut self) -> Vec<String> {
-        let additions = self
-            .state
-            .exclusion_additions(crate::kernel::clock::now_ms());
-        if !additions.is_empty() {
+    /// `synchronizeExcludedNodesWithYarn`'s lines (the lists go with the next allocate call).
+    fn log_exclusion_sync(&self, sync: &ExclusionSync) {
+        let log = self.env.log();
+        if !sync.additions.is_empty() {
             info!(
-                self.env.log(),
+                log,
                 "am::YarnAllocatorNodeHealthTracker",
                 "adding nodes to YARN application master's excluded node list: {}",
-                scala_list(&additions)
+                scala_list(&sync.additions)
             );
         }
-        additions
+        if !sync.removals.is_empty() {
+            info!(
+                log,
+                "am::YarnAllocatorNodeHealthTracker",
+                "removing nodes from YARN application master's excluded node list: {}",
+                scala_list(&sync.removals)
+            );
+        }
     }
 
+    /// `requestTotalExecutorsWithPreferredLocalities` (YarnAllocator.scala): an empty map sets
+    /// every target to 0 and answers true; otherwise a changed target is logged. Both paths, and
+    /// only they, pass the driver's excluded nodes to `setSchedulerExcludedNodes`.
     fn on_request_total(&mut self, ask: ReplyTo<bool>, req: RequestExecutors) {
         let total = req
             .resource_profile_to_total_execs
             .iter()
             .find(|(rp, _)| *rp == 0)
-            .map(|(_, n)| *n)
-            .unwrap_or(0);
-        if self.state.request_total(total) {
-            info!(
-                self.env.log(),
-                TARGET,
-                "Driver requested a total number of {total} executor(s) for resource profile id: 0."
-            );
+            .map(|(_, n)| *n);
+        let changed = match total {
+            None => {
+                self.state.request_total(0);
+                true
+            }
+            Some(total) => {
+                let changed = self.state.request_total(total);
+                if changed {
+                    info!(
+                        self.env.log(),
+                        TARGET,
+                        "Driver requested a total number of {total} executor(s) for resource profile id: 0."
+                    );
+                }
+                changed
+            }
+        };
+        if changed {
+            let nodes = req.excluded_nodes.iter().cloned().collect();
+            let now = crate::kernel::clock::now_ms();
+            if let Some(sync) = self.state.set_scheduler_excluded_nodes(nodes, now) {
+                self.log_exclusion_sync(&sync);
+            }
             // AMEndpoint.receiveAndReply(RequestExecutorsFromAM) (ApplicationMaster.scala):
             // `resetAllocatorInterval()` only when `requestTotalExecutorsWithPreferredLocalities`
             // answered that the target changed.

@@ -8,7 +8,8 @@
 use crate::kernel::small_map::DenseMap;
 use crate::spark_core::executor_failure_tracker::ExecutorFailureTracker;
 use crate::spark_yarn::yarn_allocator_node_health_tracker::{
-    AllocationFailure, NodeHealthSettings, YarnAllocatorNodeHealthTracker,
+    AllocationFailure, BlacklistRequest, ExclusionSync, NodeHealthSettings, PendingBlacklist,
+    YarnAllocatorNodeHealthTracker,
 };
 use sparkyard_messages::ids::{ContainerId, ExecutorId};
 use sparkyard_messages::records::{Container, ContainerStatus, ExecutorLossReason, exit_status};
@@ -143,6 +144,10 @@ pub struct YarnAllocatorState {
     released: BTreeSet<ContainerId>,
     failures: ExecutorFailureTracker,
     health: YarnAllocatorNodeHealthTracker,
+    /// The exclusion changes the AMRMClient sends with the next allocate call.
+    blacklist: PendingBlacklist,
+    /// The constructor's sync of `spark.yarn.exclude.nodes`, for the actor to log once.
+    startup_exclusions: Option<ExclusionSync>,
     shutdown: bool,
 }
 
@@ -160,6 +165,11 @@ impl YarnAllocatorState {
         failures_validity_interval_ms: Option<u64>,
         health: NodeHealthSettings,
     ) -> Self {
+        let (health, startup_exclusions) = YarnAllocatorNodeHealthTracker::new(health);
+        let mut blacklist = PendingBlacklist::default();
+        if let Some(sync) = &startup_exclusions {
+            blacklist.update(sync);
+        }
         YarnAllocatorState {
             target: initial_target,
             pending: 0,
@@ -174,7 +184,9 @@ impl YarnAllocatorState {
             hosts: BTreeSet::new(),
             released: BTreeSet::new(),
             failures: ExecutorFailureTracker::new(failures_validity_interval_ms),
-            health: YarnAllocatorNodeHealthTracker::new(health),
+            health,
+            blacklist,
+            startup_exclusions,
             shutdown: false,
         }
     }
@@ -203,8 +215,29 @@ impl YarnAllocatorState {
         self.failures.num_failed_executors(now_ms)
     }
 
-    pub fn num_excluded_nodes(&mut self, now_ms: u64) -> u32 {
-        self.health.num_excluded_nodes(now_ms)
+    /// The hosts the RM was last told to exclude (`isAllNodeExcluded` compares them with the
+    /// cluster's node count).
+    pub fn num_excluded_nodes(&self) -> u32 {
+        self.health.num_excluded_nodes()
+    }
+
+    /// The exclusion sync the tracker's constructor made (`spark.yarn.exclude.nodes`), once.
+    pub fn take_startup_exclusions(&mut self) -> Option<ExclusionSync> {
+        self.startup_exclusions.take()
+    }
+
+    /// `setSchedulerExcludedNodes`, from a `RequestExecutors` that changed the target; the
+    /// sync, if any, goes with the next allocate call.
+    pub fn set_scheduler_excluded_nodes(
+        &mut self,
+        nodes: BTreeSet<String>,
+        now_ms: u64,
+    ) -> Option<ExclusionSync> {
+        let sync = self.health.set_scheduler_excluded_nodes(nodes, now_ms);
+        if let Some(sync) = &sync {
+            self.blacklist.update(sync);
+        }
+        sync
     }
 
     /// The executor's container is known (not yet reported completed, launch not failed).
@@ -261,9 +294,9 @@ impl YarnAllocatorState {
         }
     }
 
-    /// The hosts newly excluded since the last sync (`updateBlacklist` additions, sorted).
-    pub fn exclusion_additions(&mut self, now_ms: u64) -> Vec<String> {
-        self.health.additions_to_sync(now_ms)
+    /// The exclusion changes gathered since the last allocate call (`updateBlacklist`).
+    pub fn take_blacklist(&mut self) -> BlacklistRequest {
+        self.blacklist.take()
     }
 
     /// `handleAllocatedContainers`: each container takes an outstanding request or is released;
@@ -410,6 +443,12 @@ impl YarnAllocatorState {
                 &mut self.failures,
                 now_ms,
             );
+            if let AllocationFailure::HostExcluded {
+                sync: Some(sync), ..
+            } = &failure
+            {
+                self.blacklist.update(sync);
+            }
             exit.allocation_failure = Some(failure);
         }
         Completion::Exited {
@@ -898,7 +937,7 @@ mod tests {
         for (i, code) in not_the_node.iter().enumerate() {
             st.process_completed(&status(i as u64, *code, "diagnostics"), 0);
         }
-        assert_eq!(st.exclusion_additions(0), Vec::<String>::new());
+        assert_eq!(st.take_blacklist(), BlacklistRequest::default());
         allocate(&mut st, &containers[9..]);
         let excluded: Vec<Option<AllocationFailure>> = [(9, exit_status::INVALID), (10, 1)]
             .iter()
@@ -917,15 +956,29 @@ mod tests {
             vec![
                 Some(AllocationFailure::HostExcluded {
                     host: "host9".into(),
-                    failures_on_host: 1
+                    failures_on_host: 1,
+                    sync: Some(ExclusionSync {
+                        additions: vec!["host9".into()],
+                        removals: vec![],
+                    }),
                 }),
                 Some(AllocationFailure::HostExcluded {
                     host: "host10".into(),
-                    failures_on_host: 1
+                    failures_on_host: 1,
+                    sync: Some(ExclusionSync {
+                        additions: vec!["host10".into()],
+                        removals: vec![],
+                    }),
                 }),
             ]
         );
-        assert_eq!(st.exclusion_additions(0), vec!["host10", "host9"]);
+        assert_eq!(
+            st.take_blacklist(),
+            BlacklistRequest {
+                additions: vec!["host10".into(), "host9".into()],
+                removals: vec![],
+            }
+        );
         assert_eq!(st.num_executors_failed(0), 2);
     }
 
