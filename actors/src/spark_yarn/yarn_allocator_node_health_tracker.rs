@@ -455,10 +455,10 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (rng >> 33) % n
         };
-        let mut naive_refresh = |now: u64,
-                                 alloc: &mut BTreeMap<String, u64>,
-                                 sched: &BTreeSet<String>,
-                                 current: &mut BTreeSet<String>| {
+        let naive_refresh = |now: u64,
+                             alloc: &mut BTreeMap<String, u64>,
+                             sched: &BTreeSet<String>,
+                             current: &mut BTreeSet<String>| {
             alloc.retain(|_, until| *until > now);
             let mut all = set(&fixed);
             all.extend(sched.iter().cloned());
