@@ -148,11 +148,8 @@ impl Actor for ExecutorRunnable {
     fn started(&mut self, ctx: &mut Context<Self>) {
         debug!(self.env.log(), TARGET, "Starting Executor Container");
         let Some(nm) = self.nm.clone() else {
-            let text = format!(
-                "Exception while starting container {} on host {}",
-                self.container.id, self.container.node_id.host
-            );
-            return self.report(Some(text), ctx);
+            let error = self.start_failure("java.net.ConnectException: Connection refused");
+            return self.report(Some(error), ctx);
         };
         let req = Box::new(StartContainerRequest {
             container: self.container.clone(),
@@ -184,10 +181,27 @@ impl ExecutorRunnable {
             Ok(response) => response.failed.into_iter().next().map(|f| f.error),
             Err(e) => Some(e.to_string()),
         };
-        let error = failed.map(|cause| {
-            format!("org.apache.spark.SparkException: Exception while starting container {} on host {}: {cause}", self.container.id, self.container.node_id.host)
-        });
+        let error = failed.map(|cause| self.start_failure(&cause));
         self.report(error, ctx);
+    }
+
+    /// The exception `startContainer` throws when `nmClient.startContainer` fails, as
+    /// `logError(msg, e)` prints it: `new SparkException("Exception while starting container
+    /// <id> on host <host>", ex)` with its frames and the NMClient's exception as the cause
+    /// (ExecutorRunnable.scala). Frames carry no line numbers: sparkyard does not know Spark
+    /// 4.0.0's, and Java prints `(File.scala)` when a frame has none.
+    fn start_failure(&self, cause: &str) -> String {
+        format!(
+            "org.apache.spark.SparkException: Exception while starting container {} on host {}\n\
+             \tat org.apache.spark.deploy.yarn.ExecutorRunnable.startContainer(ExecutorRunnable.scala)\n\
+             \tat org.apache.spark.deploy.yarn.ExecutorRunnable.run(ExecutorRunnable.scala)\n\
+             \tat org.apache.spark.deploy.yarn.YarnAllocator$$anon$1.run(YarnAllocator.scala)\n\
+             \tat java.base/java.util.concurrent.ThreadPoolExecutor.runWorker(ThreadPoolExecutor.java:1136)\n\
+             \tat java.base/java.util.concurrent.ThreadPoolExecutor$Worker.run(ThreadPoolExecutor.java:635)\n\
+             \tat java.base/java.lang.Thread.run(Thread.java:840)\n\
+             Caused by: {cause}",
+            self.container.id, self.container.node_id.host
+        )
     }
 }
 

@@ -14,7 +14,7 @@ use crate::spark_yarn::yarn_allocator_state::{
 };
 use crate::world::context::SimContext;
 use crate::world::observer::{LostExecutor, RunEvent};
-use crate::{info, warn};
+use crate::{error, info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::application_master::{
     AllocatorReport, ApplicationMasterMsg, ReporterStop, RequestExecutors,
@@ -156,10 +156,11 @@ impl YarnAllocator {
                 error,
             } => {
                 self.state.executor_launch_failed(executor_id, container_id);
-                warn!(
+                // logError(msg, e): the message, then the throwable with its stack.
+                error!(
                     self.env.log(),
                     TARGET,
-                    "Failed to launch executor {executor_id} on container {container_id}: {error}"
+                    "Failed to launch executor {executor_id} on container {container_id}\n{error}"
                 );
             }
         }

@@ -64,12 +64,10 @@ pub struct AllocatedContainers {
 }
 
 impl AllocatedContainers {
-    /// How many executors are being started ("launching executors on N of them").
+    /// `containersToUse.size` ("launching executors on N of them"): every matched container,
+    /// the ones that then took the "Skip launching executorRunnable" path too.
     pub fn launched(&self) -> usize {
-        self.launches
-            .iter()
-            .filter(|l| l.decision == LaunchDecision::Launch)
-            .count()
+        self.launches.len()
     }
 }
 
@@ -367,14 +365,15 @@ impl YarnAllocatorState {
 
     /// The ExecutorRunnable failed to start the container: it is released.
     pub fn executor_launch_failed(&mut self, executor_id: ExecutorId, container_id: ContainerId) {
+        // runAllocatedContainers' catch: the starting count drops, the container leaves
+        // `launchingExecutorContainerIds`, and `amClient.releaseAssignedContainer` releases it
+        // without `internalReleaseContainer`: it is not in `releasedContainers`, and
+        // `updateInternalState` never ran, so its completion finds no host and no executor
+        // ("Cannot find executorId for container", exit status -100).
         self.starting = self.starting.saturating_sub(1);
-        if let Some(c) = self.containers.get_mut(&container_id) {
-            // The host stays known for the completion's texts; the executor is gone.
-            c.launching = false;
-            c.executor = None;
-        }
+        self.containers.remove(&container_id);
         self.executor_to_container.remove(executor_id);
-        self.release(container_id);
+        self.releases.push(container_id);
     }
 
     /// `killExecutor`: releases the executor's container; `false` for an unknown executor or
@@ -714,6 +713,58 @@ mod tests {
         assert_eq!((out.received, out.launched()), (1, 0));
         assert_eq!(st.num_running(), 1);
         assert_eq!(st.take_requests().releases, vec![cid(2)]);
+    }
+
+    /// YarnAllocator.handleAllocatedContainers logs `containersToUse.size` as "launching
+    /// executors on N of them": a matched container that then takes runAllocatedContainers'
+    /// "Skip launching executorRunnable" path counts too.
+    #[test]
+    fn launching_count_includes_the_skipped_containers() {
+        let mut st = allocator(2);
+        st.update_resource_requests();
+        allocate(&mut st, &[container("host1", 1)]);
+        st.request_total(1);
+        let out = allocate(&mut st, &[container("host2", 2)]);
+        let skipped = out
+            .launches
+            .iter()
+            .filter(|l| matches!(l.decision, LaunchDecision::SkipAtTarget { .. }))
+            .count();
+        assert_eq!((out.received, out.launched(), skipped), (1, 1, 1));
+        assert_eq!(st.num_running(), 1);
+    }
+
+    /// runAllocatedContainers' catch (YarnAllocator.scala): a failed launch is released with
+    /// `amClient.releaseAssignedContainer`, not `internalReleaseContainer`, so YARN's completion
+    /// (ABORTED, -100) goes through processCompletedContainers with no host and no executor
+    /// ("Cannot find executorId for container") and is not counted as a failure.
+    #[test]
+    fn a_failed_launch_is_released_and_completes_as_unknown() {
+        let mut st = allocator(1);
+        st.update_resource_requests();
+        let out = st.handle_allocated_containers(vec![container("host1", 1)]);
+        let id = out.launches[0].executor_id;
+        assert_eq!(st.num_starting(), 1);
+        st.executor_launch_failed(id, cid(1));
+        assert_eq!(st.num_starting(), 0);
+        assert_eq!(st.take_requests().releases, vec![cid(1)]);
+        let done = st.process_completed(
+            &status(1, exit_status::ABORTED, "Container released by application"),
+            0,
+        );
+        match done.completion {
+            Completion::Exited {
+                on_host,
+                executor_known,
+                exit,
+            } => {
+                assert_eq!((on_host.as_str(), executor_known), ("", false));
+                assert_eq!(exit.allocation_failure, None);
+            }
+            Completion::Released => panic!("not an internal release"),
+        }
+        assert_eq!(done.executor, None);
+        assert_eq!(st.num_executors_failed(0), 0);
     }
 
     /// Ports YarnAllocatorSuite "some containers allocated".
