@@ -123,14 +123,12 @@ mod tests {
             finished_at_ms: 1,
             temp_dir: String::new(),
         };
-        let counters = RunCounters {
-            am_attempts: 1,
-            driver_jobs: DriverJobs {
-                attempt: 1,
-                started: 1,
-                succeeded: 1,
-            },
-            ..RunCounters::default()
+        let mut counters = RunCounters::default();
+        counters.am_attempts = 1;
+        counters.driver_jobs = DriverJobs {
+            attempt: 1,
+            started: 1,
+            succeeded: 1,
         };
         RunResult {
             outcome,
@@ -187,7 +185,7 @@ mod tests {
         r.counters.executors_lost.push(LostExecutor {
             executor: ExecutorId(1),
             attempt: 1,
-            exit_status: 1,
+            exit_status: Some(1),
             reason: "Container from a bad node: c".into(),
             counted_as_failure: true,
         });

@@ -85,6 +85,31 @@ pub fn write_logs(result: &RunResult, dir: &Path) -> io::Result<Option<PathBuf>>
     Ok(written.then(|| dir.to_path_buf()))
 }
 
+/// The run was cut at its virtual deadline (`runner`'s `sparkyard.SimulationHang`).
+fn is_hang(o: &sparkyard_actors::world::context::ClientOutcome) -> bool {
+    o.exception
+        .as_ref()
+        .is_some_and(|e| e.class == "sparkyard.SimulationHang")
+}
+
+/// What a hung run was doing at its deadline, from the run's counters.
+fn still_running(c: &sparkyard_actors::world::observer::RunCounters) -> String {
+    let jobs = &c.driver_jobs;
+    format!(
+        "AM attempt {}, executors {} launched / {} registered / {} lost, job(s) {} started / {} succeeded, {} of {} task(s) finished ({} launched, {} failed)",
+        c.am_attempts,
+        c.executors_launched,
+        c.executors_registered,
+        c.executors_lost.len(),
+        jobs.started,
+        jobs.succeeded,
+        c.tasks_finished,
+        c.tasks_total,
+        c.tasks_launched,
+        c.tasks_failed
+    )
+}
+
 /// The summary printed on stdout at the end of a run.
 pub fn summary(result: &RunResult, log_dir: Option<&Path>, reproduce: &str) -> String {
     let o = &result.outcome;
@@ -97,6 +122,17 @@ pub fn summary(result: &RunResult, log_dir: Option<&Path>, reproduce: &str) -> S
                 s,
                 "sparkyard: {app} ended {state} / {fs} after {:.3} s of virtual time (at {t})",
                 result.end_ms as f64 / 1000.0
+            );
+        }
+        _ if is_hang(o) => {
+            let app = o
+                .application_id
+                .map_or("the application".to_string(), |a| a.to_string());
+            let _ = writeln!(
+                s,
+                "sparkyard: {app} did not end within {:.3} s of virtual time (at {t}); still running then: {}",
+                result.end_ms as f64 / 1000.0,
+                still_running(c)
             );
         }
         (Some(app), _, _) => {
@@ -138,10 +174,14 @@ pub fn summary(result: &RunResult, log_dir: Option<&Path>, reproduce: &str) -> S
         c.tasks_failed
     );
     for lost in &c.executors_lost {
+        let exit = match lost.exit_status {
+            Some(code) => format!("exit status {code}"),
+            None => "removed by the driver".to_string(),
+        };
         let _ = writeln!(
             s,
-            "  lost executor {} (attempt {}) exit status {}: {}",
-            lost.executor, lost.attempt, lost.exit_status, lost.reason
+            "  lost executor {} (attempt {}) {exit}: {}",
+            lost.executor, lost.attempt, lost.reason
         );
     }
     if let Some(dir) = log_dir {

@@ -265,7 +265,8 @@ pub fn run(
                 time_ms: deadline,
             });
             ClientOutcome {
-                application_id: None,
+                // What was running is in the counters; the summary says it.
+                application_id: sim.counters.borrow().application_id,
                 state: None,
                 final_status: None,
                 diagnostics: detail.clone(),

@@ -347,3 +347,34 @@ fn a_panic_outside_a_run_still_reaches_the_default_hook() {
     let caught = std::panic::catch_unwind(|| panic!("outside"));
     assert!(caught.is_err());
 }
+
+/// A run cut at its deadline says which application hung and what it was doing (issue 13 item
+/// 13), not "nothing was submitted": here every StatusUpdate is lost, so the first tasks never
+/// finish (real Spark would wait as long).
+#[test]
+fn a_hung_run_says_what_was_running() {
+    let dir = std::env::temp_dir().join(format!("sparkyard-hung-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let text = std::fs::read_to_string("config/scenarios/launch-failure.toml").expect("read")
+        + "\n[[faults]]\nkind = \"drop\"\nlabel = \"lose every StatusUpdate\"\nat_ms = 0\nmessage = \"StatusUpdate\"\n";
+    let p = dir.join("hung.toml");
+    std::fs::write(&p, text).expect("write");
+    let s = scenario::load(&p).expect("loads");
+    let opts = sparkyard::runner::RunOptions {
+        deadline_ms: 600_000,
+        ..Default::default()
+    };
+    let r = scenario::run(&s, None, opts).expect("runs").result;
+    assert!(r.outcome.application_id.is_some());
+    let text = sparkyard::report::summary(&r, None, "reproduce");
+    assert!(
+        text.contains(
+            "sparkyard: application_1764662400000_0001 did not end within 600.000 s of virtual time"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("still running then: AM attempt 1, executors 3 launched / 2 registered / 1 lost, job(s) 1 started / 0 succeeded, 0 of 12 task(s) finished (2 launched, 0 failed)"),
+        "{text}"
+    );
+}

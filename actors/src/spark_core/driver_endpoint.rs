@@ -14,7 +14,7 @@ use crate::world::context::SimContext;
 use crate::world::injector;
 use crate::world::invariants::{self, name as inv};
 use crate::world::listener::ContextBus;
-use crate::world::observer::RunEvent;
+use crate::world::observer::{LostExecutor, RunEvent};
 use crate::{debug, error, info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::driver::DriverMsg;
@@ -663,6 +663,15 @@ impl DriverEndpoint {
                 "Removing executor {id} with no recent heartbeats: {silent} ms exceeds timeout {timeout} ms"
             );
             let message = format!("Executor heartbeat timed out after {silent} ms");
+            // The driver removes it now; the container then ends by explicit termination
+            // (killAndReplaceExecutor), which the allocator does not report as a loss.
+            self.sim.observe(RunEvent::ExecutorLost(LostExecutor {
+                executor: id,
+                attempt: self.sim.current_attempt.get(),
+                exit_status: None,
+                reason: message.clone(),
+                counted_as_failure: false,
+            }));
             self.on_remove_executor(
                 id,
                 ExecutorLossReason::ProcessLost {

@@ -6,6 +6,7 @@
 use crate::kernel::clock;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::world::context::{ClientOutcome, SimContext};
+use crate::world::observer::RunEvent;
 use crate::{debug, error, info, warn};
 use actix::{Actor, AsyncContext, Context, System};
 use sparkyard_messages::client::ClientMsg;
@@ -110,6 +111,7 @@ impl Client {
             return self.fail_before_submit(e);
         }
         let submission = self.submission_context(app_id);
+        self.sim.observe(RunEvent::ApplicationSubmitted(app_id));
         info!(
             self.env.log(),
             TARGET, "Submitting application {app_id} to ResourceManager"

@@ -401,7 +401,7 @@ impl YarnAllocator {
             self.sim.observe(RunEvent::ExecutorLost(LostExecutor {
                 executor: eid,
                 attempt,
-                exit_status: status.exit_status,
+                exit_status: Some(status.exit_status),
                 reason: reason.to_string(),
                 counted_as_failure,
             }));

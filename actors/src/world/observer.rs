@@ -3,7 +3,7 @@
 //! turns them into the recovery summary's figures. A hook (the scale bench's phase probe) can
 //! watch the same events. Nothing here is Spark's: it is the simulator's own bookkeeping.
 
-use sparkyard_messages::ids::{ContainerId, ExecutorId};
+use sparkyard_messages::ids::{ApplicationId, ContainerId, ExecutorId};
 use std::collections::BTreeMap;
 
 /// What a role reports to the run's record.
@@ -21,6 +21,8 @@ pub enum RunEvent {
     /// YARN reported the AM container of `attempt` completed with `exit_status` (what a
     /// killed AM has instead of an exit code of its own).
     AmContainerCompleted { attempt: u32, exit_status: i32 },
+    /// The Client submitted the application to the ResourceManager under this id.
+    ApplicationSubmitted(ApplicationId),
     /// The YarnAllocator launched an executor container.
     ExecutorLaunched { attempt: u32, executor: ExecutorId },
     /// The DriverEndpoint registered an executor.
@@ -50,7 +52,10 @@ pub enum RunEvent {
 pub struct LostExecutor {
     pub executor: ExecutorId,
     pub attempt: u32,
-    pub exit_status: i32,
+    /// The container's exit status; `None` when the driver removed the executor before YARN
+    /// reported its container (a heartbeat timeout: the driver kills it, the allocator's
+    /// completion is then an explicit termination, not a loss).
+    pub exit_status: Option<i32>,
     /// Spark's loss reason text (`ExecutorLossReason`).
     pub reason: String,
     /// Whether Spark counted it toward `spark.executor.maxNumFailures` (a "bad node" exit).
@@ -69,9 +74,14 @@ pub struct DriverJobs {
 /// Counters for the end-of-run summary (what happened, not how it is shown).
 #[derive(Clone, Debug, Default)]
 pub struct RunCounters {
+    /// The application the Client submitted, if it got that far.
+    pub application_id: Option<ApplicationId>,
     pub executors_launched: u32,
     pub executors_registered: u32,
+    /// Every executor Spark removed for a loss, once per (attempt, executor), in loss order.
     pub executors_lost: Vec<LostExecutor>,
+    /// Where each (attempt, executor) is in `executors_lost`.
+    lost_index: BTreeMap<(u32, ExecutorId), usize>,
     pub executor_failures_counted: u32,
     pub am_attempts: u32,
     /// Tasks of every job submitted so far (the progress bar's total).
@@ -105,10 +115,11 @@ impl RunCounters {
             } => {
                 self.am_exit_codes.insert(*attempt, *exit_status);
             }
+            RunEvent::ApplicationSubmitted(app) => self.application_id = Some(*app),
             RunEvent::ExecutorLaunched { .. } => self.executors_launched += 1,
             RunEvent::ExecutorRegistered { .. } => self.executors_registered += 1,
             RunEvent::ExecutorReady { .. } => {}
-            RunEvent::ExecutorLost(lost) => self.executors_lost.push(lost.clone()),
+            RunEvent::ExecutorLost(lost) => self.executor_lost(lost),
             RunEvent::ExecutorFailureCounted => self.executor_failures_counted += 1,
             RunEvent::JobSubmitted { tasks } => self.tasks_total += tasks,
             RunEvent::JobStarted { attempt } => self.start_job(*attempt),
@@ -116,6 +127,23 @@ impl RunCounters {
             RunEvent::TasksLaunched { count } => self.tasks_launched += count,
             RunEvent::TaskFinished => self.tasks_finished += 1,
             RunEvent::TasksFailed { count } => self.tasks_failed += count,
+        }
+    }
+
+    /// One loss per executor: the driver's removal (heartbeat timeout) and the container's
+    /// later exit are the same loss; the exit fills in the exit status.
+    fn executor_lost(&mut self, lost: &LostExecutor) {
+        match self.lost_index.get(&(lost.attempt, lost.executor)) {
+            Some(&i) => {
+                let known = &mut self.executors_lost[i];
+                known.exit_status = known.exit_status.or(lost.exit_status);
+                known.counted_as_failure |= lost.counted_as_failure;
+            }
+            None => {
+                let key = (lost.attempt, lost.executor);
+                self.lost_index.insert(key, self.executors_lost.len());
+                self.executors_lost.push(lost.clone());
+            }
         }
     }
 
