@@ -268,7 +268,7 @@ fn prepare(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> PreparedRun 
         }],
     };
     let plan = RunPlan {
-        cluster: ClusterChoice::Loaded(cluster),
+        cluster: ClusterChoice::Loaded(Box::new(cluster)),
         options: measured_options(),
         synthetic: Some(synthetic),
         ..RunPlan::default()

@@ -30,7 +30,7 @@ pub enum ClusterChoice {
     /// The submission's `--cluster FILE`, else the embedded default (as `sparkyard submit`).
     FromSubmission,
     /// A cluster already loaded (a scenario's, the bench's).
-    Loaded(ClusterConfig),
+    Loaded(Box<ClusterConfig>),
 }
 
 /// Everything of a run that is not in the spark-submit arguments.
@@ -101,7 +101,7 @@ impl Submission {
     pub fn prepare(self, plan: RunPlan) -> Result<PreparedRun, UserError> {
         let request = self.request;
         let cluster = match plan.cluster {
-            ClusterChoice::Loaded(cluster) => cluster,
+            ClusterChoice::Loaded(cluster) => *cluster,
             ClusterChoice::FromSubmission => match &request.cluster {
                 Some(path) => load_cluster(ClusterSource::Path(path.clone()))?,
                 None => load_cluster(ClusterSource::Embedded)?,
@@ -201,7 +201,7 @@ mod tests {
         assert_eq!(run.config.nodes.len(), embedded.nodes.len());
         let one = crate::conf::cluster::parse_cluster("[[nodes]]\n", "one").expect("one node");
         let plan = RunPlan {
-            cluster: ClusterChoice::Loaded(one),
+            cluster: ClusterChoice::Loaded(Box::new(one)),
             ..RunPlan::default()
         };
         let run = prepare(&["--cluster", "/nonexistent/c.toml"], plan).expect("prepared");

@@ -823,7 +823,7 @@ pub fn run(
         opts.deadline_ms = c.deadline_ms;
     }
     let prepared = submission.prepare(RunPlan {
-        cluster: ClusterChoice::Loaded(s.cluster.clone()),
+        cluster: ClusterChoice::Loaded(Box::new(s.cluster.clone())),
         seed: Some(seed),
         options: opts,
         synthetic: s.synthetic.clone(),

@@ -32,6 +32,10 @@ pub enum ApplicationMasterMsg {
     },
     /// A target change or a loss-reason request: wake the Reporter early.
     WakeReporter,
+    /// SIGTERM reached the AM's JVM (`SignalUtils`' handler; a signal, not an RPC).
+    SignalTerm,
+    /// The SparkContext's shutdown hook (priority 50) returned; the AM's own hook (49) runs.
+    SparkContextHookDone,
 }
 
 /// Which of the Reporter's checks at the start of a loop pass failed (`allocationThreadImpl`).

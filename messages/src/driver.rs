@@ -21,4 +21,7 @@ pub enum DriverMsg {
         job_id: u32,
         result: JobResult,
     },
+    /// The JVM runs its shutdown hooks: the SparkContext's hook stops a context still running
+    /// (`Invoking stop() from shutdown hook`) and then lets the next hook run.
+    RunShutdownHook,
 }

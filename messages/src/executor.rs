@@ -26,6 +26,8 @@ pub enum ExecutorMsg {
     HeartbeatTick,
     /// `onDisconnected(remoteAddress)`.
     RemoteProcessDisconnected(RpcAddress),
+    /// SIGTERM reached the executor's JVM (`SignalUtils`' handler; a signal, not an RPC).
+    SignalTerm,
 }
 
 /// The executor JVM's main thread (`CoarseGrainedExecutorBackend.run`): the fetcher's replies.

@@ -91,6 +91,8 @@ struct RawYarn {
     am_expiry_ms: Key<u64>,
     #[serde(rename = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms")]
     nm_heartbeat_ms: Key<u64>,
+    #[serde(rename = "yarn.nodemanager.sleep-delay-before-sigkill.ms")]
+    sigkill_delay_ms: Key<u64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -271,6 +273,9 @@ fn yarn(raw: &RawYarn, lines: &Lines) -> Result<YarnSettings, String> {
             600_000,
         )?,
         nm_heartbeat_interval_ms: yarn_positive(lines, &raw.nm_heartbeat_ms, NM_HEARTBEAT, 1000)?,
+        // YarnConfiguration.DEFAULT_NM_SLEEP_DELAY_BEFORE_SIGKILL_MS; 0 is allowed (SIGKILL
+        // right after SIGTERM, no time for shutdown hooks).
+        sleep_delay_before_sigkill_ms: value(&raw.sigkill_delay_ms, 250),
     })
 }
 

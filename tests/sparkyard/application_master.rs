@@ -124,3 +124,44 @@ fn the_container_request_lines_are_spark_4_0_0s_text() {
         assert!(stderr.contains(line), "missing {line:?} in\n{stderr}");
     }
 }
+
+/// The position of `needle` in `text` (the test fails if it is missing).
+fn at(text: &str, needle: &str) -> usize {
+    text.find(needle)
+        .unwrap_or_else(|| panic!("missing {needle:?} in\n{text}"))
+}
+
+/// `System.exit(15)` runs the JVM's shutdown hooks in priority order: SparkContext's
+/// (`ShutdownHookManager.SPARK_CONTEXT_SHUTDOWN_PRIORITY`, 50; SparkContext.scala: "Invoking
+/// stop() from shutdown hook") stops the context before the AM's (priority 49,
+/// ApplicationMaster.scala `run`) unregisters; `finish` logged the final status before the exit.
+#[test]
+fn the_spark_context_hook_runs_before_the_am_hook() {
+    let r = bundled_scenario("user-class-throws", RunOptions::default());
+    let am = am_stderr(&r);
+    let finish = at(&am, "Final app status: FAILED, exitCode: 15");
+    let sc_hook = at(&am, "INFO SparkContext: Invoking stop() from shutdown hook");
+    let unregister = at(&am, "Unregistering ApplicationMaster with FAILED");
+    assert!(finish < sc_hook && sc_hook < unregister, "{am}");
+}
+
+/// SIGTERM from the NodeManager (the AM container preempted): SignalUtils logs it, the hooks
+/// run, and an AM that had not finished reports EXIT_EARLY (16) with "Shutdown hook called
+/// before final status was reported.". On the last attempt by attempt *id* (Spark 4.0's hook:
+/// `appAttemptId.getAttemptId() >= maxAppAttempts`) it cleans the staging directory *before*
+/// unregistering FAILED.
+#[test]
+fn a_sigterm_runs_the_hooks_and_the_last_attempt_cleans_up_before_unregistering() {
+    let r = bundled_scenario("am-preempted", RunOptions::default());
+    let am = am_stderr(&r);
+    let term = at(&am, "ERROR ApplicationMaster: RECEIVED SIGNAL TERM");
+    let sc_hook = at(&am, "Invoking stop() from shutdown hook");
+    let early = at(
+        &am,
+        "Final app status: FAILED, exitCode: 16, (reason: Shutdown hook called before final status was reported.)",
+    );
+    let staging = at(&am, "Deleting staging directory");
+    let unregister = at(&am, "Unregistering ApplicationMaster with FAILED");
+    assert!(term < sc_hook && sc_hook < early, "{am}");
+    assert!(early < staging && staging < unregister, "{am}");
+}

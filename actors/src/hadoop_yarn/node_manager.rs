@@ -108,12 +108,12 @@ impl NodeManager {
     fn on_message(&mut self, msg: NodeManagerMsg, ctx: &mut Context<Self>) {
         match msg {
             NodeManagerMsg::StartContainers(ask, req) => self.on_start_containers(ask, req, ctx),
-            NodeManagerMsg::NodeHeartbeatResponse(resp) => self.on_heartbeat_response(resp),
+            NodeManagerMsg::NodeHeartbeatResponse(resp) => self.on_heartbeat_response(resp, ctx),
             NodeManagerMsg::ContainerLaunched(cid) => self.on_container_launched(cid),
             NodeManagerMsg::KillContainer {
                 container_id,
                 exit_status,
-            } => self.kill_container(container_id, exit_status),
+            } => self.kill_container(container_id, exit_status, ctx),
             NodeManagerMsg::ContainerProcessExited {
                 container_id,
                 exit_code,
@@ -274,14 +274,17 @@ impl NodeManager {
         self.containers.remove(&cid);
     }
 
-    fn on_heartbeat_response(&mut self, resp: NodeHeartbeatResponse) {
+    fn on_heartbeat_response(&mut self, resp: NodeHeartbeatResponse, ctx: &mut Context<Self>) {
         for (cid, status) in resp.containers_to_cleanup {
-            self.kill_container(cid, status);
+            self.kill_container(cid, status, ctx);
         }
     }
 
-    /// Stops a container (SIGTERM: the JVM exits 143) and reports the status the RM asked for.
-    pub fn kill_container(&mut self, cid: ContainerId, status: i32) {
+    /// Stops a container and reports the status the RM asked for. `ContainerLaunch
+    /// .cleanupContainer` signals the process group with SIGTERM, waits
+    /// `yarn.nodemanager.sleep-delay-before-sigkill.ms`, then sends SIGKILL: a JVM runs its
+    /// shutdown hooks in between and exits 143; one still running then dies with 137.
+    pub fn kill_container(&mut self, cid: ContainerId, status: i32, ctx: &mut Context<Self>) {
         let Some(c) = self.containers.get_mut(&cid) else {
             return;
         };
@@ -292,7 +295,12 @@ impl NodeManager {
                     self.env.log(),
                     "yarn::ContainerImpl", "Container {cid} transitioned from RUNNING to KILLING"
                 );
-                self.env.kill_process(pid, 143);
+                if self.env.signal_term(pid) {
+                    let delay = self.sim.config.yarn.sleep_delay_before_sigkill_ms;
+                    timers::run_later(ctx, clock::ms(delay), move |act: &mut Self, _| {
+                        act.env.kill_process(pid, 137);
+                    });
+                }
             }
             Phase::Localizing => {
                 let mb = c.memory_mb;

@@ -131,6 +131,24 @@ impl Dispatcher {
         self.state.borrow().processes[process].is_up()
     }
 
+    /// Installs the process's SIGTERM handling (a JVM's signal logger and shutdown hooks).
+    pub fn on_process_term(&self, process: ProcessId, f: Rc<dyn Fn()>) {
+        self.state.borrow_mut().processes.set_on_term(process, f);
+    }
+
+    /// SIGTERM: runs the process's handler and answers true; a process without one (or a dead
+    /// one) is not handled here: the caller ends it (`false`).
+    pub fn signal_term(&self, process: ProcessId) -> bool {
+        let handler = self.state.borrow().processes.on_term(process);
+        match handler {
+            Some(f) => {
+                f();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Runs `f(exit_code)` when the process ends (the NodeManager watching its child).
     pub fn on_process_exit(&self, process: ProcessId, f: Box<dyn Fn(i32)>) {
         self.state.borrow_mut().processes.set_on_exit(process, f);

@@ -180,6 +180,22 @@ impl RpcEnv {
         self.dispatcher.on_disconnect(endpoint, make);
     }
 
+    /// Installs this process's SIGTERM handling: `f` runs when another process signals it
+    /// (SignalUtils' logger and the JVM's shutdown hooks, which then exit the process).
+    pub fn on_sigterm(&self, f: impl Fn() + 'static) {
+        self.dispatcher.on_process_term(self.process, Rc::new(f));
+    }
+
+    /// Sends SIGTERM to another process: its handler runs (`true`), or, with none installed,
+    /// the process ends at once with 143 (128 + SIGTERM), as a JVM with no hooks would.
+    pub fn signal_term(&self, process: ProcessId) -> bool {
+        if self.dispatcher.signal_term(process) {
+            return true;
+        }
+        self.dispatcher.exit_process(process, 143);
+        false
+    }
+
     /// Ends another process with `exit_code` (a NodeManager killing its container's JVM).
     pub fn kill_process(&self, process: ProcessId, exit_code: i32) {
         self.dispatcher.exit_process(process, exit_code);

@@ -45,6 +45,9 @@ pub(super) struct Process {
     pub(super) listeners: Vec<EndpointId>,
     peers: SmallSet<ProcessId>,
     on_exit: Option<Box<dyn Fn(i32)>>,
+    /// The JVM's SIGTERM handling (SignalUtils' logger, then the shutdown hooks), if the
+    /// process installed one; without it SIGTERM ends the process at once (exit 143).
+    on_term: Option<Rc<dyn Fn()>>,
     pub(super) log: ProcessLog,
 }
 
@@ -106,6 +109,7 @@ impl ProcessTable {
             listeners: Vec::new(),
             peers: SmallSet::default(),
             on_exit: None,
+            on_term: None,
             log,
         });
         id
@@ -124,6 +128,16 @@ impl ProcessTable {
 
     pub(super) fn set_on_exit(&mut self, process: ProcessId, f: Box<dyn Fn(i32)>) {
         self[process].on_exit = Some(f);
+    }
+
+    pub(super) fn set_on_term(&mut self, process: ProcessId, f: Rc<dyn Fn()>) {
+        self[process].on_term = Some(f);
+    }
+
+    /// The live process's SIGTERM handler, if any.
+    pub(super) fn on_term(&self, process: ProcessId) -> Option<Rc<dyn Fn()>> {
+        let p = &self[process];
+        if p.up { p.on_term.clone() } else { None }
     }
 
     /// Records that two Spark processes talk (a connection both ends hold); YARN daemons hold
@@ -160,6 +174,7 @@ impl ProcessTable {
         let peers = std::mem::take(&mut proc.peers);
         let address = proc.address.clone();
         let on_exit = proc.on_exit.take();
+        proc.on_term = None;
         // Only the peers' listeners: a driver talks to every executor, and each executor that
         // exits must not scan the driver's mailboxes (one per container launch).
         let mut disconnects = Vec::new();

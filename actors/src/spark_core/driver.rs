@@ -65,6 +65,12 @@ pub struct Driver {
     jobs: Vec<JobSpec>,
     next_job: usize,
     job_started_ms: u64,
+    /// `SparkContext.stop()` has begun (by the program or by the shutdown hook).
+    stopping: bool,
+    /// The shutdown hook stopped the context: its end goes to the AM's hook, not to `finish`.
+    stopped_by_hook: bool,
+    /// `SparkListenerApplicationEnd` was posted (once per context).
+    application_ended: bool,
 }
 
 impl Driver {
@@ -99,6 +105,9 @@ impl Driver {
                 jobs: Vec::new(),
                 next_job: 0,
                 job_started_ms: 0,
+                stopping: false,
+                stopped_by_hook: false,
+                application_ended: false,
             }
         });
         out.expect("create runs its closure")
@@ -218,6 +227,7 @@ impl Driver {
             DriverMsg::ResumeDriver => self.wait_backend_ready(),
             DriverMsg::BackendReady => self.on_backend_ready(ctx),
             DriverMsg::JobEnded { job_id, result } => self.on_job_ended(job_id, result, ctx),
+            DriverMsg::RunShutdownHook => self.run_shutdown_hook(ctx),
         }
     }
 
@@ -319,11 +329,8 @@ impl Driver {
 
     /// `main` threw: the AM records `User class threw exception` with exit 15.
     fn user_class_threw(&mut self, cause: String, _ctx: &mut Context<Self>) {
-        // The JVM's shutdown hook stops the SparkContext, which completes its event log.
-        self.bus.post(|| ListenerEvent::ApplicationEnd {
-            time: clock::now_epoch_ms(),
-            exit_code: 15,
-        });
+        // The JVM's shutdown hook then stops the SparkContext, which completes its event log.
+        self.post_application_end(15);
         error!(
             self.env.log(),
             "driver::ApplicationMaster", "User class threw exception: {cause}"
@@ -337,8 +344,33 @@ impl Driver {
         self.env.send(&self.am, finish);
     }
 
+    /// `SparkListenerApplicationEnd`, once.
+    fn post_application_end(&mut self, exit_code: i32) {
+        if std::mem::replace(&mut self.application_ended, true) {
+            return;
+        }
+        self.bus.post(|| ListenerEvent::ApplicationEnd {
+            time: clock::now_epoch_ms(),
+            exit_code,
+        });
+    }
+
+    /// SparkContext's shutdown hook (`SPARK_CONTEXT_SHUTDOWN_PRIORITY`, 50: before the AM's
+    /// hook at 49): a context created and not yet stopped is stopped now; then the AM's hook.
+    fn run_shutdown_hook(&mut self, ctx: &mut Context<Self>) {
+        if self.scheduler.is_none() || self.stopping {
+            return self
+                .env
+                .send(&self.am, ApplicationMasterMsg::SparkContextHookDone);
+        }
+        info!(self.env.log(), SC, "Invoking stop() from shutdown hook");
+        self.stopped_by_hook = true;
+        self.stop_spark_context(ctx);
+    }
+
     /// `SparkContext.stop()` (4.0): Shutdown to the AM, targets to 0, StopExecutors, StopDriver.
     fn stop_spark_context(&mut self, ctx: &mut Context<Self>) {
+        self.stopping = true;
         let log = self.env.log().clone();
         info!(log, SC, "SparkContext is stopping with exitCode 0.");
         info!(
@@ -401,10 +433,12 @@ impl Driver {
         ] {
             info!(log, logger, "{line}");
         }
-        self.bus.post(|| ListenerEvent::ApplicationEnd {
-            time: clock::now_epoch_ms(),
-            exit_code: 0,
-        });
+        self.post_application_end(0);
+        if self.stopped_by_hook {
+            return self
+                .env
+                .send(&self.am, ApplicationMasterMsg::SparkContextHookDone);
+        }
         let finish = ApplicationMasterMsg::Finish {
             status: FinalApplicationStatus::Succeeded,
             exit_code: 0,

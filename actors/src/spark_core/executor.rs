@@ -298,6 +298,10 @@ impl CoarseGrainedExecutorBackend {
             let mut env = env;
             let me = env.setup_endpoint("Executor", &ctx.address(), Some(ExecutorMsg::AskReply));
             env.on_disconnect(me.id, ExecutorMsg::RemoteProcessDisconnected);
+            // `Utils.initDaemon(log)` registers SignalUtils' logger for TERM/HUP/INT; the
+            // signal reaches the backend's thread, not the network.
+            let addr = ctx.address();
+            env.on_sigterm(move || addr.do_send(ExecutorMsg::SignalTerm));
             CoarseGrainedExecutorBackend {
                 sim,
                 conf,
@@ -353,6 +357,7 @@ impl CoarseGrainedExecutorBackend {
             ExecutorMsg::TaskDone(tid) => self.on_task_done(tid),
             ExecutorMsg::HeartbeatTick => self.on_heartbeat_tick(ctx),
             ExecutorMsg::RemoteProcessDisconnected(address) => self.on_disconnected(address),
+            ExecutorMsg::SignalTerm => self.on_signal_term(),
         }
     }
 
@@ -560,6 +565,17 @@ impl CoarseGrainedExecutorBackend {
         info!(log, "executor::BlockManager", "BlockManager stopped");
         info!(log, "executor::ShutdownHookManager", "Shutdown hook called");
         self.env.exit(0);
+    }
+
+    /// SIGTERM (a NodeManager stopping the container): SignalUtils logs it and hands it to the
+    /// JVM's default handler, which runs the shutdown hooks and exits 128 + 15. Nothing tells
+    /// the driver: it learns of the loss from the disconnect and the AM.
+    fn on_signal_term(&mut self) {
+        let log = self.env.log().clone();
+        error!(log, BACKEND, "RECEIVED SIGNAL TERM");
+        self.stopping = true;
+        info!(log, "executor::ShutdownHookManager", "Shutdown hook called");
+        self.env.exit(143);
     }
 
     /// `exitExecutor(code, reason, notifyDriver)`: first call only.

@@ -83,6 +83,15 @@ pub struct ApplicationMaster {
     reporter_waiting: bool,
     next_allocation_interval_ms: u64,
     reporter_failures: u32,
+    /// The JVM is running its shutdown hooks (after `System.exit` or a SIGTERM).
+    in_shutdown: bool,
+    /// A SIGTERM started the shutdown: the JVM then ends with 128 + 15.
+    signalled: bool,
+    /// The driver's `Shutdown` arrived: its SparkContext is stopping, so the SparkContext's
+    /// shutdown hook would find it stopped and do nothing.
+    context_stopping: bool,
+    /// `cleanupStagingDir` ran (its line is logged once).
+    staging_deleted: bool,
 }
 
 impl ApplicationMaster {
@@ -102,6 +111,10 @@ impl ApplicationMaster {
                 &ctx.address(),
                 Some(ApplicationMasterMsg::AskReply),
             );
+            // ApplicationMaster.main: `SignalUtils.registerLogger(log)`; the signal reaches the
+            // JVM, not the network.
+            let addr = ctx.address();
+            env.on_sigterm(move || addr.do_send(ApplicationMasterMsg::SignalTerm));
             ApplicationMaster {
                 sim,
                 env,
@@ -127,6 +140,10 @@ impl ApplicationMaster {
                 reporter_waiting: false,
                 next_allocation_interval_ms: initial,
                 reporter_failures: 0,
+                in_shutdown: false,
+                signalled: false,
+                context_stopping: false,
+                staging_deleted: false,
             }
         });
     }
@@ -263,12 +280,56 @@ impl ApplicationMaster {
             ApplicationMasterMsg::DriverShutdown { exit_code: _ } => {
                 // AMEndpoint.receive(Shutdown) (ApplicationMaster.scala) logs nothing: it sets
                 // the exit code and `allocator.setShutdown(true)`.
+                self.context_stopping = true;
                 if let Some(a) = &self.allocator {
                     self.env.send(a, YarnAllocatorMsg::SetShutdown);
                 }
             }
             ApplicationMasterMsg::WakeReporter => self.wake_reporter(ctx),
+            ApplicationMasterMsg::SignalTerm => self.on_signal_term(ctx),
+            ApplicationMasterMsg::SparkContextHookDone => self.am_shutdown_hook(ctx),
         }
+    }
+
+    /// SIGTERM (YARN stopping the AM container): SignalUtils logs it, then the JVM runs its
+    /// shutdown hooks as `System.exit` would.
+    fn on_signal_term(&mut self, ctx: &mut Context<Self>) {
+        error!(self.env.log(), TARGET, "RECEIVED SIGNAL TERM");
+        self.signalled = true;
+        self.run_shutdown_hooks(ctx);
+    }
+
+    /// The JVM's shutdown hooks in priority order: the SparkContext's (50) stops a running
+    /// context first, then the AM's (49).
+    fn run_shutdown_hooks(&mut self, ctx: &mut Context<Self>) {
+        if std::mem::replace(&mut self.in_shutdown, true) {
+            return;
+        }
+        if let Some(reporter) = self.reporter_timer.take() {
+            ctx.cancel_future(reporter);
+        }
+        match &self.driver_thread {
+            Some(driver) if !self.context_stopping => {
+                self.env.send(driver, DriverMsg::RunShutdownHook)
+            }
+            _ => self.am_shutdown_hook(ctx),
+        }
+    }
+
+    /// The AM's shutdown hook (ApplicationMaster.scala `run`): a final status not reported yet
+    /// becomes `finish(finalStatus, EXIT_EARLY, "Shutdown hook called before final status was
+    /// reported.")` (finalStatus is FAILED in cluster mode until something sets it); then
+    /// unregister on success or on the last attempt, and exit.
+    fn am_shutdown_hook(&mut self, ctx: &mut Context<Self>) {
+        if !self.finished {
+            self.record_finish(
+                self.final_status,
+                exit_code::EARLY,
+                Some("Shutdown hook called before final status was reported.".into()),
+                ctx,
+            );
+        }
+        self.shutdown_hook(ctx);
     }
 
     /// `sparkContextInitialized`: register with the RM, then create the allocator.
@@ -529,11 +590,23 @@ impl ApplicationMaster {
     }
 
     /// `finish(status, code, msg)`: first call wins; before registration cluster mode forces
-    /// (FAILED, 13). Then the JVM exits through the shutdown hook.
+    /// (FAILED, 13). Then the JVM exits (`System.exit`) through its shutdown hooks.
     fn finish(&mut self, status: Final, code: i32, msg: Option<String>, ctx: &mut Context<Self>) {
         if self.finished {
             return;
         }
+        self.record_finish(status, code, msg, ctx);
+        self.run_shutdown_hooks(ctx);
+    }
+
+    /// `finish`'s bookkeeping: the final status, exit code and message, and its log line.
+    fn record_finish(
+        &mut self,
+        status: Final,
+        code: i32,
+        msg: Option<String>,
+        ctx: &mut Context<Self>,
+    ) {
         let (status, code) = if self.registered {
             (status, code)
         } else {
@@ -554,16 +627,20 @@ impl ApplicationMaster {
         if let Some(h) = self.reporter_timer.take() {
             ctx.cancel_future(h);
         }
-        self.shutdown_hook(ctx);
     }
 
-    /// The AM's shutdown hook: unregister on success or on the last attempt, then exit.
+    /// The AM's shutdown hook: unregister on success or on the last attempt, then exit. Spark
+    /// 4.0 (ApplicationMaster.run's hook) cleans the staging directory *before* unregistering
+    /// on the last attempt, and after a successful unregister on an earlier one.
     fn shutdown_hook(&mut self, ctx: &mut Context<Self>) {
         let unregister = self.registered
             && !self.unregistered
             && (self.final_status == Final::Succeeded || self.is_last_attempt());
         if !unregister {
             return self.exit();
+        }
+        if self.is_last_attempt() {
+            self.cleanup_staging_dir();
         }
         let diag = self.final_msg.clone().unwrap_or_default();
         let suffix = if diag.is_empty() {
@@ -598,19 +675,32 @@ impl ApplicationMaster {
             attempt,
             exit_code: self.exit_code,
         });
-        let log = self.env.log().clone();
         if self.unregistered {
-            let staging = format!(
-                "hdfs://{}:8020/user/{}/.sparkStaging/{}",
-                self.sim.config.rm_host, self.sim.config.user, self.attempt_id.application_id
-            );
-            info!(log, TARGET, "Deleting staging directory {staging}");
+            self.cleanup_staging_dir();
         }
+        let log = self.env.log().clone();
         info!(log, "am::ShutdownHookManager", "Shutdown hook called");
         let exit_code = self.exit_code;
         self.env
             .trace_state("ApplicationMaster", || StateChange::AmExited { exit_code });
-        self.env.exit(self.exit_code);
+        // A JVM ended by SIGTERM exits 128 + 15 whatever `finish` recorded.
+        self.env
+            .exit(if self.signalled { 143 } else { self.exit_code });
+    }
+
+    /// `cleanupStagingDir`, once.
+    fn cleanup_staging_dir(&mut self) {
+        if std::mem::replace(&mut self.staging_deleted, true) {
+            return;
+        }
+        let staging = format!(
+            "hdfs://{}:8020/user/{}/.sparkStaging/{}",
+            self.sim.config.rm_host, self.sim.config.user, self.attempt_id.application_id
+        );
+        info!(
+            self.env.log(),
+            TARGET, "Deleting staging directory {staging}"
+        );
     }
 
     pub fn id(&self) -> Option<EndpointId> {

@@ -148,6 +148,9 @@ pub struct YarnSettings {
     pub am_liveness_expiry_interval_ms: u64,
     /// `yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`.
     pub nm_heartbeat_interval_ms: u64,
+    /// `yarn.nodemanager.sleep-delay-before-sigkill.ms`: how long a stopped container's JVM
+    /// has for its shutdown hooks between SIGTERM and SIGKILL.
+    pub sleep_delay_before_sigkill_ms: u64,
 }
 
 /// One NodeManager of the cluster.
