@@ -165,3 +165,34 @@ fn a_sigterm_runs_the_hooks_and_the_last_attempt_cleans_up_before_unregistering(
     assert!(term < sc_hook && sc_hook < early, "{am}");
     assert!(early < staging && staging < unregister, "{am}");
 }
+
+/// Spark 4.0.0's `SparkContext.stop(exitCode)` (read from spark-core_2.13-4.0.0.jar) logs its
+/// stop site: SparkPi's `spark.stop()` (SparkPi.scala:40); from the shutdown hook, the JDK's
+/// hook executor frame (`run at Executors.java:539`).
+#[test]
+fn the_spark_context_logs_where_it_was_stopped_from() {
+    let am = am_stderr(&spark_pi(2, 2));
+    assert!(
+        am.contains("INFO SparkContext: SparkContext is stopping with exitCode 0 from stop at SparkPi.scala:40."),
+        "{am}"
+    );
+    let r = bundled_scenario("user-class-throws", RunOptions::default());
+    let am = am_stderr(&r);
+    assert!(
+        am.contains("SparkContext is stopping with exitCode 0 from run at Executors.java:539."),
+        "{am}"
+    );
+}
+
+/// Spark 4.0.0's Client.prepareLocalResources warning as its jar has it (the structured-logging
+/// rewrite left a stray `}`): "Neither spark.yarn.jars nor spark.yarn.archive} is set, ...".
+#[test]
+fn the_client_warns_with_spark_4_0_0s_text_for_missing_yarn_jars() {
+    let r = spark_pi(1, 1);
+    let client = r.logs.output("spark-submit").expect("the client logged");
+    assert!(
+        client.stderr.contains("WARN Client: Neither spark.yarn.jars nor spark.yarn.archive} is set, falling back to uploading libraries under SPARK_HOME."),
+        "{}",
+        client.stderr
+    );
+}

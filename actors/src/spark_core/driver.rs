@@ -368,11 +368,33 @@ impl Driver {
         self.stop_spark_context(ctx);
     }
 
+    /// `stop(exitCode)`'s `stopSite.shortForm` (Utils.getCallSite: the last Spark or Scala
+    /// method before the first other frame). From the shutdown hook that frame is the JDK's
+    /// hook executor (`SparkShutdownHookManager$$anon$2.run` under
+    /// `Executors$RunnableAdapter.call`, Executors.java:539 in Java 17). From the program,
+    /// `spark.stop()` in its main: SparkPi.scala:40; a synthetic program stops on the line
+    /// after its last job's call site.
+    fn stop_site(&self) -> String {
+        if self.stopped_by_hook {
+            return "run at Executors.java:539".into();
+        }
+        match &self.program {
+            UserProgram::SparkPi => "stop at SparkPi.scala:40".into(),
+            _ => stop_after_last_call_site(&self.jobs),
+        }
+    }
+
     /// `SparkContext.stop()` (4.0): Shutdown to the AM, targets to 0, StopExecutors, StopDriver.
     fn stop_spark_context(&mut self, ctx: &mut Context<Self>) {
         self.stopping = true;
         let log = self.env.log().clone();
-        info!(log, SC, "SparkContext is stopping with exitCode 0.");
+        // Spark 4.0.0's SparkContext.stop(exitCode), read from its jar: "... from <site>.".
+        info!(
+            log,
+            SC,
+            "SparkContext is stopping with exitCode 0 from {}.",
+            self.stop_site()
+        );
         info!(
             log,
             "driver::SparkUI",
@@ -493,3 +515,17 @@ crate::endpoint!(Driver {
     messages: DriverMsg => on_message,
     answers: DriverAnswer => answered,
 });
+
+/// `stop at <file>:<line + 1>` after the last job's call site (`count at SyntheticJob.scala:42`
+/// gives `stop at SyntheticJob.scala:43`); `stop at <unknown>:0` without one, as getCallSite.
+fn stop_after_last_call_site(jobs: &[JobSpec]) -> String {
+    let at = jobs
+        .last()
+        .and_then(|j| j.call_site.rsplit_once(" at "))
+        .and_then(|(_, file_line)| file_line.rsplit_once(':'))
+        .and_then(|(file, line)| Some((file.to_string(), line.parse::<u32>().ok()?)));
+    match at {
+        Some((file, line)) => format!("stop at {file}:{}", line + 1),
+        None => "stop at <unknown>:0".into(),
+    }
+}

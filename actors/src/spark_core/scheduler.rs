@@ -524,7 +524,8 @@ impl Scheduler {
             return (false, Vec::new());
         }
         let Some(task) = self.running.remove(tid).map(|t| *t) else {
-            info!(
+            // logError in Spark 4.0.0's TaskSchedulerImpl.statusUpdate (read from its jar).
+            error!(
                 self.log,
                 TS,
                 "Ignoring update with state {state} for TID {tid} because its task set is gone (this is likely the result of receiving duplicate task finished status updates) or its executor has been marked as failed."

@@ -185,10 +185,12 @@ impl Client {
             TARGET, "Setting up the launch environment for our AM container"
         );
         info!(log, TARGET, "Preparing resources for our AM container");
+        // Spark 4.0.0's text, read from spark-yarn_2.13-4.0.0.jar (Client.prepareLocalResources):
+        // the structured-logging rewrite left a stray `}` after the second key.
         warn!(
             log,
             TARGET,
-            "Neither spark.yarn.jars nor spark.yarn.archive is set, falling back to uploading libraries under SPARK_HOME."
+            "Neither spark.yarn.jars nor spark.yarn.archive}} is set, falling back to uploading libraries under SPARK_HOME."
         );
         let staging = self.staging_dir();
         let n = clock::now_epoch_ms();
