@@ -206,3 +206,52 @@ fn the_same_seed_gives_the_same_run_and_another_seed_a_different_one() {
     assert_ne!(driver_stdout(&a), driver_stdout(&c));
     assert_eq!(c.outcome.final_status, Some(Final::Succeeded));
 }
+
+/// A Spark 4.0.0 executor's start-up lines in the order a real one prints them (pyspark 4.0.0,
+/// `local-cluster[2,1,1024]`, executor stderr; YARN logger names): SignalUtils, the fetcher's
+/// SecurityManager, the executor env's SecurityManager and DiskBlockManager, `Connecting to
+/// driver`, ResourceUtils, registration, the Executor's OS/Java lines, the block transfer service
+/// and the BlockManager's registration, the session class loader, then the first task.
+#[test]
+fn an_executor_starts_with_spark_4_0s_lines_in_order() {
+    let r = spark_pi(1, 1);
+    let (_, out) = r
+        .logs
+        .outputs()
+        .iter()
+        .find(|(k, _)| k.ends_with("_000002"))
+        .expect("executor 1's container");
+    let lines: Vec<&str> = out
+        .stderr
+        .lines()
+        .map(|l| l.splitn(3, ' ').nth(2).unwrap_or(l))
+        .collect();
+    let expected = [
+        "INFO SignalUtils: Registering signal handler for INT",
+        "INFO SecurityManager: Changing view acls to: spark",
+        "INFO DiskBlockManager: Created local directory at /tmp/hadoop-yarn/nm-local-dir/usercache/spark/appcache/application_1764662400000_0001/blockmgr-",
+        "INFO YarnCoarseGrainedExecutorBackend: Connecting to driver: ",
+        "INFO ResourceUtils: No custom resources configured for spark.executor.",
+        "INFO YarnCoarseGrainedExecutorBackend: Successfully registered with driver",
+        "INFO Executor: Starting executor ID 1 on host ",
+        "INFO Executor: OS info Linux, 6.1.0, amd64",
+        "INFO Executor: Java version 17.0.15",
+        "INFO Utils: Successfully started service 'org.apache.spark.network.netty.NettyBlockTransferService' on port 38001.",
+        "INFO BlockManagerMaster: Registering BlockManager BlockManagerId(1, ",
+        "INFO BlockManager: Initialized BlockManager: BlockManagerId(1, ",
+        "INFO Executor: Created or updated repl class loader org.apache.spark.util.MutableURLClassLoader@",
+        "INFO YarnCoarseGrainedExecutorBackend: Got assigned task 0",
+    ];
+    let mut at = 0;
+    for want in expected {
+        let found = lines[at..].iter().position(|l| l.starts_with(want));
+        let Some(i) = found else {
+            panic!("{want:?} missing after line {at}:\n{}", out.stderr);
+        };
+        at += i + 1;
+    }
+    assert_eq!(
+        out.stderr.lines().next(),
+        Some("Using Spark's default log4j profile: org/apache/spark/log4j2-defaults.properties")
+    );
+}

@@ -109,6 +109,18 @@ impl ProcessLog {
         }
     }
 
+    /// Writes a line to the process's stderr as it is, outside log4j (what a JVM prints with
+    /// `System.err.println` before its logging is set up).
+    pub fn stderr_raw(&self, line: &str) {
+        let mut store = self.store.borrow_mut();
+        if !store.capture {
+            return;
+        }
+        let out = store.outputs.entry(self.key.to_string()).or_default();
+        out.stderr.push_str(line);
+        out.stderr.push('\n');
+    }
+
     /// Writes program output (`println` in the user program) to the process's stdout.
     pub fn stdout(&self, line: &str) {
         let mut store = self.store.borrow_mut();

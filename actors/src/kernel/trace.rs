@@ -277,17 +277,28 @@ impl Trace {
     /// fixed binary encoding of every event (bincode 2, standard configuration), so it does not
     /// move when a `Debug` or `Display` text does.
     pub fn fingerprint(&self) -> u64 {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut h = FNV_OFFSET;
         let mut buf = Vec::new();
         for e in &self.events {
             buf.clear();
             bincode::serde::encode_into_std_write(e, &mut buf, bincode::config::standard())
                 .expect("a trace event encodes into memory");
-            for b in &buf {
-                h ^= u64::from(*b);
-                h = h.wrapping_mul(0x0100_0000_01b3);
-            }
+            h = fnv1a_extend(h, &buf);
         }
         h
     }
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// 64-bit FNV-1a, continued from `h` over `bytes`.
+fn fnv1a_extend(h: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// 64-bit FNV-1a of `bytes` (stable ids derived from names, the trace fingerprint).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    fnv1a_extend(FNV_OFFSET, bytes)
 }

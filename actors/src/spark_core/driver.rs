@@ -5,7 +5,7 @@
 use crate::faults::DriverFault;
 use crate::kernel::clock;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
-use crate::spark_core::unified_memory_manager;
+use crate::spark_core::{executor_env, unified_memory_manager};
 use crate::world::config::UserProgram;
 use crate::world::context::SimContext;
 use crate::world::listener::ContextBus;
@@ -199,8 +199,8 @@ impl Driver {
     fn create_spark_context(&mut self, ctx: &mut Context<Self>) {
         let log = self.env.log().clone();
         info!(log, SC, "Running Spark version {SPARK_VERSION}");
-        info!(log, SC, "OS info Linux, 6.1.0, amd64");
-        info!(log, SC, "Java version 17.0.15");
+        info!(log, SC, "OS info {}", executor_env::OS_INFO);
+        info!(log, SC, "Java version {}", executor_env::JAVA_VERSION);
         info!(log, SC, "Submitted application: {}", self.app_name());
         let app_id = self.attempt_id.application_id.to_string();
         self.bus = self

@@ -9,7 +9,7 @@ use crate::kernel::small_map::DenseMap;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{EndpointRef, RpcEnv};
 use crate::spark_core::scheduler::{Scheduler, SchedulerEvent, WorkerOffer};
-use crate::spark_core::unified_memory_manager;
+use crate::spark_core::{executor_env, unified_memory_manager};
 use crate::world::context::SimContext;
 use crate::world::injector;
 use crate::world::invariants::{self, name as inv};
@@ -360,15 +360,13 @@ impl DriverEndpoint {
         // heap is `-Xmx<spark.executor.memory>` (ExecutorRunnable's command).
         let max_memory =
             unified_memory_manager::max_memory(self.sim.config.spark.executor_memory_mb);
+        let port = executor_env::block_manager_port(id);
         info!(
             self.env.log(),
             "driver::BlockManagerMasterEndpoint",
-            "Registering block manager {host}:{} with {} RAM, BlockManagerId({id}, {host}, {}, None)",
-            38000 + id.0 % 1000,
+            "Registering block manager {host}:{port} with {} RAM, BlockManagerId({id}, {host}, {port}, None)",
             unified_memory_manager::bytes_to_string(max_memory),
-            38000 + id.0 % 1000
         );
-        let port = 38000 + (id.0 % 1000) as u16;
         self.bus.post(|| ListenerEvent::BlockManagerAdded {
             time: clock::now_epoch_ms(),
             executor_id: id.to_string(),

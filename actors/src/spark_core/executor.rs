@@ -7,6 +7,7 @@ use crate::kernel::clock;
 use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
+use crate::spark_core::executor_env;
 use crate::world::context::SimContext;
 use crate::world::spark_conf::SparkConfView;
 use crate::{error, info};
@@ -102,6 +103,11 @@ impl ExecutorMain {
 
     fn run(&mut self, ctx: &mut Context<Self>) {
         let log = self.env.log().clone();
+        // Logging.initializeLogging prints this with no log4j2 configuration in the container
+        // (SPARK_CONF_DIR ships only templates).
+        log.stderr_raw(
+            "Using Spark's default log4j profile: org/apache/spark/log4j2-defaults.properties",
+        );
         let addr = self.env.address();
         info!(
             log,
@@ -116,6 +122,8 @@ impl ExecutorMain {
                 "executor::SignalUtils", "Registering signal handler for {sig}"
             );
         }
+        // The fetcher's SparkEnv (`RpcEnv.create` with a new SecurityManager).
+        executor_env::log_security_manager(&log, &self.sim.config.user);
         self.try_lookup(ctx);
     }
 
@@ -149,6 +157,12 @@ impl ExecutorMain {
     /// conf is built from its `sparkProperties`, and what the backend does after this point
     /// (its timeouts, its heartbeat) comes from them.
     fn on_config(&mut self, cfg: SparkAppConfig, ctx: &mut Context<Self>) {
+        executor_env::log_create_executor_env(
+            self.env.log(),
+            &self.sim.config.user,
+            &self.args.app_id,
+            self.args.executor_id,
+        );
         let init = self.sim.config.costs.executor_env_init_ms;
         let (sim, env) = (self.sim.clone(), self.env.clone());
         let conf = ExecutorConf::from_properties(&cfg.spark_properties);
@@ -397,6 +411,7 @@ impl CoarseGrainedExecutorBackend {
             self.args.executor_id,
             self.args.hostname
         );
+        executor_env::log_executor_started(&log, self.args.executor_id, &self.args.hostname);
         self.executor = Some(Executor {
             tasks: Vec::new(),
             tasks_run: 0,
@@ -659,6 +674,8 @@ impl Actor for CoarseGrainedExecutorBackend {
             self.env.log(),
             BACKEND, "Connecting to driver: {}", self.args.driver_url
         );
+        // onStart's `parseOrFindResources`.
+        executor_env::log_no_custom_resources(self.env.log());
         match verifier(&self.env, &self.args.driver_url) {
             Ok(v) => {
                 let c = &self.conf;

@@ -6,6 +6,7 @@
 pub mod driver;
 pub mod driver_endpoint;
 pub mod executor;
+pub mod executor_env;
 pub mod executor_failure_tracker;
 pub mod scheduler;
 pub mod unified_memory_manager;
