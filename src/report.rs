@@ -138,11 +138,22 @@ pub fn summary(result: &RunResult, log_dir: Option<&Path>, reproduce: &str) -> S
         c.tasks_failed
     );
     for lost in &c.executors_lost {
-        let _ = writeln!(
+        let mut lines = lost.reason.lines();
+        let first = lines.next().unwrap_or("");
+        let more = lines.count();
+        let _ = write!(
             s,
-            "  lost executor {} (attempt {}) exit status {}: {}",
-            lost.executor, lost.attempt, lost.exit_status, lost.reason
+            "  lost executor {} (attempt {}) exit status {}: {first}",
+            lost.executor, lost.attempt, lost.exit_status
         );
+        if more > 0 {
+            let _ = write!(
+                s,
+                " [{more} more line(s): {}]",
+                am_log(result, lost.attempt, log_dir)
+            );
+        }
+        s.push('\n');
     }
     if let Some(dir) = log_dir {
         let _ = writeln!(
@@ -157,11 +168,38 @@ pub fn summary(result: &RunResult, log_dir: Option<&Path>, reproduce: &str) -> S
     s
 }
 
-/// The recovery summary of a fault scenario: which faults fired, and what recovered.
-pub fn recovery(result: &RunResult) -> String {
+/// Where the full text of an executor's loss is: the AM's log of that attempt (its YarnAllocator
+/// logs each completed container's diagnostics).
+fn am_log(result: &RunResult, attempt: u32, log_dir: Option<&Path>) -> String {
+    let c = &result.counters;
+    let am = attempt
+        .checked_sub(1)
+        .and_then(|i| c.driver_containers.get(i as usize));
+    let (Some(am), Some(app)) = (am, result.outcome.application_id) else {
+        return "see the AM's log".into();
+    };
+    let host = result.logs.output(am).and_then(|o| o.host.clone());
+    match (log_dir, host) {
+        (Some(dir), Some(host)) => format!(
+            "the AM's log {}/{host}/userlogs/{app}/{am}/stderr",
+            dir.display()
+        ),
+        _ => format!("the AM's log of {am}"),
+    }
+}
+
+/// The recovery summary of a fault scenario: which faults fired (with a note where the bare
+/// time would mislead), and what recovered.
+pub fn recovery(result: &RunResult, fired: &[crate::scenario::FiredFault]) -> String {
     let mut s = String::new();
-    for (ms, label) in &result.faults_fired {
-        let _ = writeln!(s, "fault at {:.3} s: {label}", *ms as f64 / 1000.0);
+    for f in fired {
+        let _ = write!(s, "fault at {:.3} s: {}", f.at_ms as f64 / 1000.0, f.label);
+        match &f.note {
+            Some(note) => {
+                let _ = writeln!(s, " ({note})");
+            }
+            None => s.push('\n'),
+        }
     }
     for label in &result.faults_unfired {
         let _ = writeln!(s, "fault never fired: {label}");
