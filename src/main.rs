@@ -238,9 +238,11 @@ fn submit(args: SubmitArgs, outputs: &OutputArgs) -> Result<ExitCode, UserError>
     if req.verbose {
         eprintln!("{}", req.verbose_report());
     }
+    outputs.check_paths()?;
     let mut prepared = submission.prepare(RunPlan {
         options: RunOptions {
             record_events: outputs.wants_events(),
+            capture_logs: outputs.keeps_container_logs(),
             ..RunOptions::default()
         },
         ..RunPlan::default()
@@ -255,6 +257,9 @@ fn submit(args: SubmitArgs, outputs: &OutputArgs) -> Result<ExitCode, UserError>
         "{}",
         report::summary(result, written.as_deref(), &reproduce(req))
     );
+    if let Some(note) = report::unallocated(result, &run.spark) {
+        println!("{note}");
+    }
     for line in written_outputs {
         println!("{line}");
     }
@@ -310,6 +315,9 @@ fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
         "{}",
         report::summary(&run.result, written.as_deref(), &again)
     );
+    if let Some(note) = report::unallocated(&run.result, &run.spark) {
+        println!("{note}");
+    }
     print!("{}", report::recovery(&run.result, &run.fired));
     for line in cmd.outputs.write(&run.result, &run.spark)? {
         println!("{line}");

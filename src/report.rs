@@ -70,9 +70,12 @@ pub fn write_logs(result: &RunResult, dir: &Path) -> io::Result<Option<PathBuf>>
             std::fs::create_dir_all(&cdir)?;
             std::fs::write(cdir.join("stdout"), &out.stdout)?;
             std::fs::write(cdir.join("stderr"), &out.stderr)?;
-            let script = format!(
-                "#!/bin/bash\n\nset -o pipefail -e\nexport PRELAUNCH_OUT=\"<LOG_DIR>/prelaunch.out\"\nexec /bin/bash -c \"{}\"\n",
-                out.launch_command.clone().unwrap_or_default()
+            let script = expand_launch(
+                &format!(
+                    "#!/bin/bash\n\nset -o pipefail -e\nexport PRELAUNCH_OUT=\"<LOG_DIR>/prelaunch.out\"\nexec /bin/bash -c \"{}\"\n",
+                    out.launch_command.clone().unwrap_or_default()
+                ),
+                &cdir,
             );
             std::fs::write(cdir.join("launch_container.sh"), script)?;
             written = true;
@@ -83,6 +86,17 @@ pub fn write_logs(result: &RunResult, dir: &Path) -> io::Result<Option<PathBuf>>
         }
     }
     Ok(written.then(|| dir.to_path_buf()))
+}
+
+/// What the NodeManager does to a launch context before writing `launch_container.sh` on Linux
+/// (Hadoop's `ContainerLaunch.expandEnvironment`): `<LOG_DIR>` becomes the container's log
+/// directory, `<CPS>` the path separator, and `{{VAR}}` the shell's `$VAR`.
+fn expand_launch(script: &str, log_dir: &Path) -> String {
+    script
+        .replace("<LOG_DIR>", &log_dir.display().to_string())
+        .replace("<CPS>", ":")
+        .replace("{{", "$")
+        .replace("}}", "")
 }
 
 /// The summary printed on stdout at the end of a run.
@@ -188,6 +202,22 @@ fn am_log(result: &RunResult, attempt: u32, log_dir: Option<&Path>) -> String {
     }
 }
 
+/// A note when fewer executors were ever launched than the application asked for (YARN kept
+/// the rest of the requests pending: the cluster had no room), or `None`.
+pub fn unallocated(
+    result: &RunResult,
+    spark: &sparkyard_actors::world::config::SparkSettings,
+) -> Option<String> {
+    let requested = spark.initial_target_executors();
+    let launched = result.counters.executors_launched;
+    (launched < requested).then(|| {
+        format!(
+            "note: {} of the {requested} executors requested (spark.executor.instances) were never allocated: YARN had no room for them while the application ran ({launched} launched)",
+            requested - launched
+        )
+    })
+}
+
 /// The recovery summary of a fault scenario: which faults fired (with a note where the bare
 /// time would mislead), and what recovered.
 pub fn recovery(result: &RunResult, fired: &[crate::scenario::FiredFault]) -> String {
@@ -223,4 +253,17 @@ pub fn recovery(result: &RunResult, fired: &[crate::scenario::FiredFault]) -> St
         }
     );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn launch_scripts_are_expanded_as_the_node_manager_does() {
+        let script = "export PRELAUNCH_OUT=\"<LOG_DIR>/prelaunch.out\"\nexec /bin/bash -c \"{{JAVA_HOME}}/bin/java -cp {{PWD}}<CPS>x 1><LOG_DIR>/stdout\"";
+        let got = super::expand_launch(script, std::path::Path::new("/logs/c1"));
+        assert_eq!(
+            got,
+            "export PRELAUNCH_OUT=\"/logs/c1/prelaunch.out\"\nexec /bin/bash -c \"$JAVA_HOME/bin/java -cp $PWD:x 1>/logs/c1/stdout\""
+        );
+    }
 }
