@@ -627,9 +627,15 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
         ));
     }
     let raw: RawScenario = toml::from_str(&text).map_err(|e| {
-        let message = e.to_string();
+        let message = plain_types(&e.to_string());
         let hint = crate::conf::cluster::toml_hint(&message);
-        UserError::file(&label, format!("{}{hint}", message.trim_end()))
+        UserError::file(
+            &label,
+            format!(
+                "{}{hint}\n(every table and key, with its type: docs/scenarios.md)",
+                message.trim_end()
+            ),
+        )
     })?;
     let err = |m: String| UserError::file(&label, m);
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -710,6 +716,29 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
         notes,
         panic_at_ms: None,
     })
+}
+
+/// serde's Rust type names in a TOML error, in the words of a TOML file.
+fn plain_types(message: &str) -> String {
+    const WORDS: [(&str, &str); 9] = [
+        ("expected u64", "expected a non-negative integer"),
+        ("expected u32", "expected a non-negative integer"),
+        ("expected usize", "expected a non-negative integer"),
+        ("expected i32", "expected an integer"),
+        ("expected i64", "expected an integer"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected an array"),
+        ("expected a boolean", "expected true or false"),
+        (
+            "expected an array of length 2",
+            "expected an array of two values, [a, b]",
+        ),
+    ];
+    let mut out = message.to_string();
+    for (rust, toml) in WORDS {
+        out = out.replace(rust, toml);
+    }
+    out
 }
 
 /// The keys written in each `[[faults]]` entry, in order (serde fills defaults, so the typed
