@@ -130,25 +130,25 @@ struct RunSubmitOverrides {
     /// A Spark property, e.g. --conf spark.eventLog.enabled=true (repeatable).
     #[arg(long, value_name = "KEY=VALUE")]
     conf: Vec<String>,
-    /// --name.
+    /// The application's name (spark.app.name).
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
-    /// --num-executors.
+    /// Executors to request (spark.executor.instances).
     #[arg(long = "num-executors", value_name = "N")]
     num_executors: Option<u32>,
-    /// --executor-memory, e.g. 2g.
+    /// Memory per executor, e.g. 2g (spark.executor.memory).
     #[arg(long = "executor-memory", value_name = "MEM")]
     executor_memory: Option<String>,
-    /// --executor-cores.
+    /// Cores per executor (spark.executor.cores).
     #[arg(long = "executor-cores", value_name = "N")]
     executor_cores: Option<u32>,
-    /// --driver-memory, e.g. 2g.
+    /// Memory of the driver, e.g. 2g (spark.driver.memory).
     #[arg(long = "driver-memory", value_name = "MEM")]
     driver_memory: Option<String>,
-    /// --driver-cores.
+    /// Cores of the driver (spark.driver.cores).
     #[arg(long = "driver-cores", value_name = "N")]
     driver_cores: Option<u32>,
-    /// --queue.
+    /// The YARN queue (spark.yarn.queue).
     #[arg(long, value_name = "QUEUE")]
     queue: Option<String>,
 }
@@ -237,6 +237,10 @@ fn submit(args: SubmitArgs, outputs: &OutputArgs) -> Result<ExitCode, UserError>
     }
     if req.verbose {
         eprintln!("{}", req.verbose_report());
+    }
+    if let Some(note) = report::sparkpi_note(&req.main_class, &req.app_args).filter(|_| !req.quiet)
+    {
+        eprintln!("{note}");
     }
     outputs.check_paths()?;
     let mut prepared = submission.prepare(RunPlan {

@@ -218,6 +218,24 @@ pub fn unallocated(
     })
 }
 
+/// Where a big SparkPi's wall time goes: its estimate comes from real darts (100,000 per slice,
+/// at most 2^31 - 1: SparkPi.scala's `math.min(100000L * slices, Int.MaxValue)`), thrown by
+/// this process whatever the simulated cluster; the cluster's virtual time charges
+/// `sparkpi_dart_ns` per dart. `None` below 200 million darts (well under a second).
+pub fn sparkpi_note(class: &str, args: &[String]) -> Option<String> {
+    use sparkyard_actors::examples::spark_pi;
+    if class != spark_pi::CLASS {
+        return None;
+    }
+    let darts = spark_pi::total_darts(spark_pi::parse_slices(args).ok()?);
+    (darts >= 200_000_000).then(|| {
+        format!(
+            "note: SparkPi throws {darts} real darts for its estimate; that computation (roughly 5 ns a dart, ~{} s here) is most of this run's wall time, whatever the cluster. Fewer slices (the application's argument) make it shorter; the virtual time is [costs] sparkpi_dart_ns per dart.",
+            darts * 5 / 1_000_000_000
+        )
+    })
+}
+
 /// The recovery summary of a fault scenario: which faults fired (with a note where the bare
 /// time would mislead), and what recovered.
 pub fn recovery(result: &RunResult, fired: &[crate::scenario::FiredFault]) -> String {
@@ -257,6 +275,19 @@ pub fn recovery(result: &RunResult, fired: &[crate::scenario::FiredFault]) -> St
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_big_sparkpi_says_where_its_time_goes() {
+        let args = |a: &str| vec![a.to_string()];
+        let class = "org.apache.spark.examples.SparkPi";
+        assert_eq!(super::sparkpi_note(class, &args("1000")), None);
+        let note = super::sparkpi_note(class, &args("100000")).expect("a note");
+        assert!(
+            note.starts_with("note: SparkPi throws 2147483647 real darts"),
+            "{note}"
+        );
+        assert_eq!(super::sparkpi_note("com.x.App", &args("100000")), None);
+    }
+
     #[test]
     fn launch_scripts_are_expanded_as_the_node_manager_does() {
         let script = "export PRELAUNCH_OUT=\"<LOG_DIR>/prelaunch.out\"\nexec /bin/bash -c \"{{JAVA_HOME}}/bin/java -cp {{PWD}}<CPS>x 1><LOG_DIR>/stdout\"";
