@@ -12,6 +12,7 @@ use crate::runner::ProgressHook;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sparkyard_actors::kernel::clock;
 use sparkyard_actors::world::context::SimContext;
+use std::cell::Cell;
 use std::io::IsTerminal as _;
 use std::io::Write;
 use std::rc::Rc;
@@ -98,10 +99,15 @@ pub fn progress_hook(
         *cell.borrow_mut() = Some(pb.clone());
     }
     let guard = Rc::new(Bar(pb));
-    Some(Rc::new(move |sim: &SimContext| tick(&guard.0, sim)))
+    let styled = Cell::new(false);
+    Some(Rc::new(move |sim: &SimContext| {
+        tick(&guard.0, sim, &styled)
+    }))
 }
 
-fn tick(pb: &ProgressBar, sim: &SimContext) {
+/// One redraw; `styled` says whether the bar already has its task style (switched to once the
+/// first job exists, after the message and counts are set, so no frame mixes the two).
+fn tick(pb: &ProgressBar, sim: &SimContext, styled: &Cell<bool>) {
     if sim.outcome.borrow().is_some() {
         pb.finish_and_clear();
         set_active(None);
@@ -116,12 +122,12 @@ fn tick(pb: &ProgressBar, sim: &SimContext) {
         pb.set_message(format!("{now} virtual: starting, {live} executors"));
         return;
     }
-    if pb.length() == Some(0) {
-        pb.set_style(task_style());
-    }
+    pb.set_message(format!("{now} {live} exec"));
     pb.set_length(c.tasks_total);
     pb.set_position(c.tasks_finished.min(c.tasks_total));
-    pb.set_message(format!("{now} {live} exec"));
+    if !styled.replace(true) {
+        pb.set_style(task_style());
+    }
 }
 
 /// `h:mm:ss` of virtual time.
