@@ -361,6 +361,16 @@ pub fn parse_json_lines(name: &str, text: &str) -> Result<ShardOutput, UserError
     let header: HeaderLine = serde_json::from_str(first).map_err(|e| {
         err(1, format!("not a sweep header ({e}); expected the output of `sparkyard sweep --json` or `--shard K/N`"))
     })?;
+    let h = &header.sweep;
+    if h.shard.index == 0 || h.shard.index > h.shard.count || h.seeds[0] >= h.seeds[1] {
+        return Err(err(
+            1,
+            format!(
+                "not a sweep header: shard {}/{} of seeds {}..{}",
+                h.shard.index, h.shard.count, h.seeds[0], h.seeds[1]
+            ),
+        ));
+    }
     let mut reports = Vec::new();
     for (i, l) in lines {
         let r: SeedReport =
@@ -474,6 +484,14 @@ mod tests {
             Shard::parse("2/3").expect("ok"),
             Shard { index: 2, count: 3 }
         );
+    }
+
+    #[test]
+    fn a_bad_header_is_an_error_not_a_panic() {
+        let bad = r#"{"sweep":{"scenario":"x","seeds":[1,5],"shard":{"index":1,"count":0},"expect":false}}"#;
+        assert!(parse_json_lines("a.jsonl", bad).is_err());
+        assert!(parse_json_lines("a.jsonl", "").is_err());
+        assert!(parse_json_lines("a.jsonl", "{}").is_err());
     }
 
     #[test]
