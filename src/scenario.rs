@@ -244,31 +244,19 @@ const KIND_KEYS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// The keys of the driver faults (they fire when their AM attempt starts).
+/// The keys of the driver faults (they fire when their AM attempt starts; they print no label).
 const DRIVER_KIND_KEYS: &[(&str, &[&str])] = &[
     (
         "user-class-throws",
-        &[
-            "kind",
-            "label",
-            "attempt",
-            "on_attempt_started",
-            "exception",
-        ],
+        &["kind", "attempt", "on_attempt_started", "exception"],
     ),
     (
         "user-class-throws-before-context",
-        &[
-            "kind",
-            "label",
-            "attempt",
-            "on_attempt_started",
-            "exception",
-        ],
+        &["kind", "attempt", "on_attempt_started", "exception"],
     ),
     (
         "no-spark-context",
-        &["kind", "label", "attempt", "on_attempt_started"],
+        &["kind", "attempt", "on_attempt_started"],
     ),
 ];
 
@@ -773,18 +761,28 @@ fn check_keys(f: &RawFault, given: &[String]) -> Result<(), String> {
         ("kill-executor", "count") => {
             " (it kills one executor: write one [[faults]] entry per executor)".to_string()
         }
+        (k, "label") if DRIVER_KIND_KEYS.iter().any(|(d, _)| *d == k) => {
+            " (a driver fault is not printed with a label)".to_string()
+        }
         (k, key) if DRIVER_KIND_KEYS.iter().any(|(d, _)| *d == k) && TRIGGER_KEYS.contains(&key) => {
             " (a driver fault fires when its AM attempt starts: use `attempt` or `on_attempt_started`)".to_string()
         }
         _ => String::new(),
     };
+    let takes: Vec<&str> = takes.into_iter().filter(|k| *k != "kind").collect();
     let takes = if takes.is_empty() {
         "only a trigger".to_string()
     } else {
         takes.join(", ")
     };
+    let driver = DRIVER_KIND_KEYS.iter().any(|(d, _)| *d == f.kind);
+    let lead = if driver {
+        "the keys it takes"
+    } else {
+        "besides its trigger it takes"
+    };
     Err(format!(
-        "kind '{}' does not use `{}`{why}; besides its trigger it takes: {takes}",
+        "kind '{}' does not use `{}`{why}; {lead}: {takes}",
         f.kind,
         ignored.join("`, `"),
     ))
