@@ -70,6 +70,7 @@ pub(crate) struct RawScenario {
 /// Random faults drawn per seed (`sparkyard sweep`, and `run --seed N` to reproduce one).
 #[derive(Deserialize, Clone, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Chaos")]
 struct RawChaos {
     /// How many faults each seed draws: [min, max] (default [1, 3]).
     #[serde(default = "chaos_faults")]
@@ -295,6 +296,7 @@ pub const CHAOS_LABEL: &str = "chaos: ";
 /// The spark-submit line; each key is the spark-submit flag of the same name.
 #[derive(Deserialize, Clone, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Submit")]
 struct RawSubmit {
     /// `--class`: the user class. With a `[workload]` it may be left out (it is then
     /// `org.sparkyard.examples.SyntheticJob`, the only class that runs a workload).
@@ -326,6 +328,7 @@ struct RawSubmit {
 /// A synthetic application: its jobs run one after the other.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Workload")]
 struct RawWorkload {
     /// spark.app.name of the synthetic application (default "Synthetic Job").
     #[serde(default = "default_app_name")]
@@ -342,6 +345,7 @@ fn default_app_name() -> String {
 /// and every other stage must be one of its ancestors (through `parents`).
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Job")]
 struct RawJob {
     /// The action's call site, shown as the job's name ("count at App.scala:42").
     call_site: String,
@@ -352,6 +356,7 @@ struct RawJob {
 /// One stage (`[[workload.jobs.stages]]`).
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Stage")]
 struct RawStage {
     /// The stage's name ("map at App.scala:30").
     name: String,
@@ -372,6 +377,7 @@ struct RawStage {
     deny_unknown_fields,
     expecting = "a table with one distribution: { fixed_ms = 5000 }, { uniform_ms = [2000, 6000] } or { lognormal_median_ms = 2000, lognormal_sigma = 0.5 }"
 )]
+#[schemars(rename = "Duration")]
 struct RawDuration {
     /// Every task runs this long, ms.
     fixed_ms: Option<u64>,
@@ -386,6 +392,7 @@ struct RawDuration {
 /// Tasks of a stage that throw.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Fail")]
 struct RawFail {
     /// Task indices (partitions) that throw on every attempt.
     indices: Vec<u32>,
@@ -397,6 +404,7 @@ struct RawFail {
 /// take `attempt` / `on_attempt_started` only) and the kind's own keys.
 #[derive(Deserialize, Serialize, Default, Clone, Debug, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Fault")]
 pub struct RawFault {
     /// What happens (docs/scenarios.md lists each kind with its keys).
     #[schemars(with = "FaultKind")]

@@ -54,6 +54,7 @@ type Key<T> = Option<Spanned<T>>;
 /// The `[cluster]` table of a scenario, or a whole cluster file.
 #[derive(Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Cluster")]
 pub(crate) struct RawCluster {
     #[serde(default)]
     resourcemanager: RawResourceManager,
@@ -68,6 +69,7 @@ pub(crate) struct RawCluster {
 
 #[derive(Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "ResourceManager")]
 struct RawResourceManager {
     #[schemars(with = "Option<String>")]
     host: Key<String>,
@@ -79,6 +81,7 @@ struct RawResourceManager {
 
 #[derive(Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Yarn")]
 struct RawYarn {
     #[serde(rename = "yarn.scheduler.minimum-allocation-mb")]
     #[schemars(with = "Option<u64>")]
@@ -108,6 +111,7 @@ struct RawYarn {
 
 #[derive(Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Costs")]
 struct RawCosts {
     #[schemars(with = "Option<u64>")]
     network_latency_ms: Key<u64>,
@@ -129,6 +133,7 @@ struct RawCosts {
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "NodeGroup")]
 struct RawNodeGroup {
     #[schemars(with = "Option<String>")]
     host: Key<String>,
