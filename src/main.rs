@@ -41,6 +41,37 @@ enum Command {
     /// Run a scenario under many seeds (random faults from its [chaos] table) and check Spark's
     /// and YARN's invariants after each run.
     Sweep(SweepCommand),
+    /// Find a minimal fault schedule that still shows a seed's violation, outcome or failed
+    /// expectation, and write it as a plain scenario file.
+    Shrink(ShrinkCommand),
+    /// Merge the JSON outputs of `sweep --shard K/N` into the report of the whole sweep.
+    SweepMerge(SweepMergeCommand),
+    /// Print the scenario file's JSON Schema (config/scenario.schema.json).
+    #[command(hide = true)]
+    Schema,
+}
+
+#[derive(Args)]
+struct ShrinkCommand {
+    /// The scenario file (TOML), e.g. config/scenarios/chaos.toml.
+    file: PathBuf,
+    /// The seed to shrink.
+    #[arg(long, value_name = "N")]
+    seed: u64,
+    /// What the shrunk schedule must keep showing: violation, expect, or outcome=STATE
+    /// (default: the seed's violation, else its failed expectation).
+    #[arg(long, value_name = "WHAT")]
+    until: Option<String>,
+    /// Where to write the shrunk scenario (default: <name>-seed-<N>-shrunk.toml here).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct SweepMergeCommand {
+    /// The outputs of `sparkyard sweep --shard K/N`, one per shard, in any order.
+    #[arg(required = true, value_name = "SHARD.jsonl")]
+    files: Vec<PathBuf>,
 }
 
 #[derive(Args)]
@@ -53,6 +84,21 @@ struct SweepCommand {
     /// Simulations run at once (default: the number of cores).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
+    /// Also check the scenario's [expect] table on every seed (a failure is reported like a
+    /// violation, and makes the exit code 1).
+    #[arg(long)]
+    expect: bool,
+    /// Print JSON lines instead of the report: a header, then one line per seed (seed, outcome,
+    /// end time, faults fired, violations, failed expectations, fingerprint).
+    #[arg(long)]
+    json: bool,
+    /// Run only the K-th of N parts of the seed range and print its JSON lines (merge the N
+    /// outputs with `sparkyard sweep-merge`).
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// Never draw the progress bar (drawn on stderr only when it is a terminal).
+    #[arg(long = "no-progress")]
+    no_progress: bool,
 }
 
 #[derive(Args)]
@@ -62,17 +108,64 @@ struct RunCommand {
     /// The seed every random choice derives from (default: the scenario's own, else 42).
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
-    /// Where container logs are written.
+    /// Where container logs are written (the event log goes to spark.eventLog.dir).
     #[arg(long = "log-dir", value_name = "DIR", default_value = "sparkyard-logs")]
     log_dir: std::path::PathBuf,
     /// Show the AM, driver and executor lines on the console too.
     #[arg(long, short = 'v')]
     verbose: bool,
-    /// Only spark-submit's warnings and errors on the console.
+    /// Only spark-submit's warnings and errors on the console, then the summary.
     #[arg(long)]
     quiet: bool,
     #[command(flatten)]
+    submit: RunSubmitOverrides,
+    #[command(flatten)]
     outputs: OutputArgs,
+}
+
+/// spark-submit's flags that `run` applies on top of the scenario's [submit] table.
+#[derive(Args)]
+#[command(next_help_heading = "Overrides of the scenario's [submit]")]
+struct RunSubmitOverrides {
+    /// A Spark property, e.g. --conf spark.eventLog.enabled=true (repeatable).
+    #[arg(long, value_name = "KEY=VALUE")]
+    conf: Vec<String>,
+    /// The application's name (spark.app.name).
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// Executors to request (spark.executor.instances).
+    #[arg(long = "num-executors", value_name = "N")]
+    num_executors: Option<u32>,
+    /// Memory per executor, e.g. 2g (spark.executor.memory).
+    #[arg(long = "executor-memory", value_name = "MEM")]
+    executor_memory: Option<String>,
+    /// Cores per executor (spark.executor.cores).
+    #[arg(long = "executor-cores", value_name = "N")]
+    executor_cores: Option<u32>,
+    /// Memory of the driver, e.g. 2g (spark.driver.memory).
+    #[arg(long = "driver-memory", value_name = "MEM")]
+    driver_memory: Option<String>,
+    /// Cores of the driver (spark.driver.cores).
+    #[arg(long = "driver-cores", value_name = "N")]
+    driver_cores: Option<u32>,
+    /// The YARN queue (spark.yarn.queue).
+    #[arg(long, value_name = "QUEUE")]
+    queue: Option<String>,
+}
+
+impl RunSubmitOverrides {
+    fn to_overrides(&self) -> sparkyard::scenario::SubmitOverrides {
+        sparkyard::scenario::SubmitOverrides {
+            conf: self.conf.clone(),
+            name: self.name.clone(),
+            num_executors: self.num_executors,
+            executor_memory: self.executor_memory.clone(),
+            executor_cores: self.executor_cores,
+            driver_memory: self.driver_memory.clone(),
+            driver_cores: self.driver_cores,
+            queue: self.queue.clone(),
+        }
+    }
 }
 
 #[derive(Args)]
@@ -98,6 +191,10 @@ fn main() -> ExitCode {
             };
         }
     };
+    if let Err(e) = logging::check_env() {
+        eprintln!("{e}");
+        return ExitCode::from(1);
+    }
     let outcome = match cli.command {
         Command::Submit(cmd) if cmd.spark_version => {
             print!("{}", spark_banner());
@@ -106,6 +203,12 @@ fn main() -> ExitCode {
         Command::Submit(cmd) => submit(cmd.args, &cmd.outputs),
         Command::Run(cmd) => run_scenario(cmd),
         Command::Sweep(cmd) => sweep(cmd),
+        Command::Shrink(cmd) => shrink(cmd),
+        Command::SweepMerge(cmd) => sweep_merge(cmd),
+        Command::Schema => {
+            print!("{}", sparkyard::scenario::schema::scenario_schema_json());
+            return ExitCode::SUCCESS;
+        }
     };
     match outcome {
         Ok(code) => code,
@@ -135,9 +238,15 @@ fn submit(args: SubmitArgs, outputs: &OutputArgs) -> Result<ExitCode, UserError>
     if req.verbose {
         eprintln!("{}", req.verbose_report());
     }
+    if let Some(note) = report::sparkpi_note(&req.main_class, &req.app_args).filter(|_| !req.quiet)
+    {
+        eprintln!("{note}");
+    }
+    outputs.check_paths()?;
     let mut prepared = submission.prepare(RunPlan {
         options: RunOptions {
             record_events: outputs.wants_events(),
+            capture_logs: outputs.keeps_container_logs(),
             ..RunOptions::default()
         },
         ..RunPlan::default()
@@ -152,6 +261,9 @@ fn submit(args: SubmitArgs, outputs: &OutputArgs) -> Result<ExitCode, UserError>
         "{}",
         report::summary(result, written.as_deref(), &reproduce(req))
     );
+    if let Some(note) = report::unallocated(result, &run.spark) {
+        println!("{note}");
+    }
     for line in written_outputs {
         println!("{line}");
     }
@@ -182,9 +294,16 @@ fn close_run(
 
 fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
     logging::init(cmd.verbose, cmd.quiet);
-    let scenario = sparkyard::scenario::load(&cmd.file)?;
+    let mut scenario = sparkyard::scenario::load(&cmd.file)?;
+    scenario.apply_overrides(&cmd.submit.to_overrides())?;
+    cmd.outputs.check_paths()?;
+    cmd.outputs.check_scenario(&scenario)?;
+    for note in &scenario.notes {
+        eprintln!("{note}");
+    }
     let opts = RunOptions {
         record_events: cmd.outputs.wants_events(),
+        capture_logs: cmd.outputs.keeps_container_logs(),
         progress: cmd.outputs.progress(cmd.quiet),
         ..RunOptions::default()
     };
@@ -200,7 +319,10 @@ fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
         "{}",
         report::summary(&run.result, written.as_deref(), &again)
     );
-    print!("{}", report::recovery(&run.result));
+    if let Some(note) = report::unallocated(&run.result, &run.spark) {
+        println!("{note}");
+    }
+    print!("{}", report::recovery(&run.result, &run.fired));
     for line in cmd.outputs.write(&run.result, &run.spark)? {
         println!("{line}");
     }
@@ -215,22 +337,100 @@ fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
 }
 
 fn sweep(cmd: SweepCommand) -> Result<ExitCode, UserError> {
+    use sparkyard::sweep::{Shard, SweepConfig, SweepHeader};
     // The runs' own console lines would interleave across threads: only warnings and up.
     logging::init_with(logging::SILENT_FILTER);
     let seeds = sparkyard::sweep::parse_seeds(&cmd.seeds)?;
+    let shard = cmd.shard.as_deref().map(Shard::parse).transpose()?;
     let scenario = sparkyard::scenario::load(&cmd.file)?;
     let jobs = cmd
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let reports = sparkyard::sweep::sweep(&scenario, seeds, jobs)?;
-    let (text, broken) =
-        sparkyard::sweep::report(&shell_quote(&cmd.file.display().to_string()), &reports);
+    let whole = shard.unwrap_or(Shard { index: 1, count: 1 });
+    let config = SweepConfig {
+        jobs,
+        expect: cmd.expect,
+        progress: !cmd.no_progress,
+    };
+    let reports = sparkyard::sweep::sweep_with(&scenario, whole.part(&seeds), &config)?;
+    let file = shell_quote(&cmd.file.display().to_string());
+    let (text, broken) = sparkyard::sweep::report_with(&file, &reports);
+    if cmd.json || shard.is_some() {
+        let header = SweepHeader {
+            scenario: file,
+            seeds: [seeds.start, seeds.end],
+            shard: whole,
+            expect: cmd.expect,
+        };
+        print!("{}", sparkyard::sweep::json_lines(&header, &reports));
+    } else {
+        print!("{text}");
+    }
+    Ok(if broken == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn sweep_merge(cmd: SweepMergeCommand) -> Result<ExitCode, UserError> {
+    let mut outputs = Vec::new();
+    for f in &cmd.files {
+        let name = f.display().to_string();
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| UserError::file(&name, format!("cannot read the shard output: {e}")))?;
+        outputs.push((
+            name.clone(),
+            sparkyard::sweep::parse_json_lines(&name, &text)?,
+        ));
+    }
+    let (header, reports) = sparkyard::sweep::merge(outputs)?;
+    let (text, broken) = sparkyard::sweep::report_with(&header.scenario, &reports);
     print!("{text}");
     Ok(if broken == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+fn shrink(cmd: ShrinkCommand) -> Result<ExitCode, UserError> {
+    use sparkyard::scenario::shrink::{Until, scenario_file, shrink};
+    logging::init_with(logging::SILENT_FILTER);
+    let until = cmd.until.as_deref().map(Until::parse).transpose()?;
+    let scenario = sparkyard::scenario::load(&cmd.file)?;
+    let shrunk = shrink(&scenario, cmd.seed, until)?;
+    let out = cmd.out.unwrap_or_else(|| {
+        PathBuf::from(format!("{}-seed-{}-shrunk.toml", scenario.name, cmd.seed))
+    });
+    let text = std::fs::read_to_string(&cmd.file)
+        .map_err(|e| UserError::file(cmd.file.display().to_string(), e.to_string()))?;
+    let file = scenario_file(&scenario, &text, cmd.seed, &shrunk, &out)?;
+    std::fs::write(&out, file)
+        .map_err(|e| UserError::file(out.display().to_string(), format!("cannot write: {e}")))?;
+    println!(
+        "shrink: seed {} of {}: {} of {} fault(s) still show `{}` ({} runs); it ends {}/{}",
+        cmd.seed,
+        cmd.file.display(),
+        shrunk.faults.len(),
+        shrunk.original.len(),
+        shrunk.until,
+        shrunk.runs,
+        shrunk.state,
+        shrunk.final_status
+    );
+    for f in &shrunk.faults {
+        println!(
+            "  fault: {}",
+            f.label.clone().unwrap_or_else(|| f.kind.clone())
+        );
+    }
+    println!("wrote {}", out.display());
+    println!(
+        "reproduce: sparkyard run {}",
+        shell_quote(&out.display().to_string())
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The command line that reproduces this run (the seed made explicit).

@@ -70,9 +70,12 @@ pub fn write_logs(result: &RunResult, dir: &Path) -> io::Result<Option<PathBuf>>
             std::fs::create_dir_all(&cdir)?;
             std::fs::write(cdir.join("stdout"), &out.stdout)?;
             std::fs::write(cdir.join("stderr"), &out.stderr)?;
-            let script = format!(
-                "#!/bin/bash\n\nset -o pipefail -e\nexport PRELAUNCH_OUT=\"<LOG_DIR>/prelaunch.out\"\nexec /bin/bash -c \"{}\"\n",
-                out.launch_command.clone().unwrap_or_default()
+            let script = expand_launch(
+                &format!(
+                    "#!/bin/bash\n\nset -o pipefail -e\nexport PRELAUNCH_OUT=\"<LOG_DIR>/prelaunch.out\"\nexec /bin/bash -c \"{}\"\n",
+                    out.launch_command.clone().unwrap_or_default()
+                ),
+                &cdir,
             );
             std::fs::write(cdir.join("launch_container.sh"), script)?;
             written = true;
@@ -108,6 +111,17 @@ fn still_running(c: &sparkyard_actors::world::observer::RunCounters) -> String {
         c.tasks_launched,
         c.tasks_failed
     )
+}
+
+/// What the NodeManager does to a launch context before writing `launch_container.sh` on Linux
+/// (Hadoop's `ContainerLaunch.expandEnvironment`): `<LOG_DIR>` becomes the container's log
+/// directory, `<CPS>` the path separator, and `{{VAR}}` the shell's `$VAR`.
+fn expand_launch(script: &str, log_dir: &Path) -> String {
+    script
+        .replace("<LOG_DIR>", &log_dir.display().to_string())
+        .replace("<CPS>", ":")
+        .replace("{{", "$")
+        .replace("}}", "")
 }
 
 /// The summary printed on stdout at the end of a run.
@@ -178,11 +192,22 @@ pub fn summary(result: &RunResult, log_dir: Option<&Path>, reproduce: &str) -> S
             Some(code) => format!("exit status {code}"),
             None => "removed by the driver".to_string(),
         };
-        let _ = writeln!(
+        let mut lines = lost.reason.lines();
+        let first = lines.next().unwrap_or("");
+        let more = lines.count();
+        let _ = write!(
             s,
-            "  lost executor {} (attempt {}) {exit}: {}",
-            lost.executor, lost.attempt, lost.reason
+            "  lost executor {} (attempt {}) {exit}: {first}",
+            lost.executor, lost.attempt
         );
+        if more > 0 {
+            let _ = write!(
+                s,
+                " [{more} more line(s): {}]",
+                am_log(result, lost.attempt, log_dir)
+            );
+        }
+        s.push('\n');
     }
     if let Some(dir) = log_dir {
         let _ = writeln!(
@@ -197,11 +222,72 @@ pub fn summary(result: &RunResult, log_dir: Option<&Path>, reproduce: &str) -> S
     s
 }
 
-/// The recovery summary of a fault scenario: which faults fired, and what recovered.
-pub fn recovery(result: &RunResult) -> String {
+/// Where the full text of an executor's loss is: the AM's log of that attempt (its YarnAllocator
+/// logs each completed container's diagnostics).
+fn am_log(result: &RunResult, attempt: u32, log_dir: Option<&Path>) -> String {
+    let c = &result.counters;
+    let am = attempt
+        .checked_sub(1)
+        .and_then(|i| c.driver_containers.get(i as usize));
+    let (Some(am), Some(app)) = (am, result.outcome.application_id) else {
+        return "see the AM's log".into();
+    };
+    let host = result.logs.output(am).and_then(|o| o.host.clone());
+    match (log_dir, host) {
+        (Some(dir), Some(host)) => format!(
+            "the AM's log {}/{host}/userlogs/{app}/{am}/stderr",
+            dir.display()
+        ),
+        _ => format!("the AM's log of {am}"),
+    }
+}
+
+/// A note when fewer executors were ever launched than the application asked for (YARN kept
+/// the rest of the requests pending: the cluster had no room), or `None`.
+pub fn unallocated(
+    result: &RunResult,
+    spark: &sparkyard_actors::world::config::SparkSettings,
+) -> Option<String> {
+    let requested = spark.initial_target_executors();
+    let launched = result.counters.executors_launched;
+    (launched < requested).then(|| {
+        format!(
+            "note: {} of the {requested} executors requested (spark.executor.instances) were never allocated: YARN had no room for them while the application ran ({launched} launched)",
+            requested - launched
+        )
+    })
+}
+
+/// Where a big SparkPi's wall time goes: its estimate comes from real darts (100,000 per slice,
+/// at most 2^31 - 1: SparkPi.scala's `math.min(100000L * slices, Int.MaxValue)`), thrown by
+/// this process whatever the simulated cluster; the cluster's virtual time charges
+/// `sparkpi_dart_ns` per dart. `None` below 200 million darts (well under a second).
+pub fn sparkpi_note(class: &str, args: &[String]) -> Option<String> {
+    use sparkyard_actors::examples::spark_pi;
+    if class != spark_pi::CLASS {
+        return None;
+    }
+    let darts = spark_pi::total_darts(spark_pi::parse_slices(args).ok()?);
+    (darts >= 200_000_000).then(|| {
+        format!(
+            "note: SparkPi throws {darts} real darts for its estimate; that computation (roughly 5 ns a dart, ~{} s here) is most of this run's wall time, whatever the cluster. Fewer slices (the application's argument) make it shorter; the virtual time is [costs] sparkpi_dart_ns per dart.",
+            darts * 5 / 1_000_000_000
+        )
+    })
+}
+
+/// The recovery summary of a fault scenario: which faults fired (with a note where the bare
+/// time would mislead), and what recovered.
+pub fn recovery(result: &RunResult, fired: &[crate::scenario::FiredFault]) -> String {
     let mut s = String::new();
-    for (ms, label) in &result.faults_fired {
-        let _ = writeln!(s, "fault at {:.3} s: {label}", *ms as f64 / 1000.0);
+    for f in fired {
+        let _ = write!(s, "fault at {:.3} s: {}", f.at_ms as f64 / 1000.0, f.label);
+        match &f.note {
+            Some(note) => {
+                let _ = writeln!(s, " ({note})");
+            }
+            None => s.push('\n'),
+        }
     }
     for label in &result.faults_unfired {
         let _ = writeln!(s, "fault never fired: {label}");
@@ -225,4 +311,30 @@ pub fn recovery(result: &RunResult) -> String {
         }
     );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_big_sparkpi_says_where_its_time_goes() {
+        let args = |a: &str| vec![a.to_string()];
+        let class = "org.apache.spark.examples.SparkPi";
+        assert_eq!(super::sparkpi_note(class, &args("1000")), None);
+        let note = super::sparkpi_note(class, &args("100000")).expect("a note");
+        assert!(
+            note.starts_with("note: SparkPi throws 2147483647 real darts"),
+            "{note}"
+        );
+        assert_eq!(super::sparkpi_note("com.x.App", &args("100000")), None);
+    }
+
+    #[test]
+    fn launch_scripts_are_expanded_as_the_node_manager_does() {
+        let script = "export PRELAUNCH_OUT=\"<LOG_DIR>/prelaunch.out\"\nexec /bin/bash -c \"{{JAVA_HOME}}/bin/java -cp {{PWD}}<CPS>x 1><LOG_DIR>/stdout\"";
+        let got = super::expand_launch(script, std::path::Path::new("/logs/c1"));
+        assert_eq!(
+            got,
+            "export PRELAUNCH_OUT=\"/logs/c1/prelaunch.out\"\nexec /bin/bash -c \"$JAVA_HOME/bin/java -cp $PWD:x 1>/logs/c1/stdout\""
+        );
+    }
 }

@@ -1,18 +1,26 @@
 //! Scenario files (TOML): a cluster, a spark-submit line, an optional synthetic workload, the
 //! faults with their triggers, and the expectations that must hold at the end. Parsed raw (serde,
 //! unknown keys refused with their line), then validated into the simulator's types with errors
-//! that name the file, the line and the key.
+//! that name the file, the line and the key. The raw types derive `schemars::JsonSchema`, so
+//! `config/scenario.schema.json` (module `schema`) follows every key added here; `docs/scenarios.md`
+//! documents them. `shrink` minimises a seed's fault schedule into a plain scenario file.
 
-use crate::conf::cluster::{ClusterConfig, ClusterSource, parse_cluster, read_config_file};
+pub mod schema;
+pub mod shrink;
+
+use crate::conf::cluster::{ClusterConfig, ClusterSource, read_config_file};
 use crate::conf::submit::{DefaultsFile, SubmitArgs};
 use crate::error::UserError;
 use crate::pipeline::{ClusterChoice, CompletedRun, RunPlan, Submission};
+use crate::runner::RunResult;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use sparkyard_actors::faults::{
     ContainerEnd, DriverFault, FaultAction, FaultController, PlannedFault, Trigger,
 };
+use sparkyard_actors::kernel::trace::{FaultEvent, FaultTarget, StateChange, TraceKind};
 use sparkyard_actors::rpc::network::{LinkRule, ProcessPattern, RuleAction};
 use sparkyard_actors::world::config::UserProgram;
 use sparkyard_messages::task::{JobSpec, StageSpec, TaskWork};
@@ -23,44 +31,99 @@ use toml::Spanned;
 /// The class name that runs a scenario's synthetic workload.
 pub const SYNTHETIC_CLASS: &str = "org.sparkyard.examples.SyntheticJob";
 
-#[derive(Deserialize)]
+/// A sparkyard scenario: a cluster, a spark-submit line, an optional synthetic workload, faults
+/// and the expectations checked at the end (docs/scenarios.md).
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct RawScenario {
+#[schemars(title = "sparkyard scenario")]
+pub(crate) struct RawScenario {
+    /// The scenario's name, printed by `sparkyard run`.
     name: String,
+    /// What the scenario shows (free text).
     #[serde(default)]
     description: String,
+    /// The seed every random choice derives from (default 42); `run --seed N` overrides it.
     seed: Option<u64>,
+    /// Virtual time after which a run that has not ended is a hang, ms (default: one day, or
+    /// `[chaos].deadline_ms`).
+    deadline_ms: Option<u64>,
+    /// A cluster file (path relative to this file); give it or a `[cluster]` table, not both.
+    /// Default: the embedded config/cluster.toml (8 NodeManagers on two racks).
     cluster_file: Option<String>,
-    cluster: Option<toml::Table>,
+    /// The cluster, written inline (the keys of a cluster file).
+    cluster: Option<crate::conf::cluster::RawCluster>,
+    /// The spark-submit line (`--master yarn --deploy-mode cluster` is implied).
     submit: RawSubmit,
+    /// A synthetic application (jobs of stages of sleeping tasks) run as the user class.
     workload: Option<RawWorkload>,
+    /// Faults, each with one trigger.
     #[serde(default)]
+    #[schemars(with = "Vec<RawFault>")]
     faults: Vec<Spanned<RawFault>>,
+    /// What must hold at the end of the run.
     #[serde(default)]
     expect: Expectations,
+    /// Random faults drawn per seed (`sparkyard sweep`, `sparkyard shrink`).
     chaos: Option<RawChaos>,
 }
 
 /// Random faults drawn per seed (`sparkyard sweep`, and `run --seed N` to reproduce one).
-#[derive(Deserialize, Clone)]
+#[derive(Deserialize, Clone, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Chaos")]
 struct RawChaos {
+    /// How many faults each seed draws: [min, max] (default [1, 3]).
     #[serde(default = "chaos_faults")]
     faults: [u32; 2],
+    /// When the faults fire: [from, to], ms of virtual time after submission.
     window_ms: [u64; 2],
+    /// The kinds drawn from (each equally likely).
+    #[schemars(with = "Vec<ChaosKind>")]
     kinds: Vec<String>,
+    /// Executor numbers drawn for kill-executor, nm-kill, delay, partition: [min, max]
+    /// (default [1, 4]).
     #[serde(default = "chaos_executors")]
     executors: [u32; 2],
+    /// Exit codes drawn for kill-executor (default [1, 52, 137, 143]).
     #[serde(default = "chaos_exits")]
     exit_codes: Vec<i32>,
+    /// YARN ContainerExitStatus values drawn for nm-kill, -100 to -109 (default [-104, -103,
+    /// -102, -101, -106]).
     #[serde(default = "chaos_statuses")]
     statuses: Vec<i32>,
+    /// Delay of a `delay` fault: [min, max] ms (default [100, 5000]); it lasts 30 s.
     #[serde(default = "chaos_delay")]
     delay_ms: [u64; 2],
+    /// Length of a `partition`: [min, max] ms (default [10000, 200000]).
     #[serde(default = "chaos_partition")]
     partition_ms: [u64; 2],
+    /// Virtual time after which a run is a hang, ms (default 21600000, 6 h).
     #[serde(default = "chaos_deadline")]
     deadline_ms: u64,
+}
+
+/// A fault kind `[chaos]` can draw (the schema's enum of [`CHAOS_KINDS`]).
+struct ChaosKind;
+
+impl JsonSchema for ChaosKind {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ChaosKind".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "enum": CHAOS_KINDS })
+    }
+}
+
+/// A `[[faults]]` kind (the schema's enum of [`FAULT_KINDS`]).
+struct FaultKind;
+
+impl JsonSchema for FaultKind {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "FaultKind".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "enum": FAULT_KINDS })
+    }
 }
 
 fn chaos_faults() -> [u32; 2] {
@@ -96,32 +159,181 @@ const CHAOS_KINDS: [&str; 7] = [
     "launch-failure",
 ];
 
+/// The `kind`s of `[[faults]]`. A new kind goes here as well as in [`fault`]'s match (and in
+/// [`KIND_KEYS`] when it takes keys beyond the trigger): the schema's enum and the error for an
+/// unknown kind are made from this list.
+pub const FAULT_KINDS: &[&str] = &[
+    "kill-executor",
+    "kill-am",
+    "kill-node",
+    "launch-failure",
+    "exclude-node",
+    "drop",
+    "delay",
+    "duplicate",
+    "partition",
+    "user-class-throws",
+    "user-class-throws-before-context",
+    "no-spark-context",
+];
+
+/// Keys of a `[[faults]]` entry that every timed or event-triggered kind takes.
+const TRIGGER_KEYS: &[&str] = &[
+    "kind",
+    "label",
+    "at_ms",
+    "on_executor_registered",
+    "on_task_started",
+    "on_tasks_finished",
+    "on_attempt_started",
+    "after_ms",
+    "attempt",
+];
+
+/// The keys each kind takes besides [`TRIGGER_KEYS`] (a key given to a kind that ignores it is
+/// an error). The driver faults are keyed by attempt only: they take no time trigger.
+const KIND_KEYS: &[(&str, &[&str])] = &[
+    ("kill-executor", &["executor", "exit", "status"]),
+    ("kill-am", &["exit", "status"]),
+    ("kill-node", &["host"]),
+    ("launch-failure", &["host", "count"]),
+    ("exclude-node", &["host"]),
+    (
+        "drop",
+        &[
+            "from",
+            "to",
+            "message",
+            "probability",
+            "duration_ms",
+            "both_ways",
+        ],
+    ),
+    (
+        "delay",
+        &[
+            "from",
+            "to",
+            "message",
+            "probability",
+            "delay_ms",
+            "duration_ms",
+            "both_ways",
+        ],
+    ),
+    (
+        "duplicate",
+        &[
+            "from",
+            "to",
+            "message",
+            "probability",
+            "duration_ms",
+            "both_ways",
+        ],
+    ),
+    (
+        "partition",
+        &[
+            "from",
+            "to",
+            "message",
+            "probability",
+            "duration_ms",
+            "both_ways",
+        ],
+    ),
+];
+
+/// The keys of the driver faults (they fire when their AM attempt starts; they print no label).
+const DRIVER_KIND_KEYS: &[(&str, &[&str])] = &[
+    (
+        "user-class-throws",
+        &["kind", "attempt", "on_attempt_started", "exception"],
+    ),
+    (
+        "user-class-throws-before-context",
+        &["kind", "attempt", "on_attempt_started", "exception"],
+    ),
+    (
+        "no-spark-context",
+        &["kind", "attempt", "on_attempt_started"],
+    ),
+];
+
+/// The keys given to a fault of `kind` that it does not use, with the keys it does take; `None`
+/// for a kind without an entry in [`KIND_KEYS`] / [`DRIVER_KIND_KEYS`] (not checked).
+fn ignored_keys(kind: &str, given: &[String]) -> Option<(Vec<String>, Vec<&'static str>)> {
+    let (takes, driver) = match DRIVER_KIND_KEYS.iter().find(|(k, _)| *k == kind) {
+        Some((_, keys)) => (keys.to_vec(), true),
+        None => {
+            let (_, own) = KIND_KEYS.iter().find(|(k, _)| *k == kind)?;
+            (
+                TRIGGER_KEYS.iter().chain(own.iter()).copied().collect(),
+                false,
+            )
+        }
+    };
+    let ignored: Vec<String> = given
+        .iter()
+        .filter(|g| !takes.contains(&g.as_str()))
+        .cloned()
+        .collect();
+    let own: Vec<&'static str> = if driver {
+        takes
+    } else {
+        takes
+            .into_iter()
+            .filter(|k| !TRIGGER_KEYS.contains(k))
+            .collect()
+    };
+    Some((ignored, own))
+}
+
 /// Labels of drawn faults start with this: a chaos fault that never fires is not a failure.
 pub const CHAOS_LABEL: &str = "chaos: ";
 
-#[derive(Deserialize)]
+/// The spark-submit line; each key is the spark-submit flag of the same name.
+#[derive(Deserialize, Clone, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Submit")]
 struct RawSubmit {
-    class: String,
+    /// `--class`: the user class. With a `[workload]` it may be left out (it is then
+    /// `org.sparkyard.examples.SyntheticJob`, the only class that runs a workload).
+    class: Option<String>,
+    /// The application's arguments (after the jar).
     #[serde(default)]
     args: Vec<String>,
+    /// `--name`.
     name: Option<String>,
+    /// `--num-executors` (spark.executor.instances; YARN's default is 2).
     num_executors: Option<u32>,
+    /// `--executor-memory`, a JVM memory string ("1g", "512m").
     executor_memory: Option<String>,
+    /// `--executor-cores`.
     executor_cores: Option<u32>,
+    /// `--driver-memory`, a JVM memory string.
     driver_memory: Option<String>,
+    /// `--driver-cores`.
     driver_cores: Option<u32>,
+    /// `--queue` (YARN queue).
     queue: Option<String>,
+    /// The application jar (default "app.jar").
     jar: Option<String>,
+    /// `--conf KEY=VALUE`, as a table of Spark properties (values are strings).
     #[serde(default)]
     conf: BTreeMap<String, String>,
 }
 
-#[derive(Deserialize)]
+/// A synthetic application: its jobs run one after the other.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Workload")]
 struct RawWorkload {
+    /// spark.app.name of the synthetic application (default "Synthetic Job").
     #[serde(default = "default_app_name")]
     app_name: String,
+    /// The jobs (`[[workload.jobs]]`), at least one.
     jobs: Vec<RawJob>,
 }
 
@@ -129,71 +341,149 @@ fn default_app_name() -> String {
     "Synthetic Job".into()
 }
 
-#[derive(Deserialize)]
+/// One job (`[[workload.jobs]]`): a DAG of stages; the last stage is the one the action runs,
+/// and every other stage must be one of its ancestors (through `parents`).
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Job")]
 struct RawJob {
+    /// The action's call site, shown as the job's name ("count at App.scala:42").
     call_site: String,
+    /// The stages (`[[workload.jobs.stages]]`), in order; the last one is the result stage.
     stages: Vec<RawStage>,
 }
 
-#[derive(Deserialize)]
+/// One stage (`[[workload.jobs.stages]]`).
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Stage")]
 struct RawStage {
+    /// The stage's name ("map at App.scala:30").
     name: String,
+    /// Number of tasks (partitions), 1 to 10000000.
     tasks: u32,
+    /// How long each task runs: exactly one of fixed_ms, uniform_ms, lognormal_median_ms.
     duration: RawDuration,
+    /// Indices of earlier stages of this job whose shuffle output this stage reads.
     #[serde(default)]
     parents: Vec<usize>,
+    /// Tasks that throw (every attempt of them).
     fail: Option<RawFail>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A task duration distribution, drawn per task from the seed.
+#[derive(Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with one distribution: { fixed_ms = 5000 }, { uniform_ms = [2000, 6000] } or { lognormal_median_ms = 2000, lognormal_sigma = 0.5 }"
+)]
+#[schemars(rename = "Duration")]
 struct RawDuration {
+    /// Every task runs this long, ms.
     fixed_ms: Option<u64>,
+    /// Uniform between [lo, hi] ms.
     uniform_ms: Option<[u64; 2]>,
+    /// Log-normal with this median, ms.
     lognormal_median_ms: Option<u64>,
+    /// Log-normal sigma, 0 to 5 (default 0.5).
     lognormal_sigma: Option<f64>,
 }
 
-#[derive(Deserialize)]
+/// Tasks of a stage that throw.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Fail")]
 struct RawFail {
+    /// Task indices (partitions) that throw on every attempt.
     indices: Vec<u32>,
+    /// The exception the task throws ("java.lang.RuntimeException: boom").
     message: String,
 }
 
-#[derive(Deserialize, Default)]
+/// One fault (`[[faults]]`): a `kind`, exactly one trigger (at_ms or one on_* key; driver faults
+/// take `attempt` / `on_attempt_started` only) and the kind's own keys.
+#[derive(Deserialize, Serialize, Default, Clone, Debug, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct RawFault {
-    kind: String,
-    #[serde(default)]
-    label: Option<String>,
-    at_ms: Option<u64>,
-    on_executor_registered: Option<u32>,
-    on_task_started: Option<[u32; 2]>,
-    on_tasks_finished: Option<u64>,
-    on_attempt_started: Option<u32>,
-    #[serde(default)]
-    after_ms: u64,
-    #[serde(default = "one")]
-    attempt: u32,
-    executor: Option<u32>,
-    exit: Option<i32>,
-    status: Option<i32>,
-    host: Option<String>,
-    count: Option<u32>,
-    from: Option<String>,
-    to: Option<String>,
-    message: Option<String>,
-    probability: Option<f64>,
-    delay_ms: Option<u64>,
-    duration_ms: Option<u64>,
-    exception: Option<String>,
+#[schemars(rename = "Fault")]
+pub struct RawFault {
+    /// What happens (docs/scenarios.md lists each kind with its keys).
+    #[schemars(with = "FaultKind")]
+    pub kind: String,
+    /// A name for the fault in the summary (default: the kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Trigger: at this virtual time, ms after submission.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_ms: Option<u64>,
+    /// Trigger: when executor N (of `attempt`) has registered with the driver.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_executor_registered: Option<u32>,
+    /// Trigger: when task [stage, index] starts (its first attempt), stage ids counting from 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_task_started: Option<[u32; 2]>,
+    /// Trigger: when this many tasks have finished.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_tasks_finished: Option<u64>,
+    /// Trigger: when AM attempt N starts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_attempt_started: Option<u32>,
+    /// Fire this long after the trigger, ms (default 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub after_ms: u64,
+    /// The AM attempt the on_* triggers (and driver faults) refer to (default 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub attempt: u32,
+    /// kill-executor: the executor id (1, 2, ...) of the current AM attempt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub executor: Option<u32>,
+    /// kill-executor / kill-am: the JVM's exit code, 0 to 255 (default 137, SIGKILL).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit: Option<i32>,
+    /// kill-executor / kill-am: the NodeManager kills the container with this YARN
+    /// ContainerExitStatus, -100 to -109 (instead of `exit`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<i32>,
+    /// kill-node / launch-failure / exclude-node: a NodeManager's host name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// launch-failure: how many container launches fail on `host` (default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// Network faults: the sender: *, driver (or am), rm, client, executor:N, nm:HOST.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Network faults: the receiver, as `from`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// Network faults: only messages of this name (e.g. "RegisterExecutor").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Network faults: the chance each matching message is hit, 0 to 1 (default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probability: Option<f64>,
+    /// delay: how long each matching message is held, ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<u64>,
+    /// Network faults: how long the rule lasts once fired, ms (default: to the end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// Network faults: the rule applies in both directions (default: only for partition).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub both_ways: Option<bool>,
+    /// user-class-throws*: the exception `main` throws (default
+    /// "java.lang.RuntimeException: injected failure").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exception: Option<String>,
 }
 
 fn one() -> u32 {
     1
+}
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A validated scenario.
@@ -210,6 +500,16 @@ pub struct Scenario {
     pub driver_faults: Vec<(u32, DriverFault)>,
     pub expect: Expectations,
     chaos: Option<RawChaos>,
+    /// The `[submit]` table (the run's overrides are applied to it).
+    submit: RawSubmit,
+    /// The `[[faults]]` entries as written, in order (shrink rebuilds schedules from them).
+    raw_faults: Vec<RawFault>,
+    /// The `kind` of each entry of `faults`, in the same order.
+    pub fault_kinds: Vec<String>,
+    /// The top-level `deadline_ms`.
+    deadline: Option<u64>,
+    /// Things the user should know about how the file was read (printed by `run`).
+    pub notes: Vec<String>,
     /// Test-only (no scenario key sets it): `RunOptions::panic_at_ms` for every run of it.
     #[doc(hidden)]
     pub panic_at_ms: Option<u64>,
@@ -223,29 +523,83 @@ impl Scenario {
 
     /// The virtual deadline for one run (a run past it is a hang).
     pub fn deadline_ms(&self) -> Option<u64> {
-        self.chaos.as_ref().map(|c| c.deadline_ms)
+        self.deadline.or(self.chaos.as_ref().map(|c| c.deadline_ms))
     }
+
+    /// Applies `sparkyard run`'s submit overrides on top of the `[submit]` table.
+    pub fn apply_overrides(&mut self, o: &SubmitOverrides) -> Result<(), UserError> {
+        let s = &mut self.submit;
+        let set = |slot: &mut Option<String>, v: &Option<String>| {
+            if v.is_some() {
+                slot.clone_from(v);
+            }
+        };
+        set(&mut s.name, &o.name);
+        set(&mut s.executor_memory, &o.executor_memory);
+        set(&mut s.driver_memory, &o.driver_memory);
+        set(&mut s.queue, &o.queue);
+        s.num_executors = o.num_executors.or(s.num_executors);
+        s.executor_cores = o.executor_cores.or(s.executor_cores);
+        s.driver_cores = o.driver_cores.or(s.driver_cores);
+        for kv in &o.conf {
+            let Some((k, v)) = kv.split_once('=') else {
+                return Err(UserError::file(
+                    "--conf",
+                    format!("`{kv}`: expected KEY=VALUE, e.g. --conf spark.eventLog.enabled=true"),
+                ));
+            };
+            s.conf.insert(k.to_string(), v.to_string());
+        }
+        self.submit_words = submit_words(&self.submit, self.synthetic.is_some());
+        Ok(())
+    }
+}
+
+/// `sparkyard run`'s overrides of the scenario's `[submit]` table (spark-submit's flags).
+#[derive(Default, Debug, Clone)]
+pub struct SubmitOverrides {
+    pub conf: Vec<String>,
+    pub name: Option<String>,
+    pub num_executors: Option<u32>,
+    pub executor_memory: Option<String>,
+    pub executor_cores: Option<u32>,
+    pub driver_memory: Option<String>,
+    pub driver_cores: Option<u32>,
+    pub queue: Option<String>,
 }
 
 /// What must hold at the end of the run: the `[expect]` table as written; `load` checks the
 /// state names (kept as strings so that a wrong one can be quoted in the error).
-#[derive(Deserialize, Default, Debug)]
+#[derive(Deserialize, Default, Debug, Clone, JsonSchema)]
 // `expecting` words the error for a non-table `expect = 3` for the user, not after a Rust type.
 #[serde(deny_unknown_fields, expecting = "a table of expectations")]
 pub struct Expectations {
+    /// The YARN application state at the end (NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING,
+    /// FINISHED, FAILED, KILLED).
     pub state: Option<String>,
+    /// The final status (UNDEFINED, SUCCEEDED, FAILED, KILLED).
     pub final_status: Option<String>,
+    /// The exit codes of the AM attempts, in order.
     pub am_exit_codes: Option<Vec<i32>>,
+    /// The number of AM attempts.
     pub attempts: Option<u32>,
+    /// Executor failures counted toward spark.executor.maxNumFailures.
     pub executor_failures: Option<u32>,
+    /// Executors launched (containers started), all attempts.
     pub executors_launched: Option<u32>,
+    /// Executors lost.
     pub executors_lost: Option<u32>,
+    /// Failed task attempts.
     pub tasks_failed: Option<u64>,
+    /// Finished (successful) task attempts.
     pub tasks_finished: Option<u64>,
+    /// Texts the final diagnostics must contain.
     #[serde(default)]
     pub diagnostics_contain: Vec<String>,
+    /// Texts some container or daemon log must contain.
     #[serde(default)]
     pub logs_contain: Vec<String>,
+    /// Texts no log may contain.
     #[serde(default)]
     pub logs_not_contain: Vec<String>,
 }
@@ -268,8 +622,17 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
             "the file is empty; a scenario needs at least `name` and a [submit] table",
         ));
     }
-    let raw: RawScenario =
-        toml::from_str(&text).map_err(|e| UserError::file(&label, e.to_string()))?;
+    let raw: RawScenario = toml::from_str(&text).map_err(|e| {
+        let message = plain_types(&e.to_string());
+        let hint = crate::conf::cluster::toml_hint(&message);
+        UserError::file(
+            &label,
+            format!(
+                "{}{hint}\n(every table and key, with its type: docs/scenarios.md)",
+                message.trim_end()
+            ),
+        )
+    })?;
     let err = |m: String| UserError::file(&label, m);
     let dir = path.parent().unwrap_or(Path::new("."));
     let cluster = match (&raw.cluster_file, &raw.cluster) {
@@ -279,10 +642,7 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
             ));
         }
         (Some(f), None) => crate::conf::cluster::load_cluster(ClusterSource::Path(dir.join(f)))?,
-        (None, Some(t)) => {
-            let inline = toml::to_string(t).map_err(|e| err(format!("[cluster]: {e}")))?;
-            parse_cluster(&inline, &format!("{label} (inline [cluster] table)"))?
-        }
+        (None, Some(t)) => crate::conf::cluster::validate_table(t, &text, &label)?,
         (None, None) => crate::conf::cluster::load_cluster(ClusterSource::Embedded)?,
     };
     let seed = raw.seed.unwrap_or(crate::conf::submit::DEFAULT_SEED);
@@ -292,19 +652,37 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
         .map(|w| workload(w, seed))
         .transpose()
         .map_err(err)?;
-    if synthetic.is_some() && raw.submit.class != SYNTHETIC_CLASS {
-        return Err(err(format!(
-            "submit.class: a [workload] runs as `{SYNTHETIC_CLASS}`, not `{}`",
-            raw.submit.class
-        )));
+    let mut notes = Vec::new();
+    match (&raw.submit.class, synthetic.is_some()) {
+        (Some(c), true) if c != SYNTHETIC_CLASS => {
+            return Err(err(format!(
+                "submit.class: a [workload] runs as `{SYNTHETIC_CLASS}` (the class that plays the workload), not `{c}`; leave `class` out or drop the [workload] table to run `{c}`"
+            )));
+        }
+        (None, true) => notes.push(format!(
+            "note: the [workload] runs as --class {SYNTHETIC_CLASS}"
+        )),
+        (None, false) => {
+            return Err(err(
+                "submit.class: missing; give the user class (e.g. class = \"org.apache.spark.examples.SparkPi\") or a [workload] table".into(),
+            ));
+        }
+        _ => {}
     }
+    let keys = fault_keys(&text);
     let mut faults = Vec::new();
+    let mut fault_kinds = Vec::new();
     let mut driver_faults = Vec::new();
     for (i, f) in raw.faults.iter().enumerate() {
         let line = line_of(&text, f.span().start);
         let at = format!("line {line}: faults[{i}]");
+        let given = keys.get(i).map(Vec::as_slice).unwrap_or_default();
+        check_keys(f.get_ref(), given).map_err(|m| err(format!("{at}: {m}")))?;
         match fault(f.get_ref(), &cluster).map_err(|m| err(format!("{at}: {m}")))? {
-            Planned::Fault(p) => faults.push(p),
+            Planned::Fault(p) => {
+                faults.push(p);
+                fault_kinds.push(f.get_ref().kind.clone());
+            }
             Planned::Driver(attempt, d) => driver_faults.push((attempt, d)),
         }
     }
@@ -312,20 +690,110 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
     if let Some(c) = &raw.chaos {
         validate_chaos(c).map_err(|m| err(format!("chaos.{m}")))?;
     }
+    if raw.deadline_ms == Some(0) {
+        return Err(err("deadline_ms: must be positive".into()));
+    }
     Ok(Scenario {
         name: raw.name,
         description: raw.description,
         path: path.to_path_buf(),
         seed: raw.seed,
         cluster,
-        submit_words: submit_words(&raw.submit),
+        submit_words: submit_words(&raw.submit, synthetic.is_some()),
         synthetic,
         faults,
         driver_faults,
         expect: raw.expect,
         chaos: raw.chaos,
+        submit: raw.submit,
+        raw_faults: raw.faults.into_iter().map(Spanned::into_inner).collect(),
+        fault_kinds,
+        deadline: raw.deadline_ms,
+        notes,
         panic_at_ms: None,
     })
+}
+
+/// serde's Rust type names in a TOML error, in the words of a TOML file.
+fn plain_types(message: &str) -> String {
+    const WORDS: [(&str, &str); 9] = [
+        ("expected u64", "expected a non-negative integer"),
+        ("expected u32", "expected a non-negative integer"),
+        ("expected usize", "expected a non-negative integer"),
+        ("expected i32", "expected an integer"),
+        ("expected i64", "expected an integer"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected an array"),
+        ("expected a boolean", "expected true or false"),
+        (
+            "expected an array of length 2",
+            "expected an array of two values, [a, b]",
+        ),
+    ];
+    let mut out = message.to_string();
+    for (rust, toml) in WORDS {
+        out = out.replace(rust, toml);
+    }
+    out
+}
+
+/// The keys written in each `[[faults]]` entry, in order (serde fills defaults, so the typed
+/// entry cannot tell a key the user wrote from one left out).
+fn fault_keys(text: &str) -> Vec<Vec<String>> {
+    let Ok(table) = toml::from_str::<toml::Table>(text) else {
+        return Vec::new();
+    };
+    let Some(toml::Value::Array(faults)) = table.get("faults") else {
+        return Vec::new();
+    };
+    faults
+        .iter()
+        .map(|f| {
+            f.as_table()
+                .map(|t| t.keys().cloned().collect())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Refuses keys the fault's kind would ignore (`count` on kill-executor, `at_ms` on a driver
+/// fault), naming the keys the kind takes.
+fn check_keys(f: &RawFault, given: &[String]) -> Result<(), String> {
+    let Some((ignored, takes)) = ignored_keys(&f.kind, given) else {
+        return Ok(());
+    };
+    let Some(first) = ignored.first() else {
+        return Ok(());
+    };
+    let why = match (f.kind.as_str(), first.as_str()) {
+        ("kill-executor", "count") => {
+            " (it kills one executor: write one [[faults]] entry per executor)".to_string()
+        }
+        (k, "label") if DRIVER_KIND_KEYS.iter().any(|(d, _)| *d == k) => {
+            " (a driver fault is not printed with a label)".to_string()
+        }
+        (k, key) if DRIVER_KIND_KEYS.iter().any(|(d, _)| *d == k) && TRIGGER_KEYS.contains(&key) => {
+            " (a driver fault fires when its AM attempt starts: use `attempt` or `on_attempt_started`)".to_string()
+        }
+        _ => String::new(),
+    };
+    let takes: Vec<&str> = takes.into_iter().filter(|k| *k != "kind").collect();
+    let takes = if takes.is_empty() {
+        "only a trigger".to_string()
+    } else {
+        takes.join(", ")
+    };
+    let driver = DRIVER_KIND_KEYS.iter().any(|(d, _)| *d == f.kind);
+    let lead = if driver {
+        "the keys it takes"
+    } else {
+        "besides its trigger it takes"
+    };
+    Err(format!(
+        "kind '{}' does not use `{}`{why}; {lead}: {takes}",
+        f.kind,
+        ignored.join("`, `"),
+    ))
 }
 
 fn validate_chaos(c: &RawChaos) -> Result<(), String> {
@@ -367,8 +835,8 @@ fn validate_chaos(c: &RawChaos) -> Result<(), String> {
     Ok(())
 }
 
-/// The random faults of one seed.
-fn chaos_faults_for(c: &RawChaos, seed: u64, cluster: &ClusterConfig) -> Vec<PlannedFault> {
+/// The random faults of one seed, as `[[faults]]` entries (kind as drawn, entry).
+fn chaos_faults_for(c: &RawChaos, seed: u64, cluster: &ClusterConfig) -> Vec<(String, RawFault)> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xc4a0_5eed);
     let n = rng.random_range(c.faults[0]..=c.faults[1]);
     (0..n).map(|_| chaos_fault(c, &mut rng, cluster)).collect()
@@ -378,18 +846,28 @@ fn pick<T: Clone>(rng: &mut ChaCha8Rng, xs: &[T]) -> T {
     xs[rng.random_range(0..xs.len())].clone()
 }
 
-fn chaos_fault(c: &RawChaos, rng: &mut ChaCha8Rng, cluster: &ClusterConfig) -> PlannedFault {
+/// One drawn fault, as the `[[faults]]` entry that does the same (so a seed's schedule can be
+/// written out, and shrunk). The draws are made in a fixed order: kind, time, executor, host,
+/// then the kind's own.
+fn chaos_fault(c: &RawChaos, rng: &mut ChaCha8Rng, cluster: &ClusterConfig) -> (String, RawFault) {
     let kind = pick(rng, &c.kinds);
     let at = rng.random_range(c.window_ms[0]..=c.window_ms[1]);
     let executor = rng.random_range(c.executors[0].max(1)..=c.executors[1].max(1));
     let host = pick(rng, &cluster.nodes).host;
-    let (action, what) = match kind.as_str() {
+    let base = RawFault {
+        at_ms: Some(at),
+        attempt: 1,
+        ..RawFault::default()
+    };
+    let (raw, what) = match kind.as_str() {
         "kill-executor" => {
             let code = pick(rng, &c.exit_codes);
             (
-                FaultAction::KillExecutor {
-                    executor,
-                    end: ContainerEnd::ProcessExit(code),
+                RawFault {
+                    kind: "kill-executor".into(),
+                    executor: Some(executor),
+                    exit: Some(code),
+                    ..base
                 },
                 format!("executor {executor} exits {code}"),
             )
@@ -397,81 +875,90 @@ fn chaos_fault(c: &RawChaos, rng: &mut ChaCha8Rng, cluster: &ClusterConfig) -> P
         "nm-kill" => {
             let status = pick(rng, &c.statuses);
             (
-                FaultAction::KillExecutor {
-                    executor,
-                    end: ContainerEnd::NodeManagerKill(status),
+                RawFault {
+                    kind: "kill-executor".into(),
+                    executor: Some(executor),
+                    status: Some(status),
+                    ..base
                 },
                 format!("NodeManager kills executor {executor} ({status})"),
             )
         }
         "kill-am" => (
-            FaultAction::KillApplicationMaster {
-                end: ContainerEnd::ProcessExit(137),
+            RawFault {
+                kind: "kill-am".into(),
+                exit: Some(137),
+                ..base
             },
             "the AM is killed".into(),
         ),
         "kill-node" => (
-            FaultAction::KillNode { host: host.clone() },
+            RawFault {
+                kind: "kill-node".into(),
+                host: Some(host.clone()),
+                ..base
+            },
             format!("{host} dies"),
         ),
         "launch-failure" => (
-            FaultAction::FailLaunches {
-                host: host.clone(),
-                count: 1,
+            RawFault {
+                kind: "launch-failure".into(),
+                host: Some(host.clone()),
+                count: Some(1),
+                ..base
             },
             format!("a launch fails on {host}"),
         ),
         "delay" => {
             let ms = rng.random_range(c.delay_ms[0]..=c.delay_ms[1]);
-            let rule = LinkRule {
-                from: ProcessPattern::Executor(executor),
-                to: ProcessPattern::Driver,
-                message: None,
-                active_from_ms: 0,
-                active_until_ms: 30_000,
-                action: RuleAction::Delay { ms },
-                probability_ppm: 1_000_000,
-                both_ways: true,
-            };
             (
-                FaultAction::Network(vec![rule]),
+                RawFault {
+                    kind: "delay".into(),
+                    delay_ms: Some(ms),
+                    duration_ms: Some(30_000),
+                    ..executor_link(executor, base)
+                },
                 format!("executor {executor} <-> driver delayed {ms} ms for 30 s"),
             )
         }
         _ => {
             let ms = rng.random_range(c.partition_ms[0]..=c.partition_ms[1]);
-            let rule = LinkRule {
-                from: ProcessPattern::Executor(executor),
-                to: ProcessPattern::Driver,
-                message: None,
-                active_from_ms: 0,
-                active_until_ms: ms,
-                action: RuleAction::HoldUntilEnd,
-                probability_ppm: 1_000_000,
-                both_ways: true,
-            };
             (
-                FaultAction::Network(vec![rule]),
+                RawFault {
+                    kind: "partition".into(),
+                    duration_ms: Some(ms),
+                    ..executor_link(executor, base)
+                },
                 format!("executor {executor} partitioned from the driver for {ms} ms"),
             )
         }
     };
-    PlannedFault {
-        trigger: Trigger::At { ms: at },
-        after_ms: 0,
-        action,
-        label: format!("{CHAOS_LABEL}{what} at {at} ms"),
+    let label = Some(format!("{CHAOS_LABEL}{what} at {at} ms"));
+    (kind, RawFault { label, ..raw })
+}
+
+/// A network fault between executor `executor` and the driver, both ways.
+fn executor_link(executor: u32, base: RawFault) -> RawFault {
+    RawFault {
+        from: Some(format!("executor:{executor}")),
+        to: Some("driver".into()),
+        both_ways: Some(true),
+        ..base
     }
 }
 
-fn submit_words(s: &RawSubmit) -> Vec<String> {
+fn submit_words(s: &RawSubmit, synthetic: bool) -> Vec<String> {
+    let class = match (&s.class, synthetic) {
+        (Some(c), _) => c.as_str(),
+        (None, _) => SYNTHETIC_CLASS,
+    };
     let mut w: Vec<String> = [
         "--master",
         "yarn",
         "--deploy-mode",
         "cluster",
         "--class",
-        &s.class,
+        class,
     ]
     .iter()
     .map(|x| x.to_string())
@@ -519,7 +1006,7 @@ fn workload(w: &RawWorkload, seed: u64) -> Result<UserProgram, String> {
             }
             if let Some(p) = st.parents.iter().find(|p| **p >= s) {
                 return Err(format!(
-                    "{at}.parents: {p} is not an earlier stage of this job"
+                    "{at}.parents: {p} is not an earlier stage of this job (parents name stages by index, counting from 0, and only earlier ones)"
                 ));
             }
             let tasks = (0..st.tasks)
@@ -533,6 +1020,7 @@ fn workload(w: &RawWorkload, seed: u64) -> Result<UserProgram, String> {
                 tasks,
             });
         }
+        check_ancestors(job).map_err(|m| format!("workload.jobs[{j}].{m}"))?;
         jobs.push(JobSpec {
             call_site: job.call_site.clone(),
             stages,
@@ -546,6 +1034,29 @@ fn workload(w: &RawWorkload, seed: u64) -> Result<UserProgram, String> {
         app_name: w.app_name.clone(),
         jobs,
     })
+}
+
+/// A job runs its last stage and that stage's ancestors only (Spark submits the action's RDD
+/// and walks its lineage: DAGScheduler.getOrCreateParentStages), so any other stage would
+/// silently never run: refuse it.
+fn check_ancestors(job: &RawJob) -> Result<(), String> {
+    let last = job.stages.len() - 1;
+    let mut needed = vec![false; job.stages.len()];
+    needed[last] = true;
+    for s in (0..=last).rev() {
+        if needed[s] {
+            for p in &job.stages[s].parents {
+                needed[*p] = true;
+            }
+        }
+    }
+    match needed.iter().position(|n| !n) {
+        None => Ok(()),
+        Some(s) => Err(format!(
+            "stages[{s}] (`{}`) is not an ancestor of the job's last stage (stages[{last}]), so it would never run: a job runs its last stage and the stages that stage depends on; list {s} in the `parents` of a later stage, or put it in a job of its own",
+            job.stages[s].name
+        )),
+    }
 }
 
 fn task(st: &RawStage, index: u32, rng: &mut ChaCha8Rng) -> Result<TaskWork, String> {
@@ -628,12 +1139,22 @@ fn need<T: Clone>(v: &Option<T>, key: &str, kind: &str) -> Result<T, String> {
 
 fn known_host(host: &str, cluster: &ClusterConfig) -> Result<String, String> {
     if cluster.nodes.iter().any(|n| n.host == host) {
-        Ok(host.to_string())
-    } else {
-        Err(format!(
-            "host: `{host}` is not a NodeManager of this cluster"
-        ))
+        return Ok(host.to_string());
     }
+    let hosts: Vec<&str> = cluster.nodes.iter().map(|n| n.host.as_str()).collect();
+    let listed = match hosts.as_slice() {
+        [] => String::new(),
+        few if few.len() <= 10 => few.join(", "),
+        many => format!(
+            "{}, ... {} ({} NodeManagers)",
+            many[..8].join(", "),
+            many[many.len() - 1],
+            many.len()
+        ),
+    };
+    Err(format!(
+        "host: `{host}` is not a NodeManager of this cluster; give a full host name: {listed}"
+    ))
 }
 
 /// How the container ends: `exit` (the JVM exits with it) or `status` (the NM kills it).
@@ -702,7 +1223,7 @@ fn network(f: &RawFault, cluster: &ClusterConfig) -> Result<FaultAction, String>
         active_until_ms: f.duration_ms.unwrap_or(u64::MAX / 4),
         action,
         probability_ppm: (p * 1_000_000.0).round() as u32,
-        both_ways: f.kind == "partition",
+        both_ways: f.both_ways.unwrap_or(f.kind == "partition"),
     };
     if f.kind == "partition" && (f.from.is_none() || f.to.is_none() || f.duration_ms.is_none()) {
         return Err("kind 'partition' needs `from`, `to` and `duration_ms`".into());
@@ -752,7 +1273,8 @@ fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
         "drop" | "delay" | "duplicate" | "partition" => network(f, cluster)?,
         other => {
             return Err(format!(
-                "kind: unknown fault kind `{other}` (kill-executor, kill-am, kill-node, launch-failure, exclude-node, drop, delay, duplicate, partition, user-class-throws, user-class-throws-before-context, no-spark-context)"
+                "kind: unknown fault kind `{other}`; valid kinds: {}",
+                FAULT_KINDS.join(", ")
             ));
         }
     };
@@ -798,8 +1320,110 @@ pub struct ScenarioRun {
     pub result: crate::runner::RunResult,
     /// The Spark settings the run used (the event log needs them).
     pub spark: sparkyard_actors::world::config::SparkSettings,
+    /// Expectations that failed (the `[expect]` table's, unfired faults) and broken invariants.
     pub failures: Vec<String>,
+    /// The `[expect]` failures alone (no invariants).
+    pub expect_failures: Vec<String>,
     pub seed: u64,
+    /// The faults that fired, in order, with their kinds.
+    pub fired: Vec<FiredFault>,
+}
+
+/// A fault that fired: when, its label, its kind (`nm-kill` for a drawn NodeManager kill) and
+/// what a reader should know about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FiredFault {
+    pub at_ms: u64,
+    pub label: String,
+    pub kind: String,
+    pub note: Option<String>,
+}
+
+/// Pairs each fired fault with its planned fault (in plan order for equal labels) and adds the
+/// notes a bare "fault at T" would hide: a network rule is armed then and acts on matching
+/// messages later; a kill-node on a node without containers of the application; a fault that
+/// found nothing to act on.
+fn fired_faults(planned: &[PlannedFault], kinds: &[String], r: &RunResult) -> Vec<FiredFault> {
+    let mut used = vec![false; planned.len()];
+    let targets = fired_targets(r);
+    r.faults_fired
+        .iter()
+        .map(|(ms, label)| {
+            let i = (0..planned.len()).find(|i| !used[*i] && planned[*i].label == *label);
+            let (kind, action) = match i {
+                Some(i) => {
+                    used[i] = true;
+                    (
+                        kinds.get(i).cloned().unwrap_or_default(),
+                        Some(&planned[i].action),
+                    )
+                }
+                None => (String::new(), None),
+            };
+            let target = targets
+                .iter()
+                .find(|t| t.0 == *ms && t.1 == *label)
+                .map(|t| &t.2);
+            let note = match (action, target) {
+                (Some(FaultAction::Network(rules)), _) => Some(match rules.first() {
+                    Some(r) if r.message.is_some() => format!(
+                        "network rule armed; it acts on each {} message from then on",
+                        r.message.as_deref().unwrap_or_default()
+                    ),
+                    _ => "network rule armed; it acts on matching messages from then on".into(),
+                }),
+                (_, Some(FaultTarget::Nothing)) => {
+                    Some("nothing to act on at that time (no such executor or AM)".into())
+                }
+                (Some(FaultAction::KillNode { host }), _) if !containers_on(r, host, *ms) => Some(
+                    format!("no container of the application was running on {host}"),
+                ),
+                _ => None,
+            };
+            FiredFault {
+                at_ms: *ms,
+                label: label.clone(),
+                kind,
+                note,
+            }
+        })
+        .collect()
+}
+
+/// (time, label, target) of every fault the trace records as fired (empty without a trace).
+fn fired_targets(r: &RunResult) -> Vec<(u64, String, FaultTarget)> {
+    r.trace
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::Fault(FaultEvent::Fired { label, target }) => {
+                Some((e.time_ms, label.clone(), target.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether a container was running on `host` at `ms` (from the typed trace; true when the run
+/// kept no trace, so no note is made up).
+fn containers_on(r: &RunResult, host: &str, ms: u64) -> bool {
+    if r.trace.is_empty() {
+        return true;
+    }
+    let mut live: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for e in r.trace.iter().take_while(|e| e.time_ms <= ms) {
+        match &e.kind {
+            TraceKind::State(StateChange::ContainerLocalizing {
+                container, host: h, ..
+            }) if h == host => {
+                live.insert(container.to_string());
+            }
+            TraceKind::State(StateChange::ContainerCompleted { container, .. }) => {
+                live.remove(&container.to_string());
+            }
+            _ => {}
+        }
+    }
+    !live.is_empty()
 }
 
 /// Runs the scenario under `seed` (the file's own seed when `None`) and checks its expectations.
@@ -818,17 +1442,33 @@ pub fn run(
     let submission = Submission::from_args(args, DefaultsFile::embedded())?;
     opts.panic_at_ms = opts.panic_at_ms.or(s.panic_at_ms);
     let mut planned = s.faults.clone();
+    let mut kinds = s.fault_kinds.clone();
     if let Some(c) = &s.chaos {
-        planned.extend(chaos_faults_for(c, seed, &s.cluster));
-        opts.deadline_ms = c.deadline_ms;
+        for (kind, raw) in chaos_faults_for(c, seed, &s.cluster) {
+            match fault(&raw, &s.cluster) {
+                Ok(Planned::Fault(p)) => planned.push(p),
+                other => {
+                    let why = other.err().unwrap_or_else(|| "not a timed fault".into());
+                    return Err(UserError::file(
+                        s.path.display().to_string(),
+                        format!("[chaos] drew a fault sparkyard cannot plan ({why}): {raw:?}"),
+                    ));
+                }
+            }
+            kinds.push(kind);
+        }
+    }
+    if let Some(ms) = s.deadline_ms() {
+        opts.deadline_ms = ms;
     }
     let prepared = submission.prepare(RunPlan {
         cluster: ClusterChoice::Loaded(Box::new(s.cluster.clone())),
         seed: Some(seed),
         options: opts,
         synthetic: s.synthetic.clone(),
-        faults: FaultController::new(planned, s.driver_faults.clone()),
+        faults: FaultController::new(planned.clone(), s.driver_faults.clone()),
     })?;
+    let planned_copy = planned;
     let limits = crate::invariants::Limits::of(&prepared.config);
     let CompletedRun {
         spark, mut result, ..
@@ -836,6 +1476,8 @@ pub fn run(
     let end = crate::invariants::check(&result, &limits);
     result.violations.extend(end);
     let mut failures = check(&s.expect, &result);
+    let expect_failures = failures.clone();
+    let fired = fired_faults(&planned_copy, &kinds, &result);
     failures.extend(
         result
             .violations
@@ -846,7 +1488,9 @@ pub fn run(
         result,
         spark,
         failures,
+        expect_failures,
         seed,
+        fired,
     })
 }
 

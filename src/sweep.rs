@@ -1,19 +1,30 @@
 //! `sparkyard sweep`: one scenario under many seeds, each seed its own single-threaded
 //! simulation (its own paused actix System), spread over worker threads. After each run every
-//! invariant is checked; the report lists each violation with the command that reproduces it,
-//! in seed order whatever the thread timing.
+//! invariant is checked (and with `--expect`, the scenario's `[expect]` table); the report lists
+//! each violation and failed expectation with the command that reproduces it, the seeds of each
+//! outcome, and the faults fired by kind, in seed order whatever the thread timing.
+//!
+//! A sweep can be split: `--shard K/N` runs the K-th of N contiguous parts of the seed range and
+//! writes JSON lines (a header, then one line per seed); `sparkyard sweep-merge` reads the N
+//! outputs back and prints the report of the whole range, byte for byte the report one unsharded
+//! sweep prints (the report is a function of the seeds' records only).
 
 use crate::error::UserError;
 use crate::runner::RunOptions;
 use crate::scenario::{self, Scenario};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How many seeds of each outcome the report names.
+const SEEDS_LISTED: usize = 20;
 
 /// `A..B` (B excluded) or `A..=B`.
 pub fn parse_seeds(text: &str) -> Result<std::ops::Range<u64>, UserError> {
     let bad = || {
-        UserError::usage(format!(
+        sweep_error(format!(
             "--seeds {text}: expected A..B or A..=B, e.g. 1..1001"
         ))
     };
@@ -32,42 +43,131 @@ pub fn parse_seeds(text: &str) -> Result<std::ops::Range<u64>, UserError> {
         b
     };
     if end <= a {
-        return Err(UserError::usage(format!(
-            "--seeds {text}: the range is empty"
-        )));
+        return Err(sweep_error(format!("--seeds {text}: the range is empty")));
     }
     Ok(a..end)
 }
 
-/// What one seed left: its outcome and every broken invariant.
-pub struct SeedReport {
-    pub outcome: String,
-    pub violations: Vec<String>,
+/// A sweep usage error, with the hint `sweep` takes (not spark-submit's `--verbose`).
+fn sweep_error(message: String) -> UserError {
+    UserError::file(
+        "sparkyard sweep",
+        format!("{message}\n\nRun `sparkyard sweep --help` for usage help"),
+    )
 }
 
-/// Runs every seed of `seeds` on `jobs` threads; reports by seed.
+/// `K/N`: the K-th (1-based) of N parts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    pub fn parse(text: &str) -> Result<Shard, UserError> {
+        let bad = || {
+            sweep_error(format!(
+                "--shard {text}: expected K/N with 1 <= K <= N, e.g. 2/8"
+            ))
+        };
+        let (k, n) = text.split_once('/').ok_or_else(bad)?;
+        let index: u64 = k.trim().parse().map_err(|_| bad())?;
+        let count: u64 = n.trim().parse().map_err(|_| bad())?;
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// This shard's part of `seeds`: contiguous, the parts of 1/N .. N/N tile the range.
+    pub fn part(&self, seeds: &std::ops::Range<u64>) -> std::ops::Range<u64> {
+        let len = u128::from(seeds.end - seeds.start);
+        let at = |k: u64| seeds.start + (len * u128::from(k) / u128::from(self.count)) as u64;
+        at(self.index - 1)..at(self.index)
+    }
+}
+
+/// A fault that fired in a seed's run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FiredRecord {
+    pub at_ms: u64,
+    pub kind: String,
+    pub label: String,
+}
+
+/// What one seed left: its outcome, every broken invariant and (with `--expect`) every failed
+/// expectation. Also one line of `--json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeedReport {
+    pub seed: u64,
+    /// `STATE/FINAL_STATUS`, or `NOT-SUBMITTED`.
+    pub outcome: String,
+    /// Virtual time when the application ended, ms.
+    pub end_ms: u64,
+    pub faults_fired: Vec<FiredRecord>,
+    pub violations: Vec<String>,
+    /// Failed `[expect]` entries (checked only with `--expect`).
+    pub expectation_failures: Vec<String>,
+    /// The trace fingerprint (hex), as `run` prints it.
+    pub fingerprint: String,
+}
+
+/// What a sweep checks and how it shows its progress.
+#[derive(Clone, Debug, Default)]
+pub struct SweepConfig {
+    pub jobs: usize,
+    /// Check the scenario's `[expect]` on every seed.
+    pub expect: bool,
+    /// Draw a progress bar on stderr (when it is a terminal).
+    pub progress: bool,
+}
+
+/// Runs every seed of `seeds` on `jobs` threads; reports by seed (invariants only).
 pub fn sweep(
     s: &Scenario,
     seeds: std::ops::Range<u64>,
     jobs: usize,
 ) -> Result<BTreeMap<u64, SeedReport>, UserError> {
+    sweep_with(
+        s,
+        seeds,
+        &SweepConfig {
+            jobs,
+            ..SweepConfig::default()
+        },
+    )
+}
+
+/// Runs every seed of `seeds` as `config` says; reports by seed.
+pub fn sweep_with(
+    s: &Scenario,
+    seeds: std::ops::Range<u64>,
+    config: &SweepConfig,
+) -> Result<BTreeMap<u64, SeedReport>, UserError> {
     let next = AtomicU64::new(seeds.start);
     let reports = Mutex::new(BTreeMap::new());
     let first_error = Mutex::new(None);
+    let bar = config
+        .progress
+        .then(|| crate::outputs::progress::sweep_bar(seeds.end - seeds.start))
+        .flatten();
     std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1) {
+        for _ in 0..config.jobs.max(1) {
             scope.spawn(|| {
                 loop {
                     let seed = next.fetch_add(1, Ordering::Relaxed);
                     if seed >= seeds.end {
                         break;
                     }
-                    match run_seed(s, seed) {
+                    match run_seed(s, seed, config.expect) {
                         Ok(r) => {
                             reports
                                 .lock()
                                 .expect("no panics while holding the lock")
                                 .insert(seed, r);
+                            if let Some(b) = &bar {
+                                b.inc(1);
+                            }
                         }
                         Err(e) => {
                             first_error
@@ -81,16 +181,20 @@ pub fn sweep(
             });
         }
     });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     if let Some(e) = first_error.into_inner().expect("threads joined") {
         return Err(e);
     }
     Ok(reports.into_inner().expect("threads joined"))
 }
 
-fn run_seed(s: &Scenario, seed: u64) -> Result<SeedReport, UserError> {
+/// One seed's run and its record.
+pub fn run_seed(s: &Scenario, seed: u64, expect: bool) -> Result<SeedReport, UserError> {
     let opts = RunOptions {
-        capture_logs: false,
-        trace: false,
+        capture_logs: expect && needs_logs(s),
+        trace: true,
         ..RunOptions::default()
     };
     let run = scenario::run(s, Some(seed), opts)?;
@@ -105,33 +209,245 @@ fn run_seed(s: &Scenario, seed: u64) -> Result<SeedReport, UserError> {
         .iter()
         .map(|v| format!("{}: {}", v.invariant, v.detail))
         .collect();
+    let faults_fired = run
+        .fired
+        .iter()
+        .map(|f| FiredRecord {
+            at_ms: f.at_ms,
+            kind: f.kind.clone(),
+            label: f.label.clone(),
+        })
+        .collect();
     Ok(SeedReport {
+        seed,
         outcome,
+        end_ms: run.result.end_ms,
+        faults_fired,
         violations,
+        expectation_failures: if expect {
+            run.expect_failures
+        } else {
+            Vec::new()
+        },
+        fingerprint: format!("{:016x}", run.result.fingerprint),
     })
 }
 
-/// The sweep's report: violations with their reproduction commands, then outcome counts.
+/// Whether the expectations read the logs (capturing them costs memory on every seed).
+fn needs_logs(s: &Scenario) -> bool {
+    !s.expect.logs_contain.is_empty() || !s.expect.logs_not_contain.is_empty()
+}
+
+/// The sweep's report (invariants only): see [`report_with`].
 pub fn report(file: &str, reports: &BTreeMap<u64, SeedReport>) -> (String, usize) {
+    report_with(file, reports)
+}
+
+/// The sweep's report: each violation and failed expectation with its reproduction command,
+/// the seeds of each outcome (the first 20 and the count) with the command for the first, the
+/// faults fired by kind, and the totals. Returns the text and the number of problems.
+pub fn report_with(file: &str, reports: &BTreeMap<u64, SeedReport>) -> (String, usize) {
     let mut out = String::new();
-    let mut outcomes: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut broken = 0;
+    let mut outcomes: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+    let (mut broken, mut unmet) = (0, 0);
+    let again = |seed: u64| format!("sparkyard run {file} --seed {seed}");
     for (seed, r) in reports {
-        *outcomes.entry(r.outcome.as_str()).or_default() += 1;
+        outcomes.entry(r.outcome.as_str()).or_default().push(*seed);
+        for f in &r.faults_fired {
+            *kinds.entry(f.kind.as_str()).or_default() += 1;
+        }
         for v in &r.violations {
             broken += 1;
-            out.push_str(&format!(
-                "seed {seed}: invariant {v}\n  reproduce: sparkyard run {file} --seed {seed}\n"
-            ));
+            let _ = writeln!(
+                out,
+                "seed {seed}: invariant {v}\n  reproduce: {}",
+                again(*seed)
+            );
+        }
+        for f in &r.expectation_failures {
+            unmet += 1;
+            let _ = writeln!(
+                out,
+                "seed {seed}: expectation failed: {f}\n  reproduce: {}",
+                again(*seed)
+            );
         }
     }
-    let counts: Vec<String> = outcomes.iter().map(|(k, v)| format!("{k} {v}")).collect();
-    out.push_str(&format!(
-        "sweep: {} seeds, {broken} invariant violation(s); outcomes: {}\n",
+    for (outcome, seeds) in &outcomes {
+        let listed: Vec<String> = seeds
+            .iter()
+            .take(SEEDS_LISTED)
+            .map(u64::to_string)
+            .collect();
+        let more = seeds.len().saturating_sub(SEEDS_LISTED);
+        let _ = write!(
+            out,
+            "outcome {outcome}: {} seed(s): {}",
+            seeds.len(),
+            listed.join(", ")
+        );
+        if more > 0 {
+            let _ = write!(out, " and {more} more");
+        }
+        let _ = writeln!(out, "\n  reproduce: {}", again(seeds[0]));
+    }
+    if !kinds.is_empty() {
+        let by_kind: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let total: usize = kinds.values().sum();
+        let _ = writeln!(out, "faults fired: {total} ({})", by_kind.join(", "));
+    }
+    let counts: Vec<String> = outcomes
+        .iter()
+        .map(|(k, v)| format!("{k} {}", v.len()))
+        .collect();
+    let _ = writeln!(
+        out,
+        "sweep: {} seeds, {broken} invariant violation(s), {unmet} failed expectation(s); outcomes: {}",
         reports.len(),
         counts.join(", ")
-    ));
-    (out, broken)
+    );
+    (out, broken + unmet)
+}
+
+/// The first line of a `--json` sweep: what was swept (sweep-merge checks the shards agree).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SweepHeader {
+    /// The scenario as given on the command line (the report's reproduce commands use it).
+    pub scenario: String,
+    /// The whole seed range [start, end).
+    pub seeds: [u64; 2],
+    /// This output's part of the range (1/1 when not sharded).
+    pub shard: Shard,
+    pub expect: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct HeaderLine {
+    sweep: SweepHeader,
+}
+
+/// The `--json` output: the header line, then one line per seed in seed order.
+pub fn json_lines(header: &SweepHeader, reports: &BTreeMap<u64, SeedReport>) -> String {
+    let line = |v: Result<String, serde_json::Error>| v.unwrap_or_default() + "\n";
+    let mut out = line(serde_json::to_string(&HeaderLine {
+        sweep: header.clone(),
+    }));
+    for r in reports.values() {
+        out.push_str(&line(serde_json::to_string(r)));
+    }
+    out
+}
+
+/// One shard's output, read back.
+pub struct ShardOutput {
+    pub header: SweepHeader,
+    pub reports: Vec<SeedReport>,
+}
+
+/// Parses one `--json` output; `name` names it in errors.
+pub fn parse_json_lines(name: &str, text: &str) -> Result<ShardOutput, UserError> {
+    let err = |line: usize, m: String| UserError::file(name, format!("line {line}: {m}"));
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let Some((_, first)) = lines.next() else {
+        return Err(UserError::file(
+            name,
+            "empty; expected the output of `sparkyard sweep --json` or `--shard K/N`",
+        ));
+    };
+    let header: HeaderLine = serde_json::from_str(first).map_err(|e| {
+        err(1, format!("not a sweep header ({e}); expected the output of `sparkyard sweep --json` or `--shard K/N`"))
+    })?;
+    let h = &header.sweep;
+    if h.shard.index == 0 || h.shard.index > h.shard.count || h.seeds[0] >= h.seeds[1] {
+        return Err(err(
+            1,
+            format!(
+                "not a sweep header: shard {}/{} of seeds {}..{}",
+                h.shard.index, h.shard.count, h.seeds[0], h.seeds[1]
+            ),
+        ));
+    }
+    let mut reports = Vec::new();
+    for (i, l) in lines {
+        let r: SeedReport =
+            serde_json::from_str(l).map_err(|e| err(i + 1, format!("not a seed record: {e}")))?;
+        reports.push(r);
+    }
+    Ok(ShardOutput {
+        header: header.sweep,
+        reports,
+    })
+}
+
+/// Merges shard outputs into the whole sweep: they must be the same sweep (scenario, seed
+/// range, `--expect`), one output per shard 1..N, and hold every seed of the range once.
+pub fn merge(
+    outputs: Vec<(String, ShardOutput)>,
+) -> Result<(SweepHeader, BTreeMap<u64, SeedReport>), UserError> {
+    let merge_err = |m: String| UserError::file("sparkyard sweep-merge", m);
+    let Some((first_name, first)) = outputs.first() else {
+        return Err(merge_err("no shard output given".into()));
+    };
+    let whole = SweepHeader {
+        shard: Shard { index: 1, count: 1 },
+        ..first.header.clone()
+    };
+    let count = first.header.shard.count;
+    let mut seen_shards: BTreeMap<u64, &str> = BTreeMap::new();
+    let mut reports = BTreeMap::new();
+    for (name, o) in &outputs {
+        let h = &o.header;
+        if (h.scenario.as_str(), h.seeds, h.expect, h.shard.count)
+            != (whole.scenario.as_str(), whole.seeds, whole.expect, count)
+        {
+            return Err(merge_err(format!(
+                "{name} is from another sweep than {first_name}: {h:?} vs {:?}",
+                first.header
+            )));
+        }
+        if let Some(other) = seen_shards.insert(h.shard.index, name) {
+            return Err(merge_err(format!(
+                "{name} and {other} are both shard {}/{count}",
+                h.shard.index
+            )));
+        }
+        let part = h.shard.part(&(h.seeds[0]..h.seeds[1]));
+        for r in &o.reports {
+            if !part.contains(&r.seed) {
+                return Err(merge_err(format!(
+                    "{name}: seed {} is not in shard {}/{count} ({}..{})",
+                    r.seed, h.shard.index, part.start, part.end
+                )));
+            }
+            if reports.insert(r.seed, r.clone()).is_some() {
+                return Err(merge_err(format!("{name}: seed {} appears twice", r.seed)));
+            }
+        }
+    }
+    let missing_shards: Vec<String> = (1..=count)
+        .filter(|k| !seen_shards.contains_key(k))
+        .map(|k| format!("{k}/{count}"))
+        .collect();
+    if !missing_shards.is_empty() {
+        return Err(merge_err(format!(
+            "missing shard(s) {}",
+            missing_shards.join(", ")
+        )));
+    }
+    let expected = whole.seeds[1] - whole.seeds[0];
+    if reports.len() as u64 != expected {
+        let missing = (whole.seeds[0]..whole.seeds[1]).find(|s| !reports.contains_key(s));
+        return Err(merge_err(format!(
+            "{} of {expected} seeds present (first missing: {}); was a shard cut short?",
+            reports.len(),
+            missing.map_or("none".into(), |s| s.to_string())
+        )));
+    }
+    Ok((whole, reports))
 }
 
 #[cfg(test)]
@@ -146,5 +462,42 @@ mod tests {
         assert!(parse_seeds("x..4").is_err());
         assert!(parse_seeds("5").is_err());
         assert!(parse_seeds("1..=18446744073709551615").is_err());
+    }
+
+    #[test]
+    fn shards_tile_the_range() {
+        for (range, n) in [(1..1001u64, 7u64), (5..8, 5), (0..1, 1), (10..30, 20)] {
+            let mut covered = Vec::new();
+            for k in 1..=n {
+                covered.extend(Shard { index: k, count: n }.part(&range));
+            }
+            assert_eq!(
+                covered,
+                range.clone().collect::<Vec<_>>(),
+                "{range:?} / {n}"
+            );
+        }
+        assert!(Shard::parse("0/3").is_err());
+        assert!(Shard::parse("4/3").is_err());
+        assert!(Shard::parse("3").is_err());
+        assert_eq!(
+            Shard::parse("2/3").expect("ok"),
+            Shard { index: 2, count: 3 }
+        );
+    }
+
+    #[test]
+    fn a_bad_header_is_an_error_not_a_panic() {
+        let bad = r#"{"sweep":{"scenario":"x","seeds":[1,5],"shard":{"index":1,"count":0},"expect":false}}"#;
+        assert!(parse_json_lines("a.jsonl", bad).is_err());
+        assert!(parse_json_lines("a.jsonl", "").is_err());
+        assert!(parse_json_lines("a.jsonl", "{}").is_err());
+    }
+
+    #[test]
+    fn an_error_hint_names_sweeps_own_help_not_verbose() {
+        let e = parse_seeds("x").expect_err("bad").to_string();
+        assert!(e.contains("sparkyard sweep --help"), "{e}");
+        assert!(!e.contains("--verbose"), "{e}");
     }
 }

@@ -51,9 +51,11 @@ pub struct ClusterConfig {
 /// An optional key that remembers where it was written.
 type Key<T> = Option<Spanned<T>>;
 
-#[derive(Deserialize, Default)]
+/// The `[cluster]` table of a scenario, or a whole cluster file.
+#[derive(Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct RawCluster {
+#[schemars(rename = "Cluster")]
+pub(crate) struct RawCluster {
     #[serde(default)]
     resourcemanager: RawResourceManager,
     #[serde(default)]
@@ -61,61 +63,92 @@ struct RawCluster {
     #[serde(default)]
     costs: RawCosts,
     #[serde(default)]
+    #[schemars(with = "Vec<RawNodeGroup>")]
     nodes: Vec<Spanned<RawNodeGroup>>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "ResourceManager")]
 struct RawResourceManager {
+    #[schemars(with = "Option<String>")]
     host: Key<String>,
+    #[schemars(with = "Option<u64>")]
     start_time_ms: Key<u64>,
+    #[schemars(with = "Option<String>")]
     user: Key<String>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Yarn")]
 struct RawYarn {
     #[serde(rename = "yarn.scheduler.minimum-allocation-mb")]
+    #[schemars(with = "Option<u64>")]
     min_mb: Key<u64>,
     #[serde(rename = "yarn.scheduler.maximum-allocation-mb")]
+    #[schemars(with = "Option<u64>")]
     max_mb: Key<u64>,
     #[serde(rename = "yarn.scheduler.minimum-allocation-vcores")]
+    #[schemars(with = "Option<u32>")]
     min_vcores: Key<u32>,
     #[serde(rename = "yarn.scheduler.maximum-allocation-vcores")]
+    #[schemars(with = "Option<u32>")]
     max_vcores: Key<u32>,
     #[serde(rename = "yarn.resourcemanager.am.max-attempts")]
+    #[schemars(with = "Option<u32>")]
     am_max_attempts: Key<u32>,
     #[serde(rename = "yarn.nm.liveness-monitor.expiry-interval-ms")]
+    #[schemars(with = "Option<u64>")]
     nm_expiry_ms: Key<u64>,
     #[serde(rename = "yarn.am.liveness-monitor.expiry-interval-ms")]
+    #[schemars(with = "Option<u64>")]
     am_expiry_ms: Key<u64>,
     #[serde(rename = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms")]
+    #[schemars(with = "Option<u64>")]
     nm_heartbeat_ms: Key<u64>,
     #[serde(rename = "yarn.nodemanager.sleep-delay-before-sigkill.ms")]
+    #[schemars(with = "Option<u64>")]
     sigkill_delay_ms: Key<u64>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Costs")]
 struct RawCosts {
+    #[schemars(with = "Option<u64>")]
     network_latency_ms: Key<u64>,
+    #[schemars(with = "Option<u64>")]
     container_launch_ms: Key<u64>,
+    #[schemars(with = "Option<u64>")]
     jvm_start_ms: Key<u64>,
+    #[schemars(with = "Option<u64>")]
     spark_context_init_ms: Key<u64>,
+    #[schemars(with = "Option<u64>")]
     executor_env_init_ms: Key<u64>,
+    #[schemars(with = "Option<u64>")]
     task_launch_overhead_ms: Key<u64>,
+    #[schemars(with = "Option<u64>")]
     first_task_warmup_ms: Key<u64>,
+    #[schemars(with = "Option<u64>")]
     sparkpi_dart_ns: Key<u64>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "NodeGroup")]
 struct RawNodeGroup {
+    #[schemars(with = "Option<String>")]
     host: Key<String>,
+    #[schemars(with = "Option<u64>")]
     count: Key<u64>,
+    #[schemars(with = "Option<u64>")]
     first: Key<u64>,
+    #[schemars(with = "Option<String>")]
     rack: Key<String>,
+    #[schemars(with = "Option<u64>")]
     memory_mb: Key<u64>,
+    #[schemars(with = "Option<u32>")]
     vcores: Key<u32>,
 }
 
@@ -499,7 +532,7 @@ fn nodes(
 }
 
 /// A hint for the most likely TOML mistake: dotted YARN keys written without quotes.
-fn toml_hint(message: &str) -> &'static str {
+pub(crate) fn toml_hint(message: &str) -> &'static str {
     if message.contains("unknown field `yarn`") {
         "\nhint: quote YARN property names: \"yarn.scheduler.minimum-allocation-mb\" = 1024"
     } else {
@@ -534,6 +567,16 @@ pub fn parse_cluster(text: &str, label: &str) -> Result<ClusterConfig, UserError
         UserError::file(label, format!("{}{hint}", message.trim_end()))
     })?;
     validate(&raw, &Lines { text }).map_err(|m| UserError::file(label, m))
+}
+
+/// Validates a `[cluster]` table parsed inside another file (a scenario), whose spans are
+/// offsets into that file's `text`, so errors name the scenario's own lines.
+pub(crate) fn validate_table(
+    raw: &RawCluster,
+    text: &str,
+    label: &str,
+) -> Result<ClusterConfig, UserError> {
+    validate(raw, &Lines { text }).map_err(|m| UserError::file(label, format!("[cluster] {m}")))
 }
 
 /// Reads a sparkyard TOML file (`what` names it in errors: "cluster file", "scenario").

@@ -180,7 +180,7 @@ pub struct SubmitArgs {
         help_heading = "Simulator options"
     )]
     pub seed: u64,
-    /// Where container logs and the event log are written.
+    /// Where container logs are written (the event log goes to spark.eventLog.dir).
     #[arg(
         long = "log-dir",
         value_name = "DIR",
@@ -188,7 +188,7 @@ pub struct SubmitArgs {
         help_heading = "Simulator options"
     )]
     pub log_dir: PathBuf,
-    /// Print only the outcome.
+    /// Only spark-submit's warnings and errors on the console, then the summary.
     #[arg(long, help_heading = "Simulator options")]
     pub quiet: bool,
     /// The application jar, then its arguments. Everything after the jar goes to the application,

@@ -63,6 +63,10 @@ pub struct OutputArgs {
     /// Never draw the progress bar (it is drawn only when stderr is a terminal, and not with --quiet).
     #[arg(long = "no-progress", help_heading = "Output options")]
     pub no_progress: bool,
+    /// Keep no container logs (no --log-dir files, no driver stdout in the summary): saves the
+    /// memory and time of big runs.
+    #[arg(long = "no-container-logs", help_heading = "Output options")]
+    pub no_container_logs: bool,
     /// The bar drawn by [`OutputArgs::progress`], cleared before anything else is printed.
     #[arg(skip)]
     bar: RefCell<Option<indicatif::ProgressBar>>,
@@ -73,6 +77,35 @@ impl OutputArgs {
     /// them); the pipeline adds them for an enabled event log.
     pub fn wants_events(&self) -> bool {
         self.trace.is_some()
+    }
+
+    /// Whether the run keeps the container logs (`RunOptions::capture_logs`).
+    pub fn keeps_container_logs(&self) -> bool {
+        !self.no_container_logs
+    }
+
+    /// Refuses, before the run, an output file that could not be written at the end (a missing
+    /// directory, a directory in its place), so a long run does not end without its summary.
+    pub fn check_paths(&self) -> Result<(), UserError> {
+        for (flag, path) in [("--trace", &self.trace), ("--sequence", &self.sequence)] {
+            if let Some(p) = path {
+                check_output_path(flag, p)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses flags a scenario cannot honour: its `[expect]` reads logs that
+    /// `--no-container-logs` would not keep.
+    pub fn check_scenario(&self, s: &crate::scenario::Scenario) -> Result<(), UserError> {
+        let e = &s.expect;
+        if self.no_container_logs && !(e.logs_contain.is_empty() && e.logs_not_contain.is_empty()) {
+            return Err(UserError::file(
+                s.path.display().to_string(),
+                "expect.logs_contain / logs_not_contain read the container logs, which --no-container-logs does not keep; drop one of them",
+            ));
+        }
+        Ok(())
     }
 
     /// The progress hook for `RunOptions.progress`.
@@ -117,9 +150,36 @@ impl OutputArgs {
             ));
         }
         if let Some(path) = &self.sequence {
-            write_sequence(result, path, &self.filter())?;
+            let filter = self.filter();
+            let text = sequence_diagram(result, &filter);
+            std::fs::write(path, &text).map_err(|e| {
+                UserError::file(
+                    path.display().to_string(),
+                    format!("cannot write the sequence diagram: {e}"),
+                )
+            })?;
             lines.push(format!("sequence diagram: {}", path.display()));
+            lines.extend(sequence::warnings(result, &filter, text.len()));
         }
         Ok(lines)
     }
+}
+
+/// `flag`'s file can be created: its directory exists and it is not a directory.
+fn check_output_path(flag: &str, path: &std::path::Path) -> Result<(), UserError> {
+    let err = |m: String| UserError::file(path.display().to_string(), format!("{flag}: {m}"));
+    if path.is_dir() {
+        return Err(err("is a directory; give a file name".into()));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(err(format!(
+            "the directory {} does not exist (checked before the run, so the run is not wasted)",
+            dir.display()
+        )));
+    }
+    Ok(())
 }

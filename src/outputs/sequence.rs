@@ -77,6 +77,38 @@ pub fn write_sequence(
     })
 }
 
+/// Mermaid's default `maxTextSize`: a longer diagram is refused ("Maximum text size in diagram
+/// exceeded").
+pub const MERMAID_MAX_TEXT: usize = 50_000;
+
+/// What the user should know about a diagram just written: over Mermaid's size limit, or an
+/// `--sequence-executor` that names no executor of the run.
+pub fn warnings(result: &RunResult, filter: &SequenceFilter, len: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    if len > MERMAID_MAX_TEXT {
+        let hint = if filter.no_tasks {
+            "--sequence-limit N or --sequence-executor N"
+        } else {
+            "--sequence-no-tasks (or --sequence-limit N)"
+        };
+        out.push(format!(
+            "warning: the sequence diagram has {len} characters, more than Mermaid draws by default ({MERMAID_MAX_TEXT}: \"Maximum text size in diagram exceeded\"); shorten it with {hint}"
+        ));
+    }
+    if let Some(n) = filter.executor {
+        let map = RunMap::new(result);
+        let ids: BTreeSet<u32> = map.executor_id.values().copied().collect();
+        if !ids.contains(&n) {
+            let have: Vec<String> = ids.iter().map(u32::to_string).collect();
+            out.push(format!(
+                "warning: --sequence-executor {n}: no executor {n} in this run (executors: {}); the diagram shows only the application's own steps",
+                if have.is_empty() { "none".to_string() } else { have.join(", ") }
+            ));
+        }
+    }
+    out
+}
+
 /// A lifeline: a role, and for NodeManagers the host when they are drawn apart.
 type Lifeline = (Role, String);
 

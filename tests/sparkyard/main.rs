@@ -7,3 +7,4 @@ mod hardening;
 mod lifecycle;
 mod outputs;
 mod scenarios;
+mod toolkit;

@@ -1,0 +1,469 @@
+//! `sparkyard shrink FILE --seed N`: from a seed whose run shows something (a broken invariant,
+//! an outcome, a failed expectation), a minimal fault schedule that still shows it. The seed's
+//! faults (the file's `[[faults]]` and the ones `[chaos]` draws for the seed) are reduced by
+//! delta debugging (Zeller's ddmin over the list), then each remaining fault is simplified
+//! (earlier and rounder times, lower executor numbers, shorter delays and partitions) while the
+//! property holds. The result is a plain scenario, with `[[faults]]` and no `[chaos]`, that
+//! `sparkyard run` reproduces at the same seed.
+
+use super::{Planned, RawFault, Scenario, chaos_faults_for, fault};
+use crate::error::UserError;
+use crate::runner::RunOptions;
+use std::path::Path;
+
+/// What the shrunk schedule must keep showing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Until {
+    /// Some invariant is broken.
+    Violation,
+    /// The application ends in this state or final status (`FAILED`, `FINISHED/FAILED`).
+    Outcome(String),
+    /// Some `[expect]` entry fails.
+    Expect,
+}
+
+impl Until {
+    pub fn parse(text: &str) -> Result<Until, UserError> {
+        match text.split_once('=') {
+            None if text == "violation" => Ok(Until::Violation),
+            None if text == "expect" => Ok(Until::Expect),
+            Some(("outcome", o)) if !o.is_empty() => Ok(Until::Outcome(o.to_string())),
+            _ => Err(UserError::file(
+                "sparkyard shrink",
+                format!(
+                    "--until {text}: expected violation, expect or outcome=STATE (e.g. outcome=FAILED or outcome=FINISHED/FAILED)"
+                ),
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Until {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Until::Violation => f.write_str("violation"),
+            Until::Expect => f.write_str("expect"),
+            Until::Outcome(o) => write!(f, "outcome={o}"),
+        }
+    }
+}
+
+/// What one run showed, for the property.
+struct Shown {
+    violated: bool,
+    expect_failed: bool,
+    state: String,
+    final_status: String,
+}
+
+impl Shown {
+    fn holds(&self, until: &Until) -> bool {
+        match until {
+            Until::Violation => self.violated,
+            Until::Expect => self.expect_failed,
+            Until::Outcome(o) => {
+                *o == self.state
+                    || *o == self.final_status
+                    || *o == format!("{}/{}", self.state, self.final_status)
+            }
+        }
+    }
+}
+
+/// The shrunk schedule.
+pub struct Shrunk {
+    pub until: Until,
+    /// The seed's faults before shrinking.
+    pub original: Vec<RawFault>,
+    pub faults: Vec<RawFault>,
+    /// Simulations run while shrinking.
+    pub runs: usize,
+    /// The observed end state (written into `[expect]` for an outcome).
+    pub state: String,
+    pub final_status: String,
+}
+
+/// Shrinks seed `seed` of `s`; `until` defaults to a violation if the seed shows one, else a
+/// failed expectation, else an error.
+pub fn shrink(s: &Scenario, seed: u64, until: Option<Until>) -> Result<Shrunk, UserError> {
+    let mut original = s.raw_faults.clone();
+    if let Some(c) = &s.chaos {
+        original.extend(
+            chaos_faults_for(c, seed, &s.cluster)
+                .into_iter()
+                .map(|(_, f)| f),
+        );
+    }
+    let mut runs = 0;
+    let mut probe = |faults: &[RawFault]| -> Result<Shown, UserError> {
+        runs += 1;
+        show(s, seed, faults)
+    };
+    let first = probe(&original)?;
+    let until = match until {
+        Some(u) => u,
+        None if first.violated => Until::Violation,
+        None if first.expect_failed => Until::Expect,
+        None => {
+            return Err(UserError::file(
+                s.path.display().to_string(),
+                format!(
+                    "seed {seed} breaks no invariant and meets every expectation (it ends {}/{}); say what to keep with --until outcome={}",
+                    first.state, first.final_status, first.state
+                ),
+            ));
+        }
+    };
+    if !first.holds(&until) {
+        return Err(UserError::file(
+            s.path.display().to_string(),
+            format!(
+                "seed {seed} does not show `{until}` (it ends {}/{}, {} broken invariant(s), expectations {})",
+                first.state,
+                first.final_status,
+                if first.violated { "some" } else { "no" },
+                if first.expect_failed { "failed" } else { "met" }
+            ),
+        ));
+    }
+    let mut error = None;
+    let mut test = |faults: &[RawFault]| match probe(faults) {
+        Ok(shown) => shown.holds(&until),
+        Err(e) => {
+            error.get_or_insert(e);
+            false
+        }
+    };
+    let kept = ddmin(original.clone(), &mut test);
+    let faults = simplify(kept, &mut test);
+    if let Some(e) = error {
+        return Err(e);
+    }
+    let last = show(s, seed, &faults)?;
+    Ok(Shrunk {
+        until,
+        original,
+        faults: faults.into_iter().map(relabel).collect(),
+        runs: runs + 1,
+        state: last.state,
+        final_status: last.final_status,
+    })
+}
+
+/// Runs `s` at `seed` with `faults` instead of its own and its chaos draws.
+fn show(s: &Scenario, seed: u64, faults: &[RawFault]) -> Result<Shown, UserError> {
+    let v = s.with_faults(faults)?;
+    let opts = RunOptions {
+        capture_logs: !s.expect.logs_contain.is_empty() || !s.expect.logs_not_contain.is_empty(),
+        trace: false,
+        ..RunOptions::default()
+    };
+    let run = super::run(&v, Some(seed), opts)?;
+    let o = &run.result.outcome;
+    Ok(Shown {
+        violated: !run.result.violations.is_empty(),
+        expect_failed: !run.expect_failures.is_empty(),
+        state: o.state.map_or("NOT-SUBMITTED".into(), |x| x.to_string()),
+        final_status: o.final_status.map_or("NONE".into(), |x| x.to_string()),
+    })
+}
+
+impl Scenario {
+    /// This scenario with `faults` as its whole fault schedule (no `[chaos]`).
+    pub(crate) fn with_faults(&self, faults: &[RawFault]) -> Result<Scenario, UserError> {
+        let mut planned = Vec::new();
+        let mut kinds = Vec::new();
+        let mut driver_faults = Vec::new();
+        for (i, f) in faults.iter().enumerate() {
+            match fault(f, &self.cluster) {
+                Ok(Planned::Fault(p)) => {
+                    planned.push(p);
+                    kinds.push(f.kind.clone());
+                }
+                Ok(Planned::Driver(attempt, d)) => driver_faults.push((attempt, d)),
+                Err(m) => {
+                    return Err(UserError::file(
+                        self.path.display().to_string(),
+                        format!("faults[{i}]: {m}"),
+                    ));
+                }
+            }
+        }
+        Ok(Scenario {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            path: self.path.clone(),
+            seed: self.seed,
+            cluster: self.cluster.clone(),
+            submit_words: self.submit_words.clone(),
+            synthetic: self.synthetic.clone(),
+            faults: planned,
+            driver_faults,
+            expect: self.expect.clone(),
+            chaos: None,
+            submit: self.submit.clone(),
+            raw_faults: faults.to_vec(),
+            fault_kinds: kinds,
+            deadline: self.deadline_ms(),
+            notes: Vec::new(),
+            panic_at_ms: self.panic_at_ms,
+        })
+    }
+}
+
+/// Zeller's ddmin: a 1-minimal sublist of `items` for which `test` holds (it holds for
+/// `items`). Tries the empty list first (the property may need no fault at all).
+fn ddmin<T: Clone>(items: Vec<T>, test: &mut impl FnMut(&[T]) -> bool) -> Vec<T> {
+    if items.is_empty() || test(&[]) {
+        return Vec::new();
+    }
+    let mut c = items;
+    let mut n = 2;
+    while c.len() >= 2 {
+        let chunks = split(&c, n);
+        if let Some(sub) = chunks.iter().find(|ch| test(ch)) {
+            c = sub.clone();
+            n = 2;
+            continue;
+        }
+        let complements: Vec<Vec<T>> = (0..chunks.len())
+            .map(|i| {
+                chunks
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .flat_map(|(_, ch)| ch.iter().cloned())
+                    .collect()
+            })
+            .collect();
+        if n > 2
+            && let Some(comp) = complements.iter().find(|co| test(co))
+        {
+            c = comp.clone();
+            n = (n - 1).max(2);
+            continue;
+        }
+        if n >= c.len() {
+            break;
+        }
+        n = (n * 2).min(c.len());
+    }
+    c
+}
+
+/// `items` in `n` nearly equal contiguous chunks.
+fn split<T: Clone>(items: &[T], n: usize) -> Vec<Vec<T>> {
+    let len = items.len();
+    (0..n)
+        .map(|k| items[len * k / n..len * (k + 1) / n].to_vec())
+        .filter(|ch| !ch.is_empty())
+        .collect()
+}
+
+/// Simpler versions of one fault, simplest first: an earlier, rounder time; a lower executor
+/// number; a shorter delay or partition.
+fn candidates(f: &RawFault) -> Vec<RawFault> {
+    let mut out = Vec::new();
+    if let Some(at) = f.at_ms {
+        for t in [0, at / 2, at / 1000 * 1000, at / 100 * 100] {
+            if t < at {
+                out.push(RawFault {
+                    at_ms: Some(t),
+                    ..f.clone()
+                });
+            }
+        }
+    }
+    if let Some(e) = f.executor {
+        for x in 1..e {
+            out.push(RawFault {
+                executor: Some(x),
+                from: f.from.as_ref().map(|_| format!("executor:{x}")),
+                ..f.clone()
+            });
+        }
+    }
+    for (ms, set) in [
+        (
+            f.delay_ms,
+            (|g: &mut RawFault, v| g.delay_ms = Some(v)) as fn(&mut RawFault, u64),
+        ),
+        (f.duration_ms, |g: &mut RawFault, v| g.duration_ms = Some(v)),
+    ] {
+        if let Some(ms) = ms.filter(|ms| *ms > 1) {
+            let mut g = f.clone();
+            set(&mut g, ms / 2);
+            out.push(g);
+        }
+    }
+    if let Some(x) = f
+        .from
+        .as_deref()
+        .and_then(|p| p.strip_prefix("executor:"))
+        .and_then(|n| n.parse::<u32>().ok())
+        .filter(|_| f.executor.is_none())
+    {
+        for y in 1..x {
+            out.push(RawFault {
+                from: Some(format!("executor:{y}")),
+                ..f.clone()
+            });
+        }
+    }
+    out
+}
+
+/// Greedily replaces each fault by its simplest variant that keeps the property, until none
+/// does (bounded: each accepted step makes a number smaller).
+fn simplify(
+    mut faults: Vec<RawFault>,
+    test: &mut impl FnMut(&[RawFault]) -> bool,
+) -> Vec<RawFault> {
+    for i in 0..faults.len() {
+        for _ in 0..32 {
+            let found = candidates(&faults[i]).into_iter().find(|c| {
+                let mut trial = faults.clone();
+                trial[i] = c.clone();
+                test(&trial)
+            });
+            match found {
+                Some(c) => faults[i] = c,
+                None => break,
+            }
+        }
+    }
+    faults
+}
+
+/// A label saying what the (possibly simplified) fault does, without the drawn fault's prefix
+/// (an unfired fault of the shrunk file is an expectation failure, as for any `[[faults]]`).
+fn relabel(f: RawFault) -> RawFault {
+    let at = f.at_ms.map(|ms| format!(" at {ms} ms")).unwrap_or_default();
+    let what = match f.kind.as_str() {
+        "kill-executor" => match (f.exit, f.status) {
+            (_, Some(s)) => format!(
+                "NodeManager kills executor {} ({s})",
+                f.executor.unwrap_or(0)
+            ),
+            (e, None) => format!(
+                "executor {} exits {}",
+                f.executor.unwrap_or(0),
+                e.unwrap_or(137)
+            ),
+        },
+        "kill-am" => "the AM is killed".into(),
+        "kill-node" => format!("{} dies", f.host.clone().unwrap_or_default()),
+        "launch-failure" => format!("a launch fails on {}", f.host.clone().unwrap_or_default()),
+        "delay" => format!(
+            "{} <-> {} delayed {} ms for {} ms",
+            f.from.clone().unwrap_or_default(),
+            f.to.clone().unwrap_or_default(),
+            f.delay_ms.unwrap_or(0),
+            f.duration_ms.unwrap_or(0)
+        ),
+        "partition" => format!(
+            "{} partitioned from {} for {} ms",
+            f.from.clone().unwrap_or_default(),
+            f.to.clone().unwrap_or_default(),
+            f.duration_ms.unwrap_or(0)
+        ),
+        _ => return f,
+    };
+    RawFault {
+        label: Some(format!("{what}{at}")),
+        ..f
+    }
+}
+
+/// The shrunk scenario file: the original's tables without `[chaos]`, its seed fixed, the
+/// shrunk `[[faults]]`, the chaos deadline kept as `deadline_ms`, a relative `cluster_file` made
+/// to point at the same file from `out`, and for an outcome, `[expect]` naming it (so `run`
+/// says "expectations: all met" when it reproduces).
+pub fn scenario_file(
+    s: &Scenario,
+    text: &str,
+    seed: u64,
+    shrunk: &Shrunk,
+    out: &Path,
+) -> Result<String, UserError> {
+    let err = |m: String| UserError::file(s.path.display().to_string(), m);
+    let mut t: toml::Table = toml::from_str(text).map_err(|e| err(e.to_string()))?;
+    t.remove("chaos");
+    t.insert("seed".into(), toml::Value::Integer(seed as i64));
+    if let Some(ms) = s.deadline_ms() {
+        t.insert("deadline_ms".into(), toml::Value::Integer(ms as i64));
+    }
+    t.insert(
+        "name".into(),
+        toml::Value::String(format!("{}-seed-{seed}-shrunk", s.name)),
+    );
+    t.insert(
+        "description".into(),
+        toml::Value::String(format!(
+            "{} seed {seed} shrunk by `sparkyard shrink --until {}`: {} of its {} fault(s) keep showing it.",
+            s.path.display(),
+            shrunk.until,
+            shrunk.faults.len(),
+            shrunk.original.len()
+        )),
+    );
+    if let Some(toml::Value::String(f)) = t.get("cluster_file") {
+        let from_here = s.path.parent().unwrap_or(Path::new(".")).join(f);
+        let abs = std::fs::canonicalize(&from_here).unwrap_or(from_here);
+        t.insert(
+            "cluster_file".into(),
+            toml::Value::String(abs.display().to_string()),
+        );
+    }
+    let faults = toml::Value::try_from(&shrunk.faults).map_err(|e| err(e.to_string()))?;
+    t.insert("faults".into(), faults);
+    if let Until::Outcome(_) = shrunk.until {
+        let expect = t
+            .entry("expect")
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        if let Some(e) = expect.as_table_mut() {
+            e.insert("state".into(), toml::Value::String(shrunk.state.clone()));
+            e.insert(
+                "final_status".into(),
+                toml::Value::String(shrunk.final_status.clone()),
+            );
+        }
+    }
+    let body = toml::to_string(&t).map_err(|e| err(e.to_string()))?;
+    Ok(format!(
+        "# Written by `sparkyard shrink {} --seed {seed} --until {}`.\n# Reproduce: sparkyard run {}\n{body}",
+        s.path.display(),
+        shrunk.until,
+        out.display()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ddmin_finds_the_two_items_that_matter() {
+        let items: Vec<u32> = (0..9).collect();
+        let mut calls = 0;
+        let kept = ddmin(items, &mut |xs: &[u32]| {
+            calls += 1;
+            xs.contains(&2) && xs.contains(&7)
+        });
+        assert_eq!(kept, vec![2, 7]);
+        assert!(calls < 40, "{calls}");
+        assert!(ddmin(vec![1, 2], &mut |_: &[u32]| true).is_empty());
+    }
+
+    #[test]
+    fn until_parses_its_three_forms() {
+        assert_eq!(Until::parse("violation").ok(), Some(Until::Violation));
+        assert_eq!(Until::parse("expect").ok(), Some(Until::Expect));
+        assert_eq!(
+            Until::parse("outcome=FAILED").ok(),
+            Some(Until::Outcome("FAILED".into()))
+        );
+        assert!(Until::parse("outcome=").is_err());
+        assert!(Until::parse("crash").is_err());
+    }
+}
