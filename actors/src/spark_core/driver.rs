@@ -216,6 +216,15 @@ impl Driver {
             log,
             "driver::YarnClusterScheduler", "Created YarnClusterScheduler"
         );
+        // `_env.blockManager.initialize(_applicationId)`, once the task scheduler started.
+        let addr = self.env.address();
+        let max = unified_memory_manager::max_memory(self.sim.config.spark.driver_memory_mb);
+        executor_env::log_driver_block_manager(
+            &log,
+            &addr.host,
+            addr.port.wrapping_add(1),
+            &unified_memory_manager::bytes_to_string(max),
+        );
         let init = self.sim.config.costs.spark_context_init_ms;
         ctx.notify_later(DriverMsg::SparkContextCreated, clock::ms(init));
     }

@@ -75,40 +75,103 @@ pub fn log_no_custom_resources(log: &ProcessLog) {
 pub fn log_executor_started(log: &ProcessLog, id: ExecutorId, host: &str) {
     info!(log, "executor::Executor", "OS info {OS_INFO}");
     info!(log, "executor::Executor", "Java version {JAVA_VERSION}");
-    let port = block_manager_port(id);
-    info!(
-        log,
-        "executor::Utils",
-        "Successfully started service 'org.apache.spark.network.netty.NettyBlockTransferService' on port {port}."
-    );
-    info!(
-        log,
-        "executor::NettyBlockTransferService", "Server created on {host}:{port}"
-    );
-    info!(
-        log,
-        "executor::BlockManager",
-        "Using org.apache.spark.storage.RandomBlockReplicationPolicy for block replication policy"
-    );
-    let bm = format!("BlockManagerId({id}, {host}, {port}, None)");
-    info!(
-        log,
-        "executor::BlockManagerMaster", "Registering BlockManager {bm}"
-    );
-    info!(
-        log,
-        "executor::BlockManagerMaster", "Registered BlockManager {bm}"
-    );
-    info!(
-        log,
-        "executor::BlockManager", "Initialized BlockManager: {bm}"
-    );
+    let bm = BlockManagerLines {
+        targets: EXECUTOR_TARGETS,
+        id: id.to_string(),
+        host,
+        port: block_manager_port(id),
+    };
+    bm.log_initialize(log, None);
     info!(
         log,
         "executor::Executor",
         "Created or updated repl class loader org.apache.spark.util.MutableURLClassLoader@{:x} for default.",
         fnv1a(format!("classloader-{id}").as_bytes()) & 0x7fff_ffff
     );
+}
+
+/// The driver's `BlockManager.initialize` in `new SparkContext` (after the task scheduler
+/// started): its master endpoint is in the same JVM, so its registration line comes between
+/// `Registering` and `Registered`.
+pub fn log_driver_block_manager(log: &ProcessLog, host: &str, port: u16, max_memory: &str) {
+    let bm = BlockManagerLines {
+        targets: DRIVER_TARGETS,
+        id: "driver".into(),
+        host,
+        port,
+    };
+    let master = format!(
+        "Registering block manager {host}:{port} with {max_memory} RAM, {}",
+        bm.id_text()
+    );
+    bm.log_initialize(log, Some(&master));
+}
+
+/// The loggers of one JVM's block manager lines (`<process kind>::<Spark logger>`).
+struct Targets {
+    utils: &'static str,
+    transfer: &'static str,
+    block_manager: &'static str,
+    master: &'static str,
+    master_endpoint: &'static str,
+}
+
+const EXECUTOR_TARGETS: Targets = Targets {
+    utils: "executor::Utils",
+    transfer: "executor::NettyBlockTransferService",
+    block_manager: "executor::BlockManager",
+    master: "executor::BlockManagerMaster",
+    master_endpoint: "executor::BlockManagerMasterEndpoint",
+};
+
+const DRIVER_TARGETS: Targets = Targets {
+    utils: "driver::Utils",
+    transfer: "driver::NettyBlockTransferService",
+    block_manager: "driver::BlockManager",
+    master: "driver::BlockManagerMaster",
+    master_endpoint: "driver::BlockManagerMasterEndpoint",
+};
+
+/// `BlockManager.initialize`'s lines for one block manager.
+struct BlockManagerLines<'a> {
+    targets: Targets,
+    id: String,
+    host: &'a str,
+    port: u16,
+}
+
+impl BlockManagerLines<'_> {
+    fn id_text(&self) -> String {
+        format!(
+            "BlockManagerId({}, {}, {}, None)",
+            self.id, self.host, self.port
+        )
+    }
+
+    /// The transfer service, the replication policy, then the registration; `master_line` is
+    /// the master endpoint's own line when it runs in this JVM (the driver).
+    fn log_initialize(&self, log: &ProcessLog, master_line: Option<&str>) {
+        let t = &self.targets;
+        let (host, port) = (self.host, self.port);
+        info!(
+            log,
+            t.utils,
+            "Successfully started service 'org.apache.spark.network.netty.NettyBlockTransferService' on port {port}."
+        );
+        info!(log, t.transfer, "Server created on {host}:{port}");
+        info!(
+            log,
+            t.block_manager,
+            "Using org.apache.spark.storage.RandomBlockReplicationPolicy for block replication policy"
+        );
+        let bm = self.id_text();
+        info!(log, t.master, "Registering BlockManager {bm}");
+        if let Some(line) = master_line {
+            info!(log, t.master_endpoint, "{line}");
+        }
+        info!(log, t.master, "Registered BlockManager {bm}");
+        info!(log, t.block_manager, "Initialized BlockManager: {bm}");
+    }
 }
 
 /// A stable random-looking UUID for a directory name (Spark's `UUID.randomUUID`), derived from
