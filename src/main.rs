@@ -238,10 +238,6 @@ fn submit(args: SubmitArgs, outputs: &OutputArgs) -> Result<ExitCode, UserError>
     if req.verbose {
         eprintln!("{}", req.verbose_report());
     }
-    if let Some(note) = report::sparkpi_note(&req.main_class, &req.app_args).filter(|_| !req.quiet)
-    {
-        eprintln!("{note}");
-    }
     outputs.check_paths()?;
     let mut prepared = submission.prepare(RunPlan {
         options: RunOptions {
@@ -251,6 +247,13 @@ fn submit(args: SubmitArgs, outputs: &OutputArgs) -> Result<ExitCode, UserError>
         },
         ..RunPlan::default()
     })?;
+    let req = &prepared.request;
+    let real_darts = prepared.config.costs.sparkpi_real_darts;
+    if let Some(note) =
+        report::sparkpi_note(&req.main_class, &req.app_args).filter(|_| !req.quiet && real_darts)
+    {
+        eprintln!("{note}");
+    }
     // The bar is made once the submission is known to be valid (none on an error).
     prepared.options.progress = outputs.progress(prepared.request.quiet);
     let run = prepared.run()?;

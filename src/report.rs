@@ -270,7 +270,7 @@ pub fn sparkpi_note(class: &str, args: &[String]) -> Option<String> {
     let darts = spark_pi::total_darts(spark_pi::parse_slices(args).ok()?);
     (darts >= 200_000_000).then(|| {
         format!(
-            "note: SparkPi throws {darts} real darts for its estimate; that computation (roughly 5 ns a dart, ~{} s here) is most of this run's wall time, whatever the cluster. Fewer slices (the application's argument) make it shorter; the virtual time is [costs] sparkpi_dart_ns per dart.",
+            "note: SparkPi throws {darts} real darts for its estimate; that computation (roughly 5 ns a dart, ~{} s here) is most of this run's wall time, whatever the cluster. Fewer slices (the application's argument) make it shorter, or a cluster file with [costs] sparkpi_real_darts = false counts the expected hits instead; the virtual time is [costs] sparkpi_dart_ns per dart.",
             darts * 5 / 1_000_000_000
         )
     })

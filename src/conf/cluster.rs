@@ -132,6 +132,8 @@ struct RawCosts {
     first_task_warmup_ms: Key<u64>,
     #[schemars(with = "Option<u64>")]
     sparkpi_dart_ns: Key<u64>,
+    #[schemars(with = "Option<bool>")]
+    sparkpi_real_darts: Key<bool>,
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -342,6 +344,7 @@ fn costs(raw: &RawCosts, lines: &Lines) -> Result<CostModel, String> {
             25,
             MAX_DART_NS,
         )?,
+        sparkpi_real_darts: value(&raw.sparkpi_real_darts, true),
     })
 }
 

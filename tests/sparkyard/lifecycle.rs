@@ -255,3 +255,45 @@ fn an_executor_starts_with_spark_4_0s_lines_in_order() {
         Some("Using Spark's default log4j profile: org/apache/spark/log4j2-defaults.properties")
     );
 }
+
+/// `[costs] sparkpi_real_darts = false` (issue 15's switch): SparkPi counts each task's
+/// expected hits instead of throwing its darts; the virtual run is the same message for
+/// message, only the estimate differs (and no longer depends on the seed).
+#[test]
+fn sparkpi_can_count_expected_hits_instead_of_throwing_darts() {
+    let dir = std::env::temp_dir().join(format!("sparkyard-darts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let text = std::fs::read_to_string("config/cluster.toml")
+        .expect("read")
+        .replace("[costs]\n", "[costs]\nsparkpi_real_darts = false\n");
+    assert!(text.contains("sparkpi_real_darts = false"));
+    let file = dir.join("cluster.toml");
+    std::fs::write(&file, text).expect("write");
+    let cluster = file.display().to_string();
+    let real = submit_pi(&["--num-executors", "2", "app.jar", "20"]).expect("runs");
+    let expected = submit_pi(&[
+        "--cluster",
+        &cluster,
+        "--num-executors",
+        "2",
+        "app.jar",
+        "20",
+    ])
+    .expect("runs");
+    assert_eq!(real.fingerprint, expected.fingerprint);
+    assert_eq!(real.end_ms, expected.end_ms);
+    let darts = sparkyard_actors::examples::spark_pi::total_darts(20);
+    let hits: u64 = (0..20)
+        .map(|i| {
+            let (lo, hi) = ((darts - 1) * i / 20, (darts - 1) * (i + 1) / 20);
+            sparkyard_actors::examples::spark_pi::expected_hits(hi - lo)
+        })
+        .sum();
+    let want = 4.0 * hits as f64 / (darts - 1) as f64;
+    assert!(
+        (pi_of(&expected) - want).abs() < 1e-9,
+        "{}",
+        pi_of(&expected)
+    );
+    assert_ne!(pi_of(&real), pi_of(&expected));
+}

@@ -76,6 +76,12 @@ pub fn count_hits(first: u64, darts: u64, seed: u64) -> u64 {
     hits
 }
 
+/// The hits `darts` darts make on average (π/4 of them, rounded): `[costs]
+/// sparkpi_real_darts = false` counts these instead of throwing the darts.
+pub fn expected_hits(darts: u64) -> u64 {
+    (darts as f64 * std::f64::consts::FRAC_PI_4).round() as u64
+}
+
 /// `4.0 * count / (n - 1)` from the tasks' results.
 pub fn estimate(slices: u32, results: &[TaskResultData]) -> f64 {
     let count: u64 = results

@@ -8,6 +8,7 @@ use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::executor_env;
+use crate::world::config::CostModel;
 use crate::world::context::SimContext;
 use crate::world::spark_conf::SparkConfView;
 use crate::{error, info};
@@ -474,7 +475,7 @@ impl CoarseGrainedExecutorBackend {
             0
         };
         executor.tasks_run += 1;
-        let (work_ms, result) = run_task(&desc.work, costs.sparkpi_dart_ns);
+        let (work_ms, result) = run_task(&desc.work, costs);
         let duration = costs.task_launch_overhead_ms + warmup + work_ms;
         let tid = desc.task_id;
         self.status_update(tid, TaskState::Running, TaskResultData::None, desc.cpus);
@@ -637,10 +638,15 @@ impl CoarseGrainedExecutorBackend {
 }
 
 /// Runs a task's computation: its virtual duration (ms) and its result.
-fn run_task(work: &TaskWork, dart_ns: u64) -> (u64, TaskResultData) {
+fn run_task(work: &TaskWork, costs: &CostModel) -> (u64, TaskResultData) {
     match work {
         TaskWork::SparkPiDarts { first, darts, seed } => {
-            let hits = crate::examples::spark_pi::count_hits(*first, *darts, *seed);
+            let hits = if costs.sparkpi_real_darts {
+                crate::examples::spark_pi::count_hits(*first, *darts, *seed)
+            } else {
+                crate::examples::spark_pi::expected_hits(*darts)
+            };
+            let dart_ns = costs.sparkpi_dart_ns;
             (darts * dart_ns / 1_000_000, TaskResultData::Count(hits))
         }
         TaskWork::Sleep {
