@@ -3,7 +3,7 @@
 //! ConfigEntry defaults of `org.apache.spark.internal.config` / `deploy.yarn.config`, the
 //! overhead math of `deploy.yarn.Client` / `ResourceProfile`, and `RpcTimeout.apply` (Spark 4.0).
 
-use sparkyard_actors::world::config::SparkSettings;
+use sparkyard_actors::world::config::{DynamicAllocationSettings, SparkSettings};
 
 use super::spark_conf::SparkConf;
 use super::submit::SubmitRequest;
@@ -185,6 +185,54 @@ fn application_type(conf: &SparkConf) -> String {
         .collect()
 }
 
+/// `spark.dynamicAllocation.{min,max}Executors`: negative counts are refused with the text of
+/// `ExecutorAllocationManager.validateSettings` (the other checks run in the driver).
+fn executor_bound(conf: &SparkConf, key: &str, default: i32) -> Result<u32, UserError> {
+    let n = conf.get_int(key, default)?;
+    u32::try_from(n).map_err(|_| {
+        UserError::spark(
+            "spark.dynamicAllocation.minExecutors and spark.dynamicAllocation.maxExecutors \
+             must be positive!",
+        )
+    })
+}
+
+/// The `spark.dynamicAllocation.*` settings when `spark.dynamicAllocation.enabled` is true
+/// (`Utils.isDynamicAllocationEnabled`), with Spark 4.0's defaults (`internal/config`).
+fn dynamic_allocation(conf: &SparkConf) -> Result<Option<DynamicAllocationSettings>, UserError> {
+    if !conf.get_bool("spark.dynamicAllocation.enabled", false)? {
+        return Ok(None);
+    }
+    const P: &str = "spark.dynamicAllocation.";
+    let key = |k: &str| format!("{P}{k}");
+    let d = DynamicAllocationSettings::default();
+    let min_executors = executor_bound(conf, &key("minExecutors"), 0)?;
+    let initial = conf.get_int_opt(&key("initialExecutors"))?;
+    let backlog = conf.get_time_as_sec(&key("schedulerBacklogTimeout"), "1s")?;
+    Ok(Some(DynamicAllocationSettings {
+        min_executors,
+        max_executors: executor_bound(conf, &key("maxExecutors"), i32::MAX)?,
+        initial_executors: initial.map(|n| n.max(0) as u32),
+        scheduler_backlog_timeout_s: backlog,
+        sustained_scheduler_backlog_timeout_s: conf.get_time_as_sec(
+            &key("sustainedSchedulerBacklogTimeout"),
+            &format!("{backlog}s"),
+        )?,
+        executor_idle_timeout_s: conf.get_time_as_sec(&key("executorIdleTimeout"), "60s")?,
+        cached_executor_idle_timeout_s: conf.get_time_as_sec(
+            &key("cachedExecutorIdleTimeout"),
+            &format!("{}s", d.cached_executor_idle_timeout_s),
+        )?,
+        executor_allocation_ratio: conf.get_double(&key("executorAllocationRatio"), 1.0)?,
+        shuffle_tracking_enabled: conf.get_bool(&key("shuffleTracking.enabled"), true)?,
+        shuffle_tracking_timeout_ms: conf.get_time_as_ms_opt(&key("shuffleTracking.timeout"))?,
+        shuffle_service_enabled: conf.get_bool("spark.shuffle.service.enabled", false)?,
+        decommission_enabled: conf.get_bool("spark.decommission.enabled", false)?,
+        storage_decommission_shuffle_blocks: conf
+            .get_bool("spark.storage.decommission.shuffleBlocks.enabled", true)?,
+    }))
+}
+
 /// Every field of [`SparkSettings`], from the merged conf of `req` and Spark's defaults.
 pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
     let c = &req.conf;
@@ -250,6 +298,8 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         event_log_dir: c.get_string("spark.eventLog.dir", EVENT_LOG_DIR_DEFAULT),
         event_log_compress: c.get_bool("spark.eventLog.compress", EVENT_LOG_COMPRESS_DEFAULT)?,
         properties: c.as_map().clone(),
+        dynamic_allocation: dynamic_allocation(c)?,
+        decommission_enabled: c.get_bool("spark.decommission.enabled", false)?,
     })
 }
 
