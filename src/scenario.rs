@@ -86,11 +86,12 @@ fn chaos_deadline() -> u64 {
 }
 
 /// The fault kinds `[chaos]` can draw.
-const CHAOS_KINDS: [&str; 7] = [
+const CHAOS_KINDS: [&str; 8] = [
     "kill-executor",
     "nm-kill",
     "kill-am",
     "kill-node",
+    "decommission-node",
     "delay",
     "partition",
     "launch-failure",
@@ -413,6 +414,10 @@ fn chaos_fault(c: &RawChaos, rng: &mut ChaCha8Rng, cluster: &ClusterConfig) -> P
         "kill-node" => (
             FaultAction::KillNode { host: host.clone() },
             format!("{host} dies"),
+        ),
+        "decommission-node" => (
+            FaultAction::DecommissionNode { host: host.clone() },
+            format!("{host} is decommissioned"),
         ),
         "launch-failure" => (
             FaultAction::FailLaunches {
@@ -742,6 +747,9 @@ fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
         "kill-node" => FaultAction::KillNode {
             host: known_host(&need(&f.host, "host", kind)?, cluster)?,
         },
+        "decommission-node" => FaultAction::DecommissionNode {
+            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+        },
         "launch-failure" => FaultAction::FailLaunches {
             host: known_host(&need(&f.host, "host", kind)?, cluster)?,
             count: f.count.unwrap_or(1),
@@ -752,7 +760,7 @@ fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
         "drop" | "delay" | "duplicate" | "partition" => network(f, cluster)?,
         other => {
             return Err(format!(
-                "kind: unknown fault kind `{other}` (kill-executor, kill-am, kill-node, launch-failure, exclude-node, drop, delay, duplicate, partition, user-class-throws, user-class-throws-before-context, no-spark-context)"
+                "kind: unknown fault kind `{other}` (kill-executor, kill-am, kill-node, decommission-node, launch-failure, exclude-node, drop, delay, duplicate, partition, user-class-throws, user-class-throws-before-context, no-spark-context)"
             ));
         }
     };

@@ -26,6 +26,10 @@ pub enum ExecutorMsg {
     HeartbeatTick,
     /// `onDisconnected(remoteAddress)`.
     RemoteProcessDisconnected(RpcAddress),
+    /// `DecommissionExecutor` from the driver.
+    DecommissionExecutor,
+    /// One pass of the `wait-for-blocks-to-migrate` thread (every second).
+    DecommissionCheck,
 }
 
 /// The executor JVM's main thread (`CoarseGrainedExecutorBackend.run`): the fetcher's replies.

@@ -574,6 +574,9 @@ mod tests {
                 ask_timeout_property: s.ask_timeout_property.clone(),
                 lookup_timeout_ms: s.lookup_timeout_ms,
                 lookup_timeout_property: s.lookup_timeout_property.clone(),
+                decommission_enabled: s.decommission_enabled,
+                storage_decommission: false,
+                storage_decommission_blocks: true,
             };
             assert_eq!(c, want, "{extra:?}");
         }

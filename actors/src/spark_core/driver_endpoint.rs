@@ -127,6 +127,9 @@ pub struct DriverEndpoint {
     /// `executorsPendingToRemove`: executors the driver asked to kill (their loss is
     /// `ExecutorKilled`, never a failure).
     pending_to_remove: BTreeSet<ExecutorId>,
+    /// `executorsPendingDecommission`: the decommission message of each executor being
+    /// decommissioned (its loss is `ExecutorDecommission`).
+    pending_decommission: BTreeMap<ExecutorId, String>,
 }
 
 impl DriverEndpoint {
@@ -187,6 +190,7 @@ impl DriverEndpoint {
                 ever_registered: BTreeSet::new(),
                 allocation,
                 pending_to_remove: BTreeSet::new(),
+                pending_decommission: BTreeMap::new(),
             }
         });
         out.expect("create runs its closure")
@@ -242,6 +246,9 @@ impl DriverEndpoint {
             }
             DriverEndpointMsg::CheckBackendReady { waiter } => {
                 self.check_backend_ready(waiter, ctx)
+            }
+            DriverEndpointMsg::DecommissionExecutorsOnHost(host) => {
+                self.decommission_executors_on_host(&host)
             }
         }
     }
@@ -408,6 +415,7 @@ impl DriverEndpoint {
         let task_cpus = self.sim.config.spark.task_cpus.max(1);
         let offerable = !self.pending_loss_reason.contains(&id)
             && !self.pending_to_remove.contains(&id)
+            && !self.pending_decommission.contains_key(&id)
             && self
                 .executors
                 .get(id)
@@ -442,7 +450,10 @@ impl DriverEndpoint {
 
     /// One executor's free cores offered to the task sets; launches what they take.
     fn offer(&mut self, id: ExecutorId) {
-        if self.pending_loss_reason.contains(&id) || self.pending_to_remove.contains(&id) {
+        if self.pending_loss_reason.contains(&id)
+            || self.pending_to_remove.contains(&id)
+            || self.pending_decommission.contains_key(&id)
+        {
             return;
         }
         let Some(e) = self.executors.get(id) else {
@@ -590,8 +601,11 @@ impl DriverEndpoint {
         self.by_address.remove(&e.address);
         self.pending_loss_reason.remove(&id);
         // An executor the driver killed is lost as `ExecutorKilled`, whatever the AM said.
+        let decommission = self.pending_decommission.remove(&id);
         let reason = if self.pending_to_remove.remove(&id) {
             ExecutorLossReason::Killed
+        } else if let Some(reason) = decommission {
+            ExecutorLossReason::Decommission { reason }
         } else {
             reason
         };
@@ -798,6 +812,77 @@ impl DriverEndpoint {
             .local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")
     }
 
+    /// `DecommissionExecutorsOnHost(host)`: every executor alive on the host is decommissioned
+    /// (a walk over the executors: a node decommission is rare).
+    fn decommission_executors_on_host(&mut self, host: &str) {
+        let mut ids: Vec<ExecutorId> = self
+            .by_address
+            .values()
+            .copied()
+            .filter(|id| self.executors.get(*id).is_some_and(|e| &*e.host == host))
+            .collect();
+        ids.sort();
+        if ids.is_empty() {
+            return;
+        }
+        let done = self.decommission(&ids, &format!("Decommissioning all executors on {host}."));
+        // Not idle candidates any more (the manager marks its own scale-down decommissions).
+        if let Some(m) = &self.allocation {
+            m.borrow_mut().monitor.executors_decommissioned(&done);
+        }
+    }
+
+    /// `CoarseGrainedSchedulerBackend.decommissionExecutors(..., adjustTargetNumExecutors =
+    /// false, triggeredByExecutor = false)`: active executors stop taking tasks, their block
+    /// managers are marked decommissioning and each is told to decommission itself.
+    fn decommission(&mut self, ids: &[ExecutorId], message: &str) -> Vec<ExecutorId> {
+        let active: Vec<ExecutorId> = ids
+            .iter()
+            .copied()
+            .filter(|id| self.is_executor_active(*id))
+            .collect();
+        if active.is_empty() {
+            return active;
+        }
+        for &id in &active {
+            self.pending_decommission.insert(id, message.to_string());
+            self.update_offerable(id);
+        }
+        let log = self.env.log().clone();
+        let list: Vec<String> = active.iter().map(|i| i.to_string()).collect();
+        info!(log, BACKEND, "Decommission executors: {}", list.join(", "));
+        let managers: Vec<String> = active
+            .iter()
+            .filter_map(|id| {
+                let e = self.executors.get(*id)?;
+                let port = 38000 + id.0 % 1000;
+                Some(format!("BlockManagerId({id}, {}, {port}, None)", e.host))
+            })
+            .collect();
+        info!(
+            log,
+            "driver::BlockManagerMasterEndpoint",
+            "Mark BlockManagers ({}) as being decommissioning.",
+            managers.join(", ")
+        );
+        for &id in &active {
+            info!(log, BACKEND, "Notify executor {id} to decommission.");
+            if let Some(e) = self.executors.get(id) {
+                let target = e.executor.clone();
+                self.env.send(&target, ExecutorMsg::DecommissionExecutor);
+            }
+        }
+        active
+    }
+
+    /// `isExecutorActive`: registered, not being removed, lost or decommissioned.
+    fn is_executor_active(&self, id: ExecutorId) -> bool {
+        self.executors.contains(id)
+            && !self.pending_to_remove.contains(&id)
+            && !self.pending_loss_reason.contains(&id)
+            && !self.pending_decommission.contains_key(&id)
+    }
+
     /// Whether the executor's cores are held by running tasks (`scheduler.isExecutorBusy`).
     fn is_executor_busy(&self, id: ExecutorId) -> bool {
         self.executors
@@ -875,9 +960,9 @@ impl ExecutorAllocationClient for DriverEndpoint {
         kill
     }
 
-    /// Decommissioning through dynamic allocation is not simulated: the executors are killed.
+    /// `decommissionExecutors(ids with ExecutorDecommissionInfo("spark scale down"), ...)`.
     fn decommission_executors(&mut self, ids: &[ExecutorId]) -> Vec<ExecutorId> {
-        self.kill_executors(ids)
+        self.decommission(ids, "spark scale down")
     }
 }
 

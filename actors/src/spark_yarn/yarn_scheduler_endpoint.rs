@@ -116,6 +116,11 @@ impl YarnSchedulerEndpoint {
                 address,
             } => self.on_executor_disconnected(executor_id, address, ctx),
             YarnSchedulerMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
+            // YarnSchedulerEndpoint.receive: forwarded to the DriverEndpoint.
+            YarnSchedulerMsg::DecommissionExecutorsOnHost(host) => self.env.send(
+                &self.driver,
+                DriverEndpointMsg::DecommissionExecutorsOnHost(host),
+            ),
         }
     }
 
