@@ -314,6 +314,51 @@ mod tests {
         spark_settings(&req)
     }
 
+    // internal/config/package.scala: the spark.dynamicAllocation.* defaults (shuffle tracking
+    // on since 3.4, sustained backlog timeout falling back to the backlog timeout).
+    #[test]
+    fn dynamic_allocation_settings() {
+        assert_eq!(settings(&[]).unwrap().dynamic_allocation, None);
+        let s = settings(&[
+            "--conf",
+            "spark.dynamicAllocation.enabled=true",
+            "--conf",
+            "spark.dynamicAllocation.schedulerBacklogTimeout=3s",
+            "--conf",
+            "spark.dynamicAllocation.maxExecutors=10",
+        ])
+        .unwrap();
+        let d = s.dynamic_allocation.expect("enabled");
+        assert_eq!(
+            (d.min_executors, d.max_executors, d.initial_executors),
+            (0, 10, None)
+        );
+        assert_eq!(
+            (
+                d.scheduler_backlog_timeout_s,
+                d.sustained_scheduler_backlog_timeout_s
+            ),
+            (3, 3)
+        );
+        assert_eq!(d.executor_idle_timeout_s, 60);
+        assert!(d.shuffle_tracking_enabled && !d.shuffle_service_enabled);
+        assert_eq!(s.effective_max_executor_failures(), 20);
+        assert_eq!(s.initial_target_executors(), 0);
+        let negative = settings(&[
+            "--conf",
+            "spark.dynamicAllocation.enabled=true",
+            "--conf",
+            "spark.dynamicAllocation.minExecutors=-1",
+        ]);
+        assert_eq!(
+            negative.unwrap_err(),
+            UserError::spark(
+                "spark.dynamicAllocation.minExecutors and spark.dynamicAllocation.maxExecutors \
+                 must be positive!"
+            )
+        );
+    }
+
     #[test]
     fn overhead_math() {
         assert_eq!(memory_overhead_mb(None, 0.10, 384, 1024), 384);

@@ -189,17 +189,29 @@ impl SparkSettings {
     /// max(3, 2 x E) where E is maxExecutors with dynamic allocation (2 x Int.MaxValue
     /// saturating at Int.MaxValue), else `spark.executor.instances` (0 when unset).
     pub fn effective_max_executor_failures(&self) -> u32 {
-        let effective = match &self.dynamic_allocation {
-            Some(d) => d.max_executors,
-            None => self.executor_instances.unwrap_or(0),
-        };
-        let default = if effective > i32::MAX as u32 / 2 {
-            i32::MAX as u32
-        } else {
-            3.max(2 * effective)
-        };
-        self.max_executor_failures.unwrap_or(default)
+        max_num_executor_failures(
+            self.max_executor_failures,
+            self.dynamic_allocation.map(|d| d.max_executors),
+            self.executor_instances,
+        )
     }
+}
+
+/// `ExecutorFailureTracker.maxNumExecutorFailures`: the explicit setting, else max(3, 2 x E),
+/// E = maxExecutors with dynamic allocation, else spark.executor.instances (0 when unset); a
+/// doubled E past Int.MaxValue / 2 is Int.MaxValue (Spark avoids the overflow).
+pub fn max_num_executor_failures(
+    explicit: Option<u32>,
+    dynamic_max_executors: Option<u32>,
+    executor_instances: Option<u32>,
+) -> u32 {
+    let effective = dynamic_max_executors.unwrap_or(executor_instances.unwrap_or(0));
+    let default = if effective > i32::MAX as u32 / 2 {
+        i32::MAX as u32
+    } else {
+        3.max(2 * effective)
+    };
+    explicit.unwrap_or(default)
 }
 
 /// `yarn-site.xml` values the simulated ResourceManager and NodeManagers honour.
@@ -302,5 +314,27 @@ impl SimConfig {
             Some(p @ UserProgram::Synthetic { class: c, .. }) if c == class => Some(p.clone()),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // ExecutorFailureTracker.scala maxNumExecutorFailures: with dynamic allocation the default
+    // is 2 x spark.dynamicAllocation.maxExecutors (at least 3), Int.MaxValue when that
+    // overflows; without it 2 x spark.executor.instances (at least 3).
+    #[test]
+    fn max_executor_failures_follow_spark() {
+        assert_eq!(max_num_executor_failures(None, None, None), 3);
+        assert_eq!(max_num_executor_failures(None, None, Some(5)), 10);
+        assert_eq!(max_num_executor_failures(None, Some(8), Some(2)), 16);
+        assert_eq!(max_num_executor_failures(None, Some(1), None), 3);
+        let unbounded = DynamicAllocationSettings::default().max_executors;
+        assert_eq!(
+            max_num_executor_failures(None, Some(unbounded), None),
+            i32::MAX as u32
+        );
+        assert_eq!(max_num_executor_failures(Some(7), Some(8), None), 7);
     }
 }
