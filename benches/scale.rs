@@ -13,6 +13,9 @@
 //! times (the short 1 % and 10 % sizes of e, 5 N times) and reports the median (min..max);
 //! `--json` prints one JSON object on the last line.
 //! Logs, trace and listener events are off: the benchmark measures the simulation, not its outputs.
+//! `SCALE_DYNAMIC_ALLOCATION=1` runs every simulation with dynamic allocation on (initial = max =
+//! the executors, shuffle tracking on by default, a one-hour idle timeout so that no executor is
+//! removed while the others come up): the ExecutorAllocationManager hears every task's events.
 
 // A benchmark measures wall time and runs its measurements as child processes: the simulation's
 // determinism bans (virtual clock only) do not apply to the stopwatch around it.
@@ -242,8 +245,20 @@ fn prepare(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> PreparedRun 
         "spark.scheduler.minRegisteredResourcesRatio=1.0",
         "--conf",
         "spark.scheduler.maxRegisteredResourcesWaitingTime=24h",
-        "app.jar",
     ];
+    let mut words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+    if std::env::var_os("SCALE_DYNAMIC_ALLOCATION").is_some() {
+        for c in [
+            "spark.dynamicAllocation.enabled=true".to_string(),
+            format!("spark.dynamicAllocation.initialExecutors={n}"),
+            format!("spark.dynamicAllocation.maxExecutors={n}"),
+            "spark.dynamicAllocation.executorIdleTimeout=1h".to_string(),
+        ] {
+            words.push("--conf".into());
+            words.push(c);
+        }
+    }
+    words.push("app.jar".into());
     let submission =
         Submission::from_words(words, DefaultsFile::embedded()).expect("a valid submission");
     let per_node = executors.div_ceil(nodes);

@@ -149,11 +149,12 @@ fn chaos_deadline() -> u64 {
 }
 
 /// The fault kinds `[chaos]` can draw.
-const CHAOS_KINDS: [&str; 7] = [
+const CHAOS_KINDS: [&str; 8] = [
     "kill-executor",
     "nm-kill",
     "kill-am",
     "kill-node",
+    "decommission-node",
     "delay",
     "partition",
     "launch-failure",
@@ -166,6 +167,7 @@ pub const FAULT_KINDS: &[&str] = &[
     "kill-executor",
     "kill-am",
     "kill-node",
+    "decommission-node",
     "launch-failure",
     "exclude-node",
     "drop",
@@ -196,6 +198,7 @@ const KIND_KEYS: &[(&str, &[&str])] = &[
     ("kill-executor", &["executor", "exit", "status"]),
     ("kill-am", &["exit", "status"]),
     ("kill-node", &["host"]),
+    ("decommission-node", &["host"]),
     ("launch-failure", &["host", "count"]),
     ("exclude-node", &["host"]),
     (
@@ -900,6 +903,14 @@ fn chaos_fault(c: &RawChaos, rng: &mut ChaCha8Rng, cluster: &ClusterConfig) -> (
             },
             format!("{host} dies"),
         ),
+        "decommission-node" => (
+            RawFault {
+                kind: "decommission-node".into(),
+                host: Some(host.clone()),
+                ..base
+            },
+            format!("{host} is decommissioned"),
+        ),
         "launch-failure" => (
             RawFault {
                 kind: "launch-failure".into(),
@@ -1261,6 +1272,9 @@ fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
             end: container_end(f, 137)?,
         },
         "kill-node" => FaultAction::KillNode {
+            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+        },
+        "decommission-node" => FaultAction::DecommissionNode {
             host: known_host(&need(&f.host, "host", kind)?, cluster)?,
         },
         "launch-failure" => FaultAction::FailLaunches {

@@ -9,7 +9,7 @@ use crate::hadoop_yarn::resource_manager::ResourceManager;
 use crate::rpc::{EndpointRef, ProcessKind, RpcEnv};
 use crate::spark_core::executor::ExecutorMain;
 use crate::spark_yarn::application_master::{ApplicationMaster, UserClass};
-use crate::world::addresses::{NM_PORT, RM_PORT, nm_process_name};
+use crate::world::addresses::{NM_PORT, RM_PORT, RM_PROCESS, nm_process_name};
 use crate::world::context::SimContext;
 use rand::Rng;
 use sparkyard_messages::node_manager::{NodeManagerMsg, StartContainerRequest};
@@ -23,7 +23,7 @@ pub fn start_cluster(sim: &Rc<SimContext>) -> EndpointRef<ResourceManagerMsg> {
     let d = &sim.dispatcher;
     let rm_host = sim.config.rm_host.clone();
     let rm_proc = d.add_process(
-        "rm",
+        RM_PROCESS,
         RpcAddress {
             host: rm_host,
             port: RM_PORT,

@@ -47,6 +47,8 @@ pub enum DriverEndpointMsg {
     CheckBackendReady {
         waiter: RemoteRef,
     },
+    /// `DecommissionExecutorsOnHost(host)`.
+    DecommissionExecutorsOnHost(String),
 }
 
 /// `RegisterExecutor(executorId, executorRef, hostname, cores, logUrls, attributes, resources, resourceProfileId)`.

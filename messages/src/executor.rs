@@ -28,6 +28,10 @@ pub enum ExecutorMsg {
     RemoteProcessDisconnected(RpcAddress),
     /// SIGTERM reached the executor's JVM (`SignalUtils`' handler; a signal, not an RPC).
     SignalTerm,
+    /// `DecommissionExecutor` from the driver.
+    DecommissionExecutor,
+    /// One pass of the `wait-for-blocks-to-migrate` thread (every second).
+    DecommissionCheck,
 }
 
 /// The executor JVM's main thread (`CoarseGrainedExecutorBackend.run`): the fetcher's replies.

@@ -260,6 +260,8 @@ pub enum ExecutorLossReason {
     Pending,
     /// A plain `ExecutorLossReason(message)` (e.g. sent by an executor that exits by itself).
     Other(String),
+    /// `ExecutorDecommission(workerHost, reason)`: "Executor decommission: <reason>".
+    Decommission { reason: String },
 }
 
 impl ExecutorLossReason {
@@ -271,7 +273,7 @@ impl ExecutorLossReason {
                 exit_caused_by_app, ..
             } => *exit_caused_by_app,
             Self::ProcessLost { caused_by_app, .. } => *caused_by_app,
-            Self::Killed => false,
+            Self::Killed | Self::Decommission { .. } => false,
             Self::Pending | Self::Other(_) => true,
         }
     }
@@ -285,6 +287,7 @@ impl fmt::Display for ExecutorLossReason {
             Self::Killed => f.write_str("Executor killed by driver."),
             Self::Pending => f.write_str("Pending loss reason."),
             Self::Other(message) => f.write_str(message),
+            Self::Decommission { reason } => write!(f, "Executor decommission: {reason}"),
         }
     }
 }

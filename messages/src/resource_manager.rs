@@ -42,6 +42,9 @@ pub enum ResourceManagerMsg {
     NodeHeartbeat(NodeHeartbeatRequest),
     /// Replies to the AMLauncher's `startContainers` calls.
     AskReply(AskReply),
+    /// `yarn rmadmin -refreshNodes -g` with the host in the exclude file: graceful
+    /// decommissioning of the node.
+    DecommissionNode { host: String },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -267,4 +267,33 @@ pub struct AllocateResponse {
     pub allocated_containers: Vec<Container>,
     pub completed_containers: Vec<ContainerStatus>,
     pub num_cluster_nodes: u32,
+    /// `getUpdatedNodes`: nodes whose state changed since the application's last allocate.
+    pub updated_nodes: Vec<NodeReport>,
+}
+
+/// `NodeReport` as an allocate response carries it: the node and its `NodeState`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeReport {
+    pub host: String,
+    pub state: NodeState,
+}
+
+/// YARN's `NodeState` (the states a node report can show here).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NodeState {
+    Running,
+    Decommissioning,
+    Decommissioned,
+    Lost,
+}
+
+impl std::fmt::Display for NodeState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            NodeState::Running => "RUNNING",
+            NodeState::Decommissioning => "DECOMMISSIONING",
+            NodeState::Decommissioned => "DECOMMISSIONED",
+            NodeState::Lost => "LOST",
+        })
+    }
 }

@@ -185,6 +185,10 @@ fn every_reply_value_round_trips() {
         allocated_containers: vec![container()],
         completed_containers: vec![status()],
         num_cluster_nodes: 8,
+        updated_nodes: vec![crate::rpc::NodeReport {
+            host: "nm-1".into(),
+            state: crate::rpc::NodeState::Decommissioning,
+        }],
     };
     for v in [
         ReplyValue::Unit,

@@ -31,4 +31,6 @@ pub enum YarnSchedulerMsg {
         address: String,
     },
     AskReply(AskReply),
+    /// `DecommissionExecutorsOnHost(host)` from the YarnAllocator: the node is DECOMMISSIONING.
+    DecommissionExecutorsOnHost(String),
 }

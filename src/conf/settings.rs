@@ -3,7 +3,7 @@
 //! ConfigEntry defaults of `org.apache.spark.internal.config` / `deploy.yarn.config`, the
 //! overhead math of `deploy.yarn.Client` / `ResourceProfile`, and `RpcTimeout.apply` (Spark 4.0).
 
-use sparkyard_actors::world::config::SparkSettings;
+use sparkyard_actors::world::config::{DynamicAllocationSettings, SparkSettings};
 
 use super::spark_conf::SparkConf;
 use super::submit::SubmitRequest;
@@ -185,6 +185,54 @@ fn application_type(conf: &SparkConf) -> String {
         .collect()
 }
 
+/// `spark.dynamicAllocation.{min,max}Executors`: negative counts are refused with the text of
+/// `ExecutorAllocationManager.validateSettings` (the other checks run in the driver).
+fn executor_bound(conf: &SparkConf, key: &str, default: i32) -> Result<u32, UserError> {
+    let n = conf.get_int(key, default)?;
+    u32::try_from(n).map_err(|_| {
+        UserError::spark(
+            "spark.dynamicAllocation.minExecutors and spark.dynamicAllocation.maxExecutors \
+             must be positive!",
+        )
+    })
+}
+
+/// The `spark.dynamicAllocation.*` settings when `spark.dynamicAllocation.enabled` is true
+/// (`Utils.isDynamicAllocationEnabled`), with Spark 4.0's defaults (`internal/config`).
+fn dynamic_allocation(conf: &SparkConf) -> Result<Option<DynamicAllocationSettings>, UserError> {
+    if !conf.get_bool("spark.dynamicAllocation.enabled", false)? {
+        return Ok(None);
+    }
+    const P: &str = "spark.dynamicAllocation.";
+    let key = |k: &str| format!("{P}{k}");
+    let d = DynamicAllocationSettings::default();
+    let min_executors = executor_bound(conf, &key("minExecutors"), 0)?;
+    let initial = conf.get_int_opt(&key("initialExecutors"))?;
+    let backlog = conf.get_time_as_sec(&key("schedulerBacklogTimeout"), "1s")?;
+    Ok(Some(DynamicAllocationSettings {
+        min_executors,
+        max_executors: executor_bound(conf, &key("maxExecutors"), i32::MAX)?,
+        initial_executors: initial.map(|n| n.max(0) as u32),
+        scheduler_backlog_timeout_s: backlog,
+        sustained_scheduler_backlog_timeout_s: conf.get_time_as_sec(
+            &key("sustainedSchedulerBacklogTimeout"),
+            &format!("{backlog}s"),
+        )?,
+        executor_idle_timeout_s: conf.get_time_as_sec(&key("executorIdleTimeout"), "60s")?,
+        cached_executor_idle_timeout_s: conf.get_time_as_sec(
+            &key("cachedExecutorIdleTimeout"),
+            &format!("{}s", d.cached_executor_idle_timeout_s),
+        )?,
+        executor_allocation_ratio: conf.get_double(&key("executorAllocationRatio"), 1.0)?,
+        shuffle_tracking_enabled: conf.get_bool(&key("shuffleTracking.enabled"), true)?,
+        shuffle_tracking_timeout_ms: conf.get_time_as_ms_opt(&key("shuffleTracking.timeout"))?,
+        shuffle_service_enabled: conf.get_bool("spark.shuffle.service.enabled", false)?,
+        decommission_enabled: conf.get_bool("spark.decommission.enabled", false)?,
+        storage_decommission_shuffle_blocks: conf
+            .get_bool("spark.storage.decommission.shuffleBlocks.enabled", true)?,
+    }))
+}
+
 /// Every field of [`SparkSettings`], from the merged conf of `req` and Spark's defaults.
 pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
     let c = &req.conf;
@@ -250,6 +298,8 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         event_log_dir: c.get_string("spark.eventLog.dir", EVENT_LOG_DIR_DEFAULT),
         event_log_compress: c.get_bool("spark.eventLog.compress", EVENT_LOG_COMPRESS_DEFAULT)?,
         properties: c.as_map().clone(),
+        dynamic_allocation: dynamic_allocation(c)?,
+        decommission_enabled: c.get_bool("spark.decommission.enabled", false)?,
     })
 }
 
@@ -262,6 +312,51 @@ mod tests {
         let args = super::super::submit::tests::parse(&[extra, &["app.jar", "10"]].concat());
         let req = args.into_request(DefaultsFile::Embedded(""))?;
         spark_settings(&req)
+    }
+
+    // internal/config/package.scala: the spark.dynamicAllocation.* defaults (shuffle tracking
+    // on since 3.4, sustained backlog timeout falling back to the backlog timeout).
+    #[test]
+    fn dynamic_allocation_settings() {
+        assert_eq!(settings(&[]).unwrap().dynamic_allocation, None);
+        let s = settings(&[
+            "--conf",
+            "spark.dynamicAllocation.enabled=true",
+            "--conf",
+            "spark.dynamicAllocation.schedulerBacklogTimeout=3s",
+            "--conf",
+            "spark.dynamicAllocation.maxExecutors=10",
+        ])
+        .unwrap();
+        let d = s.dynamic_allocation.expect("enabled");
+        assert_eq!(
+            (d.min_executors, d.max_executors, d.initial_executors),
+            (0, 10, None)
+        );
+        assert_eq!(
+            (
+                d.scheduler_backlog_timeout_s,
+                d.sustained_scheduler_backlog_timeout_s
+            ),
+            (3, 3)
+        );
+        assert_eq!(d.executor_idle_timeout_s, 60);
+        assert!(d.shuffle_tracking_enabled && !d.shuffle_service_enabled);
+        assert_eq!(s.effective_max_executor_failures(), 20);
+        assert_eq!(s.initial_target_executors(), 0);
+        let negative = settings(&[
+            "--conf",
+            "spark.dynamicAllocation.enabled=true",
+            "--conf",
+            "spark.dynamicAllocation.minExecutors=-1",
+        ]);
+        assert_eq!(
+            negative.unwrap_err(),
+            UserError::spark(
+                "spark.dynamicAllocation.minExecutors and spark.dynamicAllocation.maxExecutors \
+                 must be positive!"
+            )
+        );
     }
 
     #[test]
@@ -524,6 +619,9 @@ mod tests {
                 ask_timeout_property: s.ask_timeout_property.clone(),
                 lookup_timeout_ms: s.lookup_timeout_ms,
                 lookup_timeout_property: s.lookup_timeout_property.clone(),
+                decommission_enabled: s.decommission_enabled,
+                storage_decommission: false,
+                storage_decommission_blocks: true,
             };
             assert_eq!(c, want, "{extra:?}");
         }

@@ -42,6 +42,9 @@ pub enum FaultAction {
     KillApplicationMaster { end: ContainerEnd },
     /// The NodeManager on `host` dies with its containers.
     KillNode { host: String },
+    /// The RM gracefully decommissions `host` (`yarn rmadmin -refreshNodes -g`): it goes
+    /// DECOMMISSIONING, takes no new containers, and leaves once its work is done.
+    DecommissionNode { host: String },
     /// The next `count` containers that start on `host` fail to launch (exit status -1000).
     FailLaunches { host: String, count: u32 },
     /// The driver's scheduler excludes `host`: executors registering from it are rejected.

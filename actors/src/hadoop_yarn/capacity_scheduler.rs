@@ -27,6 +27,9 @@ pub struct SchedulerNode {
     pub used: Resource,
     /// LOST (`NMLivelinessMonitor` expired it): no AM container goes there.
     pub lost: bool,
+    /// DECOMMISSIONING or DECOMMISSIONED (graceful decommissioning): no new container goes
+    /// there, the running ones finish.
+    pub decommissioning: bool,
     /// Its live containers, sorted (application, attempt, id).
     pub containers: Vec<ContainerId>,
 }
@@ -124,6 +127,7 @@ impl CapacityScheduler {
                 vcores: 0,
             },
             lost: false,
+            decommissioning: false,
             containers: Vec::new(),
         });
         self.live_nodes += 1;
@@ -234,6 +238,9 @@ impl CapacityScheduler {
     /// several per heartbeat (`assignMultiple`), until the node's memory is used up.
     pub fn node_update(&mut self, idx: usize) -> Vec<Assignment> {
         let mut out = Vec::new();
+        if self.nodes[idx].decommissioning {
+            return out;
+        }
         let mut waiting = VecDeque::new();
         while let Some((attempt, resource)) = self.pending_am.pop_front() {
             if !self.attempts.contains_key(&attempt) {
@@ -330,6 +337,17 @@ impl CapacityScheduler {
         let n = &mut self.nodes[reported_by];
         n.used.memory_mb = n.used.memory_mb.saturating_sub(r.memory_mb);
         n.used.vcores = n.used.vcores.saturating_sub(r.vcores);
+        true
+    }
+
+    /// Graceful decommissioning starts: the node takes no new containers (`RMNodeImpl`'s
+    /// DECOMMISSIONING). `false` when it was already leaving or lost.
+    pub fn decommission_node(&mut self, idx: usize) -> bool {
+        let n = &mut self.nodes[idx];
+        if n.lost || n.decommissioning {
+            return false;
+        }
+        n.decommissioning = true;
         true
     }
 

@@ -23,7 +23,8 @@ use sparkyard_messages::records::{
 use sparkyard_messages::resource_manager::*;
 use sparkyard_messages::rpc::{
     AllocateResponse, EndpointId, FinishApplicationMasterResponse, GetClusterMetricsResponse,
-    GetNewApplicationResponse, RegisterApplicationMasterResponse, ReplyTo, StartContainersResponse,
+    GetNewApplicationResponse, NodeReport, NodeState, RegisterApplicationMasterResponse, ReplyTo,
+    StartContainersResponse,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -37,6 +38,9 @@ struct RmNode {
     nm: Option<EndpointRef<NodeManagerMsg>>,
     cleanup: Vec<(ContainerId, i32)>,
     last_heartbeat_ms: u64,
+    /// Set while the node is DECOMMISSIONING: the applications that had containers on it when
+    /// it started (`DecommissioningNodesWatcher` waits for them to finish).
+    decommissioning: Option<BTreeSet<ApplicationId>>,
 }
 
 struct RmAttempt {
@@ -65,6 +69,8 @@ struct RmApp {
     am_host: Option<String>,
     am_rpc_port: i32,
     tracking_url: Option<String>,
+    /// Node reports not yet pulled by an allocate call (`pullRMNodeUpdates`).
+    updated_nodes: Vec<NodeReport>,
 }
 
 impl RmApp {
@@ -172,6 +178,7 @@ impl ResourceManager {
             ResourceManagerMsg::RegisterNodeManager(req) => self.on_register_node_manager(req),
             ResourceManagerMsg::NodeHeartbeat(req) => self.on_node_heartbeat(req, ctx),
             ResourceManagerMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
+            ResourceManagerMsg::DecommissionNode { host } => self.decommission_node(&host),
         }
     }
 
@@ -216,6 +223,7 @@ impl ResourceManager {
             am_host: None,
             am_rpc_port: -1,
             tracking_url,
+            updated_nodes: Vec::new(),
         };
         self.apps.insert(id, app);
         self.env.reply(ask, ());
@@ -359,6 +367,11 @@ impl ResourceManager {
 
     fn on_allocate(&mut self, ask: ReplyTo<AllocateResponse>, req: AllocateRequest) {
         let num_nodes = self.live_nodes();
+        let updated_nodes = self
+            .apps
+            .get_mut(&req.attempt_id.application_id)
+            .map(|a| std::mem::take(&mut a.updated_nodes))
+            .unwrap_or_default();
         let attempt = match self.attempt_mut(req.attempt_id) {
             Ok(a) if a.registered && !a.unregistered => a,
             Ok(_) => {
@@ -380,6 +393,7 @@ impl ResourceManager {
             allocated_containers: std::mem::take(&mut attempt.newly_allocated),
             completed_containers: std::mem::take(&mut attempt.completed),
             num_cluster_nodes: num_nodes,
+            updated_nodes,
         };
         let attempt_id = attempt.id;
         self.scheduler.update_requests(
@@ -483,6 +497,7 @@ impl ResourceManager {
             nm,
             cleanup: Vec::new(),
             last_heartbeat_ms: crate::kernel::clock::now_ms(),
+            decommissioning: None,
         });
     }
 
@@ -495,6 +510,7 @@ impl ResourceManager {
             self.on_container_completed(idx, status, ctx);
         }
         self.schedule(idx, ctx);
+        self.check_decommissioned(idx);
         let cleanup = std::mem::take(&mut self.nodes[idx].cleanup);
         if !cleanup.is_empty()
             && let Some(nm) = self.nodes[idx].nm.clone()
@@ -726,6 +742,80 @@ impl ResourceManager {
             .collect();
         for idx in lost {
             self.lose_node(idx, ctx);
+        }
+    }
+
+    /// `RMNodeImpl.DecommissioningNodeTransition` (graceful decommissioning, `yarn rmadmin
+    /// -refreshNodes -g`): the node takes no new containers, its running ones finish, and every
+    /// running application hears of it in its next allocate response.
+    fn decommission_node(&mut self, host: &str) {
+        let Some(idx) = self.scheduler.node_index(host) else {
+            return;
+        };
+        if !self.scheduler.decommission_node(idx) {
+            return;
+        }
+        let node_id = self.scheduler.node(idx).node_id.clone();
+        let apps: BTreeSet<ApplicationId> = self
+            .scheduler
+            .node(idx)
+            .containers
+            .iter()
+            .map(|c| c.attempt.application_id)
+            .collect();
+        self.nodes[idx].decommissioning = Some(apps);
+        let log = self.env.log().clone();
+        info!(
+            log,
+            "yarn::RMNodeImpl", "Put Node {node_id} in DECOMMISSIONING."
+        );
+        info!(
+            log,
+            "yarn::RMNodeImpl", "{node_id} Node Transitioned from RUNNING to DECOMMISSIONING"
+        );
+        self.report_node(host, NodeState::Decommissioning);
+    }
+
+    /// `DecommissioningNodesWatcher`: a DECOMMISSIONING node with no containers left and no
+    /// running application that had containers on it is DECOMMISSIONED and leaves the cluster.
+    fn check_decommissioned(&mut self, idx: usize) {
+        let Some(apps) = &self.nodes[idx].decommissioning else {
+            return;
+        };
+        let running = |id: &ApplicationId| {
+            self.apps.get(id).is_some_and(|a| {
+                !matches!(a.state, State::Finished | State::Failed | State::Killed)
+            })
+        };
+        if !self.scheduler.node(idx).containers.is_empty() || apps.iter().any(running) {
+            return;
+        }
+        self.nodes[idx].decommissioning = None;
+        let node_id = self.scheduler.node(idx).node_id.clone();
+        let log = self.env.log().clone();
+        info!(
+            log,
+            "yarn::RMNodeImpl", "DECOMMISSIONING {node_id} is ready to be decommissioned"
+        );
+        info!(
+            log,
+            "yarn::RMNodeImpl",
+            "{node_id} Node Transitioned from DECOMMISSIONING to DECOMMISSIONED"
+        );
+        let left = self.scheduler.lose_node(idx);
+        debug_assert!(left.is_empty());
+        self.report_node(&node_id.host, NodeState::Decommissioned);
+    }
+
+    /// Queues a node report for every application still running (`RMAppImpl` node updates).
+    fn report_node(&mut self, host: &str, state: NodeState) {
+        for app in self.apps.values_mut() {
+            if !matches!(app.state, State::Finished | State::Failed | State::Killed) {
+                app.updated_nodes.push(NodeReport {
+                    host: host.to_string(),
+                    state,
+                });
+            }
         }
     }
 

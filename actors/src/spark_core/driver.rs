@@ -5,6 +5,7 @@
 use crate::faults::DriverFault;
 use crate::kernel::clock;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
+use crate::spark_core::executor_allocation_manager as eam;
 use crate::spark_core::{executor_env, unified_memory_manager};
 use crate::world::config::UserProgram;
 use crate::world::context::SimContext;
@@ -225,6 +226,10 @@ impl Driver {
             addr.port.wrapping_add(1),
             &unified_memory_manager::bytes_to_string(max),
         );
+        if let Err(e) = self.check_dynamic_allocation() {
+            error!(log, SC, "Error initializing SparkContext.");
+            return self.user_class_threw(format!("org.apache.spark.SparkException: {e}"), ctx);
+        }
         let init = self.sim.config.costs.spark_context_init_ms;
         ctx.notify_later(DriverMsg::SparkContextCreated, clock::ms(init));
     }
@@ -334,6 +339,21 @@ impl Driver {
                 self.user_class_threw(format!("org.apache.spark.SparkException: {message}"), ctx);
             }
         }
+    }
+
+    /// The ExecutorAllocationManager's constructor: its initial executors and `validateSettings`
+    /// (the DriverEndpoint runs the manager itself once these pass).
+    fn check_dynamic_allocation(&self) -> Result<(), String> {
+        let s = &self.sim.config.spark;
+        let Some(d) = &s.dynamic_allocation else {
+            return Ok(());
+        };
+        let log = self.env.log();
+        let (_, lines) = eam::initial_executors(d, s.executor_instances);
+        eam::log_lines(log, eam::UTILS_TARGET, &lines);
+        let lines = eam::validate_settings(d, s.executor_cores, s.task_cpus)?;
+        eam::log_lines(log, "driver::ExecutorAllocationManager", &lines);
+        Ok(())
     }
 
     /// `main` threw: the AM records `User class threw exception` with exit 15.

@@ -1,13 +1,20 @@
 //! The driver's `CoarseGrainedScheduler` endpoint (`CoarseGrainedSchedulerBackend.DriverEndpoint`,
 //! YARN's `YarnDriverEndpoint`): executor registration and its rejections, `LaunchedExecutor`,
 //! `makeOffers`, `StatusUpdate`, `ReviveOffers` every `spark.scheduler.revive.interval`,
-//! readiness, executor removal (AM report and disconnect paths), `StopExecutors`, `StopDriver`.
+//! readiness, executor removal (AM report and disconnect paths), `StopExecutors`, `StopDriver`;
+//! and the backend's `ExecutorAllocationClient` side of dynamic allocation
+//! (`requestTotalExecutors`, `killExecutors` with `executorsPendingToRemove`), whose
+//! ExecutorAllocationManager it runs every 100 ms.
 
 use crate::faults::Trigger;
 use crate::kernel::clock;
 use crate::kernel::small_map::DenseMap;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{EndpointRef, RpcEnv};
+use crate::spark_core::executor_allocation_manager::{
+    self as eam, AllocationListener, ExecutorAllocationClient, ExecutorAllocationManager,
+};
+use crate::spark_core::executor_monitor::ShuffleDataQuery;
 use crate::spark_core::scheduler::{Scheduler, SchedulerEvent, WorkerOffer};
 use crate::spark_core::{executor_env, unified_memory_manager};
 use crate::world::context::SimContext;
@@ -41,6 +48,9 @@ pub struct BackendState {
     /// `currentExecutorIdCounter`: the highest executor id registered.
     pub max_executor_id: u32,
     pub stopped: bool,
+    /// `SparkContext.stop()` has begun (the driver signalled the AM to stop): the
+    /// ExecutorAllocationManager is stopped, so it no longer changes the target.
+    pub stopping: bool,
 }
 
 /// The executors a revive's `makeOffers` can launch a task on, in id order: registered,
@@ -111,6 +121,15 @@ pub struct DriverEndpoint {
     offered: Vec<sparkyard_messages::task::TaskDescription>,
     /// Every executor id that ever registered with this driver.
     ever_registered: BTreeSet<ExecutorId>,
+    /// The ExecutorAllocationManager when dynamic allocation is on (shared with its listener
+    /// on the bus).
+    allocation: Option<Rc<RefCell<ExecutorAllocationManager>>>,
+    /// `executorsPendingToRemove`: executors the driver asked to kill (their loss is
+    /// `ExecutorKilled`, never a failure).
+    pending_to_remove: BTreeSet<ExecutorId>,
+    /// `executorsPendingDecommission`: the decommission message of each executor being
+    /// decommissioned (its loss is `ExecutorDecommission`).
+    pending_decommission: BTreeMap<ExecutorId, String>,
 }
 
 impl DriverEndpoint {
@@ -131,6 +150,11 @@ impl DriverEndpoint {
             env.on_disconnect(me.id, DriverEndpointMsg::RemoteProcessDisconnected);
             out = Some(me.clone());
             let s = &sim.config.spark;
+            let allocation = allocation_manager(&sim, &env);
+            let bus = match &allocation {
+                Some(m) => bus.with_listener(Rc::new(AllocationListener(m.clone()))),
+                None => bus,
+            };
             let scheduler = Scheduler::new(
                 env.log().clone(),
                 bus.clone(),
@@ -164,6 +188,9 @@ impl DriverEndpoint {
                         .collect(),
                 ),
                 ever_registered: BTreeSet::new(),
+                allocation,
+                pending_to_remove: BTreeSet::new(),
+                pending_decommission: BTreeMap::new(),
             }
         });
         out.expect("create runs its closure")
@@ -219,6 +246,9 @@ impl DriverEndpoint {
             }
             DriverEndpointMsg::CheckBackendReady { waiter } => {
                 self.check_backend_ready(waiter, ctx)
+            }
+            DriverEndpointMsg::DecommissionExecutorsOnHost(host) => {
+                self.decommission_executors_on_host(&host)
             }
         }
     }
@@ -382,6 +412,8 @@ impl DriverEndpoint {
     fn update_offerable(&mut self, id: ExecutorId) {
         let task_cpus = self.sim.config.spark.task_cpus.max(1);
         let offerable = !self.pending_loss_reason.contains(&id)
+            && !self.pending_to_remove.contains(&id)
+            && !self.pending_decommission.contains_key(&id)
             && self
                 .executors
                 .get(id)
@@ -416,7 +448,10 @@ impl DriverEndpoint {
 
     /// One executor's free cores offered to the task sets; launches what they take.
     fn offer(&mut self, id: ExecutorId) {
-        if self.pending_loss_reason.contains(&id) {
+        if self.pending_loss_reason.contains(&id)
+            || self.pending_to_remove.contains(&id)
+            || self.pending_decommission.contains_key(&id)
+        {
             return;
         }
         let Some(e) = self.executors.get(id) else {
@@ -563,6 +598,15 @@ impl DriverEndpoint {
         self.env.send(&e.executor, ExecutorMsg::StopExecutor);
         self.by_address.remove(&e.address);
         self.pending_loss_reason.remove(&id);
+        // An executor the driver killed is lost as `ExecutorKilled`, whatever the AM said.
+        let decommission = self.pending_decommission.remove(&id);
+        let reason = if self.pending_to_remove.remove(&id) {
+            ExecutorLossReason::Killed
+        } else if let Some(reason) = decommission {
+            ExecutorLossReason::Decommission { reason }
+        } else {
+            reason
+        };
         self.update_offerable(id);
         self.total_core_count -= e.total_cores;
         self.total_registered -= 1;
@@ -725,6 +769,210 @@ impl DriverEndpoint {
     }
 }
 
+/// The ExecutorAllocationManager for this SparkContext when dynamic allocation is on and its
+/// settings are valid (the Driver fails the application on invalid ones before this runs).
+fn allocation_manager(
+    sim: &SimContext,
+    env: &RpcEnv,
+) -> Option<Rc<RefCell<ExecutorAllocationManager>>> {
+    let s = &sim.config.spark;
+    let d = s.dynamic_allocation?;
+    eam::validate_settings(&d, s.executor_cores, s.task_cpus).ok()?;
+    let initial = s.initial_target_executors();
+    let m = ExecutorAllocationManager::new(
+        d,
+        initial,
+        s.executor_cores,
+        s.task_cpus,
+        env.log().clone(),
+    );
+    Some(Rc::new(RefCell::new(m)))
+}
+
+/// The scheduler's map outputs answer "does this executor hold shuffle data".
+impl ShuffleDataQuery for Scheduler {
+    fn holds_shuffle_data(&self, executor: ExecutorId) -> bool {
+        self.holds_map_output(executor)
+    }
+}
+
+impl DriverEndpoint {
+    /// One `schedule()` of the allocation manager, then the target's bounds invariant.
+    fn schedule_allocation(&mut self) {
+        if self.shared.borrow().stopping {
+            return;
+        }
+        let Some(m) = self.allocation.clone() else {
+            return;
+        };
+        let mut m = m.borrow_mut();
+        m.schedule(clock::now_ms(), self);
+        let (min, max) = m.bounds();
+        let check = invariants::allocation_target(m.target(), min, max);
+        self.sim
+            .violations
+            .check(inv::ALLOCATION_TARGET_BOUNDED, check);
+    }
+
+    fn yarn_scheduler(&self) -> Option<EndpointRef<YarnSchedulerMsg>> {
+        self.env
+            .local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")
+    }
+
+    /// `DecommissionExecutorsOnHost(host)`: every executor alive on the host is decommissioned
+    /// (a walk over the executors: a node decommission is rare).
+    fn decommission_executors_on_host(&mut self, host: &str) {
+        let mut ids: Vec<ExecutorId> = self
+            .by_address
+            .values()
+            .copied()
+            .filter(|id| self.executors.get(*id).is_some_and(|e| &*e.host == host))
+            .collect();
+        ids.sort();
+        if ids.is_empty() {
+            return;
+        }
+        let done = self.decommission(&ids, &format!("Decommissioning all executors on {host}."));
+        // Not idle candidates any more (the manager marks its own scale-down decommissions).
+        if let Some(m) = &self.allocation {
+            m.borrow_mut().monitor.executors_decommissioned(&done);
+        }
+    }
+
+    /// `CoarseGrainedSchedulerBackend.decommissionExecutors(..., adjustTargetNumExecutors =
+    /// false, triggeredByExecutor = false)`: active executors stop taking tasks, their block
+    /// managers are marked decommissioning and each is told to decommission itself.
+    fn decommission(&mut self, ids: &[ExecutorId], message: &str) -> Vec<ExecutorId> {
+        let active: Vec<ExecutorId> = ids
+            .iter()
+            .copied()
+            .filter(|id| self.is_executor_active(*id))
+            .collect();
+        if active.is_empty() {
+            return active;
+        }
+        for &id in &active {
+            self.pending_decommission.insert(id, message.to_string());
+            self.update_offerable(id);
+        }
+        let log = self.env.log().clone();
+        let list: Vec<String> = active.iter().map(|i| i.to_string()).collect();
+        info!(log, BACKEND, "Decommission executors: {}", list.join(", "));
+        let managers: Vec<String> = active
+            .iter()
+            .filter_map(|id| {
+                let e = self.executors.get(*id)?;
+                let port = 38000 + id.0 % 1000;
+                Some(format!("BlockManagerId({id}, {}, {port}, None)", e.host))
+            })
+            .collect();
+        info!(
+            log,
+            "driver::BlockManagerMasterEndpoint",
+            "Mark BlockManagers ({}) as being decommissioning.",
+            managers.join(", ")
+        );
+        for &id in &active {
+            info!(log, BACKEND, "Notify executor {id} to decommission.");
+            if let Some(e) = self.executors.get(id) {
+                let target = e.executor.clone();
+                self.env.send(&target, ExecutorMsg::DecommissionExecutor);
+            }
+        }
+        active
+    }
+
+    /// `isExecutorActive`: registered, not being removed, lost or decommissioned.
+    fn is_executor_active(&self, id: ExecutorId) -> bool {
+        self.executors.contains(id)
+            && !self.pending_to_remove.contains(&id)
+            && !self.pending_loss_reason.contains(&id)
+            && !self.pending_decommission.contains_key(&id)
+    }
+
+    /// Whether the executor's cores are held by running tasks (`scheduler.isExecutorBusy`).
+    fn is_executor_busy(&self, id: ExecutorId) -> bool {
+        self.executors
+            .get(id)
+            .is_some_and(|e| e.free_cores < e.total_cores)
+    }
+}
+
+impl ExecutorAllocationClient for DriverEndpoint {
+    /// `requestTotalExecutors` -> `doRequestTotalExecutors`: `RequestExecutors` to the
+    /// YarnScheduler endpoint (which warns and answers false before the AM registered).
+    fn request_total_executors(&mut self, total: u32) -> bool {
+        let Some(yarn) = self.yarn_scheduler() else {
+            return false;
+        };
+        let req = sparkyard_messages::application_master::RequestExecutors {
+            resource_profile_to_total_execs: vec![(0, total)],
+            num_locality_aware_tasks_per_resource_profile_id: vec![(0, 0)],
+            excluded_nodes: self.excluded_nodes.iter().cloned().collect(),
+        };
+        self.env.ask(self.me, &yarn, |a| {
+            YarnSchedulerMsg::RequestExecutors(a, req)
+        });
+        true
+    }
+
+    /// `CoarseGrainedSchedulerBackend.killExecutors(ids, adjustTargetNumExecutors = false,
+    /// countFailures = false, force = false)`: known, not already pending, not busy.
+    fn kill_executors(&mut self, ids: &[ExecutorId]) -> Vec<ExecutorId> {
+        let log = self.env.log().clone();
+        let list = |v: &[ExecutorId]| {
+            v.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        info!(log, BACKEND, "Requesting to kill executor(s) {}", list(ids));
+        let mut kill = Vec::new();
+        for &id in ids {
+            if !self.executors.contains(id) {
+                warn!(log, BACKEND, "Executor to kill {id} does not exist!");
+            } else if !self.pending_to_remove.contains(&id) && !self.is_executor_busy(id) {
+                kill.push(id);
+            }
+        }
+        let tracking = self
+            .sim
+            .config
+            .spark
+            .dynamic_allocation
+            .is_some_and(|d| d.shuffle_tracking_enabled && !d.shuffle_service_enabled);
+        for &id in &kill {
+            self.pending_to_remove.insert(id);
+            self.update_offerable(id);
+            let holds = tracking && self.scheduler.holds_shuffle_data(id);
+            let check = invariants::idle_kill_without_shuffle_data(id.0, holds);
+            self.sim
+                .violations
+                .check(inv::NO_SHUFFLE_EXECUTOR_KILLED_IDLE, check);
+        }
+        info!(
+            log,
+            BACKEND,
+            "Actual list of executor(s) to be killed is {}",
+            list(&kill)
+        );
+        if kill.is_empty() {
+            return kill;
+        }
+        if let Some(yarn) = self.yarn_scheduler() {
+            let ids = kill.clone();
+            self.env
+                .ask(self.me, &yarn, |a| YarnSchedulerMsg::KillExecutors(a, ids));
+        }
+        kill
+    }
+
+    /// `decommissionExecutors(ids with ExecutorDecommissionInfo("spark scale down"), ...)`.
+    fn decommission_executors(&mut self, ids: &[ExecutorId]) -> Vec<ExecutorId> {
+        self.decommission(ids, "spark scale down")
+    }
+}
+
 impl Actor for DriverEndpoint {
     type Context = Context<Self>;
 
@@ -742,6 +990,13 @@ impl Actor for DriverEndpoint {
                 act.env.send(me, DriverEndpointMsg::ReviveOffers);
             }
         });
+        // ExecutorAllocationManager.start(): the initial target, then `schedule()` every 100 ms.
+        if let Some(m) = self.allocation.clone() {
+            m.borrow_mut().start(self);
+            ctx.run_interval(clock::ms(eam::INTERVAL_MS), |act, _| {
+                act.schedule_allocation()
+            });
+        }
         // TaskSchedulerImpl's starvation timer (`spark.starvation.timeout`, 15 s).
         ctx.run_interval(clock::ms(15_000), |act, _| act.warn_if_starved());
         // `spark.network.timeoutInterval` (Spark's default: 60 s).

@@ -11,7 +11,7 @@ use crate::spark_core::executor_env;
 use crate::world::config::CostModel;
 use crate::world::context::SimContext;
 use crate::world::spark_conf::SparkConfView;
-use crate::{error, info};
+use crate::{error, info, warn};
 use actix::{Actor, AsyncContext, Context, SpawnHandle};
 use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
 use sparkyard_messages::endpoint_verifier::EndpointVerifierMsg;
@@ -277,6 +277,12 @@ pub struct ExecutorConf {
     /// `spark.rpc.lookupTimeout` (or `spark.network.timeout`), ms, and the key that set it.
     pub lookup_timeout_ms: u64,
     pub lookup_timeout_property: String,
+    /// `spark.decommission.enabled`.
+    pub decommission_enabled: bool,
+    /// `spark.storage.decommission.enabled` and at least one of its `rddBlocks` /
+    /// `shuffleBlocks` switches: whether a decommissioning executor migrates its blocks.
+    pub storage_decommission: bool,
+    pub storage_decommission_blocks: bool,
 }
 
 impl ExecutorConf {
@@ -284,7 +290,15 @@ impl ExecutorConf {
         let c = SparkConfView(props);
         let (ask_timeout_ms, ask_timeout_property) = c.rpc_timeout("spark.rpc.askTimeout");
         let (lookup_timeout_ms, lookup_timeout_property) = c.rpc_timeout("spark.rpc.lookupTimeout");
+        let flag = |key: &str, default: bool| {
+            c.get(key)
+                .map_or(default, |v| v.eq_ignore_ascii_case("true"))
+        };
         ExecutorConf {
+            decommission_enabled: flag("spark.decommission.enabled", false),
+            storage_decommission: flag("spark.storage.decommission.enabled", false),
+            storage_decommission_blocks: flag("spark.storage.decommission.rddBlocks.enabled", true)
+                || flag("spark.storage.decommission.shuffleBlocks.enabled", true),
             heartbeat_interval_ms: c.time_as_ms("spark.executor.heartbeatInterval", "10s"),
             ask_timeout_ms,
             ask_timeout_property,
@@ -304,6 +318,8 @@ pub struct CoarseGrainedExecutorBackend {
     driver: Option<EndpointRef<DriverEndpointMsg>>,
     executor: Option<Executor>,
     stopping: bool,
+    /// `decommissioned`: decommissioning has started.
+    decommissioned: bool,
     asks: AskTable<BackendAnswer>,
 }
 
@@ -326,6 +342,7 @@ impl CoarseGrainedExecutorBackend {
                 driver: None,
                 executor: None,
                 stopping: false,
+                decommissioned: false,
                 asks: AskTable::default(),
             }
         });
@@ -373,7 +390,80 @@ impl CoarseGrainedExecutorBackend {
             ExecutorMsg::HeartbeatTick => self.on_heartbeat_tick(ctx),
             ExecutorMsg::RemoteProcessDisconnected(address) => self.on_disconnected(address),
             ExecutorMsg::SignalTerm => self.on_signal_term(),
+            ExecutorMsg::DecommissionExecutor => self.decommission_self(ctx),
+            ExecutorMsg::DecommissionCheck => self.decommission_check(ctx),
         }
+    }
+
+    fn migration_enabled(&self) -> bool {
+        self.conf.storage_decommission && self.conf.storage_decommission_blocks
+    }
+
+    /// `decommissionSelf`: stop taking tasks, start migrating blocks if configured, and exit
+    /// once no task runs (the `wait-for-blocks-to-migrate` thread, every second).
+    fn decommission_self(&mut self, ctx: &mut Context<Self>) {
+        let log = self.env.log().clone();
+        let id = self.args.executor_id;
+        if !self.conf.decommission_enabled {
+            let line = "Receive decommission request, but decommission feature is disabled.";
+            return warn!(log, BACKEND, "{line}");
+        }
+        if self.decommissioned {
+            return warn!(
+                log,
+                BACKEND, "Executor {id} already started decommissioning."
+            );
+        }
+        info!(log, BACKEND, "Decommission executor {id}.");
+        self.decommissioned = true;
+        if self.migration_enabled() {
+            // No RDD or shuffle block lives on an executor yet (map outputs are not
+            // simulated), so the migration has nothing to move and completes at once.
+            info!(
+                log,
+                "executor::BlockManager", "Starting block manager decommissioning process..."
+            );
+        } else if self.conf.storage_decommission {
+            error!(
+                log,
+                BACKEND,
+                "Storage decommissioning attempted but neither spark.storage.decommission.shuffleBlocks.enabled or spark.storage.decommission.rddBlocks.enabled is enabled "
+            );
+        }
+        ctx.notify_later(ExecutorMsg::DecommissionCheck, clock::ms(1000));
+        info!(log, BACKEND, "Will exit when finished decommissioning");
+    }
+
+    /// One pass of the shutdown thread: exit with `Finished decommissioning` once idle.
+    fn decommission_check(&mut self, ctx: &mut Context<Self>) {
+        if self.stopping {
+            return;
+        }
+        let log = self.env.log().clone();
+        info!(log, BACKEND, "Checking to see if we can shutdown.");
+        let running = self.executor.as_ref().map_or(0, |e| e.tasks.len());
+        if running > 0 {
+            info!(
+                log,
+                BACKEND, "Blocked from shutdown by {running} running tasks"
+            );
+            ctx.notify_later(ExecutorMsg::DecommissionCheck, clock::ms(1000));
+            return;
+        }
+        if self.migration_enabled() {
+            info!(log, BACKEND, "No running tasks, checking migrations");
+            info!(
+                log,
+                BACKEND, "No running tasks, all blocks migrated, stopping."
+            );
+        } else {
+            info!(
+                log,
+                BACKEND, "No running tasks, no block migration configured, stopping."
+            );
+        }
+        // ExecutorLossMessage.decommissionFinished.
+        self.exit_executor(0, "Finished decommissioning", true);
     }
 
     fn register(&mut self, ctx: &mut Context<Self>) {

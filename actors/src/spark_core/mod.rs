@@ -6,7 +6,9 @@
 pub mod driver;
 pub mod driver_endpoint;
 pub mod executor;
+pub mod executor_allocation_manager;
 pub mod executor_env;
 pub mod executor_failure_tracker;
+pub mod executor_monitor;
 pub mod scheduler;
 pub mod unified_memory_manager;

@@ -179,6 +179,13 @@ impl Scheduler {
         !self.runnable.is_empty()
     }
 
+    /// Whether the executor holds a map output the scheduler still counts as live.
+    pub fn holds_map_output(&self, id: ExecutorId) -> bool {
+        self.outputs_by_executor
+            .get(&id)
+            .is_some_and(|v| !v.is_empty())
+    }
+
     /// The event log's `StageInfo` for a stage.
     fn stage_info(&self, id: u32, failure_reason: Option<String>) -> StageInfo {
         let s = &self.stages[&id];

@@ -24,7 +24,7 @@ use sparkyard_messages::records::{
     Container, ContainerStatus, ExecutorLossReason, Resource, RpcFailure,
 };
 use sparkyard_messages::resource_manager::{AllocateRequest, ResourceManagerMsg};
-use sparkyard_messages::rpc::{AllocateResponse, EndpointId, ReplyTo};
+use sparkyard_messages::rpc::{AllocateResponse, EndpointId, NodeReport, NodeState, ReplyTo};
 use sparkyard_messages::yarn_allocator::YarnAllocatorMsg;
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::collections::BTreeMap;
@@ -78,7 +78,16 @@ pub struct YarnAllocator {
     /// `YarnAllocatorNodeHealthTracker.numClusterNodes`: `Int.MaxValue` until the RM reports.
     num_cluster_nodes: u32,
     rm_failure: Option<RpcFailure>,
+    /// `isYarnExecutorDecommissionEnabled`: `spark.decommission.enabled` without the external
+    /// shuffle service (SPARK-39018).
+    decommission_enabled: bool,
+    /// `decommissioningNodesCache`: hosts already reported to the driver (at most 200, oldest
+    /// evicted first).
+    decommissioning_nodes: std::collections::VecDeque<String>,
 }
+
+/// `DECOMMISSIONING_NODES_CACHE_SIZE`.
+const DECOMMISSIONING_NODES_CACHE_SIZE: usize = 200;
 
 impl YarnAllocator {
     pub fn start(
@@ -93,6 +102,18 @@ impl YarnAllocator {
             vcores: s.executor_cores,
         };
         let target = s.initial_target_executors();
+        let shuffle_service = s
+            .properties
+            .get("spark.shuffle.service.enabled")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+        if s.decommission_enabled && shuffle_service {
+            warn!(
+                env.log(),
+                TARGET,
+                "Yarn Executor Decommissioning is supported only when spark.shuffle.service.enabled is set to false. See: SPARK-39018."
+            );
+        }
+        let decommission_enabled = s.decommission_enabled && !shuffle_service;
         let mut out = None;
         YarnAllocator::create(|ctx| {
             let mut env = env;
@@ -123,6 +144,8 @@ impl YarnAllocator {
                 pending_loss_asks: 0,
                 num_cluster_nodes: u32::MAX,
                 rm_failure: None,
+                decommission_enabled,
+                decommissioning_nodes: std::collections::VecDeque::new(),
             }
         });
         out.expect("create runs its closure")
@@ -279,9 +302,32 @@ impl YarnAllocator {
 
     fn on_allocate_response(&mut self, resp: AllocateResponse, ctx: &mut Context<Self>) {
         self.num_cluster_nodes = resp.num_cluster_nodes;
+        if self.decommission_enabled {
+            self.handle_nodes_in_decommissioning_state(&resp.updated_nodes);
+        }
         self.handle_allocated_containers(resp.allocated_containers);
         self.process_completed_containers(resp.completed_containers);
         self.after_allocate(ctx);
+    }
+
+    /// `handleNodesInDecommissioningState`: each host newly DECOMMISSIONING is reported to the
+    /// driver once (`DecommissionExecutorsOnHost`).
+    fn handle_nodes_in_decommissioning_state(&mut self, nodes: &[NodeReport]) {
+        for node in nodes {
+            if node.state != NodeState::Decommissioning
+                || self.decommissioning_nodes.contains(&node.host)
+            {
+                continue;
+            }
+            self.env.send(
+                &self.peers.driver,
+                YarnSchedulerMsg::DecommissionExecutorsOnHost(node.host.clone()),
+            );
+            self.decommissioning_nodes.push_back(node.host.clone());
+            if self.decommissioning_nodes.len() > DECOMMISSIONING_NODES_CACHE_SIZE {
+                self.decommissioning_nodes.pop_front();
+            }
+        }
     }
 
     fn after_allocate(&mut self, ctx: &mut Context<Self>) {

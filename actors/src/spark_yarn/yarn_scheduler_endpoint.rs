@@ -107,20 +107,33 @@ impl YarnSchedulerEndpoint {
                 executor_id,
                 reason,
             } => self.remove_executor(executor_id, reason),
-            YarnSchedulerMsg::SignalDriverStop { exit_code } => match &self.am {
-                Some(am) => self
-                    .env
-                    .send(&am.clone(), YarnAmMsg::Shutdown { exit_code }),
-                None => warn!(
-                    self.env.log(),
-                    TARGET, "Attempted to send shutdown message before the AM has registered!"
-                ),
-            },
+            YarnSchedulerMsg::SignalDriverStop { exit_code } => {
+                self.shared.borrow_mut().stopping = true;
+                self.signal_driver_stop(exit_code)
+            }
             YarnSchedulerMsg::ExecutorDisconnected {
                 executor_id,
                 address,
             } => self.on_executor_disconnected(executor_id, address, ctx),
             YarnSchedulerMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
+            // YarnSchedulerEndpoint.receive: forwarded to the DriverEndpoint.
+            YarnSchedulerMsg::DecommissionExecutorsOnHost(host) => self.env.send(
+                &self.driver,
+                DriverEndpointMsg::DecommissionExecutorsOnHost(host),
+            ),
+        }
+    }
+
+    /// `signalDriverStop(exitCode)`: `Shutdown` to the AM.
+    fn signal_driver_stop(&mut self, exit_code: i32) {
+        match &self.am {
+            Some(am) => self
+                .env
+                .send(&am.clone(), YarnAmMsg::Shutdown { exit_code }),
+            None => warn!(
+                self.env.log(),
+                TARGET, "Attempted to send shutdown message before the AM has registered!"
+            ),
         }
     }
 

@@ -7,6 +7,9 @@ pub fn nm_process_name(host: &str) -> String {
     format!("nm:{host}")
 }
 
+/// The ResourceManager's process name in the simulation.
+pub const RM_PROCESS: &str = "rm";
+
 /// The well-known RM ports (`yarn.resourcemanager.address`, `.webapp.address`).
 pub const RM_PORT: u16 = 8032;
 pub const RM_WEB_PORT: u16 = 8088;

@@ -101,6 +101,62 @@ pub struct SparkSettings {
     /// Every Spark property after precedence, as the driver hands them to executors
     /// (`SparkAppConfig.sparkProperties`). Ordered by key.
     pub properties: BTreeMap<String, String>,
+    /// `spark.dynamicAllocation.*` when `spark.dynamicAllocation.enabled` is true.
+    pub dynamic_allocation: Option<DynamicAllocationSettings>,
+    /// `spark.decommission.enabled`.
+    pub decommission_enabled: bool,
+}
+
+/// The `spark.dynamicAllocation.*` keys (and the switches `validateSettings` reads), parsed;
+/// `Default` is Spark 4.0's defaults.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DynamicAllocationSettings {
+    /// `spark.dynamicAllocation.minExecutors` (0).
+    pub min_executors: u32,
+    /// `spark.dynamicAllocation.maxExecutors` (Int.MaxValue).
+    pub max_executors: u32,
+    /// `spark.dynamicAllocation.initialExecutors` (falls back to minExecutors).
+    pub initial_executors: Option<u32>,
+    /// `spark.dynamicAllocation.schedulerBacklogTimeout` (1 s), seconds.
+    pub scheduler_backlog_timeout_s: u64,
+    /// `spark.dynamicAllocation.sustainedSchedulerBacklogTimeout` (the backlog timeout), seconds.
+    pub sustained_scheduler_backlog_timeout_s: u64,
+    /// `spark.dynamicAllocation.executorIdleTimeout` (60 s), seconds.
+    pub executor_idle_timeout_s: u64,
+    /// `spark.dynamicAllocation.cachedExecutorIdleTimeout` (Int.MaxValue s), seconds.
+    pub cached_executor_idle_timeout_s: u64,
+    /// `spark.dynamicAllocation.executorAllocationRatio` (1.0).
+    pub executor_allocation_ratio: f64,
+    /// `spark.dynamicAllocation.shuffleTracking.enabled` (true since Spark 3.4).
+    pub shuffle_tracking_enabled: bool,
+    /// `spark.dynamicAllocation.shuffleTracking.timeout`, ms (`None`: Long.MaxValue).
+    pub shuffle_tracking_timeout_ms: Option<u64>,
+    /// `spark.shuffle.service.enabled` (false).
+    pub shuffle_service_enabled: bool,
+    /// `spark.decommission.enabled` (false).
+    pub decommission_enabled: bool,
+    /// `spark.storage.decommission.shuffleBlocks.enabled` (true).
+    pub storage_decommission_shuffle_blocks: bool,
+}
+
+impl Default for DynamicAllocationSettings {
+    fn default() -> Self {
+        DynamicAllocationSettings {
+            min_executors: 0,
+            max_executors: i32::MAX as u32,
+            initial_executors: None,
+            scheduler_backlog_timeout_s: 1,
+            sustained_scheduler_backlog_timeout_s: 1,
+            executor_idle_timeout_s: 60,
+            cached_executor_idle_timeout_s: i32::MAX as u64,
+            executor_allocation_ratio: 1.0,
+            shuffle_tracking_enabled: true,
+            shuffle_tracking_timeout_ms: None,
+            shuffle_service_enabled: false,
+            decommission_enabled: false,
+            storage_decommission_shuffle_blocks: true,
+        }
+    }
 }
 
 impl SparkSettings {
@@ -117,16 +173,45 @@ impl SparkSettings {
             + self.executor_pyspark_memory_mb
     }
 
-    /// The initial target number of executors (YARN: `spark.executor.instances`, else 2).
+    /// `SchedulerBackendUtils.getInitialTargetExecutorNumber`: with dynamic allocation
+    /// max(min, initial, spark.executor.instances); else `spark.executor.instances`, or 2.
     pub fn initial_target_executors(&self) -> u32 {
-        self.executor_instances.unwrap_or(2)
+        match &self.dynamic_allocation {
+            Some(d) => d
+                .min_executors
+                .max(d.initial_executors.unwrap_or(d.min_executors))
+                .max(self.executor_instances.unwrap_or(0)),
+            None => self.executor_instances.unwrap_or(2),
+        }
     }
 
-    /// `spark.executor.maxNumFailures`, else max(3, 2 x spark.executor.instances (0 when unset)).
+    /// `ExecutorFailureTracker.maxNumExecutorFailures`: `spark.executor.maxNumFailures`, else
+    /// max(3, 2 x E) where E is maxExecutors with dynamic allocation (2 x Int.MaxValue
+    /// saturating at Int.MaxValue), else `spark.executor.instances` (0 when unset).
     pub fn effective_max_executor_failures(&self) -> u32 {
-        self.max_executor_failures
-            .unwrap_or_else(|| 3.max(2 * self.executor_instances.unwrap_or(0)))
+        max_num_executor_failures(
+            self.max_executor_failures,
+            self.dynamic_allocation.map(|d| d.max_executors),
+            self.executor_instances,
+        )
     }
+}
+
+/// `ExecutorFailureTracker.maxNumExecutorFailures`: the explicit setting, else max(3, 2 x E),
+/// E = maxExecutors with dynamic allocation, else spark.executor.instances (0 when unset); a
+/// doubled E past Int.MaxValue / 2 is Int.MaxValue (Spark avoids the overflow).
+pub fn max_num_executor_failures(
+    explicit: Option<u32>,
+    dynamic_max_executors: Option<u32>,
+    executor_instances: Option<u32>,
+) -> u32 {
+    let effective = dynamic_max_executors.unwrap_or(executor_instances.unwrap_or(0));
+    let default = if effective > i32::MAX as u32 / 2 {
+        i32::MAX as u32
+    } else {
+        3.max(2 * effective)
+    };
+    explicit.unwrap_or(default)
 }
 
 /// `yarn-site.xml` values the simulated ResourceManager and NodeManagers honour.
@@ -236,5 +321,27 @@ impl SimConfig {
             Some(p @ UserProgram::Synthetic { class: c, .. }) if c == class => Some(p.clone()),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // ExecutorFailureTracker.scala maxNumExecutorFailures: with dynamic allocation the default
+    // is 2 x spark.dynamicAllocation.maxExecutors (at least 3), Int.MaxValue when that
+    // overflows; without it 2 x spark.executor.instances (at least 3).
+    #[test]
+    fn max_executor_failures_follow_spark() {
+        assert_eq!(max_num_executor_failures(None, None, None), 3);
+        assert_eq!(max_num_executor_failures(None, None, Some(5)), 10);
+        assert_eq!(max_num_executor_failures(None, Some(8), Some(2)), 16);
+        assert_eq!(max_num_executor_failures(None, Some(1), None), 3);
+        let unbounded = DynamicAllocationSettings::default().max_executors;
+        assert_eq!(
+            max_num_executor_failures(None, Some(unbounded), None),
+            i32::MAX as u32
+        );
+        assert_eq!(max_num_executor_failures(Some(7), Some(8), None), 7);
     }
 }

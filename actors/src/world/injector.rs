@@ -6,11 +6,12 @@ use crate::faults::{ContainerEnd, FaultAction, PlannedFault, Trigger};
 use crate::kernel::clock;
 use crate::kernel::trace::{FaultEvent, FaultTarget, Sender, TraceKind};
 use crate::rpc::network::ProcessPattern;
-use crate::world::addresses::nm_process_name;
+use crate::world::addresses::{RM_PROCESS, nm_process_name};
 use crate::world::context::SimContext;
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::ids::ContainerId;
 use sparkyard_messages::node_manager::NodeManagerMsg;
+use sparkyard_messages::resource_manager::ResourceManagerMsg;
 use std::rc::Rc;
 
 /// Arms every time-triggered fault.
@@ -67,6 +68,15 @@ fn fire(sim: &Rc<SimContext>, f: PlannedFault) {
             }
         }
         FaultAction::KillNode { host } => sim.dispatcher.exit_host(&host, 137),
+        FaultAction::DecommissionNode { host } => {
+            let rm = sim
+                .dispatcher
+                .lookup_named::<ResourceManagerMsg>(RM_PROCESS, "ResourceManager");
+            if let Some(rm) = rm {
+                sim.dispatcher
+                    .deliver_local(&rm, ResourceManagerMsg::DecommissionNode { host });
+            }
+        }
         FaultAction::FailLaunches { host, count } => sim.faults.add_launch_failures(&host, count),
         FaultAction::ExcludeNode { host } => {
             let am = sim.am_container.borrow().clone();
@@ -119,6 +129,7 @@ fn target_of(sim: &SimContext, action: &FaultAction) -> FaultTarget {
                 FaultTarget::Container(*cid)
             }),
         FaultAction::KillNode { host }
+        | FaultAction::DecommissionNode { host }
         | FaultAction::FailLaunches { host, .. }
         | FaultAction::ExcludeNode { host } => FaultTarget::Node(host.clone()),
         FaultAction::Network(rules) => {

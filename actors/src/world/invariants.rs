@@ -25,6 +25,9 @@ pub mod name {
     pub const EXIT_CODE_MATCHES: &str = "client-exit-code-matches-final-status";
     pub const FAILURES_COUNTED: &str = "executor-failures-counted-by-classification";
     pub const ATTEMPTS_BOUNDED: &str = "am-attempts-within-maximum";
+    pub const ALLOCATION_TARGET_BOUNDED: &str = "dynamic-allocation-target-within-min-max";
+    pub const NO_SHUFFLE_EXECUTOR_KILLED_IDLE: &str =
+        "no-executor-with-live-shuffle-data-killed-for-idleness";
 }
 
 /// One broken invariant.
@@ -185,6 +188,26 @@ pub fn total_cores(total: u32, sum: u32) -> Result<(), String> {
     if total != sum {
         return Err(format!(
             "totalCoreCount is {total} but the registered executors have {sum} cores"
+        ));
+    }
+    Ok(())
+}
+
+/// Dynamic allocation's target stays within `[minExecutors, maxExecutors]`.
+pub fn allocation_target(target: u32, min: u32, max: u32) -> Result<(), String> {
+    if target < min || target > max {
+        return Err(format!(
+            "the dynamic allocation target is {target}, outside [{min}, {max}]"
+        ));
+    }
+    Ok(())
+}
+
+/// With shuffle tracking, an executor killed for idleness holds no live shuffle data.
+pub fn idle_kill_without_shuffle_data(executor: u32, holds_shuffle: bool) -> Result<(), String> {
+    if holds_shuffle {
+        return Err(format!(
+            "executor {executor} was killed for idleness while it holds live shuffle data"
         ));
     }
     Ok(())
@@ -372,6 +395,11 @@ mod tests {
     #[test]
     fn violations_are_recorded_with_their_name() {
         let v = Violations::default();
+        assert!(allocation_target(3, 1, 3).is_ok());
+        assert!(allocation_target(4, 1, 3).is_err());
+        assert!(allocation_target(0, 1, 3).is_err());
+        assert!(idle_kill_without_shuffle_data(1, false).is_ok());
+        assert!(idle_kill_without_shuffle_data(1, true).is_err());
         v.check(name::FREE_CORES, free_cores(2, 9, 1));
         v.check(name::FREE_CORES, free_cores(2, 1, 1));
         let found = v.take();

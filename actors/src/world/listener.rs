@@ -1,7 +1,9 @@
 //! Where every SparkContext of the run posts its `SparkListener` events: the recorded
 //! `LiveListenerBus` (Spark: `org.apache.spark.scheduler.LiveListenerBus`). The events themselves
 //! are records of the messages crate (`sparkyard_messages::listener`). Recording is off unless an
-//! output needs it.
+//! output needs it; a SparkContext's management listener (dynamic allocation's
+//! `ExecutorAllocationListener` and `ExecutorMonitor`, Spark's `addToManagementQueue`) hears
+//! every event whether or not it is recorded.
 
 use sparkyard_messages::listener::ListenerEvent;
 use std::cell::RefCell;
@@ -22,12 +24,18 @@ pub struct ListenerBus {
     attempts: Rc<RefCell<Vec<AttemptEvents>>>,
 }
 
+/// A listener on the management queue: told of each event as it is posted.
+pub trait ManagementListener {
+    fn on_event(&self, event: &ListenerEvent);
+}
+
 /// One SparkContext's handle on the bus.
 #[derive(Clone)]
 pub struct ContextBus {
     enabled: bool,
     index: usize,
     attempts: Rc<RefCell<Vec<AttemptEvents>>>,
+    listener: Option<Rc<dyn ManagementListener>>,
 }
 
 impl ListenerBus {
@@ -52,6 +60,7 @@ impl ListenerBus {
             enabled: self.enabled,
             index: a.len().saturating_sub(1),
             attempts: self.attempts.clone(),
+            listener: None,
         }
     }
 
@@ -67,20 +76,34 @@ impl ContextBus {
             enabled: false,
             index: 0,
             attempts: Rc::default(),
+            listener: None,
         }
     }
 
-    pub fn enabled(&self) -> bool {
-        self.enabled
+    /// This bus with `listener` on its management queue (clones made after share it).
+    pub fn with_listener(mut self, listener: Rc<dyn ManagementListener>) -> Self {
+        self.listener = Some(listener);
+        self
     }
 
-    /// `post(event)`; `make` runs only when recording.
+    /// Whether anyone hears an event: the recording or a management listener.
+    pub fn enabled(&self) -> bool {
+        self.enabled || self.listener.is_some()
+    }
+
+    /// `post(event)`; `make` runs only when someone hears it.
     pub fn post(&self, make: impl FnOnce() -> ListenerEvent) {
-        if self.enabled {
-            let event = make();
-            if let Some(a) = self.attempts.borrow_mut().get_mut(self.index) {
-                a.events.push(event);
-            }
+        if !self.enabled() {
+            return;
+        }
+        let event = make();
+        if let Some(l) = &self.listener {
+            l.on_event(&event);
+        }
+        if self.enabled
+            && let Some(a) = self.attempts.borrow_mut().get_mut(self.index)
+        {
+            a.events.push(event);
         }
     }
 }

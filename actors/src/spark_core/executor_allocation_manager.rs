@@ -1,0 +1,848 @@
+//! Dynamic allocation on the driver: the target number of executors and the idle executors to
+//! remove, driven by the listener bus's stage and task events and a 100 ms `schedule()`. A plain
+//! state machine (time passed in; the backend reached through [`ExecutorAllocationClient`]),
+//! mirroring Spark's `org.apache.spark.ExecutorAllocationManager` and its
+//! `ExecutorAllocationListener` for the default resource profile (id 0), with
+//! `Utils.getDynamicAllocationInitialExecutors` and `validateSettings`.
+//!
+//! Not modelled (nothing in the run produces them yet): speculative tasks, unschedulable task
+//! sets (excluded executors), locality hints (the requests carry no preferred hosts) and cached
+//! RDD blocks (so `cachedExecutorIdleTimeout` never applies).
+
+use crate::kernel::clock;
+use crate::kernel::logs::ProcessLog;
+use crate::spark_core::executor_monitor::{ExecutorMonitor, MonitorSettings, NEVER, RemovedAs};
+use crate::world::config::DynamicAllocationSettings;
+use crate::world::listener::ManagementListener;
+use crate::{debug, info, warn};
+use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::listener::{ListenerEvent, TaskEndReason};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+const EAM: &str = "driver::ExecutorAllocationManager";
+const MONITOR: &str = "driver::ExecutorMonitor";
+const UTILS: &str = "driver::Utils";
+
+/// `schedule()`'s period (`intervalMillis`).
+pub const INTERVAL_MS: u64 = 100;
+
+/// What the allocation manager asks of the scheduler backend (`ExecutorAllocationClient`).
+pub trait ExecutorAllocationClient {
+    /// `requestTotalExecutors` for resource profile 0; whether the request was acknowledged.
+    fn request_total_executors(&mut self, total: u32) -> bool;
+    /// `killExecutors(ids, adjustTargetNumExecutors = false, countFailures = false, force =
+    /// false)`: the executors actually being killed.
+    fn kill_executors(&mut self, ids: &[ExecutorId]) -> Vec<ExecutorId>;
+    /// `decommissionExecutors(ids with "spark scale down", adjustTargetNumExecutors = false,
+    /// triggeredByExecutor = false)`: the executors being decommissioned.
+    fn decommission_executors(&mut self, ids: &[ExecutorId]) -> Vec<ExecutorId>;
+}
+
+/// How a task ended, as the listener distinguishes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskEndKind {
+    Success,
+    Killed,
+    Failed,
+}
+
+/// `validateSettings` (and the ConfigEntry checks behind its getters): the `SparkException`
+/// message when dynamic allocation cannot start; `Ok` carries the INFO/WARN lines to log.
+pub fn validate_settings(
+    s: &DynamicAllocationSettings,
+    executor_cores: u32,
+    task_cpus: u32,
+) -> Result<Vec<(log::Level, String)>, String> {
+    const MIN: &str = "spark.dynamicAllocation.minExecutors";
+    const MAX: &str = "spark.dynamicAllocation.maxExecutors";
+    let mut lines = Vec::new();
+    if s.max_executors == 0 {
+        return Err(format!("{MAX} cannot be 0!"));
+    }
+    if s.min_executors > s.max_executors {
+        return Err(format!(
+            "{MIN} ({}) must be less than or equal to {MAX} ({})!",
+            s.min_executors, s.max_executors
+        ));
+    }
+    if s.scheduler_backlog_timeout_s == 0 {
+        return Err("spark.dynamicAllocation.schedulerBacklogTimeout must be > 0!".into());
+    }
+    if s.sustained_scheduler_backlog_timeout_s == 0 {
+        // Spark's text has a stray `s` before the key.
+        return Err(
+            "sspark.dynamicAllocation.sustainedSchedulerBacklogTimeout must be > 0!".into(),
+        );
+    }
+    let shuffle_decommission = s.decommission_enabled && s.storage_decommission_shuffle_blocks;
+    if !s.shuffle_service_enabled {
+        if s.shuffle_tracking_enabled {
+            let line = "Dynamic allocation is enabled without a shuffle service.";
+            lines.push((log::Level::Info, line.to_string()));
+        } else if shuffle_decommission {
+            let line = "Shuffle data decommission is enabled without a shuffle service.";
+            lines.push((log::Level::Info, line.to_string()));
+        } else {
+            return Err(
+                "Dynamic allocation of executors requires one of the following \
+                 conditions: 1) enabling external shuffle service through \
+                 spark.shuffle.service.enabled. 2) enabling shuffle tracking through \
+                 spark.dynamicAllocation.shuffleTracking.enabled. 3) enabling shuffle blocks \
+                 decommission through spark.decommission.enabled and \
+                 spark.storage.decommission.shuffleBlocks.enabled. 4) (Experimental) \
+                 configuring spark.shuffle.sort.io.plugin.class to use a custom ShuffleDataIO \
+                 who's ShuffleDriverComponents supports reliable storage."
+                    .into(),
+            );
+        }
+    }
+    if s.shuffle_tracking_enabled && shuffle_decommission {
+        let line = "You are enabling both shuffle tracking and other DA supported mechanism, \
+                    which will cause idle executors not to be released in a timely, please \
+                    check the configurations.";
+        lines.push((log::Level::Warn, line.to_string()));
+    }
+    if s.executor_allocation_ratio > 1.0 || s.executor_allocation_ratio <= 0.0 {
+        return Err(
+            "spark.dynamicAllocation.executorAllocationRatio must be > 0 and <= 1.0".into(),
+        );
+    }
+    if task_cpus > executor_cores {
+        // ResourceProfile.maxTasksPerExecutor's check on the default profile.
+        return Err(format!(
+            "The number of cores per executor (={executor_cores}) has to be >= the number of \
+             cpus per task = {task_cpus}."
+        ));
+    }
+    Ok(lines)
+}
+
+/// `Utils.getDynamicAllocationInitialExecutors`: max(min, initial, spark.executor.instances),
+/// with Spark's warnings for the settings it ignores, then its INFO line.
+pub fn initial_executors(
+    s: &DynamicAllocationSettings,
+    executor_instances: Option<u32>,
+) -> (u32, Vec<(log::Level, String)>) {
+    let mut lines = Vec::new();
+    let initial = s.initial_executors.unwrap_or(s.min_executors);
+    if initial < s.min_executors {
+        lines.push((
+            log::Level::Warn,
+            "spark.dynamicAllocation.initialExecutors less than \
+             spark.dynamicAllocation.minExecutors is invalid, ignoring its setting, please \
+             update your configs."
+                .to_string(),
+        ));
+    }
+    let instances = executor_instances.unwrap_or(0);
+    if instances < s.min_executors {
+        lines.push((
+            log::Level::Warn,
+            "spark.executor.instances less than spark.dynamicAllocation.minExecutors is \
+             invalid, ignoring its setting, please update your configs."
+                .to_string(),
+        ));
+    }
+    let n = s.min_executors.max(initial).max(instances);
+    // Spark 4.0's structured-logging version of the line has no space after the first comma.
+    lines.push((
+        log::Level::Info,
+        format!(
+            "Using initial executors = {n}, max of spark.dynamicAllocation.initialExecutors,\
+             spark.dynamicAllocation.minExecutors and spark.executor.instances"
+        ),
+    ));
+    (n, lines)
+}
+
+/// Writes lines from [`validate_settings`] / [`initial_executors`] under `target`.
+pub fn log_lines(log: &ProcessLog, target: &'static str, lines: &[(log::Level, String)]) {
+    for (level, line) in lines {
+        log.log(target, *level, format_args!("{line}"));
+    }
+}
+
+/// The `Utils` logger target (for [`initial_executors`]' lines).
+pub const UTILS_TARGET: &str = UTILS;
+
+/// Task indices of one stage attempt that have started (`stageAttemptToTaskIndices`), as a
+/// bitset: one bit per task instead of a hash-set entry.
+#[derive(Default)]
+struct IndexSet {
+    bits: Vec<u64>,
+    len: u32,
+}
+
+impl IndexSet {
+    fn insert(&mut self, i: u32) {
+        let (w, b) = ((i / 64) as usize, i % 64);
+        if self.bits.len() <= w {
+            self.bits.resize(w + 1, 0);
+        }
+        if self.bits[w] & (1 << b) == 0 {
+            self.bits[w] |= 1 << b;
+            self.len += 1;
+        }
+    }
+
+    fn remove(&mut self, i: u32) {
+        let (w, b) = ((i / 64) as usize, i % 64);
+        if let Some(word) = self.bits.get_mut(w)
+            && *word & (1 << b) != 0
+        {
+            *word &= !(1 << b);
+            self.len -= 1;
+        }
+    }
+}
+
+/// What the listener keeps about one stage attempt; dropped once nothing refers to it
+/// (`removeStageFromResourceProfileIfUnused`).
+#[derive(Default)]
+struct StageAttempt {
+    /// `stageAttemptToNumTasks` (until the stage completes).
+    num_tasks: Option<u32>,
+    /// `stageAttemptToNumRunningTask`.
+    running: u32,
+    /// `stageAttemptToTaskIndices` (until the stage completes).
+    indices: Option<IndexSet>,
+}
+
+impl StageAttempt {
+    fn pending(&self) -> u32 {
+        let started = self.indices.as_ref().map_or(0, |i| i.len);
+        self.num_tasks.unwrap_or(0).saturating_sub(started)
+    }
+
+    fn unused(&self) -> bool {
+        self.num_tasks.is_none() && self.running == 0 && self.indices.is_none()
+    }
+}
+
+/// The ExecutorAllocationManager (with its listener and its ExecutorMonitor).
+pub struct ExecutorAllocationManager {
+    s: DynamicAllocationSettings,
+    log: ProcessLog,
+    tasks_per_executor: u32,
+    /// `numExecutorsTargetPerResourceProfileId(0)`.
+    target: u32,
+    /// `numExecutorsToAddPerResourceProfileId(0)`.
+    to_add: u32,
+    /// `addTime` ([`NEVER`] = `NOT_SET`).
+    add_time: u64,
+    initializing: bool,
+    stages: BTreeMap<(u32, u32), StageAttempt>,
+    pub monitor: ExecutorMonitor,
+}
+
+impl ExecutorAllocationManager {
+    /// The manager for settings [`validate_settings`] accepted, starting at `initial`.
+    pub fn new(
+        s: DynamicAllocationSettings,
+        initial: u32,
+        executor_cores: u32,
+        task_cpus: u32,
+        log: ProcessLog,
+    ) -> Self {
+        let monitor = ExecutorMonitor::new(MonitorSettings {
+            idle_timeout_ms: s.executor_idle_timeout_s.saturating_mul(1000),
+            storage_timeout_ms: s.cached_executor_idle_timeout_s.saturating_mul(1000),
+            shuffle_timeout_ms: s.shuffle_tracking_timeout_ms.unwrap_or(NEVER),
+            shuffle_tracking: !s.shuffle_service_enabled && s.shuffle_tracking_enabled,
+        });
+        ExecutorAllocationManager {
+            s,
+            log,
+            tasks_per_executor: (executor_cores / task_cpus.max(1)).max(1),
+            target: initial,
+            to_add: 1,
+            add_time: NEVER,
+            initializing: true,
+            stages: BTreeMap::new(),
+            monitor,
+        }
+    }
+
+    pub fn target(&self) -> u32 {
+        self.target
+    }
+
+    pub fn bounds(&self) -> (u32, u32) {
+        (self.s.min_executors, self.s.max_executors)
+    }
+
+    /// `start()`: the first request, for the initial target.
+    pub fn start(&mut self, client: &mut impl ExecutorAllocationClient) {
+        client.request_total_executors(self.target);
+    }
+
+    fn running_tasks(&self) -> u32 {
+        self.stages.values().map(|a| a.running).sum()
+    }
+
+    fn pending_tasks(&self) -> u32 {
+        self.stages.values().map(StageAttempt::pending).sum()
+    }
+
+    fn has_pending_tasks(&self) -> bool {
+        self.stages.values().any(|a| a.pending() > 0)
+    }
+
+    /// `maxNumExecutorsNeededPerResourceProfile`: every pending and running task at once,
+    /// scaled by `executorAllocationRatio`.
+    pub fn max_needed(&self) -> u32 {
+        let tasks = f64::from(self.pending_tasks() + self.running_tasks());
+        (tasks * self.s.executor_allocation_ratio / f64::from(self.tasks_per_executor)).ceil()
+            as u32
+    }
+
+    /// `schedule()`: executors past their idle deadline, the target's update, then removals.
+    pub fn schedule(&mut self, now: u64, client: &mut impl ExecutorAllocationClient) {
+        let timed_out = self.monitor.timed_out_executors(now);
+        if !timed_out.is_empty() {
+            self.initializing = false;
+        }
+        self.update_and_sync_target(now, client);
+        if !timed_out.is_empty() {
+            self.remove_executors(&timed_out, client);
+        }
+    }
+
+    /// `updateAndSyncNumExecutorsTarget`: lower the target to what the load needs, or raise it
+    /// once the backlog timer has expired; tell the cluster manager when it changed.
+    fn update_and_sync_target(&mut self, now: u64, client: &mut impl ExecutorAllocationClient) {
+        if self.initializing {
+            return;
+        }
+        let max_needed = self.max_needed();
+        let old = self.target;
+        if max_needed < self.target {
+            // `decrementExecutors`: no kill here; idle executors go by their own timeout.
+            self.target = max_needed.max(self.s.min_executors);
+            self.to_add = 1;
+        } else if self.add_time != NEVER && now >= self.add_time {
+            self.add_executors(max_needed);
+        }
+        if self.target == old {
+            return;
+        }
+        self.do_update_request(old, now, client);
+    }
+
+    /// `addExecutors`: grow by `to_add`, bounded by the need and [min, max].
+    fn add_executors(&mut self, max_needed: u32) {
+        let old = self.target;
+        if old >= self.s.max_executors {
+            self.to_add = 1;
+            return;
+        }
+        let mut t = old.max(self.monitor.executor_count());
+        t = t.saturating_add(self.to_add);
+        t = t.min(max_needed);
+        t = t.min(self.s.max_executors).max(self.s.min_executors);
+        self.target = t;
+        if t == old {
+            self.to_add = 1;
+        }
+    }
+
+    /// `doUpdateRequest`: one request for the new target; its log line and the ramp-up.
+    fn do_update_request(
+        &mut self,
+        old: u32,
+        now: u64,
+        client: &mut impl ExecutorAllocationClient,
+    ) {
+        if !client.request_total_executors(self.target) {
+            warn!(
+                self.log,
+                EAM, "Unable to reach the cluster manager to request more executors!"
+            );
+            self.target = old;
+            return;
+        }
+        if self.target > old {
+            let delta = self.target - old;
+            let plural = if delta > 1 { "s" } else { "" };
+            info!(
+                self.log,
+                EAM,
+                "Requesting {delta} new executor{plural} because tasks are backlogged (new desired total will be {} for resource profile id: 0)",
+                self.target
+            );
+            self.to_add = if delta == self.to_add {
+                self.to_add.saturating_mul(2)
+            } else {
+                1
+            };
+            self.add_time = now + self.s.sustained_scheduler_backlog_timeout_s * 1000;
+        } else {
+            debug!(
+                self.log,
+                EAM,
+                "Lowering target number of executors to {} (previously {old} for resource profile id: 0) because not all requested executors are actually needed",
+                self.target
+            );
+        }
+    }
+
+    /// `removeExecutors`: keep at least min and the target; kill (or decommission) the rest,
+    /// then re-sync the target (killExecutors may have lowered it: SPARK-21834).
+    fn remove_executors(
+        &mut self,
+        ids: &[ExecutorId],
+        client: &mut impl ExecutorAllocationClient,
+    ) -> Vec<ExecutorId> {
+        let listed: Vec<String> = ids.iter().map(|i| format!("({i},0)")).collect();
+        debug!(
+            self.log,
+            EAM,
+            "Request to remove executorIds: {}",
+            listed.join(", ")
+        );
+        let mut total = self.monitor.executor_count()
+            - self.monitor.pending_removal_count()
+            - self.monitor.decommissioning_count();
+        let mut chosen = Vec::new();
+        for &id in ids {
+            if total.saturating_sub(1) < self.s.min_executors || total == 0 {
+                debug!(
+                    self.log,
+                    EAM,
+                    "Not removing idle executor {id} because there are only {total} executor(s) left (minimum number of executor limit {})",
+                    self.s.min_executors
+                );
+            } else if total - 1 < self.target {
+                debug!(
+                    self.log,
+                    EAM,
+                    "Not removing idle executor {id} because there are only {total} executor(s) left (number of executor target {})",
+                    self.target
+                );
+            } else {
+                chosen.push(id);
+                total -= 1;
+            }
+        }
+        if chosen.is_empty() {
+            return chosen;
+        }
+        let removed = if self.s.decommission_enabled {
+            client.decommission_executors(&chosen)
+        } else {
+            client.kill_executors(&chosen)
+        };
+        client.request_total_executors(self.target);
+        let joined = |v: &[ExecutorId]| {
+            v.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        if removed.is_empty() {
+            warn!(
+                self.log,
+                EAM,
+                "Unable to reach the cluster manager to kill executor/s {} or no executor eligible to kill!",
+                joined(&chosen)
+            );
+            return removed;
+        }
+        if self.s.decommission_enabled {
+            self.monitor.executors_decommissioned(&removed);
+        } else {
+            self.monitor.executors_killed(&removed);
+        }
+        info!(
+            self.log,
+            EAM,
+            "Executors {} removed due to idle timeout.",
+            joined(&removed)
+        );
+        removed
+    }
+
+    /// `onSchedulerBacklogged`: start the add timer if it is not running.
+    fn on_scheduler_backlogged(&mut self, now: u64) {
+        if self.add_time == NEVER {
+            self.add_time = now + self.s.scheduler_backlog_timeout_s * 1000;
+        }
+    }
+
+    /// `onSchedulerQueueEmpty`.
+    fn on_scheduler_queue_empty(&mut self) {
+        self.add_time = NEVER;
+        self.to_add = 1;
+    }
+
+    // ---- ExecutorAllocationListener and ExecutorMonitor callbacks ----
+
+    pub fn on_stage_submitted(&mut self, stage: u32, attempt: u32, num_tasks: u32, now: u64) {
+        self.initializing = false;
+        let a = self.stages.entry((stage, attempt)).or_default();
+        a.num_tasks = Some(num_tasks);
+        self.on_scheduler_backlogged(now);
+    }
+
+    pub fn on_stage_completed(&mut self, stage: u32, attempt: u32) {
+        let key = (stage, attempt);
+        if let Some(a) = self.stages.get_mut(&key) {
+            a.num_tasks = None;
+            a.indices = None;
+            if a.unused() {
+                self.stages.remove(&key);
+            }
+        }
+        if self.stages.values().all(|a| a.num_tasks.is_none()) {
+            self.on_scheduler_queue_empty();
+        }
+    }
+
+    pub fn on_task_start(
+        &mut self,
+        stage: u32,
+        attempt: u32,
+        index: u32,
+        executor: ExecutorId,
+        executor_active: bool,
+        now: u64,
+    ) {
+        let a = self.stages.entry((stage, attempt)).or_default();
+        a.running += 1;
+        a.indices
+            .get_or_insert_with(IndexSet::default)
+            .insert(index);
+        if !self.has_pending_tasks() {
+            self.on_scheduler_queue_empty();
+        }
+        self.monitor.on_task_start(executor, executor_active, now);
+    }
+
+    pub fn on_task_end(
+        &mut self,
+        stage: u32,
+        attempt: u32,
+        index: u32,
+        executor: ExecutorId,
+        kind: TaskEndKind,
+        now: u64,
+    ) {
+        let key = (stage, attempt);
+        if let Some(a) = self.stages.get_mut(&key)
+            && a.running > 0
+        {
+            a.running -= 1;
+        }
+        if kind == TaskEndKind::Failed {
+            // SPARK-8366: the failed task will be resubmitted; make room for it.
+            if !self.has_pending_tasks() {
+                self.on_scheduler_backlogged(now);
+            }
+            if let Some(i) = self.stages.get_mut(&key).and_then(|a| a.indices.as_mut()) {
+                i.remove(index);
+            }
+        }
+        if self.stages.get(&key).is_some_and(StageAttempt::unused) {
+            self.stages.remove(&key);
+        }
+        let success = kind == TaskEndKind::Success;
+        self.monitor.on_task_end(executor, stage, success, now);
+    }
+
+    pub fn on_job_start(&mut self, job_id: u32, shuffle_map_stages: &[u32]) {
+        self.monitor.on_job_start(job_id, shuffle_map_stages);
+    }
+
+    pub fn on_job_end(&mut self, job_id: u32, now: u64) {
+        self.monitor.on_job_end(job_id, now);
+    }
+
+    pub fn on_executor_added(&mut self, id: ExecutorId, now: u64) {
+        let total = self.monitor.on_executor_added(id, now);
+        info!(
+            self.log,
+            MONITOR, "New executor {id} has registered (new total is {total})"
+        );
+    }
+
+    pub fn on_executor_removed(&mut self, id: ExecutorId, removed_as: RemovedAs) {
+        if !self.monitor.on_executor_removed(id, removed_as) {
+            return;
+        }
+        let st = self.monitor.stats;
+        info!(
+            self.log,
+            MONITOR,
+            "Executor {id} is removed. Remove reason statistics: (gracefully decommissioned: {}, decommision unfinished: {}, driver killed: {}, unexpectedly exited: {}).",
+            st.gracefully_decommissioned,
+            st.decommission_unfinished,
+            st.driver_killed,
+            st.exited_unexpectedly
+        );
+    }
+}
+
+/// The manager on the listener bus's management queue (`listenerBus.addToManagementQueue`):
+/// maps each event onto the listener and monitor callbacks, at the virtual clock's time.
+pub struct AllocationListener(pub Rc<RefCell<ExecutorAllocationManager>>);
+
+/// The executor id a listener event names (Spark's events carry it as a string).
+fn executor_id(id: &str) -> Option<ExecutorId> {
+    id.parse().ok().map(ExecutorId)
+}
+
+impl ManagementListener for AllocationListener {
+    fn on_event(&self, event: &ListenerEvent) {
+        let now = clock::now_ms();
+        let mut m = self.0.borrow_mut();
+        match event {
+            ListenerEvent::StageSubmitted { stage } => {
+                m.on_stage_submitted(stage.stage_id, stage.attempt_id, stage.num_tasks, now)
+            }
+            ListenerEvent::StageCompleted { stage } => {
+                m.on_stage_completed(stage.stage_id, stage.attempt_id)
+            }
+            ListenerEvent::TaskStart {
+                stage_id,
+                stage_attempt_id,
+                info,
+            } => {
+                if let Some(id) = executor_id(&info.executor_id) {
+                    // The bus is synchronous, so a task never starts on an executor the
+                    // monitor has already seen removed (SPARK-26927 cannot happen here).
+                    let active = m.monitor.is_tracked(id);
+                    m.on_task_start(*stage_id, *stage_attempt_id, info.index, id, active, now);
+                }
+            }
+            ListenerEvent::TaskEnd {
+                stage_id,
+                stage_attempt_id,
+                reason,
+                info,
+                ..
+            } => {
+                let kind = match reason {
+                    TaskEndReason::Success => TaskEndKind::Success,
+                    TaskEndReason::TaskKilled { .. } => TaskEndKind::Killed,
+                    _ => TaskEndKind::Failed,
+                };
+                if let Some(id) = executor_id(&info.executor_id) {
+                    m.on_task_end(*stage_id, *stage_attempt_id, info.index, id, kind, now);
+                }
+            }
+            ListenerEvent::JobStart { job_id, stages, .. } => {
+                let maps: Vec<u32> = stages
+                    .iter()
+                    .filter(|s| s.is_shuffle_map)
+                    .map(|s| s.stage_id)
+                    .collect();
+                m.on_job_start(*job_id, &maps);
+            }
+            ListenerEvent::JobEnd { job_id, .. } => m.on_job_end(*job_id, now),
+            ListenerEvent::ExecutorAdded { executor_id: e, .. } => {
+                if let Some(id) = executor_id(e) {
+                    m.on_executor_added(id, now);
+                }
+            }
+            ListenerEvent::ExecutorRemoved {
+                executor_id: e,
+                reason,
+                ..
+            } => {
+                // ExecutorMonitor.onExecutorRemoved compares the event's reason with
+                // ExecutorLossMessage.decommissionFinished / ExecutorDecommission.msgPrefix.
+                let removed_as =
+                    if reason == DECOMMISSION_FINISHED || reason.starts_with(DECOMMISSION_PREFIX) {
+                        RemovedAs::DecommissionFinished
+                    } else {
+                        RemovedAs::Other
+                    };
+                if let Some(id) = executor_id(e) {
+                    m.on_executor_removed(id, removed_as);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `ExecutorLossMessage.decommissionFinished`.
+pub const DECOMMISSION_FINISHED: &str = "Finished decommissioning";
+/// `ExecutorDecommission.msgPrefix`.
+pub const DECOMMISSION_PREFIX: &str = "Executor decommission: ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::logs::LogStore;
+
+    /// A backend that acknowledges everything and records what it was asked.
+    #[derive(Default)]
+    struct Client {
+        totals: Vec<u32>,
+        killed: Vec<Vec<ExecutorId>>,
+    }
+
+    impl ExecutorAllocationClient for Client {
+        fn request_total_executors(&mut self, total: u32) -> bool {
+            self.totals.push(total);
+            true
+        }
+        fn kill_executors(&mut self, ids: &[ExecutorId]) -> Vec<ExecutorId> {
+            self.killed.push(ids.to_vec());
+            ids.to_vec()
+        }
+        fn decommission_executors(&mut self, ids: &[ExecutorId]) -> Vec<ExecutorId> {
+            self.kill_executors(ids)
+        }
+    }
+
+    fn settings(min: u32, max: u32) -> DynamicAllocationSettings {
+        DynamicAllocationSettings {
+            min_executors: min,
+            max_executors: max,
+            ..DynamicAllocationSettings::default()
+        }
+    }
+
+    fn manager(min: u32, max: u32, initial: u32) -> ExecutorAllocationManager {
+        let log = ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false))));
+        ExecutorAllocationManager::new(settings(min, max), initial, 1, 1, log)
+    }
+
+    fn e(n: u32) -> ExecutorId {
+        ExecutorId(n)
+    }
+
+    // ExecutorAllocationManagerSuite "add executors default profile": the backlog timer fires
+    // after schedulerBacklogTimeout, then each sustained timeout adds 1, 2, 4... up to the need
+    // and the maximum.
+    #[test]
+    fn ramps_up_exponentially_to_the_maximum() {
+        let mut m = manager(0, 10, 1);
+        let mut c = Client::default();
+        m.on_stage_submitted(0, 0, 1000, 0);
+        m.schedule(999, &mut c);
+        assert_eq!(m.target(), 1);
+        let mut targets = Vec::new();
+        for t in [1_000, 2_000, 3_000, 4_000, 5_000] {
+            m.schedule(t, &mut c);
+            targets.push(m.target());
+        }
+        assert_eq!(targets, vec![2, 4, 8, 10, 10]);
+        assert_eq!(c.totals, vec![2, 4, 8, 10]);
+    }
+
+    // ExecutorAllocationManagerSuite "add executors capped by num pending tasks".
+    #[test]
+    fn target_capped_by_pending_tasks() {
+        let mut m = manager(0, 10, 0);
+        let mut c = Client::default();
+        m.on_stage_submitted(0, 0, 3, 0);
+        for t in [1_000, 2_000, 3_000] {
+            m.schedule(t, &mut c);
+        }
+        assert_eq!(m.target(), 3);
+        // Tasks start: still needed (running); the queue is empty, so the add timer stops.
+        for i in 0..3 {
+            m.on_task_start(0, 0, i, e(1), true, 3_100);
+        }
+        m.schedule(10_000, &mut c);
+        assert_eq!(m.target(), 3);
+        for i in 0..3 {
+            m.on_task_end(0, 0, i, e(1), TaskEndKind::Success, 10_100);
+        }
+        m.on_stage_completed(0, 0);
+        m.schedule(10_200, &mut c);
+        assert_eq!(
+            m.target(),
+            0,
+            "lowered to the minimum when nothing is needed"
+        );
+    }
+
+    // ExecutorAllocationManagerSuite "executorAllocationRatio".
+    #[test]
+    fn allocation_ratio_scales_the_need() {
+        let mut s = settings(0, 100);
+        s.executor_allocation_ratio = 0.5;
+        let log = ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false))));
+        let mut m = ExecutorAllocationManager::new(s, 0, 2, 1, log);
+        m.on_stage_submitted(0, 0, 21, 0);
+        assert_eq!(m.max_needed(), 6, "ceil(21 * 0.5 / 2)");
+    }
+
+    // ExecutorAllocationManagerSuite "remove executors" / "interleaving add and remove": idle
+    // executors above min and the target are killed; min is kept.
+    #[test]
+    fn removes_idle_executors_down_to_the_minimum() {
+        let mut m = manager(1, 5, 3);
+        let mut c = Client::default();
+        for i in 1..=3 {
+            m.on_executor_added(e(i), 0);
+        }
+        // Initializing: the target stays at 3 until an idle timeout passes.
+        m.schedule(59_999, &mut c);
+        assert!(c.killed.is_empty());
+        m.schedule(60_000, &mut c);
+        assert_eq!(m.target(), 1);
+        assert_eq!(c.killed, vec![vec![e(1), e(2)]]);
+        assert_eq!(c.totals, vec![1, 1]);
+        assert_eq!(m.monitor.pending_removal_count(), 2);
+        // Nothing is removed twice.
+        m.schedule(70_000, &mut c);
+        assert_eq!(c.killed.len(), 1);
+    }
+
+    // ExecutorAllocationManagerSuite "SPARK-8366: maxNumExecutorsNeeded should properly handle
+    // failed tasks": a failure makes its index pending again.
+    #[test]
+    fn failed_tasks_are_pending_again() {
+        let mut m = manager(0, 10, 0);
+        m.on_stage_submitted(0, 0, 2, 0);
+        m.on_task_start(0, 0, 0, e(1), true, 0);
+        m.on_task_start(0, 0, 1, e(1), true, 0);
+        assert_eq!(m.max_needed(), 2);
+        m.on_task_end(0, 0, 0, e(1), TaskEndKind::Failed, 1);
+        assert_eq!((m.pending_tasks(), m.running_tasks()), (1, 1));
+        m.on_task_end(0, 0, 1, e(1), TaskEndKind::Killed, 1);
+        assert_eq!((m.pending_tasks(), m.running_tasks()), (1, 0));
+    }
+
+    // Utils.getDynamicAllocationInitialExecutors and the SparkException texts of validateSettings.
+    #[test]
+    fn initial_executors_and_validation() {
+        let mut s = settings(2, 10);
+        s.initial_executors = Some(1);
+        let (n, lines) = initial_executors(&s, Some(4));
+        assert_eq!(n, 4);
+        assert_eq!(lines.len(), 2);
+        assert_eq!(
+            lines[1].1,
+            "Using initial executors = 4, max of spark.dynamicAllocation.initialExecutors,spark.dynamicAllocation.minExecutors and spark.executor.instances"
+        );
+        assert_eq!(
+            validate_settings(&settings(0, 0), 1, 1).unwrap_err(),
+            "spark.dynamicAllocation.maxExecutors cannot be 0!"
+        );
+        assert_eq!(
+            validate_settings(&settings(5, 2), 1, 1).unwrap_err(),
+            "spark.dynamicAllocation.minExecutors (5) must be less than or equal to spark.dynamicAllocation.maxExecutors (2)!"
+        );
+        let mut no_tracking = settings(0, 2);
+        no_tracking.shuffle_tracking_enabled = false;
+        assert!(
+            validate_settings(&no_tracking, 1, 1)
+                .unwrap_err()
+                .starts_with("Dynamic allocation of executors requires one of the following")
+        );
+        no_tracking.shuffle_service_enabled = true;
+        assert_eq!(validate_settings(&no_tracking, 1, 1), Ok(vec![]));
+        assert_eq!(
+            validate_settings(&settings(0, 2), 1, 1).unwrap()[0].1,
+            "Dynamic allocation is enabled without a shuffle service."
+        );
+    }
+}

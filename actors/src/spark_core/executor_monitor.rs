@@ -1,0 +1,457 @@
+//! Which executors dynamic allocation may remove for idleness: a plain state machine fed the
+//! listener bus's events (task start/end, executor added/removed, job start/end), mirroring
+//! Spark's `org.apache.spark.scheduler.dynalloc.ExecutorMonitor` (idle deadlines, pending
+//! removal, decommissioning, shuffle tracking, the remove-reason statistics).
+//!
+//! Shuffle tracking follows Spark: an executor that finished a successful task of a shuffle-map
+//! stage holds that shuffle's data; while a running job uses the shuffle it is never idle, and
+//! afterwards its deadline is `spark.dynamicAllocation.shuffleTracking.timeout` (forever by
+//! default, since no ContextCleaner is simulated). The run's own record of where shuffle data
+//! lives (the MapOutputTracker, built separately) is reached through [`ShuffleDataQuery`]; until
+//! it exists the query answers `false`, and the invariant that no executor holding live shuffle
+//! data is killed for idleness checks against it.
+
+use sparkyard_messages::ids::ExecutorId;
+use std::collections::BTreeMap;
+
+/// A time that never comes (`Long.MaxValue` in Spark).
+pub const NEVER: u64 = u64::MAX;
+
+/// "Does executor E hold shuffle data that someone may still fetch?" Answered by the
+/// MapOutputTracker once the shuffle work lands; [`NoShuffleData`] until then.
+pub trait ShuffleDataQuery {
+    fn holds_shuffle_data(&self, executor: ExecutorId) -> bool;
+}
+
+/// The query before map outputs are tracked: no executor holds shuffle data.
+pub struct NoShuffleData;
+
+impl ShuffleDataQuery for NoShuffleData {
+    fn holds_shuffle_data(&self, _executor: ExecutorId) -> bool {
+        false
+    }
+}
+
+/// The timeouts and switches the monitor reads from the conf (milliseconds; [`NEVER`] = unset).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MonitorSettings {
+    /// `spark.dynamicAllocation.executorIdleTimeout` (60 s).
+    pub idle_timeout_ms: u64,
+    /// `spark.dynamicAllocation.cachedExecutorIdleTimeout` (infinity).
+    pub storage_timeout_ms: u64,
+    /// `spark.dynamicAllocation.shuffleTracking.timeout` (infinity).
+    pub shuffle_timeout_ms: u64,
+    /// `!spark.shuffle.service.enabled && spark.dynamicAllocation.shuffleTracking.enabled`.
+    pub shuffle_tracking: bool,
+}
+
+/// Why the removed executor went away, counted as Spark's `ExecutorAllocationManagerSource` does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RemoveReasonStats {
+    pub gracefully_decommissioned: u64,
+    pub decommission_unfinished: u64,
+    pub driver_killed: u64,
+    pub exited_unexpectedly: u64,
+}
+
+/// How an `ExecutorRemoved` event's reason reads (`ExecutorLossMessage.decommissionFinished` or
+/// an `ExecutorDecommission` message).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RemovedAs {
+    DecommissionFinished,
+    Other,
+}
+
+/// `Tracker`: one executor's state.
+#[derive(Clone, Debug)]
+struct Tracker {
+    timeout_at: u64,
+    timed_out: bool,
+    pending_removal: bool,
+    decommissioning: bool,
+    has_active_shuffle: bool,
+    /// `idleStart` (`None` = `-1`: running tasks).
+    idle_start: Option<u64>,
+    running_tasks: u32,
+    /// The shuffles whose data this executor holds (few: a Vec).
+    shuffle_ids: Vec<u32>,
+}
+
+impl Tracker {
+    fn new() -> Self {
+        Tracker {
+            timeout_at: NEVER,
+            timed_out: false,
+            pending_removal: false,
+            decommissioning: false,
+            has_active_shuffle: false,
+            idle_start: None,
+            running_tasks: 0,
+            shuffle_ids: Vec::new(),
+        }
+    }
+
+    fn is_idle(&self) -> bool {
+        self.idle_start.is_some() && !self.has_active_shuffle
+    }
+}
+
+/// The ExecutorMonitor.
+pub struct ExecutorMonitor {
+    s: MonitorSettings,
+    executors: BTreeMap<ExecutorId, Tracker>,
+    /// When the next executor times out (`0` = recompute at the next call).
+    next_timeout: u64,
+    timed_out: Vec<ExecutorId>,
+    shuffle_to_active_jobs: BTreeMap<u32, Vec<u32>>,
+    stage_to_shuffle: BTreeMap<u32, u32>,
+    job_to_stages: BTreeMap<u32, Vec<u32>>,
+    pub stats: RemoveReasonStats,
+}
+
+impl ExecutorMonitor {
+    pub fn new(s: MonitorSettings) -> Self {
+        ExecutorMonitor {
+            s,
+            executors: BTreeMap::new(),
+            next_timeout: NEVER,
+            timed_out: Vec::new(),
+            shuffle_to_active_jobs: BTreeMap::new(),
+            stage_to_shuffle: BTreeMap::new(),
+            job_to_stages: BTreeMap::new(),
+            stats: RemoveReasonStats::default(),
+        }
+    }
+
+    /// `timedOutExecutors()`: rescans only when a deadline is due or an event invalidated the
+    /// list; pending-removal, decommissioning and active-shuffle executors never time out.
+    pub fn timed_out_executors(&mut self, now: u64) -> Vec<ExecutorId> {
+        if now >= self.next_timeout {
+            let mut next = NEVER;
+            let mut out = Vec::new();
+            for (id, e) in self.executors.iter_mut() {
+                if e.pending_removal || e.has_active_shuffle || e.decommissioning {
+                    continue;
+                }
+                if e.timeout_at > now {
+                    next = next.min(e.timeout_at);
+                    e.timed_out = false;
+                } else {
+                    e.timed_out = true;
+                    out.push(*id);
+                }
+            }
+            self.timed_out = out;
+            self.next_timeout = next;
+        }
+        self.timed_out.clone()
+    }
+
+    /// `executorsKilled`: pending removal; the list is recomputed next time.
+    pub fn executors_killed(&mut self, ids: &[ExecutorId]) {
+        for id in ids {
+            if let Some(e) = self.executors.get_mut(id) {
+                e.pending_removal = true;
+            }
+        }
+        self.next_timeout = 0;
+    }
+
+    /// `executorsDecommissioned`.
+    pub fn executors_decommissioned(&mut self, ids: &[ExecutorId]) {
+        for id in ids {
+            if let Some(e) = self.executors.get_mut(id) {
+                e.decommissioning = true;
+            }
+        }
+        self.next_timeout = 0;
+    }
+
+    pub fn executor_count(&self) -> u32 {
+        self.executors.len() as u32
+    }
+
+    pub fn pending_removal_count(&self) -> u32 {
+        self.executors
+            .values()
+            .filter(|e| e.pending_removal)
+            .count() as u32
+    }
+
+    pub fn decommissioning_count(&self) -> u32 {
+        self.executors
+            .values()
+            .filter(|e| e.decommissioning)
+            .count() as u32
+    }
+
+    pub fn is_tracked(&self, id: ExecutorId) -> bool {
+        self.executors.contains_key(&id)
+    }
+
+    /// Whether the executor holds data of a shuffle (any, active or not).
+    pub fn holds_shuffle(&self, id: ExecutorId) -> bool {
+        self.executors
+            .get(&id)
+            .is_some_and(|e| !e.shuffle_ids.is_empty())
+    }
+
+    /// `onJobStart`: the job's shuffle-map stages (shuffle id = the map stage's id here) become
+    /// active; executors already holding a reused shuffle become shuffle-busy.
+    pub fn on_job_start(&mut self, job_id: u32, shuffle_map_stages: &[u32]) {
+        if !self.s.shuffle_tracking {
+            return;
+        }
+        let mut reused = false;
+        for &stage in shuffle_map_stages {
+            let jobs = self.shuffle_to_active_jobs.entry(stage).or_default();
+            reused |= !jobs.is_empty();
+            jobs.push(job_id);
+        }
+        if reused {
+            let mut changed = false;
+            for e in self.executors.values_mut() {
+                if !e.has_active_shuffle {
+                    e.has_active_shuffle =
+                        shuffle_map_stages.iter().any(|s| e.shuffle_ids.contains(s));
+                    changed |= e.has_active_shuffle;
+                }
+            }
+            if changed {
+                self.next_timeout = 0;
+            }
+        }
+        for &stage in shuffle_map_stages {
+            self.stage_to_shuffle.insert(stage, stage);
+        }
+        self.job_to_stages
+            .insert(job_id, shuffle_map_stages.to_vec());
+    }
+
+    /// `onJobEnd`: shuffles no running job uses any more stop keeping their executors busy.
+    pub fn on_job_end(&mut self, job_id: u32, now: u64) {
+        if !self.s.shuffle_tracking {
+            return;
+        }
+        let mut went_idle = false;
+        let mut active = Vec::new();
+        for (shuffle, jobs) in self.shuffle_to_active_jobs.iter_mut() {
+            jobs.retain(|j| *j != job_id);
+            if jobs.is_empty() {
+                went_idle = true;
+            } else {
+                active.push(*shuffle);
+            }
+        }
+        if went_idle {
+            let s = self.s;
+            let mut next = self.next_timeout;
+            for e in self.executors.values_mut() {
+                if e.has_active_shuffle {
+                    e.has_active_shuffle = active.iter().any(|a| e.shuffle_ids.contains(a));
+                    if !e.has_active_shuffle && e.is_idle() {
+                        update_timeout(e, &s, &mut next, now);
+                    }
+                }
+            }
+            self.next_timeout = next;
+        }
+        if let Some(stages) = self.job_to_stages.remove(&job_id) {
+            for s in stages {
+                self.stage_to_shuffle.remove(&s);
+            }
+        }
+    }
+
+    /// `onTaskStart` (only for an active executor: SPARK-26927).
+    pub fn on_task_start(&mut self, id: ExecutorId, executor_active: bool, now: u64) {
+        if executor_active {
+            self.ensure_tracked(id);
+            self.update_running_tasks(id, 1, now);
+        }
+    }
+
+    /// `onTaskEnd`: a successful map task leaves shuffle data on its executor.
+    pub fn on_task_end(&mut self, id: ExecutorId, stage: u32, success: bool, now: u64) {
+        if !self.executors.contains_key(&id) {
+            return;
+        }
+        if self.s.shuffle_tracking
+            && success
+            && let Some(&shuffle) = self.stage_to_shuffle.get(&stage)
+        {
+            let e = self.executors.get_mut(&id).expect("tracked");
+            if !e.shuffle_ids.contains(&shuffle) {
+                e.shuffle_ids.push(shuffle);
+                e.has_active_shuffle = true;
+            }
+        }
+        self.update_running_tasks(id, -1, now);
+    }
+
+    /// `onExecutorAdded`: tracked and idle from now; the new total.
+    pub fn on_executor_added(&mut self, id: ExecutorId, now: u64) -> u32 {
+        self.ensure_tracked(id);
+        self.update_running_tasks(id, 0, now);
+        self.executors.len() as u32
+    }
+
+    /// `onExecutorRemoved`: counts why it went; `false` for an executor never tracked.
+    pub fn on_executor_removed(&mut self, id: ExecutorId, removed_as: RemovedAs) -> bool {
+        let Some(e) = self.executors.remove(&id) else {
+            return false;
+        };
+        if removed_as == RemovedAs::DecommissionFinished {
+            self.stats.gracefully_decommissioned += 1;
+        } else if e.decommissioning {
+            self.stats.decommission_unfinished += 1;
+        } else if e.pending_removal {
+            self.stats.driver_killed += 1;
+        } else {
+            self.stats.exited_unexpectedly += 1;
+        }
+        if !e.pending_removal || !e.decommissioning {
+            self.next_timeout = 0;
+        }
+        true
+    }
+
+    fn ensure_tracked(&mut self, id: ExecutorId) {
+        self.executors.entry(id).or_insert_with(Tracker::new);
+    }
+
+    /// `Tracker.updateRunningTasks` + `updateTimeout`.
+    fn update_running_tasks(&mut self, id: ExecutorId, delta: i32, now: u64) {
+        let s = self.s;
+        let mut next = self.next_timeout;
+        if let Some(e) = self.executors.get_mut(&id) {
+            e.running_tasks = (i64::from(e.running_tasks) + i64::from(delta)).max(0) as u32;
+            e.idle_start = (e.running_tasks == 0).then_some(now);
+            update_timeout(e, &s, &mut next, now);
+        }
+        self.next_timeout = next;
+    }
+}
+
+/// `Tracker.updateTimeout`: the idle deadline (the shuffle or storage timeout when it holds
+/// data); a later deadline for an executor thought timed out forces a rescan.
+fn update_timeout(e: &mut Tracker, s: &MonitorSettings, next: &mut u64, _now: u64) {
+    let old = e.timeout_at;
+    let new = match e.idle_start {
+        Some(start) => {
+            let timeout = if !e.shuffle_ids.is_empty() && s.shuffle_tracking {
+                s.shuffle_timeout_ms
+            } else {
+                s.idle_timeout_ms
+            };
+            start.saturating_add(timeout)
+        }
+        None => NEVER,
+    };
+    e.timeout_at = new;
+    if new > old && e.timed_out {
+        *next = 0;
+    } else {
+        *next = (*next).min(new);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const IDLE: u64 = 60_000;
+
+    fn monitor(shuffle_tracking: bool) -> ExecutorMonitor {
+        ExecutorMonitor::new(MonitorSettings {
+            idle_timeout_ms: IDLE,
+            storage_timeout_ms: NEVER,
+            shuffle_timeout_ms: NEVER,
+            shuffle_tracking,
+        })
+    }
+
+    fn e(n: u32) -> ExecutorId {
+        ExecutorId(n)
+    }
+
+    // ExecutorMonitorSuite "basic executor timeout": idle from registration, busy while a task
+    // runs, idle again after it ends.
+    #[test]
+    fn basic_executor_timeout() {
+        let mut m = monitor(false);
+        m.on_executor_added(e(1), 0);
+        assert!(m.timed_out_executors(IDLE - 1).is_empty());
+        m.on_task_start(e(1), true, 1_000);
+        assert!(m.timed_out_executors(IDLE + 1).is_empty());
+        m.on_task_end(e(1), 0, true, 2_000);
+        assert!(m.timed_out_executors(2_000 + IDLE - 1).is_empty());
+        assert_eq!(m.timed_out_executors(2_000 + IDLE), vec![e(1)]);
+    }
+
+    // ExecutorMonitorSuite "SPARK-26927: ignore late task start for removed executor".
+    #[test]
+    fn late_task_start_for_inactive_executor_is_ignored() {
+        let mut m = monitor(false);
+        m.on_task_start(e(3), false, 0);
+        assert!(!m.is_tracked(e(3)));
+    }
+
+    // ExecutorMonitorSuite "keeps track of pending removals" and the remove-reason statistics.
+    #[test]
+    fn killed_executors_do_not_time_out_again_and_count_as_driver_killed() {
+        let mut m = monitor(false);
+        m.on_executor_added(e(1), 0);
+        m.on_executor_added(e(2), 0);
+        assert_eq!(m.timed_out_executors(IDLE), vec![e(1), e(2)]);
+        m.executors_killed(&[e(1)]);
+        assert_eq!(m.timed_out_executors(IDLE), vec![e(2)]);
+        assert_eq!(m.pending_removal_count(), 1);
+        assert!(m.on_executor_removed(e(1), RemovedAs::Other));
+        assert!(m.on_executor_removed(e(2), RemovedAs::Other));
+        assert!(!m.on_executor_removed(e(2), RemovedAs::Other));
+        assert_eq!(
+            m.stats,
+            RemoveReasonStats {
+                driver_killed: 1,
+                exited_unexpectedly: 1,
+                ..Default::default()
+            }
+        );
+    }
+
+    // ExecutorMonitorSuite "shuffle block tracking": an executor with data of an active shuffle
+    // is never idle; when the job ends the shuffle timeout (infinite by default) applies.
+    #[test]
+    fn shuffle_tracking_keeps_executors_with_shuffle_data() {
+        let mut m = monitor(true);
+        m.on_executor_added(e(1), 0);
+        m.on_executor_added(e(2), 0);
+        m.on_job_start(1, &[0]);
+        m.on_task_start(e(1), true, 10);
+        m.on_task_end(e(1), 0, true, 20);
+        assert!(m.holds_shuffle(e(1)));
+        assert_eq!(m.timed_out_executors(10 * IDLE), vec![e(2)]);
+        m.on_job_end(1, 30);
+        assert_eq!(m.timed_out_executors(100 * IDLE), vec![e(2)]);
+        // Without shuffle tracking the same executor times out.
+        let mut plain = monitor(false);
+        plain.on_executor_added(e(1), 0);
+        plain.on_job_start(1, &[0]);
+        plain.on_task_start(e(1), true, 10);
+        plain.on_task_end(e(1), 0, true, 20);
+        assert_eq!(plain.timed_out_executors(20 + IDLE), vec![e(1)]);
+    }
+
+    // ExecutorMonitorSuite "SPARK-4951, SPARK-26927: handle out of order task start events":
+    // decommissioning executors are not idle candidates.
+    #[test]
+    fn decommissioning_executors_never_time_out() {
+        let mut m = monitor(false);
+        m.on_executor_added(e(1), 0);
+        m.executors_decommissioned(&[e(1)]);
+        assert!(m.timed_out_executors(10 * IDLE).is_empty());
+        m.on_executor_removed(e(1), RemovedAs::DecommissionFinished);
+        assert_eq!(m.stats.gracefully_decommissioned, 1);
+    }
+}
