@@ -1,0 +1,273 @@
+//! `TaskSetManager` (Spark: `scheduler/TaskSetManager.scala`): one stage attempt's pending,
+//! running and successful tasks, success and failure handling, and the map outputs lost with an
+//! executor (`Resubmitted`).
+
+use super::*;
+
+pub(super) struct TaskSetManager {
+    pub(super) stage_attempt: u32,
+    pub(super) pending: VecDeque<u32>,
+    pub(super) successful: Vec<bool>,
+    pub(super) num_successful: u32,
+    pub(super) failures: Vec<u32>,
+    pub(super) launches: Vec<u32>,
+    /// The executor holding each successful map task's output (shuffle-map stages).
+    pub(super) output_on: Vec<Option<ExecutorId>>,
+    pub(super) zombie: bool,
+    /// `runningTasks`: attempts launched and not ended (a zombie set stays registered until
+    /// this reaches 0: `maybeFinishTaskSet`).
+    pub(super) running: u32,
+    /// `taskSetFinished` ran ("Removed TaskSet"): the set is no longer the stage's.
+    pub(super) finished: bool,
+    /// `recentExceptions`: an exception's description -> (duplicates, when last printed).
+    pub(super) recent_exceptions: BTreeMap<String, (u32, u64)>,
+}
+
+impl Scheduler {
+    pub(super) fn task_info(
+        task: &RunningTask,
+        tid: TaskId,
+        failed: bool,
+        killed: bool,
+    ) -> TaskInfo {
+        TaskInfo {
+            task_id: tid.0,
+            index: task.index,
+            attempt: task.attempt,
+            partition_id: task.index,
+            launch_time: task.launch_epoch,
+            executor_id: task.executor_id.to_string(),
+            host: task.host.to_string(),
+            locality: "PROCESS_LOCAL",
+            finish_time: clock::now_epoch_ms(),
+            failed,
+            killed,
+        }
+    }
+
+    pub(super) fn post_task_end(&self, tid: TaskId, task: &RunningTask, reason: TaskEndReason) {
+        // Nothing below is needed unless the bus records (it reads the clock and two stages).
+        if !self.bus.enabled() {
+            return;
+        }
+        let (failed, killed) = match &reason {
+            TaskEndReason::Success | TaskEndReason::Resubmitted => (false, false),
+            TaskEndReason::TaskKilled { .. } => (true, true),
+            _ => (true, false),
+        };
+        let shuffle_map = !self.stages[&task.key.1].is_result;
+        let stage_attempt_id = self.stages[&task.key.1].attempt;
+        let run_time_ms = clock::now_ms().saturating_sub(task.launch_ms);
+        self.bus.post(|| ListenerEvent::TaskEnd {
+            stage_id: task.key.1,
+            stage_attempt_id,
+            shuffle_map,
+            reason,
+            info: Self::task_info(task, tid, failed, killed),
+            run_time_ms,
+        });
+    }
+
+    /// `TaskSetManager.removeRunningTask`: one attempt of the set ended.
+    pub(super) fn task_ended(&mut self, key: (u32, u32)) {
+        if let Some(tsm) = self.task_sets.get_mut(&key) {
+            tsm.running = tsm.running.saturating_sub(1);
+        }
+    }
+
+    pub(super) fn handle_success(
+        &mut self,
+        tid: TaskId,
+        task: RunningTask,
+        data: TaskResultData,
+    ) -> Vec<SchedulerEvent> {
+        self.post_task_end(tid, &task, TaskEndReason::Success);
+        let Some(tsm) = self.task_sets.get_mut(&task.key) else {
+            return Vec::new();
+        };
+        let idx = task.index as usize;
+        if tsm.successful[idx] {
+            info!(
+                self.log,
+                TSM,
+                "Ignoring task-finished event for {} in stage {}.{} because task {} has already completed successfully",
+                task.index,
+                task.key.1,
+                tsm.stage_attempt,
+                task.index
+            );
+            return Vec::new();
+        }
+        self.task_outputs.push(TaskOutput::Succeeded {
+            stage: task.key.1,
+            stage_attempt: tsm.stage_attempt,
+            index: task.index,
+            already: tsm.successful[idx],
+        });
+        tsm.successful[idx] = true;
+        tsm.num_successful += 1;
+        tsm.output_on[idx] = Some(task.executor_id);
+        let total = tsm.successful.len();
+        let (done, stage_attempt) = (tsm.num_successful as usize == total, tsm.stage_attempt);
+        info!(
+            self.log,
+            TSM,
+            "Finished task {}.{} in stage {}.{stage_attempt} (TID {tid}) in {} ms on {} (executor {}) ({}/{total})",
+            task.index,
+            task.attempt,
+            task.key.1,
+            clock::now_ms() - task.launch_ms,
+            task.host,
+            task.executor_id,
+            tsm.num_successful
+        );
+        if let Some(job) = self
+            .jobs
+            .get_mut(&task.key.0)
+            .filter(|j| j.final_stage == task.key.1)
+        {
+            job.results[idx] = Some(data);
+        } else {
+            self.outputs_by_executor
+                .entry(task.executor_id)
+                .or_default()
+                .push((task.key, task.index));
+        }
+        if !done {
+            return Vec::new();
+        }
+        if let Some(t) = self.task_sets.get_mut(&task.key) {
+            t.zombie = true;
+        }
+        let _ = stage_attempt;
+        self.maybe_finish_task_set(task.key);
+        self.stage_completed(task.key)
+    }
+
+    /// A failed attempt: retry, or abort the job after `spark.task.maxFailures`.
+    /// `TaskSetManager.handleFailedTask` (Spark 4.0): the `Lost task` line is WARN, except an
+    /// executor loss not caused by the app (INFO, not counted) and a repeat of an exception
+    /// within `spark.logging.exceptionPrintInterval` (INFO, `[duplicate N]`).
+    pub(super) fn handle_failure(
+        &mut self,
+        tid: TaskId,
+        task: RunningTask,
+        reason: String,
+        end: TaskEndReason,
+        counts: bool,
+    ) -> Vec<SchedulerEvent> {
+        self.post_task_end(tid, &task, end.clone());
+        self.failed_attempts += 1;
+        let Some(tsm) = self.task_sets.get_mut(&task.key) else {
+            return Vec::new();
+        };
+        let idx = task.index as usize;
+        let stage_attempt = tsm.stage_attempt;
+        let name = TaskName {
+            index: task.index,
+            attempt: task.attempt,
+            stage_id: task.key.1,
+            stage_attempt_id: stage_attempt,
+        };
+        let lost = format!(
+            "Lost {name} (TID {tid}) ({} executor {}): {reason}",
+            task.host, task.executor_id
+        );
+        match &end {
+            TaskEndReason::ExecutorLostFailure {
+                exit_caused_by_app: false,
+                ..
+            } => info!(
+                self.log,
+                TSM,
+                "{name} (TID {tid}) failed because while it was being computed, its executor exited for a reason unrelated to the task. Not counting this failure towards the maximum number of failures for the task."
+            ),
+            TaskEndReason::ExceptionFailure { class, description } => {
+                let now = clock::now_ms();
+                let dup = match tsm.recent_exceptions.get_mut(description) {
+                    Some((count, printed)) if now - *printed <= EXCEPTION_PRINT_INTERVAL_MS => {
+                        *count += 1;
+                        Some(*count)
+                    }
+                    Some(entry) => {
+                        *entry = (0, now);
+                        None
+                    }
+                    None => {
+                        tsm.recent_exceptions.insert(description.clone(), (0, now));
+                        None
+                    }
+                };
+                match dup {
+                    Some(n) => info!(
+                        self.log,
+                        TSM,
+                        "Lost {name} (TID {tid}) on {}, executor {}: {class} ({description}) [duplicate {n}]",
+                        task.host,
+                        task.executor_id
+                    ),
+                    None => warn!(self.log, TSM, "{lost}"),
+                }
+            }
+            _ => warn!(self.log, TSM, "{lost}"),
+        }
+        if tsm.successful[idx] || tsm.zombie {
+            self.maybe_finish_task_set(task.key);
+            return Vec::new();
+        }
+        if counts {
+            tsm.failures[idx] += 1;
+        }
+        if tsm.failures[idx] >= self.max_failures {
+            let n = tsm.failures[idx];
+            error!(
+                self.log,
+                TSM,
+                "Task {} in stage {}.{stage_attempt} failed {n} times; aborting job",
+                task.index,
+                task.key.1
+            );
+            let message = format!(
+                "Job aborted due to stage failure: Task {} in stage {}.{stage_attempt} failed {n} times, most recent failure: {lost}\nDriver stacktrace:",
+                task.index, task.key.1
+            );
+            return self.abort_stage(task.key, message);
+        }
+        tsm.pending.push_back(task.index);
+        self.runnable.insert(task.key);
+        vec![SchedulerEvent::Revive]
+    }
+
+    pub(super) fn resubmit_lost_outputs(
+        &mut self,
+        eid: ExecutorId,
+        events: &mut Vec<SchedulerEvent>,
+    ) {
+        for (key, index) in self.outputs_by_executor.remove(&eid).unwrap_or_default() {
+            let Some(tsm) = self.task_sets.get_mut(&key) else {
+                continue;
+            };
+            let idx = index as usize;
+            if tsm.zombie || !tsm.successful[idx] || tsm.output_on[idx] != Some(eid) {
+                continue;
+            }
+            tsm.successful[idx] = false;
+            tsm.num_successful -= 1;
+            tsm.output_on[idx] = None;
+            self.task_outputs.push(TaskOutput::Lost {
+                stage: key.1,
+                stage_attempt: tsm.stage_attempt,
+                index,
+            });
+            tsm.pending.push_back(index);
+            info!(
+                self.log,
+                TSM,
+                "Resubmitted ShuffleMapTask({}, {index}), so marking it as still running.",
+                key.1
+            );
+            self.runnable.insert(key);
+            events.push(SchedulerEvent::Revive);
+        }
+    }
+}
