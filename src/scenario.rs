@@ -15,7 +15,7 @@ use sparkyard_actors::faults::{
 };
 use sparkyard_actors::rpc::network::{LinkRule, ProcessPattern, RuleAction};
 use sparkyard_actors::world::config::UserProgram;
-use sparkyard_messages::task::{JobSpec, StageSpec, TaskWork};
+use sparkyard_messages::task::{JobSpec, ShuffleWriteSize, StageSpec, TaskWork};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
@@ -86,7 +86,7 @@ fn chaos_deadline() -> u64 {
 }
 
 /// The fault kinds `[chaos]` can draw.
-const CHAOS_KINDS: [&str; 7] = [
+const CHAOS_KINDS: [&str; 9] = [
     "kill-executor",
     "nm-kill",
     "kill-am",
@@ -94,6 +94,8 @@ const CHAOS_KINDS: [&str; 7] = [
     "delay",
     "partition",
     "launch-failure",
+    "fetch-failure",
+    "kill-shuffle-service",
 ];
 
 /// Labels of drawn faults start with this: a chaos fault that never fires is not a failure.
@@ -145,6 +147,16 @@ struct RawStage {
     #[serde(default)]
     parents: Vec<usize>,
     fail: Option<RawFail>,
+    /// What each task of a shuffle-map stage writes to its shuffle.
+    shuffle_write: Option<RawShuffleWrite>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawShuffleWrite {
+    bytes_per_task: u64,
+    #[serde(default)]
+    records_per_task: u64,
 }
 
 #[derive(Deserialize)]
@@ -187,6 +199,8 @@ struct RawFault {
     to: Option<String>,
     message: Option<String>,
     probability: Option<f64>,
+    stage: Option<u32>,
+    partition: Option<u32>,
     delay_ms: Option<u64>,
     duration_ms: Option<u64>,
     exception: Option<String>,
@@ -421,6 +435,23 @@ fn chaos_fault(c: &RawChaos, rng: &mut ChaCha8Rng, cluster: &ClusterConfig) -> P
             },
             format!("a launch fails on {host}"),
         ),
+        // A reduce partition of the second stage (the first that reads a shuffle in the
+        // bundled workloads) fails its next fetch.
+        "fetch-failure" => {
+            let partition = rng.random_range(0..4u32);
+            (
+                FaultAction::FailFetches {
+                    stage: 1,
+                    partition,
+                    count: 1,
+                },
+                format!("a fetch of stage 1 partition {partition} fails"),
+            )
+        }
+        "kill-shuffle-service" => (
+            FaultAction::KillShuffleService { host: host.clone() },
+            format!("the shuffle service on {host} stops"),
+        ),
         "delay" => {
             let ms = rng.random_range(c.delay_ms[0]..=c.delay_ms[1]);
             let rule = LinkRule {
@@ -531,6 +562,14 @@ fn workload(w: &RawWorkload, seed: u64) -> Result<UserProgram, String> {
                 num_partitions: st.tasks,
                 parents: st.parents.clone(),
                 tasks,
+                shuffle_write: st
+                    .shuffle_write
+                    .as_ref()
+                    .map(|w| ShuffleWriteSize {
+                        bytes_per_task: w.bytes_per_task,
+                        records_per_task: w.records_per_task,
+                    })
+                    .unwrap_or_default(),
             });
         }
         jobs.push(JobSpec {
@@ -749,10 +788,18 @@ fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
         "exclude-node" => FaultAction::ExcludeNode {
             host: known_host(&need(&f.host, "host", kind)?, cluster)?,
         },
+        "fetch-failure" => FaultAction::FailFetches {
+            stage: need(&f.stage, "stage", kind)?,
+            partition: f.partition.unwrap_or(0),
+            count: f.count.unwrap_or(1),
+        },
+        "kill-shuffle-service" => FaultAction::KillShuffleService {
+            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+        },
         "drop" | "delay" | "duplicate" | "partition" => network(f, cluster)?,
         other => {
             return Err(format!(
-                "kind: unknown fault kind `{other}` (kill-executor, kill-am, kill-node, launch-failure, exclude-node, drop, delay, duplicate, partition, user-class-throws, user-class-throws-before-context, no-spark-context)"
+                "kind: unknown fault kind `{other}` (kill-executor, kill-am, kill-node, launch-failure, exclude-node, fetch-failure, kill-shuffle-service, drop, delay, duplicate, partition, user-class-throws, user-class-throws-before-context, no-spark-context)"
             ));
         }
     };

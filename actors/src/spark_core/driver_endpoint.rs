@@ -111,6 +111,9 @@ pub struct DriverEndpoint {
     offered: Vec<sparkyard_messages::task::TaskDescription>,
     /// Every executor id that ever registered with this driver.
     ever_registered: BTreeSet<ExecutorId>,
+    /// A `ResubmitFailedStages` the DAGScheduler asked for, to be scheduled after the message
+    /// being handled (ms from now).
+    resubmit_after_ms: Option<u64>,
 }
 
 impl DriverEndpoint {
@@ -136,7 +139,8 @@ impl DriverEndpoint {
                 bus.clone(),
                 s.task_max_failures,
                 s.task_cpus,
-            );
+            )
+            .with_shuffle(s.shuffle.clone());
             DriverEndpoint {
                 sim: sim.clone(),
                 env,
@@ -164,6 +168,7 @@ impl DriverEndpoint {
                         .collect(),
                 ),
                 ever_registered: BTreeSet::new(),
+                resubmit_after_ms: None,
             }
         });
         out.expect("create runs its closure")
@@ -220,6 +225,13 @@ impl DriverEndpoint {
             DriverEndpointMsg::CheckBackendReady { waiter } => {
                 self.check_backend_ready(waiter, ctx)
             }
+        }
+        if let Some(ms) = self.resubmit_after_ms.take() {
+            // DAGScheduler's messageScheduler: ResubmitFailedStages after RESUBMIT_TIMEOUT.
+            ctx.run_later(clock::ms(ms), |act, _| {
+                let events = act.scheduler.resubmit_failed_stages();
+                act.handle_events(events);
+            });
         }
     }
 
@@ -369,6 +381,7 @@ impl DriverEndpoint {
             38000 + id.0 % 1000
         );
         let port = 38000 + (id.0 % 1000) as u16;
+        self.scheduler.block_manager_added(id, host.clone());
         self.bus.post(|| ListenerEvent::BlockManagerAdded {
             time: clock::now_epoch_ms(),
             executor_id: id.to_string(),
@@ -524,6 +537,9 @@ impl DriverEndpoint {
                     }
                 }
                 SchedulerEvent::Revive => revive = true,
+                SchedulerEvent::ResubmitFailedStagesAfter { ms } => {
+                    self.resubmit_after_ms = Some(ms)
+                }
                 // TaskSchedulerImpl.killAllTaskAttempts -> backend.killTask(tid, execId,
                 // interruptThread = false (no spark.job.interruptOnCancel), reason).
                 SchedulerEvent::KillTask {
@@ -577,13 +593,16 @@ impl DriverEndpoint {
         } else {
             error!(log, TS, "Lost executor {id} on {}: {reason}", e.host);
         }
+        // TaskSchedulerImpl.executorLost (the task sets' TaskEnds), the ExecutorRemoved event,
+        // then the DAGScheduler's handleExecutorLost (BlockManagerRemoved, map outputs).
+        let events = self.scheduler.task_sets_executor_lost(id, &reason);
         let removed = reason.to_string();
         self.bus.post(|| ListenerEvent::ExecutorRemoved {
             time: clock::now_epoch_ms(),
             executor_id: id.to_string(),
             reason: removed,
         });
-        let events = self.scheduler.executor_lost(id, &reason);
+        self.scheduler.dag_executor_lost(id);
         self.handle_events(events);
     }
 

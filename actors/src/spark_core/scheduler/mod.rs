@@ -5,6 +5,7 @@
 //! every lookup is a map or a queue, never a scan over all tasks or executors.
 
 mod dag_scheduler;
+pub mod map_output_tracker;
 mod task_scheduler_impl;
 mod task_set_manager;
 #[cfg(test)]
@@ -13,15 +14,18 @@ mod tests;
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
 use crate::kernel::small_map::{DenseMap, SmallSet};
+use crate::world::config::ShuffleSettings;
 use crate::world::invariants::TaskOutput;
 use crate::world::listener::ContextBus;
 use crate::{error, info, warn};
+use map_output_tracker::MapOutputTrackerMaster;
 use sparkyard_messages::ids::{ExecutorId, TaskId};
 use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason, TaskInfo};
 use sparkyard_messages::records::{ExecutorLossReason, TaskState};
 use sparkyard_messages::rpc::RemoteRef;
 use sparkyard_messages::task::{
-    JobResult, JobSpec, TaskDescription, TaskName, TaskResultData, TaskWork,
+    BlockManagerId, FetchFailure, JobResult, JobSpec, MapStatusData, ShuffleIo, ShuffleWrite,
+    ShuffleWriteSize, TaskDescription, TaskName, TaskResultData, TaskWork,
 };
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use task_set_manager::TaskSetManager;
@@ -58,11 +62,21 @@ pub enum SchedulerEvent {
         executor_id: ExecutorId,
         reason: String,
     },
+    /// `messageScheduler.schedule(ResubmitFailedStages, RESUBMIT_TIMEOUT)`: call
+    /// `resubmit_failed_stages` after this long.
+    ResubmitFailedStagesAfter { ms: u64 },
 }
+
+/// `DAGScheduler.RESUBMIT_TIMEOUT`: the wait before failed stages are resubmitted, so the
+/// fetch failures one lost node causes arrive before the resubmission.
+pub const RESUBMIT_TIMEOUT_MS: u64 = 200;
 
 /// `spark.logging.exceptionPrintInterval` (TaskSetManager's `EXCEPTION_PRINT_INTERVAL`, default
 /// 10 s): a repeat of the same exception within it is logged as a one-line duplicate.
 const EXCEPTION_PRINT_INTERVAL_MS: u64 = 10_000;
+
+/// A task set's key: (job, stage, stage attempt); FIFO order is job, then stage.
+type TsKey = (u32, u32, u32);
 
 struct Stage {
     id: u32,
@@ -72,32 +86,53 @@ struct Stage {
     is_result: bool,
     parents: Vec<u32>,
     tasks: Vec<TaskWork>,
+    /// The shuffle a shuffle-map stage writes.
+    shuffle_id: Option<u32>,
+    shuffle_write: ShuffleWriteSize,
+    /// The latest attempt's number and the next one's.
     attempt: u32,
+    next_attempt: u32,
     submitted_ms: u64,
     submitted_epoch: u64,
+    /// The latest attempt has ended (finished or failed).
     done: bool,
+    /// An attempt has been submitted.
     submitted: bool,
+    /// `failedAttemptIds`: attempts failed by a fetch failure since the last success.
+    failed_attempt_ids: BTreeSet<u32>,
+    /// `ShuffleMapStage.pendingPartitions`: partitions of the running attempt not yet done.
+    pending_partitions: BTreeSet<u32>,
 }
 
 struct ActiveJob {
     waiter: RemoteRef,
-    final_stage: u32,
     results: Vec<Option<TaskResultData>>,
+    num_finished: u32,
 }
 
-/// A finished map task's output: (task set key (job, stage), partition).
-type MapOutput = ((u32, u32), u32);
+/// A finished map task whose output its executor serves (TaskSetManager.executorLost
+/// resubmits it when the executor goes and no shuffle service keeps the output).
+struct MapOutput {
+    key: TsKey,
+    index: u32,
+    attempt: u32,
+    task_id: TaskId,
+    launch_epoch: u64,
+}
 
 struct RunningTask {
     /// Its own id (an abort's KillTask names it).
     task_id: TaskId,
-    key: (u32, u32),
+    key: TsKey,
     index: u32,
+    partition: u32,
     attempt: u32,
     executor_id: ExecutorId,
     host: std::rc::Rc<str>,
     launch_ms: u64,
     launch_epoch: u64,
+    /// The MapOutputTracker's epoch when its task set was created (`Task.epoch`).
+    map_epoch: u64,
     launching: bool,
 }
 
@@ -107,17 +142,23 @@ pub struct Scheduler {
     bus: ContextBus,
     max_failures: u32,
     task_cpus: u32,
+    shuffle: ShuffleSettings,
     next_job: u32,
     next_stage: u32,
+    next_shuffle: u32,
     next_task: u64,
     stages: BTreeMap<u32, Stage>,
     /// Each job's stage ids, `first..=last` (a job's stages get consecutive ids): the stages
     /// of one job without a walk over every stage of every earlier job.
     job_stages: BTreeMap<u32, (u32, u32)>,
     jobs: BTreeMap<u32, ActiveJob>,
-    task_sets: BTreeMap<(u32, u32), TaskSetManager>,
-    /// Task sets with pending tasks, in FIFO order (job, stage).
-    runnable: BTreeSet<(u32, u32)>,
+    /// `waitingStages`, `runningStages`, `failedStages`.
+    waiting_stages: BTreeSet<u32>,
+    running_stages: BTreeSet<u32>,
+    failed_stages: BTreeSet<u32>,
+    task_sets: BTreeMap<TsKey, TaskSetManager>,
+    /// Task sets with pending tasks, in FIFO order (job, stage, attempt).
+    runnable: BTreeSet<TsKey>,
     /// Running tasks by task id, looked up (never iterated) at each status update: task ids
     /// are handed out in order, so a slot per id from the oldest running task. Boxed, so a task
     /// that runs while a million later ones finish holds the window open at 8 bytes a slot.
@@ -125,8 +166,15 @@ pub struct Scheduler {
     /// Each executor's running tasks, by executor id (ids are handed out in order; a task's
     /// launch and end each look its executor up), iterated in task id order when it is lost.
     by_executor: DenseMap<ExecutorId, SmallSet<TaskId>>,
-    /// Map outputs each executor holds: (task set, partition).
+    /// Map outputs each executor serves itself, for its running map task sets.
     outputs_by_executor: BTreeMap<ExecutorId, Vec<MapOutput>>,
+    /// `MapOutputTrackerMaster`.
+    tracker: MapOutputTrackerMaster,
+    /// The BlockManagerMaster's block managers: each executor's host.
+    block_managers: DenseMap<ExecutorId, std::rc::Rc<str>>,
+    /// `executorFailureEpoch` and `shuffleFileLostEpoch`.
+    executor_failure_epoch: BTreeMap<ExecutorId, u64>,
+    shuffle_file_lost_epoch: BTreeMap<ExecutorId, u64>,
     pub tasks_launched: u64,
     /// Failed task attempts so far (every cause).
     pub failed_attempts: u64,
@@ -134,8 +182,14 @@ pub struct Scheduler {
     pub task_outputs: Vec<TaskOutput>,
 }
 
-fn partitions_preview(n: u32) -> String {
-    let ids: Vec<String> = (0..n.min(15)).map(|i| i.to_string()).collect();
+/// The port of executor `id`'s block manager (what its registration line prints).
+pub fn block_manager_port(id: ExecutorId) -> u16 {
+    38000 + (id.0 % 1000) as u16
+}
+
+/// `partitionsToCompute.take(15)` as Scala prints a `Vector`.
+fn partitions_preview(partitions: &[u32]) -> String {
+    let ids: Vec<String> = partitions.iter().take(15).map(|i| i.to_string()).collect();
     format!("Vector({})", ids.join(", "))
 }
 
@@ -146,21 +200,36 @@ impl Scheduler {
             bus,
             max_failures,
             task_cpus,
+            shuffle: ShuffleSettings::default(),
             next_job: 0,
             next_stage: 0,
+            next_shuffle: 0,
             next_task: 0,
             stages: BTreeMap::new(),
             job_stages: BTreeMap::new(),
             jobs: BTreeMap::new(),
+            waiting_stages: BTreeSet::new(),
+            running_stages: BTreeSet::new(),
+            failed_stages: BTreeSet::new(),
             task_sets: BTreeMap::new(),
             runnable: BTreeSet::new(),
             running: DenseMap::default(),
             by_executor: DenseMap::default(),
             outputs_by_executor: BTreeMap::new(),
+            tracker: MapOutputTrackerMaster::default(),
+            block_managers: DenseMap::default(),
+            executor_failure_epoch: BTreeMap::new(),
+            shuffle_file_lost_epoch: BTreeMap::new(),
             tasks_launched: 0,
             failed_attempts: 0,
             task_outputs: Vec::new(),
         }
+    }
+
+    /// The shuffle settings (`spark.shuffle.service.enabled`, ...); Spark's defaults otherwise.
+    pub fn with_shuffle(mut self, shuffle: ShuffleSettings) -> Self {
+        self.shuffle = shuffle;
+        self
     }
 
     pub fn has_pending_tasks(&self) -> bool {

@@ -21,16 +21,20 @@ impl Scheduler {
             let Some(&key) = self.runnable.first() else {
                 break;
             };
-            let Some(index) = self
-                .task_sets
-                .get_mut(&key)
-                .and_then(|t| t.pending.pop_front())
-            else {
+            let Some(tsm) = self.task_sets.get_mut(&key) else {
                 self.runnable.remove(&key);
                 continue;
             };
-            if self.task_sets[&key].pending.is_empty() {
+            let Some(index) = tsm.pending.pop_front() else {
                 self.runnable.remove(&key);
+                continue;
+            };
+            if tsm.pending.is_empty() {
+                self.runnable.remove(&key);
+            }
+            // A partition an earlier stage attempt finished meanwhile is not run again.
+            if tsm.successful[index as usize] {
+                continue;
             }
             offer.cores -= self.task_cpus;
             launched.push(self.launch(key, index, offer));
@@ -39,7 +43,7 @@ impl Scheduler {
 
     pub(super) fn launch(
         &mut self,
-        key: (u32, u32),
+        key: TsKey,
         index: u32,
         offer: &WorkerOffer,
     ) -> TaskDescription {
@@ -51,6 +55,8 @@ impl Scheduler {
         tsm.launches[index as usize] += 1;
         tsm.running += 1;
         let stage_attempt = tsm.stage_attempt;
+        let partition = tsm.partitions[index as usize];
+        let map_epoch = tsm.epoch;
         let name = TaskName {
             index,
             attempt,
@@ -60,11 +66,12 @@ impl Scheduler {
         info!(
             self.log,
             TSM,
-            "Starting {name} (TID {task_id}) ({},executor {}, partition {index}, PROCESS_LOCAL, {TASK_BYTES} bytes) ",
+            "Starting {name} (TID {task_id}) ({},executor {}, partition {partition}, PROCESS_LOCAL, {TASK_BYTES} bytes) ",
             offer.host,
             offer.executor_id
         );
-        let work = self.stages[&key.1].tasks[index as usize].clone();
+        let work = self.stages[&key.1].tasks[partition as usize].clone();
+        let shuffle = self.shuffle_io(key.1);
         let launch_ms = clock::now_ms();
         self.running.insert(
             task_id,
@@ -72,11 +79,13 @@ impl Scheduler {
                 task_id,
                 key,
                 index,
+                partition,
                 attempt,
                 executor_id: offer.executor_id,
                 host: offer.host.clone(),
                 launch_ms,
                 launch_epoch: clock::epoch_ms() + launch_ms,
+                map_epoch,
                 launching: true,
             }),
         );
@@ -102,12 +111,47 @@ impl Scheduler {
             attempt_number: attempt,
             executor_id: offer.executor_id,
             index,
-            partition_id: index,
+            partition_id: partition,
             stage_id: key.1,
             stage_attempt_id: stage_attempt,
             cpus: self.task_cpus,
             work,
+            shuffle,
         }
+    }
+
+    /// A task's shuffle side: the output a ShuffleMapTask writes, and the map outputs a task
+    /// of a stage reading a shuffle fetches (its first parent's; the tracker's current plan).
+    fn shuffle_io(&mut self, stage: u32) -> ShuffleIo {
+        let s = &self.stages[&stage];
+        if s.parents.is_empty() && s.shuffle_id.is_none() {
+            return ShuffleIo::default();
+        }
+        let write = s.shuffle_id.map(|shuffle_id| ShuffleWrite {
+            shuffle_id,
+            num_reduces: self.num_reduces(stage),
+            bytes: s.shuffle_write.bytes_per_task,
+            records: s.shuffle_write.records_per_task,
+        });
+        let read = s
+            .parents
+            .first()
+            .and_then(|p| self.stages[p].shuffle_id)
+            .and_then(|sid| self.tracker.read_plan(sid));
+        ShuffleIo { write, read }
+    }
+
+    /// The partitions of the stage reading a map stage's shuffle (its job's next stage that
+    /// names it as a parent).
+    fn num_reduces(&self, map_stage: u32) -> u32 {
+        let job = self.stages[&map_stage].job_id;
+        let Some(&(_, last)) = self.job_stages.get(&job) else {
+            return 1;
+        };
+        self.stages
+            .range(map_stage + 1..=last)
+            .find(|(_, s)| s.parents.contains(&map_stage))
+            .map_or(1, |(_, s)| s.tasks.len() as u32)
     }
 
     /// `statusUpdate`: returns whether the task was known and finished (its cores come back).
@@ -140,6 +184,7 @@ impl Scheduler {
         self.task_ended(task.key);
         let events = match (state, data) {
             (TaskState::Finished, data) => self.handle_success(tid, task, data),
+            (_, TaskResultData::FetchFailed(f)) => self.fetch_failed(tid, task, *f),
             (_, TaskResultData::Exception { class, description }) => {
                 let reason = format!("{class}: {description}");
                 let end = TaskEndReason::ExceptionFailure { class, description };
@@ -164,7 +209,7 @@ impl Scheduler {
     /// with no running task leaves its pool. Spark 4.0.0's text (TaskSchedulerImpl.scala,
     /// taskSetFinished): `Removed TaskSet 0.0 whose tasks have all completed, from pool ` (no
     /// comma after the id; the root pool's name is empty).
-    pub(super) fn maybe_finish_task_set(&mut self, key: (u32, u32)) {
+    pub(super) fn maybe_finish_task_set(&mut self, key: TsKey) {
         let Some(tsm) = self.task_sets.get_mut(&key) else {
             return;
         };
@@ -187,21 +232,32 @@ impl Scheduler {
     /// cancelled`. A set leaves its pool only when its last attempt ends.
     pub(super) fn kill_all_task_attempts(
         &mut self,
-        key: (u32, u32),
+        stage: u32,
         reason: &str,
         events: &mut Vec<SchedulerEvent>,
     ) {
-        info!(self.log, TS, "Canceling stage {}", key.1);
+        info!(self.log, TS, "Canceling stage {stage}");
         info!(
             self.log,
-            TS, "Killing all running tasks in stage {}: {reason}", key.1
+            TS, "Killing all running tasks in stage {stage}: {reason}"
         );
+        let job = self.stages[&stage].job_id;
+        let keys: Vec<TsKey> = self
+            .task_sets
+            .range((job, stage, 0)..=(job, stage, u32::MAX))
+            .filter(|(_, t)| !t.finished)
+            .map(|(k, _)| *k)
+            .collect();
+        for key in keys {
+            self.kill_task_set(key, reason, events);
+        }
+    }
+
+    /// One attempt's share of `killAllTaskAttempts`.
+    fn kill_task_set(&mut self, key: TsKey, reason: &str, events: &mut Vec<SchedulerEvent>) {
         let Some(tsm) = self.task_sets.get_mut(&key) else {
             return;
         };
-        if tsm.finished {
-            return;
-        }
         let stage_attempt = tsm.stage_attempt;
         if tsm.running > 0 {
             // Rare (an abort with attempts still out): the running table's window, in task id
@@ -233,14 +289,29 @@ impl Scheduler {
         );
     }
 
-    /// `TaskSetManager.executorLost` for every task set: running tasks fail with
-    /// ExecutorLostFailure; finished map outputs held there are re-run ("Resubmitted").
+    /// `TaskSchedulerImpl.removeExecutor` + `executorLost`, then the DAGScheduler's
+    /// `handleExecutorLost` (the DriverEndpoint calls the two halves itself, with the
+    /// ExecutorRemoved event between them, as Spark's listener bus orders them).
     pub fn executor_lost(
         &mut self,
         eid: ExecutorId,
         reason: &ExecutorLossReason,
     ) -> Vec<SchedulerEvent> {
+        let events = self.task_sets_executor_lost(eid, reason);
+        self.dag_executor_lost(eid);
+        events
+    }
+
+    /// `TaskSetManager.executorLost` for every task set: finished map outputs the executor
+    /// served are re-run (`Resubmitted`, first), then its running tasks fail with
+    /// ExecutorLostFailure.
+    pub fn task_sets_executor_lost(
+        &mut self,
+        eid: ExecutorId,
+        reason: &ExecutorLossReason,
+    ) -> Vec<SchedulerEvent> {
         let mut events = Vec::new();
+        self.resubmit_lost_outputs(eid, &mut events);
         let tids: Vec<TaskId> = self
             .by_executor
             .remove(eid)
@@ -266,7 +337,6 @@ impl Scheduler {
             };
             events.extend(self.handle_failure(tid, task, text, end, by_app));
         }
-        self.resubmit_lost_outputs(eid, &mut events);
         events
     }
 }

@@ -71,6 +71,7 @@ fn stage(rdd: &str, parents: Vec<usize>) -> StageSpec {
             duration_ms: 1,
             fail: None,
         }],
+        shuffle_write: Default::default(),
     }
 }
 
@@ -85,27 +86,18 @@ fn two_stage_job() -> JobSpec {
     }
 }
 
-/// A job's waiting stages come from its own id range (a finished stage does not walk every
-/// stage of every earlier job), and are the ones a walk over all stages would find.
+/// DAGScheduler.submitStage: a job's result stage waits (`waitingStages`) while its map stage
+/// runs (`runningStages`), whatever other jobs were submitted before it.
 #[test]
-fn waiting_stages_are_the_jobs_own_unsubmitted_stages() {
+fn a_result_stage_waits_for_its_map_stage() {
     let mut s = scheduler();
     for _ in 0..3 {
         s.submit_job(two_stage_job(), waiter());
     }
-    for job in 0..3 {
-        let walk: Vec<u32> = s
-            .stages
-            .values()
-            .filter(|st| st.job_id == job && !st.submitted)
-            .map(|st| st.id)
-            .collect();
-        assert_eq!(s.waiting_stages(job), walk);
-        // Stage 2j is the map stage (submitted), 2j + 1 the result stage (waiting).
-        assert_eq!(walk, vec![2 * job + 1]);
-    }
+    // Stage 2j is job j's map stage (running), 2j + 1 its result stage (waiting).
+    assert_eq!(s.waiting_stages, BTreeSet::from([1, 3, 5]));
+    assert_eq!(s.running_stages, BTreeSet::from([0, 2, 4]));
     assert_eq!(s.job_stages[&2], (4, 5));
-    assert!(s.waiting_stages(7).is_empty());
 }
 
 /// A one-stage job of one task.
@@ -404,5 +396,257 @@ fn unrelated_losses_and_repeated_exceptions_are_info() {
             "WARN TaskSetManager: Lost task 0.1 in stage 0.0 (TID 1) (host1 executor 1): java.lang.RuntimeException: boom",
             "INFO TaskSetManager: Lost task 0.2 in stage 0.0 (TID 2) on host1, executor 1: java.lang.RuntimeException (boom) [duplicate 1]",
         ]
+    );
+}
+
+/// A two-stage job of two map and two reduce partitions.
+fn shuffle_job() -> JobSpec {
+    let mut map = stage("MapPartitionsRDD[1] at map at X.scala:1", vec![]);
+    let mut reduce = stage("ShuffledRDD[2] at count at X.scala:2", vec![0]);
+    for s in [&mut map, &mut reduce] {
+        s.num_partitions = 2;
+        s.tasks.push(s.tasks[0].clone());
+    }
+    JobSpec {
+        call_site: "count at X.scala:2".into(),
+        stages: vec![map, reduce],
+    }
+}
+
+fn offer_on(executor: u32, host: &str) -> WorkerOffer {
+    WorkerOffer {
+        executor_id: ExecutorId(executor),
+        host: Rc::from(host),
+        cores: 1,
+    }
+}
+
+/// Runs the map stage of `shuffle_job`: partition 0 on executor 1 (host1), 1 on executor 2
+/// (host2); returns the first reduce task's description, launched on executor 3.
+fn finish_map_stage(s: &mut Scheduler) -> TaskDescription {
+    s.submit_job(shuffle_job(), waiter());
+    for (e, h) in [(1, "host1"), (2, "host2"), (3, "host3")] {
+        s.block_manager_added(ExecutorId(e), Rc::from(h));
+    }
+    let m0 = s.resource_offer(&mut offer_on(1, "host1")).remove(0);
+    let m1 = s.resource_offer(&mut offer_on(2, "host2")).remove(0);
+    s.status_update(m0.task_id, TaskState::Finished, TaskResultData::None);
+    s.status_update(m1.task_id, TaskState::Finished, TaskResultData::None);
+    let r0 = s.resource_offer(&mut offer_on(3, "host3")).remove(0);
+    assert_eq!((r0.stage_id, r0.partition_id), (1, 0));
+    r0
+}
+
+/// The FetchFailed a reducer reports when executor 1's block manager does not answer.
+fn fetch_failed(reduce_id: u32) -> TaskResultData {
+    TaskResultData::FetchFailed(Box::new(FetchFailure {
+        bm_address: Some(BlockManagerId {
+            executor_id: ExecutorId(1),
+            host: "host1".into(),
+            port: 38001,
+        }),
+        shuffle_id: 0,
+        map_id: 0,
+        map_index: 0,
+        reduce_id,
+        message: "org.apache.spark.shuffle.FetchFailedException: Failed to connect to host1:38001"
+            .into(),
+    }))
+}
+
+/// DAGScheduler.handleTaskCompletion FetchFailed (DAGSchedulerSuite "trivial shuffle with
+/// fetch failure"): the reduce stage's attempt fails (`Marking ... as failed due to a fetch
+/// failure from ...`, `failed in <ms> ms due to <message>`), the map output and the executor's
+/// outputs are unregistered (`Executor lost: 1 (epoch E)`, `Shuffle files lost for executor`),
+/// both stages are resubmitted after RESUBMIT_TIMEOUT (200 ms), and the new map stage attempt
+/// runs only the missing partition.
+#[test]
+fn a_fetch_failure_resubmits_the_map_stage_for_its_missing_partitions() {
+    let (mut s, store) = logged_scheduler();
+    let r0 = finish_map_stage(&mut s);
+    let (known, events) = s.status_update(r0.task_id, TaskState::Failed, fetch_failed(0));
+    assert!(known);
+    assert!(
+        matches!(
+            events.as_slice(),
+            [SchedulerEvent::ResubmitFailedStagesAfter { ms: 200 }]
+        ),
+        "{events:?}"
+    );
+    assert_eq!(s.tracker.missing_partitions(0), vec![0]);
+    let logged = lines(&store);
+    // The FetchFailed message spans three lines, as Spark's does.
+    let raw = store
+        .borrow()
+        .output("driver")
+        .expect("logged")
+        .stderr
+        .clone();
+    assert!(raw.contains(
+        " WARN TaskSetManager: Lost task 0.0 in stage 1.0 (TID 2) (host3 executor 3): FetchFailed(BlockManagerId(1, host1, 38001, None), shuffleId=0, mapIndex=0, mapId=0, reduceId=0, message=\norg.apache.spark.shuffle.FetchFailedException: Failed to connect to host1:38001\n)\n"
+    ), "{raw}");
+    let tail: Vec<&str> = logged
+        .iter()
+        .rev()
+        .take(9)
+        .rev()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            // Its other partition never launched: the zombie set leaves its pool at once.
+            "INFO YarnClusterScheduler: Removed TaskSet 1.0 whose tasks have all completed, from pool ",
+            "INFO DAGScheduler: Marking ResultStage 1 (count at X.scala:2) as failed due to a fetch failure from ShuffleMapStage 0 (map at X.scala:1)",
+            "INFO DAGScheduler: ResultStage 1 (count at X.scala:2) failed in 0 ms due to org.apache.spark.shuffle.FetchFailedException: Failed to connect to host1:38001",
+            "INFO DAGScheduler: Resubmitting ShuffleMapStage 0 (map at X.scala:1) and ResultStage 1 (count at X.scala:2) due to fetch failure",
+            "INFO DAGScheduler: Executor lost: 1 (epoch 1)",
+            "INFO BlockManagerMasterEndpoint: Trying to remove executor 1 from BlockManagerMaster.",
+            "INFO BlockManagerMasterEndpoint: Removing block manager BlockManagerId(1, host1, 38001, None)",
+            "INFO BlockManagerMaster: Removed 1 successfully in removeExecutor",
+            "INFO DAGScheduler: Shuffle files lost for executor: 1 (epoch 1)",
+        ]
+    );
+    let events = s.resubmit_failed_stages();
+    assert!(matches!(events.as_slice(), [SchedulerEvent::Revive]));
+    let logged = lines(&store);
+    assert!(logged.contains(&"INFO DAGScheduler: Resubmitting failed stages".to_string()));
+    assert!(
+        logged.contains(
+            &"INFO YarnClusterScheduler: Adding task set 0.1 with 1 tasks resource profile 0"
+                .to_string()
+        )
+    );
+    let m = s.resource_offer(&mut offer_on(2, "host2")).remove(0);
+    assert_eq!(
+        (m.stage_id, m.stage_attempt_id, m.index, m.partition_id),
+        (0, 1, 0, 0)
+    );
+    s.status_update(m.task_id, TaskState::Finished, TaskResultData::None);
+    // The reduce stage's second attempt runs both partitions (neither has a result yet).
+    let r = s.resource_offer(&mut offer_on(2, "host2")).remove(0);
+    assert_eq!((r.stage_id, r.stage_attempt_id), (1, 1));
+    let plan = r.shuffle.read.expect("a reduce task reads the shuffle");
+    assert_eq!(plan.missing_map, None);
+    assert_eq!(s.failed_attempts, 1);
+}
+
+/// DAGSchedulerSuite "Fail the job if a barrier/fetch-failed stage exceeds
+/// spark.stage.maxConsecutiveAttempts": the 4th consecutive fetch-failed attempt aborts the
+/// job with `<stage> (<name>) has failed the maximum allowable number of times: 4. Most recent
+/// failure reason: <message>`; fetch failures never reach spark.task.maxFailures' abort.
+#[test]
+fn four_fetch_failed_attempts_abort_the_stage() {
+    let (mut s, store) = logged_scheduler();
+    let mut r = finish_map_stage(&mut s);
+    let mut last = Vec::new();
+    for attempt in 0..4 {
+        assert_eq!(r.stage_attempt_id, attempt);
+        last = s
+            .status_update(r.task_id, TaskState::Failed, fetch_failed(0))
+            .1;
+        if attempt == 3 {
+            break;
+        }
+        s.resubmit_failed_stages();
+        // The lost output runs again on executor 1 (so the next failure names it again).
+        let m = s.resource_offer(&mut offer_on(1, "host1")).remove(0);
+        assert_eq!((m.stage_id, m.stage_attempt_id), (0, attempt + 1));
+        s.status_update(m.task_id, TaskState::Finished, TaskResultData::None);
+        r = s.resource_offer(&mut offer_on(3, "host3")).remove(0);
+    }
+    let Some(SchedulerEvent::JobEnded { result, .. }) = last.last() else {
+        panic!("the job ends: {last:?}");
+    };
+    assert_eq!(
+        *result,
+        JobResult::Failed(
+            "Job aborted due to stage failure: ResultStage 1 (count at X.scala:2) has failed the maximum allowable number of times: 4. Most recent failure reason: org.apache.spark.shuffle.FetchFailedException: Failed to connect to host1:38001".into()
+        )
+    );
+    assert!(
+        !lines(&store).iter().any(|l| l.contains("aborting job")),
+        "fetch failures do not count toward spark.task.maxFailures"
+    );
+}
+
+/// DAGScheduler.handleExecutorLost: without the external shuffle service a lost executor's
+/// map outputs go with it (`Shuffle files lost for executor`); with it, they stay registered
+/// (only `Executor lost`), as DAGSchedulerSuite "executor loss with/without external shuffle
+/// service" checks.
+#[test]
+fn an_executor_loss_unregisters_outputs_only_without_the_shuffle_service() {
+    for ess in [false, true] {
+        let store = Rc::new(RefCell::new(LogStore::new(true)));
+        let mut s = Scheduler::new(
+            ProcessLog::new("driver", store.clone()),
+            ContextBus::disabled(),
+            4,
+            1,
+        )
+        .with_shuffle(ShuffleSettings {
+            service_enabled: ess,
+            ..ShuffleSettings::default()
+        });
+        finish_map_stage(&mut s);
+        let lost = ExecutorLossReason::Exited {
+            exit_code: 137,
+            exit_caused_by_app: true,
+            reason: "killed".into(),
+        };
+        s.executor_lost(ExecutorId(1), &lost);
+        let logged = lines(&store);
+        assert!(logged.contains(&"INFO DAGScheduler: Executor lost: 1 (epoch 1)".to_string()));
+        let files_lost = logged
+            .iter()
+            .any(|l| l == "INFO DAGScheduler: Shuffle files lost for executor: 1 (epoch 1)");
+        assert_eq!(files_lost, !ess);
+        assert_eq!(s.tracker.is_available(0), ess);
+    }
+}
+
+/// TaskSetManager.executorLost (Spark 4.0): a map task that finished on the lost executor is
+/// reported `Resubmitted` (DAGScheduler: `Resubmitted ShuffleMapTask(0, 0), so marking it as
+/// still running.`) before its running tasks are lost, and before the DAGScheduler's
+/// `Executor lost` line; it runs again in the same stage attempt.
+#[test]
+fn a_lost_map_output_is_resubmitted_before_the_running_tasks_fail() {
+    let (mut s, store) = logged_scheduler();
+    s.submit_job(shuffle_job(), waiter());
+    s.block_manager_added(ExecutorId(1), Rc::from("host1"));
+    let m0 = s.resource_offer(&mut offer_on(1, "host1")).remove(0);
+    s.status_update(m0.task_id, TaskState::Finished, TaskResultData::None);
+    let m1 = s.resource_offer(&mut offer_on(1, "host1")).remove(0);
+    s.status_update(m1.task_id, TaskState::Running, TaskResultData::None);
+    let lost = ExecutorLossReason::Exited {
+        exit_code: -100,
+        exit_caused_by_app: false,
+        reason: "lost node".into(),
+    };
+    s.executor_lost(ExecutorId(1), &lost);
+    let logged = lines(&store);
+    let at = |text: &str| {
+        logged
+            .iter()
+            .position(|l| l.contains(text))
+            .unwrap_or_else(|| panic!("no {text:?} in {logged:#?}"))
+    };
+    let resubmitted =
+        at("DAGScheduler: Resubmitted ShuffleMapTask(0, 0), so marking it as still running.");
+    let failed = at("task 1.0 in stage 0.0 (TID 1) failed because");
+    let lost_line = at("DAGScheduler: Executor lost: 1 (epoch 0)");
+    assert!(resubmitted < failed && failed < lost_line);
+    let again: Vec<u32> = [
+        s.resource_offer(&mut offer_on(2, "host2")),
+        s.resource_offer(&mut offer_on(3, "host3")),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|t| t.partition_id)
+    .collect();
+    assert_eq!(
+        again,
+        vec![1, 0],
+        "the failed task, then the resubmitted one"
     );
 }
