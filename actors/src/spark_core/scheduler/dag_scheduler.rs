@@ -225,6 +225,7 @@ impl Scheduler {
         let kind = self.stage_kind(id);
         let partitions = self.missing_partitions(id);
         let epoch = self.tracker.epoch();
+        let missing_parents = self.missing_parents(id).len() as u32;
         let stage = self.stages.get_mut(&id).expect("known stage");
         stage.attempt = stage.next_attempt;
         stage.next_attempt += 1;
@@ -237,6 +238,11 @@ impl Scheduler {
         }
         self.running_stages.insert(id);
         let stage = &self.stages[&id];
+        self.task_outputs.push(TaskOutput::StageSubmitted {
+            stage: id,
+            stage_attempt: stage.attempt,
+            missing_parents,
+        });
         let n = partitions.len();
         let key = (stage.job_id, id, stage.attempt);
         if n == 0 {
@@ -395,6 +401,11 @@ impl Scheduler {
                 status.bytes,
                 status.num_reduces,
             );
+            self.task_outputs.push(TaskOutput::MapOutputRegistered {
+                stage: stage_id,
+                stage_attempt: task.key.2,
+                map_index: task.index,
+            });
         }
         let stage = &self.stages[&stage_id];
         if !self.running_stages.contains(&stage_id) || !stage.pending_partitions.is_empty() {
