@@ -273,6 +273,7 @@ fn prepare(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> PreparedRun 
                 fail: None,
             })
             .collect(),
+        shuffle_write: Default::default(),
     };
     let synthetic = UserProgram::Synthetic {
         class: SYNTHETIC_CLASS.into(),

@@ -23,7 +23,7 @@ use sparkyard_actors::faults::{
 use sparkyard_actors::kernel::trace::{FaultEvent, FaultTarget, StateChange, TraceKind};
 use sparkyard_actors::rpc::network::{LinkRule, ProcessPattern, RuleAction};
 use sparkyard_actors::world::config::UserProgram;
-use sparkyard_messages::task::{JobSpec, StageSpec, TaskWork};
+use sparkyard_messages::task::{JobSpec, ShuffleWriteSize, StageSpec, TaskWork};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
@@ -149,7 +149,7 @@ fn chaos_deadline() -> u64 {
 }
 
 /// The fault kinds `[chaos]` can draw.
-const CHAOS_KINDS: [&str; 8] = [
+const CHAOS_KINDS: [&str; 10] = [
     "kill-executor",
     "nm-kill",
     "kill-am",
@@ -158,6 +158,8 @@ const CHAOS_KINDS: [&str; 8] = [
     "delay",
     "partition",
     "launch-failure",
+    "fetch-failure",
+    "kill-shuffle-service",
 ];
 
 /// The `kind`s of `[[faults]]`. A new kind goes here as well as in [`fault`]'s match (and in
@@ -170,6 +172,8 @@ pub const FAULT_KINDS: &[&str] = &[
     "decommission-node",
     "launch-failure",
     "exclude-node",
+    "fetch-failure",
+    "kill-shuffle-service",
     "drop",
     "delay",
     "duplicate",
@@ -199,6 +203,8 @@ const KIND_KEYS: &[(&str, &[&str])] = &[
     ("kill-am", &["exit", "status"]),
     ("kill-node", &["host"]),
     ("decommission-node", &["host"]),
+    ("fetch-failure", &["stage", "partition", "count"]),
+    ("kill-shuffle-service", &["host"]),
     ("launch-failure", &["host", "count"]),
     ("exclude-node", &["host"]),
     (
@@ -372,6 +378,20 @@ struct RawStage {
     parents: Vec<usize>,
     /// Tasks that throw (every attempt of them).
     fail: Option<RawFail>,
+    /// What each task of a shuffle-map stage writes to its shuffle.
+    shuffle_write: Option<RawShuffleWrite>,
+}
+
+/// `shuffle_write` of a stage: what each of its map tasks writes.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "ShuffleWrite")]
+struct RawShuffleWrite {
+    /// Bytes each map task writes (spread evenly over the reduce partitions).
+    bytes_per_task: u64,
+    /// Records each map task writes (default 0).
+    #[serde(default)]
+    records_per_task: u64,
 }
 
 /// A task duration distribution, drawn per task from the seed.
@@ -477,6 +497,12 @@ pub struct RawFault {
     /// "java.lang.RuntimeException: injected failure").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exception: Option<String>,
+    /// fetch-failure: the reduce stage (its id, counting from 0) whose fetch fails.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage: Option<u32>,
+    /// fetch-failure: the reduce partition whose fetch fails (default 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<u32>,
 }
 
 fn one() -> u32 {
@@ -920,6 +946,29 @@ fn chaos_fault(c: &RawChaos, rng: &mut ChaCha8Rng, cluster: &ClusterConfig) -> (
             },
             format!("a launch fails on {host}"),
         ),
+        // A reduce partition of the second stage (the first that reads a shuffle in the
+        // bundled workloads) fails its next fetch.
+        "fetch-failure" => {
+            let partition = rng.random_range(0..4u32);
+            (
+                RawFault {
+                    kind: "fetch-failure".into(),
+                    stage: Some(1),
+                    partition: Some(partition),
+                    count: Some(1),
+                    ..base
+                },
+                format!("a fetch of stage 1 partition {partition} fails"),
+            )
+        }
+        "kill-shuffle-service" => (
+            RawFault {
+                kind: "kill-shuffle-service".into(),
+                host: Some(host.clone()),
+                ..base
+            },
+            format!("the shuffle service on {host} stops"),
+        ),
         "delay" => {
             let ms = rng.random_range(c.delay_ms[0]..=c.delay_ms[1]);
             (
@@ -1029,6 +1078,14 @@ fn workload(w: &RawWorkload, seed: u64) -> Result<UserProgram, String> {
                 num_partitions: st.tasks,
                 parents: st.parents.clone(),
                 tasks,
+                shuffle_write: st
+                    .shuffle_write
+                    .as_ref()
+                    .map(|w| ShuffleWriteSize {
+                        bytes_per_task: w.bytes_per_task,
+                        records_per_task: w.records_per_task,
+                    })
+                    .unwrap_or_default(),
             });
         }
         check_ancestors(job).map_err(|m| format!("workload.jobs[{j}].{m}"))?;
@@ -1282,6 +1339,14 @@ fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
             count: f.count.unwrap_or(1),
         },
         "exclude-node" => FaultAction::ExcludeNode {
+            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+        },
+        "fetch-failure" => FaultAction::FailFetches {
+            stage: need(&f.stage, "stage", kind)?,
+            partition: f.partition.unwrap_or(0),
+            count: f.count.unwrap_or(1),
+        },
+        "kill-shuffle-service" => FaultAction::KillShuffleService {
             host: known_host(&need(&f.host, "host", kind)?, cluster)?,
         },
         "drop" | "delay" | "duplicate" | "partition" => network(f, cluster)?,

@@ -37,6 +37,8 @@ pub enum TaskEndReason {
     TaskKilled {
         reason: String,
     },
+    /// `FetchFailed(bmAddress, shuffleId, mapId, mapIndex, reduceId, message)`.
+    FetchFailed(Box<crate::task::FetchFailure>),
 }
 
 /// `StageInfo`.
@@ -98,6 +100,13 @@ pub enum ListenerEvent {
         time: u64,
         executor_id: String,
         reason: String,
+    },
+    /// `SparkListenerBlockManagerRemoved` (BlockManagerMasterEndpoint.removeBlockManager).
+    BlockManagerRemoved {
+        time: u64,
+        executor_id: String,
+        host: String,
+        port: u16,
     },
     JobStart {
         job_id: u32,

@@ -16,6 +16,105 @@ pub struct TaskDescription {
     pub stage_attempt_id: u32,
     pub cpus: u32,
     pub work: TaskWork,
+    /// The shuffle this task writes (a ShuffleMapTask) and the one it reads, if any.
+    pub shuffle: ShuffleIo,
+}
+
+/// A task's shuffle side: a `ShuffleMapTask` writes its map output for `write`'s shuffle; a task
+/// of a stage with a shuffle parent reads the map outputs the driver's `MapOutputTrackerMaster`
+/// knew of when the task was launched (`MapOutputTrackerWorker`'s statuses for that epoch).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShuffleIo {
+    pub write: Option<ShuffleWrite>,
+    pub read: Option<std::sync::Arc<ShuffleReadPlan>>,
+}
+
+/// What a map task writes: every reduce partition gets an equal share of `bytes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShuffleWrite {
+    pub shuffle_id: u32,
+    pub num_reduces: u32,
+    pub bytes: u64,
+    pub records: u64,
+}
+
+/// The map outputs a reduce task fetches: one entry per block server (the `BlockManagerId`s of
+/// the registered `MapStatus`es), with the first map output held there (what a failed fetch
+/// reports), and the first map whose output is missing (`MetadataFetchFailedException`). Shared
+/// by every reduce task launched in the same epoch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShuffleReadPlan {
+    pub shuffle_id: u32,
+    pub epoch: u64,
+    pub sources: Vec<FetchSource>,
+    pub missing_map: Option<u32>,
+    /// Bytes each reduce partition reads (the sum of its blocks' sizes).
+    pub bytes_per_reduce: u64,
+}
+
+/// One block server a reduce task fetches from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchSource {
+    pub location: BlockManagerId,
+    pub first_map_index: u32,
+    pub first_map_id: u64,
+    pub blocks: u32,
+}
+
+/// `BlockManagerId(executorId, host, port, topologyInfo)`: where a block (a map output) is
+/// served: the executor's own block manager, or the node's external shuffle service.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct BlockManagerId {
+    pub executor_id: ExecutorId,
+    pub host: String,
+    pub port: u16,
+}
+
+impl std::fmt::Display for BlockManagerId {
+    /// BlockManagerId.toString: `BlockManagerId(1, host, 38001, None)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "BlockManagerId({}, {}, {}, None)",
+            self.executor_id, self.host, self.port
+        )
+    }
+}
+
+/// `FetchFailed(bmAddress, shuffleId, mapId, mapIndex, reduceId, message)`: a reduce task could
+/// not read a map output. `bm_address` is `None` (Spark's null) for a
+/// `MetadataFetchFailedException` (no location registered), with map id and index -1.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchFailure {
+    pub bm_address: Option<BlockManagerId>,
+    pub shuffle_id: u32,
+    pub map_id: i64,
+    pub map_index: i32,
+    pub reduce_id: u32,
+    /// `Utils.exceptionString` of the FetchFailedException.
+    pub message: String,
+}
+
+impl FetchFailure {
+    /// TaskEndReason.scala FetchFailed.toErrorString.
+    pub fn to_error_string(&self) -> String {
+        let bm = self
+            .bm_address
+            .as_ref()
+            .map_or_else(|| "null".to_string(), |b| b.to_string());
+        format!(
+            "FetchFailed({bm}, shuffleId={}, mapIndex={}, mapId={}, reduceId={}, message=\n{}\n)",
+            self.shuffle_id, self.map_index, self.map_id, self.reduce_id, self.message
+        )
+    }
+}
+
+/// A finished ShuffleMapTask's `MapStatus`: where its output is served and its size.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MapStatusData {
+    pub location: BlockManagerId,
+    pub bytes: u64,
+    pub num_reduces: u32,
 }
 
 impl TaskDescription {
@@ -80,6 +179,10 @@ pub enum TaskResultData {
     Killed {
         reason: String,
     },
+    /// A ShuffleMapTask's `MapStatus`.
+    MapStatus(Box<MapStatusData>),
+    /// `FetchFailed`: the task could not read its shuffle input (not counted as a failure).
+    FetchFailed(Box<FetchFailure>),
 }
 
 /// `StatusUpdate(executorId, taskId, state, data, taskCpus, resources)`.
@@ -111,6 +214,17 @@ pub struct StageSpec {
     pub parents: Vec<usize>,
     /// One entry per partition.
     pub tasks: Vec<TaskWork>,
+    /// The shuffle output each task of a shuffle-map stage writes (bytes, records); zero for a
+    /// stage whose sizes the program does not give.
+    #[serde(default)]
+    pub shuffle_write: ShuffleWriteSize,
+}
+
+/// Bytes and records each map task of a stage writes to its shuffle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShuffleWriteSize {
+    pub bytes_per_task: u64,
+    pub records_per_task: u64,
 }
 
 /// How a job ended, as `JobWaiter` reports it to the user program.

@@ -155,6 +155,7 @@ fn task() -> TaskDescription {
             darts: 100_000,
             seed: 42,
         },
+        shuffle: ShuffleIo::default(),
     }
 }
 
@@ -444,6 +445,10 @@ fn driver_and_executor_messages_round_trip() {
                 duration_ms: 5,
                 fail: Some("boom".into()),
             }],
+            shuffle_write: ShuffleWriteSize {
+                bytes_per_task: 1 << 20,
+                records_per_task: 1000,
+            },
         }],
     };
     for m in [
@@ -538,11 +543,85 @@ fn driver_and_executor_messages_round_trip() {
     }
     roundtrip(ExecutorLossReason::Pending);
     roundtrip(ExecutorLossReason::Other("bye".into()));
+    let bm = BlockManagerId {
+        executor_id: ExecutorId(3),
+        host: "nm-2".into(),
+        port: 7337,
+    };
+    let mut reduce = task();
+    reduce.shuffle = ShuffleIo {
+        write: Some(ShuffleWrite {
+            shuffle_id: 0,
+            num_reduces: 4,
+            bytes: 10,
+            records: 2,
+        }),
+        read: Some(std::sync::Arc::new(ShuffleReadPlan {
+            shuffle_id: 0,
+            epoch: 3,
+            sources: vec![FetchSource {
+                location: bm.clone(),
+                first_map_index: 1,
+                first_map_id: 7,
+                blocks: 2,
+            }],
+            missing_map: Some(0),
+            bytes_per_reduce: 5,
+        })),
+    };
+    roundtrip(reduce);
     roundtrip(JobResult::Succeeded(vec![
+        TaskResultData::MapStatus(Box::new(MapStatusData {
+            location: bm.clone(),
+            bytes: 1,
+            num_reduces: 2,
+        })),
+        TaskResultData::FetchFailed(Box::new(FetchFailure {
+            bm_address: Some(bm),
+            shuffle_id: 0,
+            map_id: 7,
+            map_index: 1,
+            reduce_id: 2,
+            message: "m".into(),
+        })),
         TaskResultData::None,
         TaskResultData::Exception {
             class: "c".into(),
             description: "d".into(),
         },
     ]));
+}
+
+/// TaskEndReason.scala FetchFailed.toErrorString and BlockManagerId.toString, as a real Spark
+/// run prints a metadata failure: `FetchFailed(null, shuffleId=171, mapIndex=-1, mapId=-1,
+/// reduceId=0, message=\norg.apache.spark.shuffle.MetadataFetchFailedException: ...`.
+#[test]
+fn fetch_failed_prints_as_spark() {
+    let metadata = FetchFailure {
+        bm_address: None,
+        shuffle_id: 171,
+        map_id: -1,
+        map_index: -1,
+        reduce_id: 0,
+        message: "org.apache.spark.shuffle.MetadataFetchFailedException: Missing an output location for shuffle 171 partition 0".into(),
+    };
+    assert_eq!(
+        metadata.to_error_string(),
+        "FetchFailed(null, shuffleId=171, mapIndex=-1, mapId=-1, reduceId=0, message=\norg.apache.spark.shuffle.MetadataFetchFailedException: Missing an output location for shuffle 171 partition 0\n)"
+    );
+    let remote = FetchFailure {
+        bm_address: Some(BlockManagerId {
+            executor_id: ExecutorId(2),
+            host: "nm-6".into(),
+            port: 38002,
+        }),
+        map_id: 5,
+        map_index: 3,
+        ..metadata
+    };
+    assert!(
+        remote
+            .to_error_string()
+            .starts_with("FetchFailed(BlockManagerId(2, nm-6, 38002, None), shuffleId=171, mapIndex=3, mapId=5, reduceId=0, message=\n")
+    );
 }

@@ -3,7 +3,7 @@
 //! ConfigEntry defaults of `org.apache.spark.internal.config` / `deploy.yarn.config`, the
 //! overhead math of `deploy.yarn.Client` / `ResourceProfile`, and `RpcTimeout.apply` (Spark 4.0).
 
-use sparkyard_actors::world::config::{DynamicAllocationSettings, SparkSettings};
+use sparkyard_actors::world::config::{DynamicAllocationSettings, ShuffleSettings, SparkSettings};
 
 use super::spark_conf::SparkConf;
 use super::submit::SubmitRequest;
@@ -257,6 +257,7 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         executor_instances: c.get_u32_opt("spark.executor.instances")?,
         task_cpus: task_cpus(c)?,
         task_max_failures: c.get_u32("spark.task.maxFailures", 4)?,
+        shuffle: shuffle_settings(c)?,
         am_wait_time_ms: c.get_time_as_ms("spark.yarn.am.waitTime", "100s")?,
         max_app_attempts: c.get_u32_opt("spark.yarn.maxAppAttempts")?,
         am_attempt_failures_validity_interval_ms: c
@@ -300,6 +301,25 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         properties: c.as_map().clone(),
         dynamic_allocation: dynamic_allocation(c)?,
         decommission_enabled: c.get_bool("spark.decommission.enabled", false)?,
+    })
+}
+
+/// `spark.shuffle.service.*`, `spark.shuffle.io.*`, `spark.stage.maxConsecutiveAttempts`.
+fn shuffle_settings(c: &SparkConf) -> Result<ShuffleSettings, UserError> {
+    let port = c.get_u32("spark.shuffle.service.port", 7337)?;
+    let service_port = u16::try_from(port).map_err(|_| {
+        UserError::illegal_argument(format!(
+            "spark.shuffle.service.port: {port} is not a port number (0-65535)"
+        ))
+    })?;
+    Ok(ShuffleSettings {
+        service_enabled: c.get_bool("spark.shuffle.service.enabled", false)?,
+        service_port,
+        max_consecutive_stage_attempts: c.get_u32("spark.stage.maxConsecutiveAttempts", 4)?,
+        io_max_retries: c.get_u32("spark.shuffle.io.maxRetries", 3)?,
+        io_retry_wait_ms: c.get_time_as_ms("spark.shuffle.io.retryWait", "5s")?,
+        unregister_output_on_host_on_fetch_failure: c
+            .get_bool("spark.files.fetchFailure.unRegisterOutputOnHost", false)?,
     })
 }
 

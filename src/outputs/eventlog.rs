@@ -292,6 +292,21 @@ impl LogWriter {
                     .num("Maximum Onheap Memory", max_memory)
                     .num("Maximum Offheap Memory", 0);
             }),
+            // JsonProtocol.blockManagerRemovedToJson.
+            ListenerEvent::BlockManagerRemoved {
+                time,
+                executor_id,
+                host,
+                port,
+            } => object(out, |o| {
+                o.str("Event", "SparkListenerBlockManagerRemoved");
+                o.obj("Block Manager ID", |b| {
+                    b.str("Executor ID", executor_id)
+                        .str("Host", host)
+                        .num("Port", port);
+                });
+                o.num("Timestamp", time);
+            }),
             ListenerEvent::EnvironmentUpdate {
                 spark_properties,
                 hadoop_properties,
@@ -720,6 +735,22 @@ fn end_reason(r: &mut Obj<'_>, reason: &TaskEndReason) {
         TaskEndReason::TaskKilled { reason } => {
             r.str("Reason", "TaskKilled").str("Kill Reason", reason);
             r.arr("Accumulator Updates", |_| {});
+        }
+        // JsonProtocol.taskEndReasonToJson: FetchFailed (no address for a null bmAddress).
+        TaskEndReason::FetchFailed(f) => {
+            r.str("Reason", "FetchFailed");
+            if let Some(b) = &f.bm_address {
+                r.obj("Block Manager Address", |o| {
+                    o.str("Executor ID", &b.executor_id.to_string())
+                        .str("Host", &b.host)
+                        .num("Port", b.port);
+                });
+            }
+            r.num("Shuffle ID", f.shuffle_id)
+                .num("Map ID", f.map_id)
+                .num("Map Index", f.map_index)
+                .num("Reduce ID", f.reduce_id)
+                .str("Message", &f.message);
         }
     }
 }

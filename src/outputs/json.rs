@@ -82,6 +82,15 @@ impl Num for i32 {
     }
 }
 
+impl Num for i64 {
+    fn write_to(&self, out: &mut String) {
+        if *self < 0 {
+            out.push('-');
+        }
+        self.unsigned_abs().write_to(out);
+    }
+}
+
 /// A number already spelled out (`1.0`).
 impl Num for &str {
     fn write_to(&self, out: &mut String) {

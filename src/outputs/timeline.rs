@@ -562,6 +562,7 @@ fn reason_text(reason: &TaskEndReason) -> String {
             format!("ExecutorLostFailure: {loss_reason}")
         }
         TaskEndReason::TaskKilled { reason } => format!("TaskKilled: {reason}"),
+        TaskEndReason::FetchFailed(f) => f.to_error_string(),
     }
 }
 

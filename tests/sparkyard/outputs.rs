@@ -161,6 +161,10 @@ fn assert_required(e: &Value) {
         }
         "SparkListenerJobEnd" => need(&["Job Result", "Result"], s),
         "SparkListenerApplicationEnd" => need(&["Timestamp"], num),
+        "SparkListenerBlockManagerRemoved" => {
+            need(&["Block Manager ID", "Executor ID"], s);
+            need(&["Timestamp"], num);
+        }
         "SparkListenerResourceProfileAdded" => need(&["Executor Resource Requests"], obj),
         other => panic!("unexpected event {other}"),
     }
@@ -303,6 +307,7 @@ fn failing_program() -> UserProgram {
                 fail,
             },
         ],
+        shuffle_write: Default::default(),
     };
     UserProgram::Synthetic {
         class: "com.example.Failing".into(),

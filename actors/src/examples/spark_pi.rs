@@ -55,6 +55,7 @@ pub fn job(slices: u32, seed: u64) -> JobSpec {
         num_partitions: slices,
         parents: Vec::new(),
         tasks,
+        shuffle_write: Default::default(),
     };
     JobSpec {
         call_site: CALL_SITE.into(),

@@ -51,6 +51,15 @@ pub enum FaultAction {
     ExcludeNode { host: String },
     /// Add network rules from now on (drop, delay, duplicate, partition).
     Network(Vec<LinkRule>),
+    /// The next `count` attempts of reduce partition `partition` of stage `stage` fail to fetch
+    /// their first map output block (`FetchFailedException`), whatever its server's state.
+    FailFetches {
+        stage: u32,
+        partition: u32,
+        count: u32,
+    },
+    /// The NodeManager on `host` keeps running but its `spark_shuffle` aux service stops.
+    KillShuffleService { host: String },
 }
 
 impl FaultAction {
@@ -87,6 +96,14 @@ pub struct PlannedFault {
     pub label: String,
 }
 
+/// Armed fetch failures of one reduce partition.
+#[derive(Debug)]
+struct FetchFailures {
+    stage: u32,
+    partition: u32,
+    count: u32,
+}
+
 /// The run's fault plan; the roles report events, and faults whose trigger matches fire once.
 #[derive(Default)]
 pub struct FaultController {
@@ -95,6 +112,8 @@ pub struct FaultController {
     pub driver_faults: Vec<(u32, DriverFault)>,
     /// Launch failures still to inject, by host.
     launch_failures: RefCell<Vec<(String, u32)>>,
+    /// Fetch failures still to inject, by (stage, reduce partition).
+    fetch_failures: RefCell<Vec<FetchFailures>>,
     /// Faults that fired, in order: (virtual ms, label).
     pub fired: RefCell<Vec<(u64, String)>>,
     /// Whether a planned fault names an executor by id (a kill, or `executor:N` in a network
@@ -113,6 +132,7 @@ impl FaultController {
             planned: RefCell::new(planned.into_iter().map(|f| (f, false)).collect()),
             driver_faults,
             launch_failures: RefCell::new(Vec::new()),
+            fetch_failures: RefCell::new(Vec::new()),
             fired: RefCell::new(Vec::new()),
             waiting_rules: RefCell::new(Vec::new()),
         }
@@ -193,6 +213,30 @@ impl FaultController {
         self.launch_failures
             .borrow_mut()
             .push((host.to_string(), count));
+    }
+
+    pub fn add_fetch_failures(&self, stage: u32, partition: u32, count: u32) {
+        self.fetch_failures.borrow_mut().push(FetchFailures {
+            stage,
+            partition,
+            count,
+        });
+    }
+
+    /// Whether this attempt of reduce partition `partition` of `stage` fails its fetch
+    /// (consumes one). Cheap when no fetch failure is armed (every reduce task asks).
+    pub fn take_fetch_failure(&self, stage: u32, partition: u32) -> bool {
+        let mut ff = self.fetch_failures.borrow_mut();
+        match ff
+            .iter_mut()
+            .find(|f| f.stage == stage && f.partition == partition && f.count > 0)
+        {
+            Some(f) => {
+                f.count -= 1;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Whether the next container launch on `host` fails (consumes one).

@@ -130,6 +130,9 @@ pub struct DriverEndpoint {
     /// `executorsPendingDecommission`: the decommission message of each executor being
     /// decommissioned (its loss is `ExecutorDecommission`).
     pending_decommission: BTreeMap<ExecutorId, String>,
+    /// A `ResubmitFailedStages` the DAGScheduler asked for, to be scheduled after the message
+    /// being handled (ms from now).
+    resubmit_after_ms: Option<u64>,
 }
 
 impl DriverEndpoint {
@@ -160,7 +163,8 @@ impl DriverEndpoint {
                 bus.clone(),
                 s.task_max_failures,
                 s.task_cpus,
-            );
+            )
+            .with_shuffle(s.shuffle.clone());
             DriverEndpoint {
                 sim: sim.clone(),
                 env,
@@ -191,6 +195,7 @@ impl DriverEndpoint {
                 allocation,
                 pending_to_remove: BTreeSet::new(),
                 pending_decommission: BTreeMap::new(),
+                resubmit_after_ms: None,
             }
         });
         out.expect("create runs its closure")
@@ -250,6 +255,13 @@ impl DriverEndpoint {
             DriverEndpointMsg::DecommissionExecutorsOnHost(host) => {
                 self.decommission_executors_on_host(&host)
             }
+        }
+        if let Some(ms) = self.resubmit_after_ms.take() {
+            // DAGScheduler's messageScheduler: ResubmitFailedStages after RESUBMIT_TIMEOUT.
+            ctx.run_later(clock::ms(ms), |act, _| {
+                let events = act.scheduler.resubmit_failed_stages();
+                act.handle_events(events);
+            });
         }
     }
 
@@ -397,6 +409,7 @@ impl DriverEndpoint {
             "Registering block manager {host}:{port} with {} RAM, BlockManagerId({id}, {host}, {port}, None)",
             unified_memory_manager::bytes_to_string(max_memory),
         );
+        self.scheduler.block_manager_added(id, host.clone());
         self.bus.post(|| ListenerEvent::BlockManagerAdded {
             time: clock::now_epoch_ms(),
             executor_id: id.to_string(),
@@ -557,6 +570,9 @@ impl DriverEndpoint {
                     }
                 }
                 SchedulerEvent::Revive => revive = true,
+                SchedulerEvent::ResubmitFailedStagesAfter { ms } => {
+                    self.resubmit_after_ms = Some(ms)
+                }
                 // TaskSchedulerImpl.killAllTaskAttempts -> backend.killTask(tid, execId,
                 // interruptThread = false (no spark.job.interruptOnCancel), reason).
                 SchedulerEvent::KillTask {
@@ -619,13 +635,16 @@ impl DriverEndpoint {
         } else {
             error!(log, TS, "Lost executor {id} on {}: {reason}", e.host);
         }
+        // TaskSchedulerImpl.executorLost (the task sets' TaskEnds), the ExecutorRemoved event,
+        // then the DAGScheduler's handleExecutorLost (BlockManagerRemoved, map outputs).
+        let events = self.scheduler.task_sets_executor_lost(id, &reason);
         let removed = reason.to_string();
         self.bus.post(|| ListenerEvent::ExecutorRemoved {
             time: clock::now_epoch_ms(),
             executor_id: id.to_string(),
             reason: removed,
         });
-        let events = self.scheduler.executor_lost(id, &reason);
+        self.scheduler.dag_executor_lost(id);
         self.handle_events(events);
     }
 

@@ -7,7 +7,7 @@ use crate::kernel::clock;
 use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
-use crate::spark_core::executor_env;
+use crate::spark_core::executor_env::{self, block_manager_port};
 use crate::world::config::CostModel;
 use crate::world::context::SimContext;
 use crate::world::spark_conf::SparkConfView;
@@ -19,7 +19,10 @@ use sparkyard_messages::executor::{ExecutorMainMsg, ExecutorMsg};
 use sparkyard_messages::ids::TaskId;
 use sparkyard_messages::records::{ExecutorArguments, ExecutorLossReason, RpcFailure, TaskState};
 use sparkyard_messages::rpc::{EndpointId, RpcAddress, SparkAppConfig};
-use sparkyard_messages::task::{StatusUpdate, TaskDescription, TaskResultData, TaskWork};
+use sparkyard_messages::task::{
+    BlockManagerId, FetchFailure, MapStatusData, StatusUpdate, TaskDescription, TaskResultData,
+    TaskWork,
+};
 use std::rc::Rc;
 
 const BACKEND: &str = "executor::YarnCoarseGrainedExecutorBackend";
@@ -508,6 +511,10 @@ impl CoarseGrainedExecutorBackend {
             tasks_run: 0,
         });
         let id = self.args.executor_id;
+        // Its BlockManager serves shuffle blocks from this JVM from now on.
+        self.sim
+            .block_servers
+            .executor_started(id, self.env.process);
         self.env
             .trace_state("Executor", || StateChange::ExecutorCreated { executor: id });
         if let Some(d) = &self.driver {
@@ -566,6 +573,11 @@ impl CoarseGrainedExecutorBackend {
         };
         executor.tasks_run += 1;
         let (work_ms, result) = run_task(&desc.work, costs);
+        let (work_ms, result) = match self.fetch_shuffle_input(&desc) {
+            // The fetch comes first: a failed one ends the task before its work.
+            Some((fetch_ms, failure)) => (fetch_ms, TaskResultData::FetchFailed(Box::new(failure))),
+            None => (work_ms, self.write_shuffle_output(&desc, result)),
+        };
         let duration = costs.task_launch_overhead_ms + warmup + work_ms;
         let tid = desc.task_id;
         self.status_update(tid, TaskState::Running, TaskResultData::None, desc.cpus);
@@ -583,6 +595,106 @@ impl CoarseGrainedExecutorBackend {
             Some(slot) => slot.1 = task,
             None => executor.tasks.push((tid, task)),
         }
+    }
+
+    /// `ShuffleBlockFetcherIterator` over the map outputs the task's read plan names: a missing
+    /// output fails at once (`MetadataFetchFailedException` from the MapOutputTracker); a
+    /// server that does not answer fails after `spark.shuffle.io.maxRetries` waits of
+    /// `spark.shuffle.io.retryWait` (`FetchFailedException`); so does an injected fetch failure.
+    /// Returns how long the failed fetch took and the failure.
+    fn fetch_shuffle_input(&self, desc: &TaskDescription) -> Option<(u64, FetchFailure)> {
+        let plan = desc.shuffle.read.as_ref()?;
+        let s = &self.sim.config.spark.shuffle;
+        let reduce_id = desc.partition_id;
+        let retry_ms = u64::from(s.io_max_retries) * s.io_retry_wait_ms;
+        let injected = self.sim.faults.take_fetch_failure(desc.stage_id, reduce_id);
+        if injected && let Some(src) = plan.sources.first() {
+            return Some((
+                retry_ms,
+                self.connect_failure(plan.shuffle_id, reduce_id, src),
+            ));
+        }
+        if plan.missing_map.is_some() {
+            // MapOutputTracker.validateStatus (Spark 4.0).
+            let text = format!(
+                "Missing an output location for shuffle {} partition {reduce_id}",
+                plan.shuffle_id
+            );
+            error!(self.env.log(), "executor::MapOutputTracker", "{text}");
+            let failure = FetchFailure {
+                bm_address: None,
+                shuffle_id: plan.shuffle_id,
+                map_id: -1,
+                map_index: -1,
+                reduce_id,
+                message: format!("org.apache.spark.shuffle.MetadataFetchFailedException: {text}"),
+            };
+            return Some((0, failure));
+        }
+        let src = plan.sources.iter().find(|src| {
+            !self
+                .sim
+                .block_server_reachable(&src.location, s.service_port)
+        })?;
+        Some((
+            retry_ms,
+            self.connect_failure(plan.shuffle_id, reduce_id, src),
+        ))
+    }
+
+    /// A fetch from a server that never answered: ShuffleBlockFetcherIterator's
+    /// `onBlockFetchFailure` line, and the FetchFailedException for the first block it serves.
+    fn connect_failure(
+        &self,
+        shuffle_id: u32,
+        reduce_id: u32,
+        src: &sparkyard_messages::task::FetchSource,
+    ) -> FetchFailure {
+        let (host, port) = (&src.location.host, src.location.port);
+        error!(
+            self.env.log(),
+            "executor::ShuffleBlockFetcherIterator", "Failed to get block(s) from {host}:{port}"
+        );
+        FetchFailure {
+            bm_address: Some(src.location.clone()),
+            shuffle_id,
+            map_id: src.first_map_id as i64,
+            map_index: src.first_map_index as i32,
+            reduce_id,
+            message: format!(
+                "org.apache.spark.shuffle.FetchFailedException: Failed to connect to {host}:{port}"
+            ),
+        }
+    }
+
+    /// A ShuffleMapTask's result is its `MapStatus`: served by the node's shuffle service when
+    /// it is enabled, else by this executor's block manager.
+    fn write_shuffle_output(
+        &self,
+        desc: &TaskDescription,
+        result: TaskResultData,
+    ) -> TaskResultData {
+        let Some(w) = desc.shuffle.write else {
+            return result;
+        };
+        if matches!(result, TaskResultData::Exception { .. }) {
+            return result;
+        }
+        let s = &self.sim.config.spark.shuffle;
+        let port = if s.service_enabled {
+            s.service_port
+        } else {
+            block_manager_port(self.args.executor_id)
+        };
+        TaskResultData::MapStatus(Box::new(MapStatusData {
+            location: BlockManagerId {
+                executor_id: self.args.executor_id,
+                host: self.args.hostname.clone(),
+                port,
+            },
+            bytes: w.bytes,
+            num_reduces: w.num_reduces,
+        }))
     }
 
     fn on_task_done(&mut self, tid: TaskId) {
@@ -603,6 +715,9 @@ impl CoarseGrainedExecutorBackend {
                     TaskResultData::Exception { class, description },
                 )
             }
+            // Executor.TaskRunner: a FetchFailedException is reported as its FetchFailed
+            // reason, with no `Exception in task` line.
+            f @ TaskResultData::FetchFailed(_) => (TaskState::Failed, f),
             other => {
                 info!(
                     log,

@@ -42,6 +42,8 @@ pub struct SparkSettings {
     pub task_cpus: u32,
     /// `spark.task.maxFailures`.
     pub task_max_failures: u32,
+    /// The shuffle's settings (external shuffle service, fetch retries, stage attempts).
+    pub shuffle: ShuffleSettings,
     /// `spark.yarn.am.waitTime`, ms.
     pub am_wait_time_ms: u64,
     /// `spark.yarn.maxAppAttempts`; `None` means YARN's `yarn.resourcemanager.am.max-attempts`.
@@ -155,6 +157,38 @@ impl Default for DynamicAllocationSettings {
             shuffle_service_enabled: false,
             decommission_enabled: false,
             storage_decommission_shuffle_blocks: true,
+        }
+    }
+}
+
+/// The shuffle's settings, with Spark's defaults.
+#[derive(Clone, Debug)]
+pub struct ShuffleSettings {
+    /// `spark.shuffle.service.enabled` (false): map outputs are served by the NodeManager's
+    /// `spark_shuffle` aux service, so they outlive their executor.
+    pub service_enabled: bool,
+    /// `spark.shuffle.service.port` (7337).
+    pub service_port: u16,
+    /// `spark.stage.maxConsecutiveAttempts` (4): fetch-failed attempts before the stage aborts.
+    pub max_consecutive_stage_attempts: u32,
+    /// `spark.shuffle.io.maxRetries` (3) and `spark.shuffle.io.retryWait` (5 s): a fetch from a
+    /// server that does not answer fails after the retries.
+    pub io_max_retries: u32,
+    pub io_retry_wait_ms: u64,
+    /// `spark.files.fetchFailure.unRegisterOutputOnHost` (false): with the shuffle service, a
+    /// fetch failure unregisters every output of the host, not only the executor's.
+    pub unregister_output_on_host_on_fetch_failure: bool,
+}
+
+impl Default for ShuffleSettings {
+    fn default() -> Self {
+        ShuffleSettings {
+            service_enabled: false,
+            service_port: 7337,
+            max_consecutive_stage_attempts: 4,
+            io_max_retries: 3,
+            io_retry_wait_ms: 5000,
+            unregister_output_on_host_on_fetch_failure: false,
         }
     }
 }

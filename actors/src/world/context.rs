@@ -54,6 +54,8 @@ pub struct SimContext {
     pub executors: RefCell<
         std::collections::BTreeMap<(u32, u32), (sparkyard_messages::ids::ContainerId, String)>,
     >,
+    /// Where shuffle blocks are served (what a reduce task's fetch reaches).
+    pub block_servers: crate::world::block_servers::BlockServers,
 }
 
 impl SimContext {
@@ -86,7 +88,18 @@ impl SimContext {
             current_attempt: std::cell::Cell::new(0),
             am_container: RefCell::new(None),
             executors: RefCell::new(std::collections::BTreeMap::new()),
+            block_servers: Default::default(),
         }
+    }
+
+    /// Whether a shuffle fetch from `server` gets an answer (`BlockServers::reachable`).
+    pub fn block_server_reachable(
+        &self,
+        server: &sparkyard_messages::task::BlockManagerId,
+        shuffle_service_port: u16,
+    ) -> bool {
+        self.block_servers
+            .reachable(&self.dispatcher, server, shuffle_service_port)
     }
 
     /// A role reports what happened to the run's record (and to the hook, if any).

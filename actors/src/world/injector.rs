@@ -78,6 +78,12 @@ fn fire(sim: &Rc<SimContext>, f: PlannedFault) {
             }
         }
         FaultAction::FailLaunches { host, count } => sim.faults.add_launch_failures(&host, count),
+        FaultAction::FailFetches {
+            stage,
+            partition,
+            count,
+        } => sim.faults.add_fetch_failures(stage, partition, count),
+        FaultAction::KillShuffleService { host } => sim.block_servers.stop_shuffle_service(&host),
         FaultAction::ExcludeNode { host } => {
             let am = sim.am_container.borrow().clone();
             let driver = am.and_then(|(cid, _)| {
@@ -131,7 +137,9 @@ fn target_of(sim: &SimContext, action: &FaultAction) -> FaultTarget {
         FaultAction::KillNode { host }
         | FaultAction::DecommissionNode { host }
         | FaultAction::FailLaunches { host, .. }
-        | FaultAction::ExcludeNode { host } => FaultTarget::Node(host.clone()),
+        | FaultAction::ExcludeNode { host }
+        | FaultAction::KillShuffleService { host } => FaultTarget::Node(host.clone()),
+        FaultAction::FailFetches { .. } => FaultTarget::Nothing,
         FaultAction::Network(rules) => {
             FaultTarget::Network(rules.iter().flat_map(|r| [&r.from, &r.to]).find_map(
                 |p| match p {

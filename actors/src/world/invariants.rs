@@ -28,6 +28,9 @@ pub mod name {
     pub const ALLOCATION_TARGET_BOUNDED: &str = "dynamic-allocation-target-within-min-max";
     pub const NO_SHUFFLE_EXECUTOR_KILLED_IDLE: &str =
         "no-executor-with-live-shuffle-data-killed-for-idleness";
+    pub const MAP_OUTPUT_REGISTERED_ONCE: &str =
+        "map-output-registered-at-most-once-per-stage-attempt";
+    pub const NO_STAGE_WITH_MISSING_PARENTS: &str = "no-stage-runs-with-missing-parents";
 }
 
 /// One broken invariant.
@@ -56,6 +59,8 @@ struct Ledger {
     /// Successes whose output is still live, by (AM attempt, stage, stage attempt), one count
     /// per task index.
     successes: BTreeMap<(u32, u32, u32), Vec<u32>>,
+    /// Map outputs registered, by (AM attempt, stage, stage attempt, map index).
+    map_outputs: std::collections::BTreeSet<(u32, u32, u32, u32)>,
 }
 
 /// What the scheduler reports about a task index's output (the checker counts them).
@@ -73,6 +78,20 @@ pub enum TaskOutput {
         stage: u32,
         stage_attempt: u32,
         index: u32,
+    },
+    /// The DAGScheduler registered the output of task `map_index` (the index in its stage
+    /// attempt's task set) with the MapOutputTracker.
+    MapOutputRegistered {
+        stage: u32,
+        stage_attempt: u32,
+        map_index: u32,
+    },
+    /// A stage attempt was submitted while `missing_parents` of its parents' outputs were not
+    /// all registered.
+    StageSubmitted {
+        stage: u32,
+        stage_attempt: u32,
+        missing_parents: u32,
     },
 }
 
@@ -125,6 +144,28 @@ impl Violations {
     /// The scheduler of AM attempt `attempt` reports a task output.
     pub fn task_output(&self, attempt: u32, output: TaskOutput) {
         let (stage, stage_attempt, index, already) = match output {
+            TaskOutput::MapOutputRegistered {
+                stage,
+                stage_attempt,
+                map_index,
+            } => {
+                let first = self.ledger.borrow_mut().map_outputs.insert((
+                    attempt,
+                    stage,
+                    stage_attempt,
+                    map_index,
+                ));
+                let check = registered_once(stage, stage_attempt, map_index, first);
+                return self.check(name::MAP_OUTPUT_REGISTERED_ONCE, check);
+            }
+            TaskOutput::StageSubmitted {
+                stage,
+                stage_attempt,
+                missing_parents,
+            } => {
+                let check = parents_available(stage, stage_attempt, missing_parents);
+                return self.check(name::NO_STAGE_WITH_MISSING_PARENTS, check);
+            }
             TaskOutput::Succeeded {
                 stage,
                 stage_attempt,
@@ -135,7 +176,16 @@ impl Violations {
                 stage,
                 stage_attempt,
                 index,
-            } => (stage, stage_attempt, index, None),
+            } => {
+                // A lost map output may be registered again by the index's next run.
+                self.ledger.borrow_mut().map_outputs.remove(&(
+                    attempt,
+                    stage,
+                    stage_attempt,
+                    index,
+                ));
+                (stage, stage_attempt, index, None)
+            }
         };
         let live = {
             let mut l = self.ledger.borrow_mut();
@@ -160,6 +210,36 @@ impl Violations {
             );
         }
     }
+}
+
+/// A map task's output is registered once per stage attempt (DAGScheduler.handleTaskCompletion
+/// registers it only for the success its TaskSetManager accepted).
+pub fn registered_once(
+    stage: u32,
+    stage_attempt: u32,
+    map_index: u32,
+    first: bool,
+) -> Result<(), String> {
+    if first {
+        return Ok(());
+    }
+    Err(format!(
+        "map output {map_index} of stage {stage}.{stage_attempt} registered a second time"
+    ))
+}
+
+/// DAGScheduler.submitStage submits a stage only when getMissingParentStages is empty.
+pub fn parents_available(
+    stage: u32,
+    stage_attempt: u32,
+    missing_parents: u32,
+) -> Result<(), String> {
+    if missing_parents == 0 {
+        return Ok(());
+    }
+    Err(format!(
+        "stage {stage}.{stage_attempt} submitted with {missing_parents} parent stage(s) missing outputs"
+    ))
 }
 
 /// An executor id registers at most once with one driver: the checker's count of its
@@ -390,6 +470,37 @@ mod tests {
             },
         );
         assert_eq!(v.take().len(), 1);
+    }
+
+    /// The shuffle invariants fail on a second registration and on a missing parent.
+    #[test]
+    fn shuffle_invariants_catch_double_registration_and_missing_parents() {
+        let v = Violations::default();
+        let reg = TaskOutput::MapOutputRegistered {
+            stage: 0,
+            stage_attempt: 1,
+            map_index: 3,
+        };
+        v.task_output(1, reg);
+        v.task_output(2, reg); // another AM attempt's SparkContext
+        assert!(v.take().is_empty());
+        v.task_output(1, reg);
+        v.task_output(
+            1,
+            TaskOutput::StageSubmitted {
+                stage: 1,
+                stage_attempt: 0,
+                missing_parents: 1,
+            },
+        );
+        let found: Vec<&str> = v.take().iter().map(|f| f.invariant).collect();
+        assert_eq!(
+            found,
+            [
+                name::MAP_OUTPUT_REGISTERED_ONCE,
+                name::NO_STAGE_WITH_MISSING_PARENTS
+            ]
+        );
     }
 
     #[test]

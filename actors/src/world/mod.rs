@@ -3,6 +3,7 @@
 //! the injector that applies fired faults. Roles depend on it; it names no role.
 
 pub mod addresses;
+pub mod block_servers;
 pub mod config;
 pub mod context;
 pub mod injector;

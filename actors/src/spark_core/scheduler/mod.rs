@@ -1,0 +1,239 @@
+//! The driver's scheduling core, owned by the DriverEndpoint: `DAGScheduler` (jobs, stages and
+//! their parents: `dag_scheduler`), `TaskSchedulerImpl` (offers, status updates, executor loss:
+//! `task_scheduler_impl`) and `TaskSetManager` (pending indices, retries up to
+//! `spark.task.maxFailures`: `task_set_manager`). Plain structs called synchronously, as in Spark;
+//! every lookup is a map or a queue, never a scan over all tasks or executors.
+
+mod dag_scheduler;
+pub mod map_output_tracker;
+mod task_scheduler_impl;
+mod task_set_manager;
+#[cfg(test)]
+mod tests;
+
+use crate::kernel::clock;
+use crate::kernel::logs::ProcessLog;
+use crate::kernel::small_map::{DenseMap, SmallSet};
+use crate::world::config::ShuffleSettings;
+use crate::world::invariants::TaskOutput;
+use crate::world::listener::ContextBus;
+use crate::{error, info, warn};
+use map_output_tracker::MapOutputTrackerMaster;
+use sparkyard_messages::ids::{ExecutorId, TaskId};
+use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason, TaskInfo};
+use sparkyard_messages::records::{ExecutorLossReason, TaskState};
+use sparkyard_messages::rpc::RemoteRef;
+use sparkyard_messages::task::{
+    BlockManagerId, FetchFailure, JobResult, JobSpec, MapStatusData, ShuffleIo, ShuffleWrite,
+    ShuffleWriteSize, TaskDescription, TaskName, TaskResultData, TaskWork,
+};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use task_set_manager::TaskSetManager;
+
+const DAG: &str = "driver::DAGScheduler";
+const TSM: &str = "driver::TaskSetManager";
+const TS: &str = "driver::YarnClusterScheduler";
+
+/// The serialised size sparkyard reports for a task (what `Starting task` prints).
+const TASK_BYTES: u64 = 7595;
+
+/// An executor's free cores, offered to the task sets.
+pub struct WorkerOffer {
+    pub executor_id: ExecutorId,
+    /// The executor's host, shared (every task launched on it keeps a copy).
+    pub host: std::rc::Rc<str>,
+    pub cores: u32,
+}
+
+/// What the DriverEndpoint must do after a scheduler call.
+#[derive(Debug)]
+pub enum SchedulerEvent {
+    JobEnded {
+        waiter: RemoteRef,
+        job_id: u32,
+        result: JobResult,
+    },
+    /// A task set has work again (e.g. a retry): offer resources.
+    Revive,
+    /// `backend.killTask(tid, execId, interruptThread, reason)` from
+    /// `TaskSchedulerImpl.killAllTaskAttempts`.
+    KillTask {
+        task_id: TaskId,
+        executor_id: ExecutorId,
+        reason: String,
+    },
+    /// `messageScheduler.schedule(ResubmitFailedStages, RESUBMIT_TIMEOUT)`: call
+    /// `resubmit_failed_stages` after this long.
+    ResubmitFailedStagesAfter { ms: u64 },
+}
+
+/// `DAGScheduler.RESUBMIT_TIMEOUT`: the wait before failed stages are resubmitted, so the
+/// fetch failures one lost node causes arrive before the resubmission.
+pub const RESUBMIT_TIMEOUT_MS: u64 = 200;
+
+/// `spark.logging.exceptionPrintInterval` (TaskSetManager's `EXCEPTION_PRINT_INTERVAL`, default
+/// 10 s): a repeat of the same exception within it is logged as a one-line duplicate.
+const EXCEPTION_PRINT_INTERVAL_MS: u64 = 10_000;
+
+/// A task set's key: (job, stage, stage attempt); FIFO order is job, then stage.
+type TsKey = (u32, u32, u32);
+
+struct Stage {
+    id: u32,
+    job_id: u32,
+    name: String,
+    rdd: String,
+    is_result: bool,
+    parents: Vec<u32>,
+    tasks: Vec<TaskWork>,
+    /// The shuffle a shuffle-map stage writes.
+    shuffle_id: Option<u32>,
+    shuffle_write: ShuffleWriteSize,
+    /// The latest attempt's number and the next one's.
+    attempt: u32,
+    next_attempt: u32,
+    submitted_ms: u64,
+    submitted_epoch: u64,
+    /// The latest attempt has ended (finished or failed).
+    done: bool,
+    /// An attempt has been submitted.
+    submitted: bool,
+    /// `failedAttemptIds`: attempts failed by a fetch failure since the last success.
+    failed_attempt_ids: BTreeSet<u32>,
+    /// `ShuffleMapStage.pendingPartitions`: partitions of the running attempt not yet done.
+    pending_partitions: BTreeSet<u32>,
+}
+
+struct ActiveJob {
+    waiter: RemoteRef,
+    results: Vec<Option<TaskResultData>>,
+    num_finished: u32,
+}
+
+/// A finished map task whose output its executor serves (TaskSetManager.executorLost
+/// resubmits it when the executor goes and no shuffle service keeps the output).
+struct MapOutput {
+    key: TsKey,
+    index: u32,
+    attempt: u32,
+    task_id: TaskId,
+    launch_epoch: u64,
+}
+
+struct RunningTask {
+    /// Its own id (an abort's KillTask names it).
+    task_id: TaskId,
+    key: TsKey,
+    index: u32,
+    partition: u32,
+    attempt: u32,
+    executor_id: ExecutorId,
+    host: std::rc::Rc<str>,
+    launch_ms: u64,
+    launch_epoch: u64,
+    /// The MapOutputTracker's epoch when its task set was created (`Task.epoch`).
+    map_epoch: u64,
+    launching: bool,
+}
+
+/// DAGScheduler + TaskSchedulerImpl + TaskSetManagers of one SparkContext.
+pub struct Scheduler {
+    log: ProcessLog,
+    bus: ContextBus,
+    max_failures: u32,
+    task_cpus: u32,
+    shuffle: ShuffleSettings,
+    next_job: u32,
+    next_stage: u32,
+    next_shuffle: u32,
+    next_task: u64,
+    stages: BTreeMap<u32, Stage>,
+    /// Each job's stage ids, `first..=last` (a job's stages get consecutive ids): the stages
+    /// of one job without a walk over every stage of every earlier job.
+    job_stages: BTreeMap<u32, (u32, u32)>,
+    jobs: BTreeMap<u32, ActiveJob>,
+    /// `waitingStages`, `runningStages`, `failedStages`.
+    waiting_stages: BTreeSet<u32>,
+    running_stages: BTreeSet<u32>,
+    failed_stages: BTreeSet<u32>,
+    task_sets: BTreeMap<TsKey, TaskSetManager>,
+    /// Task sets with pending tasks, in FIFO order (job, stage, attempt).
+    runnable: BTreeSet<TsKey>,
+    /// Running tasks by task id, looked up (never iterated) at each status update: task ids
+    /// are handed out in order, so a slot per id from the oldest running task. Boxed, so a task
+    /// that runs while a million later ones finish holds the window open at 8 bytes a slot.
+    running: DenseMap<TaskId, Box<RunningTask>>,
+    /// Each executor's running tasks, by executor id (ids are handed out in order; a task's
+    /// launch and end each look its executor up), iterated in task id order when it is lost.
+    by_executor: DenseMap<ExecutorId, SmallSet<TaskId>>,
+    /// Map outputs each executor serves itself, for its running map task sets.
+    outputs_by_executor: BTreeMap<ExecutorId, Vec<MapOutput>>,
+    /// `MapOutputTrackerMaster`.
+    tracker: MapOutputTrackerMaster,
+    /// The BlockManagerMaster's block managers: each executor's host.
+    block_managers: DenseMap<ExecutorId, std::rc::Rc<str>>,
+    /// `executorFailureEpoch` and `shuffleFileLostEpoch`.
+    executor_failure_epoch: BTreeMap<ExecutorId, u64>,
+    shuffle_file_lost_epoch: BTreeMap<ExecutorId, u64>,
+    pub tasks_launched: u64,
+    /// Failed task attempts so far (every cause).
+    pub failed_attempts: u64,
+    /// Task outputs won and lost, drained by the DriverEndpoint into the invariant checker.
+    pub task_outputs: Vec<TaskOutput>,
+}
+pub use crate::spark_core::executor_env::block_manager_port;
+
+/// `partitionsToCompute.take(15)` as Scala prints a `Vector`.
+fn partitions_preview(partitions: &[u32]) -> String {
+    let ids: Vec<String> = partitions.iter().take(15).map(|i| i.to_string()).collect();
+    format!("Vector({})", ids.join(", "))
+}
+
+impl Scheduler {
+    pub fn new(log: ProcessLog, bus: ContextBus, max_failures: u32, task_cpus: u32) -> Self {
+        Scheduler {
+            log,
+            bus,
+            max_failures,
+            task_cpus,
+            shuffle: ShuffleSettings::default(),
+            next_job: 0,
+            next_stage: 0,
+            next_shuffle: 0,
+            next_task: 0,
+            stages: BTreeMap::new(),
+            job_stages: BTreeMap::new(),
+            jobs: BTreeMap::new(),
+            waiting_stages: BTreeSet::new(),
+            running_stages: BTreeSet::new(),
+            failed_stages: BTreeSet::new(),
+            task_sets: BTreeMap::new(),
+            runnable: BTreeSet::new(),
+            running: DenseMap::default(),
+            by_executor: DenseMap::default(),
+            outputs_by_executor: BTreeMap::new(),
+            tracker: MapOutputTrackerMaster::default(),
+            block_managers: DenseMap::default(),
+            executor_failure_epoch: BTreeMap::new(),
+            shuffle_file_lost_epoch: BTreeMap::new(),
+            tasks_launched: 0,
+            failed_attempts: 0,
+            task_outputs: Vec::new(),
+        }
+    }
+
+    /// The shuffle settings (`spark.shuffle.service.enabled`, ...); Spark's defaults otherwise.
+    pub fn with_shuffle(mut self, shuffle: ShuffleSettings) -> Self {
+        self.shuffle = shuffle;
+        self
+    }
+
+    /// Whether any live map output names the executor (shuffle tracking keeps it).
+    pub fn holds_map_output(&self, id: ExecutorId) -> bool {
+        self.tracker.has_outputs_of(id)
+    }
+
+    pub fn has_pending_tasks(&self) -> bool {
+        !self.runnable.is_empty()
+    }
+}

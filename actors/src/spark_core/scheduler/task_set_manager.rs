@@ -1,0 +1,411 @@
+//! `TaskSetManager` (Spark: `scheduler/TaskSetManager.scala`): one stage attempt's pending,
+//! running and successful tasks, success and failure handling, and the map outputs lost with an
+//! executor (`Resubmitted`).
+
+use super::*;
+
+pub(super) struct TaskSetManager {
+    pub(super) stage_attempt: u32,
+    /// Each task's partition (a retried stage attempt runs only the missing partitions).
+    pub(super) partitions: Vec<u32>,
+    /// The MapOutputTracker's epoch when the set was created (`Task.epoch` of its tasks).
+    pub(super) epoch: u64,
+    pub(super) pending: VecDeque<u32>,
+    pub(super) successful: Vec<bool>,
+    pub(super) num_successful: u32,
+    pub(super) failures: Vec<u32>,
+    pub(super) launches: Vec<u32>,
+    /// The executor holding each successful map task's output (shuffle-map stages).
+    pub(super) output_on: Vec<Option<ExecutorId>>,
+    pub(super) zombie: bool,
+    /// `runningTasks`: attempts launched and not ended (a zombie set stays registered until
+    /// this reaches 0: `maybeFinishTaskSet`).
+    pub(super) running: u32,
+    /// `taskSetFinished` ran ("Removed TaskSet"): the set is no longer the stage's.
+    pub(super) finished: bool,
+    /// `recentExceptions`: an exception's description -> (duplicates, when last printed).
+    pub(super) recent_exceptions: BTreeMap<String, (u32, u64)>,
+}
+
+impl TaskSetManager {
+    pub(super) fn new(stage_attempt: u32, partitions: Vec<u32>, epoch: u64) -> Self {
+        let n = partitions.len();
+        TaskSetManager {
+            stage_attempt,
+            pending: (0..n as u32).collect(),
+            partitions,
+            epoch,
+            successful: vec![false; n],
+            num_successful: 0,
+            failures: vec![0; n],
+            launches: vec![0; n],
+            output_on: vec![None; n],
+            zombie: false,
+            running: 0,
+            finished: false,
+            recent_exceptions: BTreeMap::new(),
+        }
+    }
+
+    /// The task index of `partition`, if this set runs it.
+    fn index_of(&self, partition: u32) -> Option<usize> {
+        self.partitions.binary_search(&partition).ok()
+    }
+}
+
+impl Scheduler {
+    pub(super) fn task_info(
+        task: &RunningTask,
+        tid: TaskId,
+        failed: bool,
+        killed: bool,
+    ) -> TaskInfo {
+        TaskInfo {
+            task_id: tid.0,
+            index: task.index,
+            attempt: task.attempt,
+            partition_id: task.partition,
+            launch_time: task.launch_epoch,
+            executor_id: task.executor_id.to_string(),
+            host: task.host.to_string(),
+            locality: "PROCESS_LOCAL",
+            finish_time: clock::now_epoch_ms(),
+            failed,
+            killed,
+        }
+    }
+
+    pub(super) fn post_task_end(&self, tid: TaskId, task: &RunningTask, reason: TaskEndReason) {
+        // Nothing below is needed unless the bus records (it reads the clock and two stages).
+        if !self.bus.enabled() {
+            return;
+        }
+        let (failed, killed) = match &reason {
+            TaskEndReason::Success | TaskEndReason::Resubmitted => (false, false),
+            TaskEndReason::TaskKilled { .. } => (true, true),
+            _ => (true, false),
+        };
+        let shuffle_map = !self.stages[&task.key.1].is_result;
+        let stage_attempt_id = task.key.2;
+        let run_time_ms = clock::now_ms().saturating_sub(task.launch_ms);
+        self.bus.post(|| ListenerEvent::TaskEnd {
+            stage_id: task.key.1,
+            stage_attempt_id,
+            shuffle_map,
+            reason,
+            info: Self::task_info(task, tid, failed, killed),
+            run_time_ms,
+        });
+    }
+
+    /// `TaskSetManager.removeRunningTask`: one attempt of the set ended.
+    pub(super) fn task_ended(&mut self, key: TsKey) {
+        if let Some(tsm) = self.task_sets.get_mut(&key) {
+            tsm.running = tsm.running.saturating_sub(1);
+        }
+    }
+
+    /// `TaskSetManager.handleSuccessfulTask`, then `DAGScheduler.handleTaskCompletion`: a
+    /// result for the job, or a MapStatus for the MapOutputTracker.
+    pub(super) fn handle_success(
+        &mut self,
+        tid: TaskId,
+        task: RunningTask,
+        data: TaskResultData,
+    ) -> Vec<SchedulerEvent> {
+        self.post_task_end(tid, &task, TaskEndReason::Success);
+        let is_map = !self.stages[&task.key.1].is_result;
+        let keeps_output = is_map && !self.shuffle.service_enabled;
+        let Some(tsm) = self.task_sets.get_mut(&task.key) else {
+            return Vec::new();
+        };
+        let idx = task.index as usize;
+        if tsm.successful[idx] {
+            info!(
+                self.log,
+                TSM,
+                "Ignoring task-finished event for {} in stage {}.{} because task {} has already completed successfully",
+                task.index,
+                task.key.1,
+                tsm.stage_attempt,
+                task.index
+            );
+            return Vec::new();
+        }
+        self.task_outputs.push(TaskOutput::Succeeded {
+            stage: task.key.1,
+            stage_attempt: tsm.stage_attempt,
+            index: task.index,
+            already: tsm.successful[idx],
+        });
+        tsm.successful[idx] = true;
+        tsm.num_successful += 1;
+        let total = tsm.successful.len();
+        let (done, stage_attempt) = (tsm.num_successful as usize == total, tsm.stage_attempt);
+        if keeps_output {
+            tsm.output_on[idx] = Some(task.executor_id);
+            self.outputs_by_executor
+                .entry(task.executor_id)
+                .or_default()
+                .push(MapOutput {
+                    key: task.key,
+                    index: task.index,
+                    attempt: task.attempt,
+                    task_id: tid,
+                    launch_epoch: task.launch_epoch,
+                });
+        }
+        let tsm = &self.task_sets[&task.key];
+        info!(
+            self.log,
+            TSM,
+            "Finished task {}.{} in stage {}.{stage_attempt} (TID {tid}) in {} ms on {} (executor {}) ({}/{total})",
+            task.index,
+            task.attempt,
+            task.key.1,
+            clock::now_ms() - task.launch_ms,
+            task.host,
+            task.executor_id,
+            tsm.num_successful
+        );
+        if done {
+            if let Some(t) = self.task_sets.get_mut(&task.key) {
+                t.zombie = true;
+            }
+            self.maybe_finish_task_set(task.key);
+        }
+        let stage = task.key.1;
+        if task.key.2 < self.stages[&stage].attempt {
+            self.notify_partition_completion(stage, task.partition);
+        }
+        if is_map {
+            let status = match data {
+                TaskResultData::MapStatus(m) => Some(*m),
+                _ => None,
+            };
+            self.map_task_succeeded(&task, status)
+        } else {
+            self.result_task_succeeded(stage, task.partition, data)
+        }
+    }
+
+    /// `TaskSchedulerImpl.notifyPartitionCompletion` -> `TaskSetManager.markPartitionCompleted`:
+    /// a partition an earlier attempt finished is done in the latest attempt too.
+    fn notify_partition_completion(&mut self, stage: u32, partition: u32) {
+        let s = &self.stages[&stage];
+        let key = (s.job_id, stage, s.attempt);
+        let Some(tsm) = self.task_sets.get_mut(&key) else {
+            return;
+        };
+        let Some(i) = tsm.index_of(partition) else {
+            return;
+        };
+        if tsm.successful[i] {
+            return;
+        }
+        tsm.successful[i] = true;
+        tsm.num_successful += 1;
+        if tsm.num_successful as usize == tsm.successful.len() {
+            tsm.zombie = true;
+            tsm.pending.clear();
+            self.runnable.remove(&key);
+            self.maybe_finish_task_set(key);
+        }
+    }
+
+    /// `TaskSetManager.handleFailedTask` for `FetchFailed`: WARN `Lost task ...: FetchFailed(...)`,
+    /// the partition counts as done and the set becomes a zombie (its stage attempt has
+    /// failed), the failure does not count toward `spark.task.maxFailures`; then the
+    /// DAGScheduler's handling.
+    pub(super) fn fetch_failed(
+        &mut self,
+        tid: TaskId,
+        task: RunningTask,
+        failure: FetchFailure,
+    ) -> Vec<SchedulerEvent> {
+        self.post_task_end(
+            tid,
+            &task,
+            TaskEndReason::FetchFailed(Box::new(failure.clone())),
+        );
+        self.failed_attempts += 1;
+        if let Some(tsm) = self.task_sets.get_mut(&task.key) {
+            let name = TaskName {
+                index: task.index,
+                attempt: task.attempt,
+                stage_id: task.key.1,
+                stage_attempt_id: tsm.stage_attempt,
+            };
+            warn!(
+                self.log,
+                TSM,
+                "Lost {name} (TID {tid}) ({} executor {}): {}",
+                task.host,
+                task.executor_id,
+                failure.to_error_string()
+            );
+            let idx = task.index as usize;
+            if !tsm.successful[idx] {
+                tsm.successful[idx] = true;
+                tsm.num_successful += 1;
+            }
+            tsm.zombie = true;
+            tsm.pending.clear();
+            self.runnable.remove(&task.key);
+            self.maybe_finish_task_set(task.key);
+        }
+        self.handle_fetch_failed(&task, &failure)
+    }
+
+    /// A failed attempt: retry, or abort the job after `spark.task.maxFailures`.
+    /// `TaskSetManager.handleFailedTask` (Spark 4.0): the `Lost task` line is WARN, except an
+    /// executor loss not caused by the app (INFO, not counted) and a repeat of an exception
+    /// within `spark.logging.exceptionPrintInterval` (INFO, `[duplicate N]`).
+    pub(super) fn handle_failure(
+        &mut self,
+        tid: TaskId,
+        task: RunningTask,
+        reason: String,
+        end: TaskEndReason,
+        counts: bool,
+    ) -> Vec<SchedulerEvent> {
+        self.post_task_end(tid, &task, end.clone());
+        self.failed_attempts += 1;
+        let Some(tsm) = self.task_sets.get_mut(&task.key) else {
+            return Vec::new();
+        };
+        let idx = task.index as usize;
+        let stage_attempt = tsm.stage_attempt;
+        let name = TaskName {
+            index: task.index,
+            attempt: task.attempt,
+            stage_id: task.key.1,
+            stage_attempt_id: stage_attempt,
+        };
+        let lost = format!(
+            "Lost {name} (TID {tid}) ({} executor {}): {reason}",
+            task.host, task.executor_id
+        );
+        match &end {
+            TaskEndReason::ExecutorLostFailure {
+                exit_caused_by_app: false,
+                ..
+            } => info!(
+                self.log,
+                TSM,
+                "{name} (TID {tid}) failed because while it was being computed, its executor exited for a reason unrelated to the task. Not counting this failure towards the maximum number of failures for the task."
+            ),
+            TaskEndReason::ExceptionFailure { class, description } => {
+                let now = clock::now_ms();
+                let dup = match tsm.recent_exceptions.get_mut(description) {
+                    Some((count, printed)) if now - *printed <= EXCEPTION_PRINT_INTERVAL_MS => {
+                        *count += 1;
+                        Some(*count)
+                    }
+                    Some(entry) => {
+                        *entry = (0, now);
+                        None
+                    }
+                    None => {
+                        tsm.recent_exceptions.insert(description.clone(), (0, now));
+                        None
+                    }
+                };
+                match dup {
+                    Some(n) => info!(
+                        self.log,
+                        TSM,
+                        "Lost {name} (TID {tid}) on {}, executor {}: {class} ({description}) [duplicate {n}]",
+                        task.host,
+                        task.executor_id
+                    ),
+                    None => warn!(self.log, TSM, "{lost}"),
+                }
+            }
+            _ => warn!(self.log, TSM, "{lost}"),
+        }
+        if tsm.successful[idx] || tsm.zombie {
+            self.maybe_finish_task_set(task.key);
+            return Vec::new();
+        }
+        if counts {
+            tsm.failures[idx] += 1;
+        }
+        if tsm.failures[idx] >= self.max_failures {
+            let n = tsm.failures[idx];
+            error!(
+                self.log,
+                TSM,
+                "Task {} in stage {}.{stage_attempt} failed {n} times; aborting job",
+                task.index,
+                task.key.1
+            );
+            let reason = format!(
+                "Task {} in stage {}.{stage_attempt} failed {n} times, most recent failure: {lost}\nDriver stacktrace:",
+                task.index, task.key.1
+            );
+            if let Some(t) = self.task_sets.get_mut(&task.key) {
+                t.zombie = true;
+                t.pending.clear();
+            }
+            self.runnable.remove(&task.key);
+            self.maybe_finish_task_set(task.key);
+            return self.abort_stage(task.key.1, &reason);
+        }
+        // TaskSetManager.addPendingTask: the pending lists are stacks (dequeueTaskFromList
+        // takes from the end), so a failed index runs next.
+        tsm.pending.push_front(task.index);
+        self.runnable.insert(task.key);
+        vec![SchedulerEvent::Revive]
+    }
+
+    /// `TaskSetManager.executorLost`, first part: without the external shuffle service, the
+    /// finished map tasks of a running (non-zombie) set whose output the executor served are
+    /// pending again, each reported as `Resubmitted` to the DAGScheduler.
+    pub(super) fn resubmit_lost_outputs(
+        &mut self,
+        eid: ExecutorId,
+        events: &mut Vec<SchedulerEvent>,
+    ) {
+        if self.shuffle.service_enabled {
+            return;
+        }
+        let host = self.block_managers.get(eid).cloned();
+        for out in self.outputs_by_executor.remove(&eid).unwrap_or_default() {
+            let Some(tsm) = self.task_sets.get_mut(&out.key) else {
+                continue;
+            };
+            let idx = out.index as usize;
+            if tsm.zombie || !tsm.successful[idx] || tsm.output_on[idx] != Some(eid) {
+                continue;
+            }
+            tsm.successful[idx] = false;
+            tsm.num_successful -= 1;
+            tsm.output_on[idx] = None;
+            tsm.pending.push_front(out.index);
+            let partition = tsm.partitions[idx];
+            self.task_outputs.push(TaskOutput::Lost {
+                stage: out.key.1,
+                stage_attempt: tsm.stage_attempt,
+                index: out.index,
+            });
+            self.runnable.insert(out.key);
+            let task = RunningTask {
+                task_id: out.task_id,
+                key: out.key,
+                index: out.index,
+                partition,
+                attempt: out.attempt,
+                executor_id: eid,
+                host: host.clone().unwrap_or_else(|| std::rc::Rc::from("")),
+                launch_ms: 0,
+                launch_epoch: out.launch_epoch,
+                map_epoch: 0,
+                launching: false,
+            };
+            self.post_task_end(out.task_id, &task, TaskEndReason::Resubmitted);
+            self.handle_resubmitted(out.key.1, partition);
+            events.push(SchedulerEvent::Revive);
+        }
+    }
+}

@@ -1,0 +1,652 @@
+//! The scheduler's unit tests (TaskSetManagerSuite, DAGSchedulerSuite cases ported).
+
+use super::*;
+use crate::kernel::logs::LogStore;
+use sparkyard_messages::rpc::{EndpointId, RpcEndpointAddress};
+use sparkyard_messages::task::StageSpec;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+fn scheduler() -> Scheduler {
+    let store = Rc::new(RefCell::new(LogStore::new(false)));
+    Scheduler::new(
+        ProcessLog::new("driver", store),
+        ContextBus::disabled(),
+        4,
+        1,
+    )
+}
+
+/// A scheduler whose log lines are kept, and a way to read them.
+fn logged_scheduler() -> (Scheduler, Rc<RefCell<LogStore>>) {
+    let store = Rc::new(RefCell::new(LogStore::new(true)));
+    let s = Scheduler::new(
+        ProcessLog::new("driver", store.clone()),
+        ContextBus::disabled(),
+        4,
+        1,
+    );
+    (s, store)
+}
+
+/// The logged lines without their timestamps (`LEVEL Logger: text`).
+fn lines(store: &Rc<RefCell<LogStore>>) -> Vec<String> {
+    let store = store.borrow();
+    let Some(out) = store.output("driver") else {
+        return Vec::new();
+    };
+    out.stderr
+        .lines()
+        .map(|l| l.splitn(3, ' ').nth(2).unwrap_or(l).to_string())
+        .collect()
+}
+
+/// A one-stage job of two tasks.
+fn two_task_job() -> JobSpec {
+    let mut spec = stage("ParallelCollectionRDD[0] at X.scala:1", vec![]);
+    spec.num_partitions = 2;
+    spec.tasks.push(spec.tasks[0].clone());
+    JobSpec {
+        call_site: "count at X.scala:1".into(),
+        stages: vec![spec],
+    }
+}
+
+fn waiter() -> RemoteRef {
+    RemoteRef {
+        id: EndpointId(0),
+        address: RpcEndpointAddress {
+            rpc_address: None,
+            name: "Driver".into(),
+        },
+    }
+}
+
+fn stage(rdd: &str, parents: Vec<usize>) -> StageSpec {
+    StageSpec {
+        rdd_description: rdd.into(),
+        num_partitions: 1,
+        parents,
+        tasks: vec![TaskWork::Sleep {
+            duration_ms: 1,
+            fail: None,
+        }],
+        shuffle_write: Default::default(),
+    }
+}
+
+/// A two-stage job: a shuffle-map stage and the result stage reading it.
+fn two_stage_job() -> JobSpec {
+    JobSpec {
+        call_site: "count at X.scala:1".into(),
+        stages: vec![
+            stage("MapPartitionsRDD[1] at map at X.scala:1", vec![]),
+            stage("ShuffledRDD[2] at count at X.scala:1", vec![0]),
+        ],
+    }
+}
+
+/// DAGScheduler.submitStage: a job's result stage waits (`waitingStages`) while its map stage
+/// runs (`runningStages`), whatever other jobs were submitted before it.
+#[test]
+fn a_result_stage_waits_for_its_map_stage() {
+    let mut s = scheduler();
+    for _ in 0..3 {
+        s.submit_job(two_stage_job(), waiter());
+    }
+    // Stage 2j is job j's map stage (running), 2j + 1 its result stage (waiting).
+    assert_eq!(s.waiting_stages, BTreeSet::from([1, 3, 5]));
+    assert_eq!(s.running_stages, BTreeSet::from([0, 2, 4]));
+    assert_eq!(s.job_stages[&2], (4, 5));
+}
+
+/// A one-stage job of one task.
+fn one_task_job() -> JobSpec {
+    JobSpec {
+        call_site: "count at X.scala:1".into(),
+        stages: vec![stage("ParallelCollectionRDD[0] at X.scala:1", vec![])],
+    }
+}
+
+fn offer(executor: u32) -> WorkerOffer {
+    WorkerOffer {
+        executor_id: ExecutorId(executor),
+        host: Rc::from("host1"),
+        cores: 1,
+    }
+}
+
+/// Offers one core of executor 1 and returns the task launched there.
+fn launch_one(s: &mut Scheduler) -> TaskDescription {
+    let mut launched = s.resource_offer(&mut offer(1));
+    assert_eq!(launched.len(), 1, "one task pending");
+    launched.remove(0)
+}
+
+fn boom() -> TaskResultData {
+    TaskResultData::Exception {
+        class: "java.lang.RuntimeException".into(),
+        description: "boom".into(),
+    }
+}
+
+/// Ports TaskSetManagerSuite "repeated failures lead to task set abortion": the 4th failure
+/// of a task (spark.task.maxFailures = 4) aborts the job with Spark's message; the three
+/// before re-queue it.
+#[test]
+fn repeated_failures_lead_to_task_set_abortion() {
+    let mut s = scheduler();
+    s.submit_job(one_task_job(), waiter());
+    for attempt in 0..3 {
+        let task = launch_one(&mut s);
+        assert_eq!(task.attempt_number, attempt);
+        let (known, events) = s.status_update(task.task_id, TaskState::Failed, boom());
+        assert!(known);
+        assert!(matches!(events.as_slice(), [SchedulerEvent::Revive]));
+    }
+    let task = launch_one(&mut s);
+    let (_, events) = s.status_update(task.task_id, TaskState::Failed, boom());
+    let [SchedulerEvent::JobEnded { result, .. }] = events.as_slice() else {
+        panic!("the job ends: {events:?}");
+    };
+    assert_eq!(
+        *result,
+        JobResult::Failed(
+            "Job aborted due to stage failure: Task 0 in stage 0.0 failed 4 times, most recent failure: Lost task 0.3 in stage 0.0 (TID 3) (host1 executor 1): java.lang.RuntimeException: boom\nDriver stacktrace:".into()
+        )
+    );
+    assert!(
+        s.resource_offer(&mut offer(1)).is_empty(),
+        "an aborted set launches nothing"
+    );
+}
+
+/// Ports TaskSetManagerSuite "Executors exit for reason unrelated to currently running
+/// tasks": losses not caused by the app re-queue the running task without counting toward
+/// spark.task.maxFailures, so more losses than that never abort.
+#[test]
+fn executor_losses_unrelated_to_the_tasks_do_not_abort() {
+    let mut s = scheduler();
+    s.submit_job(one_task_job(), waiter());
+    let preempted = ExecutorLossReason::Exited {
+        exit_code: -102,
+        exit_caused_by_app: false,
+        reason: "Container container_1 on host: host1 was preempted.".into(),
+    };
+    for _ in 0..6 {
+        let task = launch_one(&mut s);
+        let events = s.executor_lost(task.executor_id, &preempted);
+        assert!(
+            matches!(events.as_slice(), [SchedulerEvent::Revive]),
+            "{events:?}"
+        );
+    }
+    assert_eq!(s.failed_attempts, 6);
+    assert!(s.has_pending_tasks());
+}
+
+/// An executor lost while running a task, for a reason caused by the app, re-queues the
+/// task and counts the failure (Spark's TaskSetManager.executorLost -> handleFailedTask with
+/// ExecutorLostFailure(exitCausedByApp = true)): the 4th such loss aborts.
+#[test]
+fn executor_lost_resubmits_its_running_task_and_counts_app_failures() {
+    let mut s = scheduler();
+    s.submit_job(one_task_job(), waiter());
+    let oom = ExecutorLossReason::Exited {
+        exit_code: 52,
+        exit_caused_by_app: true,
+        reason: "Container from a bad node".into(),
+    };
+    let mut last = Vec::new();
+    for _ in 0..4 {
+        let task = launch_one(&mut s);
+        // Running (no longer launching): the loss is blamed on the task.
+        s.status_update(task.task_id, TaskState::Running, TaskResultData::None);
+        last = s.executor_lost(task.executor_id, &oom);
+    }
+    let [SchedulerEvent::JobEnded { result, .. }] = last.as_slice() else {
+        panic!("the 4th loss aborts: {last:?}");
+    };
+    let JobResult::Failed(message) = result else {
+        panic!("{result:?}");
+    };
+    assert!(
+        message.contains("failed 4 times, most recent failure: Lost task 0.3 in stage 0.0 (TID 3) (host1 executor 1): ExecutorLostFailure (executor 1 exited caused by one of the running tasks) Reason: Container from a bad node"),
+        "{message}"
+    );
+}
+
+/// A task that finished is not run again: a late failure report for it is ignored, and
+/// losing its executor (a result stage keeps no map output there) re-queues nothing
+/// (Spark's TaskSetManager.handleFailedTask: "Task ... was already successful";
+/// executorLost resubmits only shuffle-map outputs).
+#[test]
+fn a_finished_task_is_not_relaunched() {
+    let mut s = scheduler();
+    s.submit_job(one_task_job(), waiter());
+    let task = launch_one(&mut s);
+    let (_, events) = s.status_update(task.task_id, TaskState::Finished, TaskResultData::Count(7));
+    let [SchedulerEvent::JobEnded { result, .. }] = events.as_slice() else {
+        panic!("the job ends: {events:?}");
+    };
+    assert_eq!(
+        *result,
+        JobResult::Succeeded(vec![TaskResultData::Count(7)])
+    );
+    let (known, _) = s.status_update(task.task_id, TaskState::Failed, boom());
+    assert!(!known, "a duplicate update for a finished task is ignored");
+    let lost = ExecutorLossReason::Exited {
+        exit_code: 1,
+        exit_caused_by_app: true,
+        reason: "gone".into(),
+    };
+    assert!(s.executor_lost(task.executor_id, &lost).is_empty());
+    assert!(s.resource_offer(&mut offer(2)).is_empty());
+    assert_eq!(s.failed_attempts, 0);
+}
+
+/// Spark 4.0 TaskSchedulerImpl.killAllTaskAttempts and DAGScheduler
+/// cancelRunningIndependentStages / markStageAsFinished: aborting a stage whose other task
+/// still runs logs `Canceling stage`, `Killing all running tasks in stage 0: <the job's
+/// error>` (no `Stage cancelled: ` prefix), kills that task on its executor, logs `Stage 0.0
+/// was cancelled`, and the set leaves its pool (`Removed TaskSet`) only once the killed
+/// task reports back, with TaskKilled carrying the kill's reason.
+#[test]
+fn a_stage_abort_kills_its_running_tasks() {
+    let (mut s, store) = logged_scheduler();
+    s.submit_job(two_task_job(), waiter());
+    let t0 = s.resource_offer(&mut offer(1)).remove(0);
+    let t1 = s.resource_offer(&mut offer(2)).remove(0);
+    assert_eq!((t0.index, t1.index), (0, 1));
+    let mut tid = t0.task_id;
+    let mut events = Vec::new();
+    for _ in 0..4 {
+        events = s.status_update(tid, TaskState::Failed, boom()).1;
+        if let [SchedulerEvent::Revive] = events.as_slice() {
+            tid = launch_one(&mut s).task_id;
+        }
+    }
+    let [
+        SchedulerEvent::KillTask {
+            task_id,
+            executor_id,
+            reason,
+        },
+        SchedulerEvent::JobEnded { .. },
+    ] = events.as_slice()
+    else {
+        panic!("a kill for the running task, then the job's end: {events:?}");
+    };
+    assert_eq!((*task_id, *executor_id), (t1.task_id, ExecutorId(2)));
+    assert!(
+        reason.starts_with("Job aborted due to stage failure: Task 0 in stage 0.0 failed 4 times")
+    );
+    let logged = lines(&store);
+    let at = |text: &str| {
+        logged
+            .iter()
+            .position(|l| l.starts_with(text))
+            .unwrap_or_else(|| panic!("no line {text:?} in {logged:#?}"))
+    };
+    let cancel = at("INFO YarnClusterScheduler: Canceling stage 0");
+    let kill = at(
+        "INFO YarnClusterScheduler: Killing all running tasks in stage 0: Job aborted due to stage failure: Task 0 in stage 0.0 failed 4 times",
+    );
+    let cancelled = at("INFO YarnClusterScheduler: Stage 0.0 was cancelled");
+    let failed = at(
+        "INFO DAGScheduler: ResultStage 0 (count at X.scala:1) failed in 0 ms due to Job aborted",
+    );
+    assert!(cancel < kill && kill < cancelled && cancelled < failed);
+    assert!(
+        !logged.iter().any(|l| l.contains("Removed TaskSet")),
+        "task 1 still runs"
+    );
+    let data = TaskResultData::Killed {
+        reason: reason.clone(),
+    };
+    let (known, events) = s.status_update(t1.task_id, TaskState::Killed, data);
+    assert!(known && events.is_empty(), "{events:?}");
+    let logged = lines(&store);
+    let lost = format!(
+        "WARN TaskSetManager: Lost task 1.0 in stage 0.0 (TID {}) (host1 executor 2): TaskKilled (Job aborted due to stage failure: ",
+        t1.task_id
+    );
+    assert!(logged.iter().any(|l| l.starts_with(&lost)), "{logged:#?}");
+    assert_eq!(
+        logged.last().map(String::as_str),
+        Some(
+            "INFO YarnClusterScheduler: Removed TaskSet 0.0 whose tasks have all completed, from pool "
+        )
+    );
+}
+
+/// Spark 4.0's success path (TaskSchedulerImpl.taskSetFinished, DAGScheduler
+/// markStageAsFinished and handleTaskCompletion, TaskSchedulerImpl.killAllTaskAttempts):
+/// `Removed TaskSet 0.0 whose tasks have all completed, from pool ` (no comma), `finished in
+/// <Long> ms`, and `Canceling stage 0` before the `Stage finished` kill line on the job's
+/// end, with no `was cancelled` (the set has left its pool) and nothing to kill.
+#[test]
+fn a_job_end_logs_spark_4_lines() {
+    let (mut s, store) = logged_scheduler();
+    s.submit_job(one_task_job(), waiter());
+    let t = launch_one(&mut s);
+    let (_, events) = s.status_update(t.task_id, TaskState::Finished, TaskResultData::Count(1));
+    assert!(
+        matches!(events.as_slice(), [SchedulerEvent::JobEnded { .. }]),
+        "{events:?}"
+    );
+    let logged = lines(&store);
+    let tail: Vec<&str> = logged
+        .iter()
+        .rev()
+        .take(5)
+        .rev()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            "INFO YarnClusterScheduler: Removed TaskSet 0.0 whose tasks have all completed, from pool ",
+            "INFO DAGScheduler: ResultStage 0 (count at X.scala:1) finished in 0 ms",
+            "INFO DAGScheduler: Job 0 is finished. Cancelling potential speculative or zombie tasks for this job",
+            "INFO YarnClusterScheduler: Canceling stage 0",
+            "INFO YarnClusterScheduler: Killing all running tasks in stage 0: Stage finished",
+        ]
+    );
+    let start = logged
+        .iter()
+        .find(|l| l.contains("Starting task"))
+        .expect("started");
+    assert!(
+        start.ends_with("(host1,executor 1, partition 0, PROCESS_LOCAL, 7595 bytes) "),
+        "Spark 4.0.0's TaskSetManager format has no space after the host's comma: {start}"
+    );
+}
+
+/// TaskSetManager.handleFailedTask (Spark 4.0): an ExecutorLostFailure not caused by the app
+/// is INFO `<task> failed because while it was being computed, its executor exited for a
+/// reason unrelated to the task. ...`, not a WARN `Lost task`; an exception repeated within
+/// spark.logging.exceptionPrintInterval is INFO `Lost task ... on <host>, executor N:
+/// <class> (<desc>) [duplicate N]`.
+#[test]
+fn unrelated_losses_and_repeated_exceptions_are_info() {
+    let (mut s, store) = logged_scheduler();
+    s.submit_job(one_task_job(), waiter());
+    let preempted = ExecutorLossReason::Exited {
+        exit_code: -102,
+        exit_caused_by_app: false,
+        reason: "Container container_1 on host: host1 was preempted.".into(),
+    };
+    let t = launch_one(&mut s);
+    s.executor_lost(t.executor_id, &preempted);
+    let t = launch_one(&mut s);
+    s.status_update(t.task_id, TaskState::Failed, boom());
+    let t = launch_one(&mut s);
+    s.status_update(t.task_id, TaskState::Failed, boom());
+    let logged = lines(&store);
+    let failures: Vec<&str> = logged
+        .iter()
+        .filter(|l| l.contains("TaskSetManager: Lost") || l.contains("failed because"))
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        failures,
+        [
+            "INFO TaskSetManager: task 0.0 in stage 0.0 (TID 0) failed because while it was being computed, its executor exited for a reason unrelated to the task. Not counting this failure towards the maximum number of failures for the task.",
+            "WARN TaskSetManager: Lost task 0.1 in stage 0.0 (TID 1) (host1 executor 1): java.lang.RuntimeException: boom",
+            "INFO TaskSetManager: Lost task 0.2 in stage 0.0 (TID 2) on host1, executor 1: java.lang.RuntimeException (boom) [duplicate 1]",
+        ]
+    );
+}
+
+/// A two-stage job of two map and two reduce partitions.
+fn shuffle_job() -> JobSpec {
+    let mut map = stage("MapPartitionsRDD[1] at map at X.scala:1", vec![]);
+    let mut reduce = stage("ShuffledRDD[2] at count at X.scala:2", vec![0]);
+    for s in [&mut map, &mut reduce] {
+        s.num_partitions = 2;
+        s.tasks.push(s.tasks[0].clone());
+    }
+    JobSpec {
+        call_site: "count at X.scala:2".into(),
+        stages: vec![map, reduce],
+    }
+}
+
+fn offer_on(executor: u32, host: &str) -> WorkerOffer {
+    WorkerOffer {
+        executor_id: ExecutorId(executor),
+        host: Rc::from(host),
+        cores: 1,
+    }
+}
+
+/// Runs the map stage of `shuffle_job`: partition 0 on executor 1 (host1), 1 on executor 2
+/// (host2); returns the first reduce task's description, launched on executor 3.
+fn finish_map_stage(s: &mut Scheduler) -> TaskDescription {
+    s.submit_job(shuffle_job(), waiter());
+    for (e, h) in [(1, "host1"), (2, "host2"), (3, "host3")] {
+        s.block_manager_added(ExecutorId(e), Rc::from(h));
+    }
+    let m0 = s.resource_offer(&mut offer_on(1, "host1")).remove(0);
+    let m1 = s.resource_offer(&mut offer_on(2, "host2")).remove(0);
+    s.status_update(m0.task_id, TaskState::Finished, TaskResultData::None);
+    s.status_update(m1.task_id, TaskState::Finished, TaskResultData::None);
+    let r0 = s.resource_offer(&mut offer_on(3, "host3")).remove(0);
+    assert_eq!((r0.stage_id, r0.partition_id), (1, 0));
+    r0
+}
+
+/// The FetchFailed a reducer reports when executor 1's block manager does not answer.
+fn fetch_failed(reduce_id: u32) -> TaskResultData {
+    TaskResultData::FetchFailed(Box::new(FetchFailure {
+        bm_address: Some(BlockManagerId {
+            executor_id: ExecutorId(1),
+            host: "host1".into(),
+            port: 38001,
+        }),
+        shuffle_id: 0,
+        map_id: 0,
+        map_index: 0,
+        reduce_id,
+        message: "org.apache.spark.shuffle.FetchFailedException: Failed to connect to host1:38001"
+            .into(),
+    }))
+}
+
+/// DAGScheduler.handleTaskCompletion FetchFailed (DAGSchedulerSuite "trivial shuffle with
+/// fetch failure"): the reduce stage's attempt fails (`Marking ... as failed due to a fetch
+/// failure from ...`, `failed in <ms> ms due to <message>`), the map output and the executor's
+/// outputs are unregistered (`Executor lost: 1 (epoch E)`, `Shuffle files lost for executor`),
+/// both stages are resubmitted after RESUBMIT_TIMEOUT (200 ms), and the new map stage attempt
+/// runs only the missing partition.
+#[test]
+fn a_fetch_failure_resubmits_the_map_stage_for_its_missing_partitions() {
+    let (mut s, store) = logged_scheduler();
+    let r0 = finish_map_stage(&mut s);
+    let (known, events) = s.status_update(r0.task_id, TaskState::Failed, fetch_failed(0));
+    assert!(known);
+    assert!(
+        matches!(
+            events.as_slice(),
+            [SchedulerEvent::ResubmitFailedStagesAfter { ms: 200 }]
+        ),
+        "{events:?}"
+    );
+    assert_eq!(s.tracker.missing_partitions(0), vec![0]);
+    let logged = lines(&store);
+    // The FetchFailed message spans three lines, as Spark's does.
+    let raw = store
+        .borrow()
+        .output("driver")
+        .expect("logged")
+        .stderr
+        .clone();
+    assert!(raw.contains(
+        " WARN TaskSetManager: Lost task 0.0 in stage 1.0 (TID 2) (host3 executor 3): FetchFailed(BlockManagerId(1, host1, 38001, None), shuffleId=0, mapIndex=0, mapId=0, reduceId=0, message=\norg.apache.spark.shuffle.FetchFailedException: Failed to connect to host1:38001\n)\n"
+    ), "{raw}");
+    let tail: Vec<&str> = logged
+        .iter()
+        .rev()
+        .take(9)
+        .rev()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            // Its other partition never launched: the zombie set leaves its pool at once.
+            "INFO YarnClusterScheduler: Removed TaskSet 1.0 whose tasks have all completed, from pool ",
+            "INFO DAGScheduler: Marking ResultStage 1 (count at X.scala:2) as failed due to a fetch failure from ShuffleMapStage 0 (map at X.scala:1)",
+            "INFO DAGScheduler: ResultStage 1 (count at X.scala:2) failed in 0 ms due to org.apache.spark.shuffle.FetchFailedException: Failed to connect to host1:38001",
+            "INFO DAGScheduler: Resubmitting ShuffleMapStage 0 (map at X.scala:1) and ResultStage 1 (count at X.scala:2) due to fetch failure",
+            "INFO DAGScheduler: Executor lost: 1 (epoch 1)",
+            "INFO BlockManagerMasterEndpoint: Trying to remove executor 1 from BlockManagerMaster.",
+            "INFO BlockManagerMasterEndpoint: Removing block manager BlockManagerId(1, host1, 38001, None)",
+            "INFO BlockManagerMaster: Removed 1 successfully in removeExecutor",
+            "INFO DAGScheduler: Shuffle files lost for executor: 1 (epoch 1)",
+        ]
+    );
+    let events = s.resubmit_failed_stages();
+    assert!(matches!(events.as_slice(), [SchedulerEvent::Revive]));
+    let logged = lines(&store);
+    assert!(logged.contains(&"INFO DAGScheduler: Resubmitting failed stages".to_string()));
+    assert!(
+        logged.contains(
+            &"INFO YarnClusterScheduler: Adding task set 0.1 with 1 tasks resource profile 0"
+                .to_string()
+        )
+    );
+    let m = s.resource_offer(&mut offer_on(2, "host2")).remove(0);
+    assert_eq!(
+        (m.stage_id, m.stage_attempt_id, m.index, m.partition_id),
+        (0, 1, 0, 0)
+    );
+    s.status_update(m.task_id, TaskState::Finished, TaskResultData::None);
+    // The reduce stage's second attempt runs both partitions (neither has a result yet).
+    let r = s.resource_offer(&mut offer_on(2, "host2")).remove(0);
+    assert_eq!((r.stage_id, r.stage_attempt_id), (1, 1));
+    let plan = r.shuffle.read.expect("a reduce task reads the shuffle");
+    assert_eq!(plan.missing_map, None);
+    assert_eq!(s.failed_attempts, 1);
+}
+
+/// DAGSchedulerSuite "Fail the job if a barrier/fetch-failed stage exceeds
+/// spark.stage.maxConsecutiveAttempts": the 4th consecutive fetch-failed attempt aborts the
+/// job with `<stage> (<name>) has failed the maximum allowable number of times: 4. Most recent
+/// failure reason: <message>`; fetch failures never reach spark.task.maxFailures' abort.
+#[test]
+fn four_fetch_failed_attempts_abort_the_stage() {
+    let (mut s, store) = logged_scheduler();
+    let mut r = finish_map_stage(&mut s);
+    let mut last = Vec::new();
+    for attempt in 0..4 {
+        assert_eq!(r.stage_attempt_id, attempt);
+        last = s
+            .status_update(r.task_id, TaskState::Failed, fetch_failed(0))
+            .1;
+        if attempt == 3 {
+            break;
+        }
+        s.resubmit_failed_stages();
+        // The lost output runs again on executor 1 (so the next failure names it again).
+        let m = s.resource_offer(&mut offer_on(1, "host1")).remove(0);
+        assert_eq!((m.stage_id, m.stage_attempt_id), (0, attempt + 1));
+        s.status_update(m.task_id, TaskState::Finished, TaskResultData::None);
+        r = s.resource_offer(&mut offer_on(3, "host3")).remove(0);
+    }
+    let Some(SchedulerEvent::JobEnded { result, .. }) = last.last() else {
+        panic!("the job ends: {last:?}");
+    };
+    assert_eq!(
+        *result,
+        JobResult::Failed(
+            "Job aborted due to stage failure: ResultStage 1 (count at X.scala:2) has failed the maximum allowable number of times: 4. Most recent failure reason: org.apache.spark.shuffle.FetchFailedException: Failed to connect to host1:38001".into()
+        )
+    );
+    assert!(
+        !lines(&store).iter().any(|l| l.contains("aborting job")),
+        "fetch failures do not count toward spark.task.maxFailures"
+    );
+}
+
+/// DAGScheduler.handleExecutorLost: without the external shuffle service a lost executor's
+/// map outputs go with it (`Shuffle files lost for executor`); with it, they stay registered
+/// (only `Executor lost`), as DAGSchedulerSuite "executor loss with/without external shuffle
+/// service" checks.
+#[test]
+fn an_executor_loss_unregisters_outputs_only_without_the_shuffle_service() {
+    for ess in [false, true] {
+        let store = Rc::new(RefCell::new(LogStore::new(true)));
+        let mut s = Scheduler::new(
+            ProcessLog::new("driver", store.clone()),
+            ContextBus::disabled(),
+            4,
+            1,
+        )
+        .with_shuffle(ShuffleSettings {
+            service_enabled: ess,
+            ..ShuffleSettings::default()
+        });
+        finish_map_stage(&mut s);
+        let lost = ExecutorLossReason::Exited {
+            exit_code: 137,
+            exit_caused_by_app: true,
+            reason: "killed".into(),
+        };
+        s.executor_lost(ExecutorId(1), &lost);
+        let logged = lines(&store);
+        assert!(logged.contains(&"INFO DAGScheduler: Executor lost: 1 (epoch 1)".to_string()));
+        let files_lost = logged
+            .iter()
+            .any(|l| l == "INFO DAGScheduler: Shuffle files lost for executor: 1 (epoch 1)");
+        assert_eq!(files_lost, !ess);
+        assert_eq!(s.tracker.is_available(0), ess);
+    }
+}
+
+/// TaskSetManager.executorLost (Spark 4.0): a map task that finished on the lost executor is
+/// reported `Resubmitted` (DAGScheduler: `Resubmitted ShuffleMapTask(0, 0), so marking it as
+/// still running.`) before its running tasks are lost, and before the DAGScheduler's
+/// `Executor lost` line; it runs again in the same stage attempt.
+#[test]
+fn a_lost_map_output_is_resubmitted_before_the_running_tasks_fail() {
+    let (mut s, store) = logged_scheduler();
+    s.submit_job(shuffle_job(), waiter());
+    s.block_manager_added(ExecutorId(1), Rc::from("host1"));
+    let m0 = s.resource_offer(&mut offer_on(1, "host1")).remove(0);
+    s.status_update(m0.task_id, TaskState::Finished, TaskResultData::None);
+    let m1 = s.resource_offer(&mut offer_on(1, "host1")).remove(0);
+    s.status_update(m1.task_id, TaskState::Running, TaskResultData::None);
+    let lost = ExecutorLossReason::Exited {
+        exit_code: -100,
+        exit_caused_by_app: false,
+        reason: "lost node".into(),
+    };
+    s.executor_lost(ExecutorId(1), &lost);
+    let logged = lines(&store);
+    let at = |text: &str| {
+        logged
+            .iter()
+            .position(|l| l.contains(text))
+            .unwrap_or_else(|| panic!("no {text:?} in {logged:#?}"))
+    };
+    let resubmitted =
+        at("DAGScheduler: Resubmitted ShuffleMapTask(0, 0), so marking it as still running.");
+    let failed = at("task 1.0 in stage 0.0 (TID 1) failed because");
+    let lost_line = at("DAGScheduler: Executor lost: 1 (epoch 0)");
+    assert!(resubmitted < failed && failed < lost_line);
+    let again: Vec<u32> = [
+        s.resource_offer(&mut offer_on(2, "host2")),
+        s.resource_offer(&mut offer_on(3, "host3")),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|t| t.partition_id)
+    .collect();
+    assert_eq!(
+        again,
+        vec![1, 0],
+        "the failed task, then the resubmitted one"
+    );
+}
