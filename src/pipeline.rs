@@ -87,14 +87,13 @@ impl Submission {
         })
     }
 
-    /// [`Submission::from_args`] on spark-submit's words; a word clap refuses is a usage error.
+    /// [`Submission::from_args`] on spark-submit's words, parsed with spark-submit's grammar.
     pub fn from_words<I, T>(words: I, defaults: DefaultsFile) -> Result<Self, UserError>
     where
         I: IntoIterator<Item = T>,
-        T: Into<std::ffi::OsString> + Clone,
+        T: AsRef<str>,
     {
-        let args = SubmitArgs::from_words(words).map_err(|e| UserError::usage(e.to_string()))?;
-        Self::from_args(args, defaults)
+        Self::from_args(SubmitArgs::from_words(words)?, defaults)
     }
 
     /// Loads the cluster, derives the Spark settings and builds the simulation's config.
@@ -214,7 +213,7 @@ mod tests {
     fn every_refusal_is_a_user_error() {
         assert!(matches!(
             submission(&["--no-such-flag"]),
-            Err(UserError::Usage(_))
+            Err(UserError::Launcher(_))
         ));
         assert!(matches!(
             prepare(&["--conf", "spark.executor.memory=zz"], RunPlan::default()),
