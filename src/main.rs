@@ -162,6 +162,9 @@ fn submit(args: SubmitArgs, outputs: &OutputArgs) -> Result<ExitCode, UserError>
     for w in &req.warnings {
         eprintln!("{w}");
     }
+    if let Some(w) = sparkyard::conf::submit::class_warning(&req.main_class) {
+        eprintln!("{w}");
+    }
     if req.verbose {
         eprintln!("{}", req.verbose_report());
     }

@@ -117,7 +117,9 @@ impl Submission {
             costs: cluster.costs,
             rm_host: cluster.rm_host,
             rm_start_time_ms: cluster.rm_start_time_ms,
-            user: cluster.user,
+            // SparkSubmit.submit: with --proxy-user the Client runs in the proxy user's doAs,
+            // so YARN sees that user (reports, staging dir, container log paths).
+            user: request.parsed.proxy_user.clone().unwrap_or(cluster.user),
             seed: options.seed,
             capture_container_logs: options.capture_logs,
             synthetic: plan.synthetic,

@@ -287,6 +287,21 @@ fn check_keytab(parsed: &ParsedArguments) -> Result<(), UserError> {
     )))
 }
 
+/// The console's warning for a `--class` sparkyard has no program for (the AM will fail to load
+/// it with `ClassNotFoundException`, as for a class missing from the jar); names the classes the
+/// program registry (`sparkyard_actors::examples`) simulates.
+pub fn class_warning(main_class: &str) -> Option<String> {
+    let simulated = sparkyard_actors::examples::SIMULATED_CLASSES;
+    (!simulated.contains(&main_class)).then(|| {
+        format!(
+            "Warning: sparkyard simulates only these classes: {}; --class {main_class} will fail \
+             in the ApplicationMaster with java.lang.ClassNotFoundException (a scenario file can \
+             run a synthetic workload under any class name)",
+            simulated.join(", ")
+        )
+    })
+}
+
 /// The flags Spark accepts and then ignores on YARN (no `OptionAssigner` for YARN), or that
 /// sparkyard cannot act on: said once each on the console, so nothing is dropped silently.
 fn yarn_ignored_warnings(args: &SubmitArgs, parsed: &ParsedArguments) -> Vec<String> {
@@ -1755,5 +1770,16 @@ pub(super) mod tests {
             SubmitArgs::from_words(["--foo", "a.jar"]).unwrap_err(),
             UserError::launcher("Unrecognized option: --foo")
         );
+    }
+
+    #[test]
+    fn class_warning_names_the_registry() {
+        assert_eq!(class_warning("org.apache.spark.examples.SparkPi"), None);
+        assert_eq!(class_warning("org.apache.spark.examples.JavaSparkPi"), None);
+        let w = class_warning("com.acme.Etl").expect("a warning");
+        for class in sparkyard_actors::examples::SIMULATED_CLASSES {
+            assert!(w.contains(class), "{w}");
+        }
+        assert!(w.contains("--class com.acme.Etl"), "{w}");
     }
 }

@@ -222,7 +222,9 @@ impl SimConfig {
     /// `loadClass(--class)`: SparkPi, or the run's synthetic application if its class is asked
     /// for; `None` is Spark's `ClassNotFoundException`.
     pub fn load_class(&self, class: &str) -> Option<UserProgram> {
-        if class == crate::examples::spark_pi::CLASS {
+        if class == crate::examples::spark_pi::CLASS
+            || class == crate::examples::spark_pi::JAVA_CLASS
+        {
             return Some(UserProgram::SparkPi);
         }
         match &self.synthetic {
