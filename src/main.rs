@@ -279,7 +279,21 @@ fn reproduce(req: &SubmitRequest) -> String {
             .map_or(0, |i| i + 1);
         words.insert(at, format!("--seed={}", req.seed));
     }
-    let quoted: Vec<String> = words.iter().map(|w| shell_quote(w)).collect();
+    // Utils.redactCommandLineArgs: a `key=value` word whose key or value is sensitive shows
+    // Spark's replacement text (rerun it with the secret put back).
+    let r = sparkyard_actors::world::spark_conf::Redactor::from_properties(
+        req.conf
+            .as_map()
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str())),
+    );
+    let quoted: Vec<String> = words
+        .iter()
+        .map(|w| match w.split_once('=') {
+            Some((k, v)) if r.is_sensitive(k, v) => shell_quote(&format!("{k}={}", r.redact(k, v))),
+            _ => shell_quote(w),
+        })
+        .collect();
     format!("sparkyard {}", quoted.join(" "))
 }
 

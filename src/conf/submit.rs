@@ -9,6 +9,7 @@ use super::option_parser::{self, ExtraOption};
 use super::properties::{load_properties_file, load_properties_text, retain_spark_properties};
 use super::spark_conf::SparkConf;
 use crate::error::UserError;
+use sparkyard_actors::world::spark_conf::Redactor;
 
 /// sparkyard's own `spark-defaults.conf`, used when no `--properties-file` is given.
 pub const EMBEDDED_SPARK_DEFAULTS: &str = include_str!("../../config/spark-defaults.conf");
@@ -26,9 +27,6 @@ pub const DEFAULT_SEED: u64 = 42;
 
 /// `--log-dir` when not given.
 pub const DEFAULT_LOG_DIR: &str = "sparkyard-logs";
-
-/// Spark's `Utils.REDACTION_REPLACEMENT_TEXT`.
-const REDACTED: &str = "*********(redacted)";
 
 /// The `spark-defaults.conf` spark-submit reads when there is no `--properties-file`
 /// (or also with `--load-spark-defaults`); `$SPARK_CONF_DIR/spark-defaults.conf` in Spark.
@@ -706,21 +704,10 @@ fn file_name(resource: &str) -> String {
     resource.rsplit('/').next().unwrap_or(resource).to_string()
 }
 
-/// `Utils.redact` with the default `spark.redaction.regex`
-/// `(?i)secret|password|token|access[.]?key`, matched against the key or the value.
-fn is_sensitive(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    ["secret", "password", "token", "accesskey", "access.key"]
-        .iter()
-        .any(|p| lower.contains(p))
-}
-
-fn redact<'a>(key: &str, value: &'a str) -> &'a str {
-    if is_sensitive(key) || is_sensitive(value) {
-        REDACTED
-    } else {
-        value
-    }
+/// `Utils.redact(kvs)`: the redaction pattern is the map's own `spark.redaction.regex` (else
+/// its default).
+fn redactor(props: &BTreeMap<String, String>) -> Redactor {
+    Redactor::from_properties(props.iter().map(|(k, v)| (k.as_str(), v.as_str())))
 }
 
 /// The clap command that parses sparkyard's own flags of `sparkyard submit`: `extra`'s and
@@ -1040,8 +1027,9 @@ impl SubmitRequest {
         let mut out = Vec::new();
         for (path, entries) in &self.verbose_info.loaded_files {
             out.push(format!("Using properties file: {path}"));
+            let r = redactor(entries);
             for (k, v) in entries {
-                out.push(format!("Adding default property: {k}={}", redact(k, v)));
+                out.push(format!("Adding default property: {k}={}", r.redact(k, v)));
             }
         }
         out.push(self.parsed_arguments());
@@ -1116,9 +1104,10 @@ impl SubmitRequest {
             " --conf and those from the properties file {file}:\n"
         ));
         let props = &self.verbose_info.submit_properties;
+        let r = redactor(props);
         let lines: Vec<String> = props
             .iter()
-            .map(|(k, v)| format!("({k},{})", redact(k, v)))
+            .map(|(k, v)| format!("({k},{})", r.redact(k, v)))
             .collect();
         s.push_str(&format!("  {}\n", lines.join("\n  ")));
         s

@@ -570,11 +570,21 @@ fn environment(out: &mut String, spark: &[(String, String)], hadoop: &[(String, 
         ("user.timezone", "UTC"),
     ];
     let empty: [(&str, &str); 0] = [];
+    // EventLoggingListener.redactEvent: every map but the classpath goes through Utils.redact.
+    let r = sparkyard_actors::world::spark_conf::Redactor::from_properties(
+        spark.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    );
+    let redacted = |kvs: &[(String, String)]| -> Vec<(String, String)> {
+        kvs.iter()
+            .map(|(k, v)| (k.clone(), r.redact(k, v).to_string()))
+            .collect()
+    };
+    let (spark, hadoop) = (redacted(spark), redacted(hadoop));
     object(out, |o| {
         o.str("Event", "SparkListenerEnvironmentUpdate");
         o.map("JVM Information", &jvm);
-        o.map("Spark Properties", spark);
-        o.map("Hadoop Properties", hadoop);
+        o.map("Spark Properties", &spark);
+        o.map("Hadoop Properties", &hadoop);
         o.map("System Properties", &system);
         o.map("Metrics Properties", &empty);
         o.map("Classpath Entries", &empty);
