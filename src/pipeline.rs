@@ -26,6 +26,8 @@ pub fn defaults_from_env() -> DefaultsFile {
 }
 
 /// Where the simulated cluster comes from.
+// Made once per run: the size difference between the variants costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum ClusterChoice {
     /// The submission's `--cluster FILE`, else the embedded default (as `sparkyard submit`).
     FromSubmission,

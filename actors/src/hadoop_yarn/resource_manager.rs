@@ -217,10 +217,27 @@ impl ResourceManager {
             am_rpc_port: -1,
             tracking_url,
         };
+        let queue = app.submission.queue.clone();
+        let user = app.submission.user.clone();
         self.apps.insert(id, app);
         self.env.reply(ask, ());
+        if self.sim.config.yarn.queue(&queue).is_none() {
+            return self.reject_application(id, unknown_queue_diagnostics(id, &user, &queue));
+        }
         self.set_state(id, State::Accepted);
         self.new_attempt(id);
+    }
+
+    /// `RMAppImpl.AppRejectedTransition` (APP_REJECTED from the scheduler): the application
+    /// fails with the scheduler's message, without any attempt.
+    fn reject_application(&mut self, id: ApplicationId, message: String) {
+        let now = crate::kernel::clock::now_epoch_ms();
+        if let Some(app) = self.apps.get_mut(&id) {
+            app.diagnostics = message;
+            app.final_status = Final::Failed;
+            app.finish_time = now;
+        }
+        self.set_state(id, State::Failed);
     }
 
     fn set_state(&mut self, id: ApplicationId, state: State) {
@@ -710,6 +727,11 @@ impl ResourceManager {
             self.nodes[node].cleanup.push((cid, status));
         }
     }
+}
+
+/// `CapacityScheduler.addApplication` for a queue it does not know.
+pub fn unknown_queue_diagnostics(id: ApplicationId, user: &str, queue: &str) -> String {
+    format!("Application {id} submitted by user {user} to unknown queue: {queue}")
 }
 
 impl ResourceManager {

@@ -148,6 +148,45 @@ pub struct YarnSettings {
     pub am_liveness_expiry_interval_ms: u64,
     /// `yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`.
     pub nm_heartbeat_interval_ms: u64,
+    /// The CapacityScheduler's leaf queues under `root` (`capacity-scheduler.xml`); a single
+    /// `default` queue at 100 % when the cluster file names none.
+    pub queues: Vec<QueueSpec>,
+}
+
+/// One CapacityScheduler leaf queue (`yarn.scheduler.capacity.root.<name>.*`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueSpec {
+    pub name: String,
+    /// `capacity`, percent of the cluster.
+    pub capacity: f64,
+    /// `maximum-capacity`, percent (100 when unset).
+    pub maximum_capacity: f64,
+    /// `maximum-am-resource-percent` (0.1 when unset), a fraction.
+    pub maximum_am_resource_percent: f64,
+    /// `user-limit-factor` (1 when unset).
+    pub user_limit_factor: f64,
+}
+
+impl QueueSpec {
+    /// CapacitySchedulerConfiguration's defaults for a queue of `capacity` percent.
+    pub fn with_capacity(name: &str, capacity: f64) -> Self {
+        QueueSpec {
+            name: name.to_string(),
+            capacity,
+            maximum_capacity: 100.0,
+            maximum_am_resource_percent: 0.1,
+            user_limit_factor: 1.0,
+        }
+    }
+}
+
+impl YarnSettings {
+    /// `CapacityScheduler.getQueue`: a leaf queue by its short name or its full path
+    /// (`root.<name>`).
+    pub fn queue(&self, name: &str) -> Option<&QueueSpec> {
+        let short = name.strip_prefix("root.").unwrap_or(name);
+        self.queues.iter().find(|q| q.name == short)
+    }
 }
 
 /// One NodeManager of the cluster.
