@@ -117,3 +117,51 @@ fn the_container_request_lines_are_spark_4_0_0s_text() {
         assert!(stderr.contains(line), "missing {line:?} in\n{stderr}");
     }
 }
+
+/// Every container log's stderr, joined.
+fn all_stderr(r: &RunResult) -> String {
+    r.logs
+        .outputs()
+        .values()
+        .map(|o| o.stderr.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+// SparkContext's constructor refuses what UnifiedMemoryManager.getMaxMemory and
+// ResourceUtils.validateTaskCpusLargeEnough refuse; in cluster mode that is the user class
+// failing in the AM before the context exists (no executor is ever requested).
+#[test]
+fn spark_context_refusals_fail_the_user_class_in_the_am() {
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--conf", "spark.task.cpus=2"],
+            "User class threw exception: org.apache.spark.SparkException: The number of cores per executor (=1) has to be >= the number of cpus per task = 2.",
+        ),
+        (
+            &["--executor-memory", "100m"],
+            "[INVALID_EXECUTOR_MEMORY] Executor memory 104857600 must be at least 471859200.",
+        ),
+        (
+            &["--driver-memory", "100m"],
+            "[INVALID_DRIVER_MEMORY] System memory 104857600 must be at least 471859200.",
+        ),
+    ];
+    for (extra, text) in cases {
+        let args = [
+            &["--class", "org.apache.spark.examples.SparkPi"],
+            extra,
+            &["app.jar", "2"],
+        ]
+        .concat();
+        let r = crate::common::submit(&args).expect("a run");
+        let logs = all_stderr(&r);
+        assert!(
+            logs.contains("ERROR SparkContext: Error initializing SparkContext."),
+            "{extra:?}"
+        );
+        assert!(logs.contains(text), "{extra:?}: {text}");
+        assert_eq!(r.counters.executors_launched, 0, "{extra:?}");
+        assert!(r.outcome.exception.is_some(), "{extra:?}");
+    }
+}
