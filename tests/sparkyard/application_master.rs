@@ -165,3 +165,24 @@ fn spark_context_refusals_fail_the_user_class_in_the_am() {
         assert!(r.outcome.exception.is_some(), "{extra:?}");
     }
 }
+
+// SchedulerUtils.validateResourceRequest refuses executor containers above
+// yarn.scheduler.maximum-allocation-vcores (InvalidResourceRequestException). The AM's first
+// allocate runs in createAllocator on its main thread (ApplicationMaster.scala), so the exception
+// is `Uncaught exception` (exit 10) on each attempt, not the Reporter thread's exit 12: Spark's
+// Client checks only memory before submitting, so this fails after submission, as on a cluster.
+#[test]
+fn executor_cores_above_the_maximum_allocation_fail_the_am() {
+    let r = crate::common::submit(&[
+        "--class",
+        "org.apache.spark.examples.SparkPi",
+        "--executor-cores",
+        "8",
+        "app.jar",
+        "2",
+    ])
+    .expect("a run");
+    assert_eq!(crate::common::am_exit_codes(&r), vec![10, 10]);
+    assert_eq!(r.counters.executors_launched, 0);
+    assert!(r.outcome.diagnostics.starts_with("Uncaught exception: org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException: Invalid resource request! Cannot allocate containers as requested resource is greater than maximum allowed allocation. Requested resource type=[vcores], Requested resource=<memory:1408, vCores:8>, maximum allowed allocation=<memory:8192, vCores:4>"), "{}", r.outcome.diagnostics);
+}
