@@ -220,8 +220,9 @@ fn write_attempt(
         let inprogress = dir.join(format!("{name}.inprogress"));
         write_lines(&inprogress, codec.is_some(), attempt)
             .map_err(|e| dir_error(dir, "cannot write the event log", &e))?;
+        // `dest` is a qualified Hadoop Path: `file:/...` on the local file system.
         let refused = format!(
-            "java.io.IOException: Target log file already exists ({})",
+            "java.io.IOException: Target log file already exists (file:{})",
             path.display()
         );
         return Ok(WrittenLog {

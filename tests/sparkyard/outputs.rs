@@ -904,7 +904,7 @@ fn an_existing_event_log_is_not_clobbered_without_overwrite() {
         again[0].refused.as_deref(),
         Some(
             format!(
-                "java.io.IOException: Target log file already exists ({})",
+                "java.io.IOException: Target log file already exists (file:{})",
                 done.display()
             )
             .as_str()
