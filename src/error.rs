@@ -15,6 +15,9 @@ pub enum UserError {
     },
     /// A launcher usage error; printed as `Error: <message>` followed by a hint to `--help`.
     Usage(String),
+    /// The launcher refused the words (`Unrecognized option: --foo`): `Main` prints
+    /// `Error: <message>`, a blank line and spark-submit's usage.
+    Launcher(String),
     /// A problem in one of sparkyard's own files (cluster file, scenario): names the file and,
     /// where known, the line and the key.
     File { path: String, message: String },
@@ -42,6 +45,9 @@ impl UserError {
     pub fn usage(message: impl Into<String>) -> Self {
         UserError::Usage(message.into())
     }
+    pub fn launcher(message: impl Into<String>) -> Self {
+        UserError::Launcher(message.into())
+    }
     pub fn file(path: impl Into<String>, message: impl Into<String>) -> Self {
         UserError::File {
             path: path.into(),
@@ -62,6 +68,11 @@ impl fmt::Display for UserError {
                     "Error: {message}\n\nRun with --help for usage help or --verbose for debug output"
                 )
             }
+            UserError::Launcher(message) => write!(
+                f,
+                "Error: {message}\n\n{}",
+                crate::conf::option_parser::USAGE.trim_end()
+            ),
             UserError::File { path, message } => write!(f, "error: {path}: {message}"),
         }
     }

@@ -4,7 +4,7 @@
 //! every usage or validation error.
 
 use clap::{Args, Parser, Subcommand};
-use sparkyard::conf::submit::{SubmitArgs, SubmitRequest};
+use sparkyard::conf::submit::{SubmitAction, SubmitArgs, SubmitRequest};
 use sparkyard::error::UserError;
 use sparkyard::outputs::OutputArgs;
 use sparkyard::pipeline::{self, RunPlan, Submission};
@@ -168,15 +168,15 @@ impl RunSubmitOverrides {
     }
 }
 
+// spark-submit's words go through spark-submit's own grammar (`conf::option_parser`), not clap:
+// clap only takes them all here, and later parses sparkyard's own flags among them.
 #[derive(Args)]
+#[command(disable_help_flag = true, disable_version_flag = true)]
 struct SubmitCommand {
-    /// Print the version of the Spark that sparkyard simulates.
-    #[arg(long = "version", help_heading = "Spark options")]
-    spark_version: bool,
-    #[command(flatten)]
-    args: SubmitArgs,
-    #[command(flatten)]
-    outputs: OutputArgs,
+    /// spark-submit's options, the application jar and its arguments, and sparkyard's simulator
+    /// and output options (`sparkyard submit --help` lists them).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    words: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -196,11 +196,7 @@ fn main() -> ExitCode {
         return ExitCode::from(1);
     }
     let outcome = match cli.command {
-        Command::Submit(cmd) if cmd.spark_version => {
-            print!("{}", spark_banner());
-            return ExitCode::SUCCESS;
-        }
-        Command::Submit(cmd) => submit(cmd.args, &cmd.outputs),
+        Command::Submit(cmd) => submit_words(cmd.words),
         Command::Run(cmd) => run_scenario(cmd),
         Command::Sweep(cmd) => sweep(cmd),
         Command::Shrink(cmd) => shrink(cmd),
@@ -228,11 +224,48 @@ fn spark_banner() -> String {
     )
 }
 
+/// `sparkyard submit WORDS`: spark-submit's actions (`--help`, `--version`), else a submission.
+fn submit_words(words: Vec<String>) -> Result<ExitCode, UserError> {
+    use clap::{Args, FromArgMatches};
+    let outputs_command = OutputArgs::augment_args(clap::Command::new("sparkyard submit"));
+    let (args, matches) = SubmitArgs::from_words_with(words, outputs_command)?;
+    let outputs =
+        OutputArgs::from_arg_matches(&matches).map_err(|e| UserError::usage(e.to_string()))?;
+    match args.action {
+        SubmitAction::PrintVersion => {
+            print!("{}", spark_banner());
+            Ok(ExitCode::SUCCESS)
+        }
+        SubmitAction::Usage { exit_code } => {
+            eprint!("{}", submit_usage());
+            Ok(ExitCode::from(exit_code))
+        }
+        _ => submit(args, &outputs),
+    }
+}
+
+/// spark-submit's usage, then sparkyard's own options of `submit`.
+fn submit_usage() -> String {
+    use clap::Args;
+    let outputs = OutputArgs::augment_args(clap::Command::new("sparkyard submit"));
+    let mut sim = sparkyard::conf::submit::sim_command(outputs)
+        .help_template("{all-args}")
+        .override_usage("");
+    format!(
+        "{}\nsparkyard's own options (not spark-submit's):\n\n{}\n",
+        sparkyard::conf::option_parser::USAGE,
+        sim.render_help()
+    )
+}
+
 fn submit(args: SubmitArgs, outputs: &OutputArgs) -> Result<ExitCode, UserError> {
-    logging::init(args.verbose, args.quiet);
+    logging::init(args.verbose, args.sim.quiet);
     let submission = Submission::from_args(args, pipeline::defaults_from_env())?;
     let req = &submission.request;
     for w in &req.warnings {
+        eprintln!("{w}");
+    }
+    if let Some(w) = sparkyard::conf::submit::class_warning(&req.main_class) {
         eprintln!("{w}");
     }
     if req.verbose {
@@ -449,7 +482,21 @@ fn reproduce(req: &SubmitRequest) -> String {
             .map_or(0, |i| i + 1);
         words.insert(at, format!("--seed={}", req.seed));
     }
-    let quoted: Vec<String> = words.iter().map(|w| shell_quote(w)).collect();
+    // Utils.redactCommandLineArgs: a `key=value` word whose key or value is sensitive shows
+    // Spark's replacement text (rerun it with the secret put back).
+    let r = sparkyard_actors::world::spark_conf::Redactor::from_properties(
+        req.conf
+            .as_map()
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str())),
+    );
+    let quoted: Vec<String> = words
+        .iter()
+        .map(|w| match w.split_once('=') {
+            Some((k, v)) if r.is_sensitive(k, v) => shell_quote(&format!("{k}={}", r.redact(k, v))),
+            _ => shell_quote(w),
+        })
+        .collect();
     format!("sparkyard {}", quoted.join(" "))
 }
 

@@ -26,6 +26,8 @@ pub fn defaults_from_env() -> DefaultsFile {
 }
 
 /// Where the simulated cluster comes from.
+// Made once per run: the size difference between the variants costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum ClusterChoice {
     /// The submission's `--cluster FILE`, else the embedded default (as `sparkyard submit`).
     FromSubmission,
@@ -87,14 +89,13 @@ impl Submission {
         })
     }
 
-    /// [`Submission::from_args`] on spark-submit's words; a word clap refuses is a usage error.
+    /// [`Submission::from_args`] on spark-submit's words, parsed with spark-submit's grammar.
     pub fn from_words<I, T>(words: I, defaults: DefaultsFile) -> Result<Self, UserError>
     where
         I: IntoIterator<Item = T>,
-        T: Into<std::ffi::OsString> + Clone,
+        T: AsRef<str>,
     {
-        let args = SubmitArgs::from_words(words).map_err(|e| UserError::usage(e.to_string()))?;
-        Self::from_args(args, defaults)
+        Self::from_args(SubmitArgs::from_words(words)?, defaults)
     }
 
     /// Loads the cluster, derives the Spark settings and builds the simulation's config.
@@ -118,7 +119,9 @@ impl Submission {
             costs: cluster.costs,
             rm_host: cluster.rm_host,
             rm_start_time_ms: cluster.rm_start_time_ms,
-            user: cluster.user,
+            // SparkSubmit.submit: with --proxy-user the Client runs in the proxy user's doAs,
+            // so YARN sees that user (reports, staging dir, container log paths).
+            user: request.parsed.proxy_user.clone().unwrap_or(cluster.user),
             seed: options.seed,
             capture_container_logs: options.capture_logs,
             synthetic: plan.synthetic,
@@ -214,7 +217,7 @@ mod tests {
     fn every_refusal_is_a_user_error() {
         assert!(matches!(
             submission(&["--no-such-flag"]),
-            Err(UserError::Usage(_))
+            Err(UserError::Launcher(_))
         ));
         assert!(matches!(
             prepare(&["--conf", "spark.executor.memory=zz"], RunPlan::default()),

@@ -70,13 +70,9 @@ pub fn write_logs(result: &RunResult, dir: &Path) -> io::Result<Option<PathBuf>>
             std::fs::create_dir_all(&cdir)?;
             std::fs::write(cdir.join("stdout"), &out.stdout)?;
             std::fs::write(cdir.join("stderr"), &out.stderr)?;
-            let script = expand_launch(
-                &format!(
-                    "#!/bin/bash\n\nset -o pipefail -e\nexport PRELAUNCH_OUT=\"<LOG_DIR>/prelaunch.out\"\nexec /bin/bash -c \"{}\"\n",
-                    out.launch_command.clone().unwrap_or_default()
-                ),
-                &cdir,
-            );
+            // The NodeManager wrote the script (hadoop_yarn::node_manager); what is left of
+            // YARN's placeholders is expanded as ContainerLaunch.expandEnvironment does.
+            let script = expand_launch(out.launch_command.as_deref().unwrap_or_default(), &cdir);
             std::fs::write(cdir.join("launch_container.sh"), script)?;
             written = true;
         } else {

@@ -1512,12 +1512,8 @@ pub fn run(
     mut opts: crate::runner::RunOptions,
 ) -> Result<ScenarioRun, UserError> {
     let seed = seed.or(s.seed).unwrap_or(crate::conf::submit::DEFAULT_SEED);
-    let args = SubmitArgs::from_words(&s.submit_words).map_err(|e| {
-        UserError::file(
-            s.path.display().to_string(),
-            format!("[submit]: {}", e.render()),
-        )
-    })?;
+    let args = SubmitArgs::from_words(s.submit_words.iter().cloned())
+        .map_err(|e| UserError::file(s.path.display().to_string(), format!("[submit]: {e}")))?;
     let submission = Submission::from_args(args, DefaultsFile::embedded())?;
     opts.panic_at_ms = opts.panic_at_ms.or(s.panic_at_ms);
     let mut planned = s.faults.clone();

@@ -84,8 +84,11 @@ fn container_launcher(sim: Rc<SimContext>, rm: EndpointRef<ResourceManagerMsg>) 
             let key = c.id.to_string();
             let logs = d.logs();
             if logs.borrow().capture {
-                let command = launch_context.commands.join(" ");
-                logs.borrow_mut().set_container(&key, &host, &command);
+                let script = crate::hadoop_yarn::node_manager::launch_container_script(
+                    &launch_context,
+                    &sim.config.user,
+                );
+                logs.borrow_mut().set_container(&key, &host, &script);
             }
             let pid = match launch_context.main {
                 ContainerMain::ApplicationMaster {

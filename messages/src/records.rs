@@ -155,6 +155,20 @@ pub struct ContainerLaunchContext {
     pub environment: Vec<(String, String)>,
     /// What program the container runs: the simulated JVM main class and its arguments.
     pub main: ContainerMain,
+    /// The files the NodeManager localizes into the container's directory, each linked under
+    /// its name (`setLocalResources`); shared by every executor of an application.
+    pub local_resources: std::sync::Arc<[LocalResource]>,
+}
+
+/// A `LocalResource` of a launch context: where it comes from and the link name the container
+/// sees (`__app__.jar`, `__spark_conf__`, a `--files` entry's name or `#fragment`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocalResource {
+    pub link: String,
+    /// The resource's URL (the staging directory copy, or a remote file used in place).
+    pub source: String,
+    /// `LocalResourceType`: ARCHIVE (unpacked into a directory) or FILE.
+    pub archive: bool,
 }
 
 /// Which simulated JVM program a container runs.

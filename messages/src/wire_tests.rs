@@ -104,6 +104,12 @@ fn launch_context() -> ContainerLaunchContext {
         commands: vec!["java".into()],
         environment: vec![("A".into(), "b".into())],
         main: ContainerMain::Executor(args()),
+        local_resources: vec![LocalResource {
+            link: "__app__.jar".into(),
+            source: "hdfs://nn:8020/user/spark/.sparkStaging/app/app.jar".into(),
+            archive: false,
+        }]
+        .into(),
     }
 }
 fn report() -> ApplicationReport {

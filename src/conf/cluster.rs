@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use sparkyard_actors::world::config::{CostModel, NodeSpec, YarnSettings};
+use sparkyard_actors::world::config::{CostModel, NodeSpec, QueueSpec, YarnSettings};
 use toml::Spanned;
 
 use crate::error::UserError;
@@ -65,6 +65,34 @@ pub(crate) struct RawCluster {
     #[serde(default)]
     #[schemars(with = "Vec<RawNodeGroup>")]
     nodes: Vec<Spanned<RawNodeGroup>>,
+    #[serde(default)]
+    #[schemars(with = "Vec<RawQueue>")]
+    queues: Vec<Spanned<RawQueue>>,
+}
+
+/// A `[[queues]]` entry: a CapacityScheduler leaf queue under `root`.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Queue")]
+struct RawQueue {
+    /// The leaf queue's name (`--queue NAME` or `root.NAME`).
+    #[schemars(with = "Option<String>")]
+    name: Key<String>,
+    /// `capacity`: percent of the cluster; the queues add up to 100.
+    #[schemars(with = "Option<f64>")]
+    capacity: Key<f64>,
+    /// `maximum-capacity`, percent (default 100).
+    #[serde(rename = "maximum-capacity")]
+    #[schemars(with = "Option<f64>")]
+    maximum_capacity: Key<f64>,
+    /// `maximum-am-resource-percent`, a fraction (default 0.1).
+    #[serde(rename = "maximum-am-resource-percent")]
+    #[schemars(with = "Option<f64>")]
+    maximum_am_resource_percent: Key<f64>,
+    /// `user-limit-factor` (default 1).
+    #[serde(rename = "user-limit-factor")]
+    #[schemars(with = "Option<f64>")]
+    user_limit_factor: Key<f64>,
 }
 
 #[derive(Deserialize, Default, schemars::JsonSchema)]
@@ -311,7 +339,56 @@ fn yarn(raw: &RawYarn, lines: &Lines) -> Result<YarnSettings, String> {
         // YarnConfiguration.DEFAULT_NM_SLEEP_DELAY_BEFORE_SIGKILL_MS; 0 is allowed (SIGKILL
         // right after SIGTERM, no time for shutdown hooks).
         sleep_delay_before_sigkill_ms: value(&raw.sigkill_delay_ms, 250),
+        queues: Vec::new(),
     })
+}
+
+/// The `[[queues]]`: each named once, percentages in range, capacities adding up to 100 as the
+/// CapacityScheduler requires of `root`'s children; none at all is one `default` queue at 100 %.
+fn queues(raw: &[Spanned<RawQueue>], lines: &Lines) -> Result<Vec<QueueSpec>, String> {
+    if raw.is_empty() {
+        return Ok(vec![QueueSpec::with_capacity("default", 100.0)]);
+    }
+    let mut out: Vec<QueueSpec> = Vec::new();
+    for q in raw {
+        let at = format!("line {}: ", lines.line_of(q.span().start));
+        let q = q.get_ref();
+        let name = q
+            .name
+            .as_ref()
+            .map(|n| n.get_ref().clone())
+            .ok_or_else(|| format!("{at}[[queues]]: a queue needs a name"))?;
+        if name.is_empty() || name.contains('.') || out.iter().any(|o| o.name == name) {
+            return Err(format!(
+                "{at}[[queues]]: queue name '{name}' must be non-empty, without '.', and unique"
+            ));
+        }
+        let mut spec = QueueSpec::with_capacity(&name, value(&q.capacity, 0.0));
+        spec.maximum_capacity = value(&q.maximum_capacity, 100.0);
+        spec.maximum_am_resource_percent = value(&q.maximum_am_resource_percent, 0.1);
+        spec.user_limit_factor = value(&q.user_limit_factor, 1.0);
+        let bad = !(0.0..=100.0).contains(&spec.capacity)
+            || !(spec.capacity..=100.0).contains(&spec.maximum_capacity)
+            || !(0.0..=1.0).contains(&spec.maximum_am_resource_percent)
+            || spec.user_limit_factor <= 0.0;
+        if bad {
+            return Err(format!(
+                "{at}[[queues]] '{name}': capacity must be 0-100, maximum-capacity between the \
+                 capacity and 100, maximum-am-resource-percent 0-1 and user-limit-factor above 0"
+            ));
+        }
+        out.push(spec);
+    }
+    let total: f64 = out.iter().map(|q| q.capacity).sum();
+    if (total - 100.0).abs() > 1e-6 {
+        // CapacityScheduler (ParentQueue.setChildQueues): children must add up to 100 %.
+        return Err(format!(
+            "[[queues]]: Illegal capacity of {} for children of queue root; the queues' \
+             capacities must add up to 100",
+            total / 100.0
+        ));
+    }
+    Ok(out)
 }
 
 /// One cost with its default, capped so sums on the virtual clock cannot overflow.
@@ -545,7 +622,8 @@ pub(crate) fn toml_hint(message: &str) -> &'static str {
 
 fn validate(raw: &RawCluster, lines: &Lines) -> Result<ClusterConfig, String> {
     let (rm_host, rm_start_time_ms, user) = resourcemanager(&raw.resourcemanager, lines)?;
-    let yarn = yarn(&raw.yarn, lines)?;
+    let mut yarn = yarn(&raw.yarn, lines)?;
+    yarn.queues = queues(&raw.queues, lines)?;
     let costs = costs(&raw.costs, lines)?;
     let nodes = nodes(&raw.nodes, lines, &yarn)?;
     Ok(ClusterConfig {
@@ -937,5 +1015,37 @@ mod tests {
         let c = load_cluster(ClusterSource::Path(path.clone()));
         std::fs::remove_file(&path).unwrap();
         assert_eq!(c.unwrap().nodes.len(), 2);
+    }
+
+    // CapacityScheduler queues: none is one `default` queue at 100 %; root's children must add
+    // up to 100 (ParentQueue: "Illegal capacity of ... for children of queue root").
+    #[test]
+    fn queues_default_and_validation() {
+        let c = parse_cluster("[[nodes]]\n", "c").unwrap();
+        assert_eq!(
+            c.yarn.queues,
+            vec![QueueSpec::with_capacity("default", 100.0)]
+        );
+        let two = "[[nodes]]\n[[queues]]\nname = \"default\"\ncapacity = 60\n[[queues]]\nname = \"etl\"\ncapacity = 40\nmaximum-capacity = 80\nmaximum-am-resource-percent = 0.5\nuser-limit-factor = 2\n";
+        let c = parse_cluster(two, "c").unwrap();
+        let etl = c.yarn.queue("root.etl").expect("by full path");
+        assert_eq!(
+            (
+                etl.capacity,
+                etl.maximum_capacity,
+                etl.maximum_am_resource_percent,
+                etl.user_limit_factor
+            ),
+            (40.0, 80.0, 0.5, 2.0)
+        );
+        assert!(c.yarn.queue("nosuch").is_none());
+        let short = "[[nodes]]\n[[queues]]\nname = \"default\"\ncapacity = 60\n";
+        let err = parse_cluster(short, "c").unwrap_err().to_string();
+        assert!(
+            err.contains("Illegal capacity of 0.6 for children of queue root"),
+            "{err}"
+        );
+        let dup = "[[nodes]]\n[[queues]]\nname = \"a\"\ncapacity = 50\n[[queues]]\nname = \"a\"\ncapacity = 50\n";
+        assert!(parse_cluster(dup, "c").is_err());
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod cluster;
 pub mod memory;
+pub mod option_parser;
 pub mod properties;
 pub mod settings;
 pub mod spark_conf;

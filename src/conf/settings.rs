@@ -233,9 +233,24 @@ fn dynamic_allocation(conf: &SparkConf) -> Result<Option<DynamicAllocationSettin
     }))
 }
 
+/// `spark.redaction.regex` is compiled when Spark first redacts: a pattern that does not compile
+/// fails the submission (Java's `PatternSyntaxException`; the text is the regex engine's).
+fn check_redaction_regex(c: &SparkConf) -> Result<(), UserError> {
+    let Some(p) = c.get("spark.redaction.regex") else {
+        return Ok(());
+    };
+    sparkyard_actors::world::spark_conf::Redactor::new(Some(p))
+        .map(|_| ())
+        .map_err(|e| UserError::Java {
+            class: "java.util.regex.PatternSyntaxException",
+            message: format!("spark.redaction.regex={p}: {e}"),
+        })
+}
+
 /// Every field of [`SparkSettings`], from the merged conf of `req` and Spark's defaults.
 pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
     let c = &req.conf;
+    check_redaction_regex(c)?;
     let mem = memory(c, &req.primary_resource)?;
     let (ask_timeout_ms, ask_timeout_property) = rpc_timeout(c, "spark.rpc.askTimeout")?;
     let (lookup_timeout_ms, lookup_timeout_property) = rpc_timeout(c, "spark.rpc.lookupTimeout")?;

@@ -5,9 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::option_parser::{self, ExtraOption};
 use super::properties::{load_properties_file, load_properties_text, retain_spark_properties};
 use super::spark_conf::SparkConf;
 use crate::error::UserError;
+use sparkyard_actors::world::spark_conf::Redactor;
 
 /// sparkyard's own `spark-defaults.conf`, used when no `--properties-file` is given.
 pub const EMBEDDED_SPARK_DEFAULTS: &str = include_str!("../../config/spark-defaults.conf");
@@ -26,9 +28,6 @@ pub const DEFAULT_SEED: u64 = 42;
 /// `--log-dir` when not given.
 pub const DEFAULT_LOG_DIR: &str = "sparkyard-logs";
 
-/// Spark's `Utils.REDACTION_REPLACEMENT_TEXT`.
-const REDACTED: &str = "*********(redacted)";
-
 /// The `spark-defaults.conf` spark-submit reads when there is no `--properties-file`
 /// (or also with `--load-spark-defaults`); `$SPARK_CONF_DIR/spark-defaults.conf` in Spark.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,131 +45,11 @@ impl DefaultsFile {
     }
 }
 
-// `spark-submit` options (help texts are Spark's usage text, shortened), plus sparkyard's own.
-// Value options take the next word even when it starts with `-` (`--executor-memory -1g`), as
-// Spark's launcher parser does, so the value reaches Spark's own validation text.
-// (Plain comments, not doc comments: clap would turn a doc comment into the `about` text of
-// whatever command flattens these arguments.)
+/// sparkyard's own flags of `sparkyard submit` (spark-submit has none of them).
 #[derive(clap::Args, Debug, Clone)]
-pub struct SubmitArgs {
-    /// spark://host:port, yarn, k8s://https://host:port, or local (Default: local[*]).
-    /// sparkyard simulates only yarn.
-    #[arg(
-        long,
-        allow_hyphen_values = true,
-        value_name = "MASTER_URL",
-        help_heading = "Spark options"
-    )]
-    pub master: Option<String>,
-    /// Whether to launch the driver program locally ("client") or on one of the worker machines
-    /// inside the cluster ("cluster") (Default: client). sparkyard simulates only cluster.
-    #[arg(
-        long = "deploy-mode",
-        allow_hyphen_values = true,
-        value_name = "DEPLOY_MODE",
-        help_heading = "Spark options"
-    )]
-    pub deploy_mode: Option<String>,
-    /// Your application's main class (for Java / Scala apps).
-    #[arg(
-        long = "class",
-        allow_hyphen_values = true,
-        value_name = "CLASS_NAME",
-        help_heading = "Spark options"
-    )]
-    pub main_class: Option<String>,
-    /// A name of your application.
-    #[arg(
-        long,
-        allow_hyphen_values = true,
-        value_name = "NAME",
-        help_heading = "Spark options"
-    )]
-    pub name: Option<String>,
-    /// Arbitrary Spark configuration property.
-    #[arg(
-        long = "conf",
-        short = 'c',
-        allow_hyphen_values = true,
-        value_name = "PROP=VALUE",
-        help_heading = "Spark options"
-    )]
-    pub conf: Vec<String>,
-    /// Path to a file from which to load extra properties. If not specified, this will look for
-    /// conf/spark-defaults.conf.
-    #[arg(
-        long = "properties-file",
-        allow_hyphen_values = true,
-        value_name = "FILE",
-        help_heading = "Spark options"
-    )]
-    pub properties_file: Option<PathBuf>,
-    /// Whether to load properties from conf/spark-defaults.conf, even if --properties-file is
-    /// specified.
-    #[arg(long = "load-spark-defaults", help_heading = "Spark options")]
-    pub load_spark_defaults: bool,
-    /// Memory for driver (e.g. 1000M, 2G) (Default: 1024M).
-    #[arg(
-        long = "driver-memory",
-        allow_hyphen_values = true,
-        value_name = "MEM",
-        help_heading = "Spark options"
-    )]
-    pub driver_memory: Option<String>,
-    /// Number of cores used by the driver, only in cluster mode (Default: 1).
-    #[arg(
-        long = "driver-cores",
-        allow_hyphen_values = true,
-        value_name = "NUM",
-        help_heading = "Spark options"
-    )]
-    pub driver_cores: Option<String>,
-    /// Memory per executor (e.g. 1000M, 2G) (Default: 1G).
-    #[arg(
-        long = "executor-memory",
-        allow_hyphen_values = true,
-        value_name = "MEM",
-        help_heading = "Spark options"
-    )]
-    pub executor_memory: Option<String>,
-    /// Number of cores used by each executor (Default: 1 in YARN mode).
-    #[arg(
-        long = "executor-cores",
-        allow_hyphen_values = true,
-        value_name = "NUM",
-        help_heading = "Spark options"
-    )]
-    pub executor_cores: Option<String>,
-    /// Number of executors to launch (Default: 2). If dynamic allocation is enabled, the initial
-    /// number of executors will be at least NUM.
-    #[arg(
-        long = "num-executors",
-        allow_hyphen_values = true,
-        value_name = "NUM",
-        help_heading = "Spark options"
-    )]
-    pub num_executors: Option<String>,
-    /// The YARN queue to submit to (Default: "default").
-    #[arg(
-        long,
-        allow_hyphen_values = true,
-        value_name = "QUEUE_NAME",
-        help_heading = "Spark options"
-    )]
-    pub queue: Option<String>,
-    /// Print additional debug output.
-    #[arg(long, short = 'v', help_heading = "Spark options")]
-    pub verbose: bool,
-    /// Spark standalone with cluster deploy mode only: accepted and ignored (with a warning).
-    #[arg(long, help_heading = "Spark options")]
-    pub supervise: bool,
+pub struct SimFlags {
     /// sparkyard's cluster file (TOML); default: the embedded 8-node cluster.
-    #[arg(
-        long,
-        allow_hyphen_values = true,
-        value_name = "FILE",
-        help_heading = "Simulator options"
-    )]
+    #[arg(long, value_name = "FILE", help_heading = "Simulator options")]
     pub cluster: Option<PathBuf>,
     /// The seed every random choice of the run derives from.
     #[arg(
@@ -191,35 +70,111 @@ pub struct SubmitArgs {
     /// Only spark-submit's warnings and errors on the console, then the summary.
     #[arg(long, help_heading = "Simulator options")]
     pub quiet: bool,
-    /// The application jar, then its arguments. Everything after the jar goes to the application,
-    /// even words starting with `--`, as with spark-submit.
-    #[arg(value_name = "APP_JAR [APP_ARGS]", trailing_var_arg = true, num_args = 0..)]
-    pub app: Vec<String>,
 }
 
-/// No flags given: the same values clap fills in.
-impl Default for SubmitArgs {
+impl Default for SimFlags {
     fn default() -> Self {
-        SubmitArgs {
-            master: None,
-            deploy_mode: None,
-            main_class: None,
-            name: None,
-            conf: Vec::new(),
-            properties_file: None,
-            load_spark_defaults: false,
-            driver_memory: None,
-            driver_cores: None,
-            executor_memory: None,
-            executor_cores: None,
-            num_executors: None,
-            queue: None,
-            verbose: false,
-            supervise: false,
+        SimFlags {
             cluster: None,
             seed: DEFAULT_SEED,
             log_dir: PathBuf::from(DEFAULT_LOG_DIR),
             quiet: false,
+        }
+    }
+}
+
+/// What spark-submit does besides submitting (`SparkSubmitAction`), or the usage it prints.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SubmitAction {
+    Submit,
+    /// `--kill SUBMISSION_ID`.
+    Kill(String),
+    /// `--status SUBMISSION_ID`.
+    RequestStatus(String),
+    /// `--version`.
+    PrintVersion,
+    /// `--help` (exit 0) or `--usage-error` (exit 1): the usage text.
+    Usage {
+        exit_code: u8,
+    },
+}
+
+/// spark-submit's words, as `SparkSubmitArguments.handle` stores them (each `None` is Spark's
+/// `null`), plus sparkyard's own flags.
+#[derive(Debug, Clone)]
+pub struct SubmitArgs {
+    pub master: Option<String>,
+    pub remote: Option<String>,
+    pub deploy_mode: Option<String>,
+    pub main_class: Option<String>,
+    pub name: Option<String>,
+    pub jars: Option<String>,
+    pub packages: Option<String>,
+    pub exclude_packages: Option<String>,
+    pub repositories: Option<String>,
+    pub py_files: Option<String>,
+    pub files: Option<String>,
+    pub archives: Option<String>,
+    pub conf: Vec<String>,
+    pub properties_file: Option<PathBuf>,
+    pub load_spark_defaults: bool,
+    pub driver_memory: Option<String>,
+    pub driver_java_options: Option<String>,
+    pub driver_library_path: Option<String>,
+    pub driver_class_path: Option<String>,
+    pub executor_memory: Option<String>,
+    pub proxy_user: Option<String>,
+    pub driver_cores: Option<String>,
+    pub total_executor_cores: Option<String>,
+    pub executor_cores: Option<String>,
+    pub num_executors: Option<String>,
+    pub principal: Option<String>,
+    pub keytab: Option<String>,
+    pub queue: Option<String>,
+    pub verbose: bool,
+    pub supervise: bool,
+    pub action: SubmitAction,
+    pub sim: SimFlags,
+    /// The primary resource, then the application's arguments.
+    pub app: Vec<String>,
+}
+
+/// No flags given.
+impl Default for SubmitArgs {
+    fn default() -> Self {
+        SubmitArgs {
+            master: None,
+            remote: None,
+            deploy_mode: None,
+            main_class: None,
+            name: None,
+            jars: None,
+            packages: None,
+            exclude_packages: None,
+            repositories: None,
+            py_files: None,
+            files: None,
+            archives: None,
+            conf: Vec::new(),
+            properties_file: None,
+            load_spark_defaults: false,
+            driver_memory: None,
+            driver_java_options: None,
+            driver_library_path: None,
+            driver_class_path: None,
+            executor_memory: None,
+            proxy_user: None,
+            driver_cores: None,
+            total_executor_cores: None,
+            executor_cores: None,
+            num_executors: None,
+            principal: None,
+            keytab: None,
+            queue: None,
+            verbose: false,
+            supervise: false,
+            action: SubmitAction::Submit,
+            sim: SimFlags::default(),
             app: Vec::new(),
         }
     }
@@ -257,6 +212,132 @@ pub struct SubmitRequest {
     pub quiet: bool,
     /// Detail for [`SubmitRequest::verbose_report`].
     pub verbose_info: VerboseInfo,
+    /// The arguments as `SparkSubmitArguments` resolved them (`--verbose`'s "Parsed arguments").
+    pub parsed: ParsedArguments,
+}
+
+/// Keys the issue asks to act that sparkyard does not simulate yet: said on the console.
+const NOT_SIMULATED_KEYS: &[&str] = &[
+    "spark.yarn.includeDriverLogsLink",
+    "spark.yarn.historyServer.address",
+    "spark.ui.custom.executor.log.url",
+];
+
+/// The properties whose paths `prepareSubmitEnvironment` resolves (SparkSubmit.scala).
+const PATH_CONFIGS: [&str; 6] = [
+    "spark.jars",
+    "spark.files",
+    "spark.archives",
+    "spark.yarn.dist.files",
+    "spark.yarn.dist.archives",
+    "spark.yarn.dist.jars",
+];
+
+/// A Python or R primary resource: `SparkSubmit.isPython` / `isR`. sparkyard runs JVM programs
+/// only, so these are refused before anything is submitted.
+fn check_primary_resource(primary: &str) -> Result<(), UserError> {
+    let python = primary.ends_with(".py");
+    let r = primary.ends_with(".R") || primary.ends_with(".r");
+    if python || r {
+        let kind = if python { "Python" } else { "R" };
+        return Err(UserError::usage(format!(
+            "{primary} is a {kind} application: sparkyard simulates only JVM applications (a \
+             jar with --class; see the README's table of what is simulated)"
+        )));
+    }
+    Ok(())
+}
+
+/// `MavenUtils.loadIvySettings`: only a `file` URI (or a plain path) may name the Ivy settings,
+/// and it must be a regular file.
+fn check_ivy_settings(path: Option<&str>) -> Result<(), UserError> {
+    let Some(path) = path else { return Ok(()) };
+    if let Some((scheme, _)) = path.split_once("://").or_else(|| path.split_once(":/"))
+        && scheme != "file"
+    {
+        return Err(UserError::illegal_argument(format!(
+            "Scheme {scheme} not supported in spark.jars.ivySettings"
+        )));
+    }
+    let file = path
+        .strip_prefix("file://")
+        .or_else(|| path.strip_prefix("file:"))
+        .unwrap_or(path);
+    let p = Path::new(file);
+    if !p.exists() {
+        return Err(UserError::illegal_argument(format!(
+            "requirement failed: Ivy settings file {file} does not exist"
+        )));
+    }
+    if !p.is_file() {
+        return Err(UserError::illegal_argument(format!(
+            "requirement failed: Ivy settings file {file} is not a normal file"
+        )));
+    }
+    Ok(())
+}
+
+/// `prepareSubmitEnvironment`: with a principal and a local keytab path, the keytab must exist
+/// (`require(new File(keytab).exists(), ...)`) before `loginUserFromKeytab`; sparkyard then
+/// records both (`spark.kerberos.*`) and logs no one in (no KDC is simulated).
+fn check_keytab(parsed: &ParsedArguments) -> Result<(), UserError> {
+    let (Some(_), Some(keytab)) = (&parsed.principal, &parsed.keytab) else {
+        return Ok(());
+    };
+    if keytab.starts_with("local:") || Path::new(keytab).exists() {
+        return Ok(());
+    }
+    Err(UserError::illegal_argument(format!(
+        "requirement failed: Keytab file: {keytab} does not exist"
+    )))
+}
+
+/// The console's warning for a `--class` sparkyard has no program for (the AM will fail to load
+/// it with `ClassNotFoundException`, as for a class missing from the jar); names the classes the
+/// program registry (`sparkyard_actors::examples`) simulates.
+pub fn class_warning(main_class: &str) -> Option<String> {
+    let simulated = sparkyard_actors::examples::SIMULATED_CLASSES;
+    (!simulated.contains(&main_class)).then(|| {
+        format!(
+            "Warning: sparkyard simulates only these classes: {}; --class {main_class} will fail \
+             in the ApplicationMaster with java.lang.ClassNotFoundException (a scenario file can \
+             run a synthetic workload under any class name)",
+            simulated.join(", ")
+        )
+    })
+}
+
+/// The flags Spark accepts and then ignores on YARN (no `OptionAssigner` for YARN), or that
+/// sparkyard cannot act on: said once each on the console, so nothing is dropped silently.
+fn yarn_ignored_warnings(
+    args: &SubmitArgs,
+    parsed: &ParsedArguments,
+    props: &BTreeMap<String, String>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if args.supervise {
+        out.push(SUPERVISE_WARNING.to_string());
+    }
+    if let Some(n) = &parsed.total_executor_cores {
+        out.push(format!(
+            "Warning: --total-executor-cores {n} (spark.cores.max) applies to Spark standalone \
+             only; on YARN, Spark ignores it (use --num-executors and --executor-cores)"
+        ));
+    }
+    for key in NOT_SIMULATED_KEYS {
+        if let Some(v) = props.get(*key) {
+            out.push(format!(
+                "Warning: {key}={v} is not simulated by sparkyard yet; it has no effect on this run"
+            ));
+        }
+    }
+    if let Some(p) = &parsed.packages {
+        out.push(format!(
+            "Warning: --packages {p} is not resolved: sparkyard simulates no Ivy/Maven \
+             resolution, so no jar is added to spark.yarn.dist.jars"
+        ));
+    }
+    out
 }
 
 /// `SparkSubmitUtils.parseSparkConfProperty`: split on the first `=`.
@@ -317,9 +398,15 @@ fn check_deploy_mode_flag(value: Option<&str>) -> Result<(), UserError> {
 }
 
 /// sparkyard runs only what YARN would run: `--master yarn` (or `spark.master=yarn`).
+/// `prepareSubmitEnvironment`'s cluster manager: Spark 4.0 knows `yarn` and the prefixes
+/// `spark`, `k8s` and `local`; anything else, the old `yarn-cluster` / `yarn-client` forms
+/// included (Spark 4.0 removed them), is its `Master must either be ...` error (SparkSubmit.scala).
 fn check_master(master: Option<&str>) -> Result<(), UserError> {
     match master {
         Some("yarn") => Ok(()),
+        Some(m) if !["spark", "k8s", "local"].iter().any(|p| m.starts_with(p)) => Err(
+            UserError::spark("Master must either be yarn or start with spark, k8s, or local"),
+        ),
         Some(other) => Err(UserError::usage(format!(
             "sparkyard simulates only --master yarn, not '{other}'"
         ))),
@@ -344,51 +431,211 @@ fn check_deploy_mode(mode: Option<&str>) -> Result<(), UserError> {
     }
 }
 
-/// The values spark-submit validates: the flag, else the Spark property (env vars are not read,
-/// so runs are reproducible).
-struct Resolved {
-    driver_memory: Option<String>,
-    driver_cores: Option<String>,
-    executor_memory: Option<String>,
-    executor_cores: Option<String>,
-    num_executors: Option<String>,
-    queue: Option<String>,
-    dynamic_allocation: bool,
+/// `SparkSubmitArguments` after `loadEnvironmentArguments`: each flag, else its Spark property
+/// (`None` is Spark's `null`). Environment variables are not read, so runs are reproducible.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ParsedArguments {
+    pub master: Option<String>,
+    pub remote: Option<String>,
+    pub deploy_mode: Option<String>,
+    pub executor_memory: Option<String>,
+    pub executor_cores: Option<String>,
+    pub total_executor_cores: Option<String>,
+    pub driver_memory: Option<String>,
+    pub driver_cores: Option<String>,
+    pub driver_class_path: Option<String>,
+    pub driver_library_path: Option<String>,
+    pub driver_java_options: Option<String>,
+    pub queue: Option<String>,
+    pub num_executors: Option<String>,
+    pub files: Option<String>,
+    pub py_files: Option<String>,
+    pub archives: Option<String>,
+    pub name: Option<String>,
+    pub jars: Option<String>,
+    pub packages: Option<String>,
+    pub packages_exclusions: Option<String>,
+    pub repositories: Option<String>,
+    pub ivy_settings: Option<String>,
+    pub proxy_user: Option<String>,
+    pub principal: Option<String>,
+    pub keytab: Option<String>,
+    pub dynamic_allocation: bool,
 }
 
 fn pick(flag: &Option<String>, props: &BTreeMap<String, String>, key: &str) -> Option<String> {
     flag.clone().or_else(|| props.get(key).cloned())
 }
 
-impl Resolved {
+/// `Utils.resolveURIs` on a flag's value (`handle` resolves `--jars`, `--files`, `--py-files`
+/// and `--archives` as it stores them).
+fn resolved_flag(flag: &Option<String>) -> Option<String> {
+    flag.as_deref().map(resolve_uris)
+}
+
+impl ParsedArguments {
     fn new(args: &SubmitArgs, props: &BTreeMap<String, String>) -> Self {
         let dynamic = props.get("spark.dynamicAllocation.enabled");
-        Resolved {
-            driver_memory: pick(&args.driver_memory, props, "spark.driver.memory"),
-            driver_cores: pick(&args.driver_cores, props, "spark.driver.cores"),
+        let either = |a: &str, b: &str| props.get(a).or_else(|| props.get(b)).cloned();
+        ParsedArguments {
+            master: pick(&args.master, props, "spark.master"),
+            remote: pick(&args.remote, props, "spark.remote"),
+            deploy_mode: pick(&args.deploy_mode, props, "spark.submit.deployMode"),
             executor_memory: pick(&args.executor_memory, props, "spark.executor.memory"),
             executor_cores: pick(&args.executor_cores, props, "spark.executor.cores"),
-            num_executors: pick(&args.num_executors, props, "spark.executor.instances"),
+            total_executor_cores: pick(&args.total_executor_cores, props, "spark.cores.max"),
+            driver_memory: pick(&args.driver_memory, props, "spark.driver.memory"),
+            driver_cores: pick(&args.driver_cores, props, "spark.driver.cores"),
+            driver_class_path: pick(
+                &args.driver_class_path,
+                props,
+                "spark.driver.extraClassPath",
+            ),
+            driver_library_path: pick(
+                &args.driver_library_path,
+                props,
+                "spark.driver.extraLibraryPath",
+            ),
+            driver_java_options: pick(
+                &args.driver_java_options,
+                props,
+                "spark.driver.extraJavaOptions",
+            ),
             queue: pick(&args.queue, props, "spark.yarn.queue"),
+            num_executors: pick(&args.num_executors, props, "spark.executor.instances"),
+            files: pick(&resolved_flag(&args.files), props, "spark.files"),
+            py_files: pick(
+                &resolved_flag(&args.py_files),
+                props,
+                "spark.submit.pyFiles",
+            ),
+            archives: pick(&resolved_flag(&args.archives), props, "spark.archives"),
+            name: pick(&args.name, props, "spark.app.name"),
+            jars: pick(&resolved_flag(&args.jars), props, "spark.jars"),
+            packages: pick(&args.packages, props, "spark.jars.packages"),
+            packages_exclusions: pick(&args.exclude_packages, props, "spark.jars.excludes"),
+            repositories: pick(&args.repositories, props, "spark.jars.repositories"),
+            ivy_settings: props.get("spark.jars.ivySettings").cloned(),
+            proxy_user: args.proxy_user.clone(),
+            principal: args
+                .principal
+                .clone()
+                .or_else(|| either("spark.kerberos.principal", "spark.yarn.principal")),
+            keytab: args
+                .keytab
+                .clone()
+                .or_else(|| either("spark.kerberos.keytab", "spark.yarn.keytab")),
             dynamic_allocation: dynamic.is_some_and(|v| v.eq_ignore_ascii_case("true")),
         }
     }
 
-    /// The (key, value) pairs the dedicated flags put into the Spark conf (`OptionAssigner`).
-    fn assigned(&self) -> Vec<(&'static str, &String)> {
+    /// `master`: `maybeMaster.getOrElse("local[*]")`.
+    fn master(&self) -> &str {
+        self.master.as_deref().unwrap_or("local[*]")
+    }
+
+    /// The (key, value) pairs `prepareSubmitEnvironment`'s `OptionAssigner`s set for YARN
+    /// cluster mode (SparkSubmit.scala); the `spark.yarn.dist.*` ones merge with a value already
+    /// there (`mergeFileLists`).
+    fn assigned(&self) -> Vec<(&'static str, &String, bool)> {
         let fields = [
-            ("spark.driver.memory", &self.driver_memory),
-            ("spark.driver.cores", &self.driver_cores),
-            ("spark.executor.memory", &self.executor_memory),
-            ("spark.executor.cores", &self.executor_cores),
-            ("spark.executor.instances", &self.num_executors),
-            ("spark.yarn.queue", &self.queue),
+            (
+                "spark.driver.extraClassPath",
+                &self.driver_class_path,
+                false,
+            ),
+            (
+                "spark.driver.extraJavaOptions",
+                &self.driver_java_options,
+                false,
+            ),
+            (
+                "spark.driver.extraLibraryPath",
+                &self.driver_library_path,
+                false,
+            ),
+            ("spark.kerberos.principal", &self.principal, false),
+            ("spark.kerberos.keytab", &self.keytab, false),
+            ("spark.submit.pyFiles", &self.py_files, false),
+            ("spark.yarn.queue", &self.queue, false),
+            ("spark.yarn.dist.pyFiles", &self.py_files, true),
+            ("spark.yarn.dist.jars", &self.jars, true),
+            ("spark.yarn.dist.files", &self.files, true),
+            ("spark.yarn.dist.archives", &self.archives, true),
+            ("spark.executor.instances", &self.num_executors, false),
+            ("spark.executor.cores", &self.executor_cores, false),
+            ("spark.executor.memory", &self.executor_memory, false),
+            ("spark.driver.memory", &self.driver_memory, false),
+            ("spark.driver.cores", &self.driver_cores, false),
         ];
         fields
             .into_iter()
-            .filter_map(|(k, v)| v.as_ref().map(|v| (k, v)))
+            .filter_map(|(k, v, merge)| v.as_ref().map(|v| (k, v, merge)))
             .collect()
     }
+}
+
+/// The directory relative paths resolve against (`new File(path).getAbsoluteFile`): the
+/// simulated spark-submit runs in `/opt/spark`, as the Client's upload lines say, so a run does
+/// not depend on the directory sparkyard was started in.
+pub const SUBMIT_CWD: &str = "/opt/spark";
+
+/// `Utils.resolveURI`: a word with a scheme stays as it is; a path becomes `file:` and its
+/// absolute form (a `#fragment` is kept, as for YARN's distributed cache).
+pub fn resolve_uri(path: &str) -> String {
+    let scheme = path.split_once(':').is_some_and(|(s, _)| {
+        s.len() > 1
+            && s.starts_with(|c: char| c.is_ascii_alphabetic())
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+    });
+    if scheme {
+        return path.to_string();
+    }
+    let (file, fragment) = match path.split_once('#') {
+        Some((f, frag)) => (f, Some(frag)),
+        None => (path, None),
+    };
+    let joined = if file.starts_with('/') {
+        file.to_string()
+    } else {
+        format!("{SUBMIT_CWD}/{file}")
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for part in joined.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    let mut out = format!("file:/{}", parts.join("/"));
+    if let Some(frag) = fragment {
+        out.push('#');
+        out.push_str(frag);
+    }
+    out
+}
+
+/// `Utils.resolveURIs`: each comma-separated, non-blank entry resolved.
+pub fn resolve_uris(paths: &str) -> String {
+    paths
+        .split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(resolve_uri)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `mergeFileLists`: the non-blank entries of both lists, joined by commas.
+fn merge_file_lists(a: &str, b: &str) -> String {
+    a.split(',')
+        .chain(b.split(','))
+        .filter(|p| !p.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// `Try(JavaUtils.byteStringAsBytes(s)).getOrElse(-1L) <= 0`.
@@ -416,13 +663,18 @@ fn require_positive(
 /// One of spark-submit's positivity checks: the value, its test, the text when it fails.
 type PositiveCheck<'a> = (&'a Option<String>, fn(&str) -> bool, &'static str);
 
-/// `validateSubmitArguments`, in Spark's order.
-fn validate(r: &Resolved, has_primary: bool) -> Result<(), UserError> {
+/// `validateSubmitArguments` (SparkSubmitArguments.scala), in Spark's order.
+fn validate(r: &ParsedArguments, has_primary: bool) -> Result<(), UserError> {
+    if r.remote.is_some() && (r.master.is_some() || r.deploy_mode.is_some()) {
+        return Err(UserError::spark(
+            "Remote cannot be specified with master and/or deploy mode.",
+        ));
+    }
     if !has_primary {
         let message = "Must specify a primary resource (JAR or Python or R file)";
         return Err(UserError::spark(message));
     }
-    let checks: [PositiveCheck; 4] = [
+    let checks: [PositiveCheck; 5] = [
         (
             &r.driver_memory,
             positive_bytes,
@@ -443,6 +695,11 @@ fn validate(r: &Resolved, has_primary: bool) -> Result<(), UserError> {
             positive_int,
             "Executor cores must be a positive number",
         ),
+        (
+            &r.total_executor_cores,
+            positive_int,
+            "Total executor cores must be a positive number",
+        ),
     ];
     for (value, ok, message) in checks {
         require_positive(value, ok, message)?;
@@ -452,6 +709,11 @@ fn validate(r: &Resolved, has_primary: bool) -> Result<(), UserError> {
         let message = "Number of executors must be a positive number";
         require_positive(&r.num_executors, positive_int, message)?;
     }
+    if r.proxy_user.is_some() && r.principal.is_some() {
+        return Err(UserError::spark(
+            "Only one of --proxy-user or --principal can be provided.",
+        ));
+    }
     Ok(())
 }
 
@@ -460,42 +722,159 @@ fn file_name(resource: &str) -> String {
     resource.rsplit('/').next().unwrap_or(resource).to_string()
 }
 
-/// `Utils.redact` with the default `spark.redaction.regex`
-/// `(?i)secret|password|token|access[.]?key`, matched against the key or the value.
-fn is_sensitive(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    ["secret", "password", "token", "accesskey", "access.key"]
-        .iter()
-        .any(|p| lower.contains(p))
+/// `Utils.redact(kvs)`: the redaction pattern is the map's own `spark.redaction.regex` (else
+/// its default).
+fn redactor(props: &BTreeMap<String, String>) -> Redactor {
+    Redactor::from_properties(props.iter().map(|(k, v)| (k.as_str(), v.as_str())))
 }
 
-fn redact<'a>(key: &str, value: &'a str) -> &'a str {
-    if is_sensitive(key) || is_sensitive(value) {
-        REDACTED
-    } else {
-        value
+/// The clap command that parses sparkyard's own flags of `sparkyard submit`: `extra`'s and
+/// [`SimFlags`].
+pub fn sim_command(extra: clap::Command) -> clap::Command {
+    use clap::Args;
+    SimFlags::augment_args(extra)
+        .no_binary_name(true)
+        .disable_help_flag(true)
+        .disable_version_flag(true)
+}
+
+/// A sparkyard flag clap refused (`--seed x`): clap's own first line, without its `error: `.
+fn clap_error(e: clap::Error) -> UserError {
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or_default();
+    UserError::usage(first.trim_start_matches("error: ").to_string())
+}
+
+impl SubmitAction {
+    /// The name `SparkSubmitAction`'s enumeration prints.
+    fn spark_name(&self) -> &'static str {
+        match self {
+            SubmitAction::Submit => "SUBMIT",
+            SubmitAction::Kill(_) => "KILL",
+            SubmitAction::RequestStatus(_) => "REQUEST_STATUS",
+            SubmitAction::PrintVersion => "PRINT_VERSION",
+            SubmitAction::Usage { .. } => "USAGE",
+        }
     }
 }
 
-/// `sparkyard submit`'s arguments as a command of their own (for [`SubmitArgs::from_words`]).
-#[derive(clap::Parser)]
-struct SubmitWords {
-    #[command(flatten)]
-    args: SubmitArgs,
-}
-
 impl SubmitArgs {
-    /// Parses spark-submit's words (what follows `sparkyard submit`), as a scenario file or a
-    /// test writes them. The caller words the error for where the words came from.
-    pub fn from_words<I, T>(words: I) -> Result<SubmitArgs, clap::Error>
+    /// Parses spark-submit's words (what follows `sparkyard submit`, as a scenario file or a
+    /// test writes them) with sparkyard's simulator flags.
+    pub fn from_words<I, T>(words: I) -> Result<SubmitArgs, UserError>
     where
         I: IntoIterator<Item = T>,
-        T: Into<std::ffi::OsString> + Clone,
+        T: AsRef<str>,
     {
-        use clap::Parser;
-        let argv = std::iter::once(std::ffi::OsString::from("submit"))
-            .chain(words.into_iter().map(Into::into));
-        SubmitWords::try_parse_from(argv).map(|w| w.args)
+        let command = clap::Command::new("sparkyard submit");
+        Self::from_words_with(words, command).map(|(args, _)| args)
+    }
+
+    /// [`SubmitArgs::from_words`] with more sparkyard flags (`extra`'s arguments, e.g. the output
+    /// options): spark-submit's own grammar (`option_parser`) walks the words, and the
+    /// sparkyard flags it set aside are parsed by clap; returns clap's matches for `extra`.
+    pub fn from_words_with<I, T>(
+        words: I,
+        extra: clap::Command,
+    ) -> Result<(SubmitArgs, clap::ArgMatches), UserError>
+    where
+        I: IntoIterator<Item = T>,
+        T: AsRef<str>,
+    {
+        use clap::FromArgMatches;
+        let words: Vec<String> = words.into_iter().map(|w| w.as_ref().to_string()).collect();
+        let command = sim_command(extra);
+        let extras: Vec<ExtraOption> = command
+            .get_arguments()
+            .filter_map(|a| {
+                a.get_long().map(|long| ExtraOption {
+                    long: format!("--{long}"),
+                    takes_value: a.get_action().takes_values(),
+                })
+            })
+            .collect();
+        let parsed = option_parser::parse(&words, &extras).map_err(|e| UserError::launcher(e.0))?;
+        let matches = command
+            .try_get_matches_from(&parsed.extra_words)
+            .map_err(clap_error)?;
+        let sim = SimFlags::from_arg_matches(&matches).map_err(clap_error)?;
+        let mut args = SubmitArgs {
+            sim,
+            app: parsed.app,
+            ..SubmitArgs::default()
+        };
+        // validateSubmitArguments: no words at all is the usage and exit code -1 (255).
+        if words.is_empty() {
+            args.action = SubmitAction::Usage { exit_code: 255 };
+        }
+        for h in parsed.handled {
+            args.handle(h.name, h.value)?;
+        }
+        Ok((args, matches))
+    }
+
+    /// `SparkSubmitArguments.handle`: stores one option's value.
+    fn handle(&mut self, opt: &str, value: Option<String>) -> Result<(), UserError> {
+        let v = value;
+        match opt {
+            "--master" => self.master = v,
+            "--remote" => self.remote = v,
+            "--deploy-mode" => {
+                check_deploy_mode_flag(v.as_deref())?;
+                self.deploy_mode = v;
+            }
+            "--class" => self.main_class = v,
+            "--name" => self.name = v,
+            "--jars" => self.jars = v,
+            "--packages" => self.packages = v,
+            "--exclude-packages" => self.exclude_packages = v,
+            "--repositories" => self.repositories = v,
+            "--py-files" => self.py_files = v,
+            "--files" => self.files = v,
+            "--archives" => self.archives = v,
+            "--conf" => self.conf.extend(v),
+            "--properties-file" => self.properties_file = v.map(PathBuf::from),
+            "--load-spark-defaults" => self.load_spark_defaults = true,
+            "--driver-memory" => self.driver_memory = v,
+            "--driver-java-options" => self.driver_java_options = v,
+            "--driver-library-path" => self.driver_library_path = v,
+            "--driver-class-path" => self.driver_class_path = v,
+            "--executor-memory" => self.executor_memory = v,
+            "--proxy-user" => self.proxy_user = v,
+            "--driver-cores" => self.driver_cores = v,
+            "--total-executor-cores" => self.total_executor_cores = v,
+            "--executor-cores" => self.executor_cores = v,
+            "--num-executors" => self.num_executors = v,
+            "--principal" => self.principal = v,
+            "--keytab" => self.keytab = v,
+            "--queue" => self.queue = v,
+            "--verbose" => self.verbose = true,
+            "--supervise" => self.supervise = true,
+            "--kill" => self.set_action(SubmitAction::Kill(v.unwrap_or_default()))?,
+            "--status" => self.set_action(SubmitAction::RequestStatus(v.unwrap_or_default()))?,
+            "--version" => self.action = SubmitAction::PrintVersion,
+            "--help" => self.action = SubmitAction::Usage { exit_code: 0 },
+            "--usage-error" => self.action = SubmitAction::Usage { exit_code: 1 },
+            other => {
+                return Err(UserError::illegal_argument(format!(
+                    "Unexpected argument '{other}'."
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// `--kill` / `--status`: `Action cannot be both KILL and REQUEST_STATUS.`
+    fn set_action(&mut self, action: SubmitAction) -> Result<(), UserError> {
+        if self.action != SubmitAction::Submit {
+            return Err(UserError::spark(format!(
+                "Action cannot be both {} and {}.",
+                self.action.spark_name(),
+                action.spark_name()
+            )));
+        }
+        self.action = action;
+        Ok(())
     }
 
     /// Merges flags, `--conf`, the properties file and the defaults file (conventions 1.3), then
@@ -509,27 +888,47 @@ impl SubmitArgs {
         };
         let shown_file = self.load_files(&defaults, &mut props, &mut info)?;
         let mut warnings = retain_spark_properties(&mut props);
-        if self.supervise {
-            warnings.push(SUPERVISE_WARNING.to_string());
-        }
-        let resolved = Resolved::new(&self, &props);
-        validate(&resolved, !self.app.is_empty())?;
-        check_master(
-            self.master
-                .as_deref()
-                .or(props.get("spark.master").map(String::as_str)),
-        )?;
-        let mode = self
-            .deploy_mode
-            .as_deref()
-            .or(props.get("spark.submit.deployMode").map(String::as_str));
-        check_deploy_mode(mode)?;
+        let parsed = ParsedArguments::new(&self, &props);
+        self.check_action(&parsed)?;
+        validate(&parsed, !self.app.is_empty())?;
+        check_master(parsed.master.as_deref())?;
+        check_deploy_mode(parsed.deploy_mode.as_deref())?;
+        check_primary_resource(&self.app[0])?;
         let main_class = self.main_class.clone().ok_or_else(|| {
             UserError::spark("No main class set in JAR; please specify one with --class.")
         })?;
+        check_ivy_settings(parsed.ivy_settings.as_deref())?;
+        check_keytab(&parsed)?;
+        warnings.extend(yarn_ignored_warnings(&self, &parsed, &props));
         info.submit_properties = props.clone();
-        let conf = self.final_conf(props, &resolved, &main_class);
-        Ok(self.request(conf, main_class, warnings, shown_file, info))
+        let conf = self.final_conf(props, &parsed, &main_class);
+        Ok(self.request(conf, main_class, warnings, shown_file, info, parsed))
+    }
+
+    /// `--kill` / `--status` on YARN: Spark 4.0 has no `SparkSubmitOperation` for YARN (only
+    /// Kubernetes registers one), so `SparkSubmitUtils.getSubmitOperations` throws
+    /// (SparkSubmit.scala); `--version` and `--help` never reach here (the caller prints them).
+    fn check_action(&self, parsed: &ParsedArguments) -> Result<(), UserError> {
+        match &self.action {
+            SubmitAction::Submit => Ok(()),
+            SubmitAction::Kill(_) | SubmitAction::RequestStatus(_)
+                if parsed.master().starts_with("spark://") =>
+            {
+                Err(UserError::usage(format!(
+                    "sparkyard simulates only --master yarn, not '{}'",
+                    parsed.master()
+                )))
+            }
+            SubmitAction::Kill(_) | SubmitAction::RequestStatus(_) => {
+                Err(UserError::illegal_argument(format!(
+                    "No external SparkSubmitOperations clients found for master url: '{}'",
+                    parsed.master()
+                )))
+            }
+            SubmitAction::PrintVersion | SubmitAction::Usage { .. } => Err(UserError::usage(
+                "--help, --usage-error and --version print and exit; they submit nothing",
+            )),
+        }
     }
 
     /// `mergeDefaultSparkProperties`: the properties file, then (if there was none, or with
@@ -584,17 +983,28 @@ impl SubmitArgs {
     fn final_conf(
         &self,
         props: BTreeMap<String, String>,
-        resolved: &Resolved,
+        parsed: &ParsedArguments,
         main_class: &str,
     ) -> SparkConf {
         let name = self.app_name(&props, main_class);
         let mut conf = SparkConf::from_map(props);
-        for (key, value) in resolved.assigned() {
-            conf.set(key, value.as_str());
+        for (key, value, merge) in parsed.assigned() {
+            let merged = match conf.get(key) {
+                Some(old) if merge => merge_file_lists(old, value),
+                _ => value.clone(),
+            };
+            conf.set(key, merged);
         }
         conf.set("spark.app.name", name);
         conf.set("spark.master", "yarn");
         conf.set("spark.submit.deployMode", "cluster");
+        // "Resolve paths in certain spark properties" (prepareSubmitEnvironment).
+        for key in PATH_CONFIGS {
+            if let Some(old) = conf.get(key) {
+                let resolved = resolve_uris(old);
+                conf.set(key, resolved);
+            }
+        }
         conf
     }
 
@@ -605,6 +1015,7 @@ impl SubmitArgs {
         warnings: Vec<String>,
         properties_file: Option<String>,
         verbose_info: VerboseInfo,
+        parsed: ParsedArguments,
     ) -> SubmitRequest {
         let mut app = self.app.into_iter();
         let primary_resource = app.next().unwrap_or_default();
@@ -616,11 +1027,12 @@ impl SubmitArgs {
             verbose: self.verbose,
             warnings,
             properties_file,
-            cluster: self.cluster,
-            seed: self.seed,
-            log_dir: self.log_dir,
-            quiet: self.quiet,
+            cluster: self.sim.cluster,
+            seed: self.sim.seed,
+            log_dir: self.sim.log_dir,
+            quiet: self.sim.quiet,
             verbose_info,
+            parsed,
         }
     }
 }
@@ -633,8 +1045,9 @@ impl SubmitRequest {
         let mut out = Vec::new();
         for (path, entries) in &self.verbose_info.loaded_files {
             out.push(format!("Using properties file: {path}"));
+            let r = redactor(entries);
             for (k, v) in entries {
-                out.push(format!("Adding default property: {k}={}", redact(k, v)));
+                out.push(format!("Adding default property: {k}={}", r.redact(k, v)));
             }
         }
         out.push(self.parsed_arguments());
@@ -650,46 +1063,48 @@ impl SubmitRequest {
         text
     }
 
-    /// `(name, value)` rows of `Parsed arguments:`, as SparkSubmitArguments resolved them.
+    /// `(name, value)` rows of `Parsed arguments:`, as SparkSubmitArguments resolved them
+    /// (`SparkSubmitArguments.toString`; `null` where Spark has none).
     fn parsed_rows(&self) -> Vec<(&'static str, String)> {
-        let get = |key: &str| self.conf.get(key).unwrap_or("null").to_string();
+        let p = &self.parsed;
+        let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "null".to_string());
         let file = self
             .properties_file
             .clone()
             .unwrap_or_else(|| "null".to_string());
         vec![
-            ("master", "yarn".to_string()),
-            ("remote", "null".to_string()),
-            ("deployMode", "cluster".to_string()),
-            ("executorMemory", get("spark.executor.memory")),
-            ("executorCores", get("spark.executor.cores")),
-            ("totalExecutorCores", get("spark.cores.max")),
+            ("master", p.master().to_string()),
+            ("remote", show(&p.remote)),
+            ("deployMode", show(&p.deploy_mode)),
+            ("executorMemory", show(&p.executor_memory)),
+            ("executorCores", show(&p.executor_cores)),
+            ("totalExecutorCores", show(&p.total_executor_cores)),
             ("propertiesFile", file),
-            ("driverMemory", get("spark.driver.memory")),
-            ("driverCores", get("spark.driver.cores")),
-            ("driverExtraClassPath", get("spark.driver.extraClassPath")),
-            (
-                "driverExtraLibraryPath",
-                get("spark.driver.extraLibraryPath"),
-            ),
-            (
-                "driverExtraJavaOptions",
-                get("spark.driver.extraJavaOptions"),
-            ),
+            ("driverMemory", show(&p.driver_memory)),
+            ("driverCores", show(&p.driver_cores)),
+            ("driverExtraClassPath", show(&p.driver_class_path)),
+            ("driverExtraLibraryPath", show(&p.driver_library_path)),
+            ("driverExtraJavaOptions", show(&p.driver_java_options)),
             ("supervise", self.verbose_info.supervise.to_string()),
-            ("queue", get("spark.yarn.queue")),
-            ("numExecutors", get("spark.executor.instances")),
-            ("files", get("spark.files")),
-            ("pyFiles", get("spark.submit.pyFiles")),
-            ("archives", get("spark.archives")),
+            ("queue", show(&p.queue)),
+            ("numExecutors", show(&p.num_executors)),
+            ("files", show(&p.files)),
+            ("pyFiles", show(&p.py_files)),
+            ("archives", show(&p.archives)),
             ("mainClass", self.main_class.clone()),
-            ("primaryResource", self.primary_resource.clone()),
-            ("name", get("spark.app.name")),
+            ("primaryResource", resolve_uri(&self.primary_resource)),
+            (
+                "name",
+                self.conf
+                    .get("spark.app.name")
+                    .unwrap_or("null")
+                    .to_string(),
+            ),
             ("childArgs", format!("[{}]", self.app_args.join(" "))),
-            ("jars", get("spark.jars")),
-            ("packages", get("spark.jars.packages")),
-            ("packagesExclusions", get("spark.jars.excludes")),
-            ("repositories", get("spark.jars.repositories")),
+            ("jars", show(&p.jars)),
+            ("packages", show(&p.packages)),
+            ("packagesExclusions", show(&p.packages_exclusions)),
+            ("repositories", show(&p.repositories)),
             ("verbose", self.verbose.to_string()),
         ]
     }
@@ -707,9 +1122,10 @@ impl SubmitRequest {
             " --conf and those from the properties file {file}:\n"
         ));
         let props = &self.verbose_info.submit_properties;
+        let r = redactor(props);
         let lines: Vec<String> = props
             .iter()
-            .map(|(k, v)| format!("({k},{})", redact(k, v)))
+            .map(|(k, v)| format!("({k},{})", r.redact(k, v)))
             .collect();
         s.push_str(&format!("  {}\n", lines.join("\n  ")));
         s
@@ -765,8 +1181,8 @@ pub(super) mod tests {
         let parsed = parse_raw(&[]);
         let default = SubmitArgs::default();
         assert_eq!(
-            (parsed.seed, &parsed.log_dir),
-            (default.seed, &default.log_dir)
+            (parsed.sim.seed, &parsed.sim.log_dir),
+            (default.sim.seed, &default.sim.log_dir)
         );
     }
 
@@ -1014,9 +1430,10 @@ pub(super) mod tests {
 
     #[test]
     fn bad_deploy_mode_values() {
-        let args = parse_raw(&["--master", "yarn", "--deploy-mode", "yarn", "a.jar"]);
+        // SparkSubmitArguments.handle checks --deploy-mode as it parses it.
         assert_eq!(
-            args.into_request(no_defaults()).unwrap_err(),
+            SubmitArgs::from_words(["--master", "yarn", "--deploy-mode", "yarn", "a.jar"])
+                .unwrap_err(),
             UserError::spark("--deploy-mode must be either \"client\" or \"cluster\"")
         );
         let args = parse_raw(&[
@@ -1108,5 +1525,284 @@ pub(super) mod tests {
                             config/spark-defaults.conf (embedded):\n  (spark.a,1)\n  (spark.b,2)\n  \
                             (spark.my.password,*********(redacted))\n";
         assert!(report.ends_with(expected_end), "{report}");
+    }
+
+    // SparkSubmit.scala prepareSubmitEnvironment: Spark 4.0 dropped `yarn-cluster`; any master
+    // that is not `yarn` nor starts with spark/k8s/local is this error.
+    #[test]
+    fn yarn_cluster_master_is_spark_4_error() {
+        let args = parse_raw(&["--master", "yarn-cluster", "--class", "K", "a.jar"]);
+        assert_eq!(
+            args.into_request(no_defaults()).unwrap_err(),
+            UserError::spark("Master must either be yarn or start with spark, k8s, or local")
+        );
+    }
+
+    // SparkSubmit.scala kill/requestStatus -> SparkSubmitUtils.getSubmitOperations: no
+    // SparkSubmitOperation is registered for YARN in Spark 4.0.
+    #[test]
+    fn kill_and_status_are_refused_for_yarn() {
+        for flag in ["--kill", "--status"] {
+            let args = parse_raw(&["--master", "yarn", flag, "application_1_0001"]);
+            assert_eq!(
+                args.into_request(no_defaults()).unwrap_err(),
+                UserError::illegal_argument(
+                    "No external SparkSubmitOperations clients found for master url: 'yarn'"
+                ),
+                "{flag}"
+            );
+        }
+        // SparkSubmitArguments.handle: one action only.
+        assert_eq!(
+            SubmitArgs::from_words(["--kill", "a", "--status", "b"]).unwrap_err(),
+            UserError::spark("Action cannot be both KILL and REQUEST_STATUS.")
+        );
+    }
+
+    // SparkSubmitArguments.validateSubmitArguments.
+    #[test]
+    fn more_validation_texts() {
+        let cases: &[(&[&str], UserError)] = &[
+            (
+                &["--total-executor-cores", "0", "a.jar"],
+                UserError::spark("Total executor cores must be a positive number"),
+            ),
+            (
+                &["--proxy-user", "bob", "--principal", "bob@EX", "a.jar"],
+                UserError::spark("Only one of --proxy-user or --principal can be provided."),
+            ),
+            (
+                &["--remote", "sc://h:15002", "a.jar"],
+                UserError::spark("Remote cannot be specified with master and/or deploy mode."),
+            ),
+        ];
+        for (extra, err) in cases {
+            assert_eq!(&spark_err(extra), err, "{extra:?}");
+        }
+    }
+
+    // SparkSubmit.prepareSubmitEnvironment: the keytab must exist before the (Kerberos) login.
+    #[test]
+    fn keytab_must_exist() {
+        let err = spark_err(&[
+            "--principal",
+            "u@EX",
+            "--keytab",
+            "/nonexistent/u.keytab",
+            "a.jar",
+        ]);
+        assert_eq!(
+            err,
+            UserError::illegal_argument(
+                "requirement failed: Keytab file: /nonexistent/u.keytab does not exist"
+            )
+        );
+        let keytab = temp_file("u.keytab", "k");
+        let k = keytab.to_str().unwrap();
+        let req = request(&["--principal", "u@EX", "--keytab", k, "a.jar"]).unwrap();
+        std::fs::remove_file(&keytab).unwrap();
+        assert_eq!(req.conf.get("spark.kerberos.principal"), Some("u@EX"));
+        assert_eq!(req.conf.get("spark.kerberos.keytab"), Some(k));
+    }
+
+    // MavenUtils.loadIvySettings: `Scheme $scheme not supported in spark.jars.ivySettings`.
+    #[test]
+    fn ivy_settings_scheme() {
+        for (value, scheme) in [
+            ("local:///opt/ivy.xml", "local"),
+            ("hdfs://nn/ivy.xml", "hdfs"),
+        ] {
+            let conf = format!("spark.jars.ivySettings={value}");
+            assert_eq!(
+                spark_err(&["--conf", &conf, "a.jar"]),
+                UserError::illegal_argument(format!(
+                    "Scheme {scheme} not supported in spark.jars.ivySettings"
+                ))
+            );
+        }
+        assert_eq!(
+            spark_err(&[
+                "--conf",
+                "spark.jars.ivySettings=/nonexistent/ivy.xml",
+                "a.jar"
+            ]),
+            UserError::illegal_argument(
+                "requirement failed: Ivy settings file /nonexistent/ivy.xml does not exist"
+            )
+        );
+    }
+
+    // SparkSubmit.prepareSubmitEnvironment's OptionAssigners for YARN cluster mode: --jars,
+    // --files, --archives and --py-files become spark.yarn.dist.* (merged with the property),
+    // resolved to URIs (Utils.resolveURIs); the driver flags become spark.driver.extra*.
+    #[test]
+    fn yarn_option_assigners() {
+        let req = request(&[
+            "--jars",
+            "lib/a.jar,hdfs://nn/b.jar",
+            "--files",
+            "conf/app.conf#app.conf",
+            "--archives",
+            "env.tgz#env",
+            "--py-files",
+            "deps.zip",
+            "--conf",
+            "spark.yarn.dist.jars=/x/c.jar",
+            "--driver-java-options",
+            "-Dx=1",
+            "--driver-class-path",
+            "/opt/extra/*",
+            "--driver-library-path",
+            "/opt/native",
+            "--queue",
+            "q1",
+            "a.jar",
+        ])
+        .unwrap();
+        let expect = [
+            (
+                "spark.yarn.dist.jars",
+                "file:/x/c.jar,file:/opt/spark/lib/a.jar,hdfs://nn/b.jar",
+            ),
+            (
+                "spark.yarn.dist.files",
+                "file:/opt/spark/conf/app.conf#app.conf",
+            ),
+            ("spark.yarn.dist.archives", "file:/opt/spark/env.tgz#env"),
+            ("spark.yarn.dist.pyFiles", "file:/opt/spark/deps.zip"),
+            ("spark.submit.pyFiles", "file:/opt/spark/deps.zip"),
+            ("spark.driver.extraJavaOptions", "-Dx=1"),
+            ("spark.driver.extraClassPath", "/opt/extra/*"),
+            ("spark.driver.extraLibraryPath", "/opt/native"),
+            ("spark.yarn.queue", "q1"),
+        ];
+        for (k, v) in expect {
+            assert_eq!(req.conf.get(k), Some(v), "{k}");
+        }
+        assert_eq!(req.conf.get("spark.jars"), None);
+        let report = req.verbose_report();
+        assert!(
+            report.contains(
+                "\n  jars                    file:/opt/spark/lib/a.jar,hdfs://nn/b.jar\n"
+            ),
+            "{report}"
+        );
+        assert!(
+            report.contains("\n  primaryResource         file:/opt/spark/a.jar\n"),
+            "{report}"
+        );
+        assert!(
+            report.contains("\n  driverExtraJavaOptions  -Dx=1\n"),
+            "{report}"
+        );
+    }
+
+    // Utils.resolveURI.
+    #[test]
+    fn resolve_uri_rules() {
+        assert_eq!(resolve_uri("a.jar"), "file:/opt/spark/a.jar");
+        assert_eq!(resolve_uri("../x/./a.jar"), "file:/opt/x/a.jar");
+        assert_eq!(resolve_uri("/abs/a.jar#b"), "file:/abs/a.jar#b");
+        assert_eq!(resolve_uri("hdfs://nn:8020/a.jar"), "hdfs://nn:8020/a.jar");
+        assert_eq!(resolve_uri("local:/opt/a.jar"), "local:/opt/a.jar");
+        assert_eq!(
+            resolve_uris("a.jar,, b.jar"),
+            "file:/opt/spark/a.jar,file:/opt/spark/ b.jar"
+        );
+    }
+
+    // Spark ignores --total-executor-cores on YARN (no OptionAssigner): sparkyard says so.
+    #[test]
+    fn standalone_only_flags_warn() {
+        let req = request(&[
+            "--total-executor-cores",
+            "8",
+            "--packages",
+            "g:a:1",
+            "a.jar",
+        ])
+        .unwrap();
+        assert_eq!(req.conf.get("spark.cores.max"), None);
+        assert_eq!(req.warnings.len(), 2, "{:?}", req.warnings);
+        assert!(req.warnings[0].contains("--total-executor-cores 8"));
+        assert!(req.warnings[1].contains("--packages g:a:1"));
+        let report = req.verbose_report();
+        assert!(
+            report.contains("\n  totalExecutorCores      8\n"),
+            "{report}"
+        );
+        assert!(
+            report.contains("\n  packages                g:a:1\n"),
+            "{report}"
+        );
+    }
+
+    #[test]
+    fn python_and_r_are_not_simulated() {
+        for primary in ["pi.py", "pi.R"] {
+            let err = spark_err(&[primary]);
+            assert!(
+                matches!(&err, UserError::Usage(m) if m.contains("sparkyard simulates only JVM")),
+                "{err:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn proxy_user_is_recorded() {
+        let req = request(&["--proxy-user", "alice", "a.jar"]).unwrap();
+        assert_eq!(req.parsed.proxy_user.as_deref(), Some("alice"));
+    }
+
+    // SparkSubmitCommandBuilder: every Spark 4.0 option is accepted (none of clap's refusals).
+    #[test]
+    fn every_spark_option_parses() {
+        for aliases in super::option_parser::OPTS {
+            for name in *aliases {
+                let value = if *name == "--deploy-mode" {
+                    "cluster"
+                } else {
+                    "v"
+                };
+                let args = SubmitArgs::from_words([*name, value, "a.jar"]);
+                assert!(args.is_ok(), "{name}: {args:?}");
+            }
+        }
+        for aliases in super::option_parser::SWITCHES {
+            for name in *aliases {
+                assert!(SubmitArgs::from_words([*name, "a.jar"]).is_ok(), "{name}");
+            }
+        }
+        assert_eq!(
+            SubmitArgs::from_words(["--foo", "a.jar"]).unwrap_err(),
+            UserError::launcher("Unrecognized option: --foo")
+        );
+    }
+
+    #[test]
+    fn class_warning_names_the_registry() {
+        assert_eq!(class_warning("org.apache.spark.examples.SparkPi"), None);
+        assert_eq!(class_warning("org.apache.spark.examples.JavaSparkPi"), None);
+        let w = class_warning("com.acme.Etl").expect("a warning");
+        for class in sparkyard_actors::examples::SIMULATED_CLASSES {
+            assert!(w.contains(class), "{w}");
+        }
+        assert!(w.contains("--class com.acme.Etl"), "{w}");
+    }
+
+    #[test]
+    fn keys_not_simulated_yet_warn() {
+        let req = request(&[
+            "--conf",
+            "spark.yarn.historyServer.address=h:18080",
+            "a.jar",
+        ])
+        .unwrap();
+        assert_eq!(
+            req.warnings,
+            vec![
+                "Warning: spark.yarn.historyServer.address=h:18080 is not simulated by sparkyard yet; it has no effect on this run"
+            ]
+        );
     }
 }

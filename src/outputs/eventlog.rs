@@ -88,15 +88,38 @@ pub fn write_event_logs(
     result: &RunResult,
     spark: &SparkSettings,
 ) -> Result<Vec<PathBuf>, UserError> {
+    let logs = write_event_logs_reporting(result, spark)?;
+    Ok(logs.into_iter().map(|w| w.path).collect())
+}
+
+/// One event log written, and Spark's error when an earlier log of the same name was kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WrittenLog {
+    pub path: PathBuf,
+    /// `java.io.IOException: Target log file already exists (<path>)`: the earlier, completed
+    /// log is kept and this run's log stays `.inprogress` (EventLogFileWriters.scala renameFile,
+    /// without `spark.eventLog.overwrite`). Spark logs it and the application still succeeds.
+    pub refused: Option<String>,
+}
+
+/// [`write_event_logs`], saying which logs Spark would not rename over an earlier one.
+pub fn write_event_logs_reporting(
+    result: &RunResult,
+    spark: &SparkSettings,
+) -> Result<Vec<WrittenLog>, UserError> {
     if !spark.event_log_enabled || result.events.is_empty() {
         return Ok(Vec::new());
     }
     let dir = log_dir(&spark.event_log_dir)?;
     let codec = codec_extension(spark)?;
+    let overwrite = spark
+        .properties
+        .get("spark.eventLog.overwrite")
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
     std::fs::create_dir_all(&dir).map_err(|e| dir_error(&dir, "cannot create it", &e))?;
     let mut written = Vec::new();
     for attempt in &result.events {
-        written.push(write_attempt(&dir, codec, attempt)?);
+        written.push(write_attempt(&dir, codec, attempt, overwrite)?);
     }
     Ok(written)
 }
@@ -187,13 +210,33 @@ fn write_attempt(
     dir: &Path,
     codec: Option<&str>,
     attempt: &AttemptEvents,
-) -> Result<PathBuf, UserError> {
+    overwrite: bool,
+) -> Result<WrittenLog, UserError> {
     let name = file_name(attempt, codec);
     let path = dir.join(&name);
+    let completed = !name.ends_with(".inprogress");
+    if completed && !overwrite && path.exists() {
+        // EventLogFileWriters.scala renameFile: `Target log file already exists ($dest)`.
+        let inprogress = dir.join(format!("{name}.inprogress"));
+        write_lines(&inprogress, codec.is_some(), attempt)
+            .map_err(|e| dir_error(dir, "cannot write the event log", &e))?;
+        // `dest` is a qualified Hadoop Path: `file:/...` on the local file system.
+        let refused = format!(
+            "java.io.IOException: Target log file already exists (file:{})",
+            path.display()
+        );
+        return Ok(WrittenLog {
+            path: inprogress,
+            refused: Some(refused),
+        });
+    }
     remove_stale(dir, &name).map_err(|e| dir_error(dir, "cannot replace an earlier log", &e))?;
     write_lines(&path, codec.is_some(), attempt)
         .map_err(|e| dir_error(dir, "cannot write the event log", &e))?;
-    Ok(path)
+    Ok(WrittenLog {
+        path,
+        refused: None,
+    })
 }
 
 /// Streams the JSON lines to the file (through zstd when compressed) in 1 MiB chunks, so a
@@ -232,9 +275,9 @@ fn set_log_permissions(path: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Removes this log's other forms (an earlier run of the same seed has the same application
-/// id; Spark would refuse unless `spark.eventLog.overwrite`, but here the ids repeat by design,
-/// and a stale `.inprogress` twin would show up as a second attempt in the History Server).
+/// Removes this log's other forms before writing it (a stale `.inprogress` twin would show up
+/// as a second attempt in the History Server); a completed log of the same name is only
+/// replaced with `spark.eventLog.overwrite` ([`write_attempt`] keeps it otherwise, as Spark).
 fn remove_stale(dir: &Path, name: &str) -> std::io::Result<()> {
     let base = name
         .trim_end_matches(".inprogress")
@@ -543,11 +586,21 @@ fn environment(out: &mut String, spark: &[(String, String)], hadoop: &[(String, 
         ("user.timezone", "UTC"),
     ];
     let empty: [(&str, &str); 0] = [];
+    // EventLoggingListener.redactEvent: every map but the classpath goes through Utils.redact.
+    let r = sparkyard_actors::world::spark_conf::Redactor::from_properties(
+        spark.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    );
+    let redacted = |kvs: &[(String, String)]| -> Vec<(String, String)> {
+        kvs.iter()
+            .map(|(k, v)| (k.clone(), r.redact(k, v).to_string()))
+            .collect()
+    };
+    let (spark, hadoop) = (redacted(spark), redacted(hadoop));
     object(out, |o| {
         o.str("Event", "SparkListenerEnvironmentUpdate");
         o.map("JVM Information", &jvm);
-        o.map("Spark Properties", spark);
-        o.map("Hadoop Properties", hadoop);
+        o.map("Spark Properties", &spark);
+        o.map("Hadoop Properties", &hadoop);
         o.map("System Properties", &system);
         o.map("Metrics Properties", &empty);
         o.map("Classpath Entries", &empty);

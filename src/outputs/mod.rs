@@ -139,8 +139,14 @@ impl OutputArgs {
     ) -> Result<Vec<String>, UserError> {
         self.finish_progress();
         let mut lines = Vec::new();
-        for p in write_event_logs(result, spark)? {
-            lines.push(format!("event log: {}", p.display()));
+        for w in eventlog::write_event_logs_reporting(result, spark)? {
+            lines.push(format!("event log: {}", w.path.display()));
+            if let Some(refused) = w.refused {
+                lines.push(format!(
+                    "event log: {refused}; the earlier log is kept (set \
+                     spark.eventLog.overwrite=true to replace it)"
+                ));
+            }
         }
         if let Some(path) = &self.trace {
             write_chrome_trace(result, path)?;

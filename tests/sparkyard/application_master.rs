@@ -196,3 +196,72 @@ fn the_client_warns_with_spark_4_0_0s_text_for_missing_yarn_jars() {
         client.stderr
     );
 }
+
+/// Every container log's stderr, joined.
+fn all_stderr(r: &RunResult) -> String {
+    r.logs
+        .outputs()
+        .values()
+        .map(|o| o.stderr.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+// SparkContext's constructor refuses what UnifiedMemoryManager.getMaxMemory and
+// ResourceUtils.validateTaskCpusLargeEnough refuse; in cluster mode that is the user class
+// failing in the AM before the context exists (no executor is ever requested).
+#[test]
+fn spark_context_refusals_fail_the_user_class_in_the_am() {
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--conf", "spark.task.cpus=2"],
+            "User class threw exception: org.apache.spark.SparkException: The number of cores per executor (=1) has to be >= the number of cpus per task = 2.",
+        ),
+        (
+            &["--executor-memory", "100m"],
+            "[INVALID_EXECUTOR_MEMORY] Executor memory 104857600 must be at least 471859200.",
+        ),
+        (
+            &["--driver-memory", "100m"],
+            "[INVALID_DRIVER_MEMORY] System memory 104857600 must be at least 471859200.",
+        ),
+    ];
+    for (extra, text) in cases {
+        let args = [
+            &["--class", "org.apache.spark.examples.SparkPi"],
+            extra,
+            &["app.jar", "2"],
+        ]
+        .concat();
+        let r = crate::common::submit(&args).expect("a run");
+        let logs = all_stderr(&r);
+        assert!(
+            logs.contains("ERROR SparkContext: Error initializing SparkContext."),
+            "{extra:?}"
+        );
+        assert!(logs.contains(text), "{extra:?}: {text}");
+        assert_eq!(r.counters.executors_launched, 0, "{extra:?}");
+        assert!(r.outcome.exception.is_some(), "{extra:?}");
+    }
+}
+
+// SchedulerUtils.validateResourceRequest refuses executor containers above
+// yarn.scheduler.maximum-allocation-vcores (InvalidResourceRequestException). The AM's first
+// allocate runs in createAllocator on its main thread (ApplicationMaster.scala), so the exception
+// is `Uncaught exception` (exit 10) on each attempt, not the Reporter thread's exit 12: Spark's
+// Client checks only memory before submitting, so this fails after submission, as on a cluster.
+#[test]
+fn executor_cores_above_the_maximum_allocation_fail_the_am() {
+    let r = crate::common::submit(&[
+        "--class",
+        "org.apache.spark.examples.SparkPi",
+        "--executor-cores",
+        "8",
+        "app.jar",
+        "2",
+    ])
+    .expect("a run");
+    assert_eq!(crate::common::am_exit_codes(&r), vec![10, 10]);
+    assert_eq!(r.counters.executors_launched, 0);
+    assert!(r.outcome.diagnostics.starts_with("Uncaught exception: org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException: Invalid resource request! Cannot allocate containers as requested resource is greater than maximum allowed allocation. Requested resource type=[vcores], Requested resource=<memory:1408, vCores:8>, maximum allowed allocation=<memory:8192, vCores:4>"), "{}", r.outcome.diagnostics);
+}

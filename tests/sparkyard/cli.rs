@@ -146,3 +146,93 @@ fn spark_submit_version_prints_the_banner() {
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).contains("version 4.0.0"));
 }
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+// Utils.redact (spark.redaction.regex, `*********(redacted)`): the secret of a
+// spark.executorEnv key never shows on the console, in the --verbose report, in the container
+// logs, in the event log (EventLoggingListener.redactEvent) or in the trace. The one place it is
+// written is launch_container.sh: YARN's ContainerLaunch exports the environment as given.
+#[test]
+fn a_secret_is_redacted_in_every_output() {
+    let dir = std::path::PathBuf::from(log_dir_for("redact"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let events = dir.join("events");
+    let trace = dir.join("trace.json");
+    let ev = format!("spark.eventLog.dir={}", events.display());
+    let out = submit_pi(
+        &[
+            "--verbose",
+            "--conf",
+            "spark.executorEnv.HADOOP_CREDSTORE_PASSWORD=secret_password",
+            "--conf",
+            "spark.eventLog.enabled=true",
+            "--conf",
+            &ev,
+            "--trace",
+            trace.to_str().unwrap(),
+            "app.jar",
+            "2",
+        ],
+        "redact",
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stdout.contains("secret_password"), "{stdout}");
+    assert!(!stderr.contains("secret_password"), "{stderr}");
+    assert!(stderr.contains("(spark.executorEnv.HADOOP_CREDSTORE_PASSWORD,*********(redacted))"));
+    assert!(
+        stderr.contains("    HADOOP_CREDSTORE_PASSWORD -> *********(redacted)\n"),
+        "{stderr}"
+    );
+    let files = files_under(&dir);
+    assert!(files.iter().any(|f| f.starts_with(&events)), "an event log");
+    assert!(files.contains(&trace), "a trace");
+    let mut scripts = 0;
+    for f in &files {
+        let body = String::from_utf8_lossy(&std::fs::read(f).expect("readable")).to_string();
+        if f.ends_with("launch_container.sh") {
+            scripts +=
+                usize::from(body.contains("export HADOOP_CREDSTORE_PASSWORD=\"secret_password\""));
+            continue;
+        }
+        assert!(!body.contains("secret_password"), "{}", f.display());
+    }
+    // Only executors get spark.executorEnv.* (ExecutorRunnable.prepareEnvironment).
+    assert_eq!(scripts, 2, "the two executors' launch_container.sh");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// SparkSubmitCommandBuilder.OptionParser.handleUnknown + launcher Main: `Error: Unrecognized
+// option: --foo`, a blank line and spark-submit's usage (SparkSubmitArguments.printUsageAndExit).
+#[test]
+fn an_unknown_option_gets_the_launchers_error_and_sparks_usage() {
+    let out = binary(&["submit", "--master", "yarn", "--files-x", "a", "app.jar"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr.starts_with("Error: Unrecognized option: --files-x\n\nUsage: spark-submit [options] <app jar | python file | R file> [app arguments]\n"), "{stderr}");
+    assert!(!stderr.contains("tip:"), "{stderr}");
+    let help = binary(&["submit", "--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(text(&help.stderr).contains(" Spark on YARN only:\n  --queue QUEUE_NAME "));
+    let version = binary(&["submit", "--version"]);
+    assert_eq!(version.status.code(), Some(0));
+    assert!(
+        text(&version.stdout).contains("version 4.0"),
+        "{}",
+        text(&version.stdout)
+    );
+}

@@ -890,3 +890,53 @@ fn export_event_logs() {
         }
     }
 }
+
+// EventLogFileWriters.scala SingleEventLogFileWriter.stop -> renameFile: a completed log of the
+// same name is kept (`Target log file already exists (...)`, the new log stays .inprogress)
+// unless spark.eventLog.overwrite=true.
+#[test]
+fn an_existing_event_log_is_not_clobbered_without_overwrite() {
+    let dir = temp_dir("overwrite");
+    let conf = format!("spark.eventLog.dir=file:{}", dir.display());
+    let (r, spark) = run_with(&pi_args(&conf, &[]), recorded(), None);
+    let first = outputs::eventlog::write_event_logs_reporting(&r, &spark).expect("written");
+    let done = dir.join("application_1764662400000_0001_1");
+    assert_eq!(first[0].path, done);
+    assert_eq!(first[0].refused, None);
+    std::fs::write(&done, "an earlier run's log\n").expect("overwritten by hand");
+    let again = outputs::eventlog::write_event_logs_reporting(&r, &spark).expect("written");
+    assert_eq!(
+        again[0].refused.as_deref(),
+        Some(
+            format!(
+                "java.io.IOException: Target log file already exists (file:{})",
+                done.display()
+            )
+            .as_str()
+        )
+    );
+    assert_eq!(
+        again[0].path,
+        dir.join("application_1764662400000_0001_1.inprogress")
+    );
+    assert_eq!(
+        std::fs::read_to_string(&done).expect("kept"),
+        "an earlier run's log\n"
+    );
+    let over = format!("spark.eventLog.dir=file:{}", dir.display());
+    let (r, spark) = run_with(
+        &pi_args(&over, &["--conf", "spark.eventLog.overwrite=true"]),
+        recorded(),
+        None,
+    );
+    let third = outputs::eventlog::write_event_logs_reporting(&r, &spark).expect("written");
+    assert_eq!(
+        (third[0].path.clone(), third[0].refused.clone()),
+        (done.clone(), None)
+    );
+    assert_ne!(
+        std::fs::read_to_string(&done).expect("replaced"),
+        "an earlier run's log\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

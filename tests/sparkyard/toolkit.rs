@@ -187,6 +187,9 @@ name = "every table"
 [cluster.costs]
 [[cluster.nodes]]
 host = "nm-{n}.x"
+[[cluster.queues]]
+name = "default"
+capacity = 100
 [submit]
 [workload]
 [[workload.jobs]]
@@ -196,6 +199,7 @@ name = "s"
 tasks = 1
 duration = { fixed_ms = 1 }
 fail = { indices = [0], message = "m" }
+shuffle_write = { bytes_per_task = 1 }
 [[faults]]
 kind = "kill-am"
 at_ms = 1

@@ -8,6 +8,9 @@ use rand_chacha::ChaCha8Rng;
 use sparkyard_messages::task::{JobSpec, StageSpec, TaskResultData, TaskWork};
 
 pub const CLASS: &str = "org.apache.spark.examples.SparkPi";
+/// `org.apache.spark.examples.JavaSparkPi`: the same computation written in Java, run as the
+/// same program (its call sites are SparkPi's here).
+pub const JAVA_CLASS: &str = "org.apache.spark.examples.JavaSparkPi";
 pub const CALL_SITE: &str = "reduce at SparkPi.scala:38";
 pub const RDD: &str = "MapPartitionsRDD[1] at map at SparkPi.scala:34";
 

@@ -134,6 +134,46 @@ impl CapacityScheduler {
         idx
     }
 
+    /// `ClusterNodeTracker.getMaxAllowedAllocation`: the configured maximum, lowered to the
+    /// largest registered NodeManager's resource.
+    pub fn max_allowed_allocation(&self) -> Resource {
+        let configured = self.maximum_allocation();
+        if self.nodes.is_empty() {
+            return configured;
+        }
+        let largest = |f: fn(&Resource) -> u64| self.nodes.iter().map(|n| f(&n.total)).max();
+        Resource {
+            memory_mb: configured
+                .memory_mb
+                .min(largest(|r| r.memory_mb).unwrap_or(u64::MAX)),
+            vcores: configured
+                .vcores
+                .min(largest(|r| u64::from(r.vcores)).map_or(u32::MAX, |v| v as u32)),
+        }
+    }
+
+    /// `SchedulerUtils.validateResourceRequest`: a request above the maximum allowed allocation
+    /// (memory first, then vcores) is an `InvalidResourceRequestException` with
+    /// `GREATER_THAN_MAX_RESOURCE_MESSAGE_TEMPLATE`'s text.
+    pub fn validate_request(&self, requested: Resource) -> Result<(), String> {
+        let max = self.max_allowed_allocation();
+        let kind = if requested.memory_mb > max.memory_mb {
+            "memory-mb"
+        } else if requested.vcores > max.vcores {
+            "vcores"
+        } else {
+            return Ok(());
+        };
+        Err(format!(
+            "Invalid resource request! Cannot allocate containers as requested resource is greater \
+             than maximum allowed allocation. Requested resource type=[{kind}], Requested \
+             resource={requested}, maximum allowed allocation={max}, please note that maximum \
+             allowed allocation is calculated by scheduler based on maximum resource of registered \
+             NodeManagers, which might be less than configured maximum allocation={}",
+            self.maximum_allocation()
+        ))
+    }
+
     pub fn node_index(&self, host: &str) -> Option<usize> {
         self.node_by_host.get(host).copied()
     }
@@ -580,5 +620,36 @@ mod tests {
         assert!(!cs.complete_container(0, cid));
         assert_eq!(cs.live_container(a, cid), None);
         assert_eq!(ids(&cs.node_update(0)), [(3, false)]);
+    }
+
+    // TestSchedulerUtils (testValidateResourceRequest): above the maximum allowed allocation is
+    // InvalidResourceRequestException's GREATER_THEN_MAX_ALLOCATION text.
+    #[test]
+    fn requests_above_the_maximum_allocation_are_invalid() {
+        let mut s = CapacityScheduler::new(limits());
+        s.add_node(node("nm-1"), "/r".into(), res(64 * GB, 16));
+        assert_eq!(s.validate_request(res(1408, 4)), Ok(()));
+        let err = s.validate_request(res(1408, 8)).unwrap_err();
+        assert_eq!(
+            err,
+            "Invalid resource request! Cannot allocate containers as requested resource is greater than maximum allowed allocation. Requested resource type=[vcores], Requested resource=<memory:1408, vCores:8>, maximum allowed allocation=<memory:8192, vCores:4>, please note that maximum allowed allocation is calculated by scheduler based on maximum resource of registered NodeManagers, which might be less than configured maximum allocation=<memory:8192, vCores:4>"
+        );
+        let small = {
+            let mut s = CapacityScheduler::new(limits());
+            s.add_node(node("nm-1"), "/r".into(), res(4 * GB, 2));
+            s
+        };
+        assert!(
+            small
+                .validate_request(res(5000, 1))
+                .unwrap_err()
+                .contains("type=[memory-mb]")
+        );
+        assert!(
+            small
+                .validate_request(res(1024, 3))
+                .unwrap_err()
+                .contains("maximum allowed allocation=<memory:4096, vCores:2>")
+        );
     }
 }

@@ -474,3 +474,107 @@ mod tests {
         }
     }
 }
+
+/// Where the NodeManager localizes a PRIVATE resource: the user's file cache, one numbered
+/// directory per resource (Hadoop's `ResourceLocalizationService`, the first being 10).
+fn localized_path(
+    user: &str,
+    index: usize,
+    r: &sparkyard_messages::records::LocalResource,
+) -> String {
+    let name = r.source.rsplit('/').next().unwrap_or(&r.source);
+    format!(
+        "/tmp/hadoop-yarn/nm-local-dir/usercache/{user}/filecache/{}/{name}",
+        10 + index
+    )
+}
+
+/// The NodeManager's expansion of `{{VAR}}` to `$VAR` and `<CPS>` to `:` (`ContainerLaunch
+/// .expandEnvironment` on a Linux node).
+fn expand(text: &str) -> String {
+    text.replace("{{", "$")
+        .replace("}}", "")
+        .replace("<CPS>", ":")
+}
+
+/// `launch_container.sh` as Hadoop's `ContainerLaunch` writes it (`UnixShellScriptBuilder`):
+/// the environment exported, each local resource linked into the container's directory, then
+/// the command. The environment is written as given: YARN does not redact it.
+pub fn launch_container_script(
+    ctx: &sparkyard_messages::records::ContainerLaunchContext,
+    user: &str,
+) -> String {
+    let mut s = String::from(
+        "#!/bin/bash\n\nset -o pipefail -e\nexport PRELAUNCH_OUT=\"<LOG_DIR>/prelaunch.out\"\nexec >\"${PRELAUNCH_OUT}\"\nexport PRELAUNCH_ERR=\"<LOG_DIR>/prelaunch.err\"\nexec 2>\"${PRELAUNCH_ERR}\"\necho \"Setting up env variables\"\n",
+    );
+    for (k, v) in &ctx.environment {
+        s.push_str(&format!("export {k}=\"{}\"\n", expand(v)));
+    }
+    s.push_str("echo \"Setting up job resources\"\n");
+    for (i, r) in ctx.local_resources.iter().enumerate() {
+        if let Some((dir, _)) = r.link.rsplit_once('/') {
+            s.push_str(&format!("mkdir -p {dir}\n"));
+        }
+        s.push_str(&format!(
+            "ln -sf -- \"{}\" \"{}\"\n",
+            localized_path(user, i, r),
+            r.link
+        ));
+    }
+    s.push_str("echo \"Launching container\"\n");
+    s.push_str(&format!(
+        "exec /bin/bash -c \"{}\"\n",
+        expand(&ctx.commands.join(" "))
+    ));
+    s
+}
+
+#[cfg(test)]
+mod launch_script_tests {
+    use super::*;
+    use sparkyard_messages::records::{ContainerLaunchContext, ContainerMain, LocalResource};
+
+    // Hadoop ContainerLaunch (UnixShellScriptBuilder): env exports, resource links, exec.
+    #[test]
+    fn env_links_and_command() {
+        let ctx = ContainerLaunchContext {
+            commands: vec!["{{JAVA_HOME}}/bin/java -cp {{PWD}} Main".into()],
+            environment: vec![
+                (
+                    "CLASSPATH".into(),
+                    "{{PWD}}<CPS>{{PWD}}/__spark_conf__".into(),
+                ),
+                ("MY_VAR".into(), "1".into()),
+            ],
+            main: ContainerMain::ApplicationMaster {
+                user_class: "K".into(),
+                jar: "a.jar".into(),
+                args: vec![],
+            },
+            local_resources: vec![
+                LocalResource {
+                    link: "__app__.jar".into(),
+                    source: "hdfs://nn:8020/s/app.jar".into(),
+                    archive: false,
+                },
+                LocalResource {
+                    link: "__pyfiles__/deps.zip".into(),
+                    source: "hdfs://nn:8020/s/deps.zip".into(),
+                    archive: false,
+                },
+            ]
+            .into(),
+        };
+        let script = launch_container_script(&ctx, "alice");
+        assert!(
+            script.contains("export CLASSPATH=\"$PWD:$PWD/__spark_conf__\"\nexport MY_VAR=\"1\"\n"),
+            "{script}"
+        );
+        assert!(script.contains("ln -sf -- \"/tmp/hadoop-yarn/nm-local-dir/usercache/alice/filecache/10/app.jar\" \"__app__.jar\"\n"), "{script}");
+        assert!(script.contains("mkdir -p __pyfiles__\nln -sf -- \"/tmp/hadoop-yarn/nm-local-dir/usercache/alice/filecache/11/deps.zip\" \"__pyfiles__/deps.zip\"\n"), "{script}");
+        assert!(
+            script.ends_with("exec /bin/bash -c \"$JAVA_HOME/bin/java -cp $PWD Main\"\n"),
+            "{script}"
+        );
+    }
+}

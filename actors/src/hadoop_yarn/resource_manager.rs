@@ -55,6 +55,9 @@ struct RmAttempt {
     am_exit_status: Option<i32>,
     /// When the attempt failed (epoch ms, `RMAppAttemptImpl.getFinishTime`); 0 while running.
     finish_time: u64,
+    /// An ask the scheduler refused: AMRMClient keeps it and sends it with every later
+    /// allocate call, which the RM refuses again.
+    invalid_ask: Option<String>,
 }
 
 struct RmApp {
@@ -225,10 +228,27 @@ impl ResourceManager {
             tracking_url,
             updated_nodes: Vec::new(),
         };
+        let queue = app.submission.queue.clone();
+        let user = app.submission.user.clone();
         self.apps.insert(id, app);
         self.env.reply(ask, ());
+        if self.sim.config.yarn.queue(&queue).is_none() {
+            return self.reject_application(id, unknown_queue_diagnostics(id, &user, &queue));
+        }
         self.set_state(id, State::Accepted);
         self.new_attempt(id);
+    }
+
+    /// `RMAppImpl.AppRejectedTransition` (APP_REJECTED from the scheduler): the application
+    /// fails with the scheduler's message, without any attempt.
+    fn reject_application(&mut self, id: ApplicationId, message: String) {
+        let now = crate::kernel::clock::now_epoch_ms();
+        if let Some(app) = self.apps.get_mut(&id) {
+            app.diagnostics = message;
+            app.final_status = Final::Failed;
+            app.finish_time = now;
+        }
+        self.set_state(id, State::Failed);
     }
 
     fn set_state(&mut self, id: ApplicationId, state: State) {
@@ -258,6 +278,7 @@ impl ResourceManager {
             response_id: 0,
             am_exit_status: None,
             finish_time: 0,
+            invalid_ask: None,
         });
         let am_resource = app.submission.am_resource;
         let now = crate::kernel::clock::now_epoch_ms();
@@ -387,6 +408,19 @@ impl ResourceManager {
             }
             Err(f) => return self.env.reply_failure(ask, f),
         };
+        let attempt_id = attempt.id;
+        if req.add_requests > 0 || attempt.invalid_ask.is_some() {
+            let refused = match &attempt.invalid_ask {
+                Some(text) => Some(text.clone()),
+                None => self.scheduler.validate_request(req.capability).err(),
+            };
+            if let Some(text) = refused {
+                return self.refuse_ask(ask, attempt_id, text);
+            }
+        }
+        let Ok(attempt) = self.attempt_mut(attempt_id) else {
+            return;
+        };
         attempt.response_id += 1;
         let response = AllocateResponse {
             response_id: attempt.response_id,
@@ -413,6 +447,24 @@ impl ResourceManager {
             );
         }
         self.env.reply(ask, response);
+    }
+
+    /// `ApplicationMasterService.allocate` on an invalid request: the exception goes back to
+    /// the AM (its Reporter thread counts it) and the ask is kept as the AMRMClient keeps it.
+    fn refuse_ask(
+        &mut self,
+        ask: ReplyTo<AllocateResponse>,
+        id: ApplicationAttemptId,
+        text: String,
+    ) {
+        if let Ok(a) = self.attempt_mut(id) {
+            a.invalid_ask = Some(text.clone());
+        }
+        let f = RpcFailure::new(
+            "org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException",
+            text,
+        );
+        self.env.reply_failure(ask, f);
     }
 
     /// The AM gave a container back: the NM kills it and the AM hears of its completion.
@@ -726,6 +778,11 @@ impl ResourceManager {
             self.nodes[node].cleanup.push((cid, status));
         }
     }
+}
+
+/// `CapacityScheduler.addApplication` for a queue it does not know.
+pub fn unknown_queue_diagnostics(id: ApplicationId, user: &str, queue: &str) -> String {
+    format!("Application {id} submitted by user {user} to unknown queue: {queue}")
 }
 
 impl ResourceManager {

@@ -15,7 +15,7 @@ pub use log::Level;
 pub struct ProcessOutput {
     pub stdout: String,
     pub stderr: String,
-    /// For a container: the NodeManager host it ran on and its launch command.
+    /// For a container: the NodeManager host it ran on and its `launch_container.sh`.
     pub host: Option<String>,
     pub launch_command: Option<String>,
 }

@@ -203,6 +203,12 @@ impl Driver {
         info!(log, SC, "OS info {}", executor_env::OS_INFO);
         info!(log, SC, "Java version {}", executor_env::JAVA_VERSION);
         info!(log, SC, "Submitted application: {}", self.app_name());
+        if let Err(cause) = self.check_context_settings() {
+            // SparkContext's constructor: logError("Error initializing SparkContext.", e), then
+            // the exception reaches the user class.
+            error!(log, SC, "Error initializing SparkContext.\n{cause}");
+            return self.user_class_threw(cause, ctx);
+        }
         let app_id = self.attempt_id.application_id.to_string();
         self.bus = self
             .sim
@@ -354,6 +360,18 @@ impl Driver {
         let lines = eam::validate_settings(d, s.executor_cores, s.task_cpus)?;
         eam::log_lines(log, "driver::ExecutorAllocationManager", &lines);
         Ok(())
+    }
+
+    /// What `new SparkContext` refuses, in its order: the memory manager's minimum heap
+    /// (SparkEnv), then the cpus per task against the executor cores (createTaskScheduler).
+    fn check_context_settings(&self) -> Result<(), String> {
+        let s = &self.sim.config.spark;
+        let executor = s
+            .properties
+            .contains_key("spark.executor.memory")
+            .then_some(s.executor_memory_mb << 20);
+        unified_memory_manager::check_min_memory(s.driver_memory_mb, executor)?;
+        unified_memory_manager::check_task_cpus(s.executor_cores, s.task_cpus)
     }
 
     /// `main` threw: the AM records `User class threw exception` with exit 15.

@@ -31,6 +31,42 @@ pub fn max_memory(heap_mb: u64) -> u64 {
     (usable as f64 * MEMORY_FRACTION) as u64
 }
 
+/// `UnifiedMemoryManager.getMaxMemory`'s refusals (Spark 4.0's SparkIllegalArgumentException
+/// with the error classes INVALID_DRIVER_MEMORY / INVALID_EXECUTOR_MEMORY, sqlState F0000):
+/// the JVM's heap below 1.5 x the reserved memory, or `spark.executor.memory` (checked only when
+/// set) below that minimum. Returns the exception as the JVM prints it.
+pub fn check_min_memory(heap_mb: u64, executor_memory_bytes: Option<u64>) -> Result<(), String> {
+    let system = jvm_max_memory(heap_mb);
+    let min = (RESERVED_SYSTEM_MEMORY_BYTES as f64 * 1.5).ceil() as u64;
+    if system < min {
+        return Err(format!(
+            "org.apache.spark.SparkIllegalArgumentException: [INVALID_DRIVER_MEMORY] System memory \
+             {system} must be at least {min}.\nPlease increase heap size using the --driver-memory \
+             option or \"spark.driver.memory\" in Spark configuration. SQLSTATE: F0000"
+        ));
+    }
+    match executor_memory_bytes {
+        Some(executor) if executor < min => Err(format!(
+            "org.apache.spark.SparkIllegalArgumentException: [INVALID_EXECUTOR_MEMORY] Executor \
+             memory {executor} must be at least {min}.\nPlease increase executor memory using the \
+             --executor-memory option or \"spark.executor.memory\" in Spark configuration. \
+             SQLSTATE: F0000"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `ResourceUtils.validateTaskCpusLargeEnough` (SparkContext.createTaskScheduler).
+pub fn check_task_cpus(executor_cores: u32, task_cpus: u32) -> Result<(), String> {
+    if executor_cores < task_cpus {
+        return Err(format!(
+            "org.apache.spark.SparkException: The number of cores per executor (={executor_cores}) \
+             has to be >= the number of cpus per task = {task_cpus}."
+        ));
+    }
+    Ok(())
+}
+
 /// `Utils.bytesToString`: the largest binary unit of which `size` is at least two, one decimal
 /// rounded half up (`"%.1f %s"` of a BigDecimal), e.g. `434.4 MiB`, `4.6 GiB`.
 pub fn bytes_to_string(size: u64) -> String {
@@ -96,5 +132,36 @@ mod tests {
         assert_eq!(bytes_to_string(2_464_153), "2.3 MiB"); // 2.34999... MiB
         assert_eq!(bytes_to_string(1 << 41), "2.0 TiB");
         assert_eq!(bytes_to_string(u64::MAX), "16.0 EiB");
+    }
+
+    // UnifiedMemoryManager.getMaxMemory (Spark 4.0): minimum = ceil(1.5 x 300 MiB) = 471859200.
+    #[test]
+    fn minimum_memory_refusals() {
+        assert_eq!(check_min_memory(1024, Some(1024 << 20)), Ok(()));
+        let driver = check_min_memory(100, None).unwrap_err();
+        assert!(
+            driver.contains(
+                "[INVALID_DRIVER_MEMORY] System memory 104857600 must be at least 471859200."
+            ),
+            "{driver}"
+        );
+        let exec = check_min_memory(1024, Some(100 << 20)).unwrap_err();
+        assert!(
+            exec.contains(
+                "[INVALID_EXECUTOR_MEMORY] Executor memory 104857600 must be at least 471859200."
+            ),
+            "{exec}"
+        );
+        assert_eq!(check_min_memory(450, None), Ok(()));
+    }
+
+    // SparkContextSuite "Avoid setting spark.task.cpus unreasonably (SPARK-27192)".
+    #[test]
+    fn task_cpus_above_executor_cores() {
+        assert_eq!(
+            check_task_cpus(1, 2).unwrap_err(),
+            "org.apache.spark.SparkException: The number of cores per executor (=1) has to be >= the number of cpus per task = 2."
+        );
+        assert_eq!(check_task_cpus(2, 2), Ok(()));
     }
 }

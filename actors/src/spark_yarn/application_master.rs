@@ -429,11 +429,20 @@ impl ApplicationMaster {
             crate::spark_yarn::executor_runnable::executor_command(s.executor_memory_mb, &args)
                 .replace("--executor-id 0", "--executor-id <executorId>");
         let rule = "=".repeat(79);
+        // ExecutorRunnable.launchContextDebugInfo: the env through Utils.redact(sparkConf, env).
+        let mut env = vec![("SPARK_USER".to_string(), self.sim.config.user.clone())];
+        crate::spark_yarn::client::add_prefixed_env(&mut env, s, "spark.executorEnv.");
+        let r = crate::world::spark_conf::Redactor::from_properties(
+            s.properties.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        );
+        let env: String = env
+            .iter()
+            .map(|(k, v)| format!("    {k} -> {}\n", r.redact(k, v)))
+            .collect();
         info!(
             self.env.log(),
             TARGET,
-            "\n{rule}\nDefault YARN executor launch context:\n  env:\n    SPARK_USER -> {}\n\n  command:\n    {command}\n{rule}",
-            self.sim.config.user
+            "\n{rule}\nDefault YARN executor launch context:\n  env:\n{env}\n  command:\n    {command}\n{rule}"
         );
     }
 

@@ -13,7 +13,8 @@ use sparkyard_messages::client::ClientMsg;
 use sparkyard_messages::ids::ApplicationId;
 use sparkyard_messages::records::{
     ApplicationReport, ApplicationSubmissionContext, ContainerLaunchContext, ContainerMain,
-    FinalApplicationStatus as Final, Resource, RpcFailure, YarnApplicationState as State,
+    FinalApplicationStatus as Final, LocalResource, Resource, RpcFailure,
+    YarnApplicationState as State,
 };
 use sparkyard_messages::resource_manager::ResourceManagerMsg;
 use sparkyard_messages::rpc::{
@@ -211,12 +212,47 @@ impl Client {
             "Uploading resource file:{} -> {staging}/{jar_name}",
             absolute(&s.primary_resource)
         );
+        let dist = distributed_files(s, &staging);
+        for d in &dist {
+            match &d.upload_from {
+                Some(local) => info!(
+                    log,
+                    TARGET, "Uploading resource {local} -> {}", d.resource.source
+                ),
+                None => info!(
+                    log,
+                    TARGET,
+                    "Source and destination file systems are the same. Not copying {}",
+                    d.resource.source
+                ),
+            }
+        }
         info!(
             log,
             TARGET,
             "Uploading resource file:{}/__spark_conf__{n}.zip -> {staging}/__spark_conf__.zip",
             self.temp_dir
         );
+        let mut resources = vec![
+            LocalResource {
+                link: "__spark_libs__".into(),
+                source: format!("{staging}/__spark_libs__{n}.zip"),
+                archive: true,
+            },
+            LocalResource {
+                link: "__app__.jar".into(),
+                source: format!("{staging}/{jar_name}"),
+                archive: false,
+            },
+        ];
+        resources.extend(dist.into_iter().map(|d| d.resource));
+        resources.push(LocalResource {
+            link: "__spark_conf__".into(),
+            source: format!("{staging}/__spark_conf__.zip"),
+            archive: true,
+        });
+        let resources: std::sync::Arc<[LocalResource]> = resources.into();
+        *self.sim.dist_cache.borrow_mut() = Some(resources.clone());
         let user = &self.sim.config.user;
         for line in [
             format!("Changing view acls to: {user}"),
@@ -248,10 +284,8 @@ impl Client {
             },
             am_container_spec: ContainerLaunchContext {
                 commands: vec![command],
-                environment: vec![
-                    ("SPARK_YARN_STAGING_DIR".into(), staging),
-                    ("SPARK_USER".into(), user.clone()),
-                ],
+                environment: am_environment(s, staging, user),
+                local_resources: resources,
                 main: ContainerMain::ApplicationMaster {
                     user_class: s.main_class.clone(),
                     jar: s.primary_resource.clone(),
@@ -391,6 +425,102 @@ fn distinct(tags: &[String]) -> Vec<String> {
 
 fn spark_exception(message: String) -> RpcFailure {
     RpcFailure::spark(message)
+}
+
+/// A file of `spark.yarn.dist.*` as `Client.distribute` handles it.
+pub struct DistributedFile {
+    pub resource: LocalResource,
+    /// The local file the Client uploads (`Uploading resource ...`); `None` for a file already
+    /// on a remote file system (`Source and destination file systems are the same`).
+    pub upload_from: Option<String>,
+}
+
+/// `Client.prepareLocalResources` for the user's files, in Spark's order: `spark.yarn.dist.jars`
+/// (FILE, linked by name), `spark.yarn.dist.pyFiles` (FILE, under `__pyfiles__/`),
+/// `spark.yarn.dist.files` (FILE) and `spark.yarn.dist.archives` (ARCHIVE), each linked under
+/// its `#fragment` or file name.
+pub fn distributed_files(
+    s: &crate::world::config::SparkSettings,
+    staging: &str,
+) -> Vec<DistributedFile> {
+    let lists = [
+        ("spark.yarn.dist.jars", false, ""),
+        ("spark.yarn.dist.pyFiles", false, "__pyfiles__/"),
+        ("spark.yarn.dist.files", false, ""),
+        ("spark.yarn.dist.archives", true, ""),
+    ];
+    let mut out = Vec::new();
+    for (key, archive, dir) in lists {
+        let Some(value) = s.properties.get(key) else {
+            continue;
+        };
+        for uri in value.split(',').filter(|u| !u.trim().is_empty()) {
+            let (path, fragment) = match uri.split_once('#') {
+                Some((p, f)) => (p, Some(f)),
+                None => (uri, None),
+            };
+            let name = path.rsplit('/').next().unwrap_or(path);
+            let link = format!("{dir}{}", fragment.unwrap_or(name));
+            let local = path.starts_with("file:") || !path.contains(':');
+            let (source, upload_from) = if local {
+                (format!("{staging}/{name}"), Some(path.to_string()))
+            } else {
+                (path.to_string(), None)
+            };
+            out.push(DistributedFile {
+                resource: LocalResource {
+                    link,
+                    source,
+                    archive,
+                },
+                upload_from,
+            });
+        }
+    }
+    out
+}
+
+/// `Client.populateClasspath` (cluster mode, no user-classpath-first): the working directory,
+/// the localized conf, Spark's jars, the cluster's Hadoop classpath and the localized Hadoop
+/// conf; `{{PWD}}` and `<CPS>` are expanded by the NodeManager.
+pub const CONTAINER_CLASSPATH: &str = "{{PWD}}<CPS>{{PWD}}/__spark_conf__<CPS>{{PWD}}/__spark_libs__/*<CPS>$HADOOP_CONF_DIR<CPS>$HADOOP_COMMON_HOME/share/hadoop/common/*<CPS>$HADOOP_COMMON_HOME/share/hadoop/common/lib/*<CPS>$HADOOP_HDFS_HOME/share/hadoop/hdfs/*<CPS>$HADOOP_HDFS_HOME/share/hadoop/hdfs/lib/*<CPS>$HADOOP_YARN_HOME/share/hadoop/yarn/*<CPS>$HADOOP_YARN_HOME/share/hadoop/yarn/lib/*<CPS>{{PWD}}/__spark_conf__/__hadoop_conf__";
+
+/// `Client.setupLaunchEnv`: the classpath, the staging directory, `SPARK_USER`, then every
+/// `spark.yarn.appMasterEnv.NAME` (a `CLASSPATH` entry is appended to the classpath).
+pub fn am_environment(
+    s: &crate::world::config::SparkSettings,
+    staging: String,
+    user: &str,
+) -> Vec<(String, String)> {
+    let mut env = vec![
+        ("CLASSPATH".to_string(), CONTAINER_CLASSPATH.to_string()),
+        ("SPARK_YARN_STAGING_DIR".to_string(), staging),
+        ("SPARK_USER".to_string(), user.to_string()),
+    ];
+    add_prefixed_env(&mut env, s, "spark.yarn.appMasterEnv.");
+    env
+}
+
+/// Adds `prefix + NAME = value` properties as `NAME=value` (`YarnSparkHadoopUtil
+/// .addPathToEnvironment` for `CLASSPATH`, which appends with `<CPS>`), in key order.
+pub fn add_prefixed_env(
+    env: &mut Vec<(String, String)>,
+    s: &crate::world::config::SparkSettings,
+    prefix: &str,
+) {
+    for (key, value) in s.properties.range(prefix.to_string()..) {
+        let Some(name) = key.strip_prefix(prefix) else {
+            break;
+        };
+        match env.iter_mut().find(|(k, _)| k == name) {
+            Some((_, old)) if name == "CLASSPATH" => {
+                old.push_str("<CPS>");
+                old.push_str(value);
+            }
+            Some((_, old)) => *old = value.clone(),
+            None => env.push((name.to_string(), value.clone())),
+        }
+    }
 }
 
 fn absolute(path: &str) -> String {

@@ -86,18 +86,14 @@ impl ExecutorRunnable {
         let user = self.sim.config.user.clone();
         ContainerLaunchContext {
             commands: vec![command],
-            environment: vec![
-                ("SPARK_USER".into(), user.clone()),
-                (
-                    "SPARK_LOG_URL_STDOUT".into(),
-                    log_url(&self.container, &user, "stdout"),
-                ),
-                (
-                    "SPARK_LOG_URL_STDERR".into(),
-                    log_url(&self.container, &user, "stderr"),
-                ),
-            ],
+            environment: executor_environment(&self.sim.config.spark, &self.container, &user),
             main: ContainerMain::Executor(args),
+            local_resources: self
+                .sim
+                .dist_cache
+                .borrow()
+                .clone()
+                .unwrap_or_else(|| Arc::from([])),
         }
     }
 
@@ -124,6 +120,32 @@ impl ExecutorRunnable {
         self.env.stop_endpoint(self.me);
         let _ = ctx;
     }
+}
+
+/// `ExecutorRunnable.prepareEnvironment`: the classpath (`Client.populateClasspath`),
+/// `SPARK_USER`, the log URLs, then every `spark.executorEnv.NAME` (`getExecutorEnv`).
+pub fn executor_environment(
+    s: &crate::world::config::SparkSettings,
+    c: &Container,
+    user: &str,
+) -> Vec<(String, String)> {
+    let mut env = vec![
+        (
+            "CLASSPATH".to_string(),
+            crate::spark_yarn::client::CONTAINER_CLASSPATH.to_string(),
+        ),
+        ("SPARK_USER".to_string(), user.to_string()),
+        (
+            "SPARK_LOG_URL_STDOUT".to_string(),
+            log_url(c, user, "stdout"),
+        ),
+        (
+            "SPARK_LOG_URL_STDERR".to_string(),
+            log_url(c, user, "stderr"),
+        ),
+    ];
+    crate::spark_yarn::client::add_prefixed_env(&mut env, s, "spark.executorEnv.");
+    env
 }
 
 /// The NodeManager log URL Spark passes in `SPARK_LOG_URL_*`.

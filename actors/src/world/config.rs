@@ -270,6 +270,45 @@ pub struct YarnSettings {
     /// `yarn.nodemanager.sleep-delay-before-sigkill.ms`: how long a stopped container's JVM
     /// has for its shutdown hooks between SIGTERM and SIGKILL.
     pub sleep_delay_before_sigkill_ms: u64,
+    /// The CapacityScheduler's leaf queues under `root` (`capacity-scheduler.xml`); a single
+    /// `default` queue at 100 % when the cluster file names none.
+    pub queues: Vec<QueueSpec>,
+}
+
+/// One CapacityScheduler leaf queue (`yarn.scheduler.capacity.root.<name>.*`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueSpec {
+    pub name: String,
+    /// `capacity`, percent of the cluster.
+    pub capacity: f64,
+    /// `maximum-capacity`, percent (100 when unset).
+    pub maximum_capacity: f64,
+    /// `maximum-am-resource-percent` (0.1 when unset), a fraction.
+    pub maximum_am_resource_percent: f64,
+    /// `user-limit-factor` (1 when unset).
+    pub user_limit_factor: f64,
+}
+
+impl QueueSpec {
+    /// CapacitySchedulerConfiguration's defaults for a queue of `capacity` percent.
+    pub fn with_capacity(name: &str, capacity: f64) -> Self {
+        QueueSpec {
+            name: name.to_string(),
+            capacity,
+            maximum_capacity: 100.0,
+            maximum_am_resource_percent: 0.1,
+            user_limit_factor: 1.0,
+        }
+    }
+}
+
+impl YarnSettings {
+    /// `CapacityScheduler.getQueue`: a leaf queue by its short name or its full path
+    /// (`root.<name>`).
+    pub fn queue(&self, name: &str) -> Option<&QueueSpec> {
+        let short = name.strip_prefix("root.").unwrap_or(name);
+        self.queues.iter().find(|q| q.name == short)
+    }
 }
 
 /// One NodeManager of the cluster.
@@ -348,7 +387,9 @@ impl SimConfig {
     /// `loadClass(--class)`: SparkPi, or the run's synthetic application if its class is asked
     /// for; `None` is Spark's `ClassNotFoundException`.
     pub fn load_class(&self, class: &str) -> Option<UserProgram> {
-        if class == crate::examples::spark_pi::CLASS {
+        if class == crate::examples::spark_pi::CLASS
+            || class == crate::examples::spark_pi::JAVA_CLASS
+        {
             return Some(UserProgram::SparkPi);
         }
         match &self.synthetic {

@@ -51,6 +51,9 @@ pub struct SimContext {
     pub am_container: RefCell<Option<(sparkyard_messages::ids::ContainerId, String)>>,
     /// Executors launched: (attempt, executor id) -> (container, host); kept only when a planned
     /// fault names an executor by id (`FaultController::names_executors`), its only use.
+    /// The Client's distributed cache (`__spark_dist_cache__.properties` in the staging
+    /// directory): what every executor's launch context localizes. Set at submission.
+    pub dist_cache: RefCell<Option<std::sync::Arc<[sparkyard_messages::records::LocalResource]>>>,
     pub executors: RefCell<
         std::collections::BTreeMap<(u32, u32), (sparkyard_messages::ids::ContainerId, String)>,
     >,
@@ -87,6 +90,7 @@ impl SimContext {
             violations: Default::default(),
             current_attempt: std::cell::Cell::new(0),
             am_container: RefCell::new(None),
+            dist_cache: RefCell::new(None),
             executors: RefCell::new(std::collections::BTreeMap::new()),
             block_servers: Default::default(),
         }

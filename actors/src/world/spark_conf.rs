@@ -4,6 +4,53 @@
 //! The root crate validated every value at submission, so a value that does not parse here
 //! falls back to the default.
 
+/// `Utils.REDACTION_REPLACEMENT_TEXT`.
+pub const REDACTION_REPLACEMENT_TEXT: &str = "*********(redacted)";
+
+/// `spark.redaction.regex`'s default (`SECRET_REDACTION_PATTERN`).
+pub const DEFAULT_REDACTION_REGEX: &str = "(?i)secret|password|token|access[.]?key";
+
+/// `Utils.redact(conf, kvs)`: a value is replaced when `spark.redaction.regex` is found in its
+/// key or in the value itself (a command line can carry `--conf k=secret`).
+#[derive(Clone, Debug)]
+pub struct Redactor(regex::Regex);
+
+impl Redactor {
+    /// The pattern of `spark.redaction.regex` (its default when unset); an invalid pattern is
+    /// the error text of the regex engine (the root crate refuses it at submission).
+    pub fn new(pattern: Option<&str>) -> Result<Redactor, String> {
+        let p = pattern.unwrap_or(DEFAULT_REDACTION_REGEX);
+        regex::Regex::new(p)
+            .map(Redactor)
+            .map_err(|e| e.to_string())
+    }
+
+    /// From a property list; falls back to the default pattern if the set one is invalid.
+    pub fn from_properties<'a>(props: impl IntoIterator<Item = (&'a str, &'a str)>) -> Redactor {
+        let pattern = props
+            .into_iter()
+            .filter(|(k, _)| *k == "spark.redaction.regex")
+            .last()
+            .map(|(_, v)| v);
+        Redactor::new(pattern)
+            .or_else(|_| Redactor::new(None))
+            .expect("the default pattern compiles")
+    }
+
+    pub fn is_sensitive(&self, key: &str, value: &str) -> bool {
+        self.0.is_match(key) || self.0.is_match(value)
+    }
+
+    /// The value to show for `key`.
+    pub fn redact<'v>(&self, key: &str, value: &'v str) -> &'v str {
+        if self.is_sensitive(key, value) {
+            REDACTION_REPLACEMENT_TEXT
+        } else {
+            value
+        }
+    }
+}
+
 /// A read-only view of `(key, value)` properties, looked up by key (the last one set wins).
 #[derive(Clone, Copy, Debug)]
 pub struct SparkConfView<'a>(pub &'a [(String, String)]);
@@ -116,5 +163,35 @@ mod tests {
             SparkConfView(&both).rpc_timeout("spark.rpc.askTimeout"),
             (1_000, "spark.rpc.askTimeout".into())
         );
+    }
+
+    // Utils.redact / UtilsSuite "redact sensitive information": key or value matching
+    // spark.redaction.regex (default (?i)secret|password|token|access[.]?key).
+    #[test]
+    fn redaction_by_key_or_value_and_custom_regex() {
+        let r = Redactor::new(None).unwrap();
+        assert_eq!(
+            r.redact(
+                "spark.executorEnv.HADOOP_CREDSTORE_PASSWORD",
+                "secret_password"
+            ),
+            REDACTION_REPLACEMENT_TEXT
+        );
+        assert_eq!(
+            r.redact("spark.hadoop.fs.s3a.access.key", "AK"),
+            REDACTION_REPLACEMENT_TEXT
+        );
+        assert_eq!(
+            r.redact("sun.java.command", "--conf x.Token=1"),
+            REDACTION_REPLACEMENT_TEXT
+        );
+        assert_eq!(r.redact("spark.app.name", "Pi"), "Pi");
+        let custom = Redactor::new(Some("(?i)mykey")).unwrap();
+        assert_eq!(
+            custom.redact("spark.myKey", "v"),
+            REDACTION_REPLACEMENT_TEXT
+        );
+        assert_eq!(custom.redact("spark.password", "v"), "v");
+        assert!(Redactor::new(Some("(")).is_err());
     }
 }
