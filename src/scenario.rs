@@ -221,6 +221,20 @@ impl Scenario {
         self.chaos.is_some()
     }
 
+    /// The faults of one run under `seed`: the planned ones, the `[chaos]` ones drawn from the
+    /// seed, and the `[chaos]` deadline (what `run` uses; `sparkyard replay --scenario` too).
+    pub fn fault_plan(&self, seed: u64) -> (FaultController, Option<u64>) {
+        let mut planned = self.faults.clone();
+        if let Some(c) = &self.chaos {
+            planned.extend(chaos_faults_for(c, seed, &self.cluster));
+        }
+        let deadline = self.chaos.as_ref().map(|c| c.deadline_ms);
+        (
+            FaultController::new(planned, self.driver_faults.clone()),
+            deadline,
+        )
+    }
+
     /// The virtual deadline for one run (a run past it is a hang).
     pub fn deadline_ms(&self) -> Option<u64> {
         self.chaos.as_ref().map(|c| c.deadline_ms)

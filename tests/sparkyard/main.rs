@@ -6,4 +6,5 @@ mod common;
 mod hardening;
 mod lifecycle;
 mod outputs;
+mod replay;
 mod scenarios;

@@ -3,7 +3,7 @@
 //! `SparkContext.stop()`. Its `println` output goes to the container's stdout.
 
 use crate::faults::DriverFault;
-use crate::kernel::clock;
+use crate::kernel::{clock, timers};
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::unified_memory_manager;
 use crate::world::config::UserProgram;
@@ -65,6 +65,11 @@ pub struct Driver {
     jobs: Vec<JobSpec>,
     next_job: usize,
     job_started_ms: u64,
+    /// A replayed application's driver time before each job and after the last (empty / 0
+    /// otherwise), and whether the time before the next step has been spent.
+    driver_ms_before: Vec<u64>,
+    driver_ms_after: u64,
+    driver_time_spent: bool,
 }
 
 impl Driver {
@@ -99,6 +104,9 @@ impl Driver {
                 jobs: Vec::new(),
                 next_job: 0,
                 job_started_ms: 0,
+                driver_ms_before: Vec::new(),
+                driver_ms_after: 0,
+                driver_time_spent: false,
             }
         });
         out.expect("create runs its closure")
@@ -107,7 +115,9 @@ impl Driver {
     fn app_name(&self) -> String {
         match &self.program {
             UserProgram::SparkPi => "Spark Pi".into(),
-            UserProgram::Synthetic { app_name, .. } => app_name.clone(),
+            UserProgram::Synthetic { app_name, .. } | UserProgram::Replay { app_name, .. } => {
+                app_name.clone()
+            }
         }
     }
 
@@ -199,6 +209,8 @@ impl Driver {
             .listener
             .context(app_id, self.attempt_id.attempt_id);
         self.post_application_start();
+        let attempt = self.attempt_id.attempt_id;
+        self.sim.observe(RunEvent::SparkContextStarted { attempt });
         let bus = self.bus.clone();
         let backend = (self.cluster_manager)(&self.sim, &self.env, bus);
         self.scheduler = Some(backend.driver);
@@ -250,6 +262,17 @@ impl Driver {
         {
             return self.user_class_threw(cause, ctx);
         }
+        if let UserProgram::Replay {
+            jobs,
+            driver_ms_after_last_job,
+            ..
+        } = &self.program
+        {
+            self.driver_ms_before = jobs.iter().map(|j| j.driver_ms_before).collect();
+            self.jobs = jobs.iter().map(|j| j.job.clone()).collect();
+            self.driver_ms_after = *driver_ms_after_last_job;
+            return self.run_next_job(ctx);
+        }
         match self.program.clone() {
             UserProgram::SparkPi => match crate::examples::spark_pi::parse_slices(&self.args) {
                 Ok(slices) => {
@@ -259,11 +282,29 @@ impl Driver {
                 Err(e) => return self.user_class_threw(e, ctx),
             },
             UserProgram::Synthetic { jobs, .. } => self.jobs = jobs,
+            UserProgram::Replay { .. } => {}
         }
         self.run_next_job(ctx);
     }
 
     fn run_next_job(&mut self, ctx: &mut Context<Self>) {
+        // A replayed driver first spends the time the log shows it working before this step.
+        let driver_ms = match self.jobs.get(self.next_job) {
+            Some(_) => self
+                .driver_ms_before
+                .get(self.next_job)
+                .copied()
+                .unwrap_or(0),
+            None => self.driver_ms_after,
+        };
+        if driver_ms > 0 && !self.driver_time_spent {
+            self.driver_time_spent = true;
+            timers::run_later(ctx, clock::ms(driver_ms), |d: &mut Self, ctx| {
+                d.run_next_job(ctx)
+            });
+            return;
+        }
+        self.driver_time_spent = false;
         let Some(job) = self.jobs.get(self.next_job).cloned() else {
             return self.stop_spark_context(ctx);
         };
@@ -324,6 +365,8 @@ impl Driver {
             time: clock::now_epoch_ms(),
             exit_code: 15,
         });
+        let attempt = self.attempt_id.attempt_id;
+        self.sim.observe(RunEvent::SparkContextStopped { attempt });
         error!(
             self.env.log(),
             "driver::ApplicationMaster", "User class threw exception: {cause}"
@@ -405,6 +448,8 @@ impl Driver {
             time: clock::now_epoch_ms(),
             exit_code: 0,
         });
+        let attempt = self.attempt_id.attempt_id;
+        self.sim.observe(RunEvent::SparkContextStopped { attempt });
         let finish = ApplicationMasterMsg::Finish {
             status: FinalApplicationStatus::Succeeded,
             exit_code: 0,
