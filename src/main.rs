@@ -325,8 +325,21 @@ fn load_scenario(
         .transpose()
 }
 
+/// A replay runs the log's application: words after the log would be an application jar and
+/// its arguments, which nothing would read.
+fn no_app_words(args: &SubmitArgs) -> Result<(), UserError> {
+    if args.app.is_empty() {
+        return Ok(());
+    }
+    Err(UserError::usage(format!(
+        "unexpected argument(s) after the event log: {} (a replay runs the application the log records; give spark-submit options before or after the log, but no application jar)",
+        args.app.join(" ")
+    )))
+}
+
 fn replay(cmd: ReplayCommand) -> Result<ExitCode, UserError> {
     logging::init_with(logging::SILENT_FILTER);
+    no_app_words(&cmd.args)?;
     let setup = sparkyard::replay::simulate::ReplaySetup {
         submit: cmd.args,
         scenario: load_scenario(cmd.scenario.as_deref())?,
@@ -347,6 +360,7 @@ fn replay(cmd: ReplayCommand) -> Result<ExitCode, UserError> {
 
 fn what_if(cmd: WhatIfCommand) -> Result<ExitCode, UserError> {
     logging::init_with(logging::SILENT_FILTER);
+    no_app_words(&cmd.args)?;
     let seeds = sparkyard::sweep::parse_seeds(&cmd.seeds)?;
     let jobs = cmd
         .jobs

@@ -321,6 +321,13 @@ fn the_cli_fails_with_one_line_and_exit_1_on_a_bad_log() {
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");
+    let out = binary(&["replay", "/nonexistent/log", "app.jar", "10"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unexpected argument(s) after the event log: app.jar 10"),
+        "{err}"
+    );
 }
 
 #[test]
