@@ -49,6 +49,64 @@ enum Command {
     /// Print the scenario file's JSON Schema (config/scenario.schema.json).
     #[command(hide = true)]
     Schema,
+    /// Replay a Spark event log on the simulated cluster and compare it with the recording.
+    Replay(ReplayCommand),
+    /// Replay a Spark event log for every configuration of a grid under many seeds.
+    WhatIf(WhatIfCommand),
+}
+
+#[derive(Args)]
+struct ReplayCommand {
+    /// The event log: a file or a rolling directory (eventlog_v2_*), plain or zstd/lz4/snappy.
+    eventlog: std::path::PathBuf,
+    /// A scenario file whose faults the replay gets (its [chaos] faults drawn from --seed).
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<std::path::PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// spark-submit options that override the log's (e.g. --num-executors 80 --conf K=V) and
+    /// sparkyard's --cluster / --seed; after the replay's own options.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    words: Vec<String>,
+}
+
+#[derive(Args)]
+struct WhatIfCommand {
+    /// The event log: a file or a rolling directory (eventlog_v2_*), plain or zstd/lz4/snappy.
+    eventlog: std::path::PathBuf,
+    /// KEY=V1,V2,...: a Spark property or spark-submit option (num-executors, executor-cores,
+    /// executor-memory, driver-memory); repeat for more keys.
+    #[arg(long, value_name = "KEY=V1,V2")]
+    grid: Vec<String>,
+    /// The seeds: A..B (B excluded) or A..=B.
+    #[arg(long, value_name = "A..B", default_value = "1..2")]
+    seeds: String,
+    /// A scenario file whose faults every run gets ([chaos] faults drawn per seed).
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<std::path::PathBuf>,
+    /// Simulations run at once (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Mark the cheapest configuration whose p90 runtime is at most this (e.g. 30min, 90s).
+    #[arg(long = "target-p90", value_name = "DURATION")]
+    target_p90: Option<String>,
+    /// Price of one executor core-hour.
+    #[arg(long = "price-core-hour", value_name = "X", default_value_t = 0.0)]
+    price_core_hour: f64,
+    /// Price of one executor GB-hour (container memory).
+    #[arg(long = "price-gb-hour", value_name = "Y", default_value_t = 0.0)]
+    price_gb_hour: f64,
+    /// Where the plot (SVG) is written.
+    #[arg(long, value_name = "FILE", default_value = "what-if.svg")]
+    plot: std::path::PathBuf,
+    /// Print the table as JSON.
+    #[arg(long)]
+    json: bool,
+    /// spark-submit options every configuration starts from (e.g. --conf K=V) and sparkyard's
+    /// --cluster; after the what-if's own options.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    words: Vec<String>,
 }
 
 #[derive(Args)]
@@ -205,6 +263,8 @@ fn main() -> ExitCode {
             print!("{}", sparkyard::scenario::schema::scenario_schema_json());
             return ExitCode::SUCCESS;
         }
+        Command::Replay(cmd) => replay(cmd),
+        Command::WhatIf(cmd) => what_if(cmd),
     };
     match outcome {
         Ok(code) => code,
@@ -509,4 +569,81 @@ fn shell_quote(w: &str) -> String {
     } else {
         format!("'{}'", w.replace('\'', "'\\''"))
     }
+}
+
+/// A scenario for `--scenario`, shared by every run of a replay.
+fn load_scenario(
+    path: Option<&Path>,
+) -> Result<Option<std::sync::Arc<sparkyard::scenario::Scenario>>, UserError> {
+    path.map(|p| sparkyard::scenario::load(p).map(std::sync::Arc::new))
+        .transpose()
+}
+
+/// A replay runs the log's application: words after the log would be an application jar and
+/// its arguments, which nothing would read.
+fn no_app_words(args: &SubmitArgs) -> Result<(), UserError> {
+    if args.app.is_empty() {
+        return Ok(());
+    }
+    Err(UserError::usage(format!(
+        "unexpected argument(s) after the event log: {} (a replay runs the application the log records; give spark-submit options before or after the log, but no application jar)",
+        args.app.join(" ")
+    )))
+}
+
+fn replay(cmd: ReplayCommand) -> Result<ExitCode, UserError> {
+    logging::init_with(logging::SILENT_FILTER);
+    let args = sparkyard::replay::simulate::user_submit_args(&cmd.words)?;
+    no_app_words(&args)?;
+    let setup = sparkyard::replay::simulate::ReplaySetup {
+        submit: args,
+        scenario: load_scenario(cmd.scenario.as_deref())?,
+    };
+    let report = sparkyard::replay::replay(&cmd.eventlog, &setup)?;
+    for (name, n) in &report.log.unknown_events {
+        eprintln!(
+            "warning: skipped {n} unknown event(s) {name} (a newer Spark or another listener wrote them)"
+        );
+    }
+    if cmd.json {
+        println!("{}", sparkyard::replay::report::json(&report));
+    } else {
+        print!("{}", sparkyard::replay::report::table(&report));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn what_if(cmd: WhatIfCommand) -> Result<ExitCode, UserError> {
+    logging::init_with(logging::SILENT_FILTER);
+    let args = sparkyard::replay::simulate::user_submit_args(&cmd.words)?;
+    no_app_words(&args)?;
+    let seeds = sparkyard::sweep::parse_seeds(&cmd.seeds)?;
+    let jobs = cmd
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let request = sparkyard::replay::whatif::WhatIf {
+        grid: sparkyard::replay::whatif::parse_grid(&cmd.grid)?,
+        seeds,
+        jobs,
+        target_p90_ms: cmd
+            .target_p90
+            .as_deref()
+            .map(sparkyard::replay::whatif::parse_duration)
+            .transpose()?,
+        price_core_hour: cmd.price_core_hour,
+        price_gb_hour: cmd.price_gb_hour,
+    };
+    let setup = sparkyard::replay::simulate::ReplaySetup {
+        submit: args,
+        scenario: load_scenario(cmd.scenario.as_deref())?,
+    };
+    let table = sparkyard::replay::whatif::run(&cmd.eventlog, &setup, &request)?;
+    if cmd.json {
+        println!("{}", sparkyard::replay::whatif::json(&table));
+    } else {
+        print!("{}", sparkyard::replay::whatif::text(&table));
+    }
+    sparkyard::replay::plot::write_svg(&table, &cmd.plot)?;
+    println!("plot: {}", cmd.plot.display());
+    Ok(ExitCode::SUCCESS)
 }

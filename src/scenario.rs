@@ -550,6 +550,38 @@ impl Scenario {
         self.chaos.is_some()
     }
 
+    /// The faults of one run under `seed`: the planned ones, the `[chaos]` ones drawn from the
+    /// seed, and the `[chaos]` deadline (what `run` uses; `sparkyard replay --scenario` too).
+    pub fn fault_plan(&self, seed: u64) -> Result<(FaultController, Option<u64>), UserError> {
+        let mut planned = self.faults.clone();
+        planned.extend(self.chaos_planned(seed)?.into_iter().map(|(_, p)| p));
+        Ok((
+            FaultController::new(planned, self.driver_faults.clone()),
+            self.deadline_ms(),
+        ))
+    }
+
+    /// The `[chaos]` faults drawn from `seed`, planned (kind as drawn, fault).
+    fn chaos_planned(&self, seed: u64) -> Result<Vec<(String, PlannedFault)>, UserError> {
+        let Some(c) = &self.chaos else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for (kind, raw) in chaos_faults_for(c, seed, &self.cluster) {
+            match fault(&raw, &self.cluster) {
+                Ok(Planned::Fault(p)) => out.push((kind, p)),
+                other => {
+                    let why = other.err().unwrap_or_else(|| "not a timed fault".into());
+                    return Err(UserError::file(
+                        self.path.display().to_string(),
+                        format!("[chaos] drew a fault sparkyard cannot plan ({why}): {raw:?}"),
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// The virtual deadline for one run (a run past it is a hang).
     pub fn deadline_ms(&self) -> Option<u64> {
         self.deadline.or(self.chaos.as_ref().map(|c| c.deadline_ms))
@@ -1518,20 +1550,9 @@ pub fn run(
     opts.panic_at_ms = opts.panic_at_ms.or(s.panic_at_ms);
     let mut planned = s.faults.clone();
     let mut kinds = s.fault_kinds.clone();
-    if let Some(c) = &s.chaos {
-        for (kind, raw) in chaos_faults_for(c, seed, &s.cluster) {
-            match fault(&raw, &s.cluster) {
-                Ok(Planned::Fault(p)) => planned.push(p),
-                other => {
-                    let why = other.err().unwrap_or_else(|| "not a timed fault".into());
-                    return Err(UserError::file(
-                        s.path.display().to_string(),
-                        format!("[chaos] drew a fault sparkyard cannot plan ({why}): {raw:?}"),
-                    ));
-                }
-            }
-            kinds.push(kind);
-        }
+    for (kind, p) in s.chaos_planned(seed)? {
+        planned.push(p);
+        kinds.push(kind);
     }
     if let Some(ms) = s.deadline_ms() {
         opts.deadline_ms = ms;

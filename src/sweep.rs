@@ -144,36 +144,56 @@ pub fn sweep_with(
     seeds: std::ops::Range<u64>,
     config: &SweepConfig,
 ) -> Result<BTreeMap<u64, SeedReport>, UserError> {
-    let next = AtomicU64::new(seeds.start);
-    let reports = Mutex::new(BTreeMap::new());
-    let first_error = Mutex::new(None);
     let bar = config
         .progress
         .then(|| crate::outputs::progress::sweep_bar(seeds.end - seeds.start))
         .flatten();
+    let n = seeds.end - seeds.start;
+    let reports = parallel_indexed(n, config.jobs, |i| {
+        let r = run_seed(s, seeds.start + i, config.expect)?;
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+        Ok(r)
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(seeds.zip(reports?).collect())
+}
+
+/// Runs `run(i)` for every `i` in `0..n` on `jobs` worker threads, each run its own
+/// single-threaded simulation; the results come back in index order whatever the thread timing
+/// (so the report is the same bytes for any `jobs`). A worker stops at its first error; the
+/// error of the lowest index is returned. `sweep` and `sparkyard what-if` run through it.
+pub fn parallel_indexed<R: Send>(
+    n: u64,
+    jobs: usize,
+    run: impl Fn(u64) -> Result<R, UserError> + Sync,
+) -> Result<Vec<R>, UserError> {
+    let next = AtomicU64::new(0);
+    let results = Mutex::new(BTreeMap::new());
+    let errors = Mutex::new(BTreeMap::new());
     std::thread::scope(|scope| {
-        for _ in 0..config.jobs.max(1) {
+        for _ in 0..jobs.max(1) {
             scope.spawn(|| {
                 loop {
-                    let seed = next.fetch_add(1, Ordering::Relaxed);
-                    if seed >= seeds.end {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n {
                         break;
                     }
-                    match run_seed(s, seed, config.expect) {
+                    match run(i) {
                         Ok(r) => {
-                            reports
+                            results
                                 .lock()
                                 .expect("no panics while holding the lock")
-                                .insert(seed, r);
-                            if let Some(b) = &bar {
-                                b.inc(1);
-                            }
+                                .insert(i, r);
                         }
                         Err(e) => {
-                            first_error
+                            errors
                                 .lock()
                                 .expect("no panics while holding the lock")
-                                .get_or_insert(e);
+                                .insert(i, e);
                             break;
                         }
                     }
@@ -181,13 +201,15 @@ pub fn sweep_with(
             });
         }
     });
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    if let Some(e) = first_error.into_inner().expect("threads joined") {
+    let errors = errors.into_inner().expect("threads joined");
+    if let Some((_, e)) = errors.into_iter().next() {
         return Err(e);
     }
-    Ok(reports.into_inner().expect("threads joined"))
+    Ok(results
+        .into_inner()
+        .expect("threads joined")
+        .into_values()
+        .collect())
 }
 
 /// One seed's run and its record.

@@ -161,6 +161,23 @@ pub enum TaskWork {
         duration_ms: u64,
         fail: Option<String>,
     },
+    /// A task replayed from an event log (`sparkyard replay`): attempt `k` fails after
+    /// `failures[k].duration_ms` with its recorded exception while `k < failures.len()`, and a
+    /// later attempt succeeds after `duration_ms`. The durations are the recorded launch-to-finish
+    /// times, which already hold the deserialisation and first-task warm-up, so the executor adds
+    /// no cost of its own.
+    Replayed {
+        duration_ms: u64,
+        failures: Option<Box<[ReplayedFailure]>>,
+    },
+}
+
+/// One recorded failed attempt of a replayed task (`ExceptionFailure`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayedFailure {
+    pub duration_ms: u64,
+    pub class: String,
+    pub description: String,
 }
 
 /// The serialised result a `StatusUpdate` carries.

@@ -6,5 +6,6 @@ mod common;
 mod hardening;
 mod lifecycle;
 mod outputs;
+mod replay;
 mod scenarios;
 mod toolkit;

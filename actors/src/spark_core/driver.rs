@@ -3,7 +3,7 @@
 //! `SparkContext.stop()`. Its `println` output goes to the container's stdout.
 
 use crate::faults::DriverFault;
-use crate::kernel::clock;
+use crate::kernel::{clock, timers};
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::executor_allocation_manager as eam;
 use crate::spark_core::{executor_env, unified_memory_manager};
@@ -72,6 +72,11 @@ pub struct Driver {
     stopped_by_hook: bool,
     /// `SparkListenerApplicationEnd` was posted (once per context).
     application_ended: bool,
+    /// A replayed application's driver time before each job and after the last (empty / 0
+    /// otherwise), and whether the time before the next step has been spent.
+    driver_ms_before: Vec<u64>,
+    driver_ms_after: u64,
+    driver_time_spent: bool,
 }
 
 impl Driver {
@@ -109,6 +114,9 @@ impl Driver {
                 stopping: false,
                 stopped_by_hook: false,
                 application_ended: false,
+                driver_ms_before: Vec::new(),
+                driver_ms_after: 0,
+                driver_time_spent: false,
             }
         });
         out.expect("create runs its closure")
@@ -117,7 +125,9 @@ impl Driver {
     fn app_name(&self) -> String {
         match &self.program {
             UserProgram::SparkPi => "Spark Pi".into(),
-            UserProgram::Synthetic { app_name, .. } => app_name.clone(),
+            UserProgram::Synthetic { app_name, .. } | UserProgram::Replay { app_name, .. } => {
+                app_name.clone()
+            }
         }
     }
 
@@ -215,6 +225,8 @@ impl Driver {
             .listener
             .context(app_id, self.attempt_id.attempt_id);
         self.post_application_start();
+        let attempt = self.attempt_id.attempt_id;
+        self.sim.observe(RunEvent::SparkContextStarted { attempt });
         let bus = self.bus.clone();
         let backend = (self.cluster_manager)(&self.sim, &self.env, bus);
         self.scheduler = Some(backend.driver);
@@ -280,6 +292,17 @@ impl Driver {
         {
             return self.user_class_threw(cause, ctx);
         }
+        if let UserProgram::Replay {
+            jobs,
+            driver_ms_after_last_job,
+            ..
+        } = &self.program
+        {
+            self.driver_ms_before = jobs.iter().map(|j| j.driver_ms_before).collect();
+            self.jobs = jobs.iter().map(|j| j.job.clone()).collect();
+            self.driver_ms_after = *driver_ms_after_last_job;
+            return self.run_next_job(ctx);
+        }
         match self.program.clone() {
             UserProgram::SparkPi => match crate::examples::spark_pi::parse_slices(&self.args) {
                 Ok(slices) => {
@@ -289,11 +312,29 @@ impl Driver {
                 Err(e) => return self.user_class_threw(e, ctx),
             },
             UserProgram::Synthetic { jobs, .. } => self.jobs = jobs,
+            UserProgram::Replay { .. } => {}
         }
         self.run_next_job(ctx);
     }
 
     fn run_next_job(&mut self, ctx: &mut Context<Self>) {
+        // A replayed driver first spends the time the log shows it working before this step.
+        let driver_ms = match self.jobs.get(self.next_job) {
+            Some(_) => self
+                .driver_ms_before
+                .get(self.next_job)
+                .copied()
+                .unwrap_or(0),
+            None => self.driver_ms_after,
+        };
+        if driver_ms > 0 && !self.driver_time_spent {
+            self.driver_time_spent = true;
+            timers::run_later(ctx, clock::ms(driver_ms), |d: &mut Self, ctx| {
+                d.run_next_job(ctx)
+            });
+            return;
+        }
+        self.driver_time_spent = false;
         let Some(job) = self.jobs.get(self.next_job).cloned() else {
             return self.stop_spark_context(ctx);
         };
@@ -378,6 +419,8 @@ impl Driver {
     fn user_class_threw(&mut self, cause: String, _ctx: &mut Context<Self>) {
         // The JVM's shutdown hook then stops the SparkContext, which completes its event log.
         self.post_application_end(15);
+        let attempt = self.attempt_id.attempt_id;
+        self.sim.observe(RunEvent::SparkContextStopped { attempt });
         error!(
             self.env.log(),
             "driver::ApplicationMaster", "User class threw exception: {cause}"
@@ -503,6 +546,8 @@ impl Driver {
             info!(log, logger, "{line}");
         }
         self.post_application_end(0);
+        let attempt = self.attempt_id.attempt_id;
+        self.sim.observe(RunEvent::SparkContextStopped { attempt });
         if self.stopped_by_hook {
             return self
                 .env

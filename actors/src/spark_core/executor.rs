@@ -572,13 +572,17 @@ impl CoarseGrainedExecutorBackend {
             0
         };
         executor.tasks_run += 1;
-        let (work_ms, result) = run_task(&desc.work, costs);
+        let (work_ms, result) = run_task(&desc.work, desc.attempt_number, costs);
         let (work_ms, result) = match self.fetch_shuffle_input(&desc) {
             // The fetch comes first: a failed one ends the task before its work.
             Some((fetch_ms, failure)) => (fetch_ms, TaskResultData::FetchFailed(Box::new(failure))),
             None => (work_ms, self.write_shuffle_output(&desc, result)),
         };
-        let duration = costs.task_launch_overhead_ms + warmup + work_ms;
+        // A replayed task's recorded duration already holds its launch and warm-up costs.
+        let duration = match desc.work {
+            TaskWork::Replayed { .. } => work_ms,
+            _ => costs.task_launch_overhead_ms + warmup + work_ms,
+        };
         let tid = desc.task_id;
         self.status_update(tid, TaskState::Running, TaskResultData::None, desc.cpus);
         // The timer holds the id, not a whole 96-byte message.
@@ -843,8 +847,21 @@ impl CoarseGrainedExecutorBackend {
 }
 
 /// Runs a task's computation: its virtual duration (ms) and its result.
-fn run_task(work: &TaskWork, costs: &CostModel) -> (u64, TaskResultData) {
+fn run_task(work: &TaskWork, attempt: u32, costs: &CostModel) -> (u64, TaskResultData) {
     match work {
+        TaskWork::Replayed {
+            duration_ms,
+            failures,
+        } => match failures.as_deref().and_then(|f| f.get(attempt as usize)) {
+            Some(f) => (
+                f.duration_ms,
+                TaskResultData::Exception {
+                    class: f.class.clone(),
+                    description: f.description.clone(),
+                },
+            ),
+            None => (*duration_ms, TaskResultData::None),
+        },
         TaskWork::SparkPiDarts { first, darts, seed } => {
             let hits = if costs.sparkpi_real_darts {
                 crate::examples::spark_pi::count_hits(*first, *darts, *seed)

@@ -381,6 +381,22 @@ pub enum UserProgram {
         app_name: String,
         jobs: Vec<JobSpec>,
     },
+    /// An application replayed from a Spark event log (`sparkyard replay`): its jobs in
+    /// submission order, each submitted after the driver's own time before it, and the driver's
+    /// time after the last job before `SparkContext.stop()`.
+    Replay {
+        class: String,
+        app_name: String,
+        jobs: Vec<ReplayedJob>,
+        driver_ms_after_last_job: u64,
+    },
+}
+
+/// One job of a replayed application and the driver time (ms) the log shows before it.
+#[derive(Clone, Debug)]
+pub struct ReplayedJob {
+    pub driver_ms_before: u64,
+    pub job: JobSpec,
 }
 
 impl SimConfig {
@@ -394,6 +410,7 @@ impl SimConfig {
         }
         match &self.synthetic {
             Some(p @ UserProgram::Synthetic { class: c, .. }) if c == class => Some(p.clone()),
+            Some(p @ UserProgram::Replay { class: c, .. }) if c == class => Some(p.clone()),
             _ => None,
         }
     }

@@ -45,6 +45,10 @@ pub enum RunEvent {
     TaskFinished,
     /// This many task attempts failed.
     TasksFailed { count: u64 },
+    /// The driver of `attempt` created its SparkContext (where it posts ApplicationStart).
+    SparkContextStarted { attempt: u32 },
+    /// The driver of `attempt` stopped its SparkContext (where it posts ApplicationEnd).
+    SparkContextStopped { attempt: u32 },
 }
 
 /// An executor whose container completed, as the YarnAllocator classified it.
@@ -127,6 +131,7 @@ impl RunCounters {
             RunEvent::TasksLaunched { count } => self.tasks_launched += count,
             RunEvent::TaskFinished => self.tasks_finished += 1,
             RunEvent::TasksFailed { count } => self.tasks_failed += count,
+            RunEvent::SparkContextStarted { .. } | RunEvent::SparkContextStopped { .. } => {}
         }
     }
 

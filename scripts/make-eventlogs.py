@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Runs small real Spark 4.0 applications with pyspark on local-cluster[N,1,1024] and keeps
+their event logs as the test data of `sparkyard replay` (tests/data/eventlogs/).
+
+Every task's work is a controlled sleep, so the logs say what the application did and the
+replay can be compared with it:
+
+- skew:     one job, 8 map tasks of 300 ms, a shuffle into 4 partitions, one of which holds
+            most of the records (its task sleeps 1.2 s, the others 0.2 s);
+- multijob: three jobs of 6 tasks of 400 ms, with 1.0 s and 1.5 s of driver time between them.
+
+for N = 1, 2, 4 executors (one core each), RUNS runs each, written as Spark compresses event
+logs by default (zstd), as single files; one multijob run at N = 2 is also written with lz4,
+one with snappy and one as a rolling log (eventlog_v2_*, Spark 4's default layout), to cover
+Spark's codecs and layouts.
+
+    python3 -m venv /work/venv-pyspark && /work/venv-pyspark/bin/pip install pyspark==4.0.0
+    /work/venv-pyspark/bin/python scripts/make-eventlogs.py [--runs 2] [--out tests/data/eventlogs]
+
+It needs Java 17 and takes a few minutes; `cargo test` only reads the committed logs.
+"""
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+SKEW_MAP_MS = 300
+SKEW_HOT_MS = 1200
+SKEW_COLD_MS = 200
+JOB_TASK_MS = 400
+DRIVER_GAPS_S = [1.0, 1.5]
+
+
+def skew_app(sc):
+    import time as t
+
+    def map_part(i, it):
+        t.sleep(SKEW_MAP_MS / 1000.0)
+        # Partition key 0 gets 90 % of the records: the skewed reduce partition.
+        for r in it:
+            yield (0 if r % 10 else 1 + r % 3, r)
+
+    def reduce_part(i, it):
+        rows = list(it)
+        t.sleep((SKEW_HOT_MS if i == 0 else SKEW_COLD_MS) / 1000.0)
+        yield (i, len(rows))
+
+    rdd = sc.parallelize(range(800), 8).mapPartitionsWithIndex(map_part)
+    rdd.partitionBy(4, lambda k: k).mapPartitionsWithIndex(reduce_part).collect()
+
+
+def multijob_app(sc):
+    import time as t
+
+    def work(it):
+        t.sleep(JOB_TASK_MS / 1000.0)
+        return [sum(1 for _ in it)]
+
+    for j in range(3):
+        sc.parallelize(range(60), 6).mapPartitions(work).collect()
+        if j < len(DRIVER_GAPS_S):
+            time.sleep(DRIVER_GAPS_S[j])
+
+
+APPS = {"skew": skew_app, "multijob": multijob_app}
+
+
+def run_one(app, n, log_dir, extra):
+    from pyspark import SparkConf, SparkContext
+
+    conf = (
+        SparkConf()
+        .setMaster(f"local-cluster[{n},1,1024]")
+        .setAppName(f"sparkyard-{app}")
+        .set("spark.eventLog.enabled", "true")
+        .set("spark.eventLog.dir", "file://" + log_dir)
+        .set("spark.eventLog.compress", "true")
+        .set("spark.ui.enabled", "false")
+        .set("spark.executor.memory", "512m")
+    )
+    for k, v in extra.items():
+        conf.set(k, v)
+    sc = SparkContext(conf=conf)
+    try:
+        APPS[app](sc)
+    finally:
+        sc.stop()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--runs", type=int, default=2)
+    p.add_argument("--out", default="tests/data/eventlogs")
+    p.add_argument("--executors", default="1,2,4")
+    p.add_argument("--one", nargs=4, metavar=("APP", "N", "DIR", "EXTRA"), help=argparse.SUPPRESS)
+    a = p.parse_args()
+    if a.one:
+        # One application per Python process: a fresh driver JVM for every run.
+        import json
+
+        app, n, log_dir, extra = a.one
+        run_one(app, int(n), log_dir, json.loads(extra))
+        return
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    os.makedirs(a.out, exist_ok=True)
+    plan = []
+    for n in [int(x) for x in a.executors.split(",")]:
+        for app in APPS:
+            for r in range(1, a.runs + 1):
+                # A single file (Spark 3's layout; Spark 4 rolls by default, see "rolling").
+                single = {"spark.eventLog.rolling.enabled": "false"}
+                plan.append((app, n, f"r{r}", single))
+    for codec in ["lz4", "snappy"]:
+        extra = {
+            "spark.eventLog.compression.codec": codec,
+            "spark.eventLog.rolling.enabled": "false",
+        }
+        plan.append(("multijob", 2, codec, extra))
+    plan.append(("multijob", 2, "rolling", {"spark.eventLog.rolling.enabled": "true"}))
+    for app, n, tag, extra in plan:
+        with tempfile.TemporaryDirectory() as tmp:
+            started = time.time()
+            import json
+            import subprocess
+
+            cmd = [sys.executable, __file__, "--one", app, str(n), tmp, json.dumps(extra)]
+            subprocess.run(cmd, check=True)
+            (name,) = os.listdir(tmp)
+            src = os.path.join(tmp, name)
+            base = f"{app}_n{n}_{tag}"
+            if os.path.isdir(src):
+                dst = os.path.join(a.out, "eventlog_v2_" + base)
+                shutil.rmtree(dst, ignore_errors=True)
+                shutil.copytree(src, dst)
+            else:
+                ext = name.split(".", 1)[1] if "." in name else ""
+                dst = os.path.join(a.out, base + ("." + ext if ext else ""))
+                shutil.copyfile(src, dst)
+            print(f"{dst}: {time.time() - started:.1f} s wall", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,356 @@
+//! The `SparkListenerEvent`s the replay reads, as `JsonProtocol` writes them (Spark 3.x and
+//! 4.x field names; fields the replay does not need are skipped unread, absent optional ones
+//! default). Mirrors `org.apache.spark.util.JsonProtocol.sparkEventFromJson`.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// One parsed event.
+pub enum Event {
+    LogStart {
+        spark_version: String,
+    },
+    ApplicationStart(ApplicationStart),
+    ApplicationEnd {
+        timestamp: u64,
+    },
+    EnvironmentUpdate {
+        spark_properties: BTreeMap<String, String>,
+    },
+    ExecutorAdded(ExecutorAdded),
+    ExecutorRemoved(ExecutorRemoved),
+    JobStart(JobStart),
+    JobEnd(JobEnd),
+    StageSubmitted(StageInfo),
+    StageCompleted(StageInfo),
+    TaskEnd(Box<TaskEnd>),
+    /// A Spark event that does not change the replay (task start, block manager, SQL...).
+    Ignored,
+    /// An event this version does not know (a newer Spark, a custom listener event).
+    Unknown(String),
+}
+
+/// Events Spark writes that the replay reads nothing from.
+const IGNORED: &[&str] = &[
+    "SparkListenerTaskStart",
+    "SparkListenerTaskGettingResult",
+    "SparkListenerBlockManagerAdded",
+    "SparkListenerBlockManagerRemoved",
+    "SparkListenerUnpersistRDD",
+    "SparkListenerBlockUpdated",
+    "SparkListenerExecutorMetricsUpdate",
+    "SparkListenerStageExecutorMetrics",
+    "SparkListenerResourceProfileAdded",
+    "SparkListenerExecutorBlacklisted",
+    "SparkListenerExecutorExcluded",
+    "SparkListenerExecutorUnblacklisted",
+    "SparkListenerExecutorUnexcluded",
+    "SparkListenerNodeBlacklisted",
+    "SparkListenerNodeExcluded",
+    "SparkListenerNodeUnblacklisted",
+    "SparkListenerNodeUnexcluded",
+    "SparkListenerExecutorBlacklistedForStage",
+    "SparkListenerExecutorExcludedForStage",
+    "SparkListenerNodeBlacklistedForStage",
+    "SparkListenerNodeExcludedForStage",
+    "SparkListenerSpeculativeTaskSubmitted",
+    "SparkListenerUnschedulableTaskSetAdded",
+    "SparkListenerUnschedulableTaskSetRemoved",
+    "SparkListenerMiscellaneousProcessAdded",
+    "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart",
+    "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd",
+    "org.apache.spark.sql.execution.ui.SparkListenerSQLAdaptiveExecutionUpdate",
+    "org.apache.spark.sql.execution.ui.SparkListenerSQLAdaptiveSQLMetricUpdates",
+    "org.apache.spark.sql.execution.ui.SparkListenerDriverAccumUpdates",
+    "org.apache.spark.sql.execution.ui.SparkListenerEffectiveSQLConf",
+    "org.apache.spark.sql.streaming.StreamingQueryListener$QueryStartedEvent",
+    "org.apache.spark.sql.streaming.StreamingQueryListener$QueryProgressEvent",
+    "org.apache.spark.sql.streaming.StreamingQueryListener$QueryTerminatedEvent",
+];
+
+#[derive(Deserialize)]
+pub struct ApplicationStart {
+    #[serde(rename = "App Name", default)]
+    pub app_name: String,
+    #[serde(rename = "App ID")]
+    pub app_id: Option<String>,
+    #[serde(rename = "Timestamp")]
+    pub timestamp: u64,
+}
+
+#[derive(Deserialize)]
+struct ApplicationEnd {
+    #[serde(rename = "Timestamp")]
+    timestamp: u64,
+}
+
+#[derive(Deserialize)]
+struct LogStart {
+    #[serde(rename = "Spark Version", default)]
+    spark_version: String,
+}
+
+#[derive(Deserialize)]
+struct EnvironmentUpdate {
+    #[serde(rename = "Spark Properties", default)]
+    spark_properties: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+pub struct ExecutorInfo {
+    #[serde(rename = "Host", default)]
+    pub host: String,
+    #[serde(rename = "Total Cores", default)]
+    pub total_cores: u32,
+}
+
+#[derive(Deserialize)]
+pub struct ExecutorAdded {
+    #[serde(rename = "Timestamp")]
+    pub timestamp: u64,
+    #[serde(rename = "Executor ID")]
+    pub executor_id: String,
+    #[serde(rename = "Executor Info")]
+    pub info: ExecutorInfo,
+}
+
+#[derive(Deserialize)]
+pub struct ExecutorRemoved {
+    #[serde(rename = "Timestamp")]
+    pub timestamp: u64,
+    #[serde(rename = "Executor ID")]
+    pub executor_id: String,
+    #[serde(rename = "Removed Reason", default)]
+    pub removed_reason: String,
+}
+
+#[derive(Deserialize, Clone)]
+pub struct StageInfo {
+    #[serde(rename = "Stage ID")]
+    pub stage_id: u32,
+    #[serde(rename = "Stage Name", default)]
+    pub stage_name: String,
+    #[serde(rename = "Number of Tasks", default)]
+    pub number_of_tasks: u32,
+    #[serde(rename = "Parent IDs", default)]
+    pub parent_ids: Vec<u32>,
+    #[serde(rename = "Submission Time")]
+    pub submission_time: Option<u64>,
+    #[serde(rename = "Completion Time")]
+    pub completion_time: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct StageEvent {
+    #[serde(rename = "Stage Info")]
+    stage_info: StageInfo,
+}
+
+#[derive(Deserialize)]
+pub struct JobStart {
+    #[serde(rename = "Job ID")]
+    pub job_id: u32,
+    #[serde(rename = "Submission Time")]
+    pub submission_time: Option<u64>,
+    #[serde(rename = "Stage Infos", default)]
+    pub stage_infos: Vec<StageInfo>,
+}
+
+#[derive(Deserialize)]
+pub struct JobResult {
+    #[serde(rename = "Result")]
+    pub result: String,
+    #[serde(rename = "Exception")]
+    pub exception: Option<JobException>,
+}
+
+#[derive(Deserialize)]
+pub struct JobException {
+    #[serde(rename = "Message", default)]
+    pub message: String,
+}
+
+impl JobResult {
+    /// `None` for JobSucceeded, else the failure's message.
+    pub fn failure(&self) -> Option<String> {
+        (self.result != "JobSucceeded").then(|| {
+            self.exception
+                .as_ref()
+                .map_or_else(|| self.result.clone(), |e| e.message.clone())
+        })
+    }
+}
+
+#[derive(Deserialize)]
+pub struct JobEnd {
+    #[serde(rename = "Job ID")]
+    pub job_id: u32,
+    #[serde(rename = "Completion Time")]
+    pub completion_time: u64,
+    #[serde(rename = "Job Result")]
+    pub job_result: JobResult,
+}
+
+#[derive(Deserialize, Default)]
+pub struct TaskInfo {
+    #[serde(rename = "Index")]
+    pub index: u32,
+    #[serde(rename = "Attempt", default)]
+    pub attempt: u32,
+    #[serde(rename = "Launch Time")]
+    pub launch_time: u64,
+    #[serde(rename = "Executor ID", default)]
+    pub executor_id: String,
+    #[serde(rename = "Getting Result Time", default)]
+    pub getting_result_time: u64,
+    #[serde(rename = "Finish Time", default)]
+    pub finish_time: u64,
+}
+
+#[derive(Deserialize, Default)]
+pub struct TaskEndReason {
+    #[serde(rename = "Reason")]
+    pub reason: String,
+    #[serde(rename = "Class Name")]
+    pub class_name: Option<String>,
+    #[serde(rename = "Description")]
+    pub description: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+pub struct InputMetrics {
+    #[serde(rename = "Bytes Read", default)]
+    pub bytes_read: u64,
+}
+
+#[derive(Deserialize, Default)]
+pub struct ShuffleReadMetrics {
+    #[serde(rename = "Remote Bytes Read", default)]
+    pub remote_bytes_read: u64,
+    #[serde(rename = "Local Bytes Read", default)]
+    pub local_bytes_read: u64,
+}
+
+#[derive(Deserialize, Default)]
+pub struct ShuffleWriteMetrics {
+    #[serde(rename = "Shuffle Bytes Written", default)]
+    pub shuffle_bytes_written: u64,
+}
+
+#[derive(Deserialize, Default)]
+pub struct TaskMetrics {
+    #[serde(rename = "Executor Deserialize Time", default)]
+    pub executor_deserialize_time: u64,
+    #[serde(rename = "Executor Run Time", default)]
+    pub executor_run_time: u64,
+    #[serde(rename = "Result Serialization Time", default)]
+    pub result_serialization_time: u64,
+    #[serde(rename = "JVM GC Time", default)]
+    pub jvm_gc_time: u64,
+    #[serde(rename = "Input Metrics", default)]
+    pub input_metrics: InputMetrics,
+    #[serde(rename = "Shuffle Read Metrics", default)]
+    pub shuffle_read_metrics: ShuffleReadMetrics,
+    #[serde(rename = "Shuffle Write Metrics", default)]
+    pub shuffle_write_metrics: ShuffleWriteMetrics,
+}
+
+#[derive(Deserialize)]
+pub struct TaskEnd {
+    #[serde(rename = "Stage ID")]
+    pub stage_id: u32,
+    #[serde(rename = "Task Type", default)]
+    pub task_type: String,
+    #[serde(rename = "Task End Reason", default)]
+    pub task_end_reason: TaskEndReason,
+    #[serde(rename = "Task Info")]
+    pub task_info: TaskInfo,
+    /// Spark 4 omits it for some failures.
+    #[serde(rename = "Task Metrics")]
+    pub task_metrics: Option<TaskMetrics>,
+}
+
+#[derive(Deserialize)]
+struct Head {
+    #[serde(rename = "Event")]
+    event: String,
+}
+
+/// The event name: `JsonProtocol` writes `"Event"` first, so it is read off the line's start
+/// without parsing the rest; otherwise the whole line is searched.
+fn event_name(line: &[u8]) -> Result<std::borrow::Cow<'_, str>, String> {
+    const START: &[u8] = b"{\"Event\":\"";
+    if let Some(rest) = line.strip_prefix(START)
+        && let Some(end) = rest.iter().position(|&b| b == b'"' || b == b'\\')
+        && rest[end] == b'"'
+        && let Ok(name) = std::str::from_utf8(&rest[..end])
+    {
+        return Ok(name.into());
+    }
+    match serde_json::from_slice::<Head>(line) {
+        Ok(h) => Ok(h.event.into()),
+        Err(e) if e.is_data() => Err("a JSON object without an \"Event\" name".into()),
+        Err(e) => Err(format!("not valid JSON ({e})")),
+    }
+}
+
+fn typed<'a, T: Deserialize<'a>>(line: &'a [u8], name: &str) -> Result<T, String> {
+    serde_json::from_slice(line).map_err(|e| format!("{name}: {e}"))
+}
+
+/// Parses one line of the log.
+pub fn parse(line: &[u8]) -> Result<Event, String> {
+    let name = event_name(line)?;
+    let name = name.as_ref();
+    Ok(match name {
+        "SparkListenerLogStart" => Event::LogStart {
+            spark_version: typed::<LogStart>(line, name)?.spark_version,
+        },
+        "SparkListenerApplicationStart" => Event::ApplicationStart(typed(line, name)?),
+        "SparkListenerApplicationEnd" => Event::ApplicationEnd {
+            timestamp: typed::<ApplicationEnd>(line, name)?.timestamp,
+        },
+        "SparkListenerEnvironmentUpdate" => Event::EnvironmentUpdate {
+            spark_properties: typed::<EnvironmentUpdate>(line, name)?.spark_properties,
+        },
+        "SparkListenerExecutorAdded" => Event::ExecutorAdded(typed(line, name)?),
+        "SparkListenerExecutorRemoved" => Event::ExecutorRemoved(typed(line, name)?),
+        "SparkListenerJobStart" => Event::JobStart(typed(line, name)?),
+        "SparkListenerJobEnd" => Event::JobEnd(typed(line, name)?),
+        "SparkListenerStageSubmitted" => {
+            Event::StageSubmitted(typed::<StageEvent>(line, name)?.stage_info)
+        }
+        "SparkListenerStageCompleted" => {
+            Event::StageCompleted(typed::<StageEvent>(line, name)?.stage_info)
+        }
+        "SparkListenerTaskEnd" => Event::TaskEnd(Box::new(typed(line, name)?)),
+        n if IGNORED.contains(&n) => Event::Ignored,
+        n => Event::Unknown(n.to_string()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_event_name_is_read_without_parsing_the_line_when_it_comes_first() {
+        let line = br#"{"Event":"SparkListenerApplicationEnd","Timestamp":5}"#;
+        assert!(matches!(
+            parse(line),
+            Ok(Event::ApplicationEnd { timestamp: 5 })
+        ));
+        let later = br#"{"Timestamp":5,"Event":"SparkListenerApplicationEnd"}"#;
+        assert!(matches!(
+            parse(later),
+            Ok(Event::ApplicationEnd { timestamp: 5 })
+        ));
+        assert!(matches!(
+            parse(br#"{"Event":"SparkListenerFuture"}"#),
+            Ok(Event::Unknown(_))
+        ));
+        assert!(parse(br#"{"name":"x"}"#).is_err());
+        assert!(parse(br#"{"Event":"SparkListenerJobEnd","Job ID":1"#).is_err());
+        assert!(parse(b"[1,2]").is_err());
+    }
+}

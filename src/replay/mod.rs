@@ -1,0 +1,34 @@
+//! `sparkyard replay` and `sparkyard what-if`: a real Spark event log becomes a typed
+//! application model (`model`, read by `reader` and `events` as Spark's `EventLogFileReader` and
+//! `JsonProtocol` write it), a program the simulated driver runs (`program`), a run through the
+//! full YARN lifecycle (`simulate`), a report next to the recorded figures and Sparklens' model
+//! (`analysis`, `report`), and a grid of configurations under many seeds (`whatif`, `plot`).
+
+pub mod analysis;
+pub mod events;
+pub mod model;
+pub mod plot;
+pub mod program;
+pub mod reader;
+pub mod report;
+pub mod simulate;
+pub mod whatif;
+
+use crate::error::UserError;
+use std::path::Path;
+
+/// Reads the log, replays it once under `setup` and `seed`, and reports.
+pub fn replay(
+    path: &Path,
+    setup: &simulate::ReplaySetup,
+) -> Result<report::ReplayReport, UserError> {
+    let app = model::load(path)?;
+    let prepared = simulate::prepare(&app, setup)?;
+    let sim = simulate::run(&prepared, setup.submit.sim.seed)?;
+    Ok(report::build(
+        &path.display().to_string(),
+        &app,
+        &prepared,
+        &sim,
+    ))
+}

@@ -1,0 +1,586 @@
+//! The application an event log records, as typed data: jobs in submission order with the
+//! driver's time between them, stages with their parents, each task's recorded duration split as
+//! Spark's UI splits it (run, deserialise, result serialisation, GC, getting result, scheduler
+//! delay: `AppStatusUtils.schedulerDelay`), input and shuffle sizes, failed attempts, executors,
+//! and the original configuration (`SparkListenerEnvironmentUpdate`). Built by folding the
+//! events `JsonProtocol` writes, one line at a time (`ReplayListenerBus.replay`).
+
+use super::events::{self, Event};
+use super::reader::{self, LogFiles};
+use crate::error::UserError;
+use std::collections::BTreeMap;
+
+/// One recorded failed attempt of a task that threw (`ExceptionFailure`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailedAttempt {
+    pub attempt: u32,
+    pub duration_ms: u64,
+    pub class: String,
+    pub description: String,
+}
+
+/// One task index of a stage: the attempt that finished it, as recorded.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TaskRecord {
+    /// Launch to finish (`TaskInfo.duration`).
+    pub duration_ms: u64,
+    pub run_ms: u64,
+    pub deserialize_ms: u64,
+    pub result_serialization_ms: u64,
+    pub gc_ms: u64,
+    pub getting_result_ms: u64,
+    /// `AppStatusUtils.schedulerDelay`: what the duration holds beyond the other parts.
+    pub scheduler_delay_ms: u64,
+    pub input_bytes: u64,
+    pub shuffle_read_bytes: u64,
+    pub shuffle_write_bytes: u64,
+    pub executor_id: u32,
+    pub launch_ms: u64,
+    /// Whether the index ever succeeded (a failed job leaves some that did not).
+    pub succeeded: bool,
+    /// Attempts that threw before it, in attempt order; `None` for the usual case (no memory).
+    pub failures: Option<Box<[FailedAttempt]>>,
+}
+
+/// A stage that ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stage {
+    pub stage_id: u32,
+    pub name: String,
+    /// Stage ids of the parents that ran in the same job (skipped parents are dropped).
+    pub parents: Vec<u32>,
+    /// Every parent id the log names (shuffle dependencies, skipped or not).
+    pub shuffle_deps: Vec<u32>,
+    pub shuffle_map: bool,
+    pub submitted_ms: Option<u64>,
+    pub completed_ms: Option<u64>,
+    /// Stage attempts (more than one after a fetch failure).
+    pub attempts: u32,
+    /// One record per partition, index order.
+    pub tasks: Vec<TaskRecord>,
+}
+
+impl Stage {
+    pub fn input_bytes(&self) -> u64 {
+        self.tasks.iter().map(|t| t.input_bytes).sum()
+    }
+    pub fn shuffle_read_bytes(&self) -> u64 {
+        self.tasks.iter().map(|t| t.shuffle_read_bytes).sum()
+    }
+    pub fn shuffle_write_bytes(&self) -> u64 {
+        self.tasks.iter().map(|t| t.shuffle_write_bytes).sum()
+    }
+    /// The longest task (what the stage takes on infinitely many executors).
+    pub fn longest_task_ms(&self) -> u64 {
+        self.tasks.iter().map(|t| t.duration_ms).max().unwrap_or(0)
+    }
+}
+
+/// A job, with the stages it ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Job {
+    pub job_id: u32,
+    pub submitted_ms: u64,
+    pub completed_ms: u64,
+    /// `None`: JobSucceeded; else JobFailed's message.
+    pub failure: Option<String>,
+    /// Driver time before the job: from the previous job's end (or the application's start)
+    /// to this job's submission, 0 when jobs overlapped.
+    pub driver_ms_before: u64,
+    pub stages: Vec<Stage>,
+}
+
+impl Job {
+    pub fn duration_ms(&self) -> u64 {
+        self.completed_ms.saturating_sub(self.submitted_ms)
+    }
+}
+
+/// An executor as the log saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecutorSpan {
+    pub executor_id: String,
+    pub host: String,
+    pub cores: u32,
+    pub added_ms: u64,
+    pub removed_ms: Option<u64>,
+    pub removed_reason: Option<String>,
+}
+
+/// Failures other than a task throwing, counted by `Task End Reason`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FailureCounts {
+    pub exception: u64,
+    pub executor_lost: u64,
+    pub fetch_failed: u64,
+    pub killed: u64,
+    pub other: u64,
+    /// Stage attempts beyond the first (fetch-failure recoveries).
+    pub stage_retries: u64,
+}
+
+/// The resources and settings the application ran with (EnvironmentUpdate).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OriginalConfig {
+    pub master: String,
+    pub executor_instances: Option<u32>,
+    pub executor_cores: Option<u32>,
+    pub executor_memory: Option<String>,
+    pub driver_memory: Option<String>,
+    pub dynamic_allocation: bool,
+    pub task_cpus: u32,
+    pub speculation: bool,
+    pub locality_wait: Option<String>,
+    /// Every Spark property, by key.
+    pub properties: BTreeMap<String, String>,
+}
+
+/// What was skipped while reading.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Skipped {
+    /// Events sparkyard does not know (newer Spark versions, other listeners), by name.
+    pub unknown: BTreeMap<String, u64>,
+    /// Known events that do not change the replay (SQL, block updates...).
+    pub ignored: u64,
+}
+
+/// The recorded application.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Application {
+    pub app_id: String,
+    pub app_name: String,
+    pub spark_version: String,
+    pub start_ms: u64,
+    pub end_ms: u64,
+    /// Driver time after the last job's end until the application ended.
+    pub driver_ms_after: u64,
+    pub config: OriginalConfig,
+    pub jobs: Vec<Job>,
+    pub executors: Vec<ExecutorSpan>,
+    pub failures: FailureCounts,
+    pub skipped: Skipped,
+    pub events_read: u64,
+}
+
+impl Application {
+    pub fn duration_ms(&self) -> u64 {
+        self.end_ms.saturating_sub(self.start_ms)
+    }
+    pub fn task_count(&self) -> u64 {
+        self.stages().map(|s| s.tasks.len() as u64).sum()
+    }
+    pub fn stages(&self) -> impl Iterator<Item = &Stage> {
+        self.jobs.iter().flat_map(|j| j.stages.iter())
+    }
+}
+
+/// Reads the log at `path` (file or rolling directory) into the application it records.
+pub fn load(path: &std::path::Path) -> Result<Application, UserError> {
+    let files = reader::locate(path)?;
+    read(&files)
+}
+
+/// Reads located log files into the application.
+pub fn read(files: &LogFiles) -> Result<Application, UserError> {
+    let mut b = Builder::default();
+    reader::for_each_line(files, |line| b.line(line))?;
+    b.finish(&files.label)
+}
+
+/// Reads one log already opened (decompressed or not, see [`reader::decoder`]); the fuzz
+/// target's entry.
+pub fn from_reader(label: &str, input: impl std::io::BufRead) -> Result<Application, UserError> {
+    let mut b = Builder::default();
+    let mut number = 0;
+    let path = std::path::Path::new(label);
+    reader::lines_of(input, path, &mut number, &mut |line| b.line(line))?;
+    b.finish(label)
+}
+
+#[derive(Default)]
+struct StageBuild {
+    name: String,
+    num_tasks: u32,
+    parents: Vec<u32>,
+    shuffle_map: bool,
+    submitted_ms: Option<u64>,
+    completed_ms: Option<u64>,
+    attempts: u32,
+    ran: bool,
+    tasks: Vec<TaskRecord>,
+    failures: BTreeMap<u32, Vec<FailedAttempt>>,
+}
+
+struct JobBuild {
+    job_id: u32,
+    submitted_ms: u64,
+    completed_ms: Option<u64>,
+    failure: Option<String>,
+    stage_ids: Vec<u32>,
+}
+
+#[derive(Default)]
+struct Builder {
+    events: u64,
+    saw_log_start: bool,
+    spark_version: String,
+    app_id: Option<String>,
+    app_name: String,
+    start_ms: Option<u64>,
+    end_ms: Option<u64>,
+    properties: BTreeMap<String, String>,
+    stages: BTreeMap<u32, StageBuild>,
+    jobs: Vec<JobBuild>,
+    executors: Vec<ExecutorSpan>,
+    failures: FailureCounts,
+    skipped: Skipped,
+}
+
+impl Builder {
+    /// One line of the log: parsed, then folded in; errors name the file and line.
+    fn line(&mut self, line: reader::Line<'_>) -> Result<(), UserError> {
+        let at = |m: String| {
+            UserError::file(
+                line.file.display().to_string(),
+                format!("line {}: {m}", line.number),
+            )
+        };
+        let event = match events::parse(line.text) {
+            Ok(e) => e,
+            Err(e) if line.unterminated => {
+                return Err(at(format!(
+                    "the log is truncated: its last line is cut off ({e}); was the application still running, or the copy incomplete?"
+                )));
+            }
+            Err(e) if line.number == 1 => {
+                return Err(at(format!(
+                    "not a Spark event log: {e} (Spark writes one JSON object per line with an \"Event\" field, starting with SparkListenerLogStart)"
+                )));
+            }
+            Err(e) => return Err(at(e)),
+        };
+        self.events += 1;
+        self.apply(event).map_err(at)
+    }
+
+    fn apply(&mut self, e: Event) -> Result<(), String> {
+        match e {
+            Event::LogStart { spark_version } => {
+                self.saw_log_start = true;
+                self.spark_version = spark_version;
+            }
+            Event::ApplicationStart(a) => {
+                self.app_id = Some(a.app_id.unwrap_or_default());
+                self.app_name = a.app_name;
+                self.start_ms = Some(a.timestamp);
+            }
+            Event::ApplicationEnd { timestamp } => self.end_ms = Some(timestamp),
+            Event::EnvironmentUpdate { spark_properties } => {
+                self.properties.extend(spark_properties)
+            }
+            Event::ExecutorAdded(x) => self.executors.push(ExecutorSpan {
+                executor_id: x.executor_id,
+                host: x.info.host,
+                cores: x.info.total_cores,
+                added_ms: x.timestamp,
+                removed_ms: None,
+                removed_reason: None,
+            }),
+            Event::ExecutorRemoved(x) => {
+                if let Some(s) = self
+                    .executors
+                    .iter_mut()
+                    .rev()
+                    .find(|s| s.executor_id == x.executor_id)
+                {
+                    s.removed_ms = Some(x.timestamp);
+                    s.removed_reason = Some(x.removed_reason);
+                }
+            }
+            Event::JobStart(j) => {
+                for s in &j.stage_infos {
+                    self.declare_stage(s);
+                }
+                self.jobs.push(JobBuild {
+                    job_id: j.job_id,
+                    submitted_ms: j.submission_time.unwrap_or(0),
+                    completed_ms: None,
+                    failure: None,
+                    stage_ids: j.stage_infos.iter().map(|s| s.stage_id).collect(),
+                });
+            }
+            Event::JobEnd(j) => {
+                let job = self.jobs.iter_mut().rev().find(|b| b.job_id == j.job_id);
+                let Some(job) = job else {
+                    return Err(format!(
+                        "SparkListenerJobEnd for job {} that never started",
+                        j.job_id
+                    ));
+                };
+                job.completed_ms = Some(j.completion_time);
+                job.failure = j.job_result.failure();
+            }
+            Event::StageSubmitted(s) => {
+                let b = self.declare_stage(&s);
+                b.ran = true;
+                b.attempts += 1;
+                if b.attempts > 1 {
+                    self.failures.stage_retries += 1;
+                }
+                let b = self.stages.get_mut(&s.stage_id).expect("declared");
+                b.submitted_ms = b.submitted_ms.or(s.submission_time);
+            }
+            Event::StageCompleted(s) => {
+                let b = self.declare_stage(&s);
+                b.completed_ms = s.completion_time.or(b.completed_ms);
+            }
+            Event::TaskEnd(t) => self.task_end(*t)?,
+            Event::Ignored => self.skipped.ignored += 1,
+            Event::Unknown(name) => *self.skipped.unknown.entry(name).or_default() += 1,
+        }
+        Ok(())
+    }
+
+    fn declare_stage(&mut self, s: &events::StageInfo) -> &mut StageBuild {
+        let b = self.stages.entry(s.stage_id).or_default();
+        if b.name.is_empty() {
+            b.name = s.stage_name.clone();
+            b.num_tasks = s.number_of_tasks;
+            b.parents = s.parent_ids.clone();
+        }
+        b
+    }
+
+    fn task_end(&mut self, t: events::TaskEnd) -> Result<(), String> {
+        let stage = self.stages.entry(t.stage_id).or_default();
+        stage.ran = true;
+        stage.shuffle_map |= t.task_type == "ShuffleMapTask";
+        let i = &t.task_info;
+        let duration_ms = i.finish_time.saturating_sub(i.launch_time);
+        let index = i.index as usize;
+        if index >= 10_000_000 {
+            return Err(format!("task index {index} is out of range"));
+        }
+        let reason = t.task_end_reason.reason.as_str();
+        match reason {
+            "Success" => {}
+            "ExceptionFailure" => {
+                self.failures.exception += 1;
+                let r = &t.task_end_reason;
+                stage
+                    .failures
+                    .entry(i.index)
+                    .or_default()
+                    .push(FailedAttempt {
+                        attempt: i.attempt,
+                        duration_ms,
+                        class: r
+                            .class_name
+                            .clone()
+                            .unwrap_or_else(|| "java.lang.Exception".into()),
+                        description: r.description.clone().unwrap_or_default(),
+                    });
+                return Ok(());
+            }
+            "ExecutorLostFailure" => self.failures.executor_lost += 1,
+            "FetchFailed" => self.failures.fetch_failed += 1,
+            "TaskKilled" => self.failures.killed += 1,
+            _ => self.failures.other += 1,
+        }
+        let succeeded = reason == "Success";
+        if stage.tasks.len() <= index {
+            stage.tasks.resize(index + 1, TaskRecord::default());
+        }
+        let slot = &mut stage.tasks[index];
+        // The successful attempt is the one replayed; a failure only fills an empty slot.
+        if slot.succeeded && !succeeded {
+            return Ok(());
+        }
+        let m = t.task_metrics.unwrap_or_default();
+        let getting_result_ms = match i.getting_result_time {
+            0 => 0,
+            g => i.finish_time.saturating_sub(g),
+        };
+        let accounted = m.executor_run_time
+            + m.executor_deserialize_time
+            + m.result_serialization_time
+            + getting_result_ms;
+        *slot = TaskRecord {
+            duration_ms,
+            run_ms: m.executor_run_time,
+            deserialize_ms: m.executor_deserialize_time,
+            result_serialization_ms: m.result_serialization_time,
+            gc_ms: m.jvm_gc_time,
+            getting_result_ms,
+            scheduler_delay_ms: duration_ms.saturating_sub(accounted),
+            input_bytes: m.input_metrics.bytes_read,
+            shuffle_read_bytes: m.shuffle_read_metrics.remote_bytes_read
+                + m.shuffle_read_metrics.local_bytes_read,
+            shuffle_write_bytes: m.shuffle_write_metrics.shuffle_bytes_written,
+            executor_id: i.executor_id.parse().unwrap_or(0),
+            launch_ms: i.launch_time,
+            succeeded,
+            failures: None,
+        };
+        Ok(())
+    }
+
+    fn finish(mut self, label: &str) -> Result<Application, UserError> {
+        let err = |m: &str| UserError::file(label, m.to_string());
+        if self.events == 0 {
+            return Err(err("the event log is empty"));
+        }
+        if !self.saw_log_start && self.app_id.is_none() {
+            return Err(err(
+                "not a Spark event log: no SparkListenerLogStart or SparkListenerApplicationStart event",
+            ));
+        }
+        let Some(start_ms) = self.start_ms else {
+            return Err(err(
+                "the log has no SparkListenerApplicationStart event: it is truncated at its start or not an application's log",
+            ));
+        };
+        let Some(end_ms) = self.end_ms else {
+            return Err(err(
+                "the log has no SparkListenerApplicationEnd event: the application never ended (it was killed or is still running) or the log is truncated; sparkyard replays only complete applications",
+            ));
+        };
+        let mut jobs = Vec::with_capacity(self.jobs.len());
+        let mut previous_end = start_ms;
+        for j in std::mem::take(&mut self.jobs) {
+            let Some(completed_ms) = j.completed_ms else {
+                return Err(err(&format!(
+                    "job {} has no SparkListenerJobEnd although the application ended: the log is incomplete",
+                    j.job_id
+                )));
+            };
+            let stages = self.take_stages(&j.stage_ids);
+            let driver_ms_before = j.submitted_ms.saturating_sub(previous_end);
+            previous_end = previous_end.max(completed_ms);
+            jobs.push(Job {
+                job_id: j.job_id,
+                submitted_ms: j.submitted_ms,
+                completed_ms,
+                failure: j.failure,
+                driver_ms_before,
+                stages,
+            });
+        }
+        let config = original_config(&self.properties);
+        Ok(Application {
+            app_id: self.app_id.unwrap_or_default(),
+            app_name: self.app_name,
+            spark_version: self.spark_version,
+            start_ms,
+            end_ms,
+            driver_ms_after: end_ms.saturating_sub(previous_end),
+            config,
+            jobs,
+            executors: self.executors,
+            failures: self.failures,
+            skipped: self.skipped,
+            events_read: self.events,
+        })
+    }
+
+    /// The stages of a job that ran, in id order (parents are created, so numbered, first);
+    /// a stage an earlier job already ran is that job's.
+    fn take_stages(&mut self, ids: &[u32]) -> Vec<Stage> {
+        let mut ids: Vec<u32> = ids.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        let ran: Vec<u32> = ids
+            .iter()
+            .copied()
+            .filter(|id| self.stages.get(id).is_some_and(|s| s.ran))
+            .collect();
+        let mut out = Vec::new();
+        for id in &ran {
+            let Some(b) = self.stages.remove(id) else {
+                continue;
+            };
+            out.push(stage(*id, b, &ran));
+        }
+        out
+    }
+}
+
+fn stage(stage_id: u32, mut b: StageBuild, ran_in_job: &[u32]) -> Stage {
+    let n = (b.num_tasks as usize).max(b.tasks.len());
+    b.tasks.resize(n, TaskRecord::default());
+    for (index, fails) in std::mem::take(&mut b.failures) {
+        if let Some(t) = b.tasks.get_mut(index as usize) {
+            if !t.succeeded && t.duration_ms == 0 {
+                // Every recorded attempt threw: the last one is the index's own record.
+                if let Some(last) = fails.last() {
+                    t.duration_ms = last.duration_ms;
+                }
+            }
+            t.failures = Some(fails.into_boxed_slice());
+        }
+    }
+    Stage {
+        stage_id,
+        name: b.name,
+        parents: b
+            .parents
+            .iter()
+            .copied()
+            .filter(|p| ran_in_job.contains(p))
+            .collect(),
+        shuffle_deps: b.parents,
+        shuffle_map: b.shuffle_map,
+        submitted_ms: b.submitted_ms,
+        completed_ms: b.completed_ms,
+        attempts: b.attempts.max(1),
+        tasks: b.tasks,
+    }
+}
+
+/// `local-cluster[N, C, M]`: N workers of C cores and M MB (what pyspark's tests run on).
+fn local_cluster(master: &str) -> Option<(u32, u32, u64)> {
+    let inner = master.strip_prefix("local-cluster[")?.strip_suffix(']')?;
+    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
+    match parts[..] {
+        [n, c, m] => Some((n.parse().ok()?, c.parse().ok()?, m.parse().ok()?)),
+        _ => None,
+    }
+}
+
+fn original_config(p: &BTreeMap<String, String>) -> OriginalConfig {
+    let get = |k: &str| p.get(k).cloned();
+    let flag = |k: &str| get(k).is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    let master = get("spark.master").unwrap_or_default();
+    let mut c = OriginalConfig {
+        executor_instances: get("spark.executor.instances").and_then(|v| v.trim().parse().ok()),
+        executor_cores: get("spark.executor.cores").and_then(|v| v.trim().parse().ok()),
+        executor_memory: get("spark.executor.memory"),
+        driver_memory: get("spark.driver.memory"),
+        dynamic_allocation: flag("spark.dynamicAllocation.enabled"),
+        task_cpus: get("spark.task.cpus")
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(1),
+        speculation: flag("spark.speculation"),
+        locality_wait: get("spark.locality.wait"),
+        properties: p.clone(),
+        master: master.clone(),
+    };
+    if let Some((n, cores, mb)) = local_cluster(&master) {
+        c.executor_instances = c.executor_instances.or(Some(n));
+        c.executor_cores = c.executor_cores.or(Some(cores));
+        c.executor_memory = c.executor_memory.or(Some(format!("{mb}m")));
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_cluster_masters_give_the_executors() {
+        assert_eq!(local_cluster("local-cluster[2,1,1024]"), Some((2, 1, 1024)));
+        assert_eq!(local_cluster("local-cluster[4, 2, 512]"), Some((4, 2, 512)));
+        assert_eq!(local_cluster("yarn"), None);
+    }
+}

@@ -1,0 +1,500 @@
+//! `sparkyard replay`'s report: the recorded run next to the simulated one (application and
+//! per-job time, utilisation, wasted core-hours, critical path and ideal time, executors over
+//! time, failures and recoveries, Sparklens' prediction), as a typed record printed as a table
+//! or as JSON (`--json`).
+
+use super::analysis::{self, ratio};
+use super::model::{Application, FailureCounts};
+use super::simulate::{Prepared, SimOutcome};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Points kept per executor curve (evenly spread over the run).
+const CURVE_POINTS: usize = 60;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplayReport {
+    pub log: LogSummary,
+    pub original: Resources,
+    pub simulated: Resources,
+    pub time: Comparison,
+    pub jobs: Vec<JobRow>,
+    pub utilization: Comparison,
+    pub wasted_core_hours: Comparison,
+    /// Driver time plus each job's longest chain of stages (each its longest task).
+    pub critical_path_ms: u64,
+    /// The application on infinitely many executors that start at once: the critical path.
+    pub ideal_ms: u64,
+    /// Sparklens' simple-scheduler prediction for the simulated executors x cores.
+    pub sparklens_ms: u64,
+    pub task_time: TaskTime,
+    pub data: DataSizes,
+    pub executors: ExecutorCurves,
+    pub failures: Failures,
+    pub seed: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LogSummary {
+    pub path: String,
+    pub app_id: String,
+    pub app_name: String,
+    pub spark_version: String,
+    pub events: u64,
+    pub jobs: usize,
+    pub stages: usize,
+    pub tasks: u64,
+    /// Unknown events skipped, by name (a warning each).
+    pub unknown_events: BTreeMap<String, u64>,
+    pub ignored_events: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Resources {
+    pub master: String,
+    pub executor_instances: Option<u32>,
+    pub executor_cores: Option<u32>,
+    pub executor_memory: Option<String>,
+    pub dynamic_allocation: bool,
+    pub task_cpus: u32,
+    pub speculation: bool,
+    pub locality_wait: Option<String>,
+}
+
+/// A recorded figure, its simulated counterpart and the relative error (simulated - recorded).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Comparison {
+    pub recorded: f64,
+    pub simulated: f64,
+    pub error_pct: f64,
+}
+
+impl Comparison {
+    pub fn of(recorded: f64, simulated: f64) -> Self {
+        Comparison {
+            recorded,
+            simulated,
+            error_pct: 100.0 * ratio(simulated - recorded, recorded),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct JobRow {
+    pub job_id: u32,
+    pub stages: usize,
+    pub tasks: u64,
+    pub driver_ms_before: u64,
+    pub recorded_ms: u64,
+    pub simulated_ms: Option<u64>,
+    pub critical_path_ms: u64,
+}
+
+/// Totals over every successful task attempt, ms (Spark UI's split of a task's duration).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TaskTime {
+    pub duration: u64,
+    pub run: u64,
+    pub deserialize: u64,
+    pub result_serialization: u64,
+    pub gc: u64,
+    pub getting_result: u64,
+    pub scheduler_delay: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DataSizes {
+    pub input_bytes: u64,
+    pub shuffle_read_bytes: u64,
+    pub shuffle_write_bytes: u64,
+}
+
+/// (seconds since the application started, executors) at changes.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExecutorCurves {
+    /// What the configuration asks YARN for at the start (static allocation's target).
+    pub requested: Option<u32>,
+    pub recorded_running: Vec<(f64, u32)>,
+    pub simulated_launched: Vec<(f64, u32)>,
+    pub simulated_running: Vec<(f64, u32)>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Failures {
+    pub recorded_task_exceptions: u64,
+    pub recorded_executor_lost: u64,
+    pub recorded_fetch_failed: u64,
+    pub recorded_killed: u64,
+    pub recorded_stage_retries: u64,
+    pub recorded_executors_removed: usize,
+    pub simulated_task_failures: u64,
+    pub simulated_executors_lost: u32,
+    pub simulated_am_attempts: u32,
+    pub simulated_final_state: String,
+    pub simulated_violations: Vec<String>,
+}
+
+/// Builds the report of one replay.
+pub fn build(path: &str, app: &Application, prepared: &Prepared, sim: &SimOutcome) -> ReplayReport {
+    let rec = analysis::recorded(app);
+    let sim_exec_core_ms = sim.record.executor_core_ms;
+    let sim_util = ratio(sim.record.busy_core_ms, sim_exec_core_ms);
+    let cores = sim.executor_cores.max(1);
+    let executors = sim.executor_instances.unwrap_or(2).max(1);
+    let ms_per_hour = 3_600_000.0;
+    let wasted = |exec: f64, busy: f64| (exec - busy).max(0.0) / ms_per_hour;
+    let c = &app.config;
+    ReplayReport {
+        log: LogSummary {
+            path: path.to_string(),
+            app_id: app.app_id.clone(),
+            app_name: app.app_name.clone(),
+            spark_version: app.spark_version.clone(),
+            events: app.events_read,
+            jobs: app.jobs.len(),
+            stages: app.stages().count(),
+            tasks: app.task_count(),
+            unknown_events: app.skipped.unknown.clone(),
+            ignored_events: app.skipped.ignored,
+        },
+        original: Resources {
+            master: c.master.clone(),
+            executor_instances: c.executor_instances,
+            executor_cores: c.executor_cores,
+            executor_memory: c.executor_memory.clone(),
+            dynamic_allocation: c.dynamic_allocation,
+            task_cpus: c.task_cpus,
+            speculation: c.speculation,
+            locality_wait: c.locality_wait.clone(),
+        },
+        simulated: Resources {
+            master: "yarn (cluster mode, simulated)".into(),
+            executor_instances: sim.executor_instances,
+            executor_cores: Some(sim.executor_cores),
+            executor_memory: Some(format!("{}m", sim.executor_memory_mb)),
+            dynamic_allocation: prepared
+                .args
+                .conf
+                .iter()
+                .rev()
+                .find_map(|kv| kv.strip_prefix("spark.dynamicAllocation.enabled="))
+                .is_some_and(|v| v.trim() == "true"),
+            task_cpus: c.task_cpus,
+            speculation: c.speculation,
+            locality_wait: c.locality_wait.clone(),
+        },
+        time: Comparison::of(rec.app_ms as f64, sim.app_ms as f64),
+        jobs: job_rows(app, sim),
+        utilization: Comparison::of(rec.utilization(), sim_util),
+        wasted_core_hours: Comparison::of(
+            wasted(rec.executor_core_ms as f64, rec.task_core_ms as f64),
+            wasted(sim_exec_core_ms, sim.record.busy_core_ms),
+        ),
+        critical_path_ms: rec.critical_path_ms,
+        ideal_ms: rec.critical_path_ms,
+        sparklens_ms: analysis::sparklens_estimate_ms(app, executors, cores),
+        task_time: task_time(app),
+        data: data_sizes(app),
+        executors: curves(app, sim),
+        failures: failures(&app.failures, app, sim),
+        seed: sim.seed,
+    }
+}
+
+fn job_rows(app: &Application, sim: &SimOutcome) -> Vec<JobRow> {
+    let mut spans = sim.record.jobs.iter();
+    app.jobs
+        .iter()
+        .map(|j| {
+            let runs = j.stages.iter().any(|s| !s.tasks.is_empty());
+            let simulated_ms = if runs {
+                spans
+                    .next()
+                    .and_then(|s| s.ended_ms.map(|e| e.saturating_sub(s.started_ms)))
+            } else {
+                None
+            };
+            JobRow {
+                job_id: j.job_id,
+                stages: j.stages.len(),
+                tasks: j.stages.iter().map(|s| s.tasks.len() as u64).sum(),
+                driver_ms_before: j.driver_ms_before,
+                recorded_ms: j.duration_ms(),
+                simulated_ms,
+                critical_path_ms: analysis::critical_path_ms(j),
+            }
+        })
+        .collect()
+}
+
+fn task_time(app: &Application) -> TaskTime {
+    let mut t = TaskTime::default();
+    for r in app.stages().flat_map(|s| s.tasks.iter()) {
+        t.duration += r.duration_ms;
+        t.run += r.run_ms;
+        t.deserialize += r.deserialize_ms;
+        t.result_serialization += r.result_serialization_ms;
+        t.gc += r.gc_ms;
+        t.getting_result += r.getting_result_ms;
+        t.scheduler_delay += r.scheduler_delay_ms;
+    }
+    t
+}
+
+fn data_sizes(app: &Application) -> DataSizes {
+    DataSizes {
+        input_bytes: app.stages().map(|s| s.input_bytes()).sum(),
+        shuffle_read_bytes: app.stages().map(|s| s.shuffle_read_bytes()).sum(),
+        shuffle_write_bytes: app.stages().map(|s| s.shuffle_write_bytes()).sum(),
+    }
+}
+
+/// Keeps at most [`CURVE_POINTS`] points, the last included.
+fn thin(points: Vec<(f64, u32)>) -> Vec<(f64, u32)> {
+    if points.len() <= CURVE_POINTS {
+        return points;
+    }
+    let step = points.len().div_ceil(CURVE_POINTS);
+    let last = points.last().copied();
+    let mut out: Vec<(f64, u32)> = points.into_iter().step_by(step).collect();
+    if out.last().copied() != last {
+        out.extend(last);
+    }
+    out
+}
+
+fn curves(app: &Application, sim: &SimOutcome) -> ExecutorCurves {
+    let mut changes: Vec<(u64, i32)> = Vec::new();
+    for e in &app.executors {
+        changes.push((e.added_ms, 1));
+        if let Some(r) = e.removed_ms {
+            changes.push((r, -1));
+        }
+    }
+    changes.sort_unstable();
+    let mut n = 0i32;
+    let secs = |t: u64, zero: u64| t.saturating_sub(zero) as f64 / 1000.0;
+    let recorded = changes
+        .into_iter()
+        .map(|(t, d)| {
+            n += d;
+            (secs(t, app.start_ms), n.max(0) as u32)
+        })
+        .collect();
+    let zero = sim.record.context_started_ms.unwrap_or(0);
+    let sim_curve = |v: &Vec<(u64, u32)>| v.iter().map(|&(t, n)| (secs(t, zero), n)).collect();
+    ExecutorCurves {
+        requested: sim.executor_instances,
+        recorded_running: thin(recorded),
+        simulated_launched: thin(sim_curve(&sim.record.executors_launched)),
+        simulated_running: thin(sim_curve(&sim.record.executors_running)),
+    }
+}
+
+fn failures(f: &FailureCounts, app: &Application, sim: &SimOutcome) -> Failures {
+    Failures {
+        recorded_task_exceptions: f.exception,
+        recorded_executor_lost: f.executor_lost,
+        recorded_fetch_failed: f.fetch_failed,
+        recorded_killed: f.killed,
+        recorded_stage_retries: f.stage_retries,
+        recorded_executors_removed: app
+            .executors
+            .iter()
+            .filter(|e| e.removed_ms.is_some())
+            .count(),
+        simulated_task_failures: sim.record.tasks_failed,
+        simulated_executors_lost: sim.record.executors_lost,
+        simulated_am_attempts: sim.record.am_attempts,
+        simulated_final_state: sim.final_state.clone(),
+        simulated_violations: sim.violations.clone(),
+    }
+}
+
+fn secs(ms: f64) -> String {
+    format!("{:.3} s", ms / 1000.0)
+}
+
+fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
+    v.as_ref().map_or_else(|| "-".into(), |v| v.to_string())
+}
+
+/// The report as the table `sparkyard replay` prints.
+pub fn table(r: &ReplayReport) -> String {
+    let mut o = String::new();
+    let l = &r.log;
+    let _ = writeln!(
+        o,
+        "replay of {} ({}, \"{}\", Spark {})",
+        l.path, l.app_id, l.app_name, l.spark_version
+    );
+    let _ = writeln!(
+        o,
+        "  {} events, {} jobs, {} stages, {} tasks",
+        l.events, l.jobs, l.stages, l.tasks
+    );
+    for (name, n) in &l.unknown_events {
+        let _ = writeln!(o, "  warning: skipped {n} unknown event(s) {name}");
+    }
+    let (a, b) = (&r.original, &r.simulated);
+    let _ = writeln!(o, "\n{:<28}{:>22}{:>22}", "", "recorded", "simulated");
+    let row = |o: &mut String, k: &str, x: String, y: String| {
+        let _ = writeln!(o, "{k:<28}{x:>22}{y:>22}");
+    };
+    row(
+        &mut o,
+        "master",
+        a.master.clone(),
+        "yarn (simulated)".into(),
+    );
+    row(
+        &mut o,
+        "executors",
+        opt(&a.executor_instances),
+        opt(&b.executor_instances),
+    );
+    row(
+        &mut o,
+        "executor cores",
+        opt(&a.executor_cores),
+        opt(&b.executor_cores),
+    );
+    row(
+        &mut o,
+        "executor memory",
+        opt(&a.executor_memory),
+        opt(&b.executor_memory),
+    );
+    row(
+        &mut o,
+        "dynamic allocation",
+        a.dynamic_allocation.to_string(),
+        b.dynamic_allocation.to_string(),
+    );
+    row(
+        &mut o,
+        "application time",
+        secs(r.time.recorded),
+        secs(r.time.simulated),
+    );
+    let _ = writeln!(
+        o,
+        "{:<28}{:>44}",
+        "  error",
+        format!("{:+.1} %", r.time.error_pct)
+    );
+    row(
+        &mut o,
+        "utilization",
+        format!("{:.1} %", 100.0 * r.utilization.recorded),
+        format!("{:.1} %", 100.0 * r.utilization.simulated),
+    );
+    row(
+        &mut o,
+        "wasted core-hours",
+        format!("{:.4}", r.wasted_core_hours.recorded),
+        format!("{:.4}", r.wasted_core_hours.simulated),
+    );
+    let _ = writeln!(
+        o,
+        "critical path / ideal time  {:>22}  (infinite executors, no start-up)",
+        secs(r.ideal_ms as f64)
+    );
+    let _ = writeln!(
+        o,
+        "Sparklens' prediction       {:>22}  (its simple scheduler, same executors)",
+        secs(r.sparklens_ms as f64)
+    );
+    let _ = writeln!(
+        o,
+        "\n{:>6}{:>8}{:>9}{:>14}{:>14}{:>14}{:>14}",
+        "job", "stages", "tasks", "driver before", "recorded", "simulated", "critical"
+    );
+    for j in &r.jobs {
+        let sim = j
+            .simulated_ms
+            .map_or_else(|| "-".into(), |m| secs(m as f64));
+        let _ = writeln!(
+            o,
+            "{:>6}{:>8}{:>9}{:>14}{:>14}{:>14}{:>14}",
+            j.job_id,
+            j.stages,
+            j.tasks,
+            secs(j.driver_ms_before as f64),
+            secs(j.recorded_ms as f64),
+            sim,
+            secs(j.critical_path_ms as f64)
+        );
+    }
+    let t = &r.task_time;
+    let _ = writeln!(
+        o,
+        "\ntask time {}: run {}, deserialize {}, result serialization {}, GC {}, getting result {}, scheduler delay {}",
+        secs(t.duration as f64),
+        secs(t.run as f64),
+        secs(t.deserialize as f64),
+        secs(t.result_serialization as f64),
+        secs(t.gc as f64),
+        secs(t.getting_result as f64),
+        secs(t.scheduler_delay as f64)
+    );
+    let d = &r.data;
+    let _ = writeln!(
+        o,
+        "data: input {} B, shuffle read {} B, shuffle write {} B",
+        d.input_bytes, d.shuffle_read_bytes, d.shuffle_write_bytes
+    );
+    let e = &r.executors;
+    let curve = |v: &[(f64, u32)]| {
+        v.iter()
+            .map(|(t, n)| format!("{t:.1}s:{n}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let _ = writeln!(o, "\nexecutors requested: {}", opt(&e.requested));
+    let _ = writeln!(
+        o,
+        "executors running (recorded):  {}",
+        curve(&e.recorded_running)
+    );
+    let _ = writeln!(
+        o,
+        "executors launched (simulated): {}",
+        curve(&e.simulated_launched)
+    );
+    let _ = writeln!(
+        o,
+        "executors running (simulated): {}",
+        curve(&e.simulated_running)
+    );
+    let f = &r.failures;
+    let _ = writeln!(
+        o,
+        "\nfailures (recorded): {} task exceptions, {} executor-lost tasks, {} fetch failures, {} killed, {} stage retries, {} executors removed",
+        f.recorded_task_exceptions,
+        f.recorded_executor_lost,
+        f.recorded_fetch_failed,
+        f.recorded_killed,
+        f.recorded_stage_retries,
+        f.recorded_executors_removed
+    );
+    let _ = writeln!(
+        o,
+        "failures (simulated): {} failed task attempts, {} executors lost, {} AM attempt(s); ended {}",
+        f.simulated_task_failures,
+        f.simulated_executors_lost,
+        f.simulated_am_attempts,
+        f.simulated_final_state
+    );
+    for v in &f.simulated_violations {
+        let _ = writeln!(o, "  invariant broken: {v}");
+    }
+    let _ = writeln!(o, "seed: {}", r.seed);
+    o
+}
+
+/// The report as JSON (`--json`): the same record, field order fixed by the types.
+pub fn json(r: &ReplayReport) -> String {
+    serde_json::to_string_pretty(r).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}

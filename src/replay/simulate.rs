@@ -1,0 +1,399 @@
+//! Running a recorded application on the simulated cluster through the one submit pipeline:
+//! the log's own resources and settings as spark-submit options unless the user's override them,
+//! the executors' start-up calibrated to the log's, a scenario's faults, and a typed record of
+//! the run (SparkContext start and stop, each job, executors over time, busy cores) taken from
+//! the run's observer events, stamped with the virtual clock.
+
+use super::model::Application;
+use super::program::{self, REPLAY_CLASS};
+use crate::conf::cluster::{ClusterConfig, ClusterSource, load_cluster};
+use crate::conf::submit::{DefaultsFile, SubmitArgs};
+use crate::error::UserError;
+use crate::pipeline::{ClusterChoice, RunPlan, Submission};
+use crate::runner::RunOptions;
+use crate::scenario::Scenario;
+use sparkyard_actors::faults::FaultController;
+use sparkyard_actors::kernel::clock;
+use sparkyard_actors::world::config::{CostModel, ReplayedJob, UserProgram};
+use sparkyard_actors::world::observer::RunEvent;
+use sparkyard_messages::task::{JobSpec, StageSpec, TaskWork};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Spark properties of the log that change how the application runs on the cluster, and so are
+/// replayed (prefixes); the rest (paths, UI, the local master) are not the cluster's business.
+const REPLAYED_KEYS: &[&str] = &[
+    "spark.dynamicAllocation.",
+    "spark.task.cpus",
+    "spark.task.maxFailures",
+    "spark.speculation",
+    "spark.locality.wait",
+    "spark.executor.memoryOverhead",
+    "spark.scheduler.minRegisteredResourcesRatio",
+    "spark.scheduler.maxRegisteredResourcesWaitingTime",
+];
+
+/// What a replay runs with besides the log.
+#[derive(Clone)]
+pub struct ReplaySetup {
+    /// The user's spark-submit options (override the log's).
+    pub submit: SubmitArgs,
+    /// A scenario whose faults (and `[chaos]` faults, drawn per seed) the run gets.
+    pub scenario: Option<Arc<Scenario>>,
+}
+
+/// The user's spark-submit words for a replay, parsed by spark-submit's grammar. No words is
+/// a replay under the log's own configuration (for spark-submit itself it would be the usage).
+pub fn user_submit_args<T: AsRef<str>>(words: &[T]) -> Result<SubmitArgs, UserError> {
+    let mut args = SubmitArgs::from_words(words.iter().map(AsRef::as_ref))?;
+    if words.is_empty() {
+        args.action = crate::conf::submit::SubmitAction::Submit;
+    }
+    Ok(args)
+}
+
+/// The spark-submit words' values the log gives, under the user's.
+pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
+    let c = &app.config;
+    let mut a = user.clone();
+    a.master.get_or_insert_with(|| "yarn".into());
+    a.deploy_mode.get_or_insert_with(|| "cluster".into());
+    a.main_class.get_or_insert_with(|| REPLAY_CLASS.into());
+    if a.name.is_none() && !app.app_name.is_empty() {
+        a.name = Some(app.app_name.clone());
+    }
+    if a.num_executors.is_none() && !c.dynamic_allocation {
+        a.num_executors = c.executor_instances.map(|n| n.to_string());
+    }
+    if a.executor_cores.is_none() {
+        a.executor_cores = c.executor_cores.map(|n| n.to_string());
+    }
+    if a.executor_memory.is_none() {
+        a.executor_memory = c.executor_memory.clone();
+    }
+    if a.driver_memory.is_none() {
+        a.driver_memory = c.driver_memory.clone();
+    }
+    let mut conf: Vec<String> = c
+        .properties
+        .iter()
+        .filter(|(k, _)| REPLAYED_KEYS.iter().any(|p| k.starts_with(p)))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    // The user's --conf come last: they win.
+    conf.extend(a.conf);
+    a.conf = conf;
+    if a.app.is_empty() {
+        a.app = vec!["sparkyard-replay.jar".into()];
+    }
+    a
+}
+
+/// What the run did, stamped with the virtual clock (ms since the cluster started).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SimRecord {
+    pub context_started_ms: Option<u64>,
+    pub context_stopped_ms: Option<u64>,
+    /// Each job: (started, ended) in submission order, over every AM attempt.
+    pub jobs: Vec<JobSpan>,
+    /// (time, executors registered and not lost) at each change.
+    pub executors_running: Vec<(u64, u32)>,
+    /// (time, containers launched so far) at each change.
+    pub executors_launched: Vec<(u64, u32)>,
+    /// First registration of each executor, ms after the SparkContext started.
+    pub registration_offsets_ms: Vec<u64>,
+    /// Integral of running tasks x task cpus over time, core-ms.
+    pub busy_core_ms: f64,
+    /// Integral of registered executors x cores over time, core-ms.
+    pub executor_core_ms: f64,
+    pub tasks_failed: u64,
+    pub executors_lost: u32,
+    pub am_attempts: u32,
+    running_tasks: u64,
+    running_executors: u32,
+    launched: u32,
+    last_ms: u64,
+}
+
+/// One simulated job's span.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JobSpan {
+    pub started_ms: u64,
+    pub ended_ms: Option<u64>,
+}
+
+impl SimRecord {
+    /// The application's time as the event log would show it (ApplicationStart to End).
+    pub fn app_ms(&self, run_end_ms: u64) -> u64 {
+        let start = self.context_started_ms.unwrap_or(0);
+        self.context_stopped_ms
+            .unwrap_or(run_end_ms)
+            .saturating_sub(start)
+    }
+
+    fn advance(&mut self, now: u64, task_cpus: u32, cores: u32) {
+        let dt = now.saturating_sub(self.last_ms) as f64;
+        self.busy_core_ms += dt * (self.running_tasks * task_cpus as u64) as f64;
+        self.executor_core_ms += dt * (self.running_executors as u64 * cores as u64) as f64;
+        self.last_ms = now;
+    }
+
+    fn apply(&mut self, e: &RunEvent, now: u64, task_cpus: u32, cores: u32) {
+        self.advance(now, task_cpus, cores);
+        match e {
+            RunEvent::SparkContextStarted { .. } => {
+                self.context_started_ms.get_or_insert(now);
+            }
+            RunEvent::SparkContextStopped { .. } => {
+                // The application's time ends here, as its event log's does: what its executors
+                // do while they shut down is not the application's (nor is it in a recorded log).
+                self.context_stopped_ms = Some(now);
+                self.running_executors = 0;
+                self.running_tasks = 0;
+            }
+            RunEvent::AmAttemptStarted { attempt } => self.am_attempts = *attempt,
+            RunEvent::JobStarted { .. } => self.jobs.push(JobSpan {
+                started_ms: now,
+                ended_ms: None,
+            }),
+            RunEvent::JobSucceeded { .. } => {
+                if let Some(j) = self.jobs.last_mut() {
+                    j.ended_ms = Some(now);
+                }
+            }
+            RunEvent::ExecutorLaunched { .. } => {
+                self.launched += 1;
+                self.executors_launched.push((now, self.launched));
+            }
+            RunEvent::ExecutorRegistered { .. } => {
+                self.running_executors += 1;
+                self.executors_running.push((now, self.running_executors));
+                let since = now.saturating_sub(self.context_started_ms.unwrap_or(0));
+                self.registration_offsets_ms.push(since);
+            }
+            RunEvent::ExecutorLost(_) => {
+                self.executors_lost += 1;
+                self.running_executors = self.running_executors.saturating_sub(1);
+                self.executors_running.push((now, self.running_executors));
+            }
+            RunEvent::TasksLaunched { count } => self.running_tasks += count,
+            RunEvent::TaskFinished => self.running_tasks = self.running_tasks.saturating_sub(1),
+            RunEvent::TasksFailed { count } => {
+                self.tasks_failed += count;
+                self.running_tasks = self.running_tasks.saturating_sub(*count);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A finished simulated replay.
+#[derive(Clone, Debug)]
+pub struct SimOutcome {
+    pub record: SimRecord,
+    pub app_ms: u64,
+    /// The application ended FINISHED / SUCCEEDED.
+    pub succeeded: bool,
+    pub final_state: String,
+    pub executor_cores: u32,
+    pub executor_memory_mb: u64,
+    /// What YARN gives each executor: heap, overhead, off-heap and PySpark memory, MiB.
+    pub container_memory_mb: u64,
+    pub executor_instances: Option<u32>,
+    pub seed: u64,
+    pub violations: Vec<String>,
+}
+
+/// The run's inputs once the log and the options are known (reused by every seed of a what-if).
+#[derive(Clone)]
+pub struct Prepared {
+    pub args: SubmitArgs,
+    pub cluster: ClusterConfig,
+    pub program: UserProgram,
+    pub scenario: Option<Arc<Scenario>>,
+}
+
+/// Builds the run's inputs: submit options, the cluster (the user's `--cluster`, the scenario's,
+/// else the embedded one) with the executors' start-up calibrated to the log's, the program.
+pub fn prepare(app: &Application, setup: &ReplaySetup) -> Result<Prepared, UserError> {
+    let args = submit_args(app, &setup.submit);
+    let cluster = match (&args.sim.cluster, &setup.scenario) {
+        (Some(path), _) => load_cluster(ClusterSource::Path(path.clone()))?,
+        (None, Some(s)) => s.cluster.clone(),
+        (None, None) => load_cluster(ClusterSource::Embedded)?,
+    };
+    // The probe runs without the scenario's faults: it times the healthy start-up.
+    let mut p = Prepared {
+        args,
+        cluster,
+        program: probe_program(app),
+        scenario: None,
+    };
+    let ready_ms = calibrate(app, &mut p)?;
+    p.program = program::program(app, program::startup_overlap(app, ready_ms));
+    p.scenario = setup.scenario.clone();
+    Ok(p)
+}
+
+/// An empty job (one task of 0 ms): the probe that times the simulated start-up.
+fn probe_program(app: &Application) -> UserProgram {
+    let job = JobSpec {
+        call_site: "start-up probe".into(),
+        stages: vec![StageSpec {
+            rdd_description: "start-up probe".into(),
+            num_partitions: 1,
+            parents: Vec::new(),
+            tasks: vec![TaskWork::Replayed {
+                duration_ms: 0,
+                failures: None,
+            }],
+            shuffle_write: Default::default(),
+        }],
+    };
+    UserProgram::Replay {
+        class: REPLAY_CLASS.into(),
+        app_name: app.app_name.clone(),
+        jobs: vec![ReplayedJob {
+            driver_ms_before: 0,
+            job,
+        }],
+        driver_ms_after_last_job: 0,
+    }
+}
+
+/// The executors' start-up in the log, median ms from ApplicationStart to ExecutorAdded of the
+/// executors present from the start (`None` without executors).
+pub fn recorded_startup_ms(app: &Application) -> Option<u64> {
+    let mut offsets: Vec<u64> = app
+        .executors
+        .iter()
+        .map(|e| e.added_ms.saturating_sub(app.start_ms))
+        .collect();
+    offsets.sort_unstable();
+    let n = app
+        .config
+        .executor_instances
+        .map_or(offsets.len(), |n| n as usize);
+    offsets.truncate(n.max(1));
+    offsets.get(offsets.len().checked_sub(1)? / 2).copied()
+}
+
+/// Moves the cost model's start-up steps so the simulated executors register when the log's
+/// did: one run of the probe (`probe_program`, no faults) measures the simulated start-up, and
+/// the difference goes to the JVM start (longer), or comes off the JVM start, container launch,
+/// executor env and SparkContext init in turn (shorter). Returns when the calibrated backend is
+/// ready (the probe's job start, moved by the same difference), ms after the SparkContext.
+fn calibrate(app: &Application, p: &mut Prepared) -> Result<u64, UserError> {
+    let out = run(p, p.args.sim.seed)?;
+    let r = &out.record;
+    let started = r.context_started_ms.unwrap_or(0);
+    let ready = r
+        .jobs
+        .first()
+        .map_or(0, |j| j.started_ms.saturating_sub(started));
+    let mut offsets = r.registration_offsets_ms.clone();
+    offsets.sort_unstable();
+    let (Some(target), Some(&sim)) = (
+        recorded_startup_ms(app),
+        offsets.get(offsets.len().saturating_sub(1) / 2),
+    ) else {
+        return Ok(ready);
+    };
+    let delta = target as i64 - sim as i64;
+    shift_startup(&mut p.cluster.costs, delta);
+    Ok((ready as i64 + delta).max(0) as u64)
+}
+
+fn shift_startup(costs: &mut CostModel, delta: i64) {
+    if delta >= 0 {
+        costs.jvm_start_ms += delta as u64;
+        return;
+    }
+    let mut left = delta.unsigned_abs();
+    for step in [
+        &mut costs.jvm_start_ms,
+        &mut costs.container_launch_ms,
+        &mut costs.executor_env_init_ms,
+        &mut costs.spark_context_init_ms,
+    ] {
+        let cut = left.min(*step);
+        *step -= cut;
+        left -= cut;
+    }
+}
+
+/// Runs the prepared replay under `seed` (a scenario's `[chaos]` faults are drawn from it).
+pub fn run(p: &Prepared, seed: u64) -> Result<SimOutcome, UserError> {
+    let submission = Submission::from_args(p.args.clone(), DefaultsFile::embedded())?;
+    let (faults, deadline) = match &p.scenario {
+        Some(s) => s.fault_plan(seed)?,
+        None => (FaultController::default(), None),
+    };
+    let record = Rc::new(RefCell::new(SimRecord::default()));
+    let mut options = RunOptions {
+        capture_logs: false,
+        trace: false,
+        ..RunOptions::default()
+    };
+    if let Some(d) = deadline {
+        options.deadline_ms = d;
+    }
+    let mut prepared = submission.prepare(RunPlan {
+        cluster: ClusterChoice::Loaded(Box::new(p.cluster.clone())),
+        seed: Some(seed),
+        options,
+        synthetic: Some(p.program.clone()),
+        faults,
+    })?;
+    let (cpus, cores) = (prepared.spark.task_cpus, prepared.spark.executor_cores);
+    let sink = record.clone();
+    prepared.options.observer = Some(Rc::new(move |e: &RunEvent| {
+        sink.borrow_mut().apply(e, clock::now_ms(), cpus, cores)
+    }));
+    let executor_memory_mb = prepared.spark.executor_memory_mb;
+    let container_memory_mb = prepared.spark.executor_container_memory_mb();
+    let executor_instances = prepared.spark.executor_instances;
+    let done = prepared.run()?;
+    let result = done.result;
+    let mut record = record.take();
+    record.advance(result.end_ms, cpus, cores);
+    let o = &result.outcome;
+    let final_state = match (o.state, o.final_status) {
+        (Some(s), Some(f)) => format!("{s}/{f}"),
+        _ => "NOT-SUBMITTED".into(),
+    };
+    Ok(SimOutcome {
+        app_ms: record.app_ms(result.end_ms),
+        record,
+        succeeded: o.exception.is_none(),
+        final_state,
+        executor_cores: cores,
+        executor_memory_mb,
+        container_memory_mb,
+        executor_instances,
+        seed,
+        violations: result
+            .violations
+            .iter()
+            .map(|v| format!("{}: {}", v.invariant, v.detail))
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shorter_start_up_comes_off_the_steps_in_turn() {
+        let mut c = load_cluster(ClusterSource::Embedded)
+            .expect("embedded")
+            .costs;
+        let (jvm, launch) = (c.jvm_start_ms, c.container_launch_ms);
+        shift_startup(&mut c, -((jvm + 100) as i64));
+        assert_eq!((c.jvm_start_ms, c.container_launch_ms), (0, launch - 100));
+        shift_startup(&mut c, 250);
+        assert_eq!(c.jvm_start_ms, 250);
+    }
+}
