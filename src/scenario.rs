@@ -102,29 +102,33 @@ struct RawChaos {
     deadline_ms: u64,
 }
 
-/// A fault kind `[chaos]` can draw (the schema's enum of [`CHAOS_KINDS`]).
-struct ChaosKind;
+/// A string schema whose values are one of a list (the kinds' enums of the schema).
+macro_rules! string_enum_schema {
+    ($(#[$doc:meta])* $name:ident, $values:expr) => {
+        $(#[$doc])*
+        struct $name;
 
-impl JsonSchema for ChaosKind {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "ChaosKind".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({ "type": "string", "enum": CHAOS_KINDS })
-    }
+        impl JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({ "type": "string", "enum": $values })
+            }
+        }
+    };
 }
 
-/// A `[[faults]]` kind (the schema's enum of [`FAULT_KINDS`]).
-struct FaultKind;
-
-impl JsonSchema for FaultKind {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "FaultKind".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({ "type": "string", "enum": FAULT_KINDS })
-    }
-}
+string_enum_schema!(
+    /// A fault kind `[chaos]` can draw (the schema's enum of [`CHAOS_KINDS`]).
+    ChaosKind,
+    CHAOS_KINDS
+);
+string_enum_schema!(
+    /// A `[[faults]]` kind (the schema's enum of [`FAULT_KINDS`]).
+    FaultKind,
+    FAULT_KINDS
+);
 
 fn chaos_faults() -> [u32; 2] {
     [1, 3]

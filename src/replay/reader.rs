@@ -247,18 +247,42 @@ impl<R: Read> Lz4BlockReader<R> {
     }
 }
 
+/// A stream decoded one block at a time (lz4-java's and snappy-java's framings): `read` serves
+/// the current block, then decodes the next until the stream ends.
+trait BlockStream {
+    /// The decoded block, the read position in it, and whether the stream has ended.
+    fn block(&mut self) -> (&[u8], &mut usize, bool);
+    fn next(&mut self) -> std::io::Result<()>;
+}
+
+fn read_blocks(s: &mut impl BlockStream, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        let (out, pos, ended) = s.block();
+        if *pos < out.len() {
+            let n = buf.len().min(out.len() - *pos);
+            buf[..n].copy_from_slice(&out[*pos..*pos + n]);
+            *pos += n;
+            return Ok(n);
+        }
+        if ended {
+            return Ok(0);
+        }
+        s.next()?;
+    }
+}
+
+impl<R: Read> BlockStream for Lz4BlockReader<R> {
+    fn block(&mut self) -> (&[u8], &mut usize, bool) {
+        (&self.out, &mut self.pos, self.ended)
+    }
+    fn next(&mut self) -> std::io::Result<()> {
+        self.next_block()
+    }
+}
+
 impl<R: Read> Read for Lz4BlockReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.pos >= self.out.len() {
-            if self.ended {
-                return Ok(0);
-            }
-            self.next_block()?;
-        }
-        let n = buf.len().min(self.out.len() - self.pos);
-        buf[..n].copy_from_slice(&self.out[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
+        read_blocks(self, buf)
     }
 }
 
@@ -332,18 +356,18 @@ impl<R: Read> SnappyStreamReader<R> {
     }
 }
 
+impl<R: Read> BlockStream for SnappyStreamReader<R> {
+    fn block(&mut self) -> (&[u8], &mut usize, bool) {
+        (&self.out, &mut self.pos, self.ended)
+    }
+    fn next(&mut self) -> std::io::Result<()> {
+        self.next_chunk()
+    }
+}
+
 impl<R: Read> Read for SnappyStreamReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.pos >= self.out.len() {
-            if self.ended {
-                return Ok(0);
-            }
-            self.next_chunk()?;
-        }
-        let n = buf.len().min(self.out.len() - self.pos);
-        buf[..n].copy_from_slice(&self.out[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
+        read_blocks(self, buf)
     }
 }
 
