@@ -10,7 +10,7 @@
 //! TorrentBroadcast / MemoryStore lines (their sizes depend on the serialized task binary).
 
 use crate::info;
-use crate::kernel::logs::ProcessLog;
+use crate::kernel::logs::{Level, ProcessLog};
 use crate::kernel::trace::fnv1a;
 use sparkyard_messages::ids::ExecutorId;
 
@@ -27,6 +27,9 @@ pub fn block_manager_port(id: ExecutorId) -> u16 {
 /// A `SecurityManager`'s constructor: the ACL lines, as Spark 4.0 prints them with
 /// authentication, UI ACLs and RPC SSL off (their defaults).
 pub fn log_security_manager(log: &ProcessLog, user: &str) {
+    if !log.enabled("executor::SecurityManager", Level::Info) {
+        return;
+    }
     for what in [
         "view acls",
         "modify acls",
@@ -60,6 +63,9 @@ pub fn log_create_executor_env(log: &ProcessLog, user: &str, app_id: &str, id: E
 
 /// `ResourceUtils.logResourceInfo` for an executor asking for no custom resources.
 pub fn log_no_custom_resources(log: &ProcessLog) {
+    if !log.enabled("executor::ResourceUtils", Level::Info) {
+        return;
+    }
     let rule = "=".repeat(62);
     info!(log, "executor::ResourceUtils", "{rule}");
     info!(
@@ -73,6 +79,10 @@ pub fn log_no_custom_resources(log: &ProcessLog) {
 /// transfer service, the BlockManager's registration with the driver's master, and the
 /// session class loader.
 pub fn log_executor_started(log: &ProcessLog, id: ExecutorId, host: &str) {
+    // Nothing is built for lines nobody keeps (100k executors in the scale bench).
+    if !log.enabled("executor::Executor", Level::Info) {
+        return;
+    }
     info!(log, "executor::Executor", "OS info {OS_INFO}");
     info!(log, "executor::Executor", "Java version {JAVA_VERSION}");
     let bm = BlockManagerLines {
