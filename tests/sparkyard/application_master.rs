@@ -265,3 +265,21 @@ fn executor_cores_above_the_maximum_allocation_fail_the_am() {
     assert_eq!(r.counters.executors_launched, 0);
     assert!(r.outcome.diagnostics.starts_with("Uncaught exception: org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException: Invalid resource request! Cannot allocate containers as requested resource is greater than maximum allowed allocation. Requested resource type=[vcores], Requested resource=<memory:1408, vCores:8>, maximum allowed allocation=<memory:8192, vCores:4>"), "{}", r.outcome.diagnostics);
 }
+
+/// The AM's JVM, like an executor's, starts with Logging.initializeLogging's line (no log4j2
+/// configuration in a YARN container), before SignalUtils' first line.
+#[test]
+fn the_am_log_starts_with_the_default_log4j_profile_line() {
+    let am = am_stderr(&spark_pi(1, 1));
+    let mut lines = am.lines();
+    assert_eq!(
+        lines.next(),
+        Some("Using Spark's default log4j profile: org/apache/spark/log4j2-defaults.properties")
+    );
+    assert!(
+        lines
+            .next()
+            .is_some_and(|l| l.ends_with("INFO SignalUtils: Registering signal handler for TERM")),
+        "{am}"
+    );
+}

@@ -14,6 +14,11 @@ use crate::kernel::logs::{Level, ProcessLog};
 use crate::kernel::trace::fnv1a;
 use sparkyard_messages::ids::ExecutorId;
 
+/// What `Logging.initializeLogging` prints to stderr (no log4j line) in a JVM whose classpath has
+/// no log4j2 configuration: YARN containers get only `__spark_conf__`'s templates.
+pub const DEFAULT_LOG4J_PROFILE_LINE: &str =
+    "Using Spark's default log4j profile: org/apache/spark/log4j2-defaults.properties";
+
 /// The OS and JVM every simulated process reports (`Executor` and `SparkContext` log them).
 pub const OS_INFO: &str = "Linux, 6.1.0, amd64";
 pub const JAVA_VERSION: &str = "17.0.15";

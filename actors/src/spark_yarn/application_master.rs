@@ -179,6 +179,8 @@ impl ApplicationMaster {
     /// `ApplicationMaster.run()` once the JVM is up.
     fn run(&mut self, ctx: &mut Context<Self>) {
         let log = self.env.log().clone();
+        // SignalUtils.registerLogger is the first thing that logs: it initializes logging.
+        log.stderr_raw(crate::spark_core::executor_env::DEFAULT_LOG4J_PROFILE_LINE);
         info!(
             log,
             "am::SignalUtils", "Registering signal handler for TERM"
