@@ -84,11 +84,10 @@ pub fn write_logs(result: &RunResult, dir: &Path) -> io::Result<Option<PathBuf>>
     Ok(written.then(|| dir.to_path_buf()))
 }
 
-/// The run was cut at its virtual deadline (`runner`'s `sparkyard.SimulationHang`).
-fn is_hang(o: &sparkyard_actors::world::context::ClientOutcome) -> bool {
-    o.exception
-        .as_ref()
-        .is_some_and(|e| e.class == "sparkyard.SimulationHang")
+/// The run was cut at its virtual deadline: the runner recorded the termination violation.
+fn is_hang(result: &RunResult) -> bool {
+    use sparkyard_actors::world::invariants::name::TERMINATES;
+    result.violations.iter().any(|v| v.invariant == TERMINATES)
 }
 
 /// What a hung run was doing at its deadline, from the run's counters.
@@ -134,7 +133,7 @@ pub fn summary(result: &RunResult, log_dir: Option<&Path>, reproduce: &str) -> S
                 result.end_ms as f64 / 1000.0
             );
         }
-        _ if is_hang(o) => {
+        _ if is_hang(result) => {
             let app = o
                 .application_id
                 .map_or("the application".to_string(), |a| a.to_string());

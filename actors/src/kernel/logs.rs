@@ -112,24 +112,23 @@ impl ProcessLog {
     /// Writes a line to the process's stderr as it is, outside log4j (what a JVM prints with
     /// `System.err.println` before its logging is set up).
     pub fn stderr_raw(&self, line: &str) {
-        let mut store = self.store.borrow_mut();
-        if !store.capture {
-            return;
-        }
-        let out = store.outputs.entry(self.key.to_string()).or_default();
-        out.stderr.push_str(line);
-        out.stderr.push('\n');
+        self.append_line(line, |out| &mut out.stderr);
     }
 
     /// Writes program output (`println` in the user program) to the process's stdout.
     pub fn stdout(&self, line: &str) {
+        self.append_line(line, |out| &mut out.stdout);
+    }
+
+    /// Appends `line` and a newline to one of the process's captured streams.
+    fn append_line(&self, line: &str, stream: impl FnOnce(&mut ProcessOutput) -> &mut String) {
         let mut store = self.store.borrow_mut();
         if !store.capture {
             return;
         }
-        let out = store.outputs.entry(self.key.to_string()).or_default();
-        out.stdout.push_str(line);
-        out.stdout.push('\n');
+        let text = stream(store.outputs.entry(self.key.to_string()).or_default());
+        text.push_str(line);
+        text.push('\n');
     }
 }
 

@@ -196,7 +196,7 @@ impl YarnAllocator {
         let now = crate::kernel::clock::now_ms();
         let stop = if self.state.num_executors_failed(now) >= max_executor_failures {
             Some(ReporterStop::MaxExecutorFailures)
-        } else if self.is_all_node_excluded(now) {
+        } else if self.is_all_node_excluded() {
             Some(ReporterStop::AllNodesExcluded)
         } else {
             None
@@ -218,7 +218,7 @@ impl YarnAllocator {
 
     /// `YarnAllocatorNodeHealthTracker.isAllNodeExcluded`: warns and answers `false` while the
     /// RM reports no node.
-    fn is_all_node_excluded(&mut self, _now: u64) -> bool {
+    fn is_all_node_excluded(&mut self) -> bool {
         if self.num_cluster_nodes == 0 {
             warn!(
                 self.env.log(),

@@ -206,13 +206,6 @@ pub struct PendingBlacklist {
     removals: BTreeSet<String>,
 }
 
-/// The exclusion changes one allocate call carries (`ResourceBlacklistRequest`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BlacklistRequest {
-    pub additions: Vec<String>,
-    pub removals: Vec<String>,
-}
-
 impl PendingBlacklist {
     /// `AMRMClientImpl.updateBlacklist(additions, removals)`.
     pub fn update(&mut self, sync: &ExclusionSync) {
@@ -226,9 +219,10 @@ impl PendingBlacklist {
         }
     }
 
-    /// What the next `allocate` sends; the client clears its lists once they are sent.
-    pub fn take(&mut self) -> BlacklistRequest {
-        BlacklistRequest {
+    /// What the next `allocate` sends (its `ResourceExclusionSync`); the client clears its
+    /// lists once they are sent.
+    pub fn take(&mut self) -> ExclusionSync {
+        ExclusionSync {
             additions: std::mem::take(&mut self.additions).into_iter().collect(),
             removals: std::mem::take(&mut self.removals).into_iter().collect(),
         }
@@ -429,12 +423,12 @@ mod tests {
         p.update(&sync(&[], &["a", "c"]).unwrap());
         assert_eq!(
             p.take(),
-            BlacklistRequest {
+            ExclusionSync {
                 additions: vec!["b".into()],
                 removals: vec!["a".into(), "c".into()],
             }
         );
-        assert_eq!(p.take(), BlacklistRequest::default());
+        assert_eq!(p.take(), ExclusionSync::default());
     }
 
     /// The incremental refresh answers exactly what Spark's full rebuild

@@ -8,7 +8,7 @@
 use crate::kernel::small_map::DenseMap;
 use crate::spark_core::executor_failure_tracker::ExecutorFailureTracker;
 use crate::spark_yarn::yarn_allocator_node_health_tracker::{
-    AllocationFailure, BlacklistRequest, ExclusionSync, NodeHealthSettings, PendingBlacklist,
+    AllocationFailure, ExclusionSync, NodeHealthSettings, PendingBlacklist,
     YarnAllocatorNodeHealthTracker,
 };
 use sparkyard_messages::ids::{ContainerId, ExecutorId};
@@ -293,7 +293,7 @@ impl YarnAllocatorState {
     }
 
     /// The exclusion changes gathered since the last allocate call (`updateBlacklist`).
-    pub fn take_blacklist(&mut self) -> BlacklistRequest {
+    pub fn take_blacklist(&mut self) -> ExclusionSync {
         self.blacklist.take()
     }
 
@@ -988,7 +988,7 @@ mod tests {
         for (i, code) in not_the_node.iter().enumerate() {
             st.process_completed(&status(i as u64, *code, "diagnostics"), 0);
         }
-        assert_eq!(st.take_blacklist(), BlacklistRequest::default());
+        assert_eq!(st.take_blacklist(), ExclusionSync::default());
         allocate(&mut st, &containers[9..]);
         let excluded: Vec<Option<AllocationFailure>> = [(9, exit_status::INVALID), (10, 1)]
             .iter()
@@ -1025,7 +1025,7 @@ mod tests {
         );
         assert_eq!(
             st.take_blacklist(),
-            BlacklistRequest {
+            ExclusionSync {
                 additions: vec!["host10".into(), "host9".into()],
                 removals: vec![],
             }
