@@ -151,11 +151,16 @@ impl<K: Ord + Copy> SmallSet<K> {
 /// A key of a `DenseMap`: an id handed out in increasing order.
 pub trait DenseKey: Copy {
     fn index(self) -> u64;
+    /// The key of a slot (the inverse of `index`).
+    fn from_index(index: u64) -> Self;
 }
 
 impl DenseKey for u32 {
     fn index(self) -> u64 {
         self.into()
+    }
+    fn from_index(index: u64) -> Self {
+        index as u32
     }
 }
 
@@ -163,11 +168,17 @@ impl DenseKey for ExecutorId {
     fn index(self) -> u64 {
         self.0.into()
     }
+    fn from_index(index: u64) -> Self {
+        ExecutorId(index as u32)
+    }
 }
 
 impl DenseKey for TaskId {
     fn index(self) -> u64 {
         self.0
+    }
+    fn from_index(index: u64) -> Self {
+        TaskId(index)
     }
 }
 
@@ -179,6 +190,8 @@ impl DenseKey for TaskId {
 pub struct DenseMap<K, V> {
     base: u64,
     slots: VecDeque<Option<V>>,
+    /// The entries (slots holding a value).
+    len: usize,
     key: PhantomData<K>,
 }
 
@@ -187,6 +200,7 @@ impl<K, V> Default for DenseMap<K, V> {
         DenseMap {
             base: 0,
             slots: VecDeque::new(),
+            len: 0,
             key: PhantomData,
         }
     }
@@ -213,9 +227,30 @@ impl<K: DenseKey, V> DenseMap<K, V> {
         self.get(id).is_some()
     }
 
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// The values in ascending id order, as a `BTreeMap`'s `values()`.
     pub fn values(&self) -> impl Iterator<Item = &V> {
         self.slots.iter().flatten()
+    }
+
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+        self.slots.iter_mut().flatten()
+    }
+
+    /// The entries in ascending id order, as a `BTreeMap`'s `iter_mut()`.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (K, &mut V)> {
+        let base = self.base;
+        self.slots
+            .iter_mut()
+            .enumerate()
+            .filter_map(move |(i, v)| Some((K::from_index(base + i as u64), v.as_mut()?)))
     }
 
     pub fn insert(&mut self, id: K, value: V) {
@@ -231,12 +266,17 @@ impl<K: DenseKey, V> DenseMap<K, V> {
         if i >= self.slots.len() {
             self.slots.resize_with(i + 1, || None);
         }
-        self.slots[i] = Some(value);
+        if self.slots[i].replace(value).is_none() {
+            self.len += 1;
+        }
     }
 
     pub fn remove(&mut self, id: K) -> Option<V> {
         let i = self.slot(id)?;
         let value = self.slots[i].take();
+        if value.is_some() {
+            self.len -= 1;
+        }
         while let Some(None) = self.slots.front() {
             self.slots.pop_front();
             self.base += 1;
@@ -330,6 +370,12 @@ mod tests {
                 *y += 1;
             }
             assert!(d.values().eq(b.values()));
+            assert_eq!(d.len(), b.len());
+            assert!(
+                d.iter_mut()
+                    .map(|(k, v)| (k, *v))
+                    .eq(b.iter().map(|(k, v)| (*k, *v)))
+            );
         }
     }
 

@@ -13,10 +13,10 @@ use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
 use crate::spark_core::executor_monitor::{ExecutorMonitor, MonitorSettings, NEVER, RemovedAs};
 use crate::world::config::DynamicAllocationSettings;
-use crate::world::listener::ManagementListener;
+use crate::world::listener::{ManagementListener, TaskEvent, TaskEventKind};
 use crate::{debug, info, warn};
 use sparkyard_messages::ids::ExecutorId;
-use sparkyard_messages::listener::{ListenerEvent, TaskEndReason};
+use sparkyard_messages::listener::ListenerEvent;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -40,13 +40,7 @@ pub trait ExecutorAllocationClient {
     fn decommission_executors(&mut self, ids: &[ExecutorId]) -> Vec<ExecutorId>;
 }
 
-/// How a task ended, as the listener distinguishes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TaskEndKind {
-    Success,
-    Killed,
-    Failed,
-}
+pub use crate::world::listener::TaskEndKind;
 
 /// `validateSettings` (and the ConfigEntry checks behind its getters): the `SparkException`
 /// message when dynamic allocation cannot start; `Ok` carries the INFO/WARN lines to log.
@@ -507,7 +501,6 @@ impl ExecutorAllocationManager {
         index: u32,
         executor: ExecutorId,
         executor_active: bool,
-        now: u64,
     ) {
         let a = self.stages.entry((stage, attempt)).or_default();
         a.running += 1;
@@ -517,7 +510,7 @@ impl ExecutorAllocationManager {
         if !self.has_pending_tasks() {
             self.on_scheduler_queue_empty();
         }
-        self.monitor.on_task_start(executor, executor_active, now);
+        self.monitor.on_task_start(executor, executor_active);
     }
 
     pub fn on_task_end(
@@ -604,34 +597,6 @@ impl ManagementListener for AllocationListener {
             ListenerEvent::StageCompleted { stage } => {
                 m.on_stage_completed(stage.stage_id, stage.attempt_id)
             }
-            ListenerEvent::TaskStart {
-                stage_id,
-                stage_attempt_id,
-                info,
-            } => {
-                if let Some(id) = executor_id(&info.executor_id) {
-                    // The bus is synchronous, so a task never starts on an executor the
-                    // monitor has already seen removed (SPARK-26927 cannot happen here).
-                    let active = m.monitor.is_tracked(id);
-                    m.on_task_start(*stage_id, *stage_attempt_id, info.index, id, active, now);
-                }
-            }
-            ListenerEvent::TaskEnd {
-                stage_id,
-                stage_attempt_id,
-                reason,
-                info,
-                ..
-            } => {
-                let kind = match reason {
-                    TaskEndReason::Success => TaskEndKind::Success,
-                    TaskEndReason::TaskKilled { .. } => TaskEndKind::Killed,
-                    _ => TaskEndKind::Failed,
-                };
-                if let Some(id) = executor_id(&info.executor_id) {
-                    m.on_task_end(*stage_id, *stage_attempt_id, info.index, id, kind, now);
-                }
-            }
             ListenerEvent::JobStart { job_id, stages, .. } => {
                 let maps: Vec<u32> = stages
                     .iter()
@@ -664,6 +629,29 @@ impl ManagementListener for AllocationListener {
                 }
             }
             _ => {}
+        }
+    }
+
+    fn on_task(&self, e: &TaskEvent) {
+        let mut m = self.0.borrow_mut();
+        match e.kind {
+            TaskEventKind::Start => {
+                // The bus is synchronous, so a task never starts on an executor the monitor
+                // has already seen removed (SPARK-26927 cannot happen here).
+                let active = m.monitor.is_tracked(e.executor);
+                m.on_task_start(e.stage_id, e.stage_attempt_id, e.index, e.executor, active);
+            }
+            TaskEventKind::End(kind) => {
+                let now = clock::now_ms();
+                m.on_task_end(
+                    e.stage_id,
+                    e.stage_attempt_id,
+                    e.index,
+                    e.executor,
+                    kind,
+                    now,
+                )
+            }
         }
     }
 }
@@ -747,7 +735,7 @@ mod tests {
         assert_eq!(m.target(), 3);
         // Tasks start: still needed (running); the queue is empty, so the add timer stops.
         for i in 0..3 {
-            m.on_task_start(0, 0, i, e(1), true, 3_100);
+            m.on_task_start(0, 0, i, e(1), true);
         }
         m.schedule(10_000, &mut c);
         assert_eq!(m.target(), 3);
@@ -802,8 +790,8 @@ mod tests {
     fn failed_tasks_are_pending_again() {
         let mut m = manager(0, 10, 0);
         m.on_stage_submitted(0, 0, 2, 0);
-        m.on_task_start(0, 0, 0, e(1), true, 0);
-        m.on_task_start(0, 0, 1, e(1), true, 0);
+        m.on_task_start(0, 0, 0, e(1), true);
+        m.on_task_start(0, 0, 1, e(1), true);
         assert_eq!(m.max_needed(), 2);
         m.on_task_end(0, 0, 0, e(1), TaskEndKind::Failed, 1);
         assert_eq!((m.pending_tasks(), m.running_tasks()), (1, 1));

@@ -11,6 +11,7 @@
 //! it exists the query answers `false`, and the invariant that no executor holding live shuffle
 //! data is killed for idleness checks against it.
 
+use crate::kernel::small_map::DenseMap;
 use sparkyard_messages::ids::ExecutorId;
 use std::collections::BTreeMap;
 
@@ -99,7 +100,8 @@ impl Tracker {
 /// The ExecutorMonitor.
 pub struct ExecutorMonitor {
     s: MonitorSettings,
-    executors: BTreeMap<ExecutorId, Tracker>,
+    /// By id: executor ids are handed out in increasing order (a lookup is an index).
+    executors: DenseMap<ExecutorId, Tracker>,
     /// When the next executor times out (`0` = recompute at the next call).
     next_timeout: u64,
     timed_out: Vec<ExecutorId>,
@@ -113,7 +115,7 @@ impl ExecutorMonitor {
     pub fn new(s: MonitorSettings) -> Self {
         ExecutorMonitor {
             s,
-            executors: BTreeMap::new(),
+            executors: DenseMap::default(),
             next_timeout: NEVER,
             timed_out: Vec::new(),
             shuffle_to_active_jobs: BTreeMap::new(),
@@ -138,7 +140,7 @@ impl ExecutorMonitor {
                     e.timed_out = false;
                 } else {
                     e.timed_out = true;
-                    out.push(*id);
+                    out.push(id);
                 }
             }
             self.timed_out = out;
@@ -150,7 +152,7 @@ impl ExecutorMonitor {
     /// `executorsKilled`: pending removal; the list is recomputed next time.
     pub fn executors_killed(&mut self, ids: &[ExecutorId]) {
         for id in ids {
-            if let Some(e) = self.executors.get_mut(id) {
+            if let Some(e) = self.executors.get_mut(*id) {
                 e.pending_removal = true;
             }
         }
@@ -160,7 +162,7 @@ impl ExecutorMonitor {
     /// `executorsDecommissioned`.
     pub fn executors_decommissioned(&mut self, ids: &[ExecutorId]) {
         for id in ids {
-            if let Some(e) = self.executors.get_mut(id) {
+            if let Some(e) = self.executors.get_mut(*id) {
                 e.decommissioning = true;
             }
         }
@@ -186,13 +188,13 @@ impl ExecutorMonitor {
     }
 
     pub fn is_tracked(&self, id: ExecutorId) -> bool {
-        self.executors.contains_key(&id)
+        self.executors.contains(id)
     }
 
     /// Whether the executor holds data of a shuffle (any, active or not).
     pub fn holds_shuffle(&self, id: ExecutorId) -> bool {
         self.executors
-            .get(&id)
+            .get(id)
             .is_some_and(|e| !e.shuffle_ids.is_empty())
     }
 
@@ -263,24 +265,26 @@ impl ExecutorMonitor {
         }
     }
 
-    /// `onTaskStart` (only for an active executor: SPARK-26927).
-    pub fn on_task_start(&mut self, id: ExecutorId, executor_active: bool, now: u64) {
+    /// `onTaskStart` (only for an active executor: SPARK-26927). The executor now runs a
+    /// task, so it has no idle start and the time is not needed (the scheduler posts one start
+    /// per task: reading the clock would cost the task phase).
+    pub fn on_task_start(&mut self, id: ExecutorId, executor_active: bool) {
         if executor_active {
             self.ensure_tracked(id);
-            self.update_running_tasks(id, 1, now);
+            self.update_running_tasks(id, 1, NEVER);
         }
     }
 
     /// `onTaskEnd`: a successful map task leaves shuffle data on its executor.
     pub fn on_task_end(&mut self, id: ExecutorId, stage: u32, success: bool, now: u64) {
-        if !self.executors.contains_key(&id) {
+        if !self.executors.contains(id) {
             return;
         }
         if self.s.shuffle_tracking
             && success
             && let Some(&shuffle) = self.stage_to_shuffle.get(&stage)
         {
-            let e = self.executors.get_mut(&id).expect("tracked");
+            let e = self.executors.get_mut(id).expect("tracked");
             if !e.shuffle_ids.contains(&shuffle) {
                 e.shuffle_ids.push(shuffle);
                 e.has_active_shuffle = true;
@@ -298,7 +302,7 @@ impl ExecutorMonitor {
 
     /// `onExecutorRemoved`: counts why it went; `false` for an executor never tracked.
     pub fn on_executor_removed(&mut self, id: ExecutorId, removed_as: RemovedAs) -> bool {
-        let Some(e) = self.executors.remove(&id) else {
+        let Some(e) = self.executors.remove(id) else {
             return false;
         };
         if removed_as == RemovedAs::DecommissionFinished {
@@ -317,14 +321,16 @@ impl ExecutorMonitor {
     }
 
     fn ensure_tracked(&mut self, id: ExecutorId) {
-        self.executors.entry(id).or_insert_with(Tracker::new);
+        if !self.executors.contains(id) {
+            self.executors.insert(id, Tracker::new());
+        }
     }
 
     /// `Tracker.updateRunningTasks` + `updateTimeout`.
     fn update_running_tasks(&mut self, id: ExecutorId, delta: i32, now: u64) {
         let s = self.s;
         let mut next = self.next_timeout;
-        if let Some(e) = self.executors.get_mut(&id) {
+        if let Some(e) = self.executors.get_mut(id) {
             e.running_tasks = (i64::from(e.running_tasks) + i64::from(delta)).max(0) as u32;
             e.idle_start = (e.running_tasks == 0).then_some(now);
             update_timeout(e, &s, &mut next, now);
@@ -382,7 +388,7 @@ mod tests {
         let mut m = monitor(false);
         m.on_executor_added(e(1), 0);
         assert!(m.timed_out_executors(IDLE - 1).is_empty());
-        m.on_task_start(e(1), true, 1_000);
+        m.on_task_start(e(1), true);
         assert!(m.timed_out_executors(IDLE + 1).is_empty());
         m.on_task_end(e(1), 0, true, 2_000);
         assert!(m.timed_out_executors(2_000 + IDLE - 1).is_empty());
@@ -393,7 +399,7 @@ mod tests {
     #[test]
     fn late_task_start_for_inactive_executor_is_ignored() {
         let mut m = monitor(false);
-        m.on_task_start(e(3), false, 0);
+        m.on_task_start(e(3), false);
         assert!(!m.is_tracked(e(3)));
     }
 
@@ -428,7 +434,7 @@ mod tests {
         m.on_executor_added(e(1), 0);
         m.on_executor_added(e(2), 0);
         m.on_job_start(1, &[0]);
-        m.on_task_start(e(1), true, 10);
+        m.on_task_start(e(1), true);
         m.on_task_end(e(1), 0, true, 20);
         assert!(m.holds_shuffle(e(1)));
         assert_eq!(m.timed_out_executors(10 * IDLE), vec![e(2)]);
@@ -438,7 +444,7 @@ mod tests {
         let mut plain = monitor(false);
         plain.on_executor_added(e(1), 0);
         plain.on_job_start(1, &[0]);
-        plain.on_task_start(e(1), true, 10);
+        plain.on_task_start(e(1), true);
         plain.on_task_end(e(1), 0, true, 20);
         assert_eq!(plain.timed_out_executors(20 + IDLE), vec![e(1)]);
     }

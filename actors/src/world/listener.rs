@@ -5,6 +5,7 @@
 //! `ExecutorAllocationListener` and `ExecutorMonitor`, Spark's `addToManagementQueue`) hears
 //! every event whether or not it is recorded.
 
+use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::listener::ListenerEvent;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -26,7 +27,39 @@ pub struct ListenerBus {
 
 /// A listener on the management queue: told of each event as it is posted.
 pub trait ManagementListener {
+    /// Every event but a task's start and end.
     fn on_event(&self, event: &ListenerEvent);
+    /// A task's start or end (`onTaskStart` / `onTaskEnd`), typed and allocation-free: the
+    /// scheduler posts one per task, so the management queue must not pay for the recorded
+    /// event's strings (the scale bench's task phase with dynamic allocation on).
+    fn on_task(&self, event: &TaskEvent);
+}
+
+/// How a task ended, as `ExecutorAllocationListener.onTaskEnd` distinguishes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskEndKind {
+    Success,
+    Killed,
+    Failed,
+}
+
+/// What happened to the task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskEventKind {
+    Start,
+    End(TaskEndKind),
+}
+
+/// A task's start or end as the management queue hears it: the fields of SparkListenerTaskStart
+/// / SparkListenerTaskEnd that dynamic allocation reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskEvent {
+    pub stage_id: u32,
+    pub stage_attempt_id: u32,
+    /// The task's index in its task set (`TaskInfo.index`).
+    pub index: u32,
+    pub executor: ExecutorId,
+    pub kind: TaskEventKind,
 }
 
 /// One SparkContext's handle on the bus.
@@ -100,6 +133,26 @@ impl ContextBus {
         if let Some(l) = &self.listener {
             l.on_event(&event);
         }
+        self.record(event);
+    }
+
+    /// `post` of a TaskStart / TaskEnd: the management listener hears the typed `task`, and
+    /// `make` builds the recorded event only when the bus records.
+    pub fn post_task(&self, task: TaskEvent, make: impl FnOnce() -> ListenerEvent) {
+        if let Some(l) = &self.listener {
+            l.on_task(&task);
+        }
+        if self.enabled {
+            self.record(make());
+        }
+    }
+
+    /// Whether the bus records its events (an output wants them).
+    pub fn records(&self) -> bool {
+        self.enabled
+    }
+
+    fn record(&self, event: ListenerEvent) {
         if self.enabled
             && let Some(a) = self.attempts.borrow_mut().get_mut(self.index)
         {

@@ -16,7 +16,7 @@ use crate::kernel::logs::ProcessLog;
 use crate::kernel::small_map::{DenseMap, SmallSet};
 use crate::world::config::ShuffleSettings;
 use crate::world::invariants::TaskOutput;
-use crate::world::listener::ContextBus;
+use crate::world::listener::{ContextBus, TaskEndKind, TaskEvent, TaskEventKind};
 use crate::{error, info, warn};
 use map_output_tracker::MapOutputTrackerMaster;
 use sparkyard_messages::ids::{ExecutorId, TaskId};

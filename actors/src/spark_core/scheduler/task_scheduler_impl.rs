@@ -93,17 +93,22 @@ impl Scheduler {
             .get_or_insert_default(offer.executor_id)
             .insert(task_id);
         if self.bus.enabled() {
-            let mut info = Self::task_info(
-                self.running.get(task_id).expect("just launched"),
-                task_id,
-                false,
-                false,
-            );
-            info.finish_time = 0;
-            self.bus.post(|| ListenerEvent::TaskStart {
+            let task = self.running.get(task_id).expect("just launched");
+            let typed = TaskEvent {
                 stage_id: key.1,
                 stage_attempt_id: stage_attempt,
-                info,
+                index,
+                executor: offer.executor_id,
+                kind: TaskEventKind::Start,
+            };
+            self.bus.post_task(typed, || {
+                let mut info = Self::task_info(task, task_id, false, false);
+                info.finish_time = 0;
+                ListenerEvent::TaskStart {
+                    stage_id: key.1,
+                    stage_attempt_id: stage_attempt,
+                    info,
+                }
             });
         }
         TaskDescription {

@@ -76,7 +76,6 @@ impl Scheduler {
     }
 
     pub(super) fn post_task_end(&self, tid: TaskId, task: &RunningTask, reason: TaskEndReason) {
-        // Nothing below is needed unless the bus records (it reads the clock and two stages).
         if !self.bus.enabled() {
             return;
         }
@@ -85,16 +84,27 @@ impl Scheduler {
             TaskEndReason::TaskKilled { .. } => (true, true),
             _ => (true, false),
         };
-        let shuffle_map = !self.stages[&task.key.1].is_result;
-        let stage_attempt_id = task.key.2;
-        let run_time_ms = clock::now_ms().saturating_sub(task.launch_ms);
-        self.bus.post(|| ListenerEvent::TaskEnd {
+        let end = match &reason {
+            TaskEndReason::Success => TaskEndKind::Success,
+            TaskEndReason::TaskKilled { .. } => TaskEndKind::Killed,
+            _ => TaskEndKind::Failed,
+        };
+        let typed = TaskEvent {
             stage_id: task.key.1,
-            stage_attempt_id,
-            shuffle_map,
+            stage_attempt_id: task.key.2,
+            index: task.index,
+            executor: task.executor_id,
+            kind: TaskEventKind::End(end),
+        };
+        // The recorded event (the clock, two stages, the TaskInfo's strings) only when the
+        // bus records.
+        self.bus.post_task(typed, || ListenerEvent::TaskEnd {
+            stage_id: task.key.1,
+            stage_attempt_id: task.key.2,
+            shuffle_map: !self.stages[&task.key.1].is_result,
             reason,
             info: Self::task_info(task, tid, failed, killed),
-            run_time_ms,
+            run_time_ms: clock::now_ms().saturating_sub(task.launch_ms),
         });
     }
 
