@@ -209,9 +209,11 @@ fn the_same_seed_gives_the_same_run_and_another_seed_a_different_one() {
 
 /// A Spark 4.0.0 executor's start-up lines in the order a real one prints them (pyspark 4.0.0,
 /// `local-cluster[2,1,1024]`, executor stderr; YARN logger names): SignalUtils, the fetcher's
-/// SecurityManager, the executor env's SecurityManager and DiskBlockManager, `Connecting to
-/// driver`, ResourceUtils, registration, the Executor's OS/Java lines, the block transfer service
-/// and the BlockManager's registration, the session class loader, then the first task.
+/// SecurityManager and its connection to the driver, the default profile line again, the
+/// executor env's SecurityManager, connection and DiskBlockManager, `Connecting to driver`,
+/// ResourceUtils, registration, the Executor's OS/Java lines, the block transfer service and the
+/// BlockManager's registration, the user class path, the session class loader, then the first
+/// task.
 #[test]
 fn an_executor_starts_with_spark_4_0s_lines_in_order() {
     let r = spark_pi(1, 1);
@@ -229,6 +231,14 @@ fn an_executor_starts_with_spark_4_0s_lines_in_order() {
     let expected = [
         "INFO SignalUtils: Registering signal handler for INT",
         "INFO SecurityManager: Changing view acls to: spark",
+        // The fetcher's RpcEnv reaches the driver (InetSocketAddress prints host/ip:port).
+        "INFO TransportClientFactory: Successfully created connection to nm-",
+        // Logging initialized again with the driver's conf (a raw line: the map above keeps
+        // its words from the third on), then the executor's SparkEnv.
+        "default log4j profile: org/apache/spark/log4j2-defaults.properties",
+        "INFO SecurityManager: Changing view acls to: spark",
+        // SparkEnv's MapOutputTracker lookup opens the executor RpcEnv's first connection.
+        "INFO TransportClientFactory: Successfully created connection to nm-",
         "INFO DiskBlockManager: Created local directory at /tmp/hadoop-yarn/nm-local-dir/usercache/spark/appcache/application_1764662400000_0001/blockmgr-",
         "INFO YarnCoarseGrainedExecutorBackend: Connecting to driver: ",
         "INFO ResourceUtils: No custom resources configured for spark.executor.",
@@ -239,6 +249,9 @@ fn an_executor_starts_with_spark_4_0s_lines_in_order() {
         "INFO Utils: Successfully started service 'org.apache.spark.network.netty.NettyBlockTransferService' on port 38001.",
         "INFO BlockManagerMaster: Registering BlockManager BlockManagerId(1, ",
         "INFO BlockManager: Initialized BlockManager: BlockManagerId(1, ",
+        // YarnCoarseGrainedExecutorBackend.getUserClassPath = Client.getUserClasspathUrls:
+        // the localized __app__.jar in the container's directory.
+        "INFO Executor: Starting executor with user classpath (userClassPathFirst = false): 'file:/tmp/hadoop-yarn/nm-local-dir/usercache/spark/appcache/application_1764662400000_0001/container_1764662400000_0001_01_000002/__app__.jar'",
         "INFO Executor: Created or updated repl class loader org.apache.spark.util.MutableURLClassLoader@",
         "INFO YarnCoarseGrainedExecutorBackend: Got assigned task 0",
     ];

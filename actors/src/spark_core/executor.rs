@@ -131,6 +131,28 @@ impl ExecutorMain {
         self.try_lookup(ctx);
     }
 
+    /// The driver's RPC address and the connect's round trip.
+    fn driver_connection(&self) -> executor_env::ConnectionTo {
+        executor_env::ConnectionTo {
+            address: parse_driver_url(&self.args.driver_url).unwrap_or_else(|| RpcAddress {
+                host: String::new(),
+                port: 0,
+            }),
+            connect_ms: 2 * self.sim.config.costs.network_latency_ms,
+        }
+    }
+
+    /// The fetcher's `RpcEnv` reached the driver: its `TransportClientFactory` line.
+    fn log_driver_connection(&self) {
+        let c = self.driver_connection();
+        executor_env::log_connection_created(
+            self.env.log(),
+            executor_env::CONNECTIONS,
+            &c.address,
+            c.connect_ms,
+        );
+    }
+
     /// `setupEndpointRefByURI`, up to 3 tries; the last failure kills the JVM.
     fn try_lookup(&mut self, ctx: &mut Context<Self>) {
         self.tries += 1;
@@ -161,11 +183,17 @@ impl ExecutorMain {
     /// conf is built from its `sparkProperties`, and what the backend does after this point
     /// (its timeouts, its heartbeat) comes from them.
     fn on_config(&mut self, cfg: SparkAppConfig, ctx: &mut Context<Self>) {
+        // `CoarseGrainedExecutorBackend.run` initializes logging again with the driver's conf
+        // (structured logging on or off): the default profile line comes a second time.
+        self.env
+            .log()
+            .stderr_raw(executor_env::DEFAULT_LOG4J_PROFILE_LINE);
         executor_env::log_create_executor_env(
             self.env.log(),
             &self.sim.config.user,
             &self.args.app_id,
             self.args.executor_id,
+            &self.driver_connection(),
         );
         let init = self.sim.config.costs.executor_env_init_ms;
         let (sim, env) = (self.sim.clone(), self.env.clone());
@@ -197,6 +225,7 @@ impl ExecutorMain {
     fn answered(&mut self, answer: MainAnswer, ctx: &mut Context<Self>) {
         match answer {
             MainAnswer::Lookup(Ok(true)) => {
+                self.log_driver_connection();
                 let Some(driver) = driver_ref(&self.env, &self.args.driver_url) else {
                     return self.lookup_failed(RpcFailure::spark("driver vanished"), ctx);
                 };
@@ -211,6 +240,7 @@ impl ExecutorMain {
                 });
             }
             MainAnswer::Lookup(Ok(false)) => {
+                self.log_driver_connection();
                 let text = format!("Cannot find endpoint: {}", self.args.driver_url);
                 self.lookup_failed(
                     RpcFailure::new("org.apache.spark.rpc.RpcEndpointNotFoundException", text),
@@ -505,7 +535,30 @@ impl CoarseGrainedExecutorBackend {
             self.args.executor_id,
             self.args.hostname
         );
-        executor_env::log_executor_started(&log, self.args.executor_id, &self.args.hostname);
+        let spark = &self.sim.config.spark;
+        let class_path = || executor_env::UserClassPath {
+            primary_resource: &spark.primary_resource,
+            dist_jars: spark
+                .properties
+                .get("spark.yarn.dist.jars")
+                .map(String::as_str),
+            user_class_path_first: spark
+                .properties
+                .get("spark.executor.userClassPathFirst")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
+            container_dir: format!(
+                "/tmp/hadoop-yarn/nm-local-dir/usercache/{}/appcache/{}/{}",
+                self.sim.config.user,
+                self.args.app_id,
+                log.key()
+            ),
+        };
+        executor_env::log_executor_started(
+            &log,
+            self.args.executor_id,
+            &self.args.hostname,
+            class_path,
+        );
         self.executor = Some(Executor {
             tasks: Vec::new(),
             tasks_run: 0,

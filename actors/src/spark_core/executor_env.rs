@@ -4,15 +4,15 @@
 //! `BlockManager.initialize`, in the order and wording of a real Spark 4.0.0 executor's stderr
 //! (pyspark 4.0.0, `local-cluster[2,1,1024]`), with the YARN logger names.
 //!
-//! Not logged (sparkyard has no value for them): `TransportClientFactory: Successfully created
-//! connection to <host>/<ip>:<port> after N ms` (the cluster has no IP addresses), the user
-//! classpath line (the executor command carries no `--user-class-path`) and the first task's
-//! TorrentBroadcast / MemoryStore lines (their sizes depend on the serialized task binary).
+//! `TransportClientFactory`'s connection lines print `host/ip:port`: the cluster has host names
+//! only, so the address is derived from the name ([`simulated_ip`]). Not logged: the first
+//! task's TorrentBroadcast / MemoryStore lines (their sizes depend on the serialized task binary).
 
 use crate::info;
 use crate::kernel::logs::{Level, ProcessLog};
 use crate::kernel::trace::fnv1a;
 use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::rpc::RpcAddress;
 
 /// What `Logging.initializeLogging` prints to stderr (no log4j line) in a JVM whose classpath has
 /// no log4j2 configuration: YARN containers get only `__spark_conf__`'s templates.
@@ -27,6 +27,84 @@ pub const JAVA_VERSION: &str = "17.0.15";
 /// it is derived from the id, so the driver's BlockManagerMasterEndpoint line agrees).
 pub fn block_manager_port(id: ExecutorId) -> u16 {
     38000 + (id.0 % 1000) as u16
+}
+
+/// The IPv4 address a host name resolves to. sparkyard's cluster has host names only; the address
+/// the cluster's DNS would give is derived from the name (`10.x.y.z`, stable across runs).
+pub fn simulated_ip(host: &str) -> String {
+    let h = fnv1a(host.as_bytes());
+    format!(
+        "10.{}.{}.{}",
+        (h >> 16) & 0xff,
+        (h >> 8) & 0xff,
+        (h % 254) + 1
+    )
+}
+
+/// `TransportClientFactory.createClient` once a connection is up: the `InetSocketAddress`
+/// prints as `host/ip:port`; with authentication off no bootstrap runs (0 ms). The connect
+/// takes one network round trip.
+pub fn log_connection_created(log: &ProcessLog, target: &'static str, to: &RpcAddress, ms: u64) {
+    if !log.enabled(target, Level::Info) {
+        return;
+    }
+    info!(
+        log,
+        target,
+        "Successfully created connection to {}/{}:{} after {ms} ms (0 ms spent in bootstraps)",
+        to.host,
+        simulated_ip(&to.host),
+        to.port
+    );
+}
+
+/// The user's jars on an executor's class path, as `YarnCoarseGrainedExecutorBackend.
+/// getUserClassPath` computes them with `Client.getUserClasspathUrls(conf, useClusterPath =
+/// true)`: the primary jar (`__app__.jar`, localized in the container's directory, or a
+/// `local:` jar's own path), then `spark.yarn.secondary.jars` (each `--jars` entry's link name
+/// in the container's directory, or its `local:` path).
+pub struct UserClassPath<'a> {
+    pub primary_resource: &'a str,
+    /// `spark.yarn.dist.jars` (the `--jars` list), comma-separated.
+    pub dist_jars: Option<&'a str>,
+    /// `spark.executor.userClassPathFirst`.
+    pub user_class_path_first: bool,
+    /// The container's working directory (`Paths.get(..).toAbsolutePath` resolves against it).
+    pub container_dir: String,
+}
+
+impl UserClassPath<'_> {
+    /// The URLs joined with `:` as `Executor.createClassLoader` logs them (`URL.toString` of
+    /// `Path.toUri`: `file:/abs/path`).
+    pub fn urls(&self) -> String {
+        let primary = local_path(self.primary_resource)
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("{}/__app__.jar", self.container_dir));
+        let mut urls = vec![format!("file:{primary}")];
+        for jar in self.dist_jars.unwrap_or("").split(',') {
+            let jar = jar.trim();
+            if jar.is_empty() {
+                continue;
+            }
+            let path = match local_path(jar) {
+                Some(p) => p.to_string(),
+                None => {
+                    let (uri, fragment) = jar.split_once('#').unwrap_or((jar, ""));
+                    let name = uri.rsplit('/').next().unwrap_or(uri);
+                    let link = if fragment.is_empty() { name } else { fragment };
+                    format!("{}/{link}", self.container_dir)
+                }
+            };
+            urls.push(format!("file:{path}"));
+        }
+        urls.join(":")
+    }
+}
+
+/// The path of a `local:` URI (a file already on every node: not distributed).
+fn local_path(uri: &str) -> Option<&str> {
+    let rest = uri.strip_prefix("local:")?;
+    Some(rest.trim_start_matches("//"))
 }
 
 /// A `SecurityManager`'s constructor: the ACL lines, as Spark 4.0 prints them with
@@ -56,14 +134,32 @@ pub fn log_security_manager(log: &ProcessLog, user: &str) {
 /// `SparkEnv.createExecutorEnv`: its SecurityManager, then `DiskBlockManager` creating the
 /// block manager's directory under the NodeManager's application cache (YARN's default
 /// `yarn.nodemanager.local-dirs`, `${hadoop.tmp.dir}/nm-local-dir`, for an NM run as `yarn`).
-pub fn log_create_executor_env(log: &ProcessLog, user: &str, app_id: &str, id: ExecutorId) {
+/// Its `RpcEnv` then looks the driver's MapOutputTracker up (`RpcUtils.makeDriverRef`), which
+/// opens the first connection to the driver.
+pub fn log_create_executor_env(
+    log: &ProcessLog,
+    user: &str,
+    app_id: &str,
+    id: ExecutorId,
+    driver: &ConnectionTo,
+) {
     log_security_manager(log, user);
+    log_connection_created(log, CONNECTIONS, &driver.address, driver.connect_ms);
     info!(
         log,
         "executor::DiskBlockManager",
         "Created local directory at /tmp/hadoop-yarn/nm-local-dir/usercache/{user}/appcache/{app_id}/blockmgr-{}",
         uuid_for(app_id, id)
     );
+}
+
+/// An executor's `TransportClientFactory` logger.
+pub const CONNECTIONS: &str = "executor::TransportClientFactory";
+
+/// A connection a process opens: where to, and how long the connect takes.
+pub struct ConnectionTo {
+    pub address: RpcAddress,
+    pub connect_ms: u64,
 }
 
 /// `ResourceUtils.logResourceInfo` for an executor asking for no custom resources.
@@ -81,9 +177,14 @@ pub fn log_no_custom_resources(log: &ProcessLog) {
 }
 
 /// `Executor`'s constructor after `Starting executor ID ...`: the OS and JVM, the block
-/// transfer service, the BlockManager's registration with the driver's master, and the
-/// session class loader.
-pub fn log_executor_started(log: &ProcessLog, id: ExecutorId, host: &str) {
+/// transfer service, the BlockManager's registration with the driver's master, the user class
+/// path (`createClassLoader`) and the session class loader.
+pub fn log_executor_started<'a>(
+    log: &ProcessLog,
+    id: ExecutorId,
+    host: &str,
+    class_path: impl FnOnce() -> UserClassPath<'a>,
+) {
     // Nothing is built for lines nobody keeps (100k executors in the scale bench).
     if !log.enabled("executor::Executor", Level::Info) {
         return;
@@ -97,6 +198,14 @@ pub fn log_executor_started(log: &ProcessLog, id: ExecutorId, host: &str) {
         port: block_manager_port(id),
     };
     bm.log_initialize(log, None);
+    let cp = class_path();
+    info!(
+        log,
+        "executor::Executor",
+        "Starting executor with user classpath (userClassPathFirst = {}): '{}'",
+        cp.user_class_path_first,
+        cp.urls()
+    );
     info!(
         log,
         "executor::Executor",
@@ -207,6 +316,43 @@ fn uuid_for(app_id: &str, id: ExecutorId) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Executor.createClassLoader's line in YARN: `YarnCoarseGrainedExecutorBackend.
+    /// getUserClassPath` = `Client.getUserClasspathUrls(conf, useClusterPath = true)`
+    /// (Client.scala getMainJarUri: a non-`local:` primary jar is `__app__.jar`; secondary jars
+    /// are their link names; `Paths.get(..).toAbsolutePath.toUri.toURL` prints `file:/abs`).
+    #[test]
+    fn user_class_path_is_the_localized_app_jar_then_the_jars() {
+        let dir = "/nm/usercache/u/appcache/application_1_0001/container_1_0001_01_000002";
+        let cp = UserClassPath {
+            primary_resource: "examples/jars/spark-examples.jar",
+            dist_jars: Some("hdfs:///libs/a.jar,file:/tmp/b.jar#bee.jar,local:/opt/c.jar"),
+            user_class_path_first: false,
+            container_dir: dir.into(),
+        };
+        assert_eq!(
+            cp.urls(),
+            format!("file:{dir}/__app__.jar:file:{dir}/a.jar:file:{dir}/bee.jar:file:/opt/c.jar")
+        );
+        let local = UserClassPath {
+            primary_resource: "local:/opt/app.jar",
+            dist_jars: None,
+            ..cp
+        };
+        assert_eq!(local.urls(), "file:/opt/app.jar");
+    }
+
+    /// `InetSocketAddress.toString` is `host/ip:port`; the derived address is stable.
+    #[test]
+    fn simulated_addresses_are_stable_private_ipv4() {
+        let ip = simulated_ip("nm-2.sparkyard.internal");
+        assert_eq!(ip, simulated_ip("nm-2.sparkyard.internal"));
+        assert_ne!(ip, simulated_ip("nm-3.sparkyard.internal"));
+        let parts: Vec<u32> = ip.split('.').map(|p| p.parse().unwrap()).collect();
+        assert_eq!(parts.len(), 4);
+        assert_eq!(parts[0], 10);
+        assert!(parts[3] >= 1 && parts[3] <= 254, "{ip}");
+    }
 
     /// `UUID.toString` shape (8-4-4-4-12, version 4, IETF variant), stable for the same input.
     #[test]
