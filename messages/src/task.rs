@@ -18,6 +18,9 @@ pub struct TaskDescription {
     pub work: TaskWork,
     /// The shuffle this task writes (a ShuffleMapTask) and the one it reads, if any.
     pub shuffle: ShuffleIo,
+    /// The broadcast holding its stage attempt's task binary (`Task.taskBinary`'s id): an
+    /// executor reads it with the first task of the attempt it runs.
+    pub task_binary: u32,
 }
 
 /// A task's shuffle side: a `ShuffleMapTask` writes its map output for `write`'s shuffle; a task

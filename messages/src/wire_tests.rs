@@ -162,6 +162,7 @@ fn task() -> TaskDescription {
             seed: 42,
         },
         shuffle: ShuffleIo::default(),
+        task_binary: 0,
     }
 }
 

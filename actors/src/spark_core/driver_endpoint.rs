@@ -164,7 +164,8 @@ impl DriverEndpoint {
                 s.task_max_failures,
                 s.task_cpus,
             )
-            .with_shuffle(s.shuffle.clone());
+            .with_shuffle(s.shuffle.clone())
+            .with_driver_memory(unified_memory_manager::max_memory(s.driver_memory_mb));
             DriverEndpoint {
                 sim: sim.clone(),
                 env,

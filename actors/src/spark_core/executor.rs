@@ -4,10 +4,14 @@
 //! `LaunchedExecutor`, tasks run for their virtual duration, and `exitExecutor` ends the JVM.
 
 use crate::kernel::clock;
+use crate::kernel::logs::Level;
+use crate::kernel::small_map::SmallSet;
 use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::executor_env::{self, block_manager_port};
+use crate::spark_core::memory_store::{EXECUTOR_STORE, MemoryStore};
+use crate::spark_core::unified_memory_manager::max_memory;
 use crate::world::config::CostModel;
 use crate::world::context::SimContext;
 use crate::world::spark_conf::SparkConfView;
@@ -290,6 +294,17 @@ struct RunningTask {
 struct Executor {
     tasks: Vec<(TaskId, RunningTask)>,
     tasks_run: u64,
+    /// The block manager's broadcasts, kept only while its log is (its lines are all it shows).
+    blocks: Option<Box<ExecutorBlocks>>,
+}
+
+/// What an executor's block manager holds of the driver's broadcasts.
+struct ExecutorBlocks {
+    store: MemoryStore,
+    /// Task binaries already read (`TorrentBroadcast`'s value is cached per broadcast id).
+    read: SmallSet<u32>,
+    /// The first fetch from the driver's block manager opened a connection.
+    connected: bool,
 }
 
 impl Executor {
@@ -559,9 +574,20 @@ impl CoarseGrainedExecutorBackend {
             &self.args.hostname,
             class_path,
         );
+        let blocks = log
+            .enabled(EXECUTOR_STORE.torrent_broadcast, Level::Info)
+            .then(|| {
+                let heap = self.sim.config.spark.executor_memory_mb;
+                Box::new(ExecutorBlocks {
+                    store: MemoryStore::new(EXECUTOR_STORE, max_memory(heap)),
+                    read: SmallSet::default(),
+                    connected: false,
+                })
+            });
         self.executor = Some(Executor {
             tasks: Vec::new(),
             tasks_run: 0,
+            blocks,
         });
         let id = self.args.executor_id;
         // Its BlockManager serves shuffle blocks from this JVM from now on.
@@ -600,6 +626,35 @@ impl CoarseGrainedExecutorBackend {
         timers::notify_later_with(ctx, next, || ExecutorMsg::HeartbeatTick);
     }
 
+    /// `Task.run` deserializes its stage's task binary: the executor's first task of a stage
+    /// attempt reads the broadcast from the driver's block manager (port = the driver's RPC
+    /// port + 1, as the driver logs it).
+    fn read_task_binary(&mut self, id: u32) {
+        let Some(blocks) = self.executor.as_mut().and_then(|e| e.blocks.as_mut()) else {
+            return;
+        };
+        if blocks.read.contains(&id) {
+            return;
+        }
+        blocks.read.insert(id);
+        let latency = 2 * self.sim.config.costs.network_latency_ms;
+        let first = !std::mem::replace(&mut blocks.connected, true);
+        let driver = parse_driver_url(&self.args.driver_url);
+        blocks
+            .store
+            .read_task_binary(self.env.log(), id, latency, |log| {
+                if let (true, Some(mut to)) = (first, driver) {
+                    to.port = to.port.wrapping_add(1);
+                    executor_env::log_connection_created(
+                        log,
+                        executor_env::CONNECTIONS,
+                        &to,
+                        latency,
+                    );
+                }
+            });
+    }
+
     fn on_launch_task(&mut self, desc: Box<TaskDescription>, ctx: &mut Context<Self>) {
         if self.executor.is_none() {
             return self.exit_executor(
@@ -617,6 +672,7 @@ impl CoarseGrainedExecutorBackend {
             desc.name(),
             desc.task_id
         );
+        self.read_task_binary(desc.task_binary);
         let costs = &self.sim.config.costs;
         let executor = self.executor.as_mut().expect("checked above");
         let warmup = if executor.tasks_run == 0 {

@@ -10,5 +10,6 @@ pub mod executor_allocation_manager;
 pub mod executor_env;
 pub mod executor_failure_tracker;
 pub mod executor_monitor;
+pub mod memory_store;
 pub mod scheduler;
 pub mod unified_memory_manager;

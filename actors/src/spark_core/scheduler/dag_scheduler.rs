@@ -105,6 +105,7 @@ impl Scheduler {
                     submitted: false,
                     failed_attempt_ids: BTreeSet::new(),
                     pending_partitions: BTreeSet::new(),
+                    task_binary: 0,
                 },
             );
             ids.push(id);
@@ -245,6 +246,14 @@ impl Scheduler {
         });
         let n = partitions.len();
         let key = (stage.job_id, id, stage.attempt);
+        // `taskBinary = sc.broadcast(...)`: every attempt broadcasts its stage's task binary,
+        // even one with no task left to run.
+        let binary = self.next_broadcast;
+        self.next_broadcast += 1;
+        self.memory_store.write_task_binary(&log, binary);
+        let stage = self.stages.get_mut(&id).expect("known stage");
+        stage.task_binary = binary;
+        let stage = &self.stages[&id];
         if n == 0 {
             // Every partition is already there (the outputs a fetch failure seemed to lose were
             // not): no task set; the stage finishes at once and its children are submitted.

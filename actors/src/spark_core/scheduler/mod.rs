@@ -14,6 +14,7 @@ mod tests;
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
 use crate::kernel::small_map::{DenseMap, SmallSet};
+use crate::spark_core::memory_store::{DRIVER_STORE, MemoryStore};
 use crate::world::config::ShuffleSettings;
 use crate::world::invariants::TaskOutput;
 use crate::world::listener::{ContextBus, TaskEndKind, TaskEvent, TaskEventKind};
@@ -102,6 +103,8 @@ struct Stage {
     failed_attempt_ids: BTreeSet<u32>,
     /// `ShuffleMapStage.pendingPartitions`: partitions of the running attempt not yet done.
     pending_partitions: BTreeSet<u32>,
+    /// The broadcast holding the latest attempt's task binary (`taskBinary`).
+    task_binary: u32,
 }
 
 struct ActiveJob {
@@ -180,6 +183,10 @@ pub struct Scheduler {
     pub failed_attempts: u64,
     /// Task outputs won and lost, drained by the DriverEndpoint into the invariant checker.
     pub task_outputs: Vec<TaskOutput>,
+    /// The driver's block manager's memory store (the task binaries' broadcasts).
+    memory_store: MemoryStore,
+    /// `SparkContext.nextBroadcastId`.
+    next_broadcast: u32,
 }
 pub use crate::spark_core::executor_env::block_manager_port;
 
@@ -219,7 +226,15 @@ impl Scheduler {
             tasks_launched: 0,
             failed_attempts: 0,
             task_outputs: Vec::new(),
+            memory_store: MemoryStore::new(DRIVER_STORE, 0),
+            next_broadcast: 0,
         }
+    }
+
+    /// The driver's storage memory (`UnifiedMemoryManager.getMaxMemory` of its heap).
+    pub fn with_driver_memory(mut self, max_memory: u64) -> Self {
+        self.memory_store = MemoryStore::new(DRIVER_STORE, max_memory);
+        self
     }
 
     /// The shuffle settings (`spark.shuffle.service.enabled`, ...); Spark's defaults otherwise.

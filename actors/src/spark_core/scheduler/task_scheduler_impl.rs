@@ -122,6 +122,7 @@ impl Scheduler {
             cpus: self.task_cpus,
             work,
             shuffle,
+            task_binary: self.stages[&key.1].task_binary,
         }
     }
 
