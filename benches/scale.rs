@@ -7,7 +7,10 @@
 //!   executor has registered and its `LaunchedExecutor` was handled; messages and RSS per executor;
 //! - (c) tasks: 1,000,000 one-millisecond tasks on 1,000 executors, tasks per second;
 //! - (d) virtual speed-up: a one-virtual-hour job on 100 executors with heartbeats on;
-//! - (e) growth: b and c at 1 %, 10 % and 100 % of their size, wall time per executor and per task.
+//! - (e) growth: b and c at 1 %, 10 % and 100 % of their size, wall time per executor and per task;
+//! - (f) shuffle: 10,000 map x 10,000 reduce tasks on 1,000 executors without the external
+//!   shuffle service, executor 1 SIGKILLed when the middle reduce task starts (FetchFailed, the
+//!   lost map outputs recomputed): wall time and peak RSS.
 //!
 //! Flags (after `--`): `--quick` runs every size at 10 %; `--runs N` repeats every measurement N
 //! times (the short 1 % and 10 % sizes of e, 5 N times) and reports the median (min..max);
@@ -32,10 +35,13 @@ use sparkyard::conf::submit::DefaultsFile;
 use sparkyard::pipeline::{ClusterChoice, PreparedRun, RunPlan, Submission};
 use sparkyard::runner::{self, RunOptions};
 use sparkyard::scenario::SYNTHETIC_CLASS;
+use sparkyard_actors::faults::plan::{
+    ContainerEnd, FaultAction, FaultController, PlannedFault, Trigger,
+};
 use sparkyard_actors::world::config::UserProgram;
 use sparkyard_actors::world::context::SimContext;
 use sparkyard_actors::world::observer::RunEvent;
-use sparkyard_messages::task::{JobSpec, StageSpec, TaskWork};
+use sparkyard_messages::task::{JobSpec, ShuffleWriteSize, StageSpec, TaskWork};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -48,6 +54,8 @@ const EXECUTORS_PER_NODE: u64 = 10;
 const TASKS: u64 = 1_000_000;
 const TASK_EXECUTORS: u64 = 1_000;
 const VIRTUAL_MS: u64 = 3_600_000;
+/// (f): map tasks (and as many reduce tasks) of the shuffle with an executor loss.
+const SHUFFLE_MAPS: u64 = 10_000;
 const VIRTUAL_EXECUTORS: u64 = 100;
 const FLOOR_MSGS: u64 = 10_000_000;
 const FLOOR_ROUND_TRIPS: u64 = 2_000_000;
@@ -225,6 +233,33 @@ fn cluster_toml(nodes: u64, per_node: u64) -> String {
 /// job of `tasks` tasks of `task_ms` each, starting once every executor has registered; prepared
 /// (flags, settings, cluster, config) before anything is measured.
 fn prepare(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> PreparedRun {
+    let stage = StageSpec {
+        rdd_description: "MapPartitionsRDD[1] at map at Bench.scala:1".into(),
+        num_partitions: tasks as u32,
+        parents: Vec::new(),
+        tasks: sleeps(tasks, task_ms),
+        shuffle_write: Default::default(),
+    };
+    prepare_job(executors, nodes, vec![stage], FaultController::default())
+}
+
+/// `n` tasks sleeping `ms` each.
+fn sleeps(n: u64, ms: u64) -> Vec<TaskWork> {
+    (0..n)
+        .map(|_| TaskWork::Sleep {
+            duration_ms: ms,
+            fail: None,
+        })
+        .collect()
+}
+
+/// One job of `stages` with `faults`, as `prepare`.
+fn prepare_job(
+    executors: u64,
+    nodes: u64,
+    stages: Vec<StageSpec>,
+    faults: FaultController,
+) -> PreparedRun {
     let n = executors.to_string();
     let words = [
         "--master",
@@ -263,30 +298,19 @@ fn prepare(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> PreparedRun 
         Submission::from_words(words, DefaultsFile::embedded()).expect("a valid submission");
     let per_node = executors.div_ceil(nodes);
     let cluster = parse_cluster(&cluster_toml(nodes, per_node), "bench cluster").expect("cluster");
-    let stage = StageSpec {
-        rdd_description: "MapPartitionsRDD[1] at map at Bench.scala:1".into(),
-        num_partitions: tasks as u32,
-        parents: Vec::new(),
-        tasks: (0..tasks)
-            .map(|_| TaskWork::Sleep {
-                duration_ms: task_ms,
-                fail: None,
-            })
-            .collect(),
-        shuffle_write: Default::default(),
-    };
     let synthetic = UserProgram::Synthetic {
         class: SYNTHETIC_CLASS.into(),
         app_name: "Scale Bench".into(),
         jobs: vec![JobSpec {
             call_site: "count at Bench.scala:1".into(),
-            stages: vec![stage],
+            stages,
         }],
     };
     let plan = RunPlan {
         cluster: ClusterChoice::Loaded(Box::new(cluster)),
         options: measured_options(),
         synthetic: Some(synthetic),
+        faults,
         ..RunPlan::default()
     };
     submission.prepare(plan).expect("valid settings")
@@ -441,6 +465,51 @@ fn tasks(n: u64, executors: u64) -> BTreeMap<&'static str, f64> {
     simulate(prepare(executors, nodes, n, 1), executors)
 }
 
+/// (f) `maps` map tasks writing a shuffle read by as many reduce tasks, on `executors`
+/// executors without the external shuffle service; executor 1 is SIGKILLed when the middle
+/// reduce task starts, so its map outputs are lost: FetchFailed, the map stage resubmitted for
+/// them, the reduce stage retried.
+fn shuffle(maps: u64, executors: u64) -> BTreeMap<&'static str, f64> {
+    let nodes = executors.div_ceil(EXECUTORS_PER_NODE);
+    let map = StageSpec {
+        rdd_description: "MapPartitionsRDD[1] at map at Bench.scala:1".into(),
+        num_partitions: maps as u32,
+        parents: Vec::new(),
+        tasks: sleeps(maps, 100),
+        shuffle_write: ShuffleWriteSize {
+            bytes_per_task: 64 << 20,
+            records_per_task: 1_000_000,
+        },
+    };
+    let reduce = StageSpec {
+        rdd_description: "ShuffledRDD[2] at groupByKey at Bench.scala:2".into(),
+        num_partitions: maps as u32,
+        parents: vec![0],
+        tasks: sleeps(maps, 100),
+        shuffle_write: Default::default(),
+    };
+    let kill = PlannedFault {
+        trigger: Trigger::TaskStarted {
+            attempt: 1,
+            stage: 1,
+            index: (maps / 2) as u32,
+        },
+        after_ms: 0,
+        action: FaultAction::KillExecutor {
+            executor: 1,
+            end: ContainerEnd::ProcessExit(137),
+        },
+        label: "executor 1 lost mid-reduce".into(),
+    };
+    let faults = FaultController::new(vec![kill], Vec::new());
+    let mut out = simulate(
+        prepare_job(executors, nodes, vec![map, reduce], faults),
+        executors,
+    );
+    out.insert("maps", maps as f64);
+    out
+}
+
 fn virtual_hour(virtual_ms: u64, executors: u64) -> BTreeMap<&'static str, f64> {
     let nodes = executors.div_ceil(EXECUTORS_PER_NODE);
     // One task per executor lasting the whole hour; executors heartbeat every 10 s meanwhile.
@@ -455,6 +524,7 @@ fn child(kind: &str, a: u64, b: u64) {
         "bringup" => bringup(a),
         "tasks" => tasks(a, b),
         "virtual" => virtual_hour(a, b),
+        "shuffle" => shuffle(a, b),
         other => panic!("unknown measurement {other}"),
     };
     let line: Vec<String> = out.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -664,6 +734,16 @@ fn main() {
     ];
     let virt = repeat(runs, "virtual", vms, vexec, &vfig);
 
+    // (f)
+    let maps = scale(SHUFFLE_MAPS);
+    let sfig = [
+        fig("wall_s", |m| get(m, "wall_s")),
+        fig("hwm", |m| get(m, "hwm")),
+        fig("tasks_finished", |m| get(m, "tasks_finished")),
+        fig("succeeded", |m| get(m, "succeeded")),
+    ];
+    let shuf = repeat(runs, "shuffle", maps, task_execs, &sfig);
+
     let big_b = &bringups[2].1;
     let big_c = &task_runs[2].1;
     let growth_b = big_b["per_unit_us"].median / bringups[0].1["per_unit_us"].median;
@@ -744,6 +824,14 @@ fn main() {
         fmt_stat(virt["wall_s"], r),
         fmt_stat(virt["speedup"], r)
     );
+    println!(
+        "| (f) shuffle {m} map x {m} reduce tasks on {task_execs} executors, executor 1 lost mid-reduce | {} s wall, peak RSS {} B, {} tasks finished, succeeded {} |",
+        fmt_stat(shuf["wall_s"], r),
+        fmt_stat(shuf["hwm"], r),
+        fmt_num(shuf["tasks_finished"].median),
+        shuf["succeeded"].median == 1.0,
+        m = fmt_num(maps as f64),
+    );
     println!("| (e) growth of time per executor, 1 % -> 100 % | {growth_b:.2}x |");
     println!("| (e) growth of time per task, 1 % -> 100 % | {growth_c:.2}x |");
     println!(
@@ -756,7 +844,7 @@ fn main() {
     );
     if json {
         println!(
-            "{{\"floor_msgs_per_s\": {:.0}, \"floor_round_trips_per_s\": {:.0}, \"bringup_100k_s\": {:.4}, \"rss_per_executor_bytes\": {:.0}, \"msgs_per_executor\": {:.2}, \"tasks_per_s\": {:.0}, \"virtual_speedup\": {:.0}, \"growth_bringup\": {:.3}, \"growth_tasks\": {:.3}, \"wall_per_msg_over_floor\": {:.3}}}",
+            "{{\"floor_msgs_per_s\": {:.0}, \"floor_round_trips_per_s\": {:.0}, \"bringup_100k_s\": {:.4}, \"rss_per_executor_bytes\": {:.0}, \"msgs_per_executor\": {:.2}, \"tasks_per_s\": {:.0}, \"virtual_speedup\": {:.0}, \"growth_bringup\": {:.3}, \"growth_tasks\": {:.3}, \"wall_per_msg_over_floor\": {:.3}, \"shuffle_10k_wall_s\": {:.3}, \"shuffle_10k_peak_rss_bytes\": {:.0}}}",
             floor_msgs,
             rtt["per_s"].median,
             big_b["ready_s"].median,
@@ -766,7 +854,9 @@ fn main() {
             virt["speedup"].median,
             growth_b,
             growth_c,
-            over
+            over,
+            shuf["wall_s"].median,
+            shuf["hwm"].median
         );
     }
 }
