@@ -4,11 +4,13 @@
 //! attempt has not posted ApplicationEnd). A real Spark History Server reads these files.
 
 use super::json::{Obj, object};
+use super::task_metrics::{self, ACCUMULATORS, ShuffleRead, TaskCostModel, TaskMetrics, TaskRun};
 use crate::error::UserError;
 use crate::runner::RunResult;
 use sparkyard_actors::world::config::SparkSettings;
 use sparkyard_actors::world::listener::AttemptEvents;
 use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason, TaskInfo};
+use sparkyard_messages::task::ShuffleWriteSize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -16,8 +18,6 @@ use std::path::{Path, PathBuf};
 const DIR_KEY: &str = "spark.eventLog.dir";
 /// How much of a log is built in memory before it goes to the file, bytes.
 const CHUNK: usize = 1 << 20;
-/// What an executor's task returns to the driver (the executor logs the same figure).
-const RESULT_SIZE: u64 = 1000;
 /// The driver JVM's `java.home` in the environment tab (the simulated JVM is Java 17).
 const JAVA_HOME: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
 
@@ -46,40 +46,6 @@ const EXECUTOR_METRICS: &[&str] = &[
     "TotalGCTime",
     "ConcurrentGCCount",
     "ConcurrentGCTime",
-];
-
-/// The internal accumulators written per task and per stage (`internal.metrics.*`).
-const ACCUMULATORS: &[&str] = &[
-    "internal.metrics.executorDeserializeTime",
-    "internal.metrics.executorDeserializeCpuTime",
-    "internal.metrics.executorRunTime",
-    "internal.metrics.executorCpuTime",
-    "internal.metrics.resultSize",
-];
-
-/// `shuffleReadMetricsToJson` fields; the simulation has no shuffle, so each is 0.
-const SHUFFLE_READ_METRICS: &[&str] = &[
-    "Remote Blocks Fetched",
-    "Local Blocks Fetched",
-    "Fetch Wait Time",
-    "Remote Bytes Read",
-    "Remote Bytes Read To Disk",
-    "Local Bytes Read",
-    "Total Records Read",
-    "Remote Requests Duration",
-];
-
-/// `shufflePushReadMetricsToJson` fields (push-based shuffle is off), each 0.
-const SHUFFLE_PUSH_READ_METRICS: &[&str] = &[
-    "Corrupt Merged Block Chunks",
-    "Merged Fetch Fallback Count",
-    "Merged Remote Blocks Fetched",
-    "Merged Local Blocks Fetched",
-    "Merged Remote Chunks Fetched",
-    "Merged Local Chunks Fetched",
-    "Merged Remote Bytes Read",
-    "Merged Local Bytes Read",
-    "Merged Remote Requests Duration",
 ];
 
 /// Writes one event log per recorded SparkContext; returns the files written (none when
@@ -119,7 +85,13 @@ pub fn write_event_logs_reporting(
     std::fs::create_dir_all(&dir).map_err(|e| dir_error(&dir, "cannot create it", &e))?;
     let mut written = Vec::new();
     for attempt in &result.events {
-        written.push(write_attempt(&dir, codec, attempt, overwrite)?);
+        written.push(write_attempt(
+            &dir,
+            codec,
+            attempt,
+            overwrite,
+            result.task_costs,
+        )?);
     }
     Ok(written)
 }
@@ -211,6 +183,7 @@ fn write_attempt(
     codec: Option<&str>,
     attempt: &AttemptEvents,
     overwrite: bool,
+    costs: TaskCostModel,
 ) -> Result<WrittenLog, UserError> {
     let name = file_name(attempt, codec);
     let path = dir.join(&name);
@@ -218,7 +191,7 @@ fn write_attempt(
     if completed && !overwrite && path.exists() {
         // EventLogFileWriters.scala renameFile: `Target log file already exists ($dest)`.
         let inprogress = dir.join(format!("{name}.inprogress"));
-        write_lines(&inprogress, codec.is_some(), attempt)
+        write_lines(&inprogress, codec.is_some(), attempt, costs)
             .map_err(|e| dir_error(dir, "cannot write the event log", &e))?;
         // `dest` is a qualified Hadoop Path: `file:/...` on the local file system.
         let refused = format!(
@@ -231,7 +204,7 @@ fn write_attempt(
         });
     }
     remove_stale(dir, &name).map_err(|e| dir_error(dir, "cannot replace an earlier log", &e))?;
-    write_lines(&path, codec.is_some(), attempt)
+    write_lines(&path, codec.is_some(), attempt, costs)
         .map_err(|e| dir_error(dir, "cannot write the event log", &e))?;
     Ok(WrittenLog {
         path,
@@ -241,7 +214,12 @@ fn write_attempt(
 
 /// Streams the JSON lines to the file (through zstd when compressed) in 1 MiB chunks, so a
 /// 100,000-task log never sits in memory whole.
-fn write_lines(path: &Path, compress: bool, attempt: &AttemptEvents) -> std::io::Result<()> {
+fn write_lines(
+    path: &Path,
+    compress: bool,
+    attempt: &AttemptEvents,
+    costs: TaskCostModel,
+) -> std::io::Result<()> {
     let file = std::io::BufWriter::new(std::fs::File::create(path)?);
     let mut sink: Box<dyn std::io::Write> = if compress {
         Box::new(zstd::stream::write::Encoder::new(file, 3)?.auto_finish())
@@ -249,7 +227,10 @@ fn write_lines(path: &Path, compress: bool, attempt: &AttemptEvents) -> std::io:
         Box::new(file)
     };
     let mut text = String::with_capacity(CHUNK + 64 * 1024);
-    let mut w = LogWriter::default();
+    let mut w = LogWriter {
+        costs,
+        ..LogWriter::default()
+    };
     for e in &attempt.events {
         w.event(&mut text, e);
         text.push('\n');
@@ -296,17 +277,36 @@ fn remove_stale(dir: &Path, name: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Per-log state: accumulator ids per stage attempt and their running totals.
+/// Per-log state: accumulator ids per stage attempt and their running totals, and what the
+/// task metrics model needs (per stage and per executor, never per task).
 #[derive(Default)]
 struct LogWriter {
     user: String,
     accum_base: BTreeMap<(u32, u32), u64>,
-    totals: BTreeMap<(u32, u32), [u64; 5]>,
+    totals: BTreeMap<(u32, u32), TaskMetrics>,
     next_accum: u64,
+    costs: TaskCostModel,
+    /// `spark.shuffle.service.enabled`: map outputs outlive their executor.
+    shuffle_service: bool,
+    stages: BTreeMap<u32, StageShape>,
+    /// Live map outputs of each shuffle-map stage, counted per executor that wrote them.
+    outputs: BTreeMap<u32, BTreeMap<String, u64>>,
+    /// The first task each executor ran (its warm-up task).
+    first_task: BTreeMap<String, u64>,
+}
+
+/// What the metrics model needs of a stage.
+#[derive(Clone, Debug, Default)]
+struct StageShape {
+    num_tasks: u32,
+    rdd_id: u32,
+    parents: Vec<u32>,
+    shuffle_write: ShuffleWriteSize,
 }
 
 impl LogWriter {
     fn event(&mut self, out: &mut String, e: &ListenerEvent) {
+        self.observe(e);
         match e {
             ListenerEvent::LogStart { spark_version } => object(out, |o| {
                 o.str("Event", "SparkListenerLogStart")
@@ -376,9 +376,11 @@ impl LogWriter {
             } => self.job_start(out, *job_id, *time, stages),
             ListenerEvent::StageSubmitted { stage } => {
                 self.accum_ids(stage.stage_id, stage.attempt_id);
+                self.note_stage(stage);
                 object(out, |o| {
                     o.str("Event", "SparkListenerStageSubmitted");
-                    o.obj("Stage Info", |s| stage_info(s, stage, None));
+                    let parents = parent_rdds(&self.stages, stage);
+                    o.obj("Stage Info", |s| stage_info(s, stage, &parents, None));
                     o.obj("Properties", |_| {});
                 });
             }
@@ -386,12 +388,17 @@ impl LogWriter {
                 stage_id,
                 stage_attempt_id,
                 info,
-            } => object(out, |o| {
-                o.str("Event", "SparkListenerTaskStart")
-                    .num("Stage ID", stage_id)
-                    .num("Stage Attempt ID", stage_attempt_id);
-                o.obj("Task Info", |t| task_info(t, info, &[]));
-            }),
+            } => {
+                self.first_task
+                    .entry(info.executor_id.clone())
+                    .or_insert(info.task_id);
+                object(out, |o| {
+                    o.str("Event", "SparkListenerTaskStart")
+                        .num("Stage ID", stage_id)
+                        .num("Stage Attempt ID", stage_attempt_id);
+                    o.obj("Task Info", |t| task_info(t, info, &[]));
+                })
+            }
             ListenerEvent::TaskEnd { .. } => self.task_end(out, e),
             ListenerEvent::StageCompleted { stage } => self.stage_completed(out, stage),
             ListenerEvent::JobEnd {
@@ -448,6 +455,7 @@ impl LogWriter {
     fn job_start(&mut self, out: &mut String, job_id: u32, time: u64, stages: &[StageInfo]) {
         for s in stages {
             self.accum_ids(s.stage_id, s.attempt_id);
+            self.note_stage(s);
         }
         object(out, |o| {
             o.str("Event", "SparkListenerJobStart")
@@ -455,7 +463,7 @@ impl LogWriter {
                 .num("Submission Time", time);
             o.arr("Stage Infos", |a| {
                 for s in stages {
-                    a.obj(|o| stage_info(o, s, Some(&[])));
+                    a.obj(|o| stage_info(o, s, &parent_rdds(&self.stages, s), Some(&[])));
                 }
             });
             o.arr("Stage IDs", |a| {
@@ -487,17 +495,19 @@ impl LogWriter {
                 | TaskEndReason::ExceptionFailure { .. }
                 | TaskEndReason::TaskKilled { .. }
         );
-        let values = metric_values(*run_time_ms);
+        self.track_output(*stage_id, reason, &info.executor_id);
+        let metrics = has_metrics.then(|| self.metrics_of(*stage_id, reason, info, *run_time_ms));
         let mut accums = Vec::new();
-        if has_metrics {
+        if let Some(m) = &metrics {
             let base = self.accum_ids(*stage_id, *stage_attempt_id);
             let totals = self
                 .totals
                 .entry((*stage_id, *stage_attempt_id))
                 .or_default();
-            for (k, v) in values.iter().enumerate() {
-                totals[k] += v;
-                accums.push((base + k as u64, k, *v, totals[k]));
+            for k in (0..ACCUMULATORS.len()).filter(|k| m.is_reported(*k)) {
+                totals.values[k] += m.values[k];
+                totals.reported |= 1 << k;
+                accums.push((base + k as u64, k, m.values[k], totals.values[k]));
             }
         }
         object(out, |o| {
@@ -515,35 +525,151 @@ impl LogWriter {
             o.obj("Task End Reason", |r| end_reason(r, reason));
             o.obj("Task Info", |t| task_info(t, info, &accums));
             o.obj("Task Executor Metrics", |m| zeros(m, EXECUTOR_METRICS));
-            if has_metrics {
-                o.obj("Task Metrics", |m| task_metrics(m, &values));
+            if let Some(m) = &metrics {
+                o.obj("Task Metrics", |o| task_metrics::write_json(o, m));
             }
         });
+    }
+
+    /// What the metrics model learns from an event besides the stages and tasks.
+    fn observe(&mut self, e: &ListenerEvent) {
+        match e {
+            ListenerEvent::EnvironmentUpdate {
+                spark_properties, ..
+            } => {
+                self.shuffle_service = spark_properties.iter().any(|(k, v)| {
+                    k == "spark.shuffle.service.enabled" && v.trim().eq_ignore_ascii_case("true")
+                });
+            }
+            ListenerEvent::ExecutorRemoved { executor_id, .. } => {
+                self.executor_removed(executor_id)
+            }
+            _ => {}
+        }
+    }
+
+    /// Remembers a stage's shape (from JobStart and each StageSubmitted).
+    fn note_stage(&mut self, s: &StageInfo) {
+        self.stages.insert(
+            s.stage_id,
+            StageShape {
+                num_tasks: s.num_tasks,
+                rdd_id: s.rdd_id,
+                parents: s.parent_ids.clone(),
+                shuffle_write: s.shuffle_write,
+            },
+        );
+    }
+
+    /// Keeps each shuffle-map stage's live outputs per executor: a success adds one, a
+    /// `Resubmitted` (its output was lost) removes it.
+    fn track_output(&mut self, stage: u32, reason: &TaskEndReason, executor: &str) {
+        let Some(shape) = self.stages.get(&stage) else {
+            return;
+        };
+        if shape.shuffle_write == ShuffleWriteSize::default() {
+            return;
+        }
+        let per_exec = self.outputs.entry(stage).or_default();
+        match reason {
+            TaskEndReason::Success => *per_exec.entry(executor.to_string()).or_default() += 1,
+            TaskEndReason::Resubmitted => {
+                if let Some(n) = per_exec.get_mut(executor) {
+                    *n = n.saturating_sub(1);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Without the external shuffle service an executor's map outputs die with it.
+    fn executor_removed(&mut self, executor: &str) {
+        if self.shuffle_service {
+            return;
+        }
+        for per_exec in self.outputs.values_mut() {
+            per_exec.remove(executor);
+        }
+    }
+
+    /// The model's inputs for one task attempt, then its metrics.
+    fn metrics_of(
+        &self,
+        stage: u32,
+        reason: &TaskEndReason,
+        info: &TaskInfo,
+        run_time_ms: u64,
+    ) -> TaskMetrics {
+        let shape = self.stages.get(&stage).cloned().unwrap_or_default();
+        let is_map = shape.shuffle_write != ShuffleWriteSize::default();
+        let run = TaskRun {
+            duration_ms: run_time_ms,
+            first_on_executor: self.first_task.get(&info.executor_id) == Some(&info.task_id),
+            succeeded: matches!(reason, TaskEndReason::Success),
+            shuffle_write: is_map.then_some((
+                shape.shuffle_write.bytes_per_task,
+                shape.shuffle_write.records_per_task,
+            )),
+            shuffle_read: self.shuffle_read(&shape, &info.executor_id),
+        };
+        task_metrics::task_metrics(&run, &self.costs)
+    }
+
+    /// What a reduce task of `shape` fetches on `executor`: one block per map output of each
+    /// parent stage that wrote bytes (`avgSize` of the MapStatus: the map task's bytes over the
+    /// reduce partitions), local when that executor wrote it.
+    fn shuffle_read(&self, shape: &StageShape, executor: &str) -> Option<ShuffleRead> {
+        let mut read = ShuffleRead::default();
+        let reduces = u64::from(shape.num_tasks.max(1));
+        let mut any = false;
+        for p in &shape.parents {
+            let Some(parent) = self.stages.get(p) else {
+                continue;
+            };
+            let w = parent.shuffle_write;
+            if w.bytes_per_task == 0 {
+                continue;
+            }
+            any = true;
+            let maps = u64::from(parent.num_tasks);
+            let local = self
+                .outputs
+                .get(p)
+                .and_then(|m| m.get(executor))
+                .copied()
+                .unwrap_or(0)
+                .min(maps);
+            let block = w.bytes_per_task / reduces;
+            read.local_blocks += local;
+            read.remote_blocks += maps - local;
+            read.local_bytes += local * block;
+            read.remote_bytes += (maps - local) * block;
+            read.records += maps * (w.records_per_task / reduces);
+        }
+        any.then_some(read)
     }
 
     fn stage_completed(&mut self, out: &mut String, stage: &StageInfo) {
         let key = (stage.stage_id, stage.attempt_id);
         let base = self.accum_ids(key.0, key.1);
         let totals = self.totals.get(&key).copied();
+        // JsonProtocol writes the stage's accumulables sorted by id: those its tasks updated.
         let accums: Vec<(u64, usize, u64)> = totals
             .map(|t| {
-                t.iter()
-                    .enumerate()
-                    .map(|(k, v)| (base + k as u64, k, *v))
+                (0..ACCUMULATORS.len())
+                    .filter(|k| t.is_reported(*k))
+                    .map(|k| (base + k as u64, k, t.values[k]))
                     .collect()
             })
             .unwrap_or_default();
         object(out, |o| {
             o.str("Event", "SparkListenerStageCompleted");
-            o.obj("Stage Info", |s| stage_info(s, stage, Some(&accums)));
+            let parents = parent_rdds(&self.stages, stage);
+            o.obj("Stage Info", |s| {
+                stage_info(s, stage, &parents, Some(&accums))
+            });
         });
     }
-}
-
-/// The task's metrics in [`ACCUMULATORS`] order: deserialize ms and ns, run ms, CPU ns, result
-/// bytes. The simulation times the whole task; it has no separate deserialisation step.
-fn metric_values(run_time_ms: u64) -> [u64; 5] {
-    [0, 0, run_time_ms, run_time_ms * 1_000_000, RESULT_SIZE]
 }
 
 fn resource_profile(out: &mut String, cores: u32, memory_mb: u64, task_cpus: u32) {
@@ -671,14 +797,27 @@ fn yarn_attributes(
     ]
 }
 
+/// The RDDs of a stage's parent stages, in its parents' order.
+fn parent_rdds(stages: &BTreeMap<u32, StageShape>, s: &StageInfo) -> Vec<u32> {
+    s.parent_ids
+        .iter()
+        .filter_map(|p| stages.get(p).map(|shape| shape.rdd_id))
+        .collect()
+}
+
 /// `stageInfoToJson`; `accums` is `None` in StageSubmitted (SPARK-42205: no accumulables in
 /// start events, written as `[]`), else the stage's `(id, metric, value)` totals.
-fn stage_info(o: &mut Obj<'_>, s: &StageInfo, accums: Option<&[(u64, usize, u64)]>) {
+fn stage_info(
+    o: &mut Obj<'_>,
+    s: &StageInfo,
+    parent_rdds: &[u32],
+    accums: Option<&[(u64, usize, u64)]>,
+) {
     o.num("Stage ID", s.stage_id)
         .num("Stage Attempt ID", s.attempt_id)
         .str("Stage Name", &s.name)
         .num("Number of Tasks", s.num_tasks);
-    o.arr("RDD Info", |a| a.obj(|r| rdd_info(r, s)));
+    o.arr("RDD Info", |a| a.obj(|r| rdd_info(r, s, parent_rdds)));
     o.arr("Parent IDs", |a| {
         for p in &s.parent_ids {
             a.num(p);
@@ -704,11 +843,17 @@ fn stage_info(o: &mut Obj<'_>, s: &StageInfo, accums: Option<&[(u64, usize, u64)
         .num("Shuffle Push Mergers Count", 0);
 }
 
-fn rdd_info(r: &mut Obj<'_>, s: &StageInfo) {
+/// `rddInfoToJson`; a stage's RDD depends on the RDDs of its parent stages (a ShuffledRDD on
+/// the map side's RDD), which is what the History Server draws the DAG's edges from.
+fn rdd_info(r: &mut Obj<'_>, s: &StageInfo, parent_rdds: &[u32]) {
     r.num("RDD ID", s.rdd_id)
         .str("Name", &s.rdd_name)
         .str("Callsite", &s.rdd_callsite);
-    r.arr("Parent IDs", |_| {});
+    r.arr("Parent IDs", |a| {
+        for p in parent_rdds {
+            a.num(p);
+        }
+    });
     r.obj("Storage Level", |l| {
         l.bool("Use Disk", false)
             .bool("Use Memory", false)
@@ -806,39 +951,6 @@ fn end_reason(r: &mut Obj<'_>, reason: &TaskEndReason) {
                 .str("Message", &f.message);
         }
     }
-}
-
-fn task_metrics(m: &mut Obj<'_>, v: &[u64; 5]) {
-    m.num("Executor Deserialize Time", v[0])
-        .num("Executor Deserialize CPU Time", v[1])
-        .num("Executor Run Time", v[2])
-        .num("Executor CPU Time", v[3])
-        .num("Peak Execution Memory", 0)
-        .num("Peak On Heap Execution Memory", 0)
-        .num("Peak Off Heap Execution Memory", 0)
-        .num("Result Size", v[4])
-        .num("JVM GC Time", 0)
-        .num("Result Serialization Time", 0)
-        .num("Memory Bytes Spilled", 0)
-        .num("Disk Bytes Spilled", 0);
-    m.obj("Shuffle Read Metrics", |r| {
-        zeros(r, SHUFFLE_READ_METRICS);
-        r.obj("Shuffle Push Read Metrics", |p| {
-            zeros(p, SHUFFLE_PUSH_READ_METRICS)
-        });
-    });
-    m.obj("Shuffle Write Metrics", |w| {
-        w.num("Shuffle Bytes Written", 0)
-            .num("Shuffle Write Time", 0)
-            .num("Shuffle Records Written", 0);
-    });
-    m.obj("Input Metrics", |i| {
-        i.num("Bytes Read", 0).num("Records Read", 0);
-    });
-    m.obj("Output Metrics", |w| {
-        w.num("Bytes Written", 0).num("Records Written", 0);
-    });
-    m.arr("Updated Blocks", |_| {});
 }
 
 /// Metrics the simulation never moves off zero, in the order given.

@@ -215,13 +215,19 @@ fn event_log_is_named_as_spark_names_it_and_has_every_required_field() {
     assert_eq!(ends.len(), 4);
     for t in &ends {
         assert_eq!(t["Task End Reason"]["Reason"], "Success");
-        let run = t["Task Metrics"]["Executor Run Time"]
-            .as_u64()
-            .expect("a number");
+        // The task's time is its deserialisation (launch overhead, warm-up on an executor's
+        // first task) plus its run (src/outputs/task_metrics.rs).
+        let m = &t["Task Metrics"];
+        let run = m["Executor Run Time"].as_u64().expect("a number");
+        let deser = m["Executor Deserialize Time"].as_u64().expect("a number");
         let info = &t["Task Info"];
         let span =
             info["Finish Time"].as_u64().unwrap_or(0) - info["Launch Time"].as_u64().unwrap_or(0);
-        assert_eq!(run, span, "{t}");
+        assert_eq!(run + deser, span, "{t}");
+        assert!(
+            m["Shuffle Read Metrics"]["Push Based Shuffle"].is_object(),
+            "{t}"
+        );
         let acc = &info["Accumulables"];
         assert!(
             acc.as_array().is_some_and(|a| a

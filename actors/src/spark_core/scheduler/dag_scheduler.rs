@@ -24,6 +24,7 @@ impl Scheduler {
             completion_time: done.then(clock::now_epoch_ms),
             failure_reason,
             is_shuffle_map: !s.is_result,
+            shuffle_write: s.shuffle_write,
         }
     }
 
