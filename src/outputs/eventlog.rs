@@ -10,7 +10,7 @@ use crate::runner::RunResult;
 use sparkyard_actors::world::config::SparkSettings;
 use sparkyard_actors::world::listener::AttemptEvents;
 use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason, TaskInfo};
-use sparkyard_messages::task::ShuffleWriteSize;
+use sparkyard_messages::task::{DeterministicLevel, RddScope, ShuffleWriteSize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -302,6 +302,8 @@ struct StageShape {
     rdd_id: u32,
     parents: Vec<u32>,
     shuffle_write: ShuffleWriteSize,
+    /// The scope of the action whose job runs the stage (its `Properties`).
+    job_scope: Option<RddScope>,
 }
 
 impl LogWriter {
@@ -381,7 +383,8 @@ impl LogWriter {
                     o.str("Event", "SparkListenerStageSubmitted");
                     let parents = parent_rdds(&self.stages, stage);
                     o.obj("Stage Info", |s| stage_info(s, stage, &parents, None));
-                    o.obj("Properties", |_| {});
+                    let scope = self.stages.get(&stage.stage_id);
+                    properties(o, scope.and_then(|s| s.job_scope.as_ref()));
                 });
             }
             ListenerEvent::TaskStart {
@@ -453,9 +456,17 @@ impl LogWriter {
     }
 
     fn job_start(&mut self, out: &mut String, job_id: u32, time: u64, stages: &[StageInfo]) {
+        // The job's properties: the scope its action set around `sc.runJob`.
+        let job_scope = stages
+            .last()
+            .and_then(|s| s.lineage.as_ref())
+            .and_then(|l| l.action_scope.clone());
         for s in stages {
             self.accum_ids(s.stage_id, s.attempt_id);
             self.note_stage(s);
+            if let Some(shape) = self.stages.get_mut(&s.stage_id) {
+                shape.job_scope = job_scope.clone();
+            }
         }
         object(out, |o| {
             o.str("Event", "SparkListenerJobStart")
@@ -471,7 +482,7 @@ impl LogWriter {
                     a.num(s.stage_id);
                 }
             });
-            o.obj("Properties", |_| {});
+            properties(o, job_scope.as_ref());
         });
     }
 
@@ -550,6 +561,10 @@ impl LogWriter {
 
     /// Remembers a stage's shape (from JobStart and each StageSubmitted).
     fn note_stage(&mut self, s: &StageInfo) {
+        let job_scope = self
+            .stages
+            .get(&s.stage_id)
+            .and_then(|old| old.job_scope.clone());
         self.stages.insert(
             s.stage_id,
             StageShape {
@@ -557,6 +572,7 @@ impl LogWriter {
                 rdd_id: s.rdd_id,
                 parents: s.parent_ids.clone(),
                 shuffle_write: s.shuffle_write,
+                job_scope,
             },
         );
     }
@@ -817,13 +833,43 @@ fn stage_info(
         .num("Stage Attempt ID", s.attempt_id)
         .str("Stage Name", &s.name)
         .num("Number of Tasks", s.num_tasks);
-    o.arr("RDD Info", |a| a.obj(|r| rdd_info(r, s, parent_rdds)));
+    o.arr("RDD Info", |a| match &s.lineage {
+        Some(l) if !l.rdds.is_empty() => {
+            for rdd in &l.rdds {
+                let r = Rdd {
+                    id: rdd.id,
+                    name: &rdd.name,
+                    scope: rdd.scope.as_ref(),
+                    callsite: &rdd.callsite,
+                    parents: &rdd.parent_ids,
+                    cached: rdd.cached,
+                    level: rdd.deterministic_level,
+                };
+                a.obj(|o| rdd_info(o, &r, s.num_tasks));
+            }
+        }
+        _ => {
+            let r = Rdd {
+                id: s.rdd_id,
+                name: &s.rdd_name,
+                scope: None,
+                callsite: &s.rdd_callsite,
+                parents: parent_rdds,
+                cached: false,
+                level: DeterministicLevel::Determinate,
+            };
+            a.obj(|o| rdd_info(o, &r, s.num_tasks));
+        }
+    });
     o.arr("Parent IDs", |a| {
         for p in &s.parent_ids {
             a.num(p);
         }
     });
-    o.str("Details", "");
+    o.str(
+        "Details",
+        s.lineage.as_ref().map_or("", |l| l.details.as_str()),
+    );
     if let Some(t) = s.submission_time {
         o.num("Submission Time", t);
     }
@@ -843,27 +889,51 @@ fn stage_info(
         .num("Shuffle Push Mergers Count", 0);
 }
 
+/// One `RDDInfo` to write.
+struct Rdd<'a> {
+    id: u32,
+    name: &'a str,
+    scope: Option<&'a RddScope>,
+    callsite: &'a str,
+    parents: &'a [u32],
+    cached: bool,
+    level: DeterministicLevel,
+}
+
+/// `propertiesToJson` of a job's local properties: `RDD.withScope` leaves the action's scope
+/// and `spark.rdd.scope.noOverride` set while `sc.runJob` submits the job.
+fn properties(o: &mut Obj<'_>, scope: Option<&RddScope>) {
+    o.obj("Properties", |p| {
+        if let Some(scope) = scope {
+            p.str("spark.rdd.scope", &scope.to_json())
+                .str("spark.rdd.scope.noOverride", "true");
+        }
+    });
+}
+
 /// `rddInfoToJson`; a stage's RDD depends on the RDDs of its parent stages (a ShuffledRDD on
 /// the map side's RDD), which is what the History Server draws the DAG's edges from.
-fn rdd_info(r: &mut Obj<'_>, s: &StageInfo, parent_rdds: &[u32]) {
-    r.num("RDD ID", s.rdd_id)
-        .str("Name", &s.rdd_name)
-        .str("Callsite", &s.rdd_callsite);
+fn rdd_info(r: &mut Obj<'_>, rdd: &Rdd<'_>, partitions: u32) {
+    r.num("RDD ID", rdd.id).str("Name", rdd.name);
+    if let Some(scope) = rdd.scope {
+        r.str("Scope", &scope.to_json());
+    }
+    r.str("Callsite", rdd.callsite);
     r.arr("Parent IDs", |a| {
-        for p in parent_rdds {
+        for p in rdd.parents {
             a.num(p);
         }
     });
     r.obj("Storage Level", |l| {
         l.bool("Use Disk", false)
-            .bool("Use Memory", false)
+            .bool("Use Memory", rdd.cached)
             .bool("Use Off Heap", false)
-            .bool("Deserialized", false)
+            .bool("Deserialized", rdd.cached)
             .num("Replication", 1);
     });
     r.bool("Barrier", false)
-        .str("DeterministicLevel", "DETERMINATE")
-        .num("Number of Partitions", s.num_tasks)
+        .str("DeterministicLevel", rdd.level.name())
+        .num("Number of Partitions", partitions)
         .num("Number of Cached Partitions", 0)
         .num("Memory Size", 0)
         .num("Disk Size", 0);
@@ -978,4 +1048,128 @@ fn job_end(out: &mut String, job_id: u32, time: u64, failure: Option<&str>) {
             }
         });
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn stage(id: u32, tasks: u32, parents: Vec<u32>, bytes: u64) -> StageInfo {
+        StageInfo {
+            stage_id: id,
+            attempt_id: 0,
+            name: format!("stage {id}"),
+            num_tasks: tasks,
+            rdd_id: id,
+            rdd_name: "MapPartitionsRDD".into(),
+            rdd_callsite: "map at X.scala:1".into(),
+            parent_ids: parents,
+            submission_time: None,
+            completion_time: None,
+            failure_reason: None,
+            is_shuffle_map: bytes > 0,
+            shuffle_write: ShuffleWriteSize {
+                bytes_per_task: bytes,
+                records_per_task: bytes / 100,
+            },
+            lineage: None,
+        }
+    }
+
+    fn task(stage: u32, tid: u64, executor: &str, reason: TaskEndReason) -> [ListenerEvent; 2] {
+        let info = TaskInfo {
+            task_id: tid,
+            index: tid as u32,
+            attempt: 0,
+            partition_id: tid as u32,
+            launch_time: 1000,
+            executor_id: executor.into(),
+            host: "h".into(),
+            locality: "PROCESS_LOCAL",
+            finish_time: 2000,
+            failed: false,
+            killed: false,
+        };
+        [
+            ListenerEvent::TaskStart {
+                stage_id: stage,
+                stage_attempt_id: 0,
+                info: info.clone(),
+            },
+            ListenerEvent::TaskEnd {
+                stage_id: stage,
+                stage_attempt_id: 0,
+                shuffle_map: stage == 0,
+                reason,
+                info,
+                run_time_ms: 1000,
+            },
+        ]
+    }
+
+    fn write(events: &[ListenerEvent]) -> Vec<Value> {
+        let mut w = LogWriter::default();
+        events
+            .iter()
+            .map(|e| {
+                let mut out = String::new();
+                w.event(&mut out, e);
+                serde_json::from_str(&out).expect("json")
+            })
+            .collect()
+    }
+
+    // ShuffleBlockFetcherIterator: blocks whose map output lives on the reducer's own
+    // executor are local, the others remote; without the shuffle service a removed executor's
+    // outputs are gone. Stage accumulables are JsonProtocol's, sorted by id (37 per attempt).
+    #[test]
+    fn reduce_tasks_read_local_and_remote_blocks_from_where_the_maps_ran() {
+        let mut events = vec![ListenerEvent::JobStart {
+            job_id: 0,
+            time: 0,
+            stages: vec![stage(0, 3, vec![], 4000), stage(1, 2, vec![0], 0)],
+        }];
+        events.extend(task(0, 0, "1", TaskEndReason::Success));
+        events.extend(task(0, 1, "1", TaskEndReason::Success));
+        events.extend(task(0, 2, "2", TaskEndReason::Success));
+        events.extend(task(1, 3, "1", TaskEndReason::Success));
+        events.push(ListenerEvent::ExecutorRemoved {
+            time: 0,
+            executor_id: "1".into(),
+            reason: "lost".into(),
+        });
+        events.extend(task(1, 4, "2", TaskEndReason::Success));
+        events.push(ListenerEvent::StageCompleted {
+            stage: stage(1, 2, vec![0], 0),
+        });
+        let log = write(&events);
+        let read = |i: usize| log[i]["Task Metrics"]["Shuffle Read Metrics"].clone();
+        // Task 3 on executor 1: two local blocks of 4000 / 2 bytes, one remote.
+        let r3 = read(8);
+        assert_eq!(r3["Local Blocks Fetched"], 2);
+        assert_eq!(r3["Remote Blocks Fetched"], 1);
+        assert_eq!(r3["Local Bytes Read"], 4000);
+        assert_eq!(r3["Remote Bytes Read"], 2000);
+        assert_eq!(r3["Total Records Read"], 60);
+        // Task 4 on executor 2 after executor 1 left: its own block is local.
+        let r4 = read(11);
+        assert_eq!(r4["Local Blocks Fetched"], 1);
+        assert_eq!(r4["Remote Blocks Fetched"], 2);
+        let w = &log[2]["Task Metrics"]["Shuffle Write Metrics"];
+        assert_eq!(w["Shuffle Bytes Written"], 4000);
+        assert_eq!(log[1]["Task Info"]["Accumulables"], Value::Array(vec![]));
+        let acc = log[12]["Stage Info"]["Accumulables"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let ids: Vec<u64> = acc.iter().filter_map(|a| a["ID"].as_u64()).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+        let blocks = acc
+            .iter()
+            .find(|a| a["Name"] == "internal.metrics.shuffle.read.localBlocksFetched")
+            .expect("local blocks");
+        assert_eq!(blocks["ID"], 37 + 14);
+        assert_eq!(blocks["Value"], 3);
+    }
 }

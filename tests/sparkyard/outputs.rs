@@ -238,6 +238,26 @@ fn event_log_is_named_as_spark_names_it_and_has_every_required_field() {
     }
     let job = &events(&log, "SparkListenerJobEnd")[0]["Job Result"];
     assert_eq!(job["Result"], "JobSucceeded");
+    // SparkPi's lineage as StageInfo.fromStage records it: the stage's MapPartitionsRDD, then
+    // its narrow ancestor, each with its RDDOperationScope (parallelize 0, map 1); the reduce
+    // action's scope is the job's spark.rdd.scope (RDD.withScope around sc.runJob).
+    let start = &events(&log, "SparkListenerJobStart")[0];
+    let rdds = &start["Stage Infos"][0]["RDD Info"];
+    assert_eq!(rdds[0]["Name"], "MapPartitionsRDD");
+    assert_eq!(rdds[0]["Scope"], r#"{"id":"1","name":"map"}"#);
+    assert_eq!(rdds[0]["Parent IDs"], serde_json::json!([0]));
+    assert_eq!(rdds[1]["Name"], "ParallelCollectionRDD");
+    assert_eq!(rdds[1]["Callsite"], "parallelize at SparkPi.scala:34");
+    assert_eq!(
+        start["Properties"]["spark.rdd.scope"],
+        r#"{"id":"2","name":"reduce"}"#
+    );
+    assert_eq!(start["Properties"]["spark.rdd.scope.noOverride"], "true");
+    let details = start["Stage Infos"][0]["Details"].as_str().unwrap_or("");
+    assert!(
+        details.starts_with("org.apache.spark.rdd.RDD.reduce(RDD.scala:1130)\norg.apache.spark.examples.SparkPi$.main(SparkPi.scala:38)"),
+        "{details}"
+    );
     // Spark's key order, field by field, for one line (what a diff against a real log sees).
     let raw = std::fs::read_to_string(&written[0]).expect("the log");
     let bm = raw
@@ -314,6 +334,7 @@ fn failing_program() -> UserProgram {
             },
         ],
         shuffle_write: Default::default(),
+        lineage: None,
     };
     UserProgram::Synthetic {
         class: "com.example.Failing".into(),
