@@ -245,12 +245,13 @@ fn write_lines(
     set_log_permissions(path)
 }
 
-/// `EventLogFileWriter.LOG_FILE_PERMISSIONS` (770).
+/// `EventLogFileWriter.LOG_FILE_PERMISSIONS`: 660 in Spark 4.0.0 (`Integer.parseInt("660", 8)`
+/// in the jar's `EventLogFileWriter$`; the folder of a rolling log gets 770).
 fn set_log_permissions(path: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o770))?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o660))?;
     }
     let _ = path;
     Ok(())
@@ -728,6 +729,20 @@ fn environment(out: &mut String, spark: &[(String, String)], hadoop: &[(String, 
         ("user.timezone", "UTC"),
     ];
     let empty: [(&str, &str); 0] = [];
+    // MetricsConfig's defaults (no metrics.properties), sorted by key as a real Spark 4.0
+    // log writes them (tests/data/eventlogs).
+    let metrics = [
+        (
+            "*.sink.servlet.class",
+            "org.apache.spark.metrics.sink.MetricsServlet",
+        ),
+        ("*.sink.servlet.path", "/metrics/json"),
+        (
+            "applications.sink.servlet.path",
+            "/metrics/applications/json",
+        ),
+        ("master.sink.servlet.path", "/metrics/master/json"),
+    ];
     // EventLoggingListener.redactEvent: every map but the classpath goes through Utils.redact.
     let r = sparkyard_actors::world::spark_conf::Redactor::from_properties(
         spark.iter().map(|(k, v)| (k.as_str(), v.as_str())),
@@ -744,7 +759,7 @@ fn environment(out: &mut String, spark: &[(String, String)], hadoop: &[(String, 
         o.map("Spark Properties", &spark);
         o.map("Hadoop Properties", &hadoop);
         o.map("System Properties", &system);
-        o.map("Metrics Properties", &empty);
+        o.map("Metrics Properties", &metrics);
         o.map("Classpath Entries", &empty);
     });
 }

@@ -238,6 +238,18 @@ fn event_log_is_named_as_spark_names_it_and_has_every_required_field() {
     }
     let job = &events(&log, "SparkListenerJobEnd")[0]["Job Result"];
     assert_eq!(job["Result"], "JobSucceeded");
+    // EventLogFileWriter.LOG_FILE_PERMISSIONS is 660 in Spark 4.0.0; MetricsConfig's defaults.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&written[0]).map(|m| m.permissions().mode() & 0o777);
+        assert_eq!(mode.ok(), Some(0o660));
+    }
+    let env = &events(&log, "SparkListenerEnvironmentUpdate")[0];
+    assert_eq!(
+        env["Metrics Properties"]["*.sink.servlet.class"],
+        "org.apache.spark.metrics.sink.MetricsServlet"
+    );
     // SparkPi's lineage as StageInfo.fromStage records it: the stage's MapPartitionsRDD, then
     // its narrow ancestor, each with its RDDOperationScope (parallelize 0, map 1); the reduce
     // action's scope is the job's spark.rdd.scope (RDD.withScope around sc.runJob).
