@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 """Checks sparkyard's event logs against a real Spark History Server.
 
-Usage: scripts/check-history-server.py LOG_DIR [--timeout SECONDS] [--keep]
+Usage: scripts/check-history-server.py LOG_DIR [--timeout SECONDS] [--keep] [--install]
+                                      [--require-shuffle]
 
-Installs pyspark (which bundles Spark and its History Server) with pip when it is missing,
-starts the History Server on 127.0.0.1 on a free port against LOG_DIR, waits (bounded) until it
+Uses pyspark's bundled Spark and History Server (with --install, pip installs pyspark when it
+is missing; without it, a machine without pyspark or Java prints SKIP and exits 0), starts the
+History Server on 127.0.0.1 on a free port against LOG_DIR, waits (bounded) until it
 has listed every application found in the logs, then checks through its REST API
 (/api/v1/applications, .../<attempt>/executors, allexecutors, jobs, stages and each stage's
 tasks) that every executor (removed ones too, with their reason), job, stage and task (with its
-executor and failure reason) of the logs is there. Prints PASS or FAIL with the differences,
+executor and failure reason) of the logs is there, that each stage's shuffle read/write bytes
+and records are the sums of its tasks' metrics in the log, and that each job's DAG page draws
+the edges between stages the logs' RDD Parent IDs give (`incoming-edge` in the job page's
+dag-viz metadata). --require-shuffle also fails when no stage shows non-zero shuffle read and
+write (the GroupByTest check of issue 14). Prints PASS or FAIL with the differences,
 always stops the server, and exits non-zero on failure. Needs Java 17+ on PATH.
 
 It is not part of `cargo test`: it downloads Spark and takes about a minute.
@@ -30,11 +36,13 @@ import urllib.parse
 import urllib.request
 
 
-def spark_home():
-    """The pyspark install's SPARK_HOME, installing pyspark first if needed."""
+def spark_home(install):
+    """The pyspark install's SPARK_HOME (installing pyspark first with `install`), or None."""
     try:
         import pyspark  # noqa: F401
     except ImportError:
+        if not install:
+            return None
         print("pyspark not found: pip install pyspark", flush=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "pyspark"], check=True)
     out = subprocess.run(
@@ -66,7 +74,8 @@ def unzstd(data):
 def expected_from(path):
     """What the History Server must show for one log file."""
     app = {"file": os.path.basename(path), "completed": not path.endswith(".inprogress"),
-           "executors": {}, "jobs": {}, "stages": {}, "tasks": {}}
+           "executors": {}, "jobs": {}, "stages": {}, "tasks": {}, "shuffle": {}, "edges": {},
+           "rdd_stage": {}}
     for e in read_log(path):
         kind = e["Event"]
         if kind == "SparkListenerApplicationStart":
@@ -77,6 +86,15 @@ def expected_from(path):
             app["executors"][e["Executor ID"]] = e["Removed Reason"]
         elif kind == "SparkListenerJobStart":
             app["jobs"][e["Job ID"]] = "RUNNING"
+            edges = app["edges"].setdefault(e["Job ID"], set())
+            for s in e["Stage Infos"]:
+                for r in s["RDD Info"]:
+                    app["rdd_stage"][r["RDD ID"]] = s["Stage ID"]
+            for s in e["Stage Infos"]:
+                for r in s["RDD Info"]:
+                    for p in r["Parent IDs"]:
+                        if app["rdd_stage"].get(p, s["Stage ID"]) != s["Stage ID"]:
+                            edges.add((p, r["RDD ID"]))
         elif kind == "SparkListenerStageSubmitted":
             s = e["Stage Info"]
             app["stages"][(s["Stage ID"], s["Stage Attempt ID"])] = ("ACTIVE", s["Number of Tasks"])
@@ -97,6 +115,15 @@ def expected_from(path):
             detail = reason.get("Description") or reason.get("Loss Reason") or reason.get("Kill Reason")
             app["tasks"][t["Task ID"]] = {"stage": (e["Stage ID"], e["Stage Attempt ID"]),
                                           "executor": t["Executor ID"], "status": status, "detail": detail}
+            m = e.get("Task Metrics")
+            if m:
+                # AppStatusListener adds every ended task's metrics to its stage's.
+                r, w = m["Shuffle Read Metrics"], m["Shuffle Write Metrics"]
+                sums = app["shuffle"].setdefault((e["Stage ID"], e["Stage Attempt ID"]), [0, 0, 0, 0])
+                sums[0] += r["Remote Bytes Read"] + r["Local Bytes Read"]
+                sums[1] += r["Total Records Read"]
+                sums[2] += w["Shuffle Bytes Written"]
+                sums[3] += w["Shuffle Records Written"]
     return app
 
 
@@ -109,6 +136,11 @@ def free_port():
 def get(base, path):
     with urllib.request.urlopen(base + path, timeout=30) as r:
         return json.loads(r.read().decode("utf-8"))
+
+
+def get_text(base, path):
+    with urllib.request.urlopen(base + path, timeout=30) as r:
+        return r.read().decode("utf-8")
 
 
 def start_server(home, log_dir, port, work):
@@ -196,6 +228,30 @@ def check_app(base, app, listing, problems):
             problems.append("%s: stage %s.%s is %s, expected %s with %d tasks"
                             % (where, key[0], key[1], s and (s["status"], s["numTasks"]), status, n))
 
+    shuffle_seen = False
+    for key, (read_b, read_r, write_b, write_r) in app["shuffle"].items():
+        s = stages.get(key)
+        if s is None:
+            continue
+        got = (s["shuffleReadBytes"], s["shuffleReadRecords"], s["shuffleWriteBytes"], s["shuffleWriteRecords"])
+        if got != (read_b, read_r, write_b, write_r):
+            problems.append("%s: stage %s.%s shuffle read/write bytes and records %s, expected %s"
+                            % (where, key[0], key[1], got, (read_b, read_r, write_b, write_r)))
+        shuffle_seen = shuffle_seen or (got[0] > 0 and got[2] == 0)
+    app["shuffle_seen"] = shuffle_seen and any(s["shuffleWriteBytes"] > 0 for s in stages.values())
+
+    ui = "/history/%s/%s" % (app["id"], app["attempt"]) if app["attempt"] else "/history/%s" % app["id"]
+    edges_checked = 0
+    for jid, edges in app["edges"].items():
+        if not edges:
+            continue
+        page = get_text(base, "%s/jobs/job/?id=%d" % (ui, jid))
+        for (src, dst) in sorted(edges):
+            edges_checked += 1
+            if '<div class="incoming-edge">%d,%d</div>' % (src, dst) not in page:
+                problems.append("%s: job %s's DAG lacks the edge RDD %d -> RDD %d" % (where, jid, src, dst))
+    app["edges_checked"] = edges_checked
+
     tasks = {}
     for key in app["stages"]:
         path = "%s/stages/%d/%d/taskList?length=1000000" % (prefix, key[0], key[1])
@@ -226,13 +282,20 @@ def main():
     ap.add_argument("log_dir")
     ap.add_argument("--timeout", type=int, default=180, help="seconds to wait for the listing")
     ap.add_argument("--keep", action="store_true", help="keep the server's work dir and log")
+    ap.add_argument("--install", action="store_true", help="pip install pyspark when it is missing")
+    ap.add_argument("--require-shuffle", action="store_true",
+                    help="fail unless a stage shows non-zero shuffle read and one shuffle write")
     args = ap.parse_args()
     files = sorted(f for f in glob.glob(os.path.join(args.log_dir, "*")) if os.path.isfile(f))
     apps = [a for a in (expected_from(f) for f in files) if "id" in a]
     if not apps:
         print("FAIL: no event logs with an ApplicationStart in %s" % args.log_dir)
         return 1
-    home = spark_home()
+    home = spark_home(args.install)
+    if home is None or shutil.which("java") is None:
+        print("SKIP: %s not found (the check needs pyspark's Spark and Java 17+; --install "
+              "installs pyspark)" % ("pyspark" if home is None else "java"))
+        return 0
     work = tempfile.mkdtemp(prefix="sparkyard-shs-")
     port = free_port()
     base = "http://127.0.0.1:%d" % port
@@ -243,8 +306,11 @@ def main():
         listing = wait_listed(base, proc, apps, args.timeout)
         for app in apps:
             counts = check_app(base, app, listing, problems)
-            print("  %s attempt %s (%s): %d executors, %d jobs, %d stages, %d tasks checked"
-                  % ((app["id"], app["attempt"], app["file"]) + counts))
+            print("  %s attempt %s (%s): %d executors, %d jobs, %d stages, %d tasks, %d DAG edges checked%s"
+                  % ((app["id"], app["attempt"], app["file"]) + counts + (app["edges_checked"],
+                     ", non-zero shuffle read and write" if app["shuffle_seen"] else "")))
+        if args.require_shuffle and not any(a["shuffle_seen"] for a in apps):
+            problems.append("no stage shows non-zero shuffle read and write (--require-shuffle)")
     except Exception as e:  # the server never came up, or answered with an error
         problems.append("%s: %s" % (type(e).__name__, e))
     finally:

@@ -144,6 +144,7 @@ mod tests {
             faults_fired: Vec::new(),
             faults_unfired: Vec::new(),
             violations: Vec::new(),
+            task_costs: Default::default(),
         }
     }
 

@@ -154,6 +154,8 @@ pub struct RunResult {
     pub faults_unfired: Vec<String>,
     /// Invariants broken during the run (the end-of-run ones are in `crate::invariants`).
     pub violations: Vec<sparkyard_actors::world::invariants::Violation>,
+    /// The executor costs the event log's task metrics are modelled from.
+    pub task_costs: crate::outputs::task_metrics::TaskCostModel,
 }
 
 /// Runs the simulation with a fault plan to its end on the virtual clock (through
@@ -165,6 +167,7 @@ pub fn run(
 ) -> Result<RunResult, UserError> {
     let epoch = config.rm_start_time_ms;
     let latency = config.costs.network_latency_ms;
+    let task_costs = crate::outputs::task_metrics::TaskCostModel::from(&config.costs);
     let logs = Rc::new(RefCell::new(LogStore::new(opts.capture_logs)));
     let dispatcher = Dispatcher::new(
         Trace::new(opts.trace),
@@ -299,5 +302,6 @@ pub fn run(
         faults_fired,
         faults_unfired,
         violations,
+        task_costs,
     })
 }

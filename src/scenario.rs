@@ -1122,6 +1122,7 @@ fn workload(w: &RawWorkload, seed: u64) -> Result<UserProgram, String> {
                         records_per_task: w.records_per_task,
                     })
                     .unwrap_or_default(),
+                lineage: None,
             });
         }
         check_ancestors(job).map_err(|m| format!("workload.jobs[{j}].{m}"))?;

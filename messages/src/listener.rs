@@ -57,6 +57,11 @@ pub struct StageInfo {
     pub completion_time: Option<u64>,
     pub failure_reason: Option<String>,
     pub is_shuffle_map: bool,
+    /// What each task of a shuffle-map stage writes (the data model; zero when not given). The
+    /// event log derives every shuffle metric from it: a reduce stage reads its parents' output.
+    pub shuffle_write: crate::task::ShuffleWriteSize,
+    /// The stage's RDDs and call stack when the program gives them.
+    pub lineage: Option<Box<crate::task::StageLineage>>,
 }
 
 /// One `SparkListenerEvent`.

@@ -238,6 +238,74 @@ pub struct StageSpec {
     /// stage whose sizes the program does not give.
     #[serde(default)]
     pub shuffle_write: ShuffleWriteSize,
+    /// The stage's RDDs and call stack as a program gives them (the event log's `RDD Info`,
+    /// `Details` and the job's `spark.rdd.scope`); `None`: the one RDD of `rdd_description`.
+    #[serde(default)]
+    pub lineage: Option<Box<StageLineage>>,
+}
+
+/// What `StageInfo.fromStage` records of a stage's RDDs, and its call site's long form.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StageLineage {
+    /// The stage's RDD first, then its narrow ancestors (`rdd.getNarrowAncestors`).
+    pub rdds: Vec<RddSpec>,
+    /// `Details`: the call site's long form (`Utils.getCallSite`: the last Spark frame, then the
+    /// user's frames).
+    pub details: String,
+    /// On a job's ResultStage: the action's scope (`RDD.withScope` sets `spark.rdd.scope` and
+    /// `spark.rdd.scope.noOverride` around `sc.runJob`, so the job's properties carry them).
+    pub action_scope: Option<RddScope>,
+}
+
+/// One RDD (`RDDInfo.fromRdd`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RddSpec {
+    pub id: u32,
+    /// The class's simple name, e.g. `ParallelCollectionRDD`.
+    pub name: String,
+    /// The creation site's short form, e.g. `parallelize at SparkPi.scala:34`.
+    pub callsite: String,
+    pub scope: Option<RddScope>,
+    pub parent_ids: Vec<u32>,
+    /// `.cache()`d: StorageLevel MEMORY_ONLY (memory, deserialized, 1 replica).
+    #[serde(default)]
+    pub cached: bool,
+    #[serde(default)]
+    pub deterministic_level: DeterministicLevel,
+}
+
+/// `DeterministicLevel` of an RDD's output (`RDD.getOutputDeterministicLevel`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DeterministicLevel {
+    #[default]
+    Determinate,
+    Unordered,
+    Indeterminate,
+}
+
+impl DeterministicLevel {
+    pub fn name(self) -> &'static str {
+        match self {
+            DeterministicLevel::Determinate => "DETERMINATE",
+            DeterministicLevel::Unordered => "UNORDERED",
+            DeterministicLevel::Indeterminate => "INDETERMINATE",
+        }
+    }
+}
+
+/// `RDDOperationScope`: ids come from one counter per JVM, one per top-level RDD operation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RddScope {
+    pub id: u32,
+    pub name: String,
+}
+
+impl RddScope {
+    /// `RDDOperationScope.toJson` (Jackson: `{"id":"0","name":"parallelize"}`).
+    pub fn to_json(&self) -> String {
+        let name = self.name.replace('\\', "\\\\").replace('"', "\\\"");
+        format!("{{\"id\":\"{}\",\"name\":\"{name}\"}}", self.id)
+    }
 }
 
 /// Bytes and records each map task of a stage writes to its shuffle.

@@ -456,6 +456,7 @@ fn driver_and_executor_messages_round_trip() {
                 bytes_per_task: 1 << 20,
                 records_per_task: 1000,
             },
+            lineage: None,
         }],
     };
     for m in [

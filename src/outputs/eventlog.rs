@@ -4,11 +4,13 @@
 //! attempt has not posted ApplicationEnd). A real Spark History Server reads these files.
 
 use super::json::{Obj, object};
+use super::task_metrics::{self, ACCUMULATORS, ShuffleRead, TaskCostModel, TaskMetrics, TaskRun};
 use crate::error::UserError;
 use crate::runner::RunResult;
 use sparkyard_actors::world::config::SparkSettings;
 use sparkyard_actors::world::listener::AttemptEvents;
 use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason, TaskInfo};
+use sparkyard_messages::task::{DeterministicLevel, RddScope, ShuffleWriteSize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -16,8 +18,6 @@ use std::path::{Path, PathBuf};
 const DIR_KEY: &str = "spark.eventLog.dir";
 /// How much of a log is built in memory before it goes to the file, bytes.
 const CHUNK: usize = 1 << 20;
-/// What an executor's task returns to the driver (the executor logs the same figure).
-const RESULT_SIZE: u64 = 1000;
 /// The driver JVM's `java.home` in the environment tab (the simulated JVM is Java 17).
 const JAVA_HOME: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
 
@@ -46,40 +46,6 @@ const EXECUTOR_METRICS: &[&str] = &[
     "TotalGCTime",
     "ConcurrentGCCount",
     "ConcurrentGCTime",
-];
-
-/// The internal accumulators written per task and per stage (`internal.metrics.*`).
-const ACCUMULATORS: &[&str] = &[
-    "internal.metrics.executorDeserializeTime",
-    "internal.metrics.executorDeserializeCpuTime",
-    "internal.metrics.executorRunTime",
-    "internal.metrics.executorCpuTime",
-    "internal.metrics.resultSize",
-];
-
-/// `shuffleReadMetricsToJson` fields; the simulation has no shuffle, so each is 0.
-const SHUFFLE_READ_METRICS: &[&str] = &[
-    "Remote Blocks Fetched",
-    "Local Blocks Fetched",
-    "Fetch Wait Time",
-    "Remote Bytes Read",
-    "Remote Bytes Read To Disk",
-    "Local Bytes Read",
-    "Total Records Read",
-    "Remote Requests Duration",
-];
-
-/// `shufflePushReadMetricsToJson` fields (push-based shuffle is off), each 0.
-const SHUFFLE_PUSH_READ_METRICS: &[&str] = &[
-    "Corrupt Merged Block Chunks",
-    "Merged Fetch Fallback Count",
-    "Merged Remote Blocks Fetched",
-    "Merged Local Blocks Fetched",
-    "Merged Remote Chunks Fetched",
-    "Merged Local Chunks Fetched",
-    "Merged Remote Bytes Read",
-    "Merged Local Bytes Read",
-    "Merged Remote Requests Duration",
 ];
 
 /// Writes one event log per recorded SparkContext; returns the files written (none when
@@ -119,7 +85,13 @@ pub fn write_event_logs_reporting(
     std::fs::create_dir_all(&dir).map_err(|e| dir_error(&dir, "cannot create it", &e))?;
     let mut written = Vec::new();
     for attempt in &result.events {
-        written.push(write_attempt(&dir, codec, attempt, overwrite)?);
+        written.push(write_attempt(
+            &dir,
+            codec,
+            attempt,
+            overwrite,
+            result.task_costs,
+        )?);
     }
     Ok(written)
 }
@@ -211,6 +183,7 @@ fn write_attempt(
     codec: Option<&str>,
     attempt: &AttemptEvents,
     overwrite: bool,
+    costs: TaskCostModel,
 ) -> Result<WrittenLog, UserError> {
     let name = file_name(attempt, codec);
     let path = dir.join(&name);
@@ -218,7 +191,7 @@ fn write_attempt(
     if completed && !overwrite && path.exists() {
         // EventLogFileWriters.scala renameFile: `Target log file already exists ($dest)`.
         let inprogress = dir.join(format!("{name}.inprogress"));
-        write_lines(&inprogress, codec.is_some(), attempt)
+        write_lines(&inprogress, codec.is_some(), attempt, costs)
             .map_err(|e| dir_error(dir, "cannot write the event log", &e))?;
         // `dest` is a qualified Hadoop Path: `file:/...` on the local file system.
         let refused = format!(
@@ -231,7 +204,7 @@ fn write_attempt(
         });
     }
     remove_stale(dir, &name).map_err(|e| dir_error(dir, "cannot replace an earlier log", &e))?;
-    write_lines(&path, codec.is_some(), attempt)
+    write_lines(&path, codec.is_some(), attempt, costs)
         .map_err(|e| dir_error(dir, "cannot write the event log", &e))?;
     Ok(WrittenLog {
         path,
@@ -241,7 +214,12 @@ fn write_attempt(
 
 /// Streams the JSON lines to the file (through zstd when compressed) in 1 MiB chunks, so a
 /// 100,000-task log never sits in memory whole.
-fn write_lines(path: &Path, compress: bool, attempt: &AttemptEvents) -> std::io::Result<()> {
+fn write_lines(
+    path: &Path,
+    compress: bool,
+    attempt: &AttemptEvents,
+    costs: TaskCostModel,
+) -> std::io::Result<()> {
     let file = std::io::BufWriter::new(std::fs::File::create(path)?);
     let mut sink: Box<dyn std::io::Write> = if compress {
         Box::new(zstd::stream::write::Encoder::new(file, 3)?.auto_finish())
@@ -249,7 +227,10 @@ fn write_lines(path: &Path, compress: bool, attempt: &AttemptEvents) -> std::io:
         Box::new(file)
     };
     let mut text = String::with_capacity(CHUNK + 64 * 1024);
-    let mut w = LogWriter::default();
+    let mut w = LogWriter {
+        costs,
+        ..LogWriter::default()
+    };
     for e in &attempt.events {
         w.event(&mut text, e);
         text.push('\n');
@@ -264,12 +245,13 @@ fn write_lines(path: &Path, compress: bool, attempt: &AttemptEvents) -> std::io:
     set_log_permissions(path)
 }
 
-/// `EventLogFileWriter.LOG_FILE_PERMISSIONS` (770).
+/// `EventLogFileWriter.LOG_FILE_PERMISSIONS`: 660 in Spark 4.0.0 (`Integer.parseInt("660", 8)`
+/// in the jar's `EventLogFileWriter$`; the folder of a rolling log gets 770).
 fn set_log_permissions(path: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o770))?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o660))?;
     }
     let _ = path;
     Ok(())
@@ -296,17 +278,38 @@ fn remove_stale(dir: &Path, name: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Per-log state: accumulator ids per stage attempt and their running totals.
+/// Per-log state: accumulator ids per stage attempt and their running totals, and what the
+/// task metrics model needs (per stage and per executor, never per task).
 #[derive(Default)]
 struct LogWriter {
     user: String,
     accum_base: BTreeMap<(u32, u32), u64>,
-    totals: BTreeMap<(u32, u32), [u64; 5]>,
+    totals: BTreeMap<(u32, u32), TaskMetrics>,
     next_accum: u64,
+    costs: TaskCostModel,
+    /// `spark.shuffle.service.enabled`: map outputs outlive their executor.
+    shuffle_service: bool,
+    stages: BTreeMap<u32, StageShape>,
+    /// Live map outputs of each shuffle-map stage, counted per executor that wrote them.
+    outputs: BTreeMap<u32, BTreeMap<String, u64>>,
+    /// The first task each executor ran (its warm-up task).
+    first_task: BTreeMap<String, u64>,
+}
+
+/// What the metrics model needs of a stage.
+#[derive(Clone, Debug, Default)]
+struct StageShape {
+    num_tasks: u32,
+    rdd_id: u32,
+    parents: Vec<u32>,
+    shuffle_write: ShuffleWriteSize,
+    /// The scope of the action whose job runs the stage (its `Properties`).
+    job_scope: Option<RddScope>,
 }
 
 impl LogWriter {
     fn event(&mut self, out: &mut String, e: &ListenerEvent) {
+        self.observe(e);
         match e {
             ListenerEvent::LogStart { spark_version } => object(out, |o| {
                 o.str("Event", "SparkListenerLogStart")
@@ -376,22 +379,30 @@ impl LogWriter {
             } => self.job_start(out, *job_id, *time, stages),
             ListenerEvent::StageSubmitted { stage } => {
                 self.accum_ids(stage.stage_id, stage.attempt_id);
+                self.note_stage(stage);
                 object(out, |o| {
                     o.str("Event", "SparkListenerStageSubmitted");
-                    o.obj("Stage Info", |s| stage_info(s, stage, None));
-                    o.obj("Properties", |_| {});
+                    let parents = parent_rdds(&self.stages, stage);
+                    o.obj("Stage Info", |s| stage_info(s, stage, &parents, None));
+                    let scope = self.stages.get(&stage.stage_id);
+                    properties(o, scope.and_then(|s| s.job_scope.as_ref()));
                 });
             }
             ListenerEvent::TaskStart {
                 stage_id,
                 stage_attempt_id,
                 info,
-            } => object(out, |o| {
-                o.str("Event", "SparkListenerTaskStart")
-                    .num("Stage ID", stage_id)
-                    .num("Stage Attempt ID", stage_attempt_id);
-                o.obj("Task Info", |t| task_info(t, info, &[]));
-            }),
+            } => {
+                self.first_task
+                    .entry(info.executor_id.clone())
+                    .or_insert(info.task_id);
+                object(out, |o| {
+                    o.str("Event", "SparkListenerTaskStart")
+                        .num("Stage ID", stage_id)
+                        .num("Stage Attempt ID", stage_attempt_id);
+                    o.obj("Task Info", |t| task_info(t, info, &[]));
+                })
+            }
             ListenerEvent::TaskEnd { .. } => self.task_end(out, e),
             ListenerEvent::StageCompleted { stage } => self.stage_completed(out, stage),
             ListenerEvent::JobEnd {
@@ -446,8 +457,17 @@ impl LogWriter {
     }
 
     fn job_start(&mut self, out: &mut String, job_id: u32, time: u64, stages: &[StageInfo]) {
+        // The job's properties: the scope its action set around `sc.runJob`.
+        let job_scope = stages
+            .last()
+            .and_then(|s| s.lineage.as_ref())
+            .and_then(|l| l.action_scope.clone());
         for s in stages {
             self.accum_ids(s.stage_id, s.attempt_id);
+            self.note_stage(s);
+            if let Some(shape) = self.stages.get_mut(&s.stage_id) {
+                shape.job_scope = job_scope.clone();
+            }
         }
         object(out, |o| {
             o.str("Event", "SparkListenerJobStart")
@@ -455,7 +475,7 @@ impl LogWriter {
                 .num("Submission Time", time);
             o.arr("Stage Infos", |a| {
                 for s in stages {
-                    a.obj(|o| stage_info(o, s, Some(&[])));
+                    a.obj(|o| stage_info(o, s, &parent_rdds(&self.stages, s), Some(&[])));
                 }
             });
             o.arr("Stage IDs", |a| {
@@ -463,7 +483,7 @@ impl LogWriter {
                     a.num(s.stage_id);
                 }
             });
-            o.obj("Properties", |_| {});
+            properties(o, job_scope.as_ref());
         });
     }
 
@@ -487,17 +507,19 @@ impl LogWriter {
                 | TaskEndReason::ExceptionFailure { .. }
                 | TaskEndReason::TaskKilled { .. }
         );
-        let values = metric_values(*run_time_ms);
+        self.track_output(*stage_id, reason, &info.executor_id);
+        let metrics = has_metrics.then(|| self.metrics_of(*stage_id, reason, info, *run_time_ms));
         let mut accums = Vec::new();
-        if has_metrics {
+        if let Some(m) = &metrics {
             let base = self.accum_ids(*stage_id, *stage_attempt_id);
             let totals = self
                 .totals
                 .entry((*stage_id, *stage_attempt_id))
                 .or_default();
-            for (k, v) in values.iter().enumerate() {
-                totals[k] += v;
-                accums.push((base + k as u64, k, *v, totals[k]));
+            for k in (0..ACCUMULATORS.len()).filter(|k| m.is_reported(*k)) {
+                totals.values[k] += m.values[k];
+                totals.reported |= 1 << k;
+                accums.push((base + k as u64, k, m.values[k], totals.values[k]));
             }
         }
         object(out, |o| {
@@ -515,35 +537,156 @@ impl LogWriter {
             o.obj("Task End Reason", |r| end_reason(r, reason));
             o.obj("Task Info", |t| task_info(t, info, &accums));
             o.obj("Task Executor Metrics", |m| zeros(m, EXECUTOR_METRICS));
-            if has_metrics {
-                o.obj("Task Metrics", |m| task_metrics(m, &values));
+            if let Some(m) = &metrics {
+                o.obj("Task Metrics", |o| task_metrics::write_json(o, m));
             }
         });
+    }
+
+    /// What the metrics model learns from an event besides the stages and tasks.
+    fn observe(&mut self, e: &ListenerEvent) {
+        match e {
+            ListenerEvent::EnvironmentUpdate {
+                spark_properties, ..
+            } => {
+                self.shuffle_service = spark_properties.iter().any(|(k, v)| {
+                    k == "spark.shuffle.service.enabled" && v.trim().eq_ignore_ascii_case("true")
+                });
+            }
+            ListenerEvent::ExecutorRemoved { executor_id, .. } => {
+                self.executor_removed(executor_id)
+            }
+            _ => {}
+        }
+    }
+
+    /// Remembers a stage's shape (from JobStart and each StageSubmitted).
+    fn note_stage(&mut self, s: &StageInfo) {
+        let job_scope = self
+            .stages
+            .get(&s.stage_id)
+            .and_then(|old| old.job_scope.clone());
+        self.stages.insert(
+            s.stage_id,
+            StageShape {
+                num_tasks: s.num_tasks,
+                rdd_id: s.rdd_id,
+                parents: s.parent_ids.clone(),
+                shuffle_write: s.shuffle_write,
+                job_scope,
+            },
+        );
+    }
+
+    /// Keeps each shuffle-map stage's live outputs per executor: a success adds one, a
+    /// `Resubmitted` (its output was lost) removes it.
+    fn track_output(&mut self, stage: u32, reason: &TaskEndReason, executor: &str) {
+        let Some(shape) = self.stages.get(&stage) else {
+            return;
+        };
+        if shape.shuffle_write == ShuffleWriteSize::default() {
+            return;
+        }
+        let per_exec = self.outputs.entry(stage).or_default();
+        match reason {
+            TaskEndReason::Success => *per_exec.entry(executor.to_string()).or_default() += 1,
+            TaskEndReason::Resubmitted => {
+                if let Some(n) = per_exec.get_mut(executor) {
+                    *n = n.saturating_sub(1);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Without the external shuffle service an executor's map outputs die with it.
+    fn executor_removed(&mut self, executor: &str) {
+        if self.shuffle_service {
+            return;
+        }
+        for per_exec in self.outputs.values_mut() {
+            per_exec.remove(executor);
+        }
+    }
+
+    /// The model's inputs for one task attempt, then its metrics.
+    fn metrics_of(
+        &self,
+        stage: u32,
+        reason: &TaskEndReason,
+        info: &TaskInfo,
+        run_time_ms: u64,
+    ) -> TaskMetrics {
+        let shape = self.stages.get(&stage).cloned().unwrap_or_default();
+        let is_map = shape.shuffle_write != ShuffleWriteSize::default();
+        let run = TaskRun {
+            duration_ms: run_time_ms,
+            first_on_executor: self.first_task.get(&info.executor_id) == Some(&info.task_id),
+            succeeded: matches!(reason, TaskEndReason::Success),
+            shuffle_write: is_map.then_some((
+                shape.shuffle_write.bytes_per_task,
+                shape.shuffle_write.records_per_task,
+            )),
+            shuffle_read: self.shuffle_read(&shape, &info.executor_id),
+        };
+        task_metrics::task_metrics(&run, &self.costs)
+    }
+
+    /// What a reduce task of `shape` fetches on `executor`: one block per map output of each
+    /// parent stage that wrote bytes (`avgSize` of the MapStatus: the map task's bytes over the
+    /// reduce partitions), local when that executor wrote it.
+    fn shuffle_read(&self, shape: &StageShape, executor: &str) -> Option<ShuffleRead> {
+        let mut read = ShuffleRead::default();
+        let reduces = u64::from(shape.num_tasks.max(1));
+        let mut any = false;
+        for p in &shape.parents {
+            let Some(parent) = self.stages.get(p) else {
+                continue;
+            };
+            let w = parent.shuffle_write;
+            if w.bytes_per_task == 0 {
+                continue;
+            }
+            any = true;
+            let maps = u64::from(parent.num_tasks);
+            let local = self
+                .outputs
+                .get(p)
+                .and_then(|m| m.get(executor))
+                .copied()
+                .unwrap_or(0)
+                .min(maps);
+            let block = w.bytes_per_task / reduces;
+            read.local_blocks += local;
+            read.remote_blocks += maps - local;
+            read.local_bytes += local * block;
+            read.remote_bytes += (maps - local) * block;
+            read.records += maps * (w.records_per_task / reduces);
+        }
+        any.then_some(read)
     }
 
     fn stage_completed(&mut self, out: &mut String, stage: &StageInfo) {
         let key = (stage.stage_id, stage.attempt_id);
         let base = self.accum_ids(key.0, key.1);
         let totals = self.totals.get(&key).copied();
+        // JsonProtocol writes the stage's accumulables sorted by id: those its tasks updated.
         let accums: Vec<(u64, usize, u64)> = totals
             .map(|t| {
-                t.iter()
-                    .enumerate()
-                    .map(|(k, v)| (base + k as u64, k, *v))
+                (0..ACCUMULATORS.len())
+                    .filter(|k| t.is_reported(*k))
+                    .map(|k| (base + k as u64, k, t.values[k]))
                     .collect()
             })
             .unwrap_or_default();
         object(out, |o| {
             o.str("Event", "SparkListenerStageCompleted");
-            o.obj("Stage Info", |s| stage_info(s, stage, Some(&accums)));
+            let parents = parent_rdds(&self.stages, stage);
+            o.obj("Stage Info", |s| {
+                stage_info(s, stage, &parents, Some(&accums))
+            });
         });
     }
-}
-
-/// The task's metrics in [`ACCUMULATORS`] order: deserialize ms and ns, run ms, CPU ns, result
-/// bytes. The simulation times the whole task; it has no separate deserialisation step.
-fn metric_values(run_time_ms: u64) -> [u64; 5] {
-    [0, 0, run_time_ms, run_time_ms * 1_000_000, RESULT_SIZE]
 }
 
 fn resource_profile(out: &mut String, cores: u32, memory_mb: u64, task_cpus: u32) {
@@ -586,6 +729,20 @@ fn environment(out: &mut String, spark: &[(String, String)], hadoop: &[(String, 
         ("user.timezone", "UTC"),
     ];
     let empty: [(&str, &str); 0] = [];
+    // MetricsConfig's defaults (no metrics.properties), sorted by key as a real Spark 4.0
+    // log writes them (tests/data/eventlogs).
+    let metrics = [
+        (
+            "*.sink.servlet.class",
+            "org.apache.spark.metrics.sink.MetricsServlet",
+        ),
+        ("*.sink.servlet.path", "/metrics/json"),
+        (
+            "applications.sink.servlet.path",
+            "/metrics/applications/json",
+        ),
+        ("master.sink.servlet.path", "/metrics/master/json"),
+    ];
     // EventLoggingListener.redactEvent: every map but the classpath goes through Utils.redact.
     let r = sparkyard_actors::world::spark_conf::Redactor::from_properties(
         spark.iter().map(|(k, v)| (k.as_str(), v.as_str())),
@@ -602,7 +759,7 @@ fn environment(out: &mut String, spark: &[(String, String)], hadoop: &[(String, 
         o.map("Spark Properties", &spark);
         o.map("Hadoop Properties", &hadoop);
         o.map("System Properties", &system);
-        o.map("Metrics Properties", &empty);
+        o.map("Metrics Properties", &metrics);
         o.map("Classpath Entries", &empty);
     });
 }
@@ -671,20 +828,63 @@ fn yarn_attributes(
     ]
 }
 
+/// The RDDs of a stage's parent stages, in its parents' order.
+fn parent_rdds(stages: &BTreeMap<u32, StageShape>, s: &StageInfo) -> Vec<u32> {
+    s.parent_ids
+        .iter()
+        .filter_map(|p| stages.get(p).map(|shape| shape.rdd_id))
+        .collect()
+}
+
 /// `stageInfoToJson`; `accums` is `None` in StageSubmitted (SPARK-42205: no accumulables in
 /// start events, written as `[]`), else the stage's `(id, metric, value)` totals.
-fn stage_info(o: &mut Obj<'_>, s: &StageInfo, accums: Option<&[(u64, usize, u64)]>) {
+fn stage_info(
+    o: &mut Obj<'_>,
+    s: &StageInfo,
+    parent_rdds: &[u32],
+    accums: Option<&[(u64, usize, u64)]>,
+) {
     o.num("Stage ID", s.stage_id)
         .num("Stage Attempt ID", s.attempt_id)
         .str("Stage Name", &s.name)
         .num("Number of Tasks", s.num_tasks);
-    o.arr("RDD Info", |a| a.obj(|r| rdd_info(r, s)));
+    o.arr("RDD Info", |a| match &s.lineage {
+        Some(l) if !l.rdds.is_empty() => {
+            for rdd in &l.rdds {
+                let r = Rdd {
+                    id: rdd.id,
+                    name: &rdd.name,
+                    scope: rdd.scope.as_ref(),
+                    callsite: &rdd.callsite,
+                    parents: &rdd.parent_ids,
+                    cached: rdd.cached,
+                    level: rdd.deterministic_level,
+                };
+                a.obj(|o| rdd_info(o, &r, s.num_tasks));
+            }
+        }
+        _ => {
+            let r = Rdd {
+                id: s.rdd_id,
+                name: &s.rdd_name,
+                scope: None,
+                callsite: &s.rdd_callsite,
+                parents: parent_rdds,
+                cached: false,
+                level: DeterministicLevel::Determinate,
+            };
+            a.obj(|o| rdd_info(o, &r, s.num_tasks));
+        }
+    });
     o.arr("Parent IDs", |a| {
         for p in &s.parent_ids {
             a.num(p);
         }
     });
-    o.str("Details", "");
+    o.str(
+        "Details",
+        s.lineage.as_ref().map_or("", |l| l.details.as_str()),
+    );
     if let Some(t) = s.submission_time {
         o.num("Submission Time", t);
     }
@@ -704,21 +904,51 @@ fn stage_info(o: &mut Obj<'_>, s: &StageInfo, accums: Option<&[(u64, usize, u64)
         .num("Shuffle Push Mergers Count", 0);
 }
 
-fn rdd_info(r: &mut Obj<'_>, s: &StageInfo) {
-    r.num("RDD ID", s.rdd_id)
-        .str("Name", &s.rdd_name)
-        .str("Callsite", &s.rdd_callsite);
-    r.arr("Parent IDs", |_| {});
+/// One `RDDInfo` to write.
+struct Rdd<'a> {
+    id: u32,
+    name: &'a str,
+    scope: Option<&'a RddScope>,
+    callsite: &'a str,
+    parents: &'a [u32],
+    cached: bool,
+    level: DeterministicLevel,
+}
+
+/// `propertiesToJson` of a job's local properties: `RDD.withScope` leaves the action's scope
+/// and `spark.rdd.scope.noOverride` set while `sc.runJob` submits the job.
+fn properties(o: &mut Obj<'_>, scope: Option<&RddScope>) {
+    o.obj("Properties", |p| {
+        if let Some(scope) = scope {
+            p.str("spark.rdd.scope", &scope.to_json())
+                .str("spark.rdd.scope.noOverride", "true");
+        }
+    });
+}
+
+/// `rddInfoToJson`; a stage's RDD depends on the RDDs of its parent stages (a ShuffledRDD on
+/// the map side's RDD), which is what the History Server draws the DAG's edges from.
+fn rdd_info(r: &mut Obj<'_>, rdd: &Rdd<'_>, partitions: u32) {
+    r.num("RDD ID", rdd.id).str("Name", rdd.name);
+    if let Some(scope) = rdd.scope {
+        r.str("Scope", &scope.to_json());
+    }
+    r.str("Callsite", rdd.callsite);
+    r.arr("Parent IDs", |a| {
+        for p in rdd.parents {
+            a.num(p);
+        }
+    });
     r.obj("Storage Level", |l| {
         l.bool("Use Disk", false)
-            .bool("Use Memory", false)
+            .bool("Use Memory", rdd.cached)
             .bool("Use Off Heap", false)
-            .bool("Deserialized", false)
+            .bool("Deserialized", rdd.cached)
             .num("Replication", 1);
     });
     r.bool("Barrier", false)
-        .str("DeterministicLevel", "DETERMINATE")
-        .num("Number of Partitions", s.num_tasks)
+        .str("DeterministicLevel", rdd.level.name())
+        .num("Number of Partitions", partitions)
         .num("Number of Cached Partitions", 0)
         .num("Memory Size", 0)
         .num("Disk Size", 0);
@@ -808,39 +1038,6 @@ fn end_reason(r: &mut Obj<'_>, reason: &TaskEndReason) {
     }
 }
 
-fn task_metrics(m: &mut Obj<'_>, v: &[u64; 5]) {
-    m.num("Executor Deserialize Time", v[0])
-        .num("Executor Deserialize CPU Time", v[1])
-        .num("Executor Run Time", v[2])
-        .num("Executor CPU Time", v[3])
-        .num("Peak Execution Memory", 0)
-        .num("Peak On Heap Execution Memory", 0)
-        .num("Peak Off Heap Execution Memory", 0)
-        .num("Result Size", v[4])
-        .num("JVM GC Time", 0)
-        .num("Result Serialization Time", 0)
-        .num("Memory Bytes Spilled", 0)
-        .num("Disk Bytes Spilled", 0);
-    m.obj("Shuffle Read Metrics", |r| {
-        zeros(r, SHUFFLE_READ_METRICS);
-        r.obj("Shuffle Push Read Metrics", |p| {
-            zeros(p, SHUFFLE_PUSH_READ_METRICS)
-        });
-    });
-    m.obj("Shuffle Write Metrics", |w| {
-        w.num("Shuffle Bytes Written", 0)
-            .num("Shuffle Write Time", 0)
-            .num("Shuffle Records Written", 0);
-    });
-    m.obj("Input Metrics", |i| {
-        i.num("Bytes Read", 0).num("Records Read", 0);
-    });
-    m.obj("Output Metrics", |w| {
-        w.num("Bytes Written", 0).num("Records Written", 0);
-    });
-    m.arr("Updated Blocks", |_| {});
-}
-
 /// Metrics the simulation never moves off zero, in the order given.
 fn zeros(o: &mut Obj<'_>, names: &[&str]) {
     for name in names {
@@ -866,4 +1063,128 @@ fn job_end(out: &mut String, job_id: u32, time: u64, failure: Option<&str>) {
             }
         });
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn stage(id: u32, tasks: u32, parents: Vec<u32>, bytes: u64) -> StageInfo {
+        StageInfo {
+            stage_id: id,
+            attempt_id: 0,
+            name: format!("stage {id}"),
+            num_tasks: tasks,
+            rdd_id: id,
+            rdd_name: "MapPartitionsRDD".into(),
+            rdd_callsite: "map at X.scala:1".into(),
+            parent_ids: parents,
+            submission_time: None,
+            completion_time: None,
+            failure_reason: None,
+            is_shuffle_map: bytes > 0,
+            shuffle_write: ShuffleWriteSize {
+                bytes_per_task: bytes,
+                records_per_task: bytes / 100,
+            },
+            lineage: None,
+        }
+    }
+
+    fn task(stage: u32, tid: u64, executor: &str, reason: TaskEndReason) -> [ListenerEvent; 2] {
+        let info = TaskInfo {
+            task_id: tid,
+            index: tid as u32,
+            attempt: 0,
+            partition_id: tid as u32,
+            launch_time: 1000,
+            executor_id: executor.into(),
+            host: "h".into(),
+            locality: "PROCESS_LOCAL",
+            finish_time: 2000,
+            failed: false,
+            killed: false,
+        };
+        [
+            ListenerEvent::TaskStart {
+                stage_id: stage,
+                stage_attempt_id: 0,
+                info: info.clone(),
+            },
+            ListenerEvent::TaskEnd {
+                stage_id: stage,
+                stage_attempt_id: 0,
+                shuffle_map: stage == 0,
+                reason,
+                info,
+                run_time_ms: 1000,
+            },
+        ]
+    }
+
+    fn write(events: &[ListenerEvent]) -> Vec<Value> {
+        let mut w = LogWriter::default();
+        events
+            .iter()
+            .map(|e| {
+                let mut out = String::new();
+                w.event(&mut out, e);
+                serde_json::from_str(&out).expect("json")
+            })
+            .collect()
+    }
+
+    // ShuffleBlockFetcherIterator: blocks whose map output lives on the reducer's own
+    // executor are local, the others remote; without the shuffle service a removed executor's
+    // outputs are gone. Stage accumulables are JsonProtocol's, sorted by id (37 per attempt).
+    #[test]
+    fn reduce_tasks_read_local_and_remote_blocks_from_where_the_maps_ran() {
+        let mut events = vec![ListenerEvent::JobStart {
+            job_id: 0,
+            time: 0,
+            stages: vec![stage(0, 3, vec![], 4000), stage(1, 2, vec![0], 0)],
+        }];
+        events.extend(task(0, 0, "1", TaskEndReason::Success));
+        events.extend(task(0, 1, "1", TaskEndReason::Success));
+        events.extend(task(0, 2, "2", TaskEndReason::Success));
+        events.extend(task(1, 3, "1", TaskEndReason::Success));
+        events.push(ListenerEvent::ExecutorRemoved {
+            time: 0,
+            executor_id: "1".into(),
+            reason: "lost".into(),
+        });
+        events.extend(task(1, 4, "2", TaskEndReason::Success));
+        events.push(ListenerEvent::StageCompleted {
+            stage: stage(1, 2, vec![0], 0),
+        });
+        let log = write(&events);
+        let read = |i: usize| log[i]["Task Metrics"]["Shuffle Read Metrics"].clone();
+        // Task 3 on executor 1: two local blocks of 4000 / 2 bytes, one remote.
+        let r3 = read(8);
+        assert_eq!(r3["Local Blocks Fetched"], 2);
+        assert_eq!(r3["Remote Blocks Fetched"], 1);
+        assert_eq!(r3["Local Bytes Read"], 4000);
+        assert_eq!(r3["Remote Bytes Read"], 2000);
+        assert_eq!(r3["Total Records Read"], 60);
+        // Task 4 on executor 2 after executor 1 left: its own block is local.
+        let r4 = read(11);
+        assert_eq!(r4["Local Blocks Fetched"], 1);
+        assert_eq!(r4["Remote Blocks Fetched"], 2);
+        let w = &log[2]["Task Metrics"]["Shuffle Write Metrics"];
+        assert_eq!(w["Shuffle Bytes Written"], 4000);
+        assert_eq!(log[1]["Task Info"]["Accumulables"], Value::Array(vec![]));
+        let acc = log[12]["Stage Info"]["Accumulables"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let ids: Vec<u64> = acc.iter().filter_map(|a| a["ID"].as_u64()).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+        let blocks = acc
+            .iter()
+            .find(|a| a["Name"] == "internal.metrics.shuffle.read.localBlocksFetched")
+            .expect("local blocks");
+        assert_eq!(blocks["ID"], 37 + 14);
+        assert_eq!(blocks["Value"], 3);
+    }
 }

@@ -9,6 +9,7 @@ mod json;
 pub mod progress;
 pub mod runmap;
 pub mod sequence;
+pub mod task_metrics;
 pub mod timeline;
 
 pub use eventlog::write_event_logs;

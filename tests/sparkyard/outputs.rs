@@ -215,13 +215,19 @@ fn event_log_is_named_as_spark_names_it_and_has_every_required_field() {
     assert_eq!(ends.len(), 4);
     for t in &ends {
         assert_eq!(t["Task End Reason"]["Reason"], "Success");
-        let run = t["Task Metrics"]["Executor Run Time"]
-            .as_u64()
-            .expect("a number");
+        // The task's time is its deserialisation (launch overhead, warm-up on an executor's
+        // first task) plus its run (src/outputs/task_metrics.rs).
+        let m = &t["Task Metrics"];
+        let run = m["Executor Run Time"].as_u64().expect("a number");
+        let deser = m["Executor Deserialize Time"].as_u64().expect("a number");
         let info = &t["Task Info"];
         let span =
             info["Finish Time"].as_u64().unwrap_or(0) - info["Launch Time"].as_u64().unwrap_or(0);
-        assert_eq!(run, span, "{t}");
+        assert_eq!(run + deser, span, "{t}");
+        assert!(
+            m["Shuffle Read Metrics"]["Push Based Shuffle"].is_object(),
+            "{t}"
+        );
         let acc = &info["Accumulables"];
         assert!(
             acc.as_array().is_some_and(|a| a
@@ -232,6 +238,38 @@ fn event_log_is_named_as_spark_names_it_and_has_every_required_field() {
     }
     let job = &events(&log, "SparkListenerJobEnd")[0]["Job Result"];
     assert_eq!(job["Result"], "JobSucceeded");
+    // EventLogFileWriter.LOG_FILE_PERMISSIONS is 660 in Spark 4.0.0; MetricsConfig's defaults.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&written[0]).map(|m| m.permissions().mode() & 0o777);
+        assert_eq!(mode.ok(), Some(0o660));
+    }
+    let env = &events(&log, "SparkListenerEnvironmentUpdate")[0];
+    assert_eq!(
+        env["Metrics Properties"]["*.sink.servlet.class"],
+        "org.apache.spark.metrics.sink.MetricsServlet"
+    );
+    // SparkPi's lineage as StageInfo.fromStage records it: the stage's MapPartitionsRDD, then
+    // its narrow ancestor, each with its RDDOperationScope (parallelize 0, map 1); the reduce
+    // action's scope is the job's spark.rdd.scope (RDD.withScope around sc.runJob).
+    let start = &events(&log, "SparkListenerJobStart")[0];
+    let rdds = &start["Stage Infos"][0]["RDD Info"];
+    assert_eq!(rdds[0]["Name"], "MapPartitionsRDD");
+    assert_eq!(rdds[0]["Scope"], r#"{"id":"1","name":"map"}"#);
+    assert_eq!(rdds[0]["Parent IDs"], serde_json::json!([0]));
+    assert_eq!(rdds[1]["Name"], "ParallelCollectionRDD");
+    assert_eq!(rdds[1]["Callsite"], "parallelize at SparkPi.scala:34");
+    assert_eq!(
+        start["Properties"]["spark.rdd.scope"],
+        r#"{"id":"2","name":"reduce"}"#
+    );
+    assert_eq!(start["Properties"]["spark.rdd.scope.noOverride"], "true");
+    let details = start["Stage Infos"][0]["Details"].as_str().unwrap_or("");
+    assert!(
+        details.starts_with("org.apache.spark.rdd.RDD.reduce(RDD.scala:1130)\norg.apache.spark.examples.SparkPi$.main(SparkPi.scala:38)"),
+        "{details}"
+    );
     // Spark's key order, field by field, for one line (what a diff against a real log sees).
     let raw = std::fs::read_to_string(&written[0]).expect("the log");
     let bm = raw
@@ -308,6 +346,7 @@ fn failing_program() -> UserProgram {
             },
         ],
         shuffle_write: Default::default(),
+        lineage: None,
     };
     UserProgram::Synthetic {
         class: "com.example.Failing".into(),

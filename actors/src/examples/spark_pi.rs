@@ -5,7 +5,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sparkyard_messages::task::{JobSpec, StageSpec, TaskResultData, TaskWork};
+use sparkyard_messages::task::{JobSpec, StageLineage, StageSpec, TaskResultData, TaskWork};
 
 pub const CLASS: &str = "org.apache.spark.examples.SparkPi";
 /// `org.apache.spark.examples.JavaSparkPi`: the same computation written in Java, run as the
@@ -59,10 +59,41 @@ pub fn job(slices: u32, seed: u64) -> JobSpec {
         parents: Vec::new(),
         tasks,
         shuffle_write: Default::default(),
+        lineage: Some(Box::new(lineage())),
     };
     JobSpec {
         call_site: CALL_SITE.into(),
         stages: vec![stage],
+    }
+}
+
+/// The ResultStage's RDDs (`parallelize` is scope 0, `map` 1, the `reduce` action 2) and its
+/// call site's long form (`RDD.reduce` at RDD.scala:1130 in Spark 4.0.0).
+pub fn lineage() -> StageLineage {
+    StageLineage {
+        rdds: vec![
+            super::rdd(
+                1,
+                "MapPartitionsRDD",
+                "map at SparkPi.scala:34",
+                (1, "map"),
+                &[0],
+            ),
+            super::rdd(
+                0,
+                "ParallelCollectionRDD",
+                "parallelize at SparkPi.scala:34",
+                (0, "parallelize"),
+                &[],
+            ),
+        ],
+        details: super::call_site_long_form(
+            "org.apache.spark.rdd.RDD.reduce(RDD.scala:1130)",
+            "org.apache.spark.examples.SparkPi",
+            "SparkPi.scala",
+            38,
+        ),
+        action_scope: Some(super::scope_of((2, "reduce"))),
     }
 }
 

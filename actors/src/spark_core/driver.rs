@@ -125,6 +125,7 @@ impl Driver {
     fn app_name(&self) -> String {
         match &self.program {
             UserProgram::SparkPi => "Spark Pi".into(),
+            UserProgram::GroupByTest { .. } => crate::examples::group_by_test::APP_NAME.into(),
             UserProgram::Synthetic { app_name, .. } | UserProgram::Replay { app_name, .. } => {
                 app_name.clone()
             }
@@ -311,6 +312,12 @@ impl Driver {
                 }
                 Err(e) => return self.user_class_threw(e, ctx),
             },
+            UserProgram::GroupByTest { skewed } => {
+                match crate::examples::group_by_test::parse_args(&self.args) {
+                    Ok(a) => self.jobs = crate::examples::group_by_test::jobs(&a, skewed),
+                    Err(e) => return self.user_class_threw(e, ctx),
+                }
+            }
             UserProgram::Synthetic { jobs, .. } => self.jobs = jobs,
             UserProgram::Replay { .. } => {}
         }
@@ -374,6 +381,14 @@ impl Driver {
                         "Pi is roughly {}",
                         crate::examples::spark_pi::scala_double(pi)
                     ));
+                }
+                // GroupByTest: `println(pairs1.groupByKey(numReducers).count())` after job 1.
+                if let UserProgram::GroupByTest { skewed } = self.program {
+                    let args = crate::examples::group_by_test::parse_args(&self.args);
+                    if let (Ok(a), 2) = (args, self.next_job) {
+                        let n = crate::examples::group_by_test::distinct_keys(&a, skewed);
+                        self.env.log().stdout(&n.to_string());
+                    }
                 }
                 let _: &[TaskResultData] = &results;
                 self.run_next_job(ctx);
@@ -470,6 +485,9 @@ impl Driver {
         }
         match &self.program {
             UserProgram::SparkPi => "stop at SparkPi.scala:40".into(),
+            UserProgram::GroupByTest { skewed } => {
+                crate::examples::group_by_test::stop_site(*skewed)
+            }
             _ => stop_after_last_call_site(&self.jobs),
         }
     }

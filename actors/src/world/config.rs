@@ -375,6 +375,9 @@ pub struct SimConfig {
 pub enum UserProgram {
     /// `org.apache.spark.examples.SparkPi [slices]`.
     SparkPi,
+    /// `org.apache.spark.examples.GroupByTest` / `SkewedGroupByTest` `[numMappers]
+    /// [numKVPairs] [valSize] [numReducers]`.
+    GroupByTest { skewed: bool },
     /// A synthetic application: its jobs, run one after the other.
     Synthetic {
         class: String,
@@ -407,6 +410,12 @@ impl SimConfig {
             || class == crate::examples::spark_pi::JAVA_CLASS
         {
             return Some(UserProgram::SparkPi);
+        }
+        use crate::examples::group_by_test;
+        if class == group_by_test::CLASS || class == group_by_test::SKEWED_CLASS {
+            return Some(UserProgram::GroupByTest {
+                skewed: class == group_by_test::SKEWED_CLASS,
+            });
         }
         match &self.synthetic {
             Some(p @ UserProgram::Synthetic { class: c, .. }) if c == class => Some(p.clone()),

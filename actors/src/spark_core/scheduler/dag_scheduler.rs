@@ -24,6 +24,8 @@ impl Scheduler {
             completion_time: done.then(clock::now_epoch_ms),
             failure_reason,
             is_shuffle_map: !s.is_result,
+            shuffle_write: s.shuffle_write,
+            lineage: s.lineage.clone(),
         }
     }
 
@@ -97,6 +99,7 @@ impl Scheduler {
                     tasks: spec.tasks,
                     shuffle_id,
                     shuffle_write: spec.shuffle_write,
+                    lineage: spec.lineage,
                     attempt: 0,
                     next_attempt: 0,
                     submitted_ms: 0,
