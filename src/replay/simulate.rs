@@ -285,7 +285,9 @@ pub fn prepare(app: &Application, setup: &ReplaySetup) -> Result<Prepared, UserE
         scenario: None,
     };
     let ready_ms = calibrate(app, &mut p)?;
-    p.program = program::program(app, program::startup_overlap(app, ready_ms));
+    let warmup = program::first_task_warmup(app);
+    p.cluster.costs.first_task_warmup_ms = warmup.warmup_ms;
+    p.program = program::program(app, program::startup_overlap(app, ready_ms), &warmup);
     p.scenario = setup.scenario.clone();
     Ok(p)
 }

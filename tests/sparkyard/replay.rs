@@ -166,16 +166,45 @@ fn what_if_error_pct(app: &str, from: u32, to: u32) -> f64 {
     100.0 * (predicted - target) / target
 }
 
-// The bound, not met by the committed logs: they were recorded while other builds kept
-// the 2-core machine at a load average of 13-25, and the N = 2 runs' tasks took 1.7-2x as long as
-// the N = 1 runs' for the same sleeps (README, "Accuracy"): measured +22 % (skew), +72 % (multijob).
+// The bound. With each executor's first-task warm-up given to the executor (the replay's
+// FirstTaskWarmup) the skew what-if is within it (+3.7 %, was +22 %); multijob is not (+50.7 %,
+// was +72 %): its N = 2 recordings have executors starting 18 s later and steady tasks taking
+// 1.5-2x as long as the N = 1 recordings for the same sleeps, CPU contention on the 2-core
+// machine that a replay keeping recorded durations (sparkyard's or Sparklens') cannot undo
+// (README, "Accuracy").
 #[test]
-#[ignore = "not met on the committed logs (CPU contention while recording): +22 % / +72 %, see README"]
+#[ignore = "multijob not met on the committed logs (CPU contention while recording): skew +3.7 %, multijob +50.7 %, see README"]
 fn the_what_if_from_two_executors_predicts_one_within_fifteen_percent() {
-    for app in ["skew", "multijob"] {
-        let e = what_if_error_pct(app, 2, 1);
+    let errors: Vec<(&str, f64)> = ["skew", "multijob"]
+        .into_iter()
+        .map(|app| (app, what_if_error_pct(app, 2, 1)))
+        .collect();
+    for (app, e) in errors {
         assert!(e.abs() <= 15.0, "{app}: N=2 -> N=1 error {e:+.1} %");
     }
+}
+
+#[test]
+fn the_skew_what_if_from_two_executors_predicts_one_within_fifteen_percent() {
+    // The half of the test above that holds: the skew logs' N = 2 -> N = 1 what-if.
+    let e = what_if_error_pct("skew", 2, 1);
+    assert!(e.abs() <= 15.0, "skew: N=2 -> N=1 error {e:+.1} %");
+}
+
+#[test]
+fn each_executors_first_task_warm_up_belongs_to_the_executor() {
+    // multijob N = 2: both executors' first tasks (job 0, stage 0, indices 0 and 1) took
+    // 10.9-11.4 s, the stage's other tasks 1.5-2.1 s: the first task on a fresh executor fetches
+    // the task binary's broadcast, loads classes and starts the Python worker (Executor.scala
+    // TaskRunner.run, PythonWorkerFactory); the replay gives that to the executor, not the task.
+    let app = model::load(&data("multijob_n2_r1.zstd")).expect("reads");
+    let w = sparkyard::replay::program::first_task_warmup(&app);
+    assert_eq!(w.first_tasks.get(&(0, 0)), Some(&vec![0, 1]));
+    assert_eq!(w.first_tasks.len(), 1);
+    assert!((9000..=9700).contains(&w.warmup_ms), "{w:?}");
+    // Under its own configuration the same tasks run first: the replay stays within 10 %.
+    let own = replay::replay(&data("multijob_n2_r1.zstd"), &setup(&[])).expect("replays");
+    assert!(own.time.error_pct.abs() <= 10.0, "{}", own.time.error_pct);
 }
 
 #[test]
