@@ -6,7 +6,9 @@
 //! - (b) `what-if` on a 10,000-task log: 12 configurations (num-executors 2,4,8,16 x
 //!   executor-cores 1,2,4) x 100 seeds with `--jobs 2`, wall time.
 //!
-//! Flags (after `--`): `--quick` runs 10 % sizes; `--json` prints the figures as one JSON object.
+//! Flags (after `--`): `--quick` runs 10 % sizes; `--json` prints the figures as one JSON object;
+//! `--keep` keeps the generated logs (for a profiler: `replay --child replay LOG` reads and
+//! replays one).
 
 // A benchmark measures wall time: the determinism bans (virtual clock only) do not apply.
 #![allow(clippy::disallowed_methods)]
@@ -15,7 +17,6 @@
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
-use sparkyard::conf::submit::SubmitArgs;
 use sparkyard::replay::simulate::{self, ReplaySetup};
 use sparkyard::replay::whatif::{self, WhatIf};
 use sparkyard::replay::{model, reader};
@@ -152,7 +153,9 @@ fn generate(path: &Path, tasks: u64, executors: u32) {
 
 fn setup(words: &[&str]) -> ReplaySetup {
     ReplaySetup {
-        submit: SubmitArgs::from_words(words).expect("options"),
+        // As `sparkyard replay` parses them: no words is the log's own configuration (for
+        // spark-submit's grammar alone it would be the usage).
+        submit: simulate::user_submit_args(words).expect("options"),
         scenario: None,
     }
 }
@@ -230,6 +233,7 @@ fn main() {
     }
     let quick = args.iter().any(|a| a == "--quick");
     let json = args.iter().any(|a| a == "--json");
+    let keep = args.iter().any(|a| a == "--keep");
     let scale = if quick { 10 } else { 1 };
     let dir = std::env::temp_dir().join(format!("sparkyard-replay-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -268,5 +272,9 @@ fn main() {
             rss / 1048576.0
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    if keep {
+        println!("logs kept in {}", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -66,6 +66,8 @@ def multijob_app(sc):
 
 
 APPS = {"skew": skew_app, "multijob": multijob_app}
+# Spark 4.0 compresses event logs by default; Spark 3.5 does not (spark.eventLog.compress).
+COMPRESS = {"spark.eventLog.compress": "true"}
 
 
 def run_one(app, n, log_dir, extra):
@@ -77,7 +79,6 @@ def run_one(app, n, log_dir, extra):
         .setAppName(f"sparkyard-{app}")
         .set("spark.eventLog.enabled", "true")
         .set("spark.eventLog.dir", "file://" + log_dir)
-        .set("spark.eventLog.compress", "true")
         .set("spark.ui.enabled", "false")
         .set("spark.executor.memory", "512m")
     )
@@ -90,11 +91,46 @@ def run_one(app, n, log_dir, extra):
         sc.stop()
 
 
+def spark4_plan(a):
+    plan = []
+    for n in [int(x) for x in a.executors.split(",")]:
+        for app in APPS:
+            for r in range(1, a.runs + 1):
+                # A single file (Spark 3's layout; Spark 4 rolls by default, see "rolling").
+                single = {"spark.eventLog.rolling.enabled": "false", **COMPRESS}
+                plan.append((app, n, f"r{r}", single))
+    for codec in ["lz4", "snappy"]:
+        extra = {
+            "spark.eventLog.compression.codec": codec,
+            "spark.eventLog.rolling.enabled": "false",
+            **COMPRESS,
+        }
+        plan.append(("multijob", 2, codec, extra))
+    plan.append(("multijob", 2, "rolling", {"spark.eventLog.rolling.enabled": "true", **COMPRESS}))
+    return plan
+
+
+def spark3_plan():
+    """Spark 3.5's own defaults: spark.eventLog.compress is false there (a plain file), and when
+    it is turned on the codec is zstd (spark.eventLog.compression.codec, SPARK-34503); lz4 too,
+    for lz4-java's block checksums. Spark 3.5 does not roll event logs by default."""
+    return [
+        ("skew", 2, "plain", {}),
+        ("multijob", 2, "zstd", COMPRESS),
+        ("multijob", 2, "lz4", {**COMPRESS, "spark.eventLog.compression.codec": "lz4"}),
+    ]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=2)
     p.add_argument("--out", default="tests/data/eventlogs")
     p.add_argument("--executors", default="1,2,4")
+    p.add_argument(
+        "--spark3",
+        action="store_true",
+        help="the Spark 3.x plan (run with pyspark 3.5): names start with spark35_",
+    )
     p.add_argument("--one", nargs=4, metavar=("APP", "N", "DIR", "EXTRA"), help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.one:
@@ -107,20 +143,12 @@ def main():
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.makedirs(a.out, exist_ok=True)
-    plan = []
-    for n in [int(x) for x in a.executors.split(",")]:
-        for app in APPS:
-            for r in range(1, a.runs + 1):
-                # A single file (Spark 3's layout; Spark 4 rolls by default, see "rolling").
-                single = {"spark.eventLog.rolling.enabled": "false"}
-                plan.append((app, n, f"r{r}", single))
-    for codec in ["lz4", "snappy"]:
-        extra = {
-            "spark.eventLog.compression.codec": codec,
-            "spark.eventLog.rolling.enabled": "false",
-        }
-        plan.append(("multijob", 2, codec, extra))
-    plan.append(("multijob", 2, "rolling", {"spark.eventLog.rolling.enabled": "true"}))
+    import pyspark
+
+    prefix = "spark35_" if a.spark3 else ""
+    if a.spark3 and not pyspark.__version__.startswith("3."):
+        sys.exit(f"--spark3 needs pyspark 3.x, this is {pyspark.__version__}")
+    plan = spark3_plan() if a.spark3 else spark4_plan(a)
     for app, n, tag, extra in plan:
         with tempfile.TemporaryDirectory() as tmp:
             started = time.time()
@@ -131,7 +159,7 @@ def main():
             subprocess.run(cmd, check=True)
             (name,) = os.listdir(tmp)
             src = os.path.join(tmp, name)
-            base = f"{app}_n{n}_{tag}"
+            base = f"{prefix}{app}_n{n}_{tag}"
             if os.path.isdir(src):
                 dst = os.path.join(a.out, "eventlog_v2_" + base)
                 shutil.rmtree(dst, ignore_errors=True)

@@ -593,13 +593,19 @@ fn no_app_words(args: &SubmitArgs) -> Result<(), UserError> {
 
 fn replay(cmd: ReplayCommand) -> Result<ExitCode, UserError> {
     logging::init_with(logging::SILENT_FILTER);
-    let args = sparkyard::replay::simulate::user_submit_args(&cmd.words)?;
+    let args = sparkyard::replay::simulate::user_submit_args_for("replay", &cmd.words)?;
     no_app_words(&args)?;
+    let verbose = args.verbose;
     let setup = sparkyard::replay::simulate::ReplaySetup {
         submit: args,
         scenario: load_scenario(cmd.scenario.as_deref())?,
     };
-    let report = sparkyard::replay::replay(&cmd.eventlog, &setup)?;
+    let report = sparkyard::replay::replay_inspecting(&cmd.eventlog, &setup, |prepared| {
+        if verbose {
+            eprintln!("{}", sparkyard::replay::simulate::verbose_report(prepared)?);
+        }
+        Ok(())
+    })?;
     for (name, n) in &report.log.unknown_events {
         eprintln!(
             "warning: skipped {n} unknown event(s) {name} (a newer Spark or another listener wrote them)"
@@ -615,7 +621,7 @@ fn replay(cmd: ReplayCommand) -> Result<ExitCode, UserError> {
 
 fn what_if(cmd: WhatIfCommand) -> Result<ExitCode, UserError> {
     logging::init_with(logging::SILENT_FILTER);
-    let args = sparkyard::replay::simulate::user_submit_args(&cmd.words)?;
+    let args = sparkyard::replay::simulate::user_submit_args_for("what-if", &cmd.words)?;
     no_app_words(&args)?;
     let seeds = sparkyard::sweep::parse_seeds(&cmd.seeds)?;
     let jobs = cmd

@@ -167,8 +167,9 @@ pub enum TaskWork {
     /// A task replayed from an event log (`sparkyard replay`): attempt `k` fails after
     /// `failures[k].duration_ms` with its recorded exception while `k < failures.len()`, and a
     /// later attempt succeeds after `duration_ms`. The durations are the recorded launch-to-finish
-    /// times, which already hold the deserialisation and first-task warm-up, so the executor adds
-    /// no cost of its own.
+    /// times, which already hold the launch and deserialisation, so the executor adds only its
+    /// first-task warm-up (`CostModel.first_task_warmup_ms`, which the replay takes from the
+    /// log and takes off each recorded executor's first task).
     Replayed {
         duration_ms: u64,
         failures: Option<Box<[ReplayedFailure]>>,

@@ -22,8 +22,19 @@ pub fn replay(
     path: &Path,
     setup: &simulate::ReplaySetup,
 ) -> Result<report::ReplayReport, UserError> {
+    replay_inspecting(path, setup, |_| Ok(()))
+}
+
+/// [`replay`], handing the prepared run to `inspect` before it runs (`replay --verbose` prints
+/// its spark-submit arguments).
+pub fn replay_inspecting(
+    path: &Path,
+    setup: &simulate::ReplaySetup,
+    inspect: impl FnOnce(&simulate::Prepared) -> Result<(), UserError>,
+) -> Result<report::ReplayReport, UserError> {
     let app = model::load(path)?;
     let prepared = simulate::prepare(&app, setup)?;
+    inspect(&prepared)?;
     let sim = simulate::run(&prepared, setup.submit.sim.seed)?;
     Ok(report::build(
         &path.display().to_string(),

@@ -170,7 +170,7 @@ fn read_full(r: &mut impl Read, buf: &mut [u8], what: &str) -> std::io::Result<b
 /// lz4-java's `LZ4BlockOutputStream` stream (what Spark's `LZ4CompressionCodec` writes): blocks
 /// of `"LZ4Block"` + token (method | level) + compressed length + original length + checksum
 /// (little-endian ints), then the block; a block with both lengths 0 ends a stream, and streams
-/// may follow each other. The XXHash32 checksums are not verified.
+/// may follow each other. Every block's checksum is verified as `LZ4BlockInputStream.refill` does.
 pub struct Lz4BlockReader<R> {
     inner: R,
     out: Vec<u8>,
@@ -178,6 +178,8 @@ pub struct Lz4BlockReader<R> {
     ended: bool,
     /// Whether the last stream was closed with its end block.
     closed: bool,
+    /// Blocks read so far (for messages).
+    blocks: u64,
 }
 
 const LZ4_MAGIC: &[u8; 8] = b"LZ4Block";
@@ -185,6 +187,15 @@ const LZ4_METHOD_RAW: u8 = 0x10;
 const LZ4_METHOD_LZ4: u8 = 0x20;
 /// lz4-java's largest block (`LZ4BlockOutputStream`: 32 MB).
 const LZ4_MAX_BLOCK: usize = 1 << 25;
+/// `LZ4BlockOutputStream.DEFAULT_SEED`, the seed Spark's `LZ4CompressionCodec` gives its
+/// `XXHashFactory.newStreamingHash32(defaultSeed).asChecksum`.
+const LZ4_CHECKSUM_SEED: u32 = 0x9747_b28c;
+
+/// The checksum lz4-java stores for a block: XXHash32 of the decoded bytes, through
+/// `StreamingXXHash32.asChecksum`, whose `getValue` keeps the low 28 bits (`& 0xFFFFFFF`).
+pub fn lz4_block_checksum(decoded: &[u8]) -> u32 {
+    xxhash_rust::xxh32::xxh32(decoded, LZ4_CHECKSUM_SEED) & 0x0FFF_FFFF
+}
 
 impl<R: Read> Lz4BlockReader<R> {
     pub fn new(inner: R) -> Self {
@@ -194,6 +205,7 @@ impl<R: Read> Lz4BlockReader<R> {
             pos: 0,
             ended: false,
             closed: true,
+            blocks: 0,
         }
     }
 
@@ -218,9 +230,15 @@ impl<R: Read> Lz4BlockReader<R> {
                 as usize
         };
         let (method, compressed, original) = (header[8] & 0xF0, int(9), int(13));
+        let check = int(17) as u32;
+        self.blocks += 1;
         self.out.clear();
         self.pos = 0;
         if compressed == 0 && original == 0 {
+            // LZ4BlockInputStream.refill: an end block's checksum must be 0.
+            if check != 0 {
+                return Err(self.corrupt("its end block has a non-zero checksum"));
+            }
             self.closed = true;
             return Ok(());
         }
@@ -243,7 +261,21 @@ impl<R: Read> Lz4BlockReader<R> {
             }
             _ => return Err(invalid("an lz4 block has an unknown compression method")),
         }
+        let actual = lz4_block_checksum(&self.out);
+        if actual != check {
+            return Err(self.corrupt(&format!(
+                "the XXHash32 checksum of its block {} is {actual:#09x}, the block header says {check:#09x}",
+                self.blocks
+            )));
+        }
         Ok(())
+    }
+
+    /// lz4-java's own text for a failed check is "Stream is corrupted".
+    fn corrupt(&self, what: &str) -> std::io::Error {
+        invalid(format!(
+            "the lz4 stream is corrupted ({what}; lz4-java: Stream is corrupted): the log was damaged after Spark wrote it"
+        ))
     }
 }
 
@@ -462,25 +494,52 @@ mod tests {
         let text = b"{\"Event\":\"SparkListenerLogStart\"}\n".repeat(50);
         let block = lz4_flex::block::compress(&text);
         let mut s = Vec::new();
-        let header = |s: &mut Vec<u8>, method: u8, c: usize, o: usize| {
+        let header = |s: &mut Vec<u8>, method: u8, c: usize, o: usize, check: u32| {
             s.extend_from_slice(LZ4_MAGIC);
             s.push(method);
             s.extend_from_slice(&(c as u32).to_le_bytes());
             s.extend_from_slice(&(o as u32).to_le_bytes());
-            s.extend_from_slice(&0u32.to_le_bytes());
+            s.extend_from_slice(&check.to_le_bytes());
         };
-        header(&mut s, LZ4_METHOD_LZ4, block.len(), text.len());
+        let check = lz4_block_checksum(&text);
+        header(&mut s, LZ4_METHOD_LZ4, block.len(), text.len(), check);
         s.extend_from_slice(&block);
-        let mut open_stream = s.clone();
-        header(&mut s, LZ4_METHOD_RAW, 0, 0);
+        let open_stream = s.clone();
+        header(&mut s, LZ4_METHOD_RAW, 0, 0, 0);
         let mut out = Vec::new();
         Lz4BlockReader::new(&s[..])
             .read_to_end(&mut out)
             .expect("decodes");
         assert_eq!(out, text);
-        open_stream.truncate(open_stream.len());
         let err = Lz4BlockReader::new(&open_stream[..]).read_to_end(&mut Vec::new());
         assert!(err.is_err());
+    }
+
+    #[test]
+    fn an_lz4_block_whose_checksum_does_not_match_is_a_corrupt_stream() {
+        // lz4-java LZ4BlockInputStream.refill: "Stream is corrupted" when the XXHash32 of the
+        // decoded block differs from the header's, and when an end block's checksum is not 0.
+        let text = b"{\"Event\":\"SparkListenerLogStart\"}\n".repeat(10);
+        let stream = |check: u32, end_check: u32| {
+            let mut s = LZ4_MAGIC.to_vec();
+            s.push(LZ4_METHOD_RAW);
+            s.extend_from_slice(&(text.len() as u32).to_le_bytes());
+            s.extend_from_slice(&(text.len() as u32).to_le_bytes());
+            s.extend_from_slice(&check.to_le_bytes());
+            s.extend_from_slice(&text);
+            s.extend_from_slice(LZ4_MAGIC);
+            s.push(LZ4_METHOD_RAW);
+            s.extend_from_slice(&[0; 8]);
+            s.extend_from_slice(&end_check.to_le_bytes());
+            s
+        };
+        let read = |s: Vec<u8>| Lz4BlockReader::new(&s[..]).read_to_end(&mut Vec::new());
+        let good = lz4_block_checksum(&text);
+        assert!(read(stream(good, 0)).is_ok());
+        let bad = read(stream(good ^ 1, 0)).expect_err("a wrong checksum is refused");
+        assert!(bad.to_string().contains("Stream is corrupted"), "{bad}");
+        assert!(bad.to_string().contains("block 1"), "{bad}");
+        assert!(read(stream(good, 7)).is_err());
     }
 
     #[test]

@@ -46,11 +46,65 @@ pub struct ReplaySetup {
 /// The user's spark-submit words for a replay, parsed by spark-submit's grammar. No words is
 /// a replay under the log's own configuration (for spark-submit itself it would be the usage).
 pub fn user_submit_args<T: AsRef<str>>(words: &[T]) -> Result<SubmitArgs, UserError> {
-    let mut args = SubmitArgs::from_words(words.iter().map(AsRef::as_ref))?;
+    let (args, _) = user_submit_words(words)?;
+    Ok(args)
+}
+
+/// [`user_submit_args`] for the command `command` ("replay" or "what-if"): the flags that come
+/// with spark-submit's options but that a replay has no use for are refused, never ignored:
+/// `--log-dir` (a replay writes no container logs), `--quiet` (it prints only its report and
+/// warnings), and `--verbose` for what-if (one spark-submit per configuration; `replay
+/// --verbose` prints the one it runs, see [`verbose_report`]).
+pub fn user_submit_args_for<T: AsRef<str>>(
+    command: &str,
+    words: &[T],
+) -> Result<SubmitArgs, UserError> {
+    let (args, matches) = user_submit_words(words)?;
+    let from_user =
+        |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+    let unused = |flag: &str, why: &str| {
+        Err(UserError::usage(format!(
+            "{flag} is not used by {command}: {why}; remove it"
+        )))
+    };
+    if from_user("log_dir") {
+        return unused(
+            "--log-dir",
+            "a replay keeps no container logs (its report is the output; `sparkyard submit` writes container logs)",
+        );
+    }
+    if args.sim.quiet {
+        return unused(
+            "--quiet",
+            "it prints nothing but its report and warnings already",
+        );
+    }
+    if args.verbose && command != "replay" {
+        return unused(
+            "--verbose",
+            "every configuration of the grid is its own spark-submit (`sparkyard replay LOG --verbose` with one configuration's options prints its parsed arguments)",
+        );
+    }
+    Ok(args)
+}
+
+fn user_submit_words<T: AsRef<str>>(
+    words: &[T],
+) -> Result<(SubmitArgs, clap::ArgMatches), UserError> {
+    let command = clap::Command::new("sparkyard replay");
+    let (mut args, matches) =
+        SubmitArgs::from_words_with(words.iter().map(AsRef::as_ref), command)?;
     if words.is_empty() {
         args.action = crate::conf::submit::SubmitAction::Submit;
     }
-    Ok(args)
+    Ok((args, matches))
+}
+
+/// spark-submit's `--verbose` output for the submit a replay runs (the log's resources and
+/// settings as options under the user's): what `replay --verbose` prints on stderr.
+pub fn verbose_report(p: &Prepared) -> Result<String, UserError> {
+    let submission = Submission::from_args(p.args.clone(), DefaultsFile::embedded())?;
+    Ok(submission.request.verbose_report())
 }
 
 /// The spark-submit words' values the log gives, under the user's.
@@ -231,7 +285,9 @@ pub fn prepare(app: &Application, setup: &ReplaySetup) -> Result<Prepared, UserE
         scenario: None,
     };
     let ready_ms = calibrate(app, &mut p)?;
-    p.program = program::program(app, program::startup_overlap(app, ready_ms));
+    let warmup = program::first_task_warmup(app);
+    p.cluster.costs.first_task_warmup_ms = warmup.warmup_ms;
+    p.program = program::program(app, program::startup_overlap(app, ready_ms), &warmup);
     p.scenario = setup.scenario.clone();
     Ok(p)
 }

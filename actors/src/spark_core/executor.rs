@@ -687,9 +687,11 @@ impl CoarseGrainedExecutorBackend {
             Some((fetch_ms, failure)) => (fetch_ms, TaskResultData::FetchFailed(Box::new(failure))),
             None => (work_ms, self.write_shuffle_output(&desc, result)),
         };
-        // A replayed task's recorded duration already holds its launch and warm-up costs.
+        // A replayed task's recorded duration already holds its launch cost; the executor's
+        // first-task warm-up is the replay's (taken off the log's first tasks, see
+        // sparkyard's replay::program::FirstTaskWarmup), paid by whatever task runs first here.
         let duration = match desc.work {
-            TaskWork::Replayed { .. } => work_ms,
+            TaskWork::Replayed { .. } => warmup + work_ms,
             _ => costs.task_launch_overhead_ms + warmup + work_ms,
         };
         let tid = desc.task_id;
