@@ -236,3 +236,41 @@ fn an_unknown_option_gets_the_launchers_error_and_sparks_usage() {
         text(&version.stdout)
     );
 }
+
+// Spark 4.0 Client.getDriverLogsLink / formatReportDetails: with
+// spark.yarn.includeDriverLogsLink the RUNNING report (and only it) ends with the AM container's
+// `Driver Logs (stdout)` / `(stderr)` links (YarnClusterSuite "running Spark in yarn-cluster mode
+// displays driver log links"); without it, no such line.
+#[test]
+fn include_driver_logs_link_adds_the_links_to_the_running_report() {
+    let out = submit_pi(
+        &[
+            "--conf",
+            "spark.yarn.includeDriverLogsLink=true",
+            "app.jar",
+            "2",
+        ],
+        "driver-links",
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        !stderr.contains("includeDriverLogsLink"),
+        "no warning: {stderr}"
+    );
+    let cid = "container_1764662400000_0001_01_000001";
+    for f in ["stdout", "stderr"] {
+        let line = format!(
+            "\n\t Driver Logs ({f}): http://nm-2.sparkyard.internal:8042/node/containerlogs/{cid}/spark/{f}?start=-4096"
+        );
+        assert_eq!(stderr.matches(&line).count(), 1, "{f}: {stderr}");
+    }
+    let running = stderr
+        .split("(state: RUNNING)")
+        .nth(1)
+        .expect("a RUNNING report");
+    let finished = running.split("(state: FINISHED)").nth(1).expect("FINISHED");
+    assert!(!finished.contains("Driver Logs"), "{finished}");
+    let plain = submit_pi(&["app.jar", "2"], "driver-links-off");
+    assert!(!text(&plain.stderr).contains("Driver Logs"));
+}
