@@ -274,3 +274,23 @@ fn include_driver_logs_link_adds_the_links_to_the_running_report() {
     let plain = submit_pi(&["app.jar", "2"], "driver-links-off");
     assert!(!text(&plain.stderr).contains("Driver Logs"));
 }
+
+// Hadoop 3.4 RMAppManager.validateAndCreateResourceRequest -> SchedulerUtils
+// .validateResourceRequest: an AM (driver) asking more vcores than the maximum allocation fails
+// submitApplication itself with InvalidResourceRequestException (Spark's Client checks memory
+// only); Spark 4.0 Client.submitApplication's catch deletes the staging directory and rethrows.
+#[test]
+fn driver_cores_above_the_maximum_allocation_are_refused_at_submission() {
+    let out = submit_pi(&["--driver-cores", "8", "app.jar", "2"], "driver-cores");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("Exception in thread \"main\" org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException: Invalid resource request! Cannot allocate containers as requested resource is greater than maximum allowed allocation. Requested resource type=[vcores], Requested resource=<memory:1408, vCores:8>, maximum allowed allocation=<memory:8192, vCores:4>"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("INFO Client: Deleted staging directory "),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Application report for"), "{stderr}");
+}

@@ -213,6 +213,20 @@ impl ResourceManager {
             Some(m) if m >= 1 && m <= rm_max => m,
             _ => rm_max.max(1),
         };
+        // RMAppManager.validateAndCreateResourceRequest (SchedulerUtils.validateResourceRequest):
+        // an AM request above the maximum allocation fails submitApplication itself, before any
+        // RMApp exists; ClientRMService logs it and the exception goes back to the client.
+        if let Err(text) = self.scheduler.validate_request(sub.am_resource) {
+            info!(
+                self.env.log(),
+                "yarn::ClientRMService", "Exception in submitting {id}"
+            );
+            let f = RpcFailure::new(
+                "org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException",
+                text,
+            );
+            return self.env.reply_failure(ask, f);
+        }
         info!(
             self.env.log(),
             TARGET, "Application with id {} submitted by user {}", id.id, sub.user

@@ -389,6 +389,19 @@ impl Client {
         None
     }
 
+    /// Spark 4.0 `Client.submitApplication`'s catch: the RM refused `submitApplication` (e.g.
+    /// an AM above the maximum allocation); the staging directory the upload made is deleted
+    /// (`cleanupStagingDir`) and the exception ends spark-submit.
+    fn submit_refused(&mut self, e: RpcFailure) {
+        info!(
+            self.env.log(),
+            TARGET,
+            "Deleted staging directory {}",
+            self.staging_dir()
+        );
+        self.fail_before_submit(e);
+    }
+
     fn fail_before_submit(&mut self, e: RpcFailure) {
         self.finish(None, Some(e));
     }
@@ -676,9 +689,10 @@ impl Client {
                     ))),
                 );
             }
-            ClientAnswer::ClusterMetrics(Err(e))
-            | ClientAnswer::NewApplication(Err(e))
-            | ClientAnswer::Submit(Err(e)) => self.fail_before_submit(e),
+            ClientAnswer::ClusterMetrics(Err(e)) | ClientAnswer::NewApplication(Err(e)) => {
+                self.fail_before_submit(e)
+            }
+            ClientAnswer::Submit(Err(e)) => self.submit_refused(e),
         }
     }
 }
