@@ -118,7 +118,10 @@ fn user_errors_exit_one_with_a_clear_message_and_no_panic() {
 #[test]
 fn the_same_seed_gives_byte_identical_output() {
     let args = ["--num-executors", "2", "app.jar", "8"];
+    // Same inputs includes the same (empty) --log-dir: a second run into a used one adds the
+    // "earlier run ... replaced" notice (a_rerun_replaces_the_earlier_container_logs...).
     let a = submit_pi(&args, "det");
+    let _ = std::fs::remove_dir_all(log_dir_for("det"));
     let b = submit_pi(&args, "det");
     assert_eq!(a.status.code(), Some(0));
     assert_eq!(text(&a.stdout), text(&b.stdout));
@@ -293,4 +296,44 @@ fn driver_cores_above_the_maximum_allocation_are_refused_at_submission() {
         "{stderr}"
     );
     assert!(!stderr.contains("Application report for"), "{stderr}");
+}
+
+// Application ids repeat between runs (the cluster timestamp is the cluster file's
+// start_time_ms): a rerun into the same --log-dir replaces the earlier run's container
+// directories of that application (none of them is left mixed in) and says so.
+#[test]
+fn a_rerun_replaces_the_earlier_container_logs_with_a_notice() {
+    let dir = std::path::PathBuf::from(log_dir_for("rerun"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let first = submit_pi(&["--num-executors", "3", "app.jar", "2"], "rerun");
+    assert_eq!(first.status.code(), Some(0));
+    assert!(!text(&first.stderr).contains("notice:"));
+    let cids = |d: &std::path::Path| -> Vec<String> {
+        let mut all: Vec<String> = files_under(d)
+            .iter()
+            .filter_map(|p| {
+                let s = p.to_string_lossy().to_string();
+                s.split("/userlogs/application_1764662400000_0001/")
+                    .nth(1)
+                    .map(|r| r.split('/').next().unwrap_or_default().to_string())
+            })
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    };
+    assert_eq!(cids(&dir).len(), 4, "AM + 3 executors");
+    let second = submit_pi(&["--num-executors", "1", "app.jar", "2"], "rerun");
+    let stderr = text(&second.stderr);
+    assert_eq!(second.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("held container logs of an earlier run with the same application id; they were replaced."),
+        "{stderr}"
+    );
+    assert_eq!(
+        cids(&dir).len(),
+        2,
+        "AM + 1 executor, nothing left of the first run"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
