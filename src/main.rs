@@ -380,6 +380,16 @@ fn close_run(
 ) -> Result<Option<PathBuf>, UserError> {
     outputs.finish_progress();
     eprint!("{}", report::closing_stderr(result, quiet));
+    let cannot = |e: std::io::Error| {
+        UserError::file(
+            log_dir.display().to_string(),
+            format!("cannot write container logs: {e}"),
+        )
+    };
+    let removed = report::clear_previous_logs(result, log_dir).map_err(cannot)?;
+    if let Some(notice) = report::replaced_logs_notice(&removed) {
+        eprintln!("{notice}");
+    }
     report::write_logs(result, log_dir).map_err(|e| {
         UserError::file(
             log_dir.display().to_string(),

@@ -52,6 +52,49 @@ pub fn closing_stderr(result: &RunResult, quiet: bool) -> String {
     out
 }
 
+/// Removes what an earlier run with the same application id left under
+/// `<dir>/<host>/userlogs/<appId>/` (every host), so a rerun never mixes its containers with
+/// older ones; returns the directories it removed, for the console notice. (Application ids
+/// repeat because the cluster timestamp is the cluster file's `start_time_ms`.)
+pub fn clear_previous_logs(result: &RunResult, dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let Some(app) = result.outcome.application_id else {
+        return Ok(Vec::new());
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(Vec::new());
+    };
+    let mut hosts: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    hosts.sort();
+    let mut removed = Vec::new();
+    for host in hosts {
+        let old = host.join("userlogs").join(app.to_string());
+        if old.is_dir() {
+            std::fs::remove_dir_all(&old)?;
+            removed.push(old);
+        }
+    }
+    Ok(removed)
+}
+
+/// The console notice for [`clear_previous_logs`].
+pub fn replaced_logs_notice(removed: &[PathBuf]) -> Option<String> {
+    let first = removed.first()?;
+    let more = match removed.len() - 1 {
+        0 => String::new(),
+        1 => " and 1 more host directory".to_string(),
+        n => format!(" and {n} more host directories"),
+    };
+    Some(format!(
+        "notice: {}{more} held container logs of an earlier run with the same application id; \
+         they were replaced. Pass another --log-dir, or another [resourcemanager] start_time_ms \
+         in the cluster file (YARN's cluster timestamp in the application id), to keep both runs.",
+        first.display()
+    ))
+}
+
 /// Writes each container's files under `<dir>/<host>/userlogs/<appId>/<containerId>/` (a
 /// NodeManager's `yarn.nodemanager.log-dirs` layout) and the daemons' logs under `<dir>/daemons/`.
 /// Returns the application's log directory.

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use sparkyard_actors::world::config::{CostModel, NodeSpec, QueueSpec, YarnSettings};
+use sparkyard_actors::world::config::{CostModel, NodeSpec, QueueSpec, TenantLoad, YarnSettings};
 use toml::Spanned;
 
 use crate::error::UserError;
@@ -68,6 +68,40 @@ pub(crate) struct RawCluster {
     #[serde(default)]
     #[schemars(with = "Vec<RawQueue>")]
     queues: Vec<Spanned<RawQueue>>,
+    #[serde(default)]
+    #[schemars(with = "Vec<RawTenant>")]
+    tenants: Vec<Spanned<RawTenant>>,
+}
+
+/// A `[[tenants]]` entry: another user's application in a queue, holding containers for a while.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Tenant")]
+struct RawTenant {
+    /// The tenant's YARN user.
+    #[schemars(with = "Option<String>")]
+    user: Key<String>,
+    /// Its queue (one of `[[queues]]`; default `default`).
+    #[schemars(with = "Option<String>")]
+    queue: Key<String>,
+    /// When it is submitted, ms of virtual time from the cluster's start (default 0).
+    #[schemars(with = "Option<u64>")]
+    start_ms: Key<u64>,
+    /// How long it runs from its submission; then everything it holds is freed.
+    #[schemars(with = "Option<u64>")]
+    duration_ms: Key<u64>,
+    /// Its AM container's memory (default 1024).
+    #[schemars(with = "Option<u64>")]
+    am_memory_mb: Key<u64>,
+    /// How many containers it asks for once its AM runs (default 0).
+    #[schemars(with = "Option<u32>")]
+    containers: Key<u32>,
+    /// Each container's memory (default 1024).
+    #[schemars(with = "Option<u64>")]
+    memory_mb: Key<u64>,
+    /// Each container's vcores (default 1).
+    #[schemars(with = "Option<u32>")]
+    vcores: Key<u32>,
 }
 
 /// A `[[queues]]` entry: a CapacityScheduler leaf queue under `root`.
@@ -340,6 +374,7 @@ fn yarn(raw: &RawYarn, lines: &Lines) -> Result<YarnSettings, String> {
         // right after SIGTERM, no time for shutdown hooks).
         sleep_delay_before_sigkill_ms: value(&raw.sigkill_delay_ms, 250),
         queues: Vec::new(),
+        tenants: Vec::new(),
     })
 }
 
@@ -387,6 +422,52 @@ fn queues(raw: &[Spanned<RawQueue>], lines: &Lines) -> Result<Vec<QueueSpec>, St
              capacities must add up to 100",
             total / 100.0
         ));
+    }
+    Ok(out)
+}
+
+/// The `[[tenants]]`: each in a known queue, with a user and a positive duration.
+fn tenants(
+    raw: &[Spanned<RawTenant>],
+    lines: &Lines,
+    yarn: &YarnSettings,
+) -> Result<Vec<TenantLoad>, String> {
+    let mut out = Vec::new();
+    for t in raw {
+        let at = format!("line {}: [[tenants]]", lines.line_of(t.span().start));
+        let t = t.get_ref();
+        let user = value(&t.user, String::new());
+        let queue = value(&t.queue, "default".to_string());
+        let load = TenantLoad {
+            user,
+            queue,
+            start_ms: value(&t.start_ms, 0),
+            duration_ms: value(&t.duration_ms, 0),
+            am_memory_mb: value(&t.am_memory_mb, 1024),
+            containers: value(&t.containers, 0),
+            memory_mb: value(&t.memory_mb, 1024),
+            vcores: value(&t.vcores, 1),
+        };
+        if load.user.is_empty() {
+            return Err(format!("{at}: a tenant needs a user"));
+        }
+        if yarn.queue(&load.queue).is_none() {
+            return Err(format!(
+                "{at}: unknown queue '{}'; the queues are {}",
+                load.queue,
+                yarn.queues
+                    .iter()
+                    .map(|q| q.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if load.duration_ms == 0 || load.am_memory_mb == 0 || load.memory_mb == 0 {
+            return Err(format!(
+                "{at}: duration_ms, am_memory_mb and memory_mb must be above 0"
+            ));
+        }
+        out.push(load);
     }
     Ok(out)
 }
@@ -624,6 +705,7 @@ fn validate(raw: &RawCluster, lines: &Lines) -> Result<ClusterConfig, String> {
     let (rm_host, rm_start_time_ms, user) = resourcemanager(&raw.resourcemanager, lines)?;
     let mut yarn = yarn(&raw.yarn, lines)?;
     yarn.queues = queues(&raw.queues, lines)?;
+    yarn.tenants = tenants(&raw.tenants, lines, &yarn)?;
     let costs = costs(&raw.costs, lines)?;
     let nodes = nodes(&raw.nodes, lines, &yarn)?;
     Ok(ClusterConfig {
@@ -1047,5 +1129,35 @@ mod tests {
         );
         let dup = "[[nodes]]\n[[queues]]\nname = \"a\"\ncapacity = 50\n[[queues]]\nname = \"a\"\ncapacity = 50\n";
         assert!(parse_cluster(dup, "c").is_err());
+    }
+
+    // [[tenants]]: other users' applications in a known queue, with defaults.
+    #[test]
+    fn tenants_parse_and_name_a_known_queue() {
+        let ok = "[[nodes]]\n[[tenants]]\nuser = \"analyst\"\nduration_ms = 5000\ncontainers = 3\n";
+        let c = parse_cluster(ok, "c").unwrap();
+        assert_eq!(
+            c.yarn.tenants,
+            vec![TenantLoad {
+                user: "analyst".into(),
+                queue: "default".into(),
+                start_ms: 0,
+                duration_ms: 5000,
+                am_memory_mb: 1024,
+                containers: 3,
+                memory_mb: 1024,
+                vcores: 1,
+            }]
+        );
+        let bad_queue = "[[nodes]]\n[[tenants]]\nuser = \"a\"\nqueue = \"etl\"\nduration_ms = 5\n";
+        let err = parse_cluster(bad_queue, "c").unwrap_err().to_string();
+        assert!(
+            err.contains("unknown queue 'etl'; the queues are default"),
+            "{err}"
+        );
+        let no_user = "[[nodes]]\n[[tenants]]\nduration_ms = 5\n";
+        assert!(parse_cluster(no_user, "c").is_err());
+        let no_duration = "[[nodes]]\n[[tenants]]\nuser = \"a\"\n";
+        assert!(parse_cluster(no_duration, "c").is_err());
     }
 }

@@ -247,10 +247,70 @@ fn check_redaction_regex(c: &SparkConf) -> Result<(), UserError> {
         })
 }
 
+/// Spark 4.0 `ResourceRequestHelper.validateResources` (first thing `Client.submitApplication`
+/// does): a YARN resource-type key that has a Spark property of its own, set with the
+/// `.amount` suffix, is refused. Every offending key adds a line to one `SparkException`.
+pub fn validate_yarn_resources(c: &SparkConf) -> Result<(), UserError> {
+    let (am, driver, executor) = (
+        "spark.yarn.am.resource.",
+        "spark.yarn.driver.resource.",
+        "spark.yarn.executor.resource.",
+    );
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    let roles = [
+        ("spark.yarn.am.memory", "spark.yarn.am.cores", am),
+        ("spark.driver.memory", "spark.driver.cores", driver),
+        ("spark.executor.memory", "spark.executor.cores", executor),
+    ];
+    for suffix in ["memory", "mb", "memory-mb"] {
+        for (memory, _, prefix) in roles {
+            pairs.push((memory.into(), format!("{prefix}{suffix}")));
+        }
+    }
+    for suffix in ["cores", "vcores", "cpu-vcores"] {
+        for (_, cores, prefix) in roles {
+            pairs.push((cores.into(), format!("{prefix}{suffix}")));
+        }
+    }
+    let gpu_device = c.get_string("spark.yarn.resourceGpuDeviceName", "yarn.io/gpu");
+    let fpga_device = c.get_string("spark.yarn.resourceFpgaDeviceName", "yarn.io/fpga");
+    for (role, device, yarn) in [
+        ("spark.executor", "fpga", &fpga_device),
+        ("spark.driver", "fpga", &fpga_device),
+        ("spark.executor", "gpu", &gpu_device),
+        ("spark.driver", "gpu", &gpu_device),
+    ] {
+        let prefix = if role == "spark.driver" {
+            driver
+        } else {
+            executor
+        };
+        pairs.push((
+            format!("{role}.resource.{device}.amount"),
+            format!("{prefix}{yarn}"),
+        ));
+    }
+    let mut message = String::new();
+    for (spark_name, request) in pairs {
+        let key = format!("{request}.amount");
+        if c.contains(&key) {
+            message.push_str(&format!(
+                "Error: Do not use {key}, please use {spark_name} instead!\n"
+            ));
+        }
+    }
+    if message.is_empty() {
+        Ok(())
+    } else {
+        Err(UserError::spark(message))
+    }
+}
+
 /// Every field of [`SparkSettings`], from the merged conf of `req` and Spark's defaults.
 pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
     let c = &req.conf;
     check_redaction_regex(c)?;
+    validate_yarn_resources(c)?;
     let mem = memory(c, &req.primary_resource)?;
     let (ask_timeout_ms, ask_timeout_property) = rpc_timeout(c, "spark.rpc.askTimeout")?;
     let (lookup_timeout_ms, lookup_timeout_property) = rpc_timeout(c, "spark.rpc.lookupTimeout")?;
@@ -260,6 +320,7 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         primary_resource: req.primary_resource.clone(),
         app_args: req.app_args.clone(),
         queue: c.get_string("spark.yarn.queue", "default"),
+        include_driver_logs_link: c.get_bool("spark.yarn.includeDriverLogsLink", false)?,
         application_type: application_type(c),
         driver_memory_mb: mem.driver_mb,
         driver_memory_overhead_mb: mem.driver_overhead_mb,
@@ -347,6 +408,45 @@ mod tests {
         let args = super::super::submit::tests::parse(&[extra, &["app.jar", "10"]].concat());
         let req = args.into_request(DefaultsFile::Embedded(""))?;
         spark_settings(&req)
+    }
+
+    // Spark 4.0 ResourceRequestHelper.validateResources (spark-yarn_2.13-4.0.0.jar: the checked
+    // key is the YARN key plus ".amount"; "Error: Do not use %s, please use %s instead!\n" per
+    // key, one SparkException); ResourceRequestHelperSuite "do not use spark.yarn.*.resource".
+    #[test]
+    fn yarn_resource_keys_with_a_spark_property_are_refused() {
+        let err = settings(&[
+            "--conf",
+            "spark.yarn.driver.resource.yarn.io/fpga.amount=1",
+            "--conf",
+            "spark.driver.resource.fpga.amount=1",
+            "--conf",
+            "spark.yarn.executor.resource.memory.amount=2g",
+        ])
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Exception in thread \"main\" org.apache.spark.SparkException: Error: Do not use spark.yarn.executor.resource.memory.amount, please use spark.executor.memory instead!\nError: Do not use spark.yarn.driver.resource.yarn.io/fpga.amount, please use spark.driver.resource.fpga.amount instead!\n"
+        );
+        let err = settings(&[
+            "--conf",
+            "spark.yarn.resourceGpuDeviceName=acme.com/gpu",
+            "--conf",
+            "spark.yarn.executor.resource.acme.com/gpu.amount=2",
+        ])
+        .unwrap_err();
+        assert!(err.to_string().contains(
+            "Do not use spark.yarn.executor.resource.acme.com/gpu.amount, please use spark.executor.resource.gpu.amount instead!"
+        ));
+        // Custom YARN resources without a Spark twin are accepted.
+        assert!(
+            settings(&[
+                "--conf",
+                "spark.yarn.executor.resource.acme.com/widget.amount=2"
+            ])
+            .is_ok()
+        );
+        assert!(settings(&["--conf", "spark.yarn.am.resource.yarn.io/gpu.amount=1"]).is_ok());
     }
 
     // internal/config/package.scala: the spark.dynamicAllocation.* defaults (shuffle tracking

@@ -218,7 +218,6 @@ pub struct SubmitRequest {
 
 /// Keys the issue asks to act that sparkyard does not simulate yet: said on the console.
 const NOT_SIMULATED_KEYS: &[&str] = &[
-    "spark.yarn.includeDriverLogsLink",
     "spark.yarn.historyServer.address",
     "spark.ui.custom.executor.log.url",
 ];

@@ -118,7 +118,10 @@ fn user_errors_exit_one_with_a_clear_message_and_no_panic() {
 #[test]
 fn the_same_seed_gives_byte_identical_output() {
     let args = ["--num-executors", "2", "app.jar", "8"];
+    // Same inputs includes the same (empty) --log-dir: a second run into a used one adds the
+    // "earlier run ... replaced" notice (a_rerun_replaces_the_earlier_container_logs...).
     let a = submit_pi(&args, "det");
+    let _ = std::fs::remove_dir_all(log_dir_for("det"));
     let b = submit_pi(&args, "det");
     assert_eq!(a.status.code(), Some(0));
     assert_eq!(text(&a.stdout), text(&b.stdout));
@@ -235,4 +238,102 @@ fn an_unknown_option_gets_the_launchers_error_and_sparks_usage() {
         "{}",
         text(&version.stdout)
     );
+}
+
+// Spark 4.0 Client.getDriverLogsLink / formatReportDetails: with
+// spark.yarn.includeDriverLogsLink the RUNNING report (and only it) ends with the AM container's
+// `Driver Logs (stdout)` / `(stderr)` links (YarnClusterSuite "running Spark in yarn-cluster mode
+// displays driver log links"); without it, no such line.
+#[test]
+fn include_driver_logs_link_adds_the_links_to_the_running_report() {
+    let out = submit_pi(
+        &[
+            "--conf",
+            "spark.yarn.includeDriverLogsLink=true",
+            "app.jar",
+            "2",
+        ],
+        "driver-links",
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        !stderr.contains("includeDriverLogsLink"),
+        "no warning: {stderr}"
+    );
+    let cid = "container_1764662400000_0001_01_000001";
+    for f in ["stdout", "stderr"] {
+        let line = format!(
+            "\n\t Driver Logs ({f}): http://nm-2.sparkyard.internal:8042/node/containerlogs/{cid}/spark/{f}?start=-4096"
+        );
+        assert_eq!(stderr.matches(&line).count(), 1, "{f}: {stderr}");
+    }
+    let running = stderr
+        .split("(state: RUNNING)")
+        .nth(1)
+        .expect("a RUNNING report");
+    let finished = running.split("(state: FINISHED)").nth(1).expect("FINISHED");
+    assert!(!finished.contains("Driver Logs"), "{finished}");
+    let plain = submit_pi(&["app.jar", "2"], "driver-links-off");
+    assert!(!text(&plain.stderr).contains("Driver Logs"));
+}
+
+// Hadoop 3.4 RMAppManager.validateAndCreateResourceRequest -> SchedulerUtils
+// .validateResourceRequest: an AM (driver) asking more vcores than the maximum allocation fails
+// submitApplication itself with InvalidResourceRequestException (Spark's Client checks memory
+// only); Spark 4.0 Client.submitApplication's catch deletes the staging directory and rethrows.
+#[test]
+fn driver_cores_above_the_maximum_allocation_are_refused_at_submission() {
+    let out = submit_pi(&["--driver-cores", "8", "app.jar", "2"], "driver-cores");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("Exception in thread \"main\" org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException: Invalid resource request! Cannot allocate containers as requested resource is greater than maximum allowed allocation. Requested resource type=[vcores], Requested resource=<memory:1408, vCores:8>, maximum allowed allocation=<memory:8192, vCores:4>"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("INFO Client: Deleted staging directory "),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Application report for"), "{stderr}");
+}
+
+// Application ids repeat between runs (the cluster timestamp is the cluster file's
+// start_time_ms): a rerun into the same --log-dir replaces the earlier run's container
+// directories of that application (none of them is left mixed in) and says so.
+#[test]
+fn a_rerun_replaces_the_earlier_container_logs_with_a_notice() {
+    let dir = std::path::PathBuf::from(log_dir_for("rerun"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let first = submit_pi(&["--num-executors", "3", "app.jar", "2"], "rerun");
+    assert_eq!(first.status.code(), Some(0));
+    assert!(!text(&first.stderr).contains("notice:"));
+    let cids = |d: &std::path::Path| -> Vec<String> {
+        let mut all: Vec<String> = files_under(d)
+            .iter()
+            .filter_map(|p| {
+                let s = p.to_string_lossy().to_string();
+                s.split("/userlogs/application_1764662400000_0001/")
+                    .nth(1)
+                    .map(|r| r.split('/').next().unwrap_or_default().to_string())
+            })
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    };
+    assert_eq!(cids(&dir).len(), 4, "AM + 3 executors");
+    let second = submit_pi(&["--num-executors", "1", "app.jar", "2"], "rerun");
+    let stderr = text(&second.stderr);
+    assert_eq!(second.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("held container logs of an earlier run with the same application id; they were replaced."),
+        "{stderr}"
+    );
+    assert_eq!(
+        cids(&dir).len(),
+        2,
+        "AM + 1 executor, nothing left of the first run"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

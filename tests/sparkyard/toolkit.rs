@@ -190,6 +190,9 @@ host = "nm-{n}.x"
 [[cluster.queues]]
 name = "default"
 capacity = 100
+[[cluster.tenants]]
+user = "u"
+duration_ms = 1
 [submit]
 [workload]
 [[workload.jobs]]

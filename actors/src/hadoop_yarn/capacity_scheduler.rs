@@ -1,10 +1,13 @@
 //! The ResourceManager's scheduler as a plain state machine (no actix, no SimContext): nodes and
 //! what they have in use, each attempt's outstanding asks, blacklist and live containers, and the
 //! assignment of containers on a NodeManager heartbeat; mirrors Hadoop's `CapacityScheduler`
-//! (`nodeUpdate` / `allocateContainersToNode`, `removeNode`) with one `LeafQueue`,
-//! `FiCaSchedulerNode`, `SchedulerApplicationAttempt` / `AppSchedulingInfo` and
-//! `SchedulerUtils.normalizeRequest`. The RM actor drives it and does the logging and messaging.
+//! (`nodeUpdate` / `allocateContainersToNode`, `removeNode`) with its leaf queues
+//! (`AbstractLeafQueue`: application activation under the AM resource limits, the queue's
+//! maximum capacity and the user limit), `FiCaSchedulerNode`, `SchedulerApplicationAttempt` /
+//! `AppSchedulingInfo` and `SchedulerUtils.normalizeRequest`. The RM actor drives it and does the
+//! logging and messaging.
 
+use crate::world::config::QueueSpec;
 use sparkyard_messages::ids::{ApplicationAttemptId, ContainerId, NodeId};
 use sparkyard_messages::records::{Container, Resource};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -53,6 +56,77 @@ struct SchedulerAttempt {
     blacklist: BTreeSet<String>,
     /// Containers not completed yet, with their node index and size.
     live: BTreeMap<ContainerId, (usize, Resource)>,
+    /// Its leaf queue (index into the scheduler's queues) and user.
+    queue: usize,
+    user: String,
+    /// The AM's normalized size; counted in the queue's AM usage while `active`.
+    am_resource: Resource,
+    /// Activated (`activateApplications`): its AM container may be assigned.
+    active: bool,
+}
+
+/// Why `activateApplications` left an application pending
+/// (`CSAMContainerLaunchDiagnosticsConstants`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AmLimitExceeded {
+    /// `QUEUE_AM_RESOURCE_LIMIT_EXCEED`: "Queue's AM resource limit exceeded. "
+    Queue,
+    /// `USER_AM_RESOURCE_LIMIT_EXCEED`: "User's AM resource limit exceeded. "
+    User,
+}
+
+/// What `FiCaSchedulerApp.getPendingAppDiagnosticMessage` reports of an application that is
+/// not activated yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingActivation {
+    pub reason: AmLimitExceeded,
+    pub am_request: Resource,
+    pub queue_am_limit: Resource,
+    pub user_am_limit: Resource,
+    pub queue_am_used: Resource,
+}
+
+impl PendingActivation {
+    /// `SchedulerApplicationAttempt.updateAMContainerDiagnostics(INACTIVATED, ...)` with the
+    /// pending details (Hadoop 3.4 FiCaSchedulerApp; `date` is the `[...]` prefix).
+    pub fn diagnostics(&self, date: &str) -> String {
+        let reason = match self.reason {
+            AmLimitExceeded::Queue => "Queue's AM resource limit exceeded. ",
+            AmLimitExceeded::User => "User's AM resource limit exceeded. ",
+        };
+        format!(
+            "[{date}] Application is added to the scheduler and is not yet activated. {reason} \
+             Details : AM Partition = <DEFAULT_PARTITION>; AM Resource Request = {}; Queue \
+             Resource Limit for AM = {}; User AM Resource Limit of the queue = {}; Queue AM \
+             Resource Usage = {}; ",
+            self.am_request, self.queue_am_limit, self.user_am_limit, self.queue_am_used
+        )
+    }
+}
+
+/// An application `activateApplications` has just activated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Activated {
+    pub attempt: ApplicationAttemptId,
+    pub user: String,
+    /// `getQueuePath()`: `root.<name>`.
+    pub queue_path: String,
+}
+
+/// One leaf queue's configuration and usage (`AbstractLeafQueue` with its `UsersManager`);
+/// memory only is compared, as the `DefaultResourceCalculator` does.
+#[derive(Clone, Debug)]
+struct LeafQueue {
+    spec: QueueSpec,
+    used_mb: u64,
+    am_used_mb: u64,
+    /// The vcores of the active AMs (shown in the pending diagnostics' AM usage).
+    am_used_vcores: u32,
+    /// Per user: (memory used, AM memory used).
+    users: BTreeMap<String, (u64, u64)>,
+    active_apps: u32,
+    /// Applications not activated yet, in submission order, with the last reason.
+    pending: Vec<(ApplicationAttemptId, Option<PendingActivation>)>,
 }
 
 /// A container the scheduler placed on a heartbeat.
@@ -79,11 +153,36 @@ pub struct CapacityScheduler {
     pending_am: VecDeque<(ApplicationAttemptId, Resource)>,
     /// Attempts with outstanding asks, in id order.
     asking: BTreeSet<ApplicationAttemptId>,
+    queues: Vec<LeafQueue>,
+    /// Memory of the nodes not LOST (`lastClusterResource`).
+    cluster_mb: u64,
+    /// Applications activated since the RM last drained them.
+    activated: Vec<Activated>,
 }
 
 impl CapacityScheduler {
     pub fn new(limits: AllocationLimits) -> Self {
+        Self::with_queues(limits, &[QueueSpec::with_capacity("default", 100.0)])
+    }
+
+    /// A scheduler with these leaf queues under `root` (the cluster file's `[[queues]]`).
+    pub fn with_queues(limits: AllocationLimits, queues: &[QueueSpec]) -> Self {
+        let queues = queues
+            .iter()
+            .map(|spec| LeafQueue {
+                spec: spec.clone(),
+                used_mb: 0,
+                am_used_mb: 0,
+                am_used_vcores: 0,
+                users: BTreeMap::new(),
+                active_apps: 0,
+                pending: Vec::new(),
+            })
+            .collect();
         CapacityScheduler {
+            queues,
+            cluster_mb: 0,
+            activated: Vec::new(),
             limits,
             nodes: Vec::new(),
             node_by_host: BTreeMap::new(),
@@ -131,6 +230,8 @@ impl CapacityScheduler {
             containers: Vec::new(),
         });
         self.live_nodes += 1;
+        self.cluster_mb += total.memory_mb;
+        self.activate_all();
         idx
     }
 
@@ -190,9 +291,29 @@ impl CapacityScheduler {
         self.live_nodes
     }
 
-    /// `addApplicationAttempt` and the AM's ResourceRequest: the attempt waits for its AM
-    /// container (of `am_resource`, normalized) behind the attempts submitted before it.
+    /// `addApplicationAttempt` and the AM's ResourceRequest in the default queue as `spark`.
     pub fn add_attempt(&mut self, attempt: ApplicationAttemptId, am_resource: Resource) {
+        self.add_attempt_in(attempt, am_resource, "default", "spark");
+    }
+
+    /// `LeafQueue.addApplicationAttempt` and the AM's ResourceRequest: the attempt joins its
+    /// queue's pending applications and `activateApplications` runs; once activated it waits
+    /// for its AM container (of `am_resource`, normalized) behind the attempts activated before
+    /// it. `None` when it was activated at once, else why it waits.
+    pub fn add_attempt_in(
+        &mut self,
+        attempt: ApplicationAttemptId,
+        am_resource: Resource,
+        queue: &str,
+        user: &str,
+    ) -> Option<PendingActivation> {
+        let short = queue.strip_prefix("root.").unwrap_or(queue);
+        let q = self
+            .queues
+            .iter()
+            .position(|q| q.spec.name == short)
+            .unwrap_or(0);
+        let am = self.normalize(am_resource);
         self.attempts.insert(
             attempt,
             SchedulerAttempt {
@@ -204,10 +325,191 @@ impl CapacityScheduler {
                 },
                 blacklist: BTreeSet::new(),
                 live: BTreeMap::new(),
+                queue: q,
+                user: user.to_string(),
+                am_resource: am,
+                active: false,
             },
         );
-        let am = self.normalize(am_resource);
-        self.pending_am.push_back((attempt, am));
+        self.queues[q].pending.push((attempt, None));
+        self.activate(q);
+        self.queues[q]
+            .pending
+            .iter()
+            .find(|(a, _)| *a == attempt)
+            .and_then(|(_, why)| why.clone())
+    }
+
+    /// Drains the applications activated since the last call (the RM logs them and updates
+    /// their diagnostics).
+    pub fn take_activated(&mut self) -> Vec<Activated> {
+        std::mem::take(&mut self.activated)
+    }
+
+    fn activate_all(&mut self) {
+        for q in 0..self.queues.len() {
+            if !self.queues[q].pending.is_empty() {
+                self.activate(q);
+            }
+        }
+    }
+
+    /// `getEffectiveCapacity`: the queue's guaranteed share of the cluster, in MB.
+    fn capacity_mb(&self, q: usize) -> u64 {
+        (self.cluster_mb as f64 * self.queues[q].spec.capacity / 100.0) as u64
+    }
+
+    /// The queue's current limit (ParentQueue's child limit): its maximum capacity, lowered to
+    /// what the other queues leave of the cluster.
+    fn current_limit_mb(&self, q: usize) -> u64 {
+        let max = (self.cluster_mb as f64 * self.queues[q].spec.maximum_capacity / 100.0) as u64;
+        let others: u64 =
+            self.queues.iter().map(|x| x.used_mb).sum::<u64>() - self.queues[q].used_mb;
+        max.min(self.cluster_mb.saturating_sub(others))
+    }
+
+    /// `DefaultResourceCalculator.multiplyAndNormalizeUp`: memory times `by`, rounded up to the
+    /// minimum allocation; one vcore (`Resources.createResource(memory)`).
+    fn multiply_and_normalize_up(&self, mb: u64, by: f64) -> Resource {
+        let step = self.limits.minimum_mb.max(1);
+        let m = (mb as f64 * by + 0.5) as u64;
+        Resource {
+            memory_mb: m.div_ceil(step) * step,
+            vcores: 1,
+        }
+    }
+
+    /// `calculateAndGetAMResourceLimitPerPartition`: maximum-am-resource-percent of the larger
+    /// of the queue's capacity and its current limit.
+    fn queue_am_limit(&self, q: usize) -> Resource {
+        let usable = self.capacity_mb(q).max(self.current_limit_mb(q));
+        let pct = self.queues[q].spec.maximum_am_resource_percent;
+        self.multiply_and_normalize_up(usable, pct)
+    }
+
+    /// `getUserAMResourceLimitPerPartition` (one user weight, minimum-user-limit-percent 100):
+    /// the queue's capacity times percent times user-limit-factor, at most the queue's limit.
+    fn user_am_limit(&self, q: usize) -> Resource {
+        let spec = &self.queues[q].spec;
+        let by = spec.maximum_am_resource_percent * spec.user_limit_factor;
+        let user = self.multiply_and_normalize_up(self.capacity_mb(q), by);
+        let queue = self.queue_am_limit(q);
+        if user.memory_mb <= queue.memory_mb {
+            user
+        } else {
+            queue
+        }
+    }
+
+    /// `AbstractLeafQueue.activateApplications`: each pending application in order starts if
+    /// its AM fits in the queue's and the user's AM limits (the first one always does); the
+    /// others keep waiting with the reason.
+    fn activate(&mut self, q: usize) {
+        if self.cluster_mb == 0 {
+            return;
+        }
+        let queue_limit = self.queue_am_limit(q);
+        let user_limit = self.user_am_limit(q);
+        let pending = std::mem::take(&mut self.queues[q].pending);
+        let mut still = Vec::new();
+        for (attempt, _) in pending {
+            let Some(a) = self.attempts.get(&attempt) else {
+                continue;
+            };
+            let (am, user) = (a.am_resource, a.user.clone());
+            let lq = &self.queues[q];
+            let bypass = lq.active_apps < 1 || lq.am_used_mb == 0;
+            let user_am = lq.users.get(&user).map_or(0, |u| u.1);
+            let reason = if am.memory_mb + lq.am_used_mb > queue_limit.memory_mb && !bypass {
+                Some(AmLimitExceeded::Queue)
+            } else if am.memory_mb + user_am > user_limit.memory_mb && !bypass {
+                Some(AmLimitExceeded::User)
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                let why = PendingActivation {
+                    reason,
+                    am_request: am,
+                    queue_am_limit: queue_limit,
+                    user_am_limit: user_limit,
+                    queue_am_used: Resource {
+                        memory_mb: lq.am_used_mb,
+                        vcores: lq.am_used_vcores,
+                    },
+                };
+                still.push((attempt, Some(why)));
+                continue;
+            }
+            let lq = &mut self.queues[q];
+            lq.active_apps += 1;
+            lq.am_used_mb += am.memory_mb;
+            lq.am_used_vcores += am.vcores;
+            lq.users.entry(user.clone()).or_default().1 += am.memory_mb;
+            let path = format!("root.{}", lq.spec.name);
+            self.attempts.get_mut(&attempt).expect("found above").active = true;
+            self.pending_am.push_back((attempt, am));
+            self.activated.push(Activated {
+                attempt,
+                user,
+                queue_path: path,
+            });
+        }
+        self.queues[q].pending = still;
+    }
+
+    /// `removeApplicationAttempt`: an active attempt gives its AM share back (a pending one
+    /// leaves the pending list) and `activateApplications` runs again.
+    fn finish_attempt(&mut self, attempt: ApplicationAttemptId) {
+        let Some(a) = self.attempts.get_mut(&attempt) else {
+            return;
+        };
+        let q = a.queue;
+        let lq = &mut self.queues[q];
+        if std::mem::take(&mut a.active) {
+            lq.active_apps -= 1;
+            lq.am_used_mb -= a.am_resource.memory_mb;
+            lq.am_used_vcores -= a.am_resource.vcores;
+            if let Some(u) = lq.users.get_mut(&a.user) {
+                u.1 -= a.am_resource.memory_mb;
+            }
+        } else {
+            lq.pending.retain(|(p, _)| *p != attempt);
+        }
+        self.activate(q);
+    }
+
+    /// The queue's limits for one more container of `r` for `attempt` (the headroom check of
+    /// `RegularContainerAllocator` with `canAssignToThisQueue` and `canAssignToUser`): the queue
+    /// stays within its current limit (`used + required <= limit`); the user is not above its
+    /// user limit yet (`canAssignToUser`: `used > limit` refuses, so one container may pass it;
+    /// `UsersManager.computeUserLimit`: the queue's capacity, or its usage plus this request
+    /// when above it, at most capacity times user-limit-factor).
+    fn queue_allows(&self, attempt: &SchedulerAttempt, r: Resource) -> bool {
+        let q = attempt.queue;
+        let lq = &self.queues[q];
+        if lq.used_mb + r.memory_mb > self.current_limit_mb(q) {
+            return false;
+        }
+        let cap = self.capacity_mb(q);
+        let current = if lq.used_mb < cap {
+            cap
+        } else {
+            lq.used_mb + r.memory_mb
+        };
+        let max_user = (cap as f64 * lq.spec.user_limit_factor) as u64;
+        let step = self.limits.minimum_mb.max(1);
+        let user_limit = current.min(max_user).div_ceil(step) * step;
+        let user_used = lq.users.get(&attempt.user).map_or(0, |u| u.0);
+        user_used <= user_limit
+    }
+
+    /// Memory in use in a queue (its containers, the AM's included).
+    pub fn queue_used_mb(&self, queue: &str) -> Option<u64> {
+        self.queues
+            .iter()
+            .find(|q| q.spec.name == queue)
+            .map(|q| q.used_mb)
     }
 
     /// `allocate`'s `updateResourceRequests` and `updateBlacklist`: `capability` (normalized
@@ -245,6 +547,7 @@ impl CapacityScheduler {
     pub fn stop_attempt(&mut self, attempt: ApplicationAttemptId) {
         self.asking.remove(&attempt);
         self.pending_am.retain(|(a, _)| *a != attempt);
+        self.finish_attempt(attempt);
     }
 
     /// The attempt has no more outstanding asks (`unregisterApplicationMaster`).
@@ -287,7 +590,8 @@ impl CapacityScheduler {
                 continue;
             }
             let node = &self.nodes[idx];
-            if !node.fits(resource) || node.lost {
+            let a = &self.attempts[&attempt];
+            if !node.fits(resource) || node.lost || !self.queue_allows(a, resource) {
                 waiting.push_back((attempt, resource));
                 continue;
             }
@@ -304,6 +608,7 @@ impl CapacityScheduler {
                 if a.outstanding == 0
                     || a.blacklist.contains(&node.node_id.host)
                     || !node.fits(a.capability)
+                    || !self.queue_allows(a, a.capability)
                 {
                     break;
                 }
@@ -336,6 +641,9 @@ impl CapacityScheduler {
         n.used.memory_mb += resource.memory_mb;
         n.used.vcores += resource.vcores;
         let a = self.attempts.get_mut(&attempt).expect("the caller checked");
+        let lq = &mut self.queues[a.queue];
+        lq.used_mb += resource.memory_mb;
+        lq.users.entry(a.user.clone()).or_default().0 += resource.memory_mb;
         let id = ContainerId::new(attempt, a.next_container);
         a.next_container += 1;
         a.live.insert(id, (idx, resource));
@@ -370,6 +678,11 @@ impl CapacityScheduler {
         let Some((at, r)) = a.live.remove(&cid) else {
             return false;
         };
+        let lq = &mut self.queues[a.queue];
+        lq.used_mb = lq.used_mb.saturating_sub(r.memory_mb);
+        if let Some(u) = lq.users.get_mut(&a.user) {
+            u.0 = u.0.saturating_sub(r.memory_mb);
+        }
         let on_node = &mut self.nodes[at].containers;
         if let Ok(i) = on_node.binary_search(&cid) {
             on_node.remove(i);
@@ -398,6 +711,7 @@ impl CapacityScheduler {
         if !n.lost {
             n.lost = true;
             self.live_nodes -= 1;
+            self.cluster_mb -= n.total.memory_mb;
         }
         std::mem::take(&mut n.containers)
     }
@@ -599,6 +913,8 @@ mod tests {
         // A second loss changes nothing; a new attempt's AM does not go to the lost node.
         assert!(cs.lose_node(1).is_empty());
         assert_eq!(cs.live_nodes(), 1);
+        // (a's attempt ends first: on the 8 GB left, 10 % keeps a second AM pending.)
+        cs.stop_attempt(a);
         let b = attempt(2, 1);
         cs.add_attempt(b, res(1024, 1));
         assert!(cs.node_update(1).is_empty());
@@ -651,5 +967,129 @@ mod tests {
                 .unwrap_err()
                 .contains("maximum allowed allocation=<memory:4096, vCores:2>")
         );
+    }
+    fn queue(name: &str, capacity: f64, max: f64, am_pct: f64, ulf: f64) -> QueueSpec {
+        QueueSpec {
+            name: name.into(),
+            capacity,
+            maximum_capacity: max,
+            maximum_am_resource_percent: am_pct,
+            user_limit_factor: ulf,
+        }
+    }
+
+    /// Four 8 GB nodes (32 GB) with queues `default` (75 %) and `etl` (25 %, max `max`).
+    fn two_queues(max: f64, am_pct: f64, ulf: f64) -> CapacityScheduler {
+        let q = [
+            queue("default", 75.0, 100.0, 0.1, 1.0),
+            queue("etl", 25.0, max, am_pct, ulf),
+        ];
+        let mut cs = CapacityScheduler::with_queues(limits(), &q);
+        for i in 0..4 {
+            cs.add_node(node(&format!("n{i}")), "/r".into(), res(8 * GB, 8));
+        }
+        cs
+    }
+
+    // AbstractLeafQueue.activateApplications (Hadoop 3.4): the first application of a queue is
+    // activated even above the AM limit ("maximum-am-resource-percent is insufficient to start a
+    // single application"); the next waits with QUEUE_AM_RESOURCE_LIMIT_EXCEED and
+    // FiCaSchedulerApp.getPendingAppDiagnosticMessage's details, until the first one's attempt
+    // is removed. Limit: multiplyAndNormalizeUp(max(8 GB capacity, 32 GB current limit), 0.1,
+    // 1024) = 4096 MB; the user's: getEffectiveCapacity (8 GB) x 0.1 -> 1024 MB.
+    #[test]
+    fn the_am_resource_limit_keeps_a_second_application_pending() {
+        let mut cs = two_queues(100.0, 0.1, 1.0);
+        let (a, b) = (attempt(1, 1), attempt(2, 1));
+        assert_eq!(
+            cs.add_attempt_in(a, res(3 * GB, 1), "etl", "etl-user"),
+            None
+        );
+        let why = cs
+            .add_attempt_in(b, res(2 * GB, 1), "root.etl", "spark")
+            .expect("pending");
+        assert_eq!(why.reason, AmLimitExceeded::Queue);
+        assert_eq!(why.queue_am_limit, res(4096, 1));
+        assert_eq!(
+            why.diagnostics("Thu Dec 03 00:00:00 +0000 2026"),
+            "[Thu Dec 03 00:00:00 +0000 2026] Application is added to the scheduler and is not yet activated. Queue's AM resource limit exceeded.  Details : AM Partition = <DEFAULT_PARTITION>; AM Resource Request = <memory:2048, vCores:1>; Queue Resource Limit for AM = <memory:4096, vCores:1>; User AM Resource Limit of the queue = <memory:1024, vCores:1>; Queue AM Resource Usage = <memory:3072, vCores:1>; "
+        );
+        let activated: Vec<_> = cs.take_activated().iter().map(|x| x.attempt).collect();
+        assert_eq!(activated, [a]);
+        // b's AM is not offered any node while it is pending.
+        let out = cs.node_update(0);
+        assert_eq!(out.iter().map(|x| x.attempt).collect::<Vec<_>>(), [a]);
+        cs.stop_attempt(a);
+        let got = cs.take_activated();
+        assert_eq!(
+            (
+                got[0].attempt,
+                got[0].user.as_str(),
+                got[0].queue_path.as_str()
+            ),
+            (b, "spark", "root.etl")
+        );
+        assert_eq!(cs.node_update(1)[0].attempt, b);
+    }
+
+    // getUserAMResourceLimitPerPartition: capacity x percent x user-limit-factor, at most the
+    // queue's AM limit: with factor 0.25 one user gets 8 GB x 0.1 x 0.25 -> 1024 MB.
+    #[test]
+    fn the_user_am_limit_follows_the_user_limit_factor() {
+        let mut cs = two_queues(100.0, 0.1, 0.25);
+        assert_eq!(
+            cs.add_attempt_in(attempt(1, 1), res(1024, 1), "etl", "u"),
+            None
+        );
+        let why = cs
+            .add_attempt_in(attempt(2, 1), res(1024, 1), "etl", "u")
+            .expect("pending");
+        assert_eq!(why.reason, AmLimitExceeded::User);
+        assert_eq!(why.user_am_limit, res(1024, 1));
+        // Another user is within its own AM limit.
+        assert_eq!(
+            cs.add_attempt_in(attempt(3, 1), res(1024, 1), "etl", "v"),
+            None
+        );
+    }
+
+    // canAssignToThisQueue / the headroom check: a queue at its maximum capacity gets no more
+    // containers (they wait), and completions free room for them.
+    #[test]
+    fn containers_wait_while_the_queue_is_at_its_maximum_capacity() {
+        // etl: 25 % of 32 GB = 8 GB, maximum 50 % = 16 GB; user-limit-factor 2 lets one user
+        // reach it.
+        let mut cs = two_queues(50.0, 0.5, 2.0);
+        let a = attempt(1, 1);
+        cs.add_attempt_in(a, res(1024, 1), "etl", "spark");
+        assert!(cs.node_update(0)[0].am);
+        cs.update_requests(a, res(3 * GB, 1), 10, 0, &[], &[]);
+        let mut got = 0;
+        for n in 0..4 {
+            got += cs.node_update(n).len();
+        }
+        // 1 GB AM + 5 x 3 GB = 16 GB: the sixth would pass the maximum.
+        assert_eq!(got, 5);
+        assert_eq!(cs.queue_used_mb("etl"), Some(16 * GB));
+        assert_eq!(cs.outstanding(a), 5);
+        let (cid, node) = cs.live_containers(a)[1];
+        assert!(cs.complete_container(node, cid));
+        assert_eq!(cs.node_update(node).len(), 1);
+    }
+
+    // UsersManager.computeUserLimit: with user-limit-factor 1 one user stops at the queue's
+    // capacity although the maximum capacity is higher (LeafQueue.canAssignToUser refuses only
+    // once the user is above the limit: one container past it).
+    #[test]
+    fn one_user_stops_at_the_queue_capacity_with_factor_one() {
+        let mut cs = two_queues(100.0, 0.5, 1.0);
+        let a = attempt(1, 1);
+        cs.add_attempt_in(a, res(1024, 1), "etl", "spark");
+        assert!(cs.node_update(0)[0].am);
+        cs.update_requests(a, res(1024, 1), 20, 0, &[], &[]);
+        for n in 0..4 {
+            cs.node_update(n);
+        }
+        assert_eq!(cs.queue_used_mb("etl"), Some(9 * GB));
     }
 }

@@ -74,6 +74,8 @@ struct RmApp {
     tracking_url: Option<String>,
     /// Node reports not yet pulled by an allocate call (`pullRMNodeUpdates`).
     updated_nodes: Vec<NodeReport>,
+    /// Its current attempt waits for `activateApplications` (the AM limits).
+    awaiting_activation: bool,
 }
 
 impl RmApp {
@@ -106,6 +108,9 @@ pub struct ResourceManager {
     asks: AskTable<RmAnswer>,
     /// Every container that has completed (a second completion is a broken invariant).
     completed: BTreeSet<ContainerId>,
+    /// Other tenants' applications (the cluster file's `[[tenants]]`, by index), which hold
+    /// scheduler resources but run nothing on the NodeManagers.
+    tenants: BTreeMap<ApplicationAttemptId, usize>,
 }
 
 impl ResourceManager {
@@ -122,12 +127,13 @@ impl ResourceManager {
             let me = r.id;
             endpoint = Some(r);
             let y = &sim.config.yarn;
-            let scheduler = CapacityScheduler::new(AllocationLimits {
+            let limits = AllocationLimits {
                 minimum_mb: y.minimum_allocation_mb,
                 maximum_mb: y.maximum_allocation_mb,
                 minimum_vcores: y.minimum_allocation_vcores,
                 maximum_vcores: y.maximum_allocation_vcores,
-            });
+            };
+            let scheduler = CapacityScheduler::with_queues(limits, &y.queues);
             ResourceManager {
                 sim,
                 env,
@@ -138,6 +144,7 @@ impl ResourceManager {
                 apps: BTreeMap::new(),
                 asks: AskTable::default(),
                 completed: BTreeSet::new(),
+                tenants: BTreeMap::new(),
             }
         });
         endpoint.expect("create runs its closure")
@@ -206,6 +213,20 @@ impl ResourceManager {
             Some(m) if m >= 1 && m <= rm_max => m,
             _ => rm_max.max(1),
         };
+        // RMAppManager.validateAndCreateResourceRequest (SchedulerUtils.validateResourceRequest):
+        // an AM request above the maximum allocation fails submitApplication itself, before any
+        // RMApp exists; ClientRMService logs it and the exception goes back to the client.
+        if let Err(text) = self.scheduler.validate_request(sub.am_resource) {
+            info!(
+                self.env.log(),
+                "yarn::ClientRMService", "Exception in submitting {id}"
+            );
+            let f = RpcFailure::new(
+                "org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException",
+                text,
+            );
+            return self.env.reply_failure(ask, f);
+        }
         info!(
             self.env.log(),
             TARGET, "Application with id {} submitted by user {}", id.id, sub.user
@@ -227,6 +248,7 @@ impl ResourceManager {
             am_rpc_port: -1,
             tracking_url,
             updated_nodes: Vec::new(),
+            awaiting_activation: false,
         };
         let queue = app.submission.queue.clone();
         let user = app.submission.user.clone();
@@ -282,11 +304,7 @@ impl ResourceManager {
         });
         let am_resource = app.submission.am_resource;
         let now = crate::kernel::clock::now_epoch_ms();
-        app.diagnostics = format!(
-            "[{}] Application is Activated, waiting for resources to be assigned for AM.  Details : AM Partition = <DEFAULT_PARTITION> ; AM Resource Request = {} ; ",
-            crate::kernel::clock::format_java_date(now),
-            app.submission.am_resource
-        );
+        app.diagnostics = activated_diagnostics(now, am_resource);
         self.sim.observe(RunEvent::AmAttemptStarted {
             attempt: attempt_id.attempt_id,
         });
@@ -294,7 +312,95 @@ impl ResourceManager {
             self.env.log(),
             TARGET, "Registering app attempt : {attempt_id}"
         );
-        self.scheduler.add_attempt(attempt_id, am_resource);
+        let (queue, user) = (app.submission.queue.clone(), app.submission.user.clone());
+        let pending = self
+            .scheduler
+            .add_attempt_in(attempt_id, am_resource, &queue, &user);
+        if let Some(p) = pending
+            && let Some(app) = self.apps.get_mut(&id)
+        {
+            app.diagnostics = p.diagnostics(&crate::kernel::clock::format_java_date(now));
+            app.awaiting_activation = true;
+        }
+        self.note_activated();
+    }
+
+    /// Logs the applications the scheduler has just activated (`AbstractLeafQueue
+    /// .activateApplications`) and gives a waiting one the activated diagnostics.
+    fn note_activated(&mut self) {
+        let now = crate::kernel::clock::now_epoch_ms();
+        for a in self.scheduler.take_activated() {
+            let id = a.attempt.application_id;
+            info!(
+                self.env.log(),
+                "yarn::LeafQueue",
+                "Application {id} from user: {} activated in queue: {}",
+                a.user,
+                a.queue_path
+            );
+            let Some(app) = self.apps.get_mut(&id) else {
+                continue;
+            };
+            if app.attempts.last().is_some_and(|x| x.id == a.attempt)
+                && std::mem::take(&mut app.awaiting_activation)
+            {
+                app.diagnostics = activated_diagnostics(now, app.submission.am_resource);
+            }
+        }
+    }
+
+    /// A `[[tenants]]` application is submitted: it gets the next application id, waits for
+    /// activation and its AM container in its queue like any other, and finishes after its
+    /// duration.
+    fn submit_tenant(&mut self, index: usize, ctx: &mut Context<Self>) {
+        let t = self.sim.config.yarn.tenants[index].clone();
+        self.next_app += 1;
+        let app = ApplicationId {
+            cluster_timestamp: self.cluster_timestamp(),
+            id: self.next_app,
+        };
+        info!(
+            self.env.log(),
+            TARGET, "Application with id {} submitted by user {}", app.id, t.user
+        );
+        let attempt = ApplicationAttemptId::new(app, 1);
+        self.tenants.insert(attempt, index);
+        let am = Resource {
+            memory_mb: t.am_memory_mb,
+            vcores: 1,
+        };
+        self.scheduler
+            .add_attempt_in(attempt, am, &t.queue, &t.user);
+        self.note_activated();
+        crate::kernel::timers::run_later(
+            ctx,
+            crate::kernel::clock::ms(t.duration_ms),
+            move |act: &mut Self, _| act.finish_tenant(attempt),
+        );
+    }
+
+    /// The tenant's AM container was placed: it asks for its containers.
+    fn tenant_am_started(&mut self, attempt: ApplicationAttemptId, index: usize) {
+        let t = &self.sim.config.yarn.tenants[index];
+        let r = Resource {
+            memory_mb: t.memory_mb,
+            vcores: t.vcores,
+        };
+        self.scheduler
+            .update_requests(attempt, r, t.containers, 0, &[], &[]);
+    }
+
+    /// The tenant's application ends: every container it holds goes back to the cluster.
+    fn finish_tenant(&mut self, attempt: ApplicationAttemptId) {
+        for (cid, node) in self.scheduler.live_containers(attempt) {
+            self.scheduler.complete_container(node, cid);
+        }
+        self.scheduler.stop_attempt(attempt);
+        info!(
+            self.env.log(),
+            TARGET, "{} State change from RUNNING to FINISHED", attempt.application_id
+        );
+        self.note_activated();
     }
 
     fn on_get_application_report(
@@ -545,6 +651,7 @@ impl ResourceManager {
             .scheduler
             .add_node(req.node_id, req.rack, req.total_resource);
         debug_assert_eq!(idx, self.nodes.len());
+        self.note_activated();
         self.nodes.push(RmNode {
             nm,
             cleanup: Vec::new(),
@@ -561,6 +668,7 @@ impl ResourceManager {
         for status in req.completed_containers {
             self.on_container_completed(idx, status, ctx);
         }
+        self.note_activated();
         self.schedule(idx, ctx);
         self.check_decommissioned(idx);
         let cleanup = std::mem::take(&mut self.nodes[idx].cleanup);
@@ -595,7 +703,11 @@ impl ResourceManager {
                 self.env.log(),
                 SCHED, "Assigned container {id} of capacity {resource} on host {node_id}"
             );
-            if a.am {
+            if let Some(&t) = self.tenants.get(&a.attempt) {
+                if a.am {
+                    self.tenant_am_started(a.attempt, t);
+                }
+            } else if a.am {
                 self.launch_am(a.attempt, a.container, ctx);
             } else if let Some(attempt) = self
                 .apps
@@ -663,6 +775,10 @@ impl ResourceManager {
     ) {
         let cid = status.container_id;
         let attempt_id = cid.attempt;
+        if self.tenants.contains_key(&attempt_id) {
+            self.scheduler.complete_container(node, cid);
+            return;
+        }
         let Some(app) = self.apps.get_mut(&attempt_id.application_id) else {
             return;
         };
@@ -778,6 +894,16 @@ impl ResourceManager {
             self.nodes[node].cleanup.push((cid, status));
         }
     }
+}
+
+/// `FiCaSchedulerApp.getActivedAppDiagnosticMessage` as sparkyard has always shown it: the
+/// application is activated and waits for its AM container.
+fn activated_diagnostics(now_epoch_ms: u64, am_resource: Resource) -> String {
+    format!(
+        "[{}] Application is Activated, waiting for resources to be assigned for AM.  Details : AM Partition = <DEFAULT_PARTITION> ; AM Resource Request = {} ; ",
+        crate::kernel::clock::format_java_date(now_epoch_ms),
+        am_resource
+    )
 }
 
 /// `CapacityScheduler.addApplication` for a queue it does not know.
@@ -1009,6 +1135,13 @@ impl Actor for ResourceManager {
 
     fn started(&mut self, ctx: &mut Context<Self>) {
         info!(self.env.log(), TARGET, "Transitioned to active state");
+        for (i, t) in self.sim.config.yarn.tenants.iter().enumerate() {
+            crate::kernel::timers::run_later(
+                ctx,
+                crate::kernel::clock::ms(t.start_ms),
+                move |act: &mut Self, ctx| act.submit_tenant(i, ctx),
+            );
+        }
         // NMLivelinessMonitor checks every third of the expiry interval.
         let expiry = self.sim.config.yarn.nm_liveness_expiry_interval_ms;
         ctx.run_interval(crate::kernel::clock::ms((expiry / 3).max(1)), |act, ctx| {

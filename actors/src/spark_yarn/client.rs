@@ -10,7 +10,7 @@ use crate::world::observer::RunEvent;
 use crate::{debug, error, info, warn};
 use actix::{Actor, AsyncContext, Context, System};
 use sparkyard_messages::client::ClientMsg;
-use sparkyard_messages::ids::ApplicationId;
+use sparkyard_messages::ids::{ApplicationId, ContainerId};
 use sparkyard_messages::records::{
     ApplicationReport, ApplicationSubmissionContext, ContainerLaunchContext, ContainerMain,
     FinalApplicationStatus as Final, LocalResource, Resource, RpcFailure,
@@ -330,7 +330,13 @@ impl Client {
             self.reports_since_log = 0;
         }
         if changed {
-            info!(log, TARGET, "{}", format_report_details(&report));
+            let links = self.driver_logs_links(&report);
+            info!(
+                log,
+                TARGET,
+                "{}",
+                format_report_details_with_links(&report, &links)
+            );
         }
         self.last_state = Some(state);
         if !self.sim.config.spark.wait_app_completion {
@@ -381,6 +387,19 @@ impl Client {
             )));
         }
         None
+    }
+
+    /// Spark 4.0 `Client.submitApplication`'s catch: the RM refused `submitApplication` (e.g.
+    /// an AM above the maximum allocation); the staging directory the upload made is deleted
+    /// (`cleanupStagingDir`) and the exception ends spark-submit.
+    fn submit_refused(&mut self, e: RpcFailure) {
+        info!(
+            self.env.log(),
+            TARGET,
+            "Deleted staging directory {}",
+            self.staging_dir()
+        );
+        self.fail_before_submit(e);
     }
 
     fn fail_before_submit(&mut self, e: RpcFailure) {
@@ -547,8 +566,48 @@ pub fn am_command(s: &crate::world::config::SparkSettings) -> String {
     )
 }
 
+/// `YarnContainerInfoHelper.getLogUrlsFromBaseUrl`: the NodeManager's `stdout` and `stderr`
+/// pages, last 4 KiB.
+pub fn log_urls_from_base_url(base: &str) -> [(&'static str, String); 2] {
+    ["stdout", "stderr"].map(|f| (f, format!("{base}/{f}?start=-4096")))
+}
+
+/// The RM's `ContainerReport.getLogUrl` for a running container
+/// (`WebAppUtils.getRunningLogURL`): `http://<node http address>/node/containerlogs/<id>/<user>`.
+pub fn running_container_log_url(node_host: &str, container: ContainerId, user: &str) -> String {
+    format!(
+        "http://{node_host}:{}/node/containerlogs/{container}/{user}",
+        crate::world::addresses::NM_WEB_PORT
+    )
+}
+
+impl Client {
+    /// Spark 4.0 `Client.getDriverLogsLink`: with `spark.yarn.includeDriverLogsLink` and the
+    /// application RUNNING, the AM container's log URLs (its attempt's container 1, on the AM
+    /// host) as `getLogUrlsFromBaseUrl` builds them; nothing otherwise.
+    fn driver_logs_links(&self, report: &ApplicationReport) -> Vec<(&'static str, String)> {
+        if !self.sim.config.spark.include_driver_logs_link || report.state != State::Running {
+            return Vec::new();
+        }
+        let (Some(attempt), Some(host)) = (report.current_attempt, report.host.as_deref()) else {
+            return Vec::new();
+        };
+        let base = running_container_log_url(host, ContainerId::new(attempt, 1), &report.user);
+        log_urls_from_base_url(&base).into()
+    }
+}
+
 /// `Client.formatReportDetails`: each field on its own line after a tab and a space.
 pub fn format_report_details(r: &ApplicationReport) -> String {
+    format_report_details_with_links(r, &[])
+}
+
+/// `Client.formatReportDetails(report, driverLogsLinks)`: the fields, then one
+/// `Driver Logs (<file>)` line per driver log link.
+pub fn format_report_details_with_links(
+    r: &ApplicationReport,
+    links: &[(&'static str, String)],
+) -> String {
     let na = |s: &str| {
         if s.is_empty() {
             "N/A".to_string()
@@ -576,9 +635,13 @@ pub fn format_report_details(r: &ApplicationReport) -> String {
         ),
         ("user", na(&r.user)),
     ];
+    let links = links
+        .iter()
+        .map(|(f, link)| format!("\n\t Driver Logs ({f}): {link}"));
     fields
         .iter()
         .map(|(k, v)| format!("\n\t {k}: {v}"))
+        .chain(links)
         .collect()
 }
 
@@ -626,9 +689,10 @@ impl Client {
                     ))),
                 );
             }
-            ClientAnswer::ClusterMetrics(Err(e))
-            | ClientAnswer::NewApplication(Err(e))
-            | ClientAnswer::Submit(Err(e)) => self.fail_before_submit(e),
+            ClientAnswer::ClusterMetrics(Err(e)) | ClientAnswer::NewApplication(Err(e)) => {
+                self.fail_before_submit(e)
+            }
+            ClientAnswer::Submit(Err(e)) => self.submit_refused(e),
         }
     }
 }
@@ -657,5 +721,31 @@ mod tests {
     fn tags_are_a_set() {
         let tags = ["a", "b", "a"].map(String::from);
         assert_eq!(distinct(&tags), ["a", "b"]);
+    }
+
+    // Spark 4.0 Client.formatReportDetails(report, driverLogsLinks) and
+    // YarnContainerInfoHelper.getLogUrlsFromBaseUrl (`$baseUrl/$fname?start=-4096`, stdout then
+    // stderr); YarnClusterSuite "running Spark in yarn-cluster mode displays driver log links"
+    // matches `Driver Logs \(stdout\): https?://.+/stdout(\?\S+)?`.
+    #[test]
+    fn driver_log_links_follow_the_report_fields() {
+        let app = ApplicationId {
+            cluster_timestamp: 1764662400000,
+            id: 1,
+        };
+        let attempt = sparkyard_messages::ids::ApplicationAttemptId::new(app, 1);
+        let base = running_container_log_url("nm-2.x", ContainerId::new(attempt, 1), "spark");
+        assert_eq!(
+            base,
+            "http://nm-2.x:8042/node/containerlogs/container_1764662400000_0001_01_000001/spark"
+        );
+        let links = log_urls_from_base_url(&base);
+        assert_eq!(links[0].0, "stdout");
+        assert_eq!(links[1].1, format!("{base}/stderr?start=-4096"));
+        let text: String = links
+            .iter()
+            .map(|(f, l)| format!("\n\t Driver Logs ({f}): {l}"))
+            .collect();
+        assert!(text.starts_with("\n\t Driver Logs (stdout): http://nm-2.x:8042/"));
     }
 }

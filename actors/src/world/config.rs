@@ -18,6 +18,9 @@ pub struct SparkSettings {
     pub app_args: Vec<String>,
     /// `spark.yarn.queue`.
     pub queue: String,
+    /// `spark.yarn.includeDriverLogsLink` (false): the Client's RUNNING report lists the
+    /// driver's log links.
+    pub include_driver_logs_link: bool,
     /// `spark.yarn.applicationType`, truncated to 20 characters as YARN does.
     pub application_type: String,
     /// `spark.driver.memory`, MiB.
@@ -273,6 +276,24 @@ pub struct YarnSettings {
     /// The CapacityScheduler's leaf queues under `root` (`capacity-scheduler.xml`); a single
     /// `default` queue at 100 % when the cluster file names none.
     pub queues: Vec<QueueSpec>,
+    /// Other tenants' applications holding containers in a queue for a while (`[[tenants]]`).
+    pub tenants: Vec<TenantLoad>,
+}
+
+/// Another tenant's application in a CapacityScheduler queue: submitted at `start_ms` of the
+/// virtual clock by `user`, it asks for an AM container of `am_memory_mb` and `containers`
+/// containers of `memory_mb` / `vcores`, holds what it got and finishes `duration_ms` after
+/// its submission, when every container it holds goes back to the cluster.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TenantLoad {
+    pub user: String,
+    pub queue: String,
+    pub start_ms: u64,
+    pub duration_ms: u64,
+    pub am_memory_mb: u64,
+    pub containers: u32,
+    pub memory_mb: u64,
+    pub vcores: u32,
 }
 
 /// One CapacityScheduler leaf queue (`yarn.scheduler.capacity.root.<name>.*`).
