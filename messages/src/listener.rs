@@ -100,6 +100,8 @@ pub enum ListenerEvent {
         host: String,
         total_cores: u32,
         log_urls: Vec<(String, String)>,
+        /// `ExecutorInfo.attributes` (YARN's container attributes).
+        attributes: Vec<(String, String)>,
     },
     ExecutorRemoved {
         time: u64,

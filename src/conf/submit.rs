@@ -217,10 +217,7 @@ pub struct SubmitRequest {
 }
 
 /// Keys the issue asks to act that sparkyard does not simulate yet: said on the console.
-const NOT_SIMULATED_KEYS: &[&str] = &[
-    "spark.yarn.historyServer.address",
-    "spark.ui.custom.executor.log.url",
-];
+const NOT_SIMULATED_KEYS: &[&str] = &["spark.yarn.historyServer.address"];
 
 /// The properties whose paths `prepareSubmitEnvironment` resolves (SparkSubmit.scala).
 const PATH_CONFIGS: [&str; 6] = [

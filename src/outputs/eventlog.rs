@@ -436,11 +436,11 @@ impl LogWriter {
             host,
             total_cores,
             log_urls,
+            attributes,
         } = e
         else {
             return;
         };
-        let attributes = yarn_attributes(host, &self.user, log_urls);
         object(out, |o| {
             o.str("Event", "SparkListenerExecutorAdded")
                 .num("Timestamp", time)
@@ -448,7 +448,7 @@ impl LogWriter {
             o.obj("Executor Info", |i| {
                 i.str("Host", host).num("Total Cores", total_cores);
                 i.map("Log Urls", log_urls);
-                i.map("Attributes", &attributes);
+                i.map("Attributes", attributes);
                 i.obj("Resources", |_| {});
                 i.num("Resource Profile Id", 0)
                     .num("Registration Time", time);

@@ -979,3 +979,31 @@ fn an_existing_event_log_is_not_clobbered_without_overwrite() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `spark.ui.custom.executor.log.url` (CoarseGrainedSchedulerBackend's DriverEndpoint applies
+/// ExecutorLogUrlHandler.applyPattern to each RegisterExecutor's log URLs with its attributes,
+/// YarnContainerInfoHelper.getAttributes): the event log's ExecutorAdded shows the rewritten URLs
+/// and the attributes the executor sent; no "not simulated" warning any more.
+#[test]
+fn a_custom_executor_log_url_rewrites_the_executors_log_urls() {
+    let dir = temp_dir("custom-log-url");
+    let conf = format!("spark.eventLog.dir=file://{}", dir.display());
+    let pattern = "spark.ui.custom.executor.log.url={{HTTP_SCHEME}}logs.example:9999/{{CONTAINER_ID}}/{{FILE_NAME}}";
+    let (r, spark) = run_with(&pi_args(&conf, &["--conf", pattern]), recorded(), None);
+    let written = outputs::write_event_logs(&r, &spark).expect("written");
+    let log = lines(&written[0]);
+    let added = events(&log, "SparkListenerExecutorAdded");
+    let info = &added[0]["Executor Info"];
+    let cid = info["Attributes"]["CONTAINER_ID"]
+        .as_str()
+        .expect("a container id");
+    assert!(cid.starts_with("container_1764662400000_0001_01_"), "{cid}");
+    assert_eq!(
+        info["Log Urls"]["stdout"],
+        format!("http://logs.example:9999/{cid}/stdout")
+    );
+    assert_eq!(
+        info["Log Urls"]["stderr"],
+        format!("http://logs.example:9999/{cid}/stderr")
+    );
+}

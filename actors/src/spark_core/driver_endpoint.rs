@@ -14,6 +14,7 @@ use crate::rpc::{EndpointRef, RpcEnv};
 use crate::spark_core::executor_allocation_manager::{
     self as eam, AllocationListener, ExecutorAllocationClient, ExecutorAllocationManager,
 };
+use crate::spark_core::executor_log_url_handler::ExecutorLogUrlHandler;
 use crate::spark_core::executor_monitor::ShuffleDataQuery;
 use crate::spark_core::scheduler::{Scheduler, SchedulerEvent, WorkerOffer};
 use crate::spark_core::{executor_env, unified_memory_manager};
@@ -90,6 +91,8 @@ struct ExecutorData {
 
 /// The DriverEndpoint actor.
 pub struct DriverEndpoint {
+    /// `spark.ui.custom.executor.log.url`'s rewriting of executors' log URLs.
+    log_url_handler: ExecutorLogUrlHandler,
     sim: Rc<SimContext>,
     env: RpcEnv,
     me: EndpointId,
@@ -167,6 +170,11 @@ impl DriverEndpoint {
             .with_shuffle(s.shuffle.clone())
             .with_driver_memory(unified_memory_manager::max_memory(s.driver_memory_mb));
             DriverEndpoint {
+                log_url_handler: ExecutorLogUrlHandler::new(
+                    s.properties
+                        .get("spark.ui.custom.executor.log.url")
+                        .cloned(),
+                ),
                 sim: sim.clone(),
                 env,
                 me: me.id,
@@ -375,12 +383,17 @@ impl DriverEndpoint {
                 executor: id.0,
             },
         );
+        // `logUrlHandler.applyPattern(logUrls, attributes)` (spark.ui.custom.executor.log.url).
+        let rewritten = self
+            .log_url_handler
+            .rewrite(self.env.log(), &reg.attributes);
         self.bus.post(|| ListenerEvent::ExecutorAdded {
             time: clock::now_epoch_ms(),
             executor_id: id.to_string(),
             host: reg.hostname.clone(),
             total_cores: reg.cores,
-            log_urls: reg.log_urls.clone(),
+            log_urls: rewritten.unwrap_or_else(|| reg.log_urls.clone()),
+            attributes: reg.attributes.clone(),
         });
         self.env
             .trace_state("DriverEndpoint", || StateChange::ExecutorRegistered {

@@ -10,6 +10,7 @@ use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::executor_env::{self, block_manager_port};
+use crate::spark_core::executor_log_url_handler;
 use crate::spark_core::memory_store::{EXECUTOR_STORE, MemoryStore};
 use crate::spark_core::unified_memory_manager::max_memory;
 use crate::world::config::CostModel;
@@ -528,7 +529,12 @@ impl CoarseGrainedExecutorBackend {
             hostname: self.args.hostname.clone(),
             cores: self.args.cores,
             log_urls: self.log_urls(),
-            attributes: Vec::new(),
+            // YarnCoarseGrainedExecutorBackend.extractAttributes.
+            attributes: executor_log_url_handler::yarn_attributes(
+                &self.args.hostname,
+                self.env.log().key(),
+                &self.sim.config.user,
+            ),
             resource_profile_id: self.args.resource_profile_id,
         };
         let c = &self.conf;

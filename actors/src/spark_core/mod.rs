@@ -9,6 +9,7 @@ pub mod executor;
 pub mod executor_allocation_manager;
 pub mod executor_env;
 pub mod executor_failure_tracker;
+pub mod executor_log_url_handler;
 pub mod executor_monitor;
 pub mod memory_store;
 pub mod scheduler;
