@@ -251,6 +251,10 @@ fn write_lines(path: &Path, compress: bool, attempt: &AttemptEvents) -> std::io:
     let mut text = String::with_capacity(CHUNK + 64 * 1024);
     let mut w = LogWriter::default();
     for e in &attempt.events {
+        // EventLoggingListener writes only the events it overrides a handler for.
+        if matches!(e, ListenerEvent::SpeculativeTaskSubmitted { .. }) {
+            continue;
+        }
         w.event(&mut text, e);
         text.push('\n');
         if text.len() >= CHUNK {
@@ -382,6 +386,8 @@ impl LogWriter {
                     o.obj("Properties", |_| {});
                 });
             }
+            // Never written (skipped by the caller, as Spark's EventLoggingListener does).
+            ListenerEvent::SpeculativeTaskSubmitted { .. } => {}
             ListenerEvent::TaskStart {
                 stage_id,
                 stage_attempt_id,
@@ -734,7 +740,7 @@ fn task_info(t: &mut Obj<'_>, i: &TaskInfo, accums: &[(u64, usize, u64, u64)]) {
         .str("Executor ID", &i.executor_id)
         .str("Host", &i.host)
         .str("Locality", i.locality)
-        .bool("Speculative", false)
+        .bool("Speculative", i.speculative)
         .num("Getting Result Time", 0)
         .num("Finish Time", i.finish_time)
         .bool("Failed", i.failed)

@@ -6,6 +6,7 @@
 
 mod dag_scheduler;
 pub mod map_output_tracker;
+mod speculation;
 mod task_scheduler_impl;
 mod task_set_manager;
 #[cfg(test)]
@@ -60,6 +61,9 @@ pub enum SchedulerEvent {
     KillTask {
         task_id: TaskId,
         executor_id: ExecutorId,
+        /// `interruptThread`: false for a cancelled stage (no `spark.job.interruptOnCancel`),
+        /// true for the loser of a speculative race.
+        interrupt_thread: bool,
         reason: String,
     },
     /// `messageScheduler.schedule(ResubmitFailedStages, RESUBMIT_TIMEOUT)`: call
@@ -134,6 +138,8 @@ struct RunningTask {
     /// The MapOutputTracker's epoch when its task set was created (`Task.epoch`).
     map_epoch: u64,
     launching: bool,
+    /// A speculative copy (`TaskInfo.speculative`).
+    speculative: bool,
 }
 
 /// DAGScheduler + TaskSchedulerImpl + TaskSetManagers of one SparkContext.
@@ -180,6 +186,8 @@ pub struct Scheduler {
     pub failed_attempts: u64,
     /// Task outputs won and lost, drained by the DriverEndpoint into the invariant checker.
     pub task_outputs: Vec<TaskOutput>,
+    /// Speculative execution, when `spark.speculation` is on.
+    speculation: Option<Box<speculation::Speculation>>,
 }
 pub use crate::spark_core::executor_env::block_manager_port;
 
@@ -219,6 +227,7 @@ impl Scheduler {
             tasks_launched: 0,
             failed_attempts: 0,
             task_outputs: Vec::new(),
+            speculation: None,
         }
     }
 
@@ -234,6 +243,6 @@ impl Scheduler {
     }
 
     pub fn has_pending_tasks(&self) -> bool {
-        !self.runnable.is_empty()
+        !self.runnable.is_empty() || self.has_speculative_pending()
     }
 }
