@@ -351,8 +351,9 @@ impl Scheduler {
             _ => warn!(self.log, TSM, "{lost}"),
         }
         if tsm.successful[idx] || tsm.zombie {
-            if tsm.successful[idx] && self.speculation.is_some() {
-                // handleFailedTask (Spark 4.0.0's text, read from its jar).
+            if tsm.successful[idx] {
+                // handleFailedTask (Spark 4.0.0's text, read from its jar): a copy already
+                // succeeded (or a fetch failure marked the partition done).
                 info!(
                     self.log,
                     TSM,
