@@ -241,13 +241,14 @@ impl FaultController {
         });
     }
 
-    /// How long a task of `ms` launched on `host` at `now_ms` runs: stretched by the latest
-    /// slow-node fault in effect there. Cheap when none fired (every launch asks).
-    pub fn stretch_task_ms(&self, host: &str, now_ms: u64, ms: u64) -> u64 {
+    /// How long a task of `ms` launched on `host` now runs: stretched by the latest slow-node
+    /// fault in effect there. Cheap when none fired (every launch asks; no clock read then).
+    pub fn stretch_task_ms(&self, host: &str, ms: u64) -> u64 {
         let slow = self.slow_nodes.borrow();
         if slow.is_empty() {
             return ms;
         }
+        let now_ms = crate::kernel::clock::now_ms();
         let factor = slow
             .iter()
             .rev()
