@@ -178,6 +178,7 @@ pub const FAULT_KINDS: &[&str] = &[
     "exclude-node",
     "fetch-failure",
     "kill-shuffle-service",
+    "slow-node",
     "drop",
     "delay",
     "duplicate",
@@ -209,6 +210,7 @@ const KIND_KEYS: &[(&str, &[&str])] = &[
     ("decommission-node", &["host"]),
     ("fetch-failure", &["stage", "partition", "count"]),
     ("kill-shuffle-service", &["host"]),
+    ("slow-node", &["host", "factor", "duration_ms"]),
     ("launch-failure", &["host", "count"]),
     ("exclude-node", &["host"]),
     (
@@ -507,6 +509,9 @@ pub struct RawFault {
     /// fetch-failure: the reduce partition whose fetch fails (default 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partition: Option<u32>,
+    /// slow-node: how many times as long tasks launched on `host` run (at least 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub factor: Option<f64>,
 }
 
 fn one() -> u32 {
@@ -1237,6 +1242,16 @@ fn trigger(f: &RawFault) -> Result<Trigger, String> {
     }
 }
 
+/// A slow node's factor in thousandths: a finite number from 1 (no slower) to 1000.
+fn slow_factor(factor: f64) -> Result<u64, String> {
+    if factor.is_finite() && (1.0..=1000.0).contains(&factor) {
+        return Ok((factor * 1000.0).round() as u64);
+    }
+    Err(format!(
+        "factor: {factor} is not a slowdown; give a number from 1 (no slower) to 1000"
+    ))
+}
+
 fn need<T: Clone>(v: &Option<T>, key: &str, kind: &str) -> Result<T, String> {
     v.clone()
         .ok_or_else(|| format!("kind '{kind}' needs `{key}`"))
@@ -1382,6 +1397,11 @@ fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
             stage: need(&f.stage, "stage", kind)?,
             partition: f.partition.unwrap_or(0),
             count: f.count.unwrap_or(1),
+        },
+        "slow-node" => FaultAction::SlowNode {
+            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+            factor_milli: slow_factor(need(&f.factor, "factor", kind)?)?,
+            duration_ms: f.duration_ms,
         },
         "kill-shuffle-service" => FaultAction::KillShuffleService {
             host: known_host(&need(&f.host, "host", kind)?, cluster)?,

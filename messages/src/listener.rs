@@ -18,6 +18,8 @@ pub struct TaskInfo {
     pub finish_time: u64,
     pub failed: bool,
     pub killed: bool,
+    /// A speculative copy (`TaskInfo.speculative`, the event log's `Speculative`).
+    pub speculative: bool,
 }
 
 /// `TaskEndReason`.
@@ -122,6 +124,15 @@ pub enum ListenerEvent {
     },
     StageSubmitted {
         stage: StageInfo,
+    },
+    /// `SparkListenerSpeculativeTaskSubmitted` (DAGScheduler.speculativeTaskSubmitted). Spark
+    /// 4.0's EventLoggingListener does not override `onSpeculativeTaskSubmitted`: it is heard
+    /// by listeners (the ExecutorAllocationManager) but never written to the event log.
+    SpeculativeTaskSubmitted {
+        stage_id: u32,
+        stage_attempt_id: u32,
+        task_index: u32,
+        partition_id: u32,
     },
     TaskStart {
         stage_id: u32,

@@ -3,7 +3,9 @@
 //! ConfigEntry defaults of `org.apache.spark.internal.config` / `deploy.yarn.config`, the
 //! overhead math of `deploy.yarn.Client` / `ResourceProfile`, and `RpcTimeout.apply` (Spark 4.0).
 
-use sparkyard_actors::world::config::{DynamicAllocationSettings, ShuffleSettings, SparkSettings};
+use sparkyard_actors::world::config::{
+    DynamicAllocationSettings, ShuffleSettings, SparkSettings, SpeculationSettings,
+};
 
 use super::spark_conf::SparkConf;
 use super::submit::SubmitRequest;
@@ -377,7 +379,63 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         properties: c.as_map().clone(),
         dynamic_allocation: dynamic_allocation(c)?,
         decommission_enabled: c.get_bool("spark.decommission.enabled", false)?,
+        speculation: speculation(c)?,
     })
+}
+
+/// `ConfigBuilder.checkValue`'s failure (Spark 4.0 TypedConfigBuilder):
+/// `IllegalArgumentException("'$v' in $key is invalid. $errorMsg")`.
+fn check_double(
+    c: &SparkConf,
+    key: &str,
+    default: f64,
+    ok: impl Fn(f64) -> bool,
+    requirement: &str,
+) -> Result<f64, UserError> {
+    let v = c.get_double(key, default)?;
+    if ok(v) {
+        return Ok(v);
+    }
+    Err(UserError::illegal_argument(format!(
+        "'{}' in {key} is invalid. {requirement}",
+        java_double(v)
+    )))
+}
+
+/// The `spark.speculation.*` settings when `spark.speculation` is true, with Spark 4.0's
+/// defaults and `checkValue`s (`internal/config/package.scala`). Spark reads the efficiency keys
+/// when a TaskSetManager is created; a bad value is refused here, at submission, instead.
+fn speculation(c: &SparkConf) -> Result<Option<SpeculationSettings>, UserError> {
+    if !c.get_bool("spark.speculation", false)? {
+        return Ok(None);
+    }
+    const P: &str = "spark.speculation.";
+    let key = |k: &str| format!("{P}{k}");
+    let cores = c.get_u32("spark.executor.cores", 1)?;
+    let cpus = task_cpus(c)?;
+    Ok(Some(SpeculationSettings {
+        interval_ms: c.get_time_as_ms("spark.speculation.interval", "100ms")?,
+        multiplier: c.get_double(&key("multiplier"), 3.0)?,
+        quantile: c.get_double(&key("quantile"), 0.9)?,
+        min_task_runtime_ms: c.get_time_as_ms(&key("minTaskRuntime"), "100ms")?,
+        task_duration_threshold_ms: c.get_time_as_ms_opt(&key("task.duration.threshold"))?,
+        efficiency_enabled: c.get_bool(&key("efficiency.enabled"), true)?,
+        efficiency_process_rate_multiplier: check_double(
+            c,
+            &key("efficiency.processRateMultiplier"),
+            0.75,
+            |v| v > 0.0 && v <= 1.0,
+            "multiplier must be in (0.0, 1.0]",
+        )?,
+        efficiency_long_run_task_factor: check_double(
+            c,
+            &key("efficiency.longRunTaskFactor"),
+            2.0,
+            |v| v >= 1.0,
+            "Duration factor must be >= 1.0",
+        )?,
+        slots_per_executor: (cores / cpus).max(1),
+    }))
 }
 
 /// `spark.shuffle.service.*`, `spark.shuffle.io.*`, `spark.stage.maxConsecutiveAttempts`.
@@ -447,6 +505,71 @@ mod tests {
             .is_ok()
         );
         assert!(settings(&["--conf", "spark.yarn.am.resource.yarn.io/gpu.amount=1"]).is_ok());
+    }
+
+    // internal/config/package.scala (Spark 4.0.0 jar): spark.speculation false, interval and
+    // minTaskRuntime 100 ms, multiplier 3.0, quantile 0.9 (4.0's new defaults), efficiency on
+    // with 0.75 / 2.0; the efficiency keys' checkValue texts.
+    #[test]
+    fn speculation_settings() {
+        assert_eq!(settings(&[]).unwrap().speculation, None);
+        let on = settings(&["--conf", "spark.speculation=true"]).unwrap();
+        assert_eq!(on.speculation, Some(SpeculationSettings::default()));
+        let s = settings(&[
+            "--conf",
+            "spark.speculation=true",
+            "--conf",
+            "spark.speculation.interval=1s",
+            "--conf",
+            "spark.speculation.multiplier=1.5",
+            "--conf",
+            "spark.speculation.quantile=0.5",
+            "--conf",
+            "spark.speculation.minTaskRuntime=2s",
+            "--conf",
+            "spark.speculation.task.duration.threshold=30s",
+            "--conf",
+            "spark.executor.cores=4",
+        ])
+        .unwrap()
+        .speculation
+        .expect("on");
+        assert_eq!(
+            (
+                s.interval_ms,
+                s.multiplier,
+                s.quantile,
+                s.min_task_runtime_ms
+            ),
+            (1000, 1.5, 0.5, 2000)
+        );
+        assert_eq!(
+            (s.task_duration_threshold_ms, s.slots_per_executor),
+            (Some(30_000), 4)
+        );
+        let bad = |k: &str, v: &str| {
+            settings(&[
+                "--conf",
+                "spark.speculation=true",
+                "--conf",
+                &format!("{k}={v}"),
+            ])
+            .unwrap_err()
+        };
+        assert_eq!(
+            bad("spark.speculation.efficiency.processRateMultiplier", "1.5"),
+            UserError::illegal_argument(
+                "'1.5' in spark.speculation.efficiency.processRateMultiplier is invalid. \
+                 multiplier must be in (0.0, 1.0]"
+            )
+        );
+        assert_eq!(
+            bad("spark.speculation.efficiency.longRunTaskFactor", "0.5"),
+            UserError::illegal_argument(
+                "'0.5' in spark.speculation.efficiency.longRunTaskFactor is invalid. \
+                 Duration factor must be >= 1.0"
+            )
+        );
     }
 
     // internal/config/package.scala: the spark.dynamicAllocation.* defaults (shuffle tracking

@@ -232,6 +232,10 @@ fn write_lines(
         ..LogWriter::default()
     };
     for e in &attempt.events {
+        // EventLoggingListener writes only the events it overrides a handler for.
+        if matches!(e, ListenerEvent::SpeculativeTaskSubmitted { .. }) {
+            continue;
+        }
         w.event(&mut text, e);
         text.push('\n');
         if text.len() >= CHUNK {
@@ -388,6 +392,8 @@ impl LogWriter {
                     properties(o, scope.and_then(|s| s.job_scope.as_ref()));
                 });
             }
+            // Never written (skipped by the caller, as Spark's EventLoggingListener does).
+            ListenerEvent::SpeculativeTaskSubmitted { .. } => {}
             ListenerEvent::TaskStart {
                 stage_id,
                 stage_attempt_id,
@@ -964,7 +970,7 @@ fn task_info(t: &mut Obj<'_>, i: &TaskInfo, accums: &[(u64, usize, u64, u64)]) {
         .str("Executor ID", &i.executor_id)
         .str("Host", &i.host)
         .str("Locality", i.locality)
-        .bool("Speculative", false)
+        .bool("Speculative", i.speculative)
         .num("Getting Result Time", 0)
         .num("Finish Time", i.finish_time)
         .bool("Failed", i.failed)
@@ -1105,6 +1111,7 @@ mod tests {
             finish_time: 2000,
             failed: false,
             killed: false,
+            speculative: false,
         };
         [
             ListenerEvent::TaskStart {

@@ -60,6 +60,21 @@ pub enum FaultAction {
     },
     /// The NodeManager on `host` keeps running but its `spark_shuffle` aux service stops.
     KillShuffleService { host: String },
+    /// `host` turns slow (a straggler node: a bad disk, a noisy neighbour): tasks launched
+    /// there for `duration_ms` (`None`: until the end) run `factor_milli / 1000` times as long.
+    SlowNode {
+        host: String,
+        factor_milli: u64,
+        duration_ms: Option<u64>,
+    },
+}
+
+/// A slow node in effect: its factor (thousandths) and until when (virtual ms; `None`: ever).
+#[derive(Debug)]
+struct SlowNode {
+    host: String,
+    factor_milli: u64,
+    until_ms: Option<u64>,
 }
 
 impl FaultAction {
@@ -114,6 +129,8 @@ pub struct FaultController {
     launch_failures: RefCell<Vec<(String, u32)>>,
     /// Fetch failures still to inject, by (stage, reduce partition).
     fetch_failures: RefCell<Vec<FetchFailures>>,
+    /// Slow nodes in effect (`slow-node`).
+    slow_nodes: RefCell<Vec<SlowNode>>,
     /// Faults that fired, in order: (virtual ms, label).
     pub fired: RefCell<Vec<(u64, String)>>,
     /// Whether a planned fault names an executor by id (a kill, or `executor:N` in a network
@@ -133,6 +150,7 @@ impl FaultController {
             driver_faults,
             launch_failures: RefCell::new(Vec::new()),
             fetch_failures: RefCell::new(Vec::new()),
+            slow_nodes: RefCell::new(Vec::new()),
             fired: RefCell::new(Vec::new()),
             waiting_rules: RefCell::new(Vec::new()),
         }
@@ -213,6 +231,33 @@ impl FaultController {
         self.launch_failures
             .borrow_mut()
             .push((host.to_string(), count));
+    }
+
+    pub fn add_slow_node(&self, host: &str, factor_milli: u64, until_ms: Option<u64>) {
+        self.slow_nodes.borrow_mut().push(SlowNode {
+            host: host.to_string(),
+            factor_milli,
+            until_ms,
+        });
+    }
+
+    /// How long a task of `ms` launched on `host` now runs: stretched by the latest slow-node
+    /// fault in effect there. Cheap when none fired (every launch asks; no clock read then).
+    pub fn stretch_task_ms(&self, host: &str, ms: u64) -> u64 {
+        let slow = self.slow_nodes.borrow();
+        if slow.is_empty() {
+            return ms;
+        }
+        let now_ms = crate::kernel::clock::now_ms();
+        let factor = slow
+            .iter()
+            .rev()
+            .find(|s| s.host == host && s.until_ms.is_none_or(|u| now_ms < u))
+            .map(|s| s.factor_milli);
+        match factor {
+            Some(f) => ms.saturating_mul(f) / 1000,
+            None => ms,
+        }
     }
 
     pub fn add_fetch_failures(&self, stage: u32, partition: u32, count: u32) {

@@ -236,6 +236,13 @@ impl Driver {
             log,
             "driver::YarnClusterScheduler", "Created YarnClusterScheduler"
         );
+        // TaskSchedulerImpl.start() (not local, spark.speculation on).
+        if self.sim.config.spark.speculation.is_some() {
+            info!(
+                log,
+                "driver::YarnClusterScheduler", "Starting speculative execution thread"
+            );
+        }
         // `_env.blockManager.initialize(_applicationId)`, once the task scheduler started.
         let addr = self.env.address();
         let max = unified_memory_manager::max_memory(self.sim.config.spark.driver_memory_mb);

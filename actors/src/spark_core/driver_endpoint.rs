@@ -168,7 +168,8 @@ impl DriverEndpoint {
                 s.task_cpus,
             )
             .with_shuffle(s.shuffle.clone())
-            .with_driver_memory(unified_memory_manager::max_memory(s.driver_memory_mb));
+            .with_driver_memory(unified_memory_manager::max_memory(s.driver_memory_mb))
+            .with_speculation(s.speculation);
             DriverEndpoint {
                 log_url_handler: ExecutorLogUrlHandler::new(
                     s.properties
@@ -587,13 +588,14 @@ impl DriverEndpoint {
                 SchedulerEvent::ResubmitFailedStagesAfter { ms } => {
                     self.resubmit_after_ms = Some(ms)
                 }
-                // TaskSchedulerImpl.killAllTaskAttempts -> backend.killTask(tid, execId,
-                // interruptThread = false (no spark.job.interruptOnCancel), reason).
+                // TaskSchedulerImpl.killAllTaskAttempts (interruptThread = false: no
+                // spark.job.interruptOnCancel) or a speculative race's loser (true).
                 SchedulerEvent::KillTask {
                     task_id,
                     executor_id,
+                    interrupt_thread,
                     reason,
-                } => self.kill_task(task_id, executor_id, false, reason),
+                } => self.kill_task(task_id, executor_id, interrupt_thread, reason),
             }
         }
         if revive {
@@ -1028,6 +1030,16 @@ impl Actor for DriverEndpoint {
             m.borrow_mut().start(self);
             ctx.run_interval(clock::ms(eam::INTERVAL_MS), |act, _| {
                 act.schedule_allocation()
+            });
+        }
+        // TaskSchedulerImpl.start(): the speculation thread, `checkSpeculatableTasks` every
+        // `spark.speculation.interval` (scheduleWithFixedDelay), reviving offers when a task
+        // was marked. No timer at all when speculation is off.
+        if let Some(ms) = self.scheduler.speculation_interval_ms() {
+            ctx.run_interval(clock::ms(ms.max(1)), |act, _| {
+                if act.scheduler.check_speculatable_tasks() {
+                    act.make_offers(None);
+                }
             });
         }
         // TaskSchedulerImpl's starvation timer (`spark.starvation.timeout`, 15 s).

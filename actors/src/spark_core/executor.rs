@@ -688,6 +688,11 @@ impl CoarseGrainedExecutorBackend {
         };
         executor.tasks_run += 1;
         let (work_ms, result) = run_task(&desc.work, desc.attempt_number, costs);
+        // A straggler: a `slow-node` fault stretches the work of tasks launched on its host.
+        let work_ms = self
+            .sim
+            .faults
+            .stretch_task_ms(&self.args.hostname, work_ms);
         let (work_ms, result) = match self.fetch_shuffle_input(&desc) {
             // The fetch comes first: a failed one ends the task before its work.
             Some((fetch_ms, failure)) => (fetch_ms, TaskResultData::FetchFailed(Box::new(failure))),

@@ -5,7 +5,8 @@
 //! `ExecutorAllocationListener` for the default resource profile (id 0), with
 //! `Utils.getDynamicAllocationInitialExecutors` and `validateSettings`.
 //!
-//! Not modelled (nothing in the run produces them yet): speculative tasks, unschedulable task
+//! Speculative copies count as Spark 4.0 counts them (`SpeculativeTaskSubmitted`, speculative
+//! TaskStart/TaskEnd). Not modelled (nothing in the run produces them yet): unschedulable task
 //! sets (excluded executors), locality hints (the requests carry no preferred hosts) and cached
 //! RDD blocks (so `cachedExecutorIdleTimeout` never applies).
 
@@ -18,7 +19,7 @@ use crate::{debug, info, warn};
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::listener::ListenerEvent;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 const EAM: &str = "driver::ExecutorAllocationManager";
@@ -202,6 +203,10 @@ struct StageAttempt {
     running: u32,
     /// `stageAttemptToTaskIndices` (until the stage completes).
     indices: Option<IndexSet>,
+    /// `stageAttemptToPendingSpeculativeTasks`: speculatable copies not yet started.
+    pending_speculative: Option<BTreeSet<u32>>,
+    /// `stageAttemptToSpeculativeTaskIndices`: speculative copies running.
+    speculative_indices: Option<BTreeSet<u32>>,
 }
 
 impl StageAttempt {
@@ -210,8 +215,19 @@ impl StageAttempt {
         self.num_tasks.unwrap_or(0).saturating_sub(started)
     }
 
+    /// `getPendingSpeculativeTaskSum`.
+    fn pending_speculative(&self) -> u32 {
+        self.pending_speculative
+            .as_ref()
+            .map_or(0, |p| p.len() as u32)
+    }
+
     fn unused(&self) -> bool {
-        self.num_tasks.is_none() && self.running == 0 && self.indices.is_none()
+        self.num_tasks.is_none()
+            && self.running == 0
+            && self.indices.is_none()
+            && self.pending_speculative.is_none()
+            && self.speculative_indices.is_none()
     }
 }
 
@@ -280,16 +296,34 @@ impl ExecutorAllocationManager {
         self.stages.values().map(StageAttempt::pending).sum()
     }
 
-    fn has_pending_tasks(&self) -> bool {
-        self.stages.values().any(|a| a.pending() > 0)
+    fn pending_speculative_tasks(&self) -> u32 {
+        self.stages
+            .values()
+            .map(StageAttempt::pending_speculative)
+            .sum()
     }
 
-    /// `maxNumExecutorsNeededPerResourceProfile`: every pending and running task at once,
-    /// scaled by `executorAllocationRatio`.
+    /// `hasPendingTasks`: regular or speculative.
+    fn has_pending_tasks(&self) -> bool {
+        self.stages
+            .values()
+            .any(|a| a.pending() > 0 || a.pending_speculative() > 0)
+    }
+
+    /// `maxNumExecutorsNeededPerResourceProfile` (Spark 4.0): every pending, pending
+    /// speculative and running task at once, scaled by `executorAllocationRatio`; one more
+    /// executor when a single one would do but a speculative copy waits (it cannot run beside
+    /// its original's host).
     pub fn max_needed(&self) -> u32 {
-        let tasks = f64::from(self.pending_tasks() + self.running_tasks());
-        (tasks * self.s.executor_allocation_ratio / f64::from(self.tasks_per_executor)).ceil()
-            as u32
+        let speculative = self.pending_speculative_tasks();
+        let tasks = f64::from(self.pending_tasks() + speculative + self.running_tasks());
+        let needed = (tasks * self.s.executor_allocation_ratio / f64::from(self.tasks_per_executor))
+            .ceil() as u32;
+        if self.tasks_per_executor > 1 && needed == 1 && speculative > 0 {
+            needed + 1
+        } else {
+            needed
+        }
     }
 
     /// `schedule()`: executors past their idle deadline, the target's update, then removals.
@@ -485,55 +519,96 @@ impl ExecutorAllocationManager {
         if let Some(a) = self.stages.get_mut(&key) {
             a.num_tasks = None;
             a.indices = None;
+            a.pending_speculative = None;
+            a.speculative_indices = None;
             if a.unused() {
                 self.stages.remove(&key);
             }
         }
-        if self.stages.values().all(|a| a.num_tasks.is_none()) {
+        let nothing_left = |a: &StageAttempt| {
+            a.num_tasks.is_none()
+                && a.pending_speculative.is_none()
+                && a.speculative_indices.is_none()
+        };
+        if self.stages.values().all(nothing_left) {
             self.on_scheduler_queue_empty();
         }
     }
 
+    /// `onSpeculativeTaskSubmitted`: a copy waits to start; the scheduler is backlogged.
+    pub fn on_speculative_task_submitted(
+        &mut self,
+        stage: u32,
+        attempt: u32,
+        index: u32,
+        now: u64,
+    ) {
+        let a = self.stages.entry((stage, attempt)).or_default();
+        a.pending_speculative.get_or_insert_default().insert(index);
+        self.on_scheduler_backlogged(now);
+    }
+
+    #[allow(clippy::too_many_arguments)]
     pub fn on_task_start(
         &mut self,
         stage: u32,
         attempt: u32,
         index: u32,
+        speculative: bool,
         executor: ExecutorId,
         executor_active: bool,
     ) {
         let a = self.stages.entry((stage, attempt)).or_default();
         a.running += 1;
-        a.indices
-            .get_or_insert_with(IndexSet::default)
-            .insert(index);
+        if speculative {
+            a.speculative_indices.get_or_insert_default().insert(index);
+            if let Some(p) = a.pending_speculative.as_mut() {
+                p.remove(&index);
+            }
+        } else {
+            a.indices
+                .get_or_insert_with(IndexSet::default)
+                .insert(index);
+        }
         if !self.has_pending_tasks() {
             self.on_scheduler_queue_empty();
         }
         self.monitor.on_task_start(executor, executor_active);
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub fn on_task_end(
         &mut self,
         stage: u32,
         attempt: u32,
         index: u32,
+        speculative: bool,
         executor: ExecutorId,
         kind: TaskEndKind,
         now: u64,
     ) {
         let key = (stage, attempt);
-        if let Some(a) = self.stages.get_mut(&key)
-            && a.running > 0
-        {
-            a.running -= 1;
+        if let Some(a) = self.stages.get_mut(&key) {
+            a.running = a.running.saturating_sub(1);
+            if speculative && let Some(s) = a.speculative_indices.as_mut() {
+                s.remove(&index);
+            }
+            // A success before its copy started: the copy is no longer pending.
+            if kind == TaskEndKind::Success
+                && let Some(p) = a.pending_speculative.as_mut()
+            {
+                p.remove(&index);
+            }
         }
         if kind == TaskEndKind::Failed {
             // SPARK-8366: the failed task will be resubmitted; make room for it.
             if !self.has_pending_tasks() {
                 self.on_scheduler_backlogged(now);
             }
-            if let Some(i) = self.stages.get_mut(&key).and_then(|a| a.indices.as_mut()) {
+            // SPARK-30511: a failed copy leaves its index started (the original runs on).
+            if !speculative
+                && let Some(i) = self.stages.get_mut(&key).and_then(|a| a.indices.as_mut())
+            {
                 i.remove(index);
             }
         }
@@ -597,6 +672,12 @@ impl ManagementListener for AllocationListener {
             ListenerEvent::StageCompleted { stage } => {
                 m.on_stage_completed(stage.stage_id, stage.attempt_id)
             }
+            ListenerEvent::SpeculativeTaskSubmitted {
+                stage_id,
+                stage_attempt_id,
+                task_index,
+                ..
+            } => m.on_speculative_task_submitted(*stage_id, *stage_attempt_id, *task_index, now),
             ListenerEvent::JobStart { job_id, stages, .. } => {
                 let maps: Vec<u32> = stages
                     .iter()
@@ -639,18 +720,13 @@ impl ManagementListener for AllocationListener {
                 // The bus is synchronous, so a task never starts on an executor the monitor
                 // has already seen removed (SPARK-26927 cannot happen here).
                 let active = m.monitor.is_tracked(e.executor);
-                m.on_task_start(e.stage_id, e.stage_attempt_id, e.index, e.executor, active);
+                let (stage, attempt, spec) = (e.stage_id, e.stage_attempt_id, e.speculative);
+                m.on_task_start(stage, attempt, e.index, spec, e.executor, active);
             }
             TaskEventKind::End(kind) => {
                 let now = clock::now_ms();
-                m.on_task_end(
-                    e.stage_id,
-                    e.stage_attempt_id,
-                    e.index,
-                    e.executor,
-                    kind,
-                    now,
-                )
+                let (stage, attempt, spec) = (e.stage_id, e.stage_attempt_id, e.speculative);
+                m.on_task_end(stage, attempt, e.index, spec, e.executor, kind, now)
             }
         }
     }
@@ -735,12 +811,12 @@ mod tests {
         assert_eq!(m.target(), 3);
         // Tasks start: still needed (running); the queue is empty, so the add timer stops.
         for i in 0..3 {
-            m.on_task_start(0, 0, i, e(1), true);
+            m.on_task_start(0, 0, i, false, e(1), true);
         }
         m.schedule(10_000, &mut c);
         assert_eq!(m.target(), 3);
         for i in 0..3 {
-            m.on_task_end(0, 0, i, e(1), TaskEndKind::Success, 10_100);
+            m.on_task_end(0, 0, i, false, e(1), TaskEndKind::Success, 10_100);
         }
         m.on_stage_completed(0, 0);
         m.schedule(10_200, &mut c);
@@ -790,13 +866,54 @@ mod tests {
     fn failed_tasks_are_pending_again() {
         let mut m = manager(0, 10, 0);
         m.on_stage_submitted(0, 0, 2, 0);
-        m.on_task_start(0, 0, 0, e(1), true);
-        m.on_task_start(0, 0, 1, e(1), true);
+        m.on_task_start(0, 0, 0, false, e(1), true);
+        m.on_task_start(0, 0, 1, false, e(1), true);
         assert_eq!(m.max_needed(), 2);
-        m.on_task_end(0, 0, 0, e(1), TaskEndKind::Failed, 1);
+        m.on_task_end(0, 0, 0, false, e(1), TaskEndKind::Failed, 1);
         assert_eq!((m.pending_tasks(), m.running_tasks()), (1, 1));
-        m.on_task_end(0, 0, 1, e(1), TaskEndKind::Killed, 1);
+        m.on_task_end(0, 0, 1, false, e(1), TaskEndKind::Killed, 1);
         assert_eq!((m.pending_tasks(), m.running_tasks()), (1, 0));
+    }
+
+    // ExecutorAllocationManagerSuite "add executors when speculative tasks added" and
+    // SPARK-30511 (Spark 4.0 listener: stageAttemptToPendingSpeculativeTasks /
+    // stageAttemptToSpeculativeTaskIndices): a submitted copy is pending, and counted by
+    // maxNumExecutorsNeeded, until it starts; the original killed because its copy won does not
+    // make its index pending again; a success before the copy started drops the copy.
+    #[test]
+    fn speculative_copies_count_until_they_start() {
+        let mut m = manager(0, 10, 0);
+        m.on_stage_submitted(0, 0, 2, 0);
+        m.on_task_start(0, 0, 0, false, e(1), true);
+        m.on_task_start(0, 0, 1, false, e(1), true);
+        assert_eq!(m.max_needed(), 2);
+        assert!(!m.has_pending_tasks());
+        m.on_speculative_task_submitted(0, 0, 0, 10);
+        assert_eq!(m.max_needed(), 3);
+        assert!(m.has_pending_tasks());
+        m.on_task_start(0, 0, 0, true, e(2), true);
+        assert_eq!((m.pending_speculative_tasks(), m.running_tasks()), (0, 3));
+        m.on_task_end(0, 0, 0, true, e(2), TaskEndKind::Success, 30);
+        m.on_task_end(0, 0, 0, false, e(1), TaskEndKind::Killed, 31);
+        assert_eq!((m.pending_tasks(), m.running_tasks()), (0, 1));
+        m.on_speculative_task_submitted(0, 0, 1, 40);
+        assert_eq!(m.max_needed(), 2);
+        m.on_task_end(0, 0, 1, false, e(1), TaskEndKind::Success, 50);
+        assert_eq!((m.pending_speculative_tasks(), m.max_needed()), (0, 0));
+    }
+
+    // maxNumExecutorsNeededPerResourceProfile: with several slots per executor, one executor
+    // would hold every task, but a pending copy needs another host's executor: one more.
+    #[test]
+    fn a_pending_copy_needs_a_second_executor() {
+        let log = ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false))));
+        let mut m = ExecutorAllocationManager::new(settings(0, 10), 0, 4, 1, log);
+        m.on_stage_submitted(0, 0, 2, 0);
+        m.on_task_start(0, 0, 0, false, e(1), true);
+        m.on_task_start(0, 0, 1, false, e(1), true);
+        assert_eq!(m.max_needed(), 1);
+        m.on_speculative_task_submitted(0, 0, 1, 10);
+        assert_eq!(m.max_needed(), 2);
     }
 
     // Utils.getDynamicAllocationInitialExecutors and the SparkException texts of validateSettings.

@@ -110,6 +110,50 @@ pub struct SparkSettings {
     pub dynamic_allocation: Option<DynamicAllocationSettings>,
     /// `spark.decommission.enabled`.
     pub decommission_enabled: bool,
+    /// `spark.speculation.*` when `spark.speculation` is true (`None`: off, nothing runs).
+    pub speculation: Option<SpeculationSettings>,
+}
+
+/// The `spark.speculation.*` keys, parsed; `Default` is Spark 4.0's defaults
+/// (`internal/config/package.scala`, read from the 4.0.0 jar: multiplier 3.0 and quantile 0.9
+/// since Spark 4.0, not 1.5 / 0.75 as in 3.x).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpeculationSettings {
+    /// `spark.speculation.interval` (100 ms): how often running tasks are checked.
+    pub interval_ms: u64,
+    /// `spark.speculation.multiplier` (3.0): times the median successful duration.
+    pub multiplier: f64,
+    /// `spark.speculation.quantile` (0.9): the fraction of tasks that must have succeeded.
+    pub quantile: f64,
+    /// `spark.speculation.minTaskRuntime` (100 ms): the threshold's floor.
+    pub min_task_runtime_ms: u64,
+    /// `spark.speculation.task.duration.threshold` (unset).
+    pub task_duration_threshold_ms: Option<u64>,
+    /// `spark.speculation.efficiency.enabled` (true).
+    pub efficiency_enabled: bool,
+    /// `spark.speculation.efficiency.processRateMultiplier` (0.75, in (0, 1]).
+    pub efficiency_process_rate_multiplier: f64,
+    /// `spark.speculation.efficiency.longRunTaskFactor` (2.0, >= 1).
+    pub efficiency_long_run_task_factor: f64,
+    /// `spark.executor.cores` / `spark.task.cpus` (at least 1): the slots of one executor, which
+    /// `speculationTasksLessEqToSlots` compares a stage's task count with.
+    pub slots_per_executor: u32,
+}
+
+impl Default for SpeculationSettings {
+    fn default() -> Self {
+        SpeculationSettings {
+            interval_ms: 100,
+            multiplier: 3.0,
+            quantile: 0.9,
+            min_task_runtime_ms: 100,
+            task_duration_threshold_ms: None,
+            efficiency_enabled: true,
+            efficiency_process_rate_multiplier: 0.75,
+            efficiency_long_run_task_factor: 2.0,
+            slots_per_executor: 1,
+        }
+    }
 }
 
 /// The `spark.dynamicAllocation.*` keys (and the switches `validateSettings` reads), parsed;

@@ -84,6 +84,14 @@ fn fire(sim: &Rc<SimContext>, f: PlannedFault) {
             count,
         } => sim.faults.add_fetch_failures(stage, partition, count),
         FaultAction::KillShuffleService { host } => sim.block_servers.stop_shuffle_service(&host),
+        FaultAction::SlowNode {
+            host,
+            factor_milli,
+            duration_ms,
+        } => {
+            let until = duration_ms.map(|d| clock::now_ms().saturating_add(d));
+            sim.faults.add_slow_node(&host, factor_milli, until)
+        }
         FaultAction::ExcludeNode { host } => {
             let am = sim.am_container.borrow().clone();
             let driver = am.and_then(|(cid, _)| {
@@ -138,7 +146,8 @@ fn target_of(sim: &SimContext, action: &FaultAction) -> FaultTarget {
         | FaultAction::DecommissionNode { host }
         | FaultAction::FailLaunches { host, .. }
         | FaultAction::ExcludeNode { host }
-        | FaultAction::KillShuffleService { host } => FaultTarget::Node(host.clone()),
+        | FaultAction::KillShuffleService { host }
+        | FaultAction::SlowNode { host, .. } => FaultTarget::Node(host.clone()),
         FaultAction::FailFetches { .. } => FaultTarget::Nothing,
         FaultAction::Network(rules) => {
             FaultTarget::Network(rules.iter().flat_map(|r| [&r.from, &r.to]).find_map(

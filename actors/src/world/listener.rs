@@ -58,6 +58,8 @@ pub struct TaskEvent {
     pub stage_attempt_id: u32,
     /// The task's index in its task set (`TaskInfo.index`).
     pub index: u32,
+    /// A speculative copy (`TaskInfo.speculative`).
+    pub speculative: bool,
     pub executor: ExecutorId,
     pub kind: TaskEventKind,
 }

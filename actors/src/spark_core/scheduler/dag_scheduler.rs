@@ -281,6 +281,7 @@ impl Scheduler {
         );
         self.task_sets
             .insert(key, TaskSetManager::new(stage.attempt, partitions, epoch));
+        self.speculation_for_new_set(key, n);
         if self.bus.enabled() {
             let stage = self.stage_info(id, None);
             self.bus.post(|| ListenerEvent::StageSubmitted { stage });

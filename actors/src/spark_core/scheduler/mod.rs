@@ -6,6 +6,7 @@
 
 mod dag_scheduler;
 pub mod map_output_tracker;
+mod speculation;
 mod task_scheduler_impl;
 mod task_set_manager;
 #[cfg(test)]
@@ -61,6 +62,9 @@ pub enum SchedulerEvent {
     KillTask {
         task_id: TaskId,
         executor_id: ExecutorId,
+        /// `interruptThread`: false for a cancelled stage (no `spark.job.interruptOnCancel`),
+        /// true for the loser of a speculative race.
+        interrupt_thread: bool,
         reason: String,
     },
     /// `messageScheduler.schedule(ResubmitFailedStages, RESUBMIT_TIMEOUT)`: call
@@ -139,6 +143,8 @@ struct RunningTask {
     /// The MapOutputTracker's epoch when its task set was created (`Task.epoch`).
     map_epoch: u64,
     launching: bool,
+    /// A speculative copy (`TaskInfo.speculative`).
+    speculative: bool,
 }
 
 /// DAGScheduler + TaskSchedulerImpl + TaskSetManagers of one SparkContext.
@@ -189,6 +195,8 @@ pub struct Scheduler {
     memory_store: MemoryStore,
     /// `SparkContext.nextBroadcastId`.
     next_broadcast: u32,
+    /// Speculative execution, when `spark.speculation` is on.
+    speculation: Option<Box<speculation::Speculation>>,
 }
 pub use crate::spark_core::executor_env::block_manager_port;
 
@@ -230,6 +238,7 @@ impl Scheduler {
             task_outputs: Vec::new(),
             memory_store: MemoryStore::new(DRIVER_STORE, 0),
             next_broadcast: 0,
+            speculation: None,
         }
     }
 
@@ -251,6 +260,6 @@ impl Scheduler {
     }
 
     pub fn has_pending_tasks(&self) -> bool {
-        !self.runnable.is_empty()
+        !self.runnable.is_empty() || self.has_speculative_pending()
     }
 }

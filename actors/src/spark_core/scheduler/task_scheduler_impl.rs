@@ -39,6 +39,8 @@ impl Scheduler {
             offer.cores -= self.task_cpus;
             launched.push(self.launch(key, index, offer));
         }
+        // dequeueTask: speculative copies only once no regular task is left to take.
+        self.offer_speculative_tasks(offer, launched);
     }
 
     pub(super) fn launch(
@@ -87,8 +89,12 @@ impl Scheduler {
                 launch_epoch: clock::epoch_ms() + launch_ms,
                 map_epoch,
                 launching: true,
+                speculative: false,
             }),
         );
+        if self.speculation.is_some() {
+            self.speculation_on_launch(key, index, task_id);
+        }
         self.by_executor
             .get_or_insert_default(offer.executor_id)
             .insert(task_id);
@@ -98,6 +104,7 @@ impl Scheduler {
                 stage_id: key.1,
                 stage_attempt_id: stage_attempt,
                 index,
+                speculative: task.speculative,
                 executor: offer.executor_id,
                 kind: TaskEventKind::Start,
             };
@@ -189,6 +196,9 @@ impl Scheduler {
             set.remove(&tid);
         }
         self.task_ended(task.key);
+        if self.speculation.is_some() && state != TaskState::Finished {
+            self.speculation_task_failed(&task);
+        }
         let events = match (state, data) {
             (TaskState::Finished, data) => self.handle_success(tid, task, data),
             (_, TaskResultData::FetchFailed(f)) => self.fetch_failed(tid, task, *f),
@@ -279,6 +289,7 @@ impl Scheduler {
                 events.push(SchedulerEvent::KillTask {
                     task_id,
                     executor_id,
+                    interrupt_thread: false,
                     reason: reason.to_string(),
                 });
             }
@@ -329,6 +340,9 @@ impl Scheduler {
                 continue;
             };
             self.task_ended(task.key);
+            if self.speculation.is_some() {
+                self.speculation_task_failed(&task);
+            }
             let by_app = reason.exit_caused_by_app() && !task.launching;
             let cause = if by_app {
                 "caused by one of the running tasks"

@@ -25,6 +25,8 @@ pub(super) struct TaskSetManager {
     pub(super) finished: bool,
     /// `recentExceptions`: an exception's description -> (duplicates, when last printed).
     pub(super) recent_exceptions: BTreeMap<String, (u32, u64)>,
+    /// Speculation's state of the set (`None` when speculation is off).
+    pub(super) spec: Option<Box<speculation::TaskSetSpeculation>>,
 }
 
 impl TaskSetManager {
@@ -44,6 +46,7 @@ impl TaskSetManager {
             running: 0,
             finished: false,
             recent_exceptions: BTreeMap::new(),
+            spec: None,
         }
     }
 
@@ -72,6 +75,7 @@ impl Scheduler {
             finish_time: clock::now_epoch_ms(),
             failed,
             killed,
+            speculative: task.speculative,
         }
     }
 
@@ -93,6 +97,7 @@ impl Scheduler {
             stage_id: task.key.1,
             stage_attempt_id: task.key.2,
             index: task.index,
+            speculative: task.speculative,
             executor: task.executor_id,
             kind: TaskEventKind::End(end),
         };
@@ -123,6 +128,17 @@ impl Scheduler {
         task: RunningTask,
         data: TaskResultData,
     ) -> Vec<SchedulerEvent> {
+        if self.speculation.is_some()
+            && let Some(reason) = self.speculation_late_success(&task)
+        {
+            let text = format!("TaskKilled ({reason})");
+            let end = TaskEndReason::TaskKilled { reason };
+            return self.handle_failure(tid, task, text, end, false);
+        }
+        let mut kills = Vec::new();
+        if self.speculation.is_some() {
+            self.speculation_task_succeeded(&task, &mut kills);
+        }
         self.post_task_end(tid, &task, TaskEndReason::Success);
         let is_map = !self.stages[&task.key.1].is_result;
         let keeps_output = is_map && !self.shuffle.service_enabled;
@@ -131,16 +147,19 @@ impl Scheduler {
         };
         let idx = task.index as usize;
         if tsm.successful[idx] {
+            // Spark 4.0.0's text (TaskSetManager.handleSuccessfulTask, read from its jar).
+            let name = TaskName {
+                index: task.index,
+                attempt: task.attempt,
+                stage_id: task.key.1,
+                stage_attempt_id: tsm.stage_attempt,
+            };
             info!(
                 self.log,
                 TSM,
-                "Ignoring task-finished event for {} in stage {}.{} because task {} has already completed successfully",
-                task.index,
-                task.key.1,
-                tsm.stage_attempt,
-                task.index
+                "Ignoring task-finished event for {name} (TID {tid}) because it has already completed successfully"
             );
-            return Vec::new();
+            return kills;
         }
         self.task_outputs.push(TaskOutput::Succeeded {
             stage: task.key.1,
@@ -188,7 +207,7 @@ impl Scheduler {
         if task.key.2 < self.stages[&stage].attempt {
             self.notify_partition_completion(stage, task.partition);
         }
-        if is_map {
+        let events = if is_map {
             let status = match data {
                 TaskResultData::MapStatus(m) => Some(*m),
                 _ => None,
@@ -196,7 +215,12 @@ impl Scheduler {
             self.map_task_succeeded(&task, status)
         } else {
             self.result_task_succeeded(stage, task.partition, data)
+        };
+        if kills.is_empty() {
+            return events;
         }
+        kills.extend(events);
+        kills
     }
 
     /// `TaskSchedulerImpl.notifyPartitionCompletion` -> `TaskSetManager.markPartitionCompleted`:
@@ -280,7 +304,10 @@ impl Scheduler {
         counts: bool,
     ) -> Vec<SchedulerEvent> {
         self.post_task_end(tid, &task, end.clone());
-        self.failed_attempts += 1;
+        // The loser of a speculative race is no failed attempt (TaskKilled does not count).
+        if !(self.speculation.is_some() && self.killed_by_other_attempt(&task)) {
+            self.failed_attempts += 1;
+        }
         let Some(tsm) = self.task_sets.get_mut(&task.key) else {
             return Vec::new();
         };
@@ -335,6 +362,15 @@ impl Scheduler {
             _ => warn!(self.log, TSM, "{lost}"),
         }
         if tsm.successful[idx] || tsm.zombie {
+            if tsm.successful[idx] {
+                // handleFailedTask (Spark 4.0.0's text, read from its jar): a copy already
+                // succeeded (or a fetch failure marked the partition done).
+                info!(
+                    self.log,
+                    TSM,
+                    "{name} (TID {tid}) failed, but the task will not be re-executed (either because the task failed with a shuffle data fetch failure, so the previous stage needs to be re-run, or because a different copy of the task has already succeeded)."
+                );
+            }
             self.maybe_finish_task_set(task.key);
             return Vec::new();
         }
@@ -412,6 +448,7 @@ impl Scheduler {
                 launch_epoch: out.launch_epoch,
                 map_epoch: 0,
                 launching: false,
+                speculative: false,
             };
             self.post_task_end(out.task_id, &task, TaskEndReason::Resubmitted);
             self.handle_resubmitted(out.key.1, partition);

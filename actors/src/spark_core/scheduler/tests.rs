@@ -272,6 +272,7 @@ fn a_stage_abort_kills_its_running_tasks() {
             task_id,
             executor_id,
             reason,
+            ..
         },
         SchedulerEvent::JobEnded { .. },
     ] = events.as_slice()
