@@ -815,23 +815,14 @@ fn url_container(urls: &[(String, String)]) -> String {
         .unwrap_or_default()
 }
 
-/// What `YarnContainerInfoHelper.getAttributes` reports for a container.
-fn yarn_attributes(
-    host: &str,
-    user: &str,
-    urls: &[(String, String)],
-) -> Vec<(&'static str, String)> {
-    vec![
-        ("NM_HTTP_ADDRESS", format!("{host}:8042")),
-        ("USER", user.to_string()),
-        ("LOG_FILES", "stderr,stdout".to_string()),
-        ("NM_HTTP_PORT", "8042".to_string()),
-        ("CLUSTER_ID", String::new()),
-        ("NM_PORT", "8041".to_string()),
-        ("HTTP_SCHEME", "http://".to_string()),
-        ("NM_HOST", host.to_string()),
-        ("CONTAINER_ID", url_container(urls)),
-    ]
+/// What `YarnContainerInfoHelper.getAttributes` reports for the driver's container (the AM's):
+/// its container id is the one in its log URLs.
+fn yarn_attributes(host: &str, user: &str, urls: &[(String, String)]) -> Vec<(String, String)> {
+    sparkyard_actors::spark_core::executor_log_url_handler::yarn_attributes(
+        host,
+        &url_container(urls),
+        user,
+    )
 }
 
 /// The RDDs of a stage's parent stages, in its parents' order.
