@@ -147,6 +147,18 @@ struct RunningTask {
     speculative: bool,
 }
 
+impl RunningTask {
+    /// `task N.A in stage S.A`, as TaskSetManager names the attempt in its lines.
+    fn name(&self) -> TaskName {
+        TaskName {
+            index: self.index,
+            attempt: self.attempt,
+            stage_id: self.key.1,
+            stage_attempt_id: self.key.2,
+        }
+    }
+}
+
 /// DAGScheduler + TaskSchedulerImpl + TaskSetManagers of one SparkContext.
 pub struct Scheduler {
     log: ProcessLog,

@@ -491,9 +491,9 @@ fn may_speculate(s: &SpeculationSettings, runtime: f64, threshold: f64) -> bool 
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{lines, logged_scheduler, waiter};
     use super::*;
     use crate::kernel::logs::LogStore;
-    use sparkyard_messages::rpc::{EndpointId, RpcEndpointAddress};
     use sparkyard_messages::task::StageSpec;
     use std::cell::RefCell;
 
@@ -525,26 +525,8 @@ mod tests {
     }
 
     fn speculating(settings: SpeculationSettings) -> (Scheduler, Rc<RefCell<LogStore>>) {
-        let store = Rc::new(RefCell::new(LogStore::new(true)));
-        let s = Scheduler::new(
-            ProcessLog::new("driver", store.clone()),
-            ContextBus::disabled(),
-            4,
-            1,
-        )
-        .with_speculation(Some(settings));
-        (s, store)
-    }
-
-    fn lines(store: &Rc<RefCell<LogStore>>) -> Vec<String> {
-        let store = store.borrow();
-        let Some(out) = store.output("driver") else {
-            return Vec::new();
-        };
-        out.stderr
-            .lines()
-            .map(|l| l.splitn(3, ' ').nth(2).unwrap_or(l).to_string())
-            .collect()
+        let (s, store) = logged_scheduler();
+        (s.with_speculation(Some(settings)), store)
     }
 
     fn job(tasks: usize) -> JobSpec {
@@ -564,16 +546,6 @@ mod tests {
                 shuffle_write: Default::default(),
                 lineage: None,
             }],
-        }
-    }
-
-    fn waiter() -> RemoteRef {
-        RemoteRef {
-            id: EndpointId(0),
-            address: RpcEndpointAddress {
-                rpc_address: None,
-                name: "Driver".into(),
-            },
         }
     }
 

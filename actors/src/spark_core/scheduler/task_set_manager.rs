@@ -148,12 +148,7 @@ impl Scheduler {
         let idx = task.index as usize;
         if tsm.successful[idx] {
             // Spark 4.0.0's text (TaskSetManager.handleSuccessfulTask, read from its jar).
-            let name = TaskName {
-                index: task.index,
-                attempt: task.attempt,
-                stage_id: task.key.1,
-                stage_attempt_id: tsm.stage_attempt,
-            };
+            let name = task.name();
             info!(
                 self.log,
                 TSM,
@@ -264,12 +259,7 @@ impl Scheduler {
         );
         self.failed_attempts += 1;
         if let Some(tsm) = self.task_sets.get_mut(&task.key) {
-            let name = TaskName {
-                index: task.index,
-                attempt: task.attempt,
-                stage_id: task.key.1,
-                stage_attempt_id: tsm.stage_attempt,
-            };
+            let name = task.name();
             warn!(
                 self.log,
                 TSM,
@@ -313,12 +303,7 @@ impl Scheduler {
         };
         let idx = task.index as usize;
         let stage_attempt = tsm.stage_attempt;
-        let name = TaskName {
-            index: task.index,
-            attempt: task.attempt,
-            stage_id: task.key.1,
-            stage_attempt_id: stage_attempt,
-        };
+        let name = task.name();
         let lost = format!(
             "Lost {name} (TID {tid}) ({} executor {}): {reason}",
             task.host, task.executor_id

@@ -18,7 +18,7 @@ fn scheduler() -> Scheduler {
 }
 
 /// A scheduler whose log lines are kept, and a way to read them.
-fn logged_scheduler() -> (Scheduler, Rc<RefCell<LogStore>>) {
+pub(super) fn logged_scheduler() -> (Scheduler, Rc<RefCell<LogStore>>) {
     let store = Rc::new(RefCell::new(LogStore::new(true)));
     let s = Scheduler::new(
         ProcessLog::new("driver", store.clone()),
@@ -30,7 +30,7 @@ fn logged_scheduler() -> (Scheduler, Rc<RefCell<LogStore>>) {
 }
 
 /// The logged lines without their timestamps (`LEVEL Logger: text`).
-fn lines(store: &Rc<RefCell<LogStore>>) -> Vec<String> {
+pub(super) fn lines(store: &Rc<RefCell<LogStore>>) -> Vec<String> {
     let store = store.borrow();
     let Some(out) = store.output("driver") else {
         return Vec::new();
@@ -52,7 +52,7 @@ fn two_task_job() -> JobSpec {
     }
 }
 
-fn waiter() -> RemoteRef {
+pub(super) fn waiter() -> RemoteRef {
     RemoteRef {
         id: EndpointId(0),
         address: RpcEndpointAddress {
