@@ -95,6 +95,8 @@ pub enum ListenerEvent {
         user: String,
         attempt_id: String,
         driver_logs: Vec<(String, String)>,
+        /// The driver's container attributes (`Driver Attributes`).
+        driver_attributes: Vec<(String, String)>,
     },
     ExecutorAdded {
         time: u64,

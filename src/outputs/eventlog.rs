@@ -778,15 +778,11 @@ fn application_start(out: &mut String, e: &ListenerEvent) {
         user,
         attempt_id,
         driver_logs,
+        driver_attributes,
     } = e
     else {
         return;
     };
-    let host = driver_logs
-        .first()
-        .and_then(|(_, url)| url_host(url))
-        .unwrap_or_default();
-    let attributes = yarn_attributes(&host, user, driver_logs);
     object(out, |o| {
         o.str("Event", "SparkListenerApplicationStart")
             .str("App Name", app_name)
@@ -795,34 +791,8 @@ fn application_start(out: &mut String, e: &ListenerEvent) {
             .str("User", user)
             .str("App Attempt ID", attempt_id);
         o.map("Driver Logs", driver_logs);
-        o.map("Driver Attributes", &attributes);
+        o.map("Driver Attributes", driver_attributes);
     });
-}
-
-/// `http://<host>:8042/...` -> host.
-fn url_host(url: &str) -> Option<String> {
-    let rest = url.split_once("://")?.1;
-    Some(rest.split([':', '/']).next()?.to_string())
-}
-
-/// The container id in a NodeManager log URL (`.../containerlogs/<cid>/<user>/stdout`).
-fn url_container(urls: &[(String, String)]) -> String {
-    urls.iter()
-        .find_map(|(_, u)| {
-            let rest = u.split_once("/containerlogs/")?.1;
-            rest.split('/').next().map(str::to_string)
-        })
-        .unwrap_or_default()
-}
-
-/// What `YarnContainerInfoHelper.getAttributes` reports for the driver's container (the AM's):
-/// its container id is the one in its log URLs.
-fn yarn_attributes(host: &str, user: &str, urls: &[(String, String)]) -> Vec<(String, String)> {
-    sparkyard_actors::spark_core::executor_log_url_handler::yarn_attributes(
-        host,
-        &url_container(urls),
-        user,
-    )
 }
 
 /// The RDDs of a stage's parent stages, in its parents' order.

@@ -8,7 +8,7 @@ use crate::kernel::small_map::SmallMap;
 use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{EndpointRef, RpcEnv};
-use crate::world::addresses::{NM_PORT, NM_WEB_PORT};
+use crate::world::addresses::{NM_LOCAL_DIR, NM_PORT, NM_WEB_PORT};
 use crate::world::config::NodeSpec;
 use crate::world::context::SimContext;
 use actix::{Actor, AsyncContext, Context};
@@ -484,7 +484,7 @@ fn localized_path(
 ) -> String {
     let name = r.source.rsplit('/').next().unwrap_or(&r.source);
     format!(
-        "/tmp/hadoop-yarn/nm-local-dir/usercache/{user}/filecache/{}/{name}",
+        "{NM_LOCAL_DIR}/usercache/{user}/filecache/{}/{name}",
         10 + index
     )
 }

@@ -6,7 +6,7 @@ use crate::faults::DriverFault;
 use crate::kernel::{clock, timers};
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::executor_allocation_manager as eam;
-use crate::spark_core::{executor_env, unified_memory_manager};
+use crate::spark_core::{executor_env, executor_log_url_handler, unified_memory_manager};
 use crate::world::config::UserProgram;
 use crate::world::context::SimContext;
 use crate::world::listener::ContextBus;
@@ -163,16 +163,10 @@ impl Driver {
             ),
         ];
         let user = self.sim.config.user.clone();
-        let cid = self.env.log().key().to_string();
-        let logs = ["stderr", "stdout"]
-            .iter()
-            .map(|f| {
-                (
-                    f.to_string(),
-                    format!("http://{host}:8042/node/containerlogs/{cid}/{user}/{f}?start=-4096"),
-                )
-            })
-            .collect();
+        // YarnClusterSchedulerBackend.getDriverLogUrls / getDriverAttributes: the AM container's.
+        let cid = self.env.log().key();
+        let logs = executor_log_url_handler::yarn_log_urls(&host, cid, &user);
+        let attributes = executor_log_url_handler::yarn_attributes(&host, cid, &user);
         for e in [
             ListenerEvent::LogStart {
                 spark_version: SPARK_VERSION.into(),
@@ -201,6 +195,7 @@ impl Driver {
                 user,
                 attempt_id: self.attempt_id.attempt_id.to_string(),
                 driver_logs: logs,
+                driver_attributes: attributes,
             },
         ] {
             self.bus.post(|| e);

@@ -13,6 +13,7 @@ use crate::spark_core::executor_env::{self, block_manager_port};
 use crate::spark_core::executor_log_url_handler;
 use crate::spark_core::memory_store::{EXECUTOR_STORE, MemoryStore};
 use crate::spark_core::unified_memory_manager::max_memory;
+use crate::world::addresses::app_cache_dir;
 use crate::world::config::CostModel;
 use crate::world::context::SimContext;
 use crate::world::spark_conf::SparkConfView;
@@ -399,20 +400,11 @@ impl CoarseGrainedExecutorBackend {
 
     /// `SPARK_LOG_URL_STDOUT` / `_STDERR`: the NodeManager's pages for this container's logs.
     fn log_urls(&self) -> Vec<(String, String)> {
-        let (host, cid, user) = (
+        executor_log_url_handler::yarn_log_urls(
             &self.args.hostname,
             self.env.log().key(),
             &self.sim.config.user,
-        );
-        ["stderr", "stdout"]
-            .iter()
-            .map(|f| {
-                (
-                    f.to_string(),
-                    format!("http://{host}:8042/node/containerlogs/{cid}/{user}/{f}?start=-4096"),
-                )
-            })
-            .collect()
+        )
     }
 
     fn me_id(&self) -> EndpointId {
@@ -568,9 +560,8 @@ impl CoarseGrainedExecutorBackend {
                 .get("spark.executor.userClassPathFirst")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
             container_dir: format!(
-                "/tmp/hadoop-yarn/nm-local-dir/usercache/{}/appcache/{}/{}",
-                self.sim.config.user,
-                self.args.app_id,
+                "{}/{}",
+                app_cache_dir(&self.sim.config.user, &self.args.app_id),
                 log.key()
             ),
         };

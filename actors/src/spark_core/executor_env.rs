@@ -11,6 +11,7 @@
 use crate::info;
 use crate::kernel::logs::{Level, ProcessLog};
 use crate::kernel::trace::fnv1a;
+use crate::world::addresses::app_cache_dir;
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::rpc::RpcAddress;
 
@@ -148,7 +149,8 @@ pub fn log_create_executor_env(
     info!(
         log,
         "executor::DiskBlockManager",
-        "Created local directory at /tmp/hadoop-yarn/nm-local-dir/usercache/{user}/appcache/{app_id}/blockmgr-{}",
+        "Created local directory at {}/blockmgr-{}",
+        app_cache_dir(user, app_id),
         uuid_for(app_id, id)
     );
 }

@@ -1,4 +1,6 @@
-//! `spark.ui.custom.executor.log.url` (Spark: `executor/ExecutorLogUrlHandler.scala`): the
+//! A YARN container's log URLs and attributes (Spark: `util/YarnContainerInfoHelper.scala`,
+//! which the driver and each executor report), and `spark.ui.custom.executor.log.url` (Spark:
+//! `executor/ExecutorLogUrlHandler.scala`): the
 //! DriverEndpoint rewrites each registering executor's log URLs from the pattern, filling its
 //! `{{ATTRIBUTE}}` placeholders from the attributes the executor sent
 //! (`YarnContainerInfoHelper.getAttributes` on YARN), and `{{FILE_NAME}}` once per `LOG_FILES`
@@ -6,18 +8,35 @@
 
 use crate::info;
 use crate::kernel::logs::ProcessLog;
+use crate::world::addresses::{NM_PORT, NM_WEB_PORT};
 use std::collections::BTreeSet;
+
+/// A YARN container's log URLs, as `YarnContainerInfoHelper.getLogUrls` gives them: the
+/// NodeManager's page of each file, its last 4 KiB.
+pub fn yarn_log_urls(host: &str, container_id: &str, user: &str) -> Vec<(String, String)> {
+    ["stderr", "stdout"]
+        .iter()
+        .map(|f| {
+            (
+                f.to_string(),
+                format!(
+                    "http://{host}:{NM_WEB_PORT}/node/containerlogs/{container_id}/{user}/{f}?start=-4096"
+                ),
+            )
+        })
+        .collect()
+}
 
 /// The attributes of a YARN container, as `YarnContainerInfoHelper.getAttributes` gives them
 /// (keys in the order a real Spark 4.0 event log lists them).
 pub fn yarn_attributes(host: &str, container_id: &str, user: &str) -> Vec<(String, String)> {
     [
-        ("NM_HTTP_ADDRESS", format!("{host}:8042")),
+        ("NM_HTTP_ADDRESS", format!("{host}:{NM_WEB_PORT}")),
         ("USER", user.to_string()),
         ("LOG_FILES", "stderr,stdout".to_string()),
-        ("NM_HTTP_PORT", "8042".to_string()),
+        ("NM_HTTP_PORT", NM_WEB_PORT.to_string()),
         ("CLUSTER_ID", String::new()),
-        ("NM_PORT", "8041".to_string()),
+        ("NM_PORT", NM_PORT.to_string()),
         ("HTTP_SCHEME", "http://".to_string()),
         ("NM_HOST", host.to_string()),
         ("CONTAINER_ID", container_id.to_string()),

@@ -149,11 +149,6 @@ impl ContextBus {
         }
     }
 
-    /// Whether the bus records its events (an output wants them).
-    pub fn records(&self) -> bool {
-        self.enabled
-    }
-
     fn record(&self, event: ListenerEvent) {
         if self.enabled
             && let Some(a) = self.attempts.borrow_mut().get_mut(self.index)
