@@ -275,7 +275,12 @@ pub enum ExecutorLossReason {
     /// A plain `ExecutorLossReason(message)` (e.g. sent by an executor that exits by itself).
     Other(String),
     /// `ExecutorDecommission(workerHost, reason)`: "Executor decommission: <reason>".
-    Decommission { reason: String },
+    /// `worker_host` is set when the whole host goes (`DecommissionExecutorsOnHost`): the
+    /// DAGScheduler then unregisters every map output served from it.
+    Decommission {
+        reason: String,
+        worker_host: Option<String>,
+    },
 }
 
 impl ExecutorLossReason {
@@ -301,7 +306,7 @@ impl fmt::Display for ExecutorLossReason {
             Self::Killed => f.write_str("Executor killed by driver."),
             Self::Pending => f.write_str("Pending loss reason."),
             Self::Other(message) => f.write_str(message),
-            Self::Decommission { reason } => write!(f, "Executor decommission: {reason}"),
+            Self::Decommission { reason, .. } => write!(f, "Executor decommission: {reason}"),
         }
     }
 }

@@ -84,6 +84,40 @@ impl std::fmt::Display for BlockManagerId {
     }
 }
 
+/// `ShuffleBlockInfo(shuffleId, mapId)`: one map output's index and data files, the unit a
+/// decommissioning block manager migrates (`toString`: `ShuffleBlockInfo(0,5)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ShuffleBlockInfo {
+    pub shuffle_id: u32,
+    /// The map task's id (its TID).
+    pub map_id: u64,
+}
+
+impl std::fmt::Display for ShuffleBlockInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ShuffleBlockInfo({},{})", self.shuffle_id, self.map_id)
+    }
+}
+
+/// A map output a decommissioning executor uploads to a peer (`uploadBlockSync` of its data
+/// and index blocks): what the peer stores and reports to the BlockManagerMaster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MigratedShuffleBlock {
+    pub info: ShuffleBlockInfo,
+    /// The data file's length.
+    pub data_bytes: u64,
+    /// Reduce partitions (the index file holds `num_reduces + 1` offsets).
+    pub num_reduces: u32,
+}
+
+/// A peer `BlockManagerMasterEndpoint.getPeers` names: its id, and the endpoint its block
+/// transfer service answers on (the connection to `host:port` an upload opens).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockManagerPeer {
+    pub id: BlockManagerId,
+    pub endpoint: crate::rpc::RemoteRef,
+}
+
 /// `FetchFailed(bmAddress, shuffleId, mapId, mapIndex, reduceId, message)`: a reduce task could
 /// not read a map output. `bm_address` is `None` (Spark's null) for a
 /// `MetadataFetchFailedException` (no location registered), with map id and index -1.

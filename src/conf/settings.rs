@@ -235,6 +235,30 @@ fn dynamic_allocation(conf: &SparkConf) -> Result<Option<DynamicAllocationSettin
     }))
 }
 
+/// `spark.storage.decommission.*` as Spark 4.0's ConfigBuilders type and check them (the
+/// executors read them when they decommission; a bad value fails the submission here).
+fn check_storage_decommission(c: &SparkConf) -> Result<(), UserError> {
+    let key = |k: &str| format!("spark.storage.decommission.{k}");
+    c.get_bool(&key("enabled"), false)?;
+    c.get_bool(&key("rddBlocks.enabled"), true)?;
+    c.get_int(&key("maxReplicationFailuresPerBlock"), 3)?;
+    c.get_int("spark.storage.cachedPeersTtl", 60_000)?;
+    let threads = key("shuffleBlocks.maxThreads");
+    let n = c.get_int(&threads, 8)?;
+    if n <= 0 {
+        return Err(UserError::illegal_argument(format!(
+            "'{n}' in {threads} is invalid. The maximum number of threads should be positive"
+        )));
+    }
+    let interval = key("replicationReattemptInterval");
+    if c.get_time_as_ms(&interval, "30s")? == 0 {
+        return Err(UserError::illegal_argument(format!(
+            "'0' in {interval} is invalid. Time interval between two consecutive attempts of cache block replication should be positive."
+        )));
+    }
+    Ok(())
+}
+
 /// `spark.redaction.regex` is compiled when Spark first redacts: a pattern that does not compile
 /// fails the submission (Java's `PatternSyntaxException`; the text is the regex engine's).
 fn check_redaction_regex(c: &SparkConf) -> Result<(), UserError> {
@@ -312,6 +336,7 @@ pub fn validate_yarn_resources(c: &SparkConf) -> Result<(), UserError> {
 pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
     let c = &req.conf;
     check_redaction_regex(c)?;
+    check_storage_decommission(c)?;
     validate_yarn_resources(c)?;
     let mem = memory(c, &req.primary_resource)?;
     let (ask_timeout_ms, ask_timeout_property) = rpc_timeout(c, "spark.rpc.askTimeout")?;
@@ -880,6 +905,7 @@ mod tests {
                 decommission_enabled: s.decommission_enabled,
                 storage_decommission: false,
                 storage_decommission_blocks: true,
+                decommissioner: ExecutorConf::default_decommissioner(),
             };
             assert_eq!(c, want, "{extra:?}");
         }

@@ -217,7 +217,12 @@ pub struct SubmitRequest {
 }
 
 /// Keys the issue asks to act that sparkyard does not simulate yet: said on the console.
-const NOT_SIMULATED_KEYS: &[&str] = &["spark.yarn.historyServer.address"];
+const NOT_SIMULATED_KEYS: &[&str] = &[
+    "spark.yarn.historyServer.address",
+    // Decommissioning migrates to peers only: no fallback storage, no disk-size cap.
+    "spark.storage.decommission.fallbackStorage.path",
+    "spark.storage.decommission.shuffleBlocks.maxDiskSize",
+];
 
 /// The properties whose paths `prepareSubmitEnvironment` resolves (SparkSubmit.scala).
 const PATH_CONFIGS: [&str; 6] = [

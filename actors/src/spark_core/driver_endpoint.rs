@@ -14,6 +14,7 @@ use crate::rpc::{EndpointRef, RpcEnv};
 use crate::spark_core::executor_allocation_manager::{
     self as eam, AllocationListener, ExecutorAllocationClient, ExecutorAllocationManager,
 };
+use crate::spark_core::executor_env::block_manager_port;
 use crate::spark_core::executor_log_url_handler::ExecutorLogUrlHandler;
 use crate::spark_core::executor_monitor::ShuffleDataQuery;
 use crate::spark_core::scheduler::{Scheduler, SchedulerEvent, WorkerOffer};
@@ -32,7 +33,7 @@ use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
 use sparkyard_messages::rpc::{EndpointId, RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
-use sparkyard_messages::task::StatusUpdate;
+use sparkyard_messages::task::{BlockManagerId, BlockManagerPeer, StatusUpdate};
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -78,6 +79,13 @@ impl Offerable {
             Some(a) => self.0.range((Excluded(a), Unbounded)).next().copied(),
         }
     }
+}
+
+/// `ExecutorDecommissionInfo(message, workerHost)`.
+struct DecommissionInfo {
+    message: String,
+    /// Set when the whole host is decommissioned (`DecommissionExecutorsOnHost`).
+    worker_host: Option<String>,
 }
 
 struct ExecutorData {
@@ -130,9 +138,9 @@ pub struct DriverEndpoint {
     /// `executorsPendingToRemove`: executors the driver asked to kill (their loss is
     /// `ExecutorKilled`, never a failure).
     pending_to_remove: BTreeSet<ExecutorId>,
-    /// `executorsPendingDecommission`: the decommission message of each executor being
+    /// `executorsPendingDecommission`: the `ExecutorDecommissionInfo` of each executor being
     /// decommissioned (its loss is `ExecutorDecommission`).
-    pending_decommission: BTreeMap<ExecutorId, String>,
+    pending_decommission: BTreeMap<ExecutorId, DecommissionInfo>,
     /// A `ResubmitFailedStages` the DAGScheduler asked for, to be scheduled after the message
     /// being handled (ms from now).
     resubmit_after_ms: Option<u64>,
@@ -265,6 +273,14 @@ impl DriverEndpoint {
             DriverEndpointMsg::DecommissionExecutorsOnHost(host) => {
                 self.decommission_executors_on_host(&host)
             }
+            DriverEndpointMsg::GetPeers(ask, asker) => {
+                let peers = self.block_manager_peers(&asker);
+                self.env.reply(ask, peers)
+            }
+            DriverEndpointMsg::UpdateShuffleBlockInfo {
+                block_manager,
+                block,
+            } => self.scheduler.update_map_output(block, block_manager),
         }
         if let Some(ms) = self.resubmit_after_ms.take() {
             // DAGScheduler's messageScheduler: ResubmitFailedStages after RESUBMIT_TIMEOUT.
@@ -634,8 +650,11 @@ impl DriverEndpoint {
         let decommission = self.pending_decommission.remove(&id);
         let reason = if self.pending_to_remove.remove(&id) {
             ExecutorLossReason::Killed
-        } else if let Some(reason) = decommission {
-            ExecutorLossReason::Decommission { reason }
+        } else if let Some(info) = decommission {
+            ExecutorLossReason::Decommission {
+                reason: info.message,
+                worker_host: info.worker_host,
+            }
         } else {
             reason
         };
@@ -660,7 +679,7 @@ impl DriverEndpoint {
             executor_id: id.to_string(),
             reason: removed,
         });
-        self.scheduler.dag_executor_lost(id);
+        self.scheduler.dag_executor_lost(id, &reason);
         self.handle_events(events);
     }
 
@@ -867,7 +886,11 @@ impl DriverEndpoint {
         if ids.is_empty() {
             return;
         }
-        let done = self.decommission(&ids, &format!("Decommissioning all executors on {host}."));
+        let info = DecommissionInfo {
+            message: format!("Decommissioning all executors on {host}."),
+            worker_host: Some(host.to_string()),
+        };
+        let done = self.decommission(&ids, &info);
         // Not idle candidates any more (the manager marks its own scale-down decommissions).
         if let Some(m) = &self.allocation {
             m.borrow_mut().monitor.executors_decommissioned(&done);
@@ -877,7 +900,7 @@ impl DriverEndpoint {
     /// `CoarseGrainedSchedulerBackend.decommissionExecutors(..., adjustTargetNumExecutors =
     /// false, triggeredByExecutor = false)`: active executors stop taking tasks, their block
     /// managers are marked decommissioning and each is told to decommission itself.
-    fn decommission(&mut self, ids: &[ExecutorId], message: &str) -> Vec<ExecutorId> {
+    fn decommission(&mut self, ids: &[ExecutorId], info: &DecommissionInfo) -> Vec<ExecutorId> {
         let active: Vec<ExecutorId> = ids
             .iter()
             .copied()
@@ -887,7 +910,11 @@ impl DriverEndpoint {
             return active;
         }
         for &id in &active {
-            self.pending_decommission.insert(id, message.to_string());
+            let info = DecommissionInfo {
+                message: info.message.clone(),
+                worker_host: info.worker_host.clone(),
+            };
+            self.pending_decommission.insert(id, info);
             self.update_offerable(id);
         }
         let log = self.env.log().clone();
@@ -897,7 +924,7 @@ impl DriverEndpoint {
             .iter()
             .filter_map(|id| {
                 let e = self.executors.get(*id)?;
-                let port = 38000 + id.0 % 1000;
+                let port = block_manager_port(*id);
                 Some(format!("BlockManagerId({id}, {}, {port}, None)", e.host))
             })
             .collect();
@@ -915,6 +942,39 @@ impl DriverEndpoint {
             }
         }
         active
+    }
+
+    /// `BlockManagerMasterEndpoint.getPeers`: every registered block manager but the asker's
+    /// and the decommissioning ones (empty for an unknown asker). Spark's order is a hash's,
+    /// then the decommissioner shuffles it; here executor id order rotated by the asker's id,
+    /// so decommissioning executors spread over different peers first. A walk over the
+    /// executors: only a decommissioning executor asks.
+    fn block_manager_peers(&self, asker: &BlockManagerId) -> Vec<BlockManagerPeer> {
+        if !self.executors.contains(asker.executor_id) {
+            return Vec::new();
+        }
+        let mut ids: Vec<ExecutorId> = self
+            .by_address
+            .values()
+            .copied()
+            .filter(|id| *id != asker.executor_id && !self.pending_decommission.contains_key(id))
+            .collect();
+        ids.sort();
+        let start = ids.partition_point(|id| *id < asker.executor_id);
+        ids.rotate_left(start);
+        ids.iter()
+            .filter_map(|id| {
+                let e = self.executors.get(*id)?;
+                Some(BlockManagerPeer {
+                    id: BlockManagerId {
+                        executor_id: *id,
+                        host: e.host.to_string(),
+                        port: block_manager_port(*id),
+                    },
+                    endpoint: self.env.remote_ref(e.executor.id),
+                })
+            })
+            .collect()
     }
 
     /// `isExecutorActive`: registered, not being removed, lost or decommissioned.
@@ -1004,7 +1064,11 @@ impl ExecutorAllocationClient for DriverEndpoint {
 
     /// `decommissionExecutors(ids with ExecutorDecommissionInfo("spark scale down"), ...)`.
     fn decommission_executors(&mut self, ids: &[ExecutorId]) -> Vec<ExecutorId> {
-        self.decommission(ids, "spark scale down")
+        let info = DecommissionInfo {
+            message: "spark scale down".to_string(),
+            worker_host: None,
+        };
+        self.decommission(ids, &info)
     }
 }
 

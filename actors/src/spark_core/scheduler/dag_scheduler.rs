@@ -610,11 +610,47 @@ impl Scheduler {
         vec![SchedulerEvent::Revive]
     }
 
-    /// `handleExecutorLost(execId, workerHost = None)`: without the external shuffle service
-    /// the executor's map outputs are gone with it.
-    pub fn dag_executor_lost(&mut self, eid: ExecutorId) {
-        let file_lost = !self.shuffle.service_enabled;
-        self.remove_executor_and_unregister_outputs(eid, file_lost, None, None);
+    /// `ExecutorLost(execId, reason)` -> `handleExecutorLost(execId, workerHost)`: the worker
+    /// host is an `ExecutorDecommission`'s (DAGSchedulerEventProcessLoop.doOnReceive; YARN's
+    /// `ExecutorProcessLost` has none). Without the external shuffle service the executor's map
+    /// outputs are gone with it; with a worker host every output served from that host is
+    /// (`fileLost = workerHost.isDefined || !externalShuffleServiceEnabled`).
+    pub fn dag_executor_lost(&mut self, eid: ExecutorId, reason: &ExecutorLossReason) {
+        let worker_host = match reason {
+            ExecutorLossReason::Decommission { worker_host, .. } => worker_host.as_deref(),
+            _ => None,
+        };
+        let file_lost = worker_host.is_some() || !self.shuffle.service_enabled;
+        self.remove_executor_and_unregister_outputs(eid, file_lost, worker_host, None);
+    }
+
+    /// The BlockManagerMaster heard a peer stored a migrated shuffle index block
+    /// (`BlockManagerMasterEndpoint.updateBlockInfo` -> `MapOutputTrackerMaster.updateMapOutput`).
+    pub fn update_map_output(&mut self, block: ShuffleBlockInfo, location: BlockManagerId) {
+        let (shuffle_id, map_id) = (block.shuffle_id, block.map_id);
+        match self
+            .tracker
+            .update_map_output(shuffle_id, map_id, location.clone())
+        {
+            MapOutputUpdate::Updated => info!(
+                self.log,
+                "driver::ShuffleStatus", "Updating map output for {map_id} to {location}"
+            ),
+            MapOutputUpdate::Recovered => info!(
+                self.log,
+                "driver::ShuffleStatus", "Recover {map_id} {location}"
+            ),
+            MapOutputUpdate::Untracked => warn!(
+                self.log,
+                "driver::ShuffleStatus",
+                "Asked to update map output {map_id} for untracked map status."
+            ),
+            MapOutputUpdate::UnknownShuffle => error!(
+                self.log,
+                "driver::MapOutputTrackerMaster",
+                "Asked to update map output for unknown shuffle {shuffle_id}"
+            ),
+        }
     }
 
     /// `removeExecutorAndUnregisterOutputs` (DAGScheduler.scala): once per epoch, `Executor

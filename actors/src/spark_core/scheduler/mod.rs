@@ -20,14 +20,14 @@ use crate::world::config::ShuffleSettings;
 use crate::world::invariants::TaskOutput;
 use crate::world::listener::{ContextBus, TaskEndKind, TaskEvent, TaskEventKind};
 use crate::{error, info, warn};
-use map_output_tracker::MapOutputTrackerMaster;
+use map_output_tracker::{MapOutputTrackerMaster, MapOutputUpdate};
 use sparkyard_messages::ids::{ExecutorId, TaskId};
 use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason, TaskInfo};
 use sparkyard_messages::records::{ExecutorLossReason, TaskState};
 use sparkyard_messages::rpc::RemoteRef;
 use sparkyard_messages::task::{
-    BlockManagerId, FetchFailure, JobResult, JobSpec, MapStatusData, ShuffleIo, ShuffleWrite,
-    ShuffleWriteSize, TaskDescription, TaskName, TaskResultData, TaskWork,
+    BlockManagerId, FetchFailure, JobResult, JobSpec, MapStatusData, ShuffleBlockInfo, ShuffleIo,
+    ShuffleWrite, ShuffleWriteSize, TaskDescription, TaskName, TaskResultData, TaskWork,
 };
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use task_set_manager::TaskSetManager;

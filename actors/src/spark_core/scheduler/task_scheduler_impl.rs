@@ -316,7 +316,7 @@ impl Scheduler {
         reason: &ExecutorLossReason,
     ) -> Vec<SchedulerEvent> {
         let events = self.task_sets_executor_lost(eid, reason);
-        self.dag_executor_lost(eid);
+        self.dag_executor_lost(eid, reason);
         events
     }
 
@@ -329,7 +329,7 @@ impl Scheduler {
         reason: &ExecutorLossReason,
     ) -> Vec<SchedulerEvent> {
         let mut events = Vec::new();
-        self.resubmit_lost_outputs(eid, &mut events);
+        self.resubmit_lost_outputs(eid, reason, &mut events);
         let tids: Vec<TaskId> = self
             .by_executor
             .remove(eid)
