@@ -682,7 +682,7 @@ mod tests {
         let steps = d.poll(&log, 1, 1000);
         assert_eq!(uploads(&steps), vec![1]);
         assert_eq!(d.upload_finished(&log, 1, 1010, Err(failure())), vec![]);
-        assert_eq!(d.last_migration_info().1, false, "no round since");
+        assert!(!d.last_migration_info().1, "no round since");
         // Both peers' threads stopped: the next round has no one to migrate to and stops.
         d.round(&log, 30_000, &[peer(3), peer(4)], &[stored(1)]);
         assert_eq!(d.last_migration_info(), (u64::MAX, true));
