@@ -250,6 +250,14 @@ fn check_storage_decommission(c: &SparkConf) -> Result<(), UserError> {
             "'{n}' in {threads} is invalid. The maximum number of threads should be positive"
         )));
     }
+    for k in [
+        "spark.executor.decommission.forceKillTimeout",
+        "spark.executor.decommission.killInterval",
+    ] {
+        if c.get(k).is_some() {
+            c.get_time_as_sec(k, "0")?;
+        }
+    }
     let interval = key("replicationReattemptInterval");
     if c.get_time_as_ms(&interval, "30s")? == 0 {
         return Err(UserError::illegal_argument(format!(

@@ -144,6 +144,10 @@ pub struct DriverEndpoint {
     /// A `ResubmitFailedStages` the DAGScheduler asked for, to be scheduled after the message
     /// being handled (ms from now).
     resubmit_after_ms: Option<u64>,
+    /// `spark.executor.decommission.forceKillTimeout` (seconds; none by default).
+    force_kill_timeout_s: Option<u64>,
+    /// Decommissions whose force-kill check is to be scheduled after the current message.
+    force_kills_due: Vec<Vec<ExecutorId>>,
 }
 
 impl DriverEndpoint {
@@ -178,6 +182,13 @@ impl DriverEndpoint {
             .with_shuffle(s.shuffle.clone())
             .with_driver_memory(unified_memory_manager::max_memory(s.driver_memory_mb))
             .with_speculation(s.speculation);
+            let props: Vec<(String, String)> = s
+                .properties
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let force_kill_timeout_s = crate::world::spark_conf::SparkConfView(&props)
+                .time_as_sec_opt("spark.executor.decommission.forceKillTimeout");
             DriverEndpoint {
                 log_url_handler: ExecutorLogUrlHandler::new(
                     s.properties
@@ -203,17 +214,14 @@ impl DriverEndpoint {
                 tasks_finished: 0,
                 failures_counted: 0,
                 offered: Vec::new(),
-                app_properties: Arc::new(
-                    s.properties
-                        .iter()
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect(),
-                ),
+                app_properties: Arc::new(props),
                 ever_registered: BTreeSet::new(),
                 allocation,
                 pending_to_remove: BTreeSet::new(),
                 pending_decommission: BTreeMap::new(),
                 resubmit_after_ms: None,
+                force_kill_timeout_s,
+                force_kills_due: Vec::new(),
             }
         });
         out.expect("create runs its closure")
@@ -282,6 +290,7 @@ impl DriverEndpoint {
                 block,
             } => self.scheduler.update_map_output(block, block_manager),
         }
+        self.schedule_force_kills(ctx);
         if let Some(ms) = self.resubmit_after_ms.take() {
             // DAGScheduler's messageScheduler: ResubmitFailedStages after RESUBMIT_TIMEOUT.
             ctx.run_later(clock::ms(ms), |act, _| {
@@ -873,6 +882,91 @@ impl DriverEndpoint {
             .local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")
     }
 
+    /// `decommissionExecutors`' cleanup task (`cleanup-decommission-execs`): after
+    /// `spark.executor.decommission.forceKillTimeout`, the executors still decommissioning
+    /// are killed (force, not counted as failures).
+    fn schedule_force_kills(&mut self, ctx: &mut Context<Self>) {
+        let Some(timeout_s) = self.force_kill_timeout_s else {
+            return;
+        };
+        for ids in std::mem::take(&mut self.force_kills_due) {
+            ctx.run_later(clock::ms(timeout_s.saturating_mul(1000)), move |act, _| {
+                act.force_kill_stragglers(&ids, timeout_s)
+            });
+        }
+    }
+
+    fn force_kill_stragglers(&mut self, ids: &[ExecutorId], timeout_s: u64) {
+        let stragglers: Vec<ExecutorId> = ids
+            .iter()
+            .copied()
+            .filter(|id| self.pending_decommission.contains_key(id))
+            .collect();
+        if stragglers.is_empty() || self.shared.borrow().stopping {
+            return;
+        }
+        let list: Vec<String> = stragglers.iter().map(|i| i.to_string()).collect();
+        info!(
+            self.env.log(),
+            BACKEND,
+            "List({}) failed to decommission in {timeout_s}, killing.",
+            list.join(", ")
+        );
+        self.kill_executors_with(&stragglers, true);
+    }
+
+    /// `killExecutors(..., force)`: with `force` a busy executor is killed too (and it is no
+    /// idle kill, so the shuffle-tracking invariant does not apply).
+    fn kill_executors_with(&mut self, ids: &[ExecutorId], force: bool) -> Vec<ExecutorId> {
+        let log = self.env.log().clone();
+        let list = |v: &[ExecutorId]| {
+            v.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        info!(log, BACKEND, "Requesting to kill executor(s) {}", list(ids));
+        let mut kill = Vec::new();
+        for &id in ids {
+            if !self.executors.contains(id) {
+                warn!(log, BACKEND, "Executor to kill {id} does not exist!");
+            } else if !self.pending_to_remove.contains(&id) && (force || !self.is_executor_busy(id))
+            {
+                kill.push(id);
+            }
+        }
+        let tracking = self
+            .sim
+            .config
+            .spark
+            .dynamic_allocation
+            .is_some_and(|d| d.shuffle_tracking_enabled && !d.shuffle_service_enabled);
+        for &id in &kill {
+            self.pending_to_remove.insert(id);
+            self.update_offerable(id);
+            let holds = tracking && !force && self.scheduler.holds_shuffle_data(id);
+            let check = invariants::idle_kill_without_shuffle_data(id.0, holds);
+            self.sim
+                .violations
+                .check(inv::NO_SHUFFLE_EXECUTOR_KILLED_IDLE, check);
+        }
+        info!(
+            log,
+            BACKEND,
+            "Actual list of executor(s) to be killed is {}",
+            list(&kill)
+        );
+        if kill.is_empty() {
+            return kill;
+        }
+        if let Some(yarn) = self.yarn_scheduler() {
+            let ids = kill.clone();
+            self.env
+                .ask(self.me, &yarn, |a| YarnSchedulerMsg::KillExecutors(a, ids));
+        }
+        kill
+    }
+
     /// `DecommissionExecutorsOnHost(host)`: every executor alive on the host is decommissioned
     /// (a walk over the executors: a node decommission is rare).
     fn decommission_executors_on_host(&mut self, host: &str) {
@@ -934,6 +1028,9 @@ impl DriverEndpoint {
             "Mark BlockManagers ({}) as being decommissioning.",
             managers.join(", ")
         );
+        if self.force_kill_timeout_s.is_some() {
+            self.force_kills_due.push(active.clone());
+        }
         for &id in &active {
             info!(log, BACKEND, "Notify executor {id} to decommission.");
             if let Some(e) = self.executors.get(id) {
@@ -1014,52 +1111,7 @@ impl ExecutorAllocationClient for DriverEndpoint {
     /// `CoarseGrainedSchedulerBackend.killExecutors(ids, adjustTargetNumExecutors = false,
     /// countFailures = false, force = false)`: known, not already pending, not busy.
     fn kill_executors(&mut self, ids: &[ExecutorId]) -> Vec<ExecutorId> {
-        let log = self.env.log().clone();
-        let list = |v: &[ExecutorId]| {
-            v.iter()
-                .map(|i| i.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        info!(log, BACKEND, "Requesting to kill executor(s) {}", list(ids));
-        let mut kill = Vec::new();
-        for &id in ids {
-            if !self.executors.contains(id) {
-                warn!(log, BACKEND, "Executor to kill {id} does not exist!");
-            } else if !self.pending_to_remove.contains(&id) && !self.is_executor_busy(id) {
-                kill.push(id);
-            }
-        }
-        let tracking = self
-            .sim
-            .config
-            .spark
-            .dynamic_allocation
-            .is_some_and(|d| d.shuffle_tracking_enabled && !d.shuffle_service_enabled);
-        for &id in &kill {
-            self.pending_to_remove.insert(id);
-            self.update_offerable(id);
-            let holds = tracking && self.scheduler.holds_shuffle_data(id);
-            let check = invariants::idle_kill_without_shuffle_data(id.0, holds);
-            self.sim
-                .violations
-                .check(inv::NO_SHUFFLE_EXECUTOR_KILLED_IDLE, check);
-        }
-        info!(
-            log,
-            BACKEND,
-            "Actual list of executor(s) to be killed is {}",
-            list(&kill)
-        );
-        if kill.is_empty() {
-            return kill;
-        }
-        if let Some(yarn) = self.yarn_scheduler() {
-            let ids = kill.clone();
-            self.env
-                .ask(self.me, &yarn, |a| YarnSchedulerMsg::KillExecutors(a, ids));
-        }
-        kill
+        self.kill_executors_with(ids, false)
     }
 
     /// `decommissionExecutors(ids with ExecutorDecommissionInfo("spark scale down"), ...)`.
@@ -1092,8 +1144,9 @@ impl Actor for DriverEndpoint {
         // ExecutorAllocationManager.start(): the initial target, then `schedule()` every 100 ms.
         if let Some(m) = self.allocation.clone() {
             m.borrow_mut().start(self);
-            ctx.run_interval(clock::ms(eam::INTERVAL_MS), |act, _| {
-                act.schedule_allocation()
+            ctx.run_interval(clock::ms(eam::INTERVAL_MS), |act, ctx| {
+                act.schedule_allocation();
+                act.schedule_force_kills(ctx);
             });
         }
         // TaskSchedulerImpl.start(): the speculation thread, `checkSpeculatableTasks` every
