@@ -1008,6 +1008,9 @@ impl DriverEndpoint {
                 message: info.message.clone(),
                 worker_host: info.worker_host.clone(),
             };
+            // TaskSchedulerImpl.executorDecommission.
+            self.scheduler
+                .executor_decommission(id, info.worker_host.as_deref());
             self.pending_decommission.insert(id, info);
             self.update_offerable(id);
         }

@@ -571,8 +571,11 @@ impl Scheduler {
             }
         }
         if let Some(bm) = &failure.bm_address {
-            let host = (self.shuffle.service_enabled
-                && self.shuffle.unregister_output_on_host_on_fetch_failure)
+            // The whole host's outputs are lost with the shuffle service, or when the host is
+            // being decommissioned (`isHostDecommissioned`).
+            let host_lost = self.shuffle.service_enabled
+                || self.decommissioned_hosts.contains_key(&bm.executor_id);
+            let host = (host_lost && self.shuffle.unregister_output_on_host_on_fetch_failure)
                 .then(|| bm.host.clone());
             self.remove_executor_and_unregister_outputs(
                 bm.executor_id,

@@ -198,6 +198,9 @@ pub struct Scheduler {
     /// `executorFailureEpoch` and `shuffleFileLostEpoch`.
     executor_failure_epoch: BTreeMap<ExecutorId, u64>,
     shuffle_file_lost_epoch: BTreeMap<ExecutorId, u64>,
+    /// TaskSchedulerImpl's `executorsPendingDecommission`: the worker host of each executor
+    /// decommissioned with its host (`ExecutorDecommissionState.workerHost`).
+    decommissioned_hosts: BTreeMap<ExecutorId, String>,
     pub tasks_launched: u64,
     /// Failed task attempts so far (every cause).
     pub failed_attempts: u64,
@@ -245,6 +248,7 @@ impl Scheduler {
             block_managers: DenseMap::default(),
             executor_failure_epoch: BTreeMap::new(),
             shuffle_file_lost_epoch: BTreeMap::new(),
+            decommissioned_hosts: BTreeMap::new(),
             tasks_launched: 0,
             failed_attempts: 0,
             task_outputs: Vec::new(),

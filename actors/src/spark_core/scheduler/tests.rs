@@ -652,3 +652,45 @@ fn a_lost_map_output_is_resubmitted_before_the_running_tasks_fail() {
         "the failed task, then the resubmitted one"
     );
 }
+
+/// DAGSchedulerEventProcessLoop ExecutorLost -> handleExecutorLost(execId, workerHost) and
+/// ShuffleStatus.updateMapOutput (Spark 4.0): an `ExecutorDecommission` with a worker host
+/// (`DecommissionExecutorsOnHost`) unregisters every output served from that host; an output
+/// a peer reported as migrated (`Updating map output for <mapId> to <bm>`) lives elsewhere and
+/// stays, so the reduce stage needs no map task again.
+#[test]
+fn a_decommissioned_host_loses_its_outputs_but_not_the_migrated_ones() {
+    let (mut s, store) = logged_scheduler();
+    finish_map_stage(&mut s);
+    let peer = BlockManagerId {
+        executor_id: ExecutorId(3),
+        host: "host3".into(),
+        port: 38003,
+    };
+    let map0 = sparkyard_messages::task::ShuffleBlockInfo {
+        shuffle_id: 0,
+        map_id: 0,
+    };
+    s.update_map_output(map0, peer);
+    let decommission = |h: &str| ExecutorLossReason::Decommission {
+        reason: format!("Decommissioning all executors on {h}."),
+        worker_host: Some(h.into()),
+    };
+    s.executor_decommission(ExecutorId(1), Some("host1"));
+    s.executor_lost(ExecutorId(1), &decommission("host1"));
+    assert!(s.tracker.is_available(0), "map 0 migrated to host3");
+    s.executor_lost(ExecutorId(2), &decommission("host2"));
+    assert_eq!(s.tracker.missing_partitions(0), vec![1]);
+    let logged = lines(&store);
+    for want in [
+        "INFO ShuffleStatus: Updating map output for 0 to BlockManagerId(3, host3, 38003, None)",
+        "INFO DAGScheduler: Shuffle files lost for host: host1 (epoch 1)",
+        "INFO DAGScheduler: Shuffle files lost for host: host2 (epoch 2)",
+    ] {
+        assert!(
+            logged.iter().any(|l| l == want),
+            "{want}\n{}",
+            logged.join("\n")
+        );
+    }
+}
