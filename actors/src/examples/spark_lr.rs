@@ -250,12 +250,18 @@ mod tests {
     }
 
     // The data and the initial w come from `new Random(42)`: `generateData` draws its 100,000
-    // Gaussians first, then w its 10 doubles; D = 10 values.
+    // Gaussians first (StrictMath.log inside nextGaussian), then w its 10 doubles. The line is
+    // the one a JVM prints (SparkLR / LocalLR outputs quoted in public code carry these values).
     #[test]
-    fn initial_and_final_w_have_ten_values() {
+    fn initial_w_is_the_jvms_and_final_w_has_ten_values() {
         let init = initial_w_line();
-        assert!(init.starts_with("Initial w: DenseVector("), "{init}");
-        assert_eq!(init.matches(", ").count(), 9);
+        assert_eq!(
+            init,
+            "Initial w: DenseVector(-0.8066603352924779, -0.5488747509304204, \
+             -0.7351625370864459, 0.8228539509375878, -0.6662446067860872, \
+             -0.33245457898921527, 0.9664202269036932, -0.20407887461434115, \
+             0.4120993933386614, -0.8125908063470539)"
+        );
         let fin = final_w_line(2);
         assert!(fin.starts_with("Final w: DenseVector("), "{fin}");
         assert_ne!(fin["Final w: ".len()..], init["Initial w: ".len()..]);
