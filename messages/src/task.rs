@@ -290,6 +290,11 @@ pub struct StageLineage {
     /// On a job's ResultStage: the action's scope (`RDD.withScope` sets `spark.rdd.scope` and
     /// `spark.rdd.scope.noOverride` around `sc.runJob`, so the job's properties carry them).
     pub action_scope: Option<RddScope>,
+    /// On a shuffle-map stage: the program's `ShuffleDependency.shuffleId`. A stage of a later
+    /// job over the same dependency reuses the shuffle and its registered map outputs (Spark's
+    /// skipped stage: it runs only the partitions whose outputs were lost).
+    #[serde(default)]
+    pub shuffle_id: Option<u32>,
 }
 
 /// One RDD (`RDDInfo.fromRdd`).

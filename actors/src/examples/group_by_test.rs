@@ -155,6 +155,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
                 src.first_count,
             ),
             action_scope: Some(scope_of((2, "count"))),
+            shuffle_id: None,
         })),
     };
     // The map side writes every pair; a skewed run writes its mappers' average (the
@@ -183,6 +184,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
                 src.flat_map,
             ),
             action_scope: None,
+            shuffle_id: None,
         })),
     };
     let reducers = a.num_reducers;
@@ -213,6 +215,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
                 src.group_by,
             ),
             action_scope: Some(scope_of((4, "count"))),
+            shuffle_id: None,
         })),
     };
     vec![

@@ -49,6 +49,19 @@ pub fn parse_driver_url(url: &str) -> Option<RpcAddress> {
     })
 }
 
+/// The position a task's `Utils.randomize`d fetch order gives the first of `n` failing
+/// servers: a function of the run's seed and the task id (splitmix64), `None` when `n` is 0.
+pub fn randomized_index(seed: u64, task_id: u64, n: usize) -> Option<usize> {
+    if n == 0 {
+        return None;
+    }
+    let mut z = seed ^ task_id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    Some((z % n as u64) as usize)
+}
+
 /// Looks the driver's endpoint-verifier up; `Err` is `Failed to connect to host:port`.
 fn verifier(env: &RpcEnv, url: &str) -> Result<EndpointRef<EndpointVerifierMsg>, RpcFailure> {
     let address = parse_driver_url(url)
@@ -995,11 +1008,18 @@ impl CoarseGrainedExecutorBackend {
             };
             return Some((0, failure));
         }
-        let src = plan.sources.iter().find(|src| {
+        // ShuffleBlockFetcherIterator sends its remote requests in `Utils.randomize` order, so
+        // of several servers that do not answer, the one a reducer reports is any of them, not
+        // the first by map index: reducers report different executors, and the DAGScheduler
+        // unregisters each reported executor's outputs in the same stage attempt.
+        let down = |src: &&sparkyard_messages::task::FetchSource| {
             !self
                 .sim
                 .block_server_reachable(&src.location, s.service_port)
-        })?;
+        };
+        let n = plan.sources.iter().filter(down).count();
+        let pick = randomized_index(self.sim.config.seed, desc.task_id.0, n)?;
+        let src = plan.sources.iter().filter(down).nth(pick)?;
         Some((
             retry_ms,
             self.connect_failure(plan.shuffle_id, reduce_id, src),
@@ -1329,3 +1349,32 @@ crate::endpoint!(CoarseGrainedExecutorBackend {
     messages: ExecutorMsg => on_message,
     answers: BackendAnswer => answered,
 });
+
+#[cfg(test)]
+mod tests {
+    use super::randomized_index;
+
+    // ShuffleBlockFetcherIterator.initialize: `fetchRequests ++= Utils.randomize(remoteRequests)`,
+    // so when a node with four executors' map outputs dies, its reducers report different
+    // executors in their FetchFailed, and DAGScheduler.handleTaskCompletion unregisters each
+    // reported executor's outputs (removeExecutorAndUnregisterOutputs) in the one stage attempt:
+    // the map stage is not resubmitted once per executor until spark.stage.maxConsecutiveAttempts
+    // (4) aborts the job. Before, every reducer reported the first output by map index.
+    #[test]
+    fn reducers_report_different_failing_servers() {
+        let picks: Vec<usize> = (0..8)
+            .map(|tid| randomized_index(42, tid, 4).expect("four servers"))
+            .collect();
+        let distinct: std::collections::BTreeSet<usize> = picks.iter().copied().collect();
+        assert!(distinct.len() >= 3, "{picks:?}");
+        assert!(picks.iter().all(|p| *p < 4));
+        assert_eq!(
+            picks,
+            (0..8)
+                .map(|t| randomized_index(42, t, 4).expect("same"))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(randomized_index(42, 3, 0), None);
+        assert_eq!(randomized_index(7, 3, 1), Some(0));
+    }
+}

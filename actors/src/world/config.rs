@@ -443,6 +443,10 @@ pub enum UserProgram {
     /// `org.apache.spark.examples.GroupByTest` / `SkewedGroupByTest` `[numMappers]
     /// [numKVPairs] [valSize] [numReducers]`.
     GroupByTest { skewed: bool },
+    /// `org.apache.spark.examples.SparkLR [partitions]`.
+    SparkLr,
+    /// `org.apache.spark.examples.SparkTC [slices]`.
+    SparkTc,
     /// A synthetic application: its jobs, run one after the other.
     Synthetic {
         class: String,
@@ -481,6 +485,12 @@ impl SimConfig {
             return Some(UserProgram::GroupByTest {
                 skewed: class == group_by_test::SKEWED_CLASS,
             });
+        }
+        if class == crate::examples::spark_lr::CLASS {
+            return Some(UserProgram::SparkLr);
+        }
+        if class == crate::examples::spark_tc::CLASS {
+            return Some(UserProgram::SparkTc);
         }
         match &self.synthetic {
             Some(p @ UserProgram::Synthetic { class: c, .. }) if c == class => Some(p.clone()),

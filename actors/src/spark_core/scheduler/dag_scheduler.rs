@@ -81,12 +81,9 @@ impl Scheduler {
                 .iter()
                 .filter_map(|p| ids.get(*p).copied())
                 .collect();
-            let shuffle_id = (!is_result).then(|| {
-                let sid = self.next_shuffle;
-                self.next_shuffle += 1;
-                self.tracker.register_shuffle(sid, spec.tasks.len() as u32);
-                sid
-            });
+            let program_shuffle = spec.lineage.as_ref().and_then(|l| l.shuffle_id);
+            let num_maps = spec.tasks.len() as u32;
+            let shuffle_id = (!is_result).then(|| self.shuffle_for(program_shuffle, num_maps));
             self.stages.insert(
                 id,
                 Stage {
@@ -164,6 +161,18 @@ impl Scheduler {
         }
         self.submit_stage(final_stage);
         vec![SchedulerEvent::Revive]
+    }
+
+    /// A new shuffle-map stage's shuffle: the program's `shuffleId` when it gives one (a
+    /// shuffle an earlier job registered keeps its map outputs: `createShuffleMapStage` finds
+    /// it in the MapOutputTracker and the stage is skipped unless outputs are missing), else
+    /// the next id.
+    fn shuffle_for(&mut self, program_shuffle: Option<u32>, num_maps: u32) -> u32 {
+        let sid = program_shuffle.unwrap_or(self.next_shuffle);
+        self.next_shuffle = self.next_shuffle.max(sid + 1);
+        // Registering a known shuffle keeps its statuses.
+        self.tracker.register_shuffle(sid, num_maps);
+        sid
     }
 
     /// `getMissingParentStages`: parents whose shuffle output is not all registered, by id.

@@ -694,3 +694,45 @@ fn a_decommissioned_host_loses_its_outputs_but_not_the_migrated_ones() {
         );
     }
 }
+/// A two-stage job whose map stage is over the program's shuffle `shuffle_id`.
+fn job_over_shuffle(shuffle_id: Option<u32>) -> JobSpec {
+    let mut job = two_stage_job();
+    job.stages[0].lineage = Some(Box::new(sparkyard_messages::task::StageLineage {
+        shuffle_id,
+        ..Default::default()
+    }));
+    job
+}
+
+/// Runs every task the scheduler launches on executor 1 to success until no task is left.
+fn run_all(s: &mut Scheduler) {
+    loop {
+        let launched = s.resource_offer(&mut offer(1));
+        if launched.is_empty() {
+            return;
+        }
+        for t in launched {
+            s.status_update(t.task_id, TaskState::Finished, TaskResultData::Count(1));
+        }
+    }
+}
+
+/// DAGScheduler.createShuffleMapStage: a later job over a shuffle an earlier job computed
+/// gets a new stage (a new id) for it, finds its outputs in the MapOutputTracker
+/// (`mapOutputTracker.containsShuffle`), and `submitStage` skips it: only the result stage runs
+/// (the History Server's "skipped" stage; SparkTC's rounds reuse the earlier rounds' shuffles).
+#[test]
+fn a_later_job_skips_a_shuffle_an_earlier_job_computed() {
+    let mut s = scheduler();
+    s.submit_job(job_over_shuffle(Some(0)), waiter());
+    run_all(&mut s);
+    assert!(s.tracker.is_available(0));
+    s.submit_job(job_over_shuffle(Some(0)), waiter());
+    assert_eq!(s.job_stages[&1], (2, 3));
+    assert_eq!(s.running_stages, BTreeSet::from([3]), "map stage 2 skipped");
+    assert!(s.waiting_stages.is_empty());
+    // A job over a new shuffle runs its map stage again.
+    run_all(&mut s);
+    s.submit_job(job_over_shuffle(Some(1)), waiter());
+    assert_eq!(s.running_stages, BTreeSet::from([4]));
+}
