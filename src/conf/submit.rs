@@ -216,9 +216,6 @@ pub struct SubmitRequest {
     pub parsed: ParsedArguments,
 }
 
-/// Keys the issue asks to act that sparkyard does not simulate yet: said on the console.
-const NOT_SIMULATED_KEYS: &[&str] = &["spark.yarn.historyServer.address"];
-
 /// The properties whose paths `prepareSubmitEnvironment` resolves (SparkSubmit.scala).
 const PATH_CONFIGS: [&str; 6] = [
     "spark.jars",
@@ -305,11 +302,7 @@ pub fn class_warning(main_class: &str) -> Option<String> {
 
 /// The flags Spark accepts and then ignores on YARN (no `OptionAssigner` for YARN), or that
 /// sparkyard cannot act on: said once each on the console, so nothing is dropped silently.
-fn yarn_ignored_warnings(
-    args: &SubmitArgs,
-    parsed: &ParsedArguments,
-    props: &BTreeMap<String, String>,
-) -> Vec<String> {
+fn yarn_ignored_warnings(args: &SubmitArgs, parsed: &ParsedArguments) -> Vec<String> {
     let mut out = Vec::new();
     if args.supervise {
         out.push(SUPERVISE_WARNING.to_string());
@@ -319,13 +312,6 @@ fn yarn_ignored_warnings(
             "Warning: --total-executor-cores {n} (spark.cores.max) applies to Spark standalone \
              only; on YARN, Spark ignores it (use --num-executors and --executor-cores)"
         ));
-    }
-    for key in NOT_SIMULATED_KEYS {
-        if let Some(v) = props.get(*key) {
-            out.push(format!(
-                "Warning: {key}={v} is not simulated by sparkyard yet; it has no effect on this run"
-            ));
-        }
     }
     if let Some(p) = &parsed.packages {
         out.push(format!(
@@ -895,7 +881,7 @@ impl SubmitArgs {
         })?;
         check_ivy_settings(parsed.ivy_settings.as_deref())?;
         check_keytab(&parsed)?;
-        warnings.extend(yarn_ignored_warnings(&self, &parsed, &props));
+        warnings.extend(yarn_ignored_warnings(&self, &parsed));
         info.submit_properties = props.clone();
         let conf = self.final_conf(props, &parsed, &main_class);
         Ok(self.request(conf, main_class, warnings, shown_file, info, parsed))
@@ -1786,19 +1772,15 @@ pub(super) mod tests {
         assert!(w.contains("--class com.acme.Etl"), "{w}");
     }
 
+    // spark.yarn.historyServer.address acts (the AM's final tracking URL): no warning.
     #[test]
-    fn keys_not_simulated_yet_warn() {
+    fn the_history_server_address_is_simulated_without_a_warning() {
         let req = request(&[
             "--conf",
             "spark.yarn.historyServer.address=h:18080",
             "a.jar",
         ])
         .unwrap();
-        assert_eq!(
-            req.warnings,
-            vec![
-                "Warning: spark.yarn.historyServer.address=h:18080 is not simulated by sparkyard yet; it has no effect on this run"
-            ]
-        );
+        assert!(req.warnings.is_empty(), "{:?}", req.warnings);
     }
 }
