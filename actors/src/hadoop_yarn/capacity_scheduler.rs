@@ -613,36 +613,51 @@ impl CapacityScheduler {
     /// whose request does not fit is skipped for the next one.
     fn next_assignment(&self, idx: usize) -> Option<(ApplicationAttemptId, Resource, bool)> {
         let node = &self.nodes[idx];
-        for q in self.queue_order() {
-            let mut apps: Vec<(ApplicationAttemptId, Option<Resource>)> = self
-                .pending_am
-                .iter()
-                .filter(|(a, _)| self.attempts.get(a).is_some_and(|x| x.queue == q))
-                .map(|(a, r)| (*a, Some(*r)))
-                .collect();
-            apps.extend(
-                self.asking
-                    .iter()
-                    .filter(|a| self.attempts.get(a).is_some_and(|x| x.queue == q))
-                    .map(|a| (*a, None)),
-            );
-            apps.sort_by_key(|(a, _)| *a);
-            for (attempt, am) in apps {
-                let a = &self.attempts[&attempt];
-                let (r, ok) = match am {
-                    // An AM container is never placed on a LOST node.
-                    Some(r) => (r, !node.lost),
-                    None => (
-                        a.capability,
-                        a.outstanding > 0 && !a.blacklist.contains(&node.node_id.host),
-                    ),
-                };
-                if ok && node.fits(r) && self.queue_allows(a, r) {
-                    return Some((attempt, r, am.is_some()));
-                }
-            }
+        if self.queues.len() == 1 {
+            return self.leaf_next(0, node);
         }
-        None
+        self.queue_order()
+            .into_iter()
+            .find_map(|q| self.leaf_next(q, node))
+    }
+
+    /// `LeafQueue.assignContainers` for one container: queue `q`'s applications, oldest first.
+    /// Without AM containers waiting in `q` the asking attempts are already in that order (no
+    /// allocation on the hot path); otherwise both lists are merged by attempt id.
+    fn leaf_next(
+        &self,
+        q: usize,
+        node: &SchedulerNode,
+    ) -> Option<(ApplicationAttemptId, Resource, bool)> {
+        let in_q = |a: &ApplicationAttemptId| self.attempts.get(a).is_some_and(|x| x.queue == q);
+        let try_one = |attempt: ApplicationAttemptId, am: Option<Resource>| {
+            let a = &self.attempts[&attempt];
+            let (r, ok) = match am {
+                // An AM container is never placed on a LOST node.
+                Some(r) => (r, !node.lost),
+                None => (
+                    a.capability,
+                    a.outstanding > 0 && !a.blacklist.contains(&node.node_id.host),
+                ),
+            };
+            (ok && node.fits(r) && self.queue_allows(a, r)).then_some((attempt, r, am.is_some()))
+        };
+        if !self.pending_am.iter().any(|(a, _)| in_q(a)) {
+            return self
+                .asking
+                .iter()
+                .filter(|a| in_q(a))
+                .find_map(|a| try_one(*a, None));
+        }
+        let mut apps: Vec<(ApplicationAttemptId, Option<Resource>)> = self
+            .pending_am
+            .iter()
+            .filter(|(a, _)| in_q(a))
+            .map(|(a, r)| (*a, Some(*r)))
+            .collect();
+        apps.extend(self.asking.iter().filter(|a| in_q(a)).map(|a| (*a, None)));
+        apps.sort_by_key(|(a, _)| *a);
+        apps.into_iter().find_map(|(a, am)| try_one(a, am))
     }
 
     /// `PriorityUtilizationQueueOrderingPolicy` (Hadoop 3.4, queue priorities not respected,
@@ -652,9 +667,6 @@ impl CapacityScheduler {
     /// (a stable sort).
     fn queue_order(&self) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.queues.len()).collect();
-        if order.len() < 2 {
-            return order;
-        }
         let key = |q: usize| {
             let lq = &self.queues[q];
             let zero = lq.spec.capacity <= 0.0;
