@@ -629,7 +629,10 @@ impl CapacityScheduler {
         q: usize,
         node: &SchedulerNode,
     ) -> Option<(ApplicationAttemptId, Resource, bool)> {
-        let in_q = |a: &ApplicationAttemptId| self.attempts.get(a).is_some_and(|x| x.queue == q);
+        // With one queue every attempt is in it: no lookup per candidate.
+        let single = self.queues.len() == 1;
+        let in_q =
+            |a: &ApplicationAttemptId| single || self.attempts.get(a).is_some_and(|x| x.queue == q);
         let try_one = |attempt: ApplicationAttemptId, am: Option<Resource>| {
             let a = &self.attempts[&attempt];
             let (r, ok) = match am {
