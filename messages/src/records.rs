@@ -212,6 +212,10 @@ pub struct ApplicationReport {
     pub state: YarnApplicationState,
     pub diagnostics: String,
     pub tracking_url: Option<String>,
+    /// `getOriginalTrackingUrl`: what the AM registered or unregistered with (Spark: its UI,
+    /// then the history server's URL), the RM's app page after a failed attempt, else `N/A`
+    /// (what `yarn application -status` prints as Tracking-URL).
+    pub original_tracking_url: String,
     pub start_time: u64,
     pub finish_time: u64,
     pub final_status: FinalApplicationStatus,

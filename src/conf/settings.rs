@@ -356,6 +356,7 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         app_args: req.app_args.clone(),
         queue: c.get_string("spark.yarn.queue", "default"),
         include_driver_logs_link: c.get_bool("spark.yarn.includeDriverLogsLink", false)?,
+        history_server_address: c.get_substituted("spark.yarn.historyServer.address")?,
         application_type: application_type(c),
         driver_memory_mb: mem.driver_mb,
         driver_memory_overhead_mb: mem.driver_overhead_mb,

@@ -21,6 +21,9 @@ pub struct SparkSettings {
     /// `spark.yarn.includeDriverLogsLink` (false): the Client's RUNNING report lists the
     /// driver's log links.
     pub include_driver_logs_link: bool,
+    /// `spark.yarn.historyServer.address` with its `${spark.*}` references resolved (SparkConf's
+    /// ConfigReader); the AM resolves `${hadoopconf-*}` and gives YARN the history URL.
+    pub history_server_address: Option<String>,
     /// `spark.yarn.applicationType`, truncated to 20 characters as YARN does.
     pub application_type: String,
     /// `spark.driver.memory`, MiB.
