@@ -1,8 +1,11 @@
-//! The Spark event log (`spark.eventLog.enabled`): one JSON-lines file per SparkContext (one per
-//! AM attempt in cluster mode), with Spark 4's `JsonProtocol` field names, order and types, named
-//! as `SingleEventLogFileWriter` names it (`<appId>_<attemptId>[.zstd]`, `.inprogress` while the
-//! attempt has not posted ApplicationEnd). A real Spark History Server reads these files.
+//! The Spark event log (`spark.eventLog.enabled`): one log per SparkContext (one per AM attempt
+//! in cluster mode), with Spark 4's `JsonProtocol` field names, order and types. Spark 4.0's
+//! default is the rolling layout of `RollingEventLogFilesWriter` ([`super::eventlog_rolling`]);
+//! with `spark.eventLog.rolling.enabled=false` it is one file named as
+//! `SingleEventLogFileWriter` names it (`<appId>_<attemptId>[.zstd]`, `.inprogress` while the
+//! attempt has not posted ApplicationEnd). A real Spark History Server reads both.
 
+use super::eventlog_rolling::{self, RollingFiles};
 use super::json::{Obj, object};
 use super::task_metrics::{self, ACCUMULATORS, ShuffleRead, TaskCostModel, TaskMetrics, TaskRun};
 use crate::error::UserError;
@@ -17,7 +20,7 @@ use std::path::{Path, PathBuf};
 /// The key named in every event-log error.
 const DIR_KEY: &str = "spark.eventLog.dir";
 /// How much of a log is built in memory before it goes to the file, bytes.
-const CHUNK: usize = 1 << 20;
+pub(super) const CHUNK: usize = 1 << 20;
 /// The driver JVM's `java.home` in the environment tab (the simulated JVM is Java 17).
 const JAVA_HOME: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
 
@@ -62,9 +65,12 @@ pub fn write_event_logs(
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WrittenLog {
     pub path: PathBuf,
-    /// `java.io.IOException: Target log file already exists (<path>)`: the earlier, completed
-    /// log is kept and this run's log stays `.inprogress` (EventLogFileWriters.scala renameFile,
-    /// without `spark.eventLog.overwrite`). Spark logs it and the application still succeeds.
+    /// Spark's error when an earlier log is in the way and `spark.eventLog.overwrite` is off
+    /// (EventLogFileWriters.scala). Single file: `java.io.IOException: Target log file already
+    /// exists (<path>)` from `renameFile` at stop: the earlier, completed log is kept and this
+    /// run's stays `.inprogress` (Spark logs it and the application still succeeds). Rolling:
+    /// `java.io.IOException: Target log directory already exists (<dir>)` from `start`: nothing
+    /// of this run is written and the earlier folder is kept untouched.
     pub refused: Option<String>,
 }
 
@@ -85,13 +91,11 @@ pub fn write_event_logs_reporting(
     std::fs::create_dir_all(&dir).map_err(|e| dir_error(&dir, "cannot create it", &e))?;
     let mut written = Vec::new();
     for attempt in &result.events {
-        written.push(write_attempt(
-            &dir,
-            codec,
-            attempt,
-            overwrite,
-            result.task_costs,
-        )?);
+        let log = match spark.event_log_rolling_max_file_size {
+            Some(max) => write_rolling(&dir, codec, max, attempt, overwrite, result.task_costs),
+            None => write_attempt(&dir, codec, attempt, overwrite, result.task_costs),
+        };
+        written.push(log?);
     }
     Ok(written)
 }
@@ -154,8 +158,8 @@ fn sanitize(s: &str) -> String {
         .to_lowercase()
 }
 
-/// The file name Spark gives this attempt's log: `<appId>_<attemptId>[.<codec>][.inprogress]`.
-pub fn file_name(attempt: &AttemptEvents, codec: Option<&str>) -> String {
+/// `EventLogFileWriter.nameForAppAndAttempt`: `<appId>_<attemptId>`, sanitized.
+pub fn app_and_attempt(attempt: &AttemptEvents) -> String {
     let attempt_id = attempt
         .events
         .iter()
@@ -164,23 +168,72 @@ pub fn file_name(attempt: &AttemptEvents, codec: Option<&str>) -> String {
             _ => None,
         })
         .unwrap_or_else(|| attempt.attempt_id.to_string());
-    let mut name = format!("{}_{}", sanitize(&attempt.app_id), sanitize(&attempt_id));
+    format!("{}_{}", sanitize(&attempt.app_id), sanitize(&attempt_id))
+}
+
+/// Whether the attempt posted ApplicationEnd (its log is complete).
+fn ended(attempt: &AttemptEvents) -> bool {
+    attempt
+        .events
+        .iter()
+        .any(|e| matches!(e, ListenerEvent::ApplicationEnd { .. }))
+}
+
+/// The file name Spark's single-file writer gives this attempt's log:
+/// `<appId>_<attemptId>[.<codec>][.inprogress]`.
+pub fn file_name(attempt: &AttemptEvents, codec: Option<&str>) -> String {
+    let mut name = app_and_attempt(attempt);
     if let Some(c) = codec {
         name = format!("{name}.{c}");
     }
-    let ended = attempt
-        .events
-        .iter()
-        .any(|e| matches!(e, ListenerEvent::ApplicationEnd { .. }));
-    if !ended {
+    if !ended(attempt) {
         name.push_str(".inprogress");
     }
     name
 }
 
+/// `RollingEventLogFilesWriter`: refuses an existing folder unless `overwrite` (then deletes
+/// it, as `start` does), else writes the folder, its event files and its app status.
+fn write_rolling(
+    dir: &Path,
+    codec: Option<&'static str>,
+    max_file_size: u64,
+    attempt: &AttemptEvents,
+    overwrite: bool,
+    costs: TaskCostModel,
+) -> Result<WrittenLog, UserError> {
+    let name = app_and_attempt(attempt);
+    let app_dir = eventlog_rolling::app_dir(dir, &name);
+    if app_dir.exists() {
+        if !overwrite {
+            // `dest` is a qualified Hadoop Path: `file:/...` on the local file system.
+            let refused = format!(
+                "java.io.IOException: Target log directory already exists (file:{})",
+                app_dir.display()
+            );
+            return Ok(WrittenLog {
+                path: app_dir,
+                refused: Some(refused),
+            });
+        }
+        std::fs::remove_dir_all(&app_dir)
+            .map_err(|e| dir_error(dir, "cannot replace an earlier log", &e))?;
+    }
+    let write = || -> std::io::Result<()> {
+        let mut files = RollingFiles::start(app_dir.clone(), &name, codec, max_file_size)?;
+        render(attempt, costs, |line, flush| files.write_event(line, flush))?;
+        files.stop(ended(attempt))
+    };
+    write().map_err(|e| dir_error(dir, "cannot write the event log", &e))?;
+    Ok(WrittenLog {
+        path: app_dir,
+        refused: None,
+    })
+}
+
 fn write_attempt(
     dir: &Path,
-    codec: Option<&str>,
+    codec: Option<&'static str>,
     attempt: &AttemptEvents,
     overwrite: bool,
     costs: TaskCostModel,
@@ -227,6 +280,29 @@ fn write_lines(
         Box::new(file)
     };
     let mut text = String::with_capacity(CHUNK + 64 * 1024);
+    render(attempt, costs, |line, _| {
+        text.push_str(line);
+        text.push('\n');
+        if text.len() >= CHUNK {
+            sink.write_all(text.as_bytes())?;
+            text.clear();
+        }
+        Ok(())
+    })?;
+    sink.write_all(text.as_bytes())?;
+    sink.flush()?;
+    drop(sink);
+    set_log_permissions(path)
+}
+
+/// Renders the attempt's events as Spark's JSON lines (one reused buffer, no per-event
+/// allocation), handing each line and EventLoggingListener's `flushLogger` for it to `emit`.
+fn render(
+    attempt: &AttemptEvents,
+    costs: TaskCostModel,
+    mut emit: impl FnMut(&str, bool) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut line = String::with_capacity(64 * 1024);
     let mut w = LogWriter {
         costs,
         ..LogWriter::default()
@@ -236,22 +312,30 @@ fn write_lines(
         if matches!(e, ListenerEvent::SpeculativeTaskSubmitted { .. }) {
             continue;
         }
-        w.event(&mut text, e);
-        text.push('\n');
-        if text.len() >= CHUNK {
-            sink.write_all(text.as_bytes())?;
-            text.clear();
-        }
+        line.clear();
+        w.event(&mut line, e);
+        emit(&line, flushes(e))?;
     }
-    sink.write_all(text.as_bytes())?;
-    sink.flush()?;
-    drop(sink);
-    set_log_permissions(path)
+    Ok(())
+}
+
+/// EventLoggingListener's `flushLogger`: `initEventLog` and the `on*` handlers that call
+/// `logEvent(event, flushLogger = true)` (4.0.0 jar); stage submissions, tasks and the
+/// environment are written without a flush.
+fn flushes(e: &ListenerEvent) -> bool {
+    !matches!(
+        e,
+        ListenerEvent::StageSubmitted { .. }
+            | ListenerEvent::TaskStart { .. }
+            | ListenerEvent::TaskEnd { .. }
+            | ListenerEvent::EnvironmentUpdate { .. }
+            | ListenerEvent::SpeculativeTaskSubmitted { .. }
+    )
 }
 
 /// `EventLogFileWriter.LOG_FILE_PERMISSIONS`: 660 in Spark 4.0.0 (`Integer.parseInt("660", 8)`
 /// in the jar's `EventLogFileWriter$`; the folder of a rolling log gets 770).
-fn set_log_permissions(path: &Path) -> std::io::Result<()> {
+pub(super) fn set_log_permissions(path: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -5,6 +5,7 @@
 //! so the same seed gives the same bytes.
 
 pub mod eventlog;
+pub mod eventlog_rolling;
 mod json;
 pub mod progress;
 pub mod runmap;
