@@ -7,6 +7,7 @@
 
 use super::eventlog_rolling::{self, RollingFiles};
 use super::json::{Obj, object};
+use super::stack_traces::{self, Frame};
 use super::task_metrics::{self, ACCUMULATORS, ShuffleRead, TaskCostModel, TaskMetrics, TaskRun};
 use crate::error::UserError;
 use crate::runner::RunResult;
@@ -89,11 +90,15 @@ pub fn write_event_logs_reporting(
         .get("spark.eventLog.overwrite")
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
     std::fs::create_dir_all(&dir).map_err(|e| dir_error(&dir, "cannot create it", &e))?;
+    let seed = LogSeed {
+        costs: result.task_costs,
+        main_object: stack_traces::object_class(&spark.main_class),
+    };
     let mut written = Vec::new();
     for attempt in &result.events {
         let log = match spark.event_log_rolling_max_file_size {
-            Some(max) => write_rolling(&dir, codec, max, attempt, overwrite, result.task_costs),
-            None => write_attempt(&dir, codec, attempt, overwrite, result.task_costs),
+            Some(max) => write_rolling(&dir, codec, max, attempt, overwrite, &seed),
+            None => write_attempt(&dir, codec, attempt, overwrite, &seed),
         };
         written.push(log?);
     }
@@ -200,7 +205,7 @@ fn write_rolling(
     max_file_size: u64,
     attempt: &AttemptEvents,
     overwrite: bool,
-    costs: TaskCostModel,
+    seed: &LogSeed,
 ) -> Result<WrittenLog, UserError> {
     let name = app_and_attempt(attempt);
     let app_dir = eventlog_rolling::app_dir(dir, &name);
@@ -221,7 +226,7 @@ fn write_rolling(
     }
     let write = || -> std::io::Result<()> {
         let mut files = RollingFiles::start(app_dir.clone(), &name, codec, max_file_size)?;
-        render(attempt, costs, |line, flush| files.write_event(line, flush))?;
+        render(attempt, seed, |line, flush| files.write_event(line, flush))?;
         files.stop(ended(attempt))
     };
     write().map_err(|e| dir_error(dir, "cannot write the event log", &e))?;
@@ -236,7 +241,7 @@ fn write_attempt(
     codec: Option<&'static str>,
     attempt: &AttemptEvents,
     overwrite: bool,
-    costs: TaskCostModel,
+    seed: &LogSeed,
 ) -> Result<WrittenLog, UserError> {
     let name = file_name(attempt, codec);
     let path = dir.join(&name);
@@ -244,7 +249,7 @@ fn write_attempt(
     if completed && !overwrite && path.exists() {
         // EventLogFileWriters.scala renameFile: `Target log file already exists ($dest)`.
         let inprogress = dir.join(format!("{name}.inprogress"));
-        write_lines(&inprogress, codec.is_some(), attempt, costs)
+        write_lines(&inprogress, codec.is_some(), attempt, seed)
             .map_err(|e| dir_error(dir, "cannot write the event log", &e))?;
         // `dest` is a qualified Hadoop Path: `file:/...` on the local file system.
         let refused = format!(
@@ -257,7 +262,7 @@ fn write_attempt(
         });
     }
     remove_stale(dir, &name).map_err(|e| dir_error(dir, "cannot replace an earlier log", &e))?;
-    write_lines(&path, codec.is_some(), attempt, costs)
+    write_lines(&path, codec.is_some(), attempt, seed)
         .map_err(|e| dir_error(dir, "cannot write the event log", &e))?;
     Ok(WrittenLog {
         path,
@@ -271,7 +276,7 @@ fn write_lines(
     path: &Path,
     compress: bool,
     attempt: &AttemptEvents,
-    costs: TaskCostModel,
+    seed: &LogSeed,
 ) -> std::io::Result<()> {
     let file = std::io::BufWriter::new(std::fs::File::create(path)?);
     let mut sink: Box<dyn std::io::Write> = if compress {
@@ -280,7 +285,7 @@ fn write_lines(
         Box::new(file)
     };
     let mut text = String::with_capacity(CHUNK + 64 * 1024);
-    render(attempt, costs, |line, _| {
+    render(attempt, seed, |line, _| {
         text.push_str(line);
         text.push('\n');
         if text.len() >= CHUNK {
@@ -299,12 +304,14 @@ fn write_lines(
 /// allocation), handing each line and EventLoggingListener's `flushLogger` for it to `emit`.
 fn render(
     attempt: &AttemptEvents,
-    costs: TaskCostModel,
+    seed: &LogSeed,
     mut emit: impl FnMut(&str, bool) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let mut line = String::with_capacity(64 * 1024);
     let mut w = LogWriter {
-        costs,
+        costs: seed.costs,
+        main_object: seed.main_object.clone(),
+        classpath: driver_classpath(attempt),
         ..LogWriter::default()
     };
     for e in &attempt.events {
@@ -366,6 +373,38 @@ fn remove_stale(dir: &Path, name: &str) -> std::io::Result<()> {
     Ok(())
 }
 
+/// What every log of a run shares besides its events.
+#[derive(Clone, Debug, Default)]
+struct LogSeed {
+    costs: TaskCostModel,
+    /// The user class's Scala object (`com.example.Job$`), whose closures throw in tasks.
+    main_object: String,
+}
+
+/// The EnvironmentUpdate's "Classpath Entries": the driver's container, from the attempt's
+/// ApplicationStart (posted after the environment, so looked up first).
+fn driver_classpath(attempt: &AttemptEvents) -> Vec<(String, String)> {
+    attempt
+        .events
+        .iter()
+        .find_map(|e| match e {
+            ListenerEvent::ApplicationStart {
+                user,
+                app_id,
+                driver_attributes,
+                ..
+            } => {
+                let container = driver_attributes
+                    .iter()
+                    .find(|(k, _)| k == "CONTAINER_ID")
+                    .map(|(_, v)| v.as_str())?;
+                Some(super::classpath::driver_classpath(user, app_id, container))
+            }
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
 /// Per-log state: accumulator ids per stage attempt and their running totals, and what the
 /// task metrics model needs (per stage and per executor, never per task).
 #[derive(Default)]
@@ -375,6 +414,8 @@ struct LogWriter {
     totals: BTreeMap<(u32, u32), TaskMetrics>,
     next_accum: u64,
     costs: TaskCostModel,
+    main_object: String,
+    classpath: Vec<(String, String)>,
     /// `spark.shuffle.service.enabled`: map outputs outlive their executor.
     shuffle_service: bool,
     stages: BTreeMap<u32, StageShape>,
@@ -391,6 +432,8 @@ struct StageShape {
     rdd_id: u32,
     parents: Vec<u32>,
     shuffle_write: ShuffleWriteSize,
+    /// The stage RDD's call site (where its user closure is), for a failed task's frames.
+    rdd_callsite: String,
     /// The scope of the action whose job runs the stage (its `Properties`).
     job_scope: Option<RddScope>,
 }
@@ -444,7 +487,7 @@ impl LogWriter {
             ListenerEvent::EnvironmentUpdate {
                 spark_properties,
                 hadoop_properties,
-            } => environment(out, spark_properties, hadoop_properties),
+            } => environment(out, spark_properties, hadoop_properties, &self.classpath),
             ListenerEvent::ApplicationStart { user, .. } => {
                 self.user = user.clone();
                 application_start(out, e);
@@ -612,6 +655,14 @@ impl LogWriter {
                 accums.push((base + k as u64, k, m.values[k], totals.values[k]));
             }
         }
+        // A user exception's frames (JsonProtocol.stackTraceToJson), built for failures only.
+        let frames = match reason {
+            TaskEndReason::ExceptionFailure { .. } => {
+                let callsite = self.stages.get(stage_id).map_or("", |s| &s.rdd_callsite);
+                stack_traces::task_failure(&self.main_object, callsite, *shuffle_map)
+            }
+            _ => Vec::new(),
+        };
         object(out, |o| {
             o.str("Event", "SparkListenerTaskEnd")
                 .num("Stage ID", stage_id)
@@ -624,7 +675,7 @@ impl LogWriter {
                         "ResultTask"
                     },
                 );
-            o.obj("Task End Reason", |r| end_reason(r, reason));
+            o.obj("Task End Reason", |r| end_reason(r, reason, &frames));
             o.obj("Task Info", |t| task_info(t, info, &accums));
             o.obj("Task Executor Metrics", |m| zeros(m, EXECUTOR_METRICS));
             if let Some(m) = &metrics {
@@ -663,6 +714,7 @@ impl LogWriter {
                 rdd_id: s.rdd_id,
                 parents: s.parent_ids.clone(),
                 shuffle_write: s.shuffle_write,
+                rdd_callsite: s.rdd_callsite.clone(),
                 job_scope,
             },
         );
@@ -707,7 +759,8 @@ impl LogWriter {
         info: &TaskInfo,
         run_time_ms: u64,
     ) -> TaskMetrics {
-        let shape = self.stages.get(&stage).cloned().unwrap_or_default();
+        let default = StageShape::default();
+        let shape = self.stages.get(&stage).unwrap_or(&default);
         let is_map = shape.shuffle_write != ShuffleWriteSize::default();
         let run = TaskRun {
             duration_ms: run_time_ms,
@@ -717,7 +770,7 @@ impl LogWriter {
                 shape.shuffle_write.bytes_per_task,
                 shape.shuffle_write.records_per_task,
             )),
-            shuffle_read: self.shuffle_read(&shape, &info.executor_id),
+            shuffle_read: self.shuffle_read(shape, &info.executor_id),
         };
         task_metrics::task_metrics(&run, &self.costs)
     }
@@ -806,7 +859,12 @@ fn resource_profile(out: &mut String, cores: u32, memory_mb: u64, task_cpus: u32
     });
 }
 
-fn environment(out: &mut String, spark: &[(String, String)], hadoop: &[(String, String)]) {
+fn environment(
+    out: &mut String,
+    spark: &[(String, String)],
+    hadoop: &[(String, String)],
+    classpath: &[(String, String)],
+) {
     let jvm = [
         ("Java Home", JAVA_HOME),
         ("Java Version", "17.0.15 (Eclipse Adoptium)"),
@@ -818,7 +876,6 @@ fn environment(out: &mut String, spark: &[(String, String)], hadoop: &[(String, 
         ("os.name", "Linux"),
         ("user.timezone", "UTC"),
     ];
-    let empty: [(&str, &str); 0] = [];
     // MetricsConfig's defaults (no metrics.properties), sorted by key as a real Spark 4.0
     // log writes them (tests/data/eventlogs).
     let metrics = [
@@ -850,7 +907,7 @@ fn environment(out: &mut String, spark: &[(String, String)], hadoop: &[(String, 
         o.map("Hadoop Properties", &hadoop);
         o.map("System Properties", &system);
         o.map("Metrics Properties", &metrics);
-        o.map("Classpath Entries", &empty);
+        o.map("Classpath Entries", classpath);
     });
 }
 
@@ -1039,7 +1096,7 @@ fn accumulable(acc: &mut Obj<'_>, id: u64, k: usize, update: Option<u64>, value:
         .bool("Count Failed Values", true);
 }
 
-fn end_reason(r: &mut Obj<'_>, reason: &TaskEndReason) {
+fn end_reason(r: &mut Obj<'_>, reason: &TaskEndReason, frames: &[Frame<'_>]) {
     match reason {
         TaskEndReason::Success => {
             r.str("Reason", "Success");
@@ -1047,12 +1104,13 @@ fn end_reason(r: &mut Obj<'_>, reason: &TaskEndReason) {
         TaskEndReason::Resubmitted => {
             r.str("Reason", "Resubmitted");
         }
+        // JsonProtocol.taskEndReasonToJson: the exception's frames and Utils.exceptionString.
         TaskEndReason::ExceptionFailure { class, description } => {
-            let full = format!("{class}: {description}\n");
+            let full = stack_traces::full_text(class, description, frames);
             r.str("Reason", "ExceptionFailure")
                 .str("Class Name", class)
                 .str("Description", description);
-            r.arr("Stack Trace", |_| {});
+            r.arr("Stack Trace", |a| stack_traces::write_json(a, frames));
             r.str("Full Stack Trace", &full);
             r.arr("Accumulator Updates", |_| {});
         }
@@ -1107,9 +1165,11 @@ fn job_end(out: &mut String, job_id: u32, time: u64, failure: Option<&str>) {
             }
             Some(message) => {
                 r.str("Result", "JobFailed");
+                // JsonProtocol.jobResultToJson -> exceptionToJson.
                 r.obj("Exception", |x| {
                     x.str("Message", message);
-                    x.arr("Stack Trace", |_| {});
+                    let frames = stack_traces::job_failure(message);
+                    x.arr("Stack Trace", |a| stack_traces::write_json(a, frames));
                 });
             }
         });

@@ -129,6 +129,15 @@ fn lines(path: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The driver's container id (ApplicationStart's driver attributes).
+fn start_attrs(log: &[Value]) -> String {
+    let start = &events(log, "SparkListenerApplicationStart")[0];
+    start["Driver Attributes"]["CONTAINER_ID"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
 fn events<'a>(log: &'a [Value], name: &str) -> Vec<&'a Value> {
     log.iter().filter(|e| e["Event"] == name).collect()
 }
@@ -324,6 +333,26 @@ fn event_log_is_named_as_spark_names_it_and_has_every_required_field() {
         env["Metrics Properties"]["*.sink.servlet.class"],
         "org.apache.spark.metrics.sink.MetricsServlet"
     );
+    // SparkEnv.environmentDetails: the AM container's java.class.path (Client.populateClasspath),
+    // each a "System Classpath" entry.
+    let cid = start_attrs(&log);
+    let pwd = format!(
+        "/tmp/hadoop-yarn/nm-local-dir/usercache/{}/appcache/application_1764662400000_0001/{cid}",
+        events(&log, "SparkListenerApplicationStart")[0]["User"]
+            .as_str()
+            .unwrap_or("")
+    );
+    let cp = env["Classpath Entries"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        cp.get(&pwd).and_then(Value::as_str),
+        Some("System Classpath"),
+        "{pwd}"
+    );
+    assert!(cp.contains_key(&format!("{pwd}/__spark_libs__/spark-yarn_2.13-4.0.0.jar")));
+    assert!(cp.contains_key(&format!("{pwd}/__spark_conf__/__hadoop_conf__")));
     // SparkPi's lineage as StageInfo.fromStage records it: the stage's MapPartitionsRDD, then
     // its narrow ancestor, each with its RDDOperationScope (parallelize 0, map 1); the reduce
     // action's scope is the job's spark.rdd.scope (RDD.withScope around sc.runJob).
@@ -504,7 +533,32 @@ fn failed_tasks_and_jobs_carry_their_reasons_and_each_attempt_gets_a_log() {
         reason["Class Name"], "java.lang.IllegalStateException",
         "{reason}"
     );
-    assert!(reason["Stack Trace"].is_array() && failed[0]["Task Info"]["Failed"] == true);
+    assert_eq!(failed[0]["Task Info"]["Failed"], true);
+    // JsonProtocol.stackTraceToJson / Utils.exceptionString: the user's closure (the stage
+    // RDD's call site), then ResultTask.runTask down to Thread.run, as a real 4.0 run writes.
+    let frames = reason["Stack Trace"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        frames[0],
+        serde_json::json!({"Declaring Class": "com.example.Failing$", "Method Name": "$anonfun$main$1",
+            "File Name": "Failing.scala", "Line Number": 10})
+    );
+    assert_eq!(
+        frames[1]["Declaring Class"],
+        "org.apache.spark.scheduler.ResultTask"
+    );
+    assert_eq!(
+        frames.last().map(|f| f["Declaring Class"].clone()),
+        Some("java.lang.Thread".into())
+    );
+    let full = reason["Full Stack Trace"].as_str().unwrap_or("");
+    assert!(full.starts_with("java.lang.IllegalStateException: boom\n\tat com.example.Failing$.$anonfun$main$1(Failing.scala:10)\n"), "{full}");
+    assert!(
+        full.ends_with("\tat java.base/java.lang.Thread.run(Thread.java:840)\n"),
+        "{full}"
+    );
     let job = &events(&log, "SparkListenerJobEnd")[0]["Job Result"];
     assert_eq!(job["Result"], "JobFailed");
     assert!(
@@ -513,7 +567,17 @@ fn failed_tasks_and_jobs_carry_their_reasons_and_each_attempt_gets_a_log() {
             .is_some_and(|m| m.starts_with("Job aborted due to stage failure")),
         "{job}"
     );
-    assert_eq!(job["Exception"]["Stack Trace"], Value::Array(Vec::new()));
+    // The DAGScheduler's abort frames and the caller's runJob (a real 4.0 JobFailed).
+    let trace = job["Exception"]["Stack Trace"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(trace[0]["Method Name"], "$anonfun$abortStage$3", "{job}");
+    assert_eq!(trace[9]["Method Name"], "handleTaskSetFailed");
+    assert_eq!(
+        trace.last().map(|f| f["Declaring Class"].clone()),
+        Some("org.apache.spark.SparkContext".into())
+    );
     let stage = &events(&log, "SparkListenerStageCompleted")[0]["Stage Info"];
     assert!(stage["Failure Reason"].is_string(), "{stage}");
     let _ = std::fs::remove_dir_all(&dir);
