@@ -136,7 +136,8 @@ def expected_from(path):
             status = "KILLED" if t["Killed"] else ("FAILED" if t["Failed"] else "SUCCESS")
             detail = reason.get("Description") or reason.get("Loss Reason") or reason.get("Kill Reason")
             app["tasks"][t["Task ID"]] = {"stage": (e["Stage ID"], e["Stage Attempt ID"]),
-                                          "executor": t["Executor ID"], "status": status, "detail": detail}
+                                          "executor": t["Executor ID"], "status": status, "detail": detail,
+                                          "full": reason.get("Full Stack Trace")}
             m = e.get("Task Metrics")
             if m:
                 # AppStatusListener adds every ended task's metrics to its stage's.
@@ -289,6 +290,10 @@ def check_app(base, app, listing, problems):
                             % (where, tid, t["executorId"], t["status"], want["executor"], want["status"]))
         if want["status"] in ("FAILED", "KILLED") and want["detail"] and want["detail"] not in t.get("errorMessage", ""):
             problems.append("%s: task %s errorMessage %r lacks %r" % (where, tid, t.get("errorMessage"), want["detail"]))
+        # ExceptionFailure.toErrorString is the Full Stack Trace when the log has one.
+        if want["full"] and t.get("errorMessage") != want["full"]:
+            problems.append("%s: task %s errorMessage %r, expected the log's Full Stack Trace %r"
+                            % (where, tid, t.get("errorMessage"), want["full"]))
     return len(app["executors"]), len(app["jobs"]), len(app["stages"]), len(app["tasks"])
 
 
