@@ -398,6 +398,13 @@ fn event_log_rolling(c: &SparkConf) -> Result<Option<u64>, UserError> {
     const KEY: &str = "spark.eventLog.rolling.maxFileSize";
     let on = c.get_bool("spark.eventLog.enabled", false)?
         && c.get_bool("spark.eventLog.rolling.enabled", EVENT_LOG_ROLLING_DEFAULT)?;
+    if c.get_bool("spark.eventLog.enabled", false)?
+        && c.get_bool("spark.eventLog.compress", EVENT_LOG_COMPRESS_DEFAULT)?
+    {
+        // ZStdCompressionCodec reads its level (intConf, default 1) when the writer is made;
+        // the event log writer uses it (src/outputs/eventlog.rs), so a bad one fails here.
+        c.get_int("spark.io.compression.zstd.level", 1)?;
+    }
     if !on {
         return Ok(None);
     }
@@ -872,6 +879,13 @@ mod tests {
         // Spark reads the size only for the rolling writer.
         let off = ["--conf", "spark.eventLog.rolling.maxFileSize=1k"];
         assert!(settings(&off).is_ok());
+        // ZStdCompressionCodec's level (spark.io.compression.zstd.level, an intConf).
+        assert_eq!(
+            with(&["--conf", "spark.io.compression.zstd.level=high"]).unwrap_err(),
+            UserError::illegal_argument(
+                "spark.io.compression.zstd.level should be int, but was high"
+            )
+        );
     }
 
     #[test]

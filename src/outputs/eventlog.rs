@@ -91,6 +91,7 @@ pub fn write_event_logs_reporting(
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
     std::fs::create_dir_all(&dir).map_err(|e| dir_error(&dir, "cannot create it", &e))?;
     let seed = LogSeed {
+        zstd_level: zstd_level(spark)?,
         costs: result.task_costs,
         main_object: stack_traces::object_class(&spark.main_class),
     };
@@ -145,6 +146,18 @@ fn codec_extension(spark: &SparkSettings) -> Result<Option<&'static str>, UserEr
             format!("{codec}: sparkyard compresses event logs with zstd only (Spark 4's default)"),
         ))
     }
+}
+
+/// `spark.io.compression.zstd.level` (`intConf`, default 1), the level ZStdCompressionCodec
+/// compresses the event log with.
+fn zstd_level(spark: &SparkSettings) -> Result<i32, UserError> {
+    const KEY: &str = "spark.io.compression.zstd.level";
+    let Some(v) = spark.properties.get(KEY) else {
+        return Ok(1);
+    };
+    v.trim()
+        .parse()
+        .map_err(|_| UserError::illegal_argument(format!("{KEY} should be int, but was {v}")))
 }
 
 fn dir_error(dir: &Path, what: &str, e: &std::io::Error) -> UserError {
@@ -225,7 +238,8 @@ fn write_rolling(
             .map_err(|e| dir_error(dir, "cannot replace an earlier log", &e))?;
     }
     let write = || -> std::io::Result<()> {
-        let mut files = RollingFiles::start(app_dir.clone(), &name, codec, max_file_size)?;
+        let level = seed.zstd_level;
+        let mut files = RollingFiles::start(app_dir.clone(), &name, codec, level, max_file_size)?;
         render(attempt, seed, |line, flush| files.write_event(line, flush))?;
         files.stop(ended(attempt))
     };
@@ -280,7 +294,7 @@ fn write_lines(
 ) -> std::io::Result<()> {
     let file = std::io::BufWriter::new(std::fs::File::create(path)?);
     let mut sink: Box<dyn std::io::Write> = if compress {
-        Box::new(zstd::stream::write::Encoder::new(file, 3)?.auto_finish())
+        Box::new(zstd::stream::write::Encoder::new(file, seed.zstd_level)?.auto_finish())
     } else {
         Box::new(file)
     };
@@ -377,6 +391,8 @@ fn remove_stale(dir: &Path, name: &str) -> std::io::Result<()> {
 #[derive(Clone, Debug, Default)]
 struct LogSeed {
     costs: TaskCostModel,
+    /// `spark.io.compression.zstd.level`.
+    zstd_level: i32,
     /// The user class's Scala object (`com.example.Job$`), whose closures throw in tasks.
     main_object: String,
 }

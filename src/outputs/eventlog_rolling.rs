@@ -44,6 +44,8 @@ pub struct RollingFiles {
     name: String,
     codec: Option<&'static str>,
     max_file_size: u64,
+    /// `spark.io.compression.zstd.level` (1 unless set).
+    zstd_level: i32,
     index: u64,
     /// Bytes of the current file the `CountingOutputStream` has seen (Spark's `currentLen`).
     counted: u64,
@@ -56,11 +58,13 @@ pub struct RollingFiles {
 
 impl RollingFiles {
     /// `RollingEventLogFilesWriter.start` once the caller has dealt with an existing folder:
-    /// the folder (770), `appstatus_<name>.inprogress`, then `events_1_<name>`.
+    /// the folder (770), `appstatus_<name>.inprogress`, then `events_1_<name>`; `codec` is
+    /// the file extension, compressed with zstd at `zstd_level` when set.
     pub fn start(
         dir: PathBuf,
         name: &str,
         codec: Option<&'static str>,
+        zstd_level: i32,
         max_file_size: u64,
     ) -> std::io::Result<Self> {
         std::fs::create_dir_all(&dir)?;
@@ -76,6 +80,7 @@ impl RollingFiles {
             name: name.to_string(),
             codec,
             max_file_size,
+            zstd_level,
             index: 0,
             counted: 0,
             pending: 0,
@@ -135,7 +140,7 @@ impl RollingFiles {
         let file = std::io::BufWriter::new(std::fs::File::create(&path)?);
         super::eventlog::set_log_permissions(&path)?;
         self.out = Some(if self.codec.is_some() {
-            Box::new(zstd::stream::write::Encoder::new(file, 3)?.auto_finish())
+            Box::new(zstd::stream::write::Encoder::new(file, self.zstd_level)?.auto_finish())
         } else {
             Box::new(file)
         });
@@ -220,7 +225,7 @@ mod tests {
     fn files_roll_when_the_counted_bytes_plus_the_line_exceed_the_maximum() {
         let dir = temp("roll");
         let line = "x".repeat(999); // 1000 bytes with its newline
-        let mut f = RollingFiles::start(dir.clone(), "app_1", None, 20_000).expect("start");
+        let mut f = RollingFiles::start(dir.clone(), "app_1", None, 1, 20_000).expect("start");
         // Flushed lines are counted at once: 20 fill 20,000 bytes, and 20,000 + 999 > 20,000
         // rolls the 21st into events_2.
         for _ in 0..21 {
@@ -251,7 +256,8 @@ mod tests {
     fn an_unfinished_attempt_keeps_its_inprogress_status_and_modes_are_sparks() {
         use std::os::unix::fs::PermissionsExt;
         let dir = temp("modes");
-        let mut f = RollingFiles::start(dir.clone(), "a_1", Some("zstd"), 1 << 20).expect("start");
+        let mut f =
+            RollingFiles::start(dir.clone(), "a_1", Some("zstd"), 1, 1 << 20).expect("start");
         f.write_event("{}", true).expect("write");
         f.stop(false).expect("stop");
         let names: Vec<String> = listing(&dir).into_iter().map(|(n, _)| n).collect();

@@ -608,6 +608,18 @@ fn compressed_logs_are_zstd_and_bad_directories_name_the_key() {
         .remove(0);
     let text = std::fs::read(&plain_path).expect("the log");
     assert_eq!(zstd::decode_all(&bytes[..]).expect("decodes"), text);
+    // ZStdCompressionCodec: spark.io.compression.zstd.level (1 by default) is the level used.
+    let mut strong = spark.clone();
+    strong
+        .properties
+        .insert("spark.io.compression.zstd.level".into(), "19".into());
+    strong.event_log_dir = dir.join("strong").display().to_string();
+    let strong_path = outputs::write_event_logs(&r, &strong)
+        .expect("written")
+        .remove(0);
+    let strong_bytes = std::fs::read(&strong_path).expect("the log");
+    assert_ne!(strong_bytes, bytes, "another level, other bytes");
+    assert_eq!(zstd::decode_all(&strong_bytes[..]).expect("decodes"), text);
 
     let file = dir.join("a-file");
     std::fs::write(&file, "x").expect("a file");
