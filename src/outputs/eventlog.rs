@@ -8,7 +8,9 @@
 use super::eventlog_rolling::{self, RollingFiles};
 use super::json::{Obj, object};
 use super::stack_traces::{self, Frame};
-use super::task_metrics::{self, ACCUMULATORS, ShuffleRead, TaskCostModel, TaskMetrics, TaskRun};
+use super::task_metrics::{
+    self, ACCUMULATORS, RESULT_SIZE_ACCUM, ShuffleRead, TaskCostModel, TaskMetrics, TaskRun,
+};
 use crate::error::UserError;
 use crate::runner::RunResult;
 use sparkyard_actors::world::config::SparkSettings;
@@ -659,6 +661,9 @@ impl LogWriter {
         self.track_output(*stage_id, reason, &info.executor_id);
         let metrics = has_metrics.then(|| self.metrics_of(*stage_id, reason, info, *run_time_ms));
         let mut accums = Vec::new();
+        // What the executor sent (`Accumulator Updates` of a failed or killed attempt).
+        let mut updates = Vec::new();
+        let succeeded = matches!(reason, TaskEndReason::Success);
         if let Some(m) = &metrics {
             let base = self.accum_ids(*stage_id, *stage_attempt_id);
             let totals = self
@@ -666,6 +671,12 @@ impl LogWriter {
                 .entry((*stage_id, *stage_attempt_id))
                 .or_default();
             for k in (0..ACCUMULATORS.len()).filter(|k| m.is_reported(*k)) {
+                updates.push((base + k as u64, m.values[k]));
+                // DAGScheduler.updateAccumulators skips an update that `isZero` (never added
+                // to): a failed attempt's resultSize, which the executor sends regardless.
+                if !succeeded && k == RESULT_SIZE_ACCUM {
+                    continue;
+                }
                 totals.values[k] += m.values[k];
                 totals.reported |= 1 << k;
                 accums.push((base + k as u64, k, m.values[k], totals.values[k]));
@@ -691,7 +702,9 @@ impl LogWriter {
                         "ResultTask"
                     },
                 );
-            o.obj("Task End Reason", |r| end_reason(r, reason, &frames));
+            o.obj("Task End Reason", |r| {
+                end_reason(r, reason, &frames, &updates)
+            });
             o.obj("Task Info", |t| task_info(t, info, &accums));
             o.obj("Task Executor Metrics", |m| zeros(m, EXECUTOR_METRICS));
             if let Some(m) = &metrics {
@@ -1112,7 +1125,14 @@ fn accumulable(acc: &mut Obj<'_>, id: u64, k: usize, update: Option<u64>, value:
         .bool("Count Failed Values", true);
 }
 
-fn end_reason(r: &mut Obj<'_>, reason: &TaskEndReason, frames: &[Frame<'_>]) {
+/// `taskEndReasonToJson`; `updates` are the `(id, update)`s the executor sent with a failed or
+/// killed attempt.
+fn end_reason(
+    r: &mut Obj<'_>,
+    reason: &TaskEndReason,
+    frames: &[Frame<'_>],
+    updates: &[(u64, u64)],
+) {
     match reason {
         TaskEndReason::Success => {
             r.str("Reason", "Success");
@@ -1128,7 +1148,7 @@ fn end_reason(r: &mut Obj<'_>, reason: &TaskEndReason, frames: &[Frame<'_>]) {
                 .str("Description", description);
             r.arr("Stack Trace", |a| stack_traces::write_json(a, frames));
             r.str("Full Stack Trace", &full);
-            r.arr("Accumulator Updates", |_| {});
+            accumulator_updates(r, updates);
         }
         TaskEndReason::ExecutorLostFailure {
             executor_id,
@@ -1142,7 +1162,7 @@ fn end_reason(r: &mut Obj<'_>, reason: &TaskEndReason, frames: &[Frame<'_>]) {
         }
         TaskEndReason::TaskKilled { reason } => {
             r.str("Reason", "TaskKilled").str("Kill Reason", reason);
-            r.arr("Accumulator Updates", |_| {});
+            accumulator_updates(r, updates);
         }
         // JsonProtocol.taskEndReasonToJson: FetchFailed (no address for a null bmAddress).
         TaskEndReason::FetchFailed(f) => {
@@ -1161,6 +1181,22 @@ fn end_reason(r: &mut Obj<'_>, reason: &TaskEndReason, frames: &[Frame<'_>]) {
                 .str("Message", &f.message);
         }
     }
+}
+
+/// An ExceptionFailure's / TaskKilled's `Accumulator Updates` as a real Spark 4.0 log has them:
+/// the executor's `toInfoUpdate`s of its task metrics carry no name, so `accumulableInfoToJson`
+/// writes no "Name", the update as a string and `"Internal": false`.
+fn accumulator_updates(r: &mut Obj<'_>, updates: &[(u64, u64)]) {
+    r.arr("Accumulator Updates", |a| {
+        for &(id, update) in updates {
+            a.obj(|acc| {
+                acc.num("ID", id)
+                    .str("Update", &update.to_string())
+                    .bool("Internal", false)
+                    .bool("Count Failed Values", true);
+            });
+        }
+    });
 }
 
 /// Metrics the simulation never moves off zero, in the order given.

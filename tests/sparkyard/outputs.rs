@@ -559,6 +559,36 @@ fn failed_tasks_and_jobs_carry_their_reasons_and_each_attempt_gets_a_log() {
         full.ends_with("\tat java.base/java.lang.Thread.run(Thread.java:840)\n"),
         "{full}"
     );
+    // Executor.collectAccumulatorsAndResetStatusOnFailure: the updates go with the reason
+    // (no name, the update as a string, as a real 4.0 log); resultSize, never added to, is sent
+    // but DAGScheduler.updateAccumulators leaves it out of the task's Accumulables.
+    let updates = reason["Accumulator Updates"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        updates.iter().all(|u| u.get("Name").is_none()
+            && u["Update"].is_string()
+            && u["Internal"] == false
+            && u["Count Failed Values"] == true),
+        "{updates:?}"
+    );
+    let infos = failed[0]["Task Info"]["Accumulables"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let info_ids: BTreeSet<u64> = infos.iter().filter_map(|a| a["ID"].as_u64()).collect();
+    let only_sent: Vec<&Value> = updates
+        .iter()
+        .filter(|u| u["ID"].as_u64().is_some_and(|id| !info_ids.contains(&id)))
+        .collect();
+    assert_eq!(only_sent.len(), 1, "{updates:?} vs {infos:?}");
+    assert_eq!(only_sent[0]["Update"], "0");
+    assert!(
+        infos
+            .iter()
+            .all(|a| a["Name"] != "internal.metrics.resultSize")
+    );
     let job = &events(&log, "SparkListenerJobEnd")[0]["Job Result"];
     assert_eq!(job["Result"], "JobFailed");
     assert!(
