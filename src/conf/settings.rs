@@ -33,9 +33,14 @@ const EXCLUDE_ON_FAILURE_DEFAULT_TIMEOUT: &str = "1h";
 /// bare `/tmp/spark-events`, which resolves to the same local directory.
 const EVENT_LOG_DIR_DEFAULT: &str = "file:///tmp/spark-events";
 
-/// `spark.eventLog.compress`: kept at Spark 3's `false` so event logs stay plain JSON lines
-/// that people can read; Spark 4.0 changed the default to `true` (zstd).
-const EVENT_LOG_COMPRESS_DEFAULT: bool = false;
+/// `spark.eventLog.compress`: `true` in Spark 4.0.0 (`iconst_1` before `createWithDefault` in
+/// the jar's `internal/config/package$`; `spark.eventLog.compression.codec` defaults to
+/// `CompressionCodec.ZSTD`), so a 4.0 event log is `.zstd` unless the user turns it off.
+const EVENT_LOG_COMPRESS_DEFAULT: bool = true;
+
+/// `spark.eventLog.rolling.enabled`: `true` in Spark 4.0.0 (the jar's `package$`), so
+/// EventLogFileWriter picks RollingEventLogFilesWriter.
+const EVENT_LOG_ROLLING_DEFAULT: bool = true;
 
 /// `max((factor * memory).toLong, minimum)` unless an explicit overhead is set
 /// (`ResourceProfile.calculateOverHeadMemory`, `Client.amMemoryOverhead`). MiB throughout.
@@ -410,11 +415,40 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         event_log_enabled: c.get_bool("spark.eventLog.enabled", false)?,
         event_log_dir: c.get_string("spark.eventLog.dir", EVENT_LOG_DIR_DEFAULT),
         event_log_compress: c.get_bool("spark.eventLog.compress", EVENT_LOG_COMPRESS_DEFAULT)?,
+        event_log_rolling_max_file_size: event_log_rolling(c)?,
         properties: c.as_map().clone(),
         dynamic_allocation: dynamic_allocation(c)?,
         decommission_enabled: c.get_bool("spark.decommission.enabled", false)?,
         speculation: speculation(c)?,
     })
+}
+
+/// `spark.eventLog.rolling.maxFileSize` when the rolling writer is on (Spark reads it only
+/// then, in RollingEventLogFilesWriter's constructor): `bytesConf(BYTE)`, default 128m,
+/// `checkValue(_ >= ByteUnit.MiB.toBytes(10), "Max file size of event log should be
+/// configured to be at least 10 MiB.")` (internal/config/package.scala). Spark fails the
+/// SparkContext with it; sparkyard refuses it at submission.
+fn event_log_rolling(c: &SparkConf) -> Result<Option<u64>, UserError> {
+    const KEY: &str = "spark.eventLog.rolling.maxFileSize";
+    let on = c.get_bool("spark.eventLog.enabled", false)?
+        && c.get_bool("spark.eventLog.rolling.enabled", EVENT_LOG_ROLLING_DEFAULT)?;
+    if c.get_bool("spark.eventLog.enabled", false)?
+        && c.get_bool("spark.eventLog.compress", EVENT_LOG_COMPRESS_DEFAULT)?
+    {
+        // ZStdCompressionCodec reads its level (intConf, default 1) when the writer is made;
+        // the event log writer uses it (src/outputs/eventlog.rs), so a bad one fails here.
+        c.get_int("spark.io.compression.zstd.level", 1)?;
+    }
+    if !on {
+        return Ok(None);
+    }
+    let max = c.get_size_as_bytes(KEY, "128m")?;
+    if max < 10 * 1024 * 1024 {
+        return Err(UserError::illegal_argument(format!(
+            "'{max}' in {KEY} is invalid. Max file size of event log should be configured to be at least 10 MiB."
+        )));
+    }
+    Ok(Some(max))
 }
 
 /// `ConfigBuilder.checkValue`'s failure (Spark 4.0 TypedConfigBuilder):
@@ -774,7 +808,10 @@ mod tests {
             ),
             (2, 3_600_000)
         );
-        assert!(!s.event_log_enabled && !s.event_log_compress);
+        // Spark 4.0.0's jar: spark.eventLog.compress true (zstd); no rolling size while the
+        // event log is off.
+        assert!(!s.event_log_enabled && s.event_log_compress);
+        assert_eq!(s.event_log_rolling_max_file_size, None);
         assert_eq!(s.event_log_dir, "file:///tmp/spark-events");
         assert_eq!(
             s.properties.get("spark.master").map(String::as_str),
@@ -850,6 +887,37 @@ mod tests {
             UserError::illegal_argument(
                 "requirement failed: spark.memory.offHeap.size must be > 0 when \
                  spark.memory.offHeap.enabled == true"
+            )
+        );
+    }
+
+    // internal/config/package.scala EVENT_LOG_ENABLE_ROLLING (true in 4.0.0) and
+    // EVENT_LOG_ROLLING_MAX_FILE_SIZE: 128m, bytes, at least 10 MiB (TypedConfigBuilder.checkValue).
+    #[test]
+    fn event_logs_roll_at_128m_by_default_and_refuse_less_than_10_mib() {
+        let on = ["--conf", "spark.eventLog.enabled=true"];
+        let s = settings(&on).expect("settings");
+        assert_eq!(s.event_log_rolling_max_file_size, Some(128 << 20));
+        let with = |extra: &[&'static str]| settings(&[&on[..], extra].concat());
+        let s = with(&["--conf", "spark.eventLog.rolling.maxFileSize=10m"]).expect("10m");
+        assert_eq!(s.event_log_rolling_max_file_size, Some(10 << 20));
+        let s = with(&["--conf", "spark.eventLog.rolling.enabled=false"]).expect("single");
+        assert_eq!(s.event_log_rolling_max_file_size, None);
+        assert_eq!(
+            with(&["--conf", "spark.eventLog.rolling.maxFileSize=1048576"]).unwrap_err(),
+            UserError::illegal_argument(
+                "'1048576' in spark.eventLog.rolling.maxFileSize is invalid. Max file size of \
+                 event log should be configured to be at least 10 MiB."
+            )
+        );
+        // Spark reads the size only for the rolling writer.
+        let off = ["--conf", "spark.eventLog.rolling.maxFileSize=1k"];
+        assert!(settings(&off).is_ok());
+        // ZStdCompressionCodec's level (spark.io.compression.zstd.level, an intConf).
+        assert_eq!(
+            with(&["--conf", "spark.io.compression.zstd.level=high"]).unwrap_err(),
+            UserError::illegal_argument(
+                "spark.io.compression.zstd.level should be int, but was high"
             )
         );
     }

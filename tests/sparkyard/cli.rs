@@ -185,6 +185,9 @@ fn a_secret_is_redacted_in_every_output() {
             "spark.eventLog.enabled=true",
             "--conf",
             &ev,
+            // Plain JSON, so the check below reads the event log's text.
+            "--conf",
+            "spark.eventLog.compress=false",
             "--trace",
             trace.to_str().unwrap(),
             "app.jar",

@@ -60,6 +60,8 @@ fn spark_pi_log(dir: &Path, extra: &[&str]) -> PathBuf {
 #[test]
 fn sparkyards_own_spark_pi_log_replays_to_exactly_its_run_time() {
     let dir = temp_dir("roundtrip");
+    // Spark 4.0's default layout (a rolling eventlog_v2_* folder of zstd files), then one
+    // compressed file (RollingEventLogFilesWriter / SingleEventLogFileWriter).
     for extra in [
         &["--num-executors", "4"][..],
         &[
@@ -67,6 +69,8 @@ fn sparkyards_own_spark_pi_log_replays_to_exactly_its_run_time() {
             "3",
             "--executor-cores",
             "2",
+            "--conf",
+            "spark.eventLog.rolling.enabled=false",
             "--conf",
             "spark.eventLog.compress=true",
         ],
@@ -274,7 +278,15 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 }
 
 fn plain_pi_log(dir: &Path) -> Vec<u8> {
-    std::fs::read(spark_pi_log(dir, &["--num-executors", "2"])).expect("the log")
+    let single = [
+        "--num-executors",
+        "2",
+        "--conf",
+        "spark.eventLog.rolling.enabled=false",
+        "--conf",
+        "spark.eventLog.compress=false",
+    ];
+    std::fs::read(spark_pi_log(dir, &single)).expect("the log")
 }
 
 #[test]

@@ -106,6 +106,9 @@ pub struct SparkSettings {
     pub event_log_dir: String,
     /// `spark.eventLog.compress`.
     pub event_log_compress: bool,
+    /// `spark.eventLog.rolling.maxFileSize` in bytes when `spark.eventLog.rolling.enabled`
+    /// (Spark 4.0's default: rolling, 128m), `None` for the single-file writer.
+    pub event_log_rolling_max_file_size: Option<u64>,
     /// Every Spark property after precedence, as the driver hands them to executors
     /// (`SparkAppConfig.sparkProperties`). Ordered by key.
     pub properties: BTreeMap<String, String>,
