@@ -4,9 +4,9 @@
 //! before each job and after the last. A task keeps its own duration whatever the executors
 //! (Sparklens' assumption).
 
-use super::model::{Application, Stage};
+use super::model::{Application, AttemptEnd, FailedAttempt, Stage, TaskRecord};
 use sparkyard_actors::world::config::{ReplayedJob, UserProgram};
-use sparkyard_messages::task::{JobSpec, ReplayedFailure, StageSpec, TaskWork};
+use sparkyard_messages::task::{JobSpec, ReplayedException, ReplayedFailure, StageSpec, TaskWork};
 use std::collections::BTreeMap;
 
 /// The `--class` a replayed application runs as.
@@ -161,21 +161,16 @@ fn stage(s: &Stage, firsts: &[usize], warmup_ms: u64) -> StageSpec {
         .tasks
         .iter()
         .enumerate()
-        .map(|(i, t)| TaskWork::Replayed {
-            duration_ms: if firsts.binary_search(&i).is_ok() {
+        .map(|(i, t)| {
+            let duration_ms = if firsts.binary_search(&i).is_ok() {
                 t.duration_ms.saturating_sub(warmup_ms)
             } else {
                 t.duration_ms
-            },
-            failures: t.failures.as_ref().map(|f| {
-                f.iter()
-                    .map(|a| ReplayedFailure {
-                        duration_ms: a.duration_ms,
-                        class: a.class.clone(),
-                        description: a.description.clone(),
-                    })
-                    .collect()
-            }),
+            };
+            TaskWork::Replayed {
+                duration_ms,
+                failures: t.failures.as_deref().map(|f| attempts(t, f, duration_ms)),
+            }
         })
         .collect::<Vec<_>>();
     StageSpec {
@@ -187,6 +182,39 @@ fn stage(s: &Stage, firsts: &[usize], warmup_ms: u64) -> StageSpec {
         shuffle_write: Default::default(),
         lineage: None,
     }
+}
+
+/// The attempts a replayed task runs before its last, in the recorded order: each attempt that
+/// threw throws again; one the scheduler killed runs its recorded time (to the kill: a lower
+/// bound of its work), and the simulated scheduler kills it again or not (a speculative race:
+/// TaskSetManager.handleSuccessfulTask kills the other attempts, "another attempt succeeded");
+/// the successful attempt stands among them when a killed speculative copy came after it.
+/// Attempts lost with their executor or to a fetch failure are not among them (the cluster's
+/// doing, which a scenario's faults replay).
+fn attempts(t: &TaskRecord, failed: &[FailedAttempt], success_ms: u64) -> Box<[ReplayedFailure]> {
+    let ran = |duration_ms| ReplayedFailure {
+        duration_ms,
+        exception: None,
+    };
+    let mut out: Vec<ReplayedFailure> = Vec::with_capacity(failed.len() + 1);
+    let mut success_placed = !t.succeeded;
+    for f in failed {
+        if !success_placed && f.attempt > t.attempt {
+            out.push(ran(success_ms));
+            success_placed = true;
+        }
+        out.push(match &f.end {
+            AttemptEnd::Threw { class, description } => ReplayedFailure {
+                duration_ms: f.duration_ms,
+                exception: Some(ReplayedException {
+                    class: class.clone(),
+                    description: description.clone(),
+                }),
+            },
+            AttemptEnd::Killed { .. } => ran(f.duration_ms),
+        });
+    }
+    out.into_boxed_slice()
 }
 
 /// Turns parents given as stage ids into indices of the job's stage list.

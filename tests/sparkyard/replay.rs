@@ -577,3 +577,139 @@ fn the_flags_a_replay_has_no_use_for_are_refused_and_verbose_prints_the_replayed
     assert!(err.contains("Parsed arguments:"), "{err}");
     assert!(err.contains("numExecutors            1"), "{err}");
 }
+
+/// Runs the bundled scenario `name` through the binary with its event log written to `dir`,
+/// and returns the log (a file or a rolling directory, whichever the writer makes).
+fn scenario_log(name: &str, dir: &Path) -> PathBuf {
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("config/scenarios")
+        .join(format!("{name}.toml"));
+    let logs = dir.join("container-logs");
+    let conf = format!("spark.eventLog.dir={}", dir.display());
+    let out = binary(&[
+        "run",
+        scenario.to_str().expect("utf-8"),
+        "--quiet",
+        "--log-dir",
+        logs.to_str().expect("utf-8"),
+        "--conf",
+        "spark.eventLog.enabled=true",
+        "--conf",
+        &conf,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("the log dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p != &logs)
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.remove(0)
+}
+
+#[test]
+fn a_speculative_race_replays_its_killed_original_and_its_winning_copy() {
+    // config/scenarios/speculation.toml: tasks 0 and 1 start on the slow nm-6; their copies
+    // (attempt 1, "Speculative": true) win and the originals are killed ("another attempt
+    // succeeded", TaskSetManager.handleSuccessfulTask), a TaskKilled that is no failure.
+    let dir = temp_dir("speculation");
+    let log = scenario_log("speculation", &dir);
+    let app = model::load(&log).expect("reads");
+    let f = &app.failures;
+    assert_eq!(
+        (f.speculative, f.speculative_won, f.killed, f.exception),
+        (2, 2, 2, 0)
+    );
+    let stage = &app.jobs[0].stages[0];
+    for t in &stage.tasks[..2] {
+        assert!(t.speculative && t.succeeded && t.attempt == 1, "{t:?}");
+        let killed = t.failures.as_deref().expect("the killed original");
+        assert_eq!(killed.len(), 1);
+        assert_eq!(killed[0].attempt, 0);
+        assert!(!killed[0].speculative);
+        assert_eq!(
+            killed[0].end,
+            model::AttemptEnd::Killed {
+                reason: "another attempt succeeded".into()
+            }
+        );
+        // The original ran on the slow node until its copy won: far longer than the copy.
+        assert!(
+            killed[0].duration_ms > 5 * t.duration_ms,
+            "{killed:?} {t:?}"
+        );
+    }
+    // Replayed with the log's speculation on: the originals run their recorded time on the
+    // simulated cluster, the speculation check launches copies again, the copies win again.
+    let own = replay::replay(&log, &setup(&[])).expect("replays");
+    assert!(
+        own.time.error_pct.abs() <= 5.0,
+        "{}",
+        replay::report::table(&own)
+    );
+    assert_eq!(own.failures.recorded_speculative, 2);
+    // Without speculation the originals are not rescued: the replay runs them to (at least)
+    // the time they were killed at, so it takes longer than the recorded run; a replay that
+    // kept only the winning copies' 2 s would be far shorter.
+    let off =
+        replay::replay(&log, &setup(&["--conf", "spark.speculation=false"])).expect("replays");
+    assert!(
+        off.time.simulated >= own.time.simulated,
+        "{} vs {}",
+        off.time.simulated,
+        own.time.simulated
+    );
+    assert!(
+        off.time.simulated >= 0.95 * off.time.recorded,
+        "{}",
+        replay::report::table(&off)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_report_has_the_executor_target_over_time_under_dynamic_allocation() {
+    // The YarnAllocator's target (requestTotalExecutorsWithPreferredLocalities): static
+    // allocation asks for its executors once; with dynamic allocation the
+    // ExecutorAllocationManager raises the target with the backlog and lowers it when executors
+    // are not needed (the multijob app's driver time between its jobs). Both end at 0:
+    // YarnSchedulerBackend.stop requests a total of 0 (SPARK-12009).
+    let log = data("multijob_n2_r1.zstd");
+    let fixed = replay::replay(&log, &setup(&[])).expect("replays");
+    let targets: Vec<u32> = fixed
+        .executors
+        .simulated_requested
+        .iter()
+        .map(|p| p.1)
+        .collect();
+    assert_eq!(targets, vec![2, 0], "{}", replay::report::table(&fixed));
+    let dynamic = replay::replay(
+        &log,
+        &setup(&["--conf", "spark.dynamicAllocation.enabled=true"]),
+    )
+    .expect("replays");
+    let targets: Vec<u32> = dynamic
+        .executors
+        .simulated_requested
+        .iter()
+        .map(|p| p.1)
+        .collect();
+    let table = replay::report::table(&dynamic);
+    assert!(targets.len() >= 3, "{table}");
+    let peak = targets.iter().copied().max().unwrap_or(0);
+    assert!(peak >= 1, "{table}");
+    let peak_at = targets.iter().position(|&t| t == peak).unwrap_or(0);
+    assert!(
+        targets[peak_at..].iter().any(|&t| t < peak),
+        "the target never came down: {table}"
+    );
+    assert!(
+        table.contains("executors requested (simulated): "),
+        "{table}"
+    );
+}
