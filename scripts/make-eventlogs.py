@@ -168,7 +168,9 @@ def main():
                 ext = name.split(".", 1)[1] if "." in name else ""
                 dst = os.path.join(a.out, base + ("." + ext if ext else ""))
                 shutil.copyfile(src, dst)
-            print(f"{dst}: {time.time() - started:.1f} s wall", flush=True)
+            # The machine's load while the run went: a busy machine stretches start-up and tasks.
+            load = "/".join(f"{x:.1f}" for x in os.getloadavg())
+            print(f"{dst}: {time.time() - started:.1f} s wall, load {load}", flush=True)
 
 
 if __name__ == "__main__":
