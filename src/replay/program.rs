@@ -28,14 +28,26 @@ pub struct DriverTime {
 /// executor's Python worker (PythonWorkerFactory, reused by later tasks with
 /// spark.python.worker.reuse). A replay on fewer executors pays it fewer times, on more
 /// executors more often: the program takes it off those tasks and the simulated executor adds
-/// it to whatever task it runs first (`CostModel.first_task_warmup_ms`).
+/// it to whatever task it runs first (`CostModel.first_task_warmup_ms`). Each first task gives
+/// up its own excess over its stage's median (all of it is its executor's warm-up, however
+/// long that executor took), and every simulated executor pays the median of those.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FirstTaskWarmup {
-    /// The median over executors of the first task's excess over its stage's median task.
+    /// The median over executors of the first task's excess over its stage's median task
+    /// (the mean of the middle two for an even count).
     pub warmup_ms: u64,
-    /// Each executor's first task: (job, stage) indices into the application -> the task
-    /// indices in that stage, sorted.
-    pub first_tasks: BTreeMap<(usize, usize), Vec<usize>>,
+    /// Each executor's first task: (job, stage) indices into the application -> the tasks of
+    /// that stage, by index.
+    pub first_tasks: BTreeMap<(usize, usize), Vec<FirstTask>>,
+}
+
+/// One executor's first task and the warm-up taken off it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct FirstTask {
+    pub task: usize,
+    /// Its excess over its stage's median task; the median warm-up when its stage has too few
+    /// tasks to tell.
+    pub warmup_ms: u64,
 }
 
 /// Where a task is in the application and when it launched: ordered by launch, then by job,
@@ -67,30 +79,39 @@ pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
         }
     }
     let mut medians: BTreeMap<(usize, usize), u64> = BTreeMap::new();
-    let mut excess: Vec<u64> = Vec::with_capacity(first.len());
-    let mut first_tasks: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
+    // Each first task and its excess (None: its stage has too few tasks to tell a warm-up
+    // from the task's own work).
+    let mut measured: Vec<(TaskAt, Option<u64>)> = Vec::with_capacity(first.len());
     for at in first.values() {
+        let stage = &app.jobs[at.job].stages[at.stage];
+        let excess = (stage.tasks.len() >= 3).then(|| {
+            let median = *medians
+                .entry((at.job, at.stage))
+                .or_insert_with(|| median_duration(stage));
+            stage.tasks[at.task].duration_ms.saturating_sub(median)
+        });
+        measured.push((*at, excess));
+    }
+    let mut excess: Vec<u64> = measured.iter().filter_map(|m| m.1).collect();
+    excess.sort_unstable();
+    let warmup_ms = match excess.len() {
+        0 => 0,
+        n if n % 2 == 1 => excess[n / 2],
+        n => (excess[n / 2 - 1] + excess[n / 2]) / 2,
+    };
+    let mut first_tasks: BTreeMap<(usize, usize), Vec<FirstTask>> = BTreeMap::new();
+    for (at, own) in measured {
         first_tasks
             .entry((at.job, at.stage))
             .or_default()
-            .push(at.task);
-        let stage = &app.jobs[at.job].stages[at.stage];
-        if stage.tasks.len() < 3 {
-            // Too few tasks to tell a warm-up from the task's own work.
-            continue;
-        }
-        let median = *medians
-            .entry((at.job, at.stage))
-            .or_insert_with(|| median_duration(stage));
-        excess.push(stage.tasks[at.task].duration_ms.saturating_sub(median));
+            .push(FirstTask {
+                task: at.task,
+                warmup_ms: own.unwrap_or(warmup_ms),
+            });
     }
-    excess.sort_unstable();
     first_tasks.values_mut().for_each(|v| v.sort_unstable());
     FirstTaskWarmup {
-        warmup_ms: excess
-            .get(excess.len().saturating_sub(1) / 2)
-            .copied()
-            .unwrap_or(0),
+        warmup_ms,
         first_tasks,
     }
 }
@@ -122,7 +143,7 @@ pub fn program(app: &Application, startup: DriverTime, warmup: &FirstTaskWarmup)
                     .first_tasks
                     .get(&(k, i))
                     .map_or(&[][..], Vec::as_slice);
-                stage(s, firsts, warmup.warmup_ms)
+                stage(s, firsts)
             })
             .collect();
         if stages.is_empty() {
@@ -155,17 +176,16 @@ fn call_site(stage_name: &str) -> String {
     }
 }
 
-/// One stage's tasks; those in `firsts` (sorted; an executor's first task) leave `warmup_ms` out.
-fn stage(s: &Stage, firsts: &[usize], warmup_ms: u64) -> StageSpec {
+/// One stage's tasks; those in `firsts` (sorted; an executor's first task) leave its warm-up out.
+fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
     let tasks = s
         .tasks
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            let duration_ms = if firsts.binary_search(&i).is_ok() {
-                t.duration_ms.saturating_sub(warmup_ms)
-            } else {
-                t.duration_ms
+            let duration_ms = match firsts.binary_search_by_key(&i, |f| f.task) {
+                Ok(k) => t.duration_ms.saturating_sub(firsts[k].warmup_ms),
+                Err(_) => t.duration_ms,
             };
             TaskWork::Replayed {
                 duration_ms,
