@@ -18,6 +18,13 @@ Spark's codecs and layouts.
     /work/venv-pyspark/bin/python scripts/make-eventlogs.py [--runs 2] [--out tests/data/eventlogs]
 
 It needs Java 17 and takes a few minutes; `cargo test` only reads the committed logs.
+
+A busy machine stretches executor start-up and task times, more with more executors (README,
+"Accuracy"); each run prints the load average. On a shared machine whose scheduler groups
+processes by session (autogroup), `nice` alone does not reach other sessions; as root, give the
+recording's own session a higher weight instead:
+
+    setsid bash -c 'echo -15 > /proc/$$/autogroup; exec /work/venv-pyspark/bin/python scripts/make-eventlogs.py --out /tmp/evl'
 """
 
 import argparse
