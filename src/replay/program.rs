@@ -267,3 +267,64 @@ pub fn startup_overlap(app: &Application, ready_ms: u64) -> DriverTime {
         overlapped_startup_ms: driver.min(ready_ms),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(attempt: u32, duration_ms: u64, speculative: bool) -> TaskRecord {
+        TaskRecord {
+            duration_ms,
+            attempt,
+            speculative,
+            succeeded: true,
+            ..TaskRecord::default()
+        }
+    }
+
+    fn killed(attempt: u32, duration_ms: u64, speculative: bool) -> FailedAttempt {
+        FailedAttempt {
+            attempt,
+            duration_ms,
+            speculative,
+            end: AttemptEnd::Killed {
+                reason: "another attempt succeeded".into(),
+            },
+        }
+    }
+
+    fn ran(duration_ms: u64) -> ReplayedFailure {
+        ReplayedFailure {
+            duration_ms,
+            exception: None,
+        }
+    }
+
+    #[test]
+    fn a_speculative_race_replays_both_attempts_in_attempt_order() {
+        // TaskSetManager.handleSuccessfulTask kills the other running attempts of the index
+        // ("another attempt succeeded"): either the copy (attempt 1) wins and the original is
+        // killed, or the original wins and the copy is killed.
+        let copy_won = attempts(&record(1, 2_000, true), &[killed(0, 9_000, false)], 2_000);
+        assert_eq!(copy_won.to_vec(), vec![ran(9_000)]);
+        let original_won = attempts(&record(0, 3_000, false), &[killed(1, 1_500, true)], 2_800);
+        // Attempt 0 runs the (warm-up adjusted) successful time, the copy its time to the kill.
+        assert_eq!(original_won.to_vec(), vec![ran(2_800), ran(1_500)]);
+        let threw = FailedAttempt {
+            attempt: 0,
+            duration_ms: 700,
+            speculative: false,
+            end: AttemptEnd::Threw {
+                class: "java.lang.RuntimeException".into(),
+                description: "boom".into(),
+            },
+        };
+        let retried = attempts(&record(1, 1_000, false), &[threw], 1_000);
+        assert_eq!(retried.len(), 1);
+        assert_eq!(retried[0].duration_ms, 700);
+        assert_eq!(
+            retried[0].exception.as_ref().map(|e| e.class.as_str()),
+            Some("java.lang.RuntimeException")
+        );
+    }
+}
