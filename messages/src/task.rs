@@ -198,22 +198,32 @@ pub enum TaskWork {
         duration_ms: u64,
         fail: Option<String>,
     },
-    /// A task replayed from an event log (`sparkyard replay`): attempt `k` fails after
-    /// `failures[k].duration_ms` with its recorded exception while `k < failures.len()`, and a
-    /// later attempt succeeds after `duration_ms`. The durations are the recorded launch-to-finish
-    /// times, which already hold the launch and deserialisation, so the executor adds only its
-    /// first-task warm-up (`CostModel.first_task_warmup_ms`, which the replay takes from the
-    /// log and takes off each recorded executor's first task).
+    /// A task replayed from an event log (`sparkyard replay`): attempt `k` runs as the
+    /// recorded attempt `failures[k]` while `k < failures.len()` (it throws its recorded
+    /// exception after its duration, or, an attempt the scheduler killed or a speculative
+    /// race's, runs its recorded duration and succeeds unless the simulated scheduler kills it
+    /// in turn), and any later attempt succeeds after `duration_ms`. The durations are the
+    /// recorded launch-to-finish times, which already hold the launch and deserialisation, so
+    /// the executor adds only its first-task warm-up (`CostModel.first_task_warmup_ms`, which
+    /// the replay takes from the log and takes off each recorded executor's first task).
     Replayed {
         duration_ms: u64,
         failures: Option<Box<[ReplayedFailure]>>,
     },
 }
 
-/// One recorded failed attempt of a replayed task (`ExceptionFailure`).
+/// One recorded attempt of a replayed task, by attempt number: `class`/`description` of the
+/// exception it threw (`ExceptionFailure`), or `None` for an attempt that ran (one the
+/// scheduler killed, a speculative copy, the successful attempt before a speculative loser).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReplayedFailure {
     pub duration_ms: u64,
+    pub exception: Option<ReplayedException>,
+}
+
+/// The exception a replayed attempt throws.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayedException {
     pub class: String,
     pub description: String,
 }

@@ -1254,9 +1254,14 @@ fn run_task(work: &TaskWork, attempt: u32, costs: &CostModel) -> (u64, TaskResul
         } => match failures.as_deref().and_then(|f| f.get(attempt as usize)) {
             Some(f) => (
                 f.duration_ms,
-                TaskResultData::Exception {
-                    class: f.class.clone(),
-                    description: f.description.clone(),
+                match &f.exception {
+                    Some(e) => TaskResultData::Exception {
+                        class: e.class.clone(),
+                        description: e.description.clone(),
+                    },
+                    // A killed or speculative attempt: it runs; the scheduler kills it again
+                    // or not.
+                    None => TaskResultData::None,
                 },
             ),
             None => (*duration_ms, TaskResultData::None),
