@@ -1801,4 +1801,21 @@ pub(super) mod tests {
         .unwrap();
         assert!(req.warnings.is_empty(), "{:?}", req.warnings);
     }
+
+    // Decommissioning migrates to peers only: a fallback storage path is said, not swallowed.
+    #[test]
+    fn keys_not_simulated_yet_warn() {
+        let req = request(&[
+            "--conf",
+            "spark.storage.decommission.fallbackStorage.path=hdfs:///fb/",
+            "a.jar",
+        ])
+        .unwrap();
+        assert_eq!(
+            req.warnings,
+            vec![
+                "Warning: spark.storage.decommission.fallbackStorage.path=hdfs:///fb/ is not simulated by sparkyard yet; it has no effect on this run".to_string()
+            ]
+        );
+    }
 }

@@ -85,7 +85,9 @@ impl Scheduler {
         }
         let (failed, killed) = match &reason {
             TaskEndReason::Success | TaskEndReason::Resubmitted => (false, false),
-            TaskEndReason::TaskKilled { .. } => (true, true),
+            // TaskInfo.markFinished (Spark 4.0): FAILED sets `failed`, KILLED only `killed`, so
+            // the History Server shows a killed attempt as KILLED, not FAILED.
+            TaskEndReason::TaskKilled { .. } => (false, true),
             _ => (true, false),
         };
         let end = match &reason {

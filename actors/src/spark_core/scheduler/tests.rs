@@ -736,3 +736,32 @@ fn a_later_job_skips_a_shuffle_an_earlier_job_computed() {
     s.submit_job(job_over_shuffle(Some(1)), waiter());
     assert_eq!(s.running_stages, BTreeSet::from([4]));
 }
+
+/// TaskInfo.markFinished (Spark 4.0): a KILLED attempt sets only `killed`; `failed` stays false
+/// (the event log's TaskEnd has `"Failed": false, "Killed": true`, and the History Server shows
+/// the attempt KILLED, not FAILED).
+#[test]
+fn a_killed_attempt_is_killed_not_failed_in_its_task_info() {
+    let listeners = crate::world::listener::ListenerBus::new(true);
+    let mut s = Scheduler::new(
+        ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false)))),
+        listeners.context("app".into(), 1),
+        4,
+        1,
+    );
+    s.submit_job(two_stage_job(), waiter());
+    let t = s.resource_offer(&mut offer(1)).remove(0);
+    let data = TaskResultData::Killed {
+        reason: "test".into(),
+    };
+    s.status_update(t.task_id, TaskState::Killed, data);
+    let events = listeners.take().remove(0).events;
+    let info = events
+        .iter()
+        .find_map(|e| match e {
+            ListenerEvent::TaskEnd { info, .. } => Some(info),
+            _ => None,
+        })
+        .expect("a TaskEnd");
+    assert_eq!((info.failed, info.killed), (false, true));
+}
