@@ -876,7 +876,6 @@ pub fn history_server_address(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::config::{QueueSpec, YarnSettings};
     use sparkyard_messages::ids::ApplicationId;
     use std::collections::BTreeMap;
 
@@ -885,19 +884,7 @@ mod tests {
     // HistoryServer.UI_PATH_PREFIX "/history", the app id and the attempt id; getOrElse "").
     #[test]
     fn the_history_address_gets_the_history_path_and_hadoop_values() {
-        let yarn = YarnSettings {
-            minimum_allocation_mb: 1024,
-            maximum_allocation_mb: 8192,
-            minimum_allocation_vcores: 1,
-            maximum_allocation_vcores: 4,
-            am_max_attempts: 2,
-            nm_liveness_expiry_interval_ms: 600_000,
-            am_liveness_expiry_interval_ms: 600_000,
-            nm_heartbeat_interval_ms: 1000,
-            sleep_delay_before_sigkill_ms: 250,
-            queues: vec![QueueSpec::with_capacity("default", 100.0)],
-            tenants: Vec::new(),
-        };
+        let yarn = crate::world::hadoop_conf::test_yarn_settings();
         let props = BTreeMap::new();
         let conf = HadoopConf::of("rm-1.example", &yarn, &props);
         let attempt = ApplicationAttemptId {

@@ -139,25 +139,31 @@ pub fn substitute_hadoop_variables(text: &str, conf: &HadoopConf) -> String {
     text
 }
 
+/// The default cluster's YARN settings with one `default` queue, for unit tests.
+#[cfg(test)]
+pub(crate) fn test_yarn_settings() -> YarnSettings {
+    use crate::world::config::QueueSpec;
+    YarnSettings {
+        minimum_allocation_mb: 1024,
+        maximum_allocation_mb: 8192,
+        minimum_allocation_vcores: 1,
+        maximum_allocation_vcores: 4,
+        am_max_attempts: 2,
+        nm_liveness_expiry_interval_ms: 600_000,
+        am_liveness_expiry_interval_ms: 600_000,
+        nm_heartbeat_interval_ms: 1000,
+        sleep_delay_before_sigkill_ms: 250,
+        queues: vec![QueueSpec::with_capacity("default", 100.0)],
+        tenants: Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::config::QueueSpec;
 
     fn yarn() -> YarnSettings {
-        YarnSettings {
-            minimum_allocation_mb: 1024,
-            maximum_allocation_mb: 8192,
-            minimum_allocation_vcores: 1,
-            maximum_allocation_vcores: 4,
-            am_max_attempts: 2,
-            nm_liveness_expiry_interval_ms: 600_000,
-            am_liveness_expiry_interval_ms: 600_000,
-            nm_heartbeat_interval_ms: 1000,
-            sleep_delay_before_sigkill_ms: 250,
-            queues: vec![QueueSpec::with_capacity("default", 100.0)],
-            tenants: Vec::new(),
-        }
+        test_yarn_settings()
     }
 
     fn props(kv: &[(&str, &str)]) -> BTreeMap<String, String> {
