@@ -31,6 +31,7 @@ const fn spark(
     }
 }
 
+/// A JDK frame: a Spark frame in the `java.base` module.
 const fn jdk(
     class: &'static str,
     method: &'static str,
@@ -39,10 +40,7 @@ const fn jdk(
 ) -> Frame<'static> {
     Frame {
         module: Some("java.base"),
-        class,
-        method,
-        file,
-        line,
+        ..spark(class, method, file, line)
     }
 }
 

@@ -136,11 +136,13 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
             ),
         ]
     };
+    // Both jobs' first stages are over the cached flatMap RDD.
+    let flat_map_rdd = format!(
+        "MapPartitionsRDD[1] at flatMap at {}:{}",
+        src.file, src.flat_map
+    );
     let count0 = StageSpec {
-        rdd_description: format!(
-            "MapPartitionsRDD[1] at flatMap at {}:{}",
-            src.file, src.flat_map
-        ),
+        rdd_description: flat_map_rdd.clone(),
         num_partitions: maps,
         parents: Vec::new(),
         tasks: (0..maps)
@@ -163,10 +165,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
     let total: u64 = (0..maps).map(|p| pairs_of(a, skewed, p)).sum();
     let per_map = total / u64::from(maps);
     let map = StageSpec {
-        rdd_description: format!(
-            "MapPartitionsRDD[1] at flatMap at {}:{}",
-            src.file, src.flat_map
-        ),
+        rdd_description: flat_map_rdd,
         num_partitions: maps,
         parents: Vec::new(),
         tasks: (0..maps)
