@@ -274,6 +274,7 @@ fn prepare(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> PreparedRun 
             })
             .collect(),
         shuffle_write: Default::default(),
+        preferred_hosts: Vec::new(),
     };
     let synthetic = UserProgram::Synthetic {
         class: SYNTHETIC_CLASS.into(),

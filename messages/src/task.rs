@@ -235,6 +235,10 @@ pub struct StageSpec {
     /// stage whose sizes the program does not give.
     #[serde(default)]
     pub shuffle_write: ShuffleWriteSize,
+    /// Each task's preferred hosts (the hosts of its input blocks: `RDD.preferredLocations`),
+    /// one list per partition; empty when the stage reads no located input.
+    #[serde(default)]
+    pub preferred_hosts: Vec<Vec<String>>,
 }
 
 /// Bytes and records each map task of a stage writes to its shuffle.

@@ -90,6 +90,7 @@ fn stage(s: &Stage, _job: &super::model::Job) -> StageSpec {
         tasks,
         // Shuffle sizes from the log are not replayed yet (the data model is not used).
         shuffle_write: Default::default(),
+        preferred_hosts: Vec::new(),
     }
 }
 

@@ -249,6 +249,7 @@ fn probe_program(app: &Application) -> UserProgram {
                 failures: None,
             }],
             shuffle_write: Default::default(),
+            preferred_hosts: Vec::new(),
         }],
     };
     UserProgram::Replay {

@@ -308,6 +308,7 @@ fn failing_program() -> UserProgram {
             },
         ],
         shuffle_write: Default::default(),
+        preferred_hosts: Vec::new(),
     };
     UserProgram::Synthetic {
         class: "com.example.Failing".into(),

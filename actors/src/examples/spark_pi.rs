@@ -59,6 +59,7 @@ pub fn job(slices: u32, seed: u64) -> JobSpec {
         parents: Vec::new(),
         tasks,
         shuffle_write: Default::default(),
+        preferred_hosts: Vec::new(),
     };
     JobSpec {
         call_site: CALL_SITE.into(),

@@ -5,6 +5,9 @@
 //! every lookup is a map or a queue, never a scan over all tasks or executors.
 
 mod dag_scheduler;
+pub mod locality;
+#[cfg(test)]
+mod locality_tests;
 pub mod map_output_tracker;
 mod task_scheduler_impl;
 mod task_set_manager;
@@ -14,11 +17,14 @@ mod tests;
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
 use crate::kernel::small_map::{DenseMap, SmallSet};
-use crate::world::config::ShuffleSettings;
+use crate::world::config::{LocalitySettings, ShuffleSettings};
 use crate::world::invariants::TaskOutput;
 use crate::world::listener::ContextBus;
 use crate::{error, info, warn};
+use locality::{TaskLocality, Topology};
 use map_output_tracker::MapOutputTrackerMaster;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use sparkyard_messages::ids::{ExecutorId, TaskId};
 use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason, TaskInfo};
 use sparkyard_messages::records::{ExecutorLossReason, TaskState};
@@ -27,7 +33,8 @@ use sparkyard_messages::task::{
     BlockManagerId, FetchFailure, JobResult, JobSpec, MapStatusData, ShuffleIo, ShuffleWrite,
     ShuffleWriteSize, TaskDescription, TaskName, TaskResultData, TaskWork,
 };
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 use task_set_manager::TaskSetManager;
 
 const DAG: &str = "driver::DAGScheduler";
@@ -89,6 +96,8 @@ struct Stage {
     /// The shuffle a shuffle-map stage writes.
     shuffle_id: Option<u32>,
     shuffle_write: ShuffleWriteSize,
+    /// Each partition's preferred hosts from its input (empty: none).
+    preferred: Vec<Vec<Rc<str>>>,
     /// The latest attempt's number and the next one's.
     attempt: u32,
     next_attempt: u32,
@@ -118,6 +127,7 @@ struct MapOutput {
     attempt: u32,
     task_id: TaskId,
     launch_epoch: u64,
+    locality: TaskLocality,
 }
 
 struct RunningTask {
@@ -134,6 +144,8 @@ struct RunningTask {
     /// The MapOutputTracker's epoch when its task set was created (`Task.epoch`).
     map_epoch: u64,
     launching: bool,
+    /// The level it was launched at (`TaskInfo.taskLocality`).
+    locality: TaskLocality,
 }
 
 /// DAGScheduler + TaskSchedulerImpl + TaskSetManagers of one SparkContext.
@@ -143,6 +155,15 @@ pub struct Scheduler {
     max_failures: u32,
     task_cpus: u32,
     shuffle: ShuffleSettings,
+    locality: LocalitySettings,
+    /// Live executors, hosts and racks, and the cluster's racks.
+    topology: Topology,
+    /// `shuffleOffers`' randomness, seeded from the run's seed.
+    rng: ChaCha8Rng,
+    /// The task sets one `resourceOffers` call walks (reused).
+    offer_keys: Vec<TsKey>,
+    /// The tasks one `resourceOffers` call launched, by offer index (reused).
+    launch_buf: Vec<(u32, TaskDescription)>,
     next_job: u32,
     next_stage: u32,
     next_shuffle: u32,
@@ -197,6 +218,11 @@ impl Scheduler {
             max_failures,
             task_cpus,
             shuffle: ShuffleSettings::default(),
+            locality: LocalitySettings::default(),
+            topology: Topology::default(),
+            rng: ChaCha8Rng::seed_from_u64(0),
+            offer_keys: Vec::new(),
+            launch_buf: Vec::new(),
             next_job: 0,
             next_stage: 0,
             next_shuffle: 0,
@@ -225,6 +251,20 @@ impl Scheduler {
     /// The shuffle settings (`spark.shuffle.service.enabled`, ...); Spark's defaults otherwise.
     pub fn with_shuffle(mut self, shuffle: ShuffleSettings) -> Self {
         self.shuffle = shuffle;
+        self
+    }
+
+    /// Delay scheduling's settings, the cluster's racks (host, rack) and the seed of the offer
+    /// shuffle.
+    pub fn with_locality<'a>(
+        mut self,
+        locality: LocalitySettings,
+        racks: impl IntoIterator<Item = (&'a str, &'a str)>,
+        seed: u64,
+    ) -> Self {
+        self.locality = locality;
+        self.topology = Topology::new(racks);
+        self.rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0ffe_75ed);
         self
     }
 

@@ -72,6 +72,7 @@ fn stage(rdd: &str, parents: Vec<usize>) -> StageSpec {
             fail: None,
         }],
         shuffle_write: Default::default(),
+        preferred_hosts: Vec::new(),
     }
 }
 
