@@ -448,6 +448,10 @@ impl DriverEndpoint {
     /// `makeOffers`: one executor (`makeOffers(executorId)`, after a status update or a
     /// registration), or every active one (ReviveOffers), in one `resourceOffers` call.
     fn make_offers(&mut self, only: Option<ExecutorId>) {
+        if let Some(o) = only.and_then(|id| self.work_offer(id)) {
+            // An active executor's host is known to the scheduler even with nothing pending.
+            self.scheduler.executor_offered(o.executor_id, &o.host);
+        }
         if !self.scheduler.has_pending_tasks() {
             return;
         }

@@ -54,6 +54,15 @@ impl Scheduler {
         self.launch_buf = by_offer;
     }
 
+    /// `resourceOffers`' first part for one executor, also when no task is pending (Spark's
+    /// `makeOffers(executorId)` calls `resourceOffers` whatever is pending): a new executor
+    /// is alive on its host and rack, and the task sets' levels follow.
+    pub fn executor_offered(&mut self, id: ExecutorId, host: &Rc<str>) {
+        if self.topology.executor_added(id, host) {
+            self.recompute_locality_all();
+        }
+    }
+
     /// One task set's share of `resourceOffers`: its locality levels in order, a
     /// `resourceOfferSingleTaskSet` pass over the offers while one launches, then the
     /// delay-scheduling reset (`legacyLocalityWaitReset` false, Spark's default).
