@@ -44,6 +44,11 @@ impl Scheduler {
         keys.extend(self.runnable.iter().copied());
         let mut by_offer = std::mem::take(&mut self.launch_buf);
         for &key in &keys {
+            // With no offer able to take a task, the remaining passes would launch and reject
+            // nothing, and change nothing.
+            if offers.iter().all(|o| o.cores < self.task_cpus) {
+                break;
+            }
             self.offer_task_set(key, offers, all_free, now_ms, &mut by_offer);
         }
         self.offer_keys = keys;
@@ -83,6 +88,9 @@ impl Scheduler {
         let mut no_rejects = true;
         let mut global_min: Option<TaskLocality> = None;
         for level in levels.as_slice() {
+            if offers.iter().all(|o| o.cores < self.task_cpus) {
+                break;
+            }
             loop {
                 let (no_reject, min) =
                     self.resource_offer_single_task_set(key, *level, offers, now_ms, launched);
