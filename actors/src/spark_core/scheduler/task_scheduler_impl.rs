@@ -1,54 +1,185 @@
 //! `TaskSchedulerImpl` (Spark: `scheduler/TaskSchedulerImpl.scala`): resource offers, status
 //! updates, `taskSetFinished`, `killAllTaskAttempts` and `executorLost`.
 
+use super::locality::TaskLocality;
+use super::task_set_manager::{Dequeued, LocalityContext};
 use super::*;
 
 impl Scheduler {
-    /// `resourceOffers` for one executor: FIFO over the runnable task sets.
+    /// `resourceOffers` for one executor (`makeOffers(executorId)`, `isAllFreeResources =
+    /// false`).
     pub fn resource_offer(&mut self, offer: &mut WorkerOffer) -> Vec<TaskDescription> {
         let mut launched = Vec::new();
-        self.resource_offer_into(offer, &mut launched);
+        self.resource_offers(std::slice::from_mut(offer), false, &mut launched);
         launched
     }
 
-    /// `resource_offer` into the caller's list (the driver reuses one for every offer).
-    pub fn resource_offer_into(
+    /// `TaskSchedulerImpl.resourceOffers(offers, isAllFreeResources)`: executors not seen
+    /// before become alive (every task set recomputes its locality levels), the offers are
+    /// shuffled (`shuffleOffers`; seeded here), then each task set in FIFO order, level by level
+    /// of its `myLocalityLevels`, takes at most one task per offer per pass over the offers,
+    /// passing again while a pass launched anything. Delay scheduling's timer is reset when no
+    /// offer was rejected for locality. The launched tasks come out grouped by offer, in the
+    /// shuffled order (`launchTasks(tasks.flatten)`); `offers[i].cores` is what is left.
+    pub fn resource_offers(
         &mut self,
-        offer: &mut WorkerOffer,
+        offers: &mut [WorkerOffer],
+        all_free: bool,
         launched: &mut Vec<TaskDescription>,
     ) {
-        while offer.cores >= self.task_cpus {
-            let Some(&key) = self.runnable.first() else {
+        let mut new_executor = false;
+        for o in offers.iter() {
+            new_executor |= self.topology.executor_added(o.executor_id, &o.host);
+        }
+        if new_executor {
+            self.recompute_locality_all();
+        }
+        if offers.len() > 1 {
+            use rand::seq::SliceRandom;
+            offers.shuffle(&mut self.rng);
+        }
+        let now_ms = clock::now_ms();
+        let mut keys = std::mem::take(&mut self.offer_keys);
+        keys.clear();
+        keys.extend(self.runnable.iter().copied());
+        let mut by_offer = std::mem::take(&mut self.launch_buf);
+        for &key in &keys {
+            // With no offer able to take a task, the remaining passes would launch and reject
+            // nothing, and change nothing.
+            if offers.iter().all(|o| o.cores < self.task_cpus) {
+                break;
+            }
+            self.offer_task_set(key, offers, all_free, now_ms, &mut by_offer);
+        }
+        self.offer_keys = keys;
+        if offers.len() > 1 {
+            by_offer.sort_by_key(|(i, _)| *i);
+        }
+        launched.extend(by_offer.drain(..).map(|(_, t)| t));
+        self.launch_buf = by_offer;
+    }
+
+    /// `resourceOffers`' first part for one executor, also when no task is pending (Spark's
+    /// `makeOffers(executorId)` calls `resourceOffers` whatever is pending): a new executor
+    /// is alive on its host and rack, and the task sets' levels follow.
+    pub fn executor_offered(&mut self, id: ExecutorId, host: &Rc<str>) {
+        if self.topology.executor_added(id, host) {
+            self.recompute_locality_all();
+        }
+    }
+
+    /// One task set's share of `resourceOffers`: its locality levels in order, a
+    /// `resourceOfferSingleTaskSet` pass over the offers while one launches, then the
+    /// delay-scheduling reset (`legacyLocalityWaitReset` false, Spark's default).
+    fn offer_task_set(
+        &mut self,
+        key: TsKey,
+        offers: &mut [WorkerOffer],
+        all_free: bool,
+        now_ms: u64,
+        launched: &mut Vec<(u32, TaskDescription)>,
+    ) {
+        let Some(tsm) = self.task_sets.get(&key) else {
+            self.runnable.remove(&key);
+            return;
+        };
+        let levels = tsm.levels;
+        let mut launched_any = false;
+        let mut no_rejects = true;
+        let mut global_min: Option<TaskLocality> = None;
+        for level in levels.as_slice() {
+            if offers.iter().all(|o| o.cores < self.task_cpus) {
+                break;
+            }
+            loop {
+                let (no_reject, min) =
+                    self.resource_offer_single_task_set(key, *level, offers, now_ms, launched);
+                no_rejects &= no_reject;
+                let Some(min) = min else { break };
+                launched_any = true;
+                global_min = Some(global_min.map_or(min, |g| g.min(min)));
+            }
+        }
+        let Some(tsm) = self.task_sets.get_mut(&key) else {
+            return;
+        };
+        if self.locality.legacy_reset_on_task_launch {
+            // The timer was reset at each launch (TaskSetManager.resourceOffer).
+        } else if no_rejects {
+            if launched_any && (all_free || tsm.no_rejects_since_last_reset) {
+                tsm.reset_delay_schedule_timer(global_min, now_ms);
+                tsm.no_rejects_since_last_reset = true;
+            }
+        } else {
+            tsm.no_rejects_since_last_reset = false;
+        }
+        if !tsm.has_pending() {
+            self.runnable.remove(&key);
+        }
+    }
+
+    /// `resourceOfferSingleTaskSet`: one pass over the offers with enough free cores, at most one
+    /// task each; whether no offer was rejected by delay scheduling, and the most local level
+    /// launched (`None`: nothing launched).
+    fn resource_offer_single_task_set(
+        &mut self,
+        key: TsKey,
+        max_locality: TaskLocality,
+        offers: &mut [WorkerOffer],
+        now_ms: u64,
+        launched: &mut Vec<(u32, TaskDescription)>,
+    ) -> (bool, Option<TaskLocality>) {
+        let mut no_rejects = true;
+        let mut min: Option<TaskLocality> = None;
+        for (i, offer) in offers.iter_mut().enumerate() {
+            if offer.cores < self.task_cpus {
+                continue;
+            }
+            let Some(tsm) = self.task_sets.get_mut(&key) else {
                 break;
             };
-            let Some(tsm) = self.task_sets.get_mut(&key) else {
-                self.runnable.remove(&key);
-                continue;
+            let cx = LocalityContext {
+                topology: &self.topology,
+                settings: &self.locality,
+                now_ms,
             };
-            let Some(index) = tsm.pending.pop_front() else {
-                self.runnable.remove(&key);
-                continue;
-            };
-            if tsm.pending.is_empty() {
-                self.runnable.remove(&key);
+            let (task, rejected) = tsm.resource_offer(&offer.host, max_locality, &cx);
+            no_rejects &= !rejected;
+            if let Some(d) = task {
+                offer.cores -= self.task_cpus;
+                launched.push((i as u32, self.launch(key, d, offer)));
+                min = Some(min.map_or(d.locality, |m| m.min(d.locality)));
             }
-            // A partition an earlier stage attempt finished meanwhile is not run again.
-            if tsm.successful[index as usize] {
-                continue;
-            }
-            offer.cores -= self.task_cpus;
-            launched.push(self.launch(key, index, offer));
         }
-        // dequeueTask: speculative copies only once no regular task is left to take.
-        self.offer_speculative_tasks(offer, launched);
+        (no_rejects, min)
+    }
+
+    /// `executorAdded` / `executorLost` on every task set still in the pool: their valid
+    /// locality levels change with the live hosts.
+    pub(super) fn recompute_locality_all(&mut self) {
+        let cx = LocalityContext {
+            topology: &self.topology,
+            settings: &self.locality,
+            now_ms: clock::now_ms(),
+        };
+        for tsm in self.task_sets.values_mut() {
+            if !tsm.finished {
+                tsm.recompute_locality(&cx);
+            }
+        }
     }
 
     pub(super) fn launch(
         &mut self,
         key: TsKey,
-        index: u32,
+        dequeued: Dequeued,
         offer: &WorkerOffer,
     ) -> TaskDescription {
+        let Dequeued {
+            index,
+            locality,
+            speculative,
+        } = dequeued;
         let task_id = TaskId(self.next_task);
         self.next_task += 1;
         self.tasks_launched += 1;
@@ -56,6 +187,7 @@ impl Scheduler {
         let attempt = tsm.launches[index as usize];
         tsm.launches[index as usize] += 1;
         tsm.running += 1;
+        tsm.copies_running[index as usize] += 1;
         let stage_attempt = tsm.stage_attempt;
         let partition = tsm.partitions[index as usize];
         let map_epoch = tsm.epoch;
@@ -68,9 +200,10 @@ impl Scheduler {
         info!(
             self.log,
             TSM,
-            "Starting {name} (TID {task_id}) ({},executor {}, partition {partition}, PROCESS_LOCAL, {TASK_BYTES} bytes) ",
+            "Starting {name} (TID {task_id}) ({},executor {}, partition {partition}, {}, {TASK_BYTES} bytes) ",
             offer.host,
-            offer.executor_id
+            offer.executor_id,
+            locality.as_str()
         );
         let work = self.stages[&key.1].tasks[partition as usize].clone();
         let shuffle = self.shuffle_io(key.1);
@@ -89,7 +222,8 @@ impl Scheduler {
                 launch_epoch: clock::epoch_ms() + launch_ms,
                 map_epoch,
                 launching: true,
-                speculative: false,
+                speculative,
+                locality,
             }),
         );
         if self.speculation.is_some() {
@@ -195,7 +329,7 @@ impl Scheduler {
         if let Some(set) = self.by_executor.get_mut(task.executor_id) {
             set.remove(&tid);
         }
-        self.task_ended(task.key);
+        self.task_ended(task.key, task.index);
         if self.speculation.is_some() && state != TaskState::Finished {
             self.speculation_task_failed(&task);
         }
@@ -329,6 +463,10 @@ impl Scheduler {
         reason: &ExecutorLossReason,
     ) -> Vec<SchedulerEvent> {
         let mut events = Vec::new();
+        // removeExecutor: the host (and its rack) may go with it; every set's levels follow.
+        if self.topology.executor_removed(eid) {
+            self.recompute_locality_all();
+        }
         self.resubmit_lost_outputs(eid, &mut events);
         let tids: Vec<TaskId> = self
             .by_executor
@@ -339,7 +477,7 @@ impl Scheduler {
             let Some(task) = self.running.remove(tid).map(|t| *t) else {
                 continue;
             };
-            self.task_ended(task.key);
+            self.task_ended(task.key, task.index);
             if self.speculation.is_some() {
                 self.speculation_task_failed(&task);
             }
