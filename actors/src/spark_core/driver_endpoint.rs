@@ -463,17 +463,19 @@ impl DriverEndpoint {
     /// `makeOffers`: one executor (`makeOffers(executorId)`, after a status update or a
     /// registration), or every active one (ReviveOffers), in one `resourceOffers` call.
     fn make_offers(&mut self, only: Option<ExecutorId>) {
-        if let Some(o) = only.and_then(|id| self.work_offer(id)) {
-            // An active executor's host is known to the scheduler even with nothing pending.
-            self.scheduler.executor_offered(o.executor_id, &o.host);
-        }
+        let one = only.and_then(|id| self.work_offer(id));
         if !self.scheduler.has_pending_tasks() {
+            // An active executor's host is known to the scheduler even with nothing pending
+            // (resourceOffers registers it otherwise).
+            if let Some(o) = one {
+                self.scheduler.executor_offered(o.executor_id, &o.host);
+            }
             return;
         }
         let mut offers = std::mem::take(&mut self.offers);
         offers.clear();
         match only {
-            Some(id) => offers.extend(self.work_offer(id)),
+            Some(_) => offers.extend(one),
             // The executors with free cores, as a walk over all of them would find them, less
             // those whose offer would launch nothing: waiting for a loss reason, or with fewer
             // free cores than a task needs.

@@ -183,8 +183,6 @@ pub struct Scheduler {
     topology: Topology,
     /// `shuffleOffers`' randomness, seeded from the run's seed.
     rng: ChaCha8Rng,
-    /// The task sets one `resourceOffers` call walks (reused).
-    offer_keys: Vec<TsKey>,
     /// The tasks one `resourceOffers` call launched, by offer index (reused).
     launch_buf: Vec<(u32, TaskDescription)>,
     next_job: u32,
@@ -250,7 +248,6 @@ impl Scheduler {
             locality: LocalitySettings::default(),
             topology: Topology::default(),
             rng: ChaCha8Rng::seed_from_u64(0),
-            offer_keys: Vec::new(),
             launch_buf: Vec::new(),
             next_job: 0,
             next_stage: 0,

@@ -623,6 +623,38 @@ mod tests {
         });
     }
 
+    // TaskSetManager.dequeueTask (Spark 4.0): a speculatable copy comes from
+    // dequeueTaskHelper(speculative = true) over the same lists as regular tasks, so a copy of a
+    // task preferring host1 and host2 that ran on host1 starts NODE_LOCAL on host2, and is
+    // refused on host1 (hasAttemptOnHost).
+    #[test]
+    fn a_copy_of_a_task_with_preferences_runs_node_local_on_its_other_host() {
+        run(async {
+            let (mut s, store) = speculating(SpeculationSettings::default());
+            let mut j = job(4);
+            j.stages[0].preferred_hosts = vec![vec!["host1".into(), "host2".into()]; 4];
+            s.submit_job(j, waiter());
+            let t0 = offer(&mut s, 1, "host1").remove(0);
+            let rest: Vec<TaskDescription> = [(2, "host1"), (3, "host2"), (4, "host2")]
+                .into_iter()
+                .map(|(e, h)| offer(&mut s, e, h).remove(0))
+                .collect();
+            advance(1000).await;
+            for t in &rest {
+                finish(&mut s, t);
+            }
+            advance(2500).await;
+            assert!(s.check_speculatable_tasks());
+            assert!(offer(&mut s, 2, "host1").is_empty(), "host1 ran attempt 0");
+            let copy = offer(&mut s, 4, "host2").remove(0);
+            assert_eq!((copy.index, copy.attempt_number), (t0.index, 1));
+            assert!(s.running.get(copy.task_id).expect("running").speculative);
+            assert!(lines(&store).contains(
+                &"INFO TaskSetManager: Starting task 0.1 in stage 0.0 (TID 4) (host2,executor 4, partition 0, NODE_LOCAL, 7595 bytes) ".to_string()
+            ));
+        });
+    }
+
     // handleSuccessfulTask: the copy wins; the other running attempt is killed
     // (interruptThread = true, "another attempt succeeded"; the job's end then cancels the
     // stage's running attempts too, as Spark does), and its TaskKilled end neither

@@ -4,6 +4,7 @@
 use super::locality::TaskLocality;
 use super::task_set_manager::{Dequeued, LocalityContext};
 use super::*;
+use std::ops::Bound::{Excluded, Unbounded};
 
 impl Scheduler {
     /// `resourceOffers` for one executor (`makeOffers(executorId)`, `isAllFreeResources =
@@ -39,19 +40,18 @@ impl Scheduler {
             offers.shuffle(&mut self.rng);
         }
         let now_ms = clock::now_ms();
-        let mut keys = std::mem::take(&mut self.offer_keys);
-        keys.clear();
-        keys.extend(self.runnable.iter().copied());
         let mut by_offer = std::mem::take(&mut self.launch_buf);
-        for &key in &keys {
+        // The runnable sets in FIFO order; offering to one only ever removes it from the set.
+        let mut next = self.runnable.first().copied();
+        while let Some(key) = next {
             // With no offer able to take a task, the remaining passes would launch and reject
             // nothing, and change nothing.
             if offers.iter().all(|o| o.cores < self.task_cpus) {
                 break;
             }
             self.offer_task_set(key, offers, all_free, now_ms, &mut by_offer);
+            next = self.runnable.range((Excluded(key), Unbounded)).next().copied();
         }
-        self.offer_keys = keys;
         if offers.len() > 1 {
             by_offer.sort_by_key(|(i, _)| *i);
         }
