@@ -191,7 +191,10 @@ pub struct PendingTasks {
     pub for_host: BTreeMap<Rc<str>, Vec<u32>>,
     pub for_rack: BTreeMap<Rc<str>, Vec<u32>>,
     pub no_prefs: Vec<u32>,
-    pub all: Vec<u32>,
+    /// `all`; `None` while no task has a preference: then every task is on `noPrefs` and on
+    /// `all` in the same order, so `noPrefs` stands for both (a set without preferences, the
+    /// 1 M-task case, keeps one stack instead of two).
+    all: Option<Vec<u32>>,
 }
 
 impl PendingTasks {
@@ -208,10 +211,27 @@ impl PendingTasks {
                 self.for_rack.entry(rack.clone()).or_default().push(index);
             }
         }
+        if !prefs.is_empty() && self.all.is_none() {
+            self.all = Some(self.no_prefs.clone());
+        }
         if prefs.is_empty() {
             self.no_prefs.push(index);
         }
-        self.all.push(index);
+        if let Some(all) = &mut self.all {
+            all.push(index);
+        }
+    }
+
+    /// `pendingTasks.all`.
+    pub fn all(&self) -> &Vec<u32> {
+        self.all.as_ref().unwrap_or(&self.no_prefs)
+    }
+
+    pub fn all_mut(&mut self) -> &mut Vec<u32> {
+        match &mut self.all {
+            Some(all) => all,
+            None => &mut self.no_prefs,
+        }
     }
 
     /// `computeValidLocalityLevels`: PROCESS_LOCAL never applies here (no task prefers an

@@ -147,7 +147,7 @@ impl Scheduler {
             no_rejects &= !rejected;
             if let Some(d) = task {
                 offer.cores -= self.task_cpus;
-                launched.push((i as u32, self.launch(key, d, offer)));
+                launched.push((i as u32, self.launch(key, d, offer, now_ms)));
                 min = Some(min.map_or(d.locality, |m| m.min(d.locality)));
             }
         }
@@ -174,6 +174,7 @@ impl Scheduler {
         key: TsKey,
         dequeued: Dequeued,
         offer: &WorkerOffer,
+        launch_ms: u64,
     ) -> TaskDescription {
         let Dequeued {
             index,
@@ -207,7 +208,6 @@ impl Scheduler {
         );
         let work = self.stages[&key.1].tasks[partition as usize].clone();
         let shuffle = self.shuffle_io(key.1);
-        let launch_ms = clock::now_ms();
         self.running.insert(
             task_id,
             Box::new(RunningTask {

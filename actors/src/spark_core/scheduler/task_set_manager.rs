@@ -132,11 +132,11 @@ impl TaskSetManager {
         if self.has_speculative_pending() {
             return true;
         }
-        while let Some(&i) = self.pending.all.last() {
+        while let Some(&i) = self.pending.all().last() {
             if self.schedulable(i) {
                 return true;
             }
-            self.pending.all.pop();
+            self.pending.all_mut().pop();
         }
         false
     }
@@ -180,7 +180,7 @@ impl TaskSetManager {
             return Some((i, TaskLocality::RackLocal));
         }
         if TaskLocality::is_allowed(max_locality, TaskLocality::Any)
-            && let Some(i) = dequeue_from_list(&mut pending.all, ok)
+            && let Some(i) = dequeue_from_list(pending.all_mut(), ok)
         {
             return Some((i, TaskLocality::Any));
         }
@@ -252,7 +252,7 @@ impl TaskSetManager {
         // hasScheduleDelayReject: `pendingTasks.all` or `pendingSpeculatableTasks.all` left.
         let rejected = task.is_none()
             && max_locality == TaskLocality::Any
-            && (!self.pending.all.is_empty() || self.has_speculative_pending());
+            && (!self.pending.all().is_empty() || self.has_speculative_pending());
         (task, rejected)
     }
 
