@@ -7,7 +7,8 @@ Usage: scripts/check-history-server.py LOG_DIR [--timeout SECONDS] [--keep] [--i
 Uses pyspark's bundled Spark and History Server (with --install, pip installs pyspark when it
 is missing; without it, a machine without pyspark or Java prints SKIP and exits 0), starts the
 History Server on 127.0.0.1 on a free port against LOG_DIR, waits (bounded) until it
-has listed every application found in the logs, then checks through its REST API
+has listed every application found in the logs (LOG_DIR's files and Spark 4.0's rolling
+eventlog_v2_* folders, zstd or plain), then checks through its REST API
 (/api/v1/applications, .../<attempt>/executors, allexecutors, jobs, stages and each stage's
 tasks) that every executor (removed ones too, with their reason), job, stage and task (with its
 executor and failure reason) of the logs is there, that each stage's shuffle read/write bytes
@@ -51,13 +52,34 @@ def spark_home(install):
     return out.stdout.strip()
 
 
+def log_files(path):
+    """A log's files: the file itself, or a rolling log folder's (eventlog_v2_<app>, Spark 4.0's
+    default) events_<n>_<app> files in index order."""
+    if not os.path.isdir(path):
+        return [path]
+    names = [n for n in os.listdir(path) if n.startswith("events_")]
+    names.sort(key=lambda n: int(n.split("_")[1]))
+    return [os.path.join(path, n) for n in names]
+
+
+def completed(path):
+    """A single file is complete without .inprogress; a rolling folder when its appstatus_ file is."""
+    if not os.path.isdir(path):
+        return not path.endswith(".inprogress")
+    status = [n for n in os.listdir(path) if n.startswith("appstatus_")]
+    return bool(status) and not status[0].endswith(".inprogress")
+
+
 def read_log(path):
     """The event log's JSON lines (zstd-compressed when the name says so)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if ".zstd" in os.path.basename(path):
-        data = unzstd(data)
-    return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+    lines = []
+    for f in log_files(path):
+        with open(f, "rb") as fh:
+            data = fh.read()
+        if ".zstd" in os.path.basename(f):
+            data = unzstd(data)
+        lines += [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+    return lines
 
 
 def unzstd(data):
@@ -73,7 +95,7 @@ def unzstd(data):
 
 def expected_from(path):
     """What the History Server must show for one log file."""
-    app = {"file": os.path.basename(path), "completed": not path.endswith(".inprogress"),
+    app = {"file": os.path.basename(path), "completed": completed(path),
            "executors": {}, "jobs": {}, "stages": {}, "tasks": {}, "shuffle": {}, "edges": {},
            "rdd_stage": {}}
     for e in read_log(path):
@@ -114,7 +136,8 @@ def expected_from(path):
             status = "KILLED" if t["Killed"] else ("FAILED" if t["Failed"] else "SUCCESS")
             detail = reason.get("Description") or reason.get("Loss Reason") or reason.get("Kill Reason")
             app["tasks"][t["Task ID"]] = {"stage": (e["Stage ID"], e["Stage Attempt ID"]),
-                                          "executor": t["Executor ID"], "status": status, "detail": detail}
+                                          "executor": t["Executor ID"], "status": status, "detail": detail,
+                                          "full": reason.get("Full Stack Trace")}
             m = e.get("Task Metrics")
             if m:
                 # AppStatusListener adds every ended task's metrics to its stage's.
@@ -267,6 +290,10 @@ def check_app(base, app, listing, problems):
                             % (where, tid, t["executorId"], t["status"], want["executor"], want["status"]))
         if want["status"] in ("FAILED", "KILLED") and want["detail"] and want["detail"] not in t.get("errorMessage", ""):
             problems.append("%s: task %s errorMessage %r lacks %r" % (where, tid, t.get("errorMessage"), want["detail"]))
+        # ExceptionFailure.toErrorString is the Full Stack Trace when the log has one.
+        if want["full"] and t.get("errorMessage") != want["full"]:
+            problems.append("%s: task %s errorMessage %r, expected the log's Full Stack Trace %r"
+                            % (where, tid, t.get("errorMessage"), want["full"]))
     return len(app["executors"]), len(app["jobs"]), len(app["stages"]), len(app["tasks"])
 
 
@@ -286,7 +313,8 @@ def main():
     ap.add_argument("--require-shuffle", action="store_true",
                     help="fail unless a stage shows non-zero shuffle read and one shuffle write")
     args = ap.parse_args()
-    files = sorted(f for f in glob.glob(os.path.join(args.log_dir, "*")) if os.path.isfile(f))
+    files = sorted(f for f in glob.glob(os.path.join(args.log_dir, "*"))
+                   if os.path.isfile(f) or os.path.basename(f).startswith("eventlog_v2_"))
     apps = [a for a in (expected_from(f) for f in files) if "id" in a]
     if not apps:
         print("FAIL: no event logs with an ApplicationStart in %s" % args.log_dir)

@@ -18,6 +18,13 @@ Spark's codecs and layouts.
     /work/venv-pyspark/bin/python scripts/make-eventlogs.py [--runs 2] [--out tests/data/eventlogs]
 
 It needs Java 17 and takes a few minutes; `cargo test` only reads the committed logs.
+
+A busy machine stretches executor start-up and task times, more with more executors (README,
+"Accuracy"); each run prints the load average. On a shared machine whose scheduler groups
+processes by session (autogroup), `nice` alone does not reach other sessions; as root, give the
+recording's own session a higher weight instead:
+
+    setsid bash -c 'echo -15 > /proc/$$/autogroup; exec /work/venv-pyspark/bin/python scripts/make-eventlogs.py --out /tmp/evl'
 """
 
 import argparse
@@ -168,7 +175,9 @@ def main():
                 ext = name.split(".", 1)[1] if "." in name else ""
                 dst = os.path.join(a.out, base + ("." + ext if ext else ""))
                 shutil.copyfile(src, dst)
-            print(f"{dst}: {time.time() - started:.1f} s wall", flush=True)
+            # The machine's load while the run went: a busy machine stretches start-up and tasks.
+            load = "/".join(f"{x:.1f}" for x in os.getloadavg())
+            print(f"{dst}: {time.time() - started:.1f} s wall, load {load}", flush=True)
 
 
 if __name__ == "__main__":

@@ -118,6 +118,7 @@ mod tests {
             application_id: None,
             state: Some(state),
             final_status: Some(fs),
+            original_tracking_url: None,
             diagnostics: String::new(),
             exception: exception.then(|| RpcFailure::new("c", "m")),
             finished_at_ms: 1,

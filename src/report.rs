@@ -208,6 +208,12 @@ pub fn summary(result: &RunResult, log_dir: Option<&Path>, reproduce: &str) -> S
             let _ = writeln!(s, "  {line}");
         }
     }
+    // What YARN links the ended application to (the RM UI's tracking link, `yarn application
+    // -status`'s Tracking-URL): Spark's history server URL, or the RM's app page after a
+    // failed attempt; nothing when YARN has none (`N/A`).
+    if let Some(url) = o.original_tracking_url.as_deref().filter(|u| *u != "N/A") {
+        let _ = writeln!(s, "tracking URL in YARN (yarn application -status): {url}");
+    }
     if !o.diagnostics.is_empty() && o.exception.is_some() {
         let first = o.diagnostics.lines().next().unwrap_or("");
         let _ = writeln!(s, "diagnostics: {first}");

@@ -3,7 +3,7 @@
 use crate::ids::{ExecutorId, TaskId};
 use crate::records::ExecutorLossReason;
 use crate::rpc::{RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
-use crate::task::{JobSpec, StatusUpdate};
+use crate::task::{BlockManagerId, BlockManagerPeer, JobSpec, ShuffleBlockInfo, StatusUpdate};
 use serde::{Deserialize, Serialize};
 
 /// The DriverEndpoint's inbox (`CoarseGrainedClusterMessage`s plus the DAGScheduler's job submission).
@@ -49,6 +49,15 @@ pub enum DriverEndpointMsg {
     },
     /// `DecommissionExecutorsOnHost(host)`.
     DecommissionExecutorsOnHost(String),
+    /// BlockManagerMaster's `GetPeers(blockManagerId)`: the live, non-decommissioning block
+    /// managers other than the asker's.
+    GetPeers(ReplyTo<Vec<BlockManagerPeer>>, BlockManagerId),
+    /// BlockManagerMaster's `UpdateBlockInfo` for a shuffle index block a peer stored: the map
+    /// output now lives on `block_manager` (`MapOutputTracker.updateMapOutput`).
+    UpdateShuffleBlockInfo {
+        block_manager: BlockManagerId,
+        block: ShuffleBlockInfo,
+    },
 }
 
 /// `RegisterExecutor(executorId, executorRef, hostname, cores, logUrls, attributes, resources, resourceProfileId)`.

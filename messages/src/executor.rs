@@ -2,8 +2,8 @@
 //! the `driverPropsFetcher` main thread that fetches the driver's config first.
 
 use crate::ids::TaskId;
-use crate::rpc::{AskReply, RpcAddress};
-use crate::task::TaskDescription;
+use crate::rpc::{AskReply, ReplyTo, RpcAddress};
+use crate::task::{MigratedShuffleBlock, TaskDescription};
 use serde::{Deserialize, Serialize};
 
 /// The `Executor` endpoint's inbox.
@@ -32,6 +32,15 @@ pub enum ExecutorMsg {
     DecommissionExecutor,
     /// One pass of the `wait-for-blocks-to-migrate` thread (every second).
     DecommissionCheck,
+    /// `UploadBlock` of a migrating map output's blocks (NettyBlockRpcServer): answered once
+    /// stored, or with `BlockSavedOnDecommissionedBlockManagerException`.
+    UploadShuffleBlock(ReplyTo<()>, MigratedShuffleBlock),
+    /// The decommissioner's refresh threads wake up (every `replicationReattemptInterval`).
+    MigrationRound,
+    /// A shuffle migration thread (by its peer's slot) polls its queue again.
+    MigrationPoll(u32),
+    /// A shuffle migration thread's transfer time is over: it uploads to its peer.
+    MigrationUpload(u32),
 }
 
 /// The executor JVM's main thread (`CoarseGrainedExecutorBackend.run`): the fetcher's replies.

@@ -212,6 +212,10 @@ pub struct ApplicationReport {
     pub state: YarnApplicationState,
     pub diagnostics: String,
     pub tracking_url: Option<String>,
+    /// `getOriginalTrackingUrl`: what the AM registered or unregistered with (Spark: its UI,
+    /// then the history server's URL), the RM's app page after a failed attempt, else `N/A`
+    /// (what `yarn application -status` prints as Tracking-URL).
+    pub original_tracking_url: String,
     pub start_time: u64,
     pub finish_time: u64,
     pub final_status: FinalApplicationStatus,
@@ -275,7 +279,12 @@ pub enum ExecutorLossReason {
     /// A plain `ExecutorLossReason(message)` (e.g. sent by an executor that exits by itself).
     Other(String),
     /// `ExecutorDecommission(workerHost, reason)`: "Executor decommission: <reason>".
-    Decommission { reason: String },
+    /// `worker_host` is set when the whole host goes (`DecommissionExecutorsOnHost`): the
+    /// DAGScheduler then unregisters every map output served from it.
+    Decommission {
+        reason: String,
+        worker_host: Option<String>,
+    },
 }
 
 impl ExecutorLossReason {
@@ -301,7 +310,7 @@ impl fmt::Display for ExecutorLossReason {
             Self::Killed => f.write_str("Executor killed by driver."),
             Self::Pending => f.write_str("Pending loss reason."),
             Self::Other(message) => f.write_str(message),
-            Self::Decommission { reason } => write!(f, "Executor decommission: {reason}"),
+            Self::Decommission { reason, .. } => write!(f, "Executor decommission: {reason}"),
         }
     }
 }

@@ -143,6 +143,8 @@ pub enum ReplyValue {
     StartContainers(StartContainersResponse),
     /// The answer to `GetExecutorLossReason`.
     LossReason(ExecutorLossReason),
+    /// The answer to `GetPeers`.
+    Peers(Vec<crate::task::BlockManagerPeer>),
 }
 
 /// Implements `Reply` for each type, carried in its `ReplyValue` variant.
@@ -193,6 +195,7 @@ replies! {
     StartContainersResponse => StartContainers,
         "org.apache.hadoop.yarn.api.protocolrecords.StartContainersResponse";
     ExecutorLossReason => LossReason, "org.apache.spark.scheduler.ExecutorLossReason";
+    Vec<crate::task::BlockManagerPeer> => Peers, "scala.collection.immutable.Seq";
 }
 
 /// `()`: an ask answered only by "done" (Scala's boxed `Unit`).

@@ -84,6 +84,40 @@ impl std::fmt::Display for BlockManagerId {
     }
 }
 
+/// `ShuffleBlockInfo(shuffleId, mapId)`: one map output's index and data files, the unit a
+/// decommissioning block manager migrates (`toString`: `ShuffleBlockInfo(0,5)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ShuffleBlockInfo {
+    pub shuffle_id: u32,
+    /// The map task's id (its TID).
+    pub map_id: u64,
+}
+
+impl std::fmt::Display for ShuffleBlockInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ShuffleBlockInfo({},{})", self.shuffle_id, self.map_id)
+    }
+}
+
+/// A map output a decommissioning executor uploads to a peer (`uploadBlockSync` of its data
+/// and index blocks): what the peer stores and reports to the BlockManagerMaster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MigratedShuffleBlock {
+    pub info: ShuffleBlockInfo,
+    /// The data file's length.
+    pub data_bytes: u64,
+    /// Reduce partitions (the index file holds `num_reduces + 1` offsets).
+    pub num_reduces: u32,
+}
+
+/// A peer `BlockManagerMasterEndpoint.getPeers` names: its id, and the endpoint its block
+/// transfer service answers on (the connection to `host:port` an upload opens).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockManagerPeer {
+    pub id: BlockManagerId,
+    pub endpoint: crate::rpc::RemoteRef,
+}
+
 /// `FetchFailed(bmAddress, shuffleId, mapId, mapIndex, reduceId, message)`: a reduce task could
 /// not read a map output. `bm_address` is `None` (Spark's null) for a
 /// `MetadataFetchFailedException` (no location registered), with map id and index -1.
@@ -164,22 +198,32 @@ pub enum TaskWork {
         duration_ms: u64,
         fail: Option<String>,
     },
-    /// A task replayed from an event log (`sparkyard replay`): attempt `k` fails after
-    /// `failures[k].duration_ms` with its recorded exception while `k < failures.len()`, and a
-    /// later attempt succeeds after `duration_ms`. The durations are the recorded launch-to-finish
-    /// times, which already hold the launch and deserialisation, so the executor adds only its
-    /// first-task warm-up (`CostModel.first_task_warmup_ms`, which the replay takes from the
-    /// log and takes off each recorded executor's first task).
+    /// A task replayed from an event log (`sparkyard replay`): attempt `k` runs as the
+    /// recorded attempt `failures[k]` while `k < failures.len()` (it throws its recorded
+    /// exception after its duration, or, an attempt the scheduler killed or a speculative
+    /// race's, runs its recorded duration and succeeds unless the simulated scheduler kills it
+    /// in turn), and any later attempt succeeds after `duration_ms`. The durations are the
+    /// recorded launch-to-finish times, which already hold the launch and deserialisation, so
+    /// the executor adds only its first-task warm-up (`CostModel.first_task_warmup_ms`, which
+    /// the replay takes from the log and takes off each recorded executor's first task).
     Replayed {
         duration_ms: u64,
         failures: Option<Box<[ReplayedFailure]>>,
     },
 }
 
-/// One recorded failed attempt of a replayed task (`ExceptionFailure`).
+/// One recorded attempt of a replayed task, by attempt number: `class`/`description` of the
+/// exception it threw (`ExceptionFailure`), or `None` for an attempt that ran (one the
+/// scheduler killed, a speculative copy, the successful attempt before a speculative loser).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReplayedFailure {
     pub duration_ms: u64,
+    pub exception: Option<ReplayedException>,
+}
+
+/// The exception a replayed attempt throws.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayedException {
     pub class: String,
     pub description: String,
 }
@@ -260,6 +304,11 @@ pub struct StageLineage {
     /// On a job's ResultStage: the action's scope (`RDD.withScope` sets `spark.rdd.scope` and
     /// `spark.rdd.scope.noOverride` around `sc.runJob`, so the job's properties carry them).
     pub action_scope: Option<RddScope>,
+    /// On a shuffle-map stage: the program's `ShuffleDependency.shuffleId`. A stage of a later
+    /// job over the same dependency reuses the shuffle and its registered map outputs (Spark's
+    /// skipped stage: it runs only the partitions whose outputs were lost).
+    #[serde(default)]
+    pub shuffle_id: Option<u32>,
 }
 
 /// One RDD (`RDDInfo.fromRdd`).

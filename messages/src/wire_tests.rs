@@ -125,6 +125,7 @@ fn report() -> ApplicationReport {
         state: YarnApplicationState::Accepted,
         diagnostics: String::new(),
         tracking_url: None,
+        original_tracking_url: "N/A".into(),
         start_time: 1,
         finish_time: 0,
         final_status: FinalApplicationStatus::Undefined,

@@ -34,9 +34,14 @@ const EXCLUDE_ON_FAILURE_DEFAULT_TIMEOUT: &str = "1h";
 /// bare `/tmp/spark-events`, which resolves to the same local directory.
 const EVENT_LOG_DIR_DEFAULT: &str = "file:///tmp/spark-events";
 
-/// `spark.eventLog.compress`: kept at Spark 3's `false` so event logs stay plain JSON lines
-/// that people can read; Spark 4.0 changed the default to `true` (zstd).
-const EVENT_LOG_COMPRESS_DEFAULT: bool = false;
+/// `spark.eventLog.compress`: `true` in Spark 4.0.0 (`iconst_1` before `createWithDefault` in
+/// the jar's `internal/config/package$`; `spark.eventLog.compression.codec` defaults to
+/// `CompressionCodec.ZSTD`), so a 4.0 event log is `.zstd` unless the user turns it off.
+const EVENT_LOG_COMPRESS_DEFAULT: bool = true;
+
+/// `spark.eventLog.rolling.enabled`: `true` in Spark 4.0.0 (the jar's `package$`), so
+/// EventLogFileWriter picks RollingEventLogFilesWriter.
+const EVENT_LOG_ROLLING_DEFAULT: bool = true;
 
 /// `max((factor * memory).toLong, minimum)` unless an explicit overhead is set
 /// (`ResourceProfile.calculateOverHeadMemory`, `Client.amMemoryOverhead`). MiB throughout.
@@ -236,6 +241,38 @@ fn dynamic_allocation(conf: &SparkConf) -> Result<Option<DynamicAllocationSettin
     }))
 }
 
+/// `spark.storage.decommission.*` as Spark 4.0's ConfigBuilders type and check them (the
+/// executors read them when they decommission; a bad value fails the submission here).
+fn check_storage_decommission(c: &SparkConf) -> Result<(), UserError> {
+    let key = |k: &str| format!("spark.storage.decommission.{k}");
+    c.get_bool(&key("enabled"), false)?;
+    c.get_bool(&key("rddBlocks.enabled"), true)?;
+    c.get_int(&key("maxReplicationFailuresPerBlock"), 3)?;
+    c.get_int("spark.storage.cachedPeersTtl", 60_000)?;
+    let threads = key("shuffleBlocks.maxThreads");
+    let n = c.get_int(&threads, 8)?;
+    if n <= 0 {
+        return Err(UserError::illegal_argument(format!(
+            "'{n}' in {threads} is invalid. The maximum number of threads should be positive"
+        )));
+    }
+    for k in [
+        "spark.executor.decommission.forceKillTimeout",
+        "spark.executor.decommission.killInterval",
+    ] {
+        if c.get(k).is_some() {
+            c.get_time_as_sec(k, "0")?;
+        }
+    }
+    let interval = key("replicationReattemptInterval");
+    if c.get_time_as_ms(&interval, "30s")? == 0 {
+        return Err(UserError::illegal_argument(format!(
+            "'0' in {interval} is invalid. Time interval between two consecutive attempts of cache block replication should be positive."
+        )));
+    }
+    Ok(())
+}
+
 /// `spark.redaction.regex` is compiled when Spark first redacts: a pattern that does not compile
 /// fails the submission (Java's `PatternSyntaxException`; the text is the regex engine's).
 fn check_redaction_regex(c: &SparkConf) -> Result<(), UserError> {
@@ -313,6 +350,7 @@ pub fn validate_yarn_resources(c: &SparkConf) -> Result<(), UserError> {
 pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
     let c = &req.conf;
     check_redaction_regex(c)?;
+    check_storage_decommission(c)?;
     validate_yarn_resources(c)?;
     let mem = memory(c, &req.primary_resource)?;
     let (ask_timeout_ms, ask_timeout_property) = rpc_timeout(c, "spark.rpc.askTimeout")?;
@@ -324,6 +362,7 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         app_args: req.app_args.clone(),
         queue: c.get_string("spark.yarn.queue", "default"),
         include_driver_logs_link: c.get_bool("spark.yarn.includeDriverLogsLink", false)?,
+        history_server_address: c.get_substituted("spark.yarn.historyServer.address")?,
         application_type: application_type(c),
         driver_memory_mb: mem.driver_mb,
         driver_memory_overhead_mb: mem.driver_overhead_mb,
@@ -378,11 +417,40 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         event_log_enabled: c.get_bool("spark.eventLog.enabled", false)?,
         event_log_dir: c.get_string("spark.eventLog.dir", EVENT_LOG_DIR_DEFAULT),
         event_log_compress: c.get_bool("spark.eventLog.compress", EVENT_LOG_COMPRESS_DEFAULT)?,
+        event_log_rolling_max_file_size: event_log_rolling(c)?,
         properties: c.as_map().clone(),
         dynamic_allocation: dynamic_allocation(c)?,
         decommission_enabled: c.get_bool("spark.decommission.enabled", false)?,
         speculation: speculation(c)?,
     })
+}
+
+/// `spark.eventLog.rolling.maxFileSize` when the rolling writer is on (Spark reads it only
+/// then, in RollingEventLogFilesWriter's constructor): `bytesConf(BYTE)`, default 128m,
+/// `checkValue(_ >= ByteUnit.MiB.toBytes(10), "Max file size of event log should be
+/// configured to be at least 10 MiB.")` (internal/config/package.scala). Spark fails the
+/// SparkContext with it; sparkyard refuses it at submission.
+fn event_log_rolling(c: &SparkConf) -> Result<Option<u64>, UserError> {
+    const KEY: &str = "spark.eventLog.rolling.maxFileSize";
+    let on = c.get_bool("spark.eventLog.enabled", false)?
+        && c.get_bool("spark.eventLog.rolling.enabled", EVENT_LOG_ROLLING_DEFAULT)?;
+    if c.get_bool("spark.eventLog.enabled", false)?
+        && c.get_bool("spark.eventLog.compress", EVENT_LOG_COMPRESS_DEFAULT)?
+    {
+        // ZStdCompressionCodec reads its level (intConf, default 1) when the writer is made;
+        // the event log writer uses it (src/outputs/eventlog.rs), so a bad one fails here.
+        c.get_int("spark.io.compression.zstd.level", 1)?;
+    }
+    if !on {
+        return Ok(None);
+    }
+    let max = c.get_size_as_bytes(KEY, "128m")?;
+    if max < 10 * 1024 * 1024 {
+        return Err(UserError::illegal_argument(format!(
+            "'{max}' in {KEY} is invalid. Max file size of event log should be configured to be at least 10 MiB."
+        )));
+    }
+    Ok(Some(max))
 }
 
 /// `ConfigBuilder.checkValue`'s failure (Spark 4.0 TypedConfigBuilder):
@@ -759,7 +827,10 @@ mod tests {
             ),
             (2, 3_600_000)
         );
-        assert!(!s.event_log_enabled && !s.event_log_compress);
+        // Spark 4.0.0's jar: spark.eventLog.compress true (zstd); no rolling size while the
+        // event log is off.
+        assert!(!s.event_log_enabled && s.event_log_compress);
+        assert_eq!(s.event_log_rolling_max_file_size, None);
         assert_eq!(s.event_log_dir, "file:///tmp/spark-events");
         assert_eq!(
             s.properties.get("spark.master").map(String::as_str),
@@ -865,6 +936,37 @@ mod tests {
         );
     }
 
+    // internal/config/package.scala EVENT_LOG_ENABLE_ROLLING (true in 4.0.0) and
+    // EVENT_LOG_ROLLING_MAX_FILE_SIZE: 128m, bytes, at least 10 MiB (TypedConfigBuilder.checkValue).
+    #[test]
+    fn event_logs_roll_at_128m_by_default_and_refuse_less_than_10_mib() {
+        let on = ["--conf", "spark.eventLog.enabled=true"];
+        let s = settings(&on).expect("settings");
+        assert_eq!(s.event_log_rolling_max_file_size, Some(128 << 20));
+        let with = |extra: &[&'static str]| settings(&[&on[..], extra].concat());
+        let s = with(&["--conf", "spark.eventLog.rolling.maxFileSize=10m"]).expect("10m");
+        assert_eq!(s.event_log_rolling_max_file_size, Some(10 << 20));
+        let s = with(&["--conf", "spark.eventLog.rolling.enabled=false"]).expect("single");
+        assert_eq!(s.event_log_rolling_max_file_size, None);
+        assert_eq!(
+            with(&["--conf", "spark.eventLog.rolling.maxFileSize=1048576"]).unwrap_err(),
+            UserError::illegal_argument(
+                "'1048576' in spark.eventLog.rolling.maxFileSize is invalid. Max file size of \
+                 event log should be configured to be at least 10 MiB."
+            )
+        );
+        // Spark reads the size only for the rolling writer.
+        let off = ["--conf", "spark.eventLog.rolling.maxFileSize=1k"];
+        assert!(settings(&off).is_ok());
+        // ZStdCompressionCodec's level (spark.io.compression.zstd.level, an intConf).
+        assert_eq!(
+            with(&["--conf", "spark.io.compression.zstd.level=high"]).unwrap_err(),
+            UserError::illegal_argument(
+                "spark.io.compression.zstd.level should be int, but was high"
+            )
+        );
+    }
+
     #[test]
     fn bad_types_name_the_key() {
         assert_eq!(
@@ -925,6 +1027,7 @@ mod tests {
                 decommission_enabled: s.decommission_enabled,
                 storage_decommission: false,
                 storage_decommission_blocks: true,
+                decommissioner: ExecutorConf::default_decommissioner(),
             };
             assert_eq!(c, want, "{extra:?}");
         }

@@ -165,6 +165,48 @@ impl SparkConf {
         self.entries
     }
 
+    /// A string entry read through Spark's `ConfigReader` (what `SparkConf.get(entry)` does):
+    /// `${spark.KEY}` references are replaced by their values, recursively. References with a
+    /// prefix (`${env:X}`, `${system:X}`) or to keys not set stay as written: the simulated
+    /// JVMs have no environment or system properties to read them from.
+    pub fn get_substituted(&self, key: &str) -> Result<Option<String>, UserError> {
+        self.get(key)
+            .map(|v| self.substitute(v, &mut Vec::new()))
+            .transpose()
+    }
+
+    /// `ConfigReader.substitute(input, usedRefs)`: `require(!usedRefs.contains(ref),
+    /// s"Circular reference in $input: $ref")`.
+    fn substitute(&self, input: &str, used: &mut Vec<String>) -> Result<String, UserError> {
+        let mut out = String::new();
+        let mut rest = input;
+        while let Some((before, reference, after)) = next_reference(rest) {
+            out.push_str(before);
+            let (prefix, name) = reference;
+            let value = match prefix {
+                None if name.starts_with("spark.") => self.get(name),
+                _ => None,
+            };
+            match value {
+                Some(v) => {
+                    if used.iter().any(|u| u == name) {
+                        return Err(UserError::illegal_argument(format!(
+                            "requirement failed: Circular reference in {input}: {name}"
+                        )));
+                    }
+                    used.push(name.to_string());
+                    let v = self.substitute(v, used)?;
+                    used.pop();
+                    out.push_str(&v);
+                }
+                None => out.push_str(&rest[before.len()..rest.len() - after.len()]),
+            }
+            rest = after;
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+
     /// A string property with a default.
     pub fn get_string(&self, key: &str, default: &str) -> String {
         self.get(key).unwrap_or(default).to_string()
@@ -281,6 +323,34 @@ impl SparkConf {
     }
 }
 
+/// The first match of `ConfigReader.REF_RE` (`\$\{(?:(\w+?):)?(\S+?)\}`) in `text`: the text
+/// before it, its (prefix, name) and the text after it.
+type Reference<'t> = (&'t str, (Option<&'t str>, &'t str), &'t str);
+fn next_reference(text: &str) -> Option<Reference<'_>> {
+    let mut from = 0;
+    while let Some(i) = text[from..].find("${") {
+        let start = from + i;
+        let body = &text[start + 2..];
+        // `(\S+?)\}`: the shortest run of non-blanks closed by `}`.
+        let close = body.find(|c: char| c == '}' || c.is_whitespace());
+        match close {
+            Some(end) if end > 0 && body[end..].starts_with('}') => {
+                let inner = &body[..end];
+                let word = |s: &str| {
+                    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                };
+                let (prefix, name) = match inner.split_once(':') {
+                    Some((p, n)) if word(p) && !n.is_empty() => (Some(p), n),
+                    _ => (None, inner),
+                };
+                return Some((&text[..start], (prefix, name), &body[end + 1..]));
+            }
+            _ => from = start + 1,
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,6 +361,39 @@ mod tests {
             c.set(*k, *v);
         }
         c
+    }
+
+    // ConfigReader.scala substitute: REF_RE `\$\{(?:(\w+?):)?(\S+?)\}`, the null prefix binds
+    // SparkConfigProvider (keys starting with `spark.` only), unresolved references stay,
+    // `require(!usedRefs.contains(ref), s"Circular reference in $input: $ref")`.
+    #[test]
+    fn config_reader_substitutes_spark_references() {
+        let c = conf(&[
+            ("spark.yarn.historyServer.address", "${spark.my.host}:18080"),
+            ("spark.my.host", "${spark.my.domain}"),
+            ("spark.my.domain", "hs.example"),
+            (
+                "spark.keep",
+                "${hadoopconf-yarn.x}/${env:HOME}/${x.y}/${ spark.a}/${spark.unset}",
+            ),
+            ("spark.loop", "a${spark.loop2}"),
+            ("spark.loop2", "${spark.loop}"),
+        ]);
+        let get = |k: &str| c.get_substituted(k);
+        assert_eq!(
+            get("spark.yarn.historyServer.address").unwrap().as_deref(),
+            Some("hs.example:18080")
+        );
+        assert_eq!(
+            get("spark.keep").unwrap().as_deref(),
+            Some("${hadoopconf-yarn.x}/${env:HOME}/${x.y}/${ spark.a}/${spark.unset}")
+        );
+        assert_eq!(get("spark.none").unwrap(), None);
+        let e = get("spark.loop").unwrap_err().to_string();
+        assert!(
+            e.contains("requirement failed: Circular reference in a${spark.loop2}: spark.loop2"),
+            "{e}"
+        );
     }
 
     #[test]

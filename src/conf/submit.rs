@@ -217,7 +217,11 @@ pub struct SubmitRequest {
 }
 
 /// Keys the issue asks to act that sparkyard does not simulate yet: said on the console.
-const NOT_SIMULATED_KEYS: &[&str] = &["spark.yarn.historyServer.address"];
+const NOT_SIMULATED_KEYS: &[&str] = &[
+    // Decommissioning migrates to peers only: no fallback storage, no disk-size cap.
+    "spark.storage.decommission.fallbackStorage.path",
+    "spark.storage.decommission.shuffleBlocks.maxDiskSize",
+];
 
 /// The properties whose paths `prepareSubmitEnvironment` resolves (SparkSubmit.scala).
 const PATH_CONFIGS: [&str; 6] = [
@@ -1786,18 +1790,31 @@ pub(super) mod tests {
         assert!(w.contains("--class com.acme.Etl"), "{w}");
     }
 
+    // spark.yarn.historyServer.address acts (the AM's final tracking URL): no warning.
     #[test]
-    fn keys_not_simulated_yet_warn() {
+    fn the_history_server_address_is_simulated_without_a_warning() {
         let req = request(&[
             "--conf",
             "spark.yarn.historyServer.address=h:18080",
             "a.jar",
         ])
         .unwrap();
+        assert!(req.warnings.is_empty(), "{:?}", req.warnings);
+    }
+
+    // Decommissioning migrates to peers only: a fallback storage path is said, not swallowed.
+    #[test]
+    fn keys_not_simulated_yet_warn() {
+        let req = request(&[
+            "--conf",
+            "spark.storage.decommission.fallbackStorage.path=hdfs:///fb/",
+            "a.jar",
+        ])
+        .unwrap();
         assert_eq!(
             req.warnings,
             vec![
-                "Warning: spark.yarn.historyServer.address=h:18080 is not simulated by sparkyard yet; it has no effect on this run"
+                "Warning: spark.storage.decommission.fallbackStorage.path=hdfs:///fb/ is not simulated by sparkyard yet; it has no effect on this run".to_string()
             ]
         );
     }

@@ -1,10 +1,16 @@
-//! The Spark event log (`spark.eventLog.enabled`): one JSON-lines file per SparkContext (one per
-//! AM attempt in cluster mode), with Spark 4's `JsonProtocol` field names, order and types, named
-//! as `SingleEventLogFileWriter` names it (`<appId>_<attemptId>[.zstd]`, `.inprogress` while the
-//! attempt has not posted ApplicationEnd). A real Spark History Server reads these files.
+//! The Spark event log (`spark.eventLog.enabled`): one log per SparkContext (one per AM attempt
+//! in cluster mode), with Spark 4's `JsonProtocol` field names, order and types. Spark 4.0's
+//! default is the rolling layout of `RollingEventLogFilesWriter` ([`super::eventlog_rolling`]);
+//! with `spark.eventLog.rolling.enabled=false` it is one file named as
+//! `SingleEventLogFileWriter` names it (`<appId>_<attemptId>[.zstd]`, `.inprogress` while the
+//! attempt has not posted ApplicationEnd). A real Spark History Server reads both.
 
+use super::eventlog_rolling::{self, RollingFiles};
 use super::json::{Obj, object};
-use super::task_metrics::{self, ACCUMULATORS, ShuffleRead, TaskCostModel, TaskMetrics, TaskRun};
+use super::stack_traces::{self, Frame};
+use super::task_metrics::{
+    self, ACCUMULATORS, RESULT_SIZE_ACCUM, ShuffleRead, TaskCostModel, TaskMetrics, TaskRun,
+};
 use crate::error::UserError;
 use crate::runner::RunResult;
 use sparkyard_actors::world::config::SparkSettings;
@@ -17,7 +23,7 @@ use std::path::{Path, PathBuf};
 /// The key named in every event-log error.
 const DIR_KEY: &str = "spark.eventLog.dir";
 /// How much of a log is built in memory before it goes to the file, bytes.
-const CHUNK: usize = 1 << 20;
+pub(super) const CHUNK: usize = 1 << 20;
 /// The driver JVM's `java.home` in the environment tab (the simulated JVM is Java 17).
 const JAVA_HOME: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
 
@@ -62,9 +68,12 @@ pub fn write_event_logs(
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WrittenLog {
     pub path: PathBuf,
-    /// `java.io.IOException: Target log file already exists (<path>)`: the earlier, completed
-    /// log is kept and this run's log stays `.inprogress` (EventLogFileWriters.scala renameFile,
-    /// without `spark.eventLog.overwrite`). Spark logs it and the application still succeeds.
+    /// Spark's error when an earlier log is in the way and `spark.eventLog.overwrite` is off
+    /// (EventLogFileWriters.scala). Single file: `java.io.IOException: Target log file already
+    /// exists (<path>)` from `renameFile` at stop: the earlier, completed log is kept and this
+    /// run's stays `.inprogress` (Spark logs it and the application still succeeds). Rolling:
+    /// `java.io.IOException: Target log directory already exists (<dir>)` from `start`: nothing
+    /// of this run is written and the earlier folder is kept untouched.
     pub refused: Option<String>,
 }
 
@@ -83,15 +92,18 @@ pub fn write_event_logs_reporting(
         .get("spark.eventLog.overwrite")
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
     std::fs::create_dir_all(&dir).map_err(|e| dir_error(&dir, "cannot create it", &e))?;
+    let seed = LogSeed {
+        zstd_level: zstd_level(spark)?,
+        costs: result.task_costs,
+        main_object: stack_traces::object_class(&spark.main_class),
+    };
     let mut written = Vec::new();
     for attempt in &result.events {
-        written.push(write_attempt(
-            &dir,
-            codec,
-            attempt,
-            overwrite,
-            result.task_costs,
-        )?);
+        let log = match spark.event_log_rolling_max_file_size {
+            Some(max) => write_rolling(&dir, codec, max, attempt, overwrite, &seed),
+            None => write_attempt(&dir, codec, attempt, overwrite, &seed),
+        };
+        written.push(log?);
     }
     Ok(written)
 }
@@ -138,6 +150,18 @@ fn codec_extension(spark: &SparkSettings) -> Result<Option<&'static str>, UserEr
     }
 }
 
+/// `spark.io.compression.zstd.level` (`intConf`, default 1), the level ZStdCompressionCodec
+/// compresses the event log with.
+fn zstd_level(spark: &SparkSettings) -> Result<i32, UserError> {
+    const KEY: &str = "spark.io.compression.zstd.level";
+    let Some(v) = spark.properties.get(KEY) else {
+        return Ok(1);
+    };
+    v.trim()
+        .parse()
+        .map_err(|_| UserError::illegal_argument(format!("{KEY} should be int, but was {v}")))
+}
+
 fn dir_error(dir: &Path, what: &str, e: &std::io::Error) -> UserError {
     UserError::file(DIR_KEY, format!("{}: {what}: {e}", dir.display()))
 }
@@ -154,8 +178,8 @@ fn sanitize(s: &str) -> String {
         .to_lowercase()
 }
 
-/// The file name Spark gives this attempt's log: `<appId>_<attemptId>[.<codec>][.inprogress]`.
-pub fn file_name(attempt: &AttemptEvents, codec: Option<&str>) -> String {
+/// `EventLogFileWriter.nameForAppAndAttempt`: `<appId>_<attemptId>`, sanitized.
+pub fn app_and_attempt(attempt: &AttemptEvents) -> String {
     let attempt_id = attempt
         .events
         .iter()
@@ -164,26 +188,76 @@ pub fn file_name(attempt: &AttemptEvents, codec: Option<&str>) -> String {
             _ => None,
         })
         .unwrap_or_else(|| attempt.attempt_id.to_string());
-    let mut name = format!("{}_{}", sanitize(&attempt.app_id), sanitize(&attempt_id));
+    format!("{}_{}", sanitize(&attempt.app_id), sanitize(&attempt_id))
+}
+
+/// Whether the attempt posted ApplicationEnd (its log is complete).
+fn ended(attempt: &AttemptEvents) -> bool {
+    attempt
+        .events
+        .iter()
+        .any(|e| matches!(e, ListenerEvent::ApplicationEnd { .. }))
+}
+
+/// The file name Spark's single-file writer gives this attempt's log:
+/// `<appId>_<attemptId>[.<codec>][.inprogress]`.
+pub fn file_name(attempt: &AttemptEvents, codec: Option<&str>) -> String {
+    let mut name = app_and_attempt(attempt);
     if let Some(c) = codec {
         name = format!("{name}.{c}");
     }
-    let ended = attempt
-        .events
-        .iter()
-        .any(|e| matches!(e, ListenerEvent::ApplicationEnd { .. }));
-    if !ended {
+    if !ended(attempt) {
         name.push_str(".inprogress");
     }
     name
 }
 
-fn write_attempt(
+/// `RollingEventLogFilesWriter`: refuses an existing folder unless `overwrite` (then deletes
+/// it, as `start` does), else writes the folder, its event files and its app status.
+fn write_rolling(
     dir: &Path,
-    codec: Option<&str>,
+    codec: Option<&'static str>,
+    max_file_size: u64,
     attempt: &AttemptEvents,
     overwrite: bool,
-    costs: TaskCostModel,
+    seed: &LogSeed,
+) -> Result<WrittenLog, UserError> {
+    let name = app_and_attempt(attempt);
+    let app_dir = eventlog_rolling::app_dir(dir, &name);
+    if app_dir.exists() {
+        if !overwrite {
+            // `dest` is a qualified Hadoop Path: `file:/...` on the local file system.
+            let refused = format!(
+                "java.io.IOException: Target log directory already exists (file:{})",
+                app_dir.display()
+            );
+            return Ok(WrittenLog {
+                path: app_dir,
+                refused: Some(refused),
+            });
+        }
+        std::fs::remove_dir_all(&app_dir)
+            .map_err(|e| dir_error(dir, "cannot replace an earlier log", &e))?;
+    }
+    let write = || -> std::io::Result<()> {
+        let level = seed.zstd_level;
+        let mut files = RollingFiles::start(app_dir.clone(), &name, codec, level, max_file_size)?;
+        render(attempt, seed, |line, flush| files.write_event(line, flush))?;
+        files.stop(ended(attempt))
+    };
+    write().map_err(|e| dir_error(dir, "cannot write the event log", &e))?;
+    Ok(WrittenLog {
+        path: app_dir,
+        refused: None,
+    })
+}
+
+fn write_attempt(
+    dir: &Path,
+    codec: Option<&'static str>,
+    attempt: &AttemptEvents,
+    overwrite: bool,
+    seed: &LogSeed,
 ) -> Result<WrittenLog, UserError> {
     let name = file_name(attempt, codec);
     let path = dir.join(&name);
@@ -191,7 +265,7 @@ fn write_attempt(
     if completed && !overwrite && path.exists() {
         // EventLogFileWriters.scala renameFile: `Target log file already exists ($dest)`.
         let inprogress = dir.join(format!("{name}.inprogress"));
-        write_lines(&inprogress, codec.is_some(), attempt, costs)
+        write_lines(&inprogress, codec.is_some(), attempt, seed)
             .map_err(|e| dir_error(dir, "cannot write the event log", &e))?;
         // `dest` is a qualified Hadoop Path: `file:/...` on the local file system.
         let refused = format!(
@@ -204,7 +278,7 @@ fn write_attempt(
         });
     }
     remove_stale(dir, &name).map_err(|e| dir_error(dir, "cannot replace an earlier log", &e))?;
-    write_lines(&path, codec.is_some(), attempt, costs)
+    write_lines(&path, codec.is_some(), attempt, seed)
         .map_err(|e| dir_error(dir, "cannot write the event log", &e))?;
     Ok(WrittenLog {
         path,
@@ -218,17 +292,42 @@ fn write_lines(
     path: &Path,
     compress: bool,
     attempt: &AttemptEvents,
-    costs: TaskCostModel,
+    seed: &LogSeed,
 ) -> std::io::Result<()> {
     let file = std::io::BufWriter::new(std::fs::File::create(path)?);
     let mut sink: Box<dyn std::io::Write> = if compress {
-        Box::new(zstd::stream::write::Encoder::new(file, 3)?.auto_finish())
+        Box::new(zstd::stream::write::Encoder::new(file, seed.zstd_level)?.auto_finish())
     } else {
         Box::new(file)
     };
     let mut text = String::with_capacity(CHUNK + 64 * 1024);
+    render(attempt, seed, |line, _| {
+        text.push_str(line);
+        text.push('\n');
+        if text.len() >= CHUNK {
+            sink.write_all(text.as_bytes())?;
+            text.clear();
+        }
+        Ok(())
+    })?;
+    sink.write_all(text.as_bytes())?;
+    sink.flush()?;
+    drop(sink);
+    set_log_permissions(path)
+}
+
+/// Renders the attempt's events as Spark's JSON lines (one reused buffer, no per-event
+/// allocation), handing each line and EventLoggingListener's `flushLogger` for it to `emit`.
+fn render(
+    attempt: &AttemptEvents,
+    seed: &LogSeed,
+    mut emit: impl FnMut(&str, bool) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut line = String::with_capacity(64 * 1024);
     let mut w = LogWriter {
-        costs,
+        costs: seed.costs,
+        main_object: seed.main_object.clone(),
+        classpath: driver_classpath(attempt),
         ..LogWriter::default()
     };
     for e in &attempt.events {
@@ -236,22 +335,30 @@ fn write_lines(
         if matches!(e, ListenerEvent::SpeculativeTaskSubmitted { .. }) {
             continue;
         }
-        w.event(&mut text, e);
-        text.push('\n');
-        if text.len() >= CHUNK {
-            sink.write_all(text.as_bytes())?;
-            text.clear();
-        }
+        line.clear();
+        w.event(&mut line, e);
+        emit(&line, flushes(e))?;
     }
-    sink.write_all(text.as_bytes())?;
-    sink.flush()?;
-    drop(sink);
-    set_log_permissions(path)
+    Ok(())
+}
+
+/// EventLoggingListener's `flushLogger`: `initEventLog` and the `on*` handlers that call
+/// `logEvent(event, flushLogger = true)` (4.0.0 jar); stage submissions, tasks and the
+/// environment are written without a flush.
+fn flushes(e: &ListenerEvent) -> bool {
+    !matches!(
+        e,
+        ListenerEvent::StageSubmitted { .. }
+            | ListenerEvent::TaskStart { .. }
+            | ListenerEvent::TaskEnd { .. }
+            | ListenerEvent::EnvironmentUpdate { .. }
+            | ListenerEvent::SpeculativeTaskSubmitted { .. }
+    )
 }
 
 /// `EventLogFileWriter.LOG_FILE_PERMISSIONS`: 660 in Spark 4.0.0 (`Integer.parseInt("660", 8)`
 /// in the jar's `EventLogFileWriter$`; the folder of a rolling log gets 770).
-fn set_log_permissions(path: &Path) -> std::io::Result<()> {
+pub(super) fn set_log_permissions(path: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -282,6 +389,40 @@ fn remove_stale(dir: &Path, name: &str) -> std::io::Result<()> {
     Ok(())
 }
 
+/// What every log of a run shares besides its events.
+#[derive(Clone, Debug, Default)]
+struct LogSeed {
+    costs: TaskCostModel,
+    /// `spark.io.compression.zstd.level`.
+    zstd_level: i32,
+    /// The user class's Scala object (`com.example.Job$`), whose closures throw in tasks.
+    main_object: String,
+}
+
+/// The EnvironmentUpdate's "Classpath Entries": the driver's container, from the attempt's
+/// ApplicationStart (posted after the environment, so looked up first).
+fn driver_classpath(attempt: &AttemptEvents) -> Vec<(String, String)> {
+    attempt
+        .events
+        .iter()
+        .find_map(|e| match e {
+            ListenerEvent::ApplicationStart {
+                user,
+                app_id,
+                driver_attributes,
+                ..
+            } => {
+                let container = driver_attributes
+                    .iter()
+                    .find(|(k, _)| k == "CONTAINER_ID")
+                    .map(|(_, v)| v.as_str())?;
+                Some(super::classpath::driver_classpath(user, app_id, container))
+            }
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
 /// Per-log state: accumulator ids per stage attempt and their running totals, and what the
 /// task metrics model needs (per stage and per executor, never per task).
 #[derive(Default)]
@@ -291,6 +432,8 @@ struct LogWriter {
     totals: BTreeMap<(u32, u32), TaskMetrics>,
     next_accum: u64,
     costs: TaskCostModel,
+    main_object: String,
+    classpath: Vec<(String, String)>,
     /// `spark.shuffle.service.enabled`: map outputs outlive their executor.
     shuffle_service: bool,
     stages: BTreeMap<u32, StageShape>,
@@ -307,6 +450,8 @@ struct StageShape {
     rdd_id: u32,
     parents: Vec<u32>,
     shuffle_write: ShuffleWriteSize,
+    /// The stage RDD's call site (where its user closure is), for a failed task's frames.
+    rdd_callsite: String,
     /// The scope of the action whose job runs the stage (its `Properties`).
     job_scope: Option<RddScope>,
 }
@@ -360,7 +505,7 @@ impl LogWriter {
             ListenerEvent::EnvironmentUpdate {
                 spark_properties,
                 hadoop_properties,
-            } => environment(out, spark_properties, hadoop_properties),
+            } => environment(out, spark_properties, hadoop_properties, &self.classpath),
             ListenerEvent::ApplicationStart { user, .. } => {
                 self.user = user.clone();
                 application_start(out, e);
@@ -516,6 +661,9 @@ impl LogWriter {
         self.track_output(*stage_id, reason, &info.executor_id);
         let metrics = has_metrics.then(|| self.metrics_of(*stage_id, reason, info, *run_time_ms));
         let mut accums = Vec::new();
+        // What the executor sent (`Accumulator Updates` of a failed or killed attempt).
+        let mut updates = Vec::new();
+        let succeeded = matches!(reason, TaskEndReason::Success);
         if let Some(m) = &metrics {
             let base = self.accum_ids(*stage_id, *stage_attempt_id);
             let totals = self
@@ -523,11 +671,25 @@ impl LogWriter {
                 .entry((*stage_id, *stage_attempt_id))
                 .or_default();
             for k in (0..ACCUMULATORS.len()).filter(|k| m.is_reported(*k)) {
+                updates.push((base + k as u64, m.values[k]));
+                // DAGScheduler.updateAccumulators skips an update that `isZero` (never added
+                // to): a failed attempt's resultSize, which the executor sends regardless.
+                if !succeeded && k == RESULT_SIZE_ACCUM {
+                    continue;
+                }
                 totals.values[k] += m.values[k];
                 totals.reported |= 1 << k;
                 accums.push((base + k as u64, k, m.values[k], totals.values[k]));
             }
         }
+        // A user exception's frames (JsonProtocol.stackTraceToJson), built for failures only.
+        let frames = match reason {
+            TaskEndReason::ExceptionFailure { .. } => {
+                let callsite = self.stages.get(stage_id).map_or("", |s| &s.rdd_callsite);
+                stack_traces::task_failure(&self.main_object, callsite, *shuffle_map)
+            }
+            _ => Vec::new(),
+        };
         object(out, |o| {
             o.str("Event", "SparkListenerTaskEnd")
                 .num("Stage ID", stage_id)
@@ -540,7 +702,9 @@ impl LogWriter {
                         "ResultTask"
                     },
                 );
-            o.obj("Task End Reason", |r| end_reason(r, reason));
+            o.obj("Task End Reason", |r| {
+                end_reason(r, reason, &frames, &updates)
+            });
             o.obj("Task Info", |t| task_info(t, info, &accums));
             o.obj("Task Executor Metrics", |m| zeros(m, EXECUTOR_METRICS));
             if let Some(m) = &metrics {
@@ -579,6 +743,7 @@ impl LogWriter {
                 rdd_id: s.rdd_id,
                 parents: s.parent_ids.clone(),
                 shuffle_write: s.shuffle_write,
+                rdd_callsite: s.rdd_callsite.clone(),
                 job_scope,
             },
         );
@@ -623,7 +788,8 @@ impl LogWriter {
         info: &TaskInfo,
         run_time_ms: u64,
     ) -> TaskMetrics {
-        let shape = self.stages.get(&stage).cloned().unwrap_or_default();
+        let default = StageShape::default();
+        let shape = self.stages.get(&stage).unwrap_or(&default);
         let is_map = shape.shuffle_write != ShuffleWriteSize::default();
         let run = TaskRun {
             duration_ms: run_time_ms,
@@ -633,7 +799,7 @@ impl LogWriter {
                 shape.shuffle_write.bytes_per_task,
                 shape.shuffle_write.records_per_task,
             )),
-            shuffle_read: self.shuffle_read(&shape, &info.executor_id),
+            shuffle_read: self.shuffle_read(shape, &info.executor_id),
         };
         task_metrics::task_metrics(&run, &self.costs)
     }
@@ -722,7 +888,12 @@ fn resource_profile(out: &mut String, cores: u32, memory_mb: u64, task_cpus: u32
     });
 }
 
-fn environment(out: &mut String, spark: &[(String, String)], hadoop: &[(String, String)]) {
+fn environment(
+    out: &mut String,
+    spark: &[(String, String)],
+    hadoop: &[(String, String)],
+    classpath: &[(String, String)],
+) {
     let jvm = [
         ("Java Home", JAVA_HOME),
         ("Java Version", "17.0.15 (Eclipse Adoptium)"),
@@ -734,7 +905,6 @@ fn environment(out: &mut String, spark: &[(String, String)], hadoop: &[(String, 
         ("os.name", "Linux"),
         ("user.timezone", "UTC"),
     ];
-    let empty: [(&str, &str); 0] = [];
     // MetricsConfig's defaults (no metrics.properties), sorted by key as a real Spark 4.0
     // log writes them (tests/data/eventlogs).
     let metrics = [
@@ -766,7 +936,7 @@ fn environment(out: &mut String, spark: &[(String, String)], hadoop: &[(String, 
         o.map("Hadoop Properties", &hadoop);
         o.map("System Properties", &system);
         o.map("Metrics Properties", &metrics);
-        o.map("Classpath Entries", &empty);
+        o.map("Classpath Entries", classpath);
     });
 }
 
@@ -955,7 +1125,14 @@ fn accumulable(acc: &mut Obj<'_>, id: u64, k: usize, update: Option<u64>, value:
         .bool("Count Failed Values", true);
 }
 
-fn end_reason(r: &mut Obj<'_>, reason: &TaskEndReason) {
+/// `taskEndReasonToJson`; `updates` are the `(id, update)`s the executor sent with a failed or
+/// killed attempt.
+fn end_reason(
+    r: &mut Obj<'_>,
+    reason: &TaskEndReason,
+    frames: &[Frame<'_>],
+    updates: &[(u64, u64)],
+) {
     match reason {
         TaskEndReason::Success => {
             r.str("Reason", "Success");
@@ -963,14 +1140,15 @@ fn end_reason(r: &mut Obj<'_>, reason: &TaskEndReason) {
         TaskEndReason::Resubmitted => {
             r.str("Reason", "Resubmitted");
         }
+        // JsonProtocol.taskEndReasonToJson: the exception's frames and Utils.exceptionString.
         TaskEndReason::ExceptionFailure { class, description } => {
-            let full = format!("{class}: {description}\n");
+            let full = stack_traces::full_text(class, description, frames);
             r.str("Reason", "ExceptionFailure")
                 .str("Class Name", class)
                 .str("Description", description);
-            r.arr("Stack Trace", |_| {});
+            r.arr("Stack Trace", |a| stack_traces::write_json(a, frames));
             r.str("Full Stack Trace", &full);
-            r.arr("Accumulator Updates", |_| {});
+            accumulator_updates(r, updates);
         }
         TaskEndReason::ExecutorLostFailure {
             executor_id,
@@ -984,7 +1162,7 @@ fn end_reason(r: &mut Obj<'_>, reason: &TaskEndReason) {
         }
         TaskEndReason::TaskKilled { reason } => {
             r.str("Reason", "TaskKilled").str("Kill Reason", reason);
-            r.arr("Accumulator Updates", |_| {});
+            accumulator_updates(r, updates);
         }
         // JsonProtocol.taskEndReasonToJson: FetchFailed (no address for a null bmAddress).
         TaskEndReason::FetchFailed(f) => {
@@ -1005,6 +1183,22 @@ fn end_reason(r: &mut Obj<'_>, reason: &TaskEndReason) {
     }
 }
 
+/// An ExceptionFailure's / TaskKilled's `Accumulator Updates` as a real Spark 4.0 log has them:
+/// the executor's `toInfoUpdate`s of its task metrics carry no name, so `accumulableInfoToJson`
+/// writes no "Name", the update as a string and `"Internal": false`.
+fn accumulator_updates(r: &mut Obj<'_>, updates: &[(u64, u64)]) {
+    r.arr("Accumulator Updates", |a| {
+        for &(id, update) in updates {
+            a.obj(|acc| {
+                acc.num("ID", id)
+                    .str("Update", &update.to_string())
+                    .bool("Internal", false)
+                    .bool("Count Failed Values", true);
+            });
+        }
+    });
+}
+
 /// Metrics the simulation never moves off zero, in the order given.
 fn zeros(o: &mut Obj<'_>, names: &[&str]) {
     for name in names {
@@ -1023,9 +1217,11 @@ fn job_end(out: &mut String, job_id: u32, time: u64, failure: Option<&str>) {
             }
             Some(message) => {
                 r.str("Result", "JobFailed");
+                // JsonProtocol.jobResultToJson -> exceptionToJson.
                 r.obj("Exception", |x| {
                     x.str("Message", message);
-                    x.arr("Stack Trace", |_| {});
+                    let frames = stack_traces::job_failure(message);
+                    x.arr("Stack Trace", |a| stack_traces::write_json(a, frames));
                 });
             }
         });

@@ -4,11 +4,14 @@
 //! them (`OutputArgs`, flattened into `sparkyard submit`). Every file is a function of the run,
 //! so the same seed gives the same bytes.
 
+mod classpath;
 pub mod eventlog;
+pub mod eventlog_rolling;
 mod json;
 pub mod progress;
 pub mod runmap;
 pub mod sequence;
+mod stack_traces;
 pub mod task_metrics;
 pub mod timeline;
 

@@ -107,6 +107,9 @@ pub const ACCUMULATORS: [&str; 37] = [
 ];
 
 /// Indices into [`ACCUMULATORS`].
+/// `internal.metrics.resultSize`'s index in [`ACCUMULATORS`].
+pub const RESULT_SIZE_ACCUM: usize = k::RESULT_SIZE;
+
 mod k {
     pub const DESER: usize = 0;
     pub const DESER_CPU: usize = 1;

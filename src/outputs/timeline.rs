@@ -541,7 +541,7 @@ fn listener_tasks(r: &RunResult, map: &RunMap) -> Vec<TaskSlice> {
                     };
                     let t = &mut out[i];
                     t.end_ms = info.finish_time.saturating_sub(r.epoch_ms).max(t.start_ms);
-                    t.failed = info.failed;
+                    t.failed = info.failed || info.killed;
                     t.args.push(("reason", reason_text(reason)));
                 }
                 _ => {}

@@ -197,6 +197,9 @@ pub struct TaskInfo {
     pub index: u32,
     #[serde(rename = "Attempt", default)]
     pub attempt: u32,
+    /// A speculative copy (`TaskInfo.speculative`).
+    #[serde(rename = "Speculative", default)]
+    pub speculative: bool,
     #[serde(rename = "Launch Time")]
     pub launch_time: u64,
     #[serde(rename = "Executor ID", default)]
@@ -215,6 +218,9 @@ pub struct TaskEndReason {
     pub class_name: Option<String>,
     #[serde(rename = "Description")]
     pub description: Option<String>,
+    /// `TaskKilled.reason` (JsonProtocol's "Kill Reason").
+    #[serde(rename = "Kill Reason")]
+    pub kill_reason: Option<String>,
 }
 
 #[derive(Deserialize, Default)]

@@ -10,13 +10,27 @@ use super::reader::{self, LogFiles};
 use crate::error::UserError;
 use std::collections::BTreeMap;
 
-/// One recorded failed attempt of a task that threw (`ExceptionFailure`).
+/// One recorded attempt of a task that did not finish its index (a `TaskFailedReason` the
+/// replay runs again; executor-lost and fetch-failed attempts are the cluster's doing, which a
+/// scenario's faults replay, so they are only counted).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FailedAttempt {
     pub attempt: u32,
+    /// Launch to its end (for a killed attempt: to the kill, a lower bound of its work).
     pub duration_ms: u64,
-    pub class: String,
-    pub description: String,
+    /// A speculative copy (`TaskInfo.speculative`).
+    pub speculative: bool,
+    pub end: AttemptEnd,
+}
+
+/// How a [`FailedAttempt`] ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AttemptEnd {
+    /// `ExceptionFailure`: the task threw.
+    Threw { class: String, description: String },
+    /// `TaskKilled(reason)`: the scheduler killed it, e.g. the loser of a speculative race
+    /// ("another attempt succeeded", TaskSetManager.handleSuccessfulTask).
+    Killed { reason: String },
 }
 
 /// One task index of a stage: the attempt that finished it, as recorded.
@@ -36,9 +50,14 @@ pub struct TaskRecord {
     pub shuffle_write_bytes: u64,
     pub executor_id: u32,
     pub launch_ms: u64,
+    /// The attempt number of this record (the successful attempt's, if any).
+    pub attempt: u32,
+    /// The record is a speculative copy's (it won its race).
+    pub speculative: bool,
     /// Whether the index ever succeeded (a failed job leaves some that did not).
     pub succeeded: bool,
-    /// Attempts that threw before it, in attempt order; `None` for the usual case (no memory).
+    /// Its attempts that threw or were killed, in attempt order (before or, for a speculative
+    /// race's loser, after the successful one); `None` for the usual case (no memory).
     pub failures: Option<Box<[FailedAttempt]>>,
 }
 
@@ -115,6 +134,10 @@ pub struct FailureCounts {
     pub fetch_failed: u64,
     pub killed: u64,
     pub other: u64,
+    /// Speculative copies launched (TaskEnd with `"Speculative": true`, whatever their end).
+    pub speculative: u64,
+    /// Of those, the ones that finished their index first.
+    pub speculative_won: u64,
     /// Stage attempts beyond the first (fetch-failure recoveries).
     pub stage_retries: u64,
 }
@@ -362,32 +385,58 @@ impl Builder {
             return Err(format!("task index {index} is out of range"));
         }
         let reason = t.task_end_reason.reason.as_str();
-        match reason {
-            "Success" => {}
+        let succeeded = reason == "Success";
+        if i.speculative {
+            self.failures.speculative += 1;
+            self.failures.speculative_won += u64::from(succeeded);
+        }
+        let r = &t.task_end_reason;
+        let end = match reason {
+            "Success" => None,
             "ExceptionFailure" => {
                 self.failures.exception += 1;
-                let r = &t.task_end_reason;
-                stage
-                    .failures
-                    .entry(i.index)
-                    .or_default()
-                    .push(FailedAttempt {
-                        attempt: i.attempt,
-                        duration_ms,
-                        class: r
-                            .class_name
-                            .clone()
-                            .unwrap_or_else(|| "java.lang.Exception".into()),
-                        description: r.description.clone().unwrap_or_default(),
-                    });
-                return Ok(());
+                Some(AttemptEnd::Threw {
+                    class: r
+                        .class_name
+                        .clone()
+                        .unwrap_or_else(|| "java.lang.Exception".into()),
+                    description: r.description.clone().unwrap_or_default(),
+                })
             }
-            "ExecutorLostFailure" => self.failures.executor_lost += 1,
-            "FetchFailed" => self.failures.fetch_failed += 1,
-            "TaskKilled" => self.failures.killed += 1,
-            _ => self.failures.other += 1,
+            "TaskKilled" => {
+                self.failures.killed += 1;
+                Some(AttemptEnd::Killed {
+                    reason: r.kill_reason.clone().unwrap_or_default(),
+                })
+            }
+            "ExecutorLostFailure" => {
+                self.failures.executor_lost += 1;
+                None
+            }
+            "FetchFailed" => {
+                self.failures.fetch_failed += 1;
+                None
+            }
+            _ => {
+                self.failures.other += 1;
+                None
+            }
+        };
+        if let Some(end) = end {
+            stage
+                .failures
+                .entry(i.index)
+                .or_default()
+                .push(FailedAttempt {
+                    attempt: i.attempt,
+                    duration_ms,
+                    speculative: i.speculative,
+                    end,
+                });
+            // Replayed as an attempt of its own; the index's record stays the successful
+            // attempt's (if none succeeded, the last of these: see `stage`).
+            return Ok(());
         }
-        let succeeded = reason == "Success";
         if stage.tasks.len() <= index {
             stage.tasks.resize(index + 1, TaskRecord::default());
         }
@@ -419,6 +468,8 @@ impl Builder {
             shuffle_write_bytes: m.shuffle_write_metrics.shuffle_bytes_written,
             executor_id: i.executor_id.parse().unwrap_or(0),
             launch_ms: i.launch_time,
+            attempt: i.attempt,
+            speculative: i.speculative,
             succeeded,
             failures: None,
         };
@@ -508,7 +559,9 @@ impl Builder {
 fn stage(stage_id: u32, mut b: StageBuild, ran_in_job: &[u32]) -> Stage {
     let n = (b.num_tasks as usize).max(b.tasks.len());
     b.tasks.resize(n, TaskRecord::default());
-    for (index, fails) in std::mem::take(&mut b.failures) {
+    for (index, mut fails) in std::mem::take(&mut b.failures) {
+        // Recorded in the order they ended (a speculative race's loser after its winner).
+        fails.sort_by_key(|f| f.attempt);
         if let Some(t) = b.tasks.get_mut(index as usize) {
             if !t.succeeded && t.duration_ms == 0 {
                 // Every recorded attempt threw: the last one is the index's own record.

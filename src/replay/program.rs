@@ -4,9 +4,9 @@
 //! before each job and after the last. A task keeps its own duration whatever the executors
 //! (Sparklens' assumption).
 
-use super::model::{Application, Stage};
+use super::model::{Application, AttemptEnd, FailedAttempt, Stage, TaskRecord};
 use sparkyard_actors::world::config::{ReplayedJob, UserProgram};
-use sparkyard_messages::task::{JobSpec, ReplayedFailure, StageSpec, TaskWork};
+use sparkyard_messages::task::{JobSpec, ReplayedException, ReplayedFailure, StageSpec, TaskWork};
 use std::collections::BTreeMap;
 
 /// The `--class` a replayed application runs as.
@@ -28,14 +28,26 @@ pub struct DriverTime {
 /// executor's Python worker (PythonWorkerFactory, reused by later tasks with
 /// spark.python.worker.reuse). A replay on fewer executors pays it fewer times, on more
 /// executors more often: the program takes it off those tasks and the simulated executor adds
-/// it to whatever task it runs first (`CostModel.first_task_warmup_ms`).
+/// it to whatever task it runs first (`CostModel.first_task_warmup_ms`). Each first task gives
+/// up its own excess over its stage's median (all of it is its executor's warm-up, however
+/// long that executor took), and every simulated executor pays the median of those.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FirstTaskWarmup {
-    /// The median over executors of the first task's excess over its stage's median task.
+    /// The median over executors of the first task's excess over its stage's median task
+    /// (the mean of the middle two for an even count).
     pub warmup_ms: u64,
-    /// Each executor's first task: (job, stage) indices into the application -> the task
-    /// indices in that stage, sorted.
-    pub first_tasks: BTreeMap<(usize, usize), Vec<usize>>,
+    /// Each executor's first task: (job, stage) indices into the application -> the tasks of
+    /// that stage, by index.
+    pub first_tasks: BTreeMap<(usize, usize), Vec<FirstTask>>,
+}
+
+/// One executor's first task and the warm-up taken off it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct FirstTask {
+    pub task: usize,
+    /// Its excess over its stage's median task; the median warm-up when its stage has too few
+    /// tasks to tell.
+    pub warmup_ms: u64,
 }
 
 /// Where a task is in the application and when it launched: ordered by launch, then by job,
@@ -67,30 +79,39 @@ pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
         }
     }
     let mut medians: BTreeMap<(usize, usize), u64> = BTreeMap::new();
-    let mut excess: Vec<u64> = Vec::with_capacity(first.len());
-    let mut first_tasks: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
+    // Each first task and its excess (None: its stage has too few tasks to tell a warm-up
+    // from the task's own work).
+    let mut measured: Vec<(TaskAt, Option<u64>)> = Vec::with_capacity(first.len());
     for at in first.values() {
+        let stage = &app.jobs[at.job].stages[at.stage];
+        let excess = (stage.tasks.len() >= 3).then(|| {
+            let median = *medians
+                .entry((at.job, at.stage))
+                .or_insert_with(|| median_duration(stage));
+            stage.tasks[at.task].duration_ms.saturating_sub(median)
+        });
+        measured.push((*at, excess));
+    }
+    let mut excess: Vec<u64> = measured.iter().filter_map(|m| m.1).collect();
+    excess.sort_unstable();
+    let warmup_ms = match excess.len() {
+        0 => 0,
+        n if n % 2 == 1 => excess[n / 2],
+        n => (excess[n / 2 - 1] + excess[n / 2]) / 2,
+    };
+    let mut first_tasks: BTreeMap<(usize, usize), Vec<FirstTask>> = BTreeMap::new();
+    for (at, own) in measured {
         first_tasks
             .entry((at.job, at.stage))
             .or_default()
-            .push(at.task);
-        let stage = &app.jobs[at.job].stages[at.stage];
-        if stage.tasks.len() < 3 {
-            // Too few tasks to tell a warm-up from the task's own work.
-            continue;
-        }
-        let median = *medians
-            .entry((at.job, at.stage))
-            .or_insert_with(|| median_duration(stage));
-        excess.push(stage.tasks[at.task].duration_ms.saturating_sub(median));
+            .push(FirstTask {
+                task: at.task,
+                warmup_ms: own.unwrap_or(warmup_ms),
+            });
     }
-    excess.sort_unstable();
     first_tasks.values_mut().for_each(|v| v.sort_unstable());
     FirstTaskWarmup {
-        warmup_ms: excess
-            .get(excess.len().saturating_sub(1) / 2)
-            .copied()
-            .unwrap_or(0),
+        warmup_ms,
         first_tasks,
     }
 }
@@ -122,7 +143,7 @@ pub fn program(app: &Application, startup: DriverTime, warmup: &FirstTaskWarmup)
                     .first_tasks
                     .get(&(k, i))
                     .map_or(&[][..], Vec::as_slice);
-                stage(s, firsts, warmup.warmup_ms)
+                stage(s, firsts)
             })
             .collect();
         if stages.is_empty() {
@@ -155,27 +176,21 @@ fn call_site(stage_name: &str) -> String {
     }
 }
 
-/// One stage's tasks; those in `firsts` (sorted; an executor's first task) leave `warmup_ms` out.
-fn stage(s: &Stage, firsts: &[usize], warmup_ms: u64) -> StageSpec {
+/// One stage's tasks; those in `firsts` (sorted; an executor's first task) leave its warm-up out.
+fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
     let tasks = s
         .tasks
         .iter()
         .enumerate()
-        .map(|(i, t)| TaskWork::Replayed {
-            duration_ms: if firsts.binary_search(&i).is_ok() {
-                t.duration_ms.saturating_sub(warmup_ms)
-            } else {
-                t.duration_ms
-            },
-            failures: t.failures.as_ref().map(|f| {
-                f.iter()
-                    .map(|a| ReplayedFailure {
-                        duration_ms: a.duration_ms,
-                        class: a.class.clone(),
-                        description: a.description.clone(),
-                    })
-                    .collect()
-            }),
+        .map(|(i, t)| {
+            let duration_ms = match firsts.binary_search_by_key(&i, |f| f.task) {
+                Ok(k) => t.duration_ms.saturating_sub(firsts[k].warmup_ms),
+                Err(_) => t.duration_ms,
+            };
+            TaskWork::Replayed {
+                duration_ms,
+                failures: t.failures.as_deref().map(|f| attempts(t, f, duration_ms)),
+            }
         })
         .collect::<Vec<_>>();
     StageSpec {
@@ -188,6 +203,39 @@ fn stage(s: &Stage, firsts: &[usize], warmup_ms: u64) -> StageSpec {
         lineage: None,
         preferred_hosts: Vec::new(),
     }
+}
+
+/// The attempts a replayed task runs before its last, in the recorded order: each attempt that
+/// threw throws again; one the scheduler killed runs its recorded time (to the kill: a lower
+/// bound of its work), and the simulated scheduler kills it again or not (a speculative race:
+/// TaskSetManager.handleSuccessfulTask kills the other attempts, "another attempt succeeded");
+/// the successful attempt stands among them when a killed speculative copy came after it.
+/// Attempts lost with their executor or to a fetch failure are not among them (the cluster's
+/// doing, which a scenario's faults replay).
+fn attempts(t: &TaskRecord, failed: &[FailedAttempt], success_ms: u64) -> Box<[ReplayedFailure]> {
+    let ran = |duration_ms| ReplayedFailure {
+        duration_ms,
+        exception: None,
+    };
+    let mut out: Vec<ReplayedFailure> = Vec::with_capacity(failed.len() + 1);
+    let mut success_placed = !t.succeeded;
+    for f in failed {
+        if !success_placed && f.attempt > t.attempt {
+            out.push(ran(success_ms));
+            success_placed = true;
+        }
+        out.push(match &f.end {
+            AttemptEnd::Threw { class, description } => ReplayedFailure {
+                duration_ms: f.duration_ms,
+                exception: Some(ReplayedException {
+                    class: class.clone(),
+                    description: description.clone(),
+                }),
+            },
+            AttemptEnd::Killed { .. } => ran(f.duration_ms),
+        });
+    }
+    out.into_boxed_slice()
 }
 
 /// Turns parents given as stage ids into indices of the job's stage list.
@@ -218,5 +266,66 @@ pub fn startup_overlap(app: &Application, ready_ms: u64) -> DriverTime {
         .map_or(0, |j| j.submitted_ms.saturating_sub(app.start_ms));
     DriverTime {
         overlapped_startup_ms: driver.min(ready_ms),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(attempt: u32, duration_ms: u64, speculative: bool) -> TaskRecord {
+        TaskRecord {
+            duration_ms,
+            attempt,
+            speculative,
+            succeeded: true,
+            ..TaskRecord::default()
+        }
+    }
+
+    fn killed(attempt: u32, duration_ms: u64, speculative: bool) -> FailedAttempt {
+        FailedAttempt {
+            attempt,
+            duration_ms,
+            speculative,
+            end: AttemptEnd::Killed {
+                reason: "another attempt succeeded".into(),
+            },
+        }
+    }
+
+    fn ran(duration_ms: u64) -> ReplayedFailure {
+        ReplayedFailure {
+            duration_ms,
+            exception: None,
+        }
+    }
+
+    #[test]
+    fn a_speculative_race_replays_both_attempts_in_attempt_order() {
+        // TaskSetManager.handleSuccessfulTask kills the other running attempts of the index
+        // ("another attempt succeeded"): either the copy (attempt 1) wins and the original is
+        // killed, or the original wins and the copy is killed.
+        let copy_won = attempts(&record(1, 2_000, true), &[killed(0, 9_000, false)], 2_000);
+        assert_eq!(copy_won.to_vec(), vec![ran(9_000)]);
+        let original_won = attempts(&record(0, 3_000, false), &[killed(1, 1_500, true)], 2_800);
+        // Attempt 0 runs the (warm-up adjusted) successful time, the copy its time to the kill.
+        assert_eq!(original_won.to_vec(), vec![ran(2_800), ran(1_500)]);
+        let threw = FailedAttempt {
+            attempt: 0,
+            duration_ms: 700,
+            speculative: false,
+            end: AttemptEnd::Threw {
+                class: "java.lang.RuntimeException".into(),
+                description: "boom".into(),
+            },
+        };
+        let retried = attempts(&record(1, 1_000, false), &[threw], 1_000);
+        assert_eq!(retried.len(), 1);
+        assert_eq!(retried[0].duration_ms, 700);
+        assert_eq!(
+            retried[0].exception.as_ref().map(|e| e.class.as_str()),
+            Some("java.lang.RuntimeException")
+        );
     }
 }

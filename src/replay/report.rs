@@ -115,6 +115,9 @@ pub struct DataSizes {
 pub struct ExecutorCurves {
     /// What the configuration asks YARN for at the start (static allocation's target).
     pub requested: Option<u32>,
+    /// The simulated YarnAllocator's executor target over time (dynamic allocation moves it;
+    /// an event log does not record Spark's target, so there is no recorded counterpart).
+    pub simulated_requested: Vec<(f64, u32)>,
     pub recorded_running: Vec<(f64, u32)>,
     pub simulated_launched: Vec<(f64, u32)>,
     pub simulated_running: Vec<(f64, u32)>,
@@ -126,6 +129,9 @@ pub struct Failures {
     pub recorded_executor_lost: u64,
     pub recorded_fetch_failed: u64,
     pub recorded_killed: u64,
+    /// Speculative copies the log shows launched, and how many of them won their race.
+    pub recorded_speculative: u64,
+    pub recorded_speculative_won: u64,
     pub recorded_stage_retries: u64,
     pub recorded_executors_removed: usize,
     pub simulated_task_failures: u64,
@@ -286,6 +292,7 @@ fn curves(app: &Application, sim: &SimOutcome) -> ExecutorCurves {
     let sim_curve = |v: &Vec<(u64, u32)>| v.iter().map(|&(t, n)| (secs(t, zero), n)).collect();
     ExecutorCurves {
         requested: sim.executor_instances,
+        simulated_requested: thin(sim_curve(&sim.record.executors_requested)),
         recorded_running: thin(recorded),
         simulated_launched: thin(sim_curve(&sim.record.executors_launched)),
         simulated_running: thin(sim_curve(&sim.record.executors_running)),
@@ -298,6 +305,8 @@ fn failures(f: &FailureCounts, app: &Application, sim: &SimOutcome) -> Failures 
         recorded_executor_lost: f.executor_lost,
         recorded_fetch_failed: f.fetch_failed,
         recorded_killed: f.killed,
+        recorded_speculative: f.speculative,
+        recorded_speculative_won: f.speculative_won,
         recorded_stage_retries: f.stage_retries,
         recorded_executors_removed: app
             .executors
@@ -455,6 +464,11 @@ pub fn table(r: &ReplayReport) -> String {
     let _ = writeln!(o, "\nexecutors requested: {}", opt(&e.requested));
     let _ = writeln!(
         o,
+        "executors requested (simulated): {}",
+        curve(&e.simulated_requested)
+    );
+    let _ = writeln!(
+        o,
         "executors running (recorded):  {}",
         curve(&e.recorded_running)
     );
@@ -471,11 +485,13 @@ pub fn table(r: &ReplayReport) -> String {
     let f = &r.failures;
     let _ = writeln!(
         o,
-        "\nfailures (recorded): {} task exceptions, {} executor-lost tasks, {} fetch failures, {} killed, {} stage retries, {} executors removed",
+        "\nfailures (recorded): {} task exceptions, {} executor-lost tasks, {} fetch failures, {} killed, {} speculative copies ({} won), {} stage retries, {} executors removed",
         f.recorded_task_exceptions,
         f.recorded_executor_lost,
         f.recorded_fetch_failed,
         f.recorded_killed,
+        f.recorded_speculative,
+        f.recorded_speculative_won,
         f.recorded_stage_retries,
         f.recorded_executors_removed
     );

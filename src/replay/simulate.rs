@@ -155,6 +155,9 @@ pub struct SimRecord {
     pub executors_running: Vec<(u64, u32)>,
     /// (time, containers launched so far) at each change.
     pub executors_launched: Vec<(u64, u32)>,
+    /// (time, the YarnAllocator's executor target) at each change: what the application asks
+    /// YARN for (under dynamic allocation, the ExecutorAllocationManager's target).
+    pub executors_requested: Vec<(u64, u32)>,
     /// First registration of each executor, ms after the SparkContext started.
     pub registration_offsets_ms: Vec<u64>,
     /// Integral of running tasks x task cpus over time, core-ms.
@@ -219,6 +222,9 @@ impl SimRecord {
             RunEvent::ExecutorLaunched { .. } => {
                 self.launched += 1;
                 self.executors_launched.push((now, self.launched));
+            }
+            RunEvent::ExecutorTargetChanged { target, .. } => {
+                self.executors_requested.push((now, *target));
             }
             RunEvent::ExecutorRegistered { .. } => {
                 self.running_executors += 1;

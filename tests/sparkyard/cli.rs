@@ -185,6 +185,9 @@ fn a_secret_is_redacted_in_every_output() {
             "spark.eventLog.enabled=true",
             "--conf",
             &ev,
+            // Plain JSON, so the check below reads the event log's text.
+            "--conf",
+            "spark.eventLog.compress=false",
             "--trace",
             trace.to_str().unwrap(),
             "app.jar",
@@ -276,6 +279,43 @@ fn include_driver_logs_link_adds_the_links_to_the_running_report() {
     assert!(!finished.contains("Driver Logs"), "{finished}");
     let plain = submit_pi(&["app.jar", "2"], "driver-links-off");
     assert!(!text(&plain.stderr).contains("Driver Logs"));
+}
+
+// Spark 4.0 ApplicationMaster.getHistoryServerAddress (substituteHadoopVariables, then
+// "/history/<app>/<attempt>") -> YarnRMClient.unregister's final tracking URL; Hadoop 3.4
+// RMAppAttemptImpl.updateInfoOnAMUnregister keeps it as the original tracking URL (what
+// ApplicationCLI's `yarn application -status` prints as Tracking-URL) while the Client's report
+// keeps the RM proxy URL.
+#[test]
+fn the_history_server_address_becomes_the_tracking_url_after_the_end() {
+    let out = submit_pi(
+        &[
+            "--conf",
+            "spark.yarn.historyServer.address=${hadoopconf-yarn.resourcemanager.hostname}:18080",
+            "app.jar",
+            "2",
+        ],
+        "history-address",
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("not simulated"), "no warning: {stderr}");
+    assert!(
+        stdout.contains(
+            "\ntracking URL in YARN (yarn application -status): rm-1.sparkyard.internal:18080/history/application_1764662400000_0001/1\n"
+        ),
+        "{stdout}"
+    );
+    let finished = stderr.split("(state: FINISHED)").nth(1).expect("FINISHED");
+    assert!(
+        finished.contains(
+            "tracking URL: http://rm-1.sparkyard.internal:8088/proxy/application_1764662400000_0001/\n"
+        ),
+        "{finished}"
+    );
+    // Unset, YARN has no URL for the ended application (`N/A`): no line.
+    let plain = submit_pi(&["app.jar", "2"], "history-address-off");
+    assert!(!text(&plain.stdout).contains("tracking URL in YARN"));
 }
 
 // Hadoop 3.4 RMAppManager.validateAndCreateResourceRequest -> SchedulerUtils

@@ -66,12 +66,76 @@ fn pi_args<'a>(dir: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     v
 }
 
+/// A log's JSON text: one file, or a rolling folder's `events_<n>_*` files in index order,
+/// zstd-decoded when their name says so.
+fn log_text(path: &Path) -> String {
+    let files: Vec<PathBuf> = if path.is_dir() {
+        let mut v: Vec<(u64, PathBuf)> = std::fs::read_dir(path)
+            .expect("the log folder")
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let index = name
+                    .strip_prefix("events_")?
+                    .split('_')
+                    .next()?
+                    .parse()
+                    .ok()?;
+                Some((index, e.path()))
+            })
+            .collect();
+        v.sort();
+        v.into_iter().map(|(_, p)| p).collect()
+    } else {
+        vec![path.to_path_buf()]
+    };
+    let mut text = String::new();
+    for f in files {
+        let bytes = std::fs::read(&f).expect("the log");
+        let name = f
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let bytes = if name.contains(".zstd") {
+            zstd::decode_all(&bytes[..]).expect("a zstd log")
+        } else {
+            bytes
+        };
+        text.push_str(&String::from_utf8(bytes).expect("utf-8"));
+    }
+    text
+}
+
+/// The names in a directory, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .expect("the dir")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
 fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .expect("the log")
+    log_text(path)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
+}
+
+/// The driver's container id (ApplicationStart's driver attributes).
+fn start_attrs(log: &[Value]) -> String {
+    let start = &events(log, "SparkListenerApplicationStart")[0];
+    start["Driver Attributes"]["CONTAINER_ID"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
 }
 
 fn events<'a>(log: &'a [Value], name: &str) -> Vec<&'a Value> {
@@ -196,7 +260,19 @@ fn event_log_is_named_as_spark_names_it_and_has_every_required_field() {
     let conf = format!("spark.eventLog.dir=file://{}", dir.display());
     let (r, spark) = run_with(&pi_args(&conf, &[]), recorded(), None);
     let written = outputs::write_event_logs(&r, &spark).expect("written");
-    assert_eq!(written, vec![dir.join("application_1764662400000_0001_1")]);
+    // Spark 4.0.0's defaults (the jar's internal/config/package$): rolling on, zstd; the
+    // layout of EventLogFileWriters.scala RollingEventLogFilesWriter, as a real 4.0 run
+    // leaves it (appstatus's checksum from Hadoop's ChecksumFileSystem included).
+    let app_dir = dir.join("eventlog_v2_application_1764662400000_0001_1");
+    assert_eq!(written, vec![app_dir.clone()]);
+    assert_eq!(
+        names_in(&app_dir),
+        [
+            ".appstatus_application_1764662400000_0001_1.crc",
+            "appstatus_application_1764662400000_0001_1",
+            "events_1_application_1764662400000_0001_1.zstd",
+        ]
+    );
     let log = lines(&written[0]);
     for e in &log {
         assert_required(e);
@@ -238,18 +314,45 @@ fn event_log_is_named_as_spark_names_it_and_has_every_required_field() {
     }
     let job = &events(&log, "SparkListenerJobEnd")[0]["Job Result"];
     assert_eq!(job["Result"], "JobSucceeded");
-    // EventLogFileWriter.LOG_FILE_PERMISSIONS is 660 in Spark 4.0.0; MetricsConfig's defaults.
+    // EventLogFileWriter.LOG_FILE_PERMISSIONS is 660 in Spark 4.0.0, LOG_FOLDER_PERMISSIONS
+    // 770; MetricsConfig's defaults.
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&written[0]).map(|m| m.permissions().mode() & 0o777);
-        assert_eq!(mode.ok(), Some(0o660));
+        let mode = |p: &Path| {
+            std::fs::metadata(p)
+                .map(|m| m.permissions().mode() & 0o777)
+                .ok()
+        };
+        assert_eq!(mode(&app_dir), Some(0o770));
+        let events = app_dir.join("events_1_application_1764662400000_0001_1.zstd");
+        assert_eq!(mode(&events), Some(0o660));
     }
     let env = &events(&log, "SparkListenerEnvironmentUpdate")[0];
     assert_eq!(
         env["Metrics Properties"]["*.sink.servlet.class"],
         "org.apache.spark.metrics.sink.MetricsServlet"
     );
+    // SparkEnv.environmentDetails: the AM container's java.class.path (Client.populateClasspath),
+    // each a "System Classpath" entry.
+    let cid = start_attrs(&log);
+    let pwd = format!(
+        "/tmp/hadoop-yarn/nm-local-dir/usercache/{}/appcache/application_1764662400000_0001/{cid}",
+        events(&log, "SparkListenerApplicationStart")[0]["User"]
+            .as_str()
+            .unwrap_or("")
+    );
+    let cp = env["Classpath Entries"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        cp.get(&pwd).and_then(Value::as_str),
+        Some("System Classpath"),
+        "{pwd}"
+    );
+    assert!(cp.contains_key(&format!("{pwd}/__spark_libs__/spark-yarn_2.13-4.0.0.jar")));
+    assert!(cp.contains_key(&format!("{pwd}/__spark_conf__/__hadoop_conf__")));
     // SparkPi's lineage as StageInfo.fromStage records it: the stage's MapPartitionsRDD, then
     // its narrow ancestor, each with its RDDOperationScope (parallelize 0, map 1); the reduce
     // action's scope is the job's spark.rdd.scope (RDD.withScope around sc.runJob).
@@ -271,7 +374,7 @@ fn event_log_is_named_as_spark_names_it_and_has_every_required_field() {
         "{details}"
     );
     // Spark's key order, field by field, for one line (what a diff against a real log sees).
-    let raw = std::fs::read_to_string(&written[0]).expect("the log");
+    let raw = log_text(&written[0]);
     let bm = raw
         .lines()
         .find(|l| l.contains("BlockManagerAdded"))
@@ -284,8 +387,11 @@ fn event_log_is_named_as_spark_names_it_and_has_every_required_field() {
 fn an_attempt_without_application_end_stays_inprogress_and_no_context_means_no_log() {
     let dir = temp_dir("inprogress");
     let conf = format!("spark.eventLog.dir=file:{}", dir.display());
-    let (mut r, spark) = run_with(&pi_args(&conf, &[]), recorded(), None);
-    for a in &mut r.events {
+    let single = ["--conf", "spark.eventLog.rolling.enabled=false"];
+    let single = [&single[..], &["--conf", "spark.eventLog.compress=false"]].concat();
+    let (mut r, spark) = run_with(&pi_args(&conf, &single), recorded(), None);
+    let (mut rolled, rolling) = run_with(&pi_args(&conf, &[]), recorded(), None);
+    for a in r.events.iter_mut().chain(rolled.events.iter_mut()) {
         a.events
             .retain(|e| !matches!(e, ListenerEvent::ApplicationEnd { .. }));
     }
@@ -294,9 +400,21 @@ fn an_attempt_without_application_end_stays_inprogress_and_no_context_means_no_l
         written,
         vec![dir.join("application_1764662400000_0001_1.inprogress")]
     );
+    // The rolling writer: the attempt's app status file keeps `.inprogress`.
+    let app_dir = dir.join("eventlog_v2_application_1764662400000_0001_1");
+    assert_eq!(
+        outputs::write_event_logs(&rolled, &rolling).expect("written"),
+        vec![app_dir.clone()]
+    );
+    assert!(
+        app_dir
+            .join("appstatus_application_1764662400000_0001_1.inprogress")
+            .is_file()
+    );
+    std::fs::remove_dir_all(&app_dir).expect("removed");
     // A rerun of the same seed replaces the earlier file rather than adding a twin.
     r.events.clear();
-    let (r2, _) = run_with(&pi_args(&conf, &[]), recorded(), None);
+    let (r2, _) = run_with(&pi_args(&conf, &single), recorded(), None);
     outputs::write_event_logs(&r2, &spark).expect("written");
     let names: BTreeSet<String> = std::fs::read_dir(&dir)
         .expect("the dir")
@@ -370,13 +488,21 @@ fn failed_tasks_and_jobs_carry_their_reasons_and_each_attempt_gets_a_log() {
     let names: Vec<String> = written
         .iter()
         .map(|p| {
-            p.file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned()
+            let status = names_in(p)
+                .into_iter()
+                .find(|n| n.starts_with("appstatus_"));
+            let status = status.unwrap_or_default();
+            let dir = p.file_name().unwrap_or_default().to_string_lossy();
+            let name = status.trim_start_matches("appstatus_");
+            assert_eq!(
+                dir,
+                format!("eventlog_v2_{}", name.trim_end_matches(".inprogress"))
+            );
+            name.to_string()
         })
         .collect();
-    // `.inprogress` exactly when the attempt's SparkContext never posted ApplicationEnd.
+    // One folder per attempt; its app status is `.inprogress` exactly when the attempt's
+    // SparkContext never posted ApplicationEnd.
     let expected: Vec<String> = r
         .events
         .iter()
@@ -408,7 +534,62 @@ fn failed_tasks_and_jobs_carry_their_reasons_and_each_attempt_gets_a_log() {
         reason["Class Name"], "java.lang.IllegalStateException",
         "{reason}"
     );
-    assert!(reason["Stack Trace"].is_array() && failed[0]["Task Info"]["Failed"] == true);
+    assert_eq!(failed[0]["Task Info"]["Failed"], true);
+    // JsonProtocol.stackTraceToJson / Utils.exceptionString: the user's closure (the stage
+    // RDD's call site), then ResultTask.runTask down to Thread.run, as a real 4.0 run writes.
+    let frames = reason["Stack Trace"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        frames[0],
+        serde_json::json!({"Declaring Class": "com.example.Failing$", "Method Name": "$anonfun$main$1",
+            "File Name": "Failing.scala", "Line Number": 10})
+    );
+    assert_eq!(
+        frames[1]["Declaring Class"],
+        "org.apache.spark.scheduler.ResultTask"
+    );
+    assert_eq!(
+        frames.last().map(|f| f["Declaring Class"].clone()),
+        Some("java.lang.Thread".into())
+    );
+    let full = reason["Full Stack Trace"].as_str().unwrap_or("");
+    assert!(full.starts_with("java.lang.IllegalStateException: boom\n\tat com.example.Failing$.$anonfun$main$1(Failing.scala:10)\n"), "{full}");
+    assert!(
+        full.ends_with("\tat java.base/java.lang.Thread.run(Thread.java:840)\n"),
+        "{full}"
+    );
+    // Executor.collectAccumulatorsAndResetStatusOnFailure: the updates go with the reason
+    // (no name, the update as a string, as a real 4.0 log); resultSize, never added to, is sent
+    // but DAGScheduler.updateAccumulators leaves it out of the task's Accumulables.
+    let updates = reason["Accumulator Updates"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        updates.iter().all(|u| u.get("Name").is_none()
+            && u["Update"].is_string()
+            && u["Internal"] == false
+            && u["Count Failed Values"] == true),
+        "{updates:?}"
+    );
+    let infos = failed[0]["Task Info"]["Accumulables"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let info_ids: BTreeSet<u64> = infos.iter().filter_map(|a| a["ID"].as_u64()).collect();
+    let only_sent: Vec<&Value> = updates
+        .iter()
+        .filter(|u| u["ID"].as_u64().is_some_and(|id| !info_ids.contains(&id)))
+        .collect();
+    assert_eq!(only_sent.len(), 1, "{updates:?} vs {infos:?}");
+    assert_eq!(only_sent[0]["Update"], "0");
+    assert!(
+        infos
+            .iter()
+            .all(|a| a["Name"] != "internal.metrics.resultSize")
+    );
     let job = &events(&log, "SparkListenerJobEnd")[0]["Job Result"];
     assert_eq!(job["Result"], "JobFailed");
     assert!(
@@ -417,7 +598,17 @@ fn failed_tasks_and_jobs_carry_their_reasons_and_each_attempt_gets_a_log() {
             .is_some_and(|m| m.starts_with("Job aborted due to stage failure")),
         "{job}"
     );
-    assert_eq!(job["Exception"]["Stack Trace"], Value::Array(Vec::new()));
+    // The DAGScheduler's abort frames and the caller's runJob (a real 4.0 JobFailed).
+    let trace = job["Exception"]["Stack Trace"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(trace[0]["Method Name"], "$anonfun$abortStage$3", "{job}");
+    assert_eq!(trace[9]["Method Name"], "handleTaskSetFailed");
+    assert_eq!(
+        trace.last().map(|f| f["Declaring Class"].clone()),
+        Some("org.apache.spark.SparkContext".into())
+    );
     let stage = &events(&log, "SparkListenerStageCompleted")[0]["Stage Info"];
     assert!(stage["Failure Reason"].is_string(), "{stage}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -428,7 +619,7 @@ fn compressed_logs_are_zstd_and_bad_directories_name_the_key() {
     let dir = temp_dir("zstd");
     let conf = format!("spark.eventLog.dir={}", dir.display());
     let (r, spark) = run_with(
-        &pi_args(&conf, &["--conf", "spark.eventLog.compress=true"]),
+        &pi_args(&conf, &["--conf", "spark.eventLog.rolling.enabled=false"]),
         recorded(),
         None,
     );
@@ -448,6 +639,18 @@ fn compressed_logs_are_zstd_and_bad_directories_name_the_key() {
         .remove(0);
     let text = std::fs::read(&plain_path).expect("the log");
     assert_eq!(zstd::decode_all(&bytes[..]).expect("decodes"), text);
+    // ZStdCompressionCodec: spark.io.compression.zstd.level (1 by default) is the level used.
+    let mut strong = spark.clone();
+    strong
+        .properties
+        .insert("spark.io.compression.zstd.level".into(), "19".into());
+    strong.event_log_dir = dir.join("strong").display().to_string();
+    let strong_path = outputs::write_event_logs(&r, &strong)
+        .expect("written")
+        .remove(0);
+    let strong_bytes = std::fs::read(&strong_path).expect("the log");
+    assert_ne!(strong_bytes, bytes, "another level, other bytes");
+    assert_eq!(zstd::decode_all(&strong_bytes[..]).expect("decodes"), text);
 
     let file = dir.join("a-file");
     std::fs::write(&file, "x").expect("a file");
@@ -465,6 +668,19 @@ fn compressed_logs_are_zstd_and_bad_directories_name_the_key() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A log's bytes: one file's, or every file of a rolling folder with its name, by name.
+fn log_bytes(path: &Path) -> Vec<u8> {
+    if !path.is_dir() {
+        return std::fs::read(path).expect("the log");
+    }
+    let mut out = Vec::new();
+    for name in names_in(path) {
+        out.extend_from_slice(name.as_bytes());
+        out.extend(std::fs::read(path.join(&name)).expect("a log file"));
+    }
+    out
+}
+
 /// Every output of one run, as bytes.
 fn all_outputs(name: &str) -> Vec<Vec<u8>> {
     let dir = temp_dir(name);
@@ -473,7 +689,7 @@ fn all_outputs(name: &str) -> Vec<Vec<u8>> {
     let mut out: Vec<Vec<u8>> = outputs::write_event_logs(&r, &spark)
         .expect("written")
         .iter()
-        .map(|p| std::fs::read(p).expect("the log"))
+        .map(|p| log_bytes(p))
         .collect();
     let trace = dir.join("trace.json");
     outputs::write_chrome_trace(&r, &trace).expect("written");
@@ -797,8 +1013,22 @@ fn a_killed_am_leaves_its_attempt_inprogress_and_the_next_attempt_completes() {
     assert_eq!(
         written,
         vec![
-            dir.join("application_1764662400000_0001_1.inprogress"),
-            dir.join("application_1764662400000_0001_2"),
+            dir.join("eventlog_v2_application_1764662400000_0001_1"),
+            dir.join("eventlog_v2_application_1764662400000_0001_2"),
+        ]
+    );
+    let status: Vec<Vec<String>> = written
+        .iter()
+        .map(|p| {
+            let names = names_in(p).into_iter();
+            names.filter(|n| n.starts_with("appstatus_")).collect()
+        })
+        .collect();
+    assert_eq!(
+        status,
+        [
+            ["appstatus_application_1764662400000_0001_1.inprogress"],
+            ["appstatus_application_1764662400000_0001_2"],
         ]
     );
     for p in &written {
@@ -938,7 +1168,13 @@ fn export_event_logs() {
 fn an_existing_event_log_is_not_clobbered_without_overwrite() {
     let dir = temp_dir("overwrite");
     let conf = format!("spark.eventLog.dir=file:{}", dir.display());
-    let (r, spark) = run_with(&pi_args(&conf, &[]), recorded(), None);
+    let single = [
+        "--conf",
+        "spark.eventLog.rolling.enabled=false",
+        "--conf",
+        "spark.eventLog.compress=false",
+    ];
+    let (r, spark) = run_with(&pi_args(&conf, &single), recorded(), None);
     let first = outputs::eventlog::write_event_logs_reporting(&r, &spark).expect("written");
     let done = dir.join("application_1764662400000_0001_1");
     assert_eq!(first[0].path, done);
@@ -964,11 +1200,8 @@ fn an_existing_event_log_is_not_clobbered_without_overwrite() {
         "an earlier run's log\n"
     );
     let over = format!("spark.eventLog.dir=file:{}", dir.display());
-    let (r, spark) = run_with(
-        &pi_args(&over, &["--conf", "spark.eventLog.overwrite=true"]),
-        recorded(),
-        None,
-    );
+    let overwrite = [&single[..], &["--conf", "spark.eventLog.overwrite=true"]].concat();
+    let (r, spark) = run_with(&pi_args(&over, &overwrite), recorded(), None);
     let third = outputs::eventlog::write_event_logs_reporting(&r, &spark).expect("written");
     assert_eq!(
         (third[0].path.clone(), third[0].refused.clone()),
@@ -977,6 +1210,47 @@ fn an_existing_event_log_is_not_clobbered_without_overwrite() {
     assert_ne!(
         std::fs::read_to_string(&done).expect("replaced"),
         "an earlier run's log\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// EventLogFileWriters.scala RollingEventLogFilesWriter.start: an existing attempt folder is
+// refused (`Target log directory already exists (...)`) and left as it was, unless
+// spark.eventLog.overwrite=true deletes it first.
+#[test]
+fn an_existing_rolling_log_folder_is_refused_without_overwrite() {
+    let dir = temp_dir("overwrite-rolling");
+    let conf = format!("spark.eventLog.dir=file:{}", dir.display());
+    let (r, spark) = run_with(&pi_args(&conf, &[]), recorded(), None);
+    let first = outputs::eventlog::write_event_logs_reporting(&r, &spark).expect("written");
+    let app_dir = dir.join("eventlog_v2_application_1764662400000_0001_1");
+    assert_eq!(
+        (first[0].path.clone(), first[0].refused.clone()),
+        (app_dir.clone(), None)
+    );
+    let before = log_bytes(&app_dir);
+    let marker = app_dir.join("events_9_by_hand");
+    std::fs::write(&marker, "an earlier run's file\n").expect("written by hand");
+    let again = outputs::eventlog::write_event_logs_reporting(&r, &spark).expect("written");
+    let refused = format!(
+        "java.io.IOException: Target log directory already exists (file:{})",
+        app_dir.display()
+    );
+    assert_eq!(again[0].refused.as_deref(), Some(refused.as_str()));
+    assert!(marker.is_file(), "the earlier folder is left alone");
+    let over = ["--conf", "spark.eventLog.overwrite=true"];
+    let (r, spark) = run_with(&pi_args(&conf, &over), recorded(), None);
+    let third = outputs::eventlog::write_event_logs_reporting(&r, &spark).expect("written");
+    assert_eq!(
+        (third[0].path.clone(), third[0].refused.clone()),
+        (app_dir.clone(), None)
+    );
+    assert!(!marker.exists(), "overwrite deletes the folder first");
+    assert_eq!(names_in(&app_dir).len(), 3, "a fresh folder");
+    assert_ne!(
+        log_bytes(&app_dir),
+        before,
+        "this run's log (with spark.eventLog.overwrite)"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

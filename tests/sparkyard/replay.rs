@@ -60,6 +60,8 @@ fn spark_pi_log(dir: &Path, extra: &[&str]) -> PathBuf {
 #[test]
 fn sparkyards_own_spark_pi_log_replays_to_exactly_its_run_time() {
     let dir = temp_dir("roundtrip");
+    // Spark 4.0's default layout (a rolling eventlog_v2_* folder of zstd files), then one
+    // compressed file (RollingEventLogFilesWriter / SingleEventLogFileWriter).
     for extra in [
         &["--num-executors", "4"][..],
         &[
@@ -67,6 +69,8 @@ fn sparkyards_own_spark_pi_log_replays_to_exactly_its_run_time() {
             "3",
             "--executor-cores",
             "2",
+            "--conf",
+            "spark.eventLog.rolling.enabled=false",
             "--conf",
             "spark.eventLog.compress=true",
         ],
@@ -167,13 +171,15 @@ fn what_if_error_pct(app: &str, from: u32, to: u32) -> f64 {
 }
 
 // The issue's bound. With each executor's first-task warm-up given to the executor (the replay's
-// FirstTaskWarmup) the skew what-if is within it (+3.7 %, was +22 %); multijob is not (+50.7 %,
-// was +72 %): its N = 2 recordings have executors starting 18 s later and steady tasks taking
-// 1.5-2x as long as the N = 1 recordings for the same sleeps, CPU contention on the 2-core
-// machine that a replay keeping recorded durations (sparkyard's or Sparklens') cannot undo
-// (README, "Accuracy").
+// FirstTaskWarmup) the skew what-if is within it (+2.4 %); multijob is not (+50.2 %): its N = 2
+// recordings have executors starting 18 s later and steady tasks taking 1.5-2x as long as the
+// N = 1 recordings for the same sleeps, CPU contention on the 2-core machine that a replay
+// keeping recorded durations (sparkyard's or Sparklens') cannot undo. Re-recorded with the
+// recording's CPU priority raised (README, "Accuracy") both apps still miss (+21.7 %, +17.1 %),
+// by what those recordings differ in (+23.5 %, +18.2 %); the test below pins that, and the one
+// above shows the what-if exact on logs recorded without contention.
 #[test]
-#[ignore = "multijob not met on the committed logs (CPU contention while recording): skew +3.7 %, multijob +50.7 %, see README"]
+#[ignore = "not met on the committed logs (CPU contention while recording): skew +2.4 %, multijob +50.2 %, see README"]
 fn the_what_if_from_two_executors_predicts_one_within_fifteen_percent() {
     let errors: Vec<(&str, f64)> = ["skew", "multijob"]
         .into_iter()
@@ -181,6 +187,99 @@ fn the_what_if_from_two_executors_predicts_one_within_fifteen_percent() {
         .collect();
     for (app, e) in errors {
         assert!(e.abs() <= 15.0, "{app}: N=2 -> N=1 error {e:+.1} %");
+    }
+}
+
+#[test]
+fn the_what_if_across_executor_counts_is_exact_on_logs_recorded_without_contention() {
+    // The control experiment for the accuracy figures: sparkyard's own SparkPi logs come from a
+    // run whose executors share nothing, so what an N = 4 log predicts for 2 executors is the
+    // N = 2 run's time to the millisecond, and the other way round. What the real logs' what-if
+    // misses is therefore what their recordings differ in (start-up, warm-up and task time
+    // growing with N on one 2-core machine), not the model's scaling.
+    let dir = temp_dir("cross-n");
+    for sub in ["two", "four"] {
+        std::fs::create_dir_all(dir.join(sub)).expect("dir");
+    }
+    let two = spark_pi_log(&dir.join("two"), &["--num-executors", "2"]);
+    let four = spark_pi_log(&dir.join("four"), &["--num-executors", "4"]);
+    let recorded = |log: &Path| model::load(log).expect("reads").duration_ms() as f64;
+    let down = replay::replay(&four, &setup(&["--num-executors", "2"])).expect("replays");
+    assert_eq!(down.time.simulated, recorded(&two));
+    let up = replay::replay(&two, &setup(&["--num-executors", "4"])).expect("replays");
+    assert_eq!(up.time.simulated, recorded(&four));
+    assert!(recorded(&two) > recorded(&four));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The what-if's error explained by how the recordings differ: (source - target) executor
+/// start-up, per-executor warm-up, and task time net of warm-ups spread over the target's
+/// executors, in % of the target's time (means over the runs).
+fn recordings_difference_pct(app: &str, from: u32, to: u32) -> f64 {
+    struct Parts {
+        app_ms: f64,
+        startup_ms: f64,
+        warmup_ms: f64,
+        net_task_ms: f64,
+    }
+    let parts = |n: u32| -> Parts {
+        let logs = real_logs(app, n);
+        let mut p = Parts {
+            app_ms: 0.0,
+            startup_ms: 0.0,
+            warmup_ms: 0.0,
+            net_task_ms: 0.0,
+        };
+        for l in &logs {
+            let a = model::load(l).expect("reads");
+            let w = sparkyard::replay::program::first_task_warmup(&a);
+            let taken: u64 = w.first_tasks.values().flatten().map(|f| f.warmup_ms).sum();
+            let tasks: u64 = a
+                .stages()
+                .flat_map(|s| &s.tasks)
+                .map(|t| t.duration_ms)
+                .sum();
+            p.app_ms += a.duration_ms() as f64;
+            p.startup_ms +=
+                sparkyard::replay::simulate::recorded_startup_ms(&a).unwrap_or(0) as f64;
+            p.warmup_ms += w.warmup_ms as f64;
+            p.net_task_ms += tasks.saturating_sub(taken) as f64;
+        }
+        let k = logs.len() as f64;
+        Parts {
+            app_ms: p.app_ms / k,
+            startup_ms: p.startup_ms / k,
+            warmup_ms: p.warmup_ms / k,
+            net_task_ms: p.net_task_ms / k,
+        }
+    };
+    let (s, t) = (parts(from), parts(to));
+    let diff = (s.startup_ms - t.startup_ms)
+        + (s.warmup_ms - t.warmup_ms)
+        + (s.net_task_ms - t.net_task_ms) / to as f64;
+    100.0 * diff / t.app_ms
+}
+
+#[test]
+fn the_what_if_misses_by_what_the_recordings_differ_in_and_little_more() {
+    // On the committed logs the N = 2 -> N = 1 what-if misses multijob by +50 %, skew by +2 %;
+    // the N = 2 recordings' longer executor start-up, warm-up and task time for the same work
+    // (CPU contention on the recording machine, README "Accuracy") account for +52 % and +4 %:
+    // what remains is the model's own error, a few percent (exactly 0 without contention, see
+    // the test above).
+    for app in ["skew", "multijob"] {
+        let error = what_if_error_pct(app, 2, 1);
+        let explained = recordings_difference_pct(app, 2, 1);
+        println!("{app}: what-if 2 -> 1 {error:+.1} %, the recordings differ by {explained:+.1} %");
+        let (e4, x4) = (
+            what_if_error_pct(app, 2, 4),
+            recordings_difference_pct(app, 2, 4),
+        );
+        println!("{app}: what-if 2 -> 4 {e4:+.1} %, the recordings differ by {x4:+.1} %");
+        assert!(
+            (error - explained).abs() <= 5.0,
+            "{app}: what-if {error:+.1} %, the recordings differ by {explained:+.1} %"
+        );
     }
 }
 
@@ -199,9 +298,16 @@ fn each_executors_first_task_warm_up_belongs_to_the_executor() {
     // TaskRunner.run, PythonWorkerFactory); the replay gives that to the executor, not the task.
     let app = model::load(&data("multijob_n2_r1.zstd")).expect("reads");
     let w = sparkyard::replay::program::first_task_warmup(&app);
-    assert_eq!(w.first_tasks.get(&(0, 0)), Some(&vec![0, 1]));
+    let firsts = &w.first_tasks[&(0, 0)];
+    assert_eq!(
+        firsts.iter().map(|f| f.task).collect::<Vec<_>>(),
+        vec![0, 1]
+    );
     assert_eq!(w.first_tasks.len(), 1);
-    assert!((9000..=9700).contains(&w.warmup_ms), "{w:?}");
+    // Each first task gives up its own excess; the executors pay the median of the two.
+    let own: Vec<u64> = firsts.iter().map(|f| f.warmup_ms).collect();
+    assert!(own.iter().all(|ms| (9000..=9800).contains(ms)), "{w:?}");
+    assert_eq!(w.warmup_ms, (own[0] + own[1]) / 2, "{w:?}");
     // Under its own configuration the same tasks run first: the replay stays within 10 %.
     let own = replay::replay(&data("multijob_n2_r1.zstd"), &setup(&[])).expect("replays");
     assert!(own.time.error_pct.abs() <= 10.0, "{}", own.time.error_pct);
@@ -274,7 +380,15 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 }
 
 fn plain_pi_log(dir: &Path) -> Vec<u8> {
-    std::fs::read(spark_pi_log(dir, &["--num-executors", "2"])).expect("the log")
+    let single = [
+        "--num-executors",
+        "2",
+        "--conf",
+        "spark.eventLog.rolling.enabled=false",
+        "--conf",
+        "spark.eventLog.compress=false",
+    ];
+    std::fs::read(spark_pi_log(dir, &single)).expect("the log")
 }
 
 #[test]
@@ -576,4 +690,140 @@ fn the_flags_a_replay_has_no_use_for_are_refused_and_verbose_prints_the_replayed
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(err.contains("Parsed arguments:"), "{err}");
     assert!(err.contains("numExecutors            1"), "{err}");
+}
+
+/// Runs the bundled scenario `name` through the binary with its event log written to `dir`,
+/// and returns the log (a file or a rolling directory, whichever the writer makes).
+fn scenario_log(name: &str, dir: &Path) -> PathBuf {
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("config/scenarios")
+        .join(format!("{name}.toml"));
+    let logs = dir.join("container-logs");
+    let conf = format!("spark.eventLog.dir={}", dir.display());
+    let out = binary(&[
+        "run",
+        scenario.to_str().expect("utf-8"),
+        "--quiet",
+        "--log-dir",
+        logs.to_str().expect("utf-8"),
+        "--conf",
+        "spark.eventLog.enabled=true",
+        "--conf",
+        &conf,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("the log dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p != &logs)
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.remove(0)
+}
+
+#[test]
+fn a_speculative_race_replays_its_killed_original_and_its_winning_copy() {
+    // config/scenarios/speculation.toml: tasks 0 and 1 start on the slow nm-6; their copies
+    // (attempt 1, "Speculative": true) win and the originals are killed ("another attempt
+    // succeeded", TaskSetManager.handleSuccessfulTask), a TaskKilled that is no failure.
+    let dir = temp_dir("speculation");
+    let log = scenario_log("speculation", &dir);
+    let app = model::load(&log).expect("reads");
+    let f = &app.failures;
+    assert_eq!(
+        (f.speculative, f.speculative_won, f.killed, f.exception),
+        (2, 2, 2, 0)
+    );
+    let stage = &app.jobs[0].stages[0];
+    for t in &stage.tasks[..2] {
+        assert!(t.speculative && t.succeeded && t.attempt == 1, "{t:?}");
+        let killed = t.failures.as_deref().expect("the killed original");
+        assert_eq!(killed.len(), 1);
+        assert_eq!(killed[0].attempt, 0);
+        assert!(!killed[0].speculative);
+        assert_eq!(
+            killed[0].end,
+            model::AttemptEnd::Killed {
+                reason: "another attempt succeeded".into()
+            }
+        );
+        // The original ran on the slow node until its copy won: far longer than the copy.
+        assert!(
+            killed[0].duration_ms > 5 * t.duration_ms,
+            "{killed:?} {t:?}"
+        );
+    }
+    // Replayed with the log's speculation on: the originals run their recorded time on the
+    // simulated cluster, the speculation check launches copies again, the copies win again.
+    let own = replay::replay(&log, &setup(&[])).expect("replays");
+    assert!(
+        own.time.error_pct.abs() <= 5.0,
+        "{}",
+        replay::report::table(&own)
+    );
+    assert_eq!(own.failures.recorded_speculative, 2);
+    // Without speculation the originals are not rescued: the replay runs them to (at least)
+    // the time they were killed at, so it takes longer than the recorded run; a replay that
+    // kept only the winning copies' 2 s would be far shorter.
+    let off =
+        replay::replay(&log, &setup(&["--conf", "spark.speculation=false"])).expect("replays");
+    assert!(
+        off.time.simulated >= own.time.simulated,
+        "{} vs {}",
+        off.time.simulated,
+        own.time.simulated
+    );
+    assert!(
+        off.time.simulated >= 0.95 * off.time.recorded,
+        "{}",
+        replay::report::table(&off)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_report_has_the_executor_target_over_time_under_dynamic_allocation() {
+    // The YarnAllocator's target (requestTotalExecutorsWithPreferredLocalities): static
+    // allocation asks for its executors once; with dynamic allocation the
+    // ExecutorAllocationManager raises the target with the backlog and lowers it when executors
+    // are not needed (the multijob app's driver time between its jobs). Both end at 0:
+    // YarnSchedulerBackend.stop requests a total of 0 (SPARK-12009).
+    let log = data("multijob_n2_r1.zstd");
+    let fixed = replay::replay(&log, &setup(&[])).expect("replays");
+    let targets: Vec<u32> = fixed
+        .executors
+        .simulated_requested
+        .iter()
+        .map(|p| p.1)
+        .collect();
+    assert_eq!(targets, vec![2, 0], "{}", replay::report::table(&fixed));
+    let dynamic = replay::replay(
+        &log,
+        &setup(&["--conf", "spark.dynamicAllocation.enabled=true"]),
+    )
+    .expect("replays");
+    let targets: Vec<u32> = dynamic
+        .executors
+        .simulated_requested
+        .iter()
+        .map(|p| p.1)
+        .collect();
+    let table = replay::report::table(&dynamic);
+    assert!(targets.len() >= 3, "{table}");
+    let peak = targets.iter().copied().max().unwrap_or(0);
+    assert!(peak >= 1, "{table}");
+    let peak_at = targets.iter().position(|&t| t == peak).unwrap_or(0);
+    assert!(
+        targets[peak_at..].iter().any(|&t| t < peak),
+        "the target never came down: {table}"
+    );
+    assert!(
+        table.contains("executors requested (simulated): "),
+        "{table}"
+    );
 }

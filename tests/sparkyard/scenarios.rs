@@ -459,3 +459,47 @@ fn a_removed_executor_is_not_timed_out_again_by_the_heartbeat_receiver() {
         "no heartbeat expiry after the executor was removed"
     );
 }
+
+/// BlockManagerDecommissioner.scala / MapOutputTracker.scala (ShuffleStatus.updateMapOutput) /
+/// TaskSetManager.executorLost: with storage decommissioning, the decommissioned node's 4 map
+/// outputs are uploaded to the peers on nm-7 and the driver moves each (one
+/// `UpdateShuffleBlockInfo` per output); no reduce task fails and no map task runs twice.
+/// Without it (Spark's default), the same node loss costs FetchFailed reducers and a
+/// resubmitted map stage: 6 more task attempts and a later end.
+#[test]
+fn decommissioning_migrates_map_outputs_so_no_map_stage_reruns() {
+    let with = run("decommission-migrate");
+    let without = run("decommission-no-migration");
+    let count = |r: &RunResult, endpoint: &str, msg: &str| {
+        delivered_to(r, endpoint)
+            .iter()
+            .filter(|n| **n == msg)
+            .count()
+    };
+    assert_eq!(count(&with, "Executor", "UploadShuffleBlock"), 4);
+    assert_eq!(
+        count(&with, "CoarseGrainedScheduler", "UpdateShuffleBlockInfo"),
+        4
+    );
+    assert_eq!(
+        count(&without, "CoarseGrainedScheduler", "UpdateShuffleBlockInfo"),
+        0
+    );
+    // 8 map + 16 reduce tasks, none failed, none again.
+    assert_eq!(with.counters.tasks_launched, 24);
+    assert_eq!(with.counters.tasks_failed, 0);
+    // Without migration: 2 reducers fail with FetchFailed, the 4 lost maps and the 2
+    // reducers run again.
+    assert_eq!(without.counters.tasks_launched, 30);
+    assert_eq!(without.counters.tasks_failed, 2);
+    assert!(
+        with.end_ms < without.end_ms,
+        "{} vs {}",
+        with.end_ms,
+        without.end_ms
+    );
+    for r in [&with, &without] {
+        assert_eq!(r.counters.executor_failures_counted, 0);
+        assert_eq!(r.counters.executors_lost.len(), 2);
+    }
+}

@@ -156,6 +156,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
                 src.first_count,
             ),
             action_scope: Some(scope_of((2, "count"))),
+            shuffle_id: None,
         })),
     };
     // The map side writes every pair; a skewed run writes its mappers' average (the
@@ -185,6 +186,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
                 src.flat_map,
             ),
             action_scope: None,
+            shuffle_id: None,
         })),
     };
     let reducers = a.num_reducers;
@@ -216,6 +218,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
                 src.group_by,
             ),
             action_scope: Some(scope_of((4, "count"))),
+            shuffle_id: None,
         })),
     };
     vec![

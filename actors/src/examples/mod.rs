@@ -1,8 +1,12 @@
-//! The example applications a submission can name (Spark: `examples/`): SparkPi, GroupByTest
-//! and SkewedGroupByTest.
+//! The example applications a submission can name (Spark: `examples/`): SparkPi, GroupByTest,
+//! SkewedGroupByTest, SparkLR and SparkTC.
 
 pub mod group_by_test;
+pub mod java_random;
+pub mod rdd_graph;
+pub mod spark_lr;
 pub mod spark_pi;
+pub mod spark_tc;
 
 use sparkyard_messages::task::{RddScope, RddSpec};
 
@@ -51,4 +55,6 @@ pub const SIMULATED_CLASSES: &[&str] = &[
     spark_pi::JAVA_CLASS,
     group_by_test::CLASS,
     group_by_test::SKEWED_CLASS,
+    spark_lr::CLASS,
+    spark_tc::CLASS,
 ];

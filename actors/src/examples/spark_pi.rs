@@ -95,6 +95,7 @@ pub fn lineage() -> StageLineage {
             38,
         ),
         action_scope: Some(super::scope_of((2, "reduce"))),
+        shuffle_id: None,
     }
 }
 

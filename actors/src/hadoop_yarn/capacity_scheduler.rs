@@ -140,7 +140,8 @@ pub struct Assignment {
     pub node_used: Resource,
 }
 
-/// The scheduler: one queue, FIFO over attempts in id order, several containers a heartbeat.
+/// The scheduler: leaf queues under `root` served by used capacity, FIFO over the
+/// applications of a queue, several containers a heartbeat.
 #[derive(Clone, Debug)]
 pub struct CapacityScheduler {
     limits: AllocationLimits,
@@ -359,13 +360,17 @@ impl CapacityScheduler {
         (self.cluster_mb as f64 * self.queues[q].spec.capacity / 100.0) as u64
     }
 
-    /// The queue's current limit (ParentQueue's child limit): its maximum capacity, lowered to
-    /// what the other queues leave of the cluster.
+    /// The queue's current limit (`getCurrentLimitResource`: min(queue max resource, the limit
+    /// `ParentQueue.getResourceLimitsOfChild` sets)): root's limit is the cluster, so the
+    /// child's is the cluster less the other queues' usage, rounded down to the minimum
+    /// allocation (`Resources.roundDown`); the queue's maximum capacity caps it.
     fn current_limit_mb(&self, q: usize) -> u64 {
         let max = (self.cluster_mb as f64 * self.queues[q].spec.maximum_capacity / 100.0) as u64;
         let others: u64 =
             self.queues.iter().map(|x| x.used_mb).sum::<u64>() - self.queues[q].used_mb;
-        max.min(self.cluster_mb.saturating_sub(others))
+        let step = self.limits.minimum_mb.max(1);
+        let from_parent = self.cluster_mb.saturating_sub(others) / step * step;
+        max.min(from_parent)
     }
 
     /// `DefaultResourceCalculator.multiplyAndNormalizeUp`: memory times `by`, rounded up to the
@@ -575,58 +580,117 @@ impl CapacityScheduler {
         })
     }
 
-    /// `nodeUpdate` -> `allocateContainersToNode` for a heartbeat of node `idx`: first the AM
-    /// containers waiting (in submission order; not on a LOST node), then the outstanding asks
-    /// of each asking attempt (in id order) while they fit and the host is not blacklisted,
-    /// several per heartbeat (`assignMultiple`), until the node's memory is used up.
+    /// `nodeUpdate` -> `allocateContainersToNode` for a heartbeat of node `idx`: one container
+    /// at a time (`assignMultiple`), each time to the queue first in `queue_order` that has an
+    /// application with a request that fits, until none fits.
     pub fn node_update(&mut self, idx: usize) -> Vec<Assignment> {
         let mut out = Vec::new();
         if self.nodes[idx].decommissioning {
             return out;
         }
-        let mut waiting = VecDeque::new();
-        while let Some((attempt, resource)) = self.pending_am.pop_front() {
-            if !self.attempts.contains_key(&attempt) {
+        while let Some((attempt, resource, am)) = self.next_assignment(idx) {
+            out.push(self.allocate(attempt, idx, resource, am));
+            if am {
+                self.pending_am.retain(|(a, _)| *a != attempt);
                 continue;
             }
-            let node = &self.nodes[idx];
-            let a = &self.attempts[&attempt];
-            if !node.fits(resource) || node.lost || !self.queue_allows(a, resource) {
-                waiting.push_back((attempt, resource));
-                continue;
-            }
-            out.push(self.allocate(attempt, idx, resource, true));
-        }
-        self.pending_am = waiting;
-        let asking: Vec<ApplicationAttemptId> = self.asking.iter().copied().collect();
-        for attempt in asking {
-            loop {
-                let node = &self.nodes[idx];
-                let Some(a) = self.attempts.get(&attempt) else {
-                    break;
-                };
-                if a.outstanding == 0
-                    || a.blacklist.contains(&node.node_id.host)
-                    || !node.fits(a.capability)
-                    || !self.queue_allows(a, a.capability)
-                {
-                    break;
-                }
-                let capability = a.capability;
-                out.push(self.allocate(attempt, idx, capability, false));
-                let a = self.attempts.get_mut(&attempt).expect("checked above");
-                a.outstanding -= 1;
-                if a.outstanding == 0 {
-                    self.asking.remove(&attempt);
-                    break;
-                }
-            }
-            let node = &self.nodes[idx];
-            if node.used.memory_mb >= node.total.memory_mb {
-                break;
+            let a = self
+                .attempts
+                .get_mut(&attempt)
+                .expect("next_assignment found it");
+            a.outstanding -= 1;
+            if a.outstanding == 0 {
+                self.asking.remove(&attempt);
             }
         }
         out
+    }
+
+    /// `ParentQueue.assignContainers` for one container on node `idx`: the leaf queues in
+    /// `queue_order`; in a queue (`LeafQueue.assignContainers`) its applications in FIFO order
+    /// (`FifoOrderingPolicy`: the older application first, its AM request like any other), the
+    /// first whose request fits the node and the queue's and user's limits; an application
+    /// whose request does not fit is skipped for the next one.
+    fn next_assignment(&self, idx: usize) -> Option<(ApplicationAttemptId, Resource, bool)> {
+        let node = &self.nodes[idx];
+        if self.queues.len() == 1 {
+            return self.leaf_next(0, node);
+        }
+        self.queue_order()
+            .into_iter()
+            .find_map(|q| self.leaf_next(q, node))
+    }
+
+    /// `LeafQueue.assignContainers` for one container: queue `q`'s applications, oldest first.
+    /// Without AM containers waiting in `q` the asking attempts are already in that order (no
+    /// allocation on the hot path); otherwise both lists are merged by attempt id.
+    fn leaf_next(
+        &self,
+        q: usize,
+        node: &SchedulerNode,
+    ) -> Option<(ApplicationAttemptId, Resource, bool)> {
+        // With one queue every attempt is in it: no lookup per candidate.
+        let single = self.queues.len() == 1;
+        let in_q =
+            |a: &ApplicationAttemptId| single || self.attempts.get(a).is_some_and(|x| x.queue == q);
+        let try_one = |attempt: ApplicationAttemptId, am: Option<Resource>| {
+            let a = &self.attempts[&attempt];
+            let (r, ok) = match am {
+                // An AM container is never placed on a LOST node.
+                Some(r) => (r, !node.lost),
+                None => (
+                    a.capability,
+                    a.outstanding > 0 && !a.blacklist.contains(&node.node_id.host),
+                ),
+            };
+            (ok && node.fits(r) && self.queue_allows(a, r)).then_some((attempt, r, am.is_some()))
+        };
+        if !self.pending_am.iter().any(|(a, _)| in_q(a)) {
+            return self
+                .asking
+                .iter()
+                .filter(|a| in_q(a))
+                .find_map(|a| try_one(*a, None));
+        }
+        let mut apps: Vec<(ApplicationAttemptId, Option<Resource>)> = self
+            .pending_am
+            .iter()
+            .filter(|(a, _)| in_q(a))
+            .map(|(a, r)| (*a, Some(*r)))
+            .collect();
+        apps.extend(self.asking.iter().filter(|a| in_q(a)).map(|a| (*a, None)));
+        apps.sort_by_key(|(a, _)| *a);
+        apps.into_iter().find_map(|(a, am)| try_one(a, am))
+    }
+
+    /// `PriorityUtilizationQueueOrderingPolicy` (Hadoop 3.4, queue priorities not respected,
+    /// the default `utilization` policy): queues with a guaranteed capacity before those
+    /// without; then the lower used capacity (used / guaranteed; for two zero-capacity queues
+    /// used / cluster) first; on a tie the larger capacity first; then the configured order
+    /// (a stable sort).
+    fn queue_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.queues.len()).collect();
+        let key = |q: usize| {
+            let lq = &self.queues[q];
+            let zero = lq.spec.capacity <= 0.0;
+            let base = if zero {
+                self.cluster_mb
+            } else {
+                self.capacity_mb(q)
+            };
+            let used = if base == 0 {
+                0.0
+            } else {
+                lq.used_mb as f32 / base as f32
+            };
+            (zero, used, lq.spec.capacity)
+        };
+        order.sort_by(|&x, &y| {
+            let (zx, ux, cx) = key(x);
+            let (zy, uy, cy) = key(y);
+            zx.cmp(&zy).then(ux.total_cmp(&uy)).then(cy.total_cmp(&cx))
+        });
+        order
     }
 
     /// `FiCaSchedulerNode.allocateContainer` and the attempt's new live container.
@@ -844,7 +908,7 @@ mod tests {
         }
     }
 
-    /// AM containers come first, in submission order, and only where they fit; an attempt's
+    /// Applications in submission order, an AM container only where it fits; an attempt's
     /// containers are numbered from 1 (the AM) by its own counter.
     #[test]
     fn am_containers_first_then_asks_in_attempt_order() {
@@ -1075,6 +1139,60 @@ mod tests {
         let (cid, node) = cs.live_containers(a)[1];
         assert!(cs.complete_container(node, cid));
         assert_eq!(cs.node_update(node).len(), 1);
+    }
+
+    // FifoOrderingPolicy (LeafQueue.assignContainers): in one queue the older application's
+    // asks are served before a newer application's AM container.
+    #[test]
+    fn an_older_applications_asks_come_before_a_newer_am_in_its_queue() {
+        // maximum-am-resource-percent 1: both AMs are activated.
+        let q = [queue("default", 100.0, 100.0, 1.0, 1.0)];
+        let mut cs = CapacityScheduler::with_queues(limits(), &q);
+        cs.add_node(node("n0"), "/r".into(), res(8 * GB, 8));
+        cs.add_node(node("n1"), "/r".into(), res(2 * GB, 8));
+        let (a1, a2) = (attempt(1, 1), attempt(2, 1));
+        running(&mut cs, a1, 0, 3, res(1024, 1));
+        cs.add_attempt(a2, res(1024, 1));
+        let out = cs.node_update(1);
+        assert_eq!(
+            out.iter().map(|x| (x.attempt, x.am)).collect::<Vec<_>>(),
+            [(a1, false), (a1, false)]
+        );
+        let out = cs.node_update(0);
+        assert_eq!(
+            out.iter().map(|x| (x.attempt, x.am)).collect::<Vec<_>>(),
+            [(a1, false), (a2, true)]
+        );
+    }
+
+    // PriorityUtilizationQueueOrderingPolicy.PriorityQueueComparator (Hadoop 3.4, priorities
+    // not respected): each container goes to the queue with the lower used capacity (used /
+    // guaranteed), the larger capacity winning a tie. default (24 GB guaranteed) and etl
+    // (8 GB) each run an application asking 1 GB containers, each with a 1 GB AM: on an empty
+    // 8 GB node default gets three (3/24 = 1/8 ties etl's 1/8 and default is larger), etl one,
+    // default three more, etl the last one; attempt order alone would give default all eight.
+    #[test]
+    fn the_less_used_queue_is_served_first() {
+        let mut cs = two_queues(100.0, 0.5, 1.0);
+        let (a1, a2) = (attempt(1, 1), attempt(2, 1));
+        cs.add_attempt_in(a1, res(1024, 1), "default", "u1");
+        cs.add_attempt_in(a2, res(1024, 1), "etl", "u2");
+        assert_eq!(cs.node_update(0).len(), 2);
+        cs.update_requests(a1, res(1024, 1), 20, 0, &[], &[]);
+        cs.update_requests(a2, res(1024, 1), 20, 0, &[], &[]);
+        let out = cs.node_update(1);
+        let who: Vec<u32> = out.iter().map(|x| x.attempt.application_id.id).collect();
+        assert_eq!(who, [1, 1, 1, 2, 1, 1, 1, 2]);
+    }
+
+    // ParentQueue.getResourceLimitsOfChild: the child's limit is what root leaves (the cluster
+    // less the other queues' usage) rounded down to the minimum allocation.
+    #[test]
+    fn the_current_limit_is_rounded_down_to_the_minimum_allocation() {
+        let mut cs = two_queues(100.0, 0.5, 4.0);
+        cs.add_node(node("odd"), "/r".into(), res(1536, 8));
+        // 33.5 GB cluster; default uses nothing: etl's limit is 33 GB, not 33.5.
+        assert_eq!(cs.current_limit_mb(1), 33 * GB);
     }
 
     // UsersManager.computeUserLimit: with user-limit-factor 1 one user stops at the queue's

@@ -72,6 +72,8 @@ struct RmApp {
     am_host: Option<String>,
     am_rpc_port: i32,
     tracking_url: Option<String>,
+    /// The current attempt's `originalTrackingUrl` (RMAppAttemptImpl), `N/A` until set.
+    original_tracking_url: String,
     /// Node reports not yet pulled by an allocate call (`pullRMNodeUpdates`).
     updated_nodes: Vec<NodeReport>,
     /// Its current attempt waits for `activateApplications` (the AM limits).
@@ -247,6 +249,7 @@ impl ResourceManager {
             am_host: None,
             am_rpc_port: -1,
             tracking_url,
+            original_tracking_url: NOT_AVAILABLE.to_string(),
             updated_nodes: Vec::new(),
             awaiting_activation: false,
         };
@@ -290,6 +293,13 @@ impl ResourceManager {
             return;
         };
         let attempt_id = ApplicationAttemptId::new(id, app.attempts.len() as u32 + 1);
+        // A new RMAppAttemptImpl starts with originalTrackingUrl "N/A" and the proxy URL
+        // (`rmContext.getAppProxyUrl` in its constructor).
+        app.original_tracking_url = NOT_AVAILABLE.to_string();
+        app.tracking_url = Some(format!(
+            "http://{}:{RM_WEB_PORT}/proxy/{id}/",
+            self.sim.config.rm_host
+        ));
         app.attempts.push(RmAttempt {
             id: attempt_id,
             am_container: None,
@@ -429,6 +439,7 @@ impl ResourceManager {
             state: app.state,
             diagnostics: app.diagnostics.clone(),
             tracking_url: app.tracking_url.clone(),
+            original_tracking_url: app.original_tracking_url.clone(),
             start_time: app.start_time,
             finish_time: app.finish_time,
             final_status: app.final_status,
@@ -477,6 +488,7 @@ impl ResourceManager {
             app.am_rpc_port = req.rpc_port;
             let rm_web = format!("http://{}:{}", self.sim.config.rm_host, RM_WEB_PORT);
             app.tracking_url = Some(format!("{rm_web}/proxy/{id}/"));
+            app.original_tracking_url = sanitize_tracking_url(&req.tracking_url);
             app.diagnostics.clear();
             queue = app.submission.queue.clone();
         }
@@ -609,6 +621,8 @@ impl ResourceManager {
         if let Some(app) = self.apps.get_mut(&id) {
             app.final_status = req.final_status;
             app.diagnostics = req.diagnostics.clone();
+            // RMAppAttemptImpl.updateInfoOnAMUnregister (Hadoop 3.x keeps the proxied URL).
+            app.original_tracking_url = sanitize_tracking_url(&req.tracking_url);
             app.finish_time = crate::kernel::clock::now_epoch_ms();
             self.scheduler.stop_asking(req.attempt_id);
         }
@@ -833,7 +847,14 @@ impl ResourceManager {
         );
         app.am_host = None;
         app.am_rpc_port = -1;
-        app.tracking_url = None;
+        // RMAppAttemptImpl.setTrackingUrlToRMAppPage(FAILED) ("don't leave the tracking URL
+        // pointing to a non-existent AM"): both URLs become the RM's app page.
+        let app_page = format!(
+            "http://{}:{RM_WEB_PORT}/cluster/app/{id}",
+            self.sim.config.rm_host
+        );
+        app.tracking_url = Some(app_page.clone());
+        app.original_tracking_url = app_page;
         let now = crate::kernel::clock::now_epoch_ms();
         if let Some(a) = app.attempts.iter_mut().find(|a| a.id == attempt_id) {
             a.am_exit_status = Some(status.exit_status);
@@ -898,6 +919,18 @@ impl ResourceManager {
 
 /// `FiCaSchedulerApp.getActivedAppDiagnosticMessage` as sparkyard has always shown it: the
 /// application is activated and waits for its AM container.
+/// Hadoop's `N/A` (`RMAppAttemptImpl`'s initial tracking URLs, `ApplicationReport` defaults).
+const NOT_AVAILABLE: &str = "N/A";
+
+/// `RMAppAttemptImpl.sanitizeTrackingUrl`: a null or blank URL is `N/A`.
+pub fn sanitize_tracking_url(url: &str) -> String {
+    if url.trim().is_empty() {
+        NOT_AVAILABLE.to_string()
+    } else {
+        url.to_string()
+    }
+}
+
 fn activated_diagnostics(now_epoch_ms: u64, am_resource: Resource) -> String {
     format!(
         "[{}] Application is Activated, waiting for resources to be assigned for AM.  Details : AM Partition = <DEFAULT_PARTITION> ; AM Resource Request = {} ; ",
@@ -1195,6 +1228,18 @@ crate::endpoint!(ResourceManager {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // RMAppAttemptImpl.sanitizeTrackingUrl: `(url == null || url.trim().isEmpty()) ? "N/A" :
+    // url` (Spark's AM unregisters with "" when spark.yarn.historyServer.address is unset).
+    #[test]
+    fn blank_tracking_urls_are_not_available() {
+        assert_eq!(sanitize_tracking_url(""), "N/A");
+        assert_eq!(sanitize_tracking_url("  "), "N/A");
+        assert_eq!(
+            sanitize_tracking_url("h:18080/history/a/1"),
+            "h:18080/history/a/1"
+        );
+    }
 
     // Hadoop 3.4 RMAppAttemptImpl.shouldCountTowardsMaxAttemptRetry; TestAMRestart
     // testShouldNotCountFailureToMaxAttemptRetry: preempted (-102), lost-node ABORTED (-100),

@@ -63,6 +63,8 @@ pub struct Driver {
     yarn_scheduler: Option<EndpointRef<YarnSchedulerMsg>>,
     asks: AskTable<DriverAnswer>,
     slices: u32,
+    /// SparkTC's closure size, printed after its last count.
+    tc_edges: u64,
     jobs: Vec<JobSpec>,
     next_job: usize,
     job_started_ms: u64,
@@ -108,6 +110,7 @@ impl Driver {
                 yarn_scheduler: None,
                 asks: AskTable::default(),
                 slices: 0,
+                tc_edges: 0,
                 jobs: Vec::new(),
                 next_job: 0,
                 job_started_ms: 0,
@@ -126,6 +129,8 @@ impl Driver {
         match &self.program {
             UserProgram::SparkPi => "Spark Pi".into(),
             UserProgram::GroupByTest { .. } => crate::examples::group_by_test::APP_NAME.into(),
+            UserProgram::SparkLr => crate::examples::spark_lr::APP_NAME.into(),
+            UserProgram::SparkTc => crate::examples::spark_tc::APP_NAME.into(),
             UserProgram::Synthetic { app_name, .. } | UserProgram::Replay { app_name, .. } => {
                 app_name.clone()
             }
@@ -320,6 +325,34 @@ impl Driver {
                     Err(e) => return self.user_class_threw(e, ctx),
                 }
             }
+            UserProgram::SparkLr => {
+                use crate::examples::spark_lr;
+                // `generateData` and `w` come before the first job; `slice` refuses a count
+                // below 1 only when that job asks for the partitions.
+                let slices = match spark_lr::parse_slices(&self.args) {
+                    Ok(s) => s,
+                    Err(e) => return self.user_class_threw(e, ctx),
+                };
+                self.env.log().stdout(&spark_lr::initial_w_line());
+                match spark_lr::check_slices(slices) {
+                    Ok(s) => {
+                        self.slices = s;
+                        self.jobs = spark_lr::jobs(s);
+                    }
+                    Err(e) => {
+                        self.env.log().stdout(&spark_lr::iteration_line(1));
+                        return self.user_class_threw(e, ctx);
+                    }
+                }
+            }
+            UserProgram::SparkTc => match crate::examples::spark_tc::parse_slices(&self.args) {
+                Ok(s) => {
+                    let plan = crate::examples::spark_tc::plan(s);
+                    self.tc_edges = plan.edges;
+                    self.jobs = plan.jobs;
+                }
+                Err(e) => return self.user_class_threw(e, ctx),
+            },
             UserProgram::Synthetic { jobs, .. } => self.jobs = jobs,
             UserProgram::Replay { .. } => {}
         }
@@ -348,6 +381,11 @@ impl Driver {
             return self.stop_spark_context(ctx);
         };
         self.next_job += 1;
+        // SparkLR: `println(s"On iteration $i")` before each job.
+        if let UserProgram::SparkLr = self.program {
+            let line = crate::examples::spark_lr::iteration_line(self.next_job as u32);
+            self.env.log().stdout(&line);
+        }
         info!(self.env.log(), SC, "Starting job: {}", job.call_site);
         let attempt = self.attempt_id.attempt_id;
         self.sim.observe(RunEvent::JobStarted { attempt });
@@ -392,6 +430,7 @@ impl Driver {
                         self.env.log().stdout(&n.to_string());
                     }
                 }
+                self.print_after_job();
                 let _: &[TaskResultData] = &results;
                 self.run_next_job(ctx);
             }
@@ -402,6 +441,25 @@ impl Driver {
                 );
                 self.user_class_threw(format!("org.apache.spark.SparkException: {message}"), ctx);
             }
+        }
+    }
+
+    /// SparkLR's `Final w` after its last job; SparkTC's `TC has N edges.` after its last.
+    fn print_after_job(&self) {
+        if self.next_job != self.jobs.len() {
+            return;
+        }
+        match self.program {
+            UserProgram::SparkLr => {
+                let line = crate::examples::spark_lr::final_w_line(self.slices);
+                self.env.log().stdout(&line);
+            }
+            UserProgram::SparkTc => {
+                self.env
+                    .log()
+                    .stdout(&format!("TC has {} edges.", self.tc_edges));
+            }
+            _ => {}
         }
     }
 
@@ -490,6 +548,8 @@ impl Driver {
             UserProgram::GroupByTest { skewed } => {
                 crate::examples::group_by_test::stop_site(*skewed)
             }
+            UserProgram::SparkLr => crate::examples::spark_lr::stop_site(),
+            UserProgram::SparkTc => crate::examples::spark_tc::stop_site(),
             _ => stop_after_last_call_site(&self.jobs),
         }
     }
@@ -590,7 +650,15 @@ impl Actor for Driver {
             Some(DriverFault::ThrowBeforeContext(cause)) => self.user_class_threw(cause, ctx),
             // `main` blocks forever without a SparkContext: the AM's wait times out.
             Some(DriverFault::NeverCreateContext) => {}
-            _ => self.create_spark_context(ctx),
+            _ => {
+                // SparkLR's `showWarning()` runs before its SparkSession.
+                if let UserProgram::SparkLr = self.program {
+                    self.env
+                        .log()
+                        .stderr_raw(crate::examples::spark_lr::WARNING);
+                }
+                self.create_spark_context(ctx)
+            }
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::rpc::{EndpointRef, RpcEnv};
 use crate::spark_core::executor_allocation_manager::{
     self as eam, AllocationListener, ExecutorAllocationClient, ExecutorAllocationManager,
 };
+use crate::spark_core::executor_env::block_manager_port;
 use crate::spark_core::executor_log_url_handler::ExecutorLogUrlHandler;
 use crate::spark_core::executor_monitor::ShuffleDataQuery;
 use crate::spark_core::scheduler::{Scheduler, SchedulerEvent, WorkerOffer};
@@ -32,7 +33,7 @@ use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
 use sparkyard_messages::rpc::{EndpointId, RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
-use sparkyard_messages::task::StatusUpdate;
+use sparkyard_messages::task::{BlockManagerId, BlockManagerPeer, StatusUpdate};
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -78,6 +79,13 @@ impl Offerable {
             Some(a) => self.0.range((Excluded(a), Unbounded)).next().copied(),
         }
     }
+}
+
+/// `ExecutorDecommissionInfo(message, workerHost)`.
+struct DecommissionInfo {
+    message: String,
+    /// Set when the whole host is decommissioned (`DecommissionExecutorsOnHost`).
+    worker_host: Option<String>,
 }
 
 struct ExecutorData {
@@ -132,12 +140,16 @@ pub struct DriverEndpoint {
     /// `executorsPendingToRemove`: executors the driver asked to kill (their loss is
     /// `ExecutorKilled`, never a failure).
     pending_to_remove: BTreeSet<ExecutorId>,
-    /// `executorsPendingDecommission`: the decommission message of each executor being
+    /// `executorsPendingDecommission`: the `ExecutorDecommissionInfo` of each executor being
     /// decommissioned (its loss is `ExecutorDecommission`).
-    pending_decommission: BTreeMap<ExecutorId, String>,
+    pending_decommission: BTreeMap<ExecutorId, DecommissionInfo>,
     /// A `ResubmitFailedStages` the DAGScheduler asked for, to be scheduled after the message
     /// being handled (ms from now).
     resubmit_after_ms: Option<u64>,
+    /// `spark.executor.decommission.forceKillTimeout` (seconds; none by default).
+    force_kill_timeout_s: Option<u64>,
+    /// Decommissions whose force-kill check is to be scheduled after the current message.
+    force_kills_due: Vec<Vec<ExecutorId>>,
 }
 
 impl DriverEndpoint {
@@ -180,6 +192,13 @@ impl DriverEndpoint {
                     .map(|n| (n.host.as_str(), n.rack.as_str())),
                 sim.config.seed,
             );
+            let props: Vec<(String, String)> = s
+                .properties
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let force_kill_timeout_s = crate::world::spark_conf::SparkConfView(&props)
+                .time_as_sec_opt("spark.executor.decommission.forceKillTimeout");
             DriverEndpoint {
                 log_url_handler: ExecutorLogUrlHandler::new(
                     s.properties
@@ -206,17 +225,14 @@ impl DriverEndpoint {
                 failures_counted: 0,
                 offered: Vec::new(),
                 offers: Vec::new(),
-                app_properties: Arc::new(
-                    s.properties
-                        .iter()
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect(),
-                ),
+                app_properties: Arc::new(props),
                 ever_registered: BTreeSet::new(),
                 allocation,
                 pending_to_remove: BTreeSet::new(),
                 pending_decommission: BTreeMap::new(),
                 resubmit_after_ms: None,
+                force_kill_timeout_s,
+                force_kills_due: Vec::new(),
             }
         });
         out.expect("create runs its closure")
@@ -276,7 +292,16 @@ impl DriverEndpoint {
             DriverEndpointMsg::DecommissionExecutorsOnHost(host) => {
                 self.decommission_executors_on_host(&host)
             }
+            DriverEndpointMsg::GetPeers(ask, asker) => {
+                let peers = self.block_manager_peers(&asker);
+                self.env.reply(ask, peers)
+            }
+            DriverEndpointMsg::UpdateShuffleBlockInfo {
+                block_manager,
+                block,
+            } => self.scheduler.update_map_output(block, block_manager),
         }
+        self.schedule_force_kills(ctx);
         if let Some(ms) = self.resubmit_after_ms.take() {
             // DAGScheduler's messageScheduler: ResubmitFailedStages after RESUBMIT_TIMEOUT.
             ctx.run_later(clock::ms(ms), |act, _| {
@@ -667,8 +692,11 @@ impl DriverEndpoint {
         let decommission = self.pending_decommission.remove(&id);
         let reason = if self.pending_to_remove.remove(&id) {
             ExecutorLossReason::Killed
-        } else if let Some(reason) = decommission {
-            ExecutorLossReason::Decommission { reason }
+        } else if let Some(info) = decommission {
+            ExecutorLossReason::Decommission {
+                reason: info.message,
+                worker_host: info.worker_host,
+            }
         } else {
             reason
         };
@@ -693,7 +721,7 @@ impl DriverEndpoint {
             executor_id: id.to_string(),
             reason: removed,
         });
-        self.scheduler.dag_executor_lost(id);
+        self.scheduler.dag_executor_lost(id, &reason);
         self.handle_events(events);
     }
 
@@ -887,6 +915,91 @@ impl DriverEndpoint {
             .local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")
     }
 
+    /// `decommissionExecutors`' cleanup task (`cleanup-decommission-execs`): after
+    /// `spark.executor.decommission.forceKillTimeout`, the executors still decommissioning
+    /// are killed (force, not counted as failures).
+    fn schedule_force_kills(&mut self, ctx: &mut Context<Self>) {
+        let Some(timeout_s) = self.force_kill_timeout_s else {
+            return;
+        };
+        for ids in std::mem::take(&mut self.force_kills_due) {
+            ctx.run_later(clock::ms(timeout_s.saturating_mul(1000)), move |act, _| {
+                act.force_kill_stragglers(&ids, timeout_s)
+            });
+        }
+    }
+
+    fn force_kill_stragglers(&mut self, ids: &[ExecutorId], timeout_s: u64) {
+        let stragglers: Vec<ExecutorId> = ids
+            .iter()
+            .copied()
+            .filter(|id| self.pending_decommission.contains_key(id))
+            .collect();
+        if stragglers.is_empty() || self.shared.borrow().stopping {
+            return;
+        }
+        let list: Vec<String> = stragglers.iter().map(|i| i.to_string()).collect();
+        info!(
+            self.env.log(),
+            BACKEND,
+            "List({}) failed to decommission in {timeout_s}, killing.",
+            list.join(", ")
+        );
+        self.kill_executors_with(&stragglers, true);
+    }
+
+    /// `killExecutors(..., force)`: with `force` a busy executor is killed too (and it is no
+    /// idle kill, so the shuffle-tracking invariant does not apply).
+    fn kill_executors_with(&mut self, ids: &[ExecutorId], force: bool) -> Vec<ExecutorId> {
+        let log = self.env.log().clone();
+        let list = |v: &[ExecutorId]| {
+            v.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        info!(log, BACKEND, "Requesting to kill executor(s) {}", list(ids));
+        let mut kill = Vec::new();
+        for &id in ids {
+            if !self.executors.contains(id) {
+                warn!(log, BACKEND, "Executor to kill {id} does not exist!");
+            } else if !self.pending_to_remove.contains(&id) && (force || !self.is_executor_busy(id))
+            {
+                kill.push(id);
+            }
+        }
+        let tracking = self
+            .sim
+            .config
+            .spark
+            .dynamic_allocation
+            .is_some_and(|d| d.shuffle_tracking_enabled && !d.shuffle_service_enabled);
+        for &id in &kill {
+            self.pending_to_remove.insert(id);
+            self.update_offerable(id);
+            let holds = tracking && !force && self.scheduler.holds_shuffle_data(id);
+            let check = invariants::idle_kill_without_shuffle_data(id.0, holds);
+            self.sim
+                .violations
+                .check(inv::NO_SHUFFLE_EXECUTOR_KILLED_IDLE, check);
+        }
+        info!(
+            log,
+            BACKEND,
+            "Actual list of executor(s) to be killed is {}",
+            list(&kill)
+        );
+        if kill.is_empty() {
+            return kill;
+        }
+        if let Some(yarn) = self.yarn_scheduler() {
+            let ids = kill.clone();
+            self.env
+                .ask(self.me, &yarn, |a| YarnSchedulerMsg::KillExecutors(a, ids));
+        }
+        kill
+    }
+
     /// `DecommissionExecutorsOnHost(host)`: every executor alive on the host is decommissioned
     /// (a walk over the executors: a node decommission is rare).
     fn decommission_executors_on_host(&mut self, host: &str) {
@@ -900,7 +1013,11 @@ impl DriverEndpoint {
         if ids.is_empty() {
             return;
         }
-        let done = self.decommission(&ids, &format!("Decommissioning all executors on {host}."));
+        let info = DecommissionInfo {
+            message: format!("Decommissioning all executors on {host}."),
+            worker_host: Some(host.to_string()),
+        };
+        let done = self.decommission(&ids, &info);
         // Not idle candidates any more (the manager marks its own scale-down decommissions).
         if let Some(m) = &self.allocation {
             m.borrow_mut().monitor.executors_decommissioned(&done);
@@ -910,7 +1027,7 @@ impl DriverEndpoint {
     /// `CoarseGrainedSchedulerBackend.decommissionExecutors(..., adjustTargetNumExecutors =
     /// false, triggeredByExecutor = false)`: active executors stop taking tasks, their block
     /// managers are marked decommissioning and each is told to decommission itself.
-    fn decommission(&mut self, ids: &[ExecutorId], message: &str) -> Vec<ExecutorId> {
+    fn decommission(&mut self, ids: &[ExecutorId], info: &DecommissionInfo) -> Vec<ExecutorId> {
         let active: Vec<ExecutorId> = ids
             .iter()
             .copied()
@@ -920,7 +1037,14 @@ impl DriverEndpoint {
             return active;
         }
         for &id in &active {
-            self.pending_decommission.insert(id, message.to_string());
+            let info = DecommissionInfo {
+                message: info.message.clone(),
+                worker_host: info.worker_host.clone(),
+            };
+            // TaskSchedulerImpl.executorDecommission.
+            self.scheduler
+                .executor_decommission(id, info.worker_host.as_deref());
+            self.pending_decommission.insert(id, info);
             self.update_offerable(id);
         }
         let log = self.env.log().clone();
@@ -930,7 +1054,7 @@ impl DriverEndpoint {
             .iter()
             .filter_map(|id| {
                 let e = self.executors.get(*id)?;
-                let port = 38000 + id.0 % 1000;
+                let port = block_manager_port(*id);
                 Some(format!("BlockManagerId({id}, {}, {port}, None)", e.host))
             })
             .collect();
@@ -940,6 +1064,9 @@ impl DriverEndpoint {
             "Mark BlockManagers ({}) as being decommissioning.",
             managers.join(", ")
         );
+        if self.force_kill_timeout_s.is_some() {
+            self.force_kills_due.push(active.clone());
+        }
         for &id in &active {
             info!(log, BACKEND, "Notify executor {id} to decommission.");
             if let Some(e) = self.executors.get(id) {
@@ -948,6 +1075,39 @@ impl DriverEndpoint {
             }
         }
         active
+    }
+
+    /// `BlockManagerMasterEndpoint.getPeers`: every registered block manager but the asker's
+    /// and the decommissioning ones (empty for an unknown asker). Spark's order is a hash's,
+    /// then the decommissioner shuffles it; here executor id order rotated by the asker's id,
+    /// so decommissioning executors spread over different peers first. A walk over the
+    /// executors: only a decommissioning executor asks.
+    fn block_manager_peers(&self, asker: &BlockManagerId) -> Vec<BlockManagerPeer> {
+        if !self.executors.contains(asker.executor_id) {
+            return Vec::new();
+        }
+        let mut ids: Vec<ExecutorId> = self
+            .by_address
+            .values()
+            .copied()
+            .filter(|id| *id != asker.executor_id && !self.pending_decommission.contains_key(id))
+            .collect();
+        ids.sort();
+        let start = ids.partition_point(|id| *id < asker.executor_id);
+        ids.rotate_left(start);
+        ids.iter()
+            .filter_map(|id| {
+                let e = self.executors.get(*id)?;
+                Some(BlockManagerPeer {
+                    id: BlockManagerId {
+                        executor_id: *id,
+                        host: e.host.to_string(),
+                        port: block_manager_port(*id),
+                    },
+                    endpoint: self.env.remote_ref(e.executor.id),
+                })
+            })
+            .collect()
     }
 
     /// `isExecutorActive`: registered, not being removed, lost or decommissioned.
@@ -987,57 +1147,16 @@ impl ExecutorAllocationClient for DriverEndpoint {
     /// `CoarseGrainedSchedulerBackend.killExecutors(ids, adjustTargetNumExecutors = false,
     /// countFailures = false, force = false)`: known, not already pending, not busy.
     fn kill_executors(&mut self, ids: &[ExecutorId]) -> Vec<ExecutorId> {
-        let log = self.env.log().clone();
-        let list = |v: &[ExecutorId]| {
-            v.iter()
-                .map(|i| i.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        info!(log, BACKEND, "Requesting to kill executor(s) {}", list(ids));
-        let mut kill = Vec::new();
-        for &id in ids {
-            if !self.executors.contains(id) {
-                warn!(log, BACKEND, "Executor to kill {id} does not exist!");
-            } else if !self.pending_to_remove.contains(&id) && !self.is_executor_busy(id) {
-                kill.push(id);
-            }
-        }
-        let tracking = self
-            .sim
-            .config
-            .spark
-            .dynamic_allocation
-            .is_some_and(|d| d.shuffle_tracking_enabled && !d.shuffle_service_enabled);
-        for &id in &kill {
-            self.pending_to_remove.insert(id);
-            self.update_offerable(id);
-            let holds = tracking && self.scheduler.holds_shuffle_data(id);
-            let check = invariants::idle_kill_without_shuffle_data(id.0, holds);
-            self.sim
-                .violations
-                .check(inv::NO_SHUFFLE_EXECUTOR_KILLED_IDLE, check);
-        }
-        info!(
-            log,
-            BACKEND,
-            "Actual list of executor(s) to be killed is {}",
-            list(&kill)
-        );
-        if kill.is_empty() {
-            return kill;
-        }
-        if let Some(yarn) = self.yarn_scheduler() {
-            let ids = kill.clone();
-            self.env
-                .ask(self.me, &yarn, |a| YarnSchedulerMsg::KillExecutors(a, ids));
-        }
-        kill
+        self.kill_executors_with(ids, false)
     }
 
     /// `decommissionExecutors(ids with ExecutorDecommissionInfo("spark scale down"), ...)`.
     fn decommission_executors(&mut self, ids: &[ExecutorId]) -> Vec<ExecutorId> {
-        self.decommission(ids, "spark scale down")
+        let info = DecommissionInfo {
+            message: "spark scale down".to_string(),
+            worker_host: None,
+        };
+        self.decommission(ids, &info)
     }
 }
 
@@ -1061,8 +1180,9 @@ impl Actor for DriverEndpoint {
         // ExecutorAllocationManager.start(): the initial target, then `schedule()` every 100 ms.
         if let Some(m) = self.allocation.clone() {
             m.borrow_mut().start(self);
-            ctx.run_interval(clock::ms(eam::INTERVAL_MS), |act, _| {
-                act.schedule_allocation()
+            ctx.run_interval(clock::ms(eam::INTERVAL_MS), |act, ctx| {
+                act.schedule_allocation();
+                act.schedule_force_kills(ctx);
             });
         }
         // TaskSchedulerImpl.start(): the speculation thread, `checkSpeculatableTasks` every

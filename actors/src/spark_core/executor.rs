@@ -9,6 +9,9 @@ use crate::kernel::small_map::SmallSet;
 use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
+use crate::spark_core::block_manager_decommissioner::{
+    BlockManagerDecommissioner, DecommissionerConf, SAVED_ON_DECOMMISSIONED, Step, StoredShuffle,
+};
 use crate::spark_core::executor_env::{self, block_manager_port};
 use crate::spark_core::executor_log_url_handler;
 use crate::spark_core::memory_store::{EXECUTOR_STORE, MemoryStore};
@@ -24,10 +27,10 @@ use sparkyard_messages::endpoint_verifier::EndpointVerifierMsg;
 use sparkyard_messages::executor::{ExecutorMainMsg, ExecutorMsg};
 use sparkyard_messages::ids::TaskId;
 use sparkyard_messages::records::{ExecutorArguments, ExecutorLossReason, RpcFailure, TaskState};
-use sparkyard_messages::rpc::{EndpointId, RpcAddress, SparkAppConfig};
+use sparkyard_messages::rpc::{EndpointId, ReplyTo, RpcAddress, SparkAppConfig};
 use sparkyard_messages::task::{
-    BlockManagerId, FetchFailure, MapStatusData, StatusUpdate, TaskDescription, TaskResultData,
-    TaskWork,
+    BlockManagerId, BlockManagerPeer, FetchFailure, MapStatusData, MigratedShuffleBlock,
+    ShuffleBlockInfo, StatusUpdate, TaskDescription, TaskResultData, TaskWork,
 };
 use std::rc::Rc;
 
@@ -44,6 +47,19 @@ pub fn parse_driver_url(url: &str) -> Option<RpcAddress> {
         host: host.to_string(),
         port: port.parse().ok()?,
     })
+}
+
+/// The position a task's `Utils.randomize`d fetch order gives the first of `n` failing
+/// servers: a function of the run's seed and the task id (splitmix64), `None` when `n` is 0.
+pub fn randomized_index(seed: u64, task_id: u64, n: usize) -> Option<usize> {
+    if n == 0 {
+        return None;
+    }
+    let mut z = seed ^ task_id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    Some((z % n as u64) as usize)
 }
 
 /// Looks the driver's endpoint-verifier up; `Err` is `Failed to connect to host:port`.
@@ -282,6 +298,10 @@ pub enum BackendAnswer {
     /// The endpoint-verifier's `CheckExistence`: whether the driver's endpoint exists.
     Lookup(Result<bool, RpcFailure>),
     Register(Result<bool, RpcFailure>),
+    /// The BlockManagerMaster's `GetPeers`.
+    Peers(Result<Vec<BlockManagerPeer>, RpcFailure>),
+    /// A migration thread's (by slot) `uploadBlockSync` to its peer.
+    Upload(u32, Result<(), RpcFailure>),
 }
 
 /// A running task: its timer, so KillTask can cancel it.
@@ -333,9 +353,16 @@ pub struct ExecutorConf {
     /// `shuffleBlocks` switches: whether a decommissioning executor migrates its blocks.
     pub storage_decommission: bool,
     pub storage_decommission_blocks: bool,
+    /// The rest of `spark.storage.decommission.*` (the decommissioner's settings).
+    pub decommissioner: DecommissionerConf,
 }
 
 impl ExecutorConf {
+    /// Spark 4.0's `spark.storage.decommission.*` defaults.
+    pub fn default_decommissioner() -> DecommissionerConf {
+        ExecutorConf::from_properties(&[]).decommissioner
+    }
+
     pub fn from_properties(props: &[(String, String)]) -> Self {
         let c = SparkConfView(props);
         let (ask_timeout_ms, ask_timeout_property) = c.rpc_timeout("spark.rpc.askTimeout");
@@ -344,11 +371,31 @@ impl ExecutorConf {
             c.get(key)
                 .map_or(default, |v| v.eq_ignore_ascii_case("true"))
         };
+        // The submit-side validation (sparkyard's conf settings) rejected bad values already.
+        let int = |key: &str, default: u32| {
+            c.get(key)
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(default)
+        };
         ExecutorConf {
             decommission_enabled: flag("spark.decommission.enabled", false),
             storage_decommission: flag("spark.storage.decommission.enabled", false),
             storage_decommission_blocks: flag("spark.storage.decommission.rddBlocks.enabled", true)
                 || flag("spark.storage.decommission.shuffleBlocks.enabled", true),
+            decommissioner: DecommissionerConf {
+                shuffle_blocks: flag("spark.storage.decommission.shuffleBlocks.enabled", true),
+                rdd_blocks: flag("spark.storage.decommission.rddBlocks.enabled", true),
+                max_threads: int("spark.storage.decommission.shuffleBlocks.maxThreads", 8),
+                max_failures: int(
+                    "spark.storage.decommission.maxReplicationFailuresPerBlock",
+                    3,
+                ),
+                reattempt_interval_ms: c.time_as_ms(
+                    "spark.storage.decommission.replicationReattemptInterval",
+                    "30s",
+                ),
+                cached_peers_ttl_ms: u64::from(int("spark.storage.cachedPeersTtl", 60_000)),
+            },
             heartbeat_interval_ms: c.time_as_ms("spark.executor.heartbeatInterval", "10s"),
             ask_timeout_ms,
             ask_timeout_property,
@@ -371,6 +418,16 @@ pub struct CoarseGrainedExecutorBackend {
     /// `decommissioned`: decommissioning has started.
     decommissioned: bool,
     asks: AskTable<BackendAnswer>,
+    /// The map outputs in this executor's local dirs (written here or migrated here), kept
+    /// only when a decommission would migrate them.
+    stored_shuffles: Vec<StoredShuffle>,
+    /// The block manager's decommissioner, once decommissioning with migration started.
+    decommissioner: Option<Box<BlockManagerDecommissioner>>,
+    /// `BlockManager.getPeers`' cache: when fetched, and the peers.
+    peers: Option<(u64, Vec<BlockManagerPeer>)>,
+    /// `lastTaskFinishTime` (virtual ms): the shutdown thread waits for a migration round
+    /// that started after it.
+    last_task_finish_ms: u64,
 }
 
 impl CoarseGrainedExecutorBackend {
@@ -394,6 +451,10 @@ impl CoarseGrainedExecutorBackend {
                 stopping: false,
                 decommissioned: false,
                 asks: AskTable::default(),
+                stored_shuffles: Vec::new(),
+                decommissioner: None,
+                peers: None,
+                last_task_finish_ms: clock::now_ms(),
             }
         });
     }
@@ -433,6 +494,13 @@ impl CoarseGrainedExecutorBackend {
             ExecutorMsg::SignalTerm => self.on_signal_term(),
             ExecutorMsg::DecommissionExecutor => self.decommission_self(ctx),
             ExecutorMsg::DecommissionCheck => self.decommission_check(ctx),
+            ExecutorMsg::UploadShuffleBlock(ask, block) => self.on_upload_shuffle_block(ask, block),
+            ExecutorMsg::MigrationRound => self.migration_round(ctx),
+            ExecutorMsg::MigrationPoll(slot) => {
+                let steps = self.with_decommissioner(|d, log, now| d.poll(log, slot, now));
+                self.run_steps(steps, ctx);
+            }
+            ExecutorMsg::MigrationUpload(slot) => self.upload(slot, ctx),
         }
     }
 
@@ -458,12 +526,22 @@ impl CoarseGrainedExecutorBackend {
         info!(log, BACKEND, "Decommission executor {id}.");
         self.decommissioned = true;
         if self.migration_enabled() {
-            // No RDD or shuffle block lives on an executor yet (map outputs are not
-            // simulated), so the migration has nothing to move and completes at once.
+            // BlockManager.decommissionSelf: the decommissioner starts its threads.
             info!(
                 log,
                 "executor::BlockManager", "Starting block manager decommissioning process..."
             );
+            let dir = executor_env::block_manager_dir(
+                &self.sim.config.user,
+                &self.args.app_id,
+                self.args.executor_id,
+            );
+            let latency = self.sim.config.costs.network_latency_ms;
+            let mut d =
+                BlockManagerDecommissioner::new(self.conf.decommissioner.clone(), latency, dir);
+            let steps = d.start(&log);
+            self.decommissioner = Some(Box::new(d));
+            self.run_steps(steps, ctx);
         } else if self.conf.storage_decommission {
             error!(
                 log,
@@ -493,6 +571,16 @@ impl CoarseGrainedExecutorBackend {
         }
         if self.migration_enabled() {
             info!(log, BACKEND, "No running tasks, checking migrations");
+            let (time, all_migrated) = self
+                .decommissioner
+                .as_ref()
+                .map_or((u64::MAX, true), |d| d.last_migration_info());
+            // Only a round that started after the last task finished saw all its blocks.
+            if !(all_migrated && time > self.last_task_finish_ms) {
+                info!(log, BACKEND, "All blocks not yet migrated.");
+                ctx.notify_later(ExecutorMsg::DecommissionCheck, clock::ms(1000));
+                return;
+            }
             info!(
                 log,
                 BACKEND, "No running tasks, all blocks migrated, stopping."
@@ -505,6 +593,178 @@ impl CoarseGrainedExecutorBackend {
         }
         // ExecutorLossMessage.decommissionFinished.
         self.exit_executor(0, "Finished decommissioning", true);
+    }
+
+    /// Whether finished map outputs are kept for a decommission's migration.
+    fn keeps_shuffle_files(&self) -> bool {
+        self.conf.decommission_enabled
+            && self.conf.storage_decommission
+            && self.conf.decommissioner.shuffle_blocks
+    }
+
+    fn with_decommissioner(
+        &mut self,
+        f: impl FnOnce(
+            &mut BlockManagerDecommissioner,
+            &crate::kernel::logs::ProcessLog,
+            u64,
+        ) -> Vec<Step>,
+    ) -> Vec<Step> {
+        if self.stopping {
+            return Vec::new();
+        }
+        let log = self.env.log().clone();
+        let now = clock::now_ms();
+        self.decommissioner
+            .as_mut()
+            .map_or_else(Vec::new, |d| f(d, &log, now))
+    }
+
+    /// Carries the decommissioner's steps out: its timers and its asks.
+    fn run_steps(&mut self, steps: Vec<Step>, ctx: &mut Context<Self>) {
+        for step in steps {
+            match step {
+                Step::FetchPeers => self.migration_round(ctx),
+                Step::NextRoundAfter(ms) => {
+                    ctx.notify_later(ExecutorMsg::MigrationRound, clock::ms(ms));
+                }
+                Step::PollAfter { slot, ms } => {
+                    ctx.notify_later(ExecutorMsg::MigrationPoll(slot), clock::ms(ms));
+                }
+                Step::UploadAfter { slot, ms } => {
+                    ctx.notify_later(ExecutorMsg::MigrationUpload(slot), clock::ms(ms));
+                }
+            }
+        }
+    }
+
+    fn block_manager_id(&self) -> BlockManagerId {
+        BlockManagerId {
+            executor_id: self.args.executor_id,
+            host: self.args.hostname.clone(),
+            port: block_manager_port(self.args.executor_id),
+        }
+    }
+
+    /// A refresh round: `BlockManager.getPeers` (cached `spark.storage.cachedPeersTtl`), then
+    /// both refresh threads' pass.
+    fn migration_round(&mut self, ctx: &mut Context<Self>) {
+        if self.stopping || self.decommissioner.is_none() {
+            return;
+        }
+        let now = clock::now_ms();
+        let ttl = self.conf.decommissioner.cached_peers_ttl_ms;
+        if self.peers.as_ref().is_some_and(|(at, _)| now - at <= ttl) {
+            return self.round_with_cached_peers(ctx);
+        }
+        let Some(driver) = self.driver.clone() else {
+            return;
+        };
+        let me = self.me_id();
+        let asker = self.block_manager_id();
+        let t = AskTimeout::new(self.conf.ask_timeout_ms, &self.conf.ask_timeout_property);
+        self.ask(ctx, me, &driver, BackendAnswer::Peers, &t, |a| {
+            DriverEndpointMsg::GetPeers(a, asker)
+        });
+    }
+
+    fn round_with_cached_peers(&mut self, ctx: &mut Context<Self>) {
+        let peers = self.peers.take().unwrap_or_default();
+        let stored = std::mem::take(&mut self.stored_shuffles);
+        let steps = self.with_decommissioner(|d, log, now| d.round(log, now, &peers.1, &stored));
+        self.peers = Some(peers);
+        self.stored_shuffles = stored;
+        self.run_steps(steps, ctx);
+    }
+
+    fn on_peers(
+        &mut self,
+        result: Result<Vec<BlockManagerPeer>, RpcFailure>,
+        ctx: &mut Context<Self>,
+    ) {
+        match result {
+            Ok(peers) => {
+                self.peers = Some((clock::now_ms(), peers));
+                self.round_with_cached_peers(ctx);
+            }
+            Err(e) => {
+                let log = self.env.log().clone();
+                if let Some(d) = self.decommissioner.as_mut() {
+                    d.peers_failed(&log, &e);
+                }
+            }
+        }
+    }
+
+    /// A migration thread's transfer time is over: `uploadBlockSync` to its peer. A peer that
+    /// does not answer fails at once (the connection is refused).
+    fn upload(&mut self, slot: u32, ctx: &mut Context<Self>) {
+        let Some(d) = self.decommissioner.as_ref().filter(|_| !self.stopping) else {
+            return;
+        };
+        let (Some(block), Some(peer)) = (d.in_flight(slot), d.peer(slot).cloned()) else {
+            return;
+        };
+        let ess_port = self.sim.config.spark.shuffle.service_port;
+        let target = self
+            .sim
+            .block_server_reachable(&peer.id, ess_port)
+            .then(|| self.env.resolve::<ExecutorMsg>(&peer.endpoint))
+            .flatten();
+        let Some(target) = target else {
+            let failure = RpcFailure::new(
+                "java.io.IOException",
+                format!("Failed to connect to {}:{}", peer.id.host, peer.id.port),
+            );
+            return self.on_answer(BackendAnswer::Upload(slot, Err(failure)), ctx);
+        };
+        let me = self.me_id();
+        let t = AskTimeout::new(self.conf.ask_timeout_ms, &self.conf.ask_timeout_property);
+        let migrated = MigratedShuffleBlock {
+            info: block.info,
+            data_bytes: block.data_bytes,
+            num_reduces: block.num_reduces,
+        };
+        self.ask(
+            ctx,
+            me,
+            &target,
+            move |r| BackendAnswer::Upload(slot, r),
+            &t,
+            |a| ExecutorMsg::UploadShuffleBlock(a, migrated),
+        );
+    }
+
+    /// A peer's migrated map output arrives (`putBlockDataAsStream`): refused while this block
+    /// manager decommissions; else stored, and reported to the BlockManagerMaster, whose
+    /// `updateBlockInfo` moves the map output here.
+    fn on_upload_shuffle_block(&mut self, ask: ReplyTo<()>, block: MigratedShuffleBlock) {
+        let info: ShuffleBlockInfo = block.info;
+        if self.decommissioned || self.stopping {
+            let failure = RpcFailure::new(
+                SAVED_ON_DECOMMISSIONED,
+                format!(
+                    "Block shuffle_{}_{}_0.data cannot be saved on decommissioned executor",
+                    info.shuffle_id, info.map_id
+                ),
+            );
+            return self.env.reply_failure(ask, failure);
+        }
+        if self.keeps_shuffle_files() {
+            self.stored_shuffles.push(StoredShuffle {
+                info,
+                data_bytes: block.data_bytes,
+                num_reduces: block.num_reduces,
+            });
+        }
+        if let Some(d) = &self.driver {
+            let msg = DriverEndpointMsg::UpdateShuffleBlockInfo {
+                block_manager: self.block_manager_id(),
+                block: info,
+            };
+            self.env.send(d, msg);
+        }
+        self.env.reply(ask, ());
     }
 
     fn register(&mut self, ctx: &mut Context<Self>) {
@@ -748,11 +1008,18 @@ impl CoarseGrainedExecutorBackend {
             };
             return Some((0, failure));
         }
-        let src = plan.sources.iter().find(|src| {
+        // ShuffleBlockFetcherIterator sends its remote requests in `Utils.randomize` order, so
+        // of several servers that do not answer, the one a reducer reports is any of them, not
+        // the first by map index: reducers report different executors, and the DAGScheduler
+        // unregisters each reported executor's outputs in the same stage attempt.
+        let down = |src: &&sparkyard_messages::task::FetchSource| {
             !self
                 .sim
                 .block_server_reachable(&src.location, s.service_port)
-        })?;
+        };
+        let n = plan.sources.iter().filter(down).count();
+        let pick = randomized_index(self.sim.config.seed, desc.task_id.0, n)?;
+        let src = plan.sources.iter().filter(down).nth(pick)?;
         Some((
             retry_ms,
             self.connect_failure(plan.shuffle_id, reduce_id, src),
@@ -836,6 +1103,18 @@ impl CoarseGrainedExecutorBackend {
             // reason, with no `Exception in task` line.
             f @ TaskResultData::FetchFailed(_) => (TaskState::Failed, f),
             other => {
+                if let (TaskResultData::MapStatus(m), Some(w)) = (&other, task.desc.shuffle.write)
+                    && self.keeps_shuffle_files()
+                {
+                    self.stored_shuffles.push(StoredShuffle {
+                        info: ShuffleBlockInfo {
+                            shuffle_id: w.shuffle_id,
+                            map_id: tid.0,
+                        },
+                        data_bytes: m.bytes,
+                        num_reduces: m.num_reduces,
+                    });
+                }
                 info!(
                     log,
                     EXECUTOR,
@@ -880,6 +1159,9 @@ impl CoarseGrainedExecutorBackend {
         data: TaskResultData,
         task_cpus: u32,
     ) {
+        if self.decommissioned && state != TaskState::Running {
+            self.last_task_finish_ms = clock::now_ms();
+        }
         if let Some(d) = &self.driver {
             let u = StatusUpdate {
                 executor_id: self.args.executor_id,
@@ -899,6 +1181,10 @@ impl CoarseGrainedExecutorBackend {
             return self.env.exit(1);
         }
         let log = self.env.log().clone();
+        // BlockManager.stop: the decommissioner first, then the stores.
+        if let Some(d) = self.decommissioner.as_mut() {
+            d.stop(&log);
+        }
         info!(log, "executor::MemoryStore", "MemoryStore cleared");
         info!(log, "executor::BlockManager", "BlockManager stopped");
         info!(log, "executor::ShutdownHookManager", "Shutdown hook called");
@@ -968,9 +1254,14 @@ fn run_task(work: &TaskWork, attempt: u32, costs: &CostModel) -> (u64, TaskResul
         } => match failures.as_deref().and_then(|f| f.get(attempt as usize)) {
             Some(f) => (
                 f.duration_ms,
-                TaskResultData::Exception {
-                    class: f.class.clone(),
-                    description: f.description.clone(),
+                match &f.exception {
+                    Some(e) => TaskResultData::Exception {
+                        class: e.class.clone(),
+                        description: e.description.clone(),
+                    },
+                    // A killed or speculative attempt: it runs; the scheduler kills it again
+                    // or not.
+                    None => TaskResultData::None,
                 },
             ),
             None => (*duration_ms, TaskResultData::None),
@@ -1041,6 +1332,12 @@ impl CoarseGrainedExecutorBackend {
             BackendAnswer::Register(Ok(true)) => {
                 self.env.send(&self.me, ExecutorMsg::RegisteredExecutor);
             }
+            BackendAnswer::Peers(result) => self.on_peers(result, ctx),
+            BackendAnswer::Upload(slot, result) => {
+                let steps = self
+                    .with_decommissioner(|d, log, now| d.upload_finished(log, slot, now, result));
+                self.run_steps(steps, ctx);
+            }
             BackendAnswer::Lookup(result) | BackendAnswer::Register(result) => {
                 let cause = result.err().map(|e| format!("\n{e}")).unwrap_or_default();
                 let text = format!(
@@ -1057,3 +1354,32 @@ crate::endpoint!(CoarseGrainedExecutorBackend {
     messages: ExecutorMsg => on_message,
     answers: BackendAnswer => answered,
 });
+
+#[cfg(test)]
+mod tests {
+    use super::randomized_index;
+
+    // ShuffleBlockFetcherIterator.initialize: `fetchRequests ++= Utils.randomize(remoteRequests)`,
+    // so when a node with four executors' map outputs dies, its reducers report different
+    // executors in their FetchFailed, and DAGScheduler.handleTaskCompletion unregisters each
+    // reported executor's outputs (removeExecutorAndUnregisterOutputs) in the one stage attempt:
+    // the map stage is not resubmitted once per executor until spark.stage.maxConsecutiveAttempts
+    // (4) aborts the job. Before, every reducer reported the first output by map index.
+    #[test]
+    fn reducers_report_different_failing_servers() {
+        let picks: Vec<usize> = (0..8)
+            .map(|tid| randomized_index(42, tid, 4).expect("four servers"))
+            .collect();
+        let distinct: std::collections::BTreeSet<usize> = picks.iter().copied().collect();
+        assert!(distinct.len() >= 3, "{picks:?}");
+        assert!(picks.iter().all(|p| *p < 4));
+        assert_eq!(
+            picks,
+            (0..8)
+                .map(|t| randomized_index(42, t, 4).expect("same"))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(randomized_index(42, 3, 0), None);
+        assert_eq!(randomized_index(7, 3, 1), Some(0));
+    }
+}

@@ -149,9 +149,8 @@ pub fn log_create_executor_env(
     info!(
         log,
         "executor::DiskBlockManager",
-        "Created local directory at {}/blockmgr-{}",
-        app_cache_dir(user, app_id),
-        uuid_for(app_id, id)
+        "Created local directory at {}",
+        block_manager_dir(user, app_id, id)
     );
 }
 
@@ -302,6 +301,16 @@ impl BlockManagerLines<'_> {
 
 /// A stable random-looking UUID for a directory name (Spark's `UUID.randomUUID`), derived from
 /// the application and the executor so runs stay byte-identical.
+/// The executor's `DiskBlockManager` directory, `.../blockmgr-<uuid>` (where its shuffle files
+/// live).
+pub fn block_manager_dir(user: &str, app_id: &str, id: ExecutorId) -> String {
+    format!(
+        "{}/blockmgr-{}",
+        app_cache_dir(user, app_id),
+        uuid_for(app_id, id)
+    )
+}
+
 fn uuid_for(app_id: &str, id: ExecutorId) -> String {
     let a = fnv1a(format!("{app_id}/{id}/a").as_bytes());
     let b = fnv1a(format!("{app_id}/{id}/b").as_bytes());

@@ -10,6 +10,7 @@ use crate::spark_core::driver::Driver;
 use crate::spark_yarn::yarn_allocator::{RM_CONNECT_MAX_WAIT_MS, create_allocator};
 use crate::spark_yarn::yarn_scheduler_endpoint::create_scheduler_backend;
 use crate::world::context::SimContext;
+use crate::world::hadoop_conf::{HadoopConf, substitute_hadoop_variables};
 use crate::world::observer::RunEvent;
 use crate::{error, info, warn};
 use actix::{Actor, AsyncContext, Context, SpawnHandle};
@@ -667,7 +668,12 @@ impl ApplicationMaster {
             attempt_id: self.attempt_id,
             final_status: self.final_status,
             diagnostics: diag,
-            tracking_url: String::new(),
+            // YarnRMClient.unregister: the final tracking URL is the history URL ("" unset).
+            tracking_url: history_server_address(
+                self.sim.config.spark.history_server_address.as_deref(),
+                &HadoopConf::new(&self.sim.config),
+                self.attempt_id,
+            ),
         };
         let (me, rm) = (self.me().id, self.rm.clone());
         // AMRMClient calls go through YARN's RM retry proxy (RMProxy).
@@ -848,3 +854,58 @@ impl Actor for AmEndpoint {
 crate::endpoint!(AmEndpoint {
     messages: YarnAmMsg => on_message,
 });
+
+/// `ApplicationMaster.getHistoryServerAddress`: `spark.yarn.historyServer.address` with its
+/// `${hadoopconf-KEY}` references resolved (`SparkHadoopUtil.substituteHadoopVariables`) and
+/// `HistoryServer.UI_PATH_PREFIX/<appId>/<attemptId>` appended; "" when the key is unset. Spark
+/// adds no scheme: YARN's proxy puts one in front of a tracking URL without it.
+pub fn history_server_address(
+    address: Option<&str>,
+    conf: &HadoopConf,
+    attempt: ApplicationAttemptId,
+) -> String {
+    address.map_or(String::new(), |a| {
+        let a = substitute_hadoop_variables(a, conf);
+        format!(
+            "{a}/history/{}/{}",
+            attempt.application_id, attempt.attempt_id
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sparkyard_messages::ids::ApplicationId;
+    use std::collections::BTreeMap;
+
+    // ApplicationMaster.scala getHistoryServerAddress (read in spark-yarn_2.13-4.0.0.jar:
+    // substituteHadoopVariables, then the "\u0001\u0001/\u0001/\u0001" concat of the address,
+    // HistoryServer.UI_PATH_PREFIX "/history", the app id and the attempt id; getOrElse "").
+    #[test]
+    fn the_history_address_gets_the_history_path_and_hadoop_values() {
+        let yarn = crate::world::hadoop_conf::test_yarn_settings();
+        let props = BTreeMap::new();
+        let conf = HadoopConf::of("rm-1.example", &yarn, &props);
+        let attempt = ApplicationAttemptId {
+            application_id: ApplicationId {
+                cluster_timestamp: 1764662400000,
+                id: 1,
+            },
+            attempt_id: 2,
+        };
+        assert_eq!(history_server_address(None, &conf, attempt), "");
+        assert_eq!(
+            history_server_address(
+                Some("${hadoopconf-yarn.resourcemanager.hostname}:18080"),
+                &conf,
+                attempt
+            ),
+            "rm-1.example:18080/history/application_1764662400000_0001/2"
+        );
+        assert_eq!(
+            history_server_address(Some("http://hs:18080"), &conf, attempt),
+            "http://hs:18080/history/application_1764662400000_0001/2"
+        );
+    }
+}

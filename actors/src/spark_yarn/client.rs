@@ -411,6 +411,7 @@ impl Client {
             application_id: self.app_id,
             state: report.as_ref().map(|r| r.state),
             final_status: report.as_ref().map(|r| r.final_status),
+            original_tracking_url: report.as_ref().map(|r| r.original_tracking_url.clone()),
             diagnostics: report.map(|r| r.diagnostics).unwrap_or_default(),
             exception,
             finished_at_ms: clock::now_ms(),

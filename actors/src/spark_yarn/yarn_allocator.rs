@@ -114,6 +114,10 @@ impl YarnAllocator {
             );
         }
         let decommission_enabled = s.decommission_enabled && !shuffle_service;
+        sim.observe(RunEvent::ExecutorTargetChanged {
+            attempt: attempt_id.attempt_id,
+            target,
+        });
         let mut out = None;
         YarnAllocator::create(|ctx| {
             let mut env = env;
@@ -544,12 +548,21 @@ impl YarnAllocator {
             .map(|(_, n)| *n);
         let changed = match total {
             None => {
-                self.state.request_total(0);
+                if self.state.request_total(0) {
+                    self.sim.observe(RunEvent::ExecutorTargetChanged {
+                        attempt: self.attempt_id.attempt_id,
+                        target: 0,
+                    });
+                }
                 true
             }
             Some(total) => {
                 let changed = self.state.request_total(total);
                 if changed {
+                    self.sim.observe(RunEvent::ExecutorTargetChanged {
+                        attempt: self.attempt_id.attempt_id,
+                        target: total,
+                    });
                     info!(
                         self.env.log(),
                         TARGET,

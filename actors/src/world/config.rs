@@ -21,6 +21,9 @@ pub struct SparkSettings {
     /// `spark.yarn.includeDriverLogsLink` (false): the Client's RUNNING report lists the
     /// driver's log links.
     pub include_driver_logs_link: bool,
+    /// `spark.yarn.historyServer.address` with its `${spark.*}` references resolved (SparkConf's
+    /// ConfigReader); the AM resolves `${hadoopconf-*}` and gives YARN the history URL.
+    pub history_server_address: Option<String>,
     /// `spark.yarn.applicationType`, truncated to 20 characters as YARN does.
     pub application_type: String,
     /// `spark.driver.memory`, MiB.
@@ -105,6 +108,9 @@ pub struct SparkSettings {
     pub event_log_dir: String,
     /// `spark.eventLog.compress`.
     pub event_log_compress: bool,
+    /// `spark.eventLog.rolling.maxFileSize` in bytes when `spark.eventLog.rolling.enabled`
+    /// (Spark 4.0's default: rolling, 128m), `None` for the single-file writer.
+    pub event_log_rolling_max_file_size: Option<u64>,
     /// Every Spark property after precedence, as the driver hands them to executors
     /// (`SparkAppConfig.sparkProperties`). Ordered by key.
     pub properties: BTreeMap<String, String>,
@@ -475,6 +481,10 @@ pub enum UserProgram {
     /// `org.apache.spark.examples.GroupByTest` / `SkewedGroupByTest` `[numMappers]
     /// [numKVPairs] [valSize] [numReducers]`.
     GroupByTest { skewed: bool },
+    /// `org.apache.spark.examples.SparkLR [partitions]`.
+    SparkLr,
+    /// `org.apache.spark.examples.SparkTC [slices]`.
+    SparkTc,
     /// A synthetic application: its jobs, run one after the other.
     Synthetic {
         class: String,
@@ -513,6 +523,12 @@ impl SimConfig {
             return Some(UserProgram::GroupByTest {
                 skewed: class == group_by_test::SKEWED_CLASS,
             });
+        }
+        if class == crate::examples::spark_lr::CLASS {
+            return Some(UserProgram::SparkLr);
+        }
+        if class == crate::examples::spark_tc::CLASS {
+            return Some(UserProgram::SparkTc);
         }
         match &self.synthetic {
             Some(p @ UserProgram::Synthetic { class: c, .. }) if c == class => Some(p.clone()),

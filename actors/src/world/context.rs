@@ -18,6 +18,9 @@ pub struct ClientOutcome {
     pub state: Option<YarnApplicationState>,
     pub final_status: Option<FinalApplicationStatus>,
     pub diagnostics: String,
+    /// The final report's original tracking URL (`yarn application -status`'s Tracking-URL):
+    /// the history server's URL when Spark gave one, the RM's app page after a failed attempt.
+    pub original_tracking_url: Option<String>,
     /// The exception spark-submit ends with, `None` on success.
     pub exception: Option<RpcFailure>,
     /// The virtual time the client finished, ms.

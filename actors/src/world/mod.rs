@@ -6,6 +6,7 @@ pub mod addresses;
 pub mod block_servers;
 pub mod config;
 pub mod context;
+pub mod hadoop_conf;
 pub mod injector;
 pub mod invariants;
 pub mod listener;

@@ -31,6 +31,10 @@ pub enum RunEvent {
     ExecutorReady { executor: ExecutorId },
     /// The YarnAllocator processed a completed executor container.
     ExecutorLost(LostExecutor),
+    /// The YarnAllocator's executor target of `attempt` is `target`: its initial target, then
+    /// each change the driver asks for (`requestTotalExecutorsWithPreferredLocalities`; under
+    /// dynamic allocation the ExecutorAllocationManager's `numExecutorsTarget`).
+    ExecutorTargetChanged { attempt: u32, target: u32 },
     /// The YarnAllocator counted a failure toward `spark.executor.maxNumFailures`.
     ExecutorFailureCounted,
     /// A job was submitted to the DAGScheduler with this many tasks.
@@ -122,7 +126,7 @@ impl RunCounters {
             RunEvent::ApplicationSubmitted(app) => self.application_id = Some(*app),
             RunEvent::ExecutorLaunched { .. } => self.executors_launched += 1,
             RunEvent::ExecutorRegistered { .. } => self.executors_registered += 1,
-            RunEvent::ExecutorReady { .. } => {}
+            RunEvent::ExecutorReady { .. } | RunEvent::ExecutorTargetChanged { .. } => {}
             RunEvent::ExecutorLost(lost) => self.executor_lost(lost),
             RunEvent::ExecutorFailureCounted => self.executor_failures_counted += 1,
             RunEvent::JobSubmitted { tasks } => self.tasks_total += tasks,

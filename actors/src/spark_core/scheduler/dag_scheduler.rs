@@ -82,12 +82,9 @@ impl Scheduler {
                 .iter()
                 .filter_map(|p| ids.get(*p).copied())
                 .collect();
-            let shuffle_id = (!is_result).then(|| {
-                let sid = self.next_shuffle;
-                self.next_shuffle += 1;
-                self.tracker.register_shuffle(sid, spec.tasks.len() as u32);
-                sid
-            });
+            let program_shuffle = spec.lineage.as_ref().and_then(|l| l.shuffle_id);
+            let num_maps = spec.tasks.len() as u32;
+            let shuffle_id = (!is_result).then(|| self.shuffle_for(program_shuffle, num_maps));
             self.stages.insert(
                 id,
                 Stage {
@@ -166,6 +163,18 @@ impl Scheduler {
         }
         self.submit_stage(final_stage);
         vec![SchedulerEvent::Revive]
+    }
+
+    /// A new shuffle-map stage's shuffle: the program's `shuffleId` when it gives one (a
+    /// shuffle an earlier job registered keeps its map outputs: `createShuffleMapStage` finds
+    /// it in the MapOutputTracker and the stage is skipped unless outputs are missing), else
+    /// the next id.
+    fn shuffle_for(&mut self, program_shuffle: Option<u32>, num_maps: u32) -> u32 {
+        let sid = program_shuffle.unwrap_or(self.next_shuffle);
+        self.next_shuffle = self.next_shuffle.max(sid + 1);
+        // Registering a known shuffle keeps its statuses.
+        self.tracker.register_shuffle(sid, num_maps);
+        sid
     }
 
     /// `getMissingParentStages`: parents whose shuffle output is not all registered, by id.
@@ -626,8 +635,11 @@ impl Scheduler {
             }
         }
         if let Some(bm) = &failure.bm_address {
-            let host = (self.shuffle.service_enabled
-                && self.shuffle.unregister_output_on_host_on_fetch_failure)
+            // The whole host's outputs are lost with the shuffle service, or when the host is
+            // being decommissioned (`isHostDecommissioned`).
+            let host_lost = self.shuffle.service_enabled
+                || self.decommissioned_hosts.contains_key(&bm.executor_id);
+            let host = (host_lost && self.shuffle.unregister_output_on_host_on_fetch_failure)
                 .then(|| bm.host.clone());
             self.remove_executor_and_unregister_outputs(
                 bm.executor_id,
@@ -665,11 +677,47 @@ impl Scheduler {
         vec![SchedulerEvent::Revive]
     }
 
-    /// `handleExecutorLost(execId, workerHost = None)`: without the external shuffle service
-    /// the executor's map outputs are gone with it.
-    pub fn dag_executor_lost(&mut self, eid: ExecutorId) {
-        let file_lost = !self.shuffle.service_enabled;
-        self.remove_executor_and_unregister_outputs(eid, file_lost, None, None);
+    /// `ExecutorLost(execId, reason)` -> `handleExecutorLost(execId, workerHost)`: the worker
+    /// host is an `ExecutorDecommission`'s (DAGSchedulerEventProcessLoop.doOnReceive; YARN's
+    /// `ExecutorProcessLost` has none). Without the external shuffle service the executor's map
+    /// outputs are gone with it; with a worker host every output served from that host is
+    /// (`fileLost = workerHost.isDefined || !externalShuffleServiceEnabled`).
+    pub fn dag_executor_lost(&mut self, eid: ExecutorId, reason: &ExecutorLossReason) {
+        let worker_host = match reason {
+            ExecutorLossReason::Decommission { worker_host, .. } => worker_host.as_deref(),
+            _ => None,
+        };
+        let file_lost = worker_host.is_some() || !self.shuffle.service_enabled;
+        self.remove_executor_and_unregister_outputs(eid, file_lost, worker_host, None);
+    }
+
+    /// The BlockManagerMaster heard a peer stored a migrated shuffle index block
+    /// (`BlockManagerMasterEndpoint.updateBlockInfo` -> `MapOutputTrackerMaster.updateMapOutput`).
+    pub fn update_map_output(&mut self, block: ShuffleBlockInfo, location: BlockManagerId) {
+        let (shuffle_id, map_id) = (block.shuffle_id, block.map_id);
+        match self
+            .tracker
+            .update_map_output(shuffle_id, map_id, location.clone())
+        {
+            MapOutputUpdate::Updated => info!(
+                self.log,
+                "driver::ShuffleStatus", "Updating map output for {map_id} to {location}"
+            ),
+            MapOutputUpdate::Recovered => info!(
+                self.log,
+                "driver::ShuffleStatus", "Recover {map_id} {location}"
+            ),
+            MapOutputUpdate::Untracked => warn!(
+                self.log,
+                "driver::ShuffleStatus",
+                "Asked to update map output {map_id} for untracked map status."
+            ),
+            MapOutputUpdate::UnknownShuffle => error!(
+                self.log,
+                "driver::MapOutputTrackerMaster",
+                "Asked to update map output for unknown shuffle {shuffle_id}"
+            ),
+        }
     }
 
     /// `removeExecutorAndUnregisterOutputs` (DAGScheduler.scala): once per epoch, `Executor

@@ -27,6 +27,36 @@ struct ShuffleStatus {
     available: u32,
     /// The read plan built for the current epoch (rebuilt after a change).
     plan: Option<Arc<ShuffleReadPlan>>,
+    /// `mapStatusesDeleted`: the last removed status of each map index, which a late
+    /// migration can recover (`updateMapOutput`). Empty until an output is removed.
+    deleted: Vec<Option<MapStatus>>,
+}
+
+impl ShuffleStatus {
+    /// Remove the status at `i` (it must be set), keeping it in `deleted`.
+    fn remove_at(&mut self, i: usize) -> Option<MapStatus> {
+        let m = self.statuses[i].take()?;
+        if self.deleted.is_empty() {
+            self.deleted = vec![None; self.statuses.len()];
+        }
+        self.deleted[i] = Some(m);
+        self.available -= 1;
+        self.plan = None;
+        Some(m)
+    }
+}
+
+/// What `updateMapOutput` did (ShuffleStatus logs it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapOutputUpdate {
+    /// `Updating map output for <mapId> to <bm>`.
+    Updated,
+    /// `Recover <mapId> <bm>`: a removed output came back at its new location.
+    Recovered,
+    /// `Asked to update map output <mapId> for untracked map status.`
+    Untracked,
+    /// `Asked to update map output for unknown shuffle <shuffleId>` (MapOutputTrackerMaster).
+    UnknownShuffle,
 }
 
 /// The driver's tracker.
@@ -59,6 +89,7 @@ impl MapOutputTrackerMaster {
                 statuses: vec![None; num_maps as usize],
                 available: 0,
                 plan: None,
+                deleted: Vec::new(),
             });
     }
 
@@ -136,9 +167,7 @@ impl MapOutputTrackerMaster {
             && let Some(slot) = s.statuses.get_mut(map_index as usize)
             && slot.is_some_and(|m| Some(m.server) == server)
         {
-            *slot = None;
-            s.available -= 1;
-            s.plan = None;
+            s.remove_at(map_index as usize);
             if let Some(server) = server {
                 self.count_live(server, false);
             }
@@ -165,12 +194,11 @@ impl MapOutputTrackerMaster {
         let mut freed: Vec<u32> = Vec::new();
         if lost.iter().any(|l| *l) {
             for s in self.shuffles.values_mut() {
-                for slot in s.statuses.iter_mut() {
-                    if let Some(m) = slot.filter(|m| lost[m.server as usize]) {
+                for i in 0..s.statuses.len() {
+                    if s.statuses[i].is_some_and(|m| lost[m.server as usize])
+                        && let Some(m) = s.remove_at(i)
+                    {
                         freed.push(m.server);
-                        *slot = None;
-                        s.available -= 1;
-                        s.plan = None;
                         removed += 1;
                     }
                 }
@@ -208,6 +236,60 @@ impl MapOutputTrackerMaster {
             .map(|(server, _)| &self.servers[server as usize])
             .collect();
         (!top.is_empty()).then_some(top)
+    }
+
+    /// `updateMapOutput(shuffleId, mapId, bmAddress)` (SPARK-36782: the BlockManagerMaster
+    /// calls it when a peer reports a migrated shuffle index block): the output of map task
+    /// `map_id` now lives at `location`; a removed one is recovered there. No epoch change,
+    /// as in Spark. A walk over the shuffle's maps: migrations are rare.
+    pub fn update_map_output(
+        &mut self,
+        shuffle_id: u32,
+        map_id: u64,
+        location: BlockManagerId,
+    ) -> MapOutputUpdate {
+        if !self.shuffles.contains_key(&shuffle_id) {
+            return MapOutputUpdate::UnknownShuffle;
+        }
+        let server = self.server(location);
+        let s = self.shuffles.get_mut(&shuffle_id).expect("checked above");
+        let found = s
+            .statuses
+            .iter()
+            .position(|m| m.is_some_and(|m| m.map_id == map_id));
+        let (old, outcome) = if let Some(i) = found {
+            let m = s.statuses[i].as_mut().expect("found");
+            (
+                Some(std::mem::replace(&mut m.server, server)),
+                MapOutputUpdate::Updated,
+            )
+        } else if let Some(i) = s
+            .deleted
+            .iter()
+            .position(|m| m.is_some_and(|m| m.map_id == map_id))
+            .filter(|i| s.statuses[*i].is_none())
+        {
+            let mut m = s.deleted[i].take().expect("found");
+            m.server = server;
+            s.statuses[i] = Some(m);
+            s.available += 1;
+            (None, MapOutputUpdate::Recovered)
+        } else {
+            return MapOutputUpdate::Untracked;
+        };
+        s.plan = None;
+        if let Some(old) = old {
+            self.count_live(old, false);
+        }
+        self.count_live(server, true);
+        outcome
+    }
+
+    /// `getMapOutputLocation(shuffleId, mapId)`: where map task `map_id`'s output lives.
+    pub fn map_output_location(&self, shuffle_id: u32, map_id: u64) -> Option<&BlockManagerId> {
+        let s = self.shuffles.get(&shuffle_id)?;
+        let m = s.statuses.iter().flatten().find(|m| m.map_id == map_id)?;
+        Some(&self.servers[m.server as usize])
     }
 
     /// `ShuffleMapStage.isAvailable`: every map index has an output.
@@ -330,6 +412,44 @@ mod tests {
         assert_eq!(t.remove_outputs_on_host("a"), 1);
         assert_eq!(t.missing_partitions(0), vec![0, 1]);
         assert!(t.has_output(0, 2));
+    }
+
+    /// ShuffleStatus.updateMapOutput (MapOutputTracker.scala, Spark 4.0): a migrated
+    /// output moves to its new block manager without an epoch change, a removed one is
+    /// recovered (`mapStatusesDeleted`), an unknown map id or shuffle changes nothing.
+    #[test]
+    fn update_map_output_moves_and_recovers_outputs() {
+        let mut t = MapOutputTrackerMaster::default();
+        t.register_shuffle(0, 2);
+        t.register_map_output(0, 0, bm(1, "a", 38001), 7, 100, 1);
+        t.register_map_output(0, 1, bm(2, "a", 38002), 8, 100, 1);
+        let e = t.epoch();
+        assert_eq!(
+            t.update_map_output(0, 7, bm(3, "b", 38003)),
+            MapOutputUpdate::Updated
+        );
+        assert_eq!(t.epoch(), e);
+        assert_eq!(t.map_output_location(0, 7), Some(&bm(3, "b", 38003)));
+        assert!(!t.has_outputs_of(ExecutorId(1)));
+        assert!(t.has_outputs_of(ExecutorId(3)));
+        // The host goes: only map 1 (still on "a") is removed; its late migration recovers it.
+        assert_eq!(t.remove_outputs_on_host("a"), 1);
+        assert_eq!(t.missing_partitions(0), vec![1]);
+        assert_eq!(
+            t.update_map_output(0, 8, bm(4, "c", 38004)),
+            MapOutputUpdate::Recovered
+        );
+        assert!(t.is_available(0));
+        let plan = t.read_plan(0).expect("registered");
+        assert_eq!(plan.sources.len(), 2);
+        assert_eq!(
+            t.update_map_output(0, 99, bm(4, "c", 38004)),
+            MapOutputUpdate::Untracked
+        );
+        assert_eq!(
+            t.update_map_output(5, 7, bm(4, "c", 38004)),
+            MapOutputUpdate::UnknownShuffle
+        );
     }
 
     /// A map status stays a few words whatever the number of reduce partitions (Spark's

@@ -24,7 +24,7 @@ use crate::world::invariants::TaskOutput;
 use crate::world::listener::{ContextBus, TaskEndKind, TaskEvent, TaskEventKind};
 use crate::{error, info, warn};
 use locality::{TaskLocality, Topology};
-use map_output_tracker::MapOutputTrackerMaster;
+use map_output_tracker::{MapOutputTrackerMaster, MapOutputUpdate};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sparkyard_messages::ids::{ExecutorId, TaskId};
@@ -32,8 +32,8 @@ use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason, Task
 use sparkyard_messages::records::{ExecutorLossReason, TaskState};
 use sparkyard_messages::rpc::RemoteRef;
 use sparkyard_messages::task::{
-    BlockManagerId, FetchFailure, JobResult, JobSpec, MapStatusData, ShuffleIo, ShuffleWrite,
-    ShuffleWriteSize, TaskDescription, TaskName, TaskResultData, TaskWork,
+    BlockManagerId, FetchFailure, JobResult, JobSpec, MapStatusData, ShuffleBlockInfo, ShuffleIo,
+    ShuffleWrite, ShuffleWriteSize, TaskDescription, TaskName, TaskResultData, TaskWork,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -217,6 +217,9 @@ pub struct Scheduler {
     /// `executorFailureEpoch` and `shuffleFileLostEpoch`.
     executor_failure_epoch: BTreeMap<ExecutorId, u64>,
     shuffle_file_lost_epoch: BTreeMap<ExecutorId, u64>,
+    /// TaskSchedulerImpl's `executorsPendingDecommission`: the worker host of each executor
+    /// decommissioned with its host (`ExecutorDecommissionState.workerHost`).
+    decommissioned_hosts: BTreeMap<ExecutorId, String>,
     pub tasks_launched: u64,
     /// Failed task attempts so far (every cause).
     pub failed_attempts: u64,
@@ -268,6 +271,7 @@ impl Scheduler {
             block_managers: DenseMap::default(),
             executor_failure_epoch: BTreeMap::new(),
             shuffle_file_lost_epoch: BTreeMap::new(),
+            decommissioned_hosts: BTreeMap::new(),
             tasks_launched: 0,
             failed_attempts: 0,
             task_outputs: Vec::new(),

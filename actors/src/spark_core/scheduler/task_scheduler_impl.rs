@@ -441,6 +441,16 @@ impl Scheduler {
         );
     }
 
+    /// `TaskSchedulerImpl.executorDecommission(executorId, decommissionInfo)`: remembers the
+    /// worker host, which a fetch failure from the executor reads
+    /// (`getExecutorDecommissionState`). Without `spark.scheduler.maxRetainedRemovedDecommissionExecutors`
+    /// (0 by default) the state goes with the executor.
+    pub fn executor_decommission(&mut self, eid: ExecutorId, worker_host: Option<&str>) {
+        if let Some(h) = worker_host {
+            self.decommissioned_hosts.insert(eid, h.to_string());
+        }
+    }
+
     /// `TaskSchedulerImpl.removeExecutor` + `executorLost`, then the DAGScheduler's
     /// `handleExecutorLost` (the DriverEndpoint calls the two halves itself, with the
     /// ExecutorRemoved event between them, as Spark's listener bus orders them).
@@ -450,7 +460,7 @@ impl Scheduler {
         reason: &ExecutorLossReason,
     ) -> Vec<SchedulerEvent> {
         let events = self.task_sets_executor_lost(eid, reason);
-        self.dag_executor_lost(eid);
+        self.dag_executor_lost(eid, reason);
         events
     }
 
@@ -467,7 +477,8 @@ impl Scheduler {
         if self.topology.executor_removed(eid) {
             self.recompute_locality_all();
         }
-        self.resubmit_lost_outputs(eid, &mut events);
+        self.decommissioned_hosts.remove(&eid);
+        self.resubmit_lost_outputs(eid, reason, &mut events);
         let tids: Vec<TaskId> = self
             .by_executor
             .remove(eid)

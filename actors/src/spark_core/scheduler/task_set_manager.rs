@@ -316,7 +316,9 @@ impl Scheduler {
         }
         let (failed, killed) = match &reason {
             TaskEndReason::Success | TaskEndReason::Resubmitted => (false, false),
-            TaskEndReason::TaskKilled { .. } => (true, true),
+            // TaskInfo.markFinished (Spark 4.0): FAILED sets `failed`, KILLED only `killed`, so
+            // the History Server shows a killed attempt as KILLED, not FAILED.
+            TaskEndReason::TaskKilled { .. } => (false, true),
             _ => (true, false),
         };
         let end = match &reason {
@@ -624,19 +626,37 @@ impl Scheduler {
         vec![SchedulerEvent::Revive]
     }
 
+    /// Whether a map output of a lost executor lives on another host now (migrated by
+    /// decommissioning): `getMapOutputLocation(shuffleId, mapId)`, map id = the task id.
+    fn output_migrated_off(&self, out: &MapOutput, host: Option<&str>) -> bool {
+        let Some(shuffle_id) = self.stages.get(&out.key.1).and_then(|s| s.shuffle_id) else {
+            return false;
+        };
+        self.tracker
+            .map_output_location(shuffle_id, out.task_id.0)
+            .is_some_and(|l| Some(l.host.as_str()) != host)
+    }
+
     /// `TaskSetManager.executorLost`, first part: without the external shuffle service, the
     /// finished map tasks of a running (non-zombie) set whose output the executor served are
     /// pending again, each reported as `Resubmitted` to the DAGScheduler.
     pub(super) fn resubmit_lost_outputs(
         &mut self,
         eid: ExecutorId,
+        reason: &ExecutorLossReason,
         events: &mut Vec<SchedulerEvent>,
     ) {
-        if self.shuffle.service_enabled {
+        let decommission = matches!(reason, ExecutorLossReason::Decommission { .. });
+        if self.shuffle.service_enabled && !decommission {
             return;
         }
         let host = self.block_managers.get(eid).cloned();
         for out in self.outputs_by_executor.remove(&eid).unwrap_or_default() {
+            // TaskSetManager.executorLost: a decommissioned executor's output that migrated
+            // to another host stays available (`locationOpt.exists(_.host != host)`).
+            if decommission && self.output_migrated_off(&out, host.as_deref()) {
+                continue;
+            }
             let Some(tsm) = self.task_sets.get_mut(&out.key) else {
                 continue;
             };

@@ -653,3 +653,116 @@ fn a_lost_map_output_is_resubmitted_before_the_running_tasks_fail() {
         "the failed task, then the resubmitted one"
     );
 }
+
+/// DAGSchedulerEventProcessLoop ExecutorLost -> handleExecutorLost(execId, workerHost) and
+/// ShuffleStatus.updateMapOutput (Spark 4.0): an `ExecutorDecommission` with a worker host
+/// (`DecommissionExecutorsOnHost`) unregisters every output served from that host; an output
+/// a peer reported as migrated (`Updating map output for <mapId> to <bm>`) lives elsewhere and
+/// stays, so the reduce stage needs no map task again.
+#[test]
+fn a_decommissioned_host_loses_its_outputs_but_not_the_migrated_ones() {
+    let (mut s, store) = logged_scheduler();
+    finish_map_stage(&mut s);
+    let peer = BlockManagerId {
+        executor_id: ExecutorId(3),
+        host: "host3".into(),
+        port: 38003,
+    };
+    let map0 = sparkyard_messages::task::ShuffleBlockInfo {
+        shuffle_id: 0,
+        map_id: 0,
+    };
+    s.update_map_output(map0, peer);
+    let decommission = |h: &str| ExecutorLossReason::Decommission {
+        reason: format!("Decommissioning all executors on {h}."),
+        worker_host: Some(h.into()),
+    };
+    s.executor_decommission(ExecutorId(1), Some("host1"));
+    s.executor_lost(ExecutorId(1), &decommission("host1"));
+    assert!(s.tracker.is_available(0), "map 0 migrated to host3");
+    s.executor_lost(ExecutorId(2), &decommission("host2"));
+    assert_eq!(s.tracker.missing_partitions(0), vec![1]);
+    let logged = lines(&store);
+    for want in [
+        "INFO ShuffleStatus: Updating map output for 0 to BlockManagerId(3, host3, 38003, None)",
+        "INFO DAGScheduler: Shuffle files lost for host: host1 (epoch 1)",
+        "INFO DAGScheduler: Shuffle files lost for host: host2 (epoch 2)",
+    ] {
+        assert!(
+            logged.iter().any(|l| l == want),
+            "{want}\n{}",
+            logged.join("\n")
+        );
+    }
+}
+/// A two-stage job whose map stage is over the program's shuffle `shuffle_id`.
+fn job_over_shuffle(shuffle_id: Option<u32>) -> JobSpec {
+    let mut job = two_stage_job();
+    job.stages[0].lineage = Some(Box::new(sparkyard_messages::task::StageLineage {
+        shuffle_id,
+        ..Default::default()
+    }));
+    job
+}
+
+/// Runs every task the scheduler launches on executor 1 to success until no task is left.
+fn run_all(s: &mut Scheduler) {
+    loop {
+        let launched = s.resource_offer(&mut offer(1));
+        if launched.is_empty() {
+            return;
+        }
+        for t in launched {
+            s.status_update(t.task_id, TaskState::Finished, TaskResultData::Count(1));
+        }
+    }
+}
+
+/// DAGScheduler.createShuffleMapStage: a later job over a shuffle an earlier job computed
+/// gets a new stage (a new id) for it, finds its outputs in the MapOutputTracker
+/// (`mapOutputTracker.containsShuffle`), and `submitStage` skips it: only the result stage runs
+/// (the History Server's "skipped" stage; SparkTC's rounds reuse the earlier rounds' shuffles).
+#[test]
+fn a_later_job_skips_a_shuffle_an_earlier_job_computed() {
+    let mut s = scheduler();
+    s.submit_job(job_over_shuffle(Some(0)), waiter());
+    run_all(&mut s);
+    assert!(s.tracker.is_available(0));
+    s.submit_job(job_over_shuffle(Some(0)), waiter());
+    assert_eq!(s.job_stages[&1], (2, 3));
+    assert_eq!(s.running_stages, BTreeSet::from([3]), "map stage 2 skipped");
+    assert!(s.waiting_stages.is_empty());
+    // A job over a new shuffle runs its map stage again.
+    run_all(&mut s);
+    s.submit_job(job_over_shuffle(Some(1)), waiter());
+    assert_eq!(s.running_stages, BTreeSet::from([4]));
+}
+
+/// TaskInfo.markFinished (Spark 4.0): a KILLED attempt sets only `killed`; `failed` stays false
+/// (the event log's TaskEnd has `"Failed": false, "Killed": true`, and the History Server shows
+/// the attempt KILLED, not FAILED).
+#[test]
+fn a_killed_attempt_is_killed_not_failed_in_its_task_info() {
+    let listeners = crate::world::listener::ListenerBus::new(true);
+    let mut s = Scheduler::new(
+        ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false)))),
+        listeners.context("app".into(), 1),
+        4,
+        1,
+    );
+    s.submit_job(two_stage_job(), waiter());
+    let t = s.resource_offer(&mut offer(1)).remove(0);
+    let data = TaskResultData::Killed {
+        reason: "test".into(),
+    };
+    s.status_update(t.task_id, TaskState::Killed, data);
+    let events = listeners.take().remove(0).events;
+    let info = events
+        .iter()
+        .find_map(|e| match e {
+            ListenerEvent::TaskEnd { info, .. } => Some(info),
+            _ => None,
+        })
+        .expect("a TaskEnd");
+    assert_eq!((info.failed, info.killed), (false, true));
+}

@@ -1,0 +1,270 @@
+//! `org.apache.spark.examples.SparkLR [partitions]`: logistic regression by gradient descent.
+//! `main` prints a warning on stderr, parallelizes N = 10,000 random points of D = 10
+//! dimensions into `partitions` slices (default 2) and caches them, then runs ITERATIONS = 5
+//! jobs `points.map(gradient).reduce(_ + _)` over the cached RDD (the first computes and caches
+//! the partitions, the others read them from memory), printing `Initial w`, `On iteration i`
+//! and `Final w` with the values the program computes from its `new Random(42)`. Call sites and
+//! scopes are Spark's (SparkLR.scala since 2.0; `RDD.scala` lines from the 4.0.0 jar).
+
+use super::java_random::{JavaRandom, java_double};
+use super::{call_site_long_form, rdd, scope_of};
+use sparkyard_messages::task::{JobSpec, ShuffleWriteSize, StageLineage, StageSpec, TaskWork};
+
+pub const CLASS: &str = "org.apache.spark.examples.SparkLR";
+/// `SparkSession.builder.appName("SparkLR")`.
+pub const APP_NAME: &str = "SparkLR";
+const FILE: &str = "SparkLR.scala";
+/// `val points = spark.sparkContext.parallelize(generateData, numSlices).cache()`.
+const PARALLELIZE_LINE: u32 = 72;
+/// `val gradient = points.map { p =>` ... `}.reduce(_ + _)`.
+const MAP_LINE: u32 = 80;
+const REDUCE_LINE: u32 = 82;
+/// `spark.stop()`.
+const STOP_LINE: u32 = 88;
+
+/// `val N = 10000`, `val D = 10`, `val R = 0.7`, `val ITERATIONS = 5`.
+const N: usize = 10_000;
+const D: usize = 10;
+const R: f64 = 0.7;
+pub const ITERATIONS: u32 = 5;
+
+/// What `showWarning()` prints with `System.err.println` before the SparkSession exists (the
+/// string's last line, `      """.stripMargin`, keeps its indentation).
+pub const WARNING: &str = "WARN: This is a naive implementation of Logistic Regression and is given as an example!\nPlease use org.apache.spark.ml.classification.LogisticRegression\nfor more conventional use.\n      ";
+
+/// A `DataPoint(x, y)` as JavaSerializer writes it inside a ParallelCollectionPartition: the
+/// case class, breeze's DenseVector (data array, offset, stride, length) and D doubles, bytes.
+const POINT_BYTES: u64 = 8 * D as u64 + 48;
+/// Deserialising a task's points (the partition travels in the task) and caching them: bytes
+/// per ms on one core.
+const DESERIALIZE_BYTES_PER_MS: u64 = 100_000;
+/// One point's gradient (a 10-dimension dot product, `exp`, two vector scalings and the sum):
+/// points per ms on one core.
+const POINTS_PER_MS: u64 = 20_000;
+
+/// `if (args.length > 0) args(0).toInt else 2`; `Err` is Java's NumberFormatException.
+pub fn parse_slices(args: &[String]) -> Result<i32, String> {
+    match args.first() {
+        None => Ok(2),
+        Some(a) => a
+            .parse::<i32>()
+            .map_err(|_| format!("java.lang.NumberFormatException: For input string: \"{a}\"")),
+    }
+}
+
+/// `ParallelCollectionRDD.slice`: a slice count below 1 fails when the first job asks for the
+/// partitions.
+pub fn check_slices(slices: i32) -> Result<u32, String> {
+    u32::try_from(slices)
+        .ok()
+        .filter(|s| *s >= 1)
+        .ok_or_else(|| {
+            "java.lang.IllegalArgumentException: Positive number of partitions required".into()
+        })
+}
+
+/// `ParallelCollectionRDD.slice`'s positions: slice `i` holds `[i * n / s, (i + 1) * n / s)`.
+fn slice_range(i: usize, slices: usize) -> std::ops::Range<usize> {
+    (i * N / slices)..((i + 1) * N / slices)
+}
+
+/// The five jobs, one ResultStage each over `MapPartitionsRDD[i]` <- the cached
+/// ParallelCollectionRDD[0].
+pub fn jobs(slices: u32) -> Vec<JobSpec> {
+    (1..=ITERATIONS).map(|i| job(i, slices)).collect()
+}
+
+fn job(iteration: u32, slices: u32) -> JobSpec {
+    let s = slices as usize;
+    let tasks = (0..s)
+        .map(|p| {
+            let points = slice_range(p, s).len() as u64;
+            let compute = points / POINTS_PER_MS;
+            // The first job computes the partitions and caches them; the others read them.
+            let read = if iteration == 1 {
+                points * POINT_BYTES / DESERIALIZE_BYTES_PER_MS
+            } else {
+                0
+            };
+            TaskWork::Sleep {
+                duration_ms: (read + compute).max(1),
+                fail: None,
+            }
+        })
+        .collect();
+    // Scopes: parallelize 0, then each iteration's map and reduce (`RDD.withScope`).
+    let map_scope = 2 * iteration - 1;
+    let mut points = rdd(
+        0,
+        "ParallelCollectionRDD",
+        &format!("parallelize at {FILE}:{PARALLELIZE_LINE}"),
+        (0, "parallelize"),
+        &[],
+    );
+    points.cached = true;
+    let map = rdd(
+        iteration,
+        "MapPartitionsRDD",
+        &format!("map at {FILE}:{MAP_LINE}"),
+        (map_scope, "map"),
+        &[0],
+    );
+    let stage = StageSpec {
+        rdd_description: format!("MapPartitionsRDD[{iteration}] at map at {FILE}:{MAP_LINE}"),
+        num_partitions: slices,
+        parents: Vec::new(),
+        tasks,
+        shuffle_write: ShuffleWriteSize::default(),
+        preferred_hosts: Vec::new(),
+        lineage: Some(Box::new(StageLineage {
+            rdds: vec![map, points],
+            details: call_site_long_form(
+                "org.apache.spark.rdd.RDD.reduce(RDD.scala:1130)",
+                CLASS,
+                FILE,
+                REDUCE_LINE,
+            ),
+            action_scope: Some(scope_of((map_scope + 1, "reduce"))),
+            ..StageLineage::default()
+        })),
+    };
+    JobSpec {
+        call_site: format!("reduce at {FILE}:{REDUCE_LINE}"),
+        stages: vec![stage],
+    }
+}
+
+/// `spark.stop()`'s call site.
+pub fn stop_site() -> String {
+    format!("stop at {FILE}:{STOP_LINE}")
+}
+
+/// `generateData` then `w = DenseVector.fill(D) {2 * rand.nextDouble - 1}`: the program's
+/// points (x, y) and its initial w, from the one `new Random(42)`.
+fn data_and_initial_w() -> (Vec<([f64; D], f64)>, [f64; D]) {
+    let mut rand = JavaRandom::new(42);
+    let points = (0..N)
+        .map(|i| {
+            let y = if i % 2 == 0 { -1.0 } else { 1.0 };
+            let mut x = [0.0; D];
+            for v in &mut x {
+                *v = rand.next_gaussian() + y * R;
+            }
+            (x, y)
+        })
+        .collect();
+    let mut w = [0.0; D];
+    for v in &mut w {
+        *v = 2.0 * rand.next_double() - 1.0;
+    }
+    (points, w)
+}
+
+/// breeze's `DenseVector.toString`: `DenseVector(a, b, ...)` with Java's doubles.
+fn dense_vector(v: &[f64; D]) -> String {
+    let parts: Vec<String> = v.iter().map(|x| java_double(*x)).collect();
+    format!("DenseVector({})", parts.join(", "))
+}
+
+/// `println(s"Initial w: $w")`.
+pub fn initial_w_line() -> String {
+    format!("Initial w: {}", dense_vector(&data_and_initial_w().1))
+}
+
+/// `println(s"On iteration $i")`.
+pub fn iteration_line(i: u32) -> String {
+    format!("On iteration {i}")
+}
+
+/// `println(s"Final w: $w")` after the five `w -= gradient`: each partition sums its points'
+/// gradients in order, and `reduce` merges the partitions' sums in partition order. Math.exp and
+/// breeze's dot product are the JVM's own, so the last digits can differ from a JVM's.
+pub fn final_w_line(slices: u32) -> String {
+    let (points, mut w) = data_and_initial_w();
+    let s = slices.max(1) as usize;
+    for _ in 0..ITERATIONS {
+        let mut gradient = [0.0; D];
+        for p in 0..s {
+            let mut part: Option<[f64; D]> = None;
+            for (x, y) in &points[slice_range(p, s)] {
+                let dot: f64 = w.iter().zip(x).map(|(a, b)| a * b).sum();
+                let scale = 1.0 / (1.0 + (-y * dot).exp()) - 1.0;
+                let g = x.map(|v| v * scale * y);
+                part = Some(match part {
+                    None => g,
+                    Some(acc) => std::array::from_fn(|k| acc[k] + g[k]),
+                });
+            }
+            if let Some(part) = part {
+                gradient = if p == 0 {
+                    part
+                } else {
+                    std::array::from_fn(|k| gradient[k] + part[k])
+                };
+            }
+        }
+        for k in 0..D {
+            w[k] -= gradient[k];
+        }
+    }
+    format!("Final w: {}", dense_vector(&w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // SparkLR.scala: `numSlices = if (args.length > 0) args(0).toInt else 2`; ITERATIONS = 5
+    // jobs `reduce at SparkLR.scala:82` over `map at SparkLR.scala:80` of the cached
+    // `parallelize at SparkLR.scala:72`.
+    #[test]
+    fn five_reduce_jobs_over_the_cached_points() {
+        assert_eq!(parse_slices(&[]), Ok(2));
+        assert!(
+            parse_slices(&["x".into()])
+                .unwrap_err()
+                .contains("NumberFormatException: For input string: \"x\"")
+        );
+        assert!(check_slices(0).is_err());
+        let j = jobs(3);
+        assert_eq!(j.len(), 5);
+        assert!(
+            j.iter()
+                .all(|j| j.call_site == "reduce at SparkLR.scala:82")
+        );
+        let last = &j[4].stages[0];
+        assert_eq!(
+            last.rdd_description,
+            "MapPartitionsRDD[5] at map at SparkLR.scala:80"
+        );
+        assert_eq!(last.tasks.len(), 3);
+        let l = last.lineage.as_ref().expect("lineage");
+        assert_eq!(l.rdds[1].callsite, "parallelize at SparkLR.scala:72");
+        assert!(l.rdds[1].cached);
+        assert_eq!(l.action_scope.as_ref().map(|s| s.id), Some(10));
+        // The first iteration deserialises and caches its points: it takes longer.
+        let ms = |t: &TaskWork| match t {
+            TaskWork::Sleep { duration_ms, .. } => *duration_ms,
+            _ => 0,
+        };
+        assert!(ms(&j[0].stages[0].tasks[0]) > ms(&j[1].stages[0].tasks[0]));
+    }
+
+    // The data and the initial w come from `new Random(42)`: `generateData` draws its 100,000
+    // Gaussians first (StrictMath.log inside nextGaussian), then w its 10 doubles. The line is
+    // the one a JVM prints (SparkLR / LocalLR outputs quoted in public code carry these values).
+    #[test]
+    fn initial_w_is_the_jvms_and_final_w_has_ten_values() {
+        let init = initial_w_line();
+        assert_eq!(
+            init,
+            "Initial w: DenseVector(-0.8066603352924779, -0.5488747509304204, \
+             -0.7351625370864459, 0.8228539509375878, -0.6662446067860872, \
+             -0.33245457898921527, 0.9664202269036932, -0.20407887461434115, \
+             0.4120993933386614, -0.8125908063470539)"
+        );
+        let fin = final_w_line(2);
+        assert!(fin.starts_with("Final w: DenseVector("), "{fin}");
+        assert_ne!(fin["Final w: ".len()..], init["Initial w: ".len()..]);
+    }
+}
