@@ -50,7 +50,11 @@ impl Scheduler {
                 break;
             }
             self.offer_task_set(key, offers, all_free, now_ms, &mut by_offer);
-            next = self.runnable.range((Excluded(key), Unbounded)).next().copied();
+            next = self
+                .runnable
+                .range((Excluded(key), Unbounded))
+                .next()
+                .copied();
         }
         if offers.len() > 1 {
             by_offer.sort_by_key(|(i, _)| *i);
