@@ -183,8 +183,8 @@ pub struct Scheduler {
     topology: Topology,
     /// `shuffleOffers`' randomness, seeded from the run's seed.
     rng: ChaCha8Rng,
-    /// The tasks one `resourceOffers` call launched, by offer index (reused).
-    launch_buf: Vec<(u32, TaskDescription)>,
+    /// The offer index of each task launched in a `resourceOffers` round (reused).
+    launch_order: Vec<u32>,
     next_job: u32,
     next_stage: u32,
     next_shuffle: u32,
@@ -251,7 +251,7 @@ impl Scheduler {
             locality: LocalitySettings::default(),
             topology: Topology::default(),
             rng: ChaCha8Rng::seed_from_u64(0),
-            launch_buf: Vec::new(),
+            launch_order: Vec::new(),
             next_job: 0,
             next_stage: 0,
             next_shuffle: 0,

@@ -397,7 +397,9 @@ impl Scheduler {
 impl TaskSetManager {
     /// `dequeueTaskHelper(speculative = true)`, after the regular tasks gave nothing: the
     /// level lists in Spark's order (the host's, no preference reported PROCESS_LOCAL, the
-    /// rack's, all), each as far as `max_locality` allows.
+    /// rack's, all), each as far as `max_locality` allows. Out of line: off the per-task path
+    /// unless speculation is on.
+    #[inline(never)]
     pub(super) fn dequeue_speculative_task(
         &mut self,
         host: &str,

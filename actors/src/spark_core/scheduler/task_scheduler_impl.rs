@@ -28,19 +28,15 @@ impl Scheduler {
         all_free: bool,
         launched: &mut Vec<TaskDescription>,
     ) {
-        let mut new_executor = false;
-        for o in offers.iter() {
-            new_executor |= self.topology.executor_added(o.executor_id, &o.host);
-        }
-        if new_executor {
+        if self.any_executor_added(offers) {
             self.recompute_locality_all();
         }
         if offers.len() > 1 {
-            use rand::seq::SliceRandom;
-            offers.shuffle(&mut self.rng);
+            self.shuffle_offers(offers);
         }
         let now_ms = clock::now_ms();
-        let mut by_offer = std::mem::take(&mut self.launch_buf);
+        let first = launched.len();
+        let mut order = std::mem::take(&mut self.launch_order);
         // The runnable sets in FIFO order; offering to one only ever removes it from the set.
         let mut next = self.runnable.first().copied();
         while let Some(key) = next {
@@ -49,18 +45,44 @@ impl Scheduler {
             if offers.iter().all(|o| o.cores < self.task_cpus) {
                 break;
             }
-            self.offer_task_set(key, offers, all_free, now_ms, &mut by_offer);
-            next = self
+            self.offer_task_set(key, offers, all_free, now_ms, launched, &mut order);
+            next = self.runnable_after(key);
+        }
+        if offers.len() > 1 {
+            group_by_offer(launched, first, &order);
+        }
+        order.clear();
+        self.launch_order = order;
+    }
+
+    /// Whether an offer comes from an executor not seen before (it is alive from now on).
+    fn any_executor_added(&mut self, offers: &[WorkerOffer]) -> bool {
+        let mut added = false;
+        for o in offers {
+            added |= self.topology.executor_added(o.executor_id, &o.host);
+        }
+        added
+    }
+
+    /// `shuffleOffers` (seeded). Out of line: only a round over all executors has more than one
+    /// offer, and keeping the per-task path's code small keeps it in the instruction cache.
+    #[inline(never)]
+    fn shuffle_offers(&mut self, offers: &mut [WorkerOffer]) {
+        use rand::seq::SliceRandom;
+        offers.shuffle(&mut self.rng);
+    }
+
+    /// The next runnable set after `key`, in FIFO order. The common case, `key` the last one,
+    /// needs no range search.
+    fn runnable_after(&self, key: TsKey) -> Option<TsKey> {
+        match self.runnable.last() {
+            Some(&last) if last > key => self
                 .runnable
                 .range((Excluded(key), Unbounded))
                 .next()
-                .copied();
+                .copied(),
+            _ => None,
         }
-        if offers.len() > 1 {
-            by_offer.sort_by_key(|(i, _)| *i);
-        }
-        launched.extend(by_offer.drain(..).map(|(_, t)| t));
-        self.launch_buf = by_offer;
     }
 
     /// `resourceOffers`' first part for one executor, also when no task is pending (Spark's
@@ -81,7 +103,8 @@ impl Scheduler {
         offers: &mut [WorkerOffer],
         all_free: bool,
         now_ms: u64,
-        launched: &mut Vec<(u32, TaskDescription)>,
+        launched: &mut Vec<TaskDescription>,
+        order: &mut Vec<u32>,
     ) {
         let Some(tsm) = self.task_sets.get(&key) else {
             self.runnable.remove(&key);
@@ -96,8 +119,8 @@ impl Scheduler {
                 break;
             }
             loop {
-                let (no_reject, min) =
-                    self.resource_offer_single_task_set(key, *level, offers, now_ms, launched);
+                let (no_reject, min) = self
+                    .resource_offer_single_task_set(key, *level, offers, now_ms, launched, order);
                 no_rejects &= no_reject;
                 let Some(min) = min else { break };
                 launched_any = true;
@@ -131,7 +154,8 @@ impl Scheduler {
         max_locality: TaskLocality,
         offers: &mut [WorkerOffer],
         now_ms: u64,
-        launched: &mut Vec<(u32, TaskDescription)>,
+        launched: &mut Vec<TaskDescription>,
+        order: &mut Vec<u32>,
     ) -> (bool, Option<TaskLocality>) {
         let mut no_rejects = true;
         let mut min: Option<TaskLocality> = None;
@@ -151,7 +175,8 @@ impl Scheduler {
             no_rejects &= !rejected;
             if let Some(d) = task {
                 offer.cores -= self.task_cpus;
-                launched.push((i as u32, self.launch(key, d, offer, now_ms)));
+                launched.push(self.launch(key, d, offer, now_ms));
+                order.push(i as u32);
                 min = Some(min.map_or(d.locality, |m| m.min(d.locality)));
             }
         }
@@ -159,7 +184,8 @@ impl Scheduler {
     }
 
     /// `executorAdded` / `executorLost` on every task set still in the pool: their valid
-    /// locality levels change with the live hosts.
+    /// locality levels change with the live hosts. Out of line: rare, and off the per-task path.
+    #[inline(never)]
     pub(super) fn recompute_locality_all(&mut self) {
         let cx = LocalityContext {
             topology: &self.topology,
@@ -513,4 +539,15 @@ impl Scheduler {
         }
         events
     }
+}
+
+/// `launchTasks(tasks.flatten)`: the tasks launched from `first` on, grouped by the offer they
+/// went to (stable, in the shuffled offers' order); `order[k]` is the offer of task `first + k`.
+/// Out of line: only a round over several offers needs it.
+#[inline(never)]
+fn group_by_offer(launched: &mut Vec<TaskDescription>, first: usize, order: &[u32]) {
+    let mut by_offer: Vec<(u32, TaskDescription)> =
+        order.iter().copied().zip(launched.drain(first..)).collect();
+    by_offer.sort_by_key(|(i, _)| *i);
+    launched.extend(by_offer.into_iter().map(|(_, t)| t));
 }
