@@ -240,6 +240,7 @@ fn prepare(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> PreparedRun 
         tasks: sleeps(tasks, task_ms),
         shuffle_write: Default::default(),
         lineage: None,
+        preferred_hosts: Vec::new(),
     };
     prepare_job(executors, nodes, vec![stage], FaultController::default())
 }
@@ -482,6 +483,7 @@ fn shuffle(maps: u64, executors: u64) -> BTreeMap<&'static str, f64> {
             records_per_task: 1_000_000,
         },
         lineage: None,
+        preferred_hosts: Vec::new(),
     };
     let reduce = StageSpec {
         rdd_description: "ShuffledRDD[2] at groupByKey at Bench.scala:2".into(),
@@ -490,6 +492,7 @@ fn shuffle(maps: u64, executors: u64) -> BTreeMap<&'static str, f64> {
         tasks: sleeps(maps, 100),
         shuffle_write: Default::default(),
         lineage: None,
+        preferred_hosts: Vec::new(),
     };
     let kill = PlannedFault {
         trigger: Trigger::TaskStarted {

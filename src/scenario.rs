@@ -386,6 +386,22 @@ struct RawStage {
     fail: Option<RawFail>,
     /// What each task of a shuffle-map stage writes to its shuffle.
     shuffle_write: Option<RawShuffleWrite>,
+    /// The input each task reads, on the cluster's nodes: its preferred locations.
+    input: Option<RawInput>,
+}
+
+/// `input` of a stage: where each task's input block lives (HadoopRDD's preferred locations:
+/// the hosts of its split). Exactly one of `replication` and `hosts`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Input")]
+struct RawInput {
+    /// Each task reads one block with this many replicas, placed from the seed as HDFS's
+    /// default policy does: a random node, then a node on another rack, then another node on
+    /// that second rack (1 to 10).
+    replication: Option<u32>,
+    /// Explicit hosts: task i reads a block on the hosts `hosts[i % len]` (cluster hosts).
+    hosts: Option<Vec<Vec<String>>>,
 }
 
 /// `shuffle_write` of a stage: what each of its map tasks writes.
@@ -719,7 +735,7 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
     let synthetic = raw
         .workload
         .as_ref()
-        .map(|w| workload(w, seed))
+        .map(|w| workload(w, seed, &cluster))
         .transpose()
         .map_err(err)?;
     let mut notes = Vec::new();
@@ -1087,8 +1103,10 @@ fn submit_words(s: &RawSubmit, synthetic: bool) -> Vec<String> {
 }
 
 /// The synthetic application: each stage's task durations drawn from the seed.
-fn workload(w: &RawWorkload, seed: u64) -> Result<UserProgram, String> {
+fn workload(w: &RawWorkload, seed: u64, cluster: &ClusterConfig) -> Result<UserProgram, String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x00c0_ffee);
+    // Block placement draws from its own stream, so an `input` changes no task's duration.
+    let mut blocks = ChaCha8Rng::seed_from_u64(seed ^ 0x0b10_c4ed);
     let mut jobs = Vec::new();
     for (j, job) in w.jobs.iter().enumerate() {
         if job.stages.is_empty() {
@@ -1128,6 +1146,11 @@ fn workload(w: &RawWorkload, seed: u64) -> Result<UserProgram, String> {
                     })
                     .unwrap_or_default(),
                 lineage: None,
+                preferred_hosts: match &st.input {
+                    Some(input) => input_hosts(input, st.tasks, cluster, &mut blocks)
+                        .map_err(|m| format!("{at}.{m}"))?,
+                    None => Vec::new(),
+                },
             });
         }
         check_ancestors(job).map_err(|m| format!("workload.jobs[{j}].{m}"))?;
@@ -1144,6 +1167,79 @@ fn workload(w: &RawWorkload, seed: u64) -> Result<UserProgram, String> {
         app_name: w.app_name.clone(),
         jobs,
     })
+}
+
+/// Each task's preferred hosts from a stage's `input`.
+fn input_hosts(
+    input: &RawInput,
+    tasks: u32,
+    cluster: &ClusterConfig,
+    rng: &mut ChaCha8Rng,
+) -> Result<Vec<Vec<String>>, String> {
+    match (input.replication, &input.hosts) {
+        (Some(r), None) => {
+            if !(1..=10).contains(&r) {
+                return Err(format!(
+                    "input.replication: must be between 1 and 10, got {r}"
+                ));
+            }
+            Ok((0..tasks)
+                .map(|_| place_block(cluster, r as usize, rng))
+                .collect())
+        }
+        (None, Some(hosts)) => {
+            if hosts.is_empty() || hosts.iter().any(Vec::is_empty) {
+                return Err(
+                    "input.hosts: give at least one list of hosts, none empty (task i reads a block on hosts[i % len])".into(),
+                );
+            }
+            for h in hosts.iter().flatten() {
+                known_host(h, cluster).map_err(|m| format!("input.hosts: {m}"))?;
+            }
+            Ok((0..tasks as usize)
+                .map(|i| hosts[i % hosts.len()].clone())
+                .collect())
+        }
+        _ => Err(
+            "input: give exactly one of `replication` (blocks placed from the seed) and `hosts` (explicit hosts per task)".into(),
+        ),
+    }
+}
+
+/// One block's replicas as HDFS's `BlockPlacementPolicyDefault` places a block written from
+/// outside the cluster: a random node, the second on another rack (if the cluster has one),
+/// the third on the second's rack, any more at random; never two on one node.
+fn place_block(cluster: &ClusterConfig, replication: usize, rng: &mut ChaCha8Rng) -> Vec<String> {
+    let nodes = &cluster.nodes;
+    let want = replication.min(nodes.len());
+    let mut chosen: Vec<usize> = Vec::with_capacity(want);
+    let mut pick = |chosen: &mut Vec<usize>, ok: &dyn Fn(usize) -> bool| {
+        let candidates: Vec<usize> = (0..nodes.len())
+            .filter(|i| !chosen.contains(i) && ok(*i))
+            .collect();
+        if candidates.is_empty() {
+            return false;
+        }
+        chosen.push(candidates[rng.random_range(0..candidates.len())]);
+        true
+    };
+    while chosen.len() < want {
+        let placed = match chosen.len() {
+            1 => {
+                let first = &nodes[chosen[0]].rack;
+                pick(&mut chosen, &|i| nodes[i].rack != *first)
+            }
+            2 => {
+                let second = &nodes[chosen[1]].rack;
+                pick(&mut chosen, &|i| nodes[i].rack == *second)
+            }
+            _ => false,
+        };
+        if !placed {
+            pick(&mut chosen, &|_| true);
+        }
+    }
+    chosen.into_iter().map(|i| nodes[i].host.clone()).collect()
 }
 
 /// A job runs its last stage and that stage's ancestors only (Spark submits the action's RDD

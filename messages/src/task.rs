@@ -287,6 +287,10 @@ pub struct StageSpec {
     /// `Details` and the job's `spark.rdd.scope`); `None`: the one RDD of `rdd_description`.
     #[serde(default)]
     pub lineage: Option<Box<StageLineage>>,
+    /// Each task's preferred hosts (the hosts of its input blocks: `RDD.preferredLocations`),
+    /// one list per partition; empty when the stage reads no located input.
+    #[serde(default)]
+    pub preferred_hosts: Vec<Vec<String>>,
 }
 
 /// What `StageInfo.fromStage` records of a stage's RDDs, and its call site's long form.

@@ -458,6 +458,7 @@ fn driver_and_executor_messages_round_trip() {
                 records_per_task: 1000,
             },
             lineage: None,
+            preferred_hosts: Vec::new(),
         }],
     };
     for m in [

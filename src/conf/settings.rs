@@ -4,7 +4,8 @@
 //! overhead math of `deploy.yarn.Client` / `ResourceProfile`, and `RpcTimeout.apply` (Spark 4.0).
 
 use sparkyard_actors::world::config::{
-    DynamicAllocationSettings, ShuffleSettings, SparkSettings, SpeculationSettings,
+    DynamicAllocationSettings, LocalitySettings, ShuffleSettings, SparkSettings,
+    SpeculationSettings,
 };
 
 use super::spark_conf::SparkConf;
@@ -375,6 +376,7 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         task_cpus: task_cpus(c)?,
         task_max_failures: c.get_u32("spark.task.maxFailures", 4)?,
         shuffle: shuffle_settings(c)?,
+        locality: locality_settings(c)?,
         am_wait_time_ms: c.get_time_as_ms("spark.yarn.am.waitTime", "100s")?,
         max_app_attempts: c.get_u32_opt("spark.yarn.maxAppAttempts")?,
         am_attempt_failures_validity_interval_ms: c
@@ -504,6 +506,23 @@ fn speculation(c: &SparkConf) -> Result<Option<SpeculationSettings>, UserError> 
         )?,
         slots_per_executor: (cores / cpus).max(1),
     }))
+}
+
+/// `spark.locality.wait` (3s) and `spark.locality.wait.process|node|rack` (each falling back
+/// to it: TaskSetManager.getLocalityWait), `spark.shuffle.reduceLocality.enabled` (true),
+/// `spark.locality.wait.legacyResetOnTaskLaunch` (false).
+fn locality_settings(c: &SparkConf) -> Result<LocalitySettings, UserError> {
+    let wait = c.get_time_as_ms("spark.locality.wait", "3s")?;
+    let level =
+        |key: &str| -> Result<u64, UserError> { Ok(c.get_time_as_ms_opt(key)?.unwrap_or(wait)) };
+    Ok(LocalitySettings {
+        wait_process_ms: level("spark.locality.wait.process")?,
+        wait_node_ms: level("spark.locality.wait.node")?,
+        wait_rack_ms: level("spark.locality.wait.rack")?,
+        reduce_locality_enabled: c.get_bool("spark.shuffle.reduceLocality.enabled", true)?,
+        legacy_reset_on_task_launch: c
+            .get_bool("spark.locality.wait.legacyResetOnTaskLaunch", false)?,
+    })
 }
 
 /// `spark.shuffle.service.*`, `spark.shuffle.io.*`, `spark.stage.maxConsecutiveAttempts`.
@@ -816,6 +835,32 @@ mod tests {
         assert_eq!(
             s.properties.get("spark.master").map(String::as_str),
             Some("yarn")
+        );
+    }
+
+    // config/package.scala: LOCALITY_WAIT (3s); LOCALITY_WAIT_PROCESS / _NODE / _RACK fall back to
+    // it (TaskSetManager.getLocalityWait); SHUFFLE_REDUCE_LOCALITY_ENABLE (true);
+    // LEGACY_LOCALITY_WAIT_RESET (false).
+    #[test]
+    fn locality_waits_fall_back_to_spark_locality_wait() {
+        assert_eq!(settings(&[]).unwrap().locality, LocalitySettings::default());
+        let s = settings(&[
+            "--conf",
+            "spark.locality.wait=1s",
+            "--conf",
+            "spark.locality.wait.rack=0",
+            "--conf",
+            "spark.shuffle.reduceLocality.enabled=false",
+        ])
+        .unwrap();
+        assert_eq!(
+            (
+                s.locality.wait_process_ms,
+                s.locality.wait_node_ms,
+                s.locality.wait_rack_ms,
+                s.locality.reduce_locality_enabled
+            ),
+            (1000, 1000, 0, false)
         );
     }
 

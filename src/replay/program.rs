@@ -201,6 +201,7 @@ fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
         // Shuffle sizes from the log are not replayed yet (the data model is not used).
         shuffle_write: Default::default(),
         lineage: None,
+        preferred_hosts: Vec::new(),
     }
 }
 

@@ -312,6 +312,7 @@ fn probe_program(app: &Application) -> UserProgram {
             }],
             shuffle_write: Default::default(),
             lineage: None,
+            preferred_hosts: Vec::new(),
         }],
     };
     UserProgram::Replay {

@@ -465,6 +465,7 @@ fn failing_program() -> UserProgram {
         ],
         shuffle_write: Default::default(),
         lineage: None,
+        preferred_hosts: Vec::new(),
     };
     UserProgram::Synthetic {
         class: "com.example.Failing".into(),

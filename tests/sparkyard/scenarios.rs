@@ -237,6 +237,54 @@ fn load_text(name: &str, text: &str) -> String {
 
 const MINIMAL: &str = "name = \"x\"\n[submit]\nclass = \"org.apache.spark.examples.SparkPi\"\n";
 
+/// A workload stage's `input` (its tasks' preferred hosts): exactly one of `replication` and
+/// `hosts`, hosts of the cluster only, a replication between 1 and 10.
+#[test]
+fn stage_input_is_checked_and_names_the_key() {
+    let with = |input: &str| {
+        format!(
+            "name = \"x\"\n[submit]\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 4\nduration = {{ fixed_ms = 1 }}\ninput = {input}\n"
+        )
+    };
+    assert_eq!(load_text("input-ok.toml", &with("{ replication = 3 }")), "");
+    let hosts = "{ hosts = [[\"nm-1.sparkyard.internal\"], [\"nm-5.sparkyard.internal\"]] }";
+    assert_eq!(load_text("input-hosts.toml", &with(hosts)), "");
+    for (input, needle) in [
+        (
+            "{ replication = 3, hosts = [[\"nm-1.sparkyard.internal\"]] }",
+            "workload.jobs[0].stages[0].input: give exactly one of `replication`",
+        ),
+        ("{}", "give exactly one of `replication`"),
+        (
+            "{ replication = 0 }",
+            "input.replication: must be between 1 and 10, got 0",
+        ),
+        (
+            "{ hosts = [[\"nope\"]] }",
+            "input.hosts: host: `nope` is not a NodeManager of this cluster",
+        ),
+        (
+            "{ hosts = [[]] }",
+            "input.hosts: give at least one list of hosts",
+        ),
+    ] {
+        let e = load_text("input-bad.toml", &with(input));
+        assert!(e.contains(needle), "{input}: {e}");
+    }
+    // Blocks placed from the seed (3 replicas over the embedded cluster's 8 nodes on 2 racks)
+    // make some tasks NODE_LOCAL to the executors' hosts, the others wait for them and then
+    // run RACK_LOCAL or ANY (TaskSetManager.dequeueTaskHelper); none is a no-preference task.
+    let text = with("{ replication = 3 }").replace("tasks = 4", "tasks = 24")
+        + "[expect]\nlogs_contain = [\"NODE_LOCAL, 7595 bytes\"]\nlogs_not_contain = [\"PROCESS_LOCAL\"]\n";
+    let dir = std::env::temp_dir().join(format!("sparkyard-input-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("input-run.toml");
+    std::fs::write(&path, text).expect("write");
+    let s = scenario::load(&path).expect("loads");
+    let r = scenario::run(&s, None, RunOptions::default()).expect("runs");
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+}
+
 #[test]
 fn bad_scenario_files_are_errors_naming_the_file_the_line_and_the_key() {
     assert_eq!(load_text("ok.toml", MINIMAL), "");

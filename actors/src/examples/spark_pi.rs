@@ -60,6 +60,7 @@ pub fn job(slices: u32, seed: u64) -> JobSpec {
         tasks,
         shuffle_write: Default::default(),
         lineage: Some(Box::new(lineage())),
+        preferred_hosts: Vec::new(),
     };
     JobSpec {
         call_site: CALL_SITE.into(),

@@ -130,6 +130,8 @@ pub struct DriverEndpoint {
     app_properties: Arc<Vec<(String, String)>>,
     /// The tasks of the offer being made (kept to reuse its allocation).
     offered: Vec<sparkyard_messages::task::TaskDescription>,
+    /// The offers of one `makeOffers` (reused).
+    offers: Vec<WorkerOffer>,
     /// Every executor id that ever registered with this driver.
     ever_registered: BTreeSet<ExecutorId>,
     /// The ExecutorAllocationManager when dynamic allocation is on (shared with its listener
@@ -181,7 +183,15 @@ impl DriverEndpoint {
             )
             .with_shuffle(s.shuffle.clone())
             .with_driver_memory(unified_memory_manager::max_memory(s.driver_memory_mb))
-            .with_speculation(s.speculation);
+            .with_speculation(s.speculation)
+            .with_locality(
+                s.locality,
+                sim.config
+                    .nodes
+                    .iter()
+                    .map(|n| (n.host.as_str(), n.rack.as_str())),
+                sim.config.seed,
+            );
             let props: Vec<(String, String)> = s
                 .properties
                 .iter()
@@ -214,6 +224,7 @@ impl DriverEndpoint {
                 tasks_finished: 0,
                 failures_counted: 0,
                 offered: Vec::new(),
+                offers: Vec::new(),
                 app_properties: Arc::new(props),
                 ever_registered: BTreeSet::new(),
                 allocation,
@@ -474,57 +485,75 @@ impl DriverEndpoint {
         self.offerable.set(id, offerable);
     }
 
-    /// `makeOffers`: one executor, or every active one (ReviveOffers).
+    /// `makeOffers`: one executor (`makeOffers(executorId)`, after a status update or a
+    /// registration), or every active one (ReviveOffers), in one `resourceOffers` call.
     fn make_offers(&mut self, only: Option<ExecutorId>) {
+        let one = only.and_then(|id| self.work_offer(id));
         if !self.scheduler.has_pending_tasks() {
+            // An active executor's host is known to the scheduler even with nothing pending
+            // (resourceOffers registers it otherwise).
+            if let Some(o) = one {
+                self.scheduler.executor_offered(o.executor_id, &o.host);
+            }
             return;
         }
+        let mut offers = std::mem::take(&mut self.offers);
+        offers.clear();
         match only {
-            Some(id) => self.offer(id),
-            // The executors with free cores, in id order, as a walk over all of them would
-            // offer them, less those whose offer would launch nothing: waiting for a loss
-            // reason, fewer free cores than a task needs, or offered after the last pending
-            // task has gone. An offer changes only its own executor's entry, so walking on
-            // from the last one offered visits what a list taken before the first would.
+            Some(_) => offers.extend(one),
+            // The executors with free cores, as a walk over all of them would find them, less
+            // those whose offer would launch nothing: waiting for a loss reason, or with fewer
+            // free cores than a task needs.
             None => {
                 let mut at = None;
                 while let Some(id) = self.offerable.next(at) {
-                    if !self.scheduler.has_pending_tasks() {
-                        break;
-                    }
-                    self.offer(id);
+                    offers.extend(self.work_offer(id));
                     at = Some(id);
                 }
             }
         }
+        if !offers.is_empty() {
+            self.launch_offers(&mut offers, only.is_none());
+        }
+        self.offers = offers;
     }
 
-    /// One executor's free cores offered to the task sets; launches what they take.
-    fn offer(&mut self, id: ExecutorId) {
+    /// An executor's free cores as a `WorkerOffer` (`executorIsAlive`: not waiting for its
+    /// loss reason, not being removed or decommissioned).
+    fn work_offer(&self, id: ExecutorId) -> Option<WorkerOffer> {
         if self.pending_loss_reason.contains(&id)
             || self.pending_to_remove.contains(&id)
             || self.pending_decommission.contains_key(&id)
         {
-            return;
+            return None;
         }
-        let Some(e) = self.executors.get(id) else {
-            return;
-        };
-        let mut offer = WorkerOffer {
+        let e = self.executors.get(id)?;
+        Some(WorkerOffer {
             executor_id: id,
             host: e.host.clone(),
             cores: e.free_cores,
-        };
+        })
+    }
+
+    /// `scheduler.resourceOffers(workOffers, isAllFreeResources)` then `launchTasks`: the
+    /// offers' cores left are the executors' free cores, and each task goes to its executor in
+    /// the order the scheduler launched them (grouped by the shuffled offers).
+    fn launch_offers(&mut self, offers: &mut [WorkerOffer], all_free: bool) {
         let mut tasks = std::mem::take(&mut self.offered);
-        self.scheduler.resource_offer_into(&mut offer, &mut tasks);
+        self.scheduler.resource_offers(offers, all_free, &mut tasks);
         if tasks.is_empty() {
             self.offered = tasks;
             return;
         }
-        let e = self.executors.get_mut(id).expect("offered");
-        e.free_cores = offer.cores;
-        let target = e.executor.clone();
-        self.update_offerable(id);
+        for o in offers.iter() {
+            let Some(e) = self.executors.get_mut(o.executor_id) else {
+                continue;
+            };
+            if e.free_cores != o.cores {
+                e.free_cores = o.cores;
+                self.update_offerable(o.executor_id);
+            }
+        }
         self.sim.observe(RunEvent::TasksLaunched {
             count: tasks.len() as u64,
         });
@@ -541,6 +570,10 @@ impl DriverEndpoint {
                     },
                 );
             }
+            let Some(e) = self.executors.get(t.executor_id) else {
+                continue;
+            };
+            let target = e.executor.clone();
             self.env.send(&target, ExecutorMsg::LaunchTask(Box::new(t)));
         }
         self.offered = tasks;

@@ -50,6 +50,8 @@ pub struct SparkSettings {
     pub task_max_failures: u32,
     /// The shuffle's settings (external shuffle service, fetch retries, stage attempts).
     pub shuffle: ShuffleSettings,
+    /// Delay scheduling's waits and reduce-task locality.
+    pub locality: LocalitySettings,
     /// `spark.yarn.am.waitTime`, ms.
     pub am_wait_time_ms: u64,
     /// `spark.yarn.maxAppAttempts`; `None` means YARN's `yarn.resourcemanager.am.max-attempts`.
@@ -242,6 +244,36 @@ impl Default for ShuffleSettings {
             io_max_retries: 3,
             io_retry_wait_ms: 5000,
             unregister_output_on_host_on_fetch_failure: false,
+        }
+    }
+}
+
+/// `spark.locality.wait` and its per-level keys, `spark.shuffle.reduceLocality.enabled`;
+/// `Default` is Spark 4.0's (config/package.scala: LOCALITY_WAIT 3s, the per-level keys fall back
+/// to it; SHUFFLE_REDUCE_LOCALITY_ENABLE true).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalitySettings {
+    /// `spark.locality.wait.process`, ms.
+    pub wait_process_ms: u64,
+    /// `spark.locality.wait.node`, ms.
+    pub wait_node_ms: u64,
+    /// `spark.locality.wait.rack`, ms.
+    pub wait_rack_ms: u64,
+    /// `spark.shuffle.reduceLocality.enabled`.
+    pub reduce_locality_enabled: bool,
+    /// `spark.locality.wait.legacyResetOnTaskLaunch` (false): reset the wait on every launch
+    /// instead of only when no offer was rejected for locality.
+    pub legacy_reset_on_task_launch: bool,
+}
+
+impl Default for LocalitySettings {
+    fn default() -> Self {
+        LocalitySettings {
+            wait_process_ms: 3000,
+            wait_node_ms: 3000,
+            wait_rack_ms: 3000,
+            reduce_locality_enabled: true,
+            legacy_reset_on_task_launch: false,
         }
     }
 }

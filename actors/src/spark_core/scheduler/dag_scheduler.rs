@@ -3,6 +3,7 @@
 //! tasks, fetch failures and the resubmission of failed stages, executor loss
 //! (`removeExecutorAndUnregisterOutputs`), aborts, and the event log's `StageInfo`.
 
+use super::task_set_manager::LocalityContext;
 use super::*;
 
 impl Scheduler {
@@ -97,6 +98,7 @@ impl Scheduler {
                     shuffle_id,
                     shuffle_write: spec.shuffle_write,
                     lineage: spec.lineage,
+                    preferred: interned_hosts(spec.preferred_hosts),
                     attempt: 0,
                     next_attempt: 0,
                     submitted_ms: 0,
@@ -288,14 +290,67 @@ impl Scheduler {
             log,
             TS, "Adding task set {id}.{} with {n} tasks resource profile 0", stage.attempt
         );
-        self.task_sets
-            .insert(key, TaskSetManager::new(stage.attempt, partitions, epoch));
+        let prefs = self.task_preferred_locations(id, &partitions);
+        let cx = LocalityContext {
+            topology: &self.topology,
+            settings: &self.locality,
+            now_ms: clock::now_ms(),
+        };
+        let tsm = TaskSetManager::new(stage.attempt, partitions, epoch, prefs, &cx);
+        self.task_sets.insert(key, tsm);
         self.speculation_for_new_set(key, n);
         if self.bus.enabled() {
             let stage = self.stage_info(id, None);
             self.bus.post(|| ListenerEvent::StageSubmitted { stage });
         }
         self.runnable.insert(key);
+    }
+
+    /// `getPreferredLocs` for each task of a new stage attempt (`taskIdToLocations`): the hosts
+    /// of the partition's input blocks, else, for a stage reading one shuffle (a ShuffledRDD),
+    /// `MapOutputTrackerMaster.getPreferredLocationsForShuffle`: with
+    /// `spark.shuffle.reduceLocality.enabled` and fewer than SHUFFLE_PREF_MAP_THRESHOLD (1000)
+    /// maps and SHUFFLE_PREF_REDUCE_THRESHOLD (1000) reduces, the hosts holding at least
+    /// REDUCER_PREF_LOCS_FRACTION (0.2) of its input. Empty when no task has a preference.
+    fn task_preferred_locations(&self, id: u32, partitions: &[u32]) -> Vec<Vec<Rc<str>>> {
+        let stage = &self.stages[&id];
+        if !stage.preferred.is_empty() {
+            return partitions
+                .iter()
+                .map(|p| {
+                    stage
+                        .preferred
+                        .get(*p as usize)
+                        .cloned()
+                        .unwrap_or_default()
+                })
+                .collect();
+        }
+        let [parent] = stage.parents[..] else {
+            return Vec::new();
+        };
+        let Some(shuffle_id) = self.stages[&parent].shuffle_id else {
+            return Vec::new();
+        };
+        let num_maps = self.stages[&parent].tasks.len();
+        let num_reduces = stage.tasks.len();
+        if !self.locality.reduce_locality_enabled
+            || num_maps >= SHUFFLE_PREF_MAP_THRESHOLD
+            || num_reduces >= SHUFFLE_PREF_REDUCE_THRESHOLD
+        {
+            return Vec::new();
+        }
+        let Some(locations) = self
+            .tracker
+            .locations_with_largest_outputs(shuffle_id, REDUCER_PREF_LOCS_FRACTION)
+        else {
+            return Vec::new();
+        };
+        let hosts: Vec<Rc<str>> = locations
+            .iter()
+            .map(|b| Rc::from(b.host.as_str()))
+            .collect();
+        vec![hosts; partitions.len()]
     }
 
     /// `markStageAsFinished`: `<stage> (<name>) finished in <Long> ms` (or `failed in ... due
@@ -823,4 +878,26 @@ fn parse_rdd(rdd: &str) -> (String, u32, String) {
         .and_then(|(n, _)| n.parse().ok())
         .unwrap_or(0);
     (name, id, call_site_of(rdd))
+}
+
+/// MapOutputTrackerMaster's thresholds for reduce-task locality (MapOutputTracker.scala).
+const SHUFFLE_PREF_MAP_THRESHOLD: usize = 1000;
+const SHUFFLE_PREF_REDUCE_THRESHOLD: usize = 1000;
+const REDUCER_PREF_LOCS_FRACTION: f64 = 0.2;
+
+/// A stage's preferred hosts as shared strings (one allocation per distinct host).
+fn interned_hosts(hosts: Vec<Vec<String>>) -> Vec<Vec<Rc<str>>> {
+    let mut seen: BTreeMap<String, Rc<str>> = BTreeMap::new();
+    hosts
+        .into_iter()
+        .map(|task| {
+            task.into_iter()
+                .map(|h| {
+                    seen.entry(h)
+                        .or_insert_with_key(|k| Rc::from(k.as_str()))
+                        .clone()
+                })
+                .collect()
+        })
+        .collect()
 }

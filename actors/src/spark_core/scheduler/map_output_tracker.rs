@@ -211,6 +211,33 @@ impl MapOutputTrackerMaster {
         removed
     }
 
+    /// `getLocationsWithLargestOutputs(shuffleId, reducerId, numReducers, fractionThreshold)`:
+    /// the block servers holding at least `fraction` of the reducer's input, in the order the
+    /// tracker first saw them (Spark's is a HashMap's). A map status's blocks are its average
+    /// size (HighlyCompressedMapStatus), so every reducer gets the same answer; a zero-sized
+    /// block counts nowhere.
+    pub fn locations_with_largest_outputs(
+        &self,
+        shuffle_id: u32,
+        fraction: f64,
+    ) -> Option<Vec<&BlockManagerId>> {
+        let s = self.shuffles.get(&shuffle_id)?;
+        let mut by_server: BTreeMap<u32, u64> = BTreeMap::new();
+        let mut total = 0u64;
+        for m in s.statuses.iter().flatten() {
+            if m.avg_block_bytes > 0 {
+                *by_server.entry(m.server).or_insert(0) += m.avg_block_bytes;
+                total += m.avg_block_bytes;
+            }
+        }
+        let top: Vec<&BlockManagerId> = by_server
+            .into_iter()
+            .filter(|(_, size)| *size as f64 / total as f64 >= fraction)
+            .map(|(server, _)| &self.servers[server as usize])
+            .collect();
+        (!top.is_empty()).then_some(top)
+    }
+
     /// `updateMapOutput(shuffleId, mapId, bmAddress)` (SPARK-36782: the BlockManagerMaster
     /// calls it when a peer reports a migrated shuffle index block): the output of map task
     /// `map_id` now lives at `location`; a removed one is recovered there. No epoch change,

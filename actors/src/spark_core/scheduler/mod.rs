@@ -5,6 +5,9 @@
 //! every lookup is a map or a queue, never a scan over all tasks or executors.
 
 mod dag_scheduler;
+pub mod locality;
+#[cfg(test)]
+mod locality_tests;
 pub mod map_output_tracker;
 mod speculation;
 mod task_scheduler_impl;
@@ -16,11 +19,14 @@ use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
 use crate::kernel::small_map::{DenseMap, SmallSet};
 use crate::spark_core::memory_store::{DRIVER_STORE, MemoryStore};
-use crate::world::config::ShuffleSettings;
+use crate::world::config::{LocalitySettings, ShuffleSettings};
 use crate::world::invariants::TaskOutput;
 use crate::world::listener::{ContextBus, TaskEndKind, TaskEvent, TaskEventKind};
 use crate::{error, info, warn};
+use locality::{TaskLocality, Topology};
 use map_output_tracker::{MapOutputTrackerMaster, MapOutputUpdate};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use sparkyard_messages::ids::{ExecutorId, TaskId};
 use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason, TaskInfo};
 use sparkyard_messages::records::{ExecutorLossReason, TaskState};
@@ -29,7 +35,8 @@ use sparkyard_messages::task::{
     BlockManagerId, FetchFailure, JobResult, JobSpec, MapStatusData, ShuffleBlockInfo, ShuffleIo,
     ShuffleWrite, ShuffleWriteSize, TaskDescription, TaskName, TaskResultData, TaskWork,
 };
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 use task_set_manager::TaskSetManager;
 
 const DAG: &str = "driver::DAGScheduler";
@@ -96,6 +103,8 @@ struct Stage {
     shuffle_write: ShuffleWriteSize,
     /// The event log's RDD lineage and call stack, when the program gives them.
     lineage: Option<Box<sparkyard_messages::task::StageLineage>>,
+    /// Each partition's preferred hosts from its input (empty: none).
+    preferred: Vec<Vec<Rc<str>>>,
     /// The latest attempt's number and the next one's.
     attempt: u32,
     next_attempt: u32,
@@ -127,6 +136,7 @@ struct MapOutput {
     attempt: u32,
     task_id: TaskId,
     launch_epoch: u64,
+    locality: TaskLocality,
 }
 
 struct RunningTask {
@@ -145,6 +155,8 @@ struct RunningTask {
     launching: bool,
     /// A speculative copy (`TaskInfo.speculative`).
     speculative: bool,
+    /// The level it was launched at (`TaskInfo.taskLocality`).
+    locality: TaskLocality,
 }
 
 impl RunningTask {
@@ -166,6 +178,13 @@ pub struct Scheduler {
     max_failures: u32,
     task_cpus: u32,
     shuffle: ShuffleSettings,
+    locality: LocalitySettings,
+    /// Live executors, hosts and racks, and the cluster's racks.
+    topology: Topology,
+    /// `shuffleOffers`' randomness, seeded from the run's seed.
+    rng: ChaCha8Rng,
+    /// The offer index of each task launched in a `resourceOffers` round (reused).
+    launch_order: Vec<u32>,
     next_job: u32,
     next_stage: u32,
     next_shuffle: u32,
@@ -229,6 +248,10 @@ impl Scheduler {
             max_failures,
             task_cpus,
             shuffle: ShuffleSettings::default(),
+            locality: LocalitySettings::default(),
+            topology: Topology::default(),
+            rng: ChaCha8Rng::seed_from_u64(0),
+            launch_order: Vec::new(),
             next_job: 0,
             next_stage: 0,
             next_shuffle: 0,
@@ -270,12 +293,26 @@ impl Scheduler {
         self
     }
 
+    /// Delay scheduling's settings, the cluster's racks (host, rack) and the seed of the offer
+    /// shuffle.
+    pub fn with_locality<'a>(
+        mut self,
+        locality: LocalitySettings,
+        racks: impl IntoIterator<Item = (&'a str, &'a str)>,
+        seed: u64,
+    ) -> Self {
+        self.locality = locality;
+        self.topology = Topology::new(racks);
+        self.rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0ffe_75ed);
+        self
+    }
+
     /// Whether any live map output names the executor (shuffle tracking keeps it).
     pub fn holds_map_output(&self, id: ExecutorId) -> bool {
         self.tracker.has_outputs_of(id)
     }
 
     pub fn has_pending_tasks(&self) -> bool {
-        !self.runnable.is_empty() || self.has_speculative_pending()
+        !self.runnable.is_empty()
     }
 }

@@ -4,6 +4,8 @@
 //! `util/collection/PercentileHeap`). Nothing here exists when `spark.speculation` is off: the
 //! scheduler holds `None` and every hook is one `Option` test.
 
+use super::locality::{TaskLocality, Topology};
+use super::task_set_manager::{Dequeued, TaskSetManager};
 use super::*;
 use crate::world::config::SpeculationSettings;
 use std::cmp::Reverse;
@@ -15,8 +17,6 @@ pub(super) struct Speculation {
     pub(super) settings: SpeculationSettings,
     /// Task sets not yet zombie, checked every `spark.speculation.interval`.
     active: BTreeSet<TsKey>,
-    /// Task sets with speculatable copies waiting for an offer, in FIFO order.
-    runnable: BTreeSet<TsKey>,
 }
 
 impl Speculation {
@@ -24,7 +24,6 @@ impl Speculation {
         Speculation {
             settings,
             active: BTreeSet::new(),
-            runnable: BTreeSet::new(),
         }
     }
 }
@@ -91,14 +90,14 @@ pub(super) struct TaskSetSpeculation {
     durations: PercentileHeap,
     /// `runningTasksSet`: running attempt -> its task index.
     running: BTreeMap<TaskId, u32>,
-    /// `copiesRunning`.
-    copies_running: Vec<u8>,
     /// `taskAttempts`, newest first.
     attempts: Vec<Vec<Attempt>>,
     /// `speculatableTasks`.
     speculatable: BTreeSet<u32>,
-    /// `pendingSpeculatableTasks` (no locality preferences: one stack, taken from its end).
-    pending: Vec<u32>,
+    /// `pendingSpeculatableTasks`, as one stack taken from its end: each of Spark's lists
+    /// (forHost, noPrefs, forRack, all) is this stack filtered by the task's preferences, since
+    /// `addPendingTask(index, speculatable = true)` appends to all of them at once.
+    pub(super) pending: Vec<u32>,
     /// `killedByOtherAttempt`.
     killed_by_other_attempt: BTreeSet<TaskId>,
 }
@@ -109,7 +108,6 @@ impl TaskSetSpeculation {
             min_finished: ((s.quantile * num_tasks as f64).floor() as usize).max(1),
             durations: PercentileHeap::default(),
             running: BTreeMap::new(),
-            copies_running: vec![0; num_tasks],
             attempts: (0..num_tasks).map(|_| Vec::new()).collect(),
             speculatable: BTreeSet::new(),
             pending: Vec::new(),
@@ -117,12 +115,9 @@ impl TaskSetSpeculation {
         }
     }
 
-    /// `resourceOffer`'s bookkeeping: returns whether the launch is speculative (another
-    /// copy of the task is running).
-    pub(super) fn on_launch(&mut self, index: u32, task: &RunningTask) -> bool {
+    /// `resourceOffer`'s bookkeeping of a launch (`runningTasksSet`, `taskAttempts`).
+    pub(super) fn on_launch(&mut self, index: u32, task: &RunningTask) {
         let i = index as usize;
-        let speculative = self.copies_running[i] > 0;
-        self.copies_running[i] = self.copies_running[i].saturating_add(1);
         self.running.insert(task.task_id, index);
         self.attempts[i].insert(
             0,
@@ -135,16 +130,13 @@ impl TaskSetSpeculation {
                 running: true,
             },
         );
-        speculative
     }
 
-    /// An attempt ended (any way): `removeRunningTask` and, for a failure, `copiesRunning -= 1`.
-    fn on_end(&mut self, tid: TaskId, index: u32, failed: bool) {
+    /// An attempt ended (any way): `removeRunningTask` (the set's `copiesRunning` follows in
+    /// `task_ended`).
+    fn on_end(&mut self, tid: TaskId, index: u32) {
         self.running.remove(&tid);
         let i = index as usize;
-        if failed {
-            self.copies_running[i] = self.copies_running[i].saturating_sub(1);
-        }
         if let Some(a) = self.attempts[i].iter_mut().find(|a| a.task_id == tid) {
             a.running = false;
         }
@@ -191,13 +183,6 @@ impl Scheduler {
         self.speculation.as_ref().map(|s| s.settings.interval_ms)
     }
 
-    /// Whether a speculatable copy waits for an offer.
-    pub(super) fn has_speculative_pending(&self) -> bool {
-        self.speculation
-            .as_ref()
-            .is_some_and(|s| !s.runnable.is_empty())
-    }
-
     /// A new task set's speculation state (`None` when speculation is off).
     pub(super) fn speculation_for_new_set(&mut self, key: TsKey, num_tasks: usize) {
         let Some(spec) = self.speculation.as_mut() else {
@@ -213,13 +198,12 @@ impl Scheduler {
     /// `resourceOffer`'s bookkeeping of a launch (`copiesRunning`, `taskAttempts`); a launch
     /// while another copy runs is the speculative one.
     pub(super) fn speculation_on_launch(&mut self, key: TsKey, index: u32, tid: TaskId) {
-        let Some(task) = self.running.get_mut(tid) else {
+        let Some(task) = self.running.get(tid) else {
             return;
         };
-        let Some(spec) = self.task_sets.get_mut(&key).and_then(|t| t.spec.as_mut()) else {
-            return;
-        };
-        task.speculative = spec.on_launch(index, task);
+        if let Some(spec) = self.task_sets.get_mut(&key).and_then(|t| t.spec.as_mut()) {
+            spec.on_launch(index, task);
+        }
     }
 
     /// Whether the attempt was killed because another attempt of its task succeeded.
@@ -237,7 +221,7 @@ impl Scheduler {
             .get_mut(&task.key)
             .and_then(|t| t.spec.as_mut())
         {
-            spec.on_end(task.task_id, task.index, true);
+            spec.on_end(task.task_id, task.index);
         }
     }
 
@@ -252,7 +236,7 @@ impl Scheduler {
         {
             return None;
         }
-        spec.on_end(task.task_id, task.index, true);
+        spec.on_end(task.task_id, task.index);
         Some(FINISHED_BUT_NOT_COMMITTED.to_string())
     }
 
@@ -273,7 +257,7 @@ impl Scheduler {
         };
         spec.durations
             .insert(clock::now_ms().saturating_sub(task.launch_ms));
-        spec.on_end(task.task_id, task.index, false);
+        spec.on_end(task.task_id, task.index);
         for a in spec.attempts[task.index as usize]
             .iter()
             .filter(|a| a.running)
@@ -360,11 +344,12 @@ impl Scheduler {
         let tsm = self.task_sets.get_mut(&key).expect("checked");
         let stage_attempt = tsm.stage_attempt;
         let successful = &tsm.successful;
+        let copies_running = &tsm.copies_running;
         let spec = tsm.spec.as_mut().expect("checked");
         let mut marked: Vec<(u32, Rc<str>, usize)> = Vec::new();
         for (&tid, &index) in &spec.running {
             let i = index as usize;
-            if successful[i] || spec.copies_running[i] != 1 || spec.speculatable.contains(&index) {
+            if successful[i] || copies_running[i] != 1 || spec.speculatable.contains(&index) {
                 continue;
             }
             let Some(a) = spec.attempts[i].iter().find(|a| a.task_id == tid) else {
@@ -392,11 +377,8 @@ impl Scheduler {
         if marked.is_empty() {
             return false;
         }
-        self.speculation
-            .as_mut()
-            .expect("checked")
-            .runnable
-            .insert(key);
+        // The set has copies to offer again, even once its regular tasks are all out.
+        self.runnable.insert(key);
         true
     }
 
@@ -410,66 +392,87 @@ impl Scheduler {
             partition_id,
         });
     }
+}
 
-    /// `dequeueTask`'s speculative half, after the regular pending tasks: the task sets in FIFO
-    /// order, each copy taken from the end of its stack, never on a host that ran an attempt of
-    /// the task (`hasAttemptOnHost`), only while at most one copy runs.
-    pub(super) fn offer_speculative_tasks(
+impl TaskSetManager {
+    /// `dequeueTaskHelper(speculative = true)`, after the regular tasks gave nothing: the
+    /// level lists in Spark's order (the host's, no preference reported PROCESS_LOCAL, the
+    /// rack's, all), each as far as `max_locality` allows. Out of line: off the per-task path
+    /// unless speculation is on.
+    #[inline(never)]
+    pub(super) fn dequeue_speculative_task(
         &mut self,
-        offer: &mut WorkerOffer,
-        launched: &mut Vec<TaskDescription>,
-    ) {
-        let Some(spec) = self.speculation.as_ref() else {
-            return;
-        };
-        if spec.runnable.is_empty() {
-            return;
-        }
-        let keys: Vec<TsKey> = spec.runnable.iter().copied().collect();
-        for key in keys {
-            while offer.cores >= self.task_cpus {
-                let Some(index) = self.dequeue_speculative_task(key, &offer.host) else {
-                    break;
-                };
-                offer.cores -= self.task_cpus;
-                launched.push(self.launch(key, index, offer));
-            }
-        }
-    }
-
-    /// `dequeueTaskFromList(speculative = true)` on one set's stack.
-    fn dequeue_speculative_task(&mut self, key: TsKey, host: &str) -> Option<u32> {
-        let tsm = self.task_sets.get_mut(&key)?;
-        let zombie = tsm.zombie;
-        let successful = &tsm.successful;
-        let spec = tsm.spec.as_mut()?;
-        let mut found = None;
-        if !zombie {
-            let mut at = spec.pending.len();
-            while at > 0 {
-                at -= 1;
-                let index = spec.pending[at];
-                if spec.has_attempt_on_host(index, host) {
-                    continue;
-                }
-                spec.pending.remove(at);
-                if !successful[index as usize] && spec.copies_running[index as usize] <= 1 {
-                    spec.speculatable.remove(&index);
-                    found = Some(index);
-                    break;
-                }
-            }
-        } else {
-            spec.pending.clear();
-        }
+        host: &str,
+        max_locality: TaskLocality,
+        topology: &Topology,
+    ) -> Option<Dequeued> {
+        let spec = self.spec.as_mut()?;
         if spec.pending.is_empty() {
-            self.speculation
-                .as_mut()
-                .expect("state exists")
-                .runnable
-                .remove(&key);
+            return None;
         }
-        found
+        let prefs = &self.prefs;
+        let pref = |i: u32| prefs.get(i as usize).map_or(&[][..], Vec::as_slice);
+        let rack = topology.rack(host);
+        let successful = &self.successful;
+        let copies = &self.copies_running;
+        let launchable = |i: u32| !successful[i as usize] && copies[i as usize] <= 1;
+        for (level, reported) in SPECULATIVE_LISTS {
+            if !TaskLocality::is_allowed(max_locality, level) {
+                continue;
+            }
+            let in_list = |i: u32| match level {
+                TaskLocality::NodeLocal => pref(i).iter().any(|h| &**h == host),
+                TaskLocality::NoPref => pref(i).is_empty(),
+                TaskLocality::RackLocal => {
+                    rack.is_some_and(|r| pref(i).iter().any(|h| topology.rack(h) == Some(r)))
+                }
+                _ => true,
+            };
+            if let Some(index) = spec.take(host, in_list, launchable) {
+                return Some(Dequeued {
+                    index,
+                    locality: reported,
+                    speculative: true,
+                });
+            }
+        }
+        None
+    }
+}
+
+/// dequeueTaskHelper's speculative lists in order, with the level each reports.
+const SPECULATIVE_LISTS: [(TaskLocality, TaskLocality); 4] = [
+    (TaskLocality::NodeLocal, TaskLocality::NodeLocal),
+    (TaskLocality::NoPref, TaskLocality::ProcessLocal),
+    (TaskLocality::RackLocal, TaskLocality::RackLocal),
+    (TaskLocality::Any, TaskLocality::Any),
+];
+
+impl TaskSetSpeculation {
+    /// `dequeueTaskFromList(speculative = true)` on the list `in_list` selects: from the end, an
+    /// entry with an attempt on this host stays (`hasAttemptOnHost`); the first other one is
+    /// removed, and returned if it can still run a copy (not successful, at most one copy
+    /// running). One stack stands for all lists, so an entry dropped here is dropped from all.
+    fn take(
+        &mut self,
+        host: &str,
+        in_list: impl Fn(u32) -> bool,
+        launchable: impl Fn(u32) -> bool,
+    ) -> Option<u32> {
+        let mut at = self.pending.len();
+        while at > 0 {
+            at -= 1;
+            let index = self.pending[at];
+            if !in_list(index) || self.has_attempt_on_host(index, host) {
+                continue;
+            }
+            self.pending.remove(at);
+            if launchable(index) {
+                self.speculatable.remove(&index);
+                return Some(index);
+            }
+        }
+        None
     }
 }
 
@@ -545,6 +548,7 @@ mod tests {
                 ],
                 shuffle_write: Default::default(),
                 lineage: None,
+                preferred_hosts: Vec::new(),
             }],
         }
     }
@@ -618,6 +622,38 @@ mod tests {
                 &"INFO TaskSetManager: Starting task 0.1 in stage 0.0 (TID 4) (host2,executor 3, partition 0, PROCESS_LOCAL, 7595 bytes) ".to_string()
             ));
             assert_ne!(copy.task_id, t0.task_id);
+        });
+    }
+
+    // TaskSetManager.dequeueTask (Spark 4.0): a speculatable copy comes from
+    // dequeueTaskHelper(speculative = true) over the same lists as regular tasks, so a copy of a
+    // task preferring host1 and host2 that ran on host1 starts NODE_LOCAL on host2, and is
+    // refused on host1 (hasAttemptOnHost).
+    #[test]
+    fn a_copy_of_a_task_with_preferences_runs_node_local_on_its_other_host() {
+        run(async {
+            let (mut s, store) = speculating(SpeculationSettings::default());
+            let mut j = job(4);
+            j.stages[0].preferred_hosts = vec![vec!["host1".into(), "host2".into()]; 4];
+            s.submit_job(j, waiter());
+            let t0 = offer(&mut s, 1, "host1").remove(0);
+            let rest: Vec<TaskDescription> = [(2, "host1"), (3, "host2"), (4, "host2")]
+                .into_iter()
+                .map(|(e, h)| offer(&mut s, e, h).remove(0))
+                .collect();
+            advance(1000).await;
+            for t in &rest {
+                finish(&mut s, t);
+            }
+            advance(2500).await;
+            assert!(s.check_speculatable_tasks());
+            assert!(offer(&mut s, 2, "host1").is_empty(), "host1 ran attempt 0");
+            let copy = offer(&mut s, 4, "host2").remove(0);
+            assert_eq!((copy.index, copy.attempt_number), (t0.index, 1));
+            assert!(s.running.get(copy.task_id).expect("running").speculative);
+            assert!(lines(&store).contains(
+                &"INFO TaskSetManager: Starting task 0.1 in stage 0.0 (TID 4) (host2,executor 4, partition 0, NODE_LOCAL, 7595 bytes) ".to_string()
+            ));
         });
     }
 

@@ -1,54 +1,216 @@
 //! `TaskSchedulerImpl` (Spark: `scheduler/TaskSchedulerImpl.scala`): resource offers, status
 //! updates, `taskSetFinished`, `killAllTaskAttempts` and `executorLost`.
 
+use super::locality::TaskLocality;
+use super::task_set_manager::{Dequeued, LocalityContext};
 use super::*;
+use std::ops::Bound::{Excluded, Unbounded};
 
 impl Scheduler {
-    /// `resourceOffers` for one executor: FIFO over the runnable task sets.
+    /// `resourceOffers` for one executor (`makeOffers(executorId)`, `isAllFreeResources =
+    /// false`).
     pub fn resource_offer(&mut self, offer: &mut WorkerOffer) -> Vec<TaskDescription> {
         let mut launched = Vec::new();
-        self.resource_offer_into(offer, &mut launched);
+        self.resource_offers(std::slice::from_mut(offer), false, &mut launched);
         launched
     }
 
-    /// `resource_offer` into the caller's list (the driver reuses one for every offer).
-    pub fn resource_offer_into(
+    /// `TaskSchedulerImpl.resourceOffers(offers, isAllFreeResources)`: executors not seen
+    /// before become alive (every task set recomputes its locality levels), the offers are
+    /// shuffled (`shuffleOffers`; seeded here), then each task set in FIFO order, level by level
+    /// of its `myLocalityLevels`, takes at most one task per offer per pass over the offers,
+    /// passing again while a pass launched anything. Delay scheduling's timer is reset when no
+    /// offer was rejected for locality. The launched tasks come out grouped by offer, in the
+    /// shuffled order (`launchTasks(tasks.flatten)`); `offers[i].cores` is what is left.
+    pub fn resource_offers(
         &mut self,
-        offer: &mut WorkerOffer,
+        offers: &mut [WorkerOffer],
+        all_free: bool,
         launched: &mut Vec<TaskDescription>,
     ) {
-        while offer.cores >= self.task_cpus {
-            let Some(&key) = self.runnable.first() else {
+        if self.any_executor_added(offers) {
+            self.recompute_locality_all();
+        }
+        if offers.len() > 1 {
+            self.shuffle_offers(offers);
+        }
+        let now_ms = clock::now_ms();
+        let first = launched.len();
+        let mut order = std::mem::take(&mut self.launch_order);
+        // The runnable sets in FIFO order; offering to one only ever removes it from the set.
+        let mut next = self.runnable.first().copied();
+        while let Some(key) = next {
+            // With no offer able to take a task, the remaining passes would launch and reject
+            // nothing, and change nothing.
+            if offers.iter().all(|o| o.cores < self.task_cpus) {
+                break;
+            }
+            self.offer_task_set(key, offers, all_free, now_ms, launched, &mut order);
+            next = self.runnable_after(key);
+        }
+        if offers.len() > 1 {
+            group_by_offer(launched, first, &order);
+        }
+        order.clear();
+        self.launch_order = order;
+    }
+
+    /// Whether an offer comes from an executor not seen before (it is alive from now on).
+    fn any_executor_added(&mut self, offers: &[WorkerOffer]) -> bool {
+        let mut added = false;
+        for o in offers {
+            added |= self.topology.executor_added(o.executor_id, &o.host);
+        }
+        added
+    }
+
+    /// `shuffleOffers` (seeded). Out of line: only a round over all executors has more than one
+    /// offer, and keeping the per-task path's code small keeps it in the instruction cache.
+    #[inline(never)]
+    fn shuffle_offers(&mut self, offers: &mut [WorkerOffer]) {
+        use rand::seq::SliceRandom;
+        offers.shuffle(&mut self.rng);
+    }
+
+    /// The next runnable set after `key`, in FIFO order. The common case, `key` the last one,
+    /// needs no range search.
+    fn runnable_after(&self, key: TsKey) -> Option<TsKey> {
+        match self.runnable.last() {
+            Some(&last) if last > key => self
+                .runnable
+                .range((Excluded(key), Unbounded))
+                .next()
+                .copied(),
+            _ => None,
+        }
+    }
+
+    /// `resourceOffers`' first part for one executor, also when no task is pending (Spark's
+    /// `makeOffers(executorId)` calls `resourceOffers` whatever is pending): a new executor
+    /// is alive on its host and rack, and the task sets' levels follow.
+    pub fn executor_offered(&mut self, id: ExecutorId, host: &Rc<str>) {
+        if self.topology.executor_added(id, host) {
+            self.recompute_locality_all();
+        }
+    }
+
+    /// One task set's share of `resourceOffers`: its locality levels in order, a
+    /// `resourceOfferSingleTaskSet` pass over the offers while one launches, then the
+    /// delay-scheduling reset (`legacyLocalityWaitReset` false, Spark's default).
+    fn offer_task_set(
+        &mut self,
+        key: TsKey,
+        offers: &mut [WorkerOffer],
+        all_free: bool,
+        now_ms: u64,
+        launched: &mut Vec<TaskDescription>,
+        order: &mut Vec<u32>,
+    ) {
+        let Some(tsm) = self.task_sets.get(&key) else {
+            self.runnable.remove(&key);
+            return;
+        };
+        let levels = tsm.levels;
+        let mut launched_any = false;
+        let mut no_rejects = true;
+        let mut global_min: Option<TaskLocality> = None;
+        for level in levels.as_slice() {
+            if offers.iter().all(|o| o.cores < self.task_cpus) {
+                break;
+            }
+            loop {
+                let (no_reject, min) = self
+                    .resource_offer_single_task_set(key, *level, offers, now_ms, launched, order);
+                no_rejects &= no_reject;
+                let Some(min) = min else { break };
+                launched_any = true;
+                global_min = Some(global_min.map_or(min, |g| g.min(min)));
+            }
+        }
+        let Some(tsm) = self.task_sets.get_mut(&key) else {
+            return;
+        };
+        if self.locality.legacy_reset_on_task_launch {
+            // The timer was reset at each launch (TaskSetManager.resourceOffer).
+        } else if no_rejects {
+            if launched_any && (all_free || tsm.no_rejects_since_last_reset) {
+                tsm.reset_delay_schedule_timer(global_min, now_ms);
+                tsm.no_rejects_since_last_reset = true;
+            }
+        } else {
+            tsm.no_rejects_since_last_reset = false;
+        }
+        if !tsm.has_pending() {
+            self.runnable.remove(&key);
+        }
+    }
+
+    /// `resourceOfferSingleTaskSet`: one pass over the offers with enough free cores, at most one
+    /// task each; whether no offer was rejected by delay scheduling, and the most local level
+    /// launched (`None`: nothing launched).
+    fn resource_offer_single_task_set(
+        &mut self,
+        key: TsKey,
+        max_locality: TaskLocality,
+        offers: &mut [WorkerOffer],
+        now_ms: u64,
+        launched: &mut Vec<TaskDescription>,
+        order: &mut Vec<u32>,
+    ) -> (bool, Option<TaskLocality>) {
+        let mut no_rejects = true;
+        let mut min: Option<TaskLocality> = None;
+        for (i, offer) in offers.iter_mut().enumerate() {
+            if offer.cores < self.task_cpus {
+                continue;
+            }
+            let Some(tsm) = self.task_sets.get_mut(&key) else {
                 break;
             };
-            let Some(tsm) = self.task_sets.get_mut(&key) else {
-                self.runnable.remove(&key);
-                continue;
+            let cx = LocalityContext {
+                topology: &self.topology,
+                settings: &self.locality,
+                now_ms,
             };
-            let Some(index) = tsm.pending.pop_front() else {
-                self.runnable.remove(&key);
-                continue;
-            };
-            if tsm.pending.is_empty() {
-                self.runnable.remove(&key);
+            let (task, rejected) = tsm.resource_offer(&offer.host, max_locality, &cx);
+            no_rejects &= !rejected;
+            if let Some(d) = task {
+                offer.cores -= self.task_cpus;
+                launched.push(self.launch(key, d, offer, now_ms));
+                order.push(i as u32);
+                min = Some(min.map_or(d.locality, |m| m.min(d.locality)));
             }
-            // A partition an earlier stage attempt finished meanwhile is not run again.
-            if tsm.successful[index as usize] {
-                continue;
-            }
-            offer.cores -= self.task_cpus;
-            launched.push(self.launch(key, index, offer));
         }
-        // dequeueTask: speculative copies only once no regular task is left to take.
-        self.offer_speculative_tasks(offer, launched);
+        (no_rejects, min)
+    }
+
+    /// `executorAdded` / `executorLost` on every task set still in the pool: their valid
+    /// locality levels change with the live hosts. Out of line: rare, and off the per-task path.
+    #[inline(never)]
+    pub(super) fn recompute_locality_all(&mut self) {
+        let cx = LocalityContext {
+            topology: &self.topology,
+            settings: &self.locality,
+            now_ms: clock::now_ms(),
+        };
+        for tsm in self.task_sets.values_mut() {
+            if !tsm.finished {
+                tsm.recompute_locality(&cx);
+            }
+        }
     }
 
     pub(super) fn launch(
         &mut self,
         key: TsKey,
-        index: u32,
+        dequeued: Dequeued,
         offer: &WorkerOffer,
+        launch_ms: u64,
     ) -> TaskDescription {
+        let Dequeued {
+            index,
+            locality,
+            speculative,
+        } = dequeued;
         let task_id = TaskId(self.next_task);
         self.next_task += 1;
         self.tasks_launched += 1;
@@ -56,6 +218,7 @@ impl Scheduler {
         let attempt = tsm.launches[index as usize];
         tsm.launches[index as usize] += 1;
         tsm.running += 1;
+        tsm.copies_running[index as usize] += 1;
         let stage_attempt = tsm.stage_attempt;
         let partition = tsm.partitions[index as usize];
         let map_epoch = tsm.epoch;
@@ -68,13 +231,13 @@ impl Scheduler {
         info!(
             self.log,
             TSM,
-            "Starting {name} (TID {task_id}) ({},executor {}, partition {partition}, PROCESS_LOCAL, {TASK_BYTES} bytes) ",
+            "Starting {name} (TID {task_id}) ({},executor {}, partition {partition}, {}, {TASK_BYTES} bytes) ",
             offer.host,
-            offer.executor_id
+            offer.executor_id,
+            locality.as_str()
         );
         let work = self.stages[&key.1].tasks[partition as usize].clone();
         let shuffle = self.shuffle_io(key.1);
-        let launch_ms = clock::now_ms();
         self.running.insert(
             task_id,
             Box::new(RunningTask {
@@ -89,7 +252,8 @@ impl Scheduler {
                 launch_epoch: clock::epoch_ms() + launch_ms,
                 map_epoch,
                 launching: true,
-                speculative: false,
+                speculative,
+                locality,
             }),
         );
         if self.speculation.is_some() {
@@ -195,7 +359,7 @@ impl Scheduler {
         if let Some(set) = self.by_executor.get_mut(task.executor_id) {
             set.remove(&tid);
         }
-        self.task_ended(task.key);
+        self.task_ended(task.key, task.index);
         if self.speculation.is_some() && state != TaskState::Finished {
             self.speculation_task_failed(&task);
         }
@@ -339,6 +503,10 @@ impl Scheduler {
         reason: &ExecutorLossReason,
     ) -> Vec<SchedulerEvent> {
         let mut events = Vec::new();
+        // removeExecutor: the host (and its rack) may go with it; every set's levels follow.
+        if self.topology.executor_removed(eid) {
+            self.recompute_locality_all();
+        }
         self.decommissioned_hosts.remove(&eid);
         self.resubmit_lost_outputs(eid, reason, &mut events);
         let tids: Vec<TaskId> = self
@@ -350,7 +518,7 @@ impl Scheduler {
             let Some(task) = self.running.remove(tid).map(|t| *t) else {
                 continue;
             };
-            self.task_ended(task.key);
+            self.task_ended(task.key, task.index);
             if self.speculation.is_some() {
                 self.speculation_task_failed(&task);
             }
@@ -371,4 +539,15 @@ impl Scheduler {
         }
         events
     }
+}
+
+/// `launchTasks(tasks.flatten)`: the tasks launched from `first` on, grouped by the offer they
+/// went to (stable, in the shuffled offers' order); `order[k]` is the offer of task `first + k`.
+/// Out of line: only a round over several offers needs it.
+#[inline(never)]
+fn group_by_offer(launched: &mut Vec<TaskDescription>, first: usize, order: &[u32]) {
+    let mut by_offer: Vec<(u32, TaskDescription)> =
+        order.iter().copied().zip(launched.drain(first..)).collect();
+    by_offer.sort_by_key(|(i, _)| *i);
+    launched.extend(by_offer.into_iter().map(|(_, t)| t));
 }

@@ -1,8 +1,14 @@
 //! `TaskSetManager` (Spark: `scheduler/TaskSetManager.scala`): one stage attempt's pending,
 //! running and successful tasks, success and failure handling, and the map outputs lost with an
-//! executor (`Resubmitted`).
+//! executor (`Resubmitted`); its pending lists by locality and delay scheduling
+//! (`resourceOffer`, `dequeueTask`, `getAllowedLocalityLevel`, `recomputeLocality`).
 
+use super::locality::{
+    LocalityLevels, PendingTasks, TaskLocality, Topology, dequeue_from_list, more_tasks_to_run_in,
+};
 use super::*;
+use crate::world::config::LocalitySettings;
+use std::rc::Rc;
 
 pub(super) struct TaskSetManager {
     pub(super) stage_attempt: u32,
@@ -10,7 +16,21 @@ pub(super) struct TaskSetManager {
     pub(super) partitions: Vec<u32>,
     /// The MapOutputTracker's epoch when the set was created (`Task.epoch` of its tasks).
     pub(super) epoch: u64,
-    pub(super) pending: VecDeque<u32>,
+    /// `pendingTasks`: the stacks by locality.
+    pub(super) pending: PendingTasks,
+    /// Each task's preferred hosts (`Task.preferredLocations`); empty when no task has one, so
+    /// a set without preferences holds no per-task list.
+    pub(super) prefs: Vec<Vec<Rc<str>>>,
+    /// `copiesRunning`.
+    pub(super) copies_running: Vec<u16>,
+    /// `myLocalityLevels` and `localityWaits`.
+    pub(super) levels: LocalityLevels,
+    /// `currentLocalityIndex`.
+    pub(super) current_level: usize,
+    /// `lastLocalityWaitResetTime`, virtual ms.
+    last_reset_ms: u64,
+    /// TaskSchedulerImpl's `noRejectsSinceLastReset` entry for this set (absent = true).
+    pub(super) no_rejects_since_last_reset: bool,
     pub(super) successful: Vec<bool>,
     pub(super) num_successful: u32,
     pub(super) failures: Vec<u32>,
@@ -29,12 +49,48 @@ pub(super) struct TaskSetManager {
     pub(super) spec: Option<Box<speculation::TaskSetSpeculation>>,
 }
 
+/// What `dequeueTask` hands out: the task, the level it runs at, and whether it is a
+/// speculative copy (`TaskInfo.speculative`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Dequeued {
+    pub index: u32,
+    pub locality: TaskLocality,
+    pub speculative: bool,
+}
+
+/// What a task set needs to know about where its tasks would like to run.
+pub(super) struct LocalityContext<'a> {
+    pub topology: &'a Topology,
+    pub settings: &'a LocalitySettings,
+    pub now_ms: u64,
+}
+
 impl TaskSetManager {
-    pub(super) fn new(stage_attempt: u32, partitions: Vec<u32>, epoch: u64) -> Self {
+    /// `new TaskSetManager`: `addPendingTasks` adds the indices in reverse, so index 0 is on top
+    /// of each stack; then `computeValidLocalityLevels`. `prefs` is per task, or empty.
+    pub(super) fn new(
+        stage_attempt: u32,
+        partitions: Vec<u32>,
+        epoch: u64,
+        prefs: Vec<Vec<Rc<str>>>,
+        cx: &LocalityContext,
+    ) -> Self {
         let n = partitions.len();
+        let mut pending = PendingTasks::default();
+        for i in (0..n as u32).rev() {
+            let p = prefs.get(i as usize).map_or(&[][..], Vec::as_slice);
+            pending.add(i, p, cx.topology);
+        }
+        let levels = pending.valid_levels(cx.topology, cx.settings);
         TaskSetManager {
             stage_attempt,
-            pending: (0..n as u32).collect(),
+            pending,
+            prefs,
+            copies_running: vec![0; n],
+            levels,
+            current_level: 0,
+            last_reset_ms: cx.now_ms,
+            no_rejects_since_last_reset: true,
             partitions,
             epoch,
             successful: vec![false; n],
@@ -54,6 +110,181 @@ impl TaskSetManager {
     fn index_of(&self, partition: u32) -> Option<usize> {
         self.partitions.binary_search(&partition).ok()
     }
+
+    /// `addPendingTask(index)` (a retry, a resubmitted map output).
+    pub(super) fn add_pending_task(&mut self, index: u32, topology: &Topology) {
+        let p = self
+            .prefs
+            .get(index as usize)
+            .map_or(&[][..], Vec::as_slice);
+        self.pending.add(index, p, topology);
+    }
+
+    /// Whether the index still needs a copy launched (`copiesRunning(index) == 0 &&
+    /// !successful(index)`).
+    fn schedulable(&self, index: u32) -> bool {
+        self.copies_running[index as usize] == 0 && !self.successful[index as usize]
+    }
+
+    /// `pendingTasks.all.nonEmpty` once what runs or is done is dropped from its top: whether
+    /// the set still has a task to offer.
+    pub(super) fn has_pending(&mut self) -> bool {
+        if self.has_speculative_pending() {
+            return true;
+        }
+        while let Some(&i) = self.pending.all().last() {
+            if self.schedulable(i) {
+                return true;
+            }
+            self.pending.all_mut().pop();
+        }
+        false
+    }
+
+    /// A speculatable copy waits in `pendingSpeculatableTasks`.
+    fn has_speculative_pending(&self) -> bool {
+        self.spec.as_ref().is_some_and(|s| !s.pending.is_empty())
+    }
+
+    /// `dequeueTask(execId, host, maxLocality)` for the regular (not speculative) tasks
+    /// (TaskSetManager.dequeueTaskHelper): the host's list (NODE_LOCAL), then tasks without a
+    /// preference (reported PROCESS_LOCAL, as Spark does), the host's rack (RACK_LOCAL), then any
+    /// (ANY), each only if `max_locality` allows it. Speculative tasks have their own hook.
+    pub(super) fn dequeue_task(
+        &mut self,
+        host: &str,
+        max_locality: TaskLocality,
+        topology: &Topology,
+    ) -> Option<(u32, TaskLocality)> {
+        let copies = &self.copies_running;
+        let successful = &self.successful;
+        let ok = |i: u32| copies[i as usize] == 0 && !successful[i as usize];
+        let pending = &mut self.pending;
+        if TaskLocality::is_allowed(max_locality, TaskLocality::NodeLocal)
+            && let Some(list) = pending.for_host.get_mut(host)
+            && let Some(i) = dequeue_from_list(list, ok)
+        {
+            return Some((i, TaskLocality::NodeLocal));
+        }
+        if TaskLocality::is_allowed(max_locality, TaskLocality::NoPref)
+            && let Some(i) = dequeue_from_list(&mut pending.no_prefs, ok)
+        {
+            return Some((i, TaskLocality::ProcessLocal));
+        }
+        if TaskLocality::is_allowed(max_locality, TaskLocality::RackLocal)
+            && !pending.for_rack.is_empty()
+            && let Some(rack) = topology.rack(host)
+            && let Some(list) = pending.for_rack.get_mut(rack)
+            && let Some(i) = dequeue_from_list(list, ok)
+        {
+            return Some((i, TaskLocality::RackLocal));
+        }
+        if TaskLocality::is_allowed(max_locality, TaskLocality::Any)
+            && let Some(i) = dequeue_from_list(pending.all_mut(), ok)
+        {
+            return Some((i, TaskLocality::Any));
+        }
+        None
+    }
+
+    /// `getAllowedLocalityLevel(curTime)`: moves past a level with nothing left to run at once
+    /// (SPARK-4939), past one whose wait has run out since the last reset (advancing the reset
+    /// time by that wait), and stops at the first level still worth waiting for.
+    fn allowed_locality_level(&mut self, now_ms: u64) -> TaskLocality {
+        while self.current_level + 1 < self.levels.count() {
+            let level = self.levels.get(self.current_level);
+            let copies = &self.copies_running;
+            let successful = &self.successful;
+            let ok = |i: u32| copies[i as usize] == 0 && !successful[i as usize];
+            let more = match level {
+                TaskLocality::ProcessLocal => false,
+                TaskLocality::NodeLocal => more_tasks_to_run_in(&mut self.pending.for_host, ok),
+                TaskLocality::NoPref => !self.pending.no_prefs.is_empty(),
+                TaskLocality::RackLocal => more_tasks_to_run_in(&mut self.pending.for_rack, ok),
+                TaskLocality::Any => false,
+            };
+            let wait = self.levels.wait(self.current_level);
+            if !more {
+                self.last_reset_ms = now_ms;
+                self.current_level += 1;
+            } else if now_ms.saturating_sub(self.last_reset_ms) >= wait {
+                self.last_reset_ms += wait;
+                self.current_level += 1;
+            } else {
+                return level;
+            }
+        }
+        self.levels.get(self.current_level)
+    }
+
+    /// `resourceOffer(execId, host, maxLocality)` up to the choice of a task: the level delay
+    /// scheduling allows (never farther than `max_locality`; NO_PREF offers skip the timer),
+    /// the task, and whether the offer was rejected by delay scheduling (`hasScheduleDelayReject`:
+    /// nothing launched at ANY while tasks are pending).
+    pub(super) fn resource_offer(
+        &mut self,
+        host: &str,
+        max_locality: TaskLocality,
+        cx: &LocalityContext,
+    ) -> (Option<Dequeued>, bool) {
+        if self.zombie {
+            return (None, false);
+        }
+        let mut allowed = max_locality;
+        if max_locality != TaskLocality::NoPref {
+            allowed = self.allowed_locality_level(cx.now_ms).min(max_locality);
+        }
+        // dequeueTask: a regular task first, else a speculative copy.
+        let task = match self.dequeue_task(host, allowed, cx.topology) {
+            Some((index, locality)) => Some(Dequeued {
+                index,
+                locality,
+                speculative: false,
+            }),
+            None => self.dequeue_speculative_task(host, allowed, cx.topology),
+        };
+        if cx.settings.legacy_reset_on_task_launch
+            && max_locality != TaskLocality::NoPref
+            && let Some(d) = task
+        {
+            self.reset_delay_schedule_timer(Some(d.locality), cx.now_ms);
+        }
+        // hasScheduleDelayReject: `pendingTasks.all` or `pendingSpeculatableTasks.all` left.
+        let rejected = task.is_none()
+            && max_locality == TaskLocality::Any
+            && (!self.pending.all().is_empty() || self.has_speculative_pending());
+        (task, rejected)
+    }
+
+    /// `resetDelayScheduleTimer(minLocality)`.
+    pub(super) fn reset_delay_schedule_timer(&mut self, min: Option<TaskLocality>, now_ms: u64) {
+        self.last_reset_ms = now_ms;
+        if let Some(l) = min {
+            self.current_level = self.levels.index_of(l);
+        }
+    }
+
+    /// `recomputeLocality` (executorAdded / executorLost): the valid levels again, staying at
+    /// the level it was at, or moving to the first new level if that is more local (SPARK-31837).
+    pub(super) fn recompute_locality(&mut self, cx: &LocalityContext) {
+        if self.zombie {
+            return;
+        }
+        let previous_index = self.current_level;
+        let previous_level = self.levels.get(self.current_level);
+        let previous = self.levels;
+        self.levels = self.pending.valid_levels(cx.topology, cx.settings);
+        self.current_level = self.levels.index_of(previous_level);
+        if self.current_level > previous_index
+            && let Some(new) = self
+                .levels
+                .as_slice()
+                .iter()
+                .find(|l| !previous.as_slice().contains(l))
+        {
+            self.current_level = self.levels.index_of(*new);
+        }
+    }
 }
 
 impl Scheduler {
@@ -71,7 +302,7 @@ impl Scheduler {
             launch_time: task.launch_epoch,
             executor_id: task.executor_id.to_string(),
             host: task.host.to_string(),
-            locality: "PROCESS_LOCAL",
+            locality: task.locality.as_str(),
             finish_time: clock::now_epoch_ms(),
             failed,
             killed,
@@ -116,9 +347,11 @@ impl Scheduler {
     }
 
     /// `TaskSetManager.removeRunningTask`: one attempt of the set ended.
-    pub(super) fn task_ended(&mut self, key: TsKey) {
+    pub(super) fn task_ended(&mut self, key: TsKey, index: u32) {
         if let Some(tsm) = self.task_sets.get_mut(&key) {
             tsm.running = tsm.running.saturating_sub(1);
+            let c = &mut tsm.copies_running[index as usize];
+            *c = c.saturating_sub(1);
         }
     }
 
@@ -179,6 +412,7 @@ impl Scheduler {
                     attempt: task.attempt,
                     task_id: tid,
                     launch_epoch: task.launch_epoch,
+                    locality: task.locality,
                 });
         }
         let tsm = &self.task_sets[&task.key];
@@ -387,7 +621,7 @@ impl Scheduler {
         }
         // TaskSetManager.addPendingTask: the pending lists are stacks (dequeueTaskFromList
         // takes from the end), so a failed index runs next.
-        tsm.pending.push_front(task.index);
+        tsm.add_pending_task(task.index, &self.topology);
         self.runnable.insert(task.key);
         vec![SchedulerEvent::Revive]
     }
@@ -433,7 +667,7 @@ impl Scheduler {
             tsm.successful[idx] = false;
             tsm.num_successful -= 1;
             tsm.output_on[idx] = None;
-            tsm.pending.push_front(out.index);
+            tsm.add_pending_task(out.index, &self.topology);
             let partition = tsm.partitions[idx];
             self.task_outputs.push(TaskOutput::Lost {
                 stage: out.key.1,
@@ -454,6 +688,7 @@ impl Scheduler {
                 map_epoch: 0,
                 launching: false,
                 speculative: false,
+                locality: out.locality,
             };
             self.post_task_end(out.task_id, &task, TaskEndReason::Resubmitted);
             self.handle_resubmitted(out.key.1, partition);

@@ -73,6 +73,7 @@ fn stage(rdd: &str, parents: Vec<usize>) -> StageSpec {
         }],
         shuffle_write: Default::default(),
         lineage: None,
+        preferred_hosts: Vec::new(),
     }
 }
 

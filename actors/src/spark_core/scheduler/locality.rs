@@ -1,0 +1,306 @@
+//! Locality and delay scheduling (Spark: `scheduler/TaskLocality.scala`, `TaskSetManager`'s
+//! `PendingTasksByLocality`, `computeValidLocalityLevels`, `getAllowedLocalityLevel`,
+//! `dequeueTaskHelper`, and TaskSchedulerImpl's host/rack bookkeeping): where a task would like
+//! to run, which executors and hosts are alive, and how long a task set waits for a better
+//! level before it accepts a worse one.
+
+use crate::kernel::small_map::DenseMap;
+use crate::world::config::LocalitySettings;
+use sparkyard_messages::ids::ExecutorId;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// `TaskLocality` (TaskLocality.scala): `PROCESS_LOCAL, NODE_LOCAL, NO_PREF, RACK_LOCAL, ANY`,
+/// in this order (a lower level is more local).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TaskLocality {
+    ProcessLocal,
+    NodeLocal,
+    NoPref,
+    RackLocal,
+    Any,
+}
+
+impl TaskLocality {
+    /// The name Spark prints (`Starting task ... NODE_LOCAL ...`, TaskInfo's `Locality`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskLocality::ProcessLocal => "PROCESS_LOCAL",
+            TaskLocality::NodeLocal => "NODE_LOCAL",
+            TaskLocality::NoPref => "NO_PREF",
+            TaskLocality::RackLocal => "RACK_LOCAL",
+            TaskLocality::Any => "ANY",
+        }
+    }
+
+    /// `TaskLocality.isAllowed(constraint, condition)`: `condition <= constraint`.
+    pub fn is_allowed(constraint: TaskLocality, condition: TaskLocality) -> bool {
+        condition <= constraint
+    }
+}
+
+/// `TaskSetManager.getLocalityWait(level)`: `spark.locality.wait.process|node|rack` (each
+/// defaulting to `spark.locality.wait`, 3 s); NO_PREF and ANY wait 0.
+pub fn locality_wait(settings: &LocalitySettings, level: TaskLocality) -> u64 {
+    match level {
+        TaskLocality::ProcessLocal => settings.wait_process_ms,
+        TaskLocality::NodeLocal => settings.wait_node_ms,
+        TaskLocality::RackLocal => settings.wait_rack_ms,
+        TaskLocality::NoPref | TaskLocality::Any => 0,
+    }
+}
+
+/// `myLocalityLevels` with their waits: at most five levels, kept inline (copied out for the
+/// offer loop without an allocation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalityLevels {
+    levels: [TaskLocality; 5],
+    waits: [u64; 5],
+    len: u8,
+}
+
+impl LocalityLevels {
+    fn push(&mut self, level: TaskLocality, wait: u64) {
+        self.levels[self.len as usize] = level;
+        self.waits[self.len as usize] = wait;
+        self.len += 1;
+    }
+
+    pub fn as_slice(&self) -> &[TaskLocality] {
+        &self.levels[..self.len as usize]
+    }
+
+    pub fn count(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn get(&self, i: usize) -> TaskLocality {
+        self.levels[i]
+    }
+
+    pub fn wait(&self, i: usize) -> u64 {
+        self.waits[i]
+    }
+
+    /// `getLocalityIndex`: the first level at least as far as `locality`.
+    pub fn index_of(&self, locality: TaskLocality) -> usize {
+        let mut i = 0;
+        while i + 1 < self.count() && locality > self.levels[i] {
+            i += 1;
+        }
+        i
+    }
+}
+
+/// The hosts and racks the scheduler knows alive (TaskSchedulerImpl's `hostToExecutors`,
+/// `hostsByRack`) and the rack of every host (`getRackForHost`: the cluster's topology; a host
+/// it does not name is on `/default-rack`, as Hadoop's `ScriptBasedMapping` without a script
+/// answers).
+#[derive(Default)]
+pub struct Topology {
+    rack_of: BTreeMap<String, Rc<str>>,
+    default_rack: Option<Rc<str>>,
+    executor_host: DenseMap<ExecutorId, Rc<str>>,
+    executors_on_host: BTreeMap<Rc<str>, u32>,
+    hosts_on_rack: BTreeMap<Rc<str>, u32>,
+}
+
+/// `NetworkTopology.DEFAULT_RACK`.
+pub const DEFAULT_RACK: &str = "/default-rack";
+
+impl Topology {
+    /// The racks of the cluster's hosts.
+    pub fn new<'a>(hosts: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        let mut racks: BTreeMap<&str, Rc<str>> = BTreeMap::new();
+        let mut rack_of = BTreeMap::new();
+        for (host, rack) in hosts {
+            let r = racks.entry(rack).or_insert_with(|| Rc::from(rack)).clone();
+            rack_of.insert(host.to_string(), r);
+        }
+        Topology {
+            rack_of,
+            default_rack: Some(Rc::from(DEFAULT_RACK)),
+            ..Topology::default()
+        }
+    }
+
+    /// `getRackForHost`.
+    pub fn rack(&self, host: &str) -> Option<&Rc<str>> {
+        self.rack_of.get(host).or(self.default_rack.as_ref())
+    }
+
+    pub fn is_executor_alive(&self, id: ExecutorId) -> bool {
+        self.executor_host.contains(id)
+    }
+
+    pub fn has_executors_alive_on_host(&self, host: &str) -> bool {
+        self.executors_on_host.contains_key(host)
+    }
+
+    pub fn has_host_alive_on_rack(&self, rack: &str) -> bool {
+        self.hosts_on_rack.contains_key(rack)
+    }
+
+    /// `resourceOffers`' first part for an executor not seen before; returns whether it is new.
+    pub fn executor_added(&mut self, id: ExecutorId, host: &Rc<str>) -> bool {
+        if self.executor_host.contains(id) {
+            return false;
+        }
+        self.executor_host.insert(id, host.clone());
+        let n = self.executors_on_host.entry(host.clone()).or_insert(0);
+        *n += 1;
+        if *n == 1
+            && let Some(rack) = self.rack(host).cloned()
+        {
+            *self.hosts_on_rack.entry(rack).or_insert(0) += 1;
+        }
+        true
+    }
+
+    /// `TaskSchedulerImpl.removeExecutor`: the host leaves `hostToExecutors` with its last
+    /// executor, and the rack with its last host.
+    pub fn executor_removed(&mut self, id: ExecutorId) -> bool {
+        let Some(host) = self.executor_host.remove(id) else {
+            return false;
+        };
+        let Some(n) = self.executors_on_host.get_mut(&host) else {
+            return true;
+        };
+        *n -= 1;
+        if *n > 0 {
+            return true;
+        }
+        self.executors_on_host.remove(&host);
+        if let Some(rack) = self.rack(&host).cloned()
+            && let Some(h) = self.hosts_on_rack.get_mut(&rack)
+        {
+            *h -= 1;
+            if *h == 0 {
+                self.hosts_on_rack.remove(&rack);
+            }
+        }
+        true
+    }
+}
+
+/// `PendingTasksByLocality`: task indices by the host and rack they prefer, those without a
+/// preference, and all of them. Each list is a stack (Spark adds at the end and dequeues from
+/// the end), cleaned lazily: an index that is running or done is dropped when met.
+#[derive(Default)]
+pub struct PendingTasks {
+    pub for_host: BTreeMap<Rc<str>, Vec<u32>>,
+    pub for_rack: BTreeMap<Rc<str>, Vec<u32>>,
+    pub no_prefs: Vec<u32>,
+    /// `all`; `None` while no task has a preference: then every task is on `noPrefs` and on
+    /// `all` in the same order, so `noPrefs` stands for both (a set without preferences, the
+    /// 1 M-task case, keeps one stack instead of two).
+    all: Option<Vec<u32>>,
+}
+
+impl PendingTasks {
+    pub fn clear(&mut self) {
+        *self = PendingTasks::default();
+    }
+
+    /// `addPendingTask(index)`: on each preferred host's list and its rack's, else on `noPrefs`;
+    /// always on `all`.
+    pub fn add(&mut self, index: u32, prefs: &[Rc<str>], topology: &Topology) {
+        for host in prefs {
+            self.for_host.entry(host.clone()).or_default().push(index);
+            if let Some(rack) = topology.rack(host) {
+                self.for_rack.entry(rack.clone()).or_default().push(index);
+            }
+        }
+        if !prefs.is_empty() && self.all.is_none() {
+            self.all = Some(self.no_prefs.clone());
+        }
+        if prefs.is_empty() {
+            self.no_prefs.push(index);
+        }
+        if let Some(all) = &mut self.all {
+            all.push(index);
+        }
+    }
+
+    /// `pendingTasks.all`.
+    pub fn all(&self) -> &Vec<u32> {
+        self.all.as_ref().unwrap_or(&self.no_prefs)
+    }
+
+    pub fn all_mut(&mut self) -> &mut Vec<u32> {
+        match &mut self.all {
+            Some(all) => all,
+            None => &mut self.no_prefs,
+        }
+    }
+
+    /// `computeValidLocalityLevels`: PROCESS_LOCAL never applies here (no task prefers an
+    /// executor: sparkyard caches no RDD blocks), NODE_LOCAL if a preferred host has a live
+    /// executor, NO_PREF if a task has no preference, RACK_LOCAL if a preferred rack has a live
+    /// host, and always ANY.
+    pub fn valid_levels(&self, topology: &Topology, settings: &LocalitySettings) -> LocalityLevels {
+        let mut levels = LocalityLevels {
+            levels: [TaskLocality::Any; 5],
+            waits: [0; 5],
+            len: 0,
+        };
+        let mut add = |l: TaskLocality| levels.push(l, locality_wait(settings, l));
+        if self
+            .for_host
+            .keys()
+            .any(|h| topology.has_executors_alive_on_host(h))
+        {
+            add(TaskLocality::NodeLocal);
+        }
+        if !self.no_prefs.is_empty() {
+            add(TaskLocality::NoPref);
+        }
+        if self
+            .for_rack
+            .keys()
+            .any(|r| topology.has_host_alive_on_rack(r))
+        {
+            add(TaskLocality::RackLocal);
+        }
+        add(TaskLocality::Any);
+        levels
+    }
+}
+
+/// `moreTasksToRunIn`: whether any list of the map still holds a task to schedule; empty lists
+/// are removed on the way (`tasksNeedToBeScheduledFrom` drops what runs or is done).
+pub fn more_tasks_to_run_in(
+    lists: &mut BTreeMap<Rc<str>, Vec<u32>>,
+    schedulable: impl Fn(u32) -> bool,
+) -> bool {
+    let mut empty: Vec<Rc<str>> = Vec::new();
+    let mut found = false;
+    for (key, list) in lists.iter_mut() {
+        while let Some(&i) = list.last() {
+            if schedulable(i) {
+                found = true;
+                break;
+            }
+            list.pop();
+        }
+        if found {
+            break;
+        }
+        empty.push(key.clone());
+    }
+    for key in empty {
+        lists.remove(&key);
+    }
+    found
+}
+
+/// `dequeueTaskFromList`: from the end, dropping each index met; the first that still needs
+/// to run (no copy running, not successful) is the one.
+pub fn dequeue_from_list(list: &mut Vec<u32>, schedulable: impl Fn(u32) -> bool) -> Option<u32> {
+    while let Some(i) = list.pop() {
+        if schedulable(i) {
+            return Some(i);
+        }
+    }
+    None
+}

@@ -1,0 +1,353 @@
+//! Unit tests of offers, locality levels and delay scheduling (TaskSchedulerImplSuite and
+//! TaskSetManagerSuite cases, ported).
+
+use super::locality::{PendingTasks, TaskLocality, Topology};
+use super::*;
+use crate::kernel::logs::LogStore;
+use crate::world::config::LocalitySettings;
+use sparkyard_messages::rpc::{EndpointId, RpcEndpointAddress};
+use sparkyard_messages::task::StageSpec;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// host1 and host2 on /rack-1, host3 on /rack-2.
+const RACKS: [(&str, &str); 3] = [
+    ("host1", "/rack-1"),
+    ("host2", "/rack-1"),
+    ("host3", "/rack-2"),
+];
+
+fn scheduler(task_cpus: u32) -> (Scheduler, Rc<RefCell<LogStore>>) {
+    let store = Rc::new(RefCell::new(LogStore::new(true)));
+    let s = Scheduler::new(
+        ProcessLog::new("driver", store.clone()),
+        ContextBus::disabled(),
+        4,
+        task_cpus,
+    )
+    .with_locality(LocalitySettings::default(), RACKS, 7);
+    (s, store)
+}
+
+fn waiter() -> RemoteRef {
+    RemoteRef {
+        id: EndpointId(0),
+        address: RpcEndpointAddress {
+            rpc_address: None,
+            name: "Driver".into(),
+        },
+    }
+}
+
+/// A one-stage job of `n` tasks, each preferring `prefs[i]` (empty: no preference).
+fn job(n: u32, prefs: Vec<Vec<String>>) -> JobSpec {
+    JobSpec {
+        call_site: "count at X.scala:1".into(),
+        stages: vec![StageSpec {
+            rdd_description: "HadoopRDD[0] at textFile at X.scala:1".into(),
+            num_partitions: n,
+            parents: Vec::new(),
+            tasks: vec![
+                TaskWork::Sleep {
+                    duration_ms: 1,
+                    fail: None,
+                };
+                n as usize
+            ],
+            shuffle_write: Default::default(),
+            preferred_hosts: prefs,
+            lineage: None,
+        }],
+    }
+}
+
+fn offer(executor: u32, host: &str, cores: u32) -> WorkerOffer {
+    WorkerOffer {
+        executor_id: ExecutorId(executor),
+        host: Rc::from(host),
+        cores,
+    }
+}
+
+/// (executor, partition, locality) of each launched task, in launch order.
+fn placed(s: &Scheduler, tasks: &[TaskDescription]) -> Vec<(u32, u32, TaskLocality)> {
+    tasks
+        .iter()
+        .map(|t| {
+            let r = s.running.get(t.task_id).expect("running");
+            (t.executor_id.0, t.partition_id, r.locality)
+        })
+        .collect()
+}
+
+fn offers(s: &mut Scheduler, list: &mut [WorkerOffer], all_free: bool) -> Vec<TaskDescription> {
+    let mut out = Vec::new();
+    s.resource_offers(list, all_free, &mut out);
+    out
+}
+
+fn run<F: std::future::Future<Output = ()>>(f: F) {
+    let rt = clock::paused_runtime().expect("runtime");
+    rt.block_on(async {
+        clock::start(0);
+        f.await
+    });
+}
+
+async fn sleep_until(ms: u64) {
+    let now = clock::now_ms();
+    tokio::time::sleep(clock::ms(ms.saturating_sub(now))).await;
+}
+
+/// TaskSetManagerSuite "basic delay scheduling" / "delay scheduling with fallback": a task
+/// preferring host1 (busy) is not launched elsewhere before spark.locality.wait.node (3 s);
+/// then on host2, same rack, at RACK_LOCAL; host3 (another rack) only after the rack wait too
+/// (ANY). TaskSetManager.getAllowedLocalityLevel, TaskLocality.isAllowed.
+#[test]
+fn delay_scheduling_waits_for_node_local_then_rack_local_then_any() {
+    run(async {
+        let (mut s, store) = scheduler(1);
+        let prefs = vec![vec!["host1".to_string()]; 3];
+        // Executor 1 on host1 is alive but busy (0 free cores).
+        offers(&mut s, &mut [offer(1, "host1", 0)], true);
+        s.submit_job(job(3, prefs), waiter());
+        let key = *s.runnable.first().expect("runnable");
+        let levels = s.task_sets[&key].levels;
+        assert_eq!(
+            levels.as_slice(),
+            [
+                TaskLocality::NodeLocal,
+                TaskLocality::RackLocal,
+                TaskLocality::Any
+            ]
+        );
+        let both = || [offer(2, "host2", 1), offer(3, "host3", 1)];
+        assert!(offers(&mut s, &mut both(), true).is_empty(), "t=0: waits");
+        sleep_until(2999).await;
+        assert!(offers(&mut s, &mut both(), true).is_empty(), "t=2999");
+        sleep_until(3000).await;
+        let t = offers(&mut s, &mut both(), true);
+        assert_eq!(placed(&s, &t), [(2, 0, TaskLocality::RackLocal)]);
+        // The move to RACK_LOCAL at 3 s started its wait (host3's offer was a delay-scheduling
+        // reject, so no reset): host3, on another rack, waits until 6 s.
+        sleep_until(5999).await;
+        assert!(offers(&mut s, &mut [offer(3, "host3", 1)], true).is_empty());
+        sleep_until(6000).await;
+        let t = offers(&mut s, &mut [offer(3, "host3", 1)], true);
+        assert_eq!(placed(&s, &t), [(3, 1, TaskLocality::Any)]);
+        // The line Spark prints (TaskSetManager.prepareLaunchingTask).
+        let log = store.borrow().output("driver").expect("log").stderr.clone();
+        assert!(
+            log.contains("Starting task 0.0 in stage 0.0 (TID 0) (host2,executor 2, partition 0, RACK_LOCAL, 7595 bytes) "),
+            "{log}"
+        );
+        assert!(log.contains("(host3,executor 3, partition 1, ANY, 7595 bytes) "));
+    });
+}
+
+/// A free executor on the preferred host gets its tasks at once, NODE_LOCAL; tasks without a
+/// preference are reported PROCESS_LOCAL (TaskSetManager.dequeueTaskHelper: noPrefs tasks
+/// return PROCESS_LOCAL) and go after the host's own tasks.
+#[test]
+fn node_local_tasks_first_then_no_pref_tasks_as_process_local() {
+    run(async {
+        let (mut s, _) = scheduler(1);
+        let prefs = vec![Vec::new(), vec!["host1".to_string()], Vec::new()];
+        s.submit_job(job(3, prefs), waiter());
+        let t = offers(&mut s, &mut [offer(1, "host1", 3)], false);
+        assert_eq!(
+            placed(&s, &t),
+            [
+                (1, 1, TaskLocality::NodeLocal),
+                (1, 0, TaskLocality::ProcessLocal),
+                (1, 2, TaskLocality::ProcessLocal)
+            ]
+        );
+    });
+}
+
+/// TaskSchedulerImpl.resourceOffers: one task per offer per pass (resourceOfferSingleTaskSet),
+/// so 4 tasks over two 4-core executors go 2 and 2, not 4 on the first offer.
+#[test]
+fn offers_take_one_task_per_executor_per_round() {
+    run(async {
+        let (mut s, _) = scheduler(1);
+        s.submit_job(job(4, Vec::new()), waiter());
+        let t = offers(
+            &mut s,
+            &mut [offer(1, "host1", 4), offer(2, "host2", 4)],
+            true,
+        );
+        let mut per_executor = BTreeMap::new();
+        for (e, _, l) in placed(&s, &t) {
+            assert_eq!(l, TaskLocality::ProcessLocal);
+            *per_executor.entry(e).or_insert(0) += 1;
+        }
+        assert_eq!(per_executor, BTreeMap::from([(1, 2), (2, 2)]));
+    });
+}
+
+/// shuffleOffers is seeded: the same seed places the same tasks on the same executors, and the
+/// launched tasks come out grouped by offer (launchTasks(tasks.flatten)).
+#[test]
+fn the_offer_shuffle_is_deterministic_and_groups_tasks_by_offer() {
+    let placement = || {
+        let mut result = Vec::new();
+        run(async {
+            let (mut s, _) = scheduler(1);
+            s.submit_job(job(6, Vec::new()), waiter());
+            let mut list: Vec<WorkerOffer> = (1..=6).map(|e| offer(e, "host1", 1)).collect();
+            let t = offers(&mut s, &mut list, true);
+            result = placed(&s, &t);
+        });
+        result
+    };
+    let a = placement();
+    assert_eq!(a, placement());
+    assert_eq!(a.len(), 6);
+    // Partition i went to the i-th offer after the shuffle, which is not the id order for
+    // every seed: this one (7) shuffles.
+    let executors: Vec<u32> = a.iter().map(|p| p.0).collect();
+    assert_ne!(executors, [1, 2, 3, 4, 5, 6]);
+}
+
+/// computeValidLocalityLevels: NODE_LOCAL only while a preferred host has a live executor,
+/// RACK_LOCAL while a preferred rack has a live host, NO_PREF when a task has no preference,
+/// always ANY; an executor lost on the last preferred host drops NODE_LOCAL (recomputeLocality).
+#[test]
+fn valid_levels_follow_the_live_hosts() {
+    let settings = LocalitySettings::default();
+    let mut topology = Topology::new(RACKS);
+    let mut pending = PendingTasks::default();
+    let host1: Rc<str> = Rc::from("host1");
+    pending.add(0, std::slice::from_ref(&host1), &topology);
+    pending.add(1, &[], &topology);
+    let levels = |p: &PendingTasks, t: &Topology| p.valid_levels(t, &settings).as_slice().to_vec();
+    use TaskLocality::*;
+    assert_eq!(levels(&pending, &topology), [NoPref, Any]);
+    topology.executor_added(ExecutorId(5), &Rc::from("host2"));
+    assert_eq!(levels(&pending, &topology), [NoPref, RackLocal, Any]);
+    topology.executor_added(ExecutorId(6), &host1);
+    assert_eq!(
+        levels(&pending, &topology),
+        [NodeLocal, NoPref, RackLocal, Any]
+    );
+    topology.executor_removed(ExecutorId(6));
+    assert_eq!(levels(&pending, &topology), [NoPref, RackLocal, Any]);
+    // A host the cluster does not name is on /default-rack (ScriptBasedMapping's answer).
+    assert_eq!(
+        &**topology.rack("elsewhere").expect("a rack"),
+        "/default-rack"
+    );
+}
+
+/// A failed task goes back on its host's stack and is the next one launched there
+/// (addPendingTask; the lists are stacks: dequeueTaskFromList takes from the end).
+#[test]
+fn a_failed_task_with_a_preference_runs_next_on_its_host() {
+    run(async {
+        let (mut s, _) = scheduler(1);
+        s.submit_job(job(3, vec![vec!["host1".to_string()]; 3]), waiter());
+        let t = offers(&mut s, &mut [offer(1, "host1", 1)], false);
+        let first = t[0].task_id;
+        s.status_update(
+            first,
+            TaskState::Failed,
+            TaskResultData::Exception {
+                class: "java.lang.RuntimeException".into(),
+                description: "boom".into(),
+            },
+        );
+        let t = offers(&mut s, &mut [offer(1, "host1", 1)], false);
+        assert_eq!((t[0].partition_id, t[0].attempt_number), (0, 1));
+        assert_eq!(placed(&s, &t), [(1, 0, TaskLocality::NodeLocal)]);
+    });
+}
+
+/// MapOutputTrackerMaster.getPreferredLocationsForShuffle: a reduce task prefers the hosts
+/// holding at least REDUCER_PREF_LOCS_FRACTION (20 %) of the map output; a host with less is
+/// not preferred. MapOutputTracker.scala (SHUFFLE_PREF_MAP_THRESHOLD = 1000,
+/// SHUFFLE_PREF_REDUCE_THRESHOLD = 1000, REDUCER_PREF_LOCS_FRACTION = 0.2).
+#[test]
+fn reduce_tasks_prefer_the_hosts_with_most_map_output() {
+    run(async {
+        let (mut s, _) = scheduler(1);
+        let map = StageSpec {
+            rdd_description: "MapPartitionsRDD[1] at map at X.scala:1".into(),
+            num_partitions: 6,
+            parents: Vec::new(),
+            tasks: vec![
+                TaskWork::Sleep {
+                    duration_ms: 1,
+                    fail: None,
+                };
+                6
+            ],
+            shuffle_write: ShuffleWriteSize {
+                bytes_per_task: 1 << 20,
+                records_per_task: 10,
+            },
+            preferred_hosts: Vec::new(),
+            lineage: None,
+        };
+        let reduce = StageSpec {
+            rdd_description: "ShuffledRDD[2] at count at X.scala:2".into(),
+            num_partitions: 2,
+            parents: vec![0],
+            tasks: map.tasks[..2].to_vec(),
+            shuffle_write: Default::default(),
+            preferred_hosts: Vec::new(),
+            lineage: None,
+        };
+        s.submit_job(
+            JobSpec {
+                call_site: "count at X.scala:2".into(),
+                stages: vec![map, reduce],
+            },
+            waiter(),
+        );
+        for (e, h) in [(1, "host1"), (2, "host2"), (3, "host3")] {
+            s.block_manager_added(ExecutorId(e), Rc::from(h));
+        }
+        // 5 maps on host1 (83 %), 1 on host2 (17 %: below 20 %).
+        let mut ran = Vec::new();
+        for _ in 0..5 {
+            ran.extend(offers(&mut s, &mut [offer(1, "host1", 1)], false));
+            let t = ran.last().expect("a map task").task_id;
+            let status = map_status(1, "host1", 1 << 20);
+            s.status_update(t, TaskState::Finished, status);
+        }
+        let t = offers(&mut s, &mut [offer(2, "host2", 1)], false).remove(0);
+        s.status_update(
+            t.task_id,
+            TaskState::Finished,
+            map_status(2, "host2", 1 << 20),
+        );
+        let key = *s.runnable.first().expect("the reduce set");
+        assert_eq!(key.1, 1);
+        assert_eq!(
+            s.task_sets[&key].levels.as_slice(),
+            [
+                TaskLocality::NodeLocal,
+                TaskLocality::RackLocal,
+                TaskLocality::Any
+            ]
+        );
+        // host2 holds too little: its offer waits; host1's takes a reduce task NODE_LOCAL.
+        assert!(offers(&mut s, &mut [offer(2, "host2", 1)], false).is_empty());
+        let t = offers(&mut s, &mut [offer(1, "host1", 1)], false);
+        assert_eq!(placed(&s, &t), [(1, 0, TaskLocality::NodeLocal)]);
+    });
+}
+
+fn map_status(executor: u32, host: &str, bytes: u64) -> TaskResultData {
+    TaskResultData::MapStatus(Box::new(MapStatusData {
+        location: BlockManagerId {
+            executor_id: ExecutorId(executor),
+            host: host.into(),
+            port: 38001,
+        },
+        bytes,
+        num_reduces: 2,
+    }))
+}
