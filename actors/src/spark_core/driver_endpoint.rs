@@ -187,8 +187,6 @@ impl DriverEndpoint {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            let force_kill_timeout_s = crate::world::spark_conf::SparkConfView(&props)
-                .time_as_sec_opt("spark.executor.decommission.forceKillTimeout");
             DriverEndpoint {
                 log_url_handler: ExecutorLogUrlHandler::new(
                     s.properties
@@ -220,7 +218,7 @@ impl DriverEndpoint {
                 pending_to_remove: BTreeSet::new(),
                 pending_decommission: BTreeMap::new(),
                 resubmit_after_ms: None,
-                force_kill_timeout_s,
+                force_kill_timeout_s: s.decommission_force_kill_timeout_s,
                 force_kills_due: Vec::new(),
             }
         });
