@@ -238,7 +238,7 @@ impl ExecutorMain {
             &self.sim.config.user,
             &self.args.app_id,
             self.args.executor_id,
-            &self.driver_connection(false),
+            || self.driver_connection(false),
         );
         let init = self.sim.config.costs.executor_env_init_ms;
         let (sim, env) = (self.sim.clone(), self.env.clone());
