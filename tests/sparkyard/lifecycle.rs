@@ -309,6 +309,43 @@ fn an_executor_starts_with_spark_4_0s_lines_in_order() {
     );
 }
 
+/// The driver names a registering executor by the connection's remote address
+/// (NettyRpcEnv.scala NettyRpcHandler.internalReceive: `RpcAddress(addr.getHostString,
+/// addr.getPort)` of the accepted socket), so a real YARN driver prints the executor's IP:
+/// here its node's, 10.0.1.K for nm-K of the default cluster.
+#[test]
+fn the_driver_names_a_registering_executor_by_its_ip() {
+    let r = spark_pi(1, 1);
+    let stderr = |suffix: &str| {
+        let (_, out) = r
+            .logs
+            .outputs()
+            .iter()
+            .find(|(k, _)| k.ends_with(suffix))
+            .expect("a container");
+        out.stderr.clone()
+    };
+    let executor = stderr("_000002");
+    let host = executor
+        .lines()
+        .find_map(|l| l.split("Starting executor ID 1 on host ").nth(1))
+        .expect("the executor's host");
+    let k = host
+        .strip_prefix("nm-")
+        .and_then(|h| h.split('.').next())
+        .expect("nm-K");
+    let am = stderr("_000001");
+    let line = am
+        .lines()
+        .find(|l| l.contains("Registered executor"))
+        .expect("registered");
+    let want = format!(
+        "INFO YarnSchedulerBackend$YarnDriverEndpoint: Registered executor NettyRpcEndpointRef(spark-client://Executor) (10.0.1.{k}:"
+    );
+    assert!(line.contains(&want), "{line}");
+    assert!(line.ends_with(") with ID 1, ResourceProfileId 0"), "{line}");
+}
+
 /// `[costs] sparkpi_real_darts = false` (issue 15's switch): SparkPi counts each task's
 /// expected hits instead of throwing its darts; the virtual run is the same message for
 /// message, only the estimate differs (and no longer depends on the seed).

@@ -364,12 +364,16 @@ impl DriverEndpoint {
             );
         };
         let executor_endpoint = executor.id;
+        // The sender's address is the connection's remote end (NettyRpcHandler.internalReceive:
+        // `RpcAddress(addr.getHostString, addr.getPort)` of an accepted socket): its IP, not
+        // the executor's host name.
         info!(
             self.env.log(),
             TARGET,
-            "Registered executor {} ({}) with ID {id}, ResourceProfileId {}",
+            "Registered executor {} ({}:{}) with ID {id}, ResourceProfileId {}",
             reg.executor_ref,
-            reg.sender_address,
+            self.sim.host_ip(&reg.sender_address.host),
+            reg.sender_address.port,
             reg.resource_profile_id
         );
         self.total_core_count += reg.cores;
