@@ -256,14 +256,8 @@ fn check_storage_decommission(c: &SparkConf) -> Result<(), UserError> {
             "'{n}' in {threads} is invalid. The maximum number of threads should be positive"
         )));
     }
-    for k in [
-        "spark.executor.decommission.forceKillTimeout",
-        "spark.executor.decommission.killInterval",
-    ] {
-        if c.get(k).is_some() {
-            c.get_time_as_sec(k, "0")?;
-        }
-    }
+    // forceKillTimeout is parsed into SparkSettings (the driver acts on it).
+    c.get_time_as_sec_opt("spark.executor.decommission.killInterval")?;
     let interval = key("replicationReattemptInterval");
     if c.get_time_as_ms(&interval, "30s")? == 0 {
         return Err(UserError::illegal_argument(format!(
@@ -421,6 +415,8 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         properties: c.as_map().clone(),
         dynamic_allocation: dynamic_allocation(c)?,
         decommission_enabled: c.get_bool("spark.decommission.enabled", false)?,
+        decommission_force_kill_timeout_s: c
+            .get_time_as_sec_opt("spark.executor.decommission.forceKillTimeout")?,
         speculation: speculation(c)?,
     })
 }
@@ -981,6 +977,30 @@ mod tests {
             settings(&["--conf", "spark.task.cpus=0"]).unwrap_err(),
             UserError::illegal_argument("spark.task.cpus must be at least 1, but was 0")
         );
+    }
+
+    /// `spark.executor.decommission.forceKillTimeout` is `timeConf(TimeUnit.SECONDS)` with no
+    /// default (internal/config/package.scala EXECUTOR_DECOMMISSION_FORCE_KILL_TIMEOUT): parsed
+    /// once here, for the driver; a bare number is seconds; a bad value names the key.
+    #[test]
+    fn force_kill_timeout_is_typed_in_seconds() {
+        let key = "spark.executor.decommission.forceKillTimeout";
+        let of = |v: &str| settings(&["--conf", &format!("{key}={v}")]);
+        assert_eq!(
+            settings(&[]).unwrap().decommission_force_kill_timeout_s,
+            None
+        );
+        assert_eq!(of("2s").unwrap().decommission_force_kill_timeout_s, Some(2));
+        assert_eq!(
+            of("90").unwrap().decommission_force_kill_timeout_s,
+            Some(90)
+        );
+        assert_eq!(
+            of("2min").unwrap().decommission_force_kill_timeout_s,
+            Some(120)
+        );
+        let e = of("soon").unwrap_err().to_string();
+        assert!(e.contains(key), "{e}");
     }
 
     #[test]

@@ -308,6 +308,13 @@ impl SparkConf {
         self.time_as(key, default, TimeUnit::Seconds)
     }
 
+    /// An optional `timeConf(SECONDS)`: bare numbers are seconds.
+    pub fn get_time_as_sec_opt(&self, key: &str) -> Result<Option<u64>, UserError> {
+        let parse =
+            |v| memory::time_string_as(v, TimeUnit::Seconds).map_err(|e| illegal_value(key, e));
+        self.get(key).map(parse).transpose()
+    }
+
     fn time_as(&self, key: &str, default: &str, unit: TimeUnit) -> Result<u64, UserError> {
         let value = self.get(key).unwrap_or(default);
         memory::time_string_as(value, unit).map_err(|e| illegal_value(key, e))

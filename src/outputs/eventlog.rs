@@ -226,11 +226,7 @@ fn write_rolling(
     let app_dir = eventlog_rolling::app_dir(dir, &name);
     if app_dir.exists() {
         if !overwrite {
-            // `dest` is a qualified Hadoop Path: `file:/...` on the local file system.
-            let refused = format!(
-                "java.io.IOException: Target log directory already exists (file:{})",
-                app_dir.display()
-            );
+            let refused = already_exists("directory", &app_dir);
             return Ok(WrittenLog {
                 path: app_dir,
                 refused: Some(refused),
@@ -252,6 +248,16 @@ fn write_rolling(
     })
 }
 
+/// EventLogFileWriters.scala's refusal of an earlier log (`what`: `file` from the single-file
+/// writer's `renameFile`, `directory` from the rolling writer's `start`); `dest` is a qualified
+/// Hadoop Path, `file:/...` on the local file system.
+fn already_exists(what: &str, dest: &Path) -> String {
+    format!(
+        "java.io.IOException: Target log {what} already exists (file:{})",
+        dest.display()
+    )
+}
+
 fn write_attempt(
     dir: &Path,
     codec: Option<&'static str>,
@@ -267,11 +273,7 @@ fn write_attempt(
         let inprogress = dir.join(format!("{name}.inprogress"));
         write_lines(&inprogress, codec.is_some(), attempt, seed)
             .map_err(|e| dir_error(dir, "cannot write the event log", &e))?;
-        // `dest` is a qualified Hadoop Path: `file:/...` on the local file system.
-        let refused = format!(
-            "java.io.IOException: Target log file already exists (file:{})",
-            path.display()
-        );
+        let refused = already_exists("file", &path);
         return Ok(WrittenLog {
             path: inprogress,
             refused: Some(refused),

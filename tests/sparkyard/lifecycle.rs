@@ -243,6 +243,8 @@ fn an_executor_starts_with_spark_4_0s_lines_in_order() {
         "INFO TransportClientFactory: Successfully created connection to nm-",
         "INFO DiskBlockManager: Created local directory at /tmp/hadoop-yarn/nm-local-dir/usercache/spark/appcache/application_1764662400000_0001/blockmgr-",
         "INFO YarnCoarseGrainedExecutorBackend: Connecting to driver: ",
+        // CoarseGrainedExecutorBackend.onStart's SecurityManager (its direct-memory check).
+        "INFO SecurityManager: Changing view acls to: spark",
         "INFO ResourceUtils: No custom resources configured for spark.executor.",
         "INFO YarnCoarseGrainedExecutorBackend: Successfully registered with driver",
         "INFO Executor: Starting executor ID 1 on host ",
@@ -255,7 +257,17 @@ fn an_executor_starts_with_spark_4_0s_lines_in_order() {
         // the localized __app__.jar in the container's directory.
         "INFO Executor: Starting executor with user classpath (userClassPathFirst = false): 'file:/tmp/hadoop-yarn/nm-local-dir/usercache/spark/appcache/application_1764662400000_0001/container_1764662400000_0001_01_000002/__app__.jar'",
         "INFO Executor: Created or updated repl class loader org.apache.spark.util.MutableURLClassLoader@",
+        // env.initializeShuffleManager(): IndexShuffleBlockResolver's SecurityManager.
+        "INFO SecurityManager: Changing view acls to: spark",
         "INFO YarnCoarseGrainedExecutorBackend: Got assigned task 0",
+        "INFO Executor: Running task 0.0 in stage 0.0 (TID 0)",
+        "INFO TorrentBroadcast: Started reading broadcast variable 0 with 1 pieces (estimated total size 4.0 MiB)",
+        "INFO TransportClientFactory: Successfully created connection to nm-",
+        "INFO MemoryStore: MemoryStore started with capacity ",
+        // Spark 4.0.0's SparkPi task binary (memory_store.rs says how it was measured).
+        "INFO MemoryStore: Block broadcast_0_piece0 stored as bytes in memory (estimated size 2.2 KiB, free ",
+        "INFO TorrentBroadcast: Reading broadcast variable 0 took ",
+        "INFO MemoryStore: Block broadcast_0 stored as values in memory (estimated size 4.0 KiB, free ",
     ];
     let mut at = 0;
     for want in expected {
@@ -269,6 +281,71 @@ fn an_executor_starts_with_spark_4_0s_lines_in_order() {
         out.stderr.lines().next(),
         Some("Using Spark's default log4j profile: org/apache/spark/log4j2-defaults.properties")
     );
+    // TransportClientFactory.createClient: `host/ip:port after N ms`; the default cluster's
+    // nm-K is its K-th node, 10.0.1.K; connects take time (a real 4.0.0 executor logged 652,
+    // 25 and 21 ms for these three), the JVM's first the longest.
+    let connects: Vec<(String, u64)> = lines
+        .iter()
+        .filter_map(|l| {
+            l.strip_prefix("INFO TransportClientFactory: Successfully created connection to ")
+        })
+        .map(|rest| {
+            let (to, after) = rest.split_once(" after ").expect("after");
+            let ms = after.split(' ').next().unwrap().parse().expect("ms");
+            (to.to_string(), ms)
+        })
+        .collect();
+    assert_eq!(connects.len(), 3, "{connects:?}");
+    for (to, ms) in &connects {
+        let (host, rest) = to.split_once('/').expect("host/ip");
+        let k = host
+            .strip_prefix("nm-")
+            .and_then(|h| h.split('.').next())
+            .expect("nm-K");
+        assert!(rest.starts_with(&format!("10.0.1.{k}:")), "{to}");
+        assert!(*ms > 0, "{to} after {ms} ms");
+    }
+    assert!(
+        connects[0].1 >= 40 && connects[0].1 > connects[1].1,
+        "{connects:?}"
+    );
+}
+
+/// The driver names a registering executor by the connection's remote address
+/// (NettyRpcEnv.scala NettyRpcHandler.internalReceive: `RpcAddress(addr.getHostString,
+/// addr.getPort)` of the accepted socket), so a real YARN driver prints the executor's IP:
+/// here its node's, 10.0.1.K for nm-K of the default cluster.
+#[test]
+fn the_driver_names_a_registering_executor_by_its_ip() {
+    let r = spark_pi(1, 1);
+    let stderr = |suffix: &str| {
+        let (_, out) = r
+            .logs
+            .outputs()
+            .iter()
+            .find(|(k, _)| k.ends_with(suffix))
+            .expect("a container");
+        out.stderr.clone()
+    };
+    let executor = stderr("_000002");
+    let host = executor
+        .lines()
+        .find_map(|l| l.split("Starting executor ID 1 on host ").nth(1))
+        .expect("the executor's host");
+    let k = host
+        .strip_prefix("nm-")
+        .and_then(|h| h.split('.').next())
+        .expect("nm-K");
+    let am = stderr("_000001");
+    let line = am
+        .lines()
+        .find(|l| l.contains("Registered executor"))
+        .expect("registered");
+    let want = format!(
+        "INFO YarnSchedulerBackend$YarnDriverEndpoint: Registered executor NettyRpcEndpointRef(spark-client://Executor) (10.0.1.{k}:"
+    );
+    assert!(line.contains(&want), "{line}");
+    assert!(line.ends_with(") with ID 1, ResourceProfileId 0"), "{line}");
 }
 
 /// `[costs] sparkpi_real_darts = false` (issue 15's switch): SparkPi counts each task's

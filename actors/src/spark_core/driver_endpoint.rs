@@ -197,8 +197,6 @@ impl DriverEndpoint {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            let force_kill_timeout_s = crate::world::spark_conf::SparkConfView(&props)
-                .time_as_sec_opt("spark.executor.decommission.forceKillTimeout");
             DriverEndpoint {
                 log_url_handler: ExecutorLogUrlHandler::new(
                     s.properties
@@ -231,7 +229,7 @@ impl DriverEndpoint {
                 pending_to_remove: BTreeSet::new(),
                 pending_decommission: BTreeMap::new(),
                 resubmit_after_ms: None,
-                force_kill_timeout_s,
+                force_kill_timeout_s: s.decommission_force_kill_timeout_s,
                 force_kills_due: Vec::new(),
             }
         });
@@ -377,12 +375,16 @@ impl DriverEndpoint {
             );
         };
         let executor_endpoint = executor.id;
+        // The sender's address is the connection's remote end (NettyRpcHandler.internalReceive:
+        // `RpcAddress(addr.getHostString, addr.getPort)` of an accepted socket): its IP, not
+        // the executor's host name.
         info!(
             self.env.log(),
             TARGET,
-            "Registered executor {} ({}) with ID {id}, ResourceProfileId {}",
+            "Registered executor {} ({}:{}) with ID {id}, ResourceProfileId {}",
             reg.executor_ref,
-            reg.sender_address,
+            self.sim.host_ip(&reg.sender_address.host),
+            reg.sender_address.port,
             reg.resource_profile_id
         );
         self.total_core_count += reg.cores;

@@ -39,6 +39,11 @@ const EXECUTOR: &str = "executor::Executor";
 const DRIVER_ENDPOINT: &str = "CoarseGrainedScheduler";
 
 /// `spark://CoarseGrainedScheduler@host:port` -> `host:port`.
+/// The executor JVM's name in seeded draws (its application and id).
+fn executor_jvm(args: &ExecutorArguments) -> String {
+    format!("{}/{}", args.app_id, args.executor_id)
+}
+
 pub fn parse_driver_url(url: &str) -> Option<RpcAddress> {
     let rest = url.strip_prefix("spark://")?;
     let (_, hostport) = rest.split_once('@')?;
@@ -153,26 +158,44 @@ impl ExecutorMain {
         self.try_lookup(ctx);
     }
 
-    /// The driver's RPC address and the connect's round trip.
-    fn driver_connection(&self) -> executor_env::ConnectionTo {
+    /// The driver's RPC address, and the connect's time: the fetcher's is the JVM's first
+    /// connection (inside the JVM's start-up), the executor env's the second (inside its set-up).
+    fn driver_connection(&self, from_fetcher: bool) -> executor_env::ConnectionTo {
+        let address = parse_driver_url(&self.args.driver_url).unwrap_or_else(|| RpcAddress {
+            host: String::new(),
+            port: 0,
+        });
+        let costs = &self.sim.config.costs;
+        let (nth, budget) = if from_fetcher {
+            (0, costs.jvm_start_ms)
+        } else {
+            (1, costs.executor_env_init_ms)
+        };
+        let jvm = executor_jvm(&self.args);
         executor_env::ConnectionTo {
-            address: parse_driver_url(&self.args.driver_url).unwrap_or_else(|| RpcAddress {
-                host: String::new(),
-                port: 0,
-            }),
-            connect_ms: 2 * self.sim.config.costs.network_latency_ms,
+            ip: self.sim.host_ip(&address.host),
+            address,
+            connect_ms: executor_env::connect_ms(
+                self.sim.config.seed,
+                &jvm,
+                nth,
+                budget,
+                2 * costs.network_latency_ms,
+            ),
         }
     }
 
     /// The fetcher's `RpcEnv` reached the driver: its `TransportClientFactory` line.
     fn log_driver_connection(&self) {
-        let c = self.driver_connection();
-        executor_env::log_connection_created(
-            self.env.log(),
-            executor_env::CONNECTIONS,
-            &c.address,
-            c.connect_ms,
-        );
+        if !self
+            .env
+            .log()
+            .enabled(executor_env::CONNECTIONS, Level::Info)
+        {
+            return;
+        }
+        let c = self.driver_connection(true);
+        executor_env::log_connection_created(self.env.log(), executor_env::CONNECTIONS, &c);
     }
 
     /// `setupEndpointRefByURI`, up to 3 tries; the last failure kills the JVM.
@@ -215,7 +238,7 @@ impl ExecutorMain {
             &self.sim.config.user,
             &self.args.app_id,
             self.args.executor_id,
-            &self.driver_connection(),
+            || self.driver_connection(false),
         );
         let init = self.sim.config.costs.executor_env_init_ms;
         let (sim, env) = (self.sim.clone(), self.env.clone());
@@ -829,6 +852,7 @@ impl CoarseGrainedExecutorBackend {
             &log,
             self.args.executor_id,
             &self.args.hostname,
+            &self.sim.config.user,
             class_path,
         );
         let blocks = log
@@ -885,29 +909,48 @@ impl CoarseGrainedExecutorBackend {
 
     /// `Task.run` deserializes its stage's task binary: the executor's first task of a stage
     /// attempt reads the broadcast from the driver's block manager (port = the driver's RPC
-    /// port + 1, as the driver logs it).
+    /// port + 1, as the driver logs it). The first read opens the JVM's third connection; the
+    /// read's time is that connect plus the fetch, within the task's start-up budget (the
+    /// executor's first task's warm-up, else the launch overhead).
     fn read_task_binary(&mut self, id: u32) {
-        let Some(blocks) = self.executor.as_mut().and_then(|e| e.blocks.as_mut()) else {
+        let Some(executor) = self.executor.as_mut() else {
+            return;
+        };
+        let costs = &self.sim.config.costs;
+        let budget = if executor.tasks_run == 0 {
+            costs.first_task_warmup_ms
+        } else {
+            costs.task_launch_overhead_ms
+        };
+        let Some(blocks) = executor.blocks.as_mut() else {
             return;
         };
         if blocks.read.contains(&id) {
             return;
         }
         blocks.read.insert(id);
-        let latency = 2 * self.sim.config.costs.network_latency_ms;
+        let round_trip = 2 * costs.network_latency_ms;
+        let seed = self.sim.config.seed;
+        let jvm = executor_jvm(&self.args);
         let first = !std::mem::replace(&mut blocks.connected, true);
-        let driver = parse_driver_url(&self.args.driver_url);
+        let connection = parse_driver_url(&self.args.driver_url)
+            .filter(|_| first)
+            .map(|mut address| {
+                address.port = address.port.wrapping_add(1);
+                executor_env::ConnectionTo {
+                    ip: self.sim.host_ip(&address.host),
+                    address,
+                    connect_ms: executor_env::connect_ms(seed, &jvm, 2, budget, round_trip),
+                }
+            });
+        let connect = connection.as_ref().map_or(0, |c| c.connect_ms);
+        let fetch = executor_env::connect_ms(seed, &jvm, 3 + id, budget, round_trip);
+        let took = (connect + fetch).min(budget + 2 * round_trip);
         blocks
             .store
-            .read_task_binary(self.env.log(), id, latency, |log| {
-                if let (true, Some(mut to)) = (first, driver) {
-                    to.port = to.port.wrapping_add(1);
-                    executor_env::log_connection_created(
-                        log,
-                        executor_env::CONNECTIONS,
-                        &to,
-                        latency,
-                    );
+            .read_task_binary(self.env.log(), id, took, |log| {
+                if let Some(c) = &connection {
+                    executor_env::log_connection_created(log, executor_env::CONNECTIONS, c);
                 }
             });
     }
@@ -1306,7 +1349,10 @@ impl Actor for CoarseGrainedExecutorBackend {
             self.env.log(),
             BACKEND, "Connecting to driver: {}", self.args.driver_url
         );
-        // onStart's `parseOrFindResources`.
+        // onStart checks Netty's direct memory against the shuffle's transport conf, built
+        // with a new SecurityManager's SSL options (CoarseGrainedExecutorBackend.onStart in the
+        // 4.0.0 jar): its ACL block, then `parseOrFindResources`.
+        executor_env::log_security_manager(self.env.log(), &self.sim.config.user);
         executor_env::log_no_custom_resources(self.env.log());
         match verifier(&self.env, &self.args.driver_url) {
             Ok(v) => {

@@ -6,22 +6,33 @@
 //! The store is created on its first block (the `MemoryStore started with capacity` line comes
 //! with the first broadcast, on the driver and on each executor, as a real Spark 4.0 logs it);
 //! its capacity is `UnifiedMemoryManager.getMaxMemory`. Blocks are never removed: Spark's
-//! ContextCleaner removes old broadcasts when the JVM's garbage collector runs, which sparkyard
-//! does not simulate.
+//! ContextCleaner removes a broadcast once the JVM's garbage collector finds it unreachable (at
+//! the latest at `spark.cleaner.periodicGC.interval`, 30 min), which sparkyard does not
+//! simulate. Nothing of that shows at INFO in Spark 4.0.0 (read in its jar's bytecode):
+//! ContextCleaner's `Cleaned broadcast/shuffle/accumulator N`, BlockManagerInfo's `Added` /
+//! `Removed ... in memory on`, BlockManager's `Removing broadcast N`, the storage endpoint's
+//! `removing broadcast N` and MemoryStore's removal are all `logDebug`; a real SparkPi prints
+//! none of them. What differs is the `free` figure after such a removal in a long application.
 //!
 //! Sizes: a task binary's broadcast holds the stage's serialized RDD and function; sparkyard
-//! logs the sizes of SparkPi's (Spark 2.4's `1936.0 B` as values, `1256.0 B` as its one
-//! compressed piece, from a real SparkPi log; no Spark 4.0 SparkPi was at hand to measure) for
-//! every stage.
+//! logs the sizes of Spark 4.0.0's SparkPi for every stage (4048 B as values, 2267 B as its one
+//! lz4 piece: `4.0 KiB` and `2.2 KiB` in the log). Measured on a real run: SparkPi.scala of
+//! Spark 4.0.0 compiled with Scala 2.13.16 (the compiler in pyspark 4.0.0's jars; Maven
+//! Central, which has the examples jar, cannot be reached from here), run by pyspark 4.0.0's
+//! spark-submit on `local-cluster[2,1,1024]`; the piece's size from the event log's
+//! `SparkListenerBlockUpdated` (`spark.eventLog.logBlockUpdates.enabled`), the value's from
+//! `MemoryStore.getSize` read by a listener at the job's end. The same at 2 and 10 slices (the
+//! range is transient in ParallelCollectionRDD, so the binary does not grow with it).
 
 use crate::info;
 use crate::kernel::logs::{Level, ProcessLog};
 use crate::spark_core::unified_memory_manager::bytes_to_string;
 
-/// The estimated in-memory size of a stage's task binary (`SizeEstimator` of the byte array).
-pub const TASK_BINARY_VALUES_BYTES: u64 = 1936;
-/// Its one piece, compressed (`spark.broadcast.compress`, lz4).
-pub const TASK_BINARY_PIECE_BYTES: u64 = 1256;
+/// The estimated in-memory size of a stage's task binary (`SizeEstimator` of the byte array):
+/// Spark 4.0.0's SparkPi.
+pub const TASK_BINARY_VALUES_BYTES: u64 = 4048;
+/// Its one piece, compressed (`spark.broadcast.compress`, lz4): Spark 4.0.0's SparkPi.
+pub const TASK_BINARY_PIECE_BYTES: u64 = 2267;
 /// `spark.broadcast.blockSize` (4m): the "estimated total size" of a one-piece broadcast.
 pub const BROADCAST_BLOCK_SIZE: u64 = 4 << 20;
 
@@ -154,7 +165,8 @@ mod tests {
             .collect()
     }
 
-    /// The driver's lines of a real Spark 4.0.0 job (pyspark 4.0.0, local-cluster, 1g driver):
+    /// The driver's lines of a real Spark 4.0.0 SparkPi (its SparkPi.scala compiled with Scala
+    /// 2.13.16, pyspark 4.0.0's spark-submit, local-cluster, 1g driver), copied from its log:
     /// `MemoryStore started with capacity 434.4 MiB` only before the first block, then the
     /// value, the piece and SparkContext's line (DAGScheduler.scala:1676 in 4.0.0).
     #[test]
@@ -169,22 +181,23 @@ mod tests {
             l[..4],
             [
                 "INFO MemoryStore: MemoryStore started with capacity 434.4 MiB",
-                "INFO MemoryStore: Block broadcast_0 stored as values in memory (estimated size 1936.0 B, free 434.4 MiB)",
-                "INFO MemoryStore: Block broadcast_0_piece0 stored as bytes in memory (estimated size 1256.0 B, free 434.4 MiB)",
+                "INFO MemoryStore: Block broadcast_0 stored as values in memory (estimated size 4.0 KiB, free 434.4 MiB)",
+                "INFO MemoryStore: Block broadcast_0_piece0 stored as bytes in memory (estimated size 2.2 KiB, free 434.4 MiB)",
                 "INFO SparkContext: Created broadcast 0 from broadcast at DAGScheduler.scala:1676",
             ]
         );
         assert_eq!(l.len(), 7, "one start line: {l:?}");
     }
 
-    /// An executor's first task of a stage (real Spark 4.0.0 executor stderr): the read starts,
-    /// the first fetch's connection, the store starts, the piece, the time, the value.
+    /// An executor's first task of a stage (real Spark 4.0.0 SparkPi executor stderr, 1g
+    /// executor: capacity 434.4 MiB): the read starts, the first fetch's connection, the store
+    /// starts, the piece, the time, the value.
     #[test]
     fn an_executor_reads_a_task_binary_in_spark_4_0s_order() {
         let store = Rc::new(RefCell::new(LogStore::new(true)));
         let log = ProcessLog::new("exec", store.clone());
-        let mut ms = MemoryStore::new(EXECUTOR_STORE, 133_378_867);
-        ms.read_task_binary(&log, 0, 0, |log| {
+        let mut ms = MemoryStore::new(EXECUTOR_STORE, 455_501_414);
+        ms.read_task_binary(&log, 0, 539, |log| {
             info!(log, "executor::TransportClientFactory", "connected")
         });
         assert_eq!(
@@ -192,10 +205,10 @@ mod tests {
             [
                 "INFO TorrentBroadcast: Started reading broadcast variable 0 with 1 pieces (estimated total size 4.0 MiB)",
                 "INFO TransportClientFactory: connected",
-                "INFO MemoryStore: MemoryStore started with capacity 127.2 MiB",
-                "INFO MemoryStore: Block broadcast_0_piece0 stored as bytes in memory (estimated size 1256.0 B, free 127.2 MiB)",
-                "INFO TorrentBroadcast: Reading broadcast variable 0 took 0 ms",
-                "INFO MemoryStore: Block broadcast_0 stored as values in memory (estimated size 1936.0 B, free 127.2 MiB)",
+                "INFO MemoryStore: MemoryStore started with capacity 434.4 MiB",
+                "INFO MemoryStore: Block broadcast_0_piece0 stored as bytes in memory (estimated size 2.2 KiB, free 434.4 MiB)",
+                "INFO TorrentBroadcast: Reading broadcast variable 0 took 539 ms",
+                "INFO MemoryStore: Block broadcast_0 stored as values in memory (estimated size 4.0 KiB, free 434.4 MiB)",
             ]
         );
     }

@@ -27,3 +27,49 @@ pub const NM_LOCAL_DIR: &str = "/tmp/hadoop-yarn/nm-local-dir";
 pub fn app_cache_dir(user: &str, app_id: &str) -> String {
     format!("{NM_LOCAL_DIR}/usercache/{user}/appcache/{app_id}")
 }
+
+/// The IPv4 address of the cluster's `index`-th node (its place in the cluster's node list):
+/// one private `10.0.0.0/8` network, 254 hosts per `/24`, the first node at `10.0.1.1`. Spark
+/// prints it where Java's `InetSocketAddress` does (`host/ip:port`). Other hosts (the RM, the
+/// client) sit in `10.0.0.0/24`.
+pub fn node_ip(index: usize) -> String {
+    let subnet = index / 254 + 1;
+    format!(
+        "10.{}.{}.{}",
+        (subnet >> 8) & 0xff,
+        subnet & 0xff,
+        index % 254 + 1
+    )
+}
+
+/// The address of a host that is not a NodeManager: a fixed one per name in `10.0.0.0/24`
+/// (`10.0.0.2` .. `10.0.0.254`; stable across runs).
+pub fn other_host_ip(host: &str) -> String {
+    let h = crate::kernel::trace::fnv1a(host.as_bytes());
+    format!("10.0.0.{}", h % 253 + 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every node of a 10,000-node cluster has its own address, 254 to a /24, none ending in
+    /// .0 or .255, and none in the other hosts' 10.0.0.0/24.
+    #[test]
+    fn node_addresses_are_distinct_and_valid() {
+        assert_eq!(node_ip(0), "10.0.1.1");
+        assert_eq!(node_ip(253), "10.0.1.254");
+        assert_eq!(node_ip(254), "10.0.2.1");
+        assert_eq!(node_ip(254 * 300), "10.1.45.1");
+        let all: std::collections::BTreeSet<String> = (0..10_000).map(node_ip).collect();
+        assert_eq!(all.len(), 10_000);
+        for ip in &all {
+            assert!(!ip.starts_with("10.0.0."), "{ip}");
+            let last: u32 = ip.rsplit('.').next().unwrap().parse().unwrap();
+            assert!((1..=254).contains(&last), "{ip}");
+        }
+        let rm = other_host_ip("rm.sparkyard.internal");
+        assert!(rm.starts_with("10.0.0."), "{rm}");
+        assert_eq!(rm, other_host_ip("rm.sparkyard.internal"));
+    }
+}

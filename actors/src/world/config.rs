@@ -118,6 +118,9 @@ pub struct SparkSettings {
     pub dynamic_allocation: Option<DynamicAllocationSettings>,
     /// `spark.decommission.enabled`.
     pub decommission_enabled: bool,
+    /// `spark.executor.decommission.forceKillTimeout` (`timeConf(SECONDS)`, unset by default):
+    /// how long the driver lets a decommissioning executor run before it kills it.
+    pub decommission_force_kill_timeout_s: Option<u64>,
     /// `spark.speculation.*` when `spark.speculation` is true (`None`: off, nothing runs).
     pub speculation: Option<SpeculationSettings>,
 }

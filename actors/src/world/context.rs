@@ -62,6 +62,8 @@ pub struct SimContext {
     >,
     /// Where shuffle blocks are served (what a reduce task's fetch reaches).
     pub block_servers: crate::world::block_servers::BlockServers,
+    /// Each NodeManager host's place in `config.nodes` (its address), built on first use.
+    host_index: std::cell::OnceCell<std::collections::BTreeMap<String, usize>>,
 }
 
 impl SimContext {
@@ -96,6 +98,20 @@ impl SimContext {
             dist_cache: RefCell::new(None),
             executors: RefCell::new(std::collections::BTreeMap::new()),
             block_servers: Default::default(),
+            host_index: Default::default(),
+        }
+    }
+
+    /// The IPv4 address `host` resolves to: a node's comes from its place in the cluster
+    /// (`addresses::node_ip`), any other host's from its name.
+    pub fn host_ip(&self, host: &str) -> String {
+        let index = self.host_index.get_or_init(|| {
+            let nodes = self.config.nodes.iter().enumerate();
+            nodes.map(|(i, n)| (n.host.clone(), i)).collect()
+        });
+        match index.get(host) {
+            Some(&i) => crate::world::addresses::node_ip(i),
+            None => crate::world::addresses::other_host_ip(host),
         }
     }
 

@@ -73,13 +73,6 @@ impl<'a> SparkConfView<'a> {
             / 1_000
     }
 
-    /// An optional time conf in seconds (`timeConf(TimeUnit.SECONDS)`: a bare number is
-    /// seconds); `None` when unset or invalid (sparkyard's submit validation rejects those).
-    pub fn time_as_sec_opt(&self, key: &str) -> Option<u64> {
-        let micros = time_string_as_micros(self.get(key)?, 1_000_000)?;
-        Some(micros / 1_000_000)
-    }
-
     /// `RpcUtils`' timeouts (`RpcTimeout.apply(conf, Seq(key, spark.network.timeout), "120s")`):
     /// the first of `key`, `spark.network.timeout` that is set, in whole seconds, and its name.
     pub fn rpc_timeout(&self, key: &str) -> (u64, String) {
