@@ -137,6 +137,45 @@ impl Driver {
         }
     }
 
+    /// What the AM and the SparkContext add to the driver's conf before the environment is
+    /// posted (ApplicationMaster.scala cluster mode: `spark.ui.port=0` unless set and
+    /// `spark.yarn.app.id`; SparkContext.scala: `spark.driver.host`, `spark.driver.port`,
+    /// `spark.executor.id`, `spark.app.startTime`, the two s3a vectored-read defaults, and the
+    /// supplemented `spark.{driver,executor}.extraJavaOptions`). Checked against a real Spark
+    /// 4.0.0 event log (tests/data/eventlogs) and the 4.0.0 jars.
+    fn add_context_properties(&self, props: &mut Vec<(String, String)>, host: &str, time: u64) {
+        use crate::spark_core::java_options::supplemented;
+        let user = &self.sim.config.spark.properties;
+        let mut set = |k: &str, v: String| {
+            props.retain(|(key, _)| key != k);
+            props.push((k.to_string(), v));
+        };
+        for k in [
+            "spark.driver.extraJavaOptions",
+            "spark.executor.extraJavaOptions",
+        ] {
+            set(k, supplemented(user.get(k).map(String::as_str)));
+        }
+        set("spark.driver.host", host.to_string());
+        set("spark.driver.port", self.env.address().port.to_string());
+        set("spark.executor.id", "driver".to_string());
+        set("spark.app.startTime", time.to_string());
+        set(
+            "spark.yarn.app.id",
+            self.attempt_id.application_id.to_string(),
+        );
+        let missing = [
+            ("spark.ui.port", "0"),
+            ("spark.hadoop.fs.s3a.vectored.read.min.seek.size", "128K"),
+            ("spark.hadoop.fs.s3a.vectored.read.max.merged.size", "2M"),
+        ];
+        for (k, v) in missing {
+            if !user.contains_key(k) {
+                set(k, v.to_string());
+            }
+        }
+    }
+
     /// What a SparkContext posts first: LogStart, the resource profile, the driver's block
     /// manager, the environment and ApplicationStart.
     fn post_application_start(&self) {
@@ -154,6 +193,7 @@ impl Driver {
             .collect();
         props.push(("spark.app.id".into(), app_id.clone()));
         props.push(("spark.app.name".into(), self.app_name()));
+        self.add_context_properties(&mut props, &host, time);
         props.sort();
         props.dedup_by(|a, b| a.0 == b.0);
         let y = &self.sim.config.yarn;

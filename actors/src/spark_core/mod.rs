@@ -12,6 +12,7 @@ pub mod executor_env;
 pub mod executor_failure_tracker;
 pub mod executor_log_url_handler;
 pub mod executor_monitor;
+pub mod java_options;
 pub mod memory_store;
 pub mod scheduler;
 pub mod unified_memory_manager;

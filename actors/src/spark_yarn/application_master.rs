@@ -7,6 +7,7 @@ use crate::kernel::clock;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::driver::Driver;
+use crate::spark_yarn::executor_runnable::ExecutorJavaOptions;
 use crate::spark_yarn::yarn_allocator::{RM_CONNECT_MAX_WAIT_MS, create_allocator};
 use crate::spark_yarn::yarn_scheduler_endpoint::create_scheduler_backend;
 use crate::world::context::SimContext;
@@ -386,7 +387,11 @@ impl ApplicationMaster {
             .clone()
             .expect("the driver listens");
         let driver_url = format!("spark://CoarseGrainedScheduler@{address}");
-        self.log_launch_context(&driver_url);
+        let java_options = std::sync::Arc::new(ExecutorJavaOptions::from_driver_conf(
+            &self.sim.config.spark,
+            address.port,
+        ));
+        self.log_launch_context(&driver_url, &java_options);
         let Some(yarn_scheduler) = self
             .env
             .local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")
@@ -399,6 +404,7 @@ impl ApplicationMaster {
             &self.env,
             self.attempt_id,
             driver_url,
+            java_options,
             self.rm.clone(),
             yarn_scheduler.clone(),
             self.me(),
@@ -418,7 +424,7 @@ impl ApplicationMaster {
             .send(&allocator, YarnAllocatorMsg::AllocateResources);
     }
 
-    fn log_launch_context(&self, driver_url: &str) {
+    fn log_launch_context(&self, driver_url: &str, java_options: &ExecutorJavaOptions) {
         let s = &self.sim.config.spark;
         let args = sparkyard_messages::records::ExecutorArguments {
             driver_url: driver_url.into(),
@@ -428,9 +434,12 @@ impl ApplicationMaster {
             app_id: self.attempt_id.application_id.to_string().into(),
             resource_profile_id: 0,
         };
-        let command =
-            crate::spark_yarn::executor_runnable::executor_command(s.executor_memory_mb, &args)
-                .replace("--executor-id 0", "--executor-id <executorId>");
+        let command = crate::spark_yarn::executor_runnable::executor_command(
+            s.executor_memory_mb,
+            java_options,
+            &args,
+        )
+        .replace("--executor-id 0", "--executor-id <executorId>");
         let rule = "=".repeat(79);
         // ExecutorRunnable.launchContextDebugInfo: the env through Utils.redact(sparkConf, env).
         let mut env = vec![("SPARK_USER".to_string(), self.sim.config.user.clone())];

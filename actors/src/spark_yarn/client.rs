@@ -265,7 +265,7 @@ impl Client {
         ] {
             info!(log, "submit::SecurityManager", "{line}");
         }
-        let command = am_command(s);
+        let command = am_command(s, &app_id.to_string());
         debug!(log, TARGET, "    {}", command);
         ApplicationSubmissionContext {
             application_id: app_id,
@@ -551,8 +551,12 @@ fn absolute(path: &str) -> String {
     }
 }
 
-/// The AM command as `Client.createContainerLaunchContext` builds it in cluster mode.
-pub fn am_command(s: &crate::world::config::SparkSettings) -> String {
+/// The AM command as `Client.createContainerLaunchContext` builds it in cluster mode: `-Xmx`,
+/// `JavaModuleOptions.defaultModuleOptions()` (one unescaped element), the temp dir, the user's
+/// `spark.driver.extraJavaOptions` split, `{{APP_ID}}` substituted and escaped, the log dir.
+pub fn am_command(s: &crate::world::config::SparkSettings, app_id: &str) -> String {
+    use crate::spark_core::java_options::{DEFAULT_MODULE_OPTIONS, split_command_string};
+    use crate::spark_yarn::executor_runnable::join_escaped;
     let mut args = format!(
         "--class '{}' --jar {}",
         s.main_class,
@@ -561,8 +565,19 @@ pub fn am_command(s: &crate::world::config::SparkSettings) -> String {
     for a in &s.app_args {
         args.push_str(&format!(" --arg '{a}'"));
     }
+    let driver_opts = s
+        .properties
+        .get("spark.driver.extraJavaOptions")
+        .map(|o| {
+            let words: Vec<String> = split_command_string(o)
+                .iter()
+                .map(|w| w.replace("{{APP_ID}}", app_id))
+                .collect();
+            format!(" {}", join_escaped(words.iter().map(String::as_str)))
+        })
+        .unwrap_or_default();
     format!(
-        "{{{{JAVA_HOME}}}}/bin/java -server -Xmx{}m -Djava.io.tmpdir={{{{PWD}}}}/tmp -Dspark.yarn.app.container.log.dir=<LOG_DIR> org.apache.spark.deploy.yarn.ApplicationMaster {args} --properties-file {{{{PWD}}}}/__spark_conf__/__spark_conf__.properties --dist-cache-conf {{{{PWD}}}}/__spark_conf__/__spark_dist_cache__.properties 1> <LOG_DIR>/stdout 2> <LOG_DIR>/stderr",
+        "{{{{JAVA_HOME}}}}/bin/java -server -Xmx{}m {DEFAULT_MODULE_OPTIONS} -Djava.io.tmpdir={{{{PWD}}}}/tmp{driver_opts} -Dspark.yarn.app.container.log.dir=<LOG_DIR> org.apache.spark.deploy.yarn.ApplicationMaster {args} --properties-file {{{{PWD}}}}/__spark_conf__/__spark_conf__.properties --dist-cache-conf {{{{PWD}}}}/__spark_conf__/__spark_dist_cache__.properties 1> <LOG_DIR>/stdout 2> <LOG_DIR>/stderr",
         s.driver_memory_mb
     )
 }

@@ -4,6 +4,11 @@
 
 use crate::debug;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
+use crate::spark_core::java_options::{
+    conf_iteration_bin, is_executor_startup_conf, split_command_string, substitute_app_n_exec_ids,
+    supplemented,
+};
+use crate::world::config::SparkSettings;
 use crate::world::context::SimContext;
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::executor_runnable::ExecutorRunnableMsg;
@@ -14,6 +19,7 @@ use sparkyard_messages::records::{
 };
 use sparkyard_messages::rpc::{EndpointId, StartContainersResponse};
 use sparkyard_messages::yarn_allocator::YarnAllocatorMsg;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -28,6 +34,7 @@ pub struct ExecutorRunnable {
     executor_id: ExecutorId,
     app_id: Arc<str>,
     driver_url: Arc<str>,
+    java_options: Arc<ExecutorJavaOptions>,
     nm: Option<EndpointRef<NodeManagerMsg>>,
     allocator: EndpointRef<YarnAllocatorMsg>,
     asks: AskTable<Result<StartContainersResponse, RpcFailure>>,
@@ -42,6 +49,7 @@ impl ExecutorRunnable {
         executor_id: ExecutorId,
         app_id: Arc<str>,
         driver_url: Arc<str>,
+        java_options: Arc<ExecutorJavaOptions>,
         nm: Option<EndpointRef<NodeManagerMsg>>,
         allocator: EndpointRef<YarnAllocatorMsg>,
     ) {
@@ -62,6 +70,7 @@ impl ExecutorRunnable {
                 executor_id,
                 app_id,
                 driver_url,
+                java_options,
                 nm,
                 allocator,
                 asks: AskTable::default(),
@@ -82,7 +91,11 @@ impl ExecutorRunnable {
 
     fn launch_context(&self) -> ContainerLaunchContext {
         let args = self.arguments();
-        let command = executor_command(self.sim.config.spark.executor_memory_mb, &args);
+        let command = executor_command(
+            self.sim.config.spark.executor_memory_mb,
+            &self.java_options,
+            &args,
+        );
         let user = self.sim.config.user.clone();
         ContainerLaunchContext {
             commands: vec![command],
@@ -156,12 +169,110 @@ pub fn log_url(c: &Container, user: &str, file: &str) -> String {
     )
 }
 
-/// The executor's command line as `ExecutorRunnable.prepareCommand` builds it.
-pub fn executor_command(executor_memory_mb: u64, a: &ExecutorArguments) -> String {
+/// The executor's command line as `ExecutorRunnable.prepareCommand` builds it: `-Xmx`, the
+/// driver's `spark.executor.extraJavaOptions` (supplemented by the SparkContext, split and
+/// escaped), the temp dir, the startup confs, the log dir and the OOM kill.
+pub fn executor_command(
+    executor_memory_mb: u64,
+    opts: &ExecutorJavaOptions,
+    a: &ExecutorArguments,
+) -> String {
     format!(
-        "{{{{JAVA_HOME}}}}/bin/java -server -Xmx{executor_memory_mb}m -Djava.io.tmpdir={{{{PWD}}}}/tmp -Dspark.yarn.app.container.log.dir=<LOG_DIR> -XX:OnOutOfMemoryError='kill %p' org.apache.spark.executor.YarnCoarseGrainedExecutorBackend --driver-url {} --executor-id {} --hostname {} --cores {} --app-id {} --resourceProfileId {} 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr",
-        a.driver_url, a.executor_id, a.hostname, a.cores, a.app_id, a.resource_profile_id
+        "{{{{JAVA_HOME}}}}/bin/java -server -Xmx{executor_memory_mb}m {} -Djava.io.tmpdir={{{{PWD}}}}/tmp{} -Dspark.yarn.app.container.log.dir=<LOG_DIR> -XX:OnOutOfMemoryError='kill %p' org.apache.spark.executor.YarnCoarseGrainedExecutorBackend --driver-url {} --executor-id {} --hostname {} --cores {} --app-id {} --resourceProfileId {} 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr",
+        opts.extra_java_options(&a.app_id, a.executor_id),
+        opts.startup,
+        a.driver_url,
+        a.executor_id,
+        a.hostname,
+        a.cores,
+        a.app_id,
+        a.resource_profile_id
     )
+}
+
+/// `YarnSparkHadoopUtil.escapeForShell` (Unix): the argument in single quotes, `$` and `"`
+/// backslashed, a single quote closed, escaped and reopened.
+pub fn escape_for_shell(arg: &str) -> String {
+    let mut out = String::with_capacity(arg.len() + 2);
+    out.push('\'');
+    for c in arg.chars() {
+        match c {
+            '$' => out.push_str("\\$"),
+            '"' => out.push_str("\\\""),
+            '\'' => out.push_str("'\\''"),
+            _ => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// What of `prepareCommand` the driver's conf decides, worked out once per application (the
+/// allocator launches up to 100,000 executors with it): `spark.executor.extraJavaOptions` as
+/// the SparkContext left it, and `SparkConf.isExecutorStartupConf`'s `-Dkey=value`s.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecutorJavaOptions {
+    /// The options' words, escaped and joined, when they name no `{{APP_ID}}` /
+    /// `{{EXECUTOR_ID}}`; else the words before substitution.
+    extra: Result<String, Vec<String>>,
+    /// ` '-Dspark.driver.port=N' '-Dspark.ui.port=0'`..., each with its leading space.
+    startup: String,
+}
+
+impl ExecutorJavaOptions {
+    /// From the driver's conf: the user's properties, the driver's RPC port
+    /// (`spark.driver.port`) and the `spark.ui.port=0` the AM sets in cluster mode
+    /// (ApplicationMaster.scala: `System.setProperty(UI_PORT.key, "0")` unless set).
+    pub fn from_driver_conf(s: &SparkSettings, driver_port: u16) -> Self {
+        Self::from_properties(&s.properties, driver_port)
+    }
+
+    fn from_properties(props: &BTreeMap<String, String>, driver_port: u16) -> Self {
+        let user = props
+            .get("spark.executor.extraJavaOptions")
+            .map(String::as_str);
+        let words = split_command_string(&supplemented(user));
+        let extra = if words.iter().any(|w| w.contains("{{")) {
+            Err(words)
+        } else {
+            Ok(join_escaped(words.iter().map(String::as_str)))
+        };
+        let mut confs: Vec<(String, String)> = props
+            .iter()
+            .filter(|(k, _)| is_executor_startup_conf(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        confs.push(("spark.driver.port".into(), driver_port.to_string()));
+        if !props.contains_key("spark.ui.port") {
+            confs.push(("spark.ui.port".into(), "0".into()));
+        }
+        confs.sort_by_key(|(k, _)| conf_iteration_bin(k));
+        let startup = confs
+            .iter()
+            .map(|(k, v)| format!(" {}", escape_for_shell(&format!("-D{k}={v}"))))
+            .collect();
+        ExecutorJavaOptions { extra, startup }
+    }
+
+    /// The escaped options for one executor (`Utils.substituteAppNExecIds` first).
+    fn extra_java_options(&self, app_id: &str, executor_id: ExecutorId) -> String {
+        match &self.extra {
+            Ok(joined) => joined.clone(),
+            Err(words) => {
+                let id = executor_id.to_string();
+                let subst: Vec<String> = words
+                    .iter()
+                    .map(|w| substitute_app_n_exec_ids(w, app_id, &id))
+                    .collect();
+                join_escaped(subst.iter().map(String::as_str))
+            }
+        }
+    }
+}
+
+/// Words escaped for the shell, joined by spaces (the command is the words joined).
+pub fn join_escaped<'a>(words: impl Iterator<Item = &'a str>) -> String {
+    words.map(escape_for_shell).collect::<Vec<_>>().join(" ")
 }
 
 impl Actor for ExecutorRunnable {
@@ -231,3 +342,70 @@ crate::endpoint!(ExecutorRunnable {
     messages: ExecutorRunnableMsg => on_message,
     answers: Result<StartContainersResponse, RpcFailure> => answered,
 });
+
+#[cfg(test)]
+mod command_tests {
+    use super::*;
+
+    /// YarnSparkHadoopUtilSuite "shell script escaping".
+    #[test]
+    fn escape_for_shell_as_yarn_spark_hadoop_util() {
+        let cases = [
+            ("arg1", r"'arg1'"),
+            ("${arg.2}", r"'\${arg.2}'"),
+            (r#""arg3""#, r#"'\"arg3\"'"#),
+            ("'arg4'", r"''\''arg4'\'''"),
+            ("$arg5", r"'\$arg5'"),
+            (r"\arg6", r"'\arg6'"),
+        ];
+        for (arg, escaped) in cases {
+            assert_eq!(escape_for_shell(arg), escaped, "{arg}");
+        }
+    }
+
+    /// ExecutorRunnable.prepareCommand (Spark 4.0): the supplemented extraJavaOptions split and
+    /// escaped word by word ({{EXECUTOR_ID}} substituted), then the temp dir, then the startup
+    /// confs (`'-Dspark.driver.port=N' '-Dspark.ui.port=0'` as a YARN executor's command shows
+    /// them, in SparkConf.getAll's order), then the log dir.
+    #[test]
+    fn executor_command_carries_java_options_and_startup_confs() {
+        let mut props = BTreeMap::new();
+        props.insert(
+            "spark.executor.extraJavaOptions".to_string(),
+            "-Dname='a b' -Did={{EXECUTOR_ID}}".to_string(),
+        );
+        props.insert("spark.network.timeout".to_string(), "300s".to_string());
+        props.insert("spark.executor.memory".to_string(), "2g".to_string());
+        let opts = ExecutorJavaOptions::from_properties(&props, 40123);
+        let args = ExecutorArguments {
+            driver_url: "spark://CoarseGrainedScheduler@nm-1:40123".into(),
+            executor_id: ExecutorId(7),
+            hostname: "nm-2".into(),
+            cores: 1,
+            app_id: "application_1_0001".into(),
+            resource_profile_id: 0,
+        };
+        let cmd = executor_command(2048, &opts, &args);
+        assert!(
+            cmd.starts_with(
+                "{{JAVA_HOME}}/bin/java -server -Xmx2048m '-Djava.net.preferIPv6Addresses=false' '-XX:+IgnoreUnrecognizedVMOptions' '--add-modules=jdk.incubator.vector' "
+            ),
+            "{cmd}"
+        );
+        assert!(
+            cmd.contains("'-Dio.netty.tryReflectionSetAccessible=true' '-Dname=a b' '-Did=7' -Djava.io.tmpdir={{PWD}}/tmp "),
+            "{cmd}"
+        );
+        let startup = cmd
+            .split("-Djava.io.tmpdir={{PWD}}/tmp ")
+            .nth(1)
+            .and_then(|r| r.split(" -Dspark.yarn.app.container.log.dir").next())
+            .unwrap();
+        // Bins of a 64-bin ConcurrentHashMap: driver.port 1, network.timeout 8, ui.port 41.
+        assert_eq!(
+            startup,
+            "'-Dspark.driver.port=40123' '-Dspark.network.timeout=300s' '-Dspark.ui.port=0'"
+        );
+        assert!(!cmd.contains("spark.executor.memory"));
+    }
+}

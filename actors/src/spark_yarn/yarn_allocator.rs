@@ -677,6 +677,7 @@ pub fn create_allocator(
     env: &RpcEnv,
     attempt_id: ApplicationAttemptId,
     driver_url: String,
+    java_options: Arc<crate::spark_yarn::executor_runnable::ExecutorJavaOptions>,
     rm: EndpointRef<ResourceManagerMsg>,
     driver: EndpointRef<YarnSchedulerMsg>,
     am: EndpointRef<ApplicationMasterMsg>,
@@ -698,6 +699,7 @@ pub fn create_allocator(
                 id,
                 app.clone(),
                 driver_url.clone(),
+                java_options.clone(),
                 nm,
                 allocator,
             );
