@@ -7,7 +7,7 @@ use crate::kernel::clock;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::driver::Driver;
-use crate::spark_yarn::executor_runnable::ExecutorJavaOptions;
+use crate::spark_yarn::executor_runnable::{DriverLink, ExecutorJavaOptions};
 use crate::spark_yarn::yarn_allocator::{RM_CONNECT_MAX_WAIT_MS, create_allocator};
 use crate::spark_yarn::yarn_scheduler_endpoint::create_scheduler_backend;
 use crate::world::context::SimContext;
@@ -403,8 +403,10 @@ impl ApplicationMaster {
             &self.sim,
             &self.env,
             self.attempt_id,
-            driver_url,
-            java_options,
+            DriverLink {
+                url: driver_url,
+                java_options,
+            },
             self.rm.clone(),
             yarn_scheduler.clone(),
             self.me(),

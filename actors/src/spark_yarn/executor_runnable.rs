@@ -190,6 +190,13 @@ pub fn executor_command(
     )
 }
 
+/// What every executor the allocator launches is told about the driver: its URL and the JVM
+/// options its conf decides.
+pub struct DriverLink {
+    pub url: String,
+    pub java_options: Arc<ExecutorJavaOptions>,
+}
+
 /// `YarnSparkHadoopUtil.escapeForShell` (Unix): the argument in single quotes, `$` and `"`
 /// backslashed, a single quote closed, escaped and reopened.
 pub fn escape_for_shell(arg: &str) -> String {

@@ -676,15 +676,15 @@ pub fn create_allocator(
     sim: &Rc<SimContext>,
     env: &RpcEnv,
     attempt_id: ApplicationAttemptId,
-    driver_url: String,
-    java_options: Arc<crate::spark_yarn::executor_runnable::ExecutorJavaOptions>,
+    link: crate::spark_yarn::executor_runnable::DriverLink,
     rm: EndpointRef<ResourceManagerMsg>,
     driver: EndpointRef<YarnSchedulerMsg>,
     am: EndpointRef<ApplicationMasterMsg>,
 ) -> EndpointRef<YarnAllocatorMsg> {
     let (sim2, env2) = (sim.clone(), env.clone());
     // One copy of the strings every executor's arguments carry.
-    let driver_url: Arc<str> = driver_url.into();
+    let driver_url: Arc<str> = link.url.into();
+    let java_options = link.java_options;
     let app: Arc<str> = attempt_id.application_id.to_string().into();
     let launch = Rc::new(
         move |c: Container, id, allocator: EndpointRef<YarnAllocatorMsg>| {
