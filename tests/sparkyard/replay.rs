@@ -827,3 +827,40 @@ fn the_report_has_the_executor_target_over_time_under_dynamic_allocation() {
         "{table}"
     );
 }
+
+/// Prints the README's accuracy table from the committed logs: per log its recorded time and
+/// own-config replay error, per target N the what-if from the N = 2 logs (sparkyard and
+/// Sparklens' model) against the target's mean. `cargo test --test sparkyard
+/// print_the_accuracy_table -- --ignored --nocapture`.
+#[test]
+#[ignore = "prints figures for the README; the bounds are checked by the tests above"]
+fn print_the_accuracy_table() {
+    for app in ["skew", "multijob"] {
+        for n in [1, 2, 4] {
+            let logs = real_logs(app, n);
+            let mut own = Vec::new();
+            for l in &logs {
+                let r = replay::replay(l, &setup(&[])).expect("replays");
+                own.push(format!("{:+.1} %", r.time.error_pct));
+            }
+            let mean = mean_recorded_ms(&logs);
+            let (mut sy, mut sl) = (0.0, 0.0);
+            let sources = real_logs(app, 2);
+            for s in &sources {
+                let k = n.to_string();
+                let r = replay::replay(s, &setup(&["--num-executors", &k])).expect("replays");
+                sy += r.time.simulated;
+                sl += r.sparklens_ms as f64;
+            }
+            let k = sources.len() as f64;
+            let pct = |p: f64| 100.0 * (p / k - mean) / mean;
+            println!(
+                "| {app} N={n} | {:.1} s | {} | {:+.1} % | {:+.1} % |",
+                mean / 1000.0,
+                own.join(", "),
+                pct(sy),
+                pct(sl)
+            );
+        }
+    }
+}
