@@ -695,6 +695,11 @@ fn the_flags_a_replay_has_no_use_for_are_refused_and_verbose_prints_the_replayed
 /// Runs the bundled scenario `name` through the binary with its event log written to `dir`,
 /// and returns the log (a file or a rolling directory, whichever the writer makes).
 fn scenario_log(name: &str, dir: &Path) -> PathBuf {
+    scenario_log_ending(name, dir, 0)
+}
+
+/// [`scenario_log`] of a scenario whose run exits with `code`.
+fn scenario_log_ending(name: &str, dir: &Path, code: i32) -> PathBuf {
     let scenario = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("config/scenarios")
         .join(format!("{name}.toml"));
@@ -713,7 +718,7 @@ fn scenario_log(name: &str, dir: &Path) -> PathBuf {
     ]);
     assert_eq!(
         out.status.code(),
-        Some(0),
+        Some(code),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -863,4 +868,62 @@ fn print_the_accuracy_table() {
             );
         }
     }
+}
+
+#[test]
+fn a_failed_attempts_time_is_on_the_critical_path_when_its_retry_is() {
+    // config/scenarios/task-max-failures.toml: map task 3 throws on every attempt; the
+    // TaskSetManager re-queues it after each failure (TaskSetManager.handleFailedTask) and
+    // aborts the job at spark.task.maxFailures (4). Each retry starts only after the attempt
+    // before it failed, so on infinitely many executors the job still takes the four attempts
+    // one after the other: the ideal time counts them all, not one.
+    let dir = temp_dir("max-failures-path");
+    let log = scenario_log_ending("task-max-failures", &dir, 0);
+    let app = model::load(&log).expect("reads");
+    let map = &app.jobs[0].stages[0];
+    let t = &map.tasks[3];
+    let failed = t.failures.as_deref().expect("its attempts");
+    assert!(!t.succeeded);
+    assert_eq!(failed.len(), 4, "{failed:?}");
+    let attempts: u64 = failed.iter().map(|f| f.duration_ms).sum();
+    assert_eq!(t.path_ms(), attempts);
+    let others = map.tasks.iter().map(|t| t.duration_ms).max().unwrap_or(0);
+    assert!(attempts > others, "{attempts} vs {others}");
+    let r = replay::replay(&log, &setup(&[])).expect("replays");
+    assert_eq!(r.jobs[0].critical_path_ms, attempts);
+    // Never more than the recorded job itself took (the real run did the same retries).
+    assert!(
+        r.jobs[0].critical_path_ms <= r.jobs[0].recorded_ms,
+        "{}",
+        replay::report::table(&r)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_speculative_race_is_on_the_critical_path_for_as_long_as_it_ran() {
+    // config/scenarios/speculation.toml: the originals of tasks 0 and 1 run on the slow nm-6
+    // until their copies win and they are killed (TaskSetManager.handleSuccessfulTask, "another
+    // attempt succeeded"). The replay runs each original for its recorded time to the kill, so
+    // the index takes that long when no copy rescues it sooner: the race's recorded length
+    // (the original's launch to the copy's success), not the winning copy's 2 s alone.
+    let dir = temp_dir("speculation-path");
+    let log = scenario_log("speculation", &dir);
+    let app = model::load(&log).expect("reads");
+    let stage = &app.jobs[0].stages[0];
+    let race = |t: &model::TaskRecord| t.failures.as_deref().map_or(0, |f| f[0].duration_ms);
+    let longest_race = stage.tasks.iter().map(race).max().unwrap_or(0);
+    for t in &stage.tasks[..2] {
+        assert_eq!(t.path_ms(), race(t));
+        assert!(t.path_ms() > t.duration_ms, "{t:?}");
+    }
+    let r = replay::replay(&log, &setup(&[])).expect("replays");
+    let table = replay::report::table(&r);
+    assert!(r.jobs[0].critical_path_ms >= longest_race, "{table}");
+    assert!(
+        r.jobs[0].critical_path_ms <= r.jobs[0].recorded_ms,
+        "{table}"
+    );
+    assert!(r.ideal_ms <= r.time.recorded as u64, "{table}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
