@@ -277,12 +277,23 @@ pub struct Prepared {
 /// Builds the run's inputs: submit options, the cluster (the user's `--cluster`, the scenario's,
 /// else the embedded one) with the executors' start-up calibrated to the log's, the program.
 pub fn prepare(app: &Application, setup: &ReplaySetup) -> Result<Prepared, UserError> {
+    prepare_on(app, setup, |_| Ok(()))
+}
+
+/// [`prepare`], with `adjust` changing the cluster before the start-up is calibrated on it (a
+/// what-if grid's cluster keys).
+pub fn prepare_on(
+    app: &Application,
+    setup: &ReplaySetup,
+    adjust: impl FnOnce(&mut ClusterConfig) -> Result<(), UserError>,
+) -> Result<Prepared, UserError> {
     let args = submit_args(app, &setup.submit);
-    let cluster = match (&args.sim.cluster, &setup.scenario) {
+    let mut cluster = match (&args.sim.cluster, &setup.scenario) {
         (Some(path), _) => load_cluster(ClusterSource::Path(path.clone()))?,
         (None, Some(s)) => s.cluster.clone(),
         (None, None) => load_cluster(ClusterSource::Embedded)?,
     };
+    adjust(&mut cluster)?;
     // The probe runs without the scenario's faults: it times the healthy start-up.
     let mut p = Prepared {
         args,

@@ -927,3 +927,60 @@ fn a_speculative_race_is_on_the_critical_path_for_as_long_as_it_ran() {
     assert!(r.ideal_ms <= r.time.recorded as u64, "{table}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_what_if_grid_varies_the_cluster_too() {
+    // The "any spark-submit option or Spark/cluster key": NodeManagers and their memory
+    // (yarn.nodemanager.resource.memory-mb). multijob's two 512m executors take 1 GB containers
+    // (512m + 384m overhead rounded up to yarn.scheduler.minimum-allocation-mb) and the AM 2 GB
+    // (1g driver + 384m): one 3 GB NodeManager holds the AM and a single executor, so the
+    // replay runs on one executor, as slow as --num-executors 1; two such nodes hold both.
+    let log = data("multijob_n2_r1.zstd");
+    let grid = whatif::parse_grid(&[
+        "nodes=1,2".into(),
+        "yarn.nodemanager.resource.memory-mb=3072".into(),
+    ])
+    .expect("grid");
+    let w = WhatIf {
+        grid,
+        seeds: 1..2,
+        jobs: 1,
+        target_p90_ms: None,
+        price_core_hour: 0.0,
+        price_gb_hour: 0.0,
+    };
+    let t = whatif::run(&log, &setup(&[]), &w).expect("runs");
+    let (one_node, two_nodes) = (&t.rows[0], &t.rows[1]);
+    let one_executor = replay::replay(&log, &setup(&["--num-executors", "1"])).expect("replays");
+    assert_eq!(one_node.p50_ms as f64, one_executor.time.simulated);
+    let own = replay::replay(&log, &setup(&[])).expect("replays");
+    // Two executors again (placed otherwise than on the default cluster's 64 GB nodes, where
+    // the second lands a NodeManager heartbeat earlier).
+    assert!(
+        (two_nodes.p50_ms as f64 - own.time.simulated).abs() <= 0.05 * own.time.simulated,
+        "{} vs {}",
+        two_nodes.p50_ms,
+        own.time.simulated
+    );
+    assert!(one_node.p50_ms > two_nodes.p50_ms);
+    for bad in ["nodes=0", "nodes=1,x"] {
+        let e = whatif::parse_grid(&[bad.into()])
+            .expect_err(bad)
+            .to_string();
+        assert!(e.contains(&format!("--grid {bad}: ")), "{e}");
+    }
+    // Below the smallest container YARN allocates: refused when the cluster is built.
+    let w = WhatIf {
+        grid: whatif::parse_grid(&["yarn.nodemanager.resource.memory-mb=100".into()])
+            .expect("grid"),
+        ..w
+    };
+    let e = whatif::run(&log, &setup(&[]), &w)
+        .expect_err("too small")
+        .to_string();
+    assert!(
+        e.contains("--grid yarn.nodemanager.resource.memory-mb=100: ")
+            && e.contains("yarn.scheduler.minimum-allocation-mb (1024)"),
+        "{e}"
+    );
+}
