@@ -76,7 +76,9 @@ struct WhatIfCommand {
     /// The event log: a file or a rolling directory (eventlog_v2_*), plain or zstd/lz4/snappy.
     eventlog: std::path::PathBuf,
     /// KEY=V1,V2,...: a Spark property or spark-submit option (num-executors, executor-cores,
-    /// executor-memory, driver-memory); repeat for more keys.
+    /// executor-memory, driver-memory) or a cluster key (nodes,
+    /// yarn.nodemanager.resource.memory-mb, yarn.nodemanager.resource.cpu-vcores); repeat for
+    /// more keys.
     #[arg(long, value_name = "KEY=V1,V2")]
     grid: Vec<String>,
     /// The seeds: A..B (B excluded) or A..=B.

@@ -503,6 +503,7 @@ fn costs(raw: &RawCosts, lines: &Lines) -> Result<CostModel, String> {
             MAX_DART_NS,
         )?,
         sparkpi_real_darts: value(&raw.sparkpi_real_darts, true),
+        executor_start_spread_ms: Vec::new(),
     })
 }
 

@@ -20,7 +20,8 @@ pub struct Recorded {
     pub executor_core_ms: u64,
     /// Driver time: the application's time outside every job.
     pub driver_ms: u64,
-    /// Longest chain of stages (each its longest task) per job, summed, plus driver time.
+    /// Longest chain of stages (each its longest task index, failed and killed attempts as
+    /// the replay runs them: `TaskRecord::path_ms`) per job, summed, plus driver time.
     pub critical_path_ms: u64,
 }
 
@@ -87,7 +88,8 @@ fn jobs_span_ms(jobs: &[Job]) -> u64 {
 }
 
 /// The job's time on infinitely many executors: the longest chain of stages, each as long as
-/// its longest task.
+/// its longest task index (`Stage::longest_task_ms`: a retry after the attempts that threw, a
+/// killed attempt to its kill).
 pub fn critical_path_ms(job: &Job) -> u64 {
     let mut finish: BTreeMap<u32, u64> = BTreeMap::new();
     for s in &job.stages {

@@ -2,9 +2,11 @@
 //! application model (`model`, read by `reader` and `events` as Spark's `EventLogFileReader` and
 //! `JsonProtocol` write it), a program the simulated driver runs (`program`), a run through the
 //! full YARN lifecycle (`simulate`), a report next to the recorded figures and Sparklens' model
-//! (`analysis`, `report`), and a grid of configurations under many seeds (`whatif`, `plot`).
+//! (`analysis`, `report`), and a grid of configurations under many seeds (`whatif`,
+//! `cluster_keys`, `plot`).
 
 pub mod analysis;
+pub mod cluster_keys;
 pub mod events;
 pub mod model;
 pub mod plot;

@@ -61,6 +61,60 @@ pub struct TaskRecord {
     pub failures: Option<Box<[FailedAttempt]>>,
 }
 
+/// One attempt of a task index in the order the replay runs them (see
+/// [`TaskRecord::replayed_attempts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplayedAttempt<'a> {
+    /// A recorded attempt that threw (thrown again) or was killed (run to its kill time).
+    Failed(&'a FailedAttempt),
+    /// The index's successful attempt, `TaskRecord::duration_ms`.
+    Success,
+}
+
+impl TaskRecord {
+    /// The attempts the replay runs for this index, in attempt order: the recorded attempts
+    /// that threw or were killed, with the successful one among them by its attempt number (a
+    /// speculative race's killed copy comes after it). An index that never succeeded has no
+    /// `Success` (its job aborted after the last attempt threw).
+    pub fn replayed_attempts(&self) -> impl Iterator<Item = ReplayedAttempt<'_>> {
+        let failed = self.failures.as_deref().unwrap_or(&[]);
+        let before = failed
+            .iter()
+            .take_while(|f| !self.succeeded || f.attempt <= self.attempt)
+            .count();
+        let (head, tail) = failed.split_at(before);
+        let success = self.succeeded.then_some(ReplayedAttempt::Success);
+        head.iter()
+            .map(ReplayedAttempt::Failed)
+            .chain(success)
+            .chain(tail.iter().map(ReplayedAttempt::Failed))
+    }
+
+    /// The index's time on an idle cluster (infinitely many executors) as the replay runs its
+    /// attempts when no copy is speculated: an attempt that threw is followed by its retry, so
+    /// its time is on the path (TaskSetManager.handleFailedTask re-queues the index and the
+    /// retry launches at the next offer, which an idle cluster makes at once); the first attempt
+    /// that does not throw ends the index: the successful one after its recorded duration, a
+    /// killed one after its recorded time to the kill, which the replay runs as the index's
+    /// work (for a speculative race the copy won, that is the race's recorded length: the
+    /// original's launch to its kill when the copy succeeded). Executor-lost and fetch-failed
+    /// attempts are not replayed (a scenario's faults are), so not counted. An index whose
+    /// every attempt threw takes them all (the job aborts after the last).
+    pub fn path_ms(&self) -> u64 {
+        let mut threw = 0;
+        for a in self.replayed_attempts() {
+            match a {
+                ReplayedAttempt::Failed(f) if matches!(f.end, AttemptEnd::Threw { .. }) => {
+                    threw += f.duration_ms
+                }
+                ReplayedAttempt::Failed(f) => return threw + f.duration_ms,
+                ReplayedAttempt::Success => return threw + self.duration_ms,
+            }
+        }
+        threw
+    }
+}
+
 /// A stage that ran.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stage {
@@ -89,9 +143,14 @@ impl Stage {
     pub fn shuffle_write_bytes(&self) -> u64 {
         self.tasks.iter().map(|t| t.shuffle_write_bytes).sum()
     }
-    /// The longest task (what the stage takes on infinitely many executors).
+    /// The longest task index, its failed and killed attempts included as the replay runs
+    /// them ([`TaskRecord::path_ms`]): what the stage takes on infinitely many executors.
     pub fn longest_task_ms(&self) -> u64 {
-        self.tasks.iter().map(|t| t.duration_ms).max().unwrap_or(0)
+        self.tasks
+            .iter()
+            .map(TaskRecord::path_ms)
+            .max()
+            .unwrap_or(0)
     }
 }
 

@@ -4,7 +4,7 @@
 //! before each job and after the last. A task keeps its own duration whatever the executors
 //! (Sparklens' assumption).
 
-use super::model::{Application, AttemptEnd, FailedAttempt, Stage, TaskRecord};
+use super::model::{Application, AttemptEnd, ReplayedAttempt, Stage, TaskRecord};
 use sparkyard_actors::world::config::{ReplayedJob, UserProgram};
 use sparkyard_messages::task::{JobSpec, ReplayedException, ReplayedFailure, StageSpec, TaskWork};
 use std::collections::BTreeMap;
@@ -189,7 +189,7 @@ fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
             };
             TaskWork::Replayed {
                 duration_ms,
-                failures: t.failures.as_deref().map(|f| attempts(t, f, duration_ms)),
+                failures: t.failures.as_deref().map(|_| attempts(t, duration_ms)),
             }
         })
         .collect::<Vec<_>>();
@@ -212,28 +212,31 @@ fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
 /// the successful attempt stands among them when a killed speculative copy came after it.
 /// Attempts lost with their executor or to a fetch failure are not among them (the cluster's
 /// doing, which a scenario's faults replay).
-fn attempts(t: &TaskRecord, failed: &[FailedAttempt], success_ms: u64) -> Box<[ReplayedFailure]> {
+fn attempts(t: &TaskRecord, success_ms: u64) -> Box<[ReplayedFailure]> {
     let ran = |duration_ms| ReplayedFailure {
         duration_ms,
         exception: None,
     };
-    let mut out: Vec<ReplayedFailure> = Vec::with_capacity(failed.len() + 1);
-    let mut success_placed = !t.succeeded;
-    for f in failed {
-        if !success_placed && f.attempt > t.attempt {
-            out.push(ran(success_ms));
-            success_placed = true;
-        }
-        out.push(match &f.end {
-            AttemptEnd::Threw { class, description } => ReplayedFailure {
-                duration_ms: f.duration_ms,
-                exception: Some(ReplayedException {
-                    class: class.clone(),
-                    description: description.clone(),
-                }),
+    let mut out: Vec<ReplayedFailure> = t
+        .replayed_attempts()
+        .map(|a| match a {
+            ReplayedAttempt::Success => ran(success_ms),
+            ReplayedAttempt::Failed(f) => match &f.end {
+                AttemptEnd::Threw { class, description } => ReplayedFailure {
+                    duration_ms: f.duration_ms,
+                    exception: Some(ReplayedException {
+                        class: class.clone(),
+                        description: description.clone(),
+                    }),
+                },
+                AttemptEnd::Killed { .. } => ran(f.duration_ms),
             },
-            AttemptEnd::Killed { .. } => ran(f.duration_ms),
-        });
+        })
+        .collect();
+    // The last attempt, when it is the successful one, is the task's own duration: the
+    // executor runs `duration_ms` for any attempt past the list.
+    if t.succeeded && t.replayed_attempts().last() == Some(ReplayedAttempt::Success) {
+        out.pop();
     }
     out.into_boxed_slice()
 }
@@ -272,6 +275,12 @@ pub fn startup_overlap(app: &Application, ready_ms: u64) -> DriverTime {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replay::model::FailedAttempt;
+
+    fn with(mut t: TaskRecord, failed: Vec<FailedAttempt>) -> TaskRecord {
+        t.failures = Some(failed.into_boxed_slice());
+        t
+    }
 
     fn record(attempt: u32, duration_ms: u64, speculative: bool) -> TaskRecord {
         TaskRecord {
@@ -306,9 +315,15 @@ mod tests {
         // TaskSetManager.handleSuccessfulTask kills the other running attempts of the index
         // ("another attempt succeeded"): either the copy (attempt 1) wins and the original is
         // killed, or the original wins and the copy is killed.
-        let copy_won = attempts(&record(1, 2_000, true), &[killed(0, 9_000, false)], 2_000);
+        let copy_won = attempts(
+            &with(record(1, 2_000, true), vec![killed(0, 9_000, false)]),
+            2_000,
+        );
         assert_eq!(copy_won.to_vec(), vec![ran(9_000)]);
-        let original_won = attempts(&record(0, 3_000, false), &[killed(1, 1_500, true)], 2_800);
+        let original_won = attempts(
+            &with(record(0, 3_000, false), vec![killed(1, 1_500, true)]),
+            2_800,
+        );
         // Attempt 0 runs the (warm-up adjusted) successful time, the copy its time to the kill.
         assert_eq!(original_won.to_vec(), vec![ran(2_800), ran(1_500)]);
         let threw = FailedAttempt {
@@ -320,12 +335,92 @@ mod tests {
                 description: "boom".into(),
             },
         };
-        let retried = attempts(&record(1, 1_000, false), &[threw], 1_000);
+        let retried = attempts(&with(record(1, 1_000, false), vec![threw]), 1_000);
         assert_eq!(retried.len(), 1);
         assert_eq!(retried[0].duration_ms, 700);
         assert_eq!(
             retried[0].exception.as_ref().map(|e| e.class.as_str()),
             Some("java.lang.RuntimeException")
         );
+    }
+
+    /// What the executor does with a replayed task's attempts on an idle cluster with no
+    /// simulated copy: runs them in attempt order (executor.rs run_task), each that throws is
+    /// retried, the first that does not ends the index; past the list, the task's own duration.
+    fn idle_cluster_ms(t: &TaskRecord) -> u64 {
+        let list = t.failures.as_deref().map(|_| attempts(t, t.duration_ms));
+        let list = list.as_deref().unwrap_or(&[]);
+        let mut ms = 0;
+        for a in list {
+            ms += a.duration_ms;
+            if a.exception.is_none() {
+                return ms;
+            }
+        }
+        if t.succeeded { ms + t.duration_ms } else { ms }
+    }
+
+    #[test]
+    fn the_critical_path_takes_each_index_as_the_replay_runs_its_attempts() {
+        let threw = |attempt, duration_ms, speculative| FailedAttempt {
+            attempt,
+            duration_ms,
+            speculative,
+            end: AttemptEnd::Threw {
+                class: "java.lang.RuntimeException".into(),
+                description: "boom".into(),
+            },
+        };
+        let mut never = record(3, 600, false);
+        never.succeeded = false;
+        let cases = [
+            // (task, its time on an idle cluster)
+            (record(0, 1_000, false), 1_000),
+            // Threw, retried: the retry starts when the first attempt failed.
+            (
+                with(record(1, 1_000, false), vec![threw(0, 700, false)]),
+                1_700,
+            ),
+            // The copy won, the original was killed at 9 s: the race took 9 s.
+            (
+                with(record(1, 2_000, true), vec![killed(0, 9_000, false)]),
+                9_000,
+            ),
+            // The original won, its copy was killed: the original's time.
+            (
+                with(record(0, 3_000, false), vec![killed(1, 1_500, true)]),
+                3_000,
+            ),
+            // Threw, then a race the copy won.
+            (
+                with(
+                    record(2, 2_000, true),
+                    vec![threw(0, 500, false), killed(1, 6_000, false)],
+                ),
+                6_500,
+            ),
+            // A speculative copy that threw after the original had won: off the path.
+            (
+                with(record(0, 3_000, false), vec![threw(1, 800, true)]),
+                3_000,
+            ),
+            // Every attempt threw (the job aborted after the last): all four.
+            (
+                with(
+                    never,
+                    vec![
+                        threw(0, 500, false),
+                        threw(1, 550, false),
+                        threw(2, 600, false),
+                        threw(3, 600, false),
+                    ],
+                ),
+                2_250,
+            ),
+        ];
+        for (t, want) in cases {
+            assert_eq!(t.path_ms(), want, "{t:?}");
+            assert_eq!(idle_cluster_ms(&t), want, "{t:?}");
+        }
     }
 }

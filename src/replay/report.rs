@@ -22,7 +22,9 @@ pub struct ReplayReport {
     pub jobs: Vec<JobRow>,
     pub utilization: Comparison,
     pub wasted_core_hours: Comparison,
-    /// Driver time plus each job's longest chain of stages (each its longest task).
+    /// Driver time plus each job's longest chain of stages, each as long as its longest task
+    /// index with the attempts that threw before it and a killed attempt's time to its kill
+    /// (`TaskRecord::path_ms`: the attempts as the replay runs them).
     pub critical_path_ms: u64,
     /// The application on infinitely many executors that start at once: the critical path.
     pub ideal_ms: u64,

@@ -277,12 +277,23 @@ pub struct Prepared {
 /// Builds the run's inputs: submit options, the cluster (the user's `--cluster`, the scenario's,
 /// else the embedded one) with the executors' start-up calibrated to the log's, the program.
 pub fn prepare(app: &Application, setup: &ReplaySetup) -> Result<Prepared, UserError> {
+    prepare_on(app, setup, |_| Ok(()))
+}
+
+/// [`prepare`], with `adjust` changing the cluster before the start-up is calibrated on it (a
+/// what-if grid's cluster keys).
+pub fn prepare_on(
+    app: &Application,
+    setup: &ReplaySetup,
+    adjust: impl FnOnce(&mut ClusterConfig) -> Result<(), UserError>,
+) -> Result<Prepared, UserError> {
     let args = submit_args(app, &setup.submit);
-    let cluster = match (&args.sim.cluster, &setup.scenario) {
+    let mut cluster = match (&args.sim.cluster, &setup.scenario) {
         (Some(path), _) => load_cluster(ClusterSource::Path(path.clone()))?,
         (None, Some(s)) => s.cluster.clone(),
         (None, None) => load_cluster(ClusterSource::Embedded)?,
     };
+    adjust(&mut cluster)?;
     // The probe runs without the scenario's faults: it times the healthy start-up.
     let mut p = Prepared {
         args,
@@ -329,6 +340,12 @@ fn probe_program(app: &Application) -> UserProgram {
 /// The executors' start-up in the log, median ms from ApplicationStart to ExecutorAdded of the
 /// executors present from the start (`None` without executors).
 pub fn recorded_startup_ms(app: &Application) -> Option<u64> {
+    let offsets = startup_offsets(app);
+    offsets.get(offsets.len().checked_sub(1)? / 2).copied()
+}
+
+/// ApplicationStart to ExecutorAdded of the executors present from the start, sorted.
+fn startup_offsets(app: &Application) -> Vec<u64> {
     let mut offsets: Vec<u64> = app
         .executors
         .iter()
@@ -340,16 +357,51 @@ pub fn recorded_startup_ms(app: &Application) -> Option<u64> {
         .executor_instances
         .map_or(offsets.len(), |n| n as usize);
     offsets.truncate(n.max(1));
-    offsets.get(offsets.len().checked_sub(1)? / 2).copied()
+    offsets
+}
+
+/// The extra JVM start of each simulated executor (`CostModel.executor_start_spread_ms`, by
+/// executor id) that spreads their registrations as the log's: the k-th of `simulated` executors
+/// (the probe's registration offsets, sorted) should register at the log's start-up offsets'
+/// (k + 1/2)/n quantile (nearest rank: the log's own offsets when the counts are equal, its
+/// median for one executor), later than the first by what the simulation does not already
+/// spread them. `None` when there is nothing to spread, or the log's executors came and went
+/// with dynamic allocation (its later executors are not start-up latencies).
+pub fn startup_spread_ms(app: &Application, simulated: &[u64]) -> Option<Vec<u64>> {
+    let recorded = startup_offsets(app);
+    if app.config.dynamic_allocation || recorded.len() < 2 || simulated.len() < 2 {
+        return None;
+    }
+    let n = simulated.len();
+    let target = |k: usize| {
+        let rank = ((2 * k + 1) * recorded.len()).div_ceil(2 * n);
+        recorded[rank.clamp(1, recorded.len()) - 1]
+    };
+    let spread: Vec<u64> = (0..n)
+        .map(|k| {
+            let wanted = target(k).saturating_sub(target(0));
+            wanted.saturating_sub(simulated[k] - simulated[0])
+        })
+        .collect();
+    spread.iter().any(|&e| e > 0).then_some(spread)
 }
 
 /// Moves the cost model's start-up steps so the simulated executors register when the log's
-/// did: one run of the probe (`probe_program`, no faults) measures the simulated start-up, and
+/// did: one run of the probe (`probe_program`, no faults) measures the simulated start-up (a
+/// second one after spreading the executors' starts as the log's, [`startup_spread_ms`]), and
 /// the difference goes to the JVM start (longer), or comes off the JVM start, container launch,
 /// executor env and SparkContext init in turn (shorter). Returns when the calibrated backend is
 /// ready (the probe's job start, moved by the same difference), ms after the SparkContext.
 fn calibrate(app: &Application, p: &mut Prepared) -> Result<u64, UserError> {
-    let out = run(p, p.args.sim.seed)?;
+    let mut out = run(p, p.args.sim.seed)?;
+    let mut simulated = out.record.registration_offsets_ms.clone();
+    simulated.sort_unstable();
+    if let Some(spread) = startup_spread_ms(app, &simulated) {
+        // The log's executors registered over a while: spread the simulated ones as much, and
+        // time the start-up again with the spread in it.
+        p.cluster.costs.executor_start_spread_ms = spread;
+        out = run(p, p.args.sim.seed)?;
+    }
     let r = &out.record;
     let started = r.context_started_ms.unwrap_or(0);
     let ready = r
@@ -459,5 +511,41 @@ mod tests {
         assert_eq!((c.jvm_start_ms, c.container_launch_ms), (0, launch - 100));
         shift_startup(&mut c, 250);
         assert_eq!(c.jvm_start_ms, 250);
+    }
+
+    #[test]
+    fn the_start_up_spread_follows_the_logs_quantiles_beyond_the_simulations_own() {
+        let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/eventlogs/skew_n4_r1.zstd");
+        let mut app = crate::replay::model::load(&log).expect("reads");
+        // Four executors registered 0, 0.5, 2 and 4.9 s after the first.
+        let at = [10_000, 10_500, 12_000, 14_900];
+        for (e, ms) in app.executors.iter_mut().zip(at) {
+            e.added_ms = app.start_ms + ms;
+        }
+        let flat = [5_000, 5_000, 5_000, 5_000];
+        assert_eq!(
+            startup_spread_ms(&app, &flat),
+            Some(vec![0, 500, 2_000, 4_900])
+        );
+        // What the simulation already spreads is not added again.
+        let natural = [5_000, 5_300, 5_300, 9_000];
+        assert_eq!(
+            startup_spread_ms(&app, &natural),
+            Some(vec![0, 200, 1_700, 900])
+        );
+        // Two executors: the log's first and third quartiles (nearest rank), 10.0 and 12.0 s.
+        assert_eq!(
+            startup_spread_ms(&app, &[5_000, 5_000]),
+            Some(vec![0, 2_000])
+        );
+        // Eight: each recorded start-up twice.
+        assert_eq!(
+            startup_spread_ms(&app, &[0; 8]),
+            Some(vec![0, 0, 500, 500, 2_000, 2_000, 4_900, 4_900])
+        );
+        assert_eq!(startup_spread_ms(&app, &[5_000]), None);
+        app.config.dynamic_allocation = true;
+        assert_eq!(startup_spread_ms(&app, &flat), None);
     }
 }

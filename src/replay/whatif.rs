@@ -1,10 +1,11 @@
 //! `sparkyard what-if`: the replay of one log for every configuration of a grid (Spark
-//! properties and spark-submit options) under every seed (a scenario's `[chaos]` faults drawn
+//! properties, spark-submit options and cluster keys) under every seed (a scenario's `[chaos]` faults drawn
 //! per seed), on worker threads (`sweep::parallel_indexed`), summarised per configuration:
 //! runtime p10/p50/p90/max, executor-hours, cost, utilisation, failed runs, Sparklens'
 //! prediction, and the cheapest configuration whose p90 meets a target.
 
 use super::analysis;
+use super::cluster_keys;
 use super::model::{self, Application};
 use super::simulate::{self, Prepared, ReplaySetup, SimOutcome};
 use crate::conf::submit::SubmitArgs;
@@ -44,16 +45,23 @@ pub fn parse_grid(specs: &[String]) -> Result<Vec<GridKey>, UserError> {
             .split_once('=')
             .ok_or_else(|| bad("expected KEY=V1,V2,..."))?;
         let name = k.trim().trim_start_matches("--").to_string();
-        if !name.starts_with("spark.") && !OPTIONS.iter().any(|(o, _)| *o == name) {
+        let cluster = cluster_keys::is_cluster_key(&name);
+        if !name.starts_with("spark.") && !cluster && !OPTIONS.iter().any(|(o, _)| *o == name) {
             let known: Vec<&str> = OPTIONS.iter().map(|(o, _)| *o).collect();
             return Err(bad(&format!(
-                "'{name}' is neither a Spark property (spark.*) nor one of {}",
-                known.join(", ")
+                "'{name}' is neither a Spark property (spark.*), one of {} nor a cluster key ({})",
+                known.join(", "),
+                cluster_keys::KEYS.join(", ")
             )));
         }
         let values: Vec<String> = vs.split(',').map(|v| v.trim().to_string()).collect();
         if values.iter().any(String::is_empty) {
             return Err(bad("a value is empty"));
+        }
+        if cluster {
+            for v in &values {
+                cluster_keys::check_value(&name, v).map_err(|m| bad(&m))?;
+            }
         }
         if keys.iter().any(|g| g.name == name) {
             return Err(bad("the key is given twice"));
@@ -140,6 +148,7 @@ fn with_config(base: &SubmitArgs, grid: &[GridKey], values: &[String]) -> Submit
             Some(("executor-memory", _)) => a.executor_memory = Some(v.clone()),
             Some(("driver-memory", _)) => a.driver_memory = Some(v.clone()),
             Some(("driver-cores", _)) => a.driver_cores = Some(v.clone()),
+            _ if cluster_keys::is_cluster_key(&k.name) => {} // applied to the cluster
             _ => a.conf.push(format!("{}={v}", k.name)),
         }
     }
@@ -157,7 +166,14 @@ pub fn run(path: &Path, setup: &ReplaySetup, w: &WhatIf) -> Result<WhatIfTable, 
                 submit: with_config(&setup.submit, &w.grid, values),
                 scenario: setup.scenario.clone(),
             };
-            simulate::prepare(&app, &s)
+            simulate::prepare_on(&app, &s, |cluster| {
+                for (k, v) in w.grid.iter().zip(values) {
+                    if cluster_keys::is_cluster_key(&k.name) {
+                        cluster_keys::apply(cluster, &k.name, v)?;
+                    }
+                }
+                Ok(())
+            })
         })
         .collect::<Result<_, _>>()?;
     let seeds = w.seeds.clone();

@@ -261,7 +261,8 @@ impl Actor for ExecutorMain {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
-        let start = self.sim.config.costs.jvm_start_ms;
+        let costs = &self.sim.config.costs;
+        let start = costs.executor_jvm_start_ms(self.args.executor_id.0);
         timers::run_later(ctx, clock::ms(start), |act: &mut Self, ctx| act.run(ctx));
     }
 }

@@ -452,6 +452,22 @@ pub struct CostModel {
     /// does); `false` counts each task's expected hits instead (π/4 of its darts), which costs
     /// nothing in wall time and changes no virtual time.
     pub sparkpi_real_darts: bool,
+    /// Extra JVM start of executor k (1-based id), taken at `(k - 1) % len`: a replayed event
+    /// log's spread of executor start-ups (each executor's registration after the first one's).
+    /// Empty (cluster files): none.
+    pub executor_start_spread_ms: Vec<u64>,
+}
+
+impl CostModel {
+    /// JVM start of executor `id` (1-based): the common start plus its share of the spread.
+    pub fn executor_jvm_start_ms(&self, id: u32) -> u64 {
+        let spread = &self.executor_start_spread_ms;
+        let extra = match spread.len() {
+            0 => 0,
+            n => spread[(id.saturating_sub(1) as usize) % n],
+        };
+        self.jvm_start_ms + extra
+    }
 }
 
 /// Everything a simulation needs.
