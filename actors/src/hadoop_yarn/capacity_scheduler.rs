@@ -167,7 +167,8 @@ pub struct Assignment {
 }
 
 /// The scheduler: leaf queues under `root` served by used capacity, FIFO over the
-/// applications of a queue, several containers a heartbeat.
+/// applications of a queue, as many containers a heartbeat as `canAllocateMore` allows (one by
+/// default: each is OFF_SWITCH).
 #[derive(Clone, Debug)]
 pub struct CapacityScheduler {
     limits: AllocationLimits,
