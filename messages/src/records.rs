@@ -143,6 +143,9 @@ pub struct ApplicationSubmissionContext {
     /// only when set; YARN's default is -1, failures never expire.
     pub attempt_failures_validity_interval_ms: Option<u64>,
     pub am_resource: Resource,
+    /// `spark.yarn.am.nodeLabelExpression`: Spark's Client then sends the AM's `ANY`
+    /// ResourceRequest with this expression (`setAMContainerResourceRequests`).
+    pub am_node_label_expression: Option<String>,
     pub am_container_spec: ContainerLaunchContext,
     pub user: String,
 }

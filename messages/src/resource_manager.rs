@@ -73,6 +73,9 @@ pub struct AllocateRequest {
     /// `updateBlacklist(additions, removals)`.
     pub blacklist_additions: Vec<String>,
     pub blacklist_removals: Vec<String>,
+    /// The node label expression of the container requests (`spark.yarn.executor.
+    /// nodeLabelExpression`, YarnAllocator's `ContainerRequest(..., labelExpression.orNull)`).
+    pub node_label_expression: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

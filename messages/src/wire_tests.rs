@@ -278,6 +278,7 @@ fn yarn_messages_round_trip() {
         priority: Some(3),
         attempt_failures_validity_interval_ms: Some(60_000),
         am_resource: resource(),
+        am_node_label_expression: Some("gpu".into()),
         am_container_spec: launch_context(),
         user: "spark".into(),
     };
@@ -308,6 +309,7 @@ fn yarn_messages_round_trip() {
                 releases: vec![cid()],
                 blacklist_additions: vec!["h".into()],
                 blacklist_removals: vec![],
+                node_label_expression: None,
             },
         ),
         ResourceManagerMsg::FinishApplicationMaster(

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use sparkyard_actors::world::config::{CostModel, NodeSpec, QueueSpec, TenantLoad, YarnSettings};
+use sparkyard_actors::world::config::{
+    CostModel, HeartbeatAssignments, NodeSpec, QueueSpec, TenantLoad, YarnSettings,
+};
 use toml::Spanned;
 
 use crate::error::UserError;
@@ -172,6 +174,23 @@ struct RawYarn {
     #[serde(rename = "yarn.nodemanager.sleep-delay-before-sigkill.ms")]
     #[schemars(with = "Option<u64>")]
     sigkill_delay_ms: Key<u64>,
+    /// `yarn.node-labels.enabled` (false). No NodeManager carries a label in sparkyard, so
+    /// with it on every label expression names a label the cluster does not contain.
+    #[serde(rename = "yarn.node-labels.enabled")]
+    #[schemars(with = "Option<bool>")]
+    node_labels_enabled: Key<bool>,
+    /// capacity-scheduler.xml: whether a node heartbeat may get more than one container.
+    #[serde(rename = "yarn.scheduler.capacity.per-node-heartbeat.multiple-assignments-enabled")]
+    #[schemars(with = "Option<bool>")]
+    assign_multiple: Key<bool>,
+    /// capacity-scheduler.xml: containers per node heartbeat (100; -1 for no limit).
+    #[serde(rename = "yarn.scheduler.capacity.per-node-heartbeat.maximum-container-assignments")]
+    #[schemars(with = "Option<i64>")]
+    max_assign: Key<i64>,
+    /// capacity-scheduler.xml: OFF_SWITCH containers per node heartbeat (1).
+    #[serde(rename = "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments")]
+    #[schemars(with = "Option<u32>")]
+    max_offswitch: Key<u32>,
 }
 
 #[derive(Deserialize, Default, schemars::JsonSchema)]
@@ -316,6 +335,9 @@ const AM_MAX_ATTEMPTS: &str = "yarn.resourcemanager.am.max-attempts";
 const NM_EXPIRY: &str = "yarn.nm.liveness-monitor.expiry-interval-ms";
 const AM_EXPIRY: &str = "yarn.am.liveness-monitor.expiry-interval-ms";
 const NM_HEARTBEAT: &str = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms";
+const MAX_ASSIGN: &str = "yarn.scheduler.capacity.per-node-heartbeat.maximum-container-assignments";
+const MAX_OFFSWITCH: &str =
+    "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments";
 
 /// A `[yarn]` value that must be at least 1 (a zero minimum, interval or attempt count would
 /// stall or divide by zero in the simulated RM).
@@ -373,8 +395,34 @@ fn yarn(raw: &RawYarn, lines: &Lines) -> Result<YarnSettings, String> {
         // YarnConfiguration.DEFAULT_NM_SLEEP_DELAY_BEFORE_SIGKILL_MS; 0 is allowed (SIGKILL
         // right after SIGTERM, no time for shutdown hooks).
         sleep_delay_before_sigkill_ms: value(&raw.sigkill_delay_ms, 250),
+        node_labels_enabled: value(&raw.node_labels_enabled, false),
         queues: Vec::new(),
         tenants: Vec::new(),
+        heartbeat_assignments: heartbeat_assignments(raw, lines)?,
+    })
+}
+
+/// The `per-node-heartbeat.*` keys with CapacitySchedulerConfiguration's defaults. Hadoop reads
+/// an off-switch limit below 1 as 1 (with a warning) and any negative container limit as "no
+/// limit"; sparkyard refuses both rather than change what was written.
+fn heartbeat_assignments(raw: &RawYarn, lines: &Lines) -> Result<HeartbeatAssignments, String> {
+    let d = HeartbeatAssignments::default();
+    let max_assign = value(&raw.max_assign, d.maximum_container_assignments);
+    if max_assign == 0 || max_assign < -1 {
+        return Err(format!(
+            "{}yarn.\"{MAX_ASSIGN}\": must be -1 (no limit) or at least 1, got {max_assign}",
+            lines.at(&raw.max_assign)
+        ));
+    }
+    Ok(HeartbeatAssignments {
+        multiple_assignments_enabled: value(&raw.assign_multiple, d.multiple_assignments_enabled),
+        maximum_container_assignments: max_assign,
+        maximum_offswitch_assignments: yarn_positive(
+            lines,
+            &raw.max_offswitch,
+            MAX_OFFSWITCH,
+            d.maximum_offswitch_assignments,
+        )?,
     })
 }
 

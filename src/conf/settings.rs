@@ -341,6 +341,25 @@ pub fn validate_yarn_resources(c: &SparkConf) -> Result<(), UserError> {
 }
 
 /// Every field of [`SparkSettings`], from the merged conf of `req` and Spark's defaults.
+/// `spark.yarn.executor.nodeLabelExpression`. Hadoop's `AMRMClientImpl.checkNodeLabelExpression`
+/// throws `InvalidContainerRequestException` inside the AM's YarnAllocator for `&&` or `||`; that
+/// failure path of the AM is not simulated, so sparkyard refuses the value here instead of
+/// running without it.
+fn executor_node_label_expression(c: &SparkConf) -> Result<Option<String>, UserError> {
+    let key = "spark.yarn.executor.nodeLabelExpression";
+    let value = c.get_substituted(key)?;
+    if let Some(v) = &value
+        && (v.contains("&&") || v.contains("||"))
+    {
+        return Err(UserError::usage(format!(
+            "{key}={v}: not simulated. In Spark 4.0 on YARN the ApplicationMaster's \
+             AMRMClient refuses it (InvalidContainerRequestException: Cannot specify more than \
+             one node label in a single node label expression); name one label."
+        )));
+    }
+    Ok(value)
+}
+
 pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
     let c = &req.conf;
     check_redaction_regex(c)?;
@@ -357,6 +376,8 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         queue: c.get_string("spark.yarn.queue", "default"),
         include_driver_logs_link: c.get_bool("spark.yarn.includeDriverLogsLink", false)?,
         history_server_address: c.get_substituted("spark.yarn.historyServer.address")?,
+        am_node_label_expression: c.get_substituted("spark.yarn.am.nodeLabelExpression")?,
+        executor_node_label_expression: executor_node_label_expression(c)?,
         application_type: application_type(c),
         driver_memory_mb: mem.driver_mb,
         driver_memory_overhead_mb: mem.driver_overhead_mb,
@@ -549,6 +570,38 @@ mod tests {
         let args = super::super::submit::tests::parse(&[extra, &["app.jar", "10"]].concat());
         let req = args.into_request(DefaultsFile::Embedded(""))?;
         spark_settings(&req)
+    }
+
+    // Spark 4.0: the AM's Client and YarnAllocator read spark.yarn.{am,executor}
+    // .nodeLabelExpression (ConfigReader substitution included); an executor expression with
+    // && or || (AMRMClientImpl.checkNodeLabelExpression's refusal inside the AM, not simulated)
+    // is refused before submission, naming Hadoop's text.
+    #[test]
+    fn node_label_expressions_reach_the_settings() {
+        let s = settings(&[
+            "--conf",
+            "spark.yarn.am.nodeLabelExpression=${spark.yarn.executor.nodeLabelExpression}",
+            "--conf",
+            "spark.yarn.executor.nodeLabelExpression=gpu",
+        ])
+        .unwrap();
+        assert_eq!(s.am_node_label_expression.as_deref(), Some("gpu"));
+        assert_eq!(s.executor_node_label_expression.as_deref(), Some("gpu"));
+        let plain = settings(&[]).unwrap();
+        assert_eq!(plain.executor_node_label_expression, None);
+        for expr in ["a&&b", "a||b"] {
+            let err = settings(&[
+                "--conf",
+                &format!("spark.yarn.executor.nodeLabelExpression={expr}"),
+            ])
+            .unwrap_err();
+            assert!(
+                err.to_string().contains(
+                    "Cannot specify more than one node label in a single node label expression"
+                ),
+                "{err}"
+            );
+        }
     }
 
     // Spark 4.0 ResourceRequestHelper.validateResources (spark-yarn_2.13-4.0.0.jar: the checked

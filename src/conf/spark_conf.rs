@@ -333,6 +333,20 @@ impl SparkConf {
 /// The first match of `ConfigReader.REF_RE` (`\$\{(?:(\w+?):)?(\S+?)\}`) in `text`: the text
 /// before it, its (prefix, name) and the text after it.
 type Reference<'t> = (&'t str, (Option<&'t str>, &'t str), &'t str);
+/// The `${env:X}` / `${system:X}` references in `value` (ConfigReader's `env` and `system`
+/// bindings: the environment and system properties of the JVM that reads the key), as written.
+pub fn environment_references(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = value;
+    while let Some((_, (prefix, name), after)) = next_reference(rest) {
+        if let Some(p @ ("env" | "system")) = prefix {
+            out.push(format!("${{{p}:{name}}}"));
+        }
+        rest = after;
+    }
+    out
+}
+
 fn next_reference(text: &str) -> Option<Reference<'_>> {
     let mut from = 0;
     while let Some(i) = text[from..].find("${") {

@@ -307,6 +307,29 @@ pub fn class_warning(main_class: &str) -> Option<String> {
     })
 }
 
+/// Spark's ConfigReader resolves `${env:X}` and `${system:X}` in a value from the environment
+/// and system properties of the JVM that reads the key (spark-submit's for the Client's keys,
+/// the AM container's for the driver's and the allocator's); sparkyard models neither, so it
+/// says so once per key (naming the references, never the value, which may be a secret) and
+/// uses the value as written.
+fn environment_reference_warnings(props: &BTreeMap<String, String>) -> Vec<String> {
+    props
+        .iter()
+        .filter_map(|(key, value)| {
+            let refs = crate::conf::spark_conf::environment_references(value);
+            (!refs.is_empty()).then(|| {
+                format!(
+                    "Warning: {key} refers to {}: sparkyard does not resolve ${{env:...}} or \
+                     ${{system:...}} references (Spark reads them from the environment and \
+                     system properties of the JVM that reads the key, which sparkyard does not \
+                     model); the value is used as written",
+                    refs.join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
 /// The flags Spark accepts and then ignores on YARN (no `OptionAssigner` for YARN), or that
 /// sparkyard cannot act on: said once each on the console, so nothing is dropped silently.
 fn yarn_ignored_warnings(
@@ -331,6 +354,7 @@ fn yarn_ignored_warnings(
             ));
         }
     }
+    out.extend(environment_reference_warnings(props));
     if let Some(p) = &parsed.packages {
         out.push(format!(
             "Warning: --packages {p} is not resolved: sparkyard simulates no Ivy/Maven \
@@ -1709,6 +1733,36 @@ pub(super) mod tests {
             resolve_uris("a.jar,, b.jar"),
             "file:/opt/spark/a.jar,file:/opt/spark/ b.jar"
         );
+    }
+
+    // ConfigReader (spark-common-utils 4.0.0): `${env:X}` / `${system:X}` come from the
+    // reading JVM's environment and system properties, which sparkyard does not model: said
+    // once per key, naming the references but not the value.
+    #[test]
+    fn environment_references_are_said_not_resolved() {
+        let req = request(&[
+            "--conf",
+            "spark.yarn.historyServer.address=${env:HISTORY_HOST}:18080",
+            "--conf",
+            "spark.executorEnv.TOKEN=${system:user.name}-secret-${spark.app.name}",
+            "--conf",
+            "spark.app.name=${spark.driver.memory}",
+            "a.jar",
+        ])
+        .unwrap();
+        let env: Vec<&String> = req
+            .warnings
+            .iter()
+            .filter(|w| w.contains("does not resolve"))
+            .collect();
+        assert_eq!(env.len(), 2, "{:?}", req.warnings);
+        assert!(
+            env[0].starts_with("Warning: spark.executorEnv.TOKEN refers to ${system:user.name}:")
+        );
+        assert!(!env[0].contains("secret"));
+        assert!(env[1].starts_with(
+            "Warning: spark.yarn.historyServer.address refers to ${env:HISTORY_HOST}:"
+        ));
     }
 
     // Spark ignores --total-executor-cores on YARN (no OptionAssigner): sparkyard says so.

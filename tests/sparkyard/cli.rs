@@ -377,3 +377,53 @@ fn a_rerun_replaces_the_earlier_container_logs_with_a_notice() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// Spark 4.0 Client.createApplicationSubmissionContext sends spark.yarn.am.nodeLabelExpression
+// on the AM's ANY ResourceRequest; Hadoop 3.4 RMAppManager.validateAndCreateResourceRequest ->
+// SchedulerUtils.normalizeAndValidateRequest refuses it in submitApplication: with
+// yarn.node-labels.enabled false (the default) any label; with it on, a label no NodeManager
+// carries (checkQueueLabelInLabelManager; every queue inherits root's "*").
+#[test]
+fn an_am_node_label_is_refused_at_submission_as_yarn_does() {
+    let off = submit_pi(
+        &[
+            "--conf",
+            "spark.yarn.am.nodeLabelExpression=gpu",
+            "app.jar",
+            "2",
+        ],
+        "am-label-off",
+    );
+    let stderr = text(&off.stderr);
+    assert_eq!(off.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("Exception in thread \"main\" org.apache.hadoop.yarn.exceptions.InvalidLabelResourceRequestException: Invalid resource request, node label not enabled but request contains label expression"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Application report for"), "{stderr}");
+    let cluster =
+        std::env::temp_dir().join(format!("sparkyard-labels-{}.toml", std::process::id()));
+    std::fs::write(
+        &cluster,
+        "[yarn]\n\"yarn.node-labels.enabled\" = true\n\n[[nodes]]\nhost = \"nm-1.sparkyard.internal\"\n",
+    )
+    .expect("cluster file");
+    let on = submit_pi(
+        &[
+            "--cluster",
+            cluster.to_str().expect("utf-8"),
+            "--conf",
+            "spark.yarn.am.nodeLabelExpression=gpu",
+            "app.jar",
+            "2",
+        ],
+        "am-label-on",
+    );
+    let _ = std::fs::remove_file(&cluster);
+    let stderr = text(&on.stderr);
+    assert_eq!(on.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("org.apache.hadoop.yarn.exceptions.InvalidLabelResourceRequestException: Invalid label resource request, cluster do not contain , label= gpu"),
+        "{stderr}"
+    );
+}

@@ -44,10 +44,17 @@ fn one_four_and_fifty_executors_with_two_to_ten_thousand_slices_succeed() {
     for (executors, slices) in [(1, 2), (4, 2), (50, 10), (1, 100), (50, 10_000)] {
         let r = spark_pi(executors, slices);
         assert_succeeded(&r);
-        assert_eq!(
-            r.counters.executors_registered, executors,
-            "{executors} executors"
-        );
+        // YARN assigns one container per node heartbeat (CapacityScheduler's off-switch limit,
+        // 1 by default): 50 executors on 8 nodes take 7 heartbeats, and the job may end first.
+        if executors <= 8 {
+            assert_eq!(
+                r.counters.executors_registered, executors,
+                "{executors} executors"
+            );
+        } else {
+            let n = r.counters.executors_registered;
+            assert!((8..=executors).contains(&n), "{n} of {executors} executors");
+        }
         assert_eq!(
             r.counters.tasks_finished,
             u64::from(slices),

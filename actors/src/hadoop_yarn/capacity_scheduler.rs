@@ -7,10 +7,36 @@
 //! `AppSchedulingInfo` and `SchedulerUtils.normalizeRequest`. The RM actor drives it and does the
 //! logging and messaging.
 
-use crate::world::config::QueueSpec;
+use crate::world::config::{HeartbeatAssignments, QueueSpec};
 use sparkyard_messages::ids::{ApplicationAttemptId, ContainerId, NodeId};
 use sparkyard_messages::records::{Container, Resource};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// `InvalidResourceRequestException`'s class name.
+pub const INVALID_RESOURCE_REQUEST: &str =
+    "org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException";
+
+/// A request `SchedulerUtils.normalizeAndValidateRequest` refuses: the exception's class and
+/// message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidRequest {
+    pub class: &'static str,
+    pub message: String,
+    /// Refused because node labels are off (SchedulerUtils then also warns `NodeLabel is not
+    /// enabled in cluster, but resource request contains a label expression.`).
+    pub labels_disabled: bool,
+}
+
+impl InvalidRequest {
+    /// An `InvalidLabelResourceRequestException`.
+    fn label(message: &str, labels_disabled: bool) -> Self {
+        InvalidRequest {
+            class: "org.apache.hadoop.yarn.exceptions.InvalidLabelResourceRequestException",
+            message: message.to_string(),
+            labels_disabled,
+        }
+    }
+}
 
 /// `yarn.scheduler.{minimum,maximum}-allocation-{mb,vcores}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,7 +167,8 @@ pub struct Assignment {
 }
 
 /// The scheduler: leaf queues under `root` served by used capacity, FIFO over the
-/// applications of a queue, several containers a heartbeat.
+/// applications of a queue, as many containers a heartbeat as `canAllocateMore` allows (one by
+/// default: each is OFF_SWITCH).
 #[derive(Clone, Debug)]
 pub struct CapacityScheduler {
     limits: AllocationLimits,
@@ -159,6 +186,8 @@ pub struct CapacityScheduler {
     cluster_mb: u64,
     /// Applications activated since the RM last drained them.
     activated: Vec<Activated>,
+    /// How many containers one node heartbeat may get (`canAllocateMore`).
+    per_heartbeat: HeartbeatAssignments,
 }
 
 impl CapacityScheduler {
@@ -191,7 +220,25 @@ impl CapacityScheduler {
             attempts: BTreeMap::new(),
             pending_am: VecDeque::new(),
             asking: BTreeSet::new(),
+            per_heartbeat: HeartbeatAssignments::default(),
         }
+    }
+
+    /// The cluster's `per-node-heartbeat.*` keys (Hadoop's defaults until set).
+    pub fn set_heartbeat_assignments(&mut self, per_heartbeat: HeartbeatAssignments) {
+        self.per_heartbeat = per_heartbeat;
+    }
+
+    /// `CapacityScheduler.canAllocateMore` after `assigned` containers, `offswitch` of them
+    /// OFF_SWITCH, on one heartbeat (a reservation never happens here, see `leaf_next`): under
+    /// the off-switch limit (`offswitchPerHeartbeatLimit`, at least 1), multiple assignments
+    /// enabled, and under `maxAssignPerHeartbeat` unless it is -1.
+    fn can_allocate_more(&self, offswitch: u32, assigned: u32) -> bool {
+        let p = &self.per_heartbeat;
+        offswitch < p.maximum_offswitch_assignments.max(1)
+            && p.multiple_assignments_enabled
+            && (p.maximum_container_assignments == -1
+                || i64::from(assigned) < p.maximum_container_assignments)
     }
 
     /// `getMaximumResourceCapability`.
@@ -273,6 +320,53 @@ impl CapacityScheduler {
              allowed allocation is calculated by scheduler based on maximum resource of registered \
              NodeManagers, which might be less than configured maximum allocation={}",
             self.maximum_allocation()
+        ))
+    }
+
+    /// `SchedulerUtils.normalizeAndValidateRequest` for one `ANY` request of `capability` with
+    /// node label expression `label` (Spark's `nodeLabelExpression`s): with node labels off, any
+    /// label but the empty one (`NO_LABEL`) is refused first; then the maximum allocation
+    /// (`validate_request`); then `validateResourceRequest`'s label checks: several labels
+    /// (`&&`), the queue's accessible labels (every queue inherits root's `*` here, so this one
+    /// passes) and `checkQueueLabelInLabelManager` (no NodeManager carries a label in sparkyard,
+    /// so the cluster contains none).
+    pub fn normalize_and_validate(
+        &self,
+        capability: Resource,
+        label: Option<&str>,
+        labels_enabled: bool,
+        queue: &str,
+    ) -> Result<(), InvalidRequest> {
+        let label = label.filter(|l| !l.is_empty());
+        if label.is_some() && !labels_enabled {
+            return Err(InvalidRequest::label(
+                "Invalid resource request, node label not enabled but request contains label \
+                 expression",
+                true,
+            ));
+        }
+        self.validate_request(capability)
+            .map_err(|message| InvalidRequest {
+                class: INVALID_RESOURCE_REQUEST,
+                message,
+                labels_disabled: false,
+            })?;
+        let Some(expr) = label else {
+            return Ok(());
+        };
+        let queue = queue.strip_prefix("root.").unwrap_or(queue);
+        if expr.contains("&&") {
+            return Err(InvalidRequest::label(
+                &format!(
+                    "Invalid resource request, queue={queue} specified more than one node label in a \
+                 node label expression, node label expression = {expr}"
+                ),
+                false,
+            ));
+        }
+        Err(InvalidRequest::label(
+            &format!("Invalid label resource request, cluster do not contain , label= {expr}"),
+            false,
         ))
     }
 
@@ -580,15 +674,24 @@ impl CapacityScheduler {
         })
     }
 
-    /// `nodeUpdate` -> `allocateContainersToNode` for a heartbeat of node `idx`: one container
-    /// at a time (`assignMultiple`), each time to the queue first in `queue_order` that has an
-    /// application with a request that fits, until none fits.
+    /// `nodeUpdate` -> `allocateContainersToNode(nodeId, true)` for a heartbeat of node `idx`:
+    /// one container at a time, each time to the queue first in `queue_order` that has an
+    /// application with a request that fits, while `canAllocateMore` allows another. Every
+    /// request here is an `ANY` request (Spark's asks without locality, an AM's request), so
+    /// `RegularContainerAllocator` assigns each container OFF_SWITCH, and the off-switch limit
+    /// (1 by default) ends the heartbeat after the first container.
     pub fn node_update(&mut self, idx: usize) -> Vec<Assignment> {
         let mut out = Vec::new();
         if self.nodes[idx].decommissioning {
             return out;
         }
-        while let Some((attempt, resource, am)) = self.next_assignment(idx) {
+        let (mut offswitch, mut assigned) = (0u32, 0u32);
+        while out.is_empty() || self.can_allocate_more(offswitch, assigned) {
+            let Some((attempt, resource, am)) = self.next_assignment(idx) else {
+                break;
+            };
+            offswitch += 1;
+            assigned += 1;
             out.push(self.allocate(attempt, idx, resource, am));
             if am {
                 self.pending_am.retain(|(a, _)| *a != attempt);
@@ -812,6 +915,17 @@ mod tests {
         )
     }
 
+    /// A scheduler that assigns every container that fits on one heartbeat (no off-switch or
+    /// per-heartbeat limit), for the tests of the other rules.
+    fn greedy(mut cs: CapacityScheduler) -> CapacityScheduler {
+        cs.set_heartbeat_assignments(HeartbeatAssignments {
+            multiple_assignments_enabled: true,
+            maximum_container_assignments: -1,
+            maximum_offswitch_assignments: u32::MAX,
+        });
+        cs
+    }
+
     fn node(host: &str) -> NodeId {
         NodeId {
             host: host.into(),
@@ -820,7 +934,7 @@ mod tests {
     }
 
     fn cs_with_nodes(nodes: &[(&str, Resource)]) -> CapacityScheduler {
-        let mut cs = CapacityScheduler::new(limits());
+        let mut cs = greedy(CapacityScheduler::new(limits()));
         for (host, total) in nodes {
             cs.add_node(node(host), "/default-rack".into(), *total);
         }
@@ -850,7 +964,7 @@ mod tests {
     /// minimum, rounded up to a multiple of the minimum, capped at the maximum.
     #[test]
     fn normalize_rounds_up_to_the_minimum_step_and_caps_at_the_maximum() {
-        let cs = CapacityScheduler::new(limits());
+        let cs = greedy(CapacityScheduler::new(limits()));
         let table = [
             (res(0, 0), res(1024, 1)),
             (res(512, 1), res(1024, 1)),
@@ -883,6 +997,94 @@ mod tests {
         assert_eq!(cs.outstanding(a), 0);
         // Nothing left to ask: the next heartbeat assigns nothing.
         assert!(cs.node_update(0).is_empty());
+    }
+
+    /// CapacityScheduler.allocateContainersToNode(nodeId, true) with canAllocateMore (Hadoop
+    /// 3.4): every request here is ANY, so each container is OFF_SWITCH and Hadoop's defaults
+    /// (offswitchPerHeartbeatLimit 1) give one container per heartbeat; a higher off-switch limit,
+    /// the container limit (maxAssignPerHeartbeat) and multiple-assignments-enabled bound it.
+    #[test]
+    fn a_heartbeat_assigns_up_to_the_off_switch_and_container_limits() {
+        let cases = [
+            (HeartbeatAssignments::default(), 1),
+            (per_heartbeat(true, 100, 3), 3),
+            (per_heartbeat(true, 2, 10), 2),
+            (per_heartbeat(true, -1, 10), 5),
+            (per_heartbeat(false, -1, 10), 1),
+        ];
+        for (limits_per_heartbeat, want) in cases {
+            let mut cs =
+                cs_with_nodes(&[("host_0", res(10 * GB, 10)), ("host_1", res(10 * GB, 10))]);
+            cs.set_heartbeat_assignments(limits_per_heartbeat);
+            let a = attempt(1, 1);
+            running(&mut cs, a, 1, 5, res(2 * GB, 1));
+            assert_eq!(cs.node_update(0).len(), want, "{limits_per_heartbeat:?}");
+            assert_eq!(cs.outstanding(a), 5 - want as u32);
+        }
+        // With the defaults the AM container also ends its heartbeat: the asks wait for the next.
+        let mut cs = cs_with_nodes(&[("host_0", res(10 * GB, 10))]);
+        cs.set_heartbeat_assignments(HeartbeatAssignments::default());
+        let a = attempt(1, 1);
+        cs.add_attempt(a, res(1024, 1));
+        assert_eq!(ids(&cs.node_update(0)), [(1, true)]);
+        cs.update_requests(a, res(GB, 1), 2, 0, &[], &[]);
+        assert_eq!(ids(&cs.node_update(0)), [(2, false)]);
+        assert_eq!(ids(&cs.node_update(0)), [(3, false)]);
+    }
+
+    fn per_heartbeat(multiple: bool, max: i64, offswitch: u32) -> HeartbeatAssignments {
+        HeartbeatAssignments {
+            multiple_assignments_enabled: multiple,
+            maximum_container_assignments: max,
+            maximum_offswitch_assignments: offswitch,
+        }
+    }
+
+    /// SchedulerUtils.normalizeAndValidateRequest (Hadoop 3.4; TestSchedulerUtils#
+    /// testValidateResourceRequestWithErrorLabelsPermission's texts): a label with node labels
+    /// off is refused before anything else; with them on, `&&` and a label the cluster does not
+    /// contain are refused after the maximum allocation; the empty label is NO_LABEL.
+    #[test]
+    fn label_expressions_are_validated_as_yarn_does() {
+        let cs = cs_with_nodes(&[("host_0", res(8 * GB, 8))]);
+        let ok = res(GB, 1);
+        let big = res(9 * GB, 1);
+        assert_eq!(
+            cs.normalize_and_validate(ok, None, false, "default"),
+            Ok(())
+        );
+        assert_eq!(
+            cs.normalize_and_validate(ok, Some(""), false, "default"),
+            Ok(())
+        );
+        let off = cs
+            .normalize_and_validate(big, Some("gpu"), false, "default")
+            .unwrap_err();
+        assert!(off.labels_disabled);
+        assert_eq!(
+            off.message,
+            "Invalid resource request, node label not enabled but request contains label expression"
+        );
+        assert!(off.class.ends_with("InvalidLabelResourceRequestException"));
+        let max = cs
+            .normalize_and_validate(big, Some("gpu"), true, "default")
+            .unwrap_err();
+        assert_eq!(max.class, INVALID_RESOURCE_REQUEST);
+        let two = cs
+            .normalize_and_validate(ok, Some("a&&b"), true, "root.default")
+            .unwrap_err();
+        assert_eq!(
+            two.message,
+            "Invalid resource request, queue=default specified more than one node label in a node label expression, node label expression = a&&b"
+        );
+        let unknown = cs
+            .normalize_and_validate(ok, Some("gpu"), true, "default")
+            .unwrap_err();
+        assert_eq!(
+            unknown.message,
+            "Invalid label resource request, cluster do not contain , label= gpu"
+        );
+        assert!(!unknown.labels_disabled);
     }
 
     /// One node's capacity bounds a heartbeat (memory and vcores alike); the rest waits for
@@ -1006,7 +1208,7 @@ mod tests {
     // InvalidResourceRequestException's GREATER_THEN_MAX_ALLOCATION text.
     #[test]
     fn requests_above_the_maximum_allocation_are_invalid() {
-        let mut s = CapacityScheduler::new(limits());
+        let mut s = greedy(CapacityScheduler::new(limits()));
         s.add_node(node("nm-1"), "/r".into(), res(64 * GB, 16));
         assert_eq!(s.validate_request(res(1408, 4)), Ok(()));
         let err = s.validate_request(res(1408, 8)).unwrap_err();
@@ -1015,7 +1217,7 @@ mod tests {
             "Invalid resource request! Cannot allocate containers as requested resource is greater than maximum allowed allocation. Requested resource type=[vcores], Requested resource=<memory:1408, vCores:8>, maximum allowed allocation=<memory:8192, vCores:4>, please note that maximum allowed allocation is calculated by scheduler based on maximum resource of registered NodeManagers, which might be less than configured maximum allocation=<memory:8192, vCores:4>"
         );
         let small = {
-            let mut s = CapacityScheduler::new(limits());
+            let mut s = greedy(CapacityScheduler::new(limits()));
             s.add_node(node("nm-1"), "/r".into(), res(4 * GB, 2));
             s
         };
@@ -1048,7 +1250,7 @@ mod tests {
             queue("default", 75.0, 100.0, 0.1, 1.0),
             queue("etl", 25.0, max, am_pct, ulf),
         ];
-        let mut cs = CapacityScheduler::with_queues(limits(), &q);
+        let mut cs = greedy(CapacityScheduler::with_queues(limits(), &q));
         for i in 0..4 {
             cs.add_node(node(&format!("n{i}")), "/r".into(), res(8 * GB, 8));
         }
@@ -1147,7 +1349,7 @@ mod tests {
     fn an_older_applications_asks_come_before_a_newer_am_in_its_queue() {
         // maximum-am-resource-percent 1: both AMs are activated.
         let q = [queue("default", 100.0, 100.0, 1.0, 1.0)];
-        let mut cs = CapacityScheduler::with_queues(limits(), &q);
+        let mut cs = greedy(CapacityScheduler::with_queues(limits(), &q));
         cs.add_node(node("n0"), "/r".into(), res(8 * GB, 8));
         cs.add_node(node("n1"), "/r".into(), res(2 * GB, 8));
         let (a1, a2) = (attempt(1, 1), attempt(2, 1));

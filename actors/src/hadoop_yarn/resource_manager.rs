@@ -2,7 +2,7 @@
 //! CapacityScheduler's container assignment on NodeManager heartbeats, the AMLauncher, the
 //! ApplicationMasterService (register / allocate / finish) and the ClientRMService calls.
 
-use crate::hadoop_yarn::capacity_scheduler::{AllocationLimits, CapacityScheduler};
+use crate::hadoop_yarn::capacity_scheduler::{AllocationLimits, CapacityScheduler, InvalidRequest};
 use crate::info;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
@@ -57,7 +57,7 @@ struct RmAttempt {
     finish_time: u64,
     /// An ask the scheduler refused: AMRMClient keeps it and sends it with every later
     /// allocate call, which the RM refuses again.
-    invalid_ask: Option<String>,
+    invalid_ask: Option<InvalidRequest>,
 }
 
 struct RmApp {
@@ -135,7 +135,8 @@ impl ResourceManager {
                 minimum_vcores: y.minimum_allocation_vcores,
                 maximum_vcores: y.maximum_allocation_vcores,
             };
-            let scheduler = CapacityScheduler::with_queues(limits, &y.queues);
+            let mut scheduler = CapacityScheduler::with_queues(limits, &y.queues);
+            scheduler.set_heartbeat_assignments(y.heartbeat_assignments);
             ResourceManager {
                 sim,
                 env,
@@ -215,18 +216,28 @@ impl ResourceManager {
             Some(m) if m >= 1 && m <= rm_max => m,
             _ => rm_max.max(1),
         };
-        // RMAppManager.validateAndCreateResourceRequest (SchedulerUtils.validateResourceRequest):
-        // an AM request above the maximum allocation fails submitApplication itself, before any
-        // RMApp exists; ClientRMService logs it and the exception goes back to the client.
-        if let Err(text) = self.scheduler.validate_request(sub.am_resource) {
+        // RMAppManager.validateAndCreateResourceRequest (SchedulerUtils.normalizeAndValidateRequest):
+        // an AM request with a label YARN refuses or above the maximum allocation fails
+        // submitApplication itself, before any RMApp exists; RMAppManager warns, ClientRMService
+        // logs it and the exception goes back to the client.
+        let checked = self.scheduler.normalize_and_validate(
+            sub.am_resource,
+            sub.am_node_label_expression.as_deref(),
+            self.sim.config.yarn.node_labels_enabled,
+            &sub.queue,
+        );
+        if let Err(invalid) = checked {
+            self.warn_label_disabled(&invalid);
+            crate::warn!(
+                self.env.log(),
+                "yarn::RMAppManager",
+                "RM app submission failed in validating AM resource request for application {id}"
+            );
             info!(
                 self.env.log(),
                 "yarn::ClientRMService", "Exception in submitting {id}"
             );
-            let f = RpcFailure::new(
-                "org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException",
-                text,
-            );
+            let f = RpcFailure::new(invalid.class, invalid.message);
             return self.env.reply_failure(ask, f);
         }
         info!(
@@ -529,11 +540,12 @@ impl ResourceManager {
         let attempt_id = attempt.id;
         if req.add_requests > 0 || attempt.invalid_ask.is_some() {
             let refused = match &attempt.invalid_ask {
-                Some(text) => Some(text.clone()),
-                None => self.scheduler.validate_request(req.capability).err(),
+                Some(invalid) => Some(invalid.clone()),
+                None => self.validate_ask(&req).err(),
             };
-            if let Some(text) = refused {
-                return self.refuse_ask(ask, attempt_id, text);
+            if let Some(invalid) = refused {
+                self.warn_label_disabled(&invalid);
+                return self.refuse_ask(ask, attempt_id, invalid);
             }
         }
         let Ok(attempt) = self.attempt_mut(attempt_id) else {
@@ -573,16 +585,39 @@ impl ResourceManager {
         &mut self,
         ask: ReplyTo<AllocateResponse>,
         id: ApplicationAttemptId,
-        text: String,
+        invalid: InvalidRequest,
     ) {
+        let f = RpcFailure::new(invalid.class, invalid.message.clone());
         if let Ok(a) = self.attempt_mut(id) {
-            a.invalid_ask = Some(text.clone());
+            a.invalid_ask = Some(invalid);
         }
-        let f = RpcFailure::new(
-            "org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException",
-            text,
-        );
         self.env.reply_failure(ask, f);
+    }
+
+    /// `DefaultAMSProcessor.allocate`'s sanity check (`RMServerUtils.normalizeAndValidateRequests`
+    /// in the application's queue) of the asks in `req`.
+    fn validate_ask(&self, req: &AllocateRequest) -> Result<(), InvalidRequest> {
+        let queue = self
+            .apps
+            .get(&req.attempt_id.application_id)
+            .map_or("default", |a| a.submission.queue.as_str());
+        self.scheduler.normalize_and_validate(
+            req.capability,
+            req.node_label_expression.as_deref(),
+            self.sim.config.yarn.node_labels_enabled,
+            queue,
+        )
+    }
+
+    /// SchedulerUtils' warning before it throws for a label on a cluster without node labels.
+    fn warn_label_disabled(&self, invalid: &InvalidRequest) {
+        if invalid.labels_disabled {
+            crate::warn!(
+                self.env.log(),
+                "yarn::SchedulerUtils",
+                "NodeLabel is not enabled in cluster, but resource request contains a label expression."
+            );
+        }
     }
 
     /// The AM gave a container back: the NM kills it and the AM hears of its completion.

@@ -282,6 +282,9 @@ impl Client {
                 memory_mb: s.am_container_memory_mb(),
                 vcores: s.driver_cores,
             },
+            // Client.createApplicationSubmissionContext: with AM_NODE_LABEL_EXPRESSION set, an
+            // ANY ResourceRequest (priority 0, one container) carrying it instead of setResource.
+            am_node_label_expression: s.am_node_label_expression.clone(),
             am_container_spec: ContainerLaunchContext {
                 commands: vec![command],
                 environment: am_environment(s, staging, user),

@@ -64,6 +64,8 @@ pub struct YarnAllocator {
     peers: AllocatorPeers,
     attempt_id: ApplicationAttemptId,
     resource: Resource,
+    /// `labelExpression`: `spark.yarn.executor.nodeLabelExpression`.
+    label_expression: Option<String>,
     asks: AskTable<AllocatorAnswer>,
     ready: bool,
     in_flight: bool,
@@ -134,6 +136,7 @@ impl YarnAllocator {
                 peers,
                 attempt_id,
                 resource,
+                label_expression: s.executor_node_label_expression.clone(),
                 asks: AskTable::default(),
                 ready: false,
                 in_flight: false,
@@ -259,6 +262,9 @@ impl YarnAllocator {
             releases: requests.releases,
             blacklist_additions: blacklist.additions,
             blacklist_removals: blacklist.removals,
+            // createContainerRequest: `new ContainerRequest(resource, nodes, racks, priority,
+            // true, labelExpression.orNull)`.
+            node_label_expression: self.label_expression.clone(),
         };
         self.in_flight = true;
         let rm = self.peers.rm.clone();

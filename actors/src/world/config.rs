@@ -24,6 +24,10 @@ pub struct SparkSettings {
     /// `spark.yarn.historyServer.address` with its `${spark.*}` references resolved (SparkConf's
     /// ConfigReader); the AM resolves `${hadoopconf-*}` and gives YARN the history URL.
     pub history_server_address: Option<String>,
+    /// `spark.yarn.am.nodeLabelExpression`: the AM container's ResourceRequest carries it.
+    pub am_node_label_expression: Option<String>,
+    /// `spark.yarn.executor.nodeLabelExpression`: every executor container request carries it.
+    pub executor_node_label_expression: Option<String>,
     /// `spark.yarn.applicationType`, truncated to 20 characters as YARN does.
     pub application_type: String,
     /// `spark.driver.memory`, MiB.
@@ -358,11 +362,40 @@ pub struct YarnSettings {
     /// `yarn.nodemanager.sleep-delay-before-sigkill.ms`: how long a stopped container's JVM
     /// has for its shutdown hooks between SIGTERM and SIGKILL.
     pub sleep_delay_before_sigkill_ms: u64,
+    /// `yarn.node-labels.enabled`: whether the RM accepts node label expressions at all.
+    pub node_labels_enabled: bool,
     /// The CapacityScheduler's leaf queues under `root` (`capacity-scheduler.xml`); a single
     /// `default` queue at 100 % when the cluster file names none.
     pub queues: Vec<QueueSpec>,
     /// Other tenants' applications holding containers in a queue for a while (`[[tenants]]`).
     pub tenants: Vec<TenantLoad>,
+    /// How many containers one NodeManager heartbeat may get
+    /// (`yarn.scheduler.capacity.per-node-heartbeat.*`).
+    pub heartbeat_assignments: HeartbeatAssignments,
+}
+
+/// `capacity-scheduler.xml`'s per-node-heartbeat keys, read by `CapacityScheduler.reinitialize`
+/// (`assignMultipleEnabled`, `maxAssignPerHeartbeat`, `offswitchPerHeartbeatLimit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeartbeatAssignments {
+    /// `per-node-heartbeat.multiple-assignments-enabled` (true).
+    pub multiple_assignments_enabled: bool,
+    /// `per-node-heartbeat.maximum-container-assignments` (100 in Hadoop 3.4; -1: no limit).
+    pub maximum_container_assignments: i64,
+    /// `per-node-heartbeat.maximum-offswitch-assignments` (1; Hadoop uses 1 for a value < 1).
+    pub maximum_offswitch_assignments: u32,
+}
+
+impl Default for HeartbeatAssignments {
+    /// CapacitySchedulerConfiguration's defaults (DEFAULT_ASSIGN_MULTIPLE_ENABLED,
+    /// DEFAULT_MAX_ASSIGN_PER_HEARTBEAT, DEFAULT_OFFSWITCH_PER_HEARTBEAT_LIMIT).
+    fn default() -> Self {
+        HeartbeatAssignments {
+            multiple_assignments_enabled: true,
+            maximum_container_assignments: 100,
+            maximum_offswitch_assignments: 1,
+        }
+    }
 }
 
 /// Another tenant's application in a CapacityScheduler queue: submitted at `start_ms` of the

@@ -63,6 +63,7 @@ impl<'a> HadoopConf<'a> {
             "yarn.nodemanager.sleep-delay-before-sigkill.ms" => {
                 y.sleep_delay_before_sigkill_ms.to_string()
             }
+            "yarn.node-labels.enabled" => y.node_labels_enabled.to_string(),
             // yarn-default.xml, literally (expanded by `get`).
             "yarn.resourcemanager.address" => "${yarn.resourcemanager.hostname}:8032".into(),
             "yarn.resourcemanager.scheduler.address" => {
@@ -153,8 +154,10 @@ pub(crate) fn test_yarn_settings() -> YarnSettings {
         am_liveness_expiry_interval_ms: 600_000,
         nm_heartbeat_interval_ms: 1000,
         sleep_delay_before_sigkill_ms: 250,
+        node_labels_enabled: false,
         queues: vec![QueueSpec::with_capacity("default", 100.0)],
         tenants: Vec::new(),
+        heartbeat_assignments: Default::default(),
     }
 }
 
