@@ -160,6 +160,8 @@ pub struct SimRecord {
     pub executors_requested: Vec<(u64, u32)>,
     /// First registration of each executor, ms after the SparkContext started.
     pub registration_offsets_ms: Vec<u64>,
+    /// The executor of each entry of `registration_offsets_ms`.
+    pub registration_executors: Vec<u32>,
     /// Integral of running tasks x task cpus over time, core-ms.
     pub busy_core_ms: f64,
     /// Integral of registered executors x cores over time, core-ms.
@@ -226,11 +228,12 @@ impl SimRecord {
             RunEvent::ExecutorTargetChanged { target, .. } => {
                 self.executors_requested.push((now, *target));
             }
-            RunEvent::ExecutorRegistered { .. } => {
+            RunEvent::ExecutorRegistered { executor, .. } => {
                 self.running_executors += 1;
                 self.executors_running.push((now, self.running_executors));
                 let since = now.saturating_sub(self.context_started_ms.unwrap_or(0));
                 self.registration_offsets_ms.push(since);
+                self.registration_executors.push(executor.0);
             }
             RunEvent::ExecutorLost(_) => {
                 self.executors_lost += 1;
@@ -394,12 +397,21 @@ pub fn startup_spread_ms(app: &Application, simulated: &[u64]) -> Option<Vec<u64
 /// ready (the probe's job start, moved by the same difference), ms after the SparkContext.
 fn calibrate(app: &Application, p: &mut Prepared) -> Result<u64, UserError> {
     let mut out = run(p, p.args.sim.seed)?;
-    let mut simulated = out.record.registration_offsets_ms.clone();
-    simulated.sort_unstable();
-    if let Some(spread) = startup_spread_ms(app, &simulated) {
+    // In registration order: the k-th to register gets the k-th share of the spread, whichever
+    // executor it is (seeded connection times decide which registers first).
+    let r = &out.record;
+    let mut regs: Vec<(u64, u32)> = r
+        .registration_offsets_ms
+        .iter()
+        .copied()
+        .zip(r.registration_executors.iter().copied())
+        .collect();
+    regs.sort_unstable();
+    let simulated: Vec<u64> = regs.iter().map(|&(at, _)| at).collect();
+    if let Some(by_rank) = startup_spread_ms(app, &simulated) {
         // The log's executors registered over a while: spread the simulated ones as much, and
         // time the start-up again with the spread in it.
-        p.cluster.costs.executor_start_spread_ms = spread;
+        p.cluster.costs.executor_start_spread_ms = spread_by_executor(&regs, &by_rank);
         out = run(p, p.args.sim.seed)?;
     }
     let r = &out.record;
@@ -419,6 +431,17 @@ fn calibrate(app: &Application, p: &mut Prepared) -> Result<u64, UserError> {
     let delta = target as i64 - sim as i64;
     shift_startup(&mut p.cluster.costs, delta);
     Ok((ready as i64 + delta).max(0) as u64)
+}
+
+/// The spread by executor id (`CostModel.executor_start_spread_ms`), from the spread by
+/// registration rank and the executors in registration order.
+fn spread_by_executor(regs: &[(u64, u32)], by_rank: &[u64]) -> Vec<u64> {
+    let ids = regs.iter().map(|&(_, id)| id as usize).max().unwrap_or(0);
+    let mut by_id = vec![0; ids];
+    for (&(_, id), &extra) in regs.iter().zip(by_rank) {
+        by_id[(id as usize).saturating_sub(1)] = extra;
+    }
+    by_id
 }
 
 fn shift_startup(costs: &mut CostModel, delta: i64) {

@@ -272,6 +272,13 @@ fn executor_cores_above_the_maximum_allocation_fail_the_am() {
 fn the_am_log_starts_with_the_default_log4j_profile_line() {
     let am = am_stderr(&spark_pi(1, 1));
     let mut lines = am.lines();
+    // The JVM's own warning first: the Client puts JavaModuleOptions.defaultModuleOptions()
+    // (--add-modules=jdk.incubator.vector) on the AM's command line (Client.scala
+    // createContainerLaunchContext, Spark 4.0).
+    assert_eq!(
+        lines.next(),
+        Some("WARNING: Using incubator modules: jdk.incubator.vector")
+    );
     assert_eq!(
         lines.next(),
         Some("Using Spark's default log4j profile: org/apache/spark/log4j2-defaults.properties")

@@ -284,8 +284,16 @@ fn an_executor_starts_with_spark_4_0s_lines_in_order() {
         };
         at += i + 1;
     }
+    // A real Spark 4.0 executor's stderr opens with the JVM's warning for the --add-modules
+    // the SparkContext put in spark.executor.extraJavaOptions (SparkContext.scala
+    // supplementJavaModuleOptions), then log4j's default profile line.
+    let mut first = out.stderr.lines();
     assert_eq!(
-        out.stderr.lines().next(),
+        first.next(),
+        Some("WARNING: Using incubator modules: jdk.incubator.vector")
+    );
+    assert_eq!(
+        first.next(),
         Some("Using Spark's default log4j profile: org/apache/spark/log4j2-defaults.properties")
     );
     // TransportClientFactory.createClient: `host/ip:port after N ms`; the default cluster's

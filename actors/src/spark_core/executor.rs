@@ -134,6 +134,9 @@ impl ExecutorMain {
 
     fn run(&mut self, ctx: &mut Context<Self>) {
         let log = self.env.log().clone();
+        // The JVM's own warning for the supplemented extraJavaOptions' --add-modules (a real
+        // Spark 4.0 executor's stderr starts with it).
+        log.stderr_raw(crate::spark_core::java_options::INCUBATOR_MODULES_WARNING);
         // Logging.initializeLogging prints this with no log4j2 configuration in the container
         // (SPARK_CONF_DIR ships only templates).
         log.stderr_raw(

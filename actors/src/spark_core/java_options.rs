@@ -26,6 +26,11 @@ pub const DEFAULT_MODULE_OPTIONS: &str = "-XX:+IgnoreUnrecognizedVMOptions \
 -Djdk.reflect.useDirectMethodHandle=false \
 -Dio.netty.tryReflectionSetAccessible=true";
 
+/// What the JVM prints on stderr at start when `--add-modules=jdk.incubator.vector` is on its
+/// command line (the first line of a real Spark 4.0 executor's stderr).
+pub const INCUBATOR_MODULES_WARNING: &str =
+    "WARNING: Using incubator modules: jdk.incubator.vector";
+
 /// `Utils.preferIPv6` is false unless the JVM runs with `java.net.preferIPv6Addresses=true`;
 /// sparkyard's JVMs do not.
 const PREFER_IPV6: &str = "-Djava.net.preferIPv6Addresses=false";

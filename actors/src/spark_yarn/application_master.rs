@@ -181,6 +181,8 @@ impl ApplicationMaster {
     /// `ApplicationMaster.run()` once the JVM is up.
     fn run(&mut self, ctx: &mut Context<Self>) {
         let log = self.env.log().clone();
+        // The JVM's own warning for the module options the Client put on the command line.
+        log.stderr_raw(crate::spark_core::java_options::INCUBATOR_MODULES_WARNING);
         // SignalUtils.registerLogger is the first thing that logs: it initializes logging.
         log.stderr_raw(crate::spark_core::executor_env::DEFAULT_LOG4J_PROFILE_LINE);
         info!(
