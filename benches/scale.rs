@@ -239,6 +239,7 @@ fn prepare(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> PreparedRun 
         parents: Vec::new(),
         tasks: sleeps(tasks, task_ms),
         shuffle_write: Default::default(),
+        input: Default::default(),
         lineage: None,
     };
     prepare_job(executors, nodes, vec![stage], FaultController::default())
@@ -481,6 +482,7 @@ fn shuffle(maps: u64, executors: u64) -> BTreeMap<&'static str, f64> {
             bytes_per_task: 64 << 20,
             records_per_task: 1_000_000,
         },
+        input: Default::default(),
         lineage: None,
     };
     let reduce = StageSpec {
@@ -489,6 +491,7 @@ fn shuffle(maps: u64, executors: u64) -> BTreeMap<&'static str, f64> {
         parents: vec![0],
         tasks: sleeps(maps, 100),
         shuffle_write: Default::default(),
+        input: Default::default(),
         lineage: None,
     };
     let kill = PlannedFault {

@@ -283,6 +283,10 @@ pub struct StageSpec {
     /// stage whose sizes the program does not give.
     #[serde(default)]
     pub shuffle_write: ShuffleWriteSize,
+    /// What each task reads from its input (a HadoopRDD's split, the cached blocks of a
+    /// `.cache()`d RDD): the event log's `Input Metrics`; zero for a stage without input.
+    #[serde(default)]
+    pub input: InputSize,
     /// The stage's RDDs and call stack as a program gives them (the event log's `RDD Info`,
     /// `Details` and the job's `spark.rdd.scope`); `None`: the one RDD of `rdd_description`.
     #[serde(default)]
@@ -361,6 +365,14 @@ impl RddScope {
 /// Bytes and records each map task of a stage writes to its shuffle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShuffleWriteSize {
+    pub bytes_per_task: u64,
+    pub records_per_task: u64,
+}
+
+/// Bytes and records each task of a stage reads from its input (`InputMetrics.bytesRead` /
+/// `recordsRead`: a HadoopRDD's split, or a cached RDD block).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputSize {
     pub bytes_per_task: u64,
     pub records_per_task: u64,
 }

@@ -311,6 +311,7 @@ fn probe_program(app: &Application) -> UserProgram {
                 failures: None,
             }],
             shuffle_write: Default::default(),
+            input: Default::default(),
             lineage: None,
         }],
     };

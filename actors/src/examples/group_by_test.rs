@@ -149,6 +149,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
             .map(|p| sleep(bytes(p) / GENERATE_BYTES_PER_MS))
             .collect(),
         shuffle_write: ShuffleWriteSize::default(),
+        input: Default::default(),
         lineage: Some(Box::new(StageLineage {
             rdds: pairs1(),
             details: long_form(
@@ -175,6 +176,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
             bytes_per_task: per_map * pair_bytes(a),
             records_per_task: per_map,
         },
+        input: Default::default(),
         lineage: Some(Box::new(StageLineage {
             rdds: pairs1(),
             details: long_form(
@@ -206,6 +208,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
         parents: vec![0],
         tasks: (0..reducers).map(|_| sleep(reduce_ms)).collect(),
         shuffle_write: ShuffleWriteSize::default(),
+        input: Default::default(),
         lineage: Some(Box::new(StageLineage {
             rdds: vec![shuffled],
             details: long_form(

@@ -115,6 +115,7 @@ fn job(iteration: u32, slices: u32) -> JobSpec {
         parents: Vec::new(),
         tasks,
         shuffle_write: ShuffleWriteSize::default(),
+        input: Default::default(),
         lineage: Some(Box::new(StageLineage {
             rdds: vec![map, points],
             details: call_site_long_form(

@@ -25,6 +25,7 @@ impl Scheduler {
             failure_reason,
             is_shuffle_map: !s.is_result,
             shuffle_write: s.shuffle_write,
+            input: s.input,
             lineage: s.lineage.clone(),
         }
     }
@@ -96,6 +97,7 @@ impl Scheduler {
                     tasks: spec.tasks,
                     shuffle_id,
                     shuffle_write: spec.shuffle_write,
+                    input: spec.input,
                     lineage: spec.lineage,
                     attempt: 0,
                     next_attempt: 0,

@@ -94,6 +94,8 @@ struct Stage {
     /// The shuffle a shuffle-map stage writes.
     shuffle_id: Option<u32>,
     shuffle_write: ShuffleWriteSize,
+    /// What each task reads from its input (the event log's input metrics).
+    input: sparkyard_messages::task::InputSize,
     /// The event log's RDD lineage and call stack, when the program gives them.
     lineage: Option<Box<sparkyard_messages::task::StageLineage>>,
     /// The latest attempt's number and the next one's.

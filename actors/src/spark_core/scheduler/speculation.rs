@@ -544,6 +544,7 @@ mod tests {
                     tasks
                 ],
                 shuffle_write: Default::default(),
+                input: Default::default(),
                 lineage: None,
             }],
         }
