@@ -197,6 +197,8 @@ pub struct Scheduler {
     tracker: MapOutputTrackerMaster,
     /// The BlockManagerMaster's block managers: each executor's host.
     block_managers: DenseMap<ExecutorId, std::rc::Rc<str>>,
+    /// The cached RDD blocks the BlockManagerMaster knows of (empty unless a program caches).
+    rdd_blocks: crate::spark_core::block_manager_master::RddBlocks,
     /// `executorFailureEpoch` and `shuffleFileLostEpoch`.
     executor_failure_epoch: BTreeMap<ExecutorId, u64>,
     shuffle_file_lost_epoch: BTreeMap<ExecutorId, u64>,
@@ -248,6 +250,7 @@ impl Scheduler {
             outputs_by_executor: BTreeMap::new(),
             tracker: MapOutputTrackerMaster::default(),
             block_managers: DenseMap::default(),
+            rdd_blocks: Default::default(),
             executor_failure_epoch: BTreeMap::new(),
             shuffle_file_lost_epoch: BTreeMap::new(),
             decommissioned_hosts: BTreeMap::new(),

@@ -72,7 +72,10 @@ impl Scheduler {
             offer.host,
             offer.executor_id
         );
-        let work = self.stages[&key.1].tasks[partition as usize].clone();
+        let mut work = self.stages[&key.1].tasks[partition as usize].clone();
+        if let TaskWork::CachedRdd(read) = &mut work {
+            read.location = self.rdd_block_location(read.rdd_id, partition);
+        }
         let shuffle = self.shuffle_io(key.1);
         let launch_ms = clock::now_ms();
         self.running.insert(
