@@ -242,6 +242,7 @@ fn prepare(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> PreparedRun 
         parents: Vec::new(),
         tasks: sleeps(tasks, task_ms),
         shuffle_write: Default::default(),
+        input: Default::default(),
         lineage: None,
         preferred_hosts: Vec::new(),
     };
@@ -485,6 +486,7 @@ fn shuffle(maps: u64, executors: u64) -> BTreeMap<&'static str, f64> {
             bytes_per_task: 64 << 20,
             records_per_task: 1_000_000,
         },
+        input: Default::default(),
         lineage: None,
         preferred_hosts: Vec::new(),
     };
@@ -494,6 +496,7 @@ fn shuffle(maps: u64, executors: u64) -> BTreeMap<&'static str, f64> {
         parents: vec![0],
         tasks: sleeps(maps, 100),
         shuffle_write: Default::default(),
+        input: Default::default(),
         lineage: None,
         preferred_hosts: Vec::new(),
     };

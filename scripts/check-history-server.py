@@ -12,7 +12,7 @@ eventlog_v2_* folders, zstd or plain), then checks through its REST API
 (/api/v1/applications, .../<attempt>/executors, allexecutors, jobs, stages and each stage's
 tasks) that every executor (removed ones too, with their reason), job, stage and task (with its
 executor and failure reason) of the logs is there, that each stage's shuffle read/write bytes
-and records are the sums of its tasks' metrics in the log, and that each job's DAG page draws
+and records and its input bytes and records are the sums of its tasks' metrics in the log, and that each job's DAG page draws
 the edges between stages the logs' RDD Parent IDs give (`incoming-edge` in the job page's
 dag-viz metadata). --require-shuffle also fails when no stage shows non-zero shuffle read and
 write (the GroupByTest check of issue 14). Prints PASS or FAIL with the differences,
@@ -96,7 +96,7 @@ def unzstd(data):
 def expected_from(path):
     """What the History Server must show for one log file."""
     app = {"file": os.path.basename(path), "completed": completed(path),
-           "executors": {}, "jobs": {}, "stages": {}, "tasks": {}, "shuffle": {}, "edges": {},
+           "executors": {}, "jobs": {}, "stages": {}, "tasks": {}, "shuffle": {}, "input": {}, "edges": {},
            "rdd_stage": {}}
     for e in read_log(path):
         kind = e["Event"]
@@ -147,6 +147,10 @@ def expected_from(path):
                 sums[1] += r["Total Records Read"]
                 sums[2] += w["Shuffle Bytes Written"]
                 sums[3] += w["Shuffle Records Written"]
+                i = m.get("Input Metrics", {})
+                ins = app["input"].setdefault((e["Stage ID"], e["Stage Attempt ID"]), [0, 0])
+                ins[0] += i.get("Bytes Read", 0)
+                ins[1] += i.get("Records Read", 0)
     return app
 
 
@@ -263,6 +267,18 @@ def check_app(base, app, listing, problems):
         shuffle_seen = shuffle_seen or (got[0] > 0 and got[2] == 0)
     app["shuffle_seen"] = shuffle_seen and any(s["shuffleWriteBytes"] > 0 for s in stages.values())
 
+    input_seen = False
+    for key, want in app["input"].items():
+        s = stages.get(key)
+        if s is None:
+            continue
+        got = (s["inputBytes"], s["inputRecords"])
+        if got != tuple(want):
+            problems.append("%s: stage %s.%s input bytes and records %s, expected %s"
+                            % (where, key[0], key[1], got, tuple(want)))
+        input_seen = input_seen or got[0] > 0
+    app["input_seen"] = input_seen
+
     ui = "/history/%s/%s" % (app["id"], app["attempt"]) if app["attempt"] else "/history/%s" % app["id"]
     edges_checked = 0
     for jid, edges in app["edges"].items():
@@ -334,9 +350,10 @@ def main():
         listing = wait_listed(base, proc, apps, args.timeout)
         for app in apps:
             counts = check_app(base, app, listing, problems)
+            seen = ((", non-zero shuffle read and write" if app["shuffle_seen"] else "")
+                    + (", non-zero input" if app["input_seen"] else ""))
             print("  %s attempt %s (%s): %d executors, %d jobs, %d stages, %d tasks, %d DAG edges checked%s"
-                  % ((app["id"], app["attempt"], app["file"]) + counts + (app["edges_checked"],
-                     ", non-zero shuffle read and write" if app["shuffle_seen"] else "")))
+                  % ((app["id"], app["attempt"], app["file"]) + counts + (app["edges_checked"], seen)))
         if args.require_shuffle and not any(a["shuffle_seen"] for a in apps):
             problems.append("no stage shows non-zero shuffle read and write (--require-shuffle)")
     except Exception as e:  # the server never came up, or answered with an error

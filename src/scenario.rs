@@ -23,7 +23,7 @@ use sparkyard_actors::faults::{
 use sparkyard_actors::kernel::trace::{FaultEvent, FaultTarget, StateChange, TraceKind};
 use sparkyard_actors::rpc::network::{LinkRule, ProcessPattern, RuleAction};
 use sparkyard_actors::world::config::UserProgram;
-use sparkyard_messages::task::{JobSpec, ShuffleWriteSize, StageSpec, TaskWork};
+use sparkyard_messages::task::{InputSize, JobSpec, ShuffleWriteSize, StageSpec, TaskWork};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
@@ -386,16 +386,24 @@ struct RawStage {
     fail: Option<RawFail>,
     /// What each task of a shuffle-map stage writes to its shuffle.
     shuffle_write: Option<RawShuffleWrite>,
-    /// The input each task reads, on the cluster's nodes: its preferred locations.
+    /// What each task reads from the stage's input (a file split, as a HadoopRDD reads it):
+    /// its size and where its block lives.
     input: Option<RawInput>,
 }
 
-/// `input` of a stage: where each task's input block lives (HadoopRDD's preferred locations:
-/// the hosts of its split). Exactly one of `replication` and `hosts`.
+/// `input` of a stage: what each of its tasks reads (the event log's `Input Metrics`) and
+/// where its input block lives (HadoopRDD's preferred locations: the hosts of its split), at
+/// most one of `replication` and `hosts`.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Input")]
 struct RawInput {
+    /// Bytes each task reads (its split of the input; default 0).
+    #[serde(default)]
+    bytes_per_task: u64,
+    /// Records each task reads (default 0).
+    #[serde(default)]
+    records_per_task: u64,
     /// Each task reads one block with this many replicas, placed from the seed as HDFS's
     /// default policy does: a random node, then a node on another rack, then another node on
     /// that second rack (1 to 10).
@@ -420,10 +428,13 @@ struct RawShuffleWrite {
 #[derive(Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a table with one distribution: { fixed_ms = 5000 }, { uniform_ms = [2000, 6000] } or { lognormal_median_ms = 2000, lognormal_sigma = 0.5 }"
+    expecting = "a table with one distribution: { fixed_ms = 5000 }, { uniform_ms = [2000, 6000] }, { lognormal_median_ms = 2000, lognormal_sigma = 0.5 } or { mb_per_s = 100 }"
 )]
 #[schemars(rename = "Duration")]
 struct RawDuration {
+    /// Each task processes the bytes it reads (its `input` and the shuffle output it fetches
+    /// from its parents) at this many MB/s (10^6 bytes) on one core.
+    mb_per_s: Option<f64>,
     /// Every task runs this long, ms.
     fixed_ms: Option<u64>,
     /// Uniform between [lo, hi] ms.
@@ -1128,8 +1139,9 @@ fn workload(w: &RawWorkload, seed: u64, cluster: &ClusterConfig) -> Result<UserP
                     "{at}.parents: {p} is not an earlier stage of this job (parents name stages by index, counting from 0, and only earlier ones)"
                 ));
             }
+            let read = bytes_read_per_task(&job.stages, s);
             let tasks = (0..st.tasks)
-                .map(|i| task(st, i, &mut rng))
+                .map(|i| task(st, i, read, &mut rng))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|m| format!("{at}.{m}"))?;
             stages.push(StageSpec {
@@ -1143,6 +1155,14 @@ fn workload(w: &RawWorkload, seed: u64, cluster: &ClusterConfig) -> Result<UserP
                     .map(|w| ShuffleWriteSize {
                         bytes_per_task: w.bytes_per_task,
                         records_per_task: w.records_per_task,
+                    })
+                    .unwrap_or_default(),
+                input: st
+                    .input
+                    .as_ref()
+                    .map(|i| InputSize {
+                        bytes_per_task: i.bytes_per_task,
+                        records_per_task: i.records_per_task,
                     })
                     .unwrap_or_default(),
                 lineage: None,
@@ -1169,7 +1189,7 @@ fn workload(w: &RawWorkload, seed: u64, cluster: &ClusterConfig) -> Result<UserP
     })
 }
 
-/// Each task's preferred hosts from a stage's `input`.
+/// Each task's preferred hosts from a stage's `input` (none when it names no location).
 fn input_hosts(
     input: &RawInput,
     tasks: u32,
@@ -1200,8 +1220,12 @@ fn input_hosts(
                 .map(|i| hosts[i % hosts.len()].clone())
                 .collect())
         }
-        _ => Err(
-            "input: give exactly one of `replication` (blocks placed from the seed) and `hosts` (explicit hosts per task)".into(),
+        (None, None) if input.bytes_per_task > 0 || input.records_per_task > 0 => Ok(Vec::new()),
+        (None, None) => Err(
+            "input: give what each task reads (bytes_per_task, records_per_task), where its block lives (replication or hosts), or both".into(),
+        ),
+        (Some(_), Some(_)) => Err(
+            "input: give at most one of `replication` (blocks placed from the seed) and `hosts` (explicit hosts per task)".into(),
         ),
     }
 }
@@ -1265,15 +1289,51 @@ fn check_ancestors(job: &RawJob) -> Result<(), String> {
     }
 }
 
-fn task(st: &RawStage, index: u32, rng: &mut ChaCha8Rng) -> Result<TaskWork, String> {
+/// The bytes one task of `stages[s]` reads: its input split, and its share of each parent's
+/// shuffle output (every map task's output is spread evenly over the reduce partitions).
+fn bytes_read_per_task(stages: &[RawStage], s: usize) -> u64 {
+    let st = &stages[s];
+    let input = st.input.as_ref().map_or(0, |i| i.bytes_per_task);
+    let shuffle: u64 = st
+        .parents
+        .iter()
+        .filter_map(|p| stages.get(*p))
+        .map(|p| {
+            let per_map = p.shuffle_write.as_ref().map_or(0, |w| w.bytes_per_task);
+            u64::from(p.tasks).saturating_mul(per_map) / u64::from(st.tasks.max(1))
+        })
+        .fold(0u64, u64::saturating_add);
+    input.saturating_add(shuffle)
+}
+
+fn task(
+    st: &RawStage,
+    index: u32,
+    read_bytes: u64,
+    rng: &mut ChaCha8Rng,
+) -> Result<TaskWork, String> {
     let d = &st.duration;
-    let duration_ms = match (d.fixed_ms, d.uniform_ms, d.lognormal_median_ms) {
-        (Some(ms), None, None) => ms,
-        (None, Some([lo, hi]), None) if lo <= hi => rng.random_range(lo..=hi),
-        (None, Some([lo, hi]), None) => {
+    let throughput = match d.mb_per_s {
+        None => None,
+        Some(mb) if mb.is_finite() && mb > 0.0 => Some(mb),
+        Some(mb) => {
+            return Err(format!(
+                "duration.mb_per_s: must be a positive number of MB/s, got {mb}"
+            ));
+        }
+    };
+    let duration_ms = match (d.fixed_ms, d.uniform_ms, d.lognormal_median_ms, throughput) {
+        (None, None, None, Some(_)) if read_bytes == 0 => {
+            return Err("duration.mb_per_s: the stage reads no bytes (give it an `input`, or parents that set `shuffle_write`), so its tasks' time cannot come from a throughput; use fixed_ms instead".into());
+        }
+        // bytes / (MB/s) = bytes / (mb x 1000 bytes per ms), at least 1 ms.
+        (None, None, None, Some(mb)) => ((read_bytes as f64 / (mb * 1000.0)).ceil() as u64).max(1),
+        (Some(ms), None, None, None) => ms,
+        (None, Some([lo, hi]), None, None) if lo <= hi => rng.random_range(lo..=hi),
+        (None, Some([lo, hi]), None, None) => {
             return Err(format!("duration.uniform_ms: [{lo}, {hi}] is not a range"));
         }
-        (None, None, Some(median)) => {
+        (None, None, Some(median), None) => {
             let sigma = d.lognormal_sigma.unwrap_or(0.5);
             if !(0.0..=5.0).contains(&sigma) {
                 return Err(format!(
@@ -1284,7 +1344,8 @@ fn task(st: &RawStage, index: u32, rng: &mut ChaCha8Rng) -> Result<TaskWork, Str
         }
         _ => {
             return Err(
-                "duration: give exactly one of fixed_ms, uniform_ms, lognormal_median_ms".into(),
+                "duration: give exactly one of fixed_ms, uniform_ms, lognormal_median_ms, mb_per_s"
+                    .into(),
             );
         }
     };

@@ -58,6 +58,14 @@ pub enum DriverEndpointMsg {
         block_manager: BlockManagerId,
         block: ShuffleBlockInfo,
     },
+    /// BlockManagerMaster's `UpdateBlockInfo` for an RDD block an executor's MemoryStore
+    /// stored (`rdd_<rdd_id>_<partition>`, MEMORY_ONLY, `mem_size` bytes).
+    UpdateRddBlockInfo {
+        block_manager: BlockManagerId,
+        rdd_id: u32,
+        partition: u32,
+        mem_size: u64,
+    },
 }
 
 /// `RegisterExecutor(executorId, executorRef, hostname, cores, logUrls, attributes, resources, resourceProfileId)`.

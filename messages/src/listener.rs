@@ -62,6 +62,8 @@ pub struct StageInfo {
     /// What each task of a shuffle-map stage writes (the data model; zero when not given). The
     /// event log derives every shuffle metric from it: a reduce stage reads its parents' output.
     pub shuffle_write: crate::task::ShuffleWriteSize,
+    /// What each task reads from its input (the event log's `Input Metrics`).
+    pub input: crate::task::InputSize,
     /// The stage's RDDs and call stack when the program gives them.
     pub lineage: Option<Box<crate::task::StageLineage>>,
 }

@@ -210,6 +210,27 @@ pub enum TaskWork {
         duration_ms: u64,
         failures: Option<Box<[ReplayedFailure]>>,
     },
+    /// A task over a `.cache()`d RDD's partition (MEMORY_ONLY): `RDD.getOrCompute` asks its
+    /// block manager for `rdd_<rdd>_<partition>` (`BlockManager.getOrElseUpdate`), computes
+    /// and stores it when no block manager holds it, then does its own work.
+    CachedRdd(Box<CachedRddRead>),
+}
+
+/// What a task over a cached RDD's partition reads or computes (`TaskWork::CachedRdd`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CachedRddRead {
+    pub rdd_id: u32,
+    /// The block's estimated size in memory (`SizeEstimator` of its values), bytes.
+    pub block_bytes: u64,
+    /// Records in the partition.
+    pub records: u64,
+    /// Computing the partition when no block manager holds it, ms on one core.
+    pub compute_ms: u64,
+    /// The task's own work on the partition's records, ms.
+    pub work_ms: u64,
+    /// Where the BlockManagerMaster knew the block to be when the task was launched (its
+    /// `getLocations` answer); filled in by the driver, `None` in the program's stage.
+    pub location: Option<BlockManagerId>,
 }
 
 /// One recorded attempt of a replayed task, by attempt number: `class`/`description` of the
@@ -283,6 +304,10 @@ pub struct StageSpec {
     /// stage whose sizes the program does not give.
     #[serde(default)]
     pub shuffle_write: ShuffleWriteSize,
+    /// What each task reads from its input (a HadoopRDD's split, the cached blocks of a
+    /// `.cache()`d RDD): the event log's `Input Metrics`; zero for a stage without input.
+    #[serde(default)]
+    pub input: InputSize,
     /// The stage's RDDs and call stack as a program gives them (the event log's `RDD Info`,
     /// `Details` and the job's `spark.rdd.scope`); `None`: the one RDD of `rdd_description`.
     #[serde(default)]
@@ -365,6 +390,14 @@ impl RddScope {
 /// Bytes and records each map task of a stage writes to its shuffle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShuffleWriteSize {
+    pub bytes_per_task: u64,
+    pub records_per_task: u64,
+}
+
+/// Bytes and records each task of a stage reads from its input (`InputMetrics.bytesRead` /
+/// `recordsRead`: a HadoopRDD's split, or a cached RDD block).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputSize {
     pub bytes_per_task: u64,
     pub records_per_task: u64,
 }

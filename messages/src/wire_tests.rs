@@ -459,6 +459,7 @@ fn driver_and_executor_messages_round_trip() {
                 bytes_per_task: 1 << 20,
                 records_per_task: 1000,
             },
+            input: Default::default(),
             lineage: None,
             preferred_hosts: Vec::new(),
         }],

@@ -16,7 +16,7 @@ use crate::runner::RunResult;
 use sparkyard_actors::world::config::SparkSettings;
 use sparkyard_actors::world::listener::AttemptEvents;
 use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason, TaskInfo};
-use sparkyard_messages::task::{DeterministicLevel, RddScope, ShuffleWriteSize};
+use sparkyard_messages::task::{DeterministicLevel, InputSize, RddScope, ShuffleWriteSize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -452,6 +452,8 @@ struct StageShape {
     rdd_id: u32,
     parents: Vec<u32>,
     shuffle_write: ShuffleWriteSize,
+    /// What each task reads from its input.
+    input: InputSize,
     /// The stage RDD's call site (where its user closure is), for a failed task's frames.
     rdd_callsite: String,
     /// The scope of the action whose job runs the stage (its `Properties`).
@@ -745,6 +747,7 @@ impl LogWriter {
                 rdd_id: s.rdd_id,
                 parents: s.parent_ids.clone(),
                 shuffle_write: s.shuffle_write,
+                input: s.input,
                 rdd_callsite: s.rdd_callsite.clone(),
                 job_scope,
             },
@@ -802,6 +805,8 @@ impl LogWriter {
                 shape.shuffle_write.records_per_task,
             )),
             shuffle_read: self.shuffle_read(shape, &info.executor_id),
+            input: (shape.input != InputSize::default())
+                .then_some((shape.input.bytes_per_task, shape.input.records_per_task)),
         };
         task_metrics::task_metrics(&run, &self.costs)
     }
@@ -1253,6 +1258,7 @@ mod tests {
                 bytes_per_task: bytes,
                 records_per_task: bytes / 100,
             },
+            input: Default::default(),
             lineage: None,
         }
     }

@@ -200,6 +200,7 @@ fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
         tasks,
         // Shuffle sizes from the log are not replayed yet (the data model is not used).
         shuffle_write: Default::default(),
+        input: Default::default(),
         lineage: None,
         preferred_hosts: Vec::new(),
     }

@@ -325,6 +325,7 @@ fn probe_program(app: &Application) -> UserProgram {
                 failures: None,
             }],
             shuffle_write: Default::default(),
+            input: Default::default(),
             lineage: None,
             preferred_hosts: Vec::new(),
         }],

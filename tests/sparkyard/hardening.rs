@@ -82,6 +82,8 @@ fn forty_bad_inputs_each_exit_one_with_a_clear_message_and_no_panic() {
     let scen_two_triggers = file("s4.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[[faults]]\nkind = \"kill-am\"\nat_ms = 1\non_attempt_started = 1\n");
     let scen_bad_parent = file("s5.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 1\nduration = { fixed_ms = 1 }\nparents = [0]\n");
     let scen_zero_tasks = file("s6.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 0\nduration = { fixed_ms = 1 }\n");
+    let scen_no_bytes = file("s6b.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 2\nduration = { mb_per_s = 100 }\n");
+    let scen_bad_rate = file("s6c.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 2\nduration = { mb_per_s = -1 }\ninput = { bytes_per_task = 10 }\n");
     let scen_bad_chaos = file("s7.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[chaos]\nwindow_ms = [5, 1]\nkinds = [\"kill-am\"]\n");
     let scen_bad_kind = file("s8.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[chaos]\nwindow_ms = [1, 5]\nkinds = [\"meteor\"]\n");
     let scen_bad_submit = file(
@@ -251,6 +253,14 @@ fn forty_bad_inputs_each_exit_one_with_a_clear_message_and_no_panic() {
         (
             vec!["run", &scen_zero_tasks],
             "tasks: must be between 1 and 10000000",
+        ),
+        (
+            vec!["run", &scen_no_bytes],
+            "stages[0].duration.mb_per_s: the stage reads no bytes",
+        ),
+        (
+            vec!["run", &scen_bad_rate],
+            "duration.mb_per_s: must be a positive number of MB/s, got -1",
         ),
         (
             vec!["run", &scen_bad_chaos],

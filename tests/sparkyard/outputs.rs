@@ -464,6 +464,7 @@ fn failing_program() -> UserProgram {
             },
         ],
         shuffle_write: Default::default(),
+        input: Default::default(),
         lineage: None,
         preferred_hosts: Vec::new(),
     };
@@ -475,6 +476,91 @@ fn failing_program() -> UserProgram {
             stages: vec![stage],
         }],
     }
+}
+
+/// A job reading a text file: two tasks, each reading a split (HadoopRDD).
+fn input_program() -> UserProgram {
+    let stage = StageSpec {
+        rdd_description: "MapPartitionsRDD[1] at textFile at Input.scala:10".into(),
+        num_partitions: 2,
+        parents: Vec::new(),
+        tasks: vec![
+            TaskWork::Sleep {
+                duration_ms: 40,
+                fail: None,
+            };
+            2
+        ],
+        shuffle_write: Default::default(),
+        input: sparkyard_messages::task::InputSize {
+            bytes_per_task: 589_824,
+            records_per_task: 10_107,
+        },
+        lineage: None,
+    };
+    UserProgram::Synthetic {
+        class: "com.example.Input".into(),
+        app_name: "Input".into(),
+        jobs: vec![JobSpec {
+            call_site: "count at Input.scala:12".into(),
+            stages: vec![stage],
+        }],
+    }
+}
+
+// JsonProtocol.taskMetricsToJson's "Input Metrics" and the internal.metrics.input.*
+// accumulables of a task reading its split, and the stage's totals, as a real Spark 4.0.0 run
+// of `sc.textFile(path, 2).count()` writes them (pyspark 4.0.0, local-cluster: TaskEnd
+// "Input Metrics" {"Bytes Read": 589824, "Records Read": 10107}; StageCompleted's
+// accumulables carry the sums).
+#[test]
+fn tasks_reading_input_carry_spark_input_metrics_and_the_stage_their_sums() {
+    let dir = temp_dir("input");
+    let conf = format!("spark.eventLog.dir={}", dir.display());
+    let mut args = pi_args(&conf, &[]);
+    args[1] = "com.example.Input";
+    let (r, spark) = run_with(&args, recorded(), Some(input_program()));
+    let written = outputs::write_event_logs(&r, &spark).expect("written");
+    let log = lines(&written[0]);
+    let ends = events(&log, "SparkListenerTaskEnd");
+    assert_eq!(ends.len(), 2);
+    for e in &ends {
+        assert_eq!(
+            e["Task Metrics"]["Input Metrics"],
+            serde_json::json!({"Bytes Read": 589_824, "Records Read": 10_107})
+        );
+        let names: Vec<&str> = e["Task Info"]["Accumulables"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|x| x["Name"].as_str()).collect())
+            .unwrap_or_default();
+        assert!(
+            names.ends_with(&[
+                "internal.metrics.input.bytesRead",
+                "internal.metrics.input.recordsRead"
+            ]),
+            "{names:?}"
+        );
+    }
+    let done = events(&log, "SparkListenerStageCompleted");
+    let accums = done[0]["Stage Info"]["Accumulables"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let value = |name: &str| {
+        accums
+            .iter()
+            .find(|a| a["Name"] == name)
+            .map(|a| a["Value"].clone())
+    };
+    assert_eq!(
+        value("internal.metrics.input.bytesRead"),
+        Some(serde_json::json!(2 * 589_824))
+    );
+    assert_eq!(
+        value("internal.metrics.input.recordsRead"),
+        Some(serde_json::json!(2 * 10_107))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

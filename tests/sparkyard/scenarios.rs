@@ -503,3 +503,41 @@ fn decommissioning_migrates_map_outputs_so_no_map_stage_reruns() {
         assert_eq!(r.counters.executors_lost.len(), 2);
     }
 }
+
+/// BlockManager.getOrElseUpdate / BlockManagerMasterEndpoint (updateBlockInfo,
+/// removeBlockManager): GroupByTest caches its 4 pair partitions (4 `UpdateRddBlockInfo`s in
+/// job 0). After executor 2 dies, its 2 partitions have no live copy: job 1's map tasks for
+/// them compute the pairs again (on executor 1, whose storage memory is full, so nothing more
+/// is stored or reported) and take the generation time again; without the loss every job-1
+/// map task finds its block in memory and the job is shorter.
+#[test]
+fn a_lost_executors_cached_blocks_are_computed_again() {
+    let lost = run("group-by-test-executor-lost");
+    // The same run with the kill never firing (12 tasks in all).
+    let kept = run_variant(
+        "group-by-test-executor-lost",
+        "on_tasks_finished = 4",
+        "on_tasks_finished = 1000",
+    )
+    .result;
+    let reports = |r: &RunResult| {
+        delivered_to(r, "CoarseGrainedScheduler")
+            .iter()
+            .filter(|n| **n == "UpdateRddBlockInfo")
+            .count()
+    };
+    assert_eq!(
+        reports(&lost),
+        4,
+        "job 0 stores 4 blocks, the recomputed ones do not fit"
+    );
+    assert_eq!(reports(&kept), 4);
+    assert_eq!(lost.counters.executors_lost.len(), 1);
+    assert!(kept.counters.executors_lost.is_empty());
+    assert!(
+        lost.end_ms > kept.end_ms,
+        "{} vs {}",
+        lost.end_ms,
+        kept.end_ms
+    );
+}

@@ -8,7 +8,8 @@
 
 use super::{call_site_long_form, rdd, scope_of};
 use sparkyard_messages::task::{
-    DeterministicLevel, JobSpec, ShuffleWriteSize, StageLineage, StageSpec, TaskWork,
+    CachedRddRead, DeterministicLevel, InputSize, JobSpec, ShuffleWriteSize, StageLineage,
+    StageSpec, TaskWork,
 };
 
 pub const CLASS: &str = "org.apache.spark.examples.GroupByTest";
@@ -111,6 +112,13 @@ pub fn pairs_of(a: &Args, skewed: bool, p: u32) -> u64 {
     }
 }
 
+/// A cached pair's estimated size in the MemoryStore (`SizeEstimator` with compressed oops:
+/// the Tuple2 24 B, the boxed Integer 16 B, the byte array's 16 B header and its values
+/// rounded up to 8, and the 4 B reference in the unrolled values array); a model, not measured.
+fn cached_pair_bytes(a: &Args) -> u64 {
+    60 + u64::from(a.val_size).div_ceil(8) * 8
+}
+
 fn pair_bytes(a: &Args) -> u64 {
     u64::from(a.val_size) + PAIR_OVERHEAD
 }
@@ -123,6 +131,18 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
     let sleep = |ms: u64| TaskWork::Sleep {
         duration_ms: ms.max(1),
         fail: None,
+    };
+    // Both jobs' first stages read the cached flatMap RDD[1]'s block of their partition
+    // (`rdd_1_<p>`); a task that finds none generates the pairs and stores them.
+    let cached = |p: u32, work_ms: u64| {
+        TaskWork::CachedRdd(Box::new(CachedRddRead {
+            rdd_id: 1,
+            block_bytes: pairs_of(a, skewed, p) * cached_pair_bytes(a),
+            records: pairs_of(a, skewed, p),
+            compute_ms: (bytes(p) / GENERATE_BYTES_PER_MS).max(1),
+            work_ms,
+            location: None,
+        }))
     };
     let pairs1 = || {
         vec![
@@ -145,11 +165,10 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
         rdd_description: flat_map_rdd.clone(),
         num_partitions: maps,
         parents: Vec::new(),
-        tasks: (0..maps)
-            .map(|p| sleep(bytes(p) / GENERATE_BYTES_PER_MS))
-            .collect(),
+        tasks: (0..maps).map(|p| cached(p, 0)).collect(),
         shuffle_write: ShuffleWriteSize::default(),
         preferred_hosts: Vec::new(),
+        input: Default::default(),
         lineage: Some(Box::new(StageLineage {
             rdds: pairs1(),
             details: long_form(
@@ -170,13 +189,19 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
         num_partitions: maps,
         parents: Vec::new(),
         tasks: (0..maps)
-            .map(|p| sleep(bytes(p) / MAP_BYTES_PER_MS))
+            .map(|p| cached(p, (bytes(p) / MAP_BYTES_PER_MS).max(1)))
             .collect(),
         shuffle_write: ShuffleWriteSize {
             bytes_per_task: per_map * pair_bytes(a),
             records_per_task: per_map,
         },
         preferred_hosts: Vec::new(),
+        // RDD.getOrCompute's readCachedBlock: the map side reads its cached block (a skewed
+        // run reports its mappers' average, as its shuffle sizes).
+        input: InputSize {
+            bytes_per_task: per_map * cached_pair_bytes(a),
+            records_per_task: per_map,
+        },
         lineage: Some(Box::new(StageLineage {
             rdds: pairs1(),
             details: long_form(
@@ -209,6 +234,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
         tasks: (0..reducers).map(|_| sleep(reduce_ms)).collect(),
         shuffle_write: ShuffleWriteSize::default(),
         preferred_hosts: Vec::new(),
+        input: Default::default(),
         lineage: Some(Box::new(StageLineage {
             rdds: vec![shuffled],
             details: long_form(

@@ -147,6 +147,7 @@ impl RddGraph {
                 .collect(),
             shuffle_write: w.shuffle_write,
             preferred_hosts: Vec::new(),
+            input: Default::default(),
             lineage: Some(Box::new(StageLineage {
                 rdds: self.stage_rdds(rdd),
                 details: details(rdd, action_scope.is_some()),

@@ -8,7 +8,9 @@
 
 use super::java_random::{JavaRandom, java_double};
 use super::{call_site_long_form, rdd, scope_of};
-use sparkyard_messages::task::{JobSpec, ShuffleWriteSize, StageLineage, StageSpec, TaskWork};
+use sparkyard_messages::task::{
+    CachedRddRead, InputSize, JobSpec, ShuffleWriteSize, StageLineage, StageSpec, TaskWork,
+};
 
 pub const CLASS: &str = "org.apache.spark.examples.SparkLR";
 /// `SparkSession.builder.appName("SparkLR")`.
@@ -35,6 +37,10 @@ pub const WARNING: &str = "WARN: This is a naive implementation of Logistic Regr
 /// A `DataPoint(x, y)` as JavaSerializer writes it inside a ParallelCollectionPartition: the
 /// case class, breeze's DenseVector (data array, offset, stride, length) and D doubles, bytes.
 const POINT_BYTES: u64 = 8 * D as u64 + 48;
+/// A cached point's estimated size in the MemoryStore (`SizeEstimator` with compressed oops:
+/// the DataPoint object 24 B, its DenseVector 32 B, the `double[10]` 96 B, and the reference in
+/// the unrolled values array 4 B); a model, not measured on a JVM.
+const CACHED_POINT_BYTES: u64 = 156;
 /// Deserialising a task's points (the partition travels in the task) and caching them: bytes
 /// per ms on one core.
 const DESERIALIZE_BYTES_PER_MS: u64 = 100_000;
@@ -79,19 +85,32 @@ fn job(iteration: u32, slices: u32) -> JobSpec {
     let tasks = (0..s)
         .map(|p| {
             let points = slice_range(p, s).len() as u64;
-            let compute = points / POINTS_PER_MS;
-            // The first job computes the partitions and caches them; the others read them.
-            let read = if iteration == 1 {
-                points * POINT_BYTES / DESERIALIZE_BYTES_PER_MS
-            } else {
-                0
-            };
-            TaskWork::Sleep {
-                duration_ms: (read + compute).max(1),
-                fail: None,
-            }
+            let work_ms = (points / POINTS_PER_MS).max(1);
+            // Computing the cached partition: deserialising the task's points (the
+            // partition travels in the task) into the block.
+            let read = points * POINT_BYTES / DESERIALIZE_BYTES_PER_MS;
+            let compute_ms = (read + points / POINTS_PER_MS).max(1) - work_ms;
+            TaskWork::CachedRdd(Box::new(CachedRddRead {
+                rdd_id: 0,
+                block_bytes: points * CACHED_POINT_BYTES,
+                records: points,
+                compute_ms,
+                work_ms,
+                location: None,
+            }))
         })
         .collect();
+    // RDD.getOrCompute: a task that finds its block reports the block's size and records as
+    // its input (`readCachedBlock`); the first job computes the blocks and reports none.
+    let points = (N / s) as u64;
+    let input = if iteration == 1 {
+        InputSize::default()
+    } else {
+        InputSize {
+            bytes_per_task: points * CACHED_POINT_BYTES,
+            records_per_task: points,
+        }
+    };
     // Scopes: parallelize 0, then each iteration's map and reduce (`RDD.withScope`).
     let map_scope = 2 * iteration - 1;
     let mut points = rdd(
@@ -116,6 +135,7 @@ fn job(iteration: u32, slices: u32) -> JobSpec {
         tasks,
         shuffle_write: ShuffleWriteSize::default(),
         preferred_hosts: Vec::new(),
+        input,
         lineage: Some(Box::new(StageLineage {
             rdds: vec![map, points],
             details: call_site_long_form(
@@ -242,12 +262,18 @@ mod tests {
         assert_eq!(l.rdds[1].callsite, "parallelize at SparkLR.scala:72");
         assert!(l.rdds[1].cached);
         assert_eq!(l.action_scope.as_ref().map(|s| s.id), Some(10));
-        // The first iteration deserialises and caches its points: it takes longer.
-        let ms = |t: &TaskWork| match t {
-            TaskWork::Sleep { duration_ms, .. } => *duration_ms,
-            _ => 0,
+        // Every job reads the cached ParallelCollectionRDD[0]'s block of its partition
+        // (`rdd_0_<p>`); computing it (a task that finds no block) takes longer than the work.
+        let TaskWork::CachedRdd(read) = &j[1].stages[0].tasks[2] else {
+            panic!("a cached read: {:?}", j[1].stages[0].tasks[2]);
         };
-        assert!(ms(&j[0].stages[0].tasks[0]) > ms(&j[1].stages[0].tasks[0]));
+        assert_eq!((read.rdd_id, read.records), (0, 3334));
+        assert_eq!(read.block_bytes, 3334 * CACHED_POINT_BYTES);
+        assert!(read.compute_ms > read.work_ms);
+        assert_eq!(read.location, None, "the driver fills it in at launch");
+        // RDD.getOrCompute's readCachedBlock: only jobs reading the cache report input.
+        assert_eq!(j[0].stages[0].input, InputSize::default());
+        assert_eq!(j[1].stages[0].input.records_per_task, 3333);
     }
 
     // The data and the initial w come from `new Random(42)`: `generateData` draws its 100,000

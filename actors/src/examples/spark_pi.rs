@@ -59,6 +59,7 @@ pub fn job(slices: u32, seed: u64) -> JobSpec {
         parents: Vec::new(),
         tasks,
         shuffle_write: Default::default(),
+        input: Default::default(),
         lineage: Some(Box::new(lineage())),
         preferred_hosts: Vec::new(),
     };

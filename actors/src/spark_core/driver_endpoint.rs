@@ -11,6 +11,7 @@ use crate::kernel::clock;
 use crate::kernel::small_map::DenseMap;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{EndpointRef, RpcEnv};
+use crate::spark_core::block_manager_master::RddBlockId;
 use crate::spark_core::executor_allocation_manager::{
     self as eam, AllocationListener, ExecutorAllocationClient, ExecutorAllocationManager,
 };
@@ -298,6 +299,18 @@ impl DriverEndpoint {
                 block_manager,
                 block,
             } => self.scheduler.update_map_output(block, block_manager),
+            DriverEndpointMsg::UpdateRddBlockInfo {
+                block_manager,
+                rdd_id,
+                partition,
+                mem_size,
+            } => {
+                let max =
+                    unified_memory_manager::max_memory(self.sim.config.spark.executor_memory_mb);
+                let block = RddBlockId { rdd_id, partition };
+                self.scheduler
+                    .update_rdd_block_info(&block_manager, block, mem_size, max)
+            }
         }
         self.schedule_force_kills(ctx);
         if let Some(ms) = self.resubmit_after_ms.take() {

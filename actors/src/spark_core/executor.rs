@@ -12,10 +12,11 @@ use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::block_manager_decommissioner::{
     BlockManagerDecommissioner, DecommissionerConf, SAVED_ON_DECOMMISSIONED, Step, StoredShuffle,
 };
+use crate::spark_core::block_manager_master::RddBlockId;
 use crate::spark_core::executor_env::{self, block_manager_port};
 use crate::spark_core::executor_log_url_handler;
 use crate::spark_core::memory_store::{EXECUTOR_STORE, MemoryStore};
-use crate::spark_core::unified_memory_manager::max_memory;
+use crate::spark_core::unified_memory_manager::{bytes_to_string, max_memory};
 use crate::world::addresses::app_cache_dir;
 use crate::world::config::CostModel;
 use crate::world::context::SimContext;
@@ -331,11 +332,16 @@ pub enum BackendAnswer {
     Upload(u32, Result<(), RpcFailure>),
 }
 
+/// Remote reads of cached blocks: bytes per ms (100 MB/s, the event log's shuffle fetch rate).
+const FETCH_BYTES_PER_MS: u64 = 100_000;
+
 /// A running task: its timer, so KillTask can cancel it.
 struct RunningTask {
     desc: Box<TaskDescription>,
     timer: SpawnHandle,
     result: TaskResultData,
+    /// The task computes its cached RDD partition and stores the block when it ends.
+    stores_block: bool,
 }
 
 /// Spark's `Executor`: exists once registration succeeded. It runs at most `cores` tasks at a
@@ -345,6 +351,8 @@ struct Executor {
     tasks_run: u64,
     /// The block manager's broadcasts, kept only while its log is (its lines are all it shows).
     blocks: Option<Box<ExecutorBlocks>>,
+    /// The cached RDD blocks in its MemoryStore (empty unless the program caches).
+    rdd_blocks: Vec<(RddBlockId, u64)>,
 }
 
 /// What an executor's block manager holds of the driver's broadcasts.
@@ -872,6 +880,7 @@ impl CoarseGrainedExecutorBackend {
         self.executor = Some(Executor {
             tasks: Vec::new(),
             tasks_run: 0,
+            rdd_blocks: Vec::new(),
             blocks,
         });
         let id = self.args.executor_id;
@@ -991,6 +1000,7 @@ impl CoarseGrainedExecutorBackend {
             .sim
             .faults
             .stretch_task_ms(&self.args.hostname, work_ms);
+        let (work_ms, stores_block) = self.read_cached_partition(&desc, work_ms);
         let (work_ms, result) = match self.fetch_shuffle_input(&desc) {
             // The fetch comes first: a failed one ends the task before its work.
             Some((fetch_ms, failure)) => (fetch_ms, TaskResultData::FetchFailed(Box::new(failure))),
@@ -1013,11 +1023,122 @@ impl CoarseGrainedExecutorBackend {
             desc,
             timer,
             result,
+            stores_block,
         };
         match executor.tasks.iter_mut().find(|(t, _)| *t == tid) {
             // A task id launched twice replaces the first (as a map insert would).
             Some(slot) => slot.1 = task,
             None => executor.tasks.push((tid, task)),
+        }
+    }
+
+    /// `RDD.getOrCompute` -> `BlockManager.getOrElseUpdate(rdd_<rdd>_<partition>)` for a task
+    /// over a cached RDD: a block in this executor's MemoryStore is read locally; one the
+    /// BlockManagerMaster placed on another live executor is fetched (`getRemoteValues`, at the
+    /// shuffle fetch throughput, not stored here: MEMORY_ONLY keeps one replica); otherwise the
+    /// partition is computed and stored when the task ends. Returns the task's time and whether
+    /// it stores the block. One enum test for any other task.
+    fn read_cached_partition(&self, desc: &TaskDescription, work_ms: u64) -> (u64, bool) {
+        let TaskWork::CachedRdd(read) = &desc.work else {
+            return (work_ms, false);
+        };
+        let block = RddBlockId {
+            rdd_id: read.rdd_id,
+            partition: desc.partition_id,
+        };
+        let log = self.env.log();
+        let local = self
+            .executor
+            .as_ref()
+            .is_some_and(|e| e.rdd_blocks.iter().any(|(b, _)| *b == block));
+        if local {
+            info!(log, "executor::BlockManager", "Found block {block} locally");
+            return (work_ms, false);
+        }
+        let port = self.sim.config.spark.shuffle.service_port;
+        let remote = read.location.as_ref().filter(|bm| {
+            bm.executor_id != self.args.executor_id && self.sim.block_server_reachable(bm, port)
+        });
+        if remote.is_some() {
+            info!(
+                log,
+                "executor::BlockManager", "Found block {block} remotely"
+            );
+            let latency = 2 * self.sim.config.costs.network_latency_ms;
+            let fetch = read.block_bytes / FETCH_BYTES_PER_MS;
+            return (work_ms + latency + fetch, false);
+        }
+        // BlockManager.fetchRemoteManagedBuffer: a location that does not answer fails the
+        // fetch; with no location left the partition is computed.
+        if let Some(bm) = read
+            .location
+            .as_ref()
+            .filter(|bm| bm.executor_id != self.args.executor_id)
+        {
+            warn!(
+                log,
+                "executor::BlockManager",
+                "Failed to fetch remote block {block} from [{bm}] (failed attempt 1)\njava.io.IOException: Failed to connect to {}:{}",
+                bm.host,
+                bm.port
+            );
+        }
+        (work_ms + read.compute_ms, true)
+    }
+
+    /// `MemoryStore.putIteratorAsValues` of a computed partition, then the block manager's
+    /// `UpdateBlockInfo` to the BlockManagerMaster (`tellMaster`).
+    fn store_cached_partition(&mut self, desc: &TaskDescription) {
+        let TaskWork::CachedRdd(read) = &desc.work else {
+            return;
+        };
+        let block = RddBlockId {
+            rdd_id: read.rdd_id,
+            partition: desc.partition_id,
+        };
+        let Some(executor) = self.executor.as_mut() else {
+            return;
+        };
+        if executor.rdd_blocks.iter().any(|(b, _)| *b == block) {
+            return;
+        }
+        // MemoryStore.putIteratorAsValues: a block that does not fit is not stored (MEMORY_ONLY
+        // has no disk to fall back to; the only cached RDD's own blocks cannot be evicted for
+        // it), and the task goes on with the values it unrolled.
+        let capacity = max_memory(self.sim.config.spark.executor_memory_mb);
+        let used: u64 = executor.rdd_blocks.iter().map(|(_, n)| n).sum();
+        if used + read.block_bytes > capacity {
+            let computed = bytes_to_string(capacity - used);
+            let log = self.env.log();
+            warn!(
+                log,
+                "executor::MemoryStore",
+                "Not enough space to cache {block} in memory! (computed {computed} so far)"
+            );
+            info!(
+                log,
+                "executor::MemoryStore",
+                "Memory use = {} (blocks) + {computed} (scratch space shared across 1 tasks(s)) = {}. Storage limit = {}.",
+                bytes_to_string(used),
+                bytes_to_string(capacity),
+                bytes_to_string(capacity)
+            );
+            return;
+        }
+        executor.rdd_blocks.push((block, read.block_bytes));
+        if let Some(blocks) = executor.blocks.as_mut() {
+            blocks
+                .store
+                .put_values(self.env.log(), &block.to_string(), read.block_bytes);
+        }
+        if let Some(d) = &self.driver {
+            let msg = DriverEndpointMsg::UpdateRddBlockInfo {
+                block_manager: self.block_manager_id(),
+                rdd_id: block.rdd_id,
+                partition: block.partition,
+                mem_size: read.block_bytes,
+            };
+            self.env.send(d, msg);
         }
     }
 
@@ -1150,6 +1271,9 @@ impl CoarseGrainedExecutorBackend {
             // reason, with no `Exception in task` line.
             f @ TaskResultData::FetchFailed(_) => (TaskState::Failed, f),
             other => {
+                if task.stores_block {
+                    self.store_cached_partition(&task.desc);
+                }
                 if let (TaskResultData::MapStatus(m), Some(w)) = (&other, task.desc.shuffle.write)
                     && self.keeps_shuffle_files()
                 {
@@ -1313,6 +1437,8 @@ fn run_task(work: &TaskWork, attempt: u32, costs: &CostModel) -> (u64, TaskResul
             ),
             None => (*duration_ms, TaskResultData::None),
         },
+        // The cached partition's read or computation is the executor's (read_cached_partition).
+        TaskWork::CachedRdd(read) => (read.work_ms, TaskResultData::None),
         TaskWork::SparkPiDarts { first, darts, seed } => {
             let hits = if costs.sparkpi_real_darts {
                 crate::examples::spark_pi::count_hits(*first, *darts, *seed)

@@ -4,6 +4,7 @@
 //! It knows nothing of YARN: the cluster manager's backend is handed to it by `boot`.
 
 pub mod block_manager_decommissioner;
+pub mod block_manager_master;
 pub mod driver;
 pub mod driver_endpoint;
 pub mod executor;

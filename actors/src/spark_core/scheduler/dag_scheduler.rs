@@ -5,6 +5,8 @@
 
 use super::task_set_manager::LocalityContext;
 use super::*;
+use crate::spark_core::block_manager_master::{BlockAdded, RddBlockId};
+use crate::spark_core::unified_memory_manager::bytes_to_string;
 
 impl Scheduler {
     /// The event log's `StageInfo` for a stage.
@@ -26,6 +28,7 @@ impl Scheduler {
             failure_reason,
             is_shuffle_map: !s.is_result,
             shuffle_write: s.shuffle_write,
+            input: s.input,
             lineage: s.lineage.clone(),
         }
     }
@@ -97,6 +100,7 @@ impl Scheduler {
                     tasks: spec.tasks,
                     shuffle_id,
                     shuffle_write: spec.shuffle_write,
+                    input: spec.input,
                     lineage: spec.lineage,
                     preferred: interned_hosts(spec.preferred_hosts),
                     attempt: 0,
@@ -775,6 +779,53 @@ impl Scheduler {
         self.block_managers.insert(eid, host);
     }
 
+    /// BlockManagerMasterEndpoint.getLocations of a cached RDD block, as the executor's
+    /// `BlockManager.getRemoteValues` would ask it.
+    pub(super) fn rdd_block_location(&self, rdd_id: u32, partition: u32) -> Option<BlockManagerId> {
+        let block = RddBlockId { rdd_id, partition };
+        let executor_id = self.rdd_blocks.location(block)?;
+        let host = self.block_managers.get(executor_id)?;
+        Some(BlockManagerId {
+            executor_id,
+            host: host.to_string(),
+            port: block_manager_port(executor_id),
+        })
+    }
+
+    /// BlockManagerMasterEndpoint.updateBlockInfo of an RDD block an executor stored
+    /// (BlockManagerInfo's `Added <block> in memory on <host:port> (size: .., free: ..)`).
+    pub fn update_rdd_block_info(
+        &mut self,
+        location: &BlockManagerId,
+        block: RddBlockId,
+        mem_size: u64,
+        max_memory: u64,
+    ) {
+        let eid = location.executor_id;
+        let registered = self.block_managers.get(eid).is_some();
+        let hp = format!("{}:{}", location.host, location.port);
+        let size = bytes_to_string(mem_size);
+        match self
+            .rdd_blocks
+            .update_block_info(block, eid, mem_size, max_memory, registered)
+        {
+            BlockAdded::Added { free } => info!(
+                self.log,
+                "driver::BlockManagerInfo",
+                "Added {block} in memory on {hp} (size: {size}, free: {})",
+                bytes_to_string(free)
+            ),
+            BlockAdded::Updated { original, free } => info!(
+                self.log,
+                "driver::BlockManagerInfo",
+                "Updated {block} in memory on {hp} (current size: {size}, original size: {}, free: {})",
+                bytes_to_string(original),
+                bytes_to_string(free)
+            ),
+            BlockAdded::UnknownBlockManager => {}
+        }
+    }
+
     /// `BlockManagerMaster.removeExecutor` -> BlockManagerMasterEndpoint.removeExecutor /
     /// removeBlockManager (which posts `SparkListenerBlockManagerRemoved`).
     fn block_manager_master_remove_executor(&mut self, eid: ExecutorId) {
@@ -785,6 +836,12 @@ impl Scheduler {
         );
         if let Some(host) = self.block_managers.remove(eid) {
             let port = block_manager_port(eid);
+            for block in self.rdd_blocks.remove_executor(eid) {
+                warn!(
+                    self.log,
+                    "driver::BlockManagerMasterEndpoint", "No more replicas available for {block}!"
+                );
+            }
             info!(
                 self.log,
                 "driver::BlockManagerMasterEndpoint",

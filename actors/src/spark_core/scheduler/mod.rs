@@ -101,6 +101,8 @@ struct Stage {
     /// The shuffle a shuffle-map stage writes.
     shuffle_id: Option<u32>,
     shuffle_write: ShuffleWriteSize,
+    /// What each task reads from its input (the event log's input metrics).
+    input: sparkyard_messages::task::InputSize,
     /// The event log's RDD lineage and call stack, when the program gives them.
     lineage: Option<Box<sparkyard_messages::task::StageLineage>>,
     /// Each partition's preferred hosts from its input (empty: none).
@@ -214,6 +216,8 @@ pub struct Scheduler {
     tracker: MapOutputTrackerMaster,
     /// The BlockManagerMaster's block managers: each executor's host.
     block_managers: DenseMap<ExecutorId, std::rc::Rc<str>>,
+    /// The cached RDD blocks the BlockManagerMaster knows of (empty unless a program caches).
+    rdd_blocks: crate::spark_core::block_manager_master::RddBlocks,
     /// `executorFailureEpoch` and `shuffleFileLostEpoch`.
     executor_failure_epoch: BTreeMap<ExecutorId, u64>,
     shuffle_file_lost_epoch: BTreeMap<ExecutorId, u64>,
@@ -269,6 +273,7 @@ impl Scheduler {
             outputs_by_executor: BTreeMap::new(),
             tracker: MapOutputTrackerMaster::default(),
             block_managers: DenseMap::default(),
+            rdd_blocks: Default::default(),
             executor_failure_epoch: BTreeMap::new(),
             shuffle_file_lost_epoch: BTreeMap::new(),
             decommissioned_hosts: BTreeMap::new(),

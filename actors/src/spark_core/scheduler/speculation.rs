@@ -547,6 +547,7 @@ mod tests {
                     tasks
                 ],
                 shuffle_write: Default::default(),
+                input: Default::default(),
                 lineage: None,
                 preferred_hosts: Vec::new(),
             }],

@@ -236,7 +236,10 @@ impl Scheduler {
             offer.executor_id,
             locality.as_str()
         );
-        let work = self.stages[&key.1].tasks[partition as usize].clone();
+        let mut work = self.stages[&key.1].tasks[partition as usize].clone();
+        if let TaskWork::CachedRdd(read) = &mut work {
+            read.location = self.rdd_block_location(read.rdd_id, partition);
+        }
         let shuffle = self.shuffle_io(key.1);
         self.running.insert(
             task_id,

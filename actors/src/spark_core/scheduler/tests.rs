@@ -72,6 +72,7 @@ fn stage(rdd: &str, parents: Vec<usize>) -> StageSpec {
             fail: None,
         }],
         shuffle_write: Default::default(),
+        input: Default::default(),
         lineage: None,
         preferred_hosts: Vec::new(),
     }
