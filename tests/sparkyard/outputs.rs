@@ -497,6 +497,7 @@ fn input_program() -> UserProgram {
             records_per_task: 10_107,
         },
         lineage: None,
+        preferred_hosts: Vec::new(),
     };
     UserProgram::Synthetic {
         class: "com.example.Input".into(),

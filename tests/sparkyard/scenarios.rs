@@ -252,9 +252,12 @@ fn stage_input_is_checked_and_names_the_key() {
     for (input, needle) in [
         (
             "{ replication = 3, hosts = [[\"nm-1.sparkyard.internal\"]] }",
-            "workload.jobs[0].stages[0].input: give exactly one of `replication`",
+            "workload.jobs[0].stages[0].input: give at most one of `replication`",
         ),
-        ("{}", "give exactly one of `replication`"),
+        (
+            "{}",
+            "input: give what each task reads (bytes_per_task, records_per_task)",
+        ),
         (
             "{ replication = 0 }",
             "input.replication: must be between 1 and 10, got 0",

@@ -55,6 +55,7 @@ fn job(n: u32, prefs: Vec<Vec<String>>) -> JobSpec {
                 n as usize
             ],
             shuffle_write: Default::default(),
+            input: Default::default(),
             preferred_hosts: prefs,
             lineage: None,
         }],
@@ -287,6 +288,7 @@ fn reduce_tasks_prefer_the_hosts_with_most_map_output() {
                 bytes_per_task: 1 << 20,
                 records_per_task: 10,
             },
+            input: Default::default(),
             preferred_hosts: Vec::new(),
             lineage: None,
         };
@@ -296,6 +298,7 @@ fn reduce_tasks_prefer_the_hosts_with_most_map_output() {
             parents: vec![0],
             tasks: map.tasks[..2].to_vec(),
             shuffle_write: Default::default(),
+            input: Default::default(),
             preferred_hosts: Vec::new(),
             lineage: None,
         };
