@@ -353,6 +353,45 @@ fn event_log_is_named_as_spark_names_it_and_has_every_required_field() {
     );
     assert!(cp.contains_key(&format!("{pwd}/__spark_libs__/spark-yarn_2.13-4.0.0.jar")));
     assert!(cp.contains_key(&format!("{pwd}/__spark_conf__/__hadoop_conf__")));
+    // What SparkSubmit, the AM (cluster mode) and the SparkContext add to the driver's conf
+    // (Spark 4.0.0 jars: SparkSubmit sets spark.app.submitTime when missing; ApplicationMaster
+    // spark.ui.port=0 and spark.yarn.app.id; SparkContext startTime, driver host/port, executor
+    // id, the s3a defaults and the supplemented java options), as a real 4.0.0 log shows them.
+    let props = &env["Spark Properties"];
+    let prop = |k: &str| props[k].as_str().unwrap_or("").to_string();
+    assert_eq!(prop("spark.executor.id"), "driver");
+    assert_eq!(prop("spark.ui.port"), "0");
+    assert_eq!(prop("spark.yarn.app.id"), "application_1764662400000_0001");
+    assert_eq!(
+        prop("spark.hadoop.fs.s3a.vectored.read.min.seek.size"),
+        "128K"
+    );
+    assert_eq!(
+        prop("spark.hadoop.fs.s3a.vectored.read.max.merged.size"),
+        "2M"
+    );
+    assert!(prop("spark.driver.host").ends_with(".sparkyard.internal"));
+    assert!(prop("spark.driver.port").parse::<u16>().is_ok());
+    let (submit, start) = (prop("spark.app.submitTime"), prop("spark.app.startTime"));
+    let (submit, start) = (
+        submit.parse::<u64>().unwrap_or(0),
+        start.parse::<u64>().unwrap_or(0),
+    );
+    assert!(
+        submit >= 1_764_662_400_000 && submit < start,
+        "{submit} {start}"
+    );
+    for k in [
+        "spark.driver.extraJavaOptions",
+        "spark.executor.extraJavaOptions",
+    ] {
+        assert!(
+            prop(k).starts_with(
+                "-Djava.net.preferIPv6Addresses=false -XX:+IgnoreUnrecognizedVMOptions --add-modules=jdk.incubator.vector "
+            ),
+            "{k}"
+        );
+    }
     // SparkPi's lineage as StageInfo.fromStage records it: the stage's MapPartitionsRDD, then
     // its narrow ancestor, each with its RDDOperationScope (parallelize 0, map 1); the reduce
     // action's scope is the job's spark.rdd.scope (RDD.withScope around sc.runJob).

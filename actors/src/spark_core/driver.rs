@@ -142,7 +142,8 @@ impl Driver {
     /// `spark.yarn.app.id`; SparkContext.scala: `spark.driver.host`, `spark.driver.port`,
     /// `spark.executor.id`, `spark.app.startTime`, the two s3a vectored-read defaults, and the
     /// supplemented `spark.{driver,executor}.extraJavaOptions`). Checked against a real Spark
-    /// 4.0.0 event log (tests/data/eventlogs) and the 4.0.0 jars.
+    /// 4.0.0 event log (tests/data/eventlogs) and the 4.0.0 jars. The Client's
+    /// `spark.app.submitTime` (SparkSubmit) comes with the AM's properties file.
     fn add_context_properties(&self, props: &mut Vec<(String, String)>, host: &str, time: u64) {
         use crate::spark_core::java_options::supplemented;
         let user = &self.sim.config.spark.properties;
@@ -160,6 +161,9 @@ impl Driver {
         set("spark.driver.port", self.env.address().port.to_string());
         set("spark.executor.id", "driver".to_string());
         set("spark.app.startTime", time.to_string());
+        if let Some(submitted) = self.sim.submit_time_ms.get() {
+            set("spark.app.submitTime", submitted.to_string());
+        }
         set(
             "spark.yarn.app.id",
             self.attempt_id.application_id.to_string(),

@@ -668,6 +668,17 @@ impl Actor for Client {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
+        // SparkSubmit.prepareSubmitEnvironment: `spark.app.submitTime` unless the user set it
+        // (SparkSubmit.scala, Spark 4.0.0 jar: set when missing, or always for Kubernetes).
+        if !self
+            .sim
+            .config
+            .spark
+            .properties
+            .contains_key("spark.app.submitTime")
+        {
+            self.sim.submit_time_ms.set(Some(clock::now_epoch_ms()));
+        }
         self.call(
             ctx,
             ClientAnswer::ClusterMetrics,

@@ -57,6 +57,9 @@ pub struct SimContext {
     /// The Client's distributed cache (`__spark_dist_cache__.properties` in the staging
     /// directory): what every executor's launch context localizes. Set at submission.
     pub dist_cache: RefCell<Option<std::sync::Arc<[sparkyard_messages::records::LocalResource]>>>,
+    /// `spark.app.submitTime` as SparkSubmit sets it when missing (epoch ms), carried to the
+    /// driver in `__spark_conf__.properties`. Set when the Client starts.
+    pub submit_time_ms: std::cell::Cell<Option<u64>>,
     pub executors: RefCell<
         std::collections::BTreeMap<(u32, u32), (sparkyard_messages::ids::ContainerId, String)>,
     >,
@@ -96,6 +99,7 @@ impl SimContext {
             current_attempt: std::cell::Cell::new(0),
             am_container: RefCell::new(None),
             dist_cache: RefCell::new(None),
+            submit_time_ms: std::cell::Cell::new(None),
             executors: RefCell::new(std::collections::BTreeMap::new()),
             block_servers: Default::default(),
             host_index: Default::default(),
