@@ -22,6 +22,7 @@ use sparkyard_messages::records::{FinalApplicationStatus, RpcFailure};
 use sparkyard_messages::rpc::{EndpointId, ReplyTo};
 use sparkyard_messages::task::{JobResult, JobSpec, TaskResultData};
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 const SC: &str = "driver::SparkContext";
@@ -81,6 +82,35 @@ pub struct Driver {
     driver_time_spent: bool,
 }
 
+/// The driver's SparkConf once the AM (cluster mode) and the SparkContext have added theirs,
+/// before anything only the running driver knows: the user's properties, the supplemented
+/// `spark.{driver,executor}.extraJavaOptions` (SparkContext `supplementJavaModuleOptions` /
+/// `supplementJavaIPv6Options`), `spark.driver.port` (the driver's RPC port),
+/// `spark.executor.id=driver`, and if missing `spark.ui.port=0` (ApplicationMaster, cluster
+/// mode) and the two s3a vectored-read defaults (SparkContext `setIfMissing`). Checked against
+/// the 4.0.0 jars and a real 4.0.0 event log (tests/data/eventlogs). The event log shows it, and
+/// the AM's ExecutorRunnables build the executors' commands from it (`sc.getConf`).
+pub fn context_conf(user: &BTreeMap<String, String>, driver_port: u16) -> BTreeMap<String, String> {
+    use crate::spark_core::java_options::supplemented;
+    let mut conf = user.clone();
+    for k in [
+        "spark.driver.extraJavaOptions",
+        "spark.executor.extraJavaOptions",
+    ] {
+        conf.insert(k.into(), supplemented(user.get(k).map(String::as_str)));
+    }
+    conf.insert("spark.driver.port".into(), driver_port.to_string());
+    conf.insert("spark.executor.id".into(), "driver".into());
+    for (k, v) in [
+        ("spark.ui.port", "0"),
+        ("spark.hadoop.fs.s3a.vectored.read.min.seek.size", "128K"),
+        ("spark.hadoop.fs.s3a.vectored.read.max.merged.size", "2M"),
+    ] {
+        conf.entry(k.into()).or_insert_with(|| v.into());
+    }
+    conf
+}
+
 impl Driver {
     pub fn start(
         sim: Rc<SimContext>,
@@ -137,49 +167,6 @@ impl Driver {
         }
     }
 
-    /// What the AM and the SparkContext add to the driver's conf before the environment is
-    /// posted (ApplicationMaster.scala cluster mode: `spark.ui.port=0` unless set and
-    /// `spark.yarn.app.id`; SparkContext.scala: `spark.driver.host`, `spark.driver.port`,
-    /// `spark.executor.id`, `spark.app.startTime`, the two s3a vectored-read defaults, and the
-    /// supplemented `spark.{driver,executor}.extraJavaOptions`). Checked against a real Spark
-    /// 4.0.0 event log (tests/data/eventlogs) and the 4.0.0 jars. The Client's
-    /// `spark.app.submitTime` (SparkSubmit) comes with the AM's properties file.
-    fn add_context_properties(&self, props: &mut Vec<(String, String)>, host: &str, time: u64) {
-        use crate::spark_core::java_options::supplemented;
-        let user = &self.sim.config.spark.properties;
-        let mut set = |k: &str, v: String| {
-            props.retain(|(key, _)| key != k);
-            props.push((k.to_string(), v));
-        };
-        for k in [
-            "spark.driver.extraJavaOptions",
-            "spark.executor.extraJavaOptions",
-        ] {
-            set(k, supplemented(user.get(k).map(String::as_str)));
-        }
-        set("spark.driver.host", host.to_string());
-        set("spark.driver.port", self.env.address().port.to_string());
-        set("spark.executor.id", "driver".to_string());
-        set("spark.app.startTime", time.to_string());
-        if let Some(submitted) = self.sim.submit_time_ms.get() {
-            set("spark.app.submitTime", submitted.to_string());
-        }
-        set(
-            "spark.yarn.app.id",
-            self.attempt_id.application_id.to_string(),
-        );
-        let missing = [
-            ("spark.ui.port", "0"),
-            ("spark.hadoop.fs.s3a.vectored.read.min.seek.size", "128K"),
-            ("spark.hadoop.fs.s3a.vectored.read.max.merged.size", "2M"),
-        ];
-        for (k, v) in missing {
-            if !user.contains_key(k) {
-                set(k, v.to_string());
-            }
-        }
-    }
-
     /// What a SparkContext posts first: LogStart, the resource profile, the driver's block
     /// manager, the environment and ApplicationStart.
     fn post_application_start(&self) {
@@ -190,16 +177,20 @@ impl Driver {
         let time = clock::now_epoch_ms();
         let host = self.env.address().host;
         let app_id = self.attempt_id.application_id.to_string();
-        let mut props: Vec<(String, String)> = s
-            .properties
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        props.push(("spark.app.id".into(), app_id.clone()));
-        props.push(("spark.app.name".into(), self.app_name()));
-        self.add_context_properties(&mut props, &host, time);
-        props.sort();
-        props.dedup_by(|a, b| a.0 == b.0);
+        // The conf as the SparkContext holds it when it posts the environment: the AM's and
+        // its own settings, then what only the driver knows (SparkContext.scala: the app's
+        // id and name, `spark.driver.host`, `spark.app.startTime`; SparkSubmit's
+        // `spark.app.submitTime` and the AM's `spark.yarn.app.id` come with it).
+        let mut conf = context_conf(&s.properties, self.env.address().port);
+        conf.insert("spark.app.id".into(), app_id.clone());
+        conf.insert("spark.app.name".into(), self.app_name());
+        conf.insert("spark.driver.host".into(), host.clone());
+        conf.insert("spark.app.startTime".into(), time.to_string());
+        if let Some(submitted) = self.sim.submit_time_ms.get() {
+            conf.insert("spark.app.submitTime".into(), submitted.to_string());
+        }
+        conf.insert("spark.yarn.app.id".into(), app_id.clone());
+        let props: Vec<(String, String)> = conf.into_iter().collect();
         let y = &self.sim.config.yarn;
         let hadoop = vec![
             (

@@ -389,10 +389,12 @@ impl ApplicationMaster {
             .clone()
             .expect("the driver listens");
         let driver_url = format!("spark://CoarseGrainedScheduler@{address}");
-        let java_options = std::sync::Arc::new(ExecutorJavaOptions::from_driver_conf(
-            &self.sim.config.spark,
+        // The allocator launches executors from the driver's conf (`sc.getConf`).
+        let conf = crate::spark_core::driver::context_conf(
+            &self.sim.config.spark.properties,
             address.port,
-        ));
+        );
+        let java_options = std::sync::Arc::new(ExecutorJavaOptions::from_driver_conf(&conf));
         self.log_launch_context(&driver_url, &java_options);
         let Some(yarn_scheduler) = self
             .env

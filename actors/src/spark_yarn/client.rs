@@ -572,11 +572,10 @@ pub fn am_command(s: &crate::world::config::SparkSettings, app_id: &str) -> Stri
         .properties
         .get("spark.driver.extraJavaOptions")
         .map(|o| {
-            let words: Vec<String> = split_command_string(o)
-                .iter()
-                .map(|w| w.replace("{{APP_ID}}", app_id))
-                .collect();
-            format!(" {}", join_escaped(words.iter().map(String::as_str)))
+            let words = split_command_string(o);
+            // Utils.substituteAppId
+            let words = words.iter().map(|w| w.replace("{{APP_ID}}", app_id));
+            format!(" {}", join_escaped(words))
         })
         .unwrap_or_default();
     format!(

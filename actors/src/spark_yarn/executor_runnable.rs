@@ -6,9 +6,7 @@ use crate::debug;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::java_options::{
     conf_iteration_bin, is_executor_startup_conf, split_command_string, substitute_app_n_exec_ids,
-    supplemented,
 };
-use crate::world::config::SparkSettings;
 use crate::world::context::SimContext;
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::executor_runnable::ExecutorRunnableMsg;
@@ -19,6 +17,7 @@ use sparkyard_messages::records::{
 };
 use sparkyard_messages::rpc::{EndpointId, StartContainersResponse};
 use sparkyard_messages::yarn_allocator::YarnAllocatorMsg;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -219,40 +218,37 @@ pub fn escape_for_shell(arg: &str) -> String {
 /// the SparkContext left it, and `SparkConf.isExecutorStartupConf`'s `-Dkey=value`s.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecutorJavaOptions {
-    /// The options' words, escaped and joined, when they name no `{{APP_ID}}` /
-    /// `{{EXECUTOR_ID}}`; else the words before substitution.
-    extra: Result<String, Vec<String>>,
+    extra: ExtraJavaOptions,
     /// ` '-Dspark.driver.port=N' '-Dspark.ui.port=0'`..., each with its leading space.
     startup: String,
 }
 
-impl ExecutorJavaOptions {
-    /// From the driver's conf: the user's properties, the driver's RPC port
-    /// (`spark.driver.port`) and the `spark.ui.port=0` the AM sets in cluster mode
-    /// (ApplicationMaster.scala: `System.setProperty(UI_PORT.key, "0")` unless set).
-    pub fn from_driver_conf(s: &SparkSettings, driver_port: u16) -> Self {
-        Self::from_properties(&s.properties, driver_port)
-    }
+/// `spark.executor.extraJavaOptions` split into words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ExtraJavaOptions {
+    /// Escaped and joined once: the words name no `{{APP_ID}}` / `{{EXECUTOR_ID}}`.
+    Escaped(String),
+    /// The words before `Utils.substituteAppNExecIds`, escaped per executor.
+    PerExecutor(Vec<String>),
+}
 
-    fn from_properties(props: &BTreeMap<String, String>, driver_port: u16) -> Self {
-        let user = props
+impl ExecutorJavaOptions {
+    /// From the driver's conf (`driver::context_conf`: `sc.getConf` as the AM hands it to the
+    /// allocator).
+    pub fn from_driver_conf(conf: &BTreeMap<String, String>) -> Self {
+        let opts = conf
             .get("spark.executor.extraJavaOptions")
-            .map(String::as_str);
-        let words = split_command_string(&supplemented(user));
+            .map_or("", String::as_str);
+        let words = split_command_string(opts);
         let extra = if words.iter().any(|w| w.contains("{{")) {
-            Err(words)
+            ExtraJavaOptions::PerExecutor(words)
         } else {
-            Ok(join_escaped(words.iter().map(String::as_str)))
+            ExtraJavaOptions::Escaped(join_escaped(&words))
         };
-        let mut confs: Vec<(String, String)> = props
+        let mut confs: Vec<(&String, &String)> = conf
             .iter()
             .filter(|(k, _)| is_executor_startup_conf(k))
-            .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        confs.push(("spark.driver.port".into(), driver_port.to_string()));
-        if !props.contains_key("spark.ui.port") {
-            confs.push(("spark.ui.port".into(), "0".into()));
-        }
         confs.sort_by_key(|(k, _)| conf_iteration_bin(k));
         let startup = confs
             .iter()
@@ -262,24 +258,27 @@ impl ExecutorJavaOptions {
     }
 
     /// The escaped options for one executor (`Utils.substituteAppNExecIds` first).
-    fn extra_java_options(&self, app_id: &str, executor_id: ExecutorId) -> String {
+    fn extra_java_options(&self, app_id: &str, executor_id: ExecutorId) -> Cow<'_, str> {
         match &self.extra {
-            Ok(joined) => joined.clone(),
-            Err(words) => {
+            ExtraJavaOptions::Escaped(joined) => Cow::Borrowed(joined),
+            ExtraJavaOptions::PerExecutor(words) => {
                 let id = executor_id.to_string();
-                let subst: Vec<String> = words
+                let subst = words
                     .iter()
-                    .map(|w| substitute_app_n_exec_ids(w, app_id, &id))
-                    .collect();
-                join_escaped(subst.iter().map(String::as_str))
+                    .map(|w| substitute_app_n_exec_ids(w, app_id, &id));
+                Cow::Owned(join_escaped(subst))
             }
         }
     }
 }
 
 /// Words escaped for the shell, joined by spaces (the command is the words joined).
-pub fn join_escaped<'a>(words: impl Iterator<Item = &'a str>) -> String {
-    words.map(escape_for_shell).collect::<Vec<_>>().join(" ")
+pub fn join_escaped<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> String {
+    let escaped: Vec<String> = words
+        .into_iter()
+        .map(|w| escape_for_shell(w.as_ref()))
+        .collect();
+    escaped.join(" ")
 }
 
 impl Actor for ExecutorRunnable {
@@ -383,7 +382,8 @@ mod command_tests {
         );
         props.insert("spark.network.timeout".to_string(), "300s".to_string());
         props.insert("spark.executor.memory".to_string(), "2g".to_string());
-        let opts = ExecutorJavaOptions::from_properties(&props, 40123);
+        let conf = crate::spark_core::driver::context_conf(&props, 40123);
+        let opts = ExecutorJavaOptions::from_driver_conf(&conf);
         let args = ExecutorArguments {
             driver_url: "spark://CoarseGrainedScheduler@nm-1:40123".into(),
             executor_id: ExecutorId(7),
@@ -414,5 +414,11 @@ mod command_tests {
             "'-Dspark.driver.port=40123' '-Dspark.network.timeout=300s' '-Dspark.ui.port=0'"
         );
         assert!(!cmd.contains("spark.executor.memory"));
+        // A user's spark.driver.port gives way to the port the driver bound: one -D for it.
+        props.insert("spark.driver.port".to_string(), "7078".to_string());
+        let conf = crate::spark_core::driver::context_conf(&props, 40123);
+        let cmd = executor_command(2048, &ExecutorJavaOptions::from_driver_conf(&conf), &args);
+        assert_eq!(cmd.matches("-Dspark.driver.port=").count(), 1, "{cmd}");
+        assert!(cmd.contains("'-Dspark.driver.port=40123'"), "{cmd}");
     }
 }
