@@ -503,32 +503,56 @@ impl DriverEndpoint {
     /// `makeOffers`: one executor (`makeOffers(executorId)`, after a status update or a
     /// registration), or every active one (ReviveOffers), in one `resourceOffers` call.
     fn make_offers(&mut self, only: Option<ExecutorId>) {
-        let one = only.and_then(|id| self.work_offer(id));
+        match only {
+            Some(id) => {
+                self.make_offer(id);
+                self.update_offerable(id);
+            }
+            None => self.make_offers_to_all(),
+        }
+    }
+
+    /// `makeOffers(executorId)`: the per-task path, one offer on the stack and no walk. The
+    /// caller updates the executor's place among the offerable ones.
+    fn make_offer(&mut self, id: ExecutorId) {
+        let Some(mut offer) = self.work_offer(id) else {
+            return;
+        };
         if !self.scheduler.has_pending_tasks() {
             // An active executor's host is known to the scheduler even with nothing pending
             // (resourceOffers registers it otherwise).
-            if let Some(o) = one {
-                self.scheduler.executor_offered(o.executor_id, &o.host);
-            }
+            self.scheduler
+                .executor_offered(offer.executor_id, &offer.host);
+            return;
+        }
+        let mut tasks = std::mem::take(&mut self.offered);
+        self.scheduler
+            .resource_offers(std::slice::from_mut(&mut offer), false, &mut tasks);
+        if !tasks.is_empty()
+            && let Some(e) = self.executors.get_mut(id)
+        {
+            e.free_cores = offer.cores;
+        }
+        self.launch_tasks(tasks);
+    }
+
+    /// `makeOffers()` (ReviveOffers): every active executor with free cores.
+    fn make_offers_to_all(&mut self) {
+        if !self.scheduler.has_pending_tasks() {
             return;
         }
         let mut offers = std::mem::take(&mut self.offers);
         offers.clear();
-        match only {
-            Some(_) => offers.extend(one),
-            // The executors with free cores, as a walk over all of them would find them, less
-            // those whose offer would launch nothing: waiting for a loss reason, or with fewer
-            // free cores than a task needs.
-            None => {
-                let mut at = None;
-                while let Some(id) = self.offerable.next(at) {
-                    offers.extend(self.work_offer(id));
-                    at = Some(id);
-                }
-            }
+        // The executors with free cores, as a walk over all of them would find them, less
+        // those whose offer would launch nothing: waiting for a loss reason, or with fewer
+        // free cores than a task needs.
+        let mut at = None;
+        while let Some(id) = self.offerable.next(at) {
+            offers.extend(self.work_offer(id));
+            at = Some(id);
         }
         if !offers.is_empty() {
-            self.launch_offers(&mut offers, only.is_none());
+            self.launch_offers(&mut offers);
         }
         self.offers = offers;
     }
@@ -550,24 +574,31 @@ impl DriverEndpoint {
         })
     }
 
-    /// `scheduler.resourceOffers(workOffers, isAllFreeResources)` then `launchTasks`: the
-    /// offers' cores left are the executors' free cores, and each task goes to its executor in
-    /// the order the scheduler launched them (grouped by the shuffled offers).
-    fn launch_offers(&mut self, offers: &mut [WorkerOffer], all_free: bool) {
+    /// `scheduler.resourceOffers(workOffers, isAllFreeResources = true)` then `launchTasks`:
+    /// the offers' cores left are the executors' free cores.
+    fn launch_offers(&mut self, offers: &mut [WorkerOffer]) {
         let mut tasks = std::mem::take(&mut self.offered);
-        self.scheduler.resource_offers(offers, all_free, &mut tasks);
+        self.scheduler.resource_offers(offers, true, &mut tasks);
+        if !tasks.is_empty() {
+            for o in offers.iter() {
+                let Some(e) = self.executors.get_mut(o.executor_id) else {
+                    continue;
+                };
+                if e.free_cores != o.cores {
+                    e.free_cores = o.cores;
+                    self.update_offerable(o.executor_id);
+                }
+            }
+        }
+        self.launch_tasks(tasks);
+    }
+
+    /// `launchTasks`: each task goes to its executor in the order the scheduler launched them
+    /// (grouped by the shuffled offers); the drained list is kept for the next round.
+    fn launch_tasks(&mut self, mut tasks: Vec<sparkyard_messages::task::TaskDescription>) {
         if tasks.is_empty() {
             self.offered = tasks;
             return;
-        }
-        for o in offers.iter() {
-            let Some(e) = self.executors.get_mut(o.executor_id) else {
-                continue;
-            };
-            if e.free_cores != o.cores {
-                e.free_cores = o.cores;
-                self.update_offerable(o.executor_id);
-            }
         }
         self.sim.observe(RunEvent::TasksLaunched {
             count: tasks.len() as u64,
@@ -623,7 +654,11 @@ impl DriverEndpoint {
                 self.sim.violations.check(inv::FREE_CORES, check);
                 e.free_cores = e.free_cores.min(e.total_cores);
             }
-            self.update_offerable(u.executor_id);
+            // The offer below updates the executor's place among the offerable ones; before
+            // it only a revive among the events would read that place.
+            if !events.is_empty() {
+                self.update_offerable(u.executor_id);
+            }
             self.handle_events(events);
             self.make_offers(Some(u.executor_id));
         } else {

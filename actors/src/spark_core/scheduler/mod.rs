@@ -187,6 +187,8 @@ pub struct Scheduler {
     rng: ChaCha8Rng,
     /// The offer index of each task launched in a `resourceOffers` round (reused).
     launch_order: Vec<u32>,
+    /// The tasks a single offer took from one task set, launched after its turn (reused).
+    taken: Vec<(task_set_manager::Dequeued, task_set_manager::StartedCopy)>,
     next_job: u32,
     next_stage: u32,
     next_shuffle: u32,
@@ -256,6 +258,7 @@ impl Scheduler {
             topology: Topology::default(),
             rng: ChaCha8Rng::seed_from_u64(0),
             launch_order: Vec::new(),
+            taken: Vec::new(),
             next_job: 0,
             next_stage: 0,
             next_shuffle: 0,

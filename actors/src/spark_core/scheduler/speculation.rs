@@ -197,6 +197,9 @@ impl Scheduler {
 
     /// `resourceOffer`'s bookkeeping of a launch (`copiesRunning`, `taskAttempts`); a launch
     /// while another copy runs is the speculative one.
+    // Off the per-task path: out of line, so it does not crowd the instruction cache.
+    #[cold]
+    #[inline(never)]
     pub(super) fn speculation_on_launch(&mut self, key: TsKey, index: u32, tid: TaskId) {
         let Some(task) = self.running.get(tid) else {
             return;
@@ -215,6 +218,9 @@ impl Scheduler {
     }
 
     /// An attempt ended without success (failure, kill, executor loss).
+    // Off the per-task path: out of line, so it does not crowd the instruction cache.
+    #[cold]
+    #[inline(never)]
     pub(super) fn speculation_task_failed(&mut self, task: &RunningTask) {
         if let Some(spec) = self
             .task_sets
@@ -228,6 +234,9 @@ impl Scheduler {
     /// `handleSuccessfulTask`'s first check: a success of an attempt killed because another
     /// succeeded is handled as `TaskKilled("Finish but did not commit due to another attempt
     /// succeeded")`. Returns the reason when it is.
+    // Off the per-task path: out of line, so it does not crowd the instruction cache.
+    #[cold]
+    #[inline(never)]
     pub(super) fn speculation_late_success(&mut self, task: &RunningTask) -> Option<String> {
         let tsm = self.task_sets.get_mut(&task.key)?;
         let spec = tsm.spec.as_mut()?;
@@ -243,6 +252,9 @@ impl Scheduler {
     /// `handleSuccessfulTask`: the duration joins `successfulTaskDurations`, and every other
     /// running attempt of the task is killed (`Killing attempt A for task N.A in stage S.A (TID
     /// T) on HOST as the attempt B succeeded on HOST`, Spark 4.0's text from its jar).
+    // Off the per-task path: out of line, so it does not crowd the instruction cache.
+    #[cold]
+    #[inline(never)]
     pub(super) fn speculation_task_succeeded(
         &mut self,
         task: &RunningTask,

@@ -2,7 +2,7 @@
 //! updates, `taskSetFinished`, `killAllTaskAttempts` and `executorLost`.
 
 use super::locality::TaskLocality;
-use super::task_set_manager::{Dequeued, LocalityContext};
+use super::task_set_manager::{Dequeued, LocalityContext, StartedCopy};
 use super::*;
 use std::ops::Bound::{Excluded, Unbounded};
 
@@ -28,6 +28,10 @@ impl Scheduler {
         all_free: bool,
         launched: &mut Vec<TaskDescription>,
     ) {
+        if let [offer] = offers {
+            self.resource_offers_one(offer, all_free, launched);
+            return;
+        }
         if self.any_executor_added(offers) {
             self.recompute_locality_all();
         }
@@ -53,6 +57,123 @@ impl Scheduler {
         }
         order.clear();
         self.launch_order = order;
+    }
+
+    /// `resourceOffers` with one offer (`makeOffers(executorId)`, the per-task path): the same
+    /// rounds as the general path, which for a single offer come down to taking tasks from each
+    /// task set, level by level, while the offer has cores and the set hands one out (a pass
+    /// over one offer launches at most one task, and passes go on while one launches). Nothing
+    /// to shuffle or regroup, so none of that code runs per task.
+    fn resource_offers_one(
+        &mut self,
+        offer: &mut WorkerOffer,
+        all_free: bool,
+        launched: &mut Vec<TaskDescription>,
+    ) {
+        if self.topology.executor_added(offer.executor_id, &offer.host) {
+            self.recompute_locality_all();
+        }
+        let now_ms = clock::now_ms();
+        let mut next = self.runnable.first().copied();
+        while let Some(key) = next {
+            if offer.cores < self.task_cpus {
+                break;
+            }
+            self.offer_one_task_set(key, offer, all_free, now_ms, launched);
+            next = self.runnable_after(key);
+        }
+    }
+
+    /// `offer_task_set` for a single offer. Without speculation (whose dequeue reads the
+    /// attempts launched so far, which `launch` records), the set's whole share is taken under
+    /// one borrow of it, and the tasks are launched after: the set's counts change at each
+    /// take, so every later take sees what Spark's would.
+    fn offer_one_task_set(
+        &mut self,
+        key: TsKey,
+        offer: &mut WorkerOffer,
+        all_free: bool,
+        now_ms: u64,
+        launched: &mut Vec<TaskDescription>,
+    ) {
+        if self.speculation.is_some() {
+            return self.offer_one_task_set_launching_each(key, offer, all_free, now_ms, launched);
+        }
+        let Some(tsm) = self.task_sets.get_mut(&key) else {
+            self.runnable.remove(&key);
+            return;
+        };
+        let cx = LocalityContext {
+            topology: &self.topology,
+            settings: &self.locality,
+            now_ms,
+        };
+        let mut taken = std::mem::take(&mut self.taken);
+        let mut round = OfferRound::default();
+        let mut cores = offer.cores;
+        let levels = tsm.levels;
+        for &level in levels.as_slice() {
+            while cores >= self.task_cpus {
+                let (task, rejected) = tsm.resource_offer(&offer.host, level, &cx);
+                round.no_rejects &= !rejected;
+                let Some(d) = task else { break };
+                cores -= self.task_cpus;
+                round.launched(d.locality);
+                taken.push((d, tsm.start_copy(d.index)));
+            }
+            if cores < self.task_cpus {
+                break;
+            }
+        }
+        tsm.end_offer_round(&round, all_free, now_ms, &self.locality);
+        if !tsm.has_pending() {
+            self.runnable.remove(&key);
+        }
+        offer.cores = cores;
+        for (d, copy) in taken.drain(..) {
+            launched.push(self.launch_copy(key, d, copy, offer, now_ms));
+        }
+        self.taken = taken;
+    }
+
+    /// `offer_one_task_set` with speculation on: each task is launched as it is taken.
+    #[inline(never)]
+    fn offer_one_task_set_launching_each(
+        &mut self,
+        key: TsKey,
+        offer: &mut WorkerOffer,
+        all_free: bool,
+        now_ms: u64,
+        launched: &mut Vec<TaskDescription>,
+    ) {
+        let Some(tsm) = self.task_sets.get(&key) else {
+            self.runnable.remove(&key);
+            return;
+        };
+        let levels = tsm.levels;
+        let mut round = OfferRound::default();
+        for &level in levels.as_slice() {
+            while offer.cores >= self.task_cpus {
+                let Some(tsm) = self.task_sets.get_mut(&key) else {
+                    return;
+                };
+                let cx = LocalityContext {
+                    topology: &self.topology,
+                    settings: &self.locality,
+                    now_ms,
+                };
+                let (task, rejected) = tsm.resource_offer(&offer.host, level, &cx);
+                round.no_rejects &= !rejected;
+                let Some(d) = task else { break };
+                offer.cores -= self.task_cpus;
+                round.launched(d.locality);
+                launched.push(self.launch(key, d, offer, now_ms));
+            }
+            if offer.cores < self.task_cpus {
+                break;
+            }
+        }
+        self.end_offer_round(key, round, all_free, now_ms);
     }
 
     /// Whether an offer comes from an executor not seen before (it is alive from now on).
@@ -111,9 +232,7 @@ impl Scheduler {
             return;
         };
         let levels = tsm.levels;
-        let mut launched_any = false;
-        let mut no_rejects = true;
-        let mut global_min: Option<TaskLocality> = None;
+        let mut round = OfferRound::default();
         for level in levels.as_slice() {
             if offers.iter().all(|o| o.cores < self.task_cpus) {
                 break;
@@ -121,25 +240,21 @@ impl Scheduler {
             loop {
                 let (no_reject, min) = self
                     .resource_offer_single_task_set(key, *level, offers, now_ms, launched, order);
-                no_rejects &= no_reject;
+                round.no_rejects &= no_reject;
                 let Some(min) = min else { break };
-                launched_any = true;
-                global_min = Some(global_min.map_or(min, |g| g.min(min)));
+                round.launched(min);
             }
         }
+        self.end_offer_round(key, round, all_free, now_ms);
+    }
+
+    /// The end of a task set's share of `resourceOffers`: the delay-scheduling reset, and the
+    /// set leaves the runnable ones when nothing is pending.
+    fn end_offer_round(&mut self, key: TsKey, round: OfferRound, all_free: bool, now_ms: u64) {
         let Some(tsm) = self.task_sets.get_mut(&key) else {
             return;
         };
-        if self.locality.legacy_reset_on_task_launch {
-            // The timer was reset at each launch (TaskSetManager.resourceOffer).
-        } else if no_rejects {
-            if launched_any && (all_free || tsm.no_rejects_since_last_reset) {
-                tsm.reset_delay_schedule_timer(global_min, now_ms);
-                tsm.no_rejects_since_last_reset = true;
-            }
-        } else {
-            tsm.no_rejects_since_last_reset = false;
-        }
+        tsm.end_offer_round(&round, all_free, now_ms, &self.locality);
         if !tsm.has_pending() {
             self.runnable.remove(&key);
         }
@@ -206,22 +321,36 @@ impl Scheduler {
         offer: &WorkerOffer,
         launch_ms: u64,
     ) -> TaskDescription {
+        let index = dequeued.index;
+        let tsm = self.task_sets.get_mut(&key).expect("runnable task set");
+        let copy = tsm.start_copy(index);
+        self.launch_copy(key, dequeued, copy, offer, launch_ms)
+    }
+
+    /// `launch` once the task set has counted the copy: the task id, the `Starting task` line,
+    /// the running task and its TaskStart, and the description the executor gets.
+    fn launch_copy(
+        &mut self,
+        key: TsKey,
+        dequeued: Dequeued,
+        copy: StartedCopy,
+        offer: &WorkerOffer,
+        launch_ms: u64,
+    ) -> TaskDescription {
         let Dequeued {
             index,
             locality,
             speculative,
         } = dequeued;
+        let StartedCopy {
+            attempt,
+            stage_attempt,
+            partition,
+            map_epoch,
+        } = copy;
         let task_id = TaskId(self.next_task);
         self.next_task += 1;
         self.tasks_launched += 1;
-        let tsm = self.task_sets.get_mut(&key).expect("runnable task set");
-        let attempt = tsm.launches[index as usize];
-        tsm.launches[index as usize] += 1;
-        tsm.running += 1;
-        tsm.copies_running[index as usize] += 1;
-        let stage_attempt = tsm.stage_attempt;
-        let partition = tsm.partitions[index as usize];
-        let map_epoch = tsm.epoch;
         let name = TaskName {
             index,
             attempt,
@@ -236,11 +365,18 @@ impl Scheduler {
             offer.executor_id,
             locality.as_str()
         );
-        let mut work = self.stages[&key.1].tasks[partition as usize].clone();
+        let stage = &self.stages[&key.1];
+        let task_binary = stage.task_binary;
+        let mut work = stage.tasks[partition as usize].clone();
+        let reads_or_writes_shuffle = !stage.parents.is_empty() || stage.shuffle_id.is_some();
         if let TaskWork::CachedRdd(read) = &mut work {
             read.location = self.rdd_block_location(read.rdd_id, partition);
         }
-        let shuffle = self.shuffle_io(key.1);
+        let shuffle = if reads_or_writes_shuffle {
+            self.shuffle_io(key.1)
+        } else {
+            ShuffleIo::default()
+        };
         self.running.insert(
             task_id,
             Box::new(RunningTask {
@@ -296,17 +432,16 @@ impl Scheduler {
             cpus: self.task_cpus,
             work,
             shuffle,
-            task_binary: self.stages[&key.1].task_binary,
+            task_binary,
         }
     }
 
     /// A task's shuffle side: the output a ShuffleMapTask writes, and the map outputs a task
     /// of a stage reading a shuffle fetches (its first parent's; the tracker's current plan).
+    /// Out of line: a stage without a shuffle does not need it.
+    #[inline(never)]
     fn shuffle_io(&mut self, stage: u32) -> ShuffleIo {
         let s = &self.stages[&stage];
-        if s.parents.is_empty() && s.shuffle_id.is_none() {
-            return ShuffleIo::default();
-        }
         let write = s.shuffle_id.map(|shuffle_id| ShuffleWrite {
             shuffle_id,
             num_reduces: self.num_reduces(stage),
@@ -541,6 +676,32 @@ impl Scheduler {
             events.extend(self.handle_failure(tid, task, text, end, by_app));
         }
         events
+    }
+}
+
+/// A task set's share of one `resourceOffers` round so far.
+pub(super) struct OfferRound {
+    /// No offer was rejected by delay scheduling.
+    pub(super) no_rejects: bool,
+    pub(super) launched_any: bool,
+    /// The most local level launched at (`globalMinLocality`).
+    pub(super) min_locality: Option<TaskLocality>,
+}
+
+impl Default for OfferRound {
+    fn default() -> Self {
+        OfferRound {
+            no_rejects: true,
+            launched_any: false,
+            min_locality: None,
+        }
+    }
+}
+
+impl OfferRound {
+    fn launched(&mut self, locality: TaskLocality) {
+        self.launched_any = true;
+        self.min_locality = Some(self.min_locality.map_or(locality, |m| m.min(locality)));
     }
 }
 

@@ -6,6 +6,7 @@
 use super::locality::{
     LocalityLevels, PendingTasks, TaskLocality, Topology, dequeue_from_list, more_tasks_to_run_in,
 };
+use super::task_scheduler_impl::OfferRound;
 use super::*;
 use crate::world::config::LocalitySettings;
 use std::rc::Rc;
@@ -56,6 +57,17 @@ pub(super) struct Dequeued {
     pub index: u32,
     pub locality: TaskLocality,
     pub speculative: bool,
+}
+
+/// A copy of a task the set has counted as launched (`prepareLaunchingTask`'s bookkeeping).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StartedCopy {
+    /// Its attempt number (the index's launches before it).
+    pub attempt: u32,
+    pub stage_attempt: u32,
+    pub partition: u32,
+    /// The MapOutputTracker's epoch of the set (`Task.epoch`).
+    pub map_epoch: u64,
 }
 
 /// What a task set needs to know about where its tasks would like to run.
@@ -254,6 +266,44 @@ impl TaskSetManager {
             && max_locality == TaskLocality::Any
             && (!self.pending.all().is_empty() || self.has_speculative_pending());
         (task, rejected)
+    }
+
+    /// A copy of `index` launches: its attempt number, and the set's running counts.
+    pub(super) fn start_copy(&mut self, index: u32) -> StartedCopy {
+        let i = index as usize;
+        let attempt = self.launches[i];
+        self.launches[i] += 1;
+        self.running += 1;
+        self.copies_running[i] += 1;
+        StartedCopy {
+            attempt,
+            stage_attempt: self.stage_attempt,
+            partition: self.partitions[i],
+            map_epoch: self.epoch,
+        }
+    }
+
+    /// TaskSchedulerImpl's delay-scheduling reset after the set's share of a `resourceOffers`
+    /// round (`legacyLocalityWaitReset` false, Spark's default): the timer is reset when no
+    /// offer was rejected and something launched, if the round offered all free resources or
+    /// nothing was rejected since the last reset (`noRejectsSinceLastReset`).
+    pub(super) fn end_offer_round(
+        &mut self,
+        round: &OfferRound,
+        all_free: bool,
+        now_ms: u64,
+        settings: &LocalitySettings,
+    ) {
+        if settings.legacy_reset_on_task_launch {
+            // The timer was reset at each launch (TaskSetManager.resourceOffer).
+        } else if round.no_rejects {
+            if round.launched_any && (all_free || self.no_rejects_since_last_reset) {
+                self.reset_delay_schedule_timer(round.min_locality, now_ms);
+                self.no_rejects_since_last_reset = true;
+            }
+        } else {
+            self.no_rejects_since_last_reset = false;
+        }
     }
 
     /// `resetDelayScheduleTimer(minLocality)`.
@@ -456,6 +506,9 @@ impl Scheduler {
 
     /// `TaskSchedulerImpl.notifyPartitionCompletion` -> `TaskSetManager.markPartitionCompleted`:
     /// a partition an earlier attempt finished is done in the latest attempt too.
+    // Off the per-task path: out of line, so it does not crowd the instruction cache.
+    #[cold]
+    #[inline(never)]
     fn notify_partition_completion(&mut self, stage: u32, partition: u32) {
         let s = &self.stages[&stage];
         let key = (s.job_id, stage, s.attempt);
@@ -482,6 +535,9 @@ impl Scheduler {
     /// the partition counts as done and the set becomes a zombie (its stage attempt has
     /// failed), the failure does not count toward `spark.task.maxFailures`; then the
     /// DAGScheduler's handling.
+    // Off the per-task path: out of line, so it does not crowd the instruction cache.
+    #[cold]
+    #[inline(never)]
     pub(super) fn fetch_failed(
         &mut self,
         tid: TaskId,
@@ -521,6 +577,9 @@ impl Scheduler {
     /// `TaskSetManager.handleFailedTask` (Spark 4.0): the `Lost task` line is WARN, except an
     /// executor loss not caused by the app (INFO, not counted) and a repeat of an exception
     /// within `spark.logging.exceptionPrintInterval` (INFO, `[duplicate N]`).
+    // Off the per-task path: out of line, so it does not crowd the instruction cache.
+    #[cold]
+    #[inline(never)]
     pub(super) fn handle_failure(
         &mut self,
         tid: TaskId,
