@@ -1148,14 +1148,7 @@ impl ExecutorAllocationClient for DriverEndpoint {
         let Some(yarn) = self.yarn_scheduler() else {
             return false;
         };
-        // YarnSchedulerBackend.prepareRequestExecutors: the hosts of excluded nodes are not
-        // passed as preferred hosts.
-        let local: Vec<(String, u32)> = hints
-            .host_to_local_task_count
-            .iter()
-            .filter(|(h, _)| !self.excluded_nodes.contains(*h))
-            .map(|(h, n)| (h.clone(), *n))
-            .collect();
+        let local = hints.hosts_without(&self.excluded_nodes);
         let req = sparkyard_messages::application_master::RequestExecutors {
             resource_profile_to_total_execs: vec![(0, total)],
             num_locality_aware_tasks_per_resource_profile_id: vec![(

@@ -41,6 +41,19 @@ pub struct PlacementHints {
     pub host_to_local_task_count: BTreeMap<String, u32>,
 }
 
+impl PlacementHints {
+    /// The hosts and their task counts as `RequestExecutors` carries them:
+    /// `YarnSchedulerBackend.prepareRequestExecutors` leaves out the excluded nodes ("ignore
+    /// preferences for nodes that are excluded").
+    pub fn hosts_without(&self, excluded: &BTreeSet<String>) -> Vec<(String, u32)> {
+        self.host_to_local_task_count
+            .iter()
+            .filter(|(h, _)| !excluded.contains(*h))
+            .map(|(h, n)| (h.clone(), *n))
+            .collect()
+    }
+}
+
 /// `stageAttemptToExecutorPlacementHints` for one stage attempt: its tasks with a preference
 /// and how many prefer each host.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -1094,5 +1107,21 @@ mod tests {
         );
         m.on_stage_completed(2, 0);
         assert_eq!(m.placement_hints(), &PlacementHints::default());
+    }
+
+    // YarnSchedulerBackendSuite "RequestExecutors reflects node excludelist and is
+    // serializable": the request's hostToLocalTaskCount leaves out the excluded nodes.
+    #[test]
+    fn excluded_nodes_are_not_preferred_hosts() {
+        let hints = PlacementHints {
+            num_locality_aware_tasks: 3,
+            host_to_local_task_count: [("a", 1), ("b", 2), ("d", 4)]
+                .iter()
+                .map(|(h, n)| (h.to_string(), *n))
+                .collect(),
+        };
+        let excluded: BTreeSet<String> = ["a", "b", "c"].iter().map(|h| h.to_string()).collect();
+        assert_eq!(hints.hosts_without(&excluded), vec![("d".to_string(), 4)]);
+        assert_eq!(hints.hosts_without(&BTreeSet::new()).len(), 3);
     }
 }
