@@ -66,6 +66,12 @@ pub struct RequestExecutors {
     pub resource_profile_to_total_execs: Vec<(u32, u32)>,
     pub num_locality_aware_tasks_per_resource_profile_id: Vec<(u32, u32)>,
     pub excluded_nodes: Vec<String>,
+    /// `hostToLocalTaskCount` (per resource profile id, Spark's `rpHostToLocalTaskCount`): the
+    /// preferred hosts of the pending tasks with how many would run locally on each, sorted by
+    /// host; the excluded nodes already filtered out (`YarnSchedulerBackend.
+    /// prepareRequestExecutors`). Empty without dynamic allocation.
+    #[serde(default)]
+    pub host_to_local_task_count: Vec<(u32, Vec<(String, u32)>)>,
 }
 
 /// The `YarnAM` endpoint (`ApplicationMaster.AMEndpoint`).

@@ -66,6 +66,11 @@ pub struct StageInfo {
     pub input: crate::task::InputSize,
     /// The stage's RDDs and call stack when the program gives them.
     pub lineage: Option<Box<crate::task::StageLineage>>,
+    /// `taskLocalityPreferences`: the preferred hosts of each task of a submitted attempt
+    /// (`makeNewStageAttempt(..., taskIdToLocations.values)`); empty in the JobStart's infos,
+    /// for a stage whose tasks prefer no host, and when no listener hears the event. The event
+    /// log does not write it (JsonProtocol); dynamic allocation's placement hints read it.
+    pub task_locality_preferences: Vec<Vec<String>>,
 }
 
 /// One `SparkListenerEvent`.

@@ -76,6 +76,25 @@ pub struct AllocateRequest {
     /// The node label expression of the container requests (`spark.yarn.executor.
     /// nodeLabelExpression`, YarnAllocator's `ContainerRequest(..., labelExpression.orNull)`).
     pub node_label_expression: Option<String>,
+    /// The node- and rack-specific asks whose count changed since the last heartbeat, with
+    /// their new count (AMRMClient sends the `ResourceRequest` of each changed resource name;
+    /// the `*` ask travels as `add_requests` / `remove_requests`). Empty without locality.
+    #[serde(default)]
+    pub locality_asks: Vec<LocalityAsk>,
+}
+
+/// A resource name other than `*` in a `ResourceRequest`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum ResourceName {
+    Node(String),
+    Rack(String),
+}
+
+/// One `ResourceRequest` for a node or a rack: how many containers the AM still wants there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocalityAsk {
+    pub resource_name: ResourceName,
+    pub num_containers: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

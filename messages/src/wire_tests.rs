@@ -145,6 +145,7 @@ fn request_executors() -> RequestExecutors {
         resource_profile_to_total_execs: vec![(0, 4)],
         num_locality_aware_tasks_per_resource_profile_id: vec![],
         excluded_nodes: vec!["nm-3".into()],
+        host_to_local_task_count: vec![(0, vec![("nm-1".into(), 3)])],
     }
 }
 fn task() -> TaskDescription {
@@ -310,6 +311,10 @@ fn yarn_messages_round_trip() {
                 blacklist_additions: vec!["h".into()],
                 blacklist_removals: vec![],
                 node_label_expression: None,
+                locality_asks: vec![crate::resource_manager::LocalityAsk {
+                    resource_name: crate::resource_manager::ResourceName::Rack("/r1".into()),
+                    num_containers: 1,
+                }],
             },
         ),
         ResourceManagerMsg::FinishApplicationMaster(

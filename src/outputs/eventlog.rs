@@ -1260,6 +1260,7 @@ mod tests {
             },
             input: Default::default(),
             lineage: None,
+            task_locality_preferences: Vec::new(),
         }
     }
 

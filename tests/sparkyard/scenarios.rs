@@ -544,3 +544,70 @@ fn a_lost_executors_cached_blocks_are_computed_again() {
         kept.end_ms
     );
 }
+
+/// The hosts executors registered on and the (host, locality) of each task start, from the
+/// run's typed listener events.
+fn executor_hosts_and_task_localities(r: &RunResult) -> (Vec<String>, Vec<(String, &'static str)>) {
+    use sparkyard_messages::listener::ListenerEvent;
+    let mut hosts = Vec::new();
+    let mut tasks = Vec::new();
+    for e in r.events.iter().flat_map(|a| a.events.iter()) {
+        match e {
+            ListenerEvent::ExecutorAdded { host, .. } => hosts.push(host.clone()),
+            ListenerEvent::TaskStart { info, .. } => tasks.push((info.host.clone(), info.locality)),
+            _ => {}
+        }
+    }
+    (hosts, tasks)
+}
+
+/// locality-aware-allocation: with dynamic allocation the stage's preferred hosts go with
+/// every RequestExecutors (ExecutorAllocationManager.updateExecutorPlacementHints), the
+/// YarnAllocator asks for containers on them (LocalityPreferredContainerPlacementStrategy) and
+/// the CapacityScheduler places them NODE_LOCAL (RegularContainerAllocator.canAssign): every
+/// executor runs where blocks are, and half the tasks run NODE_LOCAL. The same workload
+/// without block locations asks for any host, and the executors spread over the cluster
+/// (one OFF_SWITCH container per node heartbeat), onto nodes without data.
+#[test]
+fn locality_aware_requests_put_executors_on_the_data_nodes() {
+    let data = [
+        "nm-2.sparkyard.internal",
+        "nm-3.sparkyard.internal",
+        "nm-5.sparkyard.internal",
+        "nm-6.sparkyard.internal",
+    ];
+    let opts = || RunOptions {
+        record_events: true,
+        ..RunOptions::default()
+    };
+    let r = crate::common::bundled_scenario("locality-aware-allocation", opts());
+    let (hosts, tasks) = executor_hosts_and_task_localities(&r);
+    assert_eq!(hosts.len(), 8);
+    assert!(
+        hosts.iter().all(|h| data.contains(&h.as_str())),
+        "{hosts:?}"
+    );
+    let local = tasks.iter().filter(|(_, l)| *l == "NODE_LOCAL").count();
+    assert_eq!((tasks.len(), local), (16, 8));
+
+    let text = std::fs::read_to_string("config/scenarios/locality-aware-allocation.toml")
+        .expect("bundled");
+    let without: String = text[..text.find("[expect]").expect("has expectations")]
+        .lines()
+        .filter(|l| !l.starts_with("input = "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let dir = std::env::temp_dir().join(format!("sparkyard-alloc5-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("no-locality.toml");
+    std::fs::write(&path, without).expect("written");
+    let s = scenario::load(&path).expect("loads");
+    let plain = scenario::run(&s, None, opts()).expect("runs").result;
+    let (hosts, tasks) = executor_hosts_and_task_localities(&plain);
+    assert!(
+        hosts.iter().any(|h| !data.contains(&h.as_str())),
+        "{hosts:?}"
+    );
+    assert!(tasks.iter().all(|(_, l)| *l == "PROCESS_LOCAL"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

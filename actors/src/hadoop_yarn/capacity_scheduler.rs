@@ -10,6 +10,8 @@
 use crate::world::config::{HeartbeatAssignments, QueueSpec};
 use sparkyard_messages::ids::{ApplicationAttemptId, ContainerId, NodeId};
 use sparkyard_messages::records::{Container, Resource};
+use sparkyard_messages::resource_manager::{LocalityAsk, ResourceName};
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// `InvalidResourceRequestException`'s class name.
@@ -89,6 +91,82 @@ struct SchedulerAttempt {
     am_resource: Resource,
     /// Activated (`activateApplications`): its AM container may be assigned.
     active: bool,
+    /// Its node and rack asks, once it sent one (an attempt asking only `*` has none).
+    locality: Option<Box<LocalityAsks>>,
+}
+
+/// An attempt's asks for resource names other than `*` (`LocalityAppPlacementAllocator`'s
+/// node and rack `ResourceRequest`s) and its missed scheduling opportunities
+/// (`SchedulerApplicationAttempt.schedulingOpportunities`).
+#[derive(Clone, Debug, Default)]
+struct LocalityAsks {
+    nodes: BTreeMap<String, u32>,
+    racks: BTreeMap<String, u32>,
+    /// Counted at each node offered to the attempt (`addSchedulingOpportunity` in
+    /// `preCheckForNodeCandidateSet`), whether or not it gets a container.
+    missed: Cell<u64>,
+}
+
+impl LocalityAsks {
+    fn count(map: &BTreeMap<String, u32>, name: &str) -> u32 {
+        map.get(name).copied().unwrap_or(0)
+    }
+
+    /// One fewer container wanted on `name` (`decResourceRequest`; a name at 0 leaves).
+    fn decrement(map: &mut BTreeMap<String, u32>, name: &str) {
+        if let Some(n) = map.get_mut(name) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                map.remove(name);
+            }
+        }
+    }
+
+    /// `getUniqueLocationAsks`: the resource names with asks, `*` included.
+    fn unique_location_asks(&self) -> u64 {
+        (self.nodes.len() + self.racks.len() + 1) as u64
+    }
+}
+
+/// Where a container was placed relative to what was asked (`NodeType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeType {
+    NodeLocal,
+    RackLocal,
+    OffSwitch,
+}
+
+/// The leaf queues' locality delays (`CapacitySchedulerConfiguration`:
+/// `yarn.scheduler.capacity.node-locality-delay`, `.rack-locality-additional-delay`,
+/// `.rack-locality-full-reset`), Hadoop's defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalityDelays {
+    /// Missed opportunities before a rack-local container (`DEFAULT_NODE_LOCALITY_DELAY`, 40).
+    pub node_locality_delay: u64,
+    /// Further missed opportunities before an off-switch one; `None` is Hadoop's -1 (the
+    /// wait then scales with the asks: `getLocalityWaitFactor`).
+    pub rack_locality_additional_delay: Option<u64>,
+    /// A rack-local container resets the missed opportunities (`DEFAULT_RACK_LOCALITY_FULL_RESET`).
+    pub rack_locality_full_reset: bool,
+}
+
+impl Default for LocalityDelays {
+    fn default() -> Self {
+        LocalityDelays {
+            node_locality_delay: 40,
+            rack_locality_additional_delay: None,
+            rack_locality_full_reset: true,
+        }
+    }
+}
+
+/// One container `next_assignment` chose.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    attempt: ApplicationAttemptId,
+    resource: Resource,
+    am: bool,
+    kind: NodeType,
 }
 
 /// Why `activateApplications` left an application pending
@@ -188,6 +266,7 @@ pub struct CapacityScheduler {
     activated: Vec<Activated>,
     /// How many containers one node heartbeat may get (`canAllocateMore`).
     per_heartbeat: HeartbeatAssignments,
+    locality_delays: LocalityDelays,
 }
 
 impl CapacityScheduler {
@@ -221,7 +300,13 @@ impl CapacityScheduler {
             pending_am: VecDeque::new(),
             asking: BTreeSet::new(),
             per_heartbeat: HeartbeatAssignments::default(),
+            locality_delays: LocalityDelays::default(),
         }
+    }
+
+    /// The queues' locality delays (Hadoop's defaults until set).
+    pub fn set_locality_delays(&mut self, delays: LocalityDelays) {
+        self.locality_delays = delays;
     }
 
     /// The cluster's `per-node-heartbeat.*` keys (Hadoop's defaults until set).
@@ -424,6 +509,7 @@ impl CapacityScheduler {
                 user: user.to_string(),
                 am_resource: am,
                 active: false,
+                locality: None,
             },
         );
         self.queues[q].pending.push((attempt, None));
@@ -641,6 +727,29 @@ impl CapacityScheduler {
         }
     }
 
+    /// `allocate`'s node and rack `ResourceRequest`s: each name's count is replaced by the
+    /// AM's (AppSchedulingInfo.updateResourceRequests).
+    pub fn update_locality_asks(&mut self, attempt: ApplicationAttemptId, asks: &[LocalityAsk]) {
+        if asks.is_empty() {
+            return;
+        }
+        let Some(a) = self.attempts.get_mut(&attempt) else {
+            return;
+        };
+        let loc = a.locality.get_or_insert_with(Box::default);
+        for ask in asks {
+            let (map, name) = match &ask.resource_name {
+                ResourceName::Node(n) => (&mut loc.nodes, n),
+                ResourceName::Rack(r) => (&mut loc.racks, r),
+            };
+            if ask.num_containers == 0 {
+                map.remove(name);
+            } else {
+                map.insert(name.clone(), ask.num_containers);
+            }
+        }
+    }
+
     /// The attempt asks for nothing more (it unregistered, or its AM container ended), and an
     /// AM container not placed yet is no longer wanted.
     pub fn stop_attempt(&mut self, attempt: ApplicationAttemptId) {
@@ -676,10 +785,9 @@ impl CapacityScheduler {
 
     /// `nodeUpdate` -> `allocateContainersToNode(nodeId, true)` for a heartbeat of node `idx`:
     /// one container at a time, each time to the queue first in `queue_order` that has an
-    /// application with a request that fits, while `canAllocateMore` allows another. Every
-    /// request here is an `ANY` request (Spark's asks without locality, an AM's request), so
-    /// `RegularContainerAllocator` assigns each container OFF_SWITCH, and the off-switch limit
-    /// (1 by default) ends the heartbeat after the first container.
+    /// application with a request that fits, while `canAllocateMore` allows another. Only
+    /// OFF_SWITCH containers count toward the off-switch limit (1 by default), so a `*` ask
+    /// gets one container a heartbeat and node-local asks as many as fit.
     pub fn node_update(&mut self, idx: usize) -> Vec<Assignment> {
         let mut out = Vec::new();
         if self.nodes[idx].decommissioning {
@@ -687,34 +795,63 @@ impl CapacityScheduler {
         }
         let (mut offswitch, mut assigned) = (0u32, 0u32);
         while out.is_empty() || self.can_allocate_more(offswitch, assigned) {
-            let Some((attempt, resource, am)) = self.next_assignment(idx) else {
+            let Some(c) = self.next_assignment(idx) else {
                 break;
             };
-            offswitch += 1;
+            if c.kind == NodeType::OffSwitch {
+                offswitch += 1;
+            }
             assigned += 1;
-            out.push(self.allocate(attempt, idx, resource, am));
-            if am {
-                self.pending_am.retain(|(a, _)| *a != attempt);
+            out.push(self.allocate(c.attempt, idx, c.resource, c.am));
+            if c.am {
+                self.pending_am.retain(|(a, _)| *a != c.attempt);
                 continue;
             }
-            let a = self
-                .attempts
-                .get_mut(&attempt)
-                .expect("next_assignment found it");
-            a.outstanding -= 1;
-            if a.outstanding == 0 {
-                self.asking.remove(&attempt);
-            }
+            self.asks_satisfied(&c, idx);
         }
         out
+    }
+
+    /// `AppPlacementAllocator.allocate`: the `*` ask less one, and for a node-local container
+    /// its node's and rack's, for a rack-local one its rack's; the missed opportunities reset
+    /// after a node-local container (and a rack-local one with `rack-locality-full-reset`),
+    /// never after an off-switch one.
+    fn asks_satisfied(&mut self, c: &Candidate, idx: usize) {
+        let full_reset = self.locality_delays.rack_locality_full_reset;
+        let node = &self.nodes[idx];
+        let a = self
+            .attempts
+            .get_mut(&c.attempt)
+            .expect("next_assignment found it");
+        a.outstanding -= 1;
+        if a.outstanding == 0 {
+            self.asking.remove(&c.attempt);
+        }
+        let Some(loc) = a.locality.as_mut() else {
+            return;
+        };
+        match c.kind {
+            NodeType::NodeLocal => {
+                LocalityAsks::decrement(&mut loc.nodes, &node.node_id.host);
+                LocalityAsks::decrement(&mut loc.racks, &node.rack);
+                loc.missed.set(0);
+            }
+            NodeType::RackLocal => {
+                LocalityAsks::decrement(&mut loc.racks, &node.rack);
+                if full_reset {
+                    loc.missed.set(0);
+                }
+            }
+            NodeType::OffSwitch => {}
+        }
     }
 
     /// `ParentQueue.assignContainers` for one container on node `idx`: the leaf queues in
     /// `queue_order`; in a queue (`LeafQueue.assignContainers`) its applications in FIFO order
     /// (`FifoOrderingPolicy`: the older application first, its AM request like any other), the
-    /// first whose request fits the node and the queue's and user's limits; an application
-    /// whose request does not fit is skipped for the next one.
-    fn next_assignment(&self, idx: usize) -> Option<(ApplicationAttemptId, Resource, bool)> {
+    /// first whose request fits the node and the queue's and user's limits and may be placed
+    /// at this node's locality; an application whose request does not is skipped for the next.
+    fn next_assignment(&self, idx: usize) -> Option<Candidate> {
         let node = &self.nodes[idx];
         if self.queues.len() == 1 {
             return self.leaf_next(0, node);
@@ -727,11 +864,7 @@ impl CapacityScheduler {
     /// `LeafQueue.assignContainers` for one container: queue `q`'s applications, oldest first.
     /// Without AM containers waiting in `q` the asking attempts are already in that order (no
     /// allocation on the hot path); otherwise both lists are merged by attempt id.
-    fn leaf_next(
-        &self,
-        q: usize,
-        node: &SchedulerNode,
-    ) -> Option<(ApplicationAttemptId, Resource, bool)> {
+    fn leaf_next(&self, q: usize, node: &SchedulerNode) -> Option<Candidate> {
         // With one queue every attempt is in it: no lookup per candidate.
         let single = self.queues.len() == 1;
         let in_q =
@@ -746,7 +879,19 @@ impl CapacityScheduler {
                     a.outstanding > 0 && !a.blacklist.contains(&node.node_id.host),
                 ),
             };
-            (ok && node.fits(r) && self.queue_allows(a, r)).then_some((attempt, r, am.is_some()))
+            if !(ok && node.fits(r) && self.queue_allows(a, r)) {
+                return None;
+            }
+            let kind = match (am, &a.locality) {
+                (None, Some(loc)) => self.locality_on(a, loc, node)?,
+                _ => NodeType::OffSwitch,
+            };
+            Some(Candidate {
+                attempt,
+                resource: r,
+                am: am.is_some(),
+                kind,
+            })
         };
         if !self.pending_am.iter().any(|(a, _)| in_q(a)) {
             return self
@@ -764,6 +909,42 @@ impl CapacityScheduler {
         apps.extend(self.asking.iter().filter(|a| in_q(a)).map(|a| (*a, None)));
         apps.sort_by_key(|(a, _)| *a);
         apps.into_iter().find_map(|(a, am)| try_one(a, am))
+    }
+
+    /// `RegularContainerAllocator.assignContainersOnNode` with `canAssign`: the node offered is
+    /// one more scheduling opportunity; a node-local ask for it takes it at once; a rack-local
+    /// ask after more missed opportunities than the node-locality delay (at most the cluster's
+    /// nodes); the `*` ask after the rack delay (`rack-locality-additional-delay` more), or with
+    /// Hadoop's default -1 once the opportunities pass the asks' share of the cluster. `None`:
+    /// the attempt waits (LOCALITY_SKIPPED).
+    fn locality_on(
+        &self,
+        a: &SchedulerAttempt,
+        loc: &LocalityAsks,
+        node: &SchedulerNode,
+    ) -> Option<NodeType> {
+        let missed = loc.missed.get() + 1;
+        loc.missed.set(missed);
+        let cluster = u64::from(self.live_nodes);
+        let on_rack = LocalityAsks::count(&loc.racks, &node.rack) > 0;
+        if on_rack && LocalityAsks::count(&loc.nodes, &node.node_id.host) > 0 {
+            return Some(NodeType::NodeLocal);
+        }
+        let node_delay = cluster.min(self.locality_delays.node_locality_delay);
+        if on_rack && missed > node_delay {
+            return Some(NodeType::RackLocal);
+        }
+        let uniq = loc.unique_location_asks();
+        let off_switch = if uniq == 1 {
+            true
+        } else if let Some(extra) = self.locality_delays.rack_locality_additional_delay {
+            missed > cluster.min(self.locality_delays.node_locality_delay + extra)
+        } else {
+            // getLocalityWaitFactor: min((uniq - 1) / nodes, 1).
+            let factor = ((uniq - 1) as f64 / cluster.max(1) as f64).min(1.0);
+            (cluster as f64).min(f64::from(a.outstanding) * factor) < missed as f64
+        };
+        off_switch.then_some(NodeType::OffSwitch)
     }
 
     /// `PriorityUtilizationQueueOrderingPolicy` (Hadoop 3.4, queue priorities not respected,
@@ -1411,5 +1592,138 @@ mod tests {
             cs.node_update(n);
         }
         assert_eq!(cs.queue_used_mb("etl"), Some(9 * GB));
+    }
+
+    // ---- locality (RegularContainerAllocator.assignContainersOnNode / canAssign) ----
+
+    /// Four 8 GB nodes with Hadoop's default heartbeat limits: n1, n2 on /r1; n3, n4 on /r2.
+    /// The AM of attempt (1, 1) runs on n1.
+    fn racked() -> (CapacityScheduler, ApplicationAttemptId) {
+        let mut cs = CapacityScheduler::new(limits());
+        for (h, r) in [("n1", "/r1"), ("n2", "/r1"), ("n3", "/r2"), ("n4", "/r2")] {
+            cs.add_node(node(h), r.into(), res(8 * GB, 8));
+        }
+        let a = attempt(1, 1);
+        cs.add_attempt(a, res(1024, 1));
+        assert!(cs.node_update(0).iter().any(|x| x.am));
+        (cs, a)
+    }
+
+    fn ask(name: ResourceName, n: u32) -> LocalityAsk {
+        LocalityAsk {
+            resource_name: name,
+            num_containers: n,
+        }
+    }
+
+    /// `n` containers of 1 GB that prefer `host` on `rack` (AMRMClient's node, rack and `*`
+    /// asks).
+    fn ask_on(cs: &mut CapacityScheduler, a: ApplicationAttemptId, host: &str, rack: &str, n: u32) {
+        cs.update_requests(a, res(1024, 1), n, 0, &[], &[]);
+        let asks = [
+            ask(ResourceName::Node(host.into()), n),
+            ask(ResourceName::Rack(rack.into()), n),
+        ];
+        cs.update_locality_asks(a, &asks);
+    }
+
+    fn hosts(out: &[Assignment]) -> Vec<String> {
+        out.iter()
+            .map(|x| x.container.node_id.host.clone())
+            .collect()
+    }
+
+    // TestLeafQueue "testLocalityScheduling" (node-local first): the node the ask names gets
+    // its containers when it heartbeats, all of them on one heartbeat, since only OFF_SWITCH
+    // assignments count toward maximum-offswitch-assignments (CapacityScheduler
+    // .allocateContainersToNode's offswitchCount).
+    #[test]
+    fn node_local_asks_are_placed_on_their_node() {
+        let (mut cs, a) = racked();
+        ask_on(&mut cs, a, "n4", "/r2", 3);
+        assert!(
+            cs.node_update(1).is_empty(),
+            "n2 is neither the node nor its rack"
+        );
+        let out = cs.node_update(3);
+        assert_eq!(hosts(&out), vec!["n4"; 3]);
+        assert_eq!(cs.outstanding(a), 0);
+        let loc = cs.attempts[&a].locality.as_ref().unwrap();
+        assert!(loc.nodes.is_empty() && loc.racks.is_empty());
+        assert_eq!(
+            loc.missed.get(),
+            0,
+            "a node-local container resets the count"
+        );
+    }
+
+    // RegularContainerAllocator.canAssign(RACK_LOCAL): after more missed opportunities than
+    // min(cluster nodes, node-locality-delay) (4 here), a node of the rack will do; the `*`
+    // ask waits longer while the asks are many (getLocalityWaitFactor).
+    #[test]
+    fn rack_local_after_the_node_locality_delay() {
+        let (mut cs, a) = racked();
+        ask_on(&mut cs, a, "n4", "/r2", 8);
+        let mut got = Vec::new();
+        for beat in 1..=5 {
+            let out = cs.node_update(2);
+            got.push((beat, out.len()));
+        }
+        // min(4 nodes, 8 outstanding * (3 names - 1) / 4 nodes = 4) < missed: off-switch from
+        // the 5th opportunity too, but the rack comes first; rack-locality-full-reset then
+        // starts the count again, so the next container of the same heartbeat waits.
+        assert_eq!(got, vec![(1, 0), (2, 0), (3, 0), (4, 0), (5, 1)]);
+        let loc = cs.attempts[&a].locality.as_ref().unwrap();
+        assert_eq!(LocalityAsks::count(&loc.racks, "/r2"), 7);
+        assert_eq!(LocalityAsks::count(&loc.nodes, "n4"), 8);
+        assert_eq!(loc.missed.get(), 1);
+    }
+
+    // RegularContainerAllocator.canAssign(OFF_SWITCH) with rack-locality-additional-delay
+    // -1: `min(nodes, outstanding * localityWaitFactor) < missed`; one OFF_SWITCH container
+    // per heartbeat (the off-switch limit).
+    #[test]
+    fn off_switch_after_the_wait_factor() {
+        let (mut cs, a) = racked();
+        ask_on(&mut cs, a, "n4", "/r2", 2);
+        // min(4, 2 * (3 - 1) / 4 = 1) < missed: the second opportunity on n2 is off-switch.
+        assert!(cs.node_update(1).is_empty());
+        let out = cs.node_update(1);
+        assert_eq!(hosts(&out), vec!["n2"]);
+        assert_eq!(cs.outstanding(a), 1);
+        let loc = cs.attempts[&a].locality.as_ref().unwrap();
+        assert_eq!(
+            loc.missed.get(),
+            2,
+            "an off-switch container does not reset the count"
+        );
+    }
+
+    // canAssign(OFF_SWITCH) with rack-locality-additional-delay set: off-switch only after
+    // min(nodes, node-locality-delay + additional delay) missed opportunities.
+    #[test]
+    fn off_switch_after_the_rack_additional_delay() {
+        let (mut cs, a) = racked();
+        cs.set_locality_delays(LocalityDelays {
+            node_locality_delay: 1,
+            rack_locality_additional_delay: Some(2),
+            rack_locality_full_reset: true,
+        });
+        ask_on(&mut cs, a, "n4", "/r2", 1);
+        let beats: Vec<usize> = (0..4).map(|_| cs.node_update(1).len()).collect();
+        assert_eq!(beats, vec![0, 0, 0, 1]);
+    }
+
+    // An attempt asking only `*` (getUniqueLocationAsks == 1) is never delayed.
+    #[test]
+    fn any_only_asks_are_not_delayed() {
+        let (mut cs, a) = racked();
+        cs.update_requests(a, res(1024, 1), 2, 0, &[], &[]);
+        assert_eq!(
+            cs.node_update(1).len(),
+            1,
+            "one off-switch container a heartbeat"
+        );
+        assert!(cs.attempts[&a].locality.is_none());
     }
 }

@@ -568,6 +568,8 @@ impl ResourceManager {
             &req.blacklist_additions,
             &req.blacklist_removals,
         );
+        self.scheduler
+            .update_locality_asks(attempt_id, &req.locality_asks);
         for cid in req.releases {
             self.release_container(
                 attempt_id,

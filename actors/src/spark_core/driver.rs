@@ -615,6 +615,7 @@ impl Driver {
             resource_profile_to_total_execs: Vec::new(),
             num_locality_aware_tasks_per_resource_profile_id: Vec::new(),
             excluded_nodes: Vec::new(),
+            host_to_local_task_count: Vec::new(),
         };
         let t = self.ask_timeout();
         let me = self.me;

@@ -1179,14 +1179,19 @@ impl DriverEndpoint {
 impl ExecutorAllocationClient for DriverEndpoint {
     /// `requestTotalExecutors` -> `doRequestTotalExecutors`: `RequestExecutors` to the
     /// YarnScheduler endpoint (which warns and answers false before the AM registered).
-    fn request_total_executors(&mut self, total: u32) -> bool {
+    fn request_total_executors(&mut self, total: u32, hints: &eam::PlacementHints) -> bool {
         let Some(yarn) = self.yarn_scheduler() else {
             return false;
         };
+        let local = hints.hosts_without(&self.excluded_nodes);
         let req = sparkyard_messages::application_master::RequestExecutors {
             resource_profile_to_total_execs: vec![(0, total)],
-            num_locality_aware_tasks_per_resource_profile_id: vec![(0, 0)],
+            num_locality_aware_tasks_per_resource_profile_id: vec![(
+                0,
+                hints.num_locality_aware_tasks,
+            )],
             excluded_nodes: self.excluded_nodes.iter().cloned().collect(),
+            host_to_local_task_count: vec![(0, local)],
         };
         self.env.ask(self.me, &yarn, |a| {
             YarnSchedulerMsg::RequestExecutors(a, req)

@@ -6,9 +6,11 @@
 //! `Utils.getDynamicAllocationInitialExecutors` and `validateSettings`.
 //!
 //! Speculative copies count as Spark 4.0 counts them (`SpeculativeTaskSubmitted`, speculative
-//! TaskStart/TaskEnd). Not modelled (nothing in the run produces them yet): unschedulable task
-//! sets (excluded executors), locality hints (the requests carry no preferred hosts) and cached
-//! RDD blocks (so `cachedExecutorIdleTimeout` never applies).
+//! TaskStart/TaskEnd). The executor placement hints (`numLocalityAwareTasksPerResourceProfileId`,
+//! `rpIdToHostToLocalTaskCount`) come from each submitted stage attempt's task locality
+//! preferences and go with every request. Not modelled (nothing in the run produces them yet):
+//! unschedulable task sets (excluded executors) and cached RDD blocks (so
+//! `cachedExecutorIdleTimeout` never applies).
 
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
@@ -29,10 +31,56 @@ const UTILS: &str = "driver::Utils";
 /// `schedule()`'s period (`intervalMillis`).
 pub const INTERVAL_MS: u64 = 100;
 
+/// The executor placement hints of resource profile 0 that go with every request
+/// (`numLocalityAwareTasksPerResourceProfileId(0)`, `rpIdToHostToLocalTaskCount(0)`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlacementHints {
+    /// Tasks of the active stage attempts that prefer some host.
+    pub num_locality_aware_tasks: u32,
+    /// For each preferred host, how many of those tasks prefer it.
+    pub host_to_local_task_count: BTreeMap<String, u32>,
+}
+
+impl PlacementHints {
+    /// The hosts and their task counts as `RequestExecutors` carries them:
+    /// `YarnSchedulerBackend.prepareRequestExecutors` leaves out the excluded nodes ("ignore
+    /// preferences for nodes that are excluded").
+    pub fn hosts_without(&self, excluded: &BTreeSet<String>) -> Vec<(String, u32)> {
+        self.host_to_local_task_count
+            .iter()
+            .filter(|(h, _)| !excluded.contains(*h))
+            .map(|(h, n)| (h.clone(), *n))
+            .collect()
+    }
+}
+
+/// `stageAttemptToExecutorPlacementHints` for one stage attempt: its tasks with a preference
+/// and how many prefer each host.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct StageHints {
+    num_tasks_pending: u32,
+    host_to_count: BTreeMap<String, u32>,
+}
+
+impl StageHints {
+    /// `onStageSubmitted`'s count over `stageInfo.taskLocalityPreferences`.
+    fn from_preferences(prefs: &[Vec<String>]) -> Self {
+        let mut hints = StageHints::default();
+        for hosts in prefs.iter().filter(|h| !h.is_empty()) {
+            hints.num_tasks_pending += 1;
+            for h in hosts {
+                *hints.host_to_count.entry(h.clone()).or_default() += 1;
+            }
+        }
+        hints
+    }
+}
+
 /// What the allocation manager asks of the scheduler backend (`ExecutorAllocationClient`).
 pub trait ExecutorAllocationClient {
-    /// `requestTotalExecutors` for resource profile 0; whether the request was acknowledged.
-    fn request_total_executors(&mut self, total: u32) -> bool;
+    /// `requestTotalExecutors` for resource profile 0 with the placement hints; whether the
+    /// request was acknowledged.
+    fn request_total_executors(&mut self, total: u32, hints: &PlacementHints) -> bool;
     /// `killExecutors(ids, adjustTargetNumExecutors = false, countFailures = false, force =
     /// false)`: the executors actually being killed.
     fn kill_executors(&mut self, ids: &[ExecutorId]) -> Vec<ExecutorId>;
@@ -244,6 +292,10 @@ pub struct ExecutorAllocationManager {
     add_time: u64,
     initializing: bool,
     stages: BTreeMap<(u32, u32), StageAttempt>,
+    /// `stageAttemptToExecutorPlacementHints` (stage attempts with a preferred host only).
+    stage_hints: BTreeMap<(u32, u32), StageHints>,
+    /// Their sum (`updateExecutorPlacementHints`).
+    hints: PlacementHints,
     pub monitor: ExecutorMonitor,
 }
 
@@ -271,6 +323,8 @@ impl ExecutorAllocationManager {
             add_time: NEVER,
             initializing: true,
             stages: BTreeMap::new(),
+            stage_hints: BTreeMap::new(),
+            hints: PlacementHints::default(),
             monitor,
         }
     }
@@ -285,7 +339,12 @@ impl ExecutorAllocationManager {
 
     /// `start()`: the first request, for the initial target.
     pub fn start(&mut self, client: &mut impl ExecutorAllocationClient) {
-        client.request_total_executors(self.target);
+        client.request_total_executors(self.target, &self.hints);
+    }
+
+    /// The placement hints the next request carries.
+    pub fn placement_hints(&self) -> &PlacementHints {
+        &self.hints
     }
 
     fn running_tasks(&self) -> u32 {
@@ -383,7 +442,7 @@ impl ExecutorAllocationManager {
         now: u64,
         client: &mut impl ExecutorAllocationClient,
     ) {
-        if !client.request_total_executors(self.target) {
+        if !client.request_total_executors(self.target, &self.hints) {
             warn!(
                 self.log,
                 EAM, "Unable to reach the cluster manager to request more executors!"
@@ -462,7 +521,7 @@ impl ExecutorAllocationManager {
         } else {
             client.kill_executors(&chosen)
         };
-        client.request_total_executors(self.target);
+        client.request_total_executors(self.target, &self.hints);
         let joined = |v: &[ExecutorId]| {
             v.iter()
                 .map(|i| i.to_string())
@@ -514,8 +573,34 @@ impl ExecutorAllocationManager {
         self.on_scheduler_backlogged(now);
     }
 
+    /// `onStageSubmitted`'s placement hints from the attempt's `taskLocalityPreferences`, then
+    /// `updateExecutorPlacementHints`.
+    pub fn on_stage_placement(&mut self, stage: u32, attempt: u32, prefs: &[Vec<String>]) {
+        let hints = StageHints::from_preferences(prefs);
+        if hints.num_tasks_pending > 0 {
+            self.stage_hints.insert((stage, attempt), hints);
+            self.update_executor_placement_hints();
+        }
+    }
+
+    /// `updateExecutorPlacementHints`: the sum over the stage attempts still running.
+    fn update_executor_placement_hints(&mut self) {
+        let mut hints = PlacementHints::default();
+        for s in self.stage_hints.values() {
+            hints.num_locality_aware_tasks += s.num_tasks_pending;
+            for (h, n) in &s.host_to_count {
+                *hints.host_to_local_task_count.entry(h.clone()).or_default() += n;
+            }
+        }
+        self.hints = hints;
+    }
+
     pub fn on_stage_completed(&mut self, stage: u32, attempt: u32) {
         let key = (stage, attempt);
+        // `stageAttemptToExecutorPlacementHints -= stageAttempt; updateExecutorPlacementHints()`.
+        if self.stage_hints.remove(&key).is_some() {
+            self.update_executor_placement_hints();
+        }
         if let Some(a) = self.stages.get_mut(&key) {
             a.num_tasks = None;
             a.indices = None;
@@ -667,7 +752,9 @@ impl ManagementListener for AllocationListener {
         let mut m = self.0.borrow_mut();
         match event {
             ListenerEvent::StageSubmitted { stage } => {
-                m.on_stage_submitted(stage.stage_id, stage.attempt_id, stage.num_tasks, now)
+                let (id, attempt) = (stage.stage_id, stage.attempt_id);
+                m.on_stage_submitted(id, attempt, stage.num_tasks, now);
+                m.on_stage_placement(id, attempt, &stage.task_locality_preferences);
             }
             ListenerEvent::StageCompleted { stage } => {
                 m.on_stage_completed(stage.stage_id, stage.attempt_id)
@@ -746,12 +833,14 @@ mod tests {
     #[derive(Default)]
     struct Client {
         totals: Vec<u32>,
+        hints: Vec<PlacementHints>,
         killed: Vec<Vec<ExecutorId>>,
     }
 
     impl ExecutorAllocationClient for Client {
-        fn request_total_executors(&mut self, total: u32) -> bool {
+        fn request_total_executors(&mut self, total: u32, hints: &PlacementHints) -> bool {
             self.totals.push(total);
+            self.hints.push(hints.clone());
             true
         }
         fn kill_executors(&mut self, ids: &[ExecutorId]) -> Vec<ExecutorId> {
@@ -949,5 +1038,90 @@ mod tests {
             validate_settings(&settings(0, 2), 1, 1).unwrap()[0].1,
             "Dynamic allocation is enabled without a shuffle service."
         );
+    }
+
+    fn prefs(list: &[&[&str]]) -> Vec<Vec<String>> {
+        list.iter()
+            .map(|hosts| hosts.iter().map(|h| h.to_string()).collect())
+            .collect()
+    }
+
+    fn counts(m: &ExecutorAllocationManager) -> Vec<(&str, u32)> {
+        let h = &m.placement_hints().host_to_local_task_count;
+        h.iter().map(|(k, v)| (k.as_str(), *v)).collect()
+    }
+
+    // ExecutorAllocationManagerSuite "get pending task number and related locality
+    // preference": ExecutorAllocationListener.onStageSubmitted counts the tasks with a
+    // preference and each host's tasks (updateExecutorPlacementHints sums the active stage
+    // attempts), a completed stage's drop out, and every request carries the sums.
+    #[test]
+    fn pending_task_number_and_locality_preference() {
+        let mut m = manager(2, 5, 3);
+        let mut c = Client::default();
+        m.on_stage_submitted(1, 0, 5, 0);
+        m.on_stage_placement(
+            1,
+            0,
+            &prefs(&[
+                &["host1", "host2", "host3"],
+                &["host1", "host2", "host4"],
+                &["host2", "host3", "host4"],
+                &[],
+                &[],
+            ]),
+        );
+        assert_eq!(m.placement_hints().num_locality_aware_tasks, 3);
+        assert_eq!(
+            counts(&m),
+            vec![("host1", 2), ("host2", 3), ("host3", 2), ("host4", 2)]
+        );
+        m.on_stage_submitted(2, 0, 3, 0);
+        m.on_stage_placement(
+            2,
+            0,
+            &prefs(&[
+                &["host2", "host3", "host5"],
+                &["host3", "host4", "host5"],
+                &[],
+            ]),
+        );
+        assert_eq!(m.placement_hints().num_locality_aware_tasks, 5);
+        assert_eq!(
+            counts(&m),
+            vec![
+                ("host1", 2),
+                ("host2", 4),
+                ("host3", 4),
+                ("host4", 3),
+                ("host5", 2)
+            ]
+        );
+        m.start(&mut c);
+        assert_eq!(c.hints[0].num_locality_aware_tasks, 5);
+        m.on_stage_completed(1, 0);
+        assert_eq!(m.placement_hints().num_locality_aware_tasks, 2);
+        assert_eq!(
+            counts(&m),
+            vec![("host2", 1), ("host3", 2), ("host4", 1), ("host5", 2)]
+        );
+        m.on_stage_completed(2, 0);
+        assert_eq!(m.placement_hints(), &PlacementHints::default());
+    }
+
+    // YarnSchedulerBackendSuite "RequestExecutors reflects node excludelist and is
+    // serializable": the request's hostToLocalTaskCount leaves out the excluded nodes.
+    #[test]
+    fn excluded_nodes_are_not_preferred_hosts() {
+        let hints = PlacementHints {
+            num_locality_aware_tasks: 3,
+            host_to_local_task_count: [("a", 1), ("b", 2), ("d", 4)]
+                .iter()
+                .map(|(h, n)| (h.to_string(), *n))
+                .collect(),
+        };
+        let excluded: BTreeSet<String> = ["a", "b", "c"].iter().map(|h| h.to_string()).collect();
+        assert_eq!(hints.hosts_without(&excluded), vec![("d".to_string(), 4)]);
+        assert_eq!(hints.hosts_without(&BTreeSet::new()).len(), 3);
     }
 }

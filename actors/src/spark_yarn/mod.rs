@@ -5,7 +5,9 @@
 pub mod application_master;
 pub mod client;
 pub mod executor_runnable;
+pub mod locality_preferred_container_placement_strategy;
 pub mod yarn_allocator;
 pub mod yarn_allocator_node_health_tracker;
+pub mod yarn_allocator_requests;
 pub mod yarn_allocator_state;
 pub mod yarn_scheduler_endpoint;

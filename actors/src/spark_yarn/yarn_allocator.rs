@@ -10,7 +10,8 @@ use crate::spark_yarn::yarn_allocator_node_health_tracker::{
     AllocationFailure, ExclusionSync, NodeHealthSettings,
 };
 use crate::spark_yarn::yarn_allocator_state::{
-    Completion, ContainerExit, ContainerLaunch, LaunchDecision, RequestUpdate, YarnAllocatorState,
+    Completion, ContainerExit, ContainerLaunch, LaunchDecision, LocalityHints, NewRequests,
+    RequestUpdate, YarnAllocatorState,
 };
 use crate::world::context::SimContext;
 use crate::world::observer::{LostExecutor, RunEvent};
@@ -265,6 +266,7 @@ impl YarnAllocator {
             // createContainerRequest: `new ContainerRequest(resource, nodes, racks, priority,
             // true, labelExpression.orNull)`.
             node_label_expression: self.label_expression.clone(),
+            locality_asks: requests.locality_asks,
         };
         self.in_flight = true;
         let rm = self.peers.rm.clone();
@@ -284,29 +286,57 @@ impl YarnAllocator {
     fn update_resource_requests(&mut self) {
         let log = self.env.log().clone();
         match self.state.update_resource_requests() {
-            Some(RequestUpdate::Request { missing }) => {
-                // Spark 4.0.0's YarnAllocator.updateResourceRequests (its jar, structured
-                // logging): "executor " + "container(s) for ResourceProfile Id: ..." (one space),
-                // and "Submitted " + count + "} unlocalized container requests." (the stray brace
-                // is Spark's own).
-                info!(
-                    log,
-                    TARGET,
-                    "Will request {missing} executor container(s) for ResourceProfile Id: 0, each with {} core(s) and {} MB memory.",
-                    self.resource.vcores,
-                    self.resource.memory_mb
-                );
-                info!(
-                    log,
-                    TARGET, "Submitted {missing}}} unlocalized container requests."
-                );
-            }
+            Some(RequestUpdate::Request(new)) => self.log_new_requests(&new),
             Some(RequestUpdate::Cancel { cancel, target }) => info!(
                 log,
                 TARGET,
                 "Canceling requests for {cancel} executor container(s) to have a new desired total {target} executors."
             ),
             None => {}
+        }
+    }
+
+    /// The `missing > 0` lines of `updateResourceRequests`, in Spark 4.0.0's order and texts
+    /// (its jar, structured logging): "executor " + "container(s) for ResourceProfile Id: ..."
+    /// (one space), and "Submitted " + count + "} unlocalized container requests." (the stray
+    /// brace is Spark's own).
+    fn log_new_requests(&self, new: &NewRequests) {
+        let log = self.env.log();
+        info!(
+            log,
+            TARGET,
+            "Will request {} executor container(s) for ResourceProfile Id: 0, each with {} core(s) and {} MB memory.",
+            new.missing,
+            self.resource.vcores,
+            self.resource.memory_mb
+        );
+        if new.stale_cancelled > 0 {
+            info!(
+                log,
+                TARGET,
+                "Canceled {} container request(s) (locality no longer needed)",
+                new.stale_cancelled
+            );
+        }
+        if new.unlocalized_to_cancel > 0 {
+            info!(
+                log,
+                TARGET,
+                "Canceled {} unlocalized container requests to resubmit with locality",
+                new.unlocalized_to_cancel
+            );
+        }
+        if new.unlocalized > 0 {
+            info!(
+                log,
+                TARGET, "Submitted {}}} unlocalized container requests.", new.unlocalized
+            );
+        }
+        for (count, nodes) in &new.localized {
+            let hosts = nodes.join(",");
+            for _ in 0..*count {
+                info!(log, TARGET, "Submitted container request for host {hosts}.");
+            }
         }
     }
 
@@ -547,6 +577,7 @@ impl YarnAllocator {
     /// every target to 0 and answers true; otherwise a changed target is logged. Both paths, and
     /// only they, pass the driver's excluded nodes to `setSchedulerExcludedNodes`.
     fn on_request_total(&mut self, ask: ReplyTo<bool>, req: RequestExecutors) {
+        self.set_locality_hints(&req);
         let total = req
             .resource_profile_to_total_execs
             .iter()
@@ -591,6 +622,35 @@ impl YarnAllocator {
                 .send(&self.peers.am, ApplicationMasterMsg::WakeReporter);
         }
         self.env.reply(ask, true);
+    }
+
+    /// `this.numLocalityAwareTasksPerResourceProfileId = ...; this.hostToLocalTaskCount... =
+    /// ...`: the default profile's hints, kept whatever the target does. The racks come from
+    /// the cluster's topology the first time a hint names a host.
+    fn set_locality_hints(&mut self, req: &RequestExecutors) {
+        let num_locality_aware_tasks = req
+            .num_locality_aware_tasks_per_resource_profile_id
+            .iter()
+            .find(|(rp, _)| *rp == 0)
+            .map_or(0, |(_, n)| *n);
+        let host_to_local_task_count: BTreeMap<Rc<str>, u32> = req
+            .host_to_local_task_count
+            .iter()
+            .filter(|(rp, _)| *rp == 0)
+            .flat_map(|(_, hosts)| hosts.iter())
+            .map(|(h, n)| (Rc::from(h.as_str()), *n))
+            .collect();
+        if !host_to_local_task_count.is_empty() && !self.state.has_topology() {
+            let s = &self.sim.config.spark;
+            let per_executor = s.executor_cores / s.task_cpus.max(1);
+            let nodes = &self.sim.config.nodes;
+            let racks = nodes.iter().map(|n| (n.host.as_str(), n.rack.as_str()));
+            self.state.set_topology(racks, per_executor);
+        }
+        self.state.set_locality_hints(LocalityHints {
+            num_locality_aware_tasks,
+            host_to_local_task_count,
+        });
     }
 
     fn on_kill_executors(&mut self, ask: ReplyTo<bool>, ids: Vec<ExecutorId>) {

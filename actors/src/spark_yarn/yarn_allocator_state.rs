@@ -7,10 +7,14 @@
 
 use crate::kernel::small_map::DenseMap;
 use crate::spark_core::executor_failure_tracker::ExecutorFailureTracker;
+use crate::spark_yarn::locality_preferred_container_placement_strategy::{
+    self as strategy, ContainerPlacement, Name, PlacementInputs,
+};
 use crate::spark_yarn::yarn_allocator_node_health_tracker::{
     AllocationFailure, ExclusionSync, NodeHealthSettings, PendingBlacklist,
     YarnAllocatorNodeHealthTracker,
 };
+use crate::spark_yarn::yarn_allocator_requests::PendingRequests;
 use sparkyard_messages::ids::{ContainerId, ExecutorId};
 use sparkyard_messages::records::{Container, ContainerStatus, ExecutorLossReason, exit_status};
 use std::collections::{BTreeMap, BTreeSet};
@@ -25,15 +29,52 @@ struct AllocatedContainer {
     executor: Option<ExecutorId>,
     launching: bool,
     running: bool,
+    /// Counted in `allocatedHostToContainersMap` (kept only once locality hints came).
+    on_host_map: bool,
 }
 
 /// What `updateResourceRequests` decided for the default resource profile.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RequestUpdate {
     /// Ask the RM for `missing` more containers.
-    Request { missing: u32 },
+    Request(NewRequests),
     /// Withdraw `cancel` pending requests to come down to `target`.
     Cancel { cancel: u32, target: u32 },
+}
+
+/// The requests `updateResourceRequests` added (and the stale ones it cancelled) when
+/// executors were missing, for the lines Spark logs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NewRequests {
+    pub missing: u32,
+    /// Locality requests naming none of the preferred hosts, cancelled: `Canceled N container
+    /// request(s) (locality no longer needed)`.
+    pub stale_cancelled: u32,
+    /// `numToCancel` of `Canceled N unlocalized container requests to resubmit with locality`.
+    pub unlocalized_to_cancel: u32,
+    /// New requests without a preference (`Submitted N} unlocalized container requests.`).
+    pub unlocalized: u32,
+    /// New locality requests, consecutive ones with the same nodes together (`Submitted
+    /// container request for host h1,h2.` once per request).
+    pub localized: Vec<(u32, Rc<[Name]>)>,
+}
+
+impl NewRequests {
+    fn unlocalized(missing: u32) -> Self {
+        NewRequests {
+            missing,
+            unlocalized: missing,
+            ..NewRequests::default()
+        }
+    }
+}
+
+/// The driver's placement hints for the default resource profile
+/// (`numLocalityAwareTasksPerResourceProfileId`, `hostToLocalTaskCountPerResourceProfileId`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LocalityHints {
+    pub num_locality_aware_tasks: u32,
+    pub host_to_local_task_count: BTreeMap<Name, u32>,
 }
 
 /// What to do with one allocated container that matched an outstanding request.
@@ -120,8 +161,17 @@ impl CompletedContainer {
 pub struct YarnAllocatorState {
     /// `targetNumExecutorsPerResourceProfileId`.
     target: u32,
-    /// Container requests not yet allocated (`getNumContainersPendingAllocate`).
-    pending: u32,
+    /// Container requests not yet allocated (`getPendingAllocate`).
+    requests: PendingRequests,
+    /// The driver's last placement hints.
+    hints: LocalityHints,
+    /// `allocatedHostToContainersMap` as counts; `None` until hints with hosts arrive (nothing
+    /// is kept per container before).
+    host_containers: Option<BTreeMap<Name, u32>>,
+    /// The cluster's host -> rack (`SparkRackResolver`) and tasks per executor, for the
+    /// placement strategy.
+    topology: BTreeMap<Name, Name>,
+    tasks_per_executor: u32,
     /// Requests to add / remove at the next allocate call.
     add_requests: u32,
     remove_requests: u32,
@@ -155,6 +205,8 @@ pub struct RequestsToSend {
     pub add_requests: u32,
     pub remove_requests: u32,
     pub releases: Vec<ContainerId>,
+    /// The node and rack asks that changed, with their counts now.
+    pub locality_asks: Vec<sparkyard_messages::resource_manager::LocalityAsk>,
 }
 
 impl YarnAllocatorState {
@@ -170,7 +222,11 @@ impl YarnAllocatorState {
         }
         YarnAllocatorState {
             target: initial_target,
-            pending: 0,
+            requests: PendingRequests::default(),
+            hints: LocalityHints::default(),
+            host_containers: None,
+            topology: BTreeMap::new(),
+            tasks_per_executor: 1,
             add_requests: 0,
             remove_requests: 0,
             releases: Vec::new(),
@@ -193,9 +249,38 @@ impl YarnAllocatorState {
         self.target
     }
 
+    /// The cluster's racks (host -> rack) and `numTasksPerExecutor`, for the placement
+    /// strategy.
+    pub fn set_topology<'a>(
+        &mut self,
+        topology: impl IntoIterator<Item = (&'a str, &'a str)>,
+        tasks_per_executor: u32,
+    ) {
+        self.topology = topology
+            .into_iter()
+            .map(|(h, r)| (Name::from(h), Name::from(r)))
+            .collect();
+        self.tasks_per_executor = tasks_per_executor.max(1);
+    }
+
+    /// Whether the placement strategy knows the cluster's racks yet.
+    pub fn has_topology(&self) -> bool {
+        !self.topology.is_empty()
+    }
+
     /// `getNumContainersPendingAllocate`.
     pub fn num_pending(&self) -> u32 {
-        self.pending
+        self.requests.len()
+    }
+
+    /// The pending requests (for tests and the actor's checks).
+    pub fn pending_requests(&self) -> &PendingRequests {
+        &self.requests
+    }
+
+    /// `allocatedHostToContainersMap` as counts (empty before any locality hint).
+    pub fn host_containers(&self) -> BTreeMap<Name, u32> {
+        self.host_containers.clone().unwrap_or_default()
     }
 
     /// `getNumExecutorsRunning`.
@@ -261,19 +346,44 @@ impl YarnAllocatorState {
         changed
     }
 
+    /// `requestTotalExecutorsWithPreferredLocalities` stores the hints first, whether or not
+    /// the target changes. The first hint naming a host starts `allocatedHostToContainersMap`
+    /// from the containers already launched.
+    pub fn set_locality_hints(&mut self, hints: LocalityHints) {
+        if self.host_containers.is_none() && !hints.host_to_local_task_count.is_empty() {
+            let mut map = BTreeMap::new();
+            for c in self.containers.values_mut() {
+                if !c.launching {
+                    c.on_host_map = true;
+                    *map.entry(c.host.clone()).or_default() += 1;
+                }
+            }
+            self.host_containers = Some(map);
+        }
+        self.hints = hints;
+    }
+
     /// `updateResourceRequests()`: missing = target - pending - running - starting; ask for the
-    /// missing ones, or cancel pending requests above the target.
+    /// missing ones (with locality from the placement strategy), or cancel pending requests
+    /// above the target.
     pub fn update_resource_requests(&mut self) -> Option<RequestUpdate> {
-        let have = self.pending + self.running + self.starting;
-        if self.target > have {
+        let pending = self.requests.len();
+        let have = pending + self.running + self.starting;
+        let no_locality =
+            self.hints.host_to_local_task_count.is_empty() && self.requests.local().is_empty();
+        if self.target > have && no_locality {
+            // The strategy would place every container without a preference: no per-request work.
             let missing = self.target - have;
-            self.pending += missing;
+            self.requests.add_any(missing);
             self.add_requests += missing;
-            Some(RequestUpdate::Request { missing })
-        } else if have > self.target && self.pending > 0 {
-            let cancel = self.pending.min(have - self.target);
-            self.pending -= cancel;
-            self.remove_requests += cancel;
+            Some(RequestUpdate::Request(NewRequests::unlocalized(missing)))
+        } else if self.target > have {
+            Some(RequestUpdate::Request(
+                self.request_with_locality(self.target - have),
+            ))
+        } else if have > self.target && pending > 0 {
+            let cancel = pending.min(have - self.target);
+            self.cancel_pending(cancel);
             Some(RequestUpdate::Cancel {
                 cancel,
                 target: self.target,
@@ -283,12 +393,87 @@ impl YarnAllocatorState {
         }
     }
 
+    /// The `missing > 0` branch with locality: stale requests cancelled, the strategy's
+    /// placement over the new, the cancelled and the any-host requests, any-host requests
+    /// added for what locality does not use or cancelled to make room for it.
+    fn request_with_locality(&mut self, missing: u32) -> NewRequests {
+        let (matched, stale) = self.requests.split(&self.hints.host_to_local_task_count);
+        let matched_nodes: Vec<Rc<[Name]>> = matched
+            .iter()
+            .map(|&i| self.requests.local()[i].nodes.clone())
+            .collect();
+        self.requests.remove_local(&stale);
+        let cancelled = stale.len() as u32;
+        self.remove_requests += cancelled;
+        let available = missing + cancelled;
+        let potential = available + self.requests.num_any();
+        let placement = self.placement(potential, &matched_nodes);
+        let new_local = placement.num_located();
+        let mut out = NewRequests {
+            missing,
+            stale_cancelled: cancelled,
+            ..NewRequests::default()
+        };
+        if available >= new_local {
+            out.unlocalized = available - new_local;
+        } else {
+            out.unlocalized_to_cancel = new_local - available;
+            let removed = self.requests.remove_any(out.unlocalized_to_cancel);
+            self.remove_requests += removed;
+        }
+        for g in &placement.located {
+            for _ in 0..g.count {
+                self.requests.add_local(g.nodes.clone(), g.racks.clone());
+            }
+            out.localized.push((g.count, g.nodes.clone()));
+        }
+        self.requests.add_any(out.unlocalized);
+        self.add_requests += new_local + out.unlocalized;
+        out
+    }
+
+    /// `containerPlacementStrategy.localityOfRequestedContainers` with this allocator's hints,
+    /// containers and racks.
+    fn placement(&self, containers: u32, matched: &[Rc<[Name]>]) -> ContainerPlacement {
+        let empty = BTreeMap::new();
+        let inputs = PlacementInputs {
+            num_locality_aware_tasks: self.hints.num_locality_aware_tasks,
+            host_to_local_task_count: &self.hints.host_to_local_task_count,
+            allocated_host_to_containers: self.host_containers.as_ref().unwrap_or(&empty),
+            locality_matched_pending: matched,
+            tasks_per_executor: self.tasks_per_executor,
+        };
+        strategy::locality_of_requested_containers(containers, &inputs, |h| {
+            self.topology.get(h).cloned()
+        })
+    }
+
+    /// The `missing < 0` branch: `(staleRequests ++ anyHostRequests ++ localRequests)
+    /// .take(numToCancel)`.
+    fn cancel_pending(&mut self, cancel: u32) {
+        let (matched, stale) = if self.requests.local().is_empty() {
+            (Vec::new(), Vec::new())
+        } else {
+            self.requests.split(&self.hints.host_to_local_task_count)
+        };
+        let mut left = cancel as usize;
+        let stale_cut: Vec<usize> = stale.into_iter().take(left).collect();
+        left -= stale_cut.len();
+        left -= self.requests.remove_any(left as u32) as usize;
+        let matched_cut: Vec<usize> = matched.into_iter().take(left).collect();
+        let mut cut: Vec<usize> = stale_cut.into_iter().chain(matched_cut).collect();
+        cut.sort_unstable();
+        self.requests.remove_local(&cut);
+        self.remove_requests += cancel;
+    }
+
     /// The requests and releases gathered since the last allocate call.
     pub fn take_requests(&mut self) -> RequestsToSend {
         RequestsToSend {
             add_requests: std::mem::take(&mut self.add_requests),
             remove_requests: std::mem::take(&mut self.remove_requests),
             releases: std::mem::take(&mut self.releases),
+            locality_asks: self.requests.take_asks(),
         }
     }
 
@@ -304,20 +489,59 @@ impl YarnAllocatorState {
         containers: Vec<Container>,
     ) -> AllocatedContainers {
         let received = containers.len();
-        let mut matched = Vec::with_capacity(received);
-        for c in containers {
-            if self.pending > 0 {
-                self.pending -= 1;
-                matched.push(c);
-            } else {
-                self.release(c.id);
-            }
-        }
+        let matched = if self.requests.local().is_empty() {
+            self.match_any_host(containers)
+        } else {
+            self.match_by_locality(containers)
+        };
         let launches = matched
             .into_iter()
             .map(|c| self.run_allocated_container(c))
             .collect();
         AllocatedContainers { received, launches }
+    }
+
+    /// `matchContainerToRequest(container, ANY_HOST, ...)` for each container in turn; the
+    /// ones left over are released.
+    fn match_any_host(&mut self, containers: Vec<Container>) -> Vec<Container> {
+        let mut matched = Vec::with_capacity(containers.len());
+        for c in containers {
+            if self.requests.match_any() {
+                matched.push(c);
+            } else {
+                self.release(c.id);
+            }
+        }
+        matched
+    }
+
+    /// `handleAllocatedContainers`' three passes: by host, by rack (`resolver.resolve(host)`),
+    /// then `*`; the containers to use in the order they matched.
+    fn match_by_locality(&mut self, containers: Vec<Container>) -> Vec<Container> {
+        let mut matched = Vec::with_capacity(containers.len());
+        let mut by_rack = Vec::new();
+        for c in containers {
+            if self.requests.match_node(&c.node_id.host) {
+                matched.push(c);
+            } else {
+                by_rack.push(c);
+            }
+        }
+        let mut rest = Vec::new();
+        for c in by_rack {
+            let rack = self
+                .topology
+                .get(c.node_id.host.as_str())
+                .map_or(c.rack.as_str(), |r| &**r)
+                .to_string();
+            if self.requests.match_rack(&rack) {
+                matched.push(c);
+            } else {
+                rest.push(c);
+            }
+        }
+        matched.extend(self.match_any_host(rest));
+        matched
     }
 
     /// `runAllocatedContainers` for one container: a new executor id; launched while the
@@ -338,6 +562,7 @@ impl YarnAllocatorState {
                 executor: Some(executor_id),
                 launching: true,
                 running: false,
+                on_host_map: false,
             };
             self.containers.insert(container.id, allocated);
             self.executor_to_container.insert(executor_id, container.id);
@@ -359,6 +584,10 @@ impl YarnAllocatorState {
             && c.launching
         {
             c.launching = false;
+            if let Some(map) = self.host_containers.as_mut() {
+                c.on_host_map = true;
+                *map.entry(c.host.clone()).or_default() += 1;
+            }
             self.set_running(&container_id, true);
         }
     }
@@ -408,7 +637,13 @@ impl YarnAllocatorState {
         };
         let reason = loss_reason(status, &completion);
         // A released container leaves `running` as it was (the kill already took it out).
-        let executor = self.containers.remove(&cid).and_then(|c| c.executor);
+        let removed = self.containers.remove(&cid);
+        if let Some(c) = &removed
+            && c.on_host_map
+        {
+            self.forget_on_host(&c.host);
+        }
+        let executor = removed.and_then(|c| c.executor);
         if let Some(eid) = executor {
             self.executor_to_container.remove(eid);
         }
@@ -454,6 +689,19 @@ impl YarnAllocatorState {
             on_host,
             executor_known,
             exit,
+        }
+    }
+
+    /// `allocatedHostToContainersMap(host).remove(containerId)`, the host dropped when empty.
+    fn forget_on_host(&mut self, host: &Name) {
+        let Some(map) = self.host_containers.as_mut() else {
+            return;
+        };
+        if let Some(n) = map.get_mut(host) {
+            *n -= 1;
+            if *n == 0 {
+                map.remove(host);
+            }
         }
     }
 
@@ -691,7 +939,7 @@ mod tests {
         let mut st = allocator(1);
         assert_eq!(
             st.update_resource_requests(),
-            Some(RequestUpdate::Request { missing: 1 })
+            Some(RequestUpdate::Request(NewRequests::unlocalized(1)))
         );
         assert_eq!((st.num_running(), st.num_pending()), (0, 1));
         let out = allocate(&mut st, &[container("host1", 1)]);
@@ -1200,5 +1448,198 @@ mod tests {
             "4.8 GB of 5.3 GB virtual memory used."
         );
         assert_eq!(memory_usage("nothing", "virtual"), "");
+    }
+
+    // ---- locality (YarnAllocator.scala updateResourceRequests / handleAllocatedContainers) ----
+
+    /// An allocator whose executors take 4 tasks (ContainerPlacementStrategySuite's) on two
+    /// racks: host1, host2 on /rack1; host3, host4 on /rack2.
+    fn located_allocator(target: u32) -> YarnAllocatorState {
+        let mut st = allocator(target);
+        let racks = [
+            ("host1", "/rack1"),
+            ("host2", "/rack1"),
+            ("host3", "/rack2"),
+            ("host4", "/rack2"),
+        ];
+        st.set_topology(racks, 4);
+        st
+    }
+
+    fn hints(tasks: u32, hosts: &[(&str, u32)]) -> LocalityHints {
+        LocalityHints {
+            num_locality_aware_tasks: tasks,
+            host_to_local_task_count: hosts.iter().map(|(h, n)| (Name::from(*h), *n)).collect(),
+        }
+    }
+
+    fn request(update: Option<RequestUpdate>) -> NewRequests {
+        match update {
+            Some(RequestUpdate::Request(new)) => new,
+            other => panic!("not a request: {other:?}"),
+        }
+    }
+
+    fn node_lists(p: &PendingRequests) -> Vec<Vec<String>> {
+        p.local()
+            .iter()
+            .map(|r| r.nodes.iter().map(|h| h.to_string()).collect())
+            .collect()
+    }
+
+    // ContainerPlacementStrategySuite "allocate locality preferred containers with enough
+    // resource and partially matched containers", through updateResourceRequests: host1
+    // holds two executors and host2 one, so of 15 tasks' 4 executors host2 and host3 still
+    // need one each; both new requests name them, and the RM is sent each name's count.
+    #[test]
+    fn new_requests_follow_the_strategy_and_the_allocated_hosts() {
+        let mut st = located_allocator(3);
+        st.update_resource_requests();
+        let c = [
+            container("host1", 1),
+            container("host1", 2),
+            container("host2", 3),
+        ];
+        st.set_locality_hints(hints(15, &[("host1", 15), ("host2", 15), ("host3", 10)]));
+        allocate(&mut st, &c);
+        assert_eq!(st.host_containers().len(), 2);
+        st.take_requests();
+        st.request_total(5);
+        let new = request(st.update_resource_requests());
+        assert_eq!(new.missing, 2);
+        assert_eq!((new.unlocalized, new.localized.len()), (0, 1));
+        assert_eq!(
+            node_lists(st.pending_requests()),
+            vec![vec!["host2", "host3"]; 2]
+        );
+        let sent = st.take_requests();
+        assert_eq!(sent.add_requests, 2);
+        let names: Vec<String> = sent
+            .locality_asks
+            .iter()
+            .map(|a| format!("{:?}={}", a.resource_name, a.num_containers))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                "Node(\"host2\")=2",
+                "Node(\"host3\")=2",
+                "Rack(\"/rack1\")=2",
+                "Rack(\"/rack2\")=2"
+            ]
+        );
+    }
+
+    // YarnAllocator.updateResourceRequests: pending requests naming none of the hosts the
+    // tasks now prefer are stale and cancelled ("Canceled N container request(s) (locality no
+    // longer needed)"), and their places go to the new placement.
+    #[test]
+    fn stale_locality_requests_are_cancelled() {
+        let mut st = located_allocator(0);
+        st.set_locality_hints(hints(8, &[("host1", 8)]));
+        st.request_total(2);
+        let first = request(st.update_resource_requests());
+        assert_eq!((first.unlocalized, first.localized.len()), (0, 1));
+        assert_eq!(node_lists(st.pending_requests()), vec![vec!["host1"]; 2]);
+        st.take_requests();
+        st.set_locality_hints(hints(8, &[("host4", 8)]));
+        st.request_total(3);
+        let next = request(st.update_resource_requests());
+        assert_eq!(next.stale_cancelled, 2);
+        assert_eq!(next.missing, 1);
+        assert_eq!(node_lists(st.pending_requests()), vec![vec!["host4"]; 2]);
+        assert_eq!(next.unlocalized, 1);
+        let sent = st.take_requests();
+        assert_eq!((sent.add_requests, sent.remove_requests), (3, 2));
+        assert!(sent.locality_asks.iter().any(|a| a.num_containers == 0));
+    }
+
+    // YarnAllocator.updateResourceRequests: when locality needs more requests than are
+    // missing, requests without a preference are cancelled to be resubmitted with locality
+    // ("Canceled N unlocalized container requests to resubmit with locality").
+    #[test]
+    fn unlocalized_requests_make_room_for_locality() {
+        let mut st = located_allocator(2);
+        st.update_resource_requests();
+        assert_eq!(st.pending_requests().num_any(), 2);
+        st.set_locality_hints(hints(12, &[("host2", 12)]));
+        st.request_total(3);
+        let new = request(st.update_resource_requests());
+        assert_eq!(new.missing, 1);
+        assert_eq!(new.unlocalized_to_cancel, 2);
+        assert_eq!(new.unlocalized, 0);
+        assert_eq!(st.pending_requests().num_any(), 0);
+        assert_eq!(node_lists(st.pending_requests()), vec![vec!["host2"]; 3]);
+        assert_eq!(st.num_pending(), 3);
+    }
+
+    // YarnAllocator.handleAllocatedContainers: a container matches a request naming its host
+    // first, then one naming its rack, then any request ("*", the oldest); matched requests
+    // are removed, the rest released.
+    #[test]
+    fn containers_match_by_host_then_rack_then_any() {
+        let mut st = located_allocator(0);
+        st.set_locality_hints(hints(8, &[("host1", 4), ("host3", 4)]));
+        st.request_total(2);
+        st.update_resource_requests();
+        assert_eq!(
+            node_lists(st.pending_requests()),
+            vec![vec!["host1", "host3"]; 2]
+        );
+        let out = allocate(
+            &mut st,
+            &[
+                container("host4", 1),
+                container("host3", 2),
+                container("host2", 3),
+            ],
+        );
+        let hosts: Vec<&str> = out.launches.iter().map(|l| &*l.host).collect();
+        assert_eq!(hosts, vec!["host3", "host4"]);
+        assert_eq!(st.num_pending(), 0);
+        assert_eq!(st.take_requests().releases, vec![cid(3)]);
+        assert_eq!(
+            st.host_containers().into_iter().collect::<Vec<_>>(),
+            vec![(Name::from("host3"), 1), (Name::from("host4"), 1)]
+        );
+    }
+
+    // YarnAllocator.updateResourceRequests' missing < 0 branch: `(staleRequests ++
+    // anyHostRequests ++ localRequests).take(numToCancel)`.
+    #[test]
+    fn cancelling_takes_stale_then_any_then_local() {
+        let mut st = located_allocator(0);
+        st.set_locality_hints(hints(4, &[("host1", 4)]));
+        st.request_total(1);
+        st.update_resource_requests();
+        st.set_locality_hints(hints(4, &[("host2", 4)]));
+        st.request_total(2);
+        st.update_resource_requests();
+        assert_eq!(node_lists(st.pending_requests()), vec![vec!["host2"]]);
+        assert_eq!(st.pending_requests().num_any(), 1);
+        st.set_locality_hints(hints(0, &[]));
+        st.request_total(1);
+        assert_eq!(
+            st.update_resource_requests(),
+            Some(RequestUpdate::Cancel {
+                cancel: 1,
+                target: 1
+            })
+        );
+        // host2's request is stale now that no task prefers it: it goes first.
+        assert!(st.pending_requests().local().is_empty());
+        assert_eq!(st.pending_requests().num_any(), 1);
+    }
+
+    // Without hints nothing is kept per container: no host map, no locality request, the
+    // requests are one run.
+    #[test]
+    fn no_hints_no_locality_bookkeeping() {
+        let mut st = allocator(3);
+        st.update_resource_requests();
+        allocate(&mut st, &[container("host1", 1), container("host2", 2)]);
+        assert!(st.host_containers.is_none());
+        assert!(st.pending_requests().local().is_empty());
+        assert!(st.take_requests().locality_asks.is_empty());
     }
 }

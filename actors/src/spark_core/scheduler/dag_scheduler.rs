@@ -30,6 +30,7 @@ impl Scheduler {
             shuffle_write: s.shuffle_write,
             input: s.input,
             lineage: s.lineage.clone(),
+            task_locality_preferences: Vec::new(),
         }
     }
 
@@ -295,6 +296,12 @@ impl Scheduler {
             TS, "Adding task set {id}.{} with {n} tasks resource profile 0", stage.attempt
         );
         let prefs = self.task_preferred_locations(id, &partitions);
+        // StageInfo.taskLocalityPreferences, for the listeners (dynamic allocation's hints).
+        let hint_prefs = if self.bus.enabled() {
+            stage_locality_preferences(&prefs)
+        } else {
+            Vec::new()
+        };
         let cx = LocalityContext {
             topology: &self.topology,
             settings: &self.locality,
@@ -304,7 +311,8 @@ impl Scheduler {
         self.task_sets.insert(key, tsm);
         self.speculation_for_new_set(key, n);
         if self.bus.enabled() {
-            let stage = self.stage_info(id, None);
+            let mut stage = self.stage_info(id, None);
+            stage.task_locality_preferences = hint_prefs;
             self.bus.post(|| ListenerEvent::StageSubmitted { stage });
         }
         self.runnable.insert(key);
@@ -956,5 +964,17 @@ fn interned_hosts(hosts: Vec<Vec<String>>) -> Vec<Vec<Rc<str>>> {
                 })
                 .collect()
         })
+        .collect()
+}
+
+/// `taskIdToLocations.values` as `StageInfo.taskLocalityPreferences` (hosts by name): empty
+/// when no task prefers a host.
+fn stage_locality_preferences(prefs: &[Vec<Rc<str>>]) -> Vec<Vec<String>> {
+    if prefs.iter().all(Vec::is_empty) {
+        return Vec::new();
+    }
+    prefs
+        .iter()
+        .map(|hosts| hosts.iter().map(|h| h.to_string()).collect())
         .collect()
 }
