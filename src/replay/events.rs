@@ -128,6 +128,8 @@ pub struct ExecutorRemoved {
 pub struct StageInfo {
     #[serde(rename = "Stage ID")]
     pub stage_id: u32,
+    #[serde(rename = "Stage Attempt ID", default)]
+    pub stage_attempt_id: u32,
     #[serde(rename = "Stage Name", default)]
     pub stage_name: String,
     #[serde(rename = "Number of Tasks", default)]
@@ -227,6 +229,8 @@ pub struct TaskEndReason {
 pub struct InputMetrics {
     #[serde(rename = "Bytes Read", default)]
     pub bytes_read: u64,
+    #[serde(rename = "Records Read", default)]
+    pub records_read: u64,
 }
 
 #[derive(Deserialize, Default)]
@@ -235,12 +239,16 @@ pub struct ShuffleReadMetrics {
     pub remote_bytes_read: u64,
     #[serde(rename = "Local Bytes Read", default)]
     pub local_bytes_read: u64,
+    #[serde(rename = "Total Records Read", default)]
+    pub total_records_read: u64,
 }
 
 #[derive(Deserialize, Default)]
 pub struct ShuffleWriteMetrics {
     #[serde(rename = "Shuffle Bytes Written", default)]
     pub shuffle_bytes_written: u64,
+    #[serde(rename = "Shuffle Records Written", default)]
+    pub shuffle_records_written: u64,
 }
 
 #[derive(Deserialize, Default)]
@@ -265,6 +273,8 @@ pub struct TaskMetrics {
 pub struct TaskEnd {
     #[serde(rename = "Stage ID")]
     pub stage_id: u32,
+    #[serde(rename = "Stage Attempt ID", default)]
+    pub stage_attempt_id: u32,
     #[serde(rename = "Task Type", default)]
     pub task_type: String,
     #[serde(rename = "Task End Reason", default)]
