@@ -861,7 +861,7 @@ impl LogWriter {
         let sized = self
             .sized
             .as_deref()
-            .and_then(|s| s.task(stage, info.index));
+            .and_then(|s| s.task(stage, info.partition_id));
         task_metrics::task_metrics(&sized.map_or(run, |t| with_sizes(run, t)), &self.costs)
     }
 

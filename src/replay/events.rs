@@ -172,6 +172,16 @@ pub struct JobException {
     pub message: String,
 }
 
+impl TaskInfo {
+    /// The partition the task computed: `Partition ID`, else (older logs) its `Index`.
+    pub fn partition(&self) -> u32 {
+        match self.partition_id {
+            Some(p) if (0..=i64::from(u32::MAX)).contains(&p) => p as u32,
+            _ => self.index,
+        }
+    }
+}
+
 impl JobResult {
     /// `None` for JobSucceeded, else the failure's message.
     pub fn failure(&self) -> Option<String> {
@@ -197,6 +207,11 @@ pub struct JobEnd {
 pub struct TaskInfo {
     #[serde(rename = "Index")]
     pub index: u32,
+    /// The task's partition (Spark 3.3+; -1 or missing in older logs). A resubmitted stage
+    /// attempt runs only its missing partitions, so its tasks' `Index` is their place in that
+    /// attempt's task set, not their partition.
+    #[serde(rename = "Partition ID")]
+    pub partition_id: Option<i64>,
     #[serde(rename = "Attempt", default)]
     pub attempt: u32,
     /// A speculative copy (`TaskInfo.speculative`).

@@ -498,7 +498,7 @@ impl Builder {
         stage.shuffle_map |= t.task_type == "ShuffleMapTask";
         let i = &t.task_info;
         let duration_ms = i.finish_time.saturating_sub(i.launch_time);
-        let index = i.index as usize;
+        let index = i.partition() as usize;
         if index >= 10_000_000 {
             return Err(format!("task index {index} is out of range"));
         }
@@ -550,7 +550,7 @@ impl Builder {
         if let Some(end) = end {
             stage
                 .failures
-                .entry(i.index)
+                .entry(i.partition())
                 .or_default()
                 .push(FailedAttempt {
                     attempt: i.attempt,

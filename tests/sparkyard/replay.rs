@@ -1164,3 +1164,55 @@ fn what_if_refuses_an_event_log_it_would_not_write() {
     assert!(message.contains("spark.eventLog.enabled"), "{message}");
     assert!(sparkyard::replay::simulate::user_submit_args_for("replay", &words).is_ok());
 }
+
+/// A TaskEnd line of stage 0 (`attempt` of the stage) for `partition`, run as task `index` of
+/// its attempt's set, writing `bytes` to its shuffle.
+fn map_task_end(attempt: u32, index: u32, partition: u32, launch: u64, bytes: u64) -> String {
+    format!(
+        r#"{{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":{attempt},"Task Type":"ShuffleMapTask","Task End Reason":{{"Reason":"Success"}},"Task Info":{{"Task ID":{launch},"Index":{index},"Attempt":0,"Partition ID":{partition},"Launch Time":{launch},"Executor ID":"1","Finish Time":{}}},"Task Metrics":{{"Executor Run Time":10,"Shuffle Write Metrics":{{"Shuffle Bytes Written":{bytes},"Shuffle Records Written":1}}}}}}"#,
+        launch + 10
+    )
+}
+
+#[test]
+fn a_resubmitted_attempts_tasks_are_its_missing_partitions_not_its_first_indices() {
+    // DAGScheduler.submitMissingTasks: a new stage attempt runs only the missing partitions,
+    // so its TaskSetManager's `Index` counts within them; JsonProtocol writes the partition as
+    // "Partition ID" (Spark 3.3+). Partition 2 re-run as task 0 of attempt 1 is partition 2's.
+    let stage = |attempt: u32, tasks: u32| {
+        format!(
+            r#""Stage Info":{{"Stage ID":0,"Stage Attempt ID":{attempt},"Stage Name":"map","Number of Tasks":{tasks},"Parent IDs":[],"Submission Time":1100}}"#
+        )
+    };
+    let mut lines = vec![
+        r#"{"Event":"SparkListenerLogStart","Spark Version":"4.0.0"}"#.to_string(),
+        r#"{"Event":"SparkListenerApplicationStart","App Name":"t","App ID":"app-1","Timestamp":1000}"#.into(),
+        format!(
+            r#"{{"Event":"SparkListenerJobStart","Job ID":0,"Submission Time":1100,"Stage Infos":[{}]}}"#,
+            &stage(0, 4)[13..]
+        ),
+        format!(r#"{{"Event":"SparkListenerStageSubmitted",{}}}"#, stage(0, 4)),
+    ];
+    for p in 0..4 {
+        lines.push(map_task_end(0, p, p, 1200, 100 * (u64::from(p) + 1)));
+    }
+    lines.push(format!(
+        r#"{{"Event":"SparkListenerStageSubmitted",{}}}"#,
+        stage(1, 1)
+    ));
+    lines.push(map_task_end(1, 0, 2, 2000, 999));
+    lines.push(format!(
+        r#"{{"Event":"SparkListenerStageCompleted",{}}}"#,
+        stage(1, 1)
+    ));
+    lines.push(r#"{"Event":"SparkListenerJobEnd","Job ID":0,"Completion Time":2100,"Job Result":{"Result":"JobSucceeded"}}"#.into());
+    lines.push(r#"{"Event":"SparkListenerApplicationEnd","Timestamp":2200}"#.into());
+    let text = lines.join("\n") + "\n";
+    let app = model::from_reader("resubmitted", text.as_bytes()).expect("reads");
+    let s = &app.jobs[0].stages[0];
+    let written: Vec<u64> = s.tasks.iter().map(|t| t.shuffle_write_bytes).collect();
+    assert_eq!(written, vec![100, 200, 999, 400]);
+    assert_eq!(s.tasks[2].launch_ms, 2000);
+    let r = app.jobs[0].recoveries(&app.executors);
+    assert_eq!((r.stage_resubmissions, r.resubmitted_tasks), (1, 1));
+}
