@@ -1163,6 +1163,11 @@ fn what_if_refuses_an_event_log_it_would_not_write() {
     let message = e.to_string();
     assert!(message.contains("spark.eventLog.enabled"), "{message}");
     assert!(sparkyard::replay::simulate::user_submit_args_for("replay", &words).is_ok());
+    let grid = whatif::parse_grid(&["spark.eventLog.enabled=false,true".into()]);
+    let Err(e) = grid else {
+        panic!("a grid turning the event log on was accepted")
+    };
+    assert!(e.to_string().contains("writes no event logs"), "{e}");
 }
 
 /// A TaskEnd line of stage 0 (`attempt` of the stage) for `partition`, run as task `index` of
