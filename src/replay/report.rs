@@ -540,7 +540,7 @@ pub fn table(r: &ReplayReport) -> String {
                 let _ = writeln!(o, "event log: {}", l.path);
             }
             Some(why) => {
-                let _ = writeln!(o, "event log: {} (kept in progress: {why})", l.path);
+                let _ = writeln!(o, "event log: {} refused by Spark's writer: {why}", l.path);
             }
         }
     }
