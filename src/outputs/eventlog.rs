@@ -82,6 +82,50 @@ pub fn write_event_logs_reporting(
     result: &RunResult,
     spark: &SparkSettings,
 ) -> Result<Vec<WrittenLog>, UserError> {
+    write_event_logs_sized(result, spark, None)
+}
+
+/// Each task's data sizes as a program recorded them elsewhere (a replay: the task metrics of
+/// the event log it replays), by stage id and task index. Stage ids are the DAGScheduler's,
+/// handed out in submission order from 0 in each SparkContext (`nextStageId`), so entry `k` is
+/// the program's `k`-th stage; `None` for a stage without sizes of its own.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecordedTaskSizes {
+    pub stages: Vec<Option<Box<[TaskSizes]>>>,
+}
+
+/// One task's recorded sizes (its `Input`, `Shuffle Write` and `Shuffle Read Metrics`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskSizes {
+    pub input: DataSize,
+    pub shuffle_write: DataSize,
+    pub shuffle_read: DataSize,
+}
+
+/// Bytes and records.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DataSize {
+    pub bytes: u64,
+    pub records: u64,
+}
+
+impl RecordedTaskSizes {
+    fn task(&self, stage: u32, index: u32) -> Option<&TaskSizes> {
+        self.stages
+            .get(stage as usize)?
+            .as_deref()?
+            .get(index as usize)
+    }
+}
+
+/// [`write_event_logs_reporting`], each task's metrics taking its sizes from `sized` where it
+/// has them (the data model's even spread otherwise): a replay's own event log keeps the skew
+/// of the log it replays.
+pub fn write_event_logs_sized(
+    result: &RunResult,
+    spark: &SparkSettings,
+    sized: Option<std::sync::Arc<RecordedTaskSizes>>,
+) -> Result<Vec<WrittenLog>, UserError> {
     if !spark.event_log_enabled || result.events.is_empty() {
         return Ok(Vec::new());
     }
@@ -96,6 +140,7 @@ pub fn write_event_logs_reporting(
         zstd_level: zstd_level(spark)?,
         costs: result.task_costs,
         main_object: stack_traces::object_class(&spark.main_class),
+        sized,
     };
     let mut written = Vec::new();
     for attempt in &result.events {
@@ -330,6 +375,7 @@ fn render(
         costs: seed.costs,
         main_object: seed.main_object.clone(),
         classpath: driver_classpath(attempt),
+        sized: seed.sized.clone(),
         ..LogWriter::default()
     };
     for e in &attempt.events {
@@ -399,6 +445,8 @@ struct LogSeed {
     zstd_level: i32,
     /// The user class's Scala object (`com.example.Job$`), whose closures throw in tasks.
     main_object: String,
+    /// Each task's own sizes, when the program has them.
+    sized: Option<std::sync::Arc<RecordedTaskSizes>>,
 }
 
 /// The EnvironmentUpdate's "Classpath Entries": the driver's container, from the attempt's
@@ -443,6 +491,8 @@ struct LogWriter {
     outputs: BTreeMap<u32, BTreeMap<String, u64>>,
     /// The first task each executor ran (its warm-up task).
     first_task: BTreeMap<String, u64>,
+    /// Each task's own sizes, when the program has them.
+    sized: Option<std::sync::Arc<RecordedTaskSizes>>,
 }
 
 /// What the metrics model needs of a stage.
@@ -808,7 +858,11 @@ impl LogWriter {
             input: (shape.input != InputSize::default())
                 .then_some((shape.input.bytes_per_task, shape.input.records_per_task)),
         };
-        task_metrics::task_metrics(&run, &self.costs)
+        let sized = self
+            .sized
+            .as_deref()
+            .and_then(|s| s.task(stage, info.partition_id));
+        task_metrics::task_metrics(&sized.map_or(run, |t| with_sizes(run, t)), &self.costs)
     }
 
     /// What a reduce task of `shape` fetches on `executor`: one block per map output of each
@@ -866,6 +920,28 @@ impl LogWriter {
             });
         });
     }
+}
+
+/// A task's run with its own recorded sizes in place of its stage's even spread: what it wrote
+/// and read from its input, and what it fetched, split between local and remote blocks as the
+/// simulated run placed its map outputs.
+fn with_sizes(mut run: TaskRun, t: &TaskSizes) -> TaskRun {
+    let pair = |d: DataSize| (d.bytes, d.records);
+    if run.shuffle_write.is_some() {
+        run.shuffle_write = Some(pair(t.shuffle_write));
+    }
+    if run.input.is_some() || t.input != DataSize::default() {
+        run.input = Some(pair(t.input));
+    }
+    if let Some(r) = &mut run.shuffle_read {
+        let blocks = (r.local_blocks + r.remote_blocks).max(1);
+        let local = (u128::from(t.shuffle_read.bytes) * u128::from(r.local_blocks)
+            / u128::from(blocks)) as u64;
+        r.local_bytes = local;
+        r.remote_bytes = t.shuffle_read.bytes - local;
+        r.records = t.shuffle_read.records;
+    }
+    run
 }
 
 fn resource_profile(out: &mut String, cores: u32, memory_mb: u64, task_cpus: u32) {

@@ -287,6 +287,7 @@ mod tests {
             submitted_ms: None,
             completed_ms: None,
             attempts: 1,
+            recoveries: Default::default(),
             tasks: tasks
                 .iter()
                 .map(|&d| TaskRecord {

@@ -128,6 +128,8 @@ pub struct ExecutorRemoved {
 pub struct StageInfo {
     #[serde(rename = "Stage ID")]
     pub stage_id: u32,
+    #[serde(rename = "Stage Attempt ID", default)]
+    pub stage_attempt_id: u32,
     #[serde(rename = "Stage Name", default)]
     pub stage_name: String,
     #[serde(rename = "Number of Tasks", default)]
@@ -170,6 +172,16 @@ pub struct JobException {
     pub message: String,
 }
 
+impl TaskInfo {
+    /// The partition the task computed: `Partition ID`, else (older logs) its `Index`.
+    pub fn partition(&self) -> u32 {
+        match self.partition_id {
+            Some(p) if (0..=i64::from(u32::MAX)).contains(&p) => p as u32,
+            _ => self.index,
+        }
+    }
+}
+
 impl JobResult {
     /// `None` for JobSucceeded, else the failure's message.
     pub fn failure(&self) -> Option<String> {
@@ -195,6 +207,11 @@ pub struct JobEnd {
 pub struct TaskInfo {
     #[serde(rename = "Index")]
     pub index: u32,
+    /// The task's partition (Spark 3.3+; -1 or missing in older logs). A resubmitted stage
+    /// attempt runs only its missing partitions, so its tasks' `Index` is their place in that
+    /// attempt's task set, not their partition.
+    #[serde(rename = "Partition ID")]
+    pub partition_id: Option<i64>,
     #[serde(rename = "Attempt", default)]
     pub attempt: u32,
     /// A speculative copy (`TaskInfo.speculative`).
@@ -227,6 +244,8 @@ pub struct TaskEndReason {
 pub struct InputMetrics {
     #[serde(rename = "Bytes Read", default)]
     pub bytes_read: u64,
+    #[serde(rename = "Records Read", default)]
+    pub records_read: u64,
 }
 
 #[derive(Deserialize, Default)]
@@ -235,12 +254,16 @@ pub struct ShuffleReadMetrics {
     pub remote_bytes_read: u64,
     #[serde(rename = "Local Bytes Read", default)]
     pub local_bytes_read: u64,
+    #[serde(rename = "Total Records Read", default)]
+    pub total_records_read: u64,
 }
 
 #[derive(Deserialize, Default)]
 pub struct ShuffleWriteMetrics {
     #[serde(rename = "Shuffle Bytes Written", default)]
     pub shuffle_bytes_written: u64,
+    #[serde(rename = "Shuffle Records Written", default)]
+    pub shuffle_records_written: u64,
 }
 
 #[derive(Deserialize, Default)]
@@ -265,6 +288,8 @@ pub struct TaskMetrics {
 pub struct TaskEnd {
     #[serde(rename = "Stage ID")]
     pub stage_id: u32,
+    #[serde(rename = "Stage Attempt ID", default)]
+    pub stage_attempt_id: u32,
     #[serde(rename = "Task Type", default)]
     pub task_type: String,
     #[serde(rename = "Task End Reason", default)]

@@ -37,7 +37,7 @@ pub fn replay_inspecting(
     let app = model::load(path)?;
     let prepared = simulate::prepare(&app, setup)?;
     inspect(&prepared)?;
-    let sim = simulate::run(&prepared, setup.submit.sim.seed)?;
+    let sim = simulate::run_writing_log(&prepared, setup.submit.sim.seed, &app)?;
     Ok(report::build(
         &path.display().to_string(),
         &app,

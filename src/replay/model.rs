@@ -48,6 +48,11 @@ pub struct TaskRecord {
     pub input_bytes: u64,
     pub shuffle_read_bytes: u64,
     pub shuffle_write_bytes: u64,
+    /// `Input Metrics.Records Read`, `Shuffle Read Metrics.Total Records Read` and
+    /// `Shuffle Write Metrics.Shuffle Records Written`.
+    pub input_records: u64,
+    pub shuffle_read_records: u64,
+    pub shuffle_write_records: u64,
     pub executor_id: u32,
     pub launch_ms: u64,
     /// The attempt number of this record (the successful attempt's, if any).
@@ -131,6 +136,43 @@ pub struct Stage {
     pub attempts: u32,
     /// One record per partition, index order.
     pub tasks: Vec<TaskRecord>,
+    /// The work Spark ran again in this stage to recover from lost executors and outputs.
+    pub recoveries: Recoveries,
+}
+
+/// Work run again to recover from lost executors and shuffle outputs (Spark's recovery paths:
+/// DAGScheduler `resubmitFailedStages` / `submitMissingTasks` of a new stage attempt,
+/// `handleResubmittedFailure`, TaskSetManager `executorLost`), recorded or simulated alike.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Recoveries {
+    /// Stage attempts after the first: a stage resubmitted after a fetch failure, or a map
+    /// stage resubmitted because outputs went missing while it ran.
+    pub stage_resubmissions: u64,
+    /// The partitions those attempts computed again (`Number of Tasks` of each new attempt:
+    /// `makeNewStageAttempt(partitionsToCompute.size)`).
+    pub resubmitted_tasks: u64,
+    /// Finished map tasks whose output went with their executor, re-run (`Resubmitted`).
+    pub map_outputs_resubmitted: u64,
+    /// Running tasks that failed with their lost executor (`ExecutorLostFailure`), re-run.
+    pub tasks_lost_with_executors: u64,
+    /// Executors lost while the job ran (recorded: removed while it ran, from
+    /// `SparkListenerExecutorRemoved`; simulated: containers lost, each executor once).
+    pub executors_lost: u64,
+}
+
+impl Recoveries {
+    pub fn add(&mut self, o: &Recoveries) {
+        self.stage_resubmissions += o.stage_resubmissions;
+        self.resubmitted_tasks += o.resubmitted_tasks;
+        self.map_outputs_resubmitted += o.map_outputs_resubmitted;
+        self.tasks_lost_with_executors += o.tasks_lost_with_executors;
+        self.executors_lost += o.executors_lost;
+    }
+
+    /// Nothing was run again.
+    pub fn is_empty(&self) -> bool {
+        *self == Recoveries::default()
+    }
 }
 
 impl Stage {
@@ -171,6 +213,20 @@ pub struct Job {
 impl Job {
     pub fn duration_ms(&self) -> u64 {
         self.completed_ms.saturating_sub(self.submitted_ms)
+    }
+
+    /// What the job ran again, over its stages, with the executors removed while it ran.
+    pub fn recoveries(&self, executors: &[ExecutorSpan]) -> Recoveries {
+        let mut r = Recoveries::default();
+        for s in &self.stages {
+            r.add(&s.recoveries);
+        }
+        r.executors_lost = executors
+            .iter()
+            .filter_map(|e| e.removed_ms)
+            .filter(|t| (self.submitted_ms..=self.completed_ms).contains(t))
+            .count() as u64;
+        r
     }
 }
 
@@ -291,6 +347,7 @@ struct StageBuild {
     ran: bool,
     tasks: Vec<TaskRecord>,
     failures: BTreeMap<u32, Vec<FailedAttempt>>,
+    recoveries: Recoveries,
 }
 
 struct JobBuild {
@@ -407,6 +464,8 @@ impl Builder {
                 b.ran = true;
                 b.attempts += 1;
                 if b.attempts > 1 {
+                    b.recoveries.stage_resubmissions += 1;
+                    b.recoveries.resubmitted_tasks += u64::from(s.number_of_tasks);
                     self.failures.stage_retries += 1;
                 }
                 let b = self.stages.get_mut(&s.stage_id).expect("declared");
@@ -439,7 +498,7 @@ impl Builder {
         stage.shuffle_map |= t.task_type == "ShuffleMapTask";
         let i = &t.task_info;
         let duration_ms = i.finish_time.saturating_sub(i.launch_time);
-        let index = i.index as usize;
+        let index = i.partition() as usize;
         if index >= 10_000_000 {
             return Err(format!("task index {index} is out of range"));
         }
@@ -470,6 +529,13 @@ impl Builder {
             }
             "ExecutorLostFailure" => {
                 self.failures.executor_lost += 1;
+                stage.recoveries.tasks_lost_with_executors += 1;
+                None
+            }
+            // TaskSetManager.executorLost: a finished map output lost with its executor.
+            "Resubmitted" => {
+                self.failures.other += 1;
+                stage.recoveries.map_outputs_resubmitted += 1;
                 None
             }
             "FetchFailed" => {
@@ -484,7 +550,7 @@ impl Builder {
         if let Some(end) = end {
             stage
                 .failures
-                .entry(i.index)
+                .entry(i.partition())
                 .or_default()
                 .push(FailedAttempt {
                     attempt: i.attempt,
@@ -525,6 +591,9 @@ impl Builder {
             shuffle_read_bytes: m.shuffle_read_metrics.remote_bytes_read
                 + m.shuffle_read_metrics.local_bytes_read,
             shuffle_write_bytes: m.shuffle_write_metrics.shuffle_bytes_written,
+            input_records: m.input_metrics.records_read,
+            shuffle_read_records: m.shuffle_read_metrics.total_records_read,
+            shuffle_write_records: m.shuffle_write_metrics.shuffle_records_written,
             executor_id: i.executor_id.parse().unwrap_or(0),
             launch_ms: i.launch_time,
             attempt: i.attempt,
@@ -646,6 +715,7 @@ fn stage(stage_id: u32, mut b: StageBuild, ran_in_job: &[u32]) -> Stage {
         completed_ms: b.completed_ms,
         attempts: b.attempts.max(1),
         tasks: b.tasks,
+        recoveries: b.recoveries,
     }
 }
 

@@ -5,8 +5,11 @@
 //! (Sparklens' assumption).
 
 use super::model::{Application, AttemptEnd, ReplayedAttempt, Stage, TaskRecord};
+use crate::outputs::eventlog::{DataSize, RecordedTaskSizes, TaskSizes};
 use sparkyard_actors::world::config::{ReplayedJob, UserProgram};
-use sparkyard_messages::task::{JobSpec, ReplayedException, ReplayedFailure, StageSpec, TaskWork};
+use sparkyard_messages::task::{
+    InputSize, JobSpec, ReplayedException, ReplayedFailure, ShuffleWriteSize, StageSpec, TaskWork,
+};
 use std::collections::BTreeMap;
 
 /// The `--class` a replayed application runs as.
@@ -168,6 +171,45 @@ pub fn program(app: &Application, startup: DriverTime, warmup: &FirstTaskWarmup)
     }
 }
 
+/// Each replayed task's own data sizes from the log, stage by stage in the order
+/// [`program`] submits them (jobs that run a task, their stages that ran), so entry `k` is the
+/// replay's stage `k` (the DAGScheduler numbers stages in submission order): what the replay's
+/// own event log writes for each task, skew included. A stage whose tasks moved no data has
+/// none.
+pub fn recorded_sizes(app: &Application) -> RecordedTaskSizes {
+    let stages = app
+        .jobs
+        .iter()
+        .flat_map(|j| j.stages.iter())
+        .filter(|s| !s.tasks.is_empty())
+        .map(|s| {
+            let sizes: Box<[TaskSizes]> = s.tasks.iter().map(task_sizes).collect();
+            sizes
+                .iter()
+                .any(|t| *t != TaskSizes::default())
+                .then_some(sizes)
+        })
+        .collect();
+    RecordedTaskSizes { stages }
+}
+
+fn task_sizes(t: &TaskRecord) -> TaskSizes {
+    TaskSizes {
+        input: DataSize {
+            bytes: t.input_bytes,
+            records: t.input_records,
+        },
+        shuffle_write: DataSize {
+            bytes: t.shuffle_write_bytes,
+            records: t.shuffle_write_records,
+        },
+        shuffle_read: DataSize {
+            bytes: t.shuffle_read_bytes,
+            records: t.shuffle_read_records,
+        },
+    }
+}
+
 fn call_site(stage_name: &str) -> String {
     if stage_name.is_empty() {
         "replayed job".into()
@@ -198,11 +240,37 @@ fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
         num_partitions: tasks.len() as u32,
         parents: s.parents.iter().map(|&p| p as usize).collect(),
         tasks,
-        // Shuffle sizes from the log are not replayed yet (the data model is not used).
-        shuffle_write: Default::default(),
-        input: Default::default(),
+        shuffle_write: shuffle_write_of(s),
+        input: input_of(s),
         lineage: None,
         preferred_hosts: Vec::new(),
+    }
+}
+
+/// What a stage's map tasks write to their shuffle, per task: the log's totals over its tasks
+/// (`Shuffle Write Metrics` of each index's recorded attempt), spread evenly, so the
+/// simulated `MapOutputTrackerMaster` holds the recorded output (reduce-side locality prefers
+/// the hosts holding it) and the replay's own event log writes it. Each task's own sizes,
+/// skew included, are the replay's event log's (see `simulate::recorded_sizes`).
+fn shuffle_write_of(s: &Stage) -> ShuffleWriteSize {
+    let n = (s.tasks.len() as u64).max(1);
+    let bytes: u64 = s.tasks.iter().map(|t| t.shuffle_write_bytes).sum();
+    let records: u64 = s.tasks.iter().map(|t| t.shuffle_write_records).sum();
+    ShuffleWriteSize {
+        bytes_per_task: bytes / n,
+        records_per_task: records / n,
+    }
+}
+
+/// What a stage's tasks read from their input (`Input Metrics`), per task, as
+/// [`shuffle_write_of`] spreads it.
+fn input_of(s: &Stage) -> InputSize {
+    let n = (s.tasks.len() as u64).max(1);
+    let bytes: u64 = s.tasks.iter().map(|t| t.input_bytes).sum();
+    let records: u64 = s.tasks.iter().map(|t| t.input_records).sum();
+    InputSize {
+        bytes_per_task: bytes / n,
+        records_per_task: records / n,
     }
 }
 

@@ -4,7 +4,7 @@
 //! or as JSON (`--json`).
 
 use super::analysis::{self, ratio};
-use super::model::{Application, FailureCounts};
+use super::model::{Application, FailureCounts, Recoveries};
 use super::simulate::{Prepared, SimOutcome};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -35,6 +35,8 @@ pub struct ReplayReport {
     pub executors: ExecutorCurves,
     pub failures: Failures,
     pub seed: u64,
+    /// The replay's own event logs (`--conf spark.eventLog.enabled=true`).
+    pub event_logs: Vec<super::simulate::WrittenEventLog>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -91,6 +93,10 @@ pub struct JobRow {
     pub recorded_ms: u64,
     pub simulated_ms: Option<u64>,
     pub critical_path_ms: u64,
+    /// What Spark ran again in the job to recover from lost executors and shuffle outputs.
+    pub recorded_recoveries: Recoveries,
+    /// The same in the simulated job (`None`: the job ran no task, so was not simulated).
+    pub simulated_recoveries: Option<Recoveries>,
 }
 
 /// Totals over every successful task attempt, ms (Spark UI's split of a task's duration).
@@ -141,6 +147,12 @@ pub struct Failures {
     pub simulated_am_attempts: u32,
     pub simulated_final_state: String,
     pub simulated_violations: Vec<String>,
+    /// Every job's recoveries added up.
+    pub recorded_recoveries: Recoveries,
+    /// Every simulated job's, with those while no job ran.
+    pub simulated_recoveries: Recoveries,
+    /// What the simulation ran again while no job ran (an executor lost between jobs).
+    pub simulated_recoveries_between_jobs: Recoveries,
 }
 
 /// Builds the report of one replay.
@@ -153,6 +165,8 @@ pub fn build(path: &str, app: &Application, prepared: &Prepared, sim: &SimOutcom
     let ms_per_hour = 3_600_000.0;
     let wasted = |exec: f64, busy: f64| (exec - busy).max(0.0) / ms_per_hour;
     let c = &app.config;
+    let jobs = job_rows(app, sim);
+    let failures = failures(&app.failures, app, sim, &jobs);
     ReplayReport {
         log: LogSummary {
             path: path.to_string(),
@@ -193,7 +207,7 @@ pub fn build(path: &str, app: &Application, prepared: &Prepared, sim: &SimOutcom
             locality_wait: c.locality_wait.clone(),
         },
         time: Comparison::of(rec.app_ms as f64, sim.app_ms as f64),
-        jobs: job_rows(app, sim),
+        jobs,
         utilization: Comparison::of(rec.utilization(), sim_util),
         wasted_core_hours: Comparison::of(
             wasted(rec.executor_core_ms as f64, rec.task_core_ms as f64),
@@ -205,8 +219,9 @@ pub fn build(path: &str, app: &Application, prepared: &Prepared, sim: &SimOutcom
         task_time: task_time(app),
         data: data_sizes(app),
         executors: curves(app, sim),
-        failures: failures(&app.failures, app, sim),
+        failures,
         seed: sim.seed,
+        event_logs: sim.event_logs.clone(),
     }
 }
 
@@ -216,13 +231,9 @@ fn job_rows(app: &Application, sim: &SimOutcome) -> Vec<JobRow> {
         .iter()
         .map(|j| {
             let runs = j.stages.iter().any(|s| !s.tasks.is_empty());
-            let simulated_ms = if runs {
-                spans
-                    .next()
-                    .and_then(|s| s.ended_ms.map(|e| e.saturating_sub(s.started_ms)))
-            } else {
-                None
-            };
+            let span = if runs { spans.next() } else { None };
+            let simulated_ms =
+                span.and_then(|s| s.ended_ms.map(|e| e.saturating_sub(s.started_ms)));
             JobRow {
                 job_id: j.job_id,
                 stages: j.stages.len(),
@@ -231,6 +242,8 @@ fn job_rows(app: &Application, sim: &SimOutcome) -> Vec<JobRow> {
                 recorded_ms: j.duration_ms(),
                 simulated_ms,
                 critical_path_ms: analysis::critical_path_ms(j),
+                recorded_recoveries: j.recoveries(&app.executors),
+                simulated_recoveries: span.map(|s| s.recoveries),
             }
         })
         .collect()
@@ -301,7 +314,15 @@ fn curves(app: &Application, sim: &SimOutcome) -> ExecutorCurves {
     }
 }
 
-fn failures(f: &FailureCounts, app: &Application, sim: &SimOutcome) -> Failures {
+fn failures(f: &FailureCounts, app: &Application, sim: &SimOutcome, jobs: &[JobRow]) -> Failures {
+    let mut recorded_recoveries = Recoveries::default();
+    let mut simulated_recoveries = sim.record.recoveries_between_jobs;
+    for j in jobs {
+        recorded_recoveries.add(&j.recorded_recoveries);
+        if let Some(r) = &j.simulated_recoveries {
+            simulated_recoveries.add(r);
+        }
+    }
     Failures {
         recorded_task_exceptions: f.exception,
         recorded_executor_lost: f.executor_lost,
@@ -320,6 +341,9 @@ fn failures(f: &FailureCounts, app: &Application, sim: &SimOutcome) -> Failures 
         simulated_am_attempts: sim.record.am_attempts,
         simulated_final_state: sim.final_state.clone(),
         simulated_violations: sim.violations.clone(),
+        recorded_recoveries,
+        simulated_recoveries,
+        simulated_recoveries_between_jobs: sim.record.recoveries_between_jobs,
     }
 }
 
@@ -508,8 +532,63 @@ pub fn table(r: &ReplayReport) -> String {
     for v in &f.simulated_violations {
         let _ = writeln!(o, "  invariant broken: {v}");
     }
+    recoveries_table(&mut o, r);
     let _ = writeln!(o, "seed: {}", r.seed);
+    for l in &r.event_logs {
+        match &l.refused {
+            None => {
+                let _ = writeln!(o, "event log: {}", l.path);
+            }
+            Some(why) => {
+                let _ = writeln!(o, "event log: {} refused by Spark's writer: {why}", l.path);
+            }
+        }
+    }
     o
+}
+
+/// Per job, what Spark ran again to recover (recorded, then simulated): only the jobs where
+/// either did, and a line saying so when none did.
+fn recoveries_table(o: &mut String, r: &ReplayReport) {
+    let f = &r.failures;
+    if f.recorded_recoveries.is_empty() && f.simulated_recoveries.is_empty() {
+        let _ = writeln!(o, "recoveries: none recorded, none simulated");
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "\nrecoveries{:>14}{:>14}{:>14}{:>14}{:>14}",
+        "stages", "their tasks", "map outputs", "tasks lost", "executors"
+    );
+    let _ = writeln!(
+        o,
+        "{:<10}{:>14}{:>14}{:>14}{:>14}{:>14}",
+        "", "resubmitted", "", "resubmitted", "with executor", "lost"
+    );
+    let line = |o: &mut String, label: &str, x: &Recoveries| {
+        let _ = writeln!(
+            o,
+            "{label:<10}{:>14}{:>14}{:>14}{:>14}{:>14}",
+            x.stage_resubmissions,
+            x.resubmitted_tasks,
+            x.map_outputs_resubmitted,
+            x.tasks_lost_with_executors,
+            x.executors_lost
+        );
+    };
+    for j in &r.jobs {
+        let sim = j.simulated_recoveries.unwrap_or_default();
+        if j.recorded_recoveries.is_empty() && sim.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "  job {}", j.job_id);
+        line(o, "  recorded", &j.recorded_recoveries);
+        line(o, "  simulated", &sim);
+    }
+    if !f.simulated_recoveries_between_jobs.is_empty() {
+        let _ = writeln!(o, "  between jobs");
+        line(o, "  simulated", &f.simulated_recoveries_between_jobs);
+    }
 }
 
 /// The report as JSON (`--json`): the same record, field order fixed by the types.

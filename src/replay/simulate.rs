@@ -4,7 +4,7 @@
 //! the run (SparkContext start and stop, each job, executors over time, busy cores) taken from
 //! the run's observer events, stamped with the virtual clock.
 
-use super::model::Application;
+use super::model::{Application, Recoveries};
 use super::program::{self, REPLAY_CLASS};
 use crate::conf::cluster::{ClusterConfig, ClusterSource, load_cluster};
 use crate::conf::submit::{DefaultsFile, SubmitArgs};
@@ -15,7 +15,7 @@ use crate::scenario::Scenario;
 use sparkyard_actors::faults::FaultController;
 use sparkyard_actors::kernel::clock;
 use sparkyard_actors::world::config::{CostModel, ReplayedJob, UserProgram};
-use sparkyard_actors::world::observer::RunEvent;
+use sparkyard_actors::world::observer::{Recovery, RunEvent};
 use sparkyard_messages::task::{JobSpec, StageSpec, TaskWork};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -77,6 +77,16 @@ pub fn user_submit_args_for<T: AsRef<str>>(
         return unused(
             "--quiet",
             "it prints nothing but its report and warnings already",
+        );
+    }
+    let event_log = args.conf.iter().rev().find_map(|kv| {
+        kv.strip_prefix("spark.eventLog.enabled=")
+            .map(|v| v.trim().eq_ignore_ascii_case("true"))
+    });
+    if event_log == Some(true) && command != "replay" {
+        return unused(
+            "--conf spark.eventLog.enabled=true",
+            "every configuration and seed of the grid is its own run (`sparkyard replay LOG --conf spark.eventLog.enabled=true` with one configuration's options writes its event log)",
         );
     }
     if args.verbose && command != "replay" {
@@ -169,6 +179,11 @@ pub struct SimRecord {
     pub tasks_failed: u64,
     pub executors_lost: u32,
     pub am_attempts: u32,
+    /// What was run again while no job ran (an executor lost between jobs).
+    pub recoveries_between_jobs: Recoveries,
+    /// Executors already counted as lost, by (AM attempt, executor): the driver's removal and
+    /// the container's exit are one loss.
+    lost: std::collections::BTreeSet<(u32, u32)>,
     running_tasks: u64,
     running_executors: u32,
     launched: u32,
@@ -180,6 +195,8 @@ pub struct SimRecord {
 pub struct JobSpan {
     pub started_ms: u64,
     pub ended_ms: Option<u64>,
+    /// What the simulated schedulers ran again while the job ran.
+    pub recoveries: Recoveries,
 }
 
 impl SimRecord {
@@ -215,6 +232,7 @@ impl SimRecord {
             RunEvent::JobStarted { .. } => self.jobs.push(JobSpan {
                 started_ms: now,
                 ended_ms: None,
+                recoveries: Recoveries::default(),
             }),
             RunEvent::JobSucceeded { .. } => {
                 if let Some(j) = self.jobs.last_mut() {
@@ -235,7 +253,10 @@ impl SimRecord {
                 self.registration_offsets_ms.push(since);
                 self.registration_executors.push(executor.0);
             }
-            RunEvent::ExecutorLost(_) => {
+            RunEvent::ExecutorLost(lost) => {
+                if self.lost.insert((lost.attempt, lost.executor.0)) {
+                    self.recoveries_now().executors_lost += 1;
+                }
                 self.executors_lost += 1;
                 self.running_executors = self.running_executors.saturating_sub(1);
                 self.executors_running.push((now, self.running_executors));
@@ -246,7 +267,31 @@ impl SimRecord {
                 self.tasks_failed += count;
                 self.running_tasks = self.running_tasks.saturating_sub(*count);
             }
+            RunEvent::Recovery(r) => self.recovered(r),
             _ => {}
+        }
+    }
+
+    /// The recoveries of the job running now (a replay's driver runs one job at a time), else
+    /// those between jobs.
+    fn recoveries_now(&mut self) -> &mut Recoveries {
+        match self.jobs.last_mut() {
+            Some(j) if j.ended_ms.is_none() => &mut j.recoveries,
+            _ => &mut self.recoveries_between_jobs,
+        }
+    }
+
+    fn recovered(&mut self, r: &Recovery) {
+        let now = self.recoveries_now();
+        match *r {
+            Recovery::StageResubmitted { tasks, .. } => {
+                now.stage_resubmissions += 1;
+                now.resubmitted_tasks += u64::from(tasks);
+            }
+            Recovery::MapOutputResubmitted { .. } => now.map_outputs_resubmitted += 1,
+            Recovery::RunningTasksLost { tasks, .. } => {
+                now.tasks_lost_with_executors += u64::from(tasks)
+            }
         }
     }
 }
@@ -266,6 +311,15 @@ pub struct SimOutcome {
     pub executor_instances: Option<u32>,
     pub seed: u64,
     pub violations: Vec<String>,
+    /// The event logs the run wrote (`spark.eventLog.enabled`), one per SparkContext.
+    pub event_logs: Vec<WrittenEventLog>,
+}
+
+/// An event log the replay wrote, and Spark's refusal when an earlier one was in the way.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct WrittenEventLog {
+    pub path: String,
+    pub refused: Option<String>,
 }
 
 /// The run's inputs once the log and the options are known (reused by every seed of a what-if).
@@ -465,6 +519,24 @@ fn shift_startup(costs: &mut CostModel, delta: i64) {
 
 /// Runs the prepared replay under `seed` (a scenario's `[chaos]` faults are drawn from it).
 pub fn run(p: &Prepared, seed: u64) -> Result<SimOutcome, UserError> {
+    run_with_log(p, seed, None)
+}
+
+/// [`run`], writing the run's event log when its options turn it on (`spark.eventLog.enabled`,
+/// `spark.eventLog.dir`), each task's metrics with its own sizes from `app`'s log.
+pub fn run_writing_log(
+    p: &Prepared,
+    seed: u64,
+    app: &Application,
+) -> Result<SimOutcome, UserError> {
+    run_with_log(p, seed, Some(app))
+}
+
+fn run_with_log(
+    p: &Prepared,
+    seed: u64,
+    app: Option<&Application>,
+) -> Result<SimOutcome, UserError> {
     let submission = Submission::from_args(p.args.clone(), DefaultsFile::embedded())?;
     let (faults, deadline) = match &p.scenario {
         Some(s) => s.fault_plan(seed)?,
@@ -495,6 +567,23 @@ pub fn run(p: &Prepared, seed: u64) -> Result<SimOutcome, UserError> {
     let container_memory_mb = prepared.spark.executor_container_memory_mb();
     let executor_instances = prepared.spark.executor_instances;
     let done = prepared.run()?;
+    let event_logs = match app {
+        Some(app) if done.spark.event_log_enabled => {
+            let sizes = std::sync::Arc::new(program::recorded_sizes(app));
+            crate::outputs::eventlog::write_event_logs_sized(
+                &done.result,
+                &done.spark,
+                Some(sizes),
+            )?
+            .into_iter()
+            .map(|w| WrittenEventLog {
+                path: w.path.display().to_string(),
+                refused: w.refused,
+            })
+            .collect()
+        }
+        _ => Vec::new(),
+    };
     let result = done.result;
     let mut record = record.take();
     record.advance(result.end_ms, cpus, cores);
@@ -518,6 +607,7 @@ pub fn run(p: &Prepared, seed: u64) -> Result<SimOutcome, UserError> {
             .iter()
             .map(|v| format!("{}: {}", v.invariant, v.detail))
             .collect(),
+        event_logs,
     })
 }
 

@@ -58,6 +58,12 @@ pub fn parse_grid(specs: &[String]) -> Result<Vec<GridKey>, UserError> {
         if values.iter().any(String::is_empty) {
             return Err(bad("a value is empty"));
         }
+        if name == "spark.eventLog.enabled" && values.iter().any(|v| v.eq_ignore_ascii_case("true"))
+        {
+            return Err(bad(
+                "what-if writes no event logs (every configuration and seed is its own run); `sparkyard replay LOG --conf spark.eventLog.enabled=true` with one configuration's options writes its event log",
+            ));
+        }
         if cluster {
             for v in &values {
                 cluster_keys::check_value(&name, v).map_err(|m| bad(&m))?;

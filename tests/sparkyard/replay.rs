@@ -1030,3 +1030,194 @@ fn the_simulated_executors_register_when_the_logs_executors_did() {
     let first = one.executors.simulated_running[0].0;
     assert_eq!((first * 1000.0).round() as u64, median);
 }
+
+/// A replay of `name`'s own event log under the same scenario's faults.
+fn replay_under_its_scenario(name: &str) -> replay::report::ReplayReport {
+    let dir = temp_dir(name);
+    let log = scenario_log(name, &dir);
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("config/scenarios")
+        .join(format!("{name}.toml"));
+    let scenario = sparkyard::scenario::load(&file).expect("the scenario loads");
+    let mut s = setup(&[]);
+    s.scenario = Some(std::sync::Arc::new(scenario));
+    let report = replay::replay(&log, &s).expect("replays");
+    let _ = std::fs::remove_dir_all(&dir);
+    report
+}
+
+#[test]
+fn a_fetch_failures_stage_resubmissions_are_in_the_report_per_job() {
+    // config/scenarios/shuffle-node-lost.toml: nm-6 dies while the reduce stage runs; its
+    // reducers' fetches fail and the DAGScheduler resubmits the map stage for its missing
+    // partitions, then the reduce stage (DAGScheduler.scala handleTaskCompletion: FetchFailed
+    // -> resubmitFailedStages -> submitMissingTasks -> makeNewStageAttempt). The simulated
+    // replay under the same fault resubmits the same two stages, counted from the
+    // DAGScheduler's typed `Recovery::StageResubmitted` events.
+    let r = replay_under_its_scenario("shuffle-node-lost");
+    let job = &r.jobs[0];
+    assert_eq!(job.recorded_recoveries.stage_resubmissions, 2, "{job:?}");
+    let sim = job.simulated_recoveries.expect("the job ran");
+    assert_eq!(sim.stage_resubmissions, 2, "{sim:?}");
+    // The reduce stage's 8 partitions and the map stage's lost ones (not all 8).
+    assert!(
+        (9..16).contains(&sim.resubmitted_tasks),
+        "{sim:?}: the missing partitions only"
+    );
+    assert_eq!(r.failures.simulated_recoveries, sim);
+    let table = replay::report::table(&r);
+    assert!(table.contains("recoveries"), "{table}");
+    let json = replay::report::json(&r);
+    assert!(json.contains("\"simulated_recoveries\""), "{json}");
+}
+
+#[test]
+fn an_executor_losss_recomputed_tasks_are_in_the_report_per_job() {
+    // config/scenarios/node-lost.toml: a node dies with two executors, each running a task
+    // and holding a finished map output. TaskSetManager.executorLost re-runs the outputs
+    // (`Resubmitted`, DAGScheduler handleResubmittedFailure) and the running tasks fail with
+    // ExecutorLostFailure; the replay under the same fault does all of it again.
+    let r = replay_under_its_scenario("node-lost");
+    let job = &r.jobs[0];
+    let recorded = job.recorded_recoveries;
+    assert_eq!(
+        (
+            recorded.map_outputs_resubmitted,
+            recorded.tasks_lost_with_executors,
+            recorded.executors_lost
+        ),
+        (2, 2, 2),
+        "{recorded:?}"
+    );
+    assert_eq!(job.simulated_recoveries, Some(recorded));
+    assert!(r.failures.simulated_recoveries_between_jobs.is_empty());
+}
+
+#[test]
+fn a_replay_without_faults_recovers_nothing() {
+    let r = replay::replay(&data("skew_n2_r1.zstd"), &setup(&[])).expect("replays");
+    assert!(r.failures.recorded_recoveries.is_empty());
+    assert!(r.failures.simulated_recoveries.is_empty());
+    assert!(replay::report::table(&r).contains("recoveries: none recorded, none simulated"));
+}
+
+#[test]
+fn the_replays_own_event_log_keeps_each_tasks_recorded_sizes_and_the_skew() {
+    // The skew log's reduce stage reads very different amounts per partition; the replay's
+    // own event log (--conf spark.eventLog.enabled=true) writes every task's recorded
+    // `Shuffle Write`, `Shuffle Read` and `Input Metrics`, so read back it is as skewed.
+    let dir = temp_dir("sized-log");
+    let conf = format!("spark.eventLog.dir={}", dir.display());
+    let words = [
+        "--conf",
+        "spark.eventLog.enabled=true",
+        "--conf",
+        conf.as_str(),
+        "--conf",
+        "spark.eventLog.rolling.enabled=false",
+    ];
+    let original = model::load(&data("skew_n2_r1.zstd")).expect("reads");
+    let r = replay::replay(&data("skew_n2_r1.zstd"), &setup(&words)).expect("replays");
+    assert_eq!(r.event_logs.len(), 1, "{:?}", r.event_logs);
+    assert!(r.event_logs[0].refused.is_none());
+    let written = model::load(Path::new(&r.event_logs[0].path)).expect("the replay's log reads");
+    let ran: Vec<&model::Stage> = original.stages().filter(|s| !s.tasks.is_empty()).collect();
+    let replayed: Vec<&model::Stage> = written.stages().collect();
+    assert_eq!(ran.len(), replayed.len());
+    let sizes = |s: &model::Stage| -> Vec<(u64, u64, u64, u64, u64, u64)> {
+        s.tasks
+            .iter()
+            .map(|t| {
+                (
+                    t.input_bytes,
+                    t.input_records,
+                    t.shuffle_write_bytes,
+                    t.shuffle_write_records,
+                    t.shuffle_read_bytes,
+                    t.shuffle_read_records,
+                )
+            })
+            .collect()
+    };
+    for (a, b) in ran.iter().zip(&replayed) {
+        assert_eq!(sizes(a), sizes(b), "stage {} -> {}", a.stage_id, b.stage_id);
+    }
+    // The reduce stage is skewed: its largest read is several times its median.
+    let reduce = replayed.last().expect("a reduce stage");
+    let mut reads: Vec<u64> = reduce.tasks.iter().map(|t| t.shuffle_read_bytes).collect();
+    reads.sort_unstable();
+    assert!(
+        reads[reads.len() - 1] > 2 * reads[reads.len() / 2],
+        "{reads:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn what_if_refuses_an_event_log_it_would_not_write() {
+    let words = ["--conf", "spark.eventLog.enabled=true"];
+    let refused = sparkyard::replay::simulate::user_submit_args_for("what-if", &words);
+    let Err(e) = refused else {
+        panic!("what-if accepted an event log it does not write")
+    };
+    let message = e.to_string();
+    assert!(message.contains("spark.eventLog.enabled"), "{message}");
+    assert!(sparkyard::replay::simulate::user_submit_args_for("replay", &words).is_ok());
+    let grid = whatif::parse_grid(&["spark.eventLog.enabled=false,true".into()]);
+    let Err(e) = grid else {
+        panic!("a grid turning the event log on was accepted")
+    };
+    assert!(e.to_string().contains("writes no event logs"), "{e}");
+}
+
+/// A TaskEnd line of stage 0 (`attempt` of the stage) for `partition`, run as task `index` of
+/// its attempt's set, writing `bytes` to its shuffle.
+fn map_task_end(attempt: u32, index: u32, partition: u32, launch: u64, bytes: u64) -> String {
+    format!(
+        r#"{{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":{attempt},"Task Type":"ShuffleMapTask","Task End Reason":{{"Reason":"Success"}},"Task Info":{{"Task ID":{launch},"Index":{index},"Attempt":0,"Partition ID":{partition},"Launch Time":{launch},"Executor ID":"1","Finish Time":{}}},"Task Metrics":{{"Executor Run Time":10,"Shuffle Write Metrics":{{"Shuffle Bytes Written":{bytes},"Shuffle Records Written":1}}}}}}"#,
+        launch + 10
+    )
+}
+
+#[test]
+fn a_resubmitted_attempts_tasks_are_its_missing_partitions_not_its_first_indices() {
+    // DAGScheduler.submitMissingTasks: a new stage attempt runs only the missing partitions,
+    // so its TaskSetManager's `Index` counts within them; JsonProtocol writes the partition as
+    // "Partition ID" (Spark 3.3+). Partition 2 re-run as task 0 of attempt 1 is partition 2's.
+    let stage = |attempt: u32, tasks: u32| {
+        format!(
+            r#""Stage Info":{{"Stage ID":0,"Stage Attempt ID":{attempt},"Stage Name":"map","Number of Tasks":{tasks},"Parent IDs":[],"Submission Time":1100}}"#
+        )
+    };
+    let mut lines = vec![
+        r#"{"Event":"SparkListenerLogStart","Spark Version":"4.0.0"}"#.to_string(),
+        r#"{"Event":"SparkListenerApplicationStart","App Name":"t","App ID":"app-1","Timestamp":1000}"#.into(),
+        format!(
+            r#"{{"Event":"SparkListenerJobStart","Job ID":0,"Submission Time":1100,"Stage Infos":[{}]}}"#,
+            &stage(0, 4)[13..]
+        ),
+        format!(r#"{{"Event":"SparkListenerStageSubmitted",{}}}"#, stage(0, 4)),
+    ];
+    for p in 0..4 {
+        lines.push(map_task_end(0, p, p, 1200, 100 * (u64::from(p) + 1)));
+    }
+    lines.push(format!(
+        r#"{{"Event":"SparkListenerStageSubmitted",{}}}"#,
+        stage(1, 1)
+    ));
+    lines.push(map_task_end(1, 0, 2, 2000, 999));
+    lines.push(format!(
+        r#"{{"Event":"SparkListenerStageCompleted",{}}}"#,
+        stage(1, 1)
+    ));
+    lines.push(r#"{"Event":"SparkListenerJobEnd","Job ID":0,"Completion Time":2100,"Job Result":{"Result":"JobSucceeded"}}"#.into());
+    lines.push(r#"{"Event":"SparkListenerApplicationEnd","Timestamp":2200}"#.into());
+    let text = lines.join("\n") + "\n";
+    let app = model::from_reader("resubmitted", text.as_bytes()).expect("reads");
+    let s = &app.jobs[0].stages[0];
+    let written: Vec<u64> = s.tasks.iter().map(|t| t.shuffle_write_bytes).collect();
+    assert_eq!(written, vec![100, 200, 999, 400]);
+    assert_eq!(s.tasks[2].launch_ms, 2000);
+    let r = app.jobs[0].recoveries(&app.executors);
+    assert_eq!((r.stage_resubmissions, r.resubmitted_tasks), (1, 1));
+}

@@ -24,7 +24,7 @@ use crate::world::context::SimContext;
 use crate::world::injector;
 use crate::world::invariants::{self, name as inv};
 use crate::world::listener::ContextBus;
-use crate::world::observer::{LostExecutor, RunEvent};
+use crate::world::observer::{LostExecutor, Recovery, RunEvent};
 use crate::{debug, error, info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::driver::DriverMsg;
@@ -674,6 +674,9 @@ impl DriverEndpoint {
                 count: new_failures,
             });
         }
+        for r in self.scheduler.recoveries.drain(..) {
+            self.sim.observe(RunEvent::Recovery(r));
+        }
         if !self.scheduler.task_outputs.is_empty() {
             let attempt = self.sim.current_attempt.get();
             for output in self.scheduler.task_outputs.drain(..) {
@@ -764,7 +767,16 @@ impl DriverEndpoint {
         }
         // TaskSchedulerImpl.executorLost (the task sets' TaskEnds), the ExecutorRemoved event,
         // then the DAGScheduler's handleExecutorLost (BlockManagerRemoved, map outputs).
+        let failed_before = self.scheduler.failed_attempts;
         let events = self.scheduler.task_sets_executor_lost(id, &reason);
+        let tasks = (self.scheduler.failed_attempts - failed_before) as u32;
+        if tasks > 0 {
+            let lost = Recovery::RunningTasksLost {
+                executor: id,
+                tasks,
+            };
+            self.sim.observe(RunEvent::Recovery(lost));
+        }
         let removed = reason.to_string();
         self.bus.post(|| ListenerEvent::ExecutorRemoved {
             time: clock::now_epoch_ms(),

@@ -53,6 +53,27 @@ pub enum RunEvent {
     SparkContextStarted { attempt: u32 },
     /// The driver of `attempt` stopped its SparkContext (where it posts ApplicationEnd).
     SparkContextStopped { attempt: u32 },
+    /// The schedulers re-ran work to recover from a lost executor or shuffle output.
+    Recovery(Recovery),
+}
+
+/// Work the schedulers run again (Spark's recovery paths).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// `submitMissingTasks` for a stage attempt after the first (`makeNewStageAttempt`): a
+    /// stage resubmitted after a fetch failure, or a map stage whose outputs went missing while
+    /// it ran; `tasks` is the partitions it computes again.
+    StageResubmitted {
+        stage: u32,
+        stage_attempt: u32,
+        tasks: u32,
+    },
+    /// `Resubmitted` (`handleResubmittedFailure`): a finished map task's output was lost with
+    /// its executor and its partition is pending again.
+    MapOutputResubmitted { stage: u32, partition: u32 },
+    /// Running tasks that failed with their lost executor (`ExecutorLostFailure`) and go back
+    /// to their task sets (`TaskSetManager.executorLost`).
+    RunningTasksLost { executor: ExecutorId, tasks: u32 },
 }
 
 /// An executor whose container completed, as the YarnAllocator classified it.
@@ -135,7 +156,9 @@ impl RunCounters {
             RunEvent::TasksLaunched { count } => self.tasks_launched += count,
             RunEvent::TaskFinished => self.tasks_finished += 1,
             RunEvent::TasksFailed { count } => self.tasks_failed += count,
-            RunEvent::SparkContextStarted { .. } | RunEvent::SparkContextStopped { .. } => {}
+            RunEvent::SparkContextStarted { .. }
+            | RunEvent::SparkContextStopped { .. }
+            | RunEvent::Recovery(_) => {}
         }
     }
 

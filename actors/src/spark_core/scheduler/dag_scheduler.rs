@@ -7,6 +7,7 @@ use super::task_set_manager::LocalityContext;
 use super::*;
 use crate::spark_core::block_manager_master::{BlockAdded, RddBlockId};
 use crate::spark_core::unified_memory_manager::bytes_to_string;
+use crate::world::observer::Recovery;
 
 impl Scheduler {
     /// The event log's `StageInfo` for a stage.
@@ -265,6 +266,13 @@ impl Scheduler {
         });
         let n = partitions.len();
         let key = (stage.job_id, id, stage.attempt);
+        if stage.attempt > 0 {
+            self.recoveries.push(Recovery::StageResubmitted {
+                stage: id,
+                stage_attempt: stage.attempt,
+                tasks: n as u32,
+            });
+        }
         // `taskBinary = sc.broadcast(...)`: every attempt broadcasts its stage's task binary,
         // even one with no task left to run.
         let binary = self.next_broadcast;
@@ -572,6 +580,8 @@ impl Scheduler {
             && !s.is_result
         {
             s.pending_partitions.insert(partition);
+            self.recoveries
+                .push(Recovery::MapOutputResubmitted { stage, partition });
         }
     }
 

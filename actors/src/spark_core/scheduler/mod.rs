@@ -231,6 +231,8 @@ pub struct Scheduler {
     pub failed_attempts: u64,
     /// Task outputs won and lost, drained by the DriverEndpoint into the invariant checker.
     pub task_outputs: Vec<TaskOutput>,
+    /// Work run again to recover, drained by the DriverEndpoint into the run's observer.
+    pub recoveries: Vec<crate::world::observer::Recovery>,
     /// The driver's block manager's memory store (the task binaries' broadcasts).
     memory_store: MemoryStore,
     /// `SparkContext.nextBroadcastId`.
@@ -283,6 +285,7 @@ impl Scheduler {
             tasks_launched: 0,
             failed_attempts: 0,
             task_outputs: Vec::new(),
+            recoveries: Vec::new(),
             memory_store: MemoryStore::new(DRIVER_STORE, 0),
             next_broadcast: 0,
             speculation: None,
