@@ -49,7 +49,11 @@ pub struct StageInfo {
     pub stage_id: u32,
     pub attempt_id: u32,
     pub name: String,
+    /// `numTasks`: the attempt's tasks (`makeNewStageAttempt(numPartitionsToCompute)`: a
+    /// resubmitted attempt runs only the missing partitions); all of them in a JobStart's infos.
     pub num_tasks: u32,
+    /// The stage's partitions (`rdd.partitions.length`, RDD Info's `Number of Partitions`).
+    pub num_partitions: u32,
     pub rdd_id: u32,
     /// The RDD's name (`MapPartitionsRDD`) and call site (`map at SparkPi.scala:34`).
     pub rdd_name: String,

@@ -498,7 +498,8 @@ struct LogWriter {
 /// What the metrics model needs of a stage.
 #[derive(Clone, Debug, Default)]
 struct StageShape {
-    num_tasks: u32,
+    /// The stage's partitions (every attempt's shuffle is the whole stage's).
+    num_partitions: u32,
     rdd_id: u32,
     parents: Vec<u32>,
     shuffle_write: ShuffleWriteSize,
@@ -793,7 +794,7 @@ impl LogWriter {
         self.stages.insert(
             s.stage_id,
             StageShape {
-                num_tasks: s.num_tasks,
+                num_partitions: s.num_partitions,
                 rdd_id: s.rdd_id,
                 parents: s.parent_ids.clone(),
                 shuffle_write: s.shuffle_write,
@@ -870,7 +871,7 @@ impl LogWriter {
     /// reduce partitions), local when that executor wrote it.
     fn shuffle_read(&self, shape: &StageShape, executor: &str) -> Option<ShuffleRead> {
         let mut read = ShuffleRead::default();
-        let reduces = u64::from(shape.num_tasks.max(1));
+        let reduces = u64::from(shape.num_partitions.max(1));
         let mut any = false;
         for p in &shape.parents {
             let Some(parent) = self.stages.get(p) else {
@@ -881,7 +882,7 @@ impl LogWriter {
                 continue;
             }
             any = true;
-            let maps = u64::from(parent.num_tasks);
+            let maps = u64::from(parent.num_partitions);
             let local = self
                 .outputs
                 .get(p)
@@ -1080,7 +1081,7 @@ fn stage_info(
                     cached: rdd.cached,
                     level: rdd.deterministic_level,
                 };
-                a.obj(|o| rdd_info(o, &r, s.num_tasks));
+                a.obj(|o| rdd_info(o, &r, s.num_partitions));
             }
         }
         _ => {
@@ -1093,7 +1094,7 @@ fn stage_info(
                 cached: false,
                 level: DeterministicLevel::Determinate,
             };
-            a.obj(|o| rdd_info(o, &r, s.num_tasks));
+            a.obj(|o| rdd_info(o, &r, s.num_partitions));
         }
     });
     o.arr("Parent IDs", |a| {
@@ -1322,6 +1323,7 @@ mod tests {
             attempt_id: 0,
             name: format!("stage {id}"),
             num_tasks: tasks,
+            num_partitions: tasks,
             rdd_id: id,
             rdd_name: "MapPartitionsRDD".into(),
             rdd_callsite: "map at X.scala:1".into(),

@@ -19,7 +19,8 @@ impl Scheduler {
             stage_id: id,
             attempt_id: s.attempt,
             name: s.name.clone(),
-            num_tasks: s.tasks.len() as u32,
+            num_tasks: s.attempt_tasks,
+            num_partitions: s.tasks.len() as u32,
             rdd_id,
             rdd_name,
             rdd_callsite,
@@ -99,6 +100,7 @@ impl Scheduler {
                     rdd: spec.rdd_description,
                     is_result,
                     parents,
+                    attempt_tasks: spec.tasks.len() as u32,
                     tasks: spec.tasks,
                     shuffle_id,
                     shuffle_write: spec.shuffle_write,
@@ -254,6 +256,7 @@ impl Scheduler {
         stage.done = false;
         stage.submitted_ms = clock::now_ms();
         stage.submitted_epoch = clock::now_epoch_ms();
+        stage.attempt_tasks = partitions.len() as u32;
         if !stage.is_result {
             stage.pending_partitions = partitions.iter().copied().collect();
         }

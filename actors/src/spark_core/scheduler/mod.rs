@@ -98,6 +98,9 @@ struct Stage {
     is_result: bool,
     parents: Vec<u32>,
     tasks: Vec<TaskWork>,
+    /// The latest attempt's task count (`latestInfo.numTasks`): every partition until the stage
+    /// is submitted, then the partitions that attempt computes.
+    attempt_tasks: u32,
     /// The shuffle a shuffle-map stage writes.
     shuffle_id: Option<u32>,
     shuffle_write: ShuffleWriteSize,

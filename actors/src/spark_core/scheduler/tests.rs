@@ -513,6 +513,15 @@ fn a_fetch_failure_resubmits_the_map_stage_for_its_missing_partitions() {
     );
     let events = s.resubmit_failed_stages();
     assert!(matches!(events.as_slice(), [SchedulerEvent::Revive]));
+    // Stage.makeNewStageAttempt(partitionsToCompute.size) -> StageInfo.fromStage(stage,
+    // attempt, Some(numPartitionsToCompute)) (Stage.scala, StageInfo.scala): the new
+    // attempt's StageInfo (the event log's `Number of Tasks`) counts only the partition it
+    // computes again; the RDD keeps its 2 partitions.
+    let info = s.stage_info(0, None);
+    assert_eq!(
+        (info.attempt_id, info.num_tasks, info.num_partitions),
+        (1, 1, 2)
+    );
     let logged = lines(&store);
     assert!(logged.contains(&"INFO DAGScheduler: Resubmitting failed stages".to_string()));
     assert!(
