@@ -588,6 +588,10 @@ impl ResourceManager {
         invalid: InvalidRequest,
     ) {
         let f = RpcFailure::new(invalid.class, invalid.message.clone());
+        self.sim.observe(RunEvent::ExecutorAsksRefused {
+            attempt: id.attempt_id,
+            exception: invalid.class,
+        });
         if let Ok(a) = self.attempt_mut(id) {
             a.invalid_ask = Some(invalid);
         }
