@@ -137,6 +137,7 @@ impl ResourceManager {
             };
             let mut scheduler = CapacityScheduler::with_queues(limits, &y.queues);
             scheduler.set_heartbeat_assignments(y.heartbeat_assignments);
+            scheduler.set_node_labels(&node_labels(&sim.config.nodes));
             ResourceManager {
                 sim,
                 env,
@@ -334,9 +335,14 @@ impl ResourceManager {
             TARGET, "Registering app attempt : {attempt_id}"
         );
         let (queue, user) = (app.submission.queue.clone(), app.submission.user.clone());
-        let pending = self
-            .scheduler
-            .add_attempt_in(attempt_id, am_resource, &queue, &user);
+        let am_label = app.submission.am_node_label_expression.clone();
+        let pending = self.scheduler.add_attempt_labelled(
+            attempt_id,
+            am_resource,
+            &queue,
+            &user,
+            am_label.as_deref(),
+        );
         if let Some(p) = pending
             && let Some(app) = self.apps.get_mut(&id)
         {
@@ -560,6 +566,10 @@ impl ResourceManager {
             updated_nodes,
         };
         let attempt_id = attempt.id;
+        if req.add_requests > 0 {
+            let label = req.node_label_expression.as_deref();
+            self.scheduler.set_ask_label(attempt_id, label);
+        }
         self.scheduler.update_requests(
             attempt_id,
             req.capability,
@@ -1263,6 +1273,15 @@ crate::endpoint!(ResourceManager {
     messages: ResourceManagerMsg => on_message,
     answers: RmAnswer => answered,
 });
+
+/// The labelled NodeManagers of the cluster file, `(host, label)` (the node-label
+/// configuration an administrator gives the RM: `yarn rmadmin -replaceLabelsOnNode`).
+fn node_labels(nodes: &[crate::world::config::NodeSpec]) -> Vec<(String, String)> {
+    nodes
+        .iter()
+        .filter_map(|n| Some((n.host.clone(), n.label.clone()?)))
+        .collect()
+}
 
 #[cfg(test)]
 mod tests {
