@@ -204,8 +204,8 @@ struct RawYarn {
     #[serde(rename = "yarn.nodemanager.sleep-delay-before-sigkill.ms")]
     #[schemars(with = "Option<u64>")]
     sigkill_delay_ms: Key<u64>,
-    /// `yarn.node-labels.enabled` (false). No NodeManager carries a label in sparkyard, so
-    /// with it on every label expression names a label the cluster does not contain.
+    /// `yarn.node-labels.enabled` (false): whether YARN accepts label expressions and node
+    /// labels (`[[nodes]] label`) at all.
     #[serde(rename = "yarn.node-labels.enabled")]
     #[schemars(with = "Option<bool>")]
     node_labels_enabled: Key<bool>,

@@ -349,10 +349,9 @@ impl CapacityScheduler {
     /// `SchedulerUtils.normalizeAndValidateRequest` for one `ANY` request of `capability` with
     /// node label expression `label` (Spark's `nodeLabelExpression`s): with node labels off, any
     /// label but the empty one (`NO_LABEL`) is refused first; then the maximum allocation
-    /// (`validate_request`); then `validateResourceRequest`'s label checks: several labels
-    /// (`&&`), the queue's accessible labels (every queue inherits root's `*` here, so this one
-    /// passes) and `checkQueueLabelInLabelManager` (no NodeManager carries a label in sparkyard,
-    /// so the cluster contains none).
+    /// (`validate_request`); then the label, normalized (`default-node-label-expression` for a
+    /// request without one), goes through `validateResourceRequest`'s label checks
+    /// (`validate_label`: several labels, the queue's accessible labels, the cluster's labels).
     pub fn normalize_and_validate(
         &self,
         capability: Resource,
