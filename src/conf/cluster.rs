@@ -209,6 +209,11 @@ struct RawYarn {
     #[serde(rename = "yarn.node-labels.enabled")]
     #[schemars(with = "Option<bool>")]
     node_labels_enabled: Key<bool>,
+    /// `yarn.cluster.max-application-priority` (0): application priorities above it are lowered
+    /// to it, so with the default every application has priority 0.
+    #[serde(rename = "yarn.cluster.max-application-priority")]
+    #[schemars(with = "Option<u32>")]
+    max_app_priority: Key<u32>,
     /// capacity-scheduler.xml: whether a node heartbeat may get more than one container.
     #[serde(rename = "yarn.scheduler.capacity.per-node-heartbeat.multiple-assignments-enabled")]
     #[schemars(with = "Option<bool>")]
@@ -430,6 +435,7 @@ fn yarn(raw: &RawYarn, lines: &Lines) -> Result<YarnSettings, String> {
         // right after SIGTERM, no time for shutdown hooks).
         sleep_delay_before_sigkill_ms: value(&raw.sigkill_delay_ms, 250),
         node_labels_enabled: value(&raw.node_labels_enabled, false),
+        max_application_priority: value(&raw.max_app_priority, 0),
         queues: Vec::new(),
         tenants: Vec::new(),
         heartbeat_assignments: heartbeat_assignments(raw, lines)?,

@@ -8,12 +8,14 @@
 //! logging and messaging.
 
 use crate::world::config::{HeartbeatAssignments, QueueSpec};
-use sparkyard_messages::ids::{ApplicationAttemptId, ContainerId, NodeId};
+use sparkyard_messages::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use sparkyard_messages::records::{Container, Resource};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 mod node_labels;
+mod priority;
 use node_labels::{AmState, Partitions};
+pub use priority::GrantedPriority;
 
 /// `InvalidResourceRequestException`'s class name.
 pub const INVALID_RESOURCE_REQUEST: &str =
@@ -208,6 +210,9 @@ pub struct CapacityScheduler {
     per_heartbeat: HeartbeatAssignments,
     /// The labelled partitions and the queues' usage in them.
     labels: Partitions,
+    /// Application priorities above 0 (`checkAndGetApplicationPriority`'s result); most
+    /// clusters have none (`yarn.cluster.max-application-priority` is 0 by default).
+    priorities: BTreeMap<ApplicationId, u32>,
 }
 
 impl CapacityScheduler {
@@ -242,6 +247,7 @@ impl CapacityScheduler {
             asking: BTreeSet::new(),
             per_heartbeat: HeartbeatAssignments::default(),
             labels: Partitions::default(),
+            priorities: BTreeMap::new(),
         }
     }
 
@@ -450,7 +456,7 @@ impl CapacityScheduler {
                 partition: 0,
             },
         );
-        self.queues[q].pending.push((attempt, None));
+        self.add_pending(q, attempt);
         self.activate(q);
         self.queues[q]
             .pending
@@ -769,7 +775,7 @@ impl CapacityScheduler {
                 && self.queue_allows_in(a, r, node.partition))
             .then_some((attempt, r, am.is_some()))
         };
-        if !self.pending_am.iter().any(|(a, _)| in_q(a)) {
+        if self.priorities.is_empty() && !self.pending_am.iter().any(|(a, _)| in_q(a)) {
             return self
                 .asking
                 .iter()
@@ -783,7 +789,7 @@ impl CapacityScheduler {
             .map(|(a, r)| (*a, Some(*r)))
             .collect();
         apps.extend(self.asking.iter().filter(|a| in_q(a)).map(|a| (*a, None)));
-        apps.sort_by_key(|(a, _)| *a);
+        apps.sort_by_key(|(a, _)| self.fifo_key(*a));
         apps.into_iter().find_map(|(a, am)| try_one(a, am))
     }
 

@@ -2,7 +2,9 @@
 //! CapacityScheduler's container assignment on NodeManager heartbeats, the AMLauncher, the
 //! ApplicationMasterService (register / allocate / finish) and the ClientRMService calls.
 
-use crate::hadoop_yarn::capacity_scheduler::{AllocationLimits, CapacityScheduler, InvalidRequest};
+use crate::hadoop_yarn::capacity_scheduler::{
+    AllocationLimits, CapacityScheduler, GrantedPriority, InvalidRequest,
+};
 use crate::info;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
@@ -209,7 +211,11 @@ impl ResourceManager {
         self.env.reply(ask, value);
     }
 
-    fn on_submit_application(&mut self, ask: ReplyTo<()>, sub: Box<ApplicationSubmissionContext>) {
+    fn on_submit_application(
+        &mut self,
+        ask: ReplyTo<()>,
+        mut sub: Box<ApplicationSubmissionContext>,
+    ) {
         let id = sub.application_id;
         let rm_max = self.sim.config.yarn.am_max_attempts;
         // RMAppImpl's constructor: an individual maximum outside [1, global] means the global one.
@@ -241,6 +247,7 @@ impl ResourceManager {
             let f = RpcFailure::new(invalid.class, invalid.message);
             return self.env.reply_failure(ask, f);
         }
+        sub.priority = Some(self.grant_priority(&sub));
         info!(
             self.env.log(),
             TARGET, "Application with id {} submitted by user {}", id.id, sub.user
@@ -621,6 +628,32 @@ impl ResourceManager {
             self.sim.config.yarn.node_labels_enabled,
             queue,
         )
+    }
+
+    /// RMAppManager.createAndPopulateNewRMApp -> `checkAndGetApplicationPriority` (logged as
+    /// the CapacityScheduler does): the priority the application gets, which the scheduler's
+    /// FIFO ordering and the application report use.
+    fn grant_priority(&mut self, sub: &ApplicationSubmissionContext) -> u32 {
+        let id = sub.application_id;
+        let max = self.sim.config.yarn.max_application_priority;
+        let granted = GrantedPriority::check(sub.priority, max);
+        if granted.defaulted {
+            info!(
+                self.env.log(),
+                "yarn::CapacityScheduler",
+                "Application '{id}' is submitted without priority hence considering default queue/cluster priority: 0"
+            );
+        }
+        info!(
+            self.env.log(),
+            "yarn::CapacityScheduler",
+            "Priority '{}' is acceptable in queue : {} for application: {id}",
+            granted.priority,
+            sub.queue
+        );
+        self.scheduler
+            .set_application_priority(id, granted.priority);
+        granted.priority
     }
 
     /// SchedulerUtils' warning before it throws for a label on a cluster without node labels.

@@ -364,6 +364,9 @@ pub struct YarnSettings {
     pub sleep_delay_before_sigkill_ms: u64,
     /// `yarn.node-labels.enabled`: whether the RM accepts node label expressions at all.
     pub node_labels_enabled: bool,
+    /// `yarn.cluster.max-application-priority` (0): the highest application priority the
+    /// CapacityScheduler grants; a higher one asked for is lowered to it.
+    pub max_application_priority: u32,
     /// The CapacityScheduler's leaf queues under `root` (`capacity-scheduler.xml`); a single
     /// `default` queue at 100 % when the cluster file names none.
     pub queues: Vec<QueueSpec>,
