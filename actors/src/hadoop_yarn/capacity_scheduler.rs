@@ -213,6 +213,9 @@ pub struct CapacityScheduler {
     /// Application priorities above 0 (`checkAndGetApplicationPriority`'s result); most
     /// clusters have none (`yarn.cluster.max-application-priority` is 0 by default).
     priorities: BTreeMap<ApplicationId, u32>,
+    /// Applications `activateApplications` left pending since the RM last drained them, with
+    /// the reason it found this time (`updateAMContainerDiagnostics(INACTIVATED, ...)`).
+    refreshed: Vec<(ApplicationAttemptId, PendingActivation)>,
 }
 
 impl CapacityScheduler {
@@ -248,6 +251,7 @@ impl CapacityScheduler {
             per_heartbeat: HeartbeatAssignments::default(),
             labels: Partitions::default(),
             priorities: BTreeMap::new(),
+            refreshed: Vec::new(),
         }
     }
 
@@ -465,6 +469,12 @@ impl CapacityScheduler {
             .and_then(|(_, why)| why.clone())
     }
 
+    /// Drains the pending applications whose activation was tried again since the last call,
+    /// with the reason found each time (the RM refreshes their diagnostics).
+    pub fn take_refreshed(&mut self) -> Vec<(ApplicationAttemptId, PendingActivation)> {
+        std::mem::take(&mut self.refreshed)
+    }
+
     /// Drains the applications activated since the last call (the RM logs them and updates
     /// their diagnostics).
     pub fn take_activated(&mut self) -> Vec<Activated> {
@@ -567,6 +577,7 @@ impl CapacityScheduler {
                     queue_am_used: am_used,
                     am_partition: self.labels.name(p).to_string(),
                 };
+                self.refreshed.push((attempt, why.clone()));
                 still.push((attempt, Some(why)));
                 continue;
             }
@@ -1452,5 +1463,30 @@ mod tests {
             cs.node_update(n);
         }
         assert_eq!(cs.queue_used_mb("etl"), Some(9 * GB));
+    }
+
+    /// FiCaSchedulerApp.updateAMContainerDiagnostics(INACTIVATED, ...) runs each time
+    /// AbstractLeafQueue.activateApplications leaves an application pending (Hadoop 3.4), so
+    /// its diagnostics follow the queue's AM usage: here a third application waits behind two,
+    /// one of them finishes, the limit still holds it, and the refresh shows the new usage.
+    #[test]
+    fn a_pending_application_is_reported_again_each_time_activation_runs() {
+        let mut cs = two_queues(100.0, 0.1, 10.0);
+        let (a, b, c) = (attempt(1, 1), attempt(2, 1), attempt(3, 1));
+        // etl's AM limit: 10 % of its current limit (32 GB), rounded up: 4 GB.
+        assert_eq!(cs.add_attempt_in(a, res(4 * GB, 1), "etl", "x"), None);
+        assert!(cs.add_attempt_in(b, res(3 * GB, 1), "etl", "y").is_some());
+        assert!(cs.add_attempt_in(c, res(2 * GB, 1), "etl", "z").is_some());
+        cs.take_refreshed();
+        cs.take_activated();
+        cs.stop_attempt(a);
+        // b starts (the queue's AM usage is 0 again: the first one always does), c is checked
+        // again (3 GB + 2 GB > 4 GB) and stays pending, with b's AM now in the usage.
+        let activated: Vec<_> = cs.take_activated().iter().map(|x| x.attempt).collect();
+        assert_eq!(activated, [b]);
+        let refreshed = cs.take_refreshed();
+        assert_eq!(refreshed.len(), 1);
+        assert_eq!(refreshed[0].0, c);
+        assert_eq!(refreshed[0].1.queue_am_used, res(3 * GB, 1));
     }
 }

@@ -381,6 +381,22 @@ impl ResourceManager {
                 app.diagnostics = activated_diagnostics(now, app.submission.am_resource);
             }
         }
+        self.refresh_pending_diagnostics(now);
+    }
+
+    /// FiCaSchedulerApp.updateAMContainerDiagnostics(INACTIVATED, ...): each time
+    /// `activateApplications` leaves an application pending, its diagnostics are rebuilt with
+    /// the time and the limits and usage of that moment (what the Client's report shows).
+    fn refresh_pending_diagnostics(&mut self, now: u64) {
+        let date = crate::kernel::clock::format_java_date(now);
+        for (attempt, why) in self.scheduler.take_refreshed() {
+            let Some(app) = self.apps.get_mut(&attempt.application_id) else {
+                continue;
+            };
+            if app.awaiting_activation && app.attempts.last().is_some_and(|x| x.id == attempt) {
+                app.diagnostics = why.diagnostics(&date);
+            }
+        }
     }
 
     /// A `[[tenants]]` application is submitted: it gets the next application id, waits for
@@ -909,6 +925,8 @@ impl ResourceManager {
         });
         self.kill_attempt_containers(attempt_id, exit_status::KILLED_AFTER_APP_COMPLETION);
         self.scheduler.stop_attempt(attempt_id);
+        // LeafQueue.finishApplicationAttempt runs activateApplications at once.
+        self.note_activated();
         let Some(app) = self.apps.get_mut(&id) else {
             return;
         };
