@@ -104,6 +104,9 @@ struct RawTenant {
     /// Each container's vcores (default 1).
     #[schemars(with = "Option<u32>")]
     vcores: Key<u32>,
+    /// The node label its containers ask for (default none: the default partition).
+    #[schemars(with = "Option<String>")]
+    node_label: Key<String>,
 }
 
 /// A `[[queues]]` entry: a CapacityScheduler leaf queue under `root`.
@@ -665,6 +668,26 @@ fn check_cluster_labels(yarn: &YarnSettings, nodes: &[NodeSpec]) -> Result<(), S
     Ok(())
 }
 
+/// A tenant's node label is one a NodeManager carries and its queue may access (YARN would
+/// refuse its requests otherwise; a tenant is only load, so the file is refused instead).
+fn check_tenant_labels(yarn: &YarnSettings, nodes: &[NodeSpec]) -> Result<(), String> {
+    for t in &yarn.tenants {
+        let Some(l) = &t.node_label else {
+            continue;
+        };
+        let on_node = nodes.iter().any(|n| n.label.as_deref() == Some(l));
+        let access = yarn.queue(&t.queue).is_some_and(|q| q.can_access_label(l));
+        if !on_node || !access {
+            return Err(format!(
+                "[[tenants]] user '{}': node_label {l} must be on some [[nodes]] entry and \
+                 accessible to queue '{}' (accessible-node-labels)",
+                t.user, t.queue
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The `[[tenants]]`: each in a known queue, with a user and a positive duration.
 fn tenants(
     raw: &[Spanned<RawTenant>],
@@ -686,6 +709,11 @@ fn tenants(
             containers: value(&t.containers, 0),
             memory_mb: value(&t.memory_mb, 1024),
             vcores: value(&t.vcores, 1),
+            node_label: t
+                .node_label
+                .as_ref()
+                .map(|l| l.get_ref().trim().to_string())
+                .filter(|l| !l.is_empty()),
         };
         if load.user.is_empty() {
             return Err(format!("{at}: a tenant needs a user"));
@@ -963,6 +991,7 @@ fn validate(raw: &RawCluster, lines: &Lines) -> Result<ClusterConfig, String> {
     let costs = costs(&raw.costs, lines)?;
     let nodes = nodes(&raw.nodes, lines, &yarn)?;
     check_cluster_labels(&yarn, &nodes)?;
+    check_tenant_labels(&yarn, &nodes)?;
     Ok(ClusterConfig {
         nodes,
         yarn,
@@ -1462,6 +1491,7 @@ mod tests {
                 containers: 3,
                 memory_mb: 1024,
                 vcores: 1,
+                node_label: None,
             }]
         );
         let bad_queue = "[[nodes]]\n[[tenants]]\nuser = \"a\"\nqueue = \"etl\"\nduration_ms = 5\n";

@@ -436,6 +436,8 @@ impl ResourceManager {
             memory_mb: t.memory_mb,
             vcores: t.vcores,
         };
+        let label = t.node_label.clone();
+        self.scheduler.set_ask_label(attempt, label.as_deref());
         self.scheduler
             .update_requests(attempt, r, t.containers, 0, &[], &[]);
     }

@@ -415,6 +415,8 @@ pub struct TenantLoad {
     pub containers: u32,
     pub memory_mb: u64,
     pub vcores: u32,
+    /// The node label of its containers' requests (its AM runs in the default partition).
+    pub node_label: Option<String>,
 }
 
 /// One CapacityScheduler leaf queue (`yarn.scheduler.capacity.root.<name>.*`).
