@@ -286,8 +286,51 @@ fn am_log(result: &RunResult, attempt: u32, log_dir: Option<&Path>) -> String {
     }
 }
 
-/// A note when fewer executors were ever launched than the application asked for (YARN kept
-/// the rest of the requests pending: the cluster had no room), or `None`.
+/// Why fewer executors were launched than the application asked for, from what the run
+/// recorded (never from its logs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unallocated {
+    /// No ApplicationMaster ever ran (the submission failed, or YARN kept it ACCEPTED).
+    NoApplicationMaster,
+    /// The AMs ran but none created its YarnAllocator (each ended before registering with
+    /// the RM, e.g. its SparkContext failed to start).
+    NoAllocator,
+    /// The ResourceManager refused the AM's executor asks with this exception.
+    Refused(&'static str),
+    /// The asks stayed pending: YARN had no room (the cluster's or the queue's).
+    NoRoom,
+}
+
+impl Unallocated {
+    fn of(c: &sparkyard_actors::world::observer::RunCounters) -> Self {
+        if let Some(class) = c.executor_asks_refused {
+            Unallocated::Refused(class)
+        } else if c.driver_containers.is_empty() {
+            Unallocated::NoApplicationMaster
+        } else if !c.executor_target_set {
+            Unallocated::NoAllocator
+        } else {
+            Unallocated::NoRoom
+        }
+    }
+
+    fn text(self) -> String {
+        match self {
+            Unallocated::NoApplicationMaster => "no ApplicationMaster ever ran to ask for them".into(),
+            Unallocated::NoAllocator => {
+                "every AM attempt ended before creating its YarnAllocator (before registering with the ResourceManager), so YARN was never asked for them".into()
+            }
+            Unallocated::Refused(class) => format!(
+                "the ResourceManager refused the AM's requests for them ({}, see the diagnostics)",
+                class.rsplit('.').next().unwrap_or(class)
+            ),
+            Unallocated::NoRoom => "YARN had no room for them while the application ran".into(),
+        }
+    }
+}
+
+/// A note when fewer executors were ever launched than the application asked for, with the
+/// reason the run recorded ([`Unallocated`]), or `None`.
 pub fn unallocated(
     result: &RunResult,
     spark: &sparkyard_actors::world::config::SparkSettings,
@@ -296,8 +339,9 @@ pub fn unallocated(
     let launched = result.counters.executors_launched;
     (launched < requested).then(|| {
         format!(
-            "note: {} of the {requested} executors requested (spark.executor.instances) were never allocated: YARN had no room for them while the application ran ({launched} launched)",
-            requested - launched
+            "note: {} of the {requested} executors requested (spark.executor.instances) were never allocated: {} ({launched} launched)",
+            requested - launched,
+            Unallocated::of(&result.counters).text()
         )
     })
 }
@@ -370,6 +414,41 @@ mod tests {
             "{note}"
         );
         assert_eq!(super::sparkpi_note("com.x.App", &args("100000")), None);
+    }
+
+    /// The note's reason comes from the run's typed record: the RM's refusal
+    /// (ApplicationMasterService.allocate -> SchedulerUtils.normalizeAndValidateRequest throws
+    /// InvalidResourceRequestException; Hadoop 3.4), no AM, no YarnAllocator (Spark 4.0
+    /// ApplicationMaster.runDriver creates it only after the SparkContext is up and the AM
+    /// registered), or asks left pending.
+    #[test]
+    fn the_unallocated_note_says_the_recorded_reason() {
+        use super::Unallocated;
+        use sparkyard_actors::world::observer::{RunCounters, RunEvent};
+        let mut c = RunCounters::default();
+        assert_eq!(Unallocated::of(&c), Unallocated::NoApplicationMaster);
+        let container = "container_1764662400000_0001_01_000001"
+            .parse()
+            .expect("an id");
+        c.apply(&RunEvent::AmStarted {
+            attempt: 1,
+            container,
+        });
+        assert_eq!(Unallocated::of(&c), Unallocated::NoAllocator);
+        c.apply(&RunEvent::ExecutorTargetChanged {
+            attempt: 1,
+            target: 2,
+        });
+        assert_eq!(Unallocated::of(&c), Unallocated::NoRoom);
+        let class = "org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException";
+        c.apply(&RunEvent::ExecutorAsksRefused {
+            attempt: 1,
+            exception: class,
+        });
+        assert_eq!(Unallocated::of(&c), Unallocated::Refused(class));
+        assert!(Unallocated::of(&c)
+            .text()
+            .starts_with("the ResourceManager refused the AM's requests for them (InvalidResourceRequestException"));
     }
 
     #[test]

@@ -3,12 +3,12 @@
 //! and checks mirror `org.apache.hadoop.yarn.conf.YarnConfiguration` and the ResourceManager's
 //! start-up / NodeManager-registration checks (Hadoop 3).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use serde::Deserialize;
 use sparkyard_actors::world::config::{
-    CostModel, HeartbeatAssignments, NodeSpec, QueueSpec, TenantLoad, YarnSettings,
+    CostModel, HeartbeatAssignments, LabelCapacity, NodeSpec, QueueSpec, TenantLoad, YarnSettings,
 };
 use toml::Spanned;
 
@@ -104,6 +104,9 @@ struct RawTenant {
     /// Each container's vcores (default 1).
     #[schemars(with = "Option<u32>")]
     vcores: Key<u32>,
+    /// The node label its containers ask for (default none: the default partition).
+    #[schemars(with = "Option<String>")]
+    node_label: Key<String>,
 }
 
 /// A `[[queues]]` entry: a CapacityScheduler leaf queue under `root`.
@@ -129,6 +132,36 @@ struct RawQueue {
     #[serde(rename = "user-limit-factor")]
     #[schemars(with = "Option<f64>")]
     user_limit_factor: Key<f64>,
+    /// `accessible-node-labels`: comma-separated labels, or `*` (unset: every label, root's `*`).
+    #[serde(rename = "accessible-node-labels")]
+    #[schemars(with = "Option<String>")]
+    accessible_node_labels: Key<String>,
+    /// `accessible-node-labels.<label>.{capacity,maximum-capacity,maximum-am-resource-percent}`,
+    /// one table per label: `[queues.node-labels.gpu]`.
+    #[serde(rename = "node-labels", default)]
+    node_labels: BTreeMap<String, RawLabelCapacity>,
+    /// `default-node-label-expression`: the label of requests that carry none.
+    #[serde(rename = "default-node-label-expression")]
+    #[schemars(with = "Option<String>")]
+    default_node_label_expression: Key<String>,
+}
+
+/// A queue's `accessible-node-labels.<label>.*` keys.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "QueueNodeLabel")]
+struct RawLabelCapacity {
+    /// Percent of the label's partition (default 0); the queues' add up to 100 per label.
+    #[schemars(with = "Option<f64>")]
+    capacity: Key<f64>,
+    /// Percent (default 100).
+    #[serde(rename = "maximum-capacity")]
+    #[schemars(with = "Option<f64>")]
+    maximum_capacity: Key<f64>,
+    /// A fraction (default the queue's `maximum-am-resource-percent`).
+    #[serde(rename = "maximum-am-resource-percent")]
+    #[schemars(with = "Option<f64>")]
+    maximum_am_resource_percent: Key<f64>,
 }
 
 #[derive(Deserialize, Default, schemars::JsonSchema)]
@@ -174,11 +207,16 @@ struct RawYarn {
     #[serde(rename = "yarn.nodemanager.sleep-delay-before-sigkill.ms")]
     #[schemars(with = "Option<u64>")]
     sigkill_delay_ms: Key<u64>,
-    /// `yarn.node-labels.enabled` (false). No NodeManager carries a label in sparkyard, so
-    /// with it on every label expression names a label the cluster does not contain.
+    /// `yarn.node-labels.enabled` (false): whether YARN accepts label expressions and node
+    /// labels (`[[nodes]] label`) at all.
     #[serde(rename = "yarn.node-labels.enabled")]
     #[schemars(with = "Option<bool>")]
     node_labels_enabled: Key<bool>,
+    /// `yarn.cluster.max-application-priority` (0): application priorities above it are lowered
+    /// to it, so with the default every application has priority 0.
+    #[serde(rename = "yarn.cluster.max-application-priority")]
+    #[schemars(with = "Option<u32>")]
+    max_app_priority: Key<u32>,
     /// capacity-scheduler.xml: whether a node heartbeat may get more than one container.
     #[serde(rename = "yarn.scheduler.capacity.per-node-heartbeat.multiple-assignments-enabled")]
     #[schemars(with = "Option<bool>")]
@@ -233,6 +271,10 @@ struct RawNodeGroup {
     memory_mb: Key<u64>,
     #[schemars(with = "Option<u32>")]
     vcores: Key<u32>,
+    /// The node label (partition) of these NodeManagers (`yarn rmadmin -replaceLabelsOnNode`);
+    /// needs `yarn.node-labels.enabled`.
+    #[schemars(with = "Option<String>")]
+    label: Key<String>,
 }
 
 /// Turns byte offsets into `line N: ` prefixes for validation messages.
@@ -396,6 +438,7 @@ fn yarn(raw: &RawYarn, lines: &Lines) -> Result<YarnSettings, String> {
         // right after SIGTERM, no time for shutdown hooks).
         sleep_delay_before_sigkill_ms: value(&raw.sigkill_delay_ms, 250),
         node_labels_enabled: value(&raw.node_labels_enabled, false),
+        max_application_priority: value(&raw.max_app_priority, 0),
         queues: Vec::new(),
         tenants: Vec::new(),
         heartbeat_assignments: heartbeat_assignments(raw, lines)?,
@@ -450,6 +493,7 @@ fn queues(raw: &[Spanned<RawQueue>], lines: &Lines) -> Result<Vec<QueueSpec>, St
         spec.maximum_capacity = value(&q.maximum_capacity, 100.0);
         spec.maximum_am_resource_percent = value(&q.maximum_am_resource_percent, 0.1);
         spec.user_limit_factor = value(&q.user_limit_factor, 1.0);
+        queue_labels(&mut spec, q, &at)?;
         let bad = !(0.0..=100.0).contains(&spec.capacity)
             || !(spec.capacity..=100.0).contains(&spec.maximum_capacity)
             || !(0.0..=1.0).contains(&spec.maximum_am_resource_percent)
@@ -462,6 +506,7 @@ fn queues(raw: &[Spanned<RawQueue>], lines: &Lines) -> Result<Vec<QueueSpec>, St
         }
         out.push(spec);
     }
+    label_capacity_sums(&out)?;
     let total: f64 = out.iter().map(|q| q.capacity).sum();
     if (total - 100.0).abs() > 1e-6 {
         // CapacityScheduler (ParentQueue.setChildQueues): children must add up to 100 %.
@@ -472,6 +517,175 @@ fn queues(raw: &[Spanned<RawQueue>], lines: &Lines) -> Result<Vec<QueueSpec>, St
         ));
     }
     Ok(out)
+}
+
+/// A queue's node-label keys: `accessible-node-labels` split on ',' as Hadoop does (a `*`
+/// keeps only `*`), and each `accessible-node-labels.<label>.*` in range
+/// (CapacitySchedulerConfiguration.internalGetLabeledQueueCapacity's text).
+fn queue_labels(spec: &mut QueueSpec, q: &RawQueue, at: &str) -> Result<(), String> {
+    if let Some(list) = &q.accessible_node_labels {
+        let mut labels: Vec<String> = Vec::new();
+        for l in list
+            .get_ref()
+            .split(',')
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+        {
+            check_label_name(l).map_err(|m| format!("{at}accessible-node-labels: {m}"))?;
+            if !labels.iter().any(|x| x == l) {
+                labels.push(l.to_string());
+            }
+        }
+        if labels.iter().any(|l| l == "*") {
+            labels = vec!["*".to_string()];
+        }
+        spec.accessible_node_labels = Some(labels);
+    }
+    for (label, raw) in &q.node_labels {
+        let at = format!("{at}node-labels.{label}: ");
+        check_label_name(label).map_err(|m| format!("{at}{m}"))?;
+        let c = LabelCapacity {
+            capacity: value(&raw.capacity, 0.0),
+            maximum_capacity: value(&raw.maximum_capacity, 100.0),
+            maximum_am_resource_percent: value(
+                &raw.maximum_am_resource_percent,
+                spec.maximum_am_resource_percent,
+            ),
+        };
+        for v in [c.capacity, c.maximum_capacity] {
+            if !(0.0..=100.0).contains(&v) {
+                return Err(format!(
+                    "{at}Illegal capacity of {v} for node-label={label} in queue=root.{}, valid \
+                     capacity should in range of [0, 100].",
+                    spec.name
+                ));
+            }
+        }
+        if !(0.0..=1.0).contains(&c.maximum_am_resource_percent) {
+            return Err(format!("{at}maximum-am-resource-percent must be 0-1"));
+        }
+        if !spec.can_access_label(label) {
+            return Err(format!(
+                "{at}queue '{}' sets a capacity for label {label} but its accessible-node-labels \
+                 do not include it",
+                spec.name
+            ));
+        }
+        spec.label_capacities.insert(label.clone(), c);
+    }
+    if let Some(e) = &q.default_node_label_expression {
+        let e = e.get_ref().trim();
+        if !e.is_empty() {
+            spec.default_node_label_expression = Some(e.to_string());
+        }
+    }
+    Ok(())
+}
+
+/// Hadoop's label names (`CommonNodeLabelsManager.checkAndThrowLabelName`): a letter or digit,
+/// then letters, digits, '-' and '_', at most 255 characters (`*` allowed in access lists).
+fn check_label_name(label: &str) -> Result<(), String> {
+    let mut chars = label.chars();
+    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphanumeric());
+    let rest_ok = chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if label == "*" || (first_ok && rest_ok && label.len() <= 255) {
+        return Ok(());
+    }
+    Err(format!(
+        "label name={label} is not valid: a node label starts with a letter or digit and \
+         contains only letters, digits, '-' and '_' (at most 255)"
+    ))
+}
+
+/// `ParentQueue.setChildQueues`' check per label: for a label some queue gives a capacity,
+/// root's children add up to 100 % of that partition (root has 100 % of every label).
+fn label_capacity_sums(queues: &[QueueSpec]) -> Result<(), String> {
+    let labels: BTreeSet<&String> = queues
+        .iter()
+        .flat_map(|q| q.label_capacities.keys())
+        .collect();
+    for label in labels {
+        let sum: f64 = queues
+            .iter()
+            .map(|q| q.label_capacity(label).capacity)
+            .sum();
+        if (sum - 100.0).abs() > 1e-6 {
+            return Err(format!(
+                "[[queues]]: Illegal capacity of {} for children of queue root for label={label}; \
+                 the queues' node-labels.{label}.capacity must add up to 100",
+                sum / 100.0
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Node labels need `yarn.node-labels.enabled`, and every label a queue names or defaults to
+/// must be on some NodeManager (the cluster's labels are its nodes' labels here).
+fn check_cluster_labels(yarn: &YarnSettings, nodes: &[NodeSpec]) -> Result<(), String> {
+    let cluster: BTreeSet<&str> = nodes.iter().filter_map(|n| n.label.as_deref()).collect();
+    if let Some(first) = cluster.first()
+        && !yarn.node_labels_enabled
+    {
+        return Err(format!(
+            "nodes carry node label {first} but [yarn] \"yarn.node-labels.enabled\" is false: \
+                 YARN refuses node labels then (Node-label-based scheduling is disabled); set it \
+                 to true"
+        ));
+    }
+    for q in &yarn.queues {
+        let named = q
+            .label_capacities
+            .keys()
+            .map(String::as_str)
+            .chain(
+                q.accessible_node_labels
+                    .iter()
+                    .flatten()
+                    .map(String::as_str),
+            )
+            .chain(q.default_node_label_expression.as_deref());
+        for l in named {
+            if l != "*" && !cluster.contains(l) {
+                return Err(format!(
+                    "[[queues]] '{}': node label {l} is not on any NodeManager (give some \
+                     [[nodes]] label = \"{l}\")",
+                    q.name
+                ));
+            }
+        }
+        if let Some(d) = &q.default_node_label_expression
+            && !q.can_access_label(d)
+        {
+            return Err(format!(
+                "[[queues]] '{}': Invalid default label expression of queue=root.{} doesn't \
+                     have permission to access all labels in default label expression. \
+                     labelExpression of resource request={d}",
+                q.name, q.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A tenant's node label is one a NodeManager carries and its queue may access (YARN would
+/// refuse its requests otherwise; a tenant is only load, so the file is refused instead).
+fn check_tenant_labels(yarn: &YarnSettings, nodes: &[NodeSpec]) -> Result<(), String> {
+    for t in &yarn.tenants {
+        let Some(l) = &t.node_label else {
+            continue;
+        };
+        let on_node = nodes.iter().any(|n| n.label.as_deref() == Some(l));
+        let access = yarn.queue(&t.queue).is_some_and(|q| q.can_access_label(l));
+        if !on_node || !access {
+            return Err(format!(
+                "[[tenants]] user '{}': node_label {l} must be on some [[nodes]] entry and \
+                 accessible to queue '{}' (accessible-node-labels)",
+                t.user, t.queue
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The `[[tenants]]`: each in a known queue, with a user and a positive duration.
@@ -495,6 +709,11 @@ fn tenants(
             containers: value(&t.containers, 0),
             memory_mb: value(&t.memory_mb, 1024),
             vcores: value(&t.vcores, 1),
+            node_label: t
+                .node_label
+                .as_ref()
+                .map(|l| l.get_ref().trim().to_string())
+                .filter(|l| !l.is_empty()),
         };
         if load.user.is_empty() {
             return Err(format!("{at}: a tenant needs a user"));
@@ -563,6 +782,7 @@ struct NodeGroup {
     rack: String,
     memory_mb: u64,
     vcores: u32,
+    label: Option<String>,
     /// `line N: nodes[i].host` for host errors found while expanding.
     host_at: String,
 }
@@ -661,6 +881,17 @@ fn node_group(raw: &RawNodeGroup, at: &NodeAt, yarn: &YarnSettings) -> Result<No
         yarn.minimum_allocation_vcores,
     );
     let vcores = node_resource(at, &raw.vcores, ("vcores", 8), min_vcores, MAX_NODE_VCORES)?;
+    let label = match &raw.label {
+        Some(l) if !l.get_ref().trim().is_empty() => {
+            let l = l.get_ref().trim();
+            if l == "*" {
+                return Err(at.err(&raw.label, "label", "'*' is not a node label"));
+            }
+            check_label_name(l).map_err(|m| at.err(&raw.label, "label", m))?;
+            Some(l.to_string())
+        }
+        _ => None,
+    };
     let host_at = at
         .err(&raw.host, "host", "")
         .trim_end_matches(": ")
@@ -672,6 +903,7 @@ fn node_group(raw: &RawNodeGroup, at: &NodeAt, yarn: &YarnSettings) -> Result<No
         rack,
         memory_mb,
         vcores,
+        label,
         host_at,
     })
 }
@@ -698,6 +930,7 @@ fn expand(groups: &[NodeGroup]) -> Result<Vec<NodeSpec>, String> {
                 rack,
                 memory_mb: g.memory_mb,
                 vcores: g.vcores,
+                label: g.label.clone(),
             });
         }
     }
@@ -757,6 +990,8 @@ fn validate(raw: &RawCluster, lines: &Lines) -> Result<ClusterConfig, String> {
     yarn.tenants = tenants(&raw.tenants, lines, &yarn)?;
     let costs = costs(&raw.costs, lines)?;
     let nodes = nodes(&raw.nodes, lines, &yarn)?;
+    check_cluster_labels(&yarn, &nodes)?;
+    check_tenant_labels(&yarn, &nodes)?;
     Ok(ClusterConfig {
         nodes,
         yarn,
@@ -1150,6 +1385,66 @@ mod tests {
 
     // CapacityScheduler queues: none is one `default` queue at 100 %; root's children must add
     // up to 100 (ParentQueue: "Illegal capacity of ... for children of queue root").
+    /// Node labels in the cluster file: a `[[nodes]]` label (an exclusive partition), a queue's
+    /// `accessible-node-labels` (split on ',' as CapacitySchedulerConfiguration
+    /// .getAccessibleNodeLabels, `*` alone), `accessible-node-labels.<l>.*` (capacity 0 and
+    /// maximum 100 by default, range-checked with Hadoop's text), children adding up to 100 per
+    /// label (ParentQueue.setChildQueues), and labels needing yarn.node-labels.enabled.
+    #[test]
+    fn node_labels_on_nodes_and_queues() {
+        let base = "[yarn]\n\"yarn.node-labels.enabled\" = true\n[[nodes]]\n[[nodes]]\nhost = \"g-{n}\"\ncount = 2\nlabel = \"gpu\"\n";
+        let ok = format!(
+            "{base}[[queues]]\nname = \"default\"\ncapacity = 60\n[queues.node-labels.gpu]\ncapacity = 100\n[[queues]]\nname = \"etl\"\ncapacity = 40\naccessible-node-labels = \" gpu, ,gpu\"\ndefault-node-label-expression = \"gpu\"\n"
+        );
+        let c = parse_cluster(&ok, "c").unwrap();
+        let labels: Vec<_> = c.nodes.iter().map(|n| n.label.as_deref()).collect();
+        assert_eq!(labels, [None, Some("gpu"), Some("gpu")]);
+        let d = c.yarn.queue("default").expect("default");
+        assert_eq!(d.label_capacity("gpu").capacity, 100.0);
+        assert_eq!(d.accessible_node_labels, None);
+        let etl = c.yarn.queue("etl").expect("etl");
+        assert_eq!(etl.accessible_node_labels, Some(vec!["gpu".to_string()]));
+        assert_eq!(
+            (
+                etl.label_capacity("gpu").capacity,
+                etl.label_capacity("gpu").maximum_capacity
+            ),
+            (0.0, 100.0)
+        );
+        assert_eq!(etl.default_node_label_expression.as_deref(), Some("gpu"));
+        let err = |text: &str| parse_cluster(text, "c").unwrap_err().to_string();
+        let off = ok.replace("= true", "= false");
+        assert!(
+            err(&off).contains("yarn.node-labels.enabled"),
+            "{}",
+            err(&off)
+        );
+        let half = ok.replace("capacity = 100\n", "capacity = 50\n");
+        assert!(
+            err(&half).contains("Illegal capacity of 0.5 for children of queue root for label=gpu"),
+            "{}",
+            err(&half)
+        );
+        let big = ok.replace("capacity = 100\n", "capacity = 120\n");
+        assert!(
+            err(&big).contains("Illegal capacity of 120 for node-label=gpu in queue=root.default, valid capacity should in range of [0, 100]."),
+            "{}",
+            err(&big)
+        );
+        let unknown = ok.replace("expression = \"gpu\"", "expression = \"ssd\"");
+        assert!(
+            err(&unknown).contains("node label ssd is not on any NodeManager"),
+            "{}",
+            err(&unknown)
+        );
+        let bad = ok.replace("label = \"gpu\"", "label = \"-x\"");
+        assert!(
+            err(&bad).contains("label name=-x is not valid"),
+            "{}",
+            err(&bad)
+        );
+    }
+
     #[test]
     fn queues_default_and_validation() {
         let c = parse_cluster("[[nodes]]\n", "c").unwrap();
@@ -1196,6 +1491,7 @@ mod tests {
                 containers: 3,
                 memory_mb: 1024,
                 vcores: 1,
+                node_label: None,
             }]
         );
         let bad_queue = "[[nodes]]\n[[tenants]]\nuser = \"a\"\nqueue = \"etl\"\nduration_ms = 5\n";

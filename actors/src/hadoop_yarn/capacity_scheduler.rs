@@ -8,11 +8,16 @@
 //! logging and messaging.
 
 use crate::world::config::{HeartbeatAssignments, QueueSpec};
-use sparkyard_messages::ids::{ApplicationAttemptId, ContainerId, NodeId};
+use sparkyard_messages::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use sparkyard_messages::records::{Container, Resource};
 use sparkyard_messages::resource_manager::{LocalityAsk, ResourceName};
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+mod node_labels;
+mod priority;
+use node_labels::{AmState, Partitions};
+pub use priority::GrantedPriority;
 
 /// `InvalidResourceRequestException`'s class name.
 pub const INVALID_RESOURCE_REQUEST: &str =
@@ -63,6 +68,8 @@ pub struct SchedulerNode {
     pub decommissioning: bool,
     /// Its live containers, sorted (application, attempt, id).
     pub containers: Vec<ContainerId>,
+    /// Its node-label partition (0: the default partition, no label).
+    pub partition: u16,
 }
 
 impl SchedulerNode {
@@ -91,6 +98,9 @@ struct SchedulerAttempt {
     am_resource: Resource,
     /// Activated (`activateApplications`): its AM container may be assigned.
     active: bool,
+    /// The node-label partitions of its AM request and of its executor asks (0: default).
+    am_partition: u16,
+    partition: u16,
     /// Its node and rack asks, once it sent one (an attempt asking only `*` has none).
     locality: Option<Box<LocalityAsks>>,
 }
@@ -188,6 +198,8 @@ pub struct PendingActivation {
     pub queue_am_limit: Resource,
     pub user_am_limit: Resource,
     pub queue_am_used: Resource,
+    /// The AM request's node label (empty: the default partition).
+    pub am_partition: String,
 }
 
 impl PendingActivation {
@@ -200,10 +212,18 @@ impl PendingActivation {
         };
         format!(
             "[{date}] Application is added to the scheduler and is not yet activated. {reason} \
-             Details : AM Partition = <DEFAULT_PARTITION>; AM Resource Request = {}; Queue \
+             Details : AM Partition = {}; AM Resource Request = {}; Queue \
              Resource Limit for AM = {}; User AM Resource Limit of the queue = {}; Queue AM \
              Resource Usage = {}; ",
-            self.am_request, self.queue_am_limit, self.user_am_limit, self.queue_am_used
+            if self.am_partition.is_empty() {
+                "<DEFAULT_PARTITION>"
+            } else {
+                &self.am_partition
+            },
+            self.am_request,
+            self.queue_am_limit,
+            self.user_am_limit,
+            self.queue_am_used
         )
     }
 }
@@ -267,6 +287,14 @@ pub struct CapacityScheduler {
     /// How many containers one node heartbeat may get (`canAllocateMore`).
     per_heartbeat: HeartbeatAssignments,
     locality_delays: LocalityDelays,
+    /// The labelled partitions and the queues' usage in them.
+    labels: Partitions,
+    /// Application priorities above 0 (`checkAndGetApplicationPriority`'s result); most
+    /// clusters have none (`yarn.cluster.max-application-priority` is 0 by default).
+    priorities: BTreeMap<ApplicationId, u32>,
+    /// Applications `activateApplications` left pending since the RM last drained them, with
+    /// the reason it found this time (`updateAMContainerDiagnostics(INACTIVATED, ...)`).
+    refreshed: Vec<(ApplicationAttemptId, PendingActivation)>,
 }
 
 impl CapacityScheduler {
@@ -301,6 +329,9 @@ impl CapacityScheduler {
             asking: BTreeSet::new(),
             per_heartbeat: HeartbeatAssignments::default(),
             locality_delays: LocalityDelays::default(),
+            labels: Partitions::default(),
+            priorities: BTreeMap::new(),
+            refreshed: Vec::new(),
         }
     }
 
@@ -349,6 +380,7 @@ impl CapacityScheduler {
     /// `addNode`: returns the node's index.
     pub fn add_node(&mut self, node_id: NodeId, rack: String, total: Resource) -> usize {
         let idx = self.nodes.len();
+        let partition = self.labels.partition_of_host(&node_id.host);
         self.node_by_host.insert(node_id.host.clone(), idx);
         self.nodes.push(SchedulerNode {
             node_id,
@@ -361,9 +393,10 @@ impl CapacityScheduler {
             lost: false,
             decommissioning: false,
             containers: Vec::new(),
+            partition,
         });
         self.live_nodes += 1;
-        self.cluster_mb += total.memory_mb;
+        self.add_partition_mb(partition, total.memory_mb);
         self.activate_all();
         idx
     }
@@ -411,10 +444,9 @@ impl CapacityScheduler {
     /// `SchedulerUtils.normalizeAndValidateRequest` for one `ANY` request of `capability` with
     /// node label expression `label` (Spark's `nodeLabelExpression`s): with node labels off, any
     /// label but the empty one (`NO_LABEL`) is refused first; then the maximum allocation
-    /// (`validate_request`); then `validateResourceRequest`'s label checks: several labels
-    /// (`&&`), the queue's accessible labels (every queue inherits root's `*` here, so this one
-    /// passes) and `checkQueueLabelInLabelManager` (no NodeManager carries a label in sparkyard,
-    /// so the cluster contains none).
+    /// (`validate_request`); then the label, normalized (`default-node-label-expression` for a
+    /// request without one), goes through `validateResourceRequest`'s label checks
+    /// (`validate_label`: several labels, the queue's accessible labels, the cluster's labels).
     pub fn normalize_and_validate(
         &self,
         capability: Resource,
@@ -422,8 +454,7 @@ impl CapacityScheduler {
         labels_enabled: bool,
         queue: &str,
     ) -> Result<(), InvalidRequest> {
-        let label = label.filter(|l| !l.is_empty());
-        if label.is_some() && !labels_enabled {
+        if label.is_some_and(|l| !l.is_empty()) && !labels_enabled {
             return Err(InvalidRequest::label(
                 "Invalid resource request, node label not enabled but request contains label \
                  expression",
@@ -436,23 +467,10 @@ impl CapacityScheduler {
                 message,
                 labels_disabled: false,
             })?;
-        let Some(expr) = label else {
-            return Ok(());
-        };
-        let queue = queue.strip_prefix("root.").unwrap_or(queue);
-        if expr.contains("&&") {
-            return Err(InvalidRequest::label(
-                &format!(
-                    "Invalid resource request, queue={queue} specified more than one node label in a \
-                 node label expression, node label expression = {expr}"
-                ),
-                false,
-            ));
+        match self.normalized_label(label, queue) {
+            Some(expr) => self.validate_label(expr, queue),
+            None => Ok(()),
         }
-        Err(InvalidRequest::label(
-            &format!("Invalid label resource request, cluster do not contain , label= {expr}"),
-            false,
-        ))
     }
 
     pub fn node_index(&self, host: &str) -> Option<usize> {
@@ -487,6 +505,20 @@ impl CapacityScheduler {
         queue: &str,
         user: &str,
     ) -> Option<PendingActivation> {
+        self.add_attempt_labelled(attempt, am_resource, queue, user, None)
+    }
+
+    /// `add_attempt_in` for an AM request with node label expression `am_label` (the queue's
+    /// `default-node-label-expression` when `None`, as `normalizeNodeLabelExpressionInRequest`).
+    pub fn add_attempt_labelled(
+        &mut self,
+        attempt: ApplicationAttemptId,
+        am_resource: Resource,
+        queue: &str,
+        user: &str,
+        am_label: Option<&str>,
+    ) -> Option<PendingActivation> {
+        let am_partition = self.request_partition(am_label, queue);
         let short = queue.strip_prefix("root.").unwrap_or(queue);
         let q = self
             .queues
@@ -510,15 +542,23 @@ impl CapacityScheduler {
                 am_resource: am,
                 active: false,
                 locality: None,
+                am_partition,
+                partition: 0,
             },
         );
-        self.queues[q].pending.push((attempt, None));
+        self.add_pending(q, attempt);
         self.activate(q);
         self.queues[q]
             .pending
             .iter()
             .find(|(a, _)| *a == attempt)
             .and_then(|(_, why)| why.clone())
+    }
+
+    /// Drains the pending applications whose activation was tried again since the last call,
+    /// with the reason found each time (the RM refreshes their diagnostics).
+    pub fn take_refreshed(&mut self) -> Vec<(ApplicationAttemptId, PendingActivation)> {
+        std::mem::take(&mut self.refreshed)
     }
 
     /// Drains the applications activated since the last call (the RM logs them and updates
@@ -593,19 +633,21 @@ impl CapacityScheduler {
         if self.cluster_mb == 0 {
             return;
         }
-        let queue_limit = self.queue_am_limit(q);
-        let user_limit = self.user_am_limit(q);
         let pending = std::mem::take(&mut self.queues[q].pending);
         let mut still = Vec::new();
         for (attempt, _) in pending {
             let Some(a) = self.attempts.get(&attempt) else {
                 continue;
             };
-            let (am, user) = (a.am_resource, a.user.clone());
-            let lq = &self.queues[q];
-            let bypass = lq.active_apps < 1 || lq.am_used_mb == 0;
-            let user_am = lq.users.get(&user).map_or(0, |u| u.1);
-            let reason = if am.memory_mb + lq.am_used_mb > queue_limit.memory_mb && !bypass {
+            let (am, user, p) = (a.am_resource, a.user.clone(), a.am_partition);
+            let AmState {
+                queue_limit,
+                user_limit,
+                am_used,
+                user_am,
+            } = self.am_state(q, p, &user);
+            let bypass = self.queues[q].active_apps < 1 || am_used.memory_mb == 0;
+            let reason = if am.memory_mb + am_used.memory_mb > queue_limit.memory_mb && !bypass {
                 Some(AmLimitExceeded::Queue)
             } else if am.memory_mb + user_am > user_limit.memory_mb && !bypass {
                 Some(AmLimitExceeded::User)
@@ -618,19 +660,16 @@ impl CapacityScheduler {
                     am_request: am,
                     queue_am_limit: queue_limit,
                     user_am_limit: user_limit,
-                    queue_am_used: Resource {
-                        memory_mb: lq.am_used_mb,
-                        vcores: lq.am_used_vcores,
-                    },
+                    queue_am_used: am_used,
+                    am_partition: self.labels.name(p).to_string(),
                 };
+                self.refreshed.push((attempt, why.clone()));
                 still.push((attempt, Some(why)));
                 continue;
             }
+            self.charge_am(q, p, &user, am);
             let lq = &mut self.queues[q];
             lq.active_apps += 1;
-            lq.am_used_mb += am.memory_mb;
-            lq.am_used_vcores += am.vcores;
-            lq.users.entry(user.clone()).or_default().1 += am.memory_mb;
             let path = format!("root.{}", lq.spec.name);
             self.attempts.get_mut(&attempt).expect("found above").active = true;
             self.pending_am.push_back((attempt, am));
@@ -650,16 +689,12 @@ impl CapacityScheduler {
             return;
         };
         let q = a.queue;
-        let lq = &mut self.queues[q];
         if std::mem::take(&mut a.active) {
-            lq.active_apps -= 1;
-            lq.am_used_mb -= a.am_resource.memory_mb;
-            lq.am_used_vcores -= a.am_resource.vcores;
-            if let Some(u) = lq.users.get_mut(&a.user) {
-                u.1 -= a.am_resource.memory_mb;
-            }
+            let (p, user, am) = (a.am_partition, a.user.clone(), a.am_resource);
+            self.queues[q].active_apps -= 1;
+            self.release_am(q, p, &user, am);
         } else {
-            lq.pending.retain(|(p, _)| *p != attempt);
+            self.queues[q].pending.retain(|(p, _)| *p != attempt);
         }
         self.activate(q);
     }
@@ -856,7 +891,7 @@ impl CapacityScheduler {
         if self.queues.len() == 1 {
             return self.leaf_next(0, node);
         }
-        self.queue_order()
+        self.queue_order_in(node.partition)
             .into_iter()
             .find_map(|q| self.leaf_next(q, node))
     }
@@ -879,7 +914,11 @@ impl CapacityScheduler {
                     a.outstanding > 0 && !a.blacklist.contains(&node.node_id.host),
                 ),
             };
-            if !(ok && node.fits(r) && self.queue_allows(a, r)) {
+            if !(ok
+                && self.partition_accepts(a, am.is_some(), node)
+                && node.fits(r)
+                && self.queue_allows_in(a, r, node.partition))
+            {
                 return None;
             }
             let kind = match (am, &a.locality) {
@@ -893,7 +932,7 @@ impl CapacityScheduler {
                 kind,
             })
         };
-        if !self.pending_am.iter().any(|(a, _)| in_q(a)) {
+        if self.priorities.is_empty() && !self.pending_am.iter().any(|(a, _)| in_q(a)) {
             return self
                 .asking
                 .iter()
@@ -907,7 +946,7 @@ impl CapacityScheduler {
             .map(|(a, r)| (*a, Some(*r)))
             .collect();
         apps.extend(self.asking.iter().filter(|a| in_q(a)).map(|a| (*a, None)));
-        apps.sort_by_key(|(a, _)| *a);
+        apps.sort_by_key(|(a, _)| self.fifo_key(*a));
         apps.into_iter().find_map(|(a, am)| try_one(a, am))
     }
 
@@ -988,10 +1027,16 @@ impl CapacityScheduler {
         let n = &mut self.nodes[idx];
         n.used.memory_mb += resource.memory_mb;
         n.used.vcores += resource.vcores;
+        let partition = n.partition;
         let a = self.attempts.get_mut(&attempt).expect("the caller checked");
-        let lq = &mut self.queues[a.queue];
-        lq.used_mb += resource.memory_mb;
-        lq.users.entry(a.user.clone()).or_default().0 += resource.memory_mb;
+        if partition == 0 {
+            let lq = &mut self.queues[a.queue];
+            lq.used_mb += resource.memory_mb;
+            lq.users.entry(a.user.clone()).or_default().0 += resource.memory_mb;
+        } else {
+            self.labels
+                .charge(a.queue, partition, &a.user, resource.memory_mb);
+        }
         let id = ContainerId::new(attempt, a.next_container);
         a.next_container += 1;
         a.live.insert(id, (idx, resource));
@@ -1026,10 +1071,16 @@ impl CapacityScheduler {
         let Some((at, r)) = a.live.remove(&cid) else {
             return false;
         };
-        let lq = &mut self.queues[a.queue];
-        lq.used_mb = lq.used_mb.saturating_sub(r.memory_mb);
-        if let Some(u) = lq.users.get_mut(&a.user) {
-            u.0 = u.0.saturating_sub(r.memory_mb);
+        let partition = self.nodes[at].partition;
+        if partition == 0 {
+            let lq = &mut self.queues[a.queue];
+            lq.used_mb = lq.used_mb.saturating_sub(r.memory_mb);
+            if let Some(u) = lq.users.get_mut(&a.user) {
+                u.0 = u.0.saturating_sub(r.memory_mb);
+            }
+        } else {
+            self.labels
+                .release(a.queue, partition, &a.user, r.memory_mb);
         }
         let on_node = &mut self.nodes[at].containers;
         if let Ok(i) = on_node.binary_search(&cid) {
@@ -1059,9 +1110,10 @@ impl CapacityScheduler {
         if !n.lost {
             n.lost = true;
             self.live_nodes -= 1;
-            self.cluster_mb -= n.total.memory_mb;
+            let (p, mb) = (n.partition, n.total.memory_mb);
+            self.remove_partition_mb(p, mb);
         }
-        std::mem::take(&mut n.containers)
+        std::mem::take(&mut self.nodes[idx].containers)
     }
 }
 
@@ -1422,6 +1474,7 @@ mod tests {
             maximum_capacity: max,
             maximum_am_resource_percent: am_pct,
             user_limit_factor: ulf,
+            ..QueueSpec::with_capacity(name, capacity)
         }
     }
 
@@ -1725,5 +1778,30 @@ mod tests {
             "one off-switch container a heartbeat"
         );
         assert!(cs.attempts[&a].locality.is_none());
+    }
+
+    /// FiCaSchedulerApp.updateAMContainerDiagnostics(INACTIVATED, ...) runs each time
+    /// AbstractLeafQueue.activateApplications leaves an application pending (Hadoop 3.4), so
+    /// its diagnostics follow the queue's AM usage: here a third application waits behind two,
+    /// one of them finishes, the limit still holds it, and the refresh shows the new usage.
+    #[test]
+    fn a_pending_application_is_reported_again_each_time_activation_runs() {
+        let mut cs = two_queues(100.0, 0.1, 10.0);
+        let (a, b, c) = (attempt(1, 1), attempt(2, 1), attempt(3, 1));
+        // etl's AM limit: 10 % of its current limit (32 GB), rounded up: 4 GB.
+        assert_eq!(cs.add_attempt_in(a, res(4 * GB, 1), "etl", "x"), None);
+        assert!(cs.add_attempt_in(b, res(3 * GB, 1), "etl", "y").is_some());
+        assert!(cs.add_attempt_in(c, res(2 * GB, 1), "etl", "z").is_some());
+        cs.take_refreshed();
+        cs.take_activated();
+        cs.stop_attempt(a);
+        // b starts (the queue's AM usage is 0 again: the first one always does), c is checked
+        // again (3 GB + 2 GB > 4 GB) and stays pending, with b's AM now in the usage.
+        let activated: Vec<_> = cs.take_activated().iter().map(|x| x.attempt).collect();
+        assert_eq!(activated, [b]);
+        let refreshed = cs.take_refreshed();
+        assert_eq!(refreshed.len(), 1);
+        assert_eq!(refreshed[0].0, c);
+        assert_eq!(refreshed[0].1.queue_am_used, res(3 * GB, 1));
     }
 }

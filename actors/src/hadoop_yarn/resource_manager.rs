@@ -2,7 +2,9 @@
 //! CapacityScheduler's container assignment on NodeManager heartbeats, the AMLauncher, the
 //! ApplicationMasterService (register / allocate / finish) and the ClientRMService calls.
 
-use crate::hadoop_yarn::capacity_scheduler::{AllocationLimits, CapacityScheduler, InvalidRequest};
+use crate::hadoop_yarn::capacity_scheduler::{
+    AllocationLimits, CapacityScheduler, GrantedPriority, InvalidRequest,
+};
 use crate::info;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
@@ -137,6 +139,7 @@ impl ResourceManager {
             };
             let mut scheduler = CapacityScheduler::with_queues(limits, &y.queues);
             scheduler.set_heartbeat_assignments(y.heartbeat_assignments);
+            scheduler.set_node_labels(&node_labels(&sim.config.nodes));
             ResourceManager {
                 sim,
                 env,
@@ -208,7 +211,11 @@ impl ResourceManager {
         self.env.reply(ask, value);
     }
 
-    fn on_submit_application(&mut self, ask: ReplyTo<()>, sub: Box<ApplicationSubmissionContext>) {
+    fn on_submit_application(
+        &mut self,
+        ask: ReplyTo<()>,
+        mut sub: Box<ApplicationSubmissionContext>,
+    ) {
         let id = sub.application_id;
         let rm_max = self.sim.config.yarn.am_max_attempts;
         // RMAppImpl's constructor: an individual maximum outside [1, global] means the global one.
@@ -240,6 +247,7 @@ impl ResourceManager {
             let f = RpcFailure::new(invalid.class, invalid.message);
             return self.env.reply_failure(ask, f);
         }
+        sub.priority = Some(self.grant_priority(&sub));
         info!(
             self.env.log(),
             TARGET, "Application with id {} submitted by user {}", id.id, sub.user
@@ -334,9 +342,14 @@ impl ResourceManager {
             TARGET, "Registering app attempt : {attempt_id}"
         );
         let (queue, user) = (app.submission.queue.clone(), app.submission.user.clone());
-        let pending = self
-            .scheduler
-            .add_attempt_in(attempt_id, am_resource, &queue, &user);
+        let am_label = app.submission.am_node_label_expression.clone();
+        let pending = self.scheduler.add_attempt_labelled(
+            attempt_id,
+            am_resource,
+            &queue,
+            &user,
+            am_label.as_deref(),
+        );
         if let Some(p) = pending
             && let Some(app) = self.apps.get_mut(&id)
         {
@@ -366,6 +379,22 @@ impl ResourceManager {
                 && std::mem::take(&mut app.awaiting_activation)
             {
                 app.diagnostics = activated_diagnostics(now, app.submission.am_resource);
+            }
+        }
+        self.refresh_pending_diagnostics(now);
+    }
+
+    /// FiCaSchedulerApp.updateAMContainerDiagnostics(INACTIVATED, ...): each time
+    /// `activateApplications` leaves an application pending, its diagnostics are rebuilt with
+    /// the time and the limits and usage of that moment (what the Client's report shows).
+    fn refresh_pending_diagnostics(&mut self, now: u64) {
+        let date = crate::kernel::clock::format_java_date(now);
+        for (attempt, why) in self.scheduler.take_refreshed() {
+            let Some(app) = self.apps.get_mut(&attempt.application_id) else {
+                continue;
+            };
+            if app.awaiting_activation && app.attempts.last().is_some_and(|x| x.id == attempt) {
+                app.diagnostics = why.diagnostics(&date);
             }
         }
     }
@@ -407,6 +436,8 @@ impl ResourceManager {
             memory_mb: t.memory_mb,
             vcores: t.vcores,
         };
+        let label = t.node_label.clone();
+        self.scheduler.set_ask_label(attempt, label.as_deref());
         self.scheduler
             .update_requests(attempt, r, t.containers, 0, &[], &[]);
     }
@@ -560,6 +591,10 @@ impl ResourceManager {
             updated_nodes,
         };
         let attempt_id = attempt.id;
+        if req.add_requests > 0 {
+            let label = req.node_label_expression.as_deref();
+            self.scheduler.set_ask_label(attempt_id, label);
+        }
         self.scheduler.update_requests(
             attempt_id,
             req.capability,
@@ -590,6 +625,10 @@ impl ResourceManager {
         invalid: InvalidRequest,
     ) {
         let f = RpcFailure::new(invalid.class, invalid.message.clone());
+        self.sim.observe(RunEvent::ExecutorAsksRefused {
+            attempt: id.attempt_id,
+            exception: invalid.class,
+        });
         if let Ok(a) = self.attempt_mut(id) {
             a.invalid_ask = Some(invalid);
         }
@@ -609,6 +648,32 @@ impl ResourceManager {
             self.sim.config.yarn.node_labels_enabled,
             queue,
         )
+    }
+
+    /// RMAppManager.createAndPopulateNewRMApp -> `checkAndGetApplicationPriority` (logged as
+    /// the CapacityScheduler does): the priority the application gets, which the scheduler's
+    /// FIFO ordering and the application report use.
+    fn grant_priority(&mut self, sub: &ApplicationSubmissionContext) -> u32 {
+        let id = sub.application_id;
+        let max = self.sim.config.yarn.max_application_priority;
+        let granted = GrantedPriority::check(sub.priority, max);
+        if granted.defaulted {
+            info!(
+                self.env.log(),
+                "yarn::CapacityScheduler",
+                "Application '{id}' is submitted without priority hence considering default queue/cluster priority: 0"
+            );
+        }
+        info!(
+            self.env.log(),
+            "yarn::CapacityScheduler",
+            "Priority '{}' is acceptable in queue : {} for application: {id}",
+            granted.priority,
+            sub.queue
+        );
+        self.scheduler
+            .set_application_priority(id, granted.priority);
+        granted.priority
     }
 
     /// SchedulerUtils' warning before it throws for a label on a cluster without node labels.
@@ -864,6 +929,8 @@ impl ResourceManager {
         });
         self.kill_attempt_containers(attempt_id, exit_status::KILLED_AFTER_APP_COMPLETION);
         self.scheduler.stop_attempt(attempt_id);
+        // LeafQueue.finishApplicationAttempt runs activateApplications at once.
+        self.note_activated();
         let Some(app) = self.apps.get_mut(&id) else {
             return;
         };
@@ -1261,6 +1328,15 @@ crate::endpoint!(ResourceManager {
     messages: ResourceManagerMsg => on_message,
     answers: RmAnswer => answered,
 });
+
+/// The labelled NodeManagers of the cluster file, `(host, label)` (the node-label
+/// configuration an administrator gives the RM: `yarn rmadmin -replaceLabelsOnNode`).
+fn node_labels(nodes: &[crate::world::config::NodeSpec]) -> Vec<(String, String)> {
+    nodes
+        .iter()
+        .filter_map(|n| Some((n.host.clone(), n.label.clone()?)))
+        .collect()
+}
 
 #[cfg(test)]
 mod tests {

@@ -364,6 +364,9 @@ pub struct YarnSettings {
     pub sleep_delay_before_sigkill_ms: u64,
     /// `yarn.node-labels.enabled`: whether the RM accepts node label expressions at all.
     pub node_labels_enabled: bool,
+    /// `yarn.cluster.max-application-priority` (0): the highest application priority the
+    /// CapacityScheduler grants; a higher one asked for is lowered to it.
+    pub max_application_priority: u32,
     /// The CapacityScheduler's leaf queues under `root` (`capacity-scheduler.xml`); a single
     /// `default` queue at 100 % when the cluster file names none.
     pub queues: Vec<QueueSpec>,
@@ -412,6 +415,8 @@ pub struct TenantLoad {
     pub containers: u32,
     pub memory_mb: u64,
     pub vcores: u32,
+    /// The node label of its containers' requests (its AM runs in the default partition).
+    pub node_label: Option<String>,
 }
 
 /// One CapacityScheduler leaf queue (`yarn.scheduler.capacity.root.<name>.*`).
@@ -426,6 +431,48 @@ pub struct QueueSpec {
     pub maximum_am_resource_percent: f64,
     /// `user-limit-factor` (1 when unset).
     pub user_limit_factor: f64,
+    /// `accessible-node-labels` (Hadoop's comma-separated list); `None` when unset: the leaf
+    /// inherits root's `*` (every label).
+    pub accessible_node_labels: Option<Vec<String>>,
+    /// `accessible-node-labels.<label>.*`: the queue's share of each labelled partition
+    /// (a label not listed has capacity 0 and maximum capacity 100, as Hadoop's defaults).
+    pub label_capacities: BTreeMap<String, LabelCapacity>,
+    /// `default-node-label-expression`: the label of the requests that carry none.
+    pub default_node_label_expression: Option<String>,
+}
+
+/// A queue's share of one labelled partition (`accessible-node-labels.<label>.*`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabelCapacity {
+    /// `capacity`, percent of the partition (default 0).
+    pub capacity: f64,
+    /// `maximum-capacity`, percent (default 100).
+    pub maximum_capacity: f64,
+    /// `maximum-am-resource-percent`, a fraction (default the queue's).
+    pub maximum_am_resource_percent: f64,
+}
+
+impl QueueSpec {
+    /// Hadoop's label check of a request in this queue
+    /// (`SchedulerUtils.checkQueueLabelExpression`): `*` or the label among its accessible
+    /// labels (an unset list inherits root's `*`).
+    pub fn can_access_label(&self, label: &str) -> bool {
+        self.accessible_node_labels
+            .as_ref()
+            .is_none_or(|l| l.iter().any(|x| x == "*" || x == label))
+    }
+
+    /// The queue's share of `label`'s partition (Hadoop's defaults when not configured).
+    pub fn label_capacity(&self, label: &str) -> LabelCapacity {
+        self.label_capacities
+            .get(label)
+            .cloned()
+            .unwrap_or(LabelCapacity {
+                capacity: 0.0,
+                maximum_capacity: 100.0,
+                maximum_am_resource_percent: self.maximum_am_resource_percent,
+            })
+    }
 }
 
 impl QueueSpec {
@@ -437,6 +484,9 @@ impl QueueSpec {
             maximum_capacity: 100.0,
             maximum_am_resource_percent: 0.1,
             user_limit_factor: 1.0,
+            accessible_node_labels: None,
+            label_capacities: BTreeMap::new(),
+            default_node_label_expression: None,
         }
     }
 }
@@ -459,6 +509,9 @@ pub struct NodeSpec {
     pub memory_mb: u64,
     /// `yarn.nodemanager.resource.cpu-vcores`.
     pub vcores: u32,
+    /// Its node label (`yarn rmadmin -replaceLabelsOnNode`): the exclusive partition it
+    /// belongs to; `None` is the default partition.
+    pub label: Option<String>,
 }
 
 /// Virtual-time costs of the things real clusters spend time on. All in milliseconds unless the

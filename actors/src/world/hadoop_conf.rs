@@ -155,6 +155,7 @@ pub(crate) fn test_yarn_settings() -> YarnSettings {
         nm_heartbeat_interval_ms: 1000,
         sleep_delay_before_sigkill_ms: 250,
         node_labels_enabled: false,
+        max_application_priority: 0,
         queues: vec![QueueSpec::with_capacity("default", 100.0)],
         tenants: Vec::new(),
         heartbeat_assignments: Default::default(),

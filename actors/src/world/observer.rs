@@ -37,6 +37,12 @@ pub enum RunEvent {
     ExecutorTargetChanged { attempt: u32, target: u32 },
     /// The YarnAllocator counted a failure toward `spark.executor.maxNumFailures`.
     ExecutorFailureCounted,
+    /// The ResourceManager refused an allocate call of `attempt`'s executor asks
+    /// (`SchedulerUtils.normalizeAndValidateRequest` threw `exception`).
+    ExecutorAsksRefused {
+        attempt: u32,
+        exception: &'static str,
+    },
     /// A job was submitted to the DAGScheduler with this many tasks.
     JobSubmitted { tasks: u64 },
     /// The driver of `attempt` starts its next job.
@@ -125,6 +131,10 @@ pub struct RunCounters {
     pub driver_jobs: DriverJobs,
     /// The driver program's stdout key (its container id), per attempt.
     pub driver_containers: Vec<String>,
+    /// A YarnAllocator was created (it set its first executor target).
+    pub executor_target_set: bool,
+    /// The exception class of the last allocate call the ResourceManager refused.
+    pub executor_asks_refused: Option<&'static str>,
 }
 
 impl RunCounters {
@@ -147,7 +157,11 @@ impl RunCounters {
             RunEvent::ApplicationSubmitted(app) => self.application_id = Some(*app),
             RunEvent::ExecutorLaunched { .. } => self.executors_launched += 1,
             RunEvent::ExecutorRegistered { .. } => self.executors_registered += 1,
-            RunEvent::ExecutorReady { .. } | RunEvent::ExecutorTargetChanged { .. } => {}
+            RunEvent::ExecutorReady { .. } => {}
+            RunEvent::ExecutorTargetChanged { .. } => self.executor_target_set = true,
+            RunEvent::ExecutorAsksRefused { exception, .. } => {
+                self.executor_asks_refused = Some(exception)
+            }
             RunEvent::ExecutorLost(lost) => self.executor_lost(lost),
             RunEvent::ExecutorFailureCounted => self.executor_failures_counted += 1,
             RunEvent::JobSubmitted { tasks } => self.tasks_total += tasks,
