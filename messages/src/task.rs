@@ -110,6 +110,27 @@ pub struct MigratedShuffleBlock {
     pub num_reduces: u32,
 }
 
+/// `ReplicateBlock(blockId, replicas, maxReplicas)` for a cached RDD block
+/// (`BlockManagerMasterEndpoint.getReplicateInfoForRDDBlocks`): the block, the other block
+/// managers holding it, how many replicas it should have, and its size in memory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplicateBlock {
+    pub rdd_id: u32,
+    pub partition: u32,
+    pub replicas: Vec<BlockManagerId>,
+    pub max_replicas: u32,
+    pub mem_size: u64,
+}
+
+/// A cached RDD block a decommissioning executor replicates to a peer (`uploadBlockSync` of
+/// `rdd_<rdd_id>_<partition>`, MEMORY_ONLY deserialized).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MigratedRddBlock {
+    pub rdd_id: u32,
+    pub partition: u32,
+    pub mem_size: u64,
+}
+
 /// A peer `BlockManagerMasterEndpoint.getPeers` names: its id, and the endpoint its block
 /// transfer service answers on (the connection to `host:port` an upload opens).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
