@@ -203,6 +203,7 @@ fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
         input: Default::default(),
         lineage: None,
         preferred_hosts: Vec::new(),
+        input_path: None,
     }
 }
 

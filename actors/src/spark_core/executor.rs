@@ -1189,6 +1189,14 @@ impl CoarseGrainedExecutorBackend {
             desc.task_id
         );
         self.read_task_binary(desc.task_binary);
+        if let Some(split) = &desc.input_split {
+            // HadoopRDD.compute (Spark 4.0.0 jar): logInfo at the split's reader creation.
+            let tid = desc.task_id;
+            info!(
+                log,
+                "executor::HadoopRDD", "Task (TID {tid}) input split: {split}"
+            );
+        }
         let costs = &self.sim.config.costs;
         let executor = self.executor.as_mut().expect("checked above");
         let warmup = if executor.tasks_run == 0 {

@@ -101,6 +101,7 @@ impl Scheduler {
                     shuffle_id,
                     shuffle_write: spec.shuffle_write,
                     input: spec.input,
+                    input_path: spec.input_path,
                     lineage: spec.lineage,
                     preferred: interned_hosts(spec.preferred_hosts),
                     attempt: 0,

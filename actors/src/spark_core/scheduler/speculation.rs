@@ -550,6 +550,7 @@ mod tests {
                 input: Default::default(),
                 lineage: None,
                 preferred_hosts: Vec::new(),
+                input_path: None,
             }],
         }
     }

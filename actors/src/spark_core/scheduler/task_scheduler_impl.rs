@@ -297,6 +297,7 @@ impl Scheduler {
             work,
             shuffle,
             task_binary: self.stages[&key.1].task_binary,
+            input_split: self.stages[&key.1].input_split(partition),
         }
     }
 
