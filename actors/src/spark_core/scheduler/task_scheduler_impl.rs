@@ -236,7 +236,9 @@ impl Scheduler {
             offer.executor_id,
             locality.as_str()
         );
-        let mut work = self.stages[&key.1].tasks[partition as usize].clone();
+        let stage = &self.stages[&key.1];
+        let mut work = stage.tasks[partition as usize].clone();
+        let input_split = stage.input_split(partition);
         if let TaskWork::CachedRdd(read) = &mut work {
             read.location = self.rdd_block_location(read.rdd_id, partition);
         }
@@ -297,7 +299,7 @@ impl Scheduler {
             work,
             shuffle,
             task_binary: self.stages[&key.1].task_binary,
-            input_split: self.stages[&key.1].input_split(partition),
+            input_split,
         }
     }
 
