@@ -548,10 +548,10 @@ fn a_lost_executors_cached_blocks_are_computed_again() {
 /// BlockManagerDecommissioner.scala (decommissionRddCacheBlocks / migrateBlock),
 /// BlockManager.scala (replicateBlock / replicate / removeBlock) and
 /// BlockManagerMasterEndpoint.scala (getReplicateInfoForRDDBlocks, updateBlockInfo): the
-/// decommissioned executor's 4 cached blocks are each uploaded to a peer (which stores and
-/// reports it) and removed from it (a removal report each), so its exit loses no block. With
-/// `spark.storage.decommission.rddBlocks.enabled=false` nothing is replicated and its exit
-/// drops its 4 blocks.
+/// decommissioned executor's 4 cached blocks (3 in its first round, the one its last task
+/// stored in the next) are each uploaded to a peer (which stores and reports it) and removed
+/// from it (a removal report each), so its exit loses no block. With
+/// `spark.storage.decommission.rddBlocks.enabled=false` nothing is asked, replicated or removed.
 #[test]
 fn decommissioning_replicates_cached_blocks_to_peers_before_the_executor_leaves() {
     let with = run("decommission-cached-blocks");
@@ -593,15 +593,10 @@ fn decommissioning_replicates_cached_blocks_to_peers_before_the_executor_leaves(
         ),
         0
     );
+    assert_eq!(
+        count(without, "CoarseGrainedScheduler", "RemoveRddBlockInfo"),
+        0
+    );
     assert_eq!(with.counters.tasks_failed, 0);
     assert_eq!(with.counters.executors_lost.len(), 1);
-    let driver_log = |r: &RunResult| {
-        r.logs
-            .outputs()
-            .iter()
-            .filter(|(key, _)| key.ends_with("_01_000001"))
-            .map(|(_, out)| out.stderr.clone())
-            .collect::<String>()
-    };
-    assert!(!driver_log(&with).contains("No more replicas available for rdd_"));
 }
