@@ -245,6 +245,7 @@ fn prepare(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> PreparedRun 
         input: Default::default(),
         lineage: None,
         preferred_hosts: Vec::new(),
+        input_path: None,
     };
     prepare_job(executors, nodes, vec![stage], FaultController::default())
 }
@@ -485,10 +486,12 @@ fn shuffle(maps: u64, executors: u64) -> BTreeMap<&'static str, f64> {
         shuffle_write: ShuffleWriteSize {
             bytes_per_task: 64 << 20,
             records_per_task: 1_000_000,
+            hot: Default::default(),
         },
         input: Default::default(),
         lineage: None,
         preferred_hosts: Vec::new(),
+        input_path: None,
     };
     let reduce = StageSpec {
         rdd_description: "ShuffledRDD[2] at groupByKey at Bench.scala:2".into(),
@@ -499,6 +502,7 @@ fn shuffle(maps: u64, executors: u64) -> BTreeMap<&'static str, f64> {
         input: Default::default(),
         lineage: None,
         preferred_hosts: Vec::new(),
+        input_path: None,
     };
     let kill = PlannedFault {
         trigger: Trigger::TaskStarted {

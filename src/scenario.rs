@@ -23,7 +23,9 @@ use sparkyard_actors::faults::{
 use sparkyard_actors::kernel::trace::{FaultEvent, FaultTarget, StateChange, TraceKind};
 use sparkyard_actors::rpc::network::{LinkRule, ProcessPattern, RuleAction};
 use sparkyard_actors::world::config::UserProgram;
-use sparkyard_messages::task::{InputSize, JobSpec, ShuffleWriteSize, StageSpec, TaskWork};
+use sparkyard_messages::task::{
+    HotPartitions, InputSize, JobSpec, ShuffleWriteSize, StageSpec, TaskWork,
+};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
@@ -410,6 +412,50 @@ struct RawInput {
     replication: Option<u32>,
     /// Explicit hosts: task i reads a block on the hosts `hosts[i % len]` (cluster hosts).
     hosts: Option<Vec<Vec<String>>>,
+    /// Skewed input: these tasks read `factor` times `bytes_per_task` and `records_per_task`.
+    hot_tasks: Option<RawHot>,
+    /// The file the splits come from (e.g. `hdfs://nn-1:8020/data/events.txt`): each task
+    /// logs HadoopRDD's `Task (TID n) input split: <path>:<start>+<bytes>` on its executor.
+    path: Option<String>,
+}
+
+/// Explicit hot partitions (skew): `count` partitions from `first` weigh `factor`, the others 1.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "HotPartitions")]
+struct RawHot {
+    /// The first hot partition (task index, counting from 0).
+    first: u32,
+    /// How many consecutive partitions are hot (default 1).
+    #[serde(default = "one")]
+    count: u32,
+    /// How many times a normal partition's size a hot one has (2 to 1000000).
+    factor: u32,
+}
+
+impl RawHot {
+    /// Checked against the `n` partitions it names.
+    fn to_hot(&self, n: u32, key: &str) -> Result<HotPartitions, String> {
+        if !(2..=1_000_000).contains(&self.factor) {
+            return Err(format!(
+                "{key}.factor: must be between 2 and 1000000 (how many times a normal partition's size a hot one has), got {}",
+                self.factor
+            ));
+        }
+        let end = u64::from(self.first) + u64::from(self.count);
+        if self.count == 0 || end > u64::from(n) {
+            return Err(format!(
+                "{key}: partitions {} .. {} are not among the {n} partitions (give first < {n} and count >= 1 with first + count <= {n})",
+                self.first,
+                end.saturating_sub(1)
+            ));
+        }
+        Ok(HotPartitions {
+            first: self.first,
+            count: self.count,
+            factor: self.factor,
+        })
+    }
 }
 
 /// `shuffle_write` of a stage: what each of its map tasks writes.
@@ -417,11 +463,15 @@ struct RawInput {
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "ShuffleWrite")]
 struct RawShuffleWrite {
-    /// Bytes each map task writes (spread evenly over the reduce partitions).
+    /// Bytes each map task writes (spread evenly over the reduce partitions, but for
+    /// `hot_partitions`).
     bytes_per_task: u64,
     /// Records each map task writes (default 0).
     #[serde(default)]
     records_per_task: u64,
+    /// Skewed keys: these reduce partitions get `factor` times the others' share of every map
+    /// output (and so fetch that much more).
+    hot_partitions: Option<RawHot>,
 }
 
 /// A task duration distribution, drawn per task from the seed.
@@ -1139,9 +1189,10 @@ fn workload(w: &RawWorkload, seed: u64, cluster: &ClusterConfig) -> Result<UserP
                     "{at}.parents: {p} is not an earlier stage of this job (parents name stages by index, counting from 0, and only earlier ones)"
                 ));
             }
-            let read = bytes_read_per_task(&job.stages, s);
+            let (write_hot, input_hot) =
+                stage_skew(&job.stages, s).map_err(|m| format!("{at}.{m}"))?;
             let tasks = (0..st.tasks)
-                .map(|i| task(st, i, read, &mut rng))
+                .map(|i| task(st, i, bytes_read(&job.stages, s, i), &mut rng))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|m| format!("{at}.{m}"))?;
             stages.push(StageSpec {
@@ -1155,6 +1206,7 @@ fn workload(w: &RawWorkload, seed: u64, cluster: &ClusterConfig) -> Result<UserP
                     .map(|w| ShuffleWriteSize {
                         bytes_per_task: w.bytes_per_task,
                         records_per_task: w.records_per_task,
+                        hot: write_hot,
                     })
                     .unwrap_or_default(),
                 input: st
@@ -1163,6 +1215,7 @@ fn workload(w: &RawWorkload, seed: u64, cluster: &ClusterConfig) -> Result<UserP
                     .map(|i| InputSize {
                         bytes_per_task: i.bytes_per_task,
                         records_per_task: i.records_per_task,
+                        hot: input_hot,
                     })
                     .unwrap_or_default(),
                 lineage: None,
@@ -1171,6 +1224,11 @@ fn workload(w: &RawWorkload, seed: u64, cluster: &ClusterConfig) -> Result<UserP
                         .map_err(|m| format!("{at}.{m}"))?,
                     None => Vec::new(),
                 },
+                input_path: st
+                    .input
+                    .as_ref()
+                    .and_then(|i| i.path.as_deref())
+                    .map(Into::into),
             });
         }
         check_ancestors(job).map_err(|m| format!("workload.jobs[{j}].{m}"))?;
@@ -1289,18 +1347,58 @@ fn check_ancestors(job: &RawJob) -> Result<(), String> {
     }
 }
 
-/// The bytes one task of `stages[s]` reads: its input split, and its share of each parent's
-/// shuffle output (every map task's output is spread evenly over the reduce partitions).
-fn bytes_read_per_task(stages: &[RawStage], s: usize) -> u64 {
+/// A stage's hot partitions: its shuffle output's hot reduce partitions (checked against every
+/// stage that reads it) and its hot input tasks.
+fn stage_skew(stages: &[RawStage], s: usize) -> Result<(HotPartitions, HotPartitions), String> {
     let st = &stages[s];
-    let input = st.input.as_ref().map_or(0, |i| i.bytes_per_task);
+    let mut write = HotPartitions::default();
+    if let Some(h) = st
+        .shuffle_write
+        .as_ref()
+        .and_then(|w| w.hot_partitions.as_ref())
+    {
+        let readers: Vec<&RawStage> = stages.iter().filter(|c| c.parents.contains(&s)).collect();
+        let Some(fewest) = readers.iter().map(|c| c.tasks).min() else {
+            return Err("shuffle_write.hot_partitions: no later stage of this job reads this shuffle (list this stage in a later stage's `parents`)".into());
+        };
+        write = h.to_hot(fewest, "shuffle_write.hot_partitions")?;
+    }
+    let input = match st.input.as_ref().and_then(|i| i.hot_tasks.as_ref()) {
+        Some(h) => h.to_hot(st.tasks, "input.hot_tasks")?,
+        None => HotPartitions::default(),
+    };
+    Ok((write, input))
+}
+
+/// The bytes task `i` of `stages[s]` reads: its input split (times its weight when hot), and
+/// its share of each parent's shuffle output (every map output spread over the reduce
+/// partitions by their weight: evenly without hot partitions).
+fn bytes_read(stages: &[RawStage], s: usize, i: u32) -> u64 {
+    let st = &stages[s];
+    let input = st.input.as_ref().map_or(0, |inp| {
+        let hot = inp.hot_tasks.as_ref().map_or(1, |h| {
+            let hot = h.first <= i && i - h.first < h.count;
+            if hot { u64::from(h.factor) } else { 1 }
+        });
+        inp.bytes_per_task.saturating_mul(hot)
+    });
     let shuffle: u64 = st
         .parents
         .iter()
         .filter_map(|p| stages.get(*p))
         .map(|p| {
             let per_map = p.shuffle_write.as_ref().map_or(0, |w| w.bytes_per_task);
-            u64::from(p.tasks).saturating_mul(per_map) / u64::from(st.tasks.max(1))
+            let total = u64::from(p.tasks).saturating_mul(per_map);
+            let hot = p
+                .shuffle_write
+                .as_ref()
+                .and_then(|w| w.hot_partitions.as_ref())
+                .map_or(HotPartitions::default(), |h| HotPartitions {
+                    first: h.first,
+                    count: h.count,
+                    factor: h.factor,
+                });
+            hot.share(total, i, st.tasks)
         })
         .fold(0u64, u64::saturating_add);
     input.saturating_add(shuffle)

@@ -3,7 +3,9 @@
 use crate::ids::{ExecutorId, TaskId};
 use crate::records::ExecutorLossReason;
 use crate::rpc::{RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
-use crate::task::{BlockManagerId, BlockManagerPeer, JobSpec, ShuffleBlockInfo, StatusUpdate};
+use crate::task::{
+    BlockManagerId, BlockManagerPeer, JobSpec, ReplicateBlock, ShuffleBlockInfo, StatusUpdate,
+};
 use serde::{Deserialize, Serialize};
 
 /// The DriverEndpoint's inbox (`CoarseGrainedClusterMessage`s plus the DAGScheduler's job submission).
@@ -66,6 +68,16 @@ pub enum DriverEndpointMsg {
         partition: u32,
         mem_size: u64,
     },
+    /// BlockManagerMaster's `UpdateBlockInfo` with `StorageLevel.NONE`: the block manager
+    /// removed the RDD block (`BlockManager.removeBlock`, a migrated block).
+    RemoveRddBlockInfo {
+        block_manager: BlockManagerId,
+        rdd_id: u32,
+        partition: u32,
+    },
+    /// BlockManagerMaster's `GetReplicateInfoForRDDBlocks(blockManagerId)`: the RDD blocks the
+    /// master knows on that block manager, for its decommissioner.
+    GetReplicateInfoForRddBlocks(ReplyTo<Vec<ReplicateBlock>>, BlockManagerId),
 }
 
 /// `RegisterExecutor(executorId, executorRef, hostname, cores, logUrls, attributes, resources, resourceProfileId)`.

@@ -3,7 +3,7 @@
 
 use crate::ids::TaskId;
 use crate::rpc::{AskReply, ReplyTo, RpcAddress};
-use crate::task::{MigratedShuffleBlock, TaskDescription};
+use crate::task::{MigratedRddBlock, MigratedShuffleBlock, TaskDescription};
 use serde::{Deserialize, Serialize};
 
 /// The `Executor` endpoint's inbox.
@@ -41,6 +41,13 @@ pub enum ExecutorMsg {
     MigrationPoll(u32),
     /// A shuffle migration thread's transfer time is over: it uploads to its peer.
     MigrationUpload(u32),
+    /// `UploadBlock` of a replicated RDD block (NettyBlockRpcServer -> `putBlockData`): answered
+    /// once stored, or with the peer's failure.
+    UploadRddBlock(ReplyTo<()>, MigratedRddBlock),
+    /// The decommissioner's RDD thread wakes up (every `replicationReattemptInterval`).
+    RddMigrationRound,
+    /// The RDD thread's transfer time is over: it uploads the block to its peer.
+    RddMigrationUpload,
 }
 
 /// The executor JVM's main thread (`CoarseGrainedExecutorBackend.run`): the fetcher's replies.

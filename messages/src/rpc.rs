@@ -145,6 +145,8 @@ pub enum ReplyValue {
     LossReason(ExecutorLossReason),
     /// The answer to `GetPeers`.
     Peers(Vec<crate::task::BlockManagerPeer>),
+    /// The answer to `GetReplicateInfoForRDDBlocks`.
+    ReplicateInfo(Vec<crate::task::ReplicateBlock>),
 }
 
 /// Implements `Reply` for each type, carried in its `ReplyValue` variant.
@@ -196,6 +198,7 @@ replies! {
         "org.apache.hadoop.yarn.api.protocolrecords.StartContainersResponse";
     ExecutorLossReason => LossReason, "org.apache.spark.scheduler.ExecutorLossReason";
     Vec<crate::task::BlockManagerPeer> => Peers, "scala.collection.immutable.Seq";
+    Vec<crate::task::ReplicateBlock> => ReplicateInfo, "scala.collection.immutable.Seq";
 }
 
 /// `()`: an ask answered only by "done" (Scala's boxed `Unit`).

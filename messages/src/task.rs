@@ -21,6 +21,24 @@ pub struct TaskDescription {
     /// The broadcast holding its stage attempt's task binary (`Task.taskBinary`'s id): an
     /// executor reads it with the first task of the attempt it runs.
     pub task_binary: u32,
+    /// The file split a task of a stage reading a named input computes (HadoopRDD's
+    /// `FileSplit`); `None` for every other task.
+    #[serde(default)]
+    pub input_split: Option<Box<InputSplit>>,
+}
+
+/// A `FileSplit`: `path:start+length`, as `FileSplit.toString` prints it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputSplit {
+    pub path: std::sync::Arc<str>,
+    pub start: u64,
+    pub length: u64,
+}
+
+impl std::fmt::Display for InputSplit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}+{}", self.path, self.start, self.length)
+    }
 }
 
 /// A task's shuffle side: a `ShuffleMapTask` writes its map output for `write`'s shuffle; a task
@@ -108,6 +126,27 @@ pub struct MigratedShuffleBlock {
     pub data_bytes: u64,
     /// Reduce partitions (the index file holds `num_reduces + 1` offsets).
     pub num_reduces: u32,
+}
+
+/// `ReplicateBlock(blockId, replicas, maxReplicas)` for a cached RDD block
+/// (`BlockManagerMasterEndpoint.getReplicateInfoForRDDBlocks`): the block, the other block
+/// managers holding it, how many replicas it should have, and its size in memory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplicateBlock {
+    pub rdd_id: u32,
+    pub partition: u32,
+    pub replicas: Vec<BlockManagerId>,
+    pub max_replicas: u32,
+    pub mem_size: u64,
+}
+
+/// A cached RDD block a decommissioning executor replicates to a peer (`uploadBlockSync` of
+/// `rdd_<rdd_id>_<partition>`, MEMORY_ONLY deserialized).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MigratedRddBlock {
+    pub rdd_id: u32,
+    pub partition: u32,
+    pub mem_size: u64,
 }
 
 /// A peer `BlockManagerMasterEndpoint.getPeers` names: its id, and the endpoint its block
@@ -316,6 +355,10 @@ pub struct StageSpec {
     /// one list per partition; empty when the stage reads no located input.
     #[serde(default)]
     pub preferred_hosts: Vec<Vec<String>>,
+    /// The file the stage's `input` splits come from (a HadoopRDD's path): task i computes the
+    /// split after the earlier tasks' ones; `None`: no named file.
+    #[serde(default)]
+    pub input_path: Option<std::sync::Arc<str>>,
 }
 
 /// What `StageInfo.fromStage` records of a stage's RDDs, and its call site's long form.
@@ -387,19 +430,94 @@ impl RddScope {
     }
 }
 
-/// Bytes and records each map task of a stage writes to its shuffle.
+/// Bytes and records each map task of a stage writes to its shuffle: spread evenly over the
+/// reduce partitions, but for `hot` ones, which get `factor` times the others' share.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShuffleWriteSize {
     pub bytes_per_task: u64,
     pub records_per_task: u64,
+    #[serde(default)]
+    pub hot: HotPartitions,
+}
+
+impl ShuffleWriteSize {
+    /// The bytes and records of reduce partition `reduce` (of `reduces`) in one map output.
+    pub fn block(&self, reduce: u32, reduces: u32) -> (u64, u64) {
+        (
+            self.hot.share(self.bytes_per_task, reduce, reduces),
+            self.hot.share(self.records_per_task, reduce, reduces),
+        )
+    }
+}
+
+/// Explicit hot partitions of a stage (skew): partitions `first .. first + count` weigh
+/// `factor`, the others 1. The default (count 0) is no skew. Eight bytes in the stage, nothing
+/// per task.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HotPartitions {
+    pub first: u32,
+    pub count: u32,
+    pub factor: u32,
+}
+
+impl HotPartitions {
+    pub fn is_none(&self) -> bool {
+        self.count == 0 || self.factor <= 1
+    }
+
+    /// Partition `i`'s weight.
+    pub fn weight(&self, i: u32) -> u64 {
+        if !self.is_none() && i >= self.first && i - self.first < self.count {
+            u64::from(self.factor)
+        } else {
+            1
+        }
+    }
+
+    /// Partition `i`'s share of `total` spread over `n` partitions by weight (rounded down;
+    /// without skew `total / n`).
+    pub fn share(&self, total: u64, i: u32, n: u32) -> u64 {
+        let n = u64::from(n.max(1));
+        if self.is_none() {
+            return total / n;
+        }
+        let hot = u64::from(self.count).min(n);
+        let weights = (n - hot) + hot * u64::from(self.factor);
+        (u128::from(total) * u128::from(self.weight(i)) / u128::from(weights)) as u64
+    }
 }
 
 /// Bytes and records each task of a stage reads from its input (`InputMetrics.bytesRead` /
-/// `recordsRead`: a HadoopRDD's split, or a cached RDD block).
+/// `recordsRead`: a HadoopRDD's split, or a cached RDD block); `hot` tasks read `factor`
+/// times as much.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InputSize {
     pub bytes_per_task: u64,
     pub records_per_task: u64,
+    #[serde(default)]
+    pub hot: HotPartitions,
+}
+
+impl InputSize {
+    /// Where task `index`'s split starts in the file: after the earlier tasks' splits.
+    pub fn split_start(&self, index: u32) -> u64 {
+        let hot_before = if self.hot.is_none() || index <= self.hot.first {
+            0
+        } else {
+            (index - self.hot.first).min(self.hot.count)
+        };
+        let extra = u64::from(hot_before) * u64::from(self.hot.factor.saturating_sub(1));
+        self.bytes_per_task.saturating_mul(u64::from(index) + extra)
+    }
+
+    /// The bytes and records task `index` reads.
+    pub fn of_task(&self, index: u32) -> (u64, u64) {
+        let w = self.hot.weight(index);
+        (
+            self.bytes_per_task.saturating_mul(w),
+            self.records_per_task.saturating_mul(w),
+        )
+    }
 }
 
 /// How a job ended, as `JobWaiter` reports it to the user program.

@@ -165,6 +165,7 @@ fn task() -> TaskDescription {
         },
         shuffle: ShuffleIo::default(),
         task_binary: 0,
+        input_split: None,
     }
 }
 
@@ -463,10 +464,12 @@ fn driver_and_executor_messages_round_trip() {
             shuffle_write: ShuffleWriteSize {
                 bytes_per_task: 1 << 20,
                 records_per_task: 1000,
+                hot: Default::default(),
             },
             input: Default::default(),
             lineage: None,
             preferred_hosts: Vec::new(),
+            input_path: None,
         }],
     };
     for m in [

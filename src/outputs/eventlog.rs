@@ -855,9 +855,9 @@ impl LogWriter {
                 shape.shuffle_write.bytes_per_task,
                 shape.shuffle_write.records_per_task,
             )),
-            shuffle_read: self.shuffle_read(shape, &info.executor_id),
+            shuffle_read: self.shuffle_read(shape, &info.executor_id, info.partition_id),
             input: (shape.input != InputSize::default())
-                .then_some((shape.input.bytes_per_task, shape.input.records_per_task)),
+                .then(|| shape.input.of_task(info.partition_id)),
         };
         let sized = self
             .sized
@@ -866,12 +866,17 @@ impl LogWriter {
         task_metrics::task_metrics(&sized.map_or(run, |t| with_sizes(run, t)), &self.costs)
     }
 
-    /// What a reduce task of `shape` fetches on `executor`: one block per map output of each
-    /// parent stage that wrote bytes (`avgSize` of the MapStatus: the map task's bytes over the
-    /// reduce partitions), local when that executor wrote it.
-    fn shuffle_read(&self, shape: &StageShape, executor: &str) -> Option<ShuffleRead> {
+    /// What reduce partition `partition` of `shape` fetches on `executor`: one block per map
+    /// output of each parent stage that wrote bytes (the map task's bytes over the reduce
+    /// partitions, a hot partition's block `factor` times the others'), local when that
+    /// executor wrote it.
+    fn shuffle_read(
+        &self,
+        shape: &StageShape,
+        executor: &str,
+        partition: u32,
+    ) -> Option<ShuffleRead> {
         let mut read = ShuffleRead::default();
-        let reduces = u64::from(shape.num_partitions.max(1));
         let mut any = false;
         for p in &shape.parents {
             let Some(parent) = self.stages.get(p) else {
@@ -890,12 +895,12 @@ impl LogWriter {
                 .copied()
                 .unwrap_or(0)
                 .min(maps);
-            let block = w.bytes_per_task / reduces;
+            let (block, records) = w.block(partition, shape.num_partitions);
             read.local_blocks += local;
             read.remote_blocks += maps - local;
             read.local_bytes += local * block;
             read.remote_bytes += (maps - local) * block;
-            read.records += maps * (w.records_per_task / reduces);
+            read.records += maps * records;
         }
         any.then_some(read)
     }
@@ -1335,6 +1340,7 @@ mod tests {
             shuffle_write: ShuffleWriteSize {
                 bytes_per_task: bytes,
                 records_per_task: bytes / 100,
+                hot: Default::default(),
             },
             input: Default::default(),
             lineage: None,

@@ -11,12 +11,15 @@
 //! - A map task writes its stage's `shuffle_write` bytes/records; its write time (ns) is a 1 ms
 //!   commit plus 5 ns per byte (200 MB/s to local disk).
 //! - A reduce task reads one block from every map output of its parent stages (when those write
-//!   bytes): `bytes_per_task / reduces` bytes and `records_per_task / reduces` records each. A
+//!   bytes): `bytes_per_task / reduces` bytes and `records_per_task / reduces` records each (a
+//!   hot reduce partition, `ShuffleWriteSize.hot`, its weighted share: the exact size
+//!   HighlyCompressedMapStatus keeps for blocks above `spark.shuffle.accurateBlockThreshold`). A
 //!   block is local when its map task ran on the reducer's executor (host-local reads are not
 //!   modelled), remote otherwise; the fetch wait and the remote requests' duration are the
 //!   remote bytes at 100 MB/s, capped at the run time.
 //! - A task of a stage with input (a HadoopRDD split, a cached RDD block) reads its stage's
-//!   `input` bytes/records (`Input Metrics`, `internal.metrics.input.*`).
+//!   `input` bytes/records (`Input Metrics`, `internal.metrics.input.*`), `factor` times them
+//!   for a hot task (`InputSize.hot`).
 //! - `jvmGCTime` is 1 ms per 10 MB the task moved (read + written); `resultSerializationTime` is
 //!   1 ms for an executor's first task (the serializer's warm-up), else 0.
 //! - A reduce task aggregates what it reads (groupByKey's `Aggregator.updateMetrics`): its
@@ -471,5 +474,47 @@ mod tests {
             ]
         );
         assert_eq!(m.get(k::RESULT_SIZE), 0);
+    }
+
+    // Hot partitions (the data model's skew): a hot reduce partition's block is `factor` times
+    // the others' in every map output and the blocks still add up to the map task's bytes
+    // (rounded down); no skew is `bytes / reduces` exactly as before; a hot input task reads
+    // `factor` times the stage's split.
+    #[test]
+    fn hot_partitions_weigh_their_share() {
+        use sparkyard_messages::task::{HotPartitions, InputSize, ShuffleWriteSize};
+        let hot = HotPartitions {
+            first: 2,
+            count: 1,
+            factor: 10,
+        };
+        let w = ShuffleWriteSize {
+            bytes_per_task: 13_000,
+            records_per_task: 130,
+            hot,
+        };
+        assert_eq!(w.block(0, 4), (1_000, 10));
+        assert_eq!(w.block(2, 4), (10_000, 100));
+        let sum: u64 = (0..4).map(|r| w.block(r, 4).0).sum();
+        assert_eq!(sum, 13_000);
+        let even = ShuffleWriteSize {
+            hot: HotPartitions::default(),
+            ..w
+        };
+        assert_eq!(even.block(2, 4), (3_250, 32));
+        let input = InputSize {
+            bytes_per_task: 100,
+            records_per_task: 7,
+            hot: HotPartitions {
+                first: 0,
+                count: 2,
+                factor: 3,
+            },
+        };
+        assert_eq!(input.of_task(1), (300, 21));
+        assert_eq!(input.of_task(2), (100, 7));
+        // HadoopRDD's splits follow each other in the file: 0+300, 300+300, 600+100, 700+100.
+        let starts: Vec<u64> = (0..4).map(|i| input.split_start(i)).collect();
+        assert_eq!(starts, [0, 300, 600, 700]);
     }
 }

@@ -244,6 +244,7 @@ fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
         input: input_of(s),
         lineage: None,
         preferred_hosts: Vec::new(),
+        input_path: None,
     }
 }
 
@@ -259,6 +260,7 @@ fn shuffle_write_of(s: &Stage) -> ShuffleWriteSize {
     ShuffleWriteSize {
         bytes_per_task: bytes / n,
         records_per_task: records / n,
+        hot: Default::default(),
     }
 }
 
@@ -271,6 +273,7 @@ fn input_of(s: &Stage) -> InputSize {
     InputSize {
         bytes_per_task: bytes / n,
         records_per_task: records / n,
+        hot: Default::default(),
     }
 }
 

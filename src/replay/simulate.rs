@@ -382,6 +382,7 @@ fn probe_program(app: &Application) -> UserProgram {
             input: Default::default(),
             lineage: None,
             preferred_hosts: Vec::new(),
+            input_path: None,
         }],
     };
     UserProgram::Replay {

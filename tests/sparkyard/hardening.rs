@@ -84,6 +84,8 @@ fn forty_bad_inputs_each_exit_one_with_a_clear_message_and_no_panic() {
     let scen_zero_tasks = file("s6.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 0\nduration = { fixed_ms = 1 }\n");
     let scen_no_bytes = file("s6b.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 2\nduration = { mb_per_s = 100 }\n");
     let scen_bad_rate = file("s6c.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 2\nduration = { mb_per_s = -1 }\ninput = { bytes_per_task = 10 }\n");
+    let scen_bad_hot = file("s6d.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"m\"\ntasks = 2\nduration = { fixed_ms = 1 }\nshuffle_write = { bytes_per_task = 10, hot_partitions = { first = 3, factor = 4 } }\n[[workload.jobs.stages]]\nname = \"r\"\ntasks = 2\nduration = { fixed_ms = 1 }\nparents = [0]\n");
+    let scen_bad_factor = file("s6e.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 2\nduration = { fixed_ms = 1 }\ninput = { bytes_per_task = 10, hot_tasks = { first = 0, factor = 1 } }\n");
     let scen_bad_chaos = file("s7.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[chaos]\nwindow_ms = [5, 1]\nkinds = [\"kill-am\"]\n");
     let scen_bad_kind = file("s8.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[chaos]\nwindow_ms = [1, 5]\nkinds = [\"meteor\"]\n");
     let scen_bad_submit = file(
@@ -261,6 +263,14 @@ fn forty_bad_inputs_each_exit_one_with_a_clear_message_and_no_panic() {
         (
             vec!["run", &scen_bad_rate],
             "duration.mb_per_s: must be a positive number of MB/s, got -1",
+        ),
+        (
+            vec!["run", &scen_bad_hot],
+            "stages[0].shuffle_write.hot_partitions: partitions 3 .. 3 are not among the 2 partitions",
+        ),
+        (
+            vec!["run", &scen_bad_factor],
+            "stages[0].input.hot_tasks.factor: must be between 2 and 1000000",
         ),
         (
             vec!["run", &scen_bad_chaos],

@@ -506,6 +506,7 @@ fn failing_program() -> UserProgram {
         input: Default::default(),
         lineage: None,
         preferred_hosts: Vec::new(),
+        input_path: None,
     };
     UserProgram::Synthetic {
         class: "com.example.Failing".into(),
@@ -534,9 +535,11 @@ fn input_program() -> UserProgram {
         input: sparkyard_messages::task::InputSize {
             bytes_per_task: 589_824,
             records_per_task: 10_107,
+            hot: Default::default(),
         },
         lineage: None,
         preferred_hosts: Vec::new(),
+        input_path: None,
     };
     UserProgram::Synthetic {
         class: "com.example.Input".into(),
@@ -1407,4 +1410,106 @@ fn a_custom_executor_log_url_rewrites_the_executors_log_urls() {
         info["Log Urls"]["stderr"],
         format!("http://logs.example:9999/{cid}/stderr")
     );
+}
+
+/// A two-stage job with skew: map task 0 reads 3 x the input of the others (hot input task),
+/// and reduce partition 1 gets 5 x the others' share of every map output (hot key).
+fn skewed_program() -> UserProgram {
+    use sparkyard_messages::task::{HotPartitions, InputSize, ShuffleWriteSize};
+    let sleep = TaskWork::Sleep {
+        duration_ms: 40,
+        fail: None,
+    };
+    let map = StageSpec {
+        rdd_description: "MapPartitionsRDD[1] at map at Skew.scala:10".into(),
+        num_partitions: 4,
+        parents: Vec::new(),
+        tasks: vec![sleep.clone(); 4],
+        shuffle_write: ShuffleWriteSize {
+            bytes_per_task: 8_000_000,
+            records_per_task: 8_000,
+            hot: HotPartitions {
+                first: 1,
+                count: 1,
+                factor: 5,
+            },
+        },
+        input: InputSize {
+            bytes_per_task: 1_000_000,
+            records_per_task: 100,
+            hot: HotPartitions {
+                first: 0,
+                count: 1,
+                factor: 3,
+            },
+        },
+        lineage: None,
+        preferred_hosts: Vec::new(),
+        input_path: None,
+    };
+    let reduce = StageSpec {
+        rdd_description: "ShuffledRDD[2] at groupByKey at Skew.scala:11".into(),
+        num_partitions: 4,
+        parents: vec![0],
+        tasks: vec![sleep; 4],
+        shuffle_write: Default::default(),
+        input: Default::default(),
+        lineage: None,
+        preferred_hosts: Vec::new(),
+        input_path: None,
+    };
+    UserProgram::Synthetic {
+        class: "com.example.Skew".into(),
+        app_name: "Skew".into(),
+        jobs: vec![JobSpec {
+            call_site: "count at Skew.scala:12".into(),
+            stages: vec![map, reduce],
+        }],
+    }
+}
+
+// ShuffleReadMetrics (remote + local bytes, records) count the blocks a reducer fetched: with a
+// hot reduce partition its blocks are `factor` times the others' (8 MB per map over weights
+// 1, 5, 1, 1: 1 MB and 5 MB), and a hot input split's InputMetrics are `factor` times the
+// others'. HighlyCompressedMapStatus would keep such blocks' exact sizes (above
+// spark.shuffle.accurateBlockThreshold), which the metrics here are.
+#[test]
+fn skewed_partitions_read_their_share_in_the_event_log() {
+    let dir = temp_dir("skew");
+    let conf = format!("spark.eventLog.dir={}", dir.display());
+    let mut args = pi_args(&conf, &[]);
+    args[1] = "com.example.Skew";
+    let (r, spark) = run_with(&args, recorded(), Some(skewed_program()));
+    let written = outputs::write_event_logs(&r, &spark).expect("written");
+    let log = lines(&written[0]);
+    let ends = events(&log, "SparkListenerTaskEnd");
+    assert_eq!(ends.len(), 8);
+    let of = |stage: u64, partition: u64| {
+        ends.iter()
+            .find(|e| e["Stage ID"] == stage && e["Task Info"]["Partition ID"] == partition)
+            .map(|e| e["Task Metrics"].clone())
+            .expect("a task end")
+    };
+    for (p, bytes) in [
+        (0, 4_000_000u64),
+        (1, 20_000_000),
+        (2, 4_000_000),
+        (3, 4_000_000),
+    ] {
+        let read = &of(1, p)["Shuffle Read Metrics"];
+        let total = read["Remote Bytes Read"].as_u64().unwrap_or(0)
+            + read["Local Bytes Read"].as_u64().unwrap_or(0);
+        assert_eq!(total, bytes, "reduce partition {p}: {read}");
+        let records = if p == 1 { 4 * 5_000 } else { 4 * 1_000 };
+        assert_eq!(read["Total Records Read"], records);
+    }
+    assert_eq!(
+        of(0, 0)["Input Metrics"],
+        serde_json::json!({"Bytes Read": 3_000_000, "Records Read": 300})
+    );
+    assert_eq!(
+        of(0, 2)["Input Metrics"],
+        serde_json::json!({"Bytes Read": 1_000_000, "Records Read": 100})
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -611,3 +611,59 @@ fn locality_aware_requests_put_executors_on_the_data_nodes() {
     assert!(tasks.iter().all(|(_, l)| *l == "PROCESS_LOCAL"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// BlockManagerDecommissioner.scala (decommissionRddCacheBlocks / migrateBlock),
+/// BlockManager.scala (replicateBlock / replicate / removeBlock) and
+/// BlockManagerMasterEndpoint.scala (getReplicateInfoForRDDBlocks, updateBlockInfo): the
+/// decommissioned executor's 4 cached blocks (3 in its first round, the one its last task
+/// stored in the next) are each uploaded to a peer (which stores and reports it) and removed
+/// from it (a removal report each), so its exit loses no block. With
+/// `spark.storage.decommission.rddBlocks.enabled=false` nothing is asked, replicated or removed.
+#[test]
+fn decommissioning_replicates_cached_blocks_to_peers_before_the_executor_leaves() {
+    let with = run("decommission-cached-blocks");
+    let without = run_variant(
+        "decommission-cached-blocks",
+        "\"spark.storage.decommission.replicationReattemptInterval\" = \"5s\"",
+        "\"spark.storage.decommission.replicationReattemptInterval\" = \"5s\", \"spark.storage.decommission.rddBlocks.enabled\" = \"false\"",
+    );
+    let count = |r: &RunResult, endpoint: &str, msg: &str| {
+        delivered_to(r, endpoint)
+            .iter()
+            .filter(|n| **n == msg)
+            .count()
+    };
+    assert_eq!(count(&with, "Executor", "UploadRddBlock"), 4);
+    // 16 blocks cached by job 0, then the 4 replicas on the peers.
+    assert_eq!(
+        count(&with, "CoarseGrainedScheduler", "UpdateRddBlockInfo"),
+        20
+    );
+    assert_eq!(
+        count(&with, "CoarseGrainedScheduler", "RemoveRddBlockInfo"),
+        4
+    );
+    assert!(
+        count(
+            &with,
+            "CoarseGrainedScheduler",
+            "GetReplicateInfoForRddBlocks"
+        ) >= 2
+    );
+    let without = &without.result;
+    assert_eq!(count(without, "Executor", "UploadRddBlock"), 0);
+    assert_eq!(
+        count(
+            without,
+            "CoarseGrainedScheduler",
+            "GetReplicateInfoForRddBlocks"
+        ),
+        0
+    );
+    assert_eq!(
+        count(without, "CoarseGrainedScheduler", "RemoveRddBlockInfo"),
+        0
+    );
+    assert_eq!(with.counters.tasks_failed, 0);
+    assert_eq!(with.counters.executors_lost.len(), 1);
+}

@@ -168,6 +168,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
         tasks: (0..maps).map(|p| cached(p, 0)).collect(),
         shuffle_write: ShuffleWriteSize::default(),
         preferred_hosts: Vec::new(),
+        input_path: None,
         input: Default::default(),
         lineage: Some(Box::new(StageLineage {
             rdds: pairs1(),
@@ -194,13 +195,16 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
         shuffle_write: ShuffleWriteSize {
             bytes_per_task: per_map * pair_bytes(a),
             records_per_task: per_map,
+            hot: Default::default(),
         },
         preferred_hosts: Vec::new(),
+        input_path: None,
         // RDD.getOrCompute's readCachedBlock: the map side reads its cached block (a skewed
         // run reports its mappers' average, as its shuffle sizes).
         input: InputSize {
             bytes_per_task: per_map * cached_pair_bytes(a),
             records_per_task: per_map,
+            hot: Default::default(),
         },
         lineage: Some(Box::new(StageLineage {
             rdds: pairs1(),
@@ -234,6 +238,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
         tasks: (0..reducers).map(|_| sleep(reduce_ms)).collect(),
         shuffle_write: ShuffleWriteSize::default(),
         preferred_hosts: Vec::new(),
+        input_path: None,
         input: Default::default(),
         lineage: Some(Box::new(StageLineage {
             rdds: vec![shuffled],

@@ -147,6 +147,7 @@ impl RddGraph {
                 .collect(),
             shuffle_write: w.shuffle_write,
             preferred_hosts: Vec::new(),
+            input_path: None,
             input: Default::default(),
             lineage: Some(Box::new(StageLineage {
                 rdds: self.stage_rdds(rdd),

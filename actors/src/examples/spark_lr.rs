@@ -109,6 +109,7 @@ fn job(iteration: u32, slices: u32) -> JobSpec {
         InputSize {
             bytes_per_task: points * CACHED_POINT_BYTES,
             records_per_task: points,
+            hot: Default::default(),
         }
     };
     // Scopes: parallelize 0, then each iteration's map and reduce (`RDD.withScope`).
@@ -135,6 +136,7 @@ fn job(iteration: u32, slices: u32) -> JobSpec {
         tasks,
         shuffle_write: ShuffleWriteSize::default(),
         preferred_hosts: Vec::new(),
+        input_path: None,
         input,
         lineage: Some(Box::new(StageLineage {
             rdds: vec![map, points],

@@ -62,6 +62,7 @@ pub fn job(slices: u32, seed: u64) -> JobSpec {
         input: Default::default(),
         lineage: Some(Box::new(lineage())),
         preferred_hosts: Vec::new(),
+        input_path: None,
     };
     JobSpec {
         call_site: CALL_SITE.into(),

@@ -312,6 +312,7 @@ fn stage_work(g: &RddGraph, sizes: &Sizes, rdd: u32) -> StageWork {
         shuffle_write: ShuffleWriteSize {
             bytes_per_task: per_task * RECORD_BYTES,
             records_per_task: per_task,
+            hot: Default::default(),
         },
     }
 }

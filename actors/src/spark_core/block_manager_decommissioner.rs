@@ -8,13 +8,19 @@
 
 use crate::info;
 use crate::kernel::logs::ProcessLog;
+use crate::spark_core::block_manager_master::RddBlockId;
+use crate::spark_core::block_manager_replication::{self, Prioritized};
 use crate::spark_core::unified_memory_manager::bytes_to_string;
 use crate::{error, warn};
 use sparkyard_messages::records::RpcFailure;
-use sparkyard_messages::task::{BlockManagerId, BlockManagerPeer, ShuffleBlockInfo};
+use sparkyard_messages::task::{
+    BlockManagerId, BlockManagerPeer, ReplicateBlock, ShuffleBlockInfo,
+};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 const LOGGER: &str = "executor::BlockManagerDecommissioner";
+const BLOCK_MANAGER: &str = "executor::BlockManager";
+const POLICY: &str = "executor::RandomBlockReplicationPolicy";
 
 /// How fast a migration moves bytes to a peer: the data model's network throughput
 /// (100 MB/s, as `task_metrics`' shuffle fetch wait).
@@ -74,6 +80,51 @@ pub enum Step {
     /// The transfer takes this long: then upload the slot's block to its peer and report the
     /// outcome with `upload_finished`.
     UploadAfter { slot: u32, ms: u64 },
+    /// The RDD thread's round: `BlockManager.getPeers(false)` (cached), then `rdd_round`.
+    RddRound,
+    /// The RDD thread sleeps this long, then `RddRound`.
+    RddRoundAfter(u64),
+    /// Ask the BlockManagerMaster `GetReplicateInfoForRDDBlocks`, then `rdd_blocks`.
+    RddFetchBlocks,
+    /// `getPeers(forceFetch = true)` (the master's list), then `rdd_peers`.
+    RddFetchPeers,
+    /// The transfer takes this long: then upload the block to `rdd_peer()` and report the
+    /// outcome with `rdd_upload_finished`.
+    RddUploadAfter(u64),
+    /// `BlockManager.removeBlock`: drop the migrated block from the MemoryStore and tell the
+    /// master (`UpdateBlockInfo` with `StorageLevel.NONE`).
+    RddRemoveBlock(RddBlockId),
+}
+
+/// The block `replicateBlock` is placing (`BlockManager.replicate`'s loop state).
+#[derive(Debug)]
+struct Replicating {
+    block: ReplicateBlock,
+    /// The peer being uploaded to, and when the upload started.
+    peer: Option<BlockManagerPeer>,
+    /// `peersFailedToReplicateTo`.
+    failed_peers: Vec<BlockManagerId>,
+    /// `numFailures`.
+    failures: u32,
+}
+
+impl Replicating {
+    fn id(&self) -> RddBlockId {
+        RddBlockId {
+            rdd_id: self.block.rdd_id,
+            partition: self.block.partition,
+        }
+    }
+}
+
+/// `rddBlockMigrationRunnable`'s round in progress (`decommissionRddCacheBlocks`): the blocks
+/// still to place, one at a time as Spark's thread does, and those that failed.
+#[derive(Debug, Default)]
+struct RddPass {
+    started_ms: u64,
+    pending: VecDeque<ReplicateBlock>,
+    failed: Vec<RddBlockId>,
+    current: Option<Replicating>,
 }
 
 /// A block a migration thread is moving.
@@ -122,12 +173,26 @@ pub struct BlockManagerDecommissioner {
     last_shuffle_ms: u64,
     /// Shuffle blocks migrated successfully (figures; Spark's counter includes give-ups).
     pub migrated_ok: u32,
+    /// This block manager's id (`Using <id> to pro-actively replicate ...`).
+    me: BlockManagerId,
+    /// The RDD thread's round in progress, if any.
+    rdd_pass: Option<Box<RddPass>>,
+    /// RDD blocks migrated (figures).
+    pub rdd_migrated: u32,
 }
 
 impl BlockManagerDecommissioner {
-    pub fn new(conf: DecommissionerConf, latency_ms: u64, block_dir: String) -> Self {
+    pub fn new(
+        conf: DecommissionerConf,
+        latency_ms: u64,
+        block_dir: String,
+        me: BlockManagerId,
+    ) -> Self {
         BlockManagerDecommissioner {
             block_dir,
+            me,
+            rdd_pass: None,
+            rdd_migrated: 0,
             stopped_rdd: !conf.rdd_blocks,
             stopped_shuffle: !conf.shuffle_blocks,
             conf,
@@ -160,15 +225,22 @@ impl BlockManagerDecommissioner {
         if self.threads_done() {
             return Vec::new();
         }
-        vec![Step::FetchPeers]
+        let mut steps = Vec::new();
+        if !self.stopped_rdd {
+            steps.push(Step::RddRound);
+        }
+        if !self.stopped_shuffle {
+            steps.push(Step::FetchPeers);
+        }
+        steps
     }
 
     fn threads_done(&self) -> bool {
         self.stopped || (self.stopped_rdd && self.stopped_shuffle)
     }
 
-    /// One pass of both refresh threads at `now_ms` with the peers `BlockManager.getPeers`
-    /// returned (the RDD thread's first: a choice, the two run concurrently in Spark).
+    /// One pass of the shuffle refresh thread at `now_ms` with the peers `BlockManager.getPeers`
+    /// returned (the RDD thread runs on its own: `rdd_round`).
     pub fn round(
         &mut self,
         log: &ProcessLog,
@@ -176,53 +248,237 @@ impl BlockManagerDecommissioner {
         peers: &[BlockManagerPeer],
         stored: &[StoredShuffle],
     ) -> Vec<Step> {
-        if self.threads_done() {
+        if self.stopped || self.stopped_shuffle {
             return Vec::new();
         }
         let interval = self.conf.reattempt_interval_ms;
-        if !self.stopped_rdd {
-            self.rdd_round(log, now_ms, peers);
-        }
         let mut steps = Vec::new();
-        if !self.stopped_shuffle {
-            self.shuffle_round(log, now_ms, peers, stored, &mut steps);
-            info!(
-                log,
-                LOGGER,
-                "Finished current round refreshing migratable shuffle blocks, waiting for {interval}ms before the next round refreshing."
-            );
-        }
+        self.shuffle_round(log, now_ms, peers, stored, &mut steps);
+        info!(
+            log,
+            LOGGER,
+            "Finished current round refreshing migratable shuffle blocks, waiting for {interval}ms before the next round refreshing."
+        );
         // A thread that stopped after its round still sleeps, then leaves its loop.
-        if !self.threads_done() {
+        if !self.stopped_shuffle {
             steps.push(Step::NextRoundAfter(interval));
         }
         steps
     }
 
-    /// `rddBlockMigrationRunnable`: no RDD block is cached on a simulated executor, so a round
-    /// with peers finds nothing to move.
-    fn rdd_round(&mut self, log: &ProcessLog, now_ms: u64, peers: &[BlockManagerPeer]) {
+    /// `rddBlockMigrationRunnable`'s loop head with `getPeers(false)`'s peers: no peer stops the
+    /// thread; otherwise a round asks the master for this block manager's RDD blocks.
+    pub fn rdd_round(
+        &mut self,
+        log: &ProcessLog,
+        now_ms: u64,
+        peers: &[BlockManagerPeer],
+    ) -> Vec<Step> {
+        if self.stopped || self.stopped_rdd || self.rdd_pass.is_some() {
+            return Vec::new();
+        }
         if peers.is_empty() {
             warn!(
                 log,
                 LOGGER, "No available peers to receive RDD blocks, stop migration."
             );
             self.stopped_rdd = true;
-            return;
+            return Vec::new();
         }
         info!(log, LOGGER, "Attempting to migrate all cached RDD blocks");
-        warn!(
-            log,
-            LOGGER, "Asked to decommission RDD cache blocks, but no blocks to migrate"
-        );
-        self.rdd_left = false;
-        self.last_rdd_ms = now_ms;
+        self.rdd_pass = Some(Box::new(RddPass {
+            started_ms: now_ms,
+            ..RddPass::default()
+        }));
+        vec![Step::RddFetchBlocks]
+    }
+
+    /// `decommissionRddCacheBlocks` with the master's `getReplicateInfoForRDDBlocks` answer.
+    pub fn rdd_blocks(&mut self, log: &ProcessLog, blocks: Vec<ReplicateBlock>) -> Vec<Step> {
+        if self.stopped || self.stopped_rdd {
+            return Vec::new();
+        }
+        let Some(pass) = self.rdd_pass.as_mut() else {
+            return Vec::new();
+        };
+        if blocks.is_empty() {
+            warn!(
+                log,
+                LOGGER, "Asked to decommission RDD cache blocks, but no blocks to migrate"
+            );
+            return self.finish_rdd_round(log, false);
+        }
         info!(
             log,
             LOGGER,
-            "Finished current round RDD blocks migration, waiting for {}ms before the next round migration.",
-            self.conf.reattempt_interval_ms
+            "Need to replicate {} RDD blocks for block manager decommissioning",
+            blocks.len()
         );
+        pass.pending = blocks.into();
+        self.next_rdd_block(log)
+    }
+
+    /// `migrateBlock` of the next block: `replicateBlock` logs, then refreshes the peers.
+    fn next_rdd_block(&mut self, log: &ProcessLog) -> Vec<Step> {
+        let Some(pass) = self.rdd_pass.as_mut() else {
+            return Vec::new();
+        };
+        let Some(block) = pass.pending.pop_front() else {
+            let left = !pass.failed.is_empty();
+            if left {
+                let ids: Vec<String> = pass.failed.iter().map(ToString::to_string).collect();
+                warn!(
+                    log,
+                    LOGGER,
+                    "Blocks failed replication in cache decommissioning process: {}",
+                    ids.join(",")
+                );
+            }
+            return self.finish_rdd_round(log, left);
+        };
+        let current = Replicating {
+            block,
+            peer: None,
+            failed_peers: Vec::new(),
+            failures: 0,
+        };
+        info!(
+            log,
+            BLOCK_MANAGER,
+            "Using {} to pro-actively replicate {}",
+            self.me,
+            current.id()
+        );
+        pass.current = Some(current);
+        vec![Step::RddFetchPeers]
+    }
+
+    /// The round is over: `rddBlocksLeft`, `lastRDDMigrationTime` (the round's start), sleep.
+    fn finish_rdd_round(&mut self, log: &ProcessLog, left: bool) -> Vec<Step> {
+        let Some(pass) = self.rdd_pass.take() else {
+            return Vec::new();
+        };
+        self.rdd_left = left;
+        self.last_rdd_ms = pass.started_ms;
+        let interval = self.conf.reattempt_interval_ms;
+        info!(
+            log,
+            LOGGER,
+            "Finished current round RDD blocks migration, waiting for {interval}ms before the next round migration."
+        );
+        vec![Step::RddRoundAfter(interval)]
+    }
+
+    /// `BlockManager.replicate`'s loop with the peers the forced `getPeers(true)` returned
+    /// (sorted by hash): the peers that hold the block or failed are left out, the policy
+    /// picks one; none left, or more than `maxReplicationFailuresPerBlock` failures, gives the
+    /// block up.
+    pub fn rdd_peers(&mut self, log: &ProcessLog, peers: &[BlockManagerPeer]) -> Vec<Step> {
+        if self.stopped || self.stopped_rdd {
+            return Vec::new();
+        }
+        let max = self.conf.max_failures;
+        let latency = self.latency_ms;
+        let Some(current) = self.rdd_pass.as_mut().and_then(|p| p.current.as_mut()) else {
+            return Vec::new();
+        };
+        let mut candidates: Vec<BlockManagerPeer> = peers
+            .iter()
+            .filter(|p| !current.block.replicas.contains(&p.id))
+            .filter(|p| !current.failed_peers.contains(&p.id))
+            .cloned()
+            .collect();
+        block_manager_replication::sort_peers(&mut candidates);
+        let choice = block_manager_replication::prioritize_one(current.id(), candidates.len());
+        let wanted = current.block.max_replicas.saturating_sub(1);
+        match choice {
+            Prioritized::First(i) if current.failures <= max => {
+                current.peer = Some(candidates.swap_remove(i));
+                let ms = 2 * latency + current.block.mem_size.div_ceil(TRANSFER_BYTES_PER_MS);
+                vec![Step::RddUploadAfter(ms)]
+            }
+            choice => {
+                if choice == Prioritized::NoPeers {
+                    warn!(
+                        log,
+                        POLICY, "Expecting {wanted} replicas with only 0 peer/s."
+                    );
+                }
+                let id = current.id();
+                // peersReplicatedTo starts with the existing replicas.
+                let done = current.block.replicas.len();
+                warn!(
+                    log,
+                    BLOCK_MANAGER,
+                    "Block {id} replicated to only {done} peer(s) instead of {wanted} peers"
+                );
+                warn!(log, LOGGER, "Failed to migrate block {id}");
+                self.block_done(log, id, false)
+            }
+        }
+    }
+
+    /// The peer the RDD thread is uploading to.
+    pub fn rdd_peer(&self) -> Option<(&BlockManagerPeer, &ReplicateBlock)> {
+        let current = self.rdd_pass.as_ref()?.current.as_ref()?;
+        Some((current.peer.as_ref()?, &current.block))
+    }
+
+    /// `uploadBlockSync`'s outcome: migrated (`removeBlock`), or Spark's retry with the peers
+    /// fetched again without the failed one.
+    pub fn rdd_upload_finished(
+        &mut self,
+        log: &ProcessLog,
+        result: Result<(), RpcFailure>,
+    ) -> Vec<Step> {
+        if self.stopped || self.stopped_rdd {
+            return Vec::new();
+        }
+        let Some(current) = self.rdd_pass.as_mut().and_then(|p| p.current.as_mut()) else {
+            return Vec::new();
+        };
+        let Some(peer) = current.peer.take() else {
+            return Vec::new();
+        };
+        let id = current.id();
+        match result {
+            Ok(()) => {
+                info!(
+                    log,
+                    LOGGER, "Block {id} migrated successfully, Removing block now"
+                );
+                self.rdd_migrated += 1;
+                let mut steps = vec![Step::RddRemoveBlock(id)];
+                info!(log, LOGGER, "Block {id} removed");
+                steps.extend(self.block_done(log, id, true));
+                steps
+            }
+            Err(e) => {
+                warn!(
+                    log,
+                    BLOCK_MANAGER,
+                    "Failed to replicate {id} to {}, failure #{}\n{}: {}",
+                    peer.id,
+                    current.failures,
+                    e.class,
+                    e.message
+                );
+                current.failed_peers.push(peer.id);
+                current.failures += 1;
+                vec![Step::RddFetchPeers]
+            }
+        }
+    }
+
+    /// One block's `migrateBlock` is over: the next one.
+    fn block_done(&mut self, log: &ProcessLog, id: RddBlockId, migrated: bool) -> Vec<Step> {
+        if let Some(pass) = self.rdd_pass.as_mut() {
+            pass.current = None;
+            if !migrated {
+                pass.failed.push(id);
+            }
+        }
+        self.next_rdd_block(log)
     }
 
     /// `refreshMigratableShuffleBlocks`: queue the new local shuffles, start a thread per new
@@ -452,19 +708,9 @@ impl BlockManagerDecommissioner {
         }
     }
 
-    /// `BlockManager.getPeers` failed (the master's ask): both refresh threads stop on the
-    /// error, as their `NonFatal` cases do.
+    /// `BlockManager.getPeers` failed (the master's ask): the shuffle refresh thread stops on
+    /// the error, as its `NonFatal` case does (the RDD thread's asks: `rdd_failed`).
     pub fn peers_failed(&mut self, log: &ProcessLog, failure: &RpcFailure) {
-        if !self.stopped_rdd {
-            error!(
-                log,
-                LOGGER,
-                "Error occurred during RDD blocks migration.\n{}: {}",
-                failure.class,
-                failure.message
-            );
-            self.stopped_rdd = true;
-        }
         if !self.stopped_shuffle {
             error!(
                 log,
@@ -475,6 +721,23 @@ impl BlockManagerDecommissioner {
             );
             self.stopped_shuffle = true;
         }
+    }
+
+    /// An ask of the RDD thread failed (the master's `getReplicateInfoForRDDBlocks` or
+    /// `getPeers`): the runnable's `NonFatal` case stops the thread.
+    pub fn rdd_failed(&mut self, log: &ProcessLog, failure: &RpcFailure) {
+        if self.stopped || self.stopped_rdd {
+            return;
+        }
+        error!(
+            log,
+            LOGGER,
+            "Error occurred during RDD blocks migration.\n{}: {}",
+            failure.class,
+            failure.message
+        );
+        self.stopped_rdd = true;
+        self.rdd_pass = None;
     }
 
     /// `lastMigrationInfo`: when the last complete round started, and whether every block
@@ -584,6 +847,24 @@ mod tests {
         }
     }
 
+    fn me() -> BlockManagerId {
+        BlockManagerId {
+            executor_id: ExecutorId(1),
+            host: "nm-6".into(),
+            port: 38001,
+        }
+    }
+
+    fn rdd(partition: u32, mem_size: u64) -> ReplicateBlock {
+        ReplicateBlock {
+            rdd_id: 1,
+            partition,
+            replicas: Vec::new(),
+            max_replicas: 2,
+            mem_size,
+        }
+    }
+
     fn stored(map_id: u64) -> StoredShuffle {
         StoredShuffle {
             info: ShuffleBlockInfo {
@@ -632,8 +913,14 @@ mod tests {
     #[test]
     fn a_round_queues_local_shuffles_and_migrates_them_over_one_thread_per_peer() {
         let (log, store) = logged();
-        let mut d = BlockManagerDecommissioner::new(conf(), 1, "/bm".into());
-        assert_eq!(d.start(&log), vec![Step::FetchPeers]);
+        let mut d = BlockManagerDecommissioner::new(conf(), 1, "/bm".into(), me());
+        assert_eq!(d.start(&log), vec![Step::RddRound, Step::FetchPeers]);
+        let peers = [peer(3), peer(4)];
+        assert_eq!(d.rdd_round(&log, 100, &peers), vec![Step::RddFetchBlocks]);
+        assert_eq!(
+            d.rdd_blocks(&log, vec![]),
+            vec![Step::RddRoundAfter(30_000)]
+        );
         let steps = d.round(&log, 100, &[peer(3), peer(4)], &[stored(5), stored(1)]);
         assert_eq!(uploads(&steps), vec![0, 1]);
         assert!(steps.contains(&Step::NextRoundAfter(30_000)));
@@ -651,6 +938,13 @@ mod tests {
         );
         d.upload_finished(&log, 1, 113, Ok(()));
         d.round(&log, 30_100, &[peer(3), peer(4)], &[stored(5), stored(1)]);
+        assert_eq!(
+            d.last_migration_info(),
+            (100, true),
+            "the RDD thread's round is older"
+        );
+        d.rdd_round(&log, 30_100, &peers);
+        d.rdd_blocks(&log, vec![]);
         assert_eq!(d.last_migration_info(), (30_100, true));
         let l = lines(&store);
         for want in [
@@ -674,7 +968,7 @@ mod tests {
         let mut c = conf();
         c.rdd_blocks = false;
         c.max_failures = 2;
-        let mut d = BlockManagerDecommissioner::new(c, 0, "/bm".into());
+        let mut d = BlockManagerDecommissioner::new(c, 0, "/bm".into(), me());
         d.start(&log);
         d.round(&log, 0, &[peer(3), peer(4)], &[stored(1)]);
         // Thread 0 took the block; thread 1 polls.
@@ -704,7 +998,7 @@ mod tests {
     #[test]
     fn a_refusal_by_a_decommissioning_peer_does_not_count_as_a_failure() {
         let (log, store) = logged();
-        let mut d = BlockManagerDecommissioner::new(conf(), 0, "/bm".into());
+        let mut d = BlockManagerDecommissioner::new(conf(), 0, "/bm".into(), me());
         d.start(&log);
         d.round(&log, 0, &[peer(3)], &[stored(1)]);
         let refused = RpcFailure::new(SAVED_ON_DECOMMISSIONED, "Block shuffle_0_1_0.data ...");
@@ -723,7 +1017,7 @@ mod tests {
         let (log, _) = logged();
         let mut c = conf();
         c.max_threads = 1;
-        let mut d = BlockManagerDecommissioner::new(c, 0, "/bm".into());
+        let mut d = BlockManagerDecommissioner::new(c, 0, "/bm".into(), me());
         d.start(&log);
         let steps = d.round(&log, 0, &[peer(3), peer(4)], &[stored(1), stored(2)]);
         assert_eq!(uploads(&steps), vec![0]);
@@ -731,15 +1025,170 @@ mod tests {
         assert_eq!(uploads(&steps), vec![1], "the queued thread starts");
 
         let (log, store) = logged();
-        let mut d = BlockManagerDecommissioner::new(conf(), 0, "/bm".into());
+        let mut d = BlockManagerDecommissioner::new(conf(), 0, "/bm".into(), me());
         d.start(&log);
         assert_eq!(d.round(&log, 0, &[], &[stored(1)]), vec![]);
+        assert_eq!(d.rdd_round(&log, 0, &[]), vec![]);
         assert_eq!(d.last_migration_info(), (u64::MAX, true));
         let l = lines(&store);
         assert!(l.iter().any(|x| x
             == "WARN BlockManagerDecommissioner: No available peers to receive Shuffle blocks, stop migration."));
         assert!(l.iter().any(|x| x
             == "WARN BlockManagerDecommissioner: No available peers to receive RDD blocks, stop migration."));
+    }
+
+    fn rdd_only() -> DecommissionerConf {
+        DecommissionerConf {
+            shuffle_blocks: false,
+            ..conf()
+        }
+    }
+
+    /// The peer `replicate` picks: the policy's draw over the peers sorted by hash.
+    fn picked(block: RddBlockId, peers: &[BlockManagerPeer]) -> BlockManagerId {
+        let mut sorted = peers.to_vec();
+        block_manager_replication::sort_peers(&mut sorted);
+        match block_manager_replication::prioritize_one(block, sorted.len()) {
+            Prioritized::First(i) => sorted[i].id.clone(),
+            Prioritized::NoPeers => panic!("no peer"),
+        }
+    }
+
+    /// BlockManagerDecommissioner.scala decommissionRddCacheBlocks / migrateBlock and
+    /// BlockManager.scala replicateBlock / replicate: the master's blocks are placed one at a
+    /// time; each refreshes the peers, uploads to the policy's pick, and a placed block is
+    /// removed here (`removeBlock`). A failed upload refreshes the peers again without the
+    /// failed one and tries the next pick. A round that placed everything leaves no RDD block.
+    #[test]
+    fn cached_blocks_are_replicated_one_at_a_time_and_removed_once_placed() {
+        let (log, store) = logged();
+        let mut d = BlockManagerDecommissioner::new(rdd_only(), 1, "/bm".into(), me());
+        assert_eq!(d.start(&log), vec![Step::RddRound]);
+        let peers = [peer(3), peer(4), peer(5)];
+        assert_eq!(d.rdd_round(&log, 50, &peers), vec![Step::RddFetchBlocks]);
+        let steps = d.rdd_blocks(&log, vec![rdd(0, 200_000_000), rdd(1, 100_000_000)]);
+        assert_eq!(steps, vec![Step::RddFetchPeers]);
+        // 200 MB at 100 MB/s plus a round trip.
+        assert_eq!(d.rdd_peers(&log, &peers), vec![Step::RddUploadAfter(2002)]);
+        let b0 = RddBlockId {
+            rdd_id: 1,
+            partition: 0,
+        };
+        let to = picked(b0, &peers);
+        assert_eq!(d.rdd_peer().map(|(p, _)| p.id.clone()), Some(to.clone()));
+        let steps = d.rdd_upload_finished(&log, Ok(()));
+        assert_eq!(steps, vec![Step::RddRemoveBlock(b0), Step::RddFetchPeers]);
+        // The second block's first pick refuses it; the retry leaves that peer out.
+        d.rdd_peers(&log, &peers);
+        let first = d.rdd_peer().map(|(p, _)| p.id.clone()).expect("a peer");
+        let refused = RpcFailure::new("java.lang.RuntimeException", "Upload block failed");
+        assert_eq!(
+            d.rdd_upload_finished(&log, Err(refused)),
+            vec![Step::RddFetchPeers]
+        );
+        assert_eq!(d.last_migration_info(), (0, false), "the round is not over");
+        d.rdd_peers(&log, &peers);
+        let second = d.rdd_peer().map(|(p, _)| p.id.clone()).expect("a peer");
+        assert_ne!(first, second);
+        let b1 = RddBlockId {
+            rdd_id: 1,
+            partition: 1,
+        };
+        let steps = d.rdd_upload_finished(&log, Ok(()));
+        assert_eq!(
+            steps,
+            vec![Step::RddRemoveBlock(b1), Step::RddRoundAfter(30_000)]
+        );
+        assert_eq!(d.last_migration_info(), (50, true));
+        assert_eq!(d.rdd_migrated, 2);
+        let l = lines(&store);
+        for want in [
+            "INFO BlockManagerDecommissioner: Attempting to migrate all RDD blocks".to_string(),
+            "INFO BlockManagerDecommissioner: Attempting to migrate all cached RDD blocks".into(),
+            "INFO BlockManagerDecommissioner: Need to replicate 2 RDD blocks for block manager decommissioning".into(),
+            "INFO BlockManager: Using BlockManagerId(1, nm-6, 38001, None) to pro-actively replicate rdd_1_0".into(),
+            "INFO BlockManagerDecommissioner: Block rdd_1_0 migrated successfully, Removing block now".into(),
+            "INFO BlockManagerDecommissioner: Block rdd_1_0 removed".into(),
+            format!("WARN BlockManager: Failed to replicate rdd_1_1 to {first}, failure #0"),
+            "INFO BlockManagerDecommissioner: Finished current round RDD blocks migration, waiting for 30000ms before the next round migration.".into(),
+        ] {
+            assert!(l.contains(&want), "{want}\n{l:#?}");
+        }
+        assert!(l.iter().any(|x| x.ends_with("block failed")), "the cause");
+        assert!(!l.iter().any(|x| x.contains("Blocks failed replication")));
+    }
+
+    /// BlockManager.replicate: with every other peer failed, the policy has no candidate
+    /// (`Expecting 1 replicas with only 0 peer/s.`), the block is reported replicated to 0
+    /// peers, `Failed to migrate block`, it stays here, and the round says which blocks failed
+    /// (`rddBlocksLeft`: the shutdown thread keeps waiting). After more than
+    /// `maxReplicationFailuresPerBlock` failures the block is given up with peers left.
+    #[test]
+    fn a_block_no_peer_takes_stays_and_the_round_reports_it() {
+        let (log, store) = logged();
+        let mut d = BlockManagerDecommissioner::new(rdd_only(), 0, "/bm".into(), me());
+        d.start(&log);
+        d.rdd_round(&log, 7, &[peer(3)]);
+        d.rdd_blocks(&log, vec![rdd(2, 1000)]);
+        d.rdd_peers(&log, &[peer(3)]);
+        let refused = RpcFailure::new("java.io.IOException", "Failed to connect to nm-7:38003");
+        d.rdd_upload_finished(&log, Err(refused.clone()));
+        let steps = d.rdd_peers(&log, &[peer(3)]);
+        assert_eq!(steps, vec![Step::RddRoundAfter(30_000)]);
+        assert_eq!(d.last_migration_info(), (7, false));
+        let l = lines(&store);
+        for want in [
+            "WARN RandomBlockReplicationPolicy: Expecting 1 replicas with only 0 peer/s.",
+            "WARN BlockManager: Block rdd_1_2 replicated to only 0 peer(s) instead of 1 peers",
+            "WARN BlockManagerDecommissioner: Failed to migrate block rdd_1_2",
+            "WARN BlockManagerDecommissioner: Blocks failed replication in cache decommissioning process: rdd_1_2",
+        ] {
+            assert!(l.iter().any(|x| x == want), "{want}\n{l:#?}");
+        }
+
+        // maxReplicationFailures = 1: two attempts, then given up although peers remain.
+        let (log, store) = logged();
+        let mut c = rdd_only();
+        c.max_failures = 1;
+        let mut d = BlockManagerDecommissioner::new(c, 0, "/bm".into(), me());
+        let peers = [peer(3), peer(4), peer(5)];
+        d.start(&log);
+        d.rdd_round(&log, 0, &peers);
+        d.rdd_blocks(&log, vec![rdd(0, 1000), rdd(1, 1000)]);
+        for _ in 0..2 {
+            assert_eq!(uploads_rdd(&d.rdd_peers(&log, &peers)), 1);
+            d.rdd_upload_finished(&log, Err(refused.clone()));
+        }
+        // Given up: the next block starts.
+        assert_eq!(d.rdd_peers(&log, &peers), vec![Step::RddFetchPeers]);
+        let l = lines(&store);
+        assert!(!l.iter().any(|x| x.contains("Expecting")));
+        assert!(
+            l.iter()
+                .any(|x| x == "WARN BlockManagerDecommissioner: Failed to migrate block rdd_1_0")
+        );
+    }
+
+    fn uploads_rdd(steps: &[Step]) -> usize {
+        steps
+            .iter()
+            .filter(|s| matches!(s, Step::RddUploadAfter(_)))
+            .count()
+    }
+
+    /// The RDD thread's asks failing (`NonFatal` in rddBlockMigrationRunnable) stop it, which
+    /// counts as done for the shutdown thread.
+    #[test]
+    fn a_failed_ask_stops_the_rdd_thread() {
+        let (log, store) = logged();
+        let mut d = BlockManagerDecommissioner::new(rdd_only(), 0, "/bm".into(), me());
+        d.start(&log);
+        d.rdd_round(&log, 0, &[peer(3)]);
+        d.rdd_failed(&log, &failure());
+        assert_eq!(d.rdd_blocks(&log, vec![rdd(0, 1)]), vec![]);
+        assert_eq!(d.last_migration_info(), (u64::MAX, true));
+        assert!(lines(&store).iter().any(|x| x
+            == "ERROR BlockManagerDecommissioner: Error occurred during RDD blocks migration."));
     }
 
     /// DiskBlockManager.getFile: `Utils.nonNegativeHash(name) % 64` names the sub-directory

@@ -118,6 +118,37 @@ impl RddBlocks {
         lost
     }
 
+    /// `getReplicateInfoForRDDBlocks(blockManagerId)`: each RDD block of that block manager,
+    /// with the other locations (none: one replica is kept per block) and `maxReplicas` =
+    /// locations + 1, in block order (Spark walks a `JHashMap`'s key set). Only a
+    /// decommissioning executor asks, so the scan is not on any per-task path.
+    pub fn replicate_info(&self, executor: ExecutorId) -> Vec<(RddBlockId, u64)> {
+        if !self.used.contains_key(&executor) {
+            return Vec::new();
+        }
+        self.blocks
+            .iter()
+            .filter(|(_, l)| l.executor == executor)
+            .map(|(b, l)| (*b, l.mem_size))
+            .collect()
+    }
+
+    /// `updateBlockInfo` with `StorageLevel.NONE` (`BlockManager.removeBlock` tells the
+    /// master): the block leaves that block manager. A block already reported by another
+    /// block manager (a migrated block's new home) stays where it is. Returns whether the
+    /// location was dropped.
+    pub fn remove_block(&mut self, block: RddBlockId, executor: ExecutorId) -> bool {
+        let Some(l) = self.blocks.get(&block).filter(|l| l.executor == executor) else {
+            return false;
+        };
+        let size = l.mem_size;
+        self.blocks.remove(&block);
+        if let Some(u) = self.used.get_mut(&executor) {
+            *u = u.saturating_sub(size);
+        }
+        true
+    }
+
     pub fn is_empty(&self) -> bool {
         self.blocks.is_empty()
     }
@@ -160,6 +191,32 @@ mod tests {
         assert_eq!(m.location(b(0, 1)), Some(e1));
         assert_eq!(m.location(b(0, 2)), None);
         assert_eq!(b(3, 7).to_string(), "rdd_3_7");
+    }
+
+    // BlockManagerMasterEndpoint.getReplicateInfoForRDDBlocks + updateBlockInfo: a
+    // decommissioning block manager learns its RDD blocks; once a block is replicated the
+    // peer's report moves it (the peer's BlockManagerInfo holds it, its free memory shrinks)
+    // and the source's removal (StorageLevel.NONE) does not take it from the peer.
+    #[test]
+    fn a_migrated_block_moves_to_its_peer_and_the_sources_removal_keeps_it_there() {
+        let mut m = RddBlocks::default();
+        let (e1, e3) = (ExecutorId(1), ExecutorId(3));
+        m.update_block_info(b(1, 2), e1, 300, 1000, true);
+        m.update_block_info(b(1, 0), e1, 200, 1000, true);
+        m.update_block_info(b(1, 1), e3, 100, 1000, true);
+        assert_eq!(m.replicate_info(e1), vec![(b(1, 0), 200), (b(1, 2), 300)]);
+        assert!(m.replicate_info(ExecutorId(9)).is_empty());
+        assert_eq!(
+            m.update_block_info(b(1, 0), e3, 200, 1000, true),
+            BlockAdded::Added { free: 700 }
+        );
+        assert!(!m.remove_block(b(1, 0), e1), "already moved to the peer");
+        assert_eq!(m.location(b(1, 0)), Some(e3));
+        assert_eq!(m.replicate_info(e1), vec![(b(1, 2), 300)]);
+        assert!(m.remove_block(b(1, 2), e1));
+        assert_eq!(m.location(b(1, 2)), None);
+        assert!(m.replicate_info(e1).is_empty());
+        assert_eq!(m.remove_executor(e3), vec![b(1, 0), b(1, 1)]);
     }
 
     // BlockManagerMasterEndpoint.removeBlockManager: a lost executor's blocks have no replica

@@ -311,6 +311,18 @@ impl DriverEndpoint {
                 self.scheduler
                     .update_rdd_block_info(&block_manager, block, mem_size, max)
             }
+            DriverEndpointMsg::RemoveRddBlockInfo {
+                block_manager,
+                rdd_id,
+                partition,
+            } => {
+                let block = RddBlockId { rdd_id, partition };
+                self.scheduler.remove_rdd_block_info(&block_manager, block)
+            }
+            DriverEndpointMsg::GetReplicateInfoForRddBlocks(ask, asker) => {
+                let blocks = self.scheduler.replicate_info_for_rdd_blocks(&asker);
+                self.env.reply(ask, blocks)
+            }
         }
         self.schedule_force_kills(ctx);
         if let Some(ms) = self.resubmit_after_ms.take() {

@@ -30,8 +30,9 @@ use sparkyard_messages::ids::TaskId;
 use sparkyard_messages::records::{ExecutorArguments, ExecutorLossReason, RpcFailure, TaskState};
 use sparkyard_messages::rpc::{EndpointId, ReplyTo, RpcAddress, SparkAppConfig};
 use sparkyard_messages::task::{
-    BlockManagerId, BlockManagerPeer, FetchFailure, MapStatusData, MigratedShuffleBlock,
-    ShuffleBlockInfo, StatusUpdate, TaskDescription, TaskResultData, TaskWork,
+    BlockManagerId, BlockManagerPeer, FetchFailure, MapStatusData, MigratedRddBlock,
+    MigratedShuffleBlock, ReplicateBlock, ShuffleBlockInfo, StatusUpdate, TaskDescription,
+    TaskResultData, TaskWork,
 };
 use std::rc::Rc;
 
@@ -330,6 +331,15 @@ pub enum BackendAnswer {
     Peers(Result<Vec<BlockManagerPeer>, RpcFailure>),
     /// A migration thread's (by slot) `uploadBlockSync` to its peer.
     Upload(u32, Result<(), RpcFailure>),
+    /// The RDD thread's `getPeers`: `forced` for `replicateBlock`'s refresh, else its round's.
+    RddPeers {
+        forced: bool,
+        result: Result<Vec<BlockManagerPeer>, RpcFailure>,
+    },
+    /// The BlockManagerMaster's `GetReplicateInfoForRDDBlocks`.
+    RddBlocks(Result<Vec<ReplicateBlock>, RpcFailure>),
+    /// The RDD thread's `uploadBlockSync` of a cached block to its peer.
+    RddUpload(Result<(), RpcFailure>),
 }
 
 /// Remote reads of cached blocks: bytes per ms (100 MB/s, the event log's shuffle fetch rate).
@@ -536,6 +546,9 @@ impl CoarseGrainedExecutorBackend {
                 self.run_steps(steps, ctx);
             }
             ExecutorMsg::MigrationUpload(slot) => self.upload(slot, ctx),
+            ExecutorMsg::UploadRddBlock(ask, block) => self.on_upload_rdd_block(ask, block),
+            ExecutorMsg::RddMigrationRound => self.rdd_migration_round(ctx),
+            ExecutorMsg::RddMigrationUpload => self.rdd_upload(ctx),
         }
     }
 
@@ -572,8 +585,9 @@ impl CoarseGrainedExecutorBackend {
                 self.args.executor_id,
             );
             let latency = self.sim.config.costs.network_latency_ms;
+            let me = self.block_manager_id();
             let mut d =
-                BlockManagerDecommissioner::new(self.conf.decommissioner.clone(), latency, dir);
+                BlockManagerDecommissioner::new(self.conf.decommissioner.clone(), latency, dir, me);
             let steps = d.start(&log);
             self.decommissioner = Some(Box::new(d));
             self.run_steps(steps, ctx);
@@ -669,6 +683,16 @@ impl CoarseGrainedExecutorBackend {
                 Step::UploadAfter { slot, ms } => {
                     ctx.notify_later(ExecutorMsg::MigrationUpload(slot), clock::ms(ms));
                 }
+                Step::RddRound => self.rdd_migration_round(ctx),
+                Step::RddRoundAfter(ms) => {
+                    ctx.notify_later(ExecutorMsg::RddMigrationRound, clock::ms(ms));
+                }
+                Step::RddFetchBlocks => self.ask_rdd_blocks(ctx),
+                Step::RddFetchPeers => self.ask_peers(ctx, true),
+                Step::RddUploadAfter(ms) => {
+                    ctx.notify_later(ExecutorMsg::RddMigrationUpload, clock::ms(ms));
+                }
+                Step::RddRemoveBlock(block) => self.remove_rdd_block(block),
             }
         }
     }
@@ -701,6 +725,185 @@ impl CoarseGrainedExecutorBackend {
         self.ask(ctx, me, &driver, BackendAnswer::Peers, &t, |a| {
             DriverEndpointMsg::GetPeers(a, asker)
         });
+    }
+
+    /// The RDD thread's round: `getPeers(false)` (cached `spark.storage.cachedPeersTtl`).
+    fn rdd_migration_round(&mut self, ctx: &mut Context<Self>) {
+        if self.stopping || self.decommissioner.is_none() {
+            return;
+        }
+        let now = clock::now_ms();
+        let ttl = self.conf.decommissioner.cached_peers_ttl_ms;
+        match self.peers.take() {
+            Some(peers) if now - peers.0 <= ttl => {
+                let steps = self.with_decommissioner(|d, log, now| d.rdd_round(log, now, &peers.1));
+                self.peers = Some(peers);
+                self.run_steps(steps, ctx);
+            }
+            cached => {
+                self.peers = cached;
+                self.ask_peers(ctx, false);
+            }
+        }
+    }
+
+    /// `BlockManagerMaster.getPeers` for the RDD thread.
+    fn ask_peers(&mut self, ctx: &mut Context<Self>, forced: bool) {
+        let Some(driver) = self.driver.clone().filter(|_| !self.stopping) else {
+            return;
+        };
+        let me = self.me_id();
+        let asker = self.block_manager_id();
+        let t = AskTimeout::new(self.conf.ask_timeout_ms, &self.conf.ask_timeout_property);
+        self.ask(
+            ctx,
+            me,
+            &driver,
+            move |result| BackendAnswer::RddPeers { forced, result },
+            &t,
+            |a| DriverEndpointMsg::GetPeers(a, asker),
+        );
+    }
+
+    /// `BlockManagerMaster.getReplicateInfoForRDDBlocks(blockManagerId)`.
+    fn ask_rdd_blocks(&mut self, ctx: &mut Context<Self>) {
+        let Some(driver) = self.driver.clone().filter(|_| !self.stopping) else {
+            return;
+        };
+        let me = self.me_id();
+        let asker = self.block_manager_id();
+        let t = AskTimeout::new(self.conf.ask_timeout_ms, &self.conf.ask_timeout_property);
+        self.ask(ctx, me, &driver, BackendAnswer::RddBlocks, &t, |a| {
+            DriverEndpointMsg::GetReplicateInfoForRddBlocks(a, asker)
+        });
+    }
+
+    /// The RDD thread's asks come back; a failed one stops the thread (the runnable's
+    /// `NonFatal` case: `Error occurred during RDD blocks migration.`).
+    fn on_rdd_answer(&mut self, answer: BackendAnswer, ctx: &mut Context<Self>) {
+        let steps = match answer {
+            BackendAnswer::RddPeers { forced, result } => match result {
+                Ok(peers) => {
+                    let steps = self.with_decommissioner(|d, log, now| {
+                        if forced {
+                            d.rdd_peers(log, &peers)
+                        } else {
+                            d.rdd_round(log, now, &peers)
+                        }
+                    });
+                    self.peers = Some((clock::now_ms(), peers));
+                    steps
+                }
+                Err(e) => self.rdd_failed(&e),
+            },
+            BackendAnswer::RddBlocks(Ok(blocks)) => {
+                self.with_decommissioner(|d, log, _| d.rdd_blocks(log, blocks))
+            }
+            BackendAnswer::RddBlocks(Err(e)) => self.rdd_failed(&e),
+            BackendAnswer::RddUpload(result) => {
+                self.with_decommissioner(|d, log, _| d.rdd_upload_finished(log, result))
+            }
+            _ => Vec::new(),
+        };
+        self.run_steps(steps, ctx);
+    }
+
+    fn rdd_failed(&mut self, failure: &RpcFailure) -> Vec<Step> {
+        let log = self.env.log().clone();
+        if let Some(d) = self.decommissioner.as_mut().filter(|_| !self.stopping) {
+            d.rdd_failed(&log, failure);
+        }
+        Vec::new()
+    }
+
+    /// The RDD thread's transfer time is over: `uploadBlockSync` to its peer (a peer that does
+    /// not answer fails at once: the connection is refused).
+    fn rdd_upload(&mut self, ctx: &mut Context<Self>) {
+        let Some(d) = self.decommissioner.as_ref().filter(|_| !self.stopping) else {
+            return;
+        };
+        let Some((peer, block)) = d.rdd_peer().map(|(p, b)| (p.clone(), b.clone())) else {
+            return;
+        };
+        let ess_port = self.sim.config.spark.shuffle.service_port;
+        let target = self
+            .sim
+            .block_server_reachable(&peer.id, ess_port)
+            .then(|| self.env.resolve::<ExecutorMsg>(&peer.endpoint))
+            .flatten();
+        let Some(target) = target else {
+            let failure = RpcFailure::new(
+                "java.io.IOException",
+                format!("Failed to connect to {}:{}", peer.id.host, peer.id.port),
+            );
+            return self.on_rdd_answer(BackendAnswer::RddUpload(Err(failure)), ctx);
+        };
+        let me = self.me_id();
+        let t = AskTimeout::new(self.conf.ask_timeout_ms, &self.conf.ask_timeout_property);
+        let migrated = MigratedRddBlock {
+            rdd_id: block.rdd_id,
+            partition: block.partition,
+            mem_size: block.mem_size,
+        };
+        self.ask(ctx, me, &target, BackendAnswer::RddUpload, &t, |a| {
+            ExecutorMsg::UploadRddBlock(a, migrated)
+        });
+    }
+
+    /// A peer's replicated RDD block arrives (NettyBlockRpcServer's `UploadBlock` ->
+    /// `putBlockData`, MEMORY_ONLY deserialized: `MemoryStore.putIteratorAsValues`): stored and
+    /// reported to the master, or refused when it does not fit (`putBlockData` false).
+    fn on_upload_rdd_block(&mut self, ask: ReplyTo<()>, block: MigratedRddBlock) {
+        let id = RddBlockId {
+            rdd_id: block.rdd_id,
+            partition: block.partition,
+        };
+        if self.executor.is_none() || self.stopping {
+            let failure = RpcFailure::new(
+                "java.io.IOException",
+                format!(
+                    "Failed to connect to {}:{}",
+                    self.args.hostname,
+                    block_manager_port(self.args.executor_id)
+                ),
+            );
+            return self.env.reply_failure(ask, failure);
+        }
+        if !self.put_rdd_block(id, block.mem_size) {
+            let failure = RpcFailure::new(
+                "java.lang.RuntimeException",
+                format!(
+                    "org.apache.spark.SparkException: [INTERNAL_ERROR_NETWORK] Upload block for {id} failed. This mostly happens when there is not sufficient space available to store the block. SQLSTATE: XX000"
+                ),
+            );
+            return self.env.reply_failure(ask, failure);
+        }
+        self.env.reply(ask, ());
+    }
+
+    /// `BlockManager.removeBlock` of a migrated block: out of the MemoryStore, and the master
+    /// told (`UpdateBlockInfo` with `StorageLevel.NONE`).
+    fn remove_rdd_block(&mut self, block: RddBlockId) {
+        let Some(executor) = self.executor.as_mut() else {
+            return;
+        };
+        let Some(i) = executor.rdd_blocks.iter().position(|(b, _)| *b == block) else {
+            return;
+        };
+        let (_, size) = executor.rdd_blocks.swap_remove(i);
+        if let Some(blocks) = executor.blocks.as_mut() {
+            blocks
+                .store
+                .remove(self.env.log(), &block.to_string(), size);
+        }
+        if let Some(d) = &self.driver {
+            let msg = DriverEndpointMsg::RemoveRddBlockInfo {
+                block_manager: self.block_manager_id(),
+                rdd_id: block.rdd_id,
+                partition: block.partition,
+            };
+            self.env.send(d, msg);
+        }
     }
 
     fn round_with_cached_peers(&mut self, ctx: &mut Context<Self>) {
@@ -986,6 +1189,14 @@ impl CoarseGrainedExecutorBackend {
             desc.task_id
         );
         self.read_task_binary(desc.task_binary);
+        if let Some(split) = &desc.input_split {
+            // HadoopRDD.compute (Spark 4.0.0 jar): logInfo at the split's reader creation.
+            let tid = desc.task_id;
+            info!(
+                log,
+                "executor::HadoopRDD", "Task (TID {tid}) input split: {split}"
+            );
+        }
         let costs = &self.sim.config.costs;
         let executor = self.executor.as_mut().expect("checked above");
         let warmup = if executor.tasks_run == 0 {
@@ -1096,18 +1307,25 @@ impl CoarseGrainedExecutorBackend {
             rdd_id: read.rdd_id,
             partition: desc.partition_id,
         };
+        self.put_rdd_block(block, read.block_bytes);
+    }
+
+    /// `MemoryStore.putIteratorAsValues` of an RDD block (computed here or replicated from a
+    /// peer), then the block manager's `UpdateBlockInfo` to the BlockManagerMaster
+    /// (`tellMaster`). Returns whether the block is in the store.
+    fn put_rdd_block(&mut self, block: RddBlockId, size: u64) -> bool {
         let Some(executor) = self.executor.as_mut() else {
-            return;
+            return false;
         };
         if executor.rdd_blocks.iter().any(|(b, _)| *b == block) {
-            return;
+            return true;
         }
         // MemoryStore.putIteratorAsValues: a block that does not fit is not stored (MEMORY_ONLY
         // has no disk to fall back to; the only cached RDD's own blocks cannot be evicted for
         // it), and the task goes on with the values it unrolled.
         let capacity = max_memory(self.sim.config.spark.executor_memory_mb);
         let used: u64 = executor.rdd_blocks.iter().map(|(_, n)| n).sum();
-        if used + read.block_bytes > capacity {
+        if used + size > capacity {
             let computed = bytes_to_string(capacity - used);
             let log = self.env.log();
             warn!(
@@ -1123,23 +1341,24 @@ impl CoarseGrainedExecutorBackend {
                 bytes_to_string(capacity),
                 bytes_to_string(capacity)
             );
-            return;
+            return false;
         }
-        executor.rdd_blocks.push((block, read.block_bytes));
+        executor.rdd_blocks.push((block, size));
         if let Some(blocks) = executor.blocks.as_mut() {
             blocks
                 .store
-                .put_values(self.env.log(), &block.to_string(), read.block_bytes);
+                .put_values(self.env.log(), &block.to_string(), size);
         }
         if let Some(d) = &self.driver {
             let msg = DriverEndpointMsg::UpdateRddBlockInfo {
                 block_manager: self.block_manager_id(),
                 rdd_id: block.rdd_id,
                 partition: block.partition,
-                mem_size: read.block_bytes,
+                mem_size: size,
             };
             self.env.send(d, msg);
         }
+        true
     }
 
     /// `ShuffleBlockFetcherIterator` over the map outputs the task's read plan names: a missing
@@ -1514,6 +1733,9 @@ impl CoarseGrainedExecutorBackend {
                     .with_decommissioner(|d, log, now| d.upload_finished(log, slot, now, result));
                 self.run_steps(steps, ctx);
             }
+            a @ (BackendAnswer::RddPeers { .. }
+            | BackendAnswer::RddBlocks(_)
+            | BackendAnswer::RddUpload(_)) => self.on_rdd_answer(a, ctx),
             BackendAnswer::Lookup(result) | BackendAnswer::Register(result) => {
                 let cause = result.err().map(|e| format!("\n{e}")).unwrap_or_default();
                 let text = format!(

@@ -105,6 +105,17 @@ impl MemoryStore {
         );
     }
 
+    /// `MemoryStore.remove` (`BlockManager.removeBlock`): the block's memory is free again.
+    pub fn remove(&mut self, log: &ProcessLog, block: &str, size: u64) {
+        self.used = self.used.saturating_sub(size);
+        crate::debug!(
+            log,
+            self.targets.memory_store,
+            "Block {block} of size {size} dropped from memory (free {})",
+            self.capacity.saturating_sub(self.used)
+        );
+    }
+
     /// `TorrentBroadcast.writeBlocks` on the driver, then `SparkContext.broadcast`'s line: the
     /// task binary of a stage attempt becomes broadcast `id`.
     pub fn write_task_binary(&mut self, log: &ProcessLog, id: u32) {

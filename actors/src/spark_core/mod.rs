@@ -5,6 +5,7 @@
 
 pub mod block_manager_decommissioner;
 pub mod block_manager_master;
+pub mod block_manager_replication;
 pub mod driver;
 pub mod driver_endpoint;
 pub mod executor;

@@ -105,6 +105,7 @@ impl Scheduler {
                     shuffle_id,
                     shuffle_write: spec.shuffle_write,
                     input: spec.input,
+                    input_path: spec.input_path,
                     lineage: spec.lineage,
                     preferred: interned_hosts(spec.preferred_hosts),
                     attempt: 0,
@@ -830,13 +831,14 @@ impl Scheduler {
             .rdd_blocks
             .update_block_info(block, eid, mem_size, max_memory, registered)
         {
-            BlockAdded::Added { free } => info!(
+            // logDebug in Spark 4.0.0 (BlockManagerInfo.updateBlockInfo's bytecode).
+            BlockAdded::Added { free } => crate::debug!(
                 self.log,
                 "driver::BlockManagerInfo",
                 "Added {block} in memory on {hp} (size: {size}, free: {})",
                 bytes_to_string(free)
             ),
-            BlockAdded::Updated { original, free } => info!(
+            BlockAdded::Updated { original, free } => crate::debug!(
                 self.log,
                 "driver::BlockManagerInfo",
                 "Updated {block} in memory on {hp} (current size: {size}, original size: {}, free: {})",
@@ -845,6 +847,35 @@ impl Scheduler {
             ),
             BlockAdded::UnknownBlockManager => {}
         }
+    }
+
+    /// BlockManagerMasterEndpoint.updateBlockInfo with `StorageLevel.NONE`: the block manager
+    /// removed an RDD block (a decommissioned executor's migrated block).
+    pub fn remove_rdd_block_info(&mut self, location: &BlockManagerId, block: RddBlockId) {
+        self.rdd_blocks.remove_block(block, location.executor_id);
+    }
+
+    /// BlockManagerMasterEndpoint.getReplicateInfoForRDDBlocks: the block manager's RDD blocks
+    /// (one replica each, so no other location and `maxReplicas` 2); none for one that left.
+    pub fn replicate_info_for_rdd_blocks(
+        &self,
+        location: &BlockManagerId,
+    ) -> Vec<sparkyard_messages::task::ReplicateBlock> {
+        let eid = location.executor_id;
+        if self.block_managers.get(eid).is_none() {
+            return Vec::new();
+        }
+        self.rdd_blocks
+            .replicate_info(eid)
+            .into_iter()
+            .map(|(b, mem_size)| sparkyard_messages::task::ReplicateBlock {
+                rdd_id: b.rdd_id,
+                partition: b.partition,
+                replicas: Vec::new(),
+                max_replicas: 2,
+                mem_size,
+            })
+            .collect()
     }
 
     /// `BlockManagerMaster.removeExecutor` -> BlockManagerMasterEndpoint.removeExecutor /

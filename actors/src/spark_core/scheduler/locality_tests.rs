@@ -57,6 +57,7 @@ fn job(n: u32, prefs: Vec<Vec<String>>) -> JobSpec {
             shuffle_write: Default::default(),
             input: Default::default(),
             preferred_hosts: prefs,
+            input_path: None,
             lineage: None,
         }],
     }
@@ -287,9 +288,11 @@ fn reduce_tasks_prefer_the_hosts_with_most_map_output() {
             shuffle_write: ShuffleWriteSize {
                 bytes_per_task: 1 << 20,
                 records_per_task: 10,
+                hot: Default::default(),
             },
             input: Default::default(),
             preferred_hosts: Vec::new(),
+            input_path: None,
             lineage: None,
         };
         let reduce = StageSpec {
@@ -300,6 +303,7 @@ fn reduce_tasks_prefer_the_hosts_with_most_map_output() {
             shuffle_write: Default::default(),
             input: Default::default(),
             preferred_hosts: Vec::new(),
+            input_path: None,
             lineage: None,
         };
         s.submit_job(

@@ -106,6 +106,8 @@ struct Stage {
     shuffle_write: ShuffleWriteSize,
     /// What each task reads from its input (the event log's input metrics).
     input: sparkyard_messages::task::InputSize,
+    /// The file the input splits come from (HadoopRDD's path), if the program names one.
+    input_path: Option<std::sync::Arc<str>>,
     /// The event log's RDD lineage and call stack, when the program gives them.
     lineage: Option<Box<sparkyard_messages::task::StageLineage>>,
     /// Each partition's preferred hosts from its input (empty: none).
@@ -162,6 +164,18 @@ struct RunningTask {
     speculative: bool,
     /// The level it was launched at (`TaskInfo.taskLocality`).
     locality: TaskLocality,
+}
+
+impl Stage {
+    /// HadoopRDD's `FileSplit` of a partition of a stage reading a named file.
+    fn input_split(&self, partition: u32) -> Option<Box<sparkyard_messages::task::InputSplit>> {
+        let path = self.input_path.clone()?;
+        Some(Box::new(sparkyard_messages::task::InputSplit {
+            path,
+            start: self.input.split_start(partition),
+            length: self.input.of_task(partition).0,
+        }))
+    }
 }
 
 impl RunningTask {

@@ -562,6 +562,7 @@ mod tests {
                 input: Default::default(),
                 lineage: None,
                 preferred_hosts: Vec::new(),
+                input_path: None,
             }],
         }
     }

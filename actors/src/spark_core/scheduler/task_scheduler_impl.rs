@@ -368,6 +368,7 @@ impl Scheduler {
         let stage = &self.stages[&key.1];
         let task_binary = stage.task_binary;
         let mut work = stage.tasks[partition as usize].clone();
+        let input_split = stage.input_split(partition);
         let reads_or_writes_shuffle = !stage.parents.is_empty() || stage.shuffle_id.is_some();
         if let TaskWork::CachedRdd(read) = &mut work {
             read.location = self.rdd_block_location(read.rdd_id, partition);
@@ -433,6 +434,7 @@ impl Scheduler {
             work,
             shuffle,
             task_binary,
+            input_split,
         }
     }
 

@@ -75,6 +75,7 @@ fn stage(rdd: &str, parents: Vec<usize>) -> StageSpec {
         input: Default::default(),
         lineage: None,
         preferred_hosts: Vec::new(),
+        input_path: None,
     }
 }
 
