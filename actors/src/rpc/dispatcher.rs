@@ -128,7 +128,7 @@ impl Dispatcher {
     }
 
     pub fn is_process_alive(&self, process: ProcessId) -> bool {
-        self.state.borrow().processes[process].is_up()
+        self.state.borrow().processes.is_up(process)
     }
 
     /// Installs the process's SIGTERM handling (a JVM's signal logger and shutdown hooks).
@@ -177,7 +177,7 @@ impl Dispatcher {
     {
         let mut st = self.state.borrow_mut();
         let proc = &st.processes[process];
-        if !proc.is_up() {
+        if !st.processes.is_up(process) {
             // Nothing reaches it: no name, no replies, inactive from the start.
             return st.registry.push(
                 process,
@@ -274,8 +274,10 @@ impl Dispatcher {
     /// The serialisable form of a reference, with the address people see.
     pub fn remote_ref(&self, id: EndpointId) -> RemoteRef {
         let st = self.state.borrow();
-        let proc = &st.processes[st.registry.hot(id).process];
-        let rpc_address = (proc.kind != ProcessKind::SparkClient).then(|| proc.address.clone());
+        let process = st.registry.hot(id).process;
+        let proc = &st.processes[process];
+        let rpc_address =
+            (st.processes.kind(process) != ProcessKind::SparkClient).then(|| proc.address.clone());
         let name = st.registry[id]
             .name
             .as_deref()
@@ -437,7 +439,7 @@ impl Dispatcher {
     ) -> Result<Route, RpcFailure> {
         st.trace.begin_message();
         let from = sender_process(sender);
-        if !st.processes[from].is_up() {
+        if !st.processes.is_up(from) {
             // A dead JVM sends nothing (an actor of it may still run until its stop arrives);
             // Spark's stopped RpcEnv refuses the post.
             st.trace.record(
@@ -450,7 +452,7 @@ impl Dispatcher {
         }
         let hot = st.registry.hot(to);
         let target_process = hot.process;
-        if !st.processes[target_process].is_up() {
+        if !st.processes.is_up(target_process) {
             st.trace.record(
                 TraceKind::Drop(DropReason::ConnectionRefused),
                 sender,
@@ -554,7 +556,7 @@ impl Dispatcher {
         let name = front.name;
         st.trace.resume_message(front.msg);
         let hot = st.registry.hot(key.to);
-        if !st.processes[hot.process].is_up() {
+        if !st.processes.is_up(hot.process) {
             st.trace.record(
                 TraceKind::Drop(DropReason::ReceiverDied),
                 link_sender(key),

@@ -29,15 +29,8 @@ pub enum ProcessKind {
 pub(super) struct Process {
     pub(super) name: Rc<str>,
     pub(super) address: RpcAddress,
-    pub(super) kind: ProcessKind,
     /// Shared with the process's RpcEnv (its handlers check it).
     alive: Rc<Cell<bool>>,
-    /// The same flag kept inline (every post reads it; the shared cell is another cache line);
-    /// only `mark_dead` changes either.
-    up: bool,
-    /// A peer this process is known to be connected to (`peers` holds it): the common case,
-    /// an executor talking to its driver, then needs no set lookup.
-    peer_hint: Option<ProcessId>,
     /// Named endpoints (a handful per process: a list, not a map).
     pub(super) names: Vec<(Rc<str>, EndpointId)>,
     pub(super) mailboxes: Vec<EndpointId>,
@@ -51,13 +44,25 @@ pub(super) struct Process {
     pub(super) log: ProcessLog,
 }
 
+/// What every message's routing reads of a process, kept apart from the rest in a dense
+/// table (8 bytes a process): the messages of a thousand executors, visited in the order
+/// Spark's shuffled offers launched their tasks, then read L1-resident entries instead of a
+/// cache line of each executor's `Process`.
+#[derive(Clone, Copy)]
+struct ProcessHot {
+    /// Whether the process runs (`alive` kept inline); only `mark_dead` changes either.
+    up: bool,
+    kind: ProcessKind,
+    /// A peer this process is known to be connected to (`peers` holds it): the common case,
+    /// an executor talking to its driver, then needs no set lookup. `u32::MAX`: none.
+    peer_hint: u32,
+}
+
+const NO_PEER: u32 = u32::MAX;
+
 impl Process {
     pub(super) fn name_index(&self, name: &str) -> Option<usize> {
         self.names.iter().position(|(n, _)| &**n == name)
-    }
-
-    pub(super) fn is_up(&self) -> bool {
-        self.up
     }
 
     pub(super) fn alive_flag(&self) -> Rc<Cell<bool>> {
@@ -78,6 +83,8 @@ pub(super) struct Ended {
 #[derive(Default)]
 pub(super) struct ProcessTable {
     list: Slab<Process>,
+    /// Each process's routing state, by id.
+    hot: Vec<ProcessHot>,
     /// Spark server envs by listening address (the newest process at an address wins).
     servers: BTreeMap<RpcAddress, ProcessId>,
     /// Processes by name (the newest process of a name wins).
@@ -93,6 +100,11 @@ impl ProcessTable {
         log: ProcessLog,
     ) -> ProcessId {
         let id = ProcessId(self.list.len() as u32);
+        self.hot.push(ProcessHot {
+            up: true,
+            kind,
+            peer_hint: NO_PEER,
+        });
         if kind == ProcessKind::SparkServer {
             self.servers.insert(address.clone(), id);
         }
@@ -100,10 +112,7 @@ impl ProcessTable {
         self.list.push(Process {
             name,
             address,
-            kind,
             alive: Rc::new(Cell::new(true)),
-            up: true,
-            peer_hint: None,
             names: Vec::new(),
             mailboxes: Vec::new(),
             listeners: Vec::new(),
@@ -123,7 +132,7 @@ impl ProcessTable {
     /// The live Spark server process listening at `address`.
     pub(super) fn live_server_at(&self, address: &RpcAddress) -> Option<ProcessId> {
         let id = *self.servers.get(address)?;
-        self[id].up.then_some(id)
+        self.is_up(id).then_some(id)
     }
 
     pub(super) fn set_on_exit(&mut self, process: ProcessId, f: Box<dyn Fn(i32)>) {
@@ -136,39 +145,53 @@ impl ProcessTable {
 
     /// The live process's SIGTERM handler, if any.
     pub(super) fn on_term(&self, process: ProcessId) -> Option<Rc<dyn Fn()>> {
-        let p = &self[process];
-        if p.up { p.on_term.clone() } else { None }
+        if self.is_up(process) {
+            self[process].on_term.clone()
+        } else {
+            None
+        }
     }
 
     /// Records that two Spark processes talk (a connection both ends hold); YARN daemons hold
     /// no connections whose loss Spark would report.
     pub(super) fn connect(&mut self, a: ProcessId, b: ProcessId) {
-        if self[a].kind == ProcessKind::Yarn || self[b].kind == ProcessKind::Yarn {
+        let (ha, hb) = (self.hot[a.0 as usize], self.hot[b.0 as usize]);
+        if ha.kind == ProcessKind::Yarn || hb.kind == ProcessKind::Yarn {
             return;
         }
         // Connections are symmetric (`a` holds `b` exactly when `b` holds `a`), and a hint
         // is always one of the process's peers.
-        if self[a].peer_hint == Some(b) || self[b].peer_hint == Some(a) {
+        if ha.peer_hint == b.0 || hb.peer_hint == a.0 {
             return;
         }
         if !self[a].peers.contains(&b) {
             self[a].peers.insert(b);
             self[b].peers.insert(a);
         }
-        self[a].peer_hint = Some(b);
-        self[b].peer_hint = Some(a);
+        self.hot[a.0 as usize].peer_hint = b.0;
+        self.hot[b.0 as usize].peer_hint = a.0;
+    }
+
+    /// Whether the process runs (every post asks).
+    pub(super) fn is_up(&self, process: ProcessId) -> bool {
+        self.hot[process.0 as usize].up
+    }
+
+    pub(super) fn kind(&self, process: ProcessId) -> ProcessKind {
+        self.hot[process.0 as usize].kind
     }
 
     /// Ends a live process: it is no longer up, forgets its names and connections, and hands
     /// back what must be stopped and told. `None` if it had already ended.
     pub(super) fn mark_dead(&mut self, process: ProcessId) -> Option<Ended> {
-        let proc = &mut self[process];
-        if !proc.up {
+        let hot = &mut self.hot[process.0 as usize];
+        if !hot.up {
             return None;
         }
+        hot.up = false;
+        hot.peer_hint = NO_PEER;
+        let proc = &mut self[process];
         proc.alive.set(false);
-        proc.up = false;
-        proc.peer_hint = None;
         proc.names.clear();
         let mailboxes = std::mem::take(&mut proc.mailboxes);
         let peers = std::mem::take(&mut proc.peers);
@@ -179,12 +202,14 @@ impl ProcessTable {
         // exits must not scan the driver's mailboxes (one per container launch).
         let mut disconnects = Vec::new();
         for peer in peers.into_sorted() {
+            let hot = &mut self.hot[peer.0 as usize];
+            if hot.peer_hint == process.0 {
+                hot.peer_hint = NO_PEER;
+            }
+            let up = hot.up;
             let p = &mut self[peer];
             p.peers.remove(&process);
-            if p.peer_hint == Some(process) {
-                p.peer_hint = None;
-            }
-            if p.up {
+            if up {
                 disconnects.extend(p.listeners.iter().copied());
             }
         }
@@ -201,7 +226,7 @@ impl ProcessTable {
         self.list
             .iter()
             .enumerate()
-            .filter(|(_, p)| p.address.host == host && p.up)
+            .filter(|(i, p)| p.address.host == host && self.hot[*i].up)
             .map(|(i, _)| ProcessId(i as u32))
             .collect()
     }
