@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 use sparkyard_actors::world::config::{
-    CostModel, HeartbeatAssignments, LabelCapacity, NodeSpec, QueueSpec, TenantLoad, YarnSettings,
+    CostModel, HeartbeatAssignments, LabelCapacity, LocalityDelays, NodeSpec, QueueSpec,
+    TenantLoad, YarnSettings,
 };
 use toml::Spanned;
 
@@ -229,6 +230,21 @@ struct RawYarn {
     #[serde(rename = "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments")]
     #[schemars(with = "Option<u32>")]
     max_offswitch: Key<u32>,
+    /// capacity-scheduler.xml: missed scheduling opportunities before a container with a node
+    /// preference may go rack-local (40).
+    #[serde(rename = "yarn.scheduler.capacity.node-locality-delay")]
+    #[schemars(with = "Option<u64>")]
+    node_locality_delay: Key<u64>,
+    /// capacity-scheduler.xml: further missed opportunities before off-switch (-1: scaled by
+    /// the application's asks over the cluster's nodes).
+    #[serde(rename = "yarn.scheduler.capacity.rack-locality-additional-delay")]
+    #[schemars(with = "Option<i64>")]
+    rack_locality_additional_delay: Key<i64>,
+    /// capacity-scheduler.xml: whether a rack-local container resets the missed opportunities
+    /// (true).
+    #[serde(rename = "yarn.scheduler.capacity.rack-locality-full-reset")]
+    #[schemars(with = "Option<bool>")]
+    rack_locality_full_reset: Key<bool>,
 }
 
 #[derive(Deserialize, Default, schemars::JsonSchema)]
@@ -380,6 +396,7 @@ const NM_HEARTBEAT: &str = "yarn.resourcemanager.nodemanagers.heartbeat-interval
 const MAX_ASSIGN: &str = "yarn.scheduler.capacity.per-node-heartbeat.maximum-container-assignments";
 const MAX_OFFSWITCH: &str =
     "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments";
+const RACK_ADDITIONAL_DELAY: &str = "yarn.scheduler.capacity.rack-locality-additional-delay";
 
 /// A `[yarn]` value that must be at least 1 (a zero minimum, interval or attempt count would
 /// stall or divide by zero in the simulated RM).
@@ -442,6 +459,30 @@ fn yarn(raw: &RawYarn, lines: &Lines) -> Result<YarnSettings, String> {
         queues: Vec::new(),
         tenants: Vec::new(),
         heartbeat_assignments: heartbeat_assignments(raw, lines)?,
+        locality_delays: locality_delays(raw, lines)?,
+    })
+}
+
+/// The leaf queues' locality delays with CapacitySchedulerConfiguration's defaults
+/// (`DEFAULT_NODE_LOCALITY_DELAY` 40, `DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY` -1,
+/// `DEFAULT_RACK_LOCALITY_FULL_RESET` true). Hadoop takes -1 for the additional delay as "scale
+/// it by the asks"; below -1 it has no meaning, so sparkyard refuses it.
+fn locality_delays(raw: &RawYarn, lines: &Lines) -> Result<LocalityDelays, String> {
+    let d = LocalityDelays::default();
+    let additional = match value(&raw.rack_locality_additional_delay, -1) {
+        -1 => None,
+        v if v >= 0 => Some(v as u64),
+        v => {
+            return Err(format!(
+                "{}yarn.\"{RACK_ADDITIONAL_DELAY}\": must be -1 (scaled by the asks) or at least 0, got {v}",
+                lines.at(&raw.rack_locality_additional_delay)
+            ));
+        }
+    };
+    Ok(LocalityDelays {
+        node_locality_delay: value(&raw.node_locality_delay, d.node_locality_delay),
+        rack_locality_additional_delay: additional,
+        rack_locality_full_reset: value(&raw.rack_locality_full_reset, d.rack_locality_full_reset),
     })
 }
 
@@ -1504,5 +1545,42 @@ mod tests {
         assert!(parse_cluster(no_user, "c").is_err());
         let no_duration = "[[nodes]]\n[[tenants]]\nuser = \"a\"\n";
         assert!(parse_cluster(no_duration, "c").is_err());
+    }
+
+    // CapacitySchedulerConfiguration: NODE_LOCALITY_DELAY ("node-locality-delay", default 40),
+    // RACK_LOCALITY_ADDITIONAL_DELAY (default -1, scaled by the asks in
+    // RegularContainerAllocator.getActualRackLocalityDelay), RACK_LOCALITY_FULL_RESET (true).
+    #[test]
+    fn locality_delay_keys_reach_the_scheduler_settings() {
+        let defaults = parse(MINIMAL).unwrap().yarn.locality_delays;
+        assert_eq!(defaults, LocalityDelays::default());
+        assert_eq!(
+            (
+                defaults.node_locality_delay,
+                defaults.rack_locality_additional_delay
+            ),
+            (40, None)
+        );
+        let set = "[yarn]\n\"yarn.scheduler.capacity.node-locality-delay\" = 3\n\
+                   \"yarn.scheduler.capacity.rack-locality-additional-delay\" = 0\n\
+                   \"yarn.scheduler.capacity.rack-locality-full-reset\" = false\n";
+        let c = parse(&format!("{set}{MINIMAL}")).unwrap();
+        assert_eq!(
+            c.yarn.locality_delays,
+            LocalityDelays {
+                node_locality_delay: 3,
+                rack_locality_additional_delay: Some(0),
+                rack_locality_full_reset: false,
+            }
+        );
+        let minus_one = "[yarn]\n\"yarn.scheduler.capacity.rack-locality-additional-delay\" = -1\n";
+        let c = parse(&format!("{minus_one}{MINIMAL}")).unwrap();
+        assert_eq!(c.yarn.locality_delays.rack_locality_additional_delay, None);
+        let bad = "[yarn]\n\"yarn.scheduler.capacity.rack-locality-additional-delay\" = -2\n";
+        assert_eq!(
+            message(&format!("{bad}{MINIMAL}")),
+            "line 2: yarn.\"yarn.scheduler.capacity.rack-locality-additional-delay\": must be -1 \
+             (scaled by the asks) or at least 0, got -2"
+        );
     }
 }

@@ -7,7 +7,7 @@
 //! `AppSchedulingInfo` and `SchedulerUtils.normalizeRequest`. The RM actor drives it and does the
 //! logging and messaging.
 
-use crate::world::config::{HeartbeatAssignments, QueueSpec};
+use crate::world::config::{HeartbeatAssignments, LocalityDelays, QueueSpec};
 use sparkyard_messages::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use sparkyard_messages::records::{Container, Resource};
 use sparkyard_messages::resource_manager::{LocalityAsk, ResourceName};
@@ -144,30 +144,6 @@ pub enum NodeType {
     NodeLocal,
     RackLocal,
     OffSwitch,
-}
-
-/// The leaf queues' locality delays (`CapacitySchedulerConfiguration`:
-/// `yarn.scheduler.capacity.node-locality-delay`, `.rack-locality-additional-delay`,
-/// `.rack-locality-full-reset`), Hadoop's defaults.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LocalityDelays {
-    /// Missed opportunities before a rack-local container (`DEFAULT_NODE_LOCALITY_DELAY`, 40).
-    pub node_locality_delay: u64,
-    /// Further missed opportunities before an off-switch one; `None` is Hadoop's -1 (the
-    /// wait then scales with the asks: `getLocalityWaitFactor`).
-    pub rack_locality_additional_delay: Option<u64>,
-    /// A rack-local container resets the missed opportunities (`DEFAULT_RACK_LOCALITY_FULL_RESET`).
-    pub rack_locality_full_reset: bool,
-}
-
-impl Default for LocalityDelays {
-    fn default() -> Self {
-        LocalityDelays {
-            node_locality_delay: 40,
-            rack_locality_additional_delay: None,
-            rack_locality_full_reset: true,
-        }
-    }
 }
 
 /// One container `next_assignment` chose.

@@ -139,6 +139,7 @@ impl ResourceManager {
             };
             let mut scheduler = CapacityScheduler::with_queues(limits, &y.queues);
             scheduler.set_heartbeat_assignments(y.heartbeat_assignments);
+            scheduler.set_locality_delays(y.locality_delays);
             scheduler.set_node_labels(&node_labels(&sim.config.nodes));
             ResourceManager {
                 sim,

@@ -375,6 +375,9 @@ pub struct YarnSettings {
     /// How many containers one NodeManager heartbeat may get
     /// (`yarn.scheduler.capacity.per-node-heartbeat.*`).
     pub heartbeat_assignments: HeartbeatAssignments,
+    /// The leaf queues' locality delays (`yarn.scheduler.capacity.node-locality-delay` and its
+    /// two companions).
+    pub locality_delays: LocalityDelays,
 }
 
 /// `capacity-scheduler.xml`'s per-node-heartbeat keys, read by `CapacityScheduler.reinitialize`
@@ -397,6 +400,30 @@ impl Default for HeartbeatAssignments {
             multiple_assignments_enabled: true,
             maximum_container_assignments: 100,
             maximum_offswitch_assignments: 1,
+        }
+    }
+}
+
+/// The leaf queues' locality delays (`CapacitySchedulerConfiguration`:
+/// `yarn.scheduler.capacity.node-locality-delay`, `.rack-locality-additional-delay`,
+/// `.rack-locality-full-reset`), Hadoop's defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalityDelays {
+    /// Missed opportunities before a rack-local container (`DEFAULT_NODE_LOCALITY_DELAY`, 40).
+    pub node_locality_delay: u64,
+    /// Further missed opportunities before an off-switch one; `None` is Hadoop's -1 (the
+    /// wait then scales with the asks: `getLocalityWaitFactor`).
+    pub rack_locality_additional_delay: Option<u64>,
+    /// A rack-local container resets the missed opportunities (`DEFAULT_RACK_LOCALITY_FULL_RESET`).
+    pub rack_locality_full_reset: bool,
+}
+
+impl Default for LocalityDelays {
+    fn default() -> Self {
+        LocalityDelays {
+            node_locality_delay: 40,
+            rack_locality_additional_delay: None,
+            rack_locality_full_reset: true,
         }
     }
 }

@@ -159,6 +159,7 @@ pub(crate) fn test_yarn_settings() -> YarnSettings {
         queues: vec![QueueSpec::with_capacity("default", 100.0)],
         tenants: Vec::new(),
         heartbeat_assignments: Default::default(),
+        locality_delays: Default::default(),
     }
 }
 
