@@ -3,6 +3,7 @@
 //! tasks, fetch failures and the resubmission of failed stages, executor loss
 //! (`removeExecutorAndUnregisterOutputs`), aborts, and the event log's `StageInfo`.
 
+use super::locality::PreferredLocations;
 use super::task_set_manager::LocalityContext;
 use super::*;
 use crate::spark_core::block_manager_master::{BlockAdded, RddBlockId};
@@ -310,7 +311,7 @@ impl Scheduler {
         let prefs = self.task_preferred_locations(id, &partitions);
         // StageInfo.taskLocalityPreferences, for the listeners (dynamic allocation's hints).
         let hint_prefs = if self.bus.enabled() {
-            stage_locality_preferences(&prefs)
+            stage_locality_preferences(&prefs.hosts)
         } else {
             Vec::new()
         };
@@ -330,13 +331,61 @@ impl Scheduler {
         self.runnable.insert(key);
     }
 
-    /// `getPreferredLocs` for each task of a new stage attempt (`taskIdToLocations`): the hosts
+    /// `getPreferredLocs` for each task of a new stage attempt (`taskIdToLocations`):
+    /// `getPreferredLocsInternal` asks first where the partition is cached (`getCacheLocs`), then
+    /// for the RDD's own preferences, then down its narrow dependencies. A task over a cached
+    /// RDD's partition prefers the executor holding the block (`ExecutorCacheTaskLocation`);
+    /// the others keep `stage_preferred_hosts`. Spark's `cacheLocs` is cleared at each job
+    /// submission, map stage completion and executor loss, the moments a stage is submitted
+    /// here, so the BlockManagerMaster's current locations are read at submission.
+    fn task_preferred_locations(&self, id: u32, partitions: &[u32]) -> PreferredLocations {
+        let hosts = self.stage_preferred_hosts(id, partitions);
+        if self.rdd_blocks.is_empty() {
+            return PreferredLocations::hosts(hosts);
+        }
+        let stage = &self.stages[&id];
+        let cached: Vec<Option<(ExecutorId, Rc<str>)>> = partitions
+            .iter()
+            .map(|&p| match stage.tasks.get(p as usize) {
+                Some(TaskWork::CachedRdd(read)) => self.cache_location(read.rdd_id, p),
+                _ => None,
+            })
+            .collect();
+        if cached.iter().all(Option::is_none) {
+            return PreferredLocations::hosts(hosts);
+        }
+        let mut prefs = PreferredLocations {
+            hosts: vec![Vec::new(); partitions.len()],
+            executors: vec![None; partitions.len()],
+        };
+        for (i, c) in cached.into_iter().enumerate() {
+            match c {
+                Some((executor, host)) => {
+                    prefs.hosts[i] = vec![host];
+                    prefs.executors[i] = Some(executor);
+                }
+                None => prefs.hosts[i] = hosts.get(i).cloned().unwrap_or_default(),
+            }
+        }
+        prefs
+    }
+
+    /// `getCacheLocs(rdd)(partition)`: `TaskLocation(bm.host, bm.executorId)` of the block
+    /// manager holding `rdd_<rdd>_<partition>` (one replica: MEMORY_ONLY).
+    fn cache_location(&self, rdd_id: u32, partition: u32) -> Option<(ExecutorId, Rc<str>)> {
+        let block = RddBlockId { rdd_id, partition };
+        let executor = self.rdd_blocks.location(block)?;
+        let host = self.block_managers.get(executor)?;
+        Some((executor, host.clone()))
+    }
+
+    /// The hosts each task of a new stage attempt prefers without a cached partition: the hosts
     /// of the partition's input blocks, else, for a stage reading one shuffle (a ShuffledRDD),
     /// `MapOutputTrackerMaster.getPreferredLocationsForShuffle`: with
     /// `spark.shuffle.reduceLocality.enabled` and fewer than SHUFFLE_PREF_MAP_THRESHOLD (1000)
     /// maps and SHUFFLE_PREF_REDUCE_THRESHOLD (1000) reduces, the hosts holding at least
     /// REDUCER_PREF_LOCS_FRACTION (0.2) of its input. Empty when no task has a preference.
-    fn task_preferred_locations(&self, id: u32, partitions: &[u32]) -> Vec<Vec<Rc<str>>> {
+    fn stage_preferred_hosts(&self, id: u32, partitions: &[u32]) -> Vec<Vec<Rc<str>>> {
         let stage = &self.stages[&id];
         if !stage.preferred.is_empty() {
             return partitions

@@ -183,11 +183,47 @@ impl Topology {
     }
 }
 
-/// `PendingTasksByLocality`: task indices by the host and rack they prefer, those without a
-/// preference, and all of them. Each list is a stack (Spark adds at the end and dequeues from
-/// the end), cleaned lazily: an index that is running or done is dropped when met.
+/// Each task's preferred locations (`Task.preferredLocations`, from
+/// `DAGScheduler.getPreferredLocs`): its hosts (`HostTaskLocation`), and for a partition cached
+/// on an executor that executor (`ExecutorCacheTaskLocation`, whose host is among `hosts`). Both
+/// lists are per task index, or empty when no task has one (a set without preferences holds no
+/// per-task list).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PreferredLocations {
+    pub hosts: Vec<Vec<Rc<str>>>,
+    pub executors: Vec<Option<ExecutorId>>,
+}
+
+impl PreferredLocations {
+    /// Only host preferences (input blocks, shuffle outputs).
+    pub fn hosts(hosts: Vec<Vec<Rc<str>>>) -> Self {
+        PreferredLocations {
+            hosts,
+            executors: Vec::new(),
+        }
+    }
+
+    /// Task `index`'s preferred hosts.
+    pub fn hosts_of(&self, index: u32) -> &[Rc<str>] {
+        self.hosts
+            .get(index as usize)
+            .map_or(&[][..], Vec::as_slice)
+    }
+
+    /// The executor holding task `index`'s cached partition, if any.
+    pub fn executor_of(&self, index: u32) -> Option<ExecutorId> {
+        self.executors.get(index as usize).copied().flatten()
+    }
+}
+
+/// `PendingTasksByLocality`: task indices by the executor, host and rack they prefer, those
+/// without a preference, and all of them. Each list is a stack (Spark adds at the end and
+/// dequeues from the end), cleaned lazily: an index that is running or done is dropped when met.
 #[derive(Default)]
 pub struct PendingTasks {
+    /// `forExecutor`: tasks over a partition cached on that executor (empty unless a program
+    /// caches and a later stage reads the cached blocks).
+    pub for_executor: BTreeMap<ExecutorId, Vec<u32>>,
     pub for_host: BTreeMap<Rc<str>, Vec<u32>>,
     pub for_rack: BTreeMap<Rc<str>, Vec<u32>>,
     pub no_prefs: Vec<u32>,
@@ -202,9 +238,19 @@ impl PendingTasks {
         *self = PendingTasks::default();
     }
 
-    /// `addPendingTask(index)`: on each preferred host's list and its rack's, else on `noPrefs`;
-    /// always on `all`.
-    pub fn add(&mut self, index: u32, prefs: &[Rc<str>], topology: &Topology) {
+    /// `addPendingTask(index)`: on its cached partition's executor's list
+    /// (`ExecutorCacheTaskLocation`), on each preferred host's list and its rack's, else on
+    /// `noPrefs`; always on `all`.
+    pub fn add(
+        &mut self,
+        index: u32,
+        prefs: &[Rc<str>],
+        executor: Option<ExecutorId>,
+        topology: &Topology,
+    ) {
+        if let Some(e) = executor {
+            self.for_executor.entry(e).or_default().push(index);
+        }
         for host in prefs {
             self.for_host.entry(host.clone()).or_default().push(index);
             if let Some(rack) = topology.rack(host) {
@@ -234,10 +280,9 @@ impl PendingTasks {
         }
     }
 
-    /// `computeValidLocalityLevels`: PROCESS_LOCAL never applies here (no task prefers an
-    /// executor: sparkyard caches no RDD blocks), NODE_LOCAL if a preferred host has a live
-    /// executor, NO_PREF if a task has no preference, RACK_LOCAL if a preferred rack has a live
-    /// host, and always ANY.
+    /// `computeValidLocalityLevels`: PROCESS_LOCAL if an executor holding a task's cached
+    /// partition is alive, NODE_LOCAL if a preferred host has a live executor, NO_PREF if a task
+    /// has no preference, RACK_LOCAL if a preferred rack has a live host, and always ANY.
     pub fn valid_levels(&self, topology: &Topology, settings: &LocalitySettings) -> LocalityLevels {
         let mut levels = LocalityLevels {
             levels: [TaskLocality::Any; 5],
@@ -245,6 +290,13 @@ impl PendingTasks {
             len: 0,
         };
         let mut add = |l: TaskLocality| levels.push(l, locality_wait(settings, l));
+        if self
+            .for_executor
+            .keys()
+            .any(|e| topology.is_executor_alive(*e))
+        {
+            add(TaskLocality::ProcessLocal);
+        }
         if self
             .for_host
             .keys()
@@ -269,11 +321,11 @@ impl PendingTasks {
 
 /// `moreTasksToRunIn`: whether any list of the map still holds a task to schedule; empty lists
 /// are removed on the way (`tasksNeedToBeScheduledFrom` drops what runs or is done).
-pub fn more_tasks_to_run_in(
-    lists: &mut BTreeMap<Rc<str>, Vec<u32>>,
+pub fn more_tasks_to_run_in<K: Ord + Clone>(
+    lists: &mut BTreeMap<K, Vec<u32>>,
     schedulable: impl Fn(u32) -> bool,
 ) -> bool {
-    let mut empty: Vec<Rc<str>> = Vec::new();
+    let mut empty: Vec<K> = Vec::new();
     let mut found = false;
     for (key, list) in lists.iter_mut() {
         while let Some(&i) = list.last() {

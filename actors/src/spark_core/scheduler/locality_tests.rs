@@ -222,8 +222,8 @@ fn valid_levels_follow_the_live_hosts() {
     let mut topology = Topology::new(RACKS);
     let mut pending = PendingTasks::default();
     let host1: Rc<str> = Rc::from("host1");
-    pending.add(0, std::slice::from_ref(&host1), &topology);
-    pending.add(1, &[], &topology);
+    pending.add(0, std::slice::from_ref(&host1), None, &topology);
+    pending.add(1, &[], None, &topology);
     let levels = |p: &PendingTasks, t: &Topology| p.valid_levels(t, &settings).as_slice().to_vec();
     use TaskLocality::*;
     assert_eq!(levels(&pending, &topology), [NoPref, Any]);
@@ -357,4 +357,127 @@ fn map_status(executor: u32, host: &str, bytes: u64) -> TaskResultData {
         bytes,
         num_reduces: 2,
     }))
+}
+
+/// A one-stage job over a cached RDD (id 1): every task reads `rdd_1_<partition>`.
+fn cached_job(n: u32) -> JobSpec {
+    let mut j = job(n, Vec::new());
+    j.stages[0].rdd_description = "MapPartitionsRDD[2] at map at X.scala:2".into();
+    j.stages[0].tasks = (0..n)
+        .map(|_| {
+            TaskWork::CachedRdd(Box::new(sparkyard_messages::task::CachedRddRead {
+                rdd_id: 1,
+                block_bytes: 1000,
+                records: 10,
+                compute_ms: 5,
+                work_ms: 1,
+                location: None,
+            }))
+        })
+        .collect();
+    j
+}
+
+/// The BlockManagerMaster hears that `executor` on `host` stored `rdd_1_<partition>`.
+fn cache_block(s: &mut Scheduler, executor: u32, host: &str, partition: u32) {
+    let id = ExecutorId(executor);
+    s.block_manager_added(id, Rc::from(host));
+    let location = sparkyard_messages::task::BlockManagerId {
+        executor_id: id,
+        host: host.into(),
+        port: 38000,
+    };
+    let block = crate::spark_core::block_manager_master::RddBlockId {
+        rdd_id: 1,
+        partition,
+    };
+    s.update_rdd_block_info(&location, block, 1000, 1 << 30);
+}
+
+/// DAGScheduler.getPreferredLocsInternal asks getCacheLocs first: a task over a cached
+/// partition prefers the executor holding it (ExecutorCacheTaskLocation), so the set's levels
+/// start at PROCESS_LOCAL (TaskSetManager.computeValidLocalityLevels: forExecutor with a live
+/// executor). Another executor, even on the same host, waits spark.locality.wait.process (3 s)
+/// before taking it NODE_LOCAL; the holder takes it at once, PROCESS_LOCAL
+/// (dequeueTaskHelper's forExecutor list). TaskSetManagerSuite "basic delay scheduling" with
+/// `TaskLocation("host1", "exec1")` preferences.
+#[test]
+fn a_cached_partition_runs_process_local_on_its_executor() {
+    run(async {
+        let (mut s, store) = scheduler(1);
+        // Executors 1 (host1) and 2 (host2) are alive and busy; each holds one block.
+        offers(
+            &mut s,
+            &mut [offer(1, "host1", 0), offer(2, "host2", 0)],
+            true,
+        );
+        cache_block(&mut s, 1, "host1", 0);
+        cache_block(&mut s, 2, "host2", 1);
+        s.submit_job(cached_job(2), waiter());
+        let key = *s.runnable.first().expect("runnable");
+        use TaskLocality::*;
+        assert_eq!(
+            s.task_sets[&key].levels.as_slice(),
+            [ProcessLocal, NodeLocal, RackLocal, Any]
+        );
+        // Executor 3 shares host1 with the holder of partition 0: it waits for PROCESS_LOCAL.
+        assert!(offers(&mut s, &mut [offer(3, "host1", 1)], true).is_empty());
+        let t = offers(&mut s, &mut [offer(1, "host1", 1)], true);
+        assert_eq!(placed(&s, &t), [(1, 0, ProcessLocal)]);
+        // After the process wait, partition 1 (cached on host2) is still only rack-local to
+        // host1; after the node wait too, executor 3 takes it RACK_LOCAL.
+        sleep_until(3000).await;
+        assert!(offers(&mut s, &mut [offer(3, "host1", 1)], true).is_empty());
+        sleep_until(6000).await;
+        let t = offers(&mut s, &mut [offer(3, "host1", 1)], true);
+        assert_eq!(placed(&s, &t), [(3, 1, RackLocal)]);
+        let log = store.borrow().output("driver").expect("log").stderr.clone();
+        assert!(
+            log.contains("(host1,executor 1, partition 0, PROCESS_LOCAL, 7595 bytes) "),
+            "{log}"
+        );
+    });
+}
+
+/// Without a cached block (the job that caches, or a block lost with its executor) the same
+/// tasks have no preference: getCacheLocs is empty and the RDD has no preferred locations.
+#[test]
+fn uncached_partitions_keep_no_preference() {
+    run(async {
+        let (mut s, _) = scheduler(1);
+        offers(&mut s, &mut [offer(1, "host1", 0)], true);
+        s.submit_job(cached_job(2), waiter());
+        let key = *s.runnable.first().expect("runnable");
+        assert_eq!(
+            s.task_sets[&key].levels.as_slice(),
+            [TaskLocality::NoPref, TaskLocality::Any]
+        );
+    });
+}
+
+/// computeValidLocalityLevels: PROCESS_LOCAL only while an executor in `forExecutor` is alive
+/// (TaskSchedulerImpl.isExecutorAlive); its host's list keeps NODE_LOCAL while the host has
+/// another executor.
+#[test]
+fn process_local_follows_the_holding_executor() {
+    let settings = LocalitySettings::default();
+    let mut topology = Topology::new(RACKS);
+    let host1: Rc<str> = Rc::from("host1");
+    topology.executor_added(ExecutorId(1), &host1);
+    topology.executor_added(ExecutorId(2), &host1);
+    let mut pending = PendingTasks::default();
+    pending.add(
+        0,
+        std::slice::from_ref(&host1),
+        Some(ExecutorId(1)),
+        &topology,
+    );
+    let levels = |p: &PendingTasks, t: &Topology| p.valid_levels(t, &settings).as_slice().to_vec();
+    use TaskLocality::*;
+    assert_eq!(
+        levels(&pending, &topology),
+        [ProcessLocal, NodeLocal, RackLocal, Any]
+    );
+    topology.executor_removed(ExecutorId(1));
+    assert_eq!(levels(&pending, &topology), [NodeLocal, RackLocal, Any]);
 }

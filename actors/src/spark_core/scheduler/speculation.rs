@@ -408,12 +408,13 @@ impl Scheduler {
 
 impl TaskSetManager {
     /// `dequeueTaskHelper(speculative = true)`, after the regular tasks gave nothing: the
-    /// level lists in Spark's order (the host's, no preference reported PROCESS_LOCAL, the
-    /// rack's, all), each as far as `max_locality` allows. Out of line: off the per-task path
-    /// unless speculation is on.
+    /// level lists in Spark's order (the executor's, the host's, no preference reported
+    /// PROCESS_LOCAL, the rack's, all), each as far as `max_locality` allows (the executor's
+    /// always). Out of line: off the per-task path unless speculation is on.
     #[inline(never)]
     pub(super) fn dequeue_speculative_task(
         &mut self,
+        executor: ExecutorId,
         host: &str,
         max_locality: TaskLocality,
         topology: &Topology,
@@ -423,7 +424,7 @@ impl TaskSetManager {
             return None;
         }
         let prefs = &self.prefs;
-        let pref = |i: u32| prefs.get(i as usize).map_or(&[][..], Vec::as_slice);
+        let pref = |i: u32| prefs.hosts_of(i);
         let rack = topology.rack(host);
         let successful = &self.successful;
         let copies = &self.copies_running;
@@ -433,6 +434,7 @@ impl TaskSetManager {
                 continue;
             }
             let in_list = |i: u32| match level {
+                TaskLocality::ProcessLocal => prefs.executor_of(i) == Some(executor),
                 TaskLocality::NodeLocal => pref(i).iter().any(|h| &**h == host),
                 TaskLocality::NoPref => pref(i).is_empty(),
                 TaskLocality::RackLocal => {
@@ -453,7 +455,8 @@ impl TaskSetManager {
 }
 
 /// dequeueTaskHelper's speculative lists in order, with the level each reports.
-const SPECULATIVE_LISTS: [(TaskLocality, TaskLocality); 4] = [
+const SPECULATIVE_LISTS: [(TaskLocality, TaskLocality); 5] = [
+    (TaskLocality::ProcessLocal, TaskLocality::ProcessLocal),
     (TaskLocality::NodeLocal, TaskLocality::NodeLocal),
     (TaskLocality::NoPref, TaskLocality::ProcessLocal),
     (TaskLocality::RackLocal, TaskLocality::RackLocal),

@@ -114,7 +114,8 @@ impl Scheduler {
         let levels = tsm.levels;
         for &level in levels.as_slice() {
             while cores >= self.task_cpus {
-                let (task, rejected) = tsm.resource_offer(&offer.host, level, &cx);
+                let (task, rejected) =
+                    tsm.resource_offer(offer.executor_id, &offer.host, level, &cx);
                 round.no_rejects &= !rejected;
                 let Some(d) = task else { break };
                 cores -= self.task_cpus;
@@ -162,7 +163,8 @@ impl Scheduler {
                     settings: &self.locality,
                     now_ms,
                 };
-                let (task, rejected) = tsm.resource_offer(&offer.host, level, &cx);
+                let (task, rejected) =
+                    tsm.resource_offer(offer.executor_id, &offer.host, level, &cx);
                 round.no_rejects &= !rejected;
                 let Some(d) = task else { break };
                 offer.cores -= self.task_cpus;
@@ -286,7 +288,8 @@ impl Scheduler {
                 settings: &self.locality,
                 now_ms,
             };
-            let (task, rejected) = tsm.resource_offer(&offer.host, max_locality, &cx);
+            let (task, rejected) =
+                tsm.resource_offer(offer.executor_id, &offer.host, max_locality, &cx);
             no_rejects &= !rejected;
             if let Some(d) = task {
                 offer.cores -= self.task_cpus;

@@ -4,12 +4,12 @@
 //! (`resourceOffer`, `dequeueTask`, `getAllowedLocalityLevel`, `recomputeLocality`).
 
 use super::locality::{
-    LocalityLevels, PendingTasks, TaskLocality, Topology, dequeue_from_list, more_tasks_to_run_in,
+    LocalityLevels, PendingTasks, PreferredLocations, TaskLocality, Topology, dequeue_from_list,
+    more_tasks_to_run_in,
 };
 use super::task_scheduler_impl::OfferRound;
 use super::*;
 use crate::world::config::LocalitySettings;
-use std::rc::Rc;
 
 pub(super) struct TaskSetManager {
     pub(super) stage_attempt: u32,
@@ -19,9 +19,8 @@ pub(super) struct TaskSetManager {
     pub(super) epoch: u64,
     /// `pendingTasks`: the stacks by locality.
     pub(super) pending: PendingTasks,
-    /// Each task's preferred hosts (`Task.preferredLocations`); empty when no task has one, so
-    /// a set without preferences holds no per-task list.
-    pub(super) prefs: Vec<Vec<Rc<str>>>,
+    /// Each task's preferred hosts and cache executor (`Task.preferredLocations`).
+    pub(super) prefs: PreferredLocations,
     /// `copiesRunning`.
     pub(super) copies_running: Vec<u16>,
     /// `myLocalityLevels` and `localityWaits`.
@@ -79,19 +78,18 @@ pub(super) struct LocalityContext<'a> {
 
 impl TaskSetManager {
     /// `new TaskSetManager`: `addPendingTasks` adds the indices in reverse, so index 0 is on top
-    /// of each stack; then `computeValidLocalityLevels`. `prefs` is per task, or empty.
+    /// of each stack; then `computeValidLocalityLevels`.
     pub(super) fn new(
         stage_attempt: u32,
         partitions: Vec<u32>,
         epoch: u64,
-        prefs: Vec<Vec<Rc<str>>>,
+        prefs: PreferredLocations,
         cx: &LocalityContext,
     ) -> Self {
         let n = partitions.len();
         let mut pending = PendingTasks::default();
         for i in (0..n as u32).rev() {
-            let p = prefs.get(i as usize).map_or(&[][..], Vec::as_slice);
-            pending.add(i, p, cx.topology);
+            pending.add(i, prefs.hosts_of(i), prefs.executor_of(i), cx.topology);
         }
         let levels = pending.valid_levels(cx.topology, cx.settings);
         TaskSetManager {
@@ -125,11 +123,8 @@ impl TaskSetManager {
 
     /// `addPendingTask(index)` (a retry, a resubmitted map output).
     pub(super) fn add_pending_task(&mut self, index: u32, topology: &Topology) {
-        let p = self
-            .prefs
-            .get(index as usize)
-            .map_or(&[][..], Vec::as_slice);
-        self.pending.add(index, p, topology);
+        let (hosts, executor) = (self.prefs.hosts_of(index), self.prefs.executor_of(index));
+        self.pending.add(index, hosts, executor, topology);
     }
 
     /// Whether the index still needs a copy launched (`copiesRunning(index) == 0 &&
@@ -159,11 +154,13 @@ impl TaskSetManager {
     }
 
     /// `dequeueTask(execId, host, maxLocality)` for the regular (not speculative) tasks
-    /// (TaskSetManager.dequeueTaskHelper): the host's list (NODE_LOCAL), then tasks without a
-    /// preference (reported PROCESS_LOCAL, as Spark does), the host's rack (RACK_LOCAL), then any
-    /// (ANY), each only if `max_locality` allows it. Speculative tasks have their own hook.
+    /// (TaskSetManager.dequeueTaskHelper): the executor's list (PROCESS_LOCAL, at any
+    /// `max_locality`), the host's (NODE_LOCAL), then tasks without a preference (reported
+    /// PROCESS_LOCAL, as Spark does), the host's rack (RACK_LOCAL), then any (ANY), each but the
+    /// first only if `max_locality` allows it. Speculative tasks have their own hook.
     pub(super) fn dequeue_task(
         &mut self,
+        executor: ExecutorId,
         host: &str,
         max_locality: TaskLocality,
         topology: &Topology,
@@ -172,6 +169,12 @@ impl TaskSetManager {
         let successful = &self.successful;
         let ok = |i: u32| copies[i as usize] == 0 && !successful[i as usize];
         let pending = &mut self.pending;
+        if !pending.for_executor.is_empty()
+            && let Some(list) = pending.for_executor.get_mut(&executor)
+            && let Some(i) = dequeue_from_list(list, ok)
+        {
+            return Some((i, TaskLocality::ProcessLocal));
+        }
         if TaskLocality::is_allowed(max_locality, TaskLocality::NodeLocal)
             && let Some(list) = pending.for_host.get_mut(host)
             && let Some(i) = dequeue_from_list(list, ok)
@@ -209,7 +212,9 @@ impl TaskSetManager {
             let successful = &self.successful;
             let ok = |i: u32| copies[i as usize] == 0 && !successful[i as usize];
             let more = match level {
-                TaskLocality::ProcessLocal => false,
+                TaskLocality::ProcessLocal => {
+                    more_tasks_to_run_in(&mut self.pending.for_executor, ok)
+                }
                 TaskLocality::NodeLocal => more_tasks_to_run_in(&mut self.pending.for_host, ok),
                 TaskLocality::NoPref => !self.pending.no_prefs.is_empty(),
                 TaskLocality::RackLocal => more_tasks_to_run_in(&mut self.pending.for_rack, ok),
@@ -235,6 +240,7 @@ impl TaskSetManager {
     /// nothing launched at ANY while tasks are pending).
     pub(super) fn resource_offer(
         &mut self,
+        executor: ExecutorId,
         host: &str,
         max_locality: TaskLocality,
         cx: &LocalityContext,
@@ -247,13 +253,13 @@ impl TaskSetManager {
             allowed = self.allowed_locality_level(cx.now_ms).min(max_locality);
         }
         // dequeueTask: a regular task first, else a speculative copy.
-        let task = match self.dequeue_task(host, allowed, cx.topology) {
+        let task = match self.dequeue_task(executor, host, allowed, cx.topology) {
             Some((index, locality)) => Some(Dequeued {
                 index,
                 locality,
                 speculative: false,
             }),
-            None => self.dequeue_speculative_task(host, allowed, cx.topology),
+            None => self.dequeue_speculative_task(executor, host, allowed, cx.topology),
         };
         if cx.settings.legacy_reset_on_task_launch
             && max_locality != TaskLocality::NoPref
