@@ -816,6 +816,25 @@ impl CoarseGrainedExecutorBackend {
         Vec::new()
     }
 
+    /// A migration peer's executor endpoint, if its block server answers; one that does not
+    /// fails the upload at once (`Failed to connect to host:port`: the connection is refused).
+    fn reachable_peer(
+        &self,
+        peer: &BlockManagerPeer,
+    ) -> Result<EndpointRef<ExecutorMsg>, RpcFailure> {
+        let ess_port = self.sim.config.spark.shuffle.service_port;
+        self.sim
+            .block_server_reachable(&peer.id, ess_port)
+            .then(|| self.env.resolve::<ExecutorMsg>(&peer.endpoint))
+            .flatten()
+            .ok_or_else(|| {
+                RpcFailure::new(
+                    "java.io.IOException",
+                    format!("Failed to connect to {}:{}", peer.id.host, peer.id.port),
+                )
+            })
+    }
+
     /// The RDD thread's transfer time is over: `uploadBlockSync` to its peer (a peer that does
     /// not answer fails at once: the connection is refused).
     fn rdd_upload(&mut self, ctx: &mut Context<Self>) {
@@ -825,18 +844,11 @@ impl CoarseGrainedExecutorBackend {
         let Some((peer, block)) = d.rdd_peer().map(|(p, b)| (p.clone(), b.clone())) else {
             return;
         };
-        let ess_port = self.sim.config.spark.shuffle.service_port;
-        let target = self
-            .sim
-            .block_server_reachable(&peer.id, ess_port)
-            .then(|| self.env.resolve::<ExecutorMsg>(&peer.endpoint))
-            .flatten();
-        let Some(target) = target else {
-            let failure = RpcFailure::new(
-                "java.io.IOException",
-                format!("Failed to connect to {}:{}", peer.id.host, peer.id.port),
-            );
-            return self.on_rdd_answer(BackendAnswer::RddUpload(Err(failure)), ctx);
+        let target = match self.reachable_peer(&peer) {
+            Ok(target) => target,
+            Err(failure) => {
+                return self.on_rdd_answer(BackendAnswer::RddUpload(Err(failure)), ctx);
+            }
         };
         let me = self.me_id();
         let t = AskTimeout::new(self.conf.ask_timeout_ms, &self.conf.ask_timeout_property);
@@ -943,18 +955,9 @@ impl CoarseGrainedExecutorBackend {
         let (Some(block), Some(peer)) = (d.in_flight(slot), d.peer(slot).cloned()) else {
             return;
         };
-        let ess_port = self.sim.config.spark.shuffle.service_port;
-        let target = self
-            .sim
-            .block_server_reachable(&peer.id, ess_port)
-            .then(|| self.env.resolve::<ExecutorMsg>(&peer.endpoint))
-            .flatten();
-        let Some(target) = target else {
-            let failure = RpcFailure::new(
-                "java.io.IOException",
-                format!("Failed to connect to {}:{}", peer.id.host, peer.id.port),
-            );
-            return self.on_answer(BackendAnswer::Upload(slot, Err(failure)), ctx);
+        let target = match self.reachable_peer(&peer) {
+            Ok(target) => target,
+            Err(failure) => return self.on_answer(BackendAnswer::Upload(slot, Err(failure)), ctx),
         };
         let me = self.me_id();
         let t = AskTimeout::new(self.conf.ask_timeout_ms, &self.conf.ask_timeout_property);

@@ -155,16 +155,9 @@ impl Scheduler {
         let mut round = OfferRound::default();
         for &level in levels.as_slice() {
             while offer.cores >= self.task_cpus {
-                let Some(tsm) = self.task_sets.get_mut(&key) else {
+                let Some((task, rejected)) = self.offer_to_set(key, offer, level, now_ms) else {
                     return;
                 };
-                let cx = LocalityContext {
-                    topology: &self.topology,
-                    settings: &self.locality,
-                    now_ms,
-                };
-                let (task, rejected) =
-                    tsm.resource_offer(offer.executor_id, &offer.host, level, &cx);
                 round.no_rejects &= !rejected;
                 let Some(d) = task else { break };
                 offer.cores -= self.task_cpus;
@@ -262,6 +255,24 @@ impl Scheduler {
         }
     }
 
+    /// `taskSet.resourceOffer(execId, host, maxLocality)` on a set still registered: the task
+    /// it gives and whether delay scheduling rejected the offer; `None` once the set is gone.
+    fn offer_to_set(
+        &mut self,
+        key: TsKey,
+        offer: &WorkerOffer,
+        max_locality: TaskLocality,
+        now_ms: u64,
+    ) -> Option<(Option<Dequeued>, bool)> {
+        let tsm = self.task_sets.get_mut(&key)?;
+        let cx = LocalityContext {
+            topology: &self.topology,
+            settings: &self.locality,
+            now_ms,
+        };
+        Some(tsm.resource_offer(offer.executor_id, &offer.host, max_locality, &cx))
+    }
+
     /// `resourceOfferSingleTaskSet`: one pass over the offers with enough free cores, at most one
     /// task each; whether no offer was rejected by delay scheduling, and the most local level
     /// launched (`None`: nothing launched).
@@ -280,16 +291,9 @@ impl Scheduler {
             if offer.cores < self.task_cpus {
                 continue;
             }
-            let Some(tsm) = self.task_sets.get_mut(&key) else {
+            let Some((task, rejected)) = self.offer_to_set(key, offer, max_locality, now_ms) else {
                 break;
             };
-            let cx = LocalityContext {
-                topology: &self.topology,
-                settings: &self.locality,
-                now_ms,
-            };
-            let (task, rejected) =
-                tsm.resource_offer(offer.executor_id, &offer.host, max_locality, &cx);
             no_rejects &= !rejected;
             if let Some(d) = task {
                 offer.cores -= self.task_cpus;
