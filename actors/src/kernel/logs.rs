@@ -81,6 +81,12 @@ impl ProcessLog {
         &self.key
     }
 
+    /// Whether the run captures outputs (process logs, container files such as
+    /// `launch_container.sh`); a run without them need not build what only they show.
+    pub fn captures(&self) -> bool {
+        self.store.borrow().capture
+    }
+
     /// Whether a line at this level for this target would go anywhere.
     pub fn enabled(&self, target: &'static str, level: Level) -> bool {
         (self.store.borrow().capture && level <= CAPTURE_LEVEL)

@@ -90,15 +90,24 @@ impl ExecutorRunnable {
 
     fn launch_context(&self) -> ContainerLaunchContext {
         let args = self.arguments();
-        let command = executor_command(
-            self.sim.config.spark.executor_memory_mb,
-            &self.java_options,
-            &args,
-        );
-        let user = self.sim.config.user.clone();
+        // The command line and the environment are read only by the NodeManager's
+        // `launch_container.sh`, written when container logs are captured; a run without logs
+        // (the scale bench, sweeps) skips building their 1.5 KB of strings per executor.
+        let (commands, environment) = if self.env.log().captures() {
+            let command = executor_command(
+                self.sim.config.spark.executor_memory_mb,
+                &self.java_options,
+                &args,
+            );
+            let user = &self.sim.config.user;
+            let env = executor_environment(&self.sim.config.spark, &self.container, user);
+            (vec![command], env)
+        } else {
+            (Vec::new(), Vec::new())
+        };
         ContainerLaunchContext {
-            commands: vec![command],
-            environment: executor_environment(&self.sim.config.spark, &self.container, &user),
+            commands,
+            environment,
             main: ContainerMain::Executor(args),
             local_resources: self
                 .sim
