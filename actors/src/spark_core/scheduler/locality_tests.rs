@@ -481,3 +481,47 @@ fn process_local_follows_the_holding_executor() {
     topology.executor_removed(ExecutorId(1));
     assert_eq!(levels(&pending, &topology), [NodeLocal, RackLocal, Any]);
 }
+
+/// TaskSetManagerSuite "new executors get added and lost": tasks preferring execA/execB on
+/// host1 and execC on host2 (ExecutorCacheTaskLocation) and one without a preference. The levels
+/// grow as executors come (execD on host1: NODE_LOCAL; execC itself: PROCESS_LOCAL) and shrink
+/// as they go. Spark's test leaves host1 without a rack (FakeRackUtil); on YARN a host the
+/// topology does not name is on /default-rack, so here host1 is on /rack-1 and host2 on
+/// /rack-2, and RACK_LOCAL is valid while either rack has a live host.
+#[test]
+fn new_executors_get_added_and_lost() {
+    let settings = LocalitySettings::default();
+    let mut topology = Topology::new([("host1", "/rack-1"), ("host2", "/rack-2")]);
+    let (host1, host2): (Rc<str>, Rc<str>) = (Rc::from("host1"), Rc::from("host2"));
+    let (exec_a, exec_b, exec_c, exec_d) =
+        (ExecutorId(1), ExecutorId(2), ExecutorId(3), ExecutorId(4));
+    let mut pending = PendingTasks::default();
+    for (i, host, exec) in [
+        (0, &host1, exec_a),
+        (1, &host1, exec_b),
+        (2, &host2, exec_c),
+    ] {
+        pending.add(i, std::slice::from_ref(host), Some(exec), &topology);
+    }
+    pending.add(3, &[], None, &topology);
+    let levels = |p: &PendingTasks, t: &Topology| p.valid_levels(t, &settings).as_slice().to_vec();
+    use TaskLocality::*;
+    assert_eq!(levels(&pending, &topology), [NoPref, Any]);
+    topology.executor_added(exec_d, &host1);
+    assert_eq!(
+        levels(&pending, &topology),
+        [NodeLocal, NoPref, RackLocal, Any]
+    );
+    topology.executor_added(exec_c, &host2);
+    assert_eq!(
+        levels(&pending, &topology),
+        [ProcessLocal, NodeLocal, NoPref, RackLocal, Any]
+    );
+    topology.executor_removed(exec_c);
+    assert_eq!(
+        levels(&pending, &topology),
+        [NodeLocal, NoPref, RackLocal, Any]
+    );
+    topology.executor_removed(exec_d);
+    assert_eq!(levels(&pending, &topology), [NoPref, Any]);
+}
