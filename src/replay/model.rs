@@ -185,6 +185,12 @@ impl Stage {
     pub fn shuffle_write_bytes(&self) -> u64 {
         self.tasks.iter().map(|t| t.shuffle_write_bytes).sum()
     }
+    pub fn input_records(&self) -> u64 {
+        self.tasks.iter().map(|t| t.input_records).sum()
+    }
+    pub fn shuffle_write_records(&self) -> u64 {
+        self.tasks.iter().map(|t| t.shuffle_write_records).sum()
+    }
     /// The longest task index, its failed and killed attempts included as the replay runs
     /// them ([`TaskRecord::path_ms`]): what the stage takes on infinitely many executors.
     pub fn longest_task_ms(&self) -> u64 {

@@ -254,12 +254,10 @@ fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
 /// the hosts holding it) and the replay's own event log writes it. Each task's own sizes,
 /// skew included, are the replay's event log's (see `simulate::recorded_sizes`).
 fn shuffle_write_of(s: &Stage) -> ShuffleWriteSize {
-    let n = (s.tasks.len() as u64).max(1);
-    let bytes: u64 = s.tasks.iter().map(|t| t.shuffle_write_bytes).sum();
-    let records: u64 = s.tasks.iter().map(|t| t.shuffle_write_records).sum();
+    let n = tasks_of(s);
     ShuffleWriteSize {
-        bytes_per_task: bytes / n,
-        records_per_task: records / n,
+        bytes_per_task: s.shuffle_write_bytes() / n,
+        records_per_task: s.shuffle_write_records() / n,
         hot: Default::default(),
     }
 }
@@ -267,14 +265,17 @@ fn shuffle_write_of(s: &Stage) -> ShuffleWriteSize {
 /// What a stage's tasks read from their input (`Input Metrics`), per task, as
 /// [`shuffle_write_of`] spreads it.
 fn input_of(s: &Stage) -> InputSize {
-    let n = (s.tasks.len() as u64).max(1);
-    let bytes: u64 = s.tasks.iter().map(|t| t.input_bytes).sum();
-    let records: u64 = s.tasks.iter().map(|t| t.input_records).sum();
+    let n = tasks_of(s);
     InputSize {
-        bytes_per_task: bytes / n,
-        records_per_task: records / n,
+        bytes_per_task: s.input_bytes() / n,
+        records_per_task: s.input_records() / n,
         hot: Default::default(),
     }
+}
+
+/// The stage's task count to spread its totals over (at least 1).
+fn tasks_of(s: &Stage) -> u64 {
+    (s.tasks.len() as u64).max(1)
 }
 
 /// The attempts a replayed task runs before its last, in the recorded order: each attempt that

@@ -317,7 +317,10 @@ impl ExecutorAllocationManager {
         ExecutorAllocationManager {
             s,
             log,
-            tasks_per_executor: (executor_cores / task_cpus.max(1)).max(1),
+            tasks_per_executor: crate::world::config::max_tasks_per_executor(
+                executor_cores,
+                task_cpus,
+            ),
             target: initial,
             to_add: 1,
             add_time: NEVER,

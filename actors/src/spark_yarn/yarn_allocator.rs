@@ -642,7 +642,8 @@ impl YarnAllocator {
             .collect();
         if !host_to_local_task_count.is_empty() && !self.state.has_topology() {
             let s = &self.sim.config.spark;
-            let per_executor = s.executor_cores / s.task_cpus.max(1);
+            let per_executor =
+                crate::world::config::max_tasks_per_executor(s.executor_cores, s.task_cpus);
             let nodes = &self.sim.config.nodes;
             let racks = nodes.iter().map(|n| (n.host.as_str(), n.rack.as_str()));
             self.state.set_topology(racks, per_executor);

@@ -285,6 +285,12 @@ impl Default for LocalitySettings {
     }
 }
 
+/// `ResourceProfile.maxTasksPerExecutor` of the default profile: an executor's cores over the
+/// cores a task takes, at least 1 (the allocation manager's and the allocator's task slots).
+pub fn max_tasks_per_executor(executor_cores: u32, task_cpus: u32) -> u32 {
+    (executor_cores / task_cpus.max(1)).max(1)
+}
+
 impl SparkSettings {
     /// The AM container's memory in cluster mode: driver memory plus its overhead, MiB.
     pub fn am_container_memory_mb(&self) -> u64 {

@@ -853,9 +853,7 @@ impl Scheduler {
     /// BlockManagerMasterEndpoint.getLocations of a cached RDD block, as the executor's
     /// `BlockManager.getRemoteValues` would ask it.
     pub(super) fn rdd_block_location(&self, rdd_id: u32, partition: u32) -> Option<BlockManagerId> {
-        let block = RddBlockId { rdd_id, partition };
-        let executor_id = self.rdd_blocks.location(block)?;
-        let host = self.block_managers.get(executor_id)?;
+        let (executor_id, host) = self.cache_location(rdd_id, partition)?;
         Some(BlockManagerId {
             executor_id,
             host: host.to_string(),

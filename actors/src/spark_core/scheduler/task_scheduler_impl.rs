@@ -692,8 +692,7 @@ impl Scheduler {
 pub(super) struct OfferRound {
     /// No offer was rejected by delay scheduling.
     pub(super) no_rejects: bool,
-    pub(super) launched_any: bool,
-    /// The most local level launched at (`globalMinLocality`).
+    /// The most local level launched at (`globalMinLocality`); `None` while nothing launched.
     pub(super) min_locality: Option<TaskLocality>,
 }
 
@@ -701,7 +700,6 @@ impl Default for OfferRound {
     fn default() -> Self {
         OfferRound {
             no_rejects: true,
-            launched_any: false,
             min_locality: None,
         }
     }
@@ -709,7 +707,6 @@ impl Default for OfferRound {
 
 impl OfferRound {
     fn launched(&mut self, locality: TaskLocality) {
-        self.launched_any = true;
         self.min_locality = Some(self.min_locality.map_or(locality, |m| m.min(locality)));
     }
 }

@@ -303,7 +303,7 @@ impl TaskSetManager {
         if settings.legacy_reset_on_task_launch {
             // The timer was reset at each launch (TaskSetManager.resourceOffer).
         } else if round.no_rejects {
-            if round.launched_any && (all_free || self.no_rejects_since_last_reset) {
+            if round.min_locality.is_some() && (all_free || self.no_rejects_since_last_reset) {
                 self.reset_delay_schedule_timer(round.min_locality, now_ms);
                 self.no_rejects_since_last_reset = true;
             }
