@@ -7,6 +7,8 @@ use std::time::Duration;
 thread_local! {
     static ORIGIN: Cell<Option<tokio::time::Instant>> = const { Cell::new(None) };
     static EPOCH_MS: Cell<u64> = const { Cell::new(0) };
+    /// Inside [`one_instant`]: the time read there so far (`Some(None)`: not read yet).
+    static INSTANT: Cell<Option<Option<u64>>> = const { Cell::new(None) };
 }
 
 /// Builds the paused runtime the simulation's actix `System` runs on.
@@ -23,8 +25,32 @@ pub fn start(epoch_ms: u64) {
     EPOCH_MS.with(|e| e.set(epoch_ms));
 }
 
-/// Virtual milliseconds since `start`; 0 outside a simulation.
+/// Virtual milliseconds since `start`; 0 outside a simulation. Inside [`one_instant`] the
+/// clock is read once and the reading reused.
 pub fn now_ms() -> u64 {
+    match INSTANT.get() {
+        None => read_ms(),
+        Some(Some(ms)) => ms,
+        Some(None) => {
+            let ms = read_ms();
+            INSTANT.set(Some(Some(ms)));
+            ms
+        }
+    }
+}
+
+/// Runs `f` reading the clock at most once. Virtual time only moves while every actor is
+/// idle, never inside a synchronous handler, so every reading in `f` is the same instant;
+/// a handler that reads it in several places (a task's end for dynamic allocation, then the
+/// offer that launches the next task) pays for one tokio clock read.
+pub fn one_instant<R>(f: impl FnOnce() -> R) -> R {
+    let outer = INSTANT.replace(Some(None));
+    let r = f();
+    INSTANT.set(outer);
+    r
+}
+
+fn read_ms() -> u64 {
     ORIGIN.with(|o| match o.get() {
         Some(origin) => tokio::time::Instant::now()
             .saturating_duration_since(origin)
@@ -98,6 +124,22 @@ mod tests {
         assert_eq!(format_yarn(t), "2025-03-10 14:59:36.804");
         assert_eq!(format_log4j(0), "70/01/01 00:00:00");
         assert_eq!(format_log4j(951_782_400_000), "00/02/29 00:00:00");
+    }
+
+    // one_instant reuses its first reading inside, nested scopes see it, and nothing of it
+    // outlives the scope: the time read after the clock moved is the new one.
+    #[test]
+    fn one_instant_reads_once_and_forgets() {
+        let rt = paused_runtime().expect("runtime");
+        rt.block_on(async {
+            start(0);
+            tokio::time::advance(ms(5)).await;
+            let (outer, inner) = one_instant(|| (now_ms(), one_instant(now_ms)));
+            assert_eq!((outer, inner), (5, 5));
+            tokio::time::advance(ms(10)).await;
+            assert_eq!(now_ms(), 15);
+            assert_eq!(one_instant(now_ms), 15);
+        });
     }
 }
 

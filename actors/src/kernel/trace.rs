@@ -225,6 +225,9 @@ impl Trace {
         }
     }
 
+    /// Records one event when the trace is on. Inline: with the trace off (every bench run),
+    /// a message's Send and Deliver records cost one test each and no drop of their kind.
+    #[inline]
     pub fn record(
         &mut self,
         kind: TraceKind,
@@ -232,9 +235,16 @@ impl Trace {
         to: Option<EndpointId>,
         name: &'static str,
     ) {
-        if !self.enabled {
-            return;
+        if self.enabled {
+            self.push(kind, from, to, name);
+        } else if matches!(kind, TraceKind::Send | TraceKind::Deliver) {
+            // Nothing to drop; saying so lets the inlined call skip the drop glue's call.
+            std::mem::forget(kind);
         }
+    }
+
+    #[inline(never)]
+    fn push(&mut self, kind: TraceKind, from: Sender, to: Option<EndpointId>, name: &'static str) {
         let seq = self.next_seq;
         self.next_seq += 1;
         let time_ms = super::clock::now_ms();

@@ -145,7 +145,7 @@ impl ContextBus {
             l.on_task(&task);
         }
         if self.enabled {
-            self.record(make());
+            crate::kernel::logs::out_of_line(|| self.record(make()));
         }
     }
 
