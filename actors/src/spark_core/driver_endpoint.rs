@@ -244,6 +244,10 @@ impl DriverEndpoint {
             }
             DriverEndpointMsg::RegisterExecutor(ask, reg) => self.on_register_executor(ask, *reg),
             DriverEndpointMsg::LaunchedExecutor(id) => self.on_launched_executor(id),
+            // A task's end reads the clock for its listeners and again for the next offer.
+            DriverEndpointMsg::StatusUpdate(update) if update.state.is_finished() => {
+                clock::one_instant(|| self.on_status_update(update))
+            }
             DriverEndpointMsg::StatusUpdate(update) => self.on_status_update(update),
             DriverEndpointMsg::ReviveOffers => self.make_offers(None),
             DriverEndpointMsg::KillTask {
@@ -324,7 +328,10 @@ impl DriverEndpoint {
                 self.env.reply(ask, blocks)
             }
         }
-        self.schedule_force_kills(ctx);
+        // Tested here: every message passes this point, and decommissions are rare.
+        if !self.force_kills_due.is_empty() {
+            self.schedule_force_kills(ctx);
+        }
         if let Some(ms) = self.resubmit_after_ms.take() {
             // DAGScheduler's messageScheduler: ResubmitFailedStages after RESUBMIT_TIMEOUT.
             ctx.run_later(clock::ms(ms), |act, _| {
@@ -631,8 +638,8 @@ impl DriverEndpoint {
             let Some(e) = self.executors.get(t.executor_id) else {
                 continue;
             };
-            let target = e.executor.clone();
-            self.env.send(&target, ExecutorMsg::LaunchTask(Box::new(t)));
+            self.env
+                .send(&e.executor, ExecutorMsg::LaunchTask(Box::new(t)));
         }
         self.offered = tasks;
     }
@@ -673,7 +680,8 @@ impl DriverEndpoint {
             }
             self.handle_events(events);
             self.make_offers(Some(u.executor_id));
-        } else {
+        } else if !events.is_empty() {
+            // A RUNNING update changes no count and yields nothing to handle.
             self.handle_events(events);
         }
     }

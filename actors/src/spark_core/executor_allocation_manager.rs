@@ -219,6 +219,7 @@ struct IndexSet {
 }
 
 impl IndexSet {
+    #[inline]
     fn insert(&mut self, i: u32) {
         let (w, b) = ((i / 64) as usize, i % 64);
         if self.bits.len() <= w {
@@ -279,6 +280,48 @@ impl StageAttempt {
     }
 }
 
+/// The listener's per-stage-attempt maps (`stageAttemptToNumTasks`, `...ToTaskIndices`...),
+/// as one table sorted by (stage, attempt): a handful of attempts are live at once, so a
+/// binary search over a short list is what every task start and end pays, not a B-tree walk.
+#[derive(Default)]
+struct StageAttempts(Vec<((u32, u32), StageAttempt)>);
+
+impl StageAttempts {
+    #[inline]
+    fn position(&self, key: (u32, u32)) -> Result<usize, usize> {
+        self.0.binary_search_by_key(&key, |(k, _)| *k)
+    }
+
+    #[inline]
+    fn get_mut(&mut self, key: (u32, u32)) -> Option<&mut StageAttempt> {
+        self.position(key).ok().map(|i| &mut self.0[i].1)
+    }
+
+    /// The attempt's entry, created empty if absent (`getOrElseUpdate`).
+    #[inline]
+    fn entry(&mut self, key: (u32, u32)) -> &mut StageAttempt {
+        let i = match self.position(key) {
+            Ok(i) => i,
+            Err(i) => {
+                self.0.insert(i, (key, StageAttempt::default()));
+                i
+            }
+        };
+        &mut self.0[i].1
+    }
+
+    fn remove(&mut self, key: (u32, u32)) {
+        if let Ok(i) = self.position(key) {
+            self.0.remove(i);
+        }
+    }
+
+    /// In (stage, attempt) order.
+    fn values(&self) -> impl Iterator<Item = &StageAttempt> {
+        self.0.iter().map(|(_, a)| a)
+    }
+}
+
 /// The ExecutorAllocationManager (with its listener and its ExecutorMonitor).
 pub struct ExecutorAllocationManager {
     s: DynamicAllocationSettings,
@@ -291,7 +334,7 @@ pub struct ExecutorAllocationManager {
     /// `addTime` ([`NEVER`] = `NOT_SET`).
     add_time: u64,
     initializing: bool,
-    stages: BTreeMap<(u32, u32), StageAttempt>,
+    stages: StageAttempts,
     /// `stageAttemptToExecutorPlacementHints` (stage attempts with a preferred host only).
     stage_hints: BTreeMap<(u32, u32), StageHints>,
     /// Their sum (`updateExecutorPlacementHints`).
@@ -325,7 +368,7 @@ impl ExecutorAllocationManager {
             to_add: 1,
             add_time: NEVER,
             initializing: true,
-            stages: BTreeMap::new(),
+            stages: StageAttempts::default(),
             stage_hints: BTreeMap::new(),
             hints: PlacementHints::default(),
             monitor,
@@ -366,6 +409,7 @@ impl ExecutorAllocationManager {
     }
 
     /// `hasPendingTasks`: regular or speculative.
+    #[inline]
     fn has_pending_tasks(&self) -> bool {
         self.stages
             .values()
@@ -571,7 +615,7 @@ impl ExecutorAllocationManager {
 
     pub fn on_stage_submitted(&mut self, stage: u32, attempt: u32, num_tasks: u32, now: u64) {
         self.initializing = false;
-        let a = self.stages.entry((stage, attempt)).or_default();
+        let a = self.stages.entry((stage, attempt));
         a.num_tasks = Some(num_tasks);
         self.on_scheduler_backlogged(now);
     }
@@ -604,13 +648,13 @@ impl ExecutorAllocationManager {
         if self.stage_hints.remove(&key).is_some() {
             self.update_executor_placement_hints();
         }
-        if let Some(a) = self.stages.get_mut(&key) {
+        if let Some(a) = self.stages.get_mut(key) {
             a.num_tasks = None;
             a.indices = None;
             a.pending_speculative = None;
             a.speculative_indices = None;
             if a.unused() {
-                self.stages.remove(&key);
+                self.stages.remove(key);
             }
         }
         let nothing_left = |a: &StageAttempt| {
@@ -631,12 +675,13 @@ impl ExecutorAllocationManager {
         index: u32,
         now: u64,
     ) {
-        let a = self.stages.entry((stage, attempt)).or_default();
+        let a = self.stages.entry((stage, attempt));
         a.pending_speculative.get_or_insert_default().insert(index);
         self.on_scheduler_backlogged(now);
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn on_task_start(
         &mut self,
         stage: u32,
@@ -646,7 +691,7 @@ impl ExecutorAllocationManager {
         executor: ExecutorId,
         executor_active: bool,
     ) {
-        let a = self.stages.entry((stage, attempt)).or_default();
+        let a = self.stages.entry((stage, attempt));
         a.running += 1;
         if speculative {
             a.speculative_indices.get_or_insert_default().insert(index);
@@ -664,6 +709,7 @@ impl ExecutorAllocationManager {
         self.monitor.on_task_start(executor, executor_active);
     }
 
+    #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn on_task_end(
         &mut self,
@@ -675,8 +721,10 @@ impl ExecutorAllocationManager {
         kind: TaskEndKind,
         now: u64,
     ) {
-        let key = (stage, attempt);
-        if let Some(a) = self.stages.get_mut(&key) {
+        // One search: the attempt's slot does not move until its removal below.
+        let slot = self.stages.position((stage, attempt)).ok();
+        if let Some(i) = slot {
+            let a = &mut self.stages.0[i].1;
             a.running = a.running.saturating_sub(1);
             if speculative && let Some(s) = a.speculative_indices.as_mut() {
                 s.remove(&index);
@@ -695,13 +743,16 @@ impl ExecutorAllocationManager {
             }
             // SPARK-30511: a failed copy leaves its index started (the original runs on).
             if !speculative
-                && let Some(i) = self.stages.get_mut(&key).and_then(|a| a.indices.as_mut())
+                && let Some(i) = slot
+                && let Some(ix) = self.stages.0[i].1.indices.as_mut()
             {
-                i.remove(index);
+                ix.remove(index);
             }
         }
-        if self.stages.get(&key).is_some_and(StageAttempt::unused) {
-            self.stages.remove(&key);
+        if let Some(i) = slot
+            && self.stages.0[i].1.unused()
+        {
+            self.stages.0.remove(i);
         }
         let success = kind == TaskEndKind::Success;
         self.monitor.on_task_end(executor, stage, success, now);
@@ -950,6 +1001,32 @@ mod tests {
         // Nothing is removed twice.
         m.schedule(70_000, &mut c);
         assert_eq!(c.killed.len(), 1);
+    }
+
+    // The per-attempt table stays sorted whatever order attempts arrive in (its lookups are
+    // binary searches), and an attempt leaves it once nothing of it is left.
+    #[test]
+    fn stage_attempts_stay_sorted_and_leave_when_unused() {
+        let mut t = StageAttempts::default();
+        for key in [(3, 0), (1, 0), (3, 1), (2, 0)] {
+            t.entry(key).running = key.0 * 10 + key.1;
+        }
+        let keys: Vec<(u32, u32)> = t.0.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, vec![(1, 0), (2, 0), (3, 0), (3, 1)]);
+        assert_eq!(t.get_mut((3, 1)).map(|a| a.running), Some(31));
+        t.remove((2, 0));
+        assert!(t.get_mut((2, 0)).is_none());
+        assert_eq!(
+            t.values().map(|a| a.running).collect::<Vec<_>>(),
+            vec![10, 30, 31]
+        );
+        let mut m = manager(0, 10, 0);
+        m.on_stage_submitted(0, 0, 1, 0);
+        m.on_task_start(0, 0, 0, false, e(1), true);
+        m.on_stage_completed(0, 0);
+        assert_eq!(m.stages.0.len(), 1, "a running task keeps its attempt");
+        m.on_task_end(0, 0, 0, false, e(1), TaskEndKind::Success, 5);
+        assert!(m.stages.0.is_empty());
     }
 
     // ExecutorAllocationManagerSuite "SPARK-8366: maxNumExecutorsNeeded should properly handle

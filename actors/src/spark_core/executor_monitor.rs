@@ -78,8 +78,8 @@ struct Tracker {
     shuffle_ids: Vec<u32>,
 }
 
-impl Tracker {
-    fn new() -> Self {
+impl Default for Tracker {
+    fn default() -> Self {
         Tracker {
             timeout_at: NEVER,
             timed_out: false,
@@ -91,7 +91,9 @@ impl Tracker {
             shuffle_ids: Vec::new(),
         }
     }
+}
 
+impl Tracker {
     fn is_idle(&self) -> bool {
         self.idle_start.is_some() && !self.has_active_shuffle
     }
@@ -268,29 +270,31 @@ impl ExecutorMonitor {
     /// `onTaskStart` (only for an active executor: SPARK-26927). The executor now runs a
     /// task, so it has no idle start and the time is not needed (the scheduler posts one start
     /// per task: reading the clock would cost the task phase).
+    #[inline]
     pub fn on_task_start(&mut self, id: ExecutorId, executor_active: bool) {
         if executor_active {
-            self.ensure_tracked(id);
-            self.update_running_tasks(id, 1, NEVER);
+            let s = self.s;
+            let e = self.executors.get_or_insert_default(id);
+            update_running(e, 1, &s, &mut self.next_timeout, NEVER);
         }
     }
 
     /// `onTaskEnd`: a successful map task leaves shuffle data on its executor.
+    #[inline]
     pub fn on_task_end(&mut self, id: ExecutorId, stage: u32, success: bool, now: u64) {
-        if !self.executors.contains(id) {
+        let s = self.s;
+        let Some(e) = self.executors.get_mut(id) else {
             return;
-        }
-        if self.s.shuffle_tracking
+        };
+        if s.shuffle_tracking
             && success
             && let Some(&shuffle) = self.stage_to_shuffle.get(&stage)
+            && !e.shuffle_ids.contains(&shuffle)
         {
-            let e = self.executors.get_mut(id).expect("tracked");
-            if !e.shuffle_ids.contains(&shuffle) {
-                e.shuffle_ids.push(shuffle);
-                e.has_active_shuffle = true;
-            }
+            e.shuffle_ids.push(shuffle);
+            e.has_active_shuffle = true;
         }
-        self.update_running_tasks(id, -1, now);
+        update_running(e, -1, &s, &mut self.next_timeout, now);
     }
 
     /// `onExecutorAdded`: tracked and idle from now; the new total.
@@ -321,26 +325,29 @@ impl ExecutorMonitor {
     }
 
     fn ensure_tracked(&mut self, id: ExecutorId) {
-        if !self.executors.contains(id) {
-            self.executors.insert(id, Tracker::new());
-        }
+        self.executors.get_or_insert_default(id);
     }
 
     /// `Tracker.updateRunningTasks` + `updateTimeout`.
     fn update_running_tasks(&mut self, id: ExecutorId, delta: i32, now: u64) {
         let s = self.s;
-        let mut next = self.next_timeout;
         if let Some(e) = self.executors.get_mut(id) {
-            e.running_tasks = (i64::from(e.running_tasks) + i64::from(delta)).max(0) as u32;
-            e.idle_start = (e.running_tasks == 0).then_some(now);
-            update_timeout(e, &s, &mut next, now);
+            update_running(e, delta, &s, &mut self.next_timeout, now);
         }
-        self.next_timeout = next;
     }
+}
+
+/// `Tracker.updateRunningTasks(delta)`, then its timeout.
+#[inline]
+fn update_running(e: &mut Tracker, delta: i32, s: &MonitorSettings, next: &mut u64, now: u64) {
+    e.running_tasks = (i64::from(e.running_tasks) + i64::from(delta)).max(0) as u32;
+    e.idle_start = (e.running_tasks == 0).then_some(now);
+    update_timeout(e, s, next, now);
 }
 
 /// `Tracker.updateTimeout`: the idle deadline (the shuffle or storage timeout when it holds
 /// data); a later deadline for an executor thought timed out forces a rescan.
+#[inline]
 fn update_timeout(e: &mut Tracker, s: &MonitorSettings, next: &mut u64, _now: u64) {
     let old = e.timeout_at;
     let new = match e.idle_start {

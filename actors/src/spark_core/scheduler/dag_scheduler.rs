@@ -455,11 +455,11 @@ impl Scheduler {
     /// the job.
     pub(super) fn result_task_succeeded(
         &mut self,
+        job_id: u32,
         stage: u32,
         partition: u32,
         data: TaskResultData,
     ) -> Vec<SchedulerEvent> {
-        let job_id = self.stages[&stage].job_id;
         let Some(job) = self.jobs.get_mut(&job_id) else {
             let task = self.task_string(stage, partition);
             info!(

@@ -410,16 +410,17 @@ impl Scheduler {
             .get_or_insert_default(offer.executor_id)
             .insert(task_id);
         if self.bus.enabled() {
-            let task = self.running.get(task_id).expect("just launched");
             let typed = TaskEvent {
                 stage_id: key.1,
                 stage_attempt_id: stage_attempt,
                 index,
-                speculative: task.speculative,
+                speculative,
                 executor: offer.executor_id,
                 kind: TaskEventKind::Start,
             };
+            // The running task is looked up only when the recorded event is built.
             self.bus.post_task(typed, || {
+                let task = self.running.get(task_id).expect("just launched");
                 let mut info = Self::task_info(task, task_id, false, false);
                 info.finish_time = 0;
                 ListenerEvent::TaskStart {

@@ -431,7 +431,12 @@ impl Scheduler {
             self.speculation_task_succeeded(&task, &mut kills);
         }
         self.post_task_end(tid, &task, TaskEndReason::Success);
-        let is_map = !self.stages[&task.key.1].is_result;
+        // The stage and the set are each looked up once: this runs once per task.
+        let stage = task.key.1;
+        let (is_map, job_id, current_attempt) = {
+            let s = &self.stages[&stage];
+            (!s.is_result, s.job_id, s.attempt)
+        };
         let keeps_output = is_map && !self.shuffle.service_enabled;
         let Some(tsm) = self.task_sets.get_mut(&task.key) else {
             return Vec::new();
@@ -448,15 +453,18 @@ impl Scheduler {
             return kills;
         }
         self.task_outputs.push(TaskOutput::Succeeded {
-            stage: task.key.1,
+            stage,
             stage_attempt: tsm.stage_attempt,
             index: task.index,
             already: tsm.successful[idx],
         });
         tsm.successful[idx] = true;
         tsm.num_successful += 1;
-        let total = tsm.successful.len();
-        let (done, stage_attempt) = (tsm.num_successful as usize == total, tsm.stage_attempt);
+        let (successful, total) = (tsm.num_successful, tsm.successful.len());
+        let (done, stage_attempt) = (successful as usize == total, tsm.stage_attempt);
+        if done {
+            tsm.zombie = true;
+        }
         if keeps_output {
             tsm.output_on[idx] = Some(task.executor_id);
             self.outputs_by_executor
@@ -471,27 +479,20 @@ impl Scheduler {
                     locality: task.locality,
                 });
         }
-        let tsm = &self.task_sets[&task.key];
         info!(
             self.log,
             TSM,
-            "Finished task {}.{} in stage {}.{stage_attempt} (TID {tid}) in {} ms on {} (executor {}) ({}/{total})",
+            "Finished task {}.{} in stage {stage}.{stage_attempt} (TID {tid}) in {} ms on {} (executor {}) ({successful}/{total})",
             task.index,
             task.attempt,
-            task.key.1,
             clock::now_ms() - task.launch_ms,
             task.host,
             task.executor_id,
-            tsm.num_successful
         );
         if done {
-            if let Some(t) = self.task_sets.get_mut(&task.key) {
-                t.zombie = true;
-            }
             self.maybe_finish_task_set(task.key);
         }
-        let stage = task.key.1;
-        if task.key.2 < self.stages[&stage].attempt {
+        if task.key.2 < current_attempt {
             self.notify_partition_completion(stage, task.partition);
         }
         let events = if is_map {
@@ -501,7 +502,7 @@ impl Scheduler {
             };
             self.map_task_succeeded(&task, status)
         } else {
-            self.result_task_succeeded(stage, task.partition, data)
+            self.result_task_succeeded(job_id, stage, task.partition, data)
         };
         if kills.is_empty() {
             return events;
