@@ -237,17 +237,29 @@ impl DriverEndpoint {
         out.expect("create runs its closure")
     }
 
+    /// Status updates (three per task) are dispatched here; every other message goes to
+    /// `on_control_message`, out of line, so the per-task path stays compact.
     fn on_message(&mut self, msg: DriverEndpointMsg, ctx: &mut Context<Self>) {
+        match msg {
+            // A task's end reads the clock for its listeners and again for the next offer.
+            DriverEndpointMsg::StatusUpdate(update) if update.state.is_finished() => {
+                clock::one_instant(|| self.on_status_update(update))
+            }
+            DriverEndpointMsg::StatusUpdate(update) => self.on_status_update(update),
+            other => self.on_control_message(other, ctx),
+        }
+        self.after_message(ctx);
+    }
+
+    #[inline(never)]
+    fn on_control_message(&mut self, msg: DriverEndpointMsg, ctx: &mut Context<Self>) {
         match msg {
             DriverEndpointMsg::RetrieveSparkAppConfig(ask, rp) => {
                 self.on_retrieve_spark_app_config(ask, rp)
             }
             DriverEndpointMsg::RegisterExecutor(ask, reg) => self.on_register_executor(ask, *reg),
             DriverEndpointMsg::LaunchedExecutor(id) => self.on_launched_executor(id),
-            // A task's end reads the clock for its listeners and again for the next offer.
-            DriverEndpointMsg::StatusUpdate(update) if update.state.is_finished() => {
-                clock::one_instant(|| self.on_status_update(update))
-            }
+            // Dispatched by on_message; here for the match to be whole.
             DriverEndpointMsg::StatusUpdate(update) => self.on_status_update(update),
             DriverEndpointMsg::ReviveOffers => self.make_offers(None),
             DriverEndpointMsg::KillTask {
@@ -328,6 +340,11 @@ impl DriverEndpoint {
                 self.env.reply(ask, blocks)
             }
         }
+    }
+
+    /// What follows every message: the decommission force-kill timers and the DAGScheduler's
+    /// delayed resubmission a message may have asked for.
+    fn after_message(&mut self, ctx: &mut Context<Self>) {
         // Tested here: every message passes this point, and decommissions are rare.
         if !self.force_kills_due.is_empty() {
             self.schedule_force_kills(ctx);

@@ -517,7 +517,18 @@ impl CoarseGrainedExecutorBackend {
         self.me.id
     }
 
+    /// A task's two messages are dispatched here; every other message, rare next to them,
+    /// goes to `on_control_message`, out of line, so the per-task path stays compact.
     fn on_message(&mut self, msg: ExecutorMsg, ctx: &mut Context<Self>) {
+        match msg {
+            ExecutorMsg::LaunchTask(task) => self.on_launch_task(task, ctx),
+            ExecutorMsg::TaskDone(tid) => self.on_task_done(tid),
+            other => self.on_control_message(other, ctx),
+        }
+    }
+
+    #[inline(never)]
+    fn on_control_message(&mut self, msg: ExecutorMsg, ctx: &mut Context<Self>) {
         match msg {
             ExecutorMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
             ExecutorMsg::RegisteredExecutor => self.on_registered_executor(ctx),

@@ -512,6 +512,8 @@ impl Scheduler {
     /// (unless the executor failed after the task's epoch), and the stage finishes when no
     /// partition is pending: its children are submitted, or the stage again if outputs were
     /// lost meanwhile.
+    // Out of line: the status update's per-task body stays compact for result stages.
+    #[inline(never)]
     pub(super) fn map_task_succeeded(
         &mut self,
         task: &RunningTask,
