@@ -166,6 +166,59 @@ struct RunningTask {
     locality: TaskLocality,
 }
 
+/// The running tasks by task id. Task ids are handed out in order, so each id has a 4-byte
+/// slot from the oldest running task on (a task that runs while a million later ones finish
+/// holds the window open at 4 bytes a slot); the slot names the task's place in a table whose
+/// places are reused as tasks end, so a launch allocates nothing once the table has grown to
+/// the most tasks ever running at once.
+#[derive(Default)]
+struct RunningTasks {
+    place_of: DenseMap<TaskId, u32>,
+    places: Vec<Option<RunningTask>>,
+    free: Vec<u32>,
+}
+
+impl RunningTasks {
+    fn insert(&mut self, tid: TaskId, task: RunningTask) {
+        // A task id launched twice replaces the first (as a map insert would).
+        self.remove(tid);
+        let place = match self.free.pop() {
+            Some(p) => {
+                self.places[p as usize] = Some(task);
+                p
+            }
+            None => {
+                self.places.push(Some(task));
+                (self.places.len() - 1) as u32
+            }
+        };
+        self.place_of.insert(tid, place);
+    }
+
+    fn get(&self, tid: TaskId) -> Option<&RunningTask> {
+        let p = *self.place_of.get(tid)?;
+        self.places[p as usize].as_ref()
+    }
+
+    fn get_mut(&mut self, tid: TaskId) -> Option<&mut RunningTask> {
+        let p = *self.place_of.get(tid)?;
+        self.places[p as usize].as_mut()
+    }
+
+    fn remove(&mut self, tid: TaskId) -> Option<RunningTask> {
+        let p = self.place_of.remove(tid)?;
+        self.free.push(p);
+        self.places[p as usize].take()
+    }
+
+    /// In task id order.
+    fn values(&self) -> impl Iterator<Item = &RunningTask> {
+        self.place_of
+            .values()
+            .filter_map(|p| self.places[*p as usize].as_ref())
+    }
+}
+
 impl Stage {
     /// HadoopRDD's `FileSplit` of a partition of a stage reading a named file.
     fn input_split(&self, partition: u32) -> Option<Box<sparkyard_messages::task::InputSplit>> {
@@ -222,10 +275,8 @@ pub struct Scheduler {
     task_sets: BTreeMap<TsKey, TaskSetManager>,
     /// Task sets with pending tasks, in FIFO order (job, stage, attempt).
     runnable: BTreeSet<TsKey>,
-    /// Running tasks by task id, looked up (never iterated) at each status update: task ids
-    /// are handed out in order, so a slot per id from the oldest running task. Boxed, so a task
-    /// that runs while a million later ones finish holds the window open at 8 bytes a slot.
-    running: DenseMap<TaskId, Box<RunningTask>>,
+    /// Running tasks by task id, looked up at each status update.
+    running: RunningTasks,
     /// Each executor's running tasks, by executor id (ids are handed out in order; a task's
     /// launch and end each look its executor up), iterated in task id order when it is lost.
     by_executor: DenseMap<ExecutorId, SmallSet<TaskId>>,
@@ -290,7 +341,7 @@ impl Scheduler {
             failed_stages: BTreeSet::new(),
             task_sets: BTreeMap::new(),
             runnable: BTreeSet::new(),
-            running: DenseMap::default(),
+            running: RunningTasks::default(),
             by_executor: DenseMap::default(),
             outputs_by_executor: BTreeMap::new(),
             tracker: MapOutputTrackerMaster::default(),

@@ -387,7 +387,7 @@ impl Scheduler {
         };
         self.running.insert(
             task_id,
-            Box::new(RunningTask {
+            RunningTask {
                 task_id,
                 key,
                 index,
@@ -401,7 +401,7 @@ impl Scheduler {
                 launching: true,
                 speculative,
                 locality,
-            }),
+            },
         );
         if self.speculation.is_some() {
             self.speculation_on_launch(key, index, task_id);
@@ -495,7 +495,7 @@ impl Scheduler {
         if !state.is_finished() {
             return (false, Vec::new());
         }
-        let Some(task) = self.running.remove(tid).map(|t| *t) else {
+        let Some(task) = self.running.remove(tid) else {
             // logError in Spark 4.0.0's TaskSchedulerImpl.statusUpdate (read from its jar).
             error!(
                 self.log,
@@ -663,7 +663,7 @@ impl Scheduler {
             .map(SmallSet::into_sorted)
             .unwrap_or_default();
         for tid in tids {
-            let Some(task) = self.running.remove(tid).map(|t| *t) else {
+            let Some(task) = self.running.remove(tid) else {
                 continue;
             };
             self.task_ended(task.key, task.index);

@@ -777,3 +777,45 @@ fn a_killed_attempt_is_killed_not_failed_in_its_task_info() {
         .expect("a TaskEnd");
     assert_eq!((info.failed, info.killed), (false, true));
 }
+
+fn running_task(id: u64) -> RunningTask {
+    RunningTask {
+        task_id: TaskId(id),
+        key: (0, 0, 0),
+        index: id as u32,
+        partition: id as u32,
+        attempt: 0,
+        executor_id: ExecutorId(1),
+        host: Rc::from("host1"),
+        launch_ms: id,
+        launch_epoch: id,
+        map_epoch: 0,
+        launching: true,
+        speculative: false,
+        locality: TaskLocality::ProcessLocal,
+    }
+}
+
+// The running-task table: places are reused as tasks end (a launch allocates nothing once
+// the table has grown), iteration stays in task id order whatever place a task got, and a
+// task id launched twice replaces the first.
+#[test]
+fn running_tasks_reuse_places_and_iterate_in_task_id_order() {
+    let mut r = RunningTasks::default();
+    for id in 0..4 {
+        r.insert(TaskId(id), running_task(id));
+    }
+    assert_eq!(r.remove(TaskId(1)).map(|t| t.index), Some(1));
+    assert!(r.remove(TaskId(1)).is_none());
+    r.insert(TaskId(7), running_task(7));
+    assert_eq!(r.places.len(), 4, "task 7 took task 1's place");
+    r.get_mut(TaskId(7)).expect("running").launching = false;
+    assert!(!r.get(TaskId(7)).expect("running").launching);
+    let order: Vec<u64> = r.values().map(|t| t.task_id.0).collect();
+    assert_eq!(order, vec![0, 2, 3, 7]);
+    let mut again = running_task(7);
+    again.attempt = 1;
+    r.insert(TaskId(7), again);
+    assert_eq!(r.get(TaskId(7)).map(|t| t.attempt), Some(1));
+    assert_eq!(r.values().count(), 4);
+}
