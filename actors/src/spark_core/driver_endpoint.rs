@@ -130,7 +130,7 @@ pub struct DriverEndpoint {
     /// `SparkAppConfig.sparkProperties`, built once and shared by every executor's copy.
     app_properties: Arc<Vec<(String, String)>>,
     /// The tasks of the offer being made (kept to reuse its allocation).
-    offered: Vec<sparkyard_messages::task::TaskDescription>,
+    offered: crate::spark_core::scheduler::LaunchedTasks,
     /// The offers of one `makeOffers` (reused).
     offers: Vec<WorkerOffer>,
     /// Every executor id that ever registered with this driver.
@@ -631,7 +631,7 @@ impl DriverEndpoint {
 
     /// `launchTasks`: each task goes to its executor in the order the scheduler launched them
     /// (grouped by the shuffled offers); the drained list is kept for the next round.
-    fn launch_tasks(&mut self, mut tasks: Vec<sparkyard_messages::task::TaskDescription>) {
+    fn launch_tasks(&mut self, mut tasks: crate::spark_core::scheduler::LaunchedTasks) {
         if tasks.is_empty() {
             self.offered = tasks;
             return;
@@ -655,8 +655,7 @@ impl DriverEndpoint {
             let Some(e) = self.executors.get(t.executor_id) else {
                 continue;
             };
-            self.env
-                .send(&e.executor, ExecutorMsg::LaunchTask(Box::new(t)));
+            self.env.send(&e.executor, ExecutorMsg::LaunchTask(t));
         }
         self.offered = tasks;
     }

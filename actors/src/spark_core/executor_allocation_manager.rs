@@ -302,12 +302,16 @@ impl StageAttempts {
     fn entry(&mut self, key: (u32, u32)) -> &mut StageAttempt {
         let i = match self.position(key) {
             Ok(i) => i,
-            Err(i) => {
-                self.0.insert(i, (key, StageAttempt::default()));
-                i
-            }
+            Err(i) => self.insert_at(i, key),
         };
         &mut self.0[i].1
+    }
+
+    /// A new attempt's entry (once per stage attempt: out of line).
+    #[inline(never)]
+    fn insert_at(&mut self, i: usize, key: (u32, u32)) -> usize {
+        self.0.insert(i, (key, StageAttempt::default()));
+        i
     }
 
     fn remove(&mut self, key: (u32, u32)) {
@@ -691,6 +695,28 @@ impl ExecutorAllocationManager {
         executor: ExecutorId,
         executor_active: bool,
     ) {
+        self.stage_task_started(stage, attempt, index, speculative);
+        self.monitor.on_task_start(executor, executor_active);
+    }
+
+    /// `onTaskStart` as the synchronous bus delivers it: the executor is active exactly when
+    /// the monitor tracks it (no removal can come between), so one lookup answers both.
+    #[inline]
+    fn on_task_start_on_tracked(
+        &mut self,
+        stage: u32,
+        attempt: u32,
+        index: u32,
+        speculative: bool,
+        executor: ExecutorId,
+    ) {
+        self.stage_task_started(stage, attempt, index, speculative);
+        self.monitor.on_task_start_if_tracked(executor);
+    }
+
+    /// The listener's share of `onTaskStart`: the attempt's running count and started indices.
+    #[inline]
+    fn stage_task_started(&mut self, stage: u32, attempt: u32, index: u32, speculative: bool) {
         let a = self.stages.entry((stage, attempt));
         a.running += 1;
         if speculative {
@@ -706,7 +732,6 @@ impl ExecutorAllocationManager {
         if !self.has_pending_tasks() {
             self.on_scheduler_queue_empty();
         }
-        self.monitor.on_task_start(executor, executor_active);
     }
 
     #[inline]
@@ -860,9 +885,8 @@ impl ManagementListener for AllocationListener {
             TaskEventKind::Start => {
                 // The bus is synchronous, so a task never starts on an executor the monitor
                 // has already seen removed (SPARK-26927 cannot happen here).
-                let active = m.monitor.is_tracked(e.executor);
                 let (stage, attempt, spec) = (e.stage_id, e.stage_attempt_id, e.speculative);
-                m.on_task_start(stage, attempt, e.index, spec, e.executor, active);
+                m.on_task_start_on_tracked(stage, attempt, e.index, spec, e.executor);
             }
             TaskEventKind::End(kind) => {
                 let now = clock::now_ms();

@@ -279,6 +279,16 @@ impl ExecutorMonitor {
         }
     }
 
+    /// `onTaskStart` for an executor that is active exactly when tracked (the synchronous bus):
+    /// one lookup.
+    #[inline]
+    pub fn on_task_start_if_tracked(&mut self, id: ExecutorId) {
+        let s = self.s;
+        if let Some(e) = self.executors.get_mut(id) {
+            update_running(e, 1, &s, &mut self.next_timeout, NEVER);
+        }
+    }
+
     /// `onTaskEnd`: a successful map task leaves shuffle data on its executor.
     #[inline]
     pub fn on_task_end(&mut self, id: ExecutorId, stage: u32, success: bool, now: u64) {

@@ -72,7 +72,7 @@ fn offer(executor: u32, host: &str, cores: u32) -> WorkerOffer {
 }
 
 /// (executor, partition, locality) of each launched task, in launch order.
-fn placed(s: &Scheduler, tasks: &[TaskDescription]) -> Vec<(u32, u32, TaskLocality)> {
+fn placed(s: &Scheduler, tasks: &[Box<TaskDescription>]) -> Vec<(u32, u32, TaskLocality)> {
     tasks
         .iter()
         .map(|t| {
@@ -82,7 +82,7 @@ fn placed(s: &Scheduler, tasks: &[TaskDescription]) -> Vec<(u32, u32, TaskLocali
         .collect()
 }
 
-fn offers(s: &mut Scheduler, list: &mut [WorkerOffer], all_free: bool) -> Vec<TaskDescription> {
+fn offers(s: &mut Scheduler, list: &mut [WorkerOffer], all_free: bool) -> LaunchedTasks {
     let mut out = Vec::new();
     s.resource_offers(list, all_free, &mut out);
     out

@@ -166,6 +166,11 @@ struct RunningTask {
     locality: TaskLocality,
 }
 
+/// The tasks a `resourceOffers` round launched, each boxed as the LaunchTask message carries
+/// it, so the description is not copied again on its way to the executor.
+#[allow(clippy::vec_box)]
+pub type LaunchedTasks = Vec<Box<TaskDescription>>;
+
 /// The running tasks by task id. Task ids are handed out in order, so each id has a 4-byte
 /// slot from the oldest running task on (a task that runs while a million later ones finish
 /// holds the window open at 4 bytes a slot); the slot names the task's place in a table whose

@@ -570,7 +570,7 @@ mod tests {
         }
     }
 
-    fn offer(s: &mut Scheduler, executor: u32, host: &str) -> Vec<TaskDescription> {
+    fn offer(s: &mut Scheduler, executor: u32, host: &str) -> LaunchedTasks {
         s.resource_offer(&mut WorkerOffer {
             executor_id: ExecutorId(executor),
             host: Rc::from(host),
@@ -597,7 +597,7 @@ mod tests {
 
     /// Four tasks on two hosts; three succeed after 1 s; task 0 (on host1) runs on. Returns
     /// the scheduler, its log and task 0's first attempt.
-    async fn straggler() -> (Scheduler, Rc<RefCell<LogStore>>, TaskDescription) {
+    async fn straggler() -> (Scheduler, Rc<RefCell<LogStore>>, Box<TaskDescription>) {
         let (mut s, store) = speculating(SpeculationSettings::default());
         s.submit_job(job(4), waiter());
         let t0 = offer(&mut s, 1, "host1").remove(0);
@@ -654,7 +654,7 @@ mod tests {
             j.stages[0].preferred_hosts = vec![vec!["host1".into(), "host2".into()]; 4];
             s.submit_job(j, waiter());
             let t0 = offer(&mut s, 1, "host1").remove(0);
-            let rest: Vec<TaskDescription> = [(2, "host1"), (3, "host2"), (4, "host2")]
+            let rest: LaunchedTasks = [(2, "host1"), (3, "host2"), (4, "host2")]
                 .into_iter()
                 .map(|(e, h)| offer(&mut s, e, h).remove(0))
                 .collect();

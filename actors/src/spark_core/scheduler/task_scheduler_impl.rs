@@ -9,7 +9,7 @@ use std::ops::Bound::{Excluded, Unbounded};
 impl Scheduler {
     /// `resourceOffers` for one executor (`makeOffers(executorId)`, `isAllFreeResources =
     /// false`).
-    pub fn resource_offer(&mut self, offer: &mut WorkerOffer) -> Vec<TaskDescription> {
+    pub fn resource_offer(&mut self, offer: &mut WorkerOffer) -> LaunchedTasks {
         let mut launched = Vec::new();
         self.resource_offers(std::slice::from_mut(offer), false, &mut launched);
         launched
@@ -26,7 +26,7 @@ impl Scheduler {
         &mut self,
         offers: &mut [WorkerOffer],
         all_free: bool,
-        launched: &mut Vec<TaskDescription>,
+        launched: &mut LaunchedTasks,
     ) {
         if let [offer] = offers {
             self.resource_offers_one(offer, all_free, launched);
@@ -68,7 +68,7 @@ impl Scheduler {
         &mut self,
         offer: &mut WorkerOffer,
         all_free: bool,
-        launched: &mut Vec<TaskDescription>,
+        launched: &mut LaunchedTasks,
     ) {
         if self.topology.executor_added(offer.executor_id, &offer.host) {
             self.recompute_locality_all();
@@ -94,7 +94,7 @@ impl Scheduler {
         offer: &mut WorkerOffer,
         all_free: bool,
         now_ms: u64,
-        launched: &mut Vec<TaskDescription>,
+        launched: &mut LaunchedTasks,
     ) {
         if self.speculation.is_some() {
             return self.offer_one_task_set_launching_each(key, offer, all_free, now_ms, launched);
@@ -145,7 +145,7 @@ impl Scheduler {
         offer: &mut WorkerOffer,
         all_free: bool,
         now_ms: u64,
-        launched: &mut Vec<TaskDescription>,
+        launched: &mut LaunchedTasks,
     ) {
         let Some(tsm) = self.task_sets.get(&key) else {
             self.runnable.remove(&key);
@@ -219,7 +219,7 @@ impl Scheduler {
         offers: &mut [WorkerOffer],
         all_free: bool,
         now_ms: u64,
-        launched: &mut Vec<TaskDescription>,
+        launched: &mut LaunchedTasks,
         order: &mut Vec<u32>,
     ) {
         let Some(tsm) = self.task_sets.get(&key) else {
@@ -282,7 +282,7 @@ impl Scheduler {
         max_locality: TaskLocality,
         offers: &mut [WorkerOffer],
         now_ms: u64,
-        launched: &mut Vec<TaskDescription>,
+        launched: &mut LaunchedTasks,
         order: &mut Vec<u32>,
     ) -> (bool, Option<TaskLocality>) {
         let mut no_rejects = true;
@@ -327,7 +327,7 @@ impl Scheduler {
         dequeued: Dequeued,
         offer: &WorkerOffer,
         launch_ms: u64,
-    ) -> TaskDescription {
+    ) -> Box<TaskDescription> {
         let index = dequeued.index;
         let tsm = self.task_sets.get_mut(&key).expect("runnable task set");
         let copy = tsm.start_copy(index);
@@ -343,7 +343,7 @@ impl Scheduler {
         copy: StartedCopy,
         offer: &WorkerOffer,
         launch_ms: u64,
-    ) -> TaskDescription {
+    ) -> Box<TaskDescription> {
         let Dequeued {
             index,
             locality,
@@ -430,7 +430,9 @@ impl Scheduler {
                 }
             });
         }
-        TaskDescription {
+        // Boxed here, as the LaunchTask message carries it: the description is not copied
+        // again on its way to the executor.
+        Box::new(TaskDescription {
             task_id,
             attempt_number: attempt,
             executor_id: offer.executor_id,
@@ -443,7 +445,7 @@ impl Scheduler {
             shuffle,
             task_binary,
             input_split,
-        }
+        })
     }
 
     /// A task's shuffle side: the output a ShuffleMapTask writes, and the map outputs a task
@@ -716,8 +718,8 @@ impl OfferRound {
 /// went to (stable, in the shuffled offers' order); `order[k]` is the offer of task `first + k`.
 /// Out of line: only a round over several offers needs it.
 #[inline(never)]
-fn group_by_offer(launched: &mut Vec<TaskDescription>, first: usize, order: &[u32]) {
-    let mut by_offer: Vec<(u32, TaskDescription)> =
+fn group_by_offer(launched: &mut LaunchedTasks, first: usize, order: &[u32]) {
+    let mut by_offer: Vec<(u32, Box<TaskDescription>)> =
         order.iter().copied().zip(launched.drain(first..)).collect();
     by_offer.sort_by_key(|(i, _)| *i);
     launched.extend(by_offer.into_iter().map(|(_, t)| t));

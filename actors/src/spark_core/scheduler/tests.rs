@@ -121,7 +121,7 @@ fn offer(executor: u32) -> WorkerOffer {
 }
 
 /// Offers one core of executor 1 and returns the task launched there.
-fn launch_one(s: &mut Scheduler) -> TaskDescription {
+fn launch_one(s: &mut Scheduler) -> Box<TaskDescription> {
     let mut launched = s.resource_offer(&mut offer(1));
     assert_eq!(launched.len(), 1, "one task pending");
     launched.remove(0)
@@ -428,7 +428,7 @@ fn offer_on(executor: u32, host: &str) -> WorkerOffer {
 
 /// Runs the map stage of `shuffle_job`: partition 0 on executor 1 (host1), 1 on executor 2
 /// (host2); returns the first reduce task's description, launched on executor 3.
-fn finish_map_stage(s: &mut Scheduler) -> TaskDescription {
+fn finish_map_stage(s: &mut Scheduler) -> Box<TaskDescription> {
     s.submit_job(shuffle_job(), waiter());
     for (e, h) in [(1, "host1"), (2, "host2"), (3, "host3")] {
         s.block_manager_added(ExecutorId(e), Rc::from(h));
