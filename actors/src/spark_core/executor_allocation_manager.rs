@@ -702,16 +702,9 @@ impl ExecutorAllocationManager {
     /// `onTaskStart` as the synchronous bus delivers it: the executor is active exactly when
     /// the monitor tracks it (no removal can come between), so one lookup answers both.
     #[inline]
-    fn on_task_start_on_tracked(
-        &mut self,
-        stage: u32,
-        attempt: u32,
-        index: u32,
-        speculative: bool,
-        executor: ExecutorId,
-    ) {
-        self.stage_task_started(stage, attempt, index, speculative);
-        self.monitor.on_task_start_if_tracked(executor);
+    fn on_task_start_on_tracked(&mut self, e: &TaskEvent) {
+        self.stage_task_started(e.stage_id, e.stage_attempt_id, e.index, e.speculative);
+        self.monitor.on_task_start_if_tracked(e.executor);
     }
 
     /// The listener's share of `onTaskStart`: the attempt's running count and started indices.
@@ -885,8 +878,7 @@ impl ManagementListener for AllocationListener {
             TaskEventKind::Start => {
                 // The bus is synchronous, so a task never starts on an executor the monitor
                 // has already seen removed (SPARK-26927 cannot happen here).
-                let (stage, attempt, spec) = (e.stage_id, e.stage_attempt_id, e.speculative);
-                m.on_task_start_on_tracked(stage, attempt, e.index, spec, e.executor);
+                m.on_task_start_on_tracked(e);
             }
             TaskEventKind::End(kind) => {
                 let now = clock::now_ms();
