@@ -253,7 +253,8 @@ impl<K: DenseKey, V> DenseMap<K, V> {
             .filter_map(move |(i, v)| Some((K::from_index(base + i as u64), v.as_mut()?)))
     }
 
-    pub fn insert(&mut self, id: K, value: V) {
+    /// Inserts or replaces; returns the value replaced (as `BTreeMap::insert`).
+    pub fn insert(&mut self, id: K, value: V) -> Option<V> {
         let id = id.index();
         if self.slots.is_empty() {
             self.base = id;
@@ -266,9 +267,11 @@ impl<K: DenseKey, V> DenseMap<K, V> {
         if i >= self.slots.len() {
             self.slots.resize_with(i + 1, || None);
         }
-        if self.slots[i].replace(value).is_none() {
+        let old = self.slots[i].replace(value);
+        if old.is_none() {
             self.len += 1;
         }
+        old
     }
 
     pub fn remove(&mut self, id: K) -> Option<V> {

@@ -273,9 +273,7 @@ impl ExecutorMonitor {
     #[inline]
     pub fn on_task_start(&mut self, id: ExecutorId, executor_active: bool) {
         if executor_active {
-            let s = self.s;
-            let e = self.executors.get_or_insert_default(id);
-            update_running(e, 1, &s, &mut self.next_timeout, NEVER);
+            self.track_running(id, 1, NEVER);
         }
     }
 
@@ -309,8 +307,7 @@ impl ExecutorMonitor {
 
     /// `onExecutorAdded`: tracked and idle from now; the new total.
     pub fn on_executor_added(&mut self, id: ExecutorId, now: u64) -> u32 {
-        self.ensure_tracked(id);
-        self.update_running_tasks(id, 0, now);
+        self.track_running(id, 0, now);
         self.executors.len() as u32
     }
 
@@ -334,16 +331,11 @@ impl ExecutorMonitor {
         true
     }
 
-    fn ensure_tracked(&mut self, id: ExecutorId) {
-        self.executors.get_or_insert_default(id);
-    }
-
-    /// `Tracker.updateRunningTasks` + `updateTimeout`.
-    fn update_running_tasks(&mut self, id: ExecutorId, delta: i32, now: u64) {
+    /// `ensureExecutorIsTracked(id).updateRunningTasks(delta)` (and its timeout).
+    fn track_running(&mut self, id: ExecutorId, delta: i32, now: u64) {
         let s = self.s;
-        if let Some(e) = self.executors.get_mut(id) {
-            update_running(e, delta, &s, &mut self.next_timeout, now);
-        }
+        let e = self.executors.get_or_insert_default(id);
+        update_running(e, delta, &s, &mut self.next_timeout, now);
     }
 }
 

@@ -185,8 +185,6 @@ struct RunningTasks {
 
 impl RunningTasks {
     fn insert(&mut self, tid: TaskId, task: RunningTask) {
-        // A task id launched twice replaces the first (as a map insert would).
-        self.remove(tid);
         let place = match self.free.pop() {
             Some(p) => {
                 self.places[p as usize] = Some(task);
@@ -197,7 +195,11 @@ impl RunningTasks {
                 (self.places.len() - 1) as u32
             }
         };
-        self.place_of.insert(tid, place);
+        // A task id launched twice replaces the first (as a map insert would).
+        if let Some(old) = self.place_of.insert(tid, place) {
+            self.places[old as usize] = None;
+            self.free.push(old);
+        }
     }
 
     fn get(&self, tid: TaskId) -> Option<&RunningTask> {
