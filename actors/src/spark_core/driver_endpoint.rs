@@ -241,10 +241,6 @@ impl DriverEndpoint {
     /// `on_control_message`, out of line, so the per-task path stays compact.
     fn on_message(&mut self, msg: DriverEndpointMsg, ctx: &mut Context<Self>) {
         match msg {
-            // A task's end reads the clock for its listeners and again for the next offer.
-            DriverEndpointMsg::StatusUpdate(update) if update.state.is_finished() => {
-                clock::one_instant(|| self.on_status_update(update))
-            }
             DriverEndpointMsg::StatusUpdate(update) => self.on_status_update(update),
             other => self.on_control_message(other, ctx),
         }

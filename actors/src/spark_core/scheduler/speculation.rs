@@ -587,7 +587,7 @@ mod tests {
     }
 
     async fn advance(ms: u64) {
-        tokio::time::advance(clock::ms(ms)).await;
+        clock::advance(clock::ms(ms)).await;
     }
 
     fn finish(s: &mut Scheduler, t: &TaskDescription) -> Vec<SchedulerEvent> {
