@@ -254,11 +254,24 @@ impl<K: DenseKey, V> DenseMap<K, V> {
     }
 
     /// Inserts or replaces; returns the value replaced (as `BTreeMap::insert`).
+    #[inline]
     pub fn insert(&mut self, id: K, value: V) -> Option<V> {
         let id = id.index();
         if self.slots.is_empty() {
             self.base = id;
         }
+        // The common case, one past the newest id (a task launched, an executor registered):
+        // a push, not `resize_with`'s general growth.
+        if id.checked_sub(self.base) == Some(self.slots.len() as u64) {
+            self.slots.push_back(Some(value));
+            self.len += 1;
+            return None;
+        }
+        self.insert_anywhere(id, value)
+    }
+
+    #[inline(never)]
+    fn insert_anywhere(&mut self, id: u64, value: V) -> Option<V> {
         while id < self.base {
             self.slots.push_front(None);
             self.base -= 1;
@@ -292,10 +305,14 @@ impl<K: DenseKey, V> DenseMap<K, V> {
     where
         V: Default,
     {
-        if !self.contains(id) {
-            self.insert(id, V::default());
-        }
-        self.get_mut(id).expect("inserted")
+        let i = match self.slot(id) {
+            Some(i) if self.slots[i].is_some() => i,
+            _ => {
+                self.insert(id, V::default());
+                self.slot(id).expect("inserted")
+            }
+        };
+        self.slots[i].as_mut().expect("inserted")
     }
 }
 
@@ -379,6 +396,20 @@ mod tests {
                     .map(|(k, v)| (k, *v))
                     .eq(b.iter().map(|(k, v)| (*k, *v)))
             );
+        }
+        // Ids one past the newest (insert's push), with replacements and removals between.
+        for k in 200..400u32 {
+            assert_eq!(d.insert(k, k), b.insert(k, k));
+            if k % 3 == 0 {
+                assert_eq!(d.insert(k - 1, 0), b.insert(k - 1, 0));
+                assert_eq!(d.remove(k - 2), b.remove(&(k - 2)));
+            }
+            assert_eq!(
+                *d.get_or_insert_default(k + 1),
+                *b.entry(k + 1).or_default()
+            );
+            assert!(d.values().eq(b.values()));
+            assert_eq!(d.len(), b.len());
         }
     }
 
