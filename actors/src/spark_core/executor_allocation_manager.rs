@@ -12,6 +12,7 @@
 //! unschedulable task sets (excluded executors) and cached RDD blocks (so
 //! `cachedExecutorIdleTimeout` never applies).
 
+use crate::kernel::bitset::BitSet;
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
 use crate::spark_core::executor_monitor::{ExecutorMonitor, MonitorSettings, NEVER, RemovedAs};
@@ -210,38 +211,6 @@ pub fn log_lines(log: &ProcessLog, target: &'static str, lines: &[(log::Level, S
 /// The `Utils` logger target (for [`initial_executors`]' lines).
 pub const UTILS_TARGET: &str = UTILS;
 
-/// Task indices of one stage attempt that have started (`stageAttemptToTaskIndices`), as a
-/// bitset: one bit per task instead of a hash-set entry.
-#[derive(Default)]
-struct IndexSet {
-    bits: Vec<u64>,
-    len: u32,
-}
-
-impl IndexSet {
-    #[inline]
-    fn insert(&mut self, i: u32) {
-        let (w, b) = ((i / 64) as usize, i % 64);
-        if self.bits.len() <= w {
-            self.bits.resize(w + 1, 0);
-        }
-        if self.bits[w] & (1 << b) == 0 {
-            self.bits[w] |= 1 << b;
-            self.len += 1;
-        }
-    }
-
-    fn remove(&mut self, i: u32) {
-        let (w, b) = ((i / 64) as usize, i % 64);
-        if let Some(word) = self.bits.get_mut(w)
-            && *word & (1 << b) != 0
-        {
-            *word &= !(1 << b);
-            self.len -= 1;
-        }
-    }
-}
-
 /// What the listener keeps about one stage attempt; dropped once nothing refers to it
 /// (`removeStageFromResourceProfileIfUnused`).
 #[derive(Default)]
@@ -251,7 +220,7 @@ struct StageAttempt {
     /// `stageAttemptToNumRunningTask`.
     running: u32,
     /// `stageAttemptToTaskIndices` (until the stage completes).
-    indices: Option<IndexSet>,
+    indices: Option<BitSet>,
     /// `stageAttemptToPendingSpeculativeTasks`: speculatable copies not yet started.
     pending_speculative: Option<BTreeSet<u32>>,
     /// `stageAttemptToSpeculativeTaskIndices`: speculative copies running.
@@ -260,7 +229,7 @@ struct StageAttempt {
 
 impl StageAttempt {
     fn pending(&self) -> u32 {
-        let started = self.indices.as_ref().map_or(0, |i| i.len);
+        let started = self.indices.as_ref().map_or(0, BitSet::len);
         self.num_tasks.unwrap_or(0).saturating_sub(started)
     }
 
@@ -718,9 +687,7 @@ impl ExecutorAllocationManager {
                 p.remove(&index);
             }
         } else {
-            a.indices
-                .get_or_insert_with(IndexSet::default)
-                .insert(index);
+            a.indices.get_or_insert_with(BitSet::default).insert(index);
         }
         if !self.has_pending_tasks() {
             self.on_scheduler_queue_empty();

@@ -158,8 +158,7 @@ impl Scheduler {
             job_id,
             ActiveJob {
                 waiter,
-                results: vec![None; partitions],
-                num_finished: 0,
+                results: JobResults::new(partitions as u32),
             },
         );
         if self.bus.enabled() {
@@ -234,14 +233,9 @@ impl Scheduler {
         if let Some(sid) = s.shuffle_id {
             return self.tracker.missing_partitions(sid);
         }
-        self.jobs.get(&s.job_id).map_or_else(Vec::new, |j| {
-            j.results
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.is_none())
-                .map(|(i, _)| i as u32)
-                .collect()
-        })
+        self.jobs
+            .get(&s.job_id)
+            .map_or_else(Vec::new, |j| j.results.missing())
     }
 
     /// `submitMissingTasks`: a new stage attempt with a task per missing partition.
@@ -468,13 +462,7 @@ impl Scheduler {
             );
             return Vec::new();
         };
-        let slot = &mut job.results[partition as usize];
-        if slot.is_some() {
-            return Vec::new();
-        }
-        *slot = Some(data);
-        job.num_finished += 1;
-        if job.num_finished as usize != job.results.len() {
+        if !job.results.record(partition, data) || !job.results.is_complete() {
             return Vec::new();
         }
         self.mark_stage_as_finished(stage, None);
@@ -489,11 +477,7 @@ impl Scheduler {
         self.kill_all_task_attempts(stage, "Stage finished", &mut events);
         let job = self.jobs.remove(&job_id).expect("checked above");
         self.cleanup_job_stages(job_id);
-        let results = job
-            .results
-            .into_iter()
-            .map(|r| r.unwrap_or(TaskResultData::None))
-            .collect();
+        let results = job.results.into_ordered();
         let time = clock::now_epoch_ms();
         self.bus.post(|| ListenerEvent::JobEnd {
             job_id,

@@ -15,6 +15,7 @@ mod task_set_manager;
 #[cfg(test)]
 mod tests;
 
+use crate::kernel::bitset::BitSet;
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
 use crate::kernel::small_map::{DenseMap, SmallSet};
@@ -131,8 +132,60 @@ struct Stage {
 
 struct ActiveJob {
     waiter: RemoteRef,
-    results: Vec<Option<TaskResultData>>,
-    num_finished: u32,
+    results: JobResults,
+}
+
+/// A job's results as `JobWaiter` collects them (`taskSucceeded(index, result)`): which
+/// partitions have finished, a bit each (every result task's end reads one), and the results
+/// that carry data, put in partition order once, at the job's end. A synthetic task's
+/// `TaskResultData::None` is the absence of one. (A slot per partition, 48 bytes, made every
+/// task end of a million-task job a cache miss.)
+struct JobResults {
+    partitions: u32,
+    finished: BitSet,
+    data: Vec<(u32, TaskResultData)>,
+}
+
+impl JobResults {
+    fn new(partitions: u32) -> Self {
+        JobResults {
+            partitions,
+            finished: BitSet::with_capacity(partitions),
+            data: Vec::new(),
+        }
+    }
+
+    /// Records partition `p`'s result; `false` when it already had one (a speculative or
+    /// resubmitted copy's late result is ignored).
+    fn record(&mut self, p: u32, data: TaskResultData) -> bool {
+        if !self.finished.insert(p) {
+            return false;
+        }
+        if !matches!(data, TaskResultData::None) {
+            self.data.push((p, data));
+        }
+        true
+    }
+
+    fn is_complete(&self) -> bool {
+        self.finished.len() == self.partitions
+    }
+
+    /// The partitions with no result yet, ascending.
+    fn missing(&self) -> Vec<u32> {
+        (0..self.partitions)
+            .filter(|p| !self.finished.contains(*p))
+            .collect()
+    }
+
+    /// Every partition's result in partition order (`None` where a task returned nothing).
+    fn into_ordered(self) -> Vec<TaskResultData> {
+        let mut out = vec![TaskResultData::None; self.partitions as usize];
+        for (p, data) in self.data {
+            out[p as usize] = data;
+        }
+        out
+    }
 }
 
 /// A finished map task whose output its executor serves (TaskSetManager.executorLost

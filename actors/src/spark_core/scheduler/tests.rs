@@ -819,3 +819,31 @@ fn running_tasks_reuse_places_and_iterate_in_task_id_order() {
     assert_eq!(r.get(TaskId(7)).map(|t| t.attempt), Some(1));
     assert_eq!(r.values().count(), 4);
 }
+
+// DAGScheduler.handleTaskCompletion (DAGScheduler.scala) hands a ResultTask's result to the
+// JobWaiter only `if (!job.finished(rt.outputId))`: the first result of each partition counts,
+// a later copy's is ignored; the job ends when `numFinished == numPartitions`. The results come
+// back in partition order whatever order they arrived in, a task that returned nothing as None.
+#[test]
+fn job_results_keep_the_first_result_of_each_partition_in_partition_order() {
+    let mut r = JobResults::new(4);
+    assert_eq!(r.missing(), vec![0, 1, 2, 3]);
+    assert!(r.record(2, TaskResultData::Count(20)));
+    assert!(r.record(0, TaskResultData::None));
+    assert!(!r.record(2, TaskResultData::Count(99)));
+    assert_eq!(r.missing(), vec![1, 3]);
+    assert!(r.record(3, TaskResultData::Count(30)));
+    assert!(!r.is_complete());
+    assert!(r.record(1, TaskResultData::Count(10)));
+    assert!(r.is_complete());
+    assert!(r.missing().is_empty());
+    assert_eq!(
+        r.into_ordered(),
+        vec![
+            TaskResultData::None,
+            TaskResultData::Count(10),
+            TaskResultData::Count(20),
+            TaskResultData::Count(30),
+        ]
+    );
+}
