@@ -137,7 +137,7 @@ pub struct DriverEndpoint {
     ever_registered: BTreeSet<ExecutorId>,
     /// The ExecutorAllocationManager when dynamic allocation is on (shared with its listener
     /// on the bus).
-    allocation: Option<Rc<RefCell<ExecutorAllocationManager>>>,
+    allocation: Option<Rc<AllocationListener>>,
     /// `executorsPendingToRemove`: executors the driver asked to kill (their loss is
     /// `ExecutorKilled`, never a failure).
     pending_to_remove: BTreeSet<ExecutorId>,
@@ -173,7 +173,7 @@ impl DriverEndpoint {
             let s = &sim.config.spark;
             let allocation = allocation_manager(&sim, &env);
             let bus = match &allocation {
-                Some(m) => bus.with_listener(Rc::new(AllocationListener(m.clone()))),
+                Some(m) => bus.with_listener(m.clone()),
                 None => bus,
             };
             let scheduler = Scheduler::new(
@@ -961,10 +961,7 @@ impl DriverEndpoint {
 
 /// The ExecutorAllocationManager for this SparkContext when dynamic allocation is on and its
 /// settings are valid (the Driver fails the application on invalid ones before this runs).
-fn allocation_manager(
-    sim: &SimContext,
-    env: &RpcEnv,
-) -> Option<Rc<RefCell<ExecutorAllocationManager>>> {
+fn allocation_manager(sim: &SimContext, env: &RpcEnv) -> Option<Rc<AllocationListener>> {
     let s = &sim.config.spark;
     let d = s.dynamic_allocation?;
     eam::validate_settings(&d, s.executor_cores, s.task_cpus).ok()?;
@@ -976,7 +973,7 @@ fn allocation_manager(
         s.task_cpus,
         env.log().clone(),
     );
-    Some(Rc::new(RefCell::new(m)))
+    Some(Rc::new(AllocationListener::new(m)))
 }
 
 /// The scheduler's map outputs answer "does this executor hold shuffle data".
@@ -995,7 +992,7 @@ impl DriverEndpoint {
         let Some(m) = self.allocation.clone() else {
             return;
         };
-        let mut m = m.borrow_mut();
+        let mut m = m.manager();
         m.schedule(clock::now_ms(), self);
         let (min, max) = m.bounds();
         let check = invariants::allocation_target(m.target(), min, max);
@@ -1114,7 +1111,7 @@ impl DriverEndpoint {
         let done = self.decommission(&ids, &info);
         // Not idle candidates any more (the manager marks its own scale-down decommissions).
         if let Some(m) = &self.allocation {
-            m.borrow_mut().monitor.executors_decommissioned(&done);
+            m.manager().monitor.executors_decommissioned(&done);
         }
     }
 
@@ -1278,7 +1275,7 @@ impl Actor for DriverEndpoint {
         });
         // ExecutorAllocationManager.start(): the initial target, then `schedule()` every 100 ms.
         if let Some(m) = self.allocation.clone() {
-            m.borrow_mut().start(self);
+            m.manager().start(self);
             ctx.run_interval(clock::ms(eam::INTERVAL_MS), |act, ctx| {
                 act.schedule_allocation();
                 act.schedule_force_kills(ctx);

@@ -21,9 +21,8 @@ use crate::world::listener::{ManagementListener, TaskEvent, TaskEventKind};
 use crate::{debug, info, warn};
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::listener::ListenerEvent;
-use std::cell::RefCell;
+use std::cell::{RefCell, RefMut};
 use std::collections::{BTreeMap, BTreeSet};
-use std::rc::Rc;
 
 const EAM: &str = "driver::ExecutorAllocationManager";
 const MONITOR: &str = "driver::ExecutorMonitor";
@@ -694,6 +693,20 @@ impl ExecutorAllocationManager {
         }
     }
 
+    /// A task's start or end as the bus posted it at `now`.
+    #[inline]
+    fn on_task_event(&mut self, e: &TaskEvent, now: u64) {
+        match e.kind {
+            // The bus is synchronous, so a task never starts on an executor the monitor has
+            // already seen removed (SPARK-26927 cannot happen here).
+            TaskEventKind::Start => self.on_task_start_on_tracked(e),
+            TaskEventKind::End(kind) => {
+                let (stage, attempt, spec) = (e.stage_id, e.stage_attempt_id, e.speculative);
+                self.on_task_end(stage, attempt, e.index, spec, e.executor, kind, now)
+            }
+        }
+    }
+
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn on_task_end(
@@ -778,7 +791,49 @@ impl ExecutorAllocationManager {
 
 /// The manager on the listener bus's management queue (`listenerBus.addToManagementQueue`):
 /// maps each event onto the listener and monitor callbacks, at the virtual clock's time.
-pub struct AllocationListener(pub Rc<RefCell<ExecutorAllocationManager>>);
+///
+/// A task's start and end (two events per task, nearly all it hears) are queued and applied
+/// in order, with the time each was posted at, before anything else reads or changes the
+/// manager: its 100 ms `schedule()`, any other event, the driver's kills and decommissions
+/// all go through [`AllocationListener::manager`]. Nothing reads the manager between two task
+/// events, so this is what applying them one by one gives (Spark's management queue is
+/// asynchronous anyway); a task then costs the scheduler a push, and the bookkeeping runs in
+/// batches instead of interleaved with every launch and status update.
+pub struct AllocationListener {
+    manager: RefCell<ExecutorAllocationManager>,
+    queued: RefCell<Vec<QueuedTask>>,
+}
+
+/// A task event waiting to be applied, and when it was posted.
+struct QueuedTask {
+    event: TaskEvent,
+    now_ms: u64,
+}
+
+/// Task events applied at once when this many wait (a few KB: the batch stays in cache).
+const QUEUED_TASKS: usize = 256;
+
+impl AllocationListener {
+    pub fn new(manager: ExecutorAllocationManager) -> Self {
+        AllocationListener {
+            manager: RefCell::new(manager),
+            queued: RefCell::new(Vec::with_capacity(QUEUED_TASKS)),
+        }
+    }
+
+    /// The manager, every queued task event applied first.
+    pub fn manager(&self) -> RefMut<'_, ExecutorAllocationManager> {
+        let mut m = self.manager.borrow_mut();
+        self.apply_queued(&mut m);
+        m
+    }
+
+    fn apply_queued(&self, m: &mut ExecutorAllocationManager) {
+        for t in self.queued.borrow_mut().drain(..) {
+            m.on_task_event(&t.event, t.now_ms);
+        }
+    }
+}
 
 /// The executor id a listener event names (Spark's events carry it as a string).
 fn executor_id(id: &str) -> Option<ExecutorId> {
@@ -788,7 +843,7 @@ fn executor_id(id: &str) -> Option<ExecutorId> {
 impl ManagementListener for AllocationListener {
     fn on_event(&self, event: &ListenerEvent) {
         let now = clock::now_ms();
-        let mut m = self.0.borrow_mut();
+        let mut m = self.manager();
         match event {
             ListenerEvent::StageSubmitted { stage } => {
                 let (id, attempt) = (stage.stage_id, stage.attempt_id);
@@ -840,18 +895,19 @@ impl ManagementListener for AllocationListener {
     }
 
     fn on_task(&self, e: &TaskEvent) {
-        let mut m = self.0.borrow_mut();
-        match e.kind {
-            TaskEventKind::Start => {
-                // The bus is synchronous, so a task never starts on an executor the monitor
-                // has already seen removed (SPARK-26927 cannot happen here).
-                m.on_task_start_on_tracked(e);
-            }
-            TaskEventKind::End(kind) => {
-                let now = clock::now_ms();
-                let (stage, attempt, spec) = (e.stage_id, e.stage_attempt_id, e.speculative);
-                m.on_task_end(stage, attempt, e.index, spec, e.executor, kind, now)
-            }
+        let mut queued = self.queued.borrow_mut();
+        queued.push(QueuedTask {
+            event: *e,
+            now_ms: clock::now_ms(),
+        });
+        if queued.len() < QUEUED_TASKS {
+            return;
+        }
+        drop(queued);
+        // Applied now unless the manager is being used (an event posted from inside its own
+        // `schedule()`): then at the next read, still before it.
+        if let Ok(mut m) = self.manager.try_borrow_mut() {
+            self.apply_queued(&mut m);
         }
     }
 }
@@ -865,6 +921,7 @@ pub const DECOMMISSION_PREFIX: &str = "Executor decommission: ";
 mod tests {
     use super::*;
     use crate::kernel::logs::LogStore;
+    use std::rc::Rc;
 
     /// A backend that acknowledges everything and records what it was asked.
     #[derive(Default)]
@@ -904,6 +961,59 @@ mod tests {
 
     fn e(n: u32) -> ExecutorId {
         ExecutorId(n)
+    }
+
+    // The listener queues task starts and ends and applies them, in order and at the times
+    // they were posted, before anything reads the manager: ExecutorMonitor.onTaskEnd makes an
+    // executor idle from its last task's end (ExecutorMonitor.scala, `updateRunningTasks`),
+    // ExecutorAllocationListener.onTaskStart takes the index off the pending count.
+    #[test]
+    fn queued_task_events_apply_in_order_at_their_times_before_any_read() {
+        let rt = clock::paused_runtime().expect("runtime");
+        rt.block_on(async {
+            clock::start(0);
+            let l = AllocationListener::new(manager(0, 10, 1));
+            l.manager().on_executor_added(e(1), 0);
+            l.manager().on_stage_submitted(0, 0, 3, 0);
+            let task = |index, kind| TaskEvent {
+                stage_id: 0,
+                stage_attempt_id: 0,
+                index,
+                speculative: false,
+                executor: e(1),
+                kind,
+            };
+            let end = TaskEventKind::End(TaskEndKind::Success);
+            l.on_task(&task(0, TaskEventKind::Start));
+            l.on_task(&task(1, TaskEventKind::Start));
+            clock::advance(clock::ms(5_000)).await;
+            l.on_task(&task(0, end));
+            l.on_task(&task(1, end));
+            assert_eq!(l.queued.borrow().len(), 4);
+            let mut m = l.manager();
+            assert!(l.queued.borrow().is_empty());
+            // Two of three tasks started and ended: one pending, none running.
+            assert_eq!(m.max_needed(), 1);
+            // Idle from 5 s, the default 60 s timeout: out at 65 s, not at 60 s.
+            assert!(m.monitor.timed_out_executors(64_999).is_empty());
+            assert_eq!(m.monitor.timed_out_executors(65_000), vec![e(1)]);
+        });
+        // A full queue is applied without waiting for a read.
+        let l = AllocationListener::new(manager(0, 10, 1));
+        l.manager().on_stage_submitted(0, 0, 1_000, 0);
+        for index in 0..QUEUED_TASKS as u32 + 10 {
+            l.on_task(&TaskEvent {
+                stage_id: 0,
+                stage_attempt_id: 0,
+                index,
+                speculative: false,
+                executor: e(1),
+                kind: TaskEventKind::Start,
+            });
+        }
+        assert_eq!(l.queued.borrow().len(), 10);
+        assert_eq!(l.manager.borrow().running_tasks(), QUEUED_TASKS as u32);
+        assert_eq!(l.manager().running_tasks(), QUEUED_TASKS as u32 + 10);
     }
 
     // ExecutorAllocationManagerSuite "add executors default profile": the backlog timer fires
