@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Compares scale-bench binaries side by side on a noisy machine: rounds of fresh bench children
 # (`--child tasks N E` or `--child bringup N 0`), the binaries alternating within each round at
-# nice -20, then per binary the median, p25 and min, and the median (and quartiles) of its
-# per-round ratio to the first binary, which cancels drifts that last longer than a round.
+# nice -20 (in the order given, reversed every other round), then per binary the median, p25
+# and min, and the median (and quartiles) of its per-round ratio to the first binary, which
+# cancels drifts that last longer than a round.
 #
 #   scripts/ab-scale.sh ROUNDS tasks|bringup SIZE EXECUTORS BASE_BIN OTHER_BIN[:da] ...
 #
@@ -19,7 +20,13 @@ key=tasks_s
 runs="$(mktemp)"
 trap 'rm -f "$runs"' EXIT
 for r in $(seq 1 "$rounds"); do
-  for spec in "$@"; do
+  # Odd rounds run the binaries in the order given, even rounds in reverse, so a drift within
+  # a round (the machine slowing or quickening over a few seconds) favours none of them.
+  order=("$@")
+  if ((r % 2 == 0)); then
+    for ((i = ${#order[@]} - 1, j = 0; i >= 0; i--, j++)); do order[j]="${*:i+1:1}"; done
+  fi
+  for spec in "${order[@]}"; do
     bin="${spec%:da}" env=()
     [ "$spec" != "$bin" ] && env=(SCALE_DYNAMIC_ALLOCATION=1)
     line="$(env "${env[@]}" setsid nice -n -20 "$bin" --child "$kind" "$size" "$execs" 2>/dev/null | grep '^SCALE ')"
