@@ -30,7 +30,7 @@ pub fn paused_runtime() -> std::io::Result<tokio::runtime::Runtime> {
 /// The park hooks: virtual time may move from here on; keep readings from now on.
 fn time_may_move() {
     PARK_HOOKED.set(true);
-    READING.set(None);
+    forget_reading();
 }
 
 fn forget_reading() {

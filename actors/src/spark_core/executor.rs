@@ -532,6 +532,7 @@ impl CoarseGrainedExecutorBackend {
         match msg {
             ExecutorMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
             ExecutorMsg::RegisteredExecutor => self.on_registered_executor(ctx),
+            // Dispatched by on_message (as TaskDone below); here for the match to be whole.
             ExecutorMsg::LaunchTask(task) => self.on_launch_task(task, ctx),
             ExecutorMsg::KillTask {
                 task_id,

@@ -667,8 +667,9 @@ impl ExecutorAllocationManager {
         self.monitor.on_task_start(executor, executor_active);
     }
 
-    /// `onTaskStart` as the synchronous bus delivers it: the executor is active exactly when
-    /// the monitor tracks it (no removal can come between), so one lookup answers both.
+    /// `onTaskStart` as the listener applies it (in order, before any later event): the
+    /// executor is active exactly when the monitor tracks it (no removal can come between), so
+    /// one lookup answers both.
     #[inline]
     fn on_task_start_on_tracked(&mut self, e: &TaskEvent) {
         self.stage_task_started(e.stage_id, e.stage_attempt_id, e.index, e.speculative);
@@ -697,8 +698,9 @@ impl ExecutorAllocationManager {
     #[inline]
     fn on_task_event(&mut self, e: &TaskEvent, now: u64) {
         match e.kind {
-            // The bus is synchronous, so a task never starts on an executor the monitor has
-            // already seen removed (SPARK-26927 cannot happen here).
+            // Queued task events are applied before any later event, so a task never starts
+            // on an executor the monitor has already seen removed (SPARK-26927 cannot happen
+            // here).
             TaskEventKind::Start => self.on_task_start_on_tracked(e),
             TaskEventKind::End(kind) => {
                 let (stage, attempt, spec) = (e.stage_id, e.stage_attempt_id, e.speculative);

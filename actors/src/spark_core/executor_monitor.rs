@@ -277,8 +277,8 @@ impl ExecutorMonitor {
         }
     }
 
-    /// `onTaskStart` for an executor that is active exactly when tracked (the synchronous bus):
-    /// one lookup.
+    /// `onTaskStart` for an executor that is active exactly when tracked (the allocation
+    /// listener applies task events before any later event): one lookup.
     #[inline]
     pub fn on_task_start_if_tracked(&mut self, id: ExecutorId) {
         let s = self.s;
