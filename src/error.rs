@@ -16,8 +16,12 @@ pub enum UserError {
     /// A launcher usage error; printed as `Error: <message>` followed by a hint to `--help`.
     Usage(String),
     /// The launcher refused the words (`Unrecognized option: --foo`): `Main` prints
-    /// `Error: <message>`, a blank line and spark-submit's usage.
-    Launcher(String),
+    /// `Error: <message>`, a blank line and spark-submit's usage (which the parser that refused
+    /// the words hands over, so this file needs no part of the configuration).
+    Launcher {
+        message: String,
+        usage: &'static str,
+    },
     /// A problem in one of sparkyard's own files (cluster file, scenario): names the file and,
     /// where known, the line and the key.
     File { path: String, message: String },
@@ -45,8 +49,11 @@ impl UserError {
     pub fn usage(message: impl Into<String>) -> Self {
         UserError::Usage(message.into())
     }
-    pub fn launcher(message: impl Into<String>) -> Self {
-        UserError::Launcher(message.into())
+    pub fn launcher(message: impl Into<String>, usage: &'static str) -> Self {
+        UserError::Launcher {
+            message: message.into(),
+            usage,
+        }
     }
     pub fn file(path: impl Into<String>, message: impl Into<String>) -> Self {
         UserError::File {
@@ -68,11 +75,9 @@ impl fmt::Display for UserError {
                     "Error: {message}\n\nRun with --help for usage help or --verbose for debug output"
                 )
             }
-            UserError::Launcher(message) => write!(
-                f,
-                "Error: {message}\n\n{}",
-                crate::conf::option_parser::USAGE.trim_end()
-            ),
+            UserError::Launcher { message, usage } => {
+                write!(f, "Error: {message}\n\n{}", usage.trim_end())
+            }
             UserError::File { path, message } => write!(f, "error: {path}: {message}"),
         }
     }

@@ -217,7 +217,7 @@ mod tests {
     fn every_refusal_is_a_user_error() {
         assert!(matches!(
             submission(&["--no-such-flag"]),
-            Err(UserError::Launcher(_))
+            Err(UserError::Launcher { .. })
         ));
         assert!(matches!(
             prepare(&["--conf", "spark.executor.memory=zz"], RunPlan::default()),

@@ -2,6 +2,7 @@
 //! role. Data only (serde + actix `Message`), no behaviour and no clock, so every message can
 //! cross a real wire later.
 
+pub mod address;
 pub mod application_master;
 pub mod client;
 pub mod driver;

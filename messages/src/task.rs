@@ -154,7 +154,7 @@ pub struct MigratedRddBlock {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockManagerPeer {
     pub id: BlockManagerId,
-    pub endpoint: crate::rpc::RemoteRef,
+    pub endpoint: crate::address::RemoteRef,
 }
 
 /// `FetchFailed(bmAddress, shuffleId, mapId, mapIndex, reduceId, message)`: a reduce task could

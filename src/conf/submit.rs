@@ -817,7 +817,8 @@ impl SubmitArgs {
                 })
             })
             .collect();
-        let parsed = option_parser::parse(&words, &extras).map_err(|e| UserError::launcher(e.0))?;
+        let parsed = option_parser::parse(&words, &extras)
+            .map_err(|e| UserError::launcher(e.0, option_parser::USAGE))?;
         let matches = command
             .try_get_matches_from(&parsed.extra_words)
             .map_err(clap_error)?;
@@ -1829,7 +1830,7 @@ pub(super) mod tests {
         }
         assert_eq!(
             SubmitArgs::from_words(["--foo", "a.jar"]).unwrap_err(),
-            UserError::launcher("Unrecognized option: --foo")
+            UserError::launcher("Unrecognized option: --foo", option_parser::USAGE)
         );
     }
 

@@ -5,6 +5,7 @@
 //! `SingleEventLogFileWriter` names it (`<appId>_<attemptId>[.zstd]`, `.inprogress` while the
 //! attempt has not posted ApplicationEnd). A real Spark History Server reads both.
 
+use super::eventlog_file_writer::{CHUNK, set_log_permissions};
 use super::eventlog_rolling::{self, RollingFiles};
 use super::json::{Obj, object};
 use super::stack_traces::{self, Frame};
@@ -22,8 +23,6 @@ use std::path::{Path, PathBuf};
 
 /// The key named in every event-log error.
 const DIR_KEY: &str = "spark.eventLog.dir";
-/// How much of a log is built in memory before it goes to the file, bytes.
-pub(super) const CHUNK: usize = 1 << 20;
 /// The driver JVM's `java.home` in the environment tab (the simulated JVM is Java 17).
 const JAVA_HOME: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
 
@@ -402,18 +401,6 @@ fn flushes(e: &ListenerEvent) -> bool {
             | ListenerEvent::EnvironmentUpdate { .. }
             | ListenerEvent::SpeculativeTaskSubmitted { .. }
     )
-}
-
-/// `EventLogFileWriter.LOG_FILE_PERMISSIONS`: 660 in Spark 4.0.0 (`Integer.parseInt("660", 8)`
-/// in the jar's `EventLogFileWriter$`; the folder of a rolling log gets 770).
-pub(super) fn set_log_permissions(path: &Path) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o660))?;
-    }
-    let _ = path;
-    Ok(())
 }
 
 /// Removes this log's other forms before writing it (a stale `.inprogress` twin would show up

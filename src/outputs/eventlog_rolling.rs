@@ -51,7 +51,7 @@ pub struct RollingFiles {
     counted: u64,
     /// Bytes still in the encoder's buffer, not yet counted.
     pending: u64,
-    /// Lines not yet handed to the file (written in chunks of [`super::eventlog::CHUNK`]).
+    /// Lines not yet handed to the file (written in chunks of [`super::eventlog_file_writer::CHUNK`]).
     text: String,
     out: Option<Box<dyn Write>>,
 }
@@ -71,10 +71,10 @@ impl RollingFiles {
         set_mode(&dir, FOLDER_MODE)?;
         let status = dir.join(app_status_name(name, true));
         std::fs::File::create(&status)?;
-        super::eventlog::set_log_permissions(&status)?;
+        super::eventlog_file_writer::set_log_permissions(&status)?;
         let crc = crc_path(&status);
         std::fs::write(&crc, EMPTY_CRC)?;
-        super::eventlog::set_log_permissions(&crc)?;
+        super::eventlog_file_writer::set_log_permissions(&crc)?;
         let mut files = RollingFiles {
             dir,
             name: name.to_string(),
@@ -84,7 +84,7 @@ impl RollingFiles {
             index: 0,
             counted: 0,
             pending: 0,
-            text: String::with_capacity(super::eventlog::CHUNK + 64 * 1024),
+            text: String::with_capacity(super::eventlog_file_writer::CHUNK + 64 * 1024),
             out: None,
         };
         files.roll()?;
@@ -111,7 +111,7 @@ impl RollingFiles {
             self.counted += self.pending;
             self.pending = 0;
         }
-        if self.text.len() >= super::eventlog::CHUNK {
+        if self.text.len() >= super::eventlog_file_writer::CHUNK {
             self.write_text()?;
         }
         Ok(())
@@ -138,7 +138,7 @@ impl RollingFiles {
             .dir
             .join(events_name(self.index, &self.name, self.codec));
         let file = std::io::BufWriter::new(std::fs::File::create(&path)?);
-        super::eventlog::set_log_permissions(&path)?;
+        super::eventlog_file_writer::set_log_permissions(&path)?;
         self.out = Some(if self.codec.is_some() {
             Box::new(zstd::stream::write::Encoder::new(file, self.zstd_level)?.auto_finish())
         } else {

@@ -6,6 +6,7 @@
 
 mod classpath;
 pub mod eventlog;
+mod eventlog_file_writer;
 pub mod eventlog_rolling;
 mod json;
 pub mod progress;

@@ -559,7 +559,7 @@ fn absolute(path: &str) -> String {
 /// `spark.driver.extraJavaOptions` split, `{{APP_ID}}` substituted and escaped, the log dir.
 pub fn am_command(s: &crate::world::config::SparkSettings, app_id: &str) -> String {
     use crate::spark_core::java_options::{DEFAULT_MODULE_OPTIONS, split_command_string};
-    use crate::spark_yarn::executor_runnable::join_escaped;
+    use crate::spark_yarn::yarn_spark_hadoop_util::join_escaped;
     let mut args = format!(
         "--class '{}' --jar {}",
         s.main_class,

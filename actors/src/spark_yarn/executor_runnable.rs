@@ -7,6 +7,7 @@ use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::java_options::{
     conf_iteration_bin, is_executor_startup_conf, split_command_string, substitute_app_n_exec_ids,
 };
+use crate::spark_yarn::yarn_spark_hadoop_util::{escape_for_shell, join_escaped};
 use crate::world::context::SimContext;
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::executor_runnable::ExecutorRunnableMsg;
@@ -205,23 +206,6 @@ pub struct DriverLink {
     pub java_options: Arc<ExecutorJavaOptions>,
 }
 
-/// `YarnSparkHadoopUtil.escapeForShell` (Unix): the argument in single quotes, `$` and `"`
-/// backslashed, a single quote closed, escaped and reopened.
-pub fn escape_for_shell(arg: &str) -> String {
-    let mut out = String::with_capacity(arg.len() + 2);
-    out.push('\'');
-    for c in arg.chars() {
-        match c {
-            '$' => out.push_str("\\$"),
-            '"' => out.push_str("\\\""),
-            '\'' => out.push_str("'\\''"),
-            _ => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
-}
-
 /// What of `prepareCommand` the driver's conf decides, worked out once per application (the
 /// allocator launches up to 100,000 executors with it): `spark.executor.extraJavaOptions` as
 /// the SparkContext left it, and `SparkConf.isExecutorStartupConf`'s `-Dkey=value`s.
@@ -279,15 +263,6 @@ impl ExecutorJavaOptions {
             }
         }
     }
-}
-
-/// Words escaped for the shell, joined by spaces (the command is the words joined).
-pub fn join_escaped<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> String {
-    let escaped: Vec<String> = words
-        .into_iter()
-        .map(|w| escape_for_shell(w.as_ref()))
-        .collect();
-    escaped.join(" ")
 }
 
 impl Actor for ExecutorRunnable {
@@ -361,22 +336,6 @@ crate::endpoint!(ExecutorRunnable {
 #[cfg(test)]
 mod command_tests {
     use super::*;
-
-    /// YarnSparkHadoopUtilSuite "shell script escaping".
-    #[test]
-    fn escape_for_shell_as_yarn_spark_hadoop_util() {
-        let cases = [
-            ("arg1", r"'arg1'"),
-            ("${arg.2}", r"'\${arg.2}'"),
-            (r#""arg3""#, r#"'\"arg3\"'"#),
-            ("'arg4'", r"''\''arg4'\'''"),
-            ("$arg5", r"'\$arg5'"),
-            (r"\arg6", r"'\arg6'"),
-        ];
-        for (arg, escaped) in cases {
-            assert_eq!(escape_for_shell(arg), escaped, "{arg}");
-        }
-    }
 
     /// ExecutorRunnable.prepareCommand (Spark 4.0): the supplemented extraJavaOptions split and
     /// escaped word by word ({{EXECUTOR_ID}} substituted), then the temp dir, then the startup

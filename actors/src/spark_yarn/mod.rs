@@ -11,3 +11,4 @@ pub mod yarn_allocator_node_health_tracker;
 pub mod yarn_allocator_requests;
 pub mod yarn_allocator_state;
 pub mod yarn_scheduler_endpoint;
+pub mod yarn_spark_hadoop_util;
