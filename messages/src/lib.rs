@@ -11,6 +11,7 @@ pub mod endpoint_verifier;
 pub mod executor;
 pub mod executor_runnable;
 pub mod ids;
+pub mod jvm_text;
 pub mod listener;
 pub mod node_manager;
 pub mod records;

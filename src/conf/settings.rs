@@ -11,6 +11,7 @@ use sparkyard_actors::world::config::{
 use super::spark_conf::SparkConf;
 use super::submit::SubmitRequest;
 use crate::error::UserError;
+use sparkyard_messages::jvm_text::double_to_string;
 
 /// `spark.network.timeout`: the fallback of every RPC timeout.
 pub const NETWORK_TIMEOUT_KEY: &str = "spark.network.timeout";
@@ -55,19 +56,6 @@ pub fn memory_overhead_mb(
     explicit_mb.unwrap_or_else(|| ((factor * memory_mb as f64) as u64).max(minimum_mb))
 }
 
-/// Java's `Double.toString` for the values a bad factor can have, as checkValue prints them.
-fn java_double(value: f64) -> String {
-    if value.is_nan() {
-        "NaN".to_string()
-    } else if value.is_infinite() {
-        if value > 0.0 { "Infinity" } else { "-Infinity" }.to_string()
-    } else if value.fract() == 0.0 && value.abs() < 1e7 {
-        format!("{value:.1}")
-    } else {
-        value.to_string()
-    }
-}
-
 /// `spark.<role>.memoryOverheadFactor`, which Spark requires to be > 0 (`checkValue`).
 fn overhead_factor(conf: &SparkConf, role: &str) -> Result<f64, UserError> {
     let key = format!("spark.{role}.memoryOverheadFactor");
@@ -77,7 +65,7 @@ fn overhead_factor(conf: &SparkConf, role: &str) -> Result<f64, UserError> {
     }
     Err(UserError::illegal_argument(format!(
         "'{}' in {key} is invalid. Ensure that memory overhead is a double greater than 0",
-        java_double(factor)
+        double_to_string(factor)
     )))
 }
 
@@ -485,7 +473,7 @@ fn check_double(
     }
     Err(UserError::illegal_argument(format!(
         "'{}' in {key} is invalid. {requirement}",
-        java_double(v)
+        double_to_string(v)
     )))
 }
 
@@ -1054,14 +1042,6 @@ mod tests {
         );
         let e = of("soon").unwrap_err().to_string();
         assert!(e.contains(key), "{e}");
-    }
-
-    #[test]
-    fn java_double_texts() {
-        assert_eq!(java_double(0.0), "0.0");
-        assert_eq!(java_double(-1.0), "-1.0");
-        assert_eq!(java_double(-0.25), "-0.25");
-        assert_eq!(java_double(f64::NAN), "NaN");
     }
 
     /// The executor reads its settings back from the properties the driver hands it

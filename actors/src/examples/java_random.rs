@@ -149,31 +149,6 @@ pub fn strict_log(x: f64) -> f64 {
     }
 }
 
-/// Java's `Double.toString` (JDK 19+: the shortest decimal that reads back to the same double):
-/// plain notation for magnitudes in [1e-3, 1e7), otherwise `d.dddE[-]n`.
-pub fn java_double(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    let a = x.abs();
-    if a == 0.0 || (1e-3..1e7).contains(&a) {
-        let s = format!("{x}");
-        return if s.contains('.') { s } else { format!("{s}.0") };
-    }
-    // Rust's `{:e}` is the same shortest digits: `1.5e-5` -> `1.5E-5`, `1e7` -> `1.0E7`.
-    let s = format!("{x:e}");
-    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    let mantissa = if mantissa.contains('.') {
-        mantissa.to_string()
-    } else {
-        format!("{mantissa}.0")
-    };
-    format!("{mantissa}E{exp}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,14 +163,5 @@ mod tests {
         assert_eq!(ints, [0, 3, 8, 4, 0]);
         assert_eq!(JavaRandom::new(42).next_double(), 0.7275636800328681);
         assert_eq!(JavaRandom::new(42).next_gaussian(), 1.1419053154730547);
-    }
-
-    #[test]
-    fn doubles_print_as_java_does() {
-        assert_eq!(java_double(1.0), "1.0");
-        assert_eq!(java_double(-0.5), "-0.5");
-        assert_eq!(java_double(1.5e-5), "1.5E-5");
-        assert_eq!(java_double(12345678.9), "1.23456789E7");
-        assert_eq!(java_double(0.001), "0.001");
     }
 }

@@ -6,8 +6,9 @@
 //! and `Final w` with the values the program computes from its `new Random(42)`. Call sites and
 //! scopes are Spark's (SparkLR.scala since 2.0; `RDD.scala` lines from the 4.0.0 jar).
 
-use super::java_random::{JavaRandom, java_double};
+use super::java_random::JavaRandom;
 use super::{call_site_long_form, rdd, scope_of};
+use sparkyard_messages::jvm_text::double_to_string;
 use sparkyard_messages::task::{
     CachedRddRead, InputSize, JobSpec, ShuffleWriteSize, StageLineage, StageSpec, TaskWork,
 };
@@ -184,7 +185,7 @@ fn data_and_initial_w() -> (Vec<([f64; D], f64)>, [f64; D]) {
 
 /// breeze's `DenseVector.toString`: `DenseVector(a, b, ...)` with Java's doubles.
 fn dense_vector(v: &[f64; D]) -> String {
-    let parts: Vec<String> = v.iter().map(|x| java_double(*x)).collect();
+    let parts: Vec<String> = v.iter().map(|x| double_to_string(*x)).collect();
     format!("DenseVector({})", parts.join(", "))
 }
 

@@ -13,6 +13,7 @@ use crate::world::config::NodeSpec;
 use crate::world::context::SimContext;
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::ids::{ContainerId, NodeId};
+use sparkyard_messages::jvm_text::format_fixed;
 use sparkyard_messages::node_manager::{
     NodeHeartbeatResponse, NodeManagerMsg, StartContainerRequest,
 };
@@ -381,7 +382,8 @@ fn memory_kill(cid: ContainerId, kind: &str, pmem: (f64, f64), vmem: (f64, f64))
 }
 
 /// Hadoop's `StringUtils.TraditionalBinaryPrefix.long2String(n, "", 1)`: an exact multiple
-/// prints without decimals (`2 G`), others with one (`1.1 G`); below 1024 the bare number.
+/// prints without decimals (`2 G`), others with one (`1.1 G`, `String.format("%.1f")`: half
+/// up, so 1.25 G prints `1.3 G`); below 1024 the bare number.
 pub fn long2string(n: u64) -> String {
     const SYMBOLS: [char; 6] = ['K', 'M', 'G', 'T', 'P', 'E'];
     if n < 1024 {
@@ -395,11 +397,11 @@ pub fn long2string(n: u64) -> String {
     if n & ((1u64 << shift) - 1) == 0 {
         return format!("{} {}", n >> shift, SYMBOLS[i]);
     }
-    let mut s = format!("{:.1}", n as f64 / (1u64 << shift) as f64);
+    let mut s = format_fixed(n as f64 / (1u64 << shift) as f64, 1);
     // "check a special rounding up case": 1024.0 of a prefix is 1.0 of the next.
     if s.starts_with("1024") && i + 1 < SYMBOLS.len() {
         i += 1;
-        s = format!("{:.1}", n as f64 / (1u64 << (10 * (i + 1))) as f64);
+        s = format_fixed(n as f64 / (1u64 << (10 * (i + 1))) as f64, 1);
     }
     format!("{s} {}", SYMBOLS[i])
 }
@@ -457,6 +459,9 @@ mod tests {
         assert_eq!(long2string(1023), "1023");
         assert_eq!(long2string((1.5 * (1u64 << 30) as f64) as u64), "1.5 G");
         assert_eq!(long2string((1u64 << 20) - 1), "1.0 M");
+        // StringUtils.format is String.format(Locale.ENGLISH, "%.1f", ...): half up, so an exact
+        // 1.25 G prints 1.3 G (Rust's `{:.1}` gave 1.2 G).
+        assert_eq!(long2string(1_342_177_280), "1.3 G");
         let text = killed_diagnostics(exit_status::KILLED_EXCEEDED_PMEM, 143, cid(), 2048);
         assert!(text.contains("of 2 GB physical memory used"), "{text}");
     }

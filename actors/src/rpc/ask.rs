@@ -10,6 +10,7 @@
 use super::endpoint::{Endpoint, EndpointRef};
 use crate::kernel::small_map::SmallMap;
 use actix::{AsyncContext, Context, Message, SpawnHandle};
+use sparkyard_messages::jvm_text::finite_duration;
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{AskReply, Reply, ReplyTo, ReplyValue, RpcAddress};
 use std::borrow::Cow;
@@ -45,26 +46,10 @@ impl AskTimeout {
     pub fn failure(&self, remote: &RpcAddress) -> RpcFailure {
         let text = format!(
             "Cannot receive any reply from {remote} in {}. This timeout is controlled by {}",
-            scala_duration(self.ms),
+            finite_duration(self.ms),
             self.property
         );
         RpcFailure::new("org.apache.spark.rpc.RpcTimeoutException", text)
-    }
-}
-
-/// Scala `FiniteDuration.toString` for a whole number of ms ("120 seconds", "1 second", "1500 milliseconds").
-pub fn scala_duration(ms: u64) -> String {
-    let plural = |n: u64, unit: &str| {
-        if n == 1 {
-            format!("1 {unit}")
-        } else {
-            format!("{n} {unit}s")
-        }
-    };
-    if ms.is_multiple_of(1000) {
-        plural(ms / 1000, "second")
-    } else {
-        plural(ms, "millisecond")
     }
 }
 

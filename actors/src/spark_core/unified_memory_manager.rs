@@ -67,27 +67,9 @@ pub fn check_task_cpus(executor_cores: u32, task_cpus: u32) -> Result<(), String
     Ok(())
 }
 
-/// `Utils.bytesToString`: the largest binary unit of which `size` is at least two, one decimal
-/// rounded half up (`"%.1f %s"` of a BigDecimal), e.g. `434.4 MiB`, `4.6 GiB`.
-pub fn bytes_to_string(size: u64) -> String {
-    const UNITS: [(u32, &str); 6] = [
-        (60, "EiB"),
-        (50, "PiB"),
-        (40, "TiB"),
-        (30, "GiB"),
-        (20, "MiB"),
-        (10, "KiB"),
-    ];
-    let (shift, unit) = UNITS
-        .iter()
-        .copied()
-        .find(|(shift, _)| u128::from(size) >= 2u128 << shift)
-        .unwrap_or((0, "B"));
-    let unit_bytes = 1u128 << shift;
-    // Tenths of a unit, rounded half up: floor((20 x size + unit) / (2 x unit)).
-    let tenths = (20 * u128::from(size) + unit_bytes) / (2 * unit_bytes);
-    format!("{}.{} {unit}", tenths / 10, tenths % 10)
-}
+// `Utils.bytesToString` lives with the other JVM texts; its callers name it here until the
+// scheduler's split (issue 29) moves them to `jvm_text`.
+pub use sparkyard_messages::jvm_text::bytes_to_string;
 
 #[cfg(test)]
 mod tests {
@@ -118,20 +100,6 @@ mod tests {
     fn a_heap_below_the_reserve_reports_nothing() {
         assert_eq!(max_memory(256), 0);
         assert_eq!(bytes_to_string(0), "0.0 B");
-    }
-
-    /// `Utils.bytesToString`'s thresholds (two of a unit) and its half-up rounding.
-    #[test]
-    fn bytes_to_string_units_and_rounding() {
-        assert_eq!(bytes_to_string(2047), "2047.0 B");
-        assert_eq!(bytes_to_string(2048), "2.0 KiB");
-        assert_eq!(bytes_to_string((2 << 20) - 1), "2048.0 KiB");
-        assert_eq!(bytes_to_string(2 << 20), "2.0 MiB");
-        // 2.25 MiB and 2.35 MiB are exact: half up, not half even.
-        assert_eq!(bytes_to_string((2 << 20) + (1 << 18)), "2.3 MiB");
-        assert_eq!(bytes_to_string(2_464_153), "2.3 MiB"); // 2.34999... MiB
-        assert_eq!(bytes_to_string(1 << 41), "2.0 TiB");
-        assert_eq!(bytes_to_string(u64::MAX), "16.0 EiB");
     }
 
     // UnifiedMemoryManager.getMaxMemory (Spark 4.0): minimum = ceil(1.5 x 300 MiB) = 471859200.

@@ -21,6 +21,7 @@ use sparkyard_messages::application_master::{
     AllocatorReport, ApplicationMasterMsg, ReporterStop, RequestExecutors,
 };
 use sparkyard_messages::ids::{ApplicationAttemptId, ExecutorId};
+use sparkyard_messages::jvm_text::scala_list;
 use sparkyard_messages::records::{
     Container, ContainerStatus, ExecutorLossReason, Resource, RpcFailure,
 };
@@ -779,30 +780,4 @@ pub fn create_allocator(
         launch,
     };
     YarnAllocator::start(sim.clone(), env.clone(), attempt_id, peers)
-}
-
-/// A Scala `List`'s `toString` (`List(a, b)`), as Spark's log lines print the node lists.
-fn scala_list(items: &[String]) -> String {
-    format!("List({})", items.join(", "))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::scala_list;
-
-    /// `YarnAllocatorNodeHealthTracker.synchronizeExcludedNodesWithYarn` logs the additions and
-    /// removals as the Scala `List` it computed (`(... -- ...).toList.sorted`), whose `toString`
-    /// is `List(a, b)`, not `["a", "b"]`.
-    #[test]
-    fn node_lists_print_as_scala_lists() {
-        let hosts = [
-            "nm-1.sparkyard.internal".to_string(),
-            "nm-2.sparkyard.internal".to_string(),
-        ];
-        assert_eq!(
-            scala_list(&hosts),
-            "List(nm-1.sparkyard.internal, nm-2.sparkyard.internal)"
-        );
-        assert_eq!(scala_list(&[]), "List()");
-    }
 }
