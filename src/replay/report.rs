@@ -37,6 +37,8 @@ pub struct ReplayReport {
     pub seed: u64,
     /// The replay's own event logs (`--conf spark.eventLog.enabled=true`).
     pub event_logs: Vec<super::simulate::WrittenEventLog>,
+    /// The application time's p10-p90 band and what it covers (`accuracy::of_replay`).
+    pub accuracy: Option<super::accuracy::ReplayAccuracy>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -222,6 +224,7 @@ pub fn build(path: &str, app: &Application, prepared: &Prepared, sim: &SimOutcom
         failures,
         seed: sim.seed,
         event_logs: sim.event_logs.clone(),
+        accuracy: None,
     }
 }
 
@@ -419,6 +422,14 @@ pub fn table(r: &ReplayReport) -> String {
         "  error",
         format!("{:+.1} %", r.time.error_pct)
     );
+    if let Some(a) = &r.accuracy {
+        let band = a.band.map_or_else(
+            || "- (the run did not succeed)".into(),
+            |b| format!("{}-{}", secs(b.p10_ms as f64), secs(b.p90_ms as f64)),
+        );
+        let _ = writeln!(o, "{:<28}{:>44}", "  band p10-p90", band);
+        let _ = writeln!(o, "  {}", a.covers);
+    }
     row(
         &mut o,
         "utilization",
