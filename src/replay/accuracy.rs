@@ -75,7 +75,7 @@ pub fn covers(b: &BandBasis) -> String {
         |e| format!("the replay's own-configuration error on this log ({:+.1} %)", 100.0 * e),
     );
     format!(
-        "band p10-p90: the seeds' spread, widened by every task running as fast / as slow as the log's 10th / 90th percentile task against its stage's median (x{:.2} / x{:.2}), the executors starting as early / as late as the log's 10th / 90th percentile start-up ({:+.1} s / {:+.1} s), and {own}. It does not cover a cluster that behaves unlike the recording's (contention that changes with the number of executors, other tenants, data that changed): see the README's accuracy per kind of what-if.",
+        "band p10-p90: the simulated time (over the seeds), widened by every task running as fast / as slow as the log's 10th / 90th percentile task against its stage's median (x{:.2} / x{:.2}), the executors starting as early / as late as the log's 10th / 90th percentile start-up ({:+.1} s / {:+.1} s), and {own}. It does not cover a cluster that behaves unlike the recording's (contention that changes with the number of executors, other tenants, data that changed): see the README's accuracy per kind of what-if.",
         b.task_factor_p10,
         b.task_factor_p90,
         b.startup_p10_ms as f64 / 1000.0,

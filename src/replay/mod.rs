@@ -42,5 +42,8 @@ pub fn replay_inspecting(
     let sim = simulate::run_writing_log(&prepared, setup.submit.sim.seed, &app)?;
     let mut report = report::build(&path.display().to_string(), &app, &prepared, &sim);
     report.accuracy = Some(accuracy::of_replay(&app, setup, &sim)?);
+    if setup.scenario.is_some() {
+        report.faults_fired = Some(sim.faults_fired.clone());
+    }
     Ok(report)
 }

@@ -371,6 +371,7 @@ pub fn run(path: &Path, setup: &ReplaySetup, w: &WhatIf) -> Result<WhatIfTable, 
         Ok(simulate::run(p, seed).map_err(|e| reason(&e)))
     })?;
     let basis = accuracy::basis(&app, &setup.submit, None)?;
+    let chains = job_chains(&app);
     let mut runs = outcomes.into_iter();
     let mut rows: Vec<ConfigRow> = Vec::with_capacity(configs.len());
     for (values, p) in configs.into_iter().zip(&prepared) {
@@ -379,7 +380,7 @@ pub fn run(path: &Path, setup: &ReplaySetup, w: &WhatIf) -> Result<WhatIfTable, 
             Ok(_) => {
                 let mine: Vec<Result<SimOutcome, String>> =
                     runs.by_ref().take(per as usize).collect();
-                row(values, &mine, &app, w, &basis)
+                row(values, &mine, &app, &chains, w, &basis)
             }
         };
         rows.push(row);
@@ -446,19 +447,23 @@ fn thin(points: Vec<ExecutorsAt>) -> Vec<ExecutorsAt> {
     out
 }
 
+/// The log's jobs that ran tasks, in submission order (the simulated job spans' jobs): each
+/// job's id and its longest chain of recorded stages, computed once per what-if.
+fn job_chains(app: &Application) -> Vec<(u32, u64)> {
+    app.jobs
+        .iter()
+        .filter(|j| j.stages.iter().any(|s| !s.tasks.is_empty()))
+        .map(|j| (j.job_id, analysis::critical_path_ms(j)))
+        .collect()
+}
+
 /// The run's critical path: the start-up to the first job, then each job as long as it ran
 /// past the path so far (a job inside another's span is not on it), the driver's time in the
 /// gaps and after the last job. The steps add up to the application's time.
-fn critical_path(o: &SimOutcome, app: &Application) -> Vec<PathStep> {
+fn critical_path(o: &SimOutcome, jobs: &[(u32, u64)]) -> Vec<PathStep> {
     let r = &o.record;
     let start = r.context_started_ms.unwrap_or(0);
     let stop = start + o.app_ms;
-    // The log's jobs that ran tasks, in submission order: the simulated spans' jobs.
-    let jobs: Vec<&model::Job> = app
-        .jobs
-        .iter()
-        .filter(|j| j.stages.iter().any(|s| !s.tasks.is_empty()))
-        .collect();
     let mut steps: Vec<PathStep> = Vec::new();
     let mut at = start;
     for (k, span) in r.jobs.iter().enumerate() {
@@ -476,9 +481,9 @@ fn critical_path(o: &SimOutcome, app: &Application) -> Vec<PathStep> {
         }
         let job = jobs.get(k);
         steps.push(PathStep::Job {
-            job_id: job.map(|j| j.job_id),
+            job_id: job.map(|j| j.0),
             ms: end - at.max(span.started_ms),
-            stage_chain_ms: job.map(|j| analysis::critical_path_ms(j)),
+            stage_chain_ms: job.map(|j| j.1),
         });
         at = end;
     }
@@ -491,7 +496,7 @@ fn critical_path(o: &SimOutcome, app: &Application) -> Vec<PathStep> {
     steps
 }
 
-fn seed_run(o: &SimOutcome, app: &Application) -> SeedRun {
+fn seed_run(o: &SimOutcome, jobs: &[(u32, u64)]) -> SeedRun {
     let r = &o.record;
     let start = r.context_started_ms.unwrap_or(0);
     let cores = o.executor_cores.max(1) as f64;
@@ -521,7 +526,7 @@ fn seed_run(o: &SimOutcome, app: &Application) -> SeedRun {
         executors_mean: analysis::ratio(r.executor_core_ms / cores, o.app_ms as f64),
         executor_hours: r.executor_core_ms / cores / HOUR_MS,
         executors_running: thin(executors_running),
-        critical_path: critical_path(o, app),
+        critical_path: critical_path(o, jobs),
     }
 }
 
@@ -548,6 +553,7 @@ fn row(
     values: Vec<String>,
     outcomes: &[Result<SimOutcome, String>],
     app: &Application,
+    jobs: &[(u32, u64)],
     w: &WhatIf,
     basis: &BandBasis,
 ) -> ConfigRow {
@@ -556,7 +562,7 @@ fn row(
         .iter()
         .zip(w.seeds.clone())
         .map(|(o, seed)| match o {
-            Ok(o) => seed_run(o, app),
+            Ok(o) => seed_run(o, jobs),
             Err(why) => unstarted(seed, why),
         })
         .collect();
@@ -778,7 +784,8 @@ pub fn explained_row(t: &WhatIfTable, row: usize) -> Result<&ConfigRow, UserErro
         })
 }
 
-fn target_text(t: &FaultTarget) -> String {
+/// What a fired fault acted on, in words (the explanation's and the replay report's).
+pub fn target_text(t: &FaultTarget) -> String {
     match t {
         FaultTarget::Container(c) => format!("container {c}"),
         FaultTarget::Node(h) => format!("node {h}"),

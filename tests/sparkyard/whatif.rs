@@ -522,3 +522,27 @@ fn the_readme_accuracy_per_kind_of_what_if_holds_on_the_committed_logs() {
         assert!(readme.contains(&line), "README lacks the line `{line}`");
     }
 }
+
+#[test]
+fn a_replay_with_a_scenario_lists_the_faults_fired_and_carries_a_band() {
+    let log = data("multijob_n2_r1.zstd");
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/scenarios/chaos.toml");
+    let mut s = setup(&["--seed", "3"]);
+    s.scenario = Some(std::sync::Arc::new(
+        sparkyard::scenario::load(&scenario).expect("chaos scenario"),
+    ));
+    let r = sparkyard::replay::replay(&log, &s).expect("replays");
+    let fired = r.faults_fired.as_ref().expect("a scenario was given");
+    assert!(!fired.is_empty(), "chaos seed 3 fired nothing");
+    let table = sparkyard::replay::report::table(&r);
+    for f in fired {
+        assert!(table.contains(&f.label), "{table}");
+    }
+    // The band's own-configuration error comes from a run without the scenario's faults.
+    let own = sparkyard::replay::replay(&log, &setup(&[])).expect("replays");
+    assert_eq!(own.faults_fired, None);
+    let (a, b) = (r.accuracy.expect("band"), own.accuracy.expect("band"));
+    assert_eq!(a.basis, b.basis);
+    assert!(b.band.expect("ran").contains(own.time.recorded as u64));
+    assert!(table.contains("band p10-p90"), "{table}");
+}
