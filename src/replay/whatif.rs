@@ -167,12 +167,13 @@ pub enum PathStep {
     /// The driver's own time between jobs (and after the last one).
     Driver { ms: u64 },
     /// A job, as long as it ran past the one before; `stage_chain_ms` is its longest chain of
-    /// recorded stages (what it needs on infinitely many executors), `None` for a job of an
-    /// AM attempt the log does not have.
+    /// recorded stages (what it needs on infinitely many executors) and `stage_chain` their
+    /// ids, first to last; `None` / empty for a job of an AM attempt the log does not have.
     Job {
         job_id: Option<u32>,
         ms: u64,
         stage_chain_ms: Option<u64>,
+        stage_chain: Vec<u32>,
     },
 }
 
@@ -205,6 +206,9 @@ pub struct SeedRun {
     pub executor_hours: f64,
     /// Registered executors at each change (at most 60 points, the last kept).
     pub executors_running: Vec<ExecutorsAt>,
+    /// The YarnAllocator's executor target at each change (dynamic allocation moves it; at
+    /// most 60 points).
+    pub executors_requested: Vec<ExecutorsAt>,
     pub critical_path: Vec<PathStep>,
 }
 
@@ -447,20 +451,58 @@ fn thin(points: Vec<ExecutorsAt>) -> Vec<ExecutorsAt> {
     out
 }
 
-/// The log's jobs that ran tasks, in submission order (the simulated job spans' jobs): each
-/// job's id and its longest chain of recorded stages, computed once per what-if.
-fn job_chains(app: &Application) -> Vec<(u32, u64)> {
+/// A recorded job's longest chain of stages (`analysis::critical_path_ms`'s, with the stages
+/// on it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct JobChain {
+    job_id: u32,
+    ms: u64,
+    stages: Vec<u32>,
+}
+
+/// The log's jobs that ran tasks, in submission order (the simulated job spans' jobs), each
+/// with its longest chain of recorded stages, computed once per what-if: each stage is as long
+/// as its longest task index and starts when its last parent ends.
+fn job_chains(app: &Application) -> Vec<JobChain> {
     app.jobs
         .iter()
         .filter(|j| j.stages.iter().any(|s| !s.tasks.is_empty()))
-        .map(|j| (j.job_id, analysis::critical_path_ms(j)))
+        .map(|j| {
+            let mut finish: std::collections::BTreeMap<u32, (u64, Option<u32>)> =
+                std::collections::BTreeMap::new();
+            for s in &j.stages {
+                let (ready, parent) = s
+                    .parents
+                    .iter()
+                    .filter_map(|p| finish.get(p).map(|f| (f.0, Some(*p))))
+                    .max()
+                    .unwrap_or((0, None));
+                finish.insert(s.stage_id, (ready + s.longest_task_ms(), parent));
+            }
+            let last = finish
+                .iter()
+                .max_by_key(|(id, f)| (f.0, std::cmp::Reverse(**id)));
+            let ms = last.map_or(0, |(_, f)| f.0);
+            let mut stages = Vec::new();
+            let mut at = last.map(|(id, _)| *id);
+            while let Some(id) = at {
+                stages.push(id);
+                at = finish.get(&id).and_then(|f| f.1);
+            }
+            stages.reverse();
+            JobChain {
+                job_id: j.job_id,
+                ms,
+                stages,
+            }
+        })
         .collect()
 }
 
 /// The run's critical path: the start-up to the first job, then each job as long as it ran
 /// past the path so far (a job inside another's span is not on it), the driver's time in the
 /// gaps and after the last job. The steps add up to the application's time.
-fn critical_path(o: &SimOutcome, jobs: &[(u32, u64)]) -> Vec<PathStep> {
+fn critical_path(o: &SimOutcome, jobs: &[JobChain]) -> Vec<PathStep> {
     let r = &o.record;
     let start = r.context_started_ms.unwrap_or(0);
     let stop = start + o.app_ms;
@@ -481,9 +523,10 @@ fn critical_path(o: &SimOutcome, jobs: &[(u32, u64)]) -> Vec<PathStep> {
         }
         let job = jobs.get(k);
         steps.push(PathStep::Job {
-            job_id: job.map(|j| j.0),
+            job_id: job.map(|j| j.job_id),
             ms: end - at.max(span.started_ms),
-            stage_chain_ms: job.map(|j| j.1),
+            stage_chain_ms: job.map(|j| j.ms),
+            stage_chain: job.map(|j| j.stages.clone()).unwrap_or_default(),
         });
         at = end;
     }
@@ -496,18 +539,21 @@ fn critical_path(o: &SimOutcome, jobs: &[(u32, u64)]) -> Vec<PathStep> {
     steps
 }
 
-fn seed_run(o: &SimOutcome, jobs: &[(u32, u64)]) -> SeedRun {
+fn seed_run(o: &SimOutcome, jobs: &[JobChain]) -> SeedRun {
     let r = &o.record;
     let start = r.context_started_ms.unwrap_or(0);
     let cores = o.executor_cores.max(1) as f64;
-    let executors_running = r
-        .executors_running
-        .iter()
-        .map(|&(t, n)| ExecutorsAt {
-            at_ms: t.saturating_sub(start),
-            executors: n,
-        })
-        .collect();
+    let curve = |points: &[(u64, u32)]| {
+        thin(
+            points
+                .iter()
+                .map(|&(t, n)| ExecutorsAt {
+                    at_ms: t.saturating_sub(start),
+                    executors: n,
+                })
+                .collect(),
+        )
+    };
     SeedRun {
         seed: o.seed,
         succeeded: o.succeeded,
@@ -525,7 +571,8 @@ fn seed_run(o: &SimOutcome, jobs: &[(u32, u64)]) -> SeedRun {
             .unwrap_or(0),
         executors_mean: analysis::ratio(r.executor_core_ms / cores, o.app_ms as f64),
         executor_hours: r.executor_core_ms / cores / HOUR_MS,
-        executors_running: thin(executors_running),
+        executors_running: curve(&r.executors_running),
+        executors_requested: curve(&r.executors_requested),
         critical_path: critical_path(o, jobs),
     }
 }
@@ -545,6 +592,7 @@ fn unstarted(seed: u64, why: &str) -> SeedRun {
         executors_mean: 0.0,
         executor_hours: 0.0,
         executors_running: Vec::new(),
+        executors_requested: Vec::new(),
         critical_path: Vec::new(),
     }
 }
@@ -553,7 +601,7 @@ fn row(
     values: Vec<String>,
     outcomes: &[Result<SimOutcome, String>],
     app: &Application,
-    jobs: &[(u32, u64)],
+    jobs: &[JobChain],
     w: &WhatIf,
     basis: &BandBasis,
 ) -> ConfigRow {
@@ -862,22 +910,24 @@ fn explain_seed(o: &mut String, s: &SeedRun, p90: Option<u64>) {
             target_text(&f.target)
         );
     }
-    let curve: Vec<String> = s
-        .executors_running
-        .iter()
-        .map(|p| format!("{:.1}s:{}", p.at_ms as f64 / 1000.0, p.executors))
-        .collect();
+    let curve = |points: &[ExecutorsAt]| {
+        if points.is_empty() {
+            return "-".to_string();
+        }
+        points
+            .iter()
+            .map(|p| format!("{:.1}s:{}", p.at_ms as f64 / 1000.0, p.executors))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let _ = writeln!(
         o,
-        "  executors: peak {}, mean {:.1}, {:.4} executor-hours; over time {}",
+        "  executors: peak {}, mean {:.1}, {:.4} executor-hours; running {}; requested {}",
         s.executors_peak,
         s.executors_mean,
         s.executor_hours,
-        if curve.is_empty() {
-            "-".into()
-        } else {
-            curve.join(" ")
-        }
+        curve(&s.executors_running),
+        curve(&s.executors_requested)
     );
     let path: Vec<String> = s
         .critical_path
@@ -889,10 +939,17 @@ fn explain_seed(o: &mut String, s: &SeedRun, p90: Option<u64>) {
                 job_id,
                 ms,
                 stage_chain_ms,
+                stage_chain,
             } => {
                 let id = job_id.map_or_else(|| "?".into(), |j| j.to_string());
+                let ids: Vec<String> = stage_chain.iter().map(u32::to_string).collect();
                 match stage_chain_ms {
-                    Some(c) => format!("job {id} {} (stage chain {})", secs(*ms), secs(*c)),
+                    Some(c) => format!(
+                        "job {id} {} (stage chain {}: stage {})",
+                        secs(*ms),
+                        secs(*c),
+                        ids.join(" -> ")
+                    ),
                     None => format!("job {id} {}", secs(*ms)),
                 }
             }
@@ -926,6 +983,32 @@ mod tests {
         assert!(parse_grid(&["foo=1".into()]).is_err());
         assert!(parse_grid(&["spark.executor.cores=1,,2".into()]).is_err());
         assert!(parse_grid(&[]).is_err());
+    }
+
+    #[test]
+    fn a_jobs_stage_chain_is_its_critical_path_with_the_stages_on_it() {
+        let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/eventlogs/skew_n2_r1.zstd");
+        let app = model::load(&log).expect("reads");
+        let chains = job_chains(&app);
+        let jobs: Vec<&model::Job> = app
+            .jobs
+            .iter()
+            .filter(|j| j.stages.iter().any(|s| !s.tasks.is_empty()))
+            .collect();
+        assert_eq!(chains.len(), jobs.len());
+        for (c, j) in chains.iter().zip(jobs) {
+            assert_eq!(c.ms, analysis::critical_path_ms(j), "job {}", j.job_id);
+            // The chain's stages, each a parent of the next, add up to its length.
+            let stage = |id: u32| j.stages.iter().find(|s| s.stage_id == id).expect("stage");
+            let sum: u64 = c.stages.iter().map(|id| stage(*id).longest_task_ms()).sum();
+            assert_eq!(sum, c.ms);
+            for w in c.stages.windows(2) {
+                assert!(stage(w[1]).parents.contains(&w[0]), "{:?}", c.stages);
+            }
+        }
+        // skew: a map stage feeding the hot reduce stage.
+        assert!(chains.iter().any(|c| c.stages.len() == 2), "{chains:?}");
     }
 
     #[test]
