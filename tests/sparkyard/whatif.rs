@@ -372,16 +372,20 @@ fn logs() -> Vec<(&'static str, u32, u32)> {
 #[derive(Debug, Default)]
 struct Kind {
     errors: Vec<f64>,
+    /// Each error's what-if: `app from -> to`.
+    labels: Vec<String>,
     covered: usize,
 }
 
 impl Kind {
     fn add(
         &mut self,
+        label: String,
         predicted_ms: u64,
         band: Option<sparkyard::replay::accuracy::Band>,
         recorded_ms: f64,
     ) {
+        self.labels.push(label);
         self.errors
             .push(100.0 * (predicted_ms as f64 - recorded_ms) / recorded_ms);
         if band.is_some_and(|b| b.contains(recorded_ms.round() as u64)) {
@@ -423,7 +427,12 @@ fn accuracy_by_kind() -> [Kind; 3] {
     for (app, n, path) in &apps {
         let r = sparkyard::replay::replay(path, &setup(&[])).expect("replays");
         let a = r.accuracy.expect("a band");
-        own.add(r.time.simulated as u64, a.band, r.time.recorded);
+        own.add(
+            format!("{app} {n} -> {n}"),
+            r.time.simulated as u64,
+            a.band,
+            r.time.recorded,
+        );
         let t = what_if(path, &["num-executors=1,2,4"], 1..2, &setup(&[]));
         for row in &t.rows {
             let to: u32 = row.values[0].parse().expect("n");
@@ -432,7 +441,12 @@ fn accuracy_by_kind() -> [Kind; 3] {
                 std::cmp::Ordering::Greater => &mut more,
                 std::cmp::Ordering::Equal => continue,
             };
-            kind.add(row.p50_ms.expect("ran"), row.band, mean(app, to));
+            kind.add(
+                format!("{app} {n} -> {to}"),
+                row.p50_ms.expect("ran"),
+                row.band,
+                mean(app, to),
+            );
         }
     }
     [own, fewer, more]
@@ -485,9 +499,10 @@ fn the_readme_accuracy_per_kind_of_what_if_holds_on_the_committed_logs() {
             k.min(),
             k.max(),
             k.covered,
-            k.errors
+            k.labels
                 .iter()
-                .map(|e| format!("{e:+.1}"))
+                .zip(&k.errors)
+                .map(|(l, e)| format!("{l}: {e:+.1}"))
                 .collect::<Vec<_>>()
         );
     }
