@@ -54,7 +54,12 @@ impl Axis {
     /// The label at `x`: the number, or the name of the value at that position.
     fn label(&self, x: f64) -> String {
         if self.numeric {
-            return format!("{x}");
+            // A key point such as 0.30000000000000004 prints as 0.3.
+            let fixed = format!("{x:.3}");
+            return fixed
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string();
         }
         let i = x.round();
         if (x - i).abs() > 1e-6 || i < 0.0 {
@@ -256,5 +261,9 @@ mod tests {
             numeric: true,
         };
         assert_eq!(n.x("8"), 8.0);
+        assert_eq!(
+            (n.label(0.1 + 0.2), n.label(4.0), n.label(2.5)),
+            ("0.3".into(), "4".into(), "2.5".into())
+        );
     }
 }
