@@ -84,6 +84,17 @@ pub const SIMULATED: &[&str] = &[
     "spark.yarn.executor.nodeLabelExpression",
     "spark.yarn.am.nodeLabelExpression",
     "spark.eventLog.enabled",
+    // Deprecated names Spark still reads for keys above (its config entries' `withAlternative`
+    // and `SparkConf.configsWithAlternatives`, mapped by `conf::spark_conf`).
+    "spark.yarn.max.executor.failures",
+    "spark.yarn.executor.failuresValidityInterval",
+    "spark.yarn.executor.memoryOverhead",
+    "spark.yarn.driver.memoryOverhead",
+    "spark.unsafe.offHeap",
+    "spark.blacklist.timeout",
+    "spark.blacklist.application.maxFailedExecutorsPerNode",
+    "spark.yarn.blacklist.executor.launch.blacklisting.enabled",
+    "spark.scheduler.executorTaskBlacklistTime",
 ];
 
 /// Families of properties the simulation reads by prefix (YARN custom resources).
