@@ -318,6 +318,8 @@ pub struct SimOutcome {
     pub failure: Option<String>,
     /// The faults that fired, in order, with what each acted on.
     pub faults_fired: Vec<FiredFault>,
+    /// Labels of planned faults whose trigger never happened.
+    pub faults_unfired: Vec<String>,
     /// When the run ended (the client returned), virtual ms since the cluster started.
     pub end_ms: u64,
 }
@@ -648,6 +650,7 @@ fn run_with_log(
         event_logs,
         failure: failure_reason(o),
         faults_fired,
+        faults_unfired: result.faults_unfired.clone(),
         end_ms: result.end_ms,
     })
 }

@@ -200,6 +200,8 @@ pub struct SeedRun {
     pub context_started_ms: u64,
     pub end_ms: u64,
     pub faults_fired: Vec<FiredFault>,
+    /// Planned faults whose trigger never happened in this seed.
+    pub faults_unfired: Vec<String>,
     pub executors_peak: u32,
     /// Registered executors averaged over the application's time.
     pub executors_mean: f64,
@@ -563,6 +565,7 @@ fn seed_run(o: &SimOutcome, jobs: &[JobChain]) -> SeedRun {
         context_started_ms: start,
         end_ms: o.end_ms,
         faults_fired: o.faults_fired.clone(),
+        faults_unfired: o.faults_unfired.clone(),
         executors_peak: r
             .executors_running
             .iter()
@@ -588,6 +591,7 @@ fn unstarted(seed: u64, why: &str) -> SeedRun {
         context_started_ms: 0,
         end_ms: 0,
         faults_fired: Vec::new(),
+        faults_unfired: Vec::new(),
         executors_peak: 0,
         executors_mean: 0.0,
         executor_hours: 0.0,
@@ -899,6 +903,12 @@ fn explain_seed(o: &mut String, s: &SeedRun, p90: Option<u64>) {
     let zero = s.context_started_ms as i64;
     if s.faults_fired.is_empty() {
         let _ = writeln!(o, "  faults fired: none");
+    }
+    for label in &s.faults_unfired {
+        let _ = writeln!(
+            o,
+            "  fault never fired (its trigger did not happen): {label}"
+        );
     }
     for f in &s.faults_fired {
         let _ = writeln!(

@@ -561,3 +561,62 @@ fn a_replay_with_a_scenario_lists_the_faults_fired_and_carries_a_band() {
     assert!(b.band.expect("ran").contains(own.time.recorded as u64));
     assert!(table.contains("band p10-p90"), "{table}");
 }
+
+#[test]
+fn explain_names_each_faults_target_and_the_faults_that_never_fired() {
+    let dir = temp_dir("faults");
+    let file = dir.join("faults.toml");
+    std::fs::write(
+        &file,
+        r#"name = "what-if faults"
+[submit]
+class = "org.sparkyard.examples.SyntheticJob"
+
+[[faults]]
+kind = "kill-executor"
+label = "SIGKILL executor 1 once its first task starts"
+on_task_started = [0, 0]
+executor = 1
+exit = 137
+
+[[faults]]
+kind = "kill-executor"
+label = "never: the log has no stage 99"
+on_task_started = [99, 0]
+executor = 2
+"#,
+    )
+    .expect("scenario written");
+    let mut s = setup(&[]);
+    s.scenario = Some(std::sync::Arc::new(
+        sparkyard::scenario::load(&file).expect("scenario"),
+    ));
+    let t = what_if(&data("multijob_n2_r1.zstd"), &["num-executors=2"], 1..3, &s);
+    for seed in &t.rows[0].seeds {
+        assert_eq!(seed.faults_fired.len(), 1, "seed {}", seed.seed);
+        let f = &seed.faults_fired[0];
+        // The kill found executor 1's container: the typed target names it.
+        let sparkyard_actors::kernel::trace::FaultTarget::Container(c) = &f.target else {
+            panic!("seed {}: {:?}", seed.seed, f.target)
+        };
+        assert!(f.at_ms > seed.context_started_ms, "{f:?}");
+        assert_eq!(
+            seed.faults_unfired,
+            vec!["never: the log has no stage 99".to_string()]
+        );
+        let text = whatif::explain(&t, 1).expect("row 1");
+        assert!(
+            text.contains(&format!(
+                "SIGKILL executor 1 once its first task starts -> container {c}"
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "fault never fired (its trigger did not happen): never: the log has no stage 99"
+            ),
+            "{text}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
