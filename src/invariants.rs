@@ -143,6 +143,7 @@ mod tests {
             epoch_ms: 0,
             events: Vec::new(),
             faults_fired: Vec::new(),
+            faults_fired_targets: Vec::new(),
             faults_unfired: Vec::new(),
             violations: Vec::new(),
             task_costs: Default::default(),

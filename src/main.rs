@@ -90,19 +90,38 @@ struct WhatIfCommand {
     /// Simulations run at once (default: the number of cores).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
-    /// Mark the cheapest configuration whose p90 runtime is at most this (e.g. 30min, 90s).
+    /// Mark the cheapest configuration whose p90 runtime is at most this: a duration with a
+    /// unit, as Spark reads time strings (us, ms, s, m or min, h, d: 90s, 30min, 2h); a bare
+    /// number is refused (Spark would read it as milliseconds).
     #[arg(long = "target-p90", value_name = "DURATION")]
     target_p90: Option<String>,
-    /// Price of one executor core-hour.
-    #[arg(long = "price-core-hour", value_name = "X", default_value_t = 0.0)]
+    /// Price of one executor core-hour (0 or more).
+    #[arg(
+        long = "price-core-hour",
+        value_name = "X",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
     price_core_hour: f64,
-    /// Price of one executor GB-hour (container memory).
-    #[arg(long = "price-gb-hour", value_name = "Y", default_value_t = 0.0)]
+    /// Price of one executor GB-hour (container memory; 0 or more).
+    #[arg(
+        long = "price-gb-hour",
+        value_name = "Y",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
     price_gb_hour: f64,
-    /// Where the plot (SVG) is written.
-    #[arg(long, value_name = "FILE", default_value = "what-if.svg")]
-    plot: std::path::PathBuf,
-    /// Print the table as JSON.
+    /// Write an SVG plot of p10/p50/p90 and the band against the first grid key to FILE
+    /// (no plot without it).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<std::path::PathBuf>,
+    /// After the table, explain row ROW (as numbered in the table): per seed, slowest first,
+    /// the end time, the outcome and why it failed, the faults fired with their times and
+    /// targets, executors over time and the critical path. With --json every row carries its
+    /// seeds' runs; --explain then prints only that row, as JSON.
+    #[arg(long, value_name = "ROW")]
+    explain: Option<usize>,
+    /// Print the table as JSON (only JSON on stdout).
     #[arg(long)]
     json: bool,
     /// spark-submit options every configuration starts from (e.g. --conf K=V) and sparkyard's
@@ -632,36 +651,76 @@ fn replay(cmd: ReplayCommand) -> Result<ExitCode, UserError> {
 }
 
 fn what_if(cmd: WhatIfCommand) -> Result<ExitCode, UserError> {
+    use sparkyard::replay::whatif;
     logging::init_with(logging::SILENT_FILTER);
-    let args = sparkyard::replay::simulate::user_submit_args_for("what-if", &cmd.words)?;
-    no_app_words(&args)?;
-    let seeds = sparkyard::sweep::parse_seeds(&cmd.seeds)?;
+    // spark-submit's usage errors end with a hint to its --verbose, which what-if refuses:
+    // what-if's own hint instead.
+    let own_words = |e: UserError| match e {
+        UserError::Usage(m) => whatif::usage_error(m),
+        e => e,
+    };
+    let args = sparkyard::replay::simulate::user_submit_args_for("what-if", &cmd.words)
+        .map_err(own_words)?;
+    no_app_words(&args).map_err(own_words)?;
+    let seeds = whatif::parse_seeds(&cmd.seeds)?;
     let jobs = cmd
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let request = sparkyard::replay::whatif::WhatIf {
-        grid: sparkyard::replay::whatif::parse_grid(&cmd.grid)?,
+    let request = whatif::WhatIf {
+        grid: whatif::parse_grid(&cmd.grid)?,
         seeds,
         jobs,
         target_p90_ms: cmd
             .target_p90
             .as_deref()
-            .map(sparkyard::replay::whatif::parse_duration)
+            .map(whatif::parse_target_p90)
             .transpose()?,
-        price_core_hour: cmd.price_core_hour,
-        price_gb_hour: cmd.price_gb_hour,
+        price_core_hour: whatif::check_price("--price-core-hour", cmd.price_core_hour)?,
+        price_gb_hour: whatif::check_price("--price-gb-hour", cmd.price_gb_hour)?,
     };
+    let rows: usize = request.grid.iter().map(|k| k.values.len()).product();
+    if let Some(row) = cmd.explain.filter(|r| !(1..=rows).contains(r)) {
+        return Err(whatif::usage_error(format!(
+            "--explain {row}: the grid has rows 1 to {rows}"
+        )));
+    }
     let setup = sparkyard::replay::simulate::ReplaySetup {
         submit: args,
         scenario: load_scenario(cmd.scenario.as_deref())?,
     };
-    let table = sparkyard::replay::whatif::run(&cmd.eventlog, &setup, &request)?;
-    if cmd.json {
-        println!("{}", sparkyard::replay::whatif::json(&table));
-    } else {
-        print!("{}", sparkyard::replay::whatif::text(&table));
+    let table = whatif::run(&cmd.eventlog, &setup, &request).map_err(own_words)?;
+    match (cmd.json, cmd.explain) {
+        (true, None) => println!("{}", whatif::json(&table)),
+        (true, Some(row)) => println!(
+            "{}",
+            serde_json::to_string_pretty(whatif::explained_row(&table, row)?)
+                .map_err(|e| UserError::file("what-if", e.to_string()))?
+        ),
+        (false, explain) => {
+            print!("{}", whatif::text(&table));
+            if let Some(row) = explain {
+                print!("{}", whatif::explain(&table, row)?);
+            }
+        }
     }
-    sparkyard::replay::plot::write_svg(&table, &cmd.plot)?;
-    println!("plot: {}", cmd.plot.display());
-    Ok(ExitCode::SUCCESS)
+    if let Some(plot) = &cmd.plot {
+        sparkyard::replay::plot::write_svg(&table, plot)?;
+        if !cmd.json {
+            println!("plot: {}", plot.display());
+        }
+    }
+    let refused: Vec<String> = table
+        .refused()
+        .map(|(row, why)| format!("row {row}: {why}"))
+        .collect();
+    if refused.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!(
+        "what-if: {} of {} configurations could not run (the other rows are above):\n  {}",
+        refused.len(),
+        table.rows.len(),
+        refused.join("\n  ")
+    );
+    Ok(ExitCode::from(1))
 }

@@ -150,6 +150,8 @@ pub struct RunResult {
     pub events: Vec<sparkyard_actors::world::listener::AttemptEvents>,
     /// Faults that fired: (virtual ms, label).
     pub faults_fired: Vec<(u64, String)>,
+    /// What each fault of `faults_fired` acted on (same order), resolved when it fired.
+    pub faults_fired_targets: Vec<sparkyard_actors::kernel::trace::FaultTarget>,
     /// Planned faults whose trigger never happened.
     pub faults_unfired: Vec<String>,
     /// Invariants broken during the run (the end-of-run ones are in `crate::invariants`).
@@ -287,6 +289,7 @@ pub fn run(
     let processes = dispatcher.process_names();
     let events = sim.listener.take();
     let faults_fired = sim.faults.fired.borrow().clone();
+    let faults_fired_targets = sim.faults.fired_targets.borrow().clone();
     let faults_unfired = sim.faults.unfired();
     drop(sim);
     let logs = std::mem::take(&mut *logs.borrow_mut());
@@ -302,6 +305,7 @@ pub fn run(
         epoch_ms: epoch,
         events,
         faults_fired,
+        faults_fired_targets,
         faults_unfired,
         violations,
         task_costs,

@@ -23,11 +23,12 @@ const SEEDS_LISTED: usize = 20;
 
 /// `A..B` (B excluded) or `A..=B`.
 pub fn parse_seeds(text: &str) -> Result<std::ops::Range<u64>, UserError> {
-    let bad = || {
-        sweep_error(format!(
-            "--seeds {text}: expected A..B or A..=B, e.g. 1..1001"
-        ))
-    };
+    parse_seed_range(text).map_err(sweep_error)
+}
+
+/// [`parse_seeds`] with the bare reason, for a command to put in its own words (`what-if`).
+pub fn parse_seed_range(text: &str) -> Result<std::ops::Range<u64>, String> {
+    let bad = || format!("--seeds {text}: expected A..B or A..=B, e.g. 1..1001");
     let (a, b, inclusive) = match text.split_once("..=") {
         Some((a, b)) => (a, b, true),
         None => text
@@ -43,7 +44,7 @@ pub fn parse_seeds(text: &str) -> Result<std::ops::Range<u64>, UserError> {
         b
     };
     if end <= a {
-        return Err(sweep_error(format!("--seeds {text}: the range is empty")));
+        return Err(format!("--seeds {text}: the range is empty"));
     }
     Ok(a..end)
 }

@@ -46,7 +46,7 @@ impl DefaultsFile {
 }
 
 /// sparkyard's own flags of `sparkyard submit` (spark-submit has none of them).
-#[derive(clap::Args, Debug, Clone)]
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
 pub struct SimFlags {
     /// sparkyard's cluster file (TOML); default: the embedded 8-node cluster.
     #[arg(long, value_name = "FILE", help_heading = "Simulator options")]
@@ -101,7 +101,7 @@ pub enum SubmitAction {
 
 /// spark-submit's words, as `SparkSubmitArguments.handle` stores them (each `None` is Spark's
 /// `null`), plus sparkyard's own flags.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SubmitArgs {
     pub master: Option<String>,
     pub remote: Option<String>,

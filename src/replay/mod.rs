@@ -5,6 +5,7 @@
 //! (`analysis`, `report`), and a grid of configurations under many seeds (`whatif`,
 //! `cluster_keys`, `plot`).
 
+pub mod accuracy;
 pub mod analysis;
 pub mod cluster_keys;
 pub mod events;
@@ -14,6 +15,7 @@ pub mod program;
 pub mod reader;
 pub mod report;
 pub mod simulate;
+pub mod spark_keys;
 pub mod whatif;
 
 use crate::error::UserError;
@@ -38,10 +40,10 @@ pub fn replay_inspecting(
     let prepared = simulate::prepare(&app, setup)?;
     inspect(&prepared)?;
     let sim = simulate::run_writing_log(&prepared, setup.submit.sim.seed, &app)?;
-    Ok(report::build(
-        &path.display().to_string(),
-        &app,
-        &prepared,
-        &sim,
-    ))
+    let mut report = report::build(&path.display().to_string(), &app, &prepared, &sim);
+    report.accuracy = Some(accuracy::of_replay(&app, setup, &sim)?);
+    if setup.scenario.is_some() {
+        report.faults_fired = Some(sim.faults_fired.clone());
+    }
+    Ok(report)
 }

@@ -37,6 +37,11 @@ pub struct ReplayReport {
     pub seed: u64,
     /// The replay's own event logs (`--conf spark.eventLog.enabled=true`).
     pub event_logs: Vec<super::simulate::WrittenEventLog>,
+    /// The application time's p10-p90 band and what it covers (`accuracy::of_replay`).
+    pub accuracy: Option<super::accuracy::ReplayAccuracy>,
+    /// With a scenario: the faults that fired, with their times (virtual ms since the cluster
+    /// started) and what each acted on; `None` without a scenario.
+    pub faults_fired: Option<Vec<super::simulate::FiredFault>>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -222,6 +227,8 @@ pub fn build(path: &str, app: &Application, prepared: &Prepared, sim: &SimOutcom
         failures,
         seed: sim.seed,
         event_logs: sim.event_logs.clone(),
+        accuracy: None,
+        faults_fired: None,
     }
 }
 
@@ -419,6 +426,14 @@ pub fn table(r: &ReplayReport) -> String {
         "  error",
         format!("{:+.1} %", r.time.error_pct)
     );
+    if let Some(a) = &r.accuracy {
+        let band = a.band.map_or_else(
+            || "- (the run did not succeed)".into(),
+            |b| format!("{}-{}", secs(b.p10_ms as f64), secs(b.p90_ms as f64)),
+        );
+        let _ = writeln!(o, "{:<28}{:>44}", "  band p10-p90", band);
+        let _ = writeln!(o, "  {}", a.covers);
+    }
     row(
         &mut o,
         "utilization",
@@ -531,6 +546,23 @@ pub fn table(r: &ReplayReport) -> String {
     );
     for v in &f.simulated_violations {
         let _ = writeln!(o, "  invariant broken: {v}");
+    }
+    match &r.faults_fired {
+        Some(fired) if fired.is_empty() => {
+            let _ = writeln!(o, "faults fired: none");
+        }
+        Some(fired) => {
+            for f in fired {
+                let _ = writeln!(
+                    o,
+                    "fault at {} (since the cluster started): {} -> {}",
+                    secs(f.at_ms as f64),
+                    f.label,
+                    super::whatif::target_text(&f.target)
+                );
+            }
+        }
+        None => {}
     }
     recoveries_table(&mut o, r);
     let _ = writeln!(o, "seed: {}", r.seed);

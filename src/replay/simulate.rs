@@ -313,6 +313,35 @@ pub struct SimOutcome {
     pub violations: Vec<String>,
     /// The event logs the run wrote (`spark.eventLog.enabled`), one per SparkContext.
     pub event_logs: Vec<WrittenEventLog>,
+    /// Why the application did not succeed: spark-submit's closing exception and YARN's
+    /// diagnostics (`None` when it succeeded).
+    pub failure: Option<String>,
+    /// The faults that fired, in order, with what each acted on.
+    pub faults_fired: Vec<FiredFault>,
+    /// Labels of planned faults whose trigger never happened.
+    pub faults_unfired: Vec<String>,
+    /// When the run ended (the client returned), virtual ms since the cluster started.
+    pub end_ms: u64,
+}
+
+/// A fault that fired in a replay: when (virtual ms since the cluster started), its label and
+/// what it acted on (the typed record the run keeps).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct FiredFault {
+    pub at_ms: u64,
+    pub label: String,
+    pub target: sparkyard_actors::kernel::trace::FaultTarget,
+}
+
+/// spark-submit's closing exception, with the first line of YARN's diagnostics when it has any.
+fn failure_reason(o: &sparkyard_actors::world::context::ClientOutcome) -> Option<String> {
+    let e = o.exception.as_ref()?;
+    let mut why = format!("{}: {}", e.class, e.message);
+    let first = o.diagnostics.lines().next().unwrap_or("");
+    if !first.is_empty() && !why.contains(first) {
+        why.push_str(&format!(" (diagnostics: {first})"));
+    }
+    Some(why)
 }
 
 /// An event log the replay wrote, and Spark's refusal when an earlier one was in the way.
@@ -589,6 +618,16 @@ fn run_with_log(
     let mut record = record.take();
     record.advance(result.end_ms, cpus, cores);
     let o = &result.outcome;
+    let faults_fired = result
+        .faults_fired
+        .iter()
+        .zip(&result.faults_fired_targets)
+        .map(|((at_ms, label), target)| FiredFault {
+            at_ms: *at_ms,
+            label: label.clone(),
+            target: target.clone(),
+        })
+        .collect();
     let final_state = match (o.state, o.final_status) {
         (Some(s), Some(f)) => format!("{s}/{f}"),
         _ => "NOT-SUBMITTED".into(),
@@ -609,6 +648,10 @@ fn run_with_log(
             .map(|v| format!("{}: {}", v.invariant, v.detail))
             .collect(),
         event_logs,
+        failure: failure_reason(o),
+        faults_fired,
+        faults_unfired: result.faults_unfired.clone(),
+        end_ms: result.end_ms,
     })
 }
 

@@ -9,3 +9,4 @@ mod outputs;
 mod replay;
 mod scenarios;
 mod toolkit;
+mod whatif;

@@ -1,6 +1,7 @@
 //! Faults as data: a plan of (trigger, action) pairs, applied by the controller the roles notify
 //! at the events a trigger can name.
 
+use crate::kernel::trace::FaultTarget;
 use crate::rpc::network::{LinkRule, ProcessPattern};
 use std::cell::RefCell;
 
@@ -133,6 +134,9 @@ pub struct FaultController {
     slow_nodes: RefCell<Vec<SlowNode>>,
     /// Faults that fired, in order: (virtual ms, label).
     pub fired: RefCell<Vec<(u64, String)>>,
+    /// What each fault of `fired` acted on, resolved when it fired (same order): the typed
+    /// record `what-if --explain` reports, kept whether or not the run keeps a trace.
+    pub fired_targets: RefCell<Vec<FaultTarget>>,
     /// Whether a planned fault names an executor by id (a kill, or `executor:N` in a network
     /// rule): only then is each launched executor's container recorded (`SimContext::executors`).
     pub names_executors: bool,
@@ -152,6 +156,7 @@ impl FaultController {
             fetch_failures: RefCell::new(Vec::new()),
             slow_nodes: RefCell::new(Vec::new()),
             fired: RefCell::new(Vec::new()),
+            fired_targets: RefCell::new(Vec::new()),
             waiting_rules: RefCell::new(Vec::new()),
         }
     }

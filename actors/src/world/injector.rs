@@ -55,6 +55,7 @@ fn fire(sim: &Rc<SimContext>, f: PlannedFault) {
         .borrow_mut()
         .push((clock::now_ms(), f.label.clone()));
     let target = target_of(sim, &f.action);
+    sim.faults.fired_targets.borrow_mut().push(target.clone());
     let label = f.label.clone();
     sim.dispatcher.record(Sender::NONE, "Fault", || {
         TraceKind::Fault(FaultEvent::Fired { label, target })
