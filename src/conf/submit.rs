@@ -216,13 +216,6 @@ pub struct SubmitRequest {
     pub parsed: ParsedArguments,
 }
 
-/// Keys the issue asks to act that sparkyard does not simulate yet: said on the console.
-const NOT_SIMULATED_KEYS: &[&str] = &[
-    // Decommissioning migrates to peers only: no fallback storage, no disk-size cap.
-    "spark.storage.decommission.fallbackStorage.path",
-    "spark.storage.decommission.shuffleBlocks.maxDiskSize",
-];
-
 /// The properties whose paths `prepareSubmitEnvironment` resolves (SparkSubmit.scala).
 const PATH_CONFIGS: [&str; 6] = [
     "spark.jars",
@@ -347,13 +340,12 @@ fn yarn_ignored_warnings(
              only; on YARN, Spark ignores it (use --num-executors and --executor-cores)"
         ));
     }
-    for key in NOT_SIMULATED_KEYS {
-        if let Some(v) = props.get(*key) {
-            out.push(format!(
-                "Warning: {key}={v} is not simulated by sparkyard yet; it has no effect on this run"
-            ));
-        }
-    }
+    // Every key the run will not act on, once (src/conf/keys.rs), never silence.
+    out.extend(
+        super::keys::not_simulated(props.keys())
+            .iter()
+            .map(super::keys::KeyNotice::warning),
+    );
     out.extend(environment_reference_warnings(props));
     if let Some(p) = &parsed.packages {
         out.push(format!(
@@ -1318,9 +1310,14 @@ pub(super) mod tests {
     #[test]
     fn non_spark_keys_warn() {
         let req = request(&["--conf", "foo=1", "--conf", "spark.a=2", "app.jar"]).unwrap();
+        // spark.a is kept (a Spark property) but nothing reads it: src/conf/keys.rs says so.
         assert_eq!(
             req.warnings,
-            vec!["Warning: Ignoring non-Spark config property: foo"]
+            vec![
+                "Warning: Ignoring non-Spark config property: foo",
+                "Warning: spark.a is not read by sparkyard; it has no effect on this run (it is \
+                 only recorded in the event log's environment)"
+            ]
         );
         assert_eq!(req.conf.get("foo"), None);
     }
@@ -1868,7 +1865,7 @@ pub(super) mod tests {
         assert_eq!(
             req.warnings,
             vec![
-                "Warning: spark.storage.decommission.fallbackStorage.path=hdfs:///fb/ is not simulated by sparkyard yet; it has no effect on this run".to_string()
+                "Warning: spark.storage.decommission.fallbackStorage.path is not simulated by sparkyard yet (decommissioning migrates to peers only); it has no effect on this run".to_string()
             ]
         );
     }
