@@ -98,8 +98,7 @@ const CAPACITY: &str = "CapacitySchedulerConfiguration";
 
 /// Why the exclusion keys are recorded only (until the scheduler acts on HealthTracker and
 /// TaskSetExcludelist, `actors/src/spark_core/scheduler/health_tracker.rs`).
-const EXCLUSION_PENDING: &str =
-    "exclusion on failure is not simulated yet: no executor or node is excluded";
+const EXCLUSION_PENDING: &str = "the scheduler does not exclude executors or nodes on failure yet";
 
 const REFUSED_RESOURCE: &str = "ResourceRequestHelper.validateResources: `Error: Do not use <key>, please use <Spark property> instead!`";
 

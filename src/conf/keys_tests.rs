@@ -86,9 +86,9 @@ fn only_keys_the_run_does_not_act_on_warn() {
     );
     assert_eq!(
         notices[0].warning(),
-        "Warning: spark.excludeOnFailure.enabled is not simulated by sparkyard yet (exclusion on \
-         failure is not simulated yet: no executor or node is excluded); it has no effect on \
-         this run"
+        "Warning: spark.excludeOnFailure.enabled is not simulated by sparkyard yet (the \
+         scheduler does not exclude executors or nodes on failure yet); it has no effect on this \
+         run"
     );
     assert_eq!(
         notices[1].warning(),
@@ -378,4 +378,21 @@ fn every_key_the_settings_read_is_registered() {
     assert!(read.len() > 80, "only {} keys read", read.len());
     let missing: Vec<&String> = read.iter().filter(|k| lookup(k).is_none()).collect();
     assert!(missing.is_empty(), "read but not registered: {missing:?}");
+}
+
+/// A flag that sets a recorded key (`--principal` is `spark.kerberos.principal`) warns as the
+/// key would: the check runs on the final conf, after the flags are assigned.
+#[test]
+fn a_flag_that_sets_a_recorded_key_warns_too() {
+    let args = crate::conf::submit::tests::parse(&["--driver-class-path", "/opt/x.jar", "a.jar"]);
+    let req = args.into_request(DefaultsFile::Embedded("")).unwrap();
+    assert_eq!(
+        req.warnings,
+        vec![
+            "Warning: spark.driver.extraClassPath is not simulated by sparkyard yet \
+             (--driver-class-path: shown by --verbose and in the event log); it has no effect \
+             on this run"
+                .to_string()
+        ]
+    );
 }

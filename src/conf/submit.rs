@@ -340,12 +340,6 @@ fn yarn_ignored_warnings(
              only; on YARN, Spark ignores it (use --num-executors and --executor-cores)"
         ));
     }
-    // Every key the run will not act on, once (src/conf/keys.rs), never silence.
-    out.extend(
-        super::keys::not_simulated(props.keys())
-            .iter()
-            .map(super::keys::KeyNotice::warning),
-    );
     out.extend(environment_reference_warnings(props));
     if let Some(p) = &parsed.packages {
         out.push(format!(
@@ -918,6 +912,10 @@ impl SubmitArgs {
         warnings.extend(yarn_ignored_warnings(&self, &parsed, &props));
         info.submit_properties = props.clone();
         let conf = self.final_conf(props, &parsed, &main_class);
+        // Every key the run will not act on, set by a flag or a property, once
+        // (src/conf/keys.rs): never silence.
+        let notices = super::keys::not_simulated(conf.as_map().keys());
+        warnings.extend(notices.iter().map(super::keys::KeyNotice::warning));
         Ok(self.request(conf, main_class, warnings, shown_file, info, parsed))
     }
 
