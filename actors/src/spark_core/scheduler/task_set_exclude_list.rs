@@ -351,6 +351,64 @@ impl TaskSetExcludelist {
     }
 }
 
+/// One host of `hostToExecutors`: the executors TaskSchedulerImpl knows on it.
+#[derive(Clone, Copy, Debug)]
+pub struct HostExecutors<'a> {
+    pub host: &'a str,
+    pub executors: &'a [ExecutorId],
+}
+
+impl TaskSetExcludelist {
+    /// `TaskSetManager.getCompletelyExcludedTaskIfAny`'s test of one pending task index (4.0.0
+    /// jar): every host is excluded for it (application, task set or this index) or has only
+    /// executors excluded for it (application, task set or this index). `app` is the
+    /// HealthTracker when application-level exclusion is on. With no executor registered
+    /// yet nothing counts as unschedulable (Spark's `hostToExecutors.nonEmpty`).
+    pub fn is_excluded_everywhere(
+        &self,
+        index: u32,
+        hosts: &[HostExecutors<'_>],
+        app: Option<&super::health_tracker::HealthTracker>,
+    ) -> bool {
+        !hosts.is_empty()
+            && hosts.iter().all(|h| {
+                let node = app.is_some_and(|t| t.is_node_excluded(h.host))
+                    || self.is_node_excluded_for_task_set(h.host)
+                    || self.is_node_excluded_for_task(h.host, index);
+                node || h.executors.iter().all(|e| {
+                    app.is_some_and(|t| t.is_executor_excluded(*e))
+                        || self.is_executor_excluded_for_task_set(*e)
+                        || self.is_executor_excluded_for_task(*e, index)
+                })
+            })
+    }
+
+    /// `TaskSetManager.abortSinceCompletelyExcludedOnFailure`'s message (the jar's template,
+    /// interpolated, then `stripMargin`), naming the task set as `TaskSet.toString` does.
+    pub fn completely_excluded_abort_message(&self, index: u32, partition: u32) -> String {
+        let reason = self.latest_failure_reason.as_deref().unwrap_or("null");
+        let text = format!(
+            "\n         |Aborting TaskSet {}.{} because task {index} (partition {partition})\n         \
+             |cannot run anywhere due to node and executor excludeOnFailure.\n         |Most \
+             recent failure:\n         |{reason}\n         |\n         |ExcludeOnFailure behavior \
+             can be configured via spark.excludeOnFailure.*.\n         |",
+            self.stage_id, self.stage_attempt_id
+        );
+        strip_margin(&text)
+    }
+}
+
+/// Scala's `StringOps.stripMargin`: on each line, a prefix of blanks or control characters
+/// followed by `|` is removed.
+fn strip_margin(text: &str) -> String {
+    text.split_inclusive('\n')
+        .map(|line| {
+            let rest = line.trim_start_matches(|c: char| c <= ' ' && c != '\n');
+            rest.strip_prefix('|').unwrap_or(line)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -576,6 +634,56 @@ mod tests {
         assert_eq!(
             list.exec_to_failures()[&e(1)].num_unique_tasks_with_failures(),
             2
+        );
+    }
+
+    /// TaskSetManager.getCompletelyExcludedTaskIfAny (4.0.0 jar): a task is unschedulable only
+    /// when every host is excluded for it or has only excluded executors; none registered yet
+    /// is not "unschedulable".
+    #[test]
+    fn a_task_is_excluded_everywhere_only_when_no_host_can_run_it() {
+        let mut list = TaskSetExcludelist::new(TaskSetExcludeConf::default(), 2, 0);
+        list.update_excluded_for_failed_task("hostA", e(1), 0, "boom", 0);
+        let a = [e(1)];
+        let ab = [e(1), e(2)];
+        let one = [HostExecutors {
+            host: "hostA",
+            executors: &a,
+        }];
+        assert!(list.is_excluded_everywhere(0, &one, None));
+        assert!(!list.is_excluded_everywhere(1, &one, None));
+        let two = [HostExecutors {
+            host: "hostA",
+            executors: &ab,
+        }];
+        assert!(!list.is_excluded_everywhere(0, &two, None));
+        assert!(!list.is_excluded_everywhere(0, &[], None));
+        // Executor 2 excluded for the application: index 0 can run nowhere.
+        let conf = super::super::health_tracker::ExcludeOnFailureConf {
+            enabled: Some(true),
+            fetch_failure_enabled: true,
+            ..Default::default()
+        };
+        let mut app = super::super::health_tracker::HealthTracker::new(
+            super::super::health_tracker::HealthTrackerConf::from_conf(&conf).unwrap(),
+        );
+        app.update_excluded_for_fetch_failure("hostA", e(2), 0);
+        assert!(list.is_excluded_everywhere(0, &two, Some(&app)));
+    }
+
+    /// TaskSetManager.abortSinceCompletelyExcludedOnFailure's text (the 4.0.0 jar's template
+    /// through `stripMargin`; TaskSet.toString is `TaskSet <stage>.<attempt>`), with the latest
+    /// failure reason's own lines kept.
+    #[test]
+    fn the_abort_message_names_the_task_and_the_latest_failure() {
+        let mut list = TaskSetExcludelist::new(TaskSetExcludeConf::default(), 3, 1);
+        list.update_excluded_for_failed_task("hostA", e(1), 5, "first", 0);
+        list.update_excluded_for_failed_task("hostA", e(1), 5, "java.lang.Exception: x\n\tat Y", 0);
+        assert_eq!(
+            list.completely_excluded_abort_message(5, 7),
+            "\nAborting TaskSet 3.1 because task 5 (partition 7)\ncannot run anywhere due to node \
+             and executor excludeOnFailure.\nMost recent failure:\njava.lang.Exception: x\n\tat \
+             Y\n\nExcludeOnFailure behavior can be configured via spark.excludeOnFailure.*.\n"
         );
     }
 
