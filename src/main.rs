@@ -53,6 +53,16 @@ enum Command {
     Replay(ReplayCommand),
     /// Replay a Spark event log for every configuration of a grid under many seeds.
     WhatIf(WhatIfCommand),
+    /// List every Spark, Hadoop and YARN key sparkyard reads: its default, the class it comes
+    /// from, and whether sparkyard simulates it, only records it, or refuses it.
+    Keys(KeysCommand),
+}
+
+#[derive(Args)]
+struct KeysCommand {
+    /// Only the keys of this status.
+    #[arg(long, value_name = "STATUS", value_parser = ["simulated", "recorded", "refused"])]
+    status: Option<String>,
 }
 
 #[derive(Args)]
@@ -286,6 +296,7 @@ fn main() -> ExitCode {
         }
         Command::Replay(cmd) => replay(cmd),
         Command::WhatIf(cmd) => what_if(cmd),
+        Command::Keys(cmd) => keys(cmd),
     };
     match outcome {
         Ok(code) => code,
@@ -303,6 +314,22 @@ fn spark_banner() -> String {
         "Welcome to\n      ____              __\n     / __/__  ___ _____/ /__\n    _\\ \\/ _ \\/ _ `/ __/  '_/\n   /___/ .__/\\_,_/_/ /_/\\_\\   version {v}\n      /_/\n\nUsing Scala version 2.13.16, OpenJDK 64-Bit Server VM, 17.0.15\nBranch HEAD\nCompiled by user sparkyard {} (a simulator)\nType --help for more information.\n",
         env!("CARGO_PKG_VERSION")
     )
+}
+
+/// The run summary's line naming the keys the user set that the run did not act on (each
+/// also warned on the console by spark-submit's checks).
+fn print_key_note(spark: &sparkyard_actors::world::config::SparkSettings) {
+    if let Some(note) = sparkyard::conf::keys::summary_note(&spark.properties) {
+        println!("{note}");
+    }
+}
+
+/// `sparkyard keys [--status S]`: the key registry as a Markdown table (the README's copy).
+fn keys(cmd: KeysCommand) -> Result<ExitCode, UserError> {
+    use sparkyard::conf::keys::{KeyStatus, markdown_table};
+    let status = cmd.status.as_deref().and_then(KeyStatus::parse);
+    print!("{}", markdown_table(status));
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `sparkyard submit WORDS`: spark-submit's actions (`--help`, `--version`), else a submission.
@@ -381,6 +408,7 @@ fn submit(args: SubmitArgs, outputs: &OutputArgs) -> Result<ExitCode, UserError>
     if let Some(note) = report::unallocated(result, &run.spark) {
         println!("{note}");
     }
+    print_key_note(&run.spark);
     for line in written_outputs {
         println!("{line}");
     }
@@ -449,6 +477,7 @@ fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
     if let Some(note) = report::unallocated(&run.result, &run.spark) {
         println!("{note}");
     }
+    print_key_note(&run.spark);
     print!("{}", report::recovery(&run.result, &run.fired));
     for line in cmd.outputs.write(&run.result, &run.spark)? {
         println!("{line}");

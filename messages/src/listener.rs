@@ -77,6 +77,18 @@ pub struct StageInfo {
     pub task_locality_preferences: Vec<Vec<String>>,
 }
 
+/// Which of its two class names an exclusion event carries. Spark 4.0 posts each exclusion
+/// event twice, the deprecated `...Blacklisted...` class first, then its `...Excluded...` twin
+/// (HealthTracker and TaskSetExcludelist: "post both to keep backwards compatibility"; both
+/// are written to the event log by EventLoggingListener).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExclusionEventName {
+    /// `SparkListenerExecutorExcluded`, `SparkListenerNodeUnexcluded`, ...
+    Excluded,
+    /// The deprecated `SparkListenerExecutorBlacklisted`, `SparkListenerNodeUnblacklisted`, ...
+    Blacklisted,
+}
+
 /// One `SparkListenerEvent`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ListenerEvent {
@@ -172,5 +184,52 @@ pub enum ListenerEvent {
     ApplicationEnd {
         time: u64,
         exit_code: i32,
+    },
+    /// `SparkListenerExecutorExcluded(time, executorId, taskFailures)` or its deprecated twin
+    /// `SparkListenerExecutorBlacklisted` (HealthTracker: application-level exclusion).
+    ExecutorExcluded {
+        name: ExclusionEventName,
+        time: u64,
+        executor_id: String,
+        task_failures: u32,
+    },
+    /// `SparkListenerExecutorUnexcluded(time, executorId)` / `...Unblacklisted` (the timeout).
+    ExecutorUnexcluded {
+        name: ExclusionEventName,
+        time: u64,
+        executor_id: String,
+    },
+    /// `SparkListenerNodeExcluded(time, hostId, executorFailures)` / `...NodeBlacklisted`.
+    NodeExcluded {
+        name: ExclusionEventName,
+        time: u64,
+        host_id: String,
+        executor_failures: u32,
+    },
+    /// `SparkListenerNodeUnexcluded(time, hostId)` / `...NodeUnblacklisted`.
+    NodeUnexcluded {
+        name: ExclusionEventName,
+        time: u64,
+        host_id: String,
+    },
+    /// `SparkListenerExecutorExcludedForStage(time, executorId, taskFailures, stageId,
+    /// stageAttemptId)` / `...BlacklistedForStage` (TaskSetExcludelist).
+    ExecutorExcludedForStage {
+        name: ExclusionEventName,
+        time: u64,
+        executor_id: String,
+        task_failures: u32,
+        stage_id: u32,
+        stage_attempt_id: u32,
+    },
+    /// `SparkListenerNodeExcludedForStage(time, hostId, executorFailures, stageId,
+    /// stageAttemptId)` / `...BlacklistedForStage`.
+    NodeExcludedForStage {
+        name: ExclusionEventName,
+        time: u64,
+        host_id: String,
+        executor_failures: u32,
+        stage_id: u32,
+        stage_attempt_id: u32,
     },
 }

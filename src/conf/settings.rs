@@ -11,6 +11,7 @@ use sparkyard_actors::world::config::{
 use super::spark_conf::SparkConf;
 use super::submit::SubmitRequest;
 use crate::error::UserError;
+use sparkyard_actors::spark_core::scheduler::health_tracker::ExcludeOnFailureConf;
 use sparkyard_messages::jvm_text::double_to_string;
 
 /// `spark.network.timeout`: the fallback of every RPC timeout.
@@ -165,6 +166,73 @@ fn exclude_timeout_ms(conf: &SparkConf) -> Result<u64, UserError> {
     conf.get_time_as_ms(legacy, EXCLUDE_ON_FAILURE_DEFAULT_TIMEOUT)
 }
 
+/// The exclusion keys as Spark 4.0.0's ConfigEntries type them (`internal/config/package$`:
+/// optional booleans and timeouts, ints with their defaults, legacy `spark.blacklist.*` names
+/// through the alternates), for HealthTracker and TaskSetExcludelist
+/// (`sparkyard_actors::spark_core::scheduler::health_tracker`). A value of the wrong type is
+/// refused with Spark's text.
+pub fn exclude_on_failure_conf(c: &SparkConf) -> Result<ExcludeOnFailureConf, UserError> {
+    let d = ExcludeOnFailureConf::default();
+    let ms = |key: &str| -> Result<Option<i64>, UserError> {
+        Ok(c.get_time_as_ms_opt(key)?.map(|v| v as i64))
+    };
+    Ok(ExcludeOnFailureConf {
+        enabled: c.get_bool_opt("spark.excludeOnFailure.enabled")?,
+        application_enabled: c.get_bool_opt("spark.excludeOnFailure.application.enabled")?,
+        task_and_stage_enabled: c.get_bool_opt("spark.excludeOnFailure.taskAndStage.enabled")?,
+        timeout_ms: ms("spark.excludeOnFailure.timeout")?,
+        legacy_timeout_ms: ms("spark.scheduler.executorTaskExcludeOnFailureTime")?,
+        max_task_attempts_per_executor: c.get_int(
+            "spark.excludeOnFailure.task.maxTaskAttemptsPerExecutor",
+            d.max_task_attempts_per_executor,
+        )?,
+        max_task_attempts_per_node: c.get_int(
+            "spark.excludeOnFailure.task.maxTaskAttemptsPerNode",
+            d.max_task_attempts_per_node,
+        )?,
+        max_failures_per_exec_stage: c.get_int(
+            "spark.excludeOnFailure.stage.maxFailedTasksPerExecutor",
+            d.max_failures_per_exec_stage,
+        )?,
+        max_failed_exec_per_node_stage: c.get_int(
+            "spark.excludeOnFailure.stage.maxFailedExecutorsPerNode",
+            d.max_failed_exec_per_node_stage,
+        )?,
+        max_failures_per_exec: c.get_int(
+            "spark.excludeOnFailure.application.maxFailedTasksPerExecutor",
+            d.max_failures_per_exec,
+        )?,
+        max_failed_exec_per_node: c.get_int(
+            "spark.excludeOnFailure.application.maxFailedExecutorsPerNode",
+            d.max_failed_exec_per_node,
+        )?,
+        task_max_failures: c.get_int("spark.task.maxFailures", d.task_max_failures)?,
+        kill_excluded_executors: c
+            .get_bool("spark.excludeOnFailure.killExcludedExecutors", false)?,
+        kill_decommission: c.get_bool(
+            "spark.excludeOnFailure.killExcludedExecutors.decommission",
+            false,
+        )?,
+        fetch_failure_enabled: c.get_bool(
+            "spark.excludeOnFailure.application.fetchFailure.enabled",
+            false,
+        )?,
+        shuffle_service_enabled: c.get_bool("spark.shuffle.service.enabled", false)?,
+    })
+}
+
+/// HealthTracker's constructor runs `validateExcludeOnFailureConfs` when application-level
+/// exclusion is on; a bad value fails the SparkContext with an `IllegalArgumentException`.
+/// sparkyard refuses it at submission, with Spark's text, as it does the event log's size.
+fn check_exclude_on_failure(c: &SparkConf) -> Result<(), UserError> {
+    let conf = exclude_on_failure_conf(c)?;
+    if !conf.is_exclude_on_failure_enabled().enabled {
+        return Ok(());
+    }
+    conf.validate()
+        .map_err(|e| UserError::illegal_argument(e.message))
+}
+
 /// `spark.app.name`, else the main class.
 fn app_name(req: &SubmitRequest) -> String {
     req.conf
@@ -199,29 +267,32 @@ fn dynamic_allocation(conf: &SparkConf) -> Result<Option<DynamicAllocationSettin
     if !conf.get_bool("spark.dynamicAllocation.enabled", false)? {
         return Ok(None);
     }
-    const P: &str = "spark.dynamicAllocation.";
-    let key = |k: &str| format!("{P}{k}");
+    // Full key literals, so the key registry's source scan sees every key read (src/conf/keys.rs).
     let d = DynamicAllocationSettings::default();
-    let min_executors = executor_bound(conf, &key("minExecutors"), 0)?;
-    let initial = conf.get_int_opt(&key("initialExecutors"))?;
-    let backlog = conf.get_time_as_sec(&key("schedulerBacklogTimeout"), "1s")?;
+    let min_executors = executor_bound(conf, "spark.dynamicAllocation.minExecutors", 0)?;
+    let initial = conf.get_int_opt("spark.dynamicAllocation.initialExecutors")?;
+    let backlog = conf.get_time_as_sec("spark.dynamicAllocation.schedulerBacklogTimeout", "1s")?;
     Ok(Some(DynamicAllocationSettings {
         min_executors,
-        max_executors: executor_bound(conf, &key("maxExecutors"), i32::MAX)?,
+        max_executors: executor_bound(conf, "spark.dynamicAllocation.maxExecutors", i32::MAX)?,
         initial_executors: initial.map(|n| n.max(0) as u32),
         scheduler_backlog_timeout_s: backlog,
         sustained_scheduler_backlog_timeout_s: conf.get_time_as_sec(
-            &key("sustainedSchedulerBacklogTimeout"),
+            "spark.dynamicAllocation.sustainedSchedulerBacklogTimeout",
             &format!("{backlog}s"),
         )?,
-        executor_idle_timeout_s: conf.get_time_as_sec(&key("executorIdleTimeout"), "60s")?,
+        executor_idle_timeout_s: conf
+            .get_time_as_sec("spark.dynamicAllocation.executorIdleTimeout", "60s")?,
         cached_executor_idle_timeout_s: conf.get_time_as_sec(
-            &key("cachedExecutorIdleTimeout"),
+            "spark.dynamicAllocation.cachedExecutorIdleTimeout",
             &format!("{}s", d.cached_executor_idle_timeout_s),
         )?,
-        executor_allocation_ratio: conf.get_double(&key("executorAllocationRatio"), 1.0)?,
-        shuffle_tracking_enabled: conf.get_bool(&key("shuffleTracking.enabled"), true)?,
-        shuffle_tracking_timeout_ms: conf.get_time_as_ms_opt(&key("shuffleTracking.timeout"))?,
+        executor_allocation_ratio: conf
+            .get_double("spark.dynamicAllocation.executorAllocationRatio", 1.0)?,
+        shuffle_tracking_enabled: conf
+            .get_bool("spark.dynamicAllocation.shuffleTracking.enabled", true)?,
+        shuffle_tracking_timeout_ms: conf
+            .get_time_as_ms_opt("spark.dynamicAllocation.shuffleTracking.timeout")?,
         shuffle_service_enabled: conf.get_bool("spark.shuffle.service.enabled", false)?,
         decommission_enabled: conf.get_bool("spark.decommission.enabled", false)?,
         storage_decommission_shuffle_blocks: conf
@@ -232,13 +303,15 @@ fn dynamic_allocation(conf: &SparkConf) -> Result<Option<DynamicAllocationSettin
 /// `spark.storage.decommission.*` as Spark 4.0's ConfigBuilders type and check them (the
 /// executors read them when they decommission; a bad value fails the submission here).
 fn check_storage_decommission(c: &SparkConf) -> Result<(), UserError> {
-    let key = |k: &str| format!("spark.storage.decommission.{k}");
-    c.get_bool(&key("enabled"), false)?;
-    c.get_bool(&key("rddBlocks.enabled"), true)?;
-    c.get_int(&key("maxReplicationFailuresPerBlock"), 3)?;
+    c.get_bool("spark.storage.decommission.enabled", false)?;
+    c.get_bool("spark.storage.decommission.rddBlocks.enabled", true)?;
+    c.get_int(
+        "spark.storage.decommission.maxReplicationFailuresPerBlock",
+        3,
+    )?;
     c.get_int("spark.storage.cachedPeersTtl", 60_000)?;
-    let threads = key("shuffleBlocks.maxThreads");
-    let n = c.get_int(&threads, 8)?;
+    let threads = "spark.storage.decommission.shuffleBlocks.maxThreads";
+    let n = c.get_int(threads, 8)?;
     if n <= 0 {
         return Err(UserError::illegal_argument(format!(
             "'{n}' in {threads} is invalid. The maximum number of threads should be positive"
@@ -246,8 +319,8 @@ fn check_storage_decommission(c: &SparkConf) -> Result<(), UserError> {
     }
     // forceKillTimeout is parsed into SparkSettings (the driver acts on it).
     c.get_time_as_sec_opt("spark.executor.decommission.killInterval")?;
-    let interval = key("replicationReattemptInterval");
-    if c.get_time_as_ms(&interval, "30s")? == 0 {
+    let interval = "spark.storage.decommission.replicationReattemptInterval";
+    if c.get_time_as_ms(interval, "30s")? == 0 {
         return Err(UserError::illegal_argument(format!(
             "'0' in {interval} is invalid. Time interval between two consecutive attempts of cache block replication should be positive."
         )));
@@ -296,21 +369,17 @@ pub fn validate_yarn_resources(c: &SparkConf) -> Result<(), UserError> {
     }
     let gpu_device = c.get_string("spark.yarn.resourceGpuDeviceName", "yarn.io/gpu");
     let fpga_device = c.get_string("spark.yarn.resourceFpgaDeviceName", "yarn.io/fpga");
-    for (role, device, yarn) in [
-        ("spark.executor", "fpga", &fpga_device),
-        ("spark.driver", "fpga", &fpga_device),
-        ("spark.executor", "gpu", &gpu_device),
-        ("spark.driver", "gpu", &gpu_device),
+    for (spark_name, prefix, yarn) in [
+        (
+            "spark.executor.resource.fpga.amount",
+            executor,
+            &fpga_device,
+        ),
+        ("spark.driver.resource.fpga.amount", driver, &fpga_device),
+        ("spark.executor.resource.gpu.amount", executor, &gpu_device),
+        ("spark.driver.resource.gpu.amount", driver, &gpu_device),
     ] {
-        let prefix = if role == "spark.driver" {
-            driver
-        } else {
-            executor
-        };
-        pairs.push((
-            format!("{role}.resource.{device}.amount"),
-            format!("{prefix}{yarn}"),
-        ));
+        pairs.push((spark_name.to_string(), format!("{prefix}{yarn}")));
     }
     let mut message = String::new();
     for (spark_name, request) in pairs {
@@ -352,6 +421,7 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
     let c = &req.conf;
     check_redaction_regex(c)?;
     check_storage_decommission(c)?;
+    check_exclude_on_failure(c)?;
     validate_yarn_resources(c)?;
     let mem = memory(c, &req.primary_resource)?;
     let (ask_timeout_ms, ask_timeout_property) = rpc_timeout(c, "spark.rpc.askTimeout")?;
@@ -484,27 +554,26 @@ fn speculation(c: &SparkConf) -> Result<Option<SpeculationSettings>, UserError> 
     if !c.get_bool("spark.speculation", false)? {
         return Ok(None);
     }
-    const P: &str = "spark.speculation.";
-    let key = |k: &str| format!("{P}{k}");
     let cores = c.get_u32("spark.executor.cores", 1)?;
     let cpus = task_cpus(c)?;
     Ok(Some(SpeculationSettings {
         interval_ms: c.get_time_as_ms("spark.speculation.interval", "100ms")?,
-        multiplier: c.get_double(&key("multiplier"), 3.0)?,
-        quantile: c.get_double(&key("quantile"), 0.9)?,
-        min_task_runtime_ms: c.get_time_as_ms(&key("minTaskRuntime"), "100ms")?,
-        task_duration_threshold_ms: c.get_time_as_ms_opt(&key("task.duration.threshold"))?,
-        efficiency_enabled: c.get_bool(&key("efficiency.enabled"), true)?,
+        multiplier: c.get_double("spark.speculation.multiplier", 3.0)?,
+        quantile: c.get_double("spark.speculation.quantile", 0.9)?,
+        min_task_runtime_ms: c.get_time_as_ms("spark.speculation.minTaskRuntime", "100ms")?,
+        task_duration_threshold_ms: c
+            .get_time_as_ms_opt("spark.speculation.task.duration.threshold")?,
+        efficiency_enabled: c.get_bool("spark.speculation.efficiency.enabled", true)?,
         efficiency_process_rate_multiplier: check_double(
             c,
-            &key("efficiency.processRateMultiplier"),
+            "spark.speculation.efficiency.processRateMultiplier",
             0.75,
             |v| v > 0.0 && v <= 1.0,
             "multiplier must be in (0.0, 1.0]",
         )?,
         efficiency_long_run_task_factor: check_double(
             c,
-            &key("efficiency.longRunTaskFactor"),
+            "spark.speculation.efficiency.longRunTaskFactor",
             2.0,
             |v| v >= 1.0,
             "Duration factor must be >= 1.0",
@@ -1042,6 +1111,66 @@ mod tests {
         );
         let e = of("soon").unwrap_err().to_string();
         assert!(e.contains(key), "{e}");
+    }
+
+    /// HealthTracker.validateExcludeOnFailureConfs (4.0.0 jar) runs only when exclusion is on
+    /// (HealthTracker exists); legacy `spark.blacklist.*` names are read through the
+    /// alternates; a bad type names the key.
+    #[test]
+    fn exclusion_confs_are_checked_when_exclusion_is_on() {
+        let node = "spark.excludeOnFailure.task.maxTaskAttemptsPerNode=4";
+        assert!(settings(&["--conf", node]).is_ok());
+        let err = settings(&[
+            "--conf",
+            "spark.excludeOnFailure.enabled=true",
+            "--conf",
+            node,
+        ])
+        .unwrap_err();
+        assert_eq!(
+            err,
+            UserError::illegal_argument(
+                "spark.excludeOnFailure.task.maxTaskAttemptsPerNode ( = 4) was >= \
+                 spark.task.maxFailures ( = 4 ). Though excludeOnFailure is enabled, with this \
+                 configuration, Spark will not be robust to one bad node. Decrease \
+                 spark.excludeOnFailure.task.maxTaskAttemptsPerNode, increase \
+                 spark.task.maxFailures, or disable excludeOnFailure with \
+                 spark.excludeOnFailure.enabled"
+            )
+        );
+        let legacy = settings(&[
+            "--conf",
+            "spark.blacklist.enabled=true",
+            "--conf",
+            "spark.blacklist.application.maxFailedTasksPerExecutor=0",
+        ]);
+        assert_eq!(
+            legacy.unwrap_err(),
+            UserError::illegal_argument(
+                "spark.excludeOnFailure.application.maxFailedTasksPerExecutor was 0, but must be \
+                 > 0."
+            )
+        );
+        let typed = settings(&["--conf", "spark.excludeOnFailure.enabled=sure"]);
+        assert_eq!(
+            typed.unwrap_err(),
+            UserError::illegal_argument(
+                "spark.excludeOnFailure.enabled should be boolean, but was sure"
+            )
+        );
+        let req = super::super::submit::tests::parse(&[
+            "--conf",
+            "spark.blacklist.killBlacklistedExecutors=true",
+            "--conf",
+            "spark.scheduler.executorTaskBlacklistTime=5s",
+            "app.jar",
+        ])
+        .into_request(DefaultsFile::Embedded(""))
+        .unwrap();
+        let c = exclude_on_failure_conf(&req.conf).unwrap();
+        assert!(c.kill_excluded_executors);
+        assert_eq!(c.legacy_timeout_ms, Some(5000));
+        assert!(c.is_exclude_on_failure_enabled().enabled);
     }
 
     /// The executor reads its settings back from the properties the driver hands it

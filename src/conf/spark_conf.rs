@@ -47,6 +47,39 @@ const ALTERNATES: &[(&str, &[&str])] = &[
         "spark.scheduler.executorTaskExcludeOnFailureTime",
         &["spark.scheduler.executorTaskBlacklistTime"],
     ),
+    // The rest of `withAlternative` of Spark 4.0.0's exclusion keys (internal/config/package$).
+    (
+        "spark.excludeOnFailure.task.maxTaskAttemptsPerExecutor",
+        &["spark.blacklist.task.maxTaskAttemptsPerExecutor"],
+    ),
+    (
+        "spark.excludeOnFailure.task.maxTaskAttemptsPerNode",
+        &["spark.blacklist.task.maxTaskAttemptsPerNode"],
+    ),
+    (
+        "spark.excludeOnFailure.application.maxFailedTasksPerExecutor",
+        &["spark.blacklist.application.maxFailedTasksPerExecutor"],
+    ),
+    (
+        "spark.excludeOnFailure.stage.maxFailedTasksPerExecutor",
+        &["spark.blacklist.stage.maxFailedTasksPerExecutor"],
+    ),
+    (
+        "spark.excludeOnFailure.stage.maxFailedExecutorsPerNode",
+        &["spark.blacklist.stage.maxFailedExecutorsPerNode"],
+    ),
+    (
+        "spark.excludeOnFailure.killExcludedExecutors",
+        &["spark.blacklist.killBlacklistedExecutors"],
+    ),
+    (
+        "spark.excludeOnFailure.application.fetchFailure.enabled",
+        &["spark.blacklist.application.fetchFailure.enabled"],
+    ),
+    (
+        "spark.scheduler.excludeOnFailure.unschedulableTaskSetTimeout",
+        &["spark.scheduler.blacklist.unschedulableTaskSetTimeout"],
+    ),
 ];
 
 /// The older keys standing in for `key`, if any.
@@ -90,6 +123,30 @@ fn java_trim(s: &str) -> &str {
     s.trim_matches(|c: char| c <= ' ')
 }
 
+/// Test-only: every key a [`SparkConf`] getter was asked for on this thread, so a test can check
+/// that each key the settings read is in the key registry (src/conf/keys.rs), including keys
+/// the code builds at run time.
+#[cfg(test)]
+pub(crate) mod keys_read {
+    use std::cell::RefCell;
+    use std::collections::BTreeSet;
+
+    thread_local! {
+        static READ: RefCell<BTreeSet<String>> = const { RefCell::new(BTreeSet::new()) };
+    }
+
+    pub(crate) fn note(key: &str) {
+        READ.with(|r| {
+            r.borrow_mut().insert(key.to_string());
+        });
+    }
+
+    /// The keys read since the last call, and forgets them.
+    pub(crate) fn take() -> BTreeSet<String> {
+        READ.with(|r| std::mem::take(&mut *r.borrow_mut()))
+    }
+}
+
 /// The Spark properties of one application, ordered by key.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SparkConf {
@@ -130,6 +187,8 @@ impl SparkConf {
 
     /// The value of `key`, else of its first deprecated alternate that is set.
     pub fn get(&self, key: &str) -> Option<&str> {
+        #[cfg(test)]
+        keys_read::note(key);
         let direct = self.entries.get(key);
         let alt = || {
             alternates(key)

@@ -216,13 +216,6 @@ pub struct SubmitRequest {
     pub parsed: ParsedArguments,
 }
 
-/// Keys the issue asks to act that sparkyard does not simulate yet: said on the console.
-const NOT_SIMULATED_KEYS: &[&str] = &[
-    // Decommissioning migrates to peers only: no fallback storage, no disk-size cap.
-    "spark.storage.decommission.fallbackStorage.path",
-    "spark.storage.decommission.shuffleBlocks.maxDiskSize",
-];
-
 /// The properties whose paths `prepareSubmitEnvironment` resolves (SparkSubmit.scala).
 const PATH_CONFIGS: [&str; 6] = [
     "spark.jars",
@@ -346,13 +339,6 @@ fn yarn_ignored_warnings(
             "Warning: --total-executor-cores {n} (spark.cores.max) applies to Spark standalone \
              only; on YARN, Spark ignores it (use --num-executors and --executor-cores)"
         ));
-    }
-    for key in NOT_SIMULATED_KEYS {
-        if let Some(v) = props.get(*key) {
-            out.push(format!(
-                "Warning: {key}={v} is not simulated by sparkyard yet; it has no effect on this run"
-            ));
-        }
     }
     out.extend(environment_reference_warnings(props));
     if let Some(p) = &parsed.packages {
@@ -927,6 +913,10 @@ impl SubmitArgs {
         warnings.extend(yarn_ignored_warnings(&self, &parsed, &props));
         info.submit_properties = props.clone();
         let conf = self.final_conf(props, &parsed, &main_class);
+        // Every key the run will not act on, set by a flag or a property, once
+        // (src/conf/keys.rs): never silence.
+        let notices = super::keys::not_simulated(conf.as_map().keys());
+        warnings.extend(notices.iter().map(super::keys::KeyNotice::warning));
         Ok(self.request(conf, main_class, warnings, shown_file, info, parsed))
     }
 
@@ -1319,9 +1309,14 @@ pub(super) mod tests {
     #[test]
     fn non_spark_keys_warn() {
         let req = request(&["--conf", "foo=1", "--conf", "spark.a=2", "app.jar"]).unwrap();
+        // spark.a is kept (a Spark property) but nothing reads it: src/conf/keys.rs says so.
         assert_eq!(
             req.warnings,
-            vec!["Warning: Ignoring non-Spark config property: foo"]
+            vec![
+                "Warning: Ignoring non-Spark config property: foo",
+                "Warning: spark.a is not read by sparkyard; it has no effect on this run (it is \
+                 only recorded in the event log's environment)"
+            ]
         );
         assert_eq!(req.conf.get("foo"), None);
     }
@@ -1869,7 +1864,7 @@ pub(super) mod tests {
         assert_eq!(
             req.warnings,
             vec![
-                "Warning: spark.storage.decommission.fallbackStorage.path=hdfs:///fb/ is not simulated by sparkyard yet; it has no effect on this run".to_string()
+                "Warning: spark.storage.decommission.fallbackStorage.path is not simulated by sparkyard yet (decommissioning migrates to peers only); it has no effect on this run".to_string()
             ]
         );
     }

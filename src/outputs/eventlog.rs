@@ -16,7 +16,9 @@ use crate::error::UserError;
 use crate::runner::RunResult;
 use sparkyard_actors::world::config::SparkSettings;
 use sparkyard_actors::world::listener::AttemptEvents;
-use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason, TaskInfo};
+use sparkyard_messages::listener::{
+    ExclusionEventName, ListenerEvent, StageInfo, TaskEndReason, TaskInfo,
+};
 use sparkyard_messages::task::{DeterministicLevel, InputSize, RddScope, ShuffleWriteSize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -424,6 +426,104 @@ fn remove_stale(dir: &Path, name: &str) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The class an exclusion event is written under: Spark 4.0's JsonProtocol has no case for
+/// these events, so Jackson writes them (`mapper.writeValue`) with the fully qualified class
+/// name as `Event` (SparkListenerEvent's `@JsonTypeInfo(use = CLASS, property = "Event")`).
+fn exclusion_class(kind: &str, name: ExclusionEventName, suffix: &str) -> String {
+    let word = match name {
+        ExclusionEventName::Excluded => "Excluded",
+        ExclusionEventName::Blacklisted => "Blacklisted",
+    };
+    format!("org.apache.spark.scheduler.SparkListener{kind}{word}{suffix}")
+}
+
+/// `SparkListenerExecutorUnexcluded` / `...Unblacklisted` (the lower-case word after `Un`).
+fn unexclusion_class(kind: &str, name: ExclusionEventName) -> String {
+    let word = match name {
+        ExclusionEventName::Excluded => "Unexcluded",
+        ExclusionEventName::Blacklisted => "Unblacklisted",
+    };
+    format!("org.apache.spark.scheduler.SparkListener{kind}{word}")
+}
+
+/// The exclusion events as Jackson writes the case classes (fields in constructor order, camel
+/// case): checked against `JsonProtocol.sparkEventToJsonString` of the 4.0.0 jars.
+fn exclusion_event(out: &mut String, e: &ListenerEvent) {
+    match e {
+        ListenerEvent::ExecutorExcluded {
+            name,
+            time,
+            executor_id,
+            task_failures,
+        } => object(out, |o| {
+            o.str("Event", &exclusion_class("Executor", *name, ""))
+                .num("time", time)
+                .str("executorId", executor_id)
+                .num("taskFailures", task_failures);
+        }),
+        ListenerEvent::ExecutorUnexcluded {
+            name,
+            time,
+            executor_id,
+        } => object(out, |o| {
+            o.str("Event", &unexclusion_class("Executor", *name))
+                .num("time", time)
+                .str("executorId", executor_id);
+        }),
+        ListenerEvent::NodeExcluded {
+            name,
+            time,
+            host_id,
+            executor_failures,
+        } => object(out, |o| {
+            o.str("Event", &exclusion_class("Node", *name, ""))
+                .num("time", time)
+                .str("hostId", host_id)
+                .num("executorFailures", executor_failures);
+        }),
+        ListenerEvent::NodeUnexcluded {
+            name,
+            time,
+            host_id,
+        } => object(out, |o| {
+            o.str("Event", &unexclusion_class("Node", *name))
+                .num("time", time)
+                .str("hostId", host_id);
+        }),
+        ListenerEvent::ExecutorExcludedForStage {
+            name,
+            time,
+            executor_id,
+            task_failures,
+            stage_id,
+            stage_attempt_id,
+        } => object(out, |o| {
+            o.str("Event", &exclusion_class("Executor", *name, "ForStage"))
+                .num("time", time)
+                .str("executorId", executor_id)
+                .num("taskFailures", task_failures)
+                .num("stageId", stage_id)
+                .num("stageAttemptId", stage_attempt_id);
+        }),
+        ListenerEvent::NodeExcludedForStage {
+            name,
+            time,
+            host_id,
+            executor_failures,
+            stage_id,
+            stage_attempt_id,
+        } => object(out, |o| {
+            o.str("Event", &exclusion_class("Node", *name, "ForStage"))
+                .num("time", time)
+                .str("hostId", host_id)
+                .num("executorFailures", executor_failures)
+                .num("stageId", stage_id)
+                .num("stageAttemptId", stage_attempt_id);
+        }),
+        _ => {}
+    }
+}
+
 /// What every log of a run shares besides its events.
 #[derive(Clone, Debug, Default)]
 struct LogSeed {
@@ -608,6 +708,12 @@ impl LogWriter {
                     .num("Timestamp", time)
                     .num("ExitCode", exit_code);
             }),
+            ListenerEvent::ExecutorExcluded { .. }
+            | ListenerEvent::ExecutorUnexcluded { .. }
+            | ListenerEvent::NodeExcluded { .. }
+            | ListenerEvent::NodeUnexcluded { .. }
+            | ListenerEvent::ExecutorExcludedForStage { .. }
+            | ListenerEvent::NodeExcludedForStage { .. } => exclusion_event(out, e),
         }
     }
 
@@ -1377,6 +1483,129 @@ mod tests {
                 serde_json::from_str(&out).expect("json")
             })
             .collect()
+    }
+
+    /// One event as the log writes it (a line, without the newline).
+    fn line(e: &ListenerEvent) -> String {
+        let mut out = String::new();
+        LogWriter::default().event(&mut out, e);
+        out
+    }
+
+    /// Both names of an exclusion event, Blacklisted (posted first) then Excluded.
+    fn both(f: impl Fn(ExclusionEventName) -> ListenerEvent) -> [String; 2] {
+        [
+            line(&f(ExclusionEventName::Blacklisted)),
+            line(&f(ExclusionEventName::Excluded)),
+        ]
+    }
+
+    // The expected lines are what Spark 4.0.0's own writer prints:
+    // `JsonProtocol.sparkEventToJsonString(new SparkListenerExecutorExcluded(1700000000123L, "3",
+    // 2))` and its siblings, run with java 17 against pyspark 4.0.0's jars (no JsonProtocol
+    // case for them: Jackson writes the case class with the class name as "Event").
+    #[test]
+    fn executor_excluded_json_is_jacksons() {
+        let got = both(|name| ListenerEvent::ExecutorExcluded {
+            name,
+            time: 1700000000123,
+            executor_id: "3".into(),
+            task_failures: 2,
+        });
+        assert_eq!(
+            got,
+            [
+                r#"{"Event":"org.apache.spark.scheduler.SparkListenerExecutorBlacklisted","time":1700000000123,"executorId":"3","taskFailures":2}"#,
+                r#"{"Event":"org.apache.spark.scheduler.SparkListenerExecutorExcluded","time":1700000000123,"executorId":"3","taskFailures":2}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn executor_unexcluded_json_is_jacksons() {
+        let got = both(|name| ListenerEvent::ExecutorUnexcluded {
+            name,
+            time: 1700000000124,
+            executor_id: "3".into(),
+        });
+        assert_eq!(
+            got,
+            [
+                r#"{"Event":"org.apache.spark.scheduler.SparkListenerExecutorUnblacklisted","time":1700000000124,"executorId":"3"}"#,
+                r#"{"Event":"org.apache.spark.scheduler.SparkListenerExecutorUnexcluded","time":1700000000124,"executorId":"3"}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn node_excluded_json_is_jacksons() {
+        let got = both(|name| ListenerEvent::NodeExcluded {
+            name,
+            time: 1700000000125,
+            host_id: "nm-1".into(),
+            executor_failures: 2,
+        });
+        assert_eq!(
+            got,
+            [
+                r#"{"Event":"org.apache.spark.scheduler.SparkListenerNodeBlacklisted","time":1700000000125,"hostId":"nm-1","executorFailures":2}"#,
+                r#"{"Event":"org.apache.spark.scheduler.SparkListenerNodeExcluded","time":1700000000125,"hostId":"nm-1","executorFailures":2}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn node_unexcluded_json_is_jacksons() {
+        let got = both(|name| ListenerEvent::NodeUnexcluded {
+            name,
+            time: 1700000000126,
+            host_id: "nm-1".into(),
+        });
+        assert_eq!(
+            got,
+            [
+                r#"{"Event":"org.apache.spark.scheduler.SparkListenerNodeUnblacklisted","time":1700000000126,"hostId":"nm-1"}"#,
+                r#"{"Event":"org.apache.spark.scheduler.SparkListenerNodeUnexcluded","time":1700000000126,"hostId":"nm-1"}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn executor_excluded_for_stage_json_is_jacksons() {
+        let got = both(|name| ListenerEvent::ExecutorExcludedForStage {
+            name,
+            time: 1700000000127,
+            executor_id: "3".into(),
+            task_failures: 2,
+            stage_id: 4,
+            stage_attempt_id: 1,
+        });
+        assert_eq!(
+            got,
+            [
+                r#"{"Event":"org.apache.spark.scheduler.SparkListenerExecutorBlacklistedForStage","time":1700000000127,"executorId":"3","taskFailures":2,"stageId":4,"stageAttemptId":1}"#,
+                r#"{"Event":"org.apache.spark.scheduler.SparkListenerExecutorExcludedForStage","time":1700000000127,"executorId":"3","taskFailures":2,"stageId":4,"stageAttemptId":1}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn node_excluded_for_stage_json_is_jacksons() {
+        let got = both(|name| ListenerEvent::NodeExcludedForStage {
+            name,
+            time: 1700000000128,
+            host_id: "nm-1".into(),
+            executor_failures: 2,
+            stage_id: 4,
+            stage_attempt_id: 1,
+        });
+        assert_eq!(
+            got,
+            [
+                r#"{"Event":"org.apache.spark.scheduler.SparkListenerNodeBlacklistedForStage","time":1700000000128,"hostId":"nm-1","executorFailures":2,"stageId":4,"stageAttemptId":1}"#,
+                r#"{"Event":"org.apache.spark.scheduler.SparkListenerNodeExcludedForStage","time":1700000000128,"hostId":"nm-1","executorFailures":2,"stageId":4,"stageAttemptId":1}"#,
+            ]
+        );
     }
 
     // ShuffleBlockFetcherIterator: blocks whose map output lives on the reducer's own

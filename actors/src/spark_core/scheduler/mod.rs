@@ -5,12 +5,14 @@
 //! every lookup is a map or a queue, never a scan over all tasks or executors.
 
 mod dag_scheduler;
+pub mod health_tracker;
 pub mod locality;
 #[cfg(test)]
 mod locality_tests;
 pub mod map_output_tracker;
 mod speculation;
 mod task_scheduler_impl;
+pub mod task_set_exclude_list;
 mod task_set_manager;
 #[cfg(test)]
 mod tests;
