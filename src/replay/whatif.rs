@@ -47,7 +47,7 @@ pub fn usage_error(message: impl std::fmt::Display) -> UserError {
 pub fn reason(e: &UserError) -> String {
     match e {
         UserError::Java { class, message } => format!("{class}: {message}"),
-        UserError::Usage(m) | UserError::Launcher(m) => m.clone(),
+        UserError::Usage(m) | UserError::Launcher { message: m, .. } => m.clone(),
         UserError::File { path, message } => format!("{path}: {message}"),
     }
 }
