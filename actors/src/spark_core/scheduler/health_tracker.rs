@@ -13,7 +13,9 @@
 //! steps Spark takes, in its order, each with its log line and listener events; the caller
 //! (TaskSchedulerImpl) writes, posts and asks the allocation client to kill or decommission.
 
-use super::task_set_exclude_list::{ExecutorFailuresInTaskSet, TaskSetExcludeConf};
+use super::task_set_exclude_list::{
+    ApplicationExclusions, ExecutorFailuresInTaskSet, TaskSetExcludeConf,
+};
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::listener::{ExclusionEventName, ListenerEvent};
 use std::collections::btree_map::Entry;
@@ -627,6 +629,17 @@ pub struct HealthTracker {
     /// `nodeToExcludedExecs`: not cleared when executors are removed, so successive bad
     /// executors on one node add up; cleared as each executor's exclusion times out.
     node_to_excluded_execs: BTreeMap<String, BTreeSet<ExecutorId>>,
+}
+
+/// What a task set asks of the application-level exclusion (`TaskSetManager`'s
+/// `healthTracker.isExecutorExcluded` / `isNodeExcluded`).
+impl ApplicationExclusions for HealthTracker {
+    fn is_node_excluded(&self, host: &str) -> bool {
+        HealthTracker::is_node_excluded(self, host)
+    }
+    fn is_executor_excluded(&self, executor: ExecutorId) -> bool {
+        HealthTracker::is_executor_excluded(self, executor)
+    }
 }
 
 impl HealthTracker {

@@ -814,3 +814,26 @@ fn an_exclusion_holds_through_its_expiry_instant() {
     assert_eq!(u.listener_events().len(), 2);
     assert_eq!(t.next_expiry_ms(), Some(11 + TIMEOUT));
 }
+
+/// TaskSetManager.getCompletelyExcludedTaskIfAny (4.0.0 jar) with application-level exclusion:
+/// a host whose only other executor is excluded for the application leaves a task that failed
+/// on the first one nowhere to run.
+#[test]
+fn an_executor_excluded_for_the_application_counts_in_excluded_everywhere() {
+    use crate::spark_core::scheduler::task_set_exclude_list::{HostExecutors, TaskSetExcludeConf};
+    let mut list = TaskSetExcludelist::new(TaskSetExcludeConf::default(), 2, 0);
+    list.update_excluded_for_failed_task("hostA", e(1), 0, "boom", 0);
+    let ab = [e(1), e(2)];
+    let two = [HostExecutors {
+        host: "hostA",
+        executors: &ab,
+    }];
+    assert!(!list.is_excluded_everywhere(0, &two, None));
+    let mut app = tracker_with(&ExcludeOnFailureConf {
+        enabled: Some(true),
+        fetch_failure_enabled: true,
+        ..Default::default()
+    });
+    app.update_excluded_for_fetch_failure("hostA", e(2), 0);
+    assert!(list.is_excluded_everywhere(0, &two, Some(&app)));
+}

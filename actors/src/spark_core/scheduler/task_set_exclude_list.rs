@@ -358,6 +358,14 @@ pub struct HostExecutors<'a> {
     pub executors: &'a [ExecutorId],
 }
 
+/// What the application-level exclusion answers (Spark's `HealthTracker`, which this file does
+/// not name: the HealthTracker builds on this file's `ExecutorFailuresInTaskSet`, never the
+/// other way round).
+pub trait ApplicationExclusions {
+    fn is_node_excluded(&self, host: &str) -> bool;
+    fn is_executor_excluded(&self, executor: ExecutorId) -> bool;
+}
+
 impl TaskSetExcludelist {
     /// `TaskSetManager.getCompletelyExcludedTaskIfAny`'s test of one pending task index (4.0.0
     /// jar): every host is excluded for it (application, task set or this index) or has only
@@ -368,7 +376,7 @@ impl TaskSetExcludelist {
         &self,
         index: u32,
         hosts: &[HostExecutors<'_>],
-        app: Option<&super::health_tracker::HealthTracker>,
+        app: Option<&dyn ApplicationExclusions>,
     ) -> bool {
         !hosts.is_empty()
             && hosts.iter().all(|h| {
@@ -658,17 +666,6 @@ mod tests {
         }];
         assert!(!list.is_excluded_everywhere(0, &two, None));
         assert!(!list.is_excluded_everywhere(0, &[], None));
-        // Executor 2 excluded for the application: index 0 can run nowhere.
-        let conf = super::super::health_tracker::ExcludeOnFailureConf {
-            enabled: Some(true),
-            fetch_failure_enabled: true,
-            ..Default::default()
-        };
-        let mut app = super::super::health_tracker::HealthTracker::new(
-            super::super::health_tracker::HealthTrackerConf::from_conf(&conf).unwrap(),
-        );
-        app.update_excluded_for_fetch_failure("hostA", e(2), 0);
-        assert!(list.is_excluded_everywhere(0, &two, Some(&app)));
     }
 
     /// TaskSetManager.abortSinceCompletelyExcludedOnFailure's text (the 4.0.0 jar's template
