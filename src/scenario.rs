@@ -343,7 +343,7 @@ struct RawSubmit {
 }
 
 /// A synthetic application: its jobs run one after the other.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Workload")]
 struct RawWorkload {
@@ -360,7 +360,7 @@ fn default_app_name() -> String {
 
 /// One job (`[[workload.jobs]]`): a DAG of stages; the last stage is the one the action runs,
 /// and every other stage must be one of its ancestors (through `parents`).
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Job")]
 struct RawJob {
@@ -371,7 +371,7 @@ struct RawJob {
 }
 
 /// One stage (`[[workload.jobs.stages]]`).
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Stage")]
 struct RawStage {
@@ -396,7 +396,7 @@ struct RawStage {
 /// `input` of a stage: what each of its tasks reads (the event log's `Input Metrics`) and
 /// where its input block lives (HadoopRDD's preferred locations: the hosts of its split), at
 /// most one of `replication` and `hosts`.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Input")]
 struct RawInput {
@@ -420,7 +420,7 @@ struct RawInput {
 }
 
 /// Explicit hot partitions (skew): `count` partitions from `first` weigh `factor`, the others 1.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "HotPartitions")]
 struct RawHot {
@@ -459,7 +459,7 @@ impl RawHot {
 }
 
 /// `shuffle_write` of a stage: what each of its map tasks writes.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "ShuffleWrite")]
 struct RawShuffleWrite {
@@ -475,7 +475,7 @@ struct RawShuffleWrite {
 }
 
 /// A task duration distribution, drawn per task from the seed.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(
     deny_unknown_fields,
     expecting = "a table with one distribution: { fixed_ms = 5000 }, { uniform_ms = [2000, 6000] }, { lognormal_median_ms = 2000, lognormal_sigma = 0.5 } or { mb_per_s = 100 }"
@@ -496,7 +496,7 @@ struct RawDuration {
 }
 
 /// Tasks of a stage that throw.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Fail")]
 struct RawFail {
@@ -610,7 +610,11 @@ pub struct Scenario {
     pub cluster: ClusterConfig,
     /// The spark-submit words (`--master yarn --deploy-mode cluster ...`).
     pub submit_words: Vec<String>,
+    /// The `[workload]` drawn from the file's seed (the default seed when it has none); a run
+    /// under another seed draws its own (`program`).
     pub synthetic: Option<UserProgram>,
+    /// The `[workload]` table as written: every run draws its tasks from its own seed.
+    workload: Option<std::sync::Arc<RawWorkload>>,
     pub faults: Vec<PlannedFault>,
     pub driver_faults: Vec<(u32, DriverFault)>,
     pub expect: Expectations,
@@ -666,6 +670,21 @@ impl Scenario {
             }
         }
         Ok(out)
+    }
+
+    /// The synthetic application of a run under `seed`: its task durations and block placement
+    /// drawn from that seed (the file's `seed =` is only the default), so the seeds of a sweep
+    /// run different workloads where the durations are random.
+    pub fn program(&self, seed: u64) -> Result<Option<UserProgram>, UserError> {
+        let Some(w) = &self.workload else {
+            return Ok(None);
+        };
+        if seed == self.seed.unwrap_or(crate::conf::submit::DEFAULT_SEED) {
+            return Ok(self.synthetic.clone());
+        }
+        workload(w, seed, &self.cluster)
+            .map(Some)
+            .map_err(|m| UserError::file(self.path.display().to_string(), m))
     }
 
     /// The virtual deadline for one run (a run past it is a hang).
@@ -848,6 +867,7 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
         cluster,
         submit_words: submit_words(&raw.submit, synthetic.is_some()),
         synthetic,
+        workload: raw.workload.map(std::sync::Arc::new),
         faults,
         driver_faults,
         expect: raw.expect,
@@ -1841,7 +1861,7 @@ pub fn run(
         cluster: ClusterChoice::Loaded(Box::new(s.cluster.clone())),
         seed: Some(seed),
         options: opts,
-        synthetic: s.synthetic.clone(),
+        synthetic: s.program(seed)?,
         faults: FaultController::new(planned.clone(), s.driver_faults.clone()),
     })?;
     let planned_copy = planned;

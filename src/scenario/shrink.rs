@@ -197,6 +197,7 @@ impl Scenario {
             cluster: self.cluster.clone(),
             submit_words: self.submit_words.clone(),
             synthetic: self.synthetic.clone(),
+            workload: self.workload.clone(),
             faults: planned,
             driver_faults,
             expect: self.expect.clone(),

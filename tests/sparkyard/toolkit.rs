@@ -722,3 +722,173 @@ fn the_newcomers_scenario_from_the_docs_runs() {
     let kinds: Vec<&str> = run.fired.iter().map(|f| f.kind.as_str()).collect();
     assert_eq!(kinds, ["kill-executor", "kill-executor", "kill-node"]);
 }
+
+// ----- The run's seed reaches every draw (issue 30, item 1) -----
+
+/// A workload with random durations and no faults: only the run's seed can vary it.
+const RANDOM_DURATIONS: &str = r#"
+name = "random-durations"
+seed = 5
+
+[submit]
+num_executors = 2
+
+[workload]
+[[workload.jobs]]
+call_site = "count at Random.scala:1"
+[[workload.jobs.stages]]
+name = "map at Random.scala:1"
+tasks = 6
+duration = { lognormal_median_ms = 40000, lognormal_sigma = 1.0 }
+"#;
+
+/// `--seeds` used to change nothing in a workload drawn at parse time from the file's `seed =`:
+/// 20 seeds ran the same durations. Now each seed draws its own (the one stage's length is the
+/// application's run time, so distinct end times are distinct stage durations), and a seed's
+/// run is the same bytes every time, the file's own seed included.
+#[test]
+fn a_sweeps_seeds_draw_different_task_durations_and_a_seed_repeats_itself() {
+    let s = scenario::load(&write("random-durations.toml", RANDOM_DURATIONS)).expect("loads");
+    let reports = sparkyard::sweep::sweep(&s, 1..21, 2).expect("runs");
+    let ends: BTreeSet<u64> = reports.values().map(|r| r.end_ms).collect();
+    assert!(
+        ends.len() >= 15,
+        "20 seeds, {} distinct durations: {ends:?}",
+        ends.len()
+    );
+    let again = sparkyard::sweep::sweep(&s, 1..21, 1).expect("runs");
+    assert_eq!(reports, again, "the same seeds give the same records");
+    // The file's seed is the default: `run` without --seed is seed 5's run.
+    let default = scenario::run(&s, None, sparkyard::runner::RunOptions::default()).expect("runs");
+    let five = sparkyard::sweep::sweep(&s, 5..6, 1).expect("runs");
+    assert_eq!(
+        format!("{:016x}", default.result.fingerprint),
+        five[&5].fingerprint
+    );
+    // The same seed on the command line gives the same bytes.
+    let file = temp("random-durations.toml").display().to_string();
+    let logs = temp("random-logs").display().to_string();
+    let cli = || {
+        binary(&[
+            "run",
+            &file,
+            "--seed",
+            "9",
+            "--log-dir",
+            &logs,
+            "--no-progress",
+        ])
+    };
+    let (a, b) = (cli(), cli());
+    assert_eq!(a.status.code(), Some(0), "{}", text(&a.stderr));
+    assert_eq!(text(&a.stdout), text(&b.stdout));
+}
+
+/// The `reproduce:` line of a `run` with `[submit]` overrides carries them (issue 30, item 3):
+/// running it gives the same trace fingerprint, which the scenario's own submission does not.
+#[test]
+fn run_reproduce_line_keeps_the_overrides_and_reruns_to_the_same_fingerprint() {
+    let logs = temp("reproduce-logs").display().to_string();
+    let line = |out: &std::process::Output, prefix: &str| -> String {
+        let stdout = text(&out.stdout);
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no `{prefix}` in {stdout}{}", text(&out.stderr)))
+            .to_string()
+    };
+    let first = binary(&[
+        "run",
+        "config/scenarios/executor-sigkill.toml",
+        "--log-dir",
+        &logs,
+        "--no-progress",
+        "--num-executors",
+        "3",
+        "--conf",
+        "spark.task.maxFailures=6",
+        "--conf",
+        "spark.my.password=hunter2",
+    ]);
+    let again = line(&first, "reproduce: ");
+    assert_eq!(
+        again,
+        "sparkyard run config/scenarios/executor-sigkill.toml --seed 42 --num-executors 3 --conf spark.task.maxFailures=6 --conf 'spark.my.password=*********(redacted)'"
+    );
+    let words: Vec<String> = shell_words(&again.replace("*********(redacted)", "hunter2"));
+    let mut args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    args.extend(["--log-dir", &logs, "--no-progress"]);
+    let rerun = binary(&args);
+    let fp = line(&first, "trace fingerprint: ");
+    assert_eq!(line(&rerun, "trace fingerprint: "), fp);
+    let plain = binary(&[
+        "run",
+        "config/scenarios/executor-sigkill.toml",
+        "--log-dir",
+        &logs,
+        "--no-progress",
+    ]);
+    assert_ne!(
+        line(&plain, "trace fingerprint: "),
+        fp,
+        "the overrides change the run"
+    );
+}
+
+/// Words of a command line as `reproduce:` quotes them (plain words and '...' quoting only).
+fn shell_words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '\'' => quoted = !quoted,
+            ' ' if !quoted => out.push(std::mem::take(&mut word)),
+            c => word.push(c),
+        }
+    }
+    out.push(word);
+    out
+}
+
+/// `run --no-container-logs` keeps nothing to write, so it leaves an earlier run's container
+/// logs of the same application id in place (issue 30, item 8).
+#[test]
+fn no_container_logs_leaves_an_earlier_runs_logs_alone() {
+    let logs = temp("kept-logs");
+    let _ = std::fs::remove_dir_all(&logs);
+    let dir = logs.display().to_string();
+    let file = write("kept-logs.toml", RANDOM_DURATIONS)
+        .display()
+        .to_string();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", &file, "--log-dir", &dir, "--no-progress"];
+        args.extend(extra);
+        binary(&args)
+    };
+    assert_eq!(run(&[]).status.code(), Some(0));
+    let count = || walk(&logs).iter().filter(|p| p.ends_with("stderr")).count();
+    let before = count();
+    assert!(before > 2, "{before} container logs");
+    let second = run(&["--no-container-logs"]);
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
+    assert!(
+        !text(&second.stderr).contains("were replaced"),
+        "{}",
+        text(&second.stderr)
+    );
+    assert_eq!(count(), before, "the first run's logs are still there");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
