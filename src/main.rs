@@ -652,7 +652,7 @@ fn shrink(cmd: ShrinkCommand) -> Result<ExitCode, UserError> {
     std::fs::write(&out, file)
         .map_err(|e| UserError::file(out.display().to_string(), format!("cannot write: {e}")))?;
     println!(
-        "shrink: seed {} of {}: {} of {} fault(s) still show `{}` ({} runs); it ends {}/{}",
+        "shrink: seed {} of {}: {} of {} fault(s) still show `{}` ({} runs); it ends {}/{} (trace fingerprint: {:016x})",
         cmd.seed,
         cmd.file.display(),
         shrunk.faults.len(),
@@ -660,7 +660,8 @@ fn shrink(cmd: ShrinkCommand) -> Result<ExitCode, UserError> {
         shrunk.until,
         shrunk.runs,
         shrunk.state,
-        shrunk.final_status
+        shrunk.final_status,
+        shrunk.fingerprint
     );
     for f in &shrunk.faults {
         println!(

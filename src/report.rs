@@ -297,6 +297,9 @@ enum Unallocated {
     NoAllocator,
     /// The ResourceManager refused the AM's executor asks with this exception.
     Refused(&'static str),
+    /// Every AM attempt that asked ended by itself failing or being killed (its exit codes):
+    /// the asks were cut short with it, whatever room YARN had.
+    AmEnded,
     /// The asks stayed pending: YARN had no room (the cluster's or the queue's).
     NoRoom,
 }
@@ -309,6 +312,8 @@ impl Unallocated {
             Unallocated::NoApplicationMaster
         } else if !c.executor_target_set {
             Unallocated::NoAllocator
+        } else if !c.am_exit_codes.is_empty() && c.am_exit_codes.values().all(|code| *code != 0) {
+            Unallocated::AmEnded
         } else {
             Unallocated::NoRoom
         }
@@ -324,6 +329,7 @@ impl Unallocated {
                 "the ResourceManager refused the AM's requests for them ({}, see the diagnostics)",
                 class.rsplit('.').next().unwrap_or(class)
             ),
+            Unallocated::AmEnded => "every AM attempt ended (killed or failed) while its requests for them were pending".into(),
             Unallocated::NoRoom => "YARN had no room for them while the application ran".into(),
         }
     }

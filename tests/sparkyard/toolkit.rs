@@ -892,3 +892,68 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// Every shrunk file reproduces its seed (issue 30, item 2): shrink wrote `seed = N`, which drew
+/// the workload from N where the sweep's run had drawn it from the file's seed, so `run` of the
+/// result could end otherwise. Several failing seeds of a chaos scenario (an expectation no kill
+/// lets hold), each shrunk and its file run: the same outcome and trace fingerprint as shrink's
+/// own last run, and no label keeps a drawn time or the `chaos: ` prefix.
+#[test]
+fn shrunk_files_of_several_seeds_run_to_the_same_outcome_and_fingerprint() {
+    use sparkyard::scenario::shrink::{Until, scenario_file, shrink};
+    let body = std::fs::read_to_string("config/scenarios/chaos.toml")
+        .expect("read")
+        .replace(
+            "[chaos]",
+            "[expect]\nam_exit_codes = [0]\nexecutors_lost = 0\n\n[chaos]",
+        );
+    let path = write("chaos-expect.toml", &body);
+    let s = scenario::load(&path).expect("loads");
+    let config = sparkyard::sweep::SweepConfig {
+        jobs: 2,
+        expect: true,
+        progress: false,
+    };
+    let reports = sparkyard::sweep::sweep_with(&s, 1..40, &config).expect("runs");
+    let failing: Vec<u64> = reports
+        .values()
+        .filter(|r| !r.expectation_failures.is_empty())
+        .map(|r| r.seed)
+        .take(4)
+        .collect();
+    assert_eq!(failing.len(), 4, "{reports:?}");
+    for seed in failing {
+        let shrunk = shrink(&s, seed, Some(Until::Expect)).expect("shrinks");
+        let out = temp(&format!("chaos-expect-{seed}-shrunk.toml"));
+        let file = scenario_file(&s, &body, seed, &shrunk, &out).expect("file");
+        std::fs::write(&out, &file).expect("write");
+        for f in &shrunk.faults {
+            let label = f.label.clone().unwrap_or_default();
+            assert!(!label.starts_with("chaos: "), "{label}");
+            if let Some(at) = f.at_ms {
+                assert!(label.ends_with(&format!(" at {at} ms")), "{label}");
+            }
+        }
+        let again = scenario::load(&out).expect("the shrunk file loads");
+        let run =
+            scenario::run(&again, None, sparkyard::runner::RunOptions::default()).expect("runs");
+        let o = &run.result.outcome;
+        let outcome = (
+            o.state.map_or("NOT-SUBMITTED".into(), |x| x.to_string()),
+            o.final_status.map_or("NONE".into(), |x| x.to_string()),
+        );
+        assert_eq!(
+            outcome,
+            (shrunk.state.clone(), shrunk.final_status.clone()),
+            "seed {seed}:\n{file}"
+        );
+        assert_eq!(
+            run.result.fingerprint, shrunk.fingerprint,
+            "seed {seed}:\n{file}"
+        );
+        assert!(
+            !run.expect_failures.is_empty(),
+            "seed {seed} still fails its [expect]"
+        );
+    }
+}
