@@ -753,10 +753,16 @@ pub struct Expectations {
     pub executor_failures: Option<u32>,
     /// Executors launched (containers started), all attempts.
     pub executors_launched: Option<u32>,
-    /// Executors lost.
+    /// Executors Spark declared lost: the driver removed it for a loss (`Lost executor N on
+    /// host`), or a fetch from it failed (the DAGScheduler's `Executor lost: N`), before the
+    /// application ended. Executors removed idle, killed by the driver or decommissioned are not
+    /// lost.
     pub executors_lost: Option<u32>,
-    /// Failed task attempts.
+    /// Failed task attempts (a TaskEnd with a failure reason; kills are not failures).
     pub tasks_failed: Option<u64>,
+    /// Killed task attempts (a TaskEnd with `TaskKilled`: a speculative copy that lost, a task
+    /// of an aborted stage).
+    pub tasks_killed: Option<u64>,
     /// Finished (successful) task attempts.
     pub tasks_finished: Option<u64>,
     /// Texts the final diagnostics must contain.
@@ -1957,6 +1963,7 @@ pub fn check(e: &Expectations, r: &crate::runner::RunResult) -> Vec<String> {
             c.executors_lost.len() as u64,
         ),
         Count::of("failed task attempts", e.tasks_failed, c.tasks_failed),
+        Count::of("killed task attempts", e.tasks_killed, c.tasks_killed),
         Count::of("finished tasks", e.tasks_finished, c.tasks_finished),
     ];
     for n in counts {
