@@ -193,7 +193,7 @@ fn is_hang(result: &RunResult) -> bool {
 fn still_running(c: &sparkyard_actors::world::observer::RunCounters) -> String {
     let jobs = &c.driver_jobs;
     format!(
-        "AM attempt {}, executors {} launched / {} registered / {} lost, job(s) {} started / {} succeeded, {} of {} task(s) finished ({} launched, {} failed, {} killed)",
+        "AM attempt {}, executors {} launched / {} registered / {} lost, job(s) {} started / {} succeeded, {} of {} task(s) finished ({} launched, {} failed)",
         c.am_attempts,
         c.executors_launched,
         c.executors_registered,
@@ -203,8 +203,7 @@ fn still_running(c: &sparkyard_actors::world::observer::RunCounters) -> String {
         c.tasks_finished,
         c.tasks_total,
         c.tasks_launched,
-        c.tasks_failed,
-        c.tasks_killed
+        c.tasks_failed
     )
 }
 

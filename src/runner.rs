@@ -149,7 +149,8 @@ pub struct RunResult {
     /// Every SparkContext's listener events (empty unless `record_events`).
     pub events: Vec<sparkyard_actors::world::listener::AttemptEvents>,
     /// Faults that fired: (virtual ms, label).
-    pub faults_fired: Vec<(u64, String)>,
+    /// The faults that fired, in order, each with what it acted on or why it could not.
+    pub faults_fired: Vec<sparkyard_actors::faults::Firing>,
     /// Planned faults whose trigger never happened.
     pub faults_unfired: Vec<String>,
     /// Invariants broken during the run (the end-of-run ones are in `crate::invariants`).

@@ -18,9 +18,9 @@ use rand_chacha::ChaCha8Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sparkyard_actors::faults::{
-    ContainerEnd, DriverFault, FaultAction, FaultController, PlannedFault, Trigger,
+    ContainerEnd, DriverFault, FaultAction, FaultController, NodeTarget, PlannedFault, Trigger,
 };
-use sparkyard_actors::kernel::trace::{FaultEvent, FaultTarget, StateChange, TraceKind};
+use sparkyard_actors::kernel::trace::{FaultTarget, StateChange, TraceKind};
 use sparkyard_actors::rpc::network::{LinkRule, ProcessPattern, RuleAction};
 use sparkyard_actors::world::config::UserProgram;
 use sparkyard_messages::task::{
@@ -83,7 +83,10 @@ struct RawChaos {
     #[schemars(with = "Vec<ChaosKind>")]
     kinds: Vec<String>,
     /// Executor numbers drawn for kill-executor, nm-kill, delay, partition: [min, max]
-    /// (default [1, 4]).
+    /// (default [1, 4]). kill-node, decommission-node and kill-shuffle-service act on the node
+    /// of the drawn number's running executor (`target = "running-executor:K"`: the K-th
+    /// running executor in id order, wrapping), so they hit the application while any executor
+    /// runs; launch-failure draws any node.
     #[serde(default = "chaos_executors")]
     executors: [u32; 2],
     /// Exit codes drawn for kill-executor (default [1, 52, 137, 143]).
@@ -208,13 +211,13 @@ const TRIGGER_KEYS: &[&str] = &[
 const KIND_KEYS: &[(&str, &[&str])] = &[
     ("kill-executor", &["executor", "exit", "status"]),
     ("kill-am", &["exit", "status"]),
-    ("kill-node", &["host"]),
-    ("decommission-node", &["host"]),
+    ("kill-node", &["host", "target"]),
+    ("decommission-node", &["host", "target"]),
     ("fetch-failure", &["stage", "partition", "count"]),
-    ("kill-shuffle-service", &["host"]),
-    ("slow-node", &["host", "factor", "duration_ms"]),
-    ("launch-failure", &["host", "count"]),
-    ("exclude-node", &["host"]),
+    ("kill-shuffle-service", &["host", "target"]),
+    ("slow-node", &["host", "target", "factor", "duration_ms"]),
+    ("launch-failure", &["host", "target", "count"]),
+    ("exclude-node", &["host", "target"]),
     (
         "drop",
         &[
@@ -549,9 +552,16 @@ pub struct RawFault {
     /// ContainerExitStatus, -100 to -109 (instead of `exit`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<i32>,
-    /// kill-node / launch-failure / exclude-node: a NodeManager's host name.
+    /// Node faults (kill-node, decommission-node, launch-failure, exclude-node,
+    /// kill-shuffle-service, slow-node): a NodeManager's host name (or give `target`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// Node faults: a node of the application instead of a `host`, resolved when the fault
+    /// fires: `am` (the AM's node), `executor:N` (executor N's node), `running-executor` or
+    /// `running-executor:K` (the node of the K-th running executor, in executor id order,
+    /// wrapping; K defaults to 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
     /// launch-failure: how many container launches fail on `host` (default 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<u32>,
@@ -1065,21 +1075,26 @@ fn chaos_fault(c: &RawChaos, rng: &mut ChaCha8Rng, cluster: &ClusterConfig) -> (
             },
             "the AM is killed".into(),
         ),
+        // The node faults that hurt the application pick a node holding one of its executors
+        // when they fire (a drawn node would mostly hold none of its containers).
         "kill-node" => (
             RawFault {
                 kind: "kill-node".into(),
-                host: Some(host.clone()),
+                target: Some(format!("running-executor:{executor}")),
                 ..base
             },
-            format!("{host} dies"),
+            format!("{} dies", NodeTarget::RunningExecutor(executor)),
         ),
         "decommission-node" => (
             RawFault {
                 kind: "decommission-node".into(),
-                host: Some(host.clone()),
+                target: Some(format!("running-executor:{executor}")),
                 ..base
             },
-            format!("{host} is decommissioned"),
+            format!(
+                "{} is decommissioned",
+                NodeTarget::RunningExecutor(executor)
+            ),
         ),
         "launch-failure" => (
             RawFault {
@@ -1108,10 +1123,13 @@ fn chaos_fault(c: &RawChaos, rng: &mut ChaCha8Rng, cluster: &ClusterConfig) -> (
         "kill-shuffle-service" => (
             RawFault {
                 kind: "kill-shuffle-service".into(),
-                host: Some(host.clone()),
+                target: Some(format!("running-executor:{executor}")),
                 ..base
             },
-            format!("the shuffle service on {host} stops"),
+            format!(
+                "the shuffle service on {} stops",
+                NodeTarget::RunningExecutor(executor)
+            ),
         ),
         "delay" => {
             let ms = rng.random_range(c.delay_ms[0]..=c.delay_ms[1]);
@@ -1662,17 +1680,17 @@ fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
             end: container_end(f, 137)?,
         },
         "kill-node" => FaultAction::KillNode {
-            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+            node: node_target(f, cluster)?,
         },
         "decommission-node" => FaultAction::DecommissionNode {
-            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+            node: node_target(f, cluster)?,
         },
         "launch-failure" => FaultAction::FailLaunches {
-            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+            node: node_target(f, cluster)?,
             count: f.count.unwrap_or(1),
         },
         "exclude-node" => FaultAction::ExcludeNode {
-            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+            node: node_target(f, cluster)?,
         },
         "fetch-failure" => FaultAction::FailFetches {
             stage: need(&f.stage, "stage", kind)?,
@@ -1680,12 +1698,12 @@ fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
             count: f.count.unwrap_or(1),
         },
         "slow-node" => FaultAction::SlowNode {
-            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+            node: node_target(f, cluster)?,
             factor_milli: slow_factor(need(&f.factor, "factor", kind)?)?,
             duration_ms: f.duration_ms,
         },
         "kill-shuffle-service" => FaultAction::KillShuffleService {
-            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+            node: node_target(f, cluster)?,
         },
         "drop" | "delay" | "duplicate" | "partition" => network(f, cluster)?,
         other => {
@@ -1703,6 +1721,41 @@ fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
         action,
         label,
     }))
+}
+
+/// The node a node fault acts on: exactly one of `host` (a NodeManager of the cluster) and
+/// `target` (a node of the application, resolved when the fault fires).
+fn node_target(f: &RawFault, cluster: &ClusterConfig) -> Result<NodeTarget, String> {
+    match (&f.host, &f.target) {
+        (Some(h), None) => known_host(h, cluster).map(NodeTarget::Host),
+        (None, Some(t)) => parse_node_target(t),
+        (Some(_), Some(_)) => Err(format!(
+            "kind '{}': give `host` (a NodeManager) or `target` (a node of the application), not both",
+            f.kind
+        )),
+        (None, None) => Err(format!(
+            "kind '{}' needs `host` (a NodeManager's host name) or `target` (am, executor:N, running-executor or running-executor:K)",
+            f.kind
+        )),
+    }
+}
+
+fn parse_node_target(t: &str) -> Result<NodeTarget, String> {
+    let number = |n: &str| {
+        n.parse::<u32>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("target: `{t}` needs a number from 1 after the colon"))
+    };
+    match t.split_once(':') {
+        None if t == "am" => Ok(NodeTarget::AmNode),
+        None if t == "running-executor" => Ok(NodeTarget::RunningExecutor(1)),
+        Some(("executor", n)) => number(n).map(NodeTarget::ExecutorNode),
+        Some(("running-executor", k)) => number(k).map(NodeTarget::RunningExecutor),
+        _ => Err(format!(
+            "target: `{t}` is not one of am (the AM's node), executor:N (executor N's node), running-executor or running-executor:K (the node of the K-th running executor)"
+        )),
+    }
 }
 
 fn validate_expectations(e: &Expectations) -> Result<(), String> {
@@ -1746,26 +1799,31 @@ pub struct ScenarioRun {
     pub fired: Vec<FiredFault>,
 }
 
-/// A fault that fired: when, its label, its kind (`nm-kill` for a drawn NodeManager kill) and
-/// what a reader should know about it.
+/// A fault that fired: when, its label, its kind (`nm-kill` for a drawn NodeManager kill), what
+/// it acted on (resolved as it fired) and what a reader should know about it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FiredFault {
     pub at_ms: u64,
     pub label: String,
     pub kind: String,
+    /// The container or node it acted on (`FaultTarget::Nothing` when it could not act, or
+    /// needs no target: a fetch failure).
+    pub target: FaultTarget,
+    /// Why it did nothing, when it could not act (no such executor, the AM had ended, ...).
+    pub no_effect: Option<String>,
     pub note: Option<String>,
 }
 
 /// Pairs each fired fault with its planned fault (in plan order for equal labels) and adds the
 /// notes a bare "fault at T" would hide: a network rule is armed then and acts on matching
-/// messages later; a kill-node on a node without containers of the application; a fault that
-/// found nothing to act on.
+/// messages later; a fault aimed at the application says which node it hit; a kill-node on a
+/// node without containers of the application; a fault that could not act says why.
 fn fired_faults(planned: &[PlannedFault], kinds: &[String], r: &RunResult) -> Vec<FiredFault> {
     let mut used = vec![false; planned.len()];
-    let targets = fired_targets(r);
     r.faults_fired
         .iter()
-        .map(|(ms, label)| {
+        .map(|fired| {
+            let label = &fired.label;
             let i = (0..planned.len()).find(|i| !used[*i] && planned[*i].label == *label);
             let (kind, action) = match i {
                 Some(i) => {
@@ -1777,47 +1835,69 @@ fn fired_faults(planned: &[PlannedFault], kinds: &[String], r: &RunResult) -> Ve
                 }
                 None => (String::new(), None),
             };
-            let target = targets
-                .iter()
-                .find(|t| t.0 == *ms && t.1 == *label)
-                .map(|t| &t.2);
-            let note = match (action, target) {
-                (Some(FaultAction::Network(rules)), _) => Some(match rules.first() {
-                    Some(r) if r.message.is_some() => format!(
-                        "network rule armed; it acts on each {} message from then on",
-                        r.message.as_deref().unwrap_or_default()
-                    ),
-                    _ => "network rule armed; it acts on matching messages from then on".into(),
-                }),
-                (_, Some(FaultTarget::Nothing)) => {
-                    Some("nothing to act on at that time (no such executor or AM)".into())
-                }
-                (Some(FaultAction::KillNode { host }), _) if !containers_on(r, host, *ms) => Some(
-                    format!("no container of the application was running on {host}"),
-                ),
-                _ => None,
-            };
             FiredFault {
-                at_ms: *ms,
+                at_ms: fired.at_ms,
                 label: label.clone(),
                 kind,
-                note,
+                target: fired.target.clone(),
+                no_effect: fired.no_effect.clone(),
+                note: fired_note(action, fired, r),
             }
         })
         .collect()
 }
 
-/// (time, label, target) of every fault the trace records as fired (empty without a trace).
-fn fired_targets(r: &RunResult) -> Vec<(u64, String, FaultTarget)> {
-    r.trace
-        .iter()
-        .filter_map(|e| match &e.kind {
-            TraceKind::Fault(FaultEvent::Fired { label, target }) => {
-                Some((e.time_ms, label.clone(), target.clone()))
-            }
-            _ => None,
-        })
-        .collect()
+/// What the summary says about a fired fault beyond its time and label.
+fn fired_note(
+    action: Option<&FaultAction>,
+    fired: &sparkyard_actors::faults::Firing,
+    r: &RunResult,
+) -> Option<String> {
+    if let Some(why) = &fired.no_effect {
+        return Some(format!("it did nothing: {why}"));
+    }
+    let host = match &fired.target {
+        FaultTarget::Node(h) => Some(h.as_str()),
+        _ => None,
+    };
+    let aimed = action
+        .and_then(node_of)
+        .filter(|n| !matches!(n, NodeTarget::Host(_)));
+    let on = match (aimed, host) {
+        (Some(_), Some(h)) => Some(format!("on {h}")),
+        _ => None,
+    };
+    let empty = match (action, host) {
+        (Some(FaultAction::KillNode { .. }), Some(h)) if !containers_on(r, h, fired.at_ms) => Some(
+            format!("no container of the application was running on {h}"),
+        ),
+        _ => None,
+    };
+    let armed = match action {
+        Some(FaultAction::Network(rules)) => Some(match rules.first() {
+            Some(r) if r.message.is_some() => format!(
+                "network rule armed; it acts on each {} message from then on",
+                r.message.as_deref().unwrap_or_default()
+            ),
+            _ => "network rule armed; it acts on matching messages from then on".into(),
+        }),
+        _ => None,
+    };
+    let parts: Vec<String> = [on, empty, armed].into_iter().flatten().collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// The node a node fault names.
+fn node_of(action: &FaultAction) -> Option<&NodeTarget> {
+    match action {
+        FaultAction::KillNode { node }
+        | FaultAction::DecommissionNode { node }
+        | FaultAction::FailLaunches { node, .. }
+        | FaultAction::ExcludeNode { node }
+        | FaultAction::KillShuffleService { node }
+        | FaultAction::SlowNode { node, .. } => Some(node),
+        _ => None,
+    }
 }
 
 /// Whether a container was running on `host` at `ms` (from the typed trace; true when the run

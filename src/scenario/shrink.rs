@@ -374,7 +374,17 @@ fn relabel(f: RawFault) -> RawFault {
 
 /// What a fault does, in words.
 fn what(f: &RawFault) -> String {
-    let host = || f.host.clone().unwrap_or_default();
+    let host = || {
+        f.host
+            .clone()
+            .or_else(|| {
+                f.target
+                    .as_deref()
+                    .and_then(|t| super::parse_node_target(t).ok())
+                    .map(|t| t.to_string())
+            })
+            .unwrap_or_default()
+    };
     let link = || {
         (
             f.from.clone().unwrap_or_else(|| "*".into()),

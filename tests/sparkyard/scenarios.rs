@@ -187,7 +187,7 @@ fn the_reporter_finishes_with_exit_11_once_max_executor_failures_is_reached() {
 #[test]
 fn a_partitioned_executor_is_held_by_the_network_and_expired_by_heartbeats() {
     let r = run("heartbeat-partition");
-    let cut = r.faults_fired[0].0;
+    let cut = r.faults_fired[0].at_ms;
     let executor_1 = r
         .processes
         .iter()

@@ -721,6 +721,18 @@ fn the_newcomers_scenario_from_the_docs_runs() {
     assert!(run.failures.is_empty(), "{:?}", run.failures);
     let kinds: Vec<&str> = run.fired.iter().map(|f| f.kind.as_str()).collect();
     assert_eq!(kinds, ["kill-executor", "kill-executor", "kill-node"]);
+    // Issue 30, item 7: the node lost at 60 s holds the application's executors (its target
+    // is the node of the first running executor), so it costs executors.
+    let node = &run.fired[2];
+    assert!(node.no_effect.is_none(), "{node:?}");
+    let note = node.note.as_deref().unwrap_or_default();
+    assert!(note.starts_with("on nm-"), "{note}");
+    assert!(!note.contains("no container"), "{note}");
+    assert!(
+        run.result.counters.executors_lost.len() > 2,
+        "{:?}",
+        run.result.counters.executors_lost
+    );
 }
 
 // ----- The run's seed reaches every draw (issue 30, item 1) -----
@@ -956,4 +968,144 @@ fn shrunk_files_of_several_seeds_run_to_the_same_outcome_and_fingerprint() {
             "seed {seed} still fails its [expect]"
         );
     }
+}
+
+// ----- Faults aimed at the application (issue 30, items 10 and 11) -----
+
+/// A synthetic job long enough for faults at 20 s to find its executors running.
+fn aimed(faults: &str) -> String {
+    format!(
+        "name = \"aimed\"\n[submit]\nnum_executors = 3\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 12\nduration = {{ fixed_ms = 30000 }}\n{faults}"
+    )
+}
+
+/// Node faults take `target` instead of `host`: the AM's node, executor N's node, the node of
+/// the K-th running executor, each resolved when the fault fires and reported as the node it
+/// hit (typed: the run's `Firing` record, not a log line); the kill costs the executors there.
+#[test]
+fn node_faults_aimed_at_the_application_hit_its_nodes_and_say_which() {
+    let body = aimed(
+        "[[faults]]\nkind = \"kill-node\"\ntarget = \"executor:2\"\nat_ms = 20000\n[[faults]]\nkind = \"kill-shuffle-service\"\ntarget = \"am\"\nat_ms = 21000\n[[faults]]\nkind = \"slow-node\"\ntarget = \"running-executor:2\"\nfactor = 2\nat_ms = 22000\n",
+    );
+    let s = scenario::load(&write("aimed.toml", &body)).expect("loads");
+    let run = scenario::run(&s, None, sparkyard::runner::RunOptions::default()).expect("runs");
+    let r = &run.result;
+    let exec_host = |n: u32| -> String {
+        r.trace
+            .iter()
+            .find_map(|e| match &e.kind {
+                sparkyard_actors::kernel::trace::TraceKind::State(
+                    sparkyard_actors::kernel::trace::StateChange::ContainerLocalizing {
+                        host,
+                        executor: Some(x),
+                        ..
+                    },
+                ) if x.0 == n => Some(host.clone()),
+                _ => None,
+            })
+            .expect("executor launched")
+    };
+    use sparkyard_actors::kernel::trace::FaultTarget;
+    let hosts: Vec<FaultTarget> = run.fired.iter().map(|f| f.target.clone()).collect();
+    assert_eq!(hosts[0], FaultTarget::Node(exec_host(2)), "{:?}", run.fired);
+    assert!(matches!(&hosts[1], FaultTarget::Node(h) if h.starts_with("nm-")));
+    assert!(
+        run.fired.iter().all(|f| f.no_effect.is_none()),
+        "{:?}",
+        run.fired
+    );
+    let note = run.fired[0].note.as_deref().unwrap_or_default();
+    assert_eq!(note, format!("on {}", exec_host(2)));
+    assert!(
+        !r.counters.executors_lost.is_empty(),
+        "the node's executor is lost"
+    );
+    // Bad targets are refused at load with the valid ones.
+    for (t, needle) in [
+        ("executor:0", "needs a number from 1"),
+        ("driver", "is not one of am (the AM's node), executor:N"),
+    ] {
+        let e = load_error(
+            "bad-target.toml",
+            &aimed(&format!(
+                "[[faults]]\nkind = \"kill-node\"\ntarget = \"{t}\"\nat_ms = 1\n"
+            )),
+        );
+        assert!(e.contains(needle), "{e}");
+    }
+    let both = load_error(
+        "both.toml",
+        &aimed(
+            "[[faults]]\nkind = \"kill-node\"\ntarget = \"am\"\nhost = \"nm-1.sparkyard.internal\"\nat_ms = 1\n",
+        ),
+    );
+    assert!(both.contains("not both"), "{both}");
+}
+
+/// A fault that fires and cannot act says exactly why, in the run's record and the summary:
+/// an executor never launched, an executor that already ended, no executor running.
+#[test]
+fn a_fault_that_cannot_act_says_exactly_why() {
+    let body = aimed(
+        "[[faults]]\nkind = \"kill-executor\"\nexecutor = 9\nat_ms = 20000\n[[faults]]\nkind = \"kill-executor\"\nexecutor = 1\nat_ms = 20000\n[[faults]]\nkind = \"kill-executor\"\nexecutor = 1\nat_ms = 25000\n[[faults]]\nkind = \"kill-node\"\ntarget = \"running-executor\"\nat_ms = 500\n",
+    );
+    let s = scenario::load(&write("idle-faults.toml", &body)).expect("loads");
+    let run = scenario::run(&s, None, sparkyard::runner::RunOptions::default()).expect("runs");
+    let why: Vec<Option<String>> = run.fired.iter().map(|f| f.no_effect.clone()).collect();
+    assert_eq!(
+        why,
+        [
+            Some("no AM attempt had started yet, so no executor was running".to_string()),
+            Some("executor 9 of AM attempt 1 was never launched (by then)".to_string()),
+            None,
+            Some(format!(
+                "executor 1 of AM attempt 1 had already ended (container {})",
+                match &run.fired[2].target {
+                    sparkyard_actors::kernel::trace::FaultTarget::Container(c) => c.to_string(),
+                    t => panic!("{t:?}"),
+                }
+            )),
+        ]
+    );
+    let summary = sparkyard::report::recovery(&run.result, &run.fired);
+    assert!(
+        summary
+            .contains("(it did nothing: executor 9 of AM attempt 1 was never launched (by then))"),
+        "{summary}"
+    );
+}
+
+/// `[chaos]` kill-node draws a node of the application (the node of a running executor when it
+/// fires), so most kills cost executors; the sweep's JSON gives each fault's resolved target.
+#[test]
+fn chaos_kill_node_hits_a_node_of_the_application() {
+    let body = std::fs::read_to_string("config/scenarios/chaos.toml")
+        .expect("read")
+        .replace(
+            "kinds = [\"kill-executor\", \"nm-kill\", \"kill-am\", \"kill-node\", \"delay\", \"partition\", \"launch-failure\"]",
+            "kinds = [\"kill-node\"]",
+        )
+        .replace("faults = [1, 3]", "faults = [1, 1]");
+    assert!(body.contains("kinds = [\"kill-node\"]"));
+    let s = scenario::load(&write("chaos-kill-node.toml", &body)).expect("loads");
+    let reports = sparkyard::sweep::sweep(&s, 1..21, 2).expect("runs");
+    let (mut hit, mut fired) = (0, 0);
+    // A seed whose application ends before the drawn time fires nothing.
+    for r in reports.values().filter(|r| !r.faults_fired.is_empty()) {
+        fired += 1;
+        let f = &r.faults_fired[0];
+        assert!(f.label.contains("the node of running executor #"), "{f:?}");
+        if f.no_effect.is_none() {
+            assert!(
+                f.target.as_deref().is_some_and(|t| t.starts_with("nm-")),
+                "{f:?}"
+            );
+            hit += 1;
+        }
+    }
+    assert!(fired >= 15, "{fired} of 20 seeds fired");
+    assert!(
+        hit + 1 >= fired,
+        "{hit} of {fired} kills hit a node of the application"
+    );
 }
