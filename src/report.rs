@@ -166,8 +166,9 @@ fn removed_counts(c: &sparkyard_actors::world::observer::RunCounters) -> String 
     .collect()
 }
 
-/// Every launched task attempt, by how it ended: finished, failed, killed, or lost with its
-/// executor or driver (no end ever reported); the last two only when there are some.
+/// Every launched task attempt, by how it ended: finished, failed, killed, or never ended (lost
+/// with its executor or driver before Spark heard of its end, or still running when a hung run
+/// was cut); the last two only when there are some.
 fn task_counts(c: &sparkyard_actors::world::observer::RunCounters) -> String {
     let mut out = format!(
         "{} launched, {} finished, {} failed",
@@ -178,7 +179,7 @@ fn task_counts(c: &sparkyard_actors::world::observer::RunCounters) -> String {
     }
     let lost = c.tasks_lost();
     if lost > 0 {
-        let _ = write!(out, ", {lost} lost with their executor or driver");
+        let _ = write!(out, ", {lost} never ended");
     }
     out
 }
