@@ -723,7 +723,7 @@ fn shell_quote(w: &str) -> String {
 fn load_scenario(
     path: Option<&Path>,
 ) -> Result<Option<std::sync::Arc<sparkyard::scenario::Scenario>>, UserError> {
-    path.map(|p| sparkyard::scenario::load(p).map(std::sync::Arc::new))
+    path.map(|p| sparkyard::scenario::load_for_faults(p).map(std::sync::Arc::new))
         .transpose()
 }
 

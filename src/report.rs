@@ -453,8 +453,8 @@ pub fn recovery(result: &RunResult, fired: &[crate::scenario::FiredFault]) -> St
             None => s.push('\n'),
         }
     }
-    for label in &result.faults_unfired {
-        let _ = writeln!(s, "fault never fired: {label}");
+    for f in &result.faults_unfired {
+        let _ = writeln!(s, "fault never fired: {}", f.label);
     }
     let c = &result.counters;
     let replaced = c

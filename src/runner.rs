@@ -152,7 +152,7 @@ pub struct RunResult {
     /// The faults that fired, in order, each with what it acted on or why it could not.
     pub faults_fired: Vec<sparkyard_actors::faults::Firing>,
     /// Planned faults whose trigger never happened.
-    pub faults_unfired: Vec<String>,
+    pub faults_unfired: Vec<sparkyard_actors::faults::Unfired>,
     /// Invariants broken during the run (the end-of-run ones are in `crate::invariants`).
     pub violations: Vec<sparkyard_actors::world::invariants::Violation>,
     /// The executor costs the event log's task metrics are modelled from.

@@ -796,6 +796,26 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 /// Loads and validates a scenario file.
 pub fn load(path: &Path) -> Result<Scenario, UserError> {
+    load_with(path, Use::Run)
+}
+
+/// Loads a scenario whose faults (its `[[faults]]`, `[chaos]`, cluster and deadline) go to a
+/// replay or what-if of an event log, which runs the log's application: `[submit] class` may be
+/// left out (the log names the application).
+pub fn load_for_faults(path: &Path) -> Result<Scenario, UserError> {
+    load_with(path, Use::FaultsOnly)
+}
+
+/// What a scenario is loaded for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Use {
+    /// `run`, `sweep`, `shrink`: its submission runs.
+    Run,
+    /// `replay` / `what-if --scenario`: only its faults are used.
+    FaultsOnly,
+}
+
+fn load_with(path: &Path, purpose: Use) -> Result<Scenario, UserError> {
     let label = path.display().to_string();
     let text = read_config_file(path, &label, "scenario")?;
     if text.trim().is_empty() {
@@ -844,7 +864,7 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
         (None, true) => notes.push(format!(
             "note: the [workload] runs as --class {SYNTHETIC_CLASS}"
         )),
-        (None, false) => {
+        (None, false) if purpose == Use::Run => {
             return Err(err(
                 "submit.class: missing; give the user class (e.g. class = \"org.apache.spark.examples.SparkPi\") or a [workload] table".into(),
             ));
@@ -1993,15 +2013,43 @@ impl Count {
     }
 }
 
+/// Why an event trigger never happened, from the run's AM attempts: the attempt it waits in
+/// never started, or ended before the event (a later attempt's events do not fire it).
+fn why_unfired(trigger: &Trigger, c: &sparkyard_actors::world::observer::RunCounters) -> String {
+    let ran = c.am_attempts;
+    match trigger.attempt() {
+        Some(a) if a > ran => format!(
+            "it waited for {trigger}, but AM attempt {a} never came (the application ran {ran} AM attempt(s))"
+        ),
+        Some(a) if a < ran && !matches!(trigger, Trigger::AttemptStarted { .. }) => {
+            let exit = c
+                .am_exit_codes
+                .get(&a)
+                .map(|code| format!(" (exit code {code})"))
+                .unwrap_or_default();
+            format!(
+                "it waited for {trigger}, but AM attempt {a} ended{exit} before that happened; attempt {ran} does not fire it (its `attempt` key names the attempt)"
+            )
+        }
+        _ => format!("its trigger ({trigger}) did not happen"),
+    }
+}
+
 /// Every expectation that does not hold, as a sentence.
 pub fn check(e: &Expectations, r: &crate::runner::RunResult) -> Vec<String> {
+    let c = &r.counters;
     let mut out: Vec<String> = r
         .faults_unfired
         .iter()
-        .filter(|f| !f.starts_with(CHAOS_LABEL))
-        .map(|f| format!("fault `{f}` never fired: its trigger did not happen"))
+        .filter(|f| !f.label.starts_with(CHAOS_LABEL))
+        .map(|f| {
+            format!(
+                "fault `{}` never fired: {}",
+                f.label,
+                why_unfired(&f.trigger, c)
+            )
+        })
         .collect();
-    let c = &r.counters;
     let state = r
         .outcome
         .state

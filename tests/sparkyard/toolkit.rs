@@ -1109,3 +1109,46 @@ fn chaos_kill_node_hits_a_node_of_the_application() {
         "{hit} of {fired} kills hit a node of the application"
     );
 }
+
+/// A planned event fault that never fired says why (issue 30, item 17): the AM attempt its
+/// trigger waits in ended before the event (a kill of attempt 1; attempt 2 ran the task), or
+/// never came.
+#[test]
+fn an_unfired_fault_names_the_am_attempt_it_waited_for() {
+    let body = aimed(
+        "[[faults]]\nkind = \"kill-am\"\nat_ms = 20000\n[[faults]]\nkind = \"kill-executor\"\nlabel = \"late task\"\nexecutor = 1\non_task_started = [0, 11]\n[[faults]]\nkind = \"kill-executor\"\nlabel = \"third attempt\"\nexecutor = 1\nattempt = 3\non_task_started = [0, 0]\n",
+    );
+    let s = scenario::load(&write("unfired.toml", &body)).expect("loads");
+    let run = scenario::run(&s, None, sparkyard::runner::RunOptions::default()).expect("runs");
+    assert_eq!(run.result.counters.am_attempts, 2, "{:?}", run.failures);
+    let unfired: Vec<&String> = run
+        .expect_failures
+        .iter()
+        .filter(|f| f.contains("never fired"))
+        .collect();
+    assert_eq!(
+        unfired,
+        [
+            "fault `late task` never fired: it waited for task 11 of stage 0 starting in AM attempt 1, but AM attempt 1 ended (exit code 137) before that happened; attempt 2 does not fire it (its `attempt` key names the attempt)",
+            "fault `third attempt` never fired: it waited for task 0 of stage 0 starting in AM attempt 3, but AM attempt 3 never came (the application ran 2 AM attempt(s))",
+        ]
+    );
+}
+
+/// A scenario given to `replay --scenario` only for its faults needs no `[submit] class` (the
+/// event log names the application; issue 30, item 17); `run` still asks for one.
+#[test]
+fn a_scenario_used_for_its_faults_in_a_replay_needs_no_class() {
+    let body = "name = \"faults only\"\n[submit]\n[[faults]]\nkind = \"kill-executor\"\nexecutor = 1\nat_ms = 3000\n";
+    let p = write("faults-only.toml", body);
+    assert!(scenario::load_for_faults(&p).is_ok());
+    let e = load_error("faults-only-run.toml", body);
+    assert!(e.contains("submit.class: missing"), "{e}");
+    let out = binary(&[
+        "replay",
+        "tests/data/eventlogs/multijob_n2_r1.zstd",
+        "--scenario",
+        &p.display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}

@@ -117,6 +117,49 @@ pub struct Firing {
     pub no_effect: Option<String>,
 }
 
+/// A planned fault that never fired: its label and the trigger that never happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unfired {
+    pub label: String,
+    pub trigger: Trigger,
+}
+
+impl Trigger {
+    /// The AM attempt an event trigger waits in (`None` for a time).
+    pub fn attempt(&self) -> Option<u32> {
+        match self {
+            Trigger::At { .. } => None,
+            Trigger::ExecutorRegistered { attempt, .. }
+            | Trigger::TaskStarted { attempt, .. }
+            | Trigger::TasksFinished { attempt, .. }
+            | Trigger::AttemptStarted { attempt } => Some(*attempt),
+        }
+    }
+}
+
+impl std::fmt::Display for Trigger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Trigger::At { ms } => write!(f, "the time {ms} ms"),
+            Trigger::ExecutorRegistered { attempt, executor } => {
+                write!(f, "executor {executor} of AM attempt {attempt} registering")
+            }
+            Trigger::TaskStarted {
+                attempt,
+                stage,
+                index,
+            } => write!(
+                f,
+                "task {index} of stage {stage} starting in AM attempt {attempt}"
+            ),
+            Trigger::TasksFinished { attempt, count } => {
+                write!(f, "{count} task(s) finishing in AM attempt {attempt}")
+            }
+            Trigger::AttemptStarted { attempt } => write!(f, "AM attempt {attempt} starting"),
+        }
+    }
+}
+
 /// A slow node in effect: its factor (thousandths) and until when (virtual ms; `None`: ever).
 #[derive(Debug)]
 struct SlowNode {
@@ -257,13 +300,16 @@ impl FaultController {
         Some(f.clone())
     }
 
-    /// Labels of planned faults that never fired (their trigger never happened).
-    pub fn unfired(&self) -> Vec<String> {
+    /// Planned faults that never fired (their trigger never happened), with their triggers.
+    pub fn unfired(&self) -> Vec<Unfired> {
         self.planned
             .borrow()
             .iter()
             .filter(|(_, fired)| !fired)
-            .map(|(f, _)| f.label.clone())
+            .map(|(f, _)| Unfired {
+                label: f.label.clone(),
+                trigger: f.trigger.clone(),
+            })
             .collect()
     }
 
