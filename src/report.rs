@@ -516,6 +516,13 @@ mod tests {
             target: 2,
         });
         assert_eq!(Unallocated::of(&c), Unallocated::NoRoom);
+        // Every AM attempt killed while its asks were pending: not "no room" (issue 30).
+        let mut killed = c.clone();
+        killed.apply(&RunEvent::AmContainerCompleted {
+            attempt: 1,
+            exit_status: 137,
+        });
+        assert_eq!(Unallocated::of(&killed), Unallocated::AmEnded);
         let class = "org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException";
         c.apply(&RunEvent::ExecutorAsksRefused {
             attempt: 1,
