@@ -66,7 +66,8 @@ struct ReplayCommand {
     #[arg(long)]
     json: bool,
     /// spark-submit options that override the log's (e.g. --num-executors 80 --conf K=V) and
-    /// sparkyard's --cluster / --seed; after the replay's own options.
+    /// sparkyard's --cluster / --seed, before or after the event log; the replay's own options
+    /// (--scenario, --json) may go anywhere among them.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
     words: Vec<String>,
 }

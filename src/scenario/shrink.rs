@@ -321,6 +321,20 @@ fn candidates(f: &RawFault) -> Vec<RawFault> {
             out.push(g);
         }
     }
+    // A lower running-executor number (the node of an earlier running executor).
+    if let Some(k) = f
+        .target
+        .as_deref()
+        .and_then(|t| t.strip_prefix("running-executor:"))
+        .and_then(|k| k.parse::<u32>().ok())
+    {
+        for j in 1..k {
+            out.push(RawFault {
+                target: Some(format!("running-executor:{j}")),
+                ..f.clone()
+            });
+        }
+    }
     if let Some(x) = f
         .from
         .as_deref()
