@@ -76,7 +76,7 @@ pub fn check(r: &RunResult, limits: &Limits) -> Vec<Violation> {
     }
     if !limits.failures_expire {
         let bad_node = c
-            .executors_lost
+            .executor_exits
             .iter()
             .filter(|lost| lost.counted_as_failure)
             .count() as u32;
@@ -143,7 +143,6 @@ mod tests {
             epoch_ms: 0,
             events: Vec::new(),
             faults_fired: Vec::new(),
-            faults_fired_targets: Vec::new(),
             faults_unfired: Vec::new(),
             violations: Vec::new(),
             task_costs: Default::default(),
@@ -185,7 +184,7 @@ mod tests {
         );
         let mut r = result(State::Failed, Final::Failed, true);
         r.counters.executor_failures_counted = 2;
-        r.counters.executors_lost.push(LostExecutor {
+        r.counters.executor_exits.push(LostExecutor {
             executor: ExecutorId(1),
             attempt: 1,
             exit_status: Some(1),

@@ -76,7 +76,8 @@ struct ReplayCommand {
     #[arg(long)]
     json: bool,
     /// spark-submit options that override the log's (e.g. --num-executors 80 --conf K=V) and
-    /// sparkyard's --cluster / --seed; after the replay's own options.
+    /// sparkyard's --cluster / --seed, before or after the event log; the replay's own options
+    /// (--scenario, --json) may go anywhere among them.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
     words: Vec<String>,
 }
@@ -269,7 +270,7 @@ struct SubmitCommand {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(own_options_first(std::env::args_os().collect())) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -305,6 +306,105 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `replay` and `what-if` take sparkyard's own options anywhere: before or after the event
+/// log, among spark-submit's options. clap reads a command's options only before its first
+/// positional word, and everything after the log goes to spark-submit's grammar (which refuses
+/// `--scenario` as `Unrecognized option`), so the command's own options (with their values) are
+/// moved first and the event log after them; spark-submit's and the simulator's words keep their
+/// order after it. Every other command's words are left as they are.
+fn own_options_first(argv: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    use clap::CommandFactory;
+    let Some(name) = argv.get(1).and_then(|w| w.to_str()) else {
+        return argv;
+    };
+    let command = Cli::command();
+    let Some(sub) = command
+        .get_subcommands()
+        .find(|c| c.get_name() == name && matches!(name, "replay" | "what-if"))
+    else {
+        return argv;
+    };
+    let words: Option<Vec<String>> = argv[2..]
+        .iter()
+        .map(|w| w.to_str().map(String::from))
+        .collect();
+    let Some(words) = words else {
+        return argv;
+    };
+    let own = long_options(sub);
+    let sim = long_options(&sparkyard::conf::submit::sim_command(clap::Command::new(
+        "sim",
+    )));
+    let reordered = split_own_words(&words, &own, &sim);
+    argv[..2]
+        .iter()
+        .cloned()
+        .chain(reordered.into_iter().map(Into::into))
+        .collect()
+}
+
+/// A command's long options: (`--name`, whether it takes a value), `--help` included.
+fn long_options(command: &clap::Command) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> = command
+        .get_arguments()
+        .filter_map(|a| {
+            let takes = a.get_action().takes_values();
+            a.get_long().map(|l| (format!("--{l}"), takes))
+        })
+        .collect();
+    out.push(("--help".into(), false));
+    out.push(("-h".into(), false));
+    out
+}
+
+/// The words of `replay` / `what-if` with the command's `own` options first, then the event log
+/// (the first word that is no option and no option's value), then the rest in their order.
+/// spark-submit's options that take a value (`option_parser::OPTS`) and the simulator's `sim`
+/// options keep their values with them; an unknown option stays where it is for spark-submit's
+/// parser to refuse in Spark's words.
+fn split_own_words(
+    words: &[String],
+    own: &[(String, bool)],
+    sim: &[(String, bool)],
+) -> Vec<String> {
+    use sparkyard::conf::option_parser::OPTS;
+    let takes_value = |table: &[(String, bool)], name: &str| {
+        table.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    };
+    let (mut first, mut log, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+    let mut i = 0;
+    while i < words.len() {
+        let word = &words[i];
+        let (name, attached) = match word.split_once('=') {
+            Some((n, _)) if n.starts_with("--") => (n, true),
+            _ => (word.as_str(), false),
+        };
+        let spark = OPTS.iter().any(|aliases| aliases.contains(&name));
+        let (to, value) = match (takes_value(own, name), takes_value(sim, name)) {
+            (Some(v), _) => (&mut first, v),
+            (None, Some(v)) => (&mut rest, v),
+            (None, None) if spark => (&mut rest, true),
+            (None, None) if word == "--" || !word.starts_with('-') => {
+                if log.is_empty() && word != "--" {
+                    log.push(word.clone());
+                } else {
+                    rest.push(word.clone());
+                }
+                i += 1;
+                continue;
+            }
+            (None, None) => (&mut rest, false),
+        };
+        to.push(word.clone());
+        if value && !attached && i + 1 < words.len() {
+            i += 1;
+            to.push(words[i].clone());
+        }
+        i += 1;
+    }
+    first.into_iter().chain(log).chain(rest).collect()
 }
 
 /// spark-submit's `--version` banner, naming the Spark version sparkyard mirrors.
@@ -429,6 +529,10 @@ fn close_run(
 ) -> Result<Option<PathBuf>, UserError> {
     outputs.finish_progress();
     eprint!("{}", report::closing_stderr(result, quiet));
+    if !outputs.keeps_container_logs() {
+        // Nothing was kept to write: an earlier run's logs in `log_dir` stay as they are.
+        return Ok(None);
+    }
     let cannot = |e: std::io::Error| {
         UserError::file(
             log_dir.display().to_string(),
@@ -464,11 +568,7 @@ fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
     };
     let run = sparkyard::scenario::run(&scenario, cmd.seed, opts)?;
     let written = close_run(&run.result, &cmd.outputs, cmd.quiet, &cmd.log_dir)?;
-    let again = format!(
-        "sparkyard run {} --seed {}",
-        shell_quote(&cmd.file.display().to_string()),
-        run.seed
-    );
+    let again = run_reproduce(&cmd, run.seed);
     println!("scenario: {}", scenario.name);
     print!(
         "{}",
@@ -490,6 +590,42 @@ fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
         println!("expectation failed: {f}");
     }
     Ok(ExitCode::from(1))
+}
+
+/// The `run` command line that reproduces this run: the file, the seed made explicit, and
+/// every `[submit]` override given (a secret `--conf` redacted as `reproduce` does).
+fn run_reproduce(cmd: &RunCommand, seed: u64) -> String {
+    let o = &cmd.submit;
+    let mut words = vec![
+        "run".to_string(),
+        cmd.file.display().to_string(),
+        "--seed".into(),
+        seed.to_string(),
+    ];
+    let mut flag = |name: &str, v: Option<String>| {
+        if let Some(v) = v {
+            words.extend([name.to_string(), v]);
+        }
+    };
+    flag("--name", o.name.clone());
+    flag("--num-executors", o.num_executors.map(|n| n.to_string()));
+    flag("--executor-memory", o.executor_memory.clone());
+    flag("--executor-cores", o.executor_cores.map(|n| n.to_string()));
+    flag("--driver-memory", o.driver_memory.clone());
+    flag("--driver-cores", o.driver_cores.map(|n| n.to_string()));
+    flag("--queue", o.queue.clone());
+    let r = sparkyard_actors::world::spark_conf::Redactor::from_properties(
+        o.conf.iter().filter_map(|kv| kv.split_once('=')),
+    );
+    for kv in &o.conf {
+        let shown = match kv.split_once('=') {
+            Some((k, v)) if r.is_sensitive(k, v) => format!("{k}={}", r.redact(k, v)),
+            _ => kv.clone(),
+        };
+        words.extend(["--conf".to_string(), shown]);
+    }
+    let quoted: Vec<String> = words.iter().map(|w| shell_quote(w)).collect();
+    format!("sparkyard {}", quoted.join(" "))
 }
 
 fn sweep(cmd: SweepCommand) -> Result<ExitCode, UserError> {
@@ -565,7 +701,7 @@ fn shrink(cmd: ShrinkCommand) -> Result<ExitCode, UserError> {
     std::fs::write(&out, file)
         .map_err(|e| UserError::file(out.display().to_string(), format!("cannot write: {e}")))?;
     println!(
-        "shrink: seed {} of {}: {} of {} fault(s) still show `{}` ({} runs); it ends {}/{}",
+        "shrink: seed {} of {}: {} of {} fault(s) still show `{}` ({} runs); it ends {}/{} (trace fingerprint: {:016x})",
         cmd.seed,
         cmd.file.display(),
         shrunk.faults.len(),
@@ -573,7 +709,8 @@ fn shrink(cmd: ShrinkCommand) -> Result<ExitCode, UserError> {
         shrunk.until,
         shrunk.runs,
         shrunk.state,
-        shrunk.final_status
+        shrunk.final_status,
+        shrunk.fingerprint
     );
     for f in &shrunk.faults {
         println!(
@@ -635,7 +772,7 @@ fn shell_quote(w: &str) -> String {
 fn load_scenario(
     path: Option<&Path>,
 ) -> Result<Option<std::sync::Arc<sparkyard::scenario::Scenario>>, UserError> {
-    path.map(|p| sparkyard::scenario::load(p).map(std::sync::Arc::new))
+    path.map(|p| sparkyard::scenario::load_for_faults(p).map(std::sync::Arc::new))
         .transpose()
 }
 
@@ -752,4 +889,73 @@ fn what_if(cmd: WhatIfCommand) -> Result<ExitCode, UserError> {
         refused.join("\n  ")
     );
     Ok(ExitCode::from(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(ws: &[&str]) -> Vec<String> {
+        ws.iter().map(|w| w.to_string()).collect()
+    }
+
+    /// sparkyard's own options move first with their values, the event log follows, and
+    /// spark-submit's and the simulator's words keep their order (values that look like options
+    /// included, as spark-submit's grammar takes the next word whatever it is).
+    #[test]
+    fn own_options_move_first_and_the_log_follows() {
+        let own = vec![
+            ("--scenario".to_string(), true),
+            ("--json".to_string(), false),
+        ];
+        let sim = vec![
+            ("--seed".to_string(), true),
+            ("--cluster".to_string(), true),
+        ];
+        let got = split_own_words(
+            &words(&[
+                "--driver-java-options",
+                "-Xss4m",
+                "LOG",
+                "--num-executors",
+                "3",
+                "--scenario",
+                "s.toml",
+                "--seed",
+                "7",
+                "--json",
+                "--conf=a=b",
+            ]),
+            &own,
+            &sim,
+        );
+        assert_eq!(
+            got,
+            words(&[
+                "--scenario",
+                "s.toml",
+                "--json",
+                "LOG",
+                "--driver-java-options",
+                "-Xss4m",
+                "--num-executors",
+                "3",
+                "--seed",
+                "7",
+                "--conf=a=b",
+            ])
+        );
+        // Words after the log that are no option stay after it (a replay refuses them).
+        let extra = split_own_words(&words(&["LOG", "app.jar", "--json"]), &own, &sim);
+        assert_eq!(extra, words(&["--json", "LOG", "app.jar"]));
+    }
+
+    #[test]
+    fn other_commands_are_left_alone() {
+        let argv: Vec<std::ffi::OsString> = ["sparkyard", "run", "f.toml", "--seed", "3"]
+            .iter()
+            .map(Into::into)
+            .collect();
+        assert_eq!(own_options_first(argv.clone()), argv);
+    }
 }

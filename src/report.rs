@@ -5,6 +5,7 @@
 use crate::runner::RunResult;
 use sparkyard_actors::kernel::clock;
 use sparkyard_actors::kernel::logs::{Level, format_line};
+use sparkyard_actors::world::observer::{LossDeclaredBy, RemovalCause};
 use sparkyard_messages::records::RpcFailure;
 use std::fmt::Write as _;
 use std::io;
@@ -127,6 +128,62 @@ pub fn write_logs(result: &RunResult, dir: &Path) -> io::Result<Option<PathBuf>>
     Ok(written.then(|| dir.to_path_buf()))
 }
 
+/// `head: first line of reason`, and where the rest of a long reason is.
+fn reason_line(
+    s: &mut String,
+    head: &str,
+    reason: &str,
+    result: &RunResult,
+    attempt: u32,
+    log_dir: Option<&Path>,
+) {
+    let mut lines = reason.lines();
+    let first = lines.next().unwrap_or("");
+    let more = lines.count();
+    let _ = write!(s, "{head}: {first}");
+    if more > 0 {
+        let _ = write!(
+            s,
+            " [{more} more line(s): {}]",
+            am_log(result, attempt, log_dir)
+        );
+    }
+    s.push('\n');
+}
+
+/// The executors the driver removed on purpose, by cause (nothing when none was).
+fn removed_counts(c: &sparkyard_actors::world::observer::RunCounters) -> String {
+    [
+        RemovalCause::Idle,
+        RemovalCause::KilledByDriver,
+        RemovalCause::Decommissioned,
+    ]
+    .iter()
+    .filter_map(|cause| {
+        let n = c.removed(*cause);
+        (n > 0).then(|| format!(", {n} {}", cause.words()))
+    })
+    .collect()
+}
+
+/// Every launched task attempt, by how it ended: finished, failed, killed, or never ended (lost
+/// with its executor or driver before Spark heard of its end, or still running when a hung run
+/// was cut); the last two only when there are some.
+fn task_counts(c: &sparkyard_actors::world::observer::RunCounters) -> String {
+    let mut out = format!(
+        "{} launched, {} finished, {} failed",
+        c.tasks_launched, c.tasks_finished, c.tasks_failed
+    );
+    if c.tasks_killed > 0 {
+        let _ = write!(out, ", {} killed", c.tasks_killed);
+    }
+    let lost = c.tasks_lost();
+    if lost > 0 {
+        let _ = write!(out, ", {lost} never ended");
+    }
+    out
+}
+
 /// The run was cut at its virtual deadline: the runner recorded the termination violation.
 fn is_hang(result: &RunResult) -> bool {
     use sparkyard_actors::world::invariants::name::TERMINATES;
@@ -220,38 +277,51 @@ pub fn summary(result: &RunResult, log_dir: Option<&Path>, reproduce: &str) -> S
     }
     let _ = writeln!(
         s,
-        "executors: {} launched, {} registered, {} lost, {} failures counted; AM attempts: {} (exit codes {:?}); tasks: {} launched, {} finished, {} failed",
+        "executors: {} launched, {} registered, {} lost{}, {} failures counted; AM attempts: {} (exit codes {:?}); tasks: {}",
         c.executors_launched,
         c.executors_registered,
         c.executors_lost.len(),
+        removed_counts(c),
         c.executor_failures_counted,
         c.am_attempts,
         c.am_exit_codes.values().collect::<Vec<_>>(),
-        c.tasks_launched,
-        c.tasks_finished,
-        c.tasks_failed
+        task_counts(c)
     );
     for lost in &c.executors_lost {
-        let exit = match lost.exit_status {
-            Some(code) => format!("exit status {code}"),
-            None => "removed by the driver".to_string(),
+        let how = match (lost.exit_status, lost.declared_by) {
+            (Some(code), _) => format!("exit status {code}"),
+            (None, LossDeclaredBy::Backend) => "removed by the driver".to_string(),
+            (None, LossDeclaredBy::FetchFailure) => "declared lost by the DAGScheduler".to_string(),
         };
-        let mut lines = lost.reason.lines();
-        let first = lines.next().unwrap_or("");
-        let more = lines.count();
-        let _ = write!(
-            s,
-            "  lost executor {} (attempt {}) {exit}: {first}",
+        let head = format!(
+            "  lost executor {} (attempt {}) {how}",
             lost.executor, lost.attempt
         );
-        if more > 0 {
-            let _ = write!(
-                s,
-                " [{more} more line(s): {}]",
-                am_log(result, lost.attempt, log_dir)
-            );
-        }
-        s.push('\n');
+        reason_line(&mut s, &head, &lost.reason, result, lost.attempt, log_dir);
+    }
+    // Containers YARN ended that Spark never declared lost (they never registered, or the
+    // application ended before the driver heard): the AM's record of them.
+    for exit in c.executor_exits.iter().filter(|e| {
+        !c.executors_lost
+            .iter()
+            .any(|l| (l.attempt, l.executor) == (e.attempt, e.executor))
+    }) {
+        let how = exit
+            .exit_status
+            .map_or("with no exit status".to_string(), |code| {
+                format!("exit status {code}")
+            });
+        let removed = c
+            .executors_removed
+            .iter()
+            .find(|r| (r.attempt, r.executor) == (exit.attempt, exit.executor))
+            .map(|r| format!(" after it was {}", r.cause.words()))
+            .unwrap_or_default();
+        let head = format!(
+            "  container of executor {} (attempt {}) ended{removed}, {how}",
+            exit.executor, exit.attempt
+        );
+        reason_line(&mut s, &head, &exit.reason, result, exit.attempt, log_dir);
     }
     if let Some(dir) = log_dir {
         let _ = writeln!(
@@ -297,6 +367,9 @@ enum Unallocated {
     NoAllocator,
     /// The ResourceManager refused the AM's executor asks with this exception.
     Refused(&'static str),
+    /// Every AM attempt that asked ended by itself failing or being killed (its exit codes):
+    /// the asks were cut short with it, whatever room YARN had.
+    AmEnded,
     /// The asks stayed pending: YARN had no room (the cluster's or the queue's).
     NoRoom,
 }
@@ -309,6 +382,8 @@ impl Unallocated {
             Unallocated::NoApplicationMaster
         } else if !c.executor_target_set {
             Unallocated::NoAllocator
+        } else if !c.am_exit_codes.is_empty() && c.am_exit_codes.values().all(|code| *code != 0) {
+            Unallocated::AmEnded
         } else {
             Unallocated::NoRoom
         }
@@ -324,6 +399,7 @@ impl Unallocated {
                 "the ResourceManager refused the AM's requests for them ({}, see the diagnostics)",
                 class.rsplit('.').next().unwrap_or(class)
             ),
+            Unallocated::AmEnded => "every AM attempt ended (killed or failed) while its requests for them were pending".into(),
             Unallocated::NoRoom => "YARN had no room for them while the application ran".into(),
         }
     }
@@ -377,8 +453,8 @@ pub fn recovery(result: &RunResult, fired: &[crate::scenario::FiredFault]) -> St
             None => s.push('\n'),
         }
     }
-    for label in &result.faults_unfired {
-        let _ = writeln!(s, "fault never fired: {label}");
+    for f in &result.faults_unfired {
+        let _ = writeln!(s, "fault never fired: {}", f.label);
     }
     let c = &result.counters;
     let replaced = c
@@ -440,6 +516,13 @@ mod tests {
             target: 2,
         });
         assert_eq!(Unallocated::of(&c), Unallocated::NoRoom);
+        // Every AM attempt killed while its asks were pending: not "no room" (issue 30).
+        let mut killed = c.clone();
+        killed.apply(&RunEvent::AmContainerCompleted {
+            attempt: 1,
+            exit_status: 137,
+        });
+        assert_eq!(Unallocated::of(&killed), Unallocated::AmEnded);
         let class = "org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException";
         c.apply(&RunEvent::ExecutorAsksRefused {
             attempt: 1,

@@ -148,12 +148,10 @@ pub struct RunResult {
     pub epoch_ms: u64,
     /// Every SparkContext's listener events (empty unless `record_events`).
     pub events: Vec<sparkyard_actors::world::listener::AttemptEvents>,
-    /// Faults that fired: (virtual ms, label).
-    pub faults_fired: Vec<(u64, String)>,
-    /// What each fault of `faults_fired` acted on (same order), resolved when it fired.
-    pub faults_fired_targets: Vec<sparkyard_actors::kernel::trace::FaultTarget>,
+    /// The faults that fired, in order, each with what it acted on or why it could not.
+    pub faults_fired: Vec<sparkyard_actors::faults::Firing>,
     /// Planned faults whose trigger never happened.
-    pub faults_unfired: Vec<String>,
+    pub faults_unfired: Vec<sparkyard_actors::faults::Unfired>,
     /// Invariants broken during the run (the end-of-run ones are in `crate::invariants`).
     pub violations: Vec<sparkyard_actors::world::invariants::Violation>,
     /// The executor costs the event log's task metrics are modelled from.
@@ -289,7 +287,6 @@ pub fn run(
     let processes = dispatcher.process_names();
     let events = sim.listener.take();
     let faults_fired = sim.faults.fired.borrow().clone();
-    let faults_fired_targets = sim.faults.fired_targets.borrow().clone();
     let faults_unfired = sim.faults.unfired();
     drop(sim);
     let logs = std::mem::take(&mut *logs.borrow_mut());
@@ -305,7 +302,6 @@ pub fn run(
         epoch_ms: epoch,
         events,
         faults_fired,
-        faults_fired_targets,
         faults_unfired,
         violations,
         task_costs,

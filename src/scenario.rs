@@ -18,9 +18,9 @@ use rand_chacha::ChaCha8Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sparkyard_actors::faults::{
-    ContainerEnd, DriverFault, FaultAction, FaultController, PlannedFault, Trigger,
+    ContainerEnd, DriverFault, FaultAction, FaultController, NodeTarget, PlannedFault, Trigger,
 };
-use sparkyard_actors::kernel::trace::{FaultEvent, FaultTarget, StateChange, TraceKind};
+use sparkyard_actors::kernel::trace::{FaultTarget, StateChange, TraceKind};
 use sparkyard_actors::rpc::network::{LinkRule, ProcessPattern, RuleAction};
 use sparkyard_actors::world::config::UserProgram;
 use sparkyard_messages::task::{
@@ -83,7 +83,10 @@ struct RawChaos {
     #[schemars(with = "Vec<ChaosKind>")]
     kinds: Vec<String>,
     /// Executor numbers drawn for kill-executor, nm-kill, delay, partition: [min, max]
-    /// (default [1, 4]).
+    /// (default [1, 4]). kill-node, decommission-node and kill-shuffle-service act on the node
+    /// of the drawn number's running executor (`target = "running-executor:K"`: the K-th
+    /// running executor in id order, wrapping), so they hit the application while any executor
+    /// runs; launch-failure draws any node.
     #[serde(default = "chaos_executors")]
     executors: [u32; 2],
     /// Exit codes drawn for kill-executor (default [1, 52, 137, 143]).
@@ -208,13 +211,13 @@ const TRIGGER_KEYS: &[&str] = &[
 const KIND_KEYS: &[(&str, &[&str])] = &[
     ("kill-executor", &["executor", "exit", "status"]),
     ("kill-am", &["exit", "status"]),
-    ("kill-node", &["host"]),
-    ("decommission-node", &["host"]),
+    ("kill-node", &["host", "target"]),
+    ("decommission-node", &["host", "target"]),
     ("fetch-failure", &["stage", "partition", "count"]),
-    ("kill-shuffle-service", &["host"]),
-    ("slow-node", &["host", "factor", "duration_ms"]),
-    ("launch-failure", &["host", "count"]),
-    ("exclude-node", &["host"]),
+    ("kill-shuffle-service", &["host", "target"]),
+    ("slow-node", &["host", "target", "factor", "duration_ms"]),
+    ("launch-failure", &["host", "target", "count"]),
+    ("exclude-node", &["host", "target"]),
     (
         "drop",
         &[
@@ -343,7 +346,7 @@ struct RawSubmit {
 }
 
 /// A synthetic application: its jobs run one after the other.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Workload")]
 struct RawWorkload {
@@ -360,7 +363,7 @@ fn default_app_name() -> String {
 
 /// One job (`[[workload.jobs]]`): a DAG of stages; the last stage is the one the action runs,
 /// and every other stage must be one of its ancestors (through `parents`).
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Job")]
 struct RawJob {
@@ -371,7 +374,7 @@ struct RawJob {
 }
 
 /// One stage (`[[workload.jobs.stages]]`).
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Stage")]
 struct RawStage {
@@ -396,7 +399,7 @@ struct RawStage {
 /// `input` of a stage: what each of its tasks reads (the event log's `Input Metrics`) and
 /// where its input block lives (HadoopRDD's preferred locations: the hosts of its split), at
 /// most one of `replication` and `hosts`.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Input")]
 struct RawInput {
@@ -420,7 +423,7 @@ struct RawInput {
 }
 
 /// Explicit hot partitions (skew): `count` partitions from `first` weigh `factor`, the others 1.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "HotPartitions")]
 struct RawHot {
@@ -459,7 +462,7 @@ impl RawHot {
 }
 
 /// `shuffle_write` of a stage: what each of its map tasks writes.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "ShuffleWrite")]
 struct RawShuffleWrite {
@@ -475,7 +478,7 @@ struct RawShuffleWrite {
 }
 
 /// A task duration distribution, drawn per task from the seed.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(
     deny_unknown_fields,
     expecting = "a table with one distribution: { fixed_ms = 5000 }, { uniform_ms = [2000, 6000] }, { lognormal_median_ms = 2000, lognormal_sigma = 0.5 } or { mb_per_s = 100 }"
@@ -496,7 +499,7 @@ struct RawDuration {
 }
 
 /// Tasks of a stage that throw.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Clone)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Fail")]
 struct RawFail {
@@ -549,9 +552,16 @@ pub struct RawFault {
     /// ContainerExitStatus, -100 to -109 (instead of `exit`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<i32>,
-    /// kill-node / launch-failure / exclude-node: a NodeManager's host name.
+    /// Node faults (kill-node, decommission-node, launch-failure, exclude-node,
+    /// kill-shuffle-service, slow-node): a NodeManager's host name (or give `target`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// Node faults: a node of the application instead of a `host`, resolved when the fault
+    /// fires: `am` (the AM's node), `executor:N` (executor N's node), `running-executor` or
+    /// `running-executor:K` (the node of the K-th running executor, in executor id order,
+    /// wrapping; K defaults to 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
     /// launch-failure: how many container launches fail on `host` (default 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<u32>,
@@ -610,7 +620,11 @@ pub struct Scenario {
     pub cluster: ClusterConfig,
     /// The spark-submit words (`--master yarn --deploy-mode cluster ...`).
     pub submit_words: Vec<String>,
+    /// The `[workload]` drawn from the file's seed (the default seed when it has none); a run
+    /// under another seed draws its own (`program`).
     pub synthetic: Option<UserProgram>,
+    /// The `[workload]` table as written: every run draws its tasks from its own seed.
+    workload: Option<std::sync::Arc<RawWorkload>>,
     pub faults: Vec<PlannedFault>,
     pub driver_faults: Vec<(u32, DriverFault)>,
     pub expect: Expectations,
@@ -666,6 +680,21 @@ impl Scenario {
             }
         }
         Ok(out)
+    }
+
+    /// The synthetic application of a run under `seed`: its task durations and block placement
+    /// drawn from that seed (the file's `seed =` is only the default), so the seeds of a sweep
+    /// run different workloads where the durations are random.
+    pub fn program(&self, seed: u64) -> Result<Option<UserProgram>, UserError> {
+        let Some(w) = &self.workload else {
+            return Ok(None);
+        };
+        if seed == self.seed.unwrap_or(crate::conf::submit::DEFAULT_SEED) {
+            return Ok(self.synthetic.clone());
+        }
+        workload(w, seed, &self.cluster)
+            .map(Some)
+            .map_err(|m| UserError::file(self.path.display().to_string(), m))
     }
 
     /// The virtual deadline for one run (a run past it is a hang).
@@ -734,10 +763,16 @@ pub struct Expectations {
     pub executor_failures: Option<u32>,
     /// Executors launched (containers started), all attempts.
     pub executors_launched: Option<u32>,
-    /// Executors lost.
+    /// Executors Spark declared lost: the driver removed it for a loss (`Lost executor N on
+    /// host`), or a fetch from it failed (the DAGScheduler's `Executor lost: N`), before the
+    /// application ended. Executors removed idle, killed by the driver or decommissioned are not
+    /// lost.
     pub executors_lost: Option<u32>,
-    /// Failed task attempts.
+    /// Failed task attempts (a TaskEnd with a failure reason; kills are not failures).
     pub tasks_failed: Option<u64>,
+    /// Killed task attempts (a TaskEnd with `TaskKilled`: a speculative copy that lost, a task
+    /// of an aborted stage).
+    pub tasks_killed: Option<u64>,
     /// Finished (successful) task attempts.
     pub tasks_finished: Option<u64>,
     /// Texts the final diagnostics must contain.
@@ -761,6 +796,26 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 /// Loads and validates a scenario file.
 pub fn load(path: &Path) -> Result<Scenario, UserError> {
+    load_with(path, Use::Run)
+}
+
+/// Loads a scenario whose faults (its `[[faults]]`, `[chaos]`, cluster and deadline) go to a
+/// replay or what-if of an event log, which runs the log's application: `[submit] class` may be
+/// left out (the log names the application).
+pub fn load_for_faults(path: &Path) -> Result<Scenario, UserError> {
+    load_with(path, Use::FaultsOnly)
+}
+
+/// What a scenario is loaded for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Use {
+    /// `run`, `sweep`, `shrink`: its submission runs.
+    Run,
+    /// `replay` / `what-if --scenario`: only its faults are used.
+    FaultsOnly,
+}
+
+fn load_with(path: &Path, purpose: Use) -> Result<Scenario, UserError> {
     let label = path.display().to_string();
     let text = read_config_file(path, &label, "scenario")?;
     if text.trim().is_empty() {
@@ -809,7 +864,7 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
         (None, true) => notes.push(format!(
             "note: the [workload] runs as --class {SYNTHETIC_CLASS}"
         )),
-        (None, false) => {
+        (None, false) if purpose == Use::Run => {
             return Err(err(
                 "submit.class: missing; give the user class (e.g. class = \"org.apache.spark.examples.SparkPi\") or a [workload] table".into(),
             ));
@@ -848,6 +903,7 @@ pub fn load(path: &Path) -> Result<Scenario, UserError> {
         cluster,
         submit_words: submit_words(&raw.submit, synthetic.is_some()),
         synthetic,
+        workload: raw.workload.map(std::sync::Arc::new),
         faults,
         driver_faults,
         expect: raw.expect,
@@ -1039,21 +1095,26 @@ fn chaos_fault(c: &RawChaos, rng: &mut ChaCha8Rng, cluster: &ClusterConfig) -> (
             },
             "the AM is killed".into(),
         ),
+        // The node faults that hurt the application pick a node holding one of its executors
+        // when they fire (a drawn node would mostly hold none of its containers).
         "kill-node" => (
             RawFault {
                 kind: "kill-node".into(),
-                host: Some(host.clone()),
+                target: Some(format!("running-executor:{executor}")),
                 ..base
             },
-            format!("{host} dies"),
+            format!("{} dies", NodeTarget::RunningExecutor(executor)),
         ),
         "decommission-node" => (
             RawFault {
                 kind: "decommission-node".into(),
-                host: Some(host.clone()),
+                target: Some(format!("running-executor:{executor}")),
                 ..base
             },
-            format!("{host} is decommissioned"),
+            format!(
+                "{} is decommissioned",
+                NodeTarget::RunningExecutor(executor)
+            ),
         ),
         "launch-failure" => (
             RawFault {
@@ -1082,10 +1143,13 @@ fn chaos_fault(c: &RawChaos, rng: &mut ChaCha8Rng, cluster: &ClusterConfig) -> (
         "kill-shuffle-service" => (
             RawFault {
                 kind: "kill-shuffle-service".into(),
-                host: Some(host.clone()),
+                target: Some(format!("running-executor:{executor}")),
                 ..base
             },
-            format!("the shuffle service on {host} stops"),
+            format!(
+                "the shuffle service on {} stops",
+                NodeTarget::RunningExecutor(executor)
+            ),
         ),
         "delay" => {
             let ms = rng.random_range(c.delay_ms[0]..=c.delay_ms[1]);
@@ -1636,17 +1700,17 @@ fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
             end: container_end(f, 137)?,
         },
         "kill-node" => FaultAction::KillNode {
-            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+            node: node_target(f, cluster)?,
         },
         "decommission-node" => FaultAction::DecommissionNode {
-            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+            node: node_target(f, cluster)?,
         },
         "launch-failure" => FaultAction::FailLaunches {
-            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+            node: node_target(f, cluster)?,
             count: f.count.unwrap_or(1),
         },
         "exclude-node" => FaultAction::ExcludeNode {
-            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+            node: node_target(f, cluster)?,
         },
         "fetch-failure" => FaultAction::FailFetches {
             stage: need(&f.stage, "stage", kind)?,
@@ -1654,12 +1718,12 @@ fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
             count: f.count.unwrap_or(1),
         },
         "slow-node" => FaultAction::SlowNode {
-            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+            node: node_target(f, cluster)?,
             factor_milli: slow_factor(need(&f.factor, "factor", kind)?)?,
             duration_ms: f.duration_ms,
         },
         "kill-shuffle-service" => FaultAction::KillShuffleService {
-            host: known_host(&need(&f.host, "host", kind)?, cluster)?,
+            node: node_target(f, cluster)?,
         },
         "drop" | "delay" | "duplicate" | "partition" => network(f, cluster)?,
         other => {
@@ -1677,6 +1741,41 @@ fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
         action,
         label,
     }))
+}
+
+/// The node a node fault acts on: exactly one of `host` (a NodeManager of the cluster) and
+/// `target` (a node of the application, resolved when the fault fires).
+fn node_target(f: &RawFault, cluster: &ClusterConfig) -> Result<NodeTarget, String> {
+    match (&f.host, &f.target) {
+        (Some(h), None) => known_host(h, cluster).map(NodeTarget::Host),
+        (None, Some(t)) => parse_node_target(t),
+        (Some(_), Some(_)) => Err(format!(
+            "kind '{}': give `host` (a NodeManager) or `target` (a node of the application), not both",
+            f.kind
+        )),
+        (None, None) => Err(format!(
+            "kind '{}' needs `host` (a NodeManager's host name) or `target` (am, executor:N, running-executor or running-executor:K)",
+            f.kind
+        )),
+    }
+}
+
+fn parse_node_target(t: &str) -> Result<NodeTarget, String> {
+    let number = |n: &str| {
+        n.parse::<u32>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("target: `{t}` needs a number from 1 after the colon"))
+    };
+    match t.split_once(':') {
+        None if t == "am" => Ok(NodeTarget::AmNode),
+        None if t == "running-executor" => Ok(NodeTarget::RunningExecutor(1)),
+        Some(("executor", n)) => number(n).map(NodeTarget::ExecutorNode),
+        Some(("running-executor", k)) => number(k).map(NodeTarget::RunningExecutor),
+        _ => Err(format!(
+            "target: `{t}` is not one of am (the AM's node), executor:N (executor N's node), running-executor or running-executor:K (the node of the K-th running executor)"
+        )),
+    }
 }
 
 fn validate_expectations(e: &Expectations) -> Result<(), String> {
@@ -1720,26 +1819,31 @@ pub struct ScenarioRun {
     pub fired: Vec<FiredFault>,
 }
 
-/// A fault that fired: when, its label, its kind (`nm-kill` for a drawn NodeManager kill) and
-/// what a reader should know about it.
+/// A fault that fired: when, its label, its kind (`nm-kill` for a drawn NodeManager kill), what
+/// it acted on (resolved as it fired) and what a reader should know about it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FiredFault {
     pub at_ms: u64,
     pub label: String,
     pub kind: String,
+    /// The container or node it acted on (`FaultTarget::Nothing` when it could not act, or
+    /// needs no target: a fetch failure).
+    pub target: FaultTarget,
+    /// Why it did nothing, when it could not act (no such executor, the AM had ended, ...).
+    pub no_effect: Option<String>,
     pub note: Option<String>,
 }
 
 /// Pairs each fired fault with its planned fault (in plan order for equal labels) and adds the
 /// notes a bare "fault at T" would hide: a network rule is armed then and acts on matching
-/// messages later; a kill-node on a node without containers of the application; a fault that
-/// found nothing to act on.
+/// messages later; a fault aimed at the application says which node it hit; a kill-node on a
+/// node without containers of the application; a fault that could not act says why.
 fn fired_faults(planned: &[PlannedFault], kinds: &[String], r: &RunResult) -> Vec<FiredFault> {
     let mut used = vec![false; planned.len()];
-    let targets = fired_targets(r);
     r.faults_fired
         .iter()
-        .map(|(ms, label)| {
+        .map(|fired| {
+            let label = &fired.label;
             let i = (0..planned.len()).find(|i| !used[*i] && planned[*i].label == *label);
             let (kind, action) = match i {
                 Some(i) => {
@@ -1751,47 +1855,69 @@ fn fired_faults(planned: &[PlannedFault], kinds: &[String], r: &RunResult) -> Ve
                 }
                 None => (String::new(), None),
             };
-            let target = targets
-                .iter()
-                .find(|t| t.0 == *ms && t.1 == *label)
-                .map(|t| &t.2);
-            let note = match (action, target) {
-                (Some(FaultAction::Network(rules)), _) => Some(match rules.first() {
-                    Some(r) if r.message.is_some() => format!(
-                        "network rule armed; it acts on each {} message from then on",
-                        r.message.as_deref().unwrap_or_default()
-                    ),
-                    _ => "network rule armed; it acts on matching messages from then on".into(),
-                }),
-                (_, Some(FaultTarget::Nothing)) => {
-                    Some("nothing to act on at that time (no such executor or AM)".into())
-                }
-                (Some(FaultAction::KillNode { host }), _) if !containers_on(r, host, *ms) => Some(
-                    format!("no container of the application was running on {host}"),
-                ),
-                _ => None,
-            };
             FiredFault {
-                at_ms: *ms,
+                at_ms: fired.at_ms,
                 label: label.clone(),
                 kind,
-                note,
+                target: fired.target.clone(),
+                no_effect: fired.no_effect.clone(),
+                note: fired_note(action, fired, r),
             }
         })
         .collect()
 }
 
-/// (time, label, target) of every fault the trace records as fired (empty without a trace).
-fn fired_targets(r: &RunResult) -> Vec<(u64, String, FaultTarget)> {
-    r.trace
-        .iter()
-        .filter_map(|e| match &e.kind {
-            TraceKind::Fault(FaultEvent::Fired { label, target }) => {
-                Some((e.time_ms, label.clone(), target.clone()))
-            }
-            _ => None,
-        })
-        .collect()
+/// What the summary says about a fired fault beyond its time and label.
+fn fired_note(
+    action: Option<&FaultAction>,
+    fired: &sparkyard_actors::faults::Firing,
+    r: &RunResult,
+) -> Option<String> {
+    if let Some(why) = &fired.no_effect {
+        return Some(format!("it did nothing: {why}"));
+    }
+    let host = match &fired.target {
+        FaultTarget::Node(h) => Some(h.as_str()),
+        _ => None,
+    };
+    let aimed = action
+        .and_then(node_of)
+        .filter(|n| !matches!(n, NodeTarget::Host(_)));
+    let on = match (aimed, host) {
+        (Some(_), Some(h)) => Some(format!("on {h}")),
+        _ => None,
+    };
+    let empty = match (action, host) {
+        (Some(FaultAction::KillNode { .. }), Some(h)) if !containers_on(r, h, fired.at_ms) => Some(
+            format!("no container of the application was running on {h}"),
+        ),
+        _ => None,
+    };
+    let armed = match action {
+        Some(FaultAction::Network(rules)) => Some(match rules.first() {
+            Some(r) if r.message.is_some() => format!(
+                "network rule armed; it acts on each {} message from then on",
+                r.message.as_deref().unwrap_or_default()
+            ),
+            _ => "network rule armed; it acts on matching messages from then on".into(),
+        }),
+        _ => None,
+    };
+    let parts: Vec<String> = [on, empty, armed].into_iter().flatten().collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// The node a node fault names.
+fn node_of(action: &FaultAction) -> Option<&NodeTarget> {
+    match action {
+        FaultAction::KillNode { node }
+        | FaultAction::DecommissionNode { node }
+        | FaultAction::FailLaunches { node, .. }
+        | FaultAction::ExcludeNode { node }
+        | FaultAction::KillShuffleService { node }
+        | FaultAction::SlowNode { node, .. } => Some(node),
+        _ => None,
+    }
 }
 
 /// Whether a container was running on `host` at `ms` (from the typed trace; true when the run
@@ -1841,7 +1967,7 @@ pub fn run(
         cluster: ClusterChoice::Loaded(Box::new(s.cluster.clone())),
         seed: Some(seed),
         options: opts,
-        synthetic: s.synthetic.clone(),
+        synthetic: s.program(seed)?,
         faults: FaultController::new(planned.clone(), s.driver_faults.clone()),
     })?;
     let planned_copy = planned;
@@ -1887,15 +2013,43 @@ impl Count {
     }
 }
 
+/// Why an event trigger never happened, from the run's AM attempts: the attempt it waits in
+/// never started, or ended before the event (a later attempt's events do not fire it).
+fn why_unfired(trigger: &Trigger, c: &sparkyard_actors::world::observer::RunCounters) -> String {
+    let ran = c.am_attempts;
+    match trigger.attempt() {
+        Some(a) if a > ran => format!(
+            "it waited for {trigger}, but AM attempt {a} never came (the application ran {ran} AM attempt(s))"
+        ),
+        Some(a) if a < ran && !matches!(trigger, Trigger::AttemptStarted { .. }) => {
+            let exit = c
+                .am_exit_codes
+                .get(&a)
+                .map(|code| format!(" (exit code {code})"))
+                .unwrap_or_default();
+            format!(
+                "it waited for {trigger}, but AM attempt {a} ended{exit} before that happened; attempt {ran} does not fire it (its `attempt` key names the attempt)"
+            )
+        }
+        _ => format!("its trigger ({trigger}) did not happen"),
+    }
+}
+
 /// Every expectation that does not hold, as a sentence.
 pub fn check(e: &Expectations, r: &crate::runner::RunResult) -> Vec<String> {
+    let c = &r.counters;
     let mut out: Vec<String> = r
         .faults_unfired
         .iter()
-        .filter(|f| !f.starts_with(CHAOS_LABEL))
-        .map(|f| format!("fault `{f}` never fired: its trigger did not happen"))
+        .filter(|f| !f.label.starts_with(CHAOS_LABEL))
+        .map(|f| {
+            format!(
+                "fault `{}` never fired: {}",
+                f.label,
+                why_unfired(&f.trigger, c)
+            )
+        })
         .collect();
-    let c = &r.counters;
     let state = r
         .outcome
         .state
@@ -1937,6 +2091,7 @@ pub fn check(e: &Expectations, r: &crate::runner::RunResult) -> Vec<String> {
             c.executors_lost.len() as u64,
         ),
         Count::of("failed task attempts", e.tasks_failed, c.tasks_failed),
+        Count::of("killed task attempts", e.tasks_killed, c.tasks_killed),
         Count::of("finished tasks", e.tasks_finished, c.tasks_finished),
     ];
     for n in counts {

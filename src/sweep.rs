@@ -13,6 +13,7 @@ use crate::error::UserError;
 use crate::runner::RunOptions;
 use crate::scenario::{self, Scenario};
 use serde::{Deserialize, Serialize};
+use sparkyard_actors::kernel::trace::FaultTarget;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Mutex;
@@ -94,6 +95,21 @@ pub struct FiredRecord {
     pub at_ms: u64,
     pub kind: String,
     pub label: String,
+    /// What it acted on, resolved as it fired: a container id or a node's host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// Why it did nothing, when it could not act.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_effect: Option<String>,
+}
+
+/// A fired fault's target in words (`None` for one without a target).
+fn target_text(t: &FaultTarget) -> Option<String> {
+    match t {
+        FaultTarget::Container(cid) | FaultTarget::Network(Some(cid)) => Some(cid.to_string()),
+        FaultTarget::Node(host) => Some(host.clone()),
+        FaultTarget::Network(None) | FaultTarget::Nothing => None,
+    }
 }
 
 /// What one seed left: its outcome, every broken invariant and (with `--expect`) every failed
@@ -239,6 +255,8 @@ pub fn run_seed(s: &Scenario, seed: u64, expect: bool) -> Result<SeedReport, Use
             at_ms: f.at_ms,
             kind: f.kind.clone(),
             label: f.label.clone(),
+            target: target_text(&f.target),
+            no_effect: f.no_effect.clone(),
         })
         .collect();
     Ok(SeedReport {
@@ -273,12 +291,16 @@ pub fn report_with(file: &str, reports: &BTreeMap<u64, SeedReport>) -> (String, 
     let mut out = String::new();
     let mut outcomes: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
     let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut idle: BTreeMap<&str, usize> = BTreeMap::new();
     let (mut broken, mut unmet) = (0, 0);
     let again = |seed: u64| format!("sparkyard run {file} --seed {seed}");
     for (seed, r) in reports {
         outcomes.entry(r.outcome.as_str()).or_default().push(*seed);
         for f in &r.faults_fired {
             *kinds.entry(f.kind.as_str()).or_default() += 1;
+            if f.no_effect.is_some() {
+                *idle.entry(f.kind.as_str()).or_default() += 1;
+            }
         }
         for v in &r.violations {
             broken += 1;
@@ -319,6 +341,16 @@ pub fn report_with(file: &str, reports: &BTreeMap<u64, SeedReport>) -> (String, 
         let by_kind: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
         let total: usize = kinds.values().sum();
         let _ = writeln!(out, "faults fired: {total} ({})", by_kind.join(", "));
+    }
+    if !idle.is_empty() {
+        // Each seed's reasons are in `--json` (`no_effect`) and in `run --seed N`.
+        let by_kind: Vec<String> = idle.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let total: usize = idle.values().sum();
+        let _ = writeln!(
+            out,
+            "faults that fired but could not act: {total} ({}; `--json` or `run --seed N` says why)",
+            by_kind.join(", ")
+        );
     }
     let counts: Vec<String> = outcomes
         .iter()

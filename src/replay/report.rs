@@ -558,7 +558,7 @@ pub fn table(r: &ReplayReport) -> String {
                     "fault at {} (since the cluster started): {} -> {}",
                     secs(f.at_ms as f64),
                     f.label,
-                    super::whatif::target_text(&f.target)
+                    super::whatif::fired_text(f)
                 );
             }
         }

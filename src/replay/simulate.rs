@@ -331,6 +331,8 @@ pub struct FiredFault {
     pub at_ms: u64,
     pub label: String,
     pub target: sparkyard_actors::kernel::trace::FaultTarget,
+    /// Why the fault could not act when it fired (`None`: it acted on `target`).
+    pub no_effect: Option<String>,
 }
 
 /// spark-submit's closing exception, with the first line of YARN's diagnostics when it has any.
@@ -621,11 +623,11 @@ fn run_with_log(
     let faults_fired = result
         .faults_fired
         .iter()
-        .zip(&result.faults_fired_targets)
-        .map(|((at_ms, label), target)| FiredFault {
-            at_ms: *at_ms,
-            label: label.clone(),
-            target: target.clone(),
+        .map(|f| FiredFault {
+            at_ms: f.at_ms,
+            label: f.label.clone(),
+            target: f.target.clone(),
+            no_effect: f.no_effect.clone(),
         })
         .collect();
     let final_state = match (o.state, o.final_status) {
@@ -650,7 +652,11 @@ fn run_with_log(
         event_logs,
         failure: failure_reason(o),
         faults_fired,
-        faults_unfired: result.faults_unfired.clone(),
+        faults_unfired: result
+            .faults_unfired
+            .iter()
+            .map(|u| format!("{} (waited for {})", u.label, u.trigger))
+            .collect(),
         end_ms: result.end_ms,
     })
 }

@@ -837,6 +837,14 @@ pub fn explained_row(t: &WhatIfTable, row: usize) -> Result<&ConfigRow, UserErro
 }
 
 /// What a fired fault acted on, in words (the explanation's and the replay report's).
+/// What a fired fault acted on, or why it could not act.
+pub fn fired_text(f: &FiredFault) -> String {
+    match &f.no_effect {
+        Some(why) => format!("nothing ({why})"),
+        None => target_text(&f.target),
+    }
+}
+
 pub fn target_text(t: &FaultTarget) -> String {
     match t {
         FaultTarget::Container(c) => format!("container {c}"),
@@ -917,7 +925,7 @@ fn explain_seed(o: &mut String, s: &SeedRun, p90: Option<u64>) {
             signed_secs(f.at_ms as i64 - zero),
             signed_secs(f.at_ms as i64),
             f.label,
-            target_text(&f.target)
+            fired_text(f)
         );
     }
     let curve = |points: &[ExecutorsAt]| {

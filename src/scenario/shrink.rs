@@ -54,6 +54,8 @@ struct Shown {
     expect_failed: bool,
     state: String,
     final_status: String,
+    /// The run's trace fingerprint (0 when it kept no trace).
+    fingerprint: u64,
 }
 
 impl Shown {
@@ -81,6 +83,9 @@ pub struct Shrunk {
     /// The observed end state (written into `[expect]` for an outcome).
     pub state: String,
     pub final_status: String,
+    /// The trace fingerprint of the shrunk schedule's run, as written (its labels included):
+    /// `sparkyard run` of the written file prints the same.
+    pub fingerprint: u64,
 }
 
 /// Shrinks seed `seed` of `s`; `until` defaults to a violation if the seed shows one, else a
@@ -97,7 +102,7 @@ pub fn shrink(s: &Scenario, seed: u64, until: Option<Until>) -> Result<Shrunk, U
     let mut runs = 0;
     let mut probe = |faults: &[RawFault]| -> Result<Shown, UserError> {
         runs += 1;
-        show(s, seed, faults)
+        show(s, seed, faults, false)
     };
     let first = probe(&original)?;
     let until = match until {
@@ -139,23 +144,41 @@ pub fn shrink(s: &Scenario, seed: u64, until: Option<Until>) -> Result<Shrunk, U
     if let Some(e) = error {
         return Err(e);
     }
-    let last = show(s, seed, &faults)?;
+    // The file's run: the faults as written (labels are in the trace, so in the fingerprint).
+    let faults: Vec<RawFault> = faults.into_iter().map(relabel).collect();
+    let last = show(s, seed, &faults, true)?;
+    if !last.holds(&until) {
+        return Err(UserError::file(
+            s.path.display().to_string(),
+            format!(
+                "seed {seed}: the shrunk schedule stopped showing `{until}` once its faults were relabelled (it ends {}/{}); this is a sparkyard bug, please report it",
+                last.state, last.final_status
+            ),
+        ));
+    }
     Ok(Shrunk {
         until,
         original,
-        faults: faults.into_iter().map(relabel).collect(),
+        faults,
         runs: runs + 1,
         state: last.state,
         final_status: last.final_status,
+        fingerprint: last.fingerprint,
     })
 }
 
-/// Runs `s` at `seed` with `faults` instead of its own and its chaos draws.
-fn show(s: &Scenario, seed: u64, faults: &[RawFault]) -> Result<Shown, UserError> {
+/// Runs `s` at `seed` with `faults` instead of its own and its chaos draws (with the trace when
+/// `fingerprint`: the probes skip it, the trace changes nothing else).
+fn show(
+    s: &Scenario,
+    seed: u64,
+    faults: &[RawFault],
+    fingerprint: bool,
+) -> Result<Shown, UserError> {
     let v = s.with_faults(faults)?;
     let opts = RunOptions {
         capture_logs: !s.expect.logs_contain.is_empty() || !s.expect.logs_not_contain.is_empty(),
-        trace: false,
+        trace: fingerprint,
         ..RunOptions::default()
     };
     let run = super::run(&v, Some(seed), opts)?;
@@ -165,6 +188,7 @@ fn show(s: &Scenario, seed: u64, faults: &[RawFault]) -> Result<Shown, UserError
         expect_failed: !run.expect_failures.is_empty(),
         state: o.state.map_or("NOT-SUBMITTED".into(), |x| x.to_string()),
         final_status: o.final_status.map_or("NONE".into(), |x| x.to_string()),
+        fingerprint: run.result.fingerprint,
     })
 }
 
@@ -197,6 +221,7 @@ impl Scenario {
             cluster: self.cluster.clone(),
             submit_words: self.submit_words.clone(),
             synthetic: self.synthetic.clone(),
+            workload: self.workload.clone(),
             faults: planned,
             driver_faults,
             expect: self.expect.clone(),
@@ -296,6 +321,20 @@ fn candidates(f: &RawFault) -> Vec<RawFault> {
             out.push(g);
         }
     }
+    // A lower running-executor number (the node of an earlier running executor).
+    if let Some(k) = f
+        .target
+        .as_deref()
+        .and_then(|t| t.strip_prefix("running-executor:"))
+        .and_then(|k| k.parse::<u32>().ok())
+    {
+        for j in 1..k {
+            out.push(RawFault {
+                target: Some(format!("running-executor:{j}")),
+                ..f.clone()
+            });
+        }
+    }
     if let Some(x) = f
         .from
         .as_deref()
@@ -335,11 +374,43 @@ fn simplify(
     faults
 }
 
-/// A label saying what the (possibly simplified) fault does, without the drawn fault's prefix
-/// (an unfired fault of the shrunk file is an expectation failure, as for any `[[faults]]`).
+/// A label saying what the (possibly simplified) fault does and when, made afresh from its keys
+/// for every kind (never the drawn label, whose time and `chaos: ` prefix may no longer hold):
+/// an unfired fault of the shrunk file is an expectation failure, as for any `[[faults]]`.
 fn relabel(f: RawFault) -> RawFault {
-    let at = f.at_ms.map(|ms| format!(" at {ms} ms")).unwrap_or_default();
-    let what = match f.kind.as_str() {
+    if super::DRIVER_KIND_KEYS.iter().any(|(k, _)| *k == f.kind) {
+        // A driver fault takes no label (the file would not load with one).
+        return f;
+    }
+    let label = Some(format!("{}{}", what(&f), when(&f)));
+    RawFault { label, ..f }
+}
+
+/// What a fault does, in words.
+fn what(f: &RawFault) -> String {
+    let host = || {
+        f.host
+            .clone()
+            .or_else(|| {
+                f.target
+                    .as_deref()
+                    .and_then(|t| super::parse_node_target(t).ok())
+                    .map(|t| t.to_string())
+            })
+            .unwrap_or_default()
+    };
+    let link = || {
+        (
+            f.from.clone().unwrap_or_else(|| "*".into()),
+            f.to.clone().unwrap_or_else(|| "*".into()),
+        )
+    };
+    let lasting = || {
+        f.duration_ms
+            .map(|d| format!(" for {d} ms"))
+            .unwrap_or_default()
+    };
+    match f.kind.as_str() {
         "kill-executor" => match (f.exit, f.status) {
             (_, Some(s)) => format!(
                 "NodeManager kills executor {} ({s})",
@@ -351,28 +422,83 @@ fn relabel(f: RawFault) -> RawFault {
                 e.unwrap_or(137)
             ),
         },
-        "kill-am" => "the AM is killed".into(),
-        "kill-node" => format!("{} dies", f.host.clone().unwrap_or_default()),
-        "launch-failure" => format!("a launch fails on {}", f.host.clone().unwrap_or_default()),
-        "delay" => format!(
-            "{} <-> {} delayed {} ms for {} ms",
-            f.from.clone().unwrap_or_default(),
-            f.to.clone().unwrap_or_default(),
-            f.delay_ms.unwrap_or(0),
-            f.duration_ms.unwrap_or(0)
+        "kill-am" => match f.status {
+            Some(s) => format!("the NodeManager kills the AM ({s})"),
+            None => "the AM is killed".into(),
+        },
+        "kill-node" => format!("{} dies", host()),
+        "decommission-node" => format!("{} is decommissioned", host()),
+        "launch-failure" => match f.count.unwrap_or(1) {
+            1 => format!("a launch fails on {}", host()),
+            n => format!("{n} launches fail on {}", host()),
+        },
+        "exclude-node" => format!("the driver excludes {}", host()),
+        "kill-shuffle-service" => format!("the shuffle service on {} stops", host()),
+        "slow-node" => format!(
+            "{} runs tasks {}x as long{}",
+            host(),
+            f.factor.unwrap_or(1.0),
+            lasting()
         ),
-        "partition" => format!(
-            "{} partitioned from {} for {} ms",
-            f.from.clone().unwrap_or_default(),
-            f.to.clone().unwrap_or_default(),
-            f.duration_ms.unwrap_or(0)
+        "fetch-failure" => format!(
+            "{} fetch(es) of stage {} partition {} fail",
+            f.count.unwrap_or(1),
+            f.stage.unwrap_or(0),
+            f.partition.unwrap_or(0)
         ),
-        _ => return f,
-    };
-    RawFault {
-        label: Some(format!("{what}{at}")),
-        ..f
+        "delay" => {
+            let (from, to) = link();
+            format!(
+                "{from} <-> {to} delayed {} ms{}",
+                f.delay_ms.unwrap_or(0),
+                lasting()
+            )
+        }
+        "partition" => {
+            let (from, to) = link();
+            format!("{from} partitioned from {to}{}", lasting())
+        }
+        "drop" | "duplicate" => {
+            let (from, to) = link();
+            let verb = if f.kind == "drop" {
+                "dropped"
+            } else {
+                "duplicated"
+            };
+            let what = f.message.clone().unwrap_or_else(|| "messages".into());
+            format!("{what} {from} -> {to} {verb}{}", lasting())
+        }
+        other => other.to_string(),
     }
+}
+
+/// When a fault fires, in words (its trigger and delay).
+fn when(f: &RawFault) -> String {
+    let after = match f.after_ms {
+        0 => String::new(),
+        ms => format!(" {ms} ms after"),
+    };
+    let attempt = if f.attempt == 1 {
+        String::new()
+    } else {
+        format!(" of AM attempt {}", f.attempt)
+    };
+    if let Some(ms) = f.at_ms {
+        return format!(" at {} ms", ms.saturating_add(f.after_ms));
+    }
+    if let Some(n) = f.on_executor_registered {
+        return format!("{after} executor {n}{attempt} registered");
+    }
+    if let Some([stage, index]) = f.on_task_started {
+        return format!("{after} task {index} of stage {stage}{attempt} started");
+    }
+    if let Some(n) = f.on_tasks_finished {
+        return format!("{after} {n} task(s){attempt} finished");
+    }
+    if let Some(a) = f.on_attempt_started {
+        return format!("{after} AM attempt {a} started");
+    }
+    String::new()
 }
 
 /// The shrunk scenario file: the original's tables without `[chaos]`, its seed fixed, the
@@ -441,6 +567,38 @@ pub fn scenario_file(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A simplified fault's label says its new time, for every kind (a drawn fetch-failure
+    /// kept "chaos: ... at 45259 ms" when it had moved to 0 ms), and no `chaos: ` prefix.
+    #[test]
+    fn a_relabelled_fault_says_its_own_time_for_every_kind() {
+        let driver = |k: &str| super::super::DRIVER_KIND_KEYS.iter().any(|(d, _)| *d == k);
+        for kind in super::super::FAULT_KINDS.iter().filter(|k| !driver(k)) {
+            let f = RawFault {
+                kind: kind.to_string(),
+                label: Some("chaos: something at 45259 ms".into()),
+                at_ms: Some(0),
+                ..RawFault::default()
+            };
+            let label = relabel(f).label.expect("a label");
+            assert!(label.ends_with(" at 0 ms"), "{kind}: {label}");
+            assert!(
+                !label.contains("45259") && !label.contains("chaos"),
+                "{kind}: {label}"
+            );
+        }
+        let on_task = RawFault {
+            kind: "kill-am".into(),
+            on_task_started: Some([1, 3]),
+            after_ms: 500,
+            attempt: 1,
+            ..RawFault::default()
+        };
+        assert_eq!(
+            relabel(on_task).label.as_deref(),
+            Some("the AM is killed 500 ms after task 3 of stage 1 started")
+        );
+    }
 
     #[test]
     fn ddmin_finds_the_two_items_that_matter() {

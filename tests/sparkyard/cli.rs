@@ -427,3 +427,98 @@ fn an_am_node_label_is_refused_at_submission_as_yarn_does() {
         "{stderr}"
     );
 }
+
+/// The README's synopsis `sparkyard replay EVENTLOG [spark-submit options] [--cluster FILE]
+/// [--scenario FILE] [--seed N] [--json]` works as written (issue 30, item 5): sparkyard's own
+/// options are taken anywhere, before or after the event log and spark-submit's options, and
+/// give the same report in every order; what-if's too.
+#[test]
+fn replay_and_what_if_take_their_own_options_anywhere() {
+    let log = "tests/data/eventlogs/multijob_n2_r1.zstd";
+    let scenario = "config/scenarios/executor-sigkill.toml";
+    let orders: [&[&str]; 4] = [
+        &[
+            log,
+            "--num-executors",
+            "3",
+            "--seed",
+            "7",
+            "--scenario",
+            scenario,
+            "--json",
+        ],
+        &[
+            "--scenario",
+            scenario,
+            "--json",
+            log,
+            "--num-executors",
+            "3",
+            "--seed",
+            "7",
+        ],
+        &[
+            "--num-executors",
+            "3",
+            "--json",
+            log,
+            "--seed",
+            "7",
+            "--scenario",
+            scenario,
+        ],
+        &[
+            "--json",
+            "--num-executors=3",
+            "--scenario",
+            scenario,
+            "--seed=7",
+            log,
+        ],
+    ];
+    let mut outs = Vec::new();
+    for words in orders {
+        let mut args = vec!["replay"];
+        args.extend(words);
+        let out = binary(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        let stdout = text(&out.stdout);
+        let json: serde_json::Value = serde_json::from_str(&stdout).expect("--json is JSON");
+        assert!(json.is_object(), "{stdout}");
+        outs.push(stdout);
+    }
+    assert!(
+        outs.windows(2).all(|w| w[0] == w[1]),
+        "every order, one report"
+    );
+    // An unknown option is still spark-submit's error, wherever it is.
+    let bad = binary(&["replay", "--bogus", log, "--scenario", scenario]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad.stderr).contains("Unrecognized option: --bogus"),
+        "{}",
+        text(&bad.stderr)
+    );
+    // what-if: its grid and seeds after the log and spark-submit's options.
+    let plot = std::env::temp_dir().join(format!("sparkyard-anywhere-{}.svg", std::process::id()));
+    let plot = plot.display().to_string();
+    let what_if = binary(&[
+        "what-if",
+        log,
+        "--conf",
+        "spark.task.cpus=1",
+        "--grid",
+        "num-executors=1,2",
+        "--seeds",
+        "1..2",
+        "--plot",
+        &plot,
+    ]);
+    assert_eq!(what_if.status.code(), Some(0), "{}", text(&what_if.stderr));
+    let _ = std::fs::remove_file(&plot);
+}

@@ -394,7 +394,13 @@ fn a_hung_run_says_what_was_running() {
         "{text}"
     );
     assert!(
-        text.contains("still running then: AM attempt 1, executors 3 launched / 2 registered / 1 lost, job(s) 1 started / 0 succeeded, 0 of 12 task(s) finished (2 launched, 0 failed)"),
+        // The failed launch's executor never registered: YARN's exit, not a loss Spark declared
+        // (issue 30); the two tasks whose StatusUpdates were dropped never ended.
+        text.contains("still running then: AM attempt 1, executors 3 launched / 2 registered / 0 lost, job(s) 1 started / 0 succeeded, 0 of 12 task(s) finished (2 launched, 0 failed)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tasks: 2 launched, 0 finished, 0 failed, 2 never ended"),
         "{text}"
     );
 }

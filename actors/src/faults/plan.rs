@@ -41,15 +41,15 @@ pub enum FaultAction {
     KillExecutor { executor: u32, end: ContainerEnd },
     /// The AM container (with the driver) of the current attempt ends.
     KillApplicationMaster { end: ContainerEnd },
-    /// The NodeManager on `host` dies with its containers.
-    KillNode { host: String },
-    /// The RM gracefully decommissions `host` (`yarn rmadmin -refreshNodes -g`): it goes
+    /// The NodeManager on the node dies with its containers.
+    KillNode { node: NodeTarget },
+    /// The RM gracefully decommissions the node (`yarn rmadmin -refreshNodes -g`): it goes
     /// DECOMMISSIONING, takes no new containers, and leaves once its work is done.
-    DecommissionNode { host: String },
-    /// The next `count` containers that start on `host` fail to launch (exit status -1000).
-    FailLaunches { host: String, count: u32 },
-    /// The driver's scheduler excludes `host`: executors registering from it are rejected.
-    ExcludeNode { host: String },
+    DecommissionNode { node: NodeTarget },
+    /// The next `count` containers that start on the node fail to launch (exit status -1000).
+    FailLaunches { node: NodeTarget, count: u32 },
+    /// The driver's scheduler excludes the node: executors registering from it are rejected.
+    ExcludeNode { node: NodeTarget },
     /// Add network rules from now on (drop, delay, duplicate, partition).
     Network(Vec<LinkRule>),
     /// The next `count` attempts of reduce partition `partition` of stage `stage` fail to fetch
@@ -59,15 +59,105 @@ pub enum FaultAction {
         partition: u32,
         count: u32,
     },
-    /// The NodeManager on `host` keeps running but its `spark_shuffle` aux service stops.
-    KillShuffleService { host: String },
-    /// `host` turns slow (a straggler node: a bad disk, a noisy neighbour): tasks launched
+    /// The NodeManager on the node keeps running but its `spark_shuffle` aux service stops.
+    KillShuffleService { node: NodeTarget },
+    /// The node turns slow (a straggler node: a bad disk, a noisy neighbour): tasks launched
     /// there for `duration_ms` (`None`: until the end) run `factor_milli / 1000` times as long.
     SlowNode {
-        host: String,
+        node: NodeTarget,
         factor_milli: u64,
         duration_ms: Option<u64>,
     },
+}
+
+/// Which node a node fault acts on: a host, or a node of the application, resolved when the
+/// fault fires (`world::injector`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodeTarget {
+    /// This NodeManager's host.
+    Host(String),
+    /// The node of the current AM attempt's container (the driver's, in cluster mode).
+    AmNode,
+    /// The node of executor N of the current AM attempt.
+    ExecutorNode(u32),
+    /// The node of the K-th running executor of the current AM attempt, in executor id order
+    /// (K counts from 1 and wraps around the running ones), so it always hits the application
+    /// while any executor runs.
+    RunningExecutor(u32),
+}
+
+impl NodeTarget {
+    /// Whether resolving it looks an executor up by id.
+    fn names_executors(&self) -> bool {
+        matches!(
+            self,
+            NodeTarget::ExecutorNode(_) | NodeTarget::RunningExecutor(_)
+        )
+    }
+}
+
+impl std::fmt::Display for NodeTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NodeTarget::Host(h) => f.write_str(h),
+            NodeTarget::AmNode => f.write_str("the AM's node"),
+            NodeTarget::ExecutorNode(n) => write!(f, "executor {n}'s node"),
+            NodeTarget::RunningExecutor(k) => write!(f, "the node of running executor #{k}"),
+        }
+    }
+}
+
+/// A fault that fired: when, its label, what it acted on (resolved as it fired: a container, a
+/// node's host) and, when it could not act, exactly why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Firing {
+    pub at_ms: u64,
+    pub label: String,
+    pub target: FaultTarget,
+    pub no_effect: Option<String>,
+}
+
+/// A planned fault that never fired: its label and the trigger that never happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unfired {
+    pub label: String,
+    pub trigger: Trigger,
+}
+
+impl Trigger {
+    /// The AM attempt an event trigger waits in (`None` for a time).
+    pub fn attempt(&self) -> Option<u32> {
+        match self {
+            Trigger::At { .. } => None,
+            Trigger::ExecutorRegistered { attempt, .. }
+            | Trigger::TaskStarted { attempt, .. }
+            | Trigger::TasksFinished { attempt, .. }
+            | Trigger::AttemptStarted { attempt } => Some(*attempt),
+        }
+    }
+}
+
+impl std::fmt::Display for Trigger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Trigger::At { ms } => write!(f, "the time {ms} ms"),
+            Trigger::ExecutorRegistered { attempt, executor } => {
+                write!(f, "executor {executor} of AM attempt {attempt} registering")
+            }
+            Trigger::TaskStarted {
+                attempt,
+                stage,
+                index,
+            } => write!(
+                f,
+                "task {index} of stage {stage} starting in AM attempt {attempt}"
+            ),
+            Trigger::TasksFinished { attempt, count } => {
+                write!(f, "{count} task(s) finishing in AM attempt {attempt}")
+            }
+            Trigger::AttemptStarted { attempt } => write!(f, "AM attempt {attempt} starting"),
+        }
+    }
 }
 
 /// A slow node in effect: its factor (thousandths) and until when (virtual ms; `None`: ever).
@@ -85,7 +175,13 @@ impl FaultAction {
         match self {
             FaultAction::KillExecutor { .. } => true,
             FaultAction::Network(rules) => rules.iter().any(|r| by_id(&r.from) || by_id(&r.to)),
-            _ => false,
+            FaultAction::KillNode { node }
+            | FaultAction::DecommissionNode { node }
+            | FaultAction::FailLaunches { node, .. }
+            | FaultAction::ExcludeNode { node }
+            | FaultAction::KillShuffleService { node }
+            | FaultAction::SlowNode { node, .. } => node.names_executors(),
+            FaultAction::KillApplicationMaster { .. } | FaultAction::FailFetches { .. } => false,
         }
     }
 }
@@ -132,11 +228,8 @@ pub struct FaultController {
     fetch_failures: RefCell<Vec<FetchFailures>>,
     /// Slow nodes in effect (`slow-node`).
     slow_nodes: RefCell<Vec<SlowNode>>,
-    /// Faults that fired, in order: (virtual ms, label).
-    pub fired: RefCell<Vec<(u64, String)>>,
-    /// What each fault of `fired` acted on, resolved when it fired (same order): the typed
-    /// record `what-if --explain` reports, kept whether or not the run keeps a trace.
-    pub fired_targets: RefCell<Vec<FaultTarget>>,
+    /// Faults that fired, in order.
+    pub fired: RefCell<Vec<Firing>>,
     /// Whether a planned fault names an executor by id (a kill, or `executor:N` in a network
     /// rule): only then is each launched executor's container recorded (`SimContext::executors`).
     pub names_executors: bool,
@@ -156,7 +249,6 @@ impl FaultController {
             fetch_failures: RefCell::new(Vec::new()),
             slow_nodes: RefCell::new(Vec::new()),
             fired: RefCell::new(Vec::new()),
-            fired_targets: RefCell::new(Vec::new()),
             waiting_rules: RefCell::new(Vec::new()),
         }
     }
@@ -208,13 +300,16 @@ impl FaultController {
         Some(f.clone())
     }
 
-    /// Labels of planned faults that never fired (their trigger never happened).
-    pub fn unfired(&self) -> Vec<String> {
+    /// Planned faults that never fired (their trigger never happened), with their triggers.
+    pub fn unfired(&self) -> Vec<Unfired> {
         self.planned
             .borrow()
             .iter()
             .filter(|(_, fired)| !fired)
-            .map(|(f, _)| f.label.clone())
+            .map(|(f, _)| Unfired {
+                label: f.label.clone(),
+                trigger: f.trigger.clone(),
+            })
             .collect()
     }
 

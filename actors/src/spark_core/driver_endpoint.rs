@@ -24,7 +24,7 @@ use crate::world::context::SimContext;
 use crate::world::injector;
 use crate::world::invariants::{self, name as inv};
 use crate::world::listener::ContextBus;
-use crate::world::observer::{LostExecutor, Recovery, RunEvent};
+use crate::world::observer::{LostExecutor, Recovery, RemovalCause, RemovedExecutor, RunEvent};
 use crate::{debug, error, info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::driver::DriverMsg;
@@ -32,9 +32,10 @@ use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
 use sparkyard_messages::executor::ExecutorMsg;
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::listener::ListenerEvent;
+use sparkyard_messages::records::TaskState;
 use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
 use sparkyard_messages::rpc::{EndpointId, RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
-use sparkyard_messages::task::{BlockManagerId, BlockManagerPeer, StatusUpdate};
+use sparkyard_messages::task::{BlockManagerId, BlockManagerPeer, StatusUpdate, TaskResultData};
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -669,7 +670,33 @@ impl DriverEndpoint {
             return;
         }
         let state = u.state;
+        // What the run's record counts of this end (issue 30): the executor a fetch failed from
+        // (the DAGScheduler declares it lost: `Executor lost: N`), and a kill (TaskKilled, which
+        // Spark counts apart from failures).
+        let fetch_from = match &u.data {
+            TaskResultData::FetchFailed(f) => f.bm_address.as_ref().map(|bm| bm.executor_id),
+            _ => None,
+        };
+        // TaskSchedulerImpl.statusUpdate's own split: an end that is no success, no FetchFailed
+        // and no exception is TaskKilled.
+        let killed = state != TaskState::Finished
+            && !matches!(
+                u.data,
+                TaskResultData::Exception { .. } | TaskResultData::FetchFailed(_)
+            );
+        let failed_before = self.scheduler.failed_attempts;
         let (finished, events) = self.scheduler.status_update(u.task_id, u.state, u.data);
+        if finished && killed {
+            // The scheduler counts a kill among its failed attempts (but a speculative loser's):
+            // the run's record counts it as killed instead.
+            self.failures_counted += self.scheduler.failed_attempts - failed_before;
+            self.sim.observe(RunEvent::TaskKilled);
+        }
+        if let Some(executor) = fetch_from.filter(|_| finished) {
+            let attempt = self.sim.current_attempt.get();
+            self.sim
+                .observe(RunEvent::FetchFailedFrom { attempt, executor });
+        }
         if finished && state == sparkyard_messages::records::TaskState::Finished {
             // Two counts on purpose: the run's, over every AM attempt (the summary), and this
             // SparkContext's, which `on_tasks_finished = N` of attempt k counts against.
@@ -775,6 +802,7 @@ impl DriverEndpoint {
         self.pending_loss_reason.remove(&id);
         // An executor the driver killed is lost as `ExecutorKilled`, whatever the AM said.
         let decommission = self.pending_decommission.remove(&id);
+        let decommissioned = decommission.is_some();
         let reason = if self.pending_to_remove.remove(&id) {
             ExecutorLossReason::Killed
         } else if let Some(info) = decommission {
@@ -785,6 +813,7 @@ impl DriverEndpoint {
         } else {
             reason
         };
+        self.observe_removal(id, &reason, decommissioned);
         self.update_offerable(id);
         self.total_core_count -= e.total_cores;
         self.total_registered -= 1;
@@ -817,6 +846,26 @@ impl DriverEndpoint {
         });
         self.scheduler.dag_executor_lost(id, &reason);
         self.handle_events(events);
+    }
+
+    /// Reports a removal to the run's record with its cause, as `removeExecutor` logs it: an
+    /// `ExecutorKilled` (the driver's own kill: dynamic allocation's idle timeout, or a
+    /// decommissioning executor killed after its timeout) or an `ExecutorDecommission` is no
+    /// loss; any other reason is `Lost executor N on host: reason`.
+    fn observe_removal(&self, id: ExecutorId, reason: &ExecutorLossReason, decommissioned: bool) {
+        let cause = match reason {
+            ExecutorLossReason::Killed if decommissioned => RemovalCause::Decommissioned,
+            ExecutorLossReason::Killed if self.allocation.is_some() => RemovalCause::Idle,
+            ExecutorLossReason::Killed => RemovalCause::KilledByDriver,
+            ExecutorLossReason::Decommission { .. } => RemovalCause::Decommissioned,
+            _ => RemovalCause::Lost,
+        };
+        self.sim.observe(RunEvent::ExecutorRemoved(RemovedExecutor {
+            attempt: self.sim.current_attempt.get(),
+            executor: id,
+            cause,
+            reason: reason.to_string(),
+        }));
     }
 
     /// `YarnDriverEndpoint.onDisconnected`: disable the executor and ask the AM why it went away.

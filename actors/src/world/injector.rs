@@ -2,7 +2,7 @@
 //! armed at boot (`arm_timed`), and each fired fault acts on processes through the Dispatcher and
 //! the NodeManagers, after the current handler (never re-entrantly).
 
-use crate::faults::{ContainerEnd, FaultAction, PlannedFault, Trigger};
+use crate::faults::{ContainerEnd, FaultAction, Firing, NodeTarget, PlannedFault, Trigger};
 use crate::kernel::clock;
 use crate::kernel::trace::{FaultEvent, FaultTarget, Sender, TraceKind};
 use crate::rpc::network::ProcessPattern;
@@ -50,119 +50,236 @@ fn notify_armed(sim: &Rc<SimContext>, event: Trigger) {
 }
 
 fn fire(sim: &Rc<SimContext>, f: PlannedFault) {
-    sim.faults
-        .fired
-        .borrow_mut()
-        .push((clock::now_ms(), f.label.clone()));
-    let target = target_of(sim, &f.action);
-    sim.faults.fired_targets.borrow_mut().push(target.clone());
+    let resolved = resolve_target(sim, &f.action);
+    let (target, no_effect) = match &resolved {
+        Ok(t) => (t.trace_target(), None),
+        Err(why) => (FaultTarget::Nothing, Some(why.clone())),
+    };
+    sim.faults.fired.borrow_mut().push(Firing {
+        at_ms: clock::now_ms(),
+        label: f.label.clone(),
+        target: target.clone(),
+        no_effect,
+    });
     let label = f.label.clone();
     sim.dispatcher.record(Sender::NONE, "Fault", || {
         TraceKind::Fault(FaultEvent::Fired { label, target })
     });
-    match f.action {
-        FaultAction::KillExecutor { executor, end } => {
-            let attempt = sim.current_attempt.get();
-            let found = sim.executors.borrow().get(&(attempt, executor)).cloned();
-            if let Some((cid, host)) = found {
+    if let Ok(resolved) = resolved {
+        act(sim, f.action, resolved);
+    }
+}
+
+/// What a fault acts on, resolved as it fires.
+enum Resolved {
+    /// A live container on its host (an executor's or the AM's).
+    Container(ContainerId, String),
+    /// A node, by host.
+    Node(String),
+    /// Network rules, with the first container they name (if launched).
+    Network(Option<ContainerId>),
+    /// The action needs no target of its own (fetch failures).
+    Untargeted,
+}
+
+impl Resolved {
+    fn trace_target(&self) -> FaultTarget {
+        match self {
+            Resolved::Container(cid, _) => FaultTarget::Container(*cid),
+            Resolved::Node(host) => FaultTarget::Node(host.clone()),
+            Resolved::Network(first) => FaultTarget::Network(*first),
+            Resolved::Untargeted => FaultTarget::Nothing,
+        }
+    }
+
+    fn host(self) -> String {
+        match self {
+            Resolved::Container(_, host) | Resolved::Node(host) => host,
+            Resolved::Network(_) | Resolved::Untargeted => String::new(),
+        }
+    }
+}
+
+/// Applies a fired fault to what it resolved to.
+fn act(sim: &Rc<SimContext>, action: FaultAction, resolved: Resolved) {
+    match action {
+        FaultAction::KillExecutor { end, .. } | FaultAction::KillApplicationMaster { end } => {
+            if let Resolved::Container(cid, host) = resolved {
                 end_container(sim, cid, &host, end);
             }
         }
-        FaultAction::KillApplicationMaster { end } => {
-            let am = sim.am_container.borrow().clone();
-            if let Some((cid, host)) = am {
-                end_container(sim, cid, &host, end);
-            }
-        }
-        FaultAction::KillNode { host } => sim.dispatcher.exit_host(&host, 137),
-        FaultAction::DecommissionNode { host } => {
+        FaultAction::KillNode { .. } => sim.dispatcher.exit_host(&resolved.host(), 137),
+        FaultAction::DecommissionNode { .. } => {
             let rm = sim
                 .dispatcher
                 .lookup_named::<ResourceManagerMsg>(RM_PROCESS, "ResourceManager");
             if let Some(rm) = rm {
+                let host = resolved.host();
                 sim.dispatcher
                     .deliver_local(&rm, ResourceManagerMsg::DecommissionNode { host });
             }
         }
-        FaultAction::FailLaunches { host, count } => sim.faults.add_launch_failures(&host, count),
+        FaultAction::FailLaunches { count, .. } => {
+            sim.faults.add_launch_failures(&resolved.host(), count)
+        }
         FaultAction::FailFetches {
             stage,
             partition,
             count,
         } => sim.faults.add_fetch_failures(stage, partition, count),
-        FaultAction::KillShuffleService { host } => sim.block_servers.stop_shuffle_service(&host),
+        FaultAction::KillShuffleService { .. } => {
+            sim.block_servers.stop_shuffle_service(&resolved.host())
+        }
         FaultAction::SlowNode {
-            host,
             factor_milli,
             duration_ms,
+            ..
         } => {
             let until = duration_ms.map(|d| clock::now_ms().saturating_add(d));
-            sim.faults.add_slow_node(&host, factor_milli, until)
+            sim.faults
+                .add_slow_node(&resolved.host(), factor_milli, until)
         }
-        FaultAction::ExcludeNode { host } => {
-            let am = sim.am_container.borrow().clone();
-            let driver = am.and_then(|(cid, _)| {
-                sim.dispatcher
-                    .lookup_named::<DriverEndpointMsg>(&cid.to_string(), "CoarseGrainedScheduler")
-            });
-            if let Some(d) = driver {
+        FaultAction::ExcludeNode { .. } => {
+            if let Some(d) = driver(sim) {
+                let host = resolved.host();
                 sim.dispatcher
                     .deliver_local(&d, DriverEndpointMsg::ExcludeNode(host));
             }
         }
-        FaultAction::Network(rules) => {
-            let now = clock::now_ms();
-            let attempt = sim.current_attempt.get();
-            for mut rule in rules {
-                rule.from = resolve(sim, attempt, rule.from);
-                rule.to = resolve(sim, attempt, rule.to);
-                rule.active_from_ms += now;
-                rule.active_until_ms = rule.active_until_ms.saturating_add(now);
-                if names_an_executor(&rule) {
-                    // Its executor is not launched yet (a rule armed at 0 ms): it waits for it.
-                    sim.faults.waiting_rules.borrow_mut().push(rule);
-                } else {
-                    sim.dispatcher.add_rule(rule);
-                }
-            }
+        FaultAction::Network(rules) => arm_rules(sim, rules),
+    }
+}
+
+/// The running driver's endpoint (in the AM container), if any.
+fn driver(sim: &SimContext) -> Option<crate::rpc::EndpointRef<DriverEndpointMsg>> {
+    let am = sim.am_container.borrow().clone();
+    am.and_then(|(cid, _)| {
+        sim.dispatcher
+            .lookup_named::<DriverEndpointMsg>(&cid.to_string(), "CoarseGrainedScheduler")
+    })
+}
+
+fn arm_rules(sim: &Rc<SimContext>, rules: Vec<crate::rpc::network::LinkRule>) {
+    let now = clock::now_ms();
+    let attempt = sim.current_attempt.get();
+    for mut rule in rules {
+        rule.from = resolve(sim, attempt, rule.from);
+        rule.to = resolve(sim, attempt, rule.to);
+        rule.active_from_ms += now;
+        rule.active_until_ms = rule.active_until_ms.saturating_add(now);
+        if names_an_executor(&rule) {
+            // Its executor is not launched yet (a rule armed at 0 ms): it waits for it.
+            sim.faults.waiting_rules.borrow_mut().push(rule);
+        } else {
+            sim.dispatcher.add_rule(rule);
         }
     }
 }
 
-/// What a fault acts on, resolved as it fires (the trace records it with the fault).
-fn target_of(sim: &SimContext, action: &FaultAction) -> FaultTarget {
-    let executor = |n: u32| {
-        let attempt = sim.current_attempt.get();
-        sim.executors
-            .borrow()
-            .get(&(attempt, n))
-            .map(|(cid, _)| *cid)
-    };
+/// Whether container `cid`'s process is running.
+fn running(sim: &SimContext, cid: &ContainerId) -> bool {
+    sim.dispatcher
+        .process_named(&cid.to_string())
+        .is_some_and(|pid| sim.dispatcher.alive_flag(pid).get())
+}
+
+/// Executor `n` of the current attempt as a live container, or exactly why not.
+fn executor_container(sim: &SimContext, n: u32) -> Result<(ContainerId, String), String> {
+    let attempt = sim.current_attempt.get();
+    if attempt == 0 {
+        return Err(format!(
+            "no AM attempt had started yet, so executor {n} was not launched"
+        ));
+    }
+    let found = sim.executors.borrow().get(&(attempt, n)).cloned();
+    match found {
+        None => Err(format!(
+            "executor {n} of AM attempt {attempt} was never launched (by then)"
+        )),
+        Some((cid, _)) if !running(sim, &cid) => Err(format!(
+            "executor {n} of AM attempt {attempt} had already ended (container {cid})"
+        )),
+        Some(found) => Ok(found),
+    }
+}
+
+/// The current AM attempt's container, running, or exactly why not.
+fn am_container(sim: &SimContext) -> Result<(ContainerId, String), String> {
+    let attempt = sim.current_attempt.get();
+    match sim.am_container.borrow().clone() {
+        None => Err("no AM container had started yet".into()),
+        Some((cid, _)) if !running(sim, &cid) => Err(format!(
+            "the AM container of attempt {attempt} ({cid}) had already ended and no new attempt had started"
+        )),
+        Some(found) => Ok(found),
+    }
+}
+
+/// The host a node target names now, or exactly why none.
+fn node_host(sim: &SimContext, node: &NodeTarget) -> Result<String, String> {
+    match node {
+        NodeTarget::Host(h) => Ok(h.clone()),
+        NodeTarget::AmNode => am_container(sim).map(|(_, h)| h),
+        NodeTarget::ExecutorNode(n) => executor_container(sim, *n).map(|(_, h)| h),
+        NodeTarget::RunningExecutor(k) => {
+            let attempt = sim.current_attempt.get();
+            let live: Vec<String> = sim
+                .executors
+                .borrow()
+                .range((attempt, 0)..=(attempt, u32::MAX))
+                .filter(|(_, (cid, _))| running(sim, cid))
+                .map(|(_, (_, host))| host.clone())
+                .collect();
+            if attempt == 0 {
+                return Err("no AM attempt had started yet, so no executor was running".into());
+            }
+            if live.is_empty() {
+                return Err(format!("no executor of AM attempt {attempt} was running"));
+            }
+            let i = (k.max(&1) - 1) as usize % live.len();
+            Ok(live[i].clone())
+        }
+    }
+}
+
+/// What a fault acts on, resolved as it fires (the trace records it with the fault), or
+/// exactly why it can act on nothing.
+fn resolve_target(sim: &SimContext, action: &FaultAction) -> Result<Resolved, String> {
     match action {
         FaultAction::KillExecutor { executor: n, .. } => {
-            executor(*n).map_or(FaultTarget::Nothing, FaultTarget::Container)
+            executor_container(sim, *n).map(|(cid, h)| Resolved::Container(cid, h))
         }
-        FaultAction::KillApplicationMaster { .. } => sim
-            .am_container
-            .borrow()
-            .as_ref()
-            .map_or(FaultTarget::Nothing, |(cid, _)| {
-                FaultTarget::Container(*cid)
-            }),
-        FaultAction::KillNode { host }
-        | FaultAction::DecommissionNode { host }
-        | FaultAction::FailLaunches { host, .. }
-        | FaultAction::ExcludeNode { host }
-        | FaultAction::KillShuffleService { host }
-        | FaultAction::SlowNode { host, .. } => FaultTarget::Node(host.clone()),
-        FaultAction::FailFetches { .. } => FaultTarget::Nothing,
+        FaultAction::KillApplicationMaster { .. } => {
+            am_container(sim).map(|(cid, h)| Resolved::Container(cid, h))
+        }
+        FaultAction::KillNode { node }
+        | FaultAction::DecommissionNode { node }
+        | FaultAction::FailLaunches { node, .. }
+        | FaultAction::KillShuffleService { node }
+        | FaultAction::SlowNode { node, .. } => node_host(sim, node).map(Resolved::Node),
+        FaultAction::ExcludeNode { node } => {
+            if driver(sim).is_none() {
+                return Err("no driver was running to exclude the node".into());
+            }
+            node_host(sim, node).map(Resolved::Node)
+        }
+        FaultAction::FailFetches { .. } => Ok(Resolved::Untargeted),
         FaultAction::Network(rules) => {
-            FaultTarget::Network(rules.iter().flat_map(|r| [&r.from, &r.to]).find_map(
-                |p| match p {
+            let executor = |n: u32| {
+                let attempt = sim.current_attempt.get();
+                sim.executors
+                    .borrow()
+                    .get(&(attempt, n))
+                    .map(|(cid, _)| *cid)
+            };
+            let first = rules
+                .iter()
+                .flat_map(|r| [&r.from, &r.to])
+                .find_map(|p| match p {
                     ProcessPattern::Executor(n) => executor(*n),
                     _ => None,
-                },
-            ))
+                });
+            Ok(Resolved::Network(first))
         }
     }
 }

@@ -29,8 +29,17 @@ pub enum RunEvent {
     ExecutorRegistered { attempt: u32, executor: ExecutorId },
     /// The DriverEndpoint handled an executor's `LaunchedExecutor` (its cores are offered).
     ExecutorReady { executor: ExecutorId },
-    /// The YarnAllocator processed a completed executor container.
+    /// The YarnAllocator processed a completed executor container (not one it released), or
+    /// the driver timed out an executor's heartbeats: YARN's and the heartbeat receiver's fact,
+    /// registered executor or not. Spark's own "executor lost" is `ExecutorRemoved` with
+    /// [`RemovalCause::Lost`] or `FetchFailedFrom`.
     ExecutorLost(LostExecutor),
+    /// The DriverEndpoint removed a registered executor (`CoarseGrainedSchedulerBackend.
+    /// removeExecutor`), with its cause.
+    ExecutorRemoved(RemovedExecutor),
+    /// A task's fetch from this executor's block manager failed: the DAGScheduler declares the
+    /// executor lost (`removeExecutorAndUnregisterOutputs`: `Executor lost: N (epoch E)`).
+    FetchFailedFrom { attempt: u32, executor: ExecutorId },
     /// The YarnAllocator's executor target of `attempt` is `target`: its initial target, then
     /// each change the driver asks for (`requestTotalExecutorsWithPreferredLocalities`; under
     /// dynamic allocation the ExecutorAllocationManager's `numExecutorsTarget`).
@@ -53,8 +62,10 @@ pub enum RunEvent {
     TasksLaunched { count: u64 },
     /// A task finished successfully.
     TaskFinished,
-    /// This many task attempts failed.
+    /// This many task attempts failed (a TaskEnd with a failure reason; not a kill).
     TasksFailed { count: u64 },
+    /// A task attempt was killed (a TaskEnd with `TaskKilled`).
+    TaskKilled,
     /// The driver of `attempt` created its SparkContext (where it posts ApplicationStart).
     SparkContextStarted { attempt: u32 },
     /// The driver of `attempt` stopped its SparkContext (where it posts ApplicationEnd).
@@ -97,6 +108,67 @@ pub struct LostExecutor {
     pub counted_as_failure: bool,
 }
 
+/// Why the driver's backend removed an executor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RemovalCause {
+    /// Any loss reason but the driver's own kill or a decommission (`ExecutorExited`,
+    /// `ExecutorProcessLost`): Spark logs `Lost executor N on host: reason`.
+    Lost,
+    /// `ExecutorKilled` by dynamic allocation (its idle timeout: `Executor N on host killed by
+    /// driver.`).
+    Idle,
+    /// `ExecutorKilled` without dynamic allocation (the driver's own kill).
+    KilledByDriver,
+    /// Decommissioned (`ExecutorDecommission`, or killed after its decommission timeout).
+    Decommissioned,
+}
+
+impl RemovalCause {
+    /// The words of the summary.
+    pub fn words(self) -> &'static str {
+        match self {
+            RemovalCause::Lost => "lost",
+            RemovalCause::Idle => "removed as idle",
+            RemovalCause::KilledByDriver => "killed by the driver",
+            RemovalCause::Decommissioned => "decommissioned",
+        }
+    }
+}
+
+/// An executor the DriverEndpoint removed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemovedExecutor {
+    pub attempt: u32,
+    pub executor: ExecutorId,
+    pub cause: RemovalCause,
+    /// Spark's loss reason text (`ExecutorLossReason.toString`).
+    pub reason: String,
+}
+
+/// Which part of Spark declared an executor lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossDeclaredBy {
+    /// The DriverEndpoint removed it for a loss reason (`Lost executor N on host: reason`).
+    Backend,
+    /// The DAGScheduler, after a fetch from it failed (`Executor lost: N (epoch E)`), before
+    /// any removal.
+    FetchFailure,
+}
+
+/// An executor Spark declared lost (the summary's "lost").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecutorLoss {
+    pub executor: ExecutorId,
+    pub attempt: u32,
+    pub declared_by: LossDeclaredBy,
+    /// Spark's loss reason text.
+    pub reason: String,
+    /// Its container's exit status, once the AM processed YARN's completion.
+    pub exit_status: Option<i32>,
+    /// Whether the AM counted its exit toward `spark.executor.maxNumFailures`.
+    pub counted_as_failure: bool,
+}
+
 /// The jobs of the newest driver: what the end-of-run check compares with the outcome.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DriverJobs {
@@ -113,10 +185,21 @@ pub struct RunCounters {
     pub application_id: Option<ApplicationId>,
     pub executors_launched: u32,
     pub executors_registered: u32,
-    /// Every executor Spark removed for a loss, once per (attempt, executor), in loss order.
-    pub executors_lost: Vec<LostExecutor>,
+    /// Every executor Spark declared lost, once per (attempt, executor), in loss order: the
+    /// DriverEndpoint removed it for a loss ([`RemovalCause::Lost`]: `Lost executor N on host`)
+    /// or a fetch from it failed (the DAGScheduler's `Executor lost: N`), whichever came first,
+    /// whether or not YARN reported its container before the application ended. The exit status
+    /// and `counted_as_failure` come from YARN's completion when the AM processed it.
+    pub executors_lost: Vec<ExecutorLoss>,
     /// Where each (attempt, executor) is in `executors_lost`.
     lost_index: BTreeMap<(u32, ExecutorId), usize>,
+    /// Executor containers that ended without being released, as the YarnAllocator processed
+    /// them (registered executors or not), and heartbeat timeouts: once per (attempt, executor).
+    pub executor_exits: Vec<LostExecutor>,
+    /// Where each (attempt, executor) is in `executor_exits`.
+    exit_index: BTreeMap<(u32, ExecutorId), usize>,
+    /// Executors the driver removed on purpose (idle, killed, decommissioned), in order.
+    pub executors_removed: Vec<RemovedExecutor>,
     pub executor_failures_counted: u32,
     pub am_attempts: u32,
     /// Tasks of every job submitted so far (the progress bar's total).
@@ -124,6 +207,7 @@ pub struct RunCounters {
     pub tasks_launched: u64,
     pub tasks_finished: u64,
     pub tasks_failed: u64,
+    pub tasks_killed: u64,
     /// Each AM attempt's exit: the AM's own exit code, replaced by the container's exit status
     /// when YARN reports it (a killed AM has only the latter).
     pub am_exit_codes: BTreeMap<u32, i32>,
@@ -162,7 +246,11 @@ impl RunCounters {
             RunEvent::ExecutorAsksRefused { exception, .. } => {
                 self.executor_asks_refused = Some(exception)
             }
-            RunEvent::ExecutorLost(lost) => self.executor_lost(lost),
+            RunEvent::ExecutorLost(lost) => self.executor_exited(lost),
+            RunEvent::ExecutorRemoved(removed) => self.executor_removed(removed),
+            RunEvent::FetchFailedFrom { attempt, executor } => {
+                self.fetch_failed_from(*attempt, *executor)
+            }
             RunEvent::ExecutorFailureCounted => self.executor_failures_counted += 1,
             RunEvent::JobSubmitted { tasks } => self.tasks_total += tasks,
             RunEvent::JobStarted { attempt } => self.start_job(*attempt),
@@ -170,27 +258,105 @@ impl RunCounters {
             RunEvent::TasksLaunched { count } => self.tasks_launched += count,
             RunEvent::TaskFinished => self.tasks_finished += 1,
             RunEvent::TasksFailed { count } => self.tasks_failed += count,
+            RunEvent::TaskKilled => self.tasks_killed += 1,
             RunEvent::SparkContextStarted { .. }
             | RunEvent::SparkContextStopped { .. }
             | RunEvent::Recovery(_) => {}
         }
     }
 
-    /// One loss per executor: the driver's removal (heartbeat timeout) and the container's
-    /// later exit are the same loss; the exit fills in the exit status.
-    fn executor_lost(&mut self, lost: &LostExecutor) {
-        match self.lost_index.get(&(lost.attempt, lost.executor)) {
+    /// Launched task attempts that never ended: running on an executor (or under a driver)
+    /// that died before Spark heard of their end, when the run ended. Every launched attempt is
+    /// finished, failed, killed or one of these.
+    pub fn tasks_lost(&self) -> u64 {
+        self.tasks_launched.saturating_sub(
+            self.tasks_finished
+                .saturating_add(self.tasks_failed)
+                .saturating_add(self.tasks_killed),
+        )
+    }
+
+    /// How many executors the driver removed for `cause`.
+    pub fn removed(&self, cause: RemovalCause) -> usize {
+        self.executors_removed
+            .iter()
+            .filter(|r| r.cause == cause)
+            .count()
+    }
+
+    /// One exit per container: the driver's heartbeat removal and the container's later exit
+    /// are the same; the exit fills in the exit status (here and in a Spark-declared loss).
+    fn executor_exited(&mut self, lost: &LostExecutor) {
+        let key = (lost.attempt, lost.executor);
+        match self.exit_index.get(&key) {
             Some(&i) => {
-                let known = &mut self.executors_lost[i];
+                let known = &mut self.executor_exits[i];
                 known.exit_status = known.exit_status.or(lost.exit_status);
                 known.counted_as_failure |= lost.counted_as_failure;
             }
             None => {
-                let key = (lost.attempt, lost.executor);
-                self.lost_index.insert(key, self.executors_lost.len());
-                self.executors_lost.push(lost.clone());
+                self.exit_index.insert(key, self.executor_exits.len());
+                self.executor_exits.push(lost.clone());
             }
         }
+        if let Some(&i) = self.lost_index.get(&key) {
+            let known = &mut self.executors_lost[i];
+            known.exit_status = known.exit_status.or(lost.exit_status);
+            known.counted_as_failure |= lost.counted_as_failure;
+        }
+    }
+
+    /// The driver removed an executor: a loss, or a removal on purpose.
+    fn executor_removed(&mut self, removed: &RemovedExecutor) {
+        match removed.cause {
+            RemovalCause::Lost => self.declare_lost(
+                removed.attempt,
+                removed.executor,
+                LossDeclaredBy::Backend,
+                &removed.reason,
+            ),
+            _ => self.executors_removed.push(removed.clone()),
+        }
+    }
+
+    /// A fetch from an executor failed: the DAGScheduler declares it lost, unless the driver
+    /// had already removed it on purpose (its DAGScheduler "Executor lost" came with that
+    /// removal, and the failed fetch only finds it gone).
+    fn fetch_failed_from(&mut self, attempt: u32, executor: ExecutorId) {
+        let removed = self
+            .executors_removed
+            .iter()
+            .any(|r| (r.attempt, r.executor) == (attempt, executor));
+        if !removed {
+            let why = "a fetch of its shuffle output failed";
+            self.declare_lost(attempt, executor, LossDeclaredBy::FetchFailure, why);
+        }
+    }
+
+    /// Spark declared an executor lost (once per attempt and executor; YARN's completion, if the
+    /// AM processed it already, gives its exit status).
+    fn declare_lost(
+        &mut self,
+        attempt: u32,
+        executor: ExecutorId,
+        declared_by: LossDeclaredBy,
+        reason: &str,
+    ) {
+        let key = (attempt, executor);
+        if self.lost_index.contains_key(&key) {
+            return;
+        }
+        let exit = self.exit_index.get(&key).map(|&i| &self.executor_exits[i]);
+        let lost = ExecutorLoss {
+            executor,
+            attempt,
+            declared_by,
+            exit_status: exit.and_then(|e| e.exit_status),
+            reason: reason.to_string(),
+            counted_as_failure: exit.is_some_and(|e| e.counted_as_failure),
+        };
+        self.lost_index.insert(key, self.executors_lost.len());
+        self.executors_lost.push(lost);
     }
 
     /// A new attempt's driver starts counting its jobs afresh.
@@ -248,6 +414,63 @@ mod tests {
         assert_eq!(c.am_exit_codes, BTreeMap::from([(1, 137), (2, 11)]));
     }
 
+    /// Spark's declaration makes a loss, once, whichever comes first; YARN's later completion
+    /// fills in its exit status. A removal on purpose is no loss, not even when a fetch from the
+    /// removed executor fails afterwards.
+    #[test]
+    fn a_loss_is_sparks_declaration_and_a_removal_on_purpose_is_none() {
+        let mut c = RunCounters::default();
+        let removed = |executor: u32, cause: RemovalCause| {
+            RunEvent::ExecutorRemoved(RemovedExecutor {
+                attempt: 1,
+                executor: ExecutorId(executor),
+                cause,
+                reason: "r".into(),
+            })
+        };
+        let fetch = |executor: u32| RunEvent::FetchFailedFrom {
+            attempt: 1,
+            executor: ExecutorId(executor),
+        };
+        for e in [
+            fetch(1),
+            removed(1, RemovalCause::Lost),
+            removed(2, RemovalCause::Idle),
+            fetch(2),
+            removed(3, RemovalCause::Decommissioned),
+            removed(4, RemovalCause::Lost),
+            RunEvent::ExecutorLost(LostExecutor {
+                executor: ExecutorId(4),
+                attempt: 1,
+                exit_status: Some(-100),
+                reason: "lost node".into(),
+                counted_as_failure: false,
+            }),
+        ] {
+            c.apply(&e);
+        }
+        let lost: Vec<(u32, LossDeclaredBy, Option<i32>)> = c
+            .executors_lost
+            .iter()
+            .map(|l| (l.executor.0, l.declared_by, l.exit_status))
+            .collect();
+        assert_eq!(
+            lost,
+            [
+                (1, LossDeclaredBy::FetchFailure, None),
+                (4, LossDeclaredBy::Backend, Some(-100))
+            ]
+        );
+        assert_eq!(
+            (
+                c.removed(RemovalCause::Idle),
+                c.removed(RemovalCause::Decommissioned)
+            ),
+            (1, 1)
+        );
+        assert_eq!(c.executor_exits.len(), 1);
+    }
+
     #[test]
     fn tasks_and_executors_add_up() {
         let mut c = RunCounters::default();
@@ -265,6 +488,7 @@ mod tests {
             RunEvent::TasksLaunched { count: 4 },
             RunEvent::TaskFinished,
             RunEvent::TasksFailed { count: 2 },
+            RunEvent::TaskKilled,
             RunEvent::ExecutorFailureCounted,
         ] {
             c.apply(&e);
@@ -286,5 +510,6 @@ mod tests {
             ),
             (10, 4, 1, 2)
         );
+        assert_eq!((c.tasks_killed, c.tasks_lost()), (1, 0));
     }
 }
