@@ -655,7 +655,7 @@ fn run_with_log(
         faults_unfired: result
             .faults_unfired
             .iter()
-            .map(|u| format!("{} (waited for {})", u.label, u.trigger))
+            .map(|u| u.label.clone())
             .collect(),
         end_ms: result.end_ms,
     })
