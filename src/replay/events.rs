@@ -448,6 +448,19 @@ mod tests {
             parse(br#"{"Event":"SparkListenerFuture"}"#),
             Ok(Event::Unknown(_))
         ));
+        // Jackson names the events JsonProtocol has no case for by their class.
+        assert!(matches!(
+            parse(br#"{"Event":"org.apache.spark.scheduler.SparkListenerMiscellaneousProcessAdded","time":1}"#),
+            Ok(Event::Ignored)
+        ));
+        assert!(matches!(
+            parse(br#"{"Event":"org.apache.spark.scheduler.SparkListenerNodeBlacklistedForStage","time":1}"#),
+            Ok(Event::Older(n)) if n == "org.apache.spark.scheduler.SparkListenerNodeBlacklistedForStage"
+        ));
+        assert!(matches!(
+            parse(br#"{"Event":"org.apache.spark.scheduler.SparkListenerFromTheFuture"}"#),
+            Ok(Event::Unknown(n)) if n == "org.apache.spark.scheduler.SparkListenerFromTheFuture"
+        ));
         assert!(parse(br#"{"name":"x"}"#).is_err());
         assert!(parse(br#"{"Event":"SparkListenerJobEnd","Job ID":1"#).is_err());
         assert!(parse(b"[1,2]").is_err());

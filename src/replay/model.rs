@@ -360,6 +360,12 @@ pub struct OriginalConfig {
 }
 
 impl OriginalConfig {
+    /// The log ran on YARN (`yarn`, or Spark 1.x/2.x's `yarn-client` / `yarn-cluster`); an
+    /// unrecorded master counts as YARN (what the replay runs).
+    pub fn is_yarn(&self) -> bool {
+        self.master.is_empty() || self.master.starts_with("yarn")
+    }
+
     /// The log's master runs tasks in the driver (`local`, `local[N]`, `local[*]`).
     pub fn is_local(&self) -> bool {
         self.master == "local" || self.master.starts_with("local[")
@@ -1083,6 +1089,84 @@ fn original_config(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_spark_1_classpath_names_its_version() {
+        let v = |e: &str| classpath_spark_version(e);
+        assert_eq!(
+            v("/opt/spark/lib/spark-assembly-1.2.0-hadoop2.4.0.jar").as_deref(),
+            Some("1.2.0")
+        );
+        assert_eq!(
+            v("/opt/spark/jars/spark-core_2.10-1.6.3.jar").as_deref(),
+            Some("1.6.3")
+        );
+        assert_eq!(v("/opt/hadoop/hadoop-common-2.4.0.jar"), None);
+        assert_eq!(major_version("3.1.1.119"), Some(3));
+        assert_eq!(major_version("1.6.3"), Some(1));
+    }
+
+    #[test]
+    fn removals_the_application_asked_for_are_not_losses() {
+        // YarnAllocator.processCompletedContainers: a container the allocator released ends
+        // "exited from explicit termination request"; ExecutorKilled is "Executor killed by
+        // driver."; anything else is a loss.
+        let released = "Container container_e18_1628109047826_1317105_01_000002 exited from explicit termination request.";
+        assert_eq!(removal_of(released), Removal::Released);
+        assert_eq!(removal_of("Executor killed by driver."), Removal::Released);
+        assert_eq!(
+            removal_of("Executor for container c exited after Application shutdown."),
+            Removal::Shutdown
+        );
+        let lost = "Container marked as failed: container_1 on host: h. Exit status: 137.";
+        assert_eq!(removal_of(lost), Removal::Lost);
+        assert_eq!(
+            removal_of("Executor heartbeat timed out after 120000 ms"),
+            Removal::Lost
+        );
+    }
+
+    #[test]
+    fn a_jobs_submission_follows_the_latest_start_end_or_submission_before_it() {
+        let job = |submitted_ms, completed_ms| Job {
+            job_id: 0,
+            submitted_ms,
+            completed_ms,
+            failure: None,
+            driver_ms_before: 0,
+            submission: Submission::AfterStart { delay_ms: 0 },
+            pool: None,
+            stages: Vec::new(),
+        };
+        assert_eq!(
+            submission_of(&[], 1_500, 1_000),
+            Submission::AfterStart { delay_ms: 500 }
+        );
+        // Job 0 ran 2000-5000: a job at 5100 waited for it; one at 2015 ran beside it.
+        let earlier = [job(2_000, 5_000)];
+        assert_eq!(
+            submission_of(&earlier, 5_100, 1_000),
+            Submission::AfterEnd {
+                job: 0,
+                delay_ms: 100
+            }
+        );
+        assert_eq!(
+            submission_of(&earlier, 2_015, 1_000),
+            Submission::AfterSubmission {
+                job: 0,
+                delay_ms: 15
+            }
+        );
+        // A tie goes to the end: submitted when job 0 ended.
+        assert_eq!(
+            submission_of(&earlier, 5_000, 1_000),
+            Submission::AfterEnd {
+                job: 0,
+                delay_ms: 0
+            }
+        );
+    }
 
     #[test]
     fn local_cluster_masters_give_the_executors() {

@@ -34,6 +34,9 @@ const REPLAYED_KEYS: &[&str] = &[
     "spark.scheduler.maxRegisteredResourcesWaitingTime",
 ];
 
+/// `spark.scheduler.minRegisteredResourcesRatio`.
+const MIN_REGISTERED_RATIO: &str = "spark.scheduler.minRegisteredResourcesRatio";
+
 /// What a replay runs with besides the log.
 #[derive(Clone)]
 pub struct ReplaySetup {
@@ -226,6 +229,13 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
         .filter(|(k, _)| REPLAYED_KEYS.iter().any(|p| k.starts_with(p)))
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
+    if !c.is_yarn() && !c.properties.contains_key(MIN_REGISTERED_RATIO) {
+        // A standalone, local-cluster or local backend's minRegisteredRatio is 0: its driver
+        // submitted the first job without waiting for executors (CoarseGrainedSchedulerBackend:
+        // `conf.get(SCHEDULER_MIN_REGISTERED_RESOURCES_RATIO).getOrElse(0.0)`; only
+        // YarnSchedulerBackend makes it 0.8), and its first job waited for them instead.
+        conf.push(format!("{MIN_REGISTERED_RATIO}=0"));
+    }
     // The user's --conf come last: they win.
     conf.extend(a.conf);
     a.conf = conf;
@@ -694,8 +704,31 @@ pub fn startup_spread_ms(app: &Application, simulated: &[u64]) -> Option<Vec<u64
 /// second one after spreading the executors' starts as the log's, [`startup_spread_ms`]), and
 /// the difference goes to the JVM start (longer), or comes off the JVM start, container launch,
 /// executor env and SparkContext init in turn (shorter). Returns when the calibrated backend is
-/// ready (a third probe run's job start), ms after the SparkContext.
+/// ready (a last probe run under the run's own settings) and the simulation's own time from a
+/// job's submission to its first launch.
 fn calibrate(app: &Application, p: &mut Prepared) -> Result<Probe, UserError> {
+    // The start-up is timed with the backend waiting for every executor, so the probe's job,
+    // which ends at once, does not stop the context before the last one registers (under a
+    // minRegisteredResourcesRatio of 0 it would start with none).
+    let args = p.args.clone();
+    p.args.conf.push(format!("{MIN_REGISTERED_RATIO}=1"));
+    let timed = time_startup(app, p);
+    p.args = args;
+    let first_launch_ms = timed?;
+    // Then the backend's readiness under the run's own settings: `waitBackendReady` ends when
+    // enough executors registered or after spark.scheduler.maxRegisteredResourcesWaitingTime,
+    // whichever is first, so it does not simply move with the executors.
+    let out = run(p, p.args.sim.seed)?;
+    Ok(Probe {
+        ready_ms: ready_ms(&out.record),
+        first_launch_ms,
+    })
+}
+
+/// Moves the cost model so the probe's executors register when the log's did (see
+/// [`calibrate`]); returns the simulation's own time from a job's submission to its first
+/// launch, from the last probe run.
+fn time_startup(app: &Application, p: &mut Prepared) -> Result<u64, UserError> {
     let mut out = run(p, p.args.sim.seed)?;
     // In registration order: the k-th to register gets the k-th share of the spread, whichever
     // executor it is (seeded connection times decide which registers first).
@@ -716,48 +749,26 @@ fn calibrate(app: &Application, p: &mut Prepared) -> Result<Probe, UserError> {
     }
     let mut offsets = out.record.registration_offsets_ms.clone();
     offsets.sort_unstable();
-    let (Some(target), Some(&sim)) = (
+    if let (Some(target), Some(&sim)) = (
         recorded_startup_ms(app),
         offsets.get(offsets.len().saturating_sub(1) / 2),
-    ) else {
-        return Ok(Probe::of(&out.record));
-    };
-    let delta = target as i64 - sim as i64;
-    if delta == 0 {
-        return Ok(Probe::of(&out.record));
+    ) {
+        shift_startup(&mut p.cluster.costs, target as i64 - sim as i64);
     }
-    shift_startup(&mut p.cluster.costs, delta);
-    // Time the backend's readiness again: `waitBackendReady` ends when enough executors
-    // registered or after spark.scheduler.maxRegisteredResourcesWaitingTime, whichever is
-    // first, so it does not simply move with the executors.
-    let out = run(p, p.args.sim.seed)?;
-    Ok(Probe::of(&out.record))
-}
-
-/// What the probe measured of the calibrated simulation.
-struct Probe {
-    /// When the backend was ready, ms after the SparkContext started.
-    ready_ms: u64,
-    /// Its own time from a job's submission to its first launch.
-    first_launch_ms: u64,
-}
-
-impl Probe {
-    fn of(r: &SimRecord) -> Probe {
-        Probe {
-            ready_ms: ready_ms(r),
-            first_launch_ms: own_first_launch_ms(r),
-        }
-    }
+    Ok(own_first_launch_ms(&out.record))
 }
 
 /// The simulation's own time from a job's submission to its first task's launch on an idle
 /// executor (the probe's), ms.
 fn own_first_launch_ms(r: &SimRecord) -> u64 {
-    r.jobs.first().map_or(0, |j| {
-        j.first_launch_ms
-            .map_or(0, |l| l.saturating_sub(j.started_ms))
-    })
+    // Only a job submitted once an executor had registered times the launch path.
+    let first_registered = r.executors_running.first().map(|&(t, _)| t);
+    r.jobs
+        .first()
+        .map_or(0, |j| match (j.first_launch_ms, first_registered) {
+            (Some(l), Some(reg)) if reg <= j.started_ms => l.saturating_sub(j.started_ms),
+            _ => 0,
+        })
 }
 
 /// When the probe's job started (the backend was ready), ms after the SparkContext started.
@@ -766,6 +777,14 @@ fn ready_ms(r: &SimRecord) -> u64 {
     r.jobs
         .first()
         .map_or(0, |j| j.started_ms.saturating_sub(started))
+}
+
+/// What the probe measured of the calibrated simulation.
+struct Probe {
+    /// When the backend was ready, ms after the SparkContext started.
+    ready_ms: u64,
+    /// Its own time from a job's submission to its first launch.
+    first_launch_ms: u64,
 }
 
 /// The spread by executor id (`CostModel.executor_start_spread_ms`), from the spread by

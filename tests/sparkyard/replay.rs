@@ -140,6 +140,20 @@ fn every_real_spark_log_replays_under_its_own_config_within_ten_percent() {
                     r.time.simulated,
                     r.time.error_pct
                 );
+                // And each job: local-cluster's backend does not wait for executors
+                // (minRegisteredResourcesRatio 0), so its first job waited for them, as the
+                // replay's does (before issue 30, job 0 came out 13-57 % short).
+                for j in &r.jobs {
+                    let sim = j.simulated_ms.expect("ran") as f64;
+                    let rec = j.recorded_ms as f64;
+                    let pct = 100.0 * (sim - rec) / rec;
+                    assert!(
+                        pct.abs() <= 10.0,
+                        "{}: job {} {rec} ms -> {sim} ms ({pct:+.1} %)",
+                        log.display(),
+                        j.job_id
+                    );
+                }
             }
         }
     }
@@ -179,7 +193,7 @@ fn what_if_error_pct(app: &str, from: u32, to: u32) -> f64 {
 // by what those recordings differ in (+23.5 %, +18.2 %); the test below pins that, and the one
 // above shows the what-if exact on logs recorded without contention.
 #[test]
-#[ignore = "not met on the committed logs (CPU contention while recording): skew +2.4 %, multijob +50.2 %, see README"]
+#[ignore = "not met on the committed logs (CPU contention while recording): skew +17.0 %, multijob +63.3 %, see README"]
 fn the_what_if_from_two_executors_predicts_one_within_fifteen_percent() {
     let errors: Vec<(&str, f64)> = ["skew", "multijob"]
         .into_iter()
@@ -1267,7 +1281,7 @@ const APACHE_LOGS: &[(&str, Expected)] = &[
     ("application_1555004656427_0144", Expected::Replays(0.0)),
     ("application_1578436911597_0052", Expected::Replays(-0.1)),
     ("application_1625351839633_843287", Expected::Replays(-0.4)),
-    ("application_1628109047826_1317105", Expected::Replays(-0.4)),
+    ("application_1628109047826_1317105", Expected::Replays(-0.2)),
     (
         "local-1422981780767",
         Expected::Refused("written by Spark 1.2.0"),
@@ -1641,4 +1655,53 @@ fn local_and_stage_level_profile_logs_say_what_is_simulated_instead() {
         replay::replay(&apache("application_1516285256255_0012"), &setup(&[])).expect("replays");
     assert_eq!(r.simulated.executor_instances, Some(5));
     assert!(replay::report::table(&r).contains("only 5 of the 8 executors"));
+}
+
+#[test]
+fn a_fair_scheduler_and_its_pools_are_named_as_not_simulated() {
+    // spark.scheduler.mode=FAIR with jobs in pools (SparkContext.setLocalProperty
+    // "spark.scheduler.pool", in JobStart's Properties): the replay's scheduler is FIFO.
+    let dir = temp_dir("fair");
+    let lines: Vec<String> = apache_lines("application_1553914137147_0018")
+        .into_iter()
+        .map(|l| {
+            let l = l.replace(
+                r#""spark.scheduler.mode":"FIFO""#,
+                r#""spark.scheduler.mode":"FAIR""#,
+            );
+            if l.contains(r#""Event":"SparkListenerJobStart","Job ID":2,"#) {
+                l.replace(
+                    r#""Properties":{}}"#,
+                    r#""Properties":{"spark.scheduler.pool":"reports"}}"#,
+                )
+            } else {
+                l
+            }
+        })
+        .collect();
+    let p = write(&dir, "fair", lines.join("\n").as_bytes());
+    let app = model::load(&p).expect("reads");
+    assert_eq!(app.jobs[2].pool.as_deref(), Some("reports"));
+    let r = replay::replay(&p, &setup(&[])).expect("replays");
+    let table = replay::report::table(&r);
+    assert!(
+        table.contains("spark.scheduler.mode=FAIR with pools reports: not simulated"),
+        "{table}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Prints the "recordings differ by" row of the README for the committed logs.
+#[test]
+#[ignore = "prints figures for the README; the_what_if_misses_by_what_the_recordings_differ_in_and_little_more checks them"]
+fn print_what_the_recordings_differ_by() {
+    for app in ["skew", "multijob"] {
+        for to in [1, 4] {
+            println!(
+                "{app} 2 -> {to}: what-if {:+.1} %, the recordings differ by {:+.1} %",
+                what_if_error_pct(app, 2, to),
+                recordings_difference_pct(app, 2, to)
+            );
+        }
+    }
 }
