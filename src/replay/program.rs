@@ -25,8 +25,8 @@ pub struct DriverTime {
     /// Per job of the log: the driver's time from its submission to its first task's launch
     /// beyond what the simulation spends there, when an executor was registered and idle to
     /// take it (the DAGScheduler building the stages and broadcasting the task binary,
-    /// `submitMissingTasks`, and the scheduler's delay before the first offer): it comes
-    /// before the job's submission in the replay, as driver time.
+    /// `submitMissingTasks`, and the scheduler's delay before the first offer): the replay's
+    /// job spends it after it starts, before the DAGScheduler gets it.
     pub before_first_launch_ms: Vec<u64>,
 }
 
@@ -209,14 +209,6 @@ fn anchors(app: &Application, startup: &DriverTime) -> (Vec<Option<usize>>, Vec<
             _ => (a, d),
         })
         .collect();
-    let mut program = program;
-    let kept = index
-        .iter()
-        .enumerate()
-        .filter_map(|(k, p)| p.map(|p| (k, p)));
-    for (k, p) in kept {
-        program[p].1 += startup.before_first_launch_ms.get(k).copied().unwrap_or(0);
-    }
     (index, program)
 }
 
@@ -249,6 +241,7 @@ pub fn program(app: &Application, startup: &DriverTime, warmup: &FirstTaskWarmup
         jobs.push(ReplayedJob {
             after,
             driver_ms_before,
+            launch_delay_ms: startup.before_first_launch_ms.get(k).copied().unwrap_or(0),
             job: JobSpec {
                 call_site: call_site(j.stages.last().map_or("", |s| s.name.as_str())),
                 stages: reindex(stages, j),

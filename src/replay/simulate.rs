@@ -644,6 +644,7 @@ fn probe_program(app: &Application) -> UserProgram {
         jobs: vec![ReplayedJob {
             after: JobAnchor::Start,
             driver_ms_before: 0,
+            launch_delay_ms: 0,
             job,
         }],
         driver_ms_after_last_job: 0,

@@ -87,6 +87,8 @@ pub struct Driver {
 struct ReplayJobs {
     /// Each program job's anchor and driver time.
     when: Vec<(JobAnchor, u64)>,
+    /// Each program job's time from its start to its submission to the DAGScheduler.
+    launch_delay_ms: Vec<u64>,
     /// The program index of each job submitted, by DAGScheduler job id (ids are handed out in
     /// submission order from 0 in each SparkContext).
     by_job_id: Vec<usize>,
@@ -356,6 +358,7 @@ impl Driver {
             self.jobs = jobs.iter().map(|j| j.job.clone()).collect();
             self.replay = Some(ReplayJobs {
                 when: jobs.iter().map(|j| (j.after, j.driver_ms_before)).collect(),
+                launch_delay_ms: jobs.iter().map(|j| j.launch_delay_ms).collect(),
                 by_job_id: Vec::new(),
                 started_ms: vec![0; jobs.len()],
                 ended: 0,
@@ -452,11 +455,14 @@ impl Driver {
         let Some(job) = self.jobs.get(k).cloned() else {
             return;
         };
+        let mut delay = 0;
         if let Some(r) = &mut self.replay {
             r.by_job_id.push(k);
             r.started_ms[k] = clock::now_ms();
+            delay = r.launch_delay_ms.get(k).copied().unwrap_or(0);
         }
-        self.submit(job, k);
+        self.start_job(&job, k);
+        self.after_driver_time(delay, ctx, move |d, _| d.send_job(job));
         self.release_replayed(JobAnchor::Submission(k), ctx);
     }
 
@@ -476,12 +482,22 @@ impl Driver {
 
     /// `sc.runJob`: "Starting job", then the DAGScheduler's `submitJob`.
     fn submit(&mut self, job: JobSpec, k: usize) {
+        self.start_job(&job, k);
+        self.send_job(job);
+    }
+
+    /// "Starting job": the job's time starts here.
+    fn start_job(&mut self, job: &JobSpec, k: usize) {
         info!(self.env.log(), SC, "Starting job: {}", job.call_site);
         let attempt = self.attempt_id.attempt_id;
         self.sim.observe(RunEvent::JobStarted {
             attempt,
             job: k as u32,
         });
+    }
+
+    /// `DAGScheduler.submitJob`.
+    fn send_job(&mut self, job: JobSpec) {
         let waiter = self.env.remote_ref(self.me);
         if let Some(s) = &self.scheduler {
             self.env

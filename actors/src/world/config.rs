@@ -648,6 +648,10 @@ pub enum UserProgram {
 pub struct ReplayedJob {
     pub after: JobAnchor,
     pub driver_ms_before: u64,
+    /// The log's time from the job's submission to its first task's launch that the
+    /// simulation does not spend itself (the DAGScheduler's stage creation and task binary
+    /// broadcast, the first offer): spent after the job starts, before the DAGScheduler gets it.
+    pub launch_delay_ms: u64,
     pub job: JobSpec,
 }
 
