@@ -386,6 +386,9 @@ pub enum ReplayNote {
     /// The log ran `local[*]`: its tasks ran in the driver on `cores` cores; the replay runs
     /// them on one YARN executor of as many cores.
     Local { master: String, cores: u32 },
+    /// The log ran on a standalone or local-cluster master: replayed on YARN, its backend not
+    /// waiting for executors as the recorded one did not (minRegisteredResourcesRatio 0).
+    OtherMaster { master: String },
     /// `spark.scheduler.mode=FAIR` (with these pools): the simulated scheduler is FIFO.
     FairScheduler { pools: Vec<String> },
     /// Custom resources (GPUs and the like) the executors asked for, by name and amount per
@@ -436,6 +439,10 @@ impl std::fmt::Display for ReplayNote {
             ReplayNote::Local { master, cores } => write!(
                 f,
                 "recorded with master {master}: its tasks ran in the driver on {cores} core(s); replayed on YARN as one executor of {cores} core(s), the executor's start-up calibrated to the log's driver executor"
+            ),
+            ReplayNote::OtherMaster { master } => write!(
+                f,
+                "recorded with master {master}: replayed on YARN in cluster mode; like the recorded backend (CoarseGrainedSchedulerBackend's minRegisteredResourcesRatio 0, not YARN's 0.8), the driver does not wait for executors before its first job"
             ),
             ReplayNote::FairScheduler { pools } => write!(
                 f,
@@ -501,6 +508,10 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
             master: c.master.clone(),
             cores,
         });
+    } else if !c.is_yarn() {
+        out.push(ReplayNote::OtherMaster {
+            master: c.master.clone(),
+        });
     } else if c.deploy_mode.as_deref() == Some("client") {
         out.push(ReplayNote::ClientMode);
     }
@@ -549,7 +560,6 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
             simulated: prepared.args.num_executors.clone(),
         });
     }
-    let _ = prepared;
     out
 }
 

@@ -277,6 +277,8 @@ pub struct SimRecord {
     lost: std::collections::BTreeSet<(u32, u32)>,
     /// The program's jobs running now, by index.
     running_jobs: std::collections::BTreeSet<usize>,
+    /// Jobs started that no task launch has followed yet.
+    awaiting_launch: Vec<usize>,
     running_tasks: u64,
     running_executors: u32,
     launched: u32,
@@ -327,6 +329,7 @@ impl SimRecord {
             RunEvent::AmAttemptStarted { attempt } => {
                 self.am_attempts = *attempt;
                 self.running_jobs.clear();
+                self.awaiting_launch.clear();
             }
             RunEvent::JobStarted { job, .. } => {
                 let k = *job as usize;
@@ -341,6 +344,7 @@ impl SimRecord {
                     recoveries: Recoveries::default(),
                 };
                 self.running_jobs.insert(k);
+                self.awaiting_launch.push(k);
             }
             RunEvent::JobSucceeded { job, .. } => {
                 let k = *job as usize;
@@ -373,8 +377,9 @@ impl SimRecord {
             }
             RunEvent::TasksLaunched { count } => {
                 self.running_tasks += count;
-                for k in &self.running_jobs {
-                    if let Some(j) = self.jobs.get_mut(*k) {
+                // Once per job (this is the per-launch path): the jobs waiting for a launch.
+                for k in self.awaiting_launch.drain(..) {
+                    if let Some(j) = self.jobs.get_mut(k) {
                         j.first_launch_ms.get_or_insert(now);
                     }
                 }

@@ -1688,6 +1688,12 @@ fn local_and_stage_level_profile_logs_say_what_is_simulated_instead() {
         table.contains("resource profile(s) 1, 2 not simulated"),
         "{table}"
     );
+    // A local-cluster log: replayed on YARN, its driver not waiting for executors.
+    let r = replay::replay(&data("skew_n1_r1.zstd"), &setup(&[])).expect("replays");
+    assert!(r.notes.iter().any(|n| matches!(
+        n,
+        replay::report::ReplayNote::OtherMaster { master } if master.starts_with("local-cluster[")
+    )));
     // application_1516285256255_0012 asked for 8 executors, 5 registered.
     let r =
         replay::replay(&apache("application_1516285256255_0012"), &setup(&[])).expect("replays");
