@@ -272,8 +272,8 @@ pub struct SimRecord {
     pub am_attempts: u32,
     /// What was run again while no job ran (an executor lost between jobs).
     pub recoveries_between_jobs: Recoveries,
-    /// Executors already counted as lost, by (AM attempt, executor): the driver's removal and
-    /// the container's exit are one loss.
+    /// Executors already counted as gone (lost or released), by (AM attempt, executor): the
+    /// driver's removal and the container's exit are one loss.
     lost: std::collections::BTreeSet<(u32, u32)>,
     /// The program's jobs running now, by index.
     running_jobs: std::collections::BTreeSet<usize>,
@@ -367,14 +367,13 @@ impl SimRecord {
                 self.registration_offsets_ms.push(since);
                 self.registration_executors.push(executor.0);
             }
-            RunEvent::ExecutorLost(lost) => {
-                if self.lost.insert((lost.attempt, lost.executor.0)) {
-                    self.recoveries_now().executors_lost += 1;
-                }
-                self.executors_lost += 1;
-                self.running_executors = self.running_executors.saturating_sub(1);
-                self.executors_running.push((now, self.running_executors));
+            // Released (dynamic allocation's idle timeout): no longer running, not lost.
+            RunEvent::ExecutorReleased { attempt, executor } => {
+                self.gone(*attempt, executor.0, now);
             }
+            // The driver's removal (a heartbeat timeout) and the container's exit are one loss
+            // of one running executor.
+            RunEvent::ExecutorLost(lost) => self.lost_one(lost.attempt, lost.executor.0, now),
             RunEvent::TasksLaunched { count } => {
                 self.running_tasks += count;
                 // Once per job (this is the per-launch path): the jobs waiting for a launch.
@@ -391,6 +390,24 @@ impl SimRecord {
             }
             RunEvent::Recovery(r) => self.recovered(r),
             _ => {}
+        }
+    }
+
+    /// An executor stopped running (each once); whether this was the first report of it.
+    fn gone(&mut self, attempt: u32, executor: u32, now: u64) -> bool {
+        if !self.lost.insert((attempt, executor)) {
+            return false;
+        }
+        self.running_executors = self.running_executors.saturating_sub(1);
+        self.executors_running.push((now, self.running_executors));
+        true
+    }
+
+    /// An executor lost: counted once, in the job running now.
+    fn lost_one(&mut self, attempt: u32, executor: u32, now: u64) {
+        if self.gone(attempt, executor, now) {
+            self.recoveries_now().executors_lost += 1;
+            self.executors_lost += 1;
         }
     }
 

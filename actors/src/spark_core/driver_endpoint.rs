@@ -792,6 +792,17 @@ impl DriverEndpoint {
         // expireDeadHosts never times out an executor that is already gone.
         self.last_heartbeat.remove(&id);
         let log = self.env.log().clone();
+        if matches!(
+            reason,
+            ExecutorLossReason::Killed | ExecutorLossReason::Decommission { .. }
+        ) {
+            let attempt = self.sim.current_attempt.get();
+            let released = RunEvent::ExecutorReleased {
+                attempt,
+                executor: id,
+            };
+            self.sim.observe(released);
+        }
         if matches!(reason, ExecutorLossReason::Killed) {
             info!(log, TS, "Executor {id} on {} killed by driver.", e.host);
         } else {

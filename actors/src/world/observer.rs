@@ -31,6 +31,9 @@ pub enum RunEvent {
     ExecutorReady { executor: ExecutorId },
     /// The YarnAllocator processed a completed executor container.
     ExecutorLost(LostExecutor),
+    /// The DriverEndpoint removed an executor the application released (killed by the driver,
+    /// e.g. dynamic allocation's idle timeout, or decommissioned): gone, but not lost.
+    ExecutorReleased { attempt: u32, executor: ExecutorId },
     /// The YarnAllocator's executor target of `attempt` is `target`: its initial target, then
     /// each change the driver asks for (`requestTotalExecutorsWithPreferredLocalities`; under
     /// dynamic allocation the ExecutorAllocationManager's `numExecutorsTarget`).
@@ -157,7 +160,7 @@ impl RunCounters {
             RunEvent::ApplicationSubmitted(app) => self.application_id = Some(*app),
             RunEvent::ExecutorLaunched { .. } => self.executors_launched += 1,
             RunEvent::ExecutorRegistered { .. } => self.executors_registered += 1,
-            RunEvent::ExecutorReady { .. } => {}
+            RunEvent::ExecutorReady { .. } | RunEvent::ExecutorReleased { .. } => {}
             RunEvent::ExecutorTargetChanged { .. } => self.executor_target_set = true,
             RunEvent::ExecutorAsksRefused { exception, .. } => {
                 self.executor_asks_refused = Some(exception)
