@@ -366,6 +366,14 @@ impl OriginalConfig {
         self.master.is_empty() || self.master.starts_with("yarn")
     }
 
+    /// Its scheduler backend waited for executors before the first job: YARN's and
+    /// Kubernetes' make `spark.scheduler.minRegisteredResourcesRatio` 0.8 when unset
+    /// (YarnSchedulerBackend, KubernetesClusterSchedulerBackend in the 4.0.0 jars), the others
+    /// leave CoarseGrainedSchedulerBackend's 0.
+    pub fn backend_waits_for_executors(&self) -> bool {
+        self.is_yarn() || self.master.starts_with("k8s://")
+    }
+
     /// The log's master runs tasks in the driver (`local`, `local[N]`, `local[*]`).
     pub fn is_local(&self) -> bool {
         self.master == "local" || self.master.starts_with("local[")

@@ -386,9 +386,10 @@ pub enum ReplayNote {
     /// The log ran `local[*]`: its tasks ran in the driver on `cores` cores; the replay runs
     /// them on one YARN executor of as many cores.
     Local { master: String, cores: u32 },
-    /// The log ran on a standalone or local-cluster master: replayed on YARN, its backend not
-    /// waiting for executors as the recorded one did not (minRegisteredResourcesRatio 0).
-    OtherMaster { master: String },
+    /// The log ran on another cluster manager (standalone, local-cluster, Kubernetes): replayed
+    /// on YARN; `waits` whether its backend waited for executors before the first job (the
+    /// replay's does as it did).
+    OtherMaster { master: String, waits: bool },
     /// `spark.scheduler.mode=FAIR` (with these pools): the simulated scheduler is FIFO.
     FairScheduler { pools: Vec<String> },
     /// Custom resources (GPUs and the like) the executors asked for, by name and amount per
@@ -440,9 +441,13 @@ impl std::fmt::Display for ReplayNote {
                 f,
                 "recorded with master {master}: its tasks ran in the driver on {cores} core(s); replayed on YARN as one executor of {cores} core(s), the executor's start-up calibrated to the log's driver executor"
             ),
-            ReplayNote::OtherMaster { master } => write!(
+            ReplayNote::OtherMaster { master, waits: false } => write!(
                 f,
                 "recorded with master {master}: replayed on YARN in cluster mode; like the recorded backend (CoarseGrainedSchedulerBackend's minRegisteredResourcesRatio 0, not YARN's 0.8), the driver does not wait for executors before its first job"
+            ),
+            ReplayNote::OtherMaster { master, waits: true } => write!(
+                f,
+                "recorded with master {master}: replayed on YARN in cluster mode (its backend, like YARN's, waited for executors before the first job)"
             ),
             ReplayNote::FairScheduler { pools } => write!(
                 f,
@@ -511,6 +516,7 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
     } else if !c.is_yarn() {
         out.push(ReplayNote::OtherMaster {
             master: c.master.clone(),
+            waits: c.backend_waits_for_executors(),
         });
     } else if c.deploy_mode.as_deref() == Some("client") {
         out.push(ReplayNote::ClientMode);

@@ -229,7 +229,7 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
         .filter(|(k, _)| REPLAYED_KEYS.iter().any(|p| k.starts_with(p)))
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
-    if !c.is_yarn() && !c.properties.contains_key(MIN_REGISTERED_RATIO) {
+    if !c.backend_waits_for_executors() && !c.properties.contains_key(MIN_REGISTERED_RATIO) {
         // A standalone, local-cluster or local backend's minRegisteredRatio is 0: its driver
         // submitted the first job without waiting for executors (CoarseGrainedSchedulerBackend:
         // `conf.get(SCHEDULER_MIN_REGISTERED_RESOURCES_RATIO).getOrElse(0.0)`; only

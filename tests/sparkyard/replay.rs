@@ -1699,7 +1699,7 @@ fn local_and_stage_level_profile_logs_say_what_is_simulated_instead() {
     let r = replay::replay(&data("skew_n1_r1.zstd"), &setup(&[])).expect("replays");
     assert!(r.notes.iter().any(|n| matches!(
         n,
-        replay::report::ReplayNote::OtherMaster { master } if master.starts_with("local-cluster[")
+        replay::report::ReplayNote::OtherMaster { master, waits: false } if master.starts_with("local-cluster[")
     )));
     // application_1516285256255_0012 asked for 8 executors, 5 registered.
     let r =
