@@ -30,7 +30,7 @@ pub struct DriverTime {
     pub before_first_launch_ms: Vec<u64>,
 }
 
-/// The log's job `j`'s time from submission to its first launch, if an executor was
+/// The log's job `k`'s time from submission to its first launch, if an executor was
 /// registered and no other job ran when it was submitted (else the wait was for an executor
 /// or a core, which the simulation decides itself).
 fn first_launch_gap_ms(app: &Application, k: usize) -> Option<u64> {
@@ -105,7 +105,9 @@ pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
     for (job, j) in app.jobs.iter().enumerate() {
         for (stage, s) in j.stages.iter().enumerate() {
             for (task, t) in s.tasks.iter().enumerate() {
-                if !t.succeeded {
+                // An attempt that never ran as recorded (no launch: a stage without task
+                // events) or never succeeded is no executor's measured first task.
+                if !t.succeeded || t.launch_ms == 0 {
                     continue;
                 }
                 let at = TaskAt {

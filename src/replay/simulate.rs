@@ -141,8 +141,8 @@ pub fn local_cores(app: &Application) -> Option<u32> {
     Some(posted.filter(|&c| c > 0).or(named).unwrap_or(1))
 }
 
-/// The one stage-level resource profile every stage with tasks ran under, when it is not the
-/// default one (Spark runs such stages only on executors of that profile).
+/// The one resource profile every executor of the log was of, when it is not the default one:
+/// Spark runs a stage only on executors of the stage's profile, so every stage that ran used it.
 pub fn single_stage_profile(app: &Application) -> Option<&ProfileRecord> {
     let mut ids = app.executors.iter().map(|e| e.resource_profile_id);
     let first = ids.next()?;
