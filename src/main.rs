@@ -813,6 +813,15 @@ fn replay(cmd: ReplayCommand) -> Result<ExitCode, UserError> {
     } else {
         print!("{}", sparkyard::replay::report::table(&report));
     }
+    // A simulation that could not run the application is an error, with Spark's or YARN's
+    // reason (in the JSON's `error` too).
+    if let Some(e) = &report.error {
+        eprintln!(
+            "error: {}: the simulated application could not run: {e}",
+            cmd.eventlog.display()
+        );
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -306,6 +306,8 @@ mod tests {
             completed_ms: 100,
             failure: None,
             driver_ms_before: 0,
+            submission: crate::replay::model::Submission::AfterStart { delay_ms: 0 },
+            pool: None,
             stages,
         }
     }

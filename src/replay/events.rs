@@ -14,9 +14,9 @@ pub enum Event {
     ApplicationEnd {
         timestamp: u64,
     },
-    EnvironmentUpdate {
-        spark_properties: BTreeMap<String, String>,
-    },
+    EnvironmentUpdate(Box<EnvironmentUpdate>),
+    /// `SparkListenerResourceProfileAdded`: a stage-level resource profile (Spark 3.1+).
+    ResourceProfileAdded(ResourceProfile),
     ExecutorAdded(ExecutorAdded),
     ExecutorRemoved(ExecutorRemoved),
     JobStart(JobStart),
@@ -26,9 +26,27 @@ pub enum Event {
     TaskEnd(Box<TaskEnd>),
     /// A Spark event that does not change the replay (task start, block manager, SQL...).
     Ignored,
+    /// A Spark event of an older release whose name Spark 3.1 replaced (the blacklisting
+    /// events, `*Excluded*` since SPARK-32037), which the replay reads nothing from.
+    Older(String),
     /// An event this version does not know (a newer Spark, a custom listener event).
     Unknown(String),
 }
+
+/// The package Jackson names the scheduler's events by when `JsonProtocol` has no case for
+/// them (`SparkListenerEvent` is `@JsonTypeInfo(use = CLASS, property = "Event")`).
+const SCHEDULER_PACKAGE: &str = "org.apache.spark.scheduler.";
+
+/// Events of Spark 2.x and 3.0 that Spark 3.1 renamed (SPARK-32037, blacklist -> exclude;
+/// the classes are still in 4.0.0's spark-core, deprecated): known, older, nothing to replay.
+const OLDER: &[&str] = &[
+    "SparkListenerExecutorBlacklisted",
+    "SparkListenerExecutorUnblacklisted",
+    "SparkListenerNodeBlacklisted",
+    "SparkListenerNodeUnblacklisted",
+    "SparkListenerExecutorBlacklistedForStage",
+    "SparkListenerNodeBlacklistedForStage",
+];
 
 /// Events Spark writes that the replay reads nothing from.
 const IGNORED: &[&str] = &[
@@ -40,18 +58,11 @@ const IGNORED: &[&str] = &[
     "SparkListenerBlockUpdated",
     "SparkListenerExecutorMetricsUpdate",
     "SparkListenerStageExecutorMetrics",
-    "SparkListenerResourceProfileAdded",
-    "SparkListenerExecutorBlacklisted",
     "SparkListenerExecutorExcluded",
-    "SparkListenerExecutorUnblacklisted",
     "SparkListenerExecutorUnexcluded",
-    "SparkListenerNodeBlacklisted",
     "SparkListenerNodeExcluded",
-    "SparkListenerNodeUnblacklisted",
     "SparkListenerNodeUnexcluded",
-    "SparkListenerExecutorBlacklistedForStage",
     "SparkListenerExecutorExcludedForStage",
-    "SparkListenerNodeBlacklistedForStage",
     "SparkListenerNodeExcludedForStage",
     "SparkListenerSpeculativeTaskSubmitted",
     "SparkListenerUnschedulableTaskSetAdded",
@@ -90,10 +101,47 @@ struct LogStart {
     spark_version: String,
 }
 
+/// `SparkListenerEnvironmentUpdate`: the properties the application ran with. Spark 3.0+
+/// writes `Hadoop Properties` (the driver's Hadoop configuration: the YARN limits the cluster's
+/// client config holds); every version writes `Classpath Entries` (a Spark 1.x log's only sign
+/// of its version).
 #[derive(Deserialize)]
-struct EnvironmentUpdate {
+pub struct EnvironmentUpdate {
     #[serde(rename = "Spark Properties", default)]
-    spark_properties: BTreeMap<String, String>,
+    pub spark_properties: BTreeMap<String, String>,
+    #[serde(rename = "Hadoop Properties", default)]
+    pub hadoop_properties: BTreeMap<String, String>,
+    #[serde(rename = "Classpath Entries", default)]
+    pub classpath_entries: BTreeMap<String, String>,
+}
+
+/// One resource of a profile's executor requests (`ExecutorResourceRequest`).
+#[derive(Deserialize, Clone, Debug, PartialEq)]
+pub struct ExecutorResourceRequest {
+    #[serde(rename = "Amount", default)]
+    pub amount: f64,
+}
+
+/// One resource of a profile's task requests (`TaskResourceRequest`).
+#[derive(Deserialize, Clone, Debug, PartialEq)]
+pub struct TaskResourceRequest {
+    #[serde(rename = "Amount", default)]
+    pub amount: f64,
+}
+
+/// `SparkListenerResourceProfileAdded`: a `ResourceProfile` by its id (0 is the default one,
+/// built from the application's own `spark.executor.*` settings).
+#[derive(Deserialize, Clone, Debug, PartialEq)]
+pub struct ResourceProfile {
+    #[serde(rename = "Resource Profile Id")]
+    pub id: u32,
+    /// By resource name: `cores`, `memory`, `offHeap`, `memoryOverhead`, `pyspark.memory`,
+    /// or a custom resource (`gpu`, `fpga`...).
+    #[serde(rename = "Executor Resource Requests", default)]
+    pub executor: BTreeMap<String, ExecutorResourceRequest>,
+    /// By resource name: `cpus` or a custom resource.
+    #[serde(rename = "Task Resource Requests", default)]
+    pub task: BTreeMap<String, TaskResourceRequest>,
 }
 
 #[derive(Deserialize)]
@@ -102,6 +150,19 @@ pub struct ExecutorInfo {
     pub host: String,
     #[serde(rename = "Total Cores", default)]
     pub total_cores: u32,
+    /// Custom resources the executor found (`ResourceInformation` by name: GPUs and the like).
+    #[serde(rename = "Resources", default)]
+    pub resources: BTreeMap<String, ResourceInformation>,
+    /// Its resource profile (Spark 3.1+; the default profile 0 before).
+    #[serde(rename = "Resource Profile Id", default)]
+    pub resource_profile_id: u32,
+}
+
+/// `ResourceInformation`: a resource's addresses on one executor.
+#[derive(Deserialize, Default)]
+pub struct ResourceInformation {
+    #[serde(rename = "addresses", default)]
+    pub addresses: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -140,6 +201,9 @@ pub struct StageInfo {
     pub submission_time: Option<u64>,
     #[serde(rename = "Completion Time")]
     pub completion_time: Option<u64>,
+    /// The stage's resource profile (Spark 3.1+; 0, the default, before).
+    #[serde(rename = "Resource Profile Id", default)]
+    pub resource_profile_id: u32,
 }
 
 #[derive(Deserialize)]
@@ -156,6 +220,9 @@ pub struct JobStart {
     pub submission_time: Option<u64>,
     #[serde(rename = "Stage Infos", default)]
     pub stage_infos: Vec<StageInfo>,
+    /// The job's local properties (`spark.scheduler.pool`, `spark.job.description`...).
+    #[serde(rename = "Properties", default)]
+    pub properties: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -197,8 +264,9 @@ impl JobResult {
 pub struct JobEnd {
     #[serde(rename = "Job ID")]
     pub job_id: u32,
+    /// Spark 1.3+ (Spark 1.2 and older wrote none).
     #[serde(rename = "Completion Time")]
-    pub completion_time: u64,
+    pub completion_time: Option<u64>,
     #[serde(rename = "Job Result")]
     pub job_result: JobResult,
 }
@@ -331,8 +399,8 @@ fn typed<'a, T: Deserialize<'a>>(line: &'a [u8], name: &str) -> Result<T, String
 
 /// Parses one line of the log.
 pub fn parse(line: &[u8]) -> Result<Event, String> {
-    let name = event_name(line)?;
-    let name = name.as_ref();
+    let full = event_name(line)?;
+    let name = full.strip_prefix(SCHEDULER_PACKAGE).unwrap_or(&full);
     Ok(match name {
         "SparkListenerLogStart" => Event::LogStart {
             spark_version: typed::<LogStart>(line, name)?.spark_version,
@@ -341,9 +409,8 @@ pub fn parse(line: &[u8]) -> Result<Event, String> {
         "SparkListenerApplicationEnd" => Event::ApplicationEnd {
             timestamp: typed::<ApplicationEnd>(line, name)?.timestamp,
         },
-        "SparkListenerEnvironmentUpdate" => Event::EnvironmentUpdate {
-            spark_properties: typed::<EnvironmentUpdate>(line, name)?.spark_properties,
-        },
+        "SparkListenerEnvironmentUpdate" => Event::EnvironmentUpdate(typed(line, name)?),
+        "SparkListenerResourceProfileAdded" => Event::ResourceProfileAdded(typed(line, name)?),
         "SparkListenerExecutorAdded" => Event::ExecutorAdded(typed(line, name)?),
         "SparkListenerExecutorRemoved" => Event::ExecutorRemoved(typed(line, name)?),
         "SparkListenerJobStart" => Event::JobStart(typed(line, name)?),
@@ -356,7 +423,8 @@ pub fn parse(line: &[u8]) -> Result<Event, String> {
         }
         "SparkListenerTaskEnd" => Event::TaskEnd(Box::new(typed(line, name)?)),
         n if IGNORED.contains(&n) => Event::Ignored,
-        n => Event::Unknown(n.to_string()),
+        n if OLDER.contains(&n) => Event::Older(full.to_string()),
+        _ => Event::Unknown(full.to_string()),
     })
 }
 
@@ -379,6 +447,19 @@ mod tests {
         assert!(matches!(
             parse(br#"{"Event":"SparkListenerFuture"}"#),
             Ok(Event::Unknown(_))
+        ));
+        // Jackson names the events JsonProtocol has no case for by their class.
+        assert!(matches!(
+            parse(br#"{"Event":"org.apache.spark.scheduler.SparkListenerMiscellaneousProcessAdded","time":1}"#),
+            Ok(Event::Ignored)
+        ));
+        assert!(matches!(
+            parse(br#"{"Event":"org.apache.spark.scheduler.SparkListenerNodeBlacklistedForStage","time":1}"#),
+            Ok(Event::Older(n)) if n == "org.apache.spark.scheduler.SparkListenerNodeBlacklistedForStage"
+        ));
+        assert!(matches!(
+            parse(br#"{"Event":"org.apache.spark.scheduler.SparkListenerFromTheFuture"}"#),
+            Ok(Event::Unknown(n)) if n == "org.apache.spark.scheduler.SparkListenerFromTheFuture"
         ));
         assert!(parse(br#"{"name":"x"}"#).is_err());
         assert!(parse(br#"{"Event":"SparkListenerJobEnd","Job ID":1"#).is_err());

@@ -213,7 +213,26 @@ pub struct Job {
     /// Driver time before the job: from the previous job's end (or the application's start)
     /// to this job's submission, 0 when jobs overlapped.
     pub driver_ms_before: u64,
+    /// When the driver submitted it, relative to what came before it (see [`Submission`]).
+    pub submission: Submission,
+    /// Its `spark.scheduler.pool` local property, if it set one.
+    pub pool: Option<String>,
     pub stages: Vec<Stage>,
+}
+
+/// What a job's submission followed in the log: the driver thread that submitted it reacted to
+/// the latest of the earlier jobs' submissions and ends before it (ties go to an end: a
+/// job submitted when the previous one ended waited for it). Jobs submitted while others ran
+/// (from a thread pool) follow a submission, and run concurrently, as Spark's DAGScheduler runs
+/// them (`spark.scheduler.mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Submission {
+    /// `delay_ms` after the application's start (the first job, or jobs before any ended).
+    AfterStart { delay_ms: u64 },
+    /// `delay_ms` after job `job` (an index into `Application::jobs`) ended.
+    AfterEnd { job: usize, delay_ms: u64 },
+    /// `delay_ms` after job `job` was submitted, while it still ran.
+    AfterSubmission { job: usize, delay_ms: u64 },
 }
 
 impl Job {
@@ -227,8 +246,11 @@ impl Job {
         for s in &self.stages {
             r.add(&s.recoveries);
         }
+        // An executor the application released (dynamic allocation's idle timeout) was not
+        // lost: only removals for a loss count.
         r.executors_lost = executors
             .iter()
+            .filter(|e| e.removal() == Some(Removal::Lost))
             .filter_map(|e| e.removed_ms)
             .filter(|t| (self.submitted_ms..=self.completed_ms).contains(t))
             .count() as u64;
@@ -245,6 +267,57 @@ pub struct ExecutorSpan {
     pub added_ms: u64,
     pub removed_ms: Option<u64>,
     pub removed_reason: Option<String>,
+    /// Custom resources it found, by name, with how many addresses (GPUs and the like).
+    pub resources: BTreeMap<String, u32>,
+    /// Its resource profile (0: the application's default one).
+    pub resource_profile_id: u32,
+}
+
+/// Why the log's executor went away, from `SparkListenerExecutorRemoved`'s reason (the
+/// `ExecutorLossReason` the driver recorded).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Removal {
+    /// The application released it: YarnAllocator's "Container ... exited from explicit
+    /// termination request." for a container it had released (dynamic allocation's idle
+    /// timeout, a kill), `ExecutorKilled`'s "Executor killed by driver.", or
+    /// `ExecutorDecommission`. Not a loss: nothing had to be recovered.
+    Released,
+    /// The application was shutting down ("exited after Application shutdown").
+    Shutdown,
+    /// Anything else: the executor was lost (its node, a crash, a heartbeat timeout).
+    Lost,
+}
+
+impl ExecutorSpan {
+    /// What its removal was, `None` while it ran to the end.
+    pub fn removal(&self) -> Option<Removal> {
+        self.removed_ms?;
+        let reason = self.removed_reason.as_deref().unwrap_or_default();
+        Some(removal_of(reason))
+    }
+
+    /// The driver's own executor of a `local[*]` application (`SparkContext.DRIVER_IDENTIFIER`).
+    pub fn is_driver(&self) -> bool {
+        self.executor_id == "driver" || self.executor_id == "<driver>"
+    }
+}
+
+/// Classifies a removal reason (the texts of Spark 2.x to 4.0: YarnAllocator
+/// `processCompletedContainers`, `ExecutorKilled`, `ExecutorDecommission`).
+pub fn removal_of(reason: &str) -> Removal {
+    const RELEASED: &[&str] = &[
+        "exited from explicit termination request",
+        "Executor killed by driver",
+        "Executor decommission",
+        "executor decommission",
+    ];
+    if RELEASED.iter().any(|r| reason.contains(r)) {
+        Removal::Released
+    } else if reason.contains("exited after Application shutdown") {
+        Removal::Shutdown
+    } else {
+        Removal::Lost
+    }
 }
 
 /// Failures other than a task throwing, counted by `Task End Reason`.
@@ -275,8 +348,66 @@ pub struct OriginalConfig {
     pub task_cpus: u32,
     pub speculation: bool,
     pub locality_wait: Option<String>,
+    /// `spark.submit.deployMode` (client or cluster), if recorded.
+    pub deploy_mode: Option<String>,
+    /// `spark.scheduler.mode` (FIFO or FAIR), if recorded.
+    pub scheduler_mode: Option<String>,
     /// Every Spark property, by key.
     pub properties: BTreeMap<String, String>,
+    /// The YARN settings of the driver's Hadoop configuration (`Hadoop Properties`, keys
+    /// starting `yarn.`): the cluster's limits as its client config records them.
+    pub hadoop_yarn: BTreeMap<String, String>,
+}
+
+impl OriginalConfig {
+    /// The log ran on YARN (`yarn`, or Spark 1.x/2.x's `yarn-client` / `yarn-cluster`); an
+    /// unrecorded master counts as YARN (what the replay runs).
+    pub fn is_yarn(&self) -> bool {
+        self.master.is_empty() || self.master.starts_with("yarn")
+    }
+
+    /// Its scheduler backend waited for executors before the first job: YARN's and
+    /// Kubernetes' make `spark.scheduler.minRegisteredResourcesRatio` 0.8 when unset
+    /// (YarnSchedulerBackend, KubernetesClusterSchedulerBackend in the 4.0.0 jars), the others
+    /// leave CoarseGrainedSchedulerBackend's 0.
+    pub fn backend_waits_for_executors(&self) -> bool {
+        self.is_yarn() || self.master.starts_with("k8s://")
+    }
+
+    /// The log's master runs tasks in the driver (`local`, `local[N]`, `local[*]`).
+    pub fn is_local(&self) -> bool {
+        self.master == "local" || self.master.starts_with("local[")
+    }
+}
+
+/// What the reader could not use as Spark wrote it, or took in place of something missing:
+/// each says so in the report, never silently.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum ReadNote {
+    /// `SparkListenerJobEnd`s for jobs whose `SparkListenerJobStart` the log lacks (a job that
+    /// failed before its start was posted, or an event the listener bus dropped): not replayed.
+    JobEndWithoutStart { jobs: Vec<u32> },
+    /// Stages that ran but belong to no job of the log (their job's start is missing): not
+    /// replayed.
+    StagesWithoutJob { stages: Vec<u32>, tasks: u64 },
+    /// Stages that ran with no `SparkListenerTaskEnd` for some of their tasks: each such task
+    /// is replayed as the stage's recorded span (submission to completion).
+    TasksWithoutEvents {
+        stage: u32,
+        tasks: u64,
+        each_ms: u64,
+    },
+}
+
+/// A stage-level resource profile the log records (`SparkListenerResourceProfileAdded`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ProfileRecord {
+    pub id: u32,
+    pub executor_cores: Option<u32>,
+    pub executor_memory_mb: Option<u64>,
+    pub task_cpus: Option<f64>,
+    /// Custom executor resources (GPUs, FPGAs...), name and amount per executor.
+    pub custom: BTreeMap<String, f64>,
 }
 
 /// What was skipped while reading.
@@ -284,12 +415,14 @@ pub struct OriginalConfig {
 pub struct Skipped {
     /// Events sparkyard does not know (newer Spark versions, other listeners), by name.
     pub unknown: BTreeMap<String, u64>,
+    /// Spark's own events of older releases (the blacklisting events), by name.
+    pub older: BTreeMap<String, u64>,
     /// Known events that do not change the replay (SQL, block updates...).
     pub ignored: u64,
 }
 
 /// The recorded application.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Application {
     pub app_id: String,
     pub app_name: String,
@@ -304,6 +437,10 @@ pub struct Application {
     pub failures: FailureCounts,
     pub skipped: Skipped,
     pub events_read: u64,
+    /// The stage-level resource profiles besides the default (id 0), in id order.
+    pub profiles: Vec<ProfileRecord>,
+    /// What the reader could not use or took instead.
+    pub notes: Vec<ReadNote>,
 }
 
 impl Application {
@@ -343,6 +480,8 @@ pub fn from_reader(label: &str, input: impl std::io::BufRead) -> Result<Applicat
 
 #[derive(Default)]
 struct StageBuild {
+    /// `SparkListenerTaskEnd`s read for it.
+    task_ends: u64,
     name: String,
     num_tasks: u32,
     parents: Vec<u32>,
@@ -358,6 +497,7 @@ struct StageBuild {
 
 struct JobBuild {
     job_id: u32,
+    pool: Option<String>,
     submitted_ms: u64,
     completed_ms: Option<u64>,
     failure: Option<String>,
@@ -379,6 +519,45 @@ struct Builder {
     executors: Vec<ExecutorSpan>,
     failures: FailureCounts,
     skipped: Skipped,
+    /// The Spark version a log without `SparkListenerLogStart` names on its classpath.
+    classpath_version: Option<String>,
+    hadoop_yarn: BTreeMap<String, String>,
+    profiles: Vec<ProfileRecord>,
+    job_ends_without_start: Vec<u32>,
+    task_ends: u64,
+    notes: Vec<ReadNote>,
+}
+
+/// The Spark version in a classpath entry: `spark-assembly-1.2.0-hadoop2.4.0.jar` (Spark 1.x)
+/// or `spark-core_2.10-1.6.3.jar`.
+fn classpath_spark_version(entry: &str) -> Option<String> {
+    let name = entry.rsplit('/').next()?;
+    let rest = name.strip_prefix("spark-assembly-").or_else(|| {
+        name.strip_prefix("spark-core_")
+            .and_then(|r| r.split_once('-').map(|x| x.1))
+    })?;
+    let version: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    let version = version.trim_end_matches('.');
+    (!version.is_empty()).then(|| version.to_string())
+}
+
+/// The major version of a `Spark Version` string ("3.1.1.119" -> 3).
+fn major_version(v: &str) -> Option<u32> {
+    v.split('.').next()?.trim().parse().ok()
+}
+
+/// The refusal of a log Spark 1.x wrote.
+fn spark_1_refusal(version: Option<&str>) -> String {
+    let who = match version {
+        Some(v) => format!("Spark {v}"),
+        None => "a Spark older than 1.3".into(),
+    };
+    format!(
+        "this log was written by {who} (it has no SparkListenerLogStart, which Spark 1.3 and later write first): sparkyard replays the event logs of Spark 2.x, 3.x and 4.x; Spark 1.x events lack fields a replay needs (a job's Completion Time, executors' start-up); re-run the application on Spark 2.0 or later to replay it"
+    )
 }
 
 impl Builder {
@@ -397,6 +576,9 @@ impl Builder {
                     "the log is truncated: its last line is cut off ({e}); was the application still running, or the copy incomplete?"
                 )));
             }
+            Err(_) if self.events > 0 && !self.saw_log_start => {
+                return Err(at(spark_1_refusal(self.classpath_version.as_deref())));
+            }
             Err(e) if line.number == 1 => {
                 return Err(at(format!(
                     "not a Spark event log: {e} (Spark writes one JSON object per line with an \"Event\" field, starting with SparkListenerLogStart)"
@@ -405,12 +587,25 @@ impl Builder {
             Err(e) => return Err(at(e)),
         };
         self.events += 1;
-        self.apply(event).map_err(at)
+        let first = self.events == 1;
+        self.apply(event).map_err(|e| {
+            // Spark 1.x wrote no LogStart and events this reader refuses: name the version.
+            if !self.saw_log_start && !first {
+                at(spark_1_refusal(self.classpath_version.as_deref()))
+            } else {
+                at(e)
+            }
+        })
     }
 
     fn apply(&mut self, e: Event) -> Result<(), String> {
         match e {
             Event::LogStart { spark_version } => {
+                if major_version(&spark_version).is_some_and(|m| m < 2) {
+                    return Err(format!(
+                        "this log was written by Spark {spark_version}: sparkyard replays the event logs of Spark 2.x, 3.x and 4.x; Spark 1.x events lack fields a replay needs; re-run the application on Spark 2.0 or later to replay it"
+                    ));
+                }
                 self.saw_log_start = true;
                 self.spark_version = spark_version;
             }
@@ -420,9 +615,20 @@ impl Builder {
                 self.start_ms = Some(a.timestamp);
             }
             Event::ApplicationEnd { timestamp } => self.end_ms = Some(timestamp),
-            Event::EnvironmentUpdate { spark_properties } => {
-                self.properties.extend(spark_properties)
+            Event::EnvironmentUpdate(env) => {
+                let env = *env;
+                self.properties.extend(env.spark_properties);
+                let yarn = env.hadoop_properties.into_iter();
+                self.hadoop_yarn
+                    .extend(yarn.filter(|(k, _)| k.starts_with("yarn.")));
+                if self.classpath_version.is_none() {
+                    self.classpath_version = env
+                        .classpath_entries
+                        .keys()
+                        .find_map(|k| classpath_spark_version(k));
+                }
             }
+            Event::ResourceProfileAdded(p) => self.profiles.push(profile_record(&p)),
             Event::ExecutorAdded(x) => self.executors.push(ExecutorSpan {
                 executor_id: x.executor_id,
                 host: x.info.host,
@@ -430,6 +636,13 @@ impl Builder {
                 added_ms: x.timestamp,
                 removed_ms: None,
                 removed_reason: None,
+                resources: x
+                    .info
+                    .resources
+                    .iter()
+                    .map(|(k, r)| (k.clone(), r.addresses.len() as u32))
+                    .collect(),
+                resource_profile_id: x.info.resource_profile_id,
             }),
             Event::ExecutorRemoved(x) => {
                 if let Some(s) = self
@@ -448,6 +661,7 @@ impl Builder {
                 }
                 self.jobs.push(JobBuild {
                     job_id: j.job_id,
+                    pool: j.properties.get("spark.scheduler.pool").cloned(),
                     submitted_ms: j.submission_time.unwrap_or(0),
                     completed_ms: None,
                     failure: None,
@@ -457,12 +671,19 @@ impl Builder {
             Event::JobEnd(j) => {
                 let job = self.jobs.iter_mut().rev().find(|b| b.job_id == j.job_id);
                 let Some(job) = job else {
+                    // DAGScheduler posts a JobEnd for a job whose start never reached the log
+                    // (it failed before JobStart was posted, or the event-log queue dropped
+                    // the start): nothing of it can be replayed; the report says so.
+                    self.job_ends_without_start.push(j.job_id);
+                    return Ok(());
+                };
+                let Some(completed) = j.completion_time else {
                     return Err(format!(
-                        "SparkListenerJobEnd for job {} that never started",
+                        "SparkListenerJobEnd of job {} has no Completion Time (Spark 1.3 and later write one)",
                         j.job_id
                     ));
                 };
-                job.completed_ms = Some(j.completion_time);
+                job.completed_ms = Some(completed);
                 job.failure = j.job_result.failure();
             }
             Event::StageSubmitted(s) => {
@@ -483,6 +704,7 @@ impl Builder {
             }
             Event::TaskEnd(t) => self.task_end(*t)?,
             Event::Ignored => self.skipped.ignored += 1,
+            Event::Older(name) => *self.skipped.older.entry(name).or_default() += 1,
             Event::Unknown(name) => *self.skipped.unknown.entry(name).or_default() += 1,
         }
         Ok(())
@@ -499,8 +721,10 @@ impl Builder {
     }
 
     fn task_end(&mut self, t: events::TaskEnd) -> Result<(), String> {
+        self.task_ends += 1;
         let stage = self.stages.entry(t.stage_id).or_default();
         stage.ran = true;
+        stage.task_ends += 1;
         stage.shuffle_map |= t.task_type == "ShuffleMapTask";
         let i = &t.task_info;
         let duration_ms = i.finish_time.saturating_sub(i.launch_time);
@@ -630,6 +854,15 @@ impl Builder {
                 "the log has no SparkListenerApplicationEnd event: the application never ended (it was killed or is still running) or the log is truncated; sparkyard replays only complete applications",
             ));
         };
+        if !self.saw_log_start {
+            return Err(err(&spark_1_refusal(self.classpath_version.as_deref())));
+        }
+        if self.task_ends == 0 && self.stages.values().any(|s| s.ran) {
+            let stages = self.stages.values().filter(|s| s.ran).count();
+            return Err(err(&format!(
+                "the log records {stages} stage(s) that ran but no SparkListenerTaskEnd event: a replay runs each task for its recorded time, and none is recorded (was the log filtered, or written with the task events dropped?)"
+            )));
+        }
         let mut jobs = Vec::with_capacity(self.jobs.len());
         let mut previous_end = start_ms;
         for j in std::mem::take(&mut self.jobs) {
@@ -642,16 +875,37 @@ impl Builder {
             let stages = self.take_stages(&j.stage_ids);
             let driver_ms_before = j.submitted_ms.saturating_sub(previous_end);
             previous_end = previous_end.max(completed_ms);
+            let submission = submission_of(&jobs, j.submitted_ms, start_ms);
             jobs.push(Job {
                 job_id: j.job_id,
                 submitted_ms: j.submitted_ms,
                 completed_ms,
                 failure: j.failure,
                 driver_ms_before,
+                submission,
+                pool: j.pool,
                 stages,
             });
         }
-        let config = original_config(&self.properties);
+        let mut notes = std::mem::take(&mut self.notes);
+        if !self.job_ends_without_start.is_empty() {
+            notes.push(ReadNote::JobEndWithoutStart {
+                jobs: std::mem::take(&mut self.job_ends_without_start),
+            });
+        }
+        let orphans: Vec<(u32, u64)> = self
+            .stages
+            .iter()
+            .filter(|(_, s)| s.ran && s.task_ends > 0)
+            .map(|(id, s)| (*id, s.task_ends))
+            .collect();
+        if !orphans.is_empty() {
+            notes.push(ReadNote::StagesWithoutJob {
+                stages: orphans.iter().map(|o| o.0).collect(),
+                tasks: orphans.iter().map(|o| o.1).sum(),
+            });
+        }
+        let config = original_config(&self.properties, self.hadoop_yarn);
         Ok(Application {
             app_id: self.app_id.unwrap_or_default(),
             app_name: self.app_name,
@@ -665,6 +919,8 @@ impl Builder {
             failures: self.failures,
             skipped: self.skipped,
             events_read: self.events,
+            profiles: self.profiles,
+            notes,
         })
     }
 
@@ -684,15 +940,62 @@ impl Builder {
             let Some(b) = self.stages.remove(id) else {
                 continue;
             };
-            out.push(stage(*id, b, &ran));
+            let (s, note) = stage(*id, b, &ran);
+            self.notes.extend(note);
+            out.push(s);
         }
         out
     }
 }
 
-fn stage(stage_id: u32, mut b: StageBuild, ran_in_job: &[u32]) -> Stage {
+/// What job `submitted_ms`'s submission followed (see [`Submission`]): the latest earlier
+/// submission or end at or before it, an end on a tie.
+fn submission_of(earlier: &[Job], submitted_ms: u64, start_ms: u64) -> Submission {
+    let mut best = Submission::AfterStart {
+        delay_ms: submitted_ms.saturating_sub(start_ms),
+    };
+    let mut at = start_ms;
+    for (k, j) in earlier.iter().enumerate() {
+        if j.submitted_ms <= submitted_ms && j.submitted_ms > at {
+            at = j.submitted_ms;
+            best = Submission::AfterSubmission {
+                job: k,
+                delay_ms: submitted_ms - j.submitted_ms,
+            };
+        }
+        if j.completed_ms <= submitted_ms && j.completed_ms >= at {
+            at = j.completed_ms;
+            best = Submission::AfterEnd {
+                job: k,
+                delay_ms: submitted_ms - j.completed_ms,
+            };
+        }
+    }
+    best
+}
+
+/// The stage of the application; a stage that ran without any `SparkListenerTaskEnd` gets
+/// its recorded span as each task's time, and a note says so.
+fn stage(stage_id: u32, mut b: StageBuild, ran_in_job: &[u32]) -> (Stage, Option<ReadNote>) {
     let n = (b.num_tasks as usize).max(b.tasks.len());
     b.tasks.resize(n, TaskRecord::default());
+    let mut note = None;
+    if b.task_ends == 0 && n > 0 {
+        let span = match (b.submitted_ms, b.completed_ms) {
+            (Some(s), Some(c)) => c.saturating_sub(s),
+            _ => 0,
+        };
+        for t in &mut b.tasks {
+            t.duration_ms = span;
+            t.run_ms = span;
+            t.succeeded = true;
+        }
+        note = Some(ReadNote::TasksWithoutEvents {
+            stage: stage_id,
+            tasks: n as u64,
+            each_ms: span,
+        });
+    }
     for (index, mut fails) in std::mem::take(&mut b.failures) {
         // Recorded in the order they ended (a speculative race's loser after its winner).
         fails.sort_by_key(|f| f.attempt);
@@ -706,7 +1009,7 @@ fn stage(stage_id: u32, mut b: StageBuild, ran_in_job: &[u32]) -> Stage {
             t.failures = Some(fails.into_boxed_slice());
         }
     }
-    Stage {
+    let stage = Stage {
         stage_id,
         name: b.name,
         parents: b
@@ -722,6 +1025,30 @@ fn stage(stage_id: u32, mut b: StageBuild, ran_in_job: &[u32]) -> Stage {
         attempts: b.attempts.max(1),
         tasks: b.tasks,
         recoveries: b.recoveries,
+    };
+    (stage, note)
+}
+
+/// The profile as the report shows it.
+fn profile_record(p: &events::ResourceProfile) -> ProfileRecord {
+    const BUILT_IN: &[&str] = &[
+        "cores",
+        "memory",
+        "offHeap",
+        "memoryOverhead",
+        "pyspark.memory",
+    ];
+    ProfileRecord {
+        id: p.id,
+        executor_cores: p.executor.get("cores").map(|r| r.amount as u32),
+        executor_memory_mb: p.executor.get("memory").map(|r| r.amount as u64),
+        task_cpus: p.task.get("cpus").map(|r| r.amount),
+        custom: p
+            .executor
+            .iter()
+            .filter(|(k, _)| !BUILT_IN.contains(&k.as_str()))
+            .map(|(k, r)| (k.clone(), r.amount))
+            .collect(),
     }
 }
 
@@ -735,7 +1062,10 @@ fn local_cluster(master: &str) -> Option<(u32, u32, u64)> {
     }
 }
 
-fn original_config(p: &BTreeMap<String, String>) -> OriginalConfig {
+fn original_config(
+    p: &BTreeMap<String, String>,
+    hadoop_yarn: BTreeMap<String, String>,
+) -> OriginalConfig {
     let get = |k: &str| p.get(k).cloned();
     let flag = |k: &str| get(k).is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
     let master = get("spark.master").unwrap_or_default();
@@ -750,7 +1080,10 @@ fn original_config(p: &BTreeMap<String, String>) -> OriginalConfig {
             .unwrap_or(1),
         speculation: flag("spark.speculation"),
         locality_wait: get("spark.locality.wait"),
+        deploy_mode: get("spark.submit.deployMode"),
+        scheduler_mode: get("spark.scheduler.mode"),
         properties: p.clone(),
+        hadoop_yarn,
         master: master.clone(),
     };
     if let Some((n, cores, mb)) = local_cluster(&master) {
@@ -764,6 +1097,84 @@ fn original_config(p: &BTreeMap<String, String>) -> OriginalConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_spark_1_classpath_names_its_version() {
+        let v = |e: &str| classpath_spark_version(e);
+        assert_eq!(
+            v("/opt/spark/lib/spark-assembly-1.2.0-hadoop2.4.0.jar").as_deref(),
+            Some("1.2.0")
+        );
+        assert_eq!(
+            v("/opt/spark/jars/spark-core_2.10-1.6.3.jar").as_deref(),
+            Some("1.6.3")
+        );
+        assert_eq!(v("/opt/hadoop/hadoop-common-2.4.0.jar"), None);
+        assert_eq!(major_version("3.1.1.119"), Some(3));
+        assert_eq!(major_version("1.6.3"), Some(1));
+    }
+
+    #[test]
+    fn removals_the_application_asked_for_are_not_losses() {
+        // YarnAllocator.processCompletedContainers: a container the allocator released ends
+        // "exited from explicit termination request"; ExecutorKilled is "Executor killed by
+        // driver."; anything else is a loss.
+        let released = "Container container_e18_1628109047826_1317105_01_000002 exited from explicit termination request.";
+        assert_eq!(removal_of(released), Removal::Released);
+        assert_eq!(removal_of("Executor killed by driver."), Removal::Released);
+        assert_eq!(
+            removal_of("Executor for container c exited after Application shutdown."),
+            Removal::Shutdown
+        );
+        let lost = "Container marked as failed: container_1 on host: h. Exit status: 137.";
+        assert_eq!(removal_of(lost), Removal::Lost);
+        assert_eq!(
+            removal_of("Executor heartbeat timed out after 120000 ms"),
+            Removal::Lost
+        );
+    }
+
+    #[test]
+    fn a_jobs_submission_follows_the_latest_start_end_or_submission_before_it() {
+        let job = |submitted_ms, completed_ms| Job {
+            job_id: 0,
+            submitted_ms,
+            completed_ms,
+            failure: None,
+            driver_ms_before: 0,
+            submission: Submission::AfterStart { delay_ms: 0 },
+            pool: None,
+            stages: Vec::new(),
+        };
+        assert_eq!(
+            submission_of(&[], 1_500, 1_000),
+            Submission::AfterStart { delay_ms: 500 }
+        );
+        // Job 0 ran 2000-5000: a job at 5100 waited for it; one at 2015 ran beside it.
+        let earlier = [job(2_000, 5_000)];
+        assert_eq!(
+            submission_of(&earlier, 5_100, 1_000),
+            Submission::AfterEnd {
+                job: 0,
+                delay_ms: 100
+            }
+        );
+        assert_eq!(
+            submission_of(&earlier, 2_015, 1_000),
+            Submission::AfterSubmission {
+                job: 0,
+                delay_ms: 15
+            }
+        );
+        // A tie goes to the end: submitted when job 0 ended.
+        assert_eq!(
+            submission_of(&earlier, 5_000, 1_000),
+            Submission::AfterEnd {
+                job: 0,
+                delay_ms: 0
+            }
+        );
+    }
 
     #[test]
     fn local_cluster_masters_give_the_executors() {

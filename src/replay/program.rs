@@ -4,9 +4,9 @@
 //! before each job and after the last. A task keeps its own duration whatever the executors
 //! (Sparklens' assumption).
 
-use super::model::{Application, AttemptEnd, ReplayedAttempt, Stage, TaskRecord};
+use super::model::{Application, AttemptEnd, ReplayedAttempt, Stage, Submission, TaskRecord};
 use crate::outputs::eventlog::{DataSize, RecordedTaskSizes, TaskSizes};
-use sparkyard_actors::world::config::{ReplayedJob, UserProgram};
+use sparkyard_actors::world::config::{JobAnchor, ReplayedJob, UserProgram};
 use sparkyard_messages::task::{
     InputSize, JobSpec, ReplayedException, ReplayedFailure, ShuffleWriteSize, StageSpec, TaskWork,
 };
@@ -15,29 +15,58 @@ use std::collections::BTreeMap;
 /// The `--class` a replayed application runs as.
 pub const REPLAY_CLASS: &str = "org.sparkyard.replay.ReplayedApplication";
 
-/// How the driver's time before the first job is replayed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How the driver's time is replayed.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DriverTime {
     /// Driver time before the first job that the log shows overlapping the executors' start-up;
     /// on YARN the user code waits for the backend first (`waitBackendReady`), so this part is
     /// not spent again after it.
     pub overlapped_startup_ms: u64,
+    /// Per job of the log: the driver's time from its submission to its first task's launch
+    /// beyond what the simulation spends there, when an executor was registered and idle to
+    /// take it (the DAGScheduler building the stages and broadcasting the task binary,
+    /// `submitMissingTasks`, and the scheduler's delay before the first offer): the replay's
+    /// job spends it after it starts, before the DAGScheduler gets it.
+    pub before_first_launch_ms: Vec<u64>,
+}
+
+/// The log's job `k`'s time from submission to its first launch, if an executor was
+/// registered and no other job ran when it was submitted (else the wait was for an executor
+/// or a core, which the simulation decides itself).
+fn first_launch_gap_ms(app: &Application, k: usize) -> Option<u64> {
+    let j = &app.jobs[k];
+    let first = j
+        .stages
+        .iter()
+        .flat_map(|s| s.tasks.iter())
+        .filter(|t| t.launch_ms > 0)
+        .map(|t| t.launch_ms)
+        .min()?;
+    let registered = app
+        .executors
+        .iter()
+        .any(|e| e.added_ms <= j.submitted_ms && e.removed_ms.is_none_or(|r| r > first));
+    let others_running = app.jobs[..k]
+        .iter()
+        .any(|o| o.completed_ms > j.submitted_ms);
+    (registered && !others_running).then(|| first.saturating_sub(j.submitted_ms))
 }
 
 /// The first task of each executor in the log and the warm-up it paid, which belongs to the
 /// executor, not to the task: Executor.TaskRunner's first task on a fresh executor fetches the
 /// task binary's broadcast (TorrentBroadcast.readBroadcastBlock, cached in the executor's
-/// BlockManager afterwards), loads and JIT-compiles the classes, and for PySpark starts the
-/// executor's Python worker (PythonWorkerFactory, reused by later tasks with
-/// spark.python.worker.reuse). A replay on fewer executors pays it fewer times, on more
-/// executors more often: the program takes it off those tasks and the simulated executor adds
-/// it to whatever task it runs first (`CostModel.first_task_warmup_ms`). Each first task gives
-/// up its own excess over its stage's median (all of it is its executor's warm-up, however
-/// long that executor took), and every simulated executor pays the median of those.
+/// BlockManager afterwards) and loads the classes to deserialise it, which the log records in
+/// the task's `Executor Deserialize Time` and scheduler delay, outside its `Executor Run
+/// Time`. A replay on fewer executors pays it fewer times, on more executors more often: the
+/// program takes it off those tasks and the simulated executor adds it to whatever task it
+/// runs first (`CostModel.first_task_warmup_ms`). A first task gives up only its time outside
+/// its run beyond its stage's median of that time, so a task's recorded run time stays whole
+/// (work done in the run, such as a Python worker's start, stays the task's); every simulated
+/// executor pays the median of those warm-ups.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FirstTaskWarmup {
-    /// The median over executors of the first task's excess over its stage's median task
-    /// (the mean of the middle two for an even count).
+    /// The median over executors of the first task's warm-up (the mean of the middle two for
+    /// an even count).
     pub warmup_ms: u64,
     /// Each executor's first task: (job, stage) indices into the application -> the tasks of
     /// that stage, by index.
@@ -48,8 +77,8 @@ pub struct FirstTaskWarmup {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct FirstTask {
     pub task: usize,
-    /// Its excess over its stage's median task; the median warm-up when its stage has too few
-    /// tasks to tell.
+    /// Its time outside its run beyond its stage's median of that time; the median warm-up
+    /// (at most its own time outside its run) when its stage has too few tasks to tell.
     pub warmup_ms: u64,
 }
 
@@ -63,6 +92,12 @@ struct TaskAt {
     task: usize,
 }
 
+/// A task's recorded time outside its run (deserialisation, scheduler delay, result
+/// serialisation, getting the result): where a fresh executor's warm-up shows.
+fn outside_run_ms(t: &TaskRecord) -> u64 {
+    t.duration_ms.saturating_sub(t.run_ms)
+}
+
 /// Finds each executor's first task (earliest launch; ties by job, stage, index) and the
 /// warm-up the log shows for it.
 pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
@@ -70,6 +105,11 @@ pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
     for (job, j) in app.jobs.iter().enumerate() {
         for (stage, s) in j.stages.iter().enumerate() {
             for (task, t) in s.tasks.iter().enumerate() {
+                // An attempt that never ran as recorded (no launch: a stage without task
+                // events) or never succeeded is no executor's measured first task.
+                if !t.succeeded || t.launch_ms == 0 {
+                    continue;
+                }
                 let at = TaskAt {
                     launch_ms: t.launch_ms,
                     job,
@@ -90,8 +130,8 @@ pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
         let excess = (stage.tasks.len() >= 3).then(|| {
             let median = *medians
                 .entry((at.job, at.stage))
-                .or_insert_with(|| median_duration(stage));
-            stage.tasks[at.task].duration_ms.saturating_sub(median)
+                .or_insert_with(|| median_outside_run(stage));
+            outside_run_ms(&stage.tasks[at.task]).saturating_sub(median)
         });
         measured.push((*at, excess));
     }
@@ -104,12 +144,13 @@ pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
     };
     let mut first_tasks: BTreeMap<(usize, usize), Vec<FirstTask>> = BTreeMap::new();
     for (at, own) in measured {
+        let task = &app.jobs[at.job].stages[at.stage].tasks[at.task];
         first_tasks
             .entry((at.job, at.stage))
             .or_default()
             .push(FirstTask {
                 task: at.task,
-                warmup_ms: own.unwrap_or(warmup_ms),
+                warmup_ms: own.unwrap_or(warmup_ms).min(outside_run_ms(task)),
             });
     }
     first_tasks.values_mut().for_each(|v| v.sort_unstable());
@@ -119,23 +160,71 @@ pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
     }
 }
 
-fn median_duration(stage: &Stage) -> u64 {
-    let mut d: Vec<u64> = stage.tasks.iter().map(|t| t.duration_ms).collect();
+fn median_outside_run(stage: &Stage) -> u64 {
+    let mut d: Vec<u64> = stage.tasks.iter().map(outside_run_ms).collect();
     let mid = (d.len() - 1) / 2;
     *d.select_nth_unstable(mid).1
 }
 
-/// Builds the program; `startup` is how long the log's first job waited for nothing but the
-/// driver while executors were starting (see [`DriverTime`]); each executor's first task
-/// leaves `warmup.warmup_ms` to the simulated executor (see [`FirstTaskWarmup`]).
-pub fn program(app: &Application, startup: DriverTime, warmup: &FirstTaskWarmup) -> UserProgram {
-    let mut jobs = Vec::with_capacity(app.jobs.len());
-    let mut carried = 0;
+/// Where each log job goes in the program: its index there, or `None` for a job that ran no
+/// task (driver time), and what each program job follows (see [`JobAnchor`]) with its driver
+/// time, an anchor on a job left out resolved to what that job followed.
+fn anchors(app: &Application, startup: &DriverTime) -> (Vec<Option<usize>>, Vec<(JobAnchor, u64)>) {
+    let mut index: Vec<Option<usize>> = Vec::with_capacity(app.jobs.len());
+    // Each log job's anchor in program terms, with its driver time.
+    let mut resolved: Vec<(JobAnchor, u64)> = Vec::with_capacity(app.jobs.len());
+    let mut kept = 0;
+    for j in &app.jobs {
+        let (anchor, delay) = match j.submission {
+            Submission::AfterStart { delay_ms } => (JobAnchor::Start, delay_ms),
+            Submission::AfterEnd { job, delay_ms } => match index[job] {
+                Some(p) => (JobAnchor::End(p), delay_ms),
+                // A job left out is driver time: its span adds to the wait after its anchor.
+                None => {
+                    let (a, d) = resolved[job];
+                    (a, d + app.jobs[job].duration_ms() + delay_ms)
+                }
+            },
+            Submission::AfterSubmission { job, delay_ms } => match index[job] {
+                Some(p) => (JobAnchor::Submission(p), delay_ms),
+                None => {
+                    let (a, d) = resolved[job];
+                    (a, d + delay_ms)
+                }
+            },
+        };
+        resolved.push((anchor, delay));
+        let runs = j.stages.iter().any(|s| !s.tasks.is_empty());
+        index.push(runs.then(|| {
+            kept += 1;
+            kept - 1
+        }));
+    }
+    let program: Vec<(JobAnchor, u64)> = resolved
+        .iter()
+        .zip(&index)
+        .filter(|(_, i)| i.is_some())
+        .map(|(&(a, d), _)| match a {
+            // On YARN the user code starts once the backend is ready: the start-up the log's
+            // driver time overlapped is not spent again.
+            JobAnchor::Start => (a, d.saturating_sub(startup.overlapped_startup_ms)),
+            _ => (a, d),
+        })
+        .collect();
+    (index, program)
+}
+
+/// Builds the program; `startup` is how long the log's driver worked while executors were
+/// starting (see [`DriverTime`]); each executor's first task leaves `warmup.warmup_ms` to the
+/// simulated executor (see [`FirstTaskWarmup`]).
+pub fn program(app: &Application, startup: &DriverTime, warmup: &FirstTaskWarmup) -> UserProgram {
+    let (index, when) = anchors(app, startup);
+    let mut jobs = Vec::with_capacity(when.len());
+    let mut last_end = None;
     for (k, j) in app.jobs.iter().enumerate() {
-        let mut before = j.driver_ms_before + carried;
-        if k == 0 {
-            before = before.saturating_sub(startup.overlapped_startup_ms);
-        }
+        let Some(p) = index[k] else {
+            continue;
+        };
         let stages: Vec<StageSpec> = j
             .stages
             .iter()
@@ -149,25 +238,31 @@ pub fn program(app: &Application, startup: DriverTime, warmup: &FirstTaskWarmup)
                 stage(s, firsts)
             })
             .collect();
-        if stages.is_empty() {
-            // A job that ran no task (all stages skipped, or an empty RDD) is driver time.
-            carried = before + j.duration_ms();
-            continue;
-        }
-        carried = 0;
+        last_end = last_end.max(Some(j.completed_ms));
+        let (after, driver_ms_before) = when[p];
         jobs.push(ReplayedJob {
-            driver_ms_before: before,
+            after,
+            driver_ms_before,
+            launch_delay_ms: startup.before_first_launch_ms.get(k).copied().unwrap_or(0),
             job: JobSpec {
                 call_site: call_site(j.stages.last().map_or("", |s| s.name.as_str())),
                 stages: reindex(stages, j),
             },
         });
     }
+    // The driver's time after the last job it ran ended; with none, the whole application
+    // after the start-up its driver time overlapped.
+    let driver_ms_after_last_job = match last_end {
+        Some(end) => app.end_ms.saturating_sub(end),
+        None => app
+            .duration_ms()
+            .saturating_sub(startup.overlapped_startup_ms),
+    };
     UserProgram::Replay {
         class: REPLAY_CLASS.into(),
         app_name: app.app_name.clone(),
         jobs,
-        driver_ms_after_last_job: app.driver_ms_after + carried,
+        driver_ms_after_last_job,
     }
 }
 
@@ -332,16 +427,22 @@ fn reindex(mut stages: Vec<StageSpec>, job: &super::model::Job) -> Vec<StageSpec
     stages
 }
 
-/// The driver time before the first job that a YARN driver would spend waiting for its backend
-/// anyway: the log's time from ApplicationStart to the first job, up to `ready_ms` (when the
-/// simulated backend, its start-up calibrated to the log's, is ready).
-pub fn startup_overlap(app: &Application, ready_ms: u64) -> DriverTime {
-    let driver = app
-        .jobs
-        .first()
-        .map_or(0, |j| j.submitted_ms.saturating_sub(app.start_ms));
+/// The driver's time as the replay spends it: before the first job, what a YARN driver would
+/// spend waiting for its backend anyway (the log's time from ApplicationStart to the first job,
+/// or to the end when it ran none, up to `ready_ms`, when the simulated backend, its start-up
+/// calibrated to the log's, is ready) is not spent again; before each job's first launch,
+/// what the log shows beyond the simulation's own `own_first_launch_ms`.
+pub fn driver_time(app: &Application, ready_ms: u64, own_first_launch_ms: u64) -> DriverTime {
+    let driver = app.jobs.first().map_or(app.duration_ms(), |j| {
+        j.submitted_ms.saturating_sub(app.start_ms)
+    });
     DriverTime {
         overlapped_startup_ms: driver.min(ready_ms),
+        before_first_launch_ms: (0..app.jobs.len())
+            .map(|k| {
+                first_launch_gap_ms(app, k).map_or(0, |g| g.saturating_sub(own_first_launch_ms))
+            })
+            .collect(),
     }
 }
 

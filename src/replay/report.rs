@@ -4,8 +4,8 @@
 //! or as JSON (`--json`).
 
 use super::analysis::{self, ratio};
-use super::model::{Application, FailureCounts, Recoveries};
-use super::simulate::{Prepared, SimOutcome};
+use super::model::{Application, FailureCounts, ReadNote, Recoveries, Removal};
+use super::simulate::{ClusterOrigin, Prepared, SimOutcome};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -15,7 +15,14 @@ const CURVE_POINTS: usize = 60;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct ReplayReport {
+    /// Why the simulation could not run the application (Spark's or YARN's reason): the
+    /// replay is then an error (`sparkyard replay` exits 1), its figures meaningless.
+    pub error: Option<String>,
     pub log: LogSummary,
+    /// Where the simulated cluster came from (and what the log gave of it).
+    pub cluster: ClusterOrigin,
+    /// What the replay simulates differently from the recording, or could not read.
+    pub notes: Vec<ReplayNote>,
     pub original: Resources,
     pub simulated: Resources,
     pub time: Comparison,
@@ -56,6 +63,8 @@ pub struct LogSummary {
     pub tasks: u64,
     /// Unknown events skipped, by name (a warning each).
     pub unknown_events: BTreeMap<String, u64>,
+    /// Spark's own events of older releases skipped (nothing to replay), by name.
+    pub older_events: BTreeMap<String, u64>,
     pub ignored_events: u64,
 }
 
@@ -147,6 +156,11 @@ pub struct Failures {
     pub recorded_speculative_won: u64,
     pub recorded_stage_retries: u64,
     pub recorded_executors_removed: usize,
+    /// Of those, the ones the application released (dynamic allocation's idle timeout, a
+    /// kill: "exited from explicit termination request"), not lost.
+    pub recorded_executors_released: usize,
+    /// Of those, the ones lost (the rest are released or removed at shutdown).
+    pub recorded_executors_lost: usize,
     pub simulated_task_failures: u64,
     pub simulated_executors_lost: u32,
     pub simulated_am_attempts: u32,
@@ -173,6 +187,9 @@ pub fn build(path: &str, app: &Application, prepared: &Prepared, sim: &SimOutcom
     let jobs = job_rows(app, sim);
     let failures = failures(&app.failures, app, sim, &jobs);
     ReplayReport {
+        error: sim.not_run.clone(),
+        cluster: prepared.cluster_source.clone(),
+        notes: notes(app, prepared),
         log: LogSummary {
             path: path.to_string(),
             app_id: app.app_id.clone(),
@@ -183,6 +200,7 @@ pub fn build(path: &str, app: &Application, prepared: &Prepared, sim: &SimOutcom
             stages: app.stages().count(),
             tasks: app.task_count(),
             unknown_events: app.skipped.unknown.clone(),
+            older_events: app.skipped.older.clone(),
             ignored_events: app.skipped.ignored,
         },
         original: Resources {
@@ -343,6 +361,8 @@ fn failures(f: &FailureCounts, app: &Application, sim: &SimOutcome, jobs: &[JobR
             .iter()
             .filter(|e| e.removed_ms.is_some())
             .count(),
+        recorded_executors_released: removed(app, Removal::Released),
+        recorded_executors_lost: removed(app, Removal::Lost),
         simulated_task_failures: sim.record.tasks_failed,
         simulated_executors_lost: sim.record.executors_lost,
         simulated_am_attempts: sim.record.am_attempts,
@@ -352,6 +372,208 @@ fn failures(f: &FailureCounts, app: &Application, sim: &SimOutcome, jobs: &[JobR
         simulated_recoveries,
         simulated_recoveries_between_jobs: sim.record.recoveries_between_jobs,
     }
+}
+
+fn removed(app: &Application, how: Removal) -> usize {
+    app.executors
+        .iter()
+        .filter(|e| e.removal() == Some(how))
+        .count()
+}
+
+/// What the replay simulates differently from the recording, or could not read; each is a
+/// line of the report, so nothing is dropped silently.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum ReplayNote {
+    /// The reader's own notes (events it could not use, or took something in place of).
+    Read(ReadNote),
+    /// The log ran in client mode (the driver outside YARN); the replay runs it in cluster
+    /// mode, the driver in the AM's container.
+    ClientMode,
+    /// The log ran `local[*]`: its tasks ran in the driver on `cores` cores; the replay runs
+    /// them on one YARN executor of as many cores.
+    Local { master: String, cores: u32 },
+    /// The log ran on another cluster manager (standalone, local-cluster, Kubernetes): replayed
+    /// on YARN; `waits` whether its backend waited for executors before the first job (the
+    /// replay's does as it did).
+    OtherMaster { master: String, waits: bool },
+    /// `spark.scheduler.mode=FAIR` (with these pools): the simulated scheduler is FIFO.
+    FairScheduler { pools: Vec<String> },
+    /// Custom resources (GPUs and the like) the executors asked for, by name and amount per
+    /// executor: not simulated (YARN's resource types are not modelled).
+    CustomResources { resources: BTreeMap<String, f64> },
+    /// Stage-level resource profiles: `simulated` is the one whose executors the replay runs
+    /// (every stage used it), `ignored` the others.
+    ResourceProfiles {
+        simulated: Option<u32>,
+        ignored: Vec<u32>,
+    },
+    /// Fewer executors ever registered than the application asked for (YARN had no room for
+    /// the rest); the replay runs `simulated` (those that registered, unless the user said).
+    FewerRegistered {
+        requested: u32,
+        registered: u32,
+        simulated: Option<String>,
+    },
+}
+
+impl std::fmt::Display for ReplayNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReplayNote::Read(ReadNote::JobEndWithoutStart { jobs }) => write!(
+                f,
+                "{} SparkListenerJobEnd(s) without their JobStart (jobs {}: failed before their start was posted, or the start was dropped): not replayed",
+                jobs.len(),
+                list(jobs)
+            ),
+            ReplayNote::Read(ReadNote::StagesWithoutJob { stages, tasks }) => write!(
+                f,
+                "{} stage(s) that ran in no job of the log (stages {}, {tasks} task events; their job's start is missing): not replayed",
+                stages.len(),
+                list(stages)
+            ),
+            ReplayNote::Read(ReadNote::TasksWithoutEvents {
+                stage,
+                tasks,
+                each_ms,
+            }) => write!(
+                f,
+                "stage {stage} ran with no SparkListenerTaskEnd: its {tasks} tasks are replayed as its recorded span, {} each",
+                secs(*each_ms as f64)
+            ),
+            ReplayNote::ClientMode => f.write_str(
+                "recorded in client mode (the driver outside YARN): replayed in cluster mode, the driver in the AM's container; the executors' start-up is calibrated to the log's (ApplicationStart to ExecutorAdded), so the mode's other start-up path is not added",
+            ),
+            ReplayNote::Local { master, cores } => write!(
+                f,
+                "recorded with master {master}: its tasks ran in the driver on {cores} core(s); replayed on YARN as one executor of {cores} core(s), the executor's start-up calibrated to the log's driver executor"
+            ),
+            ReplayNote::OtherMaster { master, waits: false } => write!(
+                f,
+                "recorded with master {master}: replayed on YARN in cluster mode; like the recorded backend (CoarseGrainedSchedulerBackend's minRegisteredResourcesRatio 0, not YARN's 0.8), the driver does not wait for executors before its first job"
+            ),
+            ReplayNote::OtherMaster { master, waits: true } => write!(
+                f,
+                "recorded with master {master}: replayed on YARN in cluster mode (its backend, like YARN's, waited for executors before the first job)"
+            ),
+            ReplayNote::FairScheduler { pools } => write!(
+                f,
+                "spark.scheduler.mode=FAIR{}: not simulated, the replay's scheduler is FIFO (concurrent jobs share executors in job order)",
+                if pools.is_empty() {
+                    String::new()
+                } else {
+                    format!(" with pools {}", pools.join(", "))
+                }
+            ),
+            ReplayNote::CustomResources { resources } => write!(
+                f,
+                "custom executor resources not simulated (YARN resource types are not modelled): {}",
+                resources
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            ReplayNote::ResourceProfiles { simulated, ignored } => {
+                if let Some(id) = simulated {
+                    write!(
+                        f,
+                        "every stage ran on executors of resource profile {id}: the replay's executors have its cores, memory and task cpus"
+                    )?;
+                }
+                if !ignored.is_empty() {
+                    write!(
+                        f,
+                        "{}resource profile(s) {} not simulated (the replay's executors are the application's default ones)",
+                        if simulated.is_some() { "; " } else { "" },
+                        list(ignored)
+                    )?;
+                }
+                Ok(())
+            }
+            ReplayNote::FewerRegistered {
+                requested,
+                registered,
+                simulated,
+            } => write!(
+                f,
+                "only {registered} of the {requested} executors requested (spark.executor.instances) ever registered in the recording; the replay runs {} (--num-executors {requested} to give it all)",
+                simulated.as_deref().unwrap_or("the default")
+            ),
+        }
+    }
+}
+
+fn list<T: std::fmt::Display>(v: &[T]) -> String {
+    v.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The notes of a replay of `app` as `prepared`.
+fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
+    let c = &app.config;
+    let mut out: Vec<ReplayNote> = app.notes.iter().cloned().map(ReplayNote::Read).collect();
+    if let Some(cores) = super::simulate::local_cores(app) {
+        out.push(ReplayNote::Local {
+            master: c.master.clone(),
+            cores,
+        });
+    } else if !c.is_yarn() {
+        out.push(ReplayNote::OtherMaster {
+            master: c.master.clone(),
+            waits: c.backend_waits_for_executors(),
+        });
+    } else if c.deploy_mode.as_deref() == Some("client") {
+        out.push(ReplayNote::ClientMode);
+    }
+    if c.scheduler_mode
+        .as_deref()
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("FAIR"))
+    {
+        let mut pools: Vec<String> = app.jobs.iter().filter_map(|j| j.pool.clone()).collect();
+        pools.sort();
+        pools.dedup();
+        out.push(ReplayNote::FairScheduler { pools });
+    }
+    let mut custom: BTreeMap<String, f64> = BTreeMap::new();
+    for p in &app.profiles {
+        for (k, v) in &p.custom {
+            let e = custom.entry(k.clone()).or_default();
+            *e = e.max(*v);
+        }
+    }
+    for (k, v) in &c.properties {
+        let amount = k
+            .strip_prefix("spark.executor.resource.")
+            .and_then(|r| r.strip_suffix(".amount"));
+        if let (Some(name), Ok(n)) = (amount, v.trim().parse::<f64>()) {
+            let e = custom.entry(name.to_string()).or_default();
+            *e = e.max(n);
+        }
+    }
+    if !custom.is_empty() {
+        out.push(ReplayNote::CustomResources { resources: custom });
+    }
+    let simulated = super::simulate::single_stage_profile(app).map(|p| p.id);
+    let ignored: Vec<u32> = app
+        .profiles
+        .iter()
+        .map(|p| p.id)
+        .filter(|&id| id != 0 && Some(id) != simulated)
+        .collect();
+    if simulated.is_some() || !ignored.is_empty() {
+        out.push(ReplayNote::ResourceProfiles { simulated, ignored });
+    }
+    if let Some(r) = super::simulate::fewer_registered(app) {
+        out.push(ReplayNote::FewerRegistered {
+            requested: r.requested,
+            registered: r.registered,
+            simulated: prepared.args.num_executors.clone(),
+        });
+    }
+    out
 }
 
 fn secs(ms: f64) -> String {
@@ -376,8 +598,21 @@ pub fn table(r: &ReplayReport) -> String {
         "  {} events, {} jobs, {} stages, {} tasks",
         l.events, l.jobs, l.stages, l.tasks
     );
+    if let Some(e) = &r.error {
+        let _ = writeln!(o, "error: the simulated application could not run: {e}");
+    }
     for (name, n) in &l.unknown_events {
         let _ = writeln!(o, "  warning: skipped {n} unknown event(s) {name}");
+    }
+    for (name, n) in &l.older_events {
+        let _ = writeln!(
+            o,
+            "  skipped {n} {name} event(s) (Spark 2.x/3.0's name, Excluded since 3.1: nothing to replay)"
+        );
+    }
+    let _ = writeln!(o, "  cluster: {}", cluster_text(&r.cluster));
+    for n in &r.notes {
+        let _ = writeln!(o, "  note: {n}");
     }
     let (a, b) = (&r.original, &r.simulated);
     let _ = writeln!(o, "\n{:<28}{:>22}{:>22}", "", "recorded", "simulated");
@@ -526,7 +761,7 @@ pub fn table(r: &ReplayReport) -> String {
     let f = &r.failures;
     let _ = writeln!(
         o,
-        "\nfailures (recorded): {} task exceptions, {} executor-lost tasks, {} fetch failures, {} killed, {} speculative copies ({} won), {} stage retries, {} executors removed",
+        "\nfailures (recorded): {} task exceptions, {} executor-lost tasks, {} fetch failures, {} killed, {} speculative copies ({} won), {} stage retries, {} executors removed ({} lost, {} released by the application)",
         f.recorded_task_exceptions,
         f.recorded_executor_lost,
         f.recorded_fetch_failed,
@@ -534,7 +769,9 @@ pub fn table(r: &ReplayReport) -> String {
         f.recorded_speculative,
         f.recorded_speculative_won,
         f.recorded_stage_retries,
-        f.recorded_executors_removed
+        f.recorded_executors_removed,
+        f.recorded_executors_lost,
+        f.recorded_executors_released
     );
     let _ = writeln!(
         o,
@@ -577,6 +814,27 @@ pub fn table(r: &ReplayReport) -> String {
         }
     }
     o
+}
+
+fn cluster_text(c: &ClusterOrigin) -> String {
+    match c {
+        ClusterOrigin::File(path) => format!("{path} (--cluster)"),
+        ClusterOrigin::Scenario => "the scenario's".into(),
+        ClusterOrigin::Log { taken } if taken.is_empty() => {
+            "config/cluster.toml (embedded; the log records no YARN limits)".into()
+        }
+        ClusterOrigin::Log { taken } => format!(
+            "config/cluster.toml (embedded) sized by the log's Hadoop properties: {}",
+            taken
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        ClusterOrigin::Local { vcores } => format!(
+            "config/cluster.toml (embedded), its maximum allocation and nodes at least {vcores} vcores for the local application's executor"
+        ),
+    }
 }
 
 /// Per job, what Spark ran again to recover (recorded, then simulated): only the jobs where

@@ -4,7 +4,7 @@
 //! the run (SparkContext start and stop, each job, executors over time, busy cores) taken from
 //! the run's observer events, stamped with the virtual clock.
 
-use super::model::{Application, Recoveries};
+use super::model::{Application, ProfileRecord, Recoveries};
 use super::program::{self, REPLAY_CLASS};
 use crate::conf::cluster::{ClusterConfig, ClusterSource, load_cluster};
 use crate::conf::submit::{DefaultsFile, SubmitArgs};
@@ -14,8 +14,8 @@ use crate::runner::RunOptions;
 use crate::scenario::Scenario;
 use sparkyard_actors::faults::FaultController;
 use sparkyard_actors::kernel::clock;
-use sparkyard_actors::world::config::{CostModel, ReplayedJob, UserProgram};
-use sparkyard_actors::world::observer::{Recovery, RunEvent};
+use sparkyard_actors::world::config::{CostModel, JobAnchor, ReplayedJob, UserProgram};
+use sparkyard_actors::world::observer::{Recovery, RemovalCause, RunEvent};
 use sparkyard_messages::task::{JobSpec, StageSpec, TaskWork};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -33,6 +33,9 @@ const REPLAYED_KEYS: &[&str] = &[
     "spark.scheduler.minRegisteredResourcesRatio",
     "spark.scheduler.maxRegisteredResourcesWaitingTime",
 ];
+
+/// `spark.scheduler.minRegisteredResourcesRatio`.
+const MIN_REGISTERED_RATIO: &str = "spark.scheduler.minRegisteredResourcesRatio";
 
 /// What a replay runs with besides the log.
 #[derive(Clone)]
@@ -117,6 +120,60 @@ pub fn verbose_report(p: &Prepared) -> Result<String, UserError> {
     Ok(submission.request.verbose_report())
 }
 
+/// The cores a `local[*]` / `local[N]` application ran its tasks on: the driver's own
+/// executor's `Total Cores` (`LocalSchedulerBackend` posts it as `ExecutorAdded("driver")`),
+/// else N of `local[N]`, else 1 (`local`).
+pub fn local_cores(app: &Application) -> Option<u32> {
+    if !app.config.is_local() {
+        return None;
+    }
+    let posted = app
+        .executors
+        .iter()
+        .find(|e| e.is_driver())
+        .map(|e| e.cores);
+    let named = app
+        .config
+        .master
+        .strip_prefix("local[")
+        .and_then(|r| r.split([',', ']']).next())
+        .and_then(|n| n.trim().parse().ok());
+    Some(posted.filter(|&c| c > 0).or(named).unwrap_or(1))
+}
+
+/// The one resource profile every executor of the log was of, when it is not the default one:
+/// Spark runs a stage only on executors of the stage's profile, so every stage that ran used it.
+pub fn single_stage_profile(app: &Application) -> Option<&ProfileRecord> {
+    let mut ids = app.executors.iter().map(|e| e.resource_profile_id);
+    let first = ids.next()?;
+    if first == 0 || ids.any(|i| i != first) {
+        return None;
+    }
+    app.profiles.iter().find(|p| p.id == first)
+}
+
+/// A static application's executors: how many it asked for and how many ever registered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Registered {
+    pub requested: u32,
+    pub registered: u32,
+}
+
+/// `Some` when, without dynamic allocation, fewer executors ever registered than the
+/// application asked for (`spark.executor.instances`), and at least one did.
+pub fn fewer_registered(app: &Application) -> Option<Registered> {
+    let c = &app.config;
+    if c.dynamic_allocation || c.is_local() {
+        return None;
+    }
+    let requested = c.executor_instances?;
+    let registered = app.executors.iter().filter(|e| !e.is_driver()).count() as u32;
+    (registered > 0 && registered < requested).then_some(Registered {
+        requested,
+        registered,
+    })
+}
+
 /// The spark-submit words' values the log gives, under the user's.
 pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
     let c = &app.config;
@@ -127,11 +184,38 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
     if a.name.is_none() && !app.app_name.is_empty() {
         a.name = Some(app.app_name.clone());
     }
-    if a.num_executors.is_none() && !c.dynamic_allocation {
+    // Under dynamic allocation too: Spark's initial target is max(minExecutors,
+    // initialExecutors, spark.executor.instances) (Utils.getDynamicAllocationInitialExecutors).
+    if a.num_executors.is_none() {
         a.num_executors = c.executor_instances.map(|n| n.to_string());
+        // Without dynamic allocation, fewer registered than it asked for (YARN had no room for
+        // the rest): the replay runs those that ran, and the report says so.
+        if let Some(n) = fewer_registered(app) {
+            a.num_executors = Some(n.registered.to_string());
+        }
     }
     if a.executor_cores.is_none() {
         a.executor_cores = c.executor_cores.map(|n| n.to_string());
+    }
+    // A local application's tasks ran in the driver on its cores: one executor of as many.
+    if let Some(cores) = local_cores(app) {
+        a.num_executors.get_or_insert_with(|| "1".into());
+        a.executor_cores.get_or_insert_with(|| cores.to_string());
+    }
+    // Stage-level scheduling: the executors every stage ran on were of one profile.
+    if let Some(p) = single_stage_profile(app) {
+        if let Some(cores) = p.executor_cores {
+            a.executor_cores.get_or_insert_with(|| cores.to_string());
+        }
+        if let Some(mb) = p.executor_memory_mb {
+            a.executor_memory.get_or_insert_with(|| format!("{mb}m"));
+        }
+        if let Some(cpus) = p.task_cpus.filter(|c| *c >= 1.0) {
+            let key = "spark.task.cpus";
+            if !a.conf.iter().any(|kv| kv.starts_with(&format!("{key}="))) {
+                a.conf.push(format!("{key}={}", cpus as u32));
+            }
+        }
     }
     if a.executor_memory.is_none() {
         a.executor_memory = c.executor_memory.clone();
@@ -145,6 +229,13 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
         .filter(|(k, _)| REPLAYED_KEYS.iter().any(|p| k.starts_with(p)))
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
+    if !c.backend_waits_for_executors() && !c.properties.contains_key(MIN_REGISTERED_RATIO) {
+        // A standalone, local-cluster or local backend's minRegisteredRatio is 0: its driver
+        // submitted the first job without waiting for executors (CoarseGrainedSchedulerBackend:
+        // `conf.get(SCHEDULER_MIN_REGISTERED_RESOURCES_RATIO).getOrElse(0.0)`; only
+        // YarnSchedulerBackend makes it 0.8), and its first job waited for them instead.
+        conf.push(format!("{MIN_REGISTERED_RATIO}=0"));
+    }
     // The user's --conf come last: they win.
     conf.extend(a.conf);
     a.conf = conf;
@@ -181,9 +272,13 @@ pub struct SimRecord {
     pub am_attempts: u32,
     /// What was run again while no job ran (an executor lost between jobs).
     pub recoveries_between_jobs: Recoveries,
-    /// Executors already counted as lost, by (AM attempt, executor): the driver's removal and
-    /// the container's exit are one loss.
+    /// Executors already counted as gone (lost or released), by (AM attempt, executor): the
+    /// driver's removal and the container's exit are one loss.
     lost: std::collections::BTreeSet<(u32, u32)>,
+    /// The program's jobs running now, by index.
+    running_jobs: std::collections::BTreeSet<usize>,
+    /// Jobs started that no task launch has followed yet.
+    awaiting_launch: Vec<usize>,
     running_tasks: u64,
     running_executors: u32,
     launched: u32,
@@ -195,6 +290,9 @@ pub struct SimRecord {
 pub struct JobSpan {
     pub started_ms: u64,
     pub ended_ms: Option<u64>,
+    /// When the first task launched while it ran (the probe's: the simulation's own time
+    /// from a job's submission to its first launch on an idle executor).
+    pub first_launch_ms: Option<u64>,
     /// What the simulated schedulers ran again while the job ran.
     pub recoveries: Recoveries,
 }
@@ -228,16 +326,32 @@ impl SimRecord {
                 self.running_executors = 0;
                 self.running_tasks = 0;
             }
-            RunEvent::AmAttemptStarted { attempt } => self.am_attempts = *attempt,
-            RunEvent::JobStarted { .. } => self.jobs.push(JobSpan {
-                started_ms: now,
-                ended_ms: None,
-                recoveries: Recoveries::default(),
-            }),
-            RunEvent::JobSucceeded { .. } => {
-                if let Some(j) = self.jobs.last_mut() {
+            RunEvent::AmAttemptStarted { attempt } => {
+                self.am_attempts = *attempt;
+                self.running_jobs.clear();
+                self.awaiting_launch.clear();
+            }
+            RunEvent::JobStarted { job, .. } => {
+                let k = *job as usize;
+                if self.jobs.len() <= k {
+                    self.jobs.resize(k + 1, JobSpan::default());
+                }
+                // A later AM attempt's driver runs the jobs again: the last run counts.
+                self.jobs[k] = JobSpan {
+                    started_ms: now,
+                    ended_ms: None,
+                    first_launch_ms: None,
+                    recoveries: Recoveries::default(),
+                };
+                self.running_jobs.insert(k);
+                self.awaiting_launch.push(k);
+            }
+            RunEvent::JobSucceeded { job, .. } => {
+                let k = *job as usize;
+                if let Some(j) = self.jobs.get_mut(k) {
                     j.ended_ms = Some(now);
                 }
+                self.running_jobs.remove(&k);
             }
             RunEvent::ExecutorLaunched { .. } => {
                 self.launched += 1;
@@ -253,15 +367,23 @@ impl SimRecord {
                 self.registration_offsets_ms.push(since);
                 self.registration_executors.push(executor.0);
             }
-            RunEvent::ExecutorLost(lost) => {
-                if self.lost.insert((lost.attempt, lost.executor.0)) {
-                    self.recoveries_now().executors_lost += 1;
-                }
-                self.executors_lost += 1;
-                self.running_executors = self.running_executors.saturating_sub(1);
-                self.executors_running.push((now, self.running_executors));
+            // Released (dynamic allocation's idle timeout, the driver's kill, a decommission):
+            // no longer running, not lost.
+            RunEvent::ExecutorRemoved(r) if r.cause != RemovalCause::Lost => {
+                self.gone(r.attempt, r.executor.0, now);
             }
-            RunEvent::TasksLaunched { count } => self.running_tasks += count,
+            // The driver's removal (a heartbeat timeout) and the container's exit are one loss
+            // of one running executor.
+            RunEvent::ExecutorLost(lost) => self.lost_one(lost.attempt, lost.executor.0, now),
+            RunEvent::TasksLaunched { count } => {
+                self.running_tasks += count;
+                // Once per job (this is the per-launch path): the jobs waiting for a launch.
+                for k in self.awaiting_launch.drain(..) {
+                    if let Some(j) = self.jobs.get_mut(k) {
+                        j.first_launch_ms.get_or_insert(now);
+                    }
+                }
+            }
             RunEvent::TaskFinished => self.running_tasks = self.running_tasks.saturating_sub(1),
             RunEvent::TasksFailed { count } => {
                 self.tasks_failed += count;
@@ -272,12 +394,31 @@ impl SimRecord {
         }
     }
 
-    /// The recoveries of the job running now (a replay's driver runs one job at a time), else
-    /// those between jobs.
+    /// An executor stopped running (each once); whether this was the first report of it.
+    fn gone(&mut self, attempt: u32, executor: u32, now: u64) -> bool {
+        if !self.lost.insert((attempt, executor)) {
+            return false;
+        }
+        self.running_executors = self.running_executors.saturating_sub(1);
+        self.executors_running.push((now, self.running_executors));
+        true
+    }
+
+    /// An executor lost: counted once, in the job running now.
+    fn lost_one(&mut self, attempt: u32, executor: u32, now: u64) {
+        if self.gone(attempt, executor, now) {
+            self.recoveries_now().executors_lost += 1;
+            self.executors_lost += 1;
+        }
+    }
+
+    /// The recoveries of the job running now (the earliest submitted of those running when
+    /// jobs run concurrently: FIFO runs its tasks first), else those between jobs.
     fn recoveries_now(&mut self) -> &mut Recoveries {
-        match self.jobs.last_mut() {
-            Some(j) if j.ended_ms.is_none() => &mut j.recoveries,
-            _ => &mut self.recoveries_between_jobs,
+        let running = self.running_jobs.iter().next().copied();
+        match running.and_then(|k| self.jobs.get_mut(k)) {
+            Some(j) => &mut j.recoveries,
+            None => &mut self.recoveries_between_jobs,
         }
     }
 
@@ -322,6 +463,9 @@ pub struct SimOutcome {
     pub faults_unfired: Vec<String>,
     /// When the run ended (the client returned), virtual ms since the cluster started.
     pub end_ms: u64,
+    /// Why the simulated application could not run at all, in Spark's and YARN's words (see
+    /// [`could_not_run`]); `None` when it ran.
+    pub not_run: Option<String>,
 }
 
 /// A fault that fired in a replay: when (virtual ms since the cluster started), its label and
@@ -346,6 +490,38 @@ fn failure_reason(o: &sparkyard_actors::world::context::ClientOutcome) -> Option
     Some(why)
 }
 
+/// Whether a simulation ran the application: `None` if it did, else Spark's or YARN's reason
+/// it could not. It could not when its SparkContext never started (spark-submit refused the
+/// submission, e.g. `Client.verifyClusterResources`' "Required executor memory ... is above
+/// the max threshold", or no ApplicationMaster ever ran), or when the application failed
+/// without any executor ever registering (the ResourceManager refused the executors' asks,
+/// `InvalidResourceRequestException`, or YARN had no room). An application that ran and
+/// failed as its recording did is not this.
+fn could_not_run(
+    record: &SimRecord,
+    outcome: &sparkyard_actors::world::context::ClientOutcome,
+    unallocated: Option<String>,
+) -> Option<String> {
+    let started = record.context_started_ms.is_some();
+    let registered = !record.registration_offsets_ms.is_empty();
+    let failed = outcome.exception.is_some();
+    if started && (registered || !failed) {
+        return None;
+    }
+    let mut why = match &outcome.exception {
+        Some(e) => format!("{}: {}", e.class, e.message),
+        None => "the application never started its SparkContext".into(),
+    };
+    let diagnostics = outcome.diagnostics.trim();
+    if !diagnostics.is_empty() && !why.contains(diagnostics) {
+        why.push_str(&format!(" (diagnostics: {diagnostics})"));
+    }
+    if let Some(note) = unallocated {
+        why.push_str(&format!("; {}", note.trim_start_matches("note: ")));
+    }
+    Some(why)
+}
+
 /// An event log the replay wrote, and Spark's refusal when an earlier one was in the way.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct WrittenEventLog {
@@ -360,6 +536,89 @@ pub struct Prepared {
     pub cluster: ClusterConfig,
     pub program: UserProgram,
     pub scenario: Option<Arc<Scenario>>,
+    /// Where the simulated cluster came from, and what of it the log gave.
+    pub cluster_source: ClusterOrigin,
+}
+
+/// Where the simulated cluster came from.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum ClusterOrigin {
+    /// The user's `--cluster FILE`.
+    File(String),
+    /// The scenario's `[cluster]`.
+    Scenario,
+    /// The embedded cluster, sized by the log's own recorded YARN limits (its `Hadoop
+    /// Properties`), each listed as `key = value`; empty when the log records none.
+    Log { taken: Vec<(String, String)> },
+    /// The embedded cluster, resized so one executor of a `local[*]` application's cores fits
+    /// (`vcores`): a local log's Hadoop properties are the client's defaults, not a cluster's.
+    Local { vcores: u32 },
+}
+
+/// The YARN limits a log's `Hadoop Properties` record that size the simulated cluster.
+const LOG_LIMITS: &[&str] = &[
+    "yarn.scheduler.minimum-allocation-mb",
+    "yarn.scheduler.maximum-allocation-mb",
+    "yarn.scheduler.minimum-allocation-vcores",
+    "yarn.scheduler.maximum-allocation-vcores",
+    "yarn.nodemanager.resource.memory-mb",
+    "yarn.nodemanager.resource.cpu-vcores",
+];
+
+/// Sizes the cluster by the log's recorded YARN limits: the scheduler's minimum and maximum
+/// allocations, and every NodeManager's memory and vcores when recorded (a value of -1 is
+/// YARN's "detect the hardware", which the log cannot tell: the nodes keep the cluster file's
+/// size). A NodeManager holds at least the largest container the scheduler allows, so an
+/// application that fit the recorded cluster fits the simulated one. Returns what was taken.
+fn size_from_log(cluster: &mut ClusterConfig, app: &Application) -> Vec<(String, String)> {
+    let mut taken = Vec::new();
+    for &key in LOG_LIMITS {
+        let Some(v) = app.config.hadoop_yarn.get(key) else {
+            continue;
+        };
+        let Ok(n) = v.trim().parse::<i64>() else {
+            continue;
+        };
+        let Ok(n) = u64::try_from(n) else {
+            continue; // -1: detected by the NodeManager from its hardware
+        };
+        if n == 0 {
+            continue;
+        }
+        let y = &mut cluster.yarn;
+        let vcores = u32::try_from(n).unwrap_or(u32::MAX);
+        match key {
+            "yarn.scheduler.minimum-allocation-mb" => y.minimum_allocation_mb = n,
+            "yarn.scheduler.maximum-allocation-mb" => y.maximum_allocation_mb = n,
+            "yarn.scheduler.minimum-allocation-vcores" => y.minimum_allocation_vcores = vcores,
+            "yarn.scheduler.maximum-allocation-vcores" => y.maximum_allocation_vcores = vcores,
+            "yarn.nodemanager.resource.memory-mb" => {
+                cluster.nodes.iter_mut().for_each(|x| x.memory_mb = n)
+            }
+            _ => cluster.nodes.iter_mut().for_each(|x| x.vcores = vcores),
+        }
+        taken.push((key.to_string(), n.to_string()));
+    }
+    if !taken.is_empty() {
+        let (mb, vcores) = (
+            cluster.yarn.maximum_allocation_mb,
+            cluster.yarn.maximum_allocation_vcores,
+        );
+        for node in &mut cluster.nodes {
+            node.memory_mb = node.memory_mb.max(mb);
+            node.vcores = node.vcores.max(vcores);
+        }
+    }
+    taken
+}
+
+/// Lets one executor of `cores` fit a node and the scheduler's maximum allocation.
+fn fit_local(cluster: &mut ClusterConfig, cores: u32) {
+    let y = &mut cluster.yarn;
+    y.maximum_allocation_vcores = y.maximum_allocation_vcores.max(cores);
+    for node in &mut cluster.nodes {
+        node.vcores = node.vcores.max(cores);
+    }
 }
 
 /// Builds the run's inputs: submit options, the cluster (the user's `--cluster`, the scenario's,
@@ -376,10 +635,25 @@ pub fn prepare_on(
     adjust: impl FnOnce(&mut ClusterConfig) -> Result<(), UserError>,
 ) -> Result<Prepared, UserError> {
     let args = submit_args(app, &setup.submit);
-    let mut cluster = match (&args.sim.cluster, &setup.scenario) {
-        (Some(path), _) => load_cluster(ClusterSource::Path(path.clone()))?,
-        (None, Some(s)) => s.cluster.clone(),
-        (None, None) => load_cluster(ClusterSource::Embedded)?,
+    let (mut cluster, cluster_source) = match (&args.sim.cluster, &setup.scenario) {
+        (Some(path), _) => (
+            load_cluster(ClusterSource::Path(path.clone()))?,
+            ClusterOrigin::File(path.display().to_string()),
+        ),
+        (None, Some(s)) => (s.cluster.clone(), ClusterOrigin::Scenario),
+        (None, None) => {
+            let mut c = load_cluster(ClusterSource::Embedded)?;
+            let origin = match local_cores(app) {
+                Some(cores) => {
+                    fit_local(&mut c, cores);
+                    ClusterOrigin::Local { vcores: cores }
+                }
+                None => ClusterOrigin::Log {
+                    taken: size_from_log(&mut c, app),
+                },
+            };
+            (c, origin)
+        }
     };
     adjust(&mut cluster)?;
     // The probe runs without the scenario's faults: it times the healthy start-up.
@@ -388,11 +662,13 @@ pub fn prepare_on(
         cluster,
         program: probe_program(app),
         scenario: None,
+        cluster_source,
     };
-    let ready_ms = calibrate(app, &mut p)?;
+    let probe = calibrate(app, &mut p)?;
     let warmup = program::first_task_warmup(app);
     p.cluster.costs.first_task_warmup_ms = warmup.warmup_ms;
-    p.program = program::program(app, program::startup_overlap(app, ready_ms), &warmup);
+    let driver = program::driver_time(app, probe.ready_ms, probe.first_launch_ms);
+    p.program = program::program(app, &driver, &warmup);
     p.scenario = setup.scenario.clone();
     Ok(p)
 }
@@ -420,7 +696,9 @@ fn probe_program(app: &Application) -> UserProgram {
         class: REPLAY_CLASS.into(),
         app_name: app.app_name.clone(),
         jobs: vec![ReplayedJob {
+            after: JobAnchor::Start,
             driver_ms_before: 0,
+            launch_delay_ms: 0,
             job,
         }],
         driver_ms_after_last_job: 0,
@@ -481,8 +759,31 @@ pub fn startup_spread_ms(app: &Application, simulated: &[u64]) -> Option<Vec<u64
 /// second one after spreading the executors' starts as the log's, [`startup_spread_ms`]), and
 /// the difference goes to the JVM start (longer), or comes off the JVM start, container launch,
 /// executor env and SparkContext init in turn (shorter). Returns when the calibrated backend is
-/// ready (the probe's job start, moved by the same difference), ms after the SparkContext.
-fn calibrate(app: &Application, p: &mut Prepared) -> Result<u64, UserError> {
+/// ready (a last probe run under the run's own settings) and the simulation's own time from a
+/// job's submission to its first launch.
+fn calibrate(app: &Application, p: &mut Prepared) -> Result<Probe, UserError> {
+    // The start-up is timed with the backend waiting for every executor, so the probe's job,
+    // which ends at once, does not stop the context before the last one registers (under a
+    // minRegisteredResourcesRatio of 0 it would start with none).
+    let args = p.args.clone();
+    p.args.conf.push(format!("{MIN_REGISTERED_RATIO}=1"));
+    let timed = time_startup(app, p);
+    p.args = args;
+    let first_launch_ms = timed?;
+    // Then the backend's readiness under the run's own settings: `waitBackendReady` ends when
+    // enough executors registered or after spark.scheduler.maxRegisteredResourcesWaitingTime,
+    // whichever is first, so it does not simply move with the executors.
+    let out = run(p, p.args.sim.seed)?;
+    Ok(Probe {
+        ready_ms: ready_ms(&out.record),
+        first_launch_ms,
+    })
+}
+
+/// Moves the cost model so the probe's executors register when the log's did (see
+/// [`calibrate`]); returns the simulation's own time from a job's submission to its first
+/// launch, from the last probe run.
+fn time_startup(app: &Application, p: &mut Prepared) -> Result<u64, UserError> {
     let mut out = run(p, p.args.sim.seed)?;
     // In registration order: the k-th to register gets the k-th share of the spread, whichever
     // executor it is (seeded connection times decide which registers first).
@@ -501,23 +802,44 @@ fn calibrate(app: &Application, p: &mut Prepared) -> Result<u64, UserError> {
         p.cluster.costs.executor_start_spread_ms = spread_by_executor(&regs, &by_rank);
         out = run(p, p.args.sim.seed)?;
     }
-    let r = &out.record;
-    let started = r.context_started_ms.unwrap_or(0);
-    let ready = r
-        .jobs
-        .first()
-        .map_or(0, |j| j.started_ms.saturating_sub(started));
-    let mut offsets = r.registration_offsets_ms.clone();
+    let mut offsets = out.record.registration_offsets_ms.clone();
     offsets.sort_unstable();
-    let (Some(target), Some(&sim)) = (
+    if let (Some(target), Some(&sim)) = (
         recorded_startup_ms(app),
         offsets.get(offsets.len().saturating_sub(1) / 2),
-    ) else {
-        return Ok(ready);
-    };
-    let delta = target as i64 - sim as i64;
-    shift_startup(&mut p.cluster.costs, delta);
-    Ok((ready as i64 + delta).max(0) as u64)
+    ) {
+        shift_startup(&mut p.cluster.costs, target as i64 - sim as i64);
+    }
+    Ok(own_first_launch_ms(&out.record))
+}
+
+/// The simulation's own time from a job's submission to its first task's launch on an idle
+/// executor (the probe's), ms.
+fn own_first_launch_ms(r: &SimRecord) -> u64 {
+    // Only a job submitted once an executor had registered times the launch path.
+    let first_registered = r.executors_running.first().map(|&(t, _)| t);
+    r.jobs
+        .first()
+        .map_or(0, |j| match (j.first_launch_ms, first_registered) {
+            (Some(l), Some(reg)) if reg <= j.started_ms => l.saturating_sub(j.started_ms),
+            _ => 0,
+        })
+}
+
+/// When the probe's job started (the backend was ready), ms after the SparkContext started.
+fn ready_ms(r: &SimRecord) -> u64 {
+    let started = r.context_started_ms.unwrap_or(0);
+    r.jobs
+        .first()
+        .map_or(0, |j| j.started_ms.saturating_sub(started))
+}
+
+/// What the probe measured of the calibrated simulation.
+struct Probe {
+    /// When the backend was ready, ms after the SparkContext started.
+    ready_ms: u64,
+    /// Its own time from a job's submission to its first launch.
+    first_launch_ms: u64,
 }
 
 /// The spread by executor id (`CostModel.executor_start_spread_ms`), from the spread by
@@ -616,6 +938,7 @@ fn run_with_log(
         }
         _ => Vec::new(),
     };
+    let unallocated = crate::report::unallocated(&done.result, &done.spark);
     let result = done.result;
     let mut record = record.take();
     record.advance(result.end_ms, cpus, cores);
@@ -630,6 +953,7 @@ fn run_with_log(
             no_effect: f.no_effect.clone(),
         })
         .collect();
+    let not_run = could_not_run(&record, o, unallocated);
     let final_state = match (o.state, o.final_status) {
         (Some(s), Some(f)) => format!("{s}/{f}"),
         _ => "NOT-SUBMITTED".into(),
@@ -658,6 +982,7 @@ fn run_with_log(
             .map(|u| u.label.clone())
             .collect(),
         end_ms: result.end_ms,
+        not_run,
     })
 }
 

@@ -140,6 +140,20 @@ fn every_real_spark_log_replays_under_its_own_config_within_ten_percent() {
                     r.time.simulated,
                     r.time.error_pct
                 );
+                // And each job: local-cluster's backend does not wait for executors
+                // (minRegisteredResourcesRatio 0), so its first job waited for them, as the
+                // replay's does (before issue 30, job 0 came out 13-57 % short).
+                for j in &r.jobs {
+                    let sim = j.simulated_ms.expect("ran") as f64;
+                    let rec = j.recorded_ms as f64;
+                    let pct = 100.0 * (sim - rec) / rec;
+                    assert!(
+                        pct.abs() <= 10.0,
+                        "{}: job {} {rec} ms -> {sim} ms ({pct:+.1} %)",
+                        log.display(),
+                        j.job_id
+                    );
+                }
             }
         }
     }
@@ -179,7 +193,7 @@ fn what_if_error_pct(app: &str, from: u32, to: u32) -> f64 {
 // by what those recordings differ in (+23.5 %, +18.2 %); the test below pins that, and the one
 // above shows the what-if exact on logs recorded without contention.
 #[test]
-#[ignore = "not met on the committed logs (CPU contention while recording): skew +2.4 %, multijob +50.2 %, see README"]
+#[ignore = "not met on the committed logs (CPU contention while recording): skew +17.0 %, multijob +63.3 %, see README"]
 fn the_what_if_from_two_executors_predicts_one_within_fifteen_percent() {
     let errors: Vec<(&str, f64)> = ["skew", "multijob"]
         .into_iter()
@@ -284,10 +298,14 @@ fn the_what_if_misses_by_what_the_recordings_differ_in_and_little_more() {
 }
 
 #[test]
-fn the_skew_what_if_from_two_executors_predicts_one_within_fifteen_percent() {
-    // The half of the test above that holds: the skew logs' N = 2 -> N = 1 what-if.
+fn the_skew_what_if_from_two_executors_to_one_errs_as_the_readme_says() {
+    // Since a first task keeps its whole run time (issue 30, item 19: the warm-up an executor
+    // takes off its first task is only the time outside the task's run), the skew logs'
+    // N = 2 -> N = 1 what-if is +17.0 % (it was +2.4 % when the whole excess of a first task,
+    // its Python worker's start in the run included, went to the executor). The README's
+    // figure, kept true.
     let e = what_if_error_pct("skew", 2, 1);
-    assert!(e.abs() <= 15.0, "skew: N=2 -> N=1 error {e:+.1} %");
+    assert!((e - 17.0).abs() <= 1.0, "skew: N=2 -> N=1 error {e:+.1} %");
 }
 
 #[test]
@@ -304,10 +322,17 @@ fn each_executors_first_task_warm_up_belongs_to_the_executor() {
         vec![0, 1]
     );
     assert_eq!(w.first_tasks.len(), 1);
-    // Each first task gives up its own excess; the executors pay the median of the two.
+    // Each first task gives up its time outside its run beyond its stage's median of that
+    // time (deserialisation 2.9-3.0 s against 0.02-0.08 s): 3.4-3.7 s. Its run (7.1-7.5 s,
+    // the Python worker's start included) stays whole; the executors pay the median of the two.
     let own: Vec<u64> = firsts.iter().map(|f| f.warmup_ms).collect();
-    assert!(own.iter().all(|ms| (9000..=9800).contains(ms)), "{w:?}");
+    assert!(own.iter().all(|ms| (3300..=3800).contains(ms)), "{w:?}");
     assert_eq!(w.warmup_ms, (own[0] + own[1]) / 2, "{w:?}");
+    let tasks = &app.jobs[0].stages[0].tasks;
+    for f in firsts {
+        let t = &tasks[f.task];
+        assert!(t.duration_ms - f.warmup_ms >= t.run_ms, "{t:?} {f:?}");
+    }
     // Under its own configuration the same tasks run first: the replay stays within 10 %.
     let own = replay::replay(&data("multijob_n2_r1.zstd"), &setup(&[])).expect("replays");
     assert!(own.time.error_pct.abs() <= 10.0, "{}", own.time.error_pct);
@@ -605,8 +630,17 @@ fn a_real_lz4_log_with_a_damaged_checksum_is_a_corrupt_stream() {
 /// Every committed real log file (a rolling directory's event files included).
 fn committed_log_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(data("")).expect("tests/data/eventlogs") {
+    let top = std::fs::read_dir(data("")).expect("tests/data/eventlogs");
+    let apache = std::fs::read_dir(data("apache")).expect("tests/data/eventlogs/apache");
+    for entry in top.chain(apache) {
         let path = entry.expect("entry").path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        if name
+            .as_deref()
+            .is_some_and(|n| n == "apache" || n.ends_with(".md"))
+        {
+            continue;
+        }
         if path.is_dir() {
             for e in std::fs::read_dir(&path).expect("rolling dir") {
                 let p = e.expect("entry").path();
@@ -1222,4 +1256,505 @@ fn a_resubmitted_attempts_tasks_are_its_missing_partitions_not_its_first_indices
     assert_eq!(s.tasks[2].launch_ms, 2000);
     let r = app.jobs[0].recoveries(&app.executors);
     assert_eq!((r.stage_resubmissions, r.resubmitted_tasks), (1, 1));
+}
+
+// ---- Real production logs: Apache Spark's own test resources (tests/data/eventlogs/apache) ----
+
+fn apache(name: &str) -> PathBuf {
+    data("apache").join(name)
+}
+
+/// What each committed Apache log gives: its own-configuration replay error and its jobs' (the
+/// README's accuracy table), or the refusal's reason.
+enum Expected {
+    /// Replays; the application's error and each job's, %, as measured (the README's figures).
+    Replays(f64, &'static [f64]),
+    /// Refused; a piece of the reason.
+    Refused(&'static str),
+}
+
+const APACHE_LOGS: &[(&str, Expected)] = &[
+    // Job 0 (3.1 s): 4 of its tasks threw on fresh executors; their recorded time holds their
+    // executor's warm-up, which the simulated executor pays again (see the README).
+    (
+        "application_1516285256255_0012",
+        Expected::Replays(0.2, &[23.0]),
+    ),
+    (
+        "application_1547723113049_0006",
+        Expected::Refused("no SparkListenerApplicationEnd"),
+    ),
+    // Job 2's first task waited 3.7 s for locality (delay scheduling), not simulated.
+    (
+        "application_1553914137147_0018",
+        Expected::Replays(-6.0, &[-0.1, -0.0, -10.9]),
+    ),
+    (
+        "application_1555004656427_0144",
+        Expected::Replays(0.0, &[]),
+    ),
+    (
+        "application_1578436911597_0052",
+        Expected::Replays(-0.1, &[-3.5]),
+    ),
+    (
+        "application_1625351839633_843287",
+        Expected::Replays(-0.4, &[-1.0]),
+    ),
+    (
+        "application_1628109047826_1317105",
+        Expected::Replays(-0.2, &[-0.9]),
+    ),
+    (
+        "local-1422981780767",
+        Expected::Refused("written by Spark 1.2.0"),
+    ),
+    (
+        "eventlog_v2_local-1766844910796",
+        Expected::Replays(-0.2, &[-1.5]),
+    ),
+];
+
+fn job_error_pct(j: &replay::report::JobRow) -> f64 {
+    let sim = j.simulated_ms.unwrap_or(0) as f64;
+    let rec = j.recorded_ms as f64;
+    100.0 * (sim - rec) / rec.max(1.0)
+}
+
+#[test]
+fn every_apache_production_log_replays_within_ten_percent_or_is_refused_with_its_reason() {
+    // Nine event logs Spark's own HistoryServer tests keep (core/src/test/resources/
+    // spark-events, Apache License 2.0): YARN clusters of Spark 2.3 to 3.3 and two local ones.
+    // Each replays under its own configuration on a cluster sized by its own Hadoop properties
+    // within 10 % of its recorded time, its jobs as the README says (to 0.5 points), or is
+    // refused where Spark could not have written it complete.
+    for (name, expected) in APACHE_LOGS {
+        let got = replay::replay(&apache(name), &setup(&[]));
+        match (expected, got) {
+            (Expected::Replays(pct, jobs), Ok(r)) => {
+                assert!(r.error.is_none(), "{name}: {:?}", r.error);
+                assert!(
+                    r.time.error_pct.abs() <= 10.0,
+                    "{name}: {:+.1} %",
+                    r.time.error_pct
+                );
+                assert!(
+                    (r.time.error_pct - pct).abs() <= 0.5,
+                    "{name}: {:+.1} %, the README says {pct:+.1} %",
+                    r.time.error_pct
+                );
+                let got: Vec<f64> = r.jobs.iter().map(job_error_pct).collect();
+                assert_eq!(got.len(), jobs.len(), "{name}: {got:?}");
+                for (g, want) in got.iter().zip(*jobs) {
+                    assert!(
+                        (g - want).abs() <= 0.5,
+                        "{name}: jobs {got:?}, README {jobs:?}"
+                    );
+                }
+            }
+            (Expected::Refused(why), Err(e)) => {
+                assert!(e.to_string().contains(why), "{name}: {e}")
+            }
+            (Expected::Replays(..), Err(e)) => panic!("{name}: refused: {e}"),
+            (Expected::Refused(why), Ok(_)) => panic!("{name}: replayed, expected '{why}'"),
+        }
+    }
+}
+
+/// Prints each Apache log's application and job errors for the README's accuracy table.
+/// `cargo test --test sparkyard print_the_apache_accuracy_table -- --ignored --nocapture`.
+#[test]
+#[ignore = "prints figures for the README; the bounds are checked by the test above"]
+fn print_the_apache_accuracy_table() {
+    for (name, _) in APACHE_LOGS {
+        match replay::replay(&apache(name), &setup(&[])) {
+            Ok(r) => {
+                let jobs: Vec<String> = r
+                    .jobs
+                    .iter()
+                    .map(|j| {
+                        let sim = j.simulated_ms.unwrap_or(0) as f64;
+                        let rec = j.recorded_ms as f64;
+                        format!(
+                            "job {} {:.3} s -> {:.3} s ({:+.1} %)",
+                            j.job_id,
+                            rec / 1000.0,
+                            sim / 1000.0,
+                            100.0 * (sim - rec) / rec.max(1.0)
+                        )
+                    })
+                    .collect();
+                println!(
+                    "| {name} | {:.3} s | {:.3} s | {:+.1} % | {} |",
+                    r.time.recorded / 1000.0,
+                    r.time.simulated / 1000.0,
+                    r.time.error_pct,
+                    jobs.join("; ")
+                );
+                for n in &r.notes {
+                    println!("    note: {n}");
+                }
+            }
+            Err(e) => println!("| {name} | refused: {e} |"),
+        }
+    }
+}
+
+/// The lines of an Apache log, to edit.
+fn apache_lines(name: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(apache(name)).expect("the log");
+    text.lines().map(str::to_string).collect()
+}
+
+#[test]
+fn a_simulation_that_cannot_run_is_an_error_with_sparks_reason_and_exit_1() {
+    // Client.verifyClusterResources (Client.scala): 100g executors are above the cluster's
+    // maximum allocation; the replay says so with Spark's text and exits 1, in --json too.
+    let log = data("multijob_n2_r1.zstd");
+    let r = replay::replay(&log, &setup(&["--executor-memory", "100g"])).expect("report");
+    let e = r.error.as_deref().expect("an error");
+    assert!(e.contains("Required executor memory (102400 MB)"), "{e}");
+    assert!(e.contains("yarn.scheduler.maximum-allocation-mb"), "{e}");
+    let path = log.to_str().expect("utf-8");
+    for json in [false, true] {
+        let mut args = vec!["replay"];
+        if json {
+            args.push("--json");
+        }
+        args.extend([path, "--executor-memory", "100g"]);
+        let out = binary(&args);
+        assert_eq!(out.status.code(), Some(1), "json {json}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("could not run: java.lang.IllegalArgumentException"),
+            "{err}"
+        );
+        if json {
+            let v: serde_json::Value =
+                serde_json::from_slice(&out.stdout).expect("the report is JSON");
+            assert!(
+                v["error"]
+                    .as_str()
+                    .is_some_and(|e| e.contains("max threshold"))
+            );
+        }
+    }
+    // 16-core executors on the embedded cluster: the RM refuses the asks
+    // (InvalidResourceRequestException, SchedulerUtils.normalizeAndValidateRequest).
+    let r = replay::replay(&log, &setup(&["--executor-cores", "16"])).expect("report");
+    let e = r.error.as_deref().expect("an error");
+    assert!(e.contains("InvalidResourceRequestException"), "{e}");
+}
+
+#[test]
+fn the_cluster_is_sized_by_the_logs_own_yarn_limits() {
+    // application_1625351839633_843287: 8g executors (9011 MB with overhead) on a cluster whose
+    // Hadoop properties record yarn.scheduler.maximum-allocation-mb = 249856 and -vcores = 75:
+    // it replays (on the embedded cluster's 8192 MB maximum it could not), and so do 16-core
+    // executors.
+    let r =
+        replay::replay(&apache("application_1625351839633_843287"), &setup(&[])).expect("replays");
+    assert!(r.error.is_none(), "{:?}", r.error);
+    let replay::simulate::ClusterOrigin::Log { taken } = &r.cluster else {
+        panic!("{:?}", r.cluster)
+    };
+    let taken: std::collections::BTreeMap<_, _> = taken.iter().cloned().collect();
+    assert_eq!(
+        taken
+            .get("yarn.scheduler.maximum-allocation-mb")
+            .map(String::as_str),
+        Some("249856")
+    );
+    let table = replay::report::table(&r);
+    assert!(
+        table.contains("yarn.scheduler.maximum-allocation-vcores=75"),
+        "{table}"
+    );
+    let wide = replay::replay(
+        &apache("application_1625351839633_843287"),
+        &setup(&["--executor-cores", "16"]),
+    )
+    .expect("replays");
+    assert!(wide.error.is_none(), "{:?}", wide.error);
+    assert_eq!(wide.simulated.executor_cores, Some(16));
+    // --cluster wins over the log.
+    let r = replay::replay(
+        &apache("application_1625351839633_843287"),
+        &setup(&["--cluster", "config/cluster.toml"]),
+    )
+    .expect("report");
+    assert!(
+        r.error
+            .as_deref()
+            .is_some_and(|e| e.contains("max threshold (8192 MB)"))
+    );
+}
+
+#[test]
+fn dynamic_allocation_starts_sparks_initial_executors_and_idle_removals_are_not_losses() {
+    // application_1628109047826_1317105: dynamic allocation with minExecutors 1,
+    // initialExecutors 3 and spark.executor.instances 10: Spark starts
+    // max(1, 3, 10) = 10 (Utils.getDynamicAllocationInitialExecutors, 4.0.0's jar: the max of
+    // DYN_ALLOCATION_MIN_EXECUTORS, DYN_ALLOCATION_INITIAL_EXECUTORS and EXECUTOR_INSTANCES).
+    // Six executors were removed with YarnAllocator's "exited from explicit termination
+    // request" (the allocator had released them: the idle timeout), none lost.
+    let r =
+        replay::replay(&apache("application_1628109047826_1317105"), &setup(&[])).expect("replays");
+    assert_eq!(
+        r.executors.simulated_requested.first().map(|p| p.1),
+        Some(10)
+    );
+    assert_eq!(r.simulated.executor_instances, Some(10));
+    let f = &r.failures;
+    assert_eq!(f.recorded_executors_removed, 6);
+    assert_eq!(f.recorded_executors_released, 6);
+    assert_eq!(f.recorded_executors_lost, 0);
+    assert_eq!(f.recorded_recoveries.executors_lost, 0);
+    assert!(r.time.error_pct.abs() <= 10.0, "{}", r.time.error_pct);
+    // The simulated idle executors are released too (ExecutorAllocationManager's
+    // executorIdleTimeout, 150 s): six of ten, not lost, so the running curve ends at 4 as the
+    // log's and the idle core time is as wasted as the recording's (before: 0.49 against 0.44).
+    assert_eq!(r.executors.simulated_running.last().map(|p| p.1), Some(4));
+    assert_eq!(f.simulated_executors_lost, 0);
+    let w = r.wasted_core_hours;
+    assert!(w.error_pct.abs() <= 5.0, "{w:?}");
+}
+
+#[test]
+fn concurrent_jobs_run_concurrently_as_the_log_shows() {
+    // application_1553914137147_0018: job 2 was submitted 15 ms after job 1, while it ran (a
+    // thread pool); the replay submits it after job 1's submission, not its end, and FIFO runs
+    // both (before: +17.2 %, the two added up).
+    let app = model::load(&apache("application_1553914137147_0018")).expect("reads");
+    assert_eq!(
+        app.jobs[2].submission,
+        model::Submission::AfterSubmission {
+            job: 1,
+            delay_ms: 15
+        }
+    );
+    assert!(matches!(
+        app.jobs[1].submission,
+        model::Submission::AfterEnd { job: 0, .. }
+    ));
+    let r =
+        replay::replay(&apache("application_1553914137147_0018"), &setup(&[])).expect("replays");
+    assert!(r.time.error_pct.abs() <= 10.0, "{}", r.time.error_pct);
+    let sum: u64 = r.jobs.iter().filter_map(|j| j.simulated_ms).sum();
+    assert!(
+        (sum as f64) > r.time.simulated,
+        "the jobs overlap: {sum} ms of jobs in {} ms",
+        r.time.simulated
+    );
+}
+
+#[test]
+fn an_application_without_jobs_counts_its_start_up_once() {
+    // application_1555004656427_0144: a spark-shell that ran no job (18.8 s); before, the
+    // simulated start-up came on top of the driver's recorded time (+62.3 %).
+    let r =
+        replay::replay(&apache("application_1555004656427_0144"), &setup(&[])).expect("replays");
+    assert!(r.time.error_pct.abs() <= 2.0, "{}", r.time.error_pct);
+    // The GPUs its executors asked for are named as not simulated.
+    let table = replay::report::table(&r);
+    assert!(
+        table.contains("custom executor resources not simulated"),
+        "{table}"
+    );
+    assert!(table.contains("gpu=1"), "{table}");
+    assert!(table.contains("replayed in cluster mode"), "{table}");
+}
+
+#[test]
+fn a_first_tasks_run_time_stays_whole() {
+    // application_1628109047826_1317105: executor 10's first task ran 60.1 s (Executor Run
+    // Time 60141 ms): it stays 60 s of work, so the simulated job (before: 6.1 s) is as long as
+    // the critical path says.
+    let app = model::load(&apache("application_1628109047826_1317105")).expect("reads");
+    let w = sparkyard::replay::program::first_task_warmup(&app);
+    for (&(j, s), firsts) in &w.first_tasks {
+        for f in firsts {
+            let t = &app.jobs[j].stages[s].tasks[f.task];
+            assert!(t.duration_ms - f.warmup_ms >= t.run_ms, "{t:?} {f:?}");
+        }
+    }
+    let r =
+        replay::replay(&apache("application_1628109047826_1317105"), &setup(&[])).expect("replays");
+    let job = r.jobs[0].simulated_ms.expect("ran");
+    assert!(job >= 60_141, "{job}");
+    assert!(
+        (job as f64 - 64_221.0).abs() <= 6_422.0,
+        "{job} ms against 64.221 s recorded"
+    );
+}
+
+#[test]
+fn older_spark_events_are_named_as_older_and_spark_1_logs_by_their_version() {
+    // Spark 2.3's blacklisting events (Jackson writes them under their class name,
+    // org.apache.spark.scheduler.*) are Spark's own, renamed *Excluded* in 3.1 (SPARK-32037).
+    let app = model::load(&apache("application_1516285256255_0012")).expect("reads");
+    assert!(app.skipped.unknown.is_empty(), "{:?}", app.skipped.unknown);
+    let name = "org.apache.spark.scheduler.SparkListenerExecutorBlacklistedForStage";
+    assert_eq!(app.skipped.older.get(name), Some(&2));
+    let p = apache("application_1516285256255_0012");
+    let out = binary(&["replay", p.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("newer Spark"));
+    // Spark 1.2 wrote no LogStart; its classpath names the version.
+    let e = model::load(&apache("local-1422981780767")).expect_err("refused");
+    assert!(e.to_string().contains("written by Spark 1.2.0"), "{e}");
+    // A Spark 1.6 log names its version in LogStart.
+    let dir = temp_dir("spark16");
+    let mut lines = apache_lines("application_1516285256255_0012");
+    lines[0] = r#"{"Event":"SparkListenerLogStart","Spark Version":"1.6.3"}"#.into();
+    let p = write(&dir, "spark16", lines.join("\n").as_bytes());
+    let e = model::load(&p).expect_err("refused");
+    assert!(e.to_string().contains("written by Spark 1.6.3"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_job_end_without_its_start_is_read_and_named() {
+    // DAGScheduler can post a JobEnd whose JobStart never reached the log (a Spark 3.1 YARN log
+    // has 80 JobEnds for 75 JobStarts): the log is read, the job is named, not replayed.
+    let dir = temp_dir("jobend");
+    let lines: Vec<String> = apache_lines("application_1553914137147_0018")
+        .into_iter()
+        .filter(|l| !l.contains(r#""Event":"SparkListenerJobStart","Job ID":1,"#))
+        .collect();
+    let p = write(&dir, "no-start", lines.join("\n").as_bytes());
+    let app = model::load(&p).expect("reads");
+    assert_eq!(app.jobs.len(), 2);
+    assert!(
+        app.notes
+            .contains(&model::ReadNote::JobEndWithoutStart { jobs: vec![1] })
+    );
+    assert!(app.notes.iter().any(|n| matches!(
+        n,
+        model::ReadNote::StagesWithoutJob { stages, .. } if stages == &vec![1]
+    )));
+    let r = replay::replay(&p, &setup(&[])).expect("replays");
+    let table = replay::report::table(&r);
+    assert!(table.contains("without their JobStart (jobs 1"), "{table}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_log_without_task_events_is_refused_or_says_what_it_uses_instead() {
+    let dir = temp_dir("notasks");
+    let lines = apache_lines("application_1553914137147_0018");
+    // No task event at all: nothing to replay a task's time from.
+    let none: Vec<String> = lines
+        .iter()
+        .filter(|l| !l.contains(r#""Event":"SparkListenerTaskEnd""#))
+        .cloned()
+        .collect();
+    let p = write(&dir, "none", none.join("\n").as_bytes());
+    let e = model::load(&p).expect_err("refused");
+    assert!(e.to_string().contains("no SparkListenerTaskEnd"), "{e}");
+    // Stage 0's task events missing: its 2 tasks take its recorded span (16.6 s), said so.
+    let some: Vec<String> = lines
+        .iter()
+        .filter(|l| !(l.contains(r#""Event":"SparkListenerTaskEnd","Stage ID":0,"#)))
+        .cloned()
+        .collect();
+    let p = write(&dir, "some", some.join("\n").as_bytes());
+    let app = model::load(&p).expect("reads");
+    assert!(app.notes.contains(&model::ReadNote::TasksWithoutEvents {
+        stage: 0,
+        tasks: 2,
+        each_ms: 16_616
+    }));
+    assert!(
+        app.jobs[0].stages[0]
+            .tasks
+            .iter()
+            .all(|t| t.duration_ms == 16_616)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn local_and_stage_level_profile_logs_say_what_is_simulated_instead() {
+    // local[*] (Spark 4.2's rolling log, its appstatus marker as upstream): one executor of the
+    // driver's 10 cores.
+    let r =
+        replay::replay(&apache("eventlog_v2_local-1766844910796"), &setup(&[])).expect("replays");
+    assert_eq!(r.simulated.executor_cores, Some(10));
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| matches!(n, replay::report::ReplayNote::Local { cores: 10, .. }))
+    );
+    // Every stage of application_1578436911597_0052 ran under resource profile 3 (4 cores, a
+    // GPU, 2 cpus per task): its executors are simulated, the GPU and profiles 1, 2 are named.
+    let r =
+        replay::replay(&apache("application_1578436911597_0052"), &setup(&[])).expect("replays");
+    assert_eq!(r.simulated.executor_cores, Some(4));
+    let table = replay::report::table(&r);
+    assert!(table.contains("resource profile 3"), "{table}");
+    assert!(
+        table.contains("resource profile(s) 1, 2 not simulated"),
+        "{table}"
+    );
+    // A local-cluster log: replayed on YARN, its driver not waiting for executors.
+    let r = replay::replay(&data("skew_n1_r1.zstd"), &setup(&[])).expect("replays");
+    assert!(r.notes.iter().any(|n| matches!(
+        n,
+        replay::report::ReplayNote::OtherMaster { master, waits: false } if master.starts_with("local-cluster[")
+    )));
+    // application_1516285256255_0012 asked for 8 executors, 5 registered.
+    let r =
+        replay::replay(&apache("application_1516285256255_0012"), &setup(&[])).expect("replays");
+    assert_eq!(r.simulated.executor_instances, Some(5));
+    assert!(replay::report::table(&r).contains("only 5 of the 8 executors"));
+}
+
+#[test]
+fn a_fair_scheduler_and_its_pools_are_named_as_not_simulated() {
+    // spark.scheduler.mode=FAIR with jobs in pools (SparkContext.setLocalProperty
+    // "spark.scheduler.pool", in JobStart's Properties): the replay's scheduler is FIFO.
+    let dir = temp_dir("fair");
+    let lines: Vec<String> = apache_lines("application_1553914137147_0018")
+        .into_iter()
+        .map(|l| {
+            let l = l.replace(
+                r#""spark.scheduler.mode":"FIFO""#,
+                r#""spark.scheduler.mode":"FAIR""#,
+            );
+            if l.contains(r#""Event":"SparkListenerJobStart","Job ID":2,"#) {
+                l.replace(
+                    r#""Properties":{}}"#,
+                    r#""Properties":{"spark.scheduler.pool":"reports"}}"#,
+                )
+            } else {
+                l
+            }
+        })
+        .collect();
+    let p = write(&dir, "fair", lines.join("\n").as_bytes());
+    let app = model::load(&p).expect("reads");
+    assert_eq!(app.jobs[2].pool.as_deref(), Some("reports"));
+    let r = replay::replay(&p, &setup(&[])).expect("replays");
+    let table = replay::report::table(&r);
+    assert!(
+        table.contains("spark.scheduler.mode=FAIR with pools reports: not simulated"),
+        "{table}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Prints the "recordings differ by" row of the README for the committed logs.
+#[test]
+#[ignore = "prints figures for the README; the_what_if_misses_by_what_the_recordings_differ_in_and_little_more checks them"]
+fn print_what_the_recordings_differ_by() {
+    for app in ["skew", "multijob"] {
+        for to in [1, 4] {
+            println!(
+                "{app} 2 -> {to}: what-if {:+.1} %, the recordings differ by {:+.1} %",
+                what_if_error_pct(app, 2, to),
+                recordings_difference_pct(app, 2, to)
+            );
+        }
+    }
 }

@@ -7,7 +7,7 @@ use crate::kernel::{clock, timers};
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::executor_allocation_manager as eam;
 use crate::spark_core::{executor_env, executor_log_url_handler, unified_memory_manager};
-use crate::world::config::UserProgram;
+use crate::world::config::{JobAnchor, UserProgram};
 use crate::world::context::SimContext;
 use crate::world::listener::ContextBus;
 use crate::world::observer::RunEvent;
@@ -75,11 +75,27 @@ pub struct Driver {
     stopped_by_hook: bool,
     /// `SparkListenerApplicationEnd` was posted (once per context).
     application_ended: bool,
-    /// A replayed application's driver time before each job and after the last (empty / 0
-    /// otherwise), and whether the time before the next step has been spent.
-    driver_ms_before: Vec<u64>,
+    /// A replayed application's jobs: when each is submitted, which have ended (`None` for
+    /// other programs, which run their jobs one after the other).
+    replay: Option<ReplayJobs>,
+}
+
+/// A replayed application's jobs as its driver submits them: each after what it followed in
+/// the log (`JobAnchor`) and the driver time the log shows since, so jobs a thread pool
+/// submitted while others ran run concurrently (the DAGScheduler takes them in job order,
+/// FIFO); `SparkContext.stop()` after the driver's time past the last job's end.
+struct ReplayJobs {
+    /// Each program job's anchor and driver time.
+    when: Vec<(JobAnchor, u64)>,
+    /// Each program job's time from its start to its submission to the DAGScheduler.
+    launch_delay_ms: Vec<u64>,
+    /// The program index of each job submitted, by DAGScheduler job id (ids are handed out in
+    /// submission order from 0 in each SparkContext).
+    by_job_id: Vec<usize>,
+    /// When each program job was submitted (virtual ms), for its "took" line.
+    started_ms: Vec<u64>,
+    ended: usize,
     driver_ms_after: u64,
-    driver_time_spent: bool,
 }
 
 /// The driver's SparkConf once the AM (cluster mode) and the SparkContext have added theirs,
@@ -147,9 +163,7 @@ impl Driver {
                 stopping: false,
                 stopped_by_hook: false,
                 application_ended: false,
-                driver_ms_before: Vec::new(),
-                driver_ms_after: 0,
-                driver_time_spent: false,
+                replay: None,
             }
         });
         out.expect("create runs its closure")
@@ -341,10 +355,16 @@ impl Driver {
             ..
         } = &self.program
         {
-            self.driver_ms_before = jobs.iter().map(|j| j.driver_ms_before).collect();
             self.jobs = jobs.iter().map(|j| j.job.clone()).collect();
-            self.driver_ms_after = *driver_ms_after_last_job;
-            return self.run_next_job(ctx);
+            self.replay = Some(ReplayJobs {
+                when: jobs.iter().map(|j| (j.after, j.driver_ms_before)).collect(),
+                launch_delay_ms: jobs.iter().map(|j| j.launch_delay_ms).collect(),
+                by_job_id: Vec::new(),
+                started_ms: vec![0; jobs.len()],
+                ended: 0,
+                driver_ms_after: *driver_ms_after_last_job,
+            });
+            return self.release_replayed(JobAnchor::Start, ctx);
         }
         match self.program.clone() {
             UserProgram::SparkPi => match crate::examples::spark_pi::parse_slices(&self.args) {
@@ -394,24 +414,59 @@ impl Driver {
         self.run_next_job(ctx);
     }
 
-    fn run_next_job(&mut self, ctx: &mut Context<Self>) {
-        // A replayed driver first spends the time the log shows it working before this step.
-        let driver_ms = match self.jobs.get(self.next_job) {
-            Some(_) => self
-                .driver_ms_before
-                .get(self.next_job)
-                .copied()
-                .unwrap_or(0),
-            None => self.driver_ms_after,
+    /// Submits, each after its driver time, the replayed jobs that follow `anchor`; once every
+    /// job has ended, stops the context after the driver's time past the last.
+    fn release_replayed(&mut self, anchor: JobAnchor, ctx: &mut Context<Self>) {
+        let Some(r) = &self.replay else {
+            return;
         };
-        if driver_ms > 0 && !self.driver_time_spent {
-            self.driver_time_spent = true;
-            timers::run_later(ctx, clock::ms(driver_ms), |d: &mut Self, ctx| {
-                d.run_next_job(ctx)
-            });
+        let due: Vec<(usize, u64)> = (r.when.iter().enumerate())
+            .filter(|(_, (a, _))| *a == anchor)
+            .map(|(k, (_, ms))| (k, *ms))
+            .collect();
+        let all_ended = r.ended == r.when.len();
+        let after = r.driver_ms_after;
+        for (k, ms) in due {
+            self.after_driver_time(ms, ctx, move |d, ctx| d.submit_replayed(k, ctx));
+        }
+        if all_ended && !matches!(anchor, JobAnchor::Submission(_)) {
+            self.after_driver_time(after, ctx, |d, ctx| d.stop_spark_context(ctx));
+        }
+    }
+
+    /// Runs `then` after `ms` of driver time (at once for 0).
+    fn after_driver_time(
+        &mut self,
+        ms: u64,
+        ctx: &mut Context<Self>,
+        then: impl FnOnce(&mut Self, &mut Context<Self>) + 'static,
+    ) {
+        if ms == 0 {
+            return then(self, ctx);
+        }
+        timers::run_later(ctx, clock::ms(ms), then);
+    }
+
+    /// Submits the replayed program's job `k`, then the jobs that follow its submission.
+    fn submit_replayed(&mut self, k: usize, ctx: &mut Context<Self>) {
+        if self.stopping {
             return;
         }
-        self.driver_time_spent = false;
+        let Some(job) = self.jobs.get(k).cloned() else {
+            return;
+        };
+        let mut delay = 0;
+        if let Some(r) = &mut self.replay {
+            r.by_job_id.push(k);
+            r.started_ms[k] = clock::now_ms();
+            delay = r.launch_delay_ms.get(k).copied().unwrap_or(0);
+        }
+        self.start_job(&job, k);
+        self.after_driver_time(delay, ctx, move |d, _| d.send_job(job));
+        self.release_replayed(JobAnchor::Submission(k), ctx);
+    }
+
+    fn run_next_job(&mut self, ctx: &mut Context<Self>) {
         let Some(job) = self.jobs.get(self.next_job).cloned() else {
             return self.stop_spark_context(ctx);
         };
@@ -421,10 +476,28 @@ impl Driver {
             let line = crate::examples::spark_lr::iteration_line(self.next_job as u32);
             self.env.log().stdout(&line);
         }
+        self.job_started_ms = clock::now_ms();
+        self.submit(job, self.next_job - 1);
+    }
+
+    /// `sc.runJob`: "Starting job", then the DAGScheduler's `submitJob`.
+    fn submit(&mut self, job: JobSpec, k: usize) {
+        self.start_job(&job, k);
+        self.send_job(job);
+    }
+
+    /// "Starting job": the job's time starts here.
+    fn start_job(&mut self, job: &JobSpec, k: usize) {
         info!(self.env.log(), SC, "Starting job: {}", job.call_site);
         let attempt = self.attempt_id.attempt_id;
-        self.sim.observe(RunEvent::JobStarted { attempt });
-        self.job_started_ms = clock::now_ms();
+        self.sim.observe(RunEvent::JobStarted {
+            attempt,
+            job: k as u32,
+        });
+    }
+
+    /// `DAGScheduler.submitJob`.
+    fn send_job(&mut self, job: JobSpec) {
         let waiter = self.env.remote_ref(self.me);
         if let Some(s) = &self.scheduler {
             self.env
@@ -432,19 +505,31 @@ impl Driver {
         }
     }
 
+    /// The program's index of the job the DAGScheduler numbered `job_id`, and when it started.
+    fn program_job(&self, job_id: u32) -> (usize, u64) {
+        match &self.replay {
+            Some(r) => {
+                let k = r.by_job_id.get(job_id as usize).copied().unwrap_or(0);
+                (k, r.started_ms.get(k).copied().unwrap_or(0))
+            }
+            None => (self.next_job.saturating_sub(1), self.job_started_ms),
+        }
+    }
+
     fn on_job_ended(&mut self, job_id: u32, result: JobResult, ctx: &mut Context<Self>) {
+        let (k, started_ms) = self.program_job(job_id);
         let call_site = self
             .jobs
-            .get(self.next_job.saturating_sub(1))
+            .get(k)
             .map(|j| j.call_site.clone())
             .unwrap_or_default();
         // DAGScheduler.runJob (4.0): `took ${(System.nanoTime - start) / 1e6} ms`, a Double.
-        let took =
-            crate::examples::spark_pi::scala_double((clock::now_ms() - self.job_started_ms) as f64);
+        let took = crate::examples::spark_pi::scala_double((clock::now_ms() - started_ms) as f64);
         match result {
             JobResult::Succeeded(results) => {
                 self.sim.observe(RunEvent::JobSucceeded {
                     attempt: self.attempt_id.attempt_id,
+                    job: k as u32,
                 });
                 info!(
                     self.env.log(),
@@ -467,6 +552,10 @@ impl Driver {
                 }
                 self.print_after_job();
                 let _: &[TaskResultData] = &results;
+                if let Some(r) = &mut self.replay {
+                    r.ended += 1;
+                    return self.release_replayed(JobAnchor::End(k), ctx);
+                }
                 self.run_next_job(ctx);
             }
             JobResult::Failed(message) => {

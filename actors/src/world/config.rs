@@ -630,8 +630,10 @@ pub enum UserProgram {
         jobs: Vec<JobSpec>,
     },
     /// An application replayed from a Spark event log (`sparkyard replay`): its jobs in
-    /// submission order, each submitted after the driver's own time before it, and the driver's
-    /// time after the last job before `SparkContext.stop()`.
+    /// submission order, each submitted the driver's own time after what it followed in the log
+    /// (the start, an earlier job's end, or an earlier job's submission: jobs submitted while
+    /// others ran run concurrently), and the driver's time after the last job ended before
+    /// `SparkContext.stop()`.
     Replay {
         class: String,
         app_name: String,
@@ -640,11 +642,29 @@ pub enum UserProgram {
     },
 }
 
-/// One job of a replayed application and the driver time (ms) the log shows before it.
+/// One job of a replayed application: what its submission follows and the driver time (ms)
+/// the log shows between that and its submission.
 #[derive(Clone, Debug)]
 pub struct ReplayedJob {
+    pub after: JobAnchor,
     pub driver_ms_before: u64,
+    /// The log's time from the job's submission to its first task's launch that the
+    /// simulation does not spend itself (the DAGScheduler's stage creation and task binary
+    /// broadcast, the first offer): spent after the job starts, before the DAGScheduler gets it.
+    pub launch_delay_ms: u64,
     pub job: JobSpec,
+}
+
+/// What the driver submits a replayed job after (then its `driver_ms_before`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobAnchor {
+    /// The backend is ready (`waitBackendReady` returned; the user code runs).
+    Start,
+    /// The end of the program's job at this index (the driver waited for it).
+    End(usize),
+    /// The submission of the program's job at this index (a thread of the driver submitted
+    /// this one while that one ran).
+    Submission(usize),
 }
 
 impl SimConfig {

@@ -54,10 +54,10 @@ pub enum RunEvent {
     },
     /// A job was submitted to the DAGScheduler with this many tasks.
     JobSubmitted { tasks: u64 },
-    /// The driver of `attempt` starts its next job.
-    JobStarted { attempt: u32 },
-    /// The driver of `attempt` saw its job succeed.
-    JobSucceeded { attempt: u32 },
+    /// The driver of `attempt` starts its job `job` (the index in its program).
+    JobStarted { attempt: u32, job: u32 },
+    /// The driver of `attempt` saw its job `job` succeed.
+    JobSucceeded { attempt: u32, job: u32 },
     /// The DriverEndpoint launched this many tasks.
     TasksLaunched { count: u64 },
     /// A task finished successfully.
@@ -253,7 +253,7 @@ impl RunCounters {
             }
             RunEvent::ExecutorFailureCounted => self.executor_failures_counted += 1,
             RunEvent::JobSubmitted { tasks } => self.tasks_total += tasks,
-            RunEvent::JobStarted { attempt } => self.start_job(*attempt),
+            RunEvent::JobStarted { attempt, .. } => self.start_job(*attempt),
             RunEvent::JobSucceeded { .. } => self.driver_jobs.succeeded += 1,
             RunEvent::TasksLaunched { count } => self.tasks_launched += count,
             RunEvent::TaskFinished => self.tasks_finished += 1,
@@ -381,10 +381,10 @@ mod tests {
     fn a_new_attempts_driver_counts_its_jobs_afresh() {
         let mut c = RunCounters::default();
         for e in [
-            RunEvent::JobStarted { attempt: 1 },
-            RunEvent::JobSucceeded { attempt: 1 },
-            RunEvent::JobStarted { attempt: 1 },
-            RunEvent::JobStarted { attempt: 2 },
+            RunEvent::JobStarted { attempt: 1, job: 0 },
+            RunEvent::JobSucceeded { attempt: 1, job: 0 },
+            RunEvent::JobStarted { attempt: 1, job: 1 },
+            RunEvent::JobStarted { attempt: 2, job: 0 },
         ] {
             c.apply(&e);
         }
