@@ -218,6 +218,8 @@ pub const KEYS: &[Key] = &[
     key("spark.scheduler.executorTaskExcludeOnFailureTime", "-", CONFIG, R, "legacy timeout: the YarnAllocator's launch exclusion uses it; turning exclusion on through it is not simulated yet"),
     key("spark.scheduler.maxRegisteredResourcesWaitingTime", "30s", CONFIG, S, "the SparkContext's wait for executors"),
     key("spark.scheduler.minRegisteredResourcesRatio", "0.8 on YARN", CONFIG, S, "the SparkContext's wait for executors"),
+    key("spark.scheduler.mode", "FIFO", CONFIG, R, "FIFO is simulated; FAIR pools are not: a replay names the pools its log used"),
+    key("spark.scheduler.pool", "-", "SparkContext.setLocalProperty", R, "a job's FAIR pool: a replay names it; pools are not simulated"),
     key("spark.scheduler.revive.interval", "1s", CONFIG, S, "DriverEndpoint's offers"),
     key("spark.shuffle.io.maxRetries", "3", CONFIG, S, "shuffle fetch retries"),
     key("spark.shuffle.io.retryWait", "5s", CONFIG, S, "shuffle fetch retries"),
@@ -341,6 +343,7 @@ pub const KEYS: &[Key] = &[
 pub const FAMILIES: &[Key] = &[
     key("spark.auth", "-", "SparkConf.isExecutorStartupConf", R, "passed to the executors' command lines; no authentication is simulated"),
     key("spark.dynamicAllocation.", "-", CONFIG, R, "the dynamic allocation keys above are simulated; no other"),
+    key("spark.executor.resource.", "-", "ResourceUtils", R, "custom executor resources (GPUs) are not simulated: a replay names them"),
     key("spark.executorEnv.", "-", CONFIG, S, "the executors' environment"),
     key("spark.hadoop.", "-", "SparkHadoopUtil", R, "in the Hadoop configuration a Spark JVM sees: only ${hadoopconf-KEY} in spark.yarn.historyServer.address reads it"),
     key("spark.network", "-", "SparkConf.isExecutorStartupConf", R, "passed to the executors' command lines"),

@@ -276,10 +276,12 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 /// `FPGA_URI`), the defaults of `spark.yarn.resource{Gpu,Fpga}DeviceName`.
 const NOT_KEYS: [&str; 2] = ["yarn.io/gpu", "yarn.io/fpga"];
 
-/// Whether a key-like literal is in the registry: a key, a family's prefix, a template, or the
-/// bare `spark.` namespace (the `spark.`-only filter of properties files).
+/// Whether a key-like literal is in the registry: a key, a family's prefix, a template, or a
+/// bare namespace (`spark.`: the filter of properties files; `yarn.`: the replay's filter of a
+/// log's Hadoop properties).
 fn registered(literal: &str) -> bool {
     literal == "spark."
+        || literal == "yarn."
         || NOT_KEYS.contains(&literal)
         || KEYS.iter().any(|k| k.name == literal)
         || FAMILIES.iter().any(|f| f.name == literal)

@@ -473,15 +473,15 @@ const STATEMENT: [Stated; 3] = [
     Stated {
         kind: "fewer executors",
         count: 12,
-        mean_abs_at_most: 90.0,
-        errors_within: (-5.0, 230.0),
+        mean_abs_at_most: 115.0,
+        errors_within: (5.0, 270.0),
         bands_holding: 3,
     },
     Stated {
         kind: "more executors",
         count: 12,
-        mean_abs_at_most: 40.0,
-        errors_within: (-60.0, -3.0),
+        mean_abs_at_most: 41.0,
+        errors_within: (-61.0, -9.0),
         bands_holding: 4,
     },
 ];
