@@ -477,3 +477,86 @@ fn test_active_limits_with_killed_apps() {
     cs.stop_attempt(attempt(3));
     assert_eq!(apps_of(&cs, "a", "user_0"), (0, 0, 0, 0));
 }
+
+// TestLeafQueue#testFifoAssignment: in queue a (one 16 GB node of a 64 GB cluster), app_1 of
+// priority 5 is served before the older app_0 of priority 3 (FifoOrderingPolicy compares
+// priorities first), each time both ask.
+#[test]
+fn test_fifo_assignment() {
+    let mut cs = leaf_queues(4, 16 * GB);
+    let (a0, a1) = (attempt(0), attempt(1));
+    cs.set_application_priority(a0.application_id, 3);
+    cs.set_application_priority(a1.application_id, 5);
+    submit_without_am(&mut cs, a0, "a", "user_0");
+    submit_without_am(&mut cs, a1, "a", "user_0");
+    ask(&mut cs, a0, 2 * GB, 1);
+    ask(&mut cs, a1, GB, 1);
+    cs.node_update(0);
+    assert_eq!(consumption(&cs, a1), GB);
+    cs.node_update(0);
+    assert_eq!(consumption(&cs, a0), 2 * GB);
+    ask(&mut cs, a0, GB, 1);
+    ask(&mut cs, a1, GB, 1);
+    cs.node_update(0);
+    assert_eq!(
+        (consumption(&cs, a1), consumption(&cs, a0)),
+        (2 * GB, 2 * GB)
+    );
+    cs.node_update(0);
+    assert_eq!(consumption(&cs, a0), 3 * GB);
+}
+
+// TestLeafQueue#testMaxAMResourcePerQueuePercentAfterQueueRefresh (its first assertion): queue
+// b (80 %, maximum 99 %) of 100 x 16 GB: its current limit is 99 % of 1600 GB, so the AM limit
+// is 1600 GB x 0.99 x 0.1 normalized up: 162816 MB.
+#[test]
+fn test_max_am_resource_per_queue_percent_after_queue_refresh() {
+    let cs = leaf_queues(100, 16 * GB);
+    assert_eq!(cs.queue_am_limit(q(&cs, "b")), res(162816, 1));
+}
+
+// ---- TestParentQueue ----
+
+// TestParentQueue#testSingleLevelQueues: a (30 %) and b (70 %) on two 10 GB nodes; each heartbeat
+// offers the node to the queue of lower used capacity first (PriorityUtilizationQueueOrderingPolicy):
+// b when a asks nothing, then a (0/6 GB against 1/14 GB), b (2/6 against 2/14), b again (a asks
+// nothing), a (3/6 against 8/14). Adapted: Hadoop stubs each queue's assignContainers to return
+// a container of a given size (0: nothing); here each queue runs one application asking that
+// size, and the first container of each step shows which queue was offered the node first.
+#[test]
+fn test_single_level_queues() {
+    let queues = [
+        QueueSpec::with_capacity("a", 30.0),
+        QueueSpec::with_capacity("b", 70.0),
+    ];
+    let mut cs = with_nodes(
+        CapacityScheduler::with_queues(leaf_queue_limits(), &queues),
+        2,
+        10 * GB,
+    );
+    let (a, b) = (attempt(0), attempt(1));
+    submit_without_am(&mut cs, a, "a", "user_a");
+    submit_without_am(&mut cs, b, "b", "user_b");
+    // (node, a's container in GB, b's, the queue served first)
+    let steps = [
+        (0, 0, 1, b),
+        (1, 2, 1, a),
+        (0, 1, 2, b),
+        (0, 0, 4, b),
+        (1, 1, 1, a),
+    ];
+    for (n, (node_idx, a_gb, b_gb, first)) in steps.into_iter().enumerate() {
+        for (x, gb) in [(a, a_gb), (b, b_gb)] {
+            if gb > 0 {
+                ask(&mut cs, x, gb * GB, 1);
+            }
+        }
+        let got = cs.node_update(node_idx);
+        assert_eq!(got[0].attempt, first, "step {n}");
+        cs.node_update(node_idx);
+    }
+    assert_eq!(
+        (used(&cs, "a"), cs.queue_used_mb("b")),
+        (4 * GB, Some(9 * GB))
+    );
+}
