@@ -545,12 +545,12 @@ fn queues(raw: &[Spanned<RawQueue>], lines: &Lines) -> Result<Vec<QueueSpec>, St
             || !(spec.capacity..=100.0).contains(&spec.maximum_capacity)
             || !(0.0..=1.0).contains(&spec.maximum_am_resource_percent)
             || (spec.user_limit_factor <= 0.0 && spec.user_limit_factor != -1.0)
-            || !(0.0..=100.0).contains(&spec.minimum_user_limit_percent);
+            || spec.minimum_user_limit_percent < 0.0;
         if bad {
             return Err(format!(
                 "{at}[[queues]] '{name}': capacity must be 0-100, maximum-capacity between the \
                  capacity and 100, maximum-am-resource-percent 0-1, user-limit-factor above 0 \
-                 or -1 (no user limit) and minimum-user-limit-percent 0-100"
+                 or -1 (no user limit) and minimum-user-limit-percent at least 0"
             ));
         }
         out.push(spec);
@@ -1527,7 +1527,8 @@ mod tests {
     // UsersManager.computeUserLimit and AbstractLeafQueue.getUserAMResourceLimitPerPartition
     // (Hadoop 3.4) read a user-limit-factor of -1 as "no user limit", so the cluster file takes
     // it; minimum-user-limit-percent is CapacitySchedulerConfiguration.getUserLimit (default
-    // 100). Other factors at or below 0, and a percent outside 0-100, are refused.
+    // 100; AbstractLeafQueue.setupQueueConfigs takes min(100, percent), so above 100 is
+    // accepted too). Other factors at or below 0, and a negative percent, are refused.
     #[test]
     fn user_limit_factor_minus_one_and_minimum_user_limit_percent_are_read() {
         let q = |extra: &str| {
@@ -1548,7 +1549,7 @@ mod tests {
         for bad in [
             "user-limit-factor = 0",
             "user-limit-factor = -2",
-            "minimum-user-limit-percent = 101",
+            "minimum-user-limit-percent = -1",
         ] {
             let err = parse_cluster(&q(bad), "c").unwrap_err().to_string();
             assert!(err.contains("-1 (no user limit)"), "{bad}: {err}");

@@ -560,3 +560,35 @@ fn test_single_level_queues() {
         (4 * GB, Some(9 * GB))
     );
 }
+
+// TestLeafQueue#testGetTotalPendingResourcesConsideringUserLimitTwoUsers (the containers it
+// asserts; getTotalPendingResourcesConsideringUserLimit is not simulated): queue e (1 % of one
+// 100 GB node, maximum unset to 100 %, minimum-user-limit-percent 1000 so only the factor
+// limits), user_0 asking 1 + 2 x 1 GB, user_1 2 + 1 x 1 GB: with user-limit-factor 1 each user
+// gets its limit (1 GB) and one container past it, in FIFO order, then nothing; with factor 10
+// app_1 and app_3 get their last containers.
+#[test]
+fn test_get_total_pending_resources_considering_user_limit_two_users() {
+    let mut cs = leaf_queues(1, 100 * GB);
+    let e = spec_mut(&mut cs, "e");
+    (e.maximum_capacity, e.minimum_user_limit_percent) = (100.0, 1000.0);
+    let apps = [attempt(0), attempt(1), attempt(2), attempt(3)];
+    for (a, u) in apps.iter().zip(["user_0", "user_0", "user_1", "user_1"]) {
+        submit_without_am(&mut cs, *a, "e", u);
+    }
+    for (a, n) in apps.iter().zip([1, 2, 2, 1]) {
+        ask(&mut cs, *a, GB, n);
+    }
+    let step = |cs: &mut CapacityScheduler| {
+        cs.node_update(0);
+        apps.map(|a| consumption(cs, a) / GB)
+    };
+    assert_eq!(step(&mut cs), [1, 0, 0, 0]);
+    assert_eq!(step(&mut cs), [1, 1, 0, 0]);
+    assert_eq!(step(&mut cs), [1, 1, 1, 0]);
+    assert_eq!(step(&mut cs), [1, 1, 2, 0]);
+    assert_eq!(step(&mut cs), [1, 1, 2, 0], "both users above their limit");
+    spec_mut(&mut cs, "e").user_limit_factor = 10.0;
+    assert_eq!(step(&mut cs), [1, 2, 2, 0]);
+    assert_eq!(step(&mut cs), [1, 2, 2, 1]);
+}
