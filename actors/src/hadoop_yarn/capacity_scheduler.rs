@@ -161,6 +161,15 @@ struct Candidate {
     kind: NodeType,
 }
 
+/// What `LeafQueue.assignContainers` makes of one application on a node.
+enum AppOutcome {
+    Take(Candidate),
+    /// The next application is tried.
+    Next,
+    /// `SkippedType.QUEUE_LIMIT`: the queue's turn ends, the next queue is tried.
+    QueueSkipped,
+}
+
 /// Why `activateApplications` left an application pending
 /// (`CSAMContainerLaunchDiagnosticsConstants`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -751,19 +760,21 @@ impl CapacityScheduler {
         self.activate(q);
     }
 
-    /// The queue's limits for one more container of `r` for `attempt` (the headroom check of
-    /// `RegularContainerAllocator` with `canAssignToThisQueue` and `canAssignToUser`): the queue
-    /// stays within its current limit (`used + required <= limit`); the user is not above its
-    /// user limit yet (`canAssignToUser`: `used > limit` refuses, so one container may pass it;
-    /// the limit is `UsersManager.computeUserLimit`'s, see `user_limit_mb`).
-    fn queue_allows(&self, attempt: &SchedulerAttempt, r: Resource) -> bool {
+    /// `RegularContainerAllocator.checkHeadroom` in the default partition: one more container
+    /// of `r` keeps the queue within its current limit (the headroom `canAssignToThisQueue`
+    /// sets: limit - used).
+    fn headroom_allows(&self, attempt: &SchedulerAttempt, r: Resource) -> bool {
         let q = attempt.queue;
-        let lq = &self.queues[q];
-        if lq.used_mb + r.memory_mb > self.current_limit_mb(q) {
-            return false;
-        }
+        self.queues[q].used_mb + r.memory_mb <= self.current_limit_mb(q)
+    }
+
+    /// `LeafQueue.canAssignToUser` in the default partition: the user is not above its user
+    /// limit (`used > limit` refuses, so one container may pass it; the limit is
+    /// `UsersManager.computeUserLimit`'s, see `user_limit_mb`).
+    fn user_allows(&self, attempt: &SchedulerAttempt) -> bool {
+        let lq = &self.queues[attempt.queue];
         let user_used = lq.users.get(&attempt.user).map_or(0, |u| u.used_mb);
-        user_used <= self.user_limit_mb(q)
+        user_used <= self.user_limit_mb(attempt.queue)
     }
 
     /// Memory in use in a queue (its containers, the AM's included).
@@ -945,48 +956,29 @@ impl CapacityScheduler {
             .find_map(|q| self.leaf_next(q, node))
     }
 
-    /// `LeafQueue.assignContainers` for one container: queue `q`'s applications, oldest first.
-    /// Without AM containers waiting in `q` the asking attempts are already in that order (no
-    /// allocation on the hot path); otherwise both lists are merged by attempt id.
+    /// `LeafQueue.assignContainers` for one container: queue `q`'s applications in FIFO order
+    /// (see `app_outcome`); the first that takes the node wins, and an application refused by
+    /// the queue's headroom ends the queue's turn. Without AM containers waiting in `q` (and
+    /// without priorities) the asking attempts are already in that order (no allocation on the
+    /// hot path); otherwise both lists are merged by `fifo_key`.
     fn leaf_next(&self, q: usize, node: &SchedulerNode) -> Option<Candidate> {
         // With one queue every attempt is in it: no lookup per candidate.
         let single = self.queues.len() == 1;
         let in_q =
             |a: &ApplicationAttemptId| single || self.attempts.get(a).is_some_and(|x| x.queue == q);
-        let try_one = |attempt: ApplicationAttemptId, am: Option<Resource>| {
-            let a = &self.attempts[&attempt];
-            let (r, ok) = match am {
-                // An AM container is never placed on a LOST node.
-                Some(r) => (r, !node.lost),
-                None => (
-                    a.capability,
-                    a.outstanding > 0 && !a.blacklist.contains(&node.node_id.host),
-                ),
-            };
-            if !(ok
-                && self.partition_accepts(a, am.is_some(), node)
-                && node.fits(r)
-                && self.queue_allows_in(a, r, node.partition))
-            {
-                return None;
+        let first = |apps: &mut dyn Iterator<Item = (ApplicationAttemptId, Option<Resource>)>| {
+            for (a, am) in apps {
+                match self.app_outcome(a, am, node) {
+                    AppOutcome::Take(c) => return Some(c),
+                    AppOutcome::Next => {}
+                    AppOutcome::QueueSkipped => return None,
+                }
             }
-            let kind = match (am, &a.locality) {
-                (None, Some(loc)) => self.locality_on(a, loc, node)?,
-                _ => NodeType::OffSwitch,
-            };
-            Some(Candidate {
-                attempt,
-                resource: r,
-                am: am.is_some(),
-                kind,
-            })
+            None
         };
         if self.priorities.is_empty() && !self.pending_am.iter().any(|(a, _)| in_q(a)) {
-            return self
-                .asking
-                .iter()
-                .filter(|a| in_q(a))
-                .find_map(|a| try_one(*a, None));
+            let mut apps = self.asking.iter().filter(|a| in_q(a)).map(|a| (*a, None));
+            return first(&mut apps);
         }
         let mut apps: Vec<(ApplicationAttemptId, Option<Resource>)> = self
             .pending_am
@@ -996,7 +988,52 @@ impl CapacityScheduler {
             .collect();
         apps.extend(self.asking.iter().filter(|a| in_q(a)).map(|a| (*a, None)));
         apps.sort_by_key(|(a, _)| self.fifo_key(*a));
-        apps.into_iter().find_map(|(a, am)| try_one(a, am))
+        first(&mut apps.into_iter())
+    }
+
+    /// One application's turn on `node` (its AM container when `am` is its size), in the order
+    /// Hadoop 3.4 checks: the user limit (`canAssignToUser`) and the request's partition skip
+    /// to the next application; the queue's headroom (`checkHeadroom`, QUEUE_SKIPPED) ends the
+    /// queue's turn; a blacklisted (or, for an AM, LOST) node, a locality delay, or a node
+    /// without room for the request (Hadoop reserves it; reservations are not simulated) skip
+    /// to the next application.
+    fn app_outcome(
+        &self,
+        attempt: ApplicationAttemptId,
+        am: Option<Resource>,
+        node: &SchedulerNode,
+    ) -> AppOutcome {
+        let a = &self.attempts[&attempt];
+        let r = am.unwrap_or(a.capability);
+        if (am.is_none() && a.outstanding == 0)
+            || !self.user_allows_in(a, node.partition)
+            || !self.partition_accepts(a, am.is_some(), node)
+        {
+            return AppOutcome::Next;
+        }
+        if !self.headroom_allows_in(a, r, node.partition) {
+            return AppOutcome::QueueSkipped;
+        }
+        let placeable = match am {
+            Some(_) => !node.lost,
+            None => !a.blacklist.contains(&node.node_id.host),
+        };
+        if !placeable || !node.fits(r) {
+            return AppOutcome::Next;
+        }
+        let kind = match (am, &a.locality) {
+            (None, Some(loc)) => match self.locality_on(a, loc, node) {
+                Some(kind) => kind,
+                None => return AppOutcome::Next,
+            },
+            _ => NodeType::OffSwitch,
+        };
+        AppOutcome::Take(Candidate {
+            attempt,
+            resource: r,
+            am: am.is_some(),
+            kind,
+        })
     }
 
     /// `RegularContainerAllocator.assignContainersOnNode` with `canAssign`: the node offered is
@@ -1705,6 +1742,31 @@ mod tests {
         let out = cs.node_update(1);
         let who: Vec<u32> = out.iter().map(|x| x.attempt.application_id.id).collect();
         assert_eq!(who, [1, 1, 1, 2, 1, 1, 1, 2]);
+    }
+
+    // RegularContainerAllocator.preCheckForNodeCandidateSet (Hadoop 3.4): an application whose
+    // request passes the queue's headroom gets QUEUE_SKIPPED, and AbstractLeafQueue
+    // .assignContainers returns at once (SkippedType.QUEUE_LIMIT): a younger application of the
+    // same queue whose smaller request would fit waits too. etl (maximum 16 GB) holds 14 GB;
+    // x's older application asks 4 GB, y's 1 GB: nothing is assigned until x's ask goes.
+    #[test]
+    fn a_request_past_the_queue_headroom_ends_the_queues_turn() {
+        let mut cs = two_queues(50.0, 0.5, 4.0);
+        let (a, b) = (attempt(1, 1), attempt(2, 1));
+        cs.add_attempt_in(a, res(GB, 1), "etl", "x");
+        cs.add_attempt_in(b, res(GB, 1), "etl", "y");
+        assert_eq!(cs.node_update(0).len(), 2);
+        cs.update_requests(a, res(3 * GB, 1), 4, 0, &[], &[]);
+        for n in 0..4 {
+            cs.node_update(n);
+        }
+        assert_eq!(cs.queue_used_mb("etl"), Some(14 * GB));
+        cs.update_requests(a, res(4 * GB, 1), 1, 0, &[], &[]);
+        cs.update_requests(b, res(GB, 1), 1, 0, &[], &[]);
+        assert!(cs.node_update(3).is_empty(), "x's 4 GB ends etl's turn");
+        cs.update_requests(a, res(4 * GB, 1), 0, 1, &[], &[]);
+        let got = cs.node_update(3);
+        assert_eq!(got.iter().map(|x| x.attempt).collect::<Vec<_>>(), [b]);
     }
 
     // ParentQueue.getResourceLimitsOfChild: the child's limit is what root leaves (the cluster

@@ -208,18 +208,24 @@ impl CapacityScheduler {
         p == node.partition
     }
 
-    /// The queue's and user's limits for one more container of `r` on partition `p`.
-    pub(super) fn queue_allows_in(&self, a: &SchedulerAttempt, r: Resource, p: u16) -> bool {
+    /// `checkHeadroom` on partition `p`: one more container of `r` keeps the queue within its
+    /// current limit there.
+    pub(super) fn headroom_allows_in(&self, a: &SchedulerAttempt, r: Resource, p: u16) -> bool {
         if p == 0 {
-            return self.queue_allows(a, r);
+            return self.headroom_allows(a, r);
         }
-        let q = a.queue;
-        let u = &self.labels.usage[q][usize::from(p)];
-        if u.used_mb + r.memory_mb > self.label_current_limit_mb(q, p) {
-            return false;
+        let u = &self.labels.usage[a.queue][usize::from(p)];
+        u.used_mb + r.memory_mb <= self.label_current_limit_mb(a.queue, p)
+    }
+
+    /// `canAssignToUser` on partition `p`: the user is not above its user limit there.
+    pub(super) fn user_allows_in(&self, a: &SchedulerAttempt, p: u16) -> bool {
+        if p == 0 {
+            return self.user_allows(a);
         }
+        let u = &self.labels.usage[a.queue][usize::from(p)];
         let user_used = u.users.get(&a.user).map_or(0, |x| x.0);
-        user_used <= self.label_user_limit_mb(q, p)
+        user_used <= self.label_user_limit_mb(a.queue, p)
     }
 
     /// `UsersManager.computeUserLimit` in labelled partition `p`: the queue's capacity and
