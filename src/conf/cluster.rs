@@ -129,10 +129,14 @@ struct RawQueue {
     #[serde(rename = "maximum-am-resource-percent")]
     #[schemars(with = "Option<f64>")]
     maximum_am_resource_percent: Key<f64>,
-    /// `user-limit-factor` (default 1).
+    /// `user-limit-factor` (default 1; -1: no user limit).
     #[serde(rename = "user-limit-factor")]
     #[schemars(with = "Option<f64>")]
     user_limit_factor: Key<f64>,
+    /// `minimum-user-limit-percent` (default 100): each active user's floor share, in percent.
+    #[serde(rename = "minimum-user-limit-percent")]
+    #[schemars(with = "Option<f64>")]
+    minimum_user_limit_percent: Key<f64>,
     /// `accessible-node-labels`: comma-separated labels, or `*` (unset: every label, root's `*`).
     #[serde(rename = "accessible-node-labels")]
     #[schemars(with = "Option<String>")]
@@ -534,15 +538,19 @@ fn queues(raw: &[Spanned<RawQueue>], lines: &Lines) -> Result<Vec<QueueSpec>, St
         spec.maximum_capacity = value(&q.maximum_capacity, 100.0);
         spec.maximum_am_resource_percent = value(&q.maximum_am_resource_percent, 0.1);
         spec.user_limit_factor = value(&q.user_limit_factor, 1.0);
+        spec.minimum_user_limit_percent = value(&q.minimum_user_limit_percent, 100.0);
         queue_labels(&mut spec, q, &at)?;
+        // UsersManager.computeUserLimit reads a user-limit-factor of -1 as "no user limit".
         let bad = !(0.0..=100.0).contains(&spec.capacity)
             || !(spec.capacity..=100.0).contains(&spec.maximum_capacity)
             || !(0.0..=1.0).contains(&spec.maximum_am_resource_percent)
-            || spec.user_limit_factor <= 0.0;
+            || (spec.user_limit_factor <= 0.0 && spec.user_limit_factor != -1.0)
+            || spec.minimum_user_limit_percent < 0.0;
         if bad {
             return Err(format!(
                 "{at}[[queues]] '{name}': capacity must be 0-100, maximum-capacity between the \
-                 capacity and 100, maximum-am-resource-percent 0-1 and user-limit-factor above 0"
+                 capacity and 100, maximum-am-resource-percent 0-1, user-limit-factor above 0 \
+                 or -1 (no user limit) and minimum-user-limit-percent at least 0"
             ));
         }
         out.push(spec);
@@ -1514,6 +1522,38 @@ mod tests {
         );
         let dup = "[[nodes]]\n[[queues]]\nname = \"a\"\ncapacity = 50\n[[queues]]\nname = \"a\"\ncapacity = 50\n";
         assert!(parse_cluster(dup, "c").is_err());
+    }
+
+    // UsersManager.computeUserLimit and AbstractLeafQueue.getUserAMResourceLimitPerPartition
+    // (Hadoop 3.4) read a user-limit-factor of -1 as "no user limit", so the cluster file takes
+    // it; minimum-user-limit-percent is CapacitySchedulerConfiguration.getUserLimit (default
+    // 100; AbstractLeafQueue.setupQueueConfigs takes min(100, percent), so above 100 is
+    // accepted too). Other factors at or below 0, and a negative percent, are refused.
+    #[test]
+    fn user_limit_factor_minus_one_and_minimum_user_limit_percent_are_read() {
+        let q = |extra: &str| {
+            format!("[[nodes]]\n[[queues]]\nname = \"default\"\ncapacity = 100\n{extra}\n")
+        };
+        let c = parse_cluster(
+            &q("user-limit-factor = -1\nminimum-user-limit-percent = 25"),
+            "c",
+        )
+        .unwrap();
+        let d = c.yarn.queue("default").expect("default");
+        assert_eq!(
+            (d.user_limit_factor, d.minimum_user_limit_percent),
+            (-1.0, 25.0)
+        );
+        let c = parse_cluster(&q(""), "c").unwrap();
+        assert_eq!(c.yarn.queues[0].minimum_user_limit_percent, 100.0);
+        for bad in [
+            "user-limit-factor = 0",
+            "user-limit-factor = -2",
+            "minimum-user-limit-percent = -1",
+        ] {
+            let err = parse_cluster(&q(bad), "c").unwrap_err().to_string();
+            assert!(err.contains("-1 (no user limit)"), "{bad}: {err}");
+        }
     }
 
     // [[tenants]]: other users' applications in a known queue, with defaults.

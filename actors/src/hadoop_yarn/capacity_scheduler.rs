@@ -14,10 +14,14 @@ use sparkyard_messages::resource_manager::{LocalityAsk, ResourceName};
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+#[cfg(test)]
+mod hadoop_suites;
 mod node_labels;
 mod priority;
-use node_labels::{AmState, Partitions};
+mod users;
+use node_labels::Partitions;
 pub use priority::GrantedPriority;
+use users::QueueUser;
 
 /// `InvalidResourceRequestException`'s class name.
 pub const INVALID_RESOURCE_REQUEST: &str =
@@ -103,6 +107,8 @@ struct SchedulerAttempt {
     partition: u16,
     /// Its node and rack asks, once it sent one (an attempt asking only `*` has none).
     locality: Option<Box<LocalityAsks>>,
+    /// Counted in its user's `asking_apps` (see `refresh_asking`).
+    asking_user: bool,
 }
 
 /// An attempt's asks for resource names other than `*` (`LocalityAppPlacementAllocator`'s
@@ -155,6 +161,15 @@ struct Candidate {
     kind: NodeType,
 }
 
+/// What `LeafQueue.assignContainers` makes of one application on a node.
+enum AppOutcome {
+    Take(Candidate),
+    /// The next application is tried.
+    Next,
+    /// `SkippedType.QUEUE_LIMIT`: the queue's turn ends, the next queue is tried.
+    QueueSkipped,
+}
+
 /// Why `activateApplications` left an application pending
 /// (`CSAMContainerLaunchDiagnosticsConstants`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,6 +178,26 @@ pub enum AmLimitExceeded {
     Queue,
     /// `USER_AM_RESOURCE_LIMIT_EXCEED`: "User's AM resource limit exceeded. "
     User,
+}
+
+impl AmLimitExceeded {
+    /// The WARN `AbstractLeafQueue.activateApplications` logs (Hadoop 3.4) when it starts an
+    /// application past this limit because none of the queue's is active, or none holds AM
+    /// resource.
+    pub fn insufficient_warning(self) -> &'static str {
+        match self {
+            AmLimitExceeded::Queue => {
+                "maximum-am-resource-percent is insufficient to start a single application in \
+                 queue, it is likely set too low. skipping enforcement to allow at least one \
+                 application to start"
+            }
+            AmLimitExceeded::User => {
+                "maximum-am-resource-percent is insufficient to start a single application in \
+                 queue for user, it is likely set too low. skipping enforcement to allow at least \
+                 one application to start"
+            }
+        }
+    }
 }
 
 /// What `FiCaSchedulerApp.getPendingAppDiagnosticMessage` reports of an application that is
@@ -211,6 +246,9 @@ pub struct Activated {
     pub user: String,
     /// `getQueuePath()`: `root.<name>`.
     pub queue_path: String,
+    /// Started past the queue's or the user's AM limit (in that order Hadoop warns of each,
+    /// before the activation line), because no other application of the queue was active.
+    pub bypassed: Vec<AmLimitExceeded>,
 }
 
 /// One leaf queue's configuration and usage (`AbstractLeafQueue` with its `UsersManager`);
@@ -222,8 +260,8 @@ struct LeafQueue {
     am_used_mb: u64,
     /// The vcores of the active AMs (shown in the pending diagnostics' AM usage).
     am_used_vcores: u32,
-    /// Per user: (memory used, AM memory used).
-    users: BTreeMap<String, (u64, u64)>,
+    /// Its users (`UsersManager`).
+    users: BTreeMap<String, QueueUser>,
     active_apps: u32,
     /// Applications not activated yet, in submission order, with the last reason.
     pending: Vec<(ApplicationAttemptId, Option<PendingActivation>)>,
@@ -502,6 +540,25 @@ impl CapacityScheduler {
             .position(|q| q.spec.name == short)
             .unwrap_or(0);
         let am = self.normalize(am_resource);
+        self.insert_attempt(attempt, am, q, user, am_partition);
+        self.queues[q]
+            .pending
+            .iter()
+            .find(|(a, _)| *a == attempt)
+            .and_then(|(_, why)| why.clone())
+    }
+
+    /// `LeafQueue.submitApplicationAttempt`: the attempt (its AM of `am`, already normalized)
+    /// joins queue `q`'s pending applications as one more of `user`'s, and
+    /// `activateApplications` runs.
+    fn insert_attempt(
+        &mut self,
+        attempt: ApplicationAttemptId,
+        am: Resource,
+        q: usize,
+        user: &str,
+        am_partition: u16,
+    ) {
         self.attempts.insert(
             attempt,
             SchedulerAttempt {
@@ -520,15 +577,13 @@ impl CapacityScheduler {
                 locality: None,
                 am_partition,
                 partition: 0,
+                asking_user: false,
             },
         );
+        let u = self.queues[q].users.entry(user.to_string()).or_default();
+        u.pending_apps += 1;
         self.add_pending(q, attempt);
         self.activate(q);
-        self.queues[q]
-            .pending
-            .iter()
-            .find(|(a, _)| *a == attempt)
-            .and_then(|(_, why)| why.clone())
     }
 
     /// Drains the pending applications whose activation was tried again since the last call,
@@ -588,74 +643,92 @@ impl CapacityScheduler {
         self.multiply_and_normalize_up(usable, pct)
     }
 
-    /// `getUserAMResourceLimitPerPartition` (one user weight, minimum-user-limit-percent 100):
-    /// the queue's capacity times percent times user-limit-factor, at most the queue's limit.
+    /// `getUserAMResourceLimitPerPartition` in the default partition.
     fn user_am_limit(&self, q: usize) -> Resource {
-        let spec = &self.queues[q].spec;
-        let by = spec.maximum_am_resource_percent * spec.user_limit_factor;
-        let user = self.multiply_and_normalize_up(self.capacity_mb(q), by);
-        let queue = self.queue_am_limit(q);
-        if user.memory_mb <= queue.memory_mb {
-            user
-        } else {
-            queue
-        }
+        let pct = self.queues[q].spec.maximum_am_resource_percent;
+        self.user_am_limit_of(q, self.capacity_mb(q), pct, self.queue_am_limit(q))
     }
 
     /// `AbstractLeafQueue.activateApplications`: each pending application in order starts if
-    /// its AM fits in the queue's and the user's AM limits (the first one always does); the
-    /// others keep waiting with the reason.
+    /// its AM fits in the queue's and the user's AM limits, or, past a limit, when none of the
+    /// queue's applications is active or holds AM resource (Hadoop then warns and starts it);
+    /// the others keep waiting with the reason. The user AM limit is computed once a partition
+    /// a pass (`userAmPartitionLimit`), before this pass activates anything.
     fn activate(&mut self, q: usize) {
         if self.cluster_mb == 0 {
             return;
         }
         let pending = std::mem::take(&mut self.queues[q].pending);
         let mut still = Vec::new();
+        let mut user_limits: BTreeMap<u16, Resource> = BTreeMap::new();
         for (attempt, _) in pending {
             let Some(a) = self.attempts.get(&attempt) else {
                 continue;
             };
             let (am, user, p) = (a.am_resource, a.user.clone(), a.am_partition);
-            let AmState {
-                queue_limit,
-                user_limit,
-                am_used,
-                user_am,
-            } = self.am_state(q, p, &user);
-            let bypass = self.queues[q].active_apps < 1 || am_used.memory_mb == 0;
-            let reason = if am.memory_mb + am_used.memory_mb > queue_limit.memory_mb && !bypass {
-                Some(AmLimitExceeded::Queue)
-            } else if am.memory_mb + user_am > user_limit.memory_mb && !bypass {
-                Some(AmLimitExceeded::User)
-            } else {
-                None
+            let state = self.am_state(q, p, &user);
+            let user_limit = *user_limits.entry(p).or_insert(state.user_limit);
+            let bypass = self.queues[q].active_apps < 1 || state.am_used.memory_mb == 0;
+            let queue_over = am.memory_mb + state.am_used.memory_mb > state.queue_limit.memory_mb;
+            let user_over = am.memory_mb + state.user_am > user_limit.memory_mb;
+            let reason = match (queue_over, user_over) {
+                _ if bypass => None,
+                (true, _) => Some(AmLimitExceeded::Queue),
+                (false, true) => Some(AmLimitExceeded::User),
+                (false, false) => None,
             };
             if let Some(reason) = reason {
                 let why = PendingActivation {
                     reason,
                     am_request: am,
-                    queue_am_limit: queue_limit,
+                    queue_am_limit: state.queue_limit,
                     user_am_limit: user_limit,
-                    queue_am_used: am_used,
+                    queue_am_used: state.am_used,
                     am_partition: self.labels.name(p).to_string(),
                 };
                 self.refreshed.push((attempt, why.clone()));
                 still.push((attempt, Some(why)));
                 continue;
             }
-            self.charge_am(q, p, &user, am);
-            let lq = &mut self.queues[q];
-            lq.active_apps += 1;
-            let path = format!("root.{}", lq.spec.name);
-            self.attempts.get_mut(&attempt).expect("found above").active = true;
-            self.pending_am.push_back((attempt, am));
-            self.activated.push(Activated {
-                attempt,
-                user,
-                queue_path: path,
-            });
+            let bypassed = [
+                (queue_over, AmLimitExceeded::Queue),
+                (user_over, AmLimitExceeded::User),
+            ]
+            .into_iter()
+            .filter_map(|(over, which)| over.then_some(which))
+            .collect();
+            self.start_application(q, attempt, &user, am, p, bypassed);
         }
         self.queues[q].pending = still;
+    }
+
+    /// An application `activateApplications` lets start: its AM counts in the queue's and the
+    /// user's AM usage and waits for its container.
+    fn start_application(
+        &mut self,
+        q: usize,
+        attempt: ApplicationAttemptId,
+        user: &str,
+        am: Resource,
+        p: u16,
+        bypassed: Vec<AmLimitExceeded>,
+    ) {
+        self.charge_am(q, p, user, am);
+        let lq = &mut self.queues[q];
+        lq.active_apps += 1;
+        let u = lq.users.entry(user.to_string()).or_default();
+        u.pending_apps = u.pending_apps.saturating_sub(1);
+        u.active_apps += 1;
+        let path = format!("root.{}", lq.spec.name);
+        self.attempts.get_mut(&attempt).expect("pending").active = true;
+        self.pending_am.push_back((attempt, am));
+        self.refresh_asking(attempt);
+        self.activated.push(Activated {
+            attempt,
+            user: user.to_string(),
+            queue_path: path,
+            bypassed,
+        });
     }
 
     /// `removeApplicationAttempt`: an active attempt gives its AM share back (a pending one
@@ -664,40 +737,44 @@ impl CapacityScheduler {
         let Some(a) = self.attempts.get_mut(&attempt) else {
             return;
         };
-        let q = a.queue;
-        if std::mem::take(&mut a.active) {
-            let (p, user, am) = (a.am_partition, a.user.clone(), a.am_resource);
+        let (q, user) = (a.queue, a.user.clone());
+        let was_active = std::mem::take(&mut a.active);
+        if was_active {
+            let (p, am) = (a.am_partition, a.am_resource);
             self.queues[q].active_apps -= 1;
             self.release_am(q, p, &user, am);
-        } else {
+        } else if self.queues[q].pending.iter().any(|(p, _)| *p == attempt) {
             self.queues[q].pending.retain(|(p, _)| *p != attempt);
+        } else {
+            // Already removed once.
+            return;
         }
+        if let Some(u) = self.queues[q].users.get_mut(&user) {
+            if was_active {
+                u.active_apps = u.active_apps.saturating_sub(1);
+            } else {
+                u.pending_apps = u.pending_apps.saturating_sub(1);
+            }
+        }
+        self.refresh_asking(attempt);
         self.activate(q);
     }
 
-    /// The queue's limits for one more container of `r` for `attempt` (the headroom check of
-    /// `RegularContainerAllocator` with `canAssignToThisQueue` and `canAssignToUser`): the queue
-    /// stays within its current limit (`used + required <= limit`); the user is not above its
-    /// user limit yet (`canAssignToUser`: `used > limit` refuses, so one container may pass it;
-    /// `UsersManager.computeUserLimit`: the queue's capacity, or its usage plus this request
-    /// when above it, at most capacity times user-limit-factor).
-    fn queue_allows(&self, attempt: &SchedulerAttempt, r: Resource) -> bool {
+    /// `RegularContainerAllocator.checkHeadroom` in the default partition: one more container
+    /// of `r` keeps the queue within its current limit (the headroom `canAssignToThisQueue`
+    /// sets: limit - used).
+    fn headroom_allows(&self, attempt: &SchedulerAttempt, r: Resource) -> bool {
         let q = attempt.queue;
-        let lq = &self.queues[q];
-        if lq.used_mb + r.memory_mb > self.current_limit_mb(q) {
-            return false;
-        }
-        let cap = self.capacity_mb(q);
-        let current = if lq.used_mb < cap {
-            cap
-        } else {
-            lq.used_mb + r.memory_mb
-        };
-        let max_user = (cap as f64 * lq.spec.user_limit_factor) as u64;
-        let step = self.limits.minimum_mb.max(1);
-        let user_limit = current.min(max_user).div_ceil(step) * step;
-        let user_used = lq.users.get(&attempt.user).map_or(0, |u| u.0);
-        user_used <= user_limit
+        self.queues[q].used_mb + r.memory_mb <= self.current_limit_mb(q)
+    }
+
+    /// `LeafQueue.canAssignToUser` in the default partition: the user is not above its user
+    /// limit (`used > limit` refuses, so one container may pass it; the limit is
+    /// `UsersManager.computeUserLimit`'s, see `user_limit_mb`).
+    fn user_allows(&self, attempt: &SchedulerAttempt) -> bool {
+        let lq = &self.queues[attempt.queue];
+        let user_used = lq.users.get(&attempt.user).map_or(0, |u| u.used_mb);
+        user_used <= self.user_limit_mb(attempt.queue)
     }
 
     /// Memory in use in a queue (its containers, the AM's included).
@@ -736,6 +813,7 @@ impl CapacityScheduler {
         } else {
             self.asking.remove(&attempt);
         }
+        self.refresh_asking(attempt);
     }
 
     /// `allocate`'s node and rack `ResourceRequest`s: each name's count is replaced by the
@@ -772,6 +850,7 @@ impl CapacityScheduler {
     /// The attempt has no more outstanding asks (`unregisterApplicationMaster`).
     pub fn stop_asking(&mut self, attempt: ApplicationAttemptId) {
         self.asking.remove(&attempt);
+        self.refresh_asking(attempt);
     }
 
     /// The outstanding asks of an attempt.
@@ -816,9 +895,12 @@ impl CapacityScheduler {
             out.push(self.allocate(c.attempt, idx, c.resource, c.am));
             if c.am {
                 self.pending_am.retain(|(a, _)| *a != c.attempt);
+                self.refresh_asking(c.attempt);
                 continue;
             }
-            self.asks_satisfied(&c, idx);
+            if self.asks_satisfied(&c, idx) {
+                self.refresh_asking(c.attempt);
+            }
         }
         out
     }
@@ -826,8 +908,8 @@ impl CapacityScheduler {
     /// `AppPlacementAllocator.allocate`: the `*` ask less one, and for a node-local container
     /// its node's and rack's, for a rack-local one its rack's; the missed opportunities reset
     /// after a node-local container (and a rack-local one with `rack-locality-full-reset`),
-    /// never after an off-switch one.
-    fn asks_satisfied(&mut self, c: &Candidate, idx: usize) {
+    /// never after an off-switch one. `true` when the attempt asks for nothing more.
+    fn asks_satisfied(&mut self, c: &Candidate, idx: usize) -> bool {
         let full_reset = self.locality_delays.rack_locality_full_reset;
         let node = &self.nodes[idx];
         let a = self
@@ -835,11 +917,12 @@ impl CapacityScheduler {
             .get_mut(&c.attempt)
             .expect("next_assignment found it");
         a.outstanding -= 1;
-        if a.outstanding == 0 {
+        let drained = a.outstanding == 0;
+        if drained {
             self.asking.remove(&c.attempt);
         }
         let Some(loc) = a.locality.as_mut() else {
-            return;
+            return drained;
         };
         match c.kind {
             NodeType::NodeLocal => {
@@ -855,6 +938,7 @@ impl CapacityScheduler {
             }
             NodeType::OffSwitch => {}
         }
+        drained
     }
 
     /// `ParentQueue.assignContainers` for one container on node `idx`: the leaf queues in
@@ -872,48 +956,29 @@ impl CapacityScheduler {
             .find_map(|q| self.leaf_next(q, node))
     }
 
-    /// `LeafQueue.assignContainers` for one container: queue `q`'s applications, oldest first.
-    /// Without AM containers waiting in `q` the asking attempts are already in that order (no
-    /// allocation on the hot path); otherwise both lists are merged by attempt id.
+    /// `LeafQueue.assignContainers` for one container: queue `q`'s applications in FIFO order
+    /// (see `app_outcome`); the first that takes the node wins, and an application refused by
+    /// the queue's headroom ends the queue's turn. Without AM containers waiting in `q` (and
+    /// without priorities) the asking attempts are already in that order (no allocation on the
+    /// hot path); otherwise both lists are merged by `fifo_key`.
     fn leaf_next(&self, q: usize, node: &SchedulerNode) -> Option<Candidate> {
         // With one queue every attempt is in it: no lookup per candidate.
         let single = self.queues.len() == 1;
         let in_q =
             |a: &ApplicationAttemptId| single || self.attempts.get(a).is_some_and(|x| x.queue == q);
-        let try_one = |attempt: ApplicationAttemptId, am: Option<Resource>| {
-            let a = &self.attempts[&attempt];
-            let (r, ok) = match am {
-                // An AM container is never placed on a LOST node.
-                Some(r) => (r, !node.lost),
-                None => (
-                    a.capability,
-                    a.outstanding > 0 && !a.blacklist.contains(&node.node_id.host),
-                ),
-            };
-            if !(ok
-                && self.partition_accepts(a, am.is_some(), node)
-                && node.fits(r)
-                && self.queue_allows_in(a, r, node.partition))
-            {
-                return None;
+        let first = |apps: &mut dyn Iterator<Item = (ApplicationAttemptId, Option<Resource>)>| {
+            for (a, am) in apps {
+                match self.app_outcome(a, am, node) {
+                    AppOutcome::Take(c) => return Some(c),
+                    AppOutcome::Next => {}
+                    AppOutcome::QueueSkipped => return None,
+                }
             }
-            let kind = match (am, &a.locality) {
-                (None, Some(loc)) => self.locality_on(a, loc, node)?,
-                _ => NodeType::OffSwitch,
-            };
-            Some(Candidate {
-                attempt,
-                resource: r,
-                am: am.is_some(),
-                kind,
-            })
+            None
         };
         if self.priorities.is_empty() && !self.pending_am.iter().any(|(a, _)| in_q(a)) {
-            return self
-                .asking
-                .iter()
-                .filter(|a| in_q(a))
-                .find_map(|a| try_one(*a, None));
+            let mut apps = self.asking.iter().filter(|a| in_q(a)).map(|a| (*a, None));
+            return first(&mut apps);
         }
         let mut apps: Vec<(ApplicationAttemptId, Option<Resource>)> = self
             .pending_am
@@ -923,7 +988,52 @@ impl CapacityScheduler {
             .collect();
         apps.extend(self.asking.iter().filter(|a| in_q(a)).map(|a| (*a, None)));
         apps.sort_by_key(|(a, _)| self.fifo_key(*a));
-        apps.into_iter().find_map(|(a, am)| try_one(a, am))
+        first(&mut apps.into_iter())
+    }
+
+    /// One application's turn on `node` (its AM container when `am` is its size), in the order
+    /// Hadoop 3.4 checks: the user limit (`canAssignToUser`) and the request's partition skip
+    /// to the next application; the queue's headroom (`checkHeadroom`, QUEUE_SKIPPED) ends the
+    /// queue's turn; a blacklisted (or, for an AM, LOST) node, a locality delay, or a node
+    /// without room for the request (Hadoop reserves it; reservations are not simulated) skip
+    /// to the next application.
+    fn app_outcome(
+        &self,
+        attempt: ApplicationAttemptId,
+        am: Option<Resource>,
+        node: &SchedulerNode,
+    ) -> AppOutcome {
+        let a = &self.attempts[&attempt];
+        let r = am.unwrap_or(a.capability);
+        if (am.is_none() && a.outstanding == 0)
+            || !self.user_allows_in(a, node.partition)
+            || !self.partition_accepts(a, am.is_some(), node)
+        {
+            return AppOutcome::Next;
+        }
+        if !self.headroom_allows_in(a, r, node.partition) {
+            return AppOutcome::QueueSkipped;
+        }
+        let placeable = match am {
+            Some(_) => !node.lost,
+            None => !a.blacklist.contains(&node.node_id.host),
+        };
+        if !placeable || !node.fits(r) {
+            return AppOutcome::Next;
+        }
+        let kind = match (am, &a.locality) {
+            (None, Some(loc)) => match self.locality_on(a, loc, node) {
+                Some(kind) => kind,
+                None => return AppOutcome::Next,
+            },
+            _ => NodeType::OffSwitch,
+        };
+        AppOutcome::Take(Candidate {
+            attempt,
+            resource: r,
+            am: am.is_some(),
+            kind,
+        })
     }
 
     /// `RegularContainerAllocator.assignContainersOnNode` with `canAssign`: the node offered is
@@ -1008,7 +1118,7 @@ impl CapacityScheduler {
         if partition == 0 {
             let lq = &mut self.queues[a.queue];
             lq.used_mb += resource.memory_mb;
-            lq.users.entry(a.user.clone()).or_default().0 += resource.memory_mb;
+            lq.users.entry(a.user.clone()).or_default().used_mb += resource.memory_mb;
         } else {
             self.labels
                 .charge(a.queue, partition, &a.user, resource.memory_mb);
@@ -1052,7 +1162,7 @@ impl CapacityScheduler {
             let lq = &mut self.queues[a.queue];
             lq.used_mb = lq.used_mb.saturating_sub(r.memory_mb);
             if let Some(u) = lq.users.get_mut(&a.user) {
-                u.0 = u.0.saturating_sub(r.memory_mb);
+                u.used_mb = u.used_mb.saturating_sub(r.memory_mb);
             }
         } else {
             self.labels
@@ -1508,6 +1618,43 @@ mod tests {
         assert_eq!(cs.node_update(1)[0].attempt, b);
     }
 
+    // AbstractLeafQueue.activateApplications (Hadoop 3.4): an AM larger than both the queue's AM
+    // limit (10 % of 8 GB, normalized up to 1 GB) and the user's starts anyway when the queue
+    // has no active application, and Hadoop warns for each limit ("maximum-am-resource-percent
+    // is insufficient to start a single application in queue[ for user]..."), in that order;
+    // a second such AM waits on the queue's limit with no warning.
+    #[test]
+    fn an_am_above_the_limits_starts_alone_with_hadoops_warnings() {
+        let mut cs = CapacityScheduler::new(limits());
+        cs.add_node(node("n0"), "/r".into(), res(8 * GB, 8));
+        cs.add_attempt(attempt(1, 1), res(2 * GB, 1));
+        let got = cs.take_activated();
+        assert_eq!(
+            got[0].bypassed,
+            [AmLimitExceeded::Queue, AmLimitExceeded::User]
+        );
+        let texts: Vec<_> = got[0]
+            .bypassed
+            .iter()
+            .map(|x| x.insufficient_warning())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "maximum-am-resource-percent is insufficient to start a single application in queue, it is likely set too low. skipping enforcement to allow at least one application to start",
+                "maximum-am-resource-percent is insufficient to start a single application in queue for user, it is likely set too low. skipping enforcement to allow at least one application to start",
+            ]
+        );
+        let why = cs.add_attempt_in(attempt(2, 1), res(2 * GB, 1), "default", "spark");
+        assert_eq!(why.map(|w| w.reason), Some(AmLimitExceeded::Queue));
+        assert!(cs.take_activated().is_empty());
+        // Within the limits nothing is bypassed.
+        let mut cs = CapacityScheduler::new(limits());
+        cs.add_node(node("n0"), "/r".into(), res(64 * GB, 8));
+        cs.add_attempt(attempt(1, 1), res(2 * GB, 1));
+        assert!(cs.take_activated()[0].bypassed.is_empty());
+    }
+
     // getUserAMResourceLimitPerPartition: capacity x percent x user-limit-factor, at most the
     // queue's AM limit: with factor 0.25 one user gets 8 GB x 0.1 x 0.25 -> 1024 MB.
     #[test]
@@ -1595,6 +1742,31 @@ mod tests {
         let out = cs.node_update(1);
         let who: Vec<u32> = out.iter().map(|x| x.attempt.application_id.id).collect();
         assert_eq!(who, [1, 1, 1, 2, 1, 1, 1, 2]);
+    }
+
+    // RegularContainerAllocator.preCheckForNodeCandidateSet (Hadoop 3.4): an application whose
+    // request passes the queue's headroom gets QUEUE_SKIPPED, and AbstractLeafQueue
+    // .assignContainers returns at once (SkippedType.QUEUE_LIMIT): a younger application of the
+    // same queue whose smaller request would fit waits too. etl (maximum 16 GB) holds 14 GB;
+    // x's older application asks 4 GB, y's 1 GB: nothing is assigned until x's ask goes.
+    #[test]
+    fn a_request_past_the_queue_headroom_ends_the_queues_turn() {
+        let mut cs = two_queues(50.0, 0.5, 4.0);
+        let (a, b) = (attempt(1, 1), attempt(2, 1));
+        cs.add_attempt_in(a, res(GB, 1), "etl", "x");
+        cs.add_attempt_in(b, res(GB, 1), "etl", "y");
+        assert_eq!(cs.node_update(0).len(), 2);
+        cs.update_requests(a, res(3 * GB, 1), 4, 0, &[], &[]);
+        for n in 0..4 {
+            cs.node_update(n);
+        }
+        assert_eq!(cs.queue_used_mb("etl"), Some(14 * GB));
+        cs.update_requests(a, res(4 * GB, 1), 1, 0, &[], &[]);
+        cs.update_requests(b, res(GB, 1), 1, 0, &[], &[]);
+        assert!(cs.node_update(3).is_empty(), "x's 4 GB ends etl's turn");
+        cs.update_requests(a, res(4 * GB, 1), 0, 1, &[], &[]);
+        let got = cs.node_update(3);
+        assert_eq!(got.iter().map(|x| x.attempt).collect::<Vec<_>>(), [b]);
     }
 
     // ParentQueue.getResourceLimitsOfChild: the child's limit is what root leaves (the cluster

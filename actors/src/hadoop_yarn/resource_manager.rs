@@ -33,6 +33,8 @@ use std::rc::Rc;
 
 const TARGET: &str = "yarn::ResourceManager";
 const SCHED: &str = "yarn::CapacityScheduler";
+/// Hadoop 3.4's `AbstractLeafQueue` logger (YARN-11024 moved `activateApplications` there).
+const LEAF_QUEUE: &str = "yarn::AbstractLeafQueue";
 
 /// What the RM keeps of a NodeManager besides the scheduler's view (`RMNodeImpl`), at the
 /// scheduler's node index.
@@ -366,9 +368,17 @@ impl ResourceManager {
         let now = crate::kernel::clock::now_epoch_ms();
         for a in self.scheduler.take_activated() {
             let id = a.attempt.application_id;
+            for limit in &a.bypassed {
+                crate::warn!(
+                    self.env.log(),
+                    LEAF_QUEUE,
+                    "{}",
+                    limit.insufficient_warning()
+                );
+            }
             info!(
                 self.env.log(),
-                "yarn::LeafQueue",
+                LEAF_QUEUE,
                 "Application {id} from user: {} activated in queue: {}",
                 a.user,
                 a.queue_path

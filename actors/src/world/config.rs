@@ -462,8 +462,12 @@ pub struct QueueSpec {
     pub maximum_capacity: f64,
     /// `maximum-am-resource-percent` (0.1 when unset), a fraction.
     pub maximum_am_resource_percent: f64,
-    /// `user-limit-factor` (1 when unset).
+    /// `user-limit-factor` (1 when unset; -1 disables the limit, as `UsersManager
+    /// .computeUserLimit` reads it).
     pub user_limit_factor: f64,
+    /// `minimum-user-limit-percent` (100 when unset): each active user's floor share of the
+    /// queue, in percent (`UsersManager.computeUserLimit`).
+    pub minimum_user_limit_percent: f64,
     /// `accessible-node-labels` (Hadoop's comma-separated list); `None` when unset: the leaf
     /// inherits root's `*` (every label).
     pub accessible_node_labels: Option<Vec<String>>,
@@ -517,6 +521,7 @@ impl QueueSpec {
             maximum_capacity: 100.0,
             maximum_am_resource_percent: 0.1,
             user_limit_factor: 1.0,
+            minimum_user_limit_percent: 100.0,
             accessible_node_labels: None,
             label_capacities: BTreeMap::new(),
             default_node_label_expression: None,

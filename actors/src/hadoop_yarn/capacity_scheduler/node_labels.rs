@@ -106,7 +106,7 @@ impl CapacityScheduler {
         p.names = names;
     }
 
-    fn queue_index(&self, queue: &str) -> Option<usize> {
+    pub(super) fn queue_index(&self, queue: &str) -> Option<usize> {
         let short = queue.strip_prefix("root.").unwrap_or(queue);
         self.queues.iter().position(|q| q.spec.name == short)
     }
@@ -208,27 +208,51 @@ impl CapacityScheduler {
         p == node.partition
     }
 
-    /// The queue's and user's limits for one more container of `r` on partition `p`.
-    pub(super) fn queue_allows_in(&self, a: &SchedulerAttempt, r: Resource, p: u16) -> bool {
+    /// `checkHeadroom` on partition `p`: one more container of `r` keeps the queue within its
+    /// current limit there.
+    pub(super) fn headroom_allows_in(&self, a: &SchedulerAttempt, r: Resource, p: u16) -> bool {
         if p == 0 {
-            return self.queue_allows(a, r);
+            return self.headroom_allows(a, r);
         }
-        let q = a.queue;
-        let u = &self.labels.usage[q][usize::from(p)];
-        if u.used_mb + r.memory_mb > self.label_current_limit_mb(q, p) {
-            return false;
+        let u = &self.labels.usage[a.queue][usize::from(p)];
+        u.used_mb + r.memory_mb <= self.label_current_limit_mb(a.queue, p)
+    }
+
+    /// `canAssignToUser` on partition `p`: the user is not above its user limit there.
+    pub(super) fn user_allows_in(&self, a: &SchedulerAttempt, p: u16) -> bool {
+        if p == 0 {
+            return self.user_allows(a);
         }
-        let cap = self.label_capacity_mb(q, p);
-        let current = if u.used_mb < cap {
-            cap
-        } else {
-            u.used_mb + r.memory_mb
-        };
-        let max_user = (cap as f64 * self.queues[q].spec.user_limit_factor) as u64;
-        let step = self.limits.minimum_mb.max(1);
-        let user_limit = current.min(max_user).div_ceil(step) * step;
+        let u = &self.labels.usage[a.queue][usize::from(p)];
         let user_used = u.users.get(&a.user).map_or(0, |x| x.0);
-        user_used <= user_limit
+        user_used <= self.label_user_limit_mb(a.queue, p)
+    }
+
+    /// `UsersManager.computeUserLimit` in labelled partition `p`: the queue's capacity and
+    /// usage there; the active users are the queue's (Hadoop keeps one set for all partitions).
+    fn label_user_limit_mb(&self, q: usize, p: u16) -> u64 {
+        let lq = &self.queues[q];
+        let total = self.labels.total_mb[usize::from(p)];
+        let (mut ratio, mut active_used, mut active) = (0f32, 0u64, 0u32);
+        for (name, (used, _)) in &self.labels.usage[q][usize::from(p)].users {
+            ratio += super::users::usage_ratio(*used, total);
+            if lq.users.get(name).is_some_and(|x| x.asking_apps > 0) {
+                active_used += used;
+            }
+        }
+        for x in lq.users.values() {
+            active += u32::from(x.asking_apps > 0);
+        }
+        let max = lq.spec.label_capacity(self.labels.name(p)).maximum_capacity;
+        let inputs = super::users::UserLimitInputs {
+            partition_mb: total,
+            capacity_mb: self.label_capacity_mb(q, p),
+            max_capacity_mb: (total as f64 * max / 100.0) as u64,
+            usage_ratio: ratio,
+            active_used_mb: active_used,
+            active_users: active,
+        };
+        self.compute_user_limit(&lq.spec, &inputs)
     }
 
     /// `getEffectiveCapacity(label)`: the queue's `accessible-node-labels.<label>.capacity`
@@ -271,7 +295,7 @@ impl CapacityScheduler {
                     memory_mb: lq.am_used_mb,
                     vcores: lq.am_used_vcores,
                 },
-                user_am: lq.users.get(user).map_or(0, |u| u.1),
+                user_am: lq.users.get(user).map_or(0, |u| u.am_used_mb),
             };
         }
         let pct = lq
@@ -280,15 +304,10 @@ impl CapacityScheduler {
             .maximum_am_resource_percent;
         let cap = self.label_capacity_mb(q, p);
         let queue_limit = self.multiply_and_normalize_up(cap, pct);
-        let user_share = self.multiply_and_normalize_up(cap, pct * lq.spec.user_limit_factor);
         let u = &self.labels.usage[q][usize::from(p)];
         AmState {
             queue_limit,
-            user_limit: if user_share.memory_mb <= queue_limit.memory_mb {
-                user_share
-            } else {
-                queue_limit
-            },
+            user_limit: self.user_am_limit_of(q, cap, pct, queue_limit),
             am_used: u.am_used,
             user_am: u.users.get(user).map_or(0, |x| x.1),
         }
@@ -300,7 +319,7 @@ impl CapacityScheduler {
             let lq = &mut self.queues[q];
             lq.am_used_mb += am.memory_mb;
             lq.am_used_vcores += am.vcores;
-            lq.users.entry(user.to_string()).or_default().1 += am.memory_mb;
+            lq.users.entry(user.to_string()).or_default().am_used_mb += am.memory_mb;
             return;
         }
         let u = self.labels.at(q, p);
@@ -316,7 +335,7 @@ impl CapacityScheduler {
             lq.am_used_mb -= am.memory_mb;
             lq.am_used_vcores -= am.vcores;
             if let Some(u) = lq.users.get_mut(user) {
-                u.1 -= am.memory_mb;
+                u.am_used_mb -= am.memory_mb;
             }
             return;
         }
@@ -504,19 +523,29 @@ mod tests {
         );
     }
 
-    /// CapacitySchedulerConfiguration.getLabeledQueueCapacity defaults to 0: in that partition
-    /// UsersManager.computeUserLimit's maximum is the queue's capacity there times
-    /// user-limit-factor, 0, and canAssignToUser refuses a user above it, so a user gets one
-    /// container there (0 <= 0) and no second one while it holds the first.
+    /// CapacitySchedulerConfiguration.getLabeledQueueCapacity defaults to 0. Hadoop 3.4's
+    /// UsersManager.computeUserLimit then caps the user at the queue's maximum capacity in the
+    /// partition, rounded down to the minimum allocation, not at capacity x user-limit-factor
+    /// (`originalCapacity.equals(Resources.none())`: "prevent incorrect maxUserLimit due to low
+    /// queueCapacity"), so one user takes what the maximum capacity there allows: all four 2 GB
+    /// containers at 100 %, two at 25 % (4 GB of 16 GB).
     #[test]
-    fn a_zero_label_capacity_gives_a_user_one_container() {
-        let mut cs = labelled(&[with_gpu("default", 100.0, None)]);
-        let a = attempt(1);
-        cs.add_attempt_in(a, res(GB, 1), "default", "u");
-        hosts(&mut cs, &[0]);
-        cs.set_ask_label(a, Some("gpu"));
-        cs.update_requests(a, res(2 * GB, 1), 4, 0, &[], &[]);
-        assert_eq!(hosts(&mut cs, &[2, 3, 2, 3]).len(), 1);
+    fn a_zero_label_capacity_caps_a_user_at_the_maximum_capacity_there() {
+        for (max, want) in [(100.0, 4), (25.0, 2)] {
+            let mut default = with_gpu("default", 100.0, Some(0.0));
+            default
+                .label_capacities
+                .get_mut("gpu")
+                .expect("set")
+                .maximum_capacity = max;
+            let mut cs = labelled(&[default]);
+            let a = attempt(1);
+            cs.add_attempt_in(a, res(GB, 1), "default", "u");
+            hosts(&mut cs, &[0]);
+            cs.set_ask_label(a, Some("gpu"));
+            cs.update_requests(a, res(2 * GB, 1), 4, 0, &[], &[]);
+            assert_eq!(hosts(&mut cs, &[2, 3, 2, 3]).len(), want, "maximum {max}");
+        }
     }
 
     /// Per partition, a queue stays under its maximum capacity there and the other queues'
