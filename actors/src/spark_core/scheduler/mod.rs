@@ -27,6 +27,8 @@ pub mod map_output_tracker;
 mod speculation;
 #[cfg(test)]
 mod speculation_tests;
+#[cfg(test)]
+mod suite_tests;
 mod task_scheduler_impl;
 mod task_set_manager;
 #[cfg(test)]
