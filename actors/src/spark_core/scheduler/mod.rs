@@ -5,7 +5,7 @@
 //! SparkEnv's `MapOutputTrackerMaster` and `BlockManagerMaster` (`env`), wired as SparkContext
 //! wires them (`driver_scheduler`). The DAGScheduler calls the task scheduler; the task
 //! scheduler posts typed events back (`task_scheduler_impl::DagEvents`); the files import one
-//! way: `locality` <- `events`, `map_output_tracker`, `speculation` <- `env`,
+//! way: `locality` <- `events` <- `speculation`; `map_output_tracker` <- `env`; then
 //! `task_set_manager` <- `task_scheduler_impl` <- `dag_scheduler` <- `driver_scheduler`. Plain
 //! structs called synchronously, as in Spark; every lookup is a map or a queue, never a scan
 //! over all tasks or executors.
