@@ -782,7 +782,7 @@ impl DAGScheduler {
     /// the stage and its job: a success's result or MapStatus, a fetch failure, a map output
     /// lost with its executor (`Resubmitted`). Other failures only post (the TaskSetManager
     /// retries them, or posts `TaskSetFailed`).
-    fn handle_task_completion(&mut self, event: CompletionEvent, cx: &mut Cx<'_>) {
+    fn handle_task_completion(&mut self, event: CompletionEvent<'_>, cx: &mut Cx<'_>) {
         let CompletionEvent {
             task,
             reason,
@@ -790,27 +790,27 @@ impl DAGScheduler {
         } = event;
         match reason {
             TaskEndReason::Success => {
-                self.post_task_end(&task, TaskEndReason::Success);
+                self.post_task_end(task, reason);
                 if let Some(data) = result {
                     self.task_succeeded(task, data, cx);
                 }
             }
             TaskEndReason::FetchFailed(failure) => {
-                self.post_task_end(&task, TaskEndReason::FetchFailed(failure.clone()));
-                self.handle_fetch_failed(&task, &failure, cx);
+                self.post_task_end(task, TaskEndReason::FetchFailed(failure.clone()));
+                self.handle_fetch_failed(task, &failure, cx);
             }
             TaskEndReason::Resubmitted => {
-                self.post_task_end(&task, TaskEndReason::Resubmitted);
-                self.handle_resubmitted(&task);
+                self.post_task_end(task, reason);
+                self.handle_resubmitted(task);
             }
-            other => self.post_task_end(&task, other),
+            other => self.post_task_end(task, other),
         }
     }
 
     /// `handleTaskCompletion` for a success the TaskSetManager counted: a partition an earlier
     /// attempt finished is done in the latest attempt too (`notifyPartitionCompletion`), then
     /// the result or the MapStatus.
-    fn task_succeeded(&mut self, task: RunningTask, data: TaskResultData, cx: &mut Cx<'_>) {
+    fn task_succeeded(&mut self, task: &RunningTask, data: TaskResultData, cx: &mut Cx<'_>) {
         let stage = task.key.1;
         self.task_outputs.push(TaskOutput::Succeeded {
             stage,
@@ -834,7 +834,7 @@ impl DAGScheduler {
                 TaskResultData::MapStatus(m) => Some(*m),
                 _ => None,
             };
-            self.map_task_succeeded(&task, status, cx);
+            self.map_task_succeeded(task, status, cx);
         }
     }
 
@@ -1287,7 +1287,7 @@ impl DagEvents for DAGScheduler {
 
     fn task_ended(
         &mut self,
-        event: CompletionEvent,
+        event: CompletionEvent<'_>,
         ts: &mut TaskSchedulerImpl,
         env: &mut DriverEnv,
         out: &mut Vec<SchedulerEvent>,

@@ -78,6 +78,7 @@ pub struct StageCode {
 
 impl StageCode {
     /// HadoopRDD's `FileSplit` of a partition of a stage reading a named file.
+    #[inline]
     pub fn input_split(&self, partition: u32) -> Option<Box<InputSplit>> {
         let path = self.input_path.clone()?;
         Some(Box::new(InputSplit {
@@ -159,8 +160,8 @@ impl RunningTask {
 /// `CompletionEvent(task, reason, result, ...)`: an attempt ended. The DAGScheduler posts its
 /// TaskEnd, then handles the completion (`handleTaskCompletion`) when there is one to handle.
 #[derive(Debug)]
-pub struct CompletionEvent {
-    pub task: RunningTask,
+pub struct CompletionEvent<'a> {
+    pub task: &'a RunningTask,
     pub reason: TaskEndReason,
     /// A success's result, when the TaskSetManager counted it (`None`: a copy of a task that
     /// had already succeeded, or one whose set is gone; only the TaskEnd is posted).

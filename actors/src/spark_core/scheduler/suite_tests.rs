@@ -61,7 +61,7 @@ impl DagEvents for FakeDag {
 
     fn task_ended(
         &mut self,
-        event: CompletionEvent,
+        event: CompletionEvent<'_>,
         _: &mut TaskSchedulerImpl,
         _: &mut DriverEnv,
         _: &mut Vec<SchedulerEvent>,
@@ -517,7 +517,7 @@ fn run_event(s: &mut DriverScheduler, task: RunningTask, reason: TaskEndReason) 
         _ => None,
     };
     let event = CompletionEvent {
-        task,
+        task: &task,
         reason,
         result,
     };

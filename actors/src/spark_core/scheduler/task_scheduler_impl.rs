@@ -55,7 +55,7 @@ pub trait DagEvents {
     /// `taskEnded(task, reason, result, ...)` -> `CompletionEvent`.
     fn task_ended(
         &mut self,
-        event: CompletionEvent,
+        event: CompletionEvent<'_>,
         ts: &mut TaskSchedulerImpl,
         env: &mut DriverEnv,
         out: &mut Vec<SchedulerEvent>,
@@ -119,6 +119,7 @@ impl RunningTasks {
         }
     }
 
+    #[cfg(test)]
     pub(super) fn get(&self, tid: TaskId) -> Option<&RunningTask> {
         let p = *self.place_of.get(tid)?;
         self.places[p as usize].as_ref()
@@ -707,17 +708,16 @@ impl TaskSchedulerImpl {
             speculative,
             locality,
         };
-        self.running.insert(task_id, task);
-        let task = self.running.get(task_id).expect("just launched");
         if self.speculation.is_some()
             && let Some(tsm) = self.task_sets.get_mut(&key)
         {
-            tsm.speculation_on_launch(task);
+            tsm.speculation_on_launch(&task);
         }
         self.by_executor
             .get_or_insert_default(offer.executor_id)
             .insert(task_id);
-        r.dag.task_started(task);
+        r.dag.task_started(&task);
+        self.running.insert(task_id, task);
         // Boxed here, as the LaunchTask message carries it: the description is not copied
         // again on its way to the executor.
         Box::new(TaskDescription {
@@ -996,7 +996,7 @@ impl TaskSchedulerImpl {
             self.speculation_task_succeeded(&task, cx.out);
         }
         let Some(tsm) = self.task_sets.get_mut(&task.key) else {
-            return cx.task_ended(self, task, TaskEndReason::Success, None);
+            return cx.task_ended(self, &task, TaskEndReason::Success, None);
         };
         let idx = task.index as usize;
         if tsm.successful[idx] {
@@ -1008,7 +1008,7 @@ impl TaskSchedulerImpl {
                 TSM,
                 "Ignoring task-finished event for {name} (TID {tid}) because it has already completed successfully"
             );
-            return cx.task_ended(self, task, TaskEndReason::Success, None);
+            return cx.task_ended(self, &task, TaskEndReason::Success, None);
         }
         let done = tsm.mark_successful(idx);
         let (successful, total) = (tsm.num_successful, tsm.successful.len());
@@ -1045,7 +1045,7 @@ impl TaskSchedulerImpl {
         if done {
             self.maybe_finish_task_set(task.key);
         }
-        cx.task_ended(self, task, TaskEndReason::Success, Some(data));
+        cx.task_ended(self, &task, TaskEndReason::Success, Some(data));
     }
 
     /// `TaskSetManager.handleFailedTask` for `FetchFailed`: WARN `Lost task ...: FetchFailed(...)`,
@@ -1077,7 +1077,7 @@ impl TaskSchedulerImpl {
             self.suspend_task_set(task.key);
         }
         let reason = TaskEndReason::FetchFailed(Box::new(failure));
-        cx.task_ended(self, task, reason, None);
+        cx.task_ended(self, &task, reason, None);
     }
 
     /// A failed attempt: retry, or abort the job after `spark.task.maxFailures`.
@@ -1107,7 +1107,7 @@ impl TaskSchedulerImpl {
             task.host, task.executor_id
         );
         let Some(tsm) = self.task_sets.get_mut(&key) else {
-            return cx.task_ended(self, task, end, None);
+            return cx.task_ended(self, &task, end, None);
         };
         match &end {
             TaskEndReason::ExecutorLostFailure {
@@ -1132,7 +1132,7 @@ impl TaskSchedulerImpl {
             }
             _ => warn!(self.log, TSM, "{lost}"),
         }
-        cx.task_ended(self, task, end, None);
+        cx.task_ended(self, &task, end, None);
         let tsm = self.task_sets.get_mut(&key).expect("looked up above");
         let idx = index as usize;
         let stage_attempt = tsm.stage_attempt;
@@ -1239,7 +1239,7 @@ impl TaskSchedulerImpl {
                 speculative: false,
                 locality: out.locality,
             };
-            cx.task_ended(self, task, TaskEndReason::Resubmitted, None);
+            cx.task_ended(self, &task, TaskEndReason::Resubmitted, None);
             cx.out.push(SchedulerEvent::Revive);
         }
     }
@@ -1267,7 +1267,7 @@ impl<D: DagEvents> Call<'_, D> {
     fn task_ended(
         &mut self,
         ts: &mut TaskSchedulerImpl,
-        task: RunningTask,
+        task: &RunningTask,
         reason: TaskEndReason,
         result: Option<TaskResultData>,
     ) {
