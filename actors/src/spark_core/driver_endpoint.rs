@@ -18,7 +18,7 @@ use crate::spark_core::executor_allocation_manager::{
 use crate::spark_core::executor_env::block_manager_port;
 use crate::spark_core::executor_log_url_handler::ExecutorLogUrlHandler;
 use crate::spark_core::executor_monitor::ShuffleDataQuery;
-use crate::spark_core::scheduler::{Scheduler, SchedulerEvent, WorkerOffer};
+use crate::spark_core::scheduler::{DriverScheduler, SchedulerEvent, WorkerOffer};
 use crate::spark_core::{executor_env, unified_memory_manager};
 use crate::world::context::SimContext;
 use crate::world::injector;
@@ -118,7 +118,7 @@ pub struct DriverEndpoint {
     excluded_nodes: BTreeSet<String>,
     total_core_count: u32,
     total_registered: u32,
-    scheduler: Scheduler,
+    scheduler: DriverScheduler,
     created_ms: u64,
     ready: bool,
     bus: ContextBus,
@@ -177,7 +177,7 @@ impl DriverEndpoint {
                 Some(m) => bus.with_listener(m.clone()),
                 None => bus,
             };
-            let scheduler = Scheduler::new(
+            let scheduler = DriverScheduler::new(
                 env.log().clone(),
                 bus.clone(),
                 s.task_max_failures,
@@ -684,12 +684,12 @@ impl DriverEndpoint {
                 u.data,
                 TaskResultData::Exception { .. } | TaskResultData::FetchFailed(_)
             );
-        let failed_before = self.scheduler.failed_attempts;
+        let failed_before = self.scheduler.failed_attempts();
         let (finished, events) = self.scheduler.status_update(u.task_id, u.state, u.data);
         if finished && killed {
             // The scheduler counts a kill among its failed attempts (but a speculative loser's):
             // the run's record counts it as killed instead.
-            self.failures_counted += self.scheduler.failed_attempts - failed_before;
+            self.failures_counted += self.scheduler.failed_attempts() - failed_before;
             self.sim.observe(RunEvent::TaskKilled);
         }
         if let Some(executor) = fetch_from.filter(|_| finished) {
@@ -726,21 +726,20 @@ impl DriverEndpoint {
     }
 
     fn handle_events(&mut self, events: Vec<SchedulerEvent>) {
-        let new_failures = self.scheduler.failed_attempts - self.failures_counted;
-        self.failures_counted = self.scheduler.failed_attempts;
+        let failed_attempts = self.scheduler.failed_attempts();
+        let new_failures = failed_attempts - self.failures_counted;
+        self.failures_counted = failed_attempts;
         if new_failures > 0 {
             self.sim.observe(RunEvent::TasksFailed {
                 count: new_failures,
             });
         }
-        for r in self.scheduler.recoveries.drain(..) {
+        for r in self.scheduler.drain_recoveries() {
             self.sim.observe(RunEvent::Recovery(r));
         }
-        if !self.scheduler.task_outputs.is_empty() {
-            let attempt = self.sim.current_attempt.get();
-            for output in self.scheduler.task_outputs.drain(..) {
-                self.sim.violations.task_output(attempt, output);
-            }
+        let attempt = self.sim.current_attempt.get();
+        for output in self.scheduler.drain_task_outputs() {
+            self.sim.violations.task_output(attempt, output);
         }
         let mut revive = false;
         for e in events {
@@ -828,9 +827,9 @@ impl DriverEndpoint {
         }
         // TaskSchedulerImpl.executorLost (the task sets' TaskEnds), the ExecutorRemoved event,
         // then the DAGScheduler's handleExecutorLost (BlockManagerRemoved, map outputs).
-        let failed_before = self.scheduler.failed_attempts;
-        let events = self.scheduler.task_sets_executor_lost(id, &reason);
-        let tasks = (self.scheduler.failed_attempts - failed_before) as u32;
+        let failed_before = self.scheduler.failed_attempts();
+        let events = self.scheduler.task_scheduler_executor_lost(id, &reason);
+        let tasks = (self.scheduler.failed_attempts() - failed_before) as u32;
         if tasks > 0 {
             let lost = Recovery::RunningTasksLost {
                 executor: id,
@@ -844,7 +843,7 @@ impl DriverEndpoint {
             executor_id: id.to_string(),
             reason: removed,
         });
-        self.scheduler.dag_executor_lost(id, &reason);
+        self.scheduler.run_queued_dag_events();
         self.handle_events(events);
     }
 
@@ -906,7 +905,7 @@ impl DriverEndpoint {
 
     /// `TaskSchedulerImpl` warns while tasks wait and no task has launched yet.
     fn warn_if_starved(&mut self) {
-        if self.scheduler.has_pending_tasks() && self.scheduler.tasks_launched == 0 {
+        if self.scheduler.has_pending_tasks() && self.scheduler.tasks_launched() == 0 {
             warn!(
                 self.env.log(),
                 TS,
@@ -1026,7 +1025,7 @@ fn allocation_manager(sim: &SimContext, env: &RpcEnv) -> Option<Rc<AllocationLis
 }
 
 /// The scheduler's map outputs answer "does this executor hold shuffle data".
-impl ShuffleDataQuery for Scheduler {
+impl ShuffleDataQuery for DriverScheduler {
     fn holds_shuffle_data(&self, executor: ExecutorId) -> bool {
         self.holds_map_output(executor)
     }

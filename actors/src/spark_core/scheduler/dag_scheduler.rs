@@ -1,16 +1,248 @@
 //! `DAGScheduler` (Spark: `scheduler/DAGScheduler.scala`): jobs, stages and their parents,
-//! stage submission (`submitStage`, `submitMissingTasks`), completion of result and shuffle-map
-//! tasks, fetch failures and the resubmission of failed stages, executor loss
-//! (`removeExecutorAndUnregisterOutputs`), aborts, and the event log's `StageInfo`.
+//! stage submission (`submitStage`, `submitMissingTasks` -> `taskScheduler.submitTasks`),
+//! the events TaskSchedulerImpl posts (`DAGSchedulerEventProcessLoop`: `BeginEvent`,
+//! `CompletionEvent` -> `handleTaskCompletion`, `ExecutorAdded`, `ExecutorLost`,
+//! `TaskSetFailed`, `SpeculativeTaskSubmitted`), fetch failures and the resubmission of failed
+//! stages, executor loss (`removeExecutorAndUnregisterOutputs`), aborts, and the event log's
+//! `StageInfo`. It calls TaskSchedulerImpl (`submitTasks`, `killAllTaskAttempts`,
+//! `notifyPartitionCompletion`, `getExecutorDecommissionState`) and reads SparkEnv's masters.
+//!
+//! Spark's loop runs the events on its own thread, after the call that posted them; here each
+//! is handled as it is posted (the driver is one thread), which keeps the order of log lines
+//! and listener events sparkyard has always printed, except `ExecutorLost`: it waits in
+//! `queued` until the DriverEndpoint has posted `ExecutorRemoved`, as Spark's backend posts it
+//! before the loop reaches the loss (`run_queued_events`).
 
+use super::env::DriverEnv;
+use super::events::{
+    CompletionEvent, RunningTask, SchedulerEvent, SpeculativeTask, StageCode, TaskSet,
+};
 use super::locality::PreferredLocations;
-use super::task_set_manager::LocalityContext;
-use super::*;
-use crate::spark_core::block_manager_master::{BlockAdded, RddBlockId};
-use crate::spark_core::unified_memory_manager::bytes_to_string;
+use super::task_scheduler_impl::{DagEvents, TaskSchedulerImpl};
+use crate::info;
+use crate::kernel::bitset::BitSet;
+use crate::kernel::clock;
+use crate::kernel::logs::ProcessLog;
+use crate::spark_core::executor_env::block_manager_port;
+use crate::spark_core::memory_store::{DRIVER_STORE, MemoryStore};
+use crate::world::config::ShuffleSettings;
+use crate::world::invariants::TaskOutput;
+use crate::world::listener::{ContextBus, TaskEndKind, TaskEvent, TaskEventKind};
 use crate::world::observer::Recovery;
+use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason};
+use sparkyard_messages::records::ExecutorLossReason;
+use sparkyard_messages::rpc::RemoteRef;
+use sparkyard_messages::task::{
+    BlockManagerId, FetchFailure, InputSize, JobResult, JobSpec, MapStatusData, ShuffleWrite,
+    ShuffleWriteSize, StageLineage, TaskResultData, TaskWork,
+};
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+use std::sync::Arc;
 
-impl Scheduler {
+const DAG: &str = "driver::DAGScheduler";
+
+/// `DAGScheduler.RESUBMIT_TIMEOUT`: the wait before failed stages are resubmitted, so the
+/// fetch failures one lost node causes arrive before the resubmission.
+pub const RESUBMIT_TIMEOUT_MS: u64 = 200;
+
+pub(super) struct Stage {
+    id: u32,
+    pub(super) job_id: u32,
+    name: String,
+    rdd: String,
+    is_result: bool,
+    parents: Vec<u32>,
+    /// Each partition's work (shared with the stage's task sets).
+    tasks: Rc<Vec<TaskWork>>,
+    /// The latest attempt's task count (`latestInfo.numTasks`): every partition until the stage
+    /// is submitted, then the partitions that attempt computes.
+    attempt_tasks: u32,
+    /// The shuffle a shuffle-map stage writes.
+    shuffle_id: Option<u32>,
+    shuffle_write: ShuffleWriteSize,
+    /// What each task reads from its input (the event log's input metrics).
+    input: InputSize,
+    /// The file the input splits come from (HadoopRDD's path), if the program names one.
+    input_path: Option<Arc<str>>,
+    /// The event log's RDD lineage and call stack, when the program gives them.
+    lineage: Option<Box<StageLineage>>,
+    /// Each partition's preferred hosts from its input (empty: none).
+    preferred: Vec<Vec<Rc<str>>>,
+    /// The latest attempt's number and the next one's.
+    pub(super) attempt: u32,
+    next_attempt: u32,
+    submitted_ms: u64,
+    submitted_epoch: u64,
+    /// The latest attempt has ended (finished or failed).
+    done: bool,
+    /// An attempt has been submitted.
+    submitted: bool,
+    /// `failedAttemptIds`: attempts failed by a fetch failure since the last success.
+    failed_attempt_ids: BTreeSet<u32>,
+    /// `ShuffleMapStage.pendingPartitions`: partitions of the running attempt not yet done.
+    pending_partitions: BTreeSet<u32>,
+    /// The broadcast holding the latest attempt's task binary (`taskBinary`).
+    task_binary: u32,
+}
+
+struct ActiveJob {
+    waiter: RemoteRef,
+    results: JobResults,
+}
+
+/// A job's results as `JobWaiter` collects them (`taskSucceeded(index, result)`): which
+/// partitions have finished, a bit each (every result task's end reads one), and the results
+/// that carry data, put in partition order once, at the job's end. A synthetic task's
+/// `TaskResultData::None` is the absence of one. (A slot per partition, 48 bytes, made every
+/// task end of a million-task job a cache miss.)
+pub(super) struct JobResults {
+    partitions: u32,
+    finished: BitSet,
+    data: Vec<(u32, TaskResultData)>,
+}
+
+impl JobResults {
+    pub(super) fn new(partitions: u32) -> Self {
+        JobResults {
+            partitions,
+            finished: BitSet::with_capacity(partitions),
+            data: Vec::new(),
+        }
+    }
+
+    /// Records partition `p`'s result; `false` when it already had one (a speculative or
+    /// resubmitted copy's late result is ignored).
+    pub(super) fn record(&mut self, p: u32, data: TaskResultData) -> bool {
+        if !self.finished.insert(p) {
+            return false;
+        }
+        if !matches!(data, TaskResultData::None) {
+            self.data.push((p, data));
+        }
+        true
+    }
+
+    pub(super) fn is_complete(&self) -> bool {
+        self.finished.len() == self.partitions
+    }
+
+    /// The partitions with no result yet, ascending.
+    pub(super) fn missing(&self) -> Vec<u32> {
+        (0..self.partitions)
+            .filter(|p| !self.finished.contains(*p))
+            .collect()
+    }
+
+    /// Every partition's result in partition order (`None` where a task returned nothing).
+    pub(super) fn into_ordered(self) -> Vec<TaskResultData> {
+        let mut out = vec![TaskResultData::None; self.partitions as usize];
+        for (p, data) in self.data {
+            out[p as usize] = data;
+        }
+        out
+    }
+}
+
+/// What a DAGScheduler call is given: the task scheduler it calls, SparkEnv's masters, and what
+/// the DriverEndpoint must do after.
+pub(super) struct Cx<'a> {
+    pub(super) ts: &'a mut TaskSchedulerImpl,
+    pub(super) env: &'a mut DriverEnv,
+    pub(super) out: &'a mut Vec<SchedulerEvent>,
+}
+
+/// An event posted to the loop and not handled yet (`ExecutorLost`, see the file's head).
+struct QueuedExecutorLost {
+    executor: ExecutorId,
+    reason: ExecutorLossReason,
+}
+
+/// `DAGScheduler` of one SparkContext.
+pub struct DAGScheduler {
+    log: ProcessLog,
+    bus: ContextBus,
+    shuffle: ShuffleSettings,
+    /// `spark.shuffle.reduceLocality.enabled`.
+    reduce_locality: bool,
+    next_job: u32,
+    next_stage: u32,
+    next_shuffle: u32,
+    pub(super) stages: BTreeMap<u32, Stage>,
+    /// Each job's stage ids, `first..=last` (a job's stages get consecutive ids): the stages
+    /// of one job without a walk over every stage of every earlier job.
+    pub(super) job_stages: BTreeMap<u32, (u32, u32)>,
+    jobs: BTreeMap<u32, ActiveJob>,
+    /// `waitingStages`, `runningStages`, `failedStages`.
+    pub(super) waiting_stages: BTreeSet<u32>,
+    pub(super) running_stages: BTreeSet<u32>,
+    pub(super) failed_stages: BTreeSet<u32>,
+    /// `executorFailureEpoch` and `shuffleFileLostEpoch`.
+    executor_failure_epoch: BTreeMap<ExecutorId, u64>,
+    shuffle_file_lost_epoch: BTreeMap<ExecutorId, u64>,
+    /// The driver's block manager's memory store (the task binaries' broadcasts).
+    memory_store: MemoryStore,
+    /// `SparkContext.nextBroadcastId`.
+    next_broadcast: u32,
+    /// Task outputs won and lost, drained by the DriverEndpoint into the invariant checker.
+    pub(super) task_outputs: Vec<TaskOutput>,
+    /// Work run again to recover, drained by the DriverEndpoint into the run's observer.
+    pub(super) recoveries: Vec<Recovery>,
+    /// Events posted and not yet handled.
+    queued: Vec<QueuedExecutorLost>,
+}
+
+/// `partitionsToCompute.take(15)` as Scala prints a `Vector`.
+fn partitions_preview(partitions: &[u32]) -> String {
+    let ids: Vec<String> = partitions.iter().take(15).map(|i| i.to_string()).collect();
+    format!("Vector({})", ids.join(", "))
+}
+
+impl DAGScheduler {
+    pub fn new(log: ProcessLog, bus: ContextBus) -> Self {
+        DAGScheduler {
+            log,
+            bus,
+            shuffle: ShuffleSettings::default(),
+            reduce_locality: true,
+            next_job: 0,
+            next_stage: 0,
+            next_shuffle: 0,
+            stages: BTreeMap::new(),
+            job_stages: BTreeMap::new(),
+            jobs: BTreeMap::new(),
+            waiting_stages: BTreeSet::new(),
+            running_stages: BTreeSet::new(),
+            failed_stages: BTreeSet::new(),
+            executor_failure_epoch: BTreeMap::new(),
+            shuffle_file_lost_epoch: BTreeMap::new(),
+            memory_store: MemoryStore::new(DRIVER_STORE, 0),
+            next_broadcast: 0,
+            task_outputs: Vec::new(),
+            recoveries: Vec::new(),
+            queued: Vec::new(),
+        }
+    }
+
+    /// The driver's storage memory (`UnifiedMemoryManager.getMaxMemory` of its heap).
+    pub fn with_driver_memory(mut self, max_memory: u64) -> Self {
+        self.memory_store = MemoryStore::new(DRIVER_STORE, max_memory);
+        self
+    }
+
+    /// The shuffle settings (`spark.shuffle.service.enabled`, ...); Spark's defaults otherwise.
+    pub fn with_shuffle(mut self, shuffle: ShuffleSettings) -> Self {
+        self.shuffle = shuffle;
+        self
+    }
+
+    /// `spark.shuffle.reduceLocality.enabled`.
+    pub fn with_reduce_locality(mut self, enabled: bool) -> Self {
+        self.reduce_locality = enabled;
+        self
+    }
+
     /// The event log's `StageInfo` for a stage.
     pub(super) fn stage_info(&self, id: u32, failure_reason: Option<String>) -> StageInfo {
         let s = &self.stages[&id];
@@ -38,7 +270,7 @@ impl Scheduler {
     }
 
     /// `Stage.toString`: `ResultStage 1`, `ShuffleMapStage 0`.
-    pub(super) fn stage_kind(&self, id: u32) -> String {
+    fn stage_kind(&self, id: u32) -> String {
         let s = &self.stages[&id];
         format!(
             "{} {}",
@@ -52,7 +284,7 @@ impl Scheduler {
     }
 
     /// `Task.toString`: `ResultTask(1, 0)`, `ShuffleMapTask(0, 3)` (stage, partition).
-    pub(super) fn task_string(&self, stage: u32, partition: u32) -> String {
+    fn task_string(&self, stage: u32, partition: u32) -> String {
         let kind = if self.stages[&stage].is_result {
             "ResultTask"
         } else {
@@ -70,7 +302,7 @@ impl Scheduler {
     /// `DAGScheduler.handleJobSubmitted`: stages get ids parents first, each shuffle-map stage
     /// its shuffle (registered with the MapOutputTracker); the final stage is submitted once
     /// its parents are.
-    pub fn submit_job(&mut self, job: JobSpec, waiter: RemoteRef) -> Vec<SchedulerEvent> {
+    pub fn submit_job(&mut self, job: JobSpec, waiter: RemoteRef, cx: &mut Cx<'_>) {
         let job_id = self.next_job;
         self.next_job += 1;
         let n = job.stages.len();
@@ -91,7 +323,8 @@ impl Scheduler {
                 .collect();
             let program_shuffle = spec.lineage.as_ref().and_then(|l| l.shuffle_id);
             let num_maps = spec.tasks.len() as u32;
-            let shuffle_id = (!is_result).then(|| self.shuffle_for(program_shuffle, num_maps));
+            let shuffle_id =
+                (!is_result).then(|| self.shuffle_for(program_shuffle, num_maps, cx.env));
             self.stages.insert(
                 id,
                 Stage {
@@ -102,7 +335,7 @@ impl Scheduler {
                     is_result,
                     parents,
                     attempt_tasks: spec.tasks.len() as u32,
-                    tasks: spec.tasks,
+                    tasks: Rc::new(spec.tasks),
                     shuffle_id,
                     shuffle_write: spec.shuffle_write,
                     input: spec.input,
@@ -149,7 +382,7 @@ impl Scheduler {
             parents.join(", ")
         );
         let missing: Vec<String> = self
-            .missing_parents(final_stage)
+            .missing_parents(final_stage, cx.env)
             .iter()
             .map(|p| self.stage_kind(*p))
             .collect();
@@ -170,24 +403,29 @@ impl Scheduler {
                 stages,
             });
         }
-        self.submit_stage(final_stage);
-        vec![SchedulerEvent::Revive]
+        self.submit_stage(final_stage, cx);
+        cx.out.push(SchedulerEvent::Revive);
     }
 
     /// A new shuffle-map stage's shuffle: the program's `shuffleId` when it gives one (a
     /// shuffle an earlier job registered keeps its map outputs: `createShuffleMapStage` finds
     /// it in the MapOutputTracker and the stage is skipped unless outputs are missing), else
     /// the next id.
-    fn shuffle_for(&mut self, program_shuffle: Option<u32>, num_maps: u32) -> u32 {
+    fn shuffle_for(
+        &mut self,
+        program_shuffle: Option<u32>,
+        num_maps: u32,
+        env: &mut DriverEnv,
+    ) -> u32 {
         let sid = program_shuffle.unwrap_or(self.next_shuffle);
         self.next_shuffle = self.next_shuffle.max(sid + 1);
         // Registering a known shuffle keeps its statuses.
-        self.tracker.register_shuffle(sid, num_maps);
+        env.map_output_tracker.register_shuffle(sid, num_maps);
         sid
     }
 
     /// `getMissingParentStages`: parents whose shuffle output is not all registered, by id.
-    pub(super) fn missing_parents(&self, id: u32) -> Vec<u32> {
+    fn missing_parents(&self, id: u32, env: &DriverEnv) -> Vec<u32> {
         self.stages[&id]
             .parents
             .iter()
@@ -195,14 +433,14 @@ impl Scheduler {
             .filter(|p| {
                 self.stages[p]
                     .shuffle_id
-                    .is_some_and(|sid| !self.tracker.is_available(sid))
+                    .is_some_and(|sid| !env.map_output_tracker.is_available(sid))
             })
             .collect()
     }
 
     /// `submitStage`: a stage not waiting, running or failed is submitted if its parents'
     /// outputs are all there; otherwise its missing parents are, and it waits.
-    pub(super) fn submit_stage(&mut self, id: u32) {
+    fn submit_stage(&mut self, id: u32, cx: &mut Cx<'_>) {
         if !self.jobs.contains_key(&self.stages[&id].job_id)
             || self.waiting_stages.contains(&id)
             || self.running_stages.contains(&id)
@@ -210,41 +448,42 @@ impl Scheduler {
         {
             return;
         }
-        let missing = self.missing_parents(id);
+        let missing = self.missing_parents(id, cx.env);
         if missing.is_empty() {
             let kind = self.stage_kind(id);
             info!(
                 self.log,
                 DAG, "Submitting {kind} ({}), which has no missing parents", self.stages[&id].rdd
             );
-            self.submit_missing_tasks(id);
+            self.submit_missing_tasks(id, cx);
             return;
         }
         for p in missing {
-            self.submit_stage(p);
+            self.submit_stage(p, cx);
         }
         self.waiting_stages.insert(id);
     }
 
     /// `findMissingPartitions`: a shuffle-map stage's map indices with no registered output, a
     /// result stage's partitions its job has no result for.
-    fn missing_partitions(&self, id: u32) -> Vec<u32> {
+    fn missing_partitions(&self, id: u32, env: &DriverEnv) -> Vec<u32> {
         let s = &self.stages[&id];
         if let Some(sid) = s.shuffle_id {
-            return self.tracker.missing_partitions(sid);
+            return env.map_output_tracker.missing_partitions(sid);
         }
         self.jobs
             .get(&s.job_id)
             .map_or_else(Vec::new, |j| j.results.missing())
     }
 
-    /// `submitMissingTasks`: a new stage attempt with a task per missing partition.
-    pub(super) fn submit_missing_tasks(&mut self, id: u32) {
+    /// `submitMissingTasks`: a new stage attempt with a task per missing partition, handed to
+    /// the task scheduler as a `TaskSet`.
+    fn submit_missing_tasks(&mut self, id: u32, cx: &mut Cx<'_>) {
         let log = self.log.clone();
         let kind = self.stage_kind(id);
-        let partitions = self.missing_partitions(id);
-        let epoch = self.tracker.epoch();
-        let missing_parents = self.missing_parents(id).len() as u32;
+        let partitions = self.missing_partitions(id, cx.env);
+        let epoch = cx.env.map_output_tracker.epoch();
+        let missing_parents = self.missing_parents(id, cx.env).len() as u32;
         let stage = self.stages.get_mut(&id).expect("known stage");
         stage.attempt = stage.next_attempt;
         stage.next_attempt += 1;
@@ -264,7 +503,6 @@ impl Scheduler {
             missing_parents,
         });
         let n = partitions.len();
-        let key = (stage.job_id, id, stage.attempt);
         if stage.attempt > 0 {
             self.recoveries.push(Recovery::StageResubmitted {
                 stage: id,
@@ -288,7 +526,7 @@ impl Scheduler {
                 self.bus.post(|| ListenerEvent::StageSubmitted { stage });
             }
             self.mark_stage_as_finished(id, None);
-            self.submit_waiting_child_stages(id);
+            self.submit_waiting_child_stages(id, cx);
             return;
         }
         info!(
@@ -298,31 +536,62 @@ impl Scheduler {
             stage.rdd,
             partitions_preview(&partitions)
         );
-        info!(
-            log,
-            TS, "Adding task set {id}.{} with {n} tasks resource profile 0", stage.attempt
-        );
-        let prefs = self.task_preferred_locations(id, &partitions);
+        let prefs = self.task_preferred_locations(id, &partitions, cx.env);
         // StageInfo.taskLocalityPreferences, for the listeners (dynamic allocation's hints).
         let hint_prefs = if self.bus.enabled() {
             stage_locality_preferences(&prefs.hosts)
         } else {
             Vec::new()
         };
-        let cx = LocalityContext {
-            topology: &self.topology,
-            settings: &self.locality,
-            now_ms: clock::now_ms(),
+        let task_set = TaskSet {
+            job_id: stage.job_id,
+            stage_id: id,
+            stage_attempt: stage.attempt,
+            partitions,
+            epoch,
+            prefs,
+            code: self.stage_code(id),
         };
-        let tsm = TaskSetManager::new(stage.attempt, partitions, epoch, prefs, &cx);
-        self.task_sets.insert(key, tsm);
-        self.speculation_for_new_set(key, n);
+        cx.ts.submit_tasks(task_set);
         if self.bus.enabled() {
             let mut stage = self.stage_info(id, None);
             stage.task_locality_preferences = hint_prefs;
             self.bus.post(|| ListenerEvent::StageSubmitted { stage });
         }
-        self.runnable.insert(key);
+    }
+
+    /// What the latest attempt's tasks run: the partitions' work, the task binary, the input,
+    /// the shuffle a ShuffleMapTask writes (for the partitions of its job's next stage reading
+    /// it) and the one the stage reads (its first parent's).
+    fn stage_code(&self, id: u32) -> StageCode {
+        let s = &self.stages[&id];
+        let shuffle_write = s.shuffle_id.map(|shuffle_id| ShuffleWrite {
+            shuffle_id,
+            num_reduces: self.num_reduces(id),
+            bytes: s.shuffle_write.bytes_per_task,
+            records: s.shuffle_write.records_per_task,
+        });
+        StageCode {
+            works: s.tasks.clone(),
+            task_binary: s.task_binary,
+            input: s.input,
+            input_path: s.input_path.clone(),
+            shuffle_write,
+            shuffle_read: s.parents.first().and_then(|p| self.stages[p].shuffle_id),
+        }
+    }
+
+    /// The partitions of the stage reading a map stage's shuffle (its job's next stage that
+    /// names it as a parent).
+    fn num_reduces(&self, map_stage: u32) -> u32 {
+        let job = self.stages[&map_stage].job_id;
+        let Some(&(_, last)) = self.job_stages.get(&job) else {
+            return 1;
+        };
+        self.stages
+            .range(map_stage + 1..=last)
+            .find(|(_, s)| s.parents.contains(&map_stage))
+            .map_or(1, |(_, s)| s.tasks.len() as u32)
     }
 
     /// `getPreferredLocs` for each task of a new stage attempt (`taskIdToLocations`):
@@ -332,16 +601,22 @@ impl Scheduler {
     /// the others keep `stage_preferred_hosts`. Spark's `cacheLocs` is cleared at each job
     /// submission, map stage completion and executor loss, the moments a stage is submitted
     /// here, so the BlockManagerMaster's current locations are read at submission.
-    fn task_preferred_locations(&self, id: u32, partitions: &[u32]) -> PreferredLocations {
-        let hosts = self.stage_preferred_hosts(id, partitions);
-        if self.rdd_blocks.is_empty() {
+    fn task_preferred_locations(
+        &self,
+        id: u32,
+        partitions: &[u32],
+        env: &DriverEnv,
+    ) -> PreferredLocations {
+        let hosts = self.stage_preferred_hosts(id, partitions, env);
+        let bmm = &env.block_manager_master;
+        if bmm.has_no_rdd_blocks() {
             return PreferredLocations::hosts(hosts);
         }
         let stage = &self.stages[&id];
         let cached: Vec<Option<(ExecutorId, Rc<str>)>> = partitions
             .iter()
             .map(|&p| match stage.tasks.get(p as usize) {
-                Some(TaskWork::CachedRdd(read)) => self.cache_location(read.rdd_id, p),
+                Some(TaskWork::CachedRdd(read)) => bmm.cache_location(read.rdd_id, p),
                 _ => None,
             })
             .collect();
@@ -364,22 +639,18 @@ impl Scheduler {
         prefs
     }
 
-    /// `getCacheLocs(rdd)(partition)`: `TaskLocation(bm.host, bm.executorId)` of the block
-    /// manager holding `rdd_<rdd>_<partition>` (one replica: MEMORY_ONLY).
-    fn cache_location(&self, rdd_id: u32, partition: u32) -> Option<(ExecutorId, Rc<str>)> {
-        let block = RddBlockId { rdd_id, partition };
-        let executor = self.rdd_blocks.location(block)?;
-        let host = self.block_managers.get(executor)?;
-        Some((executor, host.clone()))
-    }
-
     /// The hosts each task of a new stage attempt prefers without a cached partition: the hosts
     /// of the partition's input blocks, else, for a stage reading one shuffle (a ShuffledRDD),
     /// `MapOutputTrackerMaster.getPreferredLocationsForShuffle`: with
     /// `spark.shuffle.reduceLocality.enabled` and fewer than SHUFFLE_PREF_MAP_THRESHOLD (1000)
     /// maps and SHUFFLE_PREF_REDUCE_THRESHOLD (1000) reduces, the hosts holding at least
     /// REDUCER_PREF_LOCS_FRACTION (0.2) of its input. Empty when no task has a preference.
-    fn stage_preferred_hosts(&self, id: u32, partitions: &[u32]) -> Vec<Vec<Rc<str>>> {
+    fn stage_preferred_hosts(
+        &self,
+        id: u32,
+        partitions: &[u32],
+        env: &DriverEnv,
+    ) -> Vec<Vec<Rc<str>>> {
         let stage = &self.stages[&id];
         if !stage.preferred.is_empty() {
             return partitions
@@ -401,14 +672,14 @@ impl Scheduler {
         };
         let num_maps = self.stages[&parent].tasks.len();
         let num_reduces = stage.tasks.len();
-        if !self.locality.reduce_locality_enabled
+        if !self.reduce_locality
             || num_maps >= SHUFFLE_PREF_MAP_THRESHOLD
             || num_reduces >= SHUFFLE_PREF_REDUCE_THRESHOLD
         {
             return Vec::new();
         }
-        let Some(locations) = self
-            .tracker
+        let Some(locations) = env
+            .map_output_tracker
             .locations_with_largest_outputs(shuffle_id, REDUCER_PREF_LOCS_FRACTION)
         else {
             return Vec::new();
@@ -423,7 +694,7 @@ impl Scheduler {
     /// `markStageAsFinished`: `<stage> (<name>) finished in <Long> ms` (or `failed in ... due
     /// to ...`), the StageCompleted event, and the stage leaves `runningStages`. A success
     /// clears the stage's fetch-failed attempts (only consecutive failures abort).
-    pub(super) fn mark_stage_as_finished(&mut self, id: u32, error: Option<&str>) {
+    fn mark_stage_as_finished(&mut self, id: u32, error: Option<&str>) {
         let kind = self.stage_kind(id);
         let stage = self.stages.get_mut(&id).expect("known stage");
         stage.done = true;
@@ -445,25 +716,148 @@ impl Scheduler {
         self.running_stages.remove(&id);
     }
 
+    /// `BeginEvent` -> `handleBeginEvent`: the TaskStart (the listener hears the typed event;
+    /// the recorded one is built only when the bus records).
+    fn handle_begin_event(&mut self, task: &RunningTask) {
+        if !self.bus.enabled() {
+            return;
+        }
+        let typed = TaskEvent {
+            stage_id: task.key.1,
+            stage_attempt_id: task.key.2,
+            index: task.index,
+            speculative: task.speculative,
+            executor: task.executor_id,
+            kind: TaskEventKind::Start,
+        };
+        self.bus.post_task(typed, || {
+            let mut info = task.task_info(false, false);
+            info.finish_time = 0;
+            ListenerEvent::TaskStart {
+                stage_id: task.key.1,
+                stage_attempt_id: task.key.2,
+                info,
+            }
+        });
+    }
+
+    /// `postTaskEnd(event)`: the TaskEnd of an attempt.
+    fn post_task_end(&self, task: &RunningTask, reason: TaskEndReason) {
+        if !self.bus.enabled() {
+            return;
+        }
+        let (failed, killed) = match &reason {
+            TaskEndReason::Success | TaskEndReason::Resubmitted => (false, false),
+            // TaskInfo.markFinished (Spark 4.0): FAILED sets `failed`, KILLED only `killed`, so
+            // the History Server shows a killed attempt as KILLED, not FAILED.
+            TaskEndReason::TaskKilled { .. } => (false, true),
+            _ => (true, false),
+        };
+        let end = match &reason {
+            TaskEndReason::Success => TaskEndKind::Success,
+            TaskEndReason::TaskKilled { .. } => TaskEndKind::Killed,
+            _ => TaskEndKind::Failed,
+        };
+        let typed = TaskEvent {
+            stage_id: task.key.1,
+            stage_attempt_id: task.key.2,
+            index: task.index,
+            speculative: task.speculative,
+            executor: task.executor_id,
+            kind: TaskEventKind::End(end),
+        };
+        // The recorded event (the clock, two stages, the TaskInfo's strings) only when the
+        // bus records.
+        self.bus.post_task(typed, || ListenerEvent::TaskEnd {
+            stage_id: task.key.1,
+            stage_attempt_id: task.key.2,
+            shuffle_map: !self.stages[&task.key.1].is_result,
+            reason,
+            info: task.task_info(failed, killed),
+            run_time_ms: clock::now_ms().saturating_sub(task.launch_ms),
+        });
+    }
+
+    /// `CompletionEvent` -> `handleTaskCompletion`: the TaskEnd, then what the end means for
+    /// the stage and its job: a success's result or MapStatus, a fetch failure, a map output
+    /// lost with its executor (`Resubmitted`). Other failures only post (the TaskSetManager
+    /// retries them, or posts `TaskSetFailed`).
+    fn handle_task_completion(&mut self, event: CompletionEvent<'_>, cx: &mut Cx<'_>) {
+        let CompletionEvent {
+            task,
+            reason,
+            result,
+        } = event;
+        match reason {
+            TaskEndReason::Success => {
+                self.post_task_end(task, reason);
+                if let Some(data) = result {
+                    self.task_succeeded(task, data, cx);
+                }
+            }
+            TaskEndReason::FetchFailed(failure) => {
+                self.post_task_end(task, TaskEndReason::FetchFailed(failure.clone()));
+                self.handle_fetch_failed(task, &failure, cx);
+            }
+            TaskEndReason::Resubmitted => {
+                self.post_task_end(task, reason);
+                self.handle_resubmitted(task);
+            }
+            other => self.post_task_end(task, other),
+        }
+    }
+
+    /// `handleTaskCompletion` for a success the TaskSetManager counted: a partition an earlier
+    /// attempt finished is done in the latest attempt too (`notifyPartitionCompletion`), then
+    /// the result or the MapStatus.
+    fn task_succeeded(&mut self, task: &RunningTask, data: TaskResultData, cx: &mut Cx<'_>) {
+        let stage = task.key.1;
+        self.task_outputs.push(TaskOutput::Succeeded {
+            stage,
+            stage_attempt: task.key.2,
+            index: task.index,
+            already: false,
+        });
+        // The stage is looked up once: this runs once per task.
+        let (is_result, job_id, current_attempt) = {
+            let s = &self.stages[&stage];
+            (s.is_result, s.job_id, s.attempt)
+        };
+        if task.key.2 < current_attempt {
+            cx.ts
+                .notify_partition_completion(stage, current_attempt, task.partition);
+        }
+        if is_result {
+            self.result_task_succeeded(job_id, stage, task.partition, data, cx);
+        } else {
+            let status = match data {
+                TaskResultData::MapStatus(m) => Some(*m),
+                _ => None,
+            };
+            self.map_task_succeeded(task, status, cx);
+        }
+    }
+
     /// `handleTaskCompletion` for a successful ResultTask: its job's result; the last one ends
     /// the job.
-    pub(super) fn result_task_succeeded(
+    fn result_task_succeeded(
         &mut self,
         job_id: u32,
         stage: u32,
         partition: u32,
         data: TaskResultData,
-    ) -> Vec<SchedulerEvent> {
+        cx: &mut Cx<'_>,
+    ) {
         let Some(job) = self.jobs.get_mut(&job_id) else {
             let task = self.task_string(stage, partition);
             info!(
                 self.log,
                 DAG, "Ignoring result from {task} because its job has finished"
             );
-            return Vec::new();
+            return;
         };
         if !job.results.record(partition, data) || !job.results.is_complete() {
-            return Vec::new();
+            return;
         }
         self.mark_stage_as_finished(stage, None);
         info!(
@@ -473,8 +867,8 @@ impl Scheduler {
         );
         // DAGScheduler.handleTaskCompletion: killAllTaskAttempts(stageId, _, "Stage finished")
         // on every job end (the set has already left its pool, so nothing is killed).
-        let mut events = Vec::new();
-        self.kill_all_task_attempts(stage, "Stage finished", &mut events);
+        cx.ts
+            .kill_all_task_attempts(stage, "Stage finished", cx.out);
         let job = self.jobs.remove(&job_id).expect("checked above");
         self.cleanup_job_stages(job_id);
         let results = job.results.into_ordered();
@@ -484,12 +878,11 @@ impl Scheduler {
             time,
             result: None,
         });
-        events.push(SchedulerEvent::JobEnded {
+        cx.out.push(SchedulerEvent::JobEnded {
             waiter: job.waiter,
             job_id,
             result: JobResult::Succeeded(results),
         });
-        events
     }
 
     /// `handleTaskCompletion` for a successful ShuffleMapTask: its MapStatus is registered
@@ -498,14 +891,15 @@ impl Scheduler {
     /// lost meanwhile.
     // Out of line: the status update's per-task body stays compact for result stages.
     #[inline(never)]
-    pub(super) fn map_task_succeeded(
+    fn map_task_succeeded(
         &mut self,
         task: &RunningTask,
         status: Option<MapStatusData>,
-    ) -> Vec<SchedulerEvent> {
+        cx: &mut Cx<'_>,
+    ) {
         let stage_id = task.key.1;
         let Some(shuffle_id) = self.stages[&stage_id].shuffle_id else {
-            return Vec::new();
+            return;
         };
         self.stages
             .get_mut(&stage_id)
@@ -529,7 +923,7 @@ impl Scheduler {
                 bytes: 0,
                 num_reduces: 1,
             });
-            self.tracker.register_map_output(
+            cx.env.map_output_tracker.register_map_output(
                 shuffle_id,
                 task.partition,
                 status.location,
@@ -545,7 +939,7 @@ impl Scheduler {
         }
         let stage = &self.stages[&stage_id];
         if !self.running_stages.contains(&stage_id) || !stage.pending_partitions.is_empty() {
-            return Vec::new();
+            return;
         }
         self.mark_stage_as_finished(stage_id, None);
         info!(self.log, DAG, "looking for newly runnable stages");
@@ -567,10 +961,10 @@ impl Scheduler {
             "failed: {}",
             self.stage_set(&self.failed_stages)
         );
-        self.tracker.increment_epoch();
-        if !self.tracker.is_available(shuffle_id) {
-            let missing: Vec<String> = self
-                .tracker
+        let tracker = &mut cx.env.map_output_tracker;
+        tracker.increment_epoch();
+        if !tracker.is_available(shuffle_id) {
+            let missing: Vec<String> = tracker
                 .missing_partitions(shuffle_id)
                 .iter()
                 .map(u32::to_string)
@@ -585,15 +979,15 @@ impl Scheduler {
                 "Resubmitting {kind} ({name}) because some of its tasks had failed: {}",
                 missing.join(", ")
             );
-            self.submit_stage(stage_id);
+            self.submit_stage(stage_id, cx);
         } else {
-            self.submit_waiting_child_stages(stage_id);
+            self.submit_waiting_child_stages(stage_id, cx);
         }
-        vec![SchedulerEvent::Revive]
+        cx.out.push(SchedulerEvent::Revive);
     }
 
     /// `submitWaitingChildStages`: the waiting stages that read `parent`, by first job.
-    fn submit_waiting_child_stages(&mut self, parent: u32) {
+    fn submit_waiting_child_stages(&mut self, parent: u32, cx: &mut Cx<'_>) {
         let children: Vec<u32> = self
             .waiting_stages
             .iter()
@@ -604,12 +998,19 @@ impl Scheduler {
             self.waiting_stages.remove(c);
         }
         for c in children {
-            self.submit_stage(c);
+            self.submit_stage(c, cx);
         }
     }
 
-    /// `handleResubmittedFailure`: a finished map task's output went with its executor.
-    pub(super) fn handle_resubmitted(&mut self, stage: u32, partition: u32) {
+    /// `handleResubmittedFailure`: a finished map task's output went with its executor; its
+    /// partition is pending again.
+    fn handle_resubmitted(&mut self, task: &RunningTask) {
+        let (stage, partition) = (task.key.1, task.partition);
+        self.task_outputs.push(TaskOutput::Lost {
+            stage,
+            stage_attempt: task.key.2,
+            index: task.index,
+        });
         let t = self.task_string(stage, partition);
         info!(
             self.log,
@@ -629,14 +1030,10 @@ impl Scheduler {
     /// reading stage aborts after `spark.stage.maxConsecutiveAttempts` failed attempts), and
     /// the outputs of the executor (or, with the shuffle service and
     /// `spark.files.fetchFailure.unRegisterOutputOnHost`, the host) that failed are removed.
-    pub(super) fn handle_fetch_failed(
-        &mut self,
-        task: &RunningTask,
-        failure: &FetchFailure,
-    ) -> Vec<SchedulerEvent> {
+    fn handle_fetch_failed(&mut self, task: &RunningTask, failure: &FetchFailure, cx: &mut Cx<'_>) {
         let failed = task.key.1;
         let Some(map_stage) = self.map_stage_of(failure.shuffle_id) else {
-            return Vec::new();
+            return;
         };
         let latest = self.stages[&failed].attempt;
         let stage_attempt = task.key.2;
@@ -648,7 +1045,7 @@ impl Scheduler {
                 DAG,
                 "Ignoring fetch failure from {t} as it's from {kind} attempt {stage_attempt} and there is a more recent attempt for that stage (attempt {latest}) running"
             );
-            return Vec::new();
+            return;
         }
         let max = self.shuffle.max_consecutive_stage_attempts;
         let stage = self.stages.get_mut(&failed).expect("known stage");
@@ -667,10 +1064,10 @@ impl Scheduler {
             self.mark_stage_as_finished(failed, Some(&failure.message));
         }
         if let (Ok(map_index), Some(bm)) = (u32::try_from(failure.map_index), &failure.bm_address) {
-            self.tracker
+            cx.env
+                .map_output_tracker
                 .unregister_map_output(failure.shuffle_id, map_index, bm);
         }
-        let mut events = Vec::new();
         if should_abort {
             // DAGScheduler.scala: the message's line breaks (and those of the failure) become
             // spaces (`stripMargin.replaceAll("\n", " ")`).
@@ -679,7 +1076,7 @@ impl Scheduler {
                 failure.message
             )
             .replace('\n', " ");
-            events.extend(self.abort_stage(failed, &reason));
+            self.abort_stage(failed, &reason, cx);
         } else {
             let no_resubmit_enqueued = !self.failed_stages.contains(&failed);
             self.failed_stages.insert(failed);
@@ -690,7 +1087,7 @@ impl Scheduler {
                     DAG,
                     "Resubmitting {map_kind} ({map_name}) and {kind} ({name}) due to fetch failure"
                 );
-                events.push(SchedulerEvent::ResubmitFailedStagesAfter {
+                cx.out.push(SchedulerEvent::ResubmitFailedStagesAfter {
                     ms: RESUBMIT_TIMEOUT_MS,
                 });
             }
@@ -698,8 +1095,8 @@ impl Scheduler {
         if let Some(bm) = &failure.bm_address {
             // The whole host's outputs are lost with the shuffle service, or when the host is
             // being decommissioned (`isHostDecommissioned`).
-            let host_lost = self.shuffle.service_enabled
-                || self.decommissioned_hosts.contains_key(&bm.executor_id);
+            let host_lost =
+                self.shuffle.service_enabled || cx.ts.is_host_decommissioned(bm.executor_id);
             let host = (host_lost && self.shuffle.unregister_output_on_host_on_fetch_failure)
                 .then(|| bm.host.clone());
             self.remove_executor_and_unregister_outputs(
@@ -707,9 +1104,9 @@ impl Scheduler {
                 true,
                 host.as_deref(),
                 Some(task.map_epoch),
+                cx.env,
             );
         }
-        events
     }
 
     /// The shuffle-map stage writing `shuffle_id` (`shuffleIdToMapStage`).
@@ -723,9 +1120,9 @@ impl Scheduler {
 
     /// `resubmitFailedStages`, RESUBMIT_TIMEOUT after a fetch failure: every failed stage is
     /// submitted again, by first job (then id).
-    pub fn resubmit_failed_stages(&mut self) -> Vec<SchedulerEvent> {
+    pub fn resubmit_failed_stages(&mut self, cx: &mut Cx<'_>) {
         if self.failed_stages.is_empty() {
-            return Vec::new();
+            return;
         }
         info!(self.log, DAG, "Resubmitting failed stages");
         let mut failed: Vec<u32> = std::mem::take(&mut self.failed_stages)
@@ -733,9 +1130,16 @@ impl Scheduler {
             .collect();
         failed.sort_by_key(|s| (self.stages[s].job_id, *s));
         for s in failed {
-            self.submit_stage(s);
+            self.submit_stage(s, cx);
         }
-        vec![SchedulerEvent::Revive]
+        cx.out.push(SchedulerEvent::Revive);
+    }
+
+    /// The events posted and not handled yet, handled now (the `ExecutorLost`s).
+    pub fn run_queued_events(&mut self, env: &mut DriverEnv) {
+        for QueuedExecutorLost { executor, reason } in std::mem::take(&mut self.queued) {
+            self.handle_executor_lost(executor, &reason, env);
+        }
     }
 
     /// `ExecutorLost(execId, reason)` -> `handleExecutorLost(execId, workerHost)`: the worker
@@ -743,56 +1147,43 @@ impl Scheduler {
     /// `ExecutorProcessLost` has none). Without the external shuffle service the executor's map
     /// outputs are gone with it; with a worker host every output served from that host is
     /// (`fileLost = workerHost.isDefined || !externalShuffleServiceEnabled`).
-    pub fn dag_executor_lost(&mut self, eid: ExecutorId, reason: &ExecutorLossReason) {
+    fn handle_executor_lost(
+        &mut self,
+        eid: ExecutorId,
+        reason: &ExecutorLossReason,
+        env: &mut DriverEnv,
+    ) {
         let worker_host = match reason {
             ExecutorLossReason::Decommission { worker_host, .. } => worker_host.as_deref(),
             _ => None,
         };
         let file_lost = worker_host.is_some() || !self.shuffle.service_enabled;
-        self.remove_executor_and_unregister_outputs(eid, file_lost, worker_host, None);
+        self.remove_executor_and_unregister_outputs(eid, file_lost, worker_host, None, env);
     }
 
-    /// The BlockManagerMaster heard a peer stored a migrated shuffle index block
-    /// (`BlockManagerMasterEndpoint.updateBlockInfo` -> `MapOutputTrackerMaster.updateMapOutput`).
-    pub fn update_map_output(&mut self, block: ShuffleBlockInfo, location: BlockManagerId) {
-        let (shuffle_id, map_id) = (block.shuffle_id, block.map_id);
-        match self
-            .tracker
-            .update_map_output(shuffle_id, map_id, location.clone())
-        {
-            MapOutputUpdate::Updated => info!(
-                self.log,
-                "driver::ShuffleStatus", "Updating map output for {map_id} to {location}"
-            ),
-            MapOutputUpdate::Recovered => info!(
-                self.log,
-                "driver::ShuffleStatus", "Recover {map_id} {location}"
-            ),
-            MapOutputUpdate::Untracked => warn!(
-                self.log,
-                "driver::ShuffleStatus",
-                "Asked to update map output {map_id} for untracked map status."
-            ),
-            MapOutputUpdate::UnknownShuffle => error!(
-                self.log,
-                "driver::MapOutputTrackerMaster",
-                "Asked to update map output for unknown shuffle {shuffle_id}"
-            ),
+    /// `ExecutorAdded(execId, host)` -> `handleExecutorAdded` (Spark 4.0.0's bytecode): an
+    /// executor that failed earlier is out of `executorFailureEpoch` (`Host added was in lost
+    /// list earlier: <host>`), and out of `shuffleFileLostEpoch`.
+    fn handle_executor_added(&mut self, eid: ExecutorId, host: &str) {
+        if self.executor_failure_epoch.remove(&eid).is_some() {
+            info!(self.log, DAG, "Host added was in lost list earlier: {host}");
         }
+        self.shuffle_file_lost_epoch.remove(&eid);
     }
 
     /// `removeExecutorAndUnregisterOutputs` (DAGScheduler.scala): once per epoch, `Executor
     /// lost: N (epoch E)` and the BlockManagerMaster's removal; when its files are lost, `Shuffle
     /// files lost for executor: N (epoch E)` (or `for host: H`) and the outputs leave the
     /// MapOutputTracker.
-    pub(super) fn remove_executor_and_unregister_outputs(
+    fn remove_executor_and_unregister_outputs(
         &mut self,
         eid: ExecutorId,
         file_lost: bool,
         host: Option<&str>,
         maybe_epoch: Option<u64>,
+        env: &mut DriverEnv,
     ) {
-        let epoch = maybe_epoch.unwrap_or(self.tracker.epoch());
+        let epoch = maybe_epoch.unwrap_or(env.map_output_tracker.epoch());
         if self
             .executor_failure_epoch
             .get(&eid)
@@ -800,7 +1191,7 @@ impl Scheduler {
         {
             self.executor_failure_epoch.insert(eid, epoch);
             info!(self.log, DAG, "Executor lost: {eid} (epoch {epoch})");
-            self.block_manager_master_remove_executor(eid);
+            env.block_manager_master.remove_executor(eid);
         }
         if !file_lost {
             return;
@@ -819,136 +1210,21 @@ impl Scheduler {
                     self.log,
                     DAG, "Shuffle files lost for host: {h} (epoch {epoch})"
                 );
-                self.tracker.remove_outputs_on_host(h);
+                env.map_output_tracker.remove_outputs_on_host(h);
             }
             None => {
                 info!(
                     self.log,
                     DAG, "Shuffle files lost for executor: {eid} (epoch {epoch})"
                 );
-                self.tracker.remove_outputs_on_executor(eid);
+                env.map_output_tracker.remove_outputs_on_executor(eid);
             }
         }
-    }
-
-    /// The BlockManager registered for an executor (BlockManagerMasterEndpoint.register).
-    pub fn block_manager_added(&mut self, eid: ExecutorId, host: std::rc::Rc<str>) {
-        self.block_managers.insert(eid, host);
-    }
-
-    /// BlockManagerMasterEndpoint.getLocations of a cached RDD block, as the executor's
-    /// `BlockManager.getRemoteValues` would ask it.
-    pub(super) fn rdd_block_location(&self, rdd_id: u32, partition: u32) -> Option<BlockManagerId> {
-        let (executor_id, host) = self.cache_location(rdd_id, partition)?;
-        Some(BlockManagerId {
-            executor_id,
-            host: host.to_string(),
-            port: block_manager_port(executor_id),
-        })
-    }
-
-    /// BlockManagerMasterEndpoint.updateBlockInfo of an RDD block an executor stored
-    /// (BlockManagerInfo's `Added <block> in memory on <host:port> (size: .., free: ..)`).
-    pub fn update_rdd_block_info(
-        &mut self,
-        location: &BlockManagerId,
-        block: RddBlockId,
-        mem_size: u64,
-        max_memory: u64,
-    ) {
-        let eid = location.executor_id;
-        let registered = self.block_managers.get(eid).is_some();
-        let hp = format!("{}:{}", location.host, location.port);
-        let size = bytes_to_string(mem_size);
-        match self
-            .rdd_blocks
-            .update_block_info(block, eid, mem_size, max_memory, registered)
-        {
-            // logDebug in Spark 4.0.0 (BlockManagerInfo.updateBlockInfo's bytecode).
-            BlockAdded::Added { free } => crate::debug!(
-                self.log,
-                "driver::BlockManagerInfo",
-                "Added {block} in memory on {hp} (size: {size}, free: {})",
-                bytes_to_string(free)
-            ),
-            BlockAdded::Updated { original, free } => crate::debug!(
-                self.log,
-                "driver::BlockManagerInfo",
-                "Updated {block} in memory on {hp} (current size: {size}, original size: {}, free: {})",
-                bytes_to_string(original),
-                bytes_to_string(free)
-            ),
-            BlockAdded::UnknownBlockManager => {}
-        }
-    }
-
-    /// BlockManagerMasterEndpoint.updateBlockInfo with `StorageLevel.NONE`: the block manager
-    /// removed an RDD block (a decommissioned executor's migrated block).
-    pub fn remove_rdd_block_info(&mut self, location: &BlockManagerId, block: RddBlockId) {
-        self.rdd_blocks.remove_block(block, location.executor_id);
-    }
-
-    /// BlockManagerMasterEndpoint.getReplicateInfoForRDDBlocks: the block manager's RDD blocks
-    /// (one replica each, so no other location and `maxReplicas` 2); none for one that left.
-    pub fn replicate_info_for_rdd_blocks(
-        &self,
-        location: &BlockManagerId,
-    ) -> Vec<sparkyard_messages::task::ReplicateBlock> {
-        let eid = location.executor_id;
-        if self.block_managers.get(eid).is_none() {
-            return Vec::new();
-        }
-        self.rdd_blocks
-            .replicate_info(eid)
-            .into_iter()
-            .map(|(b, mem_size)| sparkyard_messages::task::ReplicateBlock {
-                rdd_id: b.rdd_id,
-                partition: b.partition,
-                replicas: Vec::new(),
-                max_replicas: 2,
-                mem_size,
-            })
-            .collect()
-    }
-
-    /// `BlockManagerMaster.removeExecutor` -> BlockManagerMasterEndpoint.removeExecutor /
-    /// removeBlockManager (which posts `SparkListenerBlockManagerRemoved`).
-    fn block_manager_master_remove_executor(&mut self, eid: ExecutorId) {
-        info!(
-            self.log,
-            "driver::BlockManagerMasterEndpoint",
-            "Trying to remove executor {eid} from BlockManagerMaster."
-        );
-        if let Some(host) = self.block_managers.remove(eid) {
-            let port = block_manager_port(eid);
-            for block in self.rdd_blocks.remove_executor(eid) {
-                warn!(
-                    self.log,
-                    "driver::BlockManagerMasterEndpoint", "No more replicas available for {block}!"
-                );
-            }
-            info!(
-                self.log,
-                "driver::BlockManagerMasterEndpoint",
-                "Removing block manager BlockManagerId({eid}, {host}, {port}, None)"
-            );
-            let time = clock::now_epoch_ms();
-            self.bus.post(|| ListenerEvent::BlockManagerRemoved {
-                time,
-                executor_id: eid.to_string(),
-                host: host.to_string(),
-                port,
-            });
-        }
-        info!(
-            self.log,
-            "driver::BlockManagerMaster", "Removed {eid} successfully in removeExecutor"
-        );
     }
 
     /// Where an executor's map output is served: its node's shuffle service, or its own block
     /// manager (`BlockManager.shuffleServerId`).
-    pub(super) fn executor_block_manager(&self, eid: ExecutorId, host: &str) -> BlockManagerId {
+    fn executor_block_manager(&self, eid: ExecutorId, host: &str) -> BlockManagerId {
         let port = if self.shuffle.service_enabled {
             self.shuffle.service_port
         } else {
@@ -964,17 +1240,16 @@ impl Scheduler {
     /// `abortStage` -> `failJobAndIndependentStages`: every running stage of the job has its
     /// tasks killed (`killAllTaskAttempts`) and is marked failed (`cancelRunningIndependent
     /// Stages`), and the job ends with `Job aborted due to stage failure: <reason>`.
-    pub(super) fn abort_stage(&mut self, stage: u32, reason: &str) -> Vec<SchedulerEvent> {
+    fn abort_stage(&mut self, stage: u32, reason: &str, cx: &mut Cx<'_>) {
         let job_id = self.stages[&stage].job_id;
-        let mut events = Vec::new();
         let Some(job) = self.jobs.remove(&job_id) else {
-            return events;
+            return;
         };
         let message = format!("Job aborted due to stage failure: {reason}");
         let (first, last) = self.job_stages[&job_id];
         let running: Vec<u32> = self.running_stages.range(first..=last).copied().collect();
         for s in running {
-            self.kill_all_task_attempts(s, &message, &mut events);
+            cx.ts.kill_all_task_attempts(s, &message, cx.out);
             self.mark_stage_as_finished(s, Some(&message));
         }
         self.cleanup_job_stages(job_id);
@@ -984,12 +1259,11 @@ impl Scheduler {
             time,
             result: Some(failure),
         });
-        events.push(SchedulerEvent::JobEnded {
+        cx.out.push(SchedulerEvent::JobEnded {
             waiter: job.waiter,
             job_id,
             result: JobResult::Failed(message),
         });
-        events
     }
 
     /// `cleanupStateForJobAndIndependentStages`: the job's stages leave the DAG's sets.
@@ -1002,6 +1276,58 @@ impl Scheduler {
             self.running_stages.remove(&s);
             self.failed_stages.remove(&s);
         }
+    }
+}
+
+/// The events TaskSchedulerImpl posts, handled as they are posted (see the file's head).
+impl DagEvents for DAGScheduler {
+    fn task_started(&mut self, task: &RunningTask) {
+        self.handle_begin_event(task);
+    }
+
+    fn task_ended(
+        &mut self,
+        event: CompletionEvent<'_>,
+        ts: &mut TaskSchedulerImpl,
+        env: &mut DriverEnv,
+        out: &mut Vec<SchedulerEvent>,
+    ) {
+        self.handle_task_completion(event, &mut Cx { ts, env, out });
+    }
+
+    fn executor_added(&mut self, executor: ExecutorId, host: &str) {
+        self.handle_executor_added(executor, host);
+    }
+
+    fn executor_lost(&mut self, executor: ExecutorId, reason: &ExecutorLossReason) {
+        self.queued.push(QueuedExecutorLost {
+            executor,
+            reason: reason.clone(),
+        });
+    }
+
+    /// `TaskSetFailed` -> `handleTaskSetFailed`: `abortStage`.
+    fn task_set_failed(
+        &mut self,
+        stage: u32,
+        reason: &str,
+        ts: &mut TaskSchedulerImpl,
+        env: &mut DriverEnv,
+        out: &mut Vec<SchedulerEvent>,
+    ) {
+        if self.stages.contains_key(&stage) {
+            self.abort_stage(stage, reason, &mut Cx { ts, env, out });
+        }
+    }
+
+    /// `SpeculativeTaskSubmitted` -> `handleSpeculativeTaskSubmitted`: the listener event.
+    fn speculative_task_submitted(&mut self, task: SpeculativeTask) {
+        self.bus.post(|| ListenerEvent::SpeculativeTaskSubmitted {
+            stage_id: task.stage_id,
+            stage_attempt_id: task.stage_attempt,
+            task_index: task.index,
+            partition_id: task.partition,
+        });
     }
 }
 

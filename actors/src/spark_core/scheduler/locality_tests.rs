@@ -1,13 +1,26 @@
 //! Unit tests of offers, locality levels and delay scheduling (TaskSchedulerImplSuite and
 //! TaskSetManagerSuite cases, ported).
 
-use super::locality::{PendingTasks, TaskLocality, Topology};
-use super::*;
+use super::driver_scheduler::DriverScheduler;
+use super::events::{LaunchedTasks, WorkerOffer};
+use super::locality::TaskLocality;
+use super::locality::{PendingTasks, Topology};
+use crate::kernel::clock;
 use crate::kernel::logs::LogStore;
+use crate::kernel::logs::ProcessLog;
 use crate::world::config::LocalitySettings;
+use crate::world::listener::ContextBus;
+use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::records::TaskState;
+use sparkyard_messages::rpc::RemoteRef;
 use sparkyard_messages::rpc::{EndpointId, RpcEndpointAddress};
 use sparkyard_messages::task::StageSpec;
+use sparkyard_messages::task::{
+    BlockManagerId, JobSpec, TaskDescription, TaskResultData, TaskWork,
+};
+use sparkyard_messages::task::{MapStatusData, ShuffleWriteSize};
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// host1 and host2 on /rack-1, host3 on /rack-2.
@@ -17,9 +30,9 @@ const RACKS: [(&str, &str); 3] = [
     ("host3", "/rack-2"),
 ];
 
-fn scheduler(task_cpus: u32) -> (Scheduler, Rc<RefCell<LogStore>>) {
+fn scheduler(task_cpus: u32) -> (DriverScheduler, Rc<RefCell<LogStore>>) {
     let store = Rc::new(RefCell::new(LogStore::new(true)));
-    let s = Scheduler::new(
+    let s = DriverScheduler::new(
         ProcessLog::new("driver", store.clone()),
         ContextBus::disabled(),
         4,
@@ -72,17 +85,17 @@ fn offer(executor: u32, host: &str, cores: u32) -> WorkerOffer {
 }
 
 /// (executor, partition, locality) of each launched task, in launch order.
-fn placed(s: &Scheduler, tasks: &[Box<TaskDescription>]) -> Vec<(u32, u32, TaskLocality)> {
+fn placed(s: &DriverScheduler, tasks: &[Box<TaskDescription>]) -> Vec<(u32, u32, TaskLocality)> {
     tasks
         .iter()
         .map(|t| {
-            let r = s.running.get(t.task_id).expect("running");
+            let r = s.task_scheduler.running.get(t.task_id).expect("running");
             (t.executor_id.0, t.partition_id, r.locality)
         })
         .collect()
 }
 
-fn offers(s: &mut Scheduler, list: &mut [WorkerOffer], all_free: bool) -> LaunchedTasks {
+fn offers(s: &mut DriverScheduler, list: &mut [WorkerOffer], all_free: bool) -> LaunchedTasks {
     let mut out = Vec::new();
     s.resource_offers(list, all_free, &mut out);
     out
@@ -113,8 +126,8 @@ fn delay_scheduling_waits_for_node_local_then_rack_local_then_any() {
         // Executor 1 on host1 is alive but busy (0 free cores).
         offers(&mut s, &mut [offer(1, "host1", 0)], true);
         s.submit_job(job(3, prefs), waiter());
-        let key = *s.runnable.first().expect("runnable");
-        let levels = s.task_sets[&key].levels;
+        let key = *s.task_scheduler.runnable.first().expect("runnable");
+        let levels = s.task_scheduler.task_sets[&key].levels;
         assert_eq!(
             levels.as_slice(),
             [
@@ -330,10 +343,10 @@ fn reduce_tasks_prefer_the_hosts_with_most_map_output() {
             TaskState::Finished,
             map_status(2, "host2", 1 << 20),
         );
-        let key = *s.runnable.first().expect("the reduce set");
+        let key = *s.task_scheduler.runnable.first().expect("the reduce set");
         assert_eq!(key.1, 1);
         assert_eq!(
-            s.task_sets[&key].levels.as_slice(),
+            s.task_scheduler.task_sets[&key].levels.as_slice(),
             [
                 TaskLocality::NodeLocal,
                 TaskLocality::RackLocal,
@@ -379,7 +392,7 @@ fn cached_job(n: u32) -> JobSpec {
 }
 
 /// The BlockManagerMaster hears that `executor` on `host` stored `rdd_1_<partition>`.
-fn cache_block(s: &mut Scheduler, executor: u32, host: &str, partition: u32) {
+fn cache_block(s: &mut DriverScheduler, executor: u32, host: &str, partition: u32) {
     let id = ExecutorId(executor);
     s.block_manager_added(id, Rc::from(host));
     let location = sparkyard_messages::task::BlockManagerId {
@@ -414,10 +427,10 @@ fn a_cached_partition_runs_process_local_on_its_executor() {
         cache_block(&mut s, 1, "host1", 0);
         cache_block(&mut s, 2, "host2", 1);
         s.submit_job(cached_job(2), waiter());
-        let key = *s.runnable.first().expect("runnable");
+        let key = *s.task_scheduler.runnable.first().expect("runnable");
         use TaskLocality::*;
         assert_eq!(
-            s.task_sets[&key].levels.as_slice(),
+            s.task_scheduler.task_sets[&key].levels.as_slice(),
             [ProcessLocal, NodeLocal, RackLocal, Any]
         );
         // Executor 3 shares host1 with the holder of partition 0: it waits for PROCESS_LOCAL.
@@ -447,9 +460,9 @@ fn uncached_partitions_keep_no_preference() {
         let (mut s, _) = scheduler(1);
         offers(&mut s, &mut [offer(1, "host1", 0)], true);
         s.submit_job(cached_job(2), waiter());
-        let key = *s.runnable.first().expect("runnable");
+        let key = *s.task_scheduler.runnable.first().expect("runnable");
         assert_eq!(
-            s.task_sets[&key].levels.as_slice(),
+            s.task_scheduler.task_sets[&key].levels.as_slice(),
             [TaskLocality::NoPref, TaskLocality::Any]
         );
     });

@@ -1,17 +1,303 @@
-//! `TaskSchedulerImpl` (Spark: `scheduler/TaskSchedulerImpl.scala`): resource offers, status
-//! updates, `taskSetFinished`, `killAllTaskAttempts` and `executorLost`.
+//! `TaskSchedulerImpl` (Spark: `scheduler/TaskSchedulerImpl.scala`): the task sets it owns
+//! (`TaskSetManager`s, FIFO), resource offers, status updates, `killAllTaskAttempts`,
+//! `executorLost`, decommissioning, and its speculation thread. It reaches the DAGScheduler only
+//! through `DagEvents`, the events Spark's `DAGScheduler.taskStarted` / `taskEnded` /
+//! `executorAdded` / `executorLost` / `taskSetFailed` / `speculativeTaskSubmitted` post, and
+//! SparkEnv's masters through the `DriverEnv` each call is given.
+//!
+//! Room for `HealthTracker` (`healthTrackerOpt`, the failure-handling issue): Spark's
+//! `resourceOffers` first lets it expire exclusions (`applyExcludeOnFailureTimeout`) and drops
+//! the offers of excluded nodes and executors; `removeExecutor` tells it
+//! (`handleRemovedExecutor`); a finished task set hands its exclude list's failures to it
+//! (`updateExcludedForSuccessfulTaskSet`). Those are `resource_offers` / `resource_offers_one`
+//! before any task set is offered, `executor_lost`, and `maybe_finish_task_set` here.
 
-use super::locality::TaskLocality;
-use super::task_set_manager::{Dequeued, LocalityContext, StartedCopy};
-use super::*;
+use super::env::DriverEnv;
+use super::events::{
+    CompletionEvent, LaunchedTasks, RunningTask, SchedulerEvent, SpeculativeTask, TaskSet, TsKey,
+    WorkerOffer,
+};
+use super::locality::{TaskLocality, Topology};
+use super::speculation::{ANOTHER_ATTEMPT_SUCCEEDED, Speculation, TaskSetSpeculation, java_double};
+use super::task_set_manager::{Dequeued, LocalityContext, OfferRound, StartedCopy, TaskSetManager};
+use crate::kernel::clock;
+use crate::kernel::logs::ProcessLog;
+use crate::kernel::small_map::{DenseMap, SmallSet};
+use crate::world::config::{LocalitySettings, SpeculationSettings};
+use crate::{error, info, warn};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use sparkyard_messages::ids::{ExecutorId, TaskId};
+use sparkyard_messages::listener::TaskEndReason;
+use sparkyard_messages::records::{ExecutorLossReason, TaskState};
+use sparkyard_messages::task::{
+    FetchFailure, ShuffleIo, TaskDescription, TaskName, TaskResultData, TaskWork,
+};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound::{Excluded, Unbounded};
+use std::rc::Rc;
 
-impl Scheduler {
+const TSM: &str = "driver::TaskSetManager";
+const TS: &str = "driver::YarnClusterScheduler";
+
+/// The serialised size sparkyard reports for a task (what `Starting task` prints).
+const TASK_BYTES: u64 = 7595;
+
+/// The DAGScheduler as TaskSchedulerImpl and its TaskSetManagers see it (Spark's
+/// `DAGScheduler.taskStarted`, `taskEnded`, ...: each posts a `DAGSchedulerEvent`). The
+/// DAGScheduler handles each as it is posted, except `executor_lost`, which waits for the
+/// backend's `ExecutorRemoved` (see `DAGScheduler`). Those that lead to DAGScheduler -> task
+/// scheduler calls (`submitTasks`, `killAllTaskAttempts`, `notifyPartitionCompletion`) are
+/// handed the task scheduler back.
+pub trait DagEvents {
+    /// `taskStarted(task, taskInfo)` -> `BeginEvent`.
+    fn task_started(&mut self, task: &RunningTask);
+    /// `taskEnded(task, reason, result, ...)` -> `CompletionEvent`.
+    fn task_ended(
+        &mut self,
+        event: CompletionEvent<'_>,
+        ts: &mut TaskSchedulerImpl,
+        env: &mut DriverEnv,
+        out: &mut Vec<SchedulerEvent>,
+    );
+    /// `executorAdded(execId, host)` -> `ExecutorAdded`.
+    fn executor_added(&mut self, executor: ExecutorId, host: &str);
+    /// `executorLost(execId, reason)` -> `ExecutorLost`.
+    fn executor_lost(&mut self, executor: ExecutorId, reason: &ExecutorLossReason);
+    /// `taskSetFailed(taskSet, reason, exception)` -> `TaskSetFailed`.
+    fn task_set_failed(
+        &mut self,
+        stage: u32,
+        reason: &str,
+        ts: &mut TaskSchedulerImpl,
+        env: &mut DriverEnv,
+        out: &mut Vec<SchedulerEvent>,
+    );
+    /// `speculativeTaskSubmitted(task, taskIndex)` -> `SpeculativeTaskSubmitted`.
+    fn speculative_task_submitted(&mut self, task: SpeculativeTask);
+}
+
+/// A finished map task whose output its executor serves (TaskSetManager.executorLost
+/// resubmits it when the executor goes and no shuffle service keeps the output).
+struct MapOutput {
+    key: TsKey,
+    index: u32,
+    attempt: u32,
+    task_id: TaskId,
+    launch_epoch: u64,
+    locality: TaskLocality,
+}
+
+/// The running tasks by task id. Task ids are handed out in order, so each id has a 4-byte
+/// slot from the oldest running task on (a task that runs while a million later ones finish
+/// holds the window open at 4 bytes a slot); the slot names the task's place in a table whose
+/// places are reused as tasks end, so a launch allocates nothing once the table has grown to
+/// the most tasks ever running at once.
+#[derive(Default)]
+pub(super) struct RunningTasks {
+    place_of: DenseMap<TaskId, u32>,
+    pub(super) places: Vec<Option<RunningTask>>,
+    free: Vec<u32>,
+}
+
+impl RunningTasks {
+    pub(super) fn insert(&mut self, tid: TaskId, task: RunningTask) {
+        let place = match self.free.pop() {
+            Some(p) => {
+                self.places[p as usize] = Some(task);
+                p
+            }
+            None => {
+                self.places.push(Some(task));
+                (self.places.len() - 1) as u32
+            }
+        };
+        // A task id launched twice replaces the first (as a map insert would).
+        if let Some(old) = self.place_of.insert(tid, place) {
+            self.places[old as usize] = None;
+            self.free.push(old);
+        }
+    }
+
+    #[cfg(test)]
+    pub(super) fn get(&self, tid: TaskId) -> Option<&RunningTask> {
+        let p = *self.place_of.get(tid)?;
+        self.places[p as usize].as_ref()
+    }
+
+    pub(super) fn get_mut(&mut self, tid: TaskId) -> Option<&mut RunningTask> {
+        let p = *self.place_of.get(tid)?;
+        self.places[p as usize].as_mut()
+    }
+
+    pub(super) fn remove(&mut self, tid: TaskId) -> Option<RunningTask> {
+        let p = self.place_of.remove(tid)?;
+        self.free.push(p);
+        self.places[p as usize].take()
+    }
+
+    /// In task id order.
+    pub(super) fn values(&self) -> impl Iterator<Item = &RunningTask> {
+        self.place_of
+            .values()
+            .filter_map(|p| self.places[*p as usize].as_ref())
+    }
+}
+
+/// `TaskSchedulerImpl` of one SparkContext (YARN's `YarnClusterScheduler`).
+pub struct TaskSchedulerImpl {
+    log: ProcessLog,
+    max_failures: u32,
+    task_cpus: u32,
+    locality: LocalitySettings,
+    /// `spark.shuffle.service.enabled`: a lost executor's map outputs stay served.
+    external_shuffle_service: bool,
+    /// Live executors, hosts and racks, and the cluster's racks.
+    pub(super) topology: Topology,
+    /// `shuffleOffers`' randomness, seeded from the run's seed.
+    rng: ChaCha8Rng,
+    /// The offer index of each task launched in a `resourceOffers` round (reused).
+    launch_order: Vec<u32>,
+    /// The tasks a single offer took from one task set, launched after its turn (reused).
+    taken: Vec<(Dequeued, StartedCopy)>,
+    next_task: u64,
+    /// `taskSetsByStageIdAndAttempt`, keyed for FIFO order.
+    pub(super) task_sets: BTreeMap<TsKey, TaskSetManager>,
+    /// Each stage's job (the first part of its task sets' keys).
+    stage_jobs: BTreeMap<u32, u32>,
+    /// Task sets with pending tasks, in FIFO order (job, stage, attempt).
+    pub(super) runnable: BTreeSet<TsKey>,
+    /// Running tasks by task id, looked up at each status update (`taskIdToTaskSetManager`).
+    pub(super) running: RunningTasks,
+    /// Each executor's running tasks, by executor id (ids are handed out in order; a task's
+    /// launch and end each look its executor up), iterated in task id order when it is lost
+    /// (`executorIdToRunningTaskIds`).
+    by_executor: DenseMap<ExecutorId, SmallSet<TaskId>>,
+    /// Map outputs each executor serves itself, for its running map task sets.
+    outputs_by_executor: BTreeMap<ExecutorId, Vec<MapOutput>>,
+    /// `executorsPendingDecommission`: the worker host of each executor decommissioned with its
+    /// host (`ExecutorDecommissionState.workerHost`).
+    decommissioned_hosts: BTreeMap<ExecutorId, String>,
+    pub(super) tasks_launched: u64,
+    /// Failed task attempts so far (every cause).
+    pub(super) failed_attempts: u64,
+    /// Speculative execution, when `spark.speculation` is on.
+    speculation: Option<Box<Speculation>>,
+}
+
+impl TaskSchedulerImpl {
+    pub fn new(log: ProcessLog, max_failures: u32, task_cpus: u32) -> Self {
+        TaskSchedulerImpl {
+            log,
+            max_failures,
+            task_cpus,
+            locality: LocalitySettings::default(),
+            external_shuffle_service: false,
+            topology: Topology::default(),
+            rng: ChaCha8Rng::seed_from_u64(0),
+            launch_order: Vec::new(),
+            taken: Vec::new(),
+            next_task: 0,
+            task_sets: BTreeMap::new(),
+            stage_jobs: BTreeMap::new(),
+            runnable: BTreeSet::new(),
+            running: RunningTasks::default(),
+            by_executor: DenseMap::default(),
+            outputs_by_executor: BTreeMap::new(),
+            decommissioned_hosts: BTreeMap::new(),
+            tasks_launched: 0,
+            failed_attempts: 0,
+            speculation: None,
+        }
+    }
+
+    /// `spark.shuffle.service.enabled`.
+    pub fn with_external_shuffle_service(mut self, enabled: bool) -> Self {
+        self.external_shuffle_service = enabled;
+        self
+    }
+
+    /// Delay scheduling's settings, the cluster's racks (host, rack) and the seed of the offer
+    /// shuffle.
+    pub fn with_locality<'a>(
+        mut self,
+        locality: LocalitySettings,
+        racks: impl IntoIterator<Item = (&'a str, &'a str)>,
+        seed: u64,
+    ) -> Self {
+        self.locality = locality;
+        self.topology = Topology::new(racks);
+        self.rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0ffe_75ed);
+        self
+    }
+
+    /// Speculation on (`spark.speculation`): set before the first job.
+    pub fn with_speculation(mut self, settings: Option<SpeculationSettings>) -> Self {
+        self.speculation = settings.map(|s| Box::new(Speculation::new(s)));
+        self
+    }
+
+    /// `spark.speculation.interval` when speculation is on.
+    pub fn speculation_interval_ms(&self) -> Option<u64> {
+        self.speculation.as_ref().map(|s| s.settings.interval_ms)
+    }
+
+    pub fn has_pending_tasks(&self) -> bool {
+        !self.runnable.is_empty()
+    }
+
+    pub fn tasks_launched(&self) -> u64 {
+        self.tasks_launched
+    }
+
+    /// Failed task attempts so far (every cause).
+    pub fn failed_attempts(&self) -> u64 {
+        self.failed_attempts
+    }
+
+    /// `submitTasks(taskSet)`: a TaskSetManager for the stage attempt (`Adding task set`), in
+    /// the pool with its tasks pending.
+    pub fn submit_tasks(&mut self, task_set: TaskSet) {
+        let TaskSet {
+            job_id,
+            stage_id,
+            stage_attempt,
+            partitions,
+            epoch,
+            prefs,
+            code,
+        } = task_set;
+        let n = partitions.len();
+        info!(
+            self.log,
+            TS, "Adding task set {stage_id}.{stage_attempt} with {n} tasks resource profile 0"
+        );
+        let key = (job_id, stage_id, stage_attempt);
+        let cx = LocalityContext {
+            topology: &self.topology,
+            settings: &self.locality,
+            now_ms: clock::now_ms(),
+        };
+        let mut tsm = TaskSetManager::new(key, code, partitions, epoch, prefs, &cx);
+        if let Some(spec) = self.speculation.as_mut() {
+            spec.active.insert(key);
+            tsm.spec = Some(Box::new(TaskSetSpeculation::new(n, &spec.settings)));
+        }
+        self.task_sets.insert(key, tsm);
+        self.stage_jobs.insert(stage_id, job_id);
+        self.runnable.insert(key);
+    }
+
     /// `resourceOffers` for one executor (`makeOffers(executorId)`, `isAllFreeResources =
     /// false`).
-    pub fn resource_offer(&mut self, offer: &mut WorkerOffer) -> LaunchedTasks {
+    pub fn resource_offer(
+        &mut self,
+        offer: &mut WorkerOffer,
+        env: &mut DriverEnv,
+        dag: &mut impl DagEvents,
+    ) -> LaunchedTasks {
         let mut launched = Vec::new();
-        self.resource_offers(std::slice::from_mut(offer), false, &mut launched);
+        self.resource_offers(std::slice::from_mut(offer), false, &mut launched, env, dag);
         launched
     }
 
@@ -27,12 +313,14 @@ impl Scheduler {
         offers: &mut [WorkerOffer],
         all_free: bool,
         launched: &mut LaunchedTasks,
+        env: &mut DriverEnv,
+        dag: &mut impl DagEvents,
     ) {
         if let [offer] = offers {
-            self.resource_offers_one(offer, all_free, launched);
+            self.resource_offers_one(offer, all_free, launched, env, dag);
             return;
         }
-        if self.any_executor_added(offers) {
+        if self.any_executor_added(offers, dag) {
             self.recompute_locality_all();
         }
         if offers.len() > 1 {
@@ -49,7 +337,14 @@ impl Scheduler {
             if offers.iter().all(|o| o.cores < self.task_cpus) {
                 break;
             }
-            self.offer_task_set(key, offers, all_free, now_ms, launched, &mut order);
+            let mut round = Round {
+                all_free,
+                now_ms,
+                launched: &mut *launched,
+                env: &mut *env,
+                dag: &mut *dag,
+            };
+            self.offer_task_set(key, offers, &mut round, &mut order);
             next = self.runnable_after(key);
         }
         if offers.len() > 1 {
@@ -69,17 +364,24 @@ impl Scheduler {
         offer: &mut WorkerOffer,
         all_free: bool,
         launched: &mut LaunchedTasks,
+        env: &mut DriverEnv,
+        dag: &mut impl DagEvents,
     ) {
-        if self.topology.executor_added(offer.executor_id, &offer.host) {
-            self.recompute_locality_all();
-        }
+        self.executor_offered(offer.executor_id, &offer.host, dag);
         let now_ms = clock::now_ms();
         let mut next = self.runnable.first().copied();
         while let Some(key) = next {
             if offer.cores < self.task_cpus {
                 break;
             }
-            self.offer_one_task_set(key, offer, all_free, now_ms, launched);
+            let mut round = Round {
+                all_free,
+                now_ms,
+                launched: &mut *launched,
+                env: &mut *env,
+                dag: &mut *dag,
+            };
+            self.offer_one_task_set(key, offer, &mut round);
             next = self.runnable_after(key);
         }
     }
@@ -88,16 +390,14 @@ impl Scheduler {
     /// attempts launched so far, which `launch` records), the set's whole share is taken under
     /// one borrow of it, and the tasks are launched after: the set's counts change at each
     /// take, so every later take sees what Spark's would.
-    fn offer_one_task_set(
+    fn offer_one_task_set<D: DagEvents>(
         &mut self,
         key: TsKey,
         offer: &mut WorkerOffer,
-        all_free: bool,
-        now_ms: u64,
-        launched: &mut LaunchedTasks,
+        r: &mut Round<'_, D>,
     ) {
         if self.speculation.is_some() {
-            return self.offer_one_task_set_launching_each(key, offer, all_free, now_ms, launched);
+            return self.offer_one_task_set_launching_each(key, offer, r);
         }
         let Some(tsm) = self.task_sets.get_mut(&key) else {
             self.runnable.remove(&key);
@@ -106,7 +406,7 @@ impl Scheduler {
         let cx = LocalityContext {
             topology: &self.topology,
             settings: &self.locality,
-            now_ms,
+            now_ms: r.now_ms,
         };
         let mut taken = std::mem::take(&mut self.taken);
         let mut round = OfferRound::default();
@@ -126,26 +426,25 @@ impl Scheduler {
                 break;
             }
         }
-        tsm.end_offer_round(&round, all_free, now_ms, &self.locality);
+        tsm.end_offer_round(&round, r.all_free, r.now_ms, &self.locality);
         if !tsm.has_pending() {
             self.runnable.remove(&key);
         }
         offer.cores = cores;
         for (d, copy) in taken.drain(..) {
-            launched.push(self.launch_copy(key, d, copy, offer, now_ms));
+            let task = self.launch_copy(key, d, copy, offer, r);
+            r.launched.push(task);
         }
         self.taken = taken;
     }
 
     /// `offer_one_task_set` with speculation on: each task is launched as it is taken.
     #[inline(never)]
-    fn offer_one_task_set_launching_each(
+    fn offer_one_task_set_launching_each<D: DagEvents>(
         &mut self,
         key: TsKey,
         offer: &mut WorkerOffer,
-        all_free: bool,
-        now_ms: u64,
-        launched: &mut LaunchedTasks,
+        r: &mut Round<'_, D>,
     ) {
         let Some(tsm) = self.task_sets.get(&key) else {
             self.runnable.remove(&key);
@@ -155,27 +454,32 @@ impl Scheduler {
         let mut round = OfferRound::default();
         for &level in levels.as_slice() {
             while offer.cores >= self.task_cpus {
-                let Some((task, rejected)) = self.offer_to_set(key, offer, level, now_ms) else {
+                let Some((task, rejected)) = self.offer_to_set(key, offer, level, r.now_ms) else {
                     return;
                 };
                 round.no_rejects &= !rejected;
                 let Some(d) = task else { break };
                 offer.cores -= self.task_cpus;
                 round.launched(d.locality);
-                launched.push(self.launch(key, d, offer, now_ms));
+                let task = self.launch(key, d, offer, r);
+                r.launched.push(task);
             }
             if offer.cores < self.task_cpus {
                 break;
             }
         }
-        self.end_offer_round(key, round, all_free, now_ms);
+        self.end_offer_round(key, round, r.all_free, r.now_ms);
     }
 
-    /// Whether an offer comes from an executor not seen before (it is alive from now on).
-    fn any_executor_added(&mut self, offers: &[WorkerOffer]) -> bool {
+    /// Whether an offer comes from an executor not seen before (it is alive from now on, and
+    /// the DAGScheduler hears of it: `executorAdded`).
+    fn any_executor_added(&mut self, offers: &[WorkerOffer], dag: &mut impl DagEvents) -> bool {
         let mut added = false;
         for o in offers {
-            added |= self.topology.executor_added(o.executor_id, &o.host);
+            if self.topology.executor_added(o.executor_id, &o.host) {
+                dag.executor_added(o.executor_id, &o.host);
+                added = true;
+            }
         }
         added
     }
@@ -203,9 +507,10 @@ impl Scheduler {
 
     /// `resourceOffers`' first part for one executor, also when no task is pending (Spark's
     /// `makeOffers(executorId)` calls `resourceOffers` whatever is pending): a new executor
-    /// is alive on its host and rack, and the task sets' levels follow.
-    pub fn executor_offered(&mut self, id: ExecutorId, host: &Rc<str>) {
+    /// is alive on its host and rack (`executorAdded`), and the task sets' levels follow.
+    pub fn executor_offered(&mut self, id: ExecutorId, host: &Rc<str>, dag: &mut impl DagEvents) {
         if self.topology.executor_added(id, host) {
+            dag.executor_added(id, host);
             self.recompute_locality_all();
         }
     }
@@ -213,13 +518,11 @@ impl Scheduler {
     /// One task set's share of `resourceOffers`: its locality levels in order, a
     /// `resourceOfferSingleTaskSet` pass over the offers while one launches, then the
     /// delay-scheduling reset (`legacyLocalityWaitReset` false, Spark's default).
-    fn offer_task_set(
+    fn offer_task_set<D: DagEvents>(
         &mut self,
         key: TsKey,
         offers: &mut [WorkerOffer],
-        all_free: bool,
-        now_ms: u64,
-        launched: &mut LaunchedTasks,
+        r: &mut Round<'_, D>,
         order: &mut Vec<u32>,
     ) {
         let Some(tsm) = self.task_sets.get(&key) else {
@@ -233,14 +536,14 @@ impl Scheduler {
                 break;
             }
             loop {
-                let (no_reject, min) = self
-                    .resource_offer_single_task_set(key, *level, offers, now_ms, launched, order);
+                let (no_reject, min) =
+                    self.resource_offer_single_task_set(key, *level, offers, r, order);
                 round.no_rejects &= no_reject;
                 let Some(min) = min else { break };
                 round.launched(min);
             }
         }
-        self.end_offer_round(key, round, all_free, now_ms);
+        self.end_offer_round(key, round, r.all_free, r.now_ms);
     }
 
     /// The end of a task set's share of `resourceOffers`: the delay-scheduling reset, and the
@@ -276,13 +579,12 @@ impl Scheduler {
     /// `resourceOfferSingleTaskSet`: one pass over the offers with enough free cores, at most one
     /// task each; whether no offer was rejected by delay scheduling, and the most local level
     /// launched (`None`: nothing launched).
-    fn resource_offer_single_task_set(
+    fn resource_offer_single_task_set<D: DagEvents>(
         &mut self,
         key: TsKey,
         max_locality: TaskLocality,
         offers: &mut [WorkerOffer],
-        now_ms: u64,
-        launched: &mut LaunchedTasks,
+        r: &mut Round<'_, D>,
         order: &mut Vec<u32>,
     ) -> (bool, Option<TaskLocality>) {
         let mut no_rejects = true;
@@ -291,13 +593,15 @@ impl Scheduler {
             if offer.cores < self.task_cpus {
                 continue;
             }
-            let Some((task, rejected)) = self.offer_to_set(key, offer, max_locality, now_ms) else {
+            let Some((task, rejected)) = self.offer_to_set(key, offer, max_locality, r.now_ms)
+            else {
                 break;
             };
             no_rejects &= !rejected;
             if let Some(d) = task {
                 offer.cores -= self.task_cpus;
-                launched.push(self.launch(key, d, offer, now_ms));
+                let task = self.launch(key, d, offer, r);
+                r.launched.push(task);
                 order.push(i as u32);
                 min = Some(min.map_or(d.locality, |m| m.min(d.locality)));
             }
@@ -321,28 +625,29 @@ impl Scheduler {
         }
     }
 
-    pub(super) fn launch(
+    fn launch<D: DagEvents>(
         &mut self,
         key: TsKey,
         dequeued: Dequeued,
         offer: &WorkerOffer,
-        launch_ms: u64,
+        r: &mut Round<'_, D>,
     ) -> Box<TaskDescription> {
         let index = dequeued.index;
         let tsm = self.task_sets.get_mut(&key).expect("runnable task set");
         let copy = tsm.start_copy(index);
-        self.launch_copy(key, dequeued, copy, offer, launch_ms)
+        self.launch_copy(key, dequeued, copy, offer, r)
     }
 
-    /// `launch` once the task set has counted the copy: the task id, the `Starting task` line,
-    /// the running task and its TaskStart, and the description the executor gets.
-    fn launch_copy(
+    /// `launch` once the task set has counted the copy (`prepareLaunchingTask`): the task id,
+    /// the `Starting task` line, the running task, `taskStarted`, and the description the
+    /// executor gets.
+    fn launch_copy<D: DagEvents>(
         &mut self,
         key: TsKey,
         dequeued: Dequeued,
         copy: StartedCopy,
         offer: &WorkerOffer,
-        launch_ms: u64,
+        r: &mut Round<'_, D>,
     ) -> Box<TaskDescription> {
         let Dequeued {
             index,
@@ -372,64 +677,47 @@ impl Scheduler {
             offer.executor_id,
             locality.as_str()
         );
-        let stage = &self.stages[&key.1];
-        let task_binary = stage.task_binary;
-        let mut work = stage.tasks[partition as usize].clone();
-        let input_split = stage.input_split(partition);
-        let reads_or_writes_shuffle = !stage.parents.is_empty() || stage.shuffle_id.is_some();
+        let tsm = &self.task_sets[&key];
+        let code = &tsm.code;
+        let task_binary = code.task_binary;
+        let mut work = code.works[partition as usize].clone();
+        let input_split = code.input_split(partition);
         if let TaskWork::CachedRdd(read) = &mut work {
-            read.location = self.rdd_block_location(read.rdd_id, partition);
+            read.location = r
+                .env
+                .block_manager_master
+                .rdd_block_location(read.rdd_id, partition);
         }
-        let shuffle = if reads_or_writes_shuffle {
-            self.shuffle_io(key.1)
+        let shuffle = if code.shuffle_write.is_some() || code.shuffle_read.is_some() {
+            shuffle_io(tsm, r.env)
         } else {
             ShuffleIo::default()
         };
-        self.running.insert(
+        let task = RunningTask {
             task_id,
-            RunningTask {
-                task_id,
-                key,
-                index,
-                partition,
-                attempt,
-                executor_id: offer.executor_id,
-                host: offer.host.clone(),
-                launch_ms,
-                launch_epoch: clock::epoch_ms() + launch_ms,
-                map_epoch,
-                launching: true,
-                speculative,
-                locality,
-            },
-        );
-        if self.speculation.is_some() {
-            self.speculation_on_launch(key, index, task_id);
+            key,
+            index,
+            partition,
+            attempt,
+            executor_id: offer.executor_id,
+            host: offer.host.clone(),
+            launch_ms: r.now_ms,
+            launch_epoch: clock::epoch_ms() + r.now_ms,
+            map_epoch,
+            launching: true,
+            speculative,
+            locality,
+        };
+        if self.speculation.is_some()
+            && let Some(tsm) = self.task_sets.get_mut(&key)
+        {
+            tsm.speculation_on_launch(&task);
         }
         self.by_executor
             .get_or_insert_default(offer.executor_id)
             .insert(task_id);
-        if self.bus.enabled() {
-            let typed = TaskEvent {
-                stage_id: key.1,
-                stage_attempt_id: stage_attempt,
-                index,
-                speculative,
-                executor: offer.executor_id,
-                kind: TaskEventKind::Start,
-            };
-            // The running task is looked up only when the recorded event is built.
-            self.bus.post_task(typed, || {
-                let task = self.running.get(task_id).expect("just launched");
-                let mut info = Self::task_info(task, task_id, false, false);
-                info.finish_time = 0;
-                ListenerEvent::TaskStart {
-                    stage_id: key.1,
-                    stage_attempt_id: stage_attempt,
-                    info,
-                }
-            });
-        }
+        r.dag.task_started(&task);
+        self.running.insert(task_id, task);
         // Boxed here, as the LaunchTask message carries it: the description is not copied
         // again on its way to the executor.
         Box::new(TaskDescription {
@@ -448,54 +736,24 @@ impl Scheduler {
         })
     }
 
-    /// A task's shuffle side: the output a ShuffleMapTask writes, and the map outputs a task
-    /// of a stage reading a shuffle fetches (its first parent's; the tracker's current plan).
-    /// Out of line: a stage without a shuffle does not need it.
-    #[inline(never)]
-    fn shuffle_io(&mut self, stage: u32) -> ShuffleIo {
-        let s = &self.stages[&stage];
-        let write = s.shuffle_id.map(|shuffle_id| ShuffleWrite {
-            shuffle_id,
-            num_reduces: self.num_reduces(stage),
-            bytes: s.shuffle_write.bytes_per_task,
-            records: s.shuffle_write.records_per_task,
-        });
-        let read = s
-            .parents
-            .first()
-            .and_then(|p| self.stages[p].shuffle_id)
-            .and_then(|sid| self.tracker.read_plan(sid));
-        ShuffleIo { write, read }
-    }
-
-    /// The partitions of the stage reading a map stage's shuffle (its job's next stage that
-    /// names it as a parent).
-    fn num_reduces(&self, map_stage: u32) -> u32 {
-        let job = self.stages[&map_stage].job_id;
-        let Some(&(_, last)) = self.job_stages.get(&job) else {
-            return 1;
-        };
-        self.stages
-            .range(map_stage + 1..=last)
-            .find(|(_, s)| s.parents.contains(&map_stage))
-            .map_or(1, |(_, s)| s.tasks.len() as u32)
-    }
-
     /// `statusUpdate`: returns whether the task was known and finished (its cores come back).
     pub fn status_update(
         &mut self,
         tid: TaskId,
         state: TaskState,
         data: TaskResultData,
-    ) -> (bool, Vec<SchedulerEvent>) {
+        env: &mut DriverEnv,
+        dag: &mut impl DagEvents,
+        out: &mut Vec<SchedulerEvent>,
+    ) -> bool {
         if state == TaskState::Running {
             if let Some(t) = self.running.get_mut(tid) {
                 t.launching = false;
             }
-            return (false, Vec::new());
+            return false;
         }
         if !state.is_finished() {
-            return (false, Vec::new());
+            return false;
         }
         let Some(task) = self.running.remove(tid) else {
             // logError in Spark 4.0.0's TaskSchedulerImpl.statusUpdate (read from its jar).
@@ -504,22 +762,20 @@ impl Scheduler {
                 TS,
                 "Ignoring update with state {state} for TID {tid} because its task set is gone (this is likely the result of receiving duplicate task finished status updates) or its executor has been marked as failed."
             );
-            return (false, Vec::new());
+            return false;
         };
         if let Some(set) = self.by_executor.get_mut(task.executor_id) {
             set.remove(&tid);
         }
-        self.task_ended(task.key, task.index);
-        if self.speculation.is_some() && state != TaskState::Finished {
-            self.speculation_task_failed(&task);
-        }
-        let events = match (state, data) {
-            (TaskState::Finished, data) => self.handle_success(tid, task, data),
-            (_, TaskResultData::FetchFailed(f)) => self.fetch_failed(tid, task, *f),
+        self.remove_running_task(&task, state != TaskState::Finished);
+        let mut cx = Call { env, dag, out };
+        match (state, data) {
+            (TaskState::Finished, data) => self.handle_success(task, data, &mut cx),
+            (_, TaskResultData::FetchFailed(f)) => self.fetch_failed(task, *f, &mut cx),
             (_, TaskResultData::Exception { class, description }) => {
                 let reason = format!("{class}: {description}");
                 let end = TaskEndReason::ExceptionFailure { class, description };
-                self.handle_failure(tid, task, reason, end, true)
+                self.handle_failure(task, reason, end, true, &mut cx)
             }
             (_, data) => {
                 // TaskKilled(reason): the reason the KillTask gave (TaskEndReason.scala:
@@ -530,17 +786,28 @@ impl Scheduler {
                 };
                 let text = format!("TaskKilled ({reason})");
                 let end = TaskEndReason::TaskKilled { reason };
-                self.handle_failure(tid, task, text, end, false)
+                self.handle_failure(task, text, end, false, &mut cx)
             }
-        };
-        (true, events)
+        }
+        true
+    }
+
+    /// `TaskSetManager.removeRunningTask` for an attempt that ended (`failed`: without success,
+    /// which speculation's bookkeeping hears of).
+    fn remove_running_task(&mut self, task: &RunningTask, failed: bool) {
+        if let Some(tsm) = self.task_sets.get_mut(&task.key) {
+            tsm.remove_running_task(task.index);
+            if failed && self.speculation.is_some() {
+                tsm.speculation_task_failed(task);
+            }
+        }
     }
 
     /// `TaskSetManager.maybeFinishTaskSet` -> `TaskSchedulerImpl.taskSetFinished`: a zombie set
     /// with no running task leaves its pool. Spark 4.0.0's text (TaskSchedulerImpl.scala,
     /// taskSetFinished): `Removed TaskSet 0.0 whose tasks have all completed, from pool ` (no
     /// comma after the id; the root pool's name is empty).
-    pub(super) fn maybe_finish_task_set(&mut self, key: TsKey) {
+    fn maybe_finish_task_set(&mut self, key: TsKey) {
         let Some(tsm) = self.task_sets.get_mut(&key) else {
             return;
         };
@@ -557,22 +824,34 @@ impl Scheduler {
         );
     }
 
+    /// A set that has nothing left to offer: suspended, out of the runnable ones, and out of
+    /// the pool once nothing runs.
+    fn suspend_task_set(&mut self, key: TsKey) {
+        if let Some(tsm) = self.task_sets.get_mut(&key) {
+            tsm.suspend();
+        }
+        self.runnable.remove(&key);
+        self.maybe_finish_task_set(key);
+    }
+
     /// `TaskSchedulerImpl.killAllTaskAttempts` (Spark 4.0): `Canceling stage N`, `Killing all
     /// running tasks in stage N: <reason>`, a KillTask for each running attempt of each set of
     /// the stage still registered, which is suspended (zombie) and logs `Stage N.A was
     /// cancelled`. A set leaves its pool only when its last attempt ends.
-    pub(super) fn kill_all_task_attempts(
+    pub fn kill_all_task_attempts(
         &mut self,
         stage: u32,
         reason: &str,
-        events: &mut Vec<SchedulerEvent>,
+        out: &mut Vec<SchedulerEvent>,
     ) {
         info!(self.log, TS, "Canceling stage {stage}");
         info!(
             self.log,
             TS, "Killing all running tasks in stage {stage}: {reason}"
         );
-        let job = self.stages[&stage].job_id;
+        let Some(&job) = self.stage_jobs.get(&stage) else {
+            return;
+        };
         let keys: Vec<TsKey> = self
             .task_sets
             .range((job, stage, 0)..=(job, stage, u32::MAX))
@@ -580,12 +859,12 @@ impl Scheduler {
             .map(|(k, _)| *k)
             .collect();
         for key in keys {
-            self.kill_task_set(key, reason, events);
+            self.kill_task_set(key, reason, out);
         }
     }
 
     /// One attempt's share of `killAllTaskAttempts`.
-    fn kill_task_set(&mut self, key: TsKey, reason: &str, events: &mut Vec<SchedulerEvent>) {
+    fn kill_task_set(&mut self, key: TsKey, reason: &str, out: &mut Vec<SchedulerEvent>) {
         let Some(tsm) = self.task_sets.get_mut(&key) else {
             return;
         };
@@ -593,32 +872,47 @@ impl Scheduler {
         if tsm.running > 0 {
             // Rare (an abort with attempts still out): the running table's window, in task id
             // order, for this set's attempts.
-            let mut kills: Vec<(TaskId, ExecutorId)> = Vec::new();
             for t in self.running.values() {
                 if t.key == key {
-                    kills.push((t.task_id, t.executor_id));
+                    out.push(SchedulerEvent::KillTask {
+                        task_id: t.task_id,
+                        executor_id: t.executor_id,
+                        interrupt_thread: false,
+                        reason: reason.to_string(),
+                    });
                 }
-            }
-            for (task_id, executor_id) in kills {
-                events.push(SchedulerEvent::KillTask {
-                    task_id,
-                    executor_id,
-                    interrupt_thread: false,
-                    reason: reason.to_string(),
-                });
             }
         }
         // `tsm.suspend()`: zombie, and finished at once if nothing runs.
-        if let Some(t) = self.task_sets.get_mut(&key) {
-            t.zombie = true;
-            t.pending.clear();
-        }
-        self.runnable.remove(&key);
-        self.maybe_finish_task_set(key);
+        self.suspend_task_set(key);
         info!(
             self.log,
             TS, "Stage {}.{stage_attempt} was cancelled", key.1
         );
+    }
+
+    /// `TaskSchedulerImpl.notifyPartitionCompletion` -> `TaskSetManager.markPartitionCompleted`:
+    /// a partition an earlier attempt finished is done in the stage's latest attempt too.
+    // Off the per-task path: out of line, so it does not crowd the instruction cache.
+    #[cold]
+    #[inline(never)]
+    pub fn notify_partition_completion(&mut self, stage: u32, stage_attempt: u32, partition: u32) {
+        let Some(&job) = self.stage_jobs.get(&stage) else {
+            return;
+        };
+        let key = (job, stage, stage_attempt);
+        let Some(tsm) = self.task_sets.get_mut(&key) else {
+            return;
+        };
+        let Some(i) = tsm.index_of(partition) else {
+            return;
+        };
+        if tsm.successful[i] {
+            return;
+        }
+        if tsm.mark_successful(i) {
+            self.suspend_task_set(key);
+        }
     }
 
     /// `TaskSchedulerImpl.executorDecommission(executorId, decommissionInfo)`: remembers the
@@ -631,34 +925,30 @@ impl Scheduler {
         }
     }
 
-    /// `TaskSchedulerImpl.removeExecutor` + `executorLost`, then the DAGScheduler's
-    /// `handleExecutorLost` (the DriverEndpoint calls the two halves itself, with the
-    /// ExecutorRemoved event between them, as Spark's listener bus orders them).
+    /// `getExecutorDecommissionState(execId).exists(_.workerHost.isDefined)`: the executor is
+    /// being decommissioned with its host.
+    pub fn is_host_decommissioned(&self, eid: ExecutorId) -> bool {
+        self.decommissioned_hosts.contains_key(&eid)
+    }
+
+    /// `TaskSchedulerImpl.executorLost` -> `removeExecutor` and every `TaskSetManager.executorLost`:
+    /// finished map outputs the executor served are re-run (`Resubmitted`, first), then its
+    /// running tasks fail with ExecutorLostFailure; then `dagScheduler.executorLost`.
     pub fn executor_lost(
         &mut self,
         eid: ExecutorId,
         reason: &ExecutorLossReason,
-    ) -> Vec<SchedulerEvent> {
-        let events = self.task_sets_executor_lost(eid, reason);
-        self.dag_executor_lost(eid, reason);
-        events
-    }
-
-    /// `TaskSetManager.executorLost` for every task set: finished map outputs the executor
-    /// served are re-run (`Resubmitted`, first), then its running tasks fail with
-    /// ExecutorLostFailure.
-    pub fn task_sets_executor_lost(
-        &mut self,
-        eid: ExecutorId,
-        reason: &ExecutorLossReason,
-    ) -> Vec<SchedulerEvent> {
-        let mut events = Vec::new();
+        env: &mut DriverEnv,
+        dag: &mut impl DagEvents,
+        out: &mut Vec<SchedulerEvent>,
+    ) {
         // removeExecutor: the host (and its rack) may go with it; every set's levels follow.
         if self.topology.executor_removed(eid) {
             self.recompute_locality_all();
         }
         self.decommissioned_hosts.remove(&eid);
-        self.resubmit_lost_outputs(eid, reason, &mut events);
+        let mut cx = Call { env, dag, out };
+        self.resubmit_lost_outputs(eid, reason, &mut cx);
         let tids: Vec<TaskId> = self
             .by_executor
             .remove(eid)
@@ -668,10 +958,7 @@ impl Scheduler {
             let Some(task) = self.running.remove(tid) else {
                 continue;
             };
-            self.task_ended(task.key, task.index);
-            if self.speculation.is_some() {
-                self.speculation_task_failed(&task);
-            }
+            self.remove_running_task(&task, true);
             let by_app = reason.exit_caused_by_app() && !task.launching;
             let cause = if by_app {
                 "caused by one of the running tasks"
@@ -685,32 +972,325 @@ impl Scheduler {
                 exit_caused_by_app: by_app,
                 loss_reason: reason.to_string(),
             };
-            events.extend(self.handle_failure(tid, task, text, end, by_app));
+            self.handle_failure(task, text, end, by_app, &mut cx);
         }
-        events
+        cx.dag.executor_lost(eid, reason);
+    }
+
+    /// `TaskSetManager.handleSuccessfulTask`, then `taskEnded` for the DAGScheduler
+    /// (`handleTaskCompletion`: a result for the job, or a MapStatus for the MapOutputTracker).
+    fn handle_success<D: DagEvents>(
+        &mut self,
+        task: RunningTask,
+        data: TaskResultData,
+        cx: &mut Call<'_, D>,
+    ) {
+        if self.speculation.is_some()
+            && let Some(reason) = self.speculation_late_success(&task)
+        {
+            let text = format!("TaskKilled ({reason})");
+            let end = TaskEndReason::TaskKilled { reason };
+            return self.handle_failure(task, text, end, false, cx);
+        }
+        if self.speculation.is_some() {
+            self.speculation_task_succeeded(&task, cx.out);
+        }
+        let Some(tsm) = self.task_sets.get_mut(&task.key) else {
+            return cx.task_ended(self, &task, TaskEndReason::Success, None);
+        };
+        let idx = task.index as usize;
+        if tsm.successful[idx] {
+            // Spark 4.0.0's text (TaskSetManager.handleSuccessfulTask, read from its jar).
+            let name = task.name();
+            let tid = task.task_id;
+            info!(
+                self.log,
+                TSM,
+                "Ignoring task-finished event for {name} (TID {tid}) because it has already completed successfully"
+            );
+            return cx.task_ended(self, &task, TaskEndReason::Success, None);
+        }
+        let done = tsm.mark_successful(idx);
+        let (successful, total) = (tsm.num_successful, tsm.successful.len());
+        let stage_attempt = tsm.stage_attempt;
+        if done {
+            tsm.zombie = true;
+        }
+        if tsm.code.shuffle_write.is_some() && !self.external_shuffle_service {
+            tsm.output_on[idx] = Some(task.executor_id);
+            self.outputs_by_executor
+                .entry(task.executor_id)
+                .or_default()
+                .push(MapOutput {
+                    key: task.key,
+                    index: task.index,
+                    attempt: task.attempt,
+                    task_id: task.task_id,
+                    launch_epoch: task.launch_epoch,
+                    locality: task.locality,
+                });
+        }
+        info!(
+            self.log,
+            TSM,
+            "Finished task {}.{} in stage {}.{stage_attempt} (TID {}) in {} ms on {} (executor {}) ({successful}/{total})",
+            task.index,
+            task.attempt,
+            task.key.1,
+            task.task_id,
+            clock::now_ms() - task.launch_ms,
+            task.host,
+            task.executor_id,
+        );
+        if done {
+            self.maybe_finish_task_set(task.key);
+        }
+        cx.task_ended(self, &task, TaskEndReason::Success, Some(data));
+    }
+
+    /// `TaskSetManager.handleFailedTask` for `FetchFailed`: WARN `Lost task ...: FetchFailed(...)`,
+    /// the partition counts as done and the set becomes a zombie (its stage attempt has
+    /// failed), the failure does not count toward `spark.task.maxFailures`; then `taskEnded`
+    /// (the DAGScheduler's fetch-failure handling).
+    // Off the per-task path: out of line, so it does not crowd the instruction cache.
+    #[cold]
+    #[inline(never)]
+    fn fetch_failed<D: DagEvents>(
+        &mut self,
+        task: RunningTask,
+        failure: FetchFailure,
+        cx: &mut Call<'_, D>,
+    ) {
+        self.failed_attempts += 1;
+        if let Some(tsm) = self.task_sets.get_mut(&task.key) {
+            let name = task.name();
+            warn!(
+                self.log,
+                TSM,
+                "Lost {name} (TID {}) ({} executor {}): {}",
+                task.task_id,
+                task.host,
+                task.executor_id,
+                failure.to_error_string()
+            );
+            tsm.mark_successful(task.index as usize);
+            self.suspend_task_set(task.key);
+        }
+        let reason = TaskEndReason::FetchFailed(Box::new(failure));
+        cx.task_ended(self, &task, reason, None);
+    }
+
+    /// A failed attempt: retry, or abort the job after `spark.task.maxFailures`.
+    /// `TaskSetManager.handleFailedTask` (Spark 4.0): the `Lost task` line is WARN, except an
+    /// executor loss not caused by the app (INFO, not counted) and a repeat of an exception
+    /// within `spark.logging.exceptionPrintInterval` (INFO, `[duplicate N]`); `taskEnded`, then
+    /// `taskSetFailed` when the set aborts.
+    // Off the per-task path: out of line, so it does not crowd the instruction cache.
+    #[cold]
+    #[inline(never)]
+    fn handle_failure<D: DagEvents>(
+        &mut self,
+        task: RunningTask,
+        reason: String,
+        end: TaskEndReason,
+        counts: bool,
+        cx: &mut Call<'_, D>,
+    ) {
+        // The loser of a speculative race is no failed attempt (TaskKilled does not count).
+        if !(self.speculation.is_some() && self.killed_by_other_attempt(&task)) {
+            self.failed_attempts += 1;
+        }
+        let (key, index, tid) = (task.key, task.index, task.task_id);
+        let name = task.name();
+        let lost = format!(
+            "Lost {name} (TID {tid}) ({} executor {}): {reason}",
+            task.host, task.executor_id
+        );
+        let Some(tsm) = self.task_sets.get_mut(&key) else {
+            return cx.task_ended(self, &task, end, None);
+        };
+        match &end {
+            TaskEndReason::ExecutorLostFailure {
+                exit_caused_by_app: false,
+                ..
+            } => info!(
+                self.log,
+                TSM,
+                "{name} (TID {tid}) failed because while it was being computed, its executor exited for a reason unrelated to the task. Not counting this failure towards the maximum number of failures for the task."
+            ),
+            TaskEndReason::ExceptionFailure { class, description } => {
+                match tsm.duplicate_exception(description, clock::now_ms()) {
+                    Some(n) => info!(
+                        self.log,
+                        TSM,
+                        "Lost {name} (TID {tid}) on {}, executor {}: {class} ({description}) [duplicate {n}]",
+                        task.host,
+                        task.executor_id
+                    ),
+                    None => warn!(self.log, TSM, "{lost}"),
+                }
+            }
+            _ => warn!(self.log, TSM, "{lost}"),
+        }
+        cx.task_ended(self, &task, end, None);
+        let tsm = self.task_sets.get_mut(&key).expect("looked up above");
+        let idx = index as usize;
+        let stage_attempt = tsm.stage_attempt;
+        if tsm.successful[idx] || tsm.zombie {
+            if tsm.successful[idx] {
+                // handleFailedTask (Spark 4.0.0's text, read from its jar): a copy already
+                // succeeded (or a fetch failure marked the partition done).
+                info!(
+                    self.log,
+                    TSM,
+                    "{name} (TID {tid}) failed, but the task will not be re-executed (either because the task failed with a shuffle data fetch failure, so the previous stage needs to be re-run, or because a different copy of the task has already succeeded)."
+                );
+            }
+            return self.maybe_finish_task_set(key);
+        }
+        // Room for TaskSetExcludeList: Spark's handleFailedTask reports the failure here
+        // (`updateExcludedForFailedTask(host, execId, index, failureReason)`) when it counts.
+        if counts {
+            tsm.failures[idx] += 1;
+        }
+        if tsm.failures[idx] >= self.max_failures {
+            let n = tsm.failures[idx];
+            error!(
+                self.log,
+                TSM,
+                "Task {index} in stage {}.{stage_attempt} failed {n} times; aborting job",
+                key.1
+            );
+            let reason = format!(
+                "Task {index} in stage {}.{stage_attempt} failed {n} times, most recent failure: {lost}\nDriver stacktrace:",
+                key.1
+            );
+            self.suspend_task_set(key);
+            return cx.dag.task_set_failed(key.1, &reason, self, cx.env, cx.out);
+        }
+        // TaskSetManager.addPendingTask: the pending lists are stacks (dequeueTaskFromList
+        // takes from the end), so a failed index runs next.
+        tsm.add_pending_task(index, &self.topology);
+        self.runnable.insert(key);
+        cx.out.push(SchedulerEvent::Revive);
+    }
+
+    /// Whether a map output of a lost executor lives on another host now (migrated by
+    /// decommissioning): `getMapOutputLocation(shuffleId, mapId)`, map id = the task id.
+    fn output_migrated_off(&self, out: &MapOutput, host: Option<&str>, env: &DriverEnv) -> bool {
+        let Some(shuffle_id) = self
+            .task_sets
+            .get(&out.key)
+            .and_then(|t| t.code.shuffle_write)
+            .map(|w| w.shuffle_id)
+        else {
+            return false;
+        };
+        env.map_output_tracker
+            .map_output_location(shuffle_id, out.task_id.0)
+            .is_some_and(|l| Some(l.host.as_str()) != host)
+    }
+
+    /// `TaskSetManager.executorLost`, first part: without the external shuffle service, the
+    /// finished map tasks of a running (non-zombie) set whose output the executor served are
+    /// pending again, each reported as `Resubmitted` to the DAGScheduler.
+    fn resubmit_lost_outputs<D: DagEvents>(
+        &mut self,
+        eid: ExecutorId,
+        reason: &ExecutorLossReason,
+        cx: &mut Call<'_, D>,
+    ) {
+        let decommission = matches!(reason, ExecutorLossReason::Decommission { .. });
+        if self.external_shuffle_service && !decommission {
+            return;
+        }
+        let host = cx.env.block_manager_master.host_of(eid).cloned();
+        for out in self.outputs_by_executor.remove(&eid).unwrap_or_default() {
+            // TaskSetManager.executorLost: a decommissioned executor's output that migrated
+            // to another host stays available (`locationOpt.exists(_.host != host)`).
+            if decommission && self.output_migrated_off(&out, host.as_deref(), cx.env) {
+                continue;
+            }
+            let Some(tsm) = self.task_sets.get_mut(&out.key) else {
+                continue;
+            };
+            let idx = out.index as usize;
+            if tsm.zombie || !tsm.successful[idx] || tsm.output_on[idx] != Some(eid) {
+                continue;
+            }
+            tsm.successful[idx] = false;
+            tsm.num_successful -= 1;
+            tsm.output_on[idx] = None;
+            tsm.add_pending_task(out.index, &self.topology);
+            let partition = tsm.partitions[idx];
+            self.runnable.insert(out.key);
+            let task = RunningTask {
+                task_id: out.task_id,
+                key: out.key,
+                index: out.index,
+                partition,
+                attempt: out.attempt,
+                executor_id: eid,
+                host: host.clone().unwrap_or_else(|| Rc::from("")),
+                launch_ms: 0,
+                launch_epoch: out.launch_epoch,
+                map_epoch: 0,
+                launching: false,
+                speculative: false,
+                locality: out.locality,
+            };
+            cx.task_ended(self, &task, TaskEndReason::Resubmitted, None);
+            cx.out.push(SchedulerEvent::Revive);
+        }
     }
 }
 
-/// A task set's share of one `resourceOffers` round so far.
-pub(super) struct OfferRound {
-    /// No offer was rejected by delay scheduling.
-    pub(super) no_rejects: bool,
-    /// The most local level launched at (`globalMinLocality`); `None` while nothing launched.
-    pub(super) min_locality: Option<TaskLocality>,
+/// What one `resourceOffers` round is given and fills.
+struct Round<'a, D> {
+    all_free: bool,
+    now_ms: u64,
+    launched: &'a mut LaunchedTasks,
+    env: &'a mut DriverEnv,
+    dag: &'a mut D,
 }
 
-impl Default for OfferRound {
-    fn default() -> Self {
-        OfferRound {
-            no_rejects: true,
-            min_locality: None,
-        }
+/// What a status update or an executor loss is given: SparkEnv, the DAGScheduler's events, and
+/// what the DriverEndpoint must do after.
+struct Call<'a, D> {
+    env: &'a mut DriverEnv,
+    dag: &'a mut D,
+    out: &'a mut Vec<SchedulerEvent>,
+}
+
+impl<D: DagEvents> Call<'_, D> {
+    /// `dagScheduler.taskEnded(...)`.
+    fn task_ended(
+        &mut self,
+        ts: &mut TaskSchedulerImpl,
+        task: &RunningTask,
+        reason: TaskEndReason,
+        result: Option<TaskResultData>,
+    ) {
+        let event = CompletionEvent {
+            task,
+            reason,
+            result,
+        };
+        self.dag.task_ended(event, ts, self.env, self.out);
     }
 }
 
-impl OfferRound {
-    fn launched(&mut self, locality: TaskLocality) {
-        self.min_locality = Some(self.min_locality.map_or(locality, |m| m.min(locality)));
+/// A task's shuffle side: the output a ShuffleMapTask writes, and the map outputs a task of a
+/// stage reading a shuffle fetches (the tracker's current plan, as the executor's
+/// MapOutputTrackerWorker would get it). Out of line: a stage without a shuffle does not need it.
+#[inline(never)]
+fn shuffle_io(tsm: &TaskSetManager, env: &mut DriverEnv) -> ShuffleIo {
+    ShuffleIo {
+        write: tsm.code.shuffle_write,
+        read: tsm
+            .code
+            .shuffle_read
+            .and_then(|sid| env.map_output_tracker.read_plan(sid)),
     }
 }
 
@@ -723,4 +1303,118 @@ fn group_by_offer(launched: &mut LaunchedTasks, first: usize, order: &[u32]) {
         order.iter().copied().zip(launched.drain(first..)).collect();
     by_offer.sort_by_key(|(i, _)| *i);
     launched.extend(by_offer.into_iter().map(|(_, t)| t));
+}
+
+/// Speculation's hooks in the task set's life (Spark 4.0: TaskSetManager's
+/// handleSuccessfulTask, `killedByOtherAttempt`, checkSpeculatableTasks, and
+/// TaskSchedulerImpl's speculation thread).
+impl TaskSchedulerImpl {
+    /// Whether the attempt was killed because another attempt of its task succeeded.
+    fn killed_by_other_attempt(&self, task: &RunningTask) -> bool {
+        self.task_sets
+            .get(&task.key)
+            .and_then(|t| t.spec.as_ref())
+            .is_some_and(|s| s.killed_by_other_attempt(task.task_id))
+    }
+
+    /// `handleSuccessfulTask`'s first check (see `TaskSetSpeculation::late_success`).
+    // Off the per-task path: out of line, so it does not crowd the instruction cache.
+    #[cold]
+    #[inline(never)]
+    fn speculation_late_success(&mut self, task: &RunningTask) -> Option<String> {
+        let tsm = self.task_sets.get_mut(&task.key)?;
+        let successful = tsm.successful[task.index as usize];
+        tsm.spec.as_mut()?.late_success(task, successful)
+    }
+
+    /// `handleSuccessfulTask`: every other running attempt of the task is killed (`Killing
+    /// attempt A for task N.A in stage S.A (TID T) on HOST as the attempt B succeeded on HOST`,
+    /// Spark 4.0's text from its jar).
+    // Off the per-task path: out of line, so it does not crowd the instruction cache.
+    #[cold]
+    #[inline(never)]
+    fn speculation_task_succeeded(&mut self, task: &RunningTask, out: &mut Vec<SchedulerEvent>) {
+        let Some(tsm) = self.task_sets.get_mut(&task.key) else {
+            return;
+        };
+        let stage_attempt = tsm.stage_attempt;
+        let Some(spec) = tsm.spec.as_mut() else {
+            return;
+        };
+        let duration = clock::now_ms().saturating_sub(task.launch_ms);
+        for a in spec.task_succeeded(task, duration) {
+            info!(
+                self.log,
+                TSM,
+                "Killing attempt {} for task {}.{} in stage {}.{stage_attempt} (TID {}) on {} as the attempt {} succeeded on {}",
+                a.attempt,
+                task.index,
+                a.attempt,
+                task.key.1,
+                a.task_id,
+                a.host,
+                task.attempt,
+                task.host
+            );
+            out.push(SchedulerEvent::KillTask {
+                task_id: a.task_id,
+                executor_id: a.executor_id,
+                interrupt_thread: true,
+                reason: ANOTHER_ATTEMPT_SUCCEEDED.to_string(),
+            });
+        }
+    }
+
+    /// `TaskSchedulerImpl.checkSpeculatableTasks` (every `spark.speculation.interval`):
+    /// `rootPool.checkSpeculatableTasks(MIN_TIME_TO_SPECULATION)` over the running task sets;
+    /// true when a task was marked (the backend then revives offers).
+    pub fn check_speculatable_tasks(&mut self, dag: &mut impl DagEvents) -> bool {
+        let Some(spec) = self.speculation.as_ref() else {
+            return false;
+        };
+        let keys: Vec<TsKey> = spec.active.iter().copied().collect();
+        let mut found = false;
+        for key in keys {
+            found |= self.check_task_set(key, dag);
+        }
+        found
+    }
+
+    /// `TaskSetManager.checkSpeculatableTasks` for one set: each task marked is logged and
+    /// reported (`speculativeTaskSubmitted`), and the set has copies to offer again.
+    fn check_task_set(&mut self, key: TsKey, dag: &mut impl DagEvents) -> bool {
+        let spec = self.speculation.as_mut().expect("checked");
+        let settings = spec.settings;
+        let Some(tsm) = self.task_sets.get_mut(&key) else {
+            return false;
+        };
+        if tsm.zombie {
+            spec.active.remove(&key);
+            return false;
+        }
+        let (threshold, marked) = tsm.check_speculatable_tasks(clock::now_ms(), &settings);
+        let stage_attempt = tsm.stage_attempt;
+        for (index, host, count) in &marked {
+            // Spark 4.0's text (the MDC pieces join without a space before "speculatable").
+            info!(
+                self.log,
+                TSM,
+                "Marking task {index} in stage {}.{stage_attempt} (on {host}) as speculatable because it ran more than {} ms({count}speculatable tasks in this taskset now)",
+                key.1,
+                java_double(threshold)
+            );
+            dag.speculative_task_submitted(SpeculativeTask {
+                stage_id: key.1,
+                stage_attempt,
+                index: *index,
+                partition: tsm.partitions[*index as usize],
+            });
+        }
+        if marked.is_empty() {
+            return false;
+        }
+        // The set has copies to offer again, even once its regular tasks are all out.
+        self.runnable.insert(key);
+        true
+    }
 }

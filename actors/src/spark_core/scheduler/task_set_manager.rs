@@ -1,18 +1,34 @@
 //! `TaskSetManager` (Spark: `scheduler/TaskSetManager.scala`): one stage attempt's pending,
-//! running and successful tasks, success and failure handling, and the map outputs lost with an
-//! executor (`Resubmitted`); its pending lists by locality and delay scheduling
-//! (`resourceOffer`, `dequeueTask`, `getAllowedLocalityLevel`, `recomputeLocality`).
+//! running and successful tasks and their counts, its pending lists by locality and delay
+//! scheduling (`resourceOffer`, `dequeueTask`, `getAllowedLocalityLevel`, `recomputeLocality`),
+//! the speculative half of `dequeueTask` and `checkSpeculatableTasks`. Owned by
+//! TaskSchedulerImpl, which calls in; it calls nothing back.
+//!
+//! Room for `TaskSetExcludeList` (`taskSetExcludelistHelperOpt`, the failure-handling issue):
+//! Spark's `dequeueTaskHelper` skips an index excluded on the offer's executor or host
+//! (`isTaskExcludededOnExecOrNode`), and `handleFailedTask` reports the failure to it
+//! (`updateExcludedForFailedTask`); here those are `dequeue_task` and
+//! `TaskSchedulerImpl::handle_failure`, where the set's exclude list will be asked and told.
 
+use super::events::{RunningTask, StageCode, TsKey};
 use super::locality::{
     LocalityLevels, PendingTasks, PreferredLocations, TaskLocality, Topology, dequeue_from_list,
     more_tasks_to_run_in,
 };
-use super::task_scheduler_impl::OfferRound;
-use super::*;
-use crate::world::config::LocalitySettings;
+use super::speculation::{SPECULATIVE_LISTS, TaskSetSpeculation};
+use crate::world::config::{LocalitySettings, SpeculationSettings};
+use sparkyard_messages::ids::ExecutorId;
+use std::collections::BTreeMap;
+use std::rc::Rc;
 
-pub(super) struct TaskSetManager {
+/// `spark.logging.exceptionPrintInterval` (TaskSetManager's `EXCEPTION_PRINT_INTERVAL`, default
+/// 10 s): a repeat of the same exception within it is logged as a one-line duplicate.
+const EXCEPTION_PRINT_INTERVAL_MS: u64 = 10_000;
+
+pub struct TaskSetManager {
     pub(super) stage_attempt: u32,
+    /// What the set's tasks run (`TaskSet.tasks`).
+    pub(super) code: StageCode,
     /// Each task's partition (a retried stage attempt runs only the missing partitions).
     pub(super) partitions: Vec<u32>,
     /// The MapOutputTracker's epoch when the set was created (`Task.epoch` of its tasks).
@@ -46,7 +62,7 @@ pub(super) struct TaskSetManager {
     /// `recentExceptions`: an exception's description -> (duplicates, when last printed).
     pub(super) recent_exceptions: BTreeMap<String, (u32, u64)>,
     /// Speculation's state of the set (`None` when speculation is off).
-    pub(super) spec: Option<Box<speculation::TaskSetSpeculation>>,
+    pub(super) spec: Option<Box<TaskSetSpeculation>>,
 }
 
 /// What `dequeueTask` hands out: the task, the level it runs at, and whether it is a
@@ -80,7 +96,8 @@ impl TaskSetManager {
     /// `new TaskSetManager`: `addPendingTasks` adds the indices in reverse, so index 0 is on top
     /// of each stack; then `computeValidLocalityLevels`.
     pub(super) fn new(
-        stage_attempt: u32,
+        key: TsKey,
+        code: StageCode,
         partitions: Vec<u32>,
         epoch: u64,
         prefs: PreferredLocations,
@@ -93,7 +110,8 @@ impl TaskSetManager {
         }
         let levels = pending.valid_levels(cx.topology, cx.settings);
         TaskSetManager {
-            stage_attempt,
+            stage_attempt: key.2,
+            code,
             pending,
             prefs,
             copies_running: vec![0; n],
@@ -117,7 +135,7 @@ impl TaskSetManager {
     }
 
     /// The task index of `partition`, if this set runs it.
-    fn index_of(&self, partition: u32) -> Option<usize> {
+    pub(super) fn index_of(&self, partition: u32) -> Option<usize> {
         self.partitions.binary_search(&partition).ok()
     }
 
@@ -149,7 +167,7 @@ impl TaskSetManager {
     }
 
     /// A speculatable copy waits in `pendingSpeculatableTasks`.
-    fn has_speculative_pending(&self) -> bool {
+    pub(super) fn has_speculative_pending(&self) -> bool {
         self.spec.as_ref().is_some_and(|s| !s.pending.is_empty())
     }
 
@@ -341,424 +359,154 @@ impl TaskSetManager {
             self.current_level = self.levels.index_of(*new);
         }
     }
+
+    /// `removeRunningTask`: one attempt of the set ended.
+    pub(super) fn remove_running_task(&mut self, index: u32) {
+        self.running = self.running.saturating_sub(1);
+        let c = &mut self.copies_running[index as usize];
+        *c = c.saturating_sub(1);
+    }
+
+    /// `successful(index) = true`, counted once; whether every task has now succeeded.
+    pub(super) fn mark_successful(&mut self, index: usize) -> bool {
+        if !self.successful[index] {
+            self.successful[index] = true;
+            self.num_successful += 1;
+        }
+        self.num_successful as usize == self.successful.len()
+    }
+
+    /// `isZombie = true` with nothing left to offer (`suspend`, an abort, a fetch failure).
+    pub(super) fn suspend(&mut self) {
+        self.zombie = true;
+        self.pending.clear();
+    }
+
+    /// `recentExceptions` (handleFailedTask): the duplicate count of an exception seen again
+    /// within `spark.logging.exceptionPrintInterval`, or `None` when it is printed in full.
+    pub(super) fn duplicate_exception(&mut self, description: &str, now_ms: u64) -> Option<u32> {
+        match self.recent_exceptions.get_mut(description) {
+            Some((count, printed)) if now_ms - *printed <= EXCEPTION_PRINT_INTERVAL_MS => {
+                *count += 1;
+                Some(*count)
+            }
+            Some(entry) => {
+                *entry = (0, now_ms);
+                None
+            }
+            None => {
+                self.recent_exceptions
+                    .insert(description.to_string(), (0, now_ms));
+                None
+            }
+        }
+    }
+
+    /// `dequeueTaskHelper(speculative = true)`, after the regular tasks gave nothing: the
+    /// level lists in Spark's order (the executor's, the host's, no preference reported
+    /// PROCESS_LOCAL, the rack's, all), each as far as `max_locality` allows (the executor's
+    /// always). Out of line: off the per-task path unless speculation is on.
+    #[inline(never)]
+    pub(super) fn dequeue_speculative_task(
+        &mut self,
+        executor: ExecutorId,
+        host: &str,
+        max_locality: TaskLocality,
+        topology: &Topology,
+    ) -> Option<Dequeued> {
+        let spec = self.spec.as_mut()?;
+        if spec.pending.is_empty() {
+            return None;
+        }
+        let prefs = &self.prefs;
+        let pref = |i: u32| prefs.hosts_of(i);
+        let rack = topology.rack(host);
+        let successful = &self.successful;
+        let copies = &self.copies_running;
+        let launchable = |i: u32| !successful[i as usize] && copies[i as usize] <= 1;
+        for (level, reported) in SPECULATIVE_LISTS {
+            if !TaskLocality::is_allowed(max_locality, level) {
+                continue;
+            }
+            let in_list = |i: u32| match level {
+                TaskLocality::ProcessLocal => prefs.executor_of(i) == Some(executor),
+                TaskLocality::NodeLocal => pref(i).iter().any(|h| &**h == host),
+                TaskLocality::NoPref => pref(i).is_empty(),
+                TaskLocality::RackLocal => {
+                    rack.is_some_and(|r| pref(i).iter().any(|h| topology.rack(h) == Some(r)))
+                }
+                _ => true,
+            };
+            if let Some(index) = spec.take(host, in_list, launchable) {
+                return Some(Dequeued {
+                    index,
+                    locality: reported,
+                    speculative: true,
+                });
+            }
+        }
+        None
+    }
+
+    /// `checkSpeculatableTasks(minTimeToSpeculation)`: the tasks marked speculatable now (see
+    /// `TaskSetSpeculation::mark_speculatable`), with the threshold they passed; none for a
+    /// set without speculation state or not yet past a threshold.
+    pub(super) fn check_speculatable_tasks(
+        &mut self,
+        now_ms: u64,
+        settings: &SpeculationSettings,
+    ) -> (f64, Vec<(u32, Rc<str>, usize)>) {
+        let num_tasks = self.successful.len();
+        let Some(spec) = self.spec.as_mut() else {
+            return (0.0, Vec::new());
+        };
+        let Some(threshold) = spec.threshold(num_tasks, settings) else {
+            return (0.0, Vec::new());
+        };
+        let marked = spec.mark_speculatable(
+            &self.successful,
+            &self.copies_running,
+            now_ms,
+            threshold,
+            settings,
+        );
+        (threshold.0, marked)
+    }
+
+    /// A copy's launch, for speculation's bookkeeping (`runningTasksSet`, `taskAttempts`).
+    pub(super) fn speculation_on_launch(&mut self, task: &RunningTask) {
+        if let Some(spec) = self.spec.as_mut() {
+            spec.on_launch(task.index, task);
+        }
+    }
+
+    /// An attempt ended without success (failure, kill, executor loss).
+    pub(super) fn speculation_task_failed(&mut self, task: &RunningTask) {
+        if let Some(spec) = self.spec.as_mut() {
+            spec.on_end(task.task_id, task.index);
+        }
+    }
 }
 
-impl Scheduler {
-    pub(super) fn task_info(
-        task: &RunningTask,
-        tid: TaskId,
-        failed: bool,
-        killed: bool,
-    ) -> TaskInfo {
-        TaskInfo {
-            task_id: tid.0,
-            index: task.index,
-            attempt: task.attempt,
-            partition_id: task.partition,
-            launch_time: task.launch_epoch,
-            executor_id: task.executor_id.to_string(),
-            host: task.host.to_string(),
-            locality: task.locality.as_str(),
-            finish_time: clock::now_epoch_ms(),
-            failed,
-            killed,
-            speculative: task.speculative,
+/// A task set's share of one `resourceOffers` round so far.
+pub(super) struct OfferRound {
+    /// No offer was rejected by delay scheduling.
+    pub(super) no_rejects: bool,
+    /// The most local level launched at (`globalMinLocality`); `None` while nothing launched.
+    pub(super) min_locality: Option<TaskLocality>,
+}
+
+impl Default for OfferRound {
+    fn default() -> Self {
+        OfferRound {
+            no_rejects: true,
+            min_locality: None,
         }
     }
+}
 
-    pub(super) fn post_task_end(&self, tid: TaskId, task: &RunningTask, reason: TaskEndReason) {
-        if !self.bus.enabled() {
-            return;
-        }
-        let (failed, killed) = match &reason {
-            TaskEndReason::Success | TaskEndReason::Resubmitted => (false, false),
-            // TaskInfo.markFinished (Spark 4.0): FAILED sets `failed`, KILLED only `killed`, so
-            // the History Server shows a killed attempt as KILLED, not FAILED.
-            TaskEndReason::TaskKilled { .. } => (false, true),
-            _ => (true, false),
-        };
-        let end = match &reason {
-            TaskEndReason::Success => TaskEndKind::Success,
-            TaskEndReason::TaskKilled { .. } => TaskEndKind::Killed,
-            _ => TaskEndKind::Failed,
-        };
-        let typed = TaskEvent {
-            stage_id: task.key.1,
-            stage_attempt_id: task.key.2,
-            index: task.index,
-            speculative: task.speculative,
-            executor: task.executor_id,
-            kind: TaskEventKind::End(end),
-        };
-        // The recorded event (the clock, two stages, the TaskInfo's strings) only when the
-        // bus records.
-        self.bus.post_task(typed, || ListenerEvent::TaskEnd {
-            stage_id: task.key.1,
-            stage_attempt_id: task.key.2,
-            shuffle_map: !self.stages[&task.key.1].is_result,
-            reason,
-            info: Self::task_info(task, tid, failed, killed),
-            run_time_ms: clock::now_ms().saturating_sub(task.launch_ms),
-        });
-    }
-
-    /// `TaskSetManager.removeRunningTask`: one attempt of the set ended.
-    pub(super) fn task_ended(&mut self, key: TsKey, index: u32) {
-        if let Some(tsm) = self.task_sets.get_mut(&key) {
-            tsm.running = tsm.running.saturating_sub(1);
-            let c = &mut tsm.copies_running[index as usize];
-            *c = c.saturating_sub(1);
-        }
-    }
-
-    /// `TaskSetManager.handleSuccessfulTask`, then `DAGScheduler.handleTaskCompletion`: a
-    /// result for the job, or a MapStatus for the MapOutputTracker.
-    pub(super) fn handle_success(
-        &mut self,
-        tid: TaskId,
-        task: RunningTask,
-        data: TaskResultData,
-    ) -> Vec<SchedulerEvent> {
-        if self.speculation.is_some()
-            && let Some(reason) = self.speculation_late_success(&task)
-        {
-            let text = format!("TaskKilled ({reason})");
-            let end = TaskEndReason::TaskKilled { reason };
-            return self.handle_failure(tid, task, text, end, false);
-        }
-        let mut kills = Vec::new();
-        if self.speculation.is_some() {
-            self.speculation_task_succeeded(&task, &mut kills);
-        }
-        self.post_task_end(tid, &task, TaskEndReason::Success);
-        // The stage and the set are each looked up once: this runs once per task.
-        let stage = task.key.1;
-        let (is_map, job_id, current_attempt) = {
-            let s = &self.stages[&stage];
-            (!s.is_result, s.job_id, s.attempt)
-        };
-        let keeps_output = is_map && !self.shuffle.service_enabled;
-        let Some(tsm) = self.task_sets.get_mut(&task.key) else {
-            return Vec::new();
-        };
-        let idx = task.index as usize;
-        if tsm.successful[idx] {
-            // Spark 4.0.0's text (TaskSetManager.handleSuccessfulTask, read from its jar).
-            let name = task.name();
-            info!(
-                self.log,
-                TSM,
-                "Ignoring task-finished event for {name} (TID {tid}) because it has already completed successfully"
-            );
-            return kills;
-        }
-        self.task_outputs.push(TaskOutput::Succeeded {
-            stage,
-            stage_attempt: tsm.stage_attempt,
-            index: task.index,
-            already: tsm.successful[idx],
-        });
-        tsm.successful[idx] = true;
-        tsm.num_successful += 1;
-        let (successful, total) = (tsm.num_successful, tsm.successful.len());
-        let (done, stage_attempt) = (successful as usize == total, tsm.stage_attempt);
-        if done {
-            tsm.zombie = true;
-        }
-        if keeps_output {
-            tsm.output_on[idx] = Some(task.executor_id);
-            self.outputs_by_executor
-                .entry(task.executor_id)
-                .or_default()
-                .push(MapOutput {
-                    key: task.key,
-                    index: task.index,
-                    attempt: task.attempt,
-                    task_id: tid,
-                    launch_epoch: task.launch_epoch,
-                    locality: task.locality,
-                });
-        }
-        info!(
-            self.log,
-            TSM,
-            "Finished task {}.{} in stage {stage}.{stage_attempt} (TID {tid}) in {} ms on {} (executor {}) ({successful}/{total})",
-            task.index,
-            task.attempt,
-            clock::now_ms() - task.launch_ms,
-            task.host,
-            task.executor_id,
-        );
-        if done {
-            self.maybe_finish_task_set(task.key);
-        }
-        if task.key.2 < current_attempt {
-            self.notify_partition_completion(stage, task.partition);
-        }
-        let events = if is_map {
-            let status = match data {
-                TaskResultData::MapStatus(m) => Some(*m),
-                _ => None,
-            };
-            self.map_task_succeeded(&task, status)
-        } else {
-            self.result_task_succeeded(job_id, stage, task.partition, data)
-        };
-        if kills.is_empty() {
-            return events;
-        }
-        kills.extend(events);
-        kills
-    }
-
-    /// `TaskSchedulerImpl.notifyPartitionCompletion` -> `TaskSetManager.markPartitionCompleted`:
-    /// a partition an earlier attempt finished is done in the latest attempt too.
-    // Off the per-task path: out of line, so it does not crowd the instruction cache.
-    #[cold]
-    #[inline(never)]
-    fn notify_partition_completion(&mut self, stage: u32, partition: u32) {
-        let s = &self.stages[&stage];
-        let key = (s.job_id, stage, s.attempt);
-        let Some(tsm) = self.task_sets.get_mut(&key) else {
-            return;
-        };
-        let Some(i) = tsm.index_of(partition) else {
-            return;
-        };
-        if tsm.successful[i] {
-            return;
-        }
-        tsm.successful[i] = true;
-        tsm.num_successful += 1;
-        if tsm.num_successful as usize == tsm.successful.len() {
-            tsm.zombie = true;
-            tsm.pending.clear();
-            self.runnable.remove(&key);
-            self.maybe_finish_task_set(key);
-        }
-    }
-
-    /// `TaskSetManager.handleFailedTask` for `FetchFailed`: WARN `Lost task ...: FetchFailed(...)`,
-    /// the partition counts as done and the set becomes a zombie (its stage attempt has
-    /// failed), the failure does not count toward `spark.task.maxFailures`; then the
-    /// DAGScheduler's handling.
-    // Off the per-task path: out of line, so it does not crowd the instruction cache.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn fetch_failed(
-        &mut self,
-        tid: TaskId,
-        task: RunningTask,
-        failure: FetchFailure,
-    ) -> Vec<SchedulerEvent> {
-        self.post_task_end(
-            tid,
-            &task,
-            TaskEndReason::FetchFailed(Box::new(failure.clone())),
-        );
-        self.failed_attempts += 1;
-        if let Some(tsm) = self.task_sets.get_mut(&task.key) {
-            let name = task.name();
-            warn!(
-                self.log,
-                TSM,
-                "Lost {name} (TID {tid}) ({} executor {}): {}",
-                task.host,
-                task.executor_id,
-                failure.to_error_string()
-            );
-            let idx = task.index as usize;
-            if !tsm.successful[idx] {
-                tsm.successful[idx] = true;
-                tsm.num_successful += 1;
-            }
-            tsm.zombie = true;
-            tsm.pending.clear();
-            self.runnable.remove(&task.key);
-            self.maybe_finish_task_set(task.key);
-        }
-        self.handle_fetch_failed(&task, &failure)
-    }
-
-    /// A failed attempt: retry, or abort the job after `spark.task.maxFailures`.
-    /// `TaskSetManager.handleFailedTask` (Spark 4.0): the `Lost task` line is WARN, except an
-    /// executor loss not caused by the app (INFO, not counted) and a repeat of an exception
-    /// within `spark.logging.exceptionPrintInterval` (INFO, `[duplicate N]`).
-    // Off the per-task path: out of line, so it does not crowd the instruction cache.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn handle_failure(
-        &mut self,
-        tid: TaskId,
-        task: RunningTask,
-        reason: String,
-        end: TaskEndReason,
-        counts: bool,
-    ) -> Vec<SchedulerEvent> {
-        self.post_task_end(tid, &task, end.clone());
-        // The loser of a speculative race is no failed attempt (TaskKilled does not count).
-        if !(self.speculation.is_some() && self.killed_by_other_attempt(&task)) {
-            self.failed_attempts += 1;
-        }
-        let Some(tsm) = self.task_sets.get_mut(&task.key) else {
-            return Vec::new();
-        };
-        let idx = task.index as usize;
-        let stage_attempt = tsm.stage_attempt;
-        let name = task.name();
-        let lost = format!(
-            "Lost {name} (TID {tid}) ({} executor {}): {reason}",
-            task.host, task.executor_id
-        );
-        match &end {
-            TaskEndReason::ExecutorLostFailure {
-                exit_caused_by_app: false,
-                ..
-            } => info!(
-                self.log,
-                TSM,
-                "{name} (TID {tid}) failed because while it was being computed, its executor exited for a reason unrelated to the task. Not counting this failure towards the maximum number of failures for the task."
-            ),
-            TaskEndReason::ExceptionFailure { class, description } => {
-                let now = clock::now_ms();
-                let dup = match tsm.recent_exceptions.get_mut(description) {
-                    Some((count, printed)) if now - *printed <= EXCEPTION_PRINT_INTERVAL_MS => {
-                        *count += 1;
-                        Some(*count)
-                    }
-                    Some(entry) => {
-                        *entry = (0, now);
-                        None
-                    }
-                    None => {
-                        tsm.recent_exceptions.insert(description.clone(), (0, now));
-                        None
-                    }
-                };
-                match dup {
-                    Some(n) => info!(
-                        self.log,
-                        TSM,
-                        "Lost {name} (TID {tid}) on {}, executor {}: {class} ({description}) [duplicate {n}]",
-                        task.host,
-                        task.executor_id
-                    ),
-                    None => warn!(self.log, TSM, "{lost}"),
-                }
-            }
-            _ => warn!(self.log, TSM, "{lost}"),
-        }
-        if tsm.successful[idx] || tsm.zombie {
-            if tsm.successful[idx] {
-                // handleFailedTask (Spark 4.0.0's text, read from its jar): a copy already
-                // succeeded (or a fetch failure marked the partition done).
-                info!(
-                    self.log,
-                    TSM,
-                    "{name} (TID {tid}) failed, but the task will not be re-executed (either because the task failed with a shuffle data fetch failure, so the previous stage needs to be re-run, or because a different copy of the task has already succeeded)."
-                );
-            }
-            self.maybe_finish_task_set(task.key);
-            return Vec::new();
-        }
-        if counts {
-            tsm.failures[idx] += 1;
-        }
-        if tsm.failures[idx] >= self.max_failures {
-            let n = tsm.failures[idx];
-            error!(
-                self.log,
-                TSM,
-                "Task {} in stage {}.{stage_attempt} failed {n} times; aborting job",
-                task.index,
-                task.key.1
-            );
-            let reason = format!(
-                "Task {} in stage {}.{stage_attempt} failed {n} times, most recent failure: {lost}\nDriver stacktrace:",
-                task.index, task.key.1
-            );
-            if let Some(t) = self.task_sets.get_mut(&task.key) {
-                t.zombie = true;
-                t.pending.clear();
-            }
-            self.runnable.remove(&task.key);
-            self.maybe_finish_task_set(task.key);
-            return self.abort_stage(task.key.1, &reason);
-        }
-        // TaskSetManager.addPendingTask: the pending lists are stacks (dequeueTaskFromList
-        // takes from the end), so a failed index runs next.
-        tsm.add_pending_task(task.index, &self.topology);
-        self.runnable.insert(task.key);
-        vec![SchedulerEvent::Revive]
-    }
-
-    /// Whether a map output of a lost executor lives on another host now (migrated by
-    /// decommissioning): `getMapOutputLocation(shuffleId, mapId)`, map id = the task id.
-    fn output_migrated_off(&self, out: &MapOutput, host: Option<&str>) -> bool {
-        let Some(shuffle_id) = self.stages.get(&out.key.1).and_then(|s| s.shuffle_id) else {
-            return false;
-        };
-        self.tracker
-            .map_output_location(shuffle_id, out.task_id.0)
-            .is_some_and(|l| Some(l.host.as_str()) != host)
-    }
-
-    /// `TaskSetManager.executorLost`, first part: without the external shuffle service, the
-    /// finished map tasks of a running (non-zombie) set whose output the executor served are
-    /// pending again, each reported as `Resubmitted` to the DAGScheduler.
-    pub(super) fn resubmit_lost_outputs(
-        &mut self,
-        eid: ExecutorId,
-        reason: &ExecutorLossReason,
-        events: &mut Vec<SchedulerEvent>,
-    ) {
-        let decommission = matches!(reason, ExecutorLossReason::Decommission { .. });
-        if self.shuffle.service_enabled && !decommission {
-            return;
-        }
-        let host = self.block_managers.get(eid).cloned();
-        for out in self.outputs_by_executor.remove(&eid).unwrap_or_default() {
-            // TaskSetManager.executorLost: a decommissioned executor's output that migrated
-            // to another host stays available (`locationOpt.exists(_.host != host)`).
-            if decommission && self.output_migrated_off(&out, host.as_deref()) {
-                continue;
-            }
-            let Some(tsm) = self.task_sets.get_mut(&out.key) else {
-                continue;
-            };
-            let idx = out.index as usize;
-            if tsm.zombie || !tsm.successful[idx] || tsm.output_on[idx] != Some(eid) {
-                continue;
-            }
-            tsm.successful[idx] = false;
-            tsm.num_successful -= 1;
-            tsm.output_on[idx] = None;
-            tsm.add_pending_task(out.index, &self.topology);
-            let partition = tsm.partitions[idx];
-            self.task_outputs.push(TaskOutput::Lost {
-                stage: out.key.1,
-                stage_attempt: tsm.stage_attempt,
-                index: out.index,
-            });
-            self.runnable.insert(out.key);
-            let task = RunningTask {
-                task_id: out.task_id,
-                key: out.key,
-                index: out.index,
-                partition,
-                attempt: out.attempt,
-                executor_id: eid,
-                host: host.clone().unwrap_or_else(|| std::rc::Rc::from("")),
-                launch_ms: 0,
-                launch_epoch: out.launch_epoch,
-                map_epoch: 0,
-                launching: false,
-                speculative: false,
-                locality: out.locality,
-            };
-            self.post_task_end(out.task_id, &task, TaskEndReason::Resubmitted);
-            self.handle_resubmitted(out.key.1, partition);
-            events.push(SchedulerEvent::Revive);
-        }
+impl OfferRound {
+    pub(super) fn launched(&mut self, locality: TaskLocality) {
+        self.min_locality = Some(self.min_locality.map_or(locality, |m| m.min(locality)));
     }
 }

@@ -1,15 +1,30 @@
 //! The scheduler's unit tests (TaskSetManagerSuite, DAGSchedulerSuite cases ported).
 
-use super::*;
+use super::dag_scheduler::JobResults;
+use super::driver_scheduler::DriverScheduler;
+use super::events::{RunningTask, SchedulerEvent, WorkerOffer};
+use super::locality::TaskLocality;
+use super::task_scheduler_impl::RunningTasks;
 use crate::kernel::logs::LogStore;
+use crate::kernel::logs::ProcessLog;
+use crate::world::config::ShuffleSettings;
+use crate::world::listener::ContextBus;
+use sparkyard_messages::ids::{ExecutorId, TaskId};
+use sparkyard_messages::listener::ListenerEvent;
+use sparkyard_messages::records::{ExecutorLossReason, TaskState};
+use sparkyard_messages::rpc::RemoteRef;
 use sparkyard_messages::rpc::{EndpointId, RpcEndpointAddress};
 use sparkyard_messages::task::StageSpec;
+use sparkyard_messages::task::{
+    BlockManagerId, FetchFailure, JobResult, JobSpec, TaskDescription, TaskResultData, TaskWork,
+};
 use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
-fn scheduler() -> Scheduler {
+fn scheduler() -> DriverScheduler {
     let store = Rc::new(RefCell::new(LogStore::new(false)));
-    Scheduler::new(
+    DriverScheduler::new(
         ProcessLog::new("driver", store),
         ContextBus::disabled(),
         4,
@@ -18,9 +33,9 @@ fn scheduler() -> Scheduler {
 }
 
 /// A scheduler whose log lines are kept, and a way to read them.
-pub(super) fn logged_scheduler() -> (Scheduler, Rc<RefCell<LogStore>>) {
+pub(super) fn logged_scheduler() -> (DriverScheduler, Rc<RefCell<LogStore>>) {
     let store = Rc::new(RefCell::new(LogStore::new(true)));
-    let s = Scheduler::new(
+    let s = DriverScheduler::new(
         ProcessLog::new("driver", store.clone()),
         ContextBus::disabled(),
         4,
@@ -99,9 +114,9 @@ fn a_result_stage_waits_for_its_map_stage() {
         s.submit_job(two_stage_job(), waiter());
     }
     // Stage 2j is job j's map stage (running), 2j + 1 its result stage (waiting).
-    assert_eq!(s.waiting_stages, BTreeSet::from([1, 3, 5]));
-    assert_eq!(s.running_stages, BTreeSet::from([0, 2, 4]));
-    assert_eq!(s.job_stages[&2], (4, 5));
+    assert_eq!(s.dag.waiting_stages, BTreeSet::from([1, 3, 5]));
+    assert_eq!(s.dag.running_stages, BTreeSet::from([0, 2, 4]));
+    assert_eq!(s.dag.job_stages[&2], (4, 5));
 }
 
 /// A one-stage job of one task.
@@ -121,7 +136,7 @@ fn offer(executor: u32) -> WorkerOffer {
 }
 
 /// Offers one core of executor 1 and returns the task launched there.
-fn launch_one(s: &mut Scheduler) -> Box<TaskDescription> {
+fn launch_one(s: &mut DriverScheduler) -> Box<TaskDescription> {
     let mut launched = s.resource_offer(&mut offer(1));
     assert_eq!(launched.len(), 1, "one task pending");
     launched.remove(0)
@@ -185,7 +200,7 @@ fn executor_losses_unrelated_to_the_tasks_do_not_abort() {
             "{events:?}"
         );
     }
-    assert_eq!(s.failed_attempts, 6);
+    assert_eq!(s.failed_attempts(), 6);
     assert!(s.has_pending_tasks());
 }
 
@@ -246,7 +261,7 @@ fn a_finished_task_is_not_relaunched() {
     };
     assert!(s.executor_lost(task.executor_id, &lost).is_empty());
     assert!(s.resource_offer(&mut offer(2)).is_empty());
-    assert_eq!(s.failed_attempts, 0);
+    assert_eq!(s.failed_attempts(), 0);
 }
 
 /// Spark 4.0 TaskSchedulerImpl.killAllTaskAttempts and DAGScheduler
@@ -428,7 +443,7 @@ fn offer_on(executor: u32, host: &str) -> WorkerOffer {
 
 /// Runs the map stage of `shuffle_job`: partition 0 on executor 1 (host1), 1 on executor 2
 /// (host2); returns the first reduce task's description, launched on executor 3.
-fn finish_map_stage(s: &mut Scheduler) -> Box<TaskDescription> {
+fn finish_map_stage(s: &mut DriverScheduler) -> Box<TaskDescription> {
     s.submit_job(shuffle_job(), waiter());
     for (e, h) in [(1, "host1"), (2, "host2"), (3, "host3")] {
         s.block_manager_added(ExecutorId(e), Rc::from(h));
@@ -478,7 +493,7 @@ fn a_fetch_failure_resubmits_the_map_stage_for_its_missing_partitions() {
         ),
         "{events:?}"
     );
-    assert_eq!(s.tracker.missing_partitions(0), vec![0]);
+    assert_eq!(s.env.map_output_tracker.missing_partitions(0), vec![0]);
     let logged = lines(&store);
     // The FetchFailed message spans three lines, as Spark's does.
     let raw = store
@@ -518,7 +533,7 @@ fn a_fetch_failure_resubmits_the_map_stage_for_its_missing_partitions() {
     // attempt, Some(numPartitionsToCompute)) (Stage.scala, StageInfo.scala): the new
     // attempt's StageInfo (the event log's `Number of Tasks`) counts only the partition it
     // computes again; the RDD keeps its 2 partitions.
-    let info = s.stage_info(0, None);
+    let info = s.dag.stage_info(0, None);
     assert_eq!(
         (info.attempt_id, info.num_tasks, info.num_partitions),
         (1, 1, 2)
@@ -542,7 +557,7 @@ fn a_fetch_failure_resubmits_the_map_stage_for_its_missing_partitions() {
     assert_eq!((r.stage_id, r.stage_attempt_id), (1, 1));
     let plan = r.shuffle.read.expect("a reduce task reads the shuffle");
     assert_eq!(plan.missing_map, None);
-    assert_eq!(s.failed_attempts, 1);
+    assert_eq!(s.failed_attempts(), 1);
 }
 
 /// DAGSchedulerSuite "Fail the job if a barrier/fetch-failed stage exceeds
@@ -592,7 +607,7 @@ fn four_fetch_failed_attempts_abort_the_stage() {
 fn an_executor_loss_unregisters_outputs_only_without_the_shuffle_service() {
     for ess in [false, true] {
         let store = Rc::new(RefCell::new(LogStore::new(true)));
-        let mut s = Scheduler::new(
+        let mut s = DriverScheduler::new(
             ProcessLog::new("driver", store.clone()),
             ContextBus::disabled(),
             4,
@@ -615,7 +630,7 @@ fn an_executor_loss_unregisters_outputs_only_without_the_shuffle_service() {
             .iter()
             .any(|l| l == "INFO DAGScheduler: Shuffle files lost for executor: 1 (epoch 1)");
         assert_eq!(files_lost, !ess);
-        assert_eq!(s.tracker.is_available(0), ess);
+        assert_eq!(s.env.map_output_tracker.is_available(0), ess);
     }
 }
 
@@ -690,9 +705,12 @@ fn a_decommissioned_host_loses_its_outputs_but_not_the_migrated_ones() {
     };
     s.executor_decommission(ExecutorId(1), Some("host1"));
     s.executor_lost(ExecutorId(1), &decommission("host1"));
-    assert!(s.tracker.is_available(0), "map 0 migrated to host3");
+    assert!(
+        s.env.map_output_tracker.is_available(0),
+        "map 0 migrated to host3"
+    );
     s.executor_lost(ExecutorId(2), &decommission("host2"));
-    assert_eq!(s.tracker.missing_partitions(0), vec![1]);
+    assert_eq!(s.env.map_output_tracker.missing_partitions(0), vec![1]);
     let logged = lines(&store);
     for want in [
         "INFO ShuffleStatus: Updating map output for 0 to BlockManagerId(3, host3, 38003, None)",
@@ -717,7 +735,7 @@ fn job_over_shuffle(shuffle_id: Option<u32>) -> JobSpec {
 }
 
 /// Runs every task the scheduler launches on executor 1 to success until no task is left.
-fn run_all(s: &mut Scheduler) {
+fn run_all(s: &mut DriverScheduler) {
     loop {
         let launched = s.resource_offer(&mut offer(1));
         if launched.is_empty() {
@@ -738,15 +756,19 @@ fn a_later_job_skips_a_shuffle_an_earlier_job_computed() {
     let mut s = scheduler();
     s.submit_job(job_over_shuffle(Some(0)), waiter());
     run_all(&mut s);
-    assert!(s.tracker.is_available(0));
+    assert!(s.env.map_output_tracker.is_available(0));
     s.submit_job(job_over_shuffle(Some(0)), waiter());
-    assert_eq!(s.job_stages[&1], (2, 3));
-    assert_eq!(s.running_stages, BTreeSet::from([3]), "map stage 2 skipped");
-    assert!(s.waiting_stages.is_empty());
+    assert_eq!(s.dag.job_stages[&1], (2, 3));
+    assert_eq!(
+        s.dag.running_stages,
+        BTreeSet::from([3]),
+        "map stage 2 skipped"
+    );
+    assert!(s.dag.waiting_stages.is_empty());
     // A job over a new shuffle runs its map stage again.
     run_all(&mut s);
     s.submit_job(job_over_shuffle(Some(1)), waiter());
-    assert_eq!(s.running_stages, BTreeSet::from([4]));
+    assert_eq!(s.dag.running_stages, BTreeSet::from([4]));
 }
 
 /// TaskInfo.markFinished (Spark 4.0): a KILLED attempt sets only `killed`; `failed` stays false
@@ -755,7 +777,7 @@ fn a_later_job_skips_a_shuffle_an_earlier_job_computed() {
 #[test]
 fn a_killed_attempt_is_killed_not_failed_in_its_task_info() {
     let listeners = crate::world::listener::ListenerBus::new(true);
-    let mut s = Scheduler::new(
+    let mut s = DriverScheduler::new(
         ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false)))),
         listeners.context("app".into(), 1),
         4,
@@ -846,4 +868,58 @@ fn job_results_keep_the_first_result_of_each_partition_in_partition_order() {
             TaskResultData::Count(30),
         ]
     );
+}
+
+/// The scheduler's files in the one-way order of their imports (mod.rs's head): a file may
+/// name only the files before it.
+const IMPORT_ORDER: [(&str, &str); 9] = [
+    ("locality", include_str!("locality.rs")),
+    ("events", include_str!("events.rs")),
+    ("map_output_tracker", include_str!("map_output_tracker.rs")),
+    ("speculation", include_str!("speculation.rs")),
+    ("env", include_str!("env.rs")),
+    ("task_set_manager", include_str!("task_set_manager.rs")),
+    (
+        "task_scheduler_impl",
+        include_str!("task_scheduler_impl.rs"),
+    ),
+    ("dag_scheduler", include_str!("dag_scheduler.rs")),
+    ("driver_scheduler", include_str!("driver_scheduler.rs")),
+];
+
+/// The sibling files `code` names (`super::<file>`), comments left out.
+fn sibling_paths(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        let mut rest = line.split("//").next().unwrap_or("");
+        while let Some(i) = rest.find("super::") {
+            rest = &rest[i + "super::".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+// Issue 29 ("no import circle between the scheduler's files"): every `super::` path of a
+// scheduler file leads to a file before it in IMPORT_ORDER, so TaskSchedulerImpl and its
+// TaskSetManagers, and the DAGScheduler and TaskSchedulerImpl, import each other one way only.
+#[test]
+fn the_scheduler_files_import_one_way() {
+    let names: Vec<&str> = IMPORT_ORDER.iter().map(|(n, _)| *n).collect();
+    for (i, (file, code)) in IMPORT_ORDER.iter().enumerate() {
+        for used in sibling_paths(code) {
+            let at = names.iter().position(|n| *n == used);
+            assert!(
+                at.is_some_and(|at| at < i),
+                "{file}.rs names super::{used}, which is not below it"
+            );
+        }
+    }
+    assert_eq!(sibling_paths("use super::a::B; // super::c"), vec!["a"]);
 }

@@ -1,0 +1,263 @@
+//! The driver's scheduling stack as `SparkContext` wires it (Spark: `SparkContext`'s
+//! `_dagScheduler`, `_taskScheduler` and `_env`): one `DAGScheduler`, one `TaskSchedulerImpl`
+//! and the `DriverEnv` masters they share, owned side by side. It holds no rule and no state of
+//! its own: each call goes to the class Spark would call, with the others it may reach. The
+//! DriverEndpoint is its only user.
+
+use super::dag_scheduler::{Cx, DAGScheduler};
+use super::env::DriverEnv;
+use super::events::{LaunchedTasks, SchedulerEvent, WorkerOffer};
+use super::task_scheduler_impl::TaskSchedulerImpl;
+use crate::kernel::logs::ProcessLog;
+use crate::spark_core::block_manager_master::RddBlockId;
+use crate::world::config::{LocalitySettings, ShuffleSettings, SpeculationSettings};
+use crate::world::invariants::TaskOutput;
+use crate::world::listener::ContextBus;
+use crate::world::observer::Recovery;
+use sparkyard_messages::ids::{ExecutorId, TaskId};
+use sparkyard_messages::records::{ExecutorLossReason, TaskState};
+use sparkyard_messages::rpc::RemoteRef;
+use sparkyard_messages::task::{
+    BlockManagerId, JobSpec, ReplicateBlock, ShuffleBlockInfo, TaskResultData,
+};
+use std::rc::Rc;
+
+/// DAGScheduler + TaskSchedulerImpl + SparkEnv's masters of one SparkContext.
+pub struct DriverScheduler {
+    pub(super) dag: DAGScheduler,
+    pub(super) task_scheduler: TaskSchedulerImpl,
+    pub(super) env: DriverEnv,
+}
+
+impl DriverScheduler {
+    pub fn new(log: ProcessLog, bus: ContextBus, max_failures: u32, task_cpus: u32) -> Self {
+        DriverScheduler {
+            dag: DAGScheduler::new(log.clone(), bus.clone()),
+            task_scheduler: TaskSchedulerImpl::new(log.clone(), max_failures, task_cpus),
+            env: DriverEnv::new(log, bus),
+        }
+    }
+
+    /// The driver's storage memory (`UnifiedMemoryManager.getMaxMemory` of its heap).
+    pub fn with_driver_memory(mut self, max_memory: u64) -> Self {
+        self.dag = self.dag.with_driver_memory(max_memory);
+        self
+    }
+
+    /// The shuffle settings (`spark.shuffle.service.enabled`, ...); Spark's defaults otherwise.
+    pub fn with_shuffle(mut self, shuffle: ShuffleSettings) -> Self {
+        self.task_scheduler = self
+            .task_scheduler
+            .with_external_shuffle_service(shuffle.service_enabled);
+        self.dag = self.dag.with_shuffle(shuffle);
+        self
+    }
+
+    /// Delay scheduling's settings, the cluster's racks (host, rack) and the seed of the offer
+    /// shuffle.
+    pub fn with_locality<'a>(
+        mut self,
+        locality: LocalitySettings,
+        racks: impl IntoIterator<Item = (&'a str, &'a str)>,
+        seed: u64,
+    ) -> Self {
+        self.dag = self
+            .dag
+            .with_reduce_locality(locality.reduce_locality_enabled);
+        self.task_scheduler = self.task_scheduler.with_locality(locality, racks, seed);
+        self
+    }
+
+    /// Speculation on (`spark.speculation`): set before the first job.
+    pub fn with_speculation(mut self, settings: Option<SpeculationSettings>) -> Self {
+        self.task_scheduler = self.task_scheduler.with_speculation(settings);
+        self
+    }
+
+    /// A DAGScheduler call's reach: the task scheduler, SparkEnv, and `out`.
+    fn dag_call<'a>(
+        task_scheduler: &'a mut TaskSchedulerImpl,
+        env: &'a mut DriverEnv,
+        out: &'a mut Vec<SchedulerEvent>,
+    ) -> Cx<'a> {
+        Cx {
+            ts: task_scheduler,
+            env,
+            out,
+        }
+    }
+
+    /// `SparkContext.submitJob` -> `DAGScheduler.handleJobSubmitted`.
+    pub fn submit_job(&mut self, job: JobSpec, waiter: RemoteRef) -> Vec<SchedulerEvent> {
+        let mut out = Vec::new();
+        let mut cx = Self::dag_call(&mut self.task_scheduler, &mut self.env, &mut out);
+        self.dag.submit_job(job, waiter, &mut cx);
+        out
+    }
+
+    /// `ResubmitFailedStages`.
+    pub fn resubmit_failed_stages(&mut self) -> Vec<SchedulerEvent> {
+        let mut out = Vec::new();
+        let mut cx = Self::dag_call(&mut self.task_scheduler, &mut self.env, &mut out);
+        self.dag.resubmit_failed_stages(&mut cx);
+        out
+    }
+
+    /// `resourceOffers` for one executor (`makeOffers(executorId)`).
+    pub fn resource_offer(&mut self, offer: &mut WorkerOffer) -> LaunchedTasks {
+        self.task_scheduler
+            .resource_offer(offer, &mut self.env, &mut self.dag)
+    }
+
+    /// `TaskSchedulerImpl.resourceOffers(offers, isAllFreeResources)`.
+    pub fn resource_offers(
+        &mut self,
+        offers: &mut [WorkerOffer],
+        all_free: bool,
+        launched: &mut LaunchedTasks,
+    ) {
+        self.task_scheduler.resource_offers(
+            offers,
+            all_free,
+            launched,
+            &mut self.env,
+            &mut self.dag,
+        );
+    }
+
+    /// `resourceOffers`' first part for an executor with nothing to launch.
+    pub fn executor_offered(&mut self, id: ExecutorId, host: &Rc<str>) {
+        self.task_scheduler
+            .executor_offered(id, host, &mut self.dag);
+    }
+
+    /// `TaskSchedulerImpl.statusUpdate`: whether the task was known and finished, and what the
+    /// DriverEndpoint must do.
+    pub fn status_update(
+        &mut self,
+        tid: TaskId,
+        state: TaskState,
+        data: TaskResultData,
+    ) -> (bool, Vec<SchedulerEvent>) {
+        let mut out = Vec::new();
+        let finished = self.task_scheduler.status_update(
+            tid,
+            state,
+            data,
+            &mut self.env,
+            &mut self.dag,
+            &mut out,
+        );
+        (finished, out)
+    }
+
+    /// `TaskSchedulerImpl.executorLost`; the DAGScheduler's `ExecutorLost` waits for
+    /// `run_queued_dag_events` (the DriverEndpoint posts `ExecutorRemoved` in between, as
+    /// Spark's backend does before the event loop gets to the loss).
+    pub fn task_scheduler_executor_lost(
+        &mut self,
+        eid: ExecutorId,
+        reason: &ExecutorLossReason,
+    ) -> Vec<SchedulerEvent> {
+        let mut out = Vec::new();
+        self.task_scheduler
+            .executor_lost(eid, reason, &mut self.env, &mut self.dag, &mut out);
+        out
+    }
+
+    /// The DAGScheduler's queued events (`ExecutorLost` -> `handleExecutorLost`).
+    pub fn run_queued_dag_events(&mut self) {
+        self.dag.run_queued_events(&mut self.env);
+    }
+
+    /// An executor lost, both halves at once (no listener event between them).
+    pub fn executor_lost(
+        &mut self,
+        eid: ExecutorId,
+        reason: &ExecutorLossReason,
+    ) -> Vec<SchedulerEvent> {
+        let out = self.task_scheduler_executor_lost(eid, reason);
+        self.run_queued_dag_events();
+        out
+    }
+
+    /// `TaskSchedulerImpl.executorDecommission`.
+    pub fn executor_decommission(&mut self, eid: ExecutorId, worker_host: Option<&str>) {
+        self.task_scheduler.executor_decommission(eid, worker_host);
+    }
+
+    /// `TaskSchedulerImpl.checkSpeculatableTasks`: true when a task was marked.
+    pub fn check_speculatable_tasks(&mut self) -> bool {
+        self.task_scheduler.check_speculatable_tasks(&mut self.dag)
+    }
+
+    /// `spark.speculation.interval` when speculation is on.
+    pub fn speculation_interval_ms(&self) -> Option<u64> {
+        self.task_scheduler.speculation_interval_ms()
+    }
+
+    pub fn has_pending_tasks(&self) -> bool {
+        self.task_scheduler.has_pending_tasks()
+    }
+
+    pub fn tasks_launched(&self) -> u64 {
+        self.task_scheduler.tasks_launched()
+    }
+
+    /// Failed task attempts so far (every cause).
+    pub fn failed_attempts(&self) -> u64 {
+        self.task_scheduler.failed_attempts()
+    }
+
+    /// Work run again to recover since the last drain.
+    pub fn drain_recoveries(&mut self) -> std::vec::Drain<'_, Recovery> {
+        self.dag.recoveries.drain(..)
+    }
+
+    /// Task outputs won and lost since the last drain.
+    pub fn drain_task_outputs(&mut self) -> std::vec::Drain<'_, TaskOutput> {
+        self.dag.task_outputs.drain(..)
+    }
+
+    /// Whether any live map output names the executor (shuffle tracking keeps it).
+    pub fn holds_map_output(&self, id: ExecutorId) -> bool {
+        self.env.map_output_tracker.has_outputs_of(id)
+    }
+
+    /// `MapOutputTrackerMaster.updateMapOutput` (a migrated shuffle block).
+    pub fn update_map_output(&mut self, block: ShuffleBlockInfo, location: BlockManagerId) {
+        self.env.update_map_output(block, location);
+    }
+
+    /// BlockManagerMasterEndpoint.register.
+    pub fn block_manager_added(&mut self, eid: ExecutorId, host: Rc<str>) {
+        self.env.block_manager_master.block_manager_added(eid, host);
+    }
+
+    /// BlockManagerMasterEndpoint.updateBlockInfo of a cached RDD block.
+    pub fn update_rdd_block_info(
+        &mut self,
+        location: &BlockManagerId,
+        block: RddBlockId,
+        mem_size: u64,
+        max_memory: u64,
+    ) {
+        self.env
+            .block_manager_master
+            .update_rdd_block_info(location, block, mem_size, max_memory);
+    }
+
+    /// BlockManagerMasterEndpoint.updateBlockInfo with `StorageLevel.NONE`.
+    pub fn remove_rdd_block_info(&mut self, location: &BlockManagerId, block: RddBlockId) {
+        self.env
+            .block_manager_master
+            .remove_rdd_block_info(location, block);
+    }
+
+    /// BlockManagerMasterEndpoint.getReplicateInfoForRDDBlocks.
+    pub fn replicate_info_for_rdd_blocks(&self, location: &BlockManagerId) -> Vec<ReplicateBlock> {
+        self.env
+            .block_manager_master
+            .replicate_info_for_rdd_blocks(location)
+    }
+}

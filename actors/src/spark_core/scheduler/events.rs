@@ -1,0 +1,178 @@
+//! The typed values the scheduler's classes pass each other (Spark: `scheduler/TaskSet.scala`,
+//! `TaskInfo.scala`, `WorkerOffer.scala`, `DAGSchedulerEvent.scala`'s `CompletionEvent`): what
+//! the DAGScheduler hands the TaskSchedulerImpl (`TaskSet`), what comes back
+//! (`CompletionEvent`, a running attempt), and what the DriverEndpoint must do after a call
+//! (`SchedulerEvent`). Nothing here imports another scheduler file.
+
+use super::locality::{PreferredLocations, TaskLocality};
+use crate::kernel::clock;
+use sparkyard_messages::ids::{ExecutorId, TaskId};
+use sparkyard_messages::listener::{TaskEndReason, TaskInfo};
+use sparkyard_messages::rpc::RemoteRef;
+use sparkyard_messages::task::{
+    InputSize, InputSplit, JobResult, ShuffleWrite, TaskDescription, TaskName, TaskResultData,
+    TaskWork,
+};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// A task set's key: (job, stage, stage attempt); FIFO order (`FIFOSchedulingAlgorithm`:
+/// priority = job id, then stage id) is the key's order.
+pub type TsKey = (u32, u32, u32);
+
+/// An executor's free cores, offered to the task sets.
+pub struct WorkerOffer {
+    pub executor_id: ExecutorId,
+    /// The executor's host, shared (every task launched on it keeps a copy).
+    pub host: Rc<str>,
+    pub cores: u32,
+}
+
+/// The tasks a `resourceOffers` round launched, each boxed as the LaunchTask message carries
+/// it, so the description is not copied again on its way to the executor.
+#[allow(clippy::vec_box)]
+pub type LaunchedTasks = Vec<Box<TaskDescription>>;
+
+/// What the DriverEndpoint must do after a scheduler call.
+#[derive(Debug)]
+pub enum SchedulerEvent {
+    JobEnded {
+        waiter: RemoteRef,
+        job_id: u32,
+        result: JobResult,
+    },
+    /// A task set has work again (e.g. a retry): offer resources.
+    Revive,
+    /// `backend.killTask(tid, execId, interruptThread, reason)` from
+    /// `TaskSchedulerImpl.killAllTaskAttempts`.
+    KillTask {
+        task_id: TaskId,
+        executor_id: ExecutorId,
+        /// `interruptThread`: false for a cancelled stage (no `spark.job.interruptOnCancel`),
+        /// true for the loser of a speculative race.
+        interrupt_thread: bool,
+        reason: String,
+    },
+    /// `messageScheduler.schedule(ResubmitFailedStages, RESUBMIT_TIMEOUT)`: call
+    /// `resubmit_failed_stages` after this long.
+    ResubmitFailedStagesAfter { ms: u64 },
+}
+
+/// What a stage attempt's tasks run, as `submitMissingTasks` builds its `Task`s: shared by the
+/// stage's attempts (one copy of the per-partition work).
+#[derive(Clone, Debug)]
+pub struct StageCode {
+    /// Each partition's work.
+    pub works: Rc<Vec<TaskWork>>,
+    /// The broadcast holding the attempt's task binary (`taskBinary`).
+    pub task_binary: u32,
+    /// What each task reads from its input (HadoopRDD's split sizes).
+    pub input: InputSize,
+    /// The file the input splits come from, if the program names one.
+    pub input_path: Option<Arc<str>>,
+    /// The output a ShuffleMapTask writes (`None` for a ResultTask).
+    pub shuffle_write: Option<ShuffleWrite>,
+    /// The shuffle the stage reads (its first parent's), if any.
+    pub shuffle_read: Option<u32>,
+}
+
+impl StageCode {
+    /// HadoopRDD's `FileSplit` of a partition of a stage reading a named file.
+    #[inline]
+    pub fn input_split(&self, partition: u32) -> Option<Box<InputSplit>> {
+        let path = self.input_path.clone()?;
+        Some(Box::new(InputSplit {
+            path,
+            start: self.input.split_start(partition),
+            length: self.input.of_task(partition).0,
+        }))
+    }
+}
+
+/// `TaskSet`: what `DAGScheduler.submitMissingTasks` hands `TaskSchedulerImpl.submitTasks`.
+pub struct TaskSet {
+    /// `priority` (the job id).
+    pub job_id: u32,
+    pub stage_id: u32,
+    pub stage_attempt: u32,
+    /// Each task's partition (a retried attempt runs only the missing ones).
+    pub partitions: Vec<u32>,
+    /// The MapOutputTracker's epoch (`Task.epoch`).
+    pub epoch: u64,
+    /// Each task's preferred locations.
+    pub prefs: PreferredLocations,
+    pub code: StageCode,
+}
+
+/// A running attempt (`TaskInfo` and the `Task` it runs): what TaskSchedulerImpl keeps per task
+/// id, and what a `CompletionEvent` carries to the DAGScheduler.
+#[derive(Clone, Debug)]
+pub struct RunningTask {
+    /// Its own id (an abort's KillTask names it).
+    pub task_id: TaskId,
+    pub key: TsKey,
+    pub index: u32,
+    pub partition: u32,
+    pub attempt: u32,
+    pub executor_id: ExecutorId,
+    pub host: Rc<str>,
+    pub launch_ms: u64,
+    pub launch_epoch: u64,
+    /// The MapOutputTracker's epoch when its task set was created (`Task.epoch`).
+    pub map_epoch: u64,
+    pub launching: bool,
+    /// A speculative copy (`TaskInfo.speculative`).
+    pub speculative: bool,
+    /// The level it was launched at (`TaskInfo.taskLocality`).
+    pub locality: TaskLocality,
+}
+
+impl RunningTask {
+    /// `task N.A in stage S.A`, as TaskSetManager names the attempt in its lines.
+    pub fn name(&self) -> TaskName {
+        TaskName {
+            index: self.index,
+            attempt: self.attempt,
+            stage_id: self.key.1,
+            stage_attempt_id: self.key.2,
+        }
+    }
+
+    /// The event log's `TaskInfo`, finished now.
+    pub fn task_info(&self, failed: bool, killed: bool) -> TaskInfo {
+        TaskInfo {
+            task_id: self.task_id.0,
+            index: self.index,
+            attempt: self.attempt,
+            partition_id: self.partition,
+            launch_time: self.launch_epoch,
+            executor_id: self.executor_id.to_string(),
+            host: self.host.to_string(),
+            locality: self.locality.as_str(),
+            finish_time: clock::now_epoch_ms(),
+            failed,
+            killed,
+            speculative: self.speculative,
+        }
+    }
+}
+
+/// `CompletionEvent(task, reason, result, ...)`: an attempt ended. The DAGScheduler posts its
+/// TaskEnd, then handles the completion (`handleTaskCompletion`) when there is one to handle.
+#[derive(Debug)]
+pub struct CompletionEvent<'a> {
+    pub task: &'a RunningTask,
+    pub reason: TaskEndReason,
+    /// A success's result, when the TaskSetManager counted it (`None`: a copy of a task that
+    /// had already succeeded, or one whose set is gone; only the TaskEnd is posted).
+    pub result: Option<TaskResultData>,
+}
+
+/// `SpeculativeTaskSubmitted(task, taskIndex)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpeculativeTask {
+    pub stage_id: u32,
+    pub stage_attempt: u32,
+    pub index: u32,
+    pub partition: u32,
+}

@@ -1,0 +1,662 @@
+//! Cases of Spark's TaskSchedulerImplSuite, TaskSetManagerSuite and DAGSchedulerSuite that run
+//! one scheduler class through its typed calls and events: a TaskSchedulerImpl against a fake
+//! DAGScheduler that records what it is told (as the suites' `FakeDAGScheduler` does), and a
+//! DAGScheduler fed `CompletionEvent`s and `TaskSetFailed` directly (the suite's `runEvent`).
+
+use super::dag_scheduler::RESUBMIT_TIMEOUT_MS;
+use super::driver_scheduler::DriverScheduler;
+use super::env::DriverEnv;
+use super::events::{
+    CompletionEvent, LaunchedTasks, RunningTask, SchedulerEvent, SpeculativeTask, StageCode,
+    TaskSet, WorkerOffer,
+};
+use super::locality::{PreferredLocations, TaskLocality};
+use super::task_scheduler_impl::{DagEvents, TaskSchedulerImpl};
+use super::tests::waiter;
+use crate::kernel::clock;
+use crate::kernel::logs::{LogStore, ProcessLog};
+use crate::world::config::SpeculationSettings;
+use crate::world::listener::{ContextBus, ListenerBus};
+use sparkyard_messages::ids::{ExecutorId, TaskId};
+use sparkyard_messages::listener::{ListenerEvent, TaskEndReason};
+use sparkyard_messages::records::{ExecutorLossReason, TaskState};
+use sparkyard_messages::task::{
+    BlockManagerId, FetchFailure, JobResult, JobSpec, MapStatusData, ShuffleWrite, StageSpec,
+    TaskResultData, TaskWork,
+};
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+/// What the DAGScheduler was told, as the suites' `FakeDAGScheduler` records it
+/// (`startedTasks`, `endedTasks`, `speculativeTasks`, `taskSetFailed`).
+#[derive(Default)]
+struct FakeDag {
+    started: Vec<TaskId>,
+    /// Each ended attempt: its id, its reason, and whether a success was counted.
+    ended: Vec<(TaskId, TaskEndReason, bool)>,
+    added: Vec<ExecutorId>,
+    lost: Vec<ExecutorId>,
+    failed_sets: Vec<(u32, String)>,
+    speculative: Vec<SpeculativeTask>,
+}
+
+impl FakeDag {
+    fn ended_with(&self, tid: TaskId) -> Option<&TaskEndReason> {
+        self.ended.iter().find(|e| e.0 == tid).map(|e| &e.1)
+    }
+
+    fn resubmitted(&self) -> usize {
+        self.ended
+            .iter()
+            .filter(|e| matches!(e.1, TaskEndReason::Resubmitted))
+            .count()
+    }
+}
+
+impl DagEvents for FakeDag {
+    fn task_started(&mut self, task: &RunningTask) {
+        self.started.push(task.task_id);
+    }
+
+    fn task_ended(
+        &mut self,
+        event: CompletionEvent<'_>,
+        _: &mut TaskSchedulerImpl,
+        _: &mut DriverEnv,
+        _: &mut Vec<SchedulerEvent>,
+    ) {
+        let counted = event.result.is_some();
+        self.ended.push((event.task.task_id, event.reason, counted));
+    }
+
+    fn executor_added(&mut self, executor: ExecutorId, _: &str) {
+        self.added.push(executor);
+    }
+
+    fn executor_lost(&mut self, executor: ExecutorId, _: &ExecutorLossReason) {
+        self.lost.push(executor);
+    }
+
+    fn task_set_failed(
+        &mut self,
+        stage: u32,
+        reason: &str,
+        _: &mut TaskSchedulerImpl,
+        _: &mut DriverEnv,
+        _: &mut Vec<SchedulerEvent>,
+    ) {
+        self.failed_sets.push((stage, reason.to_string()));
+    }
+
+    fn speculative_task_submitted(&mut self, task: SpeculativeTask) {
+        self.speculative.push(task);
+    }
+}
+
+/// A TaskSchedulerImpl alone, its SparkEnv and a fake DAGScheduler.
+struct Alone {
+    ts: TaskSchedulerImpl,
+    env: DriverEnv,
+    dag: FakeDag,
+}
+
+impl Alone {
+    fn new(task_cpus: u32) -> Self {
+        let log = ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false))));
+        Alone {
+            ts: TaskSchedulerImpl::new(log.clone(), 4, task_cpus),
+            env: DriverEnv::new(log, ContextBus::disabled()),
+            dag: FakeDag::default(),
+        }
+    }
+
+    fn offer(&mut self, offers: &mut [WorkerOffer]) -> LaunchedTasks {
+        let mut launched = Vec::new();
+        self.ts
+            .resource_offers(offers, false, &mut launched, &mut self.env, &mut self.dag);
+        launched
+    }
+
+    fn update(&mut self, tid: TaskId, state: TaskState) -> Vec<SchedulerEvent> {
+        let mut out = Vec::new();
+        let data = TaskResultData::None;
+        self.ts
+            .status_update(tid, state, data, &mut self.env, &mut self.dag, &mut out);
+        out
+    }
+
+    fn lose(&mut self, executor: u32) {
+        let reason = ExecutorLossReason::ProcessLost {
+            message: "gone".into(),
+            caused_by_app: false,
+        };
+        let mut out = Vec::new();
+        let eid = ExecutorId(executor);
+        self.ts
+            .executor_lost(eid, &reason, &mut self.env, &mut self.dag, &mut out);
+    }
+
+    /// The TaskSetManager of stage `stage`, attempt `attempt` (job = stage here).
+    fn tsm(&mut self, stage: u32, attempt: u32) -> &mut super::task_set_manager::TaskSetManager {
+        self.ts
+            .task_sets
+            .get_mut(&(stage, stage, attempt))
+            .expect("submitted")
+    }
+}
+
+/// `FakeTask.createTaskSet(n, stageId, stageAttemptId)`: `n` tasks without preferences; the
+/// job (FIFO priority) is the stage id. A shuffle-map set when `shuffle` names its shuffle.
+fn task_set(stage: u32, attempt: u32, n: u32, shuffle: Option<u32>) -> TaskSet {
+    let work = TaskWork::Sleep {
+        duration_ms: 1,
+        fail: None,
+    };
+    TaskSet {
+        job_id: stage,
+        stage_id: stage,
+        stage_attempt: attempt,
+        partitions: (0..n).collect(),
+        epoch: 0,
+        prefs: PreferredLocations::default(),
+        code: StageCode {
+            works: Rc::new(vec![work; n as usize]),
+            task_binary: 0,
+            input: Default::default(),
+            input_path: None,
+            shuffle_write: shuffle.map(|shuffle_id| ShuffleWrite {
+                shuffle_id,
+                num_reduces: 1,
+                bytes: 0,
+                records: 0,
+            }),
+            shuffle_read: None,
+        },
+    }
+}
+
+fn offer(executor: u32, host: &str, cores: u32) -> WorkerOffer {
+    WorkerOffer {
+        executor_id: ExecutorId(executor),
+        host: Rc::from(host),
+        cores,
+    }
+}
+
+// TaskSetManagerSuite "TaskSet with no preferences": the offer gets the task at once (the
+// DAGScheduler hears `taskStarted`); its success reaches the DAGScheduler as `taskEnded(Success)`
+// with the result, and the set leaves its pool (`finishedManagers`).
+#[test]
+fn a_task_set_with_no_preferences() {
+    let mut a = Alone::new(1);
+    a.ts.submit_tasks(task_set(0, 0, 1, None));
+    let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+    assert_eq!(a.dag.started, vec![t.task_id]);
+    assert_eq!(
+        a.dag.added,
+        vec![ExecutorId(1)],
+        "executorAdded on the first offer"
+    );
+    a.update(t.task_id, TaskState::Finished);
+    assert_eq!(a.dag.ended, vec![(t.task_id, TaskEndReason::Success, true)]);
+    assert!(a.tsm(0, 0).finished);
+}
+
+// TaskSetManagerSuite "multiple offers with no preferences": three offers find the three tasks,
+// a fourth finds none; the set is finished only once its last task has succeeded.
+#[test]
+fn multiple_offers_with_no_preferences() {
+    let mut a = Alone::new(1);
+    a.ts.submit_tasks(task_set(0, 0, 3, None));
+    let tasks: LaunchedTasks = (0..3)
+        .map(|_| a.offer(&mut [offer(1, "host1", 1)]).remove(0))
+        .collect();
+    assert!(tasks.iter().all(|t| t.executor_id == ExecutorId(1)));
+    assert_eq!(a.dag.started, vec![TaskId(0), TaskId(1), TaskId(2)]);
+    assert!(a.offer(&mut [offer(1, "host1", 1)]).is_empty());
+    a.update(TaskId(0), TaskState::Finished);
+    a.update(TaskId(1), TaskState::Finished);
+    assert_eq!(a.dag.ended_with(TaskId(0)), Some(&TaskEndReason::Success));
+    assert_eq!(a.dag.ended_with(TaskId(1)), Some(&TaskEndReason::Success));
+    assert!(!a.tsm(0, 0).finished);
+    a.update(TaskId(2), TaskState::Finished);
+    assert_eq!(a.dag.ended_with(TaskId(2)), Some(&TaskEndReason::Success));
+    assert!(a.tsm(0, 0).finished);
+}
+
+// TaskSchedulerImplSuite "Scheduler correctly accounts for multiple CPUs per task": with
+// spark.task.cpus = 2, offers of 0 or 1 free core launch nothing; an executor with 2 does.
+#[test]
+fn scheduler_accounts_for_multiple_cpus_per_task() {
+    let mut a = Alone::new(2);
+    a.ts.submit_tasks(task_set(0, 0, 1, None));
+    let none = a.offer(&mut [offer(0, "host0", 0), offer(1, "host1", 0)]);
+    assert!(none.is_empty());
+    let none = a.offer(&mut [offer(0, "host0", 1), offer(1, "host1", 1)]);
+    assert!(none.is_empty());
+    let one = a.offer(&mut [offer(0, "host0", 2), offer(1, "host1", 1)]);
+    assert_eq!(one.len(), 1);
+    assert_eq!((one[0].executor_id, one[0].cpus), (ExecutorId(0), 2));
+    assert!(a.dag.failed_sets.is_empty());
+}
+
+// TaskSchedulerImplSuite "Scheduler does not always schedule tasks on the same workers":
+// `shuffleOffers` puts the offers in a random order (seeded here), so 1000 one-task sets
+// offered the same two executors do not all land on the first one.
+#[test]
+fn scheduler_does_not_always_schedule_tasks_on_the_same_workers() {
+    let mut a = Alone::new(1);
+    let trials = 1000;
+    let mut on_first = 0;
+    for stage in 0..trials {
+        a.ts.submit_tasks(task_set(stage, 0, 1, None));
+        let t = a.offer(&mut [offer(0, "host0", 1), offer(1, "host1", 1)]);
+        assert_eq!(t.len(), 1);
+        on_first += u32::from(t[0].executor_id == ExecutorId(0));
+    }
+    assert!(on_first > 0 && on_first < trials, "{on_first} of {trials}");
+}
+
+// TaskSchedulerImplSuite "don't schedule more tasks after a taskset is zombie": a zombie set
+// launches nothing more; the stage's next attempt does.
+#[test]
+fn no_more_tasks_after_a_task_set_is_zombie() {
+    let mut a = Alone::new(1);
+    a.ts.submit_tasks(task_set(0, 0, 10, None));
+    assert_eq!(a.offer(&mut [offer(0, "host0", 1)]).len(), 1);
+    a.tsm(0, 0).zombie = true;
+    assert!(a.offer(&mut [offer(0, "host0", 1)]).is_empty());
+    a.ts.submit_tasks(task_set(0, 1, 10, None));
+    let t = a.offer(&mut [offer(0, "host0", 1)]);
+    assert_eq!(t.len(), 1);
+    assert_eq!(t[0].stage_attempt_id, 1);
+    let running = a.ts.running.get(t[0].task_id).expect("running");
+    assert_eq!(running.key, (0, 0, 1));
+}
+
+// TaskSchedulerImplSuite "if a zombie attempt finishes, continue scheduling tasks for non-zombie
+// attempts": the zombie first attempt's tasks finishing (its set leaves the pool) does not stop
+// the second attempt's ten tasks from all being scheduled.
+#[test]
+fn a_finished_zombie_attempt_leaves_the_next_attempt_scheduled() {
+    let mut a = Alone::new(1);
+    a.ts.submit_tasks(task_set(0, 0, 10, None));
+    let first = a.offer(&mut [offer(0, "host0", 10)]);
+    assert_eq!(first.len(), 10);
+    a.tsm(0, 0).zombie = true;
+    assert!(a.offer(&mut [offer(0, "host0", 10)]).is_empty());
+    a.ts.submit_tasks(task_set(0, 1, 10, None));
+    for t in &first {
+        a.update(t.task_id, TaskState::Finished);
+    }
+    assert!(a.tsm(0, 0).finished);
+    let second = a.offer(&mut [offer(0, "host0", 10)]);
+    assert_eq!(second.len(), 10);
+    assert!(second.iter().all(|t| t.stage_attempt_id == 1));
+}
+
+fn run(body: impl std::future::Future<Output = ()>) {
+    let rt = clock::paused_runtime().expect("runtime");
+    rt.block_on(async {
+        clock::start(0);
+        body.await
+    });
+}
+
+// TaskSetManagerSuite "[SPARK-13931] taskSetManager should not send Resubmitted tasks after
+// being a zombie": a one-task shuffle-map set with its speculative copy running on execB; the
+// first copy's success makes the set a zombie (one attempt still running), and losing execB
+// resubmits nothing. Beyond Spark's case: losing execA, which holds the map output, resubmits
+// nothing either (`executorLost` resubmits only for a set that is not a zombie).
+#[test]
+fn a_zombie_task_set_sends_no_resubmitted_tasks() {
+    run(async {
+        let settings = SpeculationSettings {
+            task_duration_threshold_ms: Some(1),
+            slots_per_executor: 1,
+            ..SpeculationSettings::default()
+        };
+        let mut a = Alone::new(1);
+        a.ts = a.ts.with_speculation(Some(settings));
+        a.ts.submit_tasks(task_set(0, 0, 1, Some(0)));
+        let t1 = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+        clock::advance(clock::ms(2)).await;
+        assert!(a.ts.check_speculatable_tasks(&mut a.dag));
+        assert_eq!(a.dag.speculative.len(), 1);
+        let t2 = a.offer(&mut [offer(2, "host2", 1)]).remove(0);
+        assert_eq!((t2.index, t2.attempt_number), (0, 1));
+        assert_eq!(a.tsm(0, 0).running, 2);
+        assert!(!a.tsm(0, 0).zombie);
+        a.update(t1.task_id, TaskState::Finished);
+        assert!(a.tsm(0, 0).zombie);
+        assert_eq!(a.tsm(0, 0).running, 1);
+        assert_eq!(a.dag.resubmitted(), 0);
+        a.lose(2);
+        assert_eq!(a.tsm(0, 0).running, 0);
+        assert_eq!(a.dag.resubmitted(), 0);
+        a.lose(1);
+        assert_eq!(a.dag.resubmitted(), 0);
+        assert_eq!(a.dag.lost, vec![ExecutorId(2), ExecutorId(1)]);
+    });
+}
+
+// The converse of SPARK-13931, from the same rule in TaskSetManager.executorLost: a set that is
+// not a zombie resubmits the finished map task whose output its lost executor held
+// (`Resubmitted`), and the task is pending again.
+#[test]
+fn a_running_map_set_resubmits_the_output_of_a_lost_executor() {
+    let mut a = Alone::new(1);
+    a.ts.submit_tasks(task_set(0, 0, 2, Some(0)));
+    let t0 = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+    a.update(t0.task_id, TaskState::Finished);
+    assert!(a.tsm(0, 0).successful[0]);
+    a.lose(1);
+    assert_eq!(a.dag.resubmitted(), 1);
+    assert!(!a.tsm(0, 0).successful[0]);
+    let again = a.offer(&mut [offer(2, "host2", 2)]);
+    let indices: BTreeSet<u32> = again.iter().map(|t| t.index).collect();
+    assert_eq!(indices, BTreeSet::from([0, 1]));
+}
+
+/// A driver scheduler whose listener events are recorded.
+fn recorded() -> (DriverScheduler, ListenerBus) {
+    let listeners = ListenerBus::new(true);
+    let s = DriverScheduler::new(
+        ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false)))),
+        listeners.context("app".into(), 1),
+        4,
+        1,
+    );
+    (s, listeners)
+}
+
+/// The stages whose `StageCompleted` carried a failure (`sparkListener.failedStages`).
+fn failed_stages(listeners: &ListenerBus) -> Vec<u32> {
+    listeners
+        .take()
+        .remove(0)
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            ListenerEvent::StageCompleted { stage } if stage.failure_reason.is_some() => {
+                Some(stage.stage_id)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn stage(rdd: &str, partitions: usize, parents: Vec<usize>) -> StageSpec {
+    StageSpec {
+        rdd_description: rdd.into(),
+        num_partitions: partitions as u32,
+        parents,
+        tasks: vec![
+            TaskWork::Sleep {
+                duration_ms: 1,
+                fail: None,
+            };
+            partitions
+        ],
+        shuffle_write: Default::default(),
+        input: Default::default(),
+        lineage: None,
+        preferred_hosts: Vec::new(),
+        input_path: None,
+    }
+}
+
+/// `MyRDD(sc, maps)` -> ShuffleDependency -> `MyRDD(sc, reduces)`.
+fn shuffle_job(maps: usize, reduces: usize) -> JobSpec {
+    JobSpec {
+        call_site: "count at X.scala:2".into(),
+        stages: vec![
+            stage("MapPartitionsRDD[1] at map at X.scala:1", maps, vec![]),
+            stage("ShuffledRDD[2] at count at X.scala:2", reduces, vec![0]),
+        ],
+    }
+}
+
+/// `failed(taskSets(i), message)`: TaskSchedulerImpl's `taskSetFailed` for the stage.
+fn fail_task_set(s: &mut DriverScheduler, stage: u32, message: &str) -> Vec<SchedulerEvent> {
+    let mut out = Vec::new();
+    s.dag
+        .task_set_failed(stage, message, &mut s.task_scheduler, &mut s.env, &mut out);
+    out
+}
+
+/// `assertDataStructuresEmpty`: no job, no waiting, running or failed stage.
+fn assert_data_structures_empty(s: &DriverScheduler) {
+    assert!(s.dag.waiting_stages.is_empty());
+    assert!(s.dag.running_stages.is_empty());
+    assert!(s.dag.failed_stages.is_empty());
+}
+
+fn job_failure(events: &[SchedulerEvent]) -> &str {
+    match events.last() {
+        Some(SchedulerEvent::JobEnded {
+            result: JobResult::Failed(m),
+            ..
+        }) => m,
+        _ => panic!("the job fails: {events:?}"),
+    }
+}
+
+// DAGSchedulerSuite "trivial job failure": `TaskSetFailed` aborts the job with `Job aborted due
+// to stage failure: <reason>`; the listener hears of one failed stage, and nothing is left.
+#[test]
+fn trivial_job_failure() {
+    let (mut s, listeners) = recorded();
+    let job = JobSpec {
+        call_site: "count at X.scala:1".into(),
+        stages: vec![stage("ParallelCollectionRDD[0] at X.scala:1", 1, vec![])],
+    };
+    s.submit_job(job, waiter());
+    let events = fail_task_set(&mut s, 0, "some failure");
+    assert_eq!(
+        job_failure(&events),
+        "Job aborted due to stage failure: some failure"
+    );
+    assert_eq!(failed_stages(&listeners), vec![0]);
+    assert_data_structures_empty(&s);
+}
+
+// DAGSchedulerSuite "run shuffle with map stage failure": failing the map stage fails the job;
+// the listener hears of the map stage's failure only (the reduce stage never started).
+#[test]
+fn run_shuffle_with_map_stage_failure() {
+    let (mut s, listeners) = recorded();
+    s.submit_job(shuffle_job(2, 2), waiter());
+    let message = "Exception failure in map stage";
+    let events = fail_task_set(&mut s, 0, message);
+    assert_eq!(
+        job_failure(&events),
+        format!("Job aborted due to stage failure: {message}")
+    );
+    assert_eq!(failed_stages(&listeners), vec![0]);
+    assert_data_structures_empty(&s);
+}
+
+fn bm(executor: u32, host: &str) -> BlockManagerId {
+    BlockManagerId {
+        executor_id: ExecutorId(executor),
+        host: host.into(),
+        port: 38000 + executor as u16,
+    }
+}
+
+/// A task of stage `stage`'s attempt 0 (job 0) on `executor`/`host`, as a CompletionEvent
+/// carries it (`taskSets(stage).tasks(partition)`).
+fn task_of(stage: u32, partition: u32, executor: u32, host: &str, epoch: u64) -> RunningTask {
+    RunningTask {
+        task_id: TaskId(u64::from(stage * 100 + partition)),
+        key: (0, stage, 0),
+        index: partition,
+        partition,
+        attempt: 0,
+        executor_id: ExecutorId(executor),
+        host: Rc::from(host),
+        launch_ms: 0,
+        launch_epoch: 0,
+        map_epoch: epoch,
+        launching: false,
+        speculative: false,
+        locality: TaskLocality::ProcessLocal,
+    }
+}
+
+/// `runEvent(makeCompletionEvent(task, reason, result))`.
+fn run_event(s: &mut DriverScheduler, task: RunningTask, reason: TaskEndReason) {
+    let result = match &reason {
+        TaskEndReason::Success => Some(TaskResultData::MapStatus(Box::new(MapStatusData {
+            location: bm(task.executor_id.0, &task.host),
+            bytes: 100,
+            num_reduces: 2,
+        }))),
+        _ => None,
+    };
+    let event = CompletionEvent {
+        task: &task,
+        reason,
+        result,
+    };
+    let mut out = Vec::new();
+    s.dag
+        .task_ended(event, &mut s.task_scheduler, &mut s.env, &mut out);
+}
+
+fn lost_killed(s: &mut DriverScheduler, executor: u32) {
+    s.executor_lost(ExecutorId(executor), &ExecutorLossReason::Killed);
+}
+
+fn missing_maps(s: &DriverScheduler) -> Vec<u32> {
+    s.env.map_output_tracker.missing_partitions(0)
+}
+
+// DAGSchedulerSuite "ignore late map task completions": after `ExecutorLost(hostA-exec,
+// ExecutorKilled)` bumps the epoch, a map completion from that executor with the old epoch is
+// ignored (twice), one from another host counts, and one from hostA with the new epoch counts
+// and finishes the stage (its reduce stage is submitted).
+#[test]
+fn ignore_late_map_task_completions() {
+    let (mut s, _) = recorded();
+    s.submit_job(shuffle_job(2, 2), waiter());
+    let old_epoch = s.env.map_output_tracker.epoch();
+    lost_killed(&mut s, 1);
+    let new_epoch = s.env.map_output_tracker.epoch();
+    assert!(new_epoch > old_epoch);
+    assert_eq!(missing_maps(&s), vec![0, 1]);
+    run_event(
+        &mut s,
+        task_of(0, 0, 1, "hostA", old_epoch),
+        TaskEndReason::Success,
+    );
+    assert_eq!(missing_maps(&s), vec![0, 1], "too old");
+    run_event(
+        &mut s,
+        task_of(0, 0, 2, "hostB", old_epoch),
+        TaskEndReason::Success,
+    );
+    assert_eq!(missing_maps(&s), vec![1]);
+    run_event(
+        &mut s,
+        task_of(0, 0, 1, "hostA", old_epoch),
+        TaskEndReason::Success,
+    );
+    assert_eq!(missing_maps(&s), vec![1], "too old");
+    run_event(
+        &mut s,
+        task_of(0, 1, 1, "hostA", new_epoch),
+        TaskEndReason::Success,
+    );
+    assert!(missing_maps(&s).is_empty());
+    let plan = s.env.map_output_tracker.read_plan(0).expect("registered");
+    let hosts: BTreeSet<&str> = plan
+        .sources
+        .iter()
+        .map(|f| f.location.host.as_str())
+        .collect();
+    assert_eq!(hosts, BTreeSet::from(["hostA", "hostB"]));
+    assert!(
+        s.task_scheduler.task_sets.contains_key(&(0, 1, 0)),
+        "the reduce stage runs"
+    );
+}
+
+// DAGSchedulerSuite "register map outputs correctly after ExecutorLost and task Resubmitted":
+// two map outputs on hostA, hostA lost (its outputs unregistered), both `Resubmitted`, then all
+// three maps complete on hostB: every output is registered and the reduce stage (attempt 0) is
+// submitted once the last one is.
+#[test]
+fn map_outputs_register_after_executor_lost_and_resubmitted() {
+    let (mut s, _) = recorded();
+    s.submit_job(shuffle_job(3, 5), waiter());
+    run_event(&mut s, task_of(0, 0, 1, "hostA", 0), TaskEndReason::Success);
+    run_event(&mut s, task_of(0, 1, 1, "hostA", 0), TaskEndReason::Success);
+    lost_killed(&mut s, 1);
+    run_event(
+        &mut s,
+        task_of(0, 0, 1, "hostA", 0),
+        TaskEndReason::Resubmitted,
+    );
+    run_event(
+        &mut s,
+        task_of(0, 1, 1, "hostA", 0),
+        TaskEndReason::Resubmitted,
+    );
+    assert_eq!(missing_maps(&s), vec![0, 1, 2]);
+    // Beyond Spark's case (which completes them in order): the map not resubmitted first;
+    // the two resubmitted partitions are pending again, so the stage neither finishes nor
+    // runs a new attempt.
+    run_event(&mut s, task_of(0, 2, 2, "hostB", 1), TaskEndReason::Success);
+    assert!(!s.task_scheduler.task_sets.contains_key(&(0, 1, 0)));
+    assert!(!s.task_scheduler.task_sets.contains_key(&(0, 0, 1)));
+    for p in 0..2 {
+        run_event(&mut s, task_of(0, p, 2, "hostB", 1), TaskEndReason::Success);
+    }
+    assert!(missing_maps(&s).is_empty());
+    assert!(s.task_scheduler.task_sets.contains_key(&(0, 1, 0)));
+    assert!(!s.task_scheduler.task_sets.contains_key(&(0, 1, 1)));
+}
+
+/// The FetchFailed of a reduce task reading map `map` from hostA's executor 1.
+fn fetch_failed(map: u32, reduce: u32) -> TaskResultData {
+    TaskResultData::FetchFailed(Box::new(FetchFailure {
+        bm_address: Some(bm(1, "hostA")),
+        shuffle_id: 0,
+        map_id: i64::from(map),
+        map_index: map as i32,
+        reduce_id: reduce,
+        message: "ignored".into(),
+    }))
+}
+
+// DAGSchedulerSuite "trivial shuffle with multiple fetch failures": after the map stage, both
+// reduce tasks fail fetching; the listener hears of the reduce stage's failure once, and one
+// `ResubmitFailedStages` is scheduled, not two.
+#[test]
+fn trivial_shuffle_with_multiple_fetch_failures() {
+    let (mut s, listeners) = recorded();
+    s.submit_job(shuffle_job(2, 2), waiter());
+    for (e, h) in [(1, "hostA"), (2, "hostB")] {
+        s.block_manager_added(ExecutorId(e), Rc::from(h));
+        let m = s.resource_offer(&mut offer(e, h, 1)).remove(0);
+        s.status_update(m.task_id, TaskState::Finished, TaskResultData::None);
+    }
+    let reduces = s.resource_offer(&mut offer(3, "hostC", 2));
+    assert_eq!(reduces.len(), 2);
+    let mut resubmits = 0;
+    for (map, t) in reduces.iter().enumerate() {
+        let data = fetch_failed(map as u32, t.partition_id);
+        let (_, events) = s.status_update(t.task_id, TaskState::Failed, data);
+        resubmits += events
+            .iter()
+            .filter(|e| {
+                matches!(e, SchedulerEvent::ResubmitFailedStagesAfter { ms } if *ms == RESUBMIT_TIMEOUT_MS)
+            })
+            .count();
+    }
+    assert_eq!(failed_stages(&listeners), vec![1]);
+    assert_eq!(resubmits, 1);
+}
