@@ -136,16 +136,6 @@ pub fn estimate(slices: u32, results: &[TaskResultData]) -> f64 {
     4.0 * count as f64 / (total_darts(slices) - 1) as f64
 }
 
-/// Scala's `Double.toString` for the values SparkPi prints (plain notation between 1e-3 and 1e7).
-pub fn scala_double(x: f64) -> String {
-    let s = format!("{x}");
-    if s.contains('.') || s.contains('e') || !x.is_finite() {
-        s
-    } else {
-        format!("{s}.0")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +185,5 @@ mod tests {
         let pi = 4.0 * hits as f64 / 1_000_000.0;
         assert!((pi - std::f64::consts::PI).abs() < 0.01, "{pi}");
         assert_eq!(total_darts(100_000), i32::MAX as u64);
-        assert_eq!(scala_double(3.0), "3.0");
     }
 }

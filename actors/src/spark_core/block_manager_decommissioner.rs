@@ -10,8 +10,8 @@ use crate::info;
 use crate::kernel::logs::ProcessLog;
 use crate::spark_core::block_manager_master::RddBlockId;
 use crate::spark_core::block_manager_replication::{self, Prioritized};
-use crate::spark_core::unified_memory_manager::bytes_to_string;
 use crate::{error, warn};
+use sparkyard_messages::jvm_text::bytes_to_string;
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::task::{
     BlockManagerId, BlockManagerPeer, ReplicateBlock, ShuffleBlockInfo,

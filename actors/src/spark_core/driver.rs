@@ -17,6 +17,7 @@ use sparkyard_messages::application_master::{ApplicationMasterMsg, RequestExecut
 use sparkyard_messages::driver::DriverMsg;
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::ids::ApplicationAttemptId;
+use sparkyard_messages::jvm_text::{bytes_to_string, double_to_string};
 use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::records::{FinalApplicationStatus, RpcFailure};
 use sparkyard_messages::rpc::{EndpointId, ReplyTo};
@@ -299,7 +300,7 @@ impl Driver {
             &log,
             &addr.host,
             addr.port.wrapping_add(1),
-            &unified_memory_manager::bytes_to_string(max),
+            &bytes_to_string(max),
         );
         if let Err(e) = self.check_dynamic_allocation() {
             error!(log, SC, "Error initializing SparkContext.");
@@ -524,7 +525,7 @@ impl Driver {
             .map(|j| j.call_site.clone())
             .unwrap_or_default();
         // DAGScheduler.runJob (4.0): `took ${(System.nanoTime - start) / 1e6} ms`, a Double.
-        let took = crate::examples::spark_pi::scala_double((clock::now_ms() - started_ms) as f64);
+        let took = double_to_string((clock::now_ms() - started_ms) as f64);
         match result {
             JobResult::Succeeded(results) => {
                 self.sim.observe(RunEvent::JobSucceeded {
@@ -537,10 +538,9 @@ impl Driver {
                 );
                 if let UserProgram::SparkPi = self.program {
                     let pi = crate::examples::spark_pi::estimate(self.slices, &results);
-                    self.env.log().stdout(&format!(
-                        "Pi is roughly {}",
-                        crate::examples::spark_pi::scala_double(pi)
-                    ));
+                    self.env
+                        .log()
+                        .stdout(&format!("Pi is roughly {}", double_to_string(pi)));
                 }
                 // GroupByTest: `println(pairs1.groupByKey(numReducers).count())` after job 1.
                 if let UserProgram::GroupByTest { skewed } = self.program {

@@ -8,6 +8,7 @@
 
 use crate::faults::Trigger;
 use crate::kernel::clock;
+use crate::kernel::logs::ProcessLog;
 use crate::kernel::small_map::DenseMap;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{EndpointRef, RpcEnv};
@@ -31,6 +32,7 @@ use sparkyard_messages::driver::DriverMsg;
 use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
 use sparkyard_messages::executor::ExecutorMsg;
 use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::jvm_text::{bytes_to_string, ms_duration_to_string};
 use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::records::TaskState;
 use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
@@ -83,11 +85,15 @@ impl Offerable {
     }
 }
 
-/// `ExecutorDecommissionInfo(message, workerHost)`.
+/// `ExecutorDecommissionInfo(message, workerHost)`, with TaskSchedulerImpl's
+/// `ExecutorDecommissionState.startTime`.
 struct DecommissionInfo {
     message: String,
-    /// Set when the whole host is decommissioned (`DecommissionExecutorsOnHost`).
+    /// Set only where the cluster manager says the whole worker goes (standalone's Worker); on
+    /// YARN always `None`, a node's decommission included (see `decommission_executors_on_host`).
     worker_host: Option<String>,
+    /// When `TaskSchedulerImpl.executorDecommission` recorded it (`clock.getTimeMillis()`).
+    start_ms: u64,
 }
 
 struct ExecutorData {
@@ -506,7 +512,7 @@ impl DriverEndpoint {
             self.env.log(),
             "driver::BlockManagerMasterEndpoint",
             "Registering block manager {host}:{port} with {} RAM, BlockManagerId({id}, {host}, {port}, None)",
-            unified_memory_manager::bytes_to_string(max_memory),
+            bytes_to_string(max_memory),
         );
         self.scheduler.block_manager_added(id, host.clone());
         self.bus.post(|| ListenerEvent::BlockManagerAdded {
@@ -802,6 +808,7 @@ impl DriverEndpoint {
         // An executor the driver killed is lost as `ExecutorKilled`, whatever the AM said.
         let decommission = self.pending_decommission.remove(&id);
         let decommissioned = decommission.is_some();
+        let decommission_started = decommission.as_ref().map(|d| d.start_ms);
         let reason = if self.pending_to_remove.remove(&id) {
             ExecutorLossReason::Killed
         } else if let Some(info) = decommission {
@@ -820,11 +827,7 @@ impl DriverEndpoint {
         // expireDeadHosts never times out an executor that is already gone.
         self.last_heartbeat.remove(&id);
         let log = self.env.log().clone();
-        if matches!(reason, ExecutorLossReason::Killed) {
-            info!(log, TS, "Executor {id} on {} killed by driver.", e.host);
-        } else {
-            error!(log, TS, "Lost executor {id} on {}: {reason}", e.host);
-        }
+        log_executor_loss(&log, id, &e.host, &reason, decommission_started);
         // TaskSchedulerImpl.executorLost (the task sets' TaskEnds), the ExecutorRemoved event,
         // then the DAGScheduler's handleExecutorLost (BlockManagerRemoved, map outputs).
         let failed_before = self.scheduler.failed_attempts();
@@ -1152,9 +1155,14 @@ impl DriverEndpoint {
         if ids.is_empty() {
             return;
         }
+        // DriverEndpoint.receive's `DecommissionExecutorsOnHost(host)` builds
+        // `ExecutorDecommissionInfo(s"Decommissioning all executors on $host.")` with the
+        // default workerHost, None (the 4.0.0 jar: `ExecutorDecommissionInfo$.apply$default$2`),
+        // so the DAGScheduler drops only each executor's own map outputs when it is lost.
         let info = DecommissionInfo {
             message: format!("Decommissioning all executors on {host}."),
-            worker_host: Some(host.to_string()),
+            worker_host: None,
+            start_ms: clock::now_ms(),
         };
         let done = self.decommission(&ids, &info);
         // Not idle candidates any more (the manager marks its own scale-down decommissions).
@@ -1179,6 +1187,7 @@ impl DriverEndpoint {
             let info = DecommissionInfo {
                 message: info.message.clone(),
                 worker_host: info.worker_host.clone(),
+                start_ms: info.start_ms,
             };
             // TaskSchedulerImpl.executorDecommission.
             self.scheduler
@@ -1299,6 +1308,7 @@ impl ExecutorAllocationClient for DriverEndpoint {
         let info = DecommissionInfo {
             message: "spark scale down".to_string(),
             worker_host: None,
+            start_ms: clock::now_ms(),
         };
         self.decommission(ids, &info)
     }
@@ -1353,6 +1363,28 @@ impl Actor for DriverEndpoint {
 crate::endpoint!(DriverEndpoint {
     messages: DriverEndpointMsg => on_message,
 });
+
+/// `TaskSchedulerImpl.logExecutorLoss` (4.0.0): the driver's kill is INFO `killed by driver.`,
+/// a decommission INFO `is decommissioned after <Utils.msDurationToString>.` (only `is
+/// decommissioned.` without a recorded start), any other reason ERROR `Lost executor`.
+fn log_executor_loss(
+    log: &ProcessLog,
+    id: ExecutorId,
+    host: &str,
+    reason: &ExecutorLossReason,
+    decommission_started: Option<u64>,
+) {
+    match reason {
+        ExecutorLossReason::Killed => info!(log, TS, "Executor {id} on {host} killed by driver."),
+        ExecutorLossReason::Decommission { .. } => {
+            let after = decommission_started
+                .map(|t| format!(" after {}", ms_duration_to_string(clock::now_ms() - t)))
+                .unwrap_or_default();
+            info!(log, TS, "Executor {id} on {host} is decommissioned{after}.");
+        }
+        _ => error!(log, TS, "Lost executor {id} on {host}: {reason}"),
+    }
+}
 
 #[cfg(test)]
 mod tests {

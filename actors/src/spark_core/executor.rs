@@ -16,7 +16,7 @@ use crate::spark_core::block_manager_master::RddBlockId;
 use crate::spark_core::executor_env::{self, block_manager_port};
 use crate::spark_core::executor_log_url_handler;
 use crate::spark_core::memory_store::{EXECUTOR_STORE, MemoryStore};
-use crate::spark_core::unified_memory_manager::{bytes_to_string, max_memory};
+use crate::spark_core::unified_memory_manager::max_memory;
 use crate::world::addresses::app_cache_dir;
 use crate::world::config::CostModel;
 use crate::world::context::SimContext;
@@ -27,6 +27,7 @@ use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
 use sparkyard_messages::endpoint_verifier::EndpointVerifierMsg;
 use sparkyard_messages::executor::{ExecutorMainMsg, ExecutorMsg};
 use sparkyard_messages::ids::TaskId;
+use sparkyard_messages::jvm_text::bytes_to_string;
 use sparkyard_messages::records::{ExecutorArguments, ExecutorLossReason, RpcFailure, TaskState};
 use sparkyard_messages::rpc::{EndpointId, ReplyTo, RpcAddress, SparkAppConfig};
 use sparkyard_messages::task::{

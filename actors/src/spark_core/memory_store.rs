@@ -26,7 +26,7 @@
 
 use crate::info;
 use crate::kernel::logs::{Level, ProcessLog};
-use crate::spark_core::unified_memory_manager::bytes_to_string;
+use sparkyard_messages::jvm_text::bytes_to_string;
 
 /// The estimated in-memory size of a stage's task binary (`SizeEstimator` of the byte array):
 /// Spark 4.0.0's SparkPi.

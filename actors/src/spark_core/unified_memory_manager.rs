@@ -67,13 +67,10 @@ pub fn check_task_cpus(executor_cores: u32, task_cpus: u32) -> Result<(), String
     Ok(())
 }
 
-// `Utils.bytesToString` lives with the other JVM texts; its callers name it here until the
-// scheduler's split (issue 29) moves them to `jvm_text`.
-pub use sparkyard_messages::jvm_text::bytes_to_string;
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sparkyard_messages::jvm_text::bytes_to_string;
 
     /// Spark 4.0 on Java 17 (G1): `Registering block manager ... with N RAM` and `MemoryStore
     /// started with capacity N` for `--executor-memory` / `--driver-memory` of each size.

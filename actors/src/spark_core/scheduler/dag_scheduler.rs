@@ -30,6 +30,7 @@ use crate::world::invariants::TaskOutput;
 use crate::world::listener::{ContextBus, TaskEndKind, TaskEvent, TaskEventKind};
 use crate::world::observer::Recovery;
 use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::jvm_text::scala_mutable_hash_set;
 use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason};
 use sparkyard_messages::records::ExecutorLossReason;
 use sparkyard_messages::rpc::RemoteRef;
@@ -293,10 +294,12 @@ impl DAGScheduler {
         format!("{kind}({stage}, {partition})")
     }
 
-    /// Scala's `Set(...)` of stages, as the `running:`/`waiting:`/`failed:` lines print them.
+    /// DAGScheduler's `runningStages` / `waitingStages` / `failedStages` are Scala 2.13
+    /// `mutable.HashSet[Stage]`s (the 4.0.0 jar's field types) and `Stage.hashCode` is its id,
+    /// so the `running:`/`waiting:`/`failed:` lines print `HashSet(ResultStage 2, ...)` in the
+    /// set's bucket order.
     fn stage_set(&self, set: &BTreeSet<u32>) -> String {
-        let names: Vec<String> = set.iter().map(|s| self.stage_kind(*s)).collect();
-        format!("Set({})", names.join(", "))
+        scala_mutable_hash_set(set.iter().map(|s| (*s as i32, self.stage_kind(*s))))
     }
 
     /// `DAGScheduler.handleJobSubmitted`: stages get ids parents first, each shuffle-map stage

@@ -241,21 +241,6 @@ impl TaskSetSpeculation {
     }
 }
 
-/// Java's `Double.toString` (what an MDC of a Double prints): `3084.0`, `1.5E7`.
-pub(super) fn java_double(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e7 {
-        return format!("{v:.1}");
-    }
-    if v.abs() >= 1e7 {
-        let s = format!("{v:E}");
-        return match s.split_once('E') {
-            Some((m, e)) if !m.contains('.') => format!("{m}.0E{e}"),
-            _ => s,
-        };
-    }
-    v.to_string()
-}
-
 /// A kill of the losing attempt: `backend.killTask(tid, execId, interruptThread = true,
 /// reason = "another attempt succeeded")`.
 pub(super) const ANOTHER_ATTEMPT_SUCCEEDED: &str = "another attempt succeeded";

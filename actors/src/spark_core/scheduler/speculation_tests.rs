@@ -2,7 +2,7 @@
 
 use super::driver_scheduler::DriverScheduler;
 use super::events::{LaunchedTasks, SchedulerEvent, WorkerOffer};
-use super::speculation::{PercentileHeap, java_double};
+use super::speculation::PercentileHeap;
 use super::tests::{lines, logged_scheduler, waiter};
 use crate::kernel::clock;
 use crate::kernel::logs::LogStore;
@@ -10,6 +10,7 @@ use crate::kernel::logs::ProcessLog;
 use crate::world::config::SpeculationSettings;
 use crate::world::listener::ContextBus;
 use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::jvm_text::double_to_string as java_double;
 use sparkyard_messages::records::TaskState;
 use sparkyard_messages::task::StageSpec;
 use sparkyard_messages::task::{JobSpec, TaskDescription, TaskResultData, TaskWork};

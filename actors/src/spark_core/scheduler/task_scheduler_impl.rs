@@ -18,7 +18,7 @@ use super::events::{
     WorkerOffer,
 };
 use super::locality::{TaskLocality, Topology};
-use super::speculation::{ANOTHER_ATTEMPT_SUCCEEDED, Speculation, TaskSetSpeculation, java_double};
+use super::speculation::{ANOTHER_ATTEMPT_SUCCEEDED, Speculation, TaskSetSpeculation};
 use super::task_set_manager::{Dequeued, LocalityContext, OfferRound, StartedCopy, TaskSetManager};
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
@@ -28,6 +28,7 @@ use crate::{error, info, warn};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sparkyard_messages::ids::{ExecutorId, TaskId};
+use sparkyard_messages::jvm_text::double_to_string;
 use sparkyard_messages::listener::TaskEndReason;
 use sparkyard_messages::records::{ExecutorLossReason, TaskState};
 use sparkyard_messages::task::{
@@ -1401,7 +1402,7 @@ impl TaskSchedulerImpl {
                 TSM,
                 "Marking task {index} in stage {}.{stage_attempt} (on {host}) as speculatable because it ran more than {} ms({count}speculatable tasks in this taskset now)",
                 key.1,
-                java_double(threshold)
+                double_to_string(threshold)
             );
             dag.speculative_task_submitted(SpeculativeTask {
                 stage_id: key.1,
