@@ -561,10 +561,12 @@ impl ExecutorAllocationManager {
         } else {
             self.monitor.executors_killed(&removed);
         }
+        // The 4.0.0 jar's pieces are `Executors ` and `removed due to idle timeout.`: no space
+        // after the ids (`Executors 1,2removed due to idle timeout.`).
         info!(
             self.log,
             EAM,
-            "Executors {} removed due to idle timeout.",
+            "Executors {}removed due to idle timeout.",
             joined(&removed)
         );
         removed
@@ -782,7 +784,7 @@ impl ExecutorAllocationManager {
         info!(
             self.log,
             MONITOR,
-            "Executor {id} is removed. Remove reason statistics: (gracefully decommissioned: {}, decommision unfinished: {}, driver killed: {}, unexpectedly exited: {}).",
+            "Executor {id} is removed. Remove reason statistics: (gracefully decommissioned: {}, decommission unfinished: {}, driver killed: {}, unexpectedly exited: {}).",
             st.gracefully_decommissioned,
             st.decommission_unfinished,
             st.driver_killed,

@@ -126,6 +126,23 @@ impl Alone {
         out
     }
 
+    /// A failure that counts toward spark.task.maxFailures (an exception in the task).
+    fn fail(&mut self, tid: TaskId) {
+        let data = TaskResultData::Exception {
+            class: "java.lang.RuntimeException".into(),
+            description: "boom".into(),
+        };
+        let mut out = Vec::new();
+        self.ts.status_update(
+            tid,
+            TaskState::Failed,
+            data,
+            &mut self.env,
+            &mut self.dag,
+            &mut out,
+        );
+    }
+
     fn lose(&mut self, executor: u32) {
         let reason = ExecutorLossReason::ProcessLost {
             message: "gone".into(),
@@ -223,6 +240,38 @@ fn multiple_offers_with_no_preferences() {
     a.update(TaskId(2), TaskState::Finished);
     assert_eq!(a.dag.ended_with(TaskId(2)), Some(&TaskEndReason::Success));
     assert!(a.tsm(0, 0).finished);
+}
+
+// TaskSetManager.handleSuccessfulTask (Spark 4.0.0, read from the jar) resets the index's
+// failure count (`numFailures(index) = 0`): a map task that failed 3 times of
+// spark.task.maxFailures = 4, then succeeded, and is resubmitted when its executor is lost
+// while the set still runs, may fail again without aborting the job. Without the reset its
+// 4th failure would abort (`Task 0 in stage 0.0 failed 4 times`).
+#[test]
+fn a_success_resets_the_index_failure_count() {
+    let mut a = Alone::new(1);
+    a.ts.submit_tasks(task_set(0, 0, 2, Some(0)));
+    let held = a.offer(&mut [offer(2, "host2", 1)]).remove(0);
+    let mut last = None;
+    for _ in 0..3 {
+        let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+        assert_ne!(t.index, held.index);
+        a.fail(t.task_id);
+        last = Some(t.index);
+    }
+    let index = last.expect("three attempts") as usize;
+    assert_eq!(a.tsm(0, 0).failures[index], 3);
+    let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+    a.update(t.task_id, TaskState::Finished);
+    assert_eq!(a.tsm(0, 0).failures[index], 0, "numFailures(index) = 0");
+    // Executor 1 is lost while the set still runs `held`: its output is resubmitted.
+    a.lose(1);
+    assert_eq!(a.dag.resubmitted(), 1);
+    let t = a.offer(&mut [offer(3, "host3", 1)]).remove(0);
+    assert_eq!(t.index as usize, index);
+    a.fail(t.task_id);
+    assert!(a.dag.failed_sets.is_empty(), "{:?}", a.dag.failed_sets);
+    assert_eq!(a.tsm(0, 0).failures[index], 1);
 }
 
 // TaskSchedulerImplSuite "Scheduler correctly accounts for multiple CPUs per task": with

@@ -1012,6 +1012,9 @@ impl TaskSchedulerImpl {
             return cx.task_ended(self, &task, TaskEndReason::Success, None);
         }
         let done = tsm.mark_successful(idx);
+        // handleSuccessfulTask: `numFailures(index) = 0` (the 4.0.0 jar), so an index that
+        // failed before succeeding starts again from 0 if a lost executor resubmits it.
+        tsm.failures[idx] = 0;
         let (successful, total) = (tsm.num_successful, tsm.successful.len());
         let stage_attempt = tsm.stage_attempt;
         if done {
