@@ -1072,13 +1072,13 @@ impl DAGScheduler {
                 .unregister_map_output(failure.shuffle_id, map_index, bm);
         }
         if should_abort {
-            // DAGScheduler.scala: the message's line breaks (and those of the failure) become
-            // spaces (`stripMargin.replaceAll("\n", " ")`).
+            // DAGScheduler.handleTaskCompletion (the 4.0.0 jar's concatenation, no replaceAll):
+            // a line break after `Most recent failure reason:`, and the failure's own line breaks
+            // kept (older sources joined it with `stripMargin.replaceAll("\n", " ")`).
             let reason = format!(
-                "{kind} ({name}) has failed the maximum allowable number of times: {max}. Most recent failure reason: {}",
+                "{kind} ({name}) has failed the maximum allowable number of times: {max}. Most recent failure reason:\n{}",
                 failure.message
-            )
-            .replace('\n', " ");
+            );
             self.abort_stage(failed, &reason, cx);
         } else {
             let no_resubmit_enqueued = !self.failed_stages.contains(&failed);

@@ -590,7 +590,8 @@ fn four_fetch_failed_attempts_abort_the_stage() {
     assert_eq!(
         *result,
         JobResult::Failed(
-            "Job aborted due to stage failure: ResultStage 1 (count at X.scala:2) has failed the maximum allowable number of times: 4. Most recent failure reason: org.apache.spark.shuffle.FetchFailedException: Failed to connect to host1:38001".into()
+            // DAGScheduler.handleTaskCompletion, Spark 4.0.0's jar: a line break after the colon.
+            "Job aborted due to stage failure: ResultStage 1 (count at X.scala:2) has failed the maximum allowable number of times: 4. Most recent failure reason:\norg.apache.spark.shuffle.FetchFailedException: Failed to connect to host1:38001".into()
         )
     );
     assert!(
