@@ -282,7 +282,9 @@ pub fn run(
         }
     };
     let counters = sim.counters.borrow().clone();
-    let (trace, fingerprint) = dispatcher.with_trace(|t| (t.events().to_vec(), t.fingerprint()));
+    let trace = dispatcher.take_trace();
+    let fingerprint = trace.fingerprint();
+    let trace = trace.into_events();
     let labels = dispatcher.mailbox_labels();
     let processes = dispatcher.process_names();
     let events = sim.listener.take();

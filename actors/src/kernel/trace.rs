@@ -283,19 +283,36 @@ impl Trace {
         &self.events
     }
 
+    /// The events, moved out.
+    pub fn into_events(self) -> Vec<TraceEvent> {
+        self.events
+    }
+
     /// A stable 64-bit FNV-1a fingerprint of the whole trace (the determinism check), over a
     /// fixed binary encoding of every event (bincode 2, standard configuration), so it does not
     /// move when a `Debug` or `Display` text does.
     pub fn fingerprint(&self) -> u64 {
-        let mut h = FNV_OFFSET;
-        let mut buf = Vec::new();
+        let mut h = FnvWriter(FNV_OFFSET);
         for e in &self.events {
-            buf.clear();
-            bincode::serde::encode_into_std_write(e, &mut buf, bincode::config::standard())
-                .expect("a trace event encodes into memory");
-            h = fnv1a_extend(h, &buf);
+            bincode::serde::encode_into_std_write(e, &mut h, bincode::config::standard())
+                .expect("a trace event encodes into a hash");
         }
-        h
+        h.0
+    }
+}
+
+/// Hashes the bytes written to it (the same bytes, in the same order, as encoding each event
+/// into a buffer and hashing that, without the buffer).
+struct FnvWriter(u64);
+
+impl std::io::Write for FnvWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 = fnv1a_extend(self.0, bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

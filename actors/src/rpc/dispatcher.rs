@@ -665,6 +665,12 @@ impl Dispatcher {
         f(&self.state.borrow().trace)
     }
 
+    /// The trace recorded so far, taken out (a finished run's, without copying its events);
+    /// recording goes on into an empty, disabled trace.
+    pub fn take_trace(&self) -> Trace {
+        std::mem::replace(&mut self.state.borrow_mut().trace, Trace::new(false))
+    }
+
     /// A label for a mailbox in traces: `<endpoint or thread name>@<process name>`.
     pub fn mailbox_label(&self, id: EndpointId) -> String {
         let st = self.state.borrow();
