@@ -17,7 +17,7 @@ use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
 use crate::spark_core::executor_monitor::{ExecutorMonitor, MonitorSettings, NEVER, RemovedAs};
 use crate::world::config::DynamicAllocationSettings;
-use crate::world::listener::{ManagementListener, TaskEvent, TaskEventKind};
+use crate::world::listener::{BlockEvent, ManagementListener, TaskEvent, TaskEventKind};
 use crate::{debug, info, warn};
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::listener::ListenerEvent;
@@ -896,6 +896,12 @@ impl ManagementListener for AllocationListener {
             }
             _ => {}
         }
+    }
+
+    fn on_block(&self, b: &BlockEvent) {
+        let mut m = self.manager();
+        m.monitor
+            .on_block_updated(b.executor, b.rdd_id, b.split_index, b.stored);
     }
 
     fn on_task(&self, e: &TaskEvent) {

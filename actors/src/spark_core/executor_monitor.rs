@@ -76,6 +76,8 @@ struct Tracker {
     running_tasks: u32,
     /// The shuffles whose data this executor holds (few: a Vec).
     shuffle_ids: Vec<u32>,
+    /// `cachedBlocks`: the cached partitions of each RDD this executor holds.
+    cached_blocks: BTreeMap<u32, std::collections::BTreeSet<u32>>,
 }
 
 impl Default for Tracker {
@@ -89,6 +91,7 @@ impl Default for Tracker {
             idle_start: None,
             running_tasks: 0,
             shuffle_ids: Vec::new(),
+            cached_blocks: BTreeMap::new(),
         }
     }
 }
@@ -311,6 +314,36 @@ impl ExecutorMonitor {
         self.executors.len() as u32
     }
 
+    /// `onBlockUpdated` of an RDD block: the executor's first cached block moves its idle
+    /// deadline to `spark.dynamicAllocation.cachedExecutorIdleTimeout`, and removing its last
+    /// one moves it back (Spark updates the timeout only on those two changes).
+    pub fn on_block_updated(&mut self, id: ExecutorId, rdd: u32, split: u32, stored: bool) {
+        let s = self.s;
+        let Some(e) = self.executors.get_mut(id) else {
+            return;
+        };
+        let had_blocks = !e.cached_blocks.is_empty();
+        if stored {
+            e.cached_blocks.entry(rdd).or_default().insert(split);
+        } else if let Some(blocks) = e.cached_blocks.get_mut(&rdd) {
+            blocks.remove(&split);
+            if blocks.is_empty() {
+                e.cached_blocks.remove(&rdd);
+            }
+        }
+        let has_blocks = !e.cached_blocks.is_empty();
+        if had_blocks != has_blocks {
+            update_timeout(e, &s, &mut self.next_timeout, NEVER);
+        }
+    }
+
+    /// Whether the executor holds cached RDD blocks.
+    pub fn holds_cached_blocks(&self, id: ExecutorId) -> bool {
+        self.executors
+            .get(id)
+            .is_some_and(|e| !e.cached_blocks.is_empty())
+    }
+
     /// `onExecutorRemoved`: counts why it went; `false` for an executor never tracked.
     pub fn on_executor_removed(&mut self, id: ExecutorId, removed_as: RemovedAs) -> bool {
         let Some(e) = self.executors.remove(id) else {
@@ -347,15 +380,21 @@ fn update_running(e: &mut Tracker, delta: i32, s: &MonitorSettings, next: &mut u
     update_timeout(e, s, next, now);
 }
 
-/// `Tracker.updateTimeout`: the idle deadline (the shuffle or storage timeout when it holds
-/// data); a later deadline for an executor thought timed out forces a rescan.
+/// `Tracker.updateTimeout`: the idle deadline; an executor holding data waits the shorter of
+/// the storage timeout (cached blocks) and the shuffle timeout (shuffle data, with shuffle
+/// tracking) instead of the idle one; a later deadline for an executor thought timed out forces
+/// a rescan.
 #[inline]
 fn update_timeout(e: &mut Tracker, s: &MonitorSettings, next: &mut u64, _now: u64) {
     let old = e.timeout_at;
     let new = match e.idle_start {
         Some(start) => {
-            let timeout = if !e.shuffle_ids.is_empty() && s.shuffle_tracking {
-                s.shuffle_timeout_ms
+            let cached = !e.cached_blocks.is_empty();
+            let shuffle = !e.shuffle_ids.is_empty() && s.shuffle_tracking;
+            let timeout = if cached || shuffle {
+                let cache_timeout = if cached { s.storage_timeout_ms } else { NEVER };
+                let shuffle_timeout = if shuffle { s.shuffle_timeout_ms } else { NEVER };
+                cache_timeout.min(shuffle_timeout)
             } else {
                 s.idle_timeout_ms
             };
@@ -388,6 +427,73 @@ mod tests {
 
     fn e(n: u32) -> ExecutorId {
         ExecutorId(n)
+    }
+
+    const STORAGE: u64 = 120_000;
+
+    /// The suite's `timedOutExecutors(when)`: the idle executors whose deadline has passed at
+    /// `when`, computed afresh (the monitor's own list is cached for a clock that only moves
+    /// forward; these cases look at several instants).
+    fn timed_out_at(m: &ExecutorMonitor, when: u64) -> Vec<ExecutorId> {
+        (1..=4)
+            .map(e)
+            .filter(|id| {
+                m.executors
+                    .get(*id)
+                    .is_some_and(|t| t.idle_start.is_some() && t.timeout_at <= when)
+            })
+            .collect()
+    }
+
+    fn caching_monitor() -> ExecutorMonitor {
+        ExecutorMonitor::new(MonitorSettings {
+            idle_timeout_ms: IDLE,
+            storage_timeout_ms: STORAGE,
+            shuffle_timeout_ms: NEVER,
+            shuffle_tracking: false,
+        })
+    }
+
+    // ExecutorMonitorSuite "use appropriate time out depending on whether blocks are stored"
+    // (idle 60 s, cachedExecutorIdleTimeout 120 s as the suite sets them): a cached block moves
+    // the idle executor's deadline to the storage timeout; removing it moves it back; a busy
+    // executor stays busy whatever its blocks.
+    #[test]
+    fn the_time_out_depends_on_whether_blocks_are_stored() {
+        let mut m = caching_monitor();
+        m.on_executor_added(e(1), 0);
+        assert_eq!(timed_out_at(&m, IDLE + 1), vec![e(1)]);
+        m.on_block_updated(e(1), 1, 0, true);
+        assert!(timed_out_at(&m, IDLE + 1).is_empty());
+        assert_eq!(timed_out_at(&m, STORAGE + 1), vec![e(1)]);
+        m.on_block_updated(e(1), 1, 0, false);
+        assert_eq!(timed_out_at(&m, IDLE + 1), vec![e(1)]);
+        m.on_task_start(e(1), true);
+        m.on_block_updated(e(1), 1, 0, true);
+        assert!(timed_out_at(&m, STORAGE + 1).is_empty());
+        m.on_block_updated(e(1), 1, 0, false);
+        assert!(timed_out_at(&m, STORAGE + 1).is_empty());
+    }
+
+    // ExecutorMonitorSuite "keeps track of stored blocks for each rdd and split": the storage
+    // timeout holds until the executor's last block of every RDD is gone.
+    #[test]
+    fn stored_blocks_are_tracked_per_rdd_and_split() {
+        let mut m = caching_monitor();
+        m.on_executor_added(e(1), 0);
+        m.on_block_updated(e(1), 1, 0, true);
+        m.on_block_updated(e(1), 1, 1, true);
+        m.on_block_updated(e(1), 2, 0, true);
+        assert!(timed_out_at(&m, IDLE + 1).is_empty());
+        assert_eq!(timed_out_at(&m, STORAGE + 1), vec![e(1)]);
+        m.on_block_updated(e(1), 1, 0, false);
+        assert!(timed_out_at(&m, IDLE + 1).is_empty());
+        m.on_block_updated(e(1), 1, 1, false);
+        assert!(timed_out_at(&m, IDLE + 1).is_empty());
+        assert!(m.holds_cached_blocks(e(1)));
+        m.on_block_updated(e(1), 2, 0, false);
+        assert!(!m.holds_cached_blocks(e(1)));
+        assert_eq!(timed_out_at(&m, IDLE + 1), vec![e(1)]);
     }
 
     // ExecutorMonitorSuite "basic executor timeout": idle from registration, busy while a task

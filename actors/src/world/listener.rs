@@ -33,6 +33,22 @@ pub trait ManagementListener {
     /// scheduler posts one per task, so the management queue must not pay for the recorded
     /// event's strings (the scale bench's task phase with dynamic allocation on).
     fn on_task(&self, event: &TaskEvent);
+    /// A cached RDD block stored on or removed from an executor (`onBlockUpdated` of an
+    /// `RDDBlockId`); typed, because the recorded `SparkListenerBlockUpdated` is written only
+    /// with `spark.eventLog.logBlockUpdates.enabled`, which is not simulated.
+    fn on_block(&self, _event: &BlockEvent) {}
+}
+
+/// `SparkListenerBlockUpdated` of an RDD block, as `ExecutorMonitor.onBlockUpdated` reads it:
+/// `stored` is a valid storage level (the block is cached there), `false` is `StorageLevel.NONE`
+/// (removed). sparkyard caches MEMORY_ONLY blocks only, which count whether or not the external
+/// shuffle service could serve disk blocks (SPARK-27677).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockEvent {
+    pub executor: ExecutorId,
+    pub rdd_id: u32,
+    pub split_index: u32,
+    pub stored: bool,
 }
 
 /// How a task ended, as `ExecutorAllocationListener.onTaskEnd` distinguishes it.
@@ -146,6 +162,14 @@ impl ContextBus {
         }
         if self.enabled {
             crate::kernel::logs::out_of_line(|| self.record(make()));
+        }
+    }
+
+    /// `post(SparkListenerBlockUpdated)` of an RDD block, as BlockManagerMasterEndpoint posts it
+    /// for every successful `UpdateBlockInfo`: only the management queue hears it here.
+    pub fn post_block(&self, block: BlockEvent) {
+        if let Some(l) = &self.listener {
+            l.on_block(&block);
         }
     }
 

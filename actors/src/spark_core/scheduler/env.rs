@@ -10,6 +10,7 @@ use crate::kernel::logs::ProcessLog;
 use crate::kernel::small_map::DenseMap;
 use crate::spark_core::block_manager_master::{BlockAdded, RddBlockId, RddBlocks};
 use crate::spark_core::executor_env::block_manager_port;
+use crate::world::listener::BlockEvent;
 use crate::world::listener::ContextBus;
 use crate::{error, info, warn};
 use sparkyard_messages::ids::ExecutorId;
@@ -131,6 +132,9 @@ impl BlockManagerMaster {
     ) {
         let eid = location.executor_id;
         let registered = self.block_managers.get(eid).is_some();
+        if registered {
+            self.post_block(eid, block, true);
+        }
         let hp = format!("{}:{}", location.host, location.port);
         let size = bytes_to_string(mem_size);
         match self
@@ -159,6 +163,20 @@ impl BlockManagerMaster {
     /// removed an RDD block (a decommissioned executor's migrated block).
     pub fn remove_rdd_block_info(&mut self, location: &BlockManagerId, block: RddBlockId) {
         self.rdd_blocks.remove_block(block, location.executor_id);
+        if self.block_managers.get(location.executor_id).is_some() {
+            self.post_block(location.executor_id, block, false);
+        }
+    }
+
+    /// `SparkListenerBlockUpdated`, posted for every update the master accepts (SPARK-30594:
+    /// never for one it refuses, an unregistered block manager's).
+    fn post_block(&self, executor: ExecutorId, block: RddBlockId, stored: bool) {
+        self.bus.post_block(BlockEvent {
+            executor,
+            rdd_id: block.rdd_id,
+            split_index: block.partition,
+            stored,
+        });
     }
 
     /// BlockManagerMasterEndpoint.getReplicateInfoForRDDBlocks: the block manager's RDD blocks
