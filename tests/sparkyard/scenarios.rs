@@ -846,3 +846,71 @@ fn executors_lost_agree_with_sparks_declarations_and_removals_on_purpose_are_apa
         4
     );
 }
+
+/// Issue 27, end to end (`excluded-executor-killed`): every task on executor 1 throws; the
+/// stage's TaskSetExcludelist excludes it for stage 0 after two failed tasks, the HealthTracker
+/// excludes it for the application when the stage succeeds (its three failures), each posting
+/// the deprecated `...Blacklisted...` event right before its `...Excluded...` twin (Spark 4.0),
+/// and the driver kills it (`killExcludedExecutors`): removed as killed by the driver, not lost,
+/// and YARN starts a replacement (the kill keeps the target).
+#[test]
+fn a_failing_executor_is_excluded_for_the_stage_then_the_application_and_killed() {
+    use sparkyard::runner::RunOptions;
+    use sparkyard_actors::world::observer::RemovalCause;
+    use sparkyard_messages::listener::{ExclusionEventName, ListenerEvent};
+    let opts = RunOptions {
+        record_events: true,
+        ..RunOptions::default()
+    };
+    let r = crate::common::bundled_scenario("excluded-executor-killed", opts);
+    let events: Vec<&ListenerEvent> = r.events.iter().flat_map(|a| &a.events).collect();
+    let for_stage: Vec<(ExclusionEventName, &str, u32, u32)> = events
+        .iter()
+        .filter_map(|e| match e {
+            ListenerEvent::ExecutorExcludedForStage {
+                name,
+                executor_id,
+                task_failures,
+                stage_id,
+                ..
+            } => Some((*name, executor_id.as_str(), *task_failures, *stage_id)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        for_stage,
+        vec![
+            (ExclusionEventName::Blacklisted, "1", 2, 0),
+            (ExclusionEventName::Excluded, "1", 2, 0)
+        ]
+    );
+    let for_app: Vec<(ExclusionEventName, &str, u32)> = events
+        .iter()
+        .filter_map(|e| match e {
+            ListenerEvent::ExecutorExcluded {
+                name,
+                executor_id,
+                task_failures,
+                ..
+            } => Some((*name, executor_id.as_str(), *task_failures)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        for_app,
+        vec![
+            (ExclusionEventName::Blacklisted, "1", 3),
+            (ExclusionEventName::Excluded, "1", 3)
+        ]
+    );
+    let removed: Vec<(ExecutorId, RemovalCause)> = r
+        .counters
+        .executors_removed
+        .iter()
+        .map(|x| (x.executor, x.cause))
+        .collect();
+    assert_eq!(removed, vec![(ExecutorId(1), RemovalCause::KilledByDriver)]);
+    assert!(r.counters.executors_lost.is_empty());
+    assert_eq!(r.counters.executors_launched, 3, "a replacement");
+    assert_eq!(r.counters.tasks_failed, 3);
+}
