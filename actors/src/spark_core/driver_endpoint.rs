@@ -356,18 +356,25 @@ impl DriverEndpoint {
         if !self.force_kills_due.is_empty() {
             self.schedule_force_kills(ctx);
         }
-        for (ms, key, index) in std::mem::take(&mut self.abort_timers_due) {
-            // TaskSchedulerImpl's abortTimer (`task-abort-timer`).
-            ctx.run_later(clock::ms(ms), move |act, _| {
-                let events = act.scheduler.unschedulable_task_set_timer(key, index);
-                act.handle_events(events);
-            });
-        }
+        self.schedule_abort_timers(ctx);
         if let Some(ms) = self.resubmit_after_ms.take() {
             // DAGScheduler's messageScheduler: ResubmitFailedStages after RESUBMIT_TIMEOUT.
-            ctx.run_later(clock::ms(ms), |act, _| {
+            ctx.run_later(clock::ms(ms), |act, ctx| {
                 let events = act.scheduler.resubmit_failed_stages();
                 act.handle_events(events);
+                act.schedule_abort_timers(ctx);
+            });
+        }
+    }
+
+    /// TaskSchedulerImpl's abortTimer (`task-abort-timer`) for each unschedulable task set a
+    /// round of offers found (also after the timers' own callbacks, which are no messages).
+    fn schedule_abort_timers(&mut self, ctx: &mut Context<Self>) {
+        for (ms, key, index) in std::mem::take(&mut self.abort_timers_due) {
+            ctx.run_later(clock::ms(ms), move |act, ctx| {
+                let events = act.scheduler.unschedulable_task_set_timer(key, index);
+                act.handle_events(events);
+                act.schedule_abort_timers(ctx);
             });
         }
     }
@@ -1417,9 +1424,10 @@ impl Actor for DriverEndpoint {
         // `spark.speculation.interval` (scheduleWithFixedDelay), reviving offers when a task
         // was marked. No timer at all when speculation is off.
         if let Some(ms) = self.scheduler.speculation_interval_ms() {
-            ctx.run_interval(clock::ms(ms.max(1)), |act, _| {
+            ctx.run_interval(clock::ms(ms.max(1)), |act, ctx| {
                 if act.scheduler.check_speculatable_tasks() {
                     act.make_offers(None);
+                    act.schedule_abort_timers(ctx);
                 }
             });
         }

@@ -39,6 +39,8 @@ struct FakeDag {
     lost: Vec<ExecutorId>,
     failed_sets: Vec<(u32, String)>,
     speculative: Vec<SpeculativeTask>,
+    /// `unschedulableTaskSetAdded` (true) and `...Removed` (false) calls.
+    unschedulable: Vec<(u32, u32, bool)>,
 }
 
 impl FakeDag {
@@ -91,6 +93,14 @@ impl DagEvents for FakeDag {
 
     fn speculative_task_submitted(&mut self, task: SpeculativeTask) {
         self.speculative.push(task);
+    }
+
+    fn unschedulable_task_set_added(&mut self, stage: u32, stage_attempt: u32) {
+        self.unschedulable.push((stage, stage_attempt, true));
+    }
+
+    fn unschedulable_task_set_removed(&mut self, stage: u32, stage_attempt: u32) {
+        self.unschedulable.push((stage, stage_attempt, false));
     }
 }
 
@@ -667,6 +677,11 @@ fn trivial_shuffle_with_multiple_fetch_failures() {
 /// `spark.excludeOnFailure.enabled=true` (both levels), with `killExcludedExecutors` as given,
 /// an unschedulable timeout of `timeout_ms`.
 fn with_exclusion(kill: bool, timeout_ms: u64) -> Alone {
+    with_exclusion_and(kill, timeout_ms, false)
+}
+
+/// `with_exclusion`, with or without dynamic allocation.
+fn with_exclusion_and(kill: bool, timeout_ms: u64, dynamic_allocation: bool) -> Alone {
     let mut a = Alone::new(1);
     let conf = super::health_tracker::ExcludeOnFailureConf {
         enabled: Some(true),
@@ -677,7 +692,7 @@ fn with_exclusion(kill: bool, timeout_ms: u64) -> Alone {
     a.ts = TaskSchedulerImpl::new(log, 4, 1).with_exclusion(
         &conf,
         timeout_ms,
-        false,
+        dynamic_allocation,
         ContextBus::disabled(),
     );
     a
@@ -896,4 +911,34 @@ fn a_successful_task_set_excludes_its_bad_executor_for_the_application() {
         a.ts.excluded_nodes().is_empty(),
         "one executor does not exclude its node"
     );
+}
+
+// TaskSchedulerImplSuite "SPARK-31418 abort timer should kick in when task is completely
+// excluded & allocation manager could not acquire a new executor before the timeout": with
+// dynamic allocation and no idle executor (the only one runs the other task), the
+// DAGScheduler hears `unschedulableTaskSetAdded` once and the abort timer starts; a task
+// launched later clears it (`unschedulableTaskSetRemoved` for the set that launched).
+#[test]
+fn with_dynamic_allocation_an_unschedulable_task_set_asks_for_an_executor() {
+    let mut a = with_exclusion_and(false, 120_000, true);
+    a.ts.submit_tasks(task_set(0, 0, 2, None));
+    let t = a.offer(&mut [offer(0, "host0", 1)]).remove(0);
+    a.throw(t.task_id);
+    let busy = a.offer(&mut [offer(0, "host0", 1)]).remove(0);
+    assert_ne!(busy.index, t.index);
+    a.offer(&mut [offer(0, "host0", 0)]);
+    a.offer(&mut [offer(0, "host0", 0)]);
+    assert_eq!(a.dag.unschedulable, vec![(0, 0, true)], "once");
+    assert!(a.dag.failed_sets.is_empty(), "it waits for a new executor");
+    let timers = a.ts.take_deferred();
+    assert!(
+        matches!(
+            timers.as_slice(),
+            [SchedulerEvent::UnschedulableAbortAfter { ms: 120_000, .. }]
+        ),
+        "{timers:?}"
+    );
+    let new = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+    assert_eq!(new.index, t.index);
+    assert_eq!(a.dag.unschedulable, vec![(0, 0, true), (0, 0, false)]);
 }

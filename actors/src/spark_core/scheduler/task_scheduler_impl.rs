@@ -88,6 +88,10 @@ pub trait DagEvents {
     );
     /// `speculativeTaskSubmitted(task, taskIndex)` -> `SpeculativeTaskSubmitted`.
     fn speculative_task_submitted(&mut self, task: SpeculativeTask);
+    /// `unschedulableTaskSetAdded(stageId, stageAttemptId)` -> `UnschedulableTaskSetAdded`.
+    fn unschedulable_task_set_added(&mut self, stage: u32, stage_attempt: u32);
+    /// `unschedulableTaskSetRemoved(stageId, stageAttemptId)` -> `UnschedulableTaskSetRemoved`.
+    fn unschedulable_task_set_removed(&mut self, stage: u32, stage_attempt: u32);
 }
 
 /// A finished map task whose output its executor serves (TaskSetManager.executorLost
@@ -1719,7 +1723,7 @@ impl TaskSchedulerImpl {
         r: &mut Round<'_, D>,
     ) {
         if launched {
-            return self.clear_unschedulable();
+            return self.clear_unschedulable(key, r.dag);
         }
         let Some(index) = self.completely_excluded_task(key) else {
             return;
@@ -1749,6 +1753,7 @@ impl TaskSchedulerImpl {
                     TS,
                     "Notifying ExecutorAllocationManager to allocate more executors to schedule the unschedulable task before aborting stage {stage}."
                 );
+                r.dag.unschedulable_task_set_added(stage, key.2);
                 self.start_abort_timer(key, index);
             }
             None => {
@@ -1791,9 +1796,10 @@ impl TaskSchedulerImpl {
             .find(|e| self.by_executor.get(*e).is_none_or(SmallSet::is_empty))
     }
 
-    /// A task was scheduled: `Clearing the expiry times ...` and the unschedulable sets are
-    /// forgotten (their timers then do nothing).
-    fn clear_unschedulable(&mut self) {
+    /// A task of set `key` was scheduled: `Clearing the expiry times ...`, the DAGScheduler hears
+    /// `unschedulableTaskSetRemoved` of that set (Spark names the set that launched, not the
+    /// ones waiting), and the unschedulable sets are forgotten (their timers do nothing).
+    fn clear_unschedulable(&mut self, key: TsKey, dag: &mut impl DagEvents) {
         let Some(x) = self.exclusion.as_mut() else {
             return;
         };
@@ -1806,6 +1812,7 @@ impl TaskSchedulerImpl {
             "Clearing the expiry times for all unschedulable taskSets as a task was recently scheduled."
         );
         x.unschedulable.clear();
+        dag.unschedulable_task_set_removed(key.1, key.2);
     }
 
     /// `updateUnschedulableTaskSetTimeoutAndStartAbortTimer(taskSet, index)`.
