@@ -55,6 +55,10 @@ pub struct BackendState {
     /// `SparkContext.stop()` has begun (the driver signalled the AM to stop): the
     /// ExecutorAllocationManager is stopped, so it no longer changes the target.
     pub stopping: bool,
+    /// `scheduler.excludedNodes()` (the HealthTracker's excluded nodes) as of its last change:
+    /// YarnSchedulerBackend's `prepareRequestExecutors` reads it for every request, also the
+    /// one `stop()` sends from the Driver thread.
+    pub excluded_nodes: BTreeSet<String>,
 }
 
 /// The executors a revive's `makeOffers` can launch a task on, in id order: registered,
@@ -811,6 +815,9 @@ impl DriverEndpoint {
                 }
                 SchedulerEvent::UnschedulableAbortAfter { ms, key, index } => {
                     self.abort_timers_due.push((ms, key, index))
+                }
+                SchedulerEvent::ExcludedNodesChanged => {
+                    self.shared.borrow_mut().excluded_nodes = self.scheduler.excluded_nodes()
                 }
             }
         }

@@ -70,6 +70,8 @@ pub enum SchedulerEvent {
     /// `abortTimer.schedule(createUnschedulableTaskSetAbortTimer(taskSet, index), timeout)`:
     /// call `unschedulable_task_set_timer` after `ms`.
     UnschedulableAbortAfter { ms: u64, key: TsKey, index: u32 },
+    /// The HealthTracker excluded a node or let one go: what the backend sends YARN changes.
+    ExcludedNodesChanged,
 }
 
 /// What a stage attempt's tasks run, as `submitMissingTasks` builds its `Task`s: shared by the

@@ -1647,6 +1647,9 @@ impl TaskSchedulerImpl {
                         decommission: *decommission,
                     })
                 }
+                HealthStep::NodeExcluded { .. } | HealthStep::NodesUnexcluded { .. } => {
+                    self.deferred.push(SchedulerEvent::ExcludedNodesChanged)
+                }
                 _ => {}
             }
         }
