@@ -682,15 +682,24 @@ fn with_exclusion(kill: bool, timeout_ms: u64) -> Alone {
 
 /// `with_exclusion`, with or without dynamic allocation.
 fn with_exclusion_and(kill: bool, timeout_ms: u64, dynamic_allocation: bool) -> Alone {
-    let mut a = Alone::new(1);
     let conf = super::health_tracker::ExcludeOnFailureConf {
         enabled: Some(true),
         kill_excluded_executors: kill,
         ..Default::default()
     };
+    with_exclusion_conf(&conf, timeout_ms, dynamic_allocation)
+}
+
+/// A TaskSchedulerImpl alone with these exclusion keys.
+fn with_exclusion_conf(
+    conf: &super::health_tracker::ExcludeOnFailureConf,
+    timeout_ms: u64,
+    dynamic_allocation: bool,
+) -> Alone {
+    let mut a = Alone::new(1);
     let log = ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false))));
     a.ts = TaskSchedulerImpl::new(log, 4, 1).with_exclusion(
-        &conf,
+        conf,
         timeout_ms,
         dynamic_allocation,
         ContextBus::disabled(),
@@ -941,4 +950,54 @@ fn with_dynamic_allocation_an_unschedulable_task_set_asks_for_an_executor() {
     let new = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
     assert_eq!(new.index, t.index);
     assert_eq!(a.dag.unschedulable, vec![(0, 0, true), (0, 0, false)]);
+}
+
+// TaskSetManagerSuite "update application healthTracker for shuffle-fetch": with
+// `spark.excludeOnFailure.application.fetchFailure.enabled`, a FetchFailed excludes the
+// executor whose block manager failed to serve (the failure's `bmAddress`, not the task's
+// executor) for the application at once; its offers are dropped and, with
+// killExcludedExecutors, the driver is asked to kill it. Without the key nothing is excluded.
+#[test]
+fn update_application_health_tracker_for_shuffle_fetch() {
+    for enabled in [true, false] {
+        let conf = super::health_tracker::ExcludeOnFailureConf {
+            enabled: Some(true),
+            kill_excluded_executors: true,
+            fetch_failure_enabled: enabled,
+            ..Default::default()
+        };
+        let mut a = with_exclusion_conf(&conf, 120_000, false);
+        a.ts.submit_tasks(task_set(0, 0, 2, None));
+        let t = a.offer(&mut [offer(2, "hostB", 1)]).remove(0);
+        let mut out = Vec::new();
+        a.ts.status_update(
+            t.task_id,
+            TaskState::Failed,
+            fetch_failed(0, 0),
+            &mut a.env,
+            &mut a.dag,
+            &mut out,
+        );
+        let killed: Vec<ExecutorId> =
+            a.ts.take_deferred()
+                .iter()
+                .filter_map(|e| match e {
+                    SchedulerEvent::KillExcludedExecutor { executor_id, .. } => Some(*executor_id),
+                    _ => None,
+                })
+                .collect();
+        a.ts.submit_tasks(task_set(1, 0, 1, None));
+        let from_1 = a.offer(&mut [offer(1, "hostA", 1)]);
+        if enabled {
+            assert_eq!(
+                killed,
+                vec![ExecutorId(1)],
+                "the server, not the task's executor"
+            );
+            assert!(from_1.is_empty(), "excluded for the application");
+        } else {
+            assert!(killed.is_empty());
+            assert_eq!(from_1.len(), 1);
+        }
+    }
 }
