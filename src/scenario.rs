@@ -184,6 +184,7 @@ pub const FAULT_KINDS: &[&str] = &[
     "fetch-failure",
     "kill-shuffle-service",
     "slow-node",
+    "failing-executor",
     "drop",
     "delay",
     "duplicate",
@@ -218,6 +219,7 @@ const KIND_KEYS: &[(&str, &[&str])] = &[
     ("slow-node", &["host", "target", "factor", "duration_ms"]),
     ("launch-failure", &["host", "target", "count"]),
     ("exclude-node", &["host", "target"]),
+    ("failing-executor", &["executor", "exception"]),
     (
         "drop",
         &[
@@ -586,8 +588,8 @@ pub struct RawFault {
     /// Network faults: the rule applies in both directions (default: only for partition).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub both_ways: Option<bool>,
-    /// user-class-throws*: the exception `main` throws (default
-    /// "java.lang.RuntimeException: injected failure").
+    /// user-class-throws*: the exception `main` throws; failing-executor: the exception every
+    /// task on the executor throws (default "java.lang.RuntimeException: injected failure").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exception: Option<String>,
     /// fetch-failure: the reduce stage (its id, counting from 0) whose fetch fails.
@@ -1724,6 +1726,10 @@ fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
         },
         "kill-shuffle-service" => FaultAction::KillShuffleService {
             node: node_target(f, cluster)?,
+        },
+        "failing-executor" => FaultAction::FailTasksOnExecutor {
+            executor: need(&f.executor, "executor", kind)?,
+            exception: exception(),
         },
         "drop" | "delay" | "duplicate" | "partition" => network(f, cluster)?,
         other => {

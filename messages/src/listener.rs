@@ -159,6 +159,20 @@ pub enum ListenerEvent {
         task_index: u32,
         partition_id: u32,
     },
+    /// `SparkListenerUnschedulableTaskSetAdded(stageId, stageAttemptId)`
+    /// (DAGScheduler.unschedulableTaskSetAdded: a task set no executor may run, with dynamic
+    /// allocation). Heard by the ExecutorAllocationManager; Spark 4.0's EventLoggingListener
+    /// does not override its handler, so it is never written to the event log.
+    UnschedulableTaskSetAdded {
+        stage_id: u32,
+        stage_attempt_id: u32,
+    },
+    /// `SparkListenerUnschedulableTaskSetRemoved(stageId, stageAttemptId)`: a task was
+    /// scheduled again. Not written to the event log either.
+    UnschedulableTaskSetRemoved {
+        stage_id: u32,
+        stage_attempt_id: u32,
+    },
     TaskStart {
         stage_id: u32,
         stage_attempt_id: u32,

@@ -69,6 +69,7 @@ fn strings(pairs: &[&str]) -> Vec<String> {
 fn only_keys_the_run_does_not_act_on_warn() {
     let props = strings(&[
         "spark.cores.max",
+        "spark.driver.port",
         "spark.eventLog.enabled",
         "spark.excludeOnFailure.enabled",
         "spark.jars.packages",
@@ -79,16 +80,12 @@ fn only_keys_the_run_does_not_act_on_warn() {
     let names: Vec<&str> = notices.iter().map(|n| n.key.as_str()).collect();
     assert_eq!(
         names,
-        vec![
-            "spark.excludeOnFailure.enabled",
-            "spark.sql.shuffle.partitions"
-        ]
+        vec!["spark.driver.port", "spark.sql.shuffle.partitions"]
     );
     assert_eq!(
         notices[0].warning(),
-        "Warning: spark.excludeOnFailure.enabled is not simulated by sparkyard yet (the \
-         scheduler does not exclude executors or nodes on failure yet); it has no effect on this \
-         run"
+        "Warning: spark.driver.port is not simulated by sparkyard yet (sparkyard picks the \
+         driver's port); it has no effect on this run"
     );
     assert_eq!(
         notices[1].warning(),
@@ -102,11 +99,11 @@ fn only_keys_the_run_does_not_act_on_warn() {
     assert_eq!(
         summary_note(&map).as_deref(),
         Some(
-            "keys set but not simulated (no effect on this run): spark.excludeOnFailure.enabled, \
+            "keys set but not simulated (no effect on this run): spark.driver.port, \
              spark.sql.shuffle.partitions"
         )
     );
-    map.remove("spark.excludeOnFailure.enabled");
+    map.remove("spark.driver.port");
     map.remove("spark.sql.shuffle.partitions");
     assert_eq!(summary_note(&map), None);
 }
@@ -121,14 +118,14 @@ fn a_submission_warns_once_per_key_not_simulated() {
     std::fs::write(&file, "spark.sql.adaptive.enabled true\n").unwrap();
     let args = crate::conf::submit::tests::parse(&[
         "--conf",
-        "spark.excludeOnFailure.enabled=true",
+        "spark.driver.port=7078",
         "--conf",
-        "spark.excludeOnFailure.enabled=true",
+        "spark.driver.port=7078",
         "--properties-file",
         file.to_str().unwrap(),
         "a.jar",
     ]);
-    let defaults = "spark.blacklist.enabled true\n";
+    let defaults = "spark.driver.extraLibraryPath /opt/native\n";
     let req = args
         .into_request(DefaultsFile::Embedded(defaults))
         .expect("request");
@@ -138,9 +135,9 @@ fn a_submission_warns_once_per_key_not_simulated() {
         .filter(|w| w.contains("has no effect on this run"))
         .collect();
     assert_eq!(key_warnings.len(), 2, "{:?}", req.warnings);
-    assert!(key_warnings[0].contains("spark.excludeOnFailure.enabled"));
+    assert!(key_warnings[0].contains("spark.driver.port"));
     assert!(key_warnings[1].contains("spark.sql.adaptive.enabled"));
-    // The properties file replaces spark-defaults (as in Spark), so spark.blacklist.enabled is
+    // The properties file replaces spark-defaults (as in Spark), so the library path is
     // not set; with --load-spark-defaults it is, and warns too.
     let args = crate::conf::submit::tests::parse(&[
         "--properties-file",
@@ -152,7 +149,7 @@ fn a_submission_warns_once_per_key_not_simulated() {
     assert!(
         req.warnings
             .iter()
-            .any(|w| w.starts_with("Warning: spark.blacklist.enabled is not simulated")),
+            .any(|w| w.starts_with("Warning: spark.driver.extraLibraryPath is not simulated")),
         "{:?}",
         req.warnings
     );

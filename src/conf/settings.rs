@@ -497,6 +497,13 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         decommission_force_kill_timeout_s: c
             .get_time_as_sec_opt("spark.executor.decommission.forceKillTimeout")?,
         speculation: speculation(c)?,
+        exclude_on_failure: exclude_on_failure_conf(c)?,
+        unschedulable_task_set_timeout_ms: c
+            .get_time_as_sec(
+                "spark.scheduler.excludeOnFailure.unschedulableTaskSetTimeout",
+                "120s",
+            )?
+            .saturating_mul(1000),
     })
 }
 

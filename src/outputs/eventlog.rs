@@ -381,7 +381,12 @@ fn render(
     };
     for e in &attempt.events {
         // EventLoggingListener writes only the events it overrides a handler for.
-        if matches!(e, ListenerEvent::SpeculativeTaskSubmitted { .. }) {
+        if matches!(
+            e,
+            ListenerEvent::SpeculativeTaskSubmitted { .. }
+                | ListenerEvent::UnschedulableTaskSetAdded { .. }
+                | ListenerEvent::UnschedulableTaskSetRemoved { .. }
+        ) {
             continue;
         }
         line.clear();
@@ -402,6 +407,8 @@ fn flushes(e: &ListenerEvent) -> bool {
             | ListenerEvent::TaskEnd { .. }
             | ListenerEvent::EnvironmentUpdate { .. }
             | ListenerEvent::SpeculativeTaskSubmitted { .. }
+            | ListenerEvent::UnschedulableTaskSetAdded { .. }
+            | ListenerEvent::UnschedulableTaskSetRemoved { .. }
     )
 }
 
@@ -680,7 +687,9 @@ impl LogWriter {
                 });
             }
             // Never written (skipped by the caller, as Spark's EventLoggingListener does).
-            ListenerEvent::SpeculativeTaskSubmitted { .. } => {}
+            ListenerEvent::SpeculativeTaskSubmitted { .. }
+            | ListenerEvent::UnschedulableTaskSetAdded { .. }
+            | ListenerEvent::UnschedulableTaskSetRemoved { .. } => {}
             ListenerEvent::TaskStart {
                 stage_id,
                 stage_attempt_id,

@@ -433,6 +433,7 @@ fn what(f: &RawFault) -> String {
             n => format!("{n} launches fail on {}", host()),
         },
         "exclude-node" => format!("the driver excludes {}", host()),
+        "failing-executor" => format!("every task on executor {} throws", f.executor.unwrap_or(0)),
         "kill-shuffle-service" => format!("the shuffle service on {} stops", host()),
         "slow-node" => format!(
             "{} runs tasks {}x as long{}",

@@ -846,3 +846,152 @@ fn executors_lost_agree_with_sparks_declarations_and_removals_on_purpose_are_apa
         4
     );
 }
+
+/// Issue 27, end to end (`excluded-executor-killed`): every task on executor 1 throws; the
+/// stage's TaskSetExcludelist excludes it for stage 0 after two failed tasks, the HealthTracker
+/// excludes it for the application when the stage succeeds (its three failures), each posting
+/// the deprecated `...Blacklisted...` event right before its `...Excluded...` twin (Spark 4.0),
+/// and the driver kills it (`killExcludedExecutors`): removed as killed by the driver, not lost,
+/// and YARN starts a replacement (the kill keeps the target).
+#[test]
+fn a_failing_executor_is_excluded_for_the_stage_then_the_application_and_killed() {
+    use sparkyard::runner::RunOptions;
+    use sparkyard_actors::world::observer::RemovalCause;
+    use sparkyard_messages::listener::{ExclusionEventName, ListenerEvent};
+    let opts = RunOptions {
+        record_events: true,
+        ..RunOptions::default()
+    };
+    let r = crate::common::bundled_scenario("excluded-executor-killed", opts);
+    let events: Vec<&ListenerEvent> = r.events.iter().flat_map(|a| &a.events).collect();
+    let for_stage: Vec<(ExclusionEventName, &str, u32, u32)> = events
+        .iter()
+        .filter_map(|e| match e {
+            ListenerEvent::ExecutorExcludedForStage {
+                name,
+                executor_id,
+                task_failures,
+                stage_id,
+                ..
+            } => Some((*name, executor_id.as_str(), *task_failures, *stage_id)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        for_stage,
+        vec![
+            (ExclusionEventName::Blacklisted, "1", 2, 0),
+            (ExclusionEventName::Excluded, "1", 2, 0)
+        ]
+    );
+    let for_app: Vec<(ExclusionEventName, &str, u32)> = events
+        .iter()
+        .filter_map(|e| match e {
+            ListenerEvent::ExecutorExcluded {
+                name,
+                executor_id,
+                task_failures,
+                ..
+            } => Some((*name, executor_id.as_str(), *task_failures)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        for_app,
+        vec![
+            (ExclusionEventName::Blacklisted, "1", 3),
+            (ExclusionEventName::Excluded, "1", 3)
+        ]
+    );
+    let removed: Vec<(ExecutorId, RemovalCause)> = r
+        .counters
+        .executors_removed
+        .iter()
+        .map(|x| (x.executor, x.cause))
+        .collect();
+    assert_eq!(removed, vec![(ExecutorId(1), RemovalCause::KilledByDriver)]);
+    assert!(r.counters.executors_lost.is_empty());
+    assert_eq!(r.counters.executors_launched, 3, "a replacement");
+    assert_eq!(r.counters.tasks_failed, 3);
+}
+
+/// Issue 27, the node and YARN half: the bundled scenario with
+/// `application.maxFailedExecutorsPerNode = 1` (one excluded executor excludes its node),
+/// dynamic allocation and a second, larger job. The HealthTracker excludes executor 1's node
+/// (NodeBlacklisted then NodeExcluded, 1 executor failure), the driver kills every executor on
+/// it, and the next RequestExecutors carries the node: the AM adds it to YARN's excluded list
+/// (`YarnAllocatorNodeHealthTracker.setSchedulerExcludedNodes`) and never removes it, not
+/// even with the request `stop()` sends.
+#[test]
+fn an_excluded_node_goes_to_yarn_with_the_next_request() {
+    use sparkyard::runner::RunOptions;
+    use sparkyard_messages::listener::{ExclusionEventName, ListenerEvent};
+    let text = std::fs::read_to_string("config/scenarios/excluded-executor-killed.toml")
+        .expect("the scenario");
+    let kill = "\"spark.excludeOnFailure.killExcludedExecutors\" = \"true\"\n";
+    assert!(text.contains(kill) && text.contains("[[faults]]"));
+    let text = text
+        .replace(
+            kill,
+            &format!(
+                "{kill}\"spark.excludeOnFailure.application.maxFailedExecutorsPerNode\" = \"1\"\n\
+                 \"spark.dynamicAllocation.enabled\" = \"true\"\n\
+                 \"spark.dynamicAllocation.shuffleTracking.enabled\" = \"true\"\n\
+                 \"spark.dynamicAllocation.minExecutors\" = \"2\"\n\
+                 \"spark.dynamicAllocation.maxExecutors\" = \"4\"\n"
+            ),
+        )
+        .replace(
+            "[[faults]]",
+            "[[workload.jobs]]\ncall_site = \"collect at SyntheticJob.scala:50\"\n\n\
+             [[workload.jobs.stages]]\nname = \"collect at SyntheticJob.scala:50\"\n\
+             tasks = 16\nduration = { fixed_ms = 3000 }\n\n[[faults]]",
+        );
+    let dir = std::env::temp_dir().join(format!("sparkyard-node-excl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join("node-excluded.toml");
+    std::fs::write(&p, text).expect("write");
+    let s = scenario::load(&p).expect("loads");
+    let opts = RunOptions {
+        record_events: true,
+        ..RunOptions::default()
+    };
+    let run = scenario::run(&s, None, opts).expect("runs");
+    assert!(run.failures.is_empty(), "{:?}", run.failures);
+    let r = run.result;
+    let nodes: Vec<(ExclusionEventName, &str, u32)> = r
+        .events
+        .iter()
+        .flat_map(|a| &a.events)
+        .filter_map(|e| match e {
+            ListenerEvent::NodeExcluded {
+                name,
+                host_id,
+                executor_failures,
+                ..
+            } => Some((*name, host_id.as_str(), *executor_failures)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(nodes.len(), 2, "{nodes:?}");
+    let host = nodes[0].1;
+    assert_eq!(
+        nodes,
+        vec![
+            (ExclusionEventName::Blacklisted, host, 1),
+            (ExclusionEventName::Excluded, host, 1)
+        ]
+    );
+    let am = r
+        .logs
+        .output(&r.counters.driver_containers[0])
+        .expect("the AM logged")
+        .stderr
+        .clone();
+    let added = format!(
+        "INFO YarnAllocatorNodeHealthTracker: adding nodes to YARN application master's excluded node list: List({host})"
+    );
+    assert!(am.contains(&added), "{added}");
+    assert!(!am.contains("removing nodes from YARN application master's excluded node list"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

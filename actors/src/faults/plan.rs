@@ -68,6 +68,9 @@ pub enum FaultAction {
         factor_milli: u64,
         duration_ms: Option<u64>,
     },
+    /// Every task run on executor `executor` (of the current AM attempt) from now on throws
+    /// `exception` (a bad executor: a broken local disk, a bad library on its node).
+    FailTasksOnExecutor { executor: u32, exception: String },
 }
 
 /// Which node a node fault acts on: a host, or a node of the application, resolved when the
@@ -173,7 +176,7 @@ impl FaultAction {
     fn names_executors(&self) -> bool {
         let by_id = |p: &ProcessPattern| matches!(p, ProcessPattern::Executor(_));
         match self {
-            FaultAction::KillExecutor { .. } => true,
+            FaultAction::KillExecutor { .. } | FaultAction::FailTasksOnExecutor { .. } => true,
             FaultAction::Network(rules) => rules.iter().any(|r| by_id(&r.from) || by_id(&r.to)),
             FaultAction::KillNode { node }
             | FaultAction::DecommissionNode { node }
@@ -228,6 +231,8 @@ pub struct FaultController {
     fetch_failures: RefCell<Vec<FetchFailures>>,
     /// Slow nodes in effect (`slow-node`).
     slow_nodes: RefCell<Vec<SlowNode>>,
+    /// Executors whose tasks throw (`failing-executor`): (AM attempt, executor, exception).
+    failing_executors: RefCell<Vec<(u32, u32, String)>>,
     /// Faults that fired, in order.
     pub fired: RefCell<Vec<Firing>>,
     /// Whether a planned fault names an executor by id (a kill, or `executor:N` in a network
@@ -248,6 +253,7 @@ impl FaultController {
             launch_failures: RefCell::new(Vec::new()),
             fetch_failures: RefCell::new(Vec::new()),
             slow_nodes: RefCell::new(Vec::new()),
+            failing_executors: RefCell::new(Vec::new()),
             fired: RefCell::new(Vec::new()),
             waiting_rules: RefCell::new(Vec::new()),
         }
@@ -331,6 +337,26 @@ impl FaultController {
         self.launch_failures
             .borrow_mut()
             .push((host.to_string(), count));
+    }
+
+    pub fn add_failing_executor(&self, attempt: u32, executor: u32, exception: String) {
+        self.failing_executors
+            .borrow_mut()
+            .push((attempt, executor, exception));
+    }
+
+    /// The exception a task run on executor `executor` of AM attempt `attempt` throws, if a
+    /// `failing-executor` fault fired for it (cheap when none did: every task asks).
+    pub fn task_exception(&self, attempt: u32, executor: u32) -> Option<String> {
+        let failing = self.failing_executors.borrow();
+        if failing.is_empty() {
+            return None;
+        }
+        failing
+            .iter()
+            .rev()
+            .find(|(a, e, _)| *a == attempt && *e == executor)
+            .map(|(_, _, x)| x.clone())
     }
 
     pub fn add_slow_node(&self, host: &str, factor_milli: u64, until_ms: Option<u64>) {

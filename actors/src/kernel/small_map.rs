@@ -102,6 +102,13 @@ impl<K> Default for SmallSet<K> {
 }
 
 impl<K: Ord + Copy> SmallSet<K> {
+    pub fn is_empty(&self) -> bool {
+        match self {
+            SmallSet::Small(v) => v.is_empty(),
+            SmallSet::Large(s) => s.is_empty(),
+        }
+    }
+
     pub fn contains(&self, key: &K) -> bool {
         match self {
             SmallSet::Small(v) => v.binary_search(key).is_ok(),
@@ -242,6 +249,15 @@ impl<K: DenseKey, V> DenseMap<K, V> {
 
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
         self.slots.iter_mut().flatten()
+    }
+
+    /// The entries in ascending id order, as a `BTreeMap`'s `iter()`.
+    pub fn iter(&self) -> impl Iterator<Item = (K, &V)> {
+        let base = self.base;
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, v)| Some((K::from_index(base + i as u64), v.as_ref()?)))
     }
 
     /// The entries in ascending id order, as a `BTreeMap`'s `iter_mut()`.

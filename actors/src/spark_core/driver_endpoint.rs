@@ -57,6 +57,10 @@ pub struct BackendState {
     /// `SparkContext.stop()` has begun (the driver signalled the AM to stop): the
     /// ExecutorAllocationManager is stopped, so it no longer changes the target.
     pub stopping: bool,
+    /// `scheduler.excludedNodes()` (the HealthTracker's excluded nodes) as of its last change:
+    /// YarnSchedulerBackend's `prepareRequestExecutors` reads it for every request, also the
+    /// one `stop()` sends from the Driver thread.
+    pub excluded_nodes: BTreeSet<String>,
 }
 
 /// The executors a revive's `makeOffers` can launch a task on, in id order: registered,
@@ -158,6 +162,9 @@ pub struct DriverEndpoint {
     force_kill_timeout_s: Option<u64>,
     /// Decommissions whose force-kill check is to be scheduled after the current message.
     force_kills_due: Vec<Vec<ExecutorId>>,
+    /// Unschedulable task sets' abort timers to start after the current message (ms, task
+    /// set, task index).
+    abort_timers_due: Vec<(u64, (u32, u32, u32), u32)>,
 }
 
 impl DriverEndpoint {
@@ -192,6 +199,12 @@ impl DriverEndpoint {
             .with_shuffle(s.shuffle.clone())
             .with_driver_memory(unified_memory_manager::max_memory(s.driver_memory_mb))
             .with_speculation(s.speculation)
+            .with_exclusion(
+                &s.exclude_on_failure,
+                s.unschedulable_task_set_timeout_ms,
+                s.dynamic_allocation.is_some(),
+                bus.clone(),
+            )
             .with_locality(
                 s.locality,
                 sim.config
@@ -239,6 +252,7 @@ impl DriverEndpoint {
                 resubmit_after_ms: None,
                 force_kill_timeout_s: s.decommission_force_kill_timeout_s,
                 force_kills_due: Vec::new(),
+                abort_timers_due: Vec::new(),
             }
         });
         out.expect("create runs its closure")
@@ -352,11 +366,25 @@ impl DriverEndpoint {
         if !self.force_kills_due.is_empty() {
             self.schedule_force_kills(ctx);
         }
+        self.schedule_abort_timers(ctx);
         if let Some(ms) = self.resubmit_after_ms.take() {
             // DAGScheduler's messageScheduler: ResubmitFailedStages after RESUBMIT_TIMEOUT.
-            ctx.run_later(clock::ms(ms), |act, _| {
+            ctx.run_later(clock::ms(ms), |act, ctx| {
                 let events = act.scheduler.resubmit_failed_stages();
                 act.handle_events(events);
+                act.schedule_abort_timers(ctx);
+            });
+        }
+    }
+
+    /// TaskSchedulerImpl's abortTimer (`task-abort-timer`) for each unschedulable task set a
+    /// round of offers found (also after the timers' own callbacks, which are no messages).
+    fn schedule_abort_timers(&mut self, ctx: &mut Context<Self>) {
+        for (ms, key, index) in std::mem::take(&mut self.abort_timers_due) {
+            ctx.run_later(clock::ms(ms), move |act, ctx| {
+                let events = act.scheduler.unschedulable_task_set_timer(key, index);
+                act.handle_events(events);
+                act.schedule_abort_timers(ctx);
             });
         }
     }
@@ -410,7 +438,9 @@ impl DriverEndpoint {
                 RpcFailure::illegal_state(format!("Duplicate executor ID: {id}")),
             );
         }
-        if self.excluded_nodes.contains(&reg.hostname) {
+        if self.excluded_nodes.contains(&reg.hostname)
+            || self.scheduler.excluded_nodes().contains(&reg.hostname)
+        {
             info!(
                 self.env.log(),
                 TARGET, "Rejecting {id} as it has been excluded."
@@ -573,6 +603,15 @@ impl DriverEndpoint {
             e.free_cores = offer.cores;
         }
         self.launch_tasks(tasks);
+        self.handle_deferred();
+    }
+
+    /// What a round of offers asked for (exclusion's kills, abort timers, an abort).
+    fn handle_deferred(&mut self) {
+        let events = self.scheduler.take_deferred();
+        if !events.is_empty() {
+            self.handle_events(events);
+        }
     }
 
     /// `makeOffers()` (ReviveOffers): every active executor with free cores.
@@ -630,6 +669,7 @@ impl DriverEndpoint {
             }
         }
         self.launch_tasks(tasks);
+        self.handle_deferred();
     }
 
     /// `launchTasks`: each task goes to its executor in the order the scheduler launched them
@@ -771,6 +811,20 @@ impl DriverEndpoint {
                     interrupt_thread,
                     reason,
                 } => self.kill_task(task_id, executor_id, interrupt_thread, reason),
+                SchedulerEvent::KillExcludedExecutor {
+                    executor_id,
+                    decommission,
+                    message,
+                } => self.kill_excluded_executor(executor_id, decommission, message),
+                SchedulerEvent::KillExecutorsOnHost { host, decommission } => {
+                    self.kill_executors_on_host(&host, decommission)
+                }
+                SchedulerEvent::UnschedulableAbortAfter { ms, key, index } => {
+                    self.abort_timers_due.push((ms, key, index))
+                }
+                SchedulerEvent::ExcludedNodesChanged => {
+                    self.shared.borrow_mut().excluded_nodes = self.scheduler.excluded_nodes()
+                }
             }
         }
         if revive {
@@ -1142,6 +1196,47 @@ impl DriverEndpoint {
         kill
     }
 
+    /// HealthTracker's `killExecutor`: `killExecutors(Seq(id), adjustTargetNumExecutors = false,
+    /// countFailures = false, force = true)` (YARN replaces it: the target is unchanged), or
+    /// `decommissionExecutor(id, ExecutorDecommissionInfo(message), adjustTargetNumExecutors =
+    /// false)`.
+    fn kill_excluded_executor(&mut self, id: ExecutorId, decommission: bool, message: String) {
+        if decommission {
+            let info = DecommissionInfo {
+                message,
+                worker_host: None,
+                start_ms: clock::now_ms(),
+            };
+            self.decommission(&[id], &info);
+        } else {
+            self.kill_executors_with(&[id], true);
+        }
+    }
+
+    /// `killExecutorsOnHost(host)` / `decommissionExecutorsOnHost(host)` (HealthTracker's
+    /// excluded node): `Requesting to kill any and all executors on host H`, then the
+    /// DriverEndpoint's `KillExecutorsOnHost` kills them all at once (force, target unchanged)
+    /// or `DecommissionExecutorsOnHost` decommissions them.
+    fn kill_executors_on_host(&mut self, host: &str, decommission: bool) {
+        info!(
+            self.env.log(),
+            BACKEND, "Requesting to kill any and all executors on host {host}"
+        );
+        if decommission {
+            return self.decommission_executors_on_host(host);
+        }
+        let mut ids: Vec<ExecutorId> = self
+            .by_address
+            .values()
+            .copied()
+            .filter(|id| self.executors.get(*id).is_some_and(|e| &*e.host == host))
+            .collect();
+        ids.sort();
+        if !ids.is_empty() {
+            self.kill_executors_with(&ids, true);
+        }
+    }
+
     /// `DecommissionExecutorsOnHost(host)`: every executor alive on the host is decommissioned
     /// (a walk over the executors: a node decommission is rare).
     fn decommission_executors_on_host(&mut self, host: &str) {
@@ -1281,14 +1376,18 @@ impl ExecutorAllocationClient for DriverEndpoint {
         let Some(yarn) = self.yarn_scheduler() else {
             return false;
         };
-        let local = hints.hosts_without(&self.excluded_nodes);
+        // `scheduler.excludedNodes()` (the HealthTracker's), with the nodes an `exclude-node`
+        // fault excluded.
+        let mut excluded = self.scheduler.excluded_nodes();
+        excluded.extend(self.excluded_nodes.iter().cloned());
+        let local = hints.hosts_without(&excluded);
         let req = sparkyard_messages::application_master::RequestExecutors {
             resource_profile_to_total_execs: vec![(0, total)],
             num_locality_aware_tasks_per_resource_profile_id: vec![(
                 0,
                 hints.num_locality_aware_tasks,
             )],
-            excluded_nodes: self.excluded_nodes.iter().cloned().collect(),
+            excluded_nodes: excluded.into_iter().collect(),
             host_to_local_task_count: vec![(0, local)],
         };
         self.env.ask(self.me, &yarn, |a| {
@@ -1343,9 +1442,10 @@ impl Actor for DriverEndpoint {
         // `spark.speculation.interval` (scheduleWithFixedDelay), reviving offers when a task
         // was marked. No timer at all when speculation is off.
         if let Some(ms) = self.scheduler.speculation_interval_ms() {
-            ctx.run_interval(clock::ms(ms.max(1)), |act, _| {
+            ctx.run_interval(clock::ms(ms.max(1)), |act, ctx| {
                 if act.scheduler.check_speculatable_tasks() {
                     act.make_offers(None);
+                    act.schedule_abort_timers(ctx);
                 }
             });
         }

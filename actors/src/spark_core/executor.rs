@@ -1222,6 +1222,16 @@ impl CoarseGrainedExecutorBackend {
         };
         executor.tasks_run += 1;
         let (work_ms, result) = run_task(&desc.work, desc.attempt_number, costs);
+        // A bad executor: a `failing-executor` fault makes every task here throw.
+        let attempt = self.sim.current_attempt.get();
+        let result = match self
+            .sim
+            .faults
+            .task_exception(attempt, self.args.executor_id.0)
+        {
+            Some(message) => exception_result(&message),
+            None => result,
+        };
         // A straggler: a `slow-node` fault stretches the work of tasks launched on its host.
         let work_ms = self
             .sim
@@ -1690,18 +1700,18 @@ fn run_task(work: &TaskWork, attempt: u32, costs: &CostModel) -> (u64, TaskResul
         TaskWork::Sleep {
             duration_ms,
             fail: Some(message),
-        } => {
-            let (class, description) = message
-                .split_once(": ")
-                .unwrap_or(("java.lang.RuntimeException", message));
-            (
-                *duration_ms,
-                TaskResultData::Exception {
-                    class: class.into(),
-                    description: description.into(),
-                },
-            )
-        }
+        } => (*duration_ms, exception_result(message)),
+    }
+}
+
+/// A task that throws `message` (`class: description`; a bare text is a RuntimeException's).
+fn exception_result(message: &str) -> TaskResultData {
+    let (class, description) = message
+        .split_once(": ")
+        .unwrap_or(("java.lang.RuntimeException", message));
+    TaskResultData::Exception {
+        class: class.into(),
+        description: description.into(),
     }
 }
 

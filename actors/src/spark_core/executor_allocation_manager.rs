@@ -8,9 +8,10 @@
 //! Speculative copies count as Spark 4.0 counts them (`SpeculativeTaskSubmitted`, speculative
 //! TaskStart/TaskEnd). The executor placement hints (`numLocalityAwareTasksPerResourceProfileId`,
 //! `rpIdToHostToLocalTaskCount`) come from each submitted stage attempt's task locality
-//! preferences and go with every request. Not modelled (nothing in the run produces them yet):
-//! unschedulable task sets (excluded executors) and cached RDD blocks (so
-//! `cachedExecutorIdleTimeout` never applies).
+//! preferences and go with every request. Unschedulable task sets (every executor excluded
+//! for a task: `SparkListenerUnschedulableTaskSetAdded`) ask for more executors. Not modelled
+//! (nothing in the run produces them yet): cached RDD blocks (so `cachedExecutorIdleTimeout`
+//! never applies).
 
 use crate::kernel::bitset::BitSet;
 use crate::kernel::clock;
@@ -311,6 +312,8 @@ pub struct ExecutorAllocationManager {
     stage_hints: BTreeMap<(u32, u32), StageHints>,
     /// Their sum (`updateExecutorPlacementHints`).
     hints: PlacementHints,
+    /// `unschedulableTaskSets`: stage attempts with a task every executor is excluded for.
+    unschedulable: BTreeSet<(u32, u32)>,
     pub monitor: ExecutorMonitor,
 }
 
@@ -343,6 +346,7 @@ impl ExecutorAllocationManager {
             stages: StageAttempts::default(),
             stage_hints: BTreeMap::new(),
             hints: PlacementHints::default(),
+            unschedulable: BTreeSet::new(),
             monitor,
         }
     }
@@ -397,11 +401,32 @@ impl ExecutorAllocationManager {
         let tasks = f64::from(self.pending_tasks() + speculative + self.running_tasks());
         let needed = (tasks * self.s.executor_allocation_ratio / f64::from(self.tasks_per_executor))
             .ceil() as u32;
-        if self.tasks_per_executor > 1 && needed == 1 && speculative > 0 {
+        let needed = if self.tasks_per_executor > 1 && needed == 1 && speculative > 0 {
             needed + 1
         } else {
             needed
+        };
+        // Spark 4.0: an unschedulable task set (its task excluded on every executor) asks for
+        // executors beyond the ones it has (`executorCountWithResourceProfile`).
+        let unschedulable = self.unschedulable.len() as u32;
+        if unschedulable == 0 {
+            return needed;
         }
+        let ratio = self.s.executor_allocation_ratio;
+        let more = (f64::from(unschedulable) * ratio / f64::from(self.tasks_per_executor)).ceil();
+        needed.max(self.monitor.executor_count() + more as u32)
+    }
+
+    /// `onUnschedulableTaskSetAdded`: the set waits for a new executor; the scheduler is
+    /// backlogged.
+    pub fn on_unschedulable_task_set_added(&mut self, stage: u32, attempt: u32, now: u64) {
+        self.unschedulable.insert((stage, attempt));
+        self.on_scheduler_backlogged(now);
+    }
+
+    /// `onUnschedulableTaskSetRemoved`.
+    pub fn on_unschedulable_task_set_removed(&mut self, stage: u32, attempt: u32) {
+        self.unschedulable.remove(&(stage, attempt));
     }
 
     /// `schedule()`: executors past their idle deadline, the target's update, then removals.
@@ -872,6 +897,14 @@ impl ManagementListener for AllocationListener {
                 m.on_job_start(*job_id, &maps);
             }
             ListenerEvent::JobEnd { job_id, .. } => m.on_job_end(*job_id, now),
+            ListenerEvent::UnschedulableTaskSetAdded {
+                stage_id,
+                stage_attempt_id,
+            } => m.on_unschedulable_task_set_added(*stage_id, *stage_attempt_id, now),
+            ListenerEvent::UnschedulableTaskSetRemoved {
+                stage_id,
+                stage_attempt_id,
+            } => m.on_unschedulable_task_set_removed(*stage_id, *stage_attempt_id),
             ListenerEvent::ExecutorAdded { executor_id: e, .. } => {
                 if let Some(id) = executor_id(e) {
                     m.on_executor_added(id, now);
@@ -1082,6 +1115,29 @@ mod tests {
         let mut m = ExecutorAllocationManager::new(s, 0, 2, 1, log);
         m.on_stage_submitted(0, 0, 21, 0);
         assert_eq!(m.max_needed(), 6, "ceil(21 * 0.5 / 2)");
+    }
+
+    // ExecutorAllocationManagerSuite "SPARK-31418: one stage being unschedulable": an executor
+    // of 2 cores ran the stage's 2 tasks, which failed; the set is unschedulable (every
+    // executor excluded for a task), so the need is the executors there are plus one, not
+    // what the 2 pending tasks alone need (1); once a task is scheduled again it is 1.
+    #[test]
+    fn one_stage_being_unschedulable_asks_for_one_more_executor() {
+        let log = ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false))));
+        let mut m = ExecutorAllocationManager::new(settings(0, 5), 0, 2, 1, log);
+        m.on_stage_submitted(0, 0, 2, 0);
+        m.on_executor_added(e(0), 0);
+        for i in 0..2 {
+            m.on_task_start(0, 0, i, false, e(0), true);
+        }
+        for i in 0..2 {
+            m.on_task_end(0, 0, i, false, e(0), TaskEndKind::Failed, 1);
+        }
+        assert_eq!(m.max_needed(), 1, "2 pending tasks on 2-core executors");
+        m.on_unschedulable_task_set_added(0, 0, 1);
+        assert_eq!(m.max_needed(), 2, "the executor there is, plus one");
+        m.on_unschedulable_task_set_removed(0, 0);
+        assert_eq!(m.max_needed(), 1);
     }
 
     // ExecutorAllocationManagerSuite "remove executors" / "interleaving add and remove": idle

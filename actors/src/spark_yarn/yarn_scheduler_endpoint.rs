@@ -95,11 +95,24 @@ impl YarnSchedulerEndpoint {
                 let id = self.shared.borrow().max_executor_id;
                 self.env.reply(ask, i64::from(id));
             }
-            YarnSchedulerMsg::RequestExecutors(ask, req) => self.forward_to_am(
-                ask,
-                YarnAmMsg::RequestExecutors(ask, req),
-                "request executors",
-            ),
+            YarnSchedulerMsg::RequestExecutors(ask, mut req) => {
+                // prepareRequestExecutors: `scheduler.excludedNodes()` goes with every
+                // request, also the one `stop()` sends (which the Driver thread builds).
+                {
+                    let shared = self.shared.borrow();
+                    if !shared.excluded_nodes.is_empty() {
+                        let mut all: std::collections::BTreeSet<String> =
+                            req.excluded_nodes.drain(..).collect();
+                        all.extend(shared.excluded_nodes.iter().cloned());
+                        req.excluded_nodes = all.into_iter().collect();
+                    }
+                }
+                self.forward_to_am(
+                    ask,
+                    YarnAmMsg::RequestExecutors(ask, req),
+                    "request executors",
+                )
+            }
             YarnSchedulerMsg::KillExecutors(ask, ids) => {
                 self.forward_to_am(ask, YarnAmMsg::KillExecutors(ask, ids), "kill executors")
             }

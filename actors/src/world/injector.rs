@@ -139,6 +139,14 @@ fn act(sim: &Rc<SimContext>, action: FaultAction, resolved: Resolved) {
             sim.faults
                 .add_slow_node(&resolved.host(), factor_milli, until)
         }
+        FaultAction::FailTasksOnExecutor {
+            executor,
+            exception,
+        } => {
+            let attempt = sim.current_attempt.get();
+            sim.faults
+                .add_failing_executor(attempt, executor, exception)
+        }
         FaultAction::ExcludeNode { .. } => {
             if let Some(d) = driver(sim) {
                 let host = resolved.host();
@@ -246,7 +254,8 @@ fn node_host(sim: &SimContext, node: &NodeTarget) -> Result<String, String> {
 /// exactly why it can act on nothing.
 fn resolve_target(sim: &SimContext, action: &FaultAction) -> Result<Resolved, String> {
     match action {
-        FaultAction::KillExecutor { executor: n, .. } => {
+        FaultAction::KillExecutor { executor: n, .. }
+        | FaultAction::FailTasksOnExecutor { executor: n, .. } => {
             executor_container(sim, *n).map(|(cid, h)| Resolved::Container(cid, h))
         }
         FaultAction::KillApplicationMaster { .. } => {

@@ -1332,6 +1332,24 @@ impl DagEvents for DAGScheduler {
             partition_id: task.partition,
         });
     }
+
+    /// `UnschedulableTaskSetAdded` -> `handleUnschedulableTaskSetAdded`: the listener event
+    /// (the ExecutorAllocationManager asks for one more executor per such set).
+    fn unschedulable_task_set_added(&mut self, stage: u32, stage_attempt: u32) {
+        self.bus.post(|| ListenerEvent::UnschedulableTaskSetAdded {
+            stage_id: stage,
+            stage_attempt_id: stage_attempt,
+        });
+    }
+
+    /// `UnschedulableTaskSetRemoved` -> `handleUnschedulableTaskSetRemoved`.
+    fn unschedulable_task_set_removed(&mut self, stage: u32, stage_attempt: u32) {
+        self.bus
+            .post(|| ListenerEvent::UnschedulableTaskSetRemoved {
+                stage_id: stage,
+                stage_attempt_id: stage_attempt,
+            });
+    }
 }
 
 /// `MapPartitionsRDD[1] at map at X.scala:34` -> `map at X.scala:34`.

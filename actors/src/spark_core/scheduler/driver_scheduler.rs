@@ -6,7 +6,8 @@
 
 use super::dag_scheduler::{Cx, DAGScheduler};
 use super::env::DriverEnv;
-use super::events::{LaunchedTasks, SchedulerEvent, WorkerOffer};
+use super::events::{LaunchedTasks, SchedulerEvent, TsKey, WorkerOffer};
+use super::health_tracker::ExcludeOnFailureConf;
 use super::task_scheduler_impl::TaskSchedulerImpl;
 use crate::kernel::logs::ProcessLog;
 use crate::spark_core::block_manager_master::RddBlockId;
@@ -68,6 +69,49 @@ impl DriverScheduler {
         self
     }
 
+    /// Exclusion on failure (`spark.excludeOnFailure.*`; nothing when off): TaskSchedulerImpl's
+    /// HealthTracker and the task sets' lists, posting on `bus` (`sc.listenerBus`).
+    pub fn with_exclusion(
+        mut self,
+        conf: &ExcludeOnFailureConf,
+        unschedulable_timeout_ms: u64,
+        dynamic_allocation: bool,
+        bus: ContextBus,
+    ) -> Self {
+        self.task_scheduler = self.task_scheduler.with_exclusion(
+            conf,
+            unschedulable_timeout_ms,
+            dynamic_allocation,
+            bus,
+        );
+        self
+    }
+
+    /// What the task scheduler asked for since the last drain outside a call with its own
+    /// events (a round of offers: kills of excluded executors, abort timers, an abort's end).
+    pub fn take_deferred(&mut self) -> Vec<SchedulerEvent> {
+        self.task_scheduler.take_deferred()
+    }
+
+    /// `TaskSchedulerImpl.excludedNodes()`.
+    pub fn excluded_nodes(&self) -> std::collections::BTreeSet<String> {
+        self.task_scheduler.excluded_nodes()
+    }
+
+    /// The unschedulable task set's abort timer fired.
+    pub fn unschedulable_task_set_timer(&mut self, key: TsKey, index: u32) -> Vec<SchedulerEvent> {
+        let mut out = Vec::new();
+        self.task_scheduler.unschedulable_task_set_timer(
+            key,
+            index,
+            &mut self.env,
+            &mut self.dag,
+            &mut out,
+        );
+        out.append(&mut self.task_scheduler.take_deferred());
+        out
+    }
+
     /// Speculation on (`spark.speculation`): set before the first job.
     pub fn with_speculation(mut self, settings: Option<SpeculationSettings>) -> Self {
         self.task_scheduler = self.task_scheduler.with_speculation(settings);
@@ -92,6 +136,7 @@ impl DriverScheduler {
         let mut out = Vec::new();
         let mut cx = Self::dag_call(&mut self.task_scheduler, &mut self.env, &mut out);
         self.dag.submit_job(job, waiter, &mut cx);
+        out.append(&mut self.task_scheduler.take_deferred());
         out
     }
 
@@ -100,6 +145,7 @@ impl DriverScheduler {
         let mut out = Vec::new();
         let mut cx = Self::dag_call(&mut self.task_scheduler, &mut self.env, &mut out);
         self.dag.resubmit_failed_stages(&mut cx);
+        out.append(&mut self.task_scheduler.take_deferred());
         out
     }
 
@@ -148,6 +194,7 @@ impl DriverScheduler {
             &mut self.dag,
             &mut out,
         );
+        out.append(&mut self.task_scheduler.take_deferred());
         (finished, out)
     }
 
@@ -162,6 +209,7 @@ impl DriverScheduler {
         let mut out = Vec::new();
         self.task_scheduler
             .executor_lost(eid, reason, &mut self.env, &mut self.dag, &mut out);
+        out.append(&mut self.task_scheduler.take_deferred());
         out
     }
 

@@ -56,6 +56,22 @@ pub enum SchedulerEvent {
     /// `messageScheduler.schedule(ResubmitFailedStages, RESUBMIT_TIMEOUT)`: call
     /// `resubmit_failed_stages` after this long.
     ResubmitFailedStagesAfter { ms: u64 },
+    /// HealthTracker's `killExecutor`: `allocationClient.killExecutors(Seq(exec),
+    /// adjustTargetNumExecutors = false, countFailures = false, force = true)`, or with
+    /// `decommission` `decommissionExecutor(exec, ExecutorDecommissionInfo(message), false)`.
+    KillExcludedExecutor {
+        executor_id: ExecutorId,
+        decommission: bool,
+        message: String,
+    },
+    /// HealthTracker's `killExecutorsOnExcludedNode`: `killExecutorsOnHost(host)` or
+    /// `decommissionExecutorsOnHost(host)`.
+    KillExecutorsOnHost { host: String, decommission: bool },
+    /// `abortTimer.schedule(createUnschedulableTaskSetAbortTimer(taskSet, index), timeout)`:
+    /// call `unschedulable_task_set_timer` after `ms`.
+    UnschedulableAbortAfter { ms: u64, key: TsKey, index: u32 },
+    /// The HealthTracker excluded a node or let one go: what the backend sends YARN changes.
+    ExcludedNodesChanged,
 }
 
 /// What a stage attempt's tasks run, as `submitMissingTasks` builds its `Task`s: shared by the

@@ -33,66 +33,9 @@ pub const EXCLUDE_ON_FAILURE_LEGACY_TIMEOUT: &str =
 /// `HealthTracker.DEFAULT_TIMEOUT` ("1h").
 pub const DEFAULT_TIMEOUT_MS: u64 = 3_600_000;
 
-/// The exclusion keys as Spark's ConfigEntries type them (`None`: an OptionalConfigEntry that
-/// is unset; the int keys carry their defaults), read from the application's conf by its
-/// caller, which reports a value of the wrong type with Spark's text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ExcludeOnFailureConf {
-    /// `spark.excludeOnFailure.enabled` / `spark.blacklist.enabled`.
-    pub enabled: Option<bool>,
-    /// `spark.excludeOnFailure.application.enabled` (new in 4.0.0).
-    pub application_enabled: Option<bool>,
-    /// `spark.excludeOnFailure.taskAndStage.enabled` (new in 4.0.0).
-    pub task_and_stage_enabled: Option<bool>,
-    /// `spark.excludeOnFailure.timeout` / `spark.blacklist.timeout`, ms.
-    pub timeout_ms: Option<i64>,
-    /// `spark.scheduler.executorTaskExcludeOnFailureTime` /
-    /// `spark.scheduler.executorTaskBlacklistTime`, ms.
-    pub legacy_timeout_ms: Option<i64>,
-    /// The per-task and per-stage limits (signed: a value <= 0 is refused by validation).
-    pub max_task_attempts_per_executor: i32,
-    pub max_task_attempts_per_node: i32,
-    pub max_failures_per_exec_stage: i32,
-    pub max_failed_exec_per_node_stage: i32,
-    /// `spark.excludeOnFailure.application.maxFailedTasksPerExecutor`, default 2.
-    pub max_failures_per_exec: i32,
-    /// `spark.excludeOnFailure.application.maxFailedExecutorsPerNode`, default 2.
-    pub max_failed_exec_per_node: i32,
-    /// `spark.task.maxFailures`, default 4.
-    pub task_max_failures: i32,
-    /// `spark.excludeOnFailure.killExcludedExecutors`, default false.
-    pub kill_excluded_executors: bool,
-    /// `spark.excludeOnFailure.killExcludedExecutors.decommission`, default false.
-    pub kill_decommission: bool,
-    /// `spark.excludeOnFailure.application.fetchFailure.enabled`, default false.
-    pub fetch_failure_enabled: bool,
-    /// `spark.shuffle.service.enabled`: a fetch failure then excludes the whole node.
-    pub shuffle_service_enabled: bool,
-}
-
-impl Default for ExcludeOnFailureConf {
-    /// Spark 4.0.0's defaults (`internal/config/package$`).
-    fn default() -> Self {
-        ExcludeOnFailureConf {
-            enabled: None,
-            application_enabled: None,
-            task_and_stage_enabled: None,
-            timeout_ms: None,
-            legacy_timeout_ms: None,
-            max_task_attempts_per_executor: 1,
-            max_task_attempts_per_node: 2,
-            max_failures_per_exec_stage: 2,
-            max_failed_exec_per_node_stage: 2,
-            max_failures_per_exec: 2,
-            max_failed_exec_per_node: 2,
-            task_max_failures: 4,
-            kill_excluded_executors: false,
-            kill_decommission: false,
-            fetch_failure_enabled: false,
-            shuffle_service_enabled: false,
-        }
-    }
-}
+/// The exclusion keys as typed settings (`world::config`, where the run's settings live); the
+/// rules that read them are here.
+pub use crate::world::config::ExcludeOnFailureConf;
 
 /// Whether application-level exclusion is on, and the WARN HealthTracker logs when the legacy
 /// timeout decided it.

@@ -133,6 +133,12 @@ impl Topology {
         self.executor_host.contains(id)
     }
 
+    /// The live executors and their hosts, in executor id order (`hostToExecutors`' content;
+    /// a walk, for the rare exclusion checks only).
+    pub fn executors(&self) -> impl Iterator<Item = (ExecutorId, &Rc<str>)> {
+        self.executor_host.iter()
+    }
+
     pub fn has_executors_alive_on_host(&self, host: &str) -> bool {
         self.executors_on_host.contains_key(host)
     }

@@ -5,16 +5,16 @@
 //! SparkEnv's `MapOutputTrackerMaster` and `BlockManagerMaster` (`env`), wired as SparkContext
 //! wires them (`driver_scheduler`). The DAGScheduler calls the task scheduler; the task
 //! scheduler posts typed events back (`task_scheduler_impl::DagEvents`); the files import one
-//! way: `locality` <- `events` <- `speculation`; `map_output_tracker` <- `env`; then
-//! `task_set_manager` <- `task_scheduler_impl` <- `dag_scheduler` <- `driver_scheduler`. Plain
+//! way: `locality` <- `events` <- `speculation`; `map_output_tracker` <- `env`;
+//! `task_set_exclude_list` <- `health_tracker`; then `task_set_manager` <-
+//! `task_scheduler_impl` <- `dag_scheduler` <- `driver_scheduler`. Plain
 //! structs called synchronously, as in Spark; every lookup is a map or a queue, never a scan
 //! over all tasks or executors.
 //!
-//! Room for Spark's `HealthTracker` and `TaskSetExcludeList` (the failure-handling issue):
-//! `health_tracker` (owned by TaskSchedulerImpl, `healthTrackerOpt`) and
-//! `task_set_exclude_list` (one per TaskSetManager, `taskSetExcludelistHelperOpt`) go beside
-//! `task_set_manager`, below it in the import order; the places that ask and tell them are
-//! named in `task_scheduler_impl`'s and `task_set_manager`'s heads.
+//! Exclusion on failure: Spark's `HealthTracker` (`health_tracker`, owned by TaskSchedulerImpl,
+//! `healthTrackerOpt`) and `TaskSetExcludelist` (`task_set_exclude_list`, one per TaskSetManager,
+//! `taskSetExcludelistHelperOpt`) sit beside `task_set_manager`, below it in the import order;
+//! where they are asked and told is in `task_scheduler_impl`'s and `task_set_manager`'s heads.
 
 mod dag_scheduler;
 mod driver_scheduler;

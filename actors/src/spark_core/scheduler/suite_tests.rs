@@ -39,6 +39,8 @@ struct FakeDag {
     lost: Vec<ExecutorId>,
     failed_sets: Vec<(u32, String)>,
     speculative: Vec<SpeculativeTask>,
+    /// `unschedulableTaskSetAdded` (true) and `...Removed` (false) calls.
+    unschedulable: Vec<(u32, u32, bool)>,
 }
 
 impl FakeDag {
@@ -91,6 +93,14 @@ impl DagEvents for FakeDag {
 
     fn speculative_task_submitted(&mut self, task: SpeculativeTask) {
         self.speculative.push(task);
+    }
+
+    fn unschedulable_task_set_added(&mut self, stage: u32, stage_attempt: u32) {
+        self.unschedulable.push((stage, stage_attempt, true));
+    }
+
+    fn unschedulable_task_set_removed(&mut self, stage: u32, stage_attempt: u32) {
+        self.unschedulable.push((stage, stage_attempt, false));
     }
 }
 
@@ -708,4 +718,335 @@ fn trivial_shuffle_with_multiple_fetch_failures() {
     }
     assert_eq!(failed_stages(&listeners), vec![1]);
     assert_eq!(resubmits, 1);
+}
+
+// ---- Exclusion on failure (issue 27): TaskSetExcludelist and HealthTracker wired into the
+// scheduler, cases of TaskSchedulerImplSuite and TaskSetManagerSuite. ----
+
+/// `spark.excludeOnFailure.enabled=true` (both levels), with `killExcludedExecutors` as given,
+/// an unschedulable timeout of `timeout_ms`.
+fn with_exclusion(kill: bool, timeout_ms: u64) -> Alone {
+    with_exclusion_and(kill, timeout_ms, false)
+}
+
+/// `with_exclusion`, with or without dynamic allocation.
+fn with_exclusion_and(kill: bool, timeout_ms: u64, dynamic_allocation: bool) -> Alone {
+    let conf = super::health_tracker::ExcludeOnFailureConf {
+        enabled: Some(true),
+        kill_excluded_executors: kill,
+        ..Default::default()
+    };
+    with_exclusion_conf(&conf, timeout_ms, dynamic_allocation)
+}
+
+/// A TaskSchedulerImpl alone with these exclusion keys.
+fn with_exclusion_conf(
+    conf: &super::health_tracker::ExcludeOnFailureConf,
+    timeout_ms: u64,
+    dynamic_allocation: bool,
+) -> Alone {
+    let mut a = Alone::new(1);
+    let log = ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false))));
+    a.ts = TaskSchedulerImpl::new(log, 4, 1).with_exclusion(
+        conf,
+        timeout_ms,
+        dynamic_allocation,
+        ContextBus::disabled(),
+    );
+    a
+}
+
+impl Alone {
+    /// The task throws (an `ExceptionFailure`, which counts toward the task's failures).
+    fn throw(&mut self, tid: TaskId) -> Vec<SchedulerEvent> {
+        let mut out = Vec::new();
+        let data = TaskResultData::Exception {
+            class: "java.lang.RuntimeException".into(),
+            description: "boom".into(),
+        };
+        self.ts.status_update(
+            tid,
+            TaskState::Failed,
+            data,
+            &mut self.env,
+            &mut self.dag,
+            &mut out,
+        );
+        out
+    }
+
+    /// The set's exclude list's failures on `executor` (unique task indices).
+    fn failures_on(&mut self, stage: u32, executor: u32) -> u32 {
+        let list = self.tsm(stage, 0).exclude_list.as_deref().expect("a list");
+        list.exec_to_failures()
+            .get(&ExecutorId(executor))
+            .map_or(0, |f| f.num_unique_tasks_with_failures())
+    }
+}
+
+// TaskSchedulerImplSuite "scheduled tasks obey task and stage excludelist": a task that failed
+// on an executor is not offered there again (maxTaskAttemptsPerExecutor 1), but other tasks
+// are; after two failed tasks the executor is excluded for the stage and takes nothing, while
+// another executor gets the failed task.
+#[test]
+fn scheduled_tasks_obey_task_and_stage_excludelist() {
+    let mut a = with_exclusion(false, 120_000);
+    a.ts.submit_tasks(task_set(0, 0, 4, None));
+    let first = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+    a.throw(first.task_id);
+    let second = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+    assert_ne!(
+        second.index, first.index,
+        "excluded on executor 1 for the task"
+    );
+    a.throw(second.task_id);
+    assert_eq!(a.failures_on(0, 1), 2);
+    assert!(
+        a.offer(&mut [offer(1, "host1", 1)]).is_empty(),
+        "excluded for the stage"
+    );
+    let elsewhere = a.offer(&mut [offer(2, "host2", 1)]).remove(0);
+    assert_eq!(elsewhere.executor_id, ExecutorId(2));
+    assert!(
+        [first.index, second.index].contains(&elsewhere.index),
+        "a failed task runs again elsewhere"
+    );
+}
+
+// TaskSetManagerSuite "don't update excludelist for shuffle-fetch failures, preemption, denied
+// commits, or killed tasks": failures that do not count toward the task's failures
+// (`countTowardsTaskFailures` false: a kill, an executor lost for a reason unrelated to the
+// task, a fetch failure) add nothing to the set's exclude list; an exception does.
+#[test]
+fn dont_update_excludelist_for_failures_that_do_not_count() {
+    let mut a = with_exclusion(false, 120_000);
+    a.ts.submit_tasks(task_set(0, 0, 4, Some(0)));
+    let killed = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+    a.update(killed.task_id, TaskState::Killed);
+    let lost = a.offer(&mut [offer(2, "host2", 1)]).remove(0);
+    a.lose(2);
+    assert!(a.dag.ended_with(lost.task_id).is_some());
+    assert_eq!((a.failures_on(0, 1), a.failures_on(0, 2)), (0, 0));
+    let thrown = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+    a.throw(thrown.task_id);
+    assert_eq!(a.failures_on(0, 1), 1, "an exception counts");
+    let fetch = a.offer(&mut [offer(3, "host3", 1)]).remove(0);
+    let mut out = Vec::new();
+    a.ts.status_update(
+        fetch.task_id,
+        TaskState::Failed,
+        fetch_failed(0, 0),
+        &mut a.env,
+        &mut a.dag,
+        &mut out,
+    );
+    assert_eq!(a.failures_on(0, 3), 0, "a fetch failure does not count");
+}
+
+// TaskSchedulerImplSuite "Excluded node for entire task set prevents per-task exclusion
+// checks": once two executors of a node are excluded for the stage
+// (stage.maxFailedExecutorsPerNode 2), the node is excluded for the task set and a third
+// executor there is offered nothing, whatever the task.
+#[test]
+fn excluded_node_for_entire_task_set_prevents_per_task_exclusion_checks() {
+    let mut a = with_exclusion(false, 120_000);
+    a.ts.submit_tasks(task_set(0, 0, 8, None));
+    for executor in [1, 2] {
+        for _ in 0..2 {
+            let t = a.offer(&mut [offer(executor, "host1", 1)]).remove(0);
+            a.throw(t.task_id);
+        }
+    }
+    let list = a.tsm(0, 0).exclude_list.as_deref().expect("a list");
+    assert!(list.is_node_excluded_for_task_set("host1"));
+    assert!(a.offer(&mut [offer(3, "host1", 4)]).is_empty());
+    assert_eq!(a.offer(&mut [offer(4, "host2", 1)]).len(), 1);
+}
+
+// TaskSchedulerImplSuite "abort stage if executor loss results in unschedulability from
+// previously failed tasks": a task failed on executor 0 could still run on executor 1; once
+// executor 1 is lost and executor 0 is busy with the other task, the failed task can run
+// nowhere and, without an idle executor or dynamic allocation, the set is aborted at once with
+// `abortSinceCompletelyExcludedOnFailure`'s message.
+#[test]
+fn abort_stage_if_executor_loss_results_in_unschedulability() {
+    let mut a = with_exclusion(false, 120_000);
+    a.ts.submit_tasks(task_set(0, 0, 2, None));
+    let first = a.offer(&mut [offer(0, "host0", 1), offer(1, "host1", 1)]);
+    assert_eq!(first.len(), 2);
+    let on0 = first
+        .iter()
+        .find(|t| t.executor_id == ExecutorId(0))
+        .unwrap();
+    let failed_index = on0.index;
+    a.throw(on0.task_id);
+    assert!(a.dag.failed_sets.is_empty(), "executor 1 could run it");
+    a.lose(1);
+    assert!(a.dag.failed_sets.is_empty());
+    let second = a.offer(&mut [offer(0, "host0", 1)]);
+    assert_eq!(second.len(), 1, "executor 0 takes the lost executor's task");
+    assert_ne!(second[0].index, failed_index);
+    assert!(a.dag.failed_sets.is_empty());
+    a.offer(&mut [offer(0, "host0", 0)]);
+    assert_eq!(a.dag.failed_sets.len(), 1);
+    let (stage, reason) = &a.dag.failed_sets[0];
+    assert_eq!(*stage, 0);
+    assert!(
+        reason.starts_with(&format!(
+            "\nAborting TaskSet 0.0 because task {failed_index} (partition {failed_index})\ncannot run anywhere due to node and executor excludeOnFailure.\nMost recent failure:\nLost task {failed_index}.0 in stage 0.0 (TID"
+        )),
+        "{reason}"
+    );
+    assert!(a.tsm(0, 0).zombie);
+}
+
+// TaskSchedulerImplSuite "SPARK-22148 try to acquire a new executor when task is unschedulable
+// with 1 executor" and "... abort timer should kick in when task is completely excluded & no
+// new executor can be acquired": with an idle executor the HealthTracker kills it
+// (killExcludedIdleExecutor, whatever killExcludedExecutors says) and an abort timer starts; a
+// task launched meanwhile clears it; once it expires the set is aborted.
+#[test]
+fn an_unschedulable_task_set_kills_an_idle_executor_then_aborts_when_its_timer_expires() {
+    let mut a = with_exclusion(false, 0);
+    a.ts.submit_tasks(task_set(0, 0, 1, None));
+    let t = a.offer(&mut [offer(0, "host0", 1)]).remove(0);
+    a.throw(t.task_id);
+    assert!(a.offer(&mut [offer(0, "host0", 1)]).is_empty());
+    let deferred = a.ts.take_deferred();
+    let kill = deferred.iter().any(|e| {
+        matches!(e, SchedulerEvent::KillExcludedExecutor { executor_id, decommission: false, message }
+            if *executor_id == ExecutorId(0)
+                && message == "Killing excluded idle executor id 0 because of task unschedulability and trying to acquire a new executor.")
+    });
+    assert!(kill, "{deferred:?}");
+    let timer = deferred.iter().find_map(|e| match e {
+        SchedulerEvent::UnschedulableAbortAfter { ms, key, index } => Some((*ms, *key, *index)),
+        _ => None,
+    });
+    assert_eq!(timer, Some((0, (0, 0, 0), 0)));
+    assert!(a.dag.failed_sets.is_empty(), "it waits for a new executor");
+    // Offered again while waiting: no second kill, no second timer.
+    a.offer(&mut [offer(0, "host0", 1)]);
+    assert!(a.ts.take_deferred().is_empty());
+    let mut out = Vec::new();
+    a.ts.unschedulable_task_set_timer((0, 0, 0), 0, &mut a.env, &mut a.dag, &mut out);
+    assert_eq!(a.dag.failed_sets.len(), 1, "the timer expired");
+}
+
+// TaskSchedulerImplSuite "scheduled tasks obey node and executor excludelists" (the
+// application level): a successful task set hands its failures to the HealthTracker, which
+// excludes executor 1 (2 failed tasks, application.maxFailedTasksPerExecutor 2) and asks for
+// its kill; its offers are dropped from then on, and a removed executor's counted failures
+// are forgotten (handleRemovedExecutor) while its exclusion stays.
+#[test]
+fn a_successful_task_set_excludes_its_bad_executor_for_the_application() {
+    let mut a = with_exclusion(true, 120_000);
+    a.ts.submit_tasks(task_set(0, 0, 3, None));
+    for _ in 0..2 {
+        let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+        a.throw(t.task_id);
+    }
+    assert!(
+        a.ts.take_deferred().is_empty(),
+        "not before the set succeeds"
+    );
+    for _ in 0..3 {
+        let t = a.offer(&mut [offer(2, "host2", 1)]).remove(0);
+        a.update(t.task_id, TaskState::Finished);
+    }
+    assert!(a.tsm(0, 0).finished);
+    let deferred = a.ts.take_deferred();
+    assert!(
+        matches!(deferred.as_slice(), [SchedulerEvent::KillExcludedExecutor { executor_id, decommission: false, message }]
+            if *executor_id == ExecutorId(1)
+                && message == "Killing excluded executor id 1 since spark.excludeOnFailure.killExcludedExecutors is set."),
+        "{deferred:?}"
+    );
+    a.ts.submit_tasks(task_set(1, 0, 1, None));
+    assert!(a.offer(&mut [offer(1, "host1", 1)]).is_empty(), "dropped");
+    assert_eq!(a.offer(&mut [offer(2, "host2", 1)]).len(), 1);
+    assert!(
+        a.ts.excluded_nodes().is_empty(),
+        "one executor does not exclude its node"
+    );
+}
+
+// TaskSchedulerImplSuite "SPARK-31418 abort timer should kick in when task is completely
+// excluded & allocation manager could not acquire a new executor before the timeout": with
+// dynamic allocation and no idle executor (the only one runs the other task), the
+// DAGScheduler hears `unschedulableTaskSetAdded` once and the abort timer starts; a task
+// launched later clears it (`unschedulableTaskSetRemoved` for the set that launched).
+#[test]
+fn with_dynamic_allocation_an_unschedulable_task_set_asks_for_an_executor() {
+    let mut a = with_exclusion_and(false, 120_000, true);
+    a.ts.submit_tasks(task_set(0, 0, 2, None));
+    let t = a.offer(&mut [offer(0, "host0", 1)]).remove(0);
+    a.throw(t.task_id);
+    let busy = a.offer(&mut [offer(0, "host0", 1)]).remove(0);
+    assert_ne!(busy.index, t.index);
+    a.offer(&mut [offer(0, "host0", 0)]);
+    a.offer(&mut [offer(0, "host0", 0)]);
+    assert_eq!(a.dag.unschedulable, vec![(0, 0, true)], "once");
+    assert!(a.dag.failed_sets.is_empty(), "it waits for a new executor");
+    let timers = a.ts.take_deferred();
+    assert!(
+        matches!(
+            timers.as_slice(),
+            [SchedulerEvent::UnschedulableAbortAfter { ms: 120_000, .. }]
+        ),
+        "{timers:?}"
+    );
+    let new = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+    assert_eq!(new.index, t.index);
+    assert_eq!(a.dag.unschedulable, vec![(0, 0, true), (0, 0, false)]);
+}
+
+// TaskSetManagerSuite "update application healthTracker for shuffle-fetch": with
+// `spark.excludeOnFailure.application.fetchFailure.enabled`, a FetchFailed excludes the
+// executor whose block manager failed to serve (the failure's `bmAddress`, not the task's
+// executor) for the application at once; its offers are dropped and, with
+// killExcludedExecutors, the driver is asked to kill it. Without the key nothing is excluded.
+#[test]
+fn update_application_health_tracker_for_shuffle_fetch() {
+    for enabled in [true, false] {
+        let conf = super::health_tracker::ExcludeOnFailureConf {
+            enabled: Some(true),
+            kill_excluded_executors: true,
+            fetch_failure_enabled: enabled,
+            ..Default::default()
+        };
+        let mut a = with_exclusion_conf(&conf, 120_000, false);
+        a.ts.submit_tasks(task_set(0, 0, 2, None));
+        let t = a.offer(&mut [offer(2, "hostB", 1)]).remove(0);
+        let mut out = Vec::new();
+        a.ts.status_update(
+            t.task_id,
+            TaskState::Failed,
+            fetch_failed(0, 0),
+            &mut a.env,
+            &mut a.dag,
+            &mut out,
+        );
+        let killed: Vec<ExecutorId> =
+            a.ts.take_deferred()
+                .iter()
+                .filter_map(|e| match e {
+                    SchedulerEvent::KillExcludedExecutor { executor_id, .. } => Some(*executor_id),
+                    _ => None,
+                })
+                .collect();
+        a.ts.submit_tasks(task_set(1, 0, 1, None));
+        let from_1 = a.offer(&mut [offer(1, "hostA", 1)]);
+        if enabled {
+            assert_eq!(
+                killed,
+                vec![ExecutorId(1)],
+                "the server, not the task's executor"
+            );
+            assert!(from_1.is_empty(), "excluded for the application");
+        } else {
+            assert!(killed.is_empty());
+            assert_eq!(from_1.len(), 1);
+        }
+    }
 }

@@ -5,25 +5,36 @@
 //! `executorAdded` / `executorLost` / `taskSetFailed` / `speculativeTaskSubmitted` post, and
 //! SparkEnv's masters through the `DriverEnv` each call is given.
 //!
-//! Room for `HealthTracker` (`healthTrackerOpt`, the failure-handling issue): Spark's
-//! `resourceOffers` first lets it expire exclusions (`applyExcludeOnFailureTimeout`) and drops
-//! the offers of excluded nodes and executors; `removeExecutor` tells it
-//! (`handleRemovedExecutor`); a finished task set hands its exclude list's failures to it
-//! (`updateExcludedForSuccessfulTaskSet`). Those are `resource_offers` / `resource_offers_one`
-//! before any task set is offered, `executor_lost`, and `maybe_finish_task_set` here.
+//! Exclusion on failure (`Exclusion`, `None` when off, so each hook is one `Option` test): the
+//! `HealthTracker` (`healthTrackerOpt`), which `resourceOffers` first lets expire exclusions
+//! (`applyExcludeOnFailureTimeout`) and whose excluded nodes and executors it drops from the
+//! offers; `removeExecutor` tells it (`handleRemovedExecutor`), a successful task set hands it
+//! its exclude list's failures (`updateExcludedForSuccessfulTaskSet`) and a fetch failure its
+//! server (`updateExcludedForFetchFailure`). A task set that launched nothing in a round and has
+//! a task no executor may run is unschedulable (`unschedulableTaskSetToExpiryTime`): an idle
+//! executor is killed and an abort timer started, or with dynamic allocation only the timer, or
+//! it is aborted at once.
 
 use super::env::DriverEnv;
 use super::events::{
     CompletionEvent, LaunchedTasks, RunningTask, SchedulerEvent, SpeculativeTask, TaskSet, TsKey,
     WorkerOffer,
 };
+use super::health_tracker::{
+    ExcludeOnFailureConf, HealthLogLevel, HealthStep, HealthTracker, HealthTrackerConf,
+    HealthUpdate,
+};
 use super::locality::{TaskLocality, Topology};
 use super::speculation::{ANOTHER_ATTEMPT_SUCCEEDED, Speculation, TaskSetSpeculation};
+use super::task_set_exclude_list::{
+    ApplicationExclusions, HostExecutors, StageExclusions, TaskSetExcludeConf, TaskSetExcludelist,
+};
 use super::task_set_manager::{Dequeued, LocalityContext, OfferRound, StartedCopy, TaskSetManager};
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
 use crate::kernel::small_map::{DenseMap, SmallSet};
 use crate::world::config::{LocalitySettings, SpeculationSettings};
+use crate::world::listener::ContextBus;
 use crate::{error, info, warn};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -40,6 +51,8 @@ use std::rc::Rc;
 
 const TSM: &str = "driver::TaskSetManager";
 const TS: &str = "driver::YarnClusterScheduler";
+const HT: &str = "driver::HealthTracker";
+const TSEL: &str = "driver::TaskSetExcludelist";
 
 /// The serialised size sparkyard reports for a task (what `Starting task` prints).
 const TASK_BYTES: u64 = 7595;
@@ -76,6 +89,10 @@ pub trait DagEvents {
     );
     /// `speculativeTaskSubmitted(task, taskIndex)` -> `SpeculativeTaskSubmitted`.
     fn speculative_task_submitted(&mut self, task: SpeculativeTask);
+    /// `unschedulableTaskSetAdded(stageId, stageAttemptId)` -> `UnschedulableTaskSetAdded`.
+    fn unschedulable_task_set_added(&mut self, stage: u32, stage_attempt: u32);
+    /// `unschedulableTaskSetRemoved(stageId, stageAttemptId)` -> `UnschedulableTaskSetRemoved`.
+    fn unschedulable_task_set_removed(&mut self, stage: u32, stage_attempt: u32);
 }
 
 /// A finished map task whose output its executor serves (TaskSetManager.executorLost
@@ -184,6 +201,30 @@ pub struct TaskSchedulerImpl {
     pub(super) failed_attempts: u64,
     /// Speculative execution, when `spark.speculation` is on.
     speculation: Option<Box<Speculation>>,
+    /// Exclusion on failure, when on (task and stage, application, or both).
+    exclusion: Option<Box<Exclusion>>,
+    /// What a call without an `out` of its own (a round of offers, a HealthTracker step) asks
+    /// the DriverEndpoint to do; drained by `take_deferred`.
+    deferred: Vec<SchedulerEvent>,
+}
+
+/// Exclusion on failure: Spark's `healthTrackerOpt`, what each TaskSetManager's list is made
+/// from, and TaskSchedulerImpl's `unschedulableTaskSetToExpiryTime`.
+struct Exclusion {
+    /// The per-task and per-stage limits each TaskSetManager's list reads.
+    task_set_conf: TaskSetExcludeConf,
+    /// `TaskSetExcludelist.isExcludeOnFailureEnabled`: the lists exclude (else, with a
+    /// HealthTracker, they are dry runs that only count for it).
+    task_and_stage: bool,
+    health: Option<HealthTracker>,
+    /// `unschedulableTaskSetToExpiryTime`.
+    unschedulable: BTreeMap<TsKey, u64>,
+    /// `spark.scheduler.excludeOnFailure.unschedulableTaskSetTimeout`, ms.
+    unschedulable_timeout_ms: u64,
+    /// `Utils.isDynamicAllocationEnabled(conf)`.
+    dynamic_allocation: bool,
+    /// `sc.listenerBus`, where the HealthTracker and the lists post.
+    bus: ContextBus,
 }
 
 impl TaskSchedulerImpl {
@@ -209,7 +250,66 @@ impl TaskSchedulerImpl {
             tasks_launched: 0,
             failed_attempts: 0,
             speculation: None,
+            exclusion: None,
+            deferred: Vec::new(),
         }
+    }
+
+    /// Exclusion on failure from the `spark.excludeOnFailure.*` keys (validated at submission,
+    /// as HealthTracker's constructor validates them): a HealthTracker when
+    /// `HealthTracker.isExcludeOnFailureEnabled`, lists that exclude when
+    /// `TaskSetExcludelist.isExcludeOnFailureEnabled`; nothing when neither.
+    pub fn with_exclusion(
+        mut self,
+        conf: &ExcludeOnFailureConf,
+        unschedulable_timeout_ms: u64,
+        dynamic_allocation: bool,
+        bus: ContextBus,
+    ) -> Self {
+        let enabled = conf.is_exclude_on_failure_enabled();
+        if let Some(w) = &enabled.legacy_warning {
+            warn!(self.log, HT, "{w}");
+        }
+        let health = match enabled.enabled.then(|| HealthTrackerConf::from_conf(conf)) {
+            Some(Ok(c)) => Some(HealthTracker::new(c)),
+            // Refused at submission with the same text; kept from panicking here.
+            Some(Err(e)) => {
+                error!(self.log, HT, "{e}");
+                None
+            }
+            None => None,
+        };
+        let task_and_stage = conf.task_and_stage_enabled();
+        if health.is_some() || task_and_stage {
+            self.exclusion = Some(Box::new(Exclusion {
+                task_set_conf: conf.task_set_conf(),
+                task_and_stage,
+                health,
+                unschedulable: BTreeMap::new(),
+                unschedulable_timeout_ms,
+                dynamic_allocation,
+                bus,
+            }));
+        }
+        self
+    }
+
+    /// What the calls since the last drain asked the DriverEndpoint to do (kills, abort timers,
+    /// an abort's job end).
+    pub fn take_deferred(&mut self) -> Vec<SchedulerEvent> {
+        std::mem::take(&mut self.deferred)
+    }
+
+    /// `excludedNodes()`: the HealthTracker's excluded nodes, which YarnSchedulerBackend sends
+    /// with every `RequestExecutors` and registration checks.
+    pub fn excluded_nodes(&self) -> BTreeSet<String> {
+        self.health()
+            .map(HealthTracker::excluded_node_list)
+            .unwrap_or_default()
+    }
+
+    fn health(&self) -> Option<&HealthTracker> {
+        self.exclusion.as_ref().and_then(|x| x.health.as_ref())
     }
 
     /// `spark.shuffle.service.enabled`.
@@ -280,6 +380,16 @@ impl TaskSchedulerImpl {
             now_ms: clock::now_ms(),
         };
         let mut tsm = TaskSetManager::new(key, code, partitions, epoch, prefs, &cx);
+        if let Some(x) = &self.exclusion {
+            // TaskSetManager's constructor: a list that excludes, else a dry run for the
+            // HealthTracker.
+            let (c, a) = (x.task_set_conf, stage_attempt);
+            tsm.exclude_list = Some(Box::new(if x.task_and_stage {
+                TaskSetExcludelist::new(c, stage_id, a)
+            } else {
+                TaskSetExcludelist::dry_run(c, stage_id, a)
+            }));
+        }
         if let Some(spec) = self.speculation.as_mut() {
             spec.active.insert(key);
             tsm.spec = Some(Box::new(TaskSetSpeculation::new(n, &spec.settings)));
@@ -324,6 +434,7 @@ impl TaskSchedulerImpl {
         if self.any_executor_added(offers, dag) {
             self.recompute_locality_all();
         }
+        let excluded = self.exclude_offers(offers);
         if offers.len() > 1 {
             self.shuffle_offers(offers);
         }
@@ -334,8 +445,9 @@ impl TaskSchedulerImpl {
         let mut next = self.runnable.first().copied();
         while let Some(key) = next {
             // With no offer able to take a task, the remaining passes would launch and reject
-            // nothing, and change nothing.
-            if offers.iter().all(|o| o.cores < self.task_cpus) {
+            // nothing, and change nothing (with exclusion on, each set is still checked for a
+            // task no executor may run).
+            if self.exclusion.is_none() && offers.iter().all(|o| o.cores < self.task_cpus) {
                 break;
             }
             let mut round = Round {
@@ -345,7 +457,10 @@ impl TaskSchedulerImpl {
                 env: &mut *env,
                 dag: &mut *dag,
             };
-            self.offer_task_set(key, offers, &mut round, &mut order);
+            let any = self.offer_task_set(key, offers, &mut round, &mut order);
+            if self.exclusion.is_some() {
+                self.after_task_set_offered(key, any, &mut round);
+            }
             next = self.runnable_after(key);
         }
         if offers.len() > 1 {
@@ -353,6 +468,7 @@ impl TaskSchedulerImpl {
         }
         order.clear();
         self.launch_order = order;
+        restore_offers(offers, excluded);
     }
 
     /// `resourceOffers` with one offer (`makeOffers(executorId)`, the per-task path): the same
@@ -369,10 +485,11 @@ impl TaskSchedulerImpl {
         dag: &mut impl DagEvents,
     ) {
         self.executor_offered(offer.executor_id, &offer.host, dag);
+        let excluded = self.exclude_offers(std::slice::from_mut(offer));
         let now_ms = clock::now_ms();
         let mut next = self.runnable.first().copied();
         while let Some(key) = next {
-            if offer.cores < self.task_cpus {
+            if offer.cores < self.task_cpus && self.exclusion.is_none() {
                 break;
             }
             let mut round = Round {
@@ -382,27 +499,31 @@ impl TaskSchedulerImpl {
                 env: &mut *env,
                 dag: &mut *dag,
             };
-            self.offer_one_task_set(key, offer, &mut round);
+            let any = self.offer_one_task_set(key, offer, &mut round);
+            if self.exclusion.is_some() {
+                self.after_task_set_offered(key, any, &mut round);
+            }
             next = self.runnable_after(key);
         }
+        restore_offers(std::slice::from_mut(offer), excluded);
     }
 
     /// `offer_task_set` for a single offer. Without speculation (whose dequeue reads the
     /// attempts launched so far, which `launch` records), the set's whole share is taken under
     /// one borrow of it, and the tasks are launched after: the set's counts change at each
-    /// take, so every later take sees what Spark's would.
+    /// take, so every later take sees what Spark's would. Whether it launched anything.
     fn offer_one_task_set<D: DagEvents>(
         &mut self,
         key: TsKey,
         offer: &mut WorkerOffer,
         r: &mut Round<'_, D>,
-    ) {
+    ) -> bool {
         if self.speculation.is_some() {
             return self.offer_one_task_set_launching_each(key, offer, r);
         }
         let Some(tsm) = self.task_sets.get_mut(&key) else {
             self.runnable.remove(&key);
-            return;
+            return false;
         };
         let cx = LocalityContext {
             topology: &self.topology,
@@ -437,6 +558,7 @@ impl TaskSchedulerImpl {
             r.launched.push(task);
         }
         self.taken = taken;
+        round.min_locality.is_some()
     }
 
     /// `offer_one_task_set` with speculation on: each task is launched as it is taken.
@@ -446,17 +568,17 @@ impl TaskSchedulerImpl {
         key: TsKey,
         offer: &mut WorkerOffer,
         r: &mut Round<'_, D>,
-    ) {
+    ) -> bool {
         let Some(tsm) = self.task_sets.get(&key) else {
             self.runnable.remove(&key);
-            return;
+            return false;
         };
         let levels = tsm.levels;
         let mut round = OfferRound::default();
         for &level in levels.as_slice() {
             while offer.cores >= self.task_cpus {
                 let Some((task, rejected)) = self.offer_to_set(key, offer, level, r.now_ms) else {
-                    return;
+                    return round.min_locality.is_some();
                 };
                 round.no_rejects &= !rejected;
                 let Some(d) = task else { break };
@@ -469,7 +591,9 @@ impl TaskSchedulerImpl {
                 break;
             }
         }
+        let any = round.min_locality.is_some();
         self.end_offer_round(key, round, r.all_free, r.now_ms);
+        any
     }
 
     /// Whether an offer comes from an executor not seen before (it is alive from now on, and
@@ -514,21 +638,25 @@ impl TaskSchedulerImpl {
             dag.executor_added(id, host);
             self.recompute_locality_all();
         }
+        if self.exclusion.is_some() {
+            self.apply_exclude_on_failure_timeout();
+        }
     }
 
     /// One task set's share of `resourceOffers`: its locality levels in order, a
     /// `resourceOfferSingleTaskSet` pass over the offers while one launches, then the
-    /// delay-scheduling reset (`legacyLocalityWaitReset` false, Spark's default).
+    /// delay-scheduling reset (`legacyLocalityWaitReset` false, Spark's default). Whether it
+    /// launched anything (`launchedAnyTask`).
     fn offer_task_set<D: DagEvents>(
         &mut self,
         key: TsKey,
         offers: &mut [WorkerOffer],
         r: &mut Round<'_, D>,
         order: &mut Vec<u32>,
-    ) {
+    ) -> bool {
         let Some(tsm) = self.task_sets.get(&key) else {
             self.runnable.remove(&key);
-            return;
+            return false;
         };
         let levels = tsm.levels;
         let mut round = OfferRound::default();
@@ -544,7 +672,9 @@ impl TaskSchedulerImpl {
                 round.launched(min);
             }
         }
+        let any = round.min_locality.is_some();
         self.end_offer_round(key, round, r.all_free, r.now_ms);
+        any
     }
 
     /// The end of a task set's share of `resourceOffers`: the delay-scheduling reset, and the
@@ -816,6 +946,7 @@ impl TaskSchedulerImpl {
             return;
         }
         tsm.finished = true;
+        let succeeded = tsm.num_successful as usize == tsm.successful.len();
         info!(
             self.log,
             TS,
@@ -823,6 +954,9 @@ impl TaskSchedulerImpl {
             key.1,
             tsm.stage_attempt
         );
+        if succeeded && self.health().is_some() {
+            self.hand_over_failures(key);
+        }
     }
 
     /// A set that has nothing left to offer: suspended, out of the runnable ones, and out of
@@ -975,6 +1109,10 @@ impl TaskSchedulerImpl {
             };
             self.handle_failure(task, text, end, by_app, &mut cx);
         }
+        // removeExecutor's last step: `healthTrackerOpt.foreach(_.handleRemovedExecutor(id))`.
+        if let Some(h) = self.exclusion.as_mut().and_then(|x| x.health.as_mut()) {
+            h.handle_removed_executor(eid);
+        }
         cx.dag.executor_lost(eid, reason);
     }
 
@@ -1079,6 +1217,11 @@ impl TaskSchedulerImpl {
             );
             tsm.mark_successful(task.index as usize);
             self.suspend_task_set(task.key);
+            if self.health().is_some()
+                && let Some(bm) = &failure.bm_address
+            {
+                self.exclude_for_fetch_failure(&bm.host, bm.executor_id);
+            }
         }
         let reason = TaskEndReason::FetchFailed(Box::new(failure));
         cx.task_ended(self, &task, reason, None);
@@ -1137,6 +1280,9 @@ impl TaskSchedulerImpl {
             _ => warn!(self.log, TSM, "{lost}"),
         }
         cx.task_ended(self, &task, end, None);
+        if counts && self.exclusion.is_some() {
+            self.exclude_for_failed_task(&task, &lost);
+        }
         let tsm = self.task_sets.get_mut(&key).expect("looked up above");
         let idx = index as usize;
         let stage_attempt = tsm.stage_attempt;
@@ -1152,8 +1298,6 @@ impl TaskSchedulerImpl {
             }
             return self.maybe_finish_task_set(key);
         }
-        // Room for TaskSetExcludeList: Spark's handleFailedTask reports the failure here
-        // (`updateExcludedForFailedTask(host, execId, index, failureReason)`) when it counts.
         if counts {
             tsm.failures[idx] += 1;
         }
@@ -1298,6 +1442,27 @@ fn shuffle_io(tsm: &TaskSetManager, env: &mut DriverEnv) -> ShuffleIo {
     }
 }
 
+/// The cores `exclude_offers` took from excluded offers for a round, given back.
+fn restore_offers(offers: &mut [WorkerOffer], excluded: Vec<(usize, u32)>) {
+    for (i, cores) in excluded {
+        offers[i].cores = cores;
+    }
+}
+
+/// The HealthTracker's clock: the wall time events carry (`clock.getTimeMillis()`).
+fn exclusion_now() -> u64 {
+    clock::epoch_ms() + clock::now_ms()
+}
+
+/// A HealthTracker line at its level.
+fn log_at(log: &ProcessLog, level: HealthLogLevel, line: &str) {
+    match level {
+        HealthLogLevel::Info => info!(log, HT, "{line}"),
+        HealthLogLevel::Warn => warn!(log, HT, "{line}"),
+        HealthLogLevel::Error => error!(log, HT, "{line}"),
+    }
+}
+
 /// `launchTasks(tasks.flatten)`: the tasks launched from `first` on, grouped by the offer they
 /// went to (stable, in the shuffled offers' order); `order[k]` is the offer of task `first + k`.
 /// Out of line: only a round over several offers needs it.
@@ -1420,5 +1585,310 @@ impl TaskSchedulerImpl {
         // The set has copies to offer again, even once its regular tasks are all out.
         self.runnable.insert(key);
         true
+    }
+}
+
+/// Exclusion on failure's hooks (Spark 4.0: TaskSchedulerImpl's `healthTrackerOpt` and its
+/// unschedulable task sets; TaskSetManager's reports to its list and to the HealthTracker).
+impl TaskSchedulerImpl {
+    /// `healthTrackerOpt.foreach(_.applyExcludeOnFailureTimeout())`.
+    fn apply_exclude_on_failure_timeout(&mut self) {
+        let now = exclusion_now();
+        let Some(h) = self.exclusion.as_mut().and_then(|x| x.health.as_mut()) else {
+            return;
+        };
+        let update = h.apply_exclude_on_failure_timeout(now);
+        self.emit_health(update);
+    }
+
+    /// `resourceOffers`' `filteredOffers`: after the timeouts, the offers of excluded nodes and
+    /// executors take nothing this round (their cores, returned for `restore_offers`).
+    fn exclude_offers(&mut self, offers: &mut [WorkerOffer]) -> Vec<(usize, u32)> {
+        if self.health().is_none() {
+            return Vec::new();
+        }
+        self.apply_exclude_on_failure_timeout();
+        let Some(h) = self.health() else {
+            return Vec::new();
+        };
+        let mut taken = Vec::new();
+        for (i, o) in offers.iter_mut().enumerate() {
+            if h.is_node_excluded(&o.host) || h.is_executor_excluded(o.executor_id) {
+                taken.push((i, o.cores));
+                o.cores = 0;
+            }
+        }
+        taken
+    }
+
+    /// A HealthTracker call's steps, in its order: each line, its events on the bus, and the
+    /// kills the DriverEndpoint makes (`allocationClient`).
+    fn emit_health(&mut self, update: HealthUpdate) {
+        let Some(x) = self.exclusion.as_ref() else {
+            return;
+        };
+        for step in &update.steps {
+            let (level, line) = step.log_line();
+            log_at(&self.log, level, &line);
+            if x.bus.enabled() {
+                for event in step.listener_events(update.time) {
+                    x.bus.post(|| event);
+                }
+            }
+            match step {
+                HealthStep::KillExecutor {
+                    executor_id,
+                    decommission,
+                    message,
+                } => self.deferred.push(SchedulerEvent::KillExcludedExecutor {
+                    executor_id: *executor_id,
+                    decommission: *decommission,
+                    message: message.clone(),
+                }),
+                HealthStep::KillExecutorsOnHost { host, decommission } => {
+                    self.deferred.push(SchedulerEvent::KillExecutorsOnHost {
+                        host: host.clone(),
+                        decommission: *decommission,
+                    })
+                }
+                HealthStep::NodeExcluded { .. } | HealthStep::NodesUnexcluded { .. } => {
+                    self.deferred.push(SchedulerEvent::ExcludedNodesChanged)
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `handleFailedTask`'s report when the set is not a zombie and the failure counts:
+    /// `updateExcludedForFailedTask(host, execId, index, failureReason)`; what it excluded for
+    /// the stage is logged (TaskSetExcludelist) and posted.
+    fn exclude_for_failed_task(&mut self, task: &RunningTask, failure_reason: &str) {
+        let now = exclusion_now();
+        let Some(tsm) = self.task_sets.get_mut(&task.key) else {
+            return;
+        };
+        let Some(list) = tsm.exclude_list.as_mut().filter(|_| !tsm.zombie) else {
+            return;
+        };
+        let (host, exec) = (&task.host, task.executor_id);
+        let x = list.update_excluded_for_failed_task(host, exec, task.index, failure_reason, now);
+        self.emit_stage_exclusions(&x, now);
+    }
+
+    /// TaskSetExcludelist's lines and events for what one failure excluded for the stage.
+    fn emit_stage_exclusions(&self, x: &StageExclusions, time: u64) {
+        if x.is_empty() {
+            return;
+        }
+        for line in x.log_lines() {
+            info!(self.log, TSEL, "{line}");
+        }
+        if let Some(e) = self.exclusion.as_ref().filter(|e| e.bus.enabled()) {
+            for event in x.listener_events(time) {
+                e.bus.post(|| event);
+            }
+        }
+    }
+
+    /// `maybeFinishTaskSet` of a set whose tasks all succeeded:
+    /// `healthTracker.updateExcludedForSuccessfulTaskSet(stageId, stageAttemptId, execToFailures)`.
+    fn hand_over_failures(&mut self, key: TsKey) {
+        let now = exclusion_now();
+        let Some(tsm) = self.task_sets.get(&key) else {
+            return;
+        };
+        let Some(list) = tsm.exclude_list.as_deref() else {
+            return;
+        };
+        let Some(h) = self.exclusion.as_mut().and_then(|x| x.health.as_mut()) else {
+            return;
+        };
+        let failures = list.exec_to_failures();
+        let update = h.update_excluded_for_successful_task_set(key.1, key.2, failures, now);
+        self.emit_health(update);
+    }
+
+    /// `handleFailedTask` of a FetchFailed: `healthTracker.updateExcludedForFetchFailure(
+    /// bmAddress.host, bmAddress.executorId)` (it acts only with the fetch-failure key).
+    fn exclude_for_fetch_failure(&mut self, host: &str, exec: ExecutorId) {
+        let now = exclusion_now();
+        let Some(h) = self.exclusion.as_mut().and_then(|x| x.health.as_mut()) else {
+            return;
+        };
+        let update = h.update_excluded_for_fetch_failure(host, exec, now);
+        self.emit_health(update);
+    }
+
+    /// `resourceOffers` after a task set's share: one that launched a task clears the
+    /// unschedulable task sets; one that launched nothing and has a task no executor may run
+    /// (`getCompletelyExcludedTaskIfAny`) has an idle executor killed (the HealthTracker's
+    /// `killExcludedIdleExecutor`) and waits, waits for dynamic allocation, or is aborted.
+    fn after_task_set_offered<D: DagEvents>(
+        &mut self,
+        key: TsKey,
+        launched: bool,
+        r: &mut Round<'_, D>,
+    ) {
+        if launched {
+            return self.clear_unschedulable(key, r.dag);
+        }
+        let Some(index) = self.completely_excluded_task(key) else {
+            return;
+        };
+        let Some(x) = self.exclusion.as_ref() else {
+            return;
+        };
+        let (waiting, dynamic) = (x.unschedulable.contains_key(&key), x.dynamic_allocation);
+        let stage = key.1;
+        match self.idle_executor() {
+            // Already waiting: its timer runs.
+            Some(_) if waiting => {}
+            None if dynamic && waiting => {}
+            Some(exec) => {
+                let now = exclusion_now();
+                if let Some(u) = self
+                    .health()
+                    .map(|h| h.kill_excluded_idle_executor(exec, now))
+                {
+                    self.emit_health(u);
+                }
+                self.start_abort_timer(key, index);
+            }
+            None if dynamic => {
+                info!(
+                    self.log,
+                    TS,
+                    "Notifying ExecutorAllocationManager to allocate more executors to schedule the unschedulable task before aborting stage {stage}."
+                );
+                r.dag.unschedulable_task_set_added(stage, key.2);
+                self.start_abort_timer(key, index);
+            }
+            None => {
+                info!(
+                    self.log,
+                    TS,
+                    "Cannot schedule any task because all executors excluded from failures. No idle executors can be found to kill. Aborting stage {stage}."
+                );
+                let mut out = std::mem::take(&mut self.deferred);
+                self.abort_completely_excluded(key, index, r.env, r.dag, &mut out);
+                out.append(&mut self.deferred);
+                self.deferred = out;
+            }
+        }
+    }
+
+    /// `getCompletelyExcludedTaskIfAny(hostToExecutors)` of the set, over the live executors
+    /// by host (a walk: only with exclusion on, and only for a set that launched nothing).
+    fn completely_excluded_task(&self, key: TsKey) -> Option<u32> {
+        let tsm = self.task_sets.get(&key)?;
+        tsm.exclude_list.as_ref()?;
+        let mut by_host: BTreeMap<&str, Vec<ExecutorId>> = BTreeMap::new();
+        for (e, h) in self.topology.executors() {
+            by_host.entry(&**h).or_default().push(e);
+        }
+        let hosts: Vec<HostExecutors<'_>> = by_host
+            .iter()
+            .map(|(host, executors)| HostExecutors { host, executors })
+            .collect();
+        let app = self.health().map(|h| h as &dyn ApplicationExclusions);
+        tsm.completely_excluded_task(&hosts, app)
+    }
+
+    /// `executorIdToRunningTaskIds.find(x => !isExecutorBusy(x._1))`: the first live executor
+    /// running no task, in id order (Spark's is its HashMap's, the same for ids below 10).
+    fn idle_executor(&self) -> Option<ExecutorId> {
+        self.topology
+            .executors()
+            .map(|(e, _)| e)
+            .find(|e| self.by_executor.get(*e).is_none_or(SmallSet::is_empty))
+    }
+
+    /// A task of set `key` was scheduled: `Clearing the expiry times ...`, the DAGScheduler hears
+    /// `unschedulableTaskSetRemoved` of that set (Spark names the set that launched, not the
+    /// ones waiting), and the unschedulable sets are forgotten (their timers do nothing).
+    fn clear_unschedulable(&mut self, key: TsKey, dag: &mut impl DagEvents) {
+        let Some(x) = self.exclusion.as_mut() else {
+            return;
+        };
+        if x.unschedulable.is_empty() {
+            return;
+        }
+        info!(
+            self.log,
+            TS,
+            "Clearing the expiry times for all unschedulable taskSets as a task was recently scheduled."
+        );
+        x.unschedulable.clear();
+        dag.unschedulable_task_set_removed(key.1, key.2);
+    }
+
+    /// `updateUnschedulableTaskSetTimeoutAndStartAbortTimer(taskSet, index)`.
+    fn start_abort_timer(&mut self, key: TsKey, index: u32) {
+        let Some(x) = self.exclusion.as_mut() else {
+            return;
+        };
+        let timeout = x.unschedulable_timeout_ms;
+        x.unschedulable.insert(key, clock::now_ms() + timeout);
+        info!(
+            self.log,
+            TS,
+            "Waiting for {timeout} ms for completely excluded task to be schedulable again before aborting stage {}.",
+            key.1
+        );
+        self.deferred.push(SchedulerEvent::UnschedulableAbortAfter {
+            ms: timeout,
+            key,
+            index,
+        });
+    }
+
+    /// The abort timer's task (`createUnschedulableTaskSetAbortTimer`): a set still
+    /// unschedulable past its expiry is aborted; otherwise nothing (Spark's `cancel()`). A set
+    /// that is a zombie by then has nothing left to abort.
+    pub fn unschedulable_task_set_timer(
+        &mut self,
+        key: TsKey,
+        index: u32,
+        env: &mut DriverEnv,
+        dag: &mut impl DagEvents,
+        out: &mut Vec<SchedulerEvent>,
+    ) {
+        let now = clock::now_ms();
+        let due = self
+            .exclusion
+            .as_ref()
+            .and_then(|x| x.unschedulable.get(&key))
+            .is_some_and(|expiry| *expiry <= now);
+        if !due || self.task_sets.get(&key).is_none_or(|t| t.zombie) {
+            return;
+        }
+        info!(
+            self.log,
+            TS,
+            "Cannot schedule any task because all executors excluded due to failures. Wait time for scheduling expired. Aborting stage {}.",
+            key.1
+        );
+        self.abort_completely_excluded(key, index, env, dag, out);
+    }
+
+    /// `abortSinceCompletelyExcludedOnFailure(index)` -> `abort(message)`: the set is a zombie
+    /// and the DAGScheduler fails the stage's job (`taskSetFailed`).
+    fn abort_completely_excluded<D: DagEvents>(
+        &mut self,
+        key: TsKey,
+        index: u32,
+        env: &mut DriverEnv,
+        dag: &mut D,
+        out: &mut Vec<SchedulerEvent>,
+    ) {
+        let Some(message) = self
+            .task_sets
+            .get(&key)
+            .and_then(|t| t.completely_excluded_abort_message(index))
+        else {
+            return;
+        };
+        self.suspend_task_set(key);
+        dag.task_set_failed(key.1, &message, self, env, out);
     }
 }

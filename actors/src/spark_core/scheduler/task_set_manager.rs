@@ -4,11 +4,12 @@
 //! the speculative half of `dequeueTask` and `checkSpeculatableTasks`. Owned by
 //! TaskSchedulerImpl, which calls in; it calls nothing back.
 //!
-//! Room for `TaskSetExcludeList` (`taskSetExcludelistHelperOpt`, the failure-handling issue):
-//! Spark's `dequeueTaskHelper` skips an index excluded on the offer's executor or host
-//! (`isTaskExcludededOnExecOrNode`), and `handleFailedTask` reports the failure to it
-//! (`updateExcludedForFailedTask`); here those are `dequeue_task` and
-//! `TaskSchedulerImpl::handle_failure`, where the set's exclude list will be asked and told.
+//! Its `TaskSetExcludelist` (`taskSetExcludelistHelperOpt`, when exclusion is on): `resourceOffer`
+//! refuses an executor or node excluded for the stage, `dequeueTaskFromList` skips an index
+//! excluded on the offer's executor or host (`isTaskExcludededOnExecOrNode`) and leaves it in
+//! the list, and `getCompletelyExcludedTaskIfAny` / `abortSinceCompletelyExcludedOnFailure` find
+//! and abort a task no executor may run. `handleFailedTask`'s report to the list
+//! (`updateExcludedForFailedTask`) is in `TaskSchedulerImpl::handle_failure`.
 
 use super::events::{RunningTask, StageCode, TsKey};
 use super::locality::{
@@ -16,6 +17,7 @@ use super::locality::{
     more_tasks_to_run_in,
 };
 use super::speculation::{SPECULATIVE_LISTS, TaskSetSpeculation};
+use super::task_set_exclude_list::{ApplicationExclusions, HostExecutors, TaskSetExcludelist};
 use crate::world::config::{LocalitySettings, SpeculationSettings};
 use sparkyard_messages::ids::ExecutorId;
 use std::collections::BTreeMap;
@@ -63,6 +65,8 @@ pub struct TaskSetManager {
     pub(super) recent_exceptions: BTreeMap<String, (u32, u64)>,
     /// Speculation's state of the set (`None` when speculation is off).
     pub(super) spec: Option<Box<TaskSetSpeculation>>,
+    /// `taskSetExcludelistHelperOpt` (`None` when exclusion is off).
+    pub(super) exclude_list: Option<Box<TaskSetExcludelist>>,
 }
 
 /// What `dequeueTask` hands out: the task, the level it runs at, and whether it is a
@@ -131,6 +135,7 @@ impl TaskSetManager {
             finished: false,
             recent_exceptions: BTreeMap::new(),
             spec: None,
+            exclude_list: None,
         }
     }
 
@@ -186,38 +191,83 @@ impl TaskSetManager {
         let copies = &self.copies_running;
         let successful = &self.successful;
         let ok = |i: u32| copies[i as usize] == 0 && !successful[i as usize];
+        // A dry-run list excludes nothing: only a real one is asked.
+        let list = self.exclude_list.as_deref().filter(|l| !l.is_dry_run());
+        let take = |l: &mut Vec<u32>| match list {
+            None => dequeue_from_list(l, ok),
+            Some(x) => dequeue_from_list_excluding(l, ok, |i| {
+                x.is_node_excluded_for_task(host, i) || x.is_executor_excluded_for_task(executor, i)
+            }),
+        };
         let pending = &mut self.pending;
         if !pending.for_executor.is_empty()
-            && let Some(list) = pending.for_executor.get_mut(&executor)
-            && let Some(i) = dequeue_from_list(list, ok)
+            && let Some(l) = pending.for_executor.get_mut(&executor)
+            && let Some(i) = take(l)
         {
             return Some((i, TaskLocality::ProcessLocal));
         }
         if TaskLocality::is_allowed(max_locality, TaskLocality::NodeLocal)
-            && let Some(list) = pending.for_host.get_mut(host)
-            && let Some(i) = dequeue_from_list(list, ok)
+            && let Some(l) = pending.for_host.get_mut(host)
+            && let Some(i) = take(l)
         {
             return Some((i, TaskLocality::NodeLocal));
         }
         if TaskLocality::is_allowed(max_locality, TaskLocality::NoPref)
-            && let Some(i) = dequeue_from_list(&mut pending.no_prefs, ok)
+            && let Some(i) = take(&mut pending.no_prefs)
         {
             return Some((i, TaskLocality::ProcessLocal));
         }
         if TaskLocality::is_allowed(max_locality, TaskLocality::RackLocal)
             && !pending.for_rack.is_empty()
             && let Some(rack) = topology.rack(host)
-            && let Some(list) = pending.for_rack.get_mut(rack)
-            && let Some(i) = dequeue_from_list(list, ok)
+            && let Some(l) = pending.for_rack.get_mut(rack)
+            && let Some(i) = take(l)
         {
             return Some((i, TaskLocality::RackLocal));
         }
         if TaskLocality::is_allowed(max_locality, TaskLocality::Any)
-            && let Some(i) = dequeue_from_list(pending.all_mut(), ok)
+            && let Some(i) = take(pending.all_mut())
         {
             return Some((i, TaskLocality::Any));
         }
         None
+    }
+
+    /// `resourceOffer`'s `offerExcluded`: the offer's node or executor is excluded for the
+    /// whole task set (stage attempt).
+    fn offer_excluded(&self, executor: ExecutorId, host: &str) -> bool {
+        self.exclude_list.as_deref().is_some_and(|l| {
+            l.is_node_excluded_for_task_set(host) || l.is_executor_excluded_for_task_set(executor)
+        })
+    }
+
+    /// `getCompletelyExcludedTaskIfAny(hostToExecutors)`: the last pending task that still needs
+    /// a copy (`pendingTasks.all.lastIndexWhere`), if every host and executor is excluded for it
+    /// (`app`: the HealthTracker). `None` without an exclude list or executors.
+    pub(super) fn completely_excluded_task(
+        &self,
+        hosts: &[HostExecutors<'_>],
+        app: Option<&dyn ApplicationExclusions>,
+    ) -> Option<u32> {
+        let list = self.exclude_list.as_deref()?;
+        if hosts.is_empty() {
+            return None;
+        }
+        let index = *self
+            .pending
+            .all()
+            .iter()
+            .rev()
+            .find(|i| self.schedulable(**i))?;
+        list.is_excluded_everywhere(index, hosts, app)
+            .then_some(index)
+    }
+
+    /// `abortSinceCompletelyExcludedOnFailure(index)`'s message (`None` without a list).
+    pub(super) fn completely_excluded_abort_message(&self, index: u32) -> Option<String> {
+        let list = self.exclude_list.as_deref()?;
+        let partition = self.partitions[index as usize];
+        Some(list.completely_excluded_abort_message(index, partition))
     }
 
     /// `getAllowedLocalityLevel(curTime)`: moves past a level with nothing left to run at once
@@ -263,7 +313,7 @@ impl TaskSetManager {
         max_locality: TaskLocality,
         cx: &LocalityContext,
     ) -> (Option<Dequeued>, bool) {
-        if self.zombie {
+        if self.zombie || self.offer_excluded(executor, host) {
             return (None, false);
         }
         let mut allowed = max_locality;
@@ -423,12 +473,19 @@ impl TaskSetManager {
         let rack = topology.rack(host);
         let successful = &self.successful;
         let copies = &self.copies_running;
+        let list = self.exclude_list.as_deref().filter(|l| !l.is_dry_run());
+        // dequeueTaskFromList(speculative = true) skips an index excluded on the offer too.
+        let excluded = |i: u32| {
+            list.is_some_and(|x| {
+                x.is_node_excluded_for_task(host, i) || x.is_executor_excluded_for_task(executor, i)
+            })
+        };
         let launchable = |i: u32| !successful[i as usize] && copies[i as usize] <= 1;
         for (level, reported) in SPECULATIVE_LISTS {
             if !TaskLocality::is_allowed(max_locality, level) {
                 continue;
             }
-            let in_list = |i: u32| match level {
+            let in_level = |i: u32| match level {
                 TaskLocality::ProcessLocal => prefs.executor_of(i) == Some(executor),
                 TaskLocality::NodeLocal => pref(i).iter().any(|h| &**h == host),
                 TaskLocality::NoPref => pref(i).is_empty(),
@@ -437,6 +494,8 @@ impl TaskSetManager {
                 }
                 _ => true,
             };
+            // An excluded index stays in the list, as one with an attempt on the host does.
+            let in_list = |i: u32| in_level(i) && !excluded(i);
             if let Some(index) = spec.take(host, in_list, launchable) {
                 return Some(Dequeued {
                     index,
@@ -486,6 +545,29 @@ impl TaskSetManager {
             spec.on_end(task.task_id, task.index);
         }
     }
+}
+
+/// `dequeueTaskFromList` with an exclude list: from the end, an index excluded on the offer is
+/// passed over and stays in the list; any other is taken out, and returned if it still needs a
+/// copy (Spark 4.0's TaskSetManager).
+fn dequeue_from_list_excluding(
+    list: &mut Vec<u32>,
+    schedulable: impl Fn(u32) -> bool,
+    excluded: impl Fn(u32) -> bool,
+) -> Option<u32> {
+    let mut at = list.len();
+    while at > 0 {
+        at -= 1;
+        let i = list[at];
+        if excluded(i) {
+            continue;
+        }
+        list.remove(at);
+        if schedulable(i) {
+            return Some(i);
+        }
+    }
+    None
 }
 
 /// A task set's share of one `resourceOffers` round so far.

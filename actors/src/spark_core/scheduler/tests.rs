@@ -873,12 +873,17 @@ fn job_results_keep_the_first_result_of_each_partition_in_partition_order() {
 
 /// The scheduler's files in the one-way order of their imports (mod.rs's head): a file may
 /// name only the files before it.
-const IMPORT_ORDER: [(&str, &str); 9] = [
+const IMPORT_ORDER: [(&str, &str); 11] = [
     ("locality", include_str!("locality.rs")),
     ("events", include_str!("events.rs")),
     ("map_output_tracker", include_str!("map_output_tracker.rs")),
     ("speculation", include_str!("speculation.rs")),
     ("env", include_str!("env.rs")),
+    (
+        "task_set_exclude_list",
+        include_str!("task_set_exclude_list.rs"),
+    ),
+    ("health_tracker", include_str!("health_tracker.rs")),
     ("task_set_manager", include_str!("task_set_manager.rs")),
     (
         "task_scheduler_impl",
