@@ -379,7 +379,17 @@ impl DriverEndpoint {
 
     /// TaskSchedulerImpl's abortTimer (`task-abort-timer`) for each unschedulable task set a
     /// round of offers found (also after the timers' own callbacks, which are no messages).
+    #[inline]
     fn schedule_abort_timers(&mut self, ctx: &mut Context<Self>) {
+        // Runs after every message: nothing to do unless exclusion found a set unschedulable.
+        if self.abort_timers_due.is_empty() {
+            return;
+        }
+        self.start_abort_timers(ctx);
+    }
+
+    #[inline(never)]
+    fn start_abort_timers(&mut self, ctx: &mut Context<Self>) {
         for (ms, key, index) in std::mem::take(&mut self.abort_timers_due) {
             ctx.run_later(clock::ms(ms), move |act, ctx| {
                 let events = act.scheduler.unschedulable_task_set_timer(key, index);

@@ -1603,7 +1603,17 @@ impl TaskSchedulerImpl {
 
     /// `resourceOffers`' `filteredOffers`: after the timeouts, the offers of excluded nodes and
     /// executors take nothing this round (their cores, returned for `restore_offers`).
+    #[inline]
     fn exclude_offers(&mut self, offers: &mut [WorkerOffer]) -> Vec<(usize, u32)> {
+        // Every round of offers comes here: without exclusion, one test and an empty Vec.
+        if self.exclusion.is_none() {
+            return Vec::new();
+        }
+        self.exclude_excluded_offers(offers)
+    }
+
+    #[inline(never)]
+    fn exclude_excluded_offers(&mut self, offers: &mut [WorkerOffer]) -> Vec<(usize, u32)> {
         if self.health().is_none() {
             return Vec::new();
         }
