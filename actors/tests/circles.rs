@@ -10,7 +10,10 @@
 //! counted; every other edge is.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+mod source_walk;
+use source_walk::rust_files;
 
 /// One source file: its module path (`["spark_core", "scheduler", "task_set_manager"]`), whether
 /// it is a door, and its code.
@@ -19,21 +22,6 @@ struct Source {
     module: Vec<String>,
     door: bool,
     code: String,
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("a source folder is readable")
-        .map(|e| e.expect("a directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// The sources of a tree rooted at `src`, leaving out the crate roots in `skip` (a binary's

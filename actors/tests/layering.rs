@@ -3,7 +3,10 @@
 //! goes up, or sideways between YARN's daemons and Spark core, fails here and so in CI.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+mod source_walk;
+use source_walk::rust_files;
 
 /// Each room and the rooms below it that it may import. `boot` may name every room.
 const ROOMS: &[(&str, &[&str])] = &[
@@ -86,21 +89,6 @@ fn macro_rooms(files: &[(String, String)]) -> BTreeMap<String, String> {
         }
     }
     rooms
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("actors/src is readable")
-        .map(|e| e.expect("a directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// Every import that breaks the stairs, as `file: room -> target`.

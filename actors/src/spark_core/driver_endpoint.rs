@@ -1235,21 +1235,15 @@ impl DriverEndpoint {
         if decommission {
             return self.decommission_executors_on_host(host);
         }
-        let mut ids: Vec<ExecutorId> = self
-            .by_address
-            .values()
-            .copied()
-            .filter(|id| self.executors.get(*id).is_some_and(|e| &*e.host == host))
-            .collect();
-        ids.sort();
+        let ids = self.alive_executors_on(host);
         if !ids.is_empty() {
             self.kill_executors_with(&ids, true);
         }
     }
 
-    /// `DecommissionExecutorsOnHost(host)`: every executor alive on the host is decommissioned
-    /// (a walk over the executors: a node decommission is rare).
-    fn decommission_executors_on_host(&mut self, host: &str) {
+    /// The executors alive on `host`, in id order (a walk over the executors: killing or
+    /// decommissioning a whole host is rare).
+    fn alive_executors_on(&self, host: &str) -> Vec<ExecutorId> {
         let mut ids: Vec<ExecutorId> = self
             .by_address
             .values()
@@ -1257,6 +1251,13 @@ impl DriverEndpoint {
             .filter(|id| self.executors.get(*id).is_some_and(|e| &*e.host == host))
             .collect();
         ids.sort();
+        ids
+    }
+
+    /// `DecommissionExecutorsOnHost(host)`: every executor alive on the host is decommissioned
+    /// (a walk over the executors: a node decommission is rare).
+    fn decommission_executors_on_host(&mut self, host: &str) {
+        let ids = self.alive_executors_on(host);
         if ids.is_empty() {
             return;
         }
