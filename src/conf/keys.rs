@@ -185,6 +185,7 @@ pub const KEYS: &[Key] = &[
     key("spark.files.fetchFailure.unRegisterOutputOnHost", "false", CONFIG, S, "DAGScheduler's handling of a fetch failure"),
     key("spark.hadoop.fs.s3a.vectored.read.max.merged.size", "2M", "SparkContext", R, "a default the SparkContext sets"),
     key("spark.hadoop.fs.s3a.vectored.read.min.seek.size", "128K", "SparkContext", R, "a default the SparkContext sets"),
+    key("spark.history.ui.port", "18080", "History", S, "a ${spark.history.ui.port} reference (spark.yarn.historyServer.address) reads it, or its default when unset"),
     key("spark.io.compression.zstd.level", "1", CONFIG, S, "the event log's zstd level"),
     key("spark.jars", "-", CONFIG, S, "--jars: spark.yarn.dist.jars on YARN"),
     key("spark.jars.excludes", "-", CONFIG, R, "--exclude-packages: no Ivy/Maven resolution"),

@@ -242,8 +242,12 @@ impl SparkConf {
         while let Some((before, reference, after)) = next_reference(rest) {
             out.push_str(before);
             let (prefix, name) = reference;
+            // ConfigReader.getOrDefault: the set value, else the registered ConfigEntry's
+            // default (`ConfigEntry.findEntry(key).defaultValueString`).
             let value = match prefix {
-                None if name.starts_with("spark.") => self.get(name),
+                None if name.starts_with("spark.") => {
+                    self.get(name).or_else(|| entry_default(name))
+                }
                 _ => None,
             };
             match value {
@@ -389,6 +393,22 @@ impl SparkConf {
     }
 }
 
+/// The defaults of the registered `ConfigEntry`s a `${spark.KEY}` reference falls back to when
+/// the key is unset (ConfigReader.getOrDefault, Spark 4.0.0's jar), for the keys a reference in
+/// a value sparkyard acts on is known to use; any other unset reference stays as written.
+const ENTRY_DEFAULTS: &[(&str, &str)] = &[
+    // History.HISTORY_SERVER_UI_PORT, createWithDefault(18080): the usual reference in
+    // spark.yarn.historyServer.address (`host:${spark.history.ui.port}`).
+    ("spark.history.ui.port", "18080"),
+];
+
+fn entry_default(key: &str) -> Option<&'static str> {
+    ENTRY_DEFAULTS
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, v)| *v)
+}
+
 /// The first match of `ConfigReader.REF_RE` (`\$\{(?:(\w+?):)?(\S+?)\}`) in `text`: the text
 /// before it, its (prefix, name) and the text after it.
 type Reference<'t> = (&'t str, (Option<&'t str>, &'t str), &'t str);
@@ -469,6 +489,17 @@ mod tests {
             Some("${hadoopconf-yarn.x}/${env:HOME}/${x.y}/${ spark.a}/${spark.unset}")
         );
         assert_eq!(get("spark.none").unwrap(), None);
+        // An unset reference takes its ConfigEntry's default (ConfigReader.getOrDefault).
+        let c = conf(&[(
+            "spark.yarn.historyServer.address",
+            "hs.example:${spark.history.ui.port}",
+        )]);
+        assert_eq!(
+            c.get_substituted("spark.yarn.historyServer.address")
+                .unwrap()
+                .as_deref(),
+            Some("hs.example:18080")
+        );
         let e = get("spark.loop").unwrap_err().to_string();
         assert!(
             e.contains("requirement failed: Circular reference in a${spark.loop2}: spark.loop2"),
