@@ -15,7 +15,7 @@
 
 use super::env::DriverEnv;
 use super::events::{
-    CompletionEvent, RunningTask, SchedulerEvent, SpeculativeTask, StageCode, TaskSet,
+    AttemptEnd, CompletionEvent, RunningTask, SchedulerEvent, SpeculativeTask, StageCode, TaskSet,
 };
 use super::locality::PreferredLocations;
 use super::task_scheduler_impl::{DagEvents, TaskSchedulerImpl};
@@ -746,6 +746,17 @@ impl DAGScheduler {
 
     /// `postTaskEnd(event)`: the TaskEnd of an attempt.
     fn post_task_end(&self, task: &RunningTask, reason: TaskEndReason) {
+        self.post_task_end_of(task, reason, None);
+    }
+
+    /// `postTaskEnd(event)`; `ended`: the TaskInfo of an attempt that ended before (a
+    /// `Resubmitted` one carries its finish time and flags, not the loss's time).
+    fn post_task_end_of(
+        &self,
+        task: &RunningTask,
+        reason: TaskEndReason,
+        ended: Option<AttemptEnd>,
+    ) {
         if !self.bus.enabled() {
             return;
         }
@@ -776,7 +787,14 @@ impl DAGScheduler {
             stage_attempt_id: task.key.2,
             shuffle_map: !self.stages[&task.key.1].is_result,
             reason,
-            info: task.task_info(failed, killed),
+            info: match ended {
+                Some(e) => {
+                    let mut info = task.task_info(e.failed, e.killed);
+                    info.finish_time = e.finish_epoch;
+                    info
+                }
+                None => task.task_info(failed, killed),
+            },
             run_time_ms: clock::now_ms().saturating_sub(task.launch_ms),
         });
     }
@@ -790,6 +808,7 @@ impl DAGScheduler {
             task,
             reason,
             result,
+            ended,
         } = event;
         match reason {
             TaskEndReason::Success => {
@@ -803,7 +822,7 @@ impl DAGScheduler {
                 self.handle_fetch_failed(task, &failure, cx);
             }
             TaskEndReason::Resubmitted => {
-                self.post_task_end(task, reason);
+                self.post_task_end_of(task, reason, ended);
                 self.handle_resubmitted(task);
             }
             other => self.post_task_end(task, other),
