@@ -451,6 +451,21 @@ impl DAGScheduler {
         {
             return;
         }
+        // submitStage (Spark 4.0.0's jar): `stage.getNextAttemptId >= maxStageAttempts` aborts
+        // the stage (abortStage, no exception), whatever failed its earlier attempts.
+        let (next_attempt, max) = (
+            self.stages[&id].next_attempt,
+            self.shuffle.max_stage_attempts,
+        );
+        if next_attempt >= max {
+            let reason = format!(
+                "{} (name={}) has been resubmitted for the maximum allowable number of times: {max}, which is the max value of config `spark.stage.maxAttempts` and `spark.stage.maxConsecutiveAttempts`.",
+                self.stage_kind(id),
+                self.stages[&id].name
+            );
+            self.abort_stage(id, &reason, cx);
+            return;
+        }
         let missing = self.missing_parents(id, cx.env);
         if missing.is_empty() {
             let kind = self.stage_kind(id);

@@ -600,6 +600,61 @@ fn four_fetch_failed_attempts_abort_the_stage() {
     );
 }
 
+/// DAGSchedulerSuite "SPARK-42577: fail the job if a shuffle map stage attempts beyond the
+/// limitation" (the suite stubs `maxStageAttempts` to 2, as these settings do): the reduce
+/// stage fails fetching twice (below spark.stage.maxConsecutiveAttempts), so the map stage is
+/// resubmitted once; the second resubmission would be its third attempt, and submitStage
+/// aborts it with Spark 4.0.0's text (DAGScheduler.submitStage, read from the jar).
+#[test]
+fn a_stage_resubmitted_up_to_max_stage_attempts_aborts_its_job() {
+    let store = Rc::new(RefCell::new(LogStore::new(true)));
+    let mut s = DriverScheduler::new(
+        ProcessLog::new("driver", store),
+        ContextBus::disabled(),
+        4,
+        1,
+    )
+    .with_shuffle(ShuffleSettings {
+        max_stage_attempts: 2,
+        ..ShuffleSettings::default()
+    });
+    let r = finish_map_stage(&mut s);
+    s.status_update(r.task_id, TaskState::Failed, fetch_failed(0));
+    let resubmitted = s.resubmit_failed_stages();
+    assert!(
+        !resubmitted
+            .iter()
+            .any(|e| matches!(e, SchedulerEvent::JobEnded { .. })),
+        "the second attempt is allowed: {resubmitted:?}"
+    );
+    let m = s.resource_offer(&mut offer_on(1, "host1")).remove(0);
+    assert_eq!((m.stage_id, m.stage_attempt_id), (0, 1));
+    s.status_update(m.task_id, TaskState::Finished, TaskResultData::None);
+    let r = s.resource_offer(&mut offer_on(3, "host3")).remove(0);
+    assert_eq!((r.stage_id, r.stage_attempt_id), (1, 1));
+    let (_, failed) = s.status_update(r.task_id, TaskState::Failed, fetch_failed(0));
+    assert!(
+        !failed
+            .iter()
+            .any(|e| matches!(e, SchedulerEvent::JobEnded { .. })),
+        "two fetch-failed attempts stay below spark.stage.maxConsecutiveAttempts"
+    );
+    let out = s.resubmit_failed_stages();
+    let Some(result) = out.iter().find_map(|e| match e {
+        SchedulerEvent::JobEnded { result, .. } => Some(result),
+        _ => None,
+    }) else {
+        panic!("the job ends: {out:?}");
+    };
+    assert_eq!(
+        *result,
+        JobResult::Failed(
+            "Job aborted due to stage failure: ShuffleMapStage 0 (name=map at X.scala:1) has been resubmitted for the maximum allowable number of times: 2, which is the max value of config `spark.stage.maxAttempts` and `spark.stage.maxConsecutiveAttempts`.".into()
+        )
+    );
+    assert!(s.resource_offer(&mut offer_on(1, "host1")).is_empty());
+}
+
 /// DAGScheduler.handleExecutorLost: without the external shuffle service a lost executor's
 /// map outputs go with it (`Shuffle files lost for executor`); with it, they stay registered
 /// (only `Executor lost`), as DAGSchedulerSuite "executor loss with/without external shuffle
