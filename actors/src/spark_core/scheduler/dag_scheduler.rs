@@ -505,7 +505,9 @@ impl DAGScheduler {
         let stage = self.stages.get_mut(&id).expect("known stage");
         stage.attempt = stage.next_attempt;
         stage.next_attempt += 1;
-        stage.submitted = true;
+        // submitMissingTasks (Spark 4.0.0's jar): the new attempt's StageInfo gets a submission
+        // time only when it has partitions to compute.
+        stage.submitted = !partitions.is_empty();
         stage.done = false;
         stage.submitted_ms = clock::now_ms();
         stage.submitted_epoch = clock::now_epoch_ms();
@@ -538,13 +540,20 @@ impl DAGScheduler {
         let stage = &self.stages[&id];
         if n == 0 {
             // Every partition is already there (the outputs a fetch failure seemed to lose were
-            // not): no task set; the stage finishes at once and its children are submitted.
+            // not): no task set. submitMissingTasks (Spark 4.0.0's jar): a map stage goes
+            // through processShuffleMapStageCompletion (finished, the `looking for newly
+            // runnable stages` lines, the epoch, its waiting children), a result stage through
+            // markStageAsFinished and submitWaitingChildStages; neither has a submission time.
             if self.bus.enabled() {
                 let stage = self.stage_info(id, None);
                 self.bus.post(|| ListenerEvent::StageSubmitted { stage });
             }
-            self.mark_stage_as_finished(id, None);
-            self.submit_waiting_child_stages(id, cx);
+            if self.stages[&id].is_result {
+                self.mark_stage_as_finished(id, None);
+                self.submit_waiting_child_stages(id, cx);
+            } else {
+                self.process_shuffle_map_stage_completion(id, cx);
+            }
             return;
         }
         info!(
@@ -716,7 +725,13 @@ impl DAGScheduler {
         let kind = self.stage_kind(id);
         let stage = self.stages.get_mut(&id).expect("known stage");
         stage.done = true;
-        let ms = clock::now_ms() - stage.submitted_ms;
+        // markStageAsFinished (Spark 4.0.0's jar): `serviceTime` is `Unknown` for an attempt
+        // without a submission time (one with no task to run).
+        let ms = if stage.submitted {
+            (clock::now_ms() - stage.submitted_ms).to_string()
+        } else {
+            "Unknown".to_string()
+        };
         match error {
             None => {
                 stage.failed_attempt_ids.clear();
@@ -978,6 +993,17 @@ impl DAGScheduler {
         if !self.running_stages.contains(&stage_id) || !stage.pending_partitions.is_empty() {
             return;
         }
+        self.process_shuffle_map_stage_completion(stage_id, cx);
+        cx.out.push(SchedulerEvent::Revive);
+    }
+
+    /// `processShuffleMapStageCompletion`: the stage is finished, the DAGScheduler lists its
+    /// sets, bumps the map output epoch, and resubmits the stage if an output is missing, or
+    /// submits its waiting children.
+    fn process_shuffle_map_stage_completion(&mut self, stage_id: u32, cx: &mut Cx<'_>) {
+        let shuffle_id = self.stages[&stage_id]
+            .shuffle_id
+            .expect("a shuffle-map stage");
         self.mark_stage_as_finished(stage_id, None);
         info!(self.log, DAG, "looking for newly runnable stages");
         info!(
@@ -1020,7 +1046,6 @@ impl DAGScheduler {
         } else {
             self.submit_waiting_child_stages(stage_id, cx);
         }
-        cx.out.push(SchedulerEvent::Revive);
     }
 
     /// `submitWaitingChildStages`: the waiting stages that read `parent`, by first job.
