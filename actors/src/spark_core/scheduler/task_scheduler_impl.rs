@@ -1377,8 +1377,10 @@ impl TaskSchedulerImpl {
     /// `copiesRunning(index) -= 1`, `tasksSuccessful -= 1`, `addPendingTask`), reported as
     /// `Resubmitted` to the DAGScheduler. The jar does not ask where the index's output is
     /// (only a decommission asks whether it migrated), so an index whose earlier *failed*
-    /// attempt ran there is re-run although its successful attempt ran elsewhere. Attempts in
-    /// task id order: Scala's HashMap walks small Long keys in that order.
+    /// attempt ran there is re-run although its successful attempt ran elsewhere. Attempts go
+    /// in the order they finished; Spark walks each set's `taskInfos` HashMap (ascending task
+    /// ids while they stay below its table size), so the two orders differ when attempts on
+    /// the executor finished out of task id order (not modelled yet).
     fn resubmit_lost_outputs<D: DagEvents>(
         &mut self,
         eid: ExecutorId,
