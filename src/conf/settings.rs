@@ -606,7 +606,8 @@ fn locality_settings(c: &SparkConf) -> Result<LocalitySettings, UserError> {
     })
 }
 
-/// `spark.shuffle.service.*`, `spark.shuffle.io.*`, `spark.stage.maxConsecutiveAttempts`.
+/// `spark.shuffle.service.*`, `spark.shuffle.io.*`, `spark.stage.maxConsecutiveAttempts` and
+/// `spark.stage.maxAttempts`.
 fn shuffle_settings(c: &SparkConf) -> Result<ShuffleSettings, UserError> {
     let port = c.get_u32("spark.shuffle.service.port", 7337)?;
     let service_port = u16::try_from(port).map_err(|_| {
@@ -614,10 +615,20 @@ fn shuffle_settings(c: &SparkConf) -> Result<ShuffleSettings, UserError> {
             "spark.shuffle.service.port: {port} is not a port number (0-65535)"
         ))
     })?;
+    let max_consecutive_stage_attempts = c.get_u32("spark.stage.maxConsecutiveAttempts", 4)?;
+    // DAGScheduler's constructor (Spark 4.0.0's jar): `maxStageAttempts = Math.max(
+    // maxConsecutiveStageAttempts, conf.get(STAGE_MAX_ATTEMPTS))`, an intConf defaulting to
+    // Int.MaxValue, so the key can only raise the limit above the consecutive one.
+    let max_attempts = c.get_int("spark.stage.maxAttempts", i32::MAX)?;
+    let max_stage_attempts = u32::try_from(max_attempts)
+        .map_or(max_consecutive_stage_attempts, |m| {
+            m.max(max_consecutive_stage_attempts)
+        });
     Ok(ShuffleSettings {
         service_enabled: c.get_bool("spark.shuffle.service.enabled", false)?,
         service_port,
-        max_consecutive_stage_attempts: c.get_u32("spark.stage.maxConsecutiveAttempts", 4)?,
+        max_consecutive_stage_attempts,
+        max_stage_attempts,
         io_max_retries: c.get_u32("spark.shuffle.io.maxRetries", 3)?,
         io_retry_wait_ms: c.get_time_as_ms("spark.shuffle.io.retryWait", "5s")?,
         unregister_output_on_host_on_fetch_failure: c
@@ -634,6 +645,25 @@ mod tests {
         let args = super::super::submit::tests::parse(&[extra, &["app.jar", "10"]].concat());
         let req = args.into_request(DefaultsFile::Embedded(""))?;
         spark_settings(&req)
+    }
+
+    // Spark 4.0.0's DAGScheduler constructor: maxStageAttempts = Math.max(
+    // spark.stage.maxConsecutiveAttempts, spark.stage.maxAttempts), the latter Int.MaxValue by
+    // default (config/package.scala STAGE_MAX_ATTEMPTS, read from the jar).
+    #[test]
+    fn max_stage_attempts_is_the_larger_of_the_two_keys() {
+        let max = |extra: &[&str]| settings(extra).unwrap().shuffle.max_stage_attempts;
+        assert_eq!(max(&[]), 2_147_483_647);
+        assert_eq!(max(&["--conf", "spark.stage.maxAttempts=7"]), 7);
+        assert_eq!(max(&["--conf", "spark.stage.maxAttempts=2"]), 4);
+        assert_eq!(max(&["--conf", "spark.stage.maxAttempts=-1"]), 4);
+        let both = [
+            "--conf",
+            "spark.stage.maxAttempts=2",
+            "--conf",
+            "spark.stage.maxConsecutiveAttempts=6",
+        ];
+        assert_eq!(max(&both), 6);
     }
 
     // Spark 4.0: the AM's Client and YarnAllocator read spark.yarn.{am,executor}

@@ -299,6 +299,10 @@ pub struct ShuffleSettings {
     pub service_port: u16,
     /// `spark.stage.maxConsecutiveAttempts` (4): fetch-failed attempts before the stage aborts.
     pub max_consecutive_stage_attempts: u32,
+    /// `DAGScheduler.maxStageAttempts` (Spark 4.0.0's jar, the constructor): `Math.max` of
+    /// `spark.stage.maxConsecutiveAttempts` and `spark.stage.maxAttempts` (Int.MaxValue, since
+    /// 3.5.0); `submitStage` aborts a stage whose next attempt would reach it.
+    pub max_stage_attempts: u32,
     /// `spark.shuffle.io.maxRetries` (3) and `spark.shuffle.io.retryWait` (5 s): a fetch from a
     /// server that does not answer fails after the retries.
     pub io_max_retries: u32,
@@ -314,6 +318,7 @@ impl Default for ShuffleSettings {
             service_enabled: false,
             service_port: 7337,
             max_consecutive_stage_attempts: 4,
+            max_stage_attempts: i32::MAX as u32,
             io_max_retries: 3,
             io_retry_wait_ms: 5000,
             unregister_output_on_host_on_fetch_failure: false,

@@ -15,7 +15,7 @@
 
 use super::env::DriverEnv;
 use super::events::{
-    CompletionEvent, RunningTask, SchedulerEvent, SpeculativeTask, StageCode, TaskSet,
+    AttemptEnd, CompletionEvent, RunningTask, SchedulerEvent, SpeculativeTask, StageCode, TaskSet,
 };
 use super::locality::PreferredLocations;
 use super::task_scheduler_impl::{DagEvents, TaskSchedulerImpl};
@@ -451,6 +451,21 @@ impl DAGScheduler {
         {
             return;
         }
+        // submitStage (Spark 4.0.0's jar): `stage.getNextAttemptId >= maxStageAttempts` aborts
+        // the stage (abortStage, no exception), whatever failed its earlier attempts.
+        let (next_attempt, max) = (
+            self.stages[&id].next_attempt,
+            self.shuffle.max_stage_attempts,
+        );
+        if next_attempt >= max {
+            let reason = format!(
+                "{} (name={}) has been resubmitted for the maximum allowable number of times: {max}, which is the max value of config `spark.stage.maxAttempts` and `spark.stage.maxConsecutiveAttempts`.",
+                self.stage_kind(id),
+                self.stages[&id].name
+            );
+            self.abort_stage(id, &reason, cx);
+            return;
+        }
         let missing = self.missing_parents(id, cx.env);
         if missing.is_empty() {
             let kind = self.stage_kind(id);
@@ -490,7 +505,9 @@ impl DAGScheduler {
         let stage = self.stages.get_mut(&id).expect("known stage");
         stage.attempt = stage.next_attempt;
         stage.next_attempt += 1;
-        stage.submitted = true;
+        // submitMissingTasks (Spark 4.0.0's jar): the new attempt's StageInfo gets a submission
+        // time only when it has partitions to compute.
+        stage.submitted = !partitions.is_empty();
         stage.done = false;
         stage.submitted_ms = clock::now_ms();
         stage.submitted_epoch = clock::now_epoch_ms();
@@ -523,13 +540,20 @@ impl DAGScheduler {
         let stage = &self.stages[&id];
         if n == 0 {
             // Every partition is already there (the outputs a fetch failure seemed to lose were
-            // not): no task set; the stage finishes at once and its children are submitted.
+            // not): no task set. submitMissingTasks (Spark 4.0.0's jar): a map stage goes
+            // through processShuffleMapStageCompletion (finished, the `looking for newly
+            // runnable stages` lines, the epoch, its waiting children), a result stage through
+            // markStageAsFinished and submitWaitingChildStages; neither has a submission time.
             if self.bus.enabled() {
                 let stage = self.stage_info(id, None);
                 self.bus.post(|| ListenerEvent::StageSubmitted { stage });
             }
-            self.mark_stage_as_finished(id, None);
-            self.submit_waiting_child_stages(id, cx);
+            if self.stages[&id].is_result {
+                self.mark_stage_as_finished(id, None);
+                self.submit_waiting_child_stages(id, cx);
+            } else {
+                self.process_shuffle_map_stage_completion(id, cx);
+            }
             return;
         }
         info!(
@@ -701,7 +725,13 @@ impl DAGScheduler {
         let kind = self.stage_kind(id);
         let stage = self.stages.get_mut(&id).expect("known stage");
         stage.done = true;
-        let ms = clock::now_ms() - stage.submitted_ms;
+        // markStageAsFinished (Spark 4.0.0's jar): `serviceTime` is `Unknown` for an attempt
+        // without a submission time (one with no task to run).
+        let ms = if stage.submitted {
+            (clock::now_ms() - stage.submitted_ms).to_string()
+        } else {
+            "Unknown".to_string()
+        };
         match error {
             None => {
                 stage.failed_attempt_ids.clear();
@@ -746,6 +776,17 @@ impl DAGScheduler {
 
     /// `postTaskEnd(event)`: the TaskEnd of an attempt.
     fn post_task_end(&self, task: &RunningTask, reason: TaskEndReason) {
+        self.post_task_end_of(task, reason, None);
+    }
+
+    /// `postTaskEnd(event)`; `ended`: the TaskInfo of an attempt that ended before (a
+    /// `Resubmitted` one carries its finish time and flags, not the loss's time).
+    fn post_task_end_of(
+        &self,
+        task: &RunningTask,
+        reason: TaskEndReason,
+        ended: Option<AttemptEnd>,
+    ) {
         if !self.bus.enabled() {
             return;
         }
@@ -776,7 +817,14 @@ impl DAGScheduler {
             stage_attempt_id: task.key.2,
             shuffle_map: !self.stages[&task.key.1].is_result,
             reason,
-            info: task.task_info(failed, killed),
+            info: match ended {
+                Some(e) => {
+                    let mut info = task.task_info(e.failed, e.killed);
+                    info.finish_time = e.finish_epoch;
+                    info
+                }
+                None => task.task_info(failed, killed),
+            },
             run_time_ms: clock::now_ms().saturating_sub(task.launch_ms),
         });
     }
@@ -790,6 +838,7 @@ impl DAGScheduler {
             task,
             reason,
             result,
+            ended,
         } = event;
         match reason {
             TaskEndReason::Success => {
@@ -803,7 +852,7 @@ impl DAGScheduler {
                 self.handle_fetch_failed(task, &failure, cx);
             }
             TaskEndReason::Resubmitted => {
-                self.post_task_end(task, reason);
+                self.post_task_end_of(task, reason, ended);
                 self.handle_resubmitted(task);
             }
             other => self.post_task_end(task, other),
@@ -944,6 +993,17 @@ impl DAGScheduler {
         if !self.running_stages.contains(&stage_id) || !stage.pending_partitions.is_empty() {
             return;
         }
+        self.process_shuffle_map_stage_completion(stage_id, cx);
+        cx.out.push(SchedulerEvent::Revive);
+    }
+
+    /// `processShuffleMapStageCompletion`: the stage is finished, the DAGScheduler lists its
+    /// sets, bumps the map output epoch, and resubmits the stage if an output is missing, or
+    /// submits its waiting children.
+    fn process_shuffle_map_stage_completion(&mut self, stage_id: u32, cx: &mut Cx<'_>) {
+        let shuffle_id = self.stages[&stage_id]
+            .shuffle_id
+            .expect("a shuffle-map stage");
         self.mark_stage_as_finished(stage_id, None);
         info!(self.log, DAG, "looking for newly runnable stages");
         info!(
@@ -986,7 +1046,6 @@ impl DAGScheduler {
         } else {
             self.submit_waiting_child_stages(stage_id, cx);
         }
-        cx.out.push(SchedulerEvent::Revive);
     }
 
     /// `submitWaitingChildStages`: the waiting stages that read `parent`, by first job.

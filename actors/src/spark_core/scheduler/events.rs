@@ -182,6 +182,19 @@ pub struct CompletionEvent<'a> {
     /// A success's result, when the TaskSetManager counted it (`None`: a copy of a task that
     /// had already succeeded, or one whose set is gone; only the TaskEnd is posted).
     pub result: Option<TaskResultData>,
+    /// The TaskInfo of an attempt that had already ended (a `Resubmitted` one, which
+    /// TaskSetManager.executorLost reports with the attempt's `taskInfos` entry as it ended:
+    /// its finish time and its `failed`/`killed` flags). `None`: the attempt ends now.
+    pub ended: Option<AttemptEnd>,
+}
+
+/// How an attempt's TaskInfo ended (`TaskInfo.markFinished`: `finishTime`, FAILED sets
+/// `failed`, KILLED `killed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttemptEnd {
+    pub finish_epoch: u64,
+    pub failed: bool,
+    pub killed: bool,
 }
 
 /// `SpeculativeTaskSubmitted(task, taskIndex)`.

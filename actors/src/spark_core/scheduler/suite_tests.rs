@@ -7,8 +7,8 @@ use super::dag_scheduler::RESUBMIT_TIMEOUT_MS;
 use super::driver_scheduler::DriverScheduler;
 use super::env::DriverEnv;
 use super::events::{
-    CompletionEvent, LaunchedTasks, RunningTask, SchedulerEvent, SpeculativeTask, StageCode,
-    TaskSet, WorkerOffer,
+    AttemptEnd, CompletionEvent, LaunchedTasks, RunningTask, SchedulerEvent, SpeculativeTask,
+    StageCode, TaskSet, WorkerOffer,
 };
 use super::locality::{PreferredLocations, TaskLocality};
 use super::task_scheduler_impl::{DagEvents, TaskSchedulerImpl};
@@ -35,6 +35,8 @@ struct FakeDag {
     started: Vec<TaskId>,
     /// Each ended attempt: its id, its reason, and whether a success was counted.
     ended: Vec<(TaskId, TaskEndReason, bool)>,
+    /// Each ended attempt's id and the TaskInfo it had already ended with (`Resubmitted`).
+    ended_infos: Vec<(TaskId, Option<AttemptEnd>)>,
     added: Vec<ExecutorId>,
     lost: Vec<ExecutorId>,
     failed_sets: Vec<(u32, String)>,
@@ -69,6 +71,7 @@ impl DagEvents for FakeDag {
         _: &mut Vec<SchedulerEvent>,
     ) {
         let counted = event.result.is_some();
+        self.ended_infos.push((event.task.task_id, event.ended));
         self.ended.push((event.task.task_id, event.reason, counted));
     }
 
@@ -418,6 +421,115 @@ fn a_running_map_set_resubmits_the_output_of_a_lost_executor() {
     assert_eq!(indices, BTreeSet::from([0, 1]));
 }
 
+// Issue 27, from TaskSetManager.executorLost in Spark 4.0.0's jar (`$anonfun$executorLost$3`):
+// every finished attempt on the lost executor whose index is successful is resubmitted, without
+// asking where the index's output is. Index 0 fails on exec1, then succeeds on exec2; losing
+// exec1 re-runs index 0 (`Resubmitted` for the failed attempt, whose TaskInfo is reported as it
+// ended: `failed`, its finish time), although its map output is on exec2.
+#[test]
+fn an_executor_loss_resubmits_an_index_whose_failed_attempt_ran_there() {
+    run(async {
+        let mut a = Alone::new(1);
+        a.ts.submit_tasks(task_set(0, 0, 2, Some(0)));
+        let t0 = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+        assert_eq!(t0.index, 0);
+        let t1 = a.offer(&mut [offer(3, "host3", 1)]).remove(0);
+        assert_eq!(t1.index, 1);
+        clock::advance(clock::ms(5)).await;
+        a.fail(t0.task_id);
+        let failed_at = clock::now_epoch_ms();
+        clock::advance(clock::ms(5)).await;
+        let retry = a.offer(&mut [offer(2, "host2", 1)]).remove(0);
+        assert_eq!((retry.index, retry.attempt_number), (0, 1));
+        a.update(retry.task_id, TaskState::Finished);
+        assert!(a.tsm(0, 0).successful[0]);
+        clock::advance(clock::ms(5)).await;
+        a.lose(1);
+        assert_eq!(a.dag.resubmitted(), 1);
+        let last = a.dag.ended.last().expect("ended");
+        assert_eq!(
+            (last.0, &last.1),
+            (t0.task_id, &TaskEndReason::Resubmitted),
+            "the failed attempt's TaskInfo is the one reported"
+        );
+        let info = a.dag.ended_infos.last().expect("ended");
+        let want = AttemptEnd {
+            finish_epoch: failed_at,
+            failed: true,
+            killed: false,
+        };
+        assert_eq!(*info, (t0.task_id, Some(want)));
+        assert!(!a.tsm(0, 0).successful[0]);
+        assert_eq!(a.tsm(0, 0).num_successful, 0);
+        // Index 0 is pending again: the next offer runs it.
+        let again = a.offer(&mut [offer(2, "host2", 1)]).remove(0);
+        assert_eq!((again.index, again.attempt_number), (0, 2));
+        // Losing exec2 now resubmits nothing: index 0 is running again there (its finished
+        // attempt on exec2 is not successful any more) and index 1 runs on exec3.
+        let before = a.dag.resubmitted();
+        a.lose(2);
+        assert_eq!(a.dag.resubmitted(), before);
+        a.update(t1.task_id, TaskState::Finished);
+    });
+}
+
+// TaskSetManagerSuite "[SPARK-22074] Task killed by other attempt task should not be
+// resubmitted": four map tasks (0 and 1 on exec1, 2 on exec3, 3 on exec2); 0 and 1 succeed,
+// 2 and 3 are speculatable (multiplier 0, quantile 0.5), the copy of 2 runs on exec2 and
+// succeeds, which kills 2.0 on exec3; losing exec3 resubmits nothing. Beyond Spark's case: the
+// killed attempt reports back first (so it is a finished attempt on exec3, the one
+// `killedByOtherAttempt` keeps out), and losing exec1 then resubmits 0 and 1.
+#[test]
+fn a_task_killed_by_another_attempt_is_not_resubmitted() {
+    for killed_reported in [false, true] {
+        run(async {
+            let settings = SpeculationSettings {
+                multiplier: 0.0,
+                quantile: 0.5,
+                min_task_runtime_ms: 0,
+                slots_per_executor: 1,
+                ..SpeculationSettings::default()
+            };
+            let mut a = Alone::new(1);
+            a.ts = a.ts.with_speculation(Some(settings));
+            a.ts.submit_tasks(task_set(0, 0, 4, Some(0)));
+            let mut tasks = Vec::new();
+            for (e, host) in [(1, "host1"), (1, "host1"), (3, "host3"), (2, "host2")] {
+                let t = a.offer(&mut [offer(e, host, 1)]).remove(0);
+                assert_eq!(t.executor_id, ExecutorId(e));
+                tasks.push(t);
+            }
+            assert_eq!((tasks[2].index, tasks[2].attempt_number), (2, 0));
+            clock::advance(clock::ms(1)).await;
+            for t in &tasks[..2] {
+                a.update(t.task_id, TaskState::Finished);
+            }
+            clock::advance(clock::ms(1)).await;
+            assert!(a.ts.check_speculatable_tasks(&mut a.dag));
+            let speculated: BTreeSet<u32> = a.dag.speculative.iter().map(|t| t.index).collect();
+            assert_eq!(speculated, BTreeSet::from([2, 3]));
+            let t4 = a.offer(&mut [offer(2, "host2", 1)]).remove(0);
+            assert_eq!((t4.index, t4.attempt_number, t4.task_id), (2, 1, TaskId(4)));
+            let kills = a.update(t4.task_id, TaskState::Finished);
+            assert!(
+                kills.iter().any(
+                    |e| matches!(e, SchedulerEvent::KillTask { task_id, executor_id, .. }
+                    if *task_id == tasks[2].task_id && *executor_id == ExecutorId(3))
+                ),
+                "2.0 on exec3 is killed: {kills:?}"
+            );
+            if killed_reported {
+                a.update(tasks[2].task_id, TaskState::Killed);
+            }
+            a.lose(3);
+            assert_eq!(a.dag.resubmitted(), 0, "killed reported: {killed_reported}");
+            a.lose(1);
+            assert_eq!(a.dag.resubmitted(), 2, "killed reported: {killed_reported}");
+            assert_eq!(a.tsm(0, 0).num_successful, 1);
+        });
+    }
+}
+
 /// A driver scheduler whose listener events are recorded.
 fn recorded() -> (DriverScheduler, ListenerBus) {
     let listeners = ListenerBus::new(true);
@@ -579,6 +691,7 @@ fn run_event(s: &mut DriverScheduler, task: RunningTask, reason: TaskEndReason) 
         task: &task,
         reason,
         result,
+        ended: None,
     };
     let mut out = Vec::new();
     s.dag
@@ -677,6 +790,44 @@ fn map_outputs_register_after_executor_lost_and_resubmitted() {
     assert!(missing_maps(&s).is_empty());
     assert!(s.task_scheduler.task_sets.contains_key(&(0, 1, 0)));
     assert!(!s.task_scheduler.task_sets.contains_key(&(0, 1, 1)));
+}
+
+// The `Resubmitted` TaskEnd the DAGScheduler posts (DAGScheduler.postTaskEnd) carries the
+// TaskInfo TaskSetManager.executorLost handed it: `taskInfos(tid)` as the attempt ended (its
+// finish time, `failed`, `killed`; TaskInfo.cloneWithEmptyAccumulables keeps them), not the
+// time of the loss. Here the attempt had failed at epoch ms 1234.
+#[test]
+fn a_resubmitted_task_end_carries_the_task_info_the_attempt_ended_with() {
+    let (mut s, listeners) = recorded();
+    s.submit_job(shuffle_job(2, 1), waiter());
+    let task = task_of(0, 0, 1, "hostA", 0);
+    let event = CompletionEvent {
+        task: &task,
+        reason: TaskEndReason::Resubmitted,
+        result: None,
+        ended: Some(AttemptEnd {
+            finish_epoch: 1234,
+            failed: true,
+            killed: false,
+        }),
+    };
+    let mut out = Vec::new();
+    s.dag
+        .task_ended(event, &mut s.task_scheduler, &mut s.env, &mut out);
+    let events = listeners.take().remove(0).events;
+    let (reason, info) = events
+        .iter()
+        .find_map(|e| match e {
+            ListenerEvent::TaskEnd { reason, info, .. } => Some((reason, info)),
+            _ => None,
+        })
+        .expect("a TaskEnd");
+    assert_eq!(*reason, TaskEndReason::Resubmitted);
+    assert_eq!(
+        (info.finish_time, info.failed, info.killed),
+        (1234, true, false)
+    );
+    assert_eq!((info.task_id, info.executor_id.as_str()), (0, "1"));
 }
 
 /// The FetchFailed of a reduce task reading map `map` from hostA's executor 1.

@@ -17,8 +17,8 @@
 
 use super::env::DriverEnv;
 use super::events::{
-    CompletionEvent, LaunchedTasks, RunningTask, SchedulerEvent, SpeculativeTask, TaskSet, TsKey,
-    WorkerOffer,
+    AttemptEnd, CompletionEvent, LaunchedTasks, RunningTask, SchedulerEvent, SpeculativeTask,
+    TaskSet, TsKey, WorkerOffer,
 };
 use super::health_tracker::{
     ExcludeOnFailureConf, HealthLogLevel, HealthStep, HealthTracker, HealthTrackerConf,
@@ -95,8 +95,11 @@ pub trait DagEvents {
     fn unschedulable_task_set_removed(&mut self, stage: u32, stage_attempt: u32);
 }
 
-/// A finished map task whose output its executor serves (TaskSetManager.executorLost
-/// resubmits it when the executor goes and no shuffle service keeps the output).
+/// A finished attempt of a map task (successful, failed or killed) on an executor: the
+/// `taskInfos` entry TaskSetManager.executorLost walks when that executor goes and no shuffle
+/// service keeps its output. Spark 4.0.0 resubmits the attempt's index when the index is
+/// successful, whichever executor the successful attempt ran on, so failed attempts are kept
+/// too (only failures are off the per-task path; a success was always kept).
 struct MapOutput {
     key: TsKey,
     index: u32,
@@ -104,6 +107,9 @@ struct MapOutput {
     task_id: TaskId,
     launch_epoch: u64,
     locality: TaskLocality,
+    speculative: bool,
+    /// The attempt's TaskInfo as it ended: the `Resubmitted` TaskEnd posts it unchanged.
+    ended: AttemptEnd,
 }
 
 /// The running tasks by task id. Task ids are handed out in order, so each id has a 4-byte
@@ -1147,6 +1153,11 @@ impl TaskSchedulerImpl {
                 TSM,
                 "Ignoring task-finished event for {name} (TID {tid}) because it has already completed successfully"
             );
+            // Its TaskInfo is a finished one on its executor all the same (executorLost
+            // skips it only when it is in killedByOtherAttempt).
+            if tsm.code.shuffle_write.is_some() && !self.external_shuffle_service {
+                self.note_finished_map_attempt(&task, false, false);
+            }
             return cx.task_ended(self, &task, TaskEndReason::Success, None);
         }
         let done = tsm.mark_successful(idx);
@@ -1159,18 +1170,7 @@ impl TaskSchedulerImpl {
             tsm.zombie = true;
         }
         if tsm.code.shuffle_write.is_some() && !self.external_shuffle_service {
-            tsm.output_on[idx] = Some(task.executor_id);
-            self.outputs_by_executor
-                .entry(task.executor_id)
-                .or_default()
-                .push(MapOutput {
-                    key: task.key,
-                    index: task.index,
-                    attempt: task.attempt,
-                    task_id: task.task_id,
-                    launch_epoch: task.launch_epoch,
-                    locality: task.locality,
-                });
+            self.note_finished_map_attempt(&task, false, false);
         }
         info!(
             self.log,
@@ -1279,6 +1279,16 @@ impl TaskSchedulerImpl {
             }
             _ => warn!(self.log, TSM, "{lost}"),
         }
+        // A failed or killed attempt of a map task stays in `taskInfos`: executorLost resubmits
+        // its index if that index succeeds elsewhere and this executor goes. Not an attempt
+        // lost with its executor: that executor is gone (ids are not reused), its list too.
+        if tsm.code.shuffle_write.is_some()
+            && !self.external_shuffle_service
+            && !matches!(end, TaskEndReason::ExecutorLostFailure { .. })
+        {
+            let killed = matches!(end, TaskEndReason::TaskKilled { .. });
+            self.note_finished_map_attempt(&task, !killed, killed);
+        }
         cx.task_ended(self, &task, end, None);
         if counts && self.exclusion.is_some() {
             self.exclude_for_failed_task(&task, &lost);
@@ -1339,9 +1349,38 @@ impl TaskSchedulerImpl {
             .is_some_and(|l| Some(l.host.as_str()) != host)
     }
 
-    /// `TaskSetManager.executorLost`, first part: without the external shuffle service, the
-    /// finished map tasks of a running (non-zombie) set whose output the executor served are
-    /// pending again, each reported as `Resubmitted` to the DAGScheduler.
+    /// Keeps a finished map attempt's TaskInfo under its executor for `executorLost`.
+    fn note_finished_map_attempt(&mut self, task: &RunningTask, failed: bool, killed: bool) {
+        self.outputs_by_executor
+            .entry(task.executor_id)
+            .or_default()
+            .push(MapOutput {
+                key: task.key,
+                index: task.index,
+                attempt: task.attempt,
+                task_id: task.task_id,
+                launch_epoch: task.launch_epoch,
+                locality: task.locality,
+                speculative: task.speculative,
+                ended: AttemptEnd {
+                    finish_epoch: clock::now_epoch_ms(),
+                    failed,
+                    killed,
+                },
+            });
+    }
+
+    /// `TaskSetManager.executorLost`, first part (Spark 4.0.0's jar, `$anonfun$executorLost$3`):
+    /// without the external shuffle service, every finished attempt of a running (non-zombie)
+    /// map set that ran on the executor whose index is `successful`, unless the attempt was
+    /// killed by another attempt, makes its index pending again (`successful(index) = false`,
+    /// `copiesRunning(index) -= 1`, `tasksSuccessful -= 1`, `addPendingTask`), reported as
+    /// `Resubmitted` to the DAGScheduler. The jar does not ask where the index's output is
+    /// (only a decommission asks whether it migrated), so an index whose earlier *failed*
+    /// attempt ran there is re-run although its successful attempt ran elsewhere. Attempts go
+    /// in the order they finished; Spark walks each set's `taskInfos` HashMap (ascending task
+    /// ids while they stay below its table size), so the two orders differ when attempts on
+    /// the executor finished out of task id order (not modelled yet).
     fn resubmit_lost_outputs<D: DagEvents>(
         &mut self,
         eid: ExecutorId,
@@ -1363,12 +1402,15 @@ impl TaskSchedulerImpl {
                 continue;
             };
             let idx = out.index as usize;
-            if tsm.zombie || !tsm.successful[idx] || tsm.output_on[idx] != Some(eid) {
+            let by_other = tsm
+                .spec
+                .as_ref()
+                .is_some_and(|s| s.killed_by_other_attempt(out.task_id));
+            if tsm.zombie || !tsm.successful[idx] || by_other {
                 continue;
             }
             tsm.successful[idx] = false;
             tsm.num_successful -= 1;
-            tsm.output_on[idx] = None;
             tsm.add_pending_task(out.index, &self.topology);
             let partition = tsm.partitions[idx];
             self.runnable.insert(out.key);
@@ -1384,10 +1426,10 @@ impl TaskSchedulerImpl {
                 launch_epoch: out.launch_epoch,
                 map_epoch: 0,
                 launching: false,
-                speculative: false,
+                speculative: out.speculative,
                 locality: out.locality,
             };
-            cx.task_ended(self, &task, TaskEndReason::Resubmitted, None);
+            cx.resubmitted(self, &task, out.ended);
             cx.out.push(SchedulerEvent::Revive);
         }
     }
@@ -1423,6 +1465,18 @@ impl<D: DagEvents> Call<'_, D> {
             task,
             reason,
             result,
+            ended: None,
+        };
+        self.dag.task_ended(event, ts, self.env, self.out);
+    }
+
+    /// `taskEnded(tid, task, Resubmitted, ...)` with the attempt's TaskInfo as it ended.
+    fn resubmitted(&mut self, ts: &mut TaskSchedulerImpl, task: &RunningTask, ended: AttemptEnd) {
+        let event = CompletionEvent {
+            task,
+            reason: TaskEndReason::Resubmitted,
+            result: None,
+            ended: Some(ended),
         };
         self.dag.task_ended(event, ts, self.env, self.out);
     }

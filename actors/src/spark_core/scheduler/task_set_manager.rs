@@ -53,8 +53,6 @@ pub struct TaskSetManager {
     pub(super) num_successful: u32,
     pub(super) failures: Vec<u32>,
     pub(super) launches: Vec<u32>,
-    /// The executor holding each successful map task's output (shuffle-map stages).
-    pub(super) output_on: Vec<Option<ExecutorId>>,
     pub(super) zombie: bool,
     /// `runningTasks`: attempts launched and not ended (a zombie set stays registered until
     /// this reaches 0: `maybeFinishTaskSet`).
@@ -129,7 +127,6 @@ impl TaskSetManager {
             num_successful: 0,
             failures: vec![0; n],
             launches: vec![0; n],
-            output_on: vec![None; n],
             zombie: false,
             running: 0,
             finished: false,

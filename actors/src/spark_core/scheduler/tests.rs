@@ -600,6 +600,121 @@ fn four_fetch_failed_attempts_abort_the_stage() {
     );
 }
 
+/// DAGSchedulerSuite "SPARK-42577: fail the job if a shuffle map stage attempts beyond the
+/// limitation" (the suite stubs `maxStageAttempts` to 2, as these settings do): the reduce
+/// stage fails fetching twice (below spark.stage.maxConsecutiveAttempts), so the map stage is
+/// resubmitted once; the second resubmission would be its third attempt, and submitStage
+/// aborts it with Spark 4.0.0's text (DAGScheduler.submitStage, read from the jar).
+#[test]
+fn a_stage_resubmitted_up_to_max_stage_attempts_aborts_its_job() {
+    let store = Rc::new(RefCell::new(LogStore::new(true)));
+    let mut s = DriverScheduler::new(
+        ProcessLog::new("driver", store),
+        ContextBus::disabled(),
+        4,
+        1,
+    )
+    .with_shuffle(ShuffleSettings {
+        max_stage_attempts: 2,
+        ..ShuffleSettings::default()
+    });
+    let r = finish_map_stage(&mut s);
+    s.status_update(r.task_id, TaskState::Failed, fetch_failed(0));
+    let resubmitted = s.resubmit_failed_stages();
+    assert!(
+        !resubmitted
+            .iter()
+            .any(|e| matches!(e, SchedulerEvent::JobEnded { .. })),
+        "the second attempt is allowed: {resubmitted:?}"
+    );
+    let m = s.resource_offer(&mut offer_on(1, "host1")).remove(0);
+    assert_eq!((m.stage_id, m.stage_attempt_id), (0, 1));
+    s.status_update(m.task_id, TaskState::Finished, TaskResultData::None);
+    let r = s.resource_offer(&mut offer_on(3, "host3")).remove(0);
+    assert_eq!((r.stage_id, r.stage_attempt_id), (1, 1));
+    let (_, failed) = s.status_update(r.task_id, TaskState::Failed, fetch_failed(0));
+    assert!(
+        !failed
+            .iter()
+            .any(|e| matches!(e, SchedulerEvent::JobEnded { .. })),
+        "two fetch-failed attempts stay below spark.stage.maxConsecutiveAttempts"
+    );
+    let out = s.resubmit_failed_stages();
+    let Some(result) = out.iter().find_map(|e| match e {
+        SchedulerEvent::JobEnded { result, .. } => Some(result),
+        _ => None,
+    }) else {
+        panic!("the job ends: {out:?}");
+    };
+    assert_eq!(
+        *result,
+        JobResult::Failed(
+            "Job aborted due to stage failure: ShuffleMapStage 0 (name=map at X.scala:1) has been resubmitted for the maximum allowable number of times: 2, which is the max value of config `spark.stage.maxAttempts` and `spark.stage.maxConsecutiveAttempts`.".into()
+        )
+    );
+    assert!(s.resource_offer(&mut offer_on(1, "host1")).is_empty());
+}
+
+/// DAGScheduler.submitMissingTasks (Spark 4.0.0's jar) for a stage attempt with no partition to
+/// compute: a reduce task's fetch failure names a block manager that does not hold the map
+/// output (so nothing is unregistered), and the map stage's resubmitted attempt has no task. It
+/// gets no submission time (`finished in Unknown ms`, markStageAsFinished), goes through
+/// processShuffleMapStageCompletion (`looking for newly runnable stages` and the three sets,
+/// the epoch), and the reduce stage, resubmitted next, runs at once.
+#[test]
+fn a_stage_attempt_with_no_missing_task_finishes_and_submits_its_children() {
+    let (mut s, store) = logged_scheduler();
+    let r = finish_map_stage(&mut s);
+    let elsewhere = TaskResultData::FetchFailed(Box::new(FetchFailure {
+        bm_address: Some(BlockManagerId {
+            executor_id: ExecutorId(9),
+            host: "host9".into(),
+            port: 38009,
+        }),
+        shuffle_id: 0,
+        map_id: 0,
+        map_index: 0,
+        reduce_id: 0,
+        message: "org.apache.spark.shuffle.FetchFailedException: Failed to connect to host9:38009"
+            .into(),
+    }));
+    s.status_update(r.task_id, TaskState::Failed, elsewhere);
+    assert!(s.env.map_output_tracker.is_available(0));
+    let epoch = s.env.map_output_tracker.epoch();
+    s.resubmit_failed_stages();
+    assert_eq!(s.env.map_output_tracker.epoch(), epoch + 1);
+    let logged = lines(&store);
+    let from = logged
+        .iter()
+        .position(|l| l.contains("Resubmitting failed stages"))
+        .expect("resubmitted");
+    let after: Vec<&str> = logged[from + 1..].iter().map(String::as_str).collect();
+    let finished = after
+        .iter()
+        .position(|l| l.contains("ShuffleMapStage 0 (map at X.scala:1) finished in"))
+        .expect("the map stage finishes");
+    assert_eq!(
+        after[finished..finished + 5],
+        [
+            "INFO DAGScheduler: ShuffleMapStage 0 (map at X.scala:1) finished in Unknown ms",
+            "INFO DAGScheduler: looking for newly runnable stages",
+            "INFO DAGScheduler: running: HashSet()",
+            // resubmitFailedStages clears failedStages and submits by first job, then id: the
+            // reduce stage is neither failed nor waiting yet, and is submitted next.
+            "INFO DAGScheduler: waiting: HashSet()",
+            "INFO DAGScheduler: failed: HashSet()",
+        ]
+    );
+    assert!(
+        !after
+            .iter()
+            .any(|l| l.contains("missing tasks from ShuffleMapStage 0")),
+        "no task set for the map stage: {after:?}"
+    );
+    let r = s.resource_offer(&mut offer_on(3, "host3")).remove(0);
+    assert_eq!((r.stage_id, r.stage_attempt_id), (1, 1));
+}
+
 /// DAGScheduler.handleExecutorLost: without the external shuffle service a lost executor's
 /// map outputs go with it (`Shuffle files lost for executor`); with it, they stay registered
 /// (only `Executor lost`), as DAGSchedulerSuite "executor loss with/without external shuffle
