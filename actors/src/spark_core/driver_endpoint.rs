@@ -125,6 +125,10 @@ pub struct DriverEndpoint {
     offerable: Offerable,
     by_address: BTreeMap<RpcAddress, ExecutorId>,
     pending_loss_reason: BTreeSet<ExecutorId>,
+    /// `StopExecutors` was answered: SparkContext.stop asks `StopDriver` next, which stops this
+    /// endpoint before the executors it told to stop have gone (their JVMs take a while; here
+    /// their disconnects would come first, as their shutdown takes no virtual time).
+    executors_told_to_stop: bool,
     excluded_nodes: BTreeSet<String>,
     total_core_count: u32,
     total_registered: u32,
@@ -232,6 +236,7 @@ impl DriverEndpoint {
                 offerable: Offerable::default(),
                 by_address: BTreeMap::new(),
                 pending_loss_reason: BTreeSet::new(),
+                executors_told_to_stop: false,
                 excluded_nodes: BTreeSet::new(),
                 total_core_count: 0,
                 total_registered: 0,
@@ -843,6 +848,7 @@ impl DriverEndpoint {
     }
 
     fn on_stop_executors(&mut self, ask: ReplyTo<bool>) {
+        self.executors_told_to_stop = true;
         self.check_total_cores();
         info!(self.env.log(), TARGET, "Asking each executor to shut down");
         let targets: Vec<EndpointRef<ExecutorMsg>> = self
@@ -936,7 +942,9 @@ impl DriverEndpoint {
 
     /// `YarnDriverEndpoint.onDisconnected`: disable the executor and ask the AM why it went away.
     fn on_disconnected(&mut self, address: RpcAddress) {
-        if self.shared.borrow().stopped {
+        // Spark's endpoint is stopped (StopDriver) before the executors it stopped disconnect:
+        // no `Disabling executor` at shutdown (a real 4.0 run logs none).
+        if self.shared.borrow().stopped || self.executors_told_to_stop {
             return;
         }
         let Some(&id) = self.by_address.get(&address) else {
