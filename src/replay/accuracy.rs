@@ -4,6 +4,7 @@
 //! spread of its task times (each task against its stage's median) and the spread of its
 //! executors' start-ups. No Spark class has this; Sparklens and FauxSpark give a single number.
 
+use super::analysis::union_ms;
 use super::model::Application;
 use super::simulate::{self, ReplaySetup, SimOutcome};
 use crate::conf::submit::SubmitArgs;
@@ -226,26 +227,13 @@ pub fn startup_spread(app: &Application) -> (i64, i64) {
 
 /// The time the run's jobs took (the union of their spans), ms: the part that task times scale.
 pub fn jobs_ms(o: &SimOutcome) -> u64 {
-    let mut spans: Vec<(u64, u64)> = o
-        .record
-        .jobs
-        .iter()
-        .map(|j| (j.started_ms, j.ended_ms.unwrap_or(j.started_ms)))
-        .collect();
-    spans.sort_unstable();
-    let mut total = 0;
-    let mut cur: Option<(u64, u64)> = None;
-    for (s, e) in spans {
-        cur = match cur {
-            Some((cs, ce)) if s <= ce => Some((cs, ce.max(e))),
-            Some((cs, ce)) => {
-                total += ce - cs;
-                Some((s, e))
-            }
-            None => Some((s, e)),
-        };
-    }
-    total + cur.map_or(0, |(s, e)| e - s)
+    union_ms(
+        o.record
+            .jobs
+            .iter()
+            .map(|j| (j.started_ms, j.ended_ms.unwrap_or(j.started_ms)))
+            .collect(),
+    )
 }
 
 /// The band over a configuration's successful runs: per run, its time with every task scaled

@@ -68,10 +68,15 @@ pub fn recorded(app: &Application) -> Recorded {
 
 /// The time the jobs cover (overlapping jobs counted once).
 fn jobs_span_ms(jobs: &[Job]) -> u64 {
-    let mut spans: Vec<(u64, u64)> = jobs
-        .iter()
-        .map(|j| (j.submitted_ms, j.completed_ms))
-        .collect();
+    union_ms(
+        jobs.iter()
+            .map(|j| (j.submitted_ms, j.completed_ms))
+            .collect(),
+    )
+}
+
+/// The length of the union of `(start, end)` spans, ms (time covered by at least one of them).
+pub fn union_ms(mut spans: Vec<(u64, u64)>) -> u64 {
     spans.sort_unstable();
     let (mut total, mut cur): (u64, Option<(u64, u64)>) = (0, None);
     for (s, e) in spans {

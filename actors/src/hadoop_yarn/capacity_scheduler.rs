@@ -18,6 +18,8 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 mod hadoop_suites;
 mod node_labels;
 mod priority;
+#[cfg(test)]
+mod test_support;
 mod users;
 use node_labels::Partitions;
 pub use priority::GrantedPriority;
@@ -1208,11 +1210,7 @@ mod tests {
     use super::*;
     use sparkyard_messages::ids::ApplicationId;
 
-    const GB: u64 = 1024;
-
-    fn res(memory_mb: u64, vcores: u32) -> Resource {
-        Resource { memory_mb, vcores }
-    }
+    use super::test_support::{GB, res};
 
     fn limits() -> AllocationLimits {
         // YarnConfiguration's defaults.

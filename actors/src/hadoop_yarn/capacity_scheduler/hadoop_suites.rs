@@ -15,21 +15,8 @@
 //! `setUserLimitFactor`, `setMaxCapacity` change the queue's spec in place, as the test does on
 //! the live queue.
 
+use super::test_support::{GB, attempt, res};
 use super::*;
-
-const GB: u64 = 1024;
-
-fn res(memory_mb: u64, vcores: u32) -> Resource {
-    Resource { memory_mb, vcores }
-}
-
-fn attempt(app: u32) -> ApplicationAttemptId {
-    let id = ApplicationId {
-        cluster_timestamp: 1,
-        id: app,
-    };
-    ApplicationAttemptId::new(id, 1)
-}
 
 fn node(i: usize) -> NodeId {
     NodeId {

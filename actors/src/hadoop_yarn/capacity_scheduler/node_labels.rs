@@ -410,21 +410,8 @@ pub(super) fn java_hash_set_order(items: &[String]) -> Vec<&str> {
 mod tests {
     use super::*;
     use crate::world::config::LabelCapacity;
-    use sparkyard_messages::ids::ApplicationId;
 
-    const GB: u64 = 1024;
-
-    fn res(memory_mb: u64, vcores: u32) -> Resource {
-        Resource { memory_mb, vcores }
-    }
-
-    fn attempt(app: u32) -> ApplicationAttemptId {
-        let id = ApplicationId {
-            cluster_timestamp: 1,
-            id: app,
-        };
-        ApplicationAttemptId::new(id, 1)
-    }
+    use super::super::test_support::{GB, attempt, res};
 
     fn node(host: &str) -> NodeId {
         NodeId {

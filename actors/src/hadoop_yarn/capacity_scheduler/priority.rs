@@ -58,15 +58,8 @@ impl CapacityScheduler {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::attempt;
     use super::*;
-
-    fn attempt(app: u32) -> ApplicationAttemptId {
-        let id = ApplicationId {
-            cluster_timestamp: 1,
-            id: app,
-        };
-        ApplicationAttemptId::new(id, 1)
-    }
 
     /// CapacityScheduler.checkAndGetApplicationPriority (Hadoop 3.4): no priority asked -> the
     /// queue's default, 0; above yarn.cluster.max-application-priority (default 0) -> capped.

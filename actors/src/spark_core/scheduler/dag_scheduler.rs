@@ -755,14 +755,7 @@ impl DAGScheduler {
         if !self.bus.enabled() {
             return;
         }
-        let typed = TaskEvent {
-            stage_id: task.key.1,
-            stage_attempt_id: task.key.2,
-            index: task.index,
-            speculative: task.speculative,
-            executor: task.executor_id,
-            kind: TaskEventKind::Start,
-        };
+        let typed = task_event(task, TaskEventKind::Start);
         self.bus.post_task(typed, || {
             let mut info = task.task_info(false, false);
             info.finish_time = 0;
@@ -802,14 +795,7 @@ impl DAGScheduler {
             TaskEndReason::TaskKilled { .. } => TaskEndKind::Killed,
             _ => TaskEndKind::Failed,
         };
-        let typed = TaskEvent {
-            stage_id: task.key.1,
-            stage_attempt_id: task.key.2,
-            index: task.index,
-            speculative: task.speculative,
-            executor: task.executor_id,
-            kind: TaskEventKind::End(end),
-        };
+        let typed = task_event(task, TaskEventKind::End(end));
         // The recorded event (the clock, two stages, the TaskInfo's strings) only when the
         // bus records.
         self.bus.post_task(typed, || ListenerEvent::TaskEnd {
@@ -1460,4 +1446,16 @@ fn stage_locality_preferences(prefs: &[Vec<Rc<str>>]) -> Vec<Vec<String>> {
         .iter()
         .map(|hosts| hosts.iter().map(|h| h.to_string()).collect())
         .collect()
+}
+
+/// The typed TaskStart / TaskEnd the management queue hears for an attempt.
+fn task_event(task: &RunningTask, kind: TaskEventKind) -> TaskEvent {
+    TaskEvent {
+        stage_id: task.key.1,
+        stage_attempt_id: task.key.2,
+        index: task.index,
+        speculative: task.speculative,
+        executor: task.executor_id,
+        kind,
+    }
 }
