@@ -6,7 +6,11 @@
 //! property holds. The result is a plain scenario, with `[[faults]]` and no `[chaos]`, that
 //! `sparkyard run` reproduces at the same seed.
 
-use super::{Planned, RawFault, Scenario, chaos_faults_for, fault};
+use super::Scenario;
+use super::chaos::chaos_faults_for;
+use super::fault_entry::RawFault;
+use super::fault_kinds;
+use super::fault_plan::{Planned, fault};
 use crate::error::UserError;
 use crate::runner::RunOptions;
 use std::path::Path;
@@ -378,99 +382,12 @@ fn simplify(
 /// for every kind (never the drawn label, whose time and `chaos: ` prefix may no longer hold):
 /// an unfired fault of the shrunk file is an expectation failure, as for any `[[faults]]`.
 fn relabel(f: RawFault) -> RawFault {
-    if super::DRIVER_KIND_KEYS.iter().any(|(k, _)| *k == f.kind) {
+    let Some(kind) = fault_kinds::kind(&f.kind).filter(|k| !k.driver) else {
         // A driver fault takes no label (the file would not load with one).
         return f;
-    }
-    let label = Some(format!("{}{}", what(&f), when(&f)));
+    };
+    let label = Some(format!("{}{}", kind.describe(&f), when(&f)));
     RawFault { label, ..f }
-}
-
-/// What a fault does, in words.
-fn what(f: &RawFault) -> String {
-    let host = || {
-        f.host
-            .clone()
-            .or_else(|| {
-                f.target
-                    .as_deref()
-                    .and_then(|t| super::parse_node_target(t).ok())
-                    .map(|t| t.to_string())
-            })
-            .unwrap_or_default()
-    };
-    let link = || {
-        (
-            f.from.clone().unwrap_or_else(|| "*".into()),
-            f.to.clone().unwrap_or_else(|| "*".into()),
-        )
-    };
-    let lasting = || {
-        f.duration_ms
-            .map(|d| format!(" for {d} ms"))
-            .unwrap_or_default()
-    };
-    match f.kind.as_str() {
-        "kill-executor" => match (f.exit, f.status) {
-            (_, Some(s)) => format!(
-                "NodeManager kills executor {} ({s})",
-                f.executor.unwrap_or(0)
-            ),
-            (e, None) => format!(
-                "executor {} exits {}",
-                f.executor.unwrap_or(0),
-                e.unwrap_or(137)
-            ),
-        },
-        "kill-am" => match f.status {
-            Some(s) => format!("the NodeManager kills the AM ({s})"),
-            None => "the AM is killed".into(),
-        },
-        "kill-node" => format!("{} dies", host()),
-        "decommission-node" => format!("{} is decommissioned", host()),
-        "launch-failure" => match f.count.unwrap_or(1) {
-            1 => format!("a launch fails on {}", host()),
-            n => format!("{n} launches fail on {}", host()),
-        },
-        "exclude-node" => format!("the driver excludes {}", host()),
-        "failing-executor" => format!("every task on executor {} throws", f.executor.unwrap_or(0)),
-        "kill-shuffle-service" => format!("the shuffle service on {} stops", host()),
-        "slow-node" => format!(
-            "{} runs tasks {}x as long{}",
-            host(),
-            f.factor.unwrap_or(1.0),
-            lasting()
-        ),
-        "fetch-failure" => format!(
-            "{} fetch(es) of stage {} partition {} fail",
-            f.count.unwrap_or(1),
-            f.stage.unwrap_or(0),
-            f.partition.unwrap_or(0)
-        ),
-        "delay" => {
-            let (from, to) = link();
-            format!(
-                "{from} <-> {to} delayed {} ms{}",
-                f.delay_ms.unwrap_or(0),
-                lasting()
-            )
-        }
-        "partition" => {
-            let (from, to) = link();
-            format!("{from} partitioned from {to}{}", lasting())
-        }
-        "drop" | "duplicate" => {
-            let (from, to) = link();
-            let verb = if f.kind == "drop" {
-                "dropped"
-            } else {
-                "duplicated"
-            };
-            let what = f.message.clone().unwrap_or_else(|| "messages".into());
-            format!("{what} {from} -> {to} {verb}{}", lasting())
-        }
-        other => other.to_string(),
-    }
 }
 
 /// When a fault fires, in words (its trigger and delay).
@@ -573,8 +490,10 @@ mod tests {
     /// kept "chaos: ... at 45259 ms" when it had moved to 0 ms), and no `chaos: ` prefix.
     #[test]
     fn a_relabelled_fault_says_its_own_time_for_every_kind() {
-        let driver = |k: &str| super::super::DRIVER_KIND_KEYS.iter().any(|(d, _)| *d == k);
-        for kind in super::super::FAULT_KINDS.iter().filter(|k| !driver(k)) {
+        for kind in fault_kinds::names()
+            .iter()
+            .filter(|k| !fault_kinds::is_driver(k))
+        {
             let f = RawFault {
                 kind: kind.to_string(),
                 label: Some("chaos: something at 45259 ms".into()),

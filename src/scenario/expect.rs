@@ -1,0 +1,205 @@
+//! `[expect]`: what must hold at the end of a run (state, final status, exit codes, counts,
+//! texts in the diagnostics and logs), checked against the run's typed record, and the words
+//! for a planned fault that never fired.
+
+use crate::runner::RunResult;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use sparkyard_actors::faults::Trigger;
+use sparkyard_actors::world::observer::RunCounters;
+/// What must hold at the end of the run: the `[expect]` table as written; `load` checks the
+/// state names (kept as strings so that a wrong one can be quoted in the error).
+#[derive(Deserialize, Default, Debug, Clone, JsonSchema)]
+// `expecting` words the error for a non-table `expect = 3` for the user, not after a Rust type.
+#[serde(deny_unknown_fields, expecting = "a table of expectations")]
+pub struct Expectations {
+    /// The YARN application state at the end (NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING,
+    /// FINISHED, FAILED, KILLED).
+    pub state: Option<String>,
+    /// The final status (UNDEFINED, SUCCEEDED, FAILED, KILLED).
+    pub final_status: Option<String>,
+    /// The exit codes of the AM attempts, in order.
+    pub am_exit_codes: Option<Vec<i32>>,
+    /// The number of AM attempts.
+    pub attempts: Option<u32>,
+    /// Executor failures counted toward spark.executor.maxNumFailures.
+    pub executor_failures: Option<u32>,
+    /// Executors launched (containers started), all attempts.
+    pub executors_launched: Option<u32>,
+    /// Executors Spark declared lost: the driver removed it for a loss (`Lost executor N on
+    /// host`), or a fetch from it failed (the DAGScheduler's `Executor lost: N`), before the
+    /// application ended. Executors removed idle, killed by the driver or decommissioned are not
+    /// lost.
+    pub executors_lost: Option<u32>,
+    /// Failed task attempts (a TaskEnd with a failure reason; kills are not failures).
+    pub tasks_failed: Option<u64>,
+    /// Killed task attempts (a TaskEnd with `TaskKilled`: a speculative copy that lost, a task
+    /// of an aborted stage).
+    pub tasks_killed: Option<u64>,
+    /// Finished (successful) task attempts.
+    pub tasks_finished: Option<u64>,
+    /// Texts the final diagnostics must contain.
+    #[serde(default)]
+    pub diagnostics_contain: Vec<String>,
+    /// Texts some container or daemon log must contain.
+    #[serde(default)]
+    pub logs_contain: Vec<String>,
+    /// Texts no log may contain.
+    #[serde(default)]
+    pub logs_not_contain: Vec<String>,
+}
+
+pub(super) fn validate_expectations(e: &Expectations) -> Result<(), String> {
+    const STATES: [&str; 8] = [
+        "NEW",
+        "NEW_SAVING",
+        "SUBMITTED",
+        "ACCEPTED",
+        "RUNNING",
+        "FINISHED",
+        "FAILED",
+        "KILLED",
+    ];
+    const FINALS: [&str; 4] = ["UNDEFINED", "SUCCEEDED", "FAILED", "KILLED"];
+    if let Some(s) = e.state.as_deref().filter(|s| !STATES.contains(s)) {
+        return Err(format!(
+            "expect.state: `{s}` is not a YARN application state ({})",
+            STATES.join(", ")
+        ));
+    }
+    if let Some(s) = e.final_status.as_deref().filter(|s| !FINALS.contains(s)) {
+        return Err(format!(
+            "expect.final_status: `{s}` is not a final status ({})",
+            FINALS.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// A counted expectation: what is counted, the count the scenario expects, the run's count.
+struct Count {
+    what: &'static str,
+    want: Option<u64>,
+    got: u64,
+}
+
+impl Count {
+    fn of(what: &'static str, want: Option<impl Into<u64>>, got: impl Into<u64>) -> Self {
+        Count {
+            what,
+            want: want.map(Into::into),
+            got: got.into(),
+        }
+    }
+}
+
+/// Why an event trigger never happened, from the run's AM attempts: the attempt it waits in
+/// never started, or ended before the event (a later attempt's events do not fire it).
+fn why_unfired(trigger: &Trigger, c: &RunCounters) -> String {
+    let ran = c.am_attempts;
+    match trigger.attempt() {
+        Some(a) if a > ran => format!(
+            "it waited for {trigger}, but AM attempt {a} never came (the application ran {ran} AM attempt(s))"
+        ),
+        Some(a) if a < ran && !matches!(trigger, Trigger::AttemptStarted { .. }) => {
+            let exit = c
+                .am_exit_codes
+                .get(&a)
+                .map(|code| format!(" (exit code {code})"))
+                .unwrap_or_default();
+            format!(
+                "it waited for {trigger}, but AM attempt {a} ended{exit} before that happened; attempt {ran} does not fire it (its `attempt` key names the attempt)"
+            )
+        }
+        _ => format!("its trigger ({trigger}) did not happen"),
+    }
+}
+
+/// Every expectation that does not hold, as a sentence.
+pub fn check(e: &Expectations, r: &RunResult) -> Vec<String> {
+    let c = &r.counters;
+    let mut out: Vec<String> = r
+        .faults_unfired
+        .iter()
+        .filter(|f| !f.label.starts_with(super::chaos::CHAOS_LABEL))
+        .map(|f| {
+            format!(
+                "fault `{}` never fired: {}",
+                f.label,
+                why_unfired(&f.trigger, c)
+            )
+        })
+        .collect();
+    let state = r
+        .outcome
+        .state
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| "(not submitted)".into());
+    let fs = r
+        .outcome
+        .final_status
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| "(none)".into());
+    let mut eq = |what: &str, want: Option<String>, got: String| {
+        if let Some(w) = want.filter(|w| *w != got) {
+            out.push(format!("expected {what} {w}, got {got}"));
+        }
+    };
+    eq("state", e.state.clone(), state);
+    eq("final status", e.final_status.clone(), fs);
+    let codes: Vec<i32> = c.am_exit_codes.values().copied().collect();
+    eq(
+        "AM exit codes",
+        e.am_exit_codes.as_ref().map(|v| format!("{v:?}")),
+        format!("{codes:?}"),
+    );
+    let counts = [
+        Count::of("AM attempts", e.attempts, c.am_attempts),
+        Count::of(
+            "executor failures counted",
+            e.executor_failures,
+            c.executor_failures_counted,
+        ),
+        Count::of(
+            "executors launched",
+            e.executors_launched,
+            c.executors_launched,
+        ),
+        Count::of(
+            "executors lost",
+            e.executors_lost,
+            c.executors_lost.len() as u64,
+        ),
+        Count::of("failed task attempts", e.tasks_failed, c.tasks_failed),
+        Count::of("killed task attempts", e.tasks_killed, c.tasks_killed),
+        Count::of("finished tasks", e.tasks_finished, c.tasks_finished),
+    ];
+    for n in counts {
+        eq(n.what, n.want.map(|v| v.to_string()), n.got.to_string());
+    }
+    for d in &e.diagnostics_contain {
+        if !r.outcome.diagnostics.contains(d.as_str()) {
+            out.push(format!(
+                "expected the diagnostics to contain {d:?}; they are {:?}",
+                r.outcome.diagnostics
+            ));
+        }
+    }
+    let in_logs = |needle: &str| {
+        r.logs
+            .outputs()
+            .values()
+            .any(|o| o.stderr.contains(needle) || o.stdout.contains(needle))
+    };
+    for l in &e.logs_contain {
+        if !in_logs(l) {
+            out.push(format!("expected a log line containing {l:?}"));
+        }
+    }
+    for l in &e.logs_not_contain {
+        if in_logs(l) {
+            out.push(format!("expected no log line containing {l:?}"));
+        }
+    }
+    out
+}

@@ -1,0 +1,156 @@
+//! Plans a scenario's `[[faults]]`: each entry's trigger (exactly one), the keys its kind
+//! would ignore refused, and the entry turned into the simulator's planned fault through its
+//! kind's declaration (`fault_kinds`).
+
+use super::fault_entry::RawFault;
+use super::fault_kinds::{self, KindPlan};
+use crate::conf::cluster::ClusterConfig;
+use sparkyard_actors::faults::{DriverFault, PlannedFault, Trigger};
+
+/// Keys of a `[[faults]]` entry that every timed or event-triggered kind takes.
+pub(super) const TRIGGER_KEYS: &[&str] = &[
+    "kind",
+    "label",
+    "at_ms",
+    "on_executor_registered",
+    "on_task_started",
+    "on_tasks_finished",
+    "on_attempt_started",
+    "after_ms",
+    "attempt",
+];
+
+/// The keys given to a fault of `kind` that it does not use, with the keys it does take; `None`
+/// for an unknown kind (refused when it is planned).
+fn ignored_keys(kind: &str, given: &[String]) -> Option<(Vec<String>, Vec<&'static str>)> {
+    let k = fault_kinds::kind(kind)?;
+    let takes: Vec<&'static str> = if k.driver {
+        k.keys.to_vec()
+    } else {
+        TRIGGER_KEYS.iter().chain(k.keys).copied().collect()
+    };
+    let ignored: Vec<String> = given
+        .iter()
+        .filter(|g| !takes.contains(&g.as_str()))
+        .cloned()
+        .collect();
+    Some((ignored, if k.driver { takes } else { k.keys.to_vec() }))
+}
+
+/// The keys written in each `[[faults]]` entry, in order (serde fills defaults, so the typed
+/// entry cannot tell a key the user wrote from one left out).
+pub(super) fn fault_keys(text: &str) -> Vec<Vec<String>> {
+    let Ok(table) = toml::from_str::<toml::Table>(text) else {
+        return Vec::new();
+    };
+    let Some(toml::Value::Array(faults)) = table.get("faults") else {
+        return Vec::new();
+    };
+    faults
+        .iter()
+        .map(|f| {
+            f.as_table()
+                .map(|t| t.keys().cloned().collect())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Refuses keys the fault's kind would ignore (`count` on kill-executor, `at_ms` on a driver
+/// fault), naming the keys the kind takes.
+pub(super) fn check_keys(f: &RawFault, given: &[String]) -> Result<(), String> {
+    let Some((ignored, takes)) = ignored_keys(&f.kind, given) else {
+        return Ok(());
+    };
+    let Some(first) = ignored.first() else {
+        return Ok(());
+    };
+    let why = match (f.kind.as_str(), first.as_str()) {
+        ("kill-executor", "count") => {
+            " (it kills one executor: write one [[faults]] entry per executor)".to_string()
+        }
+        (k, "label") if fault_kinds::is_driver(k) => {
+            " (a driver fault is not printed with a label)".to_string()
+        }
+        (k, key) if fault_kinds::is_driver(k) && TRIGGER_KEYS.contains(&key) => {
+            " (a driver fault fires when its AM attempt starts: use `attempt` or `on_attempt_started`)".to_string()
+        }
+        _ => String::new(),
+    };
+    let takes: Vec<&str> = takes.into_iter().filter(|k| *k != "kind").collect();
+    let takes = if takes.is_empty() {
+        "only a trigger".to_string()
+    } else {
+        takes.join(", ")
+    };
+    let lead = if fault_kinds::is_driver(&f.kind) {
+        "the keys it takes"
+    } else {
+        "besides its trigger it takes"
+    };
+    Err(format!(
+        "kind '{}' does not use `{}`{why}; {lead}: {takes}",
+        f.kind,
+        ignored.join("`, `"),
+    ))
+}
+
+pub(super) enum Planned {
+    Fault(PlannedFault),
+    Driver(u32, DriverFault),
+}
+
+fn trigger(f: &RawFault) -> Result<Trigger, String> {
+    let attempt = f.attempt;
+    let t = [
+        f.at_ms.map(|ms| Trigger::At { ms }),
+        f.on_executor_registered
+            .map(|executor| Trigger::ExecutorRegistered { attempt, executor }),
+        f.on_task_started
+            .map(|[stage, index]| Trigger::TaskStarted {
+                attempt,
+                stage,
+                index,
+            }),
+        f.on_tasks_finished
+            .map(|count| Trigger::TasksFinished { attempt, count }),
+        f.on_attempt_started
+            .map(|attempt| Trigger::AttemptStarted { attempt }),
+    ];
+    let mut given = t.into_iter().flatten();
+    match (given.next(), given.next()) {
+        (Some(t), None) => Ok(t),
+        (None, _) => Err("needs a trigger: at_ms, on_executor_registered, on_task_started, on_tasks_finished or on_attempt_started".into()),
+        (Some(_), Some(_)) => Err("give exactly one trigger".into()),
+    }
+}
+
+/// One `[[faults]]` entry as the simulator's fault: its kind's action with its trigger and
+/// label, or a driver fault keyed by the AM attempt it acts in.
+pub(super) fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, String> {
+    if f.attempt == 0 {
+        return Err("attempt: AM attempts count from 1".into());
+    }
+    let Some(kind) = fault_kinds::kind(&f.kind) else {
+        return Err(format!(
+            "kind: unknown fault kind `{}`; valid kinds: {}",
+            f.kind,
+            fault_kinds::names().join(", ")
+        ));
+    };
+    let action = match kind.plan(f, cluster)? {
+        KindPlan::Driver(d) => {
+            return Ok(Planned::Driver(
+                f.on_attempt_started.unwrap_or(f.attempt),
+                d,
+            ));
+        }
+        KindPlan::Action(a) => a,
+    };
+    Ok(Planned::Fault(PlannedFault {
+        trigger: trigger(f)?,
+        after_ms: f.after_ms,
+        action,
+        label: f.label.clone().unwrap_or_else(|| f.kind.clone()),
+    }))
+}
