@@ -226,7 +226,7 @@ fn chaos_kind(name: &str) -> Option<&'static ChaosKind> {
 }
 
 /// Every kind `[chaos]` can draw, in [`CHAOS_KINDS`] order.
-pub(super) fn names() -> Vec<&'static str> {
+pub fn names() -> Vec<&'static str> {
     CHAOS_KINDS.iter().map(|k| k.name).collect()
 }
 
@@ -329,5 +329,77 @@ fn executor_link(executor: u32, base: RawFault) -> RawFault {
         to: Some("driver".into()),
         both_ways: Some(true),
         ..base
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chaos(kinds: &[&str]) -> RawChaos {
+        let text = format!("window_ms = [1000, 2000]\nkinds = {kinds:?}\n");
+        toml::from_str(&text).expect("a [chaos] table")
+    }
+
+    fn embedded() -> ClusterConfig {
+        crate::conf::cluster::load_cluster(crate::conf::cluster::ClusterSource::Embedded)
+            .expect("the embedded cluster")
+    }
+
+    /// A seed draws the same faults every time, each the `[[faults]]` entry of its kind with a
+    /// `chaos: ` label that says when; another seed draws others.
+    #[test]
+    fn a_seed_draws_the_same_entries_with_their_time_in_the_label() {
+        let c = chaos(&names());
+        let a = chaos_faults_for(&c, 7, &embedded());
+        assert_eq!(a, chaos_faults_for(&c, 7, &embedded()));
+        assert_ne!(a, chaos_faults_for(&c, 8, &embedded()));
+        for (drawn, entry) in &a {
+            let label = entry.label.clone().unwrap_or_default();
+            let at = entry.at_ms.expect("a time");
+            assert!(label.starts_with(CHAOS_LABEL) && label.ends_with(&format!(" at {at} ms")));
+            assert!((1000..=2000).contains(&at), "{drawn}: {at}");
+            let kind = if drawn == "nm-kill" {
+                "kill-executor"
+            } else {
+                drawn
+            };
+            assert_eq!(entry.kind, kind);
+        }
+    }
+
+    /// The node kinds aim at the node of a running executor (a drawn node would mostly hold
+    /// nothing of the application); an NM kill is a kill-executor with a YARN status.
+    #[test]
+    fn node_kinds_aim_at_a_running_executor_and_nm_kill_has_a_status() {
+        for (drawn, entry) in chaos_faults_for(&chaos(&["kill-node"]), 3, &embedded()) {
+            assert_eq!(drawn, "kill-node");
+            assert!(
+                entry
+                    .target
+                    .is_some_and(|t| t.starts_with("running-executor:"))
+            );
+        }
+        for (_, entry) in chaos_faults_for(&chaos(&["nm-kill"]), 3, &embedded()) {
+            assert!(entry.status.is_some_and(|s| (-109..=-100).contains(&s)));
+            assert_eq!(entry.exit, None);
+        }
+    }
+
+    #[test]
+    fn a_bad_table_is_refused_naming_its_key() {
+        let check = |c: RawChaos| validate_chaos(&c).err().unwrap_or_default();
+        assert!(check(chaos(&[])).starts_with("kinds: name at least one"));
+        assert!(
+            check(chaos(&["slow-node"]))
+                .starts_with("kinds: `slow-node` is not one of kill-executor, nm-kill")
+        );
+        let mut c = chaos(&["kill-am"]);
+        c.window_ms = [5, 1];
+        assert_eq!(check(c), "window_ms: [5, 1] is not a range");
+        let mut c = chaos(&["kill-am"]);
+        c.statuses = vec![-5];
+        assert!(check(c).starts_with("statuses: -5 is not a YARN ContainerExitStatus"));
+        assert!(validate_chaos(&chaos(&["kill-am"])).is_ok());
     }
 }

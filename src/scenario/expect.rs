@@ -203,3 +203,45 @@ pub fn check(e: &Expectations, r: &RunResult) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expect(text: &str) -> Expectations {
+        toml::from_str(text).expect("an [expect] table")
+    }
+
+    #[test]
+    fn state_names_are_yarns_and_a_wrong_one_is_quoted() {
+        assert!(
+            validate_expectations(&expect("state = \"FINISHED\"\nfinal_status = \"FAILED\""))
+                .is_ok()
+        );
+        let state = validate_expectations(&expect("state = \"DONE\"")).err();
+        assert!(state.is_some_and(|e| {
+            e.starts_with("expect.state: `DONE` is not a YARN application state")
+        }));
+        let fin = validate_expectations(&expect("final_status = \"OK\"")).err();
+        assert!(
+            fin.is_some_and(|e| e.starts_with("expect.final_status: `OK` is not a final status"))
+        );
+    }
+
+    /// An event trigger that never happened says which AM attempt it waited in.
+    #[test]
+    fn an_unfired_trigger_says_which_attempt_it_waited_for() {
+        let mut c = RunCounters::default();
+        c.am_attempts = 1;
+        let later = Trigger::ExecutorRegistered {
+            attempt: 2,
+            executor: 1,
+        };
+        assert!(
+            why_unfired(&later, &c)
+                .contains("AM attempt 2 never came (the application ran 1 AM attempt(s))")
+        );
+        let at = Trigger::At { ms: 5 };
+        assert!(why_unfired(&at, &c).starts_with("its trigger ("));
+    }
+}

@@ -154,3 +154,111 @@ pub(super) fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, St
         label: f.label.clone().unwrap_or_else(|| f.kind.clone()),
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn embedded() -> ClusterConfig {
+        crate::conf::cluster::load_cluster(crate::conf::cluster::ClusterSource::Embedded)
+            .expect("the embedded cluster")
+    }
+
+    fn entry(kind: &str) -> RawFault {
+        RawFault {
+            kind: kind.into(),
+            attempt: 1,
+            ..RawFault::default()
+        }
+    }
+
+    #[test]
+    fn a_timed_kind_needs_exactly_one_trigger() {
+        let mut f = RawFault {
+            executor: Some(1),
+            ..entry("kill-executor")
+        };
+        let none = fault(&f, &embedded()).err();
+        assert!(none.is_some_and(|e| e.starts_with("needs a trigger")));
+        f.at_ms = Some(5);
+        f.on_tasks_finished = Some(3);
+        let two = fault(&f, &embedded()).err();
+        assert_eq!(two.as_deref(), Some("give exactly one trigger"));
+        f.on_tasks_finished = None;
+        let Ok(Planned::Fault(p)) = fault(&f, &embedded()) else {
+            panic!("a timed kill-executor plans");
+        };
+        assert_eq!(
+            (p.trigger, p.label.as_str()),
+            (Trigger::At { ms: 5 }, "kill-executor")
+        );
+    }
+
+    /// A driver fault is keyed by its attempt (`on_attempt_started` wins) and needs no trigger.
+    #[test]
+    fn a_driver_fault_is_keyed_by_its_attempt() {
+        let f = RawFault {
+            on_attempt_started: Some(2),
+            ..entry("no-spark-context")
+        };
+        let Ok(Planned::Driver(2, DriverFault::NeverCreateContext)) = fault(&f, &embedded()) else {
+            panic!("a driver fault for attempt 2");
+        };
+    }
+
+    #[test]
+    fn an_unknown_kind_and_attempt_zero_are_refused_with_the_fix() {
+        let unknown = fault(&entry("kill-everything"), &embedded())
+            .err()
+            .unwrap_or_default();
+        assert!(
+            unknown.starts_with(
+                "kind: unknown fault kind `kill-everything`; valid kinds: kill-executor, kill-am"
+            ),
+            "{unknown}"
+        );
+        let zero = RawFault {
+            attempt: 0,
+            ..entry("kill-am")
+        };
+        let zero = fault(&zero, &embedded()).err();
+        assert_eq!(zero.as_deref(), Some("attempt: AM attempts count from 1"));
+    }
+
+    /// A key the kind would ignore is an error naming what the kind takes, with the reason
+    /// where one helps.
+    #[test]
+    fn keys_a_kind_ignores_are_refused() {
+        let keys = |ks: &[&str]| ks.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+        let count = check_keys(&entry("kill-executor"), &keys(&["kind", "at_ms", "count"]));
+        assert_eq!(
+            count.err().as_deref(),
+            Some(
+                "kind 'kill-executor' does not use `count` (it kills one executor: write one [[faults]] entry per executor); besides its trigger it takes: executor, exit, status"
+            )
+        );
+        let driver = check_keys(&entry("user-class-throws"), &keys(&["kind", "at_ms"]));
+        assert_eq!(
+            driver.err().as_deref(),
+            Some(
+                "kind 'user-class-throws' does not use `at_ms` (a driver fault fires when its AM attempt starts: use `attempt` or `on_attempt_started`); the keys it takes: attempt, on_attempt_started, exception"
+            )
+        );
+        assert!(check_keys(&entry("kill-am"), &keys(&["kind", "at_ms", "exit"])).is_ok());
+        assert!(check_keys(&entry("no-such-kind"), &keys(&["bogus"])).is_ok());
+    }
+
+    #[test]
+    fn the_keys_written_are_read_in_order() {
+        let text =
+            "name = \"x\"\n[[faults]]\nkind = \"kill-am\"\nat_ms = 1\n[[faults]]\nexit = 3\n";
+        assert_eq!(
+            fault_keys(text),
+            vec![
+                vec!["at_ms".to_string(), "kind".into()],
+                vec!["exit".to_string()]
+            ]
+        );
+        assert!(fault_keys("not toml [").is_empty());
+    }
+}

@@ -133,3 +133,34 @@ fn containers_on(r: &RunResult, host: &str, ms: u64) -> bool {
     }
     !live.is_empty()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every node kind names its node (the summary's `on HOST` and the kill-node note rest on
+    /// it); the others name none.
+    #[test]
+    fn node_faults_name_their_node() {
+        let node = NodeTarget::AmNode;
+        let actions = [
+            FaultAction::KillNode { node: node.clone() },
+            FaultAction::DecommissionNode { node: node.clone() },
+            FaultAction::ExcludeNode { node: node.clone() },
+            FaultAction::KillShuffleService { node: node.clone() },
+            FaultAction::FailLaunches {
+                node: node.clone(),
+                count: 1,
+            },
+        ];
+        for a in &actions {
+            assert_eq!(node_of(a), Some(&node), "{a:?}");
+        }
+        let fetch = FaultAction::FailFetches {
+            stage: 1,
+            partition: 0,
+            count: 1,
+        };
+        assert_eq!(node_of(&fetch), None);
+    }
+}

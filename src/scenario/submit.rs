@@ -123,3 +123,60 @@ impl RawSubmit {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn submit(text: &str) -> RawSubmit {
+        toml::from_str(text).expect("a [submit] table")
+    }
+
+    /// A workload with no `class` runs as the synthetic class; flags come before the jar, the
+    /// application's arguments after it.
+    #[test]
+    fn the_words_are_spark_submits_in_order() {
+        let s = submit("num_executors = 3\nargs = [\"10\"]\nconf = { \"spark.a\" = \"1\" }");
+        let words = submit_words(&s, true).join(" ");
+        assert!(
+            words.starts_with("--master yarn --deploy-mode cluster"),
+            "{words}"
+        );
+        assert!(
+            words.contains("--class org.sparkyard.examples.SyntheticJob"),
+            "{words}"
+        );
+        assert!(
+            words.contains("--num-executors 3") && words.contains("--conf spark.a=1"),
+            "{words}"
+        );
+        assert!(words.ends_with("app.jar 10"), "{words}");
+    }
+
+    /// `run`'s overrides replace the table's values; a `--conf` without `=` is an error.
+    #[test]
+    fn overrides_replace_the_tables_values() {
+        let mut s = submit("num_executors = 3\nqueue = \"etl\"");
+        let o = SubmitOverrides {
+            num_executors: Some(5),
+            conf: vec!["spark.b=2".into()],
+            ..SubmitOverrides::default()
+        };
+        s.apply(&o).expect("applies");
+        assert_eq!(
+            (s.num_executors, s.queue.as_deref()),
+            (Some(5), Some("etl"))
+        );
+        assert_eq!(s.conf.get("spark.b").map(String::as_str), Some("2"));
+        let bad = SubmitOverrides {
+            conf: vec!["spark.b".into()],
+            ..SubmitOverrides::default()
+        };
+        let e = s
+            .apply(&bad)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("`spark.b`: expected KEY=VALUE"), "{e}");
+    }
+}

@@ -491,3 +491,56 @@ fn lognormal(rng: &mut ChaCha8Rng, median: f64, sigma: f64) -> u64 {
         .round()
         .clamp(0.0, 30.0 * 86_400_000.0) as u64
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(text: &str) -> RawJob {
+        toml::from_str(text).expect("a job")
+    }
+
+    const STAGE: &str = "duration = { fixed_ms = 1 }\ntasks = 2\n";
+
+    /// Every stage of a job must be an ancestor of its last (DAGScheduler only runs those).
+    #[test]
+    fn a_stage_no_later_stage_reads_is_refused() {
+        let ok = format!(
+            "call_site = \"c\"\n[[stages]]\nname = \"a\"\n{STAGE}[[stages]]\nname = \"b\"\nparents = [0]\n{STAGE}"
+        );
+        assert!(check_ancestors(&job(&ok)).is_ok());
+        let orphan = format!(
+            "call_site = \"c\"\n[[stages]]\nname = \"a\"\n{STAGE}[[stages]]\nname = \"b\"\n{STAGE}"
+        );
+        let e = check_ancestors(&job(&orphan)).err().unwrap_or_default();
+        assert!(
+            e.starts_with("stages[0] (`a`) is not an ancestor of the job's last stage (stages[1])"),
+            "{e}"
+        );
+    }
+
+    /// The log-normal draw has the median it is given (half the draws below it).
+    #[test]
+    fn lognormal_draws_around_their_median() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let below = (0..2000)
+            .filter(|_| lognormal(&mut rng, 1000.0, 0.5) < 1000)
+            .count();
+        assert!((900..1100).contains(&below), "{below}");
+    }
+
+    /// The same seed draws the same workload; task durations come from the seed.
+    #[test]
+    fn a_seed_draws_one_workload() {
+        let w: RawWorkload = toml::from_str(
+            "[[jobs]]\ncall_site = \"c\"\n[[jobs.stages]]\nname = \"a\"\ntasks = 8\nduration = { uniform_ms = [1, 100000] }\n",
+        )
+        .expect("a workload");
+        let cluster =
+            crate::conf::cluster::load_cluster(crate::conf::cluster::ClusterSource::Embedded)
+                .expect("cluster");
+        let draw = |seed| format!("{:?}", workload(&w, seed, &cluster));
+        assert_eq!(draw(1), draw(1));
+        assert_ne!(draw(1), draw(2));
+    }
+}

@@ -3,6 +3,7 @@
 mod application_master;
 mod cli;
 mod common;
+mod fault_kinds;
 mod hardening;
 mod lifecycle;
 mod outputs;
