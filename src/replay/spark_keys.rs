@@ -3,7 +3,9 @@
 //! them). A grid key outside them is refused, with the nearest one when it looks misspelled,
 //! so that no grid silently varies a key nothing reads.
 
-/// Properties the simulation reads, exactly.
+/// Properties the simulation reads and a what-if may vary: each is `simulated` in the key
+/// registry (`conf::keys`, tested), and changes the simulated run's course (the registry's
+/// other simulated keys name files, logs and ids, which no grid row would show).
 pub const SIMULATED: &[&str] = &[
     "spark.executor.instances",
     "spark.executor.cores",
@@ -15,7 +17,6 @@ pub const SIMULATED: &[&str] = &[
     "spark.executor.maxNumFailures",
     "spark.executor.failuresValidityInterval",
     "spark.executor.decommission.forceKillTimeout",
-    "spark.executor.decommission.killInterval",
     "spark.driver.memory",
     "spark.driver.cores",
     "spark.driver.memoryOverhead",
@@ -97,16 +98,9 @@ pub const SIMULATED: &[&str] = &[
     "spark.scheduler.executorTaskBlacklistTime",
 ];
 
-/// Families of properties the simulation reads by prefix (YARN custom resources).
-pub const SIMULATED_PREFIXES: &[&str] = &[
-    "spark.yarn.executor.resource.",
-    "spark.yarn.am.resource.",
-    "spark.yarn.driver.resource.",
-];
-
-/// Whether the simulation reads `key`.
+/// Whether the simulation reads `key` and a grid may vary it.
 pub fn is_simulated(key: &str) -> bool {
-    SIMULATED.contains(&key) || SIMULATED_PREFIXES.iter().any(|p| key.starts_with(p))
+    SIMULATED.contains(&key)
 }
 
 /// Why `key` cannot be a grid key (`None`: it can): a near miss names the property it looks
@@ -121,8 +115,16 @@ pub fn refusal(key: &str) -> Option<String> {
             "'{key}' is not a Spark property sparkyard simulates; did you mean '{near}'?"
         ));
     }
+    let registered = crate::conf::keys::lookup(key).filter(|k| !k.note.is_empty());
+    let why = match registered.map(|k| (k.status, k.note)) {
+        Some((crate::conf::keys::KeyStatus::Refused, note)) => {
+            return Some(format!("'{key}' fails the submission: {note}"));
+        }
+        Some((_, note)) => format!(": {note}"),
+        None => String::new(),
+    };
     Some(format!(
-        "sparkyard does not simulate '{key}' (a what-if replays the log's recorded task times; nothing in the simulation reads this property, so every row would be the same). Grid keys that change the simulated run: spark-submit's num-executors, executor-cores, executor-memory, driver-memory, driver-cores, the cluster keys, and Spark properties of executors, memory, dynamic allocation, speculation, locality, scheduling, shuffle, decommissioning and YARN (e.g. spark.dynamicAllocation.maxExecutors, spark.speculation, spark.locality.wait)"
+        "sparkyard does not simulate '{key}'{why} (a what-if replays the log's recorded task times; nothing in the simulation reads this property, so every row would be the same). Grid keys that change the simulated run: spark-submit's num-executors, executor-cores, executor-memory, driver-memory, driver-cores, the cluster keys, and Spark properties of executors, memory, dynamic allocation, speculation, locality, scheduling, shuffle, decommissioning and YARN (e.g. spark.dynamicAllocation.maxExecutors, spark.speculation, spark.locality.wait)"
     ))
 }
 
@@ -157,6 +159,17 @@ fn edit_distance(a: &str, b: &str) -> usize {
 mod tests {
     use super::*;
 
+    /// A grid key the registry does not call simulated would vary nothing: the two lists
+    /// agree (`spark.executor.decommission.killInterval` was a grid key while only type-checked).
+    #[test]
+    fn every_grid_key_is_simulated_in_the_key_registry() {
+        use crate::conf::keys::{KeyStatus, lookup};
+        for k in SIMULATED {
+            let status = lookup(k).map(|key| key.status);
+            assert_eq!(status, Some(KeyStatus::Simulated), "{k}");
+        }
+    }
+
     #[test]
     fn a_misspelled_key_is_refused_with_the_key_it_looks_like() {
         let why = refusal("spark.executor.instancs").expect("refused");
@@ -178,15 +191,30 @@ mod tests {
         assert!(!why.contains("did you mean"), "{why}");
     }
 
+    /// Custom YARN resources are kept but not simulated (a grid over them would vary
+    /// nothing), and the ones with a Spark twin fail the submission as in Spark
+    /// (ResourceRequestHelper.validateResources): the registry says which and why.
     #[test]
-    fn simulated_keys_and_resource_families_are_accepted() {
+    fn simulated_keys_are_accepted_and_the_registry_says_why_others_are_not() {
         for k in [
             "spark.executor.instances",
             "spark.dynamicAllocation.maxExecutors",
-            "spark.yarn.executor.resource.yarn.io/gpu.amount",
         ] {
             assert_eq!(refusal(k), None, "{k}");
         }
+        let gpu = refusal("spark.yarn.executor.resource.yarn.io/gpu.amount").unwrap_or_default();
+        assert!(
+            gpu.contains("fails the submission: ResourceRequestHelper"),
+            "{gpu}"
+        );
+        let widget = refusal("spark.yarn.executor.resource.acme.com/widget.amount");
+        let widget = widget.unwrap_or_default();
+        assert!(
+            widget.contains("custom YARN resources are not simulated"),
+            "{widget}"
+        );
+        let kill = refusal("spark.executor.decommission.killInterval").unwrap_or_default();
+        assert!(kill.contains("does not simulate"), "{kill}");
         assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 
