@@ -289,7 +289,7 @@ fn check_keytab(parsed: &ParsedArguments) -> Result<(), UserError> {
 /// it with `ClassNotFoundException`, as for a class missing from the jar); names the classes the
 /// program registry (`sparkyard_actors::examples`) simulates.
 pub fn class_warning(main_class: &str) -> Option<String> {
-    let simulated = sparkyard_actors::examples::SIMULATED_CLASSES;
+    let simulated: Vec<&str> = sparkyard_actors::examples::simulated_classes().collect();
     (!simulated.contains(&main_class)).then(|| {
         format!(
             "Warning: sparkyard simulates only these classes: {}; --class {main_class} will fail \
@@ -1834,7 +1834,7 @@ pub(super) mod tests {
         assert_eq!(class_warning("org.apache.spark.examples.SparkPi"), None);
         assert_eq!(class_warning("org.apache.spark.examples.JavaSparkPi"), None);
         let w = class_warning("com.acme.Etl").expect("a warning");
-        for class in sparkyard_actors::examples::SIMULATED_CLASSES {
+        for class in sparkyard_actors::examples::simulated_classes() {
             assert!(w.contains(class), "{w}");
         }
         assert!(w.contains("--class com.acme.Etl"), "{w}");

@@ -6,7 +6,9 @@
 //! and durations come from the arguments (the data model below); the RDDs, scopes and call
 //! sites are Spark's (lines: Spark's examples since 2.0, `RDD.scala` lines from the 4.0.0 jar).
 
+use super::program::{Program, ProgramPlan};
 use super::{call_site_long_form, rdd, scope_of};
+use sparkyard_messages::task::TaskResultData;
 use sparkyard_messages::task::{
     CachedRddRead, DeterministicLevel, InputSize, JobSpec, ShuffleWriteSize, StageLineage,
     StageSpec, TaskWork,
@@ -294,6 +296,45 @@ pub fn distinct_keys(a: &Args, skewed: bool) -> u64 {
     let m = i32::MAX as f64;
     let nf = n as f64;
     (nf - nf * (nf - 1.0) / (2.0 * m)).round() as u64
+}
+
+/// GroupByTest and SkewedGroupByTest: a cached pairs RDD counted, then grouped and counted;
+/// `main` prints the second count.
+pub struct GroupByTest {
+    pub skewed: bool,
+    args: Option<Args>,
+}
+
+impl GroupByTest {
+    pub fn new(skewed: bool) -> Self {
+        GroupByTest { skewed, args: None }
+    }
+}
+
+impl Program for GroupByTest {
+    fn app_name(&self) -> String {
+        APP_NAME.into()
+    }
+
+    fn plan(&mut self, args: &[String], _seed: u64) -> ProgramPlan {
+        ProgramPlan::quiet(parse_args(args).map(|a| {
+            let jobs = jobs(&a, self.skewed);
+            self.args = Some(a);
+            jobs
+        }))
+    }
+
+    /// `println(pairs1.groupByKey(numReducers).count())` after its second job.
+    fn after_job(&self, k: usize, _results: &[TaskResultData], _last: bool) -> Vec<String> {
+        match (&self.args, k) {
+            (Some(a), 1) => vec![distinct_keys(a, self.skewed).to_string()],
+            _ => Vec::new(),
+        }
+    }
+
+    fn stop_site(&self, _jobs: &[JobSpec]) -> String {
+        stop_site(self.skewed)
+    }
 }
 
 #[cfg(test)]

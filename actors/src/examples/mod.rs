@@ -1,8 +1,10 @@
 //! The example applications a submission can name (Spark: `examples/`): SparkPi, GroupByTest,
-//! SkewedGroupByTest, SparkLR and SparkTC.
+//! SkewedGroupByTest, SparkLR and SparkTC, each a [`program::Program`] in its own file, found
+//! by its class in [`EXAMPLES`] (adding an example is its file and one entry there).
 
 pub mod group_by_test;
 pub mod java_random;
+pub mod program;
 pub mod rdd_graph;
 pub mod spark_lr;
 pub mod spark_pi;
@@ -49,12 +51,110 @@ pub fn scope_of((id, name): (u32, &str)) -> RddScope {
     }
 }
 
-/// Every `--class` sparkyard runs as a real program (the registry the console's warning names).
-pub const SIMULATED_CLASSES: &[&str] = &[
-    spark_pi::CLASS,
-    spark_pi::JAVA_CLASS,
-    group_by_test::CLASS,
-    group_by_test::SKEWED_CLASS,
-    spark_lr::CLASS,
-    spark_tc::CLASS,
+/// An example a `--class` runs: its classes and how its program is made from the class.
+pub struct Example {
+    pub classes: &'static [&'static str],
+    make: fn(class: &str) -> Box<dyn program::Program>,
+}
+
+/// Every example sparkyard runs as a real program.
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        classes: &[spark_pi::CLASS, spark_pi::JAVA_CLASS],
+        make: |_| Box::new(spark_pi::SparkPi::default()),
+    },
+    Example {
+        classes: &[group_by_test::CLASS, group_by_test::SKEWED_CLASS],
+        make: |class| {
+            let skewed = class == group_by_test::SKEWED_CLASS;
+            Box::new(group_by_test::GroupByTest::new(skewed))
+        },
+    },
+    Example {
+        classes: &[spark_lr::CLASS],
+        make: |_| Box::new(spark_lr::SparkLr::default()),
+    },
+    Example {
+        classes: &[spark_tc::CLASS],
+        make: |_| Box::new(spark_tc::SparkTc::default()),
+    },
 ];
+
+/// The program `--class` names, if it is an example.
+pub fn example(class: &str) -> Option<Box<dyn program::Program>> {
+    EXAMPLES
+        .iter()
+        .find(|e| e.classes.contains(&class))
+        .map(|e| (e.make)(class))
+}
+
+/// Every `--class` sparkyard runs as a real program (the registry the console's warning names).
+pub fn simulated_classes() -> impl Iterator<Item = &'static str> {
+    EXAMPLES.iter().flat_map(|e| e.classes.iter().copied())
+}
+
+#[cfg(test)]
+mod program_tests {
+    use super::program::{Jobs, Program};
+    use super::*;
+    use sparkyard_messages::task::JobSpec;
+
+    /// Every example's class makes its program, which plans jobs from no arguments (each
+    /// example's default) and names its application.
+    #[test]
+    fn every_example_class_plans_its_jobs() {
+        for class in EXAMPLES.iter().flat_map(|e| e.classes) {
+            let mut p = example(class).expect("an example");
+            let plan = p.plan(&[], 1);
+            let jobs = plan.jobs.unwrap_or_default();
+            assert!(!jobs.is_empty(), "{class}");
+            assert!(!p.app_name().is_empty() && p.stop_site(&jobs).starts_with("stop at "));
+        }
+        assert!(example("org.example.Missing").is_none());
+    }
+
+    /// SparkLR prints `w` before its first job and `On iteration 1` before `slice` refuses a
+    /// count below 1 (ParallelCollectionRDD.slice), then `main` throws.
+    #[test]
+    fn sparklr_prints_before_it_throws_on_no_slices() {
+        let mut p = example(spark_lr::CLASS).expect("SparkLR");
+        let plan = p.plan(&["0".to_string()], 1);
+        assert_eq!(
+            plan.stdout,
+            vec![spark_lr::initial_w_line(), spark_lr::iteration_line(1)]
+        );
+        assert!(
+            plan.jobs
+                .is_err_and(|e| e.contains("Positive number of partitions"))
+        );
+        assert_eq!(p.before_context(), Some(spark_lr::WARNING));
+        let bad = p.plan(&["x".to_string()], 1);
+        assert!(bad.stdout.is_empty() && bad.jobs.is_err());
+    }
+
+    /// The skewed GroupByTest prints its count after its second job only.
+    #[test]
+    fn group_by_test_prints_after_its_second_job() {
+        let mut p = example(group_by_test::SKEWED_CLASS).expect("GroupByTest");
+        let _ = p.plan(&[], 1);
+        assert!(p.after_job(0, &[], false).is_empty());
+        assert_eq!(p.after_job(1, &[], true).len(), 1);
+    }
+
+    #[test]
+    fn a_jobs_program_stops_after_its_last_call_site() {
+        let job = |call_site: &str| JobSpec {
+            call_site: call_site.into(),
+            stages: Vec::new(),
+        };
+        let p = Jobs {
+            app_name: "x".into(),
+            jobs: Vec::new(),
+        };
+        assert_eq!(
+            p.stop_site(&[job("count at App.scala:41")]),
+            "stop at App.scala:42"
+        );
+        assert_eq!(p.stop_site(&[job("somewhere")]), "stop at <unknown>:0");
+    }
+}

@@ -7,8 +7,10 @@
 //! scopes are Spark's (SparkLR.scala since 2.0; `RDD.scala` lines from the 4.0.0 jar).
 
 use super::java_random::JavaRandom;
+use super::program::{Program, ProgramPlan};
 use super::{call_site_long_form, rdd, scope_of};
 use sparkyard_messages::jvm_text::double_to_string;
+use sparkyard_messages::task::TaskResultData;
 use sparkyard_messages::task::{
     CachedRddRead, InputSize, JobSpec, ShuffleWriteSize, StageLineage, StageSpec, TaskWork,
 };
@@ -231,6 +233,57 @@ pub fn final_w_line(slices: u32) -> String {
         }
     }
     format!("Final w: {}", dense_vector(&w))
+}
+
+/// SparkLR: `ITERATIONS` jobs over `slices` partitions, printing `w` before and after and each
+/// iteration's number before its job.
+#[derive(Default)]
+pub struct SparkLr {
+    slices: u32,
+}
+
+impl Program for SparkLr {
+    fn app_name(&self) -> String {
+        APP_NAME.into()
+    }
+
+    /// `showWarning()` runs before its SparkSession.
+    fn before_context(&self) -> Option<&'static str> {
+        Some(WARNING)
+    }
+
+    /// `generateData` and `w` come before the first job; `slice` refuses a count below 1 only
+    /// when that job asks for the partitions (after `On iteration 1`).
+    fn plan(&mut self, args: &[String], _seed: u64) -> ProgramPlan {
+        let slices = match parse_slices(args) {
+            Ok(s) => s,
+            Err(e) => return ProgramPlan::quiet(Err(e)),
+        };
+        let mut stdout = vec![initial_w_line()];
+        let jobs = check_slices(slices).map(|s| {
+            self.slices = s;
+            jobs(s)
+        });
+        if jobs.is_err() {
+            stdout.push(iteration_line(1));
+        }
+        ProgramPlan { stdout, jobs }
+    }
+
+    fn before_job(&self, k: usize) -> Option<String> {
+        Some(iteration_line(k as u32 + 1))
+    }
+
+    fn after_job(&self, _k: usize, _results: &[TaskResultData], last: bool) -> Vec<String> {
+        match last {
+            true => vec![final_w_line(self.slices)],
+            false => Vec::new(),
+        }
+    }
+
+    fn stop_site(&self, _jobs: &[JobSpec]) -> String {
+        stop_site()
+    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! (`ParallelCollectionRDD.slice` of `1 until n`); each task's darts come from a ChaCha RNG seeded
 //! by the run seed and the partition, so a run is a real and reproducible computation.
 
+use super::program::{Program, ProgramPlan};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sparkyard_messages::task::{JobSpec, StageLineage, StageSpec, TaskResultData, TaskWork};
@@ -134,6 +135,37 @@ pub fn estimate(slices: u32, results: &[TaskResultData]) -> f64 {
         })
         .sum();
     4.0 * count as f64 / (total_darts(slices) - 1) as f64
+}
+
+/// SparkPi (and JavaSparkPi): one job of `slices` tasks; `main` prints the estimate.
+#[derive(Default)]
+pub struct SparkPi {
+    slices: u32,
+}
+
+impl Program for SparkPi {
+    fn app_name(&self) -> String {
+        "Spark Pi".into()
+    }
+
+    fn plan(&mut self, args: &[String], seed: u64) -> ProgramPlan {
+        ProgramPlan::quiet(parse_slices(args).map(|slices| {
+            self.slices = slices;
+            vec![job(slices, seed)]
+        }))
+    }
+
+    fn after_job(&self, _k: usize, results: &[TaskResultData], _last: bool) -> Vec<String> {
+        let pi = estimate(self.slices, results);
+        vec![format!(
+            "Pi is roughly {}",
+            sparkyard_messages::jvm_text::double_to_string(pi)
+        )]
+    }
+
+    fn stop_site(&self, _jobs: &[JobSpec]) -> String {
+        "stop at SparkPi.scala:40".into()
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,9 @@
 
 use super::call_site_long_form;
 use super::java_random::JavaRandom;
+use super::program::{Program, ProgramPlan};
 use super::rdd_graph::{Dep, Rdd, RddGraph, StageWork, rdd_spec};
+use sparkyard_messages::task::TaskResultData;
 use sparkyard_messages::task::{DeterministicLevel, JobSpec, ShuffleWriteSize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -343,6 +345,37 @@ fn details_of(g: &RddGraph, rdd: u32, is_result: bool, action_line: u32) -> Stri
 /// `spark.stop()`'s call site.
 pub fn stop_site() -> String {
     format!("stop at {FILE}:{STOP_LINE}")
+}
+
+/// SparkTC: the transitive closure's rounds; `main` prints the edges it found.
+#[derive(Default)]
+pub struct SparkTc {
+    edges: u64,
+}
+
+impl Program for SparkTc {
+    fn app_name(&self) -> String {
+        APP_NAME.into()
+    }
+
+    fn plan(&mut self, args: &[String], _seed: u64) -> ProgramPlan {
+        ProgramPlan::quiet(parse_slices(args).map(|s| {
+            let p = plan(s);
+            self.edges = p.edges;
+            p.jobs
+        }))
+    }
+
+    fn after_job(&self, _k: usize, _results: &[TaskResultData], last: bool) -> Vec<String> {
+        match last {
+            true => vec![format!("TC has {} edges.", self.edges)],
+            false => Vec::new(),
+        }
+    }
+
+    fn stop_site(&self, _jobs: &[JobSpec]) -> String {
+        stop_site()
+    }
 }
 
 #[cfg(test)]

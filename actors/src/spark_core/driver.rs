@@ -2,12 +2,13 @@
 //! SparkContext it builds (endpoints, `postStartHook`, `waitBackendReady`), the jobs it runs and
 //! `SparkContext.stop()`. Its `println` output goes to the container's stdout.
 
+use crate::examples::program::{Jobs, Program};
 use crate::faults::DriverFault;
 use crate::kernel::{clock, timers};
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::executor_allocation_manager as eam;
 use crate::spark_core::{executor_env, executor_log_url_handler, unified_memory_manager};
-use crate::world::config::{JobAnchor, UserProgram};
+use crate::world::config::{JobAnchor, ReplayedJob, UserProgram};
 use crate::world::context::SimContext;
 use crate::world::listener::ContextBus;
 use crate::world::observer::RunEvent;
@@ -21,7 +22,7 @@ use sparkyard_messages::jvm_text::{bytes_to_string, double_to_string};
 use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::records::{FinalApplicationStatus, RpcFailure};
 use sparkyard_messages::rpc::{EndpointId, ReplyTo};
-use sparkyard_messages::task::{JobResult, JobSpec, TaskResultData};
+use sparkyard_messages::task::{JobResult, JobSpec};
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -56,7 +57,10 @@ pub struct Driver {
     env: RpcEnv,
     me: EndpointId,
     cluster_manager: ClusterManager,
-    program: UserProgram,
+    /// The user's `main` (the driver knows no program by name).
+    program: Box<dyn Program>,
+    /// A replayed application's jobs with when the log submitted them (taken at the start).
+    replayed: Option<Replayed>,
     args: Vec<String>,
     am: EndpointRef<ApplicationMasterMsg>,
     attempt_id: ApplicationAttemptId,
@@ -64,9 +68,6 @@ pub struct Driver {
     scheduler: Option<EndpointRef<DriverEndpointMsg>>,
     yarn_scheduler: Option<EndpointRef<YarnSchedulerMsg>>,
     asks: AskTable<DriverAnswer>,
-    slices: u32,
-    /// SparkTC's closure size, printed after its last count.
-    tc_edges: u64,
     jobs: Vec<JobSpec>,
     next_job: usize,
     job_started_ms: u64,
@@ -79,6 +80,45 @@ pub struct Driver {
     /// A replayed application's jobs: when each is submitted, which have ended (`None` for
     /// other programs, which run their jobs one after the other).
     replay: Option<ReplayJobs>,
+}
+
+/// A replayed application's jobs and the driver's time after the last, as the log shows them.
+struct Replayed {
+    jobs: Vec<ReplayedJob>,
+    driver_ms_after_last_job: u64,
+}
+
+/// The user's `main` a submission runs, and a replayed log's submission times.
+fn program_of(program: UserProgram) -> (Box<dyn Program>, Option<Replayed>) {
+    match program {
+        UserProgram::Example { class } => {
+            let p = crate::examples::example(&class).unwrap_or_else(|| {
+                // `load_class` only gives an example's class; a program of no job stops.
+                Box::new(Jobs {
+                    app_name: class,
+                    jobs: Vec::new(),
+                })
+            });
+            (p, None)
+        }
+        UserProgram::Synthetic { app_name, jobs, .. } => (Box::new(Jobs { app_name, jobs }), None),
+        UserProgram::Replay {
+            app_name,
+            jobs,
+            driver_ms_after_last_job,
+            ..
+        } => {
+            let program = Jobs {
+                app_name,
+                jobs: jobs.iter().map(|j| j.job.clone()).collect(),
+            };
+            let replayed = Replayed {
+                jobs,
+                driver_ms_after_last_job,
+            };
+            (Box::new(program), Some(replayed))
+        }
+    }
 }
 
 /// A replayed application's jobs as its driver submits them: each after what it followed in
@@ -139,6 +179,7 @@ impl Driver {
         attempt_id: ApplicationAttemptId,
     ) -> EndpointRef<DriverMsg> {
         let mut out = None;
+        let (program, replayed) = program_of(program);
         Driver::create(|ctx| {
             let mut env = env;
             let me = env.setup_thread("Driver", &ctx.address(), Some(DriverMsg::AskReply));
@@ -149,6 +190,7 @@ impl Driver {
                 me: me.id,
                 cluster_manager,
                 program,
+                replayed,
                 args,
                 am,
                 attempt_id,
@@ -156,8 +198,6 @@ impl Driver {
                 scheduler: None,
                 yarn_scheduler: None,
                 asks: AskTable::default(),
-                slices: 0,
-                tc_edges: 0,
                 jobs: Vec::new(),
                 next_job: 0,
                 job_started_ms: 0,
@@ -171,15 +211,7 @@ impl Driver {
     }
 
     fn app_name(&self) -> String {
-        match &self.program {
-            UserProgram::SparkPi => "Spark Pi".into(),
-            UserProgram::GroupByTest { .. } => crate::examples::group_by_test::APP_NAME.into(),
-            UserProgram::SparkLr => crate::examples::spark_lr::APP_NAME.into(),
-            UserProgram::SparkTc => crate::examples::spark_tc::APP_NAME.into(),
-            UserProgram::Synthetic { app_name, .. } | UserProgram::Replay { app_name, .. } => {
-                app_name.clone()
-            }
-        }
+        self.program.app_name()
     }
 
     /// What a SparkContext posts first: LogStart, the resource profile, the driver's block
@@ -350,11 +382,10 @@ impl Driver {
         {
             return self.user_class_threw(cause, ctx);
         }
-        if let UserProgram::Replay {
+        if let Some(Replayed {
             jobs,
             driver_ms_after_last_job,
-            ..
-        } = &self.program
+        }) = self.replayed.take()
         {
             self.jobs = jobs.iter().map(|j| j.job.clone()).collect();
             self.replay = Some(ReplayJobs {
@@ -363,54 +394,17 @@ impl Driver {
                 by_job_id: Vec::new(),
                 started_ms: vec![0; jobs.len()],
                 ended: 0,
-                driver_ms_after: *driver_ms_after_last_job,
+                driver_ms_after: driver_ms_after_last_job,
             });
             return self.release_replayed(JobAnchor::Start, ctx);
         }
-        match self.program.clone() {
-            UserProgram::SparkPi => match crate::examples::spark_pi::parse_slices(&self.args) {
-                Ok(slices) => {
-                    self.slices = slices;
-                    self.jobs = vec![crate::examples::spark_pi::job(slices, self.sim.config.seed)];
-                }
-                Err(e) => return self.user_class_threw(e, ctx),
-            },
-            UserProgram::GroupByTest { skewed } => {
-                match crate::examples::group_by_test::parse_args(&self.args) {
-                    Ok(a) => self.jobs = crate::examples::group_by_test::jobs(&a, skewed),
-                    Err(e) => return self.user_class_threw(e, ctx),
-                }
-            }
-            UserProgram::SparkLr => {
-                use crate::examples::spark_lr;
-                // `generateData` and `w` come before the first job; `slice` refuses a count
-                // below 1 only when that job asks for the partitions.
-                let slices = match spark_lr::parse_slices(&self.args) {
-                    Ok(s) => s,
-                    Err(e) => return self.user_class_threw(e, ctx),
-                };
-                self.env.log().stdout(&spark_lr::initial_w_line());
-                match spark_lr::check_slices(slices) {
-                    Ok(s) => {
-                        self.slices = s;
-                        self.jobs = spark_lr::jobs(s);
-                    }
-                    Err(e) => {
-                        self.env.log().stdout(&spark_lr::iteration_line(1));
-                        return self.user_class_threw(e, ctx);
-                    }
-                }
-            }
-            UserProgram::SparkTc => match crate::examples::spark_tc::parse_slices(&self.args) {
-                Ok(s) => {
-                    let plan = crate::examples::spark_tc::plan(s);
-                    self.tc_edges = plan.edges;
-                    self.jobs = plan.jobs;
-                }
-                Err(e) => return self.user_class_threw(e, ctx),
-            },
-            UserProgram::Synthetic { jobs, .. } => self.jobs = jobs,
-            UserProgram::Replay { .. } => {}
+        let plan = self.program.plan(&self.args, self.sim.config.seed);
+        for line in &plan.stdout {
+            self.env.log().stdout(line);
+        }
+        match plan.jobs {
+            Ok(jobs) => self.jobs = jobs,
+            Err(e) => return self.user_class_threw(e, ctx),
         }
         self.run_next_job(ctx);
     }
@@ -472,9 +466,7 @@ impl Driver {
             return self.stop_spark_context(ctx);
         };
         self.next_job += 1;
-        // SparkLR: `println(s"On iteration $i")` before each job.
-        if let UserProgram::SparkLr = self.program {
-            let line = crate::examples::spark_lr::iteration_line(self.next_job as u32);
+        if let Some(line) = self.program.before_job(self.next_job - 1) {
             self.env.log().stdout(&line);
         }
         self.job_started_ms = clock::now_ms();
@@ -536,22 +528,11 @@ impl Driver {
                     self.env.log(),
                     "driver::DAGScheduler", "Job {job_id} finished: {call_site}, took {took} ms"
                 );
-                if let UserProgram::SparkPi = self.program {
-                    let pi = crate::examples::spark_pi::estimate(self.slices, &results);
-                    self.env
-                        .log()
-                        .stdout(&format!("Pi is roughly {}", double_to_string(pi)));
+                // The program's own output (SparkPi's estimate, SparkLR's final w, ...).
+                let last = self.next_job == self.jobs.len();
+                for line in self.program.after_job(k, &results, last) {
+                    self.env.log().stdout(&line);
                 }
-                // GroupByTest: `println(pairs1.groupByKey(numReducers).count())` after job 1.
-                if let UserProgram::GroupByTest { skewed } = self.program {
-                    let args = crate::examples::group_by_test::parse_args(&self.args);
-                    if let (Ok(a), 2) = (args, self.next_job) {
-                        let n = crate::examples::group_by_test::distinct_keys(&a, skewed);
-                        self.env.log().stdout(&n.to_string());
-                    }
-                }
-                self.print_after_job();
-                let _: &[TaskResultData] = &results;
                 if let Some(r) = &mut self.replay {
                     r.ended += 1;
                     return self.release_replayed(JobAnchor::End(k), ctx);
@@ -565,25 +546,6 @@ impl Driver {
                 );
                 self.user_class_threw(format!("org.apache.spark.SparkException: {message}"), ctx);
             }
-        }
-    }
-
-    /// SparkLR's `Final w` after its last job; SparkTC's `TC has N edges.` after its last.
-    fn print_after_job(&self) {
-        if self.next_job != self.jobs.len() {
-            return;
-        }
-        match self.program {
-            UserProgram::SparkLr => {
-                let line = crate::examples::spark_lr::final_w_line(self.slices);
-                self.env.log().stdout(&line);
-            }
-            UserProgram::SparkTc => {
-                self.env
-                    .log()
-                    .stdout(&format!("TC has {} edges.", self.tc_edges));
-            }
-            _ => {}
         }
     }
 
@@ -667,15 +629,7 @@ impl Driver {
         if self.stopped_by_hook {
             return "run at Executors.java:539".into();
         }
-        match &self.program {
-            UserProgram::SparkPi => "stop at SparkPi.scala:40".into(),
-            UserProgram::GroupByTest { skewed } => {
-                crate::examples::group_by_test::stop_site(*skewed)
-            }
-            UserProgram::SparkLr => crate::examples::spark_lr::stop_site(),
-            UserProgram::SparkTc => crate::examples::spark_tc::stop_site(),
-            _ => stop_after_last_call_site(&self.jobs),
-        }
+        self.program.stop_site(&self.jobs)
     }
 
     /// `SparkContext.stop()` (4.0): Shutdown to the AM, targets to 0, StopExecutors, StopDriver.
@@ -777,10 +731,8 @@ impl Actor for Driver {
             Some(DriverFault::NeverCreateContext) => {}
             _ => {
                 // SparkLR's `showWarning()` runs before its SparkSession.
-                if let UserProgram::SparkLr = self.program {
-                    self.env
-                        .log()
-                        .stderr_raw(crate::examples::spark_lr::WARNING);
+                if let Some(text) = self.program.before_context() {
+                    self.env.log().stderr_raw(text);
                 }
                 self.create_spark_context(ctx)
             }
@@ -820,17 +772,3 @@ crate::endpoint!(Driver {
     messages: DriverMsg => on_message,
     answers: DriverAnswer => answered,
 });
-
-/// `stop at <file>:<line + 1>` after the last job's call site (`count at SyntheticJob.scala:42`
-/// gives `stop at SyntheticJob.scala:43`); `stop at <unknown>:0` without one, as getCallSite.
-fn stop_after_last_call_site(jobs: &[JobSpec]) -> String {
-    let at = jobs
-        .last()
-        .and_then(|j| j.call_site.rsplit_once(" at "))
-        .and_then(|(_, file_line)| file_line.rsplit_once(':'))
-        .and_then(|(file, line)| Some((file.to_string(), line.parse::<u32>().ok()?)));
-    match at {
-        Some((file, line)) => format!("stop at {file}:{}", line + 1),
-        None => "stop at <unknown>:0".into(),
-    }
-}

@@ -690,15 +690,9 @@ pub struct SimConfig {
 /// A user program sparkyard can run as `--class`.
 #[derive(Clone, Debug)]
 pub enum UserProgram {
-    /// `org.apache.spark.examples.SparkPi [slices]`.
-    SparkPi,
-    /// `org.apache.spark.examples.GroupByTest` / `SkewedGroupByTest` `[numMappers]
-    /// [numKVPairs] [valSize] [numReducers]`.
-    GroupByTest { skewed: bool },
-    /// `org.apache.spark.examples.SparkLR [partitions]`.
-    SparkLr,
-    /// `org.apache.spark.examples.SparkTC [slices]`.
-    SparkTc,
+    /// One of Spark's examples (`crate::examples::EXAMPLES`): SparkPi, GroupByTest,
+    /// SkewedGroupByTest, SparkLR, SparkTC, by its class.
+    Example { class: String },
     /// A synthetic application: its jobs, run one after the other.
     Synthetic {
         class: String,
@@ -744,25 +738,13 @@ pub enum JobAnchor {
 }
 
 impl SimConfig {
-    /// `loadClass(--class)`: SparkPi, or the run's synthetic application if its class is asked
-    /// for; `None` is Spark's `ClassNotFoundException`.
+    /// `loadClass(--class)`: an example, or the run's synthetic application if its class is
+    /// asked for; `None` is Spark's `ClassNotFoundException`.
     pub fn load_class(&self, class: &str) -> Option<UserProgram> {
-        if class == crate::examples::spark_pi::CLASS
-            || class == crate::examples::spark_pi::JAVA_CLASS
-        {
-            return Some(UserProgram::SparkPi);
-        }
-        use crate::examples::group_by_test;
-        if class == group_by_test::CLASS || class == group_by_test::SKEWED_CLASS {
-            return Some(UserProgram::GroupByTest {
-                skewed: class == group_by_test::SKEWED_CLASS,
+        if crate::examples::simulated_classes().any(|c| c == class) {
+            return Some(UserProgram::Example {
+                class: class.to_string(),
             });
-        }
-        if class == crate::examples::spark_lr::CLASS {
-            return Some(UserProgram::SparkLr);
-        }
-        if class == crate::examples::spark_tc::CLASS {
-            return Some(UserProgram::SparkTc);
         }
         match &self.synthetic {
             Some(p @ UserProgram::Synthetic { class: c, .. }) if c == class => Some(p.clone()),
