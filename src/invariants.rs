@@ -2,7 +2,7 @@
 //! `sparkyard_actors::world::invariants`). Each is a function of the run's result, so a test can
 //! hand it a result that breaks it.
 
-use crate::runner::RunResult;
+use crate::record::RunResult;
 use sparkyard_actors::hadoop_yarn::resource_manager::should_count_towards_max_attempt_retry;
 use sparkyard_actors::world::config::SimConfig;
 use sparkyard_actors::world::invariants::{Violation, attempts_bounded, name};

@@ -9,6 +9,7 @@ pub mod invariants;
 pub mod logging;
 pub mod outputs;
 pub mod pipeline;
+pub mod record;
 pub mod replay;
 pub mod report;
 pub mod runner;

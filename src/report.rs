@@ -2,7 +2,7 @@
 //! spark-submit shutdown lines, the container logs written in YARN's layout, and a short
 //! summary with the driver's stdout and the command that reproduces the run.
 
-use crate::runner::RunResult;
+use crate::record::RunResult;
 use sparkyard_actors::kernel::clock;
 use sparkyard_actors::kernel::logs::{Level, format_line};
 use sparkyard_actors::world::observer::{LossDeclaredBy, RemovalCause};

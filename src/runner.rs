@@ -8,19 +8,21 @@
 //! System, and the run ends with a `simulation-does-not-panic` violation and a
 //! `sparkyard.SimulationPanic` exception, which every command reports with a non-zero exit.
 
+pub use crate::record::{ProgressHook, RunResult};
+
 use crate::error::UserError;
+use crate::record::TaskCostModel;
 use sparkyard_actors::boot;
 use sparkyard_actors::faults::FaultController;
 use sparkyard_actors::kernel::clock;
 use sparkyard_actors::kernel::logs::LogStore;
-use sparkyard_actors::kernel::trace::{Trace, TraceEvent};
+use sparkyard_actors::kernel::trace::Trace;
 use sparkyard_actors::rpc::Dispatcher;
 use sparkyard_actors::rpc::network::FaultInjector;
 use sparkyard_actors::world::config::SimConfig;
 use sparkyard_actors::world::context::{ClientOutcome, ObserverHook, SimContext};
 use sparkyard_actors::world::injector;
 use sparkyard_actors::world::invariants::{Violation, name as invariant};
-use sparkyard_actors::world::observer::RunCounters;
 use sparkyard_messages::records::RpcFailure;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -92,9 +94,6 @@ impl Drop for PanicCapture {
     }
 }
 
-/// A callback that looks at the running simulation (progress bars); it must not send messages.
-pub type ProgressHook = Rc<dyn Fn(&SimContext)>;
-
 /// Options of a run that are not Spark's or YARN's.
 #[derive(Clone)]
 pub struct RunOptions {
@@ -133,31 +132,6 @@ impl Default for RunOptions {
     }
 }
 
-/// Everything a finished run leaves behind.
-pub struct RunResult {
-    pub outcome: ClientOutcome,
-    pub counters: RunCounters,
-    pub logs: LogStore,
-    pub trace: Vec<TraceEvent>,
-    pub fingerprint: u64,
-    /// Labels of the trace's mailboxes (`Executor@container_...`), by endpoint id.
-    pub labels: Vec<String>,
-    /// Names of the trace's processes (`container_...`, `nm:<host>`, `rm`), by process id.
-    pub processes: Vec<String>,
-    pub end_ms: u64,
-    pub epoch_ms: u64,
-    /// Every SparkContext's listener events (empty unless `record_events`).
-    pub events: Vec<sparkyard_actors::world::listener::AttemptEvents>,
-    /// The faults that fired, in order, each with what it acted on or why it could not.
-    pub faults_fired: Vec<sparkyard_actors::faults::Firing>,
-    /// Planned faults whose trigger never happened.
-    pub faults_unfired: Vec<sparkyard_actors::faults::Unfired>,
-    /// Invariants broken during the run (the end-of-run ones are in `crate::invariants`).
-    pub violations: Vec<sparkyard_actors::world::invariants::Violation>,
-    /// The executor costs the event log's task metrics are modelled from.
-    pub task_costs: crate::outputs::task_metrics::TaskCostModel,
-}
-
 /// Runs the simulation with a fault plan to its end on the virtual clock (through
 /// [`crate::pipeline`], which builds `config` from what the user gave).
 pub fn run(
@@ -167,7 +141,7 @@ pub fn run(
 ) -> Result<RunResult, UserError> {
     let epoch = config.rm_start_time_ms;
     let latency = config.costs.network_latency_ms;
-    let task_costs = crate::outputs::task_metrics::TaskCostModel::from(&config.costs);
+    let task_costs = TaskCostModel::from(&config.costs);
     let logs = Rc::new(RefCell::new(LogStore::new(opts.capture_logs)));
     let dispatcher = Dispatcher::new(
         Trace::new(opts.trace),

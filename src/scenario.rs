@@ -349,7 +349,7 @@ fn plain_types(message: &str) -> String {
 
 /// A scenario that ran: what happened and which expectations failed.
 pub struct ScenarioRun {
-    pub result: crate::runner::RunResult,
+    pub result: crate::record::RunResult,
     /// The Spark settings the run used (the event log needs them).
     pub spark: sparkyard_actors::world::config::SparkSettings,
     /// Expectations that failed (the `[expect]` table's, unfired faults) and broken invariants.

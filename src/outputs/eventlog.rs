@@ -13,7 +13,7 @@ use super::task_metrics::{
     self, ACCUMULATORS, RESULT_SIZE_ACCUM, ShuffleRead, TaskCostModel, TaskMetrics, TaskRun,
 };
 use crate::error::UserError;
-use crate::runner::RunResult;
+use crate::record::RunResult;
 use sparkyard_actors::world::config::SparkSettings;
 use sparkyard_actors::world::listener::AttemptEvents;
 use sparkyard_messages::listener::{

@@ -22,7 +22,7 @@ pub use sequence::{SequenceFilter, sequence_diagram, write_sequence};
 pub use timeline::write_chrome_trace;
 
 use crate::error::UserError;
-use crate::runner::{ProgressHook, RunResult};
+use crate::record::{ProgressHook, RunResult};
 use sparkyard_actors::world::config::SparkSettings;
 use std::cell::RefCell;
 use std::path::PathBuf;

@@ -8,7 +8,7 @@
 //! [`ConsoleWriter`], which hides the bar while a line is written, so no frozen copy of the bar
 //! stays in the scrollback. `sparkyard sweep` draws its own bar of seeds ([`sweep_bar`]).
 
-use crate::runner::ProgressHook;
+use crate::record::ProgressHook;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sparkyard_actors::kernel::clock;
 use sparkyard_actors::world::context::SimContext;

@@ -5,7 +5,7 @@
 //! typed events (a registration names the executor's endpoint, a NodeManager's LOCALIZING names
 //! the container's host, caller and executor), never from log text or timing.
 
-use crate::runner::RunResult;
+use crate::record::RunResult;
 use sparkyard_actors::kernel::trace::{FaultTarget, StateChange, TraceEvent, TraceKind};
 use sparkyard_messages::ids::ContainerId;
 use sparkyard_messages::rpc::EndpointId;

@@ -6,7 +6,7 @@
 
 use super::runmap::{ProcKind, Role, RunMap};
 use crate::error::UserError;
-use crate::runner::RunResult;
+use crate::record::RunResult;
 use sparkyard_actors::kernel::trace::{FaultEvent, StateChange, TraceEvent, TraceKind};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;

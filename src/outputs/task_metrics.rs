@@ -29,33 +29,7 @@
 //! Which accumulators a task reports is Spark's rule (`TaskMetrics.nonZeroInternalAccums`: every
 //! accumulator that was added to, plus `resultSize`), so zero figures are left out as Spark does.
 
-use sparkyard_actors::world::config::CostModel;
-
-/// The executor costs the model needs (from the run's `[costs]`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TaskCostModel {
-    pub launch_ms: u64,
-    pub first_task_warmup_ms: u64,
-}
-
-impl Default for TaskCostModel {
-    /// The cluster file's defaults (`src/conf/cluster.rs`).
-    fn default() -> Self {
-        TaskCostModel {
-            launch_ms: 5,
-            first_task_warmup_ms: 350,
-        }
-    }
-}
-
-impl From<&CostModel> for TaskCostModel {
-    fn from(c: &CostModel) -> Self {
-        TaskCostModel {
-            launch_ms: c.task_launch_overhead_ms,
-            first_task_warmup_ms: c.first_task_warmup_ms,
-        }
-    }
-}
+pub use crate::record::TaskCostModel;
 
 /// What an executor's task returns to the driver (the executor logs the same figure).
 pub const RESULT_SIZE: u64 = 1000;

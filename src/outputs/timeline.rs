@@ -9,7 +9,7 @@
 use super::json::Obj;
 use super::runmap::{ProcKind, RunMap};
 use crate::error::UserError;
-use crate::runner::RunResult;
+use crate::record::RunResult;
 use sparkyard_actors::kernel::trace::{FaultEvent, StateChange, TraceEvent, TraceKind};
 use sparkyard_messages::listener::{ListenerEvent, TaskEndReason};
 use sparkyard_messages::task::TaskName;

@@ -2,7 +2,7 @@
 //! texts in the diagnostics and logs), checked against the run's typed record, and the words
 //! for a planned fault that never fired.
 
-use crate::runner::RunResult;
+use crate::record::RunResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use sparkyard_actors::faults::Trigger;

@@ -2,7 +2,7 @@
 //! notes a bare "fault at T" would hide (a network rule armed, the node a targeted fault hit, a
 //! kill-node on a node without the application's containers, why a fault could not act).
 
-use crate::runner::RunResult;
+use crate::record::RunResult;
 use sparkyard_actors::faults::{FaultAction, NodeTarget, PlannedFault};
 use sparkyard_actors::kernel::trace::{FaultTarget, StateChange, TraceKind};
 
