@@ -340,7 +340,9 @@ pub const KEYS: &[Key] = &[
 #[rustfmt::skip]
 pub const FAMILIES: &[Key] = &[
     key("spark.auth", "-", "SparkConf.isExecutorStartupConf", R, "passed to the executors' command lines; no authentication is simulated"),
+    key("spark.blacklist.", "-", CONFIG, R, "the exclusion keys' names before Spark 3.1 (their alternatives): those above are simulated; no other"),
     key("spark.dynamicAllocation.", "-", CONFIG, R, "the dynamic allocation keys above are simulated; no other"),
+    key("spark.excludeOnFailure.", "-", CONFIG, R, "the exclusion on failure keys above are simulated; no other"),
     key("spark.executor.resource.", "-", "ResourceUtils", R, "custom executor resources (GPUs) are not simulated: a replay names them"),
     key("spark.executorEnv.", "-", CONFIG, S, "the executors' environment"),
     key("spark.hadoop.", "-", "SparkHadoopUtil", R, "in the Hadoop configuration a Spark JVM sees: only ${hadoopconf-KEY} in spark.yarn.historyServer.address reads it"),

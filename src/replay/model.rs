@@ -16,6 +16,10 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FailedAttempt {
     pub attempt: u32,
+    /// The executor it ran on and when it launched (epoch ms), as `TaskRecord`'s: an attempt
+    /// that threw may be its executor's first task, which paid the executor's warm-up.
+    pub executor_id: u32,
+    pub launch_ms: u64,
     /// Launch to its end (for a killed attempt: to the kill, a lower bound of its work).
     pub duration_ms: u64,
     /// A speculative copy (`TaskInfo.speculative`).
@@ -784,6 +788,8 @@ impl Builder {
                 .or_default()
                 .push(FailedAttempt {
                     attempt: i.attempt,
+                    executor_id: i.executor_id.parse().unwrap_or(0),
+                    launch_ms: i.launch_time,
                     duration_ms,
                     speculative: i.speculative,
                     end,

@@ -4,7 +4,9 @@
 //! before each job and after the last. A task keeps its own duration whatever the executors
 //! (Sparklens' assumption).
 
-use super::model::{Application, AttemptEnd, ReplayedAttempt, Stage, Submission, TaskRecord};
+use super::model::{
+    Application, AttemptEnd, FailedAttempt, ReplayedAttempt, Stage, Submission, TaskRecord,
+};
 use crate::outputs::eventlog::{DataSize, RecordedTaskSizes, TaskSizes};
 use sparkyard_actors::world::config::{JobAnchor, ReplayedJob, UserProgram};
 use sparkyard_messages::task::{
@@ -77,6 +79,9 @@ pub struct FirstTaskWarmup {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct FirstTask {
     pub task: usize,
+    /// `Some(a)`: the index's attempt `a` that threw was the first task (its duration pays the
+    /// warm-up); `None`: the index's recorded (successful) attempt.
+    pub threw: Option<u32>,
     /// Its time outside its run beyond its stage's median of that time; the median warm-up
     /// (at most its own time outside its run) when its stage has too few tasks to tell.
     pub warmup_ms: u64,
@@ -90,6 +95,8 @@ struct TaskAt {
     job: usize,
     stage: usize,
     task: usize,
+    /// An attempt of the index that threw (see [`FirstTask::threw`]).
+    threw: Option<u32>,
 }
 
 /// A task's recorded time outside its run (deserialisation, scheduler delay, result
@@ -115,9 +122,20 @@ pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
                     job,
                     stage,
                     task,
+                    threw: None,
                 };
                 let e = first.entry(t.executor_id).or_insert(at);
                 *e = (*e).min(at);
+                // An attempt that threw before may have been its executor's first task.
+                for f in threw_attempts(t) {
+                    let at = TaskAt {
+                        launch_ms: f.launch_ms,
+                        threw: Some(f.attempt),
+                        ..at
+                    };
+                    let e = first.entry(f.executor_id).or_insert(at);
+                    *e = (*e).min(at);
+                }
             }
         }
     }
@@ -127,7 +145,9 @@ pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
     let mut measured: Vec<(TaskAt, Option<u64>)> = Vec::with_capacity(first.len());
     for at in first.values() {
         let stage = &app.jobs[at.job].stages[at.stage];
-        let excess = (stage.tasks.len() >= 3).then(|| {
+        // A failed attempt's metrics do not set its warm-up apart: it takes the median.
+        let measurable = at.threw.is_none() && stage.tasks.len() >= 3;
+        let excess = measurable.then(|| {
             let median = *medians
                 .entry((at.job, at.stage))
                 .or_insert_with(|| median_outside_run(stage));
@@ -145,12 +165,20 @@ pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
     let mut first_tasks: BTreeMap<(usize, usize), Vec<FirstTask>> = BTreeMap::new();
     for (at, own) in measured {
         let task = &app.jobs[at.job].stages[at.stage].tasks[at.task];
+        // At most what the first task spent outside its run (a failed attempt: its whole time).
+        let most = match at.threw {
+            None => outside_run_ms(task),
+            Some(a) => threw_attempts(task)
+                .find(|f| f.attempt == a)
+                .map_or(0, |f| f.duration_ms),
+        };
         first_tasks
             .entry((at.job, at.stage))
             .or_default()
             .push(FirstTask {
                 task: at.task,
-                warmup_ms: own.unwrap_or(warmup_ms).min(outside_run_ms(task)),
+                threw: at.threw,
+                warmup_ms: own.unwrap_or(warmup_ms).min(most),
             });
     }
     first_tasks.values_mut().for_each(|v| v.sort_unstable());
@@ -158,6 +186,15 @@ pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
         warmup_ms,
         first_tasks,
     }
+}
+
+/// The attempts of an index that threw, with their launch (the ones a replay runs again).
+fn threw_attempts(t: &TaskRecord) -> impl Iterator<Item = &FailedAttempt> {
+    t.failures
+        .as_deref()
+        .unwrap_or(&[])
+        .iter()
+        .filter(|f| matches!(f.end, AttemptEnd::Threw { .. }) && f.launch_ms > 0)
 }
 
 fn median_outside_run(stage: &Stage) -> u64 {
@@ -320,13 +357,20 @@ fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            let duration_ms = match firsts.binary_search_by_key(&i, |f| f.task) {
-                Ok(k) => t.duration_ms.saturating_sub(firsts[k].warmup_ms),
-                Err(_) => t.duration_ms,
+            // The index's first tasks: its recorded attempt, or attempts of it that threw.
+            let own: Vec<&FirstTask> = firsts.iter().filter(|f| f.task == i).collect();
+            let warmup = |threw: Option<u32>| {
+                own.iter()
+                    .find(|f| f.threw == threw)
+                    .map_or(0, |f| f.warmup_ms)
             };
+            let duration_ms = t.duration_ms.saturating_sub(warmup(None));
             TaskWork::Replayed {
                 duration_ms,
-                failures: t.failures.as_deref().map(|_| attempts(t, duration_ms)),
+                failures: t
+                    .failures
+                    .as_deref()
+                    .map(|_| attempts(t, duration_ms, &warmup)),
             }
         })
         .collect::<Vec<_>>();
@@ -380,7 +424,13 @@ fn tasks_of(s: &Stage) -> u64 {
 /// the successful attempt stands among them when a killed speculative copy came after it.
 /// Attempts lost with their executor or to a fetch failure are not among them (the cluster's
 /// doing, which a scenario's faults replay).
-fn attempts(t: &TaskRecord, success_ms: u64) -> Box<[ReplayedFailure]> {
+/// An attempt that threw as its executor's first task leaves its warm-up out (`warmup`: what
+/// is taken off the attempt that threw, by attempt number), as the first successful task does.
+fn attempts(
+    t: &TaskRecord,
+    success_ms: u64,
+    warmup: &dyn Fn(Option<u32>) -> u64,
+) -> Box<[ReplayedFailure]> {
     let ran = |duration_ms| ReplayedFailure {
         duration_ms,
         exception: None,
@@ -391,7 +441,7 @@ fn attempts(t: &TaskRecord, success_ms: u64) -> Box<[ReplayedFailure]> {
             ReplayedAttempt::Success => ran(success_ms),
             ReplayedAttempt::Failed(f) => match &f.end {
                 AttemptEnd::Threw { class, description } => ReplayedFailure {
-                    duration_ms: f.duration_ms,
+                    duration_ms: f.duration_ms.saturating_sub(warmup(Some(f.attempt))),
                     exception: Some(ReplayedException {
                         class: class.clone(),
                         description: description.clone(),
@@ -469,6 +519,8 @@ mod tests {
     fn killed(attempt: u32, duration_ms: u64, speculative: bool) -> FailedAttempt {
         FailedAttempt {
             attempt,
+            executor_id: 0,
+            launch_ms: 0,
             duration_ms,
             speculative,
             end: AttemptEnd::Killed {
@@ -492,16 +544,20 @@ mod tests {
         let copy_won = attempts(
             &with(record(1, 2_000, true), vec![killed(0, 9_000, false)]),
             2_000,
+            &|_| 0,
         );
         assert_eq!(copy_won.to_vec(), vec![ran(9_000)]);
         let original_won = attempts(
             &with(record(0, 3_000, false), vec![killed(1, 1_500, true)]),
             2_800,
+            &|_| 0,
         );
         // Attempt 0 runs the (warm-up adjusted) successful time, the copy its time to the kill.
         assert_eq!(original_won.to_vec(), vec![ran(2_800), ran(1_500)]);
         let threw = FailedAttempt {
             attempt: 0,
+            executor_id: 0,
+            launch_ms: 0,
             duration_ms: 700,
             speculative: false,
             end: AttemptEnd::Threw {
@@ -509,9 +565,13 @@ mod tests {
                 description: "boom".into(),
             },
         };
-        let retried = attempts(&with(record(1, 1_000, false), vec![threw]), 1_000);
+        let t = with(record(1, 1_000, false), vec![threw]);
+        let retried = attempts(&t, 1_000, &|_| 0);
         assert_eq!(retried.len(), 1);
         assert_eq!(retried[0].duration_ms, 700);
+        // As its executor's first task, the attempt that threw leaves the warm-up out.
+        let first = attempts(&t, 1_000, &|a| if a == Some(0) { 300 } else { 0 });
+        assert_eq!(first[0].duration_ms, 400);
         assert_eq!(
             retried[0].exception.as_ref().map(|e| e.class.as_str()),
             Some("java.lang.RuntimeException")
@@ -522,7 +582,10 @@ mod tests {
     /// simulated copy: runs them in attempt order (executor.rs run_task), each that throws is
     /// retried, the first that does not ends the index; past the list, the task's own duration.
     fn idle_cluster_ms(t: &TaskRecord) -> u64 {
-        let list = t.failures.as_deref().map(|_| attempts(t, t.duration_ms));
+        let list = t
+            .failures
+            .as_deref()
+            .map(|_| attempts(t, t.duration_ms, &|_| 0));
         let list = list.as_deref().unwrap_or(&[]);
         let mut ms = 0;
         for a in list {
@@ -538,6 +601,8 @@ mod tests {
     fn the_critical_path_takes_each_index_as_the_replay_runs_its_attempts() {
         let threw = |attempt, duration_ms, speculative| FailedAttempt {
             attempt,
+            executor_id: 0,
+            launch_ms: 0,
             duration_ms,
             speculative,
             end: AttemptEnd::Threw {

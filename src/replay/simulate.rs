@@ -25,6 +25,9 @@ use std::sync::Arc;
 /// replayed (prefixes); the rest (paths, UI, the local master) are not the cluster's business.
 const REPLAYED_KEYS: &[&str] = &[
     "spark.dynamicAllocation.",
+    // Exclusion on failure (and its names before 3.1, which Spark 4.0 still reads).
+    "spark.excludeOnFailure.",
+    "spark.blacklist.",
     "spark.task.cpus",
     "spark.task.maxFailures",
     "spark.speculation",

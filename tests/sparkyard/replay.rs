@@ -1278,7 +1278,7 @@ const APACHE_LOGS: &[(&str, Expected)] = &[
     // executor's warm-up, which the simulated executor pays again (see the README).
     (
         "application_1516285256255_0012",
-        Expected::Replays(0.2, &[23.0]),
+        Expected::Replays(0.2, &[25.6]),
     ),
     (
         "application_1547723113049_0006",
