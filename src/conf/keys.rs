@@ -304,6 +304,7 @@ pub const KEYS: &[Key] = &[
     key("spark.yarn.resourceGpuDeviceName", "yarn.io/gpu", YARN_CONFIG, S, "ResourceRequestHelper's checks"),
     key("spark.yarn.scheduler.heartbeat.interval-ms", "3s", YARN_CONFIG, S, "the AM's allocate calls"),
     key("spark.yarn.scheduler.initial-allocation.interval", "200ms", YARN_CONFIG, S, "the AM's allocate calls"),
+    key("spark.yarn.scheduler.reporterThread.maxFailures", "5", YARN_CONFIG, S, "the RM's failures in a row after which the AM's Reporter gives up (exit 12)"),
     key("spark.yarn.submit.waitAppCompletion", "true", YARN_CONFIG, S, "the Client"),
     key("spark.yarn.tags", "-", YARN_CONFIG, S, "the application's tags in YARN"),
     key("yarn.am.liveness-monitor.expiry-interval-ms", "600000", YARN_SITE, S, "the cluster file's [yarn]"),

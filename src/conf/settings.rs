@@ -466,6 +466,7 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
             .get_time_as_ms("spark.yarn.scheduler.heartbeat.interval-ms", "3s")?,
         initial_allocation_interval_ms: c
             .get_time_as_ms("spark.yarn.scheduler.initial-allocation.interval", "200ms")?,
+        reporter_max_failures: c.get_int("spark.yarn.scheduler.reporterThread.maxFailures", 5)?,
         min_registered_resources_ratio: min_registered_ratio(c)?,
         max_registered_resources_waiting_time_ms: c
             .get_time_as_ms("spark.scheduler.maxRegisteredResourcesWaitingTime", "30s")?,

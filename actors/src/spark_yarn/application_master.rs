@@ -1,12 +1,17 @@
 //! Spark's `ApplicationMaster` in cluster mode: runs the user class in the `Driver` thread,
 //! waits for the SparkContext (`spark.yarn.am.waitTime`), registers with the RM, creates the
 //! YarnAllocator and the `YarnAM` endpoint (`AMEndpoint`), runs the Reporter loop, and
-//! `finish`es with Spark's exit codes, unregistering only when Spark would.
+//! `finish`es with Spark's exit codes, unregistering only when Spark would. Its rules (finish,
+//! the Reporter's decisions, the shutdown hook's) are `application_master_state`'s; this actor
+//! logs and acts on what they decide.
 
 use crate::kernel::clock;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::driver::Driver;
+use crate::spark_yarn::application_master_state::{
+    AmRules, AmState, HookStep, ReporterIntervals, ReporterStep,
+};
 use crate::spark_yarn::executor_runnable::{DriverLink, ExecutorJavaOptions};
 use crate::spark_yarn::yarn_allocator::{RM_CONNECT_MAX_WAIT_MS, create_allocator};
 use crate::spark_yarn::yarn_scheduler_endpoint::create_scheduler_backend;
@@ -15,9 +20,7 @@ use crate::world::hadoop_conf::{HadoopConf, substitute_hadoop_variables};
 use crate::world::observer::RunEvent;
 use crate::{error, info, warn};
 use actix::{Actor, AsyncContext, Context, SpawnHandle};
-use sparkyard_messages::application_master::{
-    AllocatorReport, ApplicationMasterMsg, ReporterStop, YarnAmMsg,
-};
+use sparkyard_messages::application_master::{AllocatorReport, ApplicationMasterMsg, YarnAmMsg};
 use sparkyard_messages::driver::DriverMsg;
 use sparkyard_messages::ids::ApplicationAttemptId;
 use sparkyard_messages::records::{Container, FinalApplicationStatus as Final, RpcFailure};
@@ -33,16 +36,7 @@ use std::rc::Rc;
 
 const TARGET: &str = "am::ApplicationMaster";
 
-/// ApplicationMaster exit codes (`ApplicationMaster` object).
-pub mod exit_code {
-    pub const SUCCESS: i32 = 0;
-    pub const UNCAUGHT_EXCEPTION: i32 = 10;
-    pub const MAX_EXECUTOR_FAILURES: i32 = 11;
-    pub const REPORTER_FAILURE: i32 = 12;
-    pub const SC_NOT_INITED: i32 = 13;
-    pub const EXCEPTION_USER_CLASS: i32 = 15;
-    pub const EARLY: i32 = 16;
-}
+pub use crate::spark_yarn::application_master_state::exit_code;
 
 /// The RM's answers the AM waits for.
 pub enum AmAnswer {
@@ -71,20 +65,14 @@ pub struct ApplicationMaster {
     driver_thread: Option<EndpointRef<DriverMsg>>,
     sc_initialized: bool,
     driver: Option<RemoteRef>,
-    registered: bool,
-    unregistered: bool,
-    finished: bool,
-    final_status: Final,
-    exit_code: i32,
-    final_msg: Option<String>,
+    /// Spark's ApplicationMaster rules and what they decided (registered, finished, ...).
+    state: AmState,
     allocator: Option<EndpointRef<YarnAllocatorMsg>>,
     reporter_started: bool,
     reporter_timer: Option<SpawnHandle>,
     /// When the Reporter's current `allocatorLock.wait(sleepInterval)` began.
     reporter_sleep_started_ms: u64,
     reporter_waiting: bool,
-    next_allocation_interval_ms: u64,
-    reporter_failures: u32,
     /// The JVM is running its shutdown hooks (after `System.exit` or a SIGTERM).
     in_shutdown: bool,
     /// A SIGTERM started the shutdown: the JVM then ends with 128 + 15.
@@ -105,7 +93,7 @@ impl ApplicationMaster {
         user_class: UserClass,
     ) {
         let attempt_id = container.id.attempt;
-        let initial = sim.config.spark.initial_allocation_interval_ms;
+        let state = AmState::new(am_rules(&sim, attempt_id.attempt_id));
         ApplicationMaster::create(|ctx| {
             let mut env = env;
             let me = env.setup_thread(
@@ -129,19 +117,12 @@ impl ApplicationMaster {
                 driver_thread: None,
                 sc_initialized: false,
                 driver: None,
-                registered: false,
-                unregistered: false,
-                finished: false,
-                final_status: Final::Failed,
-                exit_code: 0,
-                final_msg: None,
+                state,
                 allocator: None,
                 reporter_started: false,
                 reporter_timer: None,
                 reporter_sleep_started_ms: 0,
                 reporter_waiting: false,
-                next_allocation_interval_ms: initial,
-                reporter_failures: 0,
                 in_shutdown: false,
                 signalled: false,
                 context_stopping: false,
@@ -154,28 +135,8 @@ impl ApplicationMaster {
         self.me.clone().expect("registered at creation")
     }
 
-    fn max_attempts(&self) -> u32 {
-        let yarn = self.sim.config.yarn.am_max_attempts;
-        self.sim
-            .config
-            .spark
-            .max_app_attempts
-            .map_or(yarn, |s| s.min(yarn))
-    }
-
-    fn is_last_attempt(&self) -> bool {
-        self.attempt_id.attempt_id >= self.max_attempts()
-    }
-
-    /// `heartbeat = max(0, min(am expiry / 2, spark.yarn.scheduler.heartbeat.interval-ms))`.
-    fn heartbeat_interval_ms(&self) -> u64 {
-        let expiry = self.sim.config.yarn.am_liveness_expiry_interval_ms / 2;
-        expiry.min(self.sim.config.spark.am_heartbeat_interval_ms)
-    }
-
-    fn initial_interval_ms(&self) -> u64 {
-        self.heartbeat_interval_ms()
-            .min(self.sim.config.spark.initial_allocation_interval_ms)
+    fn finished(&self) -> bool {
+        self.state.finished().is_some()
     }
 
     /// `ApplicationMaster.run()` once the JVM is up.
@@ -243,7 +204,7 @@ impl ApplicationMaster {
     }
 
     fn on_spark_context_wait_timeout(&mut self, wait: u64, ctx: &mut Context<Self>) {
-        if self.sc_initialized || self.finished {
+        if self.sc_initialized || self.finished() {
             return;
         }
         error!(
@@ -327,9 +288,10 @@ impl ApplicationMaster {
     /// reported.")` (finalStatus is FAILED in cluster mode until something sets it); then
     /// unregister on success or on the last attempt, and exit.
     fn am_shutdown_hook(&mut self, ctx: &mut Context<Self>) {
-        if !self.finished {
+        if !self.finished() {
+            // finalStatus is FAILED in cluster mode until something sets it.
             self.record_finish(
-                self.final_status,
+                Final::Failed,
                 exit_code::EARLY,
                 Some("Shutdown hook called before final status was reported.".into()),
                 ctx,
@@ -340,7 +302,7 @@ impl ApplicationMaster {
 
     /// `sparkContextInitialized`: register with the RM, then create the allocator.
     fn on_spark_context_initialized(&mut self, driver: RemoteRef, ctx: &mut Context<Self>) {
-        if self.finished {
+        if self.finished() {
             return;
         }
         self.sc_initialized = true;
@@ -373,7 +335,7 @@ impl ApplicationMaster {
     }
 
     fn on_registered(&mut self, ctx: &mut Context<Self>) {
-        self.registered = true;
+        self.state.registered = true;
         let attempt = self.attempt_id;
         self.env
             .trace_state("ApplicationMaster", || StateChange::AmRegistered {
@@ -468,11 +430,11 @@ impl ApplicationMaster {
     /// its counters as they are now, after the sleep, and allocates only if they pass.
     fn reporter_tick(&mut self, _ctx: &mut Context<Self>) {
         self.reporter_timer = None;
-        if self.finished {
+        if self.finished() {
             return;
         }
         self.reporter_waiting = true;
-        let max_executor_failures = self.sim.config.spark.effective_max_executor_failures();
+        let max_executor_failures = self.state.rules().max_executor_failures;
         if let Some(a) = &self.allocator {
             self.env.send(
                 a,
@@ -484,45 +446,36 @@ impl ApplicationMaster {
     }
 
     fn on_allocator_report(&mut self, report: AllocatorReport, ctx: &mut Context<Self>) {
-        if self.finished || !self.reporter_waiting {
+        if self.finished() || !self.reporter_waiting {
             return;
         }
         self.reporter_waiting = false;
         if !self.reporter_started {
             return self.on_allocator_created(report, ctx);
         }
-        match report.stop {
-            Some(ReporterStop::MaxExecutorFailures) => {
-                let max = self.sim.config.spark.effective_max_executor_failures();
-                let msg = format!("Max number of executor failures ({max}) reached");
-                return self.finish(
-                    Final::Failed,
-                    exit_code::MAX_EXECUTOR_FAILURES,
-                    Some(msg),
-                    ctx,
-                );
+        match self.state.after_pass(&report) {
+            ReporterStep::Finish {
+                status,
+                code,
+                message,
+                error,
+            } => {
+                if let Some(line) = error {
+                    error!(self.env.log(), TARGET, "{line}");
+                }
+                self.finish(status, code, Some(message), ctx)
             }
-            Some(ReporterStop::AllNodesExcluded) => {
-                let msg = "Due to executor failures all available nodes are excluded".into();
-                return self.finish(
-                    Final::Failed,
-                    exit_code::MAX_EXECUTOR_FAILURES,
-                    Some(msg),
-                    ctx,
-                );
+            ReporterStep::Sleep { ms, failures } => {
+                if let Some(n) = failures {
+                    warn!(
+                        self.env.log(),
+                        TARGET, "Reporter thread fails {n} time(s) in a row."
+                    );
+                }
+                // The sleep after a pass, failed or not (allocationThreadImpl's second `try`).
+                self.sleep_then_pass(ms, ctx);
             }
-            None => {}
         }
-        if let Some(failure) = report.rm_failure.clone() {
-            self.on_reporter_failure(failure, ctx);
-            if self.finished {
-                return;
-            }
-        } else {
-            self.reporter_failures = 0;
-        }
-        // The sleep after a pass, failed or not (allocationThreadImpl's second `try`).
-        self.sleep_then_pass(&report, ctx);
     }
 
     /// createAllocator's own `allocateResources()` returned: the Reporter thread starts (its
@@ -544,8 +497,8 @@ impl ApplicationMaster {
             self.env.log(),
             TARGET,
             "Started progress reporter thread with (heartbeat: {}, initial allocation: {}) intervals",
-            self.heartbeat_interval_ms(),
-            self.initial_interval_ms()
+            self.state.rules().intervals.heartbeat_ms,
+            self.state.rules().intervals.initial_ms
         );
         if let Some(d) = &self.driver_thread {
             self.env.send(d, DriverMsg::ResumeDriver);
@@ -553,52 +506,10 @@ impl ApplicationMaster {
         self.reporter_tick(ctx);
     }
 
-    fn sleep_then_pass(&mut self, report: &AllocatorReport, ctx: &mut Context<Self>) {
-        let sleep = self.next_sleep_ms(report);
+    fn sleep_then_pass(&mut self, sleep: u64, ctx: &mut Context<Self>) {
         self.reporter_sleep_started_ms = clock::now_ms();
         self.reporter_timer =
             Some(ctx.run_later(clock::ms(sleep), |act, ctx| act.reporter_tick(ctx)));
-    }
-
-    fn on_reporter_failure(&mut self, failure: RpcFailure, ctx: &mut Context<Self>) {
-        if failure
-            .class
-            .ends_with("ApplicationAttemptNotFoundException")
-        {
-            error!(self.env.log(), TARGET, "Exception from Reporter thread.");
-            let message = failure.message;
-            return self.finish(
-                Final::Failed,
-                exit_code::REPORTER_FAILURE,
-                Some(message),
-                ctx,
-            );
-        }
-        self.reporter_failures += 1;
-        if self.reporter_failures >= 5 {
-            let msg = format!(
-                "Exception was thrown {} time(s) from Reporter thread.",
-                self.reporter_failures
-            );
-            return self.finish(Final::Failed, exit_code::REPORTER_FAILURE, Some(msg), ctx);
-        }
-        warn!(
-            self.env.log(),
-            TARGET, "Reporter thread fails {} time(s) in a row.", self.reporter_failures
-        );
-    }
-
-    /// 200, 400, 800, ... up to the heartbeat while requests are pending; else the heartbeat.
-    fn next_sleep_ms(&mut self, report: &AllocatorReport) -> u64 {
-        let heartbeat = self.heartbeat_interval_ms();
-        if report.num_pending_allocate > 0 || report.num_pending_loss_reason_requests > 0 {
-            let current = heartbeat.min(self.next_allocation_interval_ms);
-            self.next_allocation_interval_ms = current.saturating_mul(2);
-            current
-        } else {
-            self.next_allocation_interval_ms = self.initial_interval_ms();
-            heartbeat
-        }
     }
 
     /// `resetAllocatorInterval()`: the interval starts again from the initial one and
@@ -606,11 +517,10 @@ impl ApplicationMaster {
     /// in all ("if sleep was less than the minimum interval, sleep for the rest of it":
     /// allocationThreadImpl, ApplicationMaster.scala).
     fn wake_reporter(&mut self, ctx: &mut Context<Self>) {
-        self.next_allocation_interval_ms = self.initial_interval_ms();
+        let slept = clock::now_ms().saturating_sub(self.reporter_sleep_started_ms);
+        let rest = self.state.wake(slept);
         if let Some(handle) = self.reporter_timer.take() {
             ctx.cancel_future(handle);
-            let slept = clock::now_ms().saturating_sub(self.reporter_sleep_started_ms);
-            let rest = self.initial_interval_ms().saturating_sub(slept);
             self.reporter_timer =
                 Some(ctx.run_later(clock::ms(rest), |act, ctx| act.reporter_tick(ctx)));
         }
@@ -619,57 +529,52 @@ impl ApplicationMaster {
     /// `finish(status, code, msg)`: first call wins; before registration cluster mode forces
     /// (FAILED, 13). Then the JVM exits (`System.exit`) through its shutdown hooks.
     fn finish(&mut self, status: Final, code: i32, msg: Option<String>, ctx: &mut Context<Self>) {
-        if self.finished {
-            return;
+        if self.record_finish(status, code, msg, ctx) {
+            self.run_shutdown_hooks(ctx);
         }
-        self.record_finish(status, code, msg, ctx);
-        self.run_shutdown_hooks(ctx);
     }
 
-    /// `finish`'s bookkeeping: the final status, exit code and message, and its log line.
+    /// `finish`'s bookkeeping and its log line; false when the AM had already finished.
     fn record_finish(
         &mut self,
         status: Final,
         code: i32,
         msg: Option<String>,
         ctx: &mut Context<Self>,
-    ) {
-        let (status, code) = if self.registered {
-            (status, code)
-        } else {
-            (Final::Failed, exit_code::SC_NOT_INITED)
+    ) -> bool {
+        let Some(f) = self.state.finish(status, code, msg) else {
+            return false;
         };
-        let reason = msg
+        let reason = f
+            .message
             .as_ref()
             .map(|m| format!(", (reason: {m})"))
             .unwrap_or_default();
         info!(
             self.env.log(),
-            TARGET, "Final app status: {status}, exitCode: {code}{reason}"
+            TARGET, "Final app status: {}, exitCode: {}{reason}", f.status, f.code
         );
-        self.finished = true;
-        self.final_status = status;
-        self.exit_code = code;
-        self.final_msg = msg;
         if let Some(h) = self.reporter_timer.take() {
             ctx.cancel_future(h);
         }
+        true
     }
 
     /// The AM's shutdown hook: unregister on success or on the last attempt, then exit. Spark
     /// 4.0 (ApplicationMaster.run's hook) cleans the staging directory *before* unregistering
     /// on the last attempt, and after a successful unregister on an earlier one.
     fn shutdown_hook(&mut self, ctx: &mut Context<Self>) {
-        let unregister = self.registered
-            && !self.unregistered
-            && (self.final_status == Final::Succeeded || self.is_last_attempt());
-        if !unregister {
+        let HookStep::Unregister {
+            status,
+            diagnostics: diag,
+            clean_staging_first,
+        } = self.state.shutdown_hook()
+        else {
             return self.exit();
-        }
-        if self.is_last_attempt() {
+        };
+        if clean_staging_first {
             self.cleanup_staging_dir();
         }
-        let diag = self.final_msg.clone().unwrap_or_default();
         let suffix = if diag.is_empty() {
             String::new()
         } else {
@@ -677,11 +582,11 @@ impl ApplicationMaster {
         };
         info!(
             self.env.log(),
-            TARGET, "Unregistering ApplicationMaster with {}{suffix}", self.final_status
+            TARGET, "Unregistering ApplicationMaster with {status}{suffix}"
         );
         let req = FinishApplicationMasterRequest {
             attempt_id: self.attempt_id,
-            final_status: self.final_status,
+            final_status: status,
             diagnostics: diag,
             // YarnRMClient.unregister: the final tracking URL is the history URL ("" unset).
             tracking_url: history_server_address(
@@ -703,21 +608,17 @@ impl ApplicationMaster {
 
     fn exit(&mut self) {
         let attempt = self.attempt_id.attempt_id;
-        self.sim.observe(RunEvent::AmExited {
-            attempt,
-            exit_code: self.exit_code,
-        });
-        if self.unregistered {
+        let exit_code = self.state.finished().map_or(0, |f| f.code);
+        self.sim.observe(RunEvent::AmExited { attempt, exit_code });
+        if self.state.unregistered {
             self.cleanup_staging_dir();
         }
         let log = self.env.log().clone();
         info!(log, "am::ShutdownHookManager", "Shutdown hook called");
-        let exit_code = self.exit_code;
         self.env
             .trace_state("ApplicationMaster", || StateChange::AmExited { exit_code });
         // A JVM ended by SIGTERM exits 128 + 15 whatever `finish` recorded.
-        self.env
-            .exit(if self.signalled { 143 } else { self.exit_code });
+        self.env.exit(if self.signalled { 143 } else { exit_code });
     }
 
     /// `cleanupStagingDir`, once.
@@ -763,7 +664,7 @@ impl ApplicationMaster {
                 );
             }
             AmAnswer::Unregister(result) => {
-                self.unregistered = result.is_ok();
+                self.state.unregistered = result.is_ok();
                 if let Err(e) = result {
                     warn!(
                         self.env.log(),
@@ -874,6 +775,29 @@ crate::endpoint!(AmEndpoint {
 /// `${hadoopconf-KEY}` references resolved (`SparkHadoopUtil.substituteHadoopVariables`) and
 /// `HistoryServer.UI_PATH_PREFIX/<appId>/<attemptId>` appended; "" when the key is unset. Spark
 /// adds no scheme: YARN's proxy puts one in front of a tracking URL without it.
+/// The AM's rules from the run's settings: the Reporter's intervals (`heartbeatInterval =
+/// min(YARN's AM expiry / 2, spark.yarn.scheduler.heartbeat.interval-ms)`, the initial
+/// allocation interval at most that), `spark.yarn.scheduler.reporterThread.maxFailures`, the
+/// executor-failure limit, and whether `attempt` is the last (`spark.yarn.maxAppAttempts`, at
+/// most YARN's `yarn.resourcemanager.am.max-attempts`).
+fn am_rules(sim: &SimContext, attempt: u32) -> AmRules {
+    let (spark, yarn) = (&sim.config.spark, &sim.config.yarn);
+    let heartbeat_ms =
+        (yarn.am_liveness_expiry_interval_ms / 2).min(spark.am_heartbeat_interval_ms);
+    let max_attempts = spark
+        .max_app_attempts
+        .map_or(yarn.am_max_attempts, |s| s.min(yarn.am_max_attempts));
+    AmRules {
+        intervals: ReporterIntervals {
+            heartbeat_ms,
+            initial_ms: heartbeat_ms.min(spark.initial_allocation_interval_ms),
+        },
+        max_reporter_failures: spark.reporter_max_failures,
+        max_executor_failures: spark.effective_max_executor_failures(),
+        last_attempt: attempt >= max_attempts,
+    }
+}
+
 pub fn history_server_address(
     address: Option<&str>,
     conf: &HadoopConf,

@@ -3,6 +3,7 @@
 //! YarnAM endpoint, the YarnAllocator, ExecutorRunnable and the YarnScheduler endpoint.
 
 pub mod application_master;
+pub mod application_master_state;
 pub mod client;
 pub mod executor_runnable;
 pub mod locality_preferred_container_placement_strategy;

@@ -80,6 +80,9 @@ pub struct SparkSettings {
     pub am_heartbeat_interval_ms: u64,
     /// `spark.yarn.scheduler.initial-allocation.interval`, ms.
     pub initial_allocation_interval_ms: u64,
+    /// `spark.yarn.scheduler.reporterThread.maxFailures` (default 5): the RM's failures in a
+    /// row after which the AM's Reporter gives up.
+    pub reporter_max_failures: i32,
     /// `spark.scheduler.minRegisteredResourcesRatio` (YARN default 0.8).
     pub min_registered_resources_ratio: f64,
     /// `spark.scheduler.maxRegisteredResourcesWaitingTime`, ms.
