@@ -1,10 +1,13 @@
 //! Spark's YARN `Client` as spark-submit runs it in cluster mode: asks the RM for an
 //! application, `verifyClusterResources`, builds the AM container's launch context and command,
 //! `submitApplication`, then `monitorApplication` every `spark.yarn.report.interval` and maps the
-//! final report to spark-submit's outcome.
+//! final report to spark-submit's outcome (those rules: `client_monitor`).
 
 use crate::kernel::clock;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
+use crate::spark_yarn::client_monitor::{
+    AfterReport, ReportMonitor, after_report, spark_exception,
+};
 use crate::world::context::{ClientOutcome, SimContext};
 use crate::world::observer::RunEvent;
 use crate::{debug, error, info, warn};
@@ -13,8 +16,7 @@ use sparkyard_messages::client::ClientMsg;
 use sparkyard_messages::ids::{ApplicationId, ContainerId};
 use sparkyard_messages::records::{
     ApplicationReport, ApplicationSubmissionContext, ContainerLaunchContext, ContainerMain,
-    FinalApplicationStatus as Final, LocalResource, Resource, RpcFailure,
-    YarnApplicationState as State,
+    LocalResource, Resource, RpcFailure, YarnApplicationState as State,
 };
 use sparkyard_messages::resource_manager::ResourceManagerMsg;
 use sparkyard_messages::rpc::{
@@ -40,8 +42,8 @@ pub struct Client {
     rm: EndpointRef<ResourceManagerMsg>,
     asks: AskTable<ClientAnswer>,
     app_id: Option<ApplicationId>,
-    last_state: Option<State>,
-    reports_since_log: u32,
+    /// `monitorApplication`'s memory (which reports it logs).
+    monitor: ReportMonitor,
     temp_dir: String,
 }
 
@@ -53,6 +55,7 @@ impl Client {
                 .setup_thread("Client", &ctx.address(), Some(ClientMsg::AskReply))
                 .id;
             let temp_dir = format!("/tmp/spark-{}", sim.uuid());
+            let monitor = ReportMonitor::new(sim.config.spark.report_logging_frequency);
             Client {
                 sim,
                 env,
@@ -60,8 +63,7 @@ impl Client {
                 rm,
                 asks: AskTable::default(),
                 app_id: None,
-                last_state: None,
-                reports_since_log: 0,
+                monitor,
                 temp_dir,
             }
         });
@@ -321,18 +323,15 @@ impl Client {
         });
     }
 
-    /// One `monitorApplication` iteration.
+    /// One `monitorApplication` iteration, then `run`'s checks once the report is final.
     fn on_report(&mut self, report: ApplicationReport, ctx: &mut Context<Self>) {
-        let state = report.state;
-        let app = report.application_id;
-        let changed = self.last_state != Some(state);
-        self.reports_since_log += 1;
+        let (state, app) = (report.state, report.application_id);
+        let lines = self.monitor.on_report(state);
         let log = self.env.log().clone();
-        if changed || self.reports_since_log >= self.sim.config.spark.report_logging_frequency {
+        if lines.state_line {
             info!(log, TARGET, "Application report for {app} (state: {state})");
-            self.reports_since_log = 0;
         }
-        if changed {
+        if lines.details {
             let links = self.driver_logs_links(&report);
             info!(
                 log,
@@ -341,55 +340,25 @@ impl Client {
                 format_report_details_with_links(&report, &links)
             );
         }
-        self.last_state = Some(state);
-        if !self.sim.config.spark.wait_app_completion {
-            let exception = matches!(state, State::Failed | State::Killed).then(|| {
-                spark_exception(format!("Application {app} finished with status: {state}"))
-            });
-            return self.finish(Some(report), exception);
-        }
-        if !state.is_terminal() {
-            ctx.run_later(
-                clock::ms(self.sim.config.spark.report_interval_ms),
-                |act, ctx| act.poll(ctx),
-            );
+        let wait = self.sim.config.spark.wait_app_completion;
+        let AfterReport::Finish {
+            delete_staging,
+            diagnostics,
+            exception,
+        } = after_report(&report, wait)
+        else {
+            let interval = clock::ms(self.sim.config.spark.report_interval_ms);
+            ctx.run_later(interval, |act, ctx| act.poll(ctx));
             return;
+        };
+        if delete_staging {
+            let dir = self.staging_dir();
+            info!(log, TARGET, "Deleted staging directory {dir}");
         }
-        if client_deletes_staging_dir(state) {
-            info!(
-                log,
-                TARGET,
-                "Deleted staging directory {}",
-                self.staging_dir()
-            );
+        if let Some(d) = diagnostics {
+            error!(log, TARGET, "Application diagnostics message: {d}");
         }
-        let exception = self.outcome_exception(&report);
         self.finish(Some(report), exception);
-    }
-
-    /// `Client.run()` after monitoring: Spark's order of checks.
-    fn outcome_exception(&self, report: &ApplicationReport) -> Option<RpcFailure> {
-        let app = report.application_id;
-        if report.state == State::Failed || report.final_status == Final::Failed {
-            if !report.diagnostics.is_empty() {
-                error!(
-                    self.env.log(),
-                    TARGET, "Application diagnostics message: {}", report.diagnostics
-                );
-            }
-            return Some(spark_exception(format!(
-                "Application {app} finished with failed status"
-            )));
-        }
-        if report.state == State::Killed || report.final_status == Final::Killed {
-            return Some(spark_exception(format!("Application {app} is killed")));
-        }
-        if report.final_status == Final::Undefined {
-            return Some(spark_exception(format!(
-                "The final status of application {app} is undefined"
-            )));
-        }
-        None
     }
 
     /// Spark 4.0 `Client.submitApplication`'s catch: the RM refused `submitApplication` (e.g.
@@ -425,15 +394,7 @@ impl Client {
     }
 }
 
-/// Whether `Client.cleanupStagingDir` finds the staging directory still there and logs `Deleted
-/// staging directory` (Spark 4.0 Client.scala logs only `if (fs.delete(stagingDirPath, true))`).
-/// In cluster mode the AM's shutdown hook deletes it together with unregistering (on success or
-/// on its last attempt: ApplicationMaster.scala, `cleanupStagingDir` next to `unregister`), and
-/// only an unregistered application ends FINISHED; a FAILED or KILLED one never unregistered, so
-/// the directory is still there for the client.
-pub fn client_deletes_staging_dir(state: State) -> bool {
-    matches!(state, State::Failed | State::Killed)
-}
+pub use crate::spark_yarn::client_monitor::client_deletes_staging_dir;
 
 /// The tags without repeats, first occurrence first (YARN keeps them in a set).
 fn distinct(tags: &[String]) -> Vec<String> {
@@ -444,10 +405,6 @@ fn distinct(tags: &[String]) -> Vec<String> {
         }
     }
     out
-}
-
-fn spark_exception(message: String) -> RpcFailure {
-    RpcFailure::spark(message)
 }
 
 /// A file of `spark.yarn.dist.*` as `Client.distribute` handles it.
