@@ -17,7 +17,7 @@ use sparkyard_actors::kernel::trace::{Trace, TraceEvent};
 use sparkyard_actors::rpc::Dispatcher;
 use sparkyard_actors::rpc::network::FaultInjector;
 use sparkyard_actors::world::config::SimConfig;
-use sparkyard_actors::world::context::{ClientOutcome, ObserverHook, SimContext};
+use sparkyard_actors::world::context::{ClientOutcome, ClusterContext, ObserverHook, SimContext};
 use sparkyard_actors::world::injector;
 use sparkyard_actors::world::invariants::{Violation, name as invariant};
 use sparkyard_actors::world::observer::RunCounters;
@@ -175,9 +175,11 @@ pub fn run(
         logs.clone(),
         latency,
     );
-    let mut sim = SimContext::with_faults(config, dispatcher.clone(), opts.record_events, faults);
-    sim.observer_hook = opts.observer.clone();
-    let sim = Rc::new(sim);
+    let app_config = config.clone();
+    let mut cluster = ClusterContext::with_faults(config, dispatcher.clone(), faults);
+    cluster.observer_hook = opts.observer.clone();
+    let cluster = Rc::new(cluster);
+    let sim = cluster.add_application(app_config, opts.record_events);
     let runtime =
         clock::paused_runtime().map_err(|e| UserError::file("tokio runtime", e.to_string()))?;
     let system = actix::System::with_tokio_rt(move || runtime);
@@ -192,7 +194,7 @@ pub fn run(
     let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         system.block_on(async move {
             clock::start(epoch);
-            let rm = boot::start_cluster(&sim2);
+            let rm = boot::start_cluster(&sim2.cluster);
             boot::start_client(&sim2, rm);
             injector::arm_timed(&sim2);
             if let Some(tick) = progress {
@@ -291,6 +293,7 @@ pub fn run(
     let faults_fired = sim.faults.fired.borrow().clone();
     let faults_unfired = sim.faults.unfired();
     drop(sim);
+    drop(cluster);
     let logs = std::mem::take(&mut *logs.borrow_mut());
     Ok(RunResult {
         outcome,
