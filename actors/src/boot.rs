@@ -101,7 +101,7 @@ fn container_launcher(
                     jar,
                     args,
                 } => {
-                    let port = sim.rng.borrow_mut().random_range(30000..60000);
+                    let port = free_port(&sim, &host);
                     let pid = d.add_process(
                         &key,
                         RpcAddress { host, port },
@@ -119,7 +119,7 @@ fn container_launcher(
                     pid
                 }
                 ContainerMain::Executor(args) => {
-                    let port = sim.rng.borrow_mut().random_range(30000..60000);
+                    let port = free_port(&sim, &host);
                     let pid = d.add_process(
                         &key,
                         RpcAddress { host, port },
@@ -144,4 +144,20 @@ fn container_launcher(
             Some(pid)
         },
     )
+}
+
+/// The port a container's RpcEnv listens on: a random one (Spark binds port 0, the OS picks a
+/// free ephemeral port), drawn again while another live process on the host has it (two
+/// applications' JVMs on one node, whose streams draw alike under one seed).
+fn free_port(sim: &SimContext, host: &str) -> u16 {
+    loop {
+        let port = sim.rng.borrow_mut().random_range(30000..60000);
+        let address = RpcAddress {
+            host: host.to_string(),
+            port,
+        };
+        if sim.dispatcher.process_at(&address).is_none() {
+            return port;
+        }
+    }
 }

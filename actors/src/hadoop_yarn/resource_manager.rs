@@ -865,6 +865,12 @@ impl ResourceManager {
         let Some(app) = self.apps.get_mut(&attempt_id.application_id) else {
             return;
         };
+        self.sim.observe_app(
+            attempt_id.application_id,
+            RunEvent::AmContainerAllocated {
+                attempt: attempt_id.attempt_id,
+            },
+        );
         let launch_context = app.submission.am_container_spec.clone();
         app.diagnostics =
             "AM container is launched, waiting for AM container to Register with RM".into();

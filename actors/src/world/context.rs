@@ -43,8 +43,6 @@ pub struct ClusterContext {
     /// settings too, which no cluster role reads).
     pub config: SimConfig,
     pub dispatcher: Dispatcher,
-    /// Who else watches the run's events (the scale bench's phase probe).
-    pub observer_hook: Option<ObserverHook>,
     /// The fault plan and what fired.
     pub faults: crate::faults::FaultController,
     /// Invariants broken during the run.
@@ -73,6 +71,10 @@ pub struct SimContext {
     pub outcome: RefCell<Option<ClientOutcome>>,
     /// The application's record, fed by `observe`.
     pub counters: RefCell<RunCounters>,
+    /// Who else watches the application's events (a replay's record, the scale bench's probe).
+    pub observer_hook: Option<ObserverHook>,
+    /// The invariants its roles check (its own ledger; what breaks joins the cluster's list).
+    pub violations: crate::world::invariants::Violations,
     /// The SparkListener events of the application's drivers (recorded only when an output
     /// needs them).
     pub listener: crate::world::listener::ListenerBus,
@@ -117,7 +119,6 @@ impl ClusterContext {
         ClusterContext {
             config,
             dispatcher,
-            observer_hook: None,
             faults,
             violations: Default::default(),
             apps: Default::default(),
@@ -131,6 +132,7 @@ impl ClusterContext {
         self: &Rc<Self>,
         config: SimConfig,
         record_events: bool,
+        observer_hook: Option<ObserverHook>,
     ) -> Rc<SimContext> {
         let index = self.apps.borrow().len();
         let rng = RefCell::new(ChaCha8Rng::seed_from_u64(config.seed ^ 0x5eed_5eed));
@@ -141,6 +143,8 @@ impl ClusterContext {
             config,
             outcome: RefCell::new(None),
             counters: RefCell::new(RunCounters::default()),
+            observer_hook,
+            violations: self.violations.for_application(),
             listener: crate::world::listener::ListenerBus::new(record_events),
             current_attempt: std::cell::Cell::new(0),
             am_container: RefCell::new(None),
@@ -171,13 +175,6 @@ impl ClusterContext {
         apps.iter().all(ended)
     }
 
-    /// Reports a cluster event (one no application's role saw) to the hook, if any.
-    pub fn observe_cluster(&self, event: &RunEvent) {
-        if let Some(hook) = &self.observer_hook {
-            hook(event);
-        }
-    }
-
     /// What `read` finds in application `id`'s settings (the cluster's for an unknown one):
     /// a NodeManager serves each container as its application's settings say.
     pub fn application_config<T>(&self, id: ApplicationId, read: impl Fn(&SimConfig) -> T) -> T {
@@ -187,11 +184,11 @@ impl ClusterContext {
         }
     }
 
-    /// What a cluster role (the RM) saw happen to application `id` goes to its record.
+    /// What a cluster role (the RM) saw happen to application `id` goes to its record (the
+    /// Client registers the id before it submits, so every such event has its application).
     pub fn observe_app(&self, id: ApplicationId, event: RunEvent) {
-        match self.application(id) {
-            Some(app) => app.observe(event),
-            None => self.observe_cluster(&event),
+        if let Some(app) = self.application(id) {
+            app.observe(event);
         }
     }
 
@@ -229,7 +226,9 @@ impl SimContext {
     /// A role reports what happened to the run's record (and to the hook, if any).
     pub fn observe(&self, event: RunEvent) {
         self.counters.borrow_mut().apply(&event);
-        self.cluster.observe_cluster(&event);
+        if let Some(hook) = &self.observer_hook {
+            hook(&event);
+        }
     }
 
     /// A random UUID-shaped string from the run's seed (Spark's temp directory names).
