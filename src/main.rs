@@ -106,6 +106,11 @@ struct ReplayClusterCommand {
     /// Report an unreadable log (or a second log of one application) and go on without it.
     #[arg(long = "skip-bad")]
     skip_bad: bool,
+    /// APP_NAME_GLOB=HH:MM (a time of day, UTC, on the logs' clock) or APP_NAME_GLOB=DURATION
+    /// (after the application's submission, e.g. 90min): the report says whether each
+    /// application whose name matches ended by then; repeat for more.
+    #[arg(long, value_name = "GLOB=WHEN")]
+    deadline: Vec<String>,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -864,6 +869,7 @@ fn replay_cluster(cmd: ReplayClusterCommand) -> Result<ExitCode, UserError> {
         seed: cmd.seed,
         queue_map: cluster::parse_queue_map(&cmd.queue_map)?,
         skip_bad: cmd.skip_bad,
+        deadlines: sparkyard::replay::cluster_deadline::parse_deadlines(&cmd.deadline)?,
     };
     let report = cluster::replay_cluster(&cmd.logs, &setup)?;
     if cmd.json {

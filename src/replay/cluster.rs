@@ -5,6 +5,7 @@
 //! whose CapacityScheduler arbitrates between them, as Hadoop's Scheduler Load Simulator
 //! (`SLSRunner`) replays a trace of applications on one ResourceManager.
 
+use super::cluster_deadline::{COMMAND, Deadline, DeadlineOutcome, deadline_of, due_at_ms};
 use super::cluster_report::{
     AppRow, AppTimes, DayReport, Held, QueueRow, SkippedLog, Utilisation, normalised, peak_mb,
 };
@@ -41,6 +42,8 @@ pub struct DaySetup {
     pub queue_map: BTreeMap<String, String>,
     /// `--skip-bad`: a log that cannot be read is reported and left out.
     pub skip_bad: bool,
+    /// `--deadline GLOB=WHEN`: which applications must end by when.
+    pub deadlines: Vec<Deadline>,
 }
 
 /// One application of the day, read from its log.
@@ -51,6 +54,8 @@ pub struct DayLog {
     pub queue: String,
     /// Its recorded submission, epoch ms (`spark.app.submitTime`, else its start).
     pub submit_epoch_ms: u64,
+    /// The `--deadline` its name falls under.
+    pub deadline: Option<Deadline>,
 }
 
 /// A log read, by its path.
@@ -74,7 +79,7 @@ pub fn parse_queue_map(words: &[String]) -> Result<BTreeMap<String, String>, Use
             Some((old, new)) if !old.is_empty() && !new.is_empty() => {
                 Ok((old.to_string(), new.to_string()))
             }
-            _ => Err(UserError::usage(format!(
+            _ => Err(UserError::file(COMMAND, format!(
                 "--queue-map {w}: expected OLD=NEW (a recorded queue and the cluster's queue to submit to instead)"
             ))),
         })
@@ -151,9 +156,7 @@ pub fn read_logs(paths: &[PathBuf], skip_bad: bool) -> Result<ReadLogs, UserErro
         }
     }
     if read.is_empty() {
-        return Err(UserError::usage(
-            "replay-cluster: no event log could be read",
-        ));
+        return Err(UserError::file(COMMAND, "no event log could be read"));
     }
     Ok(ReadLogs {
         logs: read,
@@ -217,6 +220,7 @@ pub fn assign_queues(
             app,
             queue,
             submit_epoch_ms,
+            deadline: None,
         });
     }
     if let Some((queue, paths)) = missing.into_iter().next() {
@@ -226,11 +230,14 @@ pub fn assign_queues(
             .iter()
             .map(|q| q.name.as_str())
             .collect();
-        return Err(UserError::usage(format!(
-            "queue '{queue}' is not a queue of the cluster (its queues: {}); used by {}; give the cluster that queue or map it with --queue-map {queue}=QUEUE",
-            known.join(", "),
-            paths.join(", ")
-        )));
+        return Err(UserError::file(
+            COMMAND,
+            format!(
+                "queue '{queue}' is not a queue of the cluster (its queues: {}); used by {}; give the cluster that queue or map it with --queue-map {queue}=QUEUE",
+                known.join(", "),
+                paths.join(", ")
+            ),
+        ));
     }
     Ok(day)
 }
@@ -246,6 +253,9 @@ pub fn replay_cluster(inputs: &[PathBuf], setup: &DaySetup) -> Result<DayReport,
     let mut day = assign_queues(logs, &cluster, &setup.queue_map)?;
     // Submission order: the RM numbers the applications in it (application_<ts>_0001, ...).
     day.sort_by_key(|d| d.submit_epoch_ms);
+    for d in &mut day {
+        d.deadline = deadline_of(&setup.deadlines, &d.app.app_name, &d.path)?.cloned();
+    }
     let first_submit = day.iter().map(|d| d.submit_epoch_ms).min().unwrap_or(0);
     let interval = cluster.yarn.nm_heartbeat_interval_ms.max(1);
     let mut runs = Vec::new();
@@ -263,6 +273,7 @@ pub fn replay_cluster(inputs: &[PathBuf], setup: &DaySetup) -> Result<DayReport,
             cluster_label,
             seed: setup.seed,
             skipped,
+            first_submit_epoch_ms: first_submit,
         },
     ))
 }
@@ -368,6 +379,8 @@ pub struct DayContext<'a> {
     pub cluster_label: String,
     pub seed: u64,
     pub skipped: Vec<SkippedLog>,
+    /// The day's first recorded submission, epoch ms (a deadline's time of day is on its clock).
+    pub first_submit_epoch_ms: u64,
 }
 
 /// Builds the report from the day's logs, its prepared runs and what the run left.
@@ -398,7 +411,18 @@ pub fn build(
         .zip(runs)
         .zip(&outcomes)
         .zip(&ran.applications)
-        .map(|(((d, r), o), a)| app_row(d, r, o, a))
+        .map(|(((d, r), o), a)| {
+            let mut row = app_row(d, r, o, a);
+            row.deadline = d.deadline.as_ref().map(|dl| {
+                let due_at_ms = due_at_ms(dl, ctx.first_submit_epoch_ms, r.submit_at_ms);
+                DeadlineOutcome {
+                    deadline: dl.text.clone(),
+                    due_at_ms,
+                    met: a.end_ms <= due_at_ms,
+                }
+            });
+            row
+        })
         .collect();
     let first = runs.iter().map(|r| r.submit_at_ms).min().unwrap_or(0);
     let day_ms = ran.end_ms.saturating_sub(first);
@@ -456,6 +480,7 @@ fn app_row(d: &DayLog, r: &DayRun, o: &SimOutcome, a: &crate::runner::Applicatio
         outcome: o.final_state.clone(),
         failure: o.failure.clone(),
         not_run: o.not_run.clone(),
+        deadline: None,
     }
 }
 

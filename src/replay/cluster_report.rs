@@ -90,6 +90,8 @@ pub struct AppRow {
     pub failure: Option<String>,
     /// Why the simulation could not run it at all (Spark's or YARN's reason).
     pub not_run: Option<String>,
+    /// Its `--deadline` and whether its client returned by then.
+    pub deadline: Option<super::cluster_deadline::DeadlineOutcome>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -141,6 +143,14 @@ pub fn peak_mb(mut steps: Vec<Held>) -> u64 {
     peak.max(0) as u64
 }
 
+fn deadline_text(a: &AppRow) -> &'static str {
+    match &a.deadline {
+        None => "-",
+        Some(d) if d.met => "met",
+        Some(_) => "MISSED",
+    }
+}
+
 fn secs(ms: u64) -> String {
     format!("{:.1}s", ms as f64 / 1000.0)
 }
@@ -164,7 +174,7 @@ pub fn table(r: &DayReport) -> String {
     );
     let _ = writeln!(
         o,
-        "\n{:<3} {:<30} {:<10} {:<10} {:>9} {:>9} {:>9} {:>9} {:>9}  outcome",
+        "\n{:<3} {:<30} {:<10} {:<10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8}  outcome",
         "#",
         "application",
         "user",
@@ -173,12 +183,13 @@ pub fn table(r: &DayReport) -> String {
         "recorded",
         "simulated",
         "accepted",
-        "exec wait"
+        "exec wait",
+        "deadline"
     );
     for (i, a) in r.applications.iter().enumerate() {
         let _ = writeln!(
             o,
-            "{:<3} {:<30} {:<10} {:<10} {:>9} {:>9} {:>9} {:>9} {:>9}  {}",
+            "{:<3} {:<30} {:<10} {:<10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8}  {}",
             i + 1,
             a.yarn_app_id.as_deref().unwrap_or(&a.app_id),
             a.user,
@@ -188,6 +199,7 @@ pub fn table(r: &DayReport) -> String {
             secs(a.simulated_ms),
             opt_secs(a.accepted_ms),
             opt_secs(a.executor_wait_ms),
+            deadline_text(a),
             a.outcome
         );
     }
@@ -224,6 +236,15 @@ pub fn table(r: &DayReport) -> String {
         u.busy_core_hours,
         u.available_core_hours
     );
+    let with: Vec<_> = r
+        .applications
+        .iter()
+        .filter_map(|a| a.deadline.as_ref())
+        .collect();
+    if !with.is_empty() {
+        let missed = with.iter().filter(|d| !d.met).count();
+        let _ = writeln!(o, "deadlines: {} met, {missed} missed", with.len() - missed);
+    }
     for s in &r.skipped {
         let _ = writeln!(o, "skipped {}: {}", s.path, s.error);
     }

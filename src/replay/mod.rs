@@ -9,6 +9,7 @@
 pub mod accuracy;
 pub mod analysis;
 pub mod cluster;
+pub mod cluster_deadline;
 pub mod cluster_keys;
 pub mod cluster_report;
 pub mod events;

@@ -4,8 +4,8 @@
 
 use crate::common::{binary, text};
 use sparkyard::replay::cluster::{self, DaySetup};
-use sparkyard::replay::cluster_report;
 use sparkyard::replay::simulate::{self, ReplaySetup};
+use sparkyard::replay::{cluster_deadline, cluster_report};
 use sparkyard::replay::{model, report};
 use std::path::{Path, PathBuf};
 
@@ -37,6 +37,7 @@ fn day_setup(cluster: &Path) -> DaySetup {
         seed: 42,
         queue_map: Default::default(),
         skip_bad: false,
+        deadlines: Vec::new(),
     }
 }
 
@@ -200,4 +201,29 @@ fn on_a_one_node_cluster_a_later_application_waits_accepted_for_the_earlier_ones
     assert!(shared[0] <= 1_000, "{shared:?}");
     assert!(shared[1..].iter().any(|&w| w > 5_000), "{shared:?}");
     assert!(day.queues[0].peak_used_mb <= 8192, "{:?}", day.queues);
+}
+
+#[test]
+fn a_deadline_is_met_by_an_application_that_ends_in_time_and_missed_by_one_that_does_not() {
+    let dir = temp_dir("deadline");
+    let cluster = big_cluster(&dir);
+    let logs = [data("skew_n1_r1.zstd"), data("multijob_n1_r1.zstd")];
+    let mut setup = day_setup(&cluster);
+    // skew runs about 65 s after its start-up; multijob must end within 10 s: it cannot.
+    setup.deadlines =
+        cluster_deadline::parse_deadlines(&["*skew=10min".into(), "*multijob=10s".into()])
+            .expect("deadlines parse");
+    let day = cluster::replay_cluster(&logs, &setup).expect("the day runs");
+    let met: Vec<(String, bool)> = day
+        .applications
+        .iter()
+        .map(|a| (a.name.clone(), a.deadline.as_ref().expect("has one").met))
+        .collect();
+    assert_eq!(
+        met,
+        [
+            ("sparkyard-skew".to_string(), true),
+            ("sparkyard-multijob".to_string(), false)
+        ]
+    );
 }
