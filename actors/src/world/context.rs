@@ -1,6 +1,6 @@
 //! What the roles of one simulation share: the cluster's part (`ClusterContext`: settings,
-//! network, seeded RNG, faults, invariants) and each application's (`SimContext`: its settings,
-//! the Client's final outcome, its AM and executors, its counters for the recovery summary).
+//! network, faults, invariants) and each application's (`SimContext`: its settings and seeded
+//! RNG, the Client's final outcome, its AM and executors, its counters for the recovery summary).
 
 use crate::rpc::Dispatcher;
 use crate::world::config::SimConfig;
@@ -36,8 +36,8 @@ pub struct ClientOutcome {
 pub type ObserverHook = Rc<dyn Fn(&RunEvent)>;
 
 /// What the whole cluster shares, whatever application runs on it: the cluster's settings, the
-/// network, the seeded RNG, the fault plan, the broken invariants, and which application each
-/// YARN application id is (the RM and the NodeManagers serve every application).
+/// network, the fault plan, the broken invariants, and which application each YARN application
+/// id is (the RM and the NodeManagers serve every application).
 pub struct ClusterContext {
     /// The cluster's settings (nodes, YARN, costs, the RM; the first application's Spark
     /// settings too, which no cluster role reads).
