@@ -53,6 +53,9 @@ enum Command {
     Replay(ReplayCommand),
     /// Replay a Spark event log for every configuration of a grid under many seeds.
     WhatIf(WhatIfCommand),
+    /// Replay many Spark event logs together on one simulated YARN cluster (a day of the
+    /// cluster): each at its recorded time, by its user, to its queue.
+    ReplayCluster(ReplayClusterCommand),
     /// List every Spark, Hadoop and YARN key sparkyard reads: its default, the class it comes
     /// from, and whether sparkyard simulates it, only records it, or refuses it.
     Keys(KeysCommand),
@@ -80,6 +83,37 @@ struct ReplayCommand {
     /// (--scenario, --json) may go anywhere among them.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
     words: Vec<String>,
+}
+
+#[derive(Args)]
+struct ReplayClusterCommand {
+    /// Event logs: files, rolling directories (eventlog_v2_*), or directories holding them.
+    #[arg(required = true, value_name = "LOGS")]
+    logs: Vec<std::path::PathBuf>,
+    /// The cluster file (its [[queues]] are the queues applications go to).
+    #[arg(long, value_name = "FILE")]
+    cluster: Option<std::path::PathBuf>,
+    /// A scenario file whose faults the day gets (its [chaos] faults drawn from --seed); its
+    /// [cluster] is the day's without --cluster.
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<std::path::PathBuf>,
+    /// The seed every random choice derives from.
+    #[arg(long, value_name = "N", default_value_t = sparkyard::conf::submit::DEFAULT_SEED)]
+    seed: u64,
+    /// OLD=NEW: submit the applications recorded in queue OLD to the cluster's queue NEW.
+    #[arg(long = "queue-map", value_name = "OLD=NEW")]
+    queue_map: Vec<String>,
+    /// Report an unreadable log (or a second log of one application) and go on without it.
+    #[arg(long = "skip-bad")]
+    skip_bad: bool,
+    /// APP_NAME_GLOB=HH:MM (a time of day, UTC, on the logs' clock) or APP_NAME_GLOB=DURATION
+    /// (after the application's submission, e.g. 90min): the report says whether each
+    /// application whose name matches ended by then; repeat for more.
+    #[arg(long, value_name = "GLOB=WHEN")]
+    deadline: Vec<String>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -297,6 +331,7 @@ fn main() -> ExitCode {
         }
         Command::Replay(cmd) => replay(cmd),
         Command::WhatIf(cmd) => what_if(cmd),
+        Command::ReplayCluster(cmd) => replay_cluster(cmd),
         Command::Keys(cmd) => keys(cmd),
     };
     match outcome {
@@ -823,6 +858,43 @@ fn replay(cmd: ReplayCommand) -> Result<ExitCode, UserError> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn replay_cluster(cmd: ReplayClusterCommand) -> Result<ExitCode, UserError> {
+    use sparkyard::replay::{cluster, cluster_report};
+    logging::init_with(logging::SILENT_FILTER);
+    let setup = cluster::DaySetup {
+        cluster: cmd.cluster,
+        scenario: load_scenario(cmd.scenario.as_deref())?,
+        seed: cmd.seed,
+        queue_map: cluster::parse_queue_map(&cmd.queue_map)?,
+        skip_bad: cmd.skip_bad,
+        deadlines: sparkyard::replay::cluster_deadline::parse_deadlines(&cmd.deadline)?,
+    };
+    let report = cluster::replay_cluster(&cmd.logs, &setup)?;
+    if cmd.json {
+        println!("{}", cluster_report::json(&report));
+    } else {
+        print!("{}", cluster_report::table(&report));
+    }
+    // An application the simulation could not run is an error naming its log.
+    let not_run: Vec<_> = report
+        .applications
+        .iter()
+        .filter(|a| a.not_run.is_some())
+        .collect();
+    for a in &not_run {
+        eprintln!(
+            "error: {}: the simulated application could not run: {}",
+            a.path,
+            a.not_run.as_deref().unwrap_or("")
+        );
+    }
+    Ok(if not_run.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn what_if(cmd: WhatIfCommand) -> Result<ExitCode, UserError> {

@@ -64,3 +64,30 @@ impl From<&CostModel> for TaskCostModel {
         }
     }
 }
+
+/// What one application of a run left behind.
+pub struct ApplicationResult {
+    pub outcome: ClientOutcome,
+    pub counters: RunCounters,
+    /// When its client returned (the run's end if it never did), virtual ms.
+    pub end_ms: u64,
+    /// Its SparkContexts' listener events (empty unless recorded).
+    pub events: Vec<sparkyard_actors::world::listener::AttemptEvents>,
+}
+
+/// Everything a finished run of one or more applications on one cluster leaves behind.
+pub struct ClusterRunResult {
+    /// In submission order.
+    pub applications: Vec<ApplicationResult>,
+    pub logs: LogStore,
+    pub trace: Vec<TraceEvent>,
+    pub fingerprint: u64,
+    pub labels: Vec<String>,
+    pub processes: Vec<String>,
+    /// When the last application ended (or the run was cut short), virtual ms.
+    pub end_ms: u64,
+    pub epoch_ms: u64,
+    pub faults_fired: Vec<sparkyard_actors::faults::Firing>,
+    pub faults_unfired: Vec<sparkyard_actors::faults::Unfired>,
+    pub violations: Vec<sparkyard_actors::world::invariants::Violation>,
+}

@@ -411,13 +411,21 @@ pub fn unallocated(
     result: &RunResult,
     spark: &sparkyard_actors::world::config::SparkSettings,
 ) -> Option<String> {
+    unallocated_of(&result.counters, spark)
+}
+
+/// [`unallocated`] from an application's counters (one of a cluster run's applications).
+pub fn unallocated_of(
+    counters: &sparkyard_actors::world::observer::RunCounters,
+    spark: &sparkyard_actors::world::config::SparkSettings,
+) -> Option<String> {
     let requested = spark.initial_target_executors();
-    let launched = result.counters.executors_launched;
+    let launched = counters.executors_launched;
     (launched < requested).then(|| {
         format!(
             "note: {} of the {requested} executors requested (spark.executor.instances) were never allocated: {} ({launched} launched)",
             requested - launched,
-            Unallocated::of(&result.counters).text()
+            Unallocated::of(counters).text()
         )
     })
 }

@@ -8,7 +8,7 @@
 //! System, and the run ends with a `simulation-does-not-panic` violation and a
 //! `sparkyard.SimulationPanic` exception, which every command reports with a non-zero exit.
 
-pub use crate::record::{ProgressHook, RunResult};
+pub use crate::record::{ApplicationResult, ClusterRunResult, ProgressHook, RunResult};
 
 use crate::error::UserError;
 use crate::record::TaskCostModel;
@@ -20,7 +20,7 @@ use sparkyard_actors::kernel::trace::Trace;
 use sparkyard_actors::rpc::Dispatcher;
 use sparkyard_actors::rpc::network::FaultInjector;
 use sparkyard_actors::world::config::SimConfig;
-use sparkyard_actors::world::context::{ClientOutcome, ObserverHook, SimContext};
+use sparkyard_actors::world::context::{ClientOutcome, ClusterContext, ObserverHook, SimContext};
 use sparkyard_actors::world::injector;
 use sparkyard_actors::world::invariants::{Violation, name as invariant};
 use sparkyard_messages::records::RpcFailure;
@@ -132,6 +132,17 @@ impl Default for RunOptions {
     }
 }
 
+/// One application of a run: its settings, when its spark-submit starts, and who watches it.
+pub struct ApplicationPlan {
+    pub config: SimConfig,
+    /// When its spark-submit starts, virtual ms after the cluster started.
+    pub submit_at_ms: u64,
+    /// Record its SparkListener events (its event log needs them).
+    pub record_events: bool,
+    /// Sees every event its roles (and the RM, about it) report, as it is reported.
+    pub observer: Option<ObserverHook>,
+}
+
 /// Runs the simulation with a fault plan to its end on the virtual clock (through
 /// [`crate::pipeline`], which builds `config` from what the user gave).
 pub fn run(
@@ -139,9 +150,44 @@ pub fn run(
     opts: &RunOptions,
     faults: FaultController,
 ) -> Result<RunResult, UserError> {
-    let epoch = config.rm_start_time_ms;
-    let latency = config.costs.network_latency_ms;
     let task_costs = TaskCostModel::from(&config.costs);
+    let only = ApplicationPlan {
+        config: config.clone(),
+        submit_at_ms: 0,
+        record_events: opts.record_events,
+        observer: opts.observer.clone(),
+    };
+    let mut ran = run_cluster(config, vec![only], opts, faults)?;
+    let app = ran.applications.pop().expect("the run's one application");
+    Ok(RunResult {
+        outcome: app.outcome,
+        counters: app.counters,
+        logs: ran.logs,
+        trace: ran.trace,
+        fingerprint: ran.fingerprint,
+        processes: ran.processes,
+        labels: ran.labels,
+        end_ms: app.end_ms,
+        epoch_ms: ran.epoch_ms,
+        events: app.events,
+        faults_fired: ran.faults_fired,
+        faults_unfired: ran.faults_unfired,
+        violations: ran.violations,
+        task_costs,
+    })
+}
+
+/// Runs several applications on one cluster (`cluster`'s nodes, YARN and costs; each
+/// application's own Spark settings, user and program), each spark-submit starting at its own
+/// virtual time, until every one has ended. Faults act on the first application's roles.
+pub fn run_cluster(
+    cluster: SimConfig,
+    plans: Vec<ApplicationPlan>,
+    opts: &RunOptions,
+    faults: FaultController,
+) -> Result<ClusterRunResult, UserError> {
+    let epoch = cluster.rm_start_time_ms;
+    let latency = cluster.costs.network_latency_ms;
     let logs = Rc::new(RefCell::new(LogStore::new(opts.capture_logs)));
     let dispatcher = Dispatcher::new(
         Trace::new(opts.trace),
@@ -149,16 +195,26 @@ pub fn run(
         logs.clone(),
         latency,
     );
-    let mut sim = SimContext::with_faults(config, dispatcher.clone(), opts.record_events, faults);
-    sim.observer_hook = opts.observer.clone();
-    let sim = Rc::new(sim);
+    let cluster = Rc::new(ClusterContext::with_faults(
+        cluster,
+        dispatcher.clone(),
+        faults,
+    ));
+    let starts: Vec<(u64, Rc<SimContext>)> = plans
+        .into_iter()
+        .map(|p| {
+            let app = cluster.add_application(p.config, p.record_events, p.observer);
+            (p.submit_at_ms, app)
+        })
+        .collect();
+    let apps: Vec<Rc<SimContext>> = starts.iter().map(|(_, a)| a.clone()).collect();
     let runtime =
         clock::paused_runtime().map_err(|e| UserError::file("tokio runtime", e.to_string()))?;
     let system = actix::System::with_tokio_rt(move || runtime);
     let deadline = opts.deadline_ms;
     let (progress, progress_ms) = (opts.progress.clone(), opts.progress_interval_ms);
     let hung = Rc::new(RefCell::new(false));
-    let (sim2, hung2) = (sim.clone(), hung.clone());
+    let (cluster2, hung2) = (cluster.clone(), hung.clone());
     let panic_at = opts.panic_at_ms;
     let capture = PanicCapture::start();
     // Tokio catches a panic in a task (the hook has recorded it); one while booting, outside
@@ -166,17 +222,28 @@ pub fn run(
     let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         system.block_on(async move {
             clock::start(epoch);
-            let rm = boot::start_cluster(&sim2);
-            boot::start_client(&sim2, rm);
-            injector::arm_timed(&sim2);
-            if let Some(tick) = progress {
-                let sim3 = sim2.clone();
+            let rm = boot::start_cluster(&cluster2);
+            let (now, later): (Vec<_>, Vec<_>) = starts.into_iter().partition(|(at, _)| *at == 0);
+            for (_, app) in &now {
+                boot::start_client(app, rm.clone());
+            }
+            if let Some(first) = cluster2.application_at(0) {
+                injector::arm_timed(&first);
+                if let Some(tick) = progress {
+                    actix::spawn(async move {
+                        let mut every = tokio::time::interval(clock::ms(progress_ms.max(1)));
+                        loop {
+                            every.tick().await;
+                            tick(&first);
+                        }
+                    });
+                }
+            }
+            for (at, app) in later {
+                let rm = rm.clone();
                 actix::spawn(async move {
-                    let mut every = tokio::time::interval(clock::ms(progress_ms.max(1)));
-                    loop {
-                        every.tick().await;
-                        tick(&sim3);
-                    }
+                    tokio::time::sleep(clock::ms(at)).await;
+                    boot::start_client(&app, rm);
                 });
             }
             if let Some(ms) = panic_at {
@@ -200,75 +267,30 @@ pub fn run(
         Err(payload) if panics.is_empty() => std::panic::resume_unwind(payload),
         Err(_) => {}
     }
-    let mut end_ms = sim
-        .outcome
-        .borrow()
-        .as_ref()
-        .map_or(deadline, |o| o.finished_at_ms);
-    let mut violations = sim.violations.take();
-    let outcome = match sim.outcome.borrow_mut().take() {
-        _ if !panics.is_empty() => {
-            end_ms = panics[0].0;
-            let texts: Vec<&str> = panics.iter().map(|(_, t)| t.as_str()).collect();
-            let detail = format!(
-                "the simulator panicked (a sparkyard bug; seed {}): {}",
-                opts.seed,
-                texts.join("; then ")
-            );
-            violations.push(Violation {
-                invariant: invariant::NO_PANIC,
-                detail: detail.clone(),
-                time_ms: end_ms,
-            });
-            ClientOutcome {
-                application_id: None,
-                state: None,
-                final_status: None,
-                original_tracking_url: None,
-                diagnostics: detail.clone(),
-                exception: Some(RpcFailure::new("sparkyard.SimulationPanic", detail)),
-                finished_at_ms: end_ms,
-                temp_dir: String::new(),
-            }
-        }
-        Some(o) if !*hung.borrow() => o,
-        _ => {
-            let detail = format!(
-                "the application did not end within {deadline} virtual ms (seed {}); look for 'Initial job has not accepted any resources' in the driver's log if the cluster is too small",
-                opts.seed
-            );
-            violations.push(Violation {
-                invariant: invariant::TERMINATES,
-                detail: detail.clone(),
-                time_ms: deadline,
-            });
-            ClientOutcome {
-                // What was running is in the counters; the summary says it.
-                application_id: sim.counters.borrow().application_id,
-                state: None,
-                final_status: None,
-                original_tracking_url: None,
-                diagnostics: detail.clone(),
-                exception: Some(RpcFailure::new("sparkyard.SimulationHang", detail)),
-                finished_at_ms: deadline,
-                temp_dir: String::new(),
-            }
-        }
+    let mut violations = cluster.violations.take();
+    let ending = Ending {
+        panics: &panics,
+        hung: *hung.borrow(),
+        deadline,
+        seed: opts.seed,
     };
-    let counters = sim.counters.borrow().clone();
+    let applications: Vec<ApplicationResult> = apps
+        .iter()
+        .map(|app| ending.result(app, &mut violations))
+        .collect();
+    let end_ms = applications.iter().map(|a| a.end_ms).max().unwrap_or(0);
     let trace = dispatcher.take_trace();
     let fingerprint = trace.fingerprint();
     let trace = trace.into_events();
     let labels = dispatcher.mailbox_labels();
     let processes = dispatcher.process_names();
-    let events = sim.listener.take();
-    let faults_fired = sim.faults.fired.borrow().clone();
-    let faults_unfired = sim.faults.unfired();
-    drop(sim);
+    let faults_fired = cluster.faults.fired.borrow().clone();
+    let faults_unfired = cluster.faults.unfired();
+    drop(apps);
+    drop(cluster);
     let logs = std::mem::take(&mut *logs.borrow_mut());
-    Ok(RunResult {
-        outcome,
-        counters,
+    Ok(ClusterRunResult {
+        applications,
         logs,
         trace,
         fingerprint,
@@ -276,10 +298,84 @@ pub fn run(
         labels,
         end_ms,
         epoch_ms: epoch,
-        events,
         faults_fired,
         faults_unfired,
         violations,
-        task_costs,
     })
+}
+
+/// How the run ended: the panics it caught, whether the virtual deadline cut it short.
+struct Ending<'a> {
+    panics: &'a [(u64, String)],
+    hung: bool,
+    deadline: u64,
+    seed: u64,
+}
+
+impl Ending<'_> {
+    /// An application's result: its client's outcome, or the panic's or the hang's (each a
+    /// broken invariant).
+    fn result(&self, sim: &SimContext, violations: &mut Vec<Violation>) -> ApplicationResult {
+        let deadline = self.deadline;
+        let mut end_ms = sim
+            .outcome
+            .borrow()
+            .as_ref()
+            .map_or(deadline, |o| o.finished_at_ms);
+        let outcome = match sim.outcome.borrow_mut().take() {
+            _ if !self.panics.is_empty() => {
+                end_ms = self.panics[0].0;
+                let texts: Vec<&str> = self.panics.iter().map(|(_, t)| t.as_str()).collect();
+                let detail = format!(
+                    "the simulator panicked (a sparkyard bug; seed {}): {}",
+                    self.seed,
+                    texts.join("; then ")
+                );
+                violations.push(Violation {
+                    invariant: invariant::NO_PANIC,
+                    detail: detail.clone(),
+                    time_ms: end_ms,
+                });
+                ClientOutcome {
+                    application_id: None,
+                    state: None,
+                    final_status: None,
+                    original_tracking_url: None,
+                    diagnostics: detail.clone(),
+                    exception: Some(RpcFailure::new("sparkyard.SimulationPanic", detail)),
+                    finished_at_ms: end_ms,
+                    temp_dir: String::new(),
+                }
+            }
+            Some(o) if !self.hung => o,
+            _ => {
+                let detail = format!(
+                    "the application did not end within {deadline} virtual ms (seed {}); look for 'Initial job has not accepted any resources' in the driver's log if the cluster is too small",
+                    self.seed
+                );
+                violations.push(Violation {
+                    invariant: invariant::TERMINATES,
+                    detail: detail.clone(),
+                    time_ms: deadline,
+                });
+                ClientOutcome {
+                    // What was running is in the counters; the summary says it.
+                    application_id: sim.counters.borrow().application_id,
+                    state: None,
+                    final_status: None,
+                    original_tracking_url: None,
+                    diagnostics: detail.clone(),
+                    exception: Some(RpcFailure::new("sparkyard.SimulationHang", detail)),
+                    finished_at_ms: deadline,
+                    temp_dir: String::new(),
+                }
+            }
+        };
+        ApplicationResult {
+            outcome,
+            counters: sim.counters.borrow().clone(),
+            end_ms,
+            events: sim.listener.take(),
+        }
+    }
 }

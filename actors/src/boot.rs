@@ -10,7 +10,7 @@ use crate::rpc::{EndpointRef, ProcessKind, RpcEnv};
 use crate::spark_core::executor::ExecutorMain;
 use crate::spark_yarn::application_master::{ApplicationMaster, UserClass};
 use crate::world::addresses::{NM_PORT, RM_PORT, RM_PROCESS, nm_process_name};
-use crate::world::context::SimContext;
+use crate::world::context::{ClusterContext, SimContext};
 use rand::Rng;
 use sparkyard_messages::node_manager::{NodeManagerMsg, StartContainerRequest};
 use sparkyard_messages::records::ContainerMain;
@@ -19,7 +19,7 @@ use sparkyard_messages::rpc::RpcAddress;
 use std::rc::Rc;
 
 /// The YARN side of a cluster: the RM and one NodeManager per node.
-pub fn start_cluster(sim: &Rc<SimContext>) -> EndpointRef<ResourceManagerMsg> {
+pub fn start_cluster(sim: &Rc<ClusterContext>) -> EndpointRef<ResourceManagerMsg> {
     let d = &sim.dispatcher;
     let rm_host = sim.config.rm_host.clone();
     let rm_proc = d.add_process(
@@ -72,14 +72,19 @@ pub fn start_client(sim: &Rc<SimContext>, rm: EndpointRef<ResourceManagerMsg>) {
 }
 
 /// What a NodeManager runs when a container's JVM starts.
-fn container_launcher(sim: Rc<SimContext>, rm: EndpointRef<ResourceManagerMsg>) -> Launcher {
+fn container_launcher(
+    cluster: Rc<ClusterContext>,
+    rm: EndpointRef<ResourceManagerMsg>,
+) -> Launcher {
     Rc::new(
         move |req: Box<StartContainerRequest>, nm: &EndpointRef<NodeManagerMsg>| {
-            let d = &sim.dispatcher;
+            let d = &cluster.dispatcher;
             let StartContainerRequest {
                 container: c,
                 launch_context,
             } = *req;
+            // The container's application: its JVM is one of that application's roles.
+            let sim = cluster.application(c.id.attempt.application_id)?;
             let host = c.node_id.host.clone();
             let key = c.id.to_string();
             let logs = d.logs();
@@ -96,7 +101,7 @@ fn container_launcher(sim: Rc<SimContext>, rm: EndpointRef<ResourceManagerMsg>) 
                     jar,
                     args,
                 } => {
-                    let port = sim.rng.borrow_mut().random_range(30000..60000);
+                    let port = free_port(&sim, &host);
                     let pid = d.add_process(
                         &key,
                         RpcAddress { host, port },
@@ -114,7 +119,7 @@ fn container_launcher(sim: Rc<SimContext>, rm: EndpointRef<ResourceManagerMsg>) 
                     pid
                 }
                 ContainerMain::Executor(args) => {
-                    let port = sim.rng.borrow_mut().random_range(30000..60000);
+                    let port = free_port(&sim, &host);
                     let pid = d.add_process(
                         &key,
                         RpcAddress { host, port },
@@ -139,4 +144,20 @@ fn container_launcher(sim: Rc<SimContext>, rm: EndpointRef<ResourceManagerMsg>) 
             Some(pid)
         },
     )
+}
+
+/// The port a container's RpcEnv listens on: a random one (Spark binds port 0, the OS picks a
+/// free ephemeral port), drawn again while another live process on the host has it (two
+/// applications' JVMs on one node, whose streams draw alike under one seed).
+fn free_port(sim: &SimContext, host: &str) -> u16 {
+    loop {
+        let port = sim.rng.borrow_mut().random_range(30000..60000);
+        let address = RpcAddress {
+            host: host.to_string(),
+            port,
+        };
+        if sim.dispatcher.process_at(&address).is_none() {
+            return port;
+        }
+    }
 }

@@ -87,6 +87,9 @@ pub struct ApplicationStart {
     pub app_id: Option<String>,
     #[serde(rename = "Timestamp")]
     pub timestamp: u64,
+    /// The user the application ran as (`SparkContext.sparkUser`).
+    #[serde(rename = "User", default)]
+    pub user: String,
 }
 
 #[derive(Deserialize)]

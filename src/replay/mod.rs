@@ -3,11 +3,15 @@
 //! `JsonProtocol` write it), a program the simulated driver runs (`program`), a run through the
 //! full YARN lifecycle (`simulate`), a report next to the recorded figures and Sparklens' model
 //! (`analysis`, `report`), and a grid of configurations under many seeds (`whatif`,
-//! `cluster_keys`, `plot`).
+//! `cluster_keys`, `plot`); `cluster` and `cluster_report`: many logs replayed together on one
+//! cluster (`sparkyard replay-cluster`).
 
 pub mod accuracy;
 pub mod analysis;
+pub mod cluster;
+pub mod cluster_deadline;
 pub mod cluster_keys;
+pub mod cluster_report;
 pub mod events;
 pub mod model;
 pub mod plot;

@@ -430,6 +430,8 @@ pub struct Skipped {
 pub struct Application {
     pub app_id: String,
     pub app_name: String,
+    /// The user it ran as (ApplicationStart's `User`; empty when the log has none).
+    pub user: String,
     pub spark_version: String,
     pub start_ms: u64,
     pub end_ms: u64,
@@ -515,6 +517,7 @@ struct Builder {
     spark_version: String,
     app_id: Option<String>,
     app_name: String,
+    user: String,
     start_ms: Option<u64>,
     end_ms: Option<u64>,
     properties: BTreeMap<String, String>,
@@ -616,6 +619,7 @@ impl Builder {
             Event::ApplicationStart(a) => {
                 self.app_id = Some(a.app_id.unwrap_or_default());
                 self.app_name = a.app_name;
+                self.user = a.user;
                 self.start_ms = Some(a.timestamp);
             }
             Event::ApplicationEnd { timestamp } => self.end_ms = Some(timestamp),
@@ -915,6 +919,7 @@ impl Builder {
         Ok(Application {
             app_id: self.app_id.unwrap_or_default(),
             app_name: self.app_name,
+            user: self.user,
             spark_version: self.spark_version,
             start_ms,
             end_ms,

@@ -482,6 +482,17 @@ pub struct FiredFault {
     pub no_effect: Option<String>,
 }
 
+impl From<&sparkyard_actors::faults::Firing> for FiredFault {
+    fn from(f: &sparkyard_actors::faults::Firing) -> Self {
+        FiredFault {
+            at_ms: f.at_ms,
+            label: f.label.clone(),
+            target: f.target.clone(),
+            no_effect: f.no_effect.clone(),
+        }
+    }
+}
+
 /// spark-submit's closing exception, with the first line of YARN's diagnostics when it has any.
 fn failure_reason(o: &sparkyard_actors::world::context::ClientOutcome) -> Option<String> {
     let e = o.exception.as_ref()?;
@@ -894,12 +905,10 @@ fn run_with_log(
     seed: u64,
     app: Option<&Application>,
 ) -> Result<SimOutcome, UserError> {
-    let submission = Submission::from_args(p.args.clone(), DefaultsFile::embedded())?;
     let (faults, deadline) = match &p.scenario {
         Some(s) => s.fault_plan(seed)?,
         None => (FaultController::default(), None),
     };
-    let record = Rc::new(RefCell::new(SimRecord::default()));
     let mut options = RunOptions {
         capture_logs: false,
         trace: false,
@@ -908,22 +917,10 @@ fn run_with_log(
     if let Some(d) = deadline {
         options.deadline_ms = d;
     }
-    let mut prepared = submission.prepare(RunPlan {
-        cluster: ClusterChoice::Loaded(Box::new(p.cluster.clone())),
-        seed: Some(seed),
-        options,
-        synthetic: Some(p.program.clone()),
-        faults,
-    })?;
-    let (cpus, cores) = (prepared.spark.task_cpus, prepared.spark.executor_cores);
-    let sink = record.clone();
-    prepared.options.observer = Some(Rc::new(move |e: &RunEvent| {
-        sink.borrow_mut().apply(e, clock::now_ms(), cpus, cores)
-    }));
-    let executor_memory_mb = prepared.spark.executor_memory_mb;
-    let container_memory_mb = prepared.spark.executor_container_memory_mb();
-    let executor_instances = prepared.spark.executor_instances;
-    let done = prepared.run()?;
+    let run = ReplayRun::build(p, seed, options, faults)?;
+    let spark = run.spark.clone();
+    let record = run.record.clone();
+    let done = run.prepared.run()?;
     let event_logs = match app {
         Some(app) if done.spark.event_log_enabled => {
             let sizes = std::sync::Arc::new(program::recorded_sizes(app));
@@ -941,37 +938,98 @@ fn run_with_log(
         }
         _ => Vec::new(),
     };
-    let unallocated = crate::report::unallocated(&done.result, &done.spark);
-    let result = done.result;
-    let mut record = record.take();
-    record.advance(result.end_ms, cpus, cores);
-    let o = &result.outcome;
-    let faults_fired = result
-        .faults_fired
-        .iter()
-        .map(|f| FiredFault {
-            at_ms: f.at_ms,
-            label: f.label.clone(),
-            target: f.target.clone(),
-            no_effect: f.no_effect.clone(),
+    let r = &done.result;
+    let ran = Ran {
+        outcome: &r.outcome,
+        counters: &r.counters,
+        end_ms: r.end_ms,
+        violations: &r.violations,
+        faults_fired: &r.faults_fired,
+        faults_unfired: &r.faults_unfired,
+    };
+    Ok(outcome_of(&spark, record.take(), seed, &ran, event_logs))
+}
+
+/// A replay's run put together through the submit pipeline and not yet run: the pipeline's
+/// run (its config is what a cluster run of many replays takes) and the record its observer
+/// keeps.
+pub struct ReplayRun {
+    pub prepared: crate::pipeline::PreparedRun,
+    pub spark: sparkyard_actors::world::config::SparkSettings,
+    pub record: Rc<RefCell<SimRecord>>,
+}
+
+impl ReplayRun {
+    /// The prepared replay under `seed`, with `faults`, observed into its record.
+    pub fn build(
+        p: &Prepared,
+        seed: u64,
+        options: RunOptions,
+        faults: FaultController,
+    ) -> Result<ReplayRun, UserError> {
+        let submission = Submission::from_args(p.args.clone(), DefaultsFile::embedded())?;
+        let record = Rc::new(RefCell::new(SimRecord::default()));
+        let mut prepared = submission.prepare(RunPlan {
+            cluster: ClusterChoice::Loaded(Box::new(p.cluster.clone())),
+            seed: Some(seed),
+            options,
+            synthetic: Some(p.program.clone()),
+            faults,
+        })?;
+        let (cpus, cores) = (prepared.spark.task_cpus, prepared.spark.executor_cores);
+        let sink = record.clone();
+        prepared.options.observer = Some(Rc::new(move |e: &RunEvent| {
+            sink.borrow_mut().apply(e, clock::now_ms(), cpus, cores)
+        }));
+        Ok(ReplayRun {
+            spark: prepared.spark.clone(),
+            prepared,
+            record,
         })
-        .collect();
+    }
+}
+
+/// What a run left of one replayed application (a single run's result, or its part of a
+/// cluster run's).
+pub struct Ran<'a> {
+    pub outcome: &'a sparkyard_actors::world::context::ClientOutcome,
+    pub counters: &'a sparkyard_actors::world::observer::RunCounters,
+    /// When the application's client returned, virtual ms.
+    pub end_ms: u64,
+    pub violations: &'a [sparkyard_actors::world::invariants::Violation],
+    pub faults_fired: &'a [sparkyard_actors::faults::Firing],
+    pub faults_unfired: &'a [sparkyard_actors::faults::Unfired],
+}
+
+/// The replay's outcome from its record and what the run left of it.
+pub fn outcome_of(
+    spark: &sparkyard_actors::world::config::SparkSettings,
+    mut record: SimRecord,
+    seed: u64,
+    ran: &Ran,
+    event_logs: Vec<WrittenEventLog>,
+) -> SimOutcome {
+    let (cpus, cores) = (spark.task_cpus, spark.executor_cores);
+    let unallocated = crate::report::unallocated_of(ran.counters, spark);
+    record.advance(ran.end_ms, cpus, cores);
+    let o = ran.outcome;
+    let faults_fired = ran.faults_fired.iter().map(FiredFault::from).collect();
     let not_run = could_not_run(&record, o, unallocated);
     let final_state = match (o.state, o.final_status) {
         (Some(s), Some(f)) => format!("{s}/{f}"),
         _ => "NOT-SUBMITTED".into(),
     };
-    Ok(SimOutcome {
-        app_ms: record.app_ms(result.end_ms),
+    SimOutcome {
+        app_ms: record.app_ms(ran.end_ms),
         record,
         succeeded: o.exception.is_none(),
         final_state,
         executor_cores: cores,
-        executor_memory_mb,
-        container_memory_mb,
-        executor_instances,
+        executor_memory_mb: spark.executor_memory_mb,
+        container_memory_mb: spark.executor_container_memory_mb(),
+        executor_instances: spark.executor_instances,
         seed,
-        violations: result
+        violations: ran
             .violations
             .iter()
             .map(|v| format!("{}: {}", v.invariant, v.detail))
@@ -979,14 +1037,10 @@ fn run_with_log(
         event_logs,
         failure: failure_reason(o),
         faults_fired,
-        faults_unfired: result
-            .faults_unfired
-            .iter()
-            .map(|u| u.label.clone())
-            .collect(),
-        end_ms: result.end_ms,
+        faults_unfired: ran.faults_unfired.iter().map(|u| u.label.clone()).collect(),
+        end_ms: ran.end_ms,
         not_run,
-    })
+    }
 }
 
 #[cfg(test)]

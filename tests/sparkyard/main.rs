@@ -8,6 +8,7 @@ mod hardening;
 mod lifecycle;
 mod outputs;
 mod replay;
+mod replay_cluster;
 mod scenarios;
 mod toolkit;
 mod whatif;

@@ -10,7 +10,7 @@ use crate::kernel::trace::StateChange;
 use crate::rpc::{EndpointRef, RpcEnv};
 use crate::world::addresses::{NM_LOCAL_DIR, NM_PORT, NM_WEB_PORT};
 use crate::world::config::NodeSpec;
-use crate::world::context::SimContext;
+use crate::world::context::ClusterContext;
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::ids::{ContainerId, NodeId};
 use sparkyard_messages::jvm_text::format_fixed;
@@ -55,7 +55,7 @@ struct NmContainer {
 
 /// The NodeManager actor.
 pub struct NodeManager {
-    sim: Rc<SimContext>,
+    sim: Rc<ClusterContext>,
     env: RpcEnv,
     me: Option<EndpointRef<NodeManagerMsg>>,
     spec: NodeSpec,
@@ -71,7 +71,7 @@ pub struct NodeManager {
 
 impl NodeManager {
     pub fn start(
-        sim: Rc<SimContext>,
+        sim: Rc<ClusterContext>,
         env: RpcEnv,
         spec: NodeSpec,
         rm: EndpointRef<ResourceManagerMsg>,
@@ -129,7 +129,9 @@ impl NodeManager {
         ctx: &mut Context<Self>,
     ) {
         let cid = req.container.id;
-        let user = &self.sim.config.user;
+        // The submitter, as the container token names it (`getApplicationSubmitter`).
+        let app = cid.attempt.application_id;
+        let user = &self.sim.application_config(app, |c| c.user.clone());
         info!(
             self.env.log(),
             "yarn::NMAuditLogger",
@@ -162,7 +164,9 @@ impl NodeManager {
                 caller: ask.context().reply_to,
                 executor,
             });
-        let launch = self.sim.config.costs.container_launch_ms;
+        let launch = self
+            .sim
+            .application_config(cid.attempt.application_id, |c| c.costs.container_launch_ms);
         timers::notify_later(
             ctx,
             NodeManagerMsg::ContainerLaunched(cid),

@@ -9,7 +9,7 @@ use crate::info;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::world::addresses::{RM_WEB_PORT, nm_process_name};
-use crate::world::context::SimContext;
+use crate::world::context::ClusterContext;
 use crate::world::invariants::{self, name as inv};
 use crate::world::observer::RunEvent;
 use actix::{Actor, AsyncContext, Context};
@@ -102,7 +102,7 @@ pub enum RmAnswer {
 
 /// The ResourceManager actor.
 pub struct ResourceManager {
-    sim: Rc<SimContext>,
+    sim: Rc<ClusterContext>,
     env: RpcEnv,
     me: EndpointId,
     next_app: u32,
@@ -121,7 +121,7 @@ pub struct ResourceManager {
 
 impl ResourceManager {
     /// Starts the RM in its own process; returns its endpoint.
-    pub fn start(sim: Rc<SimContext>, env: RpcEnv) -> EndpointRef<ResourceManagerMsg> {
+    pub fn start(sim: Rc<ClusterContext>, env: RpcEnv) -> EndpointRef<ResourceManagerMsg> {
         let mut endpoint = None;
         ResourceManager::create(|ctx| {
             let mut env = env;
@@ -337,9 +337,12 @@ impl ResourceManager {
         let am_resource = app.submission.am_resource;
         let now = crate::kernel::clock::now_epoch_ms();
         app.diagnostics = activated_diagnostics(now, am_resource);
-        self.sim.observe(RunEvent::AmAttemptStarted {
-            attempt: attempt_id.attempt_id,
-        });
+        self.sim.observe_app(
+            id,
+            RunEvent::AmAttemptStarted {
+                attempt: attempt_id.attempt_id,
+            },
+        );
         info!(
             self.env.log(),
             TARGET, "Registering app attempt : {attempt_id}"
@@ -639,10 +642,13 @@ impl ResourceManager {
         invalid: InvalidRequest,
     ) {
         let f = RpcFailure::new(invalid.class, invalid.message.clone());
-        self.sim.observe(RunEvent::ExecutorAsksRefused {
-            attempt: id.attempt_id,
-            exception: invalid.class,
-        });
+        self.sim.observe_app(
+            id.application_id,
+            RunEvent::ExecutorAsksRefused {
+                attempt: id.attempt_id,
+                exception: invalid.class,
+            },
+        );
         if let Ok(a) = self.attempt_mut(id) {
             a.invalid_ask = Some(invalid);
         }
@@ -744,11 +750,12 @@ impl ResourceManager {
         }
         // RMAppState FINISHING is reported as FINISHED until the AM container exits.
         self.set_state(id, State::Finished);
+        let user = self.apps.get(&id).map(|a| a.submission.user.clone());
         info!(
             self.env.log(),
             "yarn::RMAuditLogger",
             "USER={}\tOPERATION=Application Finished - {}\tTARGET=RMAppManager\tRESULT=SUCCESS\tAPPID={id}",
-            self.sim.config.user,
+            user.unwrap_or_default(),
             if req.final_status == Final::Succeeded {
                 "Succeeded"
             } else {
@@ -858,6 +865,12 @@ impl ResourceManager {
         let Some(app) = self.apps.get_mut(&attempt_id.application_id) else {
             return;
         };
+        self.sim.observe_app(
+            attempt_id.application_id,
+            RunEvent::AmContainerAllocated {
+                attempt: attempt_id.attempt_id,
+            },
+        );
         let launch_context = app.submission.am_container_spec.clone();
         app.diagnostics =
             "AM container is launched, waiting for AM container to Register with RM".into();
@@ -937,10 +950,13 @@ impl ResourceManager {
         _ctx: &mut Context<Self>,
     ) {
         let id = attempt_id.application_id;
-        self.sim.observe(RunEvent::AmContainerCompleted {
-            attempt: attempt_id.attempt_id,
-            exit_status: status.exit_status,
-        });
+        self.sim.observe_app(
+            id,
+            RunEvent::AmContainerCompleted {
+                attempt: attempt_id.attempt_id,
+                exit_status: status.exit_status,
+            },
+        );
         self.kill_attempt_containers(attempt_id, exit_status::KILLED_AFTER_APP_COMPLETION);
         self.scheduler.stop_attempt(attempt_id);
         // LeafQueue.finishApplicationAttempt runs activateApplications at once.

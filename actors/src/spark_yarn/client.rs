@@ -110,6 +110,7 @@ impl Client {
         ctx: &mut Context<Self>,
     ) {
         self.app_id = Some(app_id);
+        self.sim.register_application_id(app_id);
         if let Err(e) = self.verify_cluster_resources(max) {
             return self.fail_before_submit(e);
         }
@@ -390,7 +391,10 @@ impl Client {
             temp_dir: self.temp_dir.clone(),
         };
         *self.sim.outcome.borrow_mut() = Some(outcome);
-        System::current().stop();
+        // The run ends when the last of its applications has (one spark-submit, or a day's).
+        if self.sim.every_application_ended() {
+            System::current().stop();
+        }
     }
 }
 

@@ -1,5 +1,6 @@
-//! What every role of one simulation shares: the settings, the network, the seeded RNG, the
-//! client's final outcome and the run's counters for the recovery summary.
+//! What the roles of one simulation share: the cluster's part (`ClusterContext`: settings,
+//! network, faults, invariants) and each application's (`SimContext`: its settings and seeded
+//! RNG, the Client's final outcome, its AM and executors, its counters for the recovery summary).
 
 use crate::rpc::Dispatcher;
 use crate::world::config::SimConfig;
@@ -10,6 +11,8 @@ use sparkyard_messages::ids::ApplicationId;
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::records::{FinalApplicationStatus, YarnApplicationState};
 use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::{Rc, Weak};
 
 /// How the submission ended, as spark-submit's `Client.run()` saw it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,51 +33,80 @@ pub struct ClientOutcome {
 }
 
 /// Watches the run's events as they are reported (it must not send messages).
-pub type ObserverHook = std::rc::Rc<dyn Fn(&RunEvent)>;
+pub type ObserverHook = Rc<dyn Fn(&RunEvent)>;
 
-/// Shared by every actor of one run (single-threaded: plain RefCells).
-pub struct SimContext {
+/// What the whole cluster shares, whatever application runs on it: the cluster's settings, the
+/// network, the fault plan, the broken invariants, and which application each YARN application
+/// id is (the RM and the NodeManagers serve every application).
+pub struct ClusterContext {
+    /// The cluster's settings (nodes, YARN, costs, the RM; the first application's Spark
+    /// settings too, which no cluster role reads).
     pub config: SimConfig,
     pub dispatcher: Dispatcher,
-    pub rng: RefCell<ChaCha8Rng>,
-    pub outcome: RefCell<Option<ClientOutcome>>,
-    /// The run's record, fed by `observe`.
-    pub counters: RefCell<RunCounters>,
-    /// Who else watches the run's events (the scale bench's phase probe).
-    pub observer_hook: Option<ObserverHook>,
-    /// The SparkListener events of every driver (recorded only when an output needs them).
-    pub listener: crate::world::listener::ListenerBus,
     /// The fault plan and what fired.
     pub faults: crate::faults::FaultController,
     /// Invariants broken during the run.
     pub violations: crate::world::invariants::Violations,
+    /// Each application of the run, by its submission index (weak: the runner owns them).
+    apps: RefCell<Vec<Weak<SimContext>>>,
+    /// The YARN application id each application got, to its submission index.
+    app_ids: RefCell<BTreeMap<ApplicationId, usize>>,
+    /// Each NodeManager host's place in `config.nodes` (its address), built on first use.
+    host_index: std::cell::OnceCell<BTreeMap<String, usize>>,
+}
+
+/// One application of the run (one spark-submit): its own settings, how it ended, its AM and
+/// executors, its listener events and counters. Every role of the application (Client, AM,
+/// Driver, executors) holds it; what it does not own it reaches through the cluster (`Deref`).
+pub struct SimContext {
+    pub cluster: Rc<ClusterContext>,
+    /// The application's place in submission order (0 for the first).
+    pub index: usize,
+    /// The application's own random stream (ports, temp directory names), from its seed: its
+    /// draws do not depend on what other applications draw.
+    pub rng: RefCell<ChaCha8Rng>,
+    /// The application's settings (its Spark conf, user and program; the cluster's part is
+    /// the cluster's).
+    pub config: SimConfig,
+    pub outcome: RefCell<Option<ClientOutcome>>,
+    /// The application's record, fed by `observe`.
+    pub counters: RefCell<RunCounters>,
+    /// Who else watches the application's events (a replay's record, the scale bench's probe).
+    pub observer_hook: Option<ObserverHook>,
+    /// The invariants its roles check (its own ledger; what breaks joins the cluster's list).
+    pub violations: crate::world::invariants::Violations,
+    /// The SparkListener events of the application's drivers (recorded only when an output
+    /// needs them).
+    pub listener: crate::world::listener::ListenerBus,
     /// The AM attempt running now (1, 2, ...), for triggers and fault targets.
     pub current_attempt: std::cell::Cell<u32>,
     /// The current AM container and its host.
     pub am_container: RefCell<Option<(sparkyard_messages::ids::ContainerId, String)>>,
-    /// Executors launched: (attempt, executor id) -> (container, host); kept only when a planned
-    /// fault names an executor by id (`FaultController::names_executors`), its only use.
     /// The Client's distributed cache (`__spark_dist_cache__.properties` in the staging
     /// directory): what every executor's launch context localizes. Set at submission.
     pub dist_cache: RefCell<Option<std::sync::Arc<[sparkyard_messages::records::LocalResource]>>>,
     /// `spark.app.submitTime` as SparkSubmit sets it when missing (epoch ms), carried to the
     /// driver in `__spark_conf__.properties`. Set when the Client starts.
     pub submit_time_ms: std::cell::Cell<Option<u64>>,
-    pub executors: RefCell<
-        std::collections::BTreeMap<(u32, u32), (sparkyard_messages::ids::ContainerId, String)>,
-    >,
-    /// Where shuffle blocks are served (what a reduce task's fetch reaches).
+    /// Executors launched: (attempt, executor id) -> (container, host); kept only when a planned
+    /// fault names an executor by id (`FaultController::names_executors`), its only use.
+    pub executors: RefCell<BTreeMap<(u32, u32), (sparkyard_messages::ids::ContainerId, String)>>,
+    /// Where the application's shuffle blocks are served (what a reduce task's fetch reaches).
     pub block_servers: crate::world::block_servers::BlockServers,
-    /// Each NodeManager host's place in `config.nodes` (its address), built on first use.
-    host_index: std::cell::OnceCell<std::collections::BTreeMap<String, usize>>,
 }
 
-impl SimContext {
-    pub fn new(config: SimConfig, dispatcher: Dispatcher, record_events: bool) -> Self {
+impl std::ops::Deref for SimContext {
+    type Target = ClusterContext;
+    fn deref(&self) -> &ClusterContext {
+        &self.cluster
+    }
+}
+
+impl ClusterContext {
+    pub fn new(config: SimConfig, dispatcher: Dispatcher) -> Self {
         Self::with_faults(
             config,
             dispatcher,
-            record_events,
             crate::faults::FaultController::default(),
         )
     }
@@ -82,27 +114,81 @@ impl SimContext {
     pub fn with_faults(
         config: SimConfig,
         dispatcher: Dispatcher,
-        record_events: bool,
         faults: crate::faults::FaultController,
     ) -> Self {
-        let rng = RefCell::new(ChaCha8Rng::seed_from_u64(config.seed ^ 0x5eed_5eed));
-        SimContext {
+        ClusterContext {
             config,
             dispatcher,
-            rng,
-            outcome: RefCell::new(None),
-            counters: RefCell::new(RunCounters::default()),
-            observer_hook: None,
-            listener: crate::world::listener::ListenerBus::new(record_events),
             faults,
             violations: Default::default(),
+            apps: Default::default(),
+            app_ids: Default::default(),
+            host_index: Default::default(),
+        }
+    }
+
+    /// A new application of the run with its own settings, the next in submission order.
+    pub fn add_application(
+        self: &Rc<Self>,
+        config: SimConfig,
+        record_events: bool,
+        observer_hook: Option<ObserverHook>,
+    ) -> Rc<SimContext> {
+        let index = self.apps.borrow().len();
+        let rng = RefCell::new(ChaCha8Rng::seed_from_u64(config.seed ^ 0x5eed_5eed));
+        let app = Rc::new(SimContext {
+            cluster: self.clone(),
+            index,
+            rng,
+            config,
+            outcome: RefCell::new(None),
+            counters: RefCell::new(RunCounters::default()),
+            observer_hook,
+            violations: self.violations.for_application(),
+            listener: crate::world::listener::ListenerBus::new(record_events),
             current_attempt: std::cell::Cell::new(0),
             am_container: RefCell::new(None),
             dist_cache: RefCell::new(None),
             submit_time_ms: std::cell::Cell::new(None),
-            executors: RefCell::new(std::collections::BTreeMap::new()),
+            executors: RefCell::new(BTreeMap::new()),
             block_servers: Default::default(),
-            host_index: Default::default(),
+        });
+        self.apps.borrow_mut().push(Rc::downgrade(&app));
+        app
+    }
+
+    /// The application the RM gave `id` (its Client reported it), if it still runs.
+    pub fn application(&self, id: ApplicationId) -> Option<Rc<SimContext>> {
+        let index = *self.app_ids.borrow().get(&id)?;
+        self.apps.borrow().get(index)?.upgrade()
+    }
+
+    /// The application submitted `index`-th, if it still runs.
+    pub fn application_at(&self, index: usize) -> Option<Rc<SimContext>> {
+        self.apps.borrow().get(index)?.upgrade()
+    }
+
+    /// Whether every application of the run has its outcome (the run is over).
+    pub fn every_application_ended(&self) -> bool {
+        let apps = self.apps.borrow();
+        let ended = |a: &Weak<SimContext>| a.upgrade().is_none_or(|a| a.outcome.borrow().is_some());
+        apps.iter().all(ended)
+    }
+
+    /// What `read` finds in application `id`'s settings (the cluster's for an unknown one):
+    /// a NodeManager serves each container as its application's settings say.
+    pub fn application_config<T>(&self, id: ApplicationId, read: impl Fn(&SimConfig) -> T) -> T {
+        match self.application(id) {
+            Some(app) => read(&app.config),
+            None => read(&self.config),
+        }
+    }
+
+    /// What a cluster role (the RM) saw happen to application `id` goes to its record (the
+    /// Client registers the id before it submits, so every such event has its application).
+    pub fn observe_app(&self, id: ApplicationId, event: RunEvent) {
+        if let Some(app) = self.application(id) {
+            app.observe(event);
         }
     }
 
@@ -118,6 +204,14 @@ impl SimContext {
             None => crate::world::addresses::other_host_ip(host),
         }
     }
+}
+
+impl SimContext {
+    /// The Client reports the id the RM gave its application, so the cluster's roles (the
+    /// NodeManagers' launcher, the RM's reports) find the application by it.
+    pub fn register_application_id(&self, id: ApplicationId) {
+        self.cluster.app_ids.borrow_mut().insert(id, self.index);
+    }
 
     /// Whether a shuffle fetch from `server` gets an answer (`BlockServers::reachable`).
     pub fn block_server_reachable(
@@ -126,7 +220,7 @@ impl SimContext {
         shuffle_service_port: u16,
     ) -> bool {
         self.block_servers
-            .reachable(&self.dispatcher, server, shuffle_service_port)
+            .reachable(&self.cluster.dispatcher, server, shuffle_service_port)
     }
 
     /// A role reports what happened to the run's record (and to the hook, if any).

@@ -45,8 +45,20 @@ pub struct Violation {
 /// invariants are about.
 #[derive(Default)]
 pub struct Violations {
-    found: RefCell<Vec<Violation>>,
+    /// Shared by the cluster's checker and each application's (one list, in the order found).
+    found: std::rc::Rc<RefCell<Vec<Violation>>>,
     ledger: RefCell<Ledger>,
+}
+
+impl Violations {
+    /// A checker with a ledger of its own (one application's registrations and task outputs:
+    /// its executor ids and stages are its own) whose violations join this one's list.
+    pub fn for_application(&self) -> Violations {
+        Violations {
+            found: self.found.clone(),
+            ledger: Default::default(),
+        }
+    }
 }
 
 /// The checker's own counts, kept apart from every role's tables.

@@ -21,6 +21,8 @@ pub enum RunEvent {
     /// YARN reported the AM container of `attempt` completed with `exit_status` (what a
     /// killed AM has instead of an exit code of its own).
     AmContainerCompleted { attempt: u32, exit_status: i32 },
+    /// The RM allocated the AM container of `attempt` (the application leaves ACCEPTED).
+    AmContainerAllocated { attempt: u32 },
     /// The Client submitted the application to the ResourceManager under this id.
     ApplicationSubmitted(ApplicationId),
     /// The YarnAllocator launched an executor container.
@@ -261,6 +263,7 @@ impl RunCounters {
             RunEvent::TaskKilled => self.tasks_killed += 1,
             RunEvent::SparkContextStarted { .. }
             | RunEvent::SparkContextStopped { .. }
+            | RunEvent::AmContainerAllocated { .. }
             | RunEvent::Recovery(_) => {}
         }
     }

@@ -1,0 +1,557 @@
+//! `sparkyard replay-cluster`: many Spark event logs replayed together on one simulated YARN
+//! cluster, a day of the cluster. Each application is the single-log replay's (`simulate::
+//! prepare`: its program, its calibrated start-up, its recorded configuration), submitted at its
+//! recorded time by its recorded user to its recorded queue (`spark.yarn.queue`), all on one RM
+//! whose CapacityScheduler arbitrates between them, as Hadoop's Scheduler Load Simulator
+//! (`SLSRunner`) replays a trace of applications on one ResourceManager.
+
+use super::cluster_deadline::{COMMAND, Deadline, DeadlineOutcome, deadline_of, due_at_ms};
+use super::cluster_report::{
+    AppRow, AppTimes, DayReport, Held, QueueRow, SkippedLog, Utilisation, normalised, peak_mb,
+};
+use super::model::{self, Application};
+use super::simulate::{self, ReplayRun, ReplaySetup};
+use super::simulate::{FiredFault, Ran, SimOutcome};
+use crate::conf::cluster::{ClusterConfig, ClusterSource, load_cluster};
+use crate::error::UserError;
+use crate::runner::ClusterRunResult;
+use crate::runner::{ApplicationPlan, RunOptions};
+use crate::scenario::Scenario;
+use sparkyard_actors::faults::FaultController;
+use sparkyard_actors::kernel::clock;
+use sparkyard_actors::world::observer::RunEvent;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Spark's `spark.yarn.queue` (YARN's `default` when unset).
+const QUEUE_KEY: &str = "spark.yarn.queue";
+/// SparkSubmit's `spark.app.submitTime` (epoch ms), when the log records it.
+const SUBMIT_TIME_KEY: &str = "spark.app.submitTime";
+
+/// What a day's replay runs with besides the logs.
+pub struct DaySetup {
+    /// The cluster file (`--cluster`); else the scenario's cluster, else the embedded one.
+    pub cluster: Option<PathBuf>,
+    /// A scenario whose faults (and `[chaos]` faults, drawn from the seed) the day gets.
+    pub scenario: Option<Arc<Scenario>>,
+    pub seed: u64,
+    /// `--queue-map old=new`: a recorded queue the cluster lacks, submitted to another.
+    pub queue_map: BTreeMap<String, String>,
+    /// `--skip-bad`: a log that cannot be read is reported and left out.
+    pub skip_bad: bool,
+    /// `--deadline GLOB=WHEN`: which applications must end by when.
+    pub deadlines: Vec<Deadline>,
+}
+
+/// One application of the day, read from its log.
+pub struct DayLog {
+    pub path: String,
+    pub app: Application,
+    /// The queue it is submitted to (recorded, or mapped).
+    pub queue: String,
+    /// Its recorded submission, epoch ms (`spark.app.submitTime`, else its start).
+    pub submit_epoch_ms: u64,
+    /// The `--deadline` its name falls under.
+    pub deadline: Option<Deadline>,
+}
+
+/// A log read, by its path.
+#[derive(Clone)]
+pub struct ReadLog {
+    pub path: String,
+    pub app: Application,
+}
+
+/// The logs read, and those left out.
+pub struct ReadLogs {
+    pub logs: Vec<ReadLog>,
+    pub skipped: Vec<SkippedLog>,
+}
+
+/// `--queue-map old=new` values.
+pub fn parse_queue_map(words: &[String]) -> Result<BTreeMap<String, String>, UserError> {
+    words
+        .iter()
+        .map(|w| match w.split_once('=') {
+            Some((old, new)) if !old.is_empty() && !new.is_empty() => {
+                Ok((old.to_string(), new.to_string()))
+            }
+            _ => Err(UserError::file(COMMAND, format!(
+                "--queue-map {w}: expected OLD=NEW (a recorded queue and the cluster's queue to submit to instead)"
+            ))),
+        })
+        .collect()
+}
+
+/// The event logs the inputs name: a file or a rolling log directory (`eventlog_v2_*`) as it
+/// is, any other directory's logs in name order (its files and rolling log directories; hidden
+/// entries and other directories left out).
+pub fn log_paths(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, UserError> {
+    let mut out = Vec::new();
+    for input in inputs {
+        if !input.is_dir() || is_rolling_log(input) {
+            out.push(input.clone());
+            continue;
+        }
+        let entries = std::fs::read_dir(input)
+            .map_err(|e| UserError::file(input.display().to_string(), e.to_string()))?;
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| !hidden(p) && (!p.is_dir() || is_rolling_log(p)))
+            .collect();
+        if found.is_empty() {
+            return Err(UserError::file(
+                input.display().to_string(),
+                "the directory holds no event log",
+            ));
+        }
+        found.sort();
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+fn is_rolling_log(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name.starts_with("eventlog_v2_")
+}
+
+fn hidden(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name.starts_with('.')
+}
+
+/// Reads every log: an unreadable one, or a second log of an application id, is an error that
+/// names the file (with `skip_bad`, it is reported and left out).
+pub fn read_logs(paths: &[PathBuf], skip_bad: bool) -> Result<ReadLogs, UserError> {
+    let mut read = Vec::new();
+    let mut skipped = Vec::new();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for path in paths {
+        let label = path.display().to_string();
+        // The reader's errors name the file already.
+        let found = model::load(path).and_then(|app| match seen.get(&app.app_id) {
+            Some(first) => Err(UserError::file(
+                label.clone(),
+                format!(
+                    "a second log of application {} (the first is {first})",
+                    app.app_id
+                ),
+            )),
+            None => Ok(app),
+        });
+        match found {
+            Ok(app) => {
+                seen.insert(app.app_id.clone(), label.clone());
+                read.push(ReadLog { path: label, app });
+            }
+            Err(e) if skip_bad => skipped.push(SkippedLog {
+                path: label,
+                error: e.to_string(),
+            }),
+            Err(e) => return Err(e),
+        }
+    }
+    if read.is_empty() {
+        return Err(UserError::file(COMMAND, "no event log could be read"));
+    }
+    Ok(ReadLogs {
+        logs: read,
+        skipped,
+    })
+}
+
+/// The cluster the day runs on, and where it came from.
+pub struct DayCluster {
+    pub config: ClusterConfig,
+    /// Its file, the scenario's `[cluster]` or the embedded one.
+    pub label: String,
+}
+
+/// The cluster the day runs on: `--cluster`, else the scenario's, else the embedded one.
+pub fn day_cluster(setup: &DaySetup) -> Result<DayCluster, UserError> {
+    let (config, label) = match (&setup.cluster, &setup.scenario) {
+        (Some(path), _) => (
+            load_cluster(ClusterSource::Path(path.clone()))?,
+            path.display().to_string(),
+        ),
+        (None, Some(s)) => (s.cluster.clone(), "the scenario's [cluster]".into()),
+        (None, None) => (
+            load_cluster(ClusterSource::Embedded)?,
+            "the embedded cluster".into(),
+        ),
+    };
+    Ok(DayCluster { config, label })
+}
+
+/// Each application's queue: its recorded `spark.yarn.queue` (`default` when unset), mapped.
+/// A queue the cluster lacks is an error naming it and the logs that use it.
+pub fn assign_queues(
+    logs: Vec<ReadLog>,
+    cluster: &ClusterConfig,
+    map: &BTreeMap<String, String>,
+) -> Result<Vec<DayLog>, UserError> {
+    let mut missing: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut day = Vec::new();
+    for ReadLog { path, app } in logs {
+        let recorded = app
+            .config
+            .properties
+            .get(QUEUE_KEY)
+            .map_or("default", |q| q.as_str());
+        let queue = map
+            .get(recorded)
+            .map_or(recorded, |q| q.as_str())
+            .to_string();
+        if cluster.yarn.queue(&queue).is_none() {
+            missing.entry(queue.clone()).or_default().push(path.clone());
+        }
+        let submit_epoch_ms = app
+            .config
+            .properties
+            .get(SUBMIT_TIME_KEY)
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(app.start_ms);
+        day.push(DayLog {
+            path,
+            app,
+            queue,
+            submit_epoch_ms,
+            deadline: None,
+        });
+    }
+    if let Some((queue, paths)) = missing.into_iter().next() {
+        let known: Vec<&str> = cluster
+            .yarn
+            .queues
+            .iter()
+            .map(|q| q.name.as_str())
+            .collect();
+        return Err(UserError::file(
+            COMMAND,
+            format!(
+                "queue '{queue}' is not a queue of the cluster (its queues: {}); used by {}; give the cluster that queue or map it with --queue-map {queue}=QUEUE",
+                known.join(", "),
+                paths.join(", ")
+            ),
+        ));
+    }
+    Ok(day)
+}
+
+/// Replays the day's logs together and reports.
+pub fn replay_cluster(inputs: &[PathBuf], setup: &DaySetup) -> Result<DayReport, UserError> {
+    let paths = log_paths(inputs)?;
+    let ReadLogs { logs, skipped } = read_logs(&paths, setup.skip_bad)?;
+    let DayCluster {
+        config: cluster,
+        label: cluster_label,
+    } = day_cluster(setup)?;
+    let mut day = assign_queues(logs, &cluster, &setup.queue_map)?;
+    // Submission order: the RM numbers the applications in it (application_<ts>_0001, ...).
+    day.sort_by_key(|d| d.submit_epoch_ms);
+    for d in &mut day {
+        d.deadline = deadline_of(&setup.deadlines, &d.app.app_name, &d.path)?.cloned();
+    }
+    let first_submit = day.iter().map(|d| d.submit_epoch_ms).min().unwrap_or(0);
+    let interval = cluster.yarn.nm_heartbeat_interval_ms.max(1);
+    let mut runs = Vec::new();
+    for d in &day {
+        let offset = submit_offset_ms(d.submit_epoch_ms - first_submit, interval);
+        runs.push(prepare_application(d, &cluster, setup, offset)?);
+    }
+    let ran = run_day(&runs, setup)?;
+    Ok(build(
+        &day,
+        &runs,
+        &ran,
+        DayContext {
+            cluster: &cluster,
+            cluster_label,
+            seed: setup.seed,
+            skipped,
+            first_submit_epoch_ms: first_submit,
+        },
+    ))
+}
+
+/// When an application's spark-submit starts, ms after the first's: its recorded offset,
+/// rounded down to the NodeManagers' heartbeat interval so it meets their heartbeats at the
+/// phase its single replay does (containers are allocated on heartbeats), which keeps an
+/// application that nothing delays exactly as long as its single replay.
+pub fn submit_offset_ms(recorded_ms: u64, heartbeat_interval_ms: u64) -> u64 {
+    recorded_ms - recorded_ms % heartbeat_interval_ms.max(1)
+}
+
+/// One application of the day, put together as its single replay is, waiting to run.
+pub struct DayRun {
+    pub run: ReplayRun,
+    /// When its spark-submit starts, virtual ms after the cluster started.
+    pub submit_at_ms: u64,
+    /// When the day's YARN facts about it happened.
+    pub times: Rc<RefCell<AppTimes>>,
+}
+
+/// The single replay's preparation of `d` (program, calibrated start-up) on the day's
+/// cluster, under the day's seed, submitted to its queue by its recorded user.
+fn prepare_application(
+    d: &DayLog,
+    cluster: &ClusterConfig,
+    setup: &DaySetup,
+    submit_at_ms: u64,
+) -> Result<DayRun, UserError> {
+    let mut submit = simulate::user_submit_args::<&str>(&[])?;
+    submit.sim.seed = setup.seed;
+    submit.queue = Some(d.queue.clone());
+    let replay = ReplaySetup {
+        submit,
+        scenario: None,
+    };
+    let named = |e: UserError| UserError::file(d.path.clone(), e.to_string());
+    let prepared = simulate::prepare_on(&d.app, &replay, |c| {
+        *c = cluster.clone();
+        Ok(())
+    })
+    .map_err(named)?;
+    let options = RunOptions {
+        capture_logs: false,
+        trace: false,
+        ..RunOptions::default()
+    };
+    let mut run = ReplayRun::build(&prepared, setup.seed, options, FaultController::default())
+        .map_err(named)?;
+    if !d.app.user.is_empty() {
+        run.prepared.config.user = d.app.user.clone();
+    }
+    let times = Rc::new(RefCell::new(AppTimes::default()));
+    let record = run.prepared.options.observer.take();
+    let sink = times.clone();
+    run.prepared.options.observer = Some(Rc::new(move |e: &RunEvent| {
+        if let Some(record) = &record {
+            record(e);
+        }
+        sink.borrow_mut().apply(e, clock::now_ms());
+    }));
+    Ok(DayRun {
+        run,
+        submit_at_ms,
+        times,
+    })
+}
+
+/// Runs the day's applications on one cluster (the first application's settings of it; the
+/// cluster part is the same for all), faults from the scenario.
+fn run_day(
+    runs: &[DayRun],
+    setup: &DaySetup,
+) -> Result<crate::runner::ClusterRunResult, UserError> {
+    let (faults, deadline) = match &setup.scenario {
+        Some(s) => s.fault_plan(setup.seed)?,
+        None => (FaultController::default(), None),
+    };
+    let last_submit = runs.iter().map(|r| r.submit_at_ms).max().unwrap_or(0);
+    let mut options = RunOptions {
+        seed: setup.seed,
+        capture_logs: false,
+        trace: false,
+        ..RunOptions::default()
+    };
+    options.deadline_ms = deadline.unwrap_or(last_submit + options.deadline_ms);
+    let plans: Vec<ApplicationPlan> = runs
+        .iter()
+        .map(|r| ApplicationPlan {
+            config: r.run.prepared.config.clone(),
+            submit_at_ms: r.submit_at_ms,
+            record_events: false,
+            observer: r.run.prepared.options.observer.clone(),
+        })
+        .collect();
+    let cluster = plans[0].config.clone();
+    crate::runner::run_cluster(cluster, plans, &options, faults)
+}
+
+/// What the report needs of the day besides its logs and runs.
+pub struct DayContext<'a> {
+    pub cluster: &'a ClusterConfig,
+    pub cluster_label: String,
+    pub seed: u64,
+    pub skipped: Vec<SkippedLog>,
+    /// The day's first recorded submission, epoch ms (a deadline's time of day is on its clock).
+    pub first_submit_epoch_ms: u64,
+}
+
+/// Builds the report from the day's logs, its prepared runs and what the run left.
+pub fn build(
+    days: &[DayLog],
+    runs: &[DayRun],
+    ran: &ClusterRunResult,
+    ctx: DayContext,
+) -> DayReport {
+    let outcomes: Vec<SimOutcome> = runs
+        .iter()
+        .zip(&ran.applications)
+        .map(|(r, a)| {
+            let left = Ran {
+                outcome: &a.outcome,
+                counters: &a.counters,
+                end_ms: a.end_ms,
+                violations: &[],
+                faults_fired: &[],
+                faults_unfired: &[],
+            };
+            let record = r.run.record.borrow().clone();
+            simulate::outcome_of(&r.run.spark, record, ctx.seed, &left, Vec::new())
+        })
+        .collect();
+    let applications: Vec<AppRow> = days
+        .iter()
+        .zip(runs)
+        .zip(&outcomes)
+        .zip(&ran.applications)
+        .map(|(((d, r), o), a)| {
+            let mut row = app_row(d, r, o, a);
+            row.deadline = d.deadline.as_ref().map(|dl| {
+                let due_at_ms = due_at_ms(dl, ctx.first_submit_epoch_ms, r.submit_at_ms);
+                DeadlineOutcome {
+                    deadline: dl.text.clone(),
+                    due_at_ms,
+                    met: a.end_ms <= due_at_ms,
+                }
+            });
+            row
+        })
+        .collect();
+    let first = runs.iter().map(|r| r.submit_at_ms).min().unwrap_or(0);
+    let day_ms = ran.end_ms.saturating_sub(first);
+    let c = ctx.cluster;
+    let memory: u64 = c.nodes.iter().map(|n| n.memory_mb).sum();
+    let vcores: u64 = c.nodes.iter().map(|n| u64::from(n.vcores)).sum();
+    let busy_core_ms: f64 = outcomes.iter().map(|o| o.record.busy_core_ms).sum();
+    let available = vcores as f64 * day_ms as f64;
+    DayReport {
+        cluster: ctx.cluster_label,
+        nodes: c.nodes.len(),
+        cluster_memory_mb: memory,
+        cluster_vcores: vcores,
+        seed: ctx.seed,
+        queues: queue_rows(c, memory, days, runs, &outcomes, ran),
+        applications,
+        utilisation: Utilisation {
+            busy_core_hours: busy_core_ms / 3_600_000.0,
+            available_core_hours: available / 3_600_000.0,
+            percent: if available > 0.0 {
+                100.0 * busy_core_ms / available
+            } else {
+                0.0
+            },
+        },
+        day_ms,
+        skipped: ctx.skipped,
+        violations: ran
+            .violations
+            .iter()
+            .map(|v| format!("{}: {}", v.invariant, v.detail))
+            .collect(),
+        faults_fired: ran.faults_fired.iter().map(FiredFault::from).collect(),
+    }
+}
+
+fn app_row(d: &DayLog, r: &DayRun, o: &SimOutcome, a: &crate::runner::ApplicationResult) -> AppRow {
+    let times = r.times.borrow();
+    let accepted_ms = match (times.submitted_ms, times.am_allocated_ms) {
+        (Some(s), Some(at)) => Some(at.saturating_sub(s)),
+        _ => None,
+    };
+    AppRow {
+        path: d.path.clone(),
+        app_id: d.app.app_id.clone(),
+        yarn_app_id: a.outcome.application_id.map(|id| id.to_string()),
+        name: d.app.app_name.clone(),
+        user: r.run.prepared.config.user.clone(),
+        queue: d.queue.clone(),
+        submitted_at_ms: r.submit_at_ms,
+        recorded_ms: d.app.duration_ms(),
+        simulated_ms: o.app_ms,
+        accepted_ms,
+        executor_wait_ms: o.record.registration_offsets_ms.iter().min().copied(),
+        outcome: o.final_state.clone(),
+        failure: o.failure.clone(),
+        not_run: o.not_run.clone(),
+        deadline: None,
+    }
+}
+
+/// What application `o` held over time: its AM container from allocation to completion, its
+/// executors' containers while registered.
+fn held_by(c: &ClusterConfig, r: &DayRun, o: &SimOutcome, end_ms: u64) -> Vec<Held> {
+    let min = c.yarn.minimum_allocation_mb;
+    let mut steps = Vec::new();
+    let times = r.times.borrow();
+    if let Some(at) = times.am_allocated_ms {
+        let am = normalised(r.run.spark.am_container_memory_mb(), min);
+        steps.push(Held {
+            at_ms: at,
+            delta_mb: am,
+        });
+        let until = times.am_completed_ms.unwrap_or(end_ms);
+        steps.push(Held {
+            at_ms: until,
+            delta_mb: -am,
+        });
+    }
+    let each = normalised(o.container_memory_mb, min);
+    let mut before = 0i64;
+    for &(at_ms, running) in &o.record.executors_running {
+        let now = i64::from(running);
+        steps.push(Held {
+            at_ms,
+            delta_mb: (now - before) * each,
+        });
+        before = now;
+    }
+    steps.push(Held {
+        at_ms: end_ms,
+        delta_mb: -before * each,
+    });
+    steps
+}
+
+fn queue_rows(
+    c: &ClusterConfig,
+    memory: u64,
+    days: &[DayLog],
+    runs: &[DayRun],
+    outcomes: &[SimOutcome],
+    ran: &ClusterRunResult,
+) -> Vec<QueueRow> {
+    c.yarn
+        .queues
+        .iter()
+        .map(|q| {
+            let members: Vec<usize> = (0..days.len())
+                .filter(|&i| days[i].queue == q.name)
+                .collect();
+            let steps: Vec<Held> = members
+                .iter()
+                .flat_map(|&i| held_by(c, &runs[i], &outcomes[i], ran.applications[i].end_ms))
+                .collect();
+            let guaranteed_mb = (memory as f64 * q.capacity / 100.0) as u64;
+            let peak_used_mb = peak_mb(steps);
+            QueueRow {
+                name: q.name.clone(),
+                capacity_percent: q.capacity,
+                guaranteed_mb,
+                applications: members.len(),
+                peak_used_mb,
+                peak_percent_of_guaranteed: if guaranteed_mb > 0 {
+                    100.0 * peak_used_mb as f64 / guaranteed_mb as f64
+                } else {
+                    0.0
+                },
+            }
+        })
+        .collect()
+}

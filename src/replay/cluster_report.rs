@@ -1,0 +1,298 @@
+//! `sparkyard replay-cluster`'s report: per application its recorded and simulated time, its
+//! time ACCEPTED (YARN's queue wait: submitted to its AM container's allocation) and its wait
+//! for executors; per queue its applications and peak memory held against its guaranteed
+//! capacity (the CapacityScheduler's `capacity`); the cluster's utilisation. A typed record,
+//! printed as a table or as JSON (`--json`).
+
+use super::simulate::FiredFault;
+use serde::Serialize;
+use sparkyard_actors::world::observer::RunEvent;
+use std::fmt::Write as _;
+
+/// A log left out with `--skip-bad`, and why.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SkippedLog {
+    pub path: String,
+    pub error: String,
+}
+
+/// When the YARN facts of one application happened, virtual ms since the cluster started.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AppTimes {
+    /// The Client submitted it to the RM (`submitApplication`).
+    pub submitted_ms: Option<u64>,
+    /// The RM allocated its first AM container (it left ACCEPTED).
+    pub am_allocated_ms: Option<u64>,
+    /// Its last AM container completed.
+    pub am_completed_ms: Option<u64>,
+}
+
+impl AppTimes {
+    /// Folds one of the application's events in, at `now`.
+    pub fn apply(&mut self, e: &RunEvent, now: u64) {
+        match e {
+            RunEvent::ApplicationSubmitted(_) => {
+                self.submitted_ms.get_or_insert(now);
+            }
+            RunEvent::AmContainerAllocated { .. } => {
+                self.am_allocated_ms.get_or_insert(now);
+            }
+            RunEvent::AmContainerCompleted { .. } => self.am_completed_ms = Some(now),
+            _ => {}
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DayReport {
+    /// Where the cluster came from (its file, the scenario's, the embedded one).
+    pub cluster: String,
+    pub nodes: usize,
+    pub cluster_memory_mb: u64,
+    pub cluster_vcores: u64,
+    pub seed: u64,
+    /// In submission order.
+    pub applications: Vec<AppRow>,
+    pub queues: Vec<QueueRow>,
+    pub utilisation: Utilisation,
+    /// When the last application ended, ms after the first was submitted.
+    pub day_ms: u64,
+    /// Logs left out (`--skip-bad`), each with why.
+    pub skipped: Vec<SkippedLog>,
+    /// Invariants the run broke (none in a healthy simulation).
+    pub violations: Vec<String>,
+    /// The scenario's faults that fired, with their times and targets.
+    pub faults_fired: Vec<FiredFault>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct AppRow {
+    pub path: String,
+    /// The recorded application id.
+    pub app_id: String,
+    /// The id the simulated RM gave it (application_<clusterTs>_NNNN, in submission order).
+    pub yarn_app_id: Option<String>,
+    pub name: String,
+    pub user: String,
+    pub queue: String,
+    /// When its spark-submit started, ms after the first's.
+    pub submitted_at_ms: u64,
+    /// ApplicationStart to ApplicationEnd: recorded, and simulated as its event log would show.
+    pub recorded_ms: u64,
+    pub simulated_ms: u64,
+    /// Time ACCEPTED: submitted to the RM until its AM container was allocated.
+    pub accepted_ms: Option<u64>,
+    /// From its SparkContext's start to its first executor's registration.
+    pub executor_wait_ms: Option<u64>,
+    /// The final YARN state/status (`FINISHED/SUCCEEDED`), or NOT-SUBMITTED.
+    pub outcome: String,
+    /// Why it did not succeed (spark-submit's exception and YARN's diagnostics).
+    pub failure: Option<String>,
+    /// Why the simulation could not run it at all (Spark's or YARN's reason).
+    pub not_run: Option<String>,
+    /// Its `--deadline` and whether its client returned by then.
+    pub deadline: Option<super::cluster_deadline::DeadlineOutcome>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct QueueRow {
+    pub name: String,
+    /// `capacity`, percent of the cluster.
+    pub capacity_percent: f64,
+    /// Its guaranteed share of the cluster's memory, MiB.
+    pub guaranteed_mb: u64,
+    pub applications: usize,
+    /// The most memory its applications held at once (AM containers and registered
+    /// executors' containers, rounded as YARN normalises them), MiB.
+    pub peak_used_mb: u64,
+    /// `peak_used_mb` over `guaranteed_mb`, percent (above 100: it borrowed idle capacity).
+    pub peak_percent_of_guaranteed: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Utilisation {
+    /// Task time x task cpus over every application, core-hours.
+    pub busy_core_hours: f64,
+    /// The cluster's vcores over the day, core-hours.
+    pub available_core_hours: f64,
+    /// `busy_core_hours` over `available_core_hours`, percent.
+    pub percent: f64,
+}
+
+/// A step of a queue's memory held: at `at_ms`, `delta_mb` more (or less).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Held {
+    pub at_ms: u64,
+    pub delta_mb: i64,
+}
+
+/// YARN's normalisation of a request: up to a multiple of the minimum allocation.
+pub fn normalised(mb: u64, minimum_mb: u64) -> i64 {
+    let step = minimum_mb.max(1);
+    (mb.div_ceil(step) * step) as i64
+}
+
+/// The most held at once over `steps` (releases at an instant counted before allocations).
+pub fn peak_mb(mut steps: Vec<Held>) -> u64 {
+    steps.sort();
+    let (mut now, mut peak) = (0i64, 0i64);
+    for s in steps {
+        now += s.delta_mb;
+        peak = peak.max(now);
+    }
+    peak.max(0) as u64
+}
+
+fn deadline_text(a: &AppRow) -> &'static str {
+    match &a.deadline {
+        None => "-",
+        Some(d) if d.met => "met",
+        Some(_) => "MISSED",
+    }
+}
+
+fn secs(ms: u64) -> String {
+    format!("{:.1}s", ms as f64 / 1000.0)
+}
+
+fn opt_secs(ms: Option<u64>) -> String {
+    ms.map_or_else(|| "-".into(), secs)
+}
+
+/// The report as a table.
+pub fn table(r: &DayReport) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "replay-cluster: {} application(s) on {} node(s) ({} MiB, {} vcores; {}), seed {}",
+        r.applications.len(),
+        r.nodes,
+        r.cluster_memory_mb,
+        r.cluster_vcores,
+        r.cluster,
+        r.seed
+    );
+    let _ = writeln!(
+        o,
+        "\n{:<3} {:<30} {:<10} {:<10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8}  outcome",
+        "#",
+        "application",
+        "user",
+        "queue",
+        "submit",
+        "recorded",
+        "simulated",
+        "accepted",
+        "exec wait",
+        "deadline"
+    );
+    for (i, a) in r.applications.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "{:<3} {:<30} {:<10} {:<10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8}  {}",
+            i + 1,
+            a.yarn_app_id.as_deref().unwrap_or(&a.app_id),
+            a.user,
+            a.queue,
+            secs(a.submitted_at_ms),
+            secs(a.recorded_ms),
+            secs(a.simulated_ms),
+            opt_secs(a.accepted_ms),
+            opt_secs(a.executor_wait_ms),
+            deadline_text(a),
+            a.outcome
+        );
+    }
+    let _ = writeln!(o, "\n(logs, in that order:)");
+    for (i, a) in r.applications.iter().enumerate() {
+        let _ = writeln!(o, "{:<3} {} ({}, {})", i + 1, a.path, a.app_id, a.name);
+        if let Some(why) = a.not_run.as_ref().or(a.failure.as_ref()) {
+            let _ = writeln!(o, "    {why}");
+        }
+    }
+    let _ = writeln!(
+        o,
+        "\n{:<12} {:>9} {:>14} {:>5} {:>14} {:>12}",
+        "queue", "capacity", "guaranteed", "apps", "peak held", "of guarantee"
+    );
+    for q in &r.queues {
+        let _ = writeln!(
+            o,
+            "{:<12} {:>8.1}% {:>10} MiB {:>5} {:>10} MiB {:>11.1}%",
+            q.name,
+            q.capacity_percent,
+            q.guaranteed_mb,
+            q.applications,
+            q.peak_used_mb,
+            q.peak_percent_of_guaranteed
+        );
+    }
+    let u = &r.utilisation;
+    let _ = writeln!(
+        o,
+        "\nday: {}; cluster utilisation {:.1}% ({:.3} busy core-hours of {:.3})",
+        secs(r.day_ms),
+        u.percent,
+        u.busy_core_hours,
+        u.available_core_hours
+    );
+    let with: Vec<_> = r
+        .applications
+        .iter()
+        .filter_map(|a| a.deadline.as_ref())
+        .collect();
+    if !with.is_empty() {
+        let missed = with.iter().filter(|d| !d.met).count();
+        let _ = writeln!(o, "deadlines: {} met, {missed} missed", with.len() - missed);
+    }
+    for s in &r.skipped {
+        let _ = writeln!(o, "skipped {}: {}", s.path, s.error);
+    }
+    for f in &r.faults_fired {
+        let _ = writeln!(o, "fault at {}: {}", secs(f.at_ms), f.label);
+    }
+    for v in &r.violations {
+        let _ = writeln!(o, "violation: {v}");
+    }
+    o
+}
+
+/// The report as JSON.
+pub fn json(r: &DayReport) -> String {
+    serde_json::to_string_pretty(r).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_peak_counts_a_release_before_an_allocation_at_the_same_instant() {
+        let steps = vec![
+            Held {
+                at_ms: 0,
+                delta_mb: 1024,
+            },
+            Held {
+                at_ms: 10,
+                delta_mb: 2048,
+            },
+            Held {
+                at_ms: 10,
+                delta_mb: -1024,
+            },
+            Held {
+                at_ms: 20,
+                delta_mb: -2048,
+            },
+        ];
+        assert_eq!(peak_mb(steps), 2048);
+    }
+
+    #[test]
+    fn yarn_rounds_a_container_up_to_the_minimum_allocation() {
+        // SchedulerUtils.normalizeResource: a multiple of yarn.scheduler.minimum-allocation-mb.
+        assert_eq!(normalised(1408, 1024), 2048);
+        assert_eq!(normalised(1024, 1024), 1024);
+    }
+}
