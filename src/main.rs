@@ -674,15 +674,18 @@ fn sweep(cmd: SweepCommand) -> Result<ExitCode, UserError> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let whole = shard.unwrap_or(Shard { index: 1, count: 1 });
+    let json = cmd.json || shard.is_some();
     let config = SweepConfig {
         jobs,
         expect: cmd.expect,
         progress: !cmd.no_progress,
+        // Only the JSON lines show fingerprints.
+        fingerprints: json,
     };
     let reports = sparkyard::sweep::sweep_with(&scenario, whole.part(&seeds), &config)?;
     let file = shell_quote(&cmd.file.display().to_string());
     let (text, broken) = sparkyard::sweep::report_with(&file, &reports);
-    if cmd.json || shard.is_some() {
+    if json {
         let header = SweepHeader {
             scenario: file,
             seeds: [seeds.start, seeds.end],

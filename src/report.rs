@@ -7,6 +7,7 @@ use sparkyard_actors::kernel::clock;
 use sparkyard_actors::kernel::logs::{Level, format_line};
 use sparkyard_actors::world::observer::{LossDeclaredBy, RemovalCause};
 use sparkyard_messages::records::RpcFailure;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -55,8 +56,10 @@ pub fn closing_stderr(result: &RunResult, quiet: bool) -> String {
 
 /// Removes what an earlier run with the same application id left under
 /// `<dir>/<host>/userlogs/<appId>/` (every host), so a rerun never mixes its containers with
-/// older ones; returns the directories it removed, for the console notice. (Application ids
-/// repeat because the cluster timestamp is the cluster file's `start_time_ms`.)
+/// older ones; returns the directories it replaced, for the console notice. (Application ids
+/// repeat because the cluster timestamp is the cluster file's `start_time_ms`.) A container
+/// directory this run writes again is kept for [`write_logs`] to overwrite: removing and
+/// recreating a hundred directories cost more than the whole run on a busy disk.
 pub fn clear_previous_logs(result: &RunResult, dir: &Path) -> io::Result<Vec<PathBuf>> {
     let Some(app) = result.outcome.application_id else {
         return Ok(Vec::new());
@@ -69,15 +72,49 @@ pub fn clear_previous_logs(result: &RunResult, dir: &Path) -> io::Result<Vec<Pat
         .filter(|p| p.is_dir())
         .collect();
     hosts.sort();
+    let app = app.to_string();
+    let rewritten: BTreeSet<PathBuf> = result
+        .logs
+        .outputs()
+        .iter()
+        .filter_map(|(key, out)| Some(container_dir(dir, out.host.as_deref()?, &app, key)))
+        .collect();
     let mut removed = Vec::new();
     for host in hosts {
-        let old = host.join("userlogs").join(app.to_string());
+        let old = host.join("userlogs").join(&app);
         if old.is_dir() {
-            std::fs::remove_dir_all(&old)?;
+            remove_all_but(&old, |p| rewritten.contains(p) && p.is_dir())?;
+            if !rewritten.iter().any(|c| c.starts_with(&old)) {
+                std::fs::remove_dir(&old)?;
+            }
             removed.push(old);
         }
     }
     Ok(removed)
+}
+
+/// `<dir>/<host>/userlogs/<appId>/<containerId>/`: where a container's files go.
+fn container_dir(dir: &Path, host: &str, app: &str, container: &str) -> PathBuf {
+    dir.join(host).join("userlogs").join(app).join(container)
+}
+
+/// The files [`write_logs`] writes in a container's directory.
+const CONTAINER_FILES: [&str; 3] = ["stdout", "stderr", "launch_container.sh"];
+
+/// Removes every entry of `dir` (files and whole directories) but those `keep` names.
+fn remove_all_but(dir: &Path, keep: impl Fn(&Path) -> bool) -> io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if keep(&path) {
+            continue;
+        }
+        if path.is_dir() {
+            std::fs::remove_dir_all(&path)?;
+        } else {
+            std::fs::remove_file(&path)?;
+        }
+    }
+    Ok(())
 }
 
 /// The console notice for [`clear_previous_logs`].
@@ -107,11 +144,16 @@ pub fn write_logs(result: &RunResult, dir: &Path) -> io::Result<Option<PathBuf>>
     let mut written = false;
     for (key, out) in result.logs.outputs() {
         if let Some(host) = &out.host {
-            let cdir = dir.join(host).join("userlogs").join(&app).join(key);
-            if cdir.exists() {
-                std::fs::remove_dir_all(&cdir)?;
+            let cdir = container_dir(dir, host, &app, key);
+            if cdir.is_dir() {
+                // An earlier run's directory: its files are overwritten, anything else goes.
+                remove_all_but(&cdir, |p| {
+                    p.file_name()
+                        .is_some_and(|n| CONTAINER_FILES.iter().any(|f| n == *f))
+                })?;
+            } else {
+                std::fs::create_dir_all(&cdir)?;
             }
-            std::fs::create_dir_all(&cdir)?;
             std::fs::write(cdir.join("stdout"), &out.stdout)?;
             std::fs::write(cdir.join("stderr"), &out.stderr)?;
             // The NodeManager wrote the script (hadoop_yarn::node_manager); what is left of
@@ -487,6 +529,30 @@ pub fn recovery(result: &RunResult, fired: &[crate::scenario::FiredFault]) -> St
 
 #[cfg(test)]
 mod tests {
+    // A rewritten container directory keeps only the files about to be overwritten; whatever
+    // else an earlier run (or anyone) left in it goes, directories included.
+    #[test]
+    fn only_the_kept_entries_stay() {
+        let dir = std::env::temp_dir().join(format!("sparkyard-keep-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("old-dir/inner")).expect("mkdir");
+        for f in ["stdout", "stderr", "prelaunch.out", "old-dir/inner/x"] {
+            std::fs::write(dir.join(f), "earlier").expect("write");
+        }
+        super::remove_all_but(&dir, |p| {
+            p.file_name()
+                .is_some_and(|n| super::CONTAINER_FILES.iter().any(|f| n == *f))
+        })
+        .expect("clears");
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .expect("lists")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["stderr", "stdout"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn a_big_sparkpi_says_where_its_time_goes() {
         let args = |a: &str| vec![a.to_string()];

@@ -100,6 +100,9 @@ pub struct RunOptions {
     pub seed: u64,
     pub capture_logs: bool,
     pub trace: bool,
+    /// Keep the trace's events (with `trace`); without, the run makes only the fingerprint
+    /// (a sweep's seeds, shrink's probes: nothing of theirs reads the events).
+    pub keep_trace: bool,
     /// Virtual time after which a run that has not ended is a hang, ms.
     pub deadline_ms: u64,
     /// Record the SparkListener events (the event log needs them).
@@ -121,6 +124,7 @@ impl Default for RunOptions {
             seed: crate::conf::submit::DEFAULT_SEED,
             capture_logs: true,
             trace: true,
+            keep_trace: true,
             // A day of virtual time: a run still going then is a hang (as real Spark would be).
             deadline_ms: 24 * 3_600_000,
             record_events: false,
@@ -189,8 +193,13 @@ pub fn run_cluster(
     let epoch = cluster.rm_start_time_ms;
     let latency = cluster.costs.network_latency_ms;
     let logs = Rc::new(RefCell::new(LogStore::new(opts.capture_logs)));
+    let trace = if opts.trace && !opts.keep_trace {
+        Trace::fingerprint_only()
+    } else {
+        Trace::new(opts.trace)
+    };
     let dispatcher = Dispatcher::new(
-        Trace::new(opts.trace),
+        trace,
         FaultInjector::new(opts.seed, Vec::new()),
         logs.clone(),
         latency,

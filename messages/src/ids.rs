@@ -108,7 +108,7 @@ impl fmt::Display for ExecutorId {
 
 impl fmt::Display for TaskId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
+        f.write_str(crate::jvm_text::Decimal::new(self.0).as_str())
     }
 }
 

@@ -5,6 +5,34 @@
 //! the same way (issue 29 item 5). Pure functions; the tests take their expected texts from a
 //! JVM (OpenJDK 17.0.15, `javac` + `java` on this project's machine) and Spark's own sources.
 
+/// An unsigned integer in decimal, as `Long.toString` (and Rust's `{}`) prints it, made without
+/// `core::fmt`'s padding machinery: captured log lines print several ids each (task names, TIDs)
+/// and that machinery was most of a line's cost.
+pub struct Decimal {
+    digits: [u8; 20],
+    start: usize,
+}
+
+impl Decimal {
+    pub fn new(mut n: u64) -> Self {
+        let mut digits = [0u8; 20];
+        let mut start = digits.len();
+        loop {
+            start -= 1;
+            digits[start] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        Decimal { digits, start }
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.digits[self.start..]).expect("ASCII digits")
+    }
+}
+
 /// Java's `Double.toString`: the fewest digits that read back to the same double, the closest
 /// such decimal (a tie to the even digit), in plain notation for magnitudes in [1e-3, 1e7) and
 /// as `d.dddE[-]n` otherwise, always with a fraction. Checked against OpenJDK 17.0.15 on 700,000
@@ -262,6 +290,19 @@ pub fn scala_mutable_hash_set<S: AsRef<str>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Long.toString` of non-negative longs (what `{}` prints), at every digit count.
+    #[test]
+    fn decimals_print_as_long_to_string() {
+        let mut n = 0u64;
+        for digits in 1..=20 {
+            for v in [n, n.saturating_add(7), n.saturating_mul(9).max(9)] {
+                assert_eq!(Decimal::new(v).as_str(), v.to_string(), "{digits} digits");
+            }
+            n = if n == 0 { 10 } else { n.saturating_mul(10) };
+        }
+        assert_eq!(Decimal::new(u64::MAX).as_str(), "18446744073709551615");
+    }
 
     /// `Double.toString` on OpenJDK 17.0.15 (`System.out.println(Double.toString(x))`).
     #[test]

@@ -39,19 +39,7 @@ pub trait Num {
 
 impl Num for u64 {
     fn write_to(&self, out: &mut String) {
-        let mut buf = [0u8; 20];
-        let mut i = buf.len();
-        let mut v = *self;
-        loop {
-            i -= 1;
-            buf[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        // Only ASCII digits were written.
-        out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+        out.push_str(sparkyard_messages::jvm_text::Decimal::new(*self).as_str());
     }
 }
 

@@ -560,6 +560,7 @@ fn sweep_expect_reports_a_failed_expectation_like_a_violation() {
         jobs: 1,
         expect: true,
         progress: false,
+        fingerprints: true,
     };
     let reports = sparkyard::sweep::sweep_with(&s, 1..3, &config).expect("runs");
     let (text, broken) = sparkyard::sweep::report_with("n.toml", &reports);
@@ -774,7 +775,7 @@ fn a_sweeps_seeds_draw_different_task_durations_and_a_seed_repeats_itself() {
     let default = scenario::run(&s, None, sparkyard::runner::RunOptions::default()).expect("runs");
     let five = sparkyard::sweep::sweep(&s, 5..6, 1).expect("runs");
     assert_eq!(
-        format!("{:016x}", default.result.fingerprint),
+        Some(format!("{:016x}", default.result.fingerprint)),
         five[&5].fingerprint
     );
     // The same seed on the command line gives the same bytes.
@@ -925,6 +926,7 @@ fn shrunk_files_of_several_seeds_run_to_the_same_outcome_and_fingerprint() {
         jobs: 2,
         expect: true,
         progress: false,
+        fingerprints: true,
     };
     let reports = sparkyard::sweep::sweep_with(&s, 1..40, &config).expect("runs");
     let failing: Vec<u64> = reports

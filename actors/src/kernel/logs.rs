@@ -28,6 +28,39 @@ pub const CAPTURE_LEVEL: Level = Level::Info;
 pub struct LogStore {
     pub capture: bool,
     outputs: BTreeMap<String, ProcessOutput>,
+    stamp: StampCache,
+}
+
+/// log4j's date of the last second a captured line was stamped in: a run writes many lines in
+/// each virtual second, and formatting the date was a third of what a captured line cost.
+#[derive(Default)]
+struct StampCache {
+    /// Epoch seconds `text` shows (`None`: nothing stamped yet).
+    second: Option<u64>,
+    text: String,
+}
+
+impl StampCache {
+    /// `yy/MM/dd HH:mm:ss` of `epoch_ms` (the layout shows whole seconds only).
+    fn at(&mut self, epoch_ms: u64) -> &str {
+        let second = epoch_ms / 1000;
+        if self.second != Some(second) {
+            self.text = super::clock::format_log4j(epoch_ms);
+            self.second = Some(second);
+        }
+        &self.text
+    }
+}
+
+/// The output kept under `key`, created empty the first time (the key is copied only then).
+fn output_mut<'a>(
+    outputs: &'a mut BTreeMap<String, ProcessOutput>,
+    key: &str,
+) -> &'a mut ProcessOutput {
+    if !outputs.contains_key(key) {
+        outputs.insert(key.to_owned(), ProcessOutput::default());
+    }
+    outputs.get_mut(key).expect("inserted above")
 }
 
 impl LogStore {
@@ -35,6 +68,7 @@ impl LogStore {
         LogStore {
             capture,
             outputs: BTreeMap::new(),
+            stamp: StampCache::default(),
         }
     }
 
@@ -51,7 +85,7 @@ impl LogStore {
         if !self.capture {
             return;
         }
-        let out = self.outputs.entry(key.to_string()).or_default();
+        let out = output_mut(&mut self.outputs, key);
         out.host = Some(host.to_string());
         out.launch_command = Some(command.to_string());
     }
@@ -100,18 +134,19 @@ impl ProcessLog {
         }
         let mut store = self.store.borrow_mut();
         if store.capture && level <= CAPTURE_LEVEL {
-            let line = format_line(
-                super::clock::now_epoch_ms(),
-                level,
-                logger_name(target),
-                args,
-            );
-            store
-                .outputs
-                .entry(self.key.to_string())
-                .or_default()
-                .stderr
-                .push_str(&line);
+            // Written in place: no line, date or key string is built per line.
+            let LogStore { outputs, stamp, .. } = &mut *store;
+            let stamp = stamp.at(super::clock::now_epoch_ms());
+            let logger = logger_name(target);
+            // One search of the map for a process that has written before (nearly every line).
+            match outputs.get_mut(&*self.key) {
+                Some(out) => write_line(&mut out.stderr, stamp, level, logger, args),
+                None => {
+                    let mut out = ProcessOutput::default();
+                    write_line(&mut out.stderr, stamp, level, logger, args);
+                    outputs.insert(self.key.to_string(), out);
+                }
+            }
         }
     }
 
@@ -132,26 +167,52 @@ impl ProcessLog {
         if !store.capture {
             return;
         }
-        let text = stream(store.outputs.entry(self.key.to_string()).or_default());
+        let text = stream(output_mut(&mut store.outputs, &self.key));
         text.push_str(line);
         text.push('\n');
     }
 }
 
-/// The Spark logger name in a target (`am::YarnAllocator` -> `YarnAllocator`).
+/// The Spark logger name in a target (`am::YarnAllocator` -> `YarnAllocator`): what follows
+/// the last `::`. A scan of the bytes: a `str` pattern search cost more than the rest of a line.
 pub fn logger_name(target: &str) -> &str {
-    target.rsplit("::").next().unwrap_or(target)
+    let b = target.as_bytes();
+    (2..=b.len())
+        .rev()
+        .find(|&end| &b[end - 2..end] == b"::")
+        .map_or(target, |end| &target[end..])
 }
 
 /// One log4j line, `%d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n`.
 pub fn format_line(epoch_ms: u64, level: Level, logger: &str, args: fmt::Arguments<'_>) -> String {
-    format!(
-        "{} {} {}: {}\n",
-        super::clock::format_log4j(epoch_ms),
+    let mut line = String::new();
+    write_line(
+        &mut line,
+        &super::clock::format_log4j(epoch_ms),
         level,
         logger,
-        args
-    )
+        args,
+    );
+    line
+}
+
+/// Appends one log4j line to `out`, its date already formatted (`stamp`).
+fn write_line(out: &mut String, stamp: &str, level: Level, logger: &str, args: fmt::Arguments<'_>) {
+    use std::fmt::Write as _;
+    out.push_str(stamp);
+    out.push(' ');
+    // `Level`'s Display pads its name; without a width that is the name itself.
+    out.push_str(level.as_str());
+    out.push(' ');
+    out.push_str(logger);
+    out.push_str(": ");
+    match args.as_str() {
+        Some(text) => out.push_str(text),
+        None => {
+            let _ = out.write_fmt(args);
+        }
+    }
+    out.push('\n');
 }
 
 /// Runs `f` in a function of its own, kept out of its caller's code: a log line's formatting
@@ -193,4 +254,77 @@ macro_rules! error {
 #[macro_export]
 macro_rules! debug {
     ($log:expr, $target:expr, $($arg:tt)+) => { $crate::sim_log!($log, $target, $crate::kernel::logs::Level::Debug, $($arg)+) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The line written in place is the one `format!` made before: date, level, logger, text.
+    #[test]
+    fn a_line_is_log4j_layout() {
+        let t = 1_741_618_776_804; // 2025-03-10 14:59:36.804 UTC
+        for level in [Level::Error, Level::Warn, Level::Info, Level::Debug] {
+            let n = 7;
+            let line = format_line(t, level, "Client", format_args!("Application report {n}"));
+            assert_eq!(
+                line,
+                format!("25/03/10 14:59:36 {level} Client: Application report 7\n")
+            );
+        }
+        let plain = format_line(t, Level::Info, "Executor", format_args!("Told to stop"));
+        assert_eq!(plain, "25/03/10 14:59:36 INFO Executor: Told to stop\n");
+    }
+
+    // The logger is what follows the last `::`, as `rsplit("::")` finds it.
+    #[test]
+    fn the_logger_is_the_targets_last_part() {
+        for t in [
+            "am::YarnAllocator",
+            "spark::Inbox",
+            "Client",
+            "",
+            "a::b::C",
+            "x:::y",
+            "::",
+            "a:b",
+        ] {
+            assert_eq!(logger_name(t), t.rsplit("::").next().unwrap_or(t), "{t}");
+        }
+        assert_eq!(logger_name("executor::Executor"), "Executor");
+    }
+
+    // The kept date serves every line of its second and changes with the next one.
+    #[test]
+    fn the_kept_date_follows_the_second() {
+        let mut cache = StampCache::default();
+        let t = 1_741_618_776_000;
+        assert_eq!(cache.at(t), "25/03/10 14:59:36");
+        assert_eq!(cache.at(t + 999), "25/03/10 14:59:36");
+        assert_eq!(cache.at(t + 1_000), "25/03/10 14:59:37");
+        assert_eq!(cache.at(t + 86_400_000), "25/03/11 14:59:36");
+        assert_eq!(cache.at(t), "25/03/10 14:59:36");
+    }
+
+    // Captured lines land in their own process's stderr, in order, and not in another's.
+    #[test]
+    fn captured_lines_go_to_their_process() {
+        let store = Rc::new(RefCell::new(LogStore::new(true)));
+        let a = ProcessLog::new("container_1", store.clone());
+        let b = ProcessLog::new("container_2", store.clone());
+        a.log("executor::Executor", Level::Info, format_args!("one"));
+        b.log("executor::Executor", Level::Warn, format_args!("two {}", 2));
+        a.log("executor::Executor", Level::Debug, format_args!("not kept"));
+        a.log("executor::Executor", Level::Info, format_args!("three"));
+        let s = store.borrow();
+        let stderr = |k: &str| s.output(k).map(|o| o.stderr.clone()).unwrap_or_default();
+        assert_eq!(
+            stderr("container_1"),
+            "70/01/01 00:00:00 INFO Executor: one\n70/01/01 00:00:00 INFO Executor: three\n"
+        );
+        assert_eq!(
+            stderr("container_2"),
+            "70/01/01 00:00:00 WARN Executor: two 2\n"
+        );
+    }
 }

@@ -49,6 +49,11 @@ pub fn supplemented(user: Option<&str>) -> String {
 /// `Utils.splitCommandString`: words split on whitespace, single and double quotes grouping
 /// (and removed), a backslash in double quotes taking the next character as is.
 pub fn split_command_string(s: &str) -> Vec<String> {
+    // Without quotes (Spark's default executor options, read at every AM attempt) the words
+    // are the whitespace-separated runs; building them a char at a time cost far more.
+    if !s.contains(['"', '\'']) {
+        return s.split_whitespace().map(str::to_owned).collect();
+    }
     let mut words = Vec::new();
     let mut word = String::new();
     let (mut in_word, mut single, mut double) = (false, false, false);
@@ -132,6 +137,9 @@ mod tests {
     fn split_command_string_as_spark() {
         assert_eq!(split_command_string("a b c"), ["a", "b", "c"]);
         assert_eq!(split_command_string("a  b\tc"), ["a", "b", "c"]);
+        assert_eq!(split_command_string(" \n a\rb \r\n"), ["a", "b"]);
+        assert!(split_command_string("").is_empty());
+        assert!(split_command_string(" \t ").is_empty());
         assert_eq!(split_command_string("a 'b c'"), ["a", "b c"]);
         assert_eq!(split_command_string("a 'b\" c'"), ["a", "b\" c"]);
         assert_eq!(split_command_string("a \"b c\""), ["a", "b c"]);
