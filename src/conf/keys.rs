@@ -232,6 +232,7 @@ pub const KEYS: &[Key] = &[
     key("spark.speculation.multiplier", "3", CONFIG, S, "speculative execution"),
     key("spark.speculation.quantile", "0.9", CONFIG, S, "speculative execution"),
     key("spark.speculation.task.duration.threshold", "-", CONFIG, S, "speculative execution"),
+    key("spark.stage.ignoreDecommissionFetchFailure", "true", CONFIG, S, "DAGScheduler's stage retries"),
     key("spark.stage.maxAttempts", "2147483647", CONFIG, S, "DAGScheduler's stage retries"),
     key("spark.stage.maxConsecutiveAttempts", "4", CONFIG, S, "DAGScheduler's stage retries"),
     key("spark.storage.cachedPeersTtl", "60000", CONFIG, S, "the block replication's peers"),

@@ -606,8 +606,8 @@ fn locality_settings(c: &SparkConf) -> Result<LocalitySettings, UserError> {
     })
 }
 
-/// `spark.shuffle.service.*`, `spark.shuffle.io.*`, `spark.stage.maxConsecutiveAttempts` and
-/// `spark.stage.maxAttempts`.
+/// `spark.shuffle.service.*`, `spark.shuffle.io.*`, `spark.stage.maxConsecutiveAttempts`,
+/// `spark.stage.maxAttempts` and `spark.stage.ignoreDecommissionFetchFailure`.
 fn shuffle_settings(c: &SparkConf) -> Result<ShuffleSettings, UserError> {
     let port = c.get_u32("spark.shuffle.service.port", 7337)?;
     let service_port = u16::try_from(port).map_err(|_| {
@@ -633,6 +633,9 @@ fn shuffle_settings(c: &SparkConf) -> Result<ShuffleSettings, UserError> {
         io_retry_wait_ms: c.get_time_as_ms("spark.shuffle.io.retryWait", "5s")?,
         unregister_output_on_host_on_fetch_failure: c
             .get_bool("spark.files.fetchFailure.unRegisterOutputOnHost", false)?,
+        // config/package.scala STAGE_IGNORE_DECOMMISSION_FETCH_FAILURE: true since 4.0.0.
+        ignore_decommission_fetch_failure: c
+            .get_bool("spark.stage.ignoreDecommissionFetchFailure", true)?,
     })
 }
 

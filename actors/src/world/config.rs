@@ -310,6 +310,9 @@ pub struct ShuffleSettings {
     /// `spark.files.fetchFailure.unRegisterOutputOnHost` (false): with the shuffle service, a
     /// fetch failure unregisters every output of the host, not only the executor's.
     pub unregister_output_on_host_on_fetch_failure: bool,
+    /// `spark.stage.ignoreDecommissionFetchFailure` (true in 4.0): a FetchFailed from an
+    /// executor being decommissioned does not count toward `maxConsecutiveAttempts`.
+    pub ignore_decommission_fetch_failure: bool,
 }
 
 impl Default for ShuffleSettings {
@@ -322,6 +325,7 @@ impl Default for ShuffleSettings {
             io_max_retries: 3,
             io_retry_wait_ms: 5000,
             unregister_output_on_host_on_fetch_failure: false,
+            ignore_decommission_fetch_failure: true,
         }
     }
 }

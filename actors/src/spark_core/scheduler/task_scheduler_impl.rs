@@ -199,9 +199,9 @@ pub struct TaskSchedulerImpl {
     by_executor: DenseMap<ExecutorId, SmallSet<TaskId>>,
     /// Map outputs each executor serves itself, for its running map task sets.
     outputs_by_executor: BTreeMap<ExecutorId, Vec<MapOutput>>,
-    /// `executorsPendingDecommission`: the worker host of each executor decommissioned with its
-    /// host (`ExecutorDecommissionState.workerHost`).
-    decommissioned_hosts: BTreeMap<ExecutorId, String>,
+    /// `executorsPendingDecommission`: each executor being decommissioned, with its worker host
+    /// when decommissioned with its host (`ExecutorDecommissionState.workerHost`).
+    pub(super) decommissioned_hosts: BTreeMap<ExecutorId, Option<String>>,
     pub(super) tasks_launched: u64,
     /// Failed task attempts so far (every cause).
     pub(super) failed_attempts: u64,
@@ -1061,14 +1061,21 @@ impl TaskSchedulerImpl {
     /// (`getExecutorDecommissionState`). Without `spark.scheduler.maxRetainedRemovedDecommissionExecutors`
     /// (0 by default) the state goes with the executor.
     pub fn executor_decommission(&mut self, eid: ExecutorId, worker_host: Option<&str>) {
-        if let Some(h) = worker_host {
-            self.decommissioned_hosts.insert(eid, h.to_string());
-        }
+        self.decommissioned_hosts
+            .insert(eid, worker_host.map(str::to_string));
     }
 
     /// `getExecutorDecommissionState(execId).exists(_.workerHost.isDefined)`: the executor is
     /// being decommissioned with its host.
     pub fn is_host_decommissioned(&self, eid: ExecutorId) -> bool {
+        self.decommissioned_hosts
+            .get(&eid)
+            .is_some_and(Option::is_some)
+    }
+
+    /// `getExecutorDecommissionState(execId).nonEmpty` (DAGScheduler's
+    /// `isExecutorDecommissioningOrDecommissioned`): the executor is being decommissioned.
+    pub fn is_executor_decommissioning(&self, eid: ExecutorId) -> bool {
         self.decommissioned_hosts.contains_key(&eid)
     }
 
