@@ -287,6 +287,48 @@ fn a_success_resets_the_index_failure_count() {
     assert_eq!(a.tsm(0, 0).failures[index], 1);
 }
 
+// TaskSetManager.handleFailedTask (Spark 4.0.0's jar: the `className ==
+// classOf[TaskOutputFileAlreadyExistException].getName` check and its texts): a task that cannot
+// write its output file is not retried. Its first failure aborts the set (spark.task.maxFailures
+// is 4 here), counts no failure and offers the index no more.
+#[test]
+fn an_output_file_that_already_exists_aborts_the_task_set_without_retry() {
+    let mut a = Alone::new(1);
+    a.ts.submit_tasks(task_set(0, 0, 2, None));
+    let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+    let data = TaskResultData::Exception {
+        class: "org.apache.spark.TaskOutputFileAlreadyExistException".into(),
+        description: "org.apache.hadoop.fs.FileAlreadyExistsException: /out/part-00000".into(),
+    };
+    let mut out = Vec::new();
+    let tid = t.task_id;
+    a.ts.status_update(
+        tid,
+        TaskState::Failed,
+        data,
+        &mut a.env,
+        &mut a.dag,
+        &mut out,
+    );
+    assert!(matches!(
+        a.dag.ended_with(tid),
+        Some(TaskEndReason::ExceptionFailure { .. })
+    ));
+    assert_eq!(
+        a.dag.failed_sets,
+        vec![(
+            0,
+            "Task 0.0 in stage 0.0 (TID 0) can not write to output file: org.apache.hadoop.fs.FileAlreadyExistsException: /out/part-00000".to_string()
+        )]
+    );
+    assert_eq!(a.tsm(0, 0).failures[0], 0, "not counted");
+    assert!(a.tsm(0, 0).zombie);
+    assert!(
+        a.offer(&mut [offer(1, "host1", 1)]).is_empty(),
+        "not retried"
+    );
+}
+
 // TaskSchedulerImplSuite "Scheduler correctly accounts for multiple CPUs per task": with
 // spark.task.cpus = 2, offers of 0 or 1 free core launch nothing; an executor with 2 does.
 #[test]

@@ -51,6 +51,9 @@ use std::rc::Rc;
 
 const TSM: &str = "driver::TaskSetManager";
 const TS: &str = "driver::YarnClusterScheduler";
+/// `classOf[TaskOutputFileAlreadyExistException].getName`: a task that cannot write its output
+/// file is not retried (TaskSetManager.handleFailedTask).
+const OUTPUT_FILE_EXISTS: &str = "org.apache.spark.TaskOutputFileAlreadyExistException";
 const HT: &str = "driver::HealthTracker";
 const TSEL: &str = "driver::TaskSetExcludelist";
 
@@ -1263,6 +1266,12 @@ impl TaskSchedulerImpl {
         let Some(tsm) = self.task_sets.get_mut(&key) else {
             return cx.task_ended(self, &task, end, None);
         };
+        if let TaskEndReason::ExceptionFailure { class, description } = &end
+            && class == OUTPUT_FILE_EXISTS
+        {
+            let description = description.clone();
+            return self.abort_output_file_exists(task, &description, end, cx);
+        }
         match &end {
             TaskEndReason::ExecutorLostFailure {
                 exit_caused_by_app: false,
@@ -1338,6 +1347,32 @@ impl TaskSchedulerImpl {
         tsm.add_pending_task(index, &self.topology);
         self.runnable.insert(key);
         cx.out.push(SchedulerEvent::Revive);
+    }
+
+    /// `handleFailedTask` for a `TaskOutputFileAlreadyExistException` (Spark 4.0.0's jar: the
+    /// className check and both texts): no `Lost task` line, no retry and no exclusion; ERROR
+    /// `... can not write to output file: <description>; not retrying`, `taskEnded`, then
+    /// `abort` (the set is a zombie and the DAGScheduler fails the stage's job).
+    #[cold]
+    #[inline(never)]
+    fn abort_output_file_exists<D: DagEvents>(
+        &mut self,
+        task: RunningTask,
+        description: &str,
+        end: TaskEndReason,
+        cx: &mut Call<'_, D>,
+    ) {
+        let (key, tid) = (task.key, task.task_id);
+        let stage_attempt = self.task_sets.get(&key).map_or(0, |t| t.stage_attempt);
+        let message = format!(
+            "Task {}.{} in stage {}.{stage_attempt} (TID {tid}) can not write to output file: {description}",
+            task.index, task.attempt, key.1
+        );
+        error!(self.log, TSM, "{message}; not retrying");
+        cx.task_ended(self, &task, end, None);
+        self.suspend_task_set(key);
+        cx.dag
+            .task_set_failed(key.1, &message, self, cx.env, cx.out);
     }
 
     /// Whether a map output of a lost executor lives on another host now (migrated by
