@@ -126,6 +126,7 @@ pub const KEYS: &[Key] = &[
     key("spark.driver.extraJavaOptions", "-", CONFIG, R, "--driver-java-options: on the AM's command line and in the event log; no JVM option acts"),
     key("spark.driver.extraLibraryPath", "-", CONFIG, R, "--driver-library-path: shown by --verbose and in the event log"),
     key("spark.driver.host", "the AM's host", "ApplicationMaster", S, "set by the ApplicationMaster"),
+    key("spark.driver.maxResultSize", "1g", CONFIG, S, "TaskSetManager's result size limit"),
     key("spark.driver.memory", "1g", CONFIG, S, "--driver-memory: the AM container in cluster mode"),
     key("spark.driver.memoryOverhead", "driver memory x factor, at least 384m", CONFIG, S, "the AM container's overhead"),
     key("spark.driver.memoryOverheadFactor", "0.1", CONFIG, S, "the AM container's overhead"),

@@ -448,6 +448,7 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         executor_instances: c.get_u32_opt("spark.executor.instances")?,
         task_cpus: task_cpus(c)?,
         task_max_failures: c.get_u32("spark.task.maxFailures", 4)?,
+        driver_max_result_size: c.get_size_as_bytes("spark.driver.maxResultSize", "1g")?,
         shuffle: shuffle_settings(c)?,
         locality: locality_settings(c)?,
         am_wait_time_ms: c.get_time_as_ms("spark.yarn.am.waitTime", "100s")?,

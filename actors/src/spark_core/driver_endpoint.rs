@@ -201,6 +201,7 @@ impl DriverEndpoint {
                 s.task_cpus,
             )
             .with_shuffle(s.shuffle.clone())
+            .with_max_result_size(s.driver_max_result_size)
             .with_driver_memory(unified_memory_manager::max_memory(s.driver_memory_mb))
             .with_speculation(s.speculation)
             .with_exclusion(

@@ -52,6 +52,9 @@ pub struct SparkSettings {
     pub task_cpus: u32,
     /// `spark.task.maxFailures`.
     pub task_max_failures: u32,
+    /// `spark.driver.maxResultSize` (1g), bytes; 0 = unlimited: a job whose result tasks'
+    /// serialized results pass it aborts (TaskSetManager.canFetchMoreResults).
+    pub driver_max_result_size: u64,
     /// The shuffle's settings (external shuffle service, fetch retries, stage attempts).
     pub shuffle: ShuffleSettings,
     /// Delay scheduling's waits and reduce-task locality.

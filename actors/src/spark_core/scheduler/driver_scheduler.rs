@@ -39,6 +39,12 @@ impl DriverScheduler {
         }
     }
 
+    /// `spark.driver.maxResultSize` in bytes (0 = unlimited).
+    pub fn with_max_result_size(mut self, bytes: u64) -> Self {
+        self.task_scheduler = self.task_scheduler.with_max_result_size(bytes);
+        self
+    }
+
     /// The driver's storage memory (`UnifiedMemoryManager.getMaxMemory` of its heap).
     pub fn with_driver_memory(mut self, max_memory: u64) -> Self {
         self.dag = self.dag.with_driver_memory(max_memory);

@@ -329,6 +329,62 @@ fn an_output_file_that_already_exists_aborts_the_task_set_without_retry() {
     );
 }
 
+/// A TaskSchedulerImpl alone with `spark.driver.maxResultSize` = `max` bytes.
+fn with_max_result_size(max: u64) -> Alone {
+    let Alone { ts, env, dag } = Alone::new(1);
+    Alone {
+        ts: ts.with_max_result_size(max),
+        env,
+        dag,
+    }
+}
+
+/// Runs a set of `n` tasks (a map set when `map`) to the end on one executor of `n` cores.
+fn finish_all(a: &mut Alone, stage: u32, n: u32, map: bool) -> Vec<TaskId> {
+    a.ts.submit_tasks(task_set(stage, 0, n, map.then_some(stage)));
+    let tids: Vec<TaskId> = a
+        .offer(&mut [offer(1, "host1", n)])
+        .iter()
+        .map(|t| t.task_id)
+        .collect();
+    for &tid in &tids {
+        a.update(tid, TaskState::Finished);
+    }
+    tids
+}
+
+// TaskSetManagerSuite "abort the job if total size of results is too large", with sparkyard's
+// results of TASK_RESULT_BYTES (1000) each and spark.driver.maxResultSize = 2500 bytes: two
+// results fit; the third result of a result set passes the limit and aborts the set with
+// TaskSetManager.canFetchMoreResults' text (Spark 4.0.0's jar), and that task ends
+// `TaskKilled (Tasks result size has exceeded maxResultSize)` (TaskResultGetter); a map set's
+// results count but never abort; 0 is no limit.
+#[test]
+fn results_over_max_result_size_abort_the_result_set() {
+    let mut a = with_max_result_size(2500);
+    finish_all(&mut a, 0, 2, false);
+    finish_all(&mut a, 1, 3, true);
+    assert!(a.dag.failed_sets.is_empty(), "{:?}", a.dag.failed_sets);
+    let tids = finish_all(&mut a, 2, 3, false);
+    assert_eq!(
+        a.dag.failed_sets,
+        vec![(
+            2,
+            "Total size of serialized results of 3 tasks (2.9 KiB) is bigger than spark.driver.maxResultSize (2.4 KiB)".to_string()
+        )]
+    );
+    assert_eq!(
+        a.dag.ended_with(tids[2]),
+        Some(&TaskEndReason::TaskKilled {
+            reason: "Tasks result size has exceeded maxResultSize".into()
+        })
+    );
+    assert!(a.tsm(2, 0).zombie && a.tsm(2, 0).finished);
+    let mut unlimited = with_max_result_size(0);
+    finish_all(&mut unlimited, 0, 3, false);
+    assert!(unlimited.dag.failed_sets.is_empty());
+}
+
 // TaskSchedulerImplSuite "Scheduler correctly accounts for multiple CPUs per task": with
 // spark.task.cpus = 2, offers of 0 or 1 free core launch nothing; an executor with 2 does.
 #[test]

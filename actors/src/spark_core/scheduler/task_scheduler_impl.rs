@@ -39,11 +39,11 @@ use crate::{error, info, warn};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sparkyard_messages::ids::{ExecutorId, TaskId};
-use sparkyard_messages::jvm_text::double_to_string;
+use sparkyard_messages::jvm_text::{bytes_to_string, double_to_string};
 use sparkyard_messages::listener::TaskEndReason;
 use sparkyard_messages::records::{ExecutorLossReason, TaskState};
 use sparkyard_messages::task::{
-    FetchFailure, ShuffleIo, TaskDescription, TaskName, TaskResultData, TaskWork,
+    FetchFailure, ShuffleIo, TASK_RESULT_BYTES, TaskDescription, TaskName, TaskResultData, TaskWork,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound::{Excluded, Unbounded};
@@ -175,6 +175,8 @@ impl RunningTasks {
 pub struct TaskSchedulerImpl {
     log: ProcessLog,
     max_failures: u32,
+    /// `spark.driver.maxResultSize`, bytes (0: unlimited).
+    max_result_size: u64,
     task_cpus: u32,
     locality: LocalitySettings,
     /// `spark.shuffle.service.enabled`: a lost executor's map outputs stay served.
@@ -241,6 +243,7 @@ impl TaskSchedulerImpl {
         TaskSchedulerImpl {
             log,
             max_failures,
+            max_result_size: 1 << 30,
             task_cpus,
             locality: LocalitySettings::default(),
             external_shuffle_service: false,
@@ -338,6 +341,12 @@ impl TaskSchedulerImpl {
         self.locality = locality;
         self.topology = Topology::new(racks);
         self.rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0ffe_75ed);
+        self
+    }
+
+    /// `spark.driver.maxResultSize` in bytes (default 1g; 0 = unlimited).
+    pub fn with_max_result_size(mut self, bytes: u64) -> Self {
+        self.max_result_size = bytes;
         self
     }
 
@@ -910,7 +919,13 @@ impl TaskSchedulerImpl {
         self.remove_running_task(&task, state != TaskState::Finished);
         let mut cx = Call { env, dag, out };
         match (state, data) {
-            (TaskState::Finished, data) => self.handle_success(task, data, &mut cx),
+            (TaskState::Finished, data) => {
+                if self.can_fetch_more_results(&task, TASK_RESULT_BYTES, &mut cx) {
+                    self.handle_success(task, data, &mut cx);
+                } else {
+                    self.result_size_exceeded(task, &mut cx);
+                }
+            }
             (_, TaskResultData::FetchFailed(f)) => self.fetch_failed(task, *f, &mut cx),
             (_, TaskResultData::Exception { class, description }) => {
                 let reason = format!("{class}: {description}");
@@ -930,6 +945,64 @@ impl TaskSchedulerImpl {
             }
         }
         true
+    }
+
+    /// `TaskSetManager.canFetchMoreResults(size)` (TaskResultGetter asks it before
+    /// `handleSuccessfulTask`): every result counts; a result task's that takes the set past
+    /// `spark.driver.maxResultSize` aborts it with Spark 4.0.0's ERROR text (read from the jar).
+    fn can_fetch_more_results<D: DagEvents>(
+        &mut self,
+        task: &RunningTask,
+        size: u64,
+        cx: &mut Call<'_, D>,
+    ) -> bool {
+        let max = self.max_result_size;
+        let Some(tsm) = self.task_sets.get_mut(&task.key) else {
+            return true;
+        };
+        tsm.total_result_size += size;
+        tsm.calculated_tasks += 1;
+        if tsm.code.shuffle_write.is_some() || max == 0 || tsm.total_result_size <= max {
+            return true;
+        }
+        let message = format!(
+            "Total size of serialized results of {} tasks ({}) is bigger than spark.driver.maxResultSize ({})",
+            tsm.calculated_tasks,
+            bytes_to_string(tsm.total_result_size),
+            bytes_to_string(max)
+        );
+        error!(self.log, TSM, "{message}");
+        // `abort(message)`: taskSetFailed, then the set is a zombie (maybeFinishTaskSet).
+        self.suspend_task_set(task.key);
+        cx.dag
+            .task_set_failed(task.key.1, &message, self, cx.env, cx.out);
+        false
+    }
+
+    /// TaskResultGetter after a refused result: `handleFailedTask(tid, KILLED,
+    /// TaskKilled("Tasks result size has exceeded maxResultSize"))`. Its closing
+    /// `maybeFinishTaskSet` calls `taskSetFinished` again on a set the abort already removed,
+    /// so Spark logs `Removed TaskSet` twice (both calls read from the 4.0.0 jar).
+    #[cold]
+    #[inline(never)]
+    fn result_size_exceeded<D: DagEvents>(&mut self, task: RunningTask, cx: &mut Call<'_, D>) {
+        let key = task.key;
+        let removed = self.task_sets.get(&key).is_some_and(|t| t.finished);
+        let reason = "Tasks result size has exceeded maxResultSize".to_string();
+        let text = format!("TaskKilled ({reason})");
+        let end = TaskEndReason::TaskKilled { reason };
+        self.handle_failure(task, text, end, false, cx);
+        if let Some(tsm) = self.task_sets.get(&key)
+            && removed
+        {
+            info!(
+                self.log,
+                TS,
+                "Removed TaskSet {}.{} whose tasks have all completed, from pool ",
+                key.1,
+                tsm.stage_attempt
+            );
+        }
     }
 
     /// `TaskSetManager.removeRunningTask` for an attempt that ended (`failed`: without success,

@@ -59,6 +59,10 @@ pub struct TaskSetManager {
     pub(super) running: u32,
     /// `taskSetFinished` ran ("Removed TaskSet"): the set is no longer the stage's.
     pub(super) finished: bool,
+    /// `totalResultSize` and `calculatedTasks`: the serialized results fetched so far
+    /// (canFetchMoreResults counts every task's, a map task's too).
+    pub(super) total_result_size: u64,
+    pub(super) calculated_tasks: u32,
     /// `recentExceptions`: an exception's description -> (duplicates, when last printed).
     pub(super) recent_exceptions: BTreeMap<String, (u32, u64)>,
     /// Speculation's state of the set (`None` when speculation is off).
@@ -130,6 +134,8 @@ impl TaskSetManager {
             zombie: false,
             running: 0,
             finished: false,
+            total_result_size: 0,
+            calculated_tasks: 0,
             recent_exceptions: BTreeMap::new(),
             spec: None,
             exclude_list: None,
