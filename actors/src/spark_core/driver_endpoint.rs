@@ -317,11 +317,12 @@ impl DriverEndpoint {
                 }
             }
             DriverEndpointMsg::ExpireDeadHosts => self.expire_dead_hosts(),
+            // The `exclude-node` fault: Spark's HealthTracker logs a node's exclusion only with
+            // its cause (`Excluding node H because it has N executors excluded: ...`, or for a
+            // fetch failure), and this injected exclusion has none, so nothing is logged (the
+            // run's fault record names it); `Excluding node H for the application` is no line
+            // of Spark 4.0.0's jar.
             DriverEndpointMsg::ExcludeNode(host) => {
-                info!(
-                    self.env.log(),
-                    "driver::HealthTracker", "Excluding node {host} for the application"
-                );
                 self.excluded_nodes.insert(host);
             }
             DriverEndpointMsg::CheckBackendReady { waiter } => {
