@@ -579,12 +579,14 @@ impl DAGScheduler {
             prefs,
             code: self.stage_code(id),
         };
-        cx.ts.submit_tasks(task_set);
+        // submitMissingTasks (Spark 4.0.0's jar) posts SparkListenerStageSubmitted before it
+        // hands the task set to `taskScheduler.submitTasks`.
         if self.bus.enabled() {
             let mut stage = self.stage_info(id, None);
             stage.task_locality_preferences = hint_prefs;
             self.bus.post(|| ListenerEvent::StageSubmitted { stage });
         }
+        cx.ts.submit_tasks(task_set);
     }
 
     /// What the latest attempt's tasks run: the partitions' work, the task binary, the input,
