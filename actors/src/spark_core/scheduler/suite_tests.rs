@@ -385,6 +385,44 @@ fn results_over_max_result_size_abort_the_result_set() {
     assert!(unlimited.dag.failed_sets.is_empty());
 }
 
+// TaskSetManager.executorLost walks `taskInfos`, a Scala 2.13 mutable.HashMap[Long, TaskInfo]
+// (Spark 4.0.0's jar): the lost executor's outputs are resubmitted in the map's order of task
+// ids, not in the order they finished. After 31 tasks of an earlier set, a map set's tasks 31
+// and 32 finish on executor 1 in that order; its table of 16 buckets puts 32 (bucket 0) before
+// 31 (bucket 15), as scala-library 2.13.16 iterates `HashMap(32 -> .., 33 -> .., 31 -> ..)`.
+#[test]
+fn a_lost_executor_resubmits_in_the_task_infos_order() {
+    let mut a = Alone::new(1);
+    a.ts.submit_tasks(task_set(0, 0, 31, None));
+    let earlier: Vec<TaskId> = a
+        .offer(&mut [offer(9, "host9", 31)])
+        .iter()
+        .map(|t| t.task_id)
+        .collect();
+    for tid in earlier {
+        a.update(tid, TaskState::Finished);
+    }
+    a.ts.submit_tasks(task_set(1, 0, 3, Some(1)));
+    let on_1: Vec<TaskId> = a
+        .offer(&mut [offer(1, "host1", 2)])
+        .iter()
+        .map(|t| t.task_id)
+        .collect();
+    assert_eq!(on_1, vec![TaskId(31), TaskId(32)]);
+    a.offer(&mut [offer(2, "host2", 1)]);
+    a.update(TaskId(31), TaskState::Finished);
+    a.update(TaskId(32), TaskState::Finished);
+    a.lose(1);
+    let resubmitted: Vec<TaskId> = a
+        .dag
+        .ended
+        .iter()
+        .filter(|e| matches!(e.1, TaskEndReason::Resubmitted))
+        .map(|e| e.0)
+        .collect();
+    assert_eq!(resubmitted, vec![TaskId(32), TaskId(31)]);
+}
+
 // TaskSchedulerImplSuite "Scheduler correctly accounts for multiple CPUs per task": with
 // spark.task.cpus = 2, offers of 0 or 1 free core launch nothing; an executor with 2 does.
 #[test]

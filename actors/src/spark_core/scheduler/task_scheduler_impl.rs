@@ -39,7 +39,9 @@ use crate::{error, info, warn};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sparkyard_messages::ids::{ExecutorId, TaskId};
-use sparkyard_messages::jvm_text::{bytes_to_string, double_to_string};
+use sparkyard_messages::jvm_text::{
+    bytes_to_string, double_to_string, scala_hash_order, scala_long_hash,
+};
 use sparkyard_messages::listener::TaskEndReason;
 use sparkyard_messages::records::{ExecutorLossReason, TaskState};
 use sparkyard_messages::task::{
@@ -177,6 +179,8 @@ pub struct TaskSchedulerImpl {
     max_failures: u32,
     /// `spark.driver.maxResultSize`, bytes (0: unlimited).
     max_result_size: u64,
+    /// Task sets submitted so far (the next one's place in the pool's queue).
+    submitted_sets: u64,
     task_cpus: u32,
     locality: LocalitySettings,
     /// `spark.shuffle.service.enabled`: a lost executor's map outputs stay served.
@@ -244,6 +248,7 @@ impl TaskSchedulerImpl {
             log,
             max_failures,
             max_result_size: 1 << 30,
+            submitted_sets: 0,
             task_cpus,
             locality: LocalitySettings::default(),
             external_shuffle_service: false,
@@ -398,6 +403,8 @@ impl TaskSchedulerImpl {
             now_ms: clock::now_ms(),
         };
         let mut tsm = TaskSetManager::new(key, code, partitions, epoch, prefs, &cx);
+        tsm.pool_seq = self.submitted_sets;
+        self.submitted_sets += 1;
         if let Some(x) = &self.exclusion {
             // TaskSetManager's constructor: a list that excludes, else a dry run for the
             // HealthTracker.
@@ -1485,6 +1492,34 @@ impl TaskSchedulerImpl {
             });
     }
 
+    /// The order `Pool.executorLost` meets a lost executor's finished attempts: the pool's sets
+    /// in queue (submission) order, and in each, its `taskInfos` (a Scala 2.13
+    /// `mutable.HashMap[Long, TaskInfo]` holding every attempt the set launched) in the map's
+    /// iteration order of task ids.
+    #[cold]
+    #[inline(never)]
+    fn in_task_infos_order(&self, outs: Vec<MapOutput>) -> Vec<MapOutput> {
+        let mut by_set: BTreeMap<(u64, TsKey), Vec<(i32, MapOutput)>> = BTreeMap::new();
+        for out in outs {
+            let seq = self
+                .task_sets
+                .get(&out.key)
+                .map_or(u64::MAX, |t| t.pool_seq);
+            let hash = scala_long_hash(out.task_id.0 as i64);
+            by_set.entry((seq, out.key)).or_default().push((hash, out));
+        }
+        by_set
+            .into_iter()
+            .flat_map(|((_, key), outs)| {
+                let infos = self
+                    .task_sets
+                    .get(&key)
+                    .map_or(0, |t| t.launches.iter().sum::<u32>() as usize);
+                scala_hash_order(outs, infos)
+            })
+            .collect()
+    }
+
     /// `TaskSetManager.executorLost`, first part (Spark 4.0.0's jar, `$anonfun$executorLost$3`):
     /// without the external shuffle service, every finished attempt of a running (non-zombie)
     /// map set that ran on the executor whose index is `successful`, unless the attempt was
@@ -1492,10 +1527,8 @@ impl TaskSchedulerImpl {
     /// `copiesRunning(index) -= 1`, `tasksSuccessful -= 1`, `addPendingTask`), reported as
     /// `Resubmitted` to the DAGScheduler. The jar does not ask where the index's output is
     /// (only a decommission asks whether it migrated), so an index whose earlier *failed*
-    /// attempt ran there is re-run although its successful attempt ran elsewhere. Attempts go
-    /// in the order they finished; Spark walks each set's `taskInfos` HashMap (ascending task
-    /// ids while they stay below its table size), so the two orders differ when attempts on
-    /// the executor finished out of task id order (not modelled yet).
+    /// attempt ran there is re-run although its successful attempt ran elsewhere. The order is
+    /// Spark's (`in_task_infos_order`).
     fn resubmit_lost_outputs<D: DagEvents>(
         &mut self,
         eid: ExecutorId,
@@ -1507,7 +1540,8 @@ impl TaskSchedulerImpl {
             return;
         }
         let host = cx.env.block_manager_master.host_of(eid).cloned();
-        for out in self.outputs_by_executor.remove(&eid).unwrap_or_default() {
+        let outs = self.outputs_by_executor.remove(&eid).unwrap_or_default();
+        for out in self.in_task_infos_order(outs) {
             // TaskSetManager.executorLost: a decommissioned executor's output that migrated
             // to another host stays available (`locationOpt.exists(_.host != host)`).
             if decommission && self.output_migrated_off(&out, host.as_deref(), cx.env) {

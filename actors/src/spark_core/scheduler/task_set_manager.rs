@@ -53,6 +53,9 @@ pub struct TaskSetManager {
     pub(super) num_successful: u32,
     pub(super) failures: Vec<u32>,
     pub(super) launches: Vec<u32>,
+    /// Its place in the pool's queue (`schedulableQueue`: submission order), which
+    /// `Pool.executorLost` walks.
+    pub(super) pool_seq: u64,
     pub(super) zombie: bool,
     /// `runningTasks`: attempts launched and not ended (a zombie set stays registered until
     /// this reaches 0: `maybeFinishTaskSet`).
@@ -131,6 +134,7 @@ impl TaskSetManager {
             num_successful: 0,
             failures: vec![0; n],
             launches: vec![0; n],
+            pool_seq: 0,
             zombie: false,
             running: 0,
             finished: false,
