@@ -1002,13 +1002,7 @@ impl TaskSchedulerImpl {
         if let Some(tsm) = self.task_sets.get(&key)
             && removed
         {
-            info!(
-                self.log,
-                TS,
-                "Removed TaskSet {}.{} whose tasks have all completed, from pool ",
-                key.1,
-                tsm.stage_attempt
-            );
+            self.log_task_set_removed(key.1, tsm.stage_attempt);
         }
     }
 
@@ -1036,16 +1030,20 @@ impl TaskSchedulerImpl {
         }
         tsm.finished = true;
         let succeeded = tsm.num_successful as usize == tsm.successful.len();
-        info!(
-            self.log,
-            TS,
-            "Removed TaskSet {}.{} whose tasks have all completed, from pool ",
-            key.1,
-            tsm.stage_attempt
-        );
+        let stage_attempt = tsm.stage_attempt;
+        self.log_task_set_removed(key.1, stage_attempt);
         if succeeded && self.health().is_some() {
             self.hand_over_failures(key);
         }
+    }
+
+    /// `taskSetFinished`'s line.
+    fn log_task_set_removed(&self, stage: u32, stage_attempt: u32) {
+        info!(
+            self.log,
+            TS,
+            "Removed TaskSet {stage}.{stage_attempt} whose tasks have all completed, from pool "
+        );
     }
 
     /// A set that has nothing left to offer: suspended, out of the runnable ones, and out of
