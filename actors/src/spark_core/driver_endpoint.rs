@@ -715,6 +715,14 @@ impl DriverEndpoint {
             let Some(e) = self.executors.get(t.executor_id) else {
                 continue;
             };
+            if let Some(why) = self.scheduler.launch_exclusion(&t, &e.host) {
+                let name = t.name().to_string();
+                let check =
+                    invariants::launched_where_allowed(&name, t.executor_id.0, &e.host, Some(why));
+                self.sim
+                    .violations
+                    .check(inv::NO_TASK_WHERE_EXCLUDED, check);
+            }
             self.env.send(&e.executor, ExecutorMsg::LaunchTask(t));
         }
         self.offered = tasks;

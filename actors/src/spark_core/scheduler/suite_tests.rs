@@ -1098,6 +1098,15 @@ fn scheduled_tasks_obey_task_and_stage_excludelist() {
         [first.index, second.index].contains(&elsewhere.index),
         "a failed task runs again elsewhere"
     );
+    // The no-task-launched-where-excluded invariant's input: the launch on executor 2 is
+    // allowed; the same task placed on executor 1 now would not be.
+    assert_eq!(a.ts.launch_exclusion(&elsewhere, "host2"), None);
+    let mut there = elsewhere.clone();
+    there.executor_id = ExecutorId(1);
+    assert_eq!(
+        a.ts.launch_exclusion(&there, "host1"),
+        Some("executor excluded for the stage attempt")
+    );
 }
 
 // TaskSetManagerSuite "don't update excludelist for shuffle-fetch failures, preemption, denied

@@ -329,6 +329,49 @@ impl TaskSchedulerImpl {
         self.exclusion.as_ref().and_then(|x| x.health.as_ref())
     }
 
+    /// For the no-task-where-excluded invariant: what excluded the executor or host a task was
+    /// just launched on, if anything did at that moment (the HealthTracker for the application;
+    /// the set's TaskSetExcludelist, not a dry run, for its stage attempt or the task's index).
+    pub fn launch_exclusion(&self, desc: &TaskDescription, host: &str) -> Option<&'static str> {
+        let x = self.exclusion.as_ref()?;
+        let eid = desc.executor_id;
+        if let Some(h) = &x.health {
+            if h.is_executor_excluded(eid) {
+                return Some("executor excluded for the application");
+            }
+            if h.is_node_excluded(host) {
+                return Some("node excluded for the application");
+            }
+        }
+        let job = *self.stage_jobs.get(&desc.stage_id)?;
+        let key = (job, desc.stage_id, desc.stage_attempt_id);
+        let list = self.task_sets.get(&key)?.exclude_list.as_ref()?;
+        if list.is_dry_run() {
+            return None;
+        }
+        let index = desc.index;
+        [
+            (
+                list.is_executor_excluded_for_task_set(eid),
+                "executor excluded for the stage attempt",
+            ),
+            (
+                list.is_node_excluded_for_task_set(host),
+                "node excluded for the stage attempt",
+            ),
+            (
+                list.is_executor_excluded_for_task(eid, index),
+                "executor excluded for the task",
+            ),
+            (
+                list.is_node_excluded_for_task(host, index),
+                "node excluded for the task",
+            ),
+        ]
+        .into_iter()
+        .find_map(|(hit, why)| hit.then_some(why))
+    }
+
     /// `spark.shuffle.service.enabled`.
     pub fn with_external_shuffle_service(mut self, enabled: bool) -> Self {
         self.external_shuffle_service = enabled;
