@@ -263,28 +263,53 @@ pub fn scala_list<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {
 }
 
 /// Scala 2.13's `mutable.HashSet.toString` of elements whose `hashCode` is the given int (a
-/// Spark `Stage` hashes to its id), in the set's iteration order: buckets in index order, where
-/// an element's bucket is its improved hash (`h ^ (h >>> 16)`) masked by the table's size, and
-/// a bucket's elements in ascending improved hash. The table starts at 16 buckets and doubles
-/// while the size passes 0.75 of it; this takes the table the current size needs (a set that
-/// once held more elements keeps its larger table in Scala).
+/// Spark `Stage` hashes to its id), in the set's iteration order (`scala_hash_order`); this
+/// takes the table the current size needs (a set that once held more elements keeps its larger
+/// table in Scala).
 pub fn scala_mutable_hash_set<S: AsRef<str>>(
     elements: impl IntoIterator<Item = (i32, S)>,
 ) -> String {
-    let mut elements: Vec<(u32, S)> = elements
-        .into_iter()
-        .map(|(h, s)| {
-            let h = h as u32;
-            (h ^ (h >> 16), s)
-        })
-        .collect();
+    let elements: Vec<(i32, S)> = elements.into_iter().collect();
+    let entries = elements.len();
+    let ordered = scala_hash_order(elements, entries);
+    scala_seq("HashSet", ordered.iter().map(AsRef::as_ref))
+}
+
+/// The buckets of a Scala 2.13 `mutable.HashMap` / `HashSet` after `entries` single adds: 16,
+/// doubled before the add that brings the size to 0.75 of the table (`put0` and `add` in
+/// scala-library 2.13.16: `if (contentSize + 1 >= threshold) growTable(length * 2)`).
+pub fn scala_hash_table_size(entries: usize) -> usize {
     let mut table = 16usize;
-    while elements.len() as f64 > table as f64 * 0.75 {
+    while entries >= table / 4 * 3 {
         table *= 2;
     }
-    let mask = (table - 1) as u32;
-    elements.sort_by_key(|(h, _)| (h & mask, *h));
-    scala_seq("HashSet", elements.iter().map(|(_, s)| s.as_ref()))
+    table
+}
+
+/// The iteration order of a Scala 2.13 mutable hash table (HashSet, HashMap) whose keys hash to
+/// the given ints and which has held `entries` keys: buckets in index order, a key's bucket its
+/// improved hash (`h ^ (h >>> 16)`) masked by the table's size, a bucket's keys in ascending
+/// improved hash.
+pub fn scala_hash_order<T>(keys: Vec<(i32, T)>, entries: usize) -> Vec<T> {
+    let mask = (scala_hash_table_size(entries.max(keys.len())) - 1) as u32;
+    let mut keyed: Vec<(u32, T)> = keys
+        .into_iter()
+        .map(|(h, t)| {
+            let h = h as u32;
+            (h ^ (h >> 16), t)
+        })
+        .collect();
+    keyed.sort_by_key(|(h, _)| (h & mask, *h));
+    keyed.into_iter().map(|(_, t)| t).collect()
+}
+
+/// A `Long` key's hash in Scala (`Statics.anyHash` -> `longHash`): the int itself when the
+/// value fits one, else `java.lang.Long.hashCode`.
+pub fn scala_long_hash(v: i64) -> i32 {
+    match i32::try_from(v) {
+        Ok(i) => i,
+        Err(_) => ((v as u64) ^ ((v as u64) >> 32)) as i32,
+    }
 }
 
 #[cfg(test)]
@@ -441,5 +466,26 @@ mod tests {
         assert_eq!(set(&[]), "HashSet()");
         assert_eq!(set(&[17, 1, 33, 2]), "HashSet(1, 17, 33, 2)");
         assert_eq!(set(&[70000, 1]), "HashSet(1, 70000)");
+    }
+
+    /// scala-library 2.13.16, run from Java 17 (`new mutable.HashSet`, `add` one at a time;
+    /// `new mutable.HashMap[Long, _]`, `update`): the table doubles before the add that brings
+    /// the size to 12 of 16 (`contentSize + 1 >= threshold`), so 16, 1..11 print in a table of
+    /// 32 (`HashSet(1, ..., 11, 16)`, not `HashSet(16, 1, ...)`), and a HashMap of task ids
+    /// 31, 32, 33 iterates `32, 33, 31` (32 and 33 in buckets 0 and 1, 31 in bucket 15).
+    #[test]
+    fn the_table_grows_before_the_add_that_reaches_three_quarters() {
+        let mut twelve = vec![16];
+        twelve.extend(1..=11);
+        let set = scala_mutable_hash_set(twelve.iter().map(|&i| (i, i.to_string())));
+        assert_eq!(set, "HashSet(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 16)");
+        assert_eq!(
+            (scala_hash_table_size(11), scala_hash_table_size(12)),
+            (16, 32)
+        );
+        assert_eq!(scala_hash_table_size(24), 64);
+        let tids = [31i64, 32, 33].map(|t| (scala_long_hash(t), t));
+        assert_eq!(scala_hash_order(tids.to_vec(), 3), vec![32, 33, 31]);
+        assert_eq!(scala_long_hash(1 << 32), 1);
     }
 }

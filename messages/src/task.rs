@@ -307,6 +307,12 @@ pub struct ReplayedException {
     pub description: String,
 }
 
+/// The serialized size of a task's result: what the executor reports (`N bytes result sent to
+/// driver`) and the driver counts against `spark.driver.maxResultSize`
+/// (TaskSetManager.canFetchMoreResults). sparkyard's programs give no result sizes, so every
+/// task's result is this size (the event log's `Result Size` says the same).
+pub const TASK_RESULT_BYTES: u64 = 1000;
+
 /// The serialised result a `StatusUpdate` carries.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TaskResultData {

@@ -448,6 +448,7 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         executor_instances: c.get_u32_opt("spark.executor.instances")?,
         task_cpus: task_cpus(c)?,
         task_max_failures: c.get_u32("spark.task.maxFailures", 4)?,
+        driver_max_result_size: c.get_size_as_bytes("spark.driver.maxResultSize", "1g")?,
         shuffle: shuffle_settings(c)?,
         locality: locality_settings(c)?,
         am_wait_time_ms: c.get_time_as_ms("spark.yarn.am.waitTime", "100s")?,
@@ -607,8 +608,8 @@ fn locality_settings(c: &SparkConf) -> Result<LocalitySettings, UserError> {
     })
 }
 
-/// `spark.shuffle.service.*`, `spark.shuffle.io.*`, `spark.stage.maxConsecutiveAttempts` and
-/// `spark.stage.maxAttempts`.
+/// `spark.shuffle.service.*`, `spark.shuffle.io.*`, `spark.stage.maxConsecutiveAttempts`,
+/// `spark.stage.maxAttempts` and `spark.stage.ignoreDecommissionFetchFailure`.
 fn shuffle_settings(c: &SparkConf) -> Result<ShuffleSettings, UserError> {
     let port = c.get_u32("spark.shuffle.service.port", 7337)?;
     let service_port = u16::try_from(port).map_err(|_| {
@@ -634,6 +635,9 @@ fn shuffle_settings(c: &SparkConf) -> Result<ShuffleSettings, UserError> {
         io_retry_wait_ms: c.get_time_as_ms("spark.shuffle.io.retryWait", "5s")?,
         unregister_output_on_host_on_fetch_failure: c
             .get_bool("spark.files.fetchFailure.unRegisterOutputOnHost", false)?,
+        // config/package.scala STAGE_IGNORE_DECOMMISSION_FETCH_FAILURE: true since 4.0.0.
+        ignore_decommission_fetch_failure: c
+            .get_bool("spark.stage.ignoreDecommissionFetchFailure", true)?,
     })
 }
 

@@ -201,6 +201,7 @@ impl DriverEndpoint {
                 s.task_cpus,
             )
             .with_shuffle(s.shuffle.clone())
+            .with_max_result_size(s.driver_max_result_size)
             .with_driver_memory(unified_memory_manager::max_memory(s.driver_memory_mb))
             .with_speculation(s.speculation)
             .with_exclusion(
@@ -316,11 +317,12 @@ impl DriverEndpoint {
                 }
             }
             DriverEndpointMsg::ExpireDeadHosts => self.expire_dead_hosts(),
+            // The `exclude-node` fault: Spark's HealthTracker logs a node's exclusion only with
+            // its cause (`Excluding node H because it has N executors excluded: ...`, or for a
+            // fetch failure), and this injected exclusion has none, so nothing is logged (the
+            // run's fault record names it); `Excluding node H for the application` is no line
+            // of Spark 4.0.0's jar.
             DriverEndpointMsg::ExcludeNode(host) => {
-                info!(
-                    self.env.log(),
-                    "driver::HealthTracker", "Excluding node {host} for the application"
-                );
                 self.excluded_nodes.insert(host);
             }
             DriverEndpointMsg::CheckBackendReady { waiter } => {
@@ -713,6 +715,14 @@ impl DriverEndpoint {
             let Some(e) = self.executors.get(t.executor_id) else {
                 continue;
             };
+            if let Some(why) = self.scheduler.launch_exclusion(&t, &e.host) {
+                let name = t.name().to_string();
+                let check =
+                    invariants::launched_where_allowed(&name, t.executor_id.0, &e.host, Some(why));
+                self.sim
+                    .violations
+                    .check(inv::NO_TASK_WHERE_EXCLUDED, check);
+            }
             self.env.send(&e.executor, ExecutorMsg::LaunchTask(t));
         }
         self.offered = tasks;

@@ -32,8 +32,8 @@ use sparkyard_messages::records::{ExecutorArguments, ExecutorLossReason, RpcFail
 use sparkyard_messages::rpc::{EndpointId, ReplyTo, RpcAddress, SparkAppConfig};
 use sparkyard_messages::task::{
     BlockManagerId, BlockManagerPeer, FetchFailure, MapStatusData, MigratedRddBlock,
-    MigratedShuffleBlock, ReplicateBlock, ShuffleBlockInfo, StatusUpdate, TaskDescription,
-    TaskResultData, TaskWork,
+    MigratedShuffleBlock, ReplicateBlock, ShuffleBlockInfo, StatusUpdate, TASK_RESULT_BYTES,
+    TaskDescription, TaskResultData, TaskWork,
 };
 use std::rc::Rc;
 
@@ -1531,16 +1531,34 @@ impl CoarseGrainedExecutorBackend {
                         num_reduces: m.num_reduces,
                     });
                 }
-                info!(
-                    log,
-                    EXECUTOR,
-                    "Finished {} (TID {tid}). 1000 bytes result sent to driver",
-                    task.desc.name()
-                );
+                self.log_result_sent(&log, &task.desc);
                 (TaskState::Finished, other)
             }
         };
         self.status_update(tid, state, data, task.desc.cpus);
+    }
+
+    /// Executor.TaskRunner's line for a serialized result: over `spark.driver.maxResultSize`
+    /// it is dropped with a WARN (Spark 4.0.0's text, read from the jar) and only its size goes
+    /// to the driver (an IndirectTaskResult), else it is sent.
+    fn log_result_sent(&self, log: &crate::kernel::logs::ProcessLog, desc: &TaskDescription) {
+        let (name, tid) = (desc.name(), desc.task_id);
+        let max = self.sim.config.spark.driver_max_result_size;
+        if max > 0 && TASK_RESULT_BYTES > max {
+            warn!(
+                log,
+                EXECUTOR,
+                "Finished {name} (TID {tid}). Result is larger than maxResultSize ({} > {}), dropping it.",
+                bytes_to_string(TASK_RESULT_BYTES),
+                bytes_to_string(max)
+            );
+        } else {
+            info!(
+                log,
+                EXECUTOR,
+                "Finished {name} (TID {tid}). {TASK_RESULT_BYTES} bytes result sent to driver"
+            );
+        }
     }
 
     fn on_kill_task(

@@ -52,6 +52,9 @@ pub struct SparkSettings {
     pub task_cpus: u32,
     /// `spark.task.maxFailures`.
     pub task_max_failures: u32,
+    /// `spark.driver.maxResultSize` (1g), bytes; 0 = unlimited: a job whose result tasks'
+    /// serialized results pass it aborts (TaskSetManager.canFetchMoreResults).
+    pub driver_max_result_size: u64,
     /// The shuffle's settings (external shuffle service, fetch retries, stage attempts).
     pub shuffle: ShuffleSettings,
     /// Delay scheduling's waits and reduce-task locality.
@@ -313,6 +316,9 @@ pub struct ShuffleSettings {
     /// `spark.files.fetchFailure.unRegisterOutputOnHost` (false): with the shuffle service, a
     /// fetch failure unregisters every output of the host, not only the executor's.
     pub unregister_output_on_host_on_fetch_failure: bool,
+    /// `spark.stage.ignoreDecommissionFetchFailure` (true in 4.0): a FetchFailed from an
+    /// executor being decommissioned does not count toward `maxConsecutiveAttempts`.
+    pub ignore_decommission_fetch_failure: bool,
 }
 
 impl Default for ShuffleSettings {
@@ -325,6 +331,7 @@ impl Default for ShuffleSettings {
             io_max_retries: 3,
             io_retry_wait_ms: 5000,
             unregister_output_on_host_on_fetch_failure: false,
+            ignore_decommission_fetch_failure: true,
         }
     }
 }

@@ -31,6 +31,7 @@ pub mod name {
     pub const MAP_OUTPUT_REGISTERED_ONCE: &str =
         "map-output-registered-at-most-once-per-stage-attempt";
     pub const NO_STAGE_WITH_MISSING_PARENTS: &str = "no-stage-runs-with-missing-parents";
+    pub const NO_TASK_WHERE_EXCLUDED: &str = "no-task-launched-where-excluded";
 }
 
 /// One broken invariant.
@@ -252,6 +253,24 @@ pub fn parents_available(
     Err(format!(
         "stage {stage}.{stage_attempt} submitted with {missing_parents} parent stage(s) missing outputs"
     ))
+}
+
+/// TaskSchedulerImpl.resourceOffers drops the offers of executors and nodes the HealthTracker
+/// excludes, and TaskSetManager.resourceOffer skips those its TaskSetExcludelist excludes for the
+/// stage attempt or the task: no task is launched where it is excluded at that moment.
+/// `exclusion` names what excluded the place the task was launched on.
+pub fn launched_where_allowed(
+    task: &str,
+    executor: u32,
+    host: &str,
+    exclusion: Option<&str>,
+) -> Result<(), String> {
+    match exclusion {
+        None => Ok(()),
+        Some(why) => Err(format!(
+            "{task} was launched on executor {executor} ({host}): {why}"
+        )),
+    }
 }
 
 /// An executor id registers at most once with one driver: the checker's count of its
@@ -512,6 +531,25 @@ mod tests {
                 name::MAP_OUTPUT_REGISTERED_ONCE,
                 name::NO_STAGE_WITH_MISSING_PARENTS
             ]
+        );
+    }
+
+    #[test]
+    fn a_task_launched_where_excluded_is_a_violation() {
+        assert_eq!(
+            launched_where_allowed("task 0.0 in stage 0.0", 1, "h1", None),
+            Ok(())
+        );
+        let e = launched_where_allowed(
+            "task 0.1 in stage 0.0",
+            1,
+            "h1",
+            Some("executor excluded for the stage attempt"),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "task 0.1 in stage 0.0 was launched on executor 1 (h1): executor excluded for the stage attempt"
         );
     }
 

@@ -579,12 +579,14 @@ impl DAGScheduler {
             prefs,
             code: self.stage_code(id),
         };
-        cx.ts.submit_tasks(task_set);
+        // submitMissingTasks (Spark 4.0.0's jar) posts SparkListenerStageSubmitted before it
+        // hands the task set to `taskScheduler.submitTasks`.
         if self.bus.enabled() {
             let mut stage = self.stage_info(id, None);
             stage.task_locality_preferences = hint_prefs;
             self.bus.post(|| ListenerEvent::StageSubmitted { stage });
         }
+        cx.ts.submit_tasks(task_set);
     }
 
     /// What the latest attempt's tasks run: the partitions' work, the task binary, the input,
@@ -1096,8 +1098,21 @@ impl DAGScheduler {
             return;
         }
         let max = self.shuffle.max_consecutive_stage_attempts;
-        let stage = self.stages.get_mut(&failed).expect("known stage");
-        stage.failed_attempt_ids.insert(stage_attempt);
+        if self.ignores_decommission_fetch_failure(failure, cx) {
+            let (t, eid) = (
+                self.task_string(failed, task.partition),
+                bm_executor(failure),
+            );
+            info!(
+                self.log,
+                DAG,
+                "Ignoring fetch failure from {t} of {kind} attempt {stage_attempt} when count spark.stage.maxConsecutiveAttempts as executor {eid} is decommissioned and spark.stage.ignoreDecommissionFetchFailure=true"
+            );
+        } else {
+            let stage = self.stages.get_mut(&failed).expect("known stage");
+            stage.failed_attempt_ids.insert(stage_attempt);
+        }
+        let stage = &self.stages[&failed];
         let should_abort = stage.failed_attempt_ids.len() as u32 >= max;
         let (map_kind, map_name) = (
             self.stage_kind(map_stage),
@@ -1155,6 +1170,17 @@ impl DAGScheduler {
                 cx.env,
             );
         }
+    }
+
+    /// `ignoreDecommissionFetchFailure && isExecutorDecommissioningOrDecommissioned(bmAddress)`
+    /// (DAGScheduler.handleTaskCompletion, the 4.0.0 jar): such a fetch failure is not counted
+    /// in the stage's `failedAttemptIds`, so it cannot abort the stage.
+    fn ignores_decommission_fetch_failure(&self, failure: &FetchFailure, cx: &Cx<'_>) -> bool {
+        self.shuffle.ignore_decommission_fetch_failure
+            && failure
+                .bm_address
+                .as_ref()
+                .is_some_and(|bm| cx.ts.is_executor_decommissioning(bm.executor_id))
     }
 
     /// The shuffle-map stage writing `shuffle_id` (`shuffleIdToMapStage`).
@@ -1458,4 +1484,12 @@ fn task_event(task: &RunningTask, kind: TaskEventKind) -> TaskEvent {
         executor: task.executor_id,
         kind,
     }
+}
+
+/// The executor a fetch failure names (`bmAddress.executorId`), for the log line.
+fn bm_executor(failure: &FetchFailure) -> String {
+    failure
+        .bm_address
+        .as_ref()
+        .map_or_else(String::new, |bm| bm.executor_id.to_string())
 }

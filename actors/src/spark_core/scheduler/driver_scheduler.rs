@@ -19,7 +19,7 @@ use sparkyard_messages::ids::{ExecutorId, TaskId};
 use sparkyard_messages::records::{ExecutorLossReason, TaskState};
 use sparkyard_messages::rpc::RemoteRef;
 use sparkyard_messages::task::{
-    BlockManagerId, JobSpec, ReplicateBlock, ShuffleBlockInfo, TaskResultData,
+    BlockManagerId, JobSpec, ReplicateBlock, ShuffleBlockInfo, TaskDescription, TaskResultData,
 };
 use std::rc::Rc;
 
@@ -37,6 +37,17 @@ impl DriverScheduler {
             task_scheduler: TaskSchedulerImpl::new(log.clone(), max_failures, task_cpus),
             env: DriverEnv::new(log, bus),
         }
+    }
+
+    /// What excluded the place a task was just launched on, if anything (an invariant's input).
+    pub fn launch_exclusion(&self, desc: &TaskDescription, host: &str) -> Option<&'static str> {
+        self.task_scheduler.launch_exclusion(desc, host)
+    }
+
+    /// `spark.driver.maxResultSize` in bytes (0 = unlimited).
+    pub fn with_max_result_size(mut self, bytes: u64) -> Self {
+        self.task_scheduler = self.task_scheduler.with_max_result_size(bytes);
+        self
     }
 
     /// The driver's storage memory (`UnifiedMemoryManager.getMaxMemory` of its heap).

@@ -287,6 +287,142 @@ fn a_success_resets_the_index_failure_count() {
     assert_eq!(a.tsm(0, 0).failures[index], 1);
 }
 
+// TaskSetManager.handleFailedTask (Spark 4.0.0's jar: the `className ==
+// classOf[TaskOutputFileAlreadyExistException].getName` check and its texts): a task that cannot
+// write its output file is not retried. Its first failure aborts the set (spark.task.maxFailures
+// is 4 here), counts no failure and offers the index no more.
+#[test]
+fn an_output_file_that_already_exists_aborts_the_task_set_without_retry() {
+    let mut a = Alone::new(1);
+    a.ts.submit_tasks(task_set(0, 0, 2, None));
+    let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+    let data = TaskResultData::Exception {
+        class: "org.apache.spark.TaskOutputFileAlreadyExistException".into(),
+        description: "org.apache.hadoop.fs.FileAlreadyExistsException: /out/part-00000".into(),
+    };
+    let mut out = Vec::new();
+    let tid = t.task_id;
+    a.ts.status_update(
+        tid,
+        TaskState::Failed,
+        data,
+        &mut a.env,
+        &mut a.dag,
+        &mut out,
+    );
+    assert!(matches!(
+        a.dag.ended_with(tid),
+        Some(TaskEndReason::ExceptionFailure { .. })
+    ));
+    assert_eq!(
+        a.dag.failed_sets,
+        vec![(
+            0,
+            "Task 0.0 in stage 0.0 (TID 0) can not write to output file: org.apache.hadoop.fs.FileAlreadyExistsException: /out/part-00000".to_string()
+        )]
+    );
+    assert_eq!(a.tsm(0, 0).failures[0], 0, "not counted");
+    assert!(a.tsm(0, 0).zombie);
+    assert!(
+        a.offer(&mut [offer(1, "host1", 1)]).is_empty(),
+        "not retried"
+    );
+}
+
+/// A TaskSchedulerImpl alone with `spark.driver.maxResultSize` = `max` bytes.
+fn with_max_result_size(max: u64) -> Alone {
+    let Alone { ts, env, dag } = Alone::new(1);
+    Alone {
+        ts: ts.with_max_result_size(max),
+        env,
+        dag,
+    }
+}
+
+/// Runs a set of `n` tasks (a map set when `map`) to the end on one executor of `n` cores.
+fn finish_all(a: &mut Alone, stage: u32, n: u32, map: bool) -> Vec<TaskId> {
+    a.ts.submit_tasks(task_set(stage, 0, n, map.then_some(stage)));
+    let tids: Vec<TaskId> = a
+        .offer(&mut [offer(1, "host1", n)])
+        .iter()
+        .map(|t| t.task_id)
+        .collect();
+    for &tid in &tids {
+        a.update(tid, TaskState::Finished);
+    }
+    tids
+}
+
+// TaskSetManagerSuite "abort the job if total size of results is too large", with sparkyard's
+// results of TASK_RESULT_BYTES (1000) each and spark.driver.maxResultSize = 2500 bytes: two
+// results fit; the third result of a result set passes the limit and aborts the set with
+// TaskSetManager.canFetchMoreResults' text (Spark 4.0.0's jar), and that task ends
+// `TaskKilled (Tasks result size has exceeded maxResultSize)` (TaskResultGetter); a map set's
+// results count but never abort; 0 is no limit.
+#[test]
+fn results_over_max_result_size_abort_the_result_set() {
+    let mut a = with_max_result_size(2500);
+    finish_all(&mut a, 0, 2, false);
+    finish_all(&mut a, 1, 3, true);
+    assert!(a.dag.failed_sets.is_empty(), "{:?}", a.dag.failed_sets);
+    let tids = finish_all(&mut a, 2, 3, false);
+    assert_eq!(
+        a.dag.failed_sets,
+        vec![(
+            2,
+            "Total size of serialized results of 3 tasks (2.9 KiB) is bigger than spark.driver.maxResultSize (2.4 KiB)".to_string()
+        )]
+    );
+    assert_eq!(
+        a.dag.ended_with(tids[2]),
+        Some(&TaskEndReason::TaskKilled {
+            reason: "Tasks result size has exceeded maxResultSize".into()
+        })
+    );
+    assert!(a.tsm(2, 0).zombie && a.tsm(2, 0).finished);
+    let mut unlimited = with_max_result_size(0);
+    finish_all(&mut unlimited, 0, 3, false);
+    assert!(unlimited.dag.failed_sets.is_empty());
+}
+
+// TaskSetManager.executorLost walks `taskInfos`, a Scala 2.13 mutable.HashMap[Long, TaskInfo]
+// (Spark 4.0.0's jar): the lost executor's outputs are resubmitted in the map's order of task
+// ids, not in the order they finished. After 31 tasks of an earlier set, a map set's tasks 31
+// and 32 finish on executor 1 in that order; its table of 16 buckets puts 32 (bucket 0) before
+// 31 (bucket 15), as scala-library 2.13.16 iterates `HashMap(32 -> .., 33 -> .., 31 -> ..)`.
+#[test]
+fn a_lost_executor_resubmits_in_the_task_infos_order() {
+    let mut a = Alone::new(1);
+    a.ts.submit_tasks(task_set(0, 0, 31, None));
+    let earlier: Vec<TaskId> = a
+        .offer(&mut [offer(9, "host9", 31)])
+        .iter()
+        .map(|t| t.task_id)
+        .collect();
+    for tid in earlier {
+        a.update(tid, TaskState::Finished);
+    }
+    a.ts.submit_tasks(task_set(1, 0, 3, Some(1)));
+    let on_1: Vec<TaskId> = a
+        .offer(&mut [offer(1, "host1", 2)])
+        .iter()
+        .map(|t| t.task_id)
+        .collect();
+    assert_eq!(on_1, vec![TaskId(31), TaskId(32)]);
+    a.offer(&mut [offer(2, "host2", 1)]);
+    a.update(TaskId(31), TaskState::Finished);
+    a.update(TaskId(32), TaskState::Finished);
+    a.lose(1);
+    let resubmitted: Vec<TaskId> = a
+        .dag
+        .ended
+        .iter()
+        .filter(|e| matches!(e.1, TaskEndReason::Resubmitted))
+        .map(|e| e.0)
+        .collect();
+    assert_eq!(resubmitted, vec![TaskId(32), TaskId(31)]);
+}
+
 // TaskSchedulerImplSuite "Scheduler correctly accounts for multiple CPUs per task": with
 // spark.task.cpus = 2, offers of 0 or 1 free core launch nothing; an executor with 2 does.
 #[test]
@@ -961,6 +1097,15 @@ fn scheduled_tasks_obey_task_and_stage_excludelist() {
     assert!(
         [first.index, second.index].contains(&elsewhere.index),
         "a failed task runs again elsewhere"
+    );
+    // The no-task-launched-where-excluded invariant's input: the launch on executor 2 is
+    // allowed; the same task placed on executor 1 now would not be.
+    assert_eq!(a.ts.launch_exclusion(&elsewhere, "host2"), None);
+    let mut there = elsewhere.clone();
+    there.executor_id = ExecutorId(1);
+    assert_eq!(
+        a.ts.launch_exclusion(&there, "host1"),
+        Some("executor excluded for the stage attempt")
     );
 }
 

@@ -39,11 +39,13 @@ use crate::{error, info, warn};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sparkyard_messages::ids::{ExecutorId, TaskId};
-use sparkyard_messages::jvm_text::double_to_string;
+use sparkyard_messages::jvm_text::{
+    bytes_to_string, double_to_string, scala_hash_order, scala_long_hash,
+};
 use sparkyard_messages::listener::TaskEndReason;
 use sparkyard_messages::records::{ExecutorLossReason, TaskState};
 use sparkyard_messages::task::{
-    FetchFailure, ShuffleIo, TaskDescription, TaskName, TaskResultData, TaskWork,
+    FetchFailure, ShuffleIo, TASK_RESULT_BYTES, TaskDescription, TaskName, TaskResultData, TaskWork,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound::{Excluded, Unbounded};
@@ -51,6 +53,9 @@ use std::rc::Rc;
 
 const TSM: &str = "driver::TaskSetManager";
 const TS: &str = "driver::YarnClusterScheduler";
+/// `classOf[TaskOutputFileAlreadyExistException].getName`: a task that cannot write its output
+/// file is not retried (TaskSetManager.handleFailedTask).
+const OUTPUT_FILE_EXISTS: &str = "org.apache.spark.TaskOutputFileAlreadyExistException";
 const HT: &str = "driver::HealthTracker";
 const TSEL: &str = "driver::TaskSetExcludelist";
 
@@ -172,6 +177,10 @@ impl RunningTasks {
 pub struct TaskSchedulerImpl {
     log: ProcessLog,
     max_failures: u32,
+    /// `spark.driver.maxResultSize`, bytes (0: unlimited).
+    max_result_size: u64,
+    /// Task sets submitted so far (the next one's place in the pool's queue).
+    submitted_sets: u64,
     task_cpus: u32,
     locality: LocalitySettings,
     /// `spark.shuffle.service.enabled`: a lost executor's map outputs stay served.
@@ -199,9 +208,9 @@ pub struct TaskSchedulerImpl {
     by_executor: DenseMap<ExecutorId, SmallSet<TaskId>>,
     /// Map outputs each executor serves itself, for its running map task sets.
     outputs_by_executor: BTreeMap<ExecutorId, Vec<MapOutput>>,
-    /// `executorsPendingDecommission`: the worker host of each executor decommissioned with its
-    /// host (`ExecutorDecommissionState.workerHost`).
-    decommissioned_hosts: BTreeMap<ExecutorId, String>,
+    /// `executorsPendingDecommission`: each executor being decommissioned, with its worker host
+    /// when decommissioned with its host (`ExecutorDecommissionState.workerHost`).
+    pub(super) decommissioned_hosts: BTreeMap<ExecutorId, Option<String>>,
     pub(super) tasks_launched: u64,
     /// Failed task attempts so far (every cause).
     pub(super) failed_attempts: u64,
@@ -238,6 +247,8 @@ impl TaskSchedulerImpl {
         TaskSchedulerImpl {
             log,
             max_failures,
+            max_result_size: 1 << 30,
+            submitted_sets: 0,
             task_cpus,
             locality: LocalitySettings::default(),
             external_shuffle_service: false,
@@ -318,6 +329,49 @@ impl TaskSchedulerImpl {
         self.exclusion.as_ref().and_then(|x| x.health.as_ref())
     }
 
+    /// For the no-task-where-excluded invariant: what excluded the executor or host a task was
+    /// just launched on, if anything did at that moment (the HealthTracker for the application;
+    /// the set's TaskSetExcludelist, not a dry run, for its stage attempt or the task's index).
+    pub fn launch_exclusion(&self, desc: &TaskDescription, host: &str) -> Option<&'static str> {
+        let x = self.exclusion.as_ref()?;
+        let eid = desc.executor_id;
+        if let Some(h) = &x.health {
+            if h.is_executor_excluded(eid) {
+                return Some("executor excluded for the application");
+            }
+            if h.is_node_excluded(host) {
+                return Some("node excluded for the application");
+            }
+        }
+        let job = *self.stage_jobs.get(&desc.stage_id)?;
+        let key = (job, desc.stage_id, desc.stage_attempt_id);
+        let list = self.task_sets.get(&key)?.exclude_list.as_ref()?;
+        if list.is_dry_run() {
+            return None;
+        }
+        let index = desc.index;
+        [
+            (
+                list.is_executor_excluded_for_task_set(eid),
+                "executor excluded for the stage attempt",
+            ),
+            (
+                list.is_node_excluded_for_task_set(host),
+                "node excluded for the stage attempt",
+            ),
+            (
+                list.is_executor_excluded_for_task(eid, index),
+                "executor excluded for the task",
+            ),
+            (
+                list.is_node_excluded_for_task(host, index),
+                "node excluded for the task",
+            ),
+        ]
+        .into_iter()
+        .find_map(|(hit, why)| hit.then_some(why))
+    }
+
     /// `spark.shuffle.service.enabled`.
     pub fn with_external_shuffle_service(mut self, enabled: bool) -> Self {
         self.external_shuffle_service = enabled;
@@ -335,6 +389,12 @@ impl TaskSchedulerImpl {
         self.locality = locality;
         self.topology = Topology::new(racks);
         self.rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0ffe_75ed);
+        self
+    }
+
+    /// `spark.driver.maxResultSize` in bytes (default 1g; 0 = unlimited).
+    pub fn with_max_result_size(mut self, bytes: u64) -> Self {
+        self.max_result_size = bytes;
         self
     }
 
@@ -386,6 +446,8 @@ impl TaskSchedulerImpl {
             now_ms: clock::now_ms(),
         };
         let mut tsm = TaskSetManager::new(key, code, partitions, epoch, prefs, &cx);
+        tsm.pool_seq = self.submitted_sets;
+        self.submitted_sets += 1;
         if let Some(x) = &self.exclusion {
             // TaskSetManager's constructor: a list that excludes, else a dry run for the
             // HealthTracker.
@@ -907,7 +969,13 @@ impl TaskSchedulerImpl {
         self.remove_running_task(&task, state != TaskState::Finished);
         let mut cx = Call { env, dag, out };
         match (state, data) {
-            (TaskState::Finished, data) => self.handle_success(task, data, &mut cx),
+            (TaskState::Finished, data) => {
+                if self.can_fetch_more_results(&task, TASK_RESULT_BYTES, &mut cx) {
+                    self.handle_success(task, data, &mut cx);
+                } else {
+                    self.result_size_exceeded(task, &mut cx);
+                }
+            }
             (_, TaskResultData::FetchFailed(f)) => self.fetch_failed(task, *f, &mut cx),
             (_, TaskResultData::Exception { class, description }) => {
                 let reason = format!("{class}: {description}");
@@ -927,6 +995,58 @@ impl TaskSchedulerImpl {
             }
         }
         true
+    }
+
+    /// `TaskSetManager.canFetchMoreResults(size)` (TaskResultGetter asks it before
+    /// `handleSuccessfulTask`): every result counts; a result task's that takes the set past
+    /// `spark.driver.maxResultSize` aborts it with Spark 4.0.0's ERROR text (read from the jar).
+    fn can_fetch_more_results<D: DagEvents>(
+        &mut self,
+        task: &RunningTask,
+        size: u64,
+        cx: &mut Call<'_, D>,
+    ) -> bool {
+        let max = self.max_result_size;
+        let Some(tsm) = self.task_sets.get_mut(&task.key) else {
+            return true;
+        };
+        tsm.total_result_size += size;
+        tsm.calculated_tasks += 1;
+        if tsm.code.shuffle_write.is_some() || max == 0 || tsm.total_result_size <= max {
+            return true;
+        }
+        let message = format!(
+            "Total size of serialized results of {} tasks ({}) is bigger than spark.driver.maxResultSize ({})",
+            tsm.calculated_tasks,
+            bytes_to_string(tsm.total_result_size),
+            bytes_to_string(max)
+        );
+        error!(self.log, TSM, "{message}");
+        // `abort(message)`: taskSetFailed, then the set is a zombie (maybeFinishTaskSet).
+        self.suspend_task_set(task.key);
+        cx.dag
+            .task_set_failed(task.key.1, &message, self, cx.env, cx.out);
+        false
+    }
+
+    /// TaskResultGetter after a refused result: `handleFailedTask(tid, KILLED,
+    /// TaskKilled("Tasks result size has exceeded maxResultSize"))`. Its closing
+    /// `maybeFinishTaskSet` calls `taskSetFinished` again on a set the abort already removed,
+    /// so Spark logs `Removed TaskSet` twice (both calls read from the 4.0.0 jar).
+    #[cold]
+    #[inline(never)]
+    fn result_size_exceeded<D: DagEvents>(&mut self, task: RunningTask, cx: &mut Call<'_, D>) {
+        let key = task.key;
+        let removed = self.task_sets.get(&key).is_some_and(|t| t.finished);
+        let reason = "Tasks result size has exceeded maxResultSize".to_string();
+        let text = format!("TaskKilled ({reason})");
+        let end = TaskEndReason::TaskKilled { reason };
+        self.handle_failure(task, text, end, false, cx);
+        if let Some(tsm) = self.task_sets.get(&key)
+            && removed
+        {
+            self.log_task_set_removed(key.1, tsm.stage_attempt);
+        }
     }
 
     /// `TaskSetManager.removeRunningTask` for an attempt that ended (`failed`: without success,
@@ -953,16 +1073,20 @@ impl TaskSchedulerImpl {
         }
         tsm.finished = true;
         let succeeded = tsm.num_successful as usize == tsm.successful.len();
-        info!(
-            self.log,
-            TS,
-            "Removed TaskSet {}.{} whose tasks have all completed, from pool ",
-            key.1,
-            tsm.stage_attempt
-        );
+        let stage_attempt = tsm.stage_attempt;
+        self.log_task_set_removed(key.1, stage_attempt);
         if succeeded && self.health().is_some() {
             self.hand_over_failures(key);
         }
+    }
+
+    /// `taskSetFinished`'s line.
+    fn log_task_set_removed(&self, stage: u32, stage_attempt: u32) {
+        info!(
+            self.log,
+            TS,
+            "Removed TaskSet {stage}.{stage_attempt} whose tasks have all completed, from pool "
+        );
     }
 
     /// A set that has nothing left to offer: suspended, out of the runnable ones, and out of
@@ -1061,14 +1185,21 @@ impl TaskSchedulerImpl {
     /// (`getExecutorDecommissionState`). Without `spark.scheduler.maxRetainedRemovedDecommissionExecutors`
     /// (0 by default) the state goes with the executor.
     pub fn executor_decommission(&mut self, eid: ExecutorId, worker_host: Option<&str>) {
-        if let Some(h) = worker_host {
-            self.decommissioned_hosts.insert(eid, h.to_string());
-        }
+        self.decommissioned_hosts
+            .insert(eid, worker_host.map(str::to_string));
     }
 
     /// `getExecutorDecommissionState(execId).exists(_.workerHost.isDefined)`: the executor is
     /// being decommissioned with its host.
     pub fn is_host_decommissioned(&self, eid: ExecutorId) -> bool {
+        self.decommissioned_hosts
+            .get(&eid)
+            .is_some_and(Option::is_some)
+    }
+
+    /// `getExecutorDecommissionState(execId).nonEmpty` (DAGScheduler's
+    /// `isExecutorDecommissioningOrDecommissioned`): the executor is being decommissioned.
+    pub fn is_executor_decommissioning(&self, eid: ExecutorId) -> bool {
         self.decommissioned_hosts.contains_key(&eid)
     }
 
@@ -1256,6 +1387,12 @@ impl TaskSchedulerImpl {
         let Some(tsm) = self.task_sets.get_mut(&key) else {
             return cx.task_ended(self, &task, end, None);
         };
+        if let TaskEndReason::ExceptionFailure { class, description } = &end
+            && class == OUTPUT_FILE_EXISTS
+        {
+            let description = description.clone();
+            return self.abort_output_file_exists(task, &description, end, cx);
+        }
         match &end {
             TaskEndReason::ExecutorLostFailure {
                 exit_caused_by_app: false,
@@ -1333,6 +1470,32 @@ impl TaskSchedulerImpl {
         cx.out.push(SchedulerEvent::Revive);
     }
 
+    /// `handleFailedTask` for a `TaskOutputFileAlreadyExistException` (Spark 4.0.0's jar: the
+    /// className check and both texts): no `Lost task` line, no retry and no exclusion; ERROR
+    /// `... can not write to output file: <description>; not retrying`, `taskEnded`, then
+    /// `abort` (the set is a zombie and the DAGScheduler fails the stage's job).
+    #[cold]
+    #[inline(never)]
+    fn abort_output_file_exists<D: DagEvents>(
+        &mut self,
+        task: RunningTask,
+        description: &str,
+        end: TaskEndReason,
+        cx: &mut Call<'_, D>,
+    ) {
+        let (key, tid) = (task.key, task.task_id);
+        let stage_attempt = self.task_sets.get(&key).map_or(0, |t| t.stage_attempt);
+        let message = format!(
+            "Task {}.{} in stage {}.{stage_attempt} (TID {tid}) can not write to output file: {description}",
+            task.index, task.attempt, key.1
+        );
+        error!(self.log, TSM, "{message}; not retrying");
+        cx.task_ended(self, &task, end, None);
+        self.suspend_task_set(key);
+        cx.dag
+            .task_set_failed(key.1, &message, self, cx.env, cx.out);
+    }
+
     /// Whether a map output of a lost executor lives on another host now (migrated by
     /// decommissioning): `getMapOutputLocation(shuffleId, mapId)`, map id = the task id.
     fn output_migrated_off(&self, out: &MapOutput, host: Option<&str>, env: &DriverEnv) -> bool {
@@ -1370,6 +1533,34 @@ impl TaskSchedulerImpl {
             });
     }
 
+    /// The order `Pool.executorLost` meets a lost executor's finished attempts: the pool's sets
+    /// in queue (submission) order, and in each, its `taskInfos` (a Scala 2.13
+    /// `mutable.HashMap[Long, TaskInfo]` holding every attempt the set launched) in the map's
+    /// iteration order of task ids.
+    #[cold]
+    #[inline(never)]
+    fn in_task_infos_order(&self, outs: Vec<MapOutput>) -> Vec<MapOutput> {
+        let mut by_set: BTreeMap<(u64, TsKey), Vec<(i32, MapOutput)>> = BTreeMap::new();
+        for out in outs {
+            let seq = self
+                .task_sets
+                .get(&out.key)
+                .map_or(u64::MAX, |t| t.pool_seq);
+            let hash = scala_long_hash(out.task_id.0 as i64);
+            by_set.entry((seq, out.key)).or_default().push((hash, out));
+        }
+        by_set
+            .into_iter()
+            .flat_map(|((_, key), outs)| {
+                let infos = self
+                    .task_sets
+                    .get(&key)
+                    .map_or(0, |t| t.launches.iter().sum::<u32>() as usize);
+                scala_hash_order(outs, infos)
+            })
+            .collect()
+    }
+
     /// `TaskSetManager.executorLost`, first part (Spark 4.0.0's jar, `$anonfun$executorLost$3`):
     /// without the external shuffle service, every finished attempt of a running (non-zombie)
     /// map set that ran on the executor whose index is `successful`, unless the attempt was
@@ -1377,10 +1568,8 @@ impl TaskSchedulerImpl {
     /// `copiesRunning(index) -= 1`, `tasksSuccessful -= 1`, `addPendingTask`), reported as
     /// `Resubmitted` to the DAGScheduler. The jar does not ask where the index's output is
     /// (only a decommission asks whether it migrated), so an index whose earlier *failed*
-    /// attempt ran there is re-run although its successful attempt ran elsewhere. Attempts go
-    /// in the order they finished; Spark walks each set's `taskInfos` HashMap (ascending task
-    /// ids while they stay below its table size), so the two orders differ when attempts on
-    /// the executor finished out of task id order (not modelled yet).
+    /// attempt ran there is re-run although its successful attempt ran elsewhere. The order is
+    /// Spark's (`in_task_infos_order`).
     fn resubmit_lost_outputs<D: DagEvents>(
         &mut self,
         eid: ExecutorId,
@@ -1392,7 +1581,8 @@ impl TaskSchedulerImpl {
             return;
         }
         let host = cx.env.block_manager_master.host_of(eid).cloned();
-        for out in self.outputs_by_executor.remove(&eid).unwrap_or_default() {
+        let outs = self.outputs_by_executor.remove(&eid).unwrap_or_default();
+        for out in self.in_task_infos_order(outs) {
             // TaskSetManager.executorLost: a decommissioned executor's output that migrated
             // to another host stays available (`locationOpt.exists(_.host != host)`).
             if decommission && self.output_migrated_off(&out, host.as_deref(), cx.env) {

@@ -53,12 +53,19 @@ pub struct TaskSetManager {
     pub(super) num_successful: u32,
     pub(super) failures: Vec<u32>,
     pub(super) launches: Vec<u32>,
+    /// Its place in the pool's queue (`schedulableQueue`: submission order), which
+    /// `Pool.executorLost` walks.
+    pub(super) pool_seq: u64,
     pub(super) zombie: bool,
     /// `runningTasks`: attempts launched and not ended (a zombie set stays registered until
     /// this reaches 0: `maybeFinishTaskSet`).
     pub(super) running: u32,
     /// `taskSetFinished` ran ("Removed TaskSet"): the set is no longer the stage's.
     pub(super) finished: bool,
+    /// `totalResultSize` and `calculatedTasks`: the serialized results fetched so far
+    /// (canFetchMoreResults counts every task's, a map task's too).
+    pub(super) total_result_size: u64,
+    pub(super) calculated_tasks: u32,
     /// `recentExceptions`: an exception's description -> (duplicates, when last printed).
     pub(super) recent_exceptions: BTreeMap<String, (u32, u64)>,
     /// Speculation's state of the set (`None` when speculation is off).
@@ -127,9 +134,12 @@ impl TaskSetManager {
             num_successful: 0,
             failures: vec![0; n],
             launches: vec![0; n],
+            pool_seq: 0,
             zombie: false,
             running: 0,
             finished: false,
+            total_result_size: 0,
+            calculated_tasks: 0,
             recent_exceptions: BTreeMap::new(),
             spec: None,
             exclude_list: None,

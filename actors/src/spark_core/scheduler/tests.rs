@@ -655,6 +655,55 @@ fn a_stage_resubmitted_up_to_max_stage_attempts_aborts_its_job() {
     assert!(s.resource_offer(&mut offer_on(1, "host1")).is_empty());
 }
 
+/// Runs the reduce stage of `finish_map_stage` to four fetch-failed attempts, executor 1 being
+/// decommissioned during the first only; returns whether the job ended and the log.
+fn four_fetch_failures_first_from_a_decommissioned_executor(ignore: bool) -> (bool, Vec<String>) {
+    let (s, store) = logged_scheduler();
+    let mut s = s.with_shuffle(ShuffleSettings {
+        ignore_decommission_fetch_failure: ignore,
+        ..ShuffleSettings::default()
+    });
+    let mut r = finish_map_stage(&mut s);
+    s.executor_decommission(ExecutorId(1), None);
+    let mut ended = false;
+    for attempt in 0..4 {
+        if attempt > 0 {
+            // The suite's `taskScheduler.executorsPendingDecommission.clear()`.
+            s.task_scheduler.decommissioned_hosts.clear();
+            s.resubmit_failed_stages();
+            let m = s.resource_offer(&mut offer_on(1, "host1")).remove(0);
+            s.status_update(m.task_id, TaskState::Finished, TaskResultData::None);
+            r = s.resource_offer(&mut offer_on(3, "host3")).remove(0);
+        }
+        assert_eq!((r.stage_id, r.stage_attempt_id), (1, attempt));
+        let (_, out) = s.status_update(r.task_id, TaskState::Failed, fetch_failed(0));
+        ended |= out
+            .iter()
+            .any(|e| matches!(e, SchedulerEvent::JobEnded { .. }));
+    }
+    (ended, lines(&store))
+}
+
+/// DAGSchedulerSuite "SPARK-40481: Multiple consecutive stage fetch failures from decommissioned
+/// executor should not fail job when ignoreDecommissionFetchFailure is enabled.": with
+/// `spark.stage.ignoreDecommissionFetchFailure` (true in 4.0) the first attempt's fetch failure,
+/// from an executor being decommissioned, is not counted, so four fetch-failed attempts stay
+/// below spark.stage.maxConsecutiveAttempts; with it off the fourth aborts the job. The INFO
+/// text is DAGScheduler.handleTaskCompletion's (Spark 4.0.0's jar).
+#[test]
+fn a_fetch_failure_from_a_decommissioned_executor_does_not_count_toward_stage_attempts() {
+    let (ended, log) = four_fetch_failures_first_from_a_decommissioned_executor(true);
+    assert!(!ended, "three counted attempts do not abort");
+    let ignored = "INFO DAGScheduler: Ignoring fetch failure from ResultTask(1, 0) of ResultStage 1 attempt 0 when count spark.stage.maxConsecutiveAttempts as executor 1 is decommissioned and spark.stage.ignoreDecommissionFetchFailure=true";
+    assert_eq!(log.iter().filter(|l| *l == ignored).count(), 1, "{log:#?}");
+    let (ended, log) = four_fetch_failures_first_from_a_decommissioned_executor(false);
+    assert!(ended, "the fourth counted attempt aborts");
+    assert!(
+        !log.iter()
+            .any(|l| l.contains("Ignoring fetch failure from"))
+    );
+}
+
 /// DAGScheduler.submitMissingTasks (Spark 4.0.0's jar) for a stage attempt with no partition to
 /// compute: a reduce task's fetch failure names a block manager that does not hold the map
 /// output (so nothing is unregistered), and the map stage's resubmitted attempt has no task. It
