@@ -240,18 +240,7 @@ fn exclude_node_is_a_health_tracker_node_exclusion() {
     };
     assert_eq!(fired.no_effect, None);
     let events: Vec<&ListenerEvent> = r.events.iter().flat_map(|a| &a.events).collect();
-    let nodes: Vec<(ExclusionEventName, &str, u32)> = events
-        .iter()
-        .filter_map(|e| match e {
-            ListenerEvent::NodeExcluded {
-                name,
-                host_id,
-                executor_failures,
-                ..
-            } => Some((*name, host_id.as_str(), *executor_failures)),
-            _ => None,
-        })
-        .collect();
+    let nodes = crate::common::node_exclusions(&r);
     assert_eq!(
         nodes,
         vec![
@@ -269,11 +258,7 @@ fn exclude_node_is_a_health_tracker_node_exclusion() {
         .filter(|e| matches!(e, ListenerEvent::TaskStart { info, .. } if info.host == host))
         .count();
     assert_eq!(late_starts_on_host, 0, "tasks started on the excluded node");
-    let driver = &r
-        .logs
-        .output(&r.counters.driver_containers[0])
-        .expect("the AM logged")
-        .stderr;
+    let driver = crate::common::am_stderr_of(&r);
     let kill = format!(
         "INFO HealthTracker: Killing all executors on excluded host {host} since \
          spark.excludeOnFailure.killExcludedExecutors is set."
