@@ -170,3 +170,32 @@ pub fn assert_user_error(args: &[&str], code: Option<i32>, output: &str, needle:
         "{args:?}:\n{output}"
     );
 }
+
+/// The run's `SparkListenerNodeBlacklisted` / `SparkListenerNodeExcluded` events, in the bus's
+/// order: (which twin, host, executor failures).
+pub fn node_exclusions(
+    r: &RunResult,
+) -> Vec<(sparkyard_messages::listener::ExclusionEventName, &str, u32)> {
+    use sparkyard_messages::listener::ListenerEvent;
+    r.events
+        .iter()
+        .flat_map(|a| &a.events)
+        .filter_map(|e| match e {
+            ListenerEvent::NodeExcluded {
+                name,
+                host_id,
+                executor_failures,
+                ..
+            } => Some((*name, host_id.as_str(), *executor_failures)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The AM container's stderr (the AM's and, in cluster mode, the driver's lines).
+pub fn am_stderr_of(r: &RunResult) -> &str {
+    &r.logs
+        .output(&r.counters.driver_containers[0])
+        .expect("the AM logged")
+        .stderr
+}

@@ -106,31 +106,45 @@ fn first_executor_host(r: &RunResult) -> String {
 }
 
 /// Kinds that fire and change nothing a process does today, each with why; the list may only
-/// shrink (the test fails when one of them starts to act, so it is kept true). `exclude-node`
-/// logs a line Spark never prints and only refuses executors that register later: Spark has no
-/// such call; its HealthTracker excludes a node (issue 27).
-const ACTS_ON_NOTHING_YET: &[&str] = &["exclude-node"];
+/// shrink (the test fails when one of them starts to act, so it is kept true). Empty: every
+/// kind acts.
+const ACTS_ON_NOTHING_YET: &[&str] = &[];
+
+/// The `[submit.conf]` line a kind needs to act at all, if any.
+fn conf_for(kind: &str) -> Option<&'static str> {
+    match kind {
+        // The shuffle service's kind needs the service on; with it on, Spark's YarnAllocator
+        // ignores YARN's decommissioning (SPARK-39018), so the other kinds run without it.
+        "kill-shuffle-service" => Some("\"spark.shuffle.service.enabled\" = \"true\"\n"),
+        // Spark excludes a node for the application only in its HealthTracker.
+        "exclude-node" => Some("\"spark.excludeOnFailure.enabled\" = \"true\"\n"),
+        _ => None,
+    }
+}
+
+/// BASE with `conf` added to its `[submit.conf]`.
+fn base_with(conf: Option<&str>) -> String {
+    match conf {
+        Some(line) => BASE.replace("[submit.conf]\n", &format!("[submit.conf]\n{line}")),
+        None => BASE.to_string(),
+    }
+}
 
 /// Spark's and YARN's answer to each kind is covered by its own scenario tests; this one proves
 /// the registry's promise for every kind at once: what it declares it acts on is what it hit,
-/// and the run is not the run without it.
+/// and the run is not the run without it (the same configuration, without the fault).
 #[test]
 fn every_fault_kind_acts_on_what_it_declares_when_it_fires() {
     let baseline = run_text("kinds-base.toml", BASE);
     let host = first_executor_host(&baseline);
-    // The shuffle service's kind needs the service on; with it on, Spark's YarnAllocator
-    // ignores YARN's decommissioning (SPARK-39018), so the other kinds run without it.
-    let ess_base = BASE.replace(
-        "[submit.conf]\n",
-        "[submit.conf]\n\"spark.shuffle.service.enabled\" = \"true\"\n",
-    );
-    let ess_baseline = run_text("kinds-base-ess.toml", &ess_base);
+    let mut baselines = std::collections::BTreeMap::new();
+    baselines.insert(None, baseline);
     for kind in fault_kinds::KINDS {
-        let ess = kind.name == "kill-shuffle-service";
-        let (base, baseline) = match ess {
-            true => (&ess_base, &ess_baseline),
-            false => (&BASE.to_string(), &baseline),
-        };
+        let conf = conf_for(kind.name);
+        let base = base_with(conf);
+        let baseline = baselines
+            .entry(conf)
+            .or_insert_with(|| run_text(&format!("kinds-base-{}.toml", kind.name), &base));
         let before = what_happened(baseline);
         let text = format!(
             "{base}[[faults]]\nkind = \"{}\"\n{}",
@@ -166,6 +180,96 @@ fn every_fault_kind_acts_on_what_it_declares_when_it_fires() {
             fired.at_ms
         );
     }
+}
+
+/// Without exclusion on failure Spark has no HealthTracker (`HealthTracker.
+/// isExcludeOnFailureEnabled`, SparkContext's `healthTrackerOpt`), so nothing in Spark can
+/// exclude a node for the application: the `exclude-node` fault records why it did nothing,
+/// and the run is the run without it.
+#[test]
+fn exclude_node_without_exclusion_on_failure_records_no_effect() {
+    let baseline = run_text("kinds-noexcl-base.toml", BASE);
+    let host = first_executor_host(&baseline);
+    let text = format!(
+        "{BASE}[[faults]]\nkind = \"exclude-node\"\n{}",
+        entry("exclude-node", &host)
+    );
+    let r = run_text("kinds-noexcl.toml", &text);
+    let [fired] = r.faults_fired.as_slice() else {
+        panic!("fired {:?}", r.faults_fired);
+    };
+    let why = fired.no_effect.as_deref().expect("a no_effect reason");
+    assert!(why.contains("no HealthTracker"), "{why}");
+    assert_eq!(what_happened(&r), what_happened(&baseline));
+}
+
+/// The `exclude-node` fault as HealthTracker's node exclusion (HealthTracker.scala,
+/// `updateExcludedForSuccessfulTaskSet`'s node branch; HealthTrackerSuite "executors can be
+/// excluded with only a few failures per stage" checks the same events): the node's
+/// `SparkListenerNodeBlacklisted` then `SparkListenerNodeExcluded` (its excluded executors so
+/// far: none), `killExecutorsOnExcludedNode` with `killExcludedExecutors` (its INFO line), no
+/// task starts on the node afterwards, and the node reaches YARN with the next
+/// `RequestExecutors` (YarnSchedulerBackend.prepareRequestExecutors; at the latest stop's),
+/// which the AM's YarnAllocatorNodeHealthTracker logs.
+#[test]
+fn exclude_node_is_a_health_tracker_node_exclusion() {
+    use sparkyard_messages::listener::{ExclusionEventName, ListenerEvent};
+    let host = first_executor_host(&run_text("kinds-excl-host.toml", BASE));
+    let base = BASE.replace(
+        "\"spark.decommission.enabled\" = \"true\"\n",
+        "\"spark.excludeOnFailure.enabled\" = \"true\"\n\
+         \"spark.excludeOnFailure.killExcludedExecutors\" = \"true\"\n",
+    );
+    let text = format!(
+        "{base}[[faults]]\nkind = \"exclude-node\"\n{}",
+        entry("exclude-node", &host)
+    );
+    let dir = std::env::temp_dir().join(format!("sparkyard-kinds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("kinds-excl.toml");
+    std::fs::write(&path, text).expect("write");
+    let s = scenario::load(&path).expect("loads");
+    let opts = RunOptions {
+        record_events: true,
+        deadline_ms: 6 * 3_600_000,
+        ..RunOptions::default()
+    };
+    let r = scenario::run(&s, None, opts).expect("runs").result;
+    let [fired] = r.faults_fired.as_slice() else {
+        panic!("fired {:?}", r.faults_fired);
+    };
+    assert_eq!(fired.no_effect, None);
+    let events: Vec<&ListenerEvent> = r.events.iter().flat_map(|a| &a.events).collect();
+    let nodes = crate::common::node_exclusions(&r);
+    assert_eq!(
+        nodes,
+        vec![
+            (ExclusionEventName::Blacklisted, host.as_str(), 0),
+            (ExclusionEventName::Excluded, host.as_str(), 0)
+        ]
+    );
+    // The bus's order: no TaskStart on the node after its exclusion was posted.
+    let excluded_at = events
+        .iter()
+        .position(|e| matches!(e, ListenerEvent::NodeExcluded { .. }))
+        .expect("posted");
+    let late_starts_on_host = events[excluded_at..]
+        .iter()
+        .filter(|e| matches!(e, ListenerEvent::TaskStart { info, .. } if info.host == host))
+        .count();
+    assert_eq!(late_starts_on_host, 0, "tasks started on the excluded node");
+    let driver = crate::common::am_stderr_of(&r);
+    let kill = format!(
+        "INFO HealthTracker: Killing all executors on excluded host {host} since \
+         spark.excludeOnFailure.killExcludedExecutors is set."
+    );
+    assert!(driver.contains(&kill), "{kill}");
+    let added = format!(
+        "INFO YarnAllocatorNodeHealthTracker: adding nodes to YARN application master's \
+         excluded node list: List({host})"
+    );
+    assert!(driver.contains(&added), "{added}");
+    assert!(!driver.contains("for the application"));
 }
 
 /// docs/scenarios.md's kind table lists the registry's kinds in its order, each with exactly

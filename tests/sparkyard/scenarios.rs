@@ -925,7 +925,7 @@ fn a_failing_executor_is_excluded_for_the_stage_then_the_application_and_killed(
 #[test]
 fn an_excluded_node_goes_to_yarn_with_the_next_request() {
     use sparkyard::runner::RunOptions;
-    use sparkyard_messages::listener::{ExclusionEventName, ListenerEvent};
+    use sparkyard_messages::listener::ExclusionEventName;
     let text = std::fs::read_to_string("config/scenarios/excluded-executor-killed.toml")
         .expect("the scenario");
     let kill = "\"spark.excludeOnFailure.killExcludedExecutors\" = \"true\"\n";
@@ -959,20 +959,7 @@ fn an_excluded_node_goes_to_yarn_with_the_next_request() {
     let run = scenario::run(&s, None, opts).expect("runs");
     assert!(run.failures.is_empty(), "{:?}", run.failures);
     let r = run.result;
-    let nodes: Vec<(ExclusionEventName, &str, u32)> = r
-        .events
-        .iter()
-        .flat_map(|a| &a.events)
-        .filter_map(|e| match e {
-            ListenerEvent::NodeExcluded {
-                name,
-                host_id,
-                executor_failures,
-                ..
-            } => Some((*name, host_id.as_str(), *executor_failures)),
-            _ => None,
-        })
-        .collect();
+    let nodes = crate::common::node_exclusions(&r);
     assert_eq!(nodes.len(), 2, "{nodes:?}");
     let host = nodes[0].1;
     assert_eq!(
@@ -982,12 +969,7 @@ fn an_excluded_node_goes_to_yarn_with_the_next_request() {
             (ExclusionEventName::Excluded, host, 1)
         ]
     );
-    let am = r
-        .logs
-        .output(&r.counters.driver_containers[0])
-        .expect("the AM logged")
-        .stderr
-        .clone();
+    let am = crate::common::am_stderr_of(&r);
     let added = format!(
         "INFO YarnAllocatorNodeHealthTracker: adding nodes to YARN application master's excluded node list: List({host})"
     );

@@ -129,7 +129,6 @@ pub struct DriverEndpoint {
     /// endpoint before the executors it told to stop have gone (their JVMs take a while; here
     /// their disconnects would come first, as their shutdown takes no virtual time).
     executors_told_to_stop: bool,
-    excluded_nodes: BTreeSet<String>,
     total_core_count: u32,
     total_registered: u32,
     scheduler: DriverScheduler,
@@ -238,7 +237,6 @@ impl DriverEndpoint {
                 by_address: BTreeMap::new(),
                 pending_loss_reason: BTreeSet::new(),
                 executors_told_to_stop: false,
-                excluded_nodes: BTreeSet::new(),
                 total_core_count: 0,
                 total_registered: 0,
                 scheduler,
@@ -317,13 +315,13 @@ impl DriverEndpoint {
                 }
             }
             DriverEndpointMsg::ExpireDeadHosts => self.expire_dead_hosts(),
-            // The `exclude-node` fault: Spark's HealthTracker logs a node's exclusion only with
-            // its cause (`Excluding node H because it has N executors excluded: ...`, or for a
-            // fetch failure), and this injected exclusion has none, so nothing is logged (the
-            // run's fault record names it); `Excluding node H for the application` is no line
-            // of Spark 4.0.0's jar.
+            // The `exclude-node` fault: the HealthTracker's node exclusion (the injector fires
+            // it only when Spark has a HealthTracker). Spark logs a node's exclusion only with
+            // its cause, and this one has none, so no line; `Excluding node H for the
+            // application` is no line of Spark 4.0.0's jar.
             DriverEndpointMsg::ExcludeNode(host) => {
-                self.excluded_nodes.insert(host);
+                let events = self.scheduler.exclude_node_by_fault(&host);
+                self.handle_events(events);
             }
             DriverEndpointMsg::CheckBackendReady { waiter } => {
                 self.check_backend_ready(waiter, ctx)
@@ -455,9 +453,7 @@ impl DriverEndpoint {
                 RpcFailure::illegal_state(format!("Duplicate executor ID: {id}")),
             );
         }
-        if self.excluded_nodes.contains(&reg.hostname)
-            || self.scheduler.excluded_nodes().contains(&reg.hostname)
-        {
+        if self.scheduler.excluded_nodes().contains(&reg.hostname) {
             info!(
                 self.env.log(),
                 TARGET, "Rejecting {id} as it has been excluded."
@@ -1405,10 +1401,8 @@ impl ExecutorAllocationClient for DriverEndpoint {
         let Some(yarn) = self.yarn_scheduler() else {
             return false;
         };
-        // `scheduler.excludedNodes()` (the HealthTracker's), with the nodes an `exclude-node`
-        // fault excluded.
-        let mut excluded = self.scheduler.excluded_nodes();
-        excluded.extend(self.excluded_nodes.iter().cloned());
+        // `scheduler.excludedNodes()` (the HealthTracker's).
+        let excluded = self.scheduler.excluded_nodes();
         let local = hints.hosts_without(&excluded);
         let req = sparkyard_messages::application_master::RequestExecutors {
             resource_profile_to_total_execs: vec![(0, total)],

@@ -270,6 +270,16 @@ fn resolve_target(sim: &SimContext, action: &FaultAction) -> Result<Resolved, St
             if driver(sim).is_none() {
                 return Err("no driver was running to exclude the node".into());
             }
+            // HealthTracker.isExcludeOnFailureEnabled: without it Spark has no HealthTracker,
+            // and nothing in Spark excludes a node for the application.
+            let conf = &sim.config.spark.exclude_on_failure;
+            if !conf.is_exclude_on_failure_enabled().enabled {
+                return Err(
+                    "Spark has no HealthTracker to exclude the node: exclusion on \
+                            failure is not enabled (spark.excludeOnFailure.enabled)"
+                        .into(),
+                );
+            }
             node_host(sim, node).map(Resolved::Node)
         }
         FaultAction::FailFetches { .. } => Ok(Resolved::Untargeted),

@@ -104,6 +104,13 @@ impl DriverScheduler {
         self.task_scheduler.take_deferred()
     }
 
+    /// The `exclude-node` fault, as the HealthTracker's node exclusion; what it asks of the
+    /// DriverEndpoint (kills, the excluded-node list's change).
+    pub fn exclude_node_by_fault(&mut self, host: &str) -> Vec<SchedulerEvent> {
+        self.task_scheduler.exclude_node_by_fault(host);
+        self.task_scheduler.take_deferred()
+    }
+
     /// `TaskSchedulerImpl.excludedNodes()`.
     pub fn excluded_nodes(&self) -> std::collections::BTreeSet<String> {
         self.task_scheduler.excluded_nodes()

@@ -240,6 +240,9 @@ pub enum ExclusionCause {
     TaskFailures,
     /// A fetch failure (`updateExcludedForFetchFailure`).
     FetchFailure,
+    /// sparkyard's `exclude-node` fault: Spark has no such call, so no line of Spark's gives
+    /// it a cause and none is logged (the run's fault record names it).
+    Injected,
 }
 
 /// The log level of a HealthTracker line.
@@ -307,8 +310,19 @@ fn scala_set(prefix: &str, ids: impl Iterator<Item = String>) -> String {
 }
 
 impl HealthStep {
-    /// The line Spark logs for the step (the 4.0.0 jar's `LogEntry` pieces joined).
-    pub fn log_line(&self) -> (HealthLogLevel, String) {
+    /// The line Spark logs for the step (the 4.0.0 jar's `LogEntry` pieces joined); `None` for
+    /// an injected node exclusion, whose cause no line of Spark's names.
+    pub fn log_line(&self) -> Option<(HealthLogLevel, String)> {
+        match self {
+            HealthStep::NodeExcluded {
+                cause: ExclusionCause::Injected,
+                ..
+            } => None,
+            _ => Some(self.spark_line()),
+        }
+    }
+
+    fn spark_line(&self) -> (HealthLogLevel, String) {
         use HealthLogLevel::*;
         let kill_key = EXCLUDE_ON_FAILURE_KILL_ENABLED;
         match self {
@@ -432,7 +446,9 @@ impl HealthStep {
                 cause,
             } => {
                 let executor_failures = match cause {
-                    ExclusionCause::TaskFailures => excluded_executors.len() as u32,
+                    ExclusionCause::TaskFailures | ExclusionCause::Injected => {
+                        excluded_executors.len() as u32
+                    }
                     ExclusionCause::FetchFailure => 1,
                 };
                 BOTH.map(|name| ListenerEvent::NodeExcluded {
@@ -497,7 +513,7 @@ impl HealthUpdate {
 
     /// Every line of every step, in order.
     pub fn log_lines(&self) -> Vec<(HealthLogLevel, String)> {
-        self.steps.iter().map(HealthStep::log_line).collect()
+        self.steps.iter().filter_map(HealthStep::log_line).collect()
     }
 }
 
@@ -877,6 +893,36 @@ impl HealthTracker {
         });
         // Spark does not refresh nextExpiryTime here: the node's expiry equals the executor's.
         out.steps.extend(self.kill_executors_on_excluded_node(node));
+    }
+
+    /// sparkyard's `exclude-node` fault as the HealthTracker's node exclusion (Spark has no call
+    /// for it from outside): the steps `updateExcludedForSuccessfulTaskSet` takes once a node is
+    /// over `maxFailedExecutorsPerNode` (the 4.0.0 jar: the expiry put, `SparkListenerNodeBlacklisted`
+    /// then `SparkListenerNodeExcluded` with the node's excluded executors so far,
+    /// `_excludedNodeList` set, `killExecutorsOnExcludedNode`), without its line. A node
+    /// already excluded is left as it is, as Spark's `!contains(node)` test leaves it.
+    pub fn exclude_node_by_fault(&mut self, node: &str, now_ms: u64) -> HealthUpdate {
+        let mut out = HealthUpdate::at(now_ms);
+        if self.node_id_to_excluded_expiry_time.contains_key(node) {
+            return out;
+        }
+        let expiry = now_ms.saturating_add(self.conf.timeout_ms);
+        self.node_id_to_excluded_expiry_time
+            .insert(node.to_string(), expiry);
+        let excluded_executors = self
+            .node_to_excluded_execs
+            .get(node)
+            .map(|e| e.iter().copied().collect())
+            .unwrap_or_default();
+        out.steps.push(HealthStep::NodeExcluded {
+            host: node.to_string(),
+            excluded_executors,
+            cause: ExclusionCause::Injected,
+        });
+        out.steps.extend(self.kill_executors_on_excluded_node(node));
+        // Nothing else may be excluded, so the expiry is the node's own.
+        self.update_next_expiry_time();
+        out
     }
 
     /// `handleRemovedExecutor`: forgets the executor's counted failures only; its exclusion

@@ -601,7 +601,7 @@ fn excluding_kills_executors_when_configured() {
         }
     );
     assert_eq!(
-        u3.steps[kill_at.unwrap()].log_line().1,
+        u3.steps[kill_at.unwrap()].log_line().unwrap().1,
         "Killing all executors on excluded host hostA since \
          spark.excludeOnFailure.killExcludedExecutors is set."
     );
@@ -649,7 +649,7 @@ fn excluding_decommissions_executors_when_enabled() {
         ]
     );
     assert_eq!(
-        u.steps.last().unwrap().log_line().1,
+        u.steps.last().unwrap().log_line().unwrap().1,
         "Decommissioning all executors on excluded host hostA since \
          spark.excludeOnFailure.killExcludedExecutors is set."
     );
@@ -682,7 +682,7 @@ fn fetch_failure_excluding_kills_executors_when_configured() {
     );
     assert_eq!(u.listener_events(), executor_excluded(0, 1, 1));
     assert_eq!(
-        u.steps[0].log_line().1,
+        u.steps[0].log_line().unwrap().1,
         "Excluding executor 1 due to fetch failure"
     );
 
@@ -721,7 +721,7 @@ fn fetch_failure_excluding_kills_executors_when_configured() {
     assert_eq!(t2.next_expiry_ms(), Some(1000 + TIMEOUT));
     assert_eq!(u.listener_events(), node_excluded(2000, "hostA", 1));
     assert_eq!(
-        u.steps[0].log_line().1,
+        u.steps[0].log_line().unwrap().1,
         "excluding node hostA due to fetch failure of external shuffle service"
     );
     // A node already excluded is not excluded again.
@@ -836,4 +836,44 @@ fn an_executor_excluded_for_the_application_counts_in_excluded_everywhere() {
     });
     app.update_excluded_for_fetch_failure("hostA", e(2), 0);
     assert!(list.is_excluded_everywhere(0, &two, Some(&app)));
+}
+
+/// sparkyard's `exclude-node` fault (no call of Spark's): the node branch of
+/// `updateExcludedForSuccessfulTaskSet` as the 4.0.0 jar orders it (expiry put,
+/// `SparkListenerNodeBlacklisted` then `SparkListenerNodeExcluded` with the node's excluded
+/// executors so far, `killExecutorsOnExcludedNode`), without a line; the node expires after the
+/// timeout like any other (`applyExcludeOnFailureTimeout`), and a second exclusion of an
+/// excluded node does nothing (`!nodeIdToExcludedExpiryTime.contains(node)`).
+#[test]
+fn an_injected_node_exclusion_is_the_node_branch_without_its_line() {
+    let mut t = with_client(&kill_conf(true));
+    let u = t.exclude_node_by_fault("hostA", 5);
+    assert!(t.is_node_excluded("hostA"));
+    assert_eq!(
+        t.excluded_node_list().into_iter().collect::<Vec<_>>(),
+        ["hostA"]
+    );
+    assert_eq!(u.listener_events(), node_excluded(5, "hostA", 0));
+    assert!(
+        u.log_lines()
+            .iter()
+            .all(|(_, l)| !l.contains("Excluding node"))
+    );
+    assert_eq!(
+        kills(&u),
+        vec![HealthStep::KillExecutorsOnHost {
+            host: "hostA".into(),
+            decommission: false
+        }]
+    );
+    assert_eq!(t.next_expiry_ms(), Some(5 + TIMEOUT));
+    assert!(t.exclude_node_by_fault("hostA", 6).is_empty());
+    let later = t.apply_exclude_on_failure_timeout(5 + TIMEOUT + 1);
+    assert!(!t.is_node_excluded("hostA"));
+    assert_eq!(
+        later.steps,
+        vec![HealthStep::NodesUnexcluded {
+            hosts: vec!["hostA".into()]
+        }]
+    );
 }

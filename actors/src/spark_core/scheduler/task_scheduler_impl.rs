@@ -1845,6 +1845,19 @@ impl TaskSchedulerImpl {
         self.emit_health(update);
     }
 
+    /// The `exclude-node` fault: the HealthTracker excludes `host` for the application (its
+    /// offers are dropped from the next round, its events posted, its executors killed with
+    /// `killExcludedExecutors`, the node in the next `RequestExecutors`). Nothing without a
+    /// HealthTracker, as in Spark.
+    pub fn exclude_node_by_fault(&mut self, host: &str) {
+        let now = exclusion_now();
+        let Some(h) = self.exclusion.as_mut().and_then(|x| x.health.as_mut()) else {
+            return;
+        };
+        let update = h.exclude_node_by_fault(host, now);
+        self.emit_health(update);
+    }
+
     /// `resourceOffers`' `filteredOffers`: after the timeouts, the offers of excluded nodes and
     /// executors take nothing this round (their cores, returned for `restore_offers`).
     #[inline]
@@ -1882,8 +1895,9 @@ impl TaskSchedulerImpl {
             return;
         };
         for step in &update.steps {
-            let (level, line) = step.log_line();
-            log_at(&self.log, level, &line);
+            if let Some((level, line)) = step.log_line() {
+                log_at(&self.log, level, &line);
+            }
             if x.bus.enabled() {
                 for event in step.listener_events(update.time) {
                     x.bus.post(|| event);
