@@ -92,6 +92,24 @@ pub struct AppRow {
     pub not_run: Option<String>,
     /// Its `--deadline` and whether its client returned by then.
     pub deadline: Option<super::cluster_deadline::DeadlineOutcome>,
+    /// What the scenario's faults cost it (with `--scenario`).
+    pub fault_cost: Option<FaultCost>,
+    /// The event logs its simulation wrote (`--conf spark.eventLog.enabled=true`).
+    pub event_logs: Vec<super::simulate::WrittenEventLog>,
+}
+
+/// What a scenario's faults cost one application: what it lost, and how much later its
+/// spark-submit returned than in the same day replayed without the scenario.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FaultCost {
+    /// Executors its driver lost (killed, on a lost node, exited).
+    pub executors_lost: usize,
+    /// Task attempts that failed.
+    pub tasks_failed: u64,
+    /// AM attempts it took (1 when its AM survived).
+    pub am_attempts: u32,
+    /// Its spark-submit's end with the faults minus without them, ms (negative: sooner).
+    pub later_ms: i64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -209,6 +227,12 @@ pub fn table(r: &DayReport) -> String {
         if let Some(why) = a.not_run.as_ref().or(a.failure.as_ref()) {
             let _ = writeln!(o, "    {why}");
         }
+        for log in &a.event_logs {
+            let _ = writeln!(o, "    event log: {}", log.path);
+            if let Some(refused) = &log.refused {
+                let _ = writeln!(o, "    {refused}");
+            }
+        }
     }
     let _ = writeln!(
         o,
@@ -251,10 +275,37 @@ pub fn table(r: &DayReport) -> String {
     for f in &r.faults_fired {
         let _ = writeln!(o, "fault at {}: {}", secs(f.at_ms), f.label);
     }
+    fault_costs(&mut o, r);
     for v in &r.violations {
         let _ = writeln!(o, "violation: {v}");
     }
     o
+}
+
+/// Each application's cost of the scenario's faults, when a scenario ran.
+fn fault_costs(o: &mut String, r: &DayReport) {
+    if r.applications.iter().all(|a| a.fault_cost.is_none()) {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "\nfault cost (vs the day without the scenario):\n{:<3} {:>14} {:>12} {:>11} {:>10}",
+        "#", "executors lost", "tasks failed", "AM attempts", "later by"
+    );
+    for (i, a) in r.applications.iter().enumerate() {
+        if let Some(c) = &a.fault_cost {
+            let later = format!("{:.1}s", c.later_ms as f64 / 1000.0);
+            let _ = writeln!(
+                o,
+                "{:<3} {:>14} {:>12} {:>11} {:>10}",
+                i + 1,
+                c.executors_lost,
+                c.tasks_failed,
+                c.am_attempts,
+                later
+            );
+        }
+    }
 }
 
 /// The report as JSON.
