@@ -8,7 +8,7 @@
 use super::cluster_deadline::{COMMAND, Deadline, DeadlineOutcome, deadline_of, due_at_ms};
 use super::cluster_report::{
     AppRow, AppTimes, DayReport, FaultCost, Held, QueueRow, SkippedLog, Utilisation, normalised,
-    peak_mb,
+    peak_mb, usage_over_time,
 };
 use super::model::{self, Application};
 use super::simulate::{self, ReplayRun, ReplaySetup};
@@ -638,6 +638,11 @@ fn queue_rows(
                 .flat_map(|&i| held_by(c, &runs[i], &outcomes[i], ran.applications[i].end_ms))
                 .collect();
             let guaranteed_mb = (memory as f64 * q.capacity / 100.0) as u64;
+            let pending = members
+                .iter()
+                .flat_map(|&i| pending_steps(&runs[i]))
+                .collect();
+            let usage = usage_over_time(steps.clone(), pending);
             let peak_used_mb = peak_mb(steps);
             QueueRow {
                 name: q.name.clone(),
@@ -650,7 +655,27 @@ fn queue_rows(
                 } else {
                     0.0
                 },
+                usage,
             }
         })
         .collect()
+}
+
+/// An application ACCEPTED: +1 when submitted, -1 when its first AM container is allocated.
+fn pending_steps(r: &DayRun) -> Vec<Held> {
+    let times = r.times.borrow();
+    let Some(submitted) = times.submitted_ms else {
+        return Vec::new();
+    };
+    let mut steps = vec![Held {
+        at_ms: submitted,
+        delta_mb: 1,
+    }];
+    if let Some(at_ms) = times.am_allocated_ms {
+        steps.push(Held {
+            at_ms,
+            delta_mb: -1,
+        });
+    }
+    steps
 }

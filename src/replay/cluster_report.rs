@@ -125,6 +125,46 @@ pub struct QueueRow {
     pub peak_used_mb: u64,
     /// `peak_used_mb` over `guaranteed_mb`, percent (above 100: it borrowed idle capacity).
     pub peak_percent_of_guaranteed: f64,
+    /// Its usage over the day (`--json`): a point at each instant it changed.
+    pub usage: Vec<QueueUsage>,
+}
+
+/// A queue's state from `at_ms` on (until the next point).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct QueueUsage {
+    pub at_ms: u64,
+    /// Memory its applications held (as `peak_used_mb` counts it), MiB.
+    pub used_mb: u64,
+    /// Its applications submitted and still ACCEPTED (no AM container yet).
+    pub pending_applications: u64,
+}
+
+/// The queue's usage over time from its memory steps and its pending steps (`Held` whose
+/// `delta_mb` counts applications: +1 at a submission, -1 at its AM's allocation): one point
+/// per instant, releases counted first.
+pub fn usage_over_time(held: Vec<Held>, pending: Vec<Held>) -> Vec<QueueUsage> {
+    let mut steps: Vec<(Held, bool)> = held.into_iter().map(|h| (h, false)).collect();
+    steps.extend(pending.into_iter().map(|h| (h, true)));
+    steps.sort_by_key(|(h, _)| *h);
+    let (mut used, mut waiting) = (0i64, 0i64);
+    let mut out: Vec<QueueUsage> = Vec::new();
+    for (h, is_pending) in steps {
+        if is_pending {
+            waiting += h.delta_mb;
+        } else {
+            used += h.delta_mb;
+        }
+        let point = QueueUsage {
+            at_ms: h.at_ms,
+            used_mb: used.max(0) as u64,
+            pending_applications: waiting.max(0) as u64,
+        };
+        match out.last_mut() {
+            Some(last) if last.at_ms == h.at_ms => *last = point,
+            _ => out.push(point),
+        }
+    }
+    out
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -338,6 +378,27 @@ mod tests {
             },
         ];
         assert_eq!(peak_mb(steps), 2048);
+    }
+
+    #[test]
+    fn usage_over_time_has_one_point_per_instant_with_what_was_held_and_waiting() {
+        let at = |at_ms, delta_mb| Held { at_ms, delta_mb };
+        let held = vec![at(5, 1024), at(10, 2048), at(10, -1024), at(20, -2048)];
+        let pending = vec![at(0, 1), at(3, 1), at(5, -1), at(10, -1)];
+        let points: Vec<(u64, u64, u64)> = usage_over_time(held, pending)
+            .iter()
+            .map(|p| (p.at_ms, p.used_mb, p.pending_applications))
+            .collect();
+        assert_eq!(
+            points,
+            [
+                (0, 0, 1),
+                (3, 0, 2),
+                (5, 1024, 1),
+                (10, 2048, 0),
+                (20, 0, 0)
+            ]
+        );
     }
 
     #[test]

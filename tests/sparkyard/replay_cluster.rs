@@ -202,6 +202,22 @@ fn on_a_one_node_cluster_a_later_application_waits_accepted_for_the_earlier_ones
     assert!(shared[0] <= 1_000, "{shared:?}");
     assert!(shared[1..].iter().any(|&w| w > 5_000), "{shared:?}");
     assert!(day.queues[0].peak_used_mb <= 8192, "{:?}", day.queues);
+    // The queue over time: its peak is the peak held, an application waited ACCEPTED while
+    // another held the AM limit, and the day ends with nothing held or waiting.
+    let usage = &day.queues[0].usage;
+    let most = usage.iter().map(|p| p.used_mb).max();
+    assert_eq!(most, Some(day.queues[0].peak_used_mb), "{usage:?}");
+    assert!(
+        usage
+            .iter()
+            .any(|p| p.pending_applications >= 1 && p.used_mb > 0)
+    );
+    let last = usage.last().expect("points");
+    assert_eq!(
+        (last.used_mb, last.pending_applications),
+        (0, 0),
+        "{usage:?}"
+    );
 }
 
 #[test]
