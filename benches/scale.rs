@@ -505,6 +505,7 @@ fn shuffle(maps: u64, executors: u64) -> BTreeMap<&'static str, f64> {
         input_path: None,
     };
     let kill = PlannedFault {
+        app: 0,
         trigger: Trigger::TaskStarted {
             attempt: 1,
             stage: 1,

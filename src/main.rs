@@ -103,6 +103,10 @@ struct ReplayClusterCommand {
     /// OLD=NEW: submit the applications recorded in queue OLD to the cluster's queue NEW.
     #[arg(long = "queue-map", value_name = "OLD=NEW")]
     queue_map: Vec<String>,
+    /// KEY=VALUE: a Spark property every application gets (spark-submit's --conf), e.g.
+    /// spark.eventLog.enabled=true with spark.eventLog.dir=DIR writes each one's event log.
+    #[arg(long = "conf", value_name = "KEY=VALUE")]
+    conf: Vec<String>,
     /// Report an unreadable log (or a second log of one application) and go on without it.
     #[arg(long = "skip-bad")]
     skip_bad: bool,
@@ -873,6 +877,7 @@ fn replay_cluster(cmd: ReplayClusterCommand) -> Result<ExitCode, UserError> {
         queue_map: cluster::parse_queue_map(&cmd.queue_map)?,
         skip_bad: cmd.skip_bad,
         deadlines: sparkyard::replay::cluster_deadline::parse_deadlines(&cmd.deadline)?,
+        conf: cmd.conf,
     };
     let report = cluster::replay_cluster(&cmd.logs, &setup)?;
     if cmd.json {

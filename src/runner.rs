@@ -183,13 +183,15 @@ pub fn run(
 
 /// Runs several applications on one cluster (`cluster`'s nodes, YARN and costs; each
 /// application's own Spark settings, user and program), each spark-submit starting at its own
-/// virtual time, until every one has ended. Faults act on the first application's roles.
+/// virtual time, until every one has ended. A fault acts on the application it aims at
+/// (`PlannedFault::app`), a node fault on every application with containers on the node.
 pub fn run_cluster(
     cluster: SimConfig,
     plans: Vec<ApplicationPlan>,
     opts: &RunOptions,
     faults: FaultController,
 ) -> Result<ClusterRunResult, UserError> {
+    check_faults_aim(&faults, plans.len())?;
     let epoch = cluster.rm_start_time_ms;
     let latency = cluster.costs.network_latency_ms;
     let logs = Rc::new(RefCell::new(LogStore::new(opts.capture_logs)));
@@ -236,17 +238,15 @@ pub fn run_cluster(
             for (_, app) in &now {
                 boot::start_client(app, rm.clone());
             }
-            if let Some(first) = cluster2.application_at(0) {
-                injector::arm_timed(&first);
-                if let Some(tick) = progress {
-                    actix::spawn(async move {
-                        let mut every = tokio::time::interval(clock::ms(progress_ms.max(1)));
-                        loop {
-                            every.tick().await;
-                            tick(&first);
-                        }
-                    });
-                }
+            injector::arm_timed(&cluster2);
+            if let (Some(first), Some(tick)) = (cluster2.application_at(0), progress) {
+                actix::spawn(async move {
+                    let mut every = tokio::time::interval(clock::ms(progress_ms.max(1)));
+                    loop {
+                        every.tick().await;
+                        tick(&first);
+                    }
+                });
             }
             for (at, app) in later {
                 let rm = rm.clone();
@@ -311,6 +311,23 @@ pub fn run_cluster(
         faults_unfired,
         violations,
     })
+}
+
+/// A fault aimed at an application the run does not have is the user's error (scenario key
+/// `app`, counting from 1 in submission order).
+fn check_faults_aim(faults: &FaultController, applications: usize) -> Result<(), UserError> {
+    match faults.last_app_aimed_at() {
+        Some(app) if app >= applications => Err(UserError::file(
+            "scenario",
+            format!(
+                "a [[faults]] entry aims at application {} (app = {}) but the run has {applications} application{}",
+                app + 1,
+                app + 1,
+                if applications == 1 { "" } else { "s" }
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// How the run ended: the panics it caught, whether the virtual deadline cut it short.

@@ -127,7 +127,18 @@ pub fn write_event_logs_sized(
     spark: &SparkSettings,
     sized: Option<std::sync::Arc<RecordedTaskSizes>>,
 ) -> Result<Vec<WrittenLog>, UserError> {
-    if !spark.event_log_enabled || result.events.is_empty() {
+    write_attempts_sized(&result.events, result.task_costs, spark, sized)
+}
+
+/// [`write_event_logs_sized`] for one application's SparkContexts (`events`) among others of a
+/// run (`replay-cluster` writes each application's own logs).
+pub fn write_attempts_sized(
+    events: &[AttemptEvents],
+    costs: crate::record::TaskCostModel,
+    spark: &SparkSettings,
+    sized: Option<std::sync::Arc<RecordedTaskSizes>>,
+) -> Result<Vec<WrittenLog>, UserError> {
+    if !spark.event_log_enabled || events.is_empty() {
         return Ok(Vec::new());
     }
     let dir = log_dir(&spark.event_log_dir)?;
@@ -139,12 +150,12 @@ pub fn write_event_logs_sized(
     std::fs::create_dir_all(&dir).map_err(|e| dir_error(&dir, "cannot create it", &e))?;
     let seed = LogSeed {
         zstd_level: zstd_level(spark)?,
-        costs: result.task_costs,
+        costs,
         main_object: stack_traces::object_class(&spark.main_class),
         sized,
     };
     let mut written = Vec::new();
-    for attempt in &result.events {
+    for attempt in events {
         let log = match spark.event_log_rolling_max_file_size {
             Some(max) => write_rolling(&dir, codec, max, attempt, overwrite, &seed),
             None => write_attempt(&dir, codec, attempt, overwrite, &seed),

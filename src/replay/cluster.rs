@@ -7,11 +7,12 @@
 
 use super::cluster_deadline::{COMMAND, Deadline, DeadlineOutcome, deadline_of, due_at_ms};
 use super::cluster_report::{
-    AppRow, AppTimes, DayReport, Held, QueueRow, SkippedLog, Utilisation, normalised, peak_mb,
+    AppRow, AppTimes, DayReport, FaultCost, Held, QueueRow, SkippedLog, Utilisation, normalised,
+    peak_mb, usage_over_time,
 };
 use super::model::{self, Application};
 use super::simulate::{self, ReplayRun, ReplaySetup};
-use super::simulate::{FiredFault, Ran, SimOutcome};
+use super::simulate::{FiredFault, Ran, SimOutcome, WrittenEventLog};
 use crate::conf::cluster::{ClusterConfig, ClusterSource, load_cluster};
 use crate::error::UserError;
 use crate::runner::ClusterRunResult;
@@ -44,6 +45,9 @@ pub struct DaySetup {
     pub skip_bad: bool,
     /// `--deadline GLOB=WHEN`: which applications must end by when.
     pub deadlines: Vec<Deadline>,
+    /// `--conf KEY=VALUE`: Spark properties every application gets, as spark-submit's `--conf`
+    /// (`spark.eventLog.enabled=true` and `spark.eventLog.dir=DIR` write each one's event log).
+    pub conf: Vec<String>,
 }
 
 /// One application of the day, read from its log.
@@ -245,7 +249,12 @@ pub fn assign_queues(
 /// Replays the day's logs together and reports.
 pub fn replay_cluster(inputs: &[PathBuf], setup: &DaySetup) -> Result<DayReport, UserError> {
     let paths = log_paths(inputs)?;
-    let ReadLogs { logs, skipped } = read_logs(&paths, setup.skip_bad)?;
+    replay_logs(read_logs(&paths, setup.skip_bad)?, setup)
+}
+
+/// Replays logs already read together and reports.
+pub fn replay_logs(read: ReadLogs, setup: &DaySetup) -> Result<DayReport, UserError> {
+    let ReadLogs { logs, skipped } = read;
     let DayCluster {
         config: cluster,
         label: cluster_label,
@@ -257,14 +266,23 @@ pub fn replay_cluster(inputs: &[PathBuf], setup: &DaySetup) -> Result<DayReport,
         d.deadline = deadline_of(&setup.deadlines, &d.app.app_name, &d.path)?.cloned();
     }
     let first_submit = day.iter().map(|d| d.submit_epoch_ms).min().unwrap_or(0);
-    let interval = cluster.yarn.nm_heartbeat_interval_ms.max(1);
-    let mut runs = Vec::new();
-    for d in &day {
-        let offset = submit_offset_ms(d.submit_epoch_ms - first_submit, interval);
-        runs.push(prepare_application(d, &cluster, setup, offset)?);
-    }
-    let ran = run_day(&runs, setup)?;
-    Ok(build(
+    let runs = prepare_day(&day, &cluster, setup, first_submit)?;
+    let (faults, deadline) = match &setup.scenario {
+        Some(s) => s.fault_plan(setup.seed)?,
+        None => (FaultController::default(), None),
+    };
+    let ran = run_day(&runs, setup.seed, faults, deadline, true)?;
+    let event_logs = write_event_logs(&day, &runs, &ran)?;
+    // A scenario's cost to each application: the same day again without it.
+    let without_faults = match &setup.scenario {
+        Some(_) => {
+            let again = prepare_day(&day, &cluster, setup, first_submit)?;
+            let none = FaultController::default();
+            Some(run_day(&again, setup.seed, none, deadline, false)?)
+        }
+        None => None,
+    };
+    let mut report = build(
         &day,
         &runs,
         &ran,
@@ -274,8 +292,62 @@ pub fn replay_cluster(inputs: &[PathBuf], setup: &DaySetup) -> Result<DayReport,
             seed: setup.seed,
             skipped,
             first_submit_epoch_ms: first_submit,
+            without_faults: without_faults.as_ref(),
         },
-    ))
+    );
+    for (row, logs) in report.applications.iter_mut().zip(event_logs) {
+        row.event_logs = logs;
+    }
+    Ok(report)
+}
+
+/// Each application's event logs, as its single replay writes them when its options turn
+/// them on (`spark.eventLog.enabled`, `spark.eventLog.dir`): every SparkContext of it under its
+/// own simulated application id, each task's sizes from its recorded log.
+fn write_event_logs(
+    day: &[DayLog],
+    runs: &[DayRun],
+    ran: &ClusterRunResult,
+) -> Result<Vec<Vec<WrittenEventLog>>, UserError> {
+    let costs = crate::record::TaskCostModel::from(&runs[0].run.prepared.config.costs);
+    let each = day.iter().zip(runs).zip(&ran.applications);
+    each.map(|((d, r), a)| {
+        if !r.run.spark.event_log_enabled {
+            return Ok(Vec::new());
+        }
+        let sizes = Arc::new(super::program::recorded_sizes(&d.app));
+        let written = crate::outputs::eventlog::write_attempts_sized(
+            &a.events,
+            costs,
+            &r.run.spark,
+            Some(sizes),
+        )
+        .map_err(|e| UserError::file(d.path.clone(), e.to_string()))?;
+        Ok(written
+            .into_iter()
+            .map(|w| WrittenEventLog {
+                path: w.path.display().to_string(),
+                refused: w.refused,
+            })
+            .collect())
+    })
+    .collect()
+}
+
+/// Every application of the day prepared to run, submitted at its recorded offset.
+fn prepare_day(
+    day: &[DayLog],
+    cluster: &ClusterConfig,
+    setup: &DaySetup,
+    first_submit: u64,
+) -> Result<Vec<DayRun>, UserError> {
+    let interval = cluster.yarn.nm_heartbeat_interval_ms.max(1);
+    day.iter()
+        .map(|d| {
+            let offset = submit_offset_ms(d.submit_epoch_ms - first_submit, interval);
+            prepare_application(d, cluster, setup, offset)
+        })
+        .collect()
 }
 
 /// When an application's spark-submit starts, ms after the first's: its recorded offset,
@@ -303,7 +375,12 @@ fn prepare_application(
     setup: &DaySetup,
     submit_at_ms: u64,
 ) -> Result<DayRun, UserError> {
-    let mut submit = simulate::user_submit_args::<&str>(&[])?;
+    let words: Vec<&str> = setup
+        .conf
+        .iter()
+        .flat_map(|kv| ["--conf", kv.as_str()])
+        .collect();
+    let mut submit = simulate::user_submit_args(&words)?;
     submit.sim.seed = setup.seed;
     submit.queue = Some(d.queue.clone());
     let replay = ReplaySetup {
@@ -343,18 +420,18 @@ fn prepare_application(
 }
 
 /// Runs the day's applications on one cluster (the first application's settings of it; the
-/// cluster part is the same for all), faults from the scenario.
+/// cluster part is the same for all) with a fault plan, until `deadline` if given; with
+/// `record_events`, each application whose options write an event log records its events.
 fn run_day(
     runs: &[DayRun],
-    setup: &DaySetup,
+    seed: u64,
+    faults: FaultController,
+    deadline: Option<u64>,
+    record_events: bool,
 ) -> Result<crate::runner::ClusterRunResult, UserError> {
-    let (faults, deadline) = match &setup.scenario {
-        Some(s) => s.fault_plan(setup.seed)?,
-        None => (FaultController::default(), None),
-    };
     let last_submit = runs.iter().map(|r| r.submit_at_ms).max().unwrap_or(0);
     let mut options = RunOptions {
-        seed: setup.seed,
+        seed,
         capture_logs: false,
         trace: false,
         ..RunOptions::default()
@@ -365,7 +442,7 @@ fn run_day(
         .map(|r| ApplicationPlan {
             config: r.run.prepared.config.clone(),
             submit_at_ms: r.submit_at_ms,
-            record_events: false,
+            record_events: record_events && r.run.spark.event_log_enabled,
             observer: r.run.prepared.options.observer.clone(),
         })
         .collect();
@@ -381,6 +458,9 @@ pub struct DayContext<'a> {
     pub skipped: Vec<SkippedLog>,
     /// The day's first recorded submission, epoch ms (a deadline's time of day is on its clock).
     pub first_submit_epoch_ms: u64,
+    /// The same day replayed without the scenario (with `--scenario`): each application's
+    /// cost of the faults is measured against it.
+    pub without_faults: Option<&'a ClusterRunResult>,
 }
 
 /// Builds the report from the day's logs, its prepared runs and what the run left.
@@ -411,8 +491,11 @@ pub fn build(
         .zip(runs)
         .zip(&outcomes)
         .zip(&ran.applications)
-        .map(|(((d, r), o), a)| {
+        .enumerate()
+        .map(|(i, (((d, r), o), a))| {
             let mut row = app_row(d, r, o, a);
+            let without = ctx.without_faults.and_then(|w| w.applications.get(i));
+            row.fault_cost = without.map(|w| fault_cost(a, w));
             row.deadline = d.deadline.as_ref().map(|dl| {
                 let due_at_ms = due_at_ms(dl, ctx.first_submit_epoch_ms, r.submit_at_ms);
                 DeadlineOutcome {
@@ -481,6 +564,22 @@ fn app_row(d: &DayLog, r: &DayRun, o: &SimOutcome, a: &crate::runner::Applicatio
         failure: o.failure.clone(),
         not_run: o.not_run.clone(),
         deadline: None,
+        fault_cost: None,
+        event_logs: Vec::new(),
+    }
+}
+
+/// What the faults cost an application: its losses, and its end against its end in the day
+/// without them.
+fn fault_cost(
+    with: &crate::runner::ApplicationResult,
+    without: &crate::runner::ApplicationResult,
+) -> FaultCost {
+    FaultCost {
+        executors_lost: with.counters.executors_lost.len(),
+        tasks_failed: with.counters.tasks_failed,
+        am_attempts: with.counters.am_attempts,
+        later_ms: with.end_ms as i64 - without.end_ms as i64,
     }
 }
 
@@ -539,6 +638,11 @@ fn queue_rows(
                 .flat_map(|&i| held_by(c, &runs[i], &outcomes[i], ran.applications[i].end_ms))
                 .collect();
             let guaranteed_mb = (memory as f64 * q.capacity / 100.0) as u64;
+            let pending = members
+                .iter()
+                .flat_map(|&i| pending_steps(&runs[i]))
+                .collect();
+            let usage = usage_over_time(steps.clone(), pending);
             let peak_used_mb = peak_mb(steps);
             QueueRow {
                 name: q.name.clone(),
@@ -551,7 +655,27 @@ fn queue_rows(
                 } else {
                     0.0
                 },
+                usage,
             }
         })
         .collect()
+}
+
+/// An application ACCEPTED: +1 when submitted, -1 when its first AM container is allocated.
+fn pending_steps(r: &DayRun) -> Vec<Held> {
+    let times = r.times.borrow();
+    let Some(submitted) = times.submitted_ms else {
+        return Vec::new();
+    };
+    let mut steps = vec![Held {
+        at_ms: submitted,
+        delta_mb: 1,
+    }];
+    if let Some(at_ms) = times.am_allocated_ms {
+        steps.push(Held {
+            at_ms,
+            delta_mb: -1,
+        });
+    }
+    steps
 }

@@ -92,6 +92,24 @@ pub struct AppRow {
     pub not_run: Option<String>,
     /// Its `--deadline` and whether its client returned by then.
     pub deadline: Option<super::cluster_deadline::DeadlineOutcome>,
+    /// What the scenario's faults cost it (with `--scenario`).
+    pub fault_cost: Option<FaultCost>,
+    /// The event logs its simulation wrote (`--conf spark.eventLog.enabled=true`).
+    pub event_logs: Vec<super::simulate::WrittenEventLog>,
+}
+
+/// What a scenario's faults cost one application: what it lost, and how much later its
+/// spark-submit returned than in the same day replayed without the scenario.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FaultCost {
+    /// Executors its driver lost (killed, on a lost node, exited).
+    pub executors_lost: usize,
+    /// Task attempts that failed.
+    pub tasks_failed: u64,
+    /// AM attempts it took (1 when its AM survived).
+    pub am_attempts: u32,
+    /// Its spark-submit's end with the faults minus without them, ms (negative: sooner).
+    pub later_ms: i64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -107,6 +125,46 @@ pub struct QueueRow {
     pub peak_used_mb: u64,
     /// `peak_used_mb` over `guaranteed_mb`, percent (above 100: it borrowed idle capacity).
     pub peak_percent_of_guaranteed: f64,
+    /// Its usage over the day (`--json`): a point at each instant it changed.
+    pub usage: Vec<QueueUsage>,
+}
+
+/// A queue's state from `at_ms` on (until the next point).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct QueueUsage {
+    pub at_ms: u64,
+    /// Memory its applications held (as `peak_used_mb` counts it), MiB.
+    pub used_mb: u64,
+    /// Its applications submitted and still ACCEPTED (no AM container yet).
+    pub pending_applications: u64,
+}
+
+/// The queue's usage over time from its memory steps and its pending steps (`Held` whose
+/// `delta_mb` counts applications: +1 at a submission, -1 at its AM's allocation): one point
+/// per instant, releases counted first.
+pub fn usage_over_time(held: Vec<Held>, pending: Vec<Held>) -> Vec<QueueUsage> {
+    let mut steps: Vec<(Held, bool)> = held.into_iter().map(|h| (h, false)).collect();
+    steps.extend(pending.into_iter().map(|h| (h, true)));
+    steps.sort_by_key(|(h, _)| *h);
+    let (mut used, mut waiting) = (0i64, 0i64);
+    let mut out: Vec<QueueUsage> = Vec::new();
+    for (h, is_pending) in steps {
+        if is_pending {
+            waiting += h.delta_mb;
+        } else {
+            used += h.delta_mb;
+        }
+        let point = QueueUsage {
+            at_ms: h.at_ms,
+            used_mb: used.max(0) as u64,
+            pending_applications: waiting.max(0) as u64,
+        };
+        match out.last_mut() {
+            Some(last) if last.at_ms == h.at_ms => *last = point,
+            _ => out.push(point),
+        }
+    }
+    out
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -209,6 +267,12 @@ pub fn table(r: &DayReport) -> String {
         if let Some(why) = a.not_run.as_ref().or(a.failure.as_ref()) {
             let _ = writeln!(o, "    {why}");
         }
+        for log in &a.event_logs {
+            let _ = writeln!(o, "    event log: {}", log.path);
+            if let Some(refused) = &log.refused {
+                let _ = writeln!(o, "    {refused}");
+            }
+        }
     }
     let _ = writeln!(
         o,
@@ -251,10 +315,37 @@ pub fn table(r: &DayReport) -> String {
     for f in &r.faults_fired {
         let _ = writeln!(o, "fault at {}: {}", secs(f.at_ms), f.label);
     }
+    fault_costs(&mut o, r);
     for v in &r.violations {
         let _ = writeln!(o, "violation: {v}");
     }
     o
+}
+
+/// Each application's cost of the scenario's faults, when a scenario ran.
+fn fault_costs(o: &mut String, r: &DayReport) {
+    if r.applications.iter().all(|a| a.fault_cost.is_none()) {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "\nfault cost (vs the day without the scenario):\n{:<3} {:>14} {:>12} {:>11} {:>10}",
+        "#", "executors lost", "tasks failed", "AM attempts", "later by"
+    );
+    for (i, a) in r.applications.iter().enumerate() {
+        if let Some(c) = &a.fault_cost {
+            let later = format!("{:.1}s", c.later_ms as f64 / 1000.0);
+            let _ = writeln!(
+                o,
+                "{:<3} {:>14} {:>12} {:>11} {:>10}",
+                i + 1,
+                c.executors_lost,
+                c.tasks_failed,
+                c.am_attempts,
+                later
+            );
+        }
+    }
 }
 
 /// The report as JSON.
@@ -287,6 +378,27 @@ mod tests {
             },
         ];
         assert_eq!(peak_mb(steps), 2048);
+    }
+
+    #[test]
+    fn usage_over_time_has_one_point_per_instant_with_what_was_held_and_waiting() {
+        let at = |at_ms, delta_mb| Held { at_ms, delta_mb };
+        let held = vec![at(5, 1024), at(10, 2048), at(10, -1024), at(20, -2048)];
+        let pending = vec![at(0, 1), at(3, 1), at(5, -1), at(10, -1)];
+        let points: Vec<(u64, u64, u64)> = usage_over_time(held, pending)
+            .iter()
+            .map(|p| (p.at_ms, p.used_mb, p.pending_applications))
+            .collect();
+        assert_eq!(
+            points,
+            [
+                (0, 0, 1),
+                (3, 0, 2),
+                (5, 1024, 1),
+                (10, 2048, 0),
+                (20, 0, 0)
+            ]
+        );
     }
 
     #[test]

@@ -42,6 +42,11 @@ pub struct RawFault {
     /// The AM attempt the on_* triggers (and driver faults) refer to (default 1).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub attempt: u32,
+    /// `replay-cluster`: the application the fault aims at, counting from 1 in submission
+    /// order (default 1): its executor/am/running-executor targets and its on_* triggers are
+    /// that application's. A node fault hits every application with containers on the node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<u32>,
     /// kill-executor: the executor id (1, 2, ...) of the current AM attempt.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub executor: Option<u32>,

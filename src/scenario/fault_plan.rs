@@ -18,6 +18,7 @@ pub(super) const TRIGGER_KEYS: &[&str] = &[
     "on_attempt_started",
     "after_ms",
     "attempt",
+    "app",
 ];
 
 /// The keys given to a fault of `kind` that it does not use, with the keys it does take; `None`
@@ -131,6 +132,9 @@ pub(super) fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, St
     if f.attempt == 0 {
         return Err("attempt: AM attempts count from 1".into());
     }
+    if f.app == Some(0) {
+        return Err("app: applications count from 1 (in submission order)".into());
+    }
     let Some(kind) = fault_kinds::kind(&f.kind) else {
         return Err(format!(
             "kind: unknown fault kind `{}`; valid kinds: {}",
@@ -152,6 +156,7 @@ pub(super) fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, St
         after_ms: f.after_ms,
         action,
         label: f.label.clone().unwrap_or_else(|| f.kind.clone()),
+        app: f.app.map_or(0, |a| a as usize - 1),
     }))
 }
 

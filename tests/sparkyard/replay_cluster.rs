@@ -38,6 +38,7 @@ fn day_setup(cluster: &Path) -> DaySetup {
         queue_map: Default::default(),
         skip_bad: false,
         deadlines: Vec::new(),
+        conf: Vec::new(),
     }
 }
 
@@ -201,6 +202,22 @@ fn on_a_one_node_cluster_a_later_application_waits_accepted_for_the_earlier_ones
     assert!(shared[0] <= 1_000, "{shared:?}");
     assert!(shared[1..].iter().any(|&w| w > 5_000), "{shared:?}");
     assert!(day.queues[0].peak_used_mb <= 8192, "{:?}", day.queues);
+    // The queue over time: its peak is the peak held, an application waited ACCEPTED while
+    // another held the AM limit, and the day ends with nothing held or waiting.
+    let usage = &day.queues[0].usage;
+    let most = usage.iter().map(|p| p.used_mb).max();
+    assert_eq!(most, Some(day.queues[0].peak_used_mb), "{usage:?}");
+    assert!(
+        usage
+            .iter()
+            .any(|p| p.pending_applications >= 1 && p.used_mb > 0)
+    );
+    let last = usage.last().expect("points");
+    assert_eq!(
+        (last.used_mb, last.pending_applications),
+        (0, 0),
+        "{usage:?}"
+    );
 }
 
 #[test]
@@ -226,4 +243,151 @@ fn a_deadline_is_met_by_an_application_that_ends_in_time_and_missed_by_one_that_
             ("sparkyard-multijob".to_string(), false)
         ]
     );
+}
+
+/// skew_n1_r1 and multijob_n1_r1, the second submitted 10 s after the first (its recorded
+/// `spark.app.submitTime` moved), so both run at once on `cluster`.
+fn overlapping_day(cluster: &Path, scenario: &str) -> cluster_report::DayReport {
+    let read = |name: &str| cluster::ReadLog {
+        path: data(name).display().to_string(),
+        app: model::load(&data(name)).expect("log reads"),
+    };
+    let (first, mut second) = (read("skew_n1_r1.zstd"), read("multijob_n1_r1.zstd"));
+    let at = first.app.config.properties["spark.app.submitTime"]
+        .parse::<u64>()
+        .expect("recorded submit time");
+    second
+        .app
+        .config
+        .properties
+        .insert("spark.app.submitTime".into(), (at + 10_000).to_string());
+    let dir = cluster.parent().expect("in a directory");
+    let path = dir.join("faults.toml");
+    std::fs::write(&path, scenario).expect("scenario written");
+    let mut setup = day_setup(cluster);
+    let loaded = sparkyard::scenario::load_for_faults(&path).expect("scenario loads");
+    setup.scenario = Some(std::sync::Arc::new(loaded));
+    let logs = cluster::ReadLogs {
+        logs: vec![first, second],
+        skipped: Vec::new(),
+    };
+    cluster::replay_logs(logs, &setup).expect("the day runs")
+}
+
+/// Two nodes of 16 GiB and 8 vcores: both applications' containers share them.
+fn two_nodes(tag: &str) -> PathBuf {
+    let path = temp_dir(tag).join("two.toml");
+    let toml = "[[nodes]]\nhost = \"nm-{n}.sparkyard.internal\"\ncount = 2\nmemory_mb = 16384\nvcores = 8\n";
+    std::fs::write(&path, toml).expect("cluster file written");
+    path
+}
+
+fn cost(day: &cluster_report::DayReport, i: usize) -> cluster_report::FaultCost {
+    day.applications[i]
+        .fault_cost
+        .clone()
+        .expect("a scenario ran")
+}
+
+#[test]
+fn an_application_fault_hits_the_application_its_app_key_names_on_that_applications_trigger() {
+    // `app = 2`: executor 1 of the second application, when the second application's
+    // executor 1 registers (the first's executor 1 registered long before).
+    let scenario = "name = \"second\"\n[submit]\n[[faults]]\nkind = \"kill-executor\"\nexecutor = 1\napp = 2\non_executor_registered = 1\nafter_ms = 2000\n";
+    let day = overlapping_day(&two_nodes("app-fault"), scenario);
+    assert_eq!(day.faults_fired.len(), 1, "{:?}", day.faults_fired);
+    assert_eq!(cost(&day, 0).executors_lost, 0, "{:?}", cost(&day, 0));
+    assert_eq!(cost(&day, 1).executors_lost, 1, "{:?}", cost(&day, 1));
+    for a in &day.applications {
+        assert_eq!(a.outcome, "FINISHED/SUCCEEDED", "{}", a.path);
+    }
+}
+
+#[test]
+fn a_lost_node_hits_every_application_with_containers_on_it_and_each_reports_its_cost() {
+    // The node of the second application's executor 1, 5 s after it registers: both
+    // applications' AM containers are there (the first's was allocated 10 s earlier).
+    let scenario = "name = \"node\"\n[submit]\n[[faults]]\nkind = \"kill-node\"\ntarget = \"executor:1\"\napp = 2\non_executor_registered = 1\nafter_ms = 5000\n";
+    let day = overlapping_day(&two_nodes("node-fault"), scenario);
+    assert_eq!(day.faults_fired.len(), 1, "{:?}", day.faults_fired);
+    // Each lost its AM with the node: its second attempt starts once the RM has declared the
+    // node LOST (yarn.nm.liveness-monitor.expiry-interval-ms, 10 min), so it ends 10 min or
+    // more later than in the day without the fault.
+    for i in 0..2 {
+        let c = cost(&day, i);
+        assert_eq!(c.am_attempts, 2, "application {}: {c:?}", i + 1);
+        assert!(c.later_ms >= 600_000, "application {}: {c:?}", i + 1);
+    }
+    for a in &day.applications {
+        assert_eq!(a.outcome, "FINISHED/SUCCEEDED", "{}: {a:?}", a.path);
+    }
+    // Without a scenario there is no cost to report.
+    let plain = cluster::replay_cluster(
+        &[data("skew_n1_r1.zstd")],
+        &day_setup(&two_nodes("no-fault")),
+    )
+    .expect("the day runs");
+    assert!(plain.applications[0].fault_cost.is_none());
+}
+
+#[test]
+fn a_fault_aimed_past_the_days_applications_is_refused_naming_its_app() {
+    let scenario =
+        "name = \"third\"\n[submit]\n[[faults]]\nkind = \"kill-am\"\napp = 3\nat_ms = 1000\n";
+    let dir = temp_dir("past");
+    let path = dir.join("third.toml");
+    std::fs::write(&path, scenario).expect("scenario written");
+    let cluster = big_cluster(&dir);
+    let (log, other) = (data("skew_n1_r1.zstd"), data("skew_n1_r2.zstd"));
+    let (c, s, l) = (
+        cluster.to_str().unwrap(),
+        path.to_str().unwrap(),
+        log.to_str().unwrap(),
+    );
+    let o = other.to_str().unwrap();
+    let out = binary(&["replay-cluster", "--cluster", c, "--scenario", s, l, o]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("application 3 (app = 3)"), "{err}");
+    // A single replay has one application: app = 3 is refused there too, app = 0 everywhere.
+    let out = binary(&["replay", l, "--cluster", c, "--scenario", s]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let zero = scenario.replace("app = 3", "app = 0");
+    std::fs::write(&path, zero).expect("scenario written");
+    let out = binary(&["replay", l, "--cluster", c, "--scenario", s]);
+    let err = text(&out.stderr);
+    assert!(err.contains("applications count from 1"), "{err}");
+}
+
+#[test]
+fn with_event_logs_on_every_application_writes_its_own_log_under_its_simulated_id() {
+    let dir = temp_dir("eventlogs");
+    let cluster = big_cluster(&dir);
+    let out = dir.join("logs");
+    let logs = [data("skew_n1_r1.zstd"), data("multijob_n1_r1.zstd")];
+    let mut setup = day_setup(&cluster);
+    setup.conf = vec![
+        "spark.eventLog.enabled=true".into(),
+        format!("spark.eventLog.dir={}", out.display()),
+    ];
+    let day = cluster::replay_cluster(&logs, &setup).expect("the day runs");
+    for a in &day.applications {
+        // One SparkContext each: one log, named and identified by the id the simulated RM gave.
+        assert_eq!(a.event_logs.len(), 1, "{}: {:?}", a.path, a.event_logs);
+        let id = a.yarn_app_id.clone().expect("submitted");
+        let written = Path::new(&a.event_logs[0].path);
+        assert!(written.starts_with(&out), "{}", written.display());
+        let back = model::load(written).expect("sparkyard reads its own log back");
+        assert_eq!(back.app_id, id, "{}", written.display());
+        assert_eq!(back.app_name, a.name, "{}", written.display());
+    }
+    let ids: std::collections::BTreeSet<_> = day
+        .applications
+        .iter()
+        .map(|a| a.yarn_app_id.clone())
+        .collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    // Without the option, no application writes one.
+    let plain = cluster::replay_cluster(&logs[..1], &day_setup(&cluster)).expect("runs");
+    assert!(plain.applications[0].event_logs.is_empty());
 }

@@ -209,11 +209,18 @@ pub struct PlannedFault {
     pub action: FaultAction,
     /// A label for logs and the trace.
     pub label: String,
+    /// The application it aims at, by submission index (0: the first, a single run's only):
+    /// its event triggers are that application's events, and its application targets
+    /// (`executor:N`, the AM, a running executor, the driver) are that application's. A node
+    /// fault acts on the node, so on every application with containers there.
+    pub app: usize,
 }
 
 /// Armed fetch failures of one reduce partition.
 #[derive(Debug)]
 struct FetchFailures {
+    /// The application whose stage it is (submission index).
+    app: usize,
     stage: u32,
     partition: u32,
     count: u32,
@@ -231,8 +238,8 @@ pub struct FaultController {
     fetch_failures: RefCell<Vec<FetchFailures>>,
     /// Slow nodes in effect (`slow-node`).
     slow_nodes: RefCell<Vec<SlowNode>>,
-    /// Executors whose tasks throw (`failing-executor`): (AM attempt, executor, exception).
-    failing_executors: RefCell<Vec<(u32, u32, String)>>,
+    /// Executors whose tasks throw (`failing-executor`).
+    failing_executors: RefCell<Vec<FailingExecutor>>,
     /// Faults that fired, in order.
     pub fired: RefCell<Vec<Firing>>,
     /// Whether a planned fault names an executor by id (a kill, or `executor:N` in a network
@@ -240,7 +247,25 @@ pub struct FaultController {
     pub names_executors: bool,
     /// Network rules of faults that fired before the executor they name was launched: each
     /// takes effect when that executor's container is (`world::injector::executor_launched`).
-    pub waiting_rules: RefCell<Vec<LinkRule>>,
+    pub waiting_rules: RefCell<Vec<WaitingRule>>,
+}
+
+/// An executor whose tasks throw (`failing-executor`).
+#[derive(Debug)]
+struct FailingExecutor {
+    /// Its application (submission index).
+    app: usize,
+    attempt: u32,
+    executor: u32,
+    exception: String,
+}
+
+/// A network rule waiting for the executor it names to be launched, in its application.
+#[derive(Debug)]
+pub struct WaitingRule {
+    /// The application whose executor the rule names (submission index).
+    pub app: usize,
+    pub rule: LinkRule,
 }
 
 impl FaultController {
@@ -272,11 +297,12 @@ impl FaultController {
             .collect()
     }
 
-    /// Faults whose trigger is `event` and that have not fired yet; marks them fired.
-    pub fn take_matching(&self, event: &Trigger) -> Vec<PlannedFault> {
+    /// Faults aimed at application `app` whose trigger is `event` (one of its events) and that
+    /// have not fired yet; marks them fired.
+    pub fn take_matching(&self, app: usize, event: &Trigger) -> Vec<PlannedFault> {
         let mut planned = self.planned.borrow_mut();
         let mut out = Vec::new();
-        for (f, fired) in planned.iter_mut() {
+        for (f, fired) in planned.iter_mut().filter(|(f, _)| f.app == app) {
             let hit = match (&f.trigger, event) {
                 (
                     Trigger::TasksFinished { attempt, count },
@@ -326,7 +352,17 @@ impl FaultController {
             .any(|(f, fired)| !fired && !matches!(f.trigger, Trigger::At { .. }))
     }
 
-    pub fn driver_fault(&self, attempt: u32) -> Option<DriverFault> {
+    /// The latest application a planned fault aims at (submission index), if any fault does.
+    pub fn last_app_aimed_at(&self) -> Option<usize> {
+        self.planned.borrow().iter().map(|(f, _)| f.app).max()
+    }
+
+    /// The driver fault of AM attempt `attempt` of application `app`: a scenario's driver
+    /// faults are its first application's (they take no `app`).
+    pub fn driver_fault(&self, app: usize, attempt: u32) -> Option<DriverFault> {
+        if app != 0 {
+            return None;
+        }
         self.driver_faults
             .iter()
             .find(|(a, _)| *a == attempt)
@@ -339,15 +375,19 @@ impl FaultController {
             .push((host.to_string(), count));
     }
 
-    pub fn add_failing_executor(&self, attempt: u32, executor: u32, exception: String) {
-        self.failing_executors
-            .borrow_mut()
-            .push((attempt, executor, exception));
+    pub fn add_failing_executor(&self, app: usize, attempt: u32, executor: u32, exception: String) {
+        self.failing_executors.borrow_mut().push(FailingExecutor {
+            app,
+            attempt,
+            executor,
+            exception,
+        });
     }
 
-    /// The exception a task run on executor `executor` of AM attempt `attempt` throws, if a
-    /// `failing-executor` fault fired for it (cheap when none did: every task asks).
-    pub fn task_exception(&self, attempt: u32, executor: u32) -> Option<String> {
+    /// The exception a task run on executor `executor` of AM attempt `attempt` of application
+    /// `app` throws, if a `failing-executor` fault fired for it (cheap when none did: every
+    /// task asks).
+    pub fn task_exception(&self, app: usize, attempt: u32, executor: u32) -> Option<String> {
         let failing = self.failing_executors.borrow();
         if failing.is_empty() {
             return None;
@@ -355,8 +395,8 @@ impl FaultController {
         failing
             .iter()
             .rev()
-            .find(|(a, e, _)| *a == attempt && *e == executor)
-            .map(|(_, _, x)| x.clone())
+            .find(|f| f.app == app && f.attempt == attempt && f.executor == executor)
+            .map(|f| f.exception.clone())
     }
 
     pub fn add_slow_node(&self, host: &str, factor_milli: u64, until_ms: Option<u64>) {
@@ -386,22 +426,23 @@ impl FaultController {
         }
     }
 
-    pub fn add_fetch_failures(&self, stage: u32, partition: u32, count: u32) {
+    pub fn add_fetch_failures(&self, app: usize, stage: u32, partition: u32, count: u32) {
         self.fetch_failures.borrow_mut().push(FetchFailures {
+            app,
             stage,
             partition,
             count,
         });
     }
 
-    /// Whether this attempt of reduce partition `partition` of `stage` fails its fetch
-    /// (consumes one). Cheap when no fetch failure is armed (every reduce task asks).
-    pub fn take_fetch_failure(&self, stage: u32, partition: u32) -> bool {
+    /// Whether this attempt of reduce partition `partition` of `stage` of application `app`
+    /// fails its fetch (consumes one). Cheap when no fetch failure is armed (every reduce task
+    /// asks).
+    pub fn take_fetch_failure(&self, app: usize, stage: u32, partition: u32) -> bool {
         let mut ff = self.fetch_failures.borrow_mut();
-        match ff
-            .iter_mut()
-            .find(|f| f.stage == stage && f.partition == partition && f.count > 0)
-        {
+        let armed =
+            |f: &&mut FetchFailures| f.app == app && f.stage == stage && f.partition == partition;
+        match ff.iter_mut().find(|f| armed(f) && f.count > 0) {
             Some(f) => {
                 f.count -= 1;
                 true

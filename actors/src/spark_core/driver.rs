@@ -377,8 +377,10 @@ impl Driver {
             self.env.log(),
             "driver::YarnClusterScheduler", "YarnClusterScheduler.postStartHook done"
         );
-        if let Some(DriverFault::ThrowAfterContext(cause)) =
-            self.sim.faults.driver_fault(self.attempt_id.attempt_id)
+        if let Some(DriverFault::ThrowAfterContext(cause)) = self
+            .sim
+            .faults
+            .driver_fault(self.sim.index, self.attempt_id.attempt_id)
         {
             return self.user_class_threw(cause, ctx);
         }
@@ -725,7 +727,11 @@ impl Actor for Driver {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
-        match self.sim.faults.driver_fault(self.attempt_id.attempt_id) {
+        match self
+            .sim
+            .faults
+            .driver_fault(self.sim.index, self.attempt_id.attempt_id)
+        {
             Some(DriverFault::ThrowBeforeContext(cause)) => self.user_class_threw(cause, ctx),
             // `main` blocks forever without a SparkContext: the AM's wait times out.
             Some(DriverFault::NeverCreateContext) => {}

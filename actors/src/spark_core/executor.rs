@@ -1224,14 +1224,15 @@ impl CoarseGrainedExecutorBackend {
         let (work_ms, result) = run_task(&desc.work, desc.attempt_number, costs);
         // A bad executor: a `failing-executor` fault makes every task here throw.
         let attempt = self.sim.current_attempt.get();
-        let result = match self
-            .sim
-            .faults
-            .task_exception(attempt, self.args.executor_id.0)
-        {
-            Some(message) => exception_result(&message),
-            None => result,
-        };
+        let result =
+            match self
+                .sim
+                .faults
+                .task_exception(self.sim.index, attempt, self.args.executor_id.0)
+            {
+                Some(message) => exception_result(&message),
+                None => result,
+            };
         // A straggler: a `slow-node` fault stretches the work of tasks launched on its host.
         let work_ms = self
             .sim
@@ -1397,7 +1398,10 @@ impl CoarseGrainedExecutorBackend {
         let s = &self.sim.config.spark.shuffle;
         let reduce_id = desc.partition_id;
         let retry_ms = u64::from(s.io_max_retries) * s.io_retry_wait_ms;
-        let injected = self.sim.faults.take_fetch_failure(desc.stage_id, reduce_id);
+        let injected = self
+            .sim
+            .faults
+            .take_fetch_failure(self.sim.index, desc.stage_id, reduce_id);
         if injected && let Some(src) = plan.sources.first() {
             return Some((
                 retry_ms,

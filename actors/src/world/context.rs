@@ -168,6 +168,16 @@ impl ClusterContext {
         self.apps.borrow().get(index)?.upgrade()
     }
 
+    /// Every application of the run still running, in submission order (a node fault acts on
+    /// each one with containers on the node).
+    pub fn applications(&self) -> Vec<Rc<SimContext>> {
+        self.apps
+            .borrow()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect()
+    }
+
     /// Whether every application of the run has its outcome (the run is over).
     pub fn every_application_ended(&self) -> bool {
         let apps = self.apps.borrow();

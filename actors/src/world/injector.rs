@@ -1,26 +1,36 @@
 //! Fires planned faults: roles report the events triggers can name (`notify`), timed faults are
 //! armed at boot (`arm_timed`), and each fired fault acts on processes through the Dispatcher and
-//! the NodeManagers, after the current handler (never re-entrantly).
+//! the NodeManagers, after the current handler (never re-entrantly). With several applications
+//! on the cluster, a fault's application targets and event triggers are those of the
+//! application it aims at (`PlannedFault::app`); a node fault acts on the node, so on every
+//! application with containers there.
 
-use crate::faults::{ContainerEnd, FaultAction, Firing, NodeTarget, PlannedFault, Trigger};
+use crate::faults::{
+    ContainerEnd, FaultAction, Firing, NodeTarget, PlannedFault, Trigger, WaitingRule,
+};
 use crate::kernel::clock;
 use crate::kernel::trace::{FaultEvent, FaultTarget, Sender, TraceKind};
 use crate::rpc::network::ProcessPattern;
 use crate::world::addresses::{RM_PROCESS, nm_process_name};
-use crate::world::context::SimContext;
+use crate::world::context::{ClusterContext, SimContext};
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::ids::ContainerId;
 use sparkyard_messages::node_manager::NodeManagerMsg;
 use sparkyard_messages::resource_manager::ResourceManagerMsg;
 use std::rc::Rc;
 
-/// Arms every time-triggered fault.
-pub fn arm_timed(sim: &Rc<SimContext>) {
-    for (ms, index) in sim.faults.timed() {
-        let sim = sim.clone();
+/// Arms every time-triggered fault (at its time on the cluster's clock; each acts in the
+/// application it aims at).
+pub fn arm_timed(cluster: &Rc<ClusterContext>) {
+    for (ms, index) in cluster.faults.timed() {
+        let cluster = cluster.clone();
         actix::spawn(async move {
             tokio::time::sleep(clock::ms(ms)).await;
-            if let Some(f) = sim.faults.take_index(index) {
+            let Some(f) = cluster.faults.take_index(index) else {
+                return;
+            };
+            // The runner refuses a plan aiming past its applications, and owns them to the end.
+            if let Some(sim) = cluster.application_at(f.app) {
                 fire(&sim, f);
             }
         });
@@ -38,7 +48,7 @@ pub fn notify(sim: &Rc<SimContext>, event: Trigger) {
 
 #[inline(never)]
 fn notify_armed(sim: &Rc<SimContext>, event: Trigger) {
-    for f in sim.faults.take_matching(&event) {
+    for f in sim.faults.take_matching(sim.index, &event) {
         let sim = sim.clone();
         actix::spawn(async move {
             if f.after_ms > 0 {
@@ -126,9 +136,15 @@ fn act(sim: &Rc<SimContext>, action: FaultAction, resolved: Resolved) {
             stage,
             partition,
             count,
-        } => sim.faults.add_fetch_failures(stage, partition, count),
+        } => sim
+            .faults
+            .add_fetch_failures(sim.index, stage, partition, count),
         FaultAction::KillShuffleService { .. } => {
-            sim.block_servers.stop_shuffle_service(&resolved.host())
+            // The node's shuffle service served every application's blocks there.
+            let host = resolved.host();
+            for app in sim.cluster.applications() {
+                app.block_servers.stop_shuffle_service(&host);
+            }
         }
         FaultAction::SlowNode {
             factor_milli,
@@ -145,7 +161,7 @@ fn act(sim: &Rc<SimContext>, action: FaultAction, resolved: Resolved) {
         } => {
             let attempt = sim.current_attempt.get();
             sim.faults
-                .add_failing_executor(attempt, executor, exception)
+                .add_failing_executor(sim.index, attempt, executor, exception)
         }
         FaultAction::ExcludeNode { .. } => {
             if let Some(d) = driver(sim) {
@@ -177,7 +193,11 @@ fn arm_rules(sim: &Rc<SimContext>, rules: Vec<crate::rpc::network::LinkRule>) {
         rule.active_until_ms = rule.active_until_ms.saturating_add(now);
         if names_an_executor(&rule) {
             // Its executor is not launched yet (a rule armed at 0 ms): it waits for it.
-            sim.faults.waiting_rules.borrow_mut().push(rule);
+            let app = sim.index;
+            sim.faults
+                .waiting_rules
+                .borrow_mut()
+                .push(WaitingRule { app, rule });
         } else {
             sim.dispatcher.add_rule(rule);
         }
@@ -304,20 +324,23 @@ fn resolve_target(sim: &SimContext, action: &FaultAction) -> Result<Resolved, St
 }
 
 /// The YarnAllocator of `attempt` launched executor `executor`'s container: the network rules
-/// waiting for it take effect now.
+/// of its application waiting for it take effect now.
 pub fn executor_launched(sim: &SimContext, attempt: u32, executor: u32) {
     let waiting = std::mem::take(&mut *sim.faults.waiting_rules.borrow_mut());
     if waiting.is_empty() {
         return;
     }
     let names = |p: &ProcessPattern| *p == ProcessPattern::Executor(executor);
-    for mut rule in waiting {
-        if names(&rule.from) || names(&rule.to) {
+    for WaitingRule { app, mut rule } in waiting {
+        if app == sim.index && (names(&rule.from) || names(&rule.to)) {
             rule.from = resolve(sim, attempt, rule.from);
             rule.to = resolve(sim, attempt, rule.to);
         }
         if names_an_executor(&rule) {
-            sim.faults.waiting_rules.borrow_mut().push(rule);
+            sim.faults
+                .waiting_rules
+                .borrow_mut()
+                .push(WaitingRule { app, rule });
         } else {
             sim.dispatcher.add_rule(rule);
         }
