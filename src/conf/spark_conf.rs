@@ -208,6 +208,16 @@ impl SparkConf {
         self.entries.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 
+    /// True when some key set starts with `prefix` (alternates are not folded).
+    pub fn has_key_with_prefix(&self, prefix: &str) -> bool {
+        let from = (
+            std::ops::Bound::Included(prefix),
+            std::ops::Bound::Unbounded,
+        );
+        let first = self.entries.range::<str, _>(from).next();
+        first.is_some_and(|(key, _)| key.starts_with(prefix))
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }

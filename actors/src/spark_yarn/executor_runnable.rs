@@ -225,6 +225,38 @@ enum ExtraJavaOptions {
     PerExecutor(Vec<String>),
 }
 
+thread_local! {
+    /// The options `ExtraJavaOptions::shared_for` split last on this thread: every AM attempt
+    /// of a sweep's seeds hands the same `spark.executor.extraJavaOptions` (Spark's default
+    /// `--add-opens` options), and splitting and escaping them was most of an attempt's set-up.
+    static LAST_EXTRA: std::cell::RefCell<Option<(String, ExtraJavaOptions)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+impl ExtraJavaOptions {
+    /// `split(opts)`, copied from the previous call on this thread when `opts` was the same.
+    fn shared_for(opts: &str) -> Self {
+        LAST_EXTRA.with(|last| {
+            let mut last = last.borrow_mut();
+            if let Some((_, extra)) = last.as_ref().filter(|(seen, _)| seen == opts) {
+                return extra.clone();
+            }
+            let extra = Self::split(opts);
+            *last = Some((opts.to_string(), extra.clone()));
+            extra
+        })
+    }
+
+    fn split(opts: &str) -> Self {
+        let words = split_command_string(opts);
+        if words.iter().any(|w| w.contains("{{")) {
+            ExtraJavaOptions::PerExecutor(words)
+        } else {
+            ExtraJavaOptions::Escaped(join_escaped(&words))
+        }
+    }
+}
+
 impl ExecutorJavaOptions {
     /// From the driver's conf (`driver::context_conf`: `sc.getConf` as the AM hands it to the
     /// allocator).
@@ -232,12 +264,7 @@ impl ExecutorJavaOptions {
         let opts = conf
             .get("spark.executor.extraJavaOptions")
             .map_or("", String::as_str);
-        let words = split_command_string(opts);
-        let extra = if words.iter().any(|w| w.contains("{{")) {
-            ExtraJavaOptions::PerExecutor(words)
-        } else {
-            ExtraJavaOptions::Escaped(join_escaped(&words))
-        };
+        let extra = ExtraJavaOptions::shared_for(opts);
         let mut confs: Vec<(&String, &String)> = conf
             .iter()
             .filter(|(k, _)| is_executor_startup_conf(k))
@@ -388,5 +415,18 @@ mod command_tests {
         let cmd = executor_command(2048, &ExecutorJavaOptions::from_driver_conf(&conf), &args);
         assert_eq!(cmd.matches("-Dspark.driver.port=").count(), 1, "{cmd}");
         assert!(cmd.contains("'-Dspark.driver.port=40123'"), "{cmd}");
+    }
+
+    /// The options split for one `spark.executor.extraJavaOptions` are reused for the same
+    /// string only: each answer is what splitting that string gives, in any order of calls.
+    #[test]
+    fn extra_java_options_are_shared_for_the_same_string_only() {
+        let texts = ["-Da=1 '-Db=x y'", "-Did={{EXECUTOR_ID}}", "-Da=1 '-Db=x y'"];
+        for opts in texts.iter().chain(texts.iter().rev()) {
+            assert_eq!(
+                ExtraJavaOptions::shared_for(opts),
+                ExtraJavaOptions::split(opts)
+            );
+        }
     }
 }

@@ -69,11 +69,39 @@ struct Ledger {
     registrations: BTreeMap<(u32, u32), u32>,
     /// Completions the RM handled, by container.
     completions: BTreeMap<ContainerId, u32>,
-    /// Successes whose output is still live, by (AM attempt, stage, stage attempt), one count
-    /// per task index.
-    successes: BTreeMap<(u32, u32, u32), Vec<u32>>,
+    /// Successes whose output is still live, per stage attempt in the order first reported:
+    /// searched from the newest, which nearly every task output names (a map searched per
+    /// task was 1.5 % of a 100,000-task run's instructions).
+    successes: Vec<StageAttemptSuccesses>,
     /// Map outputs registered, by (AM attempt, stage, stage attempt, map index).
     map_outputs: std::collections::BTreeSet<(u32, u32, u32, u32)>,
+}
+
+/// The live successes of one stage attempt in one AM attempt, one count per task index.
+struct StageAttemptSuccesses {
+    am_attempt: u32,
+    stage: u32,
+    stage_attempt: u32,
+    live: Vec<u32>,
+}
+
+impl Ledger {
+    /// The counts of `stage`.`stage_attempt` in AM attempt `am_attempt`, made on first use.
+    fn successes_of(&mut self, am_attempt: u32, stage: u32, stage_attempt: u32) -> &mut Vec<u32> {
+        let found = self.successes.iter().rposition(|s| {
+            (s.am_attempt, s.stage, s.stage_attempt) == (am_attempt, stage, stage_attempt)
+        });
+        let at = found.unwrap_or_else(|| {
+            self.successes.push(StageAttemptSuccesses {
+                am_attempt,
+                stage,
+                stage_attempt,
+                live: Vec::new(),
+            });
+            self.successes.len() - 1
+        });
+        &mut self.successes[at].live
+    }
 }
 
 /// What the scheduler reports about a task index's output (the checker counts them).
@@ -202,10 +230,7 @@ impl Violations {
         };
         let live = {
             let mut l = self.ledger.borrow_mut();
-            let counts = l
-                .successes
-                .entry((attempt, stage, stage_attempt))
-                .or_default();
+            let counts = l.successes_of(attempt, stage, stage_attempt);
             let i = index as usize;
             if counts.len() <= i {
                 counts.resize(i + 1, 0);
