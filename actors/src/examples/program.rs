@@ -64,8 +64,10 @@ impl Program for Jobs {
         self.app_name.clone()
     }
 
+    /// Hands its jobs over: a driver plans its program once (each AM attempt makes its own),
+    /// and a million-task workload is not worth a copy.
     fn plan(&mut self, _args: &[String], _seed: u64) -> ProgramPlan {
-        ProgramPlan::quiet(Ok(self.jobs.clone()))
+        ProgramPlan::quiet(Ok(std::mem::take(&mut self.jobs)))
     }
 
     fn stop_site(&self, jobs: &[JobSpec]) -> String {
