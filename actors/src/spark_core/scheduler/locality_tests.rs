@@ -265,14 +265,7 @@ fn a_failed_task_with_a_preference_runs_next_on_its_host() {
         s.submit_job(job(3, vec![vec!["host1".to_string()]; 3]), waiter());
         let t = offers(&mut s, &mut [offer(1, "host1", 1)], false);
         let first = t[0].task_id;
-        s.status_update(
-            first,
-            TaskState::Failed,
-            TaskResultData::Exception {
-                class: "java.lang.RuntimeException".into(),
-                description: "boom".into(),
-            },
-        );
+        s.status_update(first, TaskState::Failed, super::tests::boom());
         let t = offers(&mut s, &mut [offer(1, "host1", 1)], false);
         assert_eq!((t[0].partition_id, t[0].attempt_number), (0, 1));
         assert_eq!(placed(&s, &t), [(1, 0, TaskLocality::NodeLocal)]);

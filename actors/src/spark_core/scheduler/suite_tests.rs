@@ -12,7 +12,7 @@ use super::events::{
 };
 use super::locality::{PreferredLocations, TaskLocality};
 use super::task_scheduler_impl::{DagEvents, TaskSchedulerImpl};
-use super::tests::waiter;
+use super::tests::{boom, waiter};
 use crate::kernel::clock;
 use crate::kernel::logs::{LogStore, ProcessLog};
 use crate::world::config::SpeculationSettings;
@@ -141,10 +141,7 @@ impl Alone {
 
     /// A failure that counts toward spark.task.maxFailures (an exception in the task).
     fn fail(&mut self, tid: TaskId) {
-        let data = TaskResultData::Exception {
-            class: "java.lang.RuntimeException".into(),
-            description: "boom".into(),
-        };
+        let data = boom();
         let mut out = Vec::new();
         self.ts.status_update(
             tid,
@@ -1047,10 +1044,7 @@ impl Alone {
     /// The task throws (an `ExceptionFailure`, which counts toward the task's failures).
     fn throw(&mut self, tid: TaskId) -> Vec<SchedulerEvent> {
         let mut out = Vec::new();
-        let data = TaskResultData::Exception {
-            class: "java.lang.RuntimeException".into(),
-            description: "boom".into(),
-        };
+        let data = boom();
         self.ts.status_update(
             tid,
             TaskState::Failed,

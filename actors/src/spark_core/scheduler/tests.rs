@@ -142,7 +142,9 @@ fn launch_one(s: &mut DriverScheduler) -> Box<TaskDescription> {
     launched.remove(0)
 }
 
-fn boom() -> TaskResultData {
+/// The failure every scheduler test throws: an `ExceptionFailure` (counts toward the task's
+/// failures and toward exclusion).
+pub(super) fn boom() -> TaskResultData {
     TaskResultData::Exception {
         class: "java.lang.RuntimeException".into(),
         description: "boom".into(),
