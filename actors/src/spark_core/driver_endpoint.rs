@@ -751,19 +751,9 @@ impl DriverEndpoint {
                 u.data,
                 TaskResultData::Exception { .. } | TaskResultData::FetchFailed(_)
             );
-        let failed_before = self.scheduler.failed_attempts();
-        let (finished, events) = self.scheduler.status_update(u.task_id, u.state, u.data);
-        if finished && killed {
-            // The scheduler counts a kill among its failed attempts (but a speculative loser's):
-            // the run's record counts it as killed instead.
-            self.failures_counted += self.scheduler.failed_attempts() - failed_before;
-            self.sim.observe(RunEvent::TaskKilled);
-        }
-        if let Some(executor) = fetch_from.filter(|_| finished) {
-            let attempt = self.sim.current_attempt.get();
-            self.sim
-                .observe(RunEvent::FetchFailedFrom { attempt, executor });
-        }
+        let (finished, events) = self
+            .scheduler
+            .status_update_before_getter(u.task_id, u.state, u.data);
         if finished && state == sparkyard_messages::records::TaskState::Finished {
             // Two counts on purpose: the run's, over every AM attempt (the summary), and this
             // SparkContext's, which `on_tasks_finished = N` of attempt k counts against.
@@ -785,11 +775,37 @@ impl DriverEndpoint {
                 self.update_offerable(u.executor_id);
             }
             self.handle_events(events);
+            // CoarseGrainedSchedulerBackend.DriverEndpoint's StatusUpdate: `makeOffers(executorId)`
+            // right after `scheduler.statusUpdate`, before the TaskResultGetter's thread handles
+            // the end (Spark 4.0.0's jar: statusUpdate hands it to `enqueueSuccessfulTask` /
+            // `enqueueFailedTask`).
             self.make_offers(Some(u.executor_id));
+            self.task_result_getter(killed, fetch_from);
         } else if !events.is_empty() {
             // A RUNNING update changes no count and yields nothing to handle.
             self.handle_events(events);
         }
+    }
+
+    /// The TaskResultGetter's work on the end whose slot was just offered: a success recorded
+    /// (the stage may complete), or a failure's retry queued and counted (a kill counted as
+    /// killed instead) and, unless the set is a zombie or another copy succeeded, offers
+    /// revived.
+    fn task_result_getter(&mut self, killed: bool, fetch_from: Option<ExecutorId>) {
+        let failed_before = self.scheduler.failed_attempts();
+        let events = self.scheduler.task_result_getter();
+        if killed {
+            // The scheduler counts a kill among its failed attempts (but a speculative loser's):
+            // the run's record counts it as killed instead.
+            self.failures_counted += self.scheduler.failed_attempts() - failed_before;
+            self.sim.observe(RunEvent::TaskKilled);
+        }
+        if let Some(executor) = fetch_from {
+            let attempt = self.sim.current_attempt.get();
+            self.sim
+                .observe(RunEvent::FetchFailedFrom { attempt, executor });
+        }
+        self.handle_events(events);
     }
 
     fn handle_events(&mut self, events: Vec<SchedulerEvent>) {

@@ -195,25 +195,43 @@ impl DriverScheduler {
             .executor_offered(id, host, &mut self.dag);
     }
 
-    /// `TaskSchedulerImpl.statusUpdate`: whether the task was known and finished, and what the
-    /// DriverEndpoint must do.
+    /// `TaskSchedulerImpl.statusUpdate` and then the TaskResultGetter's work on the end:
+    /// whether the task was known and finished, and what the DriverEndpoint must
+    /// do. The DriverEndpoint itself offers the freed slot in between
+    /// (`status_update_before_getter`, `task_result_getter`).
     pub fn status_update(
         &mut self,
         tid: TaskId,
         state: TaskState,
         data: TaskResultData,
     ) -> (bool, Vec<SchedulerEvent>) {
+        let (finished, mut out) = self.status_update_before_getter(tid, state, data);
+        out.append(&mut self.task_result_getter());
+        (finished, out)
+    }
+
+    /// `TaskSchedulerImpl.statusUpdate` alone: the end waits for `task_result_getter`
+    /// (Spark's `enqueueSuccessfulTask` / `enqueueFailedTask`).
+    pub fn status_update_before_getter(
+        &mut self,
+        tid: TaskId,
+        state: TaskState,
+        data: TaskResultData,
+    ) -> (bool, Vec<SchedulerEvent>) {
         let mut out = Vec::new();
-        let finished = self.task_scheduler.status_update(
-            tid,
-            state,
-            data,
-            &mut self.env,
-            &mut self.dag,
-            &mut out,
-        );
+        let finished = self.task_scheduler.status_update(tid, state, data);
         out.append(&mut self.task_scheduler.take_deferred());
         (finished, out)
+    }
+
+    /// The TaskResultGetter's `handleSuccessfulTask` / `handleFailedTask` for every end
+    /// `status_update_before_getter` queued.
+    pub fn task_result_getter(&mut self) -> Vec<SchedulerEvent> {
+        let mut out = Vec::new();
+        self.task_scheduler
+            .task_result_getter(&mut self.env, &mut self.dag, &mut out);
+        out.append(&mut self.task_scheduler.take_deferred());
+        out
     }
 
     /// `TaskSchedulerImpl.executorLost`; the DAGScheduler's `ExecutorLost` waits for

@@ -531,3 +531,27 @@ fn new_executors_get_added_and_lost() {
     topology.executor_removed(exec_d);
     assert_eq!(levels(&pending, &topology), [NoPref, Any]);
 }
+
+/// A finished task whose end the TaskResultGetter has not handled yet keeps its copy (Spark
+/// 4.0.0's TaskSetManager.removeRunningTask leaves `copiesRunning` alone; only handleFailedTask
+/// and executorLost's resubmission give it back): a task launched NODE_LOCAL from its host's
+/// list is still in its rack's list, and a RACK_LOCAL offer between its StatusUpdate and the
+/// getter's handleSuccessfulTask must not run it again: the offer takes the other task (ANY).
+#[test]
+fn a_finished_index_is_not_offered_again_before_its_result_is_handled() {
+    run(async {
+        let (mut s, _) = scheduler(1);
+        offers(&mut s, &mut [offer(2, "host2", 0)], true);
+        let prefs = vec![vec!["host1".to_string()], vec!["host3".to_string()]];
+        s.submit_job(job(2, prefs), waiter());
+        let t = offers(&mut s, &mut [offer(1, "host1", 1)], true).remove(0);
+        assert_eq!(t.index, 0);
+        sleep_until(10_000).await;
+        let (known, _) =
+            s.status_update_before_getter(t.task_id, TaskState::Finished, TaskResultData::None);
+        assert!(known);
+        let next = offers(&mut s, &mut [offer(2, "host2", 1)], true);
+        assert_eq!(placed(&s, &next), vec![(2, 1, TaskLocality::Any)]);
+        assert!(s.task_result_getter().is_empty());
+    });
+}

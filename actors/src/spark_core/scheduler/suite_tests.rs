@@ -135,7 +135,7 @@ impl Alone {
         let mut out = Vec::new();
         let data = TaskResultData::None;
         self.ts
-            .status_update(tid, state, data, &mut self.env, &mut self.dag, &mut out);
+            .status_update_handled(tid, state, data, &mut self.env, &mut self.dag, &mut out);
         out
     }
 
@@ -143,7 +143,7 @@ impl Alone {
     fn fail(&mut self, tid: TaskId) {
         let data = boom();
         let mut out = Vec::new();
-        self.ts.status_update(
+        self.ts.status_update_handled(
             tid,
             TaskState::Failed,
             data,
@@ -299,7 +299,7 @@ fn an_output_file_that_already_exists_aborts_the_task_set_without_retry() {
     };
     let mut out = Vec::new();
     let tid = t.task_id;
-    a.ts.status_update(
+    a.ts.status_update_handled(
         tid,
         TaskState::Failed,
         data,
@@ -1045,7 +1045,7 @@ impl Alone {
     fn throw(&mut self, tid: TaskId) -> Vec<SchedulerEvent> {
         let mut out = Vec::new();
         let data = boom();
-        self.ts.status_update(
+        self.ts.status_update_handled(
             tid,
             TaskState::Failed,
             data,
@@ -1122,7 +1122,7 @@ fn dont_update_excludelist_for_failures_that_do_not_count() {
     assert_eq!(a.failures_on(0, 1), 1, "an exception counts");
     let fetch = a.offer(&mut [offer(3, "host3", 1)]).remove(0);
     let mut out = Vec::new();
-    a.ts.status_update(
+    a.ts.status_update_handled(
         fetch.task_id,
         TaskState::Failed,
         fetch_failed(0, 0),
@@ -1309,7 +1309,7 @@ fn update_application_health_tracker_for_shuffle_fetch() {
         a.ts.submit_tasks(task_set(0, 0, 2, None));
         let t = a.offer(&mut [offer(2, "hostB", 1)]).remove(0);
         let mut out = Vec::new();
-        a.ts.status_update(
+        a.ts.status_update_handled(
             t.task_id,
             TaskState::Failed,
             fetch_failed(0, 0),

@@ -221,6 +221,8 @@ pub struct TaskSchedulerImpl {
     /// What a call without an `out` of its own (a round of offers, a HealthTracker step) asks
     /// the DriverEndpoint to do; drained by `take_deferred`.
     deferred: Vec<SchedulerEvent>,
+    /// Task ends waiting for `task_result_getter` (the TaskResultGetter's thread pool).
+    ended: Vec<QueuedEnd>,
 }
 
 /// Exclusion on failure: Spark's `healthTrackerOpt`, what each TaskSetManager's list is made
@@ -269,6 +271,7 @@ impl TaskSchedulerImpl {
             speculation: None,
             exclusion: None,
             deferred: Vec::new(),
+            ended: Vec::new(),
         }
     }
 
@@ -935,8 +938,10 @@ impl TaskSchedulerImpl {
         })
     }
 
-    /// `statusUpdate`: returns whether the task was known and finished (its cores come back).
-    pub fn status_update(
+    /// `statusUpdate` and then the TaskResultGetter's work on the end (the suites' harnesses:
+    /// no DriverEndpoint offers in between).
+    #[cfg(test)]
+    pub fn status_update_handled(
         &mut self,
         tid: TaskId,
         state: TaskState,
@@ -945,6 +950,14 @@ impl TaskSchedulerImpl {
         dag: &mut impl DagEvents,
         out: &mut Vec<SchedulerEvent>,
     ) -> bool {
+        let known = self.status_update(tid, state, data);
+        self.task_result_getter(env, dag, out);
+        known
+    }
+
+    /// `statusUpdate`: returns whether the task was known and finished (its cores come back);
+    /// a finished task's end waits for `task_result_getter`.
+    pub fn status_update(&mut self, tid: TaskId, state: TaskState, data: TaskResultData) -> bool {
         if state == TaskState::Running {
             if let Some(t) = self.running.get_mut(tid) {
                 t.launching = false;
@@ -967,22 +980,56 @@ impl TaskSchedulerImpl {
             set.remove(&tid);
         }
         self.remove_running_task(&task, state != TaskState::Finished);
-        let mut cx = Call { env, dag, out };
-        match (state, data) {
-            (TaskState::Finished, data) => {
-                if self.can_fetch_more_results(&task, TASK_RESULT_BYTES, &mut cx) {
-                    self.handle_success(task, data, &mut cx);
-                } else {
-                    self.result_size_exceeded(task, &mut cx);
-                }
+        // `taskResultGetter.enqueueSuccessfulTask` / `enqueueFailedTask`: the result is
+        // handled on the TaskResultGetter's thread pool, after the DriverEndpoint has offered
+        // the freed slot (`makeOffers(executorId)` right after statusUpdate returns).
+        self.ended.push(QueuedEnd { task, state, data });
+        true
+    }
+
+    /// The TaskResultGetter's work for the ends `status_update` queued, in arrival order:
+    /// `canFetchMoreResults` and `handleSuccessfulTask` for a success, `handleFailedTask` for a
+    /// failed, killed or lost end. Spark 4.0.0's TaskSchedulerImpl.statusUpdate hands both to
+    /// the getter's thread pool, so the DriverEndpoint's `makeOffers(executorId)` for the freed
+    /// slot comes first (its `Starting task` line before the `Finished task` / `Lost task`
+    /// line): the slot goes to the next pending task and a failed index, pushed back on the
+    /// pending stack after that offer, runs on the next slot to free up (or an idle one the
+    /// revive finds).
+    pub fn task_result_getter(
+        &mut self,
+        env: &mut DriverEnv,
+        dag: &mut impl DagEvents,
+        out: &mut Vec<SchedulerEvent>,
+    ) {
+        let mut ends = std::mem::take(&mut self.ended);
+        for QueuedEnd { task, state, data } in ends.drain(..) {
+            let cx = &mut Call { env, dag, out };
+            if state != TaskState::Finished {
+                self.handle_failed_end(task, data, cx);
+            } else if self.can_fetch_more_results(&task, TASK_RESULT_BYTES, cx) {
+                self.handle_success(task, data, cx);
+            } else {
+                self.result_size_exceeded(task, cx);
             }
-            (_, TaskResultData::FetchFailed(f)) => self.fetch_failed(task, *f, &mut cx),
-            (_, TaskResultData::Exception { class, description }) => {
+        }
+        // Keep the queue's capacity for the next end.
+        self.ended = ends;
+    }
+
+    fn handle_failed_end<D: DagEvents>(
+        &mut self,
+        task: RunningTask,
+        data: TaskResultData,
+        cx: &mut Call<'_, D>,
+    ) {
+        match data {
+            TaskResultData::FetchFailed(f) => self.fetch_failed(task, *f, cx),
+            TaskResultData::Exception { class, description } => {
                 let reason = format!("{class}: {description}");
                 let end = TaskEndReason::ExceptionFailure { class, description };
-                self.handle_failure(task, reason, end, true, &mut cx)
+                self.handle_failure(task, reason, end, true, cx)
             }
-            (_, data) => {
+            data => {
                 // TaskKilled(reason): the reason the KillTask gave (TaskEndReason.scala:
                 // `toErrorString = s"TaskKilled ($reason)"`); it does not count as a failure.
                 let reason = match data {
@@ -991,10 +1038,9 @@ impl TaskSchedulerImpl {
                 };
                 let text = format!("TaskKilled ({reason})");
                 let end = TaskEndReason::TaskKilled { reason };
-                self.handle_failure(task, text, end, false, &mut cx)
+                self.handle_failure(task, text, end, false, cx)
             }
         }
-        true
     }
 
     /// `TaskSetManager.canFetchMoreResults(size)` (TaskResultGetter asks it before
@@ -1053,7 +1099,7 @@ impl TaskSchedulerImpl {
     /// which speculation's bookkeeping hears of).
     fn remove_running_task(&mut self, task: &RunningTask, failed: bool) {
         if let Some(tsm) = self.task_sets.get_mut(&task.key) {
-            tsm.remove_running_task(task.index);
+            tsm.remove_running_task();
             if failed && self.speculation.is_some() {
                 tsm.speculation_task_failed(task);
             }
@@ -1336,6 +1382,7 @@ impl TaskSchedulerImpl {
     ) {
         self.failed_attempts += 1;
         if let Some(tsm) = self.task_sets.get_mut(&task.key) {
+            tsm.copy_ended(task.index);
             let name = task.name();
             warn!(
                 self.log,
@@ -1387,6 +1434,7 @@ impl TaskSchedulerImpl {
         let Some(tsm) = self.task_sets.get_mut(&key) else {
             return cx.task_ended(self, &task, end, None);
         };
+        tsm.copy_ended(index);
         if let TaskEndReason::ExceptionFailure { class, description } = &end
             && class == OUTPUT_FILE_EXISTS
         {
@@ -1599,7 +1647,10 @@ impl TaskSchedulerImpl {
             if tsm.zombie || !tsm.successful[idx] || by_other {
                 continue;
             }
+            // TaskSetManager.executorLost: `successful(index) = false; copiesRunning(index) -= 1`
+            // (the success kept its copy).
             tsm.successful[idx] = false;
+            tsm.copy_ended(out.index);
             tsm.num_successful -= 1;
             tsm.add_pending_task(out.index, &self.topology);
             let partition = tsm.partitions[idx];
@@ -1636,6 +1687,14 @@ struct Round<'a, D> {
 
 /// What a status update or an executor loss is given: SparkEnv, the DAGScheduler's events, and
 /// what the DriverEndpoint must do after.
+/// A task end `statusUpdate` handed to the TaskResultGetter (`enqueueSuccessfulTask`,
+/// `enqueueFailedTask`).
+struct QueuedEnd {
+    task: RunningTask,
+    state: TaskState,
+    data: TaskResultData,
+}
+
 struct Call<'a, D> {
     env: &'a mut DriverEnv,
     dag: &'a mut D,

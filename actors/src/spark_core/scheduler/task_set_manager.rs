@@ -417,9 +417,16 @@ impl TaskSetManager {
         }
     }
 
-    /// `removeRunningTask`: one attempt of the set ended.
-    pub(super) fn remove_running_task(&mut self, index: u32) {
+    /// `removeRunningTask`: one attempt of the set ended (`runningTasksSet`). Its index keeps
+    /// its copy until `copy_ended`: Spark 4.0.0's removeRunningTask leaves `copiesRunning`
+    /// alone, so an index whose end the TaskResultGetter has not handled yet is not offered
+    /// again, and a success never gives its copy back.
+    pub(super) fn remove_running_task(&mut self) {
         self.running = self.running.saturating_sub(1);
+    }
+
+    /// `handleFailedTask`'s `copiesRunning(index) -= 1`: the index may run again.
+    pub(super) fn copy_ended(&mut self, index: u32) {
         let c = &mut self.copies_running[index as usize];
         *c = c.saturating_sub(1);
     }

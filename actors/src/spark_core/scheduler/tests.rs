@@ -1095,3 +1095,48 @@ fn the_scheduler_files_import_one_way() {
     }
     assert_eq!(sibling_paths("use super::a::B; // super::c"), vec!["a"]);
 }
+
+/// A one-stage job of `n` one-partition-each tasks.
+fn n_task_job(n: usize) -> JobSpec {
+    let mut spec = stage("ParallelCollectionRDD[0] at X.scala:1", vec![]);
+    spec.num_partitions = n as u32;
+    spec.tasks = vec![spec.tasks[0].clone(); n];
+    JobSpec {
+        call_site: "count at X.scala:1".into(),
+        stages: vec![spec],
+    }
+}
+
+/// Where a failed task runs again (Spark 4.0.0's jar: TaskSchedulerImpl.statusUpdate hands a
+/// failed end to `taskResultGetter.enqueueFailedTask`, a thread pool, and the DriverEndpoint's
+/// StatusUpdate calls `makeOffers(executorId)` as soon as statusUpdate returns;
+/// TaskSetManager.handleFailedTask puts the index back with `copiesRunning(index) -= 1` and
+/// `addPendingTask`, and TaskSchedulerImpl.handleFailedTask revives). The slot the failure
+/// frees takes the next pending task; the failed index, back on top of the pending stack, takes
+/// the next slot. A real local-cluster run shows the same order (the work log of 2026-12-05).
+#[test]
+fn a_failed_tasks_slot_goes_to_the_next_pending_task_and_the_retry_to_the_next_slot() {
+    let mut s = scheduler();
+    s.submit_job(n_task_job(4), waiter());
+    let first = s.resource_offer(&mut offer(1)).remove(0);
+    let second = s.resource_offer(&mut offer(2)).remove(0);
+    assert_eq!((first.index, second.index), (0, 1));
+    let (known, _) = s.status_update_before_getter(first.task_id, TaskState::Failed, boom());
+    assert!(known);
+    let freed = s.resource_offer(&mut offer(1)).remove(0);
+    assert_eq!(
+        (freed.index, freed.attempt_number),
+        (2, 0),
+        "the next pending task"
+    );
+    let events = s.task_result_getter();
+    assert!(matches!(events.as_slice(), [SchedulerEvent::Revive]));
+    assert_eq!(s.failed_attempts(), 1);
+    s.status_update(second.task_id, TaskState::Finished, TaskResultData::None);
+    let retry = s.resource_offer(&mut offer(2)).remove(0);
+    assert_eq!(
+        (retry.index, retry.attempt_number),
+        (0, 1),
+        "the retry, next slot"
+    );
+}
