@@ -102,6 +102,10 @@ struct ReplayClusterCommand {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
+    /// Write an SVG plot of each queue's memory held (against its guarantee) and containers
+    /// pending over the day to FILE (no plot without it).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<std::path::PathBuf>,
 }
 
 /// What a day of the cluster is made of (replay-cluster's and what-if-cluster's).
@@ -940,6 +944,12 @@ fn replay_cluster(cmd: ReplayClusterCommand) -> Result<ExitCode, UserError> {
         println!("{}", cluster_report::json(&report));
     } else {
         print!("{}", cluster_report::table(&report));
+    }
+    if let Some(plot) = &cmd.plot {
+        sparkyard::replay::cluster_plot::write_svg(&report, plot)?;
+        if !cmd.json {
+            println!("plot: {}", plot.display());
+        }
     }
     // An application the simulation could not run is an error naming its log.
     let not_run: Vec<_> = report

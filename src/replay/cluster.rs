@@ -7,8 +7,8 @@
 
 use super::cluster_deadline::{COMMAND, Deadline, DeadlineOutcome, deadline_of, due_at_ms};
 use super::cluster_report::{
-    AppRow, AppTimes, DayReport, FaultCost, Held, QueueRow, SkippedLog, Utilisation, normalised,
-    peak_mb, usage_over_time,
+    AppRow, AppTimes, DayReport, FaultCost, Held, QueueRow, QueueSteps, SkippedLog, Utilisation,
+    normalised, peak_mb, percent, usage_over_time,
 };
 use super::model::{self, Application};
 use super::simulate::{self, Prepared, ReplayRun, ReplaySetup};
@@ -690,11 +690,21 @@ fn queue_rows(
                 .flat_map(|&i| held_by(c, &runs[i], &outcomes[i], ran.applications[i].end_ms))
                 .collect();
             let guaranteed_mb = (memory as f64 * q.capacity / 100.0) as u64;
-            let pending = members
+            let pending_applications: Vec<Held> = members
                 .iter()
                 .flat_map(|&i| pending_steps(&runs[i]))
                 .collect();
-            let usage = usage_over_time(steps.clone(), pending);
+            let mut pending_containers = pending_applications.clone();
+            for &i in &members {
+                let end_ms = ran.applications[i].end_ms;
+                pending_containers.extend(executors_waited_for(&outcomes[i], end_ms));
+            }
+            let queue_steps = QueueSteps {
+                held: steps.clone(),
+                pending_applications,
+                pending_containers,
+            };
+            let usage = usage_over_time(queue_steps, guaranteed_mb);
             let peak_used_mb = peak_mb(steps);
             QueueRow {
                 name: q.name.clone(),
@@ -702,15 +712,56 @@ fn queue_rows(
                 guaranteed_mb,
                 applications: members.len(),
                 peak_used_mb,
-                peak_percent_of_guaranteed: if guaranteed_mb > 0 {
-                    100.0 * peak_used_mb as f64 / guaranteed_mb as f64
-                } else {
-                    0.0
-                },
+                peak_percent_of_guaranteed: percent(peak_used_mb, guaranteed_mb),
                 usage,
             }
         })
         .collect()
+}
+
+/// The executors an application waits for over time: its YarnAllocator's target beyond its
+/// registered executors (YARN's pending requests and containers still starting), from its
+/// first request until its SparkContext stopped (or its client returned).
+fn executors_waited_for(o: &SimOutcome, end_ms: u64) -> Vec<Held> {
+    let r = &o.record;
+    let stop = r.context_stopped_ms.unwrap_or(end_ms).min(end_ms);
+    // (time, is a registration count, value), in time order.
+    let mut changes: Vec<(u64, bool, u32)> = r
+        .executors_requested
+        .iter()
+        .map(|&(t, n)| (t, false, n))
+        .chain(r.executors_running.iter().map(|&(t, n)| (t, true, n)))
+        .filter(|&(t, _, _)| t < stop)
+        .collect();
+    changes.sort_by_key(|&(t, _, _)| t);
+    let (mut target, mut running, mut waiting) = (0u32, 0u32, 0i64);
+    let mut steps = Vec::new();
+    for (k, &(at_ms, registered, n)) in changes.iter().enumerate() {
+        if registered {
+            running = n;
+        } else {
+            target = n;
+        }
+        // One step per instant, after every change at it.
+        if changes.get(k + 1).is_some_and(|next| next.0 == at_ms) {
+            continue;
+        }
+        let now = i64::from(target.saturating_sub(running));
+        if now != waiting {
+            steps.push(Held {
+                at_ms,
+                delta_mb: now - waiting,
+            });
+            waiting = now;
+        }
+    }
+    if waiting != 0 {
+        steps.push(Held {
+            at_ms: stop,
+            delta_mb: -waiting,
+        });
+    }
+    steps
 }
 
 /// An application ACCEPTED: +1 when submitted, -1 when its first AM container is allocated.

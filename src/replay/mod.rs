@@ -13,6 +13,7 @@ pub mod cluster;
 pub mod cluster_deadline;
 pub mod cluster_grid;
 pub mod cluster_keys;
+pub mod cluster_plot;
 pub mod cluster_report;
 pub mod cluster_whatif;
 pub mod cluster_whatif_report;
