@@ -163,7 +163,8 @@ struct WhatIfClusterCommand {
     /// yarn.nodemanager.resource.cpu-vcores), a queue's field (queue.NAME.FIELD, FIELD one of
     /// capacity, maximum-capacity, maximum-am-resource-percent, user-limit-factor,
     /// minimum-user-limit-percent; the queues whose capacity the grid leaves share the rest of
-    /// 100 % in their own proportions), or a Spark property or spark-submit option
+    /// 100 % in their own proportions, each maximum-capacity raised to at least its capacity),
+    /// or a Spark property or spark-submit option
     /// (num-executors, executor-cores, executor-memory, driver-memory, driver-cores) for every
     /// application, or with APP_GLOB: for those whose name matches (e.g.
     /// 'etl-*:num-executors=4,8'); repeat for more keys.

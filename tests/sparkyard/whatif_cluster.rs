@@ -248,3 +248,15 @@ fn the_same_seeds_give_the_same_bytes_and_json_prints_only_json() {
     assert_eq!(out.status.code(), Some(0));
     assert!(!plot.exists());
 }
+
+#[test]
+fn the_help_says_how_the_cheapest_configuration_is_chosen() {
+    let out = binary(&["what-if-cluster", "--help"]);
+    let help = text(&out.stdout);
+    assert!(
+        help.contains("the least NodeManager memory in total")
+            && help.contains("then the fewest vcores")
+            && help.contains("queue.NAME.FIELD"),
+        "{help}"
+    );
+}
