@@ -56,6 +56,9 @@ enum Command {
     /// Replay many Spark event logs together on one simulated YARN cluster (a day of the
     /// cluster): each at its recorded time, by its user, to its queue.
     ReplayCluster(ReplayClusterCommand),
+    /// Replay a day of many Spark event logs on one simulated YARN cluster for every
+    /// configuration of a grid (cluster, queue and Spark keys) under many seeds.
+    WhatIfCluster(WhatIfClusterCommand),
     /// List every Spark, Hadoop and YARN key sparkyard reads: its default, the class it comes
     /// from, and whether sparkyard simulates it, only records it, or refuses it.
     Keys(KeysCommand),
@@ -87,35 +90,100 @@ struct ReplayCommand {
 
 #[derive(Args)]
 struct ReplayClusterCommand {
+    #[command(flatten)]
+    day: DayArgs,
+    /// The seed every random choice derives from.
+    #[arg(long, value_name = "N", default_value_t = sparkyard::conf::submit::DEFAULT_SEED)]
+    seed: u64,
+    /// KEY=VALUE: a Spark property every application gets (spark-submit's --conf), e.g.
+    /// spark.eventLog.enabled=true with spark.eventLog.dir=DIR writes each one's event log.
+    #[arg(long = "conf", value_name = "KEY=VALUE")]
+    conf: Vec<String>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Write an SVG plot of each queue's memory held (against its guarantee) and containers
+    /// pending over the day to FILE (no plot without it).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<std::path::PathBuf>,
+}
+
+/// What a day of the cluster is made of (replay-cluster's and what-if-cluster's).
+#[derive(Args)]
+struct DayArgs {
     /// Event logs: files, rolling directories (eventlog_v2_*), or directories holding them.
     #[arg(required = true, value_name = "LOGS")]
     logs: Vec<std::path::PathBuf>,
     /// The cluster file (its [[queues]] are the queues applications go to).
     #[arg(long, value_name = "FILE")]
     cluster: Option<std::path::PathBuf>,
-    /// A scenario file whose faults the day gets (its [chaos] faults drawn from --seed); its
+    /// A scenario file whose faults the day gets (its [chaos] faults drawn from the seed); its
     /// [cluster] is the day's without --cluster.
     #[arg(long, value_name = "FILE")]
     scenario: Option<std::path::PathBuf>,
-    /// The seed every random choice derives from.
-    #[arg(long, value_name = "N", default_value_t = sparkyard::conf::submit::DEFAULT_SEED)]
-    seed: u64,
     /// OLD=NEW: submit the applications recorded in queue OLD to the cluster's queue NEW.
     #[arg(long = "queue-map", value_name = "OLD=NEW")]
     queue_map: Vec<String>,
-    /// KEY=VALUE: a Spark property every application gets (spark-submit's --conf), e.g.
-    /// spark.eventLog.enabled=true with spark.eventLog.dir=DIR writes each one's event log.
-    #[arg(long = "conf", value_name = "KEY=VALUE")]
-    conf: Vec<String>,
     /// Report an unreadable log (or a second log of one application) and go on without it.
     #[arg(long = "skip-bad")]
     skip_bad: bool,
     /// APP_NAME_GLOB=HH:MM (a time of day, UTC, on the logs' clock) or APP_NAME_GLOB=DURATION
-    /// (after the application's submission, e.g. 90min): the report says whether each
-    /// application whose name matches ended by then; repeat for more.
+    /// (after the application's submission, e.g. 90min): whether each application whose name
+    /// matches ended by then; repeat for more.
     #[arg(long, value_name = "GLOB=WHEN")]
     deadline: Vec<String>,
-    /// Print the report as JSON.
+}
+
+impl DayArgs {
+    /// The day's setup, with `seed` and the `--conf`s.
+    fn setup(
+        &self,
+        seed: u64,
+        conf: Vec<String>,
+    ) -> Result<sparkyard::replay::cluster::DaySetup, UserError> {
+        use sparkyard::replay::{cluster, cluster_deadline};
+        Ok(cluster::DaySetup {
+            cluster: self.cluster.clone(),
+            scenario: load_scenario(self.scenario.as_deref())?,
+            seed,
+            queue_map: cluster::parse_queue_map(&self.queue_map)?,
+            skip_bad: self.skip_bad,
+            deadlines: cluster_deadline::parse_deadlines(&self.deadline)?,
+            conf,
+        })
+    }
+}
+
+#[derive(Args)]
+#[command(after_help = sparkyard::replay::cluster_whatif::CHEAPEST_RULE)]
+struct WhatIfClusterCommand {
+    #[command(flatten)]
+    day: DayArgs,
+    /// [APP_GLOB:]KEY=V1,V2,...: a cluster key (nodes, yarn.nodemanager.resource.memory-mb,
+    /// yarn.nodemanager.resource.cpu-vcores), a queue's field (queue.NAME.FIELD, FIELD one of
+    /// capacity, maximum-capacity, maximum-am-resource-percent, user-limit-factor,
+    /// minimum-user-limit-percent; the queues whose capacity the grid leaves share the rest of
+    /// 100 % in their own proportions, each maximum-capacity raised to at least its capacity),
+    /// or a Spark property or spark-submit option
+    /// (num-executors, executor-cores, executor-memory, driver-memory, driver-cores) for every
+    /// application, or with APP_GLOB: for those whose name matches (e.g.
+    /// 'etl-*:num-executors=4,8'); repeat for more keys.
+    #[arg(long, value_name = "KEY=V1,V2")]
+    grid: Vec<String>,
+    /// The seeds: A..B (B excluded) or A..=B.
+    #[arg(long, value_name = "A..B", default_value = "1..2")]
+    seeds: String,
+    /// KEY=VALUE: a Spark property every application gets (spark-submit's --conf).
+    #[arg(long = "conf", value_name = "KEY=VALUE")]
+    conf: Vec<String>,
+    /// Simulations run at once (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Write an SVG plot of the day's length (p10/p50/p90) against the first grid key to FILE
+    /// (no plot without it).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<std::path::PathBuf>,
+    /// Print the table as JSON, every row with each seed's day (only JSON on stdout).
     #[arg(long)]
     json: bool,
 }
@@ -336,6 +404,7 @@ fn main() -> ExitCode {
         Command::Replay(cmd) => replay(cmd),
         Command::WhatIf(cmd) => what_if(cmd),
         Command::ReplayCluster(cmd) => replay_cluster(cmd),
+        Command::WhatIfCluster(cmd) => what_if_cluster(cmd),
         Command::Keys(cmd) => keys(cmd),
     };
     match outcome {
@@ -870,20 +939,18 @@ fn replay(cmd: ReplayCommand) -> Result<ExitCode, UserError> {
 fn replay_cluster(cmd: ReplayClusterCommand) -> Result<ExitCode, UserError> {
     use sparkyard::replay::{cluster, cluster_report};
     logging::init_with(logging::SILENT_FILTER);
-    let setup = cluster::DaySetup {
-        cluster: cmd.cluster,
-        scenario: load_scenario(cmd.scenario.as_deref())?,
-        seed: cmd.seed,
-        queue_map: cluster::parse_queue_map(&cmd.queue_map)?,
-        skip_bad: cmd.skip_bad,
-        deadlines: sparkyard::replay::cluster_deadline::parse_deadlines(&cmd.deadline)?,
-        conf: cmd.conf,
-    };
-    let report = cluster::replay_cluster(&cmd.logs, &setup)?;
+    let setup = cmd.day.setup(cmd.seed, cmd.conf)?;
+    let report = cluster::replay_cluster(&cmd.day.logs, &setup)?;
     if cmd.json {
         println!("{}", cluster_report::json(&report));
     } else {
         print!("{}", cluster_report::table(&report));
+    }
+    if let Some(plot) = &cmd.plot {
+        sparkyard::replay::cluster_plot::write_svg(&report, plot)?;
+        if !cmd.json {
+            println!("plot: {}", plot.display());
+        }
     }
     // An application the simulation could not run is an error naming its log.
     let not_run: Vec<_> = report
@@ -903,6 +970,54 @@ fn replay_cluster(cmd: ReplayClusterCommand) -> Result<ExitCode, UserError> {
     } else {
         ExitCode::from(1)
     })
+}
+
+fn what_if_cluster(cmd: WhatIfClusterCommand) -> Result<ExitCode, UserError> {
+    use sparkyard::replay::{cluster_grid, cluster_whatif, cluster_whatif_report};
+    logging::init_with(logging::SILENT_FILTER);
+    for kv in &cmd.conf {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        if let Some(why) = sparkyard::replay::whatif::event_log_refusal(k, &[v.to_string()]) {
+            return Err(cluster_grid::usage_error(format!("--conf {kv}: {why}")));
+        }
+    }
+    let request = cluster_whatif::DayWhatIf {
+        grid: cluster_grid::parse(&cmd.grid)?,
+        seeds: crate::sweep_seeds(&cmd.seeds).map_err(cluster_grid::usage_error)?,
+        jobs: cmd
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+    };
+    // Each application's start-up is calibrated under replay-cluster's default seed.
+    let setup = cmd
+        .day
+        .setup(sparkyard::conf::submit::DEFAULT_SEED, cmd.conf)?;
+    let table = cluster_whatif::run(&cmd.day.logs, &setup, &request)?;
+    if cmd.json {
+        println!("{}", cluster_whatif::json(&table));
+    } else {
+        print!("{}", cluster_whatif_report::text(&table));
+    }
+    if let Some(plot) = &cmd.plot {
+        sparkyard::replay::plot::draw(&cluster_whatif_report::plot(&table), plot)?;
+        if !cmd.json {
+            println!("plot: {}", plot.display());
+        }
+    }
+    let refused = table.rows.iter().filter(|r| r.refused.is_some()).count();
+    if refused == 0 {
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!(
+        "what-if-cluster: {refused} of {} configurations could not run (see the table's rows)",
+        table.rows.len()
+    );
+    Ok(ExitCode::from(1))
+}
+
+/// `--seeds A..B` or `A..=B`.
+fn sweep_seeds(text: &str) -> Result<std::ops::Range<u64>, String> {
+    sparkyard::sweep::parse_seed_range(text)
 }
 
 fn what_if(cmd: WhatIfCommand) -> Result<ExitCode, UserError> {

@@ -540,23 +540,37 @@ fn queues(raw: &[Spanned<RawQueue>], lines: &Lines) -> Result<Vec<QueueSpec>, St
         spec.user_limit_factor = value(&q.user_limit_factor, 1.0);
         spec.minimum_user_limit_percent = value(&q.minimum_user_limit_percent, 100.0);
         queue_labels(&mut spec, q, &at)?;
-        // UsersManager.computeUserLimit reads a user-limit-factor of -1 as "no user limit".
-        let bad = !(0.0..=100.0).contains(&spec.capacity)
-            || !(spec.capacity..=100.0).contains(&spec.maximum_capacity)
-            || !(0.0..=1.0).contains(&spec.maximum_am_resource_percent)
-            || (spec.user_limit_factor <= 0.0 && spec.user_limit_factor != -1.0)
-            || spec.minimum_user_limit_percent < 0.0;
-        if bad {
-            return Err(format!(
-                "{at}[[queues]] '{name}': capacity must be 0-100, maximum-capacity between the \
-                 capacity and 100, maximum-am-resource-percent 0-1, user-limit-factor above 0 \
-                 or -1 (no user limit) and minimum-user-limit-percent at least 0"
-            ));
-        }
+        check_queue_limits(&spec).map_err(|why| format!("{at}{why}"))?;
         out.push(spec);
     }
     label_capacity_sums(&out)?;
-    let total: f64 = out.iter().map(|q| q.capacity).sum();
+    check_capacity_sum(&out)?;
+    Ok(out)
+}
+
+/// A leaf queue's percentages in range, as the cluster file requires them (what-if-cluster
+/// checks a grid's queue values with it).
+pub fn check_queue_limits(spec: &QueueSpec) -> Result<(), String> {
+    // UsersManager.computeUserLimit reads a user-limit-factor of -1 as "no user limit".
+    let bad = !(0.0..=100.0).contains(&spec.capacity)
+        || !(spec.capacity..=100.0).contains(&spec.maximum_capacity)
+        || !(0.0..=1.0).contains(&spec.maximum_am_resource_percent)
+        || (spec.user_limit_factor <= 0.0 && spec.user_limit_factor != -1.0)
+        || spec.minimum_user_limit_percent < 0.0;
+    if bad {
+        return Err(format!(
+            "[[queues]] '{}': capacity must be 0-100, maximum-capacity between the \
+             capacity and 100, maximum-am-resource-percent 0-1, user-limit-factor above 0 \
+             or -1 (no user limit) and minimum-user-limit-percent at least 0",
+            spec.name
+        ));
+    }
+    Ok(())
+}
+
+/// The leaf queues' capacities add up to 100 %.
+pub fn check_capacity_sum(queues: &[QueueSpec]) -> Result<(), String> {
+    let total: f64 = queues.iter().map(|q| q.capacity).sum();
     if (total - 100.0).abs() > 1e-6 {
         // CapacityScheduler (ParentQueue.setChildQueues): children must add up to 100 %.
         return Err(format!(
@@ -565,7 +579,7 @@ fn queues(raw: &[Spanned<RawQueue>], lines: &Lines) -> Result<Vec<QueueSpec>, St
             total / 100.0
         ));
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A queue's node-label keys: `accessible-node-labels` split on ',' as Hadoop does (a `*`

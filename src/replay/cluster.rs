@@ -7,13 +7,14 @@
 
 use super::cluster_deadline::{COMMAND, Deadline, DeadlineOutcome, deadline_of, due_at_ms};
 use super::cluster_report::{
-    AppRow, AppTimes, DayReport, FaultCost, Held, QueueRow, SkippedLog, Utilisation, normalised,
-    peak_mb, usage_over_time,
+    AppRow, AppTimes, DayReport, FaultCost, Held, QueueRow, QueueSteps, SkippedLog, Utilisation,
+    normalised, peak_mb, percent, usage_over_time,
 };
 use super::model::{self, Application};
-use super::simulate::{self, ReplayRun, ReplaySetup};
+use super::simulate::{self, Prepared, ReplayRun, ReplaySetup};
 use super::simulate::{FiredFault, Ran, SimOutcome, WrittenEventLog};
 use crate::conf::cluster::{ClusterConfig, ClusterSource, load_cluster};
+use crate::conf::submit::SubmitArgs;
 use crate::error::UserError;
 use crate::runner::ClusterRunResult;
 use crate::runner::{ApplicationPlan, RunOptions};
@@ -228,22 +229,27 @@ pub fn assign_queues(
         });
     }
     if let Some((queue, paths)) = missing.into_iter().next() {
-        let known: Vec<&str> = cluster
-            .yarn
-            .queues
-            .iter()
-            .map(|q| q.name.as_str())
-            .collect();
         return Err(UserError::file(
             COMMAND,
             format!(
                 "queue '{queue}' is not a queue of the cluster (its queues: {}); used by {}; give the cluster that queue or map it with --queue-map {queue}=QUEUE",
-                known.join(", "),
+                queue_names(cluster),
                 paths.join(", ")
             ),
         ));
     }
     Ok(day)
+}
+
+/// The cluster's queues' names, as an error lists them.
+pub fn queue_names(cluster: &ClusterConfig) -> String {
+    let names: Vec<&str> = cluster
+        .yarn
+        .queues
+        .iter()
+        .map(|q| q.name.as_str())
+        .collect();
+    names.join(", ")
 }
 
 /// Replays the day's logs together and reports.
@@ -252,20 +258,48 @@ pub fn replay_cluster(inputs: &[PathBuf], setup: &DaySetup) -> Result<DayReport,
     replay_logs(read_logs(&paths, setup.skip_bad)?, setup)
 }
 
-/// Replays logs already read together and reports.
-pub fn replay_logs(read: ReadLogs, setup: &DaySetup) -> Result<DayReport, UserError> {
+/// The day's applications, placed: each in its queue with its deadline, in submission order,
+/// on the day's cluster.
+pub struct Day {
+    pub logs: Vec<DayLog>,
+    pub skipped: Vec<SkippedLog>,
+    pub cluster: DayCluster,
+    /// The day's first recorded submission, epoch ms.
+    pub first_submit: u64,
+}
+
+/// Places the logs read on the day's cluster: queues (a queue it lacks is an error),
+/// submission order, deadlines.
+pub fn plan_day(read: ReadLogs, setup: &DaySetup) -> Result<Day, UserError> {
     let ReadLogs { logs, skipped } = read;
-    let DayCluster {
-        config: cluster,
-        label: cluster_label,
-    } = day_cluster(setup)?;
-    let mut day = assign_queues(logs, &cluster, &setup.queue_map)?;
+    let cluster = day_cluster(setup)?;
+    let mut day = assign_queues(logs, &cluster.config, &setup.queue_map)?;
     // Submission order: the RM numbers the applications in it (application_<ts>_0001, ...).
     day.sort_by_key(|d| d.submit_epoch_ms);
     for d in &mut day {
         d.deadline = deadline_of(&setup.deadlines, &d.app.app_name, &d.path)?.cloned();
     }
     let first_submit = day.iter().map(|d| d.submit_epoch_ms).min().unwrap_or(0);
+    Ok(Day {
+        logs: day,
+        skipped,
+        cluster,
+        first_submit,
+    })
+}
+
+/// Replays logs already read together and reports.
+pub fn replay_logs(read: ReadLogs, setup: &DaySetup) -> Result<DayReport, UserError> {
+    let Day {
+        logs: day,
+        skipped,
+        cluster:
+            DayCluster {
+                config: cluster,
+                label: cluster_label,
+            },
+        first_submit,
+    } = plan_day(read, setup)?;
     let runs = prepare_day(&day, &cluster, setup, first_submit)?;
     let (faults, deadline) = match &setup.scenario {
         Some(s) => s.fault_plan(setup.seed)?,
@@ -341,13 +375,21 @@ fn prepare_day(
     setup: &DaySetup,
     first_submit: u64,
 ) -> Result<Vec<DayRun>, UserError> {
-    let interval = cluster.yarn.nm_heartbeat_interval_ms.max(1);
     day.iter()
         .map(|d| {
-            let offset = submit_offset_ms(d.submit_epoch_ms - first_submit, interval);
-            prepare_application(d, cluster, setup, offset)
+            let submit = day_submit_args(d, &setup.conf, setup.seed)?;
+            let prepared = prepare_replay(d, cluster, submit)?;
+            let offset = day_offset_ms(d, cluster, first_submit);
+            day_run(d, &prepared, setup.seed, offset)
         })
         .collect()
+}
+
+/// When `d`'s spark-submit starts on `cluster`, ms after the day's first submission
+/// ([`submit_offset_ms`]).
+pub fn day_offset_ms(d: &DayLog, cluster: &ClusterConfig, first_submit: u64) -> u64 {
+    let interval = cluster.yarn.nm_heartbeat_interval_ms.max(1);
+    submit_offset_ms(d.submit_epoch_ms - first_submit, interval)
 }
 
 /// When an application's spark-submit starts, ms after the first's: its recorded offset,
@@ -367,39 +409,49 @@ pub struct DayRun {
     pub times: Rc<RefCell<AppTimes>>,
 }
 
-/// The single replay's preparation of `d` (program, calibrated start-up) on the day's
-/// cluster, under the day's seed, submitted to its queue by its recorded user.
-fn prepare_application(
+/// The spark-submit options `d` is submitted with: the day's `--conf`s, its queue, and `seed`
+/// (the start-up calibration's).
+pub fn day_submit_args(d: &DayLog, conf: &[String], seed: u64) -> Result<SubmitArgs, UserError> {
+    let words: Vec<&str> = conf.iter().flat_map(|kv| ["--conf", kv.as_str()]).collect();
+    let mut submit = simulate::user_submit_args(&words)?;
+    submit.sim.seed = seed;
+    submit.queue = Some(d.queue.clone());
+    Ok(submit)
+}
+
+/// The single replay's preparation of `d` (program, start-up calibrated under `submit`'s seed)
+/// on the day's cluster; errors name its log.
+pub fn prepare_replay(
     d: &DayLog,
     cluster: &ClusterConfig,
-    setup: &DaySetup,
-    submit_at_ms: u64,
-) -> Result<DayRun, UserError> {
-    let words: Vec<&str> = setup
-        .conf
-        .iter()
-        .flat_map(|kv| ["--conf", kv.as_str()])
-        .collect();
-    let mut submit = simulate::user_submit_args(&words)?;
-    submit.sim.seed = setup.seed;
-    submit.queue = Some(d.queue.clone());
+    submit: SubmitArgs,
+) -> Result<Prepared, UserError> {
     let replay = ReplaySetup {
         submit,
         scenario: None,
     };
-    let named = |e: UserError| UserError::file(d.path.clone(), e.to_string());
-    let prepared = simulate::prepare_on(&d.app, &replay, |c| {
+    simulate::prepare_on(&d.app, &replay, |c| {
         *c = cluster.clone();
         Ok(())
     })
-    .map_err(named)?;
+    .map_err(|e| UserError::file(d.path.clone(), e.to_string()))
+}
+
+/// `d`'s prepared replay put together under `seed`, submitted by its recorded user, its YARN
+/// facts observed.
+pub fn day_run(
+    d: &DayLog,
+    prepared: &Prepared,
+    seed: u64,
+    submit_at_ms: u64,
+) -> Result<DayRun, UserError> {
     let options = RunOptions {
         capture_logs: false,
         trace: false,
         ..RunOptions::default()
     };
-    let mut run = ReplayRun::build(&prepared, setup.seed, options, FaultController::default())
-        .map_err(named)?;
+    let mut run = ReplayRun::build(prepared, seed, options, FaultController::default())
+        .map_err(|e| UserError::file(d.path.clone(), e.to_string()))?;
     if !d.app.user.is_empty() {
         run.prepared.config.user = d.app.user.clone();
     }
@@ -422,7 +474,7 @@ fn prepare_application(
 /// Runs the day's applications on one cluster (the first application's settings of it; the
 /// cluster part is the same for all) with a fault plan, until `deadline` if given; with
 /// `record_events`, each application whose options write an event log records its events.
-fn run_day(
+pub fn run_day(
     runs: &[DayRun],
     seed: u64,
     faults: FaultController,
@@ -638,11 +690,21 @@ fn queue_rows(
                 .flat_map(|&i| held_by(c, &runs[i], &outcomes[i], ran.applications[i].end_ms))
                 .collect();
             let guaranteed_mb = (memory as f64 * q.capacity / 100.0) as u64;
-            let pending = members
+            let pending_applications: Vec<Held> = members
                 .iter()
                 .flat_map(|&i| pending_steps(&runs[i]))
                 .collect();
-            let usage = usage_over_time(steps.clone(), pending);
+            let mut pending_containers = pending_applications.clone();
+            for &i in &members {
+                let end_ms = ran.applications[i].end_ms;
+                pending_containers.extend(executors_waited_for(&outcomes[i], end_ms));
+            }
+            let queue_steps = QueueSteps {
+                held: steps.clone(),
+                pending_applications,
+                pending_containers,
+            };
+            let usage = usage_over_time(queue_steps, guaranteed_mb);
             let peak_used_mb = peak_mb(steps);
             QueueRow {
                 name: q.name.clone(),
@@ -650,15 +712,56 @@ fn queue_rows(
                 guaranteed_mb,
                 applications: members.len(),
                 peak_used_mb,
-                peak_percent_of_guaranteed: if guaranteed_mb > 0 {
-                    100.0 * peak_used_mb as f64 / guaranteed_mb as f64
-                } else {
-                    0.0
-                },
+                peak_percent_of_guaranteed: percent(peak_used_mb, guaranteed_mb),
                 usage,
             }
         })
         .collect()
+}
+
+/// The executors an application waits for over time: its YarnAllocator's target beyond its
+/// registered executors (YARN's pending requests and containers still starting), from its
+/// first request until its SparkContext stopped (or its client returned).
+fn executors_waited_for(o: &SimOutcome, end_ms: u64) -> Vec<Held> {
+    let r = &o.record;
+    let stop = r.context_stopped_ms.unwrap_or(end_ms).min(end_ms);
+    // (time, is a registration count, value), in time order.
+    let mut changes: Vec<(u64, bool, u32)> = r
+        .executors_requested
+        .iter()
+        .map(|&(t, n)| (t, false, n))
+        .chain(r.executors_running.iter().map(|&(t, n)| (t, true, n)))
+        .filter(|&(t, _, _)| t < stop)
+        .collect();
+    changes.sort_by_key(|&(t, _, _)| t);
+    let (mut target, mut running, mut waiting) = (0u32, 0u32, 0i64);
+    let mut steps = Vec::new();
+    for (k, &(at_ms, registered, n)) in changes.iter().enumerate() {
+        if registered {
+            running = n;
+        } else {
+            target = n;
+        }
+        // One step per instant, after every change at it.
+        if changes.get(k + 1).is_some_and(|next| next.0 == at_ms) {
+            continue;
+        }
+        let now = i64::from(target.saturating_sub(running));
+        if now != waiting {
+            steps.push(Held {
+                at_ms,
+                delta_mb: now - waiting,
+            });
+            waiting = now;
+        }
+    }
+    if waiting != 0 {
+        steps.push(Held {
+            at_ms: stop,
+            delta_mb: -waiting,
+        });
+    }
+    steps
 }
 
 /// An application ACCEPTED: +1 when submitted, -1 when its first AM container is allocated.

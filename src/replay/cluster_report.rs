@@ -130,34 +130,63 @@ pub struct QueueRow {
 }
 
 /// A queue's state from `at_ms` on (until the next point).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct QueueUsage {
     pub at_ms: u64,
     /// Memory its applications held (as `peak_used_mb` counts it), MiB.
     pub used_mb: u64,
+    /// `used_mb` over the queue's guaranteed memory, percent (above 100: it borrowed).
+    pub percent_of_guaranteed: f64,
     /// Its applications submitted and still ACCEPTED (no AM container yet).
     pub pending_applications: u64,
+    /// Containers its applications wait for: each ACCEPTED application's AM container, and
+    /// the executors each YarnAllocator's target asks for beyond those registered (YARN's
+    /// pending requests and the containers still starting).
+    pub pending_containers: u64,
 }
 
-/// The queue's usage over time from its memory steps and its pending steps (`Held` whose
-/// `delta_mb` counts applications: +1 at a submission, -1 at its AM's allocation): one point
-/// per instant, releases counted first.
-pub fn usage_over_time(held: Vec<Held>, pending: Vec<Held>) -> Vec<QueueUsage> {
-    let mut steps: Vec<(Held, bool)> = held.into_iter().map(|h| (h, false)).collect();
-    steps.extend(pending.into_iter().map(|h| (h, true)));
-    steps.sort_by_key(|(h, _)| *h);
-    let (mut used, mut waiting) = (0i64, 0i64);
+/// What a queue's steps count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Channel {
+    Memory,
+    Applications,
+    Containers,
+}
+
+/// A queue's steps over the day, by what they count (each a `Held` whose `delta_mb` is MiB,
+/// or applications or containers).
+pub struct QueueSteps {
+    /// Memory held.
+    pub held: Vec<Held>,
+    /// Applications ACCEPTED: +1 at a submission, -1 at its AM's allocation.
+    pub pending_applications: Vec<Held>,
+    /// Containers waited for.
+    pub pending_containers: Vec<Held>,
+}
+
+/// The queue's usage over time from its steps, against its guarantee: one point per instant,
+/// releases counted first.
+pub fn usage_over_time(steps: QueueSteps, guaranteed_mb: u64) -> Vec<QueueUsage> {
+    let tagged = |v: Vec<Held>, c: Channel| v.into_iter().map(move |h| (h, c));
+    let mut all: Vec<(Held, Channel)> = tagged(steps.held, Channel::Memory).collect();
+    all.extend(tagged(steps.pending_applications, Channel::Applications));
+    all.extend(tagged(steps.pending_containers, Channel::Containers));
+    all.sort();
+    let (mut used, mut waiting, mut containers) = (0i64, 0i64, 0i64);
     let mut out: Vec<QueueUsage> = Vec::new();
-    for (h, is_pending) in steps {
-        if is_pending {
-            waiting += h.delta_mb;
-        } else {
-            used += h.delta_mb;
+    for (h, channel) in all {
+        match channel {
+            Channel::Memory => used += h.delta_mb,
+            Channel::Applications => waiting += h.delta_mb,
+            Channel::Containers => containers += h.delta_mb,
         }
+        let used_mb = used.max(0) as u64;
         let point = QueueUsage {
             at_ms: h.at_ms,
-            used_mb: used.max(0) as u64,
+            used_mb,
+            percent_of_guaranteed: percent(used_mb, guaranteed_mb),
             pending_applications: waiting.max(0) as u64,
+            pending_containers: containers.max(0) as u64,
         };
         match out.last_mut() {
             Some(last) if last.at_ms == h.at_ms => *last = point,
@@ -165,6 +194,20 @@ pub fn usage_over_time(held: Vec<Held>, pending: Vec<Held>) -> Vec<QueueUsage> {
         }
     }
     out
+}
+
+/// `part` over `whole`, percent (0 when `whole` is 0).
+pub fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        return 0.0;
+    }
+    100.0 * part as f64 / whole as f64
+}
+
+/// A queue's state at `at_ms`: its last point at or before it (nothing held before its first).
+pub fn usage_at(usage: &[QueueUsage], at_ms: u64) -> Option<&QueueUsage> {
+    let after = usage.partition_point(|u| u.at_ms <= at_ms);
+    after.checked_sub(1).map(|i| &usage[i])
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -291,6 +334,7 @@ pub fn table(r: &DayReport) -> String {
             q.peak_percent_of_guaranteed
         );
     }
+    usage_table(&mut o, r);
     let u = &r.utilisation;
     let _ = writeln!(
         o,
@@ -320,6 +364,44 @@ pub fn table(r: &DayReport) -> String {
         let _ = writeln!(o, "violation: {v}");
     }
     o
+}
+
+/// Rows of the usage table: the start of each twelfth of the day.
+const USAGE_ROWS: u64 = 12;
+
+/// Each queue's usage at the start of each twelfth of the day (`--json` has every change):
+/// memory held against its guarantee, applications ACCEPTED, containers waited for.
+fn usage_table(o: &mut String, r: &DayReport) {
+    if r.day_ms == 0 || r.queues.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "\nqueue usage over the day (memory held, % of guaranteed / applications ACCEPTED / containers pending):"
+    );
+    let width = 22;
+    let mut head = format!("{:>9}", "at");
+    for q in &r.queues {
+        let _ = write!(head, " {:>width$}", q.name);
+    }
+    let _ = writeln!(o, "{head}");
+    for k in 0..USAGE_ROWS {
+        let at_ms = r.day_ms * k / USAGE_ROWS;
+        let mut line = format!("{:>9}", secs(at_ms));
+        for q in &r.queues {
+            let cell = usage_at(&q.usage, at_ms).map_or_else(
+                || "0.0%/0/0".to_string(),
+                |u| {
+                    format!(
+                        "{:.1}%/{}/{}",
+                        u.percent_of_guaranteed, u.pending_applications, u.pending_containers
+                    )
+                },
+            );
+            let _ = write!(line, " {cell:>width$}");
+        }
+        let _ = writeln!(o, "{line}");
+    }
 }
 
 /// Each application's cost of the scenario's faults, when a scenario ran.
@@ -385,20 +467,34 @@ mod tests {
         let at = |at_ms, delta_mb| Held { at_ms, delta_mb };
         let held = vec![at(5, 1024), at(10, 2048), at(10, -1024), at(20, -2048)];
         let pending = vec![at(0, 1), at(3, 1), at(5, -1), at(10, -1)];
-        let points: Vec<(u64, u64, u64)> = usage_over_time(held, pending)
+        let containers = vec![at(0, 1), at(3, 1), at(5, 1), at(10, -3)];
+        let steps = QueueSteps {
+            held,
+            pending_applications: pending,
+            pending_containers: containers,
+        };
+        let usage = usage_over_time(steps, 4096);
+        let points: Vec<(u64, u64, u64, u64)> = usage
             .iter()
-            .map(|p| (p.at_ms, p.used_mb, p.pending_applications))
+            .map(|p| {
+                let (t, mb, apps) = (p.at_ms, p.used_mb, p.pending_applications);
+                (t, mb, apps, p.pending_containers)
+            })
             .collect();
         assert_eq!(
             points,
             [
-                (0, 0, 1),
-                (3, 0, 2),
-                (5, 1024, 1),
-                (10, 2048, 0),
-                (20, 0, 0)
+                (0, 0, 1, 1),
+                (3, 0, 2, 2),
+                (5, 1024, 1, 3),
+                (10, 2048, 0, 0),
+                (20, 0, 0, 0)
             ]
         );
+        assert_eq!(usage[3].percent_of_guaranteed, 50.0);
+        assert_eq!(usage_at(&usage, 4).map(|u| u.at_ms), Some(3));
+        assert_eq!(usage_at(&usage, 25).map(|u| u.used_mb), Some(0));
+        assert!(usage_at(&usage[1..], 2).is_none());
     }
 
     #[test]

@@ -4,14 +4,19 @@
 //! full YARN lifecycle (`simulate`), a report next to the recorded figures and Sparklens' model
 //! (`analysis`, `report`), and a grid of configurations under many seeds (`whatif`,
 //! `cluster_keys`, `plot`); `cluster` and `cluster_report`: many logs replayed together on one
-//! cluster (`sparkyard replay-cluster`).
+//! cluster (`sparkyard replay-cluster`); `cluster_grid` and `cluster_whatif`: that day for every
+//! configuration of a grid under many seeds (`sparkyard what-if-cluster`).
 
 pub mod accuracy;
 pub mod analysis;
 pub mod cluster;
 pub mod cluster_deadline;
+pub mod cluster_grid;
 pub mod cluster_keys;
+pub mod cluster_plot;
 pub mod cluster_report;
+pub mod cluster_whatif;
+pub mod cluster_whatif_report;
 pub mod events;
 pub mod model;
 pub mod plot;

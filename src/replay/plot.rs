@@ -1,15 +1,58 @@
 //! The what-if plot (SVG, drawn with `plotters`): runtime p10, p50 and p90 against the grid's
-//! first key, one colour per value of the other keys (p50 solid with points, p10 and p90 thin,
+//! first key (what-if-cluster's: the day's length, through the same [`Plot`]), one colour per value of the other keys (p50 solid with points, p10 and p90 thin,
 //! the uncertainty band shaded). A first key with values that are not all numbers (`1g,2g`,
 //! `true,false`) is an axis of those values, labelled by them. Configurations with no
 //! successful run have no time: they are not drawn (the line breaks there) and the caption
 //! counts them; the table says why they failed.
 
-use super::whatif::{ConfigRow, WhatIfTable};
+use super::whatif::WhatIfTable;
 use crate::error::UserError;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
+
+/// What a plot draws: a figure per configuration of a grid, against its first key.
+#[derive(Clone, Debug)]
+pub struct Plot {
+    /// The caption (the count of configurations not drawn is added to it).
+    pub title: String,
+    pub y_desc: String,
+    pub keys: Vec<String>,
+    pub rows: Vec<PlotRow>,
+}
+
+/// One configuration: its grid values and its figure's p10/p50/p90 (`None`: nothing to draw),
+/// with the band shaded (p10 to p90 when it has none).
+#[derive(Clone, Debug)]
+pub struct PlotRow {
+    pub values: Vec<String>,
+    pub p10_ms: Option<u64>,
+    pub p50_ms: Option<u64>,
+    pub p90_ms: Option<u64>,
+    pub band_ms: Option<(u64, u64)>,
+}
+
+impl Plot {
+    /// The what-if's plot: the application's time, with each row's uncertainty band.
+    pub fn of_what_if(t: &WhatIfTable) -> Plot {
+        Plot {
+            title: format!("what-if: {}", t.log),
+            y_desc: "application time, s (p10 / p50 / p90; band shaded)".into(),
+            keys: t.keys.clone(),
+            rows: t
+                .rows
+                .iter()
+                .map(|r| PlotRow {
+                    values: r.values.clone(),
+                    p10_ms: r.p10_ms,
+                    p50_ms: r.p50_ms,
+                    p90_ms: r.p90_ms,
+                    band_ms: r.band.map(|b| (b.p10_ms, b.p90_ms)),
+                })
+                .collect(),
+        }
+    }
+}
 
 /// One configuration's point, seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -32,7 +75,7 @@ struct Axis {
 }
 
 impl Axis {
-    fn of(t: &WhatIfTable) -> Axis {
+    fn of(t: &Plot) -> Axis {
         let mut names: Vec<String> = Vec::new();
         for r in &t.rows {
             if !names.contains(&r.values[0]) {
@@ -69,22 +112,22 @@ impl Axis {
     }
 }
 
-fn point(axis: &Axis, r: &ConfigRow) -> Option<Point> {
+fn point(axis: &Axis, r: &PlotRow) -> Option<Point> {
     let s = |ms: u64| ms as f64 / 1000.0;
     let (p10, p50, p90) = (r.p10_ms?, r.p50_ms?, r.p90_ms?);
-    let band = r.band;
+    let band = r.band_ms;
     Some(Point {
         x: axis.x(&r.values[0]),
         p10: s(p10),
         p50: s(p50),
         p90: s(p90),
-        band_lo: band.map_or(s(p10), |b| s(b.p10_ms)),
-        band_hi: band.map_or(s(p90), |b| s(b.p90_ms)),
+        band_lo: band.map_or(s(p10), |b| s(b.0)),
+        band_hi: band.map_or(s(p90), |b| s(b.1)),
     })
 }
 
 /// Lines by the values of the keys after the first, in grid order.
-fn lines(t: &WhatIfTable, axis: &Axis) -> Vec<(String, Segments)> {
+fn lines(t: &Plot, axis: &Axis) -> Vec<(String, Segments)> {
     let mut order: Vec<String> = Vec::new();
     let mut lines: BTreeMap<String, Segments> = BTreeMap::new();
     for r in &t.rows {
@@ -121,8 +164,13 @@ fn lines(t: &WhatIfTable, axis: &Axis) -> Vec<(String, Segments)> {
         .collect()
 }
 
-/// Writes the plot to `path`.
+/// Writes the what-if's plot to `path`.
 pub fn write_svg(t: &WhatIfTable, path: &Path) -> Result<(), UserError> {
+    draw(&Plot::of_what_if(t), path)
+}
+
+/// Writes `t` to `path` as an SVG.
+pub fn draw(t: &Plot, path: &Path) -> Result<(), UserError> {
     let fail = |e: String| {
         UserError::file(
             path.display().to_string(),
@@ -149,10 +197,10 @@ pub fn write_svg(t: &WhatIfTable, path: &Path) -> Result<(), UserError> {
     let pad = if axis.numeric { (x1 - x0) * 0.05 } else { 0.5 };
     let not_drawn = t.rows.iter().filter(|r| r.p50_ms.is_none()).count();
     let caption = match not_drawn {
-        0 => format!("what-if: {}", t.log),
+        0 => t.title.clone(),
         n => format!(
-            "what-if: {} ({n} configuration(s) with no successful run not drawn; see the table)",
-            t.log
+            "{} ({n} configuration(s) with no successful run not drawn; see the table)",
+            t.title
         ),
     };
     let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
@@ -167,7 +215,7 @@ pub fn write_svg(t: &WhatIfTable, path: &Path) -> Result<(), UserError> {
     let label = |x: &f64| axis.label(*x);
     let mut mesh = chart.configure_mesh();
     mesh.x_desc(t.keys.first().cloned().unwrap_or_default())
-        .y_desc("application time, s (p10 / p50 / p90; band shaded)")
+        .y_desc(t.y_desc.as_str())
         .x_label_formatter(&label);
     if !axis.numeric {
         mesh.x_labels(axis.names.len() + 1).disable_x_mesh();

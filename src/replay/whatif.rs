@@ -75,27 +75,20 @@ pub fn parse_grid(specs: &[String]) -> Result<Vec<GridKey>, UserError> {
             .ok_or_else(|| bad("expected KEY=V1,V2,..."))?;
         let name = k.trim().trim_start_matches("--").to_string();
         let cluster = cluster_keys::is_cluster_key(&name);
-        let option = OPTIONS.iter().any(|(o, _)| *o == name);
+        let option = is_submit_option(&name);
         if !name.starts_with("spark.") && !cluster && !option {
-            let known: Vec<&str> = OPTIONS.iter().map(|(o, _)| *o).collect();
             return Err(bad(&format!(
                 "'{name}' is neither a Spark property (spark.*), one of {} nor a cluster key ({})",
-                known.join(", "),
+                submit_options().join(", "),
                 cluster_keys::KEYS.join(", ")
             )));
         }
-        if let Some(why) = spark_keys::refusal(&name).filter(|_| name.starts_with("spark.")) {
+        if let Some(why) = spark_key_refusal(&name) {
             return Err(bad(&why));
         }
-        let values: Vec<String> = vs.split(',').map(|v| v.trim().to_string()).collect();
-        if values.iter().any(String::is_empty) {
-            return Err(bad("a value is empty"));
-        }
-        if name == "spark.eventLog.enabled" && values.iter().any(|v| v.eq_ignore_ascii_case("true"))
-        {
-            return Err(bad(
-                "what-if writes no event logs (every configuration and seed is its own run); `sparkyard replay LOG --conf spark.eventLog.enabled=true` with one configuration's options writes its event log",
-            ));
+        let values = grid_values(vs).map_err(&bad)?;
+        if let Some(why) = event_log_refusal(&name, &values) {
+            return Err(bad(why));
         }
         if cluster {
             for v in &values {
@@ -108,6 +101,41 @@ pub fn parse_grid(specs: &[String]) -> Result<Vec<GridKey>, UserError> {
         keys.push(GridKey { name, values });
     }
     Ok(keys)
+}
+
+/// Why a grid may not vary Spark property `name` (the key registry's reason: unknown, not
+/// simulated, or one that names files, logs or ids); `None` for a key it may vary, or for a
+/// name that is not a Spark property.
+pub fn spark_key_refusal(name: &str) -> Option<String> {
+    spark_keys::refusal(name).filter(|_| name.starts_with("spark."))
+}
+
+/// A grid's `V1,V2,...`, each trimmed; an empty one is refused.
+pub fn grid_values(text: &str) -> Result<Vec<String>, &'static str> {
+    let values: Vec<String> = text.split(',').map(|v| v.trim().to_string()).collect();
+    if values.iter().any(String::is_empty) {
+        return Err("a value is empty");
+    }
+    Ok(values)
+}
+
+/// A what-if writes no event logs: `spark.eventLog.enabled=true` among a key's values is
+/// refused with what to run instead.
+pub fn event_log_refusal(name: &str, values: &[String]) -> Option<&'static str> {
+    (name == "spark.eventLog.enabled" && values.iter().any(|v| v.eq_ignore_ascii_case("true")))
+        .then_some(
+            "what-if writes no event logs (every configuration and seed is its own run); `sparkyard replay LOG --conf spark.eventLog.enabled=true` with one configuration's options writes its event log",
+        )
+}
+
+/// Whether `name` is a spark-submit option a grid may name (`num-executors`, ...).
+pub fn is_submit_option(name: &str) -> bool {
+    OPTIONS.iter().any(|(o, _)| *o == name)
+}
+
+/// The spark-submit options a grid may name.
+pub fn submit_options() -> Vec<&'static str> {
+    OPTIONS.iter().map(|(o, _)| *o).collect()
 }
 
 /// `--target-p90`: a duration with a unit, read as Spark reads time strings
@@ -276,7 +304,7 @@ impl WhatIfTable {
 }
 
 /// Every combination of the grid's values, the first key varying slowest.
-fn combinations(grid: &[GridKey]) -> Vec<Vec<String>> {
+pub fn combinations(grid: &[GridKey]) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = vec![Vec::new()];
     for k in grid {
         out = out
@@ -293,8 +321,9 @@ fn combinations(grid: &[GridKey]) -> Vec<Vec<String>> {
     out
 }
 
-/// The user's options with one configuration applied on top.
-fn with_config(base: &SubmitArgs, grid: &[GridKey], values: &[String]) -> SubmitArgs {
+/// The user's options with one configuration applied on top (its cluster keys left out: they
+/// change the cluster).
+pub fn with_config(base: &SubmitArgs, grid: &[GridKey], values: &[String]) -> SubmitArgs {
     let mut a = base.clone();
     for (k, v) in grid.iter().zip(values) {
         match OPTIONS.iter().find(|(o, _)| *o == k.name) {
@@ -405,7 +434,7 @@ pub fn run(path: &Path, setup: &ReplaySetup, w: &WhatIf) -> Result<WhatIfTable, 
 }
 
 /// The `q`-quantile of sorted values (nearest rank).
-fn quantile(sorted: &[u64], q: f64) -> Option<u64> {
+pub fn quantile(sorted: &[u64], q: f64) -> Option<u64> {
     if sorted.is_empty() {
         return None;
     }

@@ -12,3 +12,4 @@ mod replay_cluster;
 mod scenarios;
 mod toolkit;
 mod whatif;
+mod whatif_cluster;

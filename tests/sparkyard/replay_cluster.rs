@@ -391,3 +391,76 @@ fn with_event_logs_on_every_application_writes_its_own_log_under_its_simulated_i
     let plain = cluster::replay_cluster(&logs[..1], &day_setup(&cluster)).expect("runs");
     assert!(plain.applications[0].event_logs.is_empty());
 }
+
+#[test]
+fn each_queues_usage_over_the_day_is_held_against_its_guarantee_with_what_it_waits_for() {
+    // The README's one-node day: each application waits ACCEPTED for the AM before it, and
+    // each driver for its executor.
+    let one_node = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/examples/one-node.toml");
+    let logs = [
+        data("skew_n1_r1.zstd"),
+        data("multijob_n1_r1.zstd"),
+        data("skew_n2_r1.zstd"),
+    ];
+    let day = cluster::replay_cluster(&logs, &day_setup(&one_node)).expect("the day runs");
+    let q = &day.queues[0];
+    assert!(q.usage.len() > 3, "{:?}", q.usage);
+    for u in &q.usage {
+        // An ACCEPTED application waits for its AM container.
+        assert!(u.pending_containers >= u.pending_applications, "{u:?}");
+        let percent = 100.0 * u.used_mb as f64 / q.guaranteed_mb as f64;
+        assert!((u.percent_of_guaranteed - percent).abs() < 1e-9, "{u:?}");
+    }
+    // Executors asked for and not yet registered: more containers pending than AMs.
+    assert!(
+        q.usage
+            .iter()
+            .any(|u| u.pending_containers > u.pending_applications),
+        "{:?}",
+        q.usage
+    );
+    let last = q.usage.last().expect("points");
+    assert_eq!(
+        (
+            last.used_mb,
+            last.pending_applications,
+            last.pending_containers
+        ),
+        (0, 0, 0)
+    );
+    let table = cluster_report::table(&day);
+    assert!(
+        table.contains("queue usage over the day") && table.contains("0.0%/1/1"),
+        "{table}"
+    );
+}
+
+#[test]
+fn the_plot_of_the_days_queues_is_written_only_with_plot() {
+    let dir = temp_dir("plot");
+    let cluster = dir.join("two-queues.toml");
+    let toml = "[[nodes]]\nhost = \"nm-{n}.sparkyard.internal\"\ncount = 2\nmemory_mb = 8192\nvcores = 4\n\n[[queues]]\nname = \"default\"\ncapacity = 70\n\n[[queues]]\nname = \"etl\"\ncapacity = 30\n";
+    std::fs::write(&cluster, toml).expect("cluster file written");
+    let c = cluster.to_str().expect("utf-8");
+    let log = data("skew_n1_r1.zstd");
+    let l = log.to_str().expect("utf-8");
+    let plot = dir.join("day.svg");
+    let p = plot.to_str().expect("utf-8");
+    let out = binary(&["replay-cluster", "--cluster", c, "--json", "--plot", p, l]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // --json prints only JSON; the plot has both queues and their guarantees.
+    serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("only JSON");
+    let svg = std::fs::read_to_string(&plot).expect("plot written");
+    assert!(
+        svg.contains("default (70 % guaranteed: 11468 MiB)")
+            && svg.contains("etl (30 % guaranteed: 4915 MiB)"),
+        "{svg}"
+    );
+    let again = binary(&["replay-cluster", "--cluster", c, "--json", "--plot", p, l]);
+    assert_eq!(out.stdout, again.stdout);
+    assert_eq!(svg, std::fs::read_to_string(&plot).expect("again"));
+    std::fs::remove_file(&plot).expect("removed");
+    let out = binary(&["replay-cluster", "--cluster", c, l]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!plot.exists() && !text(&out.stdout).contains("plot:"));
+}
