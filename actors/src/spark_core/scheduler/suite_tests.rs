@@ -326,6 +326,45 @@ fn an_output_file_that_already_exists_aborts_the_task_set_without_retry() {
     );
 }
 
+// TaskSetManager.handleFailedTask (Spark 4.0.0's jar: the `className ==
+// classOf[NotSerializableException].getName` check, before the output-file one, and its texts
+// ` had a not serializable result: ` / `; not retrying`): a task whose result cannot be
+// serialized is not re-executed; its first failure aborts the set with `taskName(tid)`'s
+// lower-case `task 0.0 in stage 0.0 (TID 0)`, counts no failure and offers the index no more.
+#[test]
+fn a_not_serializable_result_aborts_the_task_set_without_retry() {
+    let mut a = Alone::new(1);
+    a.ts.submit_tasks(task_set(0, 0, 2, None));
+    let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+    let data = TaskResultData::Exception {
+        class: "java.io.NotSerializableException".into(),
+        description: "com.example.Record".into(),
+    };
+    let mut out = Vec::new();
+    let tid = t.task_id;
+    a.ts.status_update_handled(
+        tid,
+        TaskState::Failed,
+        data,
+        &mut a.env,
+        &mut a.dag,
+        &mut out,
+    );
+    assert_eq!(
+        a.dag.failed_sets,
+        vec![(
+            0,
+            "task 0.0 in stage 0.0 (TID 0) had a not serializable result: com.example.Record"
+                .to_string()
+        )]
+    );
+    assert_eq!(a.tsm(0, 0).failures[0], 0, "not counted");
+    assert!(
+        a.offer(&mut [offer(1, "host1", 1)]).is_empty(),
+        "not retried"
+    );
+}
+
 /// A TaskSchedulerImpl alone with `spark.driver.maxResultSize` = `max` bytes.
 fn with_max_result_size(max: u64) -> Alone {
     let Alone { ts, env, dag } = Alone::new(1);

@@ -56,6 +56,9 @@ const TS: &str = "driver::YarnClusterScheduler";
 /// `classOf[TaskOutputFileAlreadyExistException].getName`: a task that cannot write its output
 /// file is not retried (TaskSetManager.handleFailedTask).
 const OUTPUT_FILE_EXISTS: &str = "org.apache.spark.TaskOutputFileAlreadyExistException";
+/// `classOf[NotSerializableException].getName`: a task whose result cannot be serialized is not
+/// retried either (TaskSetManager.handleFailedTask checks it first).
+const NOT_SERIALIZABLE: &str = "java.io.NotSerializableException";
 const HT: &str = "driver::HealthTracker";
 const TSEL: &str = "driver::TaskSetExcludelist";
 
@@ -1436,10 +1439,10 @@ impl TaskSchedulerImpl {
         };
         tsm.copy_ended(index);
         if let TaskEndReason::ExceptionFailure { class, description } = &end
-            && class == OUTPUT_FILE_EXISTS
+            && (class == NOT_SERIALIZABLE || class == OUTPUT_FILE_EXISTS)
         {
-            let description = description.clone();
-            return self.abort_output_file_exists(task, &description, end, cx);
+            let message = not_retried_message(&task, tsm.stage_attempt, class, description);
+            return self.abort_not_retried(task, message, end, cx);
         }
         match &end {
             TaskEndReason::ExecutorLostFailure {
@@ -1518,25 +1521,21 @@ impl TaskSchedulerImpl {
         cx.out.push(SchedulerEvent::Revive);
     }
 
-    /// `handleFailedTask` for a `TaskOutputFileAlreadyExistException` (Spark 4.0.0's jar: the
-    /// className check and both texts): no `Lost task` line, no retry and no exclusion; ERROR
-    /// `... can not write to output file: <description>; not retrying`, `taskEnded`, then
-    /// `abort` (the set is a zombie and the DAGScheduler fails the stage's job).
+    /// `handleFailedTask` for an ExceptionFailure Spark does not retry (Spark 4.0.0's jar: the
+    /// className checks for `NotSerializableException` and `TaskOutputFileAlreadyExistException`
+    /// and their texts): no `Lost task` line, no retry and no exclusion; ERROR `<message>; not
+    /// retrying`, `taskEnded`, then `abort(<message>)` (the set is a zombie and the DAGScheduler
+    /// fails the stage's job).
     #[cold]
     #[inline(never)]
-    fn abort_output_file_exists<D: DagEvents>(
+    fn abort_not_retried<D: DagEvents>(
         &mut self,
         task: RunningTask,
-        description: &str,
+        message: String,
         end: TaskEndReason,
         cx: &mut Call<'_, D>,
     ) {
-        let (key, tid) = (task.key, task.task_id);
-        let stage_attempt = self.task_sets.get(&key).map_or(0, |t| t.stage_attempt);
-        let message = format!(
-            "Task {}.{} in stage {}.{stage_attempt} (TID {tid}) can not write to output file: {description}",
-            task.index, task.attempt, key.1
-        );
+        let key = task.key;
         error!(self.log, TSM, "{message}; not retrying");
         cx.task_ended(self, &task, end, None);
         self.suspend_task_set(key);
@@ -1687,6 +1686,27 @@ struct Round<'a, D> {
 
 /// What a status update or an executor loss is given: SparkEnv, the DAGScheduler's events, and
 /// what the DriverEndpoint must do after.
+/// What TaskSetManager.handleFailedTask logs and aborts with for a failure it does not retry:
+/// `s"$task had a not serializable result: ${ef.description}"` (`taskName`: `task 0.0 in stage
+/// 0.0 (TID 0)`), or `"Task %s in stage %s (TID %d) can not write to output file: %s"`.
+fn not_retried_message(
+    task: &RunningTask,
+    stage_attempt: u32,
+    class: &str,
+    description: &str,
+) -> String {
+    let (index, attempt, stage, tid) = (task.index, task.attempt, task.key.1, task.task_id);
+    if class == NOT_SERIALIZABLE {
+        format!(
+            "task {index}.{attempt} in stage {stage}.{stage_attempt} (TID {tid}) had a not serializable result: {description}"
+        )
+    } else {
+        format!(
+            "Task {index}.{attempt} in stage {stage}.{stage_attempt} (TID {tid}) can not write to output file: {description}"
+        )
+    }
+}
+
 /// A task end `statusUpdate` handed to the TaskResultGetter (`enqueueSuccessfulTask`,
 /// `enqueueFailedTask`).
 struct QueuedEnd {
