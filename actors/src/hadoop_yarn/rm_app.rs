@@ -411,14 +411,15 @@ impl RmApp {
         effects.push(AppEffect::AttemptStarted(id));
     }
 
-    /// Moves to `to`; the state-change line is written for each transition sparkyard has always
-    /// logged (all but FINISHING -> FINISHED, which a report does not see).
+    /// Moves to `to`. `RMAppImpl.handle` writes its state-change line only when the state
+    /// changed (`oldState != getState()`): none for ACCEPTED -> ACCEPTED on a retried attempt.
+    /// The line names the states a report shows, so FINISHING -> FINISHED writes none either.
     fn move_to(&mut self, to: RmAppState, effects: &mut Vec<AppEffect>) {
-        let from = self.state;
+        let from = self.state.yarn();
         self.state = to;
-        if !(from == RmAppState::Finishing && to == RmAppState::Finished) {
+        if from != to.yarn() {
             effects.push(AppEffect::StateChanged {
-                from: from.yarn(),
+                from,
                 to: to.yarn(),
             });
         }
@@ -676,7 +677,8 @@ mod tests {
     }
 
     // TestRMAppTransitions testAppAcceptedFailed: ACCEPTED => ACCEPTED on ATTEMPT_FAILED with a
-    // new attempt while attempts remain; after the last, FAILED with `... Failing the
+    // new attempt while attempts remain (and, as RMAppImpl.handle logs only `oldState !=
+    // getState()`, no state-change line); after the last, FAILED with `... Failing the
     // application.` naming the attempt's diagnostics.
     #[test]
     fn accepted_failures_retry_then_fail() {
@@ -693,7 +695,7 @@ mod tests {
                         exit_status: 1
                     },
                     AppEffect::FailedAttempts(FailedAttemptsLog::Count(i)),
-                    changed(Yarn::Accepted, Yarn::Accepted),
+                    // RMAppImpl.handle: no state-change line, the state stays ACCEPTED.
                     AppEffect::AttemptStarted(attempt(i + 1)),
                 ]
             );
