@@ -556,12 +556,14 @@ impl ResourceManager {
         req: RegisterApplicationMasterRequest,
     ) {
         let attempt = req.attempt_id;
-        let registered = self.master_service(attempt).and_then(|app| {
-            app.core
+        let registered = match self.apps.get_mut(&attempt.application_id) {
+            Some(app) => app
+                .core
                 .attempt_registered(attempt, &req.host, req.rpc_port, &req.tracking_url)
                 .map(|effects| (effects, app.submission.queue.clone()))
-                .map_err(|refusal| refusal.failure(attempt))
-        });
+                .map_err(|refusal| refusal.failure(attempt)),
+            None => Err(MasterServiceRefusal::NotInCache.failure(attempt)),
+        };
         let (effects, queue) = match registered {
             Ok(done) => done,
             Err(f) => return self.env.reply_failure(ask, f),
@@ -756,7 +758,7 @@ impl ResourceManager {
                     now,
                 )
                 .map_err(|refusal| refusal.failure(attempt)),
-            None => Err(MasterServiceRefusal::NotFound.failure(attempt)),
+            None => Err(MasterServiceRefusal::NotInCache.failure(attempt)),
         };
         match unregistered {
             Ok(effects) => self.carry_out(attempt.application_id, effects),
@@ -875,9 +877,6 @@ impl ResourceManager {
             },
         );
         let launch_context = app.submission.am_container_spec.clone();
-        app.core.set_am_launch_diagnostics(
-            "AM container is launched, waiting for AM container to Register with RM".into(),
-        );
         let cid = container.id;
         app.core.am_container_allocated(attempt_id, cid);
         let Some(nm) = self

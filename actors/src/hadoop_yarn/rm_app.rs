@@ -18,6 +18,10 @@ use sparkyard_messages::records::{
     ContainerStatus, FinalApplicationStatus as Final, YarnApplicationState as Yarn,
 };
 
+/// `SchedulerApplicationAttempt.AMState.LAUNCHED`'s diagnostic message.
+pub const AM_LAUNCHED_DIAGNOSTICS: &str =
+    "AM container is launched, waiting for AM container to Register with RM";
+
 /// `RMAppState`, as far as the simulator reaches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RmAppState {
@@ -234,6 +238,7 @@ impl RmApp {
             .ok_or(MasterServiceRefusal::NotFound)
     }
 
+    /// The current attempt for `registerApplicationMaster` / `finishApplicationMaster`.
     fn master_service_mut(
         &mut self,
         attempt: ApplicationAttemptId,
@@ -241,10 +246,12 @@ impl RmApp {
         self.attempts
             .last_mut()
             .filter(|a| a.id() == attempt && !a.state().is_final())
-            .ok_or(MasterServiceRefusal::NotFound)
+            .ok_or(MasterServiceRefusal::NotInCache)
     }
 
-    /// The scheduler placed the AM container of `attempt` (CONTAINER_ALLOCATED).
+    /// The scheduler placed the AM container of `attempt` (CONTAINER_ALLOCATED). The report
+    /// says the AM container is launched from then on (`AMState.LAUNCHED`'s text, which Hadoop
+    /// sets on LAUNCHED; the AMLauncher starts it at once here).
     pub fn am_container_allocated(
         &mut self,
         attempt: ApplicationAttemptId,
@@ -252,6 +259,7 @@ impl RmApp {
     ) {
         if let Some(a) = self.attempt_mut(attempt) {
             a.am_container_allocated(container);
+            self.diagnostics = AM_LAUNCHED_DIAGNOSTICS.to_string();
         }
     }
 
@@ -773,7 +781,7 @@ mod tests {
         );
         assert_eq!(
             app.attempt_registered(id, "host", 1, ""),
-            Err(MasterServiceRefusal::NotFound)
+            Err(MasterServiceRefusal::NotInCache)
         );
         assert_eq!(
             app.attempt_unregistered(id, Final::Succeeded, "", "", 300),

@@ -58,9 +58,12 @@ impl fmt::Display for RmAppAttemptState {
 /// Why the ApplicationMasterService refuses an AM's call for an attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MasterServiceRefusal {
-    /// Not the application's current attempt, or the attempt has ended (`responseMap` no
-    /// longer holds it: `unregisterAttempt` in `BaseFinalTransition`).
+    /// `allocate` for an attempt that is not the application's current one, or has ended
+    /// (`responseMap` no longer holds it: `unregisterAttempt` in `BaseFinalTransition`).
     NotFound,
+    /// The same for `registerApplicationMaster` and `finishApplicationMaster`
+    /// (`throwApplicationDoesNotExistInCacheException`).
+    NotInCache,
     /// `allocate` before `registerApplicationMaster`, or after `finishApplicationMaster`.
     AllocateBeforeRegistering,
     /// `finishApplicationMaster` before `registerApplicationMaster`.
@@ -80,6 +83,10 @@ impl MasterServiceRefusal {
                 format!(
                     "Application attempt {attempt} doesn't exist in ApplicationMasterService cache."
                 ),
+            ),
+            Self::NotInCache => (
+                "InvalidApplicationMasterRequestException",
+                format!("Application doesn't exist in cache {attempt}"),
             ),
             Self::AllocateBeforeRegistering => (
                 "ApplicationMasterNotRegisteredException",
@@ -237,7 +244,7 @@ impl RmAppAttempt {
             RmAppAttemptState::Scheduled
             | RmAppAttemptState::Allocated
             | RmAppAttemptState::Launched => {}
-            s if s.is_final() => return Err(MasterServiceRefusal::NotFound),
+            s if s.is_final() => return Err(MasterServiceRefusal::NotInCache),
             _ => return Err(MasterServiceRefusal::AlreadyRegistered),
         }
         self.host = Some(host.to_string());
@@ -252,7 +259,7 @@ impl RmAppAttempt {
     pub fn unregister(&mut self, tracking_url: &str) -> Result<(), MasterServiceRefusal> {
         match self.state {
             RmAppAttemptState::Running => {}
-            s if s.is_final() => return Err(MasterServiceRefusal::NotFound),
+            s if s.is_final() => return Err(MasterServiceRefusal::NotInCache),
             _ => return Err(MasterServiceRefusal::UnregisterBeforeRegistering),
         }
         self.original_tracking_url = sanitize_tracking_url(tracking_url);
@@ -502,14 +509,15 @@ mod tests {
         );
         a.am_container_finished(&exited(am_container(), 1, ""), RM_WEB, 1);
         assert_eq!(a.check_allocate(), Err(MasterServiceRefusal::NotFound));
-        assert_eq!(a.unregister("u"), Err(MasterServiceRefusal::NotFound));
+        assert_eq!(a.unregister("u"), Err(MasterServiceRefusal::NotInCache));
         assert_eq!(
             a.register("host", 1, ""),
-            Err(MasterServiceRefusal::NotFound)
+            Err(MasterServiceRefusal::NotInCache)
         );
     }
 
-    // ApplicationMasterService's exception texts.
+    // ApplicationMasterService's exception texts (allocate, throwApplicationDoesNotExistIn
+    // CacheException, finishApplicationMaster, AMRMClientUtils.APP_ALREADY_REGISTERED_MESSAGE).
     #[test]
     fn master_service_refusal_texts() {
         let f = MasterServiceRefusal::NotFound.failure(attempt_id());
@@ -520,6 +528,15 @@ mod tests {
         assert_eq!(
             f.message,
             "Application attempt appattempt_1764662400000_0001_000001 doesn't exist in ApplicationMasterService cache."
+        );
+        let f = MasterServiceRefusal::NotInCache.failure(attempt_id());
+        assert_eq!(
+            f.class,
+            "org.apache.hadoop.yarn.exceptions.InvalidApplicationMasterRequestException"
+        );
+        assert_eq!(
+            f.message,
+            "Application doesn't exist in cache appattempt_1764662400000_0001_000001"
         );
         let f = MasterServiceRefusal::UnregisterBeforeRegistering.failure(attempt_id());
         assert_eq!(
