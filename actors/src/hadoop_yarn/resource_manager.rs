@@ -535,19 +535,14 @@ impl ResourceManager {
         self.env.reply(ask, Box::new(report));
     }
 
-    /// The application of `attempt`, if the ApplicationMasterService knows the attempt (the
-    /// current one, not ended), else the exception the AM gets.
-    fn master_service(
-        &mut self,
-        attempt: ApplicationAttemptId,
-    ) -> Result<&mut AppEntry, RpcFailure> {
-        match self.apps.get_mut(&attempt.application_id) {
-            Some(app) => match app.core.master_service(attempt) {
-                Ok(_) => Ok(app),
-                Err(refusal) => Err(refusal.failure(attempt)),
-            },
-            None => Err(MasterServiceRefusal::NotFound.failure(attempt)),
-        }
+    /// The application of `attempt` if its AM may allocate (`RmApp::check_allocate`), else the
+    /// exception the AM gets.
+    fn allocating(&mut self, attempt: ApplicationAttemptId) -> Result<&mut AppEntry, RpcFailure> {
+        let checked = match self.apps.get_mut(&attempt.application_id) {
+            Some(app) => app.core.check_allocate(attempt).map(|()| app),
+            None => Err(MasterServiceRefusal::NotFound),
+        };
+        checked.map_err(|refusal| refusal.failure(attempt))
     }
 
     fn on_register_am(
@@ -588,17 +583,10 @@ impl ResourceManager {
             .get_mut(&attempt_id.application_id)
             .map(|a| std::mem::take(&mut a.updated_nodes))
             .unwrap_or_default();
-        let app = match self.master_service(attempt_id) {
+        let app = match self.allocating(attempt_id) {
             Ok(app) => app,
             Err(f) => return self.env.reply_failure(ask, f),
         };
-        if let Err(refusal) = app
-            .core
-            .current_attempt()
-            .map_or(Ok(()), |a| a.check_allocate())
-        {
-            return self.env.reply_failure(ask, refusal.failure(attempt_id));
-        }
         if req.add_requests > 0 || app.traffic.invalid_ask.is_some() {
             let refused = match &app.traffic.invalid_ask {
                 Some(invalid) => Some(invalid.clone()),
@@ -609,7 +597,7 @@ impl ResourceManager {
                 return self.refuse_ask(ask, attempt_id, invalid);
             }
         }
-        let Ok(app) = self.master_service(attempt_id) else {
+        let Ok(app) = self.allocating(attempt_id) else {
             return;
         };
         let traffic = &mut app.traffic;
@@ -662,7 +650,7 @@ impl ResourceManager {
                 exception: invalid.class,
             },
         );
-        if let Ok(app) = self.master_service(id) {
+        if let Ok(app) = self.allocating(id) {
             app.traffic.invalid_ask = Some(invalid);
         }
         self.env.reply_failure(ask, f);

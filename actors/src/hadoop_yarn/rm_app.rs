@@ -238,6 +238,15 @@ impl RmApp {
             .ok_or(MasterServiceRefusal::NotFound)
     }
 
+    /// `allocate`'s checks: the attempt is the current one, has not ended, and its AM is
+    /// registered and has not unregistered.
+    pub fn check_allocate(
+        &self,
+        attempt: ApplicationAttemptId,
+    ) -> Result<(), MasterServiceRefusal> {
+        self.master_service(attempt)?.check_allocate()
+    }
+
     /// The current attempt for `registerApplicationMaster` / `finishApplicationMaster`.
     fn master_service_mut(
         &mut self,
@@ -636,10 +645,22 @@ mod tests {
         let mut app = accepted(2, None);
         app.set_am_launch_diagnostics("waiting for AM".into());
         let id = launch_current(&mut app);
+        assert_eq!(app.diagnostics(), AM_LAUNCHED_DIAGNOSTICS);
+        // ApplicationMasterService.allocate: not before the AM registered, not for another
+        // attempt.
+        assert_eq!(
+            app.check_allocate(id),
+            Err(MasterServiceRefusal::AllocateBeforeRegistering)
+        );
+        assert_eq!(
+            app.check_allocate(attempt(2)),
+            Err(MasterServiceRefusal::NotFound)
+        );
         let effects = app
             .attempt_registered(id, "host", 8042, "oldtrackingurl")
             .unwrap();
         assert_eq!(effects, vec![changed(Yarn::Accepted, Yarn::Running)]);
+        assert_eq!(app.check_allocate(id), Ok(()));
         assert_eq!(app.diagnostics(), "");
         assert_eq!((app.am_host(), app.am_rpc_port()), (Some("host"), 8042));
         assert_eq!(app.original_tracking_url(), "oldtrackingurl");
@@ -657,6 +678,10 @@ mod tests {
             ]
         );
         assert_eq!(app.state(), RmAppState::Finishing);
+        assert_eq!(
+            app.check_allocate(id),
+            Err(MasterServiceRefusal::AllocateBeforeRegistering)
+        );
         assert_eq!(app.yarn_state(), Yarn::Finished);
         assert_eq!(app.final_status(), Final::Succeeded);
         assert_eq!(app.diagnostics(), "some diagnostics");
