@@ -5,3 +5,5 @@
 pub mod capacity_scheduler;
 pub mod node_manager;
 pub mod resource_manager;
+pub mod rm_app;
+pub mod rm_app_attempt;

@@ -1,10 +1,16 @@
-//! The YARN ResourceManager: applications and attempts (`RMAppImpl`, `RMAppAttemptImpl`), the
-//! CapacityScheduler's container assignment on NodeManager heartbeats, the AMLauncher, the
-//! ApplicationMasterService (register / allocate / finish) and the ClientRMService calls.
+//! The YARN ResourceManager actor: the shell around the applications' and attempts' lifecycles
+//! (`RMAppImpl`, `RMAppAttemptImpl`: the plain state machines of `rm_app` and `rm_app_attempt`,
+//! whose effects it carries out), the CapacityScheduler's container assignment on NodeManager
+//! heartbeats, the AMLauncher, the ApplicationMasterService (register / allocate / finish) and
+//! the ClientRMService calls.
 
 use crate::hadoop_yarn::capacity_scheduler::{
     AllocationLimits, CapacityScheduler, GrantedPriority, InvalidRequest,
 };
+use crate::hadoop_yarn::rm_app::{AppEffect, AppRules, FailedAttemptsLog, RmApp};
+use crate::hadoop_yarn::rm_app_attempt::MasterServiceRefusal;
+/// `src/invariants.rs` checks the RM's retry rule with it.
+pub use crate::hadoop_yarn::rm_app_attempt::should_count_towards_max_attempt_retry;
 use crate::info;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
@@ -19,8 +25,7 @@ use sparkyard_messages::node_manager::{
 };
 use sparkyard_messages::records::{
     ApplicationReport, ApplicationSubmissionContext, Container, ContainerState, ContainerStatus,
-    FinalApplicationStatus as Final, Resource, RpcFailure, YarnApplicationState as State,
-    exit_status,
+    FinalApplicationStatus as Final, Resource, RpcFailure, exit_status,
 };
 use sparkyard_messages::resource_manager::*;
 use sparkyard_messages::rpc::{
@@ -47,47 +52,28 @@ struct RmNode {
     decommissioning: Option<BTreeSet<ApplicationId>>,
 }
 
-struct RmAttempt {
-    id: ApplicationAttemptId,
-    am_container: Option<Container>,
-    registered: bool,
-    unregistered: bool,
+/// The current attempt's allocate traffic (`ApplicationMasterService`'s last response and
+/// `SchedulerApplicationAttempt`'s lists), reset with each new attempt.
+#[derive(Default)]
+struct AttemptTraffic {
     newly_allocated: Vec<Container>,
     completed: Vec<ContainerStatus>,
     response_id: u64,
-    /// The AM container's exit status once it completed (`getAMContainerExitStatus`).
-    am_exit_status: Option<i32>,
-    /// When the attempt failed (epoch ms, `RMAppAttemptImpl.getFinishTime`); 0 while running.
-    finish_time: u64,
     /// An ask the scheduler refused: AMRMClient keeps it and sends it with every later
     /// allocate call, which the RM refuses again.
     invalid_ask: Option<InvalidRequest>,
 }
 
-struct RmApp {
+/// What the RM keeps of an application: its lifecycle (`RMAppImpl` and its attempts, a plain
+/// state machine) and what the actor around it needs.
+struct AppEntry {
+    core: RmApp,
     submission: Box<ApplicationSubmissionContext>,
-    state: State,
-    final_status: Final,
-    diagnostics: String,
-    start_time: u64,
-    finish_time: u64,
-    max_attempts: u32,
-    attempts: Vec<RmAttempt>,
-    am_host: Option<String>,
-    am_rpc_port: i32,
-    tracking_url: Option<String>,
-    /// The current attempt's `originalTrackingUrl` (RMAppAttemptImpl), `N/A` until set.
-    original_tracking_url: String,
+    traffic: AttemptTraffic,
     /// Node reports not yet pulled by an allocate call (`pullRMNodeUpdates`).
     updated_nodes: Vec<NodeReport>,
     /// Its current attempt waits for `activateApplications` (the AM limits).
     awaiting_activation: bool,
-}
-
-impl RmApp {
-    fn current(&mut self) -> Option<&mut RmAttempt> {
-        self.attempts.last_mut()
-    }
 }
 
 /// What the RM hears back from a NodeManager: the AMLauncher's `startContainers` for an
@@ -110,7 +96,7 @@ pub struct ResourceManager {
     nodes: Vec<RmNode>,
     /// Nodes, asks and container placement (the CapacityScheduler).
     scheduler: CapacityScheduler,
-    apps: BTreeMap<ApplicationId, RmApp>,
+    apps: BTreeMap<ApplicationId, AppEntry>,
     asks: AskTable<RmAnswer>,
     /// Every container that has completed (a second completion is a broken invariant).
     completed: BTreeSet<ContainerId>,
@@ -220,12 +206,6 @@ impl ResourceManager {
         mut sub: Box<ApplicationSubmissionContext>,
     ) {
         let id = sub.application_id;
-        let rm_max = self.sim.config.yarn.am_max_attempts;
-        // RMAppImpl's constructor: an individual maximum outside [1, global] means the global one.
-        let max_attempts = match sub.max_app_attempts {
-            Some(m) if m >= 1 && m <= rm_max => m,
-            _ => rm_max.max(1),
-        };
         // RMAppManager.validateAndCreateResourceRequest (SchedulerUtils.normalizeAndValidateRequest):
         // an AM request with a label YARN refuses or above the maximum allocation fails
         // submitApplication itself, before any RMApp exists; RMAppManager warns, ClientRMService
@@ -255,88 +235,130 @@ impl ResourceManager {
             self.env.log(),
             TARGET, "Application with id {} submitted by user {}", id.id, sub.user
         );
-        let tracking_url = Some(format!(
-            "http://{}:{}/proxy/{id}/",
-            self.sim.config.rm_host, RM_WEB_PORT
-        ));
-        let app = RmApp {
+        let rules = AppRules::new(
+            sub.max_app_attempts,
+            self.sim.config.yarn.am_max_attempts,
+            sub.attempt_failures_validity_interval_ms,
+        );
+        let now = crate::kernel::clock::now_epoch_ms();
+        let core = RmApp::submitted(id, rules, self.rm_web(), now);
+        let (queue, user) = (sub.queue.clone(), sub.user.clone());
+        let entry = AppEntry {
+            core,
             submission: sub,
-            state: State::Submitted,
-            final_status: Final::Undefined,
-            diagnostics: String::new(),
-            start_time: crate::kernel::clock::now_epoch_ms(),
-            finish_time: 0,
-            max_attempts,
-            attempts: Vec::new(),
-            am_host: None,
-            am_rpc_port: -1,
-            tracking_url,
-            original_tracking_url: NOT_AVAILABLE.to_string(),
+            traffic: AttemptTraffic::default(),
             updated_nodes: Vec::new(),
             awaiting_activation: false,
         };
-        let queue = app.submission.queue.clone();
-        let user = app.submission.user.clone();
-        self.apps.insert(id, app);
+        self.apps.insert(id, entry);
         self.env.reply(ask, ());
-        if self.sim.config.yarn.queue(&queue).is_none() {
-            return self.reject_application(id, unknown_queue_diagnostics(id, &user, &queue));
-        }
-        self.set_state(id, State::Accepted);
-        self.new_attempt(id);
+        let effects = match self.apps.get_mut(&id) {
+            // CapacityScheduler.addApplication: APP_REJECTED for a queue it does not know.
+            Some(app) if self.sim.config.yarn.queue(&queue).is_none() => {
+                let why = unknown_queue_diagnostics(id, &user, &queue);
+                app.core.reject(why, now)
+            }
+            Some(app) => app.core.accept(),
+            None => return,
+        };
+        self.carry_out(id, effects);
     }
 
-    /// `RMAppImpl.AppRejectedTransition` (APP_REJECTED from the scheduler): the application
-    /// fails with the scheduler's message, without any attempt.
-    fn reject_application(&mut self, id: ApplicationId, message: String) {
-        let now = crate::kernel::clock::now_epoch_ms();
-        if let Some(app) = self.apps.get_mut(&id) {
-            app.diagnostics = message;
-            app.final_status = Final::Failed;
-            app.finish_time = now;
-        }
-        self.set_state(id, State::Failed);
+    /// The RM's web address, `http://host:port` (its proxy and application pages).
+    fn rm_web(&self) -> String {
+        format!("http://{}:{RM_WEB_PORT}", self.sim.config.rm_host)
     }
 
-    fn set_state(&mut self, id: ApplicationId, state: State) {
-        if let Some(app) = self.apps.get_mut(&id) {
-            info!(
-                self.env.log(),
-                TARGET, "{} State change from {} to {}", id, app.state, state
-            );
-            app.state = state;
-            self.env
-                .trace_state("RMApp", || StateChange::AppState { app: id, state });
+    /// Carries out an application's transition effects, in order.
+    fn carry_out(&mut self, id: ApplicationId, effects: Vec<AppEffect>) {
+        for effect in effects {
+            self.carry_out_one(id, effect);
         }
     }
 
-    fn new_attempt(&mut self, id: ApplicationId) {
+    fn carry_out_one(&mut self, id: ApplicationId, effect: AppEffect) {
+        let log = self.env.log().clone();
+        match effect {
+            AppEffect::StateChanged { from, to } => {
+                info!(log, TARGET, "{id} State change from {from} to {to}");
+                self.env
+                    .trace_state("RMApp", || StateChange::AppState { app: id, state: to });
+            }
+            AppEffect::AttemptStarted(attempt) => self.start_attempt(attempt),
+            AppEffect::Unregistered {
+                attempt,
+                final_status,
+            } => {
+                self.scheduler.stop_asking(attempt);
+                let user = self.apps.get(&id).map(|a| a.submission.user.as_str());
+                let outcome = if final_status == Final::Succeeded {
+                    "Succeeded"
+                } else {
+                    "Failed"
+                };
+                info!(
+                    log,
+                    "yarn::RMAuditLogger",
+                    "USER={}\tOPERATION=Application Finished - {outcome}\tTARGET=RMAppManager\tRESULT=SUCCESS\tAPPID={id}",
+                    user.unwrap_or_default()
+                );
+            }
+            AppEffect::AttemptFinished(attempt) => {
+                info!(
+                    log,
+                    TARGET, "{attempt} State change from FINISHING to FINISHED"
+                )
+            }
+            AppEffect::AttemptFailed {
+                attempt,
+                exit_status,
+            } => info!(
+                log,
+                TARGET,
+                "Updating application attempt {attempt} with final state: FAILED, and exit status: {exit_status}"
+            ),
+            AppEffect::FailedAttempts(FailedAttemptsLog::MaxIsOne) => info!(
+                log,
+                TARGET, "Max app attempts is 1 for {id}, preventing further attempts."
+            ),
+            AppEffect::FailedAttempts(FailedAttemptsLog::Count(n)) => {
+                let Some(rules) = self.apps.get(&id).map(|a| *a.core.rules()) else {
+                    return;
+                };
+                let window = rules
+                    .validity_interval_ms
+                    .filter(|ms| *ms > 0)
+                    .map_or(" ".to_string(), |ms| {
+                        format!(" in previous {ms} milliseconds ")
+                    });
+                info!(
+                    log,
+                    TARGET,
+                    "The number of failed attempts{window}is {n}. The max attempts is {}",
+                    rules.max_attempts
+                );
+            }
+            // RMAppImpl.AttemptFailedFinalStateSavedTransition: LOG.info(msg).
+            AppEffect::FailedFinally => {
+                if let Some(app) = self.apps.get(&id) {
+                    info!(log, TARGET, "{}", app.core.diagnostics());
+                }
+            }
+        }
+    }
+
+    /// A new attempt is SCHEDULED: the ApplicationMasterService registers it and the scheduler
+    /// adds it to its queue, where it waits for activation (the AM limits) and its AM container.
+    fn start_attempt(&mut self, attempt_id: ApplicationAttemptId) {
+        let id = attempt_id.application_id;
         let Some(app) = self.apps.get_mut(&id) else {
             return;
         };
-        let attempt_id = ApplicationAttemptId::new(id, app.attempts.len() as u32 + 1);
-        // A new RMAppAttemptImpl starts with originalTrackingUrl "N/A" and the proxy URL
-        // (`rmContext.getAppProxyUrl` in its constructor).
-        app.original_tracking_url = NOT_AVAILABLE.to_string();
-        app.tracking_url = Some(format!(
-            "http://{}:{RM_WEB_PORT}/proxy/{id}/",
-            self.sim.config.rm_host
-        ));
-        app.attempts.push(RmAttempt {
-            id: attempt_id,
-            am_container: None,
-            registered: false,
-            unregistered: false,
-            newly_allocated: Vec::new(),
-            completed: Vec::new(),
-            response_id: 0,
-            am_exit_status: None,
-            finish_time: 0,
-            invalid_ask: None,
-        });
+        app.traffic = AttemptTraffic::default();
         let am_resource = app.submission.am_resource;
         let now = crate::kernel::clock::now_epoch_ms();
-        app.diagnostics = activated_diagnostics(now, am_resource);
+        app.core
+            .set_am_launch_diagnostics(activated_diagnostics(now, am_resource));
         self.sim.observe_app(
             id,
             RunEvent::AmAttemptStarted {
@@ -359,7 +381,8 @@ impl ResourceManager {
         if let Some(p) = pending
             && let Some(app) = self.apps.get_mut(&id)
         {
-            app.diagnostics = p.diagnostics(&crate::kernel::clock::format_java_date(now));
+            let date = crate::kernel::clock::format_java_date(now);
+            app.core.set_am_launch_diagnostics(p.diagnostics(&date));
             app.awaiting_activation = true;
         }
         self.note_activated();
@@ -389,10 +412,11 @@ impl ResourceManager {
             let Some(app) = self.apps.get_mut(&id) else {
                 continue;
             };
-            if app.attempts.last().is_some_and(|x| x.id == a.attempt)
+            if app.core.current_attempt_id() == Some(a.attempt)
                 && std::mem::take(&mut app.awaiting_activation)
             {
-                app.diagnostics = activated_diagnostics(now, app.submission.am_resource);
+                let text = activated_diagnostics(now, app.submission.am_resource);
+                app.core.set_am_launch_diagnostics(text);
             }
         }
         self.refresh_pending_diagnostics(now);
@@ -409,9 +433,9 @@ impl ResourceManager {
             let Some(app) = self.apps.get_mut(&attempt.application_id) else {
                 continue;
             };
-            if app.awaiting_activation && app.attempts.last().is_some_and(|x| x.id == attempt) {
+            if app.awaiting_activation && app.core.current_attempt_id() == Some(attempt) {
                 let date = date.get_or_insert_with(|| crate::kernel::clock::format_java_date(now));
-                app.diagnostics = why.diagnostics(date);
+                app.core.set_am_launch_diagnostics(why.diagnostics(date));
             }
         }
     }
@@ -486,22 +510,23 @@ impl ResourceManager {
             self.env.reply_failure(ask, failure);
             return;
         };
+        let core = &app.core;
         let report = ApplicationReport {
             application_id: id,
-            current_attempt: app.attempts.last().map(|a| a.id),
+            current_attempt: core.current_attempt_id(),
             user: app.submission.user.clone(),
             queue: app.submission.queue.clone(),
             name: app.submission.application_name.clone(),
-            host: app.am_host.clone(),
-            rpc_port: app.am_rpc_port,
+            host: core.am_host().map(str::to_string),
+            rpc_port: core.am_rpc_port(),
             client_token: None,
-            state: app.state,
-            diagnostics: app.diagnostics.clone(),
-            tracking_url: app.tracking_url.clone(),
-            original_tracking_url: app.original_tracking_url.clone(),
-            start_time: app.start_time,
-            finish_time: app.finish_time,
-            final_status: app.final_status,
+            state: core.yarn_state(),
+            diagnostics: core.diagnostics().to_string(),
+            tracking_url: Some(core.tracking_url()),
+            original_tracking_url: core.original_tracking_url().to_string(),
+            start_time: core.start_time(),
+            finish_time: core.finish_time(),
+            final_status: core.final_status(),
             application_type: app.submission.application_type.clone(),
             application_tags: app.submission.application_tags.clone(),
             // RMAppManager: an app submitted without a priority gets the queue's default, 0.
@@ -510,24 +535,14 @@ impl ResourceManager {
         self.env.reply(ask, Box::new(report));
     }
 
-    /// The current attempt, if `attempt_id` is it (else the ApplicationMasterService's failure).
-    fn attempt_mut(
-        &mut self,
-        attempt_id: ApplicationAttemptId,
-    ) -> Result<&mut RmAttempt, RpcFailure> {
-        let app = self.apps.get_mut(&attempt_id.application_id);
-        match app
-            .and_then(|a| a.attempts.last_mut())
-            .filter(|a| a.id == attempt_id)
-        {
-            Some(a) => Ok(a),
-            None => Err(RpcFailure::new(
-                "org.apache.hadoop.yarn.exceptions.ApplicationAttemptNotFoundException",
-                format!(
-                    "Application attempt {attempt_id} doesn't exist in ApplicationMasterService cache."
-                ),
-            )),
-        }
+    /// The application of `attempt` if its AM may allocate (`RmApp::check_allocate`), else the
+    /// exception the AM gets.
+    fn allocating(&mut self, attempt: ApplicationAttemptId) -> Result<&mut AppEntry, RpcFailure> {
+        let checked = match self.apps.get_mut(&attempt.application_id) {
+            Some(app) => app.core.check_allocate(attempt).map(|()| app),
+            None => Err(MasterServiceRefusal::NotFound),
+        };
+        checked.map_err(|refusal| refusal.failure(attempt))
     }
 
     fn on_register_am(
@@ -535,27 +550,24 @@ impl ResourceManager {
         ask: ReplyTo<RegisterApplicationMasterResponse>,
         req: RegisterApplicationMasterRequest,
     ) {
-        let queue;
-        match self.attempt_mut(req.attempt_id) {
-            Ok(a) => a.registered = true,
+        let attempt = req.attempt_id;
+        let registered = match self.apps.get_mut(&attempt.application_id) {
+            Some(app) => app
+                .core
+                .attempt_registered(attempt, &req.host, req.rpc_port, &req.tracking_url)
+                .map(|effects| (effects, app.submission.queue.clone()))
+                .map_err(|refusal| refusal.failure(attempt)),
+            None => Err(MasterServiceRefusal::NotInCache.failure(attempt)),
+        };
+        let (effects, queue) = match registered {
+            Ok(done) => done,
             Err(f) => return self.env.reply_failure(ask, f),
-        }
-        let id = req.attempt_id.application_id;
-        {
-            let app = self.apps.get_mut(&id).expect("attempt_mut found the app");
-            app.am_host = Some(req.host.clone());
-            app.am_rpc_port = req.rpc_port;
-            let rm_web = format!("http://{}:{}", self.sim.config.rm_host, RM_WEB_PORT);
-            app.tracking_url = Some(format!("{rm_web}/proxy/{id}/"));
-            app.original_tracking_url = sanitize_tracking_url(&req.tracking_url);
-            app.diagnostics.clear();
-            queue = app.submission.queue.clone();
-        }
+        };
         info!(
             self.env.log(),
-            "yarn::ApplicationMasterService", "AM registration {}", req.attempt_id
+            "yarn::ApplicationMasterService", "AM registration {attempt}"
         );
-        self.set_state(id, State::Running);
+        self.carry_out(attempt.application_id, effects);
         let value = RegisterApplicationMasterResponse {
             maximum_capability: self.max_capability(),
             queue,
@@ -565,29 +577,18 @@ impl ResourceManager {
 
     fn on_allocate(&mut self, ask: ReplyTo<AllocateResponse>, req: AllocateRequest) {
         let num_nodes = self.live_nodes();
+        let attempt_id = req.attempt_id;
         let updated_nodes = self
             .apps
-            .get_mut(&req.attempt_id.application_id)
+            .get_mut(&attempt_id.application_id)
             .map(|a| std::mem::take(&mut a.updated_nodes))
             .unwrap_or_default();
-        let attempt = match self.attempt_mut(req.attempt_id) {
-            Ok(a) if a.registered && !a.unregistered => a,
-            Ok(_) => {
-                let text = format!(
-                    "Application Master is trying to allocate before registering for: {}",
-                    req.attempt_id
-                );
-                let f = RpcFailure::new(
-                    "org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException",
-                    text,
-                );
-                return self.env.reply_failure(ask, f);
-            }
+        let app = match self.allocating(attempt_id) {
+            Ok(app) => app,
             Err(f) => return self.env.reply_failure(ask, f),
         };
-        let attempt_id = attempt.id;
-        if req.add_requests > 0 || attempt.invalid_ask.is_some() {
-            let refused = match &attempt.invalid_ask {
+        if req.add_requests > 0 || app.traffic.invalid_ask.is_some() {
+            let refused = match &app.traffic.invalid_ask {
                 Some(invalid) => Some(invalid.clone()),
                 None => self.validate_ask(&req).err(),
             };
@@ -596,18 +597,18 @@ impl ResourceManager {
                 return self.refuse_ask(ask, attempt_id, invalid);
             }
         }
-        let Ok(attempt) = self.attempt_mut(attempt_id) else {
+        let Ok(app) = self.allocating(attempt_id) else {
             return;
         };
-        attempt.response_id += 1;
+        let traffic = &mut app.traffic;
+        traffic.response_id += 1;
         let response = AllocateResponse {
-            response_id: attempt.response_id,
-            allocated_containers: std::mem::take(&mut attempt.newly_allocated),
-            completed_containers: std::mem::take(&mut attempt.completed),
+            response_id: traffic.response_id,
+            allocated_containers: std::mem::take(&mut traffic.newly_allocated),
+            completed_containers: std::mem::take(&mut traffic.completed),
             num_cluster_nodes: num_nodes,
             updated_nodes,
         };
-        let attempt_id = attempt.id;
         if req.add_requests > 0 {
             let label = req.node_label_expression.as_deref();
             self.scheduler.set_ask_label(attempt_id, label);
@@ -649,8 +650,8 @@ impl ResourceManager {
                 exception: invalid.class,
             },
         );
-        if let Ok(a) = self.attempt_mut(id) {
-            a.invalid_ask = Some(invalid);
+        if let Ok(app) = self.allocating(id) {
+            app.traffic.invalid_ask = Some(invalid);
         }
         self.env.reply_failure(ask, f);
     }
@@ -715,10 +716,7 @@ impl ResourceManager {
         status: i32,
         diag: &str,
     ) {
-        let Some(app) = self.apps.get(&attempt_id.application_id) else {
-            return;
-        };
-        if !app.attempts.iter().any(|a| a.id == attempt_id) {
+        if !self.has_attempt(attempt_id) {
             return;
         }
         if let Some(node) = self.scheduler.live_container(attempt_id, cid) {
@@ -735,39 +733,38 @@ impl ResourceManager {
         ask: ReplyTo<FinishApplicationMasterResponse>,
         req: FinishApplicationMasterRequest,
     ) {
-        match self.attempt_mut(req.attempt_id) {
-            Ok(a) => a.unregistered = true,
+        let attempt = req.attempt_id;
+        let now = crate::kernel::clock::now_epoch_ms();
+        let unregistered = match self.apps.get_mut(&attempt.application_id) {
+            Some(app) => app
+                .core
+                .attempt_unregistered(
+                    attempt,
+                    req.final_status,
+                    &req.diagnostics,
+                    &req.tracking_url,
+                    now,
+                )
+                .map_err(|refusal| refusal.failure(attempt)),
+            None => Err(MasterServiceRefusal::NotInCache.failure(attempt)),
+        };
+        match unregistered {
+            Ok(effects) => self.carry_out(attempt.application_id, effects),
             Err(f) => return self.env.reply_failure(ask, f),
         }
-        let id = req.attempt_id.application_id;
-        if let Some(app) = self.apps.get_mut(&id) {
-            app.final_status = req.final_status;
-            app.diagnostics = req.diagnostics.clone();
-            // RMAppAttemptImpl.updateInfoOnAMUnregister (Hadoop 3.x keeps the proxied URL).
-            app.original_tracking_url = sanitize_tracking_url(&req.tracking_url);
-            app.finish_time = crate::kernel::clock::now_epoch_ms();
-            self.scheduler.stop_asking(req.attempt_id);
-        }
-        // RMAppState FINISHING is reported as FINISHED until the AM container exits.
-        self.set_state(id, State::Finished);
-        let user = self.apps.get(&id).map(|a| a.submission.user.clone());
-        info!(
-            self.env.log(),
-            "yarn::RMAuditLogger",
-            "USER={}\tOPERATION=Application Finished - {}\tTARGET=RMAppManager\tRESULT=SUCCESS\tAPPID={id}",
-            user.unwrap_or_default(),
-            if req.final_status == Final::Succeeded {
-                "Succeeded"
-            } else {
-                "Failed"
-            }
-        );
         self.env.reply(
             ask,
             FinishApplicationMasterResponse {
                 is_unregistered: true,
             },
         );
+    }
+
+    /// Whether `attempt` is one of its application's attempts.
+    fn has_attempt(&self, attempt: ApplicationAttemptId) -> bool {
+        self.apps
+            .get(&attempt.application_id)
+            .is_some_and(|a| a.core.attempt(attempt).is_some())
     }
 
     fn on_register_node_manager(&mut self, req: RegisterNodeManagerRequest) {
@@ -803,7 +800,7 @@ impl ResourceManager {
         };
         self.nodes[idx].last_heartbeat_ms = crate::kernel::clock::now_ms();
         for status in req.completed_containers {
-            self.on_container_completed(idx, status, ctx);
+            self.on_container_completed(idx, status);
         }
         self.note_activated();
         self.schedule(idx, ctx);
@@ -846,12 +843,8 @@ impl ResourceManager {
                 }
             } else if a.am {
                 self.launch_am(a.attempt, a.container, ctx);
-            } else if let Some(attempt) = self
-                .apps
-                .get_mut(&a.attempt.application_id)
-                .and_then(|app| app.current())
-            {
-                attempt.newly_allocated.push(a.container);
+            } else if let Some(app) = self.apps.get_mut(&a.attempt.application_id) {
+                app.traffic.newly_allocated.push(a.container);
             }
         }
     }
@@ -872,12 +865,8 @@ impl ResourceManager {
             },
         );
         let launch_context = app.submission.am_container_spec.clone();
-        app.diagnostics =
-            "AM container is launched, waiting for AM container to Register with RM".into();
         let cid = container.id;
-        if let Some(a) = app.current() {
-            a.am_container = Some(container.clone());
-        }
+        app.core.am_container_allocated(attempt_id, cid);
         let Some(nm) = self
             .env
             .daemon_ref(&nm_process_name(&container.node_id.host), "NodeManager")
@@ -910,12 +899,7 @@ impl ResourceManager {
         );
     }
 
-    fn on_container_completed(
-        &mut self,
-        node: usize,
-        status: ContainerStatus,
-        ctx: &mut Context<Self>,
-    ) {
+    fn on_container_completed(&mut self, node: usize, status: ContainerStatus) {
         let cid = status.container_id;
         let attempt_id = cid.attempt;
         if self.tenants.contains_key(&attempt_id) {
@@ -925,30 +909,29 @@ impl ResourceManager {
         let Some(app) = self.apps.get_mut(&attempt_id.application_id) else {
             return;
         };
-        let Some(attempt) = app.attempts.iter_mut().find(|a| a.id == attempt_id) else {
+        let Some(attempt) = app.core.attempt(attempt_id) else {
             return;
         };
+        let is_am = attempt.is_am_container(cid);
+        let report_it = app.core.current_attempt_id() == Some(attempt_id)
+            && attempt.reports_completed_containers();
         let knew_it = !self.completed.insert(cid);
         self.sim.violations.container_completed(cid, knew_it);
         if !self.scheduler.complete_container(node, cid) {
             return;
         }
-        let is_am = attempt.am_container.as_ref().is_some_and(|c| c.id == cid);
         if is_am {
-            self.on_am_container_finished(attempt_id, status, ctx);
-        } else if !attempt.unregistered {
-            attempt.completed.push(status);
+            self.on_am_container_finished(status);
+        } else if report_it && let Some(app) = self.apps.get_mut(&attempt_id.application_id) {
+            app.traffic.completed.push(status);
         }
     }
 
-    /// The AM container ended: the application finishes (it had unregistered), gets a new
-    /// attempt, or fails once the attempts are used up.
-    fn on_am_container_finished(
-        &mut self,
-        attempt_id: ApplicationAttemptId,
-        status: ContainerStatus,
-        _ctx: &mut Context<Self>,
-    ) {
+    /// The AM container ended: its attempt's containers are killed and the scheduler lets it
+    /// go; then the application finishes (it had unregistered), gets a new attempt, or fails
+    /// once the attempts are used up (`RmApp::am_container_finished`).
+    fn on_am_container_finished(&mut self, status: ContainerStatus) {
+        let attempt_id = status.container_id.attempt;
         let id = attempt_id.application_id;
         self.sim.observe_app(
             id,
@@ -961,88 +944,17 @@ impl ResourceManager {
         self.scheduler.stop_attempt(attempt_id);
         // LeafQueue.finishApplicationAttempt runs activateApplications at once.
         self.note_activated();
+        let now = crate::kernel::clock::now_epoch_ms();
         let Some(app) = self.apps.get_mut(&id) else {
             return;
         };
-        let unregistered = app.attempts.last().is_some_and(|a| a.unregistered);
-        if unregistered {
-            info!(
-                self.env.log(),
-                TARGET, "{attempt_id} State change from FINISHING to FINISHED"
-            );
-            return;
-        }
-        let attempt_diag = am_failure_diagnostics(&self.sim.config.rm_host, attempt_id, &status);
-        info!(
-            self.env.log(),
-            TARGET,
-            "Updating application attempt {attempt_id} with final state: FAILED, and exit status: {}",
-            status.exit_status
-        );
-        app.am_host = None;
-        app.am_rpc_port = -1;
-        // RMAppAttemptImpl.setTrackingUrlToRMAppPage(FAILED) ("don't leave the tracking URL
-        // pointing to a non-existent AM"): both URLs become the RM's app page.
-        let app_page = format!(
-            "http://{}:{RM_WEB_PORT}/cluster/app/{id}",
-            self.sim.config.rm_host
-        );
-        app.tracking_url = Some(app_page.clone());
-        app.original_tracking_url = app_page;
-        let now = crate::kernel::clock::now_epoch_ms();
-        if let Some(a) = app.attempts.iter_mut().find(|a| a.id == attempt_id) {
-            a.am_exit_status = Some(status.exit_status);
-            a.finish_time = now;
-        }
-        let interval = app.submission.attempt_failures_validity_interval_ms;
-        let failed: Vec<(i32, u64)> = app
-            .attempts
-            .iter()
-            .filter_map(|a| a.am_exit_status.map(|s| (s, a.finish_time)))
-            .collect();
-        let counted = num_failed_app_attempts(&failed, now, interval);
-        let decision = attempt_failed(counted, app.max_attempts);
-        let rm_log = self.env.log().clone();
-        match decision.log {
-            FailedAttemptsLog::MaxIsOne => info!(
-                rm_log,
-                TARGET, "Max app attempts is 1 for {id}, preventing further attempts."
-            ),
-            FailedAttemptsLog::Count(n) => info!(
-                rm_log,
-                TARGET,
-                "The number of failed attempts{}is {n}. The max attempts is {}",
-                interval
-                    .filter(|ms| *ms > 0)
-                    .map_or(" ".to_string(), |ms| format!(
-                        " in previous {ms} milliseconds "
-                    )),
-                app.max_attempts
-            ),
-        }
-        if decision.retry {
-            app.diagnostics = attempt_diag;
-            self.set_state(id, State::Accepted);
-            self.new_attempt(id);
-            return;
-        }
-        let global = self.sim.config.yarn.am_max_attempts;
-        let diagnostics =
-            app_attempt_failed_diagnostics(id, app.max_attempts, global, interval, &attempt_diag);
-        app.diagnostics = diagnostics.clone();
-        app.final_status = Final::Failed;
-        app.finish_time = now;
-        // RMAppImpl.AttemptFailedFinalStateSavedTransition: LOG.info(msg).
-        info!(rm_log, TARGET, "{diagnostics}");
-        self.set_state(id, State::Failed);
+        let effects = app.core.am_container_finished(attempt_id, &status, now);
+        self.carry_out(id, effects);
     }
 
     /// Asks the NodeManagers to kill every live container of an attempt.
     fn kill_attempt_containers(&mut self, attempt_id: ApplicationAttemptId, status: i32) {
-        let Some(app) = self.apps.get(&attempt_id.application_id) else {
-            return;
-        };
-        if !app.attempts.iter().any(|a| a.id == attempt_id) {
+        if !self.has_attempt(attempt_id) {
             return;
         }
         for (cid, node) in self.scheduler.live_containers(attempt_id) {
@@ -1053,18 +965,6 @@ impl ResourceManager {
 
 /// `FiCaSchedulerApp.getActivedAppDiagnosticMessage` as sparkyard has always shown it: the
 /// application is activated and waits for its AM container.
-/// Hadoop's `N/A` (`RMAppAttemptImpl`'s initial tracking URLs, `ApplicationReport` defaults).
-const NOT_AVAILABLE: &str = "N/A";
-
-/// `RMAppAttemptImpl.sanitizeTrackingUrl`: a null or blank URL is `N/A`.
-pub fn sanitize_tracking_url(url: &str) -> String {
-    if url.trim().is_empty() {
-        NOT_AVAILABLE.to_string()
-    } else {
-        url.to_string()
-    }
-}
-
 fn activated_diagnostics(now_epoch_ms: u64, am_resource: Resource) -> String {
     format!(
         "[{}] Application is Activated, waiting for resources to be assigned for AM.  Details : AM Partition = <DEFAULT_PARTITION> ; AM Resource Request = {} ; ",
@@ -1081,7 +981,7 @@ pub fn unknown_queue_diagnostics(id: ApplicationId, user: &str, queue: &str) -> 
 impl ResourceManager {
     /// `NMLivelinessMonitor`: a NodeManager silent for `yarn.nm.liveness-monitor.expiry-interval-ms`
     /// is LOST; its containers complete as ABORTED.
-    fn expire_nodes(&mut self, ctx: &mut Context<Self>) {
+    fn expire_nodes(&mut self) {
         let now = crate::kernel::clock::now_ms();
         let expiry = self.sim.config.yarn.nm_liveness_expiry_interval_ms;
         let lost: Vec<usize> = (0..self.nodes.len())
@@ -1091,7 +991,7 @@ impl ResourceManager {
             })
             .collect();
         for idx in lost {
-            self.lose_node(idx, ctx);
+            self.lose_node(idx);
         }
     }
 
@@ -1133,9 +1033,9 @@ impl ResourceManager {
             return;
         };
         let running = |id: &ApplicationId| {
-            self.apps.get(id).is_some_and(|a| {
-                !matches!(a.state, State::Finished | State::Failed | State::Killed)
-            })
+            self.apps
+                .get(id)
+                .is_some_and(|a| !a.core.yarn_state().is_terminal())
         };
         if !self.scheduler.node(idx).containers.is_empty() || apps.iter().any(running) {
             return;
@@ -1160,7 +1060,7 @@ impl ResourceManager {
     /// Queues a node report for every application still running (`RMAppImpl` node updates).
     fn report_node(&mut self, host: &str, state: NodeState) {
         for app in self.apps.values_mut() {
-            if !matches!(app.state, State::Finished | State::Failed | State::Killed) {
+            if !app.core.yarn_state().is_terminal() {
                 app.updated_nodes.push(NodeReport {
                     host: host.to_string(),
                     state,
@@ -1169,7 +1069,7 @@ impl ResourceManager {
         }
     }
 
-    fn lose_node(&mut self, idx: usize, ctx: &mut Context<Self>) {
+    fn lose_node(&mut self, idx: usize) {
         let node_id = self.scheduler.node(idx).node_id.clone();
         // In (application, attempt, container) order, as a walk over the apps would give.
         let on_node = self.scheduler.lose_node(idx);
@@ -1197,104 +1097,9 @@ impl ResourceManager {
                 exit_status: exit_status::ABORTED,
                 diagnostics: "Container released on a *lost* node".into(),
             };
-            self.on_container_completed(idx, status, ctx);
+            self.on_container_completed(idx, status);
         }
     }
-}
-
-/// `RMAppAttemptImpl.shouldCountTowardsMaxAttemptRetry` (Hadoop 3.4, RMAppAttemptImpl.java): an
-/// AM container that was preempted, lost with its node (ABORTED), lost its disks, or was killed
-/// by the RM does not use up an attempt.
-pub fn should_count_towards_max_attempt_retry(am_exit_status: i32) -> bool {
-    !matches!(
-        am_exit_status,
-        exit_status::PREEMPTED
-            | exit_status::ABORTED
-            | exit_status::DISKS_FAILED
-            | exit_status::KILLED_BY_RESOURCEMANAGER
-    )
-}
-
-/// `RMAppImpl.getNumFailedAppAttempts` (Hadoop 3.4, RMAppImpl.java): the failed attempts that
-/// count, each `(AM exit status, finish time)`, and only those that finished within the last
-/// `attemptFailuresValidityInterval` ms when one is set (`finishTime > now - interval`).
-pub fn num_failed_app_attempts(failed: &[(i32, u64)], now: u64, interval: Option<u64>) -> u32 {
-    failed
-        .iter()
-        .filter(|(status, finish)| {
-            should_count_towards_max_attempt_retry(*status)
-                && interval.is_none_or(|ms| ms == 0 || *finish as i128 > now as i128 - ms as i128)
-        })
-        .count() as u32
-}
-
-/// What `RMAppImpl.AttemptFailedTransition` logs before deciding.
-#[derive(Debug, PartialEq, Eq)]
-pub enum FailedAttemptsLog {
-    /// `Max app attempts is 1 for <app>, preventing further attempts.`
-    MaxIsOne,
-    /// `The number of failed attempts is N. The max attempts is M`
-    Count(u32),
-}
-
-/// `RMAppImpl.AttemptFailedTransition`'s decision.
-#[derive(Debug, PartialEq, Eq)]
-pub struct AttemptFailedDecision {
-    pub log: FailedAttemptsLog,
-    /// A new attempt (`numberOfFailure < maxAppAttempts`), else the application FAILS.
-    pub retry: bool,
-}
-
-/// `RMAppImpl.AttemptFailedTransition.transition` (Hadoop 3.4): with a maximum of 1 the app
-/// never retries, whatever the exit status; otherwise it retries while the counted failures stay
-/// below the maximum.
-pub fn attempt_failed(counted: u32, max_attempts: u32) -> AttemptFailedDecision {
-    if max_attempts == 1 {
-        return AttemptFailedDecision {
-            log: FailedAttemptsLog::MaxIsOne,
-            retry: false,
-        };
-    }
-    AttemptFailedDecision {
-        log: FailedAttemptsLog::Count(counted),
-        retry: counted < max_attempts,
-    }
-}
-
-/// `RMAppImpl.getAppAttemptFailedDiagnostics` (Hadoop 3.4): `Application %s failed %d times%s%s
-/// due to %s. Failing the application.` with the app's maximum (not the number of attempts), the
-/// validity window and, when the app's own limit differs from the RM's, both limits.
-pub fn app_attempt_failed_diagnostics(
-    id: ApplicationId,
-    max_attempts: u32,
-    global_limit: u32,
-    interval: Option<u64>,
-    attempt_diag: &str,
-) -> String {
-    let window = interval.filter(|ms| *ms > 0).map_or(String::new(), |ms| {
-        format!(" in previous {ms} milliseconds")
-    });
-    let limits = if global_limit == max_attempts {
-        String::new()
-    } else {
-        format!(" (global limit ={global_limit}; local limit is ={max_attempts})")
-    };
-    format!(
-        "Application {id} failed {max_attempts} times{window}{limits} due to {attempt_diag}. Failing the application."
-    )
-}
-
-/// The RM's text for a failed AM attempt (note YARN's double space in `with  exitCode`).
-fn am_failure_diagnostics(
-    rm_host: &str,
-    attempt_id: ApplicationAttemptId,
-    status: &ContainerStatus,
-) -> String {
-    let app = attempt_id.application_id;
-    format!(
-        "AM Container for {attempt_id} exited with  exitCode: {}\nFailing this attempt.Diagnostics: {}\nFor more detailed output, check the application tracking page: http://{rm_host}:{RM_WEB_PORT}/cluster/app/{app} Then click on links to logs of each attempt.\n",
-        status.exit_status, status.diagnostics
-    )
 }
 
 impl Actor for ResourceManager {
@@ -1311,14 +1116,14 @@ impl Actor for ResourceManager {
         }
         // NMLivelinessMonitor checks every third of the expiry interval.
         let expiry = self.sim.config.yarn.nm_liveness_expiry_interval_ms;
-        ctx.run_interval(crate::kernel::clock::ms((expiry / 3).max(1)), |act, ctx| {
-            act.expire_nodes(ctx)
+        ctx.run_interval(crate::kernel::clock::ms((expiry / 3).max(1)), |act, _| {
+            act.expire_nodes()
         });
     }
 }
 
 impl ResourceManager {
-    fn answered(&mut self, answer: RmAnswer, ctx: &mut Context<Self>) {
+    fn answered(&mut self, answer: RmAnswer, _ctx: &mut Context<Self>) {
         let RmAnswer::LaunchAm {
             attempt_id,
             container_id: cid,
@@ -1329,10 +1134,15 @@ impl ResourceManager {
             Err(e) => Some(e.to_string()),
         };
         match failed {
-            None => info!(
-                self.env.log(),
-                "yarn::AMLauncher", "Done launching container {cid} for AM {attempt_id}"
-            ),
+            None => {
+                info!(
+                    self.env.log(),
+                    "yarn::AMLauncher", "Done launching container {cid} for AM {attempt_id}"
+                );
+                if let Some(app) = self.apps.get_mut(&attempt_id.application_id) {
+                    app.core.am_launched(attempt_id);
+                }
+            }
             Some(error) => {
                 let status = ContainerStatus {
                     container_id: cid,
@@ -1343,11 +1153,10 @@ impl ResourceManager {
                 let node = self
                     .apps
                     .get(&attempt_id.application_id)
-                    .and_then(|a| a.attempts.last())
-                    .filter(|a| a.id == attempt_id)
+                    .filter(|a| a.core.current_attempt_id() == Some(attempt_id))
                     .and_then(|_| self.scheduler.live_container(attempt_id, cid));
                 if let Some(node) = node {
-                    self.on_container_completed(node, status, ctx);
+                    self.on_container_completed(node, status);
                 }
             }
         }
@@ -1366,108 +1175,4 @@ fn node_labels(nodes: &[crate::world::config::NodeSpec]) -> Vec<(String, String)
         .iter()
         .filter_map(|n| Some((n.host.clone(), n.label.clone()?)))
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    // RMAppAttemptImpl.sanitizeTrackingUrl: `(url == null || url.trim().isEmpty()) ? "N/A" :
-    // url` (Spark's AM unregisters with "" when spark.yarn.historyServer.address is unset).
-    #[test]
-    fn blank_tracking_urls_are_not_available() {
-        assert_eq!(sanitize_tracking_url(""), "N/A");
-        assert_eq!(sanitize_tracking_url("  "), "N/A");
-        assert_eq!(
-            sanitize_tracking_url("h:18080/history/a/1"),
-            "h:18080/history/a/1"
-        );
-    }
-
-    // Hadoop 3.4 RMAppAttemptImpl.shouldCountTowardsMaxAttemptRetry; TestAMRestart
-    // testShouldNotCountFailureToMaxAttemptRetry: preempted (-102), lost-node ABORTED (-100),
-    // DISKS_FAILED (-101) and KILLED_BY_RESOURCEMANAGER (-106) do not use up an attempt.
-    #[test]
-    fn preemption_hardware_and_rm_kills_do_not_count() {
-        for s in [
-            exit_status::PREEMPTED,
-            exit_status::ABORTED,
-            exit_status::DISKS_FAILED,
-            exit_status::KILLED_BY_RESOURCEMANAGER,
-        ] {
-            assert!(!should_count_towards_max_attempt_retry(s), "{s}");
-        }
-        for s in [137, 143, 1, 10, 15, exit_status::KILLED_EXCEEDED_PMEM] {
-            assert!(should_count_towards_max_attempt_retry(s), "{s}");
-        }
-    }
-
-    // RMAppImpl.AttemptFailedTransition: two preemptions with max-attempts 2 leave the app
-    // ACCEPTED for a third attempt; a SIGKILL after them is the first counted failure.
-    #[test]
-    fn two_preemptions_still_leave_both_attempts() {
-        let failed = [(exit_status::PREEMPTED, 10), (exit_status::PREEMPTED, 20)];
-        let n = num_failed_app_attempts(&failed, 30, None);
-        assert_eq!(n, 0);
-        assert_eq!(
-            attempt_failed(n, 2),
-            AttemptFailedDecision {
-                log: FailedAttemptsLog::Count(0),
-                retry: true
-            }
-        );
-        let failed = [(exit_status::PREEMPTED, 10), (137, 20), (137, 30)];
-        let n = num_failed_app_attempts(&failed, 30, None);
-        assert_eq!((n, attempt_failed(n, 2).retry), (2, false));
-    }
-
-    // RMAppImpl.AttemptFailedTransition: "Max app attempts is 1 for <app>, preventing further
-    // attempts." even for a preempted AM.
-    #[test]
-    fn a_maximum_of_one_never_retries() {
-        let n = num_failed_app_attempts(&[(exit_status::PREEMPTED, 1)], 2, None);
-        assert_eq!(
-            attempt_failed(n, 1),
-            AttemptFailedDecision {
-                log: FailedAttemptsLog::MaxIsOne,
-                retry: false
-            }
-        );
-    }
-
-    // RMAppImpl.getNumFailedAppAttempts: with attemptFailuresValidityInterval set, only failures
-    // with finishTime > now - interval count (TestAMRestart testAMRestartNotLostContainerAfter
-    // AttemptFailuresValidityInterval's window rule).
-    #[test]
-    fn the_validity_interval_expires_old_failures() {
-        let failed = [(137, 1_000), (137, 70_000)];
-        assert_eq!(num_failed_app_attempts(&failed, 70_000, None), 2);
-        assert_eq!(num_failed_app_attempts(&failed, 70_000, Some(60_000)), 1);
-        // Exactly at the window's edge the failure no longer counts (strict >).
-        assert_eq!(
-            num_failed_app_attempts(&[(137, 10_000)], 70_000, Some(60_000)),
-            0
-        );
-        assert_eq!(
-            num_failed_app_attempts(&[(137, 10_001)], 70_000, Some(60_000)),
-            1
-        );
-    }
-
-    // RMAppImpl.getAppAttemptFailedDiagnostics: the app's maximum, the window, both limits.
-    #[test]
-    fn failed_app_diagnostics_text() {
-        let id = ApplicationId {
-            cluster_timestamp: 1764662400000,
-            id: 1,
-        };
-        assert_eq!(
-            app_attempt_failed_diagnostics(id, 2, 2, None, "X"),
-            "Application application_1764662400000_0001 failed 2 times due to X. Failing the application."
-        );
-        assert_eq!(
-            app_attempt_failed_diagnostics(id, 1, 2, Some(60_000), "X"),
-            "Application application_1764662400000_0001 failed 1 times in previous 60000 milliseconds (global limit =2; local limit is =1) due to X. Failing the application."
-        );
-    }
 }
