@@ -1286,7 +1286,7 @@ impl CoarseGrainedExecutorBackend {
             result,
             stores_block,
         };
-        let launched = executor.tasks.launch(tid, task, clock::now_ms());
+        let launched = executor.tasks.launch(tid, task, clock::now_ms);
         if launched.decommissioned {
             error!(self.env.log(), EXECUTOR, "{LAUNCH_WHILE_DECOMMISSIONED}");
         }
@@ -1656,7 +1656,7 @@ impl CoarseGrainedExecutorBackend {
         task_cpus: u32,
     ) {
         if state.is_finished() {
-            self.state.task_finished(clock::now_ms());
+            self.state.task_finished(clock::now_ms);
         }
         if let Some(d) = &self.driver {
             let u = StatusUpdate {

@@ -276,9 +276,15 @@ impl BackendState {
         }
     }
 
-    /// `statusUpdate`: a finished state (`TaskState.isFinished`) sets `lastTaskFinishTime`.
-    pub fn task_finished(&mut self, now_ms: u64) {
-        self.last_task_finish_ms = now_ms;
+    /// `statusUpdate`: a finished state (`TaskState.isFinished`) sets `lastTaskFinishTime`
+    /// (`now_ms` is read only when it is kept). Only the shutdown thread reads it, against a
+    /// migration round that started after decommissioning did, so a task that finished before
+    /// keeps the backend's start instead: in virtual ms it could share the round's ms and hold
+    /// the exit back a second, where Spark's `nanoTime` puts the round strictly after it.
+    pub fn task_finished(&mut self, now_ms: impl FnOnce() -> u64) {
+        if self.decommissioned {
+            self.last_task_finish_ms = now_ms();
+        }
     }
 
     /// One pass of the shutdown thread, with `running` tasks and the last migration round
@@ -469,9 +475,20 @@ mod tests {
     #[test]
     fn the_shutdown_thread_waits_for_tasks_then_for_a_later_full_migration() {
         let mut b = backend(ALL_ON);
+        // A task that ended before decommissioning started is not waited for, even in the
+        // round's own ms.
+        b.task_finished(|| 1_000);
         b.decommission();
+        let same_ms = MigrationInfo {
+            round_started_ms: 1_000,
+            all_migrated: true,
+        };
+        assert_eq!(
+            b.shutdown_check(0, Some(same_ms)),
+            ShutdownCheck::Exit { migrated: true }
+        );
         assert_eq!(b.shutdown_check(2, None), ShutdownCheck::BlockedByTasks(2));
-        b.task_finished(5_000);
+        b.task_finished(|| 5_000);
         let stale = MigrationInfo {
             round_started_ms: 4_000,
             all_migrated: true,

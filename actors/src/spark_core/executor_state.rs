@@ -83,8 +83,9 @@ impl<T> ExecutorTasks<T> {
     }
 
     /// `launchTask`: the runner goes into `runningTasks` (a task id launched twice replaces
-    /// the first, as the map's put does), then a kill mark left for it is taken.
-    pub fn launch(&mut self, tid: TaskId, task: T, now_ms: u64) -> Launched {
+    /// the first, as the map's put does), then a kill mark left for it is taken (`now_ms` is
+    /// read only when there are marks).
+    pub fn launch(&mut self, tid: TaskId, task: T, now_ms: impl FnOnce() -> u64) -> Launched {
         self.launched += 1;
         match self.running.iter_mut().find(|(t, _)| *t == tid) {
             Some(slot) => slot.1 = task,
@@ -119,13 +120,13 @@ impl<T> ExecutorTasks<T> {
         std::mem::take(&mut self.running)
     }
 
-    fn take_kill_mark(&mut self, tid: TaskId, now_ms: u64) -> Option<KillMark> {
+    fn take_kill_mark(&mut self, tid: TaskId, now_ms: impl FnOnce() -> u64) -> Option<KillMark> {
         if self.kill_marks.is_empty() {
             return None;
         }
         let i = self.kill_marks.iter().position(|m| m.task_id == tid)?;
         let mark = self.kill_marks.swap_remove(i);
-        (now_ms.saturating_sub(mark.at_ms) <= KILL_MARK_TTL_MS).then_some(mark)
+        (now_ms().saturating_sub(mark.at_ms) <= KILL_MARK_TTL_MS).then_some(mark)
     }
 }
 
@@ -229,7 +230,7 @@ mod tests {
     fn a_launched_task_is_tracked_until_it_ends() {
         let mut tasks = ExecutorTasks::<&str>::default();
         assert!(tasks.first_task());
-        let launched = tasks.launch(TaskId(1_000_000), "task", 0);
+        let launched = tasks.launch(TaskId(1_000_000), "task", || 0);
         assert_eq!(
             launched,
             Launched {
@@ -250,7 +251,7 @@ mod tests {
     fn tasks_launched_then_killed_are_all_cancelled() {
         let mut tasks = ExecutorTasks::default();
         for tid in 1..=1000 {
-            tasks.launch(TaskId(tid), tid, tid);
+            tasks.launch(TaskId(tid), tid, || tid);
             assert_eq!(tasks.kill(mark(tid, tid)), Some(tid));
         }
         assert_eq!(tasks.running(), 0);
@@ -267,7 +268,7 @@ mod tests {
         let mut tasks = ExecutorTasks::default();
         for tid in 1..=1000 {
             assert_eq!(tasks.kill(mark(tid, tid)), None);
-            let launched = tasks.launch(TaskId(tid), tid, tid);
+            let launched = tasks.launch(TaskId(tid), tid, || tid);
             assert_eq!(launched.kill, Some(mark(tid, tid)));
         }
         assert!(tasks.kill_marks.is_empty());
@@ -279,12 +280,15 @@ mod tests {
     fn a_kill_mark_older_than_its_ttl_is_not_honoured() {
         let mut tasks = ExecutorTasks::default();
         tasks.kill(mark(7, 0));
-        assert_eq!(tasks.launch(TaskId(7), (), KILL_MARK_TTL_MS + 1).kill, None);
+        assert_eq!(
+            tasks.launch(TaskId(7), (), || KILL_MARK_TTL_MS + 1).kill,
+            None
+        );
         tasks.kill(mark(8, 0));
         tasks.kill(mark(9, KILL_MARK_TTL_MS + 1));
         assert_eq!(tasks.kill_marks, vec![mark(9, KILL_MARK_TTL_MS + 1)]);
         // A running task is killed and its mark kept too (Executor.killTask puts it first).
-        tasks.launch(TaskId(10), (), KILL_MARK_TTL_MS + 1);
+        tasks.launch(TaskId(10), (), || KILL_MARK_TTL_MS + 1);
         assert_eq!(tasks.kill(mark(10, KILL_MARK_TTL_MS + 2)), Some(()));
         assert_eq!(tasks.kill_marks.len(), 2);
     }
@@ -295,8 +299,8 @@ mod tests {
     #[test]
     fn kill_all_tasks_ends_every_running_task_killed() {
         let mut tasks = ExecutorTasks::default();
-        tasks.launch(TaskId(0), "a", 0);
-        tasks.launch(TaskId(1), "b", 0);
+        tasks.launch(TaskId(0), "a", || 0);
+        tasks.launch(TaskId(1), "b", || 0);
         let killed = tasks.kill_all();
         assert_eq!(killed, vec![(TaskId(0), "a"), (TaskId(1), "b")]);
         assert_eq!(tasks.running(), 0);
@@ -311,9 +315,9 @@ mod tests {
     #[test]
     fn a_launch_after_decommission_runs_and_reports_it() {
         let mut tasks = ExecutorTasks::default();
-        assert!(!tasks.launch(TaskId(1), (), 0).decommissioned);
+        assert!(!tasks.launch(TaskId(1), (), || 0).decommissioned);
         tasks.decommission();
-        assert!(tasks.launch(TaskId(2), (), 0).decommissioned);
+        assert!(tasks.launch(TaskId(2), (), || 0).decommissioned);
         assert_eq!(tasks.running(), 2);
     }
 
