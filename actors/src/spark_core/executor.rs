@@ -563,10 +563,6 @@ impl CoarseGrainedExecutorBackend {
         }
     }
 
-    fn migration_enabled(&self) -> bool {
-        self.state.rules().migration_enabled()
-    }
-
     /// `decommissionSelf`: stop taking tasks, start migrating blocks if configured, and exit
     /// once no task runs (the `wait-for-blocks-to-migrate` thread, every second).
     fn decommission_self(&mut self, ctx: &mut Context<Self>) {
@@ -645,11 +641,9 @@ impl CoarseGrainedExecutorBackend {
                 all_migrated,
             }
         });
-        let check = self.state.shutdown_check(running, migration);
-        if running == 0 && self.migration_enabled() {
-            info!(log, BACKEND, "No running tasks, checking migrations");
-        }
-        match check {
+        // With no task running and migration on, the thread checks the migrations first.
+        let checking = "No running tasks, checking migrations";
+        match self.state.shutdown_check(running, migration) {
             ShutdownCheck::Stopping => return,
             ShutdownCheck::BlockedByTasks(n) => {
                 info!(log, BACKEND, "Blocked from shutdown by {n} running tasks");
@@ -657,14 +651,18 @@ impl CoarseGrainedExecutorBackend {
                 return;
             }
             ShutdownCheck::BlocksNotMigrated => {
+                info!(log, BACKEND, "{checking}");
                 info!(log, BACKEND, "All blocks not yet migrated.");
                 ctx.notify_later(ExecutorMsg::DecommissionCheck, clock::ms(1000));
                 return;
             }
-            ShutdownCheck::Exit { migrated: true } => info!(
-                log,
-                BACKEND, "No running tasks, all blocks migrated, stopping."
-            ),
+            ShutdownCheck::Exit { migrated: true } => {
+                info!(log, BACKEND, "{checking}");
+                info!(
+                    log,
+                    BACKEND, "No running tasks, all blocks migrated, stopping."
+                );
+            }
             ShutdownCheck::Exit { migrated: false } => info!(
                 log,
                 BACKEND, "No running tasks, no block migration configured, stopping."

@@ -240,7 +240,10 @@ mod tests {
         );
         assert!(!tasks.first_task());
         assert!(tasks.is_running(TaskId(1_000_000)));
-        assert_eq!(tasks.remove(TaskId(1_000_000)), Some("task"));
+        // runningTasks.put: a second launch of the same id replaces the first runner.
+        tasks.launch(TaskId(1_000_000), "again", || 0);
+        assert_eq!(tasks.running(), 1);
+        assert_eq!(tasks.remove(TaskId(1_000_000)), Some("again"));
         assert_eq!(tasks.running(), 0);
         assert_eq!(tasks.remove(TaskId(1_000_000)), None);
     }
