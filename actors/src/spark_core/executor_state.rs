@@ -175,7 +175,10 @@ pub enum HeartbeatFailed {
     Exit { max: u32, code: i32 },
 }
 
-/// `Executor.heartbeatFailures`: failures in a row of `reportHeartBeat`'s ask.
+/// `Executor.heartbeatFailures`: failures in a row of `reportHeartBeat`'s ask. Not driven yet:
+/// the executor's heartbeat is a one-way send, as the DriverEndpoint answers no
+/// `HeartbeatResponse`; once it does, a failed or timed-out ask (`spark.executor.heartbeatInterval`)
+/// calls `failed` and a reply `succeeded`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HeartbeatFailures {
     max: u32,
