@@ -1,7 +1,11 @@
-//! The executor JVM: `CoarseGrainedExecutorBackend.run` (the `driverPropsFetcher` that looks the
-//! driver up, up to 3 tries, and fetches `SparkAppConfig`), then the `Executor` endpoint: OnStart
-//! registers with the driver, `RegisteredExecutor` creates the Executor and sends
-//! `LaunchedExecutor`, tasks run for their virtual duration, and `exitExecutor` ends the JVM.
+//! The executor JVM's actors: `CoarseGrainedExecutorBackend.run` (the `driverPropsFetcher` that
+//! looks the driver up, up to 3 tries, and fetches `SparkAppConfig`), then the `Executor`
+//! endpoint: OnStart registers with the driver, `RegisteredExecutor` creates the Executor and
+//! sends `LaunchedExecutor`, tasks run for their virtual duration, and `exitExecutor` ends the
+//! JVM. The rules are plain state machines: the backend's in `executor_backend_state`
+//! (registration, exits and their reasons, decommissioning, disconnects, the fetcher's tries),
+//! the Executor's in `executor_state` (running tasks, kill marks, a task's end state); these
+//! actors turn messages into calls on them, and log and send what they decide.
 
 use crate::kernel::clock;
 use crate::kernel::logs::Level;
@@ -13,8 +17,15 @@ use crate::spark_core::block_manager_decommissioner::{
     BlockManagerDecommissioner, DecommissionerConf, SAVED_ON_DECOMMISSIONED, Step, StoredShuffle,
 };
 use crate::spark_core::block_manager_master::RddBlockId;
+use crate::spark_core::executor_backend_state::{
+    BackendState, DecommissionRules, DecommissionStart, Disconnected, DriverLookup, ExitReason,
+    ExitStep, LookupFailed, MigrationInfo, ShutdownCheck,
+};
 use crate::spark_core::executor_env::{self, block_manager_port};
 use crate::spark_core::executor_log_url_handler;
+use crate::spark_core::executor_state::{
+    ExecutorTasks, KillMark, LAUNCH_WHILE_DECOMMISSIONED, TaskEnd,
+};
 use crate::spark_core::memory_store::{EXECUTOR_STORE, MemoryStore};
 use crate::spark_core::unified_memory_manager::max_memory;
 use crate::world::addresses::app_cache_dir;
@@ -109,7 +120,7 @@ pub struct ExecutorMain {
     me: EndpointId,
     args: ExecutorArguments,
     asks: AskTable<MainAnswer>,
-    tries: u32,
+    lookup: DriverLookup,
 }
 
 impl ExecutorMain {
@@ -125,7 +136,7 @@ impl ExecutorMain {
                 me,
                 args,
                 asks: AskTable::default(),
-                tries: 0,
+                lookup: DriverLookup::default(),
             }
         });
     }
@@ -206,7 +217,7 @@ impl ExecutorMain {
 
     /// `setupEndpointRefByURI`, up to 3 tries; the last failure kills the JVM.
     fn try_lookup(&mut self, ctx: &mut Context<Self>) {
-        self.tries += 1;
+        self.lookup.start_try();
         match verifier(&self.env, &self.args.driver_url) {
             Ok(v) => {
                 let (me, t) = (self.me, self.lookup_timeout());
@@ -219,7 +230,7 @@ impl ExecutorMain {
     }
 
     fn lookup_failed(&mut self, e: RpcFailure, ctx: &mut Context<Self>) {
-        if self.tries < 3 {
+        if self.lookup.failed() == LookupFailed::Retry {
             return self.try_lookup(ctx);
         }
         error!(
@@ -355,11 +366,10 @@ struct RunningTask {
     stores_block: bool,
 }
 
-/// Spark's `Executor`: exists once registration succeeded. It runs at most `cores` tasks at a
-/// time, so they sit in a short list (a map's first node alone is 800 bytes per executor).
+/// Spark's `Executor`: exists once registration succeeded. Its task rules are
+/// `ExecutorTasks`'; the rest is what its block manager holds.
 struct Executor {
-    tasks: Vec<(TaskId, RunningTask)>,
-    tasks_run: u64,
+    tasks: ExecutorTasks<RunningTask>,
     /// The block manager's broadcasts, kept only while its log is (its lines are all it shows).
     blocks: Option<Box<ExecutorBlocks>>,
     /// The cached RDD blocks in its MemoryStore (empty unless the program caches).
@@ -373,13 +383,6 @@ struct ExecutorBlocks {
     read: SmallSet<u32>,
     /// The first fetch from the driver's block manager opened a connection.
     connected: bool,
-}
-
-impl Executor {
-    fn remove(&mut self, tid: TaskId) -> Option<RunningTask> {
-        let i = self.tasks.iter().position(|(t, _)| *t == tid)?;
-        Some(self.tasks.swap_remove(i).1)
-    }
 }
 
 /// What the executor reads from the `SparkConf` it built from the fetched properties.
@@ -460,9 +463,8 @@ pub struct CoarseGrainedExecutorBackend {
     args: ExecutorArguments,
     driver: Option<EndpointRef<DriverEndpointMsg>>,
     executor: Option<Executor>,
-    stopping: bool,
-    /// `decommissioned`: decommissioning has started.
-    decommissioned: bool,
+    /// The backend's rules: registration, exit, decommissioning, disconnects.
+    state: BackendState,
     asks: AskTable<BackendAnswer>,
     /// The map outputs in this executor's local dirs (written here or migrated here), kept
     /// only when a decommission would migrate them.
@@ -471,9 +473,6 @@ pub struct CoarseGrainedExecutorBackend {
     decommissioner: Option<Box<BlockManagerDecommissioner>>,
     /// `BlockManager.getPeers`' cache: when fetched, and the peers.
     peers: Option<(u64, Vec<BlockManagerPeer>)>,
-    /// `lastTaskFinishTime` (virtual ms): the shutdown thread waits for a migration round
-    /// that started after it.
-    last_task_finish_ms: u64,
 }
 
 impl CoarseGrainedExecutorBackend {
@@ -486,6 +485,7 @@ impl CoarseGrainedExecutorBackend {
             // signal reaches the backend's thread, not the network.
             let addr = ctx.address();
             env.on_sigterm(move || addr.do_send(ExecutorMsg::SignalTerm));
+            let state = BackendState::new(decommission_rules(&conf), clock::now_ms());
             CoarseGrainedExecutorBackend {
                 sim,
                 conf,
@@ -494,13 +494,11 @@ impl CoarseGrainedExecutorBackend {
                 args,
                 driver: None,
                 executor: None,
-                stopping: false,
-                decommissioned: false,
+                state,
                 asks: AskTable::default(),
                 stored_shuffles: Vec::new(),
                 decommissioner: None,
                 peers: None,
-                last_task_finish_ms: clock::now_ms(),
             }
         });
     }
@@ -541,7 +539,7 @@ impl CoarseGrainedExecutorBackend {
                 reason,
             } => self.on_kill_task(task_id, interrupt_thread, reason, ctx),
             ExecutorMsg::StopExecutor => {
-                self.stopping = true;
+                self.state.stop_executor();
                 info!(self.env.log(), BACKEND, "Driver commanded a shutdown");
                 self.env.send(&self.me, ExecutorMsg::Shutdown);
             }
@@ -565,96 +563,113 @@ impl CoarseGrainedExecutorBackend {
         }
     }
 
-    fn migration_enabled(&self) -> bool {
-        self.conf.storage_decommission && self.conf.storage_decommission_blocks
-    }
-
     /// `decommissionSelf`: stop taking tasks, start migrating blocks if configured, and exit
     /// once no task runs (the `wait-for-blocks-to-migrate` thread, every second).
     fn decommission_self(&mut self, ctx: &mut Context<Self>) {
         let log = self.env.log().clone();
         let id = self.args.executor_id;
-        if !self.conf.decommission_enabled {
-            let line = "Receive decommission request, but decommission feature is disabled.";
-            return warn!(log, BACKEND, "{line}");
-        }
-        if self.decommissioned {
-            return warn!(
-                log,
-                BACKEND, "Executor {id} already started decommissioning."
-            );
-        }
+        let (migrate, storage_misconfigured) = match self.state.decommission() {
+            DecommissionStart::Disabled => {
+                let line = "Receive decommission request, but decommission feature is disabled.";
+                return warn!(log, BACKEND, "{line}");
+            }
+            DecommissionStart::AlreadyStarted => {
+                return warn!(
+                    log,
+                    BACKEND, "Executor {id} already started decommissioning."
+                );
+            }
+            DecommissionStart::Started {
+                migrate,
+                storage_misconfigured,
+            } => (migrate, storage_misconfigured),
+        };
         info!(log, BACKEND, "Decommission executor {id}.");
-        self.decommissioned = true;
-        if self.migration_enabled() {
-            // BlockManager.decommissionSelf: the decommissioner starts its threads.
-            info!(
-                log,
-                "executor::BlockManager", "Starting block manager decommissioning process..."
-            );
-            let dir = executor_env::block_manager_dir(
-                &self.sim.config.user,
-                &self.args.app_id,
-                self.args.executor_id,
-            );
-            let latency = self.sim.config.costs.network_latency_ms;
-            let me = self.block_manager_id();
-            let mut d =
-                BlockManagerDecommissioner::new(self.conf.decommissioner.clone(), latency, dir, me);
-            let steps = d.start(&log);
-            self.decommissioner = Some(Box::new(d));
-            self.run_steps(steps, ctx);
-        } else if self.conf.storage_decommission {
+        if migrate {
+            self.start_block_manager_decommission(&log, ctx);
+        } else if storage_misconfigured {
             error!(
                 log,
                 BACKEND,
                 "Storage decommissioning attempted but neither spark.storage.decommission.shuffleBlocks.enabled or spark.storage.decommission.rddBlocks.enabled is enabled "
             );
         }
+        // `executor.decommission()`: its launches log an error from now on.
+        if let Some(executor) = self.executor.as_mut() {
+            executor.tasks.decommission();
+        }
         ctx.notify_later(ExecutorMsg::DecommissionCheck, clock::ms(1000));
         info!(log, BACKEND, "Will exit when finished decommissioning");
     }
 
+    /// BlockManager.decommissionSelf: the decommissioner starts its threads.
+    fn start_block_manager_decommission(
+        &mut self,
+        log: &crate::kernel::logs::ProcessLog,
+        ctx: &mut Context<Self>,
+    ) {
+        info!(
+            log,
+            "executor::BlockManager", "Starting block manager decommissioning process..."
+        );
+        let dir = executor_env::block_manager_dir(
+            &self.sim.config.user,
+            &self.args.app_id,
+            self.args.executor_id,
+        );
+        let latency = self.sim.config.costs.network_latency_ms;
+        let me = self.block_manager_id();
+        let mut d =
+            BlockManagerDecommissioner::new(self.conf.decommissioner.clone(), latency, dir, me);
+        let steps = d.start(log);
+        self.decommissioner = Some(Box::new(d));
+        self.run_steps(steps, ctx);
+    }
+
     /// One pass of the shutdown thread: exit with `Finished decommissioning` once idle.
     fn decommission_check(&mut self, ctx: &mut Context<Self>) {
-        if self.stopping {
+        if self.state.stopping() {
             return;
         }
         let log = self.env.log().clone();
         info!(log, BACKEND, "Checking to see if we can shutdown.");
-        let running = self.executor.as_ref().map_or(0, |e| e.tasks.len());
-        if running > 0 {
-            info!(
-                log,
-                BACKEND, "Blocked from shutdown by {running} running tasks"
-            );
-            ctx.notify_later(ExecutorMsg::DecommissionCheck, clock::ms(1000));
-            return;
-        }
-        if self.migration_enabled() {
-            info!(log, BACKEND, "No running tasks, checking migrations");
-            let (time, all_migrated) = self
-                .decommissioner
-                .as_ref()
-                .map_or((u64::MAX, true), |d| d.last_migration_info());
-            // Only a round that started after the last task finished saw all its blocks.
-            if !(all_migrated && time > self.last_task_finish_ms) {
+        let running = self.executor.as_ref().map_or(0, |e| e.tasks.running());
+        let migration = self.decommissioner.as_ref().map(|d| {
+            let (round_started_ms, all_migrated) = d.last_migration_info();
+            MigrationInfo {
+                round_started_ms,
+                all_migrated,
+            }
+        });
+        // With no task running and migration on, the thread checks the migrations first.
+        let checking = "No running tasks, checking migrations";
+        match self.state.shutdown_check(running, migration) {
+            ShutdownCheck::Stopping => return,
+            ShutdownCheck::BlockedByTasks(n) => {
+                info!(log, BACKEND, "Blocked from shutdown by {n} running tasks");
+                ctx.notify_later(ExecutorMsg::DecommissionCheck, clock::ms(1000));
+                return;
+            }
+            ShutdownCheck::BlocksNotMigrated => {
+                info!(log, BACKEND, "{checking}");
                 info!(log, BACKEND, "All blocks not yet migrated.");
                 ctx.notify_later(ExecutorMsg::DecommissionCheck, clock::ms(1000));
                 return;
             }
-            info!(
-                log,
-                BACKEND, "No running tasks, all blocks migrated, stopping."
-            );
-        } else {
-            info!(
+            ShutdownCheck::Exit { migrated: true } => {
+                info!(log, BACKEND, "{checking}");
+                info!(
+                    log,
+                    BACKEND, "No running tasks, all blocks migrated, stopping."
+                );
+            }
+            ShutdownCheck::Exit { migrated: false } => info!(
                 log,
                 BACKEND, "No running tasks, no block migration configured, stopping."
-            );
+            ),
         }
         // ExecutorLossMessage.decommissionFinished.
-        self.exit_executor(0, "Finished decommissioning", true);
+        self.exit_executor(ExitReason::FinishedDecommissioning, true);
     }
 
     /// Whether finished map outputs are kept for a decommission's migration.
@@ -672,7 +687,7 @@ impl CoarseGrainedExecutorBackend {
             u64,
         ) -> Vec<Step>,
     ) -> Vec<Step> {
-        if self.stopping {
+        if self.state.stopping() {
             return Vec::new();
         }
         let log = self.env.log().clone();
@@ -721,7 +736,7 @@ impl CoarseGrainedExecutorBackend {
     /// A refresh round: `BlockManager.getPeers` (cached `spark.storage.cachedPeersTtl`), then
     /// both refresh threads' pass.
     fn migration_round(&mut self, ctx: &mut Context<Self>) {
-        if self.stopping || self.decommissioner.is_none() {
+        if self.state.stopping() || self.decommissioner.is_none() {
             return;
         }
         let now = clock::now_ms();
@@ -742,7 +757,7 @@ impl CoarseGrainedExecutorBackend {
 
     /// The RDD thread's round: `getPeers(false)` (cached `spark.storage.cachedPeersTtl`).
     fn rdd_migration_round(&mut self, ctx: &mut Context<Self>) {
-        if self.stopping || self.decommissioner.is_none() {
+        if self.state.stopping() || self.decommissioner.is_none() {
             return;
         }
         let now = clock::now_ms();
@@ -762,7 +777,7 @@ impl CoarseGrainedExecutorBackend {
 
     /// `BlockManagerMaster.getPeers` for the RDD thread.
     fn ask_peers(&mut self, ctx: &mut Context<Self>, forced: bool) {
-        let Some(driver) = self.driver.clone().filter(|_| !self.stopping) else {
+        let Some(driver) = self.driver.clone().filter(|_| !self.state.stopping()) else {
             return;
         };
         let me = self.me_id();
@@ -780,7 +795,7 @@ impl CoarseGrainedExecutorBackend {
 
     /// `BlockManagerMaster.getReplicateInfoForRDDBlocks(blockManagerId)`.
     fn ask_rdd_blocks(&mut self, ctx: &mut Context<Self>) {
-        let Some(driver) = self.driver.clone().filter(|_| !self.stopping) else {
+        let Some(driver) = self.driver.clone().filter(|_| !self.state.stopping()) else {
             return;
         };
         let me = self.me_id();
@@ -823,7 +838,11 @@ impl CoarseGrainedExecutorBackend {
 
     fn rdd_failed(&mut self, failure: &RpcFailure) -> Vec<Step> {
         let log = self.env.log().clone();
-        if let Some(d) = self.decommissioner.as_mut().filter(|_| !self.stopping) {
+        if let Some(d) = self
+            .decommissioner
+            .as_mut()
+            .filter(|_| !self.state.stopping())
+        {
             d.rdd_failed(&log, failure);
         }
         Vec::new()
@@ -851,7 +870,11 @@ impl CoarseGrainedExecutorBackend {
     /// The RDD thread's transfer time is over: `uploadBlockSync` to its peer (a peer that does
     /// not answer fails at once: the connection is refused).
     fn rdd_upload(&mut self, ctx: &mut Context<Self>) {
-        let Some(d) = self.decommissioner.as_ref().filter(|_| !self.stopping) else {
+        let Some(d) = self
+            .decommissioner
+            .as_ref()
+            .filter(|_| !self.state.stopping())
+        else {
             return;
         };
         let Some((peer, block)) = d.rdd_peer().map(|(p, b)| (p.clone(), b.clone())) else {
@@ -883,7 +906,7 @@ impl CoarseGrainedExecutorBackend {
             rdd_id: block.rdd_id,
             partition: block.partition,
         };
-        if self.executor.is_none() || self.stopping {
+        if self.executor.is_none() || self.state.stopping() {
             let failure = RpcFailure::new(
                 "java.io.IOException",
                 format!(
@@ -962,7 +985,11 @@ impl CoarseGrainedExecutorBackend {
     /// A migration thread's transfer time is over: `uploadBlockSync` to its peer. A peer that
     /// does not answer fails at once (the connection is refused).
     fn upload(&mut self, slot: u32, ctx: &mut Context<Self>) {
-        let Some(d) = self.decommissioner.as_ref().filter(|_| !self.stopping) else {
+        let Some(d) = self
+            .decommissioner
+            .as_ref()
+            .filter(|_| !self.state.stopping())
+        else {
             return;
         };
         let (Some(block), Some(peer)) = (d.in_flight(slot), d.peer(slot).cloned()) else {
@@ -994,7 +1021,7 @@ impl CoarseGrainedExecutorBackend {
     /// `updateBlockInfo` moves the map output here.
     fn on_upload_shuffle_block(&mut self, ask: ReplyTo<()>, block: MigratedShuffleBlock) {
         let info: ShuffleBlockInfo = block.info;
-        if self.decommissioned || self.stopping {
+        if self.state.refuses_block_uploads() {
             let failure = RpcFailure::new(
                 SAVED_ON_DECOMMISSIONED,
                 format!(
@@ -1023,8 +1050,7 @@ impl CoarseGrainedExecutorBackend {
 
     fn register(&mut self, ctx: &mut Context<Self>) {
         let Some(driver) = driver_ref(&self.env, &self.args.driver_url) else {
-            let text = format!("Cannot register with driver: {}", self.args.driver_url);
-            return self.exit_executor(1, &text, false);
+            return self.exit_executor(self.cannot_register(String::new()), false);
         };
         self.driver = Some(driver.clone());
         let me = self.me.clone();
@@ -1096,9 +1122,9 @@ impl CoarseGrainedExecutorBackend {
                     connected: false,
                 })
             });
+        self.state.registered();
         self.executor = Some(Executor {
-            tasks: Vec::new(),
-            tasks_run: 0,
+            tasks: ExecutorTasks::default(),
             rdd_blocks: Vec::new(),
             blocks,
         });
@@ -1127,7 +1153,7 @@ impl CoarseGrainedExecutorBackend {
     }
 
     fn on_heartbeat_tick(&mut self, ctx: &mut Context<Self>) {
-        if self.stopping {
+        if self.state.stopping() {
             return;
         }
         if let Some(d) = &self.driver {
@@ -1149,7 +1175,7 @@ impl CoarseGrainedExecutorBackend {
             return;
         };
         let costs = &self.sim.config.costs;
-        let budget = if executor.tasks_run == 0 {
+        let budget = if executor.tasks.first_task() {
             costs.first_task_warmup_ms
         } else {
             costs.task_launch_overhead_ms
@@ -1188,12 +1214,8 @@ impl CoarseGrainedExecutorBackend {
     }
 
     fn on_launch_task(&mut self, desc: Box<TaskDescription>, ctx: &mut Context<Self>) {
-        if self.executor.is_none() {
-            return self.exit_executor(
-                1,
-                "Received LaunchTask command but executor was null",
-                true,
-            );
+        if let Some(reason) = self.state.needs_executor(true) {
+            return self.exit_executor(reason, true);
         }
         let log = self.env.log().clone();
         info!(log, BACKEND, "Got assigned task {}", desc.task_id);
@@ -1215,12 +1237,11 @@ impl CoarseGrainedExecutorBackend {
         }
         let costs = &self.sim.config.costs;
         let executor = self.executor.as_mut().expect("checked above");
-        let warmup = if executor.tasks_run == 0 {
+        let warmup = if executor.tasks.first_task() {
             costs.first_task_warmup_ms
         } else {
             0
         };
-        executor.tasks_run += 1;
         let (work_ms, result) = run_task(&desc.work, desc.attempt_number, costs);
         // A bad executor: a `failing-executor` fault makes every task here throw.
         let attempt = self.sim.current_attempt.get();
@@ -1263,10 +1284,13 @@ impl CoarseGrainedExecutorBackend {
             result,
             stores_block,
         };
-        match executor.tasks.iter_mut().find(|(t, _)| *t == tid) {
-            // A task id launched twice replaces the first (as a map insert would).
-            Some(slot) => slot.1 = task,
-            None => executor.tasks.push((tid, task)),
+        let launched = executor.tasks.launch(tid, task, clock::now_ms);
+        if launched.decommissioned {
+            error!(self.env.log(), EXECUTOR, "{LAUNCH_WHILE_DECOMMISSIONED}");
+        }
+        // A KillTask came before this LaunchTask: the new runner is killed at once.
+        if let Some(mark) = launched.kill {
+            self.kill_launched(mark, ctx);
         }
     }
 
@@ -1498,48 +1522,54 @@ impl CoarseGrainedExecutorBackend {
         }))
     }
 
+    /// The task's time is over: `TaskRunner.run`'s end, whose state and result `TaskEnd` names.
     fn on_task_done(&mut self, tid: TaskId) {
-        let Some(task) = self.executor.as_mut().and_then(|e| e.remove(tid)) else {
+        let Some(task) = self.executor.as_mut().and_then(|e| e.tasks.remove(tid)) else {
             return;
         };
+        let end = TaskEnd::of(&task.result);
+        match end {
+            TaskEnd::Exception => self.log_exception(tid, &task),
+            TaskEnd::Finished => self.finished(tid, &task),
+            // A FetchFailedException is reported as its FetchFailed reason, with no
+            // `Exception in task` line.
+            TaskEnd::FetchFailed | TaskEnd::Killed => {}
+        }
+        self.status_update(tid, end.state(), task.result, task.desc.cpus);
+    }
+
+    /// `Exception in <task> (TID n)` with the exception's class and message.
+    fn log_exception(&self, tid: TaskId, task: &RunningTask) {
+        if let TaskResultData::Exception { class, description } = &task.result {
+            error!(
+                self.env.log(),
+                EXECUTOR,
+                "Exception in {} (TID {tid})\n{class}: {description}",
+                task.desc.name()
+            );
+        }
+    }
+
+    /// A finished task stores its computed cached partition, keeps its map output for a
+    /// decommission's migration, and sends its result.
+    fn finished(&mut self, tid: TaskId, task: &RunningTask) {
+        if task.stores_block {
+            self.store_cached_partition(&task.desc);
+        }
+        if let (TaskResultData::MapStatus(m), Some(w)) = (&task.result, task.desc.shuffle.write)
+            && self.keeps_shuffle_files()
+        {
+            self.stored_shuffles.push(StoredShuffle {
+                info: ShuffleBlockInfo {
+                    shuffle_id: w.shuffle_id,
+                    map_id: tid.0,
+                },
+                data_bytes: m.bytes,
+                num_reduces: m.num_reduces,
+            });
+        }
         let log = self.env.log().clone();
-        let (state, data) = match task.result {
-            TaskResultData::Exception { class, description } => {
-                error!(
-                    log,
-                    EXECUTOR,
-                    "Exception in {} (TID {tid})\n{class}: {description}",
-                    task.desc.name()
-                );
-                (
-                    TaskState::Failed,
-                    TaskResultData::Exception { class, description },
-                )
-            }
-            // Executor.TaskRunner: a FetchFailedException is reported as its FetchFailed
-            // reason, with no `Exception in task` line.
-            f @ TaskResultData::FetchFailed(_) => (TaskState::Failed, f),
-            other => {
-                if task.stores_block {
-                    self.store_cached_partition(&task.desc);
-                }
-                if let (TaskResultData::MapStatus(m), Some(w)) = (&other, task.desc.shuffle.write)
-                    && self.keeps_shuffle_files()
-                {
-                    self.stored_shuffles.push(StoredShuffle {
-                        info: ShuffleBlockInfo {
-                            shuffle_id: w.shuffle_id,
-                            map_id: tid.0,
-                        },
-                        data_bytes: m.bytes,
-                        num_reduces: m.num_reduces,
-                    });
-                }
-                self.log_result_sent(&log, &task.desc);
-                (TaskState::Finished, other)
-            }
-        };
-        self.status_update(tid, state, data, task.desc.cpus);
+        self.log_result_sent(&log, &task.desc);
     }
 
     /// Executor.TaskRunner's line for a serialized result: over `spark.driver.maxResultSize`
@@ -1567,25 +1597,51 @@ impl CoarseGrainedExecutorBackend {
 
     fn on_kill_task(
         &mut self,
-        tid: TaskId,
-        interrupt: bool,
+        task_id: TaskId,
+        interrupt_thread: bool,
         reason: String,
         ctx: &mut Context<Self>,
     ) {
+        if let Some(exit) = self.state.needs_executor(false) {
+            return self.exit_executor(exit, true);
+        }
         let Some(executor) = self.executor.as_mut() else {
-            return self.exit_executor(1, "Received KillTask command but executor was null", true);
-        };
-        let Some(task) = executor.remove(tid) else {
             return;
         };
+        let mark = KillMark {
+            task_id,
+            interrupt_thread,
+            reason,
+            at_ms: clock::now_ms(),
+        };
+        // Executor.killTask marks the kill (for a launch still to come) and kills the runner.
+        if let Some(task) = executor.tasks.kill(mark.clone()) {
+            self.killed(task, mark, ctx);
+        }
+    }
+
+    /// `launchTask` found a kill mark: the runner it just put is killed.
+    fn kill_launched(&mut self, mark: KillMark, ctx: &mut Context<Self>) {
+        let task = self
+            .executor
+            .as_mut()
+            .and_then(|e| e.tasks.remove(mark.task_id));
+        if let Some(task) = task {
+            self.killed(task, mark, ctx);
+        }
+    }
+
+    /// `TaskRunner.kill`: the task's timer stops and its KILLED status carries
+    /// `TaskKilled(killReason)`.
+    fn killed(&mut self, task: RunningTask, mark: KillMark, ctx: &mut Context<Self>) {
         ctx.cancel_future(task.timer);
+        let (tid, interrupt, reason) = (mark.task_id, mark.interrupt_thread, mark.reason);
         info!(
             self.env.log(),
             EXECUTOR,
             "Executor is trying to kill {} (TID {tid}), interruptThread: {interrupt}, reason: {reason}",
             task.desc.name()
         );
-        // Executor.TaskRunner: the KILLED status carries `TaskKilled(killReason)`.
         let data = TaskResultData::Killed { reason };
         self.status_update(tid, TaskState::Killed, data, task.desc.cpus);
     }
@@ -1597,8 +1653,8 @@ impl CoarseGrainedExecutorBackend {
         data: TaskResultData,
         task_cpus: u32,
     ) {
-        if self.decommissioned && state != TaskState::Running {
-            self.last_task_finish_ms = clock::now_ms();
+        if state.is_finished() {
+            self.state.task_finished(clock::now_ms);
         }
         if let Some(d) = &self.driver {
             let u = StatusUpdate {
@@ -1614,9 +1670,9 @@ impl CoarseGrainedExecutorBackend {
 
     /// `Shutdown`: with no Executor the JVM exits 1; otherwise the Executor stops and the JVM exits 0.
     fn on_shutdown(&mut self) {
-        self.stopping = true;
-        if self.executor.is_none() {
-            return self.env.exit(1);
+        let code = self.state.shutdown();
+        if code != 0 {
+            return self.env.exit(code);
         }
         let log = self.env.log().clone();
         // BlockManager.stop: the decommissioner first, then the stores.
@@ -1626,7 +1682,7 @@ impl CoarseGrainedExecutorBackend {
         info!(log, "executor::MemoryStore", "MemoryStore cleared");
         info!(log, "executor::BlockManager", "BlockManager stopped");
         info!(log, "executor::ShutdownHookManager", "Shutdown hook called");
-        self.env.exit(0);
+        self.env.exit(code);
     }
 
     /// SIGTERM (a NodeManager stopping the container): SignalUtils logs it and hands it to the
@@ -1635,21 +1691,34 @@ impl CoarseGrainedExecutorBackend {
     fn on_signal_term(&mut self) {
         let log = self.env.log().clone();
         error!(log, BACKEND, "RECEIVED SIGNAL TERM");
-        self.stopping = true;
+        let code = self.state.signal_term();
         info!(log, "executor::ShutdownHookManager", "Shutdown hook called");
-        self.env.exit(143);
+        self.env.exit(code);
     }
 
-    /// `exitExecutor(code, reason, notifyDriver)`: first call only.
-    fn exit_executor(&mut self, code: i32, reason: &str, notify_driver: bool) {
-        if self.stopping {
-            info!(
-                self.env.log(),
-                BACKEND, "Skip exiting executor since it's been already asked to exit before."
-            );
-            return;
+    /// `Cannot register with driver: <url>` (and the failure's text, if any).
+    fn cannot_register(&self, cause: String) -> ExitReason {
+        ExitReason::CannotRegister {
+            driver_url: self.args.driver_url.to_string(),
+            cause,
         }
-        self.stopping = true;
+    }
+
+    /// `exitExecutor(code, reason, notifyDriver)`: first call only. Its reason is recorded
+    /// once; the error line and the driver's `RemoveExecutor` read that record.
+    fn exit_executor(&mut self, reason: ExitReason, notify_driver: bool) {
+        let notify_driver = match self.state.exit_executor(reason, notify_driver) {
+            ExitStep::Skip => {
+                return info!(
+                    self.env.log(),
+                    BACKEND, "Skip exiting executor since it's been already asked to exit before."
+                );
+            }
+            ExitStep::Exit { notify_driver } => notify_driver,
+        };
+        let Some(reason) = self.state.exit_reason() else {
+            return;
+        };
         error!(
             self.env.log(),
             BACKEND, "Executor self-exiting due to : {reason}"
@@ -1661,25 +1730,42 @@ impl CoarseGrainedExecutorBackend {
             };
             self.env.send(d, msg);
         }
-        // Spark <= 4.0 ignores `code` here: `Shutdown` exits 1 without an Executor, else 0.
-        let _ = code;
+        // Spark 4.0 sends itself `Shutdown` (no `System.exit(code)`): it exits 1 without an
+        // Executor, else 0.
         self.on_shutdown();
     }
 
     fn on_disconnected(&mut self, address: RpcAddress) {
-        if self.stopping {
-            return;
-        }
         // The driver's address is the URL's (parsed here: disconnects are rare).
-        if Some(&address) == parse_driver_url(&self.args.driver_url).as_ref() {
-            let reason = format!("Driver {address} disassociated! Shutting down.");
-            self.exit_executor(1, &reason, false);
-        } else {
-            info!(
-                self.env.log(),
-                BACKEND, "An unknown ({address}) driver disconnected."
-            );
+        let is_driver = Some(&address) == parse_driver_url(&self.args.driver_url).as_ref();
+        let seen = self.state.disconnected(is_driver);
+        let log = self.env.log();
+        match seen {
+            Disconnected::Driver => {
+                self.exit_executor(ExitReason::DriverDisassociated(address.to_string()), false)
+            }
+            Disconnected::DuringShutdown => crate::sim_log!(
+                log,
+                BACKEND,
+                seen.level(),
+                "Driver from {address} disconnected during shutdown"
+            ),
+            Disconnected::Unknown => crate::sim_log!(
+                log,
+                BACKEND,
+                seen.level(),
+                "An unknown ({address}) driver disconnected."
+            ),
         }
+    }
+}
+
+/// The backend's decommissioning switches, from its conf.
+fn decommission_rules(conf: &ExecutorConf) -> DecommissionRules {
+    DecommissionRules {
+        enabled: conf.decommission_enabled,
+        storage: conf.storage_decommission,
+        storage_blocks: conf.storage_decommission_blocks,
     }
 }
 
@@ -1760,10 +1846,7 @@ impl Actor for CoarseGrainedExecutorBackend {
                     EndpointVerifierMsg::CheckExistence(a, DRIVER_ENDPOINT.into())
                 });
             }
-            Err(_) => {
-                let text = format!("Cannot register with driver: {}", self.args.driver_url);
-                self.exit_executor(1, &text, false);
-            }
+            Err(_) => self.exit_executor(self.cannot_register(String::new()), false),
         }
     }
 }
@@ -1785,12 +1868,8 @@ impl CoarseGrainedExecutorBackend {
             | BackendAnswer::RddBlocks(_)
             | BackendAnswer::RddUpload(_)) => self.on_rdd_answer(a, ctx),
             BackendAnswer::Lookup(result) | BackendAnswer::Register(result) => {
-                let cause = result.err().map(|e| format!("\n{e}")).unwrap_or_default();
-                let text = format!(
-                    "Cannot register with driver: {}{cause}",
-                    self.args.driver_url
-                );
-                self.exit_executor(1, &text, false);
+                let cause = result.err().map(|e| e.to_string()).unwrap_or_default();
+                self.exit_executor(self.cannot_register(cause), false);
             }
         }
     }
