@@ -1642,6 +1642,15 @@ impl CoarseGrainedExecutorBackend {
             "Executor is trying to kill {} (TID {tid}), interruptThread: {interrupt}, reason: {reason}",
             task.desc.name()
         );
+        // The TaskRunner's thread then meets the kill (TaskKilledException at its next
+        // interruption check) and logs it before its KILLED status (Spark 4.0.0's
+        // Executor$TaskRunner.run: `Executor killed <taskName>, reason: <reason>`).
+        info!(
+            self.env.log(),
+            EXECUTOR,
+            "Executor killed {} (TID {tid}), reason: {reason}",
+            task.desc.name()
+        );
         let data = TaskResultData::Killed { reason };
         self.status_update(tid, TaskState::Killed, data, task.desc.cpus);
     }
