@@ -1769,11 +1769,7 @@ fn a_real_spark_4_sql_log_of_two_thousand_short_tasks_replays_within_five_percen
     let r = replay::replay(&data("sql_n2_r1.zstd"), &setup(&[])).expect("replays");
     assert!(r.error.is_none(), "{:?}", r.error);
     assert_eq!(r.jobs.len(), 3);
-    assert!(
-        r.time.error_pct.abs() <= 5.0,
-        "{:+.1} %",
-        r.time.error_pct
-    );
+    assert!(r.time.error_pct.abs() <= 5.0, "{:+.1} %", r.time.error_pct);
     for j in &r.jobs {
         let pct = job_error_pct(j);
         assert!(pct.abs() <= 5.0, "job {}: {pct:+.1} %", j.job_id);
