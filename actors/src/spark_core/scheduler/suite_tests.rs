@@ -284,28 +284,37 @@ fn a_success_resets_the_index_failure_count() {
     assert_eq!(a.tsm(0, 0).failures[index], 1);
 }
 
+/// A set of two tasks on one executor whose first task throws `class: description`; the
+/// harness and that task's id.
+fn first_task_throws(class: &str, description: &str) -> (Alone, TaskId) {
+    let mut a = Alone::new(1);
+    a.ts.submit_tasks(task_set(0, 0, 2, None));
+    let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+    let data = TaskResultData::Exception {
+        class: class.into(),
+        description: description.into(),
+    };
+    let mut out = Vec::new();
+    a.ts.status_update_handled(
+        t.task_id,
+        TaskState::Failed,
+        data,
+        &mut a.env,
+        &mut a.dag,
+        &mut out,
+    );
+    (a, t.task_id)
+}
+
 // TaskSetManager.handleFailedTask (Spark 4.0.0's jar: the `className ==
 // classOf[TaskOutputFileAlreadyExistException].getName` check and its texts): a task that cannot
 // write its output file is not retried. Its first failure aborts the set (spark.task.maxFailures
 // is 4 here), counts no failure and offers the index no more.
 #[test]
 fn an_output_file_that_already_exists_aborts_the_task_set_without_retry() {
-    let mut a = Alone::new(1);
-    a.ts.submit_tasks(task_set(0, 0, 2, None));
-    let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
-    let data = TaskResultData::Exception {
-        class: "org.apache.spark.TaskOutputFileAlreadyExistException".into(),
-        description: "org.apache.hadoop.fs.FileAlreadyExistsException: /out/part-00000".into(),
-    };
-    let mut out = Vec::new();
-    let tid = t.task_id;
-    a.ts.status_update_handled(
-        tid,
-        TaskState::Failed,
-        data,
-        &mut a.env,
-        &mut a.dag,
-        &mut out,
+    let (mut a, tid) = first_task_throws(
+        "org.apache.spark.TaskOutputFileAlreadyExistException",
+        "org.apache.hadoop.fs.FileAlreadyExistsException: /out/part-00000",
     );
     assert!(matches!(
         a.dag.ended_with(tid),
@@ -333,23 +342,7 @@ fn an_output_file_that_already_exists_aborts_the_task_set_without_retry() {
 // lower-case `task 0.0 in stage 0.0 (TID 0)`, counts no failure and offers the index no more.
 #[test]
 fn a_not_serializable_result_aborts_the_task_set_without_retry() {
-    let mut a = Alone::new(1);
-    a.ts.submit_tasks(task_set(0, 0, 2, None));
-    let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
-    let data = TaskResultData::Exception {
-        class: "java.io.NotSerializableException".into(),
-        description: "com.example.Record".into(),
-    };
-    let mut out = Vec::new();
-    let tid = t.task_id;
-    a.ts.status_update_handled(
-        tid,
-        TaskState::Failed,
-        data,
-        &mut a.env,
-        &mut a.dag,
-        &mut out,
-    );
+    let (mut a, _) = first_task_throws("java.io.NotSerializableException", "com.example.Record");
     assert_eq!(
         a.dag.failed_sets,
         vec![(
