@@ -9,7 +9,8 @@ pyspark 4.0.0 (Java 17) on this 2-core machine under other builds' load:
   spark-submit --master "local-cluster[2,2,1024]" --conf spark.eventLog.enabled=true \
     --conf spark.eventLog.dir=DIR --conf spark.executor.memory=768m scripts/make-sql-eventlog.py
 
-and kept as tests/data/eventlogs/sql_n2_r1.zstd (the rolling directory's one events file).
+and kept as tests/data/eventlogs/sql_n2_r1.zstd (the rolling directory's one events file); the
+same with `local-cluster[1,2,1024]` is sql_n1_r1.zstd (the what-if's target).
 """
 from pyspark.sql import SparkSession, functions as F
 spark = SparkSession.builder.appName("sql-many-tasks").getOrCreate()
