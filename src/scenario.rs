@@ -48,7 +48,7 @@ use fault_entry::RawFault;
 use fault_plan::{Planned, check_keys, fault, fault_keys};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sparkyard_actors::faults::{DriverFault, FaultController, PlannedFault};
+use sparkyard_actors::faults::{FaultController, PlannedDriverFault, PlannedFault};
 use sparkyard_actors::world::config::UserProgram;
 use std::path::{Path, PathBuf};
 use submit::RawSubmit;
@@ -112,7 +112,7 @@ pub struct Scenario {
     /// The `[workload]` table as written: every run draws its tasks from its own seed.
     workload: Option<std::sync::Arc<RawWorkload>>,
     pub faults: Vec<PlannedFault>,
-    pub driver_faults: Vec<(u32, DriverFault)>,
+    pub driver_faults: Vec<PlannedDriverFault>,
     pub expect: Expectations,
     chaos: Option<RawChaos>,
     /// The `[submit]` table (the run's overrides are applied to it).
@@ -292,7 +292,7 @@ fn load_with(path: &Path, purpose: Use) -> Result<Scenario, UserError> {
                 faults.push(p);
                 fault_kinds.push(f.get_ref().kind.clone());
             }
-            Planned::Driver(attempt, d) => driver_faults.push((attempt, d)),
+            Planned::Driver(d) => driver_faults.push(d),
         }
     }
     expect::validate_expectations(&raw.expect).map_err(err)?;

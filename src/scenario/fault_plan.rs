@@ -5,7 +5,7 @@
 use super::fault_entry::RawFault;
 use super::fault_kinds::{self, KindPlan};
 use crate::conf::cluster::ClusterConfig;
-use sparkyard_actors::faults::{DriverFault, PlannedFault, Trigger};
+use sparkyard_actors::faults::{PlannedDriverFault, PlannedFault, Trigger};
 
 /// Keys of a `[[faults]]` entry that every timed or event-triggered kind takes.
 pub(super) const TRIGGER_KEYS: &[&str] = &[
@@ -26,7 +26,8 @@ pub(super) const TRIGGER_KEYS: &[&str] = &[
 fn ignored_keys(kind: &str, given: &[String]) -> Option<(Vec<String>, Vec<&'static str>)> {
     let k = fault_kinds::kind(kind)?;
     let takes: Vec<&'static str> = if k.driver {
-        k.keys.to_vec()
+        // A driver fault fires when its AM attempt starts, in the application `app` names.
+        k.keys.iter().chain(&["app"]).copied().collect()
     } else {
         TRIGGER_KEYS.iter().chain(k.keys).copied().collect()
     };
@@ -98,7 +99,7 @@ pub(super) fn check_keys(f: &RawFault, given: &[String]) -> Result<(), String> {
 
 pub(super) enum Planned {
     Fault(PlannedFault),
-    Driver(u32, DriverFault),
+    Driver(PlannedDriverFault),
 }
 
 fn trigger(f: &RawFault) -> Result<Trigger, String> {
@@ -143,11 +144,12 @@ pub(super) fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, St
         ));
     };
     let action = match kind.plan(f, cluster)? {
-        KindPlan::Driver(d) => {
-            return Ok(Planned::Driver(
-                f.on_attempt_started.unwrap_or(f.attempt),
-                d,
-            ));
+        KindPlan::Driver(fault) => {
+            return Ok(Planned::Driver(PlannedDriverFault {
+                app: f.app.map_or(0, |a| a as usize - 1),
+                attempt: f.on_attempt_started.unwrap_or(f.attempt),
+                fault,
+            }));
         }
         KindPlan::Action(a) => a,
     };
@@ -163,6 +165,7 @@ pub(super) fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, St
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sparkyard_actors::faults::DriverFault;
 
     fn embedded() -> ClusterConfig {
         crate::conf::cluster::load_cluster(crate::conf::cluster::ClusterSource::Embedded)
@@ -206,9 +209,29 @@ mod tests {
             on_attempt_started: Some(2),
             ..entry("no-spark-context")
         };
-        let Ok(Planned::Driver(2, DriverFault::NeverCreateContext)) = fault(&f, &embedded()) else {
+        let Ok(Planned::Driver(d)) = fault(&f, &embedded()) else {
             panic!("a driver fault for attempt 2");
         };
+        let want = PlannedDriverFault {
+            app: 0,
+            attempt: 2,
+            fault: DriverFault::NeverCreateContext,
+        };
+        assert_eq!(d, want);
+    }
+
+    /// A driver fault takes `app = N` as every other fault does (issue 28: a day's driver
+    /// faults used to act on its first application only).
+    #[test]
+    fn a_driver_fault_aims_at_its_application() {
+        let f = RawFault {
+            app: Some(3),
+            ..entry("no-spark-context")
+        };
+        let Ok(Planned::Driver(d)) = fault(&f, &embedded()) else {
+            panic!("a driver fault");
+        };
+        assert_eq!((d.app, d.attempt), (2, 1));
     }
 
     #[test]
@@ -246,7 +269,7 @@ mod tests {
         assert_eq!(
             driver.err().as_deref(),
             Some(
-                "kind 'user-class-throws' does not use `at_ms` (a driver fault fires when its AM attempt starts: use `attempt` or `on_attempt_started`); the keys it takes: attempt, on_attempt_started, exception"
+                "kind 'user-class-throws' does not use `at_ms` (a driver fault fires when its AM attempt starts: use `attempt` or `on_attempt_started`); the keys it takes: attempt, on_attempt_started, exception, app"
             )
         );
         assert!(check_keys(&entry("kill-am"), &keys(&["kind", "at_ms", "exit"])).is_ok());

@@ -208,7 +208,7 @@ impl Scenario {
                     planned.push(p);
                     kinds.push(f.kind.clone());
                 }
-                Ok(Planned::Driver(attempt, d)) => driver_faults.push((attempt, d)),
+                Ok(Planned::Driver(d)) => driver_faults.push(d),
                 Err(m) => {
                     return Err(UserError::file(
                         self.path.display().to_string(),

@@ -61,12 +61,13 @@ fn where_nothing_competes_each_application_is_its_single_replay_to_the_milliseco
     let dir = temp_dir("exact");
     let cluster = big_cluster(&dir);
     // Every committed log of the directory (its subdirectory of other tools' logs left out):
-    // 18 applications over 100 minutes, every codec and layout. Without the submissions'
+    // 20 applications over 100 minutes (the two SQL ones of 2,051 short tasks among them),
+    // every codec and layout. Without the submissions'
     // alignment to the NodeManagers' heartbeats (`cluster::submit_offset_ms`), multijob_n4_r1
     // takes 184 ms less than its single replay.
     let logs = [data("")];
     let day = cluster::replay_cluster(&logs, &day_setup(&cluster)).expect("the day runs");
-    assert_eq!(day.applications.len(), 18);
+    assert_eq!(day.applications.len(), 20);
     for a in &day.applications {
         let log = Path::new(&a.path);
         assert_eq!(a.outcome, "FINISHED/SUCCEEDED", "{}", a.path);
@@ -463,4 +464,44 @@ fn the_plot_of_the_days_queues_is_written_only_with_plot() {
     let out = binary(&["replay-cluster", "--cluster", c, l]);
     assert_eq!(out.status.code(), Some(0));
     assert!(!plot.exists() && !text(&out.stdout).contains("plot:"));
+}
+
+/// Issue 28: a driver fault aims at the application its `app` names (it used to act on the
+/// first application only): `no-spark-context` in the second application's first AM attempt
+/// costs that application a second attempt and leaves the first alone.
+#[test]
+fn a_driver_fault_acts_on_the_application_it_names() {
+    let dir = std::env::temp_dir().join(format!("sparkyard-drvfault-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("driver-fault.toml");
+    std::fs::write(
+        &file,
+        "name = \"driver-fault-second-app\"\n[submit]\nclass = \"org.apache.spark.examples.SparkPi\"\n[[faults]]\nkind = \"no-spark-context\"\napp = 2\n",
+    )
+    .expect("writes");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sparkyard"))
+        .args(["replay-cluster", "--json", "--scenario"])
+        .arg(&file)
+        .arg(data("skew_n1_r1.zstd"))
+        .arg(data("multijob_n1_r1.zstd"))
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let attempts: Vec<u64> = json["applications"]
+        .as_array()
+        .expect("applications")
+        .iter()
+        .map(|a| {
+            a["fault_cost"]["am_attempts"]
+                .as_u64()
+                .expect("am_attempts")
+        })
+        .collect();
+    assert_eq!(attempts, vec![1, 2]);
+    let _ = std::fs::remove_dir_all(&dir);
 }

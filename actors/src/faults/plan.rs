@@ -189,6 +189,16 @@ impl FaultAction {
     }
 }
 
+/// A driver fault planned for one AM attempt of one application.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedDriverFault {
+    /// The application (submission index).
+    pub app: usize,
+    /// The AM attempt it acts in (from 1).
+    pub attempt: u32,
+    pub fault: DriverFault,
+}
+
 /// What the user program does wrong in an attempt.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DriverFault {
@@ -230,8 +240,8 @@ struct FetchFailures {
 #[derive(Default)]
 pub struct FaultController {
     planned: RefCell<Vec<(PlannedFault, bool)>>,
-    /// Driver faults by AM attempt number.
-    pub driver_faults: Vec<(u32, DriverFault)>,
+    /// Driver faults, by application and AM attempt.
+    pub driver_faults: Vec<PlannedDriverFault>,
     /// Launch failures still to inject, by host.
     launch_failures: RefCell<Vec<(String, u32)>>,
     /// Fetch failures still to inject, by (stage, reduce partition).
@@ -269,7 +279,7 @@ pub struct WaitingRule {
 }
 
 impl FaultController {
-    pub fn new(planned: Vec<PlannedFault>, driver_faults: Vec<(u32, DriverFault)>) -> Self {
+    pub fn new(planned: Vec<PlannedFault>, driver_faults: Vec<PlannedDriverFault>) -> Self {
         let names_executors = planned.iter().any(|f| f.action.names_executors());
         FaultController {
             names_executors,
@@ -354,19 +364,18 @@ impl FaultController {
 
     /// The latest application a planned fault aims at (submission index), if any fault does.
     pub fn last_app_aimed_at(&self) -> Option<usize> {
-        self.planned.borrow().iter().map(|(f, _)| f.app).max()
+        let planned = self.planned.borrow().iter().map(|(f, _)| f.app).max();
+        let driver = self.driver_faults.iter().map(|d| d.app).max();
+        planned.max(driver)
     }
 
-    /// The driver fault of AM attempt `attempt` of application `app`: a scenario's driver
-    /// faults are its first application's (they take no `app`).
+    /// The driver fault of AM attempt `attempt` of application `app` (a `[[faults]]` entry's
+    /// `app = N`, the first application when it has none).
     pub fn driver_fault(&self, app: usize, attempt: u32) -> Option<DriverFault> {
-        if app != 0 {
-            return None;
-        }
         self.driver_faults
             .iter()
-            .find(|(a, _)| *a == attempt)
-            .map(|(_, f)| f.clone())
+            .find(|d| d.app == app && d.attempt == attempt)
+            .map(|d| d.fault.clone())
     }
 
     pub fn add_launch_failures(&self, host: &str, count: u32) {
