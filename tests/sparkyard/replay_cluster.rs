@@ -466,19 +466,13 @@ fn the_plot_of_the_days_queues_is_written_only_with_plot() {
     assert!(!plot.exists() && !text(&out.stdout).contains("plot:"));
 }
 
-/// Issue 28: a driver fault aims at the application its `app` names (it used to act on the
-/// first application only): `no-spark-context` in the second application's first AM attempt
-/// costs that application a second attempt and leaves the first alone.
-#[test]
-fn a_driver_fault_acts_on_the_application_it_names() {
-    let dir = std::env::temp_dir().join(format!("sparkyard-drvfault-{}", std::process::id()));
+/// `replay-cluster --json --scenario` of a scenario written from `text`, over skew_n1_r1 and
+/// multijob_n1_r1 (submitted 176 s later): the day's JSON report.
+fn day_with_scenario(name: &str, text: &str) -> serde_json::Value {
+    let dir = std::env::temp_dir().join(format!("sparkyard-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
-    let file = dir.join("driver-fault.toml");
-    std::fs::write(
-        &file,
-        "name = \"driver-fault-second-app\"\n[submit]\nclass = \"org.apache.spark.examples.SparkPi\"\n[[faults]]\nkind = \"no-spark-context\"\napp = 2\n",
-    )
-    .expect("writes");
+    let file = dir.join("scenario.toml");
+    std::fs::write(&file, text).expect("writes");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_sparkyard"))
         .args(["replay-cluster", "--json", "--scenario"])
         .arg(&file)
@@ -486,22 +480,55 @@ fn a_driver_fault_acts_on_the_application_it_names() {
         .arg(data("multijob_n1_r1.zstd"))
         .output()
         .expect("runs");
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    let attempts: Vec<u64> = json["applications"]
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+/// Each application's fault cost: (AM attempts, ms later than the day without the scenario).
+fn costs(day: &serde_json::Value) -> Vec<(u64, u64)> {
+    day["applications"]
         .as_array()
         .expect("applications")
         .iter()
         .map(|a| {
-            a["fault_cost"]["am_attempts"]
-                .as_u64()
-                .expect("am_attempts")
+            let c = &a["fault_cost"];
+            let n = |k: &str| c[k].as_u64().expect(k);
+            (n("am_attempts"), n("later_ms"))
         })
-        .collect();
+        .collect()
+}
+
+const SUBMIT: &str = "[submit]\nclass = \"org.apache.spark.examples.SparkPi\"\n";
+
+/// Issue 28: a driver fault aims at the application its `app` names (it used to act on the
+/// first application only): `no-spark-context` in the second application's first AM attempt
+/// costs that application a second attempt and leaves the first alone.
+#[test]
+fn a_driver_fault_acts_on_the_application_it_names() {
+    let text = format!(
+        "name = \"driver-fault\"\n{SUBMIT}[[faults]]\nkind = \"no-spark-context\"\napp = 2\n"
+    );
+    let day = day_with_scenario("driver-fault", &text);
+    let attempts: Vec<u64> = costs(&day).iter().map(|c| c.0).collect();
     assert_eq!(attempts, vec![1, 2]);
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 28: a network rule's `driver` is its own application's AM (it matched every
+/// application's): a 3 s delay on everything the second application's driver sends the RM,
+/// armed at the day's start, waits for that application's id and slows only its AM; the first
+/// application ends as in the day without it.
+#[test]
+fn a_network_rules_driver_is_its_own_applications_am() {
+    let text = format!(
+        "name = \"delay\"\n{SUBMIT}[[faults]]\nkind = \"delay\"\nfrom = \"driver\"\nto = \"rm\"\ndelay_ms = 3000\nat_ms = 0\nduration_ms = 100000000\napp = 2\n"
+    );
+    let day = day_with_scenario("delay", &text);
+    let c = costs(&day);
+    assert_eq!(c[0], (1, 0), "the first application is untouched");
+    assert!(c[1].1 > 0, "the second application ends later: {c:?}");
 }

@@ -23,8 +23,14 @@ pub enum ProcessPattern {
     Any,
     /// Exactly this process name (`rm`, `nm:<host>`, `spark-submit`, a container id).
     Named(String),
-    /// Any AM (driver) container: names ending `_000001`.
+    /// Any AM (driver) container: names ending `_000001`. A fault resolves it to its own
+    /// application's (`AmOf`) once that application has its id.
     Driver,
+    /// The AM (driver) containers of one application, every attempt's.
+    AmOf {
+        cluster_timestamp: u64,
+        id: u32,
+    },
     /// Executor N's container in the attempt running when the fault fires, or, when that
     /// attempt has no executor N yet, the next executor N launched (`world::injector` resolves
     /// it to a `Named` container; unresolved, it matches nothing).
@@ -37,9 +43,30 @@ impl ProcessPattern {
             ProcessPattern::Any => true,
             ProcessPattern::Named(n) => n == name,
             ProcessPattern::Driver => name.starts_with("container_") && name.ends_with("_000001"),
+            ProcessPattern::AmOf {
+                cluster_timestamp,
+                id,
+            } => {
+                name.ends_with("_000001")
+                    && container_application(name) == Some((*cluster_timestamp, *id))
+            }
             ProcessPattern::Executor(_) => false,
         }
     }
+}
+
+/// The application (cluster timestamp, sequence number) of a container's name
+/// (`container_[eNN_]<ts>_<seq>_<attempt>_<id>`), if it is one.
+fn container_application(name: &str) -> Option<(u64, u32)> {
+    let rest = name.strip_prefix("container_")?;
+    let rest = match rest.strip_prefix('e') {
+        Some(epoch) => epoch.split_once('_')?.1,
+        None => rest,
+    };
+    let mut parts = rest.split('_');
+    let ts = parts.next()?.parse().ok()?;
+    let seq = parts.next()?.parse().ok()?;
+    Some((ts, seq))
 }
 
 /// A network rule: applies to matching messages while active.
@@ -192,5 +219,26 @@ impl Links {
             self.last_due_ms.remove(&key);
         }
         front
+    }
+}
+
+#[cfg(test)]
+mod am_of_tests {
+    use super::ProcessPattern;
+
+    /// `driver` resolved for one application matches its AM containers of every attempt (and
+    /// after an RM restart's epoch), not another application's AM nor its own executors.
+    #[test]
+    fn an_applications_am_pattern_matches_only_its_am_containers() {
+        let p = ProcessPattern::AmOf {
+            cluster_timestamp: 1764662400000,
+            id: 2,
+        };
+        assert!(p.matches("container_1764662400000_0002_01_000001"));
+        assert!(p.matches("container_1764662400000_0002_02_000001"));
+        assert!(p.matches("container_e01_1764662400000_0002_01_000001"));
+        assert!(!p.matches("container_1764662400000_0001_01_000001"));
+        assert!(!p.matches("container_1764662400000_0002_01_000002"));
+        assert!(!p.matches("rm"));
     }
 }

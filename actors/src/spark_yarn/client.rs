@@ -111,6 +111,7 @@ impl Client {
     ) {
         self.app_id = Some(app_id);
         self.sim.register_application_id(app_id);
+        crate::world::injector::application_submitted(&self.sim);
         if let Err(e) = self.verify_cluster_resources(max) {
             return self.fail_before_submit(e);
         }

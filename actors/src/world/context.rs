@@ -223,6 +223,14 @@ impl SimContext {
         self.cluster.app_ids.borrow_mut().insert(id, self.index);
     }
 
+    /// The id the RM gave this application, once its Client has it.
+    pub fn application_id(&self) -> Option<ApplicationId> {
+        let ids = self.cluster.app_ids.borrow();
+        ids.iter()
+            .find(|(_, index)| **index == self.index)
+            .map(|(id, _)| *id)
+    }
+
     /// Whether a shuffle fetch from `server` gets an answer (`BlockServers::reachable`).
     pub fn block_server_reachable(
         &self,

@@ -10,7 +10,7 @@ use crate::faults::{
 };
 use crate::kernel::clock;
 use crate::kernel::trace::{FaultEvent, FaultTarget, Sender, TraceKind};
-use crate::rpc::network::ProcessPattern;
+use crate::rpc::network::{LinkRule, ProcessPattern};
 use crate::world::addresses::{RM_PROCESS, nm_process_name};
 use crate::world::context::{ClusterContext, SimContext};
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
@@ -183,7 +183,7 @@ fn driver(sim: &SimContext) -> Option<crate::rpc::EndpointRef<DriverEndpointMsg>
     })
 }
 
-fn arm_rules(sim: &Rc<SimContext>, rules: Vec<crate::rpc::network::LinkRule>) {
+fn arm_rules(sim: &Rc<SimContext>, rules: Vec<LinkRule>) {
     let now = clock::now_ms();
     let attempt = sim.current_attempt.get();
     for mut rule in rules {
@@ -326,13 +326,22 @@ fn resolve_target(sim: &SimContext, action: &FaultAction) -> Result<Resolved, St
 /// The YarnAllocator of `attempt` launched executor `executor`'s container: the network rules
 /// of its application waiting for it take effect now.
 pub fn executor_launched(sim: &SimContext, attempt: u32, executor: u32) {
-    let waiting = std::mem::take(&mut *sim.faults.waiting_rules.borrow_mut());
-    if waiting.is_empty() {
-        return;
-    }
     let names = |p: &ProcessPattern| *p == ProcessPattern::Executor(executor);
+    rearm_waiting(sim, attempt, |r| names(&r.from) || names(&r.to));
+}
+
+/// The Client got its application's id: network rules of this application waiting for its
+/// driver take effect now.
+pub fn application_submitted(sim: &SimContext) {
+    rearm_waiting(sim, sim.current_attempt.get(), |_| true);
+}
+
+/// Resolves again the waiting rules of this application that `concerns`; each one that names
+/// nothing unresolved any more takes effect.
+fn rearm_waiting(sim: &SimContext, attempt: u32, concerns: impl Fn(&LinkRule) -> bool) {
+    let waiting = std::mem::take(&mut *sim.faults.waiting_rules.borrow_mut());
     for WaitingRule { app, mut rule } in waiting {
-        if app == sim.index && (names(&rule.from) || names(&rule.to)) {
+        if app == sim.index && concerns(&rule) {
             rule.from = resolve(sim, attempt, rule.from);
             rule.to = resolve(sim, attempt, rule.to);
         }
@@ -347,13 +356,17 @@ pub fn executor_launched(sim: &SimContext, attempt: u32, executor: u32) {
     }
 }
 
-/// Whether a rule still names an executor by id (not yet resolved to its container).
-fn names_an_executor(rule: &crate::rpc::network::LinkRule) -> bool {
-    matches!(rule.from, ProcessPattern::Executor(_))
-        || matches!(rule.to, ProcessPattern::Executor(_))
+/// Whether a rule still names an executor by id (not yet resolved to its container), or its
+/// application's driver before the application has an id.
+fn names_an_executor(rule: &LinkRule) -> bool {
+    let unresolved =
+        |p: &ProcessPattern| matches!(p, ProcessPattern::Executor(_) | ProcessPattern::Driver);
+    unresolved(&rule.from) || unresolved(&rule.to)
 }
 
-/// `executor:N` becomes that executor's container in `attempt`, if it has been launched.
+/// `executor:N` becomes that executor's container in `attempt`, if it has been launched;
+/// `driver` the AM containers of the fault's own application, once it has an id (on a cluster
+/// of several applications, not every application's AM).
 fn resolve(sim: &SimContext, attempt: u32, p: ProcessPattern) -> ProcessPattern {
     match p {
         ProcessPattern::Executor(n) => sim
@@ -361,6 +374,10 @@ fn resolve(sim: &SimContext, attempt: u32, p: ProcessPattern) -> ProcessPattern 
             .borrow()
             .get(&(attempt, n))
             .map_or(p, |(cid, _)| ProcessPattern::Named(cid.to_string())),
+        ProcessPattern::Driver => sim.application_id().map_or(p, |id| ProcessPattern::AmOf {
+            cluster_timestamp: id.cluster_timestamp,
+            id: id.id,
+        }),
         other => other,
     }
 }
