@@ -9,10 +9,12 @@
 use crate::faults::Trigger;
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
-use crate::kernel::small_map::DenseMap;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{EndpointRef, RpcEnv};
 use crate::spark_core::block_manager_master::RddBlockId;
+use crate::spark_core::driver_endpoint_state::{
+    DecommissionInfo, DriverEndpointState, ExecutorData, Removal,
+};
 use crate::spark_core::executor_allocation_manager::{
     self as eam, AllocationListener, ExecutorAllocationClient, ExecutorAllocationManager,
 };
@@ -25,7 +27,7 @@ use crate::world::context::SimContext;
 use crate::world::injector;
 use crate::world::invariants::{self, name as inv};
 use crate::world::listener::ContextBus;
-use crate::world::observer::{LostExecutor, Recovery, RemovalCause, RemovedExecutor, RunEvent};
+use crate::world::observer::{LostExecutor, Recovery, RemovedExecutor, RunEvent};
 use crate::{debug, error, info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::driver::DriverMsg;
@@ -89,26 +91,6 @@ impl Offerable {
     }
 }
 
-/// `ExecutorDecommissionInfo(message, workerHost)`, with TaskSchedulerImpl's
-/// `ExecutorDecommissionState.startTime`.
-struct DecommissionInfo {
-    message: String,
-    /// Set only where the cluster manager says the whole worker goes (standalone's Worker); on
-    /// YARN always `None`, a node's decommission included (see `decommission_executors_on_host`).
-    worker_host: Option<String>,
-    /// When `TaskSchedulerImpl.executorDecommission` recorded it (`clock.getTimeMillis()`).
-    start_ms: u64,
-}
-
-struct ExecutorData {
-    executor: EndpointRef<ExecutorMsg>,
-    address: RpcAddress,
-    /// Shared with every offer and running task on this executor (a task launch clones it).
-    host: Rc<str>,
-    free_cores: u32,
-    total_cores: u32,
-}
-
 /// The DriverEndpoint actor.
 pub struct DriverEndpoint {
     /// `spark.ui.custom.executor.log.url`'s rewriting of executors' log URLs.
@@ -117,20 +99,14 @@ pub struct DriverEndpoint {
     env: RpcEnv,
     me: EndpointId,
     shared: Rc<RefCell<BackendState>>,
-    /// By executor id: the allocator hands ids out in order, so a slot per id replaces the
-    /// B-tree searches a task's status update and the offer after it made (seven per task).
-    /// Boxed, so a slot (and the hole a removed executor leaves) is one pointer.
-    executors: DenseMap<ExecutorId, Box<ExecutorData>>,
-    /// What `update_offerable` derives from `executors` and `pending_loss_reason`.
+    /// The executors and the rules of their registration, removal, kill and decommission.
+    core: DriverEndpointState<EndpointRef<ExecutorMsg>>,
+    /// What `update_offerable` derives from `core`.
     offerable: Offerable,
-    by_address: BTreeMap<RpcAddress, ExecutorId>,
-    pending_loss_reason: BTreeSet<ExecutorId>,
     /// `StopExecutors` was answered: SparkContext.stop asks `StopDriver` next, which stops this
     /// endpoint before the executors it told to stop have gone (their JVMs take a while; here
     /// their disconnects would come first, as their shutdown takes no virtual time).
     executors_told_to_stop: bool,
-    total_core_count: u32,
-    total_registered: u32,
     scheduler: DriverScheduler,
     created_ms: u64,
     ready: bool,
@@ -147,17 +123,9 @@ pub struct DriverEndpoint {
     offered: crate::spark_core::scheduler::LaunchedTasks,
     /// The offers of one `makeOffers` (reused).
     offers: Vec<WorkerOffer>,
-    /// Every executor id that ever registered with this driver.
-    ever_registered: BTreeSet<ExecutorId>,
     /// The ExecutorAllocationManager when dynamic allocation is on (shared with its listener
     /// on the bus).
     allocation: Option<Rc<AllocationListener>>,
-    /// `executorsPendingToRemove`: executors the driver asked to kill (their loss is
-    /// `ExecutorKilled`, never a failure).
-    pending_to_remove: BTreeSet<ExecutorId>,
-    /// `executorsPendingDecommission`: the `ExecutorDecommissionInfo` of each executor being
-    /// decommissioned (its loss is `ExecutorDecommission`).
-    pending_decommission: BTreeMap<ExecutorId, DecommissionInfo>,
     /// A `ResubmitFailedStages` the DAGScheduler asked for, to be scheduled after the message
     /// being handled (ms from now).
     resubmit_after_ms: Option<u64>,
@@ -232,13 +200,9 @@ impl DriverEndpoint {
                 env,
                 me: me.id,
                 shared,
-                executors: DenseMap::default(),
+                core: DriverEndpointState::new(allocation.is_some()),
                 offerable: Offerable::default(),
-                by_address: BTreeMap::new(),
-                pending_loss_reason: BTreeSet::new(),
                 executors_told_to_stop: false,
-                total_core_count: 0,
-                total_registered: 0,
                 scheduler,
                 created_ms: clock::now_ms(),
                 ready: false,
@@ -249,10 +213,7 @@ impl DriverEndpoint {
                 offered: Vec::new(),
                 offers: Vec::new(),
                 app_properties: Arc::new(props),
-                ever_registered: BTreeSet::new(),
                 allocation,
-                pending_to_remove: BTreeSet::new(),
-                pending_decommission: BTreeMap::new(),
                 resubmit_after_ms: None,
                 force_kill_timeout_s: s.decommission_force_kill_timeout_s,
                 force_kills_due: Vec::new(),
@@ -300,7 +261,7 @@ impl DriverEndpoint {
                 reason,
             } => self.on_remove_executor(executor_id, reason),
             DriverEndpointMsg::IsExecutorAlive(ask, id) => {
-                self.env.reply(ask, self.executors.contains(id))
+                self.env.reply(ask, self.core.executors.contains(id))
             }
             DriverEndpointMsg::SubmitJob { job, waiter } => {
                 let n: usize = job.stages.iter().map(|s| s.tasks.len()).sum();
@@ -412,7 +373,7 @@ impl DriverEndpoint {
         interrupt_thread: bool,
         reason: String,
     ) {
-        match self.executors.get(executor_id) {
+        match self.core.executors.get(executor_id) {
             Some(e) => self.env.send(
                 &e.executor.clone(),
                 ExecutorMsg::KillTask {
@@ -447,21 +408,13 @@ impl DriverEndpoint {
     /// `RegisterExecutor`: duplicate and excluded executors are refused with Spark's texts.
     fn on_register_executor(&mut self, ask: ReplyTo<bool>, reg: RegisterExecutor) {
         let id = reg.executor_id;
-        if self.executors.contains(id) {
-            return self.env.reply_failure(
-                ask,
-                RpcFailure::illegal_state(format!("Duplicate executor ID: {id}")),
-            );
-        }
-        if self.scheduler.excluded_nodes().contains(&reg.hostname) {
-            info!(
-                self.env.log(),
-                TARGET, "Rejecting {id} as it has been excluded."
-            );
-            return self.env.reply_failure(
-                ask,
-                RpcFailure::illegal_state(format!("Executor is excluded due to failures: {id}")),
-            );
+        let excluded = self.scheduler.excluded_nodes().contains(&reg.hostname);
+        if let Err(refusal) = self.core.check_registration(id, excluded) {
+            if let Some(line) = refusal.log_line() {
+                info!(self.env.log(), TARGET, "{line}");
+            }
+            let failure = RpcFailure::illegal_state(refusal.message());
+            return self.env.reply_failure(ask, failure);
         }
         let Some(executor) = self.env.resolve::<ExecutorMsg>(&reg.executor_ref) else {
             return self.env.reply_failure(
@@ -482,32 +435,28 @@ impl DriverEndpoint {
             reg.sender_address.port,
             reg.resource_profile_id
         );
-        self.total_core_count += reg.cores;
-        self.total_registered += 1;
         {
             let mut shared = self.shared.borrow_mut();
             shared.max_executor_id = shared.max_executor_id.max(id.0);
         }
-        self.by_address.insert(reg.sender_address.clone(), id);
-        self.executors.insert(
+        let registered = self.core.register(
             id,
-            Box::new(ExecutorData {
+            ExecutorData {
                 executor,
                 address: reg.sender_address,
                 host: Rc::from(reg.hostname.as_str()),
                 free_cores: 0,
                 total_cores: reg.cores,
-            }),
+            },
         );
         self.sim.observe(RunEvent::ExecutorRegistered {
             attempt: self.sim.current_attempt.get(),
             executor: id,
         });
-        let knew_it = !self.ever_registered.insert(id);
         let attempt_no = self.sim.current_attempt.get();
         self.sim
             .violations
-            .executor_registered(attempt_no, id.0, knew_it);
+            .executor_registered(attempt_no, id.0, registered.seen_before);
         self.last_heartbeat.insert(id, clock::now_ms());
         let attempt = self.sim.current_attempt.get();
         injector::notify(
@@ -539,7 +488,7 @@ impl DriverEndpoint {
 
     /// `LaunchedExecutor`: the executor's cores become free and it gets offers at once.
     fn on_launched_executor(&mut self, id: ExecutorId) {
-        let Some(e) = self.executors.get_mut(id) else {
+        let Some(e) = self.core.executors.get_mut(id) else {
             return;
         };
         e.free_cores = e.total_cores;
@@ -572,13 +521,7 @@ impl DriverEndpoint {
     /// launches nothing and changes nothing.
     fn update_offerable(&mut self, id: ExecutorId) {
         let task_cpus = self.sim.config.spark.task_cpus.max(1);
-        let offerable = !self.pending_loss_reason.contains(&id)
-            && !self.pending_to_remove.contains(&id)
-            && !self.pending_decommission.contains_key(&id)
-            && self
-                .executors
-                .get(id)
-                .is_some_and(|e| e.free_cores >= task_cpus);
+        let offerable = self.core.offerable(id, task_cpus);
         self.offerable.set(id, offerable);
     }
 
@@ -611,7 +554,7 @@ impl DriverEndpoint {
         self.scheduler
             .resource_offers(std::slice::from_mut(&mut offer), false, &mut tasks);
         if !tasks.is_empty()
-            && let Some(e) = self.executors.get_mut(id)
+            && let Some(e) = self.core.executors.get_mut(id)
         {
             e.free_cores = offer.cores;
         }
@@ -651,13 +594,10 @@ impl DriverEndpoint {
     /// An executor's free cores as a `WorkerOffer` (`executorIsAlive`: not waiting for its
     /// loss reason, not being removed or decommissioned).
     fn work_offer(&self, id: ExecutorId) -> Option<WorkerOffer> {
-        if self.pending_loss_reason.contains(&id)
-            || self.pending_to_remove.contains(&id)
-            || self.pending_decommission.contains_key(&id)
-        {
+        if !self.core.is_alive(id) {
             return None;
         }
-        let e = self.executors.get(id)?;
+        let e = self.core.executors.get(id)?;
         Some(WorkerOffer {
             executor_id: id,
             host: e.host.clone(),
@@ -672,7 +612,7 @@ impl DriverEndpoint {
         self.scheduler.resource_offers(offers, true, &mut tasks);
         if !tasks.is_empty() {
             for o in offers.iter() {
-                let Some(e) = self.executors.get_mut(o.executor_id) else {
+                let Some(e) = self.core.executors.get_mut(o.executor_id) else {
                     continue;
                 };
                 if e.free_cores != o.cores {
@@ -708,7 +648,7 @@ impl DriverEndpoint {
                     },
                 );
             }
-            let Some(e) = self.executors.get(t.executor_id) else {
+            let Some(e) = self.core.executors.get(t.executor_id) else {
                 continue;
             };
             if let Some(why) = self.scheduler.launch_exclusion(&t, &e.host) {
@@ -725,7 +665,7 @@ impl DriverEndpoint {
     }
 
     fn on_status_update(&mut self, u: StatusUpdate) {
-        if !self.executors.contains(u.executor_id) {
+        if !self.core.executors.contains(u.executor_id) {
             warn!(
                 self.env.log(),
                 TARGET,
@@ -763,7 +703,7 @@ impl DriverEndpoint {
             injector::notify(&self.sim, Trigger::TasksFinished { attempt, count });
         }
         if finished {
-            if let Some(e) = self.executors.get_mut(u.executor_id) {
+            if let Some(e) = self.core.executors.get_mut(u.executor_id) {
                 e.free_cores += u.task_cpus;
                 let check = invariants::free_cores(u.executor_id.0, e.free_cores, e.total_cores);
                 self.sim.violations.check(inv::FREE_CORES, check);
@@ -874,6 +814,7 @@ impl DriverEndpoint {
         self.check_total_cores();
         info!(self.env.log(), TARGET, "Asking each executor to shut down");
         let targets: Vec<EndpointRef<ExecutorMsg>> = self
+            .core
             .executors
             .values()
             .map(|e| e.executor.clone())
@@ -884,9 +825,10 @@ impl DriverEndpoint {
         self.env.reply(ask, true);
     }
 
-    /// `removeExecutor`: drop it, tell the scheduler, which fails its running tasks.
+    /// `removeExecutor`: the core records the removal once (its final loss reason and how the
+    /// run counts it); every output below reads that record.
     fn on_remove_executor(&mut self, id: ExecutorId, reason: ExecutorLossReason) {
-        let Some(e) = self.executors.remove(id) else {
+        let Some(removal) = self.core.remove(id, reason) else {
             info!(
                 self.env.log(),
                 TARGET, "Asked to remove non-existent executor {id}"
@@ -894,36 +836,20 @@ impl DriverEndpoint {
             return;
         };
         // In case the executor is still alive (AM report path), tell it to stop.
-        self.env.send(&e.executor, ExecutorMsg::StopExecutor);
-        self.by_address.remove(&e.address);
-        self.pending_loss_reason.remove(&id);
-        // An executor the driver killed is lost as `ExecutorKilled`, whatever the AM said.
-        let decommission = self.pending_decommission.remove(&id);
-        let decommissioned = decommission.is_some();
-        let decommission_started = decommission.as_ref().map(|d| d.start_ms);
-        let reason = if self.pending_to_remove.remove(&id) {
-            ExecutorLossReason::Killed
-        } else if let Some(info) = decommission {
-            ExecutorLossReason::Decommission {
-                reason: info.message,
-                worker_host: info.worker_host,
-            }
-        } else {
-            reason
-        };
-        self.observe_removal(id, &reason, decommissioned);
+        self.env
+            .send(&removal.data.executor, ExecutorMsg::StopExecutor);
+        self.observe_removal(&removal);
         self.update_offerable(id);
-        self.total_core_count -= e.total_cores;
-        self.total_registered -= 1;
         // HeartbeatReceiver.onExecutorRemoved -> removeExecutor: `executorLastSeen -= id`, so
         // expireDeadHosts never times out an executor that is already gone.
         self.last_heartbeat.remove(&id);
-        let log = self.env.log().clone();
-        log_executor_loss(&log, id, &e.host, &reason, decommission_started);
+        log_executor_loss(self.env.log(), &removal);
         // TaskSchedulerImpl.executorLost (the task sets' TaskEnds), the ExecutorRemoved event,
         // then the DAGScheduler's handleExecutorLost (BlockManagerRemoved, map outputs).
         let failed_before = self.scheduler.failed_attempts();
-        let events = self.scheduler.task_scheduler_executor_lost(id, &reason);
+        let events = self
+            .scheduler
+            .task_scheduler_executor_lost(id, &removal.reason);
         let tasks = (self.scheduler.failed_attempts() - failed_before) as u32;
         if tasks > 0 {
             let lost = Recovery::RunningTasksLost {
@@ -932,33 +858,22 @@ impl DriverEndpoint {
             };
             self.sim.observe(RunEvent::Recovery(lost));
         }
-        let removed = reason.to_string();
         self.bus.post(|| ListenerEvent::ExecutorRemoved {
             time: clock::now_epoch_ms(),
             executor_id: id.to_string(),
-            reason: removed,
+            reason: removal.reason_text.clone(),
         });
         self.scheduler.run_queued_dag_events();
         self.handle_events(events);
     }
 
-    /// Reports a removal to the run's record with its cause, as `removeExecutor` logs it: an
-    /// `ExecutorKilled` (the driver's own kill: dynamic allocation's idle timeout, or a
-    /// decommissioning executor killed after its timeout) or an `ExecutorDecommission` is no
-    /// loss; any other reason is `Lost executor N on host: reason`.
-    fn observe_removal(&self, id: ExecutorId, reason: &ExecutorLossReason, decommissioned: bool) {
-        let cause = match reason {
-            ExecutorLossReason::Killed if decommissioned => RemovalCause::Decommissioned,
-            ExecutorLossReason::Killed if self.allocation.is_some() => RemovalCause::Idle,
-            ExecutorLossReason::Killed => RemovalCause::KilledByDriver,
-            ExecutorLossReason::Decommission { .. } => RemovalCause::Decommissioned,
-            _ => RemovalCause::Lost,
-        };
+    /// Reports a removal to the run's record with the cause the core gave it.
+    fn observe_removal(&self, removal: &Removal<EndpointRef<ExecutorMsg>>) {
         self.sim.observe(RunEvent::ExecutorRemoved(RemovedExecutor {
             attempt: self.sim.current_attempt.get(),
-            executor: id,
-            cause,
-            reason: reason.to_string(),
+            executor: removal.id,
+            cause: removal.cause,
+            reason: removal.reason_text.clone(),
         }));
     }
 
@@ -969,10 +884,10 @@ impl DriverEndpoint {
         if self.shared.borrow().stopped || self.executors_told_to_stop {
             return;
         }
-        let Some(&id) = self.by_address.get(&address) else {
+        let Some(id) = self.core.executor_at(&address) else {
             return;
         };
-        if !self.pending_loss_reason.insert(id) {
+        if !self.core.disable(id) {
             return;
         }
         self.update_offerable(id);
@@ -980,7 +895,7 @@ impl DriverEndpoint {
         // TaskSchedulerImpl.executorLost(id, LossReasonPending) -> logExecutorLoss (DEBUG in
         // Spark 4.0.0, with the executor's host).
         info!(self.env.log(), BACKEND, "Disabling executor {id}.");
-        if let Some(e) = self.executors.get(id) {
+        if let Some(e) = self.core.executors.get(id) {
             debug!(
                 self.env.log(),
                 TS, "Executor {id} on {} lost, but reason not yet known.", e.host
@@ -1013,10 +928,10 @@ impl DriverEndpoint {
 
     /// The backend's core count against its executors (every minute: O(executors)).
     fn check_total_cores(&self) {
-        let sum: u32 = self.executors.values().map(|e| e.total_cores).sum();
+        let sum: u32 = self.core.executors.values().map(|e| e.total_cores).sum();
         self.sim.violations.check(
             inv::TOTAL_CORES,
-            invariants::total_cores(self.total_core_count, sum),
+            invariants::total_cores(self.core.total_core_count, sum),
         );
     }
 
@@ -1074,7 +989,7 @@ impl DriverEndpoint {
         let expected = s.initial_target_executors() as f64;
         let ratio = s.min_registered_resources_ratio;
         let log = self.env.log().clone();
-        if !self.ready && f64::from(self.total_registered) >= expected * ratio {
+        if !self.ready && f64::from(self.core.total_registered) >= expected * ratio {
             info!(
                 log,
                 BACKEND,
@@ -1169,7 +1084,7 @@ impl DriverEndpoint {
         let stragglers: Vec<ExecutorId> = ids
             .iter()
             .copied()
-            .filter(|id| self.pending_decommission.contains_key(id))
+            .filter(|id| self.core.is_decommissioning(*id))
             .collect();
         if stragglers.is_empty() || self.shared.borrow().stopping {
             return;
@@ -1195,15 +1110,12 @@ impl DriverEndpoint {
                 .join(", ")
         };
         info!(log, BACKEND, "Requesting to kill executor(s) {}", list(ids));
-        let mut kill = Vec::new();
-        for &id in ids {
-            if !self.executors.contains(id) {
-                warn!(log, BACKEND, "Executor to kill {id} does not exist!");
-            } else if !self.pending_to_remove.contains(&id) && (force || !self.is_executor_busy(id))
-            {
-                kill.push(id);
-            }
+        // Every kill here is `countFailures = false`: the loss is `ExecutorKilled`.
+        let selection = self.core.select_kills(ids, false, force);
+        for id in &selection.unknown {
+            warn!(log, BACKEND, "Executor to kill {id} does not exist!");
         }
+        let kill = selection.to_kill;
         let tracking = self
             .sim
             .config
@@ -1211,7 +1123,6 @@ impl DriverEndpoint {
             .dynamic_allocation
             .is_some_and(|d| d.shuffle_tracking_enabled && !d.shuffle_service_enabled);
         for &id in &kill {
-            self.pending_to_remove.insert(id);
             self.update_offerable(id);
             let holds = tracking && !force && self.scheduler.holds_shuffle_data(id);
             let check = invariants::idle_kill_without_shuffle_data(id.0, holds);
@@ -1274,13 +1185,13 @@ impl DriverEndpoint {
     /// The executors alive on `host`, in id order (a walk over the executors: killing or
     /// decommissioning a whole host is rare).
     fn alive_executors_on(&self, host: &str) -> Vec<ExecutorId> {
-        let mut ids: Vec<ExecutorId> = self
-            .by_address
-            .values()
-            .copied()
-            .filter(|id| self.executors.get(*id).is_some_and(|e| &*e.host == host))
-            .collect();
-        ids.sort();
+        let mut ids = self.core.executor_ids();
+        ids.retain(|id| {
+            self.core
+                .executors
+                .get(*id)
+                .is_some_and(|e| &*e.host == host)
+        });
         ids
     }
 
@@ -1311,24 +1222,14 @@ impl DriverEndpoint {
     /// false, triggeredByExecutor = false)`: active executors stop taking tasks, their block
     /// managers are marked decommissioning and each is told to decommission itself.
     fn decommission(&mut self, ids: &[ExecutorId], info: &DecommissionInfo) -> Vec<ExecutorId> {
-        let active: Vec<ExecutorId> = ids
-            .iter()
-            .copied()
-            .filter(|id| self.is_executor_active(*id))
-            .collect();
+        let active = self.core.start_decommission(ids, info);
         if active.is_empty() {
             return active;
         }
         for &id in &active {
-            let info = DecommissionInfo {
-                message: info.message.clone(),
-                worker_host: info.worker_host.clone(),
-                start_ms: info.start_ms,
-            };
             // TaskSchedulerImpl.executorDecommission.
             self.scheduler
                 .executor_decommission(id, info.worker_host.as_deref());
-            self.pending_decommission.insert(id, info);
             self.update_offerable(id);
         }
         let log = self.env.log().clone();
@@ -1337,7 +1238,7 @@ impl DriverEndpoint {
         let managers: Vec<String> = active
             .iter()
             .filter_map(|id| {
-                let e = self.executors.get(*id)?;
+                let e = self.core.executors.get(*id)?;
                 let port = block_manager_port(*id);
                 Some(format!("BlockManagerId({id}, {}, {port}, None)", e.host))
             })
@@ -1353,7 +1254,7 @@ impl DriverEndpoint {
         }
         for &id in &active {
             info!(log, BACKEND, "Notify executor {id} to decommission.");
-            if let Some(e) = self.executors.get(id) {
+            if let Some(e) = self.core.executors.get(id) {
                 let target = e.executor.clone();
                 self.env.send(&target, ExecutorMsg::DecommissionExecutor);
             }
@@ -1367,21 +1268,16 @@ impl DriverEndpoint {
     /// so decommissioning executors spread over different peers first. A walk over the
     /// executors: only a decommissioning executor asks.
     fn block_manager_peers(&self, asker: &BlockManagerId) -> Vec<BlockManagerPeer> {
-        if !self.executors.contains(asker.executor_id) {
+        if !self.core.executors.contains(asker.executor_id) {
             return Vec::new();
         }
-        let mut ids: Vec<ExecutorId> = self
-            .by_address
-            .values()
-            .copied()
-            .filter(|id| *id != asker.executor_id && !self.pending_decommission.contains_key(id))
-            .collect();
-        ids.sort();
+        let mut ids = self.core.executor_ids();
+        ids.retain(|id| *id != asker.executor_id && !self.core.is_decommissioning(*id));
         let start = ids.partition_point(|id| *id < asker.executor_id);
         ids.rotate_left(start);
         ids.iter()
             .filter_map(|id| {
-                let e = self.executors.get(*id)?;
+                let e = self.core.executors.get(*id)?;
                 Some(BlockManagerPeer {
                     id: BlockManagerId {
                         executor_id: *id,
@@ -1392,21 +1288,6 @@ impl DriverEndpoint {
                 })
             })
             .collect()
-    }
-
-    /// `isExecutorActive`: registered, not being removed, lost or decommissioned.
-    fn is_executor_active(&self, id: ExecutorId) -> bool {
-        self.executors.contains(id)
-            && !self.pending_to_remove.contains(&id)
-            && !self.pending_loss_reason.contains(&id)
-            && !self.pending_decommission.contains_key(&id)
-    }
-
-    /// Whether the executor's cores are held by running tasks (`scheduler.isExecutorBusy`).
-    fn is_executor_busy(&self, id: ExecutorId) -> bool {
-        self.executors
-            .get(id)
-            .is_some_and(|e| e.free_cores < e.total_cores)
     }
 }
 
@@ -1506,22 +1387,18 @@ crate::endpoint!(DriverEndpoint {
 /// `TaskSchedulerImpl.logExecutorLoss` (4.0.0): the driver's kill is INFO `killed by driver.`,
 /// a decommission INFO `is decommissioned after <Utils.msDurationToString>.` (only `is
 /// decommissioned.` without a recorded start), any other reason ERROR `Lost executor`.
-fn log_executor_loss(
-    log: &ProcessLog,
-    id: ExecutorId,
-    host: &str,
-    reason: &ExecutorLossReason,
-    decommission_started: Option<u64>,
-) {
-    match reason {
+fn log_executor_loss<R>(log: &ProcessLog, removal: &Removal<R>) {
+    let (id, host) = (removal.id, &removal.data.host);
+    match &removal.reason {
         ExecutorLossReason::Killed => info!(log, TS, "Executor {id} on {host} killed by driver."),
         ExecutorLossReason::Decommission { .. } => {
-            let after = decommission_started
+            let after = removal
+                .decommission_started_ms
                 .map(|t| format!(" after {}", ms_duration_to_string(clock::now_ms() - t)))
                 .unwrap_or_default();
             info!(log, TS, "Executor {id} on {host} is decommissioned{after}.");
         }
-        _ => error!(log, TS, "Lost executor {id} on {host}: {reason}"),
+        reason => error!(log, TS, "Lost executor {id} on {host}: {reason}"),
     }
 }
 
