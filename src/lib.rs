@@ -3,6 +3,7 @@
 //! properties and sparkyard's own files, boots the simulated cluster on a paused actix System,
 //! prints what spark-submit prints and writes the container logs.
 
+pub mod arrivals;
 pub mod conf;
 pub mod error;
 pub mod invariants;

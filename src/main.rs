@@ -660,9 +660,14 @@ fn close_run(
 }
 
 fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
-    logging::init(cmd.verbose, cmd.quiet);
     let mut scenario = sparkyard::scenario::load(&cmd.file)?;
     scenario.apply_overrides(&cmd.submit.to_overrides())?;
+    if scenario.arrivals.is_some() {
+        // Many applications' consoles would interleave: their report is the output.
+        logging::init_with(logging::SILENT_FILTER);
+        return run_arrivals(&cmd, &scenario);
+    }
+    logging::init(cmd.verbose, cmd.quiet);
     cmd.outputs.check_paths()?;
     cmd.outputs.check_scenario(&scenario)?;
     for note in &scenario.notes {
@@ -695,6 +700,31 @@ fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
         return Ok(ExitCode::SUCCESS);
     }
     for f in &run.failures {
+        println!("expectation failed: {f}");
+    }
+    Ok(ExitCode::from(1))
+}
+
+/// `run` of a scenario with `[[workload.applications]]`: every application in one simulation,
+/// the per-application report, the `[expect]` counts.
+fn run_arrivals(
+    cmd: &RunCommand,
+    scenario: &sparkyard::scenario::Scenario,
+) -> Result<ExitCode, UserError> {
+    if cmd.outputs.trace.is_some() || cmd.outputs.sequence.is_some() {
+        eprintln!(
+            "note: --trace and --sequence draw one application; a [[workload.applications]] run writes only its report"
+        );
+    }
+    let done = sparkyard::arrivals::run_scenario(scenario, cmd.seed)?;
+    println!("scenario: {}", scenario.name);
+    print!("{}", sparkyard::arrivals::report_text(&done.run));
+    println!("reproduce: {}", run_reproduce(cmd, done.run.seed));
+    if done.failures.is_empty() {
+        println!("expectations: all met");
+        return Ok(ExitCode::SUCCESS);
+    }
+    for f in &done.failures {
         println!("expectation failed: {f}");
     }
     Ok(ExitCode::from(1))

@@ -3,9 +3,10 @@
 //! unknown keys refused with their line), then validated into the simulator's types with errors
 //! that name the file, the line and the key. Each table has its room: `cluster`, `submit`,
 //! `workload`, `fault_entry` / `fault_kinds` / `fault_plan` (`[[faults]]`; every kind declared
-//! once in `fault_kinds`), `chaos`, `expect`; `fired` says what the faults that fired did. The raw
-//! types derive `schemars::JsonSchema`, so `config/scenario.schema.json` (module `schema`) follows
-//! every key added here; `docs/scenarios.md` documents them. `shrink` minimises a seed's fault
+//! once in `fault_kinds`), `chaos`, `expect`, `arrivals` (`[[workload.applications]]`, run by
+//! `crate::arrivals`); `fired` says what the faults that fired did. The raw types derive
+//! `schemars::JsonSchema`, so `config/scenario.schema.json` (module `schema`) follows every key
+//! added here; `docs/scenarios.md` documents them. `shrink` minimises a seed's fault
 //! schedule into a plain scenario file.
 
 /// A string schema named `$schema` whose values are one of a list (the kinds' enums of the
@@ -27,6 +28,7 @@ macro_rules! string_enum_schema {
 }
 use string_enum_schema;
 
+pub mod arrivals;
 pub mod chaos;
 pub mod cluster;
 pub mod expect;
@@ -82,7 +84,9 @@ pub(crate) struct RawScenario {
     cluster_file: Option<String>,
     /// The cluster, written inline (the keys of a cluster file).
     cluster: Option<crate::conf::cluster::RawCluster>,
-    /// The spark-submit line (`--master yarn --deploy-mode cluster` is implied).
+    /// The spark-submit line (`--master yarn --deploy-mode cluster` is implied); left out when
+    /// `[[workload.applications]]` say what runs.
+    #[serde(default)]
     submit: RawSubmit,
     /// A synthetic application (jobs of stages of sleeping tasks) run as the user class.
     workload: Option<RawWorkload>,
@@ -125,6 +129,9 @@ pub struct Scenario {
     deadline: Option<u64>,
     /// Things the user should know about how the file was read (printed by `run`).
     pub notes: Vec<String>,
+    /// `[[workload.applications]]`: the applications that arrive on the cluster (the scenario
+    /// then runs them, not a `[submit]` line).
+    pub arrivals: Option<arrivals::Arrivals>,
     /// Test-only (no scenario key sets it): `RunOptions::panic_at_ms` for every run of it.
     #[doc(hidden)]
     pub panic_at_ms: Option<u64>,
@@ -190,6 +197,12 @@ impl Scenario {
 
     /// Applies `sparkyard run`'s submit overrides on top of the `[submit]` table.
     pub fn apply_overrides(&mut self, o: &SubmitOverrides) -> Result<(), UserError> {
+        if self.arrivals.is_some() && !o.is_empty() {
+            return Err(UserError::file(
+                self.path.display().to_string(),
+                "spark-submit options on the command line: this scenario's applications come from [[workload.applications]], each with its own settings; set them in its entries (num_executors, executor_memory, conf, ...)",
+            ));
+        }
         self.submit.apply(o)?;
         self.submit_words = submit::submit_words(&self.submit, self.synthetic.is_some());
         Ok(())
@@ -255,14 +268,17 @@ fn load_with(path: &Path, purpose: Use) -> Result<Scenario, UserError> {
         dir,
     )?;
     let seed = raw.seed.unwrap_or(crate::conf::submit::DEFAULT_SEED);
+    let arrivals = load_arrivals(&raw, &cluster, dir, purpose).map_err(err)?;
     let synthetic = raw
         .workload
         .as_ref()
+        .filter(|_| arrivals.is_none())
         .map(|w| workload::workload(w, seed, &cluster))
         .transpose()
         .map_err(err)?;
     let mut notes = Vec::new();
     match (raw.submit.class(), synthetic.is_some()) {
+        _ if arrivals.is_some() => {}
         (Some(c), true) if c != SYNTHETIC_CLASS => {
             return Err(err(format!(
                 "submit.class: a [workload] runs as `{SYNTHETIC_CLASS}` (the class that plays the workload), not `{c}`; leave `class` out or drop the [workload] table to run `{c}`"
@@ -295,7 +311,7 @@ fn load_with(path: &Path, purpose: Use) -> Result<Scenario, UserError> {
             Planned::Driver(d) => driver_faults.push(d),
         }
     }
-    expect::validate_expectations(&raw.expect).map_err(err)?;
+    expect::validate_expectations(&raw.expect, arrivals.is_some()).map_err(err)?;
     if let Some(c) = &raw.chaos {
         chaos::validate_chaos(c).map_err(|m| err(format!("chaos.{m}")))?;
     }
@@ -320,8 +336,33 @@ fn load_with(path: &Path, purpose: Use) -> Result<Scenario, UserError> {
         fault_kinds,
         deadline: raw.deadline_ms,
         notes,
+        arrivals,
         panic_at_ms: None,
     })
+}
+
+/// The `[[workload.applications]]`, validated, when the file has some: then `[submit]` and
+/// `[[workload.jobs]]` must be left out (each entry says what it runs, with its own settings),
+/// and the file is for `run` (a replay's faults go to its log's application).
+fn load_arrivals(
+    raw: &RawScenario,
+    cluster: &ClusterConfig,
+    dir: &Path,
+    purpose: Use,
+) -> Result<Option<arrivals::Arrivals>, String> {
+    let Some(w) = raw.workload.as_ref().filter(|w| !w.applications.is_empty()) else {
+        return Ok(None);
+    };
+    if purpose == Use::FaultsOnly {
+        return Err("workload.applications: a replay or what-if runs its event log's application; run this scenario with `sparkyard run`, or give replay-cluster the logs".into());
+    }
+    if !w.jobs.is_empty() {
+        return Err("workload.jobs: with [[workload.applications]] each entry carries its own `jobs`; move the jobs into an entry".into());
+    }
+    if !raw.submit.is_empty() {
+        return Err("submit: with [[workload.applications]] each entry carries its own spark-submit settings (class, num_executors, executor_memory, conf, ...); remove the [submit] table".into());
+    }
+    arrivals::arrivals(&w.applications, cluster, dir).map(Some)
 }
 
 /// serde's Rust type names in a TOML error, in the words of a TOML file.
@@ -368,6 +409,12 @@ pub fn run(
     mut opts: crate::runner::RunOptions,
 ) -> Result<ScenarioRun, UserError> {
     let seed = seed.or(s.seed).unwrap_or(crate::conf::submit::DEFAULT_SEED);
+    if s.arrivals.is_some() {
+        return Err(UserError::file(
+            s.path.display().to_string(),
+            "workload.applications: this scenario runs many applications; `sparkyard run` runs it (sweep and shrink run one application)",
+        ));
+    }
     let args = SubmitArgs::from_words(s.submit_words.iter().cloned())
         .map_err(|e| UserError::file(s.path.display().to_string(), format!("[submit]: {e}")))?;
     let submission = Submission::from_args(args, DefaultsFile::embedded())?;

@@ -47,9 +47,45 @@ pub struct Expectations {
     /// Texts no log may contain.
     #[serde(default)]
     pub logs_not_contain: Vec<String>,
+    /// With `[[workload.applications]]`: how many applications ended FINISHED / SUCCEEDED.
+    pub applications_succeeded: Option<u32>,
+    /// With `[[workload.applications]]`: how many applications did not end FINISHED /
+    /// SUCCEEDED (failed, killed, or never ended).
+    pub applications_failed: Option<u32>,
 }
 
-pub(super) fn validate_expectations(e: &Expectations) -> Result<(), String> {
+impl Expectations {
+    /// The keys set that describe one application (`state`, counts, logs), by name.
+    fn one_application_keys(&self) -> Vec<&'static str> {
+        let set = [
+            ("state", self.state.is_some()),
+            ("final_status", self.final_status.is_some()),
+            ("am_exit_codes", self.am_exit_codes.is_some()),
+            ("attempts", self.attempts.is_some()),
+            ("executor_failures", self.executor_failures.is_some()),
+            ("executors_launched", self.executors_launched.is_some()),
+            ("executors_lost", self.executors_lost.is_some()),
+            ("tasks_failed", self.tasks_failed.is_some()),
+            ("tasks_killed", self.tasks_killed.is_some()),
+            ("tasks_finished", self.tasks_finished.is_some()),
+            ("diagnostics_contain", !self.diagnostics_contain.is_empty()),
+            ("logs_contain", !self.logs_contain.is_empty()),
+            ("logs_not_contain", !self.logs_not_contain.is_empty()),
+        ];
+        set.iter().filter(|(_, on)| *on).map(|(k, _)| *k).collect()
+    }
+}
+
+pub(super) fn validate_expectations(e: &Expectations, arrivals: bool) -> Result<(), String> {
+    let many = e.applications_succeeded.is_some() || e.applications_failed.is_some();
+    if many && !arrivals {
+        return Err("expect.applications_succeeded / applications_failed: count the applications of [[workload.applications]]; this scenario runs one application (use state and final_status)".into());
+    }
+    if let Some(k) = e.one_application_keys().first().filter(|_| arrivals) {
+        return Err(format!(
+            "expect.{k}: describes one application, but this scenario runs [[workload.applications]]; expect applications_succeeded and applications_failed instead"
+        ));
+    }
     const STATES: [&str; 8] = [
         "NEW",
         "NEW_SAVING",
@@ -113,6 +149,41 @@ fn why_unfired(trigger: &Trigger, c: &RunCounters) -> String {
         }
         _ => format!("its trigger ({trigger}) did not happen"),
     }
+}
+
+/// How many applications of a `[[workload.applications]]` run ended FINISHED / SUCCEEDED, and
+/// how many did not.
+pub struct ApplicationCounts {
+    pub succeeded: u64,
+    pub failed: u64,
+}
+
+/// Every expectation of a `[[workload.applications]]` run that does not hold, as a sentence;
+/// a planned fault that never fired (`unfired`, by label) is one too.
+pub fn check_arrivals(
+    e: &Expectations,
+    run: &ApplicationCounts,
+    unfired: &[String],
+) -> Vec<String> {
+    let mut out: Vec<String> = unfired
+        .iter()
+        .filter(|f| !f.starts_with(super::chaos::CHAOS_LABEL))
+        .map(|f| format!("fault `{f}` never fired"))
+        .collect();
+    let counts = [
+        Count::of(
+            "applications_succeeded",
+            e.applications_succeeded,
+            run.succeeded,
+        ),
+        Count::of("applications_failed", e.applications_failed, run.failed),
+    ];
+    for c in counts {
+        if let Some(want) = c.want.filter(|w| *w != c.got) {
+            out.push(format!("{}: expected {want}, got {}", c.what, c.got));
+        }
+    }
+    out
 }
 
 /// Every expectation that does not hold, as a sentence.
@@ -215,14 +286,17 @@ mod tests {
     #[test]
     fn state_names_are_yarns_and_a_wrong_one_is_quoted() {
         assert!(
-            validate_expectations(&expect("state = \"FINISHED\"\nfinal_status = \"FAILED\""))
-                .is_ok()
+            validate_expectations(
+                &expect("state = \"FINISHED\"\nfinal_status = \"FAILED\""),
+                false
+            )
+            .is_ok()
         );
-        let state = validate_expectations(&expect("state = \"DONE\"")).err();
+        let state = validate_expectations(&expect("state = \"DONE\""), false).err();
         assert!(state.is_some_and(|e| {
             e.starts_with("expect.state: `DONE` is not a YARN application state")
         }));
-        let fin = validate_expectations(&expect("final_status = \"OK\"")).err();
+        let fin = validate_expectations(&expect("final_status = \"OK\""), false).err();
         assert!(
             fin.is_some_and(|e| e.starts_with("expect.final_status: `OK` is not a final status"))
         );

@@ -235,6 +235,7 @@ impl Scenario {
             fault_kinds: kinds,
             deadline: self.deadline_ms(),
             notes: Vec::new(),
+            arrivals: self.arrivals.clone(),
             panic_at_ms: self.panic_at_ms,
         })
     }

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// The spark-submit line; each key is the spark-submit flag of the same name.
-#[derive(Deserialize, Clone, JsonSchema)]
+#[derive(Deserialize, Clone, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Submit")]
 pub(super) struct RawSubmit {
@@ -48,6 +48,30 @@ pub struct SubmitOverrides {
     pub driver_memory: Option<String>,
     pub driver_cores: Option<u32>,
     pub queue: Option<String>,
+}
+
+impl SubmitOverrides {
+    /// Whether no override was given.
+    pub fn is_empty(&self) -> bool {
+        let SubmitOverrides {
+            conf,
+            name,
+            num_executors,
+            executor_memory,
+            executor_cores,
+            driver_memory,
+            driver_cores,
+            queue,
+        } = self;
+        conf.is_empty()
+            && name.is_none()
+            && num_executors.is_none()
+            && executor_memory.is_none()
+            && executor_cores.is_none()
+            && driver_memory.is_none()
+            && driver_cores.is_none()
+            && queue.is_none()
+    }
 }
 
 /// The words spark-submit is given: `--master yarn --deploy-mode cluster`, the table's flags
@@ -91,6 +115,11 @@ pub(super) fn submit_words(s: &RawSubmit, synthetic: bool) -> Vec<String> {
 }
 
 impl RawSubmit {
+    /// Whether the table sets nothing (it was left out or written empty).
+    pub(super) fn is_empty(&self) -> bool {
+        submit_words(self, false) == submit_words(&RawSubmit::default(), false)
+    }
+
     /// `--class`, when the table names one.
     pub(super) fn class(&self) -> Option<&String> {
         self.class.as_ref()

@@ -12,6 +12,7 @@ use sparkyard_actors::world::config::UserProgram;
 use sparkyard_messages::task::{
     HotPartitions, InputSize, JobSpec, ShuffleWriteSize, StageSpec, TaskWork,
 };
+use std::collections::BTreeMap;
 
 /// The class name that runs a scenario's synthetic workload.
 pub const SYNTHETIC_CLASS: &str = "org.sparkyard.examples.SyntheticJob";
@@ -28,12 +29,90 @@ pub(super) struct RawWorkload {
     /// spark.app.name of the synthetic application (default "Synthetic Job").
     #[serde(default = "default_app_name")]
     app_name: String,
-    /// The jobs (`[[workload.jobs]]`), at least one.
-    jobs: Vec<RawJob>,
+    /// The jobs (`[[workload.jobs]]`), at least one, unless the workload is `applications`.
+    #[serde(default)]
+    pub(super) jobs: Vec<RawJob>,
+    /// Applications arriving on the cluster (`[[workload.applications]]`), each with its queue,
+    /// arrival times and program; the scenario then runs all of them instead of `[submit]`.
+    #[serde(default)]
+    pub(super) applications: Vec<RawApplication>,
+}
+
+impl RawWorkload {
+    /// The synthetic application of one `[[workload.applications]]` entry: its `app_name` and
+    /// `jobs` in the `[workload]` form.
+    pub(super) fn of_jobs(app_name: Option<String>, jobs: Vec<RawJob>) -> RawWorkload {
+        RawWorkload {
+            app_name: app_name.unwrap_or_else(default_app_name),
+            jobs,
+            applications: Vec::new(),
+        }
+    }
+
+    /// spark.app.name of the synthetic application.
+    pub(super) fn app_name(&self) -> &str {
+        &self.app_name
+    }
 }
 
 fn default_app_name() -> String {
     "Synthetic Job".into()
+}
+
+/// One `[[workload.applications]]` entry: who submits what, to which queue, when.
+#[derive(Deserialize, JsonSchema, Clone)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Application")]
+pub(super) struct RawApplication {
+    /// The entry's name in the report and in errors (default `applications[i]`).
+    pub(super) name: Option<String>,
+    /// The YARN queue its applications are submitted to (`--queue`): a queue of the cluster.
+    pub(super) queue: String,
+    /// The submitting user (default: the cluster's user; an event log's recorded user).
+    pub(super) user: Option<String>,
+    /// Fixed arrivals: each spark-submit starts this many ms after the cluster started.
+    pub(super) at_ms: Option<Vec<u64>>,
+    /// Random arrivals: a Poisson process drawn from the run's seed (`run --seed` changes it).
+    pub(super) poisson: Option<RawPoisson>,
+    /// A bundled program's `--class` (as `[submit] class`), run with `args`.
+    pub(super) class: Option<String>,
+    /// The bundled program's arguments.
+    #[serde(default)]
+    pub(super) args: Vec<String>,
+    /// A synthetic workload (`[[workload.applications.jobs]]`, the `[[workload.jobs]]` form),
+    /// its task durations drawn per application from the run's seed.
+    pub(super) jobs: Option<Vec<RawJob>>,
+    /// spark.app.name of the synthetic workload (default "Synthetic Job").
+    pub(super) app_name: Option<String>,
+    /// An event log (path relative to the scenario file), replayed as `replay-cluster` does:
+    /// its recorded program, start-up and configuration.
+    pub(super) event_log: Option<String>,
+    /// `--num-executors`.
+    pub(super) num_executors: Option<u32>,
+    /// `--executor-memory`, a JVM memory string ("1g").
+    pub(super) executor_memory: Option<String>,
+    /// `--executor-cores`.
+    pub(super) executor_cores: Option<u32>,
+    /// `--driver-memory`, a JVM memory string.
+    pub(super) driver_memory: Option<String>,
+    /// `--conf KEY=VALUE`, as a table of Spark properties.
+    #[serde(default)]
+    pub(super) conf: BTreeMap<String, String>,
+}
+
+/// `poisson = { per_hour = N, from_ms = A, until_ms = B }`: arrivals at N an hour on average,
+/// exponential gaps, from A (default 0) until B.
+#[derive(Deserialize, JsonSchema, Clone)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Poisson")]
+pub(super) struct RawPoisson {
+    /// Mean arrivals per hour (positive).
+    pub(super) per_hour: f64,
+    /// The first arrival is drawn from here, ms after the cluster started (default 0).
+    #[serde(default)]
+    pub(super) from_ms: u64,
+    /// No arrival at or after this time, ms after the cluster started.
+    pub(super) until_ms: u64,
 }
 
 /// One job (`[[workload.jobs]]`): a DAG of stages; the last stage is the one the action runs,
@@ -41,7 +120,7 @@ fn default_app_name() -> String {
 #[derive(Deserialize, JsonSchema, Clone)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Job")]
-struct RawJob {
+pub(super) struct RawJob {
     /// The action's call site, shown as the job's name ("count at App.scala:42").
     call_site: String,
     /// The stages (`[[workload.jobs.stages]]`), in order; the last one is the result stage.

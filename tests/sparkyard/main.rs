@@ -1,6 +1,7 @@
 //! sparkyard's one integration-test binary: whole submissions through the library and the CLI.
 
 mod application_master;
+mod arrivals;
 mod cli;
 mod common;
 mod fault_kinds;

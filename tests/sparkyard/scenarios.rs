@@ -57,6 +57,12 @@ fn there_are_at_least_twelve_bundled_scenarios_and_each_meets_its_expectations_d
     assert!(files.len() >= 12, "{files:?}");
     for f in files {
         let s = scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        if s.arrivals.is_some() {
+            // Many applications: tests/sparkyard/arrivals.rs runs them.
+            let a = sparkyard::arrivals::run_scenario(&s, None).expect("runs");
+            assert!(a.failures.is_empty(), "{}: {:?}", f.display(), a.failures);
+            continue;
+        }
         let a = scenario::run(&s, None, RunOptions::default()).expect("runs");
         assert!(a.failures.is_empty(), "{}: {:?}", f.display(), a.failures);
         assert!(

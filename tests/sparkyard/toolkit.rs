@@ -203,6 +203,15 @@ tasks = 1
 duration = { fixed_ms = 1 }
 fail = { indices = [0], message = "m" }
 shuffle_write = { bytes_per_task = 1 }
+[[workload.applications]]
+queue = "default"
+poisson = { per_hour = 1, until_ms = 2 }
+[[workload.applications.jobs]]
+call_site = "c"
+[[workload.applications.jobs.stages]]
+name = "s"
+tasks = 1
+duration = { fixed_ms = 1 }
 [[faults]]
 kind = "kill-am"
 at_ms = 1
