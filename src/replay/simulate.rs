@@ -187,9 +187,17 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
     if a.name.is_none() && !app.app_name.is_empty() {
         a.name = Some(app.app_name.clone());
     }
+    // A recorded value becomes a spark-submit option, which wins over any --conf of its key
+    // (SparkSubmit's OptionAssigner sets the key from the option): where the user set the key
+    // with --conf (a what-if grid of `spark.executor.instances`, say), the recording must not.
+    let conf_sets = |key: &str| {
+        user.conf
+            .iter()
+            .any(|kv| kv.split_once('=').is_some_and(|(k, _)| k.trim() == key))
+    };
     // Under dynamic allocation too: Spark's initial target is max(minExecutors,
     // initialExecutors, spark.executor.instances) (Utils.getDynamicAllocationInitialExecutors).
-    if a.num_executors.is_none() {
+    if a.num_executors.is_none() && !conf_sets("spark.executor.instances") {
         a.num_executors = c.executor_instances.map(|n| n.to_string());
         // Without dynamic allocation, fewer registered than it asked for (YARN had no room for
         // the rest): the replay runs those that ran, and the report says so.
@@ -197,20 +205,28 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
             a.num_executors = Some(n.registered.to_string());
         }
     }
-    if a.executor_cores.is_none() {
+    let cores_set = conf_sets("spark.executor.cores");
+    if a.executor_cores.is_none() && !cores_set {
         a.executor_cores = c.executor_cores.map(|n| n.to_string());
     }
     // A local application's tasks ran in the driver on its cores: one executor of as many.
     if let Some(cores) = local_cores(app) {
-        a.num_executors.get_or_insert_with(|| "1".into());
-        a.executor_cores.get_or_insert_with(|| cores.to_string());
+        if !conf_sets("spark.executor.instances") {
+            a.num_executors.get_or_insert_with(|| "1".into());
+        }
+        if !cores_set {
+            a.executor_cores.get_or_insert_with(|| cores.to_string());
+        }
     }
     // Stage-level scheduling: the executors every stage ran on were of one profile.
     if let Some(p) = single_stage_profile(app) {
-        if let Some(cores) = p.executor_cores {
+        if let Some(cores) = p.executor_cores.filter(|_| !cores_set) {
             a.executor_cores.get_or_insert_with(|| cores.to_string());
         }
-        if let Some(mb) = p.executor_memory_mb {
+        if let Some(mb) = p
+            .executor_memory_mb
+            .filter(|_| !conf_sets("spark.executor.memory"))
+        {
             a.executor_memory.get_or_insert_with(|| format!("{mb}m"));
         }
         if let Some(cpus) = p.task_cpus.filter(|c| *c >= 1.0) {
@@ -220,10 +236,10 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
             }
         }
     }
-    if a.executor_memory.is_none() {
+    if a.executor_memory.is_none() && !conf_sets("spark.executor.memory") {
         a.executor_memory = c.executor_memory.clone();
     }
-    if a.driver_memory.is_none() {
+    if a.driver_memory.is_none() && !conf_sets("spark.driver.memory") {
         a.driver_memory = c.driver_memory.clone();
     }
     let mut conf: Vec<String> = c

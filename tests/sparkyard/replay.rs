@@ -1796,3 +1796,24 @@ fn the_sql_what_if_from_two_executors_predicts_one_within_fifteen_percent() {
     let pct = 100.0 * (what_if.time.simulated - target) / target;
     assert!(pct.abs() <= 15.0, "{pct:+.1} %");
 }
+
+/// A `--conf` of a key the recording would set through a spark-submit option wins (issue 30:
+/// `what-if --grid spark.executor.instances=...` varied nothing on a log that records its
+/// executor count, because the recorded count became `--num-executors`, which SparkSubmit's
+/// OptionAssigner sets the key from over any `--conf`). The conf now gives the same run as the
+/// option, and not the recorded count's.
+#[test]
+fn a_conf_of_a_recorded_option_key_wins_over_the_recording() {
+    let log = data("skew_n2_r1.zstd");
+    let sim = |words: &[&str]| {
+        replay::replay(&log, &setup(words))
+            .expect("replays")
+            .time
+            .simulated
+    };
+    let by_conf = sim(&["--conf", "spark.executor.instances=4"]);
+    assert_eq!(by_conf, sim(&["--num-executors", "4"]));
+    assert_ne!(by_conf, sim(&[]), "the recording's 2 executors");
+    let cores = sim(&["--conf", "spark.executor.cores=2"]);
+    assert_eq!(cores, sim(&["--executor-cores", "2"]));
+}
