@@ -985,3 +985,52 @@ fn an_excluded_node_goes_to_yarn_with_the_next_request() {
     assert!(!am.contains("removing nodes from YARN application master's excluded node list"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 27 (seen side by side with real runs): when the user class throws, the SparkContext's
+/// shutdown hook stops it with `stop()`, i.e. `stop(0)`, and `postApplicationEnd(exitCode)` is
+/// part of `stop(int)` (Spark 4.0.0's jar), so the ApplicationEnd says ExitCode 0 whatever the
+/// AM's exit code (15 here), and it comes after the TaskEnd of the tasks the abort killed (it
+/// used to be posted at the failure, with 15, before them).
+#[test]
+fn an_aborted_applications_end_follows_its_killed_tasks_with_exit_code_zero() {
+    use sparkyard::runner::RunOptions;
+    use sparkyard_messages::listener::{ListenerEvent, TaskEndReason};
+    let opts = RunOptions {
+        record_events: true,
+        ..RunOptions::default()
+    };
+    let r = crate::common::bundled_scenario("max-result-size", opts);
+    assert_eq!(
+        r.counters
+            .am_exit_codes
+            .values()
+            .copied()
+            .collect::<Vec<i32>>(),
+        vec![15]
+    );
+    let events: Vec<&ListenerEvent> = r.events.iter().flat_map(|a| &a.events).collect();
+    let end = events
+        .iter()
+        .position(|e| matches!(e, ListenerEvent::ApplicationEnd { .. }))
+        .expect("an ApplicationEnd");
+    let ListenerEvent::ApplicationEnd { exit_code, .. } = events[end] else {
+        unreachable!()
+    };
+    assert_eq!(*exit_code, 0);
+    let last_killed = events
+        .iter()
+        .rposition(|e| {
+            matches!(
+                e,
+                ListenerEvent::TaskEnd {
+                    reason: TaskEndReason::TaskKilled { .. },
+                    ..
+                }
+            )
+        })
+        .expect("a killed task");
+    assert!(
+        last_killed < end,
+        "TaskEnd at {last_killed}, ApplicationEnd at {end}"
+    );
+}

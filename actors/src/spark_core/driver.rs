@@ -580,8 +580,10 @@ impl Driver {
 
     /// `main` threw: the AM records `User class threw exception` with exit 15.
     fn user_class_threw(&mut self, cause: String, _ctx: &mut Context<Self>) {
-        // The JVM's shutdown hook then stops the SparkContext, which completes its event log.
-        self.post_application_end(15);
+        // The JVM's shutdown hook then stops the SparkContext, which posts the
+        // ApplicationEnd and completes its event log: with exit code 0, as the hook calls
+        // `stop()`, i.e. `stop(0)` (Spark 4.0.0's jar: SparkContext's hook and
+        // `postApplicationEnd(exitCode)` inside `stop(int)`), whatever the AM's exit code.
         let attempt = self.attempt_id.attempt_id;
         self.sim.observe(RunEvent::SparkContextStopped { attempt });
         error!(
