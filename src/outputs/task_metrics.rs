@@ -191,8 +191,14 @@ pub fn task_metrics(run: &TaskRun, costs: &TaskCostModel) -> TaskMetrics {
     };
     let deser = (costs.launch_ms + warmup).min(run.duration_ms);
     let run_ms = run.duration_ms - deser;
-    m.set_non_zero(k::DESER, deser);
-    m.set_non_zero(k::DESER_CPU, deser * 1_000_000);
+    // Executor$TaskRunner.run sets the deserialize times, the CPU time and the result's
+    // serialization time only once the task returned; a failed attempt reports what
+    // `collectAccumulatorsAndResetStatusOnFailure` sets, its run time and GC time (Spark 4.0.0's
+    // jar), every internal accumulator counting failed values.
+    if run.succeeded {
+        m.set_non_zero(k::DESER, deser);
+        m.set_non_zero(k::DESER_CPU, deser * 1_000_000);
+    }
     m.set_non_zero(k::RUN, run_ms);
     let mut moved = 0;
     let mut fetch_wait = 0;
@@ -216,7 +222,9 @@ pub fn task_metrics(run: &TaskRun, costs: &TaskCostModel) -> TaskMetrics {
         m.set(k::PEAK, remote_bytes + local_bytes);
         m.set_non_zero(k::PEAK_ON_HEAP, remote_bytes + local_bytes);
     }
-    m.set_non_zero(k::CPU, (run_ms - fetch_wait) * 1_000_000);
+    if run.succeeded {
+        m.set_non_zero(k::CPU, (run_ms - fetch_wait) * 1_000_000);
+    }
     m.set(k::RESULT_SIZE, if run.succeeded { RESULT_SIZE } else { 0 });
     if let (Some((bytes, records)), true) = (run.shuffle_write, run.succeeded) {
         m.set(k::WRITE_BYTES, bytes);
@@ -428,10 +436,13 @@ mod tests {
         assert!(!failed.is_reported(k::INPUT_BYTES));
     }
 
+    /// Executor$TaskRunner (Spark 4.0.0's jar): a failed attempt's metrics are those
+    /// `collectAccumulatorsAndResetStatusOnFailure` sets, run time and GC time; the deserialize
+    /// and CPU times are set only on the success path.
     #[test]
-    fn a_failed_task_reports_only_its_times_and_result_size() {
+    fn a_failed_task_reports_only_its_run_time_and_result_size() {
         let run = TaskRun {
-            duration_ms: 3,
+            duration_ms: 3_000,
             first_on_executor: false,
             succeeded: false,
             shuffle_write: Some((10, 1)),
@@ -439,14 +450,7 @@ mod tests {
             input: None,
         };
         let m = task_metrics(&run, &TaskCostModel::default());
-        assert_eq!(
-            names(&m),
-            [
-                "executorDeserializeTime",
-                "executorDeserializeCpuTime",
-                "resultSize"
-            ]
-        );
+        assert_eq!(names(&m), ["executorRunTime", "resultSize"]);
         assert_eq!(m.get(k::RESULT_SIZE), 0);
     }
 
