@@ -233,23 +233,12 @@ pub fn assign_queues(
             COMMAND,
             format!(
                 "queue '{queue}' is not a queue of the cluster (its queues: {}); used by {}; give the cluster that queue or map it with --queue-map {queue}=QUEUE",
-                queue_names(cluster),
+                cluster.yarn.queue_names(),
                 paths.join(", ")
             ),
         ));
     }
     Ok(day)
-}
-
-/// The cluster's queues' names, as an error lists them.
-pub fn queue_names(cluster: &ClusterConfig) -> String {
-    let names: Vec<&str> = cluster
-        .yarn
-        .queues
-        .iter()
-        .map(|q| q.name.as_str())
-        .collect();
-    names.join(", ")
 }
 
 /// Replays the day's logs together and reports.

@@ -190,7 +190,7 @@ pub fn check_against_day(
                 return Err(usage_error(format!(
                     "--grid {}: queue '{queue}' is not a queue of the cluster (its queues: {})",
                     k.key.name,
-                    super::cluster::queue_names(cluster)
+                    cluster.yarn.queue_names()
                 )));
             }
             Target::Submit {

@@ -105,16 +105,10 @@ fn entry(
     dir: &Path,
 ) -> Result<Entry, String> {
     if cluster.yarn.queue(&a.queue).is_none() {
-        let names: Vec<&str> = cluster
-            .yarn
-            .queues
-            .iter()
-            .map(|q| q.name.as_str())
-            .collect();
         return Err(format!(
             "queue: `{}` is not a queue of the cluster (its queues: {}); add it as a [[cluster.queues]] entry or submit to one of them",
             a.queue,
-            names.join(", ")
+            cluster.yarn.queue_names()
         ));
     }
     let times = times_of(a)?;

@@ -617,6 +617,12 @@ impl YarnSettings {
         let short = name.strip_prefix("root.").unwrap_or(name);
         self.queues.iter().find(|q| q.name == short)
     }
+
+    /// The queues' names, comma-separated, as an error lists them.
+    pub fn queue_names(&self) -> String {
+        let names: Vec<&str> = self.queues.iter().map(|q| q.name.as_str()).collect();
+        names.join(", ")
+    }
 }
 
 /// One NodeManager of the cluster.
