@@ -143,10 +143,11 @@ pub(super) fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, St
             fault_kinds::names().join(", ")
         ));
     };
+    let app = f.app.map_or(0, |a| a as usize - 1);
     let action = match kind.plan(f, cluster)? {
         KindPlan::Driver(fault) => {
             return Ok(Planned::Driver(PlannedDriverFault {
-                app: f.app.map_or(0, |a| a as usize - 1),
+                app,
                 attempt: f.on_attempt_started.unwrap_or(f.attempt),
                 fault,
             }));
@@ -158,7 +159,7 @@ pub(super) fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, St
         after_ms: f.after_ms,
         action,
         label: f.label.clone().unwrap_or_else(|| f.kind.clone()),
-        app: f.app.map_or(0, |a| a as usize - 1),
+        app,
     }))
 }
 

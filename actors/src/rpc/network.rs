@@ -23,8 +23,8 @@ pub enum ProcessPattern {
     Any,
     /// Exactly this process name (`rm`, `nm:<host>`, `spark-submit`, a container id).
     Named(String),
-    /// Any AM (driver) container: names ending `_000001`. A fault resolves it to its own
-    /// application's (`AmOf`) once that application has its id.
+    /// The fault's own application's AM (driver) containers: `world::injector` resolves it to
+    /// `AmOf` once that application has its id; unresolved, it matches nothing.
     Driver,
     /// The AM (driver) containers of one application, every attempt's.
     AmOf {
@@ -42,7 +42,6 @@ impl ProcessPattern {
         match self {
             ProcessPattern::Any => true,
             ProcessPattern::Named(n) => n == name,
-            ProcessPattern::Driver => name.starts_with("container_") && name.ends_with("_000001"),
             ProcessPattern::AmOf {
                 cluster_timestamp,
                 id,
@@ -50,7 +49,7 @@ impl ProcessPattern {
                 name.ends_with("_000001")
                     && container_application(name) == Some((*cluster_timestamp, *id))
             }
-            ProcessPattern::Executor(_) => false,
+            ProcessPattern::Driver | ProcessPattern::Executor(_) => false,
         }
     }
 }

@@ -191,7 +191,7 @@ fn arm_rules(sim: &Rc<SimContext>, rules: Vec<LinkRule>) {
         rule.to = resolve(sim, attempt, rule.to);
         rule.active_from_ms += now;
         rule.active_until_ms = rule.active_until_ms.saturating_add(now);
-        if names_an_executor(&rule) {
+        if unresolved(&rule) {
             // Its executor is not launched yet (a rule armed at 0 ms): it waits for it.
             let app = sim.index;
             sim.faults
@@ -345,7 +345,7 @@ fn rearm_waiting(sim: &SimContext, attempt: u32, concerns: impl Fn(&LinkRule) ->
             rule.from = resolve(sim, attempt, rule.from);
             rule.to = resolve(sim, attempt, rule.to);
         }
-        if names_an_executor(&rule) {
+        if unresolved(&rule) {
             sim.faults
                 .waiting_rules
                 .borrow_mut()
@@ -357,8 +357,8 @@ fn rearm_waiting(sim: &SimContext, attempt: u32, concerns: impl Fn(&LinkRule) ->
 }
 
 /// Whether a rule still names an executor by id (not yet resolved to its container), or its
-/// application's driver before the application has an id.
-fn names_an_executor(rule: &LinkRule) -> bool {
+/// application's driver before the application has an id: it waits until it is resolved.
+fn unresolved(rule: &LinkRule) -> bool {
     let unresolved =
         |p: &ProcessPattern| matches!(p, ProcessPattern::Executor(_) | ProcessPattern::Driver);
     unresolved(&rule.from) || unresolved(&rule.to)

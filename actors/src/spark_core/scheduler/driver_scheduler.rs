@@ -197,8 +197,9 @@ impl DriverScheduler {
 
     /// `TaskSchedulerImpl.statusUpdate` and then the TaskResultGetter's work on the end:
     /// whether the task was known and finished, and what the DriverEndpoint must
-    /// do. The DriverEndpoint itself offers the freed slot in between
+    /// do. The suites' harnesses only: the DriverEndpoint offers the freed slot in between
     /// (`status_update_before_getter`, `task_result_getter`).
+    #[cfg(test)]
     pub fn status_update(
         &mut self,
         tid: TaskId,
