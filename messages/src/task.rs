@@ -267,11 +267,42 @@ pub enum TaskWork {
     Replayed {
         duration_ms: u64,
         failures: Option<Box<[ReplayedFailure]>>,
+        /// The persisted RDDs the recorded task's partition passed through; `None` for none.
+        #[serde(default)]
+        cache: Option<Box<ReplayedCache>>,
     },
     /// A task over a `.cache()`d RDD's partition (MEMORY_ONLY): `RDD.getOrCompute` asks its
     /// block manager for `rdd_<rdd>_<partition>` (`BlockManager.getOrElseUpdate`), computes
     /// and stores it when no block manager holds it, then does its own work.
     CachedRdd(Box<CachedRddRead>),
+}
+
+/// A replayed task over persisted RDDs (`TaskWork::Replayed`): `RDD.getOrCompute` reads the
+/// partition's block of the first one a block manager holds and computes and stores the ones
+/// above it. Its time stays the recorded one (the recording's read or computation); the
+/// blocks decide where the simulated scheduler prefers to run it, as Spark's `getCacheLocs`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayedCache {
+    /// The RDDs in `DAGScheduler.getPreferredLocsInternal`'s order (the stage's RDD first,
+    /// then its narrow dependencies depth first).
+    pub rdd_ids: Vec<u32>,
+    /// How many of `rdd_ids`, from the first, no block manager held when the task was
+    /// launched: the blocks it computes and stores. Filled in by the driver at launch.
+    pub missing: u32,
+}
+
+impl TaskWork {
+    /// The persisted RDDs whose block of the task's partition the scheduler looks for, first
+    /// found first preferred (`getCacheLocs` down `getPreferredLocsInternal`).
+    pub fn cached_rdds(&self) -> &[u32] {
+        match self {
+            TaskWork::CachedRdd(read) => std::slice::from_ref(&read.rdd_id),
+            TaskWork::Replayed {
+                cache: Some(c), ..
+            } => &c.rdd_ids,
+            _ => &[],
+        }
+    }
 }
 
 /// What a task over a cached RDD's partition reads or computes (`TaskWork::CachedRdd`).

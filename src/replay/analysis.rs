@@ -293,6 +293,7 @@ mod tests {
             completed_ms: None,
             attempts: 1,
             recoveries: Default::default(),
+            cached_rdds: Vec::new(),
             tasks: tasks
                 .iter()
                 .map(|&d| TaskRecord {

@@ -207,6 +207,43 @@ pub struct StageInfo {
     /// The stage's resource profile (Spark 3.1+; 0, the default, before).
     #[serde(rename = "Resource Profile Id", default)]
     pub resource_profile_id: u32,
+    /// The stage's RDD and its narrow ancestors, the stage's own first
+    /// (`StageInfo.fromStage`: `RDDInfo.fromRdd(stage.rdd) +: getNarrowAncestors`).
+    #[serde(rename = "RDD Info", default)]
+    pub rdd_info: Vec<RddInfo>,
+}
+
+/// `JsonProtocol.rddInfoToJson`: the parts of an RDD the replay needs to place its tasks where
+/// Spark finds a persisted partition (`DAGScheduler.getCacheLocs`).
+#[derive(Deserialize, Clone)]
+pub struct RddInfo {
+    #[serde(rename = "RDD ID")]
+    pub rdd_id: u32,
+    #[serde(rename = "Parent IDs", default)]
+    pub parent_ids: Vec<u32>,
+    #[serde(rename = "Storage Level", default)]
+    pub storage_level: StorageLevel,
+    #[serde(rename = "Number of Partitions", default)]
+    pub num_partitions: u32,
+}
+
+/// `JsonProtocol.storageLevelToJson` (`Use Off Heap` since Spark 3.0's logs).
+#[derive(Deserialize, Clone, Default)]
+pub struct StorageLevel {
+    #[serde(rename = "Use Disk", default)]
+    pub use_disk: bool,
+    #[serde(rename = "Use Memory", default)]
+    pub use_memory: bool,
+    #[serde(rename = "Use Off Heap", default)]
+    pub use_off_heap: bool,
+}
+
+impl StorageLevel {
+    /// `StorageLevel.isValid` with a place to keep blocks: anything but `NONE`, the level of
+    /// an RDD never persisted or unpersisted since (`RDD.unpersist` sets it back to NONE).
+    pub fn persisted(&self) -> bool {
+        self.use_disk || self.use_memory || self.use_off_heap
+    }
 }
 
 #[derive(Deserialize)]

@@ -8,7 +8,7 @@
 use super::events::{self, Event};
 use super::reader::{self, LogFiles};
 use crate::error::UserError;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One recorded attempt of a task that did not finish its index (a `TaskFailedReason` the
 /// replay runs again; executor-lost and fetch-failed attempts are the cluster's doing, which a
@@ -142,6 +142,10 @@ pub struct Stage {
     pub tasks: Vec<TaskRecord>,
     /// The work Spark ran again in this stage to recover from lost executors and outputs.
     pub recoveries: Recoveries,
+    /// The persisted RDDs a task of this stage reads its partition from, or computes and
+    /// stores it in, in the order `DAGScheduler.getPreferredLocsInternal` asks for their
+    /// blocks ([`persisted_rdds`]); empty when the stage passes through none.
+    pub cached_rdds: Vec<u32>,
 }
 
 /// Work run again to recover from lost executors and shuffle outputs (Spark's recovery paths:
@@ -359,7 +363,8 @@ pub struct OriginalConfig {
     /// Every Spark property, by key.
     pub properties: BTreeMap<String, String>,
     /// The YARN settings of the driver's Hadoop configuration (`Hadoop Properties`, keys
-    /// starting `yarn.`): the cluster's limits as its client config records them.
+    /// starting `yarn.` and the rack mapping's `net.topology.`): the cluster's limits and
+    /// topology as its client config records them.
     pub hadoop_yarn: BTreeMap<String, String>,
 }
 
@@ -499,6 +504,7 @@ struct StageBuild {
     tasks: Vec<TaskRecord>,
     failures: BTreeMap<u32, Vec<FailedAttempt>>,
     recoveries: Recoveries,
+    cached_rdds: Vec<u32>,
 }
 
 struct JobBuild {
@@ -627,8 +633,9 @@ impl Builder {
                 let env = *env;
                 self.properties.extend(env.spark_properties);
                 let yarn = env.hadoop_properties.into_iter();
-                self.hadoop_yarn
-                    .extend(yarn.filter(|(k, _)| k.starts_with("yarn.")));
+                self.hadoop_yarn.extend(
+                    yarn.filter(|(k, _)| k.starts_with("yarn.") || k.starts_with("net.topology.")),
+                );
                 if self.classpath_version.is_none() {
                     self.classpath_version = env
                         .classpath_entries
@@ -724,6 +731,9 @@ impl Builder {
             b.name = s.stage_name.clone();
             b.num_tasks = s.number_of_tasks;
             b.parents = s.parent_ids.clone();
+        }
+        if b.cached_rdds.is_empty() {
+            b.cached_rdds = persisted_rdds(&s.rdd_info);
         }
         b
     }
@@ -1036,8 +1046,40 @@ fn stage(stage_id: u32, mut b: StageBuild, ran_in_job: &[u32]) -> (Stage, Option
         attempts: b.attempts.max(1),
         tasks: b.tasks,
         recoveries: b.recoveries,
+        cached_rdds: b.cached_rdds,
     };
     (stage, note)
+}
+
+/// The persisted RDDs whose block of partition `p` a task of the stage over partition `p`
+/// would read: `DAGScheduler.getPreferredLocsInternal` asks `getCacheLocs` of the stage's RDD,
+/// then walks its narrow dependencies depth first, and the first RDD with a located block is
+/// the task's preference (`ExecutorCacheTaskLocation`). The walk follows a parent only when
+/// it has as many partitions as its child (a `OneToOneDependency`: partition `p` reads the
+/// parent's `p`); a parent outside the stage's RDDs is across a shuffle. `rdd_info` lists the
+/// stage's RDD first (`StageInfo.fromStage`).
+pub(crate) fn persisted_rdds(rdd_info: &[events::RddInfo]) -> Vec<u32> {
+    let mut found = Vec::new();
+    let Some(top) = rdd_info.first() else {
+        return found;
+    };
+    let mut visited = BTreeSet::new();
+    let mut stack = vec![top];
+    while let Some(rdd) = stack.pop() {
+        if !visited.insert(rdd.rdd_id) {
+            continue;
+        }
+        if rdd.storage_level.persisted() {
+            found.push(rdd.rdd_id);
+        }
+        let parents = rdd.parent_ids.iter().rev().filter_map(|id| {
+            rdd_info
+                .iter()
+                .find(|r| r.rdd_id == *id && r.num_partitions == rdd.num_partitions)
+        });
+        stack.extend(parents);
+    }
+    found
 }
 
 /// The profile as the report shows it.
@@ -1107,6 +1149,37 @@ fn original_config(
 
 #[cfg(test)]
 mod tests {
+
+    fn rdd(id: u32, parents: &[u32], partitions: u32, persisted: bool) -> events::RddInfo {
+        events::RddInfo {
+            rdd_id: id,
+            parent_ids: parents.to_vec(),
+            storage_level: events::StorageLevel {
+                use_disk: persisted,
+                ..Default::default()
+            },
+            num_partitions: partitions,
+        }
+    }
+
+    /// DAGScheduler.getPreferredLocsInternal's walk: the stage's RDD first, then its narrow
+    /// dependencies depth first (a zip's first parent's lineage before its second); only the
+    /// persisted RDDs are named; a parent with another partition count (a coalesce: partition
+    /// p reads other partitions) or outside the stage (across a shuffle) is not followed.
+    #[test]
+    fn persisted_rdds_follow_spark_s_preferred_location_walk() {
+        let infos = [
+            rdd(9, &[7, 8], 4, true),
+            rdd(7, &[3], 4, false),
+            rdd(3, &[], 4, true),
+            rdd(8, &[2, 1], 4, true),
+            rdd(2, &[], 8, true),
+        ];
+        // 1 is across a shuffle (not in the stage's RDD Info); 2 has 8 partitions.
+        assert_eq!(persisted_rdds(&infos), [9, 3, 8]);
+        assert!(persisted_rdds(&[rdd(1, &[], 2, false)]).is_empty());
+        assert!(persisted_rdds(&[]).is_empty());
+    }
     use super::*;
 
     #[test]

@@ -10,7 +10,7 @@ use super::model::{
 use crate::outputs::eventlog::{DataSize, RecordedTaskSizes, TaskSizes};
 use sparkyard_actors::world::config::{JobAnchor, ReplayedJob, UserProgram};
 use sparkyard_messages::task::{
-    InputSize, JobSpec, ReplayedException, ReplayedFailure, ShuffleWriteSize, StageSpec, TaskWork,
+    InputSize, JobSpec, ReplayedCache, ReplayedException, ReplayedFailure, ShuffleWriteSize, StageSpec, TaskWork,
 };
 use std::collections::BTreeMap;
 
@@ -371,6 +371,7 @@ fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
                     .failures
                     .as_deref()
                     .map(|_| attempts(t, duration_ms, &warmup)),
+                cache: cache_of(s),
             }
         })
         .collect::<Vec<_>>();
@@ -385,6 +386,19 @@ fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
         preferred_hosts: Vec::new(),
         input_path: None,
     }
+}
+
+/// The persisted RDDs a task of the stage reads or stores its partition's block of, so the
+/// simulated scheduler prefers the executor holding it as Spark's `getCacheLocs` does (the
+/// recorded run's own placement: `application_1553914137147_0018`'s job 2 waited for the
+/// executors holding its cached partitions).
+fn cache_of(s: &Stage) -> Option<Box<ReplayedCache>> {
+    (!s.cached_rdds.is_empty()).then(|| {
+        Box::new(ReplayedCache {
+            rdd_ids: s.cached_rdds.clone(),
+            missing: s.cached_rdds.len() as u32,
+        })
+    })
 }
 
 /// What a stage's map tasks write to their shuffle, per task: the log's totals over its tasks

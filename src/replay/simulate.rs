@@ -629,6 +629,12 @@ fn size_from_log(cluster: &mut ClusterConfig, app: &Application) -> Vec<(String,
         }
         taken.push((key.to_string(), n.to_string()));
     }
+    if let Some(rule) = single_rack(app) {
+        for node in &mut cluster.nodes {
+            node.rack = DEFAULT_RACK.into();
+        }
+        taken.push((TOPOLOGY_SCRIPT.to_string(), rule.to_string()));
+    }
     if !taken.is_empty() {
         let (mb, vcores) = (
             cluster.yarn.maximum_allocation_mb,
@@ -640,6 +646,27 @@ fn size_from_log(cluster: &mut ClusterConfig, app: &Application) -> Vec<(String,
         }
     }
     taken
+}
+
+/// `NetworkTopology.DEFAULT_RACK`.
+const DEFAULT_RACK: &str = "/default-rack";
+/// `net.topology.script.file.name`.
+const TOPOLOGY_SCRIPT: &str = "net.topology.script.file.name";
+
+/// Whether the recording's cluster had every node in one rack: its Hadoop configuration names
+/// Hadoop's default mapping (`net.topology.node.switch.mapping.impl` = `ScriptBasedMapping`)
+/// and no script, so `ScriptBasedMapping.RawScriptBasedMapping.resolve` put every host in
+/// `/default-rack` (and a task could run RACK_LOCAL anywhere). Returns how the report says it.
+fn single_rack(app: &Application) -> Option<&'static str> {
+    let conf = &app.config.hadoop_yarn;
+    let mapping = conf.get("net.topology.node.switch.mapping.impl")?;
+    if !mapping.ends_with(".ScriptBasedMapping") {
+        return None;
+    }
+    let script = conf.get(TOPOLOGY_SCRIPT).map_or("", |s| s.trim());
+    script
+        .is_empty()
+        .then_some("(none): every node in /default-rack")
 }
 
 /// Lets one executor of `cores` fit a node and the scheduler's maximum allocation.
@@ -714,6 +741,7 @@ fn probe_program(app: &Application) -> UserProgram {
             tasks: vec![TaskWork::Replayed {
                 duration_ms: 0,
                 failures: None,
+                cache: None,
             }],
             shuffle_write: Default::default(),
             input: Default::default(),

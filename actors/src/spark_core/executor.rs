@@ -1301,8 +1301,13 @@ impl CoarseGrainedExecutorBackend {
     /// partition is computed and stored when the task ends. Returns the task's time and whether
     /// it stores the block. One enum test for any other task.
     fn read_cached_partition(&self, desc: &TaskDescription, work_ms: u64) -> (u64, bool) {
-        let TaskWork::CachedRdd(read) = &desc.work else {
-            return (work_ms, false);
+        let read = match &desc.work {
+            TaskWork::CachedRdd(read) => read,
+            // A replayed task keeps its recorded time; it stores what no one held at launch.
+            TaskWork::Replayed {
+                cache: Some(c), ..
+            } => return (work_ms, c.missing > 0),
+            _ => return (work_ms, false),
         };
         let block = RddBlockId {
             rdd_id: read.rdd_id,
@@ -1351,14 +1356,25 @@ impl CoarseGrainedExecutorBackend {
     /// `MemoryStore.putIteratorAsValues` of a computed partition, then the block manager's
     /// `UpdateBlockInfo` to the BlockManagerMaster (`tellMaster`).
     fn store_cached_partition(&mut self, desc: &TaskDescription) {
-        let TaskWork::CachedRdd(read) = &desc.work else {
-            return;
-        };
-        let block = RddBlockId {
-            rdd_id: read.rdd_id,
-            partition: desc.partition_id,
-        };
-        self.put_rdd_block(block, read.block_bytes);
+        let partition = desc.partition_id;
+        match &desc.work {
+            TaskWork::CachedRdd(read) => {
+                let block = RddBlockId {
+                    rdd_id: read.rdd_id,
+                    partition,
+                };
+                self.put_rdd_block(block, read.block_bytes);
+            }
+            TaskWork::Replayed {
+                cache: Some(c), ..
+            } => {
+                let computed = &c.rdd_ids[..(c.missing as usize).min(c.rdd_ids.len())];
+                for &rdd_id in computed {
+                    self.register_rdd_block(RddBlockId { rdd_id, partition }, 0);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// `MemoryStore.putIteratorAsValues` of an RDD block (computed here or replicated from a
@@ -1394,12 +1410,26 @@ impl CoarseGrainedExecutorBackend {
             );
             return false;
         }
-        executor.rdd_blocks.push((block, size));
         if let Some(blocks) = executor.blocks.as_mut() {
             blocks
                 .store
                 .put_values(self.env.log(), &block.to_string(), size);
         }
+        self.register_rdd_block(block, size);
+        true
+    }
+
+    /// The block manager keeps an RDD block and tells the BlockManagerMaster
+    /// (`UpdateBlockInfo`). A replayed block's level and size are the recording's, which the
+    /// log does not give per block: it is kept at size 0, with no MemoryStore line.
+    fn register_rdd_block(&mut self, block: RddBlockId, size: u64) {
+        let Some(executor) = self.executor.as_mut() else {
+            return;
+        };
+        if executor.rdd_blocks.iter().any(|(b, _)| *b == block) {
+            return;
+        }
+        executor.rdd_blocks.push((block, size));
         if let Some(d) = &self.driver {
             let msg = DriverEndpointMsg::UpdateRddBlockInfo {
                 block_manager: self.block_manager_id(),
@@ -1409,7 +1439,6 @@ impl CoarseGrainedExecutorBackend {
             };
             self.env.send(d, msg);
         }
-        true
     }
 
     /// `ShuffleBlockFetcherIterator` over the map outputs the task's read plan names: a missing
@@ -1784,6 +1813,7 @@ fn run_task(work: &TaskWork, attempt: u32, costs: &CostModel) -> (u64, TaskResul
         TaskWork::Replayed {
             duration_ms,
             failures,
+            ..
         } => match failures.as_deref().and_then(|f| f.get(attempt as usize)) {
             Some(f) => (
                 f.duration_ms,

@@ -644,9 +644,11 @@ impl DAGScheduler {
         let stage = &self.stages[&id];
         let cached: Vec<Option<(ExecutorId, Rc<str>)>> = partitions
             .iter()
-            .map(|&p| match stage.tasks.get(p as usize) {
-                Some(TaskWork::CachedRdd(read)) => bmm.cache_location(read.rdd_id, p),
-                _ => None,
+            .map(|&p| {
+                let work = stage.tasks.get(p as usize)?;
+                work.cached_rdds()
+                    .iter()
+                    .find_map(|&rdd| bmm.cache_location(rdd, p))
             })
             .collect();
         if cached.iter().all(Option::is_none) {

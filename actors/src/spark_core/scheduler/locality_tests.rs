@@ -445,6 +445,52 @@ fn a_cached_partition_runs_process_local_on_its_executor() {
     });
 }
 
+/// A replayed task over persisted RDDs (sparkyard's replay of a log whose stage lists a
+/// persisted RDD) is placed as Spark places it: getPreferredLocsInternal asks getCacheLocs of
+/// each persisted RDD down the lineage and the first located block is the preference
+/// (DAGScheduler.scala). Here the stage's own RDD 5 is persisted but not yet computed, RDD 1
+/// below it is held: the task prefers RDD 1's holder, and is launched knowing it must compute
+/// and store RDD 5's block only (`missing` = 1).
+#[test]
+fn a_replayed_task_prefers_the_first_held_persisted_rdd() {
+    run(async {
+        let (mut s, _) = scheduler(1);
+        offers(
+            &mut s,
+            &mut [offer(1, "host1", 0), offer(2, "host2", 0)],
+            true,
+        );
+        cache_block(&mut s, 2, "host2", 0);
+        let mut j = job(1, Vec::new());
+        j.stages[0].tasks = vec![TaskWork::Replayed {
+            duration_ms: 10,
+            failures: None,
+            cache: Some(Box::new(sparkyard_messages::task::ReplayedCache {
+                rdd_ids: vec![5, 1],
+                missing: 2,
+            })),
+        }];
+        s.submit_job(j, waiter());
+        let key = *s.task_scheduler.runnable.first().expect("runnable");
+        use TaskLocality::*;
+        assert_eq!(
+            s.task_scheduler.task_sets[&key].levels.as_slice(),
+            [ProcessLocal, NodeLocal, RackLocal, Any]
+        );
+        // Executor 1 does not hold it: no launch at PROCESS_LOCAL; the holder takes it.
+        assert!(offers(&mut s, &mut [offer(1, "host1", 1)], true).is_empty());
+        let t = offers(&mut s, &mut [offer(2, "host2", 1)], true);
+        assert_eq!(placed(&s, &t), [(2, 0, ProcessLocal)]);
+        let TaskWork::Replayed {
+            cache: Some(c), ..
+        } = &t[0].work
+        else {
+            panic!("a replayed task: {:?}", t[0].work);
+        };
+        assert_eq!(c.missing, 1, "only RDD 5's block is computed here");
+    });
+}
+
 /// Without a cached block (the job that caches, or a block lost with its executor) the same
 /// tasks have no preference: getCacheLocs is empty and the RDD has no preferred locations.
 #[test]

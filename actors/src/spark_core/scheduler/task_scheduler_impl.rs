@@ -887,11 +887,21 @@ impl TaskSchedulerImpl {
         let task_binary = code.task_binary;
         let mut work = code.works[partition as usize].clone();
         let input_split = code.input_split(partition);
-        if let TaskWork::CachedRdd(read) = &mut work {
-            read.location = r
-                .env
-                .block_manager_master
-                .rdd_block_location(read.rdd_id, partition);
+        let bmm = &r.env.block_manager_master;
+        match &mut work {
+            TaskWork::CachedRdd(read) => {
+                read.location = bmm.rdd_block_location(read.rdd_id, partition);
+            }
+            TaskWork::Replayed {
+                cache: Some(cache), ..
+            } => {
+                let held = cache
+                    .rdd_ids
+                    .iter()
+                    .position(|&rdd| bmm.cache_location(rdd, partition).is_some());
+                cache.missing = held.unwrap_or(cache.rdd_ids.len()) as u32;
+            }
+            _ => {}
         }
         let shuffle = if code.shuffle_write.is_some() || code.shuffle_read.is_some() {
             shuffle_io(tsm, r.env)
