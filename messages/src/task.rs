@@ -297,9 +297,7 @@ impl TaskWork {
     pub fn cached_rdds(&self) -> &[u32] {
         match self {
             TaskWork::CachedRdd(read) => std::slice::from_ref(&read.rdd_id),
-            TaskWork::Replayed {
-                cache: Some(c), ..
-            } => &c.rdd_ids,
+            TaskWork::Replayed { cache: Some(c), .. } => &c.rdd_ids,
             _ => &[],
         }
     }

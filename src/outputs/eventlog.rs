@@ -22,6 +22,7 @@ use sparkyard_messages::listener::{
 use sparkyard_messages::task::{DeterministicLevel, InputSize, RddScope, ShuffleWriteSize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// The key named in every event-log error.
 const DIR_KEY: &str = "spark.eventLog.dir";
@@ -598,7 +599,14 @@ struct LogWriter {
     first_task: BTreeMap<String, u64>,
     /// Each task's own sizes, when the program has them.
     sized: Option<std::sync::Arc<RecordedTaskSizes>>,
+    /// The Accumulables of each successful map task of a running stage attempt, by (stage,
+    /// attempt, TID): a `Resubmitted` TaskEnd posts that TaskInfo again.
+    map_successes: BTreeMap<(u32, u32, u64), Rc<[Accumulable]>>,
 }
+
+/// One entry of a TaskInfo's `Accumulables`: its id, metric (index into [`ACCUMULATORS`]),
+/// the task's update and the stage's running value after it.
+type Accumulable = (u64, usize, u64, u64);
 
 /// What the metrics model needs of a stage.
 #[derive(Clone, Debug, Default)]
@@ -850,6 +858,8 @@ impl LogWriter {
                 accums.push((base + k as u64, k, m.values[k], totals.values[k]));
             }
         }
+        let key = (*stage_id, *stage_attempt_id, info.task_id);
+        let accums = self.resubmitted_accums(key, *shuffle_map, reason, accums);
         // A user exception's frames (JsonProtocol.stackTraceToJson), built for failures only.
         let frames = match reason {
             TaskEndReason::ExceptionFailure { .. } => {
@@ -874,11 +884,42 @@ impl LogWriter {
                 end_reason(r, reason, &frames, &updates)
             });
             o.obj("Task Info", |t| task_info(t, info, &accums));
-            o.obj("Task Executor Metrics", |m| zeros(m, EXECUTOR_METRICS));
+            // DAGScheduler posts `new ExecutorMetrics(metricPeaks)`; with no peaks from the
+            // executor (the same TaskEnds as no "Task Metrics") the no-arg constructor's
+            // `metrics(0) = -1` stays: JVMHeapMemory -1 (ExecutorMetrics.scala).
+            o.obj("Task Executor Metrics", |m| {
+                executor_metrics(m, metrics.is_some())
+            });
             if let Some(m) = &metrics {
                 o.obj("Task Metrics", |o| task_metrics::write_json(o, m));
             }
         });
+    }
+
+    /// TaskSetManager.executorLost posts a `Resubmitted` TaskEnd with the successful attempt's
+    /// TaskInfo, Accumulables included (`spark.scheduler.dropTaskInfoAccumulablesOnTaskCompletion.enabled`
+    /// is false in 4.0.0), so those are kept per successful map task and given back here;
+    /// every other TaskEnd keeps its own.
+    fn resubmitted_accums(
+        &mut self,
+        key: (u32, u32, u64),
+        shuffle_map: bool,
+        reason: &TaskEndReason,
+        accums: Vec<Accumulable>,
+    ) -> Rc<[Accumulable]> {
+        match reason {
+            TaskEndReason::Success if shuffle_map => {
+                let kept: Rc<[Accumulable]> = accums.into();
+                self.map_successes.insert(key, kept.clone());
+                kept
+            }
+            TaskEndReason::Resubmitted => self
+                .map_successes
+                .get(&key)
+                .cloned()
+                .unwrap_or_else(|| accums.into()),
+            _ => accums.into(),
+        }
     }
 
     /// What the metrics model learns from an event besides the stages and tasks.
@@ -1020,6 +1061,9 @@ impl LogWriter {
 
     fn stage_completed(&mut self, out: &mut String, stage: &StageInfo) {
         let key = (stage.stage_id, stage.attempt_id);
+        // A finished stage attempt's task set is a zombie: no Resubmitted TaskEnd comes after
+        // (TaskSetManager.executorLost checks !isZombie).
+        self.map_successes.retain(|k, _| (k.0, k.1) != key);
         let base = self.accum_ids(key.0, key.1);
         let totals = self.totals.get(&key).copied();
         // JsonProtocol writes the stage's accumulables sorted by id: those its tasks updated.
@@ -1402,9 +1446,11 @@ fn accumulator_updates(r: &mut Obj<'_>, updates: &[(u64, u64)]) {
 }
 
 /// Metrics the simulation never moves off zero, in the order given.
-fn zeros(o: &mut Obj<'_>, names: &[&str]) {
-    for name in names {
-        o.num(name, 0);
+/// `executorMetricsToJson` of a TaskEnd's peaks: zeros (sparkyard does not model them), or,
+/// when the executor sent none, the no-arg `ExecutorMetrics`' -1 in its first metric.
+fn executor_metrics(o: &mut Obj<'_>, from_executor: bool) {
+    for (i, name) in EXECUTOR_METRICS.iter().enumerate() {
+        o.num(name, if i == 0 && !from_executor { -1i32 } else { 0 });
     }
 }
 
@@ -1679,5 +1725,46 @@ mod tests {
             .expect("local blocks");
         assert_eq!(blocks["ID"], 37 + 14);
         assert_eq!(blocks["Value"], 3);
+    }
+
+    // TaskSetManager.executorLost posts `Resubmitted` with the successful attempt's TaskInfo
+    // (emptyTaskInfoAccumulablesAndNotifyDagScheduler posts the info it finds; with
+    // spark.scheduler.dropTaskInfoAccumulablesOnTaskCompletion.enabled false, 4.0.0's default,
+    // it still holds its Accumulables), no accumulator updates and no metric peaks: no "Task
+    // Metrics" and `new ExecutorMetrics(Array.empty)`, whose JVMHeapMemory stays -1
+    // (ExecutorMetrics.scala; JsonProtocol.taskEndToJson). So for an ExecutorLostFailure.
+    #[test]
+    fn a_resubmitted_task_end_posts_the_successful_attempts_task_info_again() {
+        let mut events = vec![ListenerEvent::JobStart {
+            job_id: 0,
+            time: 0,
+            stages: vec![stage(0, 2, vec![], 4000), stage(1, 2, vec![0], 0)],
+        }];
+        events.extend(task(0, 0, "1", TaskEndReason::Success));
+        let [_, lost] = task(
+            0,
+            1,
+            "1",
+            TaskEndReason::ExecutorLostFailure {
+                executor_id: "1".into(),
+                exit_caused_by_app: true,
+                loss_reason: "lost".into(),
+            },
+        );
+        events.push(lost);
+        let [_, resubmitted] = task(0, 0, "1", TaskEndReason::Resubmitted);
+        events.push(resubmitted);
+        let log = write(&events);
+        let success = &log[2];
+        let again = &log[4];
+        assert_eq!(again["Task End Reason"]["Reason"], "Resubmitted");
+        assert_eq!(again["Task Info"], success["Task Info"]);
+        assert_ne!(again["Task Info"]["Accumulables"], Value::Array(vec![]));
+        for no_peaks in [again, &log[3]] {
+            assert_eq!(no_peaks["Task Executor Metrics"]["JVMHeapMemory"], -1);
+            assert_eq!(no_peaks["Task Executor Metrics"]["JVMOffHeapMemory"], 0);
+            assert!(no_peaks.get("Task Metrics").is_none(), "{no_peaks}");
+        }
+        assert_eq!(success["Task Executor Metrics"]["JVMHeapMemory"], 0);
     }
 }

@@ -10,7 +10,8 @@ use super::model::{
 use crate::outputs::eventlog::{DataSize, RecordedTaskSizes, TaskSizes};
 use sparkyard_actors::world::config::{JobAnchor, ReplayedJob, UserProgram};
 use sparkyard_messages::task::{
-    InputSize, JobSpec, ReplayedCache, ReplayedException, ReplayedFailure, ShuffleWriteSize, StageSpec, TaskWork,
+    InputSize, JobSpec, ReplayedCache, ReplayedException, ReplayedFailure, ShuffleWriteSize,
+    StageSpec, TaskWork,
 };
 use std::collections::BTreeMap;
 

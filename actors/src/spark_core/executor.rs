@@ -1304,9 +1304,7 @@ impl CoarseGrainedExecutorBackend {
         let read = match &desc.work {
             TaskWork::CachedRdd(read) => read,
             // A replayed task keeps its recorded time; it stores what no one held at launch.
-            TaskWork::Replayed {
-                cache: Some(c), ..
-            } => return (work_ms, c.missing > 0),
+            TaskWork::Replayed { cache: Some(c), .. } => return (work_ms, c.missing > 0),
             _ => return (work_ms, false),
         };
         let block = RddBlockId {
@@ -1365,9 +1363,7 @@ impl CoarseGrainedExecutorBackend {
                 };
                 self.put_rdd_block(block, read.block_bytes);
             }
-            TaskWork::Replayed {
-                cache: Some(c), ..
-            } => {
+            TaskWork::Replayed { cache: Some(c), .. } => {
                 let computed = &c.rdd_ids[..(c.missing as usize).min(c.rdd_ids.len())];
                 for &rdd_id in computed {
                     self.register_rdd_block(RddBlockId { rdd_id, partition }, 0);

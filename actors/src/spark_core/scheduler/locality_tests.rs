@@ -481,10 +481,7 @@ fn a_replayed_task_prefers_the_first_held_persisted_rdd() {
         assert!(offers(&mut s, &mut [offer(1, "host1", 1)], true).is_empty());
         let t = offers(&mut s, &mut [offer(2, "host2", 1)], true);
         assert_eq!(placed(&s, &t), [(2, 0, ProcessLocal)]);
-        let TaskWork::Replayed {
-            cache: Some(c), ..
-        } = &t[0].work
-        else {
+        let TaskWork::Replayed { cache: Some(c), .. } = &t[0].work else {
             panic!("a replayed task: {:?}", t[0].work);
         };
         assert_eq!(c.missing, 1, "only RDD 5's block is computed here");
