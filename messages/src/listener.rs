@@ -123,6 +123,9 @@ pub enum ListenerEvent {
     },
     ExecutorAdded {
         time: u64,
+        /// `ExecutorInfo.requestTime`: when the backend asked for it (dynamic allocation's
+        /// requests); `None` for an executor asked for by the ApplicationMaster on its own.
+        request_time: Option<u64>,
         executor_id: String,
         host: String,
         total_cores: u32,

@@ -759,6 +759,7 @@ impl LogWriter {
     fn executor_added(&mut self, out: &mut String, e: &ListenerEvent) {
         let ListenerEvent::ExecutorAdded {
             time,
+            request_time,
             executor_id,
             host,
             total_cores,
@@ -779,6 +780,9 @@ impl LogWriter {
                 i.obj("Resources", |_| {});
                 i.num("Resource Profile Id", 0)
                     .num("Registration Time", time);
+                if let Some(t) = request_time {
+                    i.num("Request Time", t);
+                }
             });
         });
     }

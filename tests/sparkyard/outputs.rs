@@ -254,6 +254,44 @@ fn task_info(e: &Value, ended: bool) {
     assert!(e["Stage ID"].is_u64(), "{e}");
 }
 
+/// CoarseGrainedSchedulerBackend (4.0.0 jar): `requestTotalExecutors` queues each increase of
+/// the total with its time (`updateExecRequestTimes`), `RegisterExecutor` takes the oldest
+/// (`execRequestTimes`), and JsonProtocol.executorInfoToJson writes it as `Request Time` after
+/// `Registration Time`. With dynamic allocation every executor was asked for by the backend;
+/// with a static count the ApplicationMaster asks on its own, and there is no Request Time.
+#[test]
+fn executors_asked_for_by_dynamic_allocation_carry_their_request_time() {
+    let dir = temp_dir("eventlog-request-time");
+    let conf = format!("spark.eventLog.dir=file://{}", dir.display());
+    let da = [
+        "--conf",
+        "spark.dynamicAllocation.enabled=true",
+        "--conf",
+        "spark.dynamicAllocation.initialExecutors=2",
+    ];
+    let (r, spark) = run_with(&pi_args(&conf, &da), recorded(), None);
+    let written = outputs::write_event_logs(&r, &spark).expect("written");
+    let log = lines(&written[0]);
+    let added = events(&log, "SparkListenerExecutorAdded");
+    assert_eq!(added.len(), 2);
+    let start = events(&log, "SparkListenerApplicationStart")[0]["Timestamp"]
+        .as_u64()
+        .expect("a time");
+    for e in &added {
+        let info = &e["Executor Info"];
+        let requested = info["Request Time"].as_u64().expect("a request time");
+        let registered = info["Registration Time"].as_u64().expect("a time");
+        assert!(start <= requested && requested < registered, "{e}");
+    }
+    let dir = temp_dir("eventlog-no-request-time");
+    let conf = format!("spark.eventLog.dir=file://{}", dir.display());
+    let (r, spark) = run_with(&pi_args(&conf, &[]), recorded(), None);
+    let log = lines(&outputs::write_event_logs(&r, &spark).expect("written")[0]);
+    for e in events(&log, "SparkListenerExecutorAdded") {
+        assert!(e["Executor Info"].get("Request Time").is_none(), "{e}");
+    }
+}
+
 #[test]
 fn event_log_is_named_as_spark_names_it_and_has_every_required_field() {
     let dir = temp_dir("eventlog");

@@ -15,6 +15,7 @@ use crate::spark_core::block_manager_master::RddBlockId;
 use crate::spark_core::driver_endpoint_state::{
     DecommissionInfo, DriverEndpointState, ExecutorData, Removal,
 };
+use crate::spark_core::exec_request_times::ExecRequestTimes;
 use crate::spark_core::executor_allocation_manager::{
     self as eam, AllocationListener, ExecutorAllocationClient, ExecutorAllocationManager,
 };
@@ -113,6 +114,8 @@ pub struct DriverEndpoint {
     bus: ContextBus,
     /// `HeartbeatReceiver.executorLastSeen`.
     last_heartbeat: BTreeMap<ExecutorId, u64>,
+    /// `execRequestTimes`: when the executors asked for through the backend were asked for.
+    request_times: ExecRequestTimes,
     /// Tasks finished in this SparkContext (fault triggers).
     tasks_finished: u64,
     /// Failed task attempts already added to the run's counters.
@@ -208,6 +211,7 @@ impl DriverEndpoint {
                 ready: false,
                 bus,
                 last_heartbeat: BTreeMap::new(),
+                request_times: ExecRequestTimes::default(),
                 tasks_finished: 0,
                 failures_counted: 0,
                 offered: Vec::new(),
@@ -470,8 +474,10 @@ impl DriverEndpoint {
         let rewritten = self
             .log_url_handler
             .rewrite(self.env.log(), &reg.attributes);
+        let request_time = self.request_times.take_for_registration();
         self.bus.post(|| ListenerEvent::ExecutorAdded {
             time: clock::now_epoch_ms(),
+            request_time,
             executor_id: id.to_string(),
             host: reg.hostname.clone(),
             total_cores: reg.cores,
@@ -1295,6 +1301,9 @@ impl ExecutorAllocationClient for DriverEndpoint {
     /// `requestTotalExecutors` -> `doRequestTotalExecutors`: `RequestExecutors` to the
     /// YarnScheduler endpoint (which warns and answers false before the AM registered).
     fn request_total_executors(&mut self, total: u32, hints: &eam::PlacementHints) -> bool {
+        // The backend's bookkeeping comes before `doRequestTotalExecutors`, whatever it answers.
+        self.request_times
+            .request_total(total, clock::now_epoch_ms());
         let Some(yarn) = self.yarn_scheduler() else {
             return false;
         };

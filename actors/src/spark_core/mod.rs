@@ -9,6 +9,7 @@ pub mod block_manager_replication;
 pub mod driver;
 pub mod driver_endpoint;
 pub mod driver_endpoint_state;
+pub mod exec_request_times;
 pub mod executor;
 pub mod executor_allocation_manager;
 pub mod executor_backend_state;
