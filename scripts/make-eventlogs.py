@@ -16,6 +16,7 @@ Spark's codecs and layouts.
 
     python3 -m venv /work/venv-pyspark && /work/venv-pyspark/bin/pip install pyspark==4.0.0
     /work/venv-pyspark/bin/python scripts/make-eventlogs.py [--runs 2] [--out tests/data/eventlogs]
+    /work/venv-pyspark/bin/python scripts/make-eventlogs.py --day --out tests/data/eventlogs/day-two-queues
 
 It needs Java 17 and takes a few minutes; `cargo test` only reads the committed logs.
 
@@ -128,6 +129,21 @@ def spark3_plan():
     ]
 
 
+def day_plan():
+    """A small day of one cluster in two YARN queues (issue 28's replay-cluster): the
+    applications record `spark.yarn.queue` as a spark-submit `--queue` would, run one after the
+    other (their submit times are the day's arrivals), into their own folder (`--out
+    tests/data/eventlogs/day-two-queues`)."""
+    etl = {"spark.yarn.queue": "etl", "spark.eventLog.rolling.enabled": "false", **COMPRESS}
+    adhoc = {**etl, "spark.yarn.queue": "adhoc"}
+    return [
+        ("multijob", 2, "etl_1", etl),
+        ("skew", 1, "adhoc_1", adhoc),
+        ("skew", 2, "etl_2", etl),
+        ("multijob", 1, "adhoc_2", adhoc),
+    ]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=2)
@@ -137,6 +153,11 @@ def main():
         "--spark3",
         action="store_true",
         help="the Spark 3.x plan (run with pyspark 3.5): names start with spark35_",
+    )
+    p.add_argument(
+        "--day",
+        action="store_true",
+        help="the two-queue day (spark.yarn.queue etl / adhoc): names start with day_",
     )
     p.add_argument("--one", nargs=4, metavar=("APP", "N", "DIR", "EXTRA"), help=argparse.SUPPRESS)
     a = p.parse_args()
@@ -152,10 +173,10 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     import pyspark
 
-    prefix = "spark35_" if a.spark3 else ""
+    prefix = "spark35_" if a.spark3 else "day_" if a.day else ""
     if a.spark3 and not pyspark.__version__.startswith("3."):
         sys.exit(f"--spark3 needs pyspark 3.x, this is {pyspark.__version__}")
-    plan = spark3_plan() if a.spark3 else spark4_plan(a)
+    plan = spark3_plan() if a.spark3 else day_plan() if a.day else spark4_plan(a)
     for app, n, tag, extra in plan:
         with tempfile.TemporaryDirectory() as tmp:
             started = time.time()

@@ -29,7 +29,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 /// Spark's `spark.yarn.queue` (YARN's `default` when unset).
-const QUEUE_KEY: &str = "spark.yarn.queue";
+use super::simulate::QUEUE_KEY;
 /// SparkSubmit's `spark.app.submitTime` (epoch ms), when the log records it.
 const SUBMIT_TIME_KEY: &str = "spark.app.submitTime";
 

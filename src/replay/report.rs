@@ -399,6 +399,8 @@ pub enum ReplayNote {
     OtherMaster { master: String, waits: bool },
     /// `spark.scheduler.mode=FAIR` (with these pools): the simulated scheduler is FIFO.
     FairScheduler { pools: Vec<String> },
+    /// The log's `spark.yarn.queue`, which the embedded cluster lacks: replayed in `default`.
+    QueueNotInCluster { queue: String },
     /// Custom resources (GPUs and the like) the executors asked for, by name and amount per
     /// executor: not simulated (YARN's resource types are not modelled).
     CustomResources { resources: BTreeMap<String, f64> },
@@ -455,6 +457,10 @@ impl std::fmt::Display for ReplayNote {
             ReplayNote::OtherMaster { master, waits: true } => write!(
                 f,
                 "recorded with master {master}: replayed on YARN in cluster mode (its backend, like YARN's, waited for executors before the first job)"
+            ),
+            ReplayNote::QueueNotInCluster { queue } => write!(
+                f,
+                "submitted to queue '{queue}' (spark.yarn.queue), which the embedded cluster lacks: replayed in its 'default' queue (give --cluster FILE with that queue to replay it there)"
             ),
             ReplayNote::FairScheduler { pools } => write!(
                 f,
@@ -527,6 +533,13 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
         });
     } else if c.deploy_mode.as_deref() == Some("client") {
         out.push(ReplayNote::ClientMode);
+    }
+    if let Some(queue) = c.properties.get(super::simulate::QUEUE_KEY)
+        && prepared.args.queue.is_none()
+    {
+        out.push(ReplayNote::QueueNotInCluster {
+            queue: queue.clone(),
+        });
     }
     if c.scheduler_mode
         .as_deref()

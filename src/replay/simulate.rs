@@ -669,6 +669,33 @@ fn single_rack(app: &Application) -> Option<&'static str> {
         .then_some("(none): every node in /default-rack")
 }
 
+/// The recorded `spark.yarn.queue` (what `--queue` gave the recording's spark-submit), unless
+/// the user's `--queue` says otherwise. The embedded cluster has only YARN's `default` queue:
+/// there the application goes to it and the report says so. A cluster the user gave (a file
+/// or the scenario's) gets the recorded queue whether it has it or not: the simulated RM
+/// refuses an unknown queue with YARN's own diagnostics, after spark-submit's own checks, as
+/// the real submission would fail.
+fn recorded_queue(
+    app: &Application,
+    args: &mut SubmitArgs,
+    cluster: &ClusterConfig,
+    origin: &ClusterOrigin,
+) {
+    let Some(queue) = app.config.properties.get(QUEUE_KEY) else {
+        return;
+    };
+    let embedded = matches!(
+        origin,
+        ClusterOrigin::Log { .. } | ClusterOrigin::Local { .. }
+    );
+    if args.queue.is_none() && (cluster.yarn.queue(queue).is_some() || !embedded) {
+        args.queue = Some(queue.clone());
+    }
+}
+
+/// `spark.yarn.queue`.
+pub const QUEUE_KEY: &str = "spark.yarn.queue";
+
 /// Lets one executor of `cores` fit a node and the scheduler's maximum allocation.
 fn fit_local(cluster: &mut ClusterConfig, cores: u32) {
     let y = &mut cluster.yarn;
@@ -713,6 +740,8 @@ pub fn prepare_on(
         }
     };
     adjust(&mut cluster)?;
+    let mut args = args;
+    recorded_queue(app, &mut args, &cluster, &cluster_source);
     // The probe runs without the scenario's faults: it times the healthy start-up.
     let mut p = Prepared {
         args,

@@ -80,6 +80,60 @@ fn where_nothing_competes_each_application_is_its_single_replay_to_the_milliseco
     }
 }
 
+/// A day of real Spark 4.0.0 applications recorded in two YARN queues
+/// (`scripts/make-eventlogs.py --day`: `spark.yarn.queue` etl / adhoc, pyspark 4.0.0 on
+/// local-cluster). Each goes to its recorded queue (the CapacityScheduler's leaf, no
+/// `--queue-map`), and where nothing competes each is exactly its single replay.
+#[test]
+fn a_day_recorded_in_two_queues_replays_each_application_in_its_own_queue() {
+    let dir = temp_dir("two-queues");
+    let cluster = dir.join("two-queues.toml");
+    let toml = "[[nodes]]\nhost = \"nm-{n}.sparkyard.internal\"\ncount = 16\nmemory_mb = 65536\nvcores = 16\n\n[[queues]]\nname = \"etl\"\ncapacity = 60\n\n[[queues]]\nname = \"adhoc\"\ncapacity = 40\n";
+    std::fs::write(&cluster, toml).expect("cluster file written");
+    let logs = [data("day-two-queues")];
+    let day = cluster::replay_cluster(&logs, &day_setup(&cluster)).expect("the day runs");
+    let queues: Vec<&str> = day.applications.iter().map(|a| a.queue.as_str()).collect();
+    assert_eq!(queues, ["etl", "adhoc", "etl", "adhoc"]);
+    for a in &day.applications {
+        assert_eq!(a.outcome, "FINISHED/SUCCEEDED", "{}", a.path);
+        assert!(a.path.contains(&format!("_{}_", a.queue)), "{}", a.path);
+        assert_eq!(
+            a.simulated_ms,
+            single_replay_ms(Path::new(&a.path), &cluster),
+            "{}",
+            a.path
+        );
+    }
+    let per_queue: Vec<(&str, usize)> = day
+        .queues
+        .iter()
+        .map(|q| (q.name.as_str(), q.applications))
+        .collect();
+    assert_eq!(per_queue, [("etl", 2), ("adhoc", 2)]);
+    // The single replay submits to the recorded queue too: a cluster without it refuses it
+    // as YARN does (RMAppManager's diagnostics); the embedded cluster (only `default`) replays
+    // it there and says so; `--queue` chooses.
+    let log = data("day-two-queues/day_multijob_n2_etl_1.zstd");
+    let app = model::load(&log).expect("log reads");
+    let no_etl = dir.join("no-etl.toml");
+    std::fs::write(&no_etl, "[[nodes]]\nhost = \"nm-{n}.sparkyard.internal\"\ncount = 2\nmemory_mb = 65536\nvcores = 16\n").expect("written");
+    let setup = |words: &[&str]| ReplaySetup {
+        submit: simulate::user_submit_args(words).expect("options parse"),
+        scenario: None,
+    };
+    let c = no_etl.to_str().expect("utf-8");
+    let refused = sparkyard::replay::replay(&log, &setup(&["--cluster", c])).expect("report");
+    let message = refused.error.unwrap_or_default();
+    assert!(message.contains("to unknown queue: etl"), "{message}");
+    let chosen = simulate::prepare(&app, &setup(&["--cluster", c, "--queue", "default"]));
+    assert_eq!(
+        chosen.expect("prepared").args.queue.as_deref(),
+        Some("default")
+    );
+    let embedded = simulate::prepare(&app, &setup(&[])).expect("prepared");
+    assert_eq!(embedded.args.queue, None);
+}
+
 #[test]
 fn applications_get_yarn_ids_in_submission_order_and_each_its_own_queue_wait() {
     let dir = temp_dir("ids");
