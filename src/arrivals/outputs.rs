@@ -2,9 +2,10 @@
 //! `[[workload.applications]]`): the run's record seen from one application (its spark-submit,
 //! its AM and executor containers, and what the ResourceManager and NodeManagers say to them),
 //! so the single run's writers draw its timeline and sequence diagram; and the file names, each
-//! with its application id as YARN names its log directory (`userlogs/<applicationId>/`). The
-//! cluster's traffic among its daemons (NodeManager heartbeats, the RM's call launching an AM)
-//! names no application in the trace, so no application's view draws it.
+//! with its application id as YARN names its log directory (`userlogs/<applicationId>/`). Of the
+//! cluster's traffic among its daemons, which names no application in the trace, a view draws
+//! the RM's calls launching its AM containers (paired with their LOCALIZING), not the rest
+//! (NodeManager heartbeats).
 
 use crate::record::{ClusterRunResult, RunResult, TaskCostModel};
 use sparkyard_actors::kernel::logs::LogStore;
@@ -12,7 +13,7 @@ use sparkyard_actors::kernel::trace::{
     FaultEvent, FaultTarget, StateChange, TraceEvent, TraceKind,
 };
 use sparkyard_messages::ids::{ApplicationId, ContainerId};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 /// Whose a process or a mailbox is, seen from one application.
@@ -30,6 +31,9 @@ enum Owner {
 struct Owners {
     processes: Vec<Owner>,
     mailboxes: Vec<Owner>,
+    /// The RM's calls launching the application's AM containers and their answers (messages
+    /// between daemons, which name no application), by message id.
+    am_launches: BTreeSet<u64>,
 }
 
 impl Owners {
@@ -48,7 +52,7 @@ impl Owners {
             .filter(|e| e.from.is_some() && e.from == client)
             .filter_map(|e| e.from_mailbox.map(|m| m.0))
             .collect();
-        let mailboxes = ran
+        let mailboxes: Vec<Owner> = ran
             .labels
             .iter()
             .enumerate()
@@ -64,9 +68,11 @@ impl Owners {
                 process_owner(proc_name, false, app)
             })
             .collect();
+        let am_launches = am_launches(ran, app, &mailboxes);
         Owners {
             processes,
             mailboxes,
+            am_launches,
         }
     }
 
@@ -113,10 +119,58 @@ impl Owners {
                     self.mailbox(e.from_mailbox.map(|m| m.0)),
                     self.mailbox(e.to.map(|m| m.0)),
                 ];
-                ends.contains(&Some(Owner::Own))
+                ends.contains(&Some(Owner::Own)) || self.am_launches.contains(&e.msg)
             }
         }
     }
+}
+
+/// The messages of the RM's `StartContainers` calls that launched `app`'s containers from a
+/// daemon (its AM containers: the RM's AMLauncher is the caller), and of the NodeManagers'
+/// answers. A NodeManager handles its calls in order and records LOCALIZING as it handles one
+/// (so the oldest call delivered to it and not yet handled is the one LOCALIZING names, as
+/// `outputs::runmap` pairs them), then answers its caller at once.
+fn am_launches(ran: &ClusterRunResult, app: ApplicationId, mailboxes: &[Owner]) -> BTreeSet<u64> {
+    let mut by_name: BTreeMap<&str, u32> = BTreeMap::new();
+    for (i, p) in ran.processes.iter().enumerate() {
+        by_name.insert(p.as_str(), i as u32);
+    }
+    let process_of = |m: u32| {
+        let label = ran.labels.get(m as usize)?;
+        by_name.get(label.split_once('@')?.1).copied()
+    };
+    let from_daemon = |m: u32| mailboxes.get(m as usize) == Some(&Owner::Cluster);
+    let mut unhandled: BTreeMap<u32, VecDeque<u64>> = BTreeMap::new();
+    let mut unanswered: BTreeSet<(u32, u32)> = BTreeSet::new();
+    let mut out = BTreeSet::new();
+    for e in &ran.trace {
+        match &e.kind {
+            TraceKind::Deliver if e.name == "StartContainers" => {
+                if let Some(nm) = e.to.and_then(|m| process_of(m.0)) {
+                    unhandled.entry(nm).or_default().push_back(e.msg);
+                }
+            }
+            TraceKind::State(StateChange::ContainerLocalizing {
+                container, caller, ..
+            }) => {
+                let Some(nm) = e.from else { continue };
+                let call = unhandled.get_mut(&nm).and_then(VecDeque::pop_front);
+                if container.attempt.application_id == app && from_daemon(caller.0) {
+                    out.extend(call);
+                    unanswered.insert((nm, caller.0));
+                }
+            }
+            TraceKind::Send if e.name == "AskReply" => {
+                if let (Some(nm), Some(to)) = (e.from, e.to)
+                    && unanswered.remove(&(nm, to.0))
+                {
+                    out.insert(e.msg);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Whose the process named `name` is: the application's when it is its Client (`is_client`)

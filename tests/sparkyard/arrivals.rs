@@ -339,7 +339,13 @@ fn each_application_writes_what_a_single_run_writes_under_its_own_id() {
         );
         let seq =
             String::from_utf8_lossy(&written[&PathBuf::from(format!("seq.{id}.mmd"))]).into_owned();
-        assert!(seq.contains(&format!("{id} ACCEPTED")), "{seq}");
+        // Its AM's launch by the RM (a call between daemons) follows its ACCEPTED, as in a
+        // single run's diagram.
+        let accepted = seq.find(&format!("{id} ACCEPTED")).expect("ACCEPTED");
+        let launch = seq
+            .find("RM->>NM: StartContainers")
+            .expect("its AM launched");
+        assert!(accepted < launch, "{seq}");
         let other = ids[1 - n];
         assert!(!seq.contains(other), "{id}'s diagram shows {other}:\n{seq}");
     }
