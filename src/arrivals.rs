@@ -4,13 +4,22 @@
 //! prepared as `replay-cluster` prepares it) and all of them run on the scenario's one cluster
 //! in one simulation (`runner::run_cluster`), as Hadoop's Scheduler Load Simulator (`SLSRunner`)
 //! runs a trace on one ResourceManager; then the per-application report and `[expect]`'s counts.
+//! With faults, the same applications run once more without them, so each one's cost shows
+//! (`cluster_report::FaultCost`, as `replay-cluster --scenario` measures it); each application
+//! writes what a single run writes (`outputs`: container logs, event logs, timeline, diagram).
+
+pub mod outputs;
+pub mod probes;
 
 use crate::conf::cluster::ClusterConfig;
 use crate::conf::submit::DefaultsFile;
 use crate::error::UserError;
+use crate::outputs::eventlog::RecordedTaskSizes;
 use crate::pipeline::{ClusterChoice, RunPlan, Submission};
-use crate::replay::cluster::{DayLog, day_run, prepare_replay};
-use crate::replay::cluster_report::AppTimes;
+use crate::record::TaskCostModel;
+use crate::replay::cluster::{DayLog, application_event_logs, day_run, prepare_replay};
+use crate::replay::cluster_report::{AppTimes, FaultCost};
+use crate::replay::simulate::WrittenEventLog;
 use crate::runner::{ApplicationPlan, ClusterRunResult, RunOptions};
 use crate::scenario::arrivals::{Entry, Program, arrival_times, derived_seed};
 use crate::scenario::expect::{ApplicationCounts, check_arrivals};
@@ -23,6 +32,7 @@ use sparkyard_actors::world::observer::RunEvent;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// The scenario's arrivals, to plan and run.
 struct Planner<'a>(&'a crate::scenario::arrivals::Arrivals);
@@ -36,6 +46,38 @@ struct Arrival {
     config: SimConfig,
     observer: Option<ObserverHook>,
     times: Rc<RefCell<AppTimes>>,
+    /// The task sizes its event log recorded (an event-log entry whose event log is on).
+    recorded: Option<Arc<RecordedTaskSizes>>,
+}
+
+/// What a run of the arrivals keeps besides its report: what `run` writes (container logs,
+/// listener events for event logs, the trace for a timeline or diagram), or only a sweep's
+/// trace fingerprint.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ArrivalsOptions {
+    pub capture_logs: bool,
+    /// Record each application's listener events where its event log is on, and write them.
+    pub event_logs: bool,
+    /// Record every application's listener events (the timeline draws tasks from them).
+    pub listener_events: bool,
+    /// Trace the run (its fingerprint); `keep_trace` keeps the events for the outputs.
+    pub trace: bool,
+    pub keep_trace: bool,
+    /// Leave out the run without the faults (no [`FaultCost`]): a sweep's seeds and shrink's
+    /// probes read outcomes and invariants only.
+    pub skip_fault_cost: bool,
+}
+
+impl ArrivalsOptions {
+    /// A sweep's seed or a shrink probe: outcomes and invariants only, the trace's fingerprint
+    /// when `fingerprint`.
+    pub fn probe(fingerprint: bool) -> Self {
+        ArrivalsOptions {
+            trace: fingerprint,
+            skip_fault_cost: true,
+            ..ArrivalsOptions::default()
+        }
+    }
 }
 
 /// What one application did.
@@ -60,6 +102,11 @@ pub struct ArrivedApp {
     pub tasks_failed: u64,
     /// spark-submit's exception, when it ended with one.
     pub failure: Option<String>,
+    /// What the run's faults cost it, against the same applications without them (a run
+    /// with faults only).
+    pub fault_cost: Option<FaultCost>,
+    /// The event logs it wrote (its `spark.eventLog.enabled`).
+    pub event_logs: Vec<WrittenEventLog>,
 }
 
 /// A run of the arrivals: every application in submission order, and what broke.
@@ -73,6 +120,18 @@ pub struct ArrivalsRun {
     pub faults_fired: usize,
     /// Planned faults that never fired, by label.
     pub faults_unfired: Vec<String>,
+    /// The trace fingerprint (0 when the run was not traced).
+    pub fingerprint: u64,
+    /// How many simulations it took: 1, or 2 with faults (the second without them).
+    pub simulations: usize,
+}
+
+impl ArrivedApp {
+    /// Its YARN state and final status, `None` when it was never submitted (or never ended).
+    pub fn ending(&self) -> Option<(&str, &str)> {
+        let known = self.yarn_app_id.is_some() && self.state != "(none)";
+        known.then_some((self.state.as_str(), self.final_status.as_str()))
+    }
 }
 
 impl ArrivalsRun {
@@ -95,14 +154,16 @@ impl Planner<'_> {
         Ok(out)
     }
 
-    /// Runs every application on the scenario's cluster in one simulation under `seed`.
+    /// Runs every application on the scenario's cluster in one simulation under `seed`, and
+    /// with faults once more without them (each application's [`FaultCost`]).
     pub fn run(
         &self,
         cluster: &ClusterConfig,
         seed: u64,
         faults: FaultController,
         deadline_ms: Option<u64>,
-    ) -> Result<ArrivalsRun, UserError> {
+        opts: ArrivalsOptions,
+    ) -> Result<(ArrivalsRun, Ran), UserError> {
         let arrivals = self.plan(cluster, seed)?;
         if arrivals.is_empty() {
             return Err(UserError::file(
@@ -112,29 +173,40 @@ impl Planner<'_> {
                 ),
             ));
         }
-        let last = arrivals.iter().map(|a| a.submit_at_ms).max().unwrap_or(0);
-        let mut options = RunOptions {
-            seed,
-            capture_logs: false,
-            trace: false,
-            ..RunOptions::default()
-        };
-        options.deadline_ms = deadline_ms.unwrap_or(last + options.deadline_ms);
-        let plans: Vec<ApplicationPlan> = arrivals
-            .iter()
-            .map(|a| ApplicationPlan {
-                config: a.config.clone(),
-                submit_at_ms: a.submit_at_ms,
-                record_events: false,
-                observer: a.observer.clone(),
-            })
-            .collect();
-        let cluster_config = plans[0].config.clone();
-        let ran = crate::runner::run_cluster(cluster_config, plans, &options, faults)?;
-        Ok(self.report(&arrivals, ran, seed))
+        let has_faults = faults.last_app_aimed_at().is_some();
+        let ran = simulate(&arrivals, seed, faults, deadline_ms, opts, true)?;
+        let costs = TaskCostModel::from(&arrivals[0].config.costs);
+        let mut run = self.report(&arrivals, &ran, seed);
+        run.violations
+            .extend(end_of_run_violations(&arrivals, &ran, costs));
+        if has_faults && !opts.skip_fault_cost {
+            // The same applications (the same arrivals, seeds and settings), unobserved.
+            let quiet = ArrivalsOptions::default();
+            let none = FaultController::default();
+            let without = simulate(&arrivals, seed, none, deadline_ms, quiet, false)?;
+            run.simulations += 1;
+            for (row, (w, wo)) in run
+                .applications
+                .iter_mut()
+                .zip(ran.applications.iter().zip(&without.applications))
+            {
+                row.fault_cost = Some(FaultCost::between(w, wo));
+            }
+        }
+        let spark = arrivals.iter().map(|a| a.config.spark.clone()).collect();
+        let recorded = arrivals.iter().map(|a| a.recorded.clone()).collect();
+        Ok((
+            run,
+            Ran {
+                result: ran,
+                spark,
+                recorded,
+                costs,
+            },
+        ))
     }
 
-    fn report(&self, arrivals: &[Arrival], ran: ClusterRunResult, seed: u64) -> ArrivalsRun {
+    fn report(&self, arrivals: &[Arrival], ran: &ClusterRunResult, seed: u64) -> ArrivalsRun {
         let applications = arrivals
             .iter()
             .zip(&ran.applications)
@@ -163,6 +235,8 @@ impl Planner<'_> {
                         .exception
                         .as_ref()
                         .map(|e| format!("{}: {}", e.class, e.message)),
+                    fault_cost: None,
+                    event_logs: Vec::new(),
                 }
             })
             .collect();
@@ -177,7 +251,90 @@ impl Planner<'_> {
                 .collect(),
             faults_fired: ran.faults_fired.len(),
             faults_unfired: ran.faults_unfired.iter().map(|f| f.label.clone()).collect(),
+            fingerprint: ran.fingerprint,
+            simulations: 1,
         }
+    }
+}
+
+/// The end-of-run invariants (`crate::invariants`, as a single run checks them) of each
+/// application under its own settings' limits, each naming its application.
+fn end_of_run_violations(
+    arrivals: &[Arrival],
+    ran: &ClusterRunResult,
+    costs: TaskCostModel,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, a) in arrivals.iter().enumerate() {
+        let Some(record) = outputs::application_record(ran, i, costs) else {
+            continue;
+        };
+        let limits = crate::invariants::Limits::of(&a.config);
+        let who = record.outcome.application_id.map_or_else(
+            || format!("application {} (not submitted)", i + 1),
+            |id| id.to_string(),
+        );
+        for v in crate::invariants::check(&record, &limits) {
+            out.push(format!("{}: {who}: {}", v.invariant, v.detail));
+        }
+    }
+    out
+}
+
+/// Runs the arrivals in one simulation; `observed`: with their observers (the report's YARN
+/// times), else unwatched (the run without the faults reads only ends and counters).
+fn simulate(
+    arrivals: &[Arrival],
+    seed: u64,
+    faults: FaultController,
+    deadline_ms: Option<u64>,
+    opts: ArrivalsOptions,
+    observed: bool,
+) -> Result<ClusterRunResult, UserError> {
+    let last = arrivals.iter().map(|a| a.submit_at_ms).max().unwrap_or(0);
+    let mut options = RunOptions {
+        seed,
+        capture_logs: opts.capture_logs,
+        trace: opts.trace,
+        keep_trace: opts.keep_trace,
+        ..RunOptions::default()
+    };
+    options.deadline_ms = deadline_ms.unwrap_or(last + options.deadline_ms);
+    let plans: Vec<ApplicationPlan> = arrivals
+        .iter()
+        .map(|a| ApplicationPlan {
+            config: a.config.clone(),
+            submit_at_ms: a.submit_at_ms,
+            record_events: opts.listener_events
+                || (opts.event_logs && a.config.spark.event_log_enabled),
+            observer: if observed { a.observer.clone() } else { None },
+        })
+        .collect();
+    let cluster_config = plans[0].config.clone();
+    crate::runner::run_cluster(cluster_config, plans, &options, faults)
+}
+
+/// What a run of the arrivals leaves for its outputs: the run's record, each application's
+/// Spark settings and recorded task sizes (in submission order), the task cost model.
+pub struct Ran {
+    pub result: ClusterRunResult,
+    pub spark: Vec<sparkyard_actors::world::config::SparkSettings>,
+    recorded: Vec<Option<Arc<RecordedTaskSizes>>>,
+    pub costs: TaskCostModel,
+}
+
+impl Ran {
+    /// Writes each application's event logs where its settings turn them on (as
+    /// `replay-cluster` writes its applications'), and notes them in `run`'s rows.
+    pub fn write_event_logs(&self, run: &mut ArrivalsRun) -> Result<(), UserError> {
+        let each = self.result.applications.iter().zip(&self.spark);
+        for (i, (a, spark)) in each.enumerate() {
+            let label = format!("workload.applications ({})", run.applications[i].entry);
+            let sizes = self.recorded[i].clone();
+            run.applications[i].event_logs =
+                application_event_logs(&a.events, self.costs, spark, sizes, &label)?;
+        }
+        Ok(())
     }
 }
 
@@ -217,6 +374,10 @@ fn plan_entry(
                 if let Some(u) = &e.user {
                     config.user = u.clone();
                 }
+                let recorded = config
+                    .spark
+                    .event_log_enabled
+                    .then(|| Arc::new(crate::replay::program::recorded_sizes(&d.app)));
                 out.push(Arrival {
                     entry: index,
                     name: d.app.app_name.clone(),
@@ -224,6 +385,7 @@ fn plan_entry(
                     config,
                     observer: run.run.prepared.options.observer.clone(),
                     times: run.times,
+                    recorded,
                 });
             }
         }
@@ -269,6 +431,7 @@ fn arrival(e: &Entry, index: usize, t: u64, mut config: SimConfig) -> Arrival {
         config,
         observer: Some(observer),
         times,
+        recorded: None,
     }
 }
 
@@ -404,6 +567,11 @@ pub fn report_text(run: &ArrivalsRun) -> String {
                 .map_or(String::new(), |f| format!(" ({f})"))
         );
     }
+    let costs: Vec<Option<&FaultCost>> = apps.iter().map(|a| a.fault_cost.as_ref()).collect();
+    s.push_str(&crate::replay::cluster_report::fault_cost_table(
+        &costs,
+        "the same applications without the faults",
+    ));
     s
 }
 
@@ -412,11 +580,24 @@ pub fn report_text(run: &ArrivalsRun) -> String {
 pub struct ArrivalsOutcome {
     pub run: ArrivalsRun,
     pub failures: Vec<String>,
+    /// The `[expect]` table's failures alone (a sweep's `--expect`).
+    pub expect_failures: Vec<String>,
+    /// What the run left for its outputs.
+    pub ran: Ran,
 }
 
 /// Runs the scenario's `[[workload.applications]]` under `seed` (the file's own when `None`)
 /// on its cluster, with its faults, and checks its `[expect]`.
 pub fn run_scenario(s: &Scenario, seed: Option<u64>) -> Result<ArrivalsOutcome, UserError> {
+    run_scenario_with(s, seed, ArrivalsOptions::default())
+}
+
+/// [`run_scenario`], keeping what `opts` asks for.
+pub fn run_scenario_with(
+    s: &Scenario,
+    seed: Option<u64>,
+    opts: ArrivalsOptions,
+) -> Result<ArrivalsOutcome, UserError> {
     let seed = seed.or(s.seed).unwrap_or(crate::conf::submit::DEFAULT_SEED);
     let Some(a) = &s.arrivals else {
         return Err(UserError::file(
@@ -425,19 +606,28 @@ pub fn run_scenario(s: &Scenario, seed: Option<u64>) -> Result<ArrivalsOutcome, 
         ));
     };
     let (faults, deadline) = s.fault_plan(seed)?;
-    let run = Planner(a).run(&s.cluster, seed, faults, deadline)?;
+    let (mut run, ran) = Planner(a).run(&s.cluster, seed, faults, deadline, opts)?;
+    if opts.event_logs {
+        ran.write_event_logs(&mut run)?;
+    }
     let succeeded = run.succeeded() as u64;
     let counts = ApplicationCounts {
         succeeded,
         failed: run.applications.len() as u64 - succeeded,
     };
-    let mut failures = check_arrivals(&s.expect, &counts, &run.faults_unfired);
+    let expect_failures = check_arrivals(&s.expect, &counts, &run.faults_unfired);
+    let mut failures = expect_failures.clone();
     failures.extend(
         run.violations
             .iter()
             .map(|v| format!("invariant broken: {v}")),
     );
-    Ok(ArrivalsOutcome { run, failures })
+    Ok(ArrivalsOutcome {
+        run,
+        failures,
+        expect_failures,
+        ran,
+    })
 }
 
 #[cfg(test)]

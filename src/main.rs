@@ -706,20 +706,31 @@ fn run_scenario(cmd: RunCommand) -> Result<ExitCode, UserError> {
 }
 
 /// `run` of a scenario with `[[workload.applications]]`: every application in one simulation,
-/// the per-application report, the `[expect]` counts.
+/// the per-application report, what each application writes (as a single run: container logs,
+/// event logs, its timeline and diagram), the `[expect]` counts.
 fn run_arrivals(
     cmd: &RunCommand,
     scenario: &sparkyard::scenario::Scenario,
 ) -> Result<ExitCode, UserError> {
-    if cmd.outputs.trace.is_some() || cmd.outputs.sequence.is_some() {
-        eprintln!(
-            "note: --trace and --sequence draw one application; a [[workload.applications]] run writes only its report"
-        );
-    }
-    let done = sparkyard::arrivals::run_scenario(scenario, cmd.seed)?;
+    use sparkyard::arrivals::{ArrivalsOptions, run_scenario_with};
+    cmd.outputs.check_paths()?;
+    cmd.outputs.check_scenario(scenario)?;
+    let drawn = cmd.outputs.trace.is_some() || cmd.outputs.sequence.is_some();
+    let opts = ArrivalsOptions {
+        capture_logs: cmd.outputs.keeps_container_logs(),
+        event_logs: true,
+        listener_events: cmd.outputs.wants_events(),
+        trace: drawn,
+        keep_trace: drawn,
+        skip_fault_cost: false,
+    };
+    let done = run_scenario_with(scenario, cmd.seed, opts)?;
     println!("scenario: {}", scenario.name);
     print!("{}", sparkyard::arrivals::report_text(&done.run));
     println!("reproduce: {}", run_reproduce(cmd, done.run.seed));
+    for line in arrivals_outputs(cmd, &done)? {
+        println!("{line}");
+    }
     if done.failures.is_empty() {
         println!("expectations: all met");
         return Ok(ExitCode::SUCCESS);
@@ -728,6 +739,89 @@ fn run_arrivals(
         println!("expectation failed: {f}");
     }
     Ok(ExitCode::from(1))
+}
+
+/// Writes what each application of an arrivals run writes as a single run would, and says
+/// where: the container logs under `--log-dir` (each under its application id), the event logs
+/// (their `spark.eventLog.dir`), and `--trace` / `--sequence` once per application, its id
+/// before the file's extension.
+fn arrivals_outputs(
+    cmd: &RunCommand,
+    done: &sparkyard::arrivals::ArrivalsOutcome,
+) -> Result<Vec<String>, UserError> {
+    use sparkyard::arrivals::outputs::{application_view, per_application_path};
+    let ran = &done.ran.result;
+    let mut lines = Vec::new();
+    if cmd.outputs.keeps_container_logs() {
+        let dir = &cmd.log_dir;
+        let cannot = |e: std::io::Error| {
+            UserError::file(
+                dir.display().to_string(),
+                format!("cannot write container logs: {e}"),
+            )
+        };
+        let apps: Vec<String> = done
+            .run
+            .applications
+            .iter()
+            .filter_map(|a| a.yarn_app_id.clone())
+            .collect();
+        let removed = report::clear_previous_cluster_logs(&ran.logs, dir, &apps).map_err(cannot)?;
+        if let Some(notice) = report::replaced_logs_notice(&removed) {
+            eprintln!("{notice}");
+        }
+        if let Some(d) = report::write_cluster_logs(&ran.logs, dir).map_err(cannot)? {
+            lines.push(format!(
+                "container logs: {}/<host>/userlogs/<applicationId>/ ({} applications)",
+                d.display(),
+                apps.len()
+            ));
+        }
+    }
+    for a in &done.run.applications {
+        for w in &a.event_logs {
+            lines.push(format!("event log: {}", w.path));
+            if let Some(refused) = &w.refused {
+                lines.push(format!(
+                    "event log: {refused}; the earlier log is kept (set spark.eventLog.overwrite=true to replace it)"
+                ));
+            }
+        }
+    }
+    let (mut timelines, mut diagrams) = (0, 0);
+    for (i, a) in done.run.applications.iter().enumerate() {
+        let (Some(id), Some(view)) = (&a.yarn_app_id, application_view(ran, i, done.ran.costs))
+        else {
+            continue;
+        };
+        if let Some(path) = &cmd.outputs.trace {
+            sparkyard::outputs::write_chrome_trace(&view, &per_application_path(path, id))?;
+            timelines += 1;
+        }
+        if let Some(path) = &cmd.outputs.sequence {
+            let path = per_application_path(path, id);
+            sparkyard::outputs::write_sequence(&view, &path, &cmd.outputs.filter())?;
+            diagrams += 1;
+        }
+    }
+    let each = |p: &Path| {
+        per_application_path(p, "<applicationId>")
+            .display()
+            .to_string()
+    };
+    if let Some(path) = &cmd.outputs.trace {
+        lines.push(format!(
+            "timeline: {} ({timelines} applications; open in https://ui.perfetto.dev or chrome://tracing)",
+            each(path)
+        ));
+    }
+    if let Some(path) = &cmd.outputs.sequence {
+        lines.push(format!(
+            "sequence diagram: {} ({diagrams} applications)",
+            each(path)
+        ));
+    }
+    Ok(lines)
 }
 
 /// The `run` command line that reproduces this run: the file, the seed made explicit, and
@@ -785,7 +879,11 @@ fn sweep(cmd: SweepCommand) -> Result<ExitCode, UserError> {
         // Only the JSON lines show fingerprints.
         fingerprints: json,
     };
-    let reports = sparkyard::sweep::sweep_with(&scenario, whole.part(&seeds), &config)?;
+    let reports = if scenario.arrivals.is_some() {
+        sparkyard::arrivals::probes::sweep(&scenario, whole.part(&seeds), &config)?
+    } else {
+        sparkyard::sweep::sweep_with(&scenario, whole.part(&seeds), &config)?
+    };
     let file = shell_quote(&cmd.file.display().to_string());
     let (text, broken) = sparkyard::sweep::report_with(&file, &reports);
     if json {
@@ -832,7 +930,11 @@ fn shrink(cmd: ShrinkCommand) -> Result<ExitCode, UserError> {
     logging::init_with(logging::SILENT_FILTER);
     let until = cmd.until.as_deref().map(Until::parse).transpose()?;
     let scenario = sparkyard::scenario::load(&cmd.file)?;
-    let shrunk = shrink(&scenario, cmd.seed, until)?;
+    let shrunk = if scenario.arrivals.is_some() {
+        sparkyard::arrivals::probes::shrink(&scenario, cmd.seed, until)?
+    } else {
+        shrink(&scenario, cmd.seed, until)?
+    };
     let out = cmd.out.unwrap_or_else(|| {
         PathBuf::from(format!("{}-seed-{}-shrunk.toml", scenario.name, cmd.seed))
     });
@@ -853,6 +955,9 @@ fn shrink(cmd: ShrinkCommand) -> Result<ExitCode, UserError> {
         shrunk.final_status,
         shrunk.fingerprint
     );
+    if let Some(a) = &shrunk.application {
+        println!("  application kept: {a}");
+    }
     for f in &shrunk.faults {
         println!(
             "  fault: {}",

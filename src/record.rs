@@ -73,6 +73,8 @@ pub struct ApplicationResult {
     pub end_ms: u64,
     /// Its SparkContexts' listener events (empty unless recorded).
     pub events: Vec<sparkyard_actors::world::listener::AttemptEvents>,
+    /// Its spark-submit's process in the run's trace (noted only when the trace is kept).
+    pub client_process: Option<u32>,
 }
 
 /// Everything a finished run of one or more applications on one cluster leaves behind.

@@ -4,8 +4,9 @@
 
 use crate::record::RunResult;
 use sparkyard_actors::kernel::clock;
-use sparkyard_actors::kernel::logs::{Level, format_line};
+use sparkyard_actors::kernel::logs::{Level, LogStore, format_line};
 use sparkyard_actors::world::observer::{LossDeclaredBy, RemovalCause};
+use sparkyard_messages::ids::ContainerId;
 use sparkyard_messages::records::RpcFailure;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -64,6 +65,37 @@ pub fn clear_previous_logs(result: &RunResult, dir: &Path) -> io::Result<Vec<Pat
     let Some(app) = result.outcome.application_id else {
         return Ok(Vec::new());
     };
+    let app = app.to_string();
+    clear_previous(&result.logs, dir, std::slice::from_ref(&app), |_| {
+        Some(app.clone())
+    })
+}
+
+/// [`clear_previous_logs`] for a run of many applications (`run` of a scenario's
+/// `[[workload.applications]]`): each of `apps` (application ids), each container under the
+/// application its id names.
+pub fn clear_previous_cluster_logs(
+    logs: &LogStore,
+    dir: &Path,
+    apps: &[String],
+) -> io::Result<Vec<PathBuf>> {
+    clear_previous(logs, dir, apps, container_application)
+}
+
+/// The application id a container's id names (`container_<ts>_<app>_..` of
+/// `application_<ts>_<app>`); `None` for a key that is not a container's.
+fn container_application(key: &str) -> Option<String> {
+    key.parse::<ContainerId>()
+        .ok()
+        .map(|c| c.attempt.application_id.to_string())
+}
+
+fn clear_previous(
+    logs: &LogStore,
+    dir: &Path,
+    apps: &[String],
+    app_of: impl Fn(&str) -> Option<String>,
+) -> io::Result<Vec<PathBuf>> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(Vec::new());
     };
@@ -72,22 +104,22 @@ pub fn clear_previous_logs(result: &RunResult, dir: &Path) -> io::Result<Vec<Pat
         .filter(|p| p.is_dir())
         .collect();
     hosts.sort();
-    let app = app.to_string();
-    let rewritten: BTreeSet<PathBuf> = result
-        .logs
+    let rewritten: BTreeSet<PathBuf> = logs
         .outputs()
         .iter()
-        .filter_map(|(key, out)| Some(container_dir(dir, out.host.as_deref()?, &app, key)))
+        .filter_map(|(key, out)| Some(container_dir(dir, out.host.as_deref()?, &app_of(key)?, key)))
         .collect();
     let mut removed = Vec::new();
     for host in hosts {
-        let old = host.join("userlogs").join(&app);
-        if old.is_dir() {
-            remove_all_but(&old, |p| rewritten.contains(p) && p.is_dir())?;
-            if !rewritten.iter().any(|c| c.starts_with(&old)) {
-                std::fs::remove_dir(&old)?;
+        for app in apps {
+            let old = host.join("userlogs").join(app);
+            if old.is_dir() {
+                remove_all_but(&old, |p| rewritten.contains(p) && p.is_dir())?;
+                if !rewritten.iter().any(|c| c.starts_with(&old)) {
+                    std::fs::remove_dir(&old)?;
+                }
+                removed.push(old);
             }
-            removed.push(old);
         }
     }
     Ok(removed)
@@ -141,9 +173,27 @@ pub fn write_logs(result: &RunResult, dir: &Path) -> io::Result<Option<PathBuf>>
         return Ok(None);
     };
     let app = app.to_string();
+    write_store(&result.logs, dir, |_| Some(app.clone()))
+}
+
+/// [`write_logs`] for a run of many applications: each container under the application its id
+/// names (`<dir>/<host>/userlogs/<appId>/<containerId>/`, as each NodeManager lays them out),
+/// the daemons' logs once. Returns `dir` when a container's files were written.
+pub fn write_cluster_logs(logs: &LogStore, dir: &Path) -> io::Result<Option<PathBuf>> {
+    write_store(logs, dir, container_application)
+}
+
+fn write_store(
+    logs: &LogStore,
+    dir: &Path,
+    app_of: impl Fn(&str) -> Option<String>,
+) -> io::Result<Option<PathBuf>> {
     let mut written = false;
-    for (key, out) in result.logs.outputs() {
+    for (key, out) in logs.outputs() {
         if let Some(host) = &out.host {
+            let Some(app) = app_of(key) else {
+                continue;
+            };
             let cdir = container_dir(dir, host, &app, key);
             if cdir.is_dir() {
                 // An earlier run's directory: its files are overwritten, anything else goes.

@@ -219,6 +219,18 @@ pub fn run_cluster(
         })
         .collect();
     let apps: Vec<Rc<SimContext>> = starts.iter().map(|(_, a)| a.clone()).collect();
+    // Each application's spark-submit process, for the outputs drawn from a kept trace (several
+    // applications' Clients share the name `spark-submit`).
+    let clients = ClientProcesses {
+        dispatcher: (opts.trace && opts.keep_trace).then(|| dispatcher.clone()),
+        found: Rc::new(RefCell::new(vec![None; apps.len()])),
+    };
+    let starts: Vec<(usize, u64, Rc<SimContext>)> = starts
+        .into_iter()
+        .enumerate()
+        .map(|(i, (at, app))| (i, at, app))
+        .collect();
+    let clients2 = clients.clone();
     let runtime =
         clock::paused_runtime().map_err(|e| UserError::file("tokio runtime", e.to_string()))?;
     let system = actix::System::with_tokio_rt(move || runtime);
@@ -234,9 +246,10 @@ pub fn run_cluster(
         system.block_on(async move {
             clock::start(epoch);
             let rm = boot::start_cluster(&cluster2);
-            let (now, later): (Vec<_>, Vec<_>) = starts.into_iter().partition(|(at, _)| *at == 0);
-            for (_, app) in &now {
-                boot::start_client(app, rm.clone());
+            let (now, later): (Vec<_>, Vec<_>) =
+                starts.into_iter().partition(|(_, at, _)| *at == 0);
+            for (i, _, app) in &now {
+                clients2.start(*i, app, rm.clone());
             }
             injector::arm_timed(&cluster2);
             if let (Some(first), Some(tick)) = (cluster2.application_at(0), progress) {
@@ -248,11 +261,11 @@ pub fn run_cluster(
                     }
                 });
             }
-            for (at, app) in later {
-                let rm = rm.clone();
+            for (i, at, app) in later {
+                let (rm, clients) = (rm.clone(), clients2.clone());
                 actix::spawn(async move {
                     tokio::time::sleep(clock::ms(at)).await;
-                    boot::start_client(&app, rm);
+                    clients.start(i, &app, rm);
                 });
             }
             if let Some(ms) = panic_at {
@@ -283,9 +296,14 @@ pub fn run_cluster(
         deadline,
         seed: opts.seed,
     };
+    let client_of = clients.found.borrow().clone();
     let applications: Vec<ApplicationResult> = apps
         .iter()
-        .map(|app| ending.result(app, &mut violations))
+        .zip(client_of)
+        .map(|(app, client)| ApplicationResult {
+            client_process: client,
+            ..ending.result(app, &mut violations)
+        })
         .collect();
     let end_ms = applications.iter().map(|a| a.end_ms).max().unwrap_or(0);
     let trace = dispatcher.take_trace();
@@ -311,6 +329,32 @@ pub fn run_cluster(
         faults_unfired,
         violations,
     })
+}
+
+/// Starts each application's spark-submit, noting its process when a kept trace will be drawn.
+#[derive(Clone)]
+struct ClientProcesses {
+    dispatcher: Option<Dispatcher>,
+    found: Rc<RefCell<Vec<Option<u32>>>>,
+}
+
+impl ClientProcesses {
+    fn start(
+        &self,
+        app_index: usize,
+        app: &Rc<SimContext>,
+        rm: sparkyard_actors::rpc::EndpointRef<
+            sparkyard_messages::resource_manager::ResourceManagerMsg,
+        >,
+    ) {
+        // The Dispatcher numbers processes in creation order: the Client's is the next one.
+        let next = self
+            .dispatcher
+            .as_ref()
+            .map(|d| d.process_names().len() as u32);
+        boot::start_client(app, rm);
+        self.found.borrow_mut()[app_index] = next;
+    }
 }
 
 /// A fault aimed at an application the run does not have is the user's error (scenario key
@@ -399,6 +443,7 @@ impl Ending<'_> {
         };
         ApplicationResult {
             outcome,
+            client_process: None,
             counters: sim.counters.borrow().clone(),
             end_ms,
             events: sim.listener.take(),

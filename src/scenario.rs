@@ -154,6 +154,28 @@ impl Scenario {
         ))
     }
 
+    /// The faults of a run under `seed` (the planned ones, then `[chaos]`'s), each with its kind.
+    fn planned_faults(&self, seed: u64) -> Result<(Vec<PlannedFault>, Vec<String>), UserError> {
+        let mut planned = self.faults.clone();
+        let mut kinds = self.fault_kinds.clone();
+        for (kind, p) in self.chaos_planned(seed)? {
+            planned.push(p);
+            kinds.push(kind);
+        }
+        Ok((planned, kinds))
+    }
+
+    /// The faults that fired in `r`, a run under `seed`, each with its kind and what it did (as
+    /// `run` reports them; a sweep of a many-application scenario records them so).
+    pub fn fired_in(
+        &self,
+        seed: u64,
+        r: &crate::record::RunResult,
+    ) -> Result<Vec<FiredFault>, UserError> {
+        let (planned, kinds) = self.planned_faults(seed)?;
+        Ok(fired::fired_faults(&planned, &kinds, r))
+    }
+
     /// The `[chaos]` faults drawn from `seed`, planned (kind as drawn, fault).
     fn chaos_planned(&self, seed: u64) -> Result<Vec<(String, PlannedFault)>, UserError> {
         let Some(c) = &self.chaos else {
@@ -197,11 +219,26 @@ impl Scenario {
 
     /// Applies `sparkyard run`'s submit overrides on top of the `[submit]` table.
     pub fn apply_overrides(&mut self, o: &SubmitOverrides) -> Result<(), UserError> {
-        if self.arrivals.is_some() && !o.is_empty() {
-            return Err(UserError::file(
-                self.path.display().to_string(),
-                "spark-submit options on the command line: this scenario's applications come from [[workload.applications]], each with its own settings; set them in its entries (num_executors, executor_memory, conf, ...)",
-            ));
+        if let Some(a) = &mut self.arrivals {
+            let only_conf = SubmitOverrides {
+                conf: Vec::new(),
+                ..o.clone()
+            };
+            if !only_conf.is_empty() {
+                return Err(UserError::file(
+                    self.path.display().to_string(),
+                    "spark-submit options on the command line: this scenario's applications come from [[workload.applications]], each with its own settings; set them in its entries (num_executors, executor_memory, conf, ...); only --conf applies to every application",
+                ));
+            }
+            // Every application's spark-submit gets the `--conf`s after its entry's own, so the
+            // command line's value wins, as a later --conf does in spark-submit
+            // (`spark.eventLog.enabled=true` writes each application's event log).
+            for e in &mut a.entries {
+                for kv in &o.conf {
+                    e.flags.extend(["--conf".to_string(), kv.clone()]);
+                }
+            }
+            return Ok(());
         }
         self.submit.apply(o)?;
         self.submit_words = submit::submit_words(&self.submit, self.synthetic.is_some());
@@ -412,19 +449,14 @@ pub fn run(
     if s.arrivals.is_some() {
         return Err(UserError::file(
             s.path.display().to_string(),
-            "workload.applications: this scenario runs many applications; `sparkyard run` runs it (sweep and shrink run one application)",
+            "workload.applications: this scenario runs many applications in one simulation; `sparkyard run`, `sweep` and `shrink` run it (`sparkyard::arrivals`), this command runs one application",
         ));
     }
     let args = SubmitArgs::from_words(s.submit_words.iter().cloned())
         .map_err(|e| UserError::file(s.path.display().to_string(), format!("[submit]: {e}")))?;
     let submission = Submission::from_args(args, DefaultsFile::embedded())?;
     opts.panic_at_ms = opts.panic_at_ms.or(s.panic_at_ms);
-    let mut planned = s.faults.clone();
-    let mut kinds = s.fault_kinds.clone();
-    for (kind, p) in s.chaos_planned(seed)? {
-        planned.push(p);
-        kinds.push(kind);
-    }
+    let (planned, kinds) = s.planned_faults(seed)?;
     if let Some(ms) = s.deadline_ms() {
         opts.deadline_ms = ms;
     }

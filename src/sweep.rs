@@ -103,6 +103,18 @@ pub struct FiredRecord {
     pub no_effect: Option<String>,
 }
 
+impl From<&scenario::FiredFault> for FiredRecord {
+    fn from(f: &scenario::FiredFault) -> Self {
+        FiredRecord {
+            at_ms: f.at_ms,
+            kind: f.kind.clone(),
+            label: f.label.clone(),
+            target: target_text(&f.target),
+            no_effect: f.no_effect.clone(),
+        }
+    }
+}
+
 /// A fired fault's target in words (`None` for one without a target).
 fn target_text(t: &FaultTarget) -> Option<String> {
     match t {
@@ -129,6 +141,22 @@ pub struct SeedReport {
     /// (`--json`, `--shard`): the text report does not, and tracing was a tenth of a seed's run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<String>,
+    /// A many-application scenario's (`[[workload.applications]]`) applications, in submission
+    /// order; empty for a one-application scenario.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applications: Vec<SeedApplication>,
+}
+
+/// One application of a many-application seed: which entry, its YARN id, how it ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeedApplication {
+    pub entry: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub application: Option<String>,
+    /// `STATE/FINAL_STATUS`, or `NOT-SUBMITTED`.
+    pub outcome: String,
+    /// When its spark-submit returned, virtual ms.
+    pub end_ms: u64,
 }
 
 /// What a sweep checks and how it shows its progress.
@@ -166,13 +194,25 @@ pub fn sweep_with(
     seeds: std::ops::Range<u64>,
     config: &SweepConfig,
 ) -> Result<BTreeMap<u64, SeedReport>, UserError> {
+    sweep_seeds_with(s, seeds, config, run_seed)
+}
+
+/// [`sweep_with`], each seed run by `run_one` (the scenario, the seed, whether to check
+/// `[expect]` and to make the trace fingerprint): [`run_seed`] runs one application; the
+/// arrivals room, above this one, runs a scenario's `[[workload.applications]]` so.
+pub fn sweep_seeds_with(
+    s: &Scenario,
+    seeds: std::ops::Range<u64>,
+    config: &SweepConfig,
+    run_one: impl Fn(&Scenario, u64, bool, bool) -> Result<SeedReport, UserError> + Sync,
+) -> Result<BTreeMap<u64, SeedReport>, UserError> {
     let bar = config
         .progress
         .then(|| crate::outputs::progress::sweep_bar(seeds.end - seeds.start))
         .flatten();
     let n = seeds.end - seeds.start;
     let reports = parallel_indexed(n, config.jobs, |i| {
-        let r = run_seed(s, seeds.start + i, config.expect, config.fingerprints)?;
+        let r = run_one(s, seeds.start + i, config.expect, config.fingerprints)?;
         if let Some(b) = &bar {
             b.inc(1);
         }
@@ -260,17 +300,7 @@ pub fn run_seed(
         .iter()
         .map(|v| format!("{}: {}", v.invariant, v.detail))
         .collect();
-    let faults_fired = run
-        .fired
-        .iter()
-        .map(|f| FiredRecord {
-            at_ms: f.at_ms,
-            kind: f.kind.clone(),
-            label: f.label.clone(),
-            target: target_text(&f.target),
-            no_effect: f.no_effect.clone(),
-        })
-        .collect();
+    let faults_fired = run.fired.iter().map(FiredRecord::from).collect();
     Ok(SeedReport {
         seed,
         outcome,
@@ -283,6 +313,7 @@ pub fn run_seed(
             Vec::new()
         },
         fingerprint: fingerprint.then(|| format!("{:016x}", run.result.fingerprint)),
+        applications: Vec::new(),
     })
 }
 

@@ -277,8 +277,30 @@ pub fn plan_day(read: ReadLogs, setup: &DaySetup) -> Result<Day, UserError> {
     })
 }
 
+/// How many simulations a day's replay ran: one start-up probe per application, one day with
+/// the scenario's faults, and one more without them only when the scenario has faults (each
+/// application's [`FaultCost`] is measured against it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DaySimulations {
+    /// Start-up calibrations (`simulate::prepare_on`'s probe), one per application.
+    pub probes: usize,
+    /// Whole days simulated.
+    pub days: usize,
+}
+
+/// A day's report and what it took to make it.
+pub struct DayReplay {
+    pub report: DayReport,
+    pub simulations: DaySimulations,
+}
+
 /// Replays logs already read together and reports.
 pub fn replay_logs(read: ReadLogs, setup: &DaySetup) -> Result<DayReport, UserError> {
+    replay_logs_counted(read, setup).map(|d| d.report)
+}
+
+/// [`replay_logs`], saying how many simulations it ran.
+pub fn replay_logs_counted(read: ReadLogs, setup: &DaySetup) -> Result<DayReplay, UserError> {
     let Day {
         logs: day,
         skipped,
@@ -289,21 +311,36 @@ pub fn replay_logs(read: ReadLogs, setup: &DaySetup) -> Result<DayReport, UserEr
             },
         first_submit,
     } = plan_day(read, setup)?;
-    let runs = prepare_day(&day, &cluster, setup, first_submit)?;
+    // Each application is prepared (its start-up probe run) once; the day without the faults
+    // reuses the preparations, as its applications are the same.
+    let prepared = prepare_all(&day, &cluster, setup)?;
+    let mut simulations = DaySimulations {
+        probes: prepared.len(),
+        days: 0,
+    };
+    let runs = day_runs(&day, &prepared, &cluster, setup.seed, first_submit)?;
     let (faults, deadline) = match &setup.scenario {
         Some(s) => s.fault_plan(setup.seed)?,
         None => (FaultController::default(), None),
     };
+    let has_faults = faults.last_app_aimed_at().is_some();
     let ran = run_day(&runs, setup.seed, faults, deadline, true)?;
+    simulations.days += 1;
     let event_logs = write_event_logs(&day, &runs, &ran)?;
-    // A scenario's cost to each application: the same day again without it.
-    let without_faults = match &setup.scenario {
-        Some(_) => {
-            let again = prepare_day(&day, &cluster, setup, first_submit)?;
-            let none = FaultController::default();
-            Some(run_day(&again, setup.seed, none, deadline, false)?)
-        }
-        None => None,
+    // A scenario's cost to each application: the same day again without its faults. A
+    // scenario without faults (only a cluster, say) costs nothing: the day is its own baseline.
+    let baseline = if has_faults {
+        let again = day_runs(&day, &prepared, &cluster, setup.seed, first_submit)?;
+        let none = FaultController::default();
+        simulations.days += 1;
+        Some(run_day(&again, setup.seed, none, deadline, false)?)
+    } else {
+        None
+    };
+    let without_faults = match (&setup.scenario, &baseline) {
+        (Some(_), Some(b)) => Some(b),
+        (Some(_), None) => Some(&ran),
+        (None, _) => None,
     };
     let mut report = build(
         &day,
@@ -315,13 +352,16 @@ pub fn replay_logs(read: ReadLogs, setup: &DaySetup) -> Result<DayReport, UserEr
             seed: setup.seed,
             skipped,
             first_submit_epoch_ms: first_submit,
-            without_faults: without_faults.as_ref(),
+            without_faults,
         },
     );
     for (row, logs) in report.applications.iter_mut().zip(event_logs) {
         row.event_logs = logs;
     }
-    Ok(report)
+    Ok(DayReplay {
+        report,
+        simulations,
+    })
 }
 
 /// Each application's event logs, as its single replay writes them when its options turn
@@ -335,42 +375,64 @@ fn write_event_logs(
     let costs = crate::record::TaskCostModel::from(&runs[0].run.prepared.config.costs);
     let each = day.iter().zip(runs).zip(&ran.applications);
     each.map(|((d, r), a)| {
-        if !r.run.spark.event_log_enabled {
-            return Ok(Vec::new());
-        }
-        let sizes = Arc::new(super::program::recorded_sizes(&d.app));
-        let written = crate::outputs::eventlog::write_attempts_sized(
-            &a.events,
-            costs,
-            &r.run.spark,
-            Some(sizes),
-        )
-        .map_err(|e| UserError::file(d.path.clone(), e.to_string()))?;
-        Ok(written
-            .into_iter()
-            .map(|w| WrittenEventLog {
-                path: w.path.display().to_string(),
-                refused: w.refused,
-            })
-            .collect())
+        let sizes = r
+            .run
+            .spark
+            .event_log_enabled
+            .then(|| Arc::new(super::program::recorded_sizes(&d.app)));
+        application_event_logs(&a.events, costs, &r.run.spark, sizes, &d.path)
     })
     .collect()
 }
 
-/// Every application of the day prepared to run, submitted at its recorded offset.
-fn prepare_day(
+/// One application's event logs among a run's (`replay-cluster`, a many-application `run`), as
+/// its single run writes them when its settings turn them on (`spark.eventLog.enabled`,
+/// `spark.eventLog.dir`): each SparkContext under its own simulated application id, each
+/// task's sizes from `sizes` where a recorded log gave them. Errors name `label`.
+pub fn application_event_logs(
+    events: &[sparkyard_actors::world::listener::AttemptEvents],
+    costs: crate::record::TaskCostModel,
+    spark: &sparkyard_actors::world::config::SparkSettings,
+    sizes: Option<Arc<crate::outputs::eventlog::RecordedTaskSizes>>,
+    label: &str,
+) -> Result<Vec<WrittenEventLog>, UserError> {
+    if !spark.event_log_enabled {
+        return Ok(Vec::new());
+    }
+    let written = crate::outputs::eventlog::write_attempts_sized(events, costs, spark, sizes)
+        .map_err(|e| UserError::file(label.to_string(), e.to_string()))?;
+    Ok(written
+        .into_iter()
+        .map(|w| WrittenEventLog {
+            path: w.path.display().to_string(),
+            refused: w.refused,
+        })
+        .collect())
+}
+
+/// Every application of the day prepared as its single replay is (its start-up probe run).
+fn prepare_all(
     day: &[DayLog],
     cluster: &ClusterConfig,
     setup: &DaySetup,
+) -> Result<Vec<Prepared>, UserError> {
+    day.iter()
+        .map(|d| prepare_replay(d, cluster, day_submit_args(d, &setup.conf, setup.seed)?))
+        .collect()
+}
+
+/// Every application of the day put together from its preparation, submitted at its recorded
+/// offset.
+fn day_runs(
+    day: &[DayLog],
+    prepared: &[Prepared],
+    cluster: &ClusterConfig,
+    seed: u64,
     first_submit: u64,
 ) -> Result<Vec<DayRun>, UserError> {
     day.iter()
-        .map(|d| {
-            let submit = day_submit_args(d, &setup.conf, setup.seed)?;
-            let prepared = prepare_replay(d, cluster, submit)?;
-            let offset = day_offset_ms(d, cluster, first_submit);
-            day_run(d, &prepared, setup.seed, offset)
-        })
+        .zip(prepared)
+        .map(|(d, p)| day_run(d, p, seed, day_offset_ms(d, cluster, first_submit)))
         .collect()
 }
 
@@ -536,7 +598,7 @@ pub fn build(
         .map(|(i, (((d, r), o), a))| {
             let mut row = app_row(d, r, o, a);
             let without = ctx.without_faults.and_then(|w| w.applications.get(i));
-            row.fault_cost = without.map(|w| fault_cost(a, w));
+            row.fault_cost = without.map(|w| FaultCost::between(a, w));
             row.deadline = d.deadline.as_ref().map(|dl| {
                 let due_at_ms = due_at_ms(dl, ctx.first_submit_epoch_ms, r.submit_at_ms);
                 DeadlineOutcome {
@@ -607,20 +669,6 @@ fn app_row(d: &DayLog, r: &DayRun, o: &SimOutcome, a: &crate::runner::Applicatio
         deadline: None,
         fault_cost: None,
         event_logs: Vec::new(),
-    }
-}
-
-/// What the faults cost an application: its losses, and its end against its end in the day
-/// without them.
-fn fault_cost(
-    with: &crate::runner::ApplicationResult,
-    without: &crate::runner::ApplicationResult,
-) -> FaultCost {
-    FaultCost {
-        executors_lost: with.counters.executors_lost.len(),
-        tasks_failed: with.counters.tasks_failed,
-        am_attempts: with.counters.am_attempts,
-        later_ms: with.end_ms as i64 - without.end_ms as i64,
     }
 }
 

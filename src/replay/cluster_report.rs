@@ -5,6 +5,7 @@
 //! printed as a table or as JSON (`--json`).
 
 use super::simulate::FiredFault;
+use crate::record::ApplicationResult;
 use serde::Serialize;
 use sparkyard_actors::world::observer::RunEvent;
 use std::fmt::Write as _;
@@ -110,6 +111,25 @@ pub struct FaultCost {
     pub am_attempts: u32,
     /// Its spark-submit's end with the faults minus without them, ms (negative: sooner).
     pub later_ms: i64,
+    /// Task attempts launched beyond the day without the faults: retries of failed tasks and
+    /// the tasks of resubmitted stages (negative: fewer, e.g. an application cut short).
+    pub extra_task_attempts: i64,
+}
+
+impl FaultCost {
+    /// What the faults cost an application: its losses in the run `with` them, and its end and
+    /// task launches against the same application in the run `without` them. `replay-cluster
+    /// --scenario` and a many-application `run` with faults both measure it so.
+    pub fn between(with: &ApplicationResult, without: &ApplicationResult) -> FaultCost {
+        FaultCost {
+            executors_lost: with.counters.executors_lost.len(),
+            tasks_failed: with.counters.tasks_failed,
+            am_attempts: with.counters.am_attempts,
+            later_ms: with.end_ms as i64 - without.end_ms as i64,
+            extra_task_attempts: with.counters.tasks_launched as i64
+                - without.counters.tasks_launched as i64,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -406,28 +426,43 @@ fn usage_table(o: &mut String, r: &DayReport) {
 
 /// Each application's cost of the scenario's faults, when a scenario ran.
 fn fault_costs(o: &mut String, r: &DayReport) {
-    if r.applications.iter().all(|a| a.fault_cost.is_none()) {
-        return;
+    let costs: Vec<Option<&FaultCost>> = r
+        .applications
+        .iter()
+        .map(|a| a.fault_cost.as_ref())
+        .collect();
+    o.push_str(&fault_cost_table(&costs, "the day without the scenario"));
+}
+
+/// The table of each application's cost of the faults (numbered in submission order), against
+/// `baseline`; empty when no application has one. `replay-cluster` and a many-application `run`
+/// print it.
+pub fn fault_cost_table(costs: &[Option<&FaultCost>], baseline: &str) -> String {
+    let mut o = String::new();
+    if costs.iter().all(Option::is_none) {
+        return o;
     }
     let _ = writeln!(
         o,
-        "\nfault cost (vs the day without the scenario):\n{:<3} {:>14} {:>12} {:>11} {:>10}",
-        "#", "executors lost", "tasks failed", "AM attempts", "later by"
+        "\nfault cost (vs {baseline}):\n{:<3} {:>14} {:>12} {:>14} {:>11} {:>10}",
+        "#", "executors lost", "tasks failed", "extra attempts", "AM attempts", "later by"
     );
-    for (i, a) in r.applications.iter().enumerate() {
-        if let Some(c) = &a.fault_cost {
+    for (i, c) in costs.iter().enumerate() {
+        if let Some(c) = c {
             let later = format!("{:.1}s", c.later_ms as f64 / 1000.0);
             let _ = writeln!(
                 o,
-                "{:<3} {:>14} {:>12} {:>11} {:>10}",
+                "{:<3} {:>14} {:>12} {:>14} {:>11} {:>10}",
                 i + 1,
                 c.executors_lost,
                 c.tasks_failed,
+                c.extra_task_attempts,
                 c.am_attempts,
                 later
             );
         }
     }
+    o
 }
 
 /// The report as JSON.

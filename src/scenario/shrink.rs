@@ -60,6 +60,43 @@ struct Shown {
     final_status: String,
     /// The run's trace fingerprint (0 when it kept no trace).
     fingerprint: u64,
+    /// A many-application run's applications, in submission order; `state` and
+    /// `final_status` are then the focused one's.
+    applications: Vec<AppEnding>,
+}
+
+/// One application of a many-application run, as shrink reads it.
+#[derive(Clone, Debug)]
+pub struct AppEnding {
+    pub entry: String,
+    /// Its YARN application id (`None`: never submitted).
+    pub id: Option<String>,
+    /// YARN's state (`NOT-SUBMITTED` when never submitted) and final status (`NONE`).
+    pub state: String,
+    pub final_status: String,
+}
+
+/// What one run of a many-application scenario showed.
+pub struct ManyShown {
+    pub violated: bool,
+    pub expect_failed: bool,
+    pub fingerprint: u64,
+    pub applications: Vec<AppEnding>,
+}
+
+/// Runs a many-application scenario (with the faults it holds) at a seed, with the trace's
+/// fingerprint when asked: the arrivals room's `shrink_probe`, above this one.
+pub type RunMany<'a> = &'a dyn Fn(&Scenario, u64, bool) -> Result<ManyShown, UserError>;
+
+impl AppEnding {
+    fn ends(&self, outcome: &str) -> bool {
+        ends_as(outcome, &self.state, &self.final_status)
+    }
+}
+
+/// Whether `outcome` (`STATE`, `FINAL_STATUS` or `STATE/FINAL_STATUS`) names this ending.
+fn ends_as(outcome: &str, state: &str, final_status: &str) -> bool {
+    outcome == state || outcome == final_status || outcome == format!("{state}/{final_status}")
 }
 
 impl Shown {
@@ -67,11 +104,7 @@ impl Shown {
         match until {
             Until::Violation => self.violated,
             Until::Expect => self.expect_failed,
-            Until::Outcome(o) => {
-                *o == self.state
-                    || *o == self.final_status
-                    || *o == format!("{}/{}", self.state, self.final_status)
-            }
+            Until::Outcome(o) => ends_as(o, &self.state, &self.final_status),
         }
     }
 }
@@ -90,11 +123,31 @@ pub struct Shrunk {
     /// The trace fingerprint of the shrunk schedule's run, as written (its labels included):
     /// `sparkyard run` of the written file prints the same.
     pub fingerprint: u64,
+    /// In a many-application scenario with `--until outcome=..`, the application whose outcome
+    /// the schedule keeps (the first to end so in the seed's run): `entry (applicationId)`.
+    pub application: Option<String>,
 }
 
 /// Shrinks seed `seed` of `s`; `until` defaults to a violation if the seed shows one, else a
 /// failed expectation, else an error.
 pub fn shrink(s: &Scenario, seed: u64, until: Option<Until>) -> Result<Shrunk, UserError> {
+    shrink_with(s, seed, until, None)
+}
+
+/// [`shrink`], a many-application scenario's runs made by `many` (without it such a scenario
+/// is refused, naming what runs it).
+pub fn shrink_with(
+    s: &Scenario,
+    seed: u64,
+    until: Option<Until>,
+    many: Option<RunMany>,
+) -> Result<Shrunk, UserError> {
+    if s.arrivals.is_some() && many.is_none() {
+        return Err(UserError::file(
+            s.path.display().to_string(),
+            "workload.applications: this scenario runs many applications; `sparkyard shrink` shrinks it (the arrivals room's `probes::shrink`)",
+        ));
+    }
     let mut original = s.raw_faults.clone();
     if let Some(c) = &s.chaos {
         original.extend(
@@ -103,12 +156,37 @@ pub fn shrink(s: &Scenario, seed: u64, until: Option<Until>) -> Result<Shrunk, U
                 .map(|(_, f)| f),
         );
     }
-    let mut runs = 0;
+    let mut runs = 1;
+    let first = show(s, seed, &original, false, 0, many)?;
+    // Many applications: an outcome is kept by the application that first showed it (the
+    // arrivals are the seed's whatever the faults, so it keeps its place in the order).
+    let focus = match &until {
+        Some(Until::Outcome(o)) if !first.applications.is_empty() => {
+            match first.applications.iter().position(|a| a.ends(o)) {
+                Some(i) => i,
+                None => {
+                    return Err(UserError::file(
+                        s.path.display().to_string(),
+                        format!(
+                            "seed {seed}: no application ends {o} (its {} applications end {})",
+                            first.applications.len(),
+                            endings(&first.applications)
+                        ),
+                    ));
+                }
+            }
+        }
+        _ => 0,
+    };
+    let first = if focus == 0 {
+        first
+    } else {
+        show(s, seed, &original, false, focus, many)?
+    };
     let mut probe = |faults: &[RawFault]| -> Result<Shown, UserError> {
         runs += 1;
-        show(s, seed, faults, false)
+        show(s, seed, faults, false, focus, many)
     };
-    let first = probe(&original)?;
     let until = match until {
         Some(u) => u,
         None if first.violated => Until::Violation,
@@ -150,7 +228,7 @@ pub fn shrink(s: &Scenario, seed: u64, until: Option<Until>) -> Result<Shrunk, U
     }
     // The file's run: the faults as written (labels are in the trace, so in the fingerprint).
     let faults: Vec<RawFault> = faults.into_iter().map(relabel).collect();
-    let last = show(s, seed, &faults, true)?;
+    let last = show(s, seed, &faults, true, focus, many)?;
     if !last.holds(&until) {
         return Err(UserError::file(
             s.path.display().to_string(),
@@ -160,6 +238,14 @@ pub fn shrink(s: &Scenario, seed: u64, until: Option<Until>) -> Result<Shrunk, U
             ),
         ));
     }
+    let application = match (&until, last.applications.get(focus)) {
+        (Until::Outcome(_), Some(a)) => Some(format!(
+            "{} ({})",
+            a.entry,
+            a.id.as_deref().unwrap_or("not submitted")
+        )),
+        _ => None,
+    };
     Ok(Shrunk {
         until,
         original,
@@ -168,18 +254,34 @@ pub fn shrink(s: &Scenario, seed: u64, until: Option<Until>) -> Result<Shrunk, U
         state: last.state,
         final_status: last.final_status,
         fingerprint: last.fingerprint,
+        application,
     })
 }
 
+/// The distinct endings of a run's applications (`FINISHED/SUCCEEDED, FAILED/FAILED`).
+fn endings(apps: &[AppEnding]) -> String {
+    let set: std::collections::BTreeSet<String> = apps
+        .iter()
+        .map(|a| format!("{}/{}", a.state, a.final_status))
+        .collect();
+    set.into_iter().collect::<Vec<_>>().join(", ")
+}
+
 /// Runs `s` at `seed` with `faults` instead of its own and its chaos draws (with the trace when
-/// `fingerprint`: the probes skip it, the trace changes nothing else).
+/// `fingerprint`: the probes skip it, the trace changes nothing else). Of many applications,
+/// the state shown is application `focus`'s (in submission order).
 fn show(
     s: &Scenario,
     seed: u64,
     faults: &[RawFault],
     fingerprint: bool,
+    focus: usize,
+    many: Option<RunMany>,
 ) -> Result<Shown, UserError> {
     let v = s.with_faults(faults)?;
+    if let (Some(run), Some(_)) = (many, &v.arrivals) {
+        return Ok(focused(run(&v, seed, fingerprint)?, focus));
+    }
     let opts = RunOptions {
         capture_logs: !s.expect.logs_contain.is_empty() || !s.expect.logs_not_contain.is_empty(),
         trace: fingerprint,
@@ -193,7 +295,24 @@ fn show(
         state: o.state.map_or("NOT-SUBMITTED".into(), |x| x.to_string()),
         final_status: o.final_status.map_or("NONE".into(), |x| x.to_string()),
         fingerprint: run.result.fingerprint,
+        applications: Vec::new(),
     })
+}
+
+/// What a many-application run showed, its state the `focus`-th application's.
+fn focused(m: ManyShown, focus: usize) -> Shown {
+    let (state, final_status) = match m.applications.get(focus) {
+        Some(a) => (a.state.clone(), a.final_status.clone()),
+        None => ("NOT-SUBMITTED".into(), "NONE".into()),
+    };
+    Shown {
+        violated: m.violated,
+        expect_failed: m.expect_failed,
+        state,
+        final_status,
+        fingerprint: m.fingerprint,
+        applications: m.applications,
+    }
 }
 
 impl Scenario {
@@ -450,7 +569,12 @@ pub fn scenario_file(
             shrunk.until,
             shrunk.faults.len(),
             shrunk.original.len()
-        )),
+        ) + &shrunk.application.as_ref().map_or(String::new(), |a| {
+            format!(
+                " The application kept: {a}, ending {}/{}.",
+                shrunk.state, shrunk.final_status
+            )
+        })),
     );
     if let Some(toml::Value::String(f)) = t.get("cluster_file") {
         let from_here = s.path.parent().unwrap_or(Path::new(".")).join(f);
@@ -462,7 +586,9 @@ pub fn scenario_file(
     }
     let faults = toml::Value::try_from(&shrunk.faults).map_err(|e| err(e.to_string()))?;
     t.insert("faults".into(), faults);
-    if let Until::Outcome(_) = shrunk.until {
+    // A many-application scenario's [expect] counts applications; the kept application's
+    // outcome is in the description.
+    if let (Until::Outcome(_), None) = (&shrunk.until, &shrunk.application) {
         let expect = t
             .entry("expect")
             .or_insert_with(|| toml::Value::Table(toml::Table::new()));

@@ -170,7 +170,13 @@ fn one_application_keys_beside_arrivals_are_refused() {
 /// `sparkyard run` prints one line per application and the expectations.
 #[test]
 fn run_prints_every_application() {
-    let out = binary(&["run", bundled().to_str().expect("utf-8"), "--seed", "3"]);
+    let out = binary(&[
+        "run",
+        bundled().to_str().expect("utf-8"),
+        "--seed",
+        "3",
+        "--no-container-logs",
+    ]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert!(
@@ -188,4 +194,230 @@ fn run_prints_every_application() {
     );
     assert!(stdout.contains("reproduce: sparkyard run"), "{stdout}");
     assert!(stdout.ends_with("expectations: all met\n"), "{stdout}");
+}
+
+/// Two applications of 16 four-second tasks on two nodes of 16 GiB, the second 10 s after the
+/// first, so both have containers on both nodes; then `faults`.
+fn two_applications(dir: &Path, faults: &str) -> PathBuf {
+    let app = |name: &str, at: u64| {
+        format!(
+            "[[workload.applications]]\nname = \"{name}\"\nqueue = \"default\"\nat_ms = [{at}]\nnum_executors = 2\nexecutor_memory = \"1g\"\n[[workload.applications.jobs]]\ncall_site = \"count at A.scala:1\"\n[[workload.applications.jobs.stages]]\nname = \"map at A.scala:1\"\ntasks = 16\nduration = {{ fixed_ms = 4000 }}\n"
+        )
+    };
+    let path = dir.join("two.toml");
+    let text = format!(
+        "name = \"two\"\n[[cluster.nodes]]\nhost = \"nm-{{n}}.sparkyard.internal\"\ncount = 2\nmemory_mb = 16384\nvcores = 8\n{}{}{faults}",
+        app("first", 0),
+        app("second", 10_000)
+    );
+    std::fs::write(&path, text).expect("scenario written");
+    path
+}
+
+/// A node lost under the second application's executor 1.
+const LOST_NODE: &str = "[[faults]]\nkind = \"kill-node\"\ntarget = \"executor:1\"\napp = 2\non_executor_registered = 1\nafter_ms = 2000\n";
+
+/// Issue 28 item 5: a lost node hits every application with containers there, and the report
+/// shows what it cost each one against the same applications without the fault (a second
+/// simulation, run only when there are faults).
+#[test]
+fn a_lost_node_hits_every_application_there_and_the_report_shows_each_ones_cost() {
+    let dir = temp_dir("lost-node");
+    let s = scenario::load(&two_applications(&dir, LOST_NODE)).expect("loads");
+    let a = arrivals::run_scenario(&s, None).expect("runs");
+    assert_eq!(a.run.faults_fired, 1);
+    assert_eq!(a.run.simulations, 2);
+    for app in &a.run.applications {
+        let c = app.fault_cost.as_ref().expect("a cost with faults");
+        // Each had an executor on the node; its running task failed and ran again, later.
+        assert!(c.executors_lost >= 1, "{}: {c:?}", app.entry);
+        assert!(c.tasks_failed >= 1, "{}: {c:?}", app.entry);
+        assert!(c.extra_task_attempts >= 1, "{}: {c:?}", app.entry);
+        assert!(c.later_ms > 0, "{}: {c:?}", app.entry);
+        assert!(app.succeeded, "{}", app.entry);
+    }
+    let text = arrivals::report_text(&a.run);
+    assert!(
+        text.contains("fault cost (vs the same applications without the faults):"),
+        "{text}"
+    );
+    // Without faults: one simulation, no cost.
+    let s = scenario::load(&two_applications(&dir, "")).expect("loads");
+    let plain = arrivals::run_scenario(&s, None).expect("runs");
+    assert_eq!(plain.run.simulations, 1);
+    assert!(
+        plain
+            .run
+            .applications
+            .iter()
+            .all(|x| x.fault_cost.is_none())
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `run` in `dir` with every output: container logs, the event logs (`--conf`, given to every
+/// application), a timeline and a sequence diagram.
+fn run_with_outputs(scenario: &Path, dir: &Path) -> std::process::Output {
+    std::fs::create_dir_all(dir.join("ev")).expect("event log dir");
+    std::process::Command::new(env!("CARGO_BIN_EXE_sparkyard"))
+        .current_dir(dir)
+        .args(["run", scenario.to_str().expect("utf-8")])
+        .args([
+            "--log-dir",
+            "logs",
+            "--trace",
+            "trace.json",
+            "--sequence",
+            "seq.mmd",
+        ])
+        .args(["--conf", "spark.eventLog.enabled=true"])
+        .args(["--conf", "spark.eventLog.dir=ev", "--no-progress"])
+        .env_remove("RUST_LOG")
+        .env_remove("SPARK_CONF_DIR")
+        .output()
+        .expect("the binary runs")
+}
+
+/// Every file under `dir`, relative, with its bytes.
+fn files(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).expect("readable").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).expect("under dir").to_path_buf();
+                out.insert(rel, std::fs::read(&p).expect("readable"));
+            }
+        }
+    }
+    out
+}
+
+/// Issue 28 item 1: each application of a many-application run writes what a single run
+/// writes, under its own application id as YARN and Spark name them: its containers' logs in
+/// `userlogs/<applicationId>/`, its event log, its timeline and sequence diagram (its own
+/// messages only); the same seed writes the same bytes.
+#[test]
+fn each_application_writes_what_a_single_run_writes_under_its_own_id() {
+    let dir = temp_dir("outputs");
+    let scenario = two_applications(&dir, LOST_NODE);
+    let (one, two) = (dir.join("one"), dir.join("two"));
+    for d in [&one, &two] {
+        let out = run_with_outputs(&scenario, d);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    }
+    let ids = [
+        "application_1764662400000_0001",
+        "application_1764662400000_0002",
+    ];
+    let written = files(&one);
+    for (n, id) in ids.iter().enumerate() {
+        let am = format!("container_{}_01_000001", &id["application_".len()..]);
+        let logs = written.keys().filter(|p| {
+            p.starts_with("logs")
+                && p.to_string_lossy()
+                    .contains(&format!("/userlogs/{id}/{am}/stderr"))
+        });
+        assert_eq!(logs.count(), 1, "{id}'s AM log: {:?}", written.keys());
+        let eventlogs = written
+            .keys()
+            .filter(|p| p.starts_with("ev") && p.to_string_lossy().contains(id));
+        assert!(
+            eventlogs.count() >= 1,
+            "{id}'s event log: {:?}",
+            written.keys()
+        );
+        let trace = &written[&PathBuf::from(format!("trace.{id}.json"))];
+        let parsed: serde_json::Value =
+            serde_json::from_slice(trace).expect("the timeline is JSON");
+        assert!(
+            parsed.to_string().contains(&am),
+            "{id}'s timeline draws its AM"
+        );
+        let seq =
+            String::from_utf8_lossy(&written[&PathBuf::from(format!("seq.{id}.mmd"))]).into_owned();
+        // Its AM's launch by the RM (a call between daemons) follows its ACCEPTED, as in a
+        // single run's diagram.
+        let accepted = seq.find(&format!("{id} ACCEPTED")).expect("ACCEPTED");
+        let launch = seq
+            .find("RM->>NM: StartContainers")
+            .expect("its AM launched");
+        assert!(accepted < launch, "{seq}");
+        let other = ids[1 - n];
+        assert!(!seq.contains(other), "{id}'s diagram shows {other}:\n{seq}");
+    }
+    assert_eq!(written, files(&two), "the same seed wrote other bytes");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 28: a sweep of a many-application scenario runs every seed with every application,
+/// records each one's outcome and the faults fired, and its JSON lines read back.
+#[test]
+fn a_sweep_of_many_applications_reports_each_applications_outcome_per_seed() {
+    let dir = temp_dir("sweep");
+    let s = scenario::load(&two_applications(&dir, LOST_NODE)).expect("loads");
+    let config = sparkyard::sweep::SweepConfig {
+        jobs: 2,
+        fingerprints: true,
+        ..Default::default()
+    };
+    let reports = arrivals::probes::sweep(&s, 1..3, &config).expect("sweeps");
+    for r in reports.values() {
+        assert_eq!(r.outcome, "applications: FINISHED/SUCCEEDED", "{r:?}");
+        let entries: Vec<&str> = r.applications.iter().map(|a| a.entry.as_str()).collect();
+        assert_eq!(entries, ["first", "second"]);
+        assert_eq!(r.faults_fired.len(), 1, "{r:?}");
+        assert_eq!(r.faults_fired[0].kind, "kill-node");
+        assert!(r.violations.is_empty(), "{r:?}");
+    }
+    let header = sparkyard::sweep::SweepHeader {
+        scenario: "two.toml".into(),
+        seeds: [1, 3],
+        shard: sparkyard::sweep::Shard { index: 1, count: 1 },
+        expect: false,
+    };
+    let lines = sparkyard::sweep::json_lines(&header, &reports);
+    let back = sparkyard::sweep::parse_json_lines("out", &lines).expect("reads back");
+    let again: Vec<_> = reports.values().cloned().collect();
+    assert_eq!(back.reports, again);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 28: shrink of a many-application scenario keeps the outcome of the application that
+/// showed it (the second, whose AM is killed in both attempts) and drops the fault that only
+/// touched the first.
+#[test]
+fn shrink_keeps_the_outcome_of_the_application_that_showed_it() {
+    let dir = temp_dir("shrink");
+    let am = |attempt: u32| {
+        format!(
+            "[[faults]]\nkind = \"kill-am\"\napp = 2\nattempt = {attempt}\non_executor_registered = 1\nafter_ms = 2000\nexit = 137\n"
+        )
+    };
+    let faults = format!(
+        "{}{}[[faults]]\nkind = \"kill-executor\"\napp = 1\nexecutor = 2\non_executor_registered = 2\nafter_ms = 1000\n",
+        am(1),
+        am(2)
+    );
+    let s = scenario::load(&two_applications(&dir, &faults)).expect("loads");
+    let until = sparkyard::scenario::shrink::Until::Outcome("FAILED".into());
+    let shrunk = arrivals::probes::shrink(&s, 42, Some(until)).expect("shrinks");
+    assert_eq!(
+        shrunk.application.as_deref(),
+        Some("second (application_1764662400000_0002)")
+    );
+    let kinds: Vec<(&str, Option<u32>)> = shrunk
+        .faults
+        .iter()
+        .map(|f| (f.kind.as_str(), f.app))
+        .collect();
+    assert_eq!(kinds, [("kill-am", Some(2)), ("kill-am", Some(2))]);
+    assert_eq!(
+        (shrunk.state.as_str(), shrunk.final_status.as_str()),
+        ("FAILED", "FAILED")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

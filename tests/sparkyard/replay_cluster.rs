@@ -303,6 +303,11 @@ fn a_deadline_is_met_by_an_application_that_ends_in_time_and_missed_by_one_that_
 /// skew_n1_r1 and multijob_n1_r1, the second submitted 10 s after the first (its recorded
 /// `spark.app.submitTime` moved), so both run at once on `cluster`.
 fn overlapping_day(cluster: &Path, scenario: &str) -> cluster_report::DayReport {
+    overlapping_day_counted(cluster, scenario).report
+}
+
+/// [`overlapping_day`] with how many simulations it took.
+fn overlapping_day_counted(cluster: &Path, scenario: &str) -> cluster::DayReplay {
     let read = |name: &str| cluster::ReadLog {
         path: data(name).display().to_string(),
         app: model::load(&data(name)).expect("log reads"),
@@ -326,7 +331,30 @@ fn overlapping_day(cluster: &Path, scenario: &str) -> cluster_report::DayReport 
         logs: vec![first, second],
         skipped: Vec::new(),
     };
-    cluster::replay_logs(logs, &setup).expect("the day runs")
+    cluster::replay_logs_counted(logs, &setup).expect("the day runs")
+}
+
+/// `--scenario` ran everything twice: the day without the faults prepared every application
+/// again (its start-up probe), and ran even for a scenario without faults. Each application is
+/// prepared once; the second day runs only when there are faults to measure against it.
+#[test]
+fn a_scenario_runs_the_day_once_more_only_when_it_has_faults_and_prepares_once() {
+    let none = "name = \"cluster only\"\n[submit]\n";
+    let plain = overlapping_day_counted(&two_nodes("count-none"), none);
+    let once = cluster::DaySimulations { probes: 2, days: 1 };
+    assert_eq!(plain.simulations, once);
+    // Without faults nothing is lost and nothing is later.
+    assert_eq!(cost(&plain.report, 1).later_ms, 0);
+    let faults = "name = \"second\"\n[submit]\n[[faults]]\nkind = \"kill-executor\"\nexecutor = 1\napp = 2\non_executor_registered = 1\nafter_ms = 2000\n";
+    let hit = overlapping_day_counted(&two_nodes("count-faults"), faults);
+    let twice = cluster::DaySimulations { probes: 2, days: 2 };
+    assert_eq!(hit.simulations, twice);
+    // The retried task and the lost executor's work are launched again.
+    assert!(
+        cost(&hit.report, 1).extra_task_attempts > 0,
+        "{:?}",
+        cost(&hit.report, 1)
+    );
 }
 
 /// Two nodes of 16 GiB and 8 vcores: both applications' containers share them.
