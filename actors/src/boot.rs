@@ -8,7 +8,7 @@ use crate::hadoop_yarn::node_manager::{Launcher, NodeManager};
 use crate::hadoop_yarn::resource_manager::ResourceManager;
 use crate::rpc::{EndpointRef, ProcessKind, RpcEnv};
 use crate::spark_core::executor::ExecutorMain;
-use crate::spark_yarn::application_master::{ApplicationMaster, UserClass};
+use crate::spark_yarn::application_master::{AmConf, ApplicationMaster, UserClass};
 use crate::world::addresses::{NM_PORT, RM_PORT, RM_PROCESS, nm_process_name};
 use crate::world::context::{ClusterContext, SimContext};
 use rand::Rng;
@@ -100,6 +100,7 @@ fn container_launcher(
                     user_class,
                     jar,
                     args,
+                    submit_time_ms,
                 } => {
                     let port = free_port(&sim, &host);
                     let pid = d.add_process(
@@ -115,7 +116,13 @@ fn container_launcher(
                         jar,
                         args,
                     };
-                    ApplicationMaster::start(sim.clone(), env, c.clone(), rm.clone(), uc);
+                    // `--dist-cache-conf`: the resources the Client listed, which are the
+                    // AM's own launch context's (Client.prepareLocalResources).
+                    let conf = AmConf {
+                        submit_time_ms,
+                        dist_cache: launch_context.local_resources.clone(),
+                    };
+                    ApplicationMaster::start(sim.clone(), env, c.clone(), rm.clone(), uc, conf);
                     pid
                 }
                 ContainerMain::Executor(args) => {

@@ -182,6 +182,10 @@ pub enum ContainerMain {
         user_class: String,
         jar: String,
         args: Vec<String>,
+        /// `spark.app.submitTime` in `__spark_conf__/__spark_conf__.properties` (SparkSubmit
+        /// sets it when the user did not), which the AM's SparkConf, and so the driver's,
+        /// reads from its localized conf archive.
+        submit_time_ms: Option<u64>,
     },
     /// `org.apache.spark.executor.YarnCoarseGrainedExecutorBackend`.
     Executor(ExecutorArguments),

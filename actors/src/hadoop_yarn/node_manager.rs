@@ -559,6 +559,7 @@ mod launch_script_tests {
                 user_class: "K".into(),
                 jar: "a.jar".into(),
                 args: vec![],
+                submit_time_ms: None,
             },
             local_resources: vec![
                 LocalResource {

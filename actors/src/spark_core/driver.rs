@@ -64,6 +64,8 @@ pub struct Driver {
     args: Vec<String>,
     am: EndpointRef<ApplicationMasterMsg>,
     attempt_id: ApplicationAttemptId,
+    /// `spark.app.submitTime` from the conf archive the AM localized (SparkSubmit's).
+    submit_time_ms: Option<u64>,
     bus: ContextBus,
     scheduler: Option<EndpointRef<DriverEndpointMsg>>,
     yarn_scheduler: Option<EndpointRef<YarnSchedulerMsg>>,
@@ -169,6 +171,7 @@ pub fn context_conf(user: &BTreeMap<String, String>, driver_port: u16) -> BTreeM
 }
 
 impl Driver {
+    #[allow(clippy::too_many_arguments)]
     pub fn start(
         sim: Rc<SimContext>,
         env: RpcEnv,
@@ -177,6 +180,7 @@ impl Driver {
         args: Vec<String>,
         am: EndpointRef<ApplicationMasterMsg>,
         attempt_id: ApplicationAttemptId,
+        submit_time_ms: Option<u64>,
     ) -> EndpointRef<DriverMsg> {
         let mut out = None;
         let (program, replayed) = program_of(program);
@@ -194,6 +198,7 @@ impl Driver {
                 args,
                 am,
                 attempt_id,
+                submit_time_ms,
                 bus: ContextBus::disabled(),
                 scheduler: None,
                 yarn_scheduler: None,
@@ -233,7 +238,7 @@ impl Driver {
         conf.insert("spark.app.name".into(), self.app_name());
         conf.insert("spark.driver.host".into(), host.clone());
         conf.insert("spark.app.startTime".into(), time.to_string());
-        if let Some(submitted) = self.sim.submit_time_ms.get() {
+        if let Some(submitted) = self.submit_time_ms {
             conf.insert("spark.app.submitTime".into(), submitted.to_string());
         }
         conf.insert("spark.yarn.app.id".into(), app_id.clone());

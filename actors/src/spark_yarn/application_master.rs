@@ -52,6 +52,15 @@ pub struct UserClass {
     pub args: Vec<String>,
 }
 
+/// What the AM reads from its localized conf archive: `--properties-file
+/// __spark_conf__/__spark_conf__.properties` (SparkSubmit's `spark.app.submitTime`) and
+/// `--dist-cache-conf __spark_conf__/__spark_dist_cache__.properties` (the resources every
+/// executor's launch context localizes: `ExecutorRunnable.prepareLocalResources`).
+pub struct AmConf {
+    pub submit_time_ms: Option<u64>,
+    pub dist_cache: std::sync::Arc<[sparkyard_messages::records::LocalResource]>,
+}
+
 /// The AM's main thread and Reporter thread.
 pub struct ApplicationMaster {
     sim: Rc<SimContext>,
@@ -61,6 +70,7 @@ pub struct ApplicationMaster {
     attempt_id: ApplicationAttemptId,
     rm: EndpointRef<ResourceManagerMsg>,
     user_class: UserClass,
+    conf: AmConf,
     asks: AskTable<AmAnswer>,
     driver_thread: Option<EndpointRef<DriverMsg>>,
     sc_initialized: bool,
@@ -91,6 +101,7 @@ impl ApplicationMaster {
         container: Container,
         rm: EndpointRef<ResourceManagerMsg>,
         user_class: UserClass,
+        conf: AmConf,
     ) {
         let attempt_id = container.id.attempt;
         let state = AmState::new(am_rules(&sim, attempt_id.attempt_id));
@@ -113,6 +124,7 @@ impl ApplicationMaster {
                 attempt_id,
                 rm,
                 user_class,
+                conf,
                 asks: AskTable::default(),
                 driver_thread: None,
                 sc_initialized: false,
@@ -194,6 +206,7 @@ impl ApplicationMaster {
             self.user_class.args.clone(),
             self.me(),
             self.attempt_id,
+            self.conf.submit_time_ms,
         );
         self.driver_thread = Some(driver);
         info!(log, TARGET, "Waiting for spark context initialization...");
@@ -372,6 +385,7 @@ impl ApplicationMaster {
             DriverLink {
                 url: driver_url,
                 java_options,
+                dist_cache: self.conf.dist_cache.clone(),
             },
             self.rm.clone(),
             yarn_scheduler.clone(),

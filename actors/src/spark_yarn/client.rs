@@ -45,6 +45,9 @@ pub struct Client {
     /// `monitorApplication`'s memory (which reports it logs).
     monitor: ReportMonitor,
     temp_dir: String,
+    /// `spark.app.submitTime` as SparkSubmit sets it when missing (epoch ms): written into
+    /// the conf archive the AM localizes.
+    submit_time_ms: Option<u64>,
 }
 
 impl Client {
@@ -65,6 +68,7 @@ impl Client {
                 app_id: None,
                 monitor,
                 temp_dir,
+                submit_time_ms: None,
             }
         });
     }
@@ -256,7 +260,6 @@ impl Client {
             archive: true,
         });
         let resources: std::sync::Arc<[LocalResource]> = resources.into();
-        *self.sim.dist_cache.borrow_mut() = Some(resources.clone());
         let user = &self.sim.config.user;
         for line in [
             format!("Changing view acls to: {user}"),
@@ -297,6 +300,7 @@ impl Client {
                     user_class: s.main_class.clone(),
                     jar: s.primary_resource.clone(),
                     args: s.app_args.clone(),
+                    submit_time_ms: self.submit_time_ms,
                 },
             },
             user: user.clone(),
@@ -638,7 +642,7 @@ impl Actor for Client {
             .properties
             .contains_key("spark.app.submitTime")
         {
-            self.sim.submit_time_ms.set(Some(clock::now_epoch_ms()));
+            self.submit_time_ms = Some(clock::now_epoch_ms());
         }
         self.call(
             ctx,

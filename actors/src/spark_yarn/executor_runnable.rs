@@ -14,7 +14,7 @@ use sparkyard_messages::executor_runnable::ExecutorRunnableMsg;
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::node_manager::{NodeManagerMsg, StartContainerRequest};
 use sparkyard_messages::records::{
-    Container, ContainerLaunchContext, ContainerMain, ExecutorArguments, RpcFailure,
+    Container, ContainerLaunchContext, ContainerMain, ExecutorArguments, LocalResource, RpcFailure,
 };
 use sparkyard_messages::rpc::{EndpointId, StartContainersResponse};
 use sparkyard_messages::yarn_allocator::YarnAllocatorMsg;
@@ -35,6 +35,8 @@ pub struct ExecutorRunnable {
     app_id: Arc<str>,
     driver_url: Arc<str>,
     java_options: Arc<ExecutorJavaOptions>,
+    /// What the container localizes (the AM's `--dist-cache-conf`).
+    dist_cache: Arc<[LocalResource]>,
     nm: Option<EndpointRef<NodeManagerMsg>>,
     allocator: EndpointRef<YarnAllocatorMsg>,
     asks: AskTable<Result<StartContainersResponse, RpcFailure>>,
@@ -50,6 +52,7 @@ impl ExecutorRunnable {
         app_id: Arc<str>,
         driver_url: Arc<str>,
         java_options: Arc<ExecutorJavaOptions>,
+        dist_cache: Arc<[LocalResource]>,
         nm: Option<EndpointRef<NodeManagerMsg>>,
         allocator: EndpointRef<YarnAllocatorMsg>,
     ) {
@@ -71,6 +74,7 @@ impl ExecutorRunnable {
                 app_id,
                 driver_url,
                 java_options,
+                dist_cache,
                 nm,
                 allocator,
                 asks: AskTable::default(),
@@ -110,12 +114,7 @@ impl ExecutorRunnable {
             commands,
             environment,
             main: ContainerMain::Executor(args),
-            local_resources: self
-                .sim
-                .dist_cache
-                .borrow()
-                .clone()
-                .unwrap_or_else(|| Arc::from([])),
+            local_resources: self.dist_cache.clone(),
         }
     }
 
@@ -204,6 +203,8 @@ pub fn executor_command(
 pub struct DriverLink {
     pub url: String,
     pub java_options: Arc<ExecutorJavaOptions>,
+    /// The AM's `--dist-cache-conf`: what every executor's container localizes.
+    pub dist_cache: Arc<[LocalResource]>,
 }
 
 /// What of `prepareCommand` the driver's conf decides, worked out once per application (the

@@ -753,6 +753,7 @@ pub fn create_allocator(
     // One copy of the strings every executor's arguments carry.
     let driver_url: Arc<str> = link.url.into();
     let java_options = link.java_options;
+    let dist_cache = link.dist_cache;
     let app: Arc<str> = attempt_id.application_id.to_string().into();
     let launch = Rc::new(
         move |c: Container, id, allocator: EndpointRef<YarnAllocatorMsg>| {
@@ -768,6 +769,7 @@ pub fn create_allocator(
                 app.clone(),
                 driver_url.clone(),
                 java_options.clone(),
+                dist_cache.clone(),
                 nm,
                 allocator,
             );

@@ -82,12 +82,6 @@ pub struct SimContext {
     pub current_attempt: std::cell::Cell<u32>,
     /// The current AM container and its host.
     pub am_container: RefCell<Option<(sparkyard_messages::ids::ContainerId, String)>>,
-    /// The Client's distributed cache (`__spark_dist_cache__.properties` in the staging
-    /// directory): what every executor's launch context localizes. Set at submission.
-    pub dist_cache: RefCell<Option<std::sync::Arc<[sparkyard_messages::records::LocalResource]>>>,
-    /// `spark.app.submitTime` as SparkSubmit sets it when missing (epoch ms), carried to the
-    /// driver in `__spark_conf__.properties`. Set when the Client starts.
-    pub submit_time_ms: std::cell::Cell<Option<u64>>,
     /// Executors launched: (attempt, executor id) -> (container, host); kept only when a planned
     /// fault names an executor by id (`FaultController::names_executors`), its only use.
     pub executors: RefCell<BTreeMap<(u32, u32), (sparkyard_messages::ids::ContainerId, String)>>,
@@ -148,8 +142,6 @@ impl ClusterContext {
             listener: crate::world::listener::ListenerBus::new(record_events),
             current_attempt: std::cell::Cell::new(0),
             am_container: RefCell::new(None),
-            dist_cache: RefCell::new(None),
-            submit_time_ms: std::cell::Cell::new(None),
             executors: RefCell::new(BTreeMap::new()),
             block_servers: Default::default(),
         });
