@@ -8,6 +8,13 @@ use crate::task::{
 };
 use serde::{Deserialize, Serialize};
 
+/// `HeartbeatResponse(reregisterBlockManager)`: the HeartbeatReceiver's answer to a heartbeat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeartbeatResponse {
+    /// The driver does not know the executor (or its block manager): `BlockManager.reregister`.
+    pub reregister_block_manager: bool,
+}
+
 /// The DriverEndpoint's inbox (`CoarseGrainedClusterMessage`s plus the DAGScheduler's job submission).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, actix::Message, strum::IntoStaticStr)]
 #[rtype(result = "()")]
@@ -39,8 +46,16 @@ pub enum DriverEndpointMsg {
     },
     /// `onDisconnected(remoteAddress)`.
     RemoteProcessDisconnected(RpcAddress),
-    /// `HeartbeatReceiver`: an executor's periodic heartbeat.
-    Heartbeat(ExecutorId),
+    /// `HeartbeatReceiver`'s `Heartbeat(executorId, accumUpdates, blockManagerId,
+    /// executorUpdates)`, asked by the executor's heartbeater: the receiver answers whether
+    /// the executor's block manager must register again. Only the id travels: the driver
+    /// knows the executor's block manager from its registration, and no accumulator or metric
+    /// update is simulated.
+    Heartbeat(ReplyTo<HeartbeatResponse>, ExecutorId),
+    /// BlockManagerMaster's `RegisterBlockManager(..., isReRegister = true)` from
+    /// `BlockManager.reregister`: the answer says whether the master took it (Spark answers
+    /// the id, or one with the `invalid` executor id when the executor is lost).
+    ReregisterBlockManager(ReplyTo<bool>, BlockManagerId),
     /// `HeartbeatReceiver.expireDeadHosts`, every `spark.network.timeoutInterval`.
     ExpireDeadHosts,
     /// The scheduler's health tracker excludes a node (`excludeOnFailure`).

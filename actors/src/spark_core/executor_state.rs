@@ -2,7 +2,8 @@
 //! `TaskRunner`, Executor.scala in spark-core 4.0.0): the running tasks (`runningTasks`), the
 //! kill marks a `killTask` leaves for a task not launched yet (`killMarks`, honoured for
 //! `KILL_MARK_TTL_MS`), `killAllTasks`, the `decommissioned` flag's error line at launch, the
-//! heartbeater's failure count (`spark.executor.heartbeat.maxFailures`, exit 56) and which
+//! heartbeater (`Heartbeater`: its seeded initial delay, one ask at a time, the failure count
+//! of `spark.executor.heartbeat.maxFailures` and exit 56, a re-registration) and which
 //! state and result a task's end sends (FINISHED / FAILED / KILLED). No actix, no clock: the
 //! backend passes times in and acts on what it gets back.
 
@@ -16,6 +17,10 @@ pub const KILL_MARK_TTL_MS: u64 = 10_000;
 
 /// `ExecutorExitCode.HEARTBEAT_FAILURE`.
 pub const HEARTBEAT_FAILURE_EXIT_CODE: i32 = 56;
+
+/// `ExecutorExitCode.BLOCK_MANAGER_REREGISTRATION_FAILED`: the master refused a block
+/// manager's re-registration (its executor is lost).
+pub const BLOCK_MANAGER_REREGISTRATION_FAILED: i32 = 58;
 
 /// `spark.executor.heartbeat.maxFailures`' default.
 pub const DEFAULT_HEARTBEAT_MAX_FAILURES: u32 = 60;
@@ -175,10 +180,8 @@ pub enum HeartbeatFailed {
     Exit { max: u32, code: i32 },
 }
 
-/// `Executor.heartbeatFailures`: failures in a row of `reportHeartBeat`'s ask. Not driven yet:
-/// the executor's heartbeat is a one-way send, as the DriverEndpoint answers no
-/// `HeartbeatResponse`; once it does, a failed or timed-out ask (`spark.executor.heartbeatInterval`)
-/// calls `failed` and a reply `succeeded`.
+/// `Executor.heartbeatFailures`: failures in a row of `reportHeartBeat`'s ask (a timeout of
+/// `spark.executor.heartbeatInterval`, or any failure of the ask); a reply resets it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HeartbeatFailures {
     max: u32,
@@ -210,6 +213,118 @@ impl HeartbeatFailures {
 
     pub fn failures(&self) -> u32 {
         self.failures
+    }
+}
+
+/// `Heartbeater.start`'s initial delay: `intervalMs + (math.random * intervalMs).toInt`, with
+/// `random` in [0, 1) drawn from the run's seed (Spark draws it unseeded).
+pub fn heartbeat_initial_delay_ms(interval_ms: u64, random: f64) -> u64 {
+    // d2i: the JVM's double-to-int conversion saturates, as Rust's `as` does.
+    let jitter = (random * interval_ms as f64) as i32;
+    interval_ms + u64::try_from(jitter).unwrap_or(0)
+}
+
+/// A draw in [0, 1) from the run's seed and a key (splitmix64's finalizer; the top 53 bits).
+pub fn seeded_unit(seed: u64, key: u64) -> f64 {
+    let mut z = seed ^ key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// How a heartbeat ask ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeartbeatOutcome {
+    /// `HeartbeatResponse(reregisterBlockManager)`.
+    Replied { reregister_block_manager: bool },
+    /// The ask failed: no reply within `spark.executor.heartbeatInterval`, or an error.
+    Failed,
+}
+
+/// What the executor does with a heartbeat's outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeartbeatAction {
+    /// A reply: the count is reset, nothing to log.
+    Reset,
+    /// A reply that asks for it (and the executor is not shutting down): `Told to re-register
+    /// on heartbeat` and `BlockManager.reregister()`; the count is reset too.
+    Reregister,
+    /// `Issue communicating with driver in heartbeater` (WARN, with the failure).
+    Warn,
+    /// `Exit as unable to send heartbeats to driver more than {max} times` (ERROR), then
+    /// `System.exit(code)`.
+    Exit { max: u32, code: i32 },
+}
+
+/// After a heartbeat's outcome: what to do, and whether a tick that came while the ask waited
+/// starts the next heartbeat now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeartbeatStep {
+    pub action: HeartbeatAction,
+    pub send_now: bool,
+}
+
+/// The Executor's heartbeater thread (`Heartbeater`, a one-thread `ScheduledExecutorService`
+/// running `reportHeartBeat` at a fixed rate): one `askSync` at a time, so a tick that comes
+/// while the ask waits runs as soon as it ends (a fixed-rate task never overlaps itself), and
+/// `heartbeatFailures`. Plain data: the backend sends, arms the timeout and acts on the steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Heartbeater {
+    failures: HeartbeatFailures,
+    asking: bool,
+    due: bool,
+}
+
+impl Heartbeater {
+    /// `spark.executor.heartbeat.maxFailures`.
+    pub fn new(max_failures: u32) -> Self {
+        Heartbeater {
+            failures: HeartbeatFailures::new(max_failures),
+            asking: false,
+            due: false,
+        }
+    }
+
+    /// The fixed-rate tick: `true` when a heartbeat is to be asked now; `false` when the last
+    /// ask still waits (the tick then runs when it ends).
+    pub fn tick(&mut self) -> bool {
+        if self.asking {
+            self.due = true;
+            return false;
+        }
+        self.asking = true;
+        true
+    }
+
+    /// `reportHeartBeat` after its `askSync` (`shutting_down`: `executorShutdown` is set, so a
+    /// re-registration is not asked for).
+    pub fn answered(&mut self, outcome: HeartbeatOutcome, shutting_down: bool) -> HeartbeatStep {
+        self.asking = false;
+        let action = match outcome {
+            HeartbeatOutcome::Replied {
+                reregister_block_manager,
+            } => {
+                self.failures.succeeded();
+                if reregister_block_manager && !shutting_down {
+                    HeartbeatAction::Reregister
+                } else {
+                    HeartbeatAction::Reset
+                }
+            }
+            HeartbeatOutcome::Failed => match self.failures.failed() {
+                HeartbeatFailed::Warn => HeartbeatAction::Warn,
+                HeartbeatFailed::Exit { max, code } => HeartbeatAction::Exit { max, code },
+            },
+        };
+        let exits = matches!(action, HeartbeatAction::Exit { .. });
+        let send_now = std::mem::take(&mut self.due) && !exits;
+        self.asking = send_now;
+        HeartbeatStep { action, send_now }
+    }
+
+    pub fn failures(&self) -> u32 {
+        self.failures.failures()
     }
 }
 
@@ -372,5 +487,109 @@ mod tests {
             HeartbeatFailures::new(DEFAULT_HEARTBEAT_MAX_FAILURES).max,
             60
         );
+    }
+
+    fn failed_ask() -> HeartbeatOutcome {
+        HeartbeatOutcome::Failed
+    }
+
+    fn reply(reregister_block_manager: bool) -> HeartbeatOutcome {
+        HeartbeatOutcome::Replied {
+            reregister_block_manager,
+        }
+    }
+
+    // SPARK-13522 (Executor.reportHeartBeat in the 4.0.0 jar): failures in a row are warned
+    // until the count reaches spark.executor.heartbeat.maxFailures, then the executor exits
+    // with ExecutorExitCode.HEARTBEAT_FAILURE (56); a reply between resets the count.
+    #[test]
+    fn the_heartbeater_warns_then_exits_56_after_max_failures_in_a_row() {
+        let mut h = Heartbeater::new(3);
+        let mut actions = Vec::new();
+        for outcome in [
+            failed_ask(),
+            failed_ask(),
+            reply(false),
+            failed_ask(),
+            failed_ask(),
+        ] {
+            assert!(h.tick());
+            actions.push(h.answered(outcome, false).action);
+        }
+        use HeartbeatAction::*;
+        assert_eq!(actions, vec![Warn, Warn, Reset, Warn, Warn]);
+        assert_eq!(h.failures(), 2);
+        assert!(h.tick());
+        let step = h.answered(failed_ask(), false);
+        assert_eq!(step.action, Exit { max: 3, code: 56 });
+        assert!(!step.send_now);
+        // maxFailures 0 or 1: the first failure already reaches it (`>=`).
+        let mut once = Heartbeater::new(1);
+        once.tick();
+        assert_eq!(
+            once.answered(failed_ask(), false).action,
+            Exit { max: 1, code: 56 }
+        );
+    }
+
+    // Heartbeater: a one-thread ScheduledExecutorService at a fixed rate runs reportHeartBeat,
+    // whose askSync blocks up to the interval; a run never overlaps the previous one, so a tick
+    // that comes while the ask waits starts the next heartbeat as soon as it ends.
+    #[test]
+    fn one_heartbeat_ask_at_a_time_and_a_late_tick_runs_when_it_ends() {
+        let mut h = Heartbeater::new(60);
+        assert!(h.tick());
+        assert!(!h.tick(), "the ask still waits");
+        let step = h.answered(failed_ask(), false);
+        assert_eq!(step.action, HeartbeatAction::Warn);
+        assert!(step.send_now, "the tick that came meanwhile runs now");
+        // That heartbeat is now in flight: the next tick waits again.
+        assert!(!h.tick());
+        let step = h.answered(reply(false), false);
+        assert_eq!(step.action, HeartbeatAction::Reset);
+        assert!(step.send_now);
+        let step = h.answered(reply(false), false);
+        assert!(!step.send_now, "no tick came during this ask");
+        assert!(h.tick());
+    }
+
+    // ExecutorSuite "SPARK-34949: do not re-register BlockManager when executor is shutting
+    // down": HeartbeatResponse(reregisterBlockManager = true) re-registers the block manager,
+    // unless the executor is stopping; either way the reply resets the count.
+    #[test]
+    fn a_reregister_reply_reregisters_unless_the_executor_is_shutting_down() {
+        let mut h = Heartbeater::new(60);
+        h.tick();
+        h.answered(failed_ask(), false);
+        h.tick();
+        assert_eq!(
+            h.answered(reply(true), false).action,
+            HeartbeatAction::Reregister
+        );
+        assert_eq!(h.failures(), 0);
+        h.tick();
+        assert_eq!(h.answered(reply(true), true).action, HeartbeatAction::Reset);
+    }
+
+    // Heartbeater.start (4.0.0 jar): `initialDelay = intervalMs + (math.random * intervalMs)
+    // .toInt`, here with a draw from the run's seed: the first heartbeat comes within
+    // [interval, 2 x interval), the same for the same seed and executor.
+    #[test]
+    fn the_first_heartbeat_comes_after_one_interval_plus_a_seeded_jitter() {
+        assert_eq!(heartbeat_initial_delay_ms(10_000, 0.0), 10_000);
+        assert_eq!(heartbeat_initial_delay_ms(10_000, 0.25), 12_500);
+        assert_eq!(heartbeat_initial_delay_ms(10_000, 0.999_999_9), 19_999);
+        for key in 0..1000 {
+            let u = seeded_unit(42, key);
+            assert!((0.0..1.0).contains(&u), "{u}");
+            assert_eq!(u.to_bits(), seeded_unit(42, key).to_bits());
+        }
+        assert_ne!(seeded_unit(42, 1), seeded_unit(42, 2));
+        assert_ne!(seeded_unit(1, 1), seeded_unit(7, 1));
+        // The draws spread over the interval (not one fixed offset).
+        let delays: std::collections::BTreeSet<u64> = (0..100)
+            .map(|k| heartbeat_initial_delay_ms(10_000, seeded_unit(7, k)) / 1000)
+            .collect();
+        assert_eq!(delays.len(), 10);
     }
 }
