@@ -2,18 +2,11 @@
 
 use crate::ids::{ExecutorId, TaskId};
 use crate::records::ExecutorLossReason;
-use crate::rpc::{RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
+use crate::rpc::{HeartbeatResponse, RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
 use crate::task::{
     BlockManagerId, BlockManagerPeer, JobSpec, ReplicateBlock, ShuffleBlockInfo, StatusUpdate,
 };
 use serde::{Deserialize, Serialize};
-
-/// `HeartbeatResponse(reregisterBlockManager)`: the HeartbeatReceiver's answer to a heartbeat.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HeartbeatResponse {
-    /// The driver does not know the executor (or its block manager): `BlockManager.reregister`.
-    pub reregister_block_manager: bool,
-}
 
 /// The DriverEndpoint's inbox (`CoarseGrainedClusterMessage`s plus the DAGScheduler's job submission).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, actix::Message, strum::IntoStaticStr)]

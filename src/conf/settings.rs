@@ -674,7 +674,8 @@ mod tests {
             let conf = format!("spark.executor.heartbeat.maxFailures={bad}");
             let e = settings(&["--conf", &conf]).unwrap_err();
             assert!(
-                e.to_string().contains("spark.executor.heartbeat.maxFailures"),
+                e.to_string()
+                    .contains("spark.executor.heartbeat.maxFailures"),
                 "{e}"
             );
         }

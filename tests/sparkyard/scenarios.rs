@@ -219,6 +219,47 @@ fn a_partitioned_executor_is_held_by_the_network_and_expired_by_heartbeats() {
     );
 }
 
+/// Executor.reportHeartBeat (Spark 4.0.0 jar): each heartbeat is an ask that waits
+/// `spark.executor.heartbeatInterval` (2 s here); after `spark.executor.heartbeat.maxFailures`
+/// (3) failures in a row the executor exits with ExecutorExitCode.HEARTBEAT_FAILURE (56), three
+/// intervals after the cut, long before the driver's HeartbeatReceiver would expire it
+/// (`spark.network.timeout` 120 s): the driver never kills it, and the AM counts the exit.
+#[test]
+fn a_partitioned_executor_exits_56_after_max_heartbeat_failures() {
+    let r = run("heartbeat-max-failures");
+    let cut = r.faults_fired[0].at_ms;
+    let executor_1 = r
+        .processes
+        .iter()
+        .position(|p| p.ends_with("_01_000002"))
+        .expect("executor 1's container") as u32;
+    let exit = r
+        .trace
+        .iter()
+        .find_map(|e| match &e.kind {
+            TraceKind::State(StateChange::ProcessExited { process, exit_code })
+                if *process == executor_1 =>
+            {
+                Some((e.time_ms, *exit_code))
+            }
+            _ => None,
+        })
+        .expect("executor 1 exits");
+    assert_eq!(exit.1, 56);
+    // The heartbeat in flight at the cut, then two more: the third failure is at most four
+    // intervals after the cut.
+    assert!(
+        exit.0 > cut + 2 * 2_000 && exit.0 <= cut + 4 * 2_000,
+        "exit at {} ms, cut at {cut} ms",
+        exit.0
+    );
+    assert!(
+        !delivered_to(&r, "YarnAM").contains(&"KillExecutors"),
+        "the driver did not expire it"
+    );
+    assert_eq!(r.counters.executor_failures_counted, 1);
+}
+
 #[test]
 fn a_lost_node_is_declared_lost_by_the_rm_and_its_containers_aborted() {
     let r = run("node-lost");

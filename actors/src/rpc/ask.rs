@@ -242,7 +242,7 @@ mod ignored_tests {
             format!("Ignored failure: {failure}")
         );
         assert!(!ignored_line(&Err(failure)).contains("RpcFailure {"));
-        let late = ReplyValue::Heartbeat(sparkyard_messages::driver_endpoint::HeartbeatResponse {
+        let late = ReplyValue::Heartbeat(sparkyard_messages::rpc::HeartbeatResponse {
             reregister_block_manager: true,
         });
         assert_eq!(

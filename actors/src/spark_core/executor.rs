@@ -36,12 +36,13 @@ use crate::world::context::SimContext;
 use crate::world::spark_conf::SparkConfView;
 use crate::{error, info, warn};
 use actix::{Actor, AsyncContext, Context, SpawnHandle};
-use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, HeartbeatResponse, RegisterExecutor};
+use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
 use sparkyard_messages::endpoint_verifier::EndpointVerifierMsg;
 use sparkyard_messages::executor::{ExecutorMainMsg, ExecutorMsg};
 use sparkyard_messages::ids::TaskId;
 use sparkyard_messages::jvm_text::bytes_to_string;
 use sparkyard_messages::records::{ExecutorArguments, ExecutorLossReason, RpcFailure, TaskState};
+use sparkyard_messages::rpc::HeartbeatResponse;
 use sparkyard_messages::rpc::{EndpointId, ReplyTo, RpcAddress, SparkAppConfig};
 use sparkyard_messages::task::{
     BlockManagerId, BlockManagerPeer, FetchFailure, MapStatusData, MigratedRddBlock,
