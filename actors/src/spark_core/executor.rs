@@ -12,6 +12,7 @@ use crate::kernel::logs::Level;
 use crate::kernel::small_map::SmallSet;
 use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
+use crate::rpc::ask::decode;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::block_manager_decommissioner::{
     BlockManagerDecommissioner, DecommissionerConf, SAVED_ON_DECOMMISSIONED, Step, StoredShuffle,
@@ -43,7 +44,7 @@ use sparkyard_messages::ids::TaskId;
 use sparkyard_messages::jvm_text::bytes_to_string;
 use sparkyard_messages::records::{ExecutorArguments, ExecutorLossReason, RpcFailure, TaskState};
 use sparkyard_messages::rpc::HeartbeatResponse;
-use sparkyard_messages::rpc::{EndpointId, ReplyTo, RpcAddress, SparkAppConfig};
+use sparkyard_messages::rpc::{AskReply, EndpointId, ReplyTo, RpcAddress, SparkAppConfig};
 use sparkyard_messages::task::{
     BlockManagerId, BlockManagerPeer, FetchFailure, MapStatusData, MigratedRddBlock,
     MigratedShuffleBlock, ReplicateBlock, ShuffleBlockInfo, StatusUpdate, TASK_RESULT_BYTES,
@@ -355,8 +356,6 @@ pub enum BackendAnswer {
     RddBlocks(Result<Vec<ReplicateBlock>, RpcFailure>),
     /// The RDD thread's `uploadBlockSync` of a cached block to its peer.
     RddUpload(Result<(), RpcFailure>),
-    /// The heartbeater's `askSync[HeartbeatResponse]`.
-    Heartbeat(Result<HeartbeatResponse, RpcFailure>),
     /// `BlockManager.reregister`'s `registerBlockManager`: whether the master took it.
     Reregistered(Result<bool, RpcFailure>),
 }
@@ -545,7 +544,7 @@ impl CoarseGrainedExecutorBackend {
     #[inline(never)]
     fn on_control_message(&mut self, msg: ExecutorMsg, ctx: &mut Context<Self>) {
         match msg {
-            ExecutorMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
+            ExecutorMsg::AskReply(reply) => self.on_reply(reply, ctx),
             ExecutorMsg::RegisteredExecutor => self.on_registered_executor(ctx),
             // Dispatched by on_message (as TaskDone below); here for the match to be whole.
             ExecutorMsg::LaunchTask(task) => self.on_launch_task(task, ctx),
@@ -1171,34 +1170,67 @@ impl CoarseGrainedExecutorBackend {
         timers::notify_later_with(ctx, first, || ExecutorMsg::HeartbeatTick);
     }
 
-    /// A fixed-rate tick: the next is armed, and `reportHeartBeat` runs unless the last ask
-    /// still waits (it then runs when that ask ends).
+    /// A fixed-rate tick: the next is armed; a heartbeat still unanswered has timed out now
+    /// (its timeout is the interval), and `reportHeartBeat` asks again.
     fn on_heartbeat_tick(&mut self, ctx: &mut Context<Self>) {
         if self.state.stopping() {
             return;
         }
         let interval = self.conf.heartbeat_interval_ms.max(1);
         timers::notify_later_with(ctx, clock::ms(interval), || ExecutorMsg::HeartbeatTick);
-        let send = self.executor.as_mut().is_some_and(|e| e.heartbeater.tick());
-        if send {
-            self.report_heartbeat(ctx);
+        let Some(executor) = self.executor.as_mut() else {
+            return;
+        };
+        if executor.heartbeater.tick().is_some() {
+            let failure = self.heartbeat_timeout().failure(&self.driver_address());
+            self.on_heartbeat(Err(failure), ctx);
+            if self.state.stopping() {
+                return;
+            }
         }
+        self.report_heartbeat(ctx);
     }
 
-    /// `reportHeartBeat`'s `heartbeatReceiverRef.askSync[HeartbeatResponse](message,
-    /// RpcTimeout(HEARTBEAT_INTERVAL_MS.millis, EXECUTOR_HEARTBEAT_INTERVAL.key))`.
+    /// `RpcTimeout(HEARTBEAT_INTERVAL_MS.millis, EXECUTOR_HEARTBEAT_INTERVAL.key)`.
+    fn heartbeat_timeout(&self) -> AskTimeout {
+        let interval = self.conf.heartbeat_interval_ms.max(1);
+        AskTimeout::in_millis(interval, "spark.executor.heartbeatInterval")
+    }
+
+    /// The driver's RPC address (its URL's), named by a timed-out ask.
+    fn driver_address(&self) -> RpcAddress {
+        parse_driver_url(&self.args.driver_url).unwrap_or_else(|| RpcAddress {
+            host: String::new(),
+            port: 0,
+        })
+    }
+
+    /// `reportHeartBeat`'s `heartbeatReceiverRef.askSync[HeartbeatResponse](message, timeout)`:
+    /// posted with no timer of its own (the next tick is its timeout; see `Heartbeater`).
     fn report_heartbeat(&mut self, ctx: &mut Context<Self>) {
         let Some(driver) = self.driver.clone() else {
             return self.on_heartbeat(Err(RpcFailure::spark("no driver")), ctx);
         };
-        let timeout = AskTimeout::in_millis(
-            self.conf.heartbeat_interval_ms.max(1),
-            "spark.executor.heartbeatInterval",
-        );
-        let (me, id) = (self.me.id, self.args.executor_id);
-        self.ask(ctx, me, &driver, BackendAnswer::Heartbeat, &timeout, |a| {
-            DriverEndpointMsg::Heartbeat(a, id)
-        });
+        let id = self.args.executor_id;
+        let ask_id = self
+            .env
+            .ask(self.me.id, &driver, |a| DriverEndpointMsg::Heartbeat(a, id));
+        if let Some(executor) = self.executor.as_mut() {
+            executor.heartbeater.asked(ask_id);
+        }
+    }
+
+    /// An ask's reply: the waiting heartbeat's goes to the heartbeater, any other to the ask
+    /// table (a heartbeat's reply after its timeout is ignored there, as Spark logs it).
+    fn on_reply(&mut self, reply: AskReply, ctx: &mut Context<Self>) {
+        let heartbeat = self
+            .executor
+            .as_mut()
+            .is_some_and(|e| e.heartbeater.answers(reply.ask_id));
+        if heartbeat {
+            return self.on_heartbeat(decode::<HeartbeatResponse>(reply.result), ctx);
+        }
+        self.on_ask_reply(reply, ctx);
     }
 
     /// The heartbeat's outcome: a reply resets the failure count (and may ask the block
@@ -1219,9 +1251,9 @@ impl CoarseGrainedExecutorBackend {
             },
             Err(_) => HeartbeatOutcome::Failed,
         };
-        let step = executor.heartbeater.answered(outcome, shutting_down);
+        let action = executor.heartbeater.answered(outcome, shutting_down);
         let log = self.env.log().clone();
-        match step.action {
+        match action {
             HeartbeatAction::Reset => {}
             HeartbeatAction::Reregister => {
                 info!(log, EXECUTOR, "Told to re-register on heartbeat");
@@ -1244,11 +1276,8 @@ impl CoarseGrainedExecutorBackend {
                     log,
                     EXECUTOR, "Exit as unable to send heartbeats to driver more than {max} times"
                 );
-                return self.system_exit(code);
+                self.system_exit(code);
             }
-        }
-        if step.send_now && !self.state.stopping() {
-            self.report_heartbeat(ctx);
         }
     }
 
@@ -2011,7 +2040,6 @@ impl CoarseGrainedExecutorBackend {
             a @ (BackendAnswer::RddPeers { .. }
             | BackendAnswer::RddBlocks(_)
             | BackendAnswer::RddUpload(_)) => self.on_rdd_answer(a, ctx),
-            BackendAnswer::Heartbeat(result) => self.on_heartbeat(result, ctx),
             BackendAnswer::Reregistered(result) => self.on_reregistered(result),
             BackendAnswer::Lookup(result) | BackendAnswer::Register(result) => {
                 let cause = result.err().map(|e| e.to_string()).unwrap_or_default();

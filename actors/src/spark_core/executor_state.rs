@@ -257,23 +257,18 @@ pub enum HeartbeatAction {
     Exit { max: u32, code: i32 },
 }
 
-/// After a heartbeat's outcome: what to do, and whether a tick that came while the ask waited
-/// starts the next heartbeat now.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HeartbeatStep {
-    pub action: HeartbeatAction,
-    pub send_now: bool,
-}
-
 /// The Executor's heartbeater thread (`Heartbeater`, a one-thread `ScheduledExecutorService`
-/// running `reportHeartBeat` at a fixed rate): one `askSync` at a time, so a tick that comes
-/// while the ask waits runs as soon as it ends (a fixed-rate task never overlaps itself), and
-/// `heartbeatFailures`. Plain data: the backend sends, arms the timeout and acts on the steps.
+/// running `reportHeartBeat` at a fixed rate of `spark.executor.heartbeatInterval`): one
+/// `askSync` at a time, whose timeout is that same interval, and `heartbeatFailures`. So an ask
+/// still unanswered when the next tick comes has timed out at that very instant: the tick fails
+/// it, then asks again (a fixed-rate run that overruns its period starts the next one at once).
+/// No timer per heartbeat: heartbeats run for the whole life of every executor. Plain data: the
+/// backend sends, and acts on what it gets back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Heartbeater {
     failures: HeartbeatFailures,
-    asking: bool,
-    due: bool,
+    /// The ask waiting for its `HeartbeatResponse`.
+    in_flight: Option<u64>,
 }
 
 impl Heartbeater {
@@ -281,27 +276,34 @@ impl Heartbeater {
     pub fn new(max_failures: u32) -> Self {
         Heartbeater {
             failures: HeartbeatFailures::new(max_failures),
-            asking: false,
-            due: false,
+            in_flight: None,
         }
     }
 
-    /// The fixed-rate tick: `true` when a heartbeat is to be asked now; `false` when the last
-    /// ask still waits (the tick then runs when it ends).
-    pub fn tick(&mut self) -> bool {
-        if self.asking {
-            self.due = true;
-            return false;
+    /// The fixed-rate tick: the ask it finds still waiting (timed out now), if any.
+    pub fn tick(&mut self) -> Option<u64> {
+        self.in_flight.take()
+    }
+
+    /// The heartbeat asked now waits for its answer.
+    pub fn asked(&mut self, ask_id: u64) {
+        self.in_flight = Some(ask_id);
+    }
+
+    /// Whether an answer is the waiting heartbeat's (then it no longer waits); a late one,
+    /// after its timeout, is not (NettyRpcEnv logs it `Ignored message`).
+    pub fn answers(&mut self, ask_id: u64) -> bool {
+        let ours = self.in_flight == Some(ask_id);
+        if ours {
+            self.in_flight = None;
         }
-        self.asking = true;
-        true
+        ours
     }
 
     /// `reportHeartBeat` after its `askSync` (`shutting_down`: `executorShutdown` is set, so a
     /// re-registration is not asked for).
-    pub fn answered(&mut self, outcome: HeartbeatOutcome, shutting_down: bool) -> HeartbeatStep {
-        self.asking = false;
-        let action = match outcome {
+    pub fn answered(&mut self, outcome: HeartbeatOutcome, shutting_down: bool) -> HeartbeatAction {
+        match outcome {
             HeartbeatOutcome::Replied {
                 reregister_block_manager,
             } => {
@@ -316,11 +318,7 @@ impl Heartbeater {
                 HeartbeatFailed::Warn => HeartbeatAction::Warn,
                 HeartbeatFailed::Exit { max, code } => HeartbeatAction::Exit { max, code },
             },
-        };
-        let exits = matches!(action, HeartbeatAction::Exit { .. });
-        let send_now = std::mem::take(&mut self.due) && !exits;
-        self.asking = send_now;
-        HeartbeatStep { action, send_now }
+        }
     }
 
     pub fn failures(&self) -> u32 {
@@ -505,52 +503,42 @@ mod tests {
     #[test]
     fn the_heartbeater_warns_then_exits_56_after_max_failures_in_a_row() {
         let mut h = Heartbeater::new(3);
-        let mut actions = Vec::new();
-        for outcome in [
+        let outcomes = [
             failed_ask(),
             failed_ask(),
             reply(false),
             failed_ask(),
             failed_ask(),
-        ] {
-            assert!(h.tick());
-            actions.push(h.answered(outcome, false).action);
-        }
+        ];
+        let actions: Vec<HeartbeatAction> =
+            outcomes.into_iter().map(|o| h.answered(o, false)).collect();
         use HeartbeatAction::*;
         assert_eq!(actions, vec![Warn, Warn, Reset, Warn, Warn]);
         assert_eq!(h.failures(), 2);
-        assert!(h.tick());
-        let step = h.answered(failed_ask(), false);
-        assert_eq!(step.action, Exit { max: 3, code: 56 });
-        assert!(!step.send_now);
+        assert_eq!(h.answered(failed_ask(), false), Exit { max: 3, code: 56 });
         // maxFailures 0 or 1: the first failure already reaches it (`>=`).
-        let mut once = Heartbeater::new(1);
-        once.tick();
         assert_eq!(
-            once.answered(failed_ask(), false).action,
+            Heartbeater::new(1).answered(failed_ask(), false),
             Exit { max: 1, code: 56 }
         );
     }
 
-    // Heartbeater: a one-thread ScheduledExecutorService at a fixed rate runs reportHeartBeat,
-    // whose askSync blocks up to the interval; a run never overlaps the previous one, so a tick
-    // that comes while the ask waits starts the next heartbeat as soon as it ends.
+    // Heartbeater (4.0.0 jar): a one-thread ScheduledExecutorService runs reportHeartBeat at a
+    // fixed rate; its askSync waits RpcTimeout(HEARTBEAT_INTERVAL_MS): the tick after an
+    // unanswered ask is that ask's timeout, and a reply after it is not the heartbeat's.
     #[test]
-    fn one_heartbeat_ask_at_a_time_and_a_late_tick_runs_when_it_ends() {
+    fn the_next_tick_times_out_an_unanswered_heartbeat() {
         let mut h = Heartbeater::new(60);
-        assert!(h.tick());
-        assert!(!h.tick(), "the ask still waits");
-        let step = h.answered(failed_ask(), false);
-        assert_eq!(step.action, HeartbeatAction::Warn);
-        assert!(step.send_now, "the tick that came meanwhile runs now");
-        // That heartbeat is now in flight: the next tick waits again.
-        assert!(!h.tick());
-        let step = h.answered(reply(false), false);
-        assert_eq!(step.action, HeartbeatAction::Reset);
-        assert!(step.send_now);
-        let step = h.answered(reply(false), false);
-        assert!(!step.send_now, "no tick came during this ask");
-        assert!(h.tick());
+        assert_eq!(h.tick(), None, "nothing waits at the first tick");
+        h.asked(7);
+        assert!(h.answers(7), "a reply within the interval");
+        assert_eq!(h.tick(), None);
+        h.asked(8);
+        assert_eq!(h.tick(), Some(8), "no reply by the next tick: timed out");
+        assert!(!h.answers(8), "the late reply is ignored");
+        h.asked(9);
+        assert!(!h.answers(8));
+        assert!(h.answers(9));
     }
 
     // ExecutorSuite "SPARK-34949: do not re-register BlockManager when executor is shutting
@@ -559,16 +547,10 @@ mod tests {
     #[test]
     fn a_reregister_reply_reregisters_unless_the_executor_is_shutting_down() {
         let mut h = Heartbeater::new(60);
-        h.tick();
         h.answered(failed_ask(), false);
-        h.tick();
-        assert_eq!(
-            h.answered(reply(true), false).action,
-            HeartbeatAction::Reregister
-        );
+        assert_eq!(h.answered(reply(true), false), HeartbeatAction::Reregister);
         assert_eq!(h.failures(), 0);
-        h.tick();
-        assert_eq!(h.answered(reply(true), true).action, HeartbeatAction::Reset);
+        assert_eq!(h.answered(reply(true), true), HeartbeatAction::Reset);
     }
 
     // Heartbeater.start (4.0.0 jar): `initialDelay = intervalMs + (math.random * intervalMs)
