@@ -2,7 +2,7 @@
 
 use crate::ids::{ExecutorId, TaskId};
 use crate::records::ExecutorLossReason;
-use crate::rpc::{RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
+use crate::rpc::{HeartbeatResponse, RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
 use crate::task::{
     BlockManagerId, BlockManagerPeer, JobSpec, ReplicateBlock, ShuffleBlockInfo, StatusUpdate,
 };
@@ -39,8 +39,16 @@ pub enum DriverEndpointMsg {
     },
     /// `onDisconnected(remoteAddress)`.
     RemoteProcessDisconnected(RpcAddress),
-    /// `HeartbeatReceiver`: an executor's periodic heartbeat.
-    Heartbeat(ExecutorId),
+    /// `HeartbeatReceiver`'s `Heartbeat(executorId, accumUpdates, blockManagerId,
+    /// executorUpdates)`, asked by the executor's heartbeater: the receiver answers whether
+    /// the executor's block manager must register again. Only the id travels: the driver
+    /// knows the executor's block manager from its registration, and no accumulator or metric
+    /// update is simulated.
+    Heartbeat(ReplyTo<HeartbeatResponse>, ExecutorId),
+    /// BlockManagerMaster's `RegisterBlockManager(..., isReRegister = true)` from
+    /// `BlockManager.reregister`: the answer says whether the master took it (Spark answers
+    /// the id, or one with the `invalid` executor id when the executor is lost).
+    ReregisterBlockManager(ReplyTo<bool>, BlockManagerId),
     /// `HeartbeatReceiver.expireDeadHosts`, every `spark.network.timeoutInterval`.
     ExpireDeadHosts,
     /// The scheduler's health tracker excludes a node (`excludeOnFailure`).

@@ -103,6 +103,8 @@ pub enum ReplyValue {
     Peers(Vec<crate::task::BlockManagerPeer>),
     /// The answer to `GetReplicateInfoForRDDBlocks`.
     ReplicateInfo(Vec<crate::task::ReplicateBlock>),
+    /// The answer to a `Heartbeat`.
+    Heartbeat(HeartbeatResponse),
 }
 
 /// Implements `Reply` for each type, carried in its `ReplyValue` variant.
@@ -155,6 +157,7 @@ replies! {
     ExecutorLossReason => LossReason, "org.apache.spark.scheduler.ExecutorLossReason";
     Vec<crate::task::BlockManagerPeer> => Peers, "scala.collection.immutable.Seq";
     Vec<crate::task::ReplicateBlock> => ReplicateInfo, "scala.collection.immutable.Seq";
+    HeartbeatResponse => Heartbeat, "org.apache.spark.HeartbeatResponse";
 }
 
 /// `()`: an ask answered only by "done" (Scala's boxed `Unit`).
@@ -169,6 +172,13 @@ impl Reply for () {
             other => Err(other),
         }
     }
+}
+
+/// `HeartbeatResponse(reregisterBlockManager)`: the HeartbeatReceiver's answer to a heartbeat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeartbeatResponse {
+    /// The driver does not know the executor (or its block manager): `BlockManager.reregister`.
+    pub reregister_block_manager: bool,
 }
 
 /// `GetClusterMetricsResponse`.

@@ -230,6 +230,9 @@ fn every_reply_value_round_trips() {
             }],
         }),
         ReplyValue::LossReason(ExecutorLossReason::Killed),
+        ReplyValue::Heartbeat(HeartbeatResponse {
+            reregister_block_manager: true,
+        }),
     ] {
         roundtrip(AskReply {
             ask_id: 1,
@@ -500,7 +503,15 @@ fn driver_and_executor_messages_round_trip() {
             waiter: rref(),
         },
         DriverEndpointMsg::RemoteProcessDisconnected(addr()),
-        DriverEndpointMsg::Heartbeat(ExecutorId(1)),
+        DriverEndpointMsg::Heartbeat(ask(), ExecutorId(1)),
+        DriverEndpointMsg::ReregisterBlockManager(
+            ask(),
+            BlockManagerId {
+                executor_id: ExecutorId(1),
+                host: "nm-1".into(),
+                port: 38001,
+            },
+        ),
         DriverEndpointMsg::ExpireDeadHosts,
         DriverEndpointMsg::ExcludeNode("nm-3".into()),
         DriverEndpointMsg::CheckBackendReady { waiter: rref() },

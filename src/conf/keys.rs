@@ -170,6 +170,7 @@ pub const KEYS: &[Key] = &[
     key("spark.executor.decommission.killInterval", "-", CONFIG, R, "type-checked; the speculation of tasks that cannot finish before the kill is not simulated"),
     key("spark.executor.extraJavaOptions", "-", CONFIG, R, "on the executors' command lines and in the event log; no JVM option acts"),
     key("spark.executor.failuresValidityInterval", "-", CONFIG, S, "ExecutorFailureTracker"),
+    key("spark.executor.heartbeat.maxFailures", "60", CONFIG, S, "heartbeats failed in a row before an executor exits 56"),
     key("spark.executor.heartbeatInterval", "10s", CONFIG, S, "executor heartbeats"),
     key("spark.executor.id", "driver", "SparkContext", S, "set by the SparkContext"),
     key("spark.executor.instances", "2 on YARN", CONFIG, S, "--num-executors"),

@@ -430,6 +430,9 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
     let c = &req.conf;
     check_redaction_regex(c)?;
     check_storage_decommission(c)?;
+    // An int ConfigBuilder (internal, 60) the executors read into their heartbeater; a
+    // negative count (Spark: exit at the first failure) is refused as other counts are.
+    c.get_u32("spark.executor.heartbeat.maxFailures", 60)?;
     check_exclude_on_failure(c)?;
     validate_yarn_resources(c)?;
     let mem = memory(c, &req.primary_resource)?;
@@ -659,6 +662,23 @@ mod tests {
         let args = super::super::submit::tests::parse(&[extra, &["app.jar", "10"]].concat());
         let req = args.into_request(DefaultsFile::Embedded(""))?;
         spark_settings(&req)
+    }
+
+    // internal/config/package.scala (4.0.0 jar): spark.executor.heartbeat.maxFailures is an
+    // intConf, so a value that is no int fails the submission naming the key; sparkyard also
+    // refuses a negative count, as it does other counts.
+    #[test]
+    fn heartbeat_max_failures_must_be_a_count() {
+        assert!(settings(&["--conf", "spark.executor.heartbeat.maxFailures=3"]).is_ok());
+        for bad in ["x", "-1", "1.5"] {
+            let conf = format!("spark.executor.heartbeat.maxFailures={bad}");
+            let e = settings(&["--conf", &conf]).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains("spark.executor.heartbeat.maxFailures"),
+                "{e}"
+            );
+        }
     }
 
     // Spark 4.0.0's DAGScheduler constructor: maxStageAttempts = Math.max(
@@ -1242,6 +1262,7 @@ mod tests {
                 "spark.rpc.askTimeout=1500ms",
             ],
             &["--conf", "spark.rpc.lookupTimeout=42"],
+            &["--conf", "spark.executor.heartbeat.maxFailures=3"],
         ];
         for extra in cases {
             let s = settings(extra).unwrap();
@@ -1251,8 +1272,14 @@ mod tests {
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
             let c = ExecutorConf::from_properties(&props);
+            // The submit side only checks the count; the executors read it.
+            let max_failures = props
+                .iter()
+                .find(|(k, _)| k == "spark.executor.heartbeat.maxFailures")
+                .map_or(60, |(_, v)| v.parse().unwrap());
             let want = ExecutorConf {
                 heartbeat_interval_ms: s.executor_heartbeat_interval_ms,
+                heartbeat_max_failures: max_failures,
                 ask_timeout_ms: s.ask_timeout_ms,
                 ask_timeout_property: s.ask_timeout_property.clone(),
                 lookup_timeout_ms: s.lookup_timeout_ms,

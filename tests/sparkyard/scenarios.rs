@@ -219,6 +219,47 @@ fn a_partitioned_executor_is_held_by_the_network_and_expired_by_heartbeats() {
     );
 }
 
+/// Executor.reportHeartBeat (Spark 4.0.0 jar): each heartbeat is an ask that waits
+/// `spark.executor.heartbeatInterval` (2 s here); after `spark.executor.heartbeat.maxFailures`
+/// (3) failures in a row the executor exits with ExecutorExitCode.HEARTBEAT_FAILURE (56), three
+/// intervals after the cut, long before the driver's HeartbeatReceiver would expire it
+/// (`spark.network.timeout` 120 s): the driver never kills it, and the AM counts the exit.
+#[test]
+fn a_partitioned_executor_exits_56_after_max_heartbeat_failures() {
+    let r = run("heartbeat-max-failures");
+    let cut = r.faults_fired[0].at_ms;
+    let executor_1 = r
+        .processes
+        .iter()
+        .position(|p| p.ends_with("_01_000002"))
+        .expect("executor 1's container") as u32;
+    let exit = r
+        .trace
+        .iter()
+        .find_map(|e| match &e.kind {
+            TraceKind::State(StateChange::ProcessExited { process, exit_code })
+                if *process == executor_1 =>
+            {
+                Some((e.time_ms, *exit_code))
+            }
+            _ => None,
+        })
+        .expect("executor 1 exits");
+    assert_eq!(exit.1, 56);
+    // The heartbeat in flight at the cut, then two more: the third failure is at most four
+    // intervals after the cut.
+    assert!(
+        exit.0 > cut + 2 * 2_000 && exit.0 <= cut + 4 * 2_000,
+        "exit at {} ms, cut at {cut} ms",
+        exit.0
+    );
+    assert!(
+        !delivered_to(&r, "YarnAM").contains(&"KillExecutors"),
+        "the driver did not expire it"
+    );
+    assert_eq!(r.counters.executor_failures_counted, 1);
+}
+
 #[test]
 fn a_lost_node_is_declared_lost_by_the_rm_and_its_containers_aborted() {
     let r = run("node-lost");
@@ -364,14 +405,67 @@ fn bad_scenario_files_are_errors_naming_the_file_the_line_and_the_key() {
 /// Runs a bundled scenario with `from` replaced by `to` in its text (written to a temp file);
 /// the replacement must apply, or the variant would silently be the bundled scenario.
 fn run_variant(name: &str, from: &str, to: &str) -> scenario::ScenarioRun {
-    let text = std::fs::read_to_string(format!("config/scenarios/{name}.toml")).expect("read");
-    assert!(text.contains(from), "{name}.toml has no `{from}`");
+    run_variant_of(name, &[(from, to)])
+}
+
+/// `run_variant` with several replacements, each of which must apply.
+fn run_variant_of(name: &str, replacements: &[(&str, &str)]) -> scenario::ScenarioRun {
+    let mut text = std::fs::read_to_string(format!("config/scenarios/{name}.toml")).expect("read");
+    for (from, to) in replacements {
+        assert!(text.contains(from), "{name}.toml has no `{from}`");
+        text = text.replace(from, to);
+    }
     let dir = std::env::temp_dir().join(format!("sparkyard-variant-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let p = dir.join(format!("{name}-variant.toml"));
-    std::fs::write(&p, text.replace(from, to)).expect("write");
+    std::fs::write(&p, text).expect("write");
     let s = scenario::load(&p).expect("loads");
     scenario::run(&s, None, RunOptions::default()).expect("runs")
+}
+
+/// HeartbeatReceiver.receiveAndReply / Executor.reportHeartBeat / BlockManager.reregister /
+/// BlockManagerMasterEndpoint.register (Spark 4.0.0 jar): the driver expires a partitioned
+/// executor, but its StopExecutor is lost and the partition heals before the AM's kill lands.
+/// The executor's next heartbeat is answered `HeartbeatResponse(reregisterBlockManager =
+/// true)` (the receiver no longer knows it); its block manager asks to register again, the
+/// master refuses (SPARK-41360: the executor is lost) and the executor exits
+/// BLOCK_MANAGER_REREGISTRATION_FAILED (58).
+#[test]
+fn an_executor_the_driver_lost_is_told_to_reregister_and_exits_58() {
+    let run = run_variant_of(
+        "heartbeat-partition",
+        &[
+            (
+                r#"conf = { "spark.network.timeout" = "30s" }"#,
+                r#"conf = { "spark.network.timeout" = "30s", "spark.executor.heartbeatInterval" = "2s" }"#,
+            ),
+            ("duration_ms = 200000", "duration_ms = 51000"),
+            (
+                "[expect]",
+                "[[faults]]\nkind = \"drop\"\nlabel = \"StopExecutor to executor 1 is lost\"\nat_ms = 0\nmessage = \"StopExecutor\"\nto = \"executor:1\"\n\n[expect]",
+            ),
+        ],
+    );
+    assert!(run.failures.is_empty(), "{:?}", run.failures);
+    let r = &run.result;
+    assert!(
+        delivered_to(r, "CoarseGrainedScheduler").contains(&"ReregisterBlockManager"),
+        "the block manager asked to register again"
+    );
+    let executor_1 = r
+        .processes
+        .iter()
+        .position(|p| p.ends_with("_01_000002"))
+        .expect("executor 1's container") as u32;
+    let exit = r.trace.iter().find_map(|e| match &e.kind {
+        TraceKind::State(StateChange::ProcessExited { process, exit_code })
+            if *process == executor_1 =>
+        {
+            Some(*exit_code)
+        }
+        _ => None,
+    });
+    assert_eq!(exit, Some(58));
 }
 
 #[test]

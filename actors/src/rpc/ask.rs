@@ -17,8 +17,9 @@ use std::borrow::Cow;
 
 /// The properties that name ask timeouts: kept as static strings, so an ask allocates nothing
 /// for its timeout (every executor asks several times while it starts).
-const KNOWN_PROPERTIES: [&str; 5] = [
+const KNOWN_PROPERTIES: [&str; 6] = [
     "spark.rpc.askTimeout",
+    "spark.executor.heartbeatInterval",
     "spark.network.timeout",
     "spark.rpc.lookupTimeout",
     "ipc.client.rpc-timeout.ms",
@@ -30,6 +31,9 @@ const KNOWN_PROPERTIES: [&str; 5] = [
 pub struct AskTimeout {
     pub ms: u64,
     pub property: Cow<'static, str>,
+    /// The `RpcTimeout`'s duration was built in milliseconds (`n.millis`), so Scala prints it
+    /// as `n milliseconds` even when it is whole seconds (the executor's heartbeat ask).
+    pub in_millis: bool,
 }
 
 impl AskTimeout {
@@ -38,7 +42,29 @@ impl AskTimeout {
             Some(p) => Cow::Borrowed(*p),
             None => Cow::Owned(property.to_string()),
         };
-        AskTimeout { ms, property }
+        AskTimeout {
+            ms,
+            property,
+            in_millis: false,
+        }
+    }
+
+    /// A timeout whose `FiniteDuration` is in milliseconds (`Executor.reportHeartBeat`'s
+    /// `RpcTimeout(HEARTBEAT_INTERVAL_MS.millis, ...)`).
+    pub fn in_millis(ms: u64, property: &str) -> Self {
+        AskTimeout {
+            in_millis: true,
+            ..AskTimeout::new(ms, property)
+        }
+    }
+
+    /// The duration as `FiniteDuration.toString` prints it.
+    fn duration(&self) -> String {
+        match (self.in_millis, self.ms) {
+            (true, 1) => "1 millisecond".to_string(),
+            (true, ms) => format!("{ms} milliseconds"),
+            (false, ms) => finite_duration(ms),
+        }
     }
 
     /// `RpcTimeoutException: Cannot receive any reply from <addr> in <duration>. This timeout is
@@ -46,7 +72,7 @@ impl AskTimeout {
     pub fn failure(&self, remote: &RpcAddress) -> RpcFailure {
         let text = format!(
             "Cannot receive any reply from {remote} in {}. This timeout is controlled by {}",
-            finite_duration(self.ms),
+            self.duration(),
             self.property
         );
         RpcFailure::new("org.apache.spark.rpc.RpcTimeoutException", text)
@@ -180,6 +206,13 @@ pub fn ignored_line(result: &Result<ReplyValue, RpcFailure>) -> String {
         Ok(ReplyValue::Bool(b)) => format!("Ignored message: {b}"),
         Ok(ReplyValue::Int(i)) => format!("Ignored message: {i}"),
         Ok(ReplyValue::LossReason(r)) => format!("Ignored message: {r}"),
+        // A case class's toString: `HeartbeatResponse(true)`.
+        Ok(ReplyValue::Heartbeat(r)) => {
+            format!(
+                "Ignored message: HeartbeatResponse({})",
+                r.reregister_block_manager
+            )
+        }
         // The records' own toString is not modelled: the class's simple name, never Rust Debug.
         Ok(other) => {
             let class = other.class();
@@ -209,5 +242,31 @@ mod ignored_tests {
             format!("Ignored failure: {failure}")
         );
         assert!(!ignored_line(&Err(failure)).contains("RpcFailure {"));
+        let late = ReplyValue::Heartbeat(sparkyard_messages::rpc::HeartbeatResponse {
+            reregister_block_manager: true,
+        });
+        assert_eq!(
+            ignored_line(&Ok(late)),
+            "Ignored message: HeartbeatResponse(true)"
+        );
+    }
+
+    /// Executor.reportHeartBeat builds `RpcTimeout(HEARTBEAT_INTERVAL_MS.millis, ...)`: Scala's
+    /// FiniteDuration prints it in its own unit (`10000 milliseconds`), where an RpcTimeout read
+    /// with `timeStringAsSeconds` prints `120 seconds`.
+    #[test]
+    fn a_millisecond_timeout_prints_in_milliseconds() {
+        let remote = RpcAddress {
+            host: "h".into(),
+            port: 1,
+        };
+        let hb = AskTimeout::in_millis(10_000, "spark.executor.heartbeatInterval");
+        assert_eq!(
+            hb.failure(&remote).message,
+            "Cannot receive any reply from h:1 in 10000 milliseconds. This timeout is controlled by spark.executor.heartbeatInterval"
+        );
+        assert!(matches!(hb.property, Cow::Borrowed(_)));
+        let ask = AskTimeout::new(120_000, "spark.rpc.askTimeout");
+        assert!(ask.failure(&remote).message.contains(" in 120 seconds."));
     }
 }

@@ -39,6 +39,7 @@ use sparkyard_messages::jvm_text::{bytes_to_string, ms_duration_to_string};
 use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::records::TaskState;
 use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
+use sparkyard_messages::rpc::HeartbeatResponse;
 use sparkyard_messages::rpc::{EndpointId, RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
 use sparkyard_messages::task::{BlockManagerId, BlockManagerPeer, StatusUpdate, TaskResultData};
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
@@ -274,10 +275,9 @@ impl DriverEndpoint {
                 self.handle_events(events);
             }
             DriverEndpointMsg::RemoteProcessDisconnected(address) => self.on_disconnected(address),
-            DriverEndpointMsg::Heartbeat(id) => {
-                if let Some(t) = self.last_heartbeat.get_mut(&id) {
-                    *t = clock::now_ms();
-                }
+            DriverEndpointMsg::Heartbeat(ask, id) => self.on_heartbeat(ask, id),
+            DriverEndpointMsg::ReregisterBlockManager(ask, id) => {
+                self.on_reregister_block_manager(ask, id)
             }
             DriverEndpointMsg::ExpireDeadHosts => self.expire_dead_hosts(),
             // The `exclude-node` fault: the HealthTracker's node exclusion (the injector fires
@@ -941,6 +941,47 @@ impl DriverEndpoint {
         );
     }
 
+    /// `HeartbeatReceiver.receiveAndReply(Heartbeat)`: a known executor's last-seen time moves
+    /// on, and the answer says whether its block manager must register again.
+    fn on_heartbeat(&mut self, ask: ReplyTo<HeartbeatResponse>, id: ExecutorId) {
+        let last_seen = match self.last_heartbeat.get_mut(&id) {
+            Some(t) => {
+                *t = clock::now_ms();
+                true
+            }
+            None => {
+                debug!(
+                    self.env.log(),
+                    "driver::HeartbeatReceiver", "Received heartbeat from unknown executor {id}"
+                );
+                false
+            }
+        };
+        // `scheduler.executorHeartbeatReceived` asks the BlockManagerMaster's heartbeat
+        // endpoint, which knows the block managers of the registered executors.
+        let block_manager_known = self.core.executors.contains(id);
+        let sc_stopped = self.shared.borrow().stopping;
+        let response = heartbeat_response(sc_stopped, last_seen, block_manager_known);
+        self.env.reply(ask, response);
+    }
+
+    /// BlockManagerMasterEndpoint's `register` for `isReRegister = true`: taken only while the
+    /// backend still has the executor (SPARK-41360, `IsExecutorAlive`); here its block manager
+    /// is then still registered, so nothing changes. Refused: Spark's INFO line, and the
+    /// `invalid` id that makes the executor exit 58.
+    fn on_reregister_block_manager(&mut self, ask: ReplyTo<bool>, id: BlockManagerId) {
+        let alive = self.core.executors.contains(id.executor_id);
+        if !alive {
+            info!(
+                self.env.log(),
+                "driver::BlockManagerMasterEndpoint",
+                "BlockManager ({id}) re-registration is rejected since the executor ({}) has been lost",
+                id.executor_id
+            );
+        }
+        self.env.reply(ask, alive);
+    }
+
     /// `HeartbeatReceiver.expireDeadHosts`: an executor silent for `spark.network.timeout` is
     /// lost (caused by the app) and killed and replaced through the cluster manager.
     fn expire_dead_hosts(&mut self) {
@@ -1408,6 +1449,59 @@ fn log_executor_loss<R>(log: &ProcessLog, removal: &Removal<R>) {
             info!(log, TS, "Executor {id} on {host} is decommissioned{after}.");
         }
         reason => error!(log, TS, "Lost executor {id} on {host}: {reason}"),
+    }
+}
+
+/// `HeartbeatReceiver`'s answer to a heartbeat: `reregisterBlockManager = !sc.isStopped`,
+/// kept only when the receiver does not know the executor (`executorLastSeen`) or the task
+/// scheduler's `executorHeartbeatReceived` is false (the master lost its block manager).
+pub fn heartbeat_response(
+    sc_stopped: bool,
+    last_seen: bool,
+    block_manager_known: bool,
+) -> HeartbeatResponse {
+    let known = last_seen && block_manager_known;
+    HeartbeatResponse {
+        reregister_block_manager: !sc_stopped && !known,
+    }
+}
+
+#[cfg(test)]
+mod heartbeat_tests {
+    use super::heartbeat_response;
+
+    fn reregister(sc_stopped: bool, last_seen: bool, block_manager_known: bool) -> bool {
+        heartbeat_response(sc_stopped, last_seen, block_manager_known).reregister_block_manager
+    }
+
+    // HeartbeatReceiverSuite "normal heartbeat": a registered executor is not told to
+    // re-register.
+    #[test]
+    fn a_registered_executor_is_not_told_to_reregister() {
+        assert!(!reregister(false, true, true));
+    }
+
+    // HeartbeatReceiverSuite "reregister if heartbeat from unregistered executor" and
+    // "reregister if heartbeat from removed executor": the receiver does not track it.
+    #[test]
+    fn an_unknown_or_removed_executor_is_told_to_reregister() {
+        assert!(reregister(false, false, false));
+        assert!(reregister(false, false, true));
+    }
+
+    // HeartbeatReceiver.receiveAndReply (4.0.0 jar): a tracked executor whose block manager
+    // the master does not know (`executorHeartbeatReceived` false) re-registers too.
+    #[test]
+    fn an_executor_whose_block_manager_is_unknown_is_told_to_reregister() {
+        assert!(reregister(false, true, false));
+    }
+
+    // HeartbeatReceiverSuite "SPARK-34273: Do not reregister BlockManager when SparkContext is
+    // stopped".
+    #[test]
+    fn nobody_reregisters_once_the_spark_context_stopped() {
+        assert!(!reregister(true, false, false));
+        assert!(!reregister(true, true, false));
     }
 }
 

@@ -12,6 +12,7 @@ use crate::kernel::logs::Level;
 use crate::kernel::small_map::SmallSet;
 use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
+use crate::rpc::ask::decode;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::block_manager_decommissioner::{
     BlockManagerDecommissioner, DecommissionerConf, SAVED_ON_DECOMMISSIONED, Step, StoredShuffle,
@@ -24,7 +25,9 @@ use crate::spark_core::executor_backend_state::{
 use crate::spark_core::executor_env::{self, block_manager_port};
 use crate::spark_core::executor_log_url_handler;
 use crate::spark_core::executor_state::{
-    ExecutorTasks, KillMark, LAUNCH_WHILE_DECOMMISSIONED, TaskEnd,
+    BLOCK_MANAGER_REREGISTRATION_FAILED, DEFAULT_HEARTBEAT_MAX_FAILURES, ExecutorTasks,
+    HeartbeatAction, HeartbeatOutcome, Heartbeater, KillMark, LAUNCH_WHILE_DECOMMISSIONED, TaskEnd,
+    heartbeat_initial_delay_ms, seeded_unit,
 };
 use crate::spark_core::memory_store::{EXECUTOR_STORE, MemoryStore};
 use crate::spark_core::unified_memory_manager::max_memory;
@@ -40,7 +43,8 @@ use sparkyard_messages::executor::{ExecutorMainMsg, ExecutorMsg};
 use sparkyard_messages::ids::TaskId;
 use sparkyard_messages::jvm_text::bytes_to_string;
 use sparkyard_messages::records::{ExecutorArguments, ExecutorLossReason, RpcFailure, TaskState};
-use sparkyard_messages::rpc::{EndpointId, ReplyTo, RpcAddress, SparkAppConfig};
+use sparkyard_messages::rpc::HeartbeatResponse;
+use sparkyard_messages::rpc::{AskReply, EndpointId, ReplyTo, RpcAddress, SparkAppConfig};
 use sparkyard_messages::task::{
     BlockManagerId, BlockManagerPeer, FetchFailure, MapStatusData, MigratedRddBlock,
     MigratedShuffleBlock, ReplicateBlock, ShuffleBlockInfo, StatusUpdate, TASK_RESULT_BYTES,
@@ -352,6 +356,8 @@ pub enum BackendAnswer {
     RddBlocks(Result<Vec<ReplicateBlock>, RpcFailure>),
     /// The RDD thread's `uploadBlockSync` of a cached block to its peer.
     RddUpload(Result<(), RpcFailure>),
+    /// `BlockManager.reregister`'s `registerBlockManager`: whether the master took it.
+    Reregistered(Result<bool, RpcFailure>),
 }
 
 /// Remote reads of cached blocks: bytes per ms (100 MB/s, the event log's shuffle fetch rate).
@@ -370,6 +376,8 @@ struct RunningTask {
 /// `ExecutorTasks`'; the rest is what its block manager holds.
 struct Executor {
     tasks: ExecutorTasks<RunningTask>,
+    /// Its heartbeater thread (started with it).
+    heartbeater: Heartbeater,
     /// The block manager's broadcasts, kept only while its log is (its lines are all it shows).
     blocks: Option<Box<ExecutorBlocks>>,
     /// The cached RDD blocks in its MemoryStore (empty unless the program caches).
@@ -390,6 +398,9 @@ struct ExecutorBlocks {
 pub struct ExecutorConf {
     /// `spark.executor.heartbeatInterval`, ms.
     pub heartbeat_interval_ms: u64,
+    /// `spark.executor.heartbeat.maxFailures`: heartbeats failed in a row before the executor
+    /// exits 56.
+    pub heartbeat_max_failures: u32,
     /// `spark.rpc.askTimeout` (or `spark.network.timeout`), ms, and the key that set it.
     pub ask_timeout_ms: u64,
     pub ask_timeout_property: String,
@@ -446,6 +457,10 @@ impl ExecutorConf {
                 cached_peers_ttl_ms: u64::from(int("spark.storage.cachedPeersTtl", 60_000)),
             },
             heartbeat_interval_ms: c.time_as_ms("spark.executor.heartbeatInterval", "10s"),
+            heartbeat_max_failures: int(
+                "spark.executor.heartbeat.maxFailures",
+                DEFAULT_HEARTBEAT_MAX_FAILURES,
+            ),
             ask_timeout_ms,
             ask_timeout_property,
             lookup_timeout_ms,
@@ -529,7 +544,7 @@ impl CoarseGrainedExecutorBackend {
     #[inline(never)]
     fn on_control_message(&mut self, msg: ExecutorMsg, ctx: &mut Context<Self>) {
         match msg {
-            ExecutorMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
+            ExecutorMsg::AskReply(reply) => self.on_reply(reply, ctx),
             ExecutorMsg::RegisteredExecutor => self.on_registered_executor(ctx),
             // Dispatched by on_message (as TaskDone below); here for the match to be whole.
             ExecutorMsg::LaunchTask(task) => self.on_launch_task(task, ctx),
@@ -1125,6 +1140,7 @@ impl CoarseGrainedExecutorBackend {
         self.state.registered();
         self.executor = Some(Executor {
             tasks: ExecutorTasks::default(),
+            heartbeater: Heartbeater::new(self.conf.heartbeat_max_failures),
             rdd_blocks: Vec::new(),
             blocks,
         });
@@ -1143,26 +1159,174 @@ impl CoarseGrainedExecutorBackend {
         }
     }
 
-    /// The Executor's heartbeater: every `spark.executor.heartbeatInterval`, after an initial
-    /// delay of one interval plus a spread (Spark: a random fraction; here derived from the id).
+    /// The Executor's heartbeater (`Heartbeater.start`): every `spark.executor.heartbeatInterval`
+    /// at a fixed rate, after an initial delay of one interval plus a random fraction of one,
+    /// drawn from the run's seed and the executor JVM (Spark's `math.random` is unseeded).
     fn start_heartbeater(&mut self, ctx: &mut Context<Self>) {
         let interval = self.conf.heartbeat_interval_ms.max(1);
-        let spread = u64::from(self.args.executor_id.0).wrapping_mul(7919) % interval;
-        let first = clock::ms(interval + spread);
+        let jvm = crate::kernel::trace::fnv1a(executor_jvm(&self.args).as_bytes());
+        let random = seeded_unit(self.sim.config.seed, jvm);
+        let first = clock::ms(heartbeat_initial_delay_ms(interval, random));
         timers::notify_later_with(ctx, first, || ExecutorMsg::HeartbeatTick);
     }
 
+    /// A fixed-rate tick: the next is armed; a heartbeat still unanswered has timed out now
+    /// (its timeout is the interval), and `reportHeartBeat` asks again.
     fn on_heartbeat_tick(&mut self, ctx: &mut Context<Self>) {
         if self.state.stopping() {
             return;
         }
-        if let Some(d) = &self.driver {
-            self.env
-                .send(d, DriverEndpointMsg::Heartbeat(self.args.executor_id));
-        }
         let interval = self.conf.heartbeat_interval_ms.max(1);
-        let next = clock::ms(interval);
-        timers::notify_later_with(ctx, next, || ExecutorMsg::HeartbeatTick);
+        timers::notify_later_with(ctx, clock::ms(interval), || ExecutorMsg::HeartbeatTick);
+        let Some(executor) = self.executor.as_mut() else {
+            return;
+        };
+        if executor.heartbeater.tick().is_some() {
+            let failure = self.heartbeat_timeout().failure(&self.driver_address());
+            self.on_heartbeat(Err(failure), ctx);
+            if self.state.stopping() {
+                return;
+            }
+        }
+        self.report_heartbeat(ctx);
+    }
+
+    /// `RpcTimeout(HEARTBEAT_INTERVAL_MS.millis, EXECUTOR_HEARTBEAT_INTERVAL.key)`.
+    fn heartbeat_timeout(&self) -> AskTimeout {
+        let interval = self.conf.heartbeat_interval_ms.max(1);
+        AskTimeout::in_millis(interval, "spark.executor.heartbeatInterval")
+    }
+
+    /// The driver's RPC address (its URL's), named by a timed-out ask.
+    fn driver_address(&self) -> RpcAddress {
+        parse_driver_url(&self.args.driver_url).unwrap_or_else(|| RpcAddress {
+            host: String::new(),
+            port: 0,
+        })
+    }
+
+    /// `reportHeartBeat`'s `heartbeatReceiverRef.askSync[HeartbeatResponse](message, timeout)`:
+    /// posted with no timer of its own (the next tick is its timeout; see `Heartbeater`).
+    fn report_heartbeat(&mut self, ctx: &mut Context<Self>) {
+        let Some(driver) = self.driver.clone() else {
+            return self.on_heartbeat(Err(RpcFailure::spark("no driver")), ctx);
+        };
+        let id = self.args.executor_id;
+        let ask_id = self
+            .env
+            .ask(self.me.id, &driver, |a| DriverEndpointMsg::Heartbeat(a, id));
+        if let Some(executor) = self.executor.as_mut() {
+            executor.heartbeater.asked(ask_id);
+        }
+    }
+
+    /// An ask's reply: the waiting heartbeat's goes to the heartbeater, any other to the ask
+    /// table (a heartbeat's reply after its timeout is ignored there, as Spark logs it).
+    fn on_reply(&mut self, reply: AskReply, ctx: &mut Context<Self>) {
+        let heartbeat = self
+            .executor
+            .as_mut()
+            .is_some_and(|e| e.heartbeater.answers(reply.ask_id));
+        if heartbeat {
+            return self.on_heartbeat(decode::<HeartbeatResponse>(reply.result), ctx);
+        }
+        self.on_ask_reply(reply, ctx);
+    }
+
+    /// The heartbeat's outcome: a reply resets the failure count (and may ask the block
+    /// manager to register again); a failure is counted, warned, and at
+    /// `spark.executor.heartbeat.maxFailures` the JVM exits 56.
+    fn on_heartbeat(
+        &mut self,
+        result: Result<HeartbeatResponse, RpcFailure>,
+        ctx: &mut Context<Self>,
+    ) {
+        let shutting_down = self.state.stopping();
+        let Some(executor) = self.executor.as_mut() else {
+            return;
+        };
+        let outcome = match &result {
+            Ok(r) => HeartbeatOutcome::Replied {
+                reregister_block_manager: r.reregister_block_manager,
+            },
+            Err(_) => HeartbeatOutcome::Failed,
+        };
+        let action = executor.heartbeater.answered(outcome, shutting_down);
+        let log = self.env.log().clone();
+        match action {
+            HeartbeatAction::Reset => {}
+            HeartbeatAction::Reregister => {
+                info!(log, EXECUTOR, "Told to re-register on heartbeat");
+                self.reregister_block_manager(ctx);
+            }
+            HeartbeatAction::Warn => {
+                let e = result.err().unwrap_or_else(|| RpcFailure::spark(""));
+                warn!(
+                    log,
+                    EXECUTOR, "Issue communicating with driver in heartbeater\n{e}"
+                );
+            }
+            HeartbeatAction::Exit { max, code } => {
+                let e = result.err().unwrap_or_else(|| RpcFailure::spark(""));
+                warn!(
+                    log,
+                    EXECUTOR, "Issue communicating with driver in heartbeater\n{e}"
+                );
+                error!(
+                    log,
+                    EXECUTOR, "Exit as unable to send heartbeats to driver more than {max} times"
+                );
+                self.system_exit(code);
+            }
+        }
+    }
+
+    /// `System.exit(code)` from an executor thread: the JVM runs its shutdown hooks (Spark's
+    /// ShutdownHookManager logs its line) and ends with `code`; the driver learns of the loss
+    /// from the disconnect and the AM's loss reason.
+    fn system_exit(&mut self, code: i32) {
+        let code = self.state.system_exit(code);
+        info!(
+            self.env.log(),
+            "executor::ShutdownHookManager", "Shutdown hook called"
+        );
+        self.env.exit(code);
+    }
+
+    /// `BlockManager.reregister`: `BlockManager <id> re-registering with master`, then
+    /// `master.registerBlockManager(..., isReRegister = true)`.
+    fn reregister_block_manager(&mut self, ctx: &mut Context<Self>) {
+        let Some(driver) = self.driver.clone() else {
+            return;
+        };
+        let id = self.block_manager_id();
+        info!(
+            self.env.log(),
+            "executor::BlockManager", "BlockManager {id} re-registering with master"
+        );
+        let c = &self.conf;
+        let t = AskTimeout::new(c.ask_timeout_ms, &c.ask_timeout_property);
+        let me = self.me.id;
+        self.ask(ctx, me, &driver, BackendAnswer::Reregistered, &t, |a| {
+            DriverEndpointMsg::ReregisterBlockManager(a, id)
+        });
+    }
+
+    /// The master's answer: refused (the executor is lost) ends the JVM with
+    /// `ExecutorExitCode.BLOCK_MANAGER_REREGISTRATION_FAILED` (58). Taken, `reportAllBlocks`
+    /// would report the blocks again; the simulated master refuses every re-registration
+    /// (it answers `reregisterBlockManager = true` only for an executor it lost), so nothing
+    /// else follows. A failed ask is the heartbeater thread's `NonFatal` (counted by the
+    /// next heartbeat, not here).
+    fn on_reregistered(&mut self, result: Result<bool, RpcFailure>) {
+        if result == Ok(false) && !self.state.stopping() {
+            error!(
+                self.env.log(),
+                "executor::BlockManager",
+                "Exiting executor due to block manager re-registration failure"
+            );
+            self.system_exit(BLOCK_MANAGER_REREGISTRATION_FAILED);
+        }
     }
 
     /// `Task.run` deserializes its stage's task binary: the executor's first task of a stage
@@ -1902,6 +2066,7 @@ impl CoarseGrainedExecutorBackend {
             a @ (BackendAnswer::RddPeers { .. }
             | BackendAnswer::RddBlocks(_)
             | BackendAnswer::RddUpload(_)) => self.on_rdd_answer(a, ctx),
+            BackendAnswer::Reregistered(result) => self.on_reregistered(result),
             BackendAnswer::Lookup(result) | BackendAnswer::Register(result) => {
                 let cause = result.err().map(|e| e.to_string()).unwrap_or_default();
                 self.exit_executor(self.cannot_register(cause), false);

@@ -254,6 +254,13 @@ impl BackendState {
         if self.executor { 0 } else { 1 }
     }
 
+    /// `System.exit(code)` from one of the executor's own threads (the heartbeater's 56, the
+    /// block manager's 58): the shutdown hooks run and the JVM ends with `code`.
+    pub fn system_exit(&mut self, code: i32) -> i32 {
+        self.stopping = true;
+        code
+    }
+
     /// SIGTERM: the JVM's default handler runs the shutdown hooks and exits 128 + 15.
     pub fn signal_term(&mut self) -> i32 {
         self.stopping = true;

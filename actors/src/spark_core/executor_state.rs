@@ -2,7 +2,8 @@
 //! `TaskRunner`, Executor.scala in spark-core 4.0.0): the running tasks (`runningTasks`), the
 //! kill marks a `killTask` leaves for a task not launched yet (`killMarks`, honoured for
 //! `KILL_MARK_TTL_MS`), `killAllTasks`, the `decommissioned` flag's error line at launch, the
-//! heartbeater's failure count (`spark.executor.heartbeat.maxFailures`, exit 56) and which
+//! heartbeater (`Heartbeater`: its seeded initial delay, one ask at a time, the failure count
+//! of `spark.executor.heartbeat.maxFailures` and exit 56, a re-registration) and which
 //! state and result a task's end sends (FINISHED / FAILED / KILLED). No actix, no clock: the
 //! backend passes times in and acts on what it gets back.
 
@@ -16,6 +17,10 @@ pub const KILL_MARK_TTL_MS: u64 = 10_000;
 
 /// `ExecutorExitCode.HEARTBEAT_FAILURE`.
 pub const HEARTBEAT_FAILURE_EXIT_CODE: i32 = 56;
+
+/// `ExecutorExitCode.BLOCK_MANAGER_REREGISTRATION_FAILED`: the master refused a block
+/// manager's re-registration (its executor is lost).
+pub const BLOCK_MANAGER_REREGISTRATION_FAILED: i32 = 58;
 
 /// `spark.executor.heartbeat.maxFailures`' default.
 pub const DEFAULT_HEARTBEAT_MAX_FAILURES: u32 = 60;
@@ -175,10 +180,8 @@ pub enum HeartbeatFailed {
     Exit { max: u32, code: i32 },
 }
 
-/// `Executor.heartbeatFailures`: failures in a row of `reportHeartBeat`'s ask. Not driven yet:
-/// the executor's heartbeat is a one-way send, as the DriverEndpoint answers no
-/// `HeartbeatResponse`; once it does, a failed or timed-out ask (`spark.executor.heartbeatInterval`)
-/// calls `failed` and a reply `succeeded`.
+/// `Executor.heartbeatFailures`: failures in a row of `reportHeartBeat`'s ask (a timeout of
+/// `spark.executor.heartbeatInterval`, or any failure of the ask); a reply resets it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HeartbeatFailures {
     max: u32,
@@ -210,6 +213,116 @@ impl HeartbeatFailures {
 
     pub fn failures(&self) -> u32 {
         self.failures
+    }
+}
+
+/// `Heartbeater.start`'s initial delay: `intervalMs + (math.random * intervalMs).toInt`, with
+/// `random` in [0, 1) drawn from the run's seed (Spark draws it unseeded).
+pub fn heartbeat_initial_delay_ms(interval_ms: u64, random: f64) -> u64 {
+    // d2i: the JVM's double-to-int conversion saturates, as Rust's `as` does.
+    let jitter = (random * interval_ms as f64) as i32;
+    interval_ms + u64::try_from(jitter).unwrap_or(0)
+}
+
+/// A draw in [0, 1) from the run's seed and a key (splitmix64's finalizer; the top 53 bits).
+pub fn seeded_unit(seed: u64, key: u64) -> f64 {
+    let mut z = seed ^ key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// How a heartbeat ask ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeartbeatOutcome {
+    /// `HeartbeatResponse(reregisterBlockManager)`.
+    Replied { reregister_block_manager: bool },
+    /// The ask failed: no reply within `spark.executor.heartbeatInterval`, or an error.
+    Failed,
+}
+
+/// What the executor does with a heartbeat's outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeartbeatAction {
+    /// A reply: the count is reset, nothing to log.
+    Reset,
+    /// A reply that asks for it (and the executor is not shutting down): `Told to re-register
+    /// on heartbeat` and `BlockManager.reregister()`; the count is reset too.
+    Reregister,
+    /// `Issue communicating with driver in heartbeater` (WARN, with the failure).
+    Warn,
+    /// `Exit as unable to send heartbeats to driver more than {max} times` (ERROR), then
+    /// `System.exit(code)`.
+    Exit { max: u32, code: i32 },
+}
+
+/// The Executor's heartbeater thread (`Heartbeater`, a one-thread `ScheduledExecutorService`
+/// running `reportHeartBeat` at a fixed rate of `spark.executor.heartbeatInterval`): one
+/// `askSync` at a time, whose timeout is that same interval, and `heartbeatFailures`. So an ask
+/// still unanswered when the next tick comes has timed out at that very instant: the tick fails
+/// it, then asks again (a fixed-rate run that overruns its period starts the next one at once).
+/// No timer per heartbeat: heartbeats run for the whole life of every executor. Plain data: the
+/// backend sends, and acts on what it gets back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Heartbeater {
+    failures: HeartbeatFailures,
+    /// The ask waiting for its `HeartbeatResponse`.
+    in_flight: Option<u64>,
+}
+
+impl Heartbeater {
+    /// `spark.executor.heartbeat.maxFailures`.
+    pub fn new(max_failures: u32) -> Self {
+        Heartbeater {
+            failures: HeartbeatFailures::new(max_failures),
+            in_flight: None,
+        }
+    }
+
+    /// The fixed-rate tick: the ask it finds still waiting (timed out now), if any.
+    pub fn tick(&mut self) -> Option<u64> {
+        self.in_flight.take()
+    }
+
+    /// The heartbeat asked now waits for its answer.
+    pub fn asked(&mut self, ask_id: u64) {
+        self.in_flight = Some(ask_id);
+    }
+
+    /// Whether an answer is the waiting heartbeat's (then it no longer waits); a late one,
+    /// after its timeout, is not (NettyRpcEnv logs it `Ignored message`).
+    pub fn answers(&mut self, ask_id: u64) -> bool {
+        let ours = self.in_flight == Some(ask_id);
+        if ours {
+            self.in_flight = None;
+        }
+        ours
+    }
+
+    /// `reportHeartBeat` after its `askSync` (`shutting_down`: `executorShutdown` is set, so a
+    /// re-registration is not asked for).
+    pub fn answered(&mut self, outcome: HeartbeatOutcome, shutting_down: bool) -> HeartbeatAction {
+        match outcome {
+            HeartbeatOutcome::Replied {
+                reregister_block_manager,
+            } => {
+                self.failures.succeeded();
+                if reregister_block_manager && !shutting_down {
+                    HeartbeatAction::Reregister
+                } else {
+                    HeartbeatAction::Reset
+                }
+            }
+            HeartbeatOutcome::Failed => match self.failures.failed() {
+                HeartbeatFailed::Warn => HeartbeatAction::Warn,
+                HeartbeatFailed::Exit { max, code } => HeartbeatAction::Exit { max, code },
+            },
+        }
+    }
+
+    pub fn failures(&self) -> u32 {
+        self.failures.failures()
     }
 }
 
@@ -372,5 +485,93 @@ mod tests {
             HeartbeatFailures::new(DEFAULT_HEARTBEAT_MAX_FAILURES).max,
             60
         );
+    }
+
+    fn failed_ask() -> HeartbeatOutcome {
+        HeartbeatOutcome::Failed
+    }
+
+    fn reply(reregister_block_manager: bool) -> HeartbeatOutcome {
+        HeartbeatOutcome::Replied {
+            reregister_block_manager,
+        }
+    }
+
+    // SPARK-13522 (Executor.reportHeartBeat in the 4.0.0 jar): failures in a row are warned
+    // until the count reaches spark.executor.heartbeat.maxFailures, then the executor exits
+    // with ExecutorExitCode.HEARTBEAT_FAILURE (56); a reply between resets the count.
+    #[test]
+    fn the_heartbeater_warns_then_exits_56_after_max_failures_in_a_row() {
+        let mut h = Heartbeater::new(3);
+        let outcomes = [
+            failed_ask(),
+            failed_ask(),
+            reply(false),
+            failed_ask(),
+            failed_ask(),
+        ];
+        let actions: Vec<HeartbeatAction> =
+            outcomes.into_iter().map(|o| h.answered(o, false)).collect();
+        use HeartbeatAction::*;
+        assert_eq!(actions, vec![Warn, Warn, Reset, Warn, Warn]);
+        assert_eq!(h.failures(), 2);
+        assert_eq!(h.answered(failed_ask(), false), Exit { max: 3, code: 56 });
+        // maxFailures 0 or 1: the first failure already reaches it (`>=`).
+        assert_eq!(
+            Heartbeater::new(1).answered(failed_ask(), false),
+            Exit { max: 1, code: 56 }
+        );
+    }
+
+    // Heartbeater (4.0.0 jar): a one-thread ScheduledExecutorService runs reportHeartBeat at a
+    // fixed rate; its askSync waits RpcTimeout(HEARTBEAT_INTERVAL_MS): the tick after an
+    // unanswered ask is that ask's timeout, and a reply after it is not the heartbeat's.
+    #[test]
+    fn the_next_tick_times_out_an_unanswered_heartbeat() {
+        let mut h = Heartbeater::new(60);
+        assert_eq!(h.tick(), None, "nothing waits at the first tick");
+        h.asked(7);
+        assert!(h.answers(7), "a reply within the interval");
+        assert_eq!(h.tick(), None);
+        h.asked(8);
+        assert_eq!(h.tick(), Some(8), "no reply by the next tick: timed out");
+        assert!(!h.answers(8), "the late reply is ignored");
+        h.asked(9);
+        assert!(!h.answers(8));
+        assert!(h.answers(9));
+    }
+
+    // ExecutorSuite "SPARK-34949: do not re-register BlockManager when executor is shutting
+    // down": HeartbeatResponse(reregisterBlockManager = true) re-registers the block manager,
+    // unless the executor is stopping; either way the reply resets the count.
+    #[test]
+    fn a_reregister_reply_reregisters_unless_the_executor_is_shutting_down() {
+        let mut h = Heartbeater::new(60);
+        h.answered(failed_ask(), false);
+        assert_eq!(h.answered(reply(true), false), HeartbeatAction::Reregister);
+        assert_eq!(h.failures(), 0);
+        assert_eq!(h.answered(reply(true), true), HeartbeatAction::Reset);
+    }
+
+    // Heartbeater.start (4.0.0 jar): `initialDelay = intervalMs + (math.random * intervalMs)
+    // .toInt`, here with a draw from the run's seed: the first heartbeat comes within
+    // [interval, 2 x interval), the same for the same seed and executor.
+    #[test]
+    fn the_first_heartbeat_comes_after_one_interval_plus_a_seeded_jitter() {
+        assert_eq!(heartbeat_initial_delay_ms(10_000, 0.0), 10_000);
+        assert_eq!(heartbeat_initial_delay_ms(10_000, 0.25), 12_500);
+        assert_eq!(heartbeat_initial_delay_ms(10_000, 0.999_999_9), 19_999);
+        for key in 0..1000 {
+            let u = seeded_unit(42, key);
+            assert!((0.0..1.0).contains(&u), "{u}");
+            assert_eq!(u.to_bits(), seeded_unit(42, key).to_bits());
+        }
+        assert_ne!(seeded_unit(42, 1), seeded_unit(42, 2));
+        assert_ne!(seeded_unit(1, 1), seeded_unit(7, 1));
+        // The draws spread over the interval (not one fixed offset).
+        let delays: std::collections::BTreeSet<u64> = (0..100)
+            .map(|k| heartbeat_initial_delay_ms(10_000, seeded_unit(7, k)) / 1000)
+            .collect();
+        assert_eq!(delays.len(), 10);
     }
 }
