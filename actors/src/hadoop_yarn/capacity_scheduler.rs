@@ -882,7 +882,11 @@ impl CapacityScheduler {
     /// gets one container a heartbeat and node-local asks as many as fit.
     pub fn node_update(&mut self, idx: usize) -> Vec<Assignment> {
         let mut out = Vec::new();
-        if self.nodes[idx].decommissioning {
+        // Nothing waits for an AM container and nothing asks: no queue has a candidate, so
+        // ordering the queues (a sort on every node heartbeat) would find none. Most heartbeats
+        // of a large cluster's quiet hours end here.
+        if self.nodes[idx].decommissioning || (self.pending_am.is_empty() && self.asking.is_empty())
+        {
             return out;
         }
         let (mut offswitch, mut assigned) = (0u32, 0u32);
