@@ -506,6 +506,7 @@ fn shuffle(maps: u64, executors: u64) -> BTreeMap<&'static str, f64> {
     };
     let kill = PlannedFault {
         app: 0,
+        running_app: None,
         trigger: Trigger::TaskStarted {
             attempt: 1,
             stage: 1,

@@ -118,6 +118,8 @@ pub struct ArrivalsRun {
     /// Broken invariants, as text.
     pub violations: Vec<String>,
     pub faults_fired: usize,
+    /// Each fault that fired: when, in which application, on what, or why it could not act.
+    pub fired: Vec<sparkyard_actors::faults::Firing>,
     /// Planned faults that never fired, by label.
     pub faults_unfired: Vec<String>,
     /// The trace fingerprint (0 when the run was not traced).
@@ -250,6 +252,7 @@ impl Planner<'_> {
                 .map(|v| format!("{}: {}", v.invariant, v.detail))
                 .collect(),
             faults_fired: ran.faults_fired.len(),
+            fired: ran.faults_fired.clone(),
             faults_unfired: ran.faults_unfired.iter().map(|f| f.label.clone()).collect(),
             fingerprint: ran.fingerprint,
             simulations: 1,
@@ -495,8 +498,27 @@ pub fn schedule(
         .collect())
 }
 
-/// `sparkyard run`'s report of an arrivals run: one line for the run, one per queue, one per
-/// application in submission order.
+/// A fired fault as the report says it: when, its label, the application it acted in (from 1,
+/// submission order) and what it hit, or why it could not act.
+fn fired_line(f: &sparkyard_actors::faults::Firing) -> String {
+    use sparkyard_actors::kernel::trace::FaultTarget;
+    let on = match (&f.no_effect, &f.target) {
+        (Some(why), _) => format!("nothing to act on ({why})"),
+        (None, FaultTarget::Container(c)) => format!("on {c}"),
+        (None, FaultTarget::Node(h)) => format!("on node {h}"),
+        (None, FaultTarget::Network(_)) => "network rule armed".to_string(),
+        (None, FaultTarget::Nothing) => "acted".to_string(),
+    };
+    format!(
+        "fault at {:.3} s: {} (application {}: {on})",
+        f.at_ms as f64 / 1000.0,
+        f.label,
+        f.app + 1
+    )
+}
+
+/// `sparkyard run`'s report of an arrivals run: one line for the run, one per fired fault, one
+/// per queue, one per application in submission order.
 pub fn report_text(run: &ArrivalsRun) -> String {
     use std::fmt::Write;
     let apps = &run.applications;
@@ -511,6 +533,9 @@ pub fn report_text(run: &ArrivalsRun) -> String {
         run.end_ms as f64 / 1000.0,
         run.faults_fired
     );
+    for f in &run.fired {
+        let _ = writeln!(s, "{}", fired_line(f));
+    }
     let mut queues: BTreeMap<&str, Vec<&ArrivedApp>> = BTreeMap::new();
     for a in apps {
         queues.entry(a.queue.as_str()).or_default().push(a);

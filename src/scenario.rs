@@ -176,13 +176,27 @@ impl Scenario {
         Ok(fired::fired_faults(&planned, &kinds, r))
     }
 
+    /// How many applications a run under `seed` submits: each `[[workload.applications]]`
+    /// entry's arrivals, else the one.
+    pub fn applications(&self, seed: u64) -> usize {
+        let Some(a) = &self.arrivals else {
+            return 1;
+        };
+        a.entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| arrivals::arrival_times(&e.times, seed, i).len())
+            .sum()
+    }
+
     /// The `[chaos]` faults drawn from `seed`, planned (kind as drawn, fault).
     fn chaos_planned(&self, seed: u64) -> Result<Vec<(String, PlannedFault)>, UserError> {
         let Some(c) = &self.chaos else {
             return Ok(Vec::new());
         };
         let mut out = Vec::new();
-        for (kind, raw) in chaos::chaos_faults_for(c, seed, &self.cluster) {
+        let apps = self.applications(seed);
+        for (kind, raw) in chaos::chaos_faults_for(c, seed, &self.cluster, apps) {
             match fault(&raw, &self.cluster) {
                 Ok(Planned::Fault(p)) => out.push((kind, p)),
                 other => {

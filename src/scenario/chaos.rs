@@ -273,17 +273,43 @@ pub(super) fn validate_chaos(c: &RawChaos) -> Result<(), String> {
     Ok(())
 }
 
-/// The random faults of one seed, as `[[faults]]` entries (kind as drawn, entry).
+/// The random faults of one seed, as `[[faults]]` entries (kind as drawn, entry), for a run
+/// of `applications` applications (with several, each fault names one running when it fires).
 pub(super) fn chaos_faults_for(
     c: &RawChaos,
     seed: u64,
     cluster: &ClusterConfig,
+    applications: usize,
 ) -> Vec<(String, RawFault)> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xc4a0_5eed);
+    // A stream of its own: the faults' draws are the same however many applications run.
+    let mut aim = ChaCha8Rng::seed_from_u64(seed ^ 0xa991_1ca7);
     let n = rng.random_range(c.faults[0]..=c.faults[1]);
     (0..n)
-        .filter_map(|_| chaos_fault(c, &mut rng, cluster))
+        .filter_map(|_| {
+            let (kind, raw) = chaos_fault(c, &mut rng, cluster)?;
+            Some((kind, aim_at_running(&mut aim, raw, applications)))
+        })
         .collect()
+}
+
+/// With several applications, the fault acts in one of those running when it fires
+/// (`running_app = K`, K drawn in 1..=applications; the K-th running one, wrapping): a drawn
+/// fixed application would often have ended before its time. The label says which K.
+fn aim_at_running(rng: &mut ChaCha8Rng, raw: RawFault, applications: usize) -> RawFault {
+    if applications < 2 {
+        return raw;
+    }
+    let k = rng.random_range(1..=applications as u32);
+    let label = raw
+        .label
+        .as_ref()
+        .map(|l| format!("{l} in running application {k}"));
+    RawFault {
+        running_app: Some(k),
+        label,
+        ..raw
+    }
 }
 
 fn pick<T: Clone>(rng: &mut ChaCha8Rng, xs: &[T]) -> T {
@@ -351,9 +377,9 @@ mod tests {
     #[test]
     fn a_seed_draws_the_same_entries_with_their_time_in_the_label() {
         let c = chaos(&names());
-        let a = chaos_faults_for(&c, 7, &embedded());
-        assert_eq!(a, chaos_faults_for(&c, 7, &embedded()));
-        assert_ne!(a, chaos_faults_for(&c, 8, &embedded()));
+        let a = chaos_faults_for(&c, 7, &embedded(), 1);
+        assert_eq!(a, chaos_faults_for(&c, 7, &embedded(), 1));
+        assert_ne!(a, chaos_faults_for(&c, 8, &embedded(), 1));
         for (drawn, entry) in &a {
             let label = entry.label.clone().unwrap_or_default();
             let at = entry.at_ms.expect("a time");
@@ -372,7 +398,7 @@ mod tests {
     /// nothing of the application); an NM kill is a kill-executor with a YARN status.
     #[test]
     fn node_kinds_aim_at_a_running_executor_and_nm_kill_has_a_status() {
-        for (drawn, entry) in chaos_faults_for(&chaos(&["kill-node"]), 3, &embedded()) {
+        for (drawn, entry) in chaos_faults_for(&chaos(&["kill-node"]), 3, &embedded(), 1) {
             assert_eq!(drawn, "kill-node");
             assert!(
                 entry
@@ -380,7 +406,7 @@ mod tests {
                     .is_some_and(|t| t.starts_with("running-executor:"))
             );
         }
-        for (_, entry) in chaos_faults_for(&chaos(&["nm-kill"]), 3, &embedded()) {
+        for (_, entry) in chaos_faults_for(&chaos(&["nm-kill"]), 3, &embedded(), 1) {
             assert!(entry.status.is_some_and(|s| (-109..=-100).contains(&s)));
             assert_eq!(entry.exit, None);
         }
@@ -401,5 +427,34 @@ mod tests {
         c.statuses = vec![-5];
         assert!(check(c).starts_with("statuses: -5 is not a YARN ContainerExitStatus"));
         assert!(validate_chaos(&chaos(&["kill-am"])).is_ok());
+    }
+
+    /// In a many-application run each drawn fault names an application running when it fires
+    /// (`running_app`), from a stream of its own: the faults themselves (kinds, times,
+    /// targets) are a one-application seed's draws.
+    #[test]
+    fn many_applications_aim_each_fault_at_a_running_one() {
+        let c = chaos(&["kill-executor"]);
+        let mut picks = std::collections::BTreeSet::new();
+        for seed in 0..40 {
+            let one = chaos_faults_for(&c, seed, &embedded(), 1);
+            let many = chaos_faults_for(&c, seed, &embedded(), 3);
+            assert_eq!(one.len(), many.len());
+            for ((_, a), (_, b)) in one.iter().zip(&many) {
+                assert_eq!(a.running_app, None);
+                let k = b.running_app.expect("aimed at a running application");
+                assert!((1..=3).contains(&k), "{b:?}");
+                assert_eq!(
+                    RawFault {
+                        running_app: None,
+                        label: a.label.clone(),
+                        ..b.clone()
+                    },
+                    *a
+                );
+                picks.insert(k);
+            }
+        }
+        assert_eq!(picks.into_iter().collect::<Vec<_>>(), [1, 2, 3]);
     }
 }

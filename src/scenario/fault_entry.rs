@@ -47,6 +47,12 @@ pub struct RawFault {
     /// that application's. A node fault hits every application with containers on the node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<u32>,
+    /// A fault at a time (`at_ms`) in a many-application run: the K-th application RUNNING
+    /// (its AM started, not yet ended) when it fires, in submission order (K counts from 1 and
+    /// wraps around the running ones), instead of a fixed `app`. `[chaos]` draws it when a scenario runs
+    /// several applications.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running_app: Option<u32>,
     /// kill-executor: the executor id (1, 2, ...) of the current AM attempt.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub executor: Option<u32>,

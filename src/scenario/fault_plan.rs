@@ -143,6 +143,15 @@ pub(super) fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, St
             fault_kinds::names().join(", ")
         ));
     };
+    if f.running_app == Some(0) {
+        return Err("running_app: counts from 1 (the first application running)".into());
+    }
+    if f.running_app.is_some() && f.app.is_some() {
+        return Err("give `app` (a fixed application) or `running_app` (one running when the fault fires), not both".into());
+    }
+    if f.running_app.is_some() && f.at_ms.is_none() {
+        return Err("running_app: needs at_ms (the application is chosen when the time comes; an on_* trigger is already one application's event)".into());
+    }
     let app = f.app.map_or(0, |a| a as usize - 1);
     let action = match kind.plan(f, cluster)? {
         KindPlan::Driver(fault) => {
@@ -160,6 +169,7 @@ pub(super) fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, St
         action,
         label: f.label.clone().unwrap_or_else(|| f.kind.clone()),
         app,
+        running_app: f.running_app,
     }))
 }
 
@@ -289,5 +299,59 @@ mod tests {
             ]
         );
         assert!(fault_keys("not toml [").is_empty());
+    }
+
+    /// `running_app` picks an application when a timed fault fires; it cannot be given with a
+    /// fixed `app`, counts from 1, and needs `at_ms`.
+    #[test]
+    fn running_app_is_checked() {
+        let base = RawFault {
+            kind: "kill-executor".into(),
+            executor: Some(1),
+            at_ms: Some(5),
+            attempt: 1,
+            ..RawFault::default()
+        };
+        let plan = |f: RawFault| fault(&f, &embedded());
+        let ok = plan(RawFault {
+            running_app: Some(2),
+            ..base.clone()
+        });
+        assert!(matches!(
+            ok,
+            Ok(Planned::Fault(PlannedFault {
+                running_app: Some(2),
+                ..
+            }))
+        ));
+        for (bad, says) in [
+            (
+                RawFault {
+                    running_app: Some(0),
+                    ..base.clone()
+                },
+                "counts from 1",
+            ),
+            (
+                RawFault {
+                    running_app: Some(1),
+                    app: Some(1),
+                    ..base.clone()
+                },
+                "not both",
+            ),
+            (
+                RawFault {
+                    running_app: Some(1),
+                    at_ms: None,
+                    on_tasks_finished: Some(3),
+                    ..base.clone()
+                },
+                "needs at_ms",
+            ),
+        ] {
+            let e = plan(bad).err().unwrap_or_default();
+            assert!(e.contains(says), "{e}");
+        }
     }
 }

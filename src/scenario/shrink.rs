@@ -151,7 +151,7 @@ pub fn shrink_with(
     let mut original = s.raw_faults.clone();
     if let Some(c) = &s.chaos {
         original.extend(
-            chaos_faults_for(c, seed, &s.cluster)
+            chaos_faults_for(c, seed, &s.cluster, s.applications(seed))
                 .into_iter()
                 .map(|(_, f)| f),
         );

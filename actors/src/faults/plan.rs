@@ -115,6 +115,8 @@ impl std::fmt::Display for NodeTarget {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Firing {
     pub at_ms: u64,
+    /// The application it acted in (submission index).
+    pub app: usize,
     pub label: String,
     pub target: FaultTarget,
     pub no_effect: Option<String>,
@@ -224,6 +226,9 @@ pub struct PlannedFault {
     /// (`executor:N`, the AM, a running executor, the driver) are that application's. A node
     /// fault acts on the node, so on every application with containers there.
     pub app: usize,
+    /// A timed fault's `running_app = K`: the K-th application running when it fires
+    /// (submission order, wrapping), which then replaces `app`.
+    pub running_app: Option<u32>,
 }
 
 /// Armed fetch failures of one reduce partition.

@@ -170,6 +170,18 @@ impl ClusterContext {
             .collect()
     }
 
+    /// The `k`-th application (from 1, wrapping) of those RUNNING (an AM attempt started) and
+    /// not yet ended, in submission order; `None` when none runs.
+    pub fn running_application(&self, k: u32) -> Option<Rc<SimContext>> {
+        let running: Vec<Rc<SimContext>> = self
+            .applications()
+            .into_iter()
+            .filter(|a| a.current_attempt.get() > 0 && a.outcome.borrow().is_none())
+            .collect();
+        let n = running.len();
+        (n > 0).then(|| running[(k.max(1) as usize - 1) % n].clone())
+    }
+
     /// Whether every application of the run has its outcome (the run is over).
     pub fn every_application_ended(&self) -> bool {
         let apps = self.apps.borrow();

@@ -30,7 +30,10 @@ pub fn arm_timed(cluster: &Rc<ClusterContext>) {
                 return;
             };
             // The runner refuses a plan aiming past its applications, and owns them to the end.
-            if let Some(sim) = cluster.application_at(f.app) {
+            // `running_app = K` names whichever application runs K-th now; with none running
+            // the fault fires in its `app` and says it has nothing to act on.
+            let running = f.running_app.and_then(|k| cluster.running_application(k));
+            if let Some(sim) = running.or_else(|| cluster.application_at(f.app)) {
                 fire(&sim, f);
             }
         });
@@ -67,6 +70,7 @@ fn fire(sim: &Rc<SimContext>, f: PlannedFault) {
     };
     sim.faults.fired.borrow_mut().push(Firing {
         at_ms: clock::now_ms(),
+        app: sim.index,
         label: f.label.clone(),
         target: target.clone(),
         no_effect,
