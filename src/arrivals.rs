@@ -501,19 +501,12 @@ pub fn schedule(
 /// A fired fault as the report says it: when, its label, the application it acted in (from 1,
 /// submission order) and what it hit, or why it could not act.
 fn fired_line(f: &sparkyard_actors::faults::Firing) -> String {
-    use sparkyard_actors::kernel::trace::FaultTarget;
-    let on = match (&f.no_effect, &f.target) {
-        (Some(why), _) => format!("nothing to act on ({why})"),
-        (None, FaultTarget::Container(c)) => format!("on {c}"),
-        (None, FaultTarget::Node(h)) => format!("on node {h}"),
-        (None, FaultTarget::Network(_)) => "network rule armed".to_string(),
-        (None, FaultTarget::Nothing) => "acted".to_string(),
-    };
+    let f = crate::replay::simulate::FiredFault::from(f);
     format!(
-        "fault at {:.3} s: {} (application {}: {on})",
+        "fault at {:.3} s: {} ({})",
         f.at_ms as f64 / 1000.0,
         f.label,
-        f.app + 1
+        f.outcome()
     )
 }
 

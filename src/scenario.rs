@@ -146,8 +146,20 @@ impl Scenario {
     /// The faults of one run under `seed`: the planned ones, the `[chaos]` ones drawn from the
     /// seed, and the `[chaos]` deadline (what `run` uses; `sparkyard replay --scenario` too).
     pub fn fault_plan(&self, seed: u64) -> Result<(FaultController, Option<u64>), UserError> {
+        self.fault_plan_for(seed, self.applications(seed))
+    }
+
+    /// [`Scenario::fault_plan`] for a run of `applications` applications given from outside
+    /// the file (`replay-cluster`'s logs): with several, `[chaos]` aims each fault at a running
+    /// one.
+    pub fn fault_plan_for(
+        &self,
+        seed: u64,
+        applications: usize,
+    ) -> Result<(FaultController, Option<u64>), UserError> {
         let mut planned = self.faults.clone();
-        planned.extend(self.chaos_planned(seed)?.into_iter().map(|(_, p)| p));
+        let drawn = self.chaos_planned(seed, applications)?;
+        planned.extend(drawn.into_iter().map(|(_, p)| p));
         Ok((
             FaultController::new(planned, self.driver_faults.clone()),
             self.deadline_ms(),
@@ -158,7 +170,7 @@ impl Scenario {
     fn planned_faults(&self, seed: u64) -> Result<(Vec<PlannedFault>, Vec<String>), UserError> {
         let mut planned = self.faults.clone();
         let mut kinds = self.fault_kinds.clone();
-        for (kind, p) in self.chaos_planned(seed)? {
+        for (kind, p) in self.chaos_planned(seed, self.applications(seed))? {
             planned.push(p);
             kinds.push(kind);
         }
@@ -190,12 +202,15 @@ impl Scenario {
     }
 
     /// The `[chaos]` faults drawn from `seed`, planned (kind as drawn, fault).
-    fn chaos_planned(&self, seed: u64) -> Result<Vec<(String, PlannedFault)>, UserError> {
+    fn chaos_planned(
+        &self,
+        seed: u64,
+        apps: usize,
+    ) -> Result<Vec<(String, PlannedFault)>, UserError> {
         let Some(c) = &self.chaos else {
             return Ok(Vec::new());
         };
         let mut out = Vec::new();
-        let apps = self.applications(seed);
         for (kind, raw) in chaos::chaos_faults_for(c, seed, &self.cluster, apps) {
             match fault(&raw, &self.cluster) {
                 Ok(Planned::Fault(p)) => out.push((kind, p)),

@@ -320,7 +320,7 @@ pub fn replay_logs_counted(read: ReadLogs, setup: &DaySetup) -> Result<DayReplay
     };
     let runs = day_runs(&day, &prepared, &cluster, setup.seed, first_submit)?;
     let (faults, deadline) = match &setup.scenario {
-        Some(s) => s.fault_plan(setup.seed)?,
+        Some(s) => s.fault_plan_for(setup.seed, day.len())?,
         None => (FaultController::default(), None),
     };
     let has_faults = faults.last_app_aimed_at().is_some();

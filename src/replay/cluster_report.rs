@@ -377,7 +377,13 @@ pub fn table(r: &DayReport) -> String {
         let _ = writeln!(o, "skipped {}: {}", s.path, s.error);
     }
     for f in &r.faults_fired {
-        let _ = writeln!(o, "fault at {}: {}", secs(f.at_ms), f.label);
+        let _ = writeln!(
+            o,
+            "fault at {}: {} ({})",
+            secs(f.at_ms),
+            f.label,
+            f.outcome()
+        );
     }
     fault_costs(&mut o, r);
     for v in &r.violations {

@@ -321,7 +321,7 @@ fn try_seed(
         .map(|((d, p), at)| day_run(d, p, seed, *at))
         .collect::<Result<Vec<_>, UserError>>()?;
     let (faults, deadline) = match scenario {
-        Some(s) => s.fault_plan(seed)?,
+        Some(s) => s.fault_plan_for(seed, runs.len())?,
         None => (FaultController::default(), None),
     };
     let ran = run_day(&runs, seed, faults, deadline, false)?;

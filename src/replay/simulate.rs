@@ -493,9 +493,27 @@ pub struct SimOutcome {
 pub struct FiredFault {
     pub at_ms: u64,
     pub label: String,
+    /// The application it acted in, from 1 in submission order.
+    pub application: usize,
     pub target: sparkyard_actors::kernel::trace::FaultTarget,
     /// Why the fault could not act when it fired (`None`: it acted on `target`).
     pub no_effect: Option<String>,
+}
+
+impl FiredFault {
+    /// What it did, as a report says it: `application N: on <container or node>`, or why it
+    /// had nothing to act on.
+    pub fn outcome(&self) -> String {
+        use sparkyard_actors::kernel::trace::FaultTarget;
+        let on = match (&self.no_effect, &self.target) {
+            (Some(why), _) => format!("nothing to act on ({why})"),
+            (None, FaultTarget::Container(c)) => format!("on {c}"),
+            (None, FaultTarget::Node(h)) => format!("on node {h}"),
+            (None, FaultTarget::Network(_)) => "network rule armed".to_string(),
+            (None, FaultTarget::Nothing) => "acted".to_string(),
+        };
+        format!("application {}: {on}", self.application)
+    }
 }
 
 impl From<&sparkyard_actors::faults::Firing> for FiredFault {
@@ -503,6 +521,7 @@ impl From<&sparkyard_actors::faults::Firing> for FiredFault {
         FiredFault {
             at_ms: f.at_ms,
             label: f.label.clone(),
+            application: f.app + 1,
             target: f.target.clone(),
             no_effect: f.no_effect.clone(),
         }

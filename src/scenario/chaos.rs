@@ -304,7 +304,7 @@ fn aim_at_running(rng: &mut ChaCha8Rng, raw: RawFault, applications: usize) -> R
     let label = raw
         .label
         .as_ref()
-        .map(|l| format!("{l} in running application {k}"));
+        .map(|l| format!("{l}, running_app = {k}"));
     RawFault {
         running_app: Some(k),
         label,

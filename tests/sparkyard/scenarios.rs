@@ -190,15 +190,19 @@ fn the_reporter_finishes_with_exit_11_once_max_executor_failures_is_reached() {
     assert_eq!(r.counters.executor_failures_counted, 4);
 }
 
+/// The trace's process index of the first AM attempt's first executor container.
+fn first_executor_process(r: &RunResult) -> u32 {
+    r.processes
+        .iter()
+        .position(|p| p.ends_with("_01_000002"))
+        .expect("executor 1's container") as u32
+}
+
 #[test]
 fn a_partitioned_executor_is_held_by_the_network_and_expired_by_heartbeats() {
     let r = run("heartbeat-partition");
     let cut = r.faults_fired[0].at_ms;
-    let executor_1 = r
-        .processes
-        .iter()
-        .position(|p| p.ends_with("_01_000002"))
-        .expect("executor 1's container") as u32;
+    let executor_1 = first_executor_process(&r);
     let heartbeats_after_cut = r
         .trace
         .iter()
@@ -228,11 +232,7 @@ fn a_partitioned_executor_is_held_by_the_network_and_expired_by_heartbeats() {
 fn a_partitioned_executor_exits_56_after_max_heartbeat_failures() {
     let r = run("heartbeat-max-failures");
     let cut = r.faults_fired[0].at_ms;
-    let executor_1 = r
-        .processes
-        .iter()
-        .position(|p| p.ends_with("_01_000002"))
-        .expect("executor 1's container") as u32;
+    let executor_1 = first_executor_process(&r);
     let exit = r
         .trace
         .iter()
@@ -452,11 +452,7 @@ fn an_executor_the_driver_lost_is_told_to_reregister_and_exits_58() {
         delivered_to(r, "CoarseGrainedScheduler").contains(&"ReregisterBlockManager"),
         "the block manager asked to register again"
     );
-    let executor_1 = r
-        .processes
-        .iter()
-        .position(|p| p.ends_with("_01_000002"))
-        .expect("executor 1's container") as u32;
+    let executor_1 = first_executor_process(r);
     let exit = r.trace.iter().find_map(|e| match &e.kind {
         TraceKind::State(StateChange::ProcessExited { process, exit_code })
             if *process == executor_1 =>
