@@ -407,6 +407,11 @@ impl ApplicationMaster {
     }
 
     fn log_launch_context(&self, driver_url: &str, java_options: &ExecutorJavaOptions) {
+        // The text costs a command line, the redacted env and their formatting per attempt:
+        // built only when the line goes somewhere (a sweep keeps no logs).
+        if !self.env.log().enabled(TARGET, log::Level::Info) {
+            return;
+        }
         let s = &self.sim.config.spark;
         let args = sparkyard_messages::records::ExecutorArguments {
             driver_url: driver_url.into(),
