@@ -19,6 +19,8 @@ record() { # name, subcommand, then its arguments (the output options go first: 
   local name="$1" sub="$2"; shift 2
   local dir="$out/$name"
   rm -rf "$dir"; mkdir -p "$dir"
+  # A directory the run expects to exist (Spark's SparkContext refuses a missing event log dir).
+  [ -n "${RECORD_MKDIR:-}" ] && mkdir -p "$dir/$RECORD_MKDIR"
   (cd "$dir" && "$bin" "$sub" --log-dir logs --trace trace.json --sequence sequence.mmd \
       --no-progress "$@" >stdout 2>stderr; echo $? >exit-code)
 }
@@ -33,7 +35,7 @@ done
 for seed in 1 7 42; do
   record "chaos-seed$seed" run "$root/config/scenarios/chaos.toml" --seed "$seed"
 done
-record readme-sparkpi submit --master yarn --deploy-mode cluster \
+RECORD_MKDIR=eventlog record readme-sparkpi submit --master yarn --deploy-mode cluster \
   --class org.apache.spark.examples.SparkPi --num-executors 4 \
   --executor-memory 2g --executor-cores 1 --driver-memory 4g --queue default \
   --conf spark.eventLog.enabled=true --conf spark.eventLog.dir=eventlog \

@@ -108,7 +108,8 @@ impl Submission {
                 None => load_cluster(ClusterSource::Embedded)?,
             },
         };
-        let spark = spark_settings(&request)?;
+        let mut spark = spark_settings(&request)?;
+        spark.event_log_dir_error = crate::conf::event_log_dir::log_dir_error(&spark)?;
         let mut options = plan.options;
         options.seed = plan.seed.unwrap_or(request.seed);
         options.record_events |= spark.event_log_enabled;

@@ -3,6 +3,7 @@
 //! / `SparkConf` and YARN's `yarn-site.xml` (see each module for the exact class).
 
 pub mod cluster;
+pub mod event_log_dir;
 pub mod keys;
 pub mod memory;
 pub mod option_parser;

@@ -503,6 +503,7 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         exclude_on_failure_timeout_ms: exclude_timeout_ms(c)?,
         event_log_enabled: c.get_bool("spark.eventLog.enabled", false)?,
         event_log_dir: c.get_string("spark.eventLog.dir", EVENT_LOG_DIR_DEFAULT),
+        event_log_dir_error: None,
         event_log_compress: c.get_bool("spark.eventLog.compress", EVENT_LOG_COMPRESS_DEFAULT)?,
         event_log_rolling_max_file_size: event_log_rolling(c)?,
         properties: c.as_map().clone(),

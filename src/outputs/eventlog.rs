@@ -25,7 +25,6 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 /// The key named in every event-log error.
-const DIR_KEY: &str = "spark.eventLog.dir";
 /// The driver JVM's `java.home` in the environment tab (the simulated JVM is Java 17).
 const JAVA_HOME: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
 
@@ -142,7 +141,7 @@ pub fn write_attempts_sized(
     if !spark.event_log_enabled || events.is_empty() {
         return Ok(Vec::new());
     }
-    let dir = log_dir(&spark.event_log_dir)?;
+    let dir = crate::conf::event_log_dir::log_dir(&spark.event_log_dir)?;
     let codec = codec_extension(spark)?;
     let overwrite = spark
         .properties
@@ -167,28 +166,6 @@ pub fn write_attempts_sized(
 }
 
 /// `spark.eventLog.dir` as a local path: `file:///x`, `file:/x` or a plain path.
-pub fn log_dir(value: &str) -> Result<PathBuf, UserError> {
-    let v = value.trim();
-    let path = if let Some(rest) = v.strip_prefix("file://") {
-        rest
-    } else if let Some(rest) = v.strip_prefix("file:") {
-        rest
-    } else if v.contains("://") {
-        return Err(UserError::file(
-            DIR_KEY,
-            format!(
-                "{v}: sparkyard writes event logs to the local file system only (file:/path or a plain path)"
-            ),
-        ));
-    } else {
-        v
-    };
-    if path.is_empty() {
-        return Err(UserError::file(DIR_KEY, "the directory is empty"));
-    }
-    Ok(PathBuf::from(path))
-}
-
 /// `.zstd` when `spark.eventLog.compress` (zstd is Spark 4's default codec), else nothing.
 fn codec_extension(spark: &SparkSettings) -> Result<Option<&'static str>, UserError> {
     if !spark.event_log_compress {
@@ -221,7 +198,10 @@ fn zstd_level(spark: &SparkSettings) -> Result<i32, UserError> {
 }
 
 fn dir_error(dir: &Path, what: &str, e: &std::io::Error) -> UserError {
-    UserError::file(DIR_KEY, format!("{}: {what}: {e}", dir.display()))
+    UserError::file(
+        crate::conf::event_log_dir::DIR_KEY,
+        format!("{}: {what}: {e}", dir.display()),
+    )
 }
 
 /// `Utils.sanitizeDirName`.

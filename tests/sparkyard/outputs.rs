@@ -38,6 +38,12 @@ fn recorded() -> RunOptions {
 }
 
 /// A fresh, empty directory for one test.
+/// `spark.eventLog.dir=<a directory that exists>`: pi_args turns event logging on, and Spark's
+/// SparkContext refuses a directory that is not there (EventLogFileWriter).
+fn event_dir(name: &str) -> String {
+    format!("spark.eventLog.dir={}", temp_dir(name).display())
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("sparkyard-outputs-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -252,6 +258,37 @@ fn task_info(e: &Value, ended: bool) {
     assert!(t["Failed"].is_boolean(), "{e}");
     assert_eq!(t["Finish Time"].as_u64().unwrap_or(0) > 0, ended, "{e}");
     assert!(e["Stage ID"].is_u64(), "{e}");
+}
+
+/// EventLoggingListener.start (SparkContext.scala, Spark 4.0.0): an event log directory that is
+/// not there fails the SparkContext's constructor (a real local run: `ERROR SparkContext: Error
+/// initializing SparkContext.` then `java.io.FileNotFoundException: File file:/... does not
+/// exist`), so in cluster mode every AM attempt's user class throws before a SparkContext
+/// exists (exit 13) and the application fails; nothing creates the directory.
+#[test]
+fn an_event_log_directory_that_is_not_there_fails_the_spark_context() {
+    let missing = temp_dir("no-event-dir").join("missing");
+    let conf = format!("spark.eventLog.dir=file://{}", missing.display());
+    let (r, spark) = run_with(&pi_args(&conf, &[]), recorded(), None);
+    assert_eq!(
+        r.outcome.final_status,
+        Some(sparkyard_messages::records::FinalApplicationStatus::Failed)
+    );
+    let exits: Vec<i32> = r.counters.am_exit_codes.values().copied().collect();
+    assert_eq!(exits, [13, 13]);
+    assert_eq!(r.counters.executors_launched, 0);
+    let started = r
+        .events
+        .iter()
+        .flat_map(|a| &a.events)
+        .any(|e| matches!(e, ListenerEvent::ApplicationStart { .. }));
+    assert!(!started, "no SparkContext, no ApplicationStart");
+    assert!(
+        outputs::write_event_logs(&r, &spark)
+            .expect("nothing to write")
+            .is_empty()
+    );
+    assert!(!missing.exists());
 }
 
 /// CoarseGrainedSchedulerBackend (4.0.0 jar): `requestTotalExecutors` queues each increase of
@@ -976,8 +1013,8 @@ fn names_of<'a>(evs: &'a [Value], cat: &str) -> Vec<&'a str> {
 
 #[test]
 fn the_timeline_is_valid_complete_and_has_tasks_phases_and_states() {
-    let dir = "spark.eventLog.dir=/nonexistent";
-    let (r, _) = run_with(&pi_args(dir, &[]), recorded(), None);
+    let dir = event_dir("timeline-events");
+    let (r, _) = run_with(&pi_args(&dir, &[]), recorded(), None);
     let evs = assert_complete(&trace_json(&r, "timeline"));
     let tasks = names_of(&evs, "task");
     assert_eq!(tasks.len(), 4, "{tasks:?}");
@@ -1010,14 +1047,15 @@ fn the_timeline_is_valid_complete_and_has_tasks_phases_and_states() {
         "{procs:?}"
     );
     // Without listener events the tasks come from LaunchTask/StatusUpdate.
-    let (plain, _) = run_with(&pi_args(dir, &[]), RunOptions::default(), None);
+    let (plain, _) = run_with(&pi_args(&dir, &[]), RunOptions::default(), None);
     let evs = assert_complete(&trace_json(&plain, "timeline-derived"));
     assert_eq!(names_of(&evs, "task").len(), 4);
 }
 
 #[test]
 fn failed_tasks_are_marked_in_the_timeline() {
-    let mut args = pi_args("spark.eventLog.dir=/nonexistent", &[]);
+    let dir = event_dir("failed-timeline-events");
+    let mut args = pi_args(&dir, &[]);
     args[1] = "com.example.Failing";
     let (r, _) = run_with(&args, recorded(), Some(failing_program()));
     let evs = assert_complete(&trace_json(&r, "timeline-failing"));
@@ -1037,7 +1075,7 @@ fn arrows(d: &str) -> Vec<&str> {
 #[test]
 fn the_sequence_diagram_and_its_filters() {
     let (r, _) = run_with(
-        &pi_args("spark.eventLog.dir=/x", &["--num-executors", "3"]),
+        &pi_args(&event_dir("sequence-events"), &["--num-executors", "3"]),
         RunOptions::default(),
         None,
     );

@@ -447,6 +447,8 @@ fn with_event_logs_on_every_application_writes_its_own_log_under_its_simulated_i
     let dir = temp_dir("eventlogs");
     let cluster = big_cluster(&dir);
     let out = dir.join("logs");
+    // Spark's SparkContext refuses an event log directory that is not there.
+    std::fs::create_dir_all(&out).expect("logs dir");
     let logs = [data("skew_n1_r1.zstd"), data("multijob_n1_r1.zstd")];
     let mut setup = day_setup(&cluster);
     setup.conf = vec![

@@ -580,7 +580,12 @@ impl Driver {
             .contains_key("spark.executor.memory")
             .then_some(s.executor_memory_mb << 20);
         unified_memory_manager::check_min_memory(s.driver_memory_mb, executor)?;
-        unified_memory_manager::check_task_cpus(s.executor_cores, s.task_cpus)
+        unified_memory_manager::check_task_cpus(s.executor_cores, s.task_cpus)?;
+        // EventLoggingListener.start: the log's directory must be there (SparkContext.scala).
+        match &s.event_log_dir_error {
+            Some(e) if s.event_log_enabled => Err(e.clone()),
+            _ => Ok(()),
+        }
     }
 
     /// `main` threw: the AM records `User class threw exception` with exit 15.

@@ -116,6 +116,10 @@ pub struct SparkSettings {
     pub event_log_enabled: bool,
     /// `spark.eventLog.dir`.
     pub event_log_dir: String,
+    /// What `EventLoggingListener.start` throws in the SparkContext's constructor when the
+    /// directory the event log goes to is missing or not a directory (the filesystem's answer,
+    /// taken before the run); `None` when it is there, or event logging is off.
+    pub event_log_dir_error: Option<String>,
     /// `spark.eventLog.compress`.
     pub event_log_compress: bool,
     /// `spark.eventLog.rolling.maxFileSize` in bytes when `spark.eventLog.rolling.enabled`
