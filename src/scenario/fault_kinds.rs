@@ -371,9 +371,21 @@ fn network(
         return Err(format!("probability: must be within 0 and 1, got {p}"));
     }
     let action = action?;
+    let (from, to) = (
+        pattern(&f.from, "from", cluster)?,
+        pattern(&f.to, "to", cluster)?,
+    );
+    if from == to && from != sparkyard_actors::rpc::network::ProcessPattern::Any {
+        // A JVM's messages to itself never reach the network; in cluster mode the driver runs
+        // inside the AM's container, so `driver` and `am` are one process too.
+        return Err(format!(
+            "from and to are the same process ({}): its messages to itself never cross the network, so the rule could never act; aim one side at another process (executor:N, rm, client, nm:<host>, *)",
+            f.from.as_deref().unwrap_or("*")
+        ));
+    }
     let rule = LinkRule {
-        from: pattern(&f.from, "from", cluster)?,
-        to: pattern(&f.to, "to", cluster)?,
+        from,
+        to,
         message: f.message.clone(),
         active_from_ms: 0,
         active_until_ms: f.duration_ms.unwrap_or(u64::MAX / 4),
@@ -458,6 +470,16 @@ mod tests {
         };
         assert!(both("partition"));
         assert!(!both("drop") && !both("duplicate"));
+        // The driver and the AM are one JVM in cluster mode: a rule between them never acts.
+        let to_itself = RawFault {
+            from: Some("driver".into()),
+            to: Some("am".into()),
+            ..entry("drop")
+        };
+        let e = kind_plan("drop", &to_itself, &cluster)
+            .err()
+            .unwrap_or_default();
+        assert!(e.contains("same process (driver)"), "{e}");
         let delay = kind_plan("delay", &entry("delay"), &cluster);
         assert_eq!(
             delay.err().as_deref(),
