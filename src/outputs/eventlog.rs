@@ -22,7 +22,6 @@ use sparkyard_messages::listener::{
 use sparkyard_messages::task::{DeterministicLevel, InputSize, RddScope, ShuffleWriteSize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 
 /// The key named in every event-log error.
 /// The driver JVM's `java.home` in the environment tab (the simulated JVM is Java 17).
@@ -581,7 +580,7 @@ struct LogWriter {
     sized: Option<std::sync::Arc<RecordedTaskSizes>>,
     /// The Accumulables of each successful map task of a running stage attempt, by (stage,
     /// attempt, TID): a `Resubmitted` TaskEnd posts that TaskInfo again.
-    map_successes: BTreeMap<(u32, u32, u64), Rc<[Accumulable]>>,
+    map_successes: BTreeMap<(u32, u32, u64), Box<[Accumulable]>>,
 }
 
 /// One entry of a TaskInfo's `Accumulables`: its id, metric (index into [`ACCUMULATORS`]),
@@ -843,7 +842,7 @@ impl LogWriter {
             }
         }
         let key = (*stage_id, *stage_attempt_id, info.task_id);
-        let accums = self.resubmitted_accums(key, *shuffle_map, reason, accums);
+        self.keep_or_recall_accums(key, *shuffle_map, reason, &mut accums);
         // A user exception's frames (JsonProtocol.stackTraceToJson), built for failures only.
         let frames = match reason {
             TaskEndReason::ExceptionFailure { .. } => {
@@ -882,27 +881,25 @@ impl LogWriter {
 
     /// TaskSetManager.executorLost posts a `Resubmitted` TaskEnd with the successful attempt's
     /// TaskInfo, Accumulables included (`spark.scheduler.dropTaskInfoAccumulablesOnTaskCompletion.enabled`
-    /// is false in 4.0.0), so those are kept per successful map task and given back here;
-    /// every other TaskEnd keeps its own.
-    fn resubmitted_accums(
+    /// is false in 4.0.0), so a successful map task's are kept and a Resubmitted one gets them
+    /// back; every other TaskEnd keeps its own (no copy).
+    fn keep_or_recall_accums(
         &mut self,
         key: (u32, u32, u64),
         shuffle_map: bool,
         reason: &TaskEndReason,
-        accums: Vec<Accumulable>,
-    ) -> Rc<[Accumulable]> {
+        accums: &mut Vec<Accumulable>,
+    ) {
         match reason {
             TaskEndReason::Success if shuffle_map => {
-                let kept: Rc<[Accumulable]> = accums.into();
-                self.map_successes.insert(key, kept.clone());
-                kept
+                self.map_successes.insert(key, accums.as_slice().into());
             }
-            TaskEndReason::Resubmitted => self
-                .map_successes
-                .get(&key)
-                .cloned()
-                .unwrap_or_else(|| accums.into()),
-            _ => accums.into(),
+            TaskEndReason::Resubmitted => {
+                if let Some(kept) = self.map_successes.get(&key) {
+                    *accums = kept.to_vec();
+                }
+            }
+            _ => {}
         }
     }
 

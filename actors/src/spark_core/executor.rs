@@ -384,6 +384,13 @@ struct Executor {
     rdd_blocks: Vec<(RddBlockId, u64)>,
 }
 
+impl Executor {
+    /// Whether its block manager holds `block`.
+    fn holds_rdd_block(&self, block: RddBlockId) -> bool {
+        self.rdd_blocks.iter().any(|(b, _)| *b == block)
+    }
+}
+
 /// What an executor's block manager holds of the driver's broadcasts.
 struct ExecutorBlocks {
     store: MemoryStore,
@@ -1479,7 +1486,7 @@ impl CoarseGrainedExecutorBackend {
         let local = self
             .executor
             .as_ref()
-            .is_some_and(|e| e.rdd_blocks.iter().any(|(b, _)| *b == block));
+            .is_some_and(|e| e.holds_rdd_block(block));
         if local {
             info!(log, "executor::BlockManager", "Found block {block} locally");
             return (work_ms, false);
@@ -1530,7 +1537,15 @@ impl CoarseGrainedExecutorBackend {
             TaskWork::Replayed { cache: Some(c), .. } => {
                 let computed = &c.rdd_ids[..(c.missing as usize).min(c.rdd_ids.len())];
                 for &rdd_id in computed {
-                    self.register_rdd_block(RddBlockId { rdd_id, partition }, 0);
+                    let block = RddBlockId { rdd_id, partition };
+                    // Another copy of the task may have stored it here since this one launched.
+                    if !self
+                        .executor
+                        .as_ref()
+                        .is_some_and(|e| e.holds_rdd_block(block))
+                    {
+                        self.register_rdd_block(block, 0);
+                    }
                 }
             }
             _ => {}
@@ -1544,7 +1559,7 @@ impl CoarseGrainedExecutorBackend {
         let Some(executor) = self.executor.as_mut() else {
             return false;
         };
-        if executor.rdd_blocks.iter().any(|(b, _)| *b == block) {
+        if executor.holds_rdd_block(block) {
             return true;
         }
         // MemoryStore.putIteratorAsValues: a block that does not fit is not stored (MEMORY_ONLY
@@ -1579,16 +1594,14 @@ impl CoarseGrainedExecutorBackend {
         true
     }
 
-    /// The block manager keeps an RDD block and tells the BlockManagerMaster
-    /// (`UpdateBlockInfo`). A replayed block's level and size are the recording's, which the
-    /// log does not give per block: it is kept at size 0, with no MemoryStore line.
+    /// The block manager keeps an RDD block it does not hold yet (the caller checked) and tells
+    /// the BlockManagerMaster (`UpdateBlockInfo`). A replayed block's level and size are the
+    /// recording's, which the log does not give per block: it is kept at size 0, with no
+    /// MemoryStore line.
     fn register_rdd_block(&mut self, block: RddBlockId, size: u64) {
         let Some(executor) = self.executor.as_mut() else {
             return;
         };
-        if executor.rdd_blocks.iter().any(|(b, _)| *b == block) {
-            return;
-        }
         executor.rdd_blocks.push((block, size));
         if let Some(d) = &self.driver {
             let msg = DriverEndpointMsg::UpdateRddBlockInfo {
