@@ -65,6 +65,14 @@ pub struct Submission {
     pub request: SubmitRequest,
 }
 
+/// Stage 1, settled: a validated request with the Spark settings derived from it, the same for
+/// every seed of a sweep ([`Submission::settle`]).
+#[derive(Clone)]
+pub struct Settled {
+    pub request: SubmitRequest,
+    pub spark: SparkSettings,
+}
+
 /// Stage 2: everything the simulation is built from, not yet run.
 pub struct PreparedRun {
     pub request: SubmitRequest,
@@ -99,17 +107,53 @@ impl Submission {
     }
 
     /// Loads the cluster, derives the Spark settings and builds the simulation's config.
-    pub fn prepare(self, plan: RunPlan) -> Result<PreparedRun, UserError> {
-        let request = self.request;
-        let cluster = match plan.cluster {
-            ClusterChoice::Loaded(cluster) => *cluster,
-            ClusterChoice::FromSubmission => match &request.cluster {
-                Some(path) => load_cluster(ClusterSource::Path(path.clone()))?,
-                None => load_cluster(ClusterSource::Embedded)?,
-            },
-        };
-        let mut spark = spark_settings(&request)?;
+    pub fn prepare(self, mut plan: RunPlan) -> Result<PreparedRun, UserError> {
+        // The cluster file is read before the settings are derived (their errors in that order).
+        let cluster = plan.take_cluster(&self.request)?;
+        let settled = self.settle()?;
+        Ok(settled.build(cluster, plan))
+    }
+
+    /// Derives the Spark settings (and the event log directory's state): what every run of the
+    /// same submission shares, so a sweep does it once for all its seeds.
+    pub fn settle(self) -> Result<Settled, UserError> {
+        let mut spark = spark_settings(&self.request)?;
         spark.event_log_dir_error = crate::conf::event_log_dir::log_dir_error(&spark)?;
+        Ok(Settled {
+            request: self.request,
+            spark,
+        })
+    }
+
+    /// [`Submission::prepare`], then [`PreparedRun::run`].
+    pub fn run(self, plan: RunPlan) -> Result<CompletedRun, UserError> {
+        self.prepare(plan)?.run()
+    }
+}
+
+impl RunPlan {
+    /// The plan's cluster, loaded (the plan keeps `FromSubmission` in its place).
+    fn take_cluster(&mut self, request: &SubmitRequest) -> Result<ClusterConfig, UserError> {
+        match std::mem::replace(&mut self.cluster, ClusterChoice::FromSubmission) {
+            ClusterChoice::Loaded(cluster) => Ok(*cluster),
+            ClusterChoice::FromSubmission => match &request.cluster {
+                Some(path) => load_cluster(ClusterSource::Path(path.clone())),
+                None => load_cluster(ClusterSource::Embedded),
+            },
+        }
+    }
+}
+
+impl Settled {
+    /// Loads the cluster and builds the simulation's config ([`Submission::prepare`] of a
+    /// settled submission).
+    pub fn prepare(self, mut plan: RunPlan) -> Result<PreparedRun, UserError> {
+        let cluster = plan.take_cluster(&self.request)?;
+        Ok(self.build(cluster, plan))
+    }
+
+    fn build(self, cluster: ClusterConfig, plan: RunPlan) -> PreparedRun {
+        let Settled { request, spark } = self;
         let mut options = plan.options;
         options.seed = plan.seed.unwrap_or(request.seed);
         options.record_events |= spark.event_log_enabled;
@@ -127,18 +171,13 @@ impl Submission {
             capture_container_logs: options.capture_logs,
             synthetic: plan.synthetic,
         };
-        Ok(PreparedRun {
+        PreparedRun {
             request,
             spark,
             config,
             options,
             faults: plan.faults,
-        })
-    }
-
-    /// [`Submission::prepare`], then [`PreparedRun::run`].
-    pub fn run(self, plan: RunPlan) -> Result<CompletedRun, UserError> {
-        self.prepare(plan)?.run()
+        }
     }
 }
 

@@ -44,7 +44,7 @@ pub mod workload;
 use crate::conf::cluster::{ClusterConfig, read_config_file};
 use crate::conf::submit::{DefaultsFile, SubmitArgs};
 use crate::error::UserError;
-use crate::pipeline::{ClusterChoice, CompletedRun, RunPlan, Submission};
+use crate::pipeline::{ClusterChoice, CompletedRun, RunPlan, Settled, Submission};
 use chaos::RawChaos;
 use fault_entry::RawFault;
 use fault_plan::{Planned, check_keys, fault, fault_keys};
@@ -472,30 +472,74 @@ pub struct ScenarioRun {
 pub fn run(
     s: &Scenario,
     seed: Option<u64>,
-    mut opts: crate::runner::RunOptions,
+    opts: crate::runner::RunOptions,
 ) -> Result<ScenarioRun, UserError> {
-    let seed = seed.or(s.seed).unwrap_or(crate::conf::submit::DEFAULT_SEED);
+    run_read(s, &SubmitRead::of(s), seed, opts)
+}
+
+/// A scenario's `[submit]` line read once for every seed that runs it (a sweep's): spark-submit's
+/// parse and the Spark settings derived from it do not depend on the seed.
+pub struct SubmitRead {
+    /// spark-submit's parse (its error is a run's first).
+    parsed: Result<(), UserError>,
+    /// The settings derived from the parse (their error comes after the seed's own faults and
+    /// workload are drawn, as in a run).
+    settled: Result<Settled, UserError>,
+}
+
+impl SubmitRead {
+    pub fn of(s: &Scenario) -> Self {
+        let submission = SubmitArgs::from_words(s.submit_words.iter().cloned())
+            .map_err(|e| UserError::file(s.path.display().to_string(), format!("[submit]: {e}")))
+            .and_then(|args| Submission::from_args(args, DefaultsFile::embedded()));
+        match submission {
+            Ok(submission) => SubmitRead {
+                parsed: Ok(()),
+                settled: submission.settle(),
+            },
+            Err(e) => SubmitRead {
+                parsed: Err(e.clone()),
+                settled: Err(e),
+            },
+        }
+    }
+}
+
+/// `run` runs one application; a `[[workload.applications]]` scenario is run by the arrivals
+/// room.
+fn check_one_application(s: &Scenario) -> Result<(), UserError> {
     if s.arrivals.is_some() {
         return Err(UserError::file(
             s.path.display().to_string(),
             "workload.applications: this scenario runs many applications in one simulation; `sparkyard run`, `sweep` and `shrink` run it (`sparkyard::arrivals`), this command runs one application",
         ));
     }
-    let args = SubmitArgs::from_words(s.submit_words.iter().cloned())
-        .map_err(|e| UserError::file(s.path.display().to_string(), format!("[submit]: {e}")))?;
-    let submission = Submission::from_args(args, DefaultsFile::embedded())?;
+    Ok(())
+}
+
+/// [`run`] with the `[submit]` line already read ([`SubmitRead::of`] of the same scenario).
+pub fn run_read(
+    s: &Scenario,
+    submit: &SubmitRead,
+    seed: Option<u64>,
+    mut opts: crate::runner::RunOptions,
+) -> Result<ScenarioRun, UserError> {
+    let seed = seed.or(s.seed).unwrap_or(crate::conf::submit::DEFAULT_SEED);
+    check_one_application(s)?;
+    submit.parsed.clone()?;
     opts.panic_at_ms = opts.panic_at_ms.or(s.panic_at_ms);
     let (planned, kinds) = s.planned_faults(seed)?;
     if let Some(ms) = s.deadline_ms() {
         opts.deadline_ms = ms;
     }
-    let prepared = submission.prepare(RunPlan {
+    let plan = RunPlan {
         cluster: ClusterChoice::Loaded(Box::new(s.cluster.clone())),
         seed: Some(seed),
         options: opts,
         synthetic: s.program(seed)?,
         faults: FaultController::new(planned.clone(), s.driver_faults.clone()),
-    })?;
+    };
+    let prepared = submit.settled.clone()?.prepare(plan)?;
     let planned_copy = planned;
     let limits = crate::invariants::Limits::of(&prepared.config);
     let CompletedRun {

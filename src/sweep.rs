@@ -194,7 +194,11 @@ pub fn sweep_with(
     seeds: std::ops::Range<u64>,
     config: &SweepConfig,
 ) -> Result<BTreeMap<u64, SeedReport>, UserError> {
-    sweep_seeds_with(s, seeds, config, run_seed)
+    // Every seed runs the same spark-submit line: it is read once.
+    let submit = scenario::SubmitRead::of(s);
+    sweep_seeds_with(s, seeds, config, |s, seed, expect, fingerprint| {
+        run_seed_read(s, &submit, seed, expect, fingerprint)
+    })
 }
 
 /// [`sweep_with`], each seed run by `run_one` (the scenario, the seed, whether to check
@@ -281,6 +285,17 @@ pub fn run_seed(
     expect: bool,
     fingerprint: bool,
 ) -> Result<SeedReport, UserError> {
+    run_seed_read(s, &scenario::SubmitRead::of(s), seed, expect, fingerprint)
+}
+
+/// [`run_seed`] with the scenario's `[submit]` line already read.
+fn run_seed_read(
+    s: &Scenario,
+    submit: &scenario::SubmitRead,
+    seed: u64,
+    expect: bool,
+    fingerprint: bool,
+) -> Result<SeedReport, UserError> {
     let opts = RunOptions {
         capture_logs: expect && needs_logs(s),
         // The trace changes nothing in a run; only its fingerprint is reported, never its events.
@@ -288,7 +303,7 @@ pub fn run_seed(
         keep_trace: false,
         ..RunOptions::default()
     };
-    let run = scenario::run(s, Some(seed), opts)?;
+    let run = scenario::run_read(s, submit, Some(seed), opts)?;
     let o = &run.result.outcome;
     let outcome = match (o.state, o.final_status) {
         (Some(state), Some(fs)) => format!("{state}/{fs}"),

@@ -24,6 +24,33 @@ fn a_chaos_sweep_keeps_every_invariant_and_reports_the_same_whatever_the_threads
 }
 
 #[test]
+fn a_sweep_reads_the_submit_line_once_and_each_seed_runs_as_run_runs_it() {
+    // The sweep parses `[submit]` and derives its settings once for all seeds
+    // (`scenario::SubmitRead`): each seed's trace must still be the one `run` makes alone.
+    let s = scenario::load(Path::new("config/scenarios/chaos.toml")).expect("loads");
+    let config = sparkyard::sweep::SweepConfig {
+        jobs: 1,
+        expect: false,
+        progress: false,
+        fingerprints: true,
+    };
+    let swept = sparkyard::sweep::sweep_with(&s, 3..7, &config).expect("runs");
+    for (seed, report) in swept {
+        let opts = sparkyard::runner::RunOptions {
+            keep_trace: false,
+            ..Default::default()
+        };
+        let alone = scenario::run(&s, Some(seed), opts).expect("runs");
+        let fingerprint = format!("{:016x}", alone.result.fingerprint);
+        assert_eq!(
+            report.fingerprint.as_deref(),
+            Some(fingerprint.as_str()),
+            "seed {seed}"
+        );
+    }
+}
+
+#[test]
 fn a_run_that_never_ends_is_a_named_violation_with_its_seed() {
     let dir = std::env::temp_dir().join(format!("sparkyard-hang-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");

@@ -588,6 +588,12 @@ impl CapacityScheduler {
         self.activate(q);
     }
 
+    /// Whether an application was activated, or a pending one's activation tried again, since
+    /// the last drain ([`Self::take_activated`], [`Self::take_refreshed`]).
+    pub fn has_activation_news(&self) -> bool {
+        !self.activated.is_empty() || !self.refreshed.is_empty()
+    }
+
     /// Drains the pending applications whose activation was tried again since the last call,
     /// with the reason found each time (the RM refreshes their diagnostics).
     pub fn take_refreshed(&mut self) -> Vec<(ApplicationAttemptId, PendingActivation)> {

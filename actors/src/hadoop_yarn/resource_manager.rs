@@ -391,6 +391,10 @@ impl ResourceManager {
     /// Logs the applications the scheduler has just activated (`AbstractLeafQueue
     /// .activateApplications`) and gives a waiting one the activated diagnostics.
     fn note_activated(&mut self) {
+        // Called after every node update: nearly always there is nothing to note.
+        if !self.scheduler.has_activation_news() {
+            return;
+        }
         let now = crate::kernel::clock::now_epoch_ms();
         for a in self.scheduler.take_activated() {
             let id = a.attempt.application_id;
