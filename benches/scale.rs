@@ -328,7 +328,7 @@ fn measured_options() -> RunOptions {
     // The progress hook's first tick (virtual time 0) hands the probe the network's counter.
     let hook: runner::ProgressHook = Rc::new(|sim: &SimContext| {
         NETWORK.with(|n| {
-            n.borrow_mut().get_or_insert_with(|| sim.dispatcher.clone());
+            n.borrow_mut().get_or_insert_with(|| sim.message_counter());
         })
     });
     RunOptions {
@@ -362,16 +362,12 @@ struct Probe {
 
 thread_local! {
     static PROBE: RefCell<Probe> = RefCell::default();
-    static NETWORK: RefCell<Option<sparkyard_actors::rpc::Dispatcher>> = const { RefCell::new(None) };
+    static NETWORK: RefCell<Option<sparkyard_actors::world::context::MessageCounter>> = const { RefCell::new(None) };
 }
 
 /// Messages the Dispatcher has carried so far.
 fn messages() -> u64 {
-    NETWORK.with(|n| {
-        n.borrow()
-            .as_ref()
-            .map_or(0, |d| d.with_trace(|t| t.current_msg()))
-    })
+    NETWORK.with(|n| n.borrow().as_ref().map_or(0, |counter| counter.carried()))
 }
 
 /// `SCALE_EXIT_AT=ready|job_end` ends a child at that phase (to profile one phase with perf).

@@ -3,7 +3,7 @@
 //! hand it a result that breaks it.
 
 use crate::record::RunResult;
-use sparkyard_actors::hadoop_yarn::resource_manager::should_count_towards_max_attempt_retry;
+use sparkyard_actors::facts::should_count_towards_max_attempt_retry;
 use sparkyard_actors::world::config::SimConfig;
 use sparkyard_actors::world::invariants::{Violation, attempts_bounded, name};
 use sparkyard_messages::records::{FinalApplicationStatus as Final, YarnApplicationState as State};

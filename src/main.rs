@@ -517,7 +517,7 @@ fn split_own_words(
 
 /// spark-submit's `--version` banner, naming the Spark version sparkyard mirrors.
 fn spark_banner() -> String {
-    let v = sparkyard_actors::spark_core::driver::SPARK_VERSION;
+    let v = sparkyard_actors::facts::SPARK_VERSION;
     format!(
         "Welcome to\n      ____              __\n     / __/__  ___ _____/ /__\n    _\\ \\/ _ \\/ _ `/ __/  '_/\n   /___/ .__/\\_,_/_/ /_/\\_\\   version {v}\n      /_/\n\nUsing Scala version 2.13.16, OpenJDK 64-Bit Server VM, 17.0.15\nBranch HEAD\nCompiled by user sparkyard {} (a simulator)\nType --help for more information.\n",
         env!("CARGO_PKG_VERSION")

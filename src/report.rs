@@ -527,7 +527,7 @@ pub fn unallocated_of(
 /// this process whatever the simulated cluster; the cluster's virtual time charges
 /// `sparkpi_dart_ns` per dart. `None` below 200 million darts (well under a second).
 pub fn sparkpi_note(class: &str, args: &[String]) -> Option<String> {
-    use sparkyard_actors::examples::spark_pi;
+    use sparkyard_actors::facts::spark_pi;
     if class != spark_pi::CLASS {
         return None;
     }

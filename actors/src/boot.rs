@@ -98,7 +98,8 @@ fn container_launcher(
             let pid = match launch_context.main {
                 ContainerMain::ApplicationMaster {
                     user_class,
-                    jar,
+                    // The user jar is on the AM's command line (`--jar`); no class is loaded.
+                    jar: _,
                     args,
                     submit_time_ms,
                 } => {
@@ -113,7 +114,6 @@ fn container_launcher(
                     crate::rpc::verifier::RpcEndpointVerifier::start(&env);
                     let uc = UserClass {
                         name: user_class,
-                        jar,
                         args,
                     };
                     // `--dist-cache-conf`: the resources the Client listed, which are the

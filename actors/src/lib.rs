@@ -9,6 +9,8 @@
 //! `hadoop_yarn` and `spark_core`):
 //!
 //! ```text
+//! simulation    the front door: build a Simulation from a plan, run it, read what it left
+//!   ^
 //! boot          the only module that names every role; hands launch closures down
 //!   ^
 //! spark_yarn    Client, ApplicationMaster + YarnAM, YarnAllocator, ExecutorRunnable, YarnScheduler
@@ -27,13 +29,19 @@
 //! ```
 //!
 //! Below all of them is the `sparkyard_messages` crate (ids, records, messages, listener events).
+//!
+//! The root crate uses `simulation` and the data rooms (`world`, `faults`, `kernel`); the roles
+//! (`boot`, `spark_yarn`, `hadoop_yarn`, `spark_core`, `examples`) and `rpc` are crate-private,
+//! and `facts` re-exports the few constants and rules of theirs the root crate reads.
 
-pub mod boot;
-pub mod examples;
+pub(crate) mod boot;
+pub(crate) mod examples;
+pub mod facts;
 pub mod faults;
-pub mod hadoop_yarn;
+pub(crate) mod hadoop_yarn;
 pub mod kernel;
-pub mod rpc;
-pub mod spark_core;
-pub mod spark_yarn;
+pub(crate) mod rpc;
+pub mod simulation;
+pub(crate) mod spark_core;
+pub(crate) mod spark_yarn;
 pub mod world;

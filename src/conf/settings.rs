@@ -11,7 +11,7 @@ use sparkyard_actors::world::config::{
 use super::spark_conf::SparkConf;
 use super::submit::SubmitRequest;
 use crate::error::UserError;
-use sparkyard_actors::spark_core::scheduler::health_tracker::ExcludeOnFailureConf;
+use sparkyard_actors::world::config::ExcludeOnFailureConf;
 use sparkyard_messages::jvm_text::double_to_string;
 
 /// `spark.network.timeout`: the fallback of every RPC timeout.
@@ -169,7 +169,7 @@ fn exclude_timeout_ms(conf: &SparkConf) -> Result<u64, UserError> {
 /// The exclusion keys as Spark 4.0.0's ConfigEntries type them (`internal/config/package$`:
 /// optional booleans and timeouts, ints with their defaults, legacy `spark.blacklist.*` names
 /// through the alternates), for HealthTracker and TaskSetExcludelist
-/// (`sparkyard_actors::spark_core::scheduler::health_tracker`). A value of the wrong type is
+/// (`sparkyard_actors::world::config::ExcludeOnFailureConf`, which the HealthTracker reads). A value of the wrong type is
 /// refused with Spark's text.
 pub fn exclude_on_failure_conf(c: &SparkConf) -> Result<ExcludeOnFailureConf, UserError> {
     let d = ExcludeOnFailureConf::default();
@@ -1246,11 +1246,11 @@ mod tests {
     }
 
     /// The executor reads its settings back from the properties the driver hands it
-    /// (`sparkyard_actors::spark_core::executor::ExecutorConf`); they must be what the
+    /// (`sparkyard_actors::facts::ExecutorConf`); they must be what the
     /// submission's typed settings say.
     #[test]
     fn executor_conf_from_fetched_properties_matches_the_settings() {
-        use sparkyard_actors::spark_core::executor::ExecutorConf;
+        use sparkyard_actors::facts::ExecutorConf;
         let cases: &[&[&str]] = &[
             &[],
             &["--conf", "spark.executor.heartbeatInterval=2500ms"],

@@ -287,9 +287,9 @@ fn check_keytab(parsed: &ParsedArguments) -> Result<(), UserError> {
 
 /// The console's warning for a `--class` sparkyard has no program for (the AM will fail to load
 /// it with `ClassNotFoundException`, as for a class missing from the jar); names the classes the
-/// program registry (`sparkyard_actors::examples`) simulates.
+/// program registry (`sparkyard_actors::facts::simulated_classes`) simulates.
 pub fn class_warning(main_class: &str) -> Option<String> {
-    let simulated: Vec<&str> = sparkyard_actors::examples::simulated_classes().collect();
+    let simulated: Vec<&str> = sparkyard_actors::facts::simulated_classes().collect();
     (!simulated.contains(&main_class)).then(|| {
         format!(
             "Warning: sparkyard simulates only these classes: {}; --class {main_class} will fail \
@@ -1834,7 +1834,7 @@ pub(super) mod tests {
         assert_eq!(class_warning("org.apache.spark.examples.SparkPi"), None);
         assert_eq!(class_warning("org.apache.spark.examples.JavaSparkPi"), None);
         let w = class_warning("com.acme.Etl").expect("a warning");
-        for class in sparkyard_actors::examples::simulated_classes() {
+        for class in sparkyard_actors::facts::simulated_classes() {
             assert!(w.contains(class), "{w}");
         }
         assert!(w.contains("--class com.acme.Etl"), "{w}");

@@ -4,7 +4,7 @@
 //! `CLASSPATH` (`Client.populateClasspath`, [`CONTAINER_CLASSPATH`]), which the java launcher
 //! expands: `{{PWD}}` is the container's working directory, `dir/*` every jar in `dir`.
 
-use sparkyard_actors::spark_yarn::client::CONTAINER_CLASSPATH;
+use sparkyard_actors::facts::CONTAINER_CLASSPATH;
 use sparkyard_actors::world::addresses::app_cache_dir;
 
 /// The jars of Spark 4.0.0's `jars/` directory (the pyspark 4.0.0 wheel's copy of it), which

@@ -172,7 +172,7 @@ fn program_of(
 ) -> Result<Program, String> {
     match (&a.class, &a.jobs, &a.event_log) {
         (Some(class), None, None) => {
-            let simulated: Vec<&str> = sparkyard_actors::examples::simulated_classes().collect();
+            let simulated: Vec<&str> = sparkyard_actors::facts::simulated_classes().collect();
             if !simulated.contains(&class.as_str()) {
                 return Err(format!(
                     "class: `{class}` is not a program sparkyard simulates ({}); give `jobs` to run a synthetic workload",

@@ -9,8 +9,8 @@ use super::fault_entry::{
 };
 use crate::conf::cluster::ClusterConfig;
 use sparkyard_actors::faults::{DriverFault, FaultAction};
+use sparkyard_actors::faults::{LinkRule, RuleAction};
 use sparkyard_actors::kernel::trace::FaultTarget;
-use sparkyard_actors::rpc::network::{LinkRule, RuleAction};
 
 /// What a kind acts on when it fires: the class of `Firing::target` it must report (or the
 /// driver's `main`, which a driver fault changes before the application starts).
@@ -375,7 +375,7 @@ fn network(
         pattern(&f.from, "from", cluster)?,
         pattern(&f.to, "to", cluster)?,
     );
-    if from == to && from != sparkyard_actors::rpc::network::ProcessPattern::Any {
+    if from == to && from != sparkyard_actors::faults::ProcessPattern::Any {
         // A JVM's messages to itself never reach the network; in cluster mode the driver runs
         // inside the AM's container, so `driver` and `am` are one process too.
         return Err(format!(

@@ -347,7 +347,7 @@ fn a_panic_in_the_simulation_fails_the_run_with_a_named_violation_and_an_excepti
         .expect("the panic is the run's exception");
     assert_eq!(class, "sparkyard.SimulationPanic");
     assert!(
-        message.starts_with("the simulator panicked (a sparkyard bug; seed 3): 'a test asked for a panic at 2000 ms' at src/runner.rs:"),
+        message.starts_with("the simulator panicked (a sparkyard bug; seed 3): 'a test asked for a panic at 2000 ms' at actors/src/simulation.rs:"),
         "{message}"
     );
     assert!(message.ends_with(", 2000 ms into the run"), "{message}");

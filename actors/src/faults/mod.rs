@@ -4,4 +4,6 @@
 
 pub mod plan;
 
+/// The network's rules a fault installs (the scenario file builds them).
+pub use crate::rpc::network::{LinkRule, ProcessPattern, RuleAction};
 pub use plan::*;

@@ -314,6 +314,7 @@ pub struct CapacityScheduler {
 }
 
 impl CapacityScheduler {
+    #[cfg(test)]
     pub fn new(limits: AllocationLimits) -> Self {
         Self::with_queues(limits, &[QueueSpec::with_capacity("default", 100.0)])
     }
@@ -497,6 +498,7 @@ impl CapacityScheduler {
         &self.nodes[idx]
     }
 
+    #[cfg(test)]
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }
@@ -506,6 +508,7 @@ impl CapacityScheduler {
     }
 
     /// `addApplicationAttempt` and the AM's ResourceRequest in the default queue as `spark`.
+    #[cfg(test)]
     pub fn add_attempt(&mut self, attempt: ApplicationAttemptId, am_resource: Resource) {
         self.add_attempt_in(attempt, am_resource, "default", "spark");
     }
@@ -786,6 +789,7 @@ impl CapacityScheduler {
     }
 
     /// Memory in use in a queue (its containers, the AM's included).
+    #[cfg(test)]
     pub fn queue_used_mb(&self, queue: &str) -> Option<u64> {
         self.queues
             .iter()
@@ -862,6 +866,7 @@ impl CapacityScheduler {
     }
 
     /// The outstanding asks of an attempt.
+    #[cfg(test)]
     pub fn outstanding(&self, attempt: ApplicationAttemptId) -> u32 {
         self.attempts.get(&attempt).map_or(0, |a| a.outstanding)
     }

@@ -23,7 +23,7 @@ use sparkyard_messages::records::{
 use sparkyard_messages::resource_manager::{
     NodeHeartbeatRequest, RegisterNodeManagerRequest, ResourceManagerMsg,
 };
-use sparkyard_messages::rpc::{EndpointId, ReplyTo, StartContainersResponse};
+use sparkyard_messages::rpc::{ReplyTo, StartContainersResponse};
 use std::rc::Rc;
 
 const TARGET: &str = "yarn::ContainerManagerImpl";
@@ -324,10 +324,6 @@ impl NodeManager {
         };
         self.env
             .send(&self.rm, ResourceManagerMsg::NodeHeartbeat(req));
-    }
-
-    pub fn id(&self) -> Option<EndpointId> {
-        self.me.as_ref().map(|m| m.id)
     }
 }
 

@@ -9,8 +9,6 @@ use crate::hadoop_yarn::capacity_scheduler::{
 };
 use crate::hadoop_yarn::rm_app::{AppEffect, AppRules, FailedAttemptsLog, RmApp};
 use crate::hadoop_yarn::rm_app_attempt::MasterServiceRefusal;
-/// `src/invariants.rs` checks the RM's retry rule with it.
-pub use crate::hadoop_yarn::rm_app_attempt::should_count_towards_max_attempt_retry;
 use crate::info;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};

@@ -153,14 +153,11 @@ impl RmApp {
         }
     }
 
-    pub fn id(&self) -> ApplicationId {
-        self.id
-    }
-
     pub fn rules(&self) -> &AppRules {
         &self.rules
     }
 
+    #[cfg(test)]
     pub fn state(&self) -> RmAppState {
         self.state
     }

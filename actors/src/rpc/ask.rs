@@ -99,12 +99,6 @@ impl<A> Default for AskTable<A> {
 }
 
 impl<A> AskTable<A> {
-    pub fn len(&self) -> usize {
-        self.pending.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.pending.is_empty()
-    }
     /// How the ask is answered, and its timeout timer.
     fn take(&mut self, ask_id: u64) -> Option<(Decode<A>, SpawnHandle)> {
         self.pending.remove(&ask_id)

@@ -365,6 +365,7 @@ impl ExecutorAllocationManager {
     }
 
     /// The placement hints the next request carries.
+    #[cfg(test)]
     pub fn placement_hints(&self) -> &PlacementHints {
         &self.hints
     }
@@ -681,6 +682,7 @@ impl ExecutorAllocationManager {
 
     #[allow(clippy::too_many_arguments)]
     #[inline]
+    #[cfg(test)]
     pub fn on_task_start(
         &mut self,
         stage: u32,

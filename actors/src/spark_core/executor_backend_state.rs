@@ -198,18 +198,11 @@ impl BackendState {
         }
     }
 
-    pub fn rules(&self) -> &DecommissionRules {
-        &self.rules
-    }
-
-    pub fn has_executor(&self) -> bool {
-        self.executor
-    }
-
     pub fn stopping(&self) -> bool {
         self.stopping
     }
 
+    #[cfg(test)]
     pub fn decommissioned(&self) -> bool {
         self.decommissioned
     }

@@ -62,6 +62,7 @@ impl ExecutorLogUrlHandler {
 
     /// `applyPattern`: the executor's own URLs without a pattern or when an attribute the
     /// pattern names is missing (said once at INFO), else the rewritten ones.
+    #[cfg(test)]
     pub fn apply_pattern(
         &mut self,
         log: &ProcessLog,

@@ -19,18 +19,9 @@ use std::collections::BTreeMap;
 pub const NEVER: u64 = u64::MAX;
 
 /// "Does executor E hold shuffle data that someone may still fetch?" Answered by the
-/// MapOutputTracker once the shuffle work lands; [`NoShuffleData`] until then.
+/// MapOutputTracker.
 pub trait ShuffleDataQuery {
     fn holds_shuffle_data(&self, executor: ExecutorId) -> bool;
-}
-
-/// The query before map outputs are tracked: no executor holds shuffle data.
-pub struct NoShuffleData;
-
-impl ShuffleDataQuery for NoShuffleData {
-    fn holds_shuffle_data(&self, _executor: ExecutorId) -> bool {
-        false
-    }
 }
 
 /// The timeouts and switches the monitor reads from the conf (milliseconds; [`NEVER`] = unset).
@@ -192,11 +183,13 @@ impl ExecutorMonitor {
             .count() as u32
     }
 
+    #[cfg(test)]
     pub fn is_tracked(&self, id: ExecutorId) -> bool {
         self.executors.contains(id)
     }
 
     /// Whether the executor holds data of a shuffle (any, active or not).
+    #[cfg(test)]
     pub fn holds_shuffle(&self, id: ExecutorId) -> bool {
         self.executors
             .get(id)
@@ -274,6 +267,7 @@ impl ExecutorMonitor {
     /// task, so it has no idle start and the time is not needed (the scheduler posts one start
     /// per task: reading the clock would cost the task phase).
     #[inline]
+    #[cfg(test)]
     pub fn on_task_start(&mut self, id: ExecutorId, executor_active: bool) {
         if executor_active {
             self.track_running(id, 1, NEVER);
@@ -338,6 +332,7 @@ impl ExecutorMonitor {
     }
 
     /// Whether the executor holds cached RDD blocks.
+    #[cfg(test)]
     pub fn holds_cached_blocks(&self, id: ExecutorId) -> bool {
         self.executors
             .get(id)

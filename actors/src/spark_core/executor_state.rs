@@ -78,6 +78,7 @@ impl<T> ExecutorTasks<T> {
         self.running.len()
     }
 
+    #[cfg(test)]
     pub fn is_running(&self, tid: TaskId) -> bool {
         self.running.iter().any(|(t, _)| *t == tid)
     }
@@ -121,6 +122,7 @@ impl<T> ExecutorTasks<T> {
 
     /// `killAllTasks(interruptThread, reason)`: every running task, in launch order of the
     /// list, leaves to be killed.
+    #[cfg(test)]
     pub fn kill_all(&mut self) -> Vec<(TaskId, T)> {
         std::mem::take(&mut self.running)
     }
@@ -211,6 +213,7 @@ impl HeartbeatFailures {
         HeartbeatFailed::Warn
     }
 
+    #[cfg(test)]
     pub fn failures(&self) -> u32 {
         self.failures
     }
@@ -321,6 +324,7 @@ impl Heartbeater {
         }
     }
 
+    #[cfg(test)]
     pub fn failures(&self) -> u32 {
         self.failures.failures()
     }

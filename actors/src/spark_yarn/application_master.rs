@@ -48,7 +48,6 @@ pub enum AmAnswer {
 #[derive(Clone, Debug)]
 pub struct UserClass {
     pub name: String,
-    pub jar: String,
     pub args: Vec<String>,
 }
 
@@ -653,10 +652,6 @@ impl ApplicationMaster {
             self.env.log(),
             TARGET, "Deleting staging directory {staging}"
         );
-    }
-
-    pub fn id(&self) -> Option<EndpointId> {
-        self.me.as_ref().map(|m| m.id)
     }
 }
 

@@ -11,7 +11,9 @@
 use sparkyard_messages::application_master::{AllocatorReport, ReporterStop};
 use sparkyard_messages::records::{FinalApplicationStatus as Final, RpcFailure};
 
-/// ApplicationMaster exit codes (`ApplicationMaster` object).
+/// ApplicationMaster exit codes (`ApplicationMaster` object), the whole table: a user class's
+/// exception and success end through the final status, not these constants.
+#[allow(dead_code)]
 pub mod exit_code {
     pub const SUCCESS: i32 = 0;
     pub const UNCAUGHT_EXCEPTION: i32 = 10;

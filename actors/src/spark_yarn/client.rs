@@ -403,7 +403,8 @@ impl Client {
     }
 }
 
-pub use crate::spark_yarn::client_monitor::client_deletes_staging_dir;
+#[cfg(test)]
+use crate::spark_yarn::client_monitor::client_deletes_staging_dir;
 
 /// The tags without repeats, first occurrence first (YARN keeps them in a set).
 fn distinct(tags: &[String]) -> Vec<String> {
@@ -579,11 +580,6 @@ impl Client {
         let base = running_container_log_url(host, ContainerId::new(attempt, 1), &report.user);
         log_urls_from_base_url(&base).into()
     }
-}
-
-/// `Client.formatReportDetails`: each field on its own line after a tab and a space.
-pub fn format_report_details(r: &ApplicationReport) -> String {
-    format_report_details_with_links(r, &[])
 }
 
 /// `Client.formatReportDetails(report, driverLogsLinks)`: the fields, then one

@@ -47,6 +47,7 @@ impl PendingRequests {
         self.any_total + self.local.len() as u32
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -245,10 +245,6 @@ impl YarnAllocatorState {
         }
     }
 
-    pub fn target(&self) -> u32 {
-        self.target
-    }
-
     /// The cluster's racks (host -> rack) and `numTasksPerExecutor`, for the placement
     /// strategy.
     pub fn set_topology<'a>(
@@ -274,21 +270,25 @@ impl YarnAllocatorState {
     }
 
     /// The pending requests (for tests and the actor's checks).
+    #[cfg(test)]
     pub fn pending_requests(&self) -> &PendingRequests {
         &self.requests
     }
 
     /// `allocatedHostToContainersMap` as counts (empty before any locality hint).
+    #[cfg(test)]
     pub fn host_containers(&self) -> BTreeMap<Name, u32> {
         self.host_containers.clone().unwrap_or_default()
     }
 
     /// `getNumExecutorsRunning`.
+    #[cfg(test)]
     pub fn num_running(&self) -> u32 {
         self.running
     }
 
     /// `getNumExecutorsStarting`.
+    #[cfg(test)]
     pub fn num_starting(&self) -> u32 {
         self.starting
     }

@@ -220,7 +220,23 @@ impl ClusterContext {
     }
 }
 
+/// How many messages the simulated network has carried so far (the scale bench reads it while
+/// the run goes on).
+#[derive(Clone)]
+pub struct MessageCounter(Dispatcher);
+
+impl MessageCounter {
+    pub fn carried(&self) -> u64 {
+        self.0.with_trace(|t| t.current_msg())
+    }
+}
+
 impl SimContext {
+    /// The network's message count, readable while the run goes on.
+    pub fn message_counter(&self) -> MessageCounter {
+        MessageCounter(self.dispatcher.clone())
+    }
+
     /// The Client reports the id the RM gave its application, so the cluster's roles (the
     /// NodeManagers' launcher, the RM's reports) find the application by it.
     pub fn register_application_id(&self, id: ApplicationId) {

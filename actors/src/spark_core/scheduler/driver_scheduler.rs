@@ -168,6 +168,7 @@ impl DriverScheduler {
     }
 
     /// `resourceOffers` for one executor (`makeOffers(executorId)`).
+    #[cfg(test)]
     pub fn resource_offer(&mut self, offer: &mut WorkerOffer) -> LaunchedTasks {
         self.task_scheduler
             .resource_offer(offer, &mut self.env, &mut self.dag)
@@ -256,6 +257,7 @@ impl DriverScheduler {
     }
 
     /// An executor lost, both halves at once (no listener event between them).
+    #[cfg(test)]
     pub fn executor_lost(
         &mut self,
         eid: ExecutorId,

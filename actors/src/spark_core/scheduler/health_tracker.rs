@@ -250,6 +250,9 @@ pub enum ExclusionCause {
 pub enum HealthLogLevel {
     Info,
     Warn,
+    /// Only the failed kill's line has it, and CoarseGrainedSchedulerBackend's
+    /// `killExecutorsOnHost` / `decommissionExecutorsOnHost` always say true in 4.0.0.
+    #[cfg_attr(not(test), allow(dead_code))]
     Error,
 }
 
@@ -411,6 +414,7 @@ impl HealthStep {
     }
 
     /// The ERROR line when `killExecutorsOnHost` / `decommissionExecutorsOnHost` says false.
+    #[cfg(test)]
     pub fn kill_on_host_failed_line(host: &str, decommission: bool) -> (HealthLogLevel, String) {
         let text = if decommission {
             format!("Decommissioning executors on {host} failed.")
@@ -499,11 +503,13 @@ impl HealthUpdate {
         }
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.steps.is_empty()
     }
 
     /// Every event of every step, in order.
+    #[cfg(test)]
     pub fn listener_events(&self) -> Vec<ListenerEvent> {
         self.steps
             .iter()
@@ -512,6 +518,7 @@ impl HealthUpdate {
     }
 
     /// Every line of every step, in order.
+    #[cfg(test)]
     pub fn log_lines(&self) -> Vec<(HealthLogLevel, String)> {
         self.steps.iter().filter_map(HealthStep::log_line).collect()
     }
@@ -613,11 +620,8 @@ impl HealthTracker {
         }
     }
 
-    pub fn conf(&self) -> &HealthTrackerConf {
-        &self.conf
-    }
-
     /// `nextExpiryTime` (`None`: nothing excluded, Spark's `Long.MaxValue`).
+    #[cfg(test)]
     pub fn next_expiry_ms(&self) -> Option<u64> {
         self.next_expiry_ms
     }
@@ -642,16 +646,19 @@ impl HealthTracker {
     }
 
     /// `executorIdToExcludedStatus(exec)`.
+    #[cfg(test)]
     pub fn excluded_status(&self, executor: ExecutorId) -> Option<&ExcludedExecutor> {
         self.executor_id_to_excluded_status.get(&executor)
     }
 
     /// `nodeIdToExcludedExpiryTime(node)`.
+    #[cfg(test)]
     pub fn node_expiry_ms(&self, node: &str) -> Option<u64> {
         self.node_id_to_excluded_expiry_time.get(node).copied()
     }
 
     /// `nodeToExcludedExecs(node)`.
+    #[cfg(test)]
     pub fn excluded_executors_on_node(&self, node: &str) -> Option<&BTreeSet<ExecutorId>> {
         self.node_to_excluded_execs.get(node)
     }

@@ -313,6 +313,7 @@ impl MapOutputTrackerMaster {
     }
 
     /// Whether map `map_index` of the shuffle has an output.
+    #[cfg(test)]
     pub fn has_output(&self, shuffle_id: u32, map_index: u32) -> bool {
         self.shuffles
             .get(&shuffle_id)

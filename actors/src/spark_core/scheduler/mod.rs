@@ -36,6 +36,5 @@ mod task_set_manager;
 #[cfg(test)]
 mod tests;
 
-pub use dag_scheduler::RESUBMIT_TIMEOUT_MS;
 pub use driver_scheduler::DriverScheduler;
 pub use events::{LaunchedTasks, SchedulerEvent, WorkerOffer};

@@ -475,6 +475,7 @@ impl TaskSchedulerImpl {
 
     /// `resourceOffers` for one executor (`makeOffers(executorId)`, `isAllFreeResources =
     /// false`).
+    #[cfg(test)]
     pub fn resource_offer(
         &mut self,
         offer: &mut WorkerOffer,

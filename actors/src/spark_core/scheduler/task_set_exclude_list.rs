@@ -239,6 +239,7 @@ impl TaskSetExcludelist {
     }
 
     /// `getLatestFailureReason` (Spark's `null` before any failure).
+    #[cfg(test)]
     pub fn latest_failure_reason(&self) -> Option<&str> {
         self.latest_failure_reason.as_deref()
     }
