@@ -246,11 +246,7 @@ impl Planner<'_> {
             seed,
             applications,
             end_ms: ran.end_ms,
-            violations: ran
-                .violations
-                .iter()
-                .map(|v| format!("{}: {}", v.invariant, v.detail))
-                .collect(),
+            violations: ran.violation_texts(),
             faults_fired: ran.faults_fired.len(),
             fired: ran.faults_fired.clone(),
             faults_unfired: ran.faults_unfired.iter().map(|f| f.label.clone()).collect(),
@@ -273,11 +269,8 @@ fn end_of_run_violations(
             continue;
         };
         let limits = crate::invariants::Limits::of(&a.config);
-        let who = record.outcome.application_id.map_or_else(
-            || format!("application {} (not submitted)", i + 1),
-            |id| id.to_string(),
-        );
         for v in crate::invariants::check(&record, &limits) {
+            let who = ran.application_name(i);
             out.push(format!("{}: {who}: {}", v.invariant, v.detail));
         }
     }

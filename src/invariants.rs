@@ -44,6 +44,8 @@ fn violation(invariant: &'static str, detail: String, r: &RunResult) -> Violatio
         invariant,
         detail,
         time_ms: r.end_ms,
+        // A single run's record: its one application.
+        application: Some(0),
     }
 }
 

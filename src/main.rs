@@ -720,13 +720,15 @@ fn run_arrivals(
         capture_logs: cmd.outputs.keeps_container_logs(),
         event_logs: true,
         listener_events: cmd.outputs.wants_events(),
-        trace: drawn,
+        // The fingerprint always (as a single run prints it); the events only when drawn.
+        trace: true,
         keep_trace: drawn,
         skip_fault_cost: false,
     };
     let done = run_scenario_with(scenario, cmd.seed, opts)?;
     println!("scenario: {}", scenario.name);
     print!("{}", sparkyard::arrivals::report_text(&done.run));
+    println!("trace fingerprint: {:016x}", done.run.fingerprint);
     println!("reproduce: {}", run_reproduce(cmd, done.run.seed));
     for line in arrivals_outputs(cmd, &done)? {
         println!("{line}");

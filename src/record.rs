@@ -93,3 +93,97 @@ pub struct ClusterRunResult {
     pub faults_unfired: Vec<sparkyard_actors::faults::Unfired>,
     pub violations: Vec<sparkyard_actors::world::invariants::Violation>,
 }
+
+impl ClusterRunResult {
+    /// The `i`-th application (in submission order) as a report names it: its YARN id, or its
+    /// place when it was never submitted.
+    pub fn application_name(&self, i: usize) -> String {
+        let id = self
+            .applications
+            .get(i)
+            .and_then(|a| a.outcome.application_id);
+        id.map_or_else(
+            || format!("application {} (not submitted)", i + 1),
+            |id| id.to_string(),
+        )
+    }
+
+    /// The invariants broken while the run went on, each naming the application it is about
+    /// (or the cluster), as `invariant: who: detail`.
+    pub fn violation_texts(&self) -> Vec<String> {
+        self.violations
+            .iter()
+            .map(|v| {
+                let who = v
+                    .application
+                    .map_or_else(|| "the cluster".to_string(), |i| self.application_name(i));
+                format!("{}: {who}: {}", v.invariant, v.detail)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sparkyard_actors::world::invariants::Violation;
+    use sparkyard_messages::ids::ApplicationId;
+
+    fn app(id: Option<u32>) -> ApplicationResult {
+        ApplicationResult {
+            outcome: ClientOutcome {
+                application_id: id.map(|id| ApplicationId {
+                    cluster_timestamp: 1764662400000,
+                    id,
+                }),
+                state: None,
+                final_status: None,
+                diagnostics: String::new(),
+                original_tracking_url: None,
+                exception: None,
+                finished_at_ms: 0,
+                temp_dir: String::new(),
+            },
+            counters: RunCounters::default(),
+            end_ms: 0,
+            events: Vec::new(),
+            client_process: None,
+        }
+    }
+
+    fn violation(application: Option<usize>) -> Violation {
+        Violation {
+            invariant: "executor-registers-once",
+            detail: "executor 1 registered twice".into(),
+            time_ms: 5,
+            application,
+        }
+    }
+
+    /// Issue 28: in a run of several applications, a broken invariant names the application
+    /// it is about (its YARN id, or its place when it was never submitted), or the cluster.
+    #[test]
+    fn a_broken_invariant_names_its_application_or_the_cluster() {
+        let ran = ClusterRunResult {
+            applications: vec![app(Some(1)), app(None)],
+            logs: LogStore::new(false),
+            trace: Vec::new(),
+            fingerprint: 0,
+            labels: Vec::new(),
+            processes: Vec::new(),
+            end_ms: 0,
+            epoch_ms: 0,
+            faults_fired: Vec::new(),
+            faults_unfired: Vec::new(),
+            violations: vec![violation(Some(0)), violation(Some(1)), violation(None)],
+        };
+        assert_eq!(
+            ran.violation_texts(),
+            [
+                "executor-registers-once: application_1764662400000_0001: executor 1 registered twice",
+                "executor-registers-once: application 2 (not submitted): executor 1 registered twice",
+                "executor-registers-once: the cluster: executor 1 registered twice",
+            ]
+        );
+    }
+}

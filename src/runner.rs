@@ -227,6 +227,7 @@ impl Ending<'_> {
                     invariant: invariant::NO_PANIC,
                     detail: detail.clone(),
                     time_ms: end_ms,
+                    application: Some(sim.index),
                 });
                 ClientOutcome {
                     application_id: None,
@@ -249,6 +250,7 @@ impl Ending<'_> {
                     invariant: invariant::TERMINATES,
                     detail: detail.clone(),
                     time_ms: deadline,
+                    application: Some(sim.index),
                 });
                 ClientOutcome {
                     // What was running is in the counters; the summary says it.

@@ -67,8 +67,20 @@ pub fn start_client(sim: &Rc<SimContext>, rm: EndpointRef<ResourceManagerMsg>) {
         host: "spark-submit".into(),
         port: 0,
     };
-    let pid = d.add_process("spark-submit", address, ProcessKind::Yarn, "spark-submit");
+    let log = client_log_key(sim);
+    let pid = d.add_process("spark-submit", address, ProcessKind::Yarn, &log);
     crate::spark_yarn::client::Client::start(sim.clone(), RpcEnv::new(d.clone(), pid), rm);
+}
+
+/// Where a spark-submit's output goes: `spark-submit` (the process's own name) when the run has
+/// one application; with several, each spark-submit is its own process with its own output, so
+/// each gets its own log, `spark-submit-N` (N: its place in submission order, from 1).
+fn client_log_key(sim: &SimContext) -> String {
+    if sim.cluster.application_count() > 1 {
+        format!("spark-submit-{}", sim.index + 1)
+    } else {
+        "spark-submit".to_string()
+    }
 }
 
 /// What a NodeManager runs when a container's JVM starts.

@@ -636,11 +636,7 @@ pub fn build(
         },
         day_ms,
         skipped: ctx.skipped,
-        violations: ran
-            .violations
-            .iter()
-            .map(|v| format!("{}: {}", v.invariant, v.detail))
-            .collect(),
+        violations: ran.violation_texts(),
         faults_fired: ran.faults_fired.iter().map(FiredFault::from).collect(),
     }
 }

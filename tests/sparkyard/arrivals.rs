@@ -305,10 +305,20 @@ fn each_application_writes_what_a_single_run_writes_under_its_own_id() {
     let dir = temp_dir("outputs");
     let scenario = two_applications(&dir, LOST_NODE);
     let (one, two) = (dir.join("one"), dir.join("two"));
+    let mut printed = Vec::new();
     for d in [&one, &two] {
         let out = run_with_outputs(&scenario, d);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        printed.push(text(&out.stdout));
     }
+    // The run's trace fingerprint, as a single run prints it, the same for the same seed.
+    let fingerprint = |s: &str| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("trace fingerprint: "))
+            .map(str::to_string)
+    };
+    assert!(fingerprint(&printed[0]).is_some(), "{}", printed[0]);
+    assert_eq!(fingerprint(&printed[0]), fingerprint(&printed[1]));
     let ids = [
         "application_1764662400000_0001",
         "application_1764662400000_0002",
@@ -348,7 +358,18 @@ fn each_application_writes_what_a_single_run_writes_under_its_own_id() {
         assert!(accepted < launch, "{seq}");
         let other = ids[1 - n];
         assert!(!seq.contains(other), "{id}'s diagram shows {other}:\n{seq}");
+        // Each spark-submit is its own process with its own output.
+        let submit = String::from_utf8_lossy(
+            &written[&PathBuf::from(format!("logs/daemons/spark-submit-{}.log", n + 1))],
+        )
+        .into_owned();
+        assert!(
+            submit.contains(&format!("Submitted application {id}")),
+            "{submit}"
+        );
+        assert!(!submit.contains(other), "{id}'s spark-submit names {other}");
     }
+    assert!(!written.contains_key(&PathBuf::from("logs/daemons/spark-submit.log")));
     assert_eq!(written, files(&two), "the same seed wrote other bytes");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -138,7 +138,7 @@ impl ClusterContext {
             outcome: RefCell::new(None),
             counters: RefCell::new(RunCounters::default()),
             observer_hook,
-            violations: self.violations.for_application(),
+            violations: self.violations.for_application(index),
             listener: crate::world::listener::ListenerBus::new(record_events),
             current_attempt: std::cell::Cell::new(0),
             am_container: RefCell::new(None),
@@ -153,6 +153,11 @@ impl ClusterContext {
     pub fn application(&self, id: ApplicationId) -> Option<Rc<SimContext>> {
         let index = *self.app_ids.borrow().get(&id)?;
         self.apps.borrow().get(index)?.upgrade()
+    }
+
+    /// How many applications the run has (ended ones included).
+    pub fn application_count(&self) -> usize {
+        self.apps.borrow().len()
     }
 
     /// The application submitted `index`-th, if it still runs.

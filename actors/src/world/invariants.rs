@@ -40,6 +40,9 @@ pub struct Violation {
     pub invariant: &'static str,
     pub detail: String,
     pub time_ms: u64,
+    /// The application it is about, by place in submission order (0 for the first); `None`:
+    /// the cluster's (a NodeManager's capacity, the RM's tables).
+    pub application: Option<usize>,
 }
 
 /// The run's violations, and the checker's own counts of the events the "at most once"
@@ -49,15 +52,19 @@ pub struct Violations {
     /// Shared by the cluster's checker and each application's (one list, in the order found).
     found: std::rc::Rc<RefCell<Vec<Violation>>>,
     ledger: RefCell<Ledger>,
+    /// Whose checker this is: an application's (its place in submission order) or the
+    /// cluster's (`None`).
+    application: Option<usize>,
 }
 
 impl Violations {
     /// A checker with a ledger of its own (one application's registrations and task outputs:
     /// its executor ids and stages are its own) whose violations join this one's list.
-    pub fn for_application(&self) -> Violations {
+    pub fn for_application(&self, index: usize) -> Violations {
         Violations {
             found: self.found.clone(),
             ledger: Default::default(),
+            application: Some(index),
         }
     }
 }
@@ -145,6 +152,7 @@ impl Violations {
                 invariant,
                 detail,
                 time_ms,
+                application: self.application,
             });
         }
     }
