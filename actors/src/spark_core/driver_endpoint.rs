@@ -1273,11 +1273,19 @@ impl DriverEndpoint {
         if active.is_empty() {
             return active;
         }
+        let me = self
+            .env
+            .local_endpoint_ref::<DriverEndpointMsg>("CoarseGrainedScheduler");
         for &id in &active {
-            // TaskSchedulerImpl.executorDecommission.
+            // TaskSchedulerImpl.executorDecommission, which ends with `backend.reviveOffers()`
+            // (a ReviveOffers to this endpoint): the task sets' levels changed, so the other
+            // executors are offered again.
             self.scheduler
                 .executor_decommission(id, info.worker_host.as_deref());
             self.update_offerable(id);
+            if let Some(me) = &me {
+                self.env.send(me, DriverEndpointMsg::ReviveOffers);
+            }
         }
         let log = self.env.log().clone();
         let list: Vec<String> = active.iter().map(|i| i.to_string()).collect();
