@@ -41,7 +41,9 @@ use sparkyard_messages::records::TaskState;
 use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
 use sparkyard_messages::rpc::HeartbeatResponse;
 use sparkyard_messages::rpc::{EndpointId, RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
-use sparkyard_messages::task::{BlockManagerId, BlockManagerPeer, StatusUpdate, TaskResultData};
+use sparkyard_messages::task::{
+    BlockManagerId, BlockManagerPeer, ShuffleBlockInfo, StatusUpdate, TaskResultData,
+};
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -301,7 +303,7 @@ impl DriverEndpoint {
             DriverEndpointMsg::UpdateShuffleBlockInfo {
                 block_manager,
                 block,
-            } => self.scheduler.update_map_output(block, block_manager),
+            } => self.update_shuffle_block_info(block, block_manager),
             DriverEndpointMsg::UpdateRddBlockInfo {
                 block_manager,
                 rdd_id,
@@ -1315,6 +1317,26 @@ impl DriverEndpoint {
             }
         }
         active
+    }
+
+    /// A peer stored a migrated map output: its index block moves the map output
+    /// (`updateShuffleBlockInfo` -> `MapOutputTrackerMaster.updateMapOutput`), and its data
+    /// block, which the master accepts too, is posted as SparkListenerBlockUpdated, where
+    /// dynamic allocation's ExecutorMonitor learns the receiver holds the shuffle (the recorded
+    /// event needs `spark.eventLog.logBlockUpdates.enabled`, not simulated: the monitor is told
+    /// directly, as the management queue would be).
+    fn update_shuffle_block_info(&mut self, block: ShuffleBlockInfo, at: BlockManagerId) {
+        let receiver = at.executor_id;
+        self.scheduler.update_map_output(block, at);
+        let Some(m) = &self.allocation else {
+            return;
+        };
+        if let Some(stage) = self.scheduler.shuffle_map_stage(block.shuffle_id) {
+            let active = self.core.is_active(receiver);
+            m.manager()
+                .monitor
+                .on_shuffle_block_updated(receiver, stage, active);
+        }
     }
 
     /// `BlockManagerMasterEndpoint.getPeers`: every registered block manager but the asker's
