@@ -167,7 +167,7 @@ pub const KEYS: &[Key] = &[
     key("spark.excludeOnFailure.timeout", "1h", CONFIG, S, "the HealthTracker's exclusions expire after it; also the YarnAllocator's launch-failure exclusion"),
     key("spark.executor.cores", "1", CONFIG, S, "--executor-cores"),
     key("spark.executor.decommission.forceKillTimeout", "-", CONFIG, S, "the driver kills a decommissioning executor after it"),
-    key("spark.executor.decommission.killInterval", "-", CONFIG, R, "type-checked; the speculation of tasks that cannot finish before the kill is not simulated"),
+    key("spark.executor.decommission.killInterval", "-", CONFIG, S, "with spark.speculation, a task on a decommissioning executor that would finish after the kill is speculatable"),
     key("spark.executor.extraJavaOptions", "-", CONFIG, R, "on the executors' command lines and in the event log; no JVM option acts"),
     key("spark.executor.failuresValidityInterval", "-", CONFIG, S, "ExecutorFailureTracker"),
     key("spark.executor.heartbeat.maxFailures", "60", CONFIG, S, "heartbeats failed in a row before an executor exits 56"),

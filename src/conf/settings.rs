@@ -317,7 +317,8 @@ fn check_storage_decommission(c: &SparkConf) -> Result<(), UserError> {
             "'{n}' in {threads} is invalid. The maximum number of threads should be positive"
         )));
     }
-    // forceKillTimeout is parsed into SparkSettings (the driver acts on it).
+    // forceKillTimeout is parsed into SparkSettings (the driver acts on it); killInterval into
+    // the speculation settings when speculation is on, and type-checked here whatever it is.
     c.get_time_as_sec_opt("spark.executor.decommission.killInterval")?;
     let interval = "spark.storage.decommission.replicationReattemptInterval";
     if c.get_time_as_ms(interval, "30s")? == 0 {
@@ -601,6 +602,10 @@ fn speculation(c: &SparkConf) -> Result<Option<SpeculationSettings>, UserError> 
             "Duration factor must be >= 1.0",
         )?,
         slots_per_executor: (cores / cpus).max(1),
+        // TaskSetManager: `conf.get(EXECUTOR_DECOMMISSION_KILL_INTERVAL).map(SECONDS.toMillis)`.
+        decommission_kill_interval_ms: c
+            .get_time_as_sec_opt("spark.executor.decommission.killInterval")?
+            .map(|s| s.saturating_mul(1000)),
     }))
 }
 
@@ -1182,6 +1187,42 @@ mod tests {
             Some(120)
         );
         let e = of("soon").unwrap_err().to_string();
+        assert!(e.contains(key), "{e}");
+    }
+
+    /// `spark.executor.decommission.killInterval` is `timeConf(TimeUnit.SECONDS)` with no
+    /// default (internal/config/package.scala EXECUTOR_DECOMMISSION_KILL_INTERVAL); the
+    /// TaskSetManager reads it as `map(TimeUnit.SECONDS.toMillis)` (Spark 4.0.0 jar), so a
+    /// bare number is seconds and it reaches the speculation settings in ms. A bad value is
+    /// refused, naming the key, with speculation off too.
+    #[test]
+    fn kill_interval_reaches_speculation_in_ms() {
+        let key = "spark.executor.decommission.killInterval";
+        let on = |v: &str| {
+            settings(&[
+                "--conf",
+                "spark.speculation=true",
+                "--conf",
+                &format!("{key}={v}"),
+            ])
+        };
+        let interval = |v: &str| {
+            on(v)
+                .unwrap()
+                .speculation
+                .unwrap()
+                .decommission_kill_interval_ms
+        };
+        assert_eq!(interval("5s"), Some(5000));
+        assert_eq!(interval("90"), Some(90_000));
+        assert_eq!(interval("2min"), Some(120_000));
+        let spec = settings(&["--conf", "spark.speculation=true"])
+            .unwrap()
+            .speculation;
+        assert_eq!(spec.unwrap().decommission_kill_interval_ms, None);
+        let e = settings(&["--conf", &format!("{key}=soon")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(key), "{e}");
     }
 

@@ -41,7 +41,9 @@ use sparkyard_messages::records::TaskState;
 use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
 use sparkyard_messages::rpc::HeartbeatResponse;
 use sparkyard_messages::rpc::{EndpointId, RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
-use sparkyard_messages::task::{BlockManagerId, BlockManagerPeer, StatusUpdate, TaskResultData};
+use sparkyard_messages::task::{
+    BlockManagerId, BlockManagerPeer, ShuffleBlockInfo, StatusUpdate, TaskResultData,
+};
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -301,7 +303,7 @@ impl DriverEndpoint {
             DriverEndpointMsg::UpdateShuffleBlockInfo {
                 block_manager,
                 block,
-            } => self.scheduler.update_map_output(block, block_manager),
+            } => self.update_shuffle_block_info(block, block_manager),
             DriverEndpointMsg::UpdateRddBlockInfo {
                 block_manager,
                 rdd_id,
@@ -1273,11 +1275,19 @@ impl DriverEndpoint {
         if active.is_empty() {
             return active;
         }
+        let me = self
+            .env
+            .local_endpoint_ref::<DriverEndpointMsg>("CoarseGrainedScheduler");
         for &id in &active {
-            // TaskSchedulerImpl.executorDecommission.
+            // TaskSchedulerImpl.executorDecommission, which ends with `backend.reviveOffers()`
+            // (a ReviveOffers to this endpoint): the task sets' levels changed, so the other
+            // executors are offered again.
             self.scheduler
                 .executor_decommission(id, info.worker_host.as_deref());
             self.update_offerable(id);
+            if let Some(me) = &me {
+                self.env.send(me, DriverEndpointMsg::ReviveOffers);
+            }
         }
         let log = self.env.log().clone();
         let list: Vec<String> = active.iter().map(|i| i.to_string()).collect();
@@ -1307,6 +1317,26 @@ impl DriverEndpoint {
             }
         }
         active
+    }
+
+    /// A peer stored a migrated map output: its index block moves the map output
+    /// (`updateShuffleBlockInfo` -> `MapOutputTrackerMaster.updateMapOutput`), and its data
+    /// block, which the master accepts too, is posted as SparkListenerBlockUpdated, where
+    /// dynamic allocation's ExecutorMonitor learns the receiver holds the shuffle (the recorded
+    /// event needs `spark.eventLog.logBlockUpdates.enabled`, not simulated: the monitor is told
+    /// directly, as the management queue would be).
+    fn update_shuffle_block_info(&mut self, block: ShuffleBlockInfo, at: BlockManagerId) {
+        let receiver = at.executor_id;
+        self.scheduler.update_map_output(block, at);
+        let Some(m) = &self.allocation else {
+            return;
+        };
+        if let Some(stage) = self.scheduler.shuffle_map_stage(block.shuffle_id) {
+            let active = self.core.is_active(receiver);
+            m.manager()
+                .monitor
+                .on_shuffle_block_updated(receiver, stage, active);
+        }
     }
 
     /// `BlockManagerMasterEndpoint.getPeers`: every registered block manager but the asker's

@@ -4,7 +4,8 @@
 //! removal, decommissioning, shuffle tracking, the remove-reason statistics).
 //!
 //! Shuffle tracking follows Spark: an executor that finished a successful task of a shuffle-map
-//! stage holds that shuffle's data; while a running job uses the shuffle it is never idle, and
+//! stage, or stored a shuffle data block migrated to it by a decommissioning peer, holds that
+//! shuffle's data; while a running job uses the shuffle it is never idle, and
 //! afterwards its deadline is `spark.dynamicAllocation.shuffleTracking.timeout` (forever by
 //! default, since no ContextCleaner is simulated). The run's own record of where shuffle data
 //! lives (the MapOutputTracker, built separately) is reached through [`ShuffleDataQuery`]; until
@@ -331,6 +332,28 @@ impl ExecutorMonitor {
         }
     }
 
+    /// `onBlockUpdated` of a `ShuffleDataBlockId` (Spark 4.0.0, javap): an active executor
+    /// (`client.isExecutorActive`) that stored a data block of `shuffle` (a map output migrated
+    /// to it by a decommissioning peer: IndexShuffleBlockResolver reports the block DISK_ONLY and
+    /// BlockManagerMasterEndpoint posts SparkListenerBlockUpdated for it) holds that shuffle,
+    /// with shuffle tracking on: `Tracker.addShuffle`, which marks it as having an active
+    /// shuffle (it is no idle candidate) and leaves its deadline alone; a job end that finds no
+    /// running job using the shuffle lets `spark.dynamicAllocation.shuffleTracking.timeout`
+    /// apply. `shuffle` is the monitor's key, the shuffle's map stage. An untracked executor is
+    /// left alone, as RDD blocks are (an active executor is tracked from ExecutorAdded).
+    pub fn on_shuffle_block_updated(&mut self, id: ExecutorId, shuffle: u32, active: bool) {
+        if !active || !self.s.shuffle_tracking {
+            return;
+        }
+        let Some(e) = self.executors.get_mut(id) else {
+            return;
+        };
+        if !e.shuffle_ids.contains(&shuffle) {
+            e.shuffle_ids.push(shuffle);
+            e.has_active_shuffle = true;
+        }
+    }
+
     /// Whether the executor holds cached RDD blocks.
     #[cfg(test)]
     pub fn holds_cached_blocks(&self, id: ExecutorId) -> bool {
@@ -557,6 +580,36 @@ mod tests {
         plain.on_task_start(e(1), true);
         plain.on_task_end(e(1), 0, true, 20);
         assert_eq!(plain.timed_out_executors(20 + IDLE), vec![e(1)]);
+    }
+
+    // ExecutorMonitor.onBlockUpdated of a ShuffleDataBlockId (Spark 4.0.0 jar; no suite case):
+    // with shuffle tracking, executor 2, which ran no map task, receives a migrated data block
+    // of shuffle 0 while job 1 runs: Tracker.addShuffle makes it shuffle-busy (no idle
+    // timeout), and after the job its deadline is the shuffle timeout (infinite here), as for
+    // an executor that wrote the shuffle itself. A second block of the same shuffle changes
+    // nothing; an inactive executor (client.isExecutorActive false) is not touched; without
+    // shuffle tracking the block does not count.
+    #[test]
+    fn a_migrated_shuffle_data_block_keeps_its_receiver() {
+        let mut m = monitor(true);
+        m.on_executor_added(e(1), 0);
+        m.on_executor_added(e(2), 0);
+        m.on_executor_added(e(3), 0);
+        m.on_job_start(1, &[0]);
+        m.on_shuffle_block_updated(e(2), 0, true);
+        m.on_shuffle_block_updated(e(2), 0, true);
+        m.on_shuffle_block_updated(e(3), 0, false);
+        assert!(m.holds_shuffle(e(2)) && !m.holds_shuffle(e(3)));
+        assert_eq!(m.timed_out_executors(IDLE), vec![e(1), e(3)]);
+        m.on_job_end(1, 30);
+        assert_eq!(m.timed_out_executors(100 * IDLE), vec![e(1), e(3)]);
+
+        let mut plain = monitor(false);
+        plain.on_executor_added(e(2), 0);
+        plain.on_job_start(1, &[0]);
+        plain.on_shuffle_block_updated(e(2), 0, true);
+        assert!(!plain.holds_shuffle(e(2)));
+        assert_eq!(plain.timed_out_executors(IDLE), vec![e(2)]);
     }
 
     // ExecutorMonitorSuite "SPARK-4951, SPARK-26927: handle out of order task start events":

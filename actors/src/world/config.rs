@@ -229,6 +229,10 @@ pub struct SpeculationSettings {
     /// `spark.executor.cores` / `spark.task.cpus` (at least 1): the slots of one executor, which
     /// `speculationTasksLessEqToSlots` compares a stage's task count with.
     pub slots_per_executor: u32,
+    /// `spark.executor.decommission.killInterval` (`timeConf(SECONDS)`, unset), in ms
+    /// (TaskSetManager's `executorDecommissionKillInterval`): a task on a decommissioning
+    /// executor that would not finish before it is killed is speculatable.
+    pub decommission_kill_interval_ms: Option<u64>,
 }
 
 impl Default for SpeculationSettings {
@@ -243,6 +247,7 @@ impl Default for SpeculationSettings {
             efficiency_process_rate_multiplier: 0.75,
             efficiency_long_run_task_factor: 2.0,
             slots_per_executor: 1,
+            decommission_kill_interval_ms: None,
         }
     }
 }

@@ -1186,7 +1186,7 @@ impl DAGScheduler {
     }
 
     /// The shuffle-map stage writing `shuffle_id` (`shuffleIdToMapStage`).
-    fn map_stage_of(&self, shuffle_id: u32) -> Option<u32> {
+    pub(super) fn map_stage_of(&self, shuffle_id: u32) -> Option<u32> {
         // Shuffle ids follow stage ids in order, so the stage is at or after the shuffle id.
         self.stages
             .range(shuffle_id..)

@@ -1,7 +1,7 @@
 //! Locality and delay scheduling (Spark: `scheduler/TaskLocality.scala`, `TaskSetManager`'s
 //! `PendingTasksByLocality`, `computeValidLocalityLevels`, `getAllowedLocalityLevel`,
 //! `dequeueTaskHelper`, and TaskSchedulerImpl's host/rack bookkeeping): where a task would like
-//! to run, which executors and hosts are alive, and how long a task set waits for a better
+//! to run, which executors and hosts are alive (a decommissioning one is not), and how long a task set waits for a better
 //! level before it accepts a worse one.
 
 use crate::kernel::small_map::DenseMap;
@@ -93,9 +93,10 @@ impl LocalityLevels {
 }
 
 /// The hosts and racks the scheduler knows alive (TaskSchedulerImpl's `hostToExecutors`,
-/// `hostsByRack`) and the rack of every host (`getRackForHost`: the cluster's topology; a host
+/// `hostsByRack`), the rack of every host (`getRackForHost`: the cluster's topology; a host
 /// it does not name is on `/default-rack`, as Hadoop's `ScriptBasedMapping` without a script
-/// answers).
+/// answers), and the executors being decommissioned (`executorsPendingDecommission`), which
+/// Spark 4.0 does not count alive as locality targets.
 #[derive(Default)]
 pub struct Topology {
     rack_of: BTreeMap<String, Rc<str>>,
@@ -103,6 +104,28 @@ pub struct Topology {
     executor_host: DenseMap<ExecutorId, Rc<str>>,
     executors_on_host: BTreeMap<Rc<str>, u32>,
     hosts_on_rack: BTreeMap<Rc<str>, u32>,
+    /// `executorsPendingDecommission`.
+    decommissioning: BTreeMap<ExecutorId, ExecutorDecommissionState>,
+    /// Of each host's live executors, how many are decommissioning, and with their host.
+    decommissioning_on_host: BTreeMap<Rc<str>, HostDecommissions>,
+    /// Of each rack's live hosts, how many are decommissioned (`isHostDecommissioned`).
+    decommissioned_hosts_on_rack: BTreeMap<Rc<str>, u32>,
+}
+
+/// `ExecutorDecommissionState(startTime, workerHost)` (TaskSchedulerImpl.scala): when the
+/// scheduler heard of the decommission (its clock), and the worker's host when the executor
+/// goes with its host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecutorDecommissionState {
+    pub start_ms: u64,
+    pub worker_host: Option<String>,
+}
+
+/// A host's decommissioning executors: all of them, and those whose state names a worker host.
+#[derive(Clone, Copy, Default)]
+struct HostDecommissions {
+    executors: u32,
+    with_host: u32,
 }
 
 /// `NetworkTopology.DEFAULT_RACK`.
@@ -129,8 +152,10 @@ impl Topology {
         self.rack_of.get(host).or(self.default_rack.as_ref())
     }
 
+    /// `isExecutorAlive` (Spark 4.0.0): running tasks may be tracked for it and it is not
+    /// being decommissioned (`!isExecutorDecommissioned`).
     pub fn is_executor_alive(&self, id: ExecutorId) -> bool {
-        self.executor_host.contains(id)
+        self.executor_host.contains(id) && !self.decommissioning.contains_key(&id)
     }
 
     /// The live executors and their hosts, in executor id order (`hostToExecutors`' content;
@@ -139,12 +164,113 @@ impl Topology {
         self.executor_host.iter()
     }
 
+    /// `hasExecutorsAliveOnHost` (Spark 4.0.0): `hostToExecutors.get(host).exists(_.exists(e
+    /// => !isExecutorDecommissioned(e)))`: a host whose executors all decommission is no
+    /// NODE_LOCAL target.
     pub fn has_executors_alive_on_host(&self, host: &str) -> bool {
-        self.executors_on_host.contains_key(host)
+        let live = self.executors_on_host.get(host).copied().unwrap_or(0);
+        let leaving = self
+            .decommissioning_on_host
+            .get(host)
+            .map_or(0, |d| d.executors);
+        live > leaving
     }
 
+    /// `hasHostAliveOnRack` (Spark 4.0.0): `hostsByRack.get(rack).exists(_.exists(h =>
+    /// !isHostDecommissioned(h)))`: a rack whose live hosts are all decommissioned is no
+    /// RACK_LOCAL target.
     pub fn has_host_alive_on_rack(&self, rack: &str) -> bool {
-        self.hosts_on_rack.contains_key(rack)
+        let live = self.hosts_on_rack.get(rack).copied().unwrap_or(0);
+        let leaving = self
+            .decommissioned_hosts_on_rack
+            .get(rack)
+            .copied()
+            .unwrap_or(0);
+        live > leaving
+    }
+
+    /// `isHostDecommissioned` (Spark 4.0.0): an executor on the host is decommissioning with
+    /// its worker host (`getExecutorDecommissionState(e).exists(_.workerHost.isDefined)`).
+    pub fn is_host_decommissioned(&self, host: &str) -> bool {
+        self.decommissioning_on_host
+            .get(host)
+            .is_some_and(|d| d.with_host > 0)
+    }
+
+    /// `getExecutorDecommissionState` (executorsPendingDecommission; with
+    /// `spark.scheduler.maxRetainedRemovedDecommissionExecutors` at its default 0 no removed
+    /// executor's state is kept).
+    pub fn decommission_state(&self, id: ExecutorId) -> Option<&ExecutorDecommissionState> {
+        self.decommissioning.get(&id)
+    }
+
+    /// `TaskSchedulerImpl.executorDecommission`'s bookkeeping: only an executor the scheduler
+    /// knows (`executorIdToHost.contains`) is noted; a second notice replaces the first.
+    /// Returns whether it was noted.
+    pub fn executor_decommission(
+        &mut self,
+        id: ExecutorId,
+        state: ExecutorDecommissionState,
+    ) -> bool {
+        let Some(host) = self.executor_host.get(id).cloned() else {
+            return false;
+        };
+        self.forget_decommission(id);
+        let with_host = state.worker_host.is_some();
+        self.decommissioning.insert(id, state);
+        let d = self
+            .decommissioning_on_host
+            .entry(host.clone())
+            .or_default();
+        d.executors += 1;
+        if with_host {
+            d.with_host += 1;
+            if d.with_host == 1
+                && let Some(rack) = self.rack(&host).cloned()
+            {
+                *self.decommissioned_hosts_on_rack.entry(rack).or_insert(0) += 1;
+            }
+        }
+        true
+    }
+
+    /// The executor's decommission state goes (it is removed, or a test clears
+    /// `executorsPendingDecommission`).
+    pub fn forget_decommission(&mut self, id: ExecutorId) {
+        let Some(state) = self.decommissioning.remove(&id) else {
+            return;
+        };
+        let Some(host) = self.executor_host.get(id).cloned() else {
+            return;
+        };
+        let Some(d) = self.decommissioning_on_host.get_mut(&host) else {
+            return;
+        };
+        d.executors -= 1;
+        let host_went = state.worker_host.is_some() && {
+            d.with_host -= 1;
+            d.with_host == 0
+        };
+        if d.executors == 0 {
+            self.decommissioning_on_host.remove(&host);
+        }
+        if host_went
+            && let Some(rack) = self.rack(&host).cloned()
+            && let Some(n) = self.decommissioned_hosts_on_rack.get_mut(&rack)
+        {
+            *n -= 1;
+            if *n == 0 {
+                self.decommissioned_hosts_on_rack.remove(&rack);
+            }
+        }
+    }
+
+    /// `executorsPendingDecommission.clear()` (the suites' reset between attempts).
+    pub fn clear_decommissions(&mut self) {
+        let ids: Vec<ExecutorId> = self.decommissioning.keys().copied().collect();
+        for id in ids {
+            self.forget_decommission(id);
+        }
     }
 
     /// `resourceOffers`' first part for an executor not seen before; returns whether it is new.
@@ -166,6 +292,7 @@ impl Topology {
     /// `TaskSchedulerImpl.removeExecutor`: the host leaves `hostToExecutors` with its last
     /// executor, and the rack with its last host.
     pub fn executor_removed(&mut self, id: ExecutorId) -> bool {
+        self.forget_decommission(id);
         let Some(host) = self.executor_host.remove(id) else {
             return false;
         };
@@ -288,7 +415,8 @@ impl PendingTasks {
 
     /// `computeValidLocalityLevels`: PROCESS_LOCAL if an executor holding a task's cached
     /// partition is alive, NODE_LOCAL if a preferred host has a live executor, NO_PREF if a task
-    /// has no preference, RACK_LOCAL if a preferred rack has a live host, and always ANY.
+    /// has no preference, RACK_LOCAL if a preferred rack has a live host, and always ANY. In
+    /// Spark 4.0.0 a decommissioning executor is not alive here, nor a decommissioned host.
     pub fn valid_levels(&self, topology: &Topology, settings: &LocalitySettings) -> LocalityLevels {
         let mut levels = LocalityLevels {
             levels: [TaskLocality::Any; 5],

@@ -17,6 +17,8 @@
 //! where they are asked and told is in `task_scheduler_impl`'s and `task_set_manager`'s heads.
 
 mod dag_scheduler;
+#[cfg(test)]
+mod decommission_tests;
 mod driver_scheduler;
 mod env;
 mod events;

@@ -209,9 +209,12 @@ impl TaskSetSpeculation {
 
     /// `checkAndSubmitSpeculatableTasks`: every running attempt that is the only copy of an
     /// unfinished task and ran longer than the threshold (and, with
-    /// `spark.speculation.efficiency.enabled` and no customized threshold, is inefficient) is
-    /// marked speculatable and its task queued for a copy. Returns each marked task's index, the
-    /// host its attempt runs on and the count of speculatable tasks after it.
+    /// `spark.speculation.efficiency.enabled` and no customized threshold, is inefficient), or
+    /// runs on a decommissioning executor it would not finish on before the kill
+    /// (`shouldSpeculateForExecutorDecommissioning`), is marked speculatable and its task queued
+    /// for a copy. `kill_time` is each executor's `startTime + executorDecommissionKillInterval`
+    /// (none unless it decommissions and the interval is set). Returns each marked task's index,
+    /// the host its attempt runs on and the count of speculatable tasks after it.
     pub(super) fn mark_speculatable(
         &mut self,
         successful: &[bool],
@@ -219,7 +222,9 @@ impl TaskSetSpeculation {
         now_ms: u64,
         (threshold, customized): (f64, bool),
         settings: &SpeculationSettings,
+        kill_time: impl Fn(ExecutorId) -> Option<u64>,
     ) -> Vec<(u32, Rc<str>, usize)> {
+        let median = self.durations.percentile();
         let mut marked = Vec::new();
         for (&tid, &index) in &self.running {
             let i = index as usize;
@@ -230,7 +235,12 @@ impl TaskSetSpeculation {
                 continue;
             };
             let runtime = now_ms.saturating_sub(a.launch_ms) as f64;
-            if runtime > threshold && (customized || may_speculate(settings, runtime, threshold)) {
+            let slow =
+                runtime > threshold && (customized || may_speculate(settings, runtime, threshold));
+            let killed_first = !customized
+                && median
+                    .is_some_and(|m| ends_after_kill(a.launch_ms, m, kill_time(a.executor_id)));
+            if slow || killed_first {
                 let host = a.host.clone();
                 self.pending.push(index);
                 self.speculatable.insert(index);
@@ -283,6 +293,12 @@ impl TaskSetSpeculation {
         }
         None
     }
+}
+
+/// `shouldSpeculateForExecutorDecommissioning`'s test (Spark 4.0.0, as doubles): the kill time
+/// is before the attempt's expected end, its launch plus the median successful duration.
+fn ends_after_kill(launch_ms: u64, median_ms: u64, kill_time: Option<u64>) -> bool {
+    kill_time.is_some_and(|kill| (kill as f64) < launch_ms as f64 + median_ms as f64)
 }
 
 /// `checkMaySpeculate` with a calculator (efficiency on): `isInefficient` = the runtime passed

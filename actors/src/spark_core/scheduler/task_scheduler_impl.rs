@@ -24,7 +24,7 @@ use super::health_tracker::{
     ExcludeOnFailureConf, HealthLogLevel, HealthStep, HealthTracker, HealthTrackerConf,
     HealthUpdate,
 };
-use super::locality::{TaskLocality, Topology};
+use super::locality::{ExecutorDecommissionState, TaskLocality, Topology};
 use super::speculation::{ANOTHER_ATTEMPT_SUCCEEDED, Speculation, TaskSetSpeculation};
 use super::task_set_exclude_list::{
     ApplicationExclusions, HostExecutors, StageExclusions, TaskSetExcludeConf, TaskSetExcludelist,
@@ -211,9 +211,6 @@ pub struct TaskSchedulerImpl {
     by_executor: DenseMap<ExecutorId, SmallSet<TaskId>>,
     /// Map outputs each executor serves itself, for its running map task sets.
     outputs_by_executor: BTreeMap<ExecutorId, Vec<MapOutput>>,
-    /// `executorsPendingDecommission`: each executor being decommissioned, with its worker host
-    /// when decommissioned with its host (`ExecutorDecommissionState.workerHost`).
-    pub(super) decommissioned_hosts: BTreeMap<ExecutorId, Option<String>>,
     pub(super) tasks_launched: u64,
     /// Failed task attempts so far (every cause).
     pub(super) failed_attempts: u64,
@@ -268,7 +265,6 @@ impl TaskSchedulerImpl {
             running: RunningTasks::default(),
             by_executor: DenseMap::default(),
             outputs_by_executor: BTreeMap::new(),
-            decommissioned_hosts: BTreeMap::new(),
             tasks_launched: 0,
             failed_attempts: 0,
             speculation: None,
@@ -1240,27 +1236,34 @@ impl TaskSchedulerImpl {
         }
     }
 
-    /// `TaskSchedulerImpl.executorDecommission(executorId, decommissionInfo)`: remembers the
-    /// worker host, which a fetch failure from the executor reads
-    /// (`getExecutorDecommissionState`). Without `spark.scheduler.maxRetainedRemovedDecommissionExecutors`
-    /// (0 by default) the state goes with the executor.
+    /// `TaskSchedulerImpl.executorDecommission(executorId, decommissionInfo)` (Spark 4.0.0):
+    /// a known executor's `ExecutorDecommissionState(clock.getTimeMillis(), workerHost)` is
+    /// noted (a fetch failure from it reads the worker host, speculation the start time), and
+    /// `rootPool.executorDecommission` has every task set recompute its locality levels: the
+    /// executor, and its host when it goes too, are no locality target any more. Without
+    /// `spark.scheduler.maxRetainedRemovedDecommissionExecutors` (0 by default) the state goes
+    /// with the executor. The DriverEndpoint then revives offers (`backend.reviveOffers()`).
     pub fn executor_decommission(&mut self, eid: ExecutorId, worker_host: Option<&str>) {
-        self.decommissioned_hosts
-            .insert(eid, worker_host.map(str::to_string));
+        let state = ExecutorDecommissionState {
+            start_ms: clock::now_ms(),
+            worker_host: worker_host.map(str::to_string),
+        };
+        self.topology.executor_decommission(eid, state);
+        self.recompute_locality_all();
     }
 
     /// `getExecutorDecommissionState(execId).exists(_.workerHost.isDefined)`: the executor is
     /// being decommissioned with its host.
     pub fn is_host_decommissioned(&self, eid: ExecutorId) -> bool {
-        self.decommissioned_hosts
-            .get(&eid)
-            .is_some_and(Option::is_some)
+        self.topology
+            .decommission_state(eid)
+            .is_some_and(|d| d.worker_host.is_some())
     }
 
     /// `getExecutorDecommissionState(execId).nonEmpty` (DAGScheduler's
     /// `isExecutorDecommissioningOrDecommissioned`): the executor is being decommissioned.
     pub fn is_executor_decommissioning(&self, eid: ExecutorId) -> bool {
-        self.decommissioned_hosts.contains_key(&eid)
+        self.topology.decommission_state(eid).is_some()
     }
 
     /// `TaskSchedulerImpl.executorLost` -> `removeExecutor` and every `TaskSetManager.executorLost`:
@@ -1275,10 +1278,10 @@ impl TaskSchedulerImpl {
         out: &mut Vec<SchedulerEvent>,
     ) {
         // removeExecutor: the host (and its rack) may go with it; every set's levels follow.
+        // (its decommission state goes with it).
         if self.topology.executor_removed(eid) {
             self.recompute_locality_all();
         }
-        self.decommissioned_hosts.remove(&eid);
         let mut cx = Call { env, dag, out };
         self.resubmit_lost_outputs(eid, reason, &mut cx);
         let tids: Vec<TaskId> = self
@@ -1895,7 +1898,8 @@ impl TaskSchedulerImpl {
             spec.active.remove(&key);
             return false;
         }
-        let (threshold, marked) = tsm.check_speculatable_tasks(clock::now_ms(), &settings);
+        let (threshold, marked) =
+            tsm.check_speculatable_tasks(clock::now_ms(), &settings, &self.topology);
         let stage_attempt = tsm.stage_attempt;
         for (index, host, count) in &marked {
             // Spark 4.0's text (the MDC pieces join without a space before "speculatable").

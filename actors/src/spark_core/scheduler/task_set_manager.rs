@@ -523,11 +523,13 @@ impl TaskSetManager {
 
     /// `checkSpeculatableTasks(minTimeToSpeculation)`: the tasks marked speculatable now (see
     /// `TaskSetSpeculation::mark_speculatable`), with the threshold they passed; none for a
-    /// set without speculation state or not yet past a threshold.
+    /// set without speculation state or not yet past a threshold. `topology` answers
+    /// `sched.getExecutorDecommissionState` for the kill interval.
     pub(super) fn check_speculatable_tasks(
         &mut self,
         now_ms: u64,
         settings: &SpeculationSettings,
+        topology: &Topology,
     ) -> (f64, Vec<(u32, Rc<str>, usize)>) {
         let num_tasks = self.successful.len();
         let Some(spec) = self.spec.as_mut() else {
@@ -536,12 +538,18 @@ impl TaskSetManager {
         let Some(threshold) = spec.threshold(num_tasks, settings) else {
             return (0.0, Vec::new());
         };
+        let kill_time = |e: ExecutorId| {
+            let interval = settings.decommission_kill_interval_ms?;
+            let state = topology.decommission_state(e)?;
+            Some(state.start_ms.saturating_add(interval))
+        };
         let marked = spec.mark_speculatable(
             &self.successful,
             &self.copies_running,
             now_ms,
             threshold,
             settings,
+            kill_time,
         );
         (threshold.0, marked)
     }

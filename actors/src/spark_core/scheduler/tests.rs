@@ -671,7 +671,7 @@ fn four_fetch_failures_first_from_a_decommissioned_executor(ignore: bool) -> (bo
     for attempt in 0..4 {
         if attempt > 0 {
             // The suite's `taskScheduler.executorsPendingDecommission.clear()`.
-            s.task_scheduler.decommissioned_hosts.clear();
+            s.task_scheduler.topology.clear_decommissions();
             s.resubmit_failed_stages();
             let m = s.resource_offer(&mut offer_on(1, "host1")).remove(0);
             s.status_update(m.task_id, TaskState::Finished, TaskResultData::None);
