@@ -191,6 +191,7 @@ impl Topology {
 
     /// `isHostDecommissioned` (Spark 4.0.0): an executor on the host is decommissioning with
     /// its worker host (`getExecutorDecommissionState(e).exists(_.workerHost.isDefined)`).
+    #[cfg(test)]
     pub fn is_host_decommissioned(&self, host: &str) -> bool {
         self.decommissioning_on_host
             .get(host)
@@ -266,6 +267,7 @@ impl Topology {
     }
 
     /// `executorsPendingDecommission.clear()` (the suites' reset between attempts).
+    #[cfg(test)]
     pub fn clear_decommissions(&mut self) {
         let ids: Vec<ExecutorId> = self.decommissioning.keys().copied().collect();
         for id in ids {
