@@ -1179,3 +1179,19 @@ fn an_am_silent_past_the_liveness_interval_expires_and_attempt_two_runs() {
     );
     assert_eq!(r.outcome.exception, None);
 }
+
+/// LAUNCH_FAILED (Hadoop 3.4 AMLauncher.onAMLaunchFailed, RMAppAttemptImpl
+/// .LaunchFailedTransition; TestRMAppAttemptTransitions testAllocatedToFailed): the AMLauncher's
+/// startContainers never answered, so attempt 1 fails without its AM ever running (exit status
+/// -1000, which counts) and attempt 2 runs the application.
+#[test]
+fn an_am_container_that_never_launches_fails_its_attempt_and_attempt_two_runs() {
+    let r = run("am-launch-failed");
+    assert!(r.violations.is_empty(), "{:?}", r.violations);
+    assert_eq!(r.counters.am_attempts, 2);
+    assert_eq!(common_exit_codes(&r), [-1000, 0]);
+    let registered = states(&r);
+    assert!(!registered.iter().any(|s| am_registered(s, 1)));
+    assert!(registered.iter().any(|s| am_registered(s, 2)));
+    assert_eq!(r.outcome.exception, None);
+}
