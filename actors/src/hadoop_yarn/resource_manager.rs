@@ -594,11 +594,15 @@ impl ResourceManager {
     fn on_allocate(&mut self, ask: ReplyTo<AllocateResponse>, req: AllocateRequest) {
         let num_nodes = self.live_nodes();
         let attempt_id = req.attempt_id;
-        let updated_nodes = self
-            .apps
-            .get_mut(&attempt_id.application_id)
-            .map(|a| std::mem::take(&mut a.updated_nodes))
-            .unwrap_or_default();
+        let updated_nodes = match self.apps.get_mut(&attempt_id.application_id) {
+            Some(a) => {
+                // ApplicationMasterService.allocate: AMLivelinessMonitor.receivedPing comes
+                // first, whether the call is then refused or not.
+                a.core.ping(attempt_id, crate::kernel::clock::now_ms());
+                std::mem::take(&mut a.updated_nodes)
+            }
+            None => Vec::new(),
+        };
         let app = match self.allocating(attempt_id) {
             Ok(app) => app,
             Err(f) => return self.env.reply_failure(ask, f),
@@ -616,7 +620,6 @@ impl ResourceManager {
         let Ok(app) = self.allocating(attempt_id) else {
             return;
         };
-        app.core.ping(attempt_id, crate::kernel::clock::now_ms());
         let traffic = &mut app.traffic;
         traffic.response_id += 1;
         let response = AllocateResponse {
