@@ -64,7 +64,7 @@ pub fn start_cluster(sim: &Rc<ClusterContext>) -> EndpointRef<ResourceManagerMsg
 pub fn start_client(sim: &Rc<SimContext>, rm: EndpointRef<ResourceManagerMsg>) {
     let d = &sim.dispatcher;
     let address = RpcAddress {
-        host: "spark-submit".into(),
+        host: crate::world::addresses::CLIENT_HOST.into(),
         port: 0,
     };
     let log = client_log_key(sim);

@@ -45,6 +45,12 @@ pub enum ResourceManagerMsg {
     /// `yarn rmadmin -refreshNodes -g` with the host in the exclude file: graceful
     /// decommissioning of the node.
     DecommissionNode { host: String },
+    /// `yarn application -kill <id>` (ApplicationClientProtocol `forceKillApplication`), run by
+    /// the application's user on `from_host`.
+    KillApplication {
+        id: ApplicationId,
+        from_host: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -218,6 +218,18 @@ const CHAOS_KINDS: &[ChaosKind] = &[
             (entry, format!("the shuffle service on {node} stops"))
         },
     },
+    // The user gives up on the application (`yarn application -kill`): it ends KILLED, and
+    // every invariant must still hold as its containers are killed.
+    ChaosKind {
+        name: "kill-application",
+        draw: |_, _, _, base| {
+            let entry = RawFault {
+                kind: "kill-application".into(),
+                ..base
+            };
+            (entry, "the user kills the application".into())
+        },
+    },
 ];
 
 /// The drawable kind named `name`.

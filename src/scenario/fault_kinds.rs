@@ -28,6 +28,9 @@ pub enum ActsOn {
     Fetches,
     /// The user class's `main` in the driver (a driver fault: no firing is recorded).
     UserMain,
+    /// The whole application, through the RM (`FaultTarget::Container`: its running AM
+    /// container, or `FaultTarget::Nothing` while it waits for one).
+    Application,
 }
 
 impl ActsOn {
@@ -41,6 +44,10 @@ impl ActsOn {
             ) | (ActsOn::Node, FaultTarget::Node(_))
                 | (ActsOn::Network, FaultTarget::Network(_))
                 | (ActsOn::Fetches, FaultTarget::Nothing)
+                | (
+                    ActsOn::Application,
+                    FaultTarget::Container(_) | FaultTarget::Nothing
+                )
         )
     }
 }
@@ -124,6 +131,14 @@ pub const KINDS: &[FaultKind] = &[
             Some(s) => format!("the NodeManager kills the AM ({s})"),
             None => "the AM is killed".into(),
         },
+    },
+    FaultKind {
+        name: "kill-application",
+        keys: &[],
+        driver: false,
+        acts_on: ActsOn::Application,
+        plan: |_, _| Ok(KindPlan::Action(FaultAction::KillApplication)),
+        describe: |_| "the user kills the application (yarn application -kill)".into(),
     },
     FaultKind {
         name: "kill-node",

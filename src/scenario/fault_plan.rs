@@ -19,6 +19,7 @@ pub(super) const TRIGGER_KEYS: &[&str] = &[
     "after_ms",
     "attempt",
     "app",
+    "running_app",
 ];
 
 /// The keys given to a fault of `kind` that it does not use, with the keys it does take; `None`

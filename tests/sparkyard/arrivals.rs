@@ -442,3 +442,21 @@ fn shrink_keeps_the_outcome_of_the_application_that_showed_it() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `kill-application` with `running_app` (Hadoop 3.4 ClientRMService.forceKillApplication on
+/// a shared cluster): the user kills the second application running at 20 s; it alone ends
+/// KILLED (its containers killed while the run goes on), and the first one succeeds.
+#[test]
+fn a_killed_application_on_a_shared_cluster_ends_alone() {
+    let dir = temp_dir("killed");
+    let kill = "[[faults]]\nkind = \"kill-application\"\nat_ms = 20000\nrunning_app = 2\n";
+    let s = scenario::load(&two_applications(&dir, kill)).expect("loads");
+    let a = arrivals::run_scenario(&s, None).expect("runs");
+    let apps = &a.run.applications;
+    let ended: Vec<(&str, bool)> = apps
+        .iter()
+        .map(|x| (x.entry.as_str(), x.succeeded))
+        .collect();
+    assert_eq!(ended, [("first", true), ("second", false)]);
+    assert_eq!(a.run.faults_fired, 1);
+}

@@ -36,7 +36,7 @@ fn entry(kind: &str, executor_1_host: &str) -> String {
     let later = "on_executor_registered = 1\nafter_ms = 3000\n";
     let keys = match kind {
         "kill-executor" | "failing-executor" => "executor = 1\n".to_string(),
-        "kill-am" => String::new(),
+        "kill-am" | "kill-application" => String::new(),
         "kill-node" | "decommission-node" | "exclude-node" => "target = \"executor:1\"\n".into(),
         // The shuffle service stops while the reduce stage fetches from it.
         "kill-shuffle-service" => {

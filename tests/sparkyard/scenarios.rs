@@ -1124,3 +1124,74 @@ fn an_aborted_applications_end_follows_its_killed_tasks_with_exit_code_zero() {
         "TaskEnd at {last_killed}, ApplicationEnd at {end}"
     );
 }
+
+/// `yarn application -kill` (Hadoop 3.4 ClientRMService.forceKillApplication, RMAppImpl's
+/// KillAttemptTransition and AppKilledTransition; TestRMAppTransitions testAppRunningKill) and
+/// Spark 4.0.0's Client.run on a KILLED report (spark-yarn_2.13-4.0.0.jar: `Application %s is
+/// killed`): the report ends KILLED / KILLED with the kill's message, and spark-submit throws.
+#[test]
+fn a_killed_application_ends_killed_and_spark_submit_throws() {
+    use sparkyard_messages::records::{FinalApplicationStatus, YarnApplicationState};
+    let r = run("application-killed");
+    assert!(r.violations.is_empty(), "{:?}", r.violations);
+    let o = &r.outcome;
+    assert_eq!(o.state, Some(YarnApplicationState::Killed));
+    assert_eq!(o.final_status, Some(FinalApplicationStatus::Killed));
+    assert!(
+        o.diagnostics.starts_with(
+            "Kill application application_1764662400000_0001 received from spark (auth:SIMPLE) at 10.0.0."
+        ),
+        "{}",
+        o.diagnostics
+    );
+    let e = o.exception.as_ref().expect("the Client throws");
+    assert_eq!(e.class, "org.apache.spark.SparkException");
+    assert_eq!(
+        e.message,
+        "Application application_1764662400000_0001 is killed"
+    );
+    let killed = states(&r).iter().any(|s| {
+        matches!(
+            s,
+            StateChange::AppState {
+                state: YarnApplicationState::Killed,
+                ..
+            }
+        )
+    });
+    assert!(killed, "the RMApp went KILLED");
+    assert_eq!(r.counters.am_attempts, 1);
+}
+
+/// AMLivelinessMonitor (Hadoop 3.4 RMAppAttemptImpl.ExpiredTransition; TestRMAppAttempt
+/// Transitions testRunningExpire): the AM cut off from the RM for longer than
+/// yarn.am.liveness-monitor.expiry-interval-ms expires; the RM stops its container through its
+/// NodeManager (KILLED_BY_APPMASTER, -105) and attempt 2 runs the application to success.
+#[test]
+fn an_am_silent_past_the_liveness_interval_expires_and_attempt_two_runs() {
+    let r = run("am-liveness-expired");
+    assert!(r.violations.is_empty(), "{:?}", r.violations);
+    assert_eq!(r.counters.am_attempts, 2);
+    assert_eq!(common_exit_codes(&r), [-105, 0]);
+    assert!(
+        states(&r).iter().any(|s| am_registered(s, 2)),
+        "attempt 2 registers"
+    );
+    assert_eq!(r.outcome.exception, None);
+}
+
+/// LAUNCH_FAILED (Hadoop 3.4 AMLauncher.onAMLaunchFailed, RMAppAttemptImpl
+/// .LaunchFailedTransition; TestRMAppAttemptTransitions testAllocatedToFailed): the AMLauncher's
+/// startContainers never answered, so attempt 1 fails without its AM ever running (exit status
+/// -1000, which counts) and attempt 2 runs the application.
+#[test]
+fn an_am_container_that_never_launches_fails_its_attempt_and_attempt_two_runs() {
+    let r = run("am-launch-failed");
+    assert!(r.violations.is_empty(), "{:?}", r.violations);
+    assert_eq!(r.counters.am_attempts, 2);
+    assert_eq!(common_exit_codes(&r), [-1000, 0]);
+    let registered = states(&r);
+    assert!(!registered.iter().any(|s| am_registered(s, 1)));
+    assert!(registered.iter().any(|s| am_registered(s, 2)));
+    assert_eq!(r.outcome.exception, None);
+}

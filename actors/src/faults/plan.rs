@@ -71,6 +71,9 @@ pub enum FaultAction {
     /// Every task run on executor `executor` (of the current AM attempt) from now on throws
     /// `exception` (a bad executor: a broken local disk, a bad library on its node).
     FailTasksOnExecutor { executor: u32, exception: String },
+    /// The application's user kills it (`yarn application -kill <id>` on the submitting host):
+    /// the RM's KILL.
+    KillApplication,
 }
 
 /// Which node a node fault acts on: a host, or a node of the application, resolved when the
@@ -186,7 +189,9 @@ impl FaultAction {
             | FaultAction::ExcludeNode { node }
             | FaultAction::KillShuffleService { node }
             | FaultAction::SlowNode { node, .. } => node.names_executors(),
-            FaultAction::KillApplicationMaster { .. } | FaultAction::FailFetches { .. } => false,
+            FaultAction::KillApplicationMaster { .. }
+            | FaultAction::FailFetches { .. }
+            | FaultAction::KillApplication => false,
         }
     }
 }

@@ -1,14 +1,14 @@
 //! The YARN ResourceManager actor: the shell around the applications' and attempts' lifecycles
 //! (`RMAppImpl`, `RMAppAttemptImpl`: the plain state machines of `rm_app` and `rm_app_attempt`,
 //! whose effects it carries out), the CapacityScheduler's container assignment on NodeManager
-//! heartbeats, the AMLauncher, the ApplicationMasterService (register / allocate / finish) and
-//! the ClientRMService calls.
+//! heartbeats, the AMLauncher, the ApplicationMasterService (register / allocate / finish), the
+//! AMLivelinessMonitor and the ClientRMService calls (reports, `forceKillApplication`).
 
 use crate::hadoop_yarn::capacity_scheduler::{
     AllocationLimits, CapacityScheduler, GrantedPriority, InvalidRequest,
 };
 use crate::hadoop_yarn::rm_app::{AppEffect, AppRules, FailedAttemptsLog, RmApp};
-use crate::hadoop_yarn::rm_app_attempt::MasterServiceRefusal;
+use crate::hadoop_yarn::rm_app_attempt::{MasterServiceRefusal, am_launch_failed_diagnostics};
 use crate::info;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
@@ -182,6 +182,9 @@ impl ResourceManager {
             ResourceManagerMsg::NodeHeartbeat(req) => self.on_node_heartbeat(req, ctx),
             ResourceManagerMsg::AskReply(reply) => self.on_ask_reply(reply, ctx),
             ResourceManagerMsg::DecommissionNode { host } => self.decommission_node(&host),
+            ResourceManagerMsg::KillApplication { id, from_host } => {
+                self.force_kill_application(id, &from_host)
+            }
         }
     }
 
@@ -335,6 +338,16 @@ impl ResourceManager {
                     "The number of failed attempts{window}is {n}. The max attempts is {}",
                     rules.max_attempts
                 );
+            }
+            AppEffect::AttemptKilled { attempt, stop_am } => {
+                info!(
+                    log,
+                    TARGET,
+                    "Updating application attempt {attempt} with final state: KILLED, and exit status: {}",
+                    exit_status::INVALID
+                );
+                let am = stop_am.then_some(exit_status::KILLED_BY_APPMASTER);
+                self.end_attempt(attempt, am);
             }
             // RMAppImpl.AttemptFailedFinalStateSavedTransition: LOG.info(msg).
             AppEffect::FailedFinally => {
@@ -569,6 +582,9 @@ impl ResourceManager {
             self.env.log(),
             "yarn::ApplicationMasterService", "AM registration {attempt}"
         );
+        if let Some(app) = self.apps.get_mut(&attempt.application_id) {
+            app.core.ping(attempt, crate::kernel::clock::now_ms());
+        }
         self.carry_out(attempt.application_id, effects);
         let value = RegisterApplicationMasterResponse {
             maximum_capability: self.max_capability(),
@@ -580,11 +596,15 @@ impl ResourceManager {
     fn on_allocate(&mut self, ask: ReplyTo<AllocateResponse>, req: AllocateRequest) {
         let num_nodes = self.live_nodes();
         let attempt_id = req.attempt_id;
-        let updated_nodes = self
-            .apps
-            .get_mut(&attempt_id.application_id)
-            .map(|a| std::mem::take(&mut a.updated_nodes))
-            .unwrap_or_default();
+        let updated_nodes = match self.apps.get_mut(&attempt_id.application_id) {
+            Some(a) => {
+                // ApplicationMasterService.allocate: AMLivelinessMonitor.receivedPing comes
+                // first, whether the call is then refused or not.
+                a.core.ping(attempt_id, crate::kernel::clock::now_ms());
+                std::mem::take(&mut a.updated_nodes)
+            }
+            None => Vec::new(),
+        };
         let app = match self.allocating(attempt_id) {
             Ok(app) => app,
             Err(f) => return self.env.reply_failure(ask, f),
@@ -975,6 +995,12 @@ fn activated_diagnostics(now_epoch_ms: u64, am_resource: Resource) -> String {
     )
 }
 
+/// `ClientRMService.forceKillApplication`'s message (Hadoop 3.4): the caller's UGI
+/// (`<user> (auth:SIMPLE)`, no Kerberos in the simulator) and its address.
+pub fn kill_diagnostics(id: ApplicationId, user: &str, ip: &str) -> String {
+    format!("Kill application {id} received from {user} (auth:SIMPLE) at {ip}")
+}
+
 /// `CapacityScheduler.addApplication` for a queue it does not know.
 pub fn unknown_queue_diagnostics(id: ApplicationId, user: &str, queue: &str) -> String {
     format!("Application {id} submitted by user {user} to unknown queue: {queue}")
@@ -1121,6 +1147,12 @@ impl Actor for ResourceManager {
         ctx.run_interval(crate::kernel::clock::ms((expiry / 3).max(1)), |act, _| {
             act.expire_nodes()
         });
+        // So does the AMLivelinessMonitor (AbstractLivelinessMonitor: monitorInterval =
+        // expireInterval / 3).
+        let expiry = self.sim.config.yarn.am_liveness_expiry_interval_ms;
+        ctx.run_interval(crate::kernel::clock::ms((expiry / 3).max(1)), |act, _| {
+            act.expire_attempts()
+        });
     }
 }
 
@@ -1142,26 +1174,140 @@ impl ResourceManager {
                     "yarn::AMLauncher", "Done launching container {cid} for AM {attempt_id}"
                 );
                 if let Some(app) = self.apps.get_mut(&attempt_id.application_id) {
-                    app.core.am_launched(attempt_id);
+                    let now = crate::kernel::clock::now_ms();
+                    app.core.am_launched(attempt_id, now);
                 }
             }
-            Some(error) => {
-                let status = ContainerStatus {
-                    container_id: cid,
-                    state: ContainerState::Complete,
-                    exit_status: exit_status::INVALID,
-                    diagnostics: error,
-                };
-                let node = self
-                    .apps
-                    .get(&attempt_id.application_id)
-                    .filter(|a| a.core.current_attempt_id() == Some(attempt_id))
-                    .and_then(|_| self.scheduler.live_container(attempt_id, cid));
-                if let Some(node) = node {
-                    self.on_container_completed(node, status);
-                }
-            }
+            Some(error) => self.am_launch_failed(attempt_id, cid, &error),
         }
+    }
+
+    /// `AMLauncher.onAMLaunchFailed`: `startContainers` for the AM container failed (its
+    /// NodeManager is gone, or did not answer within the RPC timeout), so the attempt gets
+    /// LAUNCH_FAILED with the launcher's text. The container never ran: the scheduler takes it
+    /// back at once (`AppAttemptRemovedSchedulerEvent`), and the application retries or fails.
+    fn am_launch_failed(
+        &mut self,
+        attempt_id: ApplicationAttemptId,
+        cid: ContainerId,
+        error: &str,
+    ) {
+        let id = attempt_id.application_id;
+        let node = self
+            .apps
+            .get(&id)
+            .filter(|a| a.core.current_attempt_id() == Some(attempt_id))
+            .and_then(|_| self.scheduler.live_container(attempt_id, cid));
+        let Some(node) = node else {
+            return;
+        };
+        let message = am_launch_failed_diagnostics(attempt_id, error);
+        info!(self.env.log(), "yarn::AMLauncher", "{message}");
+        let knew_it = !self.completed.insert(cid);
+        self.sim.violations.container_completed(cid, knew_it);
+        self.scheduler.complete_container(node, cid);
+        self.sim.observe_app(
+            id,
+            RunEvent::AmContainerCompleted {
+                attempt: attempt_id.attempt_id,
+                exit_status: exit_status::INVALID,
+            },
+        );
+        self.end_attempt(attempt_id, None);
+        let now = crate::kernel::clock::now_epoch_ms();
+        let Some(app) = self.apps.get_mut(&id) else {
+            return;
+        };
+        let effects = app.core.launch_failed(attempt_id, message, now);
+        self.carry_out(id, effects);
+    }
+
+    /// `ClientRMService.forceKillApplication` (`yarn application -kill <id>`, run by the
+    /// application's user on `from_host`): the KILL event with Hadoop's message, `Kill
+    /// application <id> received from <user> (auth:SIMPLE) at <ip>`; nothing once the final
+    /// state is stored (`isAppFinalStateStored`: FINISHING is reported FINISHED) or for an
+    /// application the RM does not know.
+    fn force_kill_application(&mut self, id: ApplicationId, from_host: &str) {
+        let Some(app) = self.apps.get(&id) else {
+            return;
+        };
+        if app.core.yarn_state().is_terminal() {
+            return;
+        }
+        let user = app.submission.user.clone();
+        let ip = self.sim.host_ip(from_host);
+        let message = kill_diagnostics(id, &user, &ip);
+        // RMAppImpl.auditLogKillEvent, on the kill-by-client event.
+        info!(
+            self.env.log(),
+            "yarn::RMAuditLogger",
+            "USER={user}\tIP={ip}\tOPERATION=Kill Application Request\tTARGET=RMAppImpl\tRESULT=SUCCESS\tAPPID={id}"
+        );
+        let now = crate::kernel::clock::now_epoch_ms();
+        let Some(app) = self.apps.get_mut(&id) else {
+            return;
+        };
+        let effects = app.core.kill(&message, now);
+        self.carry_out(id, effects);
+    }
+
+    /// `AMLivelinessMonitor` (every third of `yarn.am.liveness-monitor.expiry-interval-ms`):
+    /// an attempt whose AM has not registered or called allocate for longer than the interval
+    /// EXPIRES (`Expired:<attempt> Timed out after <n> secs`): its AM container is stopped, its
+    /// containers killed, and it FAILS (`ExpiredTransition`), counted toward the maximum of
+    /// attempts.
+    fn expire_attempts(&mut self) {
+        let now = crate::kernel::clock::now_ms();
+        let expiry = self.sim.config.yarn.am_liveness_expiry_interval_ms;
+        let expired: Vec<ApplicationAttemptId> = self
+            .apps
+            .values()
+            .filter_map(|a| a.core.expired_attempt(now, expiry))
+            .collect();
+        for attempt in expired {
+            info!(
+                self.env.log(),
+                "yarn::AMLivelinessMonitor",
+                "Expired:{attempt} Timed out after {} secs",
+                expiry / 1000
+            );
+            self.end_attempt(attempt, Some(exit_status::KILLED_BY_APPMASTER));
+            let now = crate::kernel::clock::now_epoch_ms();
+            let id = attempt.application_id;
+            let Some(app) = self.apps.get_mut(&id) else {
+                continue;
+            };
+            let effects = app.core.expire(attempt, now);
+            self.carry_out(id, effects);
+        }
+    }
+
+    /// An attempt ended by the RM (`BaseFinalTransition`): the AMLauncher's CLEANUP stops its AM
+    /// container with `am_status` (`None`: it has none running), the NodeManagers kill its
+    /// other containers, and the scheduler lets it go (`AppAttemptRemovedSchedulerEvent`).
+    fn end_attempt(&mut self, attempt: ApplicationAttemptId, am_status: Option<i32>) {
+        let Some(a) = self
+            .apps
+            .get(&attempt.application_id)
+            .and_then(|a| a.core.attempt(attempt))
+        else {
+            return;
+        };
+        let mut cleanup = Vec::new();
+        for (cid, node) in self.scheduler.live_containers(attempt) {
+            let status = match (a.is_am_container(cid), am_status) {
+                (true, Some(s)) => s,
+                (true, None) => continue,
+                (false, _) => exit_status::KILLED_AFTER_APP_COMPLETION,
+            };
+            cleanup.push((node, cid, status));
+        }
+        for (node, cid, status) in cleanup {
+            self.nodes[node].cleanup.push((cid, status));
+        }
+        self.scheduler.stop_attempt(attempt);
+        // LeafQueue.finishApplicationAttempt runs activateApplications at once.
+        self.note_activated();
     }
 }
 

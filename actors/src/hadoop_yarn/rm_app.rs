@@ -1,21 +1,22 @@
 //! An application's lifecycle in the ResourceManager as a plain state machine (Hadoop 3.4's
-//! `RMAppImpl`, RMAppImpl.java): SUBMITTED, ACCEPTED, RUNNING, FINISHING, FINISHED and FAILED,
-//! its attempts (`rm_app_attempt`), the retry rule with the attempt-failure validity interval and
-//! the maximum of attempts, and the report's state, diagnostics, times and URLs. Each event
-//! returns the typed effects the ResourceManager actor carries out in order (log, trace, start
-//! an attempt with the scheduler, stop its asks). No actix, no clock: times are passed in.
+//! `RMAppImpl`, RMAppImpl.java): SUBMITTED, ACCEPTED, RUNNING, FINISHING, FINISHED, FAILED and
+//! KILLED, its attempts (`rm_app_attempt`), the retry rule with the attempt-failure validity
+//! interval and the maximum of attempts, the user's KILL, an attempt's EXPIRE and LAUNCH_FAILED,
+//! and the report's state, diagnostics, times and URLs. Each event returns the typed effects the
+//! ResourceManager actor carries out in order (log, trace, start an attempt with the scheduler,
+//! stop its asks, kill an attempt's containers). No actix, no clock: times are passed in.
 //!
 //! The simulator has no state store, so NEW and NEW_SAVING (START, APP_NEW_SAVED) and
-//! FINAL_SAVING (APP_UPDATE_SAVED) are passed through at once; nothing kills or moves an
-//! application, so there is no KILLING or KILLED.
+//! FINAL_SAVING (APP_UPDATE_SAVED) are passed through at once, and so is KILLING: the attempt's
+//! ATTEMPT_KILLED answers the application's KILL in the same call. Nothing moves an application.
 
 use crate::hadoop_yarn::rm_app_attempt::{
-    AmContainerExit, MasterServiceRefusal, NOT_AVAILABLE, RmAppAttempt,
+    AmContainerExit, AttemptKill, MasterServiceRefusal, NOT_AVAILABLE, RmAppAttempt,
     should_count_towards_max_attempt_retry,
 };
 use sparkyard_messages::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
 use sparkyard_messages::records::{
-    ContainerStatus, FinalApplicationStatus as Final, YarnApplicationState as Yarn,
+    ContainerStatus, FinalApplicationStatus as Final, YarnApplicationState as Yarn, exit_status,
 };
 
 /// `SchedulerApplicationAttempt.AMState.LAUNCHED`'s diagnostic message.
@@ -32,6 +33,9 @@ pub enum RmAppState {
     Finishing,
     Finished,
     Failed,
+    /// KILL, through KILLING (`KillAttemptTransition`) or at once from SUBMITTED
+    /// (`AppKilledTransition`).
+    Killed,
 }
 
 impl RmAppState {
@@ -43,6 +47,7 @@ impl RmAppState {
             Self::Running => Yarn::Running,
             Self::Finishing | Self::Finished => Yarn::Finished,
             Self::Failed => Yarn::Failed,
+            Self::Killed => Yarn::Killed,
         }
     }
 }
@@ -99,6 +104,14 @@ pub enum AppEffect {
     },
     /// What `AttemptFailedTransition` logs before it decides.
     FailedAttempts(FailedAttemptsLog),
+    /// `Updating application attempt <id> with final state: KILLED, and exit status: -1000`:
+    /// the attempt was killed with its application; the scheduler lets it go and its containers
+    /// are killed (`AppAttemptRemovedSchedulerEvent`), its AM container stopped by the
+    /// AMLauncher's CLEANUP when it had one (`stop_am`).
+    AttemptKilled {
+        attempt: ApplicationAttemptId,
+        stop_am: bool,
+    },
     /// `AttemptFailedFinalStateSavedTransition`: the application's diagnostics at INFO.
     FailedFinally,
 }
@@ -269,11 +282,108 @@ impl RmApp {
         }
     }
 
-    /// The AMLauncher started the AM container of `attempt` (LAUNCHED).
-    pub fn am_launched(&mut self, attempt: ApplicationAttemptId) {
+    /// The AMLauncher started the AM container of `attempt` (LAUNCHED); the liveness monitor
+    /// watches it from `now_ms` (virtual ms).
+    pub fn am_launched(&mut self, attempt: ApplicationAttemptId, now_ms: u64) {
         if let Some(a) = self.attempt_mut(attempt) {
-            a.launched();
+            a.launched(now_ms);
         }
+    }
+
+    /// `AMLivelinessMonitor.receivedPing` for the current attempt (register, allocate).
+    #[inline]
+    pub fn ping(&mut self, attempt: ApplicationAttemptId, now_ms: u64) {
+        if let Some(a) = self.attempts.last_mut().filter(|a| a.id() == attempt) {
+            a.ping(now_ms);
+        }
+    }
+
+    /// The current attempt, if the liveness monitor finds it silent for longer than
+    /// `expiry_ms` at `now_ms`.
+    pub fn expired_attempt(&self, now_ms: u64, expiry_ms: u64) -> Option<ApplicationAttemptId> {
+        self.current_attempt()
+            .filter(|a| a.liveness_expired(now_ms, expiry_ms))
+            .map(RmAppAttempt::id)
+    }
+
+    /// KILL (`yarn application -kill`, ClientRMService.forceKillApplication with its message
+    /// `diagnostics`): SUBMITTED -> KILLED (`AppKilledTransition`); ACCEPTED or RUNNING ->
+    /// KILLING, the current attempt KILLED (`KillAttemptTransition`), and on its ATTEMPT_KILLED
+    /// -> KILLED (`AppKilledTransition`: the message as the diagnostics, final status KILLED, a
+    /// finish time). Once the final state is stored (FINISHING, FINISHED, FAILED, KILLED) it
+    /// changes nothing (`isAppFinalStateStored`).
+    pub fn kill(&mut self, diagnostics: &str, now: u64) -> Vec<AppEffect> {
+        let mut effects = Vec::new();
+        match self.state {
+            RmAppState::Submitted => {}
+            RmAppState::Accepted | RmAppState::Running => {
+                let rm_web = &self.rm_web;
+                let Some(a) = self.attempts.last_mut() else {
+                    return effects;
+                };
+                if let AttemptKill::Killed { stop_am } = a.kill(rm_web) {
+                    let attempt = a.id();
+                    effects.push(AppEffect::AttemptKilled { attempt, stop_am });
+                }
+            }
+            _ => return effects,
+        }
+        // The report's diagnostics are the kill's message (the simulator keeps one text for
+        // the application's and the attempt's launch diagnostics).
+        self.diagnostics = diagnostics.to_string();
+        self.final_status = Final::Killed;
+        self.finish_time = now;
+        self.move_to(RmAppState::Killed, &mut effects);
+        effects
+    }
+
+    /// EXPIRE of `attempt` (`ExpiredTransition`): it FAILS with `ApplicationMaster for attempt
+    /// <id> timed out`, and the application retries or fails (`AttemptFailedTransition`).
+    pub fn expire(&mut self, attempt: ApplicationAttemptId, now: u64) -> Vec<AppEffect> {
+        let rm_web = self.rm_web.clone();
+        let expired = self
+            .attempt_mut(attempt)
+            .and_then(|a| a.expire(&rm_web, now));
+        self.attempt_ended_failed(attempt, expired, now)
+    }
+
+    /// LAUNCH_FAILED of `attempt` (`LaunchFailedTransition`): the AMLauncher's text
+    /// (`onAMLaunchFailed`) is the attempt's diagnostics; it FAILS and the application retries
+    /// or fails.
+    pub fn launch_failed(
+        &mut self,
+        attempt: ApplicationAttemptId,
+        diagnostics: String,
+        now: u64,
+    ) -> Vec<AppEffect> {
+        let rm_web = self.rm_web.clone();
+        let failed = self
+            .attempt_mut(attempt)
+            .is_some_and(|a| a.launch_failed(&rm_web, now));
+        self.attempt_ended_failed(attempt, failed.then_some(diagnostics), now)
+    }
+
+    /// An attempt that FAILED with `diagnostics` (`None`: the event was ignored) and an INVALID
+    /// AM exit status: `Updating application attempt ...`, then `AttemptFailedTransition` if it
+    /// is the current one.
+    fn attempt_ended_failed(
+        &mut self,
+        attempt: ApplicationAttemptId,
+        diagnostics: Option<String>,
+        now: u64,
+    ) -> Vec<AppEffect> {
+        let mut effects = Vec::new();
+        let Some(diagnostics) = diagnostics else {
+            return effects;
+        };
+        effects.push(AppEffect::AttemptFailed {
+            attempt,
+            exit_status: exit_status::INVALID,
+        });
+        if self.current_attempt_id() == Some(attempt) {
+            self.attempt_failed(diagnostics, now, &mut effects);
+        }
+        effects
     }
 
     fn attempt_mut(&mut self, id: ApplicationAttemptId) -> Option<&mut RmAppAttempt> {
@@ -336,7 +446,7 @@ impl RmApp {
         let mut effects = Vec::new();
         if matches!(
             self.state,
-            RmAppState::Finishing | RmAppState::Finished | RmAppState::Failed
+            RmAppState::Finishing | RmAppState::Finished | RmAppState::Failed | RmAppState::Killed
         ) {
             return Ok(effects);
         }
@@ -501,7 +611,7 @@ pub fn app_attempt_failed_diagnostics(
 mod tests {
     use super::*;
     use crate::hadoop_yarn::rm_app_attempt::RmAppAttemptState;
-    use sparkyard_messages::records::{ContainerState, exit_status};
+    use sparkyard_messages::records::ContainerState;
 
     const RM_WEB: &str = "http://rm:8088";
 
@@ -536,7 +646,7 @@ mod tests {
     fn launch_current(app: &mut RmApp) -> ApplicationAttemptId {
         let id = app.current_attempt_id().expect("an attempt");
         app.am_container_allocated(id, am_container(id.attempt_id));
-        app.am_launched(id);
+        app.am_launched(id, 0);
         id
     }
 
@@ -871,6 +981,156 @@ mod tests {
         assert!(app.diagnostics().starts_with(
             "Application application_1764662400000_0001 failed 2 times in previous 10000 milliseconds (global limit =4; local limit is =2) due to"
         ));
+    }
+
+    /// The attempt's KILL message as ClientRMService.forceKillApplication builds it.
+    const KILL_MSG: &str = "Kill application application_1764662400000_0001 received from fooTestAppRunningKill (auth:SIMPLE) at 10.0.0.2";
+
+    // TestRMAppTransitions testAppSubmittedKill: SUBMITTED => KILLED on KILL, with the kill's
+    // message as the diagnostics (assertKilled), final status KILLED and a finish time.
+    #[test]
+    fn a_submitted_app_is_killed_at_once() {
+        let mut app = submitted(AppRules::new(None, 2, None));
+        let effects = app.kill(KILL_MSG, 150);
+        assert_eq!(effects, vec![changed(Yarn::Submitted, Yarn::Killed)]);
+        assert_eq!(app.state(), RmAppState::Killed);
+        assert_eq!(app.final_status(), Final::Killed);
+        assert_eq!(app.diagnostics(), KILL_MSG);
+        assert_eq!(app.finish_time(), 150);
+        assert_eq!(app.current_attempt_id(), None);
+    }
+
+    // TestRMAppTransitions testAppAcceptedKill: ACCEPTED => KILLING on KILL, the attempt
+    // KILLED (KillAttemptTransition), then KILLED on ATTEMPT_KILLED (assertAppAndAttemptKilled).
+    #[test]
+    fn an_accepted_app_is_killed_with_its_attempt() {
+        let mut app = accepted(2, None);
+        let id = app.current_attempt_id().unwrap();
+        let effects = app.kill(KILL_MSG, 200);
+        assert_eq!(
+            effects,
+            vec![
+                AppEffect::AttemptKilled {
+                    attempt: id,
+                    stop_am: false
+                },
+                changed(Yarn::Accepted, Yarn::Killed),
+            ]
+        );
+        assert_eq!(app.yarn_state(), Yarn::Killed);
+        assert_eq!(app.final_status(), Final::Killed);
+        assert_eq!(app.diagnostics(), KILL_MSG);
+        assert_eq!(
+            app.current_attempt().map(RmAppAttempt::state),
+            Some(RmAppAttemptState::Killed)
+        );
+    }
+
+    // TestRMAppTransitions testAppRunningKill: RUNNING => KILLING => KILLED with the attempt
+    // KILLED and its AM container stopped; the killed application's AM is refused by the
+    // ApplicationMasterService and its late unregister changes nothing (isAppFinalStateStored).
+    #[test]
+    fn a_running_app_is_killed_with_its_attempt() {
+        let mut app = accepted(2, None);
+        let id = register_current(&mut app);
+        let effects = app.kill(KILL_MSG, 300);
+        assert_eq!(
+            effects,
+            vec![
+                AppEffect::AttemptKilled {
+                    attempt: id,
+                    stop_am: true
+                },
+                changed(Yarn::Running, Yarn::Killed),
+            ]
+        );
+        assert_eq!(app.finish_time(), 300);
+        assert_eq!((app.am_host(), app.am_rpc_port()), (None, -1));
+        assert_eq!(
+            app.tracking_url(),
+            "http://rm:8088/cluster/app/application_1764662400000_0001"
+        );
+        assert_eq!(app.check_allocate(id), Err(MasterServiceRefusal::NotFound));
+        let late = app.attempt_unregistered(id, Final::Failed, "late", "", 310);
+        assert_eq!(late, Ok(vec![]));
+        assert_eq!(app.final_status(), Final::Killed);
+        // The AM container's exit afterwards neither fails the attempt nor retries.
+        assert_eq!(fail_current(&mut app, 143, "", 320), vec![]);
+        assert_eq!(app.state(), RmAppState::Killed);
+    }
+
+    // TestRMAppTransitions testAppFinishingKill, testAppFinishedFinished, testAppFailedFailed
+    // and testAppKilledKilled: KILL changes nothing once the final state is stored.
+    #[test]
+    fn kill_changes_nothing_once_the_final_state_is_stored() {
+        let mut app = accepted(2, None);
+        let id = register_current(&mut app);
+        app.attempt_unregistered(id, Final::Succeeded, "ok", "", 300)
+            .unwrap();
+        assert_eq!(app.kill(KILL_MSG, 310), vec![]);
+        assert_eq!(app.state(), RmAppState::Finishing);
+        assert_eq!(app.final_status(), Final::Succeeded);
+        assert_eq!(app.diagnostics(), "ok");
+        let mut app = accepted(1, None);
+        register_current(&mut app);
+        fail_current(&mut app, 1, "", 200);
+        assert_eq!(app.kill(KILL_MSG, 210), vec![]);
+        assert_eq!(app.final_status(), Final::Failed);
+        let mut app = accepted(2, None);
+        app.kill(KILL_MSG, 100);
+        assert_eq!(app.kill("again", 110), vec![]);
+        assert_eq!((app.diagnostics(), app.finish_time()), (KILL_MSG, 100));
+    }
+
+    // TestRMAppTransitions testAppRunningFailed with the attempt's EXPIRE
+    // (RMAppAttemptImpl.ExpiredTransition): the expired attempt FAILS with an INVALID exit
+    // status, which counts, and the application retries, then fails naming the timeout.
+    #[test]
+    fn expired_attempts_count_and_retry_then_fail() {
+        let mut app = accepted(2, None);
+        let first = register_current(&mut app);
+        assert_eq!(app.expired_attempt(600_000, 600_000), None);
+        let effects = app.expire(first, 700);
+        assert_eq!(
+            effects,
+            vec![
+                AppEffect::AttemptFailed {
+                    attempt: first,
+                    exit_status: exit_status::INVALID
+                },
+                AppEffect::FailedAttempts(FailedAttemptsLog::Count(1)),
+                changed(Yarn::Running, Yarn::Accepted),
+                AppEffect::AttemptStarted(attempt(2)),
+            ]
+        );
+        assert_eq!(
+            app.diagnostics(),
+            "ApplicationMaster for attempt appattempt_1764662400000_0001_000001 timed out"
+        );
+        // A second EXPIRE of the ended attempt is ignored.
+        assert_eq!(app.expire(first, 710), vec![]);
+        let second = register_current(&mut app);
+        app.expire(second, 800);
+        assert_eq!(app.state(), RmAppState::Failed);
+        assert!(app.diagnostics().starts_with(
+            "Application application_1764662400000_0001 failed 2 times (global limit =4; local limit is =2) due to ApplicationMaster for attempt appattempt_1764662400000_0001_000002 timed out"
+        ));
+    }
+
+    // TestRMAppTransitions testAppAcceptedFailed with the attempt's LAUNCH_FAILED
+    // (LaunchFailedTransition): the AMLauncher's text is the attempt's diagnostics; it counts.
+    #[test]
+    fn a_failed_am_launch_fails_the_attempt_and_retries() {
+        let mut app = accepted(2, None);
+        let id = app.current_attempt_id().unwrap();
+        app.am_container_allocated(id, am_container(1));
+        let effects = app.launch_failed(id, "Error launching x".into(), 50);
+        assert!(effects.contains(&AppEffect::FailedAttempts(FailedAttemptsLog::Count(1))));
+        assert_eq!(app.current_attempt_id(), Some(attempt(2)));
+        assert_eq!(app.diagnostics(), "Error launching x");
+        // Once launched, LAUNCH_FAILED is not the attempt's event any more.
+        let id = launch_current(&mut app);
+        assert_eq!(app.launch_failed(id, "late".into(), 60), vec![]);
     }
 
     // RMAppImpl.AttemptFailedTransition: two preemptions with max-attempts 2 leave the app

@@ -1,12 +1,13 @@
 //! One application attempt's lifecycle in the ResourceManager as a plain state machine (Hadoop
 //! 3.4's `RMAppAttemptImpl`, RMAppAttemptImpl.java): SCHEDULED, ALLOCATED, LAUNCHED, RUNNING,
-//! FINISHING, FINISHED and FAILED; its AM's host, port and tracking URLs; the AM container's exit
-//! and the text the RM shows for it; and whether the ApplicationMasterService still knows the
-//! attempt. No actix, no clock: the RM passes times in and acts on what it gets back.
+//! FINISHING, FINISHED, FAILED and KILLED; its AM's host, port and tracking URLs; the AM
+//! container's exit and the text the RM shows for it; the KILL event (the application killed by
+//! its user), the EXPIRE event (`AMLivelinessMonitor`: the AM's last allocate is older than the
+//! expiry interval) with the AM's last ping; and whether the ApplicationMasterService still knows
+//! the attempt. No actix, no clock: the RM passes times in and acts on what it gets back.
 //!
-//! The simulator has no state store, no unmanaged AM, no AM liveness expiry and no kill, so the
-//! saving states (ALLOCATED_SAVING, FINAL_SAVING) are passed through at once and there is no
-//! KILLED state, EXPIRE or KILL event.
+//! The simulator has no state store and no unmanaged AM, so the saving states
+//! (ALLOCATED_SAVING, FINAL_SAVING) are passed through at once.
 
 use sparkyard_messages::ids::{ApplicationAttemptId, ContainerId};
 use sparkyard_messages::records::{ContainerStatus, RpcFailure, exit_status};
@@ -32,12 +33,14 @@ pub enum RmAppAttemptState {
     Finishing,
     Finished,
     Failed,
+    /// KILL (the application was killed): `BaseFinalTransition(KILLED)`.
+    Killed,
 }
 
 impl RmAppAttemptState {
     /// Past `BaseFinalTransition`: the ApplicationMasterService has unregistered the attempt.
     pub fn is_final(self) -> bool {
-        matches!(self, Self::Finished | Self::Failed)
+        matches!(self, Self::Finished | Self::Failed | Self::Killed)
     }
 }
 
@@ -51,6 +54,7 @@ impl fmt::Display for RmAppAttemptState {
             Self::Finishing => "FINISHING",
             Self::Finished => "FINISHED",
             Self::Failed => "FAILED",
+            Self::Killed => "KILLED",
         })
     }
 }
@@ -120,7 +124,18 @@ pub enum AmContainerExit {
         exit_status: i32,
         diagnostics: String,
     },
-    /// The attempt had already ended (FINISHED or FAILED): the event is ignored.
+    /// The attempt had already ended (FINISHED, FAILED or KILLED): the event is ignored.
+    Ignored,
+}
+
+/// What KILL did to the attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttemptKill {
+    /// -> KILLED. `stop_am`: the AMLauncher's CLEANUP stops the AM container
+    /// (`KillAllocatedAMTransition` in ALLOCATED, `FinalTransition` in LAUNCHED and RUNNING);
+    /// a SCHEDULED attempt has none (`BaseFinalTransition`).
+    Killed { stop_am: bool },
+    /// FINISHING (its final state is stored already) or ended: KILL is ignored.
     Ignored,
 }
 
@@ -142,6 +157,9 @@ pub struct RmAppAttempt {
     am_exit_status: Option<i32>,
     /// When the attempt failed (epoch ms, `getFinishTime`); 0 while it has not.
     finish_time: u64,
+    /// `AMLivelinessMonitor`'s last ping (virtual ms): set when the AM container is launched,
+    /// renewed by each register and allocate call; `None` while not monitored.
+    last_ping_ms: Option<u64>,
 }
 
 impl RmAppAttempt {
@@ -158,6 +176,7 @@ impl RmAppAttempt {
             original_tracking_url: NOT_AVAILABLE.to_string(),
             am_exit_status: None,
             finish_time: 0,
+            last_ping_ms: None,
         }
     }
 
@@ -201,7 +220,10 @@ impl RmAppAttempt {
     pub fn reports_completed_containers(&self) -> bool {
         !matches!(
             self.state,
-            RmAppAttemptState::Finishing | RmAppAttemptState::Finished | RmAppAttemptState::Failed
+            RmAppAttemptState::Finishing
+                | RmAppAttemptState::Finished
+                | RmAppAttemptState::Failed
+                | RmAppAttemptState::Killed
         )
     }
 
@@ -222,12 +244,94 @@ impl RmAppAttempt {
         }
     }
 
-    /// LAUNCHED (ALLOCATED -> LAUNCHED, `AMLaunchedTransition`). The AMLauncher's answer is a
-    /// message of its own here, so the AM may already have registered: then it stays RUNNING.
-    pub fn launched(&mut self) {
-        if self.state == RmAppAttemptState::Allocated {
-            self.state = RmAppAttemptState::Launched;
+    /// LAUNCHED (ALLOCATED -> LAUNCHED, `AMLaunchedTransition`): the `AMLivelinessMonitor`
+    /// watches the attempt from now on (`attemptLaunched`). The AMLauncher's answer is a message
+    /// of its own here, so the AM may already have registered: then it stays RUNNING.
+    pub fn launched(&mut self, now_ms: u64) {
+        match self.state {
+            RmAppAttemptState::Allocated => self.state = RmAppAttemptState::Launched,
+            RmAppAttemptState::Running => {}
+            _ => return,
         }
+        self.last_ping_ms.get_or_insert(now_ms);
+    }
+
+    /// `AMLivelinessMonitor.receivedPing` (ApplicationMasterService's register and allocate):
+    /// one store, nothing allocated, as it runs on every AM heartbeat.
+    #[inline]
+    pub fn ping(&mut self, now_ms: u64) {
+        if self.last_ping_ms.is_some() {
+            self.last_ping_ms = Some(now_ms);
+        }
+    }
+
+    /// `AbstractLivelinessMonitor.PingChecker`: monitored and silent for longer than
+    /// `expiry_ms` (`currentTime > lastPing + expireInterval`).
+    pub fn liveness_expired(&self, now_ms: u64, expiry_ms: u64) -> bool {
+        self.last_ping_ms
+            .is_some_and(|last| now_ms > last.saturating_add(expiry_ms))
+    }
+
+    /// KILL (`RMAppImpl.KillAttemptTransition` forwards the application's kill): any state
+    /// before FINISHING -> KILLED (`BaseFinalTransition(KILLED)`: the AM's host and port
+    /// invalidated, `rememberTargetTransitionsAndStoreState`'s `setTrackingUrlToRMAppPage`), no
+    /// longer watched by the liveness monitor; FINISHING and the ended states ignore it.
+    pub fn kill(&mut self, rm_web: &str) -> AttemptKill {
+        let stop_am = match self.state {
+            RmAppAttemptState::Scheduled => false,
+            RmAppAttemptState::Allocated
+            | RmAppAttemptState::Launched
+            | RmAppAttemptState::Running => true,
+            _ => return AttemptKill::Ignored,
+        };
+        self.end(RmAppAttemptState::Killed, rm_web);
+        AttemptKill::Killed { stop_am }
+    }
+
+    /// EXPIRE from the `AMLivelinessMonitor` in LAUNCHED or RUNNING (`ExpiredTransition`):
+    /// FAILED with `ApplicationMaster for attempt <id> timed out`; the AM container's exit status
+    /// stays INVALID, so the failure counts toward the maximum of attempts. `None` in any other
+    /// state (FINISHING is watched by the AMFinishingMonitor, not modelled).
+    pub fn expire(&mut self, rm_web: &str, now: u64) -> Option<String> {
+        if !matches!(
+            self.state,
+            RmAppAttemptState::Launched | RmAppAttemptState::Running
+        ) {
+            return None;
+        }
+        self.fail(exit_status::INVALID, rm_web, now);
+        Some(am_expired_diagnostics(self.id))
+    }
+
+    /// LAUNCH_FAILED in ALLOCATED (`LaunchFailedTransition`): the AMLauncher could not start the
+    /// AM container; FAILED with the launcher's text (`onAMLaunchFailed`) and an INVALID exit
+    /// status, which counts. `None` in any other state (FINAL_SAVING, KILLED ignore it).
+    pub fn launch_failed(&mut self, rm_web: &str, now: u64) -> bool {
+        if self.state != RmAppAttemptState::Allocated {
+            return false;
+        }
+        self.fail(exit_status::INVALID, rm_web, now);
+        true
+    }
+
+    /// FAILED at `now` with the AM container's `exit_status` (`getAMContainerExitStatus`, what
+    /// `shouldCountTowardsMaxAttemptRetry` reads).
+    fn fail(&mut self, exit_status: i32, rm_web: &str, now: u64) {
+        self.am_exit_status = Some(exit_status);
+        self.finish_time = now;
+        self.end(RmAppAttemptState::Failed, rm_web);
+    }
+
+    /// `BaseFinalTransition` to `state`: the AM's host and port invalidated, both tracking URLs
+    /// the RM's application page (`setTrackingUrlToRMAppPage`), the liveness monitor lets go.
+    fn end(&mut self, state: RmAppAttemptState, rm_web: &str) {
+        let app_page = format!("{rm_web}/cluster/app/{}", self.id.application_id);
+        self.host = None;
+        self.rpc_port = -1;
+        self.tracking_url = app_page.clone();
+        self.original_tracking_url = app_page;
+        self.last_ping_ms = None;
+        self.state = state;
     }
 
     /// REGISTERED (LAUNCHED -> RUNNING, `AMRegisteredTransition`): the AM's host, port and
@@ -263,6 +367,9 @@ impl RmAppAttempt {
             _ => return Err(MasterServiceRefusal::UnregisterBeforeRegistering),
         }
         self.original_tracking_url = sanitize_tracking_url(tracking_url);
+        // AMUnregisteredTransition: the AMFinishingMonitor (not modelled) takes over from the
+        // liveness monitor.
+        self.last_ping_ms = None;
         self.state = RmAppAttemptState::Finishing;
         Ok(())
     }
@@ -287,13 +394,7 @@ impl RmAppAttempt {
         let app = self.id.application_id;
         let app_page = format!("{rm_web}/cluster/app/{app}");
         let diagnostics = am_crashed_diagnostics(&app_page, self.id, status);
-        self.host = None;
-        self.rpc_port = -1;
-        self.tracking_url = app_page.clone();
-        self.original_tracking_url = app_page;
-        self.am_exit_status = Some(status.exit_status);
-        self.finish_time = now;
-        self.state = RmAppAttemptState::Failed;
+        self.fail(status.exit_status, rm_web, now);
         AmContainerExit::Failed {
             exit_status: status.exit_status,
             diagnostics,
@@ -321,6 +422,18 @@ fn am_crashed_diagnostics(
         "AM Container for {attempt} exited with  exitCode: {}\nFailing this attempt.Diagnostics: {}\nFor more detailed output, check the application tracking page: {app_page} Then click on links to logs of each attempt.\n",
         status.exit_status, status.diagnostics
     )
+}
+
+/// `RMAppAttemptImpl.getAMExpiredDiagnostics` (Hadoop 3.4).
+pub fn am_expired_diagnostics(attempt: ApplicationAttemptId) -> String {
+    format!("ApplicationMaster for attempt {attempt} timed out")
+}
+
+/// `AMLauncher.onAMLaunchFailed` (Hadoop 3.4): the LAUNCH_FAILED event's text, with the
+/// exception `StringUtils.stringifyException` prints (its class and message; the simulator has
+/// no stack frames).
+pub fn am_launch_failed_diagnostics(attempt: ApplicationAttemptId, exception: &str) -> String {
+    format!("Error launching {attempt}. Got exception: {exception}")
 }
 
 /// `RMAppAttemptImpl.shouldCountTowardsMaxAttemptRetry` (Hadoop 3.4, RMAppAttemptImpl.java): an
@@ -376,7 +489,7 @@ mod tests {
         let mut a = scheduled();
         a.am_container_allocated(am_container());
         assert_eq!(a.state(), RmAppAttemptState::Allocated);
-        a.launched();
+        a.launched(0);
         assert_eq!(a.state(), RmAppAttemptState::Launched);
         a.register("host", 8042, url).unwrap();
         assert_eq!(a.state(), RmAppAttemptState::Running);
@@ -560,8 +673,127 @@ mod tests {
         let mut a = scheduled();
         a.am_container_allocated(am_container());
         a.register("host", 1, "").unwrap();
-        a.launched();
+        a.launched(0);
         assert_eq!(a.state(), RmAppAttemptState::Running);
+    }
+
+    // TestRMAppAttemptTransitions testScheduledToKilled, testAllocatedToKilled and
+    // testRunningToKilled (and LAUNCHED's FinalTransition(KILLED)): KILL before FINISHING ends
+    // the attempt KILLED with the AM's host and port invalidated, the tracking URLs the RM's
+    // application page, and the AM container stopped by the AMLauncher once one was allocated.
+    #[test]
+    fn kill_before_finishing_kills_the_attempt() {
+        let mut a = scheduled();
+        assert_eq!(a.kill(RM_WEB), AttemptKill::Killed { stop_am: false });
+        assert_eq!(a.state(), RmAppAttemptState::Killed);
+        let mut a = scheduled();
+        a.am_container_allocated(am_container());
+        assert_eq!(a.kill(RM_WEB), AttemptKill::Killed { stop_am: true });
+        let mut a = scheduled();
+        a.am_container_allocated(am_container());
+        a.launched(0);
+        assert_eq!(a.kill(RM_WEB), AttemptKill::Killed { stop_am: true });
+        let mut a = running("oldtrackingurl");
+        assert_eq!(a.kill(RM_WEB), AttemptKill::Killed { stop_am: true });
+        assert_eq!(a.state(), RmAppAttemptState::Killed);
+        assert_eq!((a.host(), a.rpc_port()), (None, -1));
+        assert_eq!(a.tracking_url(), app_page());
+        assert_eq!(a.original_tracking_url(), app_page());
+        // Killed, not failed: it is not a failed attempt, and the AMS no longer knows it.
+        assert_eq!(a.failure(), None);
+        assert_eq!(a.check_allocate(), Err(MasterServiceRefusal::NotFound));
+        assert!(!a.reports_completed_containers());
+        // KILLED ignores the AM container's exit and a second KILL.
+        let exit = a.am_container_finished(&exited(am_container(), 143, ""), RM_WEB, 5);
+        assert_eq!(exit, AmContainerExit::Ignored);
+        assert_eq!(a.kill(RM_WEB), AttemptKill::Ignored);
+    }
+
+    // TestRMAppAttemptTransitions testFinishingKill: KILL in FINISHING is ignored (the final
+    // FINISHED state is stored), and FAILED ignores it too.
+    #[test]
+    fn kill_is_ignored_once_finishing_or_ended() {
+        let mut a = running("oldtrackingurl");
+        a.unregister("mytrackingurl").unwrap();
+        assert_eq!(a.kill(RM_WEB), AttemptKill::Ignored);
+        assert_eq!(a.state(), RmAppAttemptState::Finishing);
+        assert_eq!(a.original_tracking_url(), "mytrackingurl");
+        let mut a = running("u");
+        a.am_container_finished(&exited(am_container(), 1, ""), RM_WEB, 1);
+        assert_eq!(a.kill(RM_WEB), AttemptKill::Ignored);
+        assert_eq!(a.state(), RmAppAttemptState::Failed);
+    }
+
+    // TestRMAppAttemptTransitions testLaunchedExpire and testRunningExpire: EXPIRE in LAUNCHED
+    // or RUNNING fails the attempt with `ApplicationMaster for attempt <id> timed out`, the
+    // tracking URLs point to the RM's application page, and the INVALID exit status counts.
+    #[test]
+    fn expire_in_launched_or_running_fails_the_attempt() {
+        let mut a = scheduled();
+        a.am_container_allocated(am_container());
+        a.launched(0);
+        let diag = a.expire(RM_WEB, 700);
+        assert_eq!(
+            diag.as_deref(),
+            Some("ApplicationMaster for attempt appattempt_1764662400000_0001_000001 timed out")
+        );
+        assert_eq!(a.state(), RmAppAttemptState::Failed);
+        assert_eq!(a.failure(), Some((exit_status::INVALID, 700)));
+        assert!(should_count_towards_max_attempt_retry(exit_status::INVALID));
+        let mut a = running("oldtrackingurl");
+        assert!(a.expire(RM_WEB, 800).is_some());
+        assert_eq!(a.tracking_url(), app_page());
+        assert_eq!(a.original_tracking_url(), app_page());
+        assert_eq!((a.host(), a.rpc_port()), (None, -1));
+        // FAILED ignores EXPIRE; a SCHEDULED attempt is not watched yet.
+        assert_eq!(a.expire(RM_WEB, 900), None);
+        assert_eq!(scheduled().expire(RM_WEB, 900), None);
+    }
+
+    // AbstractLivelinessMonitor: watched from AMLaunchedTransition's attemptLaunched on,
+    // expired when `currentTime > lastPing + expireInterval`; every ping (register, allocate)
+    // renews it; an unregistered or ended attempt is no longer watched.
+    #[test]
+    fn the_liveness_monitor_expires_a_silent_am_only() {
+        let mut a = scheduled();
+        a.ping(5);
+        assert!(!a.liveness_expired(u64::MAX, 10));
+        a.am_container_allocated(am_container());
+        a.launched(1_000);
+        assert!(!a.liveness_expired(601_000, 600_000));
+        assert!(a.liveness_expired(601_001, 600_000));
+        a.register("host", 1, "").unwrap();
+        a.ping(500_000);
+        assert!(!a.liveness_expired(1_100_000, 600_000));
+        assert!(a.liveness_expired(1_100_001, 600_000));
+        a.unregister("").unwrap();
+        assert!(!a.liveness_expired(u64::MAX, 600_000));
+        // An AM that registered before the launcher's answer is watched from that answer.
+        let mut a = scheduled();
+        a.am_container_allocated(am_container());
+        a.register("host", 1, "").unwrap();
+        a.launched(2_000);
+        assert_eq!(a.state(), RmAppAttemptState::Running);
+        assert!(a.liveness_expired(602_001, 600_000));
+    }
+
+    // TestRMAppAttemptTransitions testAllocatedToFailed (LAUNCH_FAILED in ALLOCATED,
+    // LaunchFailedTransition): the attempt FAILS; LAUNCH_FAILED in any other state is ignored.
+    // AMLauncher.onAMLaunchFailed's text names the attempt and the exception.
+    #[test]
+    fn launch_failed_in_allocated_fails_the_attempt() {
+        let mut a = scheduled();
+        assert!(!a.launch_failed(RM_WEB, 1));
+        a.am_container_allocated(am_container());
+        assert!(a.launch_failed(RM_WEB, 2));
+        assert_eq!(a.state(), RmAppAttemptState::Failed);
+        assert_eq!(a.failure(), Some((exit_status::INVALID, 2)));
+        assert_eq!(a.tracking_url(), app_page());
+        assert!(!a.launch_failed(RM_WEB, 3));
+        assert_eq!(
+            am_launch_failed_diagnostics(attempt_id(), "java.io.IOException: boom"),
+            "Error launching appattempt_1764662400000_0001_000001. Got exception: java.io.IOException: boom"
+        );
     }
 
     // Hadoop 3.4 RMAppAttemptImpl.shouldCountTowardsMaxAttemptRetry; TestAMRestart

@@ -7,6 +7,9 @@ pub fn nm_process_name(host: &str) -> String {
     format!("nm:{host}")
 }
 
+/// The host spark-submit (and the user's YARN CLI) runs on: the gateway outside the cluster.
+pub const CLIENT_HOST: &str = "spark-submit";
+
 /// The ResourceManager's process name in the simulation.
 pub const RM_PROCESS: &str = "rm";
 

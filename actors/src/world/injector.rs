@@ -175,6 +175,19 @@ fn act(sim: &Rc<SimContext>, action: FaultAction, resolved: Resolved) {
             }
         }
         FaultAction::Network(rules) => arm_rules(sim, rules),
+        FaultAction::KillApplication => kill_application(sim),
+    }
+}
+
+/// `yarn application -kill <id>`: the user runs YARN's CLI where spark-submit runs.
+fn kill_application(sim: &SimContext) {
+    let rm = sim
+        .dispatcher
+        .lookup_named::<ResourceManagerMsg>(RM_PROCESS, "ResourceManager");
+    if let (Some(rm), Some(id)) = (rm, sim.application_id()) {
+        let from_host = crate::world::addresses::CLIENT_HOST.to_string();
+        sim.dispatcher
+            .deliver_local(&rm, ResourceManagerMsg::KillApplication { id, from_host });
     }
 }
 
@@ -307,6 +320,13 @@ fn resolve_target(sim: &SimContext, action: &FaultAction) -> Result<Resolved, St
             node_host(sim, node).map(Resolved::Node)
         }
         FaultAction::FailFetches { .. } => Ok(Resolved::Untargeted),
+        // The RM kills the whole application; the trace names its running AM container (none
+        // while it waits for one).
+        FaultAction::KillApplication => match sim.application_id() {
+            None => Err("the application had not been submitted yet".into()),
+            Some(_) => Ok(am_container(sim)
+                .map_or(Resolved::Untargeted, |(cid, h)| Resolved::Container(cid, h))),
+        },
         FaultAction::Network(rules) => {
             let executor = |n: u32| {
                 let attempt = sim.current_attempt.get();
