@@ -76,6 +76,22 @@ pub enum DriverEndpointMsg {
         partition: u32,
         mem_size: u64,
     },
+    /// BlockManagerMaster's `UpdateBlockInfo` for the one piece of a broadcast an executor
+    /// fetched and stored (`broadcast_<id>_piece0`, `TorrentBroadcast.readBlocks` with
+    /// `tellMaster = true`, `mem_size` bytes).
+    UpdateBroadcastBlockInfo {
+        block_manager: BlockManagerId,
+        broadcast_id: u32,
+        mem_size: u64,
+    },
+    /// `GetMapOutputStatuses(shuffleId)` from an executor's MapOutputTrackerWorker, as the
+    /// driver's MapOutputTrackerMasterEndpoint hears it (`sender` is the connection's remote
+    /// end). sparkyard ships the statuses in the task's read plan, so nothing is replied: the
+    /// message is the request's time and the master's line.
+    GetMapOutputStatuses {
+        shuffle_id: u32,
+        sender: RpcAddress,
+    },
     /// BlockManagerMaster's `UpdateBlockInfo` with `StorageLevel.NONE`: the block manager
     /// removed the RDD block (`BlockManager.removeBlock`, a migrated block).
     RemoveRddBlockInfo {

@@ -89,9 +89,60 @@ pub enum ExclusionEventName {
     Blacklisted,
 }
 
+/// `StorageLevel` as `JsonProtocol.storageLevelToJson` writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StorageLevelInfo {
+    pub use_disk: bool,
+    pub use_memory: bool,
+    pub use_off_heap: bool,
+    pub deserialized: bool,
+    pub replication: u32,
+}
+
+impl StorageLevelInfo {
+    /// `StorageLevel.NONE`: what a removed block is reported with.
+    pub const NONE: StorageLevelInfo = StorageLevelInfo {
+        use_disk: false,
+        use_memory: false,
+        use_off_heap: false,
+        deserialized: false,
+        replication: 1,
+    };
+    /// `StorageLevel.MEMORY_ONLY` (`RDD.cache()`).
+    pub const MEMORY_ONLY: StorageLevelInfo = StorageLevelInfo {
+        use_memory: true,
+        deserialized: true,
+        ..Self::NONE
+    };
+    /// A broadcast piece: put `MEMORY_AND_DISK_SER` (`TorrentBroadcast.writeBlocks` /
+    /// `readBlocks`), reported as where it is (`BlockManager.getCurrentBlockStatus`): in
+    /// memory, serialized, not on disk (a real 4.0.0 event log's `broadcast_0_piece0`).
+    pub const BROADCAST_PIECE: StorageLevelInfo = StorageLevelInfo {
+        use_memory: true,
+        ..Self::NONE
+    };
+}
+
+/// `BlockUpdatedInfo`: one `UpdateBlockInfo` the BlockManagerMasterEndpoint accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockUpdatedInfo {
+    /// `"driver"` or the executor's id.
+    pub executor_id: String,
+    pub host: String,
+    pub port: u16,
+    /// `BlockId.name`: `broadcast_0_piece0`, `rdd_2_1`.
+    pub block_id: String,
+    pub storage_level: StorageLevelInfo,
+    pub memory_size: u64,
+    pub disk_size: u64,
+}
+
 /// One `SparkListenerEvent`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ListenerEvent {
+    /// `SparkListenerBlockUpdated` (BlockManagerMasterEndpoint, every accepted update); the
+    /// event log writes it only with `spark.eventLog.logBlockUpdates.enabled`.
+    BlockUpdated(Box<BlockUpdatedInfo>),
     LogStart {
         spark_version: String,
     },

@@ -80,6 +80,12 @@ pub struct FetchSource {
     pub first_map_index: u32,
     pub first_map_id: u64,
     pub blocks: u32,
+    /// Of those, the blocks this reduce partition finds non-empty (`MapStatus.getSizeForBlock`
+    /// > 0: a map output with bytes) and their bytes.
+    #[serde(default)]
+    pub non_empty_blocks: u32,
+    #[serde(default)]
+    pub non_empty_bytes: u64,
 }
 
 /// `BlockManagerId(executorId, host, port, topologyInfo)`: where a block (a map output) is

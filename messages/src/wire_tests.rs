@@ -596,6 +596,8 @@ fn driver_and_executor_messages_round_trip() {
                 first_map_index: 1,
                 first_map_id: 7,
                 blocks: 2,
+                non_empty_blocks: 2,
+                non_empty_bytes: 5,
             }],
             missing_map: Some(0),
             bytes_per_reduce: 5,

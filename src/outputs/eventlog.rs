@@ -17,7 +17,7 @@ use crate::record::RunResult;
 use sparkyard_actors::world::config::SparkSettings;
 use sparkyard_actors::world::listener::AttemptEvents;
 use sparkyard_messages::listener::{
-    ExclusionEventName, ListenerEvent, StageInfo, TaskEndReason, TaskInfo,
+    BlockUpdatedInfo, ExclusionEventName, ListenerEvent, StageInfo, TaskEndReason, TaskInfo,
 };
 use sparkyard_messages::task::{DeterministicLevel, InputSize, RddScope, ShuffleWriteSize};
 use std::collections::BTreeMap;
@@ -142,16 +142,20 @@ pub fn write_attempts_sized(
     }
     let dir = crate::conf::event_log_dir::log_dir(&spark.event_log_dir)?;
     let codec = codec_extension(spark)?;
-    let overwrite = spark
-        .properties
-        .get("spark.eventLog.overwrite")
-        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    let flag = |key: &str| {
+        spark
+            .properties
+            .get(key)
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+    };
+    let overwrite = flag("spark.eventLog.overwrite");
     std::fs::create_dir_all(&dir).map_err(|e| dir_error(&dir, "cannot create it", &e))?;
     let seed = LogSeed {
         zstd_level: zstd_level(spark)?,
         costs,
         main_object: stack_traces::object_class(&spark.main_class),
         sized,
+        log_block_updates: flag("spark.eventLog.logBlockUpdates.enabled"),
     };
     let mut written = Vec::new();
     for attempt in events {
@@ -377,7 +381,8 @@ fn render(
             ListenerEvent::SpeculativeTaskSubmitted { .. }
                 | ListenerEvent::UnschedulableTaskSetAdded { .. }
                 | ListenerEvent::UnschedulableTaskSetRemoved { .. }
-        ) {
+        ) || (matches!(e, ListenerEvent::BlockUpdated(_)) && !seed.log_block_updates)
+        {
             continue;
         }
         line.clear();
@@ -401,6 +406,31 @@ fn flushes(e: &ListenerEvent) -> bool {
             | ListenerEvent::UnschedulableTaskSetAdded { .. }
             | ListenerEvent::UnschedulableTaskSetRemoved { .. }
     )
+}
+
+/// `JsonProtocol.blockUpdateToJson` (Spark 4.0.0; the field order of a real run's log).
+fn block_updated(out: &mut String, b: &BlockUpdatedInfo) {
+    object(out, |o| {
+        o.str("Event", "SparkListenerBlockUpdated");
+        o.obj("Block Updated Info", |i| {
+            i.obj("Block Manager ID", |m| {
+                m.str("Executor ID", &b.executor_id)
+                    .str("Host", &b.host)
+                    .num("Port", b.port);
+            });
+            i.str("Block ID", &b.block_id);
+            i.obj("Storage Level", |l| {
+                let s = &b.storage_level;
+                l.bool("Use Disk", s.use_disk)
+                    .bool("Use Memory", s.use_memory)
+                    .bool("Use Off Heap", s.use_off_heap)
+                    .bool("Deserialized", s.deserialized)
+                    .num("Replication", s.replication);
+            });
+            i.num("Memory Size", b.memory_size)
+                .num("Disk Size", b.disk_size);
+        });
+    });
 }
 
 /// Removes this log's other forms before writing it (a stale `.inprogress` twin would show up
@@ -532,6 +562,9 @@ struct LogSeed {
     main_object: String,
     /// Each task's own sizes, when the program has them.
     sized: Option<std::sync::Arc<RecordedTaskSizes>>,
+    /// `spark.eventLog.logBlockUpdates.enabled`: EventLoggingListener.onBlockUpdated writes
+    /// the `SparkListenerBlockUpdated` events only then.
+    log_block_updates: bool,
 }
 
 /// The EnvironmentUpdate's "Classpath Entries": the driver's container, from the attempt's
@@ -607,6 +640,7 @@ impl LogWriter {
     fn event(&mut self, out: &mut String, e: &ListenerEvent) {
         self.observe(e);
         match e {
+            ListenerEvent::BlockUpdated(info) => block_updated(out, info),
             ListenerEvent::LogStart { spark_version } => object(out, |o| {
                 o.str("Event", "SparkListenerLogStart")
                     .str("Spark Version", spark_version);

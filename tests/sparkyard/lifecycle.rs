@@ -84,6 +84,14 @@ fn executor_start_sequence_follows_spark_message_by_message() {
         "E->CoarseGrainedScheduler: LaunchedExecutor",
         "D->Executor: LaunchTask",
         "E->CoarseGrainedScheduler: StatusUpdate",
+        // TaskRunner.run reports RUNNING, then deserializes the task: the task binary's
+        // piece is fetched and reported to the BlockManagerMaster (`UpdateBlockInfo`,
+        // TorrentBroadcast.readBlocks with tellMaster = true), once per broadcast.
+        "E->CoarseGrainedScheduler: UpdateBroadcastBlockInfo",
+        "E->CoarseGrainedScheduler: StatusUpdate",
+        // The second task of the stage reads the cached broadcast: nothing to report.
+        "D->Executor: LaunchTask",
+        "E->CoarseGrainedScheduler: StatusUpdate",
         "E->CoarseGrainedScheduler: StatusUpdate",
     ];
     assert_eq!(&seq[..expected.len()], &expected, "{seq:#?}");
@@ -403,4 +411,122 @@ fn sparkpi_can_count_expected_hits_instead_of_throwing_darts() {
         pi_of(&expected)
     );
     assert_ne!(pi_of(&real), pi_of(&expected));
+}
+
+/// The lines of one container's stderr without their date and time.
+fn container_lines<'a>(r: &'a sparkyard::runner::RunResult, suffix: &str) -> Vec<&'a str> {
+    let (_, out) = r
+        .logs
+        .outputs()
+        .iter()
+        .find(|(k, _)| k.ends_with(suffix))
+        .unwrap_or_else(|| panic!("a container ending {suffix}"));
+    out.stderr
+        .lines()
+        .map(|l| l.splitn(3, ' ').nth(2).unwrap_or(l))
+        .collect()
+}
+
+/// The shuffle path's lines as a real Spark 4.0.0 run logs them (pyspark's spark-submit,
+/// `local-cluster[2,1,1024]`, a groupByKey of 4 maps into 2 reduces): the driver's
+/// DAGScheduler.createShuffleMapStage `Registering RDD 2 (groupByKey at job.py:5) as input to
+/// shuffle 0` before `Got job`, MapOutputTrackerMasterEndpoint's `Asked to send map output
+/// locations for shuffle 0 to <executor ip:port>` once per executor, and on each executor's
+/// first reduce task MapOutputTrackerWorker.getStatuses' three lines, then
+/// ShuffleBlockFetcherIterator.initialize's `Getting ...` and `Started N remote fetches in M ms`
+/// (every reduce task); a later reduce task on the same executor finds the statuses cached.
+#[test]
+fn the_shuffle_path_logs_spark_4_0s_lines() {
+    let r = submit(&[
+        "--class",
+        "org.apache.spark.examples.GroupByTest",
+        "--num-executors",
+        "2",
+        "examples/jars/spark-examples.jar",
+        "4",
+        "100",
+        "1000",
+        "4",
+    ])
+    .expect("a run");
+    let driver: Vec<&str> = am_stderr_of(&r)
+        .lines()
+        .map(|l| l.splitn(3, ' ').nth(2).unwrap_or(l))
+        .collect();
+    let pos = |want: &str| driver.iter().position(|l| l.starts_with(want));
+    let registering =
+        pos("INFO DAGScheduler: Registering RDD 1 (flatMap at GroupByTest.scala:40) as input to shuffle 0")
+            .expect("the shuffle's registration");
+    assert!(registering < pos("INFO DAGScheduler: Got job 1 ").expect("job 1"));
+    assert!(registering > pos("INFO DAGScheduler: Got job 0 ").expect("job 0"));
+    let asked: Vec<&str> = driver
+        .iter()
+        .filter_map(|l| {
+            l.strip_prefix(
+                "INFO MapOutputTrackerMasterEndpoint: Asked to send map output locations for shuffle 0 to ",
+            )
+        })
+        .collect();
+    // The executors' addresses as the driver saw them register (`(ip:port)`).
+    let registered: Vec<&str> = driver
+        .iter()
+        .filter(|l| l.contains("Registered executor"))
+        .filter_map(|l| l.split_once(") (")?.1.split_once(')').map(|(a, _)| a))
+        .collect();
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    for a in &asked {
+        assert!(registered.contains(a), "{a} not in {registered:?}");
+    }
+    for suffix in ["_000002", "_000003"] {
+        let lines = container_lines(&r, suffix);
+        let first_reduce = lines
+            .iter()
+            .position(|l| {
+                l.starts_with("INFO Executor: Running task") && l.contains("in stage 2.0")
+            })
+            .expect("a reduce task");
+        // The task binary's broadcast is read first (as in the real run).
+        let fetching = lines[first_reduce..]
+            .iter()
+            .position(|l| {
+                *l == "INFO MapOutputTrackerWorker: Don't have map outputs for shuffle 0, fetching them"
+            })
+            .expect("the statuses fetched");
+        // ... within the first reduce task (no other task runs in between).
+        assert!(
+            lines[first_reduce + 1..first_reduce + fetching]
+                .iter()
+                .all(|l| !l.starts_with("INFO Executor: Running task")),
+            "{lines:#?}"
+        );
+        let rest = &lines[first_reduce + fetching..];
+        assert!(
+            rest[1].starts_with(
+                "INFO MapOutputTrackerWorker: Doing the fetch; tracker endpoint = NettyRpcEndpointRef(spark://MapOutputTracker@nm-"
+            ),
+            "{}",
+            rest[1]
+        );
+        assert_eq!(
+            rest[2],
+            "INFO MapOutputTrackerWorker: Got the map output locations"
+        );
+        assert!(
+            rest[3].starts_with("INFO ShuffleBlockFetcherIterator: Getting 4 (")
+                && rest[3].contains(" push-merged-local and "),
+            "{}",
+            rest[3]
+        );
+        let count = |p: &str| lines.iter().filter(|l| l.starts_with(p)).count();
+        let reduces = lines
+            .iter()
+            .filter(|l| l.starts_with("INFO Executor: Running task") && l.contains("in stage 2.0"))
+            .count();
+        assert_eq!(
+            count("INFO MapOutputTrackerWorker: Got the map output locations"),
+            1
+        );
+        assert_eq!(count("INFO ShuffleBlockFetcherIterator: Getting "), reduces);
+        assert_eq!(count("INFO ShuffleBlockFetcherIterator: Started "), reduces);
+    }
 }

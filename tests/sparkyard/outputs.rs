@@ -1589,3 +1589,123 @@ fn skewed_partitions_read_their_share_in_the_event_log() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `spark.eventLog.logBlockUpdates.enabled` (EventLoggingListener.onBlockUpdated): the
+/// BlockManagerMasterEndpoint's `SparkListenerBlockUpdated` events, written as
+/// `JsonProtocol.blockUpdateToJson` writes them. A real Spark 4.0.0 run (local-cluster, one
+/// shuffle, the key on) logged, per stage, the driver's task-binary piece right after the
+/// StageSubmitted event, then each executor's piece once it read the broadcast, e.g.
+/// `{"Event":"SparkListenerBlockUpdated","Block Updated Info":{"Block Manager ID":{"Executor
+/// ID":"driver","Host":"192.0.2.2","Port":35631},"Block ID":"broadcast_0_piece0","Storage
+/// Level":{"Use Disk":false,"Use Memory":true,"Use Off Heap":false,"Deserialized":false,
+/// "Replication":1},"Memory Size":7952,"Disk Size":0}}` (sparkyard's piece is SparkPi's 2267 B,
+/// memory_store.rs); no `broadcast_N` value block (put with `tellMaster = false`). Off (the
+/// default), none is written.
+#[test]
+fn block_updates_are_logged_only_with_log_block_updates() {
+    let dir = temp_dir("eventlog-block-updates");
+    let conf = format!("spark.eventLog.dir=file://{}", dir.display());
+    let args = pi_args(
+        &conf,
+        &["--conf", "spark.eventLog.logBlockUpdates.enabled=true"],
+    );
+    let (r, spark) = run_with(&args, recorded(), None);
+    let text = log_text(&outputs::write_event_logs(&r, &spark).expect("written")[0]);
+    let kinds: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("json");
+            let e = v["Event"].as_str().unwrap_or("").to_string();
+            match v["Block Updated Info"]["Block Manager ID"]["Executor ID"].as_str() {
+                Some(id) => format!("{e} {id}"),
+                None => e,
+            }
+        })
+        .collect();
+    let submitted = kinds
+        .iter()
+        .position(|k| k == "SparkListenerStageSubmitted")
+        .expect("a stage");
+    assert_eq!(kinds[submitted + 1], "SparkListenerBlockUpdated driver");
+    let updates: Vec<&String> = kinds
+        .iter()
+        .filter(|k| k.starts_with("SparkListenerBlockUpdated"))
+        .collect();
+    // The driver's piece and one per executor that ran a task of the stage.
+    assert_eq!(updates.len(), 3, "{kinds:?}");
+    for id in ["1", "2"] {
+        let update = format!("SparkListenerBlockUpdated {id}");
+        let at = kinds.iter().position(|k| *k == update).expect("its piece");
+        assert!(
+            kinds[..at].iter().any(|k| k == "SparkListenerTaskStart"),
+            "{kinds:?}"
+        );
+    }
+    let driver = text
+        .lines()
+        .find(|l| l.contains("SparkListenerBlockUpdated"))
+        .expect("an update");
+    assert!(
+        driver.starts_with(
+            r#"{"Event":"SparkListenerBlockUpdated","Block Updated Info":{"Block Manager ID":{"Executor ID":"driver","Host":"nm-"#
+        ),
+        "{driver}"
+    );
+    assert!(
+        driver.ends_with(
+            r#"},"Block ID":"broadcast_0_piece0","Storage Level":{"Use Disk":false,"Use Memory":true,"Use Off Heap":false,"Deserialized":false,"Replication":1},"Memory Size":2267,"Disk Size":0}}"#
+        ),
+        "{driver}"
+    );
+    let dir = temp_dir("eventlog-no-block-updates");
+    let conf = format!("spark.eventLog.dir=file://{}", dir.display());
+    let (r, spark) = run_with(&pi_args(&conf, &[]), recorded(), None);
+    let text = log_text(&outputs::write_event_logs(&r, &spark).expect("written")[0]);
+    assert!(!text.contains("SparkListenerBlockUpdated"));
+}
+
+/// A cached RDD block (GroupByTest's `pairs1.cache()`, MEMORY_ONLY) is reported with its
+/// level as BlockManager.getCurrentBlockStatus gives it (deserialized, in memory) and the
+/// MemoryStore's size; BlockManagerMasterEndpoint posts the update for it as for any block.
+#[test]
+fn cached_rdd_blocks_are_logged_as_memory_only() {
+    let dir = temp_dir("eventlog-rdd-block-updates");
+    let conf = format!("spark.eventLog.dir=file://{}", dir.display());
+    let args = [
+        "--class",
+        "org.apache.spark.examples.GroupByTest",
+        "--num-executors",
+        "2",
+        "--conf",
+        "spark.eventLog.enabled=true",
+        "--conf",
+        &conf,
+        "--conf",
+        "spark.eventLog.logBlockUpdates.enabled=true",
+        "examples/jars/spark-examples.jar",
+        "4",
+        "100",
+        "1000",
+        "4",
+    ];
+    let (r, spark) = run_with(&args, recorded(), None);
+    let log = lines(&outputs::write_event_logs(&r, &spark).expect("written")[0]);
+    let rdd: Vec<&Value> = events(&log, "SparkListenerBlockUpdated")
+        .into_iter()
+        .filter(|e| {
+            e["Block Updated Info"]["Block ID"]
+                .as_str()
+                .is_some_and(|b| b.starts_with("rdd_1_"))
+        })
+        .collect();
+    assert_eq!(rdd.len(), 4, "one per cached partition");
+    for e in rdd {
+        let info = &e["Block Updated Info"];
+        let level = &info["Storage Level"];
+        assert_eq!(level["Use Memory"], true, "{e}");
+        assert_eq!(level["Deserialized"], true, "{e}");
+        assert_eq!(level["Use Disk"], false, "{e}");
+        assert!(info["Memory Size"].as_u64().is_some_and(|m| m > 0), "{e}");
+        assert_eq!(info["Disk Size"], 0, "{e}");
+    }
+}

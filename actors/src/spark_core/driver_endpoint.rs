@@ -176,6 +176,10 @@ impl DriverEndpoint {
             .with_shuffle(s.shuffle.clone())
             .with_max_result_size(s.driver_max_result_size)
             .with_driver_memory(unified_memory_manager::max_memory(s.driver_memory_mb))
+            .with_driver_block_manager(
+                env.address().host.clone(),
+                env.address().port.wrapping_add(1),
+            )
             .with_speculation(s.speculation)
             .with_exclusion(
                 &s.exclude_on_failure,
@@ -315,6 +319,24 @@ impl DriverEndpoint {
                 let block = RddBlockId { rdd_id, partition };
                 self.scheduler
                     .update_rdd_block_info(&block_manager, block, mem_size, max)
+            }
+            DriverEndpointMsg::UpdateBroadcastBlockInfo {
+                block_manager,
+                broadcast_id,
+                mem_size,
+            } => self
+                .scheduler
+                .update_broadcast_block_info(&block_manager, broadcast_id, mem_size),
+            DriverEndpointMsg::GetMapOutputStatuses { shuffle_id, sender } => {
+                // MapOutputTrackerMasterEndpoint.receiveAndReply (Spark 4.0.0's jar): the
+                // sender's address is the connection's remote end, the executor's IP.
+                info!(
+                    self.env.log(),
+                    "driver::MapOutputTrackerMasterEndpoint",
+                    "Asked to send map output locations for shuffle {shuffle_id} to {}:{}",
+                    self.sim.host_ip(&sender.host),
+                    sender.port
+                );
             }
             DriverEndpointMsg::RemoveRddBlockInfo {
                 block_manager,

@@ -14,6 +14,7 @@ use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
 use crate::rpc::ask::decode;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
+use crate::spark_core::block_fetch;
 use crate::spark_core::block_manager_decommissioner::{
     BlockManagerDecommissioner, DecommissionerConf, SAVED_ON_DECOMMISSIONED, Step, StoredShuffle,
 };
@@ -29,7 +30,7 @@ use crate::spark_core::executor_state::{
     HeartbeatAction, HeartbeatOutcome, Heartbeater, KillMark, LAUNCH_WHILE_DECOMMISSIONED, TaskEnd,
     heartbeat_initial_delay_ms, seeded_unit,
 };
-use crate::spark_core::memory_store::{EXECUTOR_STORE, MemoryStore};
+use crate::spark_core::memory_store::{EXECUTOR_STORE, MemoryStore, TASK_BINARY_PIECE_BYTES};
 use crate::spark_core::unified_memory_manager::max_memory;
 use crate::world::addresses::app_cache_dir;
 use crate::world::config::CostModel;
@@ -47,13 +48,15 @@ use sparkyard_messages::rpc::HeartbeatResponse;
 use sparkyard_messages::rpc::{AskReply, EndpointId, ReplyTo, RpcAddress, SparkAppConfig};
 use sparkyard_messages::task::{
     BlockManagerId, BlockManagerPeer, FetchFailure, MapStatusData, MigratedRddBlock,
-    MigratedShuffleBlock, ReplicateBlock, ShuffleBlockInfo, StatusUpdate, TASK_RESULT_BYTES,
-    TaskDescription, TaskResultData, TaskWork,
+    MigratedShuffleBlock, ReplicateBlock, ShuffleBlockInfo, ShuffleReadPlan, StatusUpdate,
+    TASK_RESULT_BYTES, TaskDescription, TaskResultData, TaskWork,
 };
 use std::rc::Rc;
 
 const BACKEND: &str = "executor::YarnCoarseGrainedExecutorBackend";
 const EXECUTOR: &str = "executor::Executor";
+const TRACKER_WORKER: &str = "executor::MapOutputTrackerWorker";
+const BLOCK_FETCHER: &str = "executor::ShuffleBlockFetcherIterator";
 const DRIVER_ENDPOINT: &str = "CoarseGrainedScheduler";
 
 /// `spark://CoarseGrainedScheduler@host:port` -> `host:port`.
@@ -382,6 +385,34 @@ struct Executor {
     blocks: Option<Box<ExecutorBlocks>>,
     /// The cached RDD blocks in its MemoryStore (empty unless the program caches).
     rdd_blocks: Vec<(RddBlockId, u64)>,
+    /// The broadcasts whose piece its block manager fetched and reported to the master.
+    broadcast_pieces: SmallSet<u32>,
+    /// Its `MapOutputTrackerWorker`'s cache.
+    map_statuses: MapStatusCache,
+}
+
+/// `MapOutputTrackerWorker`'s `mapStatuses` and `epoch`: the shuffles whose statuses it
+/// fetched, cleared when a task brings a newer epoch (`updateEpoch`).
+#[derive(Default)]
+struct MapStatusCache {
+    epoch: u64,
+    shuffles: SmallSet<u32>,
+}
+
+impl MapStatusCache {
+    /// `getStatuses`: whether the shuffle's statuses must be fetched for a task of `epoch`
+    /// (they are cached from then on).
+    fn must_fetch(&mut self, shuffle_id: u32, epoch: u64) -> bool {
+        if epoch > self.epoch {
+            self.epoch = epoch;
+            self.shuffles = SmallSet::default();
+        }
+        if self.shuffles.contains(&shuffle_id) {
+            return false;
+        }
+        self.shuffles.insert(shuffle_id);
+        true
+    }
 }
 
 impl Executor {
@@ -398,6 +429,9 @@ struct ExecutorBlocks {
     read: SmallSet<u32>,
     /// The first fetch from the driver's block manager opened a connection.
     connected: bool,
+    /// The peers' block managers (or shuffle services) a shuffle fetch connected to, by
+    /// `host:port` (`TransportClientFactory` keeps one client per address).
+    fetch_peers: std::collections::BTreeSet<(String, u16)>,
 }
 
 /// What the executor reads from the `SparkConf` it built from the fetched properties.
@@ -1142,6 +1176,7 @@ impl CoarseGrainedExecutorBackend {
                     store: MemoryStore::new(EXECUTOR_STORE, max_memory(heap)),
                     read: SmallSet::default(),
                     connected: false,
+                    fetch_peers: Default::default(),
                 })
             });
         self.state.registered();
@@ -1149,6 +1184,8 @@ impl CoarseGrainedExecutorBackend {
             tasks: ExecutorTasks::default(),
             heartbeater: Heartbeater::new(self.conf.heartbeat_max_failures),
             rdd_blocks: Vec::new(),
+            broadcast_pieces: SmallSet::default(),
+            map_statuses: MapStatusCache::default(),
             blocks,
         });
         let id = self.args.executor_id;
@@ -1384,6 +1421,119 @@ impl CoarseGrainedExecutorBackend {
             });
     }
 
+    /// `TorrentBroadcast.readBlocks` puts the fetched piece with `tellMaster = true`: the
+    /// block manager reports it (`UpdateBlockInfo`) once per broadcast, whether or not its log
+    /// shows the read. Sent after the task's RUNNING update: TaskRunner.run reports RUNNING
+    /// before it deserializes the task, which reads the broadcast.
+    fn report_broadcast_piece(&mut self, id: u32) {
+        let Some(executor) = self.executor.as_mut() else {
+            return;
+        };
+        if executor.broadcast_pieces.contains(&id) {
+            return;
+        }
+        executor.broadcast_pieces.insert(id);
+        if let Some(d) = &self.driver {
+            let msg = DriverEndpointMsg::UpdateBroadcastBlockInfo {
+                block_manager: self.block_manager_id(),
+                broadcast_id: id,
+                mem_size: TASK_BINARY_PIECE_BYTES,
+            };
+            self.env.send(d, msg);
+        }
+    }
+
+    /// `MapOutputTrackerWorker.getStatuses` for a reduce task: statuses not cached for the
+    /// task's epoch are asked of the driver's MapOutputTrackerMasterEndpoint. The answer is the
+    /// task's read plan (already here), so the three lines come at the launch; the ask is
+    /// sent after the task's RUNNING update (as the task runs) and reaches the driver a network
+    /// latency later. Returns the shuffle to ask for.
+    fn get_map_statuses(&mut self, plan: &ShuffleReadPlan) -> Option<u32> {
+        let executor = self.executor.as_mut()?;
+        if !executor
+            .map_statuses
+            .must_fetch(plan.shuffle_id, plan.epoch)
+        {
+            return None;
+        }
+        let log = self.env.log().clone();
+        let sid = plan.shuffle_id;
+        info!(
+            log,
+            TRACKER_WORKER, "Don't have map outputs for shuffle {sid}, fetching them"
+        );
+        if let Some(driver) = parse_driver_url(&self.args.driver_url) {
+            info!(
+                log,
+                TRACKER_WORKER,
+                "Doing the fetch; tracker endpoint = NettyRpcEndpointRef(spark://MapOutputTracker@{}:{})",
+                driver.host,
+                driver.port
+            );
+        }
+        info!(log, TRACKER_WORKER, "Got the map output locations");
+        Some(sid)
+    }
+
+    /// The `GetMapOutputStatuses` ask [`Self::get_map_statuses`] decided on.
+    fn ask_map_statuses(&self, shuffle_id: u32) {
+        if let Some(d) = &self.driver {
+            let msg = DriverEndpointMsg::GetMapOutputStatuses {
+                shuffle_id,
+                sender: self.env.address(),
+            };
+            self.env.send(d, msg);
+        }
+    }
+
+    /// `ShuffleBlockFetcherIterator.initialize` over a complete read plan: how the non-empty
+    /// blocks split into local (this executor's), host-local (another executor's on this host:
+    /// `spark.shuffle.readHostLocalDisk` is true by default) and remote, then the remote
+    /// requests `fetchUpToMaxBytes` sends at once (see [`block_fetch::initial_requests`]) and
+    /// the time it took (the first connection to each peer: `TransportClientFactory`).
+    fn start_block_fetch(&mut self, plan: &ShuffleReadPlan) {
+        let log = self.env.log().clone();
+        if !log.enabled(BLOCK_FETCHER, Level::Info) {
+            return;
+        }
+        let me = self.args.executor_id;
+        let split = block_fetch::split(plan, me, &self.args.hostname);
+        info!(log, BLOCK_FETCHER, "{}", split.getting_line());
+        let s = &self.sim.config.spark.shuffle;
+        let started =
+            block_fetch::initial_requests(&split.remote, block_fetch::MAX_BYTES_IN_FLIGHT);
+        let costs = &self.sim.config.costs;
+        let (round_trip, budget) = (2 * costs.network_latency_ms, costs.task_launch_overhead_ms);
+        let (seed, jvm) = (self.sim.config.seed, executor_jvm(&self.args));
+        let mut took = 0;
+        for src in started.peers {
+            let reachable = self.sim.block_server_reachable(src, s.service_port);
+            let Some(blocks) = self.executor.as_mut().and_then(|e| e.blocks.as_mut()) else {
+                break;
+            };
+            let key = (src.host.clone(), src.port);
+            if !reachable || blocks.fetch_peers.contains(&key) {
+                continue;
+            }
+            let nth = 100 + blocks.fetch_peers.len() as u32;
+            blocks.fetch_peers.insert(key);
+            let to = executor_env::ConnectionTo {
+                ip: self.sim.host_ip(&src.host),
+                address: RpcAddress {
+                    host: src.host.clone(),
+                    port: src.port,
+                },
+                connect_ms: executor_env::connect_ms(seed, &jvm, nth, budget, round_trip),
+            };
+            executor_env::log_connection_created(&log, executor_env::CONNECTIONS, &to);
+            took += to.connect_ms;
+        }
+        info!(
+            log,
+            BLOCK_FETCHER, "Started {} remote fetches in {took} ms", started.count
+        );
+    }
+
     fn on_launch_task(&mut self, desc: Box<TaskDescription>, ctx: &mut Context<Self>) {
         if let Some(reason) = self.state.needs_executor(true) {
             return self.exit_executor(reason, true);
@@ -1406,7 +1556,8 @@ impl CoarseGrainedExecutorBackend {
                 "executor::HadoopRDD", "Task (TID {tid}) input split: {split}"
             );
         }
-        let costs = &self.sim.config.costs;
+        let sim = self.sim.clone();
+        let costs = &sim.config.costs;
         let executor = self.executor.as_mut().expect("checked above");
         let warmup = if executor.tasks.first_task() {
             costs.first_task_warmup_ms
@@ -1431,6 +1582,13 @@ impl CoarseGrainedExecutorBackend {
             .faults
             .stretch_task_ms(&self.args.hostname, work_ms);
         let (work_ms, stores_block) = self.read_cached_partition(&desc, work_ms);
+        let mut ask_statuses = None;
+        if let Some(plan) = desc.shuffle.read.clone() {
+            ask_statuses = self.get_map_statuses(&plan);
+            if plan.missing_map.is_none() {
+                self.start_block_fetch(&plan);
+            }
+        }
         let (work_ms, result) = match self.fetch_shuffle_input(&desc) {
             // The fetch comes first: a failed one ends the task before its work.
             Some((fetch_ms, failure)) => (fetch_ms, TaskResultData::FetchFailed(Box::new(failure))),
@@ -1445,6 +1603,10 @@ impl CoarseGrainedExecutorBackend {
         };
         let tid = desc.task_id;
         self.status_update(tid, TaskState::Running, TaskResultData::None, desc.cpus);
+        self.report_broadcast_piece(desc.task_binary);
+        if let Some(shuffle_id) = ask_statuses {
+            self.ask_map_statuses(shuffle_id);
+        }
         // The timer holds the id, not a whole 96-byte message.
         let after = clock::ms(duration);
         let timer = timers::notify_later_with(ctx, after, move || ExecutorMsg::TaskDone(tid));
@@ -2095,7 +2257,22 @@ crate::endpoint!(CoarseGrainedExecutorBackend {
 
 #[cfg(test)]
 mod tests {
-    use super::randomized_index;
+    use super::{MapStatusCache, randomized_index};
+
+    /// MapOutputTrackerWorker.getStatuses fetches a shuffle's statuses once and caches them;
+    /// updateEpoch clears the cache when a task brings a newer epoch (an older or equal one
+    /// changes nothing). MapOutputTrackerSuite "remote fetch" / "epoch change clears cache".
+    #[test]
+    fn map_statuses_are_fetched_once_per_epoch() {
+        let mut c = MapStatusCache::default();
+        assert!(c.must_fetch(0, 1));
+        assert!(!c.must_fetch(0, 1));
+        assert!(c.must_fetch(1, 1), "another shuffle");
+        assert!(!c.must_fetch(0, 0), "an older epoch keeps the cache");
+        assert!(c.must_fetch(0, 2), "a newer epoch clears it");
+        assert!(c.must_fetch(1, 2));
+        assert!(!c.must_fetch(1, 2));
+    }
 
     // ShuffleBlockFetcherIterator.initialize: `fetchRequests ++= Utils.randomize(remoteRequests)`,
     // so when a node with four executors' map outputs dies, its reducers report different

@@ -3,6 +3,7 @@
 //! TaskSchedulerImpl / TaskSetManager, and the CoarseGrainedExecutorBackend with its Executor.
 //! It knows nothing of YARN: the cluster manager's backend is handed to it by `boot`.
 
+pub mod block_fetch;
 pub mod block_manager_decommissioner;
 pub mod block_manager_master;
 pub mod block_manager_replication;

@@ -34,8 +34,8 @@ pub trait ManagementListener {
     /// event's strings (the scale bench's task phase with dynamic allocation on).
     fn on_task(&self, event: &TaskEvent);
     /// A cached RDD block stored on or removed from an executor (`onBlockUpdated` of an
-    /// `RDDBlockId`); typed, because the recorded `SparkListenerBlockUpdated` is written only
-    /// with `spark.eventLog.logBlockUpdates.enabled`, which is not simulated.
+    /// `RDDBlockId`, the only blocks ExecutorMonitor reads); typed, so the management queue
+    /// does not pay for the recorded `SparkListenerBlockUpdated`'s strings.
     fn on_block(&self, _event: &BlockEvent) {}
 }
 
@@ -165,11 +165,20 @@ impl ContextBus {
         }
     }
 
-    /// `post(SparkListenerBlockUpdated)` of an RDD block, as BlockManagerMasterEndpoint posts it
-    /// for every successful `UpdateBlockInfo`: only the management queue hears it here.
-    pub fn post_block(&self, block: BlockEvent) {
-        if let Some(l) = &self.listener {
+    /// `post(SparkListenerBlockUpdated)`, as BlockManagerMasterEndpoint posts it for every
+    /// successful `UpdateBlockInfo`: the management queue hears an RDD block's (`rdd`) typed,
+    /// and `make` builds the recorded event only when the bus records (the event log writes
+    /// it with `spark.eventLog.logBlockUpdates.enabled`).
+    pub fn post_block(
+        &self,
+        rdd: Option<BlockEvent>,
+        make: impl FnOnce() -> sparkyard_messages::listener::BlockUpdatedInfo,
+    ) {
+        if let (Some(l), Some(block)) = (&self.listener, rdd) {
             l.on_block(&block);
+        }
+        if self.enabled {
+            self.record(ListenerEvent::BlockUpdated(Box::new(make())));
         }
     }
 

@@ -24,7 +24,7 @@ use crate::kernel::bitset::BitSet;
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
 use crate::spark_core::executor_env::block_manager_port;
-use crate::spark_core::memory_store::{DRIVER_STORE, MemoryStore};
+use crate::spark_core::memory_store::{DRIVER_STORE, MemoryStore, TASK_BINARY_PIECE_BYTES};
 use crate::world::config::ShuffleSettings;
 use crate::world::invariants::TaskOutput;
 use crate::world::listener::{ContextBus, TaskEndKind, TaskEvent, TaskEventKind};
@@ -326,8 +326,8 @@ impl DAGScheduler {
                 .collect();
             let program_shuffle = spec.lineage.as_ref().and_then(|l| l.shuffle_id);
             let num_maps = spec.tasks.len() as u32;
-            let shuffle_id =
-                (!is_result).then(|| self.shuffle_for(program_shuffle, num_maps, cx.env));
+            let shuffle_id = (!is_result)
+                .then(|| self.shuffle_for(program_shuffle, &spec.rdd_description, num_maps, cx));
             self.stages.insert(
                 id,
                 Stage {
@@ -417,13 +417,24 @@ impl DAGScheduler {
     fn shuffle_for(
         &mut self,
         program_shuffle: Option<u32>,
+        rdd: &str,
         num_maps: u32,
-        env: &mut DriverEnv,
+        cx: &mut Cx<'_>,
     ) -> u32 {
         let sid = program_shuffle.unwrap_or(self.next_shuffle);
         self.next_shuffle = self.next_shuffle.max(sid + 1);
+        let tracker = &mut cx.env.map_output_tracker;
+        if !tracker.contains_shuffle(sid) {
+            // DAGScheduler.createShuffleMapStage (Spark 4.0.0's jar): logInfo before
+            // `mapOutputTracker.registerShuffle`, with the map-side RDD's creation site.
+            let (_, rdd_id, creation_site) = parse_rdd(rdd);
+            info!(
+                self.log,
+                DAG, "Registering RDD {rdd_id} ({creation_site}) as input to shuffle {sid}"
+            );
+        }
         // Registering a known shuffle keeps its statuses.
-        env.map_output_tracker.register_shuffle(sid, num_maps);
+        tracker.register_shuffle(sid, num_maps);
         sid
     }
 
@@ -548,6 +559,7 @@ impl DAGScheduler {
                 let stage = self.stage_info(id, None);
                 self.bus.post(|| ListenerEvent::StageSubmitted { stage });
             }
+            Self::report_task_binary(binary, cx);
             if self.stages[&id].is_result {
                 self.mark_stage_as_finished(id, None);
                 self.submit_waiting_child_stages(id, cx);
@@ -586,7 +598,19 @@ impl DAGScheduler {
             stage.task_locality_preferences = hint_prefs;
             self.bus.post(|| ListenerEvent::StageSubmitted { stage });
         }
+        Self::report_task_binary(self.stages[&id].task_binary, cx);
         cx.ts.submit_tasks(task_set);
+    }
+
+    /// The task binary's piece reaches the BlockManagerMaster. Spark posts the StageSubmitted
+    /// event first and then broadcasts (`submitMissingTasks`), and the driver's `putBytes`
+    /// waits for the master's answer (`askSync`), so the piece's `SparkListenerBlockUpdated`
+    /// comes right after the StageSubmitted event, before any TaskStart (a real 4.0.0 event
+    /// log). sparkyard writes the blocks before it posts, so the update is reported here.
+    fn report_task_binary(binary: u32, cx: &mut Cx<'_>) {
+        cx.env
+            .block_manager_master
+            .driver_broadcast_piece_stored(binary, TASK_BINARY_PIECE_BYTES);
     }
 
     /// What the latest attempt's tasks run: the partitions' work, the task binary, the input,

@@ -56,6 +56,22 @@ impl DriverScheduler {
         self
     }
 
+    /// The driver's own block manager (`host`, the driver's RPC port + 1), known to the
+    /// BlockManagerMaster from the SparkContext's start.
+    pub fn with_driver_block_manager(mut self, host: String, port: u16) -> Self {
+        self.env
+            .block_manager_master
+            .driver_block_manager_added(host, port);
+        self
+    }
+
+    /// BlockManagerMasterEndpoint.updateBlockInfo of an executor's broadcast piece.
+    pub fn update_broadcast_block_info(&self, location: &BlockManagerId, id: u32, size: u64) {
+        self.env
+            .block_manager_master
+            .executor_broadcast_piece_stored(location, id, size);
+    }
+
     /// The shuffle settings (`spark.shuffle.service.enabled`, ...); Spark's defaults otherwise.
     pub fn with_shuffle(mut self, shuffle: ShuffleSettings) -> Self {
         self.task_scheduler = self

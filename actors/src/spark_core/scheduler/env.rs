@@ -15,7 +15,7 @@ use crate::world::listener::ContextBus;
 use crate::{error, info, warn};
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::jvm_text::bytes_to_string;
-use sparkyard_messages::listener::ListenerEvent;
+use sparkyard_messages::listener::{BlockUpdatedInfo, ListenerEvent, StorageLevelInfo};
 use sparkyard_messages::task::{BlockManagerId, ReplicateBlock, ShuffleBlockInfo};
 use std::rc::Rc;
 
@@ -74,6 +74,14 @@ pub struct BlockManagerMaster {
     block_managers: DenseMap<ExecutorId, Rc<str>>,
     /// The cached RDD blocks (empty unless a program caches).
     rdd_blocks: RddBlocks,
+    /// The driver's block manager, once its SparkContext registered it.
+    driver: Option<DriverBlockManager>,
+}
+
+/// Where the driver's block manager listens (its executor id is `driver`).
+struct DriverBlockManager {
+    host: String,
+    port: u16,
 }
 
 impl BlockManagerMaster {
@@ -83,6 +91,7 @@ impl BlockManagerMaster {
             bus,
             block_managers: DenseMap::default(),
             rdd_blocks: RddBlocks::default(),
+            driver: None,
         }
     }
 
@@ -133,7 +142,7 @@ impl BlockManagerMaster {
         let eid = location.executor_id;
         let registered = self.block_managers.get(eid).is_some();
         if registered {
-            self.post_block(eid, block, true);
+            self.post_block(location, block, StorageLevelInfo::MEMORY_ONLY, mem_size);
         }
         let hp = format!("{}:{}", location.host, location.port);
         let size = bytes_to_string(mem_size);
@@ -164,18 +173,74 @@ impl BlockManagerMaster {
     pub fn remove_rdd_block_info(&mut self, location: &BlockManagerId, block: RddBlockId) {
         self.rdd_blocks.remove_block(block, location.executor_id);
         if self.block_managers.get(location.executor_id).is_some() {
-            self.post_block(location.executor_id, block, false);
+            self.post_block(location, block, StorageLevelInfo::NONE, 0);
         }
     }
 
     /// `SparkListenerBlockUpdated`, posted for every update the master accepts (SPARK-30594:
     /// never for one it refuses, an unregistered block manager's).
-    fn post_block(&self, executor: ExecutorId, block: RddBlockId, stored: bool) {
-        self.bus.post_block(BlockEvent {
-            executor,
+    fn post_block(
+        &self,
+        location: &BlockManagerId,
+        block: RddBlockId,
+        level: StorageLevelInfo,
+        mem_size: u64,
+    ) {
+        let rdd = BlockEvent {
+            executor: location.executor_id,
             rdd_id: block.rdd_id,
             split_index: block.partition,
-            stored,
+            stored: level != StorageLevelInfo::NONE,
+        };
+        self.bus.post_block(Some(rdd), || BlockUpdatedInfo {
+            executor_id: location.executor_id.to_string(),
+            host: location.host.clone(),
+            port: location.port,
+            block_id: block.to_string(),
+            storage_level: level,
+            memory_size: mem_size,
+            disk_size: 0,
+        });
+    }
+
+    /// The driver's own block manager (`BlockManagerId(driver, host, port)`), which registers
+    /// with the master when the SparkContext starts.
+    pub fn driver_block_manager_added(&mut self, host: String, port: u16) {
+        self.driver = Some(DriverBlockManager { host, port });
+    }
+
+    /// `UpdateBlockInfo` of the one piece of broadcast `id` the driver's `TorrentBroadcast.
+    /// writeBlocks` put (`tellMaster = true`); the value block itself is put with `tellMaster =
+    /// false` and never reported.
+    pub fn driver_broadcast_piece_stored(&self, id: u32, size: u64) {
+        let Some(d) = &self.driver else {
+            return;
+        };
+        self.bus.post_block(None, || BlockUpdatedInfo {
+            executor_id: "driver".into(),
+            host: d.host.clone(),
+            port: d.port,
+            block_id: format!("broadcast_{id}_piece0"),
+            storage_level: StorageLevelInfo::BROADCAST_PIECE,
+            memory_size: size,
+            disk_size: 0,
+        });
+    }
+
+    /// `UpdateBlockInfo` of the broadcast piece an executor fetched (`TorrentBroadcast.
+    /// readBlocks`); refused, with no event, from a block manager the master does not know.
+    pub fn executor_broadcast_piece_stored(&self, location: &BlockManagerId, id: u32, size: u64) {
+        if self.block_managers.get(location.executor_id).is_none() {
+            return;
+        }
+        self.bus.post_block(None, || BlockUpdatedInfo {
+            executor_id: location.executor_id.to_string(),
+            host: location.host.clone(),
+            port: location.port,
+            block_id: format!("broadcast_{id}_piece0"),
+            storage_level: StorageLevelInfo::BROADCAST_PIECE,
+            memory_size: size,
+            disk_size: 0,
         });
     }
 

@@ -82,6 +82,11 @@ impl MapOutputTrackerMaster {
     }
 
     /// `registerShuffle(shuffleId, numMaps, numReduces)`.
+    /// `containsShuffle`: whether the shuffle is registered (an earlier job's is kept).
+    pub fn contains_shuffle(&self, shuffle_id: u32) -> bool {
+        self.shuffles.contains_key(&shuffle_id)
+    }
+
     pub fn register_shuffle(&mut self, shuffle_id: u32, num_maps: u32) {
         self.shuffles
             .entry(shuffle_id)
@@ -339,7 +344,7 @@ impl MapOutputTrackerMaster {
                 continue;
             };
             bytes_per_reduce += m.avg_block_bytes;
-            by_server
+            let source = by_server
                 .entry(m.server)
                 .and_modify(|f| f.blocks += 1)
                 .or_insert_with(|| FetchSource {
@@ -347,7 +352,14 @@ impl MapOutputTrackerMaster {
                     first_map_index: i as u32,
                     first_map_id: m.map_id,
                     blocks: 1,
+                    non_empty_blocks: 0,
+                    non_empty_bytes: 0,
                 });
+            // ShuffleBlockFetcherIterator skips a block whose MapStatus size is 0.
+            if m.avg_block_bytes > 0 {
+                source.non_empty_blocks += 1;
+                source.non_empty_bytes += m.avg_block_bytes;
+            }
         }
         let mut sources: Vec<FetchSource> = by_server.into_values().collect();
         sources.sort_by_key(|f| f.first_map_index);
