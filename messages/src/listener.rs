@@ -63,6 +63,9 @@ pub struct StageInfo {
     pub completion_time: Option<u64>,
     pub failure_reason: Option<String>,
     pub is_shuffle_map: bool,
+    /// `StageInfo.shuffleDepId`: the shuffle a shuffle-map stage writes (`None` for a result
+    /// stage). A later job's stage over the same shuffle has another stage id and this id.
+    pub shuffle_dep_id: Option<u32>,
     /// What each task of a shuffle-map stage writes (the data model; zero when not given). The
     /// event log derives every shuffle metric from it: a reduce stage reads its parents' output.
     pub shuffle_write: crate::task::ShuffleWriteSize,

@@ -1511,6 +1511,7 @@ mod tests {
             completion_time: None,
             failure_reason: None,
             is_shuffle_map: bytes > 0,
+            shuffle_dep_id: (bytes > 0).then_some(id),
             shuffle_write: ShuffleWriteSize {
                 bytes_per_task: bytes,
                 records_per_task: bytes / 100,

@@ -1353,12 +1353,10 @@ impl DriverEndpoint {
         let Some(m) = &self.allocation else {
             return;
         };
-        if let Some(stage) = self.scheduler.shuffle_map_stage(block.shuffle_id) {
-            let active = self.core.is_active(receiver);
-            m.manager()
-                .monitor
-                .on_shuffle_block_updated(receiver, stage, active);
-        }
+        let active = self.core.is_active(receiver);
+        m.manager()
+            .monitor
+            .on_shuffle_block_updated(receiver, block.shuffle_id, active);
     }
 
     /// `BlockManagerMasterEndpoint.getPeers`: every registered block manager but the asker's

@@ -16,7 +16,9 @@
 use crate::kernel::bitset::BitSet;
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
-use crate::spark_core::executor_monitor::{ExecutorMonitor, MonitorSettings, NEVER, RemovedAs};
+use crate::spark_core::executor_monitor::{
+    ExecutorMonitor, MonitorSettings, NEVER, RemovedAs, ShuffleStage,
+};
 use crate::world::config::DynamicAllocationSettings;
 use crate::world::listener::{BlockEvent, ManagementListener, TaskEvent, TaskEventKind};
 use crate::{debug, info, warn};
@@ -787,8 +789,8 @@ impl ExecutorAllocationManager {
         self.monitor.on_task_end(executor, stage, success, now);
     }
 
-    pub fn on_job_start(&mut self, job_id: u32, shuffle_map_stages: &[u32]) {
-        self.monitor.on_job_start(job_id, shuffle_map_stages);
+    pub fn on_job_start(&mut self, job_id: u32, shuffle_stages: &[ShuffleStage]) {
+        self.monitor.on_job_start(job_id, shuffle_stages);
     }
 
     pub fn on_job_end(&mut self, job_id: u32, now: u64) {
@@ -891,10 +893,15 @@ impl ManagementListener for AllocationListener {
                 ..
             } => m.on_speculative_task_submitted(*stage_id, *stage_attempt_id, *task_index, now),
             ListenerEvent::JobStart { job_id, stages, .. } => {
-                let maps: Vec<u32> = stages
+                let maps: Vec<ShuffleStage> = stages
                     .iter()
-                    .filter(|s| s.is_shuffle_map)
-                    .map(|s| s.stage_id)
+                    .filter_map(|s| {
+                        let shuffle_id = s.shuffle_dep_id?;
+                        Some(ShuffleStage {
+                            stage_id: s.stage_id,
+                            shuffle_id,
+                        })
+                    })
                     .collect();
                 m.on_job_start(*job_id, &maps);
             }

@@ -94,6 +94,13 @@ impl Tracker {
     }
 }
 
+/// A shuffle-map stage of a starting job and the shuffle it writes (`StageInfo.shuffleDepId`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShuffleStage {
+    pub stage_id: u32,
+    pub shuffle_id: u32,
+}
+
 /// The ExecutorMonitor.
 pub struct ExecutorMonitor {
     s: MonitorSettings,
@@ -197,24 +204,36 @@ impl ExecutorMonitor {
             .is_some_and(|e| !e.shuffle_ids.is_empty())
     }
 
-    /// `onJobStart`: the job's shuffle-map stages (shuffle id = the map stage's id here) become
-    /// active; executors already holding a reused shuffle become shuffle-busy.
-    pub fn on_job_start(&mut self, job_id: u32, shuffle_map_stages: &[u32]) {
+    /// `onJobStart` (Spark 4.0.0, javap: `stageInfos` flat-mapped by `shuffleDepId`): the job's
+    /// shuffles become active, keyed by shuffle id (a later job's stage over an earlier job's
+    /// shuffle has a new stage id and the same shuffle). A shuffle the monitor has seen before
+    /// (`shuffleToActiveJobs.get(shuffle)` is `Some`, even with no job left: only a
+    /// ShuffleCleanedEvent, which no ContextCleaner sends here, removes it) is a reuse: the
+    /// executors holding its data become shuffle-busy again.
+    pub fn on_job_start(&mut self, job_id: u32, shuffle_stages: &[ShuffleStage]) {
         if !self.s.shuffle_tracking {
             return;
         }
         let mut reused = false;
-        for &stage in shuffle_map_stages {
-            let jobs = self.shuffle_to_active_jobs.entry(stage).or_default();
-            reused |= !jobs.is_empty();
-            jobs.push(job_id);
+        for s in shuffle_stages {
+            match self.shuffle_to_active_jobs.get_mut(&s.shuffle_id) {
+                Some(jobs) => {
+                    reused = true;
+                    jobs.push(job_id);
+                }
+                None => {
+                    self.shuffle_to_active_jobs
+                        .insert(s.shuffle_id, vec![job_id]);
+                }
+            }
         }
         if reused {
             let mut changed = false;
             for e in self.executors.values_mut() {
                 if !e.has_active_shuffle {
-                    e.has_active_shuffle =
-                        shuffle_map_stages.iter().any(|s| e.shuffle_ids.contains(s));
+                    e.has_active_shuffle = shuffle_stages
+                        .iter()
+                        .any(|s| e.shuffle_ids.contains(&s.shuffle_id));
                     changed |= e.has_active_shuffle;
                 }
             }
@@ -222,11 +241,11 @@ impl ExecutorMonitor {
                 self.next_timeout = 0;
             }
         }
-        for &stage in shuffle_map_stages {
-            self.stage_to_shuffle.insert(stage, stage);
+        for s in shuffle_stages {
+            self.stage_to_shuffle.insert(s.stage_id, s.shuffle_id);
         }
-        self.job_to_stages
-            .insert(job_id, shuffle_map_stages.to_vec());
+        let stages = shuffle_stages.iter().map(|s| s.stage_id).collect();
+        self.job_to_stages.insert(job_id, stages);
     }
 
     /// `onJobEnd`: shuffles no running job uses any more stop keeping their executors busy.
@@ -339,7 +358,7 @@ impl ExecutorMonitor {
     /// with shuffle tracking on: `Tracker.addShuffle`, which marks it as having an active
     /// shuffle (it is no idle candidate) and leaves its deadline alone; a job end that finds no
     /// running job using the shuffle lets `spark.dynamicAllocation.shuffleTracking.timeout`
-    /// apply. `shuffle` is the monitor's key, the shuffle's map stage. An untracked executor is
+    /// apply. `shuffle` is the block's shuffle id. An untracked executor is
     /// left alone, as RDD blocks are (an active executor is tracked from ExecutorAdded).
     pub fn on_shuffle_block_updated(&mut self, id: ExecutorId, shuffle: u32, active: bool) {
         if !active || !self.s.shuffle_tracking {
@@ -566,7 +585,13 @@ mod tests {
         let mut m = monitor(true);
         m.on_executor_added(e(1), 0);
         m.on_executor_added(e(2), 0);
-        m.on_job_start(1, &[0]);
+        m.on_job_start(
+            1,
+            &[ShuffleStage {
+                stage_id: 0,
+                shuffle_id: 0,
+            }],
+        );
         m.on_task_start(e(1), true);
         m.on_task_end(e(1), 0, true, 20);
         assert!(m.holds_shuffle(e(1)));
@@ -576,10 +601,59 @@ mod tests {
         // Without shuffle tracking the same executor times out.
         let mut plain = monitor(false);
         plain.on_executor_added(e(1), 0);
-        plain.on_job_start(1, &[0]);
+        plain.on_job_start(
+            1,
+            &[ShuffleStage {
+                stage_id: 0,
+                shuffle_id: 0,
+            }],
+        );
         plain.on_task_start(e(1), true);
         plain.on_task_end(e(1), 0, true, 20);
         assert_eq!(plain.timed_out_executors(20 + IDLE), vec![e(1)]);
+    }
+
+    // ExecutorMonitorSuite "shuffle block tracking" (idle 60 s, storage 120 s, shuffle 240 s as
+    // the suite sets them; its ContextCleaner steps left out, none is simulated): jobs 2 and 3
+    // share shuffle 1 through different stages (3 and 5: Spark keys the active jobs by
+    // `StageInfo.shuffleDepId`), so job 3's start makes the executor holding shuffle 1's data
+    // shuffle-busy again though no task of stage 5 ran; a failed map task leaves no data.
+    #[test]
+    fn a_shuffle_shared_by_later_jobs_keeps_its_executor_busy() {
+        const SHUFFLE: u64 = 240_000;
+        let mut m = ExecutorMonitor::new(MonitorSettings {
+            idle_timeout_ms: IDLE,
+            storage_timeout_ms: STORAGE,
+            shuffle_timeout_ms: SHUFFLE,
+            shuffle_tracking: true,
+        });
+        let stage = |stage_id, shuffle_id| ShuffleStage {
+            stage_id,
+            shuffle_id,
+        };
+        m.on_job_start(1, &[stage(1, 0)]);
+        m.on_job_start(2, &[stage(3, 1)]);
+        m.on_executor_added(e(1), 0);
+        assert_eq!(timed_out_at(&m, IDLE + 1), vec![e(1)]);
+        m.on_task_start(e(1), true);
+        m.on_task_end(e(1), 1, false, 0);
+        assert_eq!(timed_out_at(&m, IDLE + 1), vec![e(1)]);
+        m.on_task_start(e(1), true);
+        m.on_task_end(e(1), 1, true, 0);
+        m.on_task_start(e(1), true);
+        m.on_task_end(e(1), 3, true, 0);
+        assert!(m.timed_out_executors(IDLE + 1).is_empty());
+        m.on_job_end(1, 0);
+        assert!(
+            m.timed_out_executors(STORAGE + 1).is_empty(),
+            "job 2 still uses shuffle 1"
+        );
+        m.on_job_end(2, 0);
+        assert_eq!(m.timed_out_executors(SHUFFLE + 1), vec![e(1)]);
+        m.on_job_start(3, &[stage(5, 1)]);
+        assert!(m.timed_out_executors(SHUFFLE + 1).is_empty());
+        m.on_job_end(3, 0);
+        assert_eq!(m.timed_out_executors(SHUFFLE + 1), vec![e(1)]);
     }
 
     // ExecutorMonitor.onBlockUpdated of a ShuffleDataBlockId (Spark 4.0.0 jar; no suite case):
@@ -595,7 +669,13 @@ mod tests {
         m.on_executor_added(e(1), 0);
         m.on_executor_added(e(2), 0);
         m.on_executor_added(e(3), 0);
-        m.on_job_start(1, &[0]);
+        m.on_job_start(
+            1,
+            &[ShuffleStage {
+                stage_id: 0,
+                shuffle_id: 0,
+            }],
+        );
         m.on_shuffle_block_updated(e(2), 0, true);
         m.on_shuffle_block_updated(e(2), 0, true);
         m.on_shuffle_block_updated(e(3), 0, false);
@@ -606,7 +686,13 @@ mod tests {
 
         let mut plain = monitor(false);
         plain.on_executor_added(e(2), 0);
-        plain.on_job_start(1, &[0]);
+        plain.on_job_start(
+            1,
+            &[ShuffleStage {
+                stage_id: 0,
+                shuffle_id: 0,
+            }],
+        );
         plain.on_shuffle_block_updated(e(2), 0, true);
         assert!(!plain.holds_shuffle(e(2)));
         assert_eq!(plain.timed_out_executors(IDLE), vec![e(2)]);

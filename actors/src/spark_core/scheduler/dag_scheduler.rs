@@ -263,6 +263,7 @@ impl DAGScheduler {
             completion_time: done.then(clock::now_epoch_ms),
             failure_reason,
             is_shuffle_map: !s.is_result,
+            shuffle_dep_id: s.shuffle_id,
             shuffle_write: s.shuffle_write,
             input: s.input,
             lineage: s.lineage.clone(),

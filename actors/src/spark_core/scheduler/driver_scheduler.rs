@@ -332,12 +332,6 @@ impl DriverScheduler {
         self.env.update_map_output(block, location);
     }
 
-    /// The shuffle-map stage that writes `shuffle_id` (`shuffleIdToMapStage`): the key dynamic
-    /// allocation's ExecutorMonitor tracks the shuffle under.
-    pub fn shuffle_map_stage(&self, shuffle_id: u32) -> Option<u32> {
-        self.dag.map_stage_of(shuffle_id)
-    }
-
     /// BlockManagerMasterEndpoint.register.
     pub fn block_manager_added(&mut self, eid: ExecutorId, host: Rc<str>) {
         self.env.block_manager_master.block_manager_added(eid, host);
