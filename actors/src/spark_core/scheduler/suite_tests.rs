@@ -1293,6 +1293,31 @@ fn a_successful_task_set_excludes_its_bad_executor_for_the_application() {
     );
 }
 
+// TaskSchedulerImplSuite "SPARK-22148 Ensure we don't abort the taskSet if we haven't been
+// completely excluded": the task prefers executor 0 (an ExecutorCacheTaskLocation) and fails
+// there; executor 1 on the same host is offered nothing while the set waits at PROCESS_LOCAL
+// (the locality wait has not passed), but the task could run on executor 1, so the set is not
+// unschedulable: no abort timer, no abort.
+#[test]
+fn a_set_waiting_for_locality_is_not_completely_excluded() {
+    let mut a = with_exclusion(false, 0);
+    let mut set = task_set(0, 0, 1, None);
+    set.prefs = PreferredLocations {
+        hosts: vec![vec![Rc::from("host0")]],
+        executors: vec![Some(ExecutorId(0))],
+    };
+    a.ts.submit_tasks(set);
+    let first = a.offer(&mut [offer(0, "host0", 1)]).remove(0);
+    a.throw(first.task_id);
+    assert!(
+        a.offer(&mut [offer(1, "host0", 1)]).is_empty(),
+        "PROCESS_LOCAL still"
+    );
+    assert!(a.ts.unschedulable_task_sets().is_empty());
+    assert!(a.dag.failed_sets.is_empty());
+    assert!(!a.tsm(0, 0).zombie);
+}
+
 // TaskSchedulerImplSuite "SPARK-31418 abort timer should kick in when task is completely
 // excluded & allocation manager could not acquire a new executor before the timeout": with
 // dynamic allocation and no idle executor (the only one runs the other task), the
