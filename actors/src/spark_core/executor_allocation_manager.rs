@@ -411,13 +411,23 @@ impl ExecutorAllocationManager {
         };
         // Spark 4.0: an unschedulable task set (its task excluded on every executor) asks for
         // executors beyond the ones it has (`executorCountWithResourceProfile`).
-        let unschedulable = self.unschedulable.len() as u32;
+        let unschedulable = self.pending_unschedulable_task_sets();
         if unschedulable == 0 {
             return needed;
         }
         let ratio = self.s.executor_allocation_ratio;
         let more = (f64::from(unschedulable) * ratio / f64::from(self.tasks_per_executor)).ceil();
         needed.max(self.monitor.executor_count() + more as u32)
+    }
+
+    /// `pendingUnschedulableTaskSetsPerResourceProfile(0)`: the unschedulable sets whose stage
+    /// attempt the listener still tracks (`resourceProfileIdToStageAttempt`). Nothing removes a
+    /// set from `unschedulableTaskSets` but `UnschedulableTaskSetRemoved`, which names the set
+    /// that launched, not the ones waiting, and an aborted set hears none: once its stage
+    /// attempt is gone it no longer counts.
+    fn pending_unschedulable_task_sets(&self) -> u32 {
+        let tracked = |k: &&(u32, u32)| self.stages.position(**k).is_ok();
+        self.unschedulable.iter().filter(tracked).count() as u32
     }
 
     /// `onUnschedulableTaskSetAdded`: the set waits for a new executor; the scheduler is
@@ -1126,27 +1136,104 @@ mod tests {
         assert_eq!(m.max_needed(), 6, "ceil(21 * 0.5 / 2)");
     }
 
+    /// A manager of `cores`-core executors between `min` and `max`, starting at 0 (the suite's
+    /// `createConf(min, max, 0).set(EXECUTOR_CORES, cores)`).
+    fn manager_with_cores(min: u32, max: u32, cores: u32) -> ExecutorAllocationManager {
+        let log = ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false))));
+        ExecutorAllocationManager::new(settings(min, max), 0, cores, 1, log)
+    }
+
     // ExecutorAllocationManagerSuite "SPARK-31418: one stage being unschedulable": an executor
-    // of 2 cores ran the stage's 2 tasks, which failed; the set is unschedulable (every
-    // executor excluded for a task), so the need is the executors there are plus one, not
-    // what the 2 pending tasks alone need (1); once a task is scheduled again it is 1.
+    // of 2 cores runs the stage's 2 tasks; once the set is unschedulable (every executor
+    // excluded for a task) the need is the executors there are plus one
+    // (maxNumExecutorsNeededPerResourceProfile's `executorCountWithResourceProfile +
+    // maxNeededForUnschedulables`), and the backlog timer (onUnschedulableTaskSetAdded calls
+    // onSchedulerBacklogged) raises the target to it; once a task is scheduled again
+    // (`...Removed`) the need and the target are 1 again.
     #[test]
     fn one_stage_being_unschedulable_asks_for_one_more_executor() {
-        let log = ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false))));
-        let mut m = ExecutorAllocationManager::new(settings(0, 5), 0, 2, 1, log);
+        let mut m = manager_with_cores(0, 5, 2);
+        let mut c = Client::default();
         m.on_stage_submitted(0, 0, 2, 0);
-        m.on_executor_added(e(0), 0);
+        m.schedule(1_000, &mut c);
+        assert_eq!(m.target(), 1);
+        m.on_executor_added(e(0), 1_000);
         for i in 0..2 {
             m.on_task_start(0, 0, i, false, e(0), true);
         }
-        for i in 0..2 {
-            m.on_task_end(0, 0, i, false, e(0), TaskEndKind::Failed, 1);
-        }
-        assert_eq!(m.max_needed(), 1, "2 pending tasks on 2-core executors");
-        m.on_unschedulable_task_set_added(0, 0, 1);
-        assert_eq!(m.max_needed(), 2, "the executor there is, plus one");
+        assert_eq!((m.target(), m.max_needed()), (1, 1));
+        m.on_unschedulable_task_set_added(0, 0, 1_000);
+        m.schedule(2_000, &mut c);
+        assert_eq!((m.target(), m.max_needed()), (2, 2), "one more executor");
+        m.on_executor_added(e(1), 2_000);
         m.on_unschedulable_task_set_removed(0, 0);
-        assert_eq!(m.max_needed(), 1);
+        m.schedule(3_000, &mut c);
+        assert_eq!((m.target(), m.max_needed()), (1, 1));
+        assert_eq!(c.totals, vec![1, 2, 1]);
+    }
+
+    // ExecutorAllocationManagerSuite "SPARK-31418: multiple stages being unschedulable": three
+    // stages of 2 tasks on three 2-core executors; stage 0 completes and stages 1 and 2 become
+    // unschedulable: ceil(2 sets / 2 tasks per executor) = 1 more executor than the 3 there
+    // are. Once stage 1's set is schedulable again, stage 2's still asks for one beyond the 4.
+    #[test]
+    fn multiple_stages_being_unschedulable() {
+        let mut m = manager_with_cores(0, 10, 2);
+        let mut c = Client::default();
+        for stage in 0..3 {
+            m.on_stage_submitted(stage, 0, 2, 0);
+        }
+        m.schedule(1_000, &mut c);
+        m.schedule(2_000, &mut c);
+        assert_eq!(m.target(), 3);
+        for id in 0..3 {
+            m.on_executor_added(e(id), 2_000);
+        }
+        for stage in 0..3 {
+            for i in 0..2 {
+                m.on_task_start(stage, 0, i, false, e(stage), true);
+            }
+        }
+        assert_eq!((m.target(), m.max_needed()), (3, 3));
+        for i in 0..2 {
+            m.on_task_end(0, 0, i, false, e(0), TaskEndKind::Success, 2_000);
+        }
+        m.on_stage_completed(0, 0);
+        m.on_unschedulable_task_set_added(1, 0, 2_000);
+        m.on_unschedulable_task_set_added(2, 0, 2_000);
+        m.schedule(3_000, &mut c);
+        assert_eq!((m.target(), m.max_needed()), (4, 4));
+        m.on_executor_added(e(3), 3_000);
+        m.on_unschedulable_task_set_removed(1, 0);
+        assert_eq!(m.max_needed(), 5, "4 executors, stage 2's set still waits");
+    }
+
+    // ExecutorAllocationListener.pendingUnschedulableTaskSetsPerResourceProfile (Spark 4.0.0
+    // jar: `resourceProfileIdToStageAttempt(rp).count(unschedulableTaskSets.contains)`): a set
+    // counts only while the listener tracks its stage attempt. A set aborted by its
+    // unschedulable timer hears no `...Removed` (TaskSchedulerImpl posts it only for a set
+    // that launched); once its stage completes (failed) and its tasks ended, it asks for no
+    // executor any more and the target falls back.
+    #[test]
+    fn an_aborted_unschedulable_stage_no_longer_asks_for_an_executor() {
+        let mut m = manager_with_cores(0, 5, 2);
+        let mut c = Client::default();
+        m.on_stage_submitted(0, 0, 2, 0);
+        m.schedule(1_000, &mut c);
+        m.on_executor_added(e(0), 1_000);
+        m.on_task_start(0, 0, 0, false, e(0), true);
+        m.on_task_start(0, 0, 1, false, e(0), true);
+        m.on_task_end(0, 0, 1, false, e(0), TaskEndKind::Failed, 1_000);
+        m.on_unschedulable_task_set_added(0, 0, 1_000);
+        m.schedule(2_000, &mut c);
+        assert_eq!((m.target(), m.max_needed()), (2, 2));
+        // The abort: the stage completes, its running task is killed.
+        m.on_stage_completed(0, 0);
+        assert_eq!(m.max_needed(), 2, "a task of the attempt still runs");
+        m.on_task_end(0, 0, 0, false, e(0), TaskEndKind::Killed, 2_000);
+        assert_eq!(m.max_needed(), 0);
+        m.schedule(3_000, &mut c);
+        assert_eq!(m.target(), 0);
     }
 
     // ExecutorAllocationManagerSuite "remove executors" / "interleaving add and remove": idle

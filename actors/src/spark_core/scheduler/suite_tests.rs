@@ -1293,6 +1293,31 @@ fn a_successful_task_set_excludes_its_bad_executor_for_the_application() {
     );
 }
 
+// TaskSchedulerImplSuite "SPARK-22148 Ensure we don't abort the taskSet if we haven't been
+// completely excluded": the task prefers executor 0 (an ExecutorCacheTaskLocation) and fails
+// there; executor 1 on the same host is offered nothing while the set waits at PROCESS_LOCAL
+// (the locality wait has not passed), but the task could run on executor 1, so the set is not
+// unschedulable: no abort timer, no abort.
+#[test]
+fn a_set_waiting_for_locality_is_not_completely_excluded() {
+    let mut a = with_exclusion(false, 0);
+    let mut set = task_set(0, 0, 1, None);
+    set.prefs = PreferredLocations {
+        hosts: vec![vec![Rc::from("host0")]],
+        executors: vec![Some(ExecutorId(0))],
+    };
+    a.ts.submit_tasks(set);
+    let first = a.offer(&mut [offer(0, "host0", 1)]).remove(0);
+    a.throw(first.task_id);
+    assert!(
+        a.offer(&mut [offer(1, "host0", 1)]).is_empty(),
+        "PROCESS_LOCAL still"
+    );
+    assert!(a.ts.unschedulable_task_sets().is_empty());
+    assert!(a.dag.failed_sets.is_empty());
+    assert!(!a.tsm(0, 0).zombie);
+}
+
 // TaskSchedulerImplSuite "SPARK-31418 abort timer should kick in when task is completely
 // excluded & allocation manager could not acquire a new executor before the timeout": with
 // dynamic allocation and no idle executor (the only one runs the other task), the
@@ -1321,6 +1346,80 @@ fn with_dynamic_allocation_an_unschedulable_task_set_asks_for_an_executor() {
     let new = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
     assert_eq!(new.index, t.index);
     assert_eq!(a.dag.unschedulable, vec![(0, 0, true), (0, 0, false)]);
+}
+
+// TaskSchedulerImplSuite "SPARK-22148 abort timer should clear unschedulableTaskSetToExpiryTime
+// for all TaskSets": two sets of one task on one executor. Set 0's task fails there; at the
+// next offer set 0 waits (an idle executor: its timer starts) but set 1 launches, which clears
+// every waiting set. Once set 1's task fails too, both wait on the idle executor 0; a task of
+// set 0 launched on a new executor clears both, so set 1's timer does nothing when it fires.
+#[test]
+fn abort_timer_should_clear_unschedulable_task_sets_for_all_task_sets() {
+    let mut a = with_exclusion(false, 120_000);
+    a.ts.submit_tasks(task_set(0, 0, 1, None));
+    a.ts.submit_tasks(task_set(1, 0, 1, None));
+    let first = a.offer(&mut [offer(0, "host0", 1)]).remove(0);
+    assert_eq!(first.stage_id, 0);
+    assert!(a.ts.unschedulable_task_sets().is_empty());
+    a.throw(first.task_id);
+    let second = a.offer(&mut [offer(0, "host0", 1)]).remove(0);
+    assert_eq!(second.stage_id, 1, "set 1 launches");
+    assert!(
+        a.ts.unschedulable_task_sets().is_empty(),
+        "a launch cleared set 0"
+    );
+    a.throw(second.task_id);
+    assert!(a.offer(&mut [offer(0, "host0", 1)]).is_empty());
+    assert_eq!(
+        a.ts.unschedulable_task_sets(),
+        vec![(0, 0, 0), (1, 1, 0)],
+        "both wait"
+    );
+    assert_eq!(a.offer(&mut [offer(1, "host1", 1)]).len(), 1);
+    assert!(a.ts.unschedulable_task_sets().is_empty(), "all cleared");
+    let mut out = Vec::new();
+    a.ts.unschedulable_task_set_timer((1, 1, 0), 0, &mut a.env, &mut a.dag, &mut out);
+    assert!(
+        a.dag.failed_sets.is_empty(),
+        "a cleared set's timer is cancelled"
+    );
+    assert!(!a.tsm(0, 0).zombie && !a.tsm(1, 0).zombie);
+}
+
+// TaskSchedulerImplSuite "SPARK-31418 abort timer should kick in when task is completely
+// excluded & allocation manager could not acquire a new executor before the timeout": with
+// dynamic allocation, a timeout of 0 and executor 0 busy with the set's other task, the set
+// waits for the ExecutorAllocationManager (`unschedulableTaskSetAdded`, no idle executor to
+// kill); no executor comes, the timer fires and the set is aborted with
+// abortSinceCompletelyExcludedOnFailure's text.
+#[test]
+fn abort_timer_kicks_in_when_dynamic_allocation_brings_no_executor() {
+    let mut a = with_exclusion_and(false, 0, true);
+    a.ts.submit_tasks(task_set(0, 0, 2, None));
+    let both = a.offer(&mut [offer(0, "host0", 2)]);
+    assert_eq!(both.len(), 2);
+    a.throw(both[0].task_id);
+    assert!(a.offer(&mut [offer(0, "host0", 1)]).is_empty());
+    assert_eq!(a.dag.unschedulable, vec![(0, 0, true)]);
+    let kills = a.ts.take_deferred();
+    assert!(
+        !kills
+            .iter()
+            .any(|e| matches!(e, SchedulerEvent::KillExcludedExecutor { .. })),
+        "executor 0 is busy: {kills:?}"
+    );
+    assert_eq!(a.ts.unschedulable_task_sets(), vec![(0, 0, 0)]);
+    let mut out = Vec::new();
+    a.ts.unschedulable_task_set_timer((0, 0, 0), both[0].index, &mut a.env, &mut a.dag, &mut out);
+    assert_eq!(a.dag.failed_sets.len(), 1);
+    assert!(
+        a.dag.failed_sets[0]
+            .1
+            .contains("cannot run anywhere due to node and executor excludeOnFailure."),
+        "{:?}",
+        a.dag.failed_sets
+    );
+    assert!(a.tsm(0, 0).zombie);
 }
 
 // TaskSetManagerSuite "update application healthTracker for shuffle-fetch": with

@@ -319,6 +319,15 @@ impl TaskSchedulerImpl {
         std::mem::take(&mut self.deferred)
     }
 
+    /// The keys of `unschedulableTaskSetToExpiryTime`: the sets waiting on their abort timer.
+    #[cfg(test)]
+    pub fn unschedulable_task_sets(&self) -> Vec<TsKey> {
+        self.exclusion
+            .as_ref()
+            .map(|x| x.unschedulable.keys().copied().collect())
+            .unwrap_or_default()
+    }
+
     /// `excludedNodes()`: the HealthTracker's excluded nodes, which YarnSchedulerBackend sends
     /// with every `RequestExecutors` and registration checks.
     pub fn excluded_nodes(&self) -> BTreeSet<String> {
@@ -2205,8 +2214,11 @@ impl TaskSchedulerImpl {
     }
 
     /// The abort timer's task (`createUnschedulableTaskSetAbortTimer`): a set still
-    /// unschedulable past its expiry is aborted; otherwise nothing (Spark's `cancel()`). A set
-    /// that is a zombie by then has nothing left to abort.
+    /// unschedulable past its expiry is aborted; otherwise nothing (Spark's `cancel()`).
+    /// Spark 4.0.0's timer and `TaskSetManager.abort` do not test `isZombie` (a zombie still in
+    /// `unschedulableTaskSetToExpiryTime` would fail its stage through `taskSetFailed`); here a
+    /// zombie set's timer does nothing, a known difference (it takes a set that turned zombie
+    /// while waiting, with no task launched anywhere for the whole timeout).
     pub fn unschedulable_task_set_timer(
         &mut self,
         key: TsKey,
