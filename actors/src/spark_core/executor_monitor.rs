@@ -466,6 +466,13 @@ mod tests {
         ExecutorId(n)
     }
 
+    fn shuffle(stage_id: u32, shuffle_id: u32) -> ShuffleStage {
+        ShuffleStage {
+            stage_id,
+            shuffle_id,
+        }
+    }
+
     const STORAGE: u64 = 120_000;
 
     /// The suite's `timedOutExecutors(when)`: the idle executors whose deadline has passed at
@@ -585,13 +592,7 @@ mod tests {
         let mut m = monitor(true);
         m.on_executor_added(e(1), 0);
         m.on_executor_added(e(2), 0);
-        m.on_job_start(
-            1,
-            &[ShuffleStage {
-                stage_id: 0,
-                shuffle_id: 0,
-            }],
-        );
+        m.on_job_start(1, &[shuffle(0, 0)]);
         m.on_task_start(e(1), true);
         m.on_task_end(e(1), 0, true, 20);
         assert!(m.holds_shuffle(e(1)));
@@ -601,13 +602,7 @@ mod tests {
         // Without shuffle tracking the same executor times out.
         let mut plain = monitor(false);
         plain.on_executor_added(e(1), 0);
-        plain.on_job_start(
-            1,
-            &[ShuffleStage {
-                stage_id: 0,
-                shuffle_id: 0,
-            }],
-        );
+        plain.on_job_start(1, &[shuffle(0, 0)]);
         plain.on_task_start(e(1), true);
         plain.on_task_end(e(1), 0, true, 20);
         assert_eq!(plain.timed_out_executors(20 + IDLE), vec![e(1)]);
@@ -627,12 +622,8 @@ mod tests {
             shuffle_timeout_ms: SHUFFLE,
             shuffle_tracking: true,
         });
-        let stage = |stage_id, shuffle_id| ShuffleStage {
-            stage_id,
-            shuffle_id,
-        };
-        m.on_job_start(1, &[stage(1, 0)]);
-        m.on_job_start(2, &[stage(3, 1)]);
+        m.on_job_start(1, &[shuffle(1, 0)]);
+        m.on_job_start(2, &[shuffle(3, 1)]);
         m.on_executor_added(e(1), 0);
         assert_eq!(timed_out_at(&m, IDLE + 1), vec![e(1)]);
         m.on_task_start(e(1), true);
@@ -650,7 +641,7 @@ mod tests {
         );
         m.on_job_end(2, 0);
         assert_eq!(m.timed_out_executors(SHUFFLE + 1), vec![e(1)]);
-        m.on_job_start(3, &[stage(5, 1)]);
+        m.on_job_start(3, &[shuffle(5, 1)]);
         assert!(m.timed_out_executors(SHUFFLE + 1).is_empty());
         m.on_job_end(3, 0);
         assert_eq!(m.timed_out_executors(SHUFFLE + 1), vec![e(1)]);
@@ -669,13 +660,7 @@ mod tests {
         m.on_executor_added(e(1), 0);
         m.on_executor_added(e(2), 0);
         m.on_executor_added(e(3), 0);
-        m.on_job_start(
-            1,
-            &[ShuffleStage {
-                stage_id: 0,
-                shuffle_id: 0,
-            }],
-        );
+        m.on_job_start(1, &[shuffle(0, 0)]);
         m.on_shuffle_block_updated(e(2), 0, true);
         m.on_shuffle_block_updated(e(2), 0, true);
         m.on_shuffle_block_updated(e(3), 0, false);
@@ -686,13 +671,7 @@ mod tests {
 
         let mut plain = monitor(false);
         plain.on_executor_added(e(2), 0);
-        plain.on_job_start(
-            1,
-            &[ShuffleStage {
-                stage_id: 0,
-                shuffle_id: 0,
-            }],
-        );
+        plain.on_job_start(1, &[shuffle(0, 0)]);
         plain.on_shuffle_block_updated(e(2), 0, true);
         assert!(!plain.holds_shuffle(e(2)));
         assert_eq!(plain.timed_out_executors(IDLE), vec![e(2)]);

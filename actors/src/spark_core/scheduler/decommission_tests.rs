@@ -9,7 +9,7 @@
 use super::driver_scheduler::DriverScheduler;
 use super::events::{LaunchedTasks, WorkerOffer};
 use super::locality::{ExecutorDecommissionState, PendingTasks, TaskLocality, Topology};
-use super::tests::{logged_scheduler, waiter};
+use super::tests::{advance, logged_scheduler, run, waiter};
 use crate::kernel::clock;
 use crate::world::config::{LocalitySettings, SpeculationSettings};
 use sparkyard_messages::ids::ExecutorId;
@@ -141,18 +141,6 @@ fn offer(s: &mut DriverScheduler, executor: u32, host: &str, cores: u32) -> Laun
         host: Rc::from(host),
         cores,
     })
-}
-
-fn run(body: impl std::future::Future<Output = ()>) {
-    let rt = clock::paused_runtime().expect("runtime");
-    rt.block_on(async {
-        clock::start(0);
-        body.await
-    });
-}
-
-async fn advance(ms: u64) {
-    clock::advance(clock::ms(ms)).await;
 }
 
 /// TaskSchedulerImpl.executorDecommission -> rootPool.executorDecommission ->

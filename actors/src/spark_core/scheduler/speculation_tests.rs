@@ -3,8 +3,7 @@
 use super::driver_scheduler::DriverScheduler;
 use super::events::{LaunchedTasks, SchedulerEvent, WorkerOffer};
 use super::speculation::PercentileHeap;
-use super::tests::{lines, logged_scheduler, waiter};
-use crate::kernel::clock;
+use super::tests::{advance, lines, logged_scheduler, run, waiter};
 use crate::kernel::logs::LogStore;
 use crate::kernel::logs::ProcessLog;
 use crate::world::config::SpeculationSettings;
@@ -78,18 +77,6 @@ fn offer(s: &mut DriverScheduler, executor: u32, host: &str) -> LaunchedTasks {
         host: Rc::from(host),
         cores: 1,
     })
-}
-
-fn run(body: impl std::future::Future<Output = ()>) {
-    let rt = clock::paused_runtime().expect("runtime");
-    rt.block_on(async {
-        clock::start(0);
-        body.await
-    });
-}
-
-async fn advance(ms: u64) {
-    clock::advance(clock::ms(ms)).await;
 }
 
 fn finish(s: &mut DriverScheduler, t: &TaskDescription) -> Vec<SchedulerEvent> {

@@ -5,6 +5,7 @@ use super::driver_scheduler::DriverScheduler;
 use super::events::{RunningTask, SchedulerEvent, WorkerOffer};
 use super::locality::TaskLocality;
 use super::task_scheduler_impl::RunningTasks;
+use crate::kernel::clock;
 use crate::kernel::logs::LogStore;
 use crate::kernel::logs::ProcessLog;
 use crate::world::config::ShuffleSettings;
@@ -1139,4 +1140,18 @@ fn a_failed_tasks_slot_goes_to_the_next_pending_task_and_the_retry_to_the_next_s
         (0, 1),
         "the retry, next slot"
     );
+}
+
+/// Runs `body` on a paused runtime whose virtual clock starts at 0 (the timer-driven cases).
+pub(super) fn run(body: impl std::future::Future<Output = ()>) {
+    let rt = clock::paused_runtime().expect("runtime");
+    rt.block_on(async {
+        clock::start(0);
+        body.await
+    });
+}
+
+/// Moves the virtual clock `ms` forward, firing what falls due.
+pub(super) async fn advance(ms: u64) {
+    clock::advance(clock::ms(ms)).await;
 }
