@@ -1189,15 +1189,20 @@ fn environment(
             .map(|(k, v)| (k.clone(), r.redact(k, v).to_string()))
             .collect()
     };
-    let (spark, hadoop) = (redacted(spark), redacted(hadoop));
+    // `hadoop` is the cluster's site values: the driver's whole configuration is built here,
+    // once, rather than during the run.
+    let hadoop = super::environment::hadoop_properties(hadoop, spark);
+    let (spark, hadoop) = (redacted(spark), redacted(&hadoop));
+    // JsonProtocol.environmentUpdateToJson writes each sorted sequence through `toMap`.
+    use super::environment::scala_map_order as order;
     object(out, |o| {
         o.str("Event", "SparkListenerEnvironmentUpdate");
-        o.map("JVM Information", &jvm);
-        o.map("Spark Properties", &spark);
-        o.map("Hadoop Properties", &hadoop);
-        o.map("System Properties", &system);
-        o.map("Metrics Properties", &metrics);
-        o.map("Classpath Entries", classpath);
+        o.map("JVM Information", &order(jvm.to_vec()));
+        o.map("Spark Properties", &order(spark));
+        o.map("Hadoop Properties", &order(hadoop));
+        o.map("System Properties", &order(system.to_vec()));
+        o.map("Metrics Properties", &order(metrics.to_vec()));
+        o.map("Classpath Entries", &order(classpath.to_vec()));
     });
 }
 
