@@ -6,8 +6,10 @@
 //!
 //! The defaults are `core-default.xml`, `yarn-default.xml` and `mapred-default.xml` of pyspark
 //! 4.0.0's `hadoop-client-api-3.4.1.jar`, as `scripts/hadoop-defaults.py` extracted them into
-//! `hadoop_defaults.tsv.zst`. Read only when an event log is written.
+//! `hadoop_defaults.tsv.zst`. Read only when an event log is written. The `System Properties`
+//! are the driver JVM's, the AM container's (`system_properties`).
 
+use sparkyard_actors::facts::split_command_string;
 use std::collections::BTreeMap;
 
 /// `name<TAB>value` lines (values escaped), sorted, zstd-compressed.
@@ -139,6 +141,135 @@ fn improve(hcode: u32) -> u32 {
     h ^ (h >> 10)
 }
 
+/// The JDK build of the driver's JVM: the constants a real pyspark 4.0.0 run's driver reported
+/// (OpenJDK 17.0.15+6-Debian-1deb12u1 at `JAVA_HOME`), sorted by name.
+const JDK_BUILD: [(&str, &str); 35] = [
+    ("file.encoding", "UTF-8"),
+    ("file.separator", "/"),
+    ("java.class.version", "61.0"),
+    ("java.home", JAVA_HOME),
+    (
+        "java.library.path",
+        "/usr/java/packages/lib:/usr/lib/x86_64-linux-gnu/jni:/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/usr/lib/jni:/lib:/usr/lib",
+    ),
+    ("java.runtime.name", "OpenJDK Runtime Environment"),
+    ("java.runtime.version", "17.0.15+6-Debian-1deb12u1"),
+    ("java.specification.maintenance.version", "1"),
+    ("java.specification.name", "Java Platform API Specification"),
+    ("java.specification.vendor", "Oracle Corporation"),
+    ("java.specification.version", "17"),
+    ("java.vendor", JAVA_VENDOR),
+    ("java.vendor.url", "https://tracker.debian.org/openjdk-17"),
+    ("java.vendor.url.bug", "https://bugs.debian.org/openjdk-17"),
+    ("java.version", JAVA_VERSION),
+    ("java.version.date", "2025-04-15"),
+    ("java.vm.info", "mixed mode, sharing"),
+    ("java.vm.name", "OpenJDK 64-Bit Server VM"),
+    (
+        "java.vm.specification.name",
+        "Java Virtual Machine Specification",
+    ),
+    ("java.vm.specification.vendor", "Oracle Corporation"),
+    ("java.vm.specification.version", "17"),
+    ("java.vm.vendor", "Debian"),
+    ("java.vm.version", "17.0.15+6-Debian-1deb12u1"),
+    ("jdk.debug", "release"),
+    ("line.separator", "\n"),
+    ("native.encoding", "UTF-8"),
+    ("path.separator", ":"),
+    ("sun.arch.data.model", "64"),
+    (
+        "sun.boot.library.path",
+        "/usr/lib/jvm/java-17-openjdk-amd64/lib",
+    ),
+    ("sun.cpu.endian", "little"),
+    ("sun.io.unicode.encoding", "UnicodeLittle"),
+    ("sun.java.launcher", "SUN_STANDARD"),
+    ("sun.jnu.encoding", "UTF-8"),
+    ("sun.management.compiler", "HotSpot 64-Bit Tiered Compilers"),
+    ("user.language", "en"),
+];
+
+/// Set when the driver's UI starts Jetty (the Jetty of Spark 4.0.0's jars), as in the real run.
+const JETTY_GIT_HASH: &str = "5dfc59a691b748796f922208956bd1f2794bcd16";
+
+/// The node the driver runs on, as the real run's host reported it (a simulated node has no
+/// kernel of its own).
+const NODE: [(&str, &str); 4] = [
+    ("os.arch", "amd64"),
+    ("os.name", "Linux"),
+    ("os.version", "6.18.44-fc-v1252"),
+    ("user.timezone", "Etc/UTC"),
+];
+
+/// The driver JVM's `JAVA_HOME` (the JDK of `JDK_BUILD`).
+pub const JAVA_HOME: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
+/// `java.version` and `java.vendor` of `JDK_BUILD` (the JVM Information's `Java Version`).
+pub const JAVA_VERSION: &str = "17.0.15";
+pub const JAVA_VENDOR: &str = "Debian";
+
+/// The OS user a YARN container runs as: `DefaultContainerExecutor` runs it as the
+/// NodeManager's own user, `yarn` (the user of `NM_LOCAL_DIR`, `/tmp/hadoop-${user.name}`).
+const CONTAINER_USER: &str = "yarn";
+
+/// What the driver's JVM was started with: the AM container's launch command (as the Client
+/// wrote it, `{{PWD}}` unexpanded) and its working directory.
+pub struct DriverJvm<'a> {
+    pub command: &'a str,
+    pub working_dir: &'a str,
+    /// `-Xmx` (`spark.driver.memory`), which decides HotSpot's compressed oops mode.
+    pub heap_mb: u64,
+}
+
+/// The environment's `System Properties` of a YARN cluster-mode driver
+/// (`SparkEnv.environmentDetails`: `Utils.getSystemProperties` without `java.class.path` and
+/// `spark.*`), sorted: the JDK's and the node's constants, the launch command's `-D` options
+/// (`{{PWD}}` expanded as the container's shell does), `user.dir` (the container's working
+/// directory), `user.name`, `sun.java.command` (the main class and its arguments) and
+/// `java.vm.compressedOopsMode`. `user.home` is left out: the node's passwd entry for the
+/// container's user is nowhere in the simulation.
+pub fn system_properties(jvm: &DriverJvm) -> Vec<(String, String)> {
+    let mut props: BTreeMap<String, String> = JDK_BUILD
+        .iter()
+        .chain(NODE.iter())
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let words = split_command_string(&jvm.command.replace("{{PWD}}", jvm.working_dir));
+    // The java binary, its options, then the main class and its arguments up to the redirects.
+    let mut rest = words.iter().skip(1).skip_while(|w| w.starts_with('-'));
+    for w in words.iter().skip(1).take_while(|w| w.starts_with('-')) {
+        if let Some(def) = w.strip_prefix("-D") {
+            let (k, v) = def.split_once('=').unwrap_or((def, ""));
+            props.insert(k.to_string(), v.to_string());
+        }
+    }
+    let command: Vec<&str> = rest
+        .by_ref()
+        .take_while(|w| !w.starts_with("1>") && !w.starts_with("2>"))
+        .map(String::as_str)
+        .collect();
+    props.insert("sun.java.command".into(), command.join(" "));
+    props.insert("jetty.git.hash".into(), JETTY_GIT_HASH.into());
+    props.insert("user.dir".into(), jvm.working_dir.to_string());
+    props.insert("user.name".into(), CONTAINER_USER.into());
+    if let Some(mode) = compressed_oops_mode(jvm.heap_mb) {
+        props.insert("java.vm.compressedOopsMode".into(), mode.into());
+    }
+    props.retain(|k, _| k != "java.class.path" && !k.starts_with("spark."));
+    props.into_iter().collect()
+}
+
+/// HotSpot's `CompressedOops::mode_to_string` for a heap of `heap_mb` (JDK 17): unscaled
+/// (`32-bit`) when the heap fits below 4 GiB, `Zero based` below 32 GiB; above, compressed
+/// oops are off and the property is not set.
+fn compressed_oops_mode(heap_mb: u64) -> Option<&'static str> {
+    match heap_mb {
+        0..4096 => Some("32-bit"),
+        4096..32768 => Some("Zero based"),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,5 +388,73 @@ mod tests {
         assert_eq!(ordered, real);
         let small = vec![("b", 1), ("a", 2), ("c", 3), ("d", 4)];
         assert_eq!(scala_map_order(small.clone()), small);
+    }
+    /// SparkEnv.environmentDetails (Spark 4.0.0): the JVM's system properties but
+    /// `java.class.path` and `spark.*`; a YARN AM's JVM has its launch command's `-D` options
+    /// (Client.createContainerLaunchContext, `{{PWD}}` expanded by the container's shell), its
+    /// working directory as `user.dir`, its main class and arguments as `sun.java.command`; no
+    /// `SPARK_SUBMIT` nor `derby.connection.requireAuthentication` (spark-submit's launcher,
+    /// SparkSubmitCommandBuilder, sets those on its own JVM only). The JDK's constants are a
+    /// real 4.0.0 driver's.
+    #[test]
+    fn the_drivers_system_properties_come_from_its_am_container() {
+        let command = "{{JAVA_HOME}}/bin/java -server -Xmx1024m -XX:+IgnoreUnrecognizedVMOptions \
+            --add-opens=java.base/java.lang=ALL-UNNAMED -Djdk.reflect.useDirectMethodHandle=false \
+            -Dio.netty.tryReflectionSetAccessible=true -Djava.io.tmpdir={{PWD}}/tmp \
+            '-Dlog4j2.configurationFile=file:/etc/l 4j.properties' \
+            -Dspark.yarn.app.container.log.dir=<LOG_DIR> org.apache.spark.deploy.yarn.ApplicationMaster \
+            --class 'com.example.Job' --jar /opt/job.jar --arg 'a b' \
+            --properties-file {{PWD}}/__spark_conf__/__spark_conf__.properties \
+            1> <LOG_DIR>/stdout 2> <LOG_DIR>/stderr";
+        let pwd = "/nm/usercache/u/appcache/application_1_0001/container_1_0001_01_000001";
+        let p = system_properties(&DriverJvm {
+            command,
+            working_dir: pwd,
+            heap_mb: 1024,
+        });
+        assert_eq!(
+            get(&p, "java.io.tmpdir"),
+            Some(format!("{pwd}/tmp").as_str())
+        );
+        assert_eq!(get(&p, "user.dir"), Some(pwd));
+        assert_eq!(get(&p, "jdk.reflect.useDirectMethodHandle"), Some("false"));
+        assert_eq!(get(&p, "io.netty.tryReflectionSetAccessible"), Some("true"));
+        assert_eq!(
+            get(&p, "log4j2.configurationFile"),
+            Some("file:/etc/l 4j.properties")
+        );
+        assert_eq!(
+            get(&p, "sun.java.command"),
+            Some(
+                format!(
+                    "org.apache.spark.deploy.yarn.ApplicationMaster --class com.example.Job \
+                     --jar /opt/job.jar --arg a b --properties-file \
+                     {pwd}/__spark_conf__/__spark_conf__.properties"
+                )
+                .as_str()
+            )
+        );
+        assert_eq!(get(&p, "java.vm.compressedOopsMode"), Some("32-bit"));
+        assert_eq!(
+            get(&p, "java.runtime.version"),
+            Some("17.0.15+6-Debian-1deb12u1")
+        );
+        assert_eq!(get(&p, "line.separator"), Some("\n"));
+        assert_eq!(get(&p, "user.name"), Some("yarn"));
+        for absent in ["SPARK_SUBMIT", "java.class.path", "user.home"] {
+            assert_eq!(get(&p, absent), None, "{absent}");
+        }
+        assert!(p.iter().all(|(k, _)| !k.starts_with("spark.")));
+        // The real driver's 51 less SPARK_SUBMIT, derby's and user.home.
+        assert_eq!(p.len(), 48);
+        assert!(p.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+
+    /// HotSpot (JDK 17) `CompressedOops::mode_to_string`: the heap's size decides the mode.
+    #[test]
+    fn the_compressed_oops_mode_follows_the_heap() {
+        assert_eq!(compressed_oops_mode(1024), Some("32-bit"));
+        assert_eq!(compressed_oops_mode(4096), Some("Zero based"));
+        assert_eq!(compressed_oops_mode(32 * 1024), None);
     }
 }
