@@ -945,6 +945,7 @@ impl TaskSchedulerImpl {
             shuffle,
             task_binary,
             input_split,
+            epoch: map_epoch,
         })
     }
 
