@@ -25,6 +25,10 @@ pub struct TaskDescription {
     /// `FileSplit`); `None` for every other task.
     #[serde(default)]
     pub input_split: Option<Box<InputSplit>>,
+    /// `Task.epoch`: the driver's `MapOutputTrackerMaster` epoch when its TaskSetManager was
+    /// created; the executor's `MapOutputTrackerWorker.updateEpoch` takes it before the run.
+    #[serde(default)]
+    pub epoch: u64,
 }
 
 /// A `FileSplit`: `path:start+length`, as `FileSplit.toString` prints it.

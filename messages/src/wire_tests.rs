@@ -166,6 +166,7 @@ fn task() -> TaskDescription {
         shuffle: ShuffleIo::default(),
         task_binary: 0,
         input_split: None,
+        epoch: 0,
     }
 }
 

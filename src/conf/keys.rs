@@ -102,7 +102,9 @@ const REFUSED_RESOURCE: &str = "ResourceRequestHelper.validateResources: `Error:
 #[rustfmt::skip]
 pub const KEYS: &[Key] = &[
     key("fs.defaultFS", "hdfs://<rm host>:8020", "CommonConfigurationKeysPublic", S, "the cluster's file system in the Hadoop configuration a Spark JVM sees"),
+    key("fs.s3a.downgrade.syncable.exceptions", "true", "SparkHadoopUtil", R, "set by Spark in the driver's Hadoop configuration: recorded in the event log's Hadoop Properties"),
     key("ipc.client.rpc-timeout.ms", "120000", "CommonConfigurationKeys", S, "the timeout named by the RM's and NMs' IPC asks"),
+    key("mapreduce.fileoutputcommitter.algorithm.version", "1", "SparkHadoopUtil", R, "set by Spark in the driver's Hadoop configuration: recorded in the event log's Hadoop Properties"),
     key("spark.app.id", "the YARN application id", "SparkContext", S, "set by the SparkContext"),
     key("spark.app.name", "the main class", SUBMIT, S, "--name"),
     key("spark.app.startTime", "the SparkContext's start", "SparkContext", S, "set by the SparkContext"),
@@ -119,6 +121,7 @@ pub const KEYS: &[Key] = &[
     key("spark.blacklist.task.maxTaskAttemptsPerExecutor", "1", CONFIG, S, "legacy name of spark.excludeOnFailure.task.maxTaskAttemptsPerExecutor"),
     key("spark.blacklist.task.maxTaskAttemptsPerNode", "2", CONFIG, S, "legacy name of spark.excludeOnFailure.task.maxTaskAttemptsPerNode"),
     key("spark.blacklist.timeout", "1h", CONFIG, S, "legacy name of spark.excludeOnFailure.timeout"),
+    key("spark.buffer.size", "65536", CONFIG, R, "recorded in the event log's Hadoop Properties as io.file.buffer.size"),
     warned(key("spark.cores.max", "-", CONFIG, S, "--total-executor-cores: ignored on YARN, as Spark ignores it, with a warning")),
     key("spark.decommission.enabled", "false", CONFIG, S, "executor decommissioning"),
     key("spark.driver.cores", "1", CONFIG, S, "--driver-cores: the AM container's vcores in cluster mode"),
@@ -350,7 +353,8 @@ pub const FAMILIES: &[Key] = &[
     key("spark.excludeOnFailure.", "-", CONFIG, R, "the exclusion on failure keys above are simulated; no other"),
     key("spark.executor.resource.", "-", "ResourceUtils", R, "custom executor resources (GPUs) are not simulated: a replay names them"),
     key("spark.executorEnv.", "-", CONFIG, S, "the executors' environment"),
-    key("spark.hadoop.", "-", "SparkHadoopUtil", R, "in the Hadoop configuration a Spark JVM sees: only ${hadoopconf-KEY} in spark.yarn.historyServer.address reads it"),
+    key("spark.hadoop.", "-", "SparkHadoopUtil", R, "in the Hadoop configuration a Spark JVM sees: only ${hadoopconf-KEY} in spark.yarn.historyServer.address reads it; the event log's Hadoop Properties record it"),
+    key("spark.hive.", "-", "SparkHadoopUtil", R, "recorded in the event log's Hadoop Properties without its spark. prefix"),
     key("spark.network", "-", "SparkConf.isExecutorStartupConf", R, "passed to the executors' command lines"),
     key("spark.port.", "-", "SparkConf.isExecutorStartupConf", R, "passed to the executors' command lines"),
     key("spark.rpc", "-", "SparkConf.isExecutorStartupConf", R, "passed to the executors' command lines"),

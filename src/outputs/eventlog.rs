@@ -14,6 +14,7 @@ use super::task_metrics::{
 };
 use crate::error::UserError;
 use crate::record::RunResult;
+use sparkyard_actors::world::addresses::app_cache_dir;
 use sparkyard_actors::world::config::SparkSettings;
 use sparkyard_actors::world::listener::AttemptEvents;
 use sparkyard_messages::listener::{
@@ -22,10 +23,6 @@ use sparkyard_messages::listener::{
 use sparkyard_messages::task::{DeterministicLevel, InputSize, RddScope, ShuffleWriteSize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// The key named in every event-log error.
-/// The driver JVM's `java.home` in the environment tab (the simulated JVM is Java 17).
-const JAVA_HOME: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
 
 /// `ExecutorMetricType.metricToOffset` names, in Spark's order (`Task Executor Metrics`).
 const EXECUTOR_METRICS: &[&str] = &[
@@ -156,6 +153,7 @@ pub fn write_attempts_sized(
         main_object: stack_traces::object_class(&spark.main_class),
         sized,
         log_block_updates: flag("spark.eventLog.logBlockUpdates.enabled"),
+        spark: spark.clone(),
     };
     let mut written = Vec::new();
     for attempt in events {
@@ -371,6 +369,7 @@ fn render(
         costs: seed.costs,
         main_object: seed.main_object.clone(),
         classpath: driver_classpath(attempt),
+        system: driver_system_properties(attempt, &seed.spark),
         sized: seed.sized.clone(),
         ..LogWriter::default()
     };
@@ -553,7 +552,7 @@ fn exclusion_event(out: &mut String, e: &ListenerEvent) {
 }
 
 /// What every log of a run shares besides its events.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct LogSeed {
     costs: TaskCostModel,
     /// `spark.io.compression.zstd.level`.
@@ -565,30 +564,65 @@ struct LogSeed {
     /// `spark.eventLog.logBlockUpdates.enabled`: EventLoggingListener.onBlockUpdated writes
     /// the `SparkListenerBlockUpdated` events only then.
     log_block_updates: bool,
+    /// The application's settings: the AM's launch command (the driver's System Properties).
+    spark: SparkSettings,
 }
 
 /// The EnvironmentUpdate's "Classpath Entries": the driver's container, from the attempt's
 /// ApplicationStart (posted after the environment, so looked up first).
 fn driver_classpath(attempt: &AttemptEvents) -> Vec<(String, String)> {
-    attempt
-        .events
-        .iter()
-        .find_map(|e| match e {
-            ListenerEvent::ApplicationStart {
+    driver_container(attempt)
+        .map(|c| super::classpath::driver_classpath(c.user, c.app_id, c.container))
+        .unwrap_or_default()
+}
+
+/// The EnvironmentUpdate's "System Properties": the driver JVM's, started by the AM
+/// container's launch command in its working directory.
+fn driver_system_properties(
+    attempt: &AttemptEvents,
+    spark: &SparkSettings,
+) -> Vec<(String, String)> {
+    let Some(c) = driver_container(attempt) else {
+        return Vec::new();
+    };
+    let command = sparkyard_actors::facts::am_command(spark, c.app_id);
+    let working_dir = format!("{}/{}", app_cache_dir(c.user, c.app_id), c.container);
+    super::environment::system_properties(&super::environment::DriverJvm {
+        command: &command,
+        working_dir: &working_dir,
+        heap_mb: spark.driver_memory_mb,
+    })
+}
+
+/// Where the driver ran: its user, application and container.
+struct DriverContainer<'a> {
+    user: &'a str,
+    app_id: &'a str,
+    container: &'a str,
+}
+
+/// The driver's container, from the attempt's ApplicationStart (posted after the environment,
+/// so looked up first).
+fn driver_container(attempt: &AttemptEvents) -> Option<DriverContainer<'_>> {
+    attempt.events.iter().find_map(|e| match e {
+        ListenerEvent::ApplicationStart {
+            user,
+            app_id,
+            driver_attributes,
+            ..
+        } => {
+            let container = driver_attributes
+                .iter()
+                .find(|(k, _)| k == "CONTAINER_ID")
+                .map(|(_, v)| v.as_str())?;
+            Some(DriverContainer {
                 user,
                 app_id,
-                driver_attributes,
-                ..
-            } => {
-                let container = driver_attributes
-                    .iter()
-                    .find(|(k, _)| k == "CONTAINER_ID")
-                    .map(|(_, v)| v.as_str())?;
-                Some(super::classpath::driver_classpath(user, app_id, container))
-            }
-            _ => None,
-        })
-        .unwrap_or_default()
+                container,
+            })
+        }
+        _ => None,
+    })
 }
 
 /// Per-log state: accumulator ids per stage attempt and their running totals, and what the
@@ -602,6 +636,8 @@ struct LogWriter {
     costs: TaskCostModel,
     main_object: String,
     classpath: Vec<(String, String)>,
+    /// The driver JVM's System Properties.
+    system: Vec<(String, String)>,
     /// `spark.shuffle.service.enabled`: map outputs outlive their executor.
     shuffle_service: bool,
     stages: BTreeMap<u32, StageShape>,
@@ -686,7 +722,13 @@ impl LogWriter {
             ListenerEvent::EnvironmentUpdate {
                 spark_properties,
                 hadoop_properties,
-            } => environment(out, spark_properties, hadoop_properties, &self.classpath),
+            } => environment(
+                out,
+                spark_properties,
+                hadoop_properties,
+                &self.system,
+                &self.classpath,
+            ),
             ListenerEvent::ApplicationStart { user, .. } => {
                 self.user = user.clone();
                 application_start(out, e);
@@ -1153,18 +1195,16 @@ fn environment(
     out: &mut String,
     spark: &[(String, String)],
     hadoop: &[(String, String)],
+    system: &[(String, String)],
     classpath: &[(String, String)],
 ) {
+    use super::environment::{JAVA_HOME, JAVA_VENDOR, JAVA_VERSION};
+    // SparkEnv.environmentDetails' jvmInformation, sorted.
+    let java_version = format!("{JAVA_VERSION} ({JAVA_VENDOR})");
     let jvm = [
         ("Java Home", JAVA_HOME),
-        ("Java Version", "17.0.15 (Eclipse Adoptium)"),
+        ("Java Version", java_version.as_str()),
         ("Scala Version", "version 2.13.16"),
-    ];
-    let system = [
-        ("file.encoding", "UTF-8"),
-        ("java.vm.name", "OpenJDK 64-Bit Server VM"),
-        ("os.name", "Linux"),
-        ("user.timezone", "UTC"),
     ];
     // MetricsConfig's defaults (no metrics.properties), sorted by key as a real Spark 4.0
     // log writes them (tests/data/eventlogs).
@@ -1189,15 +1229,20 @@ fn environment(
             .map(|(k, v)| (k.clone(), r.redact(k, v).to_string()))
             .collect()
     };
-    let (spark, hadoop) = (redacted(spark), redacted(hadoop));
+    // `hadoop` is the cluster's site values: the driver's whole configuration is built here,
+    // once, rather than during the run.
+    let hadoop = super::environment::hadoop_properties(hadoop, spark);
+    let (spark, hadoop) = (redacted(spark), redacted(&hadoop));
+    // JsonProtocol.environmentUpdateToJson writes each sorted sequence through `toMap`.
+    use super::environment::scala_map_order as order;
     object(out, |o| {
         o.str("Event", "SparkListenerEnvironmentUpdate");
-        o.map("JVM Information", &jvm);
-        o.map("Spark Properties", &spark);
-        o.map("Hadoop Properties", &hadoop);
-        o.map("System Properties", &system);
-        o.map("Metrics Properties", &metrics);
-        o.map("Classpath Entries", classpath);
+        o.map("JVM Information", &order(jvm.to_vec()));
+        o.map("Spark Properties", &order(spark));
+        o.map("Hadoop Properties", &order(hadoop));
+        o.map("System Properties", &order(redacted(system)));
+        o.map("Metrics Properties", &order(metrics.to_vec()));
+        o.map("Classpath Entries", &order(classpath.to_vec()));
     });
 }
 

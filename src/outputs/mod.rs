@@ -5,6 +5,7 @@
 //! so the same seed gives the same bytes.
 
 mod classpath;
+mod environment;
 pub mod eventlog;
 mod eventlog_file_writer;
 pub mod eventlog_rolling;

@@ -243,17 +243,9 @@ impl Driver {
         }
         conf.insert("spark.yarn.app.id".into(), app_id.clone());
         let props: Vec<(String, String)> = conf.into_iter().collect();
-        let y = &self.sim.config.yarn;
-        let hadoop = vec![
-            (
-                "yarn.scheduler.maximum-allocation-mb".to_string(),
-                y.maximum_allocation_mb.to_string(),
-            ),
-            (
-                "yarn.scheduler.minimum-allocation-mb".to_string(),
-                y.minimum_allocation_mb.to_string(),
-            ),
-        ];
+        // The cluster's site values only: the event log writer lays them over Hadoop's
+        // defaults and Spark's own settings when it writes the log, not during the run.
+        let hadoop = crate::world::hadoop_conf::HadoopConf::new(&self.sim.config).site_properties();
         let user = self.sim.config.user.clone();
         // YarnClusterSchedulerBackend.getDriverLogUrls / getDriverAttributes: the AM container's.
         let cid = self.env.log().key();

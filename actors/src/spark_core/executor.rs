@@ -400,13 +400,20 @@ struct MapStatusCache {
 }
 
 impl MapStatusCache {
-    /// `getStatuses`: whether the shuffle's statuses must be fetched for a task of `epoch`
-    /// (they are cached from then on).
-    fn must_fetch(&mut self, shuffle_id: u32, epoch: u64) -> bool {
-        if epoch > self.epoch {
-            self.epoch = epoch;
-            self.shuffles = SmallSet::default();
+    /// `updateEpoch` (Spark 4.0.0's `MapOutputTrackerWorker`): a task's newer epoch clears the
+    /// cached statuses. Whether it did (the worker logs it).
+    fn update_epoch(&mut self, epoch: u64) -> bool {
+        if epoch <= self.epoch {
+            return false;
         }
+        self.epoch = epoch;
+        self.shuffles = SmallSet::default();
+        true
+    }
+
+    /// `getStatuses`: whether the shuffle's statuses must be fetched (they are cached from
+    /// then on, until a newer epoch).
+    fn must_fetch(&mut self, shuffle_id: u32) -> bool {
         if self.shuffles.contains(&shuffle_id) {
             return false;
         }
@@ -1443,6 +1450,20 @@ impl CoarseGrainedExecutorBackend {
         }
     }
 
+    /// Executor.TaskRunner.run's `updateEpoch(task.epoch)` (Spark 4.0.0), after the task is
+    /// deserialized and before it runs: the worker's INFO line when the epoch moves on.
+    fn update_epoch(&mut self, epoch: u64) {
+        let Some(executor) = self.executor.as_mut() else {
+            return;
+        };
+        if executor.map_statuses.update_epoch(epoch) {
+            info!(
+                self.env.log(),
+                TRACKER_WORKER, "Updating epoch to {epoch} and clearing cache"
+            );
+        }
+    }
+
     /// `MapOutputTrackerWorker.getStatuses` for a reduce task: statuses not cached for the
     /// task's epoch are asked of the driver's MapOutputTrackerMasterEndpoint. The answer is the
     /// task's read plan (already here), so the three lines come at the launch; the ask is
@@ -1450,10 +1471,7 @@ impl CoarseGrainedExecutorBackend {
     /// latency later. Returns the shuffle to ask for.
     fn get_map_statuses(&mut self, plan: &ShuffleReadPlan) -> Option<u32> {
         let executor = self.executor.as_mut()?;
-        if !executor
-            .map_statuses
-            .must_fetch(plan.shuffle_id, plan.epoch)
-        {
+        if !executor.map_statuses.must_fetch(plan.shuffle_id) {
             return None;
         }
         let log = self.env.log().clone();
@@ -1547,6 +1565,7 @@ impl CoarseGrainedExecutorBackend {
             desc.name(),
             desc.task_id
         );
+        self.update_epoch(desc.epoch);
         self.read_task_binary(desc.task_binary);
         if let Some(split) = &desc.input_split {
             // HadoopRDD.compute (Spark 4.0.0 jar): logInfo at the split's reader creation.
@@ -2265,13 +2284,18 @@ mod tests {
     #[test]
     fn map_statuses_are_fetched_once_per_epoch() {
         let mut c = MapStatusCache::default();
-        assert!(c.must_fetch(0, 1));
-        assert!(!c.must_fetch(0, 1));
-        assert!(c.must_fetch(1, 1), "another shuffle");
-        assert!(!c.must_fetch(0, 0), "an older epoch keeps the cache");
-        assert!(c.must_fetch(0, 2), "a newer epoch clears it");
-        assert!(c.must_fetch(1, 2));
-        assert!(!c.must_fetch(1, 2));
+        assert!(!c.update_epoch(0), "a task of epoch 0 on a new worker");
+        assert!(c.update_epoch(1), "Updating epoch to 1 and clearing cache");
+        assert!(c.must_fetch(0));
+        assert!(!c.must_fetch(0));
+        assert!(c.must_fetch(1), "another shuffle");
+        assert!(!c.update_epoch(0), "an older epoch keeps the cache");
+        assert!(!c.update_epoch(1), "so does the same one");
+        assert!(!c.must_fetch(0));
+        assert!(c.update_epoch(2), "a newer epoch clears it");
+        assert!(c.must_fetch(0));
+        assert!(c.must_fetch(1));
+        assert!(!c.must_fetch(1));
     }
 
     // ShuffleBlockFetcherIterator.initialize: `fetchRequests ++= Utils.randomize(remoteRequests)`,

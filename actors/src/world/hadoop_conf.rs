@@ -41,6 +41,21 @@ impl<'a> HadoopConf<'a> {
         if let Some(v) = self.properties.get(&format!("spark.hadoop.{key}")) {
             return Some(v.clone());
         }
+        self.site(key).or_else(|| Self::default_value(key))
+    }
+
+    /// The cluster's own site values (`core-site.xml`, `yarn-site.xml`), by name, sorted:
+    /// what overlays Hadoop's defaults in the driver's configuration (the event log's
+    /// `Hadoop Properties`), before Spark's own settings.
+    pub fn site_properties(&self) -> Vec<(String, String)> {
+        SITE_KEYS
+            .iter()
+            .filter_map(|k| Some((k.to_string(), self.site(k)?)))
+            .collect()
+    }
+
+    /// One of the cluster's site values (`SITE_KEYS`).
+    fn site(&self, key: &str) -> Option<String> {
         let y = self.yarn;
         let value = match key {
             // The cluster's yarn-site.xml / core-site.xml.
@@ -64,6 +79,32 @@ impl<'a> HadoopConf<'a> {
                 y.sleep_delay_before_sigkill_ms.to_string()
             }
             "yarn.node-labels.enabled" => y.node_labels_enabled.to_string(),
+            _ => return None,
+        };
+        Some(value)
+    }
+}
+
+/// The keys the cluster's site files set (`HadoopConf::site`), sorted.
+const SITE_KEYS: [&str; 12] = [
+    "fs.defaultFS",
+    "yarn.am.liveness-monitor.expiry-interval-ms",
+    "yarn.nm.liveness-monitor.expiry-interval-ms",
+    "yarn.node-labels.enabled",
+    "yarn.nodemanager.sleep-delay-before-sigkill.ms",
+    "yarn.resourcemanager.am.max-attempts",
+    "yarn.resourcemanager.hostname",
+    "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+    "yarn.scheduler.maximum-allocation-mb",
+    "yarn.scheduler.maximum-allocation-vcores",
+    "yarn.scheduler.minimum-allocation-mb",
+    "yarn.scheduler.minimum-allocation-vcores",
+];
+
+impl HadoopConf<'_> {
+    /// yarn-default.xml's values `get` expands, for the keys no site file sets.
+    fn default_value(key: &str) -> Option<String> {
+        let value = match key {
             // yarn-default.xml, literally (expanded by `get`).
             "yarn.resourcemanager.address" => "${yarn.resourcemanager.hostname}:8032".into(),
             "yarn.resourcemanager.scheduler.address" => {

@@ -954,6 +954,7 @@ impl TaskSchedulerImpl {
             shuffle,
             task_binary,
             input_split,
+            epoch: map_epoch,
         })
     }
 

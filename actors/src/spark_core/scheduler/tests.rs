@@ -1155,3 +1155,22 @@ pub(super) fn run(body: impl std::future::Future<Output = ()>) {
 pub(super) async fn advance(ms: u64) {
     clock::advance(clock::ms(ms)).await;
 }
+
+/// TaskSetManager (Spark 4.0.0): every task of a task set takes the MapOutputTrackerMaster's
+/// epoch when the set is created (`task.epoch = epoch`), which the executor's
+/// `MapOutputTrackerWorker.updateEpoch(task.epoch)` reads in `Executor.TaskRunner.run`: after
+/// a fetch failure bumps the epoch, the resubmitted map task carries the new one.
+#[test]
+fn a_task_carries_its_task_sets_map_output_epoch() {
+    let (mut s, _store) = logged_scheduler();
+    let r = finish_map_stage(&mut s);
+    // The map stage's completion moved the epoch on before the reduce set was created.
+    assert_eq!(r.epoch, s.env.map_output_tracker.epoch());
+    assert_eq!(r.epoch, 1);
+    s.status_update(r.task_id, TaskState::Failed, fetch_failed(0));
+    s.resubmit_failed_stages();
+    let epoch = s.env.map_output_tracker.epoch();
+    assert!(epoch > r.epoch);
+    let m = s.resource_offer(&mut offer_on(2, "host2")).remove(0);
+    assert_eq!((m.stage_id, m.epoch), (0, epoch));
+}
