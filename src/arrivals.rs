@@ -28,6 +28,7 @@ use sparkyard_actors::faults::FaultController;
 use sparkyard_actors::kernel::clock;
 use sparkyard_actors::world::config::SimConfig;
 use sparkyard_actors::world::context::ObserverHook;
+use sparkyard_actors::world::invariants::Violation;
 use sparkyard_actors::world::observer::RunEvent;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -270,8 +271,12 @@ fn end_of_run_violations(
         };
         let limits = crate::invariants::Limits::of(&a.config);
         for v in crate::invariants::check(&record, &limits) {
-            let who = ran.application_name(i);
-            out.push(format!("{}: {who}: {}", v.invariant, v.detail));
+            // The record is the i-th application's, checked as a single run's.
+            let v = Violation {
+                application: Some(i),
+                ..v
+            };
+            out.push(ran.violation_text(&v));
         }
     }
     out

@@ -8,6 +8,7 @@ use sparkyard_actors::kernel::logs::LogStore;
 use sparkyard_actors::kernel::trace::TraceEvent;
 use sparkyard_actors::world::config::CostModel;
 use sparkyard_actors::world::context::{ClientOutcome, SimContext};
+use sparkyard_actors::world::invariants::Violation;
 use sparkyard_actors::world::observer::RunCounters;
 use std::rc::Rc;
 
@@ -91,7 +92,7 @@ pub struct ClusterRunResult {
     pub epoch_ms: u64,
     pub faults_fired: Vec<sparkyard_actors::faults::Firing>,
     pub faults_unfired: Vec<sparkyard_actors::faults::Unfired>,
-    pub violations: Vec<sparkyard_actors::world::invariants::Violation>,
+    pub violations: Vec<Violation>,
 }
 
 impl ClusterRunResult {
@@ -113,20 +114,23 @@ impl ClusterRunResult {
     pub fn violation_texts(&self) -> Vec<String> {
         self.violations
             .iter()
-            .map(|v| {
-                let who = v
-                    .application
-                    .map_or_else(|| "the cluster".to_string(), |i| self.application_name(i));
-                format!("{}: {who}: {}", v.invariant, v.detail)
-            })
+            .map(|v| self.violation_text(v))
             .collect()
+    }
+
+    /// One broken invariant as `invariant: who: detail` (who: [`Self::application_name`] of
+    /// its application, or the cluster).
+    pub fn violation_text(&self, v: &Violation) -> String {
+        let who = v
+            .application
+            .map_or_else(|| "the cluster".to_string(), |i| self.application_name(i));
+        format!("{}: {who}: {}", v.invariant, v.detail)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sparkyard_actors::world::invariants::Violation;
     use sparkyard_messages::ids::ApplicationId;
 
     fn app(id: Option<u32>) -> ApplicationResult {

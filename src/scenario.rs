@@ -479,12 +479,14 @@ pub fn run(
 
 /// A scenario's `[submit]` line read once for every seed that runs it (a sweep's): spark-submit's
 /// parse and the Spark settings derived from it do not depend on the seed.
-pub struct SubmitRead {
-    /// spark-submit's parse (its error is a run's first).
-    parsed: Result<(), UserError>,
-    /// The settings derived from the parse (their error comes after the seed's own faults and
-    /// workload are drawn, as in a run).
-    settled: Result<Settled, UserError>,
+// Made once per sweep: the size difference between the variants costs nothing.
+#[allow(clippy::large_enum_variant)]
+pub enum SubmitRead {
+    /// spark-submit refused the words (a run's first error).
+    Unparsed(UserError),
+    /// The settings derived from the parse, or their error (which comes after the seed's own
+    /// faults and workload are drawn, as in a run).
+    Parsed(Result<Settled, UserError>),
 }
 
 impl SubmitRead {
@@ -493,14 +495,8 @@ impl SubmitRead {
             .map_err(|e| UserError::file(s.path.display().to_string(), format!("[submit]: {e}")))
             .and_then(|args| Submission::from_args(args, DefaultsFile::embedded()));
         match submission {
-            Ok(submission) => SubmitRead {
-                parsed: Ok(()),
-                settled: submission.settle(),
-            },
-            Err(e) => SubmitRead {
-                parsed: Err(e.clone()),
-                settled: Err(e),
-            },
+            Ok(submission) => SubmitRead::Parsed(submission.settle()),
+            Err(e) => SubmitRead::Unparsed(e),
         }
     }
 }
@@ -526,7 +522,10 @@ pub fn run_read(
 ) -> Result<ScenarioRun, UserError> {
     let seed = seed.or(s.seed).unwrap_or(crate::conf::submit::DEFAULT_SEED);
     check_one_application(s)?;
-    submit.parsed.clone()?;
+    let settled = match submit {
+        SubmitRead::Unparsed(e) => return Err(e.clone()),
+        SubmitRead::Parsed(settled) => settled,
+    };
     opts.panic_at_ms = opts.panic_at_ms.or(s.panic_at_ms);
     let (planned, kinds) = s.planned_faults(seed)?;
     if let Some(ms) = s.deadline_ms() {
@@ -539,7 +538,7 @@ pub fn run_read(
         synthetic: s.program(seed)?,
         faults: FaultController::new(planned.clone(), s.driver_faults.clone()),
     };
-    let prepared = submit.settled.clone()?.prepare(plan)?;
+    let prepared = settled.clone()?.prepare(plan)?;
     let planned_copy = planned;
     let limits = crate::invariants::Limits::of(&prepared.config);
     let CompletedRun {

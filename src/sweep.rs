@@ -197,7 +197,7 @@ pub fn sweep_with(
     // Every seed runs the same spark-submit line: it is read once.
     let submit = scenario::SubmitRead::of(s);
     sweep_seeds_with(s, seeds, config, |s, seed, expect, fingerprint| {
-        run_seed_read(s, &submit, seed, expect, fingerprint)
+        run_seed(s, &submit, seed, expect, fingerprint)
     })
 }
 
@@ -278,18 +278,9 @@ pub fn parallel_indexed<R: Send>(
         .collect())
 }
 
-/// One seed's run and its record (with its trace fingerprint when `fingerprint`).
-pub fn run_seed(
-    s: &Scenario,
-    seed: u64,
-    expect: bool,
-    fingerprint: bool,
-) -> Result<SeedReport, UserError> {
-    run_seed_read(s, &scenario::SubmitRead::of(s), seed, expect, fingerprint)
-}
-
-/// [`run_seed`] with the scenario's `[submit]` line already read.
-fn run_seed_read(
+/// One seed's run and its record (with its trace fingerprint when `fingerprint`), the
+/// scenario's `[submit]` line already read.
+fn run_seed(
     s: &Scenario,
     submit: &scenario::SubmitRead,
     seed: u64,
