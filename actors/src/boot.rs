@@ -18,6 +18,23 @@ use sparkyard_messages::resource_manager::ResourceManagerMsg;
 use sparkyard_messages::rpc::RpcAddress;
 use std::rc::Rc;
 
+/// At most this many distinct NodeManager heartbeat phases per interval.
+const HEARTBEAT_PHASES: u64 = 100;
+
+/// When node `i` of `n` heartbeats within each interval. Real NodeManagers heartbeat at the
+/// phase their start gave them (`NodeStatusUpdaterImpl` sleeps the RM's
+/// `nextHeartBeatInterval` after each response); sparkyard spreads them evenly, and on a cluster
+/// of more than `HEARTBEAT_PHASES` nodes puts them on that many phases (nodes that started
+/// within the same few milliseconds), because every distinct phase is a virtual-clock advance
+/// every interval: 1,000 phases a second made a simulated 24-hour day of 1,000 nodes 86.4 M
+/// advances.
+fn heartbeat_phase(i: u64, n: u64, interval: u64) -> u64 {
+    if n <= HEARTBEAT_PHASES {
+        return (i * interval) / n.max(1);
+    }
+    (i * HEARTBEAT_PHASES / n) * interval / HEARTBEAT_PHASES
+}
+
 /// The YARN side of a cluster: the RM and one NodeManager per node.
 pub fn start_cluster(sim: &Rc<ClusterContext>) -> EndpointRef<ResourceManagerMsg> {
     let d = &sim.dispatcher;
@@ -46,7 +63,7 @@ pub fn start_cluster(sim: &Rc<ClusterContext>) -> EndpointRef<ResourceManagerMsg
             ProcessKind::Yarn,
             &format!("yarn-nodemanager-{}", spec.host),
         );
-        let offset = (i as u64 * interval) / n.max(1);
+        let offset = heartbeat_phase(i as u64, n, interval);
         let launcher = container_launcher(sim.clone(), rm.clone());
         NodeManager::start(
             sim.clone(),
@@ -177,6 +194,38 @@ fn free_port(sim: &SimContext, host: &str) -> u16 {
         };
         if sim.dispatcher.process_at(&address).is_none() {
             return port;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{HEARTBEAT_PHASES, heartbeat_phase};
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn small_clusters_keep_one_phase_per_node_spread_evenly() {
+        let phases: Vec<u64> = (0..3).map(|i| heartbeat_phase(i, 3, 1000)).collect();
+        assert_eq!(phases, [0, 333, 666]);
+        let hundred: Vec<u64> = (0..100).map(|i| heartbeat_phase(i, 100, 1000)).collect();
+        assert_eq!(hundred, (0..100).map(|i| i * 10).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn large_clusters_share_a_hundred_phases_evenly_inside_the_interval() {
+        for (n, interval) in [(1000, 1000), (10_000, 1000), (101, 1000), (250, 3000)] {
+            let mut per_phase = BTreeMap::<u64, u64>::new();
+            for i in 0..n {
+                let p = heartbeat_phase(i, n, interval);
+                assert!(p < interval, "node {i} of {n}: phase {p}");
+                *per_phase.entry(p).or_default() += 1;
+            }
+            assert_eq!(per_phase.len() as u64, HEARTBEAT_PHASES, "{n} nodes");
+            let (lo, hi) = (per_phase.values().min(), per_phase.values().max());
+            assert!(
+                hi.unwrap() - lo.unwrap() <= 1,
+                "{n} nodes: uneven {per_phase:?}"
+            );
         }
     }
 }
