@@ -1137,10 +1137,18 @@ mod tests {
     }
 
     /// A manager of `cores`-core executors between `min` and `max`, starting at 0 (the suite's
-    /// `createConf(min, max, 0).set(EXECUTOR_CORES, cores)`).
+    /// `createConf(min, max, 0).set(EXECUTOR_CORES, cores)`, whose timeouts are its object's
+    /// `schedulerBacklogTimeout = 1`, `sustainedSchedulerBacklogTimeout = 2`,
+    /// `executorIdleTimeout = 3` seconds: not Spark's defaults of 1, 1 and 60).
     fn manager_with_cores(min: u32, max: u32, cores: u32) -> ExecutorAllocationManager {
         let log = ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false))));
-        ExecutorAllocationManager::new(settings(min, max), 0, cores, 1, log)
+        let s = DynamicAllocationSettings {
+            scheduler_backlog_timeout_s: 1,
+            sustained_scheduler_backlog_timeout_s: 2,
+            executor_idle_timeout_s: 3,
+            ..settings(min, max)
+        };
+        ExecutorAllocationManager::new(s, 0, cores, 1, log)
     }
 
     // ExecutorAllocationManagerSuite "SPARK-31418: one stage being unschedulable": an executor
@@ -1175,7 +1183,10 @@ mod tests {
     // ExecutorAllocationManagerSuite "SPARK-31418: multiple stages being unschedulable": three
     // stages of 2 tasks on three 2-core executors; stage 0 completes and stages 1 and 2 become
     // unschedulable: ceil(2 sets / 2 tasks per executor) = 1 more executor than the 3 there
-    // are. Once stage 1's set is schedulable again, stage 2's still asks for one beyond the 4.
+    // are. Once stage 1's set is schedulable again, stage 2's still asks for one beyond the 4,
+    // but the target stays 4: the add at 3 s set the next add time a sustained backlog timeout
+    // (the suite's 2 s) later (`updateAndSyncNumExecutorsTarget` adds only once `now >=
+    // addTime`).
     #[test]
     fn multiple_stages_being_unschedulable() {
         let mut m = manager_with_cores(0, 10, 2);
@@ -1183,11 +1194,13 @@ mod tests {
         for stage in 0..3 {
             m.on_stage_submitted(stage, 0, 2, 0);
         }
+        // The suite ramps up by calling addExecutors directly (1, then 2); here the backlog
+        // timer does it: 1 executor at 1 s, 2 more after the sustained timeout.
         m.schedule(1_000, &mut c);
-        m.schedule(2_000, &mut c);
+        m.schedule(3_000, &mut c);
         assert_eq!(m.target(), 3);
         for id in 0..3 {
-            m.on_executor_added(e(id), 2_000);
+            m.on_executor_added(e(id), 3_000);
         }
         for stage in 0..3 {
             for i in 0..2 {
@@ -1196,16 +1209,18 @@ mod tests {
         }
         assert_eq!((m.target(), m.max_needed()), (3, 3));
         for i in 0..2 {
-            m.on_task_end(0, 0, i, false, e(0), TaskEndKind::Success, 2_000);
+            m.on_task_end(0, 0, i, false, e(0), TaskEndKind::Success, 3_000);
         }
         m.on_stage_completed(0, 0);
-        m.on_unschedulable_task_set_added(1, 0, 2_000);
-        m.on_unschedulable_task_set_added(2, 0, 2_000);
-        m.schedule(3_000, &mut c);
+        m.on_unschedulable_task_set_added(1, 0, 3_000);
+        m.on_unschedulable_task_set_added(2, 0, 3_000);
+        m.schedule(4_000, &mut c);
         assert_eq!((m.target(), m.max_needed()), (4, 4));
-        m.on_executor_added(e(3), 3_000);
+        m.on_executor_added(e(3), 4_000);
         m.on_unschedulable_task_set_removed(1, 0);
         assert_eq!(m.max_needed(), 5, "4 executors, stage 2's set still waits");
+        m.schedule(5_000, &mut c);
+        assert_eq!((m.target(), m.max_needed()), (4, 5));
     }
 
     // ExecutorAllocationListener.pendingUnschedulableTaskSetsPerResourceProfile (Spark 4.0.0
