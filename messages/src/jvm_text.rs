@@ -1,7 +1,7 @@
 //! How the JVM prints values in the texts Spark and Hadoop write: Java's `Double.toString` and
 //! `String.format("%.Nf")`, Spark's `Utils.bytesToString` and `Utils.msDurationToString`, Scala's
 //! `FiniteDuration.toString` and Scala 2.13's collection `toString`s (`List(...)`,
-//! `HashSet(...)`). One home, so a log line, an exception text and the event log print a value
+//! `HashSet(...)`, `seq.toMap`'s iteration order) and `String.hashCode`. One home, so a log line, an exception text and the event log print a value
 //! the same way (issue 29 item 5). Pure functions; the tests take their expected texts from a
 //! JVM (OpenJDK 17.0.15, `javac` + `java` on this project's machine) and Spark's own sources.
 
@@ -310,6 +310,63 @@ pub fn scala_long_hash(v: i64) -> i32 {
         Ok(i) => i,
         Err(_) => ((v as u64) ^ ((v as u64) >> 32)) as i32,
     }
+}
+
+/// The iteration order of `seq.toMap` in Scala 2.13.16 for distinct string keys: up to 4
+/// entries a `Map1`..`Map4` keeps the sequence's order; beyond, an `immutable.HashMap` (CHAMP
+/// trie) yields, node by node from the root, the node's own entries by their 5-bit hash chunk,
+/// then its sub-nodes by chunk, depth first. A key's hash is `Hashing.improve(String.hashCode)`
+/// and each level reads the next 5 bits from the lowest; keys whose whole hashes collide stay
+/// in insertion order.
+pub fn scala_map_order<K: AsRef<str>, V>(pairs: Vec<(K, V)>) -> Vec<(K, V)> {
+    if pairs.len() <= 4 {
+        return pairs;
+    }
+    let hashed: Vec<(u32, (K, V))> = pairs
+        .into_iter()
+        .map(|p| (improve(java_string_hash(p.0.as_ref()) as u32), p))
+        .collect();
+    let mut out = Vec::with_capacity(hashed.len());
+    champ_order(hashed, 0, &mut out);
+    out
+}
+
+/// One trie node holding `entries` (all sharing the chunks above `shift`).
+fn champ_order<T>(entries: Vec<(u32, T)>, shift: u32, out: &mut Vec<T>) {
+    if shift >= 32 {
+        out.extend(entries.into_iter().map(|(_, t)| t));
+        return;
+    }
+    let mut by_chunk: std::collections::BTreeMap<u32, Vec<(u32, T)>> =
+        std::collections::BTreeMap::new();
+    for (h, t) in entries {
+        by_chunk.entry((h >> shift) & 31).or_default().push((h, t));
+    }
+    let mut nodes = Vec::new();
+    for group in by_chunk.into_values() {
+        if group.len() == 1 {
+            out.extend(group.into_iter().map(|(_, t)| t));
+        } else {
+            nodes.push(group);
+        }
+    }
+    for group in nodes {
+        champ_order(group, shift + 5, out);
+    }
+}
+
+/// `java.lang.String.hashCode`: `31 * h + c` over UTF-16 code units.
+pub fn java_string_hash(s: &str) -> i32 {
+    s.encode_utf16()
+        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
+}
+
+/// `scala.collection.Hashing.improve` (scala-library 2.13.16).
+fn improve(hcode: u32) -> u32 {
+    let mut h = hcode.wrapping_add(!(hcode << 9));
+    h ^= h >> 14;
+    h = h.wrapping_add(h << 4);
+    h ^ (h >> 10)
 }
 
 #[cfg(test)]

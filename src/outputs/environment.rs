@@ -85,62 +85,6 @@ fn unescape(v: &str) -> String {
     out
 }
 
-/// The iteration order of `seq.toMap` in Scala 2.13.16 for distinct string keys: up to 4
-/// entries a `Map1`..`Map4` keeps the sequence's order; beyond, an `immutable.HashMap` (CHAMP
-/// trie) yields, node by node from the root, the node's own entries by their 5-bit hash chunk,
-/// then its sub-nodes by chunk, depth first. A key's hash is `Hashing.improve(String.hashCode)`
-/// and each level reads the next 5 bits from the lowest; keys whose whole hashes collide stay
-/// in insertion order.
-pub fn scala_map_order<K: AsRef<str>, V>(pairs: Vec<(K, V)>) -> Vec<(K, V)> {
-    if pairs.len() <= 4 {
-        return pairs;
-    }
-    let hashed: Vec<(u32, (K, V))> = pairs
-        .into_iter()
-        .map(|p| (improve(java_string_hash(p.0.as_ref())), p))
-        .collect();
-    let mut out = Vec::with_capacity(hashed.len());
-    champ_order(hashed, 0, &mut out);
-    out
-}
-
-/// One trie node holding `entries` (all sharing the chunks above `shift`).
-fn champ_order<T>(entries: Vec<(u32, T)>, shift: u32, out: &mut Vec<T>) {
-    if shift >= 32 {
-        out.extend(entries.into_iter().map(|(_, t)| t));
-        return;
-    }
-    let mut by_chunk: BTreeMap<u32, Vec<(u32, T)>> = BTreeMap::new();
-    for (h, t) in entries {
-        by_chunk.entry((h >> shift) & 31).or_default().push((h, t));
-    }
-    let mut nodes = Vec::new();
-    for group in by_chunk.into_values() {
-        if group.len() == 1 {
-            out.extend(group.into_iter().map(|(_, t)| t));
-        } else {
-            nodes.push(group);
-        }
-    }
-    for group in nodes {
-        champ_order(group, shift + 5, out);
-    }
-}
-
-/// `java.lang.String.hashCode`: over UTF-16 code units.
-fn java_string_hash(s: &str) -> u32 {
-    s.encode_utf16()
-        .fold(0u32, |h, u| h.wrapping_mul(31).wrapping_add(u32::from(u)))
-}
-
-/// `scala.collection.Hashing.improve` (scala-library 2.13.16).
-fn improve(hcode: u32) -> u32 {
-    let mut h = hcode.wrapping_add(!(hcode << 9));
-    h ^= h >> 14;
-    h = h.wrapping_add(h << 4);
-    h ^ (h >> 10)
-}
-
 /// The JDK build of the driver's JVM: the constants a real pyspark 4.0.0 run's driver reported
 /// (OpenJDK 17.0.15+6-Debian-1deb12u1 at `JAVA_HOME`), sorted by name.
 const JDK_BUILD: [(&str, &str); 35] = [
@@ -273,6 +217,7 @@ fn compressed_oops_mode(heap_mb: u64) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sparkyard_messages::jvm_text::scala_map_order;
 
     fn get<'a>(props: &'a [(String, String)], key: &str) -> Option<&'a str> {
         props

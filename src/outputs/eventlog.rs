@@ -1234,7 +1234,7 @@ fn environment(
     let hadoop = super::environment::hadoop_properties(hadoop, spark);
     let (spark, hadoop) = (redacted(spark), redacted(&hadoop));
     // JsonProtocol.environmentUpdateToJson writes each sorted sequence through `toMap`.
-    use super::environment::scala_map_order as order;
+    use sparkyard_messages::jvm_text::scala_map_order as order;
     object(out, |o| {
         o.str("Event", "SparkListenerEnvironmentUpdate");
         o.map("JVM Information", &order(jvm.to_vec()));

@@ -6,13 +6,8 @@
 
 use crate::examples::java_random::JavaRandom;
 use crate::spark_core::block_manager_master::RddBlockId;
+use sparkyard_messages::jvm_text::java_string_hash;
 use sparkyard_messages::task::BlockManagerPeer;
-
-/// `String.hashCode` (UTF-16 code units, `31 * h + c`).
-pub fn java_string_hash(s: &str) -> i32 {
-    s.encode_utf16()
-        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
-}
 
 /// `scala.runtime.Statics.mix` (MurmurHash3's round).
 fn mix(hash: i32, data: i32) -> i32 {
