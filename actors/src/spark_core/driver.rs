@@ -7,7 +7,9 @@ use crate::faults::DriverFault;
 use crate::kernel::{clock, timers};
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::executor_allocation_manager as eam;
-use crate::spark_core::{executor_env, executor_log_url_handler, unified_memory_manager};
+use crate::spark_core::{
+    executor_env, executor_log_url_handler, spark_env, unified_memory_manager,
+};
 use crate::world::config::{JobAnchor, ReplayedJob, UserProgram};
 use crate::world::context::SimContext;
 use crate::world::listener::ContextBus;
@@ -292,8 +294,9 @@ impl Driver {
         info!(log, SC, "Running Spark version {SPARK_VERSION}");
         info!(log, SC, "OS info {}", executor_env::OS_INFO);
         info!(log, SC, "Java version {}", executor_env::JAVA_VERSION);
+        executor_env::log_no_custom_resources_of(&log, "driver::ResourceUtils", "driver");
         info!(log, SC, "Submitted application: {}", self.app_name());
-        if let Err(cause) = self.check_context_settings() {
+        if let Err(cause) = self.create_spark_env() {
             // SparkContext's constructor: logError("Error initializing SparkContext.", e), then
             // the exception reaches the user class.
             error!(log, SC, "Error initializing SparkContext.\n{cause}");
@@ -565,14 +568,37 @@ impl Driver {
 
     /// What `new SparkContext` refuses, in its order: the memory manager's minimum heap
     /// (SparkEnv), then the cpus per task against the executor cores (createTaskScheduler).
-    fn check_context_settings(&self) -> Result<(), String> {
+    /// The SparkUI's port in this attempt's AM.
+    fn ui_port(&self) -> spark_env::UiPort {
+        let app_id = self.attempt_id.application_id.to_string();
+        let attempt = self.attempt_id.attempt_id;
+        let port = self.env.address().port;
+        let user_port = self.sim.config.spark.properties.get("spark.ui.port");
+        spark_env::UiPort::new(user_port.map(String::as_str), &app_id, attempt, port)
+    }
+
+    /// From `new ResourceProfileManager` to the SparkUI (SparkContext's constructor), with the
+    /// checks Spark makes on the way, each where it throws: `spark.task.cpus` against the
+    /// executor's cores in the default profile's `calculateTasksAndLimitingResource`, the
+    /// memories in `SparkEnv`'s `UnifiedMemoryManager` (after the MapOutputTracker's endpoint),
+    /// and the event log's directory.
+    fn create_spark_env(&self) -> Result<(), String> {
         let s = &self.sim.config.spark;
+        let log = self.env.log();
+        spark_env::log_resources(log, s);
+        unified_memory_manager::check_task_cpus(s.executor_cores, s.task_cpus)?;
+        spark_env::log_profile_added(log, s);
+        let user = &self.sim.config.user;
+        let driver_port = self.env.address().port;
+        spark_env::log_driver_env_start(log, user, driver_port);
         let executor = s
             .properties
             .contains_key("spark.executor.memory")
             .then_some(s.executor_memory_mb << 20);
         unified_memory_manager::check_min_memory(s.driver_memory_mb, executor)?;
-        unified_memory_manager::check_task_cpus(s.executor_cores, s.task_cpus)?;
+        let app_id = self.attempt_id.application_id.to_string();
+        let attempt = self.attempt_id.attempt_id;
+        spark_env::log_driver_env_end(log, user, &app_id, attempt, self.ui_port());
         // EventLoggingListener.start: the log's directory must be there (SparkContext.scala).
         match &s.event_log_dir_error {
             Some(e) if s.event_log_enabled => Err(e.clone()),
@@ -652,8 +678,9 @@ impl Driver {
         info!(
             log,
             "driver::SparkUI",
-            "Stopped Spark web UI at http://{}:4040",
-            self.env.address().host
+            "Stopped Spark web UI at http://{}:{}",
+            self.env.address().host,
+            self.ui_port().bound
         );
         let Some(yarn) = self.yarn_scheduler.clone() else {
             return;

@@ -113,7 +113,12 @@ fn local_path(uri: &str) -> Option<&str> {
 /// A `SecurityManager`'s constructor: the ACL lines, as Spark 4.0 prints them with
 /// authentication, UI ACLs and RPC SSL off (their defaults).
 pub fn log_security_manager(log: &ProcessLog, user: &str) {
-    if !log.enabled("executor::SecurityManager", Level::Info) {
+    log_security_manager_of(log, "executor::SecurityManager", user);
+}
+
+/// The SecurityManager's lines under `target` (a process's `SecurityManager` logger).
+pub fn log_security_manager_of(log: &ProcessLog, target: &'static str, user: &str) {
+    if !log.enabled(target, Level::Info) {
         return;
     }
     for what in [
@@ -122,14 +127,11 @@ pub fn log_security_manager(log: &ProcessLog, user: &str) {
         "view acls groups",
         "modify acls groups",
     ] {
-        info!(
-            log,
-            "executor::SecurityManager", "Changing {what} to: {user}"
-        );
+        info!(log, target, "Changing {what} to: {user}");
     }
     info!(
         log,
-        "executor::SecurityManager",
+        target,
         "SecurityManager: authentication disabled; ui acls disabled; users with view permissions: {user} groups with view permissions: EMPTY; users with modify permissions: {user}; groups with modify permissions: EMPTY; RPC SSL disabled"
     );
 }
@@ -172,16 +174,22 @@ pub struct ConnectionTo {
 
 /// `ResourceUtils.logResourceInfo` for an executor asking for no custom resources.
 pub fn log_no_custom_resources(log: &ProcessLog) {
-    if !log.enabled("executor::ResourceUtils", Level::Info) {
+    log_no_custom_resources_of(log, "executor::ResourceUtils", "executor");
+}
+
+/// `ResourceUtils.logResourceInfo` under `target` for a component (`driver`, `executor`: its
+/// `spark.<component>.` prefix) asking for no custom resources.
+pub fn log_no_custom_resources_of(log: &ProcessLog, target: &'static str, component: &str) {
+    if !log.enabled(target, Level::Info) {
         return;
     }
     let rule = "=".repeat(62);
-    info!(log, "executor::ResourceUtils", "{rule}");
+    info!(log, target, "{rule}");
     info!(
         log,
-        "executor::ResourceUtils", "No custom resources configured for spark.executor."
+        target, "No custom resources configured for spark.{component}."
     );
-    info!(log, "executor::ResourceUtils", "{rule}");
+    info!(log, target, "{rule}");
 }
 
 /// `Executor`'s constructor after `Starting executor ID ...`: the OS and JVM, the block
@@ -311,8 +319,6 @@ impl BlockManagerLines<'_> {
     }
 }
 
-/// A stable random-looking UUID for a directory name (Spark's `UUID.randomUUID`), derived from
-/// the application and the executor so runs stay byte-identical.
 /// The executor's `DiskBlockManager` directory, `.../blockmgr-<uuid>` (where its shuffle files
 /// live).
 pub fn block_manager_dir(user: &str, app_id: &str, id: ExecutorId) -> String {
@@ -324,8 +330,14 @@ pub fn block_manager_dir(user: &str, app_id: &str, id: ExecutorId) -> String {
 }
 
 fn uuid_for(app_id: &str, id: ExecutorId) -> String {
-    let a = fnv1a(format!("{app_id}/{id}/a").as_bytes());
-    let b = fnv1a(format!("{app_id}/{id}/b").as_bytes());
+    uuid_from(&format!("{app_id}/{id}"))
+}
+
+/// A stable random-looking UUID for a directory name (Spark's `UUID.randomUUID`), derived from
+/// `seed` (the application and the JVM) so runs stay byte-identical.
+pub fn uuid_from(seed: &str) -> String {
+    let a = fnv1a(format!("{seed}/a").as_bytes());
+    let b = fnv1a(format!("{seed}/b").as_bytes());
     format!(
         "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
         a >> 32,
