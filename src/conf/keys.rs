@@ -152,7 +152,7 @@ pub const KEYS: &[Key] = &[
     key("spark.eventLog.compression.codec", "zstd", CONFIG, S, "zstd only; other codecs are refused"),
     key("spark.eventLog.dir", "file:///tmp/spark-events", CONFIG, S, "where the event log is written"),
     key("spark.eventLog.enabled", "false", CONFIG, S, "writes Spark's event log"),
-    key("spark.eventLog.logBlockUpdates.enabled", "false", CONFIG, S, "SparkListenerBlockUpdated of broadcast pieces and cached RDD blocks"),
+    key("spark.eventLog.logBlockUpdates.enabled", "false", CONFIG, S, "SparkListenerBlockUpdated of broadcast pieces, cached RDD blocks and migrated shuffle blocks"),
     key("spark.eventLog.overwrite", "false", CONFIG, S, "EventLogFileWriter's existing-log checks"),
     key("spark.eventLog.rolling.enabled", "true", CONFIG, S, "RollingEventLogFilesWriter"),
     key("spark.eventLog.rolling.maxFileSize", "128m", CONFIG, S, "RollingEventLogFilesWriter; under 10 MiB refused with Spark's text"),

@@ -1104,7 +1104,7 @@ impl CoarseGrainedExecutorBackend {
         if let Some(d) = &self.driver {
             let msg = DriverEndpointMsg::UpdateShuffleBlockInfo {
                 block_manager: self.block_manager_id(),
-                block: info,
+                block,
             };
             self.env.send(d, msg);
         }

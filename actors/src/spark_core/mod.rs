@@ -22,4 +22,5 @@ pub mod executor_state;
 pub mod java_options;
 pub mod memory_store;
 pub mod scheduler;
+pub mod shuffle_block_updates;
 pub mod unified_memory_manager;
