@@ -4,7 +4,7 @@ use crate::ids::{ExecutorId, TaskId};
 use crate::records::ExecutorLossReason;
 use crate::rpc::{HeartbeatResponse, RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
 use crate::task::{
-    BlockManagerId, BlockManagerPeer, JobSpec, ReplicateBlock, ShuffleBlockInfo, StatusUpdate,
+    BlockManagerId, BlockManagerPeer, JobSpec, MigratedShuffleBlock, ReplicateBlock, StatusUpdate,
 };
 use serde::{Deserialize, Serialize};
 
@@ -62,11 +62,12 @@ pub enum DriverEndpointMsg {
     /// BlockManagerMaster's `GetPeers(blockManagerId)`: the live, non-decommissioning block
     /// managers other than the asker's.
     GetPeers(ReplyTo<Vec<BlockManagerPeer>>, BlockManagerId),
-    /// BlockManagerMaster's `UpdateBlockInfo` for a shuffle index block a peer stored: the map
-    /// output now lives on `block_manager` (`MapOutputTracker.updateMapOutput`).
+    /// BlockManagerMaster's `UpdateBlockInfo`s for the data and index blocks of a map output a
+    /// peer stored: each is posted as a block update, and the index moves the map output to
+    /// `block_manager` (`MapOutputTracker.updateMapOutput`).
     UpdateShuffleBlockInfo {
         block_manager: BlockManagerId,
-        block: ShuffleBlockInfo,
+        block: MigratedShuffleBlock,
     },
     /// BlockManagerMaster's `UpdateBlockInfo` for an RDD block an executor's MemoryStore
     /// stored (`rdd_<rdd_id>_<partition>`, MEMORY_ONLY, `mem_size` bytes).

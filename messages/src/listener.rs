@@ -117,6 +117,12 @@ impl StorageLevelInfo {
         deserialized: true,
         ..Self::NONE
     };
+    /// `StorageLevel.DISK_ONLY`: a migrated shuffle file as its receiver reports it
+    /// (`IndexShuffleBlockResolver.putShuffleBlockAsStream`).
+    pub const DISK_ONLY: StorageLevelInfo = StorageLevelInfo {
+        use_disk: true,
+        ..Self::NONE
+    };
     /// A broadcast piece: put `MEMORY_AND_DISK_SER` (`TorrentBroadcast.writeBlocks` /
     /// `readBlocks`), reported as where it is (`BlockManager.getCurrentBlockStatus`): in
     /// memory, serialized, not on disk (a real 4.0.0 event log's `broadcast_0_piece0`).

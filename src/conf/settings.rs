@@ -4,10 +4,11 @@
 //! overhead math of `deploy.yarn.Client` / `ResourceProfile`, and `RpcTimeout.apply` (Spark 4.0).
 
 use sparkyard_actors::world::config::{
-    DynamicAllocationSettings, LocalitySettings, ShuffleSettings, SparkSettings,
+    DynamicAllocationSettings, FetchSettings, LocalitySettings, ShuffleSettings, SparkSettings,
     SpeculationSettings,
 };
 
+use super::memory::ByteUnit;
 use super::spark_conf::SparkConf;
 use super::submit::SubmitRequest;
 use crate::error::UserError;
@@ -656,6 +657,35 @@ fn shuffle_settings(c: &SparkConf) -> Result<ShuffleSettings, UserError> {
         // config/package.scala STAGE_IGNORE_DECOMMISSION_FETCH_FAILURE: true since 4.0.0.
         ignore_decommission_fetch_failure: c
             .get_bool("spark.stage.ignoreDecommissionFetchFailure", true)?,
+        fetch: fetch_settings(c)?,
+    })
+}
+
+/// What `BlockStoreShuffleReader.read` hands its ShuffleBlockFetcherIterator, and the switch
+/// of BlockManager.initialize's `hostLocalDirManager` (internal/config/package$ of Spark
+/// 4.0.0's jar: REDUCER_MAX_SIZE_IN_FLIGHT `bytesConf(MiB)` 48m, times 1024 * 1024 as a Java
+/// long; REDUCER_MAX_REQS_IN_FLIGHT and REDUCER_MAX_BLOCKS_IN_FLIGHT_PER_ADDRESS `intConf`
+/// Int.MaxValue, the latter `checkValue(_ > 0, ...)`; SHUFFLE_HOST_LOCAL_DISK_READING_ENABLED
+/// true). Spark reads the `spark.reducer.*` keys in every reduce task, so a bad value fails
+/// those tasks there; sparkyard refuses it at submission with the same text.
+fn fetch_settings(c: &SparkConf) -> Result<FetchSettings, UserError> {
+    const PER_ADDRESS: &str = "spark.reducer.maxBlocksInFlightPerAddress";
+    let max_mib = c.get_bytes_conf("spark.reducer.maxSizeInFlight", "48m", ByteUnit::MiB)?;
+    let per_address = c.get_int(PER_ADDRESS, i32::MAX)?;
+    let max_blocks_in_flight_per_address = u32::try_from(per_address)
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| {
+            UserError::illegal_argument(format!(
+                "'{per_address}' in {PER_ADDRESS} is invalid. The max no. of blocks in flight \
+                 cannot be non-positive."
+            ))
+        })?;
+    Ok(FetchSettings {
+        max_bytes_in_flight: max_mib.wrapping_mul(1024).wrapping_mul(1024),
+        max_reqs_in_flight: c.get_int("spark.reducer.maxReqsInFlight", i32::MAX)?,
+        max_blocks_in_flight_per_address,
+        read_host_local_disk: c.get_bool("spark.shuffle.readHostLocalDisk", true)?,
     })
 }
 
@@ -668,6 +698,75 @@ mod tests {
         let args = super::super::submit::tests::parse(&[extra, &["app.jar", "10"]].concat());
         let req = args.into_request(DefaultsFile::Embedded(""))?;
         spark_settings(&req)
+    }
+
+    // internal/config/package$ (Spark 4.0.0's jar) and BlockStoreShuffleReader.read:
+    // spark.reducer.maxSizeInFlight is bytesConf(MiB) (a bare number is MiB, a smaller unit
+    // truncates, ConfigHelpers.byteFromString takes a leading `-`), times 1024 * 1024;
+    // spark.reducer.maxMbInFlight is its SparkConf alternate (1.4); maxReqsInFlight and
+    // maxBlocksInFlightPerAddress are intConfs, the latter checkValue(_ > 0);
+    // spark.shuffle.readHostLocalDisk a booleanConf, true.
+    #[test]
+    fn fetch_settings_are_read_as_spark_reads_them() {
+        let fetch = |extra: &[&str]| {
+            let words: Vec<&str> = extra.iter().flat_map(|c| ["--conf", c]).collect();
+            settings(&words).map(|s| s.shuffle.fetch)
+        };
+        let mib = 1i64 << 20;
+        assert_eq!(fetch(&[]), Ok(FetchSettings::default()));
+        assert_eq!(FetchSettings::default().max_bytes_in_flight, 48 * mib);
+        let size = |v: &str| {
+            fetch(&[&format!("spark.reducer.maxSizeInFlight={v}")]).map(|f| f.max_bytes_in_flight)
+        };
+        assert_eq!(size("11m"), Ok(11 * mib));
+        assert_eq!(size("24"), Ok(24 * mib));
+        assert_eq!(size("1g"), Ok(1024 * mib));
+        assert_eq!(size("48mb"), Ok(48 * mib));
+        assert_eq!(size("1536k"), Ok(mib));
+        assert_eq!(size("512k"), Ok(0));
+        assert_eq!(size("-2m"), Ok(-2 * mib));
+        // Not wrapped with the key: conf.get(entry) lets JavaUtils' exception through.
+        assert_eq!(
+            size("lots"),
+            Err(UserError::number_format(
+                "Size must be specified as bytes (b), kibibytes (k), mebibytes (m), gibibytes \
+                 (g), tebibytes (t), or pebibytes(p). E.g. 50b, 100k, or 250m.\n\
+                 Failed to parse byte string: lots"
+            ))
+        );
+        let legacy = fetch(&["spark.reducer.maxMbInFlight=16"]).unwrap();
+        assert_eq!(legacy.max_bytes_in_flight, 16 * mib);
+        let both = fetch(&[
+            "spark.reducer.maxMbInFlight=16",
+            "spark.reducer.maxSizeInFlight=8m",
+        ]);
+        assert_eq!(both.unwrap().max_bytes_in_flight, 8 * mib);
+        let f = fetch(&[
+            "spark.reducer.maxReqsInFlight=3",
+            "spark.reducer.maxBlocksInFlightPerAddress=5",
+            "spark.shuffle.readHostLocalDisk=false",
+        ])
+        .unwrap();
+        assert_eq!(
+            (f.max_reqs_in_flight, f.max_blocks_in_flight_per_address),
+            (3, 5)
+        );
+        assert!(!f.read_host_local_disk);
+        assert_eq!(
+            fetch(&["spark.reducer.maxBlocksInFlightPerAddress=0"]),
+            Err(UserError::illegal_argument(
+                "'0' in spark.reducer.maxBlocksInFlightPerAddress is invalid. The max no. of \
+                 blocks in flight cannot be non-positive."
+            ))
+        );
+        for bad in [
+            "spark.reducer.maxReqsInFlight=many",
+            "spark.shuffle.readHostLocalDisk=yes",
+        ] {
+            let key = bad.split('=').next().unwrap();
+            let e = fetch(&[bad]).unwrap_err();
+            assert!(e.to_string().contains(key), "{e}");
+        }
     }
 
     // internal/config/package.scala (4.0.0 jar): spark.executor.heartbeat.maxFailures is an

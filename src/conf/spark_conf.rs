@@ -80,6 +80,11 @@ const ALTERNATES: &[(&str, &[&str])] = &[
         "spark.scheduler.excludeOnFailure.unschedulableTaskSetTimeout",
         &["spark.scheduler.blacklist.unschedulableTaskSetTimeout"],
     ),
+    // SparkConf.configsWithAlternatives (Spark 4.0.0's jar: AlternateConfig of 1.4).
+    (
+        "spark.reducer.maxSizeInFlight",
+        &["spark.reducer.maxMbInFlight"],
+    ),
 ];
 
 /// The older keys standing in for `key`, if any.
@@ -363,6 +368,25 @@ impl SparkConf {
     fn size_as_opt(&self, key: &str, unit: ByteUnit) -> Result<Option<u64>, UserError> {
         let parse = |v| memory::byte_string_as(v, unit).map_err(|e| illegal_value(key, e));
         self.get(key).map(parse).transpose()
+    }
+
+    /// A `bytesConf(unit)` entry read with `conf.get(entry)` (ConfigHelpers.byteFromString,
+    /// Spark 4.0.0's spark-common-utils jar): a leading `-` negates the rest, which is
+    /// `JavaUtils.byteStringAs` in `unit`; its NumberFormatException is not wrapped with the
+    /// key (only `getSizeAs*` is).
+    pub fn get_bytes_conf(
+        &self,
+        key: &str,
+        default: &str,
+        unit: ByteUnit,
+    ) -> Result<i64, UserError> {
+        let value = self.get(key).unwrap_or(default);
+        let (digits, sign) = match value.strip_prefix('-') {
+            Some(rest) => (rest, -1),
+            None => (value, 1),
+        };
+        // byteStringAs never passes Long.MAX_VALUE, so the value fits an i64.
+        memory::byte_string_as(digits, unit).map(|v| sign * v as i64)
     }
 
     /// `SparkConf.getTimeAsMs(key, default)`: bare numbers are milliseconds.

@@ -371,6 +371,7 @@ fn render(
         classpath: driver_classpath(attempt),
         system: driver_system_properties(attempt, &seed.spark),
         sized: seed.sized.clone(),
+        read_host_local_disk: seed.spark.shuffle.fetch.read_host_local_disk,
         ..LogWriter::default()
     };
     for e in &attempt.events {
@@ -641,8 +642,15 @@ struct LogWriter {
     /// `spark.shuffle.service.enabled`: map outputs outlive their executor.
     shuffle_service: bool,
     stages: BTreeMap<u32, StageShape>,
-    /// Live map outputs of each shuffle-map stage, counted per executor that wrote them.
+    /// Live map outputs of each shuffle-map stage, counted per executor that wrote them, and
+    /// per host (the executors' hosts from their ExecutorAdded).
     outputs: BTreeMap<u32, BTreeMap<String, u64>>,
+    host_outputs: BTreeMap<u32, BTreeMap<String, u64>>,
+    hosts: BTreeMap<String, String>,
+    /// `spark.shuffle.readHostLocalDisk`: blocks of this host's other executors are read
+    /// host-local, which ShuffleBlockFetcherIterator counts as local
+    /// (`shuffleMetricsUpdate(..., local = true)` for `hostLocalBlocks`).
+    read_host_local_disk: bool,
     /// The first task each executor ran (its warm-up task).
     first_task: BTreeMap<String, u64>,
     /// Each task's own sizes, when the program has them.
@@ -992,6 +1000,11 @@ impl LogWriter {
             ListenerEvent::ExecutorRemoved { executor_id, .. } => {
                 self.executor_removed(executor_id)
             }
+            ListenerEvent::ExecutorAdded {
+                executor_id, host, ..
+            } => {
+                self.hosts.insert(executor_id.clone(), host.clone());
+            }
             _ => {}
         }
     }
@@ -1025,12 +1038,20 @@ impl LogWriter {
         if shape.shuffle_write == ShuffleWriteSize::default() {
             return;
         }
+        let host = self.hosts.get(executor).cloned().unwrap_or_default();
         let per_exec = self.outputs.entry(stage).or_default();
+        let per_host = self.host_outputs.entry(stage).or_default();
         match reason {
-            TaskEndReason::Success => *per_exec.entry(executor.to_string()).or_default() += 1,
+            TaskEndReason::Success => {
+                *per_exec.entry(executor.to_string()).or_default() += 1;
+                *per_host.entry(host).or_default() += 1;
+            }
             TaskEndReason::Resubmitted => {
-                if let Some(n) = per_exec.get_mut(executor) {
-                    *n = n.saturating_sub(1);
+                if let Some(n) = per_exec.get_mut(executor).filter(|n| **n > 0) {
+                    *n -= 1;
+                    if let Some(h) = per_host.get_mut(&host) {
+                        *h = h.saturating_sub(1);
+                    }
                 }
             }
             _ => {}
@@ -1042,8 +1063,30 @@ impl LogWriter {
         if self.shuffle_service {
             return;
         }
-        for per_exec in self.outputs.values_mut() {
-            per_exec.remove(executor);
+        let host = self.hosts.get(executor).cloned().unwrap_or_default();
+        for (stage, per_exec) in &mut self.outputs {
+            let Some(n) = per_exec.remove(executor) else {
+                continue;
+            };
+            if let Some(h) = self
+                .host_outputs
+                .get_mut(stage)
+                .and_then(|m| m.get_mut(&host))
+            {
+                *h = h.saturating_sub(n);
+            }
+        }
+    }
+
+    /// The live outputs of `stage` a reducer on `executor` reads without the network: its own,
+    /// or its host's with `spark.shuffle.readHostLocalDisk`.
+    fn local_outputs(&self, stage: u32, executor: &str) -> u64 {
+        let count = |m: &BTreeMap<u32, BTreeMap<String, u64>>, key: &str| {
+            m.get(&stage).and_then(|m| m.get(key)).copied().unwrap_or(0)
+        };
+        match self.hosts.get(executor) {
+            Some(host) if self.read_host_local_disk => count(&self.host_outputs, host),
+            _ => count(&self.outputs, executor),
         }
     }
 
@@ -1080,7 +1123,7 @@ impl LogWriter {
     /// What reduce partition `partition` of `shape` fetches on `executor`: one block per map
     /// output of each parent stage that wrote bytes (the map task's bytes over the reduce
     /// partitions, a hot partition's block `factor` times the others'), local when that
-    /// executor wrote it.
+    /// executor (or, reading host-local disks, its host) wrote it.
     fn shuffle_read(
         &self,
         shape: &StageShape,
@@ -1099,13 +1142,7 @@ impl LogWriter {
             }
             any = true;
             let maps = u64::from(parent.num_partitions);
-            let local = self
-                .outputs
-                .get(p)
-                .and_then(|m| m.get(executor))
-                .copied()
-                .unwrap_or(0)
-                .min(maps);
+            let local = self.local_outputs(*p, executor).min(maps);
             let (block, records) = w.block(partition, shape.num_partitions);
             read.local_blocks += local;
             read.remote_blocks += maps - local;
@@ -1733,6 +1770,56 @@ mod tests {
                 r#"{"Event":"org.apache.spark.scheduler.SparkListenerNodeExcludedForStage","time":1700000000128,"hostId":"nm-1","executorFailures":2,"stageId":4,"stageAttemptId":1}"#,
             ]
         );
+    }
+
+    // ShuffleBlockFetcherIterator (Spark 4.0.0's jar): `next()` updates the metrics of a
+    // block in `hostLocalBlocks` with `shuffleMetricsUpdate(..., local = true)`, so with
+    // `spark.shuffle.readHostLocalDisk` (true) the outputs of another executor on the
+    // reducer's host are "Local Blocks Fetched"; without it they are remote.
+    #[test]
+    fn host_local_blocks_count_as_local_only_while_reading_host_local_disks() {
+        let added = |id: &str, host: &str| ListenerEvent::ExecutorAdded {
+            time: 0,
+            request_time: None,
+            executor_id: id.into(),
+            host: host.into(),
+            total_cores: 1,
+            log_urls: vec![],
+            attributes: vec![],
+        };
+        let mut events = vec![
+            added("1", "nm-1"),
+            added("2", "nm-1"),
+            added("3", "nm-2"),
+            ListenerEvent::JobStart {
+                job_id: 0,
+                time: 0,
+                stages: vec![stage(0, 3, vec![], 3000), stage(1, 1, vec![0], 0)],
+            },
+        ];
+        events.extend(task(0, 0, "1", TaskEndReason::Success));
+        events.extend(task(0, 1, "2", TaskEndReason::Success));
+        events.extend(task(0, 2, "3", TaskEndReason::Success));
+        events.extend(task(1, 3, "1", TaskEndReason::Success));
+        let read = |host_local: bool| {
+            let mut w = LogWriter {
+                read_host_local_disk: host_local,
+                ..LogWriter::default()
+            };
+            let last = events.iter().fold(String::new(), |_, e| {
+                let mut out = String::new();
+                w.event(&mut out, e);
+                out
+            });
+            let v: Value = serde_json::from_str(&last).expect("json");
+            let r = &v["Task Metrics"]["Shuffle Read Metrics"];
+            (
+                r["Local Blocks Fetched"].clone(),
+                r["Remote Blocks Fetched"].clone(),
+            )
+        };
+        assert_eq!(read(true), (2.into(), 1.into()));
+        assert_eq!(read(false), (1.into(), 2.into()));
     }
 
     // ShuffleBlockFetcherIterator: blocks whose map output lives on the reducer's own

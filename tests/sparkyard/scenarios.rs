@@ -559,6 +559,45 @@ fn a_removed_executor_is_not_timed_out_again_by_the_heartbeat_receiver() {
     );
 }
 
+/// BlockManagerMasterEndpoint's `receiveAndReply` (Spark 4.0.0's jar): an `UpdateBlockInfo`
+/// of a shuffle block goes to `updateShuffleBlockInfo`, which answers true for a data and an
+/// index block, and `handleResult` posts SparkListenerBlockUpdated for each;
+/// IndexShuffleBlockResolver.getMigrationBlocks uploads the data block, then the index, and the
+/// receiver's `putShuffleBlockAsStream` reports each DISK_ONLY with its file's length.
+/// decommission-migrate's 4 migrated map outputs (64 MiB each, 16 reduce partitions) post 8
+/// updates, each data block right before its index block, on the receiving executor.
+#[test]
+fn migrated_map_outputs_post_block_updates_for_data_then_index() {
+    use sparkyard_messages::listener::{ListenerEvent, StorageLevelInfo};
+    let opts = RunOptions {
+        record_events: true,
+        ..RunOptions::default()
+    };
+    let r = crate::common::bundled_scenario("decommission-migrate", opts);
+    let shuffle: Vec<_> = r
+        .events
+        .iter()
+        .flat_map(|a| &a.events)
+        .filter_map(|e| match e {
+            ListenerEvent::BlockUpdated(b) if b.block_id.starts_with("shuffle_") => Some(b),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shuffle.len(), 8, "{shuffle:?}");
+    for pair in shuffle.chunks(2) {
+        let (data, index) = (&pair[0], &pair[1]);
+        assert!(data.block_id.ends_with("_0.data"), "{data:?}");
+        assert_eq!(index.block_id, data.block_id.replace(".data", ".index"));
+        assert_eq!((data.memory_size, data.disk_size), (0, 64 << 20));
+        assert_eq!((index.memory_size, index.disk_size), (0, 17 * 8));
+        for b in [data, index] {
+            assert_eq!(b.storage_level, StorageLevelInfo::DISK_ONLY);
+            assert_eq!(b.executor_id, data.executor_id);
+            assert!(b.host.starts_with("nm-7"), "{b:?}");
+        }
+    }
+}
+
 /// BlockManagerDecommissioner.scala / MapOutputTracker.scala (ShuffleStatus.updateMapOutput) /
 /// TaskSetManager.executorLost: with storage decommissioning, the decommissioned node's 4 map
 /// outputs are uploaded to the peers on nm-7 and the driver moves each (one

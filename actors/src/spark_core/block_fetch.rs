@@ -1,16 +1,17 @@
 //! What a reduce task's `ShuffleBlockFetcherIterator` (Spark: `storage/
 //! ShuffleBlockFetcherIterator.scala`) decides before it fetches: which non-empty blocks are
 //! local, host-local or remote (`partitionBlocksByFetchMode`, its `Getting ...` line), how the
-//! remote ones group into requests (`collectFetchRequests`) and how many of those go out at once
-//! (`fetchUpToMaxBytes`, its `Started N remote fetches` line). Plain functions over the task's
-//! read plan; the executor logs what they return.
+//! remote ones group into requests (`collectFetchRequests` / `createFetchRequests`) and how many
+//! of those go out at once or are deferred (`fetchUpToMaxBytes`, its `Started N remote fetches`
+//! line), under the limits of [`FetchSettings`] (`spark.reducer.*`,
+//! `spark.shuffle.readHostLocalDisk`). Plain functions over the task's read plan; the executor
+//! logs what they return.
 
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::jvm_text::bytes_to_string;
 use sparkyard_messages::task::{BlockManagerId, ShuffleReadPlan};
 
-/// `spark.reducer.maxSizeInFlight`'s default (48m); sparkyard does not read the key.
-pub const MAX_BYTES_IN_FLIGHT: u64 = 48 << 20;
+use crate::world::config::FetchSettings;
 
 /// Blocks of one fetch mode: how many, how many bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -72,17 +73,24 @@ impl FetchSplit<'_> {
     }
 }
 
-/// `partitionBlocksByFetchMode`: a block this executor wrote is local (`localExecIds`), one
-/// another executor of this host wrote is host-local (the BlockManager has a
-/// `hostLocalDirManager` as `spark.shuffle.readHostLocalDisk` is true by default), the rest
-/// remote. With the external shuffle service the location names the writing executor too.
-pub fn split<'a>(plan: &'a ShuffleReadPlan, me: ExecutorId, host: &str) -> FetchSplit<'a> {
+/// `partitionBlocksByFetchMode`: a block this executor wrote is local (`localExecIds`); one
+/// another executor of this host wrote is host-local when the BlockManager has a
+/// `hostLocalDirManager` (BlockManager.initialize: `spark.shuffle.readHostLocalDisk`, true by
+/// default; sparkyard reads neither `spark.shuffle.useOldFetchProtocol` nor push-based
+/// shuffle, the other two terms), remote otherwise. With the external shuffle service the
+/// location names the writing executor too.
+pub fn split<'a>(
+    plan: &'a ShuffleReadPlan,
+    me: ExecutorId,
+    host: &str,
+    read_host_local_disk: bool,
+) -> FetchSplit<'a> {
     let mut out = FetchSplit::default();
     for src in plan.sources.iter().filter(|s| s.non_empty_blocks > 0) {
         let (n, bytes) = (src.non_empty_blocks, src.non_empty_bytes);
         if src.location.executor_id == me {
             out.local.add(n, bytes);
-        } else if src.location.host == host {
+        } else if read_host_local_disk && src.location.host == host {
             out.host_local.add(n, bytes);
         } else {
             out.remote.push(RemoteBlocks {
@@ -95,41 +103,128 @@ pub fn split<'a>(plan: &'a ShuffleReadPlan, me: ExecutorId, host: &str) -> Fetch
     out
 }
 
-/// The requests `fetchUpToMaxBytes` sends during `initialize`, and the servers they go to.
+/// What `fetchUpToMaxBytes` does with the requests during `initialize`: how many it sends,
+/// how many it defers (their address would pass `maxBlocksInFlightPerAddress`), and the
+/// servers the sent ones go to (in order, each once in a row).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct InitialRequests<'a> {
-    pub count: u32,
+    pub sent: u32,
+    pub deferred: u32,
     pub peers: Vec<&'a BlockManagerId>,
 }
 
-/// `collectFetchRequests` closes a request once its size reaches `targetRemoteRequestSize`
-/// (`max(maxBytesInFlight / 5, 1)`); `fetchUpToMaxBytes` then sends requests while the bytes in
-/// flight stay within `maxBytesInFlight` (the first always goes). Spark sends them in
-/// `Utils.randomize` order; here they go in the plan's order, which gives the same count
-/// whenever the requests are of one size or all fit.
+impl InitialRequests<'_> {
+    /// `initialize`'s INFO line after the first `fetchUpToMaxBytes` (Spark 4.0.0's jar:
+    /// `Started $numFetches remote fetches in <Utils.getUsedTimeNs>` and, when some were
+    /// deferred, `, deferred $numDeferredRequest requests`).
+    pub fn started_line(&self, took_ms: u64) -> String {
+        let mut line = format!("Started {} remote fetches in {took_ms} ms", self.sent);
+        if self.deferred > 0 {
+            line.push_str(&format!(", deferred {} requests", self.deferred));
+        }
+        line
+    }
+}
+
+/// One server's requests as `collectFetchRequests` builds them from blocks of one size: a
+/// request closes once it holds `targetRemoteRequestSize` (`max(maxBytesInFlight / 5, 1)`)
+/// bytes or `maxBlocksInFlightPerAddress` blocks (no batch fetch: `createFetchRequests` then
+/// makes exactly one request of them); the blocks left make the last request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ServerRequests {
+    /// Blocks (and bytes) of each full request, and how many full requests.
+    full_blocks: u32,
+    full_bytes: u64,
+    full: u32,
+    /// The last, smaller request's blocks (0: none).
+    last_blocks: u32,
+    last_bytes: u64,
+}
+
+impl ServerRequests {
+    fn of(r: &RemoteBlocks<'_>, f: &FetchSettings) -> ServerRequests {
+        let target = (f.max_bytes_in_flight / 5).max(1) as u64;
+        let blocks = r.blocks.max(1);
+        let block = r.bytes / u64::from(blocks);
+        let per_request = target
+            .div_ceil(block.max(1))
+            .min(u64::from(f.max_blocks_in_flight_per_address))
+            .clamp(1, u64::from(blocks)) as u32;
+        let last_blocks = blocks % per_request;
+        ServerRequests {
+            full_blocks: per_request,
+            full_bytes: u64::from(per_request) * block,
+            full: blocks / per_request,
+            last_blocks,
+            last_bytes: u64::from(last_blocks) * block,
+        }
+    }
+}
+
+/// `fetchUpToMaxBytes`' state while `initialize` sends: bytes and requests in flight.
+struct InFlight<'f> {
+    limits: &'f FetchSettings,
+    bytes: u64,
+    reqs: i64,
+}
+
+impl InFlight<'_> {
+    /// `isRemoteBlockFetchable`: nothing in flight, or one more request within
+    /// `maxReqsInFlight` and its bytes within `maxBytesInFlight`.
+    fn fetchable(&self, size: u64) -> bool {
+        self.bytes == 0
+            || (self.reqs < i64::from(self.limits.max_reqs_in_flight)
+                && i128::from(self.bytes) + i128::from(size)
+                    <= i128::from(self.limits.max_bytes_in_flight))
+    }
+}
+
+/// The requests `fetchUpToMaxBytes` sends during `initialize`, those it defers, and the
+/// servers they go to. Requests are built per server by `collectFetchRequests` (see
+/// [`ServerRequests`]); sending stops at the first one `isRemoteBlockFetchable` refuses, and a
+/// request whose address would pass `maxBlocksInFlightPerAddress` (`isRemoteAddressMaxedOut`)
+/// is deferred. Spark queues the requests in `Utils.randomize` order; here they go in the
+/// plan's order, which gives the same counts whenever the requests are of one size or all fit.
 pub fn initial_requests<'a>(
     remote: &[RemoteBlocks<'a>],
-    max_in_flight: u64,
+    limits: &FetchSettings,
 ) -> InitialRequests<'a> {
-    let target = (max_in_flight / 5).max(1);
     let mut out = InitialRequests::default();
-    let mut in_flight = 0u64;
+    let mut flight = InFlight {
+        limits,
+        bytes: 0,
+        reqs: 0,
+    };
     for r in remote {
-        let block = r.bytes / u64::from(r.blocks.max(1));
-        // Blocks per request: enough to reach the target size.
-        let per_request = target.div_ceil(block.max(1)).clamp(1, u64::from(r.blocks)) as u32;
-        let mut left = r.blocks;
-        while left > 0 {
-            let n = per_request.min(left);
-            let size = u64::from(n) * block;
-            if in_flight > 0 && in_flight + size > max_in_flight {
-                return out;
-            }
-            in_flight += size;
-            left -= n;
-            out.count += 1;
-            if out.peers.last() != Some(&r.location) {
-                out.peers.push(r.location);
+        let reqs = ServerRequests::of(r, limits);
+        let mut address_blocks = 0u64;
+        let batches = [
+            (reqs.full, reqs.full_blocks, reqs.full_bytes),
+            (
+                u32::from(reqs.last_blocks > 0),
+                reqs.last_blocks,
+                reqs.last_bytes,
+            ),
+        ];
+        for (count, blocks, bytes) in batches {
+            for i in 0..count {
+                if !flight.fetchable(bytes) {
+                    return out;
+                }
+                if address_blocks + u64::from(blocks)
+                    > u64::from(limits.max_blocks_in_flight_per_address)
+                {
+                    // Nothing in flight changes, so the rest of this batch is deferred too.
+                    out.deferred += count - i;
+                    break;
+                }
+                address_blocks += u64::from(blocks);
+                flight.bytes += bytes;
+                flight.reqs += 1;
+                out.sent += 1;
+                if out.peers.last() != Some(&r.location) {
+                    out.peers.push(r.location);
+                }
             }
         }
     }
@@ -166,6 +261,10 @@ mod tests {
         }
     }
 
+    fn limits() -> FetchSettings {
+        FetchSettings::default()
+    }
+
     /// A real Spark 4.0.0 run (pyspark's spark-submit, `local-cluster[2,1,1024]`, a groupByKey
     /// of 4 maps into 2 reduces; local-cluster sets `spark.shuffle.readHostLocalDisk=false`,
     /// so the other executor's blocks on the same host were remote there): executor 0 logged
@@ -174,29 +273,31 @@ mod tests {
     /// remote fetches`. ShuffleBlockFetcherIterator.partitionBlocksByFetchMode / initialize.
     #[test]
     fn getting_line_and_remote_fetches_as_spark_logs_them() {
-        let p = plan(vec![source(0, "a", 2, 858), source(1, "b", 2, 980)]);
-        let s = split(&p, ExecutorId(0), "a");
+        let p = plan(vec![source(0, "a", 2, 858), source(1, "a", 2, 980)]);
+        let s = split(&p, ExecutorId(0), "a", false);
         assert_eq!(
             s.getting_line(),
             "Getting 4 (1838.0 B) non-empty blocks including 2 (858.0 B) local and 0 (0.0 B) \
              host-local and 0 (0.0 B) push-merged-local and 2 (980.0 B) remote blocks"
         );
-        let r = initial_requests(&s.remote, MAX_BYTES_IN_FLIGHT);
-        assert_eq!(r.count, 1);
+        let r = initial_requests(&s.remote, &limits());
+        assert_eq!(r.sent, 1);
         assert_eq!(r.peers.len(), 1);
+        assert_eq!(r.started_line(3), "Started 1 remote fetches in 3 ms");
     }
 
-    /// partitionBlocksByFetchMode: another executor's blocks on this host are host-local (the
-    /// `hostLocalDirManager` branch), and a map output with no bytes for this reduce partition
-    /// is not a block to get.
+    /// partitionBlocksByFetchMode: another executor's blocks on this host are host-local when
+    /// the BlockManager has a `hostLocalDirManager` (`spark.shuffle.readHostLocalDisk`, true by
+    /// default: BlockManager.initialize), remote without one; a map output with no bytes for
+    /// this reduce partition is not a block to get.
     #[test]
-    fn same_host_is_host_local_and_empty_blocks_are_skipped() {
+    fn same_host_is_host_local_only_while_read_host_local_disk_and_empty_blocks_are_skipped() {
         let p = plan(vec![
             source(1, "a", 3, 300),
             source(2, "a", 2, 200),
             source(3, "b", 5, 0),
         ]);
-        let s = split(&p, ExecutorId(1), "a");
+        let s = split(&p, ExecutorId(1), "a", true);
         assert_eq!(
             s.local,
             BlockCount {
@@ -212,7 +313,12 @@ mod tests {
             }
         );
         assert!(s.remote.is_empty());
-        assert_eq!(initial_requests(&s.remote, MAX_BYTES_IN_FLIGHT).count, 0);
+        assert_eq!(initial_requests(&s.remote, &limits()).sent, 0);
+        let s = split(&p, ExecutorId(1), "a", false);
+        assert_eq!(s.host_local, BlockCount::default());
+        assert_eq!(s.remote.len(), 1);
+        assert_eq!((s.remote[0].blocks, s.remote[0].bytes), (2, 200));
+        assert_eq!(initial_requests(&s.remote, &limits()).sent, 1);
     }
 
     /// collectFetchRequests / fetchUpToMaxBytes: with 48m in flight a request closes at 9.6 MiB
@@ -223,10 +329,82 @@ mod tests {
     fn requests_split_at_a_fifth_and_stop_at_max_in_flight() {
         let mib = 1u64 << 20;
         let p = plan(vec![source(1, "b", 10, 40 * mib)]);
-        let s = split(&p, ExecutorId(0), "a");
-        assert_eq!(initial_requests(&s.remote, MAX_BYTES_IN_FLIGHT).count, 4);
+        let s = split(&p, ExecutorId(0), "a", true);
+        assert_eq!(initial_requests(&s.remote, &limits()).sent, 4);
         let p = plan(vec![source(1, "b", 20, 80 * mib)]);
-        let s = split(&p, ExecutorId(0), "a");
-        assert_eq!(initial_requests(&s.remote, MAX_BYTES_IN_FLIGHT).count, 4);
+        let s = split(&p, ExecutorId(0), "a", true);
+        assert_eq!(initial_requests(&s.remote, &limits()).sent, 4);
+    }
+
+    /// `spark.reducer.maxSizeInFlight=10m` (BlockStoreShuffleReader: the MiB value times 1024 *
+    /// 1024): requests close at 2 MiB, so 10 blocks of 1 MiB on each of two servers are 5
+    /// requests per server; 10 MiB in flight take five of them (the sixth would pass it).
+    #[test]
+    fn a_smaller_max_size_in_flight_sends_fewer_requests_first() {
+        let mib = 1u64 << 20;
+        let p = plan(vec![
+            source(1, "b", 10, 10 * mib),
+            source(2, "c", 10, 10 * mib),
+        ]);
+        let s = split(&p, ExecutorId(0), "a", true);
+        assert_eq!(initial_requests(&s.remote, &limits()).sent, 2);
+        let ten = FetchSettings {
+            max_bytes_in_flight: 10 << 20,
+            ..limits()
+        };
+        let r = initial_requests(&s.remote, &ten);
+        assert_eq!((r.sent, r.deferred, r.peers.len()), (5, 0, 1));
+    }
+
+    /// `ConfigHelpers.byteFromString` takes a leading `-`: a negative maxBytesInFlight makes
+    /// `targetRemoteRequestSize` 1 (one block per request), and `isRemoteBlockFetchable` lets
+    /// only the first request go (nothing in flight); a `maxReqsInFlight` of 1 does the same.
+    #[test]
+    fn a_negative_max_size_or_one_request_in_flight_sends_one_request() {
+        let p = plan(vec![source(1, "b", 4, 4000), source(2, "c", 4, 4000)]);
+        let s = split(&p, ExecutorId(0), "a", true);
+        assert_eq!(initial_requests(&s.remote, &limits()).sent, 2);
+        let negative = FetchSettings {
+            max_bytes_in_flight: -(1 << 20),
+            ..limits()
+        };
+        assert_eq!(initial_requests(&s.remote, &negative).sent, 1);
+        let one = FetchSettings {
+            max_reqs_in_flight: 1,
+            ..limits()
+        };
+        assert_eq!(initial_requests(&s.remote, &one).sent, 1);
+    }
+
+    /// `spark.reducer.maxBlocksInFlightPerAddress=2`: collectFetchRequests closes a request at
+    /// 2 blocks, so 5 blocks per server are 2+2+1; fetchUpToMaxBytes sends one request per
+    /// address and defers the others (`isRemoteAddressMaxedOut`), and initialize logs
+    /// `Started 2 remote fetches in N ms, deferred 4 requests` (Spark 4.0.0's jar:
+    /// `$anonfun$initialize$3`).
+    #[test]
+    fn requests_over_max_blocks_per_address_are_deferred() {
+        let p = plan(vec![source(1, "b", 5, 500), source(2, "c", 5, 500)]);
+        let s = split(&p, ExecutorId(0), "a", true);
+        let two = FetchSettings {
+            max_blocks_in_flight_per_address: 2,
+            ..limits()
+        };
+        let r = initial_requests(&s.remote, &two);
+        assert_eq!((r.sent, r.deferred, r.peers.len()), (2, 4, 2));
+        assert_eq!(
+            r.started_line(7),
+            "Started 2 remote fetches in 7 ms, deferred 4 requests"
+        );
+        // The check is per request: with 5 MiB blocks a request closes at 2 blocks (9.6 MiB
+        // target), so 5 blocks are 2+2+1; at 3 blocks per address the second 2-block request
+        // is deferred but the last 1-block one still fits.
+        let three = FetchSettings {
+            max_blocks_in_flight_per_address: 3,
+            ..limits()
+        };
+        let p = plan(vec![source(1, "b", 5, 25 << 20)]);
+        let s = split(&p, ExecutorId(0), "a", true);
+        let r = initial_requests(&s.remote, &three);
+        assert_eq!((r.sent, r.deferred), (2, 1));
     }
 }

@@ -23,6 +23,7 @@ use crate::spark_core::executor_env::block_manager_port;
 use crate::spark_core::executor_log_url_handler::ExecutorLogUrlHandler;
 use crate::spark_core::executor_monitor::ShuffleDataQuery;
 use crate::spark_core::scheduler::{DriverScheduler, SchedulerEvent, WorkerOffer};
+use crate::spark_core::shuffle_block_updates::{self, ShuffleFile};
 use crate::spark_core::{executor_env, unified_memory_manager};
 use crate::world::context::SimContext;
 use crate::world::injector;
@@ -42,7 +43,7 @@ use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
 use sparkyard_messages::rpc::HeartbeatResponse;
 use sparkyard_messages::rpc::{EndpointId, RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
 use sparkyard_messages::task::{
-    BlockManagerId, BlockManagerPeer, ShuffleBlockInfo, StatusUpdate, TaskResultData,
+    BlockManagerId, BlockManagerPeer, MigratedShuffleBlock, StatusUpdate, TaskResultData,
 };
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::cell::RefCell;
@@ -1341,22 +1342,28 @@ impl DriverEndpoint {
         active
     }
 
-    /// A peer stored a migrated map output: its index block moves the map output
-    /// (`updateShuffleBlockInfo` -> `MapOutputTrackerMaster.updateMapOutput`), and its data
-    /// block, which the master accepts too, is posted as SparkListenerBlockUpdated, where
-    /// dynamic allocation's ExecutorMonitor learns the receiver holds the shuffle (the recorded
-    /// event needs `spark.eventLog.logBlockUpdates.enabled`, not simulated: the monitor is told
-    /// directly, as the management queue would be).
-    fn update_shuffle_block_info(&mut self, block: ShuffleBlockInfo, at: BlockManagerId) {
+    /// A peer stored a migrated map output, data block then index block
+    /// (`shuffle_block_updates`): the master accepts both (`updateShuffleBlockInfo`) and posts
+    /// each as SparkListenerBlockUpdated, the index after it moved the map output
+    /// (`MapOutputTrackerMaster.updateMapOutput`). Dynamic allocation's ExecutorMonitor learns
+    /// from the data block's update that the receiver holds the shuffle (told directly, as the
+    /// management queue would be; the bus records the event only for the event log).
+    fn update_shuffle_block_info(&mut self, block: MigratedShuffleBlock, at: BlockManagerId) {
         let receiver = at.executor_id;
-        self.scheduler.update_map_output(block, at);
-        let Some(m) = &self.allocation else {
-            return;
-        };
-        let active = self.core.is_active(receiver);
-        m.manager()
-            .monitor
-            .on_shuffle_block_updated(receiver, block.shuffle_id, active);
+        let [data, index] = ShuffleFile::UPLOAD_ORDER;
+        self.bus.post_block(None, || {
+            shuffle_block_updates::block_updated(&at, &block, data)
+        });
+        if let Some(m) = &self.allocation {
+            let active = self.core.is_active(receiver);
+            m.manager()
+                .monitor
+                .on_shuffle_block_updated(receiver, block.info.shuffle_id, active);
+        }
+        self.scheduler.update_map_output(block.info, at.clone());
+        self.bus.post_block(None, || {
+            shuffle_block_updates::block_updated(&at, &block, index)
+        });
     }
 
     /// `BlockManagerMasterEndpoint.getPeers`: every registered block manager but the asker's

@@ -1104,7 +1104,7 @@ impl CoarseGrainedExecutorBackend {
         if let Some(d) = &self.driver {
             let msg = DriverEndpointMsg::UpdateShuffleBlockInfo {
                 block_manager: self.block_manager_id(),
-                block: info,
+                block,
             };
             self.env.send(d, msg);
         }
@@ -1505,26 +1505,26 @@ impl CoarseGrainedExecutorBackend {
     }
 
     /// `ShuffleBlockFetcherIterator.initialize` over a complete read plan: how the non-empty
-    /// blocks split into local (this executor's), host-local (another executor's on this host:
-    /// `spark.shuffle.readHostLocalDisk` is true by default) and remote, then the remote
-    /// requests `fetchUpToMaxBytes` sends at once (see [`block_fetch::initial_requests`]) and
-    /// the time it took (the first connection to each peer: `TransportClientFactory`).
+    /// blocks split into local (this executor's), host-local (another executor's on this host,
+    /// with `spark.shuffle.readHostLocalDisk`) and remote, then the remote requests
+    /// `fetchUpToMaxBytes` sends at once or defers under `spark.reducer.*` (see
+    /// [`block_fetch::initial_requests`]) and the time it took (the first connection to each
+    /// peer: `TransportClientFactory`).
     fn start_block_fetch(&mut self, plan: &ShuffleReadPlan) {
         let log = self.env.log().clone();
         if !log.enabled(BLOCK_FETCHER, Level::Info) {
             return;
         }
         let me = self.args.executor_id;
-        let split = block_fetch::split(plan, me, &self.args.hostname);
-        info!(log, BLOCK_FETCHER, "{}", split.getting_line());
         let s = &self.sim.config.spark.shuffle;
-        let started =
-            block_fetch::initial_requests(&split.remote, block_fetch::MAX_BYTES_IN_FLIGHT);
+        let split = block_fetch::split(plan, me, &self.args.hostname, s.fetch.read_host_local_disk);
+        info!(log, BLOCK_FETCHER, "{}", split.getting_line());
+        let started = block_fetch::initial_requests(&split.remote, &s.fetch);
         let costs = &self.sim.config.costs;
         let (round_trip, budget) = (2 * costs.network_latency_ms, costs.task_launch_overhead_ms);
         let (seed, jvm) = (self.sim.config.seed, executor_jvm(&self.args));
         let mut took = 0;
-        for src in started.peers {
+        for &src in &started.peers {
             let reachable = self.sim.block_server_reachable(src, s.service_port);
             let Some(blocks) = self.executor.as_mut().and_then(|e| e.blocks.as_mut()) else {
                 break;
@@ -1546,10 +1546,7 @@ impl CoarseGrainedExecutorBackend {
             executor_env::log_connection_created(&log, executor_env::CONNECTIONS, &to);
             took += to.connect_ms;
         }
-        info!(
-            log,
-            BLOCK_FETCHER, "Started {} remote fetches in {took} ms", started.count
-        );
+        info!(log, BLOCK_FETCHER, "{}", started.started_line(took));
     }
 
     fn on_launch_task(&mut self, desc: Box<TaskDescription>, ctx: &mut Context<Self>) {

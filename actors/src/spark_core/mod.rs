@@ -22,5 +22,6 @@ pub mod executor_state;
 pub mod java_options;
 pub mod memory_store;
 pub mod scheduler;
+pub mod shuffle_block_updates;
 pub mod spark_env;
 pub mod unified_memory_manager;

@@ -328,6 +328,38 @@ pub struct ShuffleSettings {
     /// `spark.stage.ignoreDecommissionFetchFailure` (true in 4.0): a FetchFailed from an
     /// executor being decommissioned does not count toward `maxConsecutiveAttempts`.
     pub ignore_decommission_fetch_failure: bool,
+    /// What a reduce task's ShuffleBlockFetcherIterator is built with.
+    pub fetch: FetchSettings,
+}
+
+/// The limits `BlockStoreShuffleReader.read` hands its `ShuffleBlockFetcherIterator`, and
+/// whether the BlockManager reads host-local shuffle files from disk (Spark 4.0.0's jar).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FetchSettings {
+    /// `spark.reducer.maxSizeInFlight` (48m; `bytesConf(MiB)`, times 1024 * 1024): bytes the
+    /// remote requests in flight may hold. Signed: `ConfigHelpers.byteFromString` takes a
+    /// leading `-`.
+    pub max_bytes_in_flight: i64,
+    /// `spark.reducer.maxReqsInFlight` (Int.MaxValue): remote requests in flight at once.
+    pub max_reqs_in_flight: i32,
+    /// `spark.reducer.maxBlocksInFlightPerAddress` (Int.MaxValue, positive): blocks one
+    /// request, and the requests in flight to one address, may hold.
+    pub max_blocks_in_flight_per_address: u32,
+    /// `spark.shuffle.readHostLocalDisk` (true): BlockManager.initialize makes a
+    /// `hostLocalDirManager`, so blocks another executor of this host wrote are read from its
+    /// local dirs instead of fetched remotely.
+    pub read_host_local_disk: bool,
+}
+
+impl Default for FetchSettings {
+    fn default() -> Self {
+        FetchSettings {
+            max_bytes_in_flight: 48 << 20,
+            max_reqs_in_flight: i32::MAX,
+            max_blocks_in_flight_per_address: i32::MAX as u32,
+            read_host_local_disk: true,
+        }
+    }
 }
 
 impl Default for ShuffleSettings {
@@ -341,6 +373,7 @@ impl Default for ShuffleSettings {
             io_retry_wait_ms: 5000,
             unregister_output_on_host_on_fetch_failure: false,
             ignore_decommission_fetch_failure: true,
+            fetch: FetchSettings::default(),
         }
     }
 }
