@@ -13,7 +13,7 @@
 //! does not name.
 
 use super::events::RecordedLocality;
-use super::model::{ExecutorSpan, Stage};
+use super::model::{Application, ExecutorSpan, Stage};
 use std::collections::BTreeMap;
 
 /// Where each host of the recording is in the simulated cluster. The k-th executor to register
@@ -117,6 +117,46 @@ impl HostMap {
     }
 }
 
+/// A level that says the task had preferred hosts the simulation cannot place itself.
+fn located(l: RecordedLocality) -> bool {
+    matches!(
+        l,
+        RecordedLocality::NodeLocal | RecordedLocality::RackLocal | RecordedLocality::Any
+    )
+}
+
+/// Whether a stage's tasks carry the log's preferences ([`preferred_hosts`] is not empty).
+fn located_input(s: &Stage) -> bool {
+    s.shuffle_deps.is_empty() && s.tasks.iter().any(|t| located(t.locality))
+}
+
+/// Whether the levels the log gives the stage's tasks say where its input was: it reads no
+/// shuffle, some task ran NODE_LOCAL, RACK_LOCAL or ANY, and no earlier stage computed a
+/// persisted RDD it reads. When one did, the recording's tasks preferred the executors holding
+/// its blocks (`DAGScheduler.getCacheLocs` first: application_1553914137147_0018's job 2 ran
+/// RACK_LOCAL because a block's holder was busy), which the replay places itself.
+pub fn placed_by_input(app: &Application, s: &Stage) -> bool {
+    located_input(s) && !reads_earlier_blocks(app, s)
+}
+
+/// Whether an earlier stage (stage ids grow in submission order) went through a persisted RDD
+/// the stage reads, so its blocks were there when the stage ran.
+fn reads_earlier_blocks(app: &Application, s: &Stage) -> bool {
+    !s.cached_rdds.is_empty()
+        && app.jobs.iter().flat_map(|j| j.stages.iter()).any(|o| {
+            o.stage_id < s.stage_id && o.cached_rdds.iter().any(|r| s.cached_rdds.contains(r))
+        })
+}
+
+/// Whether any stage of the log is placed by its input ([`placed_by_input`]): only then does
+/// the replay need to know where the simulated executors are ([`HostMap`]).
+pub fn has_located_input(app: &Application) -> bool {
+    app.jobs
+        .iter()
+        .flat_map(|j| j.stages.iter())
+        .any(|s| placed_by_input(app, s))
+}
+
 /// Each task's preferred hosts in the simulated cluster, as the log shows them: a task that
 /// ran `NODE_LOCAL` prefers its recorded host, mapped; one that ran `RACK_LOCAL` or `ANY`
 /// prefers a host no executor is local to ([`HostMap::elsewhere`]); a `PROCESS_LOCAL` task has
@@ -124,17 +164,12 @@ impl HostMap {
 /// simulation decides) for a stage that reads a shuffle, whose tasks prefer the map outputs'
 /// hosts (`MapOutputTrackerMaster.getPreferredLocationsForShuffle`), which the simulated run
 /// places itself, and for a stage whose tasks all ran `PROCESS_LOCAL`. A task over a persisted
-/// RDD keeps these too: the simulated scheduler asks for its cached block first
-/// (`getCacheLocs`), as Spark does.
-/// `executors`: the log's, which name each task's host.
+/// RDD no earlier stage computed keeps these too (the simulated scheduler asks for its cached
+/// block first, `getCacheLocs`, as Spark does); the caller leaves out a stage whose recorded
+/// levels came from blocks already held ([`placed_by_input`]). `executors`: the log's, which
+/// name each task's host.
 pub fn preferred_hosts(executors: &[ExecutorSpan], s: &Stage, map: &HostMap) -> Vec<Vec<String>> {
-    let located = |l: RecordedLocality| {
-        matches!(
-            l,
-            RecordedLocality::NodeLocal | RecordedLocality::RackLocal | RecordedLocality::Any
-        )
-    };
-    if !s.shuffle_deps.is_empty() || !s.tasks.iter().any(|t| located(t.locality)) {
+    if !located_input(s) {
         return Vec::new();
     }
     let host_of: BTreeMap<u32, &str> = executors

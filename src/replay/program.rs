@@ -281,7 +281,9 @@ pub fn program(
                     .get(&(k, i))
                     .map_or(&[][..], Vec::as_slice);
                 let mut spec = stage(s, firsts);
-                spec.preferred_hosts = locality::preferred_hosts(&app.executors, s, hosts);
+                if locality::placed_by_input(app, s) {
+                    spec.preferred_hosts = locality::preferred_hosts(&app.executors, s, hosts);
+                }
                 spec
             })
             .collect();

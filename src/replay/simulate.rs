@@ -4,7 +4,7 @@
 //! the run (SparkContext start and stop, each job, executors over time, busy cores) taken from
 //! the run's observer events, stamped with the virtual clock.
 
-use super::locality::{HostMap, SimNode};
+use super::locality::{self, HostMap, SimNode};
 use super::model::{Application, ProfileRecord, Recoveries};
 use super::program::{self, REPLAY_CLASS};
 use crate::conf::cluster::{ClusterConfig, ClusterSource, load_cluster};
@@ -894,17 +894,26 @@ fn calibrate(app: &Application, p: &mut Prepared) -> Result<Probe, UserError> {
     // enough executors registered or after spark.scheduler.maxRegisteredResourcesWaitingTime,
     // whichever is first, so it does not simply move with the executors.
     let out = run(p, p.args.sim.seed)?;
-    // Where the calibrated start-up places the executors (YARN's placement follows the
-    // start-up's timing, so only the calibrated one tells), every executor registered.
+    Ok(Probe {
+        ready_ms: ready_ms(&out.record),
+        first_launch_ms,
+        executor_hosts: placed_hosts(app, p)?,
+    })
+}
+
+/// Where the calibrated start-up places the executors, in registration order (YARN's placement
+/// follows the start-up's timing, so only the calibrated probe's matches the run's): one more
+/// probe run that waits for every executor. Only a log with tasks placed by their input needs
+/// it ([`locality::has_located_input`]); for the others, none.
+fn placed_hosts(app: &Application, p: &mut Prepared) -> Result<Vec<String>, UserError> {
+    if !locality::has_located_input(app) {
+        return Ok(Vec::new());
+    }
     let own = p.args.clone();
     p.args.conf.push(format!("{MIN_REGISTERED_RATIO}=1"));
     let placed = run_probe(p, p.args.sim.seed);
     p.args = own;
-    Ok(Probe {
-        ready_ms: ready_ms(&out.record),
-        first_launch_ms,
-        executor_hosts: placed?.1,
-    })
+    Ok(placed?.1)
 }
 
 /// Moves the cost model so the probe's executors register when the log's did (see

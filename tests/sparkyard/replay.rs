@@ -1930,6 +1930,14 @@ fn a_replayed_input_stage_waits_for_its_recorded_node_locality() {
         .map(|i| InputTask(i, 1, 50 + 2_000 * u64::from(i), "NODE_LOCAL"))
         .collect();
     let wait = r#","spark.locality.wait":"30s""#;
+    let located = model::from_reader("located", input_locality_log(wait, &tasks).as_bytes());
+    assert!(replay::locality::has_located_input(
+        &located.expect("reads")
+    ));
+    // application_1553914137147_0018's job 2 ran RACK_LOCAL over blocks job 0 persisted: the
+    // replay's own block placement decides there, not a preference read off the level.
+    let app = model::load(&apache("application_1553914137147_0018")).expect("reads");
+    assert!(!replay::locality::has_located_input(&app));
     let (error, levels) = replay_input_locality(&dir, "located", &input_locality_log(wait, &tasks));
     assert!(error.abs() < 2.0, "the job replays at {error:+.1} %");
     assert!(levels.iter().all(|l| l == "NodeLocal"), "{levels:?}");
