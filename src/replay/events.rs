@@ -329,10 +329,34 @@ pub struct TaskInfo {
     pub launch_time: u64,
     #[serde(rename = "Executor ID", default)]
     pub executor_id: String,
+    /// The level the TaskSetManager launched it at (`TaskInfo.taskLocality`, written by
+    /// `JsonProtocol.taskInfoToJson` as the enumeration's name).
+    #[serde(rename = "Locality", default)]
+    pub locality: RecordedLocality,
     #[serde(rename = "Getting Result Time", default)]
     pub getting_result_time: u64,
     #[serde(rename = "Finish Time", default)]
     pub finish_time: u64,
+}
+
+/// `TaskLocality` as a log names it (`PROCESS_LOCAL`, `NODE_LOCAL`, `NO_PREF`, `RACK_LOCAL`,
+/// `ANY`). What each says of the task's preferred locations is in `replay::locality`.
+#[derive(Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RecordedLocality {
+    #[serde(rename = "PROCESS_LOCAL")]
+    ProcessLocal,
+    #[serde(rename = "NODE_LOCAL")]
+    NodeLocal,
+    #[serde(rename = "NO_PREF")]
+    NoPref,
+    #[serde(rename = "RACK_LOCAL")]
+    RackLocal,
+    #[serde(rename = "ANY")]
+    Any,
+    /// Missing, or a name this version does not know: nothing is read from it.
+    #[default]
+    #[serde(other)]
+    Unknown,
 }
 
 #[derive(Deserialize, Default)]

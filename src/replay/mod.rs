@@ -1,6 +1,7 @@
 //! `sparkyard replay` and `sparkyard what-if`: a real Spark event log becomes a typed
 //! application model (`model`, read by `reader` and `events` as Spark's `EventLogFileReader` and
-//! `JsonProtocol` write it), a program the simulated driver runs (`program`), a run through the
+//! `JsonProtocol` write it), a program the simulated driver runs (`program`; the recording's
+//! task locality as its stages' preferred hosts: `locality`), a run through the
 //! full YARN lifecycle (`simulate`), a report next to the recorded figures and Sparklens' model
 //! (`analysis`, `report`), and a grid of configurations under many seeds (`whatif`,
 //! `cluster_keys`, `plot`); `cluster` and `cluster_report`: many logs replayed together on one
@@ -18,6 +19,7 @@ pub mod cluster_report;
 pub mod cluster_whatif;
 pub mod cluster_whatif_report;
 pub mod events;
+pub mod locality;
 pub mod model;
 pub mod plot;
 pub mod program;

@@ -59,6 +59,9 @@ pub struct TaskRecord {
     pub shuffle_write_records: u64,
     pub executor_id: u32,
     pub launch_ms: u64,
+    /// The level it was launched at (`TaskInfo.taskLocality`): with `executor_id`'s host, what
+    /// the log says of the task's preferred locations (`replay::locality`).
+    pub locality: events::RecordedLocality,
     /// The attempt number of this record (the successful attempt's, if any).
     pub attempt: u32,
     /// The record is a speculative copy's (it won its race).
@@ -846,6 +849,7 @@ impl Builder {
             shuffle_write_records: m.shuffle_write_metrics.shuffle_records_written,
             executor_id: i.executor_id.parse().unwrap_or(0),
             launch_ms: i.launch_time,
+            locality: i.locality,
             attempt: i.attempt,
             speculative: i.speculative,
             succeeded,

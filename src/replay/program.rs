@@ -4,6 +4,7 @@
 //! before each job and after the last. A task keeps its own duration whatever the executors
 //! (Sparklens' assumption).
 
+use super::locality::{self, HostMap};
 use super::model::{
     Application, AttemptEnd, FailedAttempt, ReplayedAttempt, Stage, Submission, TaskRecord,
 };
@@ -254,8 +255,14 @@ fn anchors(app: &Application, startup: &DriverTime) -> (Vec<Option<usize>>, Vec<
 
 /// Builds the program; `startup` is how long the log's driver worked while executors were
 /// starting (see [`DriverTime`]); each executor's first task leaves `warmup.warmup_ms` to the
-/// simulated executor (see [`FirstTaskWarmup`]).
-pub fn program(app: &Application, startup: &DriverTime, warmup: &FirstTaskWarmup) -> UserProgram {
+/// simulated executor (see [`FirstTaskWarmup`]); a task the log shows NODE_LOCAL prefers its
+/// recorded host where `hosts` puts it (see [`locality::preferred_hosts`]).
+pub fn program(
+    app: &Application,
+    startup: &DriverTime,
+    warmup: &FirstTaskWarmup,
+    hosts: &HostMap,
+) -> UserProgram {
     let (index, when) = anchors(app, startup);
     let mut jobs = Vec::with_capacity(when.len());
     let mut last_end = None;
@@ -273,7 +280,11 @@ pub fn program(app: &Application, startup: &DriverTime, warmup: &FirstTaskWarmup
                     .first_tasks
                     .get(&(k, i))
                     .map_or(&[][..], Vec::as_slice);
-                stage(s, firsts)
+                let mut spec = stage(s, firsts);
+                if locality::placed_by_input(app, s) {
+                    spec.preferred_hosts = locality::preferred_hosts(&app.executors, s, hosts);
+                }
+                spec
             })
             .collect();
         last_end = last_end.max(Some(j.completed_ms));

@@ -4,6 +4,7 @@
 //! the run (SparkContext start and stop, each job, executors over time, busy cores) taken from
 //! the run's observer events, stamped with the virtual clock.
 
+use super::locality::{self, HostMap, SimNode};
 use super::model::{Application, ProfileRecord, Recoveries};
 use super::program::{self, REPLAY_CLASS};
 use crate::conf::cluster::{ClusterConfig, ClusterSource, load_cluster};
@@ -15,7 +16,9 @@ use crate::scenario::Scenario;
 use sparkyard_actors::faults::FaultController;
 use sparkyard_actors::kernel::clock;
 use sparkyard_actors::world::config::{CostModel, JobAnchor, ReplayedJob, UserProgram};
+use sparkyard_actors::world::listener::AttemptEvents;
 use sparkyard_actors::world::observer::{Recovery, RemovalCause, RunEvent};
+use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::task::{JobSpec, StageSpec, TaskWork};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -773,7 +776,17 @@ pub fn prepare_on(
     let warmup = program::first_task_warmup(app);
     p.cluster.costs.first_task_warmup_ms = warmup.warmup_ms;
     let driver = program::driver_time(app, probe.ready_ms, probe.first_launch_ms);
-    p.program = program::program(app, &driver, &warmup);
+    let nodes: Vec<SimNode> = p
+        .cluster
+        .nodes
+        .iter()
+        .map(|n| SimNode {
+            host: n.host.clone(),
+            rack: n.rack.clone(),
+        })
+        .collect();
+    let hosts = HostMap::new(&app.executors, &probe.executor_hosts, &nodes);
+    p.program = program::program(app, &driver, &warmup, &hosts);
     p.scenario = setup.scenario.clone();
     Ok(p)
 }
@@ -865,8 +878,9 @@ pub fn startup_spread_ms(app: &Application, simulated: &[u64]) -> Option<Vec<u64
 /// second one after spreading the executors' starts as the log's, [`startup_spread_ms`]), and
 /// the difference goes to the JVM start (longer), or comes off the JVM start, container launch,
 /// executor env and SparkContext init in turn (shorter). Returns when the calibrated backend is
-/// ready (a last probe run under the run's own settings) and the simulation's own time from a
-/// job's submission to its first launch.
+/// ready (a probe run under the run's own settings), the simulation's own time from a job's
+/// submission to its first launch, and where the calibrated start-up places the executors (a
+/// last probe run that waits for all of them).
 fn calibrate(app: &Application, p: &mut Prepared) -> Result<Probe, UserError> {
     // The start-up is timed with the backend waiting for every executor, so the probe's job,
     // which ends at once, does not stop the context before the last one registers (under a
@@ -883,7 +897,23 @@ fn calibrate(app: &Application, p: &mut Prepared) -> Result<Probe, UserError> {
     Ok(Probe {
         ready_ms: ready_ms(&out.record),
         first_launch_ms,
+        executor_hosts: placed_hosts(app, p)?,
     })
+}
+
+/// Where the calibrated start-up places the executors, in registration order (YARN's placement
+/// follows the start-up's timing, so only the calibrated probe's matches the run's): one more
+/// probe run that waits for every executor. Only a log with tasks placed by their input needs
+/// it ([`locality::has_located_input`]); for the others, none.
+fn placed_hosts(app: &Application, p: &mut Prepared) -> Result<Vec<String>, UserError> {
+    if !locality::has_located_input(app) {
+        return Ok(Vec::new());
+    }
+    let own = p.args.clone();
+    p.args.conf.push(format!("{MIN_REGISTERED_RATIO}=1"));
+    let placed = run_probe(p, p.args.sim.seed);
+    p.args = own;
+    Ok(placed?.1)
 }
 
 /// Moves the cost model so the probe's executors register when the log's did (see
@@ -946,6 +976,8 @@ struct Probe {
     ready_ms: u64,
     /// Its own time from a job's submission to its first launch.
     first_launch_ms: u64,
+    /// Its executors' hosts in registration order (see [`HostMap`]).
+    executor_hosts: Vec<String>,
 }
 
 /// The spread by executor id (`CostModel.executor_start_spread_ms`), from the spread by
@@ -979,7 +1011,23 @@ fn shift_startup(costs: &mut CostModel, delta: i64) {
 
 /// Runs the prepared replay under `seed` (a scenario's `[chaos]` faults are drawn from it).
 pub fn run(p: &Prepared, seed: u64) -> Result<SimOutcome, UserError> {
-    run_with_log(p, seed, None)
+    Ok(run_with_log(p, seed, None, false)?.0)
+}
+
+/// [`run`] for the start-up probe, with the hosts its executors registered on, in
+/// registration order (the listener's `SparkListenerExecutorAdded`s of its last AM attempt).
+fn run_probe(p: &Prepared, seed: u64) -> Result<(SimOutcome, Vec<String>), UserError> {
+    let (out, events) = run_with_log(p, seed, None, true)?;
+    let hosts = events.last().map_or_else(Vec::new, |a| {
+        a.events
+            .iter()
+            .filter_map(|e| match e {
+                ListenerEvent::ExecutorAdded { host, .. } => Some(host.clone()),
+                _ => None,
+            })
+            .collect()
+    });
+    Ok((out, hosts))
 }
 
 /// [`run`], writing the run's event log when its options turn it on (`spark.eventLog.enabled`,
@@ -989,14 +1037,16 @@ pub fn run_writing_log(
     seed: u64,
     app: &Application,
 ) -> Result<SimOutcome, UserError> {
-    run_with_log(p, seed, Some(app))
+    Ok(run_with_log(p, seed, Some(app), false)?.0)
 }
 
+/// A run, with its SparkContexts' listener events when `events` (else none).
 fn run_with_log(
     p: &Prepared,
     seed: u64,
     app: Option<&Application>,
-) -> Result<SimOutcome, UserError> {
+    events: bool,
+) -> Result<(SimOutcome, Vec<AttemptEvents>), UserError> {
     let (faults, deadline) = match &p.scenario {
         Some(s) => s.fault_plan(seed)?,
         None => (FaultController::default(), None),
@@ -1004,6 +1054,7 @@ fn run_with_log(
     let mut options = RunOptions {
         capture_logs: false,
         trace: false,
+        record_events: events,
         ..RunOptions::default()
     };
     if let Some(d) = deadline {
@@ -1039,7 +1090,8 @@ fn run_with_log(
         faults_fired: &r.faults_fired,
         faults_unfired: &r.faults_unfired,
     };
-    Ok(outcome_of(&spark, record.take(), seed, &ran, event_logs))
+    let outcome = outcome_of(&spark, record.take(), seed, &ran, event_logs);
+    Ok((outcome, if events { r.events.clone() } else { Vec::new() }))
 }
 
 /// A replay's run put together through the submit pipeline and not yet run: the pipeline's

@@ -1820,3 +1820,171 @@ fn a_conf_of_a_recorded_option_key_wins_over_the_recording() {
     let cores = sim(&["--conf", "spark.executor.cores=2"]);
     assert_eq!(cores, sim(&["--executor-cores", "2"]));
 }
+
+/// One task of [`input_locality_log`]: its index, executor (1 on dn-1, 2 on dn-2), launch (ms
+/// after the job's submission) and recorded `Locality`; each ran 2 s.
+struct InputTask(u32, u32, u64, &'static str);
+
+/// An event log of one job over an input stage (a HadoopRDD, no shuffle): two 1-core executors
+/// on dn-1 and dn-2 in one rack (ScriptBasedMapping, no script), `conf` among its Spark
+/// properties, the tasks as given, the job ending 10 ms after the last task.
+fn input_locality_log(conf: &str, tasks: &[InputTask]) -> String {
+    const B: u64 = 1_700_000_000_000;
+    let submitted = B + 10_000;
+    let n = tasks.len();
+    let stage = format!(
+        r#""Stage ID":0,"Stage Attempt ID":0,"Stage Name":"count at Input.scala:12","Number of Tasks":{n},"RDD Info":[{{"RDD ID":0,"Name":"HadoopRDD","Parent IDs":[],"Storage Level":{{"Use Disk":false,"Use Memory":false,"Deserialized":false,"Replication":1}},"Number of Partitions":{n}}}],"Parent IDs":[]"#
+    );
+    let mut lines = vec![
+        r#"{"Event":"SparkListenerLogStart","Spark Version":"4.0.0"}"#.to_string(),
+        format!(
+            r#"{{"Event":"SparkListenerEnvironmentUpdate","Spark Properties":{{"spark.master":"yarn","spark.submit.deployMode":"cluster","spark.executor.instances":"2","spark.executor.cores":"1","spark.executor.memory":"1g","spark.app.name":"Input"{conf}}},"Hadoop Properties":{{"net.topology.node.switch.mapping.impl":"org.apache.hadoop.net.ScriptBasedMapping"}}}}"#
+        ),
+        format!(
+            r#"{{"Event":"SparkListenerApplicationStart","App Name":"Input","App ID":"application_1700000000000_0001","Timestamp":{B},"User":"spark"}}"#
+        ),
+    ];
+    for (id, host) in [(1, "dn-1"), (2, "dn-2")] {
+        lines.push(format!(
+            r#"{{"Event":"SparkListenerExecutorAdded","Timestamp":{},"Executor ID":"{id}","Executor Info":{{"Host":"{host}","Total Cores":1}}}}"#,
+            B + 5_000
+        ));
+    }
+    lines.push(format!(
+        r#"{{"Event":"SparkListenerJobStart","Job ID":0,"Submission Time":{submitted},"Stage Infos":[{{{stage}}}]}}"#
+    ));
+    lines.push(format!(
+        r#"{{"Event":"SparkListenerStageSubmitted","Stage Info":{{{stage},"Submission Time":{submitted}}}}}"#
+    ));
+    let mut end = submitted;
+    for &InputTask(index, executor, at, locality) in tasks {
+        let launch = submitted + at;
+        end = end.max(launch + 2_000);
+        lines.push(format!(
+            r#"{{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Type":"ResultTask","Task End Reason":{{"Reason":"Success"}},"Task Info":{{"Task ID":{index},"Index":{index},"Attempt":0,"Partition ID":{index},"Launch Time":{launch},"Executor ID":"{executor}","Host":"dn-{executor}","Locality":"{locality}","Speculative":false,"Getting Result Time":0,"Finish Time":{}}},"Task Metrics":{{"Executor Deserialize Time":10,"Executor Run Time":1980,"Input Metrics":{{"Bytes Read":134217728,"Records Read":1000}}}}}}"#,
+            launch + 2_000
+        ));
+    }
+    lines.push(format!(
+        r#"{{"Event":"SparkListenerStageCompleted","Stage Info":{{{stage},"Submission Time":{submitted},"Completion Time":{end}}}}}"#
+    ));
+    lines.push(format!(
+        r#"{{"Event":"SparkListenerJobEnd","Job ID":0,"Completion Time":{},"Job Result":{{"Result":"JobSucceeded"}}}}"#,
+        end + 10
+    ));
+    lines.push(format!(
+        r#"{{"Event":"SparkListenerApplicationEnd","Timestamp":{}}}"#,
+        end + 1_000
+    ));
+    lines.join("\n") + "\n"
+}
+
+/// [`input_locality_log`] with every task's `Locality` PROCESS_LOCAL: what a task without
+/// preferred locations records (TaskSetManager.dequeueTaskHelper takes `noPrefs` tasks as
+/// PROCESS_LOCAL).
+fn without_locality(tasks: &[InputTask]) -> Vec<InputTask> {
+    tasks
+        .iter()
+        .map(|&InputTask(i, e, at, _)| InputTask(i, e, at, "PROCESS_LOCAL"))
+        .collect()
+}
+
+/// The replayed job's error against the recorded one, percent, and each task's level in the
+/// replay's own event log (by index).
+fn replay_input_locality(dir: &Path, name: &str, text: &str) -> (f64, Vec<String>) {
+    let log = dir.join(name);
+    std::fs::write(&log, text).expect("log written");
+    let out = dir.join(format!("{name}-replayed"));
+    std::fs::create_dir_all(&out).expect("dir");
+    let conf = format!("spark.eventLog.dir={}", out.display());
+    let words = ["--conf", "spark.eventLog.enabled=true", "--conf", &conf];
+    let r = replay::replay(&log, &setup(&words)).expect("replays");
+    let j = &r.jobs[0];
+    let sim = j.simulated_ms.expect("the job ran") as f64;
+    let error = 100.0 * (sim - j.recorded_ms as f64) / j.recorded_ms as f64;
+    let written = std::fs::read_dir(&out)
+        .expect("the replay's event log")
+        .next()
+        .expect("one log")
+        .expect("entry")
+        .path();
+    let replayed = model::load(&written).expect("the replay's log reads");
+    let levels = replayed.jobs[0].stages[0]
+        .tasks
+        .iter()
+        .map(|t| format!("{:?}", t.locality))
+        .collect();
+    (error, levels)
+}
+
+#[test]
+fn a_replayed_input_stage_waits_for_its_recorded_node_locality() {
+    // spark.locality.wait=30s, every input block on dn-1: TaskSetManager.getAllowedLocalityLevel
+    // keeps the set at NODE_LOCAL for 30 s after its first launch (executor 2's offers are
+    // declined, so TaskSchedulerImpl.resourceOffers never resets the timer), and executor 1
+    // runs all six 2-s tasks NODE_LOCAL, one after another: 12 s. The replay gives each task
+    // its recorded host (dn-1, where executor 1's counterpart runs) and waits as Spark did.
+    // Ignoring the recorded locality, both executors share the tasks: 6 s, -50 %.
+    let dir = temp_dir("node-locality");
+    let tasks: Vec<InputTask> = (0..6)
+        .map(|i| InputTask(i, 1, 50 + 2_000 * u64::from(i), "NODE_LOCAL"))
+        .collect();
+    let wait = r#","spark.locality.wait":"30s""#;
+    let located = model::from_reader("located", input_locality_log(wait, &tasks).as_bytes());
+    assert!(replay::locality::has_located_input(
+        &located.expect("reads")
+    ));
+    // application_1553914137147_0018's job 2 ran RACK_LOCAL over blocks job 0 persisted: the
+    // replay's own block placement decides there, not a preference read off the level.
+    let app = model::load(&apache("application_1553914137147_0018")).expect("reads");
+    assert!(!replay::locality::has_located_input(&app));
+    let (error, levels) = replay_input_locality(&dir, "located", &input_locality_log(wait, &tasks));
+    assert!(error.abs() < 2.0, "the job replays at {error:+.1} %");
+    assert!(levels.iter().all(|l| l == "NodeLocal"), "{levels:?}");
+    let plain = input_locality_log(wait, &without_locality(&tasks));
+    let (ignored, levels) = replay_input_locality(&dir, "unlocated", &plain);
+    assert!(
+        ignored < -40.0,
+        "without locality the job replays at {ignored:+.1} %"
+    );
+    assert!(levels.iter().all(|l| l == "ProcessLocal"), "{levels:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_replayed_input_stage_goes_rack_local_after_the_locality_wait() {
+    // The default spark.locality.wait (3 s), every input block on dn-1, the driver's revive
+    // timer ticking 600 ms past each second of the job's submission. Spark 4.0.0
+    // (TaskSetManager.getAllowedLocalityLevel, TaskSchedulerImpl.resourceOffers'
+    // noRejectsSinceLastReset, SPARK-18886) runs: task 0 NODE_LOCAL on executor 1 at 50 ms;
+    // executor 2 declined until the tick at 3.6 s, when the wait has run out: task 2
+    // RACK_LOCAL there (the whole free offer launched with no decline: the timer resets at
+    // RACK_LOCAL); task 1 at 2.05 s and task 3 at 4.05 s NODE_LOCAL on executor 1 (its single
+    // offer, no decline since the reset: the timer resets at NODE_LOCAL); executor 2, free at
+    // 5.6 s, declined again until the tick at 7.6 s: task 5 RACK_LOCAL; task 4 at 6.05 s on
+    // executor 1. 9.6 s. The replay's RACK_LOCAL tasks prefer a node without an executor, so
+    // they wait as Spark's did; ignoring the recorded locality the job takes 6 s, -37 %.
+    let dir = temp_dir("rack-locality");
+    let tasks = [
+        InputTask(0, 1, 50, "NODE_LOCAL"),
+        InputTask(1, 1, 2_050, "NODE_LOCAL"),
+        InputTask(2, 2, 3_600, "RACK_LOCAL"),
+        InputTask(3, 1, 4_050, "NODE_LOCAL"),
+        InputTask(4, 1, 6_050, "NODE_LOCAL"),
+        InputTask(5, 2, 7_600, "RACK_LOCAL"),
+    ];
+    let (error, levels) = replay_input_locality(&dir, "located", &input_locality_log("", &tasks));
+    // The simulated driver's revive timer has its own phase (its ticks came 0.35 s later
+    // after each wait here): +4.1 % when measured.
+    assert!(error.abs() < 6.0, "the job replays at {error:+.1} %");
+    let racks = levels.iter().filter(|l| *l == "RackLocal").count();
+    let nodes = levels.iter().filter(|l| *l == "NodeLocal").count();
+    assert_eq!((nodes, racks), (4, 2), "{levels:?}");
+    let plain = input_locality_log("", &without_locality(&tasks));
+    let (ignored, _) = replay_input_locality(&dir, "unlocated", &plain);
+    assert!(
+        ignored < -30.0,
+        "without locality the job replays at {ignored:+.1} %"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
