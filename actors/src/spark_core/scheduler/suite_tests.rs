@@ -1422,6 +1422,56 @@ fn abort_timer_kicks_in_when_dynamic_allocation_brings_no_executor() {
     assert!(a.tsm(0, 0).zombie);
 }
 
+// The timer of a set that turned zombie while it waited (TaskSchedulerImpl.scala,
+// `createUnschedulableTaskSetAbortTimer`; `TaskSchedulerImpl$$anon$2.run` in the 4.0.0 jar tests
+// only `unschedulableTaskSetToExpiryTime` and the expiry, then calls
+// `TaskSetManager.abortSinceCompletelyExcludedOnFailure`, whose `abort` has no `isZombie`
+// test): the set waits on the idle executor it had killed, its stage is cancelled (the set is
+// a zombie and leaves its pool), no task launches anywhere, and when the timer fires the set
+// is aborted all the same: the DAGScheduler hears `taskSetFailed` with the abort's text, and
+// `Removed TaskSet` is logged a second time (`abort`'s `maybeFinishTaskSet`).
+#[test]
+fn a_zombie_task_sets_abort_timer_still_aborts_it() {
+    let store = Rc::new(RefCell::new(LogStore::new(true)));
+    let log = ProcessLog::new("driver", store.clone());
+    let conf = super::health_tracker::ExcludeOnFailureConf {
+        enabled: Some(true),
+        ..Default::default()
+    };
+    let mut a = Alone::new(1);
+    a.ts =
+        TaskSchedulerImpl::new(log, 4, 1).with_exclusion(&conf, 0, false, ContextBus::disabled());
+    a.ts.submit_tasks(task_set(0, 0, 1, None));
+    let t = a.offer(&mut [offer(0, "host0", 1)]).remove(0);
+    a.throw(t.task_id);
+    assert!(a.offer(&mut [offer(0, "host0", 1)]).is_empty());
+    assert_eq!(a.ts.unschedulable_task_sets(), vec![(0, 0, 0)], "it waits");
+    let mut out = Vec::new();
+    a.ts.kill_all_task_attempts(0, "Stage cancelled", &mut out);
+    assert!(a.tsm(0, 0).zombie && a.tsm(0, 0).finished);
+    assert!(a.dag.failed_sets.is_empty());
+    let removed =
+        "INFO YarnClusterScheduler: Removed TaskSet 0.0 whose tasks have all completed, from pool ";
+    let count = |store: &Rc<RefCell<LogStore>>, line: &str| {
+        super::tests::lines(store)
+            .iter()
+            .filter(|l| *l == line)
+            .count()
+    };
+    assert_eq!(count(&store, removed), 1);
+    a.ts.unschedulable_task_set_timer((0, 0, 0), 0, &mut a.env, &mut a.dag, &mut out);
+    assert_eq!(a.dag.failed_sets.len(), 1, "the zombie is aborted");
+    let (stage, reason) = &a.dag.failed_sets[0];
+    assert_eq!(*stage, 0);
+    assert!(
+        reason.starts_with("\nAborting TaskSet 0.0 because task 0 (partition 0)\ncannot run anywhere due to node and executor excludeOnFailure."),
+        "{reason}"
+    );
+    let expired = "INFO YarnClusterScheduler: Cannot schedule any task because all executors excluded due to failures. Wait time for scheduling expired. Aborting stage 0.";
+    assert_eq!(count(&store, expired), 1);
+    assert_eq!(count(&store, removed), 2, "taskSetFinished runs again");
+}
+
 // TaskSetManagerSuite "update application healthTracker for shuffle-fetch": with
 // `spark.excludeOnFailure.application.fetchFailure.enabled`, a FetchFailed excludes the
 // executor whose block manager failed to serve (the failure's `bmAddress`, not the task's

@@ -2214,12 +2214,13 @@ impl TaskSchedulerImpl {
         });
     }
 
-    /// The abort timer's task (`createUnschedulableTaskSetAbortTimer`): a set still
-    /// unschedulable past its expiry is aborted; otherwise nothing (Spark's `cancel()`).
-    /// Spark 4.0.0's timer and `TaskSetManager.abort` do not test `isZombie` (a zombie still in
-    /// `unschedulableTaskSetToExpiryTime` would fail its stage through `taskSetFailed`); here a
-    /// zombie set's timer does nothing, a known difference (it takes a set that turned zombie
-    /// while waiting, with no task launched anywhere for the whole timeout).
+    /// The abort timer's task (`createUnschedulableTaskSetAbortTimer`, its `TimerTask.run`,
+    /// `TaskSchedulerImpl$$anon$2` in the 4.0.0 jar): a set still in
+    /// `unschedulableTaskSetToExpiryTime` past its expiry is aborted, otherwise nothing (Spark's
+    /// `cancel()`). The jar tests neither `isZombie` nor whether the set is still registered:
+    /// only a launch clears the map, so a set that turned zombie while waiting (its stage
+    /// cancelled, a fetch failure, its job failed) is aborted all the same, and the
+    /// DAGScheduler fails the stage's job if the stage is still there (`handleTaskSetFailed`).
     pub fn unschedulable_task_set_timer(
         &mut self,
         key: TsKey,
@@ -2234,7 +2235,7 @@ impl TaskSchedulerImpl {
             .as_ref()
             .and_then(|x| x.unschedulable.get(&key))
             .is_some_and(|expiry| *expiry <= now);
-        if !due || self.task_sets.get(&key).is_none_or(|t| t.zombie) {
+        if !due {
             return;
         }
         info!(
@@ -2256,14 +2257,22 @@ impl TaskSchedulerImpl {
         dag: &mut D,
         out: &mut Vec<SchedulerEvent>,
     ) {
-        let Some(message) = self
-            .task_sets
-            .get(&key)
-            .and_then(|t| t.completely_excluded_abort_message(index))
-        else {
+        let Some(tsm) = self.task_sets.get(&key) else {
             return;
         };
+        let Some(message) = tsm.completely_excluded_abort_message(index) else {
+            return;
+        };
+        // `abort` ends with `maybeFinishTaskSet`, whose `taskSetFinished` logs `Removed
+        // TaskSet` again for a zombie that already left its pool (the timer holds the set
+        // itself). Its tasks cannot all have succeeded (the unschedulable task is pending), so
+        // the HealthTracker is not handed the set's failures a second time.
+        let removed_again = tsm.finished && tsm.running == 0;
+        let stage_attempt = tsm.stage_attempt;
         self.suspend_task_set(key);
+        if removed_again {
+            self.log_task_set_removed(key.1, stage_attempt);
+        }
         dag.task_set_failed(key.1, &message, self, env, out);
     }
 }
