@@ -1653,3 +1653,71 @@ fn a_kill_of_an_excluded_executor_comes_before_the_dag_scheduler_hears_the_end()
         assert_eq!(a.offer(&mut [offer(2, "host2", 1)]).len(), 1);
     }
 }
+
+// HealthTracker.scala `updateExcludedForFetchFailure` (TaskSetManager.handleFailedTask's
+// FetchFailed, with spark.excludeOnFailure.application.fetchFailure.enabled): the server's
+// executor is excluded and, with killExcludedExecutors, killed through `allocationClient`
+// inside handleFailedTask, so the backend hears of it before the DAGScheduler handles the
+// fetch failure (`taskEnded`).
+#[test]
+fn a_fetch_failure_kill_comes_before_the_dag_scheduler_hears_the_failure() {
+    let conf = super::health_tracker::ExcludeOnFailureConf {
+        enabled: Some(true),
+        kill_excluded_executors: true,
+        fetch_failure_enabled: true,
+        ..Default::default()
+    };
+    let mut a = with_exclusion_conf(&conf, 120_000, false);
+    let journal = a.dag.journal.clone();
+    let mut alloc = JournalAllocations {
+        journal: journal.clone(),
+        inner: RecordedAllocations::default(),
+    };
+    a.ts.submit_tasks(task_set(0, 0, 2, None));
+    let t = a.offer(&mut [offer(2, "hostB", 1)]).remove(0);
+    let mut out = Vec::new();
+    let (env, dag) = (&mut a.env, &mut a.dag);
+    a.ts.status_update_handled(
+        t.task_id,
+        TaskState::Failed,
+        fetch_failed(0, 0),
+        env,
+        dag,
+        &mut alloc,
+        &mut out,
+    );
+    assert_eq!(
+        *journal.borrow(),
+        [
+            Seen::Allocation(AllocationCall::Kill(ExecutorId(1))),
+            Seen::TaskEnded(t.task_id)
+        ]
+    );
+}
+
+// HealthTracker.scala `killExecutorsOnExcludedNode`: an excluded node's executors go through
+// `allocationClient.killExecutorsOnHost(node)` (with `...killExcludedExecutors.decommission`,
+// `decommissionExecutorsOnHost`), called at once; what YARN is sent (the excluded nodes)
+// changes after the call.
+#[test]
+fn an_excluded_node_asks_the_allocation_client_to_kill_its_executors() {
+    for decommission in [false, true] {
+        let conf = super::health_tracker::ExcludeOnFailureConf {
+            enabled: Some(true),
+            kill_excluded_executors: true,
+            kill_decommission: decommission,
+            ..Default::default()
+        };
+        let mut a = with_exclusion_conf(&conf, 120_000, false);
+        a.ts.exclude_node_by_fault("host1", &mut a.alloc);
+        let host = "host1".to_string();
+        assert_eq!(
+            a.alloc.calls,
+            vec![AllocationCall::KillOnHost { host, decommission }]
+        );
+        assert!(matches!(
+            a.ts.take_deferred().as_slice(),
+            [SchedulerEvent::ExcludedNodesChanged]
+        ));
+    }
+}
