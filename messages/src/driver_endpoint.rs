@@ -59,6 +59,9 @@ pub enum DriverEndpointMsg {
     },
     /// `DecommissionExecutorsOnHost(host)`.
     DecommissionExecutorsOnHost(String),
+    /// `KillExecutorsOnHost(host)` (the backend's `killExecutorsOnHost`, for the HealthTracker's
+    /// excluded node).
+    KillExecutorsOnHost(String),
     /// BlockManagerMaster's `GetPeers(blockManagerId)`: the live, non-decommissioning block
     /// managers other than the asker's.
     GetPeers(ReplyTo<Vec<BlockManagerPeer>>, BlockManagerId),

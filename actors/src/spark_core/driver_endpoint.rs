@@ -22,6 +22,7 @@ use crate::spark_core::executor_allocation_manager::{
 use crate::spark_core::executor_env::block_manager_port;
 use crate::spark_core::executor_log_url_handler::ExecutorLogUrlHandler;
 use crate::spark_core::executor_monitor::ShuffleDataQuery;
+use crate::spark_core::scheduler::allocation_client::{AllocationClient, ExecutorDecommission};
 use crate::spark_core::scheduler::{DriverScheduler, SchedulerEvent, WorkerOffer};
 use crate::spark_core::shuffle_block_updates::{self, ShuffleFile};
 use crate::spark_core::{executor_env, unified_memory_manager};
@@ -84,6 +85,17 @@ impl Offerable {
         } else {
             self.0.remove(&id);
         }
+    }
+
+    /// Whether `id` is offerable now (what `update_offerable` derives from `core`).
+    fn update(
+        &mut self,
+        sim: &SimContext,
+        core: &DriverEndpointState<EndpointRef<ExecutorMsg>>,
+        id: ExecutorId,
+    ) {
+        let task_cpus = sim.config.spark.task_cpus.max(1);
+        self.set(id, core.offerable(id, task_cpus));
     }
 
     /// The first offerable executor after `after` (from the start for `None`).
@@ -292,7 +304,8 @@ impl DriverEndpoint {
             // its cause, and this one has none, so no line; `Excluding node H for the
             // application` is no line of Spark 4.0.0's jar.
             DriverEndpointMsg::ExcludeNode(host) => {
-                let events = self.scheduler.exclude_node_by_fault(&host);
+                let (scheduler, mut backend) = self.split();
+                let events = scheduler.exclude_node_by_fault(&host, &mut backend);
                 self.handle_events(events);
             }
             DriverEndpointMsg::CheckBackendReady { waiter } => {
@@ -300,6 +313,9 @@ impl DriverEndpoint {
             }
             DriverEndpointMsg::DecommissionExecutorsOnHost(host) => {
                 self.decommission_executors_on_host(&host)
+            }
+            DriverEndpointMsg::KillExecutorsOnHost(host) => {
+                self.kill_alive_executors_on_host(&host)
             }
             DriverEndpointMsg::GetPeers(ask, asker) => {
                 let peers = self.block_manager_peers(&asker);
@@ -387,7 +403,8 @@ impl DriverEndpoint {
     fn start_abort_timers(&mut self, ctx: &mut Context<Self>) {
         for (ms, key, index) in std::mem::take(&mut self.abort_timers_due) {
             ctx.run_later(clock::ms(ms), move |act, ctx| {
-                let events = act.scheduler.unschedulable_task_set_timer(key, index);
+                let (scheduler, mut backend) = act.split();
+                let events = scheduler.unschedulable_task_set_timer(key, index, &mut backend);
                 act.handle_events(events);
                 act.schedule_abort_timers(ctx);
             });
@@ -551,9 +568,7 @@ impl DriverEndpoint {
     /// Whether a revive should offer this executor's cores: an offer to any other executor
     /// launches nothing and changes nothing.
     fn update_offerable(&mut self, id: ExecutorId) {
-        let task_cpus = self.sim.config.spark.task_cpus.max(1);
-        let offerable = self.core.offerable(id, task_cpus);
-        self.offerable.set(id, offerable);
+        self.offerable.update(&self.sim, &self.core, id);
     }
 
     /// `makeOffers`: one executor (`makeOffers(executorId)`, after a status update or a
@@ -582,8 +597,9 @@ impl DriverEndpoint {
             return;
         }
         let mut tasks = std::mem::take(&mut self.offered);
-        self.scheduler
-            .resource_offers(std::slice::from_mut(&mut offer), false, &mut tasks);
+        let (scheduler, mut backend) = self.split();
+        let offers = std::slice::from_mut(&mut offer);
+        scheduler.resource_offers(offers, false, &mut tasks, &mut backend);
         if !tasks.is_empty()
             && let Some(e) = self.core.executors.get_mut(id)
         {
@@ -640,7 +656,8 @@ impl DriverEndpoint {
     /// the offers' cores left are the executors' free cores.
     fn launch_offers(&mut self, offers: &mut [WorkerOffer]) {
         let mut tasks = std::mem::take(&mut self.offered);
-        self.scheduler.resource_offers(offers, true, &mut tasks);
+        let (scheduler, mut backend) = self.split();
+        scheduler.resource_offers(offers, true, &mut tasks, &mut backend);
         if !tasks.is_empty() {
             for o in offers.iter() {
                 let Some(e) = self.core.executors.get_mut(o.executor_id) else {
@@ -764,7 +781,8 @@ impl DriverEndpoint {
     /// revived.
     fn task_result_getter(&mut self, killed: bool, fetch_from: Option<ExecutorId>) {
         let failed_before = self.scheduler.failed_attempts();
-        let events = self.scheduler.task_result_getter();
+        let (scheduler, mut backend) = self.split();
+        let events = scheduler.task_result_getter(&mut backend);
         if killed {
             // The scheduler counts a kill among its failed attempts (but a speculative loser's):
             // the run's record counts it as killed instead.
@@ -878,9 +896,8 @@ impl DriverEndpoint {
         // TaskSchedulerImpl.executorLost (the task sets' TaskEnds), the ExecutorRemoved event,
         // then the DAGScheduler's handleExecutorLost (BlockManagerRemoved, map outputs).
         let failed_before = self.scheduler.failed_attempts();
-        let events = self
-            .scheduler
-            .task_scheduler_executor_lost(id, &removal.reason);
+        let (scheduler, mut backend) = self.split();
+        let events = scheduler.task_scheduler_executor_lost(id, &removal.reason, &mut backend);
         let tasks = (self.scheduler.failed_attempts() - failed_before) as u32;
         if tasks > 0 {
             let lost = Recovery::RunningTasksLost {
@@ -1171,58 +1188,31 @@ impl DriverEndpoint {
         self.kill_executors_with(&stragglers, true);
     }
 
-    /// `killExecutors(..., force)`: with `force` a busy executor is killed too (and it is no
-    /// idle kill, so the shuffle-tracking invariant does not apply).
-    fn kill_executors_with(&mut self, ids: &[ExecutorId], force: bool) -> Vec<ExecutorId> {
-        let log = self.env.log().clone();
-        let list = |v: &[ExecutorId]| {
-            v.iter()
-                .map(|i| i.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+    /// The endpoint's parts other than its scheduler, and the scheduler beside them: what the
+    /// scheduler's calls are given as the HealthTracker's `allocationClient`.
+    fn split(&mut self) -> (&mut DriverScheduler, Backend<'_>) {
+        let backend = Backend {
+            sim: &self.sim,
+            env: &self.env,
+            me: self.me,
+            core: &mut self.core,
+            offerable: &mut self.offerable,
+            force_kill_timeout_s: self.force_kill_timeout_s,
+            force_kills_due: &mut self.force_kills_due,
         };
-        info!(log, BACKEND, "Requesting to kill executor(s) {}", list(ids));
-        // Every kill here is `countFailures = false`: the loss is `ExecutorKilled`.
-        let selection = self.core.select_kills(ids, false, force);
-        for id in &selection.unknown {
-            warn!(log, BACKEND, "Executor to kill {id} does not exist!");
-        }
-        let kill = selection.to_kill;
-        let tracking = self
-            .sim
-            .config
-            .spark
-            .dynamic_allocation
-            .is_some_and(|d| d.shuffle_tracking_enabled && !d.shuffle_service_enabled);
-        for &id in &kill {
-            self.update_offerable(id);
-            let holds = tracking && !force && self.scheduler.holds_shuffle_data(id);
-            let check = invariants::idle_kill_without_shuffle_data(id.0, holds);
-            self.sim
-                .violations
-                .check(inv::NO_SHUFFLE_EXECUTOR_KILLED_IDLE, check);
-        }
-        info!(
-            log,
-            BACKEND,
-            "Actual list of executor(s) to be killed is {}",
-            list(&kill)
-        );
-        if kill.is_empty() {
-            return kill;
-        }
-        if let Some(yarn) = self.yarn_scheduler() {
-            let ids = kill.clone();
-            self.env
-                .ask(self.me, &yarn, |a| YarnSchedulerMsg::KillExecutors(a, ids));
-        }
-        kill
+        (&mut self.scheduler, backend)
     }
 
-    /// HealthTracker's `killExecutor`: `killExecutors(Seq(id), adjustTargetNumExecutors = false,
-    /// countFailures = false, force = true)` (YARN replaces it: the target is unchanged), or
-    /// `decommissionExecutor(id, ExecutorDecommissionInfo(message), adjustTargetNumExecutors =
-    /// false)`.
+    /// `killExecutors(..., force)` (the scheduler's map outputs say which executor holds
+    /// shuffle data).
+    fn kill_executors_with(&mut self, ids: &[ExecutorId], force: bool) -> Vec<ExecutorId> {
+        let (scheduler, mut backend) = self.split();
+        backend.kill_executors_with(ids, force, &|id| scheduler.holds_shuffle_data(id))
+    }
+
+    /// A kill the scheduler deferred (a call Spark makes later, on another thread):
+    /// HealthTracker's `killExecutor` through the backend, as `Backend`'s `AllocationClient`
+    /// does at once.
     fn kill_excluded_executor(&mut self, id: ExecutorId, decommission: bool, message: String) {
         if decommission {
             let info = DecommissionInfo {
@@ -1236,41 +1226,26 @@ impl DriverEndpoint {
         }
     }
 
-    /// `killExecutorsOnHost(host)` / `decommissionExecutorsOnHost(host)` (HealthTracker's
-    /// excluded node): `Requesting to kill any and all executors on host H`, then the
-    /// DriverEndpoint's `KillExecutorsOnHost` kills them all at once (force, target unchanged)
-    /// or `DecommissionExecutorsOnHost` decommissions them.
+    /// A host's kill the scheduler deferred: `killExecutorsOnHost(host)` /
+    /// `decommissionExecutorsOnHost(host)` through the backend.
     fn kill_executors_on_host(&mut self, host: &str, decommission: bool) {
-        info!(
-            self.env.log(),
-            BACKEND, "Requesting to kill any and all executors on host {host}"
-        );
-        if decommission {
-            return self.decommission_executors_on_host(host);
-        }
-        let ids = self.alive_executors_on(host);
+        self.split().1.kill_executors_on_host(host, decommission);
+    }
+
+    /// DriverEndpoint.receive's `KillExecutorsOnHost(host)`: the executors alive there,
+    /// `killExecutors(execs, adjustTargetNumExecutors = false, countFailures = false, force =
+    /// true)` (the target is unchanged).
+    fn kill_alive_executors_on_host(&mut self, host: &str) {
+        let ids = self.core.alive_executors_on(host);
         if !ids.is_empty() {
             self.kill_executors_with(&ids, true);
         }
     }
 
-    /// The executors alive on `host`, in id order (a walk over the executors: killing or
-    /// decommissioning a whole host is rare).
-    fn alive_executors_on(&self, host: &str) -> Vec<ExecutorId> {
-        let mut ids = self.core.executor_ids();
-        ids.retain(|id| {
-            self.core
-                .executors
-                .get(*id)
-                .is_some_and(|e| &*e.host == host)
-        });
-        ids
-    }
-
     /// `DecommissionExecutorsOnHost(host)`: every executor alive on the host is decommissioned
     /// (a walk over the executors: a node decommission is rare).
     fn decommission_executors_on_host(&mut self, host: &str) {
-        let ids = self.alive_executors_on(host);
+        let ids = self.core.alive_executors_on(host);
         if ids.is_empty() {
             return;
         }
@@ -1291,55 +1266,12 @@ impl DriverEndpoint {
     }
 
     /// `CoarseGrainedSchedulerBackend.decommissionExecutors(..., adjustTargetNumExecutors =
-    /// false, triggeredByExecutor = false)`: active executors stop taking tasks, their block
-    /// managers are marked decommissioning and each is told to decommission itself.
+    /// false, triggeredByExecutor = false)`, the scheduler told at once.
     fn decommission(&mut self, ids: &[ExecutorId], info: &DecommissionInfo) -> Vec<ExecutorId> {
-        let active = self.core.start_decommission(ids, info);
-        if active.is_empty() {
-            return active;
-        }
-        let me = self
-            .env
-            .local_endpoint_ref::<DriverEndpointMsg>("CoarseGrainedScheduler");
-        for &id in &active {
-            // TaskSchedulerImpl.executorDecommission, which ends with `backend.reviveOffers()`
-            // (a ReviveOffers to this endpoint): the task sets' levels changed, so the other
-            // executors are offered again.
-            self.scheduler
-                .executor_decommission(id, info.worker_host.as_deref());
-            self.update_offerable(id);
-            if let Some(me) = &me {
-                self.env.send(me, DriverEndpointMsg::ReviveOffers);
-            }
-        }
-        let log = self.env.log().clone();
-        let list: Vec<String> = active.iter().map(|i| i.to_string()).collect();
-        info!(log, BACKEND, "Decommission executors: {}", list.join(", "));
-        let managers: Vec<String> = active
-            .iter()
-            .filter_map(|id| {
-                let e = self.core.executors.get(*id)?;
-                let port = block_manager_port(*id);
-                Some(format!("BlockManagerId({id}, {}, {port}, None)", e.host))
-            })
-            .collect();
-        info!(
-            log,
-            "driver::BlockManagerMasterEndpoint",
-            "Mark BlockManagers ({}) as being decommissioning.",
-            managers.join(", ")
-        );
-        if self.force_kill_timeout_s.is_some() {
-            self.force_kills_due.push(active.clone());
-        }
-        for &id in &active {
-            info!(log, BACKEND, "Notify executor {id} to decommission.");
-            if let Some(e) = self.core.executors.get(id) {
-                let target = e.executor.clone();
-                self.env.send(&target, ExecutorMsg::DecommissionExecutor);
-            }
-        }
-        active
+        let (scheduler, mut backend) = self.split();
+        backend.decommission(ids, info, &mut |id, host| {
+            scheduler.executor_decommission(id, host)
+        })
     }
 
     /// A peer stored a migrated map output, data block then index block
@@ -1392,6 +1324,189 @@ impl DriverEndpoint {
                 })
             })
             .collect()
+    }
+}
+
+/// CoarseGrainedSchedulerBackend's kills and decommissions over the DriverEndpoint's parts
+/// other than its scheduler (`DriverEndpoint::split`), so the scheduler can call them while it
+/// runs: the HealthTracker's `allocationClient` (HealthTracker.scala's `killExecutor` and
+/// `killExecutorsOnExcludedNode` call the backend synchronously), besides dynamic allocation's
+/// and the endpoint's own kills.
+struct Backend<'a> {
+    sim: &'a SimContext,
+    env: &'a RpcEnv,
+    me: EndpointId,
+    core: &'a mut DriverEndpointState<EndpointRef<ExecutorMsg>>,
+    offerable: &'a mut Offerable,
+    force_kill_timeout_s: Option<u64>,
+    force_kills_due: &'a mut Vec<Vec<ExecutorId>>,
+}
+
+impl Backend<'_> {
+    fn yarn_scheduler(&self) -> Option<EndpointRef<YarnSchedulerMsg>> {
+        self.env
+            .local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")
+    }
+
+    /// `killExecutors(..., force)`: with `force` a busy executor is killed too (and it is no
+    /// idle kill, so the shuffle-tracking invariant does not apply; `holds` is asked only
+    /// without it).
+    fn kill_executors_with(
+        &mut self,
+        ids: &[ExecutorId],
+        force: bool,
+        holds: &dyn Fn(ExecutorId) -> bool,
+    ) -> Vec<ExecutorId> {
+        let log = self.env.log().clone();
+        let list = |v: &[ExecutorId]| {
+            v.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        info!(log, BACKEND, "Requesting to kill executor(s) {}", list(ids));
+        // Every kill here is `countFailures = false`: the loss is `ExecutorKilled`.
+        let selection = self.core.select_kills(ids, false, force);
+        for id in &selection.unknown {
+            warn!(log, BACKEND, "Executor to kill {id} does not exist!");
+        }
+        let kill = selection.to_kill;
+        let tracking = self
+            .sim
+            .config
+            .spark
+            .dynamic_allocation
+            .is_some_and(|d| d.shuffle_tracking_enabled && !d.shuffle_service_enabled);
+        for &id in &kill {
+            self.offerable.update(self.sim, self.core, id);
+            let holds = tracking && !force && holds(id);
+            let check = invariants::idle_kill_without_shuffle_data(id.0, holds);
+            self.sim
+                .violations
+                .check(inv::NO_SHUFFLE_EXECUTOR_KILLED_IDLE, check);
+        }
+        info!(
+            log,
+            BACKEND,
+            "Actual list of executor(s) to be killed is {}",
+            list(&kill)
+        );
+        if kill.is_empty() {
+            return kill;
+        }
+        if let Some(yarn) = self.yarn_scheduler() {
+            let ids = kill.clone();
+            self.env
+                .ask(self.me, &yarn, |a| YarnSchedulerMsg::KillExecutors(a, ids));
+        }
+        kill
+    }
+
+    /// `CoarseGrainedSchedulerBackend.decommissionExecutors(..., adjustTargetNumExecutors =
+    /// false, triggeredByExecutor = false)`: active executors stop taking tasks (`mark`:
+    /// `scheduler.executorDecommission`, then a ReviveOffers to this endpoint), their block
+    /// managers are marked decommissioning and each is told to decommission itself.
+    fn decommission(
+        &mut self,
+        ids: &[ExecutorId],
+        info: &DecommissionInfo,
+        mark: &mut dyn FnMut(ExecutorId, Option<&str>),
+    ) -> Vec<ExecutorId> {
+        let active = self.core.start_decommission(ids, info);
+        if active.is_empty() {
+            return active;
+        }
+        let me = self
+            .env
+            .local_endpoint_ref::<DriverEndpointMsg>("CoarseGrainedScheduler");
+        for &id in &active {
+            // TaskSchedulerImpl.executorDecommission, which ends with `backend.reviveOffers()`
+            // (a ReviveOffers to this endpoint): the task sets' levels changed, so the other
+            // executors are offered again.
+            mark(id, info.worker_host.as_deref());
+            self.offerable.update(self.sim, self.core, id);
+            if let Some(me) = &me {
+                self.env.send(me, DriverEndpointMsg::ReviveOffers);
+            }
+        }
+        let log = self.env.log().clone();
+        let list: Vec<String> = active.iter().map(|i| i.to_string()).collect();
+        info!(log, BACKEND, "Decommission executors: {}", list.join(", "));
+        let managers: Vec<String> = active
+            .iter()
+            .filter_map(|id| {
+                let e = self.core.executors.get(*id)?;
+                let port = block_manager_port(*id);
+                Some(format!("BlockManagerId({id}, {}, {port}, None)", e.host))
+            })
+            .collect();
+        info!(
+            log,
+            "driver::BlockManagerMasterEndpoint",
+            "Mark BlockManagers ({}) as being decommissioning.",
+            managers.join(", ")
+        );
+        if self.force_kill_timeout_s.is_some() {
+            self.force_kills_due.push(active.clone());
+        }
+        for &id in &active {
+            info!(log, BACKEND, "Notify executor {id} to decommission.");
+            if let Some(e) = self.core.executors.get(id) {
+                let target = e.executor.clone();
+                self.env.send(&target, ExecutorMsg::DecommissionExecutor);
+            }
+        }
+        active
+    }
+}
+
+/// The backend as the HealthTracker's `allocationClient`, called while the scheduler runs.
+impl AllocationClient for Backend<'_> {
+    /// `killExecutors(Seq(id), adjustTargetNumExecutors = false, countFailures = false, force =
+    /// true)` (YARN replaces it: the target is unchanged).
+    fn kill_executor(&mut self, id: ExecutorId) {
+        self.kill_executors_with(&[id], true, &|_| false);
+    }
+
+    /// `decommissionExecutor(id, ExecutorDecommissionInfo(message), adjustTargetNumExecutors =
+    /// false)`: the scheduler making the call is told through `ts`, the one it lent.
+    fn decommission_executor(
+        &mut self,
+        id: ExecutorId,
+        message: &str,
+        ts: &mut dyn ExecutorDecommission,
+    ) {
+        let info = DecommissionInfo {
+            message: message.to_string(),
+            worker_host: None,
+            start_ms: clock::now_ms(),
+        };
+        self.decommission(&[id], &info, &mut |id, host| {
+            ts.executor_decommission(id, host)
+        });
+    }
+
+    /// `killExecutorsOnHost(host)` / `decommissionExecutorsOnHost(host)` (the 4.0.0 jar): the
+    /// line, then `KillExecutorsOnHost` / `DecommissionExecutorsOnHost` to this endpoint,
+    /// which kills or decommissions the host's executors when it handles the message.
+    fn kill_executors_on_host(&mut self, host: &str, decommission: bool) {
+        info!(
+            self.env.log(),
+            BACKEND, "Requesting to kill any and all executors on host {host}"
+        );
+        let Some(me) = self
+            .env
+            .local_endpoint_ref::<DriverEndpointMsg>("CoarseGrainedScheduler")
+        else {
+            return;
+        };
+        let host = host.to_string();
+        let msg = if decommission {
+            DriverEndpointMsg::DecommissionExecutorsOnHost(host)
+        } else {
+            DriverEndpointMsg::KillExecutorsOnHost(host)
+        };
+        self.env.send(&me, msg);
     }
 }
 

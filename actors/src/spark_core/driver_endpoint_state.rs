@@ -179,6 +179,14 @@ impl<R> DriverEndpointState<R> {
         ids
     }
 
+    /// The executors alive on `host`, in id order (`getExecutorsAliveOnHost`; a walk over the
+    /// executors: killing or decommissioning a whole host is rare).
+    pub fn alive_executors_on(&self, host: &str) -> Vec<ExecutorId> {
+        let mut ids = self.executor_ids();
+        ids.retain(|id| self.executors.get(*id).is_some_and(|e| &*e.host == host));
+        ids
+    }
+
     /// `removeExecutor(id, reason)`: the executor leaves every map; a kill the driver asked for
     /// is `ExecutorKilled` (when `!countFailures`), else a decommissioning executor's loss is
     /// `ExecutorDecommission(workerHost, message)`, else the reason given. `None`: `Asked to

@@ -892,7 +892,7 @@ impl DAGScheduler {
         };
         if task.key.2 < current_attempt {
             cx.ts
-                .notify_partition_completion(stage, current_attempt, task.partition);
+                .notify_partition_completion(stage, current_attempt, task.partition, cx.out);
         }
         if is_result {
             self.result_task_succeeded(job_id, stage, task.partition, data, cx);

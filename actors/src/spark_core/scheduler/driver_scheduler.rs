@@ -4,6 +4,9 @@
 //! its own: each call goes to the class Spark would call, with the others it may reach. The
 //! DriverEndpoint is its only user.
 
+use super::allocation_client::AllocationClient;
+#[cfg(test)]
+use super::allocation_client::DeferredAllocations;
 use super::dag_scheduler::{Cx, DAGScheduler};
 use super::env::DriverEnv;
 use super::events::{LaunchedTasks, SchedulerEvent, TsKey, WorkerOffer};
@@ -120,10 +123,14 @@ impl DriverScheduler {
         self.task_scheduler.take_deferred()
     }
 
-    /// The `exclude-node` fault, as the HealthTracker's node exclusion; what it asks of the
-    /// DriverEndpoint (kills, the excluded-node list's change).
-    pub fn exclude_node_by_fault(&mut self, host: &str) -> Vec<SchedulerEvent> {
-        self.task_scheduler.exclude_node_by_fault(host);
+    /// The `exclude-node` fault, as the HealthTracker's node exclusion (its kills through
+    /// `alloc`); what it asks of the DriverEndpoint after (the excluded-node list's change).
+    pub fn exclude_node_by_fault(
+        &mut self,
+        host: &str,
+        alloc: &mut dyn AllocationClient,
+    ) -> Vec<SchedulerEvent> {
+        self.task_scheduler.exclude_node_by_fault(host, alloc);
         self.task_scheduler.take_deferred()
     }
 
@@ -133,13 +140,19 @@ impl DriverScheduler {
     }
 
     /// The unschedulable task set's abort timer fired.
-    pub fn unschedulable_task_set_timer(&mut self, key: TsKey, index: u32) -> Vec<SchedulerEvent> {
+    pub fn unschedulable_task_set_timer(
+        &mut self,
+        key: TsKey,
+        index: u32,
+        alloc: &mut dyn AllocationClient,
+    ) -> Vec<SchedulerEvent> {
         let mut out = Vec::new();
         self.task_scheduler.unschedulable_task_set_timer(
             key,
             index,
             &mut self.env,
             &mut self.dag,
+            alloc,
             &mut out,
         );
         out.append(&mut self.task_scheduler.take_deferred());
@@ -183,19 +196,27 @@ impl DriverScheduler {
         out
     }
 
-    /// `resourceOffers` for one executor (`makeOffers(executorId)`).
+    /// `resourceOffers` for one executor (`makeOffers(executorId)`); the kills a round asks
+    /// for are among `take_deferred`'s events.
     #[cfg(test)]
     pub fn resource_offer(&mut self, offer: &mut WorkerOffer) -> LaunchedTasks {
-        self.task_scheduler
-            .resource_offer(offer, &mut self.env, &mut self.dag)
+        let mut kills = Vec::new();
+        let alloc = &mut DeferredAllocations(&mut kills);
+        let launched =
+            self.task_scheduler
+                .resource_offer(offer, &mut self.env, &mut self.dag, alloc);
+        self.task_scheduler.defer(kills);
+        launched
     }
 
-    /// `TaskSchedulerImpl.resourceOffers(offers, isAllFreeResources)`.
+    /// `TaskSchedulerImpl.resourceOffers(offers, isAllFreeResources)`; exclusion's kills
+    /// through `alloc`.
     pub fn resource_offers(
         &mut self,
         offers: &mut [WorkerOffer],
         all_free: bool,
         launched: &mut LaunchedTasks,
+        alloc: &mut dyn AllocationClient,
     ) {
         self.task_scheduler.resource_offers(
             offers,
@@ -203,6 +224,7 @@ impl DriverScheduler {
             launched,
             &mut self.env,
             &mut self.dag,
+            alloc,
         );
     }
 
@@ -224,7 +246,10 @@ impl DriverScheduler {
         data: TaskResultData,
     ) -> (bool, Vec<SchedulerEvent>) {
         let (finished, mut out) = self.status_update_before_getter(tid, state, data);
-        out.append(&mut self.task_result_getter());
+        let mut kills = Vec::new();
+        let mut ended = self.task_result_getter(&mut DeferredAllocations(&mut kills));
+        out.append(&mut kills);
+        out.append(&mut ended);
         (finished, out)
     }
 
@@ -243,11 +268,11 @@ impl DriverScheduler {
     }
 
     /// The TaskResultGetter's `handleSuccessfulTask` / `handleFailedTask` for every end
-    /// `status_update_before_getter` queued.
-    pub fn task_result_getter(&mut self) -> Vec<SchedulerEvent> {
+    /// `status_update_before_getter` queued; exclusion's kills through `alloc`.
+    pub fn task_result_getter(&mut self, alloc: &mut dyn AllocationClient) -> Vec<SchedulerEvent> {
         let mut out = Vec::new();
         self.task_scheduler
-            .task_result_getter(&mut self.env, &mut self.dag, &mut out);
+            .task_result_getter(&mut self.env, &mut self.dag, alloc, &mut out);
         out.append(&mut self.task_scheduler.take_deferred());
         out
     }
@@ -259,10 +284,12 @@ impl DriverScheduler {
         &mut self,
         eid: ExecutorId,
         reason: &ExecutorLossReason,
+        alloc: &mut dyn AllocationClient,
     ) -> Vec<SchedulerEvent> {
         let mut out = Vec::new();
+        let (env, dag) = (&mut self.env, &mut self.dag);
         self.task_scheduler
-            .executor_lost(eid, reason, &mut self.env, &mut self.dag, &mut out);
+            .executor_lost(eid, reason, env, dag, alloc, &mut out);
         out.append(&mut self.task_scheduler.take_deferred());
         out
     }
@@ -279,9 +306,12 @@ impl DriverScheduler {
         eid: ExecutorId,
         reason: &ExecutorLossReason,
     ) -> Vec<SchedulerEvent> {
-        let out = self.task_scheduler_executor_lost(eid, reason);
+        let mut kills = Vec::new();
+        let mut out =
+            self.task_scheduler_executor_lost(eid, reason, &mut DeferredAllocations(&mut kills));
         self.run_queued_dag_events();
-        out
+        kills.append(&mut out);
+        kills
     }
 
     /// `TaskSchedulerImpl.executorDecommission`.

@@ -56,16 +56,19 @@ pub enum SchedulerEvent {
     /// `messageScheduler.schedule(ResubmitFailedStages, RESUBMIT_TIMEOUT)`: call
     /// `resubmit_failed_stages` after this long.
     ResubmitFailedStagesAfter { ms: u64 },
-    /// HealthTracker's `killExecutor`: `allocationClient.killExecutors(Seq(exec),
-    /// adjustTargetNumExecutors = false, countFailures = false, force = true)`, or with
-    /// `decommission` `decommissionExecutor(exec, ExecutorDecommissionInfo(message), false)`.
+    /// HealthTracker's `killExecutor` from a call Spark makes later, on another thread
+    /// (`DeferredAllocations`; otherwise the client is called at once):
+    /// `allocationClient.killExecutors(Seq(exec), adjustTargetNumExecutors = false,
+    /// countFailures = false, force = true)`, or with `decommission`
+    /// `decommissionExecutor(exec, ExecutorDecommissionInfo(message), false)`.
     KillExcludedExecutor {
         executor_id: ExecutorId,
         decommission: bool,
+        /// The decommission's message (empty for a kill).
         message: String,
     },
-    /// HealthTracker's `killExecutorsOnExcludedNode`: `killExecutorsOnHost(host)` or
-    /// `decommissionExecutorsOnHost(host)`.
+    /// HealthTracker's `killExecutorsOnExcludedNode`, deferred as `KillExcludedExecutor` is:
+    /// `killExecutorsOnHost(host)` or `decommissionExecutorsOnHost(host)`.
     KillExecutorsOnHost { host: String, decommission: bool },
     /// `abortTimer.schedule(createUnschedulableTaskSetAbortTimer(taskSet, index), timeout)`:
     /// call `unschedulable_task_set_timer` after `ms`.

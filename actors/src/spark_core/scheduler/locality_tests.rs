@@ -1,6 +1,7 @@
 //! Unit tests of offers, locality levels and delay scheduling (TaskSchedulerImplSuite and
 //! TaskSetManagerSuite cases, ported).
 
+use super::allocation_client::RecordedAllocations;
 use super::driver_scheduler::DriverScheduler;
 use super::events::{LaunchedTasks, WorkerOffer};
 use super::locality::TaskLocality;
@@ -97,7 +98,12 @@ fn placed(s: &DriverScheduler, tasks: &[Box<TaskDescription>]) -> Vec<(u32, u32,
 
 fn offers(s: &mut DriverScheduler, list: &mut [WorkerOffer], all_free: bool) -> LaunchedTasks {
     let mut out = Vec::new();
-    s.resource_offers(list, all_free, &mut out);
+    s.resource_offers(
+        list,
+        all_free,
+        &mut out,
+        &mut RecordedAllocations::default(),
+    );
     out
 }
 
@@ -595,6 +601,7 @@ fn a_finished_index_is_not_offered_again_before_its_result_is_handled() {
         assert!(known);
         let next = offers(&mut s, &mut [offer(2, "host2", 1)], true);
         assert_eq!(placed(&s, &next), vec![(2, 1, TaskLocality::Any)]);
-        assert!(s.task_result_getter().is_empty());
+        let mut alloc = RecordedAllocations::default();
+        assert!(s.task_result_getter(&mut alloc).is_empty());
     });
 }

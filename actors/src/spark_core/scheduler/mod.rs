@@ -6,9 +6,9 @@
 //! wires them (`driver_scheduler`). The DAGScheduler calls the task scheduler; the task
 //! scheduler posts typed events back (`task_scheduler_impl::DagEvents`); the files import one
 //! way: `locality` <- `events` <- `speculation`; `map_output_tracker` <- `env`;
-//! `task_set_exclude_list` <- `health_tracker`; then `task_set_manager` <-
-//! `task_scheduler_impl` <- `dag_scheduler` <- `driver_scheduler`. Plain
-//! structs called synchronously, as in Spark; every lookup is a map or a queue, never a scan
+//! `task_set_exclude_list` <- `health_tracker`; `events` <- `allocation_client` (what exclusion
+//! asks of the backend); then `task_set_manager` <- `task_scheduler_impl` <- `dag_scheduler` <-
+//! `driver_scheduler`. Plain structs called synchronously, as in Spark; every lookup is a map or a queue, never a scan
 //! over all tasks or executors.
 //!
 //! Exclusion on failure: Spark's `HealthTracker` (`health_tracker`, owned by TaskSchedulerImpl,
@@ -16,6 +16,7 @@
 //! `taskSetExcludelistHelperOpt`) sit beside `task_set_manager`, below it in the import order;
 //! where they are asked and told is in `task_scheduler_impl`'s and `task_set_manager`'s heads.
 
+pub mod allocation_client;
 mod dag_scheduler;
 #[cfg(test)]
 mod decommission_tests;

@@ -3,6 +3,9 @@
 //! DAGScheduler that records what it is told (as the suites' `FakeDAGScheduler` does), and a
 //! DAGScheduler fed `CompletionEvent`s and `TaskSetFailed` directly (the suite's `runEvent`).
 
+use super::allocation_client::{
+    AllocationCall, AllocationClient, ExecutorDecommission, RecordedAllocations,
+};
 use super::dag_scheduler::RESUBMIT_TIMEOUT_MS;
 use super::driver_scheduler::DriverScheduler;
 use super::env::DriverEnv;
@@ -43,6 +46,55 @@ struct FakeDag {
     speculative: Vec<SpeculativeTask>,
     /// `unschedulableTaskSetAdded` (true) and `...Removed` (false) calls.
     unschedulable: Vec<(u32, u32, bool)>,
+    /// Each `taskEnded`, in a journal a test may share with its allocation client.
+    journal: Rc<RefCell<Vec<Seen>>>,
+}
+
+/// What a test saw happen, in order: the DAGScheduler told of an end, or a call on the
+/// HealthTracker's allocation client.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Seen {
+    TaskEnded(TaskId),
+    Allocation(AllocationCall),
+}
+
+/// An allocation client writing its calls into the journal the fake DAGScheduler writes in,
+/// then acting as the unit tests' client does (a decommission calls the scheduler back).
+struct JournalAllocations {
+    journal: Rc<RefCell<Vec<Seen>>>,
+    inner: RecordedAllocations,
+}
+
+impl JournalAllocations {
+    fn note(&mut self) {
+        if let Some(call) = self.inner.calls.last() {
+            self.journal
+                .borrow_mut()
+                .push(Seen::Allocation(call.clone()));
+        }
+    }
+}
+
+impl AllocationClient for JournalAllocations {
+    fn kill_executor(&mut self, id: ExecutorId) {
+        self.inner.kill_executor(id);
+        self.note();
+    }
+
+    fn decommission_executor(
+        &mut self,
+        id: ExecutorId,
+        message: &str,
+        ts: &mut dyn ExecutorDecommission,
+    ) {
+        self.inner.decommission_executor(id, message, ts);
+        self.note();
+    }
+
+    fn kill_executors_on_host(&mut self, host: &str, decommission: bool) {
+        self.inner.kill_executors_on_host(host, decommission);
+        self.note();
+    }
 }
 
 impl FakeDag {
@@ -71,6 +123,8 @@ impl DagEvents for FakeDag {
         _: &mut Vec<SchedulerEvent>,
     ) {
         let counted = event.result.is_some();
+        let seen = Seen::TaskEnded(event.task.task_id);
+        self.journal.borrow_mut().push(seen);
         self.ended_infos.push((event.task.task_id, event.ended));
         self.ended.push((event.task.task_id, event.reason, counted));
     }
@@ -112,6 +166,8 @@ struct Alone {
     ts: TaskSchedulerImpl,
     env: DriverEnv,
     dag: FakeDag,
+    /// The HealthTracker's allocation client: the calls it made.
+    alloc: RecordedAllocations,
 }
 
 impl Alone {
@@ -121,21 +177,24 @@ impl Alone {
             ts: TaskSchedulerImpl::new(log.clone(), 4, task_cpus),
             env: DriverEnv::new(log, ContextBus::disabled()),
             dag: FakeDag::default(),
+            alloc: RecordedAllocations::default(),
         }
     }
 
     fn offer(&mut self, offers: &mut [WorkerOffer]) -> LaunchedTasks {
         let mut launched = Vec::new();
+        let (env, dag, alloc) = (&mut self.env, &mut self.dag, &mut self.alloc);
         self.ts
-            .resource_offers(offers, false, &mut launched, &mut self.env, &mut self.dag);
+            .resource_offers(offers, false, &mut launched, env, dag, alloc);
         launched
     }
 
     fn update(&mut self, tid: TaskId, state: TaskState) -> Vec<SchedulerEvent> {
         let mut out = Vec::new();
         let data = TaskResultData::None;
+        let (env, dag, alloc) = (&mut self.env, &mut self.dag, &mut self.alloc);
         self.ts
-            .status_update_handled(tid, state, data, &mut self.env, &mut self.dag, &mut out);
+            .status_update_handled(tid, state, data, env, dag, alloc, &mut out);
         out
     }
 
@@ -149,6 +208,7 @@ impl Alone {
             data,
             &mut self.env,
             &mut self.dag,
+            &mut self.alloc,
             &mut out,
         );
     }
@@ -160,8 +220,9 @@ impl Alone {
         };
         let mut out = Vec::new();
         let eid = ExecutorId(executor);
+        let (env, dag, alloc) = (&mut self.env, &mut self.dag, &mut self.alloc);
         self.ts
-            .executor_lost(eid, &reason, &mut self.env, &mut self.dag, &mut out);
+            .executor_lost(eid, &reason, env, dag, alloc, &mut out);
     }
 
     /// The TaskSetManager of stage `stage`, attempt `attempt` (job = stage here).
@@ -301,6 +362,7 @@ fn first_task_throws(class: &str, description: &str) -> (Alone, TaskId) {
         data,
         &mut a.env,
         &mut a.dag,
+        &mut a.alloc,
         &mut out,
     );
     (a, t.task_id)
@@ -360,11 +422,17 @@ fn a_not_serializable_result_aborts_the_task_set_without_retry() {
 
 /// A TaskSchedulerImpl alone with `spark.driver.maxResultSize` = `max` bytes.
 fn with_max_result_size(max: u64) -> Alone {
-    let Alone { ts, env, dag } = Alone::new(1);
+    let Alone {
+        ts,
+        env,
+        dag,
+        alloc,
+    } = Alone::new(1);
     Alone {
         ts: ts.with_max_result_size(max),
         env,
         dag,
+        alloc,
     }
 }
 
@@ -1083,6 +1151,7 @@ impl Alone {
             data,
             &mut self.env,
             &mut self.dag,
+            &mut self.alloc,
             &mut out,
         );
         out
@@ -1160,6 +1229,7 @@ fn dont_update_excludelist_for_failures_that_do_not_count() {
         fetch_failed(0, 0),
         &mut a.env,
         &mut a.dag,
+        &mut a.alloc,
         &mut out,
     );
     assert_eq!(a.failures_on(0, 3), 0, "a fetch failure does not count");
@@ -1234,13 +1304,8 @@ fn an_unschedulable_task_set_kills_an_idle_executor_then_aborts_when_its_timer_e
     let t = a.offer(&mut [offer(0, "host0", 1)]).remove(0);
     a.throw(t.task_id);
     assert!(a.offer(&mut [offer(0, "host0", 1)]).is_empty());
+    assert_eq!(a.alloc.calls, vec![AllocationCall::Kill(ExecutorId(0))]);
     let deferred = a.ts.take_deferred();
-    let kill = deferred.iter().any(|e| {
-        matches!(e, SchedulerEvent::KillExcludedExecutor { executor_id, decommission: false, message }
-            if *executor_id == ExecutorId(0)
-                && message == "Killing excluded idle executor id 0 because of task unschedulability and trying to acquire a new executor.")
-    });
-    assert!(kill, "{deferred:?}");
     let timer = deferred.iter().find_map(|e| match e {
         SchedulerEvent::UnschedulableAbortAfter { ms, key, index } => Some((*ms, *key, *index)),
         _ => None,
@@ -1250,8 +1315,9 @@ fn an_unschedulable_task_set_kills_an_idle_executor_then_aborts_when_its_timer_e
     // Offered again while waiting: no second kill, no second timer.
     a.offer(&mut [offer(0, "host0", 1)]);
     assert!(a.ts.take_deferred().is_empty());
+    assert_eq!(a.alloc.calls.len(), 1);
     let mut out = Vec::new();
-    a.ts.unschedulable_task_set_timer((0, 0, 0), 0, &mut a.env, &mut a.dag, &mut out);
+    a.ts.unschedulable_task_set_timer((0, 0, 0), 0, &mut a.env, &mut a.dag, &mut a.alloc, &mut out);
     assert_eq!(a.dag.failed_sets.len(), 1, "the timer expired");
 }
 
@@ -1268,22 +1334,13 @@ fn a_successful_task_set_excludes_its_bad_executor_for_the_application() {
         let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
         a.throw(t.task_id);
     }
-    assert!(
-        a.ts.take_deferred().is_empty(),
-        "not before the set succeeds"
-    );
+    assert!(a.alloc.calls.is_empty(), "not before the set succeeds");
     for _ in 0..3 {
         let t = a.offer(&mut [offer(2, "host2", 1)]).remove(0);
         a.update(t.task_id, TaskState::Finished);
     }
     assert!(a.tsm(0, 0).finished);
-    let deferred = a.ts.take_deferred();
-    assert!(
-        matches!(deferred.as_slice(), [SchedulerEvent::KillExcludedExecutor { executor_id, decommission: false, message }]
-            if *executor_id == ExecutorId(1)
-                && message == "Killing excluded executor id 1 since spark.excludeOnFailure.killExcludedExecutors is set."),
-        "{deferred:?}"
-    );
+    assert_eq!(a.alloc.calls, vec![AllocationCall::Kill(ExecutorId(1))]);
     a.ts.submit_tasks(task_set(1, 0, 1, None));
     assert!(a.offer(&mut [offer(1, "host1", 1)]).is_empty(), "dropped");
     assert_eq!(a.offer(&mut [offer(2, "host2", 1)]).len(), 1);
@@ -1378,7 +1435,7 @@ fn abort_timer_should_clear_unschedulable_task_sets_for_all_task_sets() {
     assert_eq!(a.offer(&mut [offer(1, "host1", 1)]).len(), 1);
     assert!(a.ts.unschedulable_task_sets().is_empty(), "all cleared");
     let mut out = Vec::new();
-    a.ts.unschedulable_task_set_timer((1, 1, 0), 0, &mut a.env, &mut a.dag, &mut out);
+    a.ts.unschedulable_task_set_timer((1, 1, 0), 0, &mut a.env, &mut a.dag, &mut a.alloc, &mut out);
     assert!(
         a.dag.failed_sets.is_empty(),
         "a cleared set's timer is cancelled"
@@ -1401,16 +1458,17 @@ fn abort_timer_kicks_in_when_dynamic_allocation_brings_no_executor() {
     a.throw(both[0].task_id);
     assert!(a.offer(&mut [offer(0, "host0", 1)]).is_empty());
     assert_eq!(a.dag.unschedulable, vec![(0, 0, true)]);
-    let kills = a.ts.take_deferred();
-    assert!(
-        !kills
-            .iter()
-            .any(|e| matches!(e, SchedulerEvent::KillExcludedExecutor { .. })),
-        "executor 0 is busy: {kills:?}"
-    );
+    assert!(a.alloc.calls.is_empty(), "executor 0 is busy");
     assert_eq!(a.ts.unschedulable_task_sets(), vec![(0, 0, 0)]);
     let mut out = Vec::new();
-    a.ts.unschedulable_task_set_timer((0, 0, 0), both[0].index, &mut a.env, &mut a.dag, &mut out);
+    a.ts.unschedulable_task_set_timer(
+        (0, 0, 0),
+        both[0].index,
+        &mut a.env,
+        &mut a.dag,
+        &mut a.alloc,
+        &mut out,
+    );
     assert_eq!(a.dag.failed_sets.len(), 1);
     assert!(
         a.dag.failed_sets[0]
@@ -1420,6 +1478,56 @@ fn abort_timer_kicks_in_when_dynamic_allocation_brings_no_executor() {
         a.dag.failed_sets
     );
     assert!(a.tsm(0, 0).zombie);
+}
+
+// The timer of a set that turned zombie while it waited (TaskSchedulerImpl.scala,
+// `createUnschedulableTaskSetAbortTimer`; `TaskSchedulerImpl$$anon$2.run` in the 4.0.0 jar tests
+// only `unschedulableTaskSetToExpiryTime` and the expiry, then calls
+// `TaskSetManager.abortSinceCompletelyExcludedOnFailure`, whose `abort` has no `isZombie`
+// test): the set waits on the idle executor it had killed, its stage is cancelled (the set is
+// a zombie and leaves its pool), no task launches anywhere, and when the timer fires the set
+// is aborted all the same: the DAGScheduler hears `taskSetFailed` with the abort's text, and
+// `Removed TaskSet` is logged a second time (`abort`'s `maybeFinishTaskSet`).
+#[test]
+fn a_zombie_task_sets_abort_timer_still_aborts_it() {
+    let store = Rc::new(RefCell::new(LogStore::new(true)));
+    let log = ProcessLog::new("driver", store.clone());
+    let conf = super::health_tracker::ExcludeOnFailureConf {
+        enabled: Some(true),
+        ..Default::default()
+    };
+    let mut a = Alone::new(1);
+    a.ts =
+        TaskSchedulerImpl::new(log, 4, 1).with_exclusion(&conf, 0, false, ContextBus::disabled());
+    a.ts.submit_tasks(task_set(0, 0, 1, None));
+    let t = a.offer(&mut [offer(0, "host0", 1)]).remove(0);
+    a.throw(t.task_id);
+    assert!(a.offer(&mut [offer(0, "host0", 1)]).is_empty());
+    assert_eq!(a.ts.unschedulable_task_sets(), vec![(0, 0, 0)], "it waits");
+    let mut out = Vec::new();
+    a.ts.kill_all_task_attempts(0, "Stage cancelled", &mut out);
+    assert!(a.tsm(0, 0).zombie && a.tsm(0, 0).finished);
+    assert!(a.dag.failed_sets.is_empty());
+    let removed =
+        "INFO YarnClusterScheduler: Removed TaskSet 0.0 whose tasks have all completed, from pool ";
+    let count = |store: &Rc<RefCell<LogStore>>, line: &str| {
+        super::tests::lines(store)
+            .iter()
+            .filter(|l| *l == line)
+            .count()
+    };
+    assert_eq!(count(&store, removed), 1);
+    a.ts.unschedulable_task_set_timer((0, 0, 0), 0, &mut a.env, &mut a.dag, &mut a.alloc, &mut out);
+    assert_eq!(a.dag.failed_sets.len(), 1, "the zombie is aborted");
+    let (stage, reason) = &a.dag.failed_sets[0];
+    assert_eq!(*stage, 0);
+    assert!(
+        reason.starts_with("\nAborting TaskSet 0.0 because task 0 (partition 0)\ncannot run anywhere due to node and executor excludeOnFailure."),
+        "{reason}"
+    );
+    let expired = "INFO YarnClusterScheduler: Cannot schedule any task because all executors excluded due to failures. Wait time for scheduling expired. Aborting stage 0.";
+    assert_eq!(count(&store, expired), 1);
+    assert_eq!(count(&store, removed), 2, "taskSetFinished runs again");
 }
 
 // TaskSetManagerSuite "update application healthTracker for shuffle-fetch": with
@@ -1446,16 +1554,18 @@ fn update_application_health_tracker_for_shuffle_fetch() {
             fetch_failed(0, 0),
             &mut a.env,
             &mut a.dag,
+            &mut a.alloc,
             &mut out,
         );
-        let killed: Vec<ExecutorId> =
-            a.ts.take_deferred()
-                .iter()
-                .filter_map(|e| match e {
-                    SchedulerEvent::KillExcludedExecutor { executor_id, .. } => Some(*executor_id),
-                    _ => None,
-                })
-                .collect();
+        let killed: Vec<ExecutorId> = a
+            .alloc
+            .calls
+            .iter()
+            .filter_map(|c| match c {
+                AllocationCall::Kill(id) => Some(*id),
+                _ => None,
+            })
+            .collect();
         a.ts.submit_tasks(task_set(1, 0, 1, None));
         let from_1 = a.offer(&mut [offer(1, "hostA", 1)]);
         if enabled {
@@ -1469,5 +1579,145 @@ fn update_application_health_tracker_for_shuffle_fetch() {
             assert!(killed.is_empty());
             assert_eq!(from_1.len(), 1);
         }
+    }
+}
+
+// HealthTracker.scala: `updateExcludedForSuccessfulTaskSet` excludes the executor and, with
+// spark.excludeOnFailure.killExcludedExecutors, `killExcludedExecutor` -> `killExecutor` calls
+// `allocationClient.killExecutors(Seq(exec), false, false, force = true)` (or, with
+// `...killExcludedExecutors.decommission`, `decommissionExecutor`) synchronously, inside
+// TaskSetManager.maybeFinishTaskSet, before handleSuccessfulTask returns. So the backend hears
+// of the kill before the DAGScheduler handles the last task's end (TaskEnded after the
+// allocation call in one journal, typed); the decommission calls the scheduler back at once
+// (TaskSchedulerImpl.executorDecommission, re-entered), which the scheduler survives: executor
+// 1 is decommissioning when the call returns and the next set runs on executor 2.
+#[test]
+fn a_kill_of_an_excluded_executor_comes_before_the_dag_scheduler_hears_the_end() {
+    for decommission in [false, true] {
+        let conf = super::health_tracker::ExcludeOnFailureConf {
+            enabled: Some(true),
+            kill_excluded_executors: true,
+            kill_decommission: decommission,
+            ..Default::default()
+        };
+        let mut a = with_exclusion_conf(&conf, 120_000, false);
+        let journal = a.dag.journal.clone();
+        let mut alloc = JournalAllocations {
+            journal: journal.clone(),
+            inner: RecordedAllocations::default(),
+        };
+        a.ts.submit_tasks(task_set(0, 0, 3, None));
+        for _ in 0..2 {
+            let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+            a.throw(t.task_id);
+        }
+        let mut last = None;
+        for _ in 0..3 {
+            let t = a.offer(&mut [offer(2, "host2", 1)]).remove(0);
+            let mut out = Vec::new();
+            let data = TaskResultData::None;
+            let (env, dag) = (&mut a.env, &mut a.dag);
+            a.ts.status_update_handled(
+                t.task_id,
+                TaskState::Finished,
+                data,
+                env,
+                dag,
+                &mut alloc,
+                &mut out,
+            );
+            last = Some(t.task_id);
+        }
+        let call = if decommission {
+            AllocationCall::Decommission {
+                id: ExecutorId(1),
+                message: "Killing excluded executor id 1 since spark.excludeOnFailure.killExcludedExecutors is set. (actually decommissioning)".into(),
+            }
+        } else {
+            AllocationCall::Kill(ExecutorId(1))
+        };
+        let seen = journal.borrow().clone();
+        let tail = &seen[seen.len() - 2..];
+        assert_eq!(
+            tail,
+            [Seen::Allocation(call), Seen::TaskEnded(last.expect("ran"))],
+            "{seen:?}"
+        );
+        assert!(a.ts.take_deferred().is_empty(), "nothing left for later");
+        assert_eq!(
+            a.ts.is_executor_decommissioning(ExecutorId(1)),
+            decommission
+        );
+        a.ts.submit_tasks(task_set(1, 0, 1, None));
+        assert!(a.offer(&mut [offer(1, "host1", 1)]).is_empty(), "excluded");
+        assert_eq!(a.offer(&mut [offer(2, "host2", 1)]).len(), 1);
+    }
+}
+
+// HealthTracker.scala `updateExcludedForFetchFailure` (TaskSetManager.handleFailedTask's
+// FetchFailed, with spark.excludeOnFailure.application.fetchFailure.enabled): the server's
+// executor is excluded and, with killExcludedExecutors, killed through `allocationClient`
+// inside handleFailedTask, so the backend hears of it before the DAGScheduler handles the
+// fetch failure (`taskEnded`).
+#[test]
+fn a_fetch_failure_kill_comes_before_the_dag_scheduler_hears_the_failure() {
+    let conf = super::health_tracker::ExcludeOnFailureConf {
+        enabled: Some(true),
+        kill_excluded_executors: true,
+        fetch_failure_enabled: true,
+        ..Default::default()
+    };
+    let mut a = with_exclusion_conf(&conf, 120_000, false);
+    let journal = a.dag.journal.clone();
+    let mut alloc = JournalAllocations {
+        journal: journal.clone(),
+        inner: RecordedAllocations::default(),
+    };
+    a.ts.submit_tasks(task_set(0, 0, 2, None));
+    let t = a.offer(&mut [offer(2, "hostB", 1)]).remove(0);
+    let mut out = Vec::new();
+    let (env, dag) = (&mut a.env, &mut a.dag);
+    a.ts.status_update_handled(
+        t.task_id,
+        TaskState::Failed,
+        fetch_failed(0, 0),
+        env,
+        dag,
+        &mut alloc,
+        &mut out,
+    );
+    assert_eq!(
+        *journal.borrow(),
+        [
+            Seen::Allocation(AllocationCall::Kill(ExecutorId(1))),
+            Seen::TaskEnded(t.task_id)
+        ]
+    );
+}
+
+// HealthTracker.scala `killExecutorsOnExcludedNode`: an excluded node's executors go through
+// `allocationClient.killExecutorsOnHost(node)` (with `...killExcludedExecutors.decommission`,
+// `decommissionExecutorsOnHost`), called at once; what YARN is sent (the excluded nodes)
+// changes after the call.
+#[test]
+fn an_excluded_node_asks_the_allocation_client_to_kill_its_executors() {
+    for decommission in [false, true] {
+        let conf = super::health_tracker::ExcludeOnFailureConf {
+            enabled: Some(true),
+            kill_excluded_executors: true,
+            kill_decommission: decommission,
+            ..Default::default()
+        };
+        let mut a = with_exclusion_conf(&conf, 120_000, false);
+        a.ts.exclude_node_by_fault("host1", &mut a.alloc);
+        let host = "host1".to_string();
+        assert_eq!(
+            a.alloc.calls,
+            vec![AllocationCall::KillOnHost { host, decommission }]
+        );
+        assert!(matches!(
+            a.ts.take_deferred().as_slice(),
+            [SchedulerEvent::ExcludedNodesChanged]
+        ));
     }
 }

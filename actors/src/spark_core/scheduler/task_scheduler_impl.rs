@@ -15,6 +15,7 @@
 //! executor is killed and an abort timer started, or with dynamic allocation only the timer, or
 //! it is aborted at once.
 
+use super::allocation_client::{AllocationClient, DeferredAllocations, ExecutorDecommission};
 use super::env::DriverEnv;
 use super::events::{
     AttemptEnd, CompletionEvent, LaunchedTasks, RunningTask, SchedulerEvent, SpeculativeTask,
@@ -319,6 +320,12 @@ impl TaskSchedulerImpl {
         std::mem::take(&mut self.deferred)
     }
 
+    /// Events for the DriverEndpoint after the call (a test harness's deferred kills).
+    #[cfg(test)]
+    pub(super) fn defer(&mut self, mut events: Vec<SchedulerEvent>) {
+        self.deferred.append(&mut events);
+    }
+
     /// The keys of `unschedulableTaskSetToExpiryTime`: the sets waiting on their abort timer.
     #[cfg(test)]
     pub fn unschedulable_task_sets(&self) -> Vec<TsKey> {
@@ -486,9 +493,11 @@ impl TaskSchedulerImpl {
         offer: &mut WorkerOffer,
         env: &mut DriverEnv,
         dag: &mut impl DagEvents,
+        alloc: &mut dyn AllocationClient,
     ) -> LaunchedTasks {
         let mut launched = Vec::new();
-        self.resource_offers(std::slice::from_mut(offer), false, &mut launched, env, dag);
+        let offers = std::slice::from_mut(offer);
+        self.resource_offers(offers, false, &mut launched, env, dag, alloc);
         launched
     }
 
@@ -506,9 +515,10 @@ impl TaskSchedulerImpl {
         launched: &mut LaunchedTasks,
         env: &mut DriverEnv,
         dag: &mut impl DagEvents,
+        alloc: &mut dyn AllocationClient,
     ) {
         if let [offer] = offers {
-            self.resource_offers_one(offer, all_free, launched, env, dag);
+            self.resource_offers_one(offer, all_free, launched, env, dag, alloc);
             return;
         }
         if self.any_executor_added(offers, dag) {
@@ -536,6 +546,7 @@ impl TaskSchedulerImpl {
                 launched: &mut *launched,
                 env: &mut *env,
                 dag: &mut *dag,
+                alloc: &mut *alloc,
             };
             let any = self.offer_task_set(key, offers, &mut round, &mut order);
             if self.exclusion.is_some() {
@@ -563,6 +574,7 @@ impl TaskSchedulerImpl {
         launched: &mut LaunchedTasks,
         env: &mut DriverEnv,
         dag: &mut impl DagEvents,
+        alloc: &mut dyn AllocationClient,
     ) {
         self.executor_offered(offer.executor_id, &offer.host, dag);
         let excluded = self.exclude_offers(std::slice::from_mut(offer));
@@ -578,6 +590,7 @@ impl TaskSchedulerImpl {
                 launched: &mut *launched,
                 env: &mut *env,
                 dag: &mut *dag,
+                alloc: &mut *alloc,
             };
             let any = self.offer_one_task_set(key, offer, &mut round);
             if self.exclusion.is_some() {
@@ -961,6 +974,7 @@ impl TaskSchedulerImpl {
     /// `statusUpdate` and then the TaskResultGetter's work on the end (the suites' harnesses:
     /// no DriverEndpoint offers in between).
     #[cfg(test)]
+    #[allow(clippy::too_many_arguments)] // the update, then each party a real call reaches
     pub fn status_update_handled(
         &mut self,
         tid: TaskId,
@@ -968,10 +982,11 @@ impl TaskSchedulerImpl {
         data: TaskResultData,
         env: &mut DriverEnv,
         dag: &mut impl DagEvents,
+        alloc: &mut dyn AllocationClient,
         out: &mut Vec<SchedulerEvent>,
     ) -> bool {
         let known = self.status_update(tid, state, data);
-        self.task_result_getter(env, dag, out);
+        self.task_result_getter(env, dag, alloc, out);
         known
     }
 
@@ -1019,11 +1034,17 @@ impl TaskSchedulerImpl {
         &mut self,
         env: &mut DriverEnv,
         dag: &mut impl DagEvents,
+        alloc: &mut dyn AllocationClient,
         out: &mut Vec<SchedulerEvent>,
     ) {
         let mut ends = std::mem::take(&mut self.ended);
         for QueuedEnd { task, state, data } in ends.drain(..) {
-            let cx = &mut Call { env, dag, out };
+            let cx = &mut Call {
+                env,
+                dag,
+                alloc: &mut *alloc,
+                out,
+            };
             if state != TaskState::Finished {
                 self.handle_failed_end(task, data, cx);
             } else if self.can_fetch_more_results(&task, TASK_RESULT_BYTES, cx) {
@@ -1089,7 +1110,7 @@ impl TaskSchedulerImpl {
         );
         error!(self.log, TSM, "{message}");
         // `abort(message)`: taskSetFailed, then the set is a zombie (maybeFinishTaskSet).
-        self.suspend_task_set(task.key);
+        self.suspend_task_set(task.key, cx.alloc);
         cx.dag
             .task_set_failed(task.key.1, &message, self, cx.env, cx.out);
         false
@@ -1130,7 +1151,7 @@ impl TaskSchedulerImpl {
     /// with no running task leaves its pool. Spark 4.0.0's text (TaskSchedulerImpl.scala,
     /// taskSetFinished): `Removed TaskSet 0.0 whose tasks have all completed, from pool ` (no
     /// comma after the id; the root pool's name is empty).
-    fn maybe_finish_task_set(&mut self, key: TsKey) {
+    fn maybe_finish_task_set(&mut self, key: TsKey, alloc: &mut dyn AllocationClient) {
         let Some(tsm) = self.task_sets.get_mut(&key) else {
             return;
         };
@@ -1142,7 +1163,7 @@ impl TaskSchedulerImpl {
         let stage_attempt = tsm.stage_attempt;
         self.log_task_set_removed(key.1, stage_attempt);
         if succeeded && self.health().is_some() {
-            self.hand_over_failures(key);
+            self.hand_over_failures(key, alloc);
         }
     }
 
@@ -1157,12 +1178,12 @@ impl TaskSchedulerImpl {
 
     /// A set that has nothing left to offer: suspended, out of the runnable ones, and out of
     /// the pool once nothing runs.
-    fn suspend_task_set(&mut self, key: TsKey) {
+    fn suspend_task_set(&mut self, key: TsKey, alloc: &mut dyn AllocationClient) {
         if let Some(tsm) = self.task_sets.get_mut(&key) {
             tsm.suspend();
         }
         self.runnable.remove(&key);
-        self.maybe_finish_task_set(key);
+        self.maybe_finish_task_set(key, alloc);
     }
 
     /// `TaskSchedulerImpl.killAllTaskAttempts` (Spark 4.0): `Canceling stage N`, `Killing all
@@ -1214,8 +1235,9 @@ impl TaskSchedulerImpl {
                 }
             }
         }
-        // `tsm.suspend()`: zombie, and finished at once if nothing runs.
-        self.suspend_task_set(key);
+        // `tsm.suspend()`: zombie, and finished at once if nothing runs (the DAGScheduler's
+        // call: what the HealthTracker would ask waits for the DriverEndpoint).
+        self.suspend_task_set(key, &mut DeferredAllocations(out));
         info!(
             self.log,
             TS, "Stage {}.{stage_attempt} was cancelled", key.1
@@ -1224,10 +1246,18 @@ impl TaskSchedulerImpl {
 
     /// `TaskSchedulerImpl.notifyPartitionCompletion` -> `TaskSetManager.markPartitionCompleted`:
     /// a partition an earlier attempt finished is done in the stage's latest attempt too.
+    /// Spark 4.0.0 runs it on the TaskResultGetter's pool (`enqueuePartitionCompletionNotification`),
+    /// after the DAGScheduler's call: what a finished set's HealthTracker asks goes to `out`.
     // Off the per-task path: out of line, so it does not crowd the instruction cache.
     #[cold]
     #[inline(never)]
-    pub fn notify_partition_completion(&mut self, stage: u32, stage_attempt: u32, partition: u32) {
+    pub fn notify_partition_completion(
+        &mut self,
+        stage: u32,
+        stage_attempt: u32,
+        partition: u32,
+        out: &mut Vec<SchedulerEvent>,
+    ) {
         let Some(&job) = self.stage_jobs.get(&stage) else {
             return;
         };
@@ -1242,7 +1272,7 @@ impl TaskSchedulerImpl {
             return;
         }
         if tsm.mark_successful(i) {
-            self.suspend_task_set(key);
+            self.suspend_task_set(key, &mut DeferredAllocations(out));
         }
     }
 
@@ -1285,6 +1315,7 @@ impl TaskSchedulerImpl {
         reason: &ExecutorLossReason,
         env: &mut DriverEnv,
         dag: &mut impl DagEvents,
+        alloc: &mut dyn AllocationClient,
         out: &mut Vec<SchedulerEvent>,
     ) {
         // removeExecutor: the host (and its rack) may go with it; every set's levels follow.
@@ -1292,7 +1323,12 @@ impl TaskSchedulerImpl {
         if self.topology.executor_removed(eid) {
             self.recompute_locality_all();
         }
-        let mut cx = Call { env, dag, out };
+        let mut cx = Call {
+            env,
+            dag,
+            alloc,
+            out,
+        };
         self.resubmit_lost_outputs(eid, reason, &mut cx);
         let tids: Vec<TaskId> = self
             .by_executor
@@ -1389,7 +1425,7 @@ impl TaskSchedulerImpl {
             task.executor_id,
         );
         if done {
-            self.maybe_finish_task_set(task.key);
+            self.maybe_finish_task_set(task.key, cx.alloc);
         }
         cx.task_ended(self, &task, TaskEndReason::Success, Some(data));
     }
@@ -1421,11 +1457,11 @@ impl TaskSchedulerImpl {
                 failure.to_error_string()
             );
             tsm.mark_successful(task.index as usize);
-            self.suspend_task_set(task.key);
+            self.suspend_task_set(task.key, cx.alloc);
             if self.health().is_some()
                 && let Some(bm) = &failure.bm_address
             {
-                self.exclude_for_fetch_failure(&bm.host, bm.executor_id);
+                self.exclude_for_fetch_failure(&bm.host, bm.executor_id, cx.alloc);
             }
         }
         let reason = TaskEndReason::FetchFailed(Box::new(failure));
@@ -1518,7 +1554,7 @@ impl TaskSchedulerImpl {
                     "{name} (TID {tid}) failed, but the task will not be re-executed (either because the task failed with a shuffle data fetch failure, so the previous stage needs to be re-run, or because a different copy of the task has already succeeded)."
                 );
             }
-            return self.maybe_finish_task_set(key);
+            return self.maybe_finish_task_set(key, cx.alloc);
         }
         if counts {
             tsm.failures[idx] += 1;
@@ -1535,7 +1571,7 @@ impl TaskSchedulerImpl {
                 "Task {index} in stage {}.{stage_attempt} failed {n} times, most recent failure: {lost}\nDriver stacktrace:",
                 key.1
             );
-            self.suspend_task_set(key);
+            self.suspend_task_set(key, cx.alloc);
             return cx.dag.task_set_failed(key.1, &reason, self, cx.env, cx.out);
         }
         // TaskSetManager.addPendingTask: the pending lists are stacks (dequeueTaskFromList
@@ -1562,7 +1598,7 @@ impl TaskSchedulerImpl {
         let key = task.key;
         error!(self.log, TSM, "{message}; not retrying");
         cx.task_ended(self, &task, end, None);
-        self.suspend_task_set(key);
+        self.suspend_task_set(key, cx.alloc);
         cx.dag
             .task_set_failed(key.1, &message, self, cx.env, cx.out);
     }
@@ -1706,6 +1742,7 @@ struct Round<'a, D> {
     launched: &'a mut LaunchedTasks,
     env: &'a mut DriverEnv,
     dag: &'a mut D,
+    alloc: &'a mut dyn AllocationClient,
 }
 
 /// What a status update or an executor loss is given: SparkEnv, the DAGScheduler's events, and
@@ -1742,6 +1779,8 @@ struct QueuedEnd {
 struct Call<'a, D> {
     env: &'a mut DriverEnv,
     dag: &'a mut D,
+    /// The HealthTracker's `allocationClient`.
+    alloc: &'a mut dyn AllocationClient,
     out: &'a mut Vec<SchedulerEvent>,
 }
 
@@ -1939,27 +1978,30 @@ impl TaskSchedulerImpl {
 /// Exclusion on failure's hooks (Spark 4.0: TaskSchedulerImpl's `healthTrackerOpt` and its
 /// unschedulable task sets; TaskSetManager's reports to its list and to the HealthTracker).
 impl TaskSchedulerImpl {
-    /// `healthTrackerOpt.foreach(_.applyExcludeOnFailureTimeout())`.
+    /// `healthTrackerOpt.foreach(_.applyExcludeOnFailureTimeout())`: exclusions expire, which
+    /// asks the backend nothing (no kill step).
     fn apply_exclude_on_failure_timeout(&mut self) {
         let now = exclusion_now();
         let Some(h) = self.exclusion.as_mut().and_then(|x| x.health.as_mut()) else {
             return;
         };
         let update = h.apply_exclude_on_failure_timeout(now);
-        self.emit_health(update);
+        let mut none = Vec::new();
+        self.emit_health(update, &mut DeferredAllocations(&mut none));
+        self.deferred.append(&mut none);
     }
 
     /// The `exclude-node` fault: the HealthTracker excludes `host` for the application (its
     /// offers are dropped from the next round, its events posted, its executors killed with
     /// `killExcludedExecutors`, the node in the next `RequestExecutors`). Nothing without a
     /// HealthTracker, as in Spark.
-    pub fn exclude_node_by_fault(&mut self, host: &str) {
+    pub fn exclude_node_by_fault(&mut self, host: &str, alloc: &mut dyn AllocationClient) {
         let now = exclusion_now();
         let Some(h) = self.exclusion.as_mut().and_then(|x| x.health.as_mut()) else {
             return;
         };
         let update = h.exclude_node_by_fault(host, now);
-        self.emit_health(update);
+        self.emit_health(update, alloc);
     }
 
     /// `resourceOffers`' `filteredOffers`: after the timeouts, the offers of excluded nodes and
@@ -1992,17 +2034,20 @@ impl TaskSchedulerImpl {
         taken
     }
 
-    /// A HealthTracker call's steps, in its order: each line, its events on the bus, and the
-    /// kills the DriverEndpoint makes (`allocationClient`).
-    fn emit_health(&mut self, update: HealthUpdate) {
-        let Some(x) = self.exclusion.as_ref() else {
+    /// A HealthTracker call's steps, in its order: each line, its events on the bus, and its
+    /// calls on `allocationClient`, made at that point (HealthTracker.scala's `killExecutor`
+    /// and `killExecutorsOnExcludedNode` call the backend synchronously), so the backend's
+    /// lines come before anything the rest of the scheduler's call logs. A decommission calls
+    /// this scheduler back through the client (nothing of `self` is borrowed across it).
+    fn emit_health(&mut self, update: HealthUpdate, alloc: &mut dyn AllocationClient) {
+        if self.exclusion.is_none() {
             return;
-        };
+        }
         for step in &update.steps {
             if let Some((level, line)) = step.log_line() {
                 log_at(&self.log, level, &line);
             }
-            if x.bus.enabled() {
+            if let Some(x) = self.exclusion.as_ref().filter(|x| x.bus.enabled()) {
                 for event in step.listener_events(update.time) {
                     x.bus.post(|| event);
                 }
@@ -2010,18 +2055,16 @@ impl TaskSchedulerImpl {
             match step {
                 HealthStep::KillExecutor {
                     executor_id,
-                    decommission,
+                    decommission: false,
+                    ..
+                } => alloc.kill_executor(*executor_id),
+                HealthStep::KillExecutor {
+                    executor_id,
+                    decommission: true,
                     message,
-                } => self.deferred.push(SchedulerEvent::KillExcludedExecutor {
-                    executor_id: *executor_id,
-                    decommission: *decommission,
-                    message: message.clone(),
-                }),
+                } => alloc.decommission_executor(*executor_id, message, self),
                 HealthStep::KillExecutorsOnHost { host, decommission } => {
-                    self.deferred.push(SchedulerEvent::KillExecutorsOnHost {
-                        host: host.clone(),
-                        decommission: *decommission,
-                    })
+                    alloc.kill_executors_on_host(host, *decommission)
                 }
                 HealthStep::NodeExcluded { .. } | HealthStep::NodesUnexcluded { .. } => {
                     self.deferred.push(SchedulerEvent::ExcludedNodesChanged)
@@ -2064,7 +2107,7 @@ impl TaskSchedulerImpl {
 
     /// `maybeFinishTaskSet` of a set whose tasks all succeeded:
     /// `healthTracker.updateExcludedForSuccessfulTaskSet(stageId, stageAttemptId, execToFailures)`.
-    fn hand_over_failures(&mut self, key: TsKey) {
+    fn hand_over_failures(&mut self, key: TsKey, alloc: &mut dyn AllocationClient) {
         let now = exclusion_now();
         let Some(tsm) = self.task_sets.get(&key) else {
             return;
@@ -2077,18 +2120,23 @@ impl TaskSchedulerImpl {
         };
         let failures = list.exec_to_failures();
         let update = h.update_excluded_for_successful_task_set(key.1, key.2, failures, now);
-        self.emit_health(update);
+        self.emit_health(update, alloc);
     }
 
     /// `handleFailedTask` of a FetchFailed: `healthTracker.updateExcludedForFetchFailure(
     /// bmAddress.host, bmAddress.executorId)` (it acts only with the fetch-failure key).
-    fn exclude_for_fetch_failure(&mut self, host: &str, exec: ExecutorId) {
+    fn exclude_for_fetch_failure(
+        &mut self,
+        host: &str,
+        exec: ExecutorId,
+        alloc: &mut dyn AllocationClient,
+    ) {
         let now = exclusion_now();
         let Some(h) = self.exclusion.as_mut().and_then(|x| x.health.as_mut()) else {
             return;
         };
         let update = h.update_excluded_for_fetch_failure(host, exec, now);
-        self.emit_health(update);
+        self.emit_health(update, alloc);
     }
 
     /// `resourceOffers` after a task set's share: one that launched a task clears the
@@ -2122,7 +2170,7 @@ impl TaskSchedulerImpl {
                     .health()
                     .map(|h| h.kill_excluded_idle_executor(exec, now))
                 {
-                    self.emit_health(u);
+                    self.emit_health(u, r.alloc);
                 }
                 self.start_abort_timer(key, index);
             }
@@ -2142,7 +2190,7 @@ impl TaskSchedulerImpl {
                     "Cannot schedule any task because all executors excluded from failures. No idle executors can be found to kill. Aborting stage {stage}."
                 );
                 let mut out = std::mem::take(&mut self.deferred);
-                self.abort_completely_excluded(key, index, r.env, r.dag, &mut out);
+                self.abort_completely_excluded(key, index, r.env, r.dag, r.alloc, &mut out);
                 out.append(&mut self.deferred);
                 self.deferred = out;
             }
@@ -2214,18 +2262,20 @@ impl TaskSchedulerImpl {
         });
     }
 
-    /// The abort timer's task (`createUnschedulableTaskSetAbortTimer`): a set still
-    /// unschedulable past its expiry is aborted; otherwise nothing (Spark's `cancel()`).
-    /// Spark 4.0.0's timer and `TaskSetManager.abort` do not test `isZombie` (a zombie still in
-    /// `unschedulableTaskSetToExpiryTime` would fail its stage through `taskSetFailed`); here a
-    /// zombie set's timer does nothing, a known difference (it takes a set that turned zombie
-    /// while waiting, with no task launched anywhere for the whole timeout).
+    /// The abort timer's task (`createUnschedulableTaskSetAbortTimer`, its `TimerTask.run`,
+    /// `TaskSchedulerImpl$$anon$2` in the 4.0.0 jar): a set still in
+    /// `unschedulableTaskSetToExpiryTime` past its expiry is aborted, otherwise nothing (Spark's
+    /// `cancel()`). The jar tests neither `isZombie` nor whether the set is still registered:
+    /// only a launch clears the map, so a set that turned zombie while waiting (its stage
+    /// cancelled, a fetch failure, its job failed) is aborted all the same, and the
+    /// DAGScheduler fails the stage's job if the stage is still there (`handleTaskSetFailed`).
     pub fn unschedulable_task_set_timer(
         &mut self,
         key: TsKey,
         index: u32,
         env: &mut DriverEnv,
         dag: &mut impl DagEvents,
+        alloc: &mut dyn AllocationClient,
         out: &mut Vec<SchedulerEvent>,
     ) {
         let now = clock::now_ms();
@@ -2234,7 +2284,7 @@ impl TaskSchedulerImpl {
             .as_ref()
             .and_then(|x| x.unschedulable.get(&key))
             .is_some_and(|expiry| *expiry <= now);
-        if !due || self.task_sets.get(&key).is_none_or(|t| t.zombie) {
+        if !due {
             return;
         }
         info!(
@@ -2243,7 +2293,7 @@ impl TaskSchedulerImpl {
             "Cannot schedule any task because all executors excluded due to failures. Wait time for scheduling expired. Aborting stage {}.",
             key.1
         );
-        self.abort_completely_excluded(key, index, env, dag, out);
+        self.abort_completely_excluded(key, index, env, dag, alloc, out);
     }
 
     /// `abortSinceCompletelyExcludedOnFailure(index)` -> `abort(message)`: the set is a zombie
@@ -2254,16 +2304,32 @@ impl TaskSchedulerImpl {
         index: u32,
         env: &mut DriverEnv,
         dag: &mut D,
+        alloc: &mut dyn AllocationClient,
         out: &mut Vec<SchedulerEvent>,
     ) {
-        let Some(message) = self
-            .task_sets
-            .get(&key)
-            .and_then(|t| t.completely_excluded_abort_message(index))
-        else {
+        let Some(tsm) = self.task_sets.get(&key) else {
             return;
         };
-        self.suspend_task_set(key);
+        let Some(message) = tsm.completely_excluded_abort_message(index) else {
+            return;
+        };
+        // `abort` ends with `maybeFinishTaskSet`, whose `taskSetFinished` logs `Removed
+        // TaskSet` again for a zombie that already left its pool (the timer holds the set
+        // itself). Its tasks cannot all have succeeded (the unschedulable task is pending), so
+        // the HealthTracker is not handed the set's failures a second time.
+        let removed_again = tsm.finished && tsm.running == 0;
+        let stage_attempt = tsm.stage_attempt;
+        self.suspend_task_set(key, alloc);
+        if removed_again {
+            self.log_task_set_removed(key.1, stage_attempt);
+        }
         dag.task_set_failed(key.1, &message, self, env, out);
+    }
+}
+
+/// What the backend's `decommissionExecutors` calls back while the HealthTracker's call runs.
+impl ExecutorDecommission for TaskSchedulerImpl {
+    fn executor_decommission(&mut self, id: ExecutorId, worker_host: Option<&str>) {
+        TaskSchedulerImpl::executor_decommission(self, id, worker_host);
     }
 }

@@ -1,5 +1,6 @@
 //! The scheduler's unit tests (TaskSetManagerSuite, DAGSchedulerSuite cases ported).
 
+use super::allocation_client::RecordedAllocations;
 use super::dag_scheduler::JobResults;
 use super::driver_scheduler::DriverScheduler;
 use super::events::{RunningTask, SchedulerEvent, WorkerOffer};
@@ -1040,7 +1041,7 @@ fn job_results_keep_the_first_result_of_each_partition_in_partition_order() {
 
 /// The scheduler's files in the one-way order of their imports (mod.rs's head): a file may
 /// name only the files before it.
-const IMPORT_ORDER: [(&str, &str); 11] = [
+const IMPORT_ORDER: [(&str, &str); 12] = [
     ("locality", include_str!("locality.rs")),
     ("events", include_str!("events.rs")),
     ("map_output_tracker", include_str!("map_output_tracker.rs")),
@@ -1051,6 +1052,7 @@ const IMPORT_ORDER: [(&str, &str); 11] = [
         include_str!("task_set_exclude_list.rs"),
     ),
     ("health_tracker", include_str!("health_tracker.rs")),
+    ("allocation_client", include_str!("allocation_client.rs")),
     ("task_set_manager", include_str!("task_set_manager.rs")),
     (
         "task_scheduler_impl",
@@ -1130,7 +1132,7 @@ fn a_failed_tasks_slot_goes_to_the_next_pending_task_and_the_retry_to_the_next_s
         (2, 0),
         "the next pending task"
     );
-    let events = s.task_result_getter();
+    let events = s.task_result_getter(&mut RecordedAllocations::default());
     assert!(matches!(events.as_slice(), [SchedulerEvent::Revive]));
     assert_eq!(s.failed_attempts(), 1);
     s.status_update(second.task_id, TaskState::Finished, TaskResultData::None);
