@@ -1140,7 +1140,32 @@ fn with_exclusion_conf(
     a
 }
 
+/// `with_exclusion_conf` (no timeout, no dynamic allocation) whose allocation calls and the
+/// DAGScheduler's task ends go into one journal, in the order they happen.
+fn journaled(conf: &super::health_tracker::ExcludeOnFailureConf) -> (Alone, JournalAllocations) {
+    let a = with_exclusion_conf(conf, 120_000, false);
+    let alloc = JournalAllocations {
+        journal: a.dag.journal.clone(),
+        inner: RecordedAllocations::default(),
+    };
+    (a, alloc)
+}
+
 impl Alone {
+    /// A status update whose allocation calls go to `alloc` (not the harness's own client).
+    fn update_via(
+        &mut self,
+        tid: TaskId,
+        state: TaskState,
+        data: TaskResultData,
+        alloc: &mut impl AllocationClient,
+    ) {
+        let mut out = Vec::new();
+        let (env, dag) = (&mut self.env, &mut self.dag);
+        self.ts
+            .status_update_handled(tid, state, data, env, dag, alloc, &mut out);
+    }
+
     /// The task throws (an `ExceptionFailure`, which counts toward the task's failures).
     fn throw(&mut self, tid: TaskId) -> Vec<SchedulerEvent> {
         let mut out = Vec::new();
@@ -1600,12 +1625,8 @@ fn a_kill_of_an_excluded_executor_comes_before_the_dag_scheduler_hears_the_end()
             kill_decommission: decommission,
             ..Default::default()
         };
-        let mut a = with_exclusion_conf(&conf, 120_000, false);
-        let journal = a.dag.journal.clone();
-        let mut alloc = JournalAllocations {
-            journal: journal.clone(),
-            inner: RecordedAllocations::default(),
-        };
+        let (mut a, mut alloc) = journaled(&conf);
+        let journal = alloc.journal.clone();
         a.ts.submit_tasks(task_set(0, 0, 3, None));
         for _ in 0..2 {
             let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
@@ -1614,17 +1635,11 @@ fn a_kill_of_an_excluded_executor_comes_before_the_dag_scheduler_hears_the_end()
         let mut last = None;
         for _ in 0..3 {
             let t = a.offer(&mut [offer(2, "host2", 1)]).remove(0);
-            let mut out = Vec::new();
-            let data = TaskResultData::None;
-            let (env, dag) = (&mut a.env, &mut a.dag);
-            a.ts.status_update_handled(
+            a.update_via(
                 t.task_id,
                 TaskState::Finished,
-                data,
-                env,
-                dag,
+                TaskResultData::None,
                 &mut alloc,
-                &mut out,
             );
             last = Some(t.task_id);
         }
@@ -1667,25 +1682,11 @@ fn a_fetch_failure_kill_comes_before_the_dag_scheduler_hears_the_failure() {
         fetch_failure_enabled: true,
         ..Default::default()
     };
-    let mut a = with_exclusion_conf(&conf, 120_000, false);
-    let journal = a.dag.journal.clone();
-    let mut alloc = JournalAllocations {
-        journal: journal.clone(),
-        inner: RecordedAllocations::default(),
-    };
+    let (mut a, mut alloc) = journaled(&conf);
+    let journal = alloc.journal.clone();
     a.ts.submit_tasks(task_set(0, 0, 2, None));
     let t = a.offer(&mut [offer(2, "hostB", 1)]).remove(0);
-    let mut out = Vec::new();
-    let (env, dag) = (&mut a.env, &mut a.dag);
-    a.ts.status_update_handled(
-        t.task_id,
-        TaskState::Failed,
-        fetch_failed(0, 0),
-        env,
-        dag,
-        &mut alloc,
-        &mut out,
-    );
+    a.update_via(t.task_id, TaskState::Failed, fetch_failed(0, 0), &mut alloc);
     assert_eq!(
         *journal.borrow(),
         [
