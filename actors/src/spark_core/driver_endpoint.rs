@@ -22,6 +22,7 @@ use crate::spark_core::executor_allocation_manager::{
 use crate::spark_core::executor_env::block_manager_port;
 use crate::spark_core::executor_log_url_handler::ExecutorLogUrlHandler;
 use crate::spark_core::executor_monitor::ShuffleDataQuery;
+use crate::spark_core::heartbeat_receiver::{DeadExecutor, HeartbeatReceiver, heartbeat_response};
 use crate::spark_core::scheduler::allocation_client::{AllocationClient, ExecutorDecommission};
 use crate::spark_core::scheduler::{DriverScheduler, SchedulerEvent, WorkerOffer};
 use crate::spark_core::shuffle_block_updates::{self, ShuffleFile};
@@ -48,7 +49,7 @@ use sparkyard_messages::task::{
 };
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -128,8 +129,8 @@ pub struct DriverEndpoint {
     created_ms: u64,
     ready: bool,
     bus: ContextBus,
-    /// `HeartbeatReceiver.executorLastSeen`.
-    last_heartbeat: BTreeMap<ExecutorId, u64>,
+    /// The driver's `HeartbeatReceiver`.
+    heartbeats: HeartbeatReceiver,
     /// `execRequestTimes`: when the executors asked for through the backend were asked for.
     request_times: ExecRequestTimes,
     /// Tasks finished in this SparkContext (fault triggers).
@@ -230,7 +231,7 @@ impl DriverEndpoint {
                 created_ms: clock::now_ms(),
                 ready: false,
                 bus,
-                last_heartbeat: BTreeMap::new(),
+                heartbeats: HeartbeatReceiver::default(),
                 request_times: ExecRequestTimes::default(),
                 tasks_finished: 0,
                 failures_counted: 0,
@@ -503,7 +504,7 @@ impl DriverEndpoint {
         self.sim
             .violations
             .executor_registered(attempt_no, id.0, registered.seen_before);
-        self.last_heartbeat.insert(id, clock::now_ms());
+        self.heartbeats.executor_added(id, clock::now_ms());
         let attempt = self.sim.current_attempt.get();
         injector::notify(
             &self.sim,
@@ -889,9 +890,7 @@ impl DriverEndpoint {
             .send(&removal.data.executor, ExecutorMsg::StopExecutor);
         self.observe_removal(&removal);
         self.update_offerable(id);
-        // HeartbeatReceiver.onExecutorRemoved -> removeExecutor: `executorLastSeen -= id`, so
-        // expireDeadHosts never times out an executor that is already gone.
-        self.last_heartbeat.remove(&id);
+        self.heartbeats.executor_removed(id);
         log_executor_loss(self.env.log(), &removal);
         // TaskSchedulerImpl.executorLost (the task sets' TaskEnds), the ExecutorRemoved event,
         // then the DAGScheduler's handleExecutorLost (BlockManagerRemoved, map outputs).
@@ -986,24 +985,18 @@ impl DriverEndpoint {
     /// `HeartbeatReceiver.receiveAndReply(Heartbeat)`: a known executor's last-seen time moves
     /// on, and the answer says whether its block manager must register again.
     fn on_heartbeat(&mut self, ask: ReplyTo<HeartbeatResponse>, id: ExecutorId) {
-        let last_seen = match self.last_heartbeat.get_mut(&id) {
-            Some(t) => {
-                *t = clock::now_ms();
-                true
-            }
-            None => {
-                debug!(
-                    self.env.log(),
-                    "driver::HeartbeatReceiver", "Received heartbeat from unknown executor {id}"
-                );
-                false
-            }
-        };
+        let tracked = self.heartbeats.heartbeat(id, clock::now_ms());
+        if !tracked {
+            debug!(
+                self.env.log(),
+                "driver::HeartbeatReceiver", "Received heartbeat from unknown executor {id}"
+            );
+        }
         // `scheduler.executorHeartbeatReceived` asks the BlockManagerMaster's heartbeat
         // endpoint, which knows the block managers of the registered executors.
         let block_manager_known = self.core.executors.contains(id);
         let sc_stopped = self.shared.borrow().stopping;
-        let response = heartbeat_response(sc_stopped, last_seen, block_manager_known);
+        let response = heartbeat_response(sc_stopped, tracked, block_manager_known);
         self.env.reply(ask, response);
     }
 
@@ -1028,16 +1021,13 @@ impl DriverEndpoint {
     /// lost (caused by the app) and killed and replaced through the cluster manager.
     fn expire_dead_hosts(&mut self) {
         self.check_total_cores();
-        let now = clock::now_ms();
         let timeout = self.sim.config.spark.network_timeout_ms;
-        let dead: Vec<(ExecutorId, u64)> = self
-            .last_heartbeat
-            .iter()
-            .filter(|(_, seen)| now.saturating_sub(**seen) > timeout)
-            .map(|(id, seen)| (*id, now - seen))
-            .collect();
-        for (id, silent) in dead {
-            self.last_heartbeat.remove(&id);
+        let dead = self.heartbeats.expire_dead_hosts(clock::now_ms(), timeout);
+        for DeadExecutor {
+            id,
+            silent_ms: silent,
+        } in dead
+        {
             warn!(
                 self.env.log(),
                 "driver::HeartbeatReceiver",
@@ -1621,59 +1611,6 @@ fn log_executor_loss<R>(log: &ProcessLog, removal: &Removal<R>) {
             info!(log, TS, "Executor {id} on {host} is decommissioned{after}.");
         }
         reason => error!(log, TS, "Lost executor {id} on {host}: {reason}"),
-    }
-}
-
-/// `HeartbeatReceiver`'s answer to a heartbeat: `reregisterBlockManager = !sc.isStopped`,
-/// kept only when the receiver does not know the executor (`executorLastSeen`) or the task
-/// scheduler's `executorHeartbeatReceived` is false (the master lost its block manager).
-pub fn heartbeat_response(
-    sc_stopped: bool,
-    last_seen: bool,
-    block_manager_known: bool,
-) -> HeartbeatResponse {
-    let known = last_seen && block_manager_known;
-    HeartbeatResponse {
-        reregister_block_manager: !sc_stopped && !known,
-    }
-}
-
-#[cfg(test)]
-mod heartbeat_tests {
-    use super::heartbeat_response;
-
-    fn reregister(sc_stopped: bool, last_seen: bool, block_manager_known: bool) -> bool {
-        heartbeat_response(sc_stopped, last_seen, block_manager_known).reregister_block_manager
-    }
-
-    // HeartbeatReceiverSuite "normal heartbeat": a registered executor is not told to
-    // re-register.
-    #[test]
-    fn a_registered_executor_is_not_told_to_reregister() {
-        assert!(!reregister(false, true, true));
-    }
-
-    // HeartbeatReceiverSuite "reregister if heartbeat from unregistered executor" and
-    // "reregister if heartbeat from removed executor": the receiver does not track it.
-    #[test]
-    fn an_unknown_or_removed_executor_is_told_to_reregister() {
-        assert!(reregister(false, false, false));
-        assert!(reregister(false, false, true));
-    }
-
-    // HeartbeatReceiver.receiveAndReply (4.0.0 jar): a tracked executor whose block manager
-    // the master does not know (`executorHeartbeatReceived` false) re-registers too.
-    #[test]
-    fn an_executor_whose_block_manager_is_unknown_is_told_to_reregister() {
-        assert!(reregister(false, true, false));
-    }
-
-    // HeartbeatReceiverSuite "SPARK-34273: Do not reregister BlockManager when SparkContext is
-    // stopped".
-    #[test]
-    fn nobody_reregisters_once_the_spark_context_stopped() {
-        assert!(!reregister(true, false, false));
-        assert!(!reregister(true, true, false));
     }
 }
 

@@ -19,6 +19,7 @@ pub mod executor_failure_tracker;
 pub mod executor_log_url_handler;
 pub mod executor_monitor;
 pub mod executor_state;
+pub mod heartbeat_receiver;
 pub mod java_options;
 pub mod memory_store;
 pub mod scheduler;
