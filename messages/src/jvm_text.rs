@@ -1,9 +1,10 @@
 //! How the JVM prints values in the texts Spark and Hadoop write: Java's `Double.toString` and
 //! `String.format("%.Nf")`, Spark's `Utils.bytesToString` and `Utils.msDurationToString`, Scala's
 //! `FiniteDuration.toString` and Scala 2.13's collection `toString`s (`List(...)`,
-//! `HashSet(...)`, `seq.toMap`'s iteration order) and `String.hashCode`. One home, so a log line, an exception text and the event log print a value
-//! the same way (issue 29 item 5). Pure functions; the tests take their expected texts from a
-//! JVM (OpenJDK 17.0.15, `javac` + `java` on this project's machine) and Spark's own sources.
+//! `HashSet(...)`), `seq.toMap`'s iteration order and `String.hashCode`. One home, so a log line,
+//! an exception text and the event log print a value the same way (issue 29 item 5). Pure
+//! functions; the tests take their expected texts from a JVM (OpenJDK 17.0.15, `javac` + `java`
+//! on this project's machine) and Spark's own sources.
 
 /// An unsigned integer in decimal, as `Long.toString` (and Rust's `{}`) prints it, made without
 /// `core::fmt`'s padding machinery: captured log lines print several ids each (task names, TIDs)
