@@ -449,7 +449,7 @@ impl Driver {
         if self.stopping {
             return;
         }
-        let Some(job) = self.jobs.get(k).cloned() else {
+        let Some(job) = self.take_job(k) else {
             return;
         };
         let mut delay = 0;
@@ -463,8 +463,19 @@ impl Driver {
         self.release_replayed(JobAnchor::Submission(k), ctx);
     }
 
+    /// Job `k`'s spec for its submission: its stages move to the DAGScheduler (a job is
+    /// submitted once; copying a million tasks' works cost 40 MB), its call site stays for
+    /// `spark.stop()`'s.
+    fn take_job(&mut self, k: usize) -> Option<JobSpec> {
+        let job = self.jobs.get_mut(k)?;
+        Some(JobSpec {
+            call_site: job.call_site.clone(),
+            stages: std::mem::take(&mut job.stages),
+        })
+    }
+
     fn run_next_job(&mut self, ctx: &mut Context<Self>) {
-        let Some(job) = self.jobs.get(self.next_job).cloned() else {
+        let Some(job) = self.take_job(self.next_job) else {
             return self.stop_spark_context(ctx);
         };
         self.next_job += 1;
