@@ -146,6 +146,27 @@ pub struct BlockUpdatedInfo {
     pub disk_size: u64,
 }
 
+impl BlockUpdatedInfo {
+    /// An update from an executor's block manager (`BlockManagerId(id, host, port)`).
+    pub fn from_executor(
+        at: &crate::task::BlockManagerId,
+        block_id: String,
+        storage_level: StorageLevelInfo,
+        memory_size: u64,
+        disk_size: u64,
+    ) -> BlockUpdatedInfo {
+        BlockUpdatedInfo {
+            executor_id: at.executor_id.to_string(),
+            host: at.host.clone(),
+            port: at.port,
+            block_id,
+            storage_level,
+            memory_size,
+            disk_size,
+        }
+    }
+}
+
 /// One `SparkListenerEvent`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ListenerEvent {

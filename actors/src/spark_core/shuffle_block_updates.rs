@@ -49,20 +49,14 @@ pub fn block_updated(
     block: &MigratedShuffleBlock,
     file: ShuffleFile,
 ) -> BlockUpdatedInfo {
-    BlockUpdatedInfo {
-        executor_id: at.executor_id.to_string(),
-        host: at.host.clone(),
-        port: at.port,
-        block_id: format!(
-            "shuffle_{}_{}_0.{}",
-            block.info.shuffle_id,
-            block.info.map_id,
-            file.suffix()
-        ),
-        storage_level: StorageLevelInfo::DISK_ONLY,
-        memory_size: 0,
-        disk_size: file.length(block),
-    }
+    let id = format!(
+        "shuffle_{}_{}_0.{}",
+        block.info.shuffle_id,
+        block.info.map_id,
+        file.suffix()
+    );
+    let level = StorageLevelInfo::DISK_ONLY;
+    BlockUpdatedInfo::from_executor(at, id, level, 0, file.length(block))
 }
 
 #[cfg(test)]

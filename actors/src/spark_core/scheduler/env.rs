@@ -192,14 +192,8 @@ impl BlockManagerMaster {
             split_index: block.partition,
             stored: level != StorageLevelInfo::NONE,
         };
-        self.bus.post_block(Some(rdd), || BlockUpdatedInfo {
-            executor_id: location.executor_id.to_string(),
-            host: location.host.clone(),
-            port: location.port,
-            block_id: block.to_string(),
-            storage_level: level,
-            memory_size: mem_size,
-            disk_size: 0,
+        self.bus.post_block(Some(rdd), || {
+            BlockUpdatedInfo::from_executor(location, block.to_string(), level, mem_size, 0)
         });
     }
 
@@ -233,14 +227,10 @@ impl BlockManagerMaster {
         if self.block_managers.get(location.executor_id).is_none() {
             return;
         }
-        self.bus.post_block(None, || BlockUpdatedInfo {
-            executor_id: location.executor_id.to_string(),
-            host: location.host.clone(),
-            port: location.port,
-            block_id: format!("broadcast_{id}_piece0"),
-            storage_level: StorageLevelInfo::BROADCAST_PIECE,
-            memory_size: size,
-            disk_size: 0,
+        self.bus.post_block(None, || {
+            let block = format!("broadcast_{id}_piece0");
+            let level = StorageLevelInfo::BROADCAST_PIECE;
+            BlockUpdatedInfo::from_executor(location, block, level, size, 0)
         });
     }
 
