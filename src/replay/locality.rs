@@ -14,6 +14,7 @@
 
 use super::events::RecordedLocality;
 use super::model::{Application, ExecutorSpan, Stage};
+use sparkyard_actors::world::config::NodeSpec;
 use std::collections::BTreeMap;
 
 /// Where each host of the recording is in the simulated cluster. The k-th executor to register
@@ -29,16 +30,9 @@ use std::collections::BTreeMap;
 pub struct HostMap {
     hosts: BTreeMap<String, Vec<String>>,
     /// The nodes holding no simulated executor, in the cluster's order.
-    spare: Vec<SimNode>,
+    spare: Vec<NodeSpec>,
     /// Every node's rack, by host.
     racks: BTreeMap<String, String>,
-}
-
-/// A node of the simulated cluster.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SimNode {
-    pub host: String,
-    pub rack: String,
 }
 
 /// The host a task prefers when the log says its data was on a host it did not run on and every
@@ -51,7 +45,7 @@ impl HostMap {
     /// The map from the log's executors (in `SparkListenerExecutorAdded` order; the driver's
     /// own is no cluster host), the simulated executors' hosts in registration order, and the
     /// simulated cluster's nodes in its file's order.
-    pub fn new(recorded: &[ExecutorSpan], simulated: &[String], nodes: &[SimNode]) -> HostMap {
+    pub fn new(recorded: &[ExecutorSpan], simulated: &[String], nodes: &[NodeSpec]) -> HostMap {
         let executors: Vec<&ExecutorSpan> = recorded.iter().filter(|e| !e.is_driver()).collect();
         let mut hosts: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut order: Vec<&str> = Vec::new();
@@ -64,7 +58,7 @@ impl HostMap {
                 mapped.push(h.clone());
             }
         }
-        let spare: Vec<SimNode> = nodes
+        let spare: Vec<NodeSpec> = nodes
             .iter()
             .filter(|n| !simulated.contains(&n.host))
             .cloned()
@@ -210,11 +204,14 @@ mod tests {
     }
 
     /// Nodes nm-1.. nm-n, the first half on /rack-1, the rest on /rack-2.
-    fn nodes(n: usize) -> Vec<SimNode> {
+    fn nodes(n: usize) -> Vec<NodeSpec> {
         (1..=n)
-            .map(|i| SimNode {
+            .map(|i| NodeSpec {
                 host: format!("nm-{i}"),
                 rack: format!("/rack-{}", 1 + usize::from(i > n.div_ceil(2))),
+                memory_mb: 8192,
+                vcores: 8,
+                label: None,
             })
             .collect()
     }
@@ -275,9 +272,9 @@ mod tests {
         assert_eq!(m.elsewhere("a", true), "nm-3");
         assert_eq!(m.elsewhere("a", false), "nm-4");
         // One rack only: ANY data is on its spare node too.
-        let one_rack: Vec<SimNode> = nodes(3)
+        let one_rack: Vec<NodeSpec> = nodes(3)
             .into_iter()
-            .map(|n| SimNode {
+            .map(|n| NodeSpec {
                 rack: "/default-rack".into(),
                 ..n
             })

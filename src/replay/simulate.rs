@@ -4,7 +4,7 @@
 //! the run (SparkContext start and stop, each job, executors over time, busy cores) taken from
 //! the run's observer events, stamped with the virtual clock.
 
-use super::locality::{self, HostMap, SimNode};
+use super::locality::{self, HostMap};
 use super::model::{Application, ProfileRecord, Recoveries};
 use super::program::{self, REPLAY_CLASS};
 use crate::conf::cluster::{ClusterConfig, ClusterSource, load_cluster};
@@ -776,16 +776,7 @@ pub fn prepare_on(
     let warmup = program::first_task_warmup(app);
     p.cluster.costs.first_task_warmup_ms = warmup.warmup_ms;
     let driver = program::driver_time(app, probe.ready_ms, probe.first_launch_ms);
-    let nodes: Vec<SimNode> = p
-        .cluster
-        .nodes
-        .iter()
-        .map(|n| SimNode {
-            host: n.host.clone(),
-            rack: n.rack.clone(),
-        })
-        .collect();
-    let hosts = HostMap::new(&app.executors, &probe.executor_hosts, &nodes);
+    let hosts = HostMap::new(&app.executors, &probe.executor_hosts, &p.cluster.nodes);
     p.program = program::program(app, &driver, &warmup, &hosts);
     p.scenario = setup.scenario.clone();
     Ok(p)

@@ -668,7 +668,7 @@ impl YarnSettings {
 }
 
 /// One NodeManager of the cluster.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeSpec {
     pub host: String,
     pub rack: String,
