@@ -170,8 +170,8 @@ fn exclude_timeout_ms(conf: &SparkConf) -> Result<u64, UserError> {
 /// The exclusion keys as Spark 4.0.0's ConfigEntries type them (`internal/config/package$`:
 /// optional booleans and timeouts, ints with their defaults, legacy `spark.blacklist.*` names
 /// through the alternates), for HealthTracker and TaskSetExcludelist
-/// (`sparkyard_actors::world::config::ExcludeOnFailureConf`, which the HealthTracker reads). A value of the wrong type is
-/// refused with Spark's text.
+/// (`sparkyard_actors::world::config::ExcludeOnFailureConf`, which the HealthTracker reads). A
+/// value of the wrong type is refused with Spark's text.
 pub fn exclude_on_failure_conf(c: &SparkConf) -> Result<ExcludeOnFailureConf, UserError> {
     let d = ExcludeOnFailureConf::default();
     let ms = |key: &str| -> Result<Option<i64>, UserError> {

@@ -8,8 +8,8 @@
 //! way: `locality` <- `events` <- `speculation`; `map_output_tracker` <- `env`;
 //! `task_set_exclude_list` <- `health_tracker`; `events` <- `allocation_client` (what exclusion
 //! asks of the backend); then `task_set_manager` <- `task_scheduler_impl` <- `dag_scheduler` <-
-//! `driver_scheduler`. Plain structs called synchronously, as in Spark; every lookup is a map or a queue, never a scan
-//! over all tasks or executors.
+//! `driver_scheduler`. Plain structs called synchronously, as in Spark; every lookup is a map or
+//! a queue, never a scan over all tasks or executors.
 //!
 //! Exclusion on failure: Spark's `HealthTracker` (`health_tracker`, owned by TaskSchedulerImpl,
 //! `healthTrackerOpt`) and `TaskSetExcludelist` (`task_set_exclude_list`, one per TaskSetManager,

@@ -1246,8 +1246,9 @@ impl TaskSchedulerImpl {
 
     /// `TaskSchedulerImpl.notifyPartitionCompletion` -> `TaskSetManager.markPartitionCompleted`:
     /// a partition an earlier attempt finished is done in the stage's latest attempt too.
-    /// Spark 4.0.0 runs it on the TaskResultGetter's pool (`enqueuePartitionCompletionNotification`),
-    /// after the DAGScheduler's call: what a finished set's HealthTracker asks goes to `out`.
+    /// Spark 4.0.0 runs it on the TaskResultGetter's pool
+    /// (`enqueuePartitionCompletionNotification`), after the DAGScheduler's call: what a
+    /// finished set's HealthTracker asks goes to `out`.
     // Off the per-task path: out of line, so it does not crowd the instruction cache.
     #[cold]
     #[inline(never)]
