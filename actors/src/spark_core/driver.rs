@@ -266,7 +266,7 @@ impl Driver {
                 time,
                 executor_id: "driver".into(),
                 host: host.clone(),
-                port: self.env.address().port.wrapping_add(1),
+                port: executor_env::driver_block_manager_port(self.env.address().port),
                 // The driver's heap in cluster mode is the AM container's `-Xmx<spark.driver.memory>`.
                 max_memory: unified_memory_manager::max_memory(s.driver_memory_mb),
             },
@@ -331,7 +331,7 @@ impl Driver {
         executor_env::log_driver_block_manager(
             &log,
             &addr.host,
-            addr.port.wrapping_add(1),
+            executor_env::driver_block_manager_port(addr.port),
             &bytes_to_string(max),
         );
         if let Err(e) = self.check_dynamic_allocation() {

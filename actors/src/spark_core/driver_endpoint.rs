@@ -192,7 +192,7 @@ impl DriverEndpoint {
             .with_driver_memory(unified_memory_manager::max_memory(s.driver_memory_mb))
             .with_driver_block_manager(
                 env.address().host.clone(),
-                env.address().port.wrapping_add(1),
+                executor_env::driver_block_manager_port(env.address().port),
             )
             .with_speculation(s.speculation)
             .with_exclusion(
@@ -948,10 +948,7 @@ impl DriverEndpoint {
                 TS, "Executor {id} on {} lost, but reason not yet known.", e.host
             );
         }
-        if let Some(yarn) = self
-            .env
-            .local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")
-        {
+        if let Some(yarn) = yarn_scheduler(&self.env) {
             self.env.send(
                 &yarn,
                 YarnSchedulerMsg::ExecutorDisconnected {
@@ -1050,10 +1047,7 @@ impl DriverEndpoint {
                     caused_by_app: true,
                 },
             );
-            if let Some(yarn) = self
-                .env
-                .local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")
-            {
+            if let Some(yarn) = yarn_scheduler(&self.env) {
                 // `killAndReplaceExecutor`: nobody waits for the answer.
                 self.env.ask(self.me, &yarn, |a| {
                     YarnSchedulerMsg::KillExecutors(a, vec![id])
@@ -1140,11 +1134,6 @@ impl DriverEndpoint {
             .check(inv::ALLOCATION_TARGET_BOUNDED, check);
     }
 
-    fn yarn_scheduler(&self) -> Option<EndpointRef<YarnSchedulerMsg>> {
-        self.env
-            .local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")
-    }
-
     /// `decommissionExecutors`' cleanup task (`cleanup-decommission-execs`): after
     /// `spark.executor.decommission.forceKillTimeout`, the executors still decommissioning
     /// are killed (force, not counted as failures).
@@ -1204,15 +1193,11 @@ impl DriverEndpoint {
     /// HealthTracker's `killExecutor` through the backend, as `Backend`'s `AllocationClient`
     /// does at once.
     fn kill_excluded_executor(&mut self, id: ExecutorId, decommission: bool, message: String) {
+        let (scheduler, mut backend) = self.split();
         if decommission {
-            let info = DecommissionInfo {
-                message,
-                worker_host: None,
-                start_ms: clock::now_ms(),
-            };
-            self.decommission(&[id], &info);
+            backend.decommission_executor(id, &message, scheduler);
         } else {
-            self.kill_executors_with(&[id], true);
+            backend.kill_executor(id);
         }
     }
 
@@ -1333,11 +1318,6 @@ struct Backend<'a> {
 }
 
 impl Backend<'_> {
-    fn yarn_scheduler(&self) -> Option<EndpointRef<YarnSchedulerMsg>> {
-        self.env
-            .local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")
-    }
-
     /// `killExecutors(..., force)`: with `force` a busy executor is killed too (and it is no
     /// idle kill, so the shuffle-tracking invariant does not apply; `holds` is asked only
     /// without it).
@@ -1384,7 +1364,7 @@ impl Backend<'_> {
         if kill.is_empty() {
             return kill;
         }
-        if let Some(yarn) = self.yarn_scheduler() {
+        if let Some(yarn) = yarn_scheduler(self.env) {
             let ids = kill.clone();
             self.env
                 .ask(self.me, &yarn, |a| YarnSchedulerMsg::KillExecutors(a, ids));
@@ -1450,6 +1430,11 @@ impl Backend<'_> {
     }
 }
 
+/// The YarnSchedulerBackend's endpoint in the driver's RpcEnv (none before the AM set it up).
+fn yarn_scheduler(env: &RpcEnv) -> Option<EndpointRef<YarnSchedulerMsg>> {
+    env.local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")
+}
+
 /// The backend as the HealthTracker's `allocationClient`, called while the scheduler runs.
 impl AllocationClient for Backend<'_> {
     /// `killExecutors(Seq(id), adjustTargetNumExecutors = false, countFailures = false, force =
@@ -1507,7 +1492,7 @@ impl ExecutorAllocationClient for DriverEndpoint {
         // The backend's bookkeeping comes before `doRequestTotalExecutors`, whatever it answers.
         self.request_times
             .request_total(total, clock::now_epoch_ms());
-        let Some(yarn) = self.yarn_scheduler() else {
+        let Some(yarn) = yarn_scheduler(&self.env) else {
             return false;
         };
         // `scheduler.excludedNodes()` (the HealthTracker's).

@@ -1409,7 +1409,7 @@ impl CoarseGrainedExecutorBackend {
         let connection = parse_driver_url(&self.args.driver_url)
             .filter(|_| first)
             .map(|mut address| {
-                address.port = address.port.wrapping_add(1);
+                address.port = executor_env::driver_block_manager_port(address.port);
                 executor_env::ConnectionTo {
                     ip: self.sim.host_ip(&address.host),
                     address,

@@ -30,6 +30,13 @@ pub fn block_manager_port(id: ExecutorId) -> u16 {
     38000 + (id.0 % 1000) as u16
 }
 
+/// The port the driver's `NettyBlockTransferService` listens on: the one after its RpcEnv's
+/// (`sparkDriver`) port, so the driver's block manager, its BlockManagerAdded event and an
+/// executor's first connection to it agree.
+pub fn driver_block_manager_port(driver_rpc_port: u16) -> u16 {
+    driver_rpc_port.wrapping_add(1)
+}
+
 /// How long `TransportClientFactory.createClient` takes, as it logs it: the network round trip
 /// plus the client's set-up in this JVM. A real Spark 4.0.0 executor (pyspark 4.0.0,
 /// `local-cluster`) logged 652 ms for its JVM's first connection (Netty's classes load then),

@@ -147,8 +147,9 @@ impl UiPort {
         let mut h = fnv1a(format!("{app_id}/{attempt}/SparkUI").as_bytes());
         let bound = loop {
             let port = 30000 + (h % 30000) as u16;
-            // Not the driver's RPC port nor its block manager's (the next one).
-            if port != driver_port && port != driver_port.wrapping_add(1) {
+            // Not the driver's RPC port nor its block manager's.
+            let block_manager = executor_env::driver_block_manager_port(driver_port);
+            if port != driver_port && port != block_manager {
                 break port;
             }
             h = h.wrapping_add(1);

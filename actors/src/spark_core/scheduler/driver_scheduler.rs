@@ -4,9 +4,9 @@
 //! its own: each call goes to the class Spark would call, with the others it may reach. The
 //! DriverEndpoint is its only user.
 
-use super::allocation_client::AllocationClient;
 #[cfg(test)]
 use super::allocation_client::DeferredAllocations;
+use super::allocation_client::{AllocationClient, ExecutorDecommission};
 use super::dag_scheduler::{Cx, DAGScheduler};
 use super::env::DriverEnv;
 use super::events::{LaunchedTasks, SchedulerEvent, TsKey, WorkerOffer};
@@ -392,5 +392,12 @@ impl DriverScheduler {
         self.env
             .block_manager_master
             .replicate_info_for_rdd_blocks(location)
+    }
+}
+
+/// What the backend's `decommissionExecutors` calls back for a kill the scheduler deferred.
+impl ExecutorDecommission for DriverScheduler {
+    fn executor_decommission(&mut self, id: ExecutorId, worker_host: Option<&str>) {
+        DriverScheduler::executor_decommission(self, id, worker_host);
     }
 }
