@@ -26,6 +26,7 @@ pub mod program;
 pub mod reader;
 pub mod report;
 pub mod simulate;
+pub mod slot_release;
 pub mod spark_keys;
 pub mod whatif;
 

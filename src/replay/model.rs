@@ -7,6 +7,7 @@
 
 use super::events::{self, Event};
 use super::reader::{self, LogFiles};
+use super::slot_release::{self, AttemptKey, SlotUse};
 use crate::error::UserError;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,6 +26,8 @@ pub struct FailedAttempt {
     /// A speculative copy (`TaskInfo.speculative`).
     pub speculative: bool,
     pub end: AttemptEnd,
+    /// How long before its recorded end its slot took the next task (`slot_release`).
+    pub released_early_ms: u64,
 }
 
 /// How a [`FailedAttempt`] ended.
@@ -71,6 +74,9 @@ pub struct TaskRecord {
     /// Its attempts that threw or were killed, in attempt order (before or, for a speculative
     /// race's loser, after the successful one); `None` for the usual case (no memory).
     pub failures: Option<Box<[FailedAttempt]>>,
+    /// How long before its recorded finish its executor slot took the next task: the
+    /// TaskResultGetter's time after the driver had freed the slot (`slot_release`).
+    pub released_early_ms: u64,
 }
 
 /// One attempt of a task index in the order the replay runs them (see
@@ -542,6 +548,8 @@ struct Builder {
     job_ends_without_start: Vec<u32>,
     task_ends: u64,
     notes: Vec<ReadNote>,
+    /// Each attempt's slot, for `slot_release`.
+    slot_uses: Vec<SlotUse>,
 }
 
 /// The Spark version in a classpath entry: `spark-assembly-1.2.0-hadoop2.4.0.jar` (Spark 1.x)
@@ -755,6 +763,20 @@ impl Builder {
         }
         let reason = t.task_end_reason.reason.as_str();
         let succeeded = reason == "Success";
+        // Every attempt that held a slot; a `Resubmitted` end repeats an earlier success's info.
+        if reason != "Resubmitted" && i.launch_time > 0 {
+            self.slot_uses.push(SlotUse {
+                executor_id: i.executor_id.parse().unwrap_or(0),
+                launch_ms: i.launch_time,
+                finish_ms: i.finish_time,
+                attempt: AttemptKey {
+                    stage_id: t.stage_id,
+                    index: i.partition(),
+                    attempt: i.attempt,
+                    launch_ms: i.launch_time,
+                },
+            });
+        }
         if i.speculative {
             self.failures.speculative += 1;
             self.failures.speculative_won += u64::from(succeeded);
@@ -810,6 +832,7 @@ impl Builder {
                     duration_ms,
                     speculative: i.speculative,
                     end,
+                    released_early_ms: 0,
                 });
             // Replayed as an attempt of its own; the index's record stays the successful
             // attempt's (if none succeeded, the last of these: see `stage`).
@@ -854,6 +877,7 @@ impl Builder {
             speculative: i.speculative,
             succeeded,
             failures: None,
+            released_early_ms: 0,
         };
         Ok(())
     }
@@ -930,6 +954,9 @@ impl Builder {
             });
         }
         let config = original_config(&self.properties, self.hadoop_yarn);
+        let slots = |e: u32| executor_slots(&self.executors, &self.profiles, config.task_cpus, e);
+        let early = slot_release::released_early(&self.slot_uses, &slots);
+        fill_released_early(&mut jobs, &early);
         Ok(Application {
             app_id: self.app_id.unwrap_or_default(),
             app_name: self.app_name,
@@ -997,6 +1024,47 @@ fn submission_of(earlier: &[Job], submitted_ms: u64, start_ms: u64) -> Submissio
         }
     }
     best
+}
+
+/// The task slots of the log's executor `id` (its cores over its profile's `spark.task.cpus`),
+/// if the log added it.
+fn executor_slots(
+    executors: &[ExecutorSpan],
+    profiles: &[ProfileRecord],
+    default_task_cpus: u32,
+    id: u32,
+) -> Option<u32> {
+    let e = executors
+        .iter()
+        .find(|e| e.executor_id.parse::<u32>().unwrap_or(0) == id)?;
+    let task_cpus = profiles
+        .iter()
+        .find(|p| p.id == e.resource_profile_id)
+        .and_then(|p| p.task_cpus)
+        .unwrap_or(f64::from(default_task_cpus.max(1)));
+    Some((f64::from(e.cores) / task_cpus.max(1.0)).floor() as u32)
+}
+
+/// Writes each attempt's [`slot_release::released_early`] figure into its record.
+fn fill_released_early(jobs: &mut [Job], early: &BTreeMap<AttemptKey, u64>) {
+    for s in jobs.iter_mut().flat_map(|j| j.stages.iter_mut()) {
+        let stage_id = s.stage_id;
+        for (index, t) in s.tasks.iter_mut().enumerate() {
+            let of = |attempt, launch_ms| {
+                let key = AttemptKey {
+                    stage_id,
+                    index: index as u32,
+                    attempt,
+                    launch_ms,
+                };
+                early.get(&key).copied().unwrap_or(0)
+            };
+            t.released_early_ms = of(t.attempt, t.launch_ms);
+            for f in t.failures.iter_mut().flat_map(|b| b.iter_mut()) {
+                f.released_early_ms = of(f.attempt, f.launch_ms);
+            }
+        }
+    }
 }
 
 /// The stage of the application; a stage that ran without any `SparkListenerTaskEnd` gets

@@ -376,7 +376,14 @@ fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
                     .find(|f| f.threw == threw)
                     .map_or(0, |f| f.warmup_ms)
             };
-            let duration_ms = t.duration_ms.saturating_sub(warmup(None));
+            // The TaskResultGetter's time after the slot took its next task is the driver's,
+            // which the simulated one spends at the StatusUpdate (`slot_release`): only time
+            // outside the task's run goes, so its recorded run stays whole.
+            let own_warmup = warmup(None);
+            let early = t
+                .released_early_ms
+                .min(outside_run_ms(t).saturating_sub(own_warmup));
+            let duration_ms = t.duration_ms.saturating_sub(own_warmup + early);
             TaskWork::Replayed {
                 duration_ms,
                 failures: t
@@ -467,13 +474,15 @@ fn attempts(
             ReplayedAttempt::Success => ran(success_ms),
             ReplayedAttempt::Failed(f) => match &f.end {
                 AttemptEnd::Threw { class, description } => ReplayedFailure {
-                    duration_ms: f.duration_ms.saturating_sub(warmup(Some(f.attempt))),
+                    duration_ms: f
+                        .duration_ms
+                        .saturating_sub(warmup(Some(f.attempt)) + f.released_early_ms),
                     exception: Some(ReplayedException {
                         class: class.clone(),
                         description: description.clone(),
                     }),
                 },
-                AttemptEnd::Killed { .. } => ran(f.duration_ms),
+                AttemptEnd::Killed { .. } => ran(f.duration_ms.saturating_sub(f.released_early_ms)),
             },
         })
         .collect();
@@ -552,6 +561,7 @@ mod tests {
             end: AttemptEnd::Killed {
                 reason: "another attempt succeeded".into(),
             },
+            released_early_ms: 0,
         }
     }
 
@@ -590,6 +600,7 @@ mod tests {
                 class: "java.lang.RuntimeException".into(),
                 description: "boom".into(),
             },
+            released_early_ms: 0,
         };
         let t = with(record(1, 1_000, false), vec![threw]);
         let retried = attempts(&t, 1_000, &|_| 0);
@@ -635,6 +646,7 @@ mod tests {
                 class: "java.lang.RuntimeException".into(),
                 description: "boom".into(),
             },
+            released_early_ms: 0,
         };
         let mut never = record(3, 600, false);
         never.succeeded = false;

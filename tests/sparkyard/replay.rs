@@ -1766,30 +1766,50 @@ fn print_what_the_recordings_differ_by() {
 /// Issue 30, item 18 (SQL logs): a real Spark 4.0.0 DataFrame application
 /// (scripts/make-sql-eventlog.py: an aggregation over 400 partitions and a join, 3 jobs, 7
 /// stages, 2,051 short tasks on local-cluster[2,2,1024]) replays under its own configuration
-/// within 5 %, and each job within 5 % (measured: +2.6 %; jobs +3.9 %, +2.3 %, +3.6 %).
+/// within 2 %, and each job within 4 % (measured: -0.9 %; jobs -1.0 %, -2.8 %, -1.8 %; before
+/// each task's slot was released where the log shows its next task launched, +2.6 %; jobs
+/// +3.9 %, +2.3 %, +3.6 %: `replay::slot_release`).
 #[test]
-fn a_real_spark_4_sql_log_of_two_thousand_short_tasks_replays_within_five_percent() {
+fn a_real_spark_4_sql_log_of_two_thousand_short_tasks_replays_within_two_percent() {
     let r = replay::replay(&data("sql_n2_r1.zstd"), &setup(&[])).expect("replays");
     assert!(r.error.is_none(), "{:?}", r.error);
     assert_eq!(r.jobs.len(), 3);
-    assert!(r.time.error_pct.abs() <= 5.0, "{:+.1} %", r.time.error_pct);
+    assert!(r.time.error_pct.abs() <= 2.0, "{:+.1} %", r.time.error_pct);
     for j in &r.jobs {
         let pct = job_error_pct(j);
-        assert!(pct.abs() <= 5.0, "job {}: {pct:+.1} %", j.job_id);
+        assert!(pct.abs() <= 4.0, "job {}: {pct:+.1} %", j.job_id);
+    }
+}
+
+/// Issue 30 (each job within 10 %): `sql_n1_r1`'s job 1, 50 tasks of 4-200 ms on one
+/// 2-core executor, replayed at +14.2 % while each task ran its whole recorded duration in its
+/// slot. Spark 4.0.0's DriverEndpoint frees a task's cores on its StatusUpdate and launches the
+/// next task there, while the TaskResultGetter sets the finish time the log records later
+/// (`TaskSetManager.handleSuccessfulTask` -> `TaskInfo.markFinished`): the log shows the next
+/// launch before the finish, and the replay gives the slot back there. Measured: -0.6 %; jobs
+/// -0.7 %, -0.5 %, -1.0 %.
+#[test]
+fn short_tasks_give_their_slot_back_where_the_log_shows_the_next_launch() {
+    let r = replay::replay(&data("sql_n1_r1.zstd"), &setup(&[])).expect("replays");
+    assert!(r.time.error_pct.abs() <= 2.0, "{:+.1} %", r.time.error_pct);
+    for j in &r.jobs {
+        let pct = job_error_pct(j);
+        assert!(pct.abs() <= 3.0, "job {}: {pct:+.1} %", j.job_id);
     }
 }
 
 /// What-if accuracy across executor counts on the SQL application (issue 30): the 2-executor
 /// recording replayed with `--num-executors 1` against a real 1-executor run of the same program
-/// (`sql_n1_r1.zstd`, local-cluster[1,2,1024]). Measured: 152.6 s predicted, 137.7 s recorded,
-/// +10.8 %. Its own replay is +3.7 %; the rest is the recording machine: with 4 task slots on
-/// its 2 cores the 2-executor run's tasks averaged 73.0 ms of run time, the 1-executor run's
-/// 57.4 ms, a slowdown the log records and a replay cannot take out.
+/// (`sql_n1_r1.zstd`, local-cluster[1,2,1024]). Measured: 146.4 s predicted, 137.7 s recorded,
+/// +6.3 % (+10.8 % before `replay::slot_release`). Its own replay is -0.6 %; the rest is the
+/// recording machine: with 4 task slots on its 2 cores the 2-executor run's tasks averaged
+/// 73.0 ms of run time, the 1-executor run's 57.4 ms, a slowdown the log records and a replay
+/// cannot take out.
 #[test]
-fn the_sql_what_if_from_two_executors_predicts_one_within_fifteen_percent() {
+fn the_sql_what_if_from_two_executors_predicts_one_within_ten_percent() {
     let own = replay::replay(&data("sql_n1_r1.zstd"), &setup(&[])).expect("replays");
     assert!(
-        own.time.error_pct.abs() <= 5.0,
+        own.time.error_pct.abs() <= 2.0,
         "{:+.1} %",
         own.time.error_pct
     );
@@ -1797,7 +1817,7 @@ fn the_sql_what_if_from_two_executors_predicts_one_within_fifteen_percent() {
         .expect("replays");
     let target = own.time.recorded;
     let pct = 100.0 * (what_if.time.simulated - target) / target;
-    assert!(pct.abs() <= 15.0, "{pct:+.1} %");
+    assert!(pct.abs() <= 10.0, "{pct:+.1} %");
 }
 
 /// A `--conf` of a key the recording would set through a spark-submit option wins (issue 30:
