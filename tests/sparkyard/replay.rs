@@ -1404,6 +1404,116 @@ fn print_the_apache_accuracy_table() {
     }
 }
 
+/// A committed log of NVIDIA's spark-rapids-tools test resources (`tests/data/eventlogs/rapids/`,
+/// Apache License 2.0, provenance in its README).
+fn rapids(name: &str) -> PathBuf {
+    data("rapids").join(name)
+}
+
+/// What each committed production log gives under its own configuration, as the README's table
+/// says: the application's error (%), how many of its jobs that ran at least a second are within
+/// 10 % of their recorded time, and how many such jobs it has.
+struct Production {
+    name: &'static str,
+    app_pct: f64,
+    long_jobs_within_ten: usize,
+    long_jobs: usize,
+}
+
+const PRODUCTION_LOGS: &[Production] = &[
+    // Dataproc 2.2, Spark 3.5.3, 13,504 tasks on 8 x 16 cores; FAIR, AQE. Its concurrent jobs
+    // (43-45) shared the executors in the recording; the replay's scheduler runs them FIFO
+    // (the replay's note says so), so job 43 comes out -52 % and the later ones longer.
+    Production {
+        name: "nds_q72_dataproc_2_2.zstd",
+        app_pct: 1.6,
+        long_jobs_within_ten: 16,
+        long_jobs: 23,
+    },
+    // Spark 3.1.3, 13,297 tasks on 8 x 16 cores; FAIR. Its first jobs are one 3-s task each,
+    // which in the recording ran first on an executor and paid its warm-up; the replay moves
+    // each executor's warm-up (the log's median, 1.2 s) to whatever task the simulated one runs
+    // first, so jobs 0-4 come out -20 to +24 % and two 0.2-s jobs later +1.2 s.
+    Production {
+        name: "nds_q66_cpu.zstd",
+        app_pct: 7.7,
+        long_jobs_within_ten: 9,
+        long_jobs: 14,
+    },
+    // Spark 3.1.1, 75 jobs, failed tasks, five JobEnds without their JobStart (not replayed).
+    Production {
+        name: "tasks_executors_fail_compressed_eventlog.zstd",
+        app_pct: -0.6,
+        long_jobs_within_ten: 2,
+        long_jobs: 2,
+    },
+    // Spark 3.2.1, dynamic allocation with a 10 s idle timeout, GPU executors: the application's
+    // time holds, its jobs do not: the executors come and go at other times than recorded, and
+    // job 4's one task waited 15.1 s deserialising on a fresh executor (its warm-up, which the
+    // replay gives every simulated executor as the log's median instead).
+    Production {
+        name: "eventlog_4nodes_8cores_dynamic_alloc.zstd",
+        app_pct: -0.0,
+        long_jobs_within_ten: 6,
+        long_jobs: 15,
+    },
+    // EMR, Spark 3.3.0-amzn-0, dynamic allocation: 10 executors registered within 2 s while job
+    // 0's one task ran, where Apache Spark's ExecutorAllocationManager with this log's
+    // properties (no initial or minimum executors, no spark.executor.instances) starts from 0
+    // and asks for one: the replay follows Spark's rule and is +31.7 % (see the test below).
+    Production {
+        name: "attempt_1_eventlog.zstd",
+        app_pct: 31.7,
+        long_jobs_within_ten: 1,
+        long_jobs: 5,
+    },
+];
+
+/// Issue 30 ("Real production logs, measured"): five more real YARN logs (Dataproc, EMR,
+/// on-premises; Spark 3.1 to 3.5; two SQL applications of about 13,000 tasks on 8 x 16-core
+/// executors) replay under their own configuration at the README's figures (to 0.5 points):
+/// four within 10 % of their recorded time; the fifth, +31.7 %, is explained by its allocation
+/// (the next test). Jobs of at least a second within 10 %: at least the README's count.
+#[test]
+fn real_production_logs_of_dataproc_emr_and_yarn_replay_at_the_readme_figures() {
+    for p in PRODUCTION_LOGS {
+        let r = replay::replay(&rapids(p.name), &setup(&[])).expect("replays");
+        assert!(r.error.is_none(), "{}: {:?}", p.name, r.error);
+        let pct = r.time.error_pct;
+        assert!((pct - p.app_pct).abs() <= 0.5, "{}: {pct:+.1} %", p.name);
+        let long: Vec<f64> = r
+            .jobs
+            .iter()
+            .filter(|j| j.recorded_ms >= 1_000)
+            .map(job_error_pct)
+            .collect();
+        let within = long.iter().filter(|e| e.abs() <= 10.0).count();
+        assert_eq!(long.len(), p.long_jobs, "{}: {long:?}", p.name);
+        assert!(
+            within >= p.long_jobs_within_ten,
+            "{}: {within} of {} jobs within 10 %: {long:?}",
+            p.name,
+            long.len()
+        );
+    }
+}
+
+/// The EMR log's +31.7 % is its executors: with the 10 executors it shows registering at the
+/// start as `spark.dynamicAllocation.initialExecutors` (what Spark's `Utils.
+/// getDynamicAllocationInitialExecutors` would start from), the replay is within 5 % and its
+/// jobs after the first within 10 % (job 0 waited for the recording's first executor).
+#[test]
+fn the_emr_logs_error_is_its_unrecorded_initial_executors() {
+    let log = rapids("attempt_1_eventlog.zstd");
+    let given = setup(&["--conf", "spark.dynamicAllocation.initialExecutors=10"]);
+    let r = replay::replay(&log, &given).expect("replays");
+    assert!(r.time.error_pct.abs() <= 5.0, "{:+.1} %", r.time.error_pct);
+    for j in r.jobs.iter().skip(1) {
+        let pct = job_error_pct(j);
+        assert!(pct.abs() <= 10.0, "job {}: {pct:+.1} %", j.job_id);
+    }
+}
+
 /// The lines of an Apache log, to edit.
 fn apache_lines(name: &str) -> Vec<String> {
     let text = std::fs::read_to_string(apache(name)).expect("the log");
