@@ -36,6 +36,8 @@ pub enum DriverEndpointMsg {
     SubmitJob {
         job: JobSpec,
         waiter: RemoteRef,
+        /// The job's `spark.scheduler.pool` local property (`None`: unset, the `default` pool).
+        pool: Option<String>,
     },
     /// `onDisconnected(remoteAddress)`.
     RemoteProcessDisconnected(RpcAddress),

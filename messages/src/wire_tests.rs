@@ -502,6 +502,7 @@ fn driver_and_executor_messages_round_trip() {
         DriverEndpointMsg::SubmitJob {
             job,
             waiter: rref(),
+            pool: Some("etl".into()),
         },
         DriverEndpointMsg::RemoteProcessDisconnected(addr()),
         DriverEndpointMsg::Heartbeat(ask(), ExecutorId(1)),

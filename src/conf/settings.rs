@@ -4,8 +4,8 @@
 //! overhead math of `deploy.yarn.Client` / `ResourceProfile`, and `RpcTimeout.apply` (Spark 4.0).
 
 use sparkyard_actors::world::config::{
-    DynamicAllocationSettings, FetchSettings, LocalitySettings, ShuffleSettings, SparkSettings,
-    SpeculationSettings,
+    DynamicAllocationSettings, FetchSettings, LocalitySettings, SchedulingMode, ShuffleSettings,
+    SparkSettings, SpeculationSettings,
 };
 
 use super::memory::ByteUnit;
@@ -150,6 +150,13 @@ fn task_cpus(conf: &SparkConf) -> Result<u32, UserError> {
         )),
         cpus => Ok(cpus),
     }
+}
+
+/// `spark.scheduler.mode` as TaskSchedulerImpl reads it; another value fails the SparkContext
+/// with Spark's text, refused here at submission.
+fn scheduler_mode(conf: &SparkConf) -> Result<SchedulingMode, UserError> {
+    SchedulingMode::parse(&conf.get_string("spark.scheduler.mode", "FIFO"))
+        .map_err(UserError::spark)
 }
 
 /// The readiness ratio: 0.8 on YARN when unset, else capped at 1 (`minRegisteredRatio`).
@@ -463,6 +470,7 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         task_cpus: task_cpus(c)?,
         task_max_failures: c.get_u32("spark.task.maxFailures", 4)?,
         driver_max_result_size: c.get_size_as_bytes("spark.driver.maxResultSize", "1g")?,
+        scheduler_mode: scheduler_mode(c)?,
         shuffle: shuffle_settings(c)?,
         locality: locality_settings(c)?,
         am_wait_time_ms: c.get_time_as_ms("spark.yarn.am.waitTime", "100s")?,

@@ -293,6 +293,7 @@ pub fn program(
             after,
             driver_ms_before,
             launch_delay_ms: startup.before_first_launch_ms.get(k).copied().unwrap_or(0),
+            pool: j.pool.clone(),
             job: JobSpec {
                 call_site: call_site(j.stages.last().map_or("", |s| s.name.as_str())),
                 stages: reindex(stages, j),

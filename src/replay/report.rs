@@ -397,8 +397,13 @@ pub enum ReplayNote {
     /// on YARN; `waits` whether its backend waited for executors before the first job (the
     /// replay's does as it did).
     OtherMaster { master: String, waits: bool },
-    /// `spark.scheduler.mode=FAIR` (with these pools): the simulated scheduler is FIFO.
-    FairScheduler { pools: Vec<String> },
+    /// `spark.scheduler.mode=FAIR` (with these pools), replayed as Spark 4.0.0 builds the pools
+    /// without an allocation file; `allocation_file`: the log's `spark.scheduler.allocation.file`,
+    /// which the replay does not read.
+    FairScheduler {
+        pools: Vec<String>,
+        allocation_file: Option<String>,
+    },
     /// The log's `spark.yarn.queue`, which the embedded cluster lacks: replayed in `default`.
     QueueNotInCluster { queue: String },
     /// Custom resources (GPUs and the like) the executors asked for, by name and amount per
@@ -462,15 +467,27 @@ impl std::fmt::Display for ReplayNote {
                 f,
                 "submitted to queue '{queue}' (spark.yarn.queue), which the embedded cluster lacks: replayed in its 'default' queue (give --cluster FILE with that queue to replay it there)"
             ),
-            ReplayNote::FairScheduler { pools } => write!(
-                f,
-                "spark.scheduler.mode=FAIR{}: not simulated, the replay's scheduler is FIFO (concurrent jobs share executors in job order)",
-                if pools.is_empty() {
-                    String::new()
-                } else {
-                    format!(" with pools {}", pools.join(", "))
+            ReplayNote::FairScheduler {
+                pools,
+                allocation_file,
+            } => {
+                write!(
+                    f,
+                    "spark.scheduler.mode=FAIR{}: replayed with Spark 4.0's pools, the 'default' pool FAIR (no allocation file: Spark 4.0 gives it spark.scheduler.mode, where older Sparks made it FIFO) and each pool a job names created FIFO, minShare 0, weight 1",
+                    if pools.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" with pools {}", pools.join(", "))
+                    }
+                )?;
+                match allocation_file {
+                    Some(file) => write!(
+                        f,
+                        "; the log's spark.scheduler.allocation.file {file} is not read (its pools' modes, minShares and weights are not in the log)"
+                    ),
+                    None => Ok(()),
                 }
-            ),
+            }
             ReplayNote::CustomResources { resources } => write!(
                 f,
                 "custom executor resources not simulated (YARN resource types are not modelled): {}",
@@ -548,7 +565,11 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
         let mut pools: Vec<String> = app.jobs.iter().filter_map(|j| j.pool.clone()).collect();
         pools.sort();
         pools.dedup();
-        out.push(ReplayNote::FairScheduler { pools });
+        let allocation_file = c.properties.get("spark.scheduler.allocation.file").cloned();
+        out.push(ReplayNote::FairScheduler {
+            pools,
+            allocation_file,
+        });
     }
     let mut custom: BTreeMap<String, f64> = BTreeMap::new();
     for p in &app.profiles {

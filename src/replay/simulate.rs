@@ -38,6 +38,7 @@ const REPLAYED_KEYS: &[&str] = &[
     "spark.executor.memoryOverhead",
     "spark.scheduler.minRegisteredResourcesRatio",
     "spark.scheduler.maxRegisteredResourcesWaitingTime",
+    "spark.scheduler.mode",
 ];
 
 /// `spark.scheduler.minRegisteredResourcesRatio`.
@@ -809,6 +810,7 @@ fn probe_program(app: &Application) -> UserProgram {
             after: JobAnchor::Start,
             driver_ms_before: 0,
             launch_delay_ms: 0,
+            pool: None,
             job,
         }],
         driver_ms_after_last_job: 0,

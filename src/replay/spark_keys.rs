@@ -27,6 +27,7 @@ pub const SIMULATED: &[&str] = &[
     "spark.task.cpus",
     "spark.task.maxFailures",
     "spark.stage.maxConsecutiveAttempts",
+    "spark.scheduler.mode",
     "spark.speculation",
     "spark.speculation.interval",
     "spark.speculation.multiplier",

@@ -7,10 +7,11 @@ use crate::faults::DriverFault;
 use crate::kernel::{clock, timers};
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::executor_allocation_manager as eam;
+use crate::spark_core::scheduler::pool;
 use crate::spark_core::{
     executor_env, executor_log_url_handler, spark_env, unified_memory_manager,
 };
-use crate::world::config::{JobAnchor, ReplayedJob, UserProgram};
+use crate::world::config::{JobAnchor, ReplayedJob, SchedulingMode, UserProgram};
 use crate::world::context::SimContext;
 use crate::world::listener::ContextBus;
 use crate::world::observer::RunEvent;
@@ -134,6 +135,8 @@ struct ReplayJobs {
     when: Vec<(JobAnchor, u64)>,
     /// Each program job's time from its start to its submission to the DAGScheduler.
     launch_delay_ms: Vec<u64>,
+    /// Each program job's `spark.scheduler.pool` as the log recorded it.
+    pools: Vec<Option<String>>,
     /// The program index of each job submitted, by DAGScheduler job id (ids are handed out in
     /// submission order from 0 in each SparkContext).
     by_job_id: Vec<usize>,
@@ -318,6 +321,10 @@ impl Driver {
             log,
             "driver::YarnClusterScheduler", "Created YarnClusterScheduler"
         );
+        // TaskSchedulerImpl.initialize: FAIR's pools (FIFO builds none and logs nothing).
+        if self.sim.config.spark.scheduler_mode == SchedulingMode::Fair {
+            pool::log_built_pools(&log);
+        }
         // TaskSchedulerImpl.start() (not local, spark.speculation on).
         if self.sim.config.spark.speculation.is_some() {
             info!(
@@ -393,6 +400,7 @@ impl Driver {
             self.replay = Some(ReplayJobs {
                 when: jobs.iter().map(|j| (j.after, j.driver_ms_before)).collect(),
                 launch_delay_ms: jobs.iter().map(|j| j.launch_delay_ms).collect(),
+                pools: jobs.iter().map(|j| j.pool.clone()).collect(),
                 by_job_id: Vec::new(),
                 started_ms: vec![0; jobs.len()],
                 ended: 0,
@@ -453,13 +461,15 @@ impl Driver {
             return;
         };
         let mut delay = 0;
+        let mut pool = None;
         if let Some(r) = &mut self.replay {
             r.by_job_id.push(k);
             r.started_ms[k] = clock::now_ms();
             delay = r.launch_delay_ms.get(k).copied().unwrap_or(0);
+            pool = r.pools.get(k).cloned().flatten();
         }
         self.start_job(&job, k);
-        self.after_driver_time(delay, ctx, move |d, _| d.send_job(job));
+        self.after_driver_time(delay, ctx, move |d, _| d.send_job(job, pool));
         self.release_replayed(JobAnchor::Submission(k), ctx);
     }
 
@@ -489,7 +499,7 @@ impl Driver {
     /// `sc.runJob`: "Starting job", then the DAGScheduler's `submitJob`.
     fn submit(&mut self, job: JobSpec, k: usize) {
         self.start_job(&job, k);
-        self.send_job(job);
+        self.send_job(job, None);
     }
 
     /// "Starting job": the job's time starts here.
@@ -502,12 +512,12 @@ impl Driver {
         });
     }
 
-    /// `DAGScheduler.submitJob`.
-    fn send_job(&mut self, job: JobSpec) {
+    /// `DAGScheduler.submitJob`, with the job's `spark.scheduler.pool` local property.
+    fn send_job(&mut self, job: JobSpec, pool: Option<String>) {
         let waiter = self.env.remote_ref(self.me);
         if let Some(s) = &self.scheduler {
-            self.env
-                .send(s, DriverEndpointMsg::SubmitJob { job, waiter });
+            let msg = DriverEndpointMsg::SubmitJob { job, waiter, pool };
+            self.env.send(s, msg);
         }
     }
 

@@ -188,6 +188,7 @@ impl DriverEndpoint {
                 s.task_cpus,
             )
             .with_shuffle(s.shuffle.clone())
+            .with_scheduling_mode(s.scheduler_mode)
             .with_max_result_size(s.driver_max_result_size)
             .with_driver_memory(unified_memory_manager::max_memory(s.driver_memory_mb))
             .with_driver_block_manager(
@@ -288,10 +289,12 @@ impl DriverEndpoint {
             DriverEndpointMsg::IsExecutorAlive(ask, id) => {
                 self.env.reply(ask, self.core.executors.contains(id))
             }
-            DriverEndpointMsg::SubmitJob { job, waiter } => {
+            DriverEndpointMsg::SubmitJob { job, waiter, pool } => {
                 let n: usize = job.stages.iter().map(|s| s.tasks.len()).sum();
                 self.sim.observe(RunEvent::JobSubmitted { tasks: n as u64 });
-                let events = self.scheduler.submit_job(job, waiter);
+                let events = self
+                    .scheduler
+                    .submit_job_in_pool(job, waiter, pool.as_deref());
                 self.handle_events(events);
             }
             DriverEndpointMsg::RemoteProcessDisconnected(address) => self.on_disconnected(address),

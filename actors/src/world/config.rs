@@ -55,6 +55,8 @@ pub struct SparkSettings {
     /// `spark.driver.maxResultSize` (1g), bytes; 0 = unlimited: a job whose result tasks'
     /// serialized results pass it aborts (TaskSetManager.canFetchMoreResults).
     pub driver_max_result_size: u64,
+    /// `spark.scheduler.mode` (FIFO).
+    pub scheduler_mode: SchedulingMode,
     /// The shuffle's settings (external shuffle service, fetch retries, stage attempts).
     pub shuffle: ShuffleSettings,
     /// Delay scheduling's waits and reduce-task locality.
@@ -780,7 +782,39 @@ pub struct ReplayedJob {
     /// simulation does not spend itself (the DAGScheduler's stage creation and task binary
     /// broadcast, the first offer): spent after the job starts, before the DAGScheduler gets it.
     pub launch_delay_ms: u64,
+    /// The job's `spark.scheduler.pool` property as the log recorded it (`None`: unset).
+    pub pool: Option<String>,
     pub job: JobSpec,
+}
+
+/// `SchedulingMode`: how TaskSchedulerImpl's root pool orders what it schedules
+/// (`spark.scheduler.mode`; `spark_core::scheduler::pool` builds FAIR's pools).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SchedulingMode {
+    #[default]
+    Fifo,
+    Fair,
+}
+
+impl SchedulingMode {
+    /// `SchedulingMode.withName` of `spark.scheduler.mode`, which the config entry upper-cases
+    /// first (Spark 4.0.0: `fair` is FAIR); anything else fails the SparkContext with
+    /// `SparkCoreErrors.unrecognizedSchedulerModePropertyError`'s text.
+    pub fn parse(value: &str) -> Result<SchedulingMode, String> {
+        match value.to_uppercase().as_str() {
+            "FIFO" => Ok(SchedulingMode::Fifo),
+            "FAIR" => Ok(SchedulingMode::Fair),
+            other => Err(format!("Unrecognized spark.scheduler.mode: {other}")),
+        }
+    }
+
+    /// The enumeration value's name, as Spark prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SchedulingMode::Fifo => "FIFO",
+            SchedulingMode::Fair => "FAIR",
+        }
+    }
 }
 
 /// What the driver submits a replayed job after (then its `driver_ms_before`).

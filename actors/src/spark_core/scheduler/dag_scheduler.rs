@@ -303,6 +303,11 @@ impl DAGScheduler {
         scala_mutable_hash_set(set.iter().map(|s| (*s as i32, self.stage_kind(*s))))
     }
 
+    /// The id the next submitted job gets (`nextJobId`).
+    pub fn next_job_id(&self) -> u32 {
+        self.next_job
+    }
+
     /// `DAGScheduler.handleJobSubmitted`: stages get ids parents first, each shuffle-map stage
     /// its shuffle (registered with the MapOutputTracker); the final stage is submitted once
     /// its parents are.

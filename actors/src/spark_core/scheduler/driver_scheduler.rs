@@ -14,7 +14,9 @@ use super::health_tracker::ExcludeOnFailureConf;
 use super::task_scheduler_impl::TaskSchedulerImpl;
 use crate::kernel::logs::ProcessLog;
 use crate::spark_core::block_manager_master::RddBlockId;
-use crate::world::config::{LocalitySettings, ShuffleSettings, SpeculationSettings};
+use crate::world::config::{
+    LocalitySettings, SchedulingMode, ShuffleSettings, SpeculationSettings,
+};
 use crate::world::invariants::TaskOutput;
 use crate::world::listener::ContextBus;
 use crate::world::observer::Recovery;
@@ -45,6 +47,12 @@ impl DriverScheduler {
     /// What excluded the place a task was just launched on, if anything (an invariant's input).
     pub fn launch_exclusion(&self, desc: &TaskDescription, host: &str) -> Option<&'static str> {
         self.task_scheduler.launch_exclusion(desc, host)
+    }
+
+    /// `spark.scheduler.mode` (`TaskSchedulerImpl.initialize`'s schedulable builder).
+    pub fn with_scheduling_mode(mut self, mode: SchedulingMode) -> Self {
+        self.task_scheduler = self.task_scheduler.with_scheduling_mode(mode);
+        self
     }
 
     /// `spark.driver.maxResultSize` in bytes (0 = unlimited).
@@ -176,6 +184,19 @@ impl DriverScheduler {
             env,
             out,
         }
+    }
+
+    /// `SparkContext.submitJob` with the job's `spark.scheduler.pool` property, which goes with
+    /// its task sets (`TaskSet.properties`) to their pool.
+    pub fn submit_job_in_pool(
+        &mut self,
+        job: JobSpec,
+        waiter: RemoteRef,
+        pool: Option<&str>,
+    ) -> Vec<SchedulerEvent> {
+        let job_id = self.dag.next_job_id();
+        self.task_scheduler.set_job_pool(job_id, pool);
+        self.submit_job(job, waiter)
     }
 
     /// `SparkContext.submitJob` -> `DAGScheduler.handleJobSubmitted`.

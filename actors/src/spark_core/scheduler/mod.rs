@@ -7,7 +7,7 @@
 //! scheduler posts typed events back (`task_scheduler_impl::DagEvents`); the files import one
 //! way: `locality` <- `events` <- `speculation`; `map_output_tracker` <- `env`;
 //! `task_set_exclude_list` <- `health_tracker`; `events` <- `allocation_client` (what exclusion
-//! asks of the backend); then `task_set_manager` <- `task_scheduler_impl` <- `dag_scheduler` <-
+//! asks of the backend); `events` <- `pool` (FAIR's pools); then `task_set_manager` <- `task_scheduler_impl` <- `dag_scheduler` <-
 //! `driver_scheduler`. Plain structs called synchronously, as in Spark; every lookup is a map or
 //! a queue, never a scan over all tasks or executors.
 //!
@@ -28,6 +28,7 @@ pub mod locality;
 #[cfg(test)]
 mod locality_tests;
 pub mod map_output_tracker;
+pub mod pool;
 mod speculation;
 #[cfg(test)]
 mod speculation_tests;

@@ -1722,3 +1722,40 @@ fn an_excluded_node_asks_the_allocation_client_to_kill_its_executors() {
         ));
     }
 }
+
+/// `spark.scheduler.mode=FAIR` as a real Spark 4.0.0 run schedules two concurrent jobs on one
+/// 2-core executor, the second in pool `p1` (pyspark, `local-cluster[1,2,1024]`, jobs of six
+/// 0.3-s tasks submitted from two threads): the first job's set takes both cores, then each freed
+/// core goes to the pool with fewer running tasks (`FairSchedulingAlgorithm` over `default`,
+/// FAIR, and `p1`, created FIFO), so the two jobs' tasks alternate; in FIFO mode the first job's
+/// tasks all go first (TaskSchedulerImpl's FIFO root pool).
+#[test]
+fn fair_pools_share_an_executor_between_concurrent_jobs_as_spark_does() {
+    use crate::world::config::SchedulingMode;
+    for mode in [SchedulingMode::Fair, SchedulingMode::Fifo] {
+        let mut a = Alone::new(1);
+        let log = ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false))));
+        a.ts = TaskSchedulerImpl::new(log, 4, 1).with_scheduling_mode(mode);
+        a.ts.submit_tasks(task_set(1, 0, 6, None));
+        let mut running: Vec<TaskId> = a
+            .offer(&mut [offer(0, "host0", 2)])
+            .iter()
+            .map(|t| t.task_id)
+            .collect();
+        a.ts.set_job_pool(2, Some("p1"));
+        a.ts.submit_tasks(task_set(2, 0, 6, None));
+        // Each freed core: which stage's task takes it.
+        let mut stages = Vec::new();
+        for _ in 0..6 {
+            let done = running.remove(0);
+            a.update(done, TaskState::Finished);
+            let t = a.offer(&mut [offer(0, "host0", 1)]).remove(0);
+            stages.push(t.stage_id);
+            running.push(t.task_id);
+        }
+        match mode {
+            SchedulingMode::Fair => assert_eq!(stages, vec![2, 1, 2, 1, 2, 1]),
+            SchedulingMode::Fifo => assert_eq!(stages, vec![1, 1, 1, 1, 2, 2]),
+        }
+    }
+}

@@ -26,6 +26,7 @@ use super::health_tracker::{
     HealthUpdate,
 };
 use super::locality::{ExecutorDecommissionState, TaskLocality, Topology};
+use super::pool::{FairPools, SchedulingMode};
 use super::speculation::{ANOTHER_ATTEMPT_SUCCEEDED, Speculation, TaskSetSpeculation};
 use super::task_set_exclude_list::{
     ApplicationExclusions, HostExecutors, StageExclusions, TaskSetExcludeConf, TaskSetExcludelist,
@@ -224,6 +225,14 @@ pub struct TaskSchedulerImpl {
     deferred: Vec<SchedulerEvent>,
     /// Task ends waiting for `task_result_getter` (the TaskResultGetter's thread pool).
     ended: Vec<QueuedEnd>,
+    /// `spark.scheduler.mode=FAIR`'s pools (`None`: FIFO, the root pool holds the sets).
+    pools: Option<Box<FairPools>>,
+}
+
+/// A FAIR round's walk: the runnable sets in the pools' order, and how far the round got.
+struct OfferWalk {
+    sets: Vec<TsKey>,
+    next: usize,
 }
 
 /// Exclusion on failure: Spark's `healthTrackerOpt`, what each TaskSetManager's list is made
@@ -272,6 +281,23 @@ impl TaskSchedulerImpl {
             exclusion: None,
             deferred: Vec::new(),
             ended: Vec::new(),
+            pools: None,
+        }
+    }
+
+    /// `spark.scheduler.mode`: FAIR builds the pools (`FairSchedulableBuilder.buildPools`, with
+    /// its line); FIFO keeps the root pool's FIFO walk.
+    pub fn with_scheduling_mode(mut self, mode: SchedulingMode) -> Self {
+        if mode == SchedulingMode::Fair {
+            self.pools = Some(Box::new(FairPools::new(self.log.clone())));
+        }
+        self
+    }
+
+    /// A job's `spark.scheduler.pool` property, which its task sets carry to the pools.
+    pub fn set_job_pool(&mut self, job_id: u32, pool: Option<&str>) {
+        if let Some(p) = self.pools.as_mut() {
+            p.set_job_pool(job_id, pool);
         }
     }
 
@@ -483,6 +509,9 @@ impl TaskSchedulerImpl {
         self.task_sets.insert(key, tsm);
         self.stage_jobs.insert(stage_id, job_id);
         self.runnable.insert(key);
+        if let Some(p) = self.pools.as_mut() {
+            p.add_task_set(key);
+        }
     }
 
     /// `resourceOffers` for one executor (`makeOffers(executorId)`, `isAllFreeResources =
@@ -531,8 +560,10 @@ impl TaskSchedulerImpl {
         let now_ms = clock::now_ms();
         let first = launched.len();
         let mut order = std::mem::take(&mut self.launch_order);
-        // The runnable sets in FIFO order; offering to one only ever removes it from the set.
-        let mut next = self.runnable.first().copied();
+        // The runnable sets in FIFO order (or the pools'); offering to one only ever removes
+        // it from the set.
+        let mut walk = self.offer_walk();
+        let mut next = self.walk_next(&mut walk, None);
         while let Some(key) = next {
             // With no offer able to take a task, the remaining passes would launch and reject
             // nothing, and change nothing (with exclusion on, each set is still checked for a
@@ -552,7 +583,7 @@ impl TaskSchedulerImpl {
             if self.exclusion.is_some() {
                 self.after_task_set_offered(key, any, &mut round);
             }
-            next = self.runnable_after(key);
+            next = self.walk_next(&mut walk, Some(key));
         }
         if offers.len() > 1 {
             group_by_offer(launched, first, &order);
@@ -579,7 +610,8 @@ impl TaskSchedulerImpl {
         self.executor_offered(offer.executor_id, &offer.host, dag);
         let excluded = self.exclude_offers(std::slice::from_mut(offer));
         let now_ms = clock::now_ms();
-        let mut next = self.runnable.first().copied();
+        let mut walk = self.offer_walk();
+        let mut next = self.walk_next(&mut walk, None);
         while let Some(key) = next {
             if offer.cores < self.task_cpus && self.exclusion.is_none() {
                 break;
@@ -596,7 +628,7 @@ impl TaskSchedulerImpl {
             if self.exclusion.is_some() {
                 self.after_task_set_offered(key, any, &mut round);
             }
-            next = self.runnable_after(key);
+            next = self.walk_next(&mut walk, Some(key));
         }
         restore_offers(std::slice::from_mut(offer), excluded);
     }
@@ -708,6 +740,35 @@ impl TaskSchedulerImpl {
     fn shuffle_offers(&mut self, offers: &mut [WorkerOffer]) {
         use rand::seq::SliceRandom;
         offers.shuffle(&mut self.rng);
+    }
+
+    /// How a round of offers walks the runnable sets: `None` in FIFO mode (`runnable` itself,
+    /// live), else the pools' `getSortedTaskSetQueue`, sorted once per round as Spark sorts it.
+    fn offer_walk(&mut self) -> Option<OfferWalk> {
+        let pools = self.pools.as_mut()?;
+        let task_sets = &self.task_sets;
+        let mut sets = Vec::new();
+        pools.sorted_task_sets(&|k| task_sets.get(&k).map_or(0, |t| t.running), &mut sets);
+        sets.retain(|k| self.runnable.contains(k));
+        Some(OfferWalk { sets, next: 0 })
+    }
+
+    /// The set a round offers to after `after` (`None`: its first): the next runnable one in
+    /// the walk's order.
+    fn walk_next(&self, walk: &mut Option<OfferWalk>, after: Option<TsKey>) -> Option<TsKey> {
+        let Some(w) = walk else {
+            return match after {
+                None => self.runnable.first().copied(),
+                Some(key) => self.runnable_after(key),
+            };
+        };
+        while let Some(&key) = w.sets.get(w.next) {
+            w.next += 1;
+            if self.runnable.contains(&key) {
+                return Some(key);
+            }
+        }
+        None
     }
 
     /// The next runnable set after `key`, in FIFO order. The common case, `key` the last one,
@@ -1161,18 +1222,27 @@ impl TaskSchedulerImpl {
         tsm.finished = true;
         let succeeded = tsm.num_successful as usize == tsm.successful.len();
         let stage_attempt = tsm.stage_attempt;
+        if let Some(p) = self.pools.as_mut() {
+            p.remove_task_set(key);
+        }
         self.log_task_set_removed(key.1, stage_attempt);
         if succeeded && self.health().is_some() {
             self.hand_over_failures(key, alloc);
         }
     }
 
-    /// `taskSetFinished`'s line.
+    /// `taskSetFinished`'s line: the root pool's name is empty (FIFO), else the set's pool's.
     fn log_task_set_removed(&self, stage: u32, stage_attempt: u32) {
+        let key = (
+            self.stage_jobs.get(&stage).copied().unwrap_or(0),
+            stage,
+            stage_attempt,
+        );
+        let pool = self.pools.as_ref().map_or("", |p| p.pool_of(key));
         info!(
             self.log,
             TS,
-            "Removed TaskSet {stage}.{stage_attempt} whose tasks have all completed, from pool "
+            "Removed TaskSet {stage}.{stage_attempt} whose tasks have all completed, from pool {pool}"
         );
     }
 
