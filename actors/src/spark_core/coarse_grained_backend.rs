@@ -600,13 +600,14 @@ mod tests {
         );
     }
 
-    /// DriverEndpoint.receive's `DecommissionExecutorsOnHost`: the host's executors, in id
-    /// order, with the jar's message and no workerHost; none there is nothing.
+    /// DriverEndpoint.receive's `DecommissionExecutorsOnHost`: the host's alive executors, in
+    /// id order, with the jar's message and no workerHost; none alive is nothing.
     #[test]
-    fn a_host_decommission_takes_its_executors() {
-        let s = with_executors(&["a", "b", "a", "a"], 2);
+    fn a_host_decommission_takes_its_alive_executors() {
+        let mut s = with_executors(&["a", "b", "a", "a"], 2);
+        s.disable(id(3));
         let d = decommission_on_host(&s, "a", 1_200).unwrap();
-        assert_eq!(d.executors, ids(&[1, 3, 4]));
+        assert_eq!(d.executors, ids(&[1, 4]));
         assert_eq!(d.info, info("Decommissioning all executors on a.", 1_200));
         assert_eq!(decommission_on_host(&s, "z", 0), None);
     }

@@ -179,11 +179,19 @@ impl<R> DriverEndpointState<R> {
         ids
     }
 
-    /// The executors alive on `host`, in id order (`getExecutorsAliveOnHost`; a walk over the
-    /// executors: killing or decommissioning a whole host is rare).
+    /// The executors alive on `host`, in id order: TaskSchedulerImpl's
+    /// `getExecutorsAliveOnHost` (4.0.0 jar) is its `hostToExecutors(host)` less the
+    /// decommissioned executors, and an executor leaves `hostToExecutors` on its
+    /// `executorLost`, which `disableExecutor` calls (`LossReasonPending`) before its loss
+    /// reason is known; one the driver is killing is still there. A walk over the executors:
+    /// killing or decommissioning a whole host is rare.
     pub fn alive_executors_on(&self, host: &str) -> Vec<ExecutorId> {
         let mut ids = self.executor_ids();
-        ids.retain(|id| self.executors.get(*id).is_some_and(|e| &*e.host == host));
+        ids.retain(|id| {
+            !self.pending_loss_reason.contains(id)
+                && !self.pending_decommission.contains_key(id)
+                && self.executors.get(*id).is_some_and(|e| &*e.host == host)
+        });
         ids
     }
 
@@ -562,6 +570,31 @@ mod tests {
         let all = [id(1), id(2), id(3), id(4), id(5)];
         assert_eq!(s.start_decommission(&all, &info), Vec::<ExecutorId>::new());
         assert!(s.is_decommissioning(id(3)) && !s.is_decommissioning(id(2)));
+    }
+
+    /// getExecutorsAliveOnHost: the host's executors less those waiting for their loss reason
+    /// (gone from TaskSchedulerImpl's `hostToExecutors`) and the decommissioning ones; an
+    /// executor being killed is still there.
+    #[test]
+    fn alive_on_a_host_leaves_out_disabled_and_decommissioning_executors() {
+        let mut s = DriverEndpointState::new(false);
+        for i in 1..=5 {
+            let mut d = data(i, 2);
+            d.host = Rc::from("node1");
+            s.register(id(i), d);
+        }
+        s.register(id(6), data(6, 2));
+        s.disable(id(2));
+        let info = DecommissionInfo {
+            message: "m".to_string(),
+            worker_host: None,
+            start_ms: 0,
+        };
+        s.start_decommission(&[id(3)], &info);
+        s.select_kills(&[id(4)], false, true);
+        assert_eq!(s.alive_executors_on("node1"), vec![id(1), id(4), id(5)]);
+        assert_eq!(s.alive_executors_on("node6"), vec![id(6)]);
+        assert!(s.alive_executors_on("node9").is_empty());
     }
 
     /// makeOffers' `executorIsAlive` filter and the free cores a task needs.
