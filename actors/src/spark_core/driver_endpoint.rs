@@ -539,11 +539,9 @@ impl DriverEndpoint {
 
     /// `LaunchedExecutor`: the executor's cores become free and it gets offers at once.
     fn on_launched_executor(&mut self, id: ExecutorId) {
-        let Some(e) = self.core.executors.get_mut(id) else {
+        let Some(host) = self.core.launched(id) else {
             return;
         };
-        e.free_cores = e.total_cores;
-        let host = e.host.clone();
         self.sim.observe(RunEvent::ExecutorReady { executor: id });
         self.update_offerable(id);
         // The executor's BlockManager registers with what its UnifiedMemoryManager can use: its
@@ -603,10 +601,8 @@ impl DriverEndpoint {
         let (scheduler, mut backend) = self.split();
         let offers = std::slice::from_mut(&mut offer);
         scheduler.resource_offers(offers, false, &mut tasks, &mut backend);
-        if !tasks.is_empty()
-            && let Some(e) = self.core.executors.get_mut(id)
-        {
-            e.free_cores = offer.cores;
+        if !tasks.is_empty() {
+            self.core.set_free_cores(id, offer.cores);
         }
         self.launch_tasks(tasks);
         self.handle_deferred();
@@ -663,11 +659,7 @@ impl DriverEndpoint {
         scheduler.resource_offers(offers, true, &mut tasks, &mut backend);
         if !tasks.is_empty() {
             for o in offers.iter() {
-                let Some(e) = self.core.executors.get_mut(o.executor_id) else {
-                    continue;
-                };
-                if e.free_cores != o.cores {
-                    e.free_cores = o.cores;
+                if self.core.set_free_cores(o.executor_id, o.cores) {
                     self.update_offerable(o.executor_id);
                 }
             }
@@ -754,11 +746,9 @@ impl DriverEndpoint {
             injector::notify(&self.sim, Trigger::TasksFinished { attempt, count });
         }
         if finished {
-            if let Some(e) = self.core.executors.get_mut(u.executor_id) {
-                e.free_cores += u.task_cpus;
-                let check = invariants::free_cores(u.executor_id.0, e.free_cores, e.total_cores);
+            if let Some(cores) = self.core.release_task_cores(u.executor_id, u.task_cpus) {
+                let check = invariants::free_cores(u.executor_id.0, cores.free, cores.total);
                 self.sim.violations.check(inv::FREE_CORES, check);
-                e.free_cores = e.free_cores.min(e.total_cores);
             }
             // The offer below updates the executor's place among the offerable ones; before
             // it only a revive among the events would read that place.
