@@ -4,7 +4,7 @@
 //! `decommissionExecutorsOnHost` and the DriverEndpoint's handling of their messages, the
 //! `cleanup-decommission-execs` force kill, the `RequestExecutors` of `requestTotalExecutors`,
 //! `removeExecutor`'s outcome with `TaskSchedulerImpl.logExecutorLoss`'s line, and
-//! `YarnDriverEndpoint.onDisconnected`'s `disableExecutor`. Plain functions over
+//! `YarnDriverEndpoint.onDisconnected`'s `disableExecutor`, and `isReady`. Plain functions over
 //! `DriverEndpointState`, no actix, no clock, no log: each returns what it decided (the
 //! executors, the facts its lines print, the message to send); the actor logs, sends and
 //! schedules.
@@ -16,7 +16,7 @@ use crate::spark_core::executor_env::block_manager_port;
 use sparkyard_messages::application_master::RequestExecutors;
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::ids::ExecutorId;
-use sparkyard_messages::jvm_text::ms_duration_to_string;
+use sparkyard_messages::jvm_text::{double_to_string, ms_duration_to_string, scala_list};
 use sparkyard_messages::records::ExecutorLossReason;
 use sparkyard_messages::rpc::RpcAddress;
 use sparkyard_messages::task::BlockManagerId;
@@ -242,9 +242,9 @@ pub struct ForceKill {
 impl ForceKill {
     /// Its INFO line (`stragglers` is a Scala `List`).
     pub fn line(&self) -> String {
+        let ids = scala_list(self.stragglers.iter().map(ExecutorId::to_string));
         format!(
-            "List({}) failed to decommission in {}, killing.",
-            id_list(&self.stragglers),
+            "{ids} failed to decommission in {}, killing.",
             self.timeout_s
         )
     }
@@ -338,6 +338,61 @@ pub fn executor_loss_line<R>(removal: &Removal<R>, now_ms: u64) -> LogLine {
         ),
     };
     LogLine { level, text }
+}
+
+/// Why `isReady` answered true, which SparkContext's `waitBackendReady` asks until it does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Readiness {
+    /// `sufficientResourcesRegistered`: YarnSchedulerBackend's `totalRegisteredExecutors >=
+    /// totalExpectedExecutors * minRegisteredRatio`.
+    RatioReached { ratio: f64 },
+    /// The backend has waited `spark.scheduler.maxRegisteredResourcesWaitingTime`.
+    WaitedLongEnough { max_wait_ms: u64 },
+}
+
+impl Readiness {
+    /// CoarseGrainedSchedulerBackend.isReady's INFO line. Both values are Doubles in the 4.0.0
+    /// jar (Java's `Double.toString`): the ratio, and the wait as `maxRegisteredWaitingTimeNs
+    /// / 1000000.0`, so 30 s prints `30000.0(ms)`.
+    pub fn line(&self) -> String {
+        const SAID: &str = "SchedulerBackend is ready for scheduling beginning after";
+        match *self {
+            Readiness::RatioReached { ratio } => {
+                let ratio = double_to_string(ratio);
+                format!("{SAID} reached minRegisteredResourcesRatio: {ratio}")
+            }
+            Readiness::WaitedLongEnough { max_wait_ms } => {
+                let ms = double_to_string(max_wait_ms as f64);
+                format!("{SAID} waiting maxRegisteredResourcesWaitingTime: {ms}(ms)")
+            }
+        }
+    }
+}
+
+/// The backend's registration so far, as `isReady` reads it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Registration {
+    /// `totalRegisteredExecutors`.
+    pub registered: u32,
+    /// `totalExpectedExecutors` (`SchedulerBackendUtils.getInitialTargetExecutorNumber`).
+    pub expected: u32,
+    /// `spark.scheduler.minRegisteredResourcesRatio` (YARN's default 0.8).
+    pub min_ratio: f64,
+    /// Since the backend was created.
+    pub waited_ms: u64,
+    /// `spark.scheduler.maxRegisteredResourcesWaitingTime`.
+    pub max_wait_ms: u64,
+}
+
+/// `isReady`: enough executors registered, else the waiting time passed; `None` while
+/// neither holds.
+pub fn is_ready(r: Registration) -> Option<Readiness> {
+    if f64::from(r.registered) >= f64::from(r.expected) * r.min_ratio {
+        return Some(Readiness::RatioReached { ratio: r.min_ratio });
+    }
+    (r.waited_ms >= r.max_wait_ms).then_some(Readiness::WaitedLongEnough {
+        max_wait_ms: r.max_wait_ms,
+    })
 }
 
 /// `YarnDriverEndpoint.onDisconnected`'s `disableExecutor`: the executor connected from the
@@ -726,6 +781,58 @@ mod tests {
         assert_eq!(
             executor_loss_line(&decommissioned, 3_500).text,
             "Executor 2 on b is decommissioned after 2.5 s."
+        );
+    }
+
+    fn registration(registered: u32, waited_ms: u64) -> Registration {
+        Registration {
+            registered,
+            expected: 4,
+            min_ratio: 0.8,
+            waited_ms,
+            max_wait_ms: 30_000,
+        }
+    }
+
+    /// isReady (YarnSchedulerBackend's sufficientResourcesRegistered): 4 expected at 0.8 are
+    /// enough with 4 (3.2 needed), not 3; the ratio wins over the wait; the wait alone after
+    /// maxRegisteredResourcesWaitingTime.
+    #[test]
+    fn the_backend_is_ready_at_the_ratio_or_after_the_wait() {
+        let by_ratio = Readiness::RatioReached { ratio: 0.8 };
+        assert_eq!(is_ready(registration(4, 0)), Some(by_ratio));
+        assert_eq!(is_ready(registration(3, 29_999)), None);
+        assert_eq!(is_ready(registration(4, 30_000)), Some(by_ratio));
+        let waited = Readiness::WaitedLongEnough {
+            max_wait_ms: 30_000,
+        };
+        assert_eq!(is_ready(registration(3, 30_000)), Some(waited));
+        let none_expected = Registration {
+            expected: 0,
+            ..registration(0, 0)
+        };
+        assert!(is_ready(none_expected).is_some());
+    }
+
+    /// isReady's lines print Doubles as Java does (the 4.0.0 jar divides the wait in ns by
+    /// 1000000.0): `0.8`, `1.0`, `30000.0(ms)`.
+    #[test]
+    fn the_ready_lines_print_doubles_as_java() {
+        let said = "SchedulerBackend is ready for scheduling beginning after";
+        assert_eq!(
+            Readiness::RatioReached { ratio: 0.8 }.line(),
+            format!("{said} reached minRegisteredResourcesRatio: 0.8")
+        );
+        assert_eq!(
+            Readiness::RatioReached { ratio: 1.0 }.line(),
+            format!("{said} reached minRegisteredResourcesRatio: 1.0")
+        );
+        let waited = Readiness::WaitedLongEnough {
+            max_wait_ms: 30_000,
+        };
+        assert_eq!(
+            waited.line(),
+            format!("{said} waiting maxRegisteredResourcesWaitingTime: 30000.0(ms)")
         );
     }
 

@@ -1032,25 +1032,17 @@ impl DriverEndpoint {
     /// `isReady`: enough executors registered, or the waiting time passed; re-checked every 100 ms.
     fn check_backend_ready(&mut self, waiter: RemoteRef, ctx: &mut Context<Self>) {
         let s = &self.sim.config.spark;
-        let expected = s.initial_target_executors() as f64;
-        let ratio = s.min_registered_resources_ratio;
-        let log = self.env.log().clone();
-        if !self.ready && f64::from(self.core.total_registered) >= expected * ratio {
-            info!(
-                log,
-                BACKEND,
-                "SchedulerBackend is ready for scheduling beginning after reached minRegisteredResourcesRatio: {ratio}"
-            );
-            self.ready = true;
-        }
-        let waited = clock::now_ms() - self.created_ms;
-        if !self.ready && waited >= s.max_registered_resources_waiting_time_ms {
-            info!(
-                log,
-                BACKEND,
-                "SchedulerBackend is ready for scheduling beginning after waiting maxRegisteredResourcesWaitingTime: {}(ms)",
-                s.max_registered_resources_waiting_time_ms
-            );
+        let registration = backend_rules::Registration {
+            registered: self.core.total_registered,
+            expected: s.initial_target_executors(),
+            min_ratio: s.min_registered_resources_ratio,
+            waited_ms: clock::now_ms() - self.created_ms,
+            max_wait_ms: s.max_registered_resources_waiting_time_ms,
+        };
+        if !self.ready
+            && let Some(readiness) = backend_rules::is_ready(registration)
+        {
+            info!(self.env.log(), BACKEND, "{}", readiness.line());
             self.ready = true;
         }
         if self.ready {
