@@ -8,10 +8,12 @@
 
 use crate::faults::Trigger;
 use crate::kernel::clock;
-use crate::kernel::logs::ProcessLog;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{EndpointRef, RpcEnv};
 use crate::spark_core::block_manager_master::RddBlockId;
+use crate::spark_core::coarse_grained_backend::{
+    self as backend_rules, DecommissionOutcome, HostDecommission, HostRequest,
+};
 use crate::spark_core::driver_endpoint_state::{
     DecommissionInfo, DriverEndpointState, ExecutorData, Removal,
 };
@@ -32,13 +34,13 @@ use crate::world::injector;
 use crate::world::invariants::{self, name as inv};
 use crate::world::listener::ContextBus;
 use crate::world::observer::{LostExecutor, Recovery, RemovedExecutor, RunEvent};
-use crate::{debug, error, info, warn};
+use crate::{debug, info, sim_log, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::driver::DriverMsg;
 use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
 use sparkyard_messages::executor::ExecutorMsg;
 use sparkyard_messages::ids::ExecutorId;
-use sparkyard_messages::jvm_text::{bytes_to_string, ms_duration_to_string};
+use sparkyard_messages::jvm_text::bytes_to_string;
 use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::records::TaskState;
 use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
@@ -540,11 +542,9 @@ impl DriverEndpoint {
 
     /// `LaunchedExecutor`: the executor's cores become free and it gets offers at once.
     fn on_launched_executor(&mut self, id: ExecutorId) {
-        let Some(e) = self.core.executors.get_mut(id) else {
+        let Some(host) = self.core.launched(id) else {
             return;
         };
-        e.free_cores = e.total_cores;
-        let host = e.host.clone();
         self.sim.observe(RunEvent::ExecutorReady { executor: id });
         self.update_offerable(id);
         // The executor's BlockManager registers with what its UnifiedMemoryManager can use: its
@@ -604,10 +604,8 @@ impl DriverEndpoint {
         let (scheduler, mut backend) = self.split();
         let offers = std::slice::from_mut(&mut offer);
         scheduler.resource_offers(offers, false, &mut tasks, &mut backend);
-        if !tasks.is_empty()
-            && let Some(e) = self.core.executors.get_mut(id)
-        {
-            e.free_cores = offer.cores;
+        if !tasks.is_empty() {
+            self.core.set_free_cores(id, offer.cores);
         }
         self.launch_tasks(tasks);
         self.handle_deferred();
@@ -664,11 +662,7 @@ impl DriverEndpoint {
         scheduler.resource_offers(offers, true, &mut tasks, &mut backend);
         if !tasks.is_empty() {
             for o in offers.iter() {
-                let Some(e) = self.core.executors.get_mut(o.executor_id) else {
-                    continue;
-                };
-                if e.free_cores != o.cores {
-                    e.free_cores = o.cores;
+                if self.core.set_free_cores(o.executor_id, o.cores) {
                     self.update_offerable(o.executor_id);
                 }
             }
@@ -755,11 +749,9 @@ impl DriverEndpoint {
             injector::notify(&self.sim, Trigger::TasksFinished { attempt, count });
         }
         if finished {
-            if let Some(e) = self.core.executors.get_mut(u.executor_id) {
-                e.free_cores += u.task_cpus;
-                let check = invariants::free_cores(u.executor_id.0, e.free_cores, e.total_cores);
+            if let Some(cores) = self.core.release_task_cores(u.executor_id, u.task_cpus) {
+                let check = invariants::free_cores(u.executor_id.0, cores.free, cores.total);
                 self.sim.violations.check(inv::FREE_CORES, check);
-                e.free_cores = e.free_cores.min(e.total_cores);
             }
             // The offer below updates the executor's place among the offerable ones; before
             // it only a revive among the events would read that place.
@@ -881,12 +873,9 @@ impl DriverEndpoint {
     /// `removeExecutor`: the core records the removal once (its final loss reason and how the
     /// run counts it); every output below reads that record.
     fn on_remove_executor(&mut self, id: ExecutorId, reason: ExecutorLossReason) {
-        let Some(removal) = self.core.remove(id, reason) else {
-            info!(
-                self.env.log(),
-                TARGET, "Asked to remove non-existent executor {id}"
-            );
-            return;
+        let removal = match backend_rules::remove_executor(&mut self.core, id, reason) {
+            Ok(removal) => removal,
+            Err(unknown) => return info!(self.env.log(), TARGET, "{}", unknown.line()),
         };
         // In case the executor is still alive (AM report path), tell it to stop.
         self.env
@@ -894,7 +883,8 @@ impl DriverEndpoint {
         self.observe_removal(&removal);
         self.update_offerable(id);
         self.heartbeats.executor_removed(id);
-        log_executor_loss(self.env.log(), &removal);
+        let loss = backend_rules::executor_loss_line(&removal, clock::now_ms());
+        sim_log!(self.env.log(), TS, loss.level, "{}", loss.text);
         // TaskSchedulerImpl.executorLost (the task sets' TaskEnds), the ExecutorRemoved event,
         // then the DAGScheduler's handleExecutorLost (BlockManagerRemoved, map outputs).
         let failed_before = self.scheduler.failed_attempts();
@@ -929,36 +919,19 @@ impl DriverEndpoint {
 
     /// `YarnDriverEndpoint.onDisconnected`: disable the executor and ask the AM why it went away.
     fn on_disconnected(&mut self, address: RpcAddress) {
-        // Spark's endpoint is stopped (StopDriver) before the executors it stopped disconnect:
-        // no `Disabling executor` at shutdown (a real 4.0 run logs none).
-        if self.shared.borrow().stopped || self.executors_told_to_stop {
-            return;
-        }
-        let Some(id) = self.core.executor_at(&address) else {
+        let shutting_down = self.shared.borrow().stopped || self.executors_told_to_stop;
+        let Some(gone) = backend_rules::disconnected(&mut self.core, address, shutting_down) else {
             return;
         };
-        if !self.core.disable(id) {
-            return;
-        }
-        self.update_offerable(id);
+        self.update_offerable(gone.id);
         // CoarseGrainedSchedulerBackend.disableExecutor (INFO), then
-        // TaskSchedulerImpl.executorLost(id, LossReasonPending) -> logExecutorLoss (DEBUG in
-        // Spark 4.0.0, with the executor's host).
-        info!(self.env.log(), BACKEND, "Disabling executor {id}.");
-        if let Some(e) = self.core.executors.get(id) {
-            debug!(
-                self.env.log(),
-                TS, "Executor {id} on {} lost, but reason not yet known.", e.host
-            );
+        // TaskSchedulerImpl.executorLost(id, LossReasonPending) -> logExecutorLoss.
+        info!(self.env.log(), BACKEND, "{}", gone.disabling_line());
+        if let Some(line) = gone.reason_pending_line() {
+            debug!(self.env.log(), TS, "{line}");
         }
         if let Some(yarn) = yarn_scheduler(&self.env) {
-            self.env.send(
-                &yarn,
-                YarnSchedulerMsg::ExecutorDisconnected {
-                    executor_id: id,
-                    address: address.to_string(),
-                },
-            );
+            self.env.send(&yarn, gone.message());
         }
     }
 
@@ -1062,25 +1035,17 @@ impl DriverEndpoint {
     /// `isReady`: enough executors registered, or the waiting time passed; re-checked every 100 ms.
     fn check_backend_ready(&mut self, waiter: RemoteRef, ctx: &mut Context<Self>) {
         let s = &self.sim.config.spark;
-        let expected = s.initial_target_executors() as f64;
-        let ratio = s.min_registered_resources_ratio;
-        let log = self.env.log().clone();
-        if !self.ready && f64::from(self.core.total_registered) >= expected * ratio {
-            info!(
-                log,
-                BACKEND,
-                "SchedulerBackend is ready for scheduling beginning after reached minRegisteredResourcesRatio: {ratio}"
-            );
-            self.ready = true;
-        }
-        let waited = clock::now_ms() - self.created_ms;
-        if !self.ready && waited >= s.max_registered_resources_waiting_time_ms {
-            info!(
-                log,
-                BACKEND,
-                "SchedulerBackend is ready for scheduling beginning after waiting maxRegisteredResourcesWaitingTime: {}(ms)",
-                s.max_registered_resources_waiting_time_ms
-            );
+        let registration = backend_rules::Registration {
+            registered: self.core.total_registered,
+            expected: s.initial_target_executors(),
+            min_ratio: s.min_registered_resources_ratio,
+            waited_ms: clock::now_ms() - self.created_ms,
+            max_wait_ms: s.max_registered_resources_waiting_time_ms,
+        };
+        if !self.ready
+            && let Some(readiness) = backend_rules::is_ready(registration)
+        {
+            info!(self.env.log(), BACKEND, "{}", readiness.line());
             self.ready = true;
         }
         if self.ready {
@@ -1152,22 +1117,13 @@ impl DriverEndpoint {
     }
 
     fn force_kill_stragglers(&mut self, ids: &[ExecutorId], timeout_s: u64) {
-        let stragglers: Vec<ExecutorId> = ids
-            .iter()
-            .copied()
-            .filter(|id| self.core.is_decommissioning(*id))
-            .collect();
-        if stragglers.is_empty() || self.shared.borrow().stopping {
+        let stopping = self.shared.borrow().stopping;
+        let Some(kill) = backend_rules::force_kill_stragglers(&self.core, ids, timeout_s, stopping)
+        else {
             return;
-        }
-        let list: Vec<String> = stragglers.iter().map(|i| i.to_string()).collect();
-        info!(
-            self.env.log(),
-            BACKEND,
-            "List({}) failed to decommission in {timeout_s}, killing.",
-            list.join(", ")
-        );
-        self.kill_executors_with(&stragglers, true);
+        };
+        info!(self.env.log(), BACKEND, "{}", kill.line());
+        self.kill_executors_with(&kill.stragglers, true);
     }
 
     /// The endpoint's parts other than its scheduler, and the scheduler beside them: what the
@@ -1223,20 +1179,13 @@ impl DriverEndpoint {
     /// `DecommissionExecutorsOnHost(host)`: every executor alive on the host is decommissioned
     /// (a walk over the executors: a node decommission is rare).
     fn decommission_executors_on_host(&mut self, host: &str) {
-        let ids = self.core.alive_executors_on(host);
-        if ids.is_empty() {
+        let now = clock::now_ms();
+        let Some(HostDecommission { executors, info }) =
+            backend_rules::decommission_on_host(&self.core, host, now)
+        else {
             return;
-        }
-        // DriverEndpoint.receive's `DecommissionExecutorsOnHost(host)` builds
-        // `ExecutorDecommissionInfo(s"Decommissioning all executors on $host.")` with the
-        // default workerHost, None (the 4.0.0 jar: `ExecutorDecommissionInfo$.apply$default$2`),
-        // so the DAGScheduler drops only each executor's own map outputs when it is lost.
-        let info = DecommissionInfo {
-            message: format!("Decommissioning all executors on {host}."),
-            worker_host: None,
-            start_ms: clock::now_ms(),
         };
-        let done = self.decommission(&ids, &info);
+        let done = self.decommission(&executors, &info);
         // Not idle candidates any more (the manager marks its own scale-down decommissions).
         if let Some(m) = &self.allocation {
             m.manager().monitor.executors_decommissioned(&done);
@@ -1331,48 +1280,34 @@ impl Backend<'_> {
         holds: &dyn Fn(ExecutorId) -> bool,
     ) -> Vec<ExecutorId> {
         let log = self.env.log().clone();
-        let list = |v: &[ExecutorId]| {
-            v.iter()
-                .map(|i| i.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        info!(log, BACKEND, "Requesting to kill executor(s) {}", list(ids));
-        // Every kill here is `countFailures = false`: the loss is `ExecutorKilled`.
-        let selection = self.core.select_kills(ids, false, force);
-        for id in &selection.unknown {
-            warn!(log, BACKEND, "Executor to kill {id} does not exist!");
-        }
-        let kill = selection.to_kill;
         let tracking = self
             .sim
             .config
             .spark
             .dynamic_allocation
             .is_some_and(|d| d.shuffle_tracking_enabled && !d.shuffle_service_enabled);
-        for &id in &kill {
+        let outcome = backend_rules::kill_executors(self.core, ids, force, tracking);
+        info!(log, BACKEND, "{}", outcome.requesting_line());
+        for line in outcome.unknown_lines() {
+            warn!(log, BACKEND, "{line}");
+        }
+        for &id in &outcome.killed {
             self.offerable.update(self.sim, self.core, id);
-            let holds = tracking && !force && holds(id);
+            let holds = outcome.idle_under_shuffle_tracking && holds(id);
             let check = invariants::idle_kill_without_shuffle_data(id.0, holds);
             self.sim
                 .violations
                 .check(inv::NO_SHUFFLE_EXECUTOR_KILLED_IDLE, check);
         }
-        info!(
-            log,
-            BACKEND,
-            "Actual list of executor(s) to be killed is {}",
-            list(&kill)
-        );
-        if kill.is_empty() {
-            return kill;
-        }
-        if let Some(yarn) = yarn_scheduler(self.env) {
-            let ids = kill.clone();
+        info!(log, BACKEND, "{}", outcome.actual_line());
+        if outcome.asks_cluster_manager()
+            && let Some(yarn) = yarn_scheduler(self.env)
+        {
+            let ids = outcome.killed.clone();
             self.env
                 .ask(self.me, &yarn, |a| YarnSchedulerMsg::KillExecutors(a, ids));
         }
-        kill
+        outcome.killed
     }
 
     /// `CoarseGrainedSchedulerBackend.decommissionExecutors(..., adjustTargetNumExecutors =
@@ -1385,51 +1320,43 @@ impl Backend<'_> {
         info: &DecommissionInfo,
         mark: &mut dyn FnMut(ExecutorId, Option<&str>),
     ) -> Vec<ExecutorId> {
-        let active = self.core.start_decommission(ids, info);
-        if active.is_empty() {
-            return active;
-        }
+        let timeout = self.force_kill_timeout_s;
+        let Some(outcome) = backend_rules::decommission_executors(self.core, ids, info, timeout)
+        else {
+            return Vec::new();
+        };
         let me = self
             .env
             .local_endpoint_ref::<DriverEndpointMsg>("CoarseGrainedScheduler");
-        for &id in &active {
+        for &id in &outcome.executors {
             // TaskSchedulerImpl.executorDecommission, which ends with `backend.reviveOffers()`
             // (a ReviveOffers to this endpoint): the task sets' levels changed, so the other
             // executors are offered again.
-            mark(id, info.worker_host.as_deref());
+            mark(id, outcome.worker_host.as_deref());
             self.offerable.update(self.sim, self.core, id);
             if let Some(me) = &me {
                 self.env.send(me, DriverEndpointMsg::ReviveOffers);
             }
         }
         let log = self.env.log().clone();
-        let list: Vec<String> = active.iter().map(|i| i.to_string()).collect();
-        info!(log, BACKEND, "Decommission executors: {}", list.join(", "));
-        let managers: Vec<String> = active
-            .iter()
-            .filter_map(|id| {
-                let e = self.core.executors.get(*id)?;
-                let port = block_manager_port(*id);
-                Some(format!("BlockManagerId({id}, {}, {port}, None)", e.host))
-            })
-            .collect();
+        info!(log, BACKEND, "{}", outcome.decommission_line());
         info!(
             log,
             "driver::BlockManagerMasterEndpoint",
-            "Mark BlockManagers ({}) as being decommissioning.",
-            managers.join(", ")
+            "{}",
+            outcome.mark_block_managers_line()
         );
-        if self.force_kill_timeout_s.is_some() {
-            self.force_kills_due.push(active.clone());
+        if outcome.force_kill_check_due {
+            self.force_kills_due.push(outcome.executors.clone());
         }
-        for &id in &active {
-            info!(log, BACKEND, "Notify executor {id} to decommission.");
+        for &id in &outcome.executors {
+            info!(log, BACKEND, "{}", DecommissionOutcome::notify_line(id));
             if let Some(e) = self.core.executors.get(id) {
                 let target = e.executor.clone();
                 self.env.send(&target, ExecutorMsg::DecommissionExecutor);
             }
         }
-        active
+        outcome.executors
     }
 }
 
@@ -1468,23 +1395,17 @@ impl AllocationClient for Backend<'_> {
     /// line, then `KillExecutorsOnHost` / `DecommissionExecutorsOnHost` to this endpoint,
     /// which kills or decommissions the host's executors when it handles the message.
     fn kill_executors_on_host(&mut self, host: &str, decommission: bool) {
-        info!(
-            self.env.log(),
-            BACKEND, "Requesting to kill any and all executors on host {host}"
-        );
-        let Some(me) = self
+        let request = HostRequest {
+            host: host.to_string(),
+            decommission,
+        };
+        info!(self.env.log(), BACKEND, "{}", request.line());
+        if let Some(me) = self
             .env
             .local_endpoint_ref::<DriverEndpointMsg>("CoarseGrainedScheduler")
-        else {
-            return;
-        };
-        let host = host.to_string();
-        let msg = if decommission {
-            DriverEndpointMsg::DecommissionExecutorsOnHost(host)
-        } else {
-            DriverEndpointMsg::KillExecutorsOnHost(host)
-        };
-        self.env.send(&me, msg);
+        {
+            self.env.send(&me, request.message());
+        }
     }
 }
 
@@ -1500,16 +1421,7 @@ impl ExecutorAllocationClient for DriverEndpoint {
         };
         // `scheduler.excludedNodes()` (the HealthTracker's).
         let excluded = self.scheduler.excluded_nodes();
-        let local = hints.hosts_without(&excluded);
-        let req = sparkyard_messages::application_master::RequestExecutors {
-            resource_profile_to_total_execs: vec![(0, total)],
-            num_locality_aware_tasks_per_resource_profile_id: vec![(
-                0,
-                hints.num_locality_aware_tasks,
-            )],
-            excluded_nodes: excluded.into_iter().collect(),
-            host_to_local_task_count: vec![(0, local)],
-        };
+        let req = backend_rules::prepare_request_executors(total, hints, excluded);
         self.env.ask(self.me, &yarn, |a| {
             YarnSchedulerMsg::RequestExecutors(a, req)
         });
@@ -1583,24 +1495,6 @@ impl Actor for DriverEndpoint {
 crate::endpoint!(DriverEndpoint {
     messages: DriverEndpointMsg => on_message,
 });
-
-/// `TaskSchedulerImpl.logExecutorLoss` (4.0.0): the driver's kill is INFO `killed by driver.`,
-/// a decommission INFO `is decommissioned after <Utils.msDurationToString>.` (only `is
-/// decommissioned.` without a recorded start), any other reason ERROR `Lost executor`.
-fn log_executor_loss<R>(log: &ProcessLog, removal: &Removal<R>) {
-    let (id, host) = (removal.id, &removal.data.host);
-    match &removal.reason {
-        ExecutorLossReason::Killed => info!(log, TS, "Executor {id} on {host} killed by driver."),
-        ExecutorLossReason::Decommission { .. } => {
-            let after = removal
-                .decommission_started_ms
-                .map(|t| format!(" after {}", ms_duration_to_string(clock::now_ms() - t)))
-                .unwrap_or_default();
-            info!(log, TS, "Executor {id} on {host} is decommissioned{after}.");
-        }
-        reason => error!(log, TS, "Lost executor {id} on {host}: {reason}"),
-    }
-}
 
 #[cfg(test)]
 mod tests {

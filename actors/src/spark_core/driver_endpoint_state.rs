@@ -3,7 +3,8 @@
 //! `addressToExecutorId`, `executorsPendingLossReason`, `executorsPendingToRemove`,
 //! `executorsPendingDecommission`, the core and executor counts; `RegisterExecutor`'s refusals,
 //! `removeExecutor`'s loss reason, `disableExecutor`, `killExecutors`' and
-//! `decommissionExecutors`' choices, `executorIsAlive` / `isExecutorActive`. No actix, no clock,
+//! `decommissionExecutors`' choices, `executorIsAlive` / `isExecutorActive`, an executor's free
+//! cores (`LaunchedExecutor`, `launchTasks`, a finished task's `StatusUpdate`). No actix, no clock,
 //! no log: the actor passes times in and carries out what it gets back (replies, log lines, the
 //! listener bus, the scheduler). The executor handle `R` is the actor's endpoint reference.
 
@@ -99,6 +100,15 @@ pub struct KillSelection {
     pub to_kill: Vec<ExecutorId>,
 }
 
+/// A finished task's cores given back to its executor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReleasedCores {
+    /// The free cores after the release, before they are capped at the total (more than the
+    /// total means a task's cores came back twice: the free-cores invariant).
+    pub free: u32,
+    pub total: u32,
+}
+
 /// The DriverEndpoint's executor bookkeeping.
 pub struct DriverEndpointState<R> {
     /// `executorDataMap`, by executor id: the allocator hands ids out in order, so a slot per
@@ -167,6 +177,40 @@ impl<R> DriverEndpointState<R> {
         }
     }
 
+    /// `LaunchedExecutor`: `executorData.freeCores = executorData.totalCores` (the executor
+    /// takes tasks from now on); its host, `None` for an executor not registered.
+    pub fn launched(&mut self, id: ExecutorId) -> Option<Rc<str>> {
+        let e = self.executors.get_mut(id)?;
+        e.free_cores = e.total_cores;
+        Some(e.host.clone())
+    }
+
+    /// `launchTasks`' `executorData.freeCores -= task.cpus`, given as the free cores the
+    /// scheduler's offer left: whether they changed (false for an unknown executor).
+    #[inline]
+    pub fn set_free_cores(&mut self, id: ExecutorId, free: u32) -> bool {
+        match self.executors.get_mut(id) {
+            Some(e) if e.free_cores != free => {
+                e.free_cores = free;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `StatusUpdate` of a finished task: `executorInfo.freeCores += taskCpus`, capped at the
+    /// executor's cores; `None` for an executor not registered.
+    #[inline]
+    pub fn release_task_cores(&mut self, id: ExecutorId, task_cpus: u32) -> Option<ReleasedCores> {
+        let e = self.executors.get_mut(id)?;
+        let free = e.free_cores + task_cpus;
+        e.free_cores = free.min(e.total_cores);
+        Some(ReleasedCores {
+            free,
+            total: e.total_cores,
+        })
+    }
+
     /// The executor connected from `address`.
     pub fn executor_at(&self, address: &RpcAddress) -> Option<ExecutorId> {
         self.by_address.get(address).copied()
@@ -179,11 +223,19 @@ impl<R> DriverEndpointState<R> {
         ids
     }
 
-    /// The executors alive on `host`, in id order (`getExecutorsAliveOnHost`; a walk over the
-    /// executors: killing or decommissioning a whole host is rare).
+    /// The executors alive on `host`, in id order: TaskSchedulerImpl's
+    /// `getExecutorsAliveOnHost` (4.0.0 jar) is its `hostToExecutors(host)` less the
+    /// decommissioned executors, and an executor leaves `hostToExecutors` on its
+    /// `executorLost`, which `disableExecutor` calls (`LossReasonPending`) before its loss
+    /// reason is known; one the driver is killing is still there. A walk over the executors:
+    /// killing or decommissioning a whole host is rare.
     pub fn alive_executors_on(&self, host: &str) -> Vec<ExecutorId> {
         let mut ids = self.executor_ids();
-        ids.retain(|id| self.executors.get(*id).is_some_and(|e| &*e.host == host));
+        ids.retain(|id| {
+            !self.pending_loss_reason.contains(id)
+                && !self.pending_decommission.contains_key(id)
+                && self.executors.get(*id).is_some_and(|e| &*e.host == host)
+        });
         ids
     }
 
@@ -564,6 +616,31 @@ mod tests {
         assert!(s.is_decommissioning(id(3)) && !s.is_decommissioning(id(2)));
     }
 
+    /// getExecutorsAliveOnHost: the host's executors less those waiting for their loss reason
+    /// (gone from TaskSchedulerImpl's `hostToExecutors`) and the decommissioning ones; an
+    /// executor being killed is still there.
+    #[test]
+    fn alive_on_a_host_leaves_out_disabled_and_decommissioning_executors() {
+        let mut s = DriverEndpointState::new(false);
+        for i in 1..=5 {
+            let mut d = data(i, 2);
+            d.host = Rc::from("node1");
+            s.register(id(i), d);
+        }
+        s.register(id(6), data(6, 2));
+        s.disable(id(2));
+        let info = DecommissionInfo {
+            message: "m".to_string(),
+            worker_host: None,
+            start_ms: 0,
+        };
+        s.start_decommission(&[id(3)], &info);
+        s.select_kills(&[id(4)], false, true);
+        assert_eq!(s.alive_executors_on("node1"), vec![id(1), id(4), id(5)]);
+        assert_eq!(s.alive_executors_on("node6"), vec![id(6)]);
+        assert!(s.alive_executors_on("node9").is_empty());
+    }
+
     /// makeOffers' `executorIsAlive` filter and the free cores a task needs.
     #[test]
     fn only_alive_executors_with_a_tasks_cores_are_offerable() {
@@ -574,6 +651,42 @@ mod tests {
         assert!(s.offerable(id(2), 2));
         assert!(s.offerable(id(3), 1) && !s.offerable(id(3), 2));
         assert!(!s.offerable(id(8), 1));
+    }
+
+    /// CoarseGrainedSchedulerBackendSuite "SPARK-41848: executor cores should be decreased
+    /// based on taskCpus" (and the cores of "extra resources from executor"): an executor of 3
+    /// cores registers with none free, has 3 once launched, 1 after a task of 2 cpus, and 3
+    /// again once that task's FINISHED update gives its 2 cpus back.
+    #[test]
+    fn a_tasks_cpus_are_taken_and_given_back() {
+        let mut s = DriverEndpointState::new(false);
+        let mut d = data(1, 3);
+        d.free_cores = 0;
+        s.register(id(1), d);
+        assert!(!s.offerable(id(1), 1), "no offer before LaunchedExecutor");
+        assert_eq!(s.launched(id(1)).as_deref(), Some("node1"));
+        assert_eq!(s.executors.get(id(1)).unwrap().free_cores, 3);
+        assert!(s.set_free_cores(id(1), 3 - 2));
+        assert!(!s.set_free_cores(id(1), 1), "unchanged");
+        assert!(s.is_busy(id(1)) && !s.offerable(id(1), 2));
+        let back = s.release_task_cores(id(1), 2);
+        assert_eq!(back, Some(ReleasedCores { free: 3, total: 3 }));
+        assert!(!s.is_busy(id(1)) && s.offerable(id(1), 3));
+        assert_eq!(s.launched(id(9)), None);
+        assert_eq!(s.release_task_cores(id(9), 1), None);
+        assert!(!s.set_free_cores(id(9), 1));
+    }
+
+    /// A task's cores given back twice would make more cores free than the executor has:
+    /// reported (the free-cores invariant) and capped.
+    #[test]
+    fn cores_given_back_twice_are_reported_and_capped() {
+        let mut s = with_executors(1, 2, false);
+        assert!(s.set_free_cores(id(1), 1));
+        assert_eq!(s.release_task_cores(id(1), 1).unwrap().free, 2);
+        let twice = s.release_task_cores(id(1), 1).unwrap();
+        assert_eq!(twice, ReleasedCores { free: 3, total: 2 });
+        assert_eq!(s.executors.get(id(1)).unwrap().free_cores, 2);
     }
 
     /// CoarseGrainedSchedulerBackendSuite "compute max number of concurrent tasks can be

@@ -1,7 +1,8 @@
 //! When the executors a driver is waiting for were asked for: Spark 4.0.0's
-//! `CoarseGrainedSchedulerBackend.execRequestTimes` (`updateExecRequestTimes` from `requestTotalExecutors`, and
-//! `RegisterExecutor`'s take), which gives an executor's `ExecutorInfo.requestTime`, the event
-//! log's `Request Time`. One queue: sparkyard's applications run the default resource profile.
+//! `CoarseGrainedSchedulerBackend.execRequestTimes` (`updateExecRequestTimes` from
+//! `requestTotalExecutors`, and `RegisterExecutor`'s take), which gives an executor's
+//! `ExecutorInfo.requestTime`, the event log's `Request Time`. One queue: sparkyard's
+//! applications run the default resource profile.
 
 use std::collections::VecDeque;
 
@@ -85,6 +86,35 @@ mod tests {
         assert_eq!(t.take_for_registration(), Some(1_000));
         assert_eq!(t.take_for_registration(), Some(5_000));
         assert_eq!(t.take_for_registration(), None);
+    }
+
+    /// CoarseGrainedSchedulerBackendSuite "exec alloc decrease." in one resource profile: a
+    /// request taken back before any executor came (1, then 0) leaves no request time; the
+    /// next request's executors take its time, and an executor beyond every request has
+    /// none ("Our unexpected executor does not have a request time.").
+    #[test]
+    fn a_request_taken_back_leaves_no_request_time() {
+        let mut t = ExecRequestTimes::default();
+        t.request_total(1, 1_000);
+        t.request_total(0, 2_000);
+        t.request_total(2, 3_000);
+        assert_eq!(t.take_for_registration(), Some(3_000));
+        assert_eq!(t.take_for_registration(), Some(3_000));
+        assert_eq!(t.take_for_registration(), None);
+    }
+
+    /// CoarseGrainedSchedulerBackendSuite "extra resources from executor" (its request times):
+    /// after `requestExecutors(3)` every one of the three executors registering has the
+    /// request's time, none later than its registration.
+    #[test]
+    fn every_requested_executor_has_its_request_time() {
+        let mut t = ExecRequestTimes::default();
+        t.request_total(3, 4_000);
+        let registered_ms = 9_000;
+        for _ in 0..3 {
+            let time = t.take_for_registration().expect("a request time");
+            assert!(time > 0 && time <= registered_ms);
+        }
     }
 
     /// A lower total consumes the oldest requests first, as if they had been allocated; a

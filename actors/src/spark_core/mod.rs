@@ -7,6 +7,7 @@ pub mod block_fetch;
 pub mod block_manager_decommissioner;
 pub mod block_manager_master;
 pub mod block_manager_replication;
+pub mod coarse_grained_backend;
 pub mod driver;
 pub mod driver_endpoint;
 pub mod driver_endpoint_state;
