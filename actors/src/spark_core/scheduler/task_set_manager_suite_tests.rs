@@ -1220,3 +1220,144 @@ impl Alone {
         );
     }
 }
+
+// TaskSetManagerSuite "basic delay scheduling": exec1 gets its process-local task at once and
+// nothing more at PROCESS_LOCAL; after a wait host1's NODE_LOCAL offer gets task 2 (before the
+// task without preference), host2's task 1; host2 then gets nothing at NODE_LOCAL, and after
+// another wait the task without preference at NO_PREF.
+#[test]
+fn basic_delay_scheduling() {
+    run(async {
+        let mut a = live(&[(1, "host1"), (2, "host2")]);
+        a.ts.submit_tasks(located(&[
+            &[Loc("host1", Some(1))],
+            &[Loc("host2", Some(2))],
+            &[Loc("host1", None), Loc("host2", Some(2))],
+            &[],
+        ]));
+        assert_eq!(a.index_at(1, "host1", Any), Some(0));
+        assert_eq!(a.index_at(1, "host1", ProcessLocal), None);
+        clock::advance(clock::ms(LOCALITY_WAIT_MS)).await;
+        assert_eq!(a.index_at(1, "host1", NodeLocal), Some(2));
+        assert_eq!(a.index_at(2, "host2", NodeLocal), Some(1));
+        assert_eq!(a.index_at(2, "host2", NodeLocal), None);
+        clock::advance(clock::ms(LOCALITY_WAIT_MS)).await;
+        assert_eq!(a.index_at(2, "host2", NoPref), Some(3));
+    });
+}
+
+/// `manager.resourceOffer(execId, host, ANY)`'s second value on the stage-0 set: whether delay
+/// scheduling rejected the offer (`hasScheduleDelayReject`).
+fn delay_rejected(a: &mut Alone, e: u32, host: &str, settings: &LocalitySettings) -> bool {
+    let cx = super::task_set_manager::LocalityContext {
+        topology: &a.ts.topology,
+        settings,
+        now_ms: clock::now_ms(),
+    };
+    let tsm = a.ts.task_sets.get_mut(&(0, 0, 0)).expect("submitted");
+    let (task, rejected) = tsm.resource_offer(ExecutorId(e), host, Any, &cx);
+    assert!(task.is_none(), "only asked when nothing launches");
+    rejected
+}
+
+// TaskSetManagerSuite "delay scheduling with fallback" (spark.locality.wait.legacyResetOnTaskLaunch
+// true: each launch resets the timer): after a wait host1 takes host2's tasks 1 and 2; host2's
+// own task 4 then resets the timer, so host3's task waits one more wait before it runs on host2.
+// An offer refused because the set is a zombie, or because nothing is pending, is no delay
+// scheduling reject. (The suite's mocked TaskSetExcludelist step is left out.)
+#[test]
+fn delay_scheduling_with_fallback() {
+    run(async {
+        let legacy = LocalitySettings {
+            legacy_reset_on_task_launch: true,
+            ..LocalitySettings::default()
+        };
+        let mut a = live_with(Alone::new(1), legacy, &[]);
+        a.add_executors(&[(1, "host1"), (2, "host2"), (3, "host3")]);
+        a.ts.submit_tasks(located(&[
+            &[Loc("host1", None)],
+            &[Loc("host2", None)],
+            &[Loc("host2", None)],
+            &[Loc("host3", None)],
+            &[Loc("host2", None)],
+        ]));
+        assert_eq!(a.index_at(1, "host1", Any), Some(0));
+        assert_eq!(a.index_at(1, "host1", Any), None);
+        clock::advance(clock::ms(LOCALITY_WAIT_MS)).await;
+        assert_eq!(a.index_at(1, "host1", Any), Some(1));
+        assert_eq!(a.index_at(1, "host1", Any), Some(2));
+        assert_eq!(a.index_at(2, "host2", Any), Some(4));
+        assert_eq!(a.index_at(2, "host2", Any), None);
+        clock::advance(clock::ms(LOCALITY_WAIT_MS)).await;
+        a.tsm(0, 0).zombie = true;
+        assert!(!delay_rejected(&mut a, 2, "host2", &legacy));
+        a.tsm(0, 0).zombie = false;
+        assert_eq!(a.index_at(2, "host2", Any), Some(3));
+        assert!(!delay_rejected(&mut a, 2, "host2", &legacy));
+    });
+}
+
+// TaskSchedulerImplSuite "scheduler checks for executors that can be expired from
+// excludeOnFailure": every resourceOffers first lets the HealthTracker expire its exclusions
+// (`applyExcludeOnFailureTimeout`): executor 1, excluded for the application after a successful
+// set with two of its failures, takes a task again once spark.excludeOnFailure.timeout passed.
+#[test]
+fn resource_offers_expire_exclusions_from_the_health_tracker() {
+    run(async {
+        let conf = crate::world::config::ExcludeOnFailureConf {
+            enabled: Some(true),
+            timeout_ms: Some(60_000),
+            ..Default::default()
+        };
+        let mut a = Alone::new(1);
+        let log = crate::kernel::logs::ProcessLog::new(
+            "driver",
+            Rc::new(std::cell::RefCell::new(crate::kernel::logs::LogStore::new(
+                false,
+            ))),
+        );
+        let bus = crate::world::listener::ContextBus::disabled();
+        a.ts = super::task_scheduler_impl::TaskSchedulerImpl::new(log, 4, 1)
+            .with_exclusion(&conf, 120_000, false, bus);
+        a.ts.submit_tasks(task_set(0, 0, 3, None));
+        for _ in 0..2 {
+            let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+            a.throw(t.task_id);
+        }
+        for _ in 0..3 {
+            let t = a.offer(&mut [offer(2, "host2", 1)]).remove(0);
+            a.update(t.task_id, TaskState::Finished);
+        }
+        a.ts.submit_tasks(task_set(1, 0, 2, None));
+        assert!(a.offer(&mut [offer(1, "host1", 1)]).is_empty(), "excluded");
+        clock::advance(clock::ms(60_001)).await;
+        assert_eq!(a.offer(&mut [offer(1, "host1", 1)]).len(), 1, "expired");
+    });
+}
+
+// TaskSetManagerSuite "SPARK-33741 Test minimum amount of time a task runs before being
+// considered for speculation" (spark.speculation.minTaskRuntime 3min, quantile 0.5): with one
+// of two tasks done in 1 s, the other is not speculatable after 2 s, as the threshold is
+// max(multiplier x median, minTimeToSpeculation) (TaskSetManager.checkSpeculatableTasks in
+// Spark 4.0.0's jar, given TaskSchedulerImpl's MIN_TIME_TO_SPECULATION); past 3 min it is.
+#[test]
+fn a_task_runs_the_minimum_time_before_it_is_considered_for_speculation() {
+    run(async {
+        let settings = SpeculationSettings {
+            quantile: 0.5,
+            min_task_runtime_ms: 3 * 60 * 1000,
+            ..SpeculationSettings::default()
+        };
+        let mut a = with_speculation(settings, &[(1, "host1"), (2, "host2")]);
+        a.ts.submit_tasks(task_set(0, 0, 2, None));
+        start_on(&mut a, &[(1, "host1"), (2, "host2")]);
+        clock::advance(clock::ms(1000)).await;
+        a.update(TaskId(0), TaskState::Finished);
+        clock::advance(clock::ms(1000)).await;
+        assert!(!a.ts.check_speculatable_tasks(&mut a.dag));
+        assert!(a.dag.speculative.is_empty());
+        clock::advance(clock::ms(3 * 60 * 1000)).await;
+        assert!(a.ts.check_speculatable_tasks(&mut a.dag));
+        assert_eq!(a.speculated(), BTreeSet::from([1]));
+    });
+}
