@@ -1361,3 +1361,31 @@ fn a_task_runs_the_minimum_time_before_it_is_considered_for_speculation() {
         assert_eq!(a.speculated(), BTreeSet::from([1]));
     });
 }
+
+// TaskSetManagerSuite "SPARK-29976 Regular speculation configs should still take effect even
+// when a threshold is provided": with the 60min duration threshold set, one of two tasks done
+// after 1 s (quantile 0.5) makes the median path apply first (checkSpeculatableTasks tries
+// `numSuccessfulTasks >= minFinishedForSpeculation` before the threshold): the other task, 2 s
+// in, is speculatable. The suite ran it under Spark 3.x's spark.speculation.multiplier default,
+// 1.5, set here (Spark 4.0.0's is 3.0, which puts the median threshold at 3 s).
+#[test]
+fn regular_speculation_configs_take_effect_beside_a_duration_threshold() {
+    run(async {
+        let settings = SpeculationSettings {
+            multiplier: 1.5,
+            quantile: 0.5,
+            min_task_runtime_ms: 0,
+            task_duration_threshold_ms: Some(60 * 60 * 1000),
+            slots_per_executor: 2,
+            ..SpeculationSettings::default()
+        };
+        let mut a = with_speculation(settings, &[(1, "host1"), (2, "host2")]);
+        a.ts.submit_tasks(task_set(0, 0, 2, None));
+        start_on(&mut a, &[(1, "host1"), (2, "host2")]);
+        clock::advance(clock::ms(1000)).await;
+        a.update(TaskId(0), TaskState::Finished);
+        clock::advance(clock::ms(1000)).await;
+        assert!(a.ts.check_speculatable_tasks(&mut a.dag));
+        assert_eq!(a.dag.speculative.len(), 1);
+    });
+}
