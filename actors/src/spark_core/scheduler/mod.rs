@@ -38,6 +38,8 @@ mod task_scheduler_impl;
 pub mod task_set_exclude_list;
 mod task_set_manager;
 #[cfg(test)]
+mod task_set_manager_suite_tests;
+#[cfg(test)]
 mod tests;
 
 pub use driver_scheduler::DriverScheduler;

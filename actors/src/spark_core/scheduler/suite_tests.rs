@@ -34,18 +34,20 @@ use std::rc::Rc;
 /// What the DAGScheduler was told, as the suites' `FakeDAGScheduler` records it
 /// (`startedTasks`, `endedTasks`, `speculativeTasks`, `taskSetFailed`).
 #[derive(Default)]
-struct FakeDag {
-    started: Vec<TaskId>,
+pub(super) struct FakeDag {
+    pub(super) started: Vec<TaskId>,
     /// Each ended attempt: its id, its reason, and whether a success was counted.
-    ended: Vec<(TaskId, TaskEndReason, bool)>,
+    pub(super) ended: Vec<(TaskId, TaskEndReason, bool)>,
     /// Each ended attempt's id and the TaskInfo it had already ended with (`Resubmitted`).
-    ended_infos: Vec<(TaskId, Option<AttemptEnd>)>,
-    added: Vec<ExecutorId>,
-    lost: Vec<ExecutorId>,
-    failed_sets: Vec<(u32, String)>,
-    speculative: Vec<SpeculativeTask>,
+    pub(super) ended_infos: Vec<(TaskId, Option<AttemptEnd>)>,
+    pub(super) added: Vec<ExecutorId>,
+    pub(super) lost: Vec<ExecutorId>,
+    pub(super) failed_sets: Vec<(u32, String)>,
+    pub(super) speculative: Vec<SpeculativeTask>,
     /// `unschedulableTaskSetAdded` (true) and `...Removed` (false) calls.
-    unschedulable: Vec<(u32, u32, bool)>,
+    pub(super) unschedulable: Vec<(u32, u32, bool)>,
+    /// Whether the attempt's set was a zombie when the DAGScheduler heard of each end.
+    pub(super) zombie_at_end: Vec<bool>,
     /// Each `taskEnded`, in a journal a test may share with its allocation client.
     journal: Rc<RefCell<Vec<Seen>>>,
 }
@@ -98,11 +100,11 @@ impl AllocationClient for JournalAllocations {
 }
 
 impl FakeDag {
-    fn ended_with(&self, tid: TaskId) -> Option<&TaskEndReason> {
+    pub(super) fn ended_with(&self, tid: TaskId) -> Option<&TaskEndReason> {
         self.ended.iter().find(|e| e.0 == tid).map(|e| &e.1)
     }
 
-    fn resubmitted(&self) -> usize {
+    pub(super) fn resubmitted(&self) -> usize {
         self.ended
             .iter()
             .filter(|e| matches!(e.1, TaskEndReason::Resubmitted))
@@ -118,10 +120,12 @@ impl DagEvents for FakeDag {
     fn task_ended(
         &mut self,
         event: CompletionEvent<'_>,
-        _: &mut TaskSchedulerImpl,
+        ts: &mut TaskSchedulerImpl,
         _: &mut DriverEnv,
         _: &mut Vec<SchedulerEvent>,
     ) {
+        let zombie = ts.task_sets.get(&event.task.key).is_some_and(|t| t.zombie);
+        self.zombie_at_end.push(zombie);
         let counted = event.result.is_some();
         let seen = Seen::TaskEnded(event.task.task_id);
         self.journal.borrow_mut().push(seen);
@@ -162,16 +166,16 @@ impl DagEvents for FakeDag {
 }
 
 /// A TaskSchedulerImpl alone, its SparkEnv and a fake DAGScheduler.
-struct Alone {
-    ts: TaskSchedulerImpl,
-    env: DriverEnv,
-    dag: FakeDag,
+pub(super) struct Alone {
+    pub(super) ts: TaskSchedulerImpl,
+    pub(super) env: DriverEnv,
+    pub(super) dag: FakeDag,
     /// The HealthTracker's allocation client: the calls it made.
-    alloc: RecordedAllocations,
+    pub(super) alloc: RecordedAllocations,
 }
 
 impl Alone {
-    fn new(task_cpus: u32) -> Self {
+    pub(super) fn new(task_cpus: u32) -> Self {
         let log = ProcessLog::new("driver", Rc::new(RefCell::new(LogStore::new(false))));
         Alone {
             ts: TaskSchedulerImpl::new(log.clone(), 4, task_cpus),
@@ -181,7 +185,7 @@ impl Alone {
         }
     }
 
-    fn offer(&mut self, offers: &mut [WorkerOffer]) -> LaunchedTasks {
+    pub(super) fn offer(&mut self, offers: &mut [WorkerOffer]) -> LaunchedTasks {
         let mut launched = Vec::new();
         let (env, dag, alloc) = (&mut self.env, &mut self.dag, &mut self.alloc);
         self.ts
@@ -189,7 +193,7 @@ impl Alone {
         launched
     }
 
-    fn update(&mut self, tid: TaskId, state: TaskState) -> Vec<SchedulerEvent> {
+    pub(super) fn update(&mut self, tid: TaskId, state: TaskState) -> Vec<SchedulerEvent> {
         let mut out = Vec::new();
         let data = TaskResultData::None;
         let (env, dag, alloc) = (&mut self.env, &mut self.dag, &mut self.alloc);
@@ -199,7 +203,7 @@ impl Alone {
     }
 
     /// A failure that counts toward spark.task.maxFailures (an exception in the task).
-    fn fail(&mut self, tid: TaskId) {
+    pub(super) fn fail(&mut self, tid: TaskId) {
         let data = boom();
         let mut out = Vec::new();
         self.ts.status_update_handled(
@@ -213,7 +217,7 @@ impl Alone {
         );
     }
 
-    fn lose(&mut self, executor: u32) {
+    pub(super) fn lose(&mut self, executor: u32) {
         let reason = ExecutorLossReason::ProcessLost {
             message: "gone".into(),
             caused_by_app: false,
@@ -226,7 +230,11 @@ impl Alone {
     }
 
     /// The TaskSetManager of stage `stage`, attempt `attempt` (job = stage here).
-    fn tsm(&mut self, stage: u32, attempt: u32) -> &mut super::task_set_manager::TaskSetManager {
+    pub(super) fn tsm(
+        &mut self,
+        stage: u32,
+        attempt: u32,
+    ) -> &mut super::task_set_manager::TaskSetManager {
         self.ts
             .task_sets
             .get_mut(&(stage, stage, attempt))
@@ -236,7 +244,7 @@ impl Alone {
 
 /// `FakeTask.createTaskSet(n, stageId, stageAttemptId)`: `n` tasks without preferences; the
 /// job (FIFO priority) is the stage id. A shuffle-map set when `shuffle` names its shuffle.
-fn task_set(stage: u32, attempt: u32, n: u32, shuffle: Option<u32>) -> TaskSet {
+pub(super) fn task_set(stage: u32, attempt: u32, n: u32, shuffle: Option<u32>) -> TaskSet {
     let work = TaskWork::Sleep {
         duration_ms: 1,
         fail: None,
@@ -264,7 +272,7 @@ fn task_set(stage: u32, attempt: u32, n: u32, shuffle: Option<u32>) -> TaskSet {
     }
 }
 
-fn offer(executor: u32, host: &str, cores: u32) -> WorkerOffer {
+pub(super) fn offer(executor: u32, host: &str, cores: u32) -> WorkerOffer {
     WorkerOffer {
         executor_id: ExecutorId(executor),
         host: Rc::from(host),
@@ -591,7 +599,7 @@ fn a_finished_zombie_attempt_leaves_the_next_attempt_scheduled() {
     assert!(second.iter().all(|t| t.stage_attempt_id == 1));
 }
 
-fn run(body: impl std::future::Future<Output = ()>) {
+pub(super) fn run(body: impl std::future::Future<Output = ()>) {
     let rt = clock::paused_runtime().expect("runtime");
     rt.block_on(async {
         clock::start(0);
@@ -1109,7 +1117,7 @@ fn trivial_shuffle_with_multiple_fetch_failures() {
 
 /// `spark.excludeOnFailure.enabled=true` (both levels), with `killExcludedExecutors` as given,
 /// an unschedulable timeout of `timeout_ms`.
-fn with_exclusion(kill: bool, timeout_ms: u64) -> Alone {
+pub(super) fn with_exclusion(kill: bool, timeout_ms: u64) -> Alone {
     with_exclusion_and(kill, timeout_ms, false)
 }
 
@@ -1167,7 +1175,7 @@ impl Alone {
     }
 
     /// The task throws (an `ExceptionFailure`, which counts toward the task's failures).
-    fn throw(&mut self, tid: TaskId) -> Vec<SchedulerEvent> {
+    pub(super) fn throw(&mut self, tid: TaskId) -> Vec<SchedulerEvent> {
         let mut out = Vec::new();
         let data = boom();
         self.ts.status_update_handled(

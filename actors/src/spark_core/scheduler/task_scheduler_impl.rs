@@ -506,11 +506,31 @@ impl TaskSchedulerImpl {
             spec.active.insert(key);
             tsm.spec = Some(Box::new(TaskSetSpeculation::new(n, &spec.settings)));
         }
+        self.zombify_earlier_attempts(stage_id);
         self.task_sets.insert(key, tsm);
         self.stage_jobs.insert(stage_id, job_id);
         self.runnable.insert(key);
         if let Some(p) = self.pools.as_mut() {
             p.add_task_set(key);
+        }
+    }
+
+    /// submitTasks' `stageTaskSets.foreach { case (_, ts) => ts.isZombie = true }` (Spark
+    /// 4.0.0's `$anonfun$submitTasks$3`): a stage has one active attempt, so every attempt still
+    /// registered becomes a zombie (no `suspend`: its pending lists stay, its running tasks run
+    /// on) when the next one is added.
+    fn zombify_earlier_attempts(&mut self, stage: u32) {
+        let Some(&job) = self.stage_jobs.get(&stage) else {
+            return;
+        };
+        for tsm in self
+            .task_sets
+            .range_mut((job, stage, 0)..=(job, stage, u32::MAX))
+            .map(|(_, t)| t)
+        {
+            if !tsm.finished {
+                tsm.zombie = true;
+            }
         }
     }
 
@@ -528,6 +548,33 @@ impl TaskSchedulerImpl {
         let offers = std::slice::from_mut(offer);
         self.resource_offers(offers, false, &mut launched, env, dag, alloc);
         launched
+    }
+
+    /// `TaskSetManager.resourceOffer(execId, host, maxLocality)` on one set, as
+    /// TaskSetManagerSuite calls it: delay scheduling's choice up to `max_locality`, and the
+    /// launch of what it gives (`prepareLaunchingTask`, `taskStarted`); no round, no reset.
+    #[cfg(test)]
+    pub(super) fn task_set_resource_offer(
+        &mut self,
+        key: TsKey,
+        offer: &WorkerOffer,
+        max_locality: TaskLocality,
+        env: &mut DriverEnv,
+        dag: &mut impl DagEvents,
+        alloc: &mut dyn AllocationClient,
+    ) -> Option<Box<TaskDescription>> {
+        let now_ms = clock::now_ms();
+        let dequeued = self.offer_to_set(key, offer, max_locality, now_ms)?.0?;
+        let mut launched = Vec::new();
+        let mut round = Round {
+            all_free: false,
+            now_ms,
+            launched: &mut launched,
+            env,
+            dag,
+            alloc,
+        };
+        Some(self.launch(key, dequeued, offer, &mut round))
     }
 
     /// `TaskSchedulerImpl.resourceOffers(offers, isAllFreeResources)`: executors not seen
@@ -1401,16 +1448,7 @@ impl TaskSchedulerImpl {
             out,
         };
         self.resubmit_lost_outputs(eid, reason, &mut cx);
-        let tids: Vec<TaskId> = self
-            .by_executor
-            .remove(eid)
-            .map(SmallSet::into_sorted)
-            .unwrap_or_default();
-        for tid in tids {
-            let Some(task) = self.running.remove(tid) else {
-                continue;
-            };
-            self.remove_running_task(&task, true);
+        for task in self.attempts_running_on(eid) {
             let by_app = reason.exit_caused_by_app() && !task.launching;
             let cause = if by_app {
                 "caused by one of the running tasks"
@@ -1431,6 +1469,49 @@ impl TaskSchedulerImpl {
             h.handle_removed_executor(eid);
         }
         cx.dag.executor_lost(eid, reason);
+    }
+
+    /// The attempts whose TaskInfo is still running on a lost executor (TaskSetManager.executorLost's
+    /// `info.running && info.executorId == execId`), in task id order, each counted out of its
+    /// set: those running, and those whose end the TaskResultGetter has not handled yet. Those
+    /// ends leave the queue: Spark 4.0.0's executorLost fails the attempt, and then
+    /// handleSuccessfulTask / handleFailedTask return at once for its finished TaskInfo
+    /// (SPARK-37300).
+    fn attempts_running_on(&mut self, eid: ExecutorId) -> Vec<RunningTask> {
+        let tids = self.by_executor.remove(eid).map(SmallSet::into_sorted);
+        let mut tasks = Vec::new();
+        for tid in tids.unwrap_or_default() {
+            if let Some(task) = self.running.remove(tid) {
+                self.remove_running_task(&task, true);
+                tasks.push(task);
+            }
+        }
+        if self.ended.iter().any(|e| e.task.executor_id == eid) {
+            self.fail_unhandled_ends_on(eid, &mut tasks);
+        }
+        tasks
+    }
+
+    /// `attempts_running_on`'s share of the ends still queued (rare: the getter runs right after
+    /// the offer that follows each status update). A success was counted out of its set as a
+    /// success; it is a failure now.
+    #[cold]
+    #[inline(never)]
+    fn fail_unhandled_ends_on(&mut self, eid: ExecutorId, tasks: &mut Vec<RunningTask>) {
+        let (on, rest) = std::mem::take(&mut self.ended)
+            .into_iter()
+            .partition(|e: &QueuedEnd| e.task.executor_id == eid);
+        self.ended = rest;
+        for QueuedEnd { task, state, .. } in on {
+            if state == TaskState::Finished
+                && self.speculation.is_some()
+                && let Some(tsm) = self.task_sets.get_mut(&task.key)
+            {
+                tsm.speculation_task_failed(&task);
+            }
+            tasks.push(task);
+        }
+        tasks.sort_by_key(|t| t.task_id);
     }
 
     /// `TaskSetManager.handleSuccessfulTask`, then `taskEnded` for the DAGScheduler
