@@ -20,6 +20,14 @@ struct MapStatus {
     avg_block_bytes: u64,
 }
 
+/// A registered map output as a test reads it (`MapStatus.location` and `mapId`).
+#[cfg(test)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegisteredOutput {
+    pub location: BlockManagerId,
+    pub map_id: u64,
+}
+
 /// `ShuffleStatus`: the outputs of one shuffle, by map index.
 #[derive(Debug)]
 struct ShuffleStatus {
@@ -314,6 +322,24 @@ impl MapOutputTrackerMaster {
             .enumerate()
             .filter(|(_, m)| m.is_none())
             .map(|(i, _)| i as u32)
+            .collect()
+    }
+
+    /// `shuffleStatuses(shuffleId).mapStatuses` as the suites read it: each map index's output
+    /// (its location and map id), `None` where there is none.
+    #[cfg(test)]
+    pub fn outputs(&self, shuffle_id: u32) -> Vec<Option<RegisteredOutput>> {
+        let Some(s) = self.shuffles.get(&shuffle_id) else {
+            return Vec::new();
+        };
+        s.statuses
+            .iter()
+            .map(|m| {
+                m.map(|m| RegisteredOutput {
+                    location: self.servers[m.server as usize].clone(),
+                    map_id: m.map_id,
+                })
+            })
             .collect()
     }
 
