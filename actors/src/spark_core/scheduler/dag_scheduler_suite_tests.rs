@@ -1204,3 +1204,76 @@ fn accumulator_not_calculated_for_resubmitted_task_in_result_stage() {
     assert_eq!(t.results(0), answers(&[(0, 42), (1, 42)]));
     t.assert_data_structures_empty();
 }
+
+// DAGSchedulerSuite "[SPARK-19263] DAGScheduler should not submit multiple active tasksets, even
+// with late completions from earlier stage attempts": after a fetch failure from hostA, a late
+// success of stage 1's first attempt on hostA is ignored (its epoch is not newer than hostA's
+// loss), so stage 1's second attempt finishing its other partition leaves the stage incomplete:
+// a third attempt runs the one partition, and only then the result stage.
+#[test]
+fn spark_19263_dag_scheduler_should_not_submit_multiple_active_tasksets() {
+    let mut t = Suite::new();
+    t.submit(job(&[(2, &[]), (2, &[0]), (2, &[1])]));
+    assert_eq!(t.stage_attempt(0), (0, 0));
+    t.complete_map_stage(0, 0, &["hostA", "hostA"]);
+    assert_eq!(t.stage_attempt(1), (1, 0));
+    let fetch = End::Fetch {
+        from: Some("hostA"),
+        shuffle: 0,
+        map_index: 0,
+        reduce: 0,
+    };
+    t.end(1, 0, fetch);
+    t.resubmit();
+    assert_eq!((t.stage_attempt(2), t.partitions(2).len()), ((0, 1), 2));
+    t.complete(2, vec![End::Map("hostB"), End::Map("hostB")]);
+    t.end(1, 1, End::Map("hostA"));
+    assert_eq!((t.stage_attempt(3), t.partitions(3).len()), ((1, 1), 2));
+    t.end(3, 0, End::Map("hostB"));
+    assert_eq!(t.task_sets.len(), 5);
+    assert_eq!((t.stage_attempt(4), t.partitions(4)), ((1, 2), vec![1]));
+    t.end(4, 0, End::Map("hostB"));
+    assert_eq!(t.task_sets.len(), 6);
+    assert_eq!(t.stage_attempt(5), (2, 0));
+    t.complete(5, vec![End::Result(1), End::Result(1)]);
+    assert_eq!(t.results(0), answers(&[(0, 1), (1, 1)]));
+}
+
+// DAGSchedulerSuite "Completions in zombie tasksets update status of non-zombie taskset": the
+// map stage's second attempt runs the three partitions without an output; successes of the
+// first (zombie) attempt's tasks for partitions 2 and 3 mark them completed in the second
+// (`notifyPartitionCompletion`), and count for the stage, which then finishes.
+#[test]
+fn completions_in_zombie_tasksets_update_status_of_non_zombie_taskset() {
+    let mut t = Suite::new();
+    t.submit(shuffle_job(4, 4));
+    assert_eq!(t.task_sets.len(), 1);
+    t.end(0, 0, End::Map("hostA"));
+    let fetch = End::Fetch {
+        from: Some("hostB"),
+        shuffle: 0,
+        map_index: 0,
+        reduce: 0,
+    };
+    t.end(0, 1, fetch);
+    t.resubmit();
+    assert_eq!(t.task_sets.len(), 2);
+    assert_eq!(t.partitions(1), vec![1, 2, 3]);
+    t.end(1, 0, End::Map("hostA"));
+    let marked = |t: &Suite| -> Vec<u32> {
+        let set = t.task_set(1);
+        set.partitions
+            .iter()
+            .zip(&set.successful)
+            .filter(|(_, done)| **done)
+            .map(|(p, _)| *p)
+            .collect()
+    };
+    t.end(0, 2, End::Map("hostA"));
+    assert_eq!(marked(&t), vec![2]);
+    t.end(0, 3, End::Map("hostA"));
+    assert_eq!(marked(&t), vec![2, 3]);
+    assert_eq!(t.task_sets.len(), 3);
+    t.complete(2, (0..4).map(|_| End::Result(42)).collect());
+    t.assert_data_structures_empty();
+}

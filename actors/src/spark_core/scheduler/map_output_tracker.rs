@@ -437,6 +437,51 @@ mod tests {
         assert_eq!(t.read_plan(10).expect("registered").missing_map, Some(0));
     }
 
+    /// MapOutputTrackerSuite "master register shuffle and unregister map output and fetch": two
+    /// simultaneous fetch failures unregister the same output twice; the second finds nothing
+    /// to remove (but bumps the epoch, as `unregisterMapOutput` always does), the other map's
+    /// output stays, and a reduce task reading the shuffle now misses map 0 (Spark's
+    /// FetchFailedException from `getMapSizesByExecutorId`).
+    #[test]
+    fn master_register_shuffle_and_unregister_map_output_and_fetch() {
+        let mut t = MapOutputTrackerMaster::default();
+        t.register_shuffle(10, 2);
+        t.register_map_output(10, 0, bm(1, "hostA", 1000), 0, 3000, 3);
+        t.register_map_output(10, 1, bm(2, "hostB", 1000), 1, 12000, 3);
+        let e = t.epoch();
+        t.unregister_map_output(10, 0, &bm(1, "hostA", 1000));
+        t.unregister_map_output(10, 0, &bm(1, "hostA", 1000));
+        assert_eq!(t.epoch(), e + 2);
+        assert_eq!(t.missing_partitions(10), vec![0]);
+        assert!(t.has_output(10, 1));
+        assert!(
+            !t.has_outputs_of(ExecutorId(1)),
+            "counted once, not below zero"
+        );
+        assert!(t.has_outputs_of(ExecutorId(2)));
+        assert_eq!(t.read_plan(10).expect("registered").missing_map, Some(0));
+    }
+
+    /// MapOutputTrackerSuite "getLocationsWithLargestOutputs with multiple outputs in same
+    /// machine": hostA's block manager serves two outputs of 2 bytes, hostB's one of 3; at a
+    /// 50% threshold only hostA (4 of 7 bytes) is preferred, at 20% both are.
+    #[test]
+    fn get_locations_with_largest_outputs_with_multiple_outputs_in_same_machine() {
+        let mut t = MapOutputTrackerMaster::default();
+        t.register_shuffle(10, 3);
+        t.register_map_output(10, 0, bm(1, "hostA", 1000), 0, 2, 1);
+        t.register_map_output(10, 1, bm(1, "hostA", 1000), 1, 2, 1);
+        t.register_map_output(10, 2, bm(2, "hostB", 1000), 2, 3, 1);
+        let top50 = t
+            .locations_with_largest_outputs(10, 0.5)
+            .expect("a preferred location");
+        assert_eq!(top50, vec![&bm(1, "hostA", 1000)]);
+        let top20 = t
+            .locations_with_largest_outputs(10, 0.2)
+            .expect("preferred locations");
+        assert_eq!(top20, vec![&bm(1, "hostA", 1000), &bm(2, "hostB", 1000)]);
+    }
+
     /// MapOutputTrackerSuite "remove outputs on executor / host": `removeOutputsOnExecutor`
     /// matches the location's executor id (whoever serves it), `removeOutputsOnHost` the host.
     #[test]
