@@ -1277,3 +1277,57 @@ fn completions_in_zombie_tasksets_update_status_of_non_zombie_taskset() {
     t.complete(2, (0..4).map(|_| End::Result(42)).collect());
     t.assert_data_structures_empty();
 }
+
+/// DAGSchedulerSuite's `shuffleFileLossTests` "worker lost with/without shuffle service"
+/// (`ExecutorProcessLost("", Some("hostA"))`). YARN's ExecutorProcessLost never names a worker
+/// host, so the loss that does on YARN is used: `ExecutorDecommission(Some("hostA"))`, which
+/// DAGSchedulerEventProcessLoop.doOnReceive maps to the same `handleExecutorLost(execId,
+/// workerHost)` (Spark 4.0.0's jar). With a worker host the files are lost whatever the
+/// shuffle service (`removeOutputsOnHost`).
+fn worker_lost(shuffle_service: bool) {
+    let reason = ExecutorLossReason::Decommission {
+        reason: String::new(),
+        worker_host: Some("hostA".into()),
+    };
+    let t = shuffle_files_lost_when(reason, shuffle_service);
+    assert_eq!(
+        t.logged("INFO DAGScheduler: Shuffle files lost for host: hostA (epoch 1)"),
+        1
+    );
+    assert_eq!(t.s.env.map_output_tracker.missing_partitions(0), vec![0]);
+}
+
+// DAGSchedulerSuite "shuffle files lost when worker lost with shuffle service" (see
+// `worker_lost`).
+#[test]
+fn shuffle_files_lost_when_worker_lost_with_shuffle_service() {
+    worker_lost(true);
+}
+
+// DAGSchedulerSuite "shuffle files lost when worker lost without shuffle service" (see
+// `worker_lost`).
+#[test]
+fn shuffle_files_lost_when_worker_lost_without_shuffle_service() {
+    worker_lost(false);
+}
+
+// DAGSchedulerSuite "stages with both narrow and shuffle dependencies use narrow ones for
+// locality": a reduce stage that also reads an RDD preferring hostB prefers hostB, not the
+// host of its shuffle input (hostA).
+#[test]
+fn stages_with_both_narrow_and_shuffle_dependencies_use_narrow_ones_for_locality() {
+    let mut t = Suite::new();
+    let mut spec = shuffle_job(1, 1);
+    spec.stages[1].preferred_hosts = vec![vec!["hostB".into()]];
+    t.submit(spec);
+    t.complete_map_stage(0, 0, &[]);
+    assert_eq!(t.output_hosts(0), BTreeSet::from(["hostA".into()]));
+    let prefs: Vec<String> = t.task_set(1).prefs.hosts[0]
+        .iter()
+        .map(|h| h.to_string())
+        .collect();
+    assert_eq!(prefs, vec!["hostB".to_string()]);
+    t.complete(1, vec![End::Result(42)]);
+    assert_eq!(t.results(0), answers(&[(0, 42)]));
+    t.assert_data_structures_empty();
+}
