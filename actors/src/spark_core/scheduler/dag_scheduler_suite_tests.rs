@@ -1331,3 +1331,62 @@ fn stages_with_both_narrow_and_shuffle_dependencies_use_narrow_ones_for_locality
     assert_eq!(t.results(0), answers(&[(0, 42)]));
     t.assert_data_structures_empty();
 }
+
+// DAGSchedulerSuite "failure of stage used by two jobs", for its second job (sparkyard's jobs
+// do not share stages): the result stage reads two shuffles whose map stages run at once; the
+// first map stage's TaskSetFailed aborts the job, and the other map stage, running and needed
+// by no other job, is cancelled too (`cancelledStages` {0, 1}; the listener hears both fail).
+#[test]
+fn failure_of_stage_used_by_two_jobs() {
+    let mut t = Suite::new();
+    t.submit(job(&[(2, &[]), (2, &[]), (2, &[0, 1])]));
+    assert_eq!(t.s.dag.running_stages, BTreeSet::from([0, 1]));
+    let mut out = Vec::new();
+    let message = "Exception failure in map stage";
+    let s = &mut t.s;
+    s.dag
+        .task_set_failed(0, message, &mut s.task_scheduler, &mut s.env, &mut out);
+    t.after(out);
+    assert!(
+        (0..2).all(|i| t.task_set(i).zombie),
+        "killAllTaskAttempts(0) and (1)"
+    );
+    assert!(t.successful_stages().is_empty());
+    assert_eq!(
+        t.failed_stages().into_iter().collect::<BTreeSet<_>>(),
+        BTreeSet::from([0, 1])
+    );
+    assert_eq!(
+        t.failure(0),
+        format!("Job aborted due to stage failure: {message}")
+    );
+    t.assert_data_structures_empty();
+}
+
+// DAGSchedulerSuite "SPARK-17644: After one stage is aborted for too many failed attempts,
+// subsequent stages still behave correctly on fetch failures": a job aborted after four
+// fetch-failed attempts leaves nothing behind, and the next job's single fetch failure is
+// retried and succeeds.
+#[test]
+fn spark_17644_after_one_stage_is_aborted_subsequent_stages_behave_on_fetch_failures() {
+    let mut t = Suite::new();
+    t.submit(shuffle_job(2, 2));
+    for attempt in 0..4 {
+        t.complete_map_stage(0, attempt, &[]);
+        t.complete_next_with_fetch_failure(1, attempt, 0);
+        t.resubmit();
+    }
+    assert!(
+        t.failure(0)
+            .contains("Most recent failure reason:\nignored")
+    );
+    t.assert_data_structures_empty();
+    t.submit(shuffle_job(2, 2));
+    t.complete_map_stage(2, 0, &[]);
+    t.complete_next_with_fetch_failure(3, 0, 1);
+    t.resubmit();
+    t.complete_map_stage(2, 1, &[]);
+    t.complete_next_result(3, 1, |_| 7);
+    assert_eq!(t.results(1), answers(&[(0, 7), (1, 7)]));
+    t.assert_data_structures_empty();
+}
