@@ -54,7 +54,7 @@ pub(super) struct Stage {
     name: String,
     rdd: String,
     is_result: bool,
-    parents: Vec<u32>,
+    pub(super) parents: Vec<u32>,
     /// Each partition's work (shared with the stage's task sets).
     tasks: Rc<Vec<TaskWork>>,
     /// The latest attempt's task count (`latestInfo.numTasks`): every partition until the stage
@@ -484,6 +484,7 @@ impl DAGScheduler {
             return;
         }
         let missing = self.missing_parents(id, cx.env);
+        self.skip_available_parents(id, &missing);
         if missing.is_empty() {
             let kind = self.stage_kind(id);
             info!(
@@ -497,6 +498,21 @@ impl DAGScheduler {
             self.submit_stage(p, cx);
         }
         self.waiting_stages.insert(id);
+    }
+
+    /// `getMissingParentStages` (Spark 4.0.0's jar): a parent found available is skipped, and
+    /// `ShuffleMapStage.increaseAttemptIdOnFirstSkip` makes a stage skipped before it ever ran
+    /// start its attempts at 1 (a later job's stage over a computed shuffle, resubmitted after
+    /// a fetch failure, runs as attempt 1: DAGSchedulerSuite "shuffle fetch failure in a reused
+    /// shuffle dependency").
+    fn skip_available_parents(&mut self, id: u32, missing: &[u32]) {
+        let parents = self.stages[&id].parents.clone();
+        for p in parents.into_iter().filter(|p| !missing.contains(p)) {
+            let parent = self.stages.get_mut(&p).expect("known stage");
+            if parent.next_attempt == 0 {
+                parent.next_attempt = 1;
+            }
+        }
     }
 
     /// `findMissingPartitions`: a shuffle-map stage's map indices with no registered output, a
@@ -932,6 +948,10 @@ impl DAGScheduler {
             return;
         }
         self.mark_stage_as_finished(stage, None);
+        // handleTaskCompletion (Spark 4.0.0's jar): `cancelRunningIndependentStages(job, "Job N
+        // is finished.")` before the cleanup: a map stage still running (resubmitted after a
+        // speculative copy's fetch failure) has its tasks killed and is marked failed.
+        self.cancel_running_independent_stages(job_id, &format!("Job {job_id} is finished."), cx);
         info!(
             self.log,
             DAG,
@@ -1114,7 +1134,8 @@ impl DAGScheduler {
     /// `spark.files.fetchFailure.unRegisterOutputOnHost`, the host) that failed are removed.
     fn handle_fetch_failed(&mut self, task: &RunningTask, failure: &FetchFailure, cx: &mut Cx<'_>) {
         let failed = task.key.1;
-        let Some(map_stage) = self.map_stage_of(failure.shuffle_id) else {
+        let job_id = self.stages[&failed].job_id;
+        let Some(map_stage) = self.map_stage_of(failure.shuffle_id, job_id) else {
             return;
         };
         let latest = self.stages[&failed].attempt;
@@ -1215,11 +1236,15 @@ impl DAGScheduler {
                 .is_some_and(|bm| cx.ts.is_executor_decommissioning(bm.executor_id))
     }
 
-    /// The shuffle-map stage writing `shuffle_id` (`shuffleIdToMapStage`).
-    pub(super) fn map_stage_of(&self, shuffle_id: u32) -> Option<u32> {
-        // Shuffle ids follow stage ids in order, so the stage is at or after the shuffle id.
+    /// `shuffleIdToMapStage(shuffleId)` for a stage of job `job_id`: the job's map stage writing
+    /// the shuffle. Spark drops a shuffle's stage with the last job needing it
+    /// (`cleanupStateForJobAndIndependentStages`), so a later job over the same shuffle has a
+    /// stage of its own, and a fetch failure there resubmits that one, not the finished job's
+    /// (DAGSchedulerSuite "shuffle fetch failure in a reused shuffle dependency").
+    pub(super) fn map_stage_of(&self, shuffle_id: u32, job_id: u32) -> Option<u32> {
+        let &(first, last) = self.job_stages.get(&job_id)?;
         self.stages
-            .range(shuffle_id..)
+            .range(first..=last)
             .find(|(_, s)| s.shuffle_id == Some(shuffle_id))
             .map(|(id, _)| *id)
     }
@@ -1352,12 +1377,7 @@ impl DAGScheduler {
             return;
         };
         let message = format!("Job aborted due to stage failure: {reason}");
-        let (first, last) = self.job_stages[&job_id];
-        let running: Vec<u32> = self.running_stages.range(first..=last).copied().collect();
-        for s in running {
-            cx.ts.kill_all_task_attempts(s, &message, cx.out);
-            self.mark_stage_as_finished(s, Some(&message));
-        }
+        self.cancel_running_independent_stages(job_id, &message, cx);
         self.cleanup_job_stages(job_id);
         let (time, failure) = (clock::now_epoch_ms(), message.clone());
         self.bus.post(|| ListenerEvent::JobEnd {
@@ -1370,6 +1390,32 @@ impl DAGScheduler {
             job_id,
             result: JobResult::Failed(message),
         });
+    }
+
+    /// `cancelRunningIndependentStages(job, reason)` (Spark 4.0.0's jar): every stage of the job
+    /// (a stage here belongs to one job) that is running, or whose fetch-failed attempts have
+    /// not been cleared by a success (`runningStages.contains(stage) ||
+    /// stage.failedAttemptIds.nonEmpty`), has its tasks killed (`killAllTaskAttempts`) and is
+    /// marked finished with `reason` as its failure: a stage that failed fetching and was
+    /// marked failed then is marked so again (a second StageCompleted).
+    fn cancel_running_independent_stages(&mut self, job_id: u32, reason: &str, cx: &mut Cx<'_>) {
+        let (first, last) = self.job_stages[&job_id];
+        let cancelled: Vec<u32> = self
+            .stages
+            .range(first..=last)
+            .filter(|(id, s)| self.running_stages.contains(id) || !s.failed_attempt_ids.is_empty())
+            .map(|(id, _)| *id)
+            .collect();
+        for s in cancelled {
+            cx.ts.kill_all_task_attempts(s, reason, cx.out);
+            self.mark_stage_as_finished(s, Some(reason));
+        }
+    }
+
+    /// The jobs still running (`activeJobs`).
+    #[cfg(test)]
+    pub(super) fn active_jobs(&self) -> usize {
+        self.jobs.len()
     }
 
     /// `cleanupStateForJobAndIndependentStages`: the job's stages leave the DAG's sets.

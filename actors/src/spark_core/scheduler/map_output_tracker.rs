@@ -20,6 +20,14 @@ struct MapStatus {
     avg_block_bytes: u64,
 }
 
+/// A registered map output as a test reads it (`MapStatus.location` and `mapId`).
+#[cfg(test)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegisteredOutput {
+    pub location: BlockManagerId,
+    pub map_id: u64,
+}
+
 /// `ShuffleStatus`: the outputs of one shuffle, by map index.
 #[derive(Debug)]
 struct ShuffleStatus {
@@ -317,6 +325,24 @@ impl MapOutputTrackerMaster {
             .collect()
     }
 
+    /// `shuffleStatuses(shuffleId).mapStatuses` as the suites read it: each map index's output
+    /// (its location and map id), `None` where there is none.
+    #[cfg(test)]
+    pub fn outputs(&self, shuffle_id: u32) -> Vec<Option<RegisteredOutput>> {
+        let Some(s) = self.shuffles.get(&shuffle_id) else {
+            return Vec::new();
+        };
+        s.statuses
+            .iter()
+            .map(|m| {
+                m.map(|m| RegisteredOutput {
+                    location: self.servers[m.server as usize].clone(),
+                    map_id: m.map_id,
+                })
+            })
+            .collect()
+    }
+
     /// Whether map `map_index` of the shuffle has an output.
     #[cfg(test)]
     pub fn has_output(&self, shuffle_id: u32, map_index: u32) -> bool {
@@ -409,6 +435,51 @@ mod tests {
         assert_eq!(t.missing_partitions(10), vec![0]);
         assert_eq!(t.epoch(), e + 2);
         assert_eq!(t.read_plan(10).expect("registered").missing_map, Some(0));
+    }
+
+    /// MapOutputTrackerSuite "master register shuffle and unregister map output and fetch": two
+    /// simultaneous fetch failures unregister the same output twice; the second finds nothing
+    /// to remove (but bumps the epoch, as `unregisterMapOutput` always does), the other map's
+    /// output stays, and a reduce task reading the shuffle now misses map 0 (Spark's
+    /// FetchFailedException from `getMapSizesByExecutorId`).
+    #[test]
+    fn master_register_shuffle_and_unregister_map_output_and_fetch() {
+        let mut t = MapOutputTrackerMaster::default();
+        t.register_shuffle(10, 2);
+        t.register_map_output(10, 0, bm(1, "hostA", 1000), 0, 3000, 3);
+        t.register_map_output(10, 1, bm(2, "hostB", 1000), 1, 12000, 3);
+        let e = t.epoch();
+        t.unregister_map_output(10, 0, &bm(1, "hostA", 1000));
+        t.unregister_map_output(10, 0, &bm(1, "hostA", 1000));
+        assert_eq!(t.epoch(), e + 2);
+        assert_eq!(t.missing_partitions(10), vec![0]);
+        assert!(t.has_output(10, 1));
+        assert!(
+            !t.has_outputs_of(ExecutorId(1)),
+            "counted once, not below zero"
+        );
+        assert!(t.has_outputs_of(ExecutorId(2)));
+        assert_eq!(t.read_plan(10).expect("registered").missing_map, Some(0));
+    }
+
+    /// MapOutputTrackerSuite "getLocationsWithLargestOutputs with multiple outputs in same
+    /// machine": hostA's block manager serves two outputs of 2 bytes, hostB's one of 3; at a
+    /// 50% threshold only hostA (4 of 7 bytes) is preferred, at 20% both are.
+    #[test]
+    fn get_locations_with_largest_outputs_with_multiple_outputs_in_same_machine() {
+        let mut t = MapOutputTrackerMaster::default();
+        t.register_shuffle(10, 3);
+        t.register_map_output(10, 0, bm(1, "hostA", 1000), 0, 2, 1);
+        t.register_map_output(10, 1, bm(1, "hostA", 1000), 1, 2, 1);
+        t.register_map_output(10, 2, bm(2, "hostB", 1000), 2, 3, 1);
+        let top50 = t
+            .locations_with_largest_outputs(10, 0.5)
+            .expect("a preferred location");
+        assert_eq!(top50, vec![&bm(1, "hostA", 1000)]);
+        let top20 = t
+            .locations_with_largest_outputs(10, 0.2)
+            .expect("preferred locations");
+        assert_eq!(top20, vec![&bm(1, "hostA", 1000), &bm(2, "hostB", 1000)]);
     }
 
     /// MapOutputTrackerSuite "remove outputs on executor / host": `removeOutputsOnExecutor`

@@ -19,6 +19,8 @@
 pub mod allocation_client;
 mod dag_scheduler;
 #[cfg(test)]
+mod dag_scheduler_suite_tests;
+#[cfg(test)]
 mod decommission_tests;
 mod driver_scheduler;
 mod env;
