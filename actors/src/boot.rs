@@ -149,6 +149,7 @@ fn container_launcher(
                     // AM's own launch context's (Client.prepareLocalResources).
                     let conf = AmConf {
                         submit_time_ms,
+                        jvm_command: launch_context.commands.join(" "),
                         dist_cache: launch_context.local_resources.clone(),
                     };
                     ApplicationMaster::start(sim.clone(), env, c.clone(), rm.clone(), uc, conf);

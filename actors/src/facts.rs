@@ -1,13 +1,11 @@
 //! Spark's and YARN's constants and rules that the root crate reads besides running a
 //! simulation: the version string, the containers' classpath, the example programs sparkyard
 //! simulates, the executor's settings as it reads them back, the attempt-retry rule its
-//! invariants check runs against, and the AM's launch command (the driver JVM's system
-//! properties in the event log). Re-exported from the roles, whose modules stay crate-private
+//! invariants check runs against. Re-exported from the roles, whose modules stay crate-private
 //! (the front door is `simulation`).
 
 pub use crate::examples::{simulated_classes, spark_pi};
 pub use crate::hadoop_yarn::rm_app_attempt::should_count_towards_max_attempt_retry;
 pub use crate::spark_core::driver::SPARK_VERSION;
 pub use crate::spark_core::executor::ExecutorConf;
-pub use crate::spark_core::java_options::split_command_string;
-pub use crate::spark_yarn::client::{CONTAINER_CLASSPATH, am_command};
+pub use crate::spark_yarn::client::CONTAINER_CLASSPATH;

@@ -1,7 +1,7 @@
 //! How the JVM prints values in the texts Spark and Hadoop write: Java's `Double.toString` and
 //! `String.format("%.Nf")`, Spark's `Utils.bytesToString` and `Utils.msDurationToString`, Scala's
 //! `FiniteDuration.toString` and Scala 2.13's collection `toString`s (`List(...)`,
-//! `HashSet(...)`), `seq.toMap`'s iteration order and `String.hashCode`. One home, so a log line,
+//! `HashSet(...)`), `seq.toMap`'s iteration order, `String.hashCode` and `Utils.splitCommandString`. One home, so a log line,
 //! an exception text and the event log print a value the same way (issue 29 item 5). Pure
 //! functions; the tests take their expected texts from a JVM (OpenJDK 17.0.15, `javac` + `java`
 //! on this project's machine) and Spark's own sources.
@@ -370,6 +370,48 @@ fn improve(hcode: u32) -> u32 {
     h ^ (h >> 10)
 }
 
+/// `Utils.splitCommandString`: words split on whitespace, single and double quotes grouping
+/// (and removed), a backslash in double quotes taking the next character as is.
+pub fn split_command_string(s: &str) -> Vec<String> {
+    // Without quotes (Spark's default executor options, read at every AM attempt) the words
+    // are the whitespace-separated runs; building them a char at a time cost far more.
+    if !s.contains(['"', '\'']) {
+        return s.split_whitespace().map(str::to_owned).collect();
+    }
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let (mut in_word, mut single, mut double) = (false, false, false);
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if double {
+            match c {
+                '"' => double = false,
+                '\\' => word.extend(chars.next()),
+                _ => word.push(c),
+            }
+        } else if single {
+            match c {
+                '\'' => single = false,
+                _ => word.push(c),
+            }
+        } else if c == '"' || c == '\'' {
+            in_word = true;
+            double = c == '"';
+            single = c == '\'';
+        } else if !c.is_whitespace() {
+            word.push(c);
+            in_word = true;
+        } else if in_word {
+            words.push(std::mem::take(&mut word));
+            in_word = false;
+        }
+    }
+    if in_word || single || double {
+        words.push(word);
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -545,5 +587,23 @@ mod tests {
         let tids = [31i64, 32, 33].map(|t| (scala_long_hash(t), t));
         assert_eq!(scala_hash_order(tids.to_vec(), 3), vec![32, 33, 31]);
         assert_eq!(scala_long_hash(1 << 32), 1);
+    }
+
+    /// Utils.scala splitCommandString (UtilsSuite "splitCommandString").
+    #[test]
+    fn split_command_string_as_spark() {
+        assert_eq!(split_command_string("a b c"), ["a", "b", "c"]);
+        assert_eq!(split_command_string("a  b\tc"), ["a", "b", "c"]);
+        assert_eq!(split_command_string(" \n a\rb \r\n"), ["a", "b"]);
+        assert!(split_command_string("").is_empty());
+        assert!(split_command_string(" \t ").is_empty());
+        assert_eq!(split_command_string("a 'b c'"), ["a", "b c"]);
+        assert_eq!(split_command_string("a 'b\" c'"), ["a", "b\" c"]);
+        assert_eq!(split_command_string("a \"b c\""), ["a", "b c"]);
+        assert_eq!(split_command_string("a \"b' c\""), ["a", "b' c"]);
+        assert_eq!(split_command_string("a \"b\\\" c\""), ["a", "b\" c"]);
+        assert_eq!(split_command_string("\"\""), [""]);
+        assert_eq!(split_command_string("a ''"), ["a", ""]);
+        assert!(split_command_string("").is_empty());
     }
 }

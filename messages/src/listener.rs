@@ -191,6 +191,9 @@ pub enum ListenerEvent {
     EnvironmentUpdate {
         spark_properties: Vec<(String, String)>,
         hadoop_properties: Vec<(String, String)>,
+        /// The driver JVM's command line as its container started it (`{{PWD}}` unexpanded):
+        /// `System.getProperties`' `-D` options and `sun.java.command` come from it.
+        jvm_command: String,
     },
     ApplicationStart {
         app_name: String,

@@ -9,7 +9,7 @@
 //! `hadoop_defaults.tsv.zst`. Read only when an event log is written. The `System Properties`
 //! are the driver JVM's, the AM container's (`system_properties`).
 
-use sparkyard_actors::facts::split_command_string;
+use sparkyard_messages::jvm_text::split_command_string;
 use std::collections::BTreeMap;
 
 /// `name<TAB>value` lines (values escaped), sorted, zstd-compressed.

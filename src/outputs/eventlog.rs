@@ -577,8 +577,9 @@ fn driver_classpath(attempt: &AttemptEvents) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
-/// The EnvironmentUpdate's "System Properties": the driver JVM's, started by the AM
-/// container's launch command in its working directory.
+/// The EnvironmentUpdate's "System Properties": the driver JVM's, from the command line its
+/// container started it with (which the driver posts with the event), in the container's
+/// working directory.
 fn driver_system_properties(
     attempt: &AttemptEvents,
     spark: &SparkSettings,
@@ -586,10 +587,15 @@ fn driver_system_properties(
     let Some(c) = driver_container(attempt) else {
         return Vec::new();
     };
-    let command = sparkyard_actors::facts::am_command(spark, c.app_id);
+    let Some(command) = attempt.events.iter().find_map(|e| match e {
+        ListenerEvent::EnvironmentUpdate { jvm_command, .. } => Some(jvm_command.as_str()),
+        _ => None,
+    }) else {
+        return Vec::new();
+    };
     let working_dir = format!("{}/{}", app_cache_dir(c.user, c.app_id), c.container);
     super::environment::system_properties(&super::environment::DriverJvm {
-        command: &command,
+        command,
         working_dir: &working_dir,
         heap_mb: spark.driver_memory_mb,
     })
@@ -730,6 +736,7 @@ impl LogWriter {
             ListenerEvent::EnvironmentUpdate {
                 spark_properties,
                 hadoop_properties,
+                ..
             } => environment(
                 out,
                 spark_properties,

@@ -69,6 +69,8 @@ pub struct Driver {
     attempt_id: ApplicationAttemptId,
     /// `spark.app.submitTime` from the conf archive the AM localized (SparkSubmit's).
     submit_time_ms: Option<u64>,
+    /// The JVM's command line (`DriverLaunch.jvm_command`).
+    jvm_command: String,
     bus: ContextBus,
     scheduler: Option<EndpointRef<DriverEndpointMsg>>,
     yarn_scheduler: Option<EndpointRef<YarnSchedulerMsg>>,
@@ -175,17 +177,24 @@ pub fn context_conf(user: &BTreeMap<String, String>, driver_port: u16) -> BTreeM
     conf
 }
 
+/// What the driver's JVM was started with in the AM's container: the user class's arguments,
+/// its application attempt (the container's), spark-submit's submission time
+/// (`spark.app.submitTime`) and the JVM's own command line (its system properties).
+pub struct DriverLaunch {
+    pub args: Vec<String>,
+    pub attempt_id: ApplicationAttemptId,
+    pub submit_time_ms: Option<u64>,
+    pub jvm_command: String,
+}
+
 impl Driver {
-    #[allow(clippy::too_many_arguments)]
     pub fn start(
         sim: Rc<SimContext>,
         env: RpcEnv,
         cluster_manager: ClusterManager,
         program: UserProgram,
-        args: Vec<String>,
         am: EndpointRef<ApplicationMasterMsg>,
-        attempt_id: ApplicationAttemptId,
-        submit_time_ms: Option<u64>,
+        launch: DriverLaunch,
     ) -> EndpointRef<DriverMsg> {
         let mut out = None;
         let (program, replayed) = program_of(program);
@@ -200,10 +209,11 @@ impl Driver {
                 cluster_manager,
                 program,
                 replayed,
-                args,
+                args: launch.args,
                 am,
-                attempt_id,
-                submit_time_ms,
+                attempt_id: launch.attempt_id,
+                submit_time_ms: launch.submit_time_ms,
+                jvm_command: launch.jvm_command,
                 bus: ContextBus::disabled(),
                 scheduler: None,
                 yarn_scheduler: None,
@@ -276,6 +286,7 @@ impl Driver {
             ListenerEvent::EnvironmentUpdate {
                 spark_properties: props,
                 hadoop_properties: hadoop,
+                jvm_command: self.jvm_command.clone(),
             },
             ListenerEvent::ApplicationStart {
                 app_name: self.app_name(),

@@ -46,48 +46,6 @@ pub fn supplemented(user: Option<&str>) -> String {
     }
 }
 
-/// `Utils.splitCommandString`: words split on whitespace, single and double quotes grouping
-/// (and removed), a backslash in double quotes taking the next character as is.
-pub fn split_command_string(s: &str) -> Vec<String> {
-    // Without quotes (Spark's default executor options, read at every AM attempt) the words
-    // are the whitespace-separated runs; building them a char at a time cost far more.
-    if !s.contains(['"', '\'']) {
-        return s.split_whitespace().map(str::to_owned).collect();
-    }
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let (mut in_word, mut single, mut double) = (false, false, false);
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if double {
-            match c {
-                '"' => double = false,
-                '\\' => word.extend(chars.next()),
-                _ => word.push(c),
-            }
-        } else if single {
-            match c {
-                '\'' => single = false,
-                _ => word.push(c),
-            }
-        } else if c == '"' || c == '\'' {
-            in_word = true;
-            double = c == '"';
-            single = c == '\'';
-        } else if !c.is_whitespace() {
-            word.push(c);
-            in_word = true;
-        } else if in_word {
-            words.push(std::mem::take(&mut word));
-            in_word = false;
-        }
-    }
-    if in_word || single || double {
-        words.push(word);
-    }
-    words
-}
-
 /// `Utils.substituteAppNExecIds`: `{{APP_ID}}` and `{{EXECUTOR_ID}}` in a java options value.
 pub fn substitute_app_n_exec_ids(opt: &str, app_id: &str, executor_id: &str) -> String {
     opt.replace("{{APP_ID}}", app_id)
@@ -130,24 +88,6 @@ mod tests {
         let real = "-Djava.net.preferIPv6Addresses=false -XX:+IgnoreUnrecognizedVMOptions --add-modules=jdk.incubator.vector --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-opens=java.base/jdk.internal.ref=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/sun.nio.cs=ALL-UNNAMED --add-opens=java.base/sun.security.action=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED --add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED -Djdk.reflect.useDirectMethodHandle=false -Dio.netty.tryReflectionSetAccessible=true";
         assert_eq!(supplemented(None), real);
         assert_eq!(supplemented(Some("-Dx=1")), format!("{real} -Dx=1"));
-    }
-
-    /// Utils.scala splitCommandString (UtilsSuite "splitCommandString").
-    #[test]
-    fn split_command_string_as_spark() {
-        assert_eq!(split_command_string("a b c"), ["a", "b", "c"]);
-        assert_eq!(split_command_string("a  b\tc"), ["a", "b", "c"]);
-        assert_eq!(split_command_string(" \n a\rb \r\n"), ["a", "b"]);
-        assert!(split_command_string("").is_empty());
-        assert!(split_command_string(" \t ").is_empty());
-        assert_eq!(split_command_string("a 'b c'"), ["a", "b c"]);
-        assert_eq!(split_command_string("a 'b\" c'"), ["a", "b\" c"]);
-        assert_eq!(split_command_string("a \"b c\""), ["a", "b c"]);
-        assert_eq!(split_command_string("a \"b' c\""), ["a", "b' c"]);
-        assert_eq!(split_command_string("a \"b\\\" c\""), ["a", "b\" c"]);
-        assert_eq!(split_command_string("\"\""), [""]);
-        assert_eq!(split_command_string("a ''"), ["a", ""]);
-        assert!(split_command_string("").is_empty());
     }
 
     /// SparkConf.scala isExecutorStartupConf / isSparkPortConf.

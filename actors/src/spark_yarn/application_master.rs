@@ -8,7 +8,7 @@
 use crate::kernel::clock;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
-use crate::spark_core::driver::Driver;
+use crate::spark_core::driver::{Driver, DriverLaunch};
 use crate::spark_yarn::application_master_state::{
     AmRules, AmState, HookStep, ReporterIntervals, ReporterStep,
 };
@@ -57,6 +57,9 @@ pub struct UserClass {
 /// executor's launch context localizes: `ExecutorRunnable.prepareLocalResources`).
 pub struct AmConf {
     pub submit_time_ms: Option<u64>,
+    /// The command its container's JVM was started with (the launch context's `commands`), as
+    /// the JVM knows its own: the driver's system properties in the event log come from it.
+    pub jvm_command: String,
     pub dist_cache: std::sync::Arc<[sparkyard_messages::records::LocalResource]>,
 }
 
@@ -202,10 +205,13 @@ impl ApplicationMaster {
             self.env.clone(),
             Rc::new(create_scheduler_backend),
             program,
-            self.user_class.args.clone(),
             self.me(),
-            self.attempt_id,
-            self.conf.submit_time_ms,
+            DriverLaunch {
+                args: self.user_class.args.clone(),
+                attempt_id: self.attempt_id,
+                submit_time_ms: self.conf.submit_time_ms,
+                jvm_command: self.conf.jvm_command.clone(),
+            },
         );
         self.driver_thread = Some(driver);
         info!(log, TARGET, "Waiting for spark context initialization...");

@@ -525,8 +525,9 @@ fn absolute(path: &str) -> String {
 /// `JavaModuleOptions.defaultModuleOptions()` (one unescaped element), the temp dir, the user's
 /// `spark.driver.extraJavaOptions` split, `{{APP_ID}}` substituted and escaped, the log dir.
 pub fn am_command(s: &crate::world::config::SparkSettings, app_id: &str) -> String {
-    use crate::spark_core::java_options::{DEFAULT_MODULE_OPTIONS, split_command_string};
+    use crate::spark_core::java_options::DEFAULT_MODULE_OPTIONS;
     use crate::spark_yarn::yarn_spark_hadoop_util::join_escaped;
+    use sparkyard_messages::jvm_text::split_command_string;
     let mut args = format!(
         "--class '{}' --jar {}",
         s.main_class,

@@ -5,13 +5,14 @@
 use crate::debug;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::java_options::{
-    conf_iteration_bin, is_executor_startup_conf, split_command_string, substitute_app_n_exec_ids,
+    conf_iteration_bin, is_executor_startup_conf, substitute_app_n_exec_ids,
 };
 use crate::spark_yarn::yarn_spark_hadoop_util::{escape_for_shell, join_escaped};
 use crate::world::context::SimContext;
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::executor_runnable::ExecutorRunnableMsg;
 use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::jvm_text::split_command_string;
 use sparkyard_messages::node_manager::{NodeManagerMsg, StartContainerRequest};
 use sparkyard_messages::records::{
     Container, ContainerLaunchContext, ContainerMain, ExecutorArguments, LocalResource, RpcFailure,
