@@ -1475,3 +1475,7 @@ mod tests {
         assert_eq!(hints.hosts_without(&BTreeSet::new()).len(), 3);
     }
 }
+
+#[cfg(test)]
+#[path = "executor_allocation_manager_suite_tests.rs"]
+mod suite_tests;

@@ -147,6 +147,10 @@ impl ExecutorMonitor {
                     out.push(id);
                 }
             }
+            // SPARK-38019 (Spark 4.0.0 jar: `timedOutExecs.sortBy(_._1)` with
+            // `Ordering.String`): by the id's text, so "10" comes before "2"; the order decides
+            // which executors removeExecutors keeps when min or the target stops it.
+            out.sort_by_cached_key(|id| id.to_string());
             self.timed_out = out;
             self.next_timeout = next;
         }
@@ -189,6 +193,26 @@ impl ExecutorMonitor {
             .values()
             .filter(|e| e.decommissioning)
             .count() as u32
+    }
+
+    /// `executorsPendingToRemove()`, in id order.
+    #[cfg(test)]
+    pub fn pending_removal_ids(&self) -> Vec<ExecutorId> {
+        let pending = self.executors.iter().filter(|(_, e)| e.pending_removal);
+        pending.map(|(id, _)| id).collect()
+    }
+
+    /// `executorsDecommissioning()`, in id order.
+    #[cfg(test)]
+    pub fn decommissioning_ids(&self) -> Vec<ExecutorId> {
+        let decommissioning = self.executors.iter().filter(|(_, e)| e.decommissioning);
+        decommissioning.map(|(id, _)| id).collect()
+    }
+
+    /// `isExecutorIdle`: no running task and no active shuffle.
+    #[cfg(test)]
+    pub fn is_executor_idle(&self, id: ExecutorId) -> bool {
+        self.executors.get(id).is_some_and(Tracker::is_idle)
     }
 
     #[cfg(test)]
@@ -417,10 +441,10 @@ fn update_running(e: &mut Tracker, delta: i32, s: &MonitorSettings, next: &mut u
     update_timeout(e, s, next, now);
 }
 
-/// `Tracker.updateTimeout`: the idle deadline; an executor holding data waits the shorter of
-/// the storage timeout (cached blocks) and the shuffle timeout (shuffle data, with shuffle
-/// tracking) instead of the idle one; a later deadline for an executor thought timed out forces
-/// a rescan.
+/// `Tracker.updateTimeout` (Spark 4.0.0 jar, SPARK-43398): the idle deadline is the idle start
+/// plus the longest of the idle timeout, the storage timeout when the executor holds cached
+/// blocks and the shuffle timeout when it holds shuffle data (with shuffle tracking), past the
+/// end of time never; a later deadline for an executor thought timed out forces a rescan.
 #[inline]
 fn update_timeout(e: &mut Tracker, s: &MonitorSettings, next: &mut u64, _now: u64) {
     let old = e.timeout_at;
@@ -428,13 +452,9 @@ fn update_timeout(e: &mut Tracker, s: &MonitorSettings, next: &mut u64, _now: u6
         Some(start) => {
             let cached = !e.cached_blocks.is_empty();
             let shuffle = !e.shuffle_ids.is_empty() && s.shuffle_tracking;
-            let timeout = if cached || shuffle {
-                let cache_timeout = if cached { s.storage_timeout_ms } else { NEVER };
-                let shuffle_timeout = if shuffle { s.shuffle_timeout_ms } else { NEVER };
-                cache_timeout.min(shuffle_timeout)
-            } else {
-                s.idle_timeout_ms
-            };
+            let storage_timeout = if cached { s.storage_timeout_ms } else { 0 };
+            let shuffle_timeout = if shuffle { s.shuffle_timeout_ms } else { 0 };
+            let timeout = storage_timeout.max(shuffle_timeout).max(s.idle_timeout_ms);
             start.saturating_add(timeout)
         }
         None => NEVER,
@@ -689,3 +709,7 @@ mod tests {
         assert_eq!(m.stats.gracefully_decommissioned, 1);
     }
 }
+
+#[cfg(test)]
+#[path = "executor_monitor_suite_tests.rs"]
+mod suite_tests;
