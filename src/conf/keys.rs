@@ -219,7 +219,7 @@ pub const KEYS: &[Key] = &[
     key("spark.remote", "-", SUBMIT, X, "--remote: `Remote cannot be specified with master and/or deploy mode.`"),
     key("spark.rpc.askTimeout", "spark.network.timeout", CONFIG, S, "RPC asks"),
     key("spark.rpc.lookupTimeout", "spark.network.timeout", CONFIG, S, "endpoint lookups"),
-    key("spark.scheduler.allocation.file", "-", CONFIG, S, "FAIR mode's pools file, local (a scenario's [submit] path is relative to the scenario's directory): each pool's schedulingMode, minShare, weight, then 'default' FIFO; a missing or non-XML file is refused"),
+    key("spark.scheduler.allocation.file", "-", CONFIG, S, "FAIR mode's pools file, local (in a scenario, relative to the scenario's directory): each pool's schedulingMode, minShare, weight, then 'default' FIFO; a missing or non-XML file is refused"),
     key("spark.scheduler.blacklist.unschedulableTaskSetTimeout", "120s", CONFIG, S, "legacy name of spark.scheduler.excludeOnFailure.unschedulableTaskSetTimeout"),
     key("spark.scheduler.excludeOnFailure.unschedulableTaskSetTimeout", "120s", CONFIG, S, "TaskSchedulerImpl waits this long for a task set no executor may run before it aborts it"),
     key("spark.scheduler.executorTaskBlacklistTime", "-", CONFIG, S, "legacy timeout: the exclusion expiry when spark.excludeOnFailure.timeout is unset; turns exclusion on (> 0) or off (0) when the enabled keys are unset"),
