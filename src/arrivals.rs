@@ -454,8 +454,9 @@ fn submitted(
     words.extend(e.flags.iter().cloned());
     words.push("app.jar".into());
     words.extend(args.iter().cloned());
-    let submission = Submission::from_words(&words, DefaultsFile::embedded())
+    let mut submission = Submission::from_words(&words, DefaultsFile::embedded())
         .map_err(|m| format!("spark-submit refuses the entry's settings: {m}"))?;
+    submission.request.files_dir = Some(e.dir.clone());
     let prepared = submission
         .prepare(RunPlan {
             cluster: ClusterChoice::Loaded(Box::new(cluster.clone())),
@@ -698,5 +699,32 @@ mod tests {
             ),
             ("default", "ann", Some(3))
         );
+    }
+
+    /// A relative spark.scheduler.allocation.file in an entry's `conf` is read from the
+    /// scenario's directory, as a `[submit]` line's is.
+    #[test]
+    fn an_entrys_pools_file_is_the_scenarios_neighbour() {
+        let s = scenario(&format!(
+            "[[workload.applications]]\nqueue = \"default\"\nat_ms = [0]\nconf = {{ \"spark.scheduler.mode\" = \"FAIR\", \"spark.scheduler.allocation.file\" = \"pools-unit.xml\" }}\n{PI}"
+        ));
+        let dir = s.path.parent().expect("a directory").to_path_buf();
+        std::fs::write(
+            dir.join("pools-unit.xml"),
+            "<allocations><pool name=\"etl\"><weight>2</weight></pool></allocations>",
+        )
+        .expect("written");
+        let a = s.arrivals.as_ref().expect("arrivals");
+        let planned = Planner(a).plan(&cluster(), 42).expect("planned");
+        let file = planned[0].config.spark.allocation_file.as_ref();
+        let pools: Vec<(&str, i32)> = file
+            .map(|f| {
+                f.pools
+                    .iter()
+                    .map(|p| (p.name.as_str(), p.weight))
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(pools, [("etl", 2)]);
     }
 }

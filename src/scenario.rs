@@ -493,7 +493,13 @@ impl SubmitRead {
     pub fn of(s: &Scenario) -> Self {
         let submission = SubmitArgs::from_words(s.submit_words.iter().cloned())
             .map_err(|e| UserError::file(s.path.display().to_string(), format!("[submit]: {e}")))
-            .and_then(|args| Submission::from_args(args, DefaultsFile::embedded()));
+            .and_then(|args| Submission::from_args(args, DefaultsFile::embedded()))
+            .map(|mut submission| {
+                // A relative spark.scheduler.allocation.file is the scenario's neighbour.
+                let dir = s.path.parent().unwrap_or(Path::new("."));
+                submission.request.files_dir = Some(dir.to_path_buf());
+                submission
+            });
         match submission {
             Ok(submission) => SubmitRead::Parsed(submission.settle()),
             Err(e) => SubmitRead::Unparsed(e),

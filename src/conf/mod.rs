@@ -2,6 +2,7 @@
 //! sparkyard's cluster file into validated settings; mirrors spark-submit's `SparkSubmitArguments`
 //! / `SparkConf` and YARN's `yarn-site.xml` (see each module for the exact class).
 
+pub mod allocation_file;
 pub mod cluster;
 pub mod event_log_dir;
 pub mod keys;

@@ -4,8 +4,8 @@
 //! overhead math of `deploy.yarn.Client` / `ResourceProfile`, and `RpcTimeout.apply` (Spark 4.0).
 
 use sparkyard_actors::world::config::{
-    DynamicAllocationSettings, FetchSettings, LocalitySettings, SchedulingMode, ShuffleSettings,
-    SparkSettings, SpeculationSettings,
+    AllocationFile, DynamicAllocationSettings, FetchSettings, LocalitySettings, SchedulingMode,
+    ShuffleSettings, SparkSettings, SpeculationSettings,
 };
 
 use super::memory::ByteUnit;
@@ -157,6 +157,18 @@ fn task_cpus(conf: &SparkConf) -> Result<u32, UserError> {
 fn scheduler_mode(conf: &SparkConf) -> Result<SchedulingMode, UserError> {
     SchedulingMode::parse(&conf.get_string("spark.scheduler.mode", "FIFO"))
         .map_err(UserError::spark)
+}
+
+/// `spark.scheduler.allocation.file`, read where FAIR's `FairSchedulableBuilder.buildPools`
+/// reads it (FIFO's builder reads no file, so a FIFO run ignores it).
+fn allocation_file(req: &SubmitRequest) -> Result<Option<AllocationFile>, UserError> {
+    if scheduler_mode(&req.conf)? != SchedulingMode::Fair {
+        return Ok(None);
+    }
+    req.conf
+        .get("spark.scheduler.allocation.file")
+        .map(|v| super::allocation_file::read(v, req.files_dir.as_deref()))
+        .transpose()
 }
 
 /// The readiness ratio: 0.8 on YARN when unset, else capped at 1 (`minRegisteredRatio`).
@@ -471,6 +483,7 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         task_max_failures: c.get_u32("spark.task.maxFailures", 4)?,
         driver_max_result_size: c.get_size_as_bytes("spark.driver.maxResultSize", "1g")?,
         scheduler_mode: scheduler_mode(c)?,
+        allocation_file: allocation_file(req)?,
         shuffle: shuffle_settings(c)?,
         locality: locality_settings(c)?,
         am_wait_time_ms: c.get_time_as_ms("spark.yarn.am.waitTime", "100s")?,
@@ -706,6 +719,46 @@ mod tests {
         let args = super::super::submit::tests::parse(&[extra, &["app.jar", "10"]].concat());
         let req = args.into_request(DefaultsFile::Embedded(""))?;
         spark_settings(&req)
+    }
+
+    /// SchedulableBuilder.scala: only FAIR's `FairSchedulableBuilder.buildPools` opens
+    /// spark.scheduler.allocation.file (FIFOSchedulableBuilder reads none), so a missing file
+    /// fails only a FAIR application (a real 4.0.0 run: `java.io.FileNotFoundException: File
+    /// /tmp/ff/missing.xml does not exist`); a scenario's relative path is read from its
+    /// directory.
+    #[test]
+    fn the_allocation_file_is_read_in_fair_mode_only() {
+        let missing = "spark.scheduler.allocation.file=/nonexistent/pools.xml";
+        let fifo = settings(&["--conf", missing]).expect("FIFO reads no file");
+        assert_eq!(fifo.allocation_file, None);
+        let fair = ["--conf", "spark.scheduler.mode=FAIR", "--conf", missing];
+        let e = settings(&fair)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            e.contains("java.io.FileNotFoundException: File /nonexistent/pools.xml does not exist"),
+            "{e}"
+        );
+        let relative = "spark.scheduler.allocation.file=../pools/fair-pools.xml";
+        let args = super::super::submit::tests::parse(&[
+            "--conf",
+            "spark.scheduler.mode=FAIR",
+            "--conf",
+            relative,
+            "app.jar",
+        ]);
+        let mut req = args
+            .into_request(DefaultsFile::Embedded(""))
+            .expect("request");
+        req.files_dir = Some(std::path::PathBuf::from("config/scenarios"));
+        let file = spark_settings(&req)
+            .expect("read")
+            .allocation_file
+            .expect("a file");
+        assert_eq!(file.path, "../pools/fair-pools.xml");
+        let names: Vec<&str> = file.pools.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["etl", "adhoc", "odd"]);
     }
 
     // internal/config/package$ (Spark 4.0.0's jar) and BlockStoreShuffleReader.read:

@@ -214,6 +214,9 @@ pub struct SubmitRequest {
     pub verbose_info: VerboseInfo,
     /// The arguments as `SparkSubmitArguments` resolved them (`--verbose`'s "Parsed arguments").
     pub parsed: ParsedArguments,
+    /// Where a relative `spark.scheduler.allocation.file` is read from: a scenario's directory
+    /// (`None`: the working directory).
+    pub files_dir: Option<PathBuf>,
 }
 
 /// The properties whose paths `prepareSubmitEnvironment` resolves (SparkSubmit.scala).
@@ -1048,6 +1051,7 @@ impl SubmitArgs {
             quiet: self.sim.quiet,
             verbose_info,
             parsed,
+            files_dir: None,
         }
     }
 }

@@ -67,6 +67,8 @@ pub struct Entry {
     pub program: Program,
     /// spark-submit's flags for the entry's settings (`--num-executors 3`, `--conf k=v`, ...).
     pub flags: Vec<String>,
+    /// The scenario's directory: a relative `spark.scheduler.allocation.file` is read from it.
+    pub dir: PathBuf,
 }
 
 /// The scenario's arrivals, validated against its cluster.
@@ -120,6 +122,7 @@ fn entry(
         times,
         program,
         flags: flags_of(a),
+        dir: dir.to_path_buf(),
     })
 }
 

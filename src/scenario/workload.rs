@@ -8,7 +8,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sparkyard_actors::world::config::UserProgram;
+use sparkyard_actors::world::config::{JobAnchor, ReplayedJob, UserProgram};
 use sparkyard_messages::task::{
     HotPartitions, InputSize, JobSpec, ShuffleWriteSize, StageSpec, TaskWork,
 };
@@ -125,6 +125,39 @@ pub(super) struct RawJob {
     call_site: String,
     /// The stages (`[[workload.jobs.stages]]`), in order; the last one is the result stage.
     stages: Vec<RawStage>,
+    /// The job's FAIR scheduler pool: the driver sets `spark.scheduler.pool` before its action
+    /// (`sc.setLocalProperty`). Under spark.scheduler.mode=FAIR its task sets join that pool
+    /// (one the allocation file did not configure is created FIFO, with Spark's warning); FIFO
+    /// mode has no pools.
+    pool: Option<String>,
+    /// Submitted from another driver thread `delay_ms` after the previous job's submission,
+    /// while that job runs (default false: after the previous job's end). Not on the first job.
+    #[serde(default)]
+    concurrent: bool,
+    /// The driver's time, ms, between what the job follows (the previous job's end, or its
+    /// submission when `concurrent`) and the job's submission (default 0).
+    #[serde(default)]
+    delay_ms: u64,
+}
+
+impl RawJob {
+    /// Whether the job needs more than "after the previous one, at once, no pool".
+    fn is_plain(&self) -> bool {
+        self.pool.is_none() && !self.concurrent && self.delay_ms == 0
+    }
+
+    /// What the driver submits job `j` after: the start, the previous job's end, or (from
+    /// another thread) its submission.
+    fn anchor(&self, j: usize) -> Result<JobAnchor, String> {
+        match (j, self.concurrent) {
+            (0, true) => Err(
+                "workload.jobs[0].concurrent: the first job has no previous job to run beside; set `concurrent = true` on a later job".into(),
+            ),
+            (0, false) => Ok(JobAnchor::Start),
+            (_, true) => Ok(JobAnchor::Submission(j - 1)),
+            (_, false) => Ok(JobAnchor::End(j - 1)),
+        }
+    }
 }
 
 /// One stage (`[[workload.jobs.stages]]`).
@@ -344,10 +377,40 @@ pub(super) fn workload(
     if jobs.is_empty() {
         return Err("workload.jobs: a workload needs at least one job".into());
     }
-    Ok(UserProgram::Synthetic {
+    if w.jobs.iter().all(RawJob::is_plain) {
+        return Ok(UserProgram::Synthetic {
+            class: SYNTHETIC_CLASS.into(),
+            app_name: w.app_name.clone(),
+            jobs,
+        });
+    }
+    scheduled_jobs(w, jobs)
+}
+
+/// A workload whose jobs name pools or run concurrently: the driver submits each job after
+/// what it follows (as a replayed log's jobs are: `UserProgram::Replay`), from its own thread
+/// when `concurrent`, with its `spark.scheduler.pool`.
+fn scheduled_jobs(w: &RawWorkload, jobs: Vec<JobSpec>) -> Result<UserProgram, String> {
+    let jobs = w
+        .jobs
+        .iter()
+        .zip(jobs)
+        .enumerate()
+        .map(|(j, (raw, job))| {
+            Ok(ReplayedJob {
+                after: raw.anchor(j)?,
+                driver_ms_before: raw.delay_ms,
+                launch_delay_ms: 0,
+                pool: raw.pool.clone(),
+                job,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(UserProgram::Replay {
         class: SYNTHETIC_CLASS.into(),
         app_name: w.app_name.clone(),
         jobs,
+        driver_ms_after_last_job: 0,
     })
 }
 
@@ -621,5 +684,48 @@ mod tests {
         let draw = |seed| format!("{:?}", workload(&w, seed, &cluster));
         assert_eq!(draw(1), draw(1));
         assert_ne!(draw(1), draw(2));
+    }
+
+    /// A job that names a pool or runs beside the previous one makes the driver submit each job
+    /// after what it follows, with its pool (`sc.setLocalProperty("spark.scheduler.pool")`);
+    /// the first job cannot be concurrent; plain jobs stay one after the other.
+    #[test]
+    fn pools_and_concurrent_jobs_are_scheduled() {
+        let cluster =
+            crate::conf::cluster::load_cluster(crate::conf::cluster::ClusterSource::Embedded)
+                .expect("cluster");
+        let stage = "[[jobs.stages]]\nname = \"a\"\ntasks = 2\nduration = { fixed_ms = 1 }\n";
+        let w: RawWorkload = toml::from_str(&format!(
+            "[[jobs]]\ncall_site = \"a\"\n{stage}[[jobs]]\ncall_site = \"b\"\npool = \"etl\"\nconcurrent = true\ndelay_ms = 50\n{stage}[[jobs]]\ncall_site = \"c\"\n{stage}"
+        ))
+        .expect("a workload");
+        let Ok(UserProgram::Replay { jobs, class, .. }) = workload(&w, 1, &cluster) else {
+            panic!("a scheduled program");
+        };
+        assert_eq!(class, SYNTHETIC_CLASS);
+        let when: Vec<(JobAnchor, u64, Option<&str>)> = jobs
+            .iter()
+            .map(|j| (j.after, j.driver_ms_before, j.pool.as_deref()))
+            .collect();
+        assert_eq!(
+            when,
+            [
+                (JobAnchor::Start, 0, None),
+                (JobAnchor::Submission(0), 50, Some("etl")),
+                (JobAnchor::End(1), 0, None),
+            ]
+        );
+        let first: RawWorkload = toml::from_str(&format!(
+            "[[jobs]]\ncall_site = \"a\"\nconcurrent = true\n{stage}"
+        ))
+        .expect("a workload");
+        let e = workload(&first, 1, &cluster).err().unwrap_or_default();
+        assert!(e.starts_with("workload.jobs[0].concurrent"), "{e}");
+        let plain: RawWorkload =
+            toml::from_str(&format!("[[jobs]]\ncall_site = \"a\"\n{stage}")).expect("a workload");
+        assert!(matches!(
+            workload(&plain, 1, &cluster),
+            Ok(UserProgram::Synthetic { .. })
+        ));
     }
 }

@@ -334,7 +334,7 @@ impl Driver {
         );
         // TaskSchedulerImpl.initialize: FAIR's pools (FIFO builds none and logs nothing).
         if self.sim.config.spark.scheduler_mode == SchedulingMode::Fair {
-            pool::log_built_pools(&log);
+            pool::log_built_pools(&log, self.sim.config.spark.allocation_file.as_ref());
         }
         // TaskSchedulerImpl.start() (not local, spark.speculation on).
         if self.sim.config.spark.speculation.is_some() {

@@ -191,6 +191,7 @@ impl DriverEndpoint {
             )
             .with_shuffle(s.shuffle.clone())
             .with_scheduling_mode(s.scheduler_mode)
+            .with_allocation_file(s.allocation_file.as_ref())
             .with_max_result_size(s.driver_max_result_size)
             .with_driver_memory(unified_memory_manager::max_memory(s.driver_memory_mb))
             .with_driver_block_manager(

@@ -57,6 +57,9 @@ pub struct SparkSettings {
     pub driver_max_result_size: u64,
     /// `spark.scheduler.mode` (FIFO).
     pub scheduler_mode: SchedulingMode,
+    /// `spark.scheduler.allocation.file` as read at submission, in FAIR mode only (FIFO's
+    /// builder reads no file); `None`: FAIR builds its pools without a file.
+    pub allocation_file: Option<AllocationFile>,
     /// The shuffle's settings (external shuffle service, fetch retries, stage attempts).
     pub shuffle: ShuffleSettings,
     /// Delay scheduling's waits and reduce-task locality.
@@ -759,8 +762,8 @@ pub enum UserProgram {
         app_name: String,
         jobs: Vec<JobSpec>,
     },
-    /// An application replayed from a Spark event log (`sparkyard replay`): its jobs in
-    /// submission order, each submitted the driver's own time after what it followed in the log
+    /// An application replayed from a Spark event log (`sparkyard replay`), or a scenario
+    /// workload whose jobs name FAIR pools or run concurrently: its jobs in submission order, each submitted the driver's own time after what it followed in the log
     /// (the start, an earlier job's end, or an earlier job's submission: jobs submitted while
     /// others ran run concurrently), and the driver's time after the last job ended before
     /// `SparkContext.stop()`.
@@ -815,6 +818,35 @@ impl SchedulingMode {
             SchedulingMode::Fair => "FAIR",
         }
     }
+}
+
+/// `spark.scheduler.allocation.file`, read as `FairSchedulableBuilder.buildFairSchedulerPool`
+/// reads it: the property's value (as the driver's lines print it) and its pools in file order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AllocationFile {
+    pub path: String,
+    pub pools: Vec<PoolConfig>,
+}
+
+/// One `<pool name="...">` of an allocation file: its values after the defaults replaced what
+/// was blank or invalid (FIFO, minShare 0, weight 1), and what was replaced, in the order
+/// Spark warns of it (schedulingMode, minShare, weight).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolConfig {
+    pub name: String,
+    pub mode: SchedulingMode,
+    pub min_share: i32,
+    pub weight: i32,
+    pub replaced: Vec<ReplacedPoolValue>,
+}
+
+/// A pool's value the file left blank or gave an invalid value (the text found, trimmed; the
+/// scheduling mode's upper-cased as Spark does), for which the default was used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplacedPoolValue {
+    SchedulingMode { found: String },
+    MinShare { found: String },
+    Weight { found: String },
 }
 
 /// What the driver submits a replayed job after (then its `driver_ms_before`).

@@ -15,7 +15,7 @@ use super::task_scheduler_impl::TaskSchedulerImpl;
 use crate::kernel::logs::ProcessLog;
 use crate::spark_core::block_manager_master::RddBlockId;
 use crate::world::config::{
-    LocalitySettings, SchedulingMode, ShuffleSettings, SpeculationSettings,
+    AllocationFile, LocalitySettings, SchedulingMode, ShuffleSettings, SpeculationSettings,
 };
 use crate::world::invariants::TaskOutput;
 use crate::world::listener::ContextBus;
@@ -52,6 +52,12 @@ impl DriverScheduler {
     /// `spark.scheduler.mode` (`TaskSchedulerImpl.initialize`'s schedulable builder).
     pub fn with_scheduling_mode(mut self, mode: SchedulingMode) -> Self {
         self.task_scheduler = self.task_scheduler.with_scheduling_mode(mode);
+        self
+    }
+
+    /// `spark.scheduler.allocation.file`'s pools (in FAIR mode).
+    pub fn with_allocation_file(mut self, file: Option<&AllocationFile>) -> Self {
+        self.task_scheduler = self.task_scheduler.with_allocation_file(file);
         self
     }
 

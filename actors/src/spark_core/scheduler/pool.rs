@@ -1,20 +1,22 @@
 //! Spark 4.0.0's scheduling pools under `spark.scheduler.mode=FAIR` (`Pool`,
 //! `FairSchedulingAlgorithm`, `FIFOSchedulingAlgorithm` and `FairSchedulableBuilder` in
-//! `org.apache.spark.scheduler`): the root pool, FAIR, holds a `default` pool and one pool per
-//! `spark.scheduler.pool` a job names; each job's task sets join its pool; each round of offers
-//! walks the task sets in the order the pools' algorithms sort them
-//! (`rootPool.getSortedTaskSetQueue`). FIFO mode, Spark's default, builds no pools: the root pool
-//! holds the task sets themselves in FIFO order, which is TaskSchedulerImpl's own walk.
+//! `org.apache.spark.scheduler`): the root pool, FAIR, holds the allocation file's pools, a
+//! `default` pool and one pool per `spark.scheduler.pool` a job names; each job's task sets join
+//! its pool; each round of offers walks the task sets in the order the pools' algorithms sort
+//! them (`rootPool.getSortedTaskSetQueue`). FIFO mode, Spark's default, builds no pools: the
+//! root pool holds the task sets themselves in FIFO order, which is TaskSchedulerImpl's own walk.
 //!
-//! Without an allocation file (sparkyard reads none: `spark.scheduler.allocation.file` is warned
-//! as not simulated, and no `fairscheduler.xml` is on a simulated classpath) Spark 4.0.0's
-//! `buildPools` creates `default` with the application's own mode, FAIR: concurrent jobs share
+//! `buildPools` with `spark.scheduler.allocation.file` (read at submission,
+//! `conf::allocation_file`) creates its pools in file order, then `default` (FIFO, minShare 0,
+//! weight 1) unless the file has one. Without a file (no `fairscheduler.xml` is on a simulated
+//! classpath) it creates `default` with the application's own mode, FAIR: concurrent jobs share
 //! the executors. A pool a job names that does not exist is created FIFO, minShare 0, weight 1,
 //! with Spark's warning.
 
 use super::events::TsKey;
 use crate::kernel::logs::ProcessLog;
 pub use crate::world::config::SchedulingMode;
+use crate::world::config::{AllocationFile, PoolConfig, ReplacedPoolValue};
 use crate::{info, warn};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -23,14 +25,64 @@ const FSB: &str = "driver::FairSchedulableBuilder";
 /// `FairSchedulableBuilder.DEFAULT_POOL_NAME`.
 pub const DEFAULT_POOL: &str = "default";
 
-/// `buildPools`' line without an allocation file (`TaskSchedulerImpl.initialize`, right after
-/// `Created YarnClusterScheduler` in a YARN application's driver).
-pub fn log_built_pools(log: &ProcessLog) {
-    info!(
+/// `buildPools`' lines (`TaskSchedulerImpl.initialize`, right after `Created
+/// YarnClusterScheduler` in a YARN application's driver): without an allocation file, `default`
+/// with the application's mode; with one, each pool's warnings and line in file order, then
+/// `buildDefaultPool`'s when the file made no `default`. Texts: Spark 4.0.0's jar
+/// (SchedulableBuilder.scala) and a real run.
+pub fn log_built_pools(log: &ProcessLog, file: Option<&AllocationFile>) {
+    let Some(file) = file else {
+        info!(
+            log,
+            FSB,
+            "Fair scheduler configuration not found, created default pool: {DEFAULT_POOL}, schedulingMode: {}, minShare: 0, weight: 1",
+            SchedulingMode::Fair.name()
+        );
+        return;
+    };
+    let path = &file.path;
+    info!(log, FSB, "Creating Fair Scheduler pools from {path}");
+    for pool in &file.pools {
+        for replaced in &pool.replaced {
+            log_replaced(log, path, &pool.name, replaced);
+        }
+        info!(
+            log,
+            FSB,
+            "Created pool: {}, schedulingMode: {}, minShare: {}, weight: {}",
+            pool.name,
+            pool.mode.name(),
+            pool.min_share,
+            pool.weight
+        );
+    }
+    if !file.pools.iter().any(|p| p.name == DEFAULT_POOL) {
+        info!(
+            log,
+            FSB,
+            "Created default pool: {DEFAULT_POOL}, schedulingMode: FIFO, minShare: 0, weight: 1"
+        );
+    }
+}
+
+/// `getSchedulingModeValue` / `getIntValue`'s warning for a value the default replaced.
+fn log_replaced(log: &ProcessLog, path: &str, pool: &str, replaced: &ReplacedPoolValue) {
+    let (property, found, default) = match replaced {
+        ReplacedPoolValue::SchedulingMode { found } => {
+            warn!(
+                log,
+                FSB,
+                "Unsupported schedulingMode: {found} found in Fair Scheduler configuration file: {path}, using the default schedulingMode: FIFO for pool: {pool}"
+            );
+            return;
+        }
+        ReplacedPoolValue::MinShare { found } => ("minShare", found, 0),
+        ReplacedPoolValue::Weight { found } => ("weight", found, 1),
+    };
+    warn!(
         log,
         FSB,
-        "Fair scheduler configuration not found, created default pool: {DEFAULT_POOL}, schedulingMode: {}, minShare: 0, weight: 1",
-        SchedulingMode::Fair.name()
+        "Error while loading fair scheduler configuration from {path}: {property} is blank or invalid: {found}, using the default {property}: {default} for pool: {pool}"
     );
 }
 
@@ -56,18 +108,29 @@ fn fair_less(s1: Share<'_>, s2: Share<'_>) -> bool {
         (true, true) => {
             let r1 = f64::from(s1.running) / f64::from(s1.min_share).max(1.0);
             let r2 = f64::from(s2.running) / f64::from(s2.min_share).max(1.0);
-            r1.total_cmp(&r2)
+            java_double_compare(r1, r2)
         }
         (false, false) => {
             let r1 = f64::from(s1.running) / f64::from(s1.weight);
             let r2 = f64::from(s2.running) / f64::from(s2.weight);
-            r1.total_cmp(&r2)
+            java_double_compare(r1, r2)
         }
     };
     match compare {
         Ordering::Less => true,
         Ordering::Greater => false,
         Ordering::Equal => s1.name < s2.name,
+    }
+}
+
+/// `java.lang.Double.compare` (Scala's `Double.compareTo`): every NaN equal and above all
+/// else (a pool of weight 0 with no running task is 0/0), -0.0 below 0.0.
+fn java_double_compare(a: f64, b: f64) -> Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => a.total_cmp(&b),
     }
 }
 
@@ -110,6 +173,17 @@ impl Pool {
             sets: Vec::new(),
         }
     }
+
+    /// A pool of the allocation file.
+    fn configured(c: &PoolConfig) -> Pool {
+        Pool {
+            name: c.name.clone(),
+            mode: c.mode,
+            min_share: c.min_share,
+            weight: c.weight,
+            sets: Vec::new(),
+        }
+    }
 }
 
 /// The pools of one SparkContext in FAIR mode, and which job names which pool.
@@ -126,14 +200,24 @@ pub struct FairPools {
 }
 
 impl FairPools {
-    /// `FairSchedulableBuilder.buildPools` with no allocation file (Spark 4.0.0): the `default`
-    /// pool takes the application's scheduling mode, FAIR. Its line is [`log_built_pools`]'s,
-    /// which the SparkContext's start logs where `TaskSchedulerImpl.initialize` runs.
-    pub fn new(log: ProcessLog) -> FairPools {
-        let mode = SchedulingMode::Fair;
+    /// `FairSchedulableBuilder.buildPools` (Spark 4.0.0): the allocation file's pools in its
+    /// order, then `default` FIFO if the file made none; without a file, `default` takes the
+    /// application's scheduling mode, FAIR. The lines are [`log_built_pools`]'s, which the
+    /// SparkContext's start logs where `TaskSchedulerImpl.initialize` runs.
+    pub fn new(log: ProcessLog, file: Option<&AllocationFile>) -> FairPools {
+        let pools = match file {
+            None => vec![Pool::new(DEFAULT_POOL, SchedulingMode::Fair)],
+            Some(f) => {
+                let mut pools: Vec<Pool> = f.pools.iter().map(Pool::configured).collect();
+                if !pools.iter().any(|p| p.name == DEFAULT_POOL) {
+                    pools.push(Pool::new(DEFAULT_POOL, SchedulingMode::Fifo));
+                }
+                pools
+            }
+        };
         FairPools {
             log,
-            pools: vec![Pool::new(DEFAULT_POOL, mode)],
+            pools,
             job_pools: BTreeMap::new(),
             set_pool: BTreeMap::new(),
             order: Vec::new(),
@@ -155,7 +239,9 @@ impl FairPools {
             .job_pools
             .get(&key.0)
             .map_or(DEFAULT_POOL, String::as_str);
-        let index = match self.pools.iter().position(|p| p.name == name) {
+        // `getSchedulableByName`: a name the file gave twice maps to its last pool (each
+        // `addSchedulable` puts into the name map), though both stay in the queue.
+        let index = match self.pools.iter().rposition(|p| p.name == name) {
             Some(i) => i,
             None => {
                 // Spark 4.0.0 prints this warning without its closing parenthesis.
@@ -262,8 +348,8 @@ mod tests {
     fn pools() -> (FairPools, Rc<RefCell<LogStore>>) {
         let store = Rc::new(RefCell::new(LogStore::new(true)));
         let log = ProcessLog::new("driver", store.clone());
-        log_built_pools(&log);
-        (FairPools::new(log), store)
+        log_built_pools(&log, None);
+        (FairPools::new(log, None), store)
     }
 
     /// The driver's captured lines, each from its level on (the date and time left out).
@@ -389,5 +475,125 @@ mod tests {
             SchedulingMode::parse("fair2"),
             Err("Unrecognized spark.scheduler.mode: FAIR2".to_string())
         );
+    }
+
+    /// The pools file of a real Spark 4.0.0 run (`local-cluster[1,2,1024]`, the report's
+    /// pools.xml): `etl` FAIR minShare 1 weight 2, `adhoc` FIFO with minShare blank, `odd`
+    /// NONE/`x`/3; buildPools' lines as that run printed them, then `buildDefaultPool`'s.
+    fn file() -> AllocationFile {
+        let pool = |name: &str, mode, min_share, weight, replaced| PoolConfig {
+            name: name.into(),
+            mode,
+            min_share,
+            weight,
+            replaced,
+        };
+        AllocationFile {
+            path: "/tmp/ff/pools.xml".into(),
+            pools: vec![
+                pool("etl", SchedulingMode::Fair, 1, 2, vec![]),
+                pool(
+                    "adhoc",
+                    SchedulingMode::Fifo,
+                    0,
+                    1,
+                    vec![ReplacedPoolValue::MinShare {
+                        found: String::new(),
+                    }],
+                ),
+                pool(
+                    "odd",
+                    SchedulingMode::Fifo,
+                    0,
+                    3,
+                    vec![
+                        ReplacedPoolValue::SchedulingMode {
+                            found: "NONE".into(),
+                        },
+                        ReplacedPoolValue::MinShare { found: "x".into() },
+                    ],
+                ),
+            ],
+        }
+    }
+
+    /// SchedulableBuilder.scala `buildPools` / `buildFairSchedulerPool` / `buildDefaultPool`
+    /// with a file (the lines of the real run, MDC pieces concatenated).
+    #[test]
+    fn a_pools_file_is_said_as_spark_says_it() {
+        let store = Rc::new(RefCell::new(LogStore::new(true)));
+        let log = ProcessLog::new("driver", store.clone());
+        log_built_pools(&log, Some(&file()));
+        let f = "/tmp/ff/pools.xml";
+        assert_eq!(
+            lines(&store),
+            [
+                format!("INFO FairSchedulableBuilder: Creating Fair Scheduler pools from {f}"),
+                "INFO FairSchedulableBuilder: Created pool: etl, schedulingMode: FAIR, minShare: 1, weight: 2".into(),
+                format!("WARN FairSchedulableBuilder: Error while loading fair scheduler configuration from {f}: minShare is blank or invalid: , using the default minShare: 0 for pool: adhoc"),
+                "INFO FairSchedulableBuilder: Created pool: adhoc, schedulingMode: FIFO, minShare: 0, weight: 1".into(),
+                format!("WARN FairSchedulableBuilder: Unsupported schedulingMode: NONE found in Fair Scheduler configuration file: {f}, using the default schedulingMode: FIFO for pool: odd"),
+                format!("WARN FairSchedulableBuilder: Error while loading fair scheduler configuration from {f}: minShare is blank or invalid: x, using the default minShare: 0 for pool: odd"),
+                "INFO FairSchedulableBuilder: Created pool: odd, schedulingMode: FIFO, minShare: 0, weight: 3".into(),
+                "INFO FairSchedulableBuilder: Created default pool: default, schedulingMode: FIFO, minShare: 0, weight: 1".into(),
+            ]
+        );
+        // A file with its own `default`: no default pool line.
+        let store = Rc::new(RefCell::new(LogStore::new(true)));
+        let log = ProcessLog::new("driver", store.clone());
+        let mut own = file();
+        own.pools[0].name = DEFAULT_POOL.into();
+        log_built_pools(&log, Some(&own));
+        assert!(
+            !lines(&store)
+                .iter()
+                .any(|l| l.contains("Created default pool"))
+        );
+    }
+
+    /// The file's pools sort by FairSchedulingAlgorithm (PoolSuite "Fair Scheduler Test" /
+    /// "Nested Pool Test"): `etl` (minShare 1) is needy with no task running and goes first;
+    /// once it runs 1 and `adhoc` 0, neither is needy and `adhoc` (0/1) precedes `etl` (1/2);
+    /// `etl` 2 and `adhoc` 1 tie (2/2, 1/1) and the name decides; `etl` 2 (2/2) precedes `adhoc`
+    /// 2 (2/1). A job that names no pool joins `default` (FIFO, created after the file's).
+    #[test]
+    fn the_files_pools_sort_by_min_share_and_weight() {
+        let store = Rc::new(RefCell::new(LogStore::new(true)));
+        let mut p = FairPools::new(ProcessLog::new("driver", store.clone()), Some(&file()));
+        p.set_job_pool(0, Some("adhoc"));
+        p.set_job_pool(1, Some("etl"));
+        p.add_task_set((0, 0, 0));
+        p.add_task_set((1, 1, 0));
+        p.add_task_set((2, 2, 0));
+        assert_eq!(p.pool_of((2, 2, 0)), DEFAULT_POOL);
+        assert!(
+            !lines(&store)
+                .iter()
+                .any(|l| l.contains("has not been configured"))
+        );
+        let r = |adhoc, etl| BTreeMap::from([((0, 0, 0), adhoc), ((1, 1, 0), etl), ((2, 2, 0), 5)]);
+        assert_eq!(sorted(&mut p, &r(3, 0))[0], (1, 1, 0));
+        assert_eq!(sorted(&mut p, &r(0, 1))[0], (0, 0, 0));
+        assert_eq!(sorted(&mut p, &r(1, 2))[0], (0, 0, 0));
+        assert_eq!(sorted(&mut p, &r(2, 2))[0], (1, 1, 0));
+    }
+
+    /// `Double.compareTo` as FairSchedulingAlgorithm compares: a pool of weight 0 with nothing
+    /// running is 0/0 = NaN, after every number (Rust's `total_cmp` would put a negative NaN
+    /// first).
+    #[test]
+    fn a_weight_of_zero_sorts_as_java_compares_doubles() {
+        let s = |name, running, weight| Share {
+            name,
+            running,
+            min_share: 0,
+            weight,
+        };
+        // A NaN with its sign bit set, as x86 makes 0.0 / 0.0 at run time.
+        let nan = -f64::NAN;
+        assert_eq!(java_double_compare(nan, 1.0), Ordering::Greater);
+        assert_eq!(java_double_compare(1.0, f64::NAN), Ordering::Less);
+        assert!(fair_less(s("b", 5, 1), s("a", 0, 0)));
+        assert!(!fair_less(s("a", 0, 0), s("b", 5, 1)));
     }
 }

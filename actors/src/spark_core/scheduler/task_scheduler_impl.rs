@@ -35,6 +35,7 @@ use super::task_set_manager::{Dequeued, LocalityContext, OfferRound, StartedCopy
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
 use crate::kernel::small_map::{DenseMap, SmallSet};
+use crate::world::config::AllocationFile;
 use crate::world::config::{LocalitySettings, SpeculationSettings};
 use crate::world::listener::ContextBus;
 use crate::{error, info, warn};
@@ -289,7 +290,15 @@ impl TaskSchedulerImpl {
     /// its line); FIFO keeps the root pool's FIFO walk.
     pub fn with_scheduling_mode(mut self, mode: SchedulingMode) -> Self {
         if mode == SchedulingMode::Fair {
-            self.pools = Some(Box::new(FairPools::new(self.log.clone())));
+            self.pools = Some(Box::new(FairPools::new(self.log.clone(), None)));
+        }
+        self
+    }
+
+    /// `spark.scheduler.allocation.file`'s pools (FAIR mode only: FIFO builds no pools).
+    pub fn with_allocation_file(mut self, file: Option<&AllocationFile>) -> Self {
+        if let (Some(_), Some(f)) = (&self.pools, file) {
+            self.pools = Some(Box::new(FairPools::new(self.log.clone(), Some(f))));
         }
         self
     }
