@@ -690,40 +690,31 @@ pub fn format_report_details_with_links(
     r: &ApplicationReport,
     links: &[(&'static str, String)],
 ) -> String {
-    let na = |s: &str| {
-        if s.is_empty() {
-            "N/A".to_string()
-        } else {
-            s.to_string()
-        }
-    };
+    let absent = String::new();
     let fields = [
-        (
-            "client token",
-            r.client_token.clone().unwrap_or_else(|| "N/A".into()),
-        ),
-        ("diagnostics", na(&r.diagnostics)),
-        (
-            "ApplicationMaster host",
-            r.host.clone().unwrap_or_else(|| "N/A".into()),
-        ),
-        ("ApplicationMaster RPC port", r.rpc_port.to_string()),
-        ("queue", na(&r.queue)),
-        ("start time", r.start_time.to_string()),
-        ("final status", r.final_status.to_string()),
-        (
-            "tracking URL",
-            r.tracking_url.clone().unwrap_or_else(|| "N/A".into()),
-        ),
-        ("user", na(&r.user)),
-    ];
+        ("client token", r.client_token.as_ref().unwrap_or(&absent)),
+        ("diagnostics", &r.diagnostics),
+        ("ApplicationMaster host", r.host.as_ref().unwrap_or(&absent)),
+        ("ApplicationMaster RPC port", &r.rpc_port.to_string()),
+        ("queue", &r.queue),
+        ("start time", &r.start_time.to_string()),
+        ("final status", &r.final_status.to_string()),
+        ("tracking URL", r.tracking_url.as_ref().unwrap_or(&absent)),
+        ("user", &r.user),
+    ]
+    .map(|(k, v)| (k.to_string(), v.clone()));
     let links = links
         .iter()
-        .map(|(f, link)| format!("\n\t Driver Logs ({f}): {link}"));
+        .map(|(f, link)| (format!("Driver Logs ({f})"), link.clone()));
+    // "Use more loggable format if value is null or empty": `Option(v).filter(_.nonEmpty)
+    // .getOrElse("N/A")` on every value, the links' too (spark-yarn_2.13-4.0.0.jar).
     fields
-        .iter()
-        .map(|(k, v)| format!("\n\t {k}: {v}"))
+        .into_iter()
         .chain(links)
+        .map(|(k, v)| {
+            let v = if v.is_empty() { "N/A" } else { v.as_str() };
+            format!("\n\t {k}: {v}")
+        })
         .collect()
 }
 
@@ -982,6 +973,41 @@ mod tests {
         assert!(
             cmd.contains(" '-Dapp=application_1_0001' -Dspark.yarn.app.container.log.dir="),
             "{cmd}"
+        );
+    }
+
+    /// Client.formatReportDetails (spark-yarn_2.13-4.0.0.jar): Spark's field order, then the
+    /// driver log links; a null or empty value of any field prints N/A.
+    #[test]
+    fn report_details_print_na_for_every_empty_value() {
+        let app = ApplicationId {
+            cluster_timestamp: 1764662400000,
+            id: 1,
+        };
+        let report = ApplicationReport {
+            application_id: app,
+            current_attempt: None,
+            user: "spark".into(),
+            queue: "default".into(),
+            name: "Spark Pi".into(),
+            host: Some(String::new()),
+            rpc_port: -1,
+            client_token: None,
+            state: State::Accepted,
+            diagnostics: String::new(),
+            tracking_url: Some(String::new()),
+            original_tracking_url: String::new(),
+            start_time: 1764662400123,
+            finish_time: 0,
+            final_status: sparkyard_messages::records::FinalApplicationStatus::Undefined,
+            application_type: "SPARK".into(),
+            application_tags: Vec::new(),
+            priority: 0,
+        };
+        let links = [("stdout", String::new())];
+        assert_eq!(
+            format_report_details_with_links(&report, &links),
+            "\n\t client token: N/A\n\t diagnostics: N/A\n\t ApplicationMaster host: N/A\n\t ApplicationMaster RPC port: -1\n\t queue: default\n\t start time: 1764662400123\n\t final status: UNDEFINED\n\t tracking URL: N/A\n\t user: spark\n\t Driver Logs (stdout): N/A"
         );
     }
 
