@@ -435,7 +435,7 @@ impl ApplicationMaster {
         let rule = "=".repeat(79);
         // ExecutorRunnable.launchContextDebugInfo: the env through Utils.redact(sparkConf, env).
         let mut env = vec![("SPARK_USER".to_string(), self.sim.config.user.clone())];
-        crate::spark_yarn::client::add_prefixed_env(&mut env, s, "spark.executorEnv.");
+        crate::spark_yarn::client::add_prefixed_env(&mut env, &s.properties, "spark.executorEnv.");
         let r = crate::world::spark_conf::Redactor::from_properties(
             s.properties.iter().map(|(k, v)| (k.as_str(), v.as_str())),
         );
@@ -865,6 +865,32 @@ mod tests {
         assert_eq!(
             history_server_address(Some("http://hs:18080"), &conf, attempt),
             "http://hs:18080/history/application_1764662400000_0001/2"
+        );
+    }
+
+    /// Ports ApplicationMasterSuite "history url with hadoop and spark substitutions". The
+    /// `${spark.history.ui.port}` reference is expanded when the setting is read
+    /// (`SparkConf.get(HISTORY_SERVER_ADDRESS)`'s ConfigReader, sparkyard's
+    /// `get_substituted` in src/conf, default 18080), so the AM receives the value with the
+    /// Hadoop reference left for `getHistoryServerAddress` to resolve. Spark's test passes
+    /// free strings for the ids; here they are the attempt's own.
+    #[test]
+    fn history_url_with_hadoop_and_spark_substitutions() {
+        let yarn = crate::world::hadoop_conf::test_yarn_settings();
+        let props = BTreeMap::new();
+        let conf = HadoopConf::of("rm.host.com", &yarn, &props);
+        let attempt = ApplicationAttemptId {
+            application_id: ApplicationId {
+                cluster_timestamp: 123,
+                id: 1,
+            },
+            attempt_id: 1,
+        };
+        assert_eq!(attempt.application_id.to_string(), "application_123_0001");
+        let read = "http://${hadoopconf-yarn.resourcemanager.hostname}:18080";
+        assert_eq!(
+            history_server_address(Some(read), &conf, attempt),
+            "http://rm.host.com:18080/history/application_123_0001/1"
         );
     }
 }

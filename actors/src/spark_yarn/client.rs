@@ -22,6 +22,7 @@ use sparkyard_messages::resource_manager::ResourceManagerMsg;
 use sparkyard_messages::rpc::{
     EndpointId, GetClusterMetricsResponse, GetNewApplicationResponse, Reply, ReplyTo,
 };
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 const TARGET: &str = "submit::Client";
@@ -140,29 +141,7 @@ impl Client {
             "Verifying our application has not requested more than the maximum memory capability of the cluster ({} MB per container)",
             max.memory_mb
         );
-        let check = "Please check the values of 'yarn.scheduler.maximum-allocation-mb' and/or 'yarn.nodemanager.resource.memory-mb'.";
-        if s.executor_container_memory_mb() > max.memory_mb {
-            return Err(RpcFailure::new(
-                "java.lang.IllegalArgumentException",
-                format!(
-                    "Required executor memory ({} MB), offHeap memory ({}) MB, overhead ({} MB), and PySpark memory ({} MB) is above the max threshold ({} MB) of this cluster! {check}",
-                    s.executor_memory_mb,
-                    s.executor_offheap_mb,
-                    s.executor_memory_overhead_mb,
-                    s.executor_pyspark_memory_mb,
-                    max.memory_mb
-                ),
-            ));
-        }
-        if s.am_container_memory_mb() > max.memory_mb {
-            return Err(RpcFailure::new(
-                "java.lang.IllegalArgumentException",
-                format!(
-                    "Required AM memory ({}+{} MB) is above the max threshold ({} MB) of this cluster! {check}",
-                    s.driver_memory_mb, s.driver_memory_overhead_mb, max.memory_mb
-                ),
-            ));
-        }
+        verify_cluster_resources(&RequiredMemory::of(s), max.memory_mb)?;
         info!(
             log,
             TARGET,
@@ -403,6 +382,63 @@ impl Client {
     }
 }
 
+/// The memory `Client.verifyClusterResources` compares with the cluster's largest container,
+/// MiB: an executor's heap, off-heap, overhead and PySpark memory, and the AM's memory and
+/// overhead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequiredMemory {
+    pub executor_mb: u64,
+    pub executor_offheap_mb: u64,
+    pub executor_overhead_mb: u64,
+    pub pyspark_mb: u64,
+    pub am_mb: u64,
+    pub am_overhead_mb: u64,
+}
+
+impl RequiredMemory {
+    pub fn of(s: &crate::world::config::SparkSettings) -> Self {
+        RequiredMemory {
+            executor_mb: s.executor_memory_mb,
+            executor_offheap_mb: s.executor_offheap_mb,
+            executor_overhead_mb: s.executor_memory_overhead_mb,
+            pyspark_mb: s.executor_pyspark_memory_mb,
+            am_mb: s.driver_memory_mb,
+            am_overhead_mb: s.driver_memory_overhead_mb,
+        }
+    }
+}
+
+/// `Client.verifyClusterResources` (spark-yarn_2.13-4.0.0.jar): an executor container, then
+/// the AM's, larger than `maxMem` (`lcmp; ifle`: equal fits) fails the submission with Spark's
+/// IllegalArgumentException text.
+pub fn verify_cluster_resources(
+    req: &RequiredMemory,
+    max_memory_mb: u64,
+) -> Result<(), RpcFailure> {
+    let check = "Please check the values of 'yarn.scheduler.maximum-allocation-mb' and/or 'yarn.nodemanager.resource.memory-mb'.";
+    let executor =
+        req.executor_mb + req.executor_offheap_mb + req.executor_overhead_mb + req.pyspark_mb;
+    if executor > max_memory_mb {
+        return Err(RpcFailure::new(
+            "java.lang.IllegalArgumentException",
+            format!(
+                "Required executor memory ({} MB), offHeap memory ({}) MB, overhead ({} MB), and PySpark memory ({} MB) is above the max threshold ({max_memory_mb} MB) of this cluster! {check}",
+                req.executor_mb, req.executor_offheap_mb, req.executor_overhead_mb, req.pyspark_mb
+            ),
+        ));
+    }
+    if req.am_mb + req.am_overhead_mb > max_memory_mb {
+        return Err(RpcFailure::new(
+            "java.lang.IllegalArgumentException",
+            format!(
+                "Required AM memory ({}+{} MB) is above the max threshold ({max_memory_mb} MB) of this cluster! {check}",
+                req.am_mb, req.am_overhead_mb
+            ),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 use crate::spark_yarn::client_monitor::client_deletes_staging_dir;
 
@@ -475,40 +511,80 @@ pub fn distributed_files(
 /// conf; `{{PWD}}` and `<CPS>` are expanded by the NodeManager.
 pub const CONTAINER_CLASSPATH: &str = "{{PWD}}<CPS>{{PWD}}/__spark_conf__<CPS>{{PWD}}/__spark_libs__/*<CPS>$HADOOP_CONF_DIR<CPS>$HADOOP_COMMON_HOME/share/hadoop/common/*<CPS>$HADOOP_COMMON_HOME/share/hadoop/common/lib/*<CPS>$HADOOP_HDFS_HOME/share/hadoop/hdfs/*<CPS>$HADOOP_HDFS_HOME/share/hadoop/hdfs/lib/*<CPS>$HADOOP_YARN_HOME/share/hadoop/yarn/*<CPS>$HADOOP_YARN_HOME/share/hadoop/yarn/lib/*<CPS>{{PWD}}/__spark_conf__/__hadoop_conf__";
 
-/// `Client.setupLaunchEnv`: the classpath, the staging directory, `SPARK_USER`, then every
-/// `spark.yarn.appMasterEnv.NAME` (a `CLASSPATH` entry is appended to the classpath).
+/// `Client.setupLaunchEnv` for the AM (cluster mode) from the run's settings.
 pub fn am_environment(
     s: &crate::world::config::SparkSettings,
     staging: String,
     user: &str,
 ) -> Vec<(String, String)> {
+    am_launch_environment(staging, user, &s.properties)
+}
+
+/// `Client.setupLaunchEnv` (spark-yarn_2.13-4.0.0.jar) for the AM in cluster mode: the
+/// classpath, `SPARK_YARN_STAGING_DIR`, `SPARK_PREFER_IPV6` (`Utils.preferIPv6`: the client
+/// JVM's `java.net.preferIPv6Addresses`, unset so "false"), then every
+/// `spark.yarn.appMasterEnv.NAME` through `YarnSparkHadoopUtil.addPathToEnvironment` (a name
+/// already set, whichever it is, gets `<CPS>` and the value appended), and `SPARK_USER` only
+/// when no appMasterEnv entry set it. The list keeps `SPARK_USER` third (YARN gets a map).
+pub fn am_launch_environment(
+    staging: String,
+    user: &str,
+    properties: &BTreeMap<String, String>,
+) -> Vec<(String, String)> {
+    const PREFIX: &str = "spark.yarn.appMasterEnv.";
+    let user_set = properties.contains_key(&format!("{PREFIX}SPARK_USER"));
     let mut env = vec![
         ("CLASSPATH".to_string(), CONTAINER_CLASSPATH.to_string()),
         ("SPARK_YARN_STAGING_DIR".to_string(), staging),
-        ("SPARK_USER".to_string(), user.to_string()),
     ];
-    add_prefixed_env(&mut env, s, "spark.yarn.appMasterEnv.");
+    if !user_set {
+        env.push(("SPARK_USER".to_string(), user.to_string()));
+    }
+    env.push(("SPARK_PREFER_IPV6".to_string(), "false".to_string()));
+    for (name, value) in prefixed(properties, PREFIX) {
+        add_path_to_environment(&mut env, name, value);
+    }
     env
 }
 
-/// Adds `prefix + NAME = value` properties as `NAME=value` (`YarnSparkHadoopUtil
-/// .addPathToEnvironment` for `CLASSPATH`, which appends with `<CPS>`), in key order.
+/// `YarnSparkHadoopUtil.addPathToEnvironment`: a variable already set gets
+/// `ApplicationConstants.CLASS_PATH_SEPARATOR` (`<CPS>`) and the value appended.
+fn add_path_to_environment(env: &mut Vec<(String, String)>, name: &str, value: &str) {
+    match env.iter_mut().find(|(k, _)| k == name) {
+        Some((_, old)) => {
+            old.push_str("<CPS>");
+            old.push_str(value);
+        }
+        None => env.push((name.to_string(), value.to_string())),
+    }
+}
+
+/// The `prefix + NAME` properties as (NAME, value), in key order.
+fn prefixed<'a>(
+    properties: &'a BTreeMap<String, String>,
+    prefix: &'a str,
+) -> impl Iterator<Item = (&'a str, &'a str)> {
+    properties
+        .range(prefix.to_string()..)
+        .map_while(move |(k, v)| k.strip_prefix(prefix).map(|name| (name, v.as_str())))
+}
+
+/// `ExecutorRunnable.prepareEnvironment`'s `sparkConf.getExecutorEnv`: `prefix + NAME = value`
+/// properties as `NAME=value`, a `CLASSPATH` one through `YarnSparkHadoopUtil
+/// .addPathToEnvironment` (appended with `<CPS>`), any other replacing, in key order.
 pub fn add_prefixed_env(
     env: &mut Vec<(String, String)>,
-    s: &crate::world::config::SparkSettings,
+    properties: &BTreeMap<String, String>,
     prefix: &str,
 ) {
-    for (key, value) in s.properties.range(prefix.to_string()..) {
-        let Some(name) = key.strip_prefix(prefix) else {
-            break;
-        };
+    for (name, value) in prefixed(properties, prefix) {
+        if name == "CLASSPATH" {
+            add_path_to_environment(env, name, value);
+            continue;
+        }
         match env.iter_mut().find(|(k, _)| k == name) {
-            Some((_, old)) if name == "CLASSPATH" => {
-                old.push_str("<CPS>");
-                old.push_str(value);
-            }
-            Some((_, old)) => *old = value.clone(),
-            None => env.push((name.to_string(), value.clone())),
+            Some((_, old)) => *old = value.to_string(),
+            None => env.push((name.to_string(), value.to_string())),
         }
     }
 }
@@ -525,20 +601,46 @@ fn absolute(path: &str) -> String {
 /// `JavaModuleOptions.defaultModuleOptions()` (one unescaped element), the temp dir, the user's
 /// `spark.driver.extraJavaOptions` split, `{{APP_ID}}` substituted and escaped, the log dir.
 pub fn am_command(s: &crate::world::config::SparkSettings, app_id: &str) -> String {
+    let launch = AmLaunch {
+        user_class: &s.main_class,
+        user_jar: &s.primary_resource,
+        user_args: &s.app_args,
+        driver_memory_mb: s.driver_memory_mb,
+        driver_java_options: s
+            .properties
+            .get("spark.driver.extraJavaOptions")
+            .map(String::as_str),
+    };
+    am_launch_command(&launch, app_id)
+}
+
+/// What the AM's command is made of (`ClientArguments` and the driver's settings).
+#[derive(Clone, Copy, Debug)]
+pub struct AmLaunch<'a> {
+    pub user_class: &'a str,
+    pub user_jar: &'a str,
+    pub user_args: &'a [String],
+    pub driver_memory_mb: u64,
+    /// `spark.driver.extraJavaOptions`.
+    pub driver_java_options: Option<&'a str>,
+}
+
+/// `Client.createContainerLaunchContext` (spark-yarn_2.13-4.0.0.jar): `--class` and each
+/// `--arg` go through `YarnSparkHadoopUtil.escapeForShell`, `--jar` as given.
+pub fn am_launch_command(l: &AmLaunch, app_id: &str) -> String {
     use crate::spark_core::java_options::DEFAULT_MODULE_OPTIONS;
-    use crate::spark_yarn::yarn_spark_hadoop_util::join_escaped;
+    use crate::spark_yarn::yarn_spark_hadoop_util::{escape_for_shell, join_escaped};
     use sparkyard_messages::jvm_text::split_command_string;
     let mut args = format!(
-        "--class '{}' --jar {}",
-        s.main_class,
-        absolute(&s.primary_resource)
+        "--class {} --jar {}",
+        escape_for_shell(l.user_class),
+        absolute(l.user_jar)
     );
-    for a in &s.app_args {
-        args.push_str(&format!(" --arg '{a}'"));
+    for a in l.user_args {
+        args.push_str(&format!(" --arg {}", escape_for_shell(a)));
     }
-    let driver_opts = s
-        .properties
-        .get("spark.driver.extraJavaOptions")
+    let driver_opts = l
+        .driver_java_options
         .map(|o| {
             let words = split_command_string(o);
             // Utils.substituteAppId
@@ -548,7 +650,7 @@ pub fn am_command(s: &crate::world::config::SparkSettings, app_id: &str) -> Stri
         .unwrap_or_default();
     format!(
         "{{{{JAVA_HOME}}}}/bin/java -server -Xmx{}m {DEFAULT_MODULE_OPTIONS} -Djava.io.tmpdir={{{{PWD}}}}/tmp{driver_opts} -Dspark.yarn.app.container.log.dir=<LOG_DIR> org.apache.spark.deploy.yarn.ApplicationMaster {args} --properties-file {{{{PWD}}}}/__spark_conf__/__spark_conf__.properties --dist-cache-conf {{{{PWD}}}}/__spark_conf__/__spark_dist_cache__.properties 1> <LOG_DIR>/stdout 2> <LOG_DIR>/stderr",
-        s.driver_memory_mb
+        l.driver_memory_mb
     )
 }
 
@@ -589,40 +691,31 @@ pub fn format_report_details_with_links(
     r: &ApplicationReport,
     links: &[(&'static str, String)],
 ) -> String {
-    let na = |s: &str| {
-        if s.is_empty() {
-            "N/A".to_string()
-        } else {
-            s.to_string()
-        }
-    };
+    let absent = String::new();
     let fields = [
-        (
-            "client token",
-            r.client_token.clone().unwrap_or_else(|| "N/A".into()),
-        ),
-        ("diagnostics", na(&r.diagnostics)),
-        (
-            "ApplicationMaster host",
-            r.host.clone().unwrap_or_else(|| "N/A".into()),
-        ),
-        ("ApplicationMaster RPC port", r.rpc_port.to_string()),
-        ("queue", na(&r.queue)),
-        ("start time", r.start_time.to_string()),
-        ("final status", r.final_status.to_string()),
-        (
-            "tracking URL",
-            r.tracking_url.clone().unwrap_or_else(|| "N/A".into()),
-        ),
-        ("user", na(&r.user)),
-    ];
+        ("client token", r.client_token.as_ref().unwrap_or(&absent)),
+        ("diagnostics", &r.diagnostics),
+        ("ApplicationMaster host", r.host.as_ref().unwrap_or(&absent)),
+        ("ApplicationMaster RPC port", &r.rpc_port.to_string()),
+        ("queue", &r.queue),
+        ("start time", &r.start_time.to_string()),
+        ("final status", &r.final_status.to_string()),
+        ("tracking URL", r.tracking_url.as_ref().unwrap_or(&absent)),
+        ("user", &r.user),
+    ]
+    .map(|(k, v)| (k.to_string(), v.clone()));
     let links = links
         .iter()
-        .map(|(f, link)| format!("\n\t Driver Logs ({f}): {link}"));
+        .map(|(f, link)| (format!("Driver Logs ({f})"), link.clone()));
+    // "Use more loggable format if value is null or empty": `Option(v).filter(_.nonEmpty)
+    // .getOrElse("N/A")` on every value, the links' too (spark-yarn_2.13-4.0.0.jar).
     fields
-        .iter()
-        .map(|(k, v)| format!("\n\t {k}: {v}"))
+        .into_iter()
         .chain(links)
+        .map(|(k, v)| {
+            let v = if v.is_empty() { "N/A" } else { v.as_str() };
+            format!("\n\t {k}: {v}")
+        })
         .collect()
 }
 
@@ -713,6 +806,210 @@ mod tests {
     fn tags_are_a_set() {
         let tags = ["a", "b", "a"].map(String::from);
         assert_eq!(distinct(&tags), ["a", "b"]);
+    }
+
+    /// ClientSuite's memory: 2 GiB executors and AM with Spark's 384 MiB minimum overhead.
+    fn required() -> RequiredMemory {
+        RequiredMemory {
+            executor_mb: 2048,
+            executor_offheap_mb: 0,
+            executor_overhead_mb: 384,
+            pyspark_mb: 0,
+            am_mb: 2048,
+            am_overhead_mb: 384,
+        }
+    }
+
+    /// Client.verifyClusterResources (spark-yarn_2.13-4.0.0.jar): `executorMem > maxMem` and
+    /// `amMem > maxMem` (`lcmp; ifle`), so a container exactly the cluster's maximum fits.
+    #[test]
+    fn a_container_of_exactly_the_maximum_fits() {
+        assert_eq!(verify_cluster_resources(&required(), 2432), Ok(()));
+        let e = verify_cluster_resources(&required(), 2431).unwrap_err();
+        assert_eq!(e.class, "java.lang.IllegalArgumentException");
+    }
+
+    /// Client.verifyClusterResources: the executor's four parts each count and its check
+    /// comes first, with Spark's text (the stray `)` after offHeap is Spark's).
+    #[test]
+    fn an_executor_above_the_maximum_names_each_part() {
+        let req = RequiredMemory {
+            executor_offheap_mb: 1024,
+            pyspark_mb: 512,
+            am_mb: 8192,
+            ..required()
+        };
+        let e = verify_cluster_resources(&req, 3967).unwrap_err();
+        assert_eq!(
+            e.message,
+            "Required executor memory (2048 MB), offHeap memory (1024) MB, overhead (384 MB), and PySpark memory (512 MB) is above the max threshold (3967 MB) of this cluster! Please check the values of 'yarn.scheduler.maximum-allocation-mb' and/or 'yarn.nodemanager.resource.memory-mb'."
+        );
+        assert_eq!(
+            verify_cluster_resources(&req, 3968).map_err(|e| e.message.contains("AM")),
+            Err(true)
+        );
+    }
+
+    /// Client.verifyClusterResources: an AM container above the maximum, once the executors
+    /// fit.
+    #[test]
+    fn an_am_above_the_maximum_is_refused() {
+        let req = RequiredMemory {
+            am_mb: 4096,
+            am_overhead_mb: 409,
+            ..required()
+        };
+        let e = verify_cluster_resources(&req, 4096).unwrap_err();
+        assert_eq!(
+            e.message,
+            "Required AM memory (4096+409 MB) is above the max threshold (4096 MB) of this cluster! Please check the values of 'yarn.scheduler.maximum-allocation-mb' and/or 'yarn.nodemanager.resource.memory-mb'."
+        );
+        assert_eq!(verify_cluster_resources(&req, 4505), Ok(()));
+    }
+
+    /// Ports ClientSuite "configuration and args propagate through
+    /// createApplicationSubmissionContext", its tags: `spark.yarn.tags` ",tag1, dup,tag2 , ,multi
+    /// word , dup" reads (SparkConf's toSequence: trimmed, empties dropped) as the list below,
+    /// and the submission context holds a set of four.
+    #[test]
+    fn configuration_and_args_propagate_through_create_application_submission_context() {
+        let read = ["tag1", "dup", "tag2", "multi word", "dup"].map(String::from);
+        let tags = distinct(&read);
+        for t in ["tag1", "dup", "tag2", "multi word"] {
+            assert!(tags.iter().any(|x| x == t), "{t} in {tags:?}");
+        }
+        assert_eq!(tags.iter().filter(|t| !t.is_empty()).count(), 4);
+    }
+
+    fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn value<'a>(env: &'a [(String, String)], name: &str) -> Option<&'a str> {
+        env.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// Client.setupLaunchEnv (spark-yarn_2.13-4.0.0.jar): the AM gets SPARK_PREFER_IPV6, its
+    /// appMasterEnv entries go through addPathToEnvironment (any variable already set is
+    /// appended to with <CPS>), and SPARK_USER is the submitter unless appMasterEnv set it.
+    #[test]
+    fn the_am_environment_follows_setup_launch_env() {
+        let env = am_launch_environment("hdfs://s".into(), "alice", &BTreeMap::new());
+        let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "CLASSPATH",
+                "SPARK_YARN_STAGING_DIR",
+                "SPARK_USER",
+                "SPARK_PREFER_IPV6"
+            ]
+        );
+        assert_eq!(value(&env, "SPARK_PREFER_IPV6"), Some("false"));
+        let p = props(&[
+            ("spark.yarn.appMasterEnv.CLASSPATH", "/extra/*"),
+            ("spark.yarn.appMasterEnv.SPARK_USER", "bob"),
+            ("spark.yarn.appMasterEnv.SPARK_YARN_STAGING_DIR", "/x"),
+            ("spark.yarn.appMasterEnv.TZ", "UTC"),
+            ("spark.yarn.appMasterEnvX", "no"),
+        ]);
+        let env = am_launch_environment("hdfs://s".into(), "alice", &p);
+        assert_eq!(
+            value(&env, "CLASSPATH"),
+            Some(format!("{CONTAINER_CLASSPATH}<CPS>/extra/*").as_str())
+        );
+        assert_eq!(value(&env, "SPARK_USER"), Some("bob"));
+        assert_eq!(
+            value(&env, "SPARK_YARN_STAGING_DIR"),
+            Some("hdfs://s<CPS>/x")
+        );
+        assert_eq!(value(&env, "TZ"), Some("UTC"));
+        assert_eq!(env.len(), 5);
+    }
+
+    /// ExecutorRunnable.prepareEnvironment (Spark 4.0): of the spark.executorEnv entries only
+    /// CLASSPATH is appended to; any other replaces the value.
+    #[test]
+    fn executor_env_entries_replace_all_but_the_classpath() {
+        let mut env = vec![
+            ("CLASSPATH".to_string(), "a".to_string()),
+            ("SPARK_USER".to_string(), "alice".to_string()),
+        ];
+        let p = props(&[
+            ("spark.executorEnv.CLASSPATH", "b"),
+            ("spark.executorEnv.SPARK_USER", "bob"),
+        ]);
+        add_prefixed_env(&mut env, &p, "spark.executorEnv.");
+        assert_eq!(value(&env, "CLASSPATH"), Some("a<CPS>b"));
+        assert_eq!(value(&env, "SPARK_USER"), Some("bob"));
+    }
+
+    /// Client.createContainerLaunchContext (spark-yarn_2.13-4.0.0.jar): `--class` and every
+    /// `--arg` through YarnSparkHadoopUtil.escapeForShell, `--jar` as given, and the driver's
+    /// extraJavaOptions with {{APP_ID}} substituted.
+    #[test]
+    fn the_am_command_escapes_the_class_and_each_argument() {
+        let args = ["10".to_string(), "it's $HOME".to_string()];
+        let launch = AmLaunch {
+            user_class: "org.example.Main",
+            user_jar: "/jobs/app.jar",
+            user_args: &args,
+            driver_memory_mb: 1024,
+            driver_java_options: Some("-Dapp={{APP_ID}}"),
+        };
+        let cmd = am_launch_command(&launch, "application_1_0001");
+        assert!(
+            cmd.starts_with("{{JAVA_HOME}}/bin/java -server -Xmx1024m "),
+            "{cmd}"
+        );
+        assert!(
+            cmd.contains(
+                r"org.apache.spark.deploy.yarn.ApplicationMaster --class 'org.example.Main' --jar /jobs/app.jar --arg '10' --arg 'it'\''s \$HOME' --properties-file "
+            ),
+            "{cmd}"
+        );
+        assert!(
+            cmd.contains(" '-Dapp=application_1_0001' -Dspark.yarn.app.container.log.dir="),
+            "{cmd}"
+        );
+    }
+
+    /// Client.formatReportDetails (spark-yarn_2.13-4.0.0.jar): Spark's field order, then the
+    /// driver log links; a null or empty value of any field prints N/A.
+    #[test]
+    fn report_details_print_na_for_every_empty_value() {
+        let app = ApplicationId {
+            cluster_timestamp: 1764662400000,
+            id: 1,
+        };
+        let report = ApplicationReport {
+            application_id: app,
+            current_attempt: None,
+            user: "spark".into(),
+            queue: "default".into(),
+            name: "Spark Pi".into(),
+            host: Some(String::new()),
+            rpc_port: -1,
+            client_token: None,
+            state: State::Accepted,
+            diagnostics: String::new(),
+            tracking_url: Some(String::new()),
+            original_tracking_url: String::new(),
+            start_time: 1764662400123,
+            finish_time: 0,
+            final_status: sparkyard_messages::records::FinalApplicationStatus::Undefined,
+            application_type: "SPARK".into(),
+            application_tags: Vec::new(),
+            priority: 0,
+        };
+        let links = [("stdout", String::new())];
+        assert_eq!(
+            format_report_details_with_links(&report, &links),
+            "\n\t client token: N/A\n\t diagnostics: N/A\n\t ApplicationMaster host: N/A\n\t ApplicationMaster RPC port: -1\n\t queue: default\n\t start time: 1764662400123\n\t final status: UNDEFINED\n\t tracking URL: N/A\n\t user: spark\n\t Driver Logs (stdout): N/A"
+        );
     }
 
     // Spark 4.0 Client.formatReportDetails(report, driverLogsLinks) and

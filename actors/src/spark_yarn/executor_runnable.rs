@@ -166,7 +166,7 @@ pub fn executor_environment(
             log_url(c, user, "stderr"),
         ),
     ];
-    crate::spark_yarn::client::add_prefixed_env(&mut env, s, "spark.executorEnv.");
+    crate::spark_yarn::client::add_prefixed_env(&mut env, &s.properties, "spark.executorEnv.");
     env
 }
 

@@ -82,16 +82,65 @@ pub struct YarnAllocator {
     /// `YarnAllocatorNodeHealthTracker.numClusterNodes`: `Int.MaxValue` until the RM reports.
     num_cluster_nodes: u32,
     rm_failure: Option<RpcFailure>,
-    /// `isYarnExecutorDecommissionEnabled`: `spark.decommission.enabled` without the external
-    /// shuffle service (SPARK-39018).
-    decommission_enabled: bool,
-    /// `decommissioningNodesCache`: hosts already reported to the driver (at most 200, oldest
-    /// evicted first).
-    decommissioning_nodes: std::collections::VecDeque<String>,
+    /// The DECOMMISSIONING hosts already reported to the driver, and whether to report them.
+    decommissioning_nodes: DecommissioningNodes,
 }
 
 /// `DECOMMISSIONING_NODES_CACHE_SIZE`.
 const DECOMMISSIONING_NODES_CACHE_SIZE: usize = 200;
+
+/// YarnAllocator's `handleNodesInDecommissioningState` and its `decommissioningNodesCache`:
+/// which hosts of an allocate response's updated nodes the driver is told to decommission
+/// (`DecommissionExecutorsOnHost`).
+#[derive(Debug)]
+pub struct DecommissioningNodes {
+    /// `isYarnExecutorDecommissionEnabled`: `spark.decommission.enabled` without the external
+    /// shuffle service (SPARK-39018); when false `allocateResources` skips the handling.
+    enabled: bool,
+    /// `decommissioningNodesCache`: a LinkedHashMap in insertion order that drops its eldest
+    /// host once it holds more than 200.
+    cache: std::collections::VecDeque<String>,
+}
+
+impl DecommissioningNodes {
+    pub fn new(enabled: bool) -> Self {
+        DecommissioningNodes {
+            enabled,
+            cache: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// The hosts to report, in the response's order. Spark 4.0.0 (spark-yarn jar,
+    /// handleNodesInDecommissioningState) runs a strict `Buffer.filter` against the cache and
+    /// only then `foreach` sends and caches, so a host listed twice in one response is sent
+    /// twice.
+    pub fn newly_decommissioning(&mut self, nodes: &[NodeReport]) -> Vec<String> {
+        if !self.enabled {
+            return Vec::new();
+        }
+        let fresh: Vec<String> = nodes
+            .iter()
+            .filter(|n| n.state == NodeState::Decommissioning && !self.cache.contains(&n.host))
+            .map(|n| n.host.clone())
+            .collect();
+        for host in &fresh {
+            self.put(host);
+        }
+        fresh
+    }
+
+    /// `LinkedHashMap.put` with `removeEldestEntry(size > 200)`: a host already held keeps its
+    /// place and evicts nothing.
+    fn put(&mut self, host: &str) {
+        if self.cache.iter().any(|h| h == host) {
+            return;
+        }
+        self.cache.push_back(host.to_string());
+        if self.cache.len() > DECOMMISSIONING_NODES_CACHE_SIZE {
+            self.cache.pop_front();
+        }
+    }
+}
 
 impl YarnAllocator {
     pub fn start(
@@ -153,8 +202,7 @@ impl YarnAllocator {
                 pending_loss_asks: 0,
                 num_cluster_nodes: u32::MAX,
                 rm_failure: None,
-                decommission_enabled,
-                decommissioning_nodes: std::collections::VecDeque::new(),
+                decommissioning_nodes: DecommissioningNodes::new(decommission_enabled),
             }
         });
         out.expect("create runs its closure")
@@ -343,9 +391,7 @@ impl YarnAllocator {
 
     fn on_allocate_response(&mut self, resp: AllocateResponse, ctx: &mut Context<Self>) {
         self.num_cluster_nodes = resp.num_cluster_nodes;
-        if self.decommission_enabled {
-            self.handle_nodes_in_decommissioning_state(&resp.updated_nodes);
-        }
+        self.handle_nodes_in_decommissioning_state(&resp.updated_nodes);
         self.handle_allocated_containers(resp.allocated_containers);
         self.process_completed_containers(resp.completed_containers);
         self.after_allocate(ctx);
@@ -354,20 +400,11 @@ impl YarnAllocator {
     /// `handleNodesInDecommissioningState`: each host newly DECOMMISSIONING is reported to the
     /// driver once (`DecommissionExecutorsOnHost`).
     fn handle_nodes_in_decommissioning_state(&mut self, nodes: &[NodeReport]) {
-        for node in nodes {
-            if node.state != NodeState::Decommissioning
-                || self.decommissioning_nodes.contains(&node.host)
-            {
-                continue;
-            }
+        for host in self.decommissioning_nodes.newly_decommissioning(nodes) {
             self.env.send(
                 &self.peers.driver,
-                YarnSchedulerMsg::DecommissionExecutorsOnHost(node.host.clone()),
+                YarnSchedulerMsg::DecommissionExecutorsOnHost(host),
             );
-            self.decommissioning_nodes.push_back(node.host.clone());
-            if self.decommissioning_nodes.len() > DECOMMISSIONING_NODES_CACHE_SIZE {
-                self.decommissioning_nodes.pop_front();
-            }
         }
     }
 
@@ -584,38 +621,27 @@ impl YarnAllocator {
             .iter()
             .find(|(rp, _)| *rp == 0)
             .map(|(_, n)| *n);
-        let changed = match total {
-            None => {
-                if self.state.request_total(0) {
-                    self.sim.observe(RunEvent::ExecutorTargetChanged {
-                        attempt: self.attempt_id.attempt_id,
-                        target: 0,
-                    });
-                }
-                true
+        let excluded = req.excluded_nodes.iter().cloned().collect();
+        let now = crate::kernel::clock::now_ms();
+        let done = self.state.request_total_executors(total, excluded, now);
+        if done.target_changed {
+            let target = total.unwrap_or(0);
+            self.sim.observe(RunEvent::ExecutorTargetChanged {
+                attempt: self.attempt_id.attempt_id,
+                target,
+            });
+            if total.is_some() {
+                info!(
+                    self.env.log(),
+                    TARGET,
+                    "Driver requested a total number of {target} executor(s) for resource profile id: 0."
+                );
             }
-            Some(total) => {
-                let changed = self.state.request_total(total);
-                if changed {
-                    self.sim.observe(RunEvent::ExecutorTargetChanged {
-                        attempt: self.attempt_id.attempt_id,
-                        target: total,
-                    });
-                    info!(
-                        self.env.log(),
-                        TARGET,
-                        "Driver requested a total number of {total} executor(s) for resource profile id: 0."
-                    );
-                }
-                changed
-            }
-        };
-        if changed {
-            let nodes = req.excluded_nodes.iter().cloned().collect();
-            let now = crate::kernel::clock::now_ms();
-            if let Some(sync) = self.state.set_scheduler_excluded_nodes(nodes, now) {
-                self.log_exclusion_sync(&sync);
-            }
+        }
+        if let Some(sync) = &done.exclusion {
+            self.log_exclusion_sync(sync);
+        }
+        if done.answer {
             // AMEndpoint.receiveAndReply(RequestExecutorsFromAM) (ApplicationMaster.scala):
             // `resetAllocatorInterval()` only when `requestTotalExecutorsWithPreferredLocalities`
             // answered that the target changed.
@@ -782,4 +808,60 @@ pub fn create_allocator(
         launch,
     };
     YarnAllocator::start(sim.clone(), env.clone(), attempt_id, peers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(host: &str, state: NodeState) -> NodeReport {
+        NodeReport {
+            host: host.into(),
+            state,
+        }
+    }
+
+    /// Ports YarnAllocatorSuite "Test YARN container decommissioning": no message while no
+    /// node is DECOMMISSIONING, one `DecommissionExecutorsOnHost` for host1 once it is, and
+    /// none with `spark.decommission.enabled` off.
+    #[test]
+    fn test_yarn_container_decommissioning() {
+        let mut nodes = DecommissioningNodes::new(true);
+        assert!(nodes.newly_decommissioning(&[]).is_empty());
+        let host1 = [report("host1", NodeState::Decommissioning)];
+        assert_eq!(
+            nodes.newly_decommissioning(&host1),
+            vec!["host1".to_string()]
+        );
+        // Cached: the next heartbeat's report of host1 sends nothing more (times(1)).
+        assert!(nodes.newly_decommissioning(&host1).is_empty());
+        let mut disabled = DecommissioningNodes::new(false);
+        let host2 = [report("host2", NodeState::Decommissioning)];
+        assert!(disabled.newly_decommissioning(&host2).is_empty());
+    }
+
+    /// YarnAllocator.handleNodesInDecommissioningState (spark-yarn_2.13-4.0.0.jar): only
+    /// DECOMMISSIONING nodes count; the filter runs over the whole list before any host is
+    /// cached, so a host listed twice in one response is sent twice; the cache keeps 200 hosts
+    /// and forgets the eldest first.
+    #[test]
+    fn decommissioning_hosts_are_filtered_then_cached() {
+        let mut nodes = DecommissioningNodes::new(true);
+        let list = [
+            report("a", NodeState::Running),
+            report("b", NodeState::Decommissioning),
+            report("c", NodeState::Lost),
+            report("b", NodeState::Decommissioning),
+        ];
+        assert_eq!(nodes.newly_decommissioning(&list), vec!["b", "b"]);
+        assert_eq!(nodes.cache.len(), 1);
+        let many: Vec<NodeReport> = (0..200)
+            .map(|i| report(&format!("h{i}"), NodeState::Decommissioning))
+            .collect();
+        assert_eq!(nodes.newly_decommissioning(&many).len(), 200);
+        // b was the eldest of 201 hosts: evicted, so it is reported again.
+        let b = [report("b", NodeState::Decommissioning)];
+        assert_eq!(nodes.newly_decommissioning(&b), vec!["b"]);
+        assert!(nodes.newly_decommissioning(&many[1..]).is_empty());
+    }
 }

@@ -199,6 +199,16 @@ pub struct YarnAllocatorState {
     shutdown: bool,
 }
 
+/// What `requestTotalExecutorsWithPreferredLocalities` did: whether the target moved, the
+/// answer the driver gets (the AM resets its allocation interval on true), and the change it
+/// made to the RM's excluded nodes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TotalRequested {
+    pub target_changed: bool,
+    pub answer: bool,
+    pub exclusion: Option<ExclusionSync>,
+}
+
 /// What goes to the RM with one allocate call.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RequestsToSend {
@@ -344,6 +354,35 @@ impl YarnAllocatorState {
         let changed = total != self.target;
         self.target = total;
         changed
+    }
+
+    /// `requestTotalExecutorsWithPreferredLocalities` (YarnAllocator.scala) for the default
+    /// profile: no total (an empty map) sets the target to 0 and answers true; a total answers
+    /// whether it changed the target. Both true paths, and only they, pass the driver's
+    /// excluded nodes to `setSchedulerExcludedNodes`.
+    pub fn request_total_executors(
+        &mut self,
+        total: Option<u32>,
+        excluded_nodes: BTreeSet<String>,
+        now_ms: u64,
+    ) -> TotalRequested {
+        let (target_changed, answer) = match total {
+            None => (self.request_total(0), true),
+            Some(total) => {
+                let changed = self.request_total(total);
+                (changed, changed)
+            }
+        };
+        let exclusion = if answer {
+            self.set_scheduler_excluded_nodes(excluded_nodes, now_ms)
+        } else {
+            None
+        };
+        TotalRequested {
+            target_changed,
+            answer,
+            exclusion,
+        }
     }
 
     /// `requestTotalExecutorsWithPreferredLocalities` stores the hints first, whether or not
@@ -1180,6 +1219,64 @@ mod tests {
         assert_eq!(st.num_pending(), 2);
         assert_eq!(st.num_executors_failed(0), 2);
         assert_eq!(lost, vec![Some(ExecutorId(1)), Some(ExecutorId(2))]);
+    }
+
+    fn hosts(list: &[&str]) -> BTreeSet<String> {
+        list.iter().map(|h| h.to_string()).collect()
+    }
+
+    fn sync(additions: &[&str], removals: &[&str]) -> Option<ExclusionSync> {
+        Some(ExclusionSync {
+            additions: additions.iter().map(|h| h.to_string()).collect(),
+            removals: removals.iter().map(|h| h.to_string()).collect(),
+        })
+    }
+
+    /// Ports YarnAllocatorSuite "excluded nodes reflected in amClient requests": YARN is sent
+    /// the changes of the driver's excluded nodes (`updateBlacklist(additions, removals)`),
+    /// each with a request that changes the target.
+    #[test]
+    fn excluded_nodes_reflected_in_am_client_requests() {
+        let mut st = allocator(4);
+        let first = st.request_total_executors(Some(1), hosts(&["hostA"]), 0);
+        assert_eq!(first.exclusion, sync(&["hostA"], &[]));
+        let second = st.request_total_executors(Some(2), hosts(&["hostA", "hostB"]), 0);
+        assert_eq!(second.exclusion, sync(&["hostB"], &[]));
+        let third = st.request_total_executors(Some(3), hosts(&[]), 0);
+        assert_eq!(third.exclusion, sync(&[], &["hostA", "hostB"]));
+        // No allocate call in between: AMRMClientImpl.updateBlacklist's removals took the
+        // additions back, so the next allocate call carries the two removals only.
+        assert_eq!(Some(st.take_blacklist()), sync(&[], &["hostA", "hostB"]));
+    }
+
+    /// YarnAllocator.requestTotalExecutorsWithPreferredLocalities (Spark 4.0): an unchanged
+    /// target answers false and leaves the excluded nodes alone; an empty map sets the target
+    /// to 0, answers true and passes them on.
+    #[test]
+    fn only_a_changed_target_or_an_empty_map_passes_excluded_nodes() {
+        let mut st = allocator(2);
+        let same = st.request_total_executors(Some(2), hosts(&["hostA"]), 0);
+        assert_eq!(
+            same,
+            TotalRequested {
+                target_changed: false,
+                answer: false,
+                exclusion: None,
+            }
+        );
+        let empty = st.request_total_executors(None, hosts(&["hostA"]), 0);
+        assert_eq!(
+            empty,
+            TotalRequested {
+                target_changed: true,
+                answer: true,
+                exclusion: sync(&["hostA"], &[]),
+            }
+        );
+        assert_eq!(st.update_resource_requests(), None);
+        let again = st.request_total_executors(None, hosts(&[]), 0);
+        assert_eq!((again.target_changed, again.answer), (false, true));
+        assert_eq!(again.exclusion, sync(&[], &["hostA"]));
     }
 
     /// Ports YarnAllocatorSuite "window based failure executor counting".
