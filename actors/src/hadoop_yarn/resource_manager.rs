@@ -207,6 +207,7 @@ impl ResourceManager {
         mut sub: Box<ApplicationSubmissionContext>,
     ) {
         let id = sub.application_id;
+        sub.application_type = application_type(&sub.application_type);
         // RMAppManager.validateAndCreateResourceRequest (SchedulerUtils.normalizeAndValidateRequest):
         // an AM request with a label YARN refuses or above the maximum allocation fails
         // submitApplication itself, before any RMApp exists; RMAppManager warns, ClientRMService
@@ -1323,4 +1324,32 @@ fn node_labels(nodes: &[crate::world::config::NodeSpec]) -> Vec<(String, String)
         .iter()
         .filter_map(|n| Some((n.host.clone(), n.label.clone()?)))
         .collect()
+}
+
+/// `YarnConfiguration.APPLICATION_TYPE_LENGTH`.
+const APPLICATION_TYPE_LENGTH: usize = 20;
+
+/// ClientRMService.submitApplication (Hadoop 3.4): an application type longer than
+/// `APPLICATION_TYPE_LENGTH` is cut to it (`substring(0, 20)`) before the RMApp exists, so the
+/// report and the RM's listing show the cut type.
+fn application_type(submitted: &str) -> String {
+    submitted.chars().take(APPLICATION_TYPE_LENGTH).collect()
+}
+
+#[cfg(test)]
+mod application_type_tests {
+    use super::application_type;
+
+    /// Spark's ClientSuite "specify a more specific type for the application": YARN cuts a type
+    /// beyond 20 characters (ClientRMService.submitApplication), keeps shorter ones as given.
+    #[test]
+    fn an_application_type_beyond_twenty_characters_is_cut() {
+        assert_eq!(application_type(""), "");
+        assert_eq!(application_type(" "), " ");
+        assert_eq!(application_type("SPARK-SQL"), "SPARK-SQL");
+        assert_eq!(
+            application_type("012345678901234567890123"),
+            "01234567890123456789"
+        );
+    }
 }
