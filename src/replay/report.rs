@@ -422,6 +422,9 @@ pub enum ReplayNote {
         registered: u32,
         simulated: Option<String>,
     },
+    /// Under dynamic allocation, more executors at the start than Spark's rule explains
+    /// (`simulate::early_executors`): the replay follows the rule.
+    EarlyExecutors(super::simulate::EarlyExecutors),
 }
 
 impl std::fmt::Display for ReplayNote {
@@ -523,6 +526,11 @@ impl std::fmt::Display for ReplayNote {
                 "only {registered} of the {requested} executors requested (spark.executor.instances) ever registered in the recording; the replay runs {} (--num-executors {requested} to give it all)",
                 simulated.as_deref().unwrap_or("the default")
             ),
+            ReplayNote::EarlyExecutors(e) => write!(
+                f,
+                "{} executors registered at once before the first job ended, more than its jobs' tasks could use ({}) and than Spark's initial target from the log's properties ({}: the largest of spark.dynamicAllocation.minExecutors, initialExecutors and spark.executor.instances); the replay follows Spark's rule (--conf spark.dynamicAllocation.initialExecutors={} starts them as recorded)",
+                e.registered, e.usable, e.initial, e.registered
+            ),
         }
     }
 }
@@ -606,6 +614,9 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
             registered: r.registered,
             simulated: prepared.args.num_executors.clone(),
         });
+    }
+    if let Some(e) = super::simulate::early_executors(app) {
+        out.push(ReplayNote::EarlyExecutors(e));
     }
     out
 }

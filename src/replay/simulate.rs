@@ -181,6 +181,74 @@ pub fn fewer_registered(app: &Application) -> Option<Registered> {
     })
 }
 
+/// Under dynamic allocation, more executors registered at once before the first job ended than
+/// its jobs' tasks could use and than Spark's initial target from the log's properties
+/// (`Utils.getDynamicAllocationInitialExecutors`: max of `minExecutors`, `initialExecutors`,
+/// `spark.executor.instances`) gives: the cluster's own start-up (an EMR build's, say) the log
+/// does not explain. The replay follows Spark's rule and says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct EarlyExecutors {
+    /// The most executors registered at once before the first job ended.
+    pub registered: u32,
+    /// What the jobs submitted by then could use: their tasks over an executor's task slots.
+    pub usable: u32,
+    /// Spark's initial target from the log's properties.
+    pub initial: u32,
+}
+
+/// See [`EarlyExecutors`]; `None` without dynamic allocation, jobs or such executors.
+pub fn early_executors(app: &Application) -> Option<EarlyExecutors> {
+    let c = &app.config;
+    let first = app
+        .jobs
+        .first()
+        .filter(|_| c.dynamic_allocation && !c.is_local())?;
+    let until = first.completed_ms;
+    let mut changes: Vec<(u64, i64)> = Vec::new();
+    for e in app
+        .executors
+        .iter()
+        .filter(|e| !e.is_driver() && e.added_ms <= until)
+    {
+        changes.push((e.added_ms, 1));
+        if let Some(r) = e.removed_ms.filter(|&r| r <= until) {
+            changes.push((r, -1));
+        }
+    }
+    // Removals at an instant before additions: at most that many were alive at once.
+    changes.sort_by_key(|&(t, d)| (t, d));
+    let mut alive = 0i64;
+    let mut registered = 0i64;
+    for (_, d) in changes {
+        alive += d;
+        registered = registered.max(alive);
+    }
+    let tasks: u64 = app
+        .jobs
+        .iter()
+        .filter(|j| j.submitted_ms <= until)
+        .flat_map(|j| j.stages.iter())
+        .map(|s| s.tasks.len() as u64)
+        .sum();
+    let slots = u64::from((c.executor_cores.unwrap_or(1) / c.task_cpus.max(1)).max(1));
+    let usable = tasks.div_ceil(slots) as u32;
+    let prop = |k: &str| {
+        c.properties
+            .get(k)
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .unwrap_or(0)
+    };
+    let initial = prop("spark.dynamicAllocation.minExecutors")
+        .max(prop("spark.dynamicAllocation.initialExecutors"))
+        .max(c.executor_instances.unwrap_or(0));
+    let registered = registered as u32;
+    (registered > usable.max(initial)).then_some(EarlyExecutors {
+        registered,
+        usable,
+        initial,
+    })
+}
+
 /// The spark-submit words' values the log gives, under the user's.
 pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
     let c = &app.config;

@@ -1506,6 +1506,34 @@ fn real_production_logs_of_dataproc_emr_and_yarn_replay_at_the_readme_figures() 
 #[test]
 fn the_emr_logs_error_is_its_unrecorded_initial_executors() {
     let log = rapids("attempt_1_eventlog.zstd");
+    // The replay says so (issue 30 item 21: what the log's resources do not explain is named):
+    // 10 executors at once before job 0 (1 task) ended, Spark's initial target 0.
+    let own = replay::replay(&log, &setup(&[])).expect("replays");
+    let early = replay::simulate::EarlyExecutors {
+        registered: 10,
+        usable: 1,
+        initial: 0,
+    };
+    assert!(
+        own.notes
+            .contains(&replay::report::ReplayNote::EarlyExecutors(early)),
+        "{:?}",
+        own.notes
+    );
+    // A dynamic-allocation log whose start Spark's rule explains (spark.executor.instances=2,
+    // three executors at once for jobs 0 and 1's twelve tasks, four per executor) gets no such note.
+    let gpu = replay::replay(
+        &rapids("eventlog_4nodes_8cores_dynamic_alloc.zstd"),
+        &setup(&[]),
+    )
+    .expect("replays");
+    assert!(
+        !gpu.notes
+            .iter()
+            .any(|n| matches!(n, replay::report::ReplayNote::EarlyExecutors(_))),
+        "{:?}",
+        gpu.notes
+    );
     let given = setup(&["--conf", "spark.dynamicAllocation.initialExecutors=10"]);
     let r = replay::replay(&log, &given).expect("replays");
     assert!(r.time.error_pct.abs() <= 5.0, "{:+.1} %", r.time.error_pct);
