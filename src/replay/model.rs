@@ -763,20 +763,7 @@ impl Builder {
         }
         let reason = t.task_end_reason.reason.as_str();
         let succeeded = reason == "Success";
-        // Every attempt that held a slot; a `Resubmitted` end repeats an earlier success's info.
-        if reason != "Resubmitted" && i.launch_time > 0 {
-            self.slot_uses.push(SlotUse {
-                executor_id: i.executor_id.parse().unwrap_or(0),
-                launch_ms: i.launch_time,
-                finish_ms: i.finish_time,
-                attempt: AttemptKey {
-                    stage_id: t.stage_id,
-                    index: i.partition(),
-                    attempt: i.attempt,
-                    launch_ms: i.launch_time,
-                },
-            });
-        }
+        self.slot_uses.extend(slot_use(&t));
         if i.speculative {
             self.failures.speculative += 1;
             self.failures.speculative_won += u64::from(succeeded);
@@ -1024,6 +1011,23 @@ fn submission_of(earlier: &[Job], submitted_ms: u64, start_ms: u64) -> Submissio
         }
     }
     best
+}
+
+/// The slot a TaskEnd's attempt held: every attempt that launched but a `Resubmitted` end's,
+/// which repeats an earlier success's info.
+fn slot_use(t: &events::TaskEnd) -> Option<SlotUse> {
+    let i = &t.task_info;
+    (t.task_end_reason.reason != "Resubmitted" && i.launch_time > 0).then(|| SlotUse {
+        executor_id: i.executor_id.parse().unwrap_or(0),
+        launch_ms: i.launch_time,
+        finish_ms: i.finish_time,
+        attempt: AttemptKey {
+            stage_id: t.stage_id,
+            index: i.partition(),
+            attempt: i.attempt,
+            launch_ms: i.launch_time,
+        },
+    })
 }
 
 /// The task slots of the log's executor `id` (its cores over its profile's `spark.task.cpus`),
