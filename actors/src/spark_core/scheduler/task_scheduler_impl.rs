@@ -1246,10 +1246,8 @@ impl TaskSchedulerImpl {
         let text = format!("TaskKilled ({reason})");
         let end = TaskEndReason::TaskKilled { reason };
         self.handle_failure(task, text, end, false, cx);
-        if let Some(tsm) = self.task_sets.get(&key)
-            && removed
-        {
-            self.log_task_set_removed(key.1, tsm.stage_attempt);
+        if removed && self.task_sets.contains_key(&key) {
+            self.log_task_set_removed(key);
         }
     }
 
@@ -1277,23 +1275,19 @@ impl TaskSchedulerImpl {
         }
         tsm.finished = true;
         let succeeded = tsm.num_successful as usize == tsm.successful.len();
-        let stage_attempt = tsm.stage_attempt;
         if let Some(p) = self.pools.as_mut() {
             p.remove_task_set(key);
         }
-        self.log_task_set_removed(key.1, stage_attempt);
+        self.log_task_set_removed(key);
         if succeeded && self.health().is_some() {
             self.hand_over_failures(key, alloc);
         }
     }
 
-    /// `taskSetFinished`'s line: the root pool's name is empty (FIFO), else the set's pool's.
-    fn log_task_set_removed(&self, stage: u32, stage_attempt: u32) {
-        let key = (
-            self.stage_jobs.get(&stage).copied().unwrap_or(0),
-            stage,
-            stage_attempt,
-        );
+    /// `taskSetFinished`'s line: the root pool's name is empty (FIFO), else the set's pool's
+    /// (the set's key: a stage resubmitted by a later job keeps each attempt's own pool).
+    fn log_task_set_removed(&self, key: TsKey) {
+        let (_, stage, stage_attempt) = key;
         let pool = self.pools.as_ref().map_or("", |p| p.pool_of(key));
         info!(
             self.log,
@@ -2479,10 +2473,9 @@ impl TaskSchedulerImpl {
         // itself). Its tasks cannot all have succeeded (the unschedulable task is pending), so
         // the HealthTracker is not handed the set's failures a second time.
         let removed_again = tsm.finished && tsm.running == 0;
-        let stage_attempt = tsm.stage_attempt;
         self.suspend_task_set(key, alloc);
         if removed_again {
-            self.log_task_set_removed(key.1, stage_attempt);
+            self.log_task_set_removed(key);
         }
         dag.task_set_failed(key.1, &message, self, env, out);
     }
