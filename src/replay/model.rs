@@ -305,6 +305,28 @@ pub enum Removal {
     Lost,
 }
 
+/// How many of `executors` were registered after each addition or removal (epoch ms, count),
+/// in time order; at one instant removals come before additions, so a count is one that
+/// really was alive at once.
+pub fn executors_running<'a>(
+    executors: impl IntoIterator<Item = &'a ExecutorSpan>,
+) -> Vec<(u64, u32)> {
+    let mut changes: Vec<(u64, i32)> = Vec::new();
+    for e in executors {
+        changes.push((e.added_ms, 1));
+        changes.extend(e.removed_ms.map(|r| (r, -1)));
+    }
+    changes.sort_unstable();
+    let mut n = 0i32;
+    changes
+        .into_iter()
+        .map(|(t, d)| {
+            n += d;
+            (t, n.max(0) as u32)
+        })
+        .collect()
+}
+
 impl ExecutorSpan {
     /// What its removal was, `None` while it ran to the end.
     pub fn removal(&self) -> Option<Removal> {

@@ -311,22 +311,10 @@ fn thin(points: Vec<(f64, u32)>) -> Vec<(f64, u32)> {
 }
 
 fn curves(app: &Application, sim: &SimOutcome) -> ExecutorCurves {
-    let mut changes: Vec<(u64, i32)> = Vec::new();
-    for e in &app.executors {
-        changes.push((e.added_ms, 1));
-        if let Some(r) = e.removed_ms {
-            changes.push((r, -1));
-        }
-    }
-    changes.sort_unstable();
-    let mut n = 0i32;
     let secs = |t: u64, zero: u64| t.saturating_sub(zero) as f64 / 1000.0;
-    let recorded = changes
+    let recorded = super::model::executors_running(&app.executors)
         .into_iter()
-        .map(|(t, d)| {
-            n += d;
-            (secs(t, app.start_ms), n.max(0) as u32)
-        })
+        .map(|(t, n)| (secs(t, app.start_ms), n))
         .collect();
     let zero = sim.record.context_started_ms.unwrap_or(0);
     let sim_curve = |v: &Vec<(u64, u32)>| v.iter().map(|&(t, n)| (secs(t, zero), n)).collect();

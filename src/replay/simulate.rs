@@ -204,25 +204,13 @@ pub fn early_executors(app: &Application) -> Option<EarlyExecutors> {
         .first()
         .filter(|_| c.dynamic_allocation && !c.is_local())?;
     let until = first.completed_ms;
-    let mut changes: Vec<(u64, i64)> = Vec::new();
-    for e in app
-        .executors
-        .iter()
-        .filter(|e| !e.is_driver() && e.added_ms <= until)
-    {
-        changes.push((e.added_ms, 1));
-        if let Some(r) = e.removed_ms.filter(|&r| r <= until) {
-            changes.push((r, -1));
-        }
-    }
-    // Removals at an instant before additions: at most that many were alive at once.
-    changes.sort_by_key(|&(t, d)| (t, d));
-    let mut alive = 0i64;
-    let mut registered = 0i64;
-    for (_, d) in changes {
-        alive += d;
-        registered = registered.max(alive);
-    }
+    let registered =
+        super::model::executors_running(app.executors.iter().filter(|e| !e.is_driver()))
+            .into_iter()
+            .take_while(|&(t, _)| t <= until)
+            .map(|(_, n)| n)
+            .max()
+            .unwrap_or(0);
     let tasks: u64 = app
         .jobs
         .iter()
@@ -241,7 +229,6 @@ pub fn early_executors(app: &Application) -> Option<EarlyExecutors> {
     let initial = prop("spark.dynamicAllocation.minExecutors")
         .max(prop("spark.dynamicAllocation.initialExecutors"))
         .max(c.executor_instances.unwrap_or(0));
-    let registered = registered as u32;
     (registered > usable.max(initial)).then_some(EarlyExecutors {
         registered,
         usable,
