@@ -18,6 +18,7 @@ pub mod cluster_plot;
 pub mod cluster_report;
 pub mod cluster_whatif;
 pub mod cluster_whatif_report;
+pub mod cold_start;
 pub mod events;
 pub mod locality;
 pub mod model;

@@ -412,7 +412,11 @@ pub enum ReplayNote {
     },
     /// Under dynamic allocation, more executors at the start than Spark's rule explains
     /// (`simulate::early_executors`): the replay follows the rule.
-    EarlyExecutors(super::simulate::EarlyExecutors),
+    EarlyExecutors {
+        early: super::simulate::EarlyExecutors,
+        /// The initial target the replay ran with (the recorded count unless the user set it).
+        replayed: u32,
+    },
 }
 
 impl std::fmt::Display for ReplayNote {
@@ -514,11 +518,26 @@ impl std::fmt::Display for ReplayNote {
                 "only {registered} of the {requested} executors requested (spark.executor.instances) ever registered in the recording; the replay runs {} (--num-executors {requested} to give it all)",
                 simulated.as_deref().unwrap_or("the default")
             ),
-            ReplayNote::EarlyExecutors(e) => write!(
-                f,
-                "{} executors registered at once before the first job ended, more than its jobs' tasks could use ({}) and than Spark's initial target from the log's properties ({}: the largest of spark.dynamicAllocation.minExecutors, initialExecutors and spark.executor.instances); the replay follows Spark's rule (--conf spark.dynamicAllocation.initialExecutors={} starts them as recorded)",
-                e.registered, e.usable, e.initial, e.registered
-            ),
+            ReplayNote::EarlyExecutors { early: e, replayed } => {
+                write!(
+                    f,
+                    "{} executors registered at once before the first job ended, more than its jobs' tasks could use ({}) and than Spark's initial target from the log's properties ({}: the largest of spark.dynamicAllocation.minExecutors, initialExecutors and spark.executor.instances); ",
+                    e.registered, e.usable, e.initial
+                )?;
+                if *replayed == e.registered {
+                    write!(
+                        f,
+                        "the replay starts them as recorded (spark.dynamicAllocation.initialExecutors={}; --conf spark.dynamicAllocation.initialExecutors={} replays Spark's rule)",
+                        e.registered, e.initial
+                    )
+                } else {
+                    write!(
+                        f,
+                        "the replay starts {replayed} as its arguments say (--conf spark.dynamicAllocation.initialExecutors={} starts them as recorded)",
+                        e.registered
+                    )
+                }
+            }
         }
     }
 }
@@ -604,7 +623,10 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
         });
     }
     if let Some(e) = super::simulate::early_executors(app) {
-        out.push(ReplayNote::EarlyExecutors(e));
+        out.push(ReplayNote::EarlyExecutors {
+            early: e,
+            replayed: super::cold_start::submitted_initial_target(&prepared.args),
+        });
     }
     out
 }

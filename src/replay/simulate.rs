@@ -4,6 +4,7 @@
 //! the run (SparkContext start and stop, each job, executors over time, busy cores) taken from
 //! the run's observer events, stamped with the virtual clock.
 
+use super::cold_start;
 use super::locality::{self, HostMap};
 use super::model::{Application, ProfileRecord, Recoveries};
 use super::program::{self, REPLAY_CLASS};
@@ -15,7 +16,9 @@ use crate::runner::RunOptions;
 use crate::scenario::Scenario;
 use sparkyard_actors::faults::FaultController;
 use sparkyard_actors::kernel::clock;
-use sparkyard_actors::world::config::{CostModel, JobAnchor, ReplayedJob, UserProgram};
+use sparkyard_actors::world::config::{
+    CostModel, FirstExecutorsExtra, JobAnchor, ReplayedJob, UserProgram,
+};
 use sparkyard_actors::world::listener::AttemptEvents;
 use sparkyard_actors::world::observer::{Recovery, RemovalCause, RunEvent};
 use sparkyard_messages::listener::ListenerEvent;
@@ -185,7 +188,9 @@ pub fn fewer_registered(app: &Application) -> Option<Registered> {
 /// its jobs' tasks could use and than Spark's initial target from the log's properties
 /// (`Utils.getDynamicAllocationInitialExecutors`: max of `minExecutors`, `initialExecutors`,
 /// `spark.executor.instances`) gives: the cluster's own start-up (an EMR build's, say) the log
-/// does not explain. The replay follows Spark's rule and says so.
+/// does not explain. The replay starts as many as the log shows (as it runs the executors that
+/// registered where fewer did, [`fewer_registered`]) unless the user set the initial target, and
+/// says so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct EarlyExecutors {
     /// The most executors registered at once before the first job ended.
@@ -220,15 +225,7 @@ pub fn early_executors(app: &Application) -> Option<EarlyExecutors> {
         .sum();
     let slots = u64::from((c.executor_cores.unwrap_or(1) / c.task_cpus.max(1)).max(1));
     let usable = tasks.div_ceil(slots) as u32;
-    let prop = |k: &str| {
-        c.properties
-            .get(k)
-            .and_then(|v| v.trim().parse::<u32>().ok())
-            .unwrap_or(0)
-    };
-    let initial = prop("spark.dynamicAllocation.minExecutors")
-        .max(prop("spark.dynamicAllocation.initialExecutors"))
-        .max(c.executor_instances.unwrap_or(0));
+    let initial = cold_start::initial_target(c);
     (registered > usable.max(initial)).then_some(EarlyExecutors {
         registered,
         usable,
@@ -264,6 +261,11 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
             a.num_executors = Some(n.registered.to_string());
         }
     }
+    // Executors the log shows at the start beyond Spark's initial target: started as recorded,
+    // unless the user set the target (a what-if of it, or Spark's rule asked for by name).
+    let target_set = user.num_executors.is_some()
+        || cold_start::INITIAL_TARGET_KEYS.iter().any(|k| conf_sets(k));
+    let recorded_start = early_executors(app).filter(|_| !target_set);
     let cores_set = conf_sets("spark.executor.cores");
     if a.executor_cores.is_none() && !cores_set {
         a.executor_cores = c.executor_cores.map(|n| n.to_string());
@@ -313,6 +315,13 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
         // `conf.get(SCHEDULER_MIN_REGISTERED_RESOURCES_RATIO).getOrElse(0.0)`; only
         // YarnSchedulerBackend makes it 0.8), and its first job waited for them instead.
         conf.push(format!("{MIN_REGISTERED_RATIO}=0"));
+    }
+    if let Some(e) = recorded_start {
+        conf.push(format!(
+            "{}={}",
+            cold_start::INITIAL_EXECUTORS,
+            e.registered
+        ));
     }
     // The user's --conf come last: they win.
     conf.extend(a.conf);
@@ -968,6 +977,16 @@ fn placed_hosts(app: &Application, p: &mut Prepared) -> Result<Vec<String>, User
 /// [`calibrate`]); returns the simulation's own time from a job's submission to its first
 /// launch, from the last probe run.
 fn time_startup(app: &Application, p: &mut Prepared) -> Result<u64, UserError> {
+    // A dynamic-allocation log that asked for executors again after they had gone times one
+    // executor's start-up from its job (a cold start): that is what every executor the
+    // allocation manager adds pays, so it sets the per-executor steps, and the first executors'
+    // longer start-up stays theirs (below).
+    let cold = cold_start::recorded_cold_start_ms(app);
+    if let Some(recorded) = cold
+        && let Some(simulated) = simulated_cold_start_ms(p)?
+    {
+        shift_startup(&mut p.cluster.costs, recorded as i64 - simulated as i64);
+    }
     let mut out = run(p, p.args.sim.seed)?;
     // In registration order: the k-th to register gets the k-th share of the spread, whichever
     // executor it is (seeded connection times decide which registers first).
@@ -992,9 +1011,35 @@ fn time_startup(app: &Application, p: &mut Prepared) -> Result<u64, UserError> {
         recorded_startup_ms(app),
         offsets.get(offsets.len().saturating_sub(1) / 2),
     ) {
-        shift_startup(&mut p.cluster.costs, target as i64 - sim as i64);
+        let delta = target as i64 - sim as i64;
+        let count = cold_start::initial_target(&app.config);
+        match cold {
+            Some(_) if delta > 0 && count > 0 => {
+                p.cluster.costs.first_executors_extra = FirstExecutorsExtra {
+                    count,
+                    ms: delta as u64,
+                };
+            }
+            _ => shift_startup(&mut p.cluster.costs, delta),
+        }
     }
     Ok(own_first_launch_ms(&out.record))
+}
+
+/// The simulation's own cold-start time, ms: the probe run with no initial executors
+/// ([`cold_start::cold_probe_args`]), from its job's submission to its first executor's
+/// registration. `None` if no executor registered.
+fn simulated_cold_start_ms(p: &mut Prepared) -> Result<Option<u64>, UserError> {
+    let probe = cold_start::cold_probe_args(&p.args);
+    let own = std::mem::replace(&mut p.args, probe);
+    let out = run(p, p.args.sim.seed);
+    p.args = own;
+    let r = out?.record;
+    let job = r.jobs.first().map(|j| j.started_ms);
+    let registered = r.executors_running.first().map(|&(t, _)| t);
+    Ok(job
+        .zip(registered)
+        .map(|(job, reg)| reg.saturating_sub(job)))
 }
 
 /// The simulation's own time from a job's submission to its first task's launch on an idle

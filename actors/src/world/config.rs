@@ -714,17 +714,33 @@ pub struct CostModel {
     /// log's spread of executor start-ups (each executor's registration after the first one's).
     /// Empty (cluster files): none.
     pub executor_start_spread_ms: Vec<u64>,
+    /// Extra JVM start of the application's first executors (ids `1..=count`): a replayed
+    /// dynamic-allocation log whose first executors took longer after the application started
+    /// than its later ones after their job asked for them. Zero (cluster files): none.
+    pub first_executors_extra: FirstExecutorsExtra,
+}
+
+/// See [`CostModel::first_executors_extra`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FirstExecutorsExtra {
+    /// How many of the first executors take it (Spark's initial target in the log).
+    pub count: u32,
+    /// How much longer each of them takes to start, ms.
+    pub ms: u64,
 }
 
 impl CostModel {
-    /// JVM start of executor `id` (1-based): the common start plus its share of the spread.
+    /// JVM start of executor `id` (1-based): the common start plus its share of the spread (and
+    /// the first executors' extra, [`FirstExecutorsExtra`]).
     pub fn executor_jvm_start_ms(&self, id: u32) -> u64 {
         let spread = &self.executor_start_spread_ms;
         let extra = match spread.len() {
             0 => 0,
             n => spread[(id.saturating_sub(1) as usize) % n],
         };
-        self.jvm_start_ms + extra
+        let first = &self.first_executors_extra;
+        let early = if id <= first.count { first.ms } else { 0 };
+        self.jvm_start_ms + extra + early
     }
 }
 
