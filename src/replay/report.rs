@@ -10,6 +10,8 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+const ALLOCATION_FILE: &str = "spark.scheduler.allocation.file";
+
 /// Points kept per executor curve (evenly spread over the run).
 const CURVE_POINTS: usize = 60;
 
@@ -386,11 +388,13 @@ pub enum ReplayNote {
     /// replay's does as it did).
     OtherMaster { master: String, waits: bool },
     /// `spark.scheduler.mode=FAIR` (with these pools), replayed as Spark 4.0.0 builds the pools
-    /// without an allocation file; `allocation_file`: the log's `spark.scheduler.allocation.file`,
-    /// which the replay does not read.
+    /// from `given_file` (an allocation file the user gave the replay with `--conf`), else
+    /// without one; `allocation_file`: the log's `spark.scheduler.allocation.file`, which the
+    /// replay does not read (its contents are not in the log).
     FairScheduler {
         pools: Vec<String>,
         allocation_file: Option<String>,
+        given_file: Option<String>,
     },
     /// The log's `spark.yarn.queue`, which the embedded cluster lacks: replayed in `default`.
     QueueNotInCluster { queue: String },
@@ -465,22 +469,29 @@ impl std::fmt::Display for ReplayNote {
             ReplayNote::FairScheduler {
                 pools,
                 allocation_file,
+                given_file,
             } => {
-                write!(
-                    f,
-                    "spark.scheduler.mode=FAIR{}: replayed with Spark 4.0's pools, the 'default' pool FAIR (no allocation file: Spark 4.0 gives it spark.scheduler.mode, where older Sparks made it FIFO) and each pool a job names created FIFO, minShare 0, weight 1",
-                    if pools.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" with pools {}", pools.join(", "))
-                    }
-                )?;
-                match allocation_file {
+                let with = if pools.is_empty() {
+                    String::new()
+                } else {
+                    format!(" with pools {}", pools.join(", "))
+                };
+                match given_file {
                     Some(file) => write!(
+                        f,
+                        "spark.scheduler.mode=FAIR{with}: replayed with the pools of {file} (spark.scheduler.allocation.file, given to the replay), 'default' from it or FIFO when it has none, and each pool a job names that it lacks created FIFO, minShare 0, weight 1"
+                    )?,
+                    None => write!(
+                        f,
+                        "spark.scheduler.mode=FAIR{with}: replayed with Spark 4.0's pools, the 'default' pool FAIR (no allocation file: Spark 4.0 gives it spark.scheduler.mode, where older Sparks made it FIFO) and each pool a job names created FIFO, minShare 0, weight 1"
+                    )?,
+                }
+                match allocation_file {
+                    Some(file) if given_file.as_ref() != Some(file) => write!(
                         f,
                         "; the log's spark.scheduler.allocation.file {file} is not read (its pools' modes, minShares and weights are not in the log)"
                     ),
-                    None => Ok(()),
+                    _ => Ok(()),
                 }
             }
             ReplayNote::CustomResources { resources } => write!(
@@ -580,10 +591,16 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
         let mut pools: Vec<String> = app.jobs.iter().filter_map(|j| j.pool.clone()).collect();
         pools.sort();
         pools.dedup();
-        let allocation_file = c.properties.get("spark.scheduler.allocation.file").cloned();
+        let allocation_file = c.properties.get(ALLOCATION_FILE).cloned();
+        // The user's --conf (the last wins), which the submission reads as Spark would.
+        let given_file = prepared.args.conf.iter().rev().find_map(|kv| {
+            let (k, v) = kv.split_once('=')?;
+            (k.trim() == ALLOCATION_FILE).then(|| v.trim().to_string())
+        });
         out.push(ReplayNote::FairScheduler {
             pools,
             allocation_file,
+            given_file,
         });
     }
     let mut custom: BTreeMap<String, f64> = BTreeMap::new();

@@ -1896,6 +1896,34 @@ fn a_fair_scheduler_and_its_pools_are_replayed_and_named() {
         ),
         "{table}"
     );
+    // An allocation file given to the replay is read as Spark reads it (its pools, `default`
+    // FIFO when it has none: FairSchedulableBuilder.buildDefaultPool), and the note names it;
+    // the log's own file (not in the log) is named as not read.
+    let pools = write(
+        &dir,
+        "pools.xml",
+        br#"<allocations><pool name="reports"><schedulingMode>FAIR</schedulingMode><weight>2</weight></pool></allocations>"#,
+    );
+    let recorded: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            l.replace(
+                r#""spark.scheduler.mode":"FAIR""#,
+                r#""spark.scheduler.mode":"FAIR","spark.scheduler.allocation.file":"/etc/spark/fair.xml""#,
+            )
+        })
+        .collect();
+    let p = write(&dir, "fair-file", recorded.join("\n").as_bytes());
+    let given = format!("spark.scheduler.allocation.file={}", pools.display());
+    let r = replay::replay(&p, &setup(&["--conf", &given])).expect("replays");
+    let table = replay::report::table(&r);
+    assert!(
+        table.contains(&format!(
+            "spark.scheduler.mode=FAIR with pools reports: replayed with the pools of {} (spark.scheduler.allocation.file, given to the replay), 'default' from it or FIFO when it has none, and each pool a job names that it lacks created FIFO, minShare 0, weight 1; the log's spark.scheduler.allocation.file /etc/spark/fair.xml is not read",
+            pools.display()
+        )),
+        "{table}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
