@@ -1,5 +1,6 @@
 //! sparkyard's one integration-test binary: whole submissions through the library and the CLI.
 
+mod abort_timer_stop;
 mod application_master;
 mod arrivals;
 mod cli;
