@@ -5,6 +5,7 @@ mod application_master;
 mod arrivals;
 mod cli;
 mod common;
+mod fault_families;
 mod fault_kinds;
 mod hardening;
 mod lifecycle;
