@@ -32,7 +32,7 @@ duration = { fixed_ms = 4000 }
 "#;
 
 /// The `[[faults]]` entry that aims kind `kind` at this application (a trigger and its keys).
-fn entry(kind: &str, executor_1_host: &str) -> String {
+pub(crate) fn entry(kind: &str, executor_1_host: &str) -> String {
     let later = "on_executor_registered = 1\nafter_ms = 3000\n";
     let keys = match kind {
         "kill-executor" | "failing-executor" => "executor = 1\n".to_string(),
@@ -57,7 +57,7 @@ fn entry(kind: &str, executor_1_host: &str) -> String {
     format!("{later}{keys}")
 }
 
-fn run_text(name: &str, text: &str) -> RunResult {
+pub(crate) fn run_text(name: &str, text: &str) -> RunResult {
     let dir = std::env::temp_dir().join(format!("sparkyard-kinds-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(name);
@@ -73,7 +73,7 @@ fn run_text(name: &str, text: &str) -> RunResult {
 }
 
 /// The run's trace without the fault records themselves: what the simulated processes did.
-fn what_happened(r: &RunResult) -> Vec<String> {
+pub(crate) fn what_happened(r: &RunResult) -> Vec<String> {
     r.trace
         .iter()
         .filter(|e| !matches!(e.kind, TraceKind::Fault(_)))
@@ -87,7 +87,7 @@ fn what_happened(r: &RunResult) -> Vec<String> {
 }
 
 /// The host of the first executor container the baseline launched.
-fn first_executor_host(r: &RunResult) -> String {
+pub(crate) fn first_executor_host(r: &RunResult) -> String {
     let am = r
         .counters
         .driver_containers

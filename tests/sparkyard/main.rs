@@ -1,9 +1,11 @@
 //! sparkyard's one integration-test binary: whole submissions through the library and the CLI.
 
+mod abort_timer_stop;
 mod application_master;
 mod arrivals;
 mod cli;
 mod common;
+mod fault_families;
 mod fault_kinds;
 mod hardening;
 mod lifecycle;

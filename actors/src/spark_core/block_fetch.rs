@@ -179,15 +179,62 @@ impl InFlight<'_> {
     }
 }
 
+/// One request `collectFetchRequests` built: the server it goes to (an index into the remote
+/// blocks), its blocks and bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FetchRequest {
+    server: usize,
+    blocks: u32,
+    bytes: u64,
+}
+
+/// Every server's requests (see [`ServerRequests`]), server after server.
+fn fetch_requests(remote: &[RemoteBlocks<'_>], limits: &FetchSettings) -> Vec<FetchRequest> {
+    let mut out = Vec::new();
+    for (server, r) in remote.iter().enumerate() {
+        let reqs = ServerRequests::of(r, limits);
+        let full = FetchRequest {
+            server,
+            blocks: reqs.full_blocks,
+            bytes: reqs.full_bytes,
+        };
+        out.extend(std::iter::repeat_n(full, reqs.full as usize));
+        if reqs.last_blocks > 0 {
+            out.push(FetchRequest {
+                server,
+                blocks: reqs.last_blocks,
+                bytes: reqs.last_bytes,
+            });
+        }
+    }
+    out
+}
+
+/// `Utils.randomizeInPlace` (Spark 4.0.0's jar: from the last index down to 1, swap with
+/// `rand.nextInt(i + 1)`), drawing from a splitmix64 stream of `seed` where Spark's `new
+/// Random` is unseeded, so a run repeats itself.
+fn randomize_in_place<T>(items: &mut [T], seed: u64) {
+    let mut state = seed;
+    for i in (1..items.len()).rev() {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        items.swap(i, (z % (i as u64 + 1)) as usize);
+    }
+}
+
 /// The requests `fetchUpToMaxBytes` sends during `initialize`, those it defers, and the
 /// servers they go to. Requests are built per server by `collectFetchRequests` (see
-/// [`ServerRequests`]); sending stops at the first one `isRemoteBlockFetchable` refuses, and a
-/// request whose address would pass `maxBlocksInFlightPerAddress` (`isRemoteAddressMaxedOut`)
-/// is deferred. Spark queues the requests in `Utils.randomize` order; here they go in the
-/// plan's order, which gives the same counts whenever the requests are of one size or all fit.
+/// [`ServerRequests`]) and queued in `Utils.randomize` order (`fetchRequests ++=
+/// Utils.randomize(remoteRequests)`, drawn from `order_seed`: the run's seed and the task);
+/// sending stops at the first one `isRemoteBlockFetchable` refuses, and a request whose
+/// address would pass `maxBlocksInFlightPerAddress` (`isRemoteAddressMaxedOut`) is deferred.
 pub fn initial_requests<'a>(
     remote: &[RemoteBlocks<'a>],
     limits: &FetchSettings,
+    order_seed: u64,
 ) -> InitialRequests<'a> {
     let mut out = InitialRequests::default();
     let mut flight = InFlight {
@@ -195,37 +242,26 @@ pub fn initial_requests<'a>(
         bytes: 0,
         reqs: 0,
     };
-    for r in remote {
-        let reqs = ServerRequests::of(r, limits);
-        let mut address_blocks = 0u64;
-        let batches = [
-            (reqs.full, reqs.full_blocks, reqs.full_bytes),
-            (
-                u32::from(reqs.last_blocks > 0),
-                reqs.last_blocks,
-                reqs.last_bytes,
-            ),
-        ];
-        for (count, blocks, bytes) in batches {
-            for i in 0..count {
-                if !flight.fetchable(bytes) {
-                    return out;
-                }
-                if address_blocks + u64::from(blocks)
-                    > u64::from(limits.max_blocks_in_flight_per_address)
-                {
-                    // Nothing in flight changes, so the rest of this batch is deferred too.
-                    out.deferred += count - i;
-                    break;
-                }
-                address_blocks += u64::from(blocks);
-                flight.bytes += bytes;
-                flight.reqs += 1;
-                out.sent += 1;
-                if out.peers.last() != Some(&r.location) {
-                    out.peers.push(r.location);
-                }
-            }
+    let mut requests = fetch_requests(remote, limits);
+    randomize_in_place(&mut requests, order_seed);
+    // `numBlocksInFlightPerAddress`, per server.
+    let mut address_blocks = vec![0u64; remote.len()];
+    for req in requests {
+        if !flight.fetchable(req.bytes) {
+            break;
+        }
+        let in_flight = &mut address_blocks[req.server];
+        if *in_flight + u64::from(req.blocks) > u64::from(limits.max_blocks_in_flight_per_address) {
+            out.deferred += 1;
+            continue;
+        }
+        *in_flight += u64::from(req.blocks);
+        flight.bytes += req.bytes;
+        flight.reqs += 1;
+        out.sent += 1;
+        let location = remote[req.server].location;
+        if out.peers.last() != Some(&location) {
+            out.peers.push(location);
         }
     }
     out
@@ -280,7 +316,7 @@ mod tests {
             "Getting 4 (1838.0 B) non-empty blocks including 2 (858.0 B) local and 0 (0.0 B) \
              host-local and 0 (0.0 B) push-merged-local and 2 (980.0 B) remote blocks"
         );
-        let r = initial_requests(&s.remote, &limits());
+        let r = initial_requests(&s.remote, &limits(), 42);
         assert_eq!(r.sent, 1);
         assert_eq!(r.peers.len(), 1);
         assert_eq!(r.started_line(3), "Started 1 remote fetches in 3 ms");
@@ -313,12 +349,12 @@ mod tests {
             }
         );
         assert!(s.remote.is_empty());
-        assert_eq!(initial_requests(&s.remote, &limits()).sent, 0);
+        assert_eq!(initial_requests(&s.remote, &limits(), 42).sent, 0);
         let s = split(&p, ExecutorId(1), "a", false);
         assert_eq!(s.host_local, BlockCount::default());
         assert_eq!(s.remote.len(), 1);
         assert_eq!((s.remote[0].blocks, s.remote[0].bytes), (2, 200));
-        assert_eq!(initial_requests(&s.remote, &limits()).sent, 1);
+        assert_eq!(initial_requests(&s.remote, &limits(), 42).sent, 1);
     }
 
     /// collectFetchRequests / fetchUpToMaxBytes: with 48m in flight a request closes at 9.6 MiB
@@ -330,15 +366,16 @@ mod tests {
         let mib = 1u64 << 20;
         let p = plan(vec![source(1, "b", 10, 40 * mib)]);
         let s = split(&p, ExecutorId(0), "a", true);
-        assert_eq!(initial_requests(&s.remote, &limits()).sent, 4);
+        assert_eq!(initial_requests(&s.remote, &limits(), 42).sent, 4);
         let p = plan(vec![source(1, "b", 20, 80 * mib)]);
         let s = split(&p, ExecutorId(0), "a", true);
-        assert_eq!(initial_requests(&s.remote, &limits()).sent, 4);
+        assert_eq!(initial_requests(&s.remote, &limits(), 42).sent, 4);
     }
 
     /// `spark.reducer.maxSizeInFlight=10m` (BlockStoreShuffleReader: the MiB value times 1024 *
     /// 1024): requests close at 2 MiB, so 10 blocks of 1 MiB on each of two servers are 5
-    /// requests per server; 10 MiB in flight take five of them (the sixth would pass it).
+    /// requests per server; 10 MiB in flight take five of them (the sixth would pass it), from
+    /// whichever servers the randomized queue puts first.
     #[test]
     fn a_smaller_max_size_in_flight_sends_fewer_requests_first() {
         let mib = 1u64 << 20;
@@ -347,13 +384,14 @@ mod tests {
             source(2, "c", 10, 10 * mib),
         ]);
         let s = split(&p, ExecutorId(0), "a", true);
-        assert_eq!(initial_requests(&s.remote, &limits()).sent, 2);
+        assert_eq!(initial_requests(&s.remote, &limits(), 42).sent, 2);
         let ten = FetchSettings {
             max_bytes_in_flight: 10 << 20,
             ..limits()
         };
-        let r = initial_requests(&s.remote, &ten);
-        assert_eq!((r.sent, r.deferred, r.peers.len()), (5, 0, 1));
+        let r = initial_requests(&s.remote, &ten, 42);
+        assert_eq!((r.sent, r.deferred), (5, 0));
+        assert!(!r.peers.is_empty() && r.peers.len() <= 5, "{:?}", r.peers);
     }
 
     /// `ConfigHelpers.byteFromString` takes a leading `-`: a negative maxBytesInFlight makes
@@ -363,17 +401,17 @@ mod tests {
     fn a_negative_max_size_or_one_request_in_flight_sends_one_request() {
         let p = plan(vec![source(1, "b", 4, 4000), source(2, "c", 4, 4000)]);
         let s = split(&p, ExecutorId(0), "a", true);
-        assert_eq!(initial_requests(&s.remote, &limits()).sent, 2);
+        assert_eq!(initial_requests(&s.remote, &limits(), 42).sent, 2);
         let negative = FetchSettings {
             max_bytes_in_flight: -(1 << 20),
             ..limits()
         };
-        assert_eq!(initial_requests(&s.remote, &negative).sent, 1);
+        assert_eq!(initial_requests(&s.remote, &negative, 42).sent, 1);
         let one = FetchSettings {
             max_reqs_in_flight: 1,
             ..limits()
         };
-        assert_eq!(initial_requests(&s.remote, &one).sent, 1);
+        assert_eq!(initial_requests(&s.remote, &one, 42).sent, 1);
     }
 
     /// `spark.reducer.maxBlocksInFlightPerAddress=2`: collectFetchRequests closes a request at
@@ -389,7 +427,7 @@ mod tests {
             max_blocks_in_flight_per_address: 2,
             ..limits()
         };
-        let r = initial_requests(&s.remote, &two);
+        let r = initial_requests(&s.remote, &two, 42);
         assert_eq!((r.sent, r.deferred, r.peers.len()), (2, 4, 2));
         assert_eq!(
             r.started_line(7),
@@ -404,7 +442,55 @@ mod tests {
         };
         let p = plan(vec![source(1, "b", 5, 25 << 20)]);
         let s = split(&p, ExecutorId(0), "a", true);
-        let r = initial_requests(&s.remote, &three);
+        let r = initial_requests(&s.remote, &three, 42);
         assert_eq!((r.sent, r.deferred), (2, 1));
+    }
+
+    /// ShuffleBlockFetcherIterator.initialize queues the remote requests in a random order
+    /// (Spark 4.0.0's jar: `fetchRequests ++= Utils.randomize(remoteRequests)`), so when they
+    /// differ in size how many `fetchUpToMaxBytes` sends first depends on that order: with 48m
+    /// in flight, a 40 MiB request on one server and two 10 MiB ones (5 blocks of 2 MiB) on
+    /// another send 1 when the 40 MiB one comes first or second (40 + 10 passes 48 MiB) and 2
+    /// when it comes last. The plan's order (server after server) always sent 1; the seeded
+    /// order gives both across seeds, each seed the same every time.
+    #[test]
+    fn remote_requests_go_out_in_a_seeded_random_order() {
+        let mib = 1u64 << 20;
+        let p = plan(vec![
+            source(1, "b", 1, 40 * mib),
+            source(2, "c", 10, 20 * mib),
+        ]);
+        let s = split(&p, ExecutorId(0), "a", true);
+        let sent: Vec<u32> = (0..64)
+            .map(|seed| initial_requests(&s.remote, &limits(), seed).sent)
+            .collect();
+        assert!(sent.contains(&1) && sent.contains(&2), "{sent:?}");
+        assert!(sent.iter().all(|n| *n == 1 || *n == 2), "{sent:?}");
+        let again: Vec<u32> = (0..64)
+            .map(|seed| initial_requests(&s.remote, &limits(), seed).sent)
+            .collect();
+        assert_eq!(sent, again, "a seed repeats its order");
+        let first = initial_requests(&s.remote, &limits(), 3);
+        let peers: Vec<u32> = first.peers.iter().map(|b| b.executor_id.0).collect();
+        assert!(peers == [1] || peers == [2] || peers == [2, 1], "{peers:?}");
+    }
+
+    /// Utils.randomizeInPlace is a Fisher-Yates shuffle from the last index down: every order
+    /// of three requests comes up across seeds, and each is a permutation.
+    #[test]
+    fn randomize_in_place_reaches_every_permutation() {
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..200 {
+            let mut items = [0, 1, 2];
+            randomize_in_place(&mut items, seed);
+            let mut sorted = items;
+            sorted.sort_unstable();
+            assert_eq!(sorted, [0, 1, 2]);
+            seen.insert(items);
+        }
+        assert_eq!(seen.len(), 6, "{seen:?}");
+        let mut one = [7];
+        randomize_in_place(&mut one, 1);
+        assert_eq!(one, [7]);
     }
 }

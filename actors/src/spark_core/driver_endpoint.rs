@@ -158,6 +158,30 @@ pub struct DriverEndpoint {
     /// Unschedulable task sets' abort timers to start after the current message (ms, task
     /// set, task index).
     abort_timers_due: Vec<(u64, (u32, u32, u32), u32)>,
+    /// When each abort timer started and not yet run will run (virtual ms): the tasks queued
+    /// in TaskSchedulerImpl's `task-abort-timer` pool, which `stop` waits for.
+    abort_timers_pending: Vec<u64>,
+    /// `StopDriver` was handled: the endpoint takes no more messages while the TaskSchedulerImpl
+    /// waits for its abort timers (see [`abort_timer_shutdown_wait_ms`]).
+    stopped: bool,
+}
+
+/// `ThreadUtils.shutdown`'s default grace period (`shutdown$default$2`: `FiniteDuration(30,
+/// SECONDS)` in Spark 4.0.0's jar).
+const THREAD_POOL_SHUTDOWN_GRACE_MS: u64 = 30_000;
+
+/// How long `TaskSchedulerImpl.stop` blocks on `ThreadUtils.shutdown(abortTimer)` (Spark 4.0.0's
+/// jar): the pool is a `ScheduledThreadPoolExecutor` that keeps delayed tasks after
+/// `shutdown()` (the JDK's default), `updateUnschedulableTaskSetTimeoutAndStartAbortTimer` drops
+/// the future it schedules (nothing cancels it, not even a launch that clears
+/// `unschedulableTaskSetToExpiryTime`), and `awaitTermination` waits up to 30 s for the pool to
+/// run them all: until the last pending timer, at most 30 s. A real local-cluster run whose
+/// task set had been unschedulable 21 s before `sc.stop()` took 30 s to stop.
+pub fn abort_timer_shutdown_wait_ms(pending: &[u64], now_ms: u64) -> u64 {
+    pending.iter().max().map_or(0, |last| {
+        last.saturating_sub(now_ms)
+            .min(THREAD_POOL_SHUTDOWN_GRACE_MS)
+    })
 }
 
 impl DriverEndpoint {
@@ -247,6 +271,8 @@ impl DriverEndpoint {
                 force_kill_timeout_s: s.decommission_force_kill_timeout_s,
                 force_kills_due: Vec::new(),
                 abort_timers_due: Vec::new(),
+                abort_timers_pending: Vec::new(),
+                stopped: false,
             }
         });
         out.expect("create runs its closure")
@@ -255,6 +281,10 @@ impl DriverEndpoint {
     /// Status updates (three per task) are dispatched here; every other message goes to
     /// `on_control_message`, out of line, so the per-task path stays compact.
     fn on_message(&mut self, msg: DriverEndpointMsg, ctx: &mut Context<Self>) {
+        if self.stopped {
+            // A stopped endpoint: Spark's Dispatcher no longer finds it.
+            return;
+        }
         match msg {
             DriverEndpointMsg::StatusUpdate(update) => self.on_status_update(update),
             other => self.on_control_message(other, ctx),
@@ -280,11 +310,7 @@ impl DriverEndpoint {
                 reason,
             } => self.kill_task(task_id, executor_id, interrupt_thread, reason),
             DriverEndpointMsg::StopExecutors(ask) => self.on_stop_executors(ask),
-            DriverEndpointMsg::StopDriver(ask) => {
-                self.shared.borrow_mut().stopped = true;
-                self.env.reply(ask, true);
-                self.env.stop_endpoint(self.me);
-            }
+            DriverEndpointMsg::StopDriver(ask) => self.on_stop_driver(ask, ctx),
             DriverEndpointMsg::RemoveExecutor {
                 executor_id,
                 reason,
@@ -388,6 +414,10 @@ impl DriverEndpoint {
         if let Some(ms) = self.resubmit_after_ms.take() {
             // DAGScheduler's messageScheduler: ResubmitFailedStages after RESUBMIT_TIMEOUT.
             ctx.run_later(clock::ms(ms), |act, ctx| {
+                if act.stopped {
+                    // `DAGScheduler.stop` shut its messageScheduler down (`shutdownNow`).
+                    return;
+                }
                 let events = act.scheduler.resubmit_failed_stages();
                 act.handle_events(events);
                 act.schedule_abort_timers(ctx);
@@ -409,13 +439,45 @@ impl DriverEndpoint {
     #[inline(never)]
     fn start_abort_timers(&mut self, ctx: &mut Context<Self>) {
         for (ms, key, index) in std::mem::take(&mut self.abort_timers_due) {
+            let at = clock::now_ms() + ms;
+            self.abort_timers_pending.push(at);
             ctx.run_later(clock::ms(ms), move |act, ctx| {
+                if let Some(i) = act.abort_timers_pending.iter().position(|t| *t == at) {
+                    act.abort_timers_pending.swap_remove(i);
+                }
+                let stopped = act.stopped;
                 let (scheduler, mut backend) = act.split();
+                if stopped {
+                    // Run by `stop`'s wait: the DAGScheduler's loop has stopped.
+                    return scheduler.unschedulable_task_set_timer_after_stop(
+                        key,
+                        index,
+                        &mut backend,
+                    );
+                }
                 let events = scheduler.unschedulable_task_set_timer(key, index, &mut backend);
                 act.handle_events(events);
                 act.schedule_abort_timers(ctx);
             });
         }
+    }
+
+    /// `StopDriver` (`CoarseGrainedSchedulerBackend.stop`'s last ask), then what
+    /// `TaskSchedulerImpl.stop` does after the backend's stop: it waits for the abort timers
+    /// still queued ([`abort_timer_shutdown_wait_ms`]) before `SparkContext.stop` goes on, so
+    /// the answer the Driver waits for comes after that wait.
+    fn on_stop_driver(&mut self, ask: ReplyTo<bool>, ctx: &mut Context<Self>) {
+        self.shared.borrow_mut().stopped = true;
+        self.stopped = true;
+        let wait = abort_timer_shutdown_wait_ms(&self.abort_timers_pending, clock::now_ms());
+        if wait == 0 {
+            self.env.reply(ask, true);
+            return self.env.stop_endpoint(self.me);
+        }
+        ctx.run_later(clock::ms(wait), move |act, _| {
+            act.env.reply(ask, true);
+            act.env.stop_endpoint(act.me);
+        });
     }
 
     /// `DriverEndpoint.receive` `KillTask`: forward to the executor, or warn.
@@ -1467,6 +1529,9 @@ impl Actor for DriverEndpoint {
         if let Some(m) = self.allocation.clone() {
             m.manager().start(self);
             ctx.run_interval(clock::ms(eam::INTERVAL_MS), |act, ctx| {
+                if act.stopped {
+                    return;
+                }
                 act.schedule_allocation();
                 act.schedule_force_kills(ctx);
             });
@@ -1476,14 +1541,19 @@ impl Actor for DriverEndpoint {
         // was marked. No timer at all when speculation is off.
         if let Some(ms) = self.scheduler.speculation_interval_ms() {
             ctx.run_interval(clock::ms(ms.max(1)), |act, ctx| {
-                if act.scheduler.check_speculatable_tasks() {
+                // `stop` shuts the speculation thread down first.
+                if !act.stopped && act.scheduler.check_speculatable_tasks() {
                     act.make_offers(None);
                     act.schedule_abort_timers(ctx);
                 }
             });
         }
         // TaskSchedulerImpl's starvation timer (`spark.starvation.timeout`, 15 s).
-        ctx.run_interval(clock::ms(15_000), |act, _| act.warn_if_starved());
+        ctx.run_interval(clock::ms(15_000), |act, _| {
+            if !act.stopped {
+                act.warn_if_starved();
+            }
+        });
         // `spark.network.timeoutInterval` (Spark's default: 60 s).
         ctx.run_interval(clock::ms(60_000), move |act, _| {
             if let Some(me) = &me2 {
@@ -1500,6 +1570,19 @@ crate::endpoint!(DriverEndpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// TaskSchedulerImpl.stop's `ThreadUtils.shutdown(abortTimer)` (Spark 4.0.0's jar; the real
+    /// run is in docs/worklog/2026-12-05-afternoon/issue-27-audit.md): no pending timer, no
+    /// wait; otherwise until the last one runs, at most the 30 s grace period (a timer 99 s
+    /// away: 30 s, as the real driver waited between `Stopped Spark web UI` and
+    /// `MapOutputTrackerMasterEndpoint stopped!`); a timer already due is no wait.
+    #[test]
+    fn stop_waits_for_pending_abort_timers_up_to_thirty_seconds() {
+        assert_eq!(abort_timer_shutdown_wait_ms(&[], 5_000), 0);
+        assert_eq!(abort_timer_shutdown_wait_ms(&[12_000, 8_000], 5_000), 7_000);
+        assert_eq!(abort_timer_shutdown_wait_ms(&[104_000], 5_000), 30_000);
+        assert_eq!(abort_timer_shutdown_wait_ms(&[5_000], 5_000), 0);
+    }
 
     /// A revive walks the offerable executors in id order, and an offer that changes the
     /// current executor's entry does not disturb the walk over the others.

@@ -1508,9 +1508,10 @@ impl CoarseGrainedExecutorBackend {
     /// blocks split into local (this executor's), host-local (another executor's on this host,
     /// with `spark.shuffle.readHostLocalDisk`) and remote, then the remote requests
     /// `fetchUpToMaxBytes` sends at once or defers under `spark.reducer.*` (see
-    /// [`block_fetch::initial_requests`]) and the time it took (the first connection to each
+    /// [`block_fetch::initial_requests`], in the order the run's seed and the task draw for
+    /// Spark's unseeded `Utils.randomize`) and the time it took (the first connection to each
     /// peer: `TransportClientFactory`).
-    fn start_block_fetch(&mut self, plan: &ShuffleReadPlan) {
+    fn start_block_fetch(&mut self, plan: &ShuffleReadPlan, task_id: TaskId) {
         let log = self.env.log().clone();
         if !log.enabled(BLOCK_FETCHER, Level::Info) {
             return;
@@ -1519,7 +1520,8 @@ impl CoarseGrainedExecutorBackend {
         let s = &self.sim.config.spark.shuffle;
         let split = block_fetch::split(plan, me, &self.args.hostname, s.fetch.read_host_local_disk);
         info!(log, BLOCK_FETCHER, "{}", split.getting_line());
-        let started = block_fetch::initial_requests(&split.remote, &s.fetch);
+        let order_seed = self.sim.config.seed ^ task_id.0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let started = block_fetch::initial_requests(&split.remote, &s.fetch, order_seed);
         let costs = &self.sim.config.costs;
         let (round_trip, budget) = (2 * costs.network_latency_ms, costs.task_launch_overhead_ms);
         let (seed, jvm) = (self.sim.config.seed, executor_jvm(&self.args));
@@ -1602,7 +1604,7 @@ impl CoarseGrainedExecutorBackend {
         if let Some(plan) = desc.shuffle.read.clone() {
             ask_statuses = self.get_map_statuses(&plan);
             if plan.missing_map.is_none() {
-                self.start_block_fetch(&plan);
+                self.start_block_fetch(&plan, desc.task_id);
             }
         }
         let (work_ms, result) = match self.fetch_shuffle_input(&desc) {

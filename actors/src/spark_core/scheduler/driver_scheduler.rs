@@ -9,9 +9,12 @@ use super::allocation_client::DeferredAllocations;
 use super::allocation_client::{AllocationClient, ExecutorDecommission};
 use super::dag_scheduler::{Cx, DAGScheduler};
 use super::env::DriverEnv;
-use super::events::{LaunchedTasks, SchedulerEvent, TsKey, WorkerOffer};
+use super::events::{
+    CompletionEvent, LaunchedTasks, RunningTask, SchedulerEvent, SpeculativeTask, TsKey,
+    WorkerOffer,
+};
 use super::health_tracker::ExcludeOnFailureConf;
-use super::task_scheduler_impl::TaskSchedulerImpl;
+use super::task_scheduler_impl::{DagEvents, TaskSchedulerImpl};
 use crate::kernel::logs::ProcessLog;
 use crate::spark_core::block_manager_master::RddBlockId;
 use crate::world::config::{
@@ -151,6 +154,28 @@ impl DriverScheduler {
     /// `TaskSchedulerImpl.excludedNodes()`.
     pub fn excluded_nodes(&self) -> std::collections::BTreeSet<String> {
         self.task_scheduler.excluded_nodes()
+    }
+
+    /// An abort timer run by `TaskSchedulerImpl.stop`'s wait for its pool (after the
+    /// DAGScheduler's `stop`): the timer's own line and abort as usual, but the abort's
+    /// `taskSetFailed` is posted to a stopped event loop (`EventLoop.post` drops it) and the
+    /// backend it would ask is stopped too.
+    pub fn unschedulable_task_set_timer_after_stop(
+        &mut self,
+        key: TsKey,
+        index: u32,
+        alloc: &mut dyn AllocationClient,
+    ) {
+        let mut dropped = Vec::new();
+        self.task_scheduler.unschedulable_task_set_timer(
+            key,
+            index,
+            &mut self.env,
+            &mut StoppedDagScheduler,
+            alloc,
+            &mut dropped,
+        );
+        self.task_scheduler.take_deferred();
     }
 
     /// The unschedulable task set's abort timer fired.
@@ -427,4 +452,34 @@ impl ExecutorDecommission for DriverScheduler {
     fn executor_decommission(&mut self, id: ExecutorId, worker_host: Option<&str>) {
         DriverScheduler::executor_decommission(self, id, worker_host);
     }
+}
+
+/// The DAGScheduler after its `stop`: `EventLoop.post` on a stopped loop does nothing (Spark
+/// 4.0.0's jar: `post` returns when `stopped` is set), so every event is dropped.
+struct StoppedDagScheduler;
+
+impl DagEvents for StoppedDagScheduler {
+    fn task_started(&mut self, _: &RunningTask) {}
+    fn task_ended(
+        &mut self,
+        _: CompletionEvent<'_>,
+        _: &mut TaskSchedulerImpl,
+        _: &mut DriverEnv,
+        _: &mut Vec<SchedulerEvent>,
+    ) {
+    }
+    fn executor_added(&mut self, _: ExecutorId, _: &str) {}
+    fn executor_lost(&mut self, _: ExecutorId, _: &ExecutorLossReason) {}
+    fn task_set_failed(
+        &mut self,
+        _: u32,
+        _: &str,
+        _: &mut TaskSchedulerImpl,
+        _: &mut DriverEnv,
+        _: &mut Vec<SchedulerEvent>,
+    ) {
+    }
+    fn speculative_task_submitted(&mut self, _: SpeculativeTask) {}
+    fn unschedulable_task_set_added(&mut self, _: u32, _: u32) {}
+    fn unschedulable_task_set_removed(&mut self, _: u32, _: u32) {}
 }

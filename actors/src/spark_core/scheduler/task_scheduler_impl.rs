@@ -1308,8 +1308,12 @@ impl TaskSchedulerImpl {
 
     /// `TaskSchedulerImpl.killAllTaskAttempts` (Spark 4.0): `Canceling stage N`, `Killing all
     /// running tasks in stage N: <reason>`, a KillTask for each running attempt of each set of
-    /// the stage still registered, which is suspended (zombie) and logs `Stage N.A was
-    /// cancelled`. A set leaves its pool only when its last attempt ends.
+    /// the stage still registered, with the reason `Stage cancelled: <reason>` (the 4.0.0 jar's
+    /// `$anonfun$killAllTaskAttempts$6` concatenates it before `backend.killTask`; a real
+    /// local-cluster run's executor logged `Executor is trying to kill task 1.0 in stage 0.0
+    /// (TID 1), interruptThread: false, reason: Stage cancelled: Job aborted due to stage
+    /// failure: ...`); the set is suspended (zombie) and logs `Stage N.A was cancelled`. A set
+    /// leaves its pool only when its last attempt ends.
     pub fn kill_all_task_attempts(
         &mut self,
         stage: u32,
@@ -1350,7 +1354,7 @@ impl TaskSchedulerImpl {
                         task_id: t.task_id,
                         executor_id: t.executor_id,
                         interrupt_thread: false,
-                        reason: reason.to_string(),
+                        reason: format!("Stage cancelled: {reason}"),
                     });
                 }
             }

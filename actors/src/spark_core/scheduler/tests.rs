@@ -271,9 +271,11 @@ fn a_finished_task_is_not_relaunched() {
 /// Spark 4.0 TaskSchedulerImpl.killAllTaskAttempts and DAGScheduler
 /// cancelRunningIndependentStages / markStageAsFinished: aborting a stage whose other task
 /// still runs logs `Canceling stage`, `Killing all running tasks in stage 0: <the job's
-/// error>` (no `Stage cancelled: ` prefix), kills that task on its executor, logs `Stage 0.0
-/// was cancelled`, and the set leaves its pool (`Removed TaskSet`) only once the killed
-/// task reports back, with TaskKilled carrying the kill's reason.
+/// error>` (no `Stage cancelled: ` prefix in that line), kills that task on its executor with
+/// the reason `Stage cancelled: <the job's error>` (`$anonfun$killAllTaskAttempts$6` in the
+/// 4.0.0 jar; a real local-cluster run's executor printed it), logs `Stage 0.0 was
+/// cancelled`, and the set leaves its pool (`Removed TaskSet`) only once the killed task
+/// reports back, with TaskKilled carrying the kill's reason.
 #[test]
 fn a_stage_abort_kills_its_running_tasks() {
     let (mut s, store) = logged_scheduler();
@@ -303,7 +305,10 @@ fn a_stage_abort_kills_its_running_tasks() {
     };
     assert_eq!((*task_id, *executor_id), (t1.task_id, ExecutorId(2)));
     assert!(
-        reason.starts_with("Job aborted due to stage failure: Task 0 in stage 0.0 failed 4 times")
+        reason.starts_with(
+            "Stage cancelled: Job aborted due to stage failure: Task 0 in stage 0.0 failed 4 times"
+        ),
+        "{reason}"
     );
     let logged = lines(&store);
     let at = |text: &str| {
@@ -332,7 +337,7 @@ fn a_stage_abort_kills_its_running_tasks() {
     assert!(known && events.is_empty(), "{events:?}");
     let logged = lines(&store);
     let lost = format!(
-        "WARN TaskSetManager: Lost task 1.0 in stage 0.0 (TID {}) (host1 executor 2): TaskKilled (Job aborted due to stage failure: ",
+        "WARN TaskSetManager: Lost task 1.0 in stage 0.0 (TID {}) (host1 executor 2): TaskKilled (Stage cancelled: Job aborted due to stage failure: ",
         t1.task_id
     );
     assert!(logged.iter().any(|l| l.starts_with(&lost)), "{logged:#?}");
