@@ -837,14 +837,8 @@ pub fn table(r: &ReplayReport) -> String {
     recoveries_table(&mut o, r);
     let _ = writeln!(o, "seed: {}", r.seed);
     for l in &r.event_logs {
-        match &l.refused {
-            None => {
-                let _ = writeln!(o, "event log: {}", l.path);
-            }
-            Some(why) => {
-                let _ = writeln!(o, "event log: {} refused by Spark's writer: {why}", l.path);
-            }
-        }
+        let line = crate::outputs::eventlog::written_line(&l.path, l.refused.as_deref());
+        let _ = writeln!(o, "{line}");
     }
     o
 }

@@ -6,6 +6,7 @@ mod cli;
 mod common;
 mod fault_kinds;
 mod hardening;
+mod issue30_audit;
 mod lifecycle;
 mod outputs;
 mod replay;

@@ -1,0 +1,94 @@
+//! Issue 30's findings that the audit of 2026-12-05 (docs/worklog/2026-12-05-afternoon/
+//! issue-30-audit.md) found still reproducing or unpinned, each re-run through the binary as a
+//! user types it: a re-run's refused event log (item 17), a shrunk run's note when its AM
+//! attempts were killed (item 17), a replay that could not run (item 16).
+
+use super::common::{binary, text};
+use std::path::{Path, PathBuf};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sparkyard-issue30-audit-{name}"));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("a temp dir");
+    d
+}
+
+/// A SparkPi submission writing its event log into `dir` (`rolling`: Spark 4.0's default
+/// layout, else `spark.eventLog.rolling.enabled=false`'s single file); stdout and stderr.
+fn submit_logging_to(dir: &Path, rolling: bool) -> String {
+    let log_dir = format!("spark.eventLog.dir=file://{}", dir.display());
+    let rolling = format!("spark.eventLog.rolling.enabled={rolling}");
+    let logs = dir.join("container-logs").display().to_string();
+    let out = binary(&[
+        "submit",
+        "--log-dir",
+        &logs,
+        "--no-progress",
+        "--master",
+        "yarn",
+        "--deploy-mode",
+        "cluster",
+        "--conf",
+        "spark.eventLog.enabled=true",
+        "--conf",
+        &log_dir,
+        "--conf",
+        &rolling,
+        "--class",
+        "org.apache.spark.examples.SparkPi",
+        "--num-executors",
+        "2",
+        "local:///opt/spark/examples/jars/spark-examples_2.13-4.0.0.jar",
+        "10",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    format!("{}{}", text(&out.stdout), text(&out.stderr))
+}
+
+fn event_log_lines(output: &str) -> Vec<&str> {
+    output
+        .lines()
+        .filter(|l| l.starts_with("event log: "))
+        .collect()
+}
+
+/// Issue 30, item 17: "the refusal of a re-run is printed after an `event log:` line". A
+/// re-run into the same directory meets the first run's log (the simulated application id
+/// repeats) and Spark's writer refuses it (EventLogFileWriters.scala: the rolling writer's
+/// `start`, `Target log directory already exists`, writes nothing; the single-file writer's
+/// `renameFile`, `Target log file already exists`, leaves this run's log `.inprogress`). The
+/// run used to print the kept path as if it were this run's log, then the refusal on a second
+/// line; now one line names the path and says Spark's writer refused it.
+#[test]
+fn a_refused_event_log_is_one_line_that_says_so() {
+    for rolling in [true, false] {
+        let dir = temp_dir(if rolling { "rolling" } else { "single" });
+        let first = submit_logging_to(&dir, rolling);
+        let (kept, this_run, what) = if rolling {
+            let d = dir.join("eventlog_v2_application_1764662400000_0001_1");
+            (d.clone(), d, "directory")
+        } else {
+            let f = dir.join("application_1764662400000_0001_1.zstd");
+            let inprogress = dir.join("application_1764662400000_0001_1.zstd.inprogress");
+            (f, inprogress, "file")
+        };
+        assert_eq!(
+            event_log_lines(&first),
+            [format!("event log: {}", kept.display())],
+            "rolling {rolling}"
+        );
+        let again = submit_logging_to(&dir, rolling);
+        assert_eq!(
+            event_log_lines(&again),
+            [format!(
+                "event log: {} refused by Spark's writer: java.io.IOException: Target log {what} \
+                 already exists (file:{}); the earlier log is kept (set \
+                 spark.eventLog.overwrite=true to replace it)",
+                this_run.display(),
+                kept.display()
+            )],
+            "rolling {rolling}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
