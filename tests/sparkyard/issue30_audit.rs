@@ -92,3 +92,46 @@ fn a_refused_event_log_is_one_line_that_says_so() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// Issue 30, item 16: an invalid replay configuration "prints `0.000 s, -100 %,
+/// NOT-SUBMITTED` without Spark's reason". The reason is printed (and the replay exits 1:
+/// `replay::a_simulation_that_cannot_run_is_an_error_with_sparks_reason_and_exit_1`); the
+/// table no longer shows the 0 s, -100 %, 0 % utilization a run that never ran would have as
+/// if they were measured.
+#[test]
+fn a_replay_that_could_not_run_shows_no_simulated_figures() {
+    let log =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/eventlogs/multijob_n2_r1.zstd");
+    let out = binary(&[
+        "replay",
+        log.to_str().expect("utf-8"),
+        "--executor-memory",
+        "100g",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let table = text(&out.stdout);
+    let row = |name: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no `{name}` row in:\n{table}"))
+            .split_whitespace()
+            .last()
+            .expect("a simulated column")
+            .to_string()
+    };
+    for name in [
+        "application time",
+        "  error",
+        "utilization",
+        "wasted core-hours",
+    ] {
+        assert_eq!(row(name), "-", "{name}");
+    }
+    assert!(
+        table.contains(
+            "error: the simulated application could not run: java.lang.IllegalArgumentException"
+        ),
+        "{table}"
+    );
+}
