@@ -135,3 +135,45 @@ fn a_replay_that_could_not_run_shows_no_simulated_figures() {
         "{table}"
     );
 }
+
+/// Found by the audit beside issue 30's item 14 (a grid value's refusal names it): when the
+/// options every configuration starts from are refused by themselves (here a `--conf
+/// spark.executor.memory=abc`: SparkSubmitArguments.validateSubmitArguments, `Executor memory
+/// must be a positive number`), every configuration is refused for that reason, and the error
+/// named the first grid value (`--grid num-executors=1: ...`), sending the user to the wrong
+/// option. It now says the reason is the common options'; a grid value's own refusal still
+/// names the value.
+#[test]
+fn a_refusal_of_the_common_options_is_not_blamed_on_a_grid_value() {
+    let log =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/eventlogs/multijob_n2_r1.zstd");
+    let log = log.to_str().expect("utf-8");
+    let spark = "org.apache.spark.SparkException: Executor memory must be a positive number";
+    let what_if = |args: &[&str]| {
+        let mut all = vec!["what-if", log];
+        all.extend(args);
+        let out = binary(&all);
+        (out.status.code(), text(&out.stderr))
+    };
+    let (code, err) = what_if(&[
+        "--grid",
+        "num-executors=1,2",
+        "--conf",
+        "spark.executor.memory=abc",
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "every configuration: {spark} (from the options every configuration starts from, not from a --grid value)"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("--grid num-executors=1:"), "{err}");
+    // Every grid value refused for its own sake: the first is named, as before.
+    let (code, err) = what_if(&["--grid", "executor-memory=abc,xyz"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!("--grid executor-memory=abc: {spark}")),
+        "{err}"
+    );
+}
