@@ -93,6 +93,76 @@ fn a_refused_event_log_is_one_line_that_says_so() {
     }
 }
 
+/// Two AM attempts, each killed `after_ms` after it started (a shrunk chaos seed's kill-am
+/// faults, aimed by trigger so the test does not depend on when the AM comes up).
+fn am_killed_after(after_ms: u64) -> String {
+    format!(
+        r#"name = "am-killed-before-executors"
+[[cluster.nodes]]
+host = "nm-{{n}}.example.internal"
+count = 4
+memory_mb = 16384
+vcores = 8
+[submit]
+num_executors = 2
+[workload]
+[[workload.jobs]]
+call_site = "count at A.scala:1"
+[[workload.jobs.stages]]
+name = "map at A.scala:1"
+tasks = 8
+duration = {{ fixed_ms = 4000 }}
+[[faults]]
+kind = "kill-am"
+on_attempt_started = 1
+after_ms = {after_ms}
+[[faults]]
+kind = "kill-am"
+on_attempt_started = 2
+attempt = 2
+after_ms = {after_ms}
+"#
+    )
+}
+
+/// Issue 30, item 17: "a shrunk run's note blames 'YARN had no room' when the AM was killed".
+/// The note on executors never allocated now gives the reason the run recorded: killed before
+/// the YarnAllocator existed (100 ms after start: the user class is still starting the
+/// SparkContext), or killed while its asks were pending (1.9 s: registered with the RM, no
+/// container yet); never the cluster's room, which was ample (4 nodes of 8 vcores).
+#[test]
+fn a_note_on_unallocated_executors_names_the_am_kills_not_yarns_room() {
+    for (after_ms, why) in [
+        (
+            100,
+            "every AM attempt ended before creating its YarnAllocator (before registering with the ResourceManager), so YARN was never asked for them",
+        ),
+        (
+            1900,
+            "every AM attempt ended (killed or failed) while its requests for them were pending",
+        ),
+    ] {
+        let dir = temp_dir(&format!("am-killed-{after_ms}"));
+        let file = dir.join("am-killed.toml");
+        std::fs::write(&file, am_killed_after(after_ms)).expect("written");
+        let logs = dir.join("logs").display().to_string();
+        let out = binary(&[
+            "run",
+            file.to_str().expect("utf-8"),
+            "--log-dir",
+            &logs,
+            "--no-progress",
+        ]);
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        let note = format!(
+            "note: 2 of the 2 executors requested (spark.executor.instances) were never allocated: {why} (0 launched)"
+        );
+        assert!(all.contains(&note), "after {after_ms} ms:\n{all}");
+        assert!(!all.contains("YARN had no room"), "after {after_ms} ms");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// Issue 30, item 16: an invalid replay configuration "prints `0.000 s, -100 %,
 /// NOT-SUBMITTED` without Spark's reason". The reason is printed (and the replay exits 1:
 /// `replay::a_simulation_that_cannot_run_is_an_error_with_sparks_reason_and_exit_1`); the
