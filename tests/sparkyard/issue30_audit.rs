@@ -1,7 +1,8 @@
 //! Issue 30's findings that the audit of 2026-12-05 (docs/worklog/2026-12-05-afternoon/
 //! issue-30-audit.md) found still reproducing or unpinned, each re-run through the binary as a
 //! user types it: a re-run's refused event log (item 17), a shrunk run's note when its AM
-//! attempts were killed (item 17), a replay that could not run (item 16).
+//! attempts were killed (item 17), a replay that could not run (item 16), and `what-if` /
+//! `what-if-cluster` blaming a grid value for the common options' refusal (beside item 14).
 
 use super::common::{binary, text};
 use std::path::{Path, PathBuf};
@@ -246,4 +247,47 @@ fn a_refusal_of_the_common_options_is_not_blamed_on_a_grid_value() {
         err.contains(&format!("--grid executor-memory=abc: {spark}")),
         "{err}"
     );
+}
+
+/// The same for `what-if-cluster`: a `--conf` every application of the day is refused for
+/// names no grid value (before: `--grid nodes=2: <log>: ... Executor memory must be a
+/// positive number`); a grid value's own refusal still names it.
+#[test]
+fn a_day_refused_for_its_common_options_is_not_blamed_on_a_grid_value() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let day = root.join("tests/data/eventlogs/day-two-queues");
+    let mut logs: Vec<String> = std::fs::read_dir(&day)
+        .expect("the day's logs")
+        .map(|e| e.expect("an entry").path().display().to_string())
+        .collect();
+    logs.sort();
+    let cluster = root.join("docs/examples/two-queues.toml");
+    let what_if = |args: &[&str]| {
+        let mut all = vec!["what-if-cluster"];
+        all.extend(logs.iter().map(String::as_str));
+        all.extend([
+            "--cluster",
+            cluster.to_str().expect("utf-8"),
+            "--queue-map",
+            "adhoc=etl",
+        ]);
+        all.extend(args);
+        let out = binary(&all);
+        (out.status.code(), text(&out.stderr))
+    };
+    let spark = "org.apache.spark.SparkException: Executor memory must be a positive number";
+    let (code, err) = what_if(&["--grid", "nodes=2,3", "--conf", "spark.executor.memory=abc"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("every configuration: "), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{spark} (from the options every configuration starts from, not from a --grid value)"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("--grid nodes=2:"), "{err}");
+    let (code, err) = what_if(&["--grid", "spark.executor.memory=abc,xyz"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("--grid spark.executor.memory=abc: "), "{err}");
+    assert!(err.contains(spark), "{err}");
 }
