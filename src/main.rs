@@ -782,12 +782,10 @@ fn arrivals_outputs(
     }
     for a in &done.run.applications {
         for w in &a.event_logs {
-            lines.push(format!("event log: {}", w.path));
-            if let Some(refused) = &w.refused {
-                lines.push(format!(
-                    "event log: {refused}; the earlier log is kept (set spark.eventLog.overwrite=true to replace it)"
-                ));
-            }
+            lines.push(sparkyard::outputs::eventlog::written_line(
+                &w.path,
+                w.refused.as_deref(),
+            ));
         }
     }
     let (mut timelines, mut diagrams) = (0, 0);

@@ -74,6 +74,20 @@ pub struct WrittenLog {
     pub refused: Option<String>,
 }
 
+/// The line a run prints for one event log: its path, or, when Spark's writer refused it
+/// (`refused`), one line that says so, so the path is never printed as if this run's log were
+/// there. Single file: `path` is this run's log left `.inprogress` (the rename was refused);
+/// rolling: `path` is the earlier folder, kept untouched.
+pub fn written_line(path: &str, refused: Option<&str>) -> String {
+    match refused {
+        None => format!("event log: {path}"),
+        Some(why) => format!(
+            "event log: {path} refused by Spark's writer: {why}; the earlier log is kept (set \
+             spark.eventLog.overwrite=true to replace it)"
+        ),
+    }
+}
+
 /// [`write_event_logs`], saying which logs Spark would not rename over an earlier one.
 pub fn write_event_logs_reporting(
     result: &RunResult,

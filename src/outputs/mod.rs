@@ -146,13 +146,8 @@ impl OutputArgs {
         self.finish_progress();
         let mut lines = Vec::new();
         for w in eventlog::write_event_logs_reporting(result, spark)? {
-            lines.push(format!("event log: {}", w.path.display()));
-            if let Some(refused) = w.refused {
-                lines.push(format!(
-                    "event log: {refused}; the earlier log is kept (set \
-                     spark.eventLog.overwrite=true to replace it)"
-                ));
-            }
+            let path = w.path.display().to_string();
+            lines.push(eventlog::written_line(&path, w.refused.as_deref()));
         }
         if let Some(path) = &self.trace {
             write_chrome_trace(result, path)?;

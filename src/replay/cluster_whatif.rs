@@ -175,7 +175,10 @@ pub fn run(
     let configs = cluster_grid::configurations(&w.grid);
     let ready = prepare_all(&day, setup, w, &configs)?;
     if let Some(Err(first)) = ready.first().filter(|_| ready.iter().all(Result::is_err)) {
-        return Err(cluster_grid::usage_error(first));
+        let why = refused_without_the_grid(&day, setup, &ready);
+        return Err(cluster_grid::usage_error(
+            why.unwrap_or_else(|| first.text.clone()),
+        ));
     }
     let per = w.seeds.end - w.seeds.start;
     let work: Vec<(usize, u64)> = ready
@@ -196,7 +199,7 @@ pub fn run(
     let mut rows: Vec<DayConfigRow> = Vec::with_capacity(configs.len());
     for (values, r) in configs.into_iter().zip(&ready) {
         rows.push(match r {
-            Err(why) => refused_row(values, why.clone()),
+            Err(refusal) => refused_row(values, refusal.text.clone()),
             Ok(r) => {
                 let mine: Vec<DaySeed> = days.by_ref().take(per as usize).collect();
                 config_row(values, &day, r, mine)
@@ -228,6 +231,44 @@ fn day_apps(day: &Day) -> Vec<DayApp> {
         .collect()
 }
 
+/// Why one configuration of the day cannot run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Refusal {
+    /// What the row and the error say (naming the configuration's grid values).
+    text: String,
+    /// The first refused application's reason (its log, Spark's or YARN's words), when an
+    /// application's submission was refused (not a grid value of a cluster key).
+    reason: Option<String>,
+}
+
+/// When every configuration is refused for the reason an application is refused under the
+/// options they all start from (the logs' configurations and `--conf`, no grid value), that
+/// reason, saying it is theirs (as `what-if` does): naming the first grid value instead
+/// (`--grid nodes=2: ...` for a bad `--conf spark.executor.memory`) sends the user to the
+/// wrong option.
+fn refused_without_the_grid(
+    day: &Day,
+    setup: &DaySetup,
+    ready: &[Result<Ready, Refusal>],
+) -> Option<String> {
+    let why = day.logs.iter().find_map(|d| {
+        let submit = cluster::day_submit_args(d, &setup.conf, setup.seed).ok()?;
+        let base = cluster::prepare_replay(d, &day.cluster.config, submit);
+        base.err().map(|e| reason(&e))
+    })?;
+    let same = |r: &Result<Ready, Refusal>| {
+        r.as_ref()
+            .err()
+            .is_some_and(|x| x.reason.as_deref() == Some(why.as_str()))
+    };
+    ready.iter().all(same).then(|| {
+        format!(
+            "every configuration: {why} (from the options every configuration starts from, \
+             not from a --grid value)"
+        )
+    })
+}
+
 /// Every configuration's cluster and its applications' calibrated replays (the start-up
 /// calibration runs once per configuration and application, on worker threads), or why the
 /// configuration cannot run.
@@ -236,7 +277,7 @@ fn prepare_all(
     setup: &DaySetup,
     w: &DayWhatIf,
     configs: &[Vec<String>],
-) -> Result<Vec<Result<Ready, String>>, UserError> {
+) -> Result<Vec<Result<Ready, Refusal>>, UserError> {
     let clusters: Vec<Result<ClusterConfig, String>> = configs
         .iter()
         .map(|values| cluster_grid::apply_cluster(&day.cluster.config, &w.grid, values))
@@ -264,12 +305,18 @@ fn prepare_all(
         .zip(clusters)
         .map(|(values, c)| {
             let words = config_words(&w.grid, values);
-            let cluster = c.map_err(|why| format!("{words}: {why}"))?;
+            let cluster = c.map_err(|why| Refusal {
+                text: format!("{words}: {why}"),
+                reason: None,
+            })?;
             let mine: Vec<Result<Prepared, String>> = prepared.by_ref().take(apps).collect();
             let prepared = mine
                 .into_iter()
                 .collect::<Result<Vec<_>, String>>()
-                .map_err(|why| format!("{words}: {why}"))?;
+                .map_err(|why| Refusal {
+                    text: format!("{words}: {why}"),
+                    reason: Some(why),
+                })?;
             let offsets = day
                 .logs
                 .iter()

@@ -721,17 +721,26 @@ pub fn table(r: &ReplayReport) -> String {
         a.dynamic_allocation.to_string(),
         b.dynamic_allocation.to_string(),
     );
+    // A simulation that could not run has no time, error or use of its own (the 0 s and
+    // -100 % it would show are no measurement): "-", the error above says why.
+    let if_ran = |figure: String| {
+        if r.error.is_some() {
+            "-".into()
+        } else {
+            figure
+        }
+    };
     row(
         &mut o,
         "application time",
         secs(r.time.recorded),
-        secs(r.time.simulated),
+        if_ran(secs(r.time.simulated)),
     );
     let _ = writeln!(
         o,
         "{:<28}{:>44}",
         "  error",
-        format!("{:+.1} %", r.time.error_pct)
+        if_ran(format!("{:+.1} %", r.time.error_pct))
     );
     if let Some(a) = &r.accuracy {
         let band = a.band.map_or_else(
@@ -745,13 +754,13 @@ pub fn table(r: &ReplayReport) -> String {
         &mut o,
         "utilization",
         format!("{:.1} %", 100.0 * r.utilization.recorded),
-        format!("{:.1} %", 100.0 * r.utilization.simulated),
+        if_ran(format!("{:.1} %", 100.0 * r.utilization.simulated)),
     );
     row(
         &mut o,
         "wasted core-hours",
         format!("{:.4}", r.wasted_core_hours.recorded),
-        format!("{:.4}", r.wasted_core_hours.simulated),
+        if_ran(format!("{:.4}", r.wasted_core_hours.simulated)),
     );
     let _ = writeln!(
         o,
@@ -876,14 +885,8 @@ pub fn table(r: &ReplayReport) -> String {
     recoveries_table(&mut o, r);
     let _ = writeln!(o, "seed: {}", r.seed);
     for l in &r.event_logs {
-        match &l.refused {
-            None => {
-                let _ = writeln!(o, "event log: {}", l.path);
-            }
-            Some(why) => {
-                let _ = writeln!(o, "event log: {} refused by Spark's writer: {why}", l.path);
-            }
-        }
+        let line = crate::outputs::eventlog::written_line(&l.path, l.refused.as_deref());
+        let _ = writeln!(o, "{line}");
     }
     o
 }

@@ -348,13 +348,23 @@ fn config_words(grid: &[GridKey], values: &[String]) -> String {
         .join(" ")
 }
 
+/// Why one configuration cannot run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Refusal {
+    /// What the row and the error say (naming the configuration's grid values).
+    text: String,
+    /// Spark's or YARN's reason alone, when the submission was refused (not a grid value of
+    /// a cluster key, whose text is its own).
+    reason: Option<String>,
+}
+
 /// One configuration's prepared run, or why it cannot run (naming its grid values).
 fn prepare(
     app: &Application,
     setup: &ReplaySetup,
     grid: &[GridKey],
     values: &[String],
-) -> Result<Prepared, String> {
+) -> Result<Prepared, Refusal> {
     let s = ReplaySetup {
         submit: with_config(&setup.submit, grid, values),
         scenario: setup.scenario.clone(),
@@ -369,9 +379,38 @@ fn prepare(
         Ok(())
     })
     .map_err(|e| match e {
-        UserError::Usage(m) if m.starts_with("--grid ") => m,
-        e => format!("{}: {}", config_words(grid, values), reason(&e)),
+        UserError::Usage(m) if m.starts_with("--grid ") => Refusal {
+            text: m,
+            reason: None,
+        },
+        e => Refusal {
+            text: format!("{}: {}", config_words(grid, values), reason(&e)),
+            reason: Some(reason(&e)),
+        },
     })
+}
+
+/// When every configuration is refused for the reason the options they all start from (the
+/// log's configuration and the user's spark-submit options, no grid value) are refused for
+/// by themselves, that reason, saying it is theirs: naming the first grid value instead
+/// (`--grid num-executors=1: ... Executor memory must be a positive number` for a bad
+/// `--conf spark.executor.memory`) sends the user to the wrong option.
+fn refused_without_the_grid(
+    app: &Application,
+    setup: &ReplaySetup,
+    refusals: &[&Refusal],
+) -> Option<String> {
+    let base = simulate::prepare(app, setup).err()?;
+    let why = reason(&base);
+    refusals
+        .iter()
+        .all(|r| r.reason.as_deref() == Some(why.as_str()))
+        .then(|| {
+            format!(
+                "every configuration: {why} (from the options every configuration starts from, \
+                 not from a --grid value)"
+            )
+        })
 }
 
 /// Runs the what-if. Configurations that cannot run are rows with their reason; when none
@@ -379,15 +418,17 @@ fn prepare(
 pub fn run(path: &Path, setup: &ReplaySetup, w: &WhatIf) -> Result<WhatIfTable, UserError> {
     let app = model::load(path)?;
     let configs = combinations(&w.grid);
-    let prepared: Vec<Result<Prepared, String>> = configs
+    let prepared: Vec<Result<Prepared, Refusal>> = configs
         .iter()
         .map(|values| prepare(&app, setup, &w.grid, values))
         .collect();
-    if let Some(Err(first)) = prepared
+    let refusals: Vec<&Refusal> = prepared.iter().filter_map(|p| p.as_ref().err()).collect();
+    if let Some(first) = refusals
         .first()
-        .filter(|_| prepared.iter().all(Result::is_err))
+        .filter(|_| refusals.len() == prepared.len())
     {
-        return Err(UserError::usage(first.clone()));
+        let why = refused_without_the_grid(&app, setup, &refusals);
+        return Err(UserError::usage(why.unwrap_or_else(|| first.text.clone())));
     }
     let seeds = w.seeds.clone();
     let per = seeds.end - seeds.start;
@@ -402,7 +443,7 @@ pub fn run(path: &Path, setup: &ReplaySetup, w: &WhatIf) -> Result<WhatIfTable, 
         let (c, seed) = work[i as usize];
         let p = prepared[c]
             .as_ref()
-            .map_err(|m| UserError::usage(m.clone()))?;
+            .map_err(|r| UserError::usage(r.text.clone()))?;
         Ok(simulate::run(p, seed).map_err(|e| reason(&e)))
     })?;
     let basis = accuracy::basis(&app, &setup.submit, None)?;
@@ -411,7 +452,7 @@ pub fn run(path: &Path, setup: &ReplaySetup, w: &WhatIf) -> Result<WhatIfTable, 
     let mut rows: Vec<ConfigRow> = Vec::with_capacity(configs.len());
     for (values, p) in configs.into_iter().zip(&prepared) {
         let row = match p {
-            Err(why) => refused_row(values, why.clone()),
+            Err(refusal) => refused_row(values, refusal.text.clone()),
             Ok(_) => {
                 let mine: Vec<Result<SimOutcome, String>> =
                     runs.by_ref().take(per as usize).collect();

@@ -8,6 +8,7 @@ mod common;
 mod fault_families;
 mod fault_kinds;
 mod hardening;
+mod issue30_audit;
 mod lifecycle;
 mod outputs;
 mod replay;
