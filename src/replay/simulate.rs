@@ -72,7 +72,14 @@ pub fn user_submit_args_for<T: AsRef<str>>(
     command: &str,
     words: &[T],
 ) -> Result<SubmitArgs, UserError> {
-    let (args, matches) = user_submit_words(words)?;
+    let (args, matches) = user_submit_words(words).map_err(|e| match e {
+        // spark-submit's usage lists --verbose, which a grid refuses (below): name the command's
+        // own help instead of printing it.
+        UserError::Launcher { message, .. } if command != "replay" => UserError::usage(format!(
+            "{message} ({command} takes spark-submit's options but --verbose, and its own)"
+        )),
+        other => other,
+    })?;
     let from_user =
         |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
     let unused = |flag: &str, why: &str| {

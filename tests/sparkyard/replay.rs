@@ -724,6 +724,20 @@ fn the_flags_a_replay_has_no_use_for_are_refused_and_verbose_prints_the_replayed
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(err.contains("Parsed arguments:"), "{err}");
     assert!(err.contains("numExecutors            1"), "{err}");
+    // An option spark-submit does not know: replay is spark-submit's grammar and prints its
+    // usage (as the launcher does); what-if names what it takes instead of printing a usage
+    // that lists the --verbose it refuses.
+    let out = binary(&["what-if", log, "--bogus"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("Unrecognized option: --bogus (what-if takes spark-submit's options but --verbose, and its own)"),
+        "{err}"
+    );
+    assert!(!err.contains("Usage: spark-submit"), "{err}");
+    let out = binary(&["replay", log, "--bogus"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Usage: spark-submit"), "{err}");
 }
 
 /// Runs the bundled scenario `name` through the binary with its event log written to `dir`,
