@@ -8,6 +8,9 @@ use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_yarn::client_monitor::{
     AfterReport, ReportMonitor, after_report, spark_exception,
 };
+use crate::spark_yarn::client_submission::{
+    AmSubmission, app_jar_name, application_submission_context,
+};
 use crate::world::context::{ClientOutcome, SimContext};
 use crate::world::observer::RunEvent;
 use crate::{debug, error, info, warn};
@@ -15,8 +18,8 @@ use actix::{Actor, AsyncContext, Context, System};
 use sparkyard_messages::client::ClientMsg;
 use sparkyard_messages::ids::{ApplicationId, ContainerId};
 use sparkyard_messages::records::{
-    ApplicationReport, ApplicationSubmissionContext, ContainerLaunchContext, ContainerMain,
-    LocalResource, Resource, RpcFailure, YarnApplicationState as State,
+    ApplicationReport, ApplicationSubmissionContext, LocalResource, Resource, RpcFailure,
+    YarnApplicationState as State,
 };
 use sparkyard_messages::resource_manager::ResourceManagerMsg;
 use sparkyard_messages::rpc::{
@@ -160,7 +163,9 @@ impl Client {
         )
     }
 
-    /// `createContainerLaunchContext` + `createApplicationSubmissionContext`.
+    /// `createContainerLaunchContext` + `createApplicationSubmissionContext`: logs what Spark's
+    /// Client logs on the way (the uploads, the SecurityManager's acls, the AM command), the
+    /// context itself is `client_submission`'s.
     fn submission_context(&mut self, app_id: ApplicationId) -> ApplicationSubmissionContext {
         let s = &self.sim.config.spark;
         let log = self.env.log().clone();
@@ -188,19 +193,14 @@ impl Client {
             "Uploading resource file:{}/__spark_libs__{n}.zip -> {staging}/__spark_libs__{n}.zip",
             self.temp_dir
         );
-        let jar_name = s
-            .primary_resource
-            .rsplit('/')
-            .next()
-            .unwrap_or(&s.primary_resource);
         info!(
             log,
             TARGET,
-            "Uploading resource file:{} -> {staging}/{jar_name}",
-            absolute(&s.primary_resource)
+            "Uploading resource file:{} -> {staging}/{}",
+            absolute(&s.primary_resource),
+            app_jar_name(s)
         );
-        let dist = distributed_files(s, &staging);
-        for d in &dist {
+        for d in &distributed_files(s, &staging) {
             match &d.upload_from {
                 Some(local) => info!(
                     log,
@@ -220,25 +220,6 @@ impl Client {
             "Uploading resource file:{}/__spark_conf__{n}.zip -> {staging}/__spark_conf__.zip",
             self.temp_dir
         );
-        let mut resources = vec![
-            LocalResource {
-                link: "__spark_libs__".into(),
-                source: format!("{staging}/__spark_libs__{n}.zip"),
-                archive: true,
-            },
-            LocalResource {
-                link: "__app__.jar".into(),
-                source: format!("{staging}/{jar_name}"),
-                archive: false,
-            },
-        ];
-        resources.extend(dist.into_iter().map(|d| d.resource));
-        resources.push(LocalResource {
-            link: "__spark_conf__".into(),
-            source: format!("{staging}/__spark_conf__.zip"),
-            archive: true,
-        });
-        let resources: std::sync::Arc<[LocalResource]> = resources.into();
         let user = &self.sim.config.user;
         for line in [
             format!("Changing view acls to: {user}"),
@@ -251,39 +232,16 @@ impl Client {
         ] {
             info!(log, "submit::SecurityManager", "{line}");
         }
-        let command = am_command(s, &app_id.to_string());
-        debug!(log, TARGET, "    {}", command);
-        ApplicationSubmissionContext {
-            application_id: app_id,
-            application_name: s.app_name.clone(),
-            queue: s.queue.clone(),
-            application_type: s.application_type.clone(),
-            max_app_attempts: s.max_app_attempts,
-            // Client.createApplicationSubmissionContext: setApplicationTags (a java HashSet),
-            // setAttemptFailuresValidityInterval and setPriority only when their keys are set.
-            application_tags: distinct(&s.application_tags),
-            priority: s.application_priority,
-            attempt_failures_validity_interval_ms: s.am_attempt_failures_validity_interval_ms,
-            am_resource: Resource {
-                memory_mb: s.am_container_memory_mb(),
-                vcores: s.driver_cores,
-            },
-            // Client.createApplicationSubmissionContext: with AM_NODE_LABEL_EXPRESSION set, an
-            // ANY ResourceRequest (priority 0, one container) carrying it instead of setResource.
-            am_node_label_expression: s.am_node_label_expression.clone(),
-            am_container_spec: ContainerLaunchContext {
-                commands: vec![command],
-                environment: am_environment(s, staging, user),
-                local_resources: resources,
-                main: ContainerMain::ApplicationMaster {
-                    user_class: s.main_class.clone(),
-                    jar: s.primary_resource.clone(),
-                    args: s.app_args.clone(),
-                    submit_time_ms: self.submit_time_ms,
-                },
-            },
-            user: user.clone(),
-        }
+        let submission = AmSubmission {
+            app_id,
+            user,
+            staging_dir: &staging,
+            libs_stamp_ms: n,
+            submit_time_ms: self.submit_time_ms,
+        };
+        let context = application_submission_context(s, &submission);
+        debug!(log, TARGET, "    {}", context.am_container_spec.commands[0]);
+        context
     }
 
     fn on_submitted(&mut self, ctx: &mut Context<Self>) {
@@ -441,17 +399,6 @@ pub fn verify_cluster_resources(
 
 #[cfg(test)]
 use crate::spark_yarn::client_monitor::client_deletes_staging_dir;
-
-/// The tags without repeats, first occurrence first (YARN keeps them in a set).
-fn distinct(tags: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for t in tags {
-        if !out.contains(t) {
-            out.push(t.clone());
-        }
-    }
-    out
-}
 
 /// A file of `spark.yarn.dist.*` as `Client.distribute` handles it.
 pub struct DistributedFile {
@@ -801,13 +748,6 @@ mod tests {
         assert!(client_deletes_staging_dir(State::Killed));
     }
 
-    // Client.createApplicationSubmissionContext: setApplicationTags(new java.util.HashSet(tags)).
-    #[test]
-    fn tags_are_a_set() {
-        let tags = ["a", "b", "a"].map(String::from);
-        assert_eq!(distinct(&tags), ["a", "b"]);
-    }
-
     /// ClientSuite's memory: 2 GiB executors and AM with Spark's 384 MiB minimum overhead.
     fn required() -> RequiredMemory {
         RequiredMemory {
@@ -865,20 +805,6 @@ mod tests {
             "Required AM memory (4096+409 MB) is above the max threshold (4096 MB) of this cluster! Please check the values of 'yarn.scheduler.maximum-allocation-mb' and/or 'yarn.nodemanager.resource.memory-mb'."
         );
         assert_eq!(verify_cluster_resources(&req, 4505), Ok(()));
-    }
-
-    /// Ports ClientSuite "configuration and args propagate through
-    /// createApplicationSubmissionContext", its tags: `spark.yarn.tags` ",tag1, dup,tag2 , ,multi
-    /// word , dup" reads (SparkConf's toSequence: trimmed, empties dropped) as the list below,
-    /// and the submission context holds a set of four.
-    #[test]
-    fn configuration_and_args_propagate_through_create_application_submission_context() {
-        let read = ["tag1", "dup", "tag2", "multi word", "dup"].map(String::from);
-        let tags = distinct(&read);
-        for t in ["tag1", "dup", "tag2", "multi word"] {
-            assert!(tags.iter().any(|x| x == t), "{t} in {tags:?}");
-        }
-        assert_eq!(tags.iter().filter(|t| !t.is_empty()).count(), 4);
     }
 
     fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
