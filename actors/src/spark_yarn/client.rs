@@ -411,7 +411,7 @@ pub struct DistributedFile {
 /// `Client.prepareLocalResources` for the user's files, in Spark's order: `spark.yarn.dist.jars`
 /// (FILE, linked by name), `spark.yarn.dist.pyFiles` (FILE, under `__pyfiles__/`),
 /// `spark.yarn.dist.files` (FILE) and `spark.yarn.dist.archives` (ARCHIVE), each linked under
-/// its `#fragment` or file name.
+/// its `#fragment` or file name; `local:` URIs are left on the nodes.
 pub fn distributed_files(
     s: &crate::world::config::SparkSettings,
     staging: &str,
@@ -428,6 +428,11 @@ pub fn distributed_files(
             continue;
         };
         for uri in value.split(',').filter(|u| !u.trim().is_empty()) {
+            // Client.distribute (spark-yarn_2.13-4.0.0.jar): a `local:` URI is already on every
+            // node, so it is neither uploaded nor a LocalResource (`(false, null)`).
+            if uri.trim().starts_with("local:") {
+                continue;
+            }
             let (path, fragment) = match uri.split_once('#') {
                 Some((p, f)) => (p, Some(f)),
                 None => (uri, None),

@@ -233,6 +233,28 @@ fn local_resources_are_the_libs_the_app_jar_and_the_conf_archive() {
     assert_eq!(r[2].source, format!("{STAGING}/__spark_conf__.zip"));
 }
 
+/// Ports ClientSuite "Jar path propagation through SparkConf" (Client.prepareLocalResources /
+/// `distribute`): of spark.yarn.dist.jars "local:/addJar1,local:/addJar2,/addJar3" only the
+/// non-local jar is distributed, by name into the staging directory; a `local:` URI is on
+/// every node and becomes no LocalResource (`distribute` returns `(false, null)` for
+/// Utils.LOCAL_SCHEME, read in spark-yarn_2.13-4.0.0.jar). sparkyard made resources of them
+/// until this port.
+#[test]
+fn jar_path_propagation_through_spark_conf() {
+    let s = builder()
+        .conf(
+            "spark.yarn.dist.jars",
+            "local:/addJar1,local:/addJar2,/addJar3",
+        )
+        .build();
+    let r = am_local_resources(&s, STAGING, 7);
+    assert_eq!(
+        links(&r),
+        ["__spark_libs__", "__app__.jar", "addJar3", "__spark_conf__"]
+    );
+    assert_eq!(r[2].source, format!("{STAGING}/addJar3"));
+}
+
 /// Client.prepareLocalResources' distributed cache in Spark's order (jars, pyFiles under
 /// `__pyfiles__/`, files, archives as ARCHIVE), each linked under its `#fragment` or its
 /// name; a file already on a remote file system is used in place (`copyFileToRemote` does not
