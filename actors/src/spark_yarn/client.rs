@@ -408,31 +408,41 @@ pub struct DistributedFile {
     pub upload_from: Option<String>,
 }
 
-/// `Client.prepareLocalResources` for the user's files, in Spark's order: `spark.yarn.dist.jars`
-/// (FILE, linked by name), `spark.yarn.dist.pyFiles` (FILE, under `__pyfiles__/`),
-/// `spark.yarn.dist.files` (FILE) and `spark.yarn.dist.archives` (ARCHIVE), each linked under
-/// its `#fragment` or file name; `local:` URIs are left on the nodes.
+/// `Client.prepareLocalResources` for the user's files, in Spark's order (spark-yarn_2.13-4.0.0
+/// jar: the `(JARS_TO_DISTRIBUTE, FILE) :: (FILES_TO_DISTRIBUTE, FILE) ::
+/// (ARCHIVES_TO_DISTRIBUTE, ARCHIVE)` list, then `PY_FILES`): `spark.yarn.dist.jars`,
+/// `spark.yarn.dist.files`, `spark.yarn.dist.archives` (ARCHIVE), then `spark.yarn.dist.pyFiles`,
+/// a `.py` one under `__pyfiles__/` (`LOCALIZED_PYTHON_DIR`), a `.zip` / `.egg` at the top;
+/// each linked under its `#fragment` or file name; `local:` URIs are left on the nodes.
 pub fn distributed_files(
     s: &crate::world::config::SparkSettings,
     staging: &str,
 ) -> Vec<DistributedFile> {
+    const PY_FILES: &str = "spark.yarn.dist.pyFiles";
     let lists = [
-        ("spark.yarn.dist.jars", false, ""),
-        ("spark.yarn.dist.pyFiles", false, "__pyfiles__/"),
-        ("spark.yarn.dist.files", false, ""),
-        ("spark.yarn.dist.archives", true, ""),
+        ("spark.yarn.dist.jars", false),
+        ("spark.yarn.dist.files", false),
+        ("spark.yarn.dist.archives", true),
+        (PY_FILES, false),
     ];
     let mut out = Vec::new();
-    for (key, archive, dir) in lists {
+    for (key, archive) in lists {
         let Some(value) = s.properties.get(key) else {
             continue;
         };
         for uri in value.split(',').filter(|u| !u.trim().is_empty()) {
-            // Client.distribute (spark-yarn_2.13-4.0.0.jar): a `local:` URI is already on every
-            // node, so it is neither uploaded nor a LocalResource (`(false, null)`).
+            // Client.distribute: a `local:` URI is already on every node; it returns `(true,
+            // path)` without adding a resource or uploading.
             if uri.trim().starts_with("local:") {
                 continue;
             }
+            // prepareLocalResources: `targetDir = if (f.endsWith(".py"))
+            // Some(LOCALIZED_PYTHON_DIR) else None`, on the whole entry.
+            let dir = if key == PY_FILES && uri.ends_with(".py") {
+                "__pyfiles__/"
+            } else {
+                ""
+            };
             let (path, fragment) = match uri.split_once('#') {
                 Some((p, f)) => (p, Some(f)),
                 None => (uri, None),

@@ -255,10 +255,10 @@ fn jar_path_propagation_through_spark_conf() {
     assert_eq!(r[2].source, format!("{STAGING}/addJar3"));
 }
 
-/// Client.prepareLocalResources' distributed cache in Spark's order (jars, pyFiles under
-/// `__pyfiles__/`, files, archives as ARCHIVE), each linked under its `#fragment` or its
-/// name; a file already on a remote file system is used in place (`copyFileToRemote` does not
-/// copy within one file system).
+/// Client.prepareLocalResources' distributed cache in Spark's order (jars, files, archives as
+/// ARCHIVE, then pyFiles), each linked under its `#fragment` or its name; a file already on a
+/// remote file system is used in place (`copyFileToRemote` does not copy within one file
+/// system).
 #[test]
 fn the_distributed_cache_keeps_spark_order_fragments_and_remote_sources() {
     let s = builder()
@@ -277,16 +277,44 @@ fn the_distributed_cache_keeps_spark_order_fragments_and_remote_sources() {
             "__spark_libs__",
             "__app__.jar",
             "x.jar",
-            "__pyfiles__/lib.py",
             "a.conf",
             "bee",
             "env",
+            "__pyfiles__/lib.py",
             "__spark_conf__"
         ]
     );
-    assert_eq!(r[4].source, "hdfs://nn:8020/conf/a.conf");
-    assert_eq!(r[5].source, format!("{STAGING}/b.conf"));
-    assert!(r[6].archive && !r[5].archive);
+    assert_eq!(r[3].source, "hdfs://nn:8020/conf/a.conf");
+    assert_eq!(r[4].source, format!("{STAGING}/b.conf"));
+    assert!(r[5].archive && !r[4].archive);
+}
+
+/// Client.prepareLocalResources (spark-yarn_2.13-4.0.0.jar, `$anonfun$prepareLocalResources$29`):
+/// only a pyFile whose entry ends with ".py" goes under `__pyfiles__/`; a `.zip` or `.egg` is
+/// linked at the container's top level. sparkyard put every pyFile under `__pyfiles__/`, before
+/// the files, until this port.
+#[test]
+fn only_py_files_go_under_the_python_dir_after_the_archives() {
+    let s = builder()
+        .conf(
+            "spark.yarn.dist.pyFiles",
+            "/py/deps.zip,/py/main.py,/py/egg.egg",
+        )
+        .conf("spark.yarn.dist.files", "/etc/b.conf")
+        .build();
+    let r = am_local_resources(&s, STAGING, 7);
+    assert_eq!(
+        links(&r),
+        [
+            "__spark_libs__",
+            "__app__.jar",
+            "b.conf",
+            "deps.zip",
+            "__pyfiles__/main.py",
+            "egg.egg",
+            "__spark_conf__"
+        ]
+    );
 }
 
 /// The launch context's resources are the submission's (one list the NodeManager localizes).
