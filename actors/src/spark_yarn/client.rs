@@ -123,7 +123,12 @@ impl Client {
         if let Err(e) = self.verify_cluster_resources(max) {
             return self.fail_before_submit(e);
         }
-        let submission = self.submission_context(app_id);
+        // Client.submitApplication's catch: prepareLocalResources threw after uploading, so
+        // cleanupStagingDir deletes what it uploaded.
+        let submission = match self.submission_context(app_id) {
+            Ok(submission) => submission,
+            Err(e) => return self.submit_refused(e),
+        };
         self.sim.observe(RunEvent::ApplicationSubmitted(app_id));
         info!(
             self.env.log(),
@@ -166,7 +171,10 @@ impl Client {
     /// `createContainerLaunchContext` + `createApplicationSubmissionContext`: logs what Spark's
     /// Client logs on the way (the uploads, the SecurityManager's acls, the AM command), the
     /// context itself is `client_submission`'s.
-    fn submission_context(&mut self, app_id: ApplicationId) -> ApplicationSubmissionContext {
+    fn submission_context(
+        &mut self,
+        app_id: ApplicationId,
+    ) -> Result<ApplicationSubmissionContext, RpcFailure> {
         let s = &self.sim.config.spark;
         let log = self.env.log().clone();
         info!(
@@ -200,19 +208,12 @@ impl Client {
             absolute(&s.primary_resource),
             app_jar_name(s)
         );
-        for d in &distributed_files(s, &staging) {
-            match &d.upload_from {
-                Some(local) => info!(
-                    log,
-                    TARGET, "Uploading resource {local} -> {}", d.resource.source
-                ),
-                None => info!(
-                    log,
-                    TARGET,
-                    "Source and destination file systems are the same. Not copying {}",
-                    d.resource.source
-                ),
-            }
+        let cache = distributed_files(s, &staging, n);
+        for entry in &cache.entries {
+            log_dist_entry(&log, entry);
+        }
+        if let Some(e) = cache.refused {
+            return Err(e);
         }
         info!(
             log,
@@ -239,9 +240,9 @@ impl Client {
             libs_stamp_ms: n,
             submit_time_ms: self.submit_time_ms,
         };
-        let context = application_submission_context(s, &submission);
+        let context = application_submission_context(s, &submission)?;
         debug!(log, TARGET, "    {}", context.am_container_spec.commands[0]);
-        context
+        Ok(context)
     }
 
     fn on_submitted(&mut self, ctx: &mut Context<Self>) {
@@ -401,6 +402,7 @@ pub fn verify_cluster_resources(
 use crate::spark_yarn::client_monitor::client_deletes_staging_dir;
 
 /// A file of `spark.yarn.dist.*` as `Client.distribute` handles it.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DistributedFile {
     pub resource: LocalResource,
     /// The local file the Client uploads (`Uploading resource ...`); `None` for a file already
@@ -408,16 +410,97 @@ pub struct DistributedFile {
     pub upload_from: Option<String>,
 }
 
+/// Which of `Client.addDistributedUri`'s sets already held an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repeated {
+    /// The same URI (`distributedUris`).
+    Path,
+    /// Another URI with the same file name (`distributedNames`).
+    Name,
+}
+
+/// One `spark.yarn.dist.*` entry in `prepareLocalResources`' order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DistEntry {
+    Distributed(DistributedFile),
+    /// Skipped with a warning (`addDistributedUri` returned false): `Same path resource <uri>
+    /// added multiple times to distributed cache.` or `Same name resource ...`.
+    Repeated {
+        repeated: Repeated,
+        uri: String,
+    },
+}
+
+/// What `prepareLocalResources` makes of the user's files: the entries in order, up to the
+/// file or archive added twice that makes it throw (then `refused`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DistributedCache {
+    pub entries: Vec<DistEntry>,
+    /// `IllegalArgumentException: Attempt to add (<entry>) multiple times to the distributed
+    /// cache.`: a repeated `spark.yarn.dist.files` / `.archives` entry (a repeated jar or pyFile
+    /// is only skipped).
+    pub refused: Option<RpcFailure>,
+}
+
+impl DistributedCache {
+    /// The files that become LocalResources.
+    pub fn distributed(&self) -> impl Iterator<Item = &DistributedFile> {
+        self.entries.iter().filter_map(|e| match e {
+            DistEntry::Distributed(d) => Some(d),
+            DistEntry::Repeated { .. } => None,
+        })
+    }
+}
+
+/// `Client.addDistributedUri`'s two sets, shared by every `distribute` call of one
+/// `prepareLocalResources`.
+struct DistributedUris {
+    uris: Vec<String>,
+    names: Vec<String>,
+}
+
+impl DistributedUris {
+    /// `addDistributedUri`: the URI string first, then `new File(uri.getPath).getName`.
+    fn add(&mut self, uri: &str, name: &str) -> Result<(), Repeated> {
+        if self.uris.iter().any(|u| u == uri) {
+            return Err(Repeated::Path);
+        }
+        if self.names.iter().any(|n| n == name) {
+            return Err(Repeated::Name);
+        }
+        self.uris.push(uri.to_string());
+        self.names.push(name.to_string());
+        Ok(())
+    }
+}
+
+/// `Utils.resolveURI`: an entry with a scheme as written, a bare path as a `file:` URI of its
+/// absolute path (spark-submit runs in `/opt/spark`), the fragment kept.
+fn resolve_uri(entry: &str) -> String {
+    let (path, fragment) = match entry.split_once('#') {
+        Some((p, f)) => (p, Some(f)),
+        None => (entry, None),
+    };
+    if path.contains(':') {
+        return entry.to_string();
+    }
+    let frag = fragment.map(|f| format!("#{f}")).unwrap_or_default();
+    format!("file:{}{frag}", absolute(path))
+}
+
 /// `Client.prepareLocalResources` for the user's files, in Spark's order (spark-yarn_2.13-4.0.0
 /// jar: the `(JARS_TO_DISTRIBUTE, FILE) :: (FILES_TO_DISTRIBUTE, FILE) ::
 /// (ARCHIVES_TO_DISTRIBUTE, ARCHIVE)` list, then `PY_FILES`): `spark.yarn.dist.jars`,
 /// `spark.yarn.dist.files`, `spark.yarn.dist.archives` (ARCHIVE), then `spark.yarn.dist.pyFiles`,
 /// a `.py` one under `__pyfiles__/` (`LOCALIZED_PYTHON_DIR`), a `.zip` / `.egg` at the top;
-/// each linked under its `#fragment` or file name; `local:` URIs are left on the nodes.
+/// each linked under its `#fragment` or file name; `local:` URIs are left on the nodes. The
+/// SPARK_HOME archive (`__spark_libs__<libs_stamp_ms>.zip`) and the application jar were
+/// distributed first, so their names count as taken.
 pub fn distributed_files(
     s: &crate::world::config::SparkSettings,
     staging: &str,
-) -> Vec<DistributedFile> {
+    libs_stamp_ms: u64,
+) -> DistributedCache {
     const PY_FILES: &str = "spark.yarn.dist.pyFiles";
     let lists = [
         ("spark.yarn.dist.jars", false),
@@ -425,15 +508,49 @@ pub fn distributed_files(
         ("spark.yarn.dist.archives", true),
         (PY_FILES, false),
     ];
-    let mut out = Vec::new();
+    let jar = resolve_uri(&s.primary_resource);
+    let mut seen = DistributedUris {
+        names: vec![
+            format!("__spark_libs__{libs_stamp_ms}.zip"),
+            file_name(&jar).to_string(),
+        ],
+        uris: vec![jar],
+    };
+    let mut entries = Vec::new();
     for (key, archive) in lists {
         let Some(value) = s.properties.get(key) else {
             continue;
         };
-        for uri in value.split(',').filter(|u| !u.trim().is_empty()) {
+        for uri in value.split(',').map(str::trim).filter(|u| !u.is_empty()) {
             // Client.distribute: a `local:` URI is already on every node; it returns `(true,
             // path)` without adding a resource or uploading.
-            if uri.trim().starts_with("local:") {
+            if uri.starts_with("local:") {
+                continue;
+            }
+            let (path, fragment) = match uri.split_once('#') {
+                Some((p, f)) => (p, Some(f)),
+                None => (uri, None),
+            };
+            let name = file_name(path);
+            let resolved = resolve_uri(uri);
+            if let Err(repeated) = seen.add(&resolved, name) {
+                entries.push(DistEntry::Repeated {
+                    repeated,
+                    uri: resolved,
+                });
+                // prepareLocalResources: `if (addToClasspath) { if (localizedPath != null) ... }
+                // else if (localizedPath == null) throw new IllegalArgumentException(...)` for
+                // the three lists; the PY_FILES loop ignores what distribute returns.
+                if key != PY_FILES && key != "spark.yarn.dist.jars" {
+                    let refused = RpcFailure::new(
+                        "java.lang.IllegalArgumentException",
+                        format!("Attempt to add ({uri}) multiple times to the distributed cache."),
+                    );
+                    return DistributedCache {
+                        entries,
+                        refused: Some(refused),
+                    };
+                }
                 continue;
             }
             // prepareLocalResources: `targetDir = if (f.endsWith(".py"))
@@ -443,11 +560,6 @@ pub fn distributed_files(
             } else {
                 ""
             };
-            let (path, fragment) = match uri.split_once('#') {
-                Some((p, f)) => (p, Some(f)),
-                None => (uri, None),
-            };
-            let name = path.rsplit('/').next().unwrap_or(path);
             let link = format!("{dir}{}", fragment.unwrap_or(name));
             let local = path.starts_with("file:") || !path.contains(':');
             let (source, upload_from) = if local {
@@ -455,17 +567,55 @@ pub fn distributed_files(
             } else {
                 (path.to_string(), None)
             };
-            out.push(DistributedFile {
+            entries.push(DistEntry::Distributed(DistributedFile {
                 resource: LocalResource {
                     link,
                     source,
                     archive,
                 },
                 upload_from,
-            });
+            }));
         }
     }
-    out
+    DistributedCache {
+        entries,
+        refused: None,
+    }
+}
+
+/// What `Client.distribute` logs for an entry: its upload, that it stays on its remote file
+/// system, or (`addDistributedUri`) that it was added before.
+fn log_dist_entry(log: &crate::kernel::logs::ProcessLog, entry: &DistEntry) {
+    match entry {
+        DistEntry::Distributed(d) => match &d.upload_from {
+            Some(local) => info!(
+                log,
+                TARGET, "Uploading resource {local} -> {}", d.resource.source
+            ),
+            None => info!(
+                log,
+                TARGET,
+                "Source and destination file systems are the same. Not copying {}",
+                d.resource.source
+            ),
+        },
+        DistEntry::Repeated { repeated, uri } => {
+            let what = match repeated {
+                Repeated::Path => "path",
+                Repeated::Name => "name",
+            };
+            warn!(
+                log,
+                TARGET, "Same {what} resource {uri} added multiple times to distributed cache."
+            );
+        }
+    }
+}
+
+/// `new File(uri.getPath).getName`: the last segment of the path, without a fragment.
+fn file_name(uri: &str) -> &str {
+    let path = uri.split_once('#').map_or(uri, |(p, _)| p);
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// `Client.populateClasspath` (cluster mode, no user-classpath-first): the working directory,

@@ -11,6 +11,7 @@ use crate::world::config::SparkSettings;
 use sparkyard_messages::ids::ApplicationId;
 use sparkyard_messages::records::{
     ApplicationSubmissionContext, ContainerLaunchContext, ContainerMain, LocalResource, Resource,
+    RpcFailure,
 };
 
 /// What the submission needs besides the settings: the RM's application id, who submits, where
@@ -40,12 +41,16 @@ pub fn app_jar_name(s: &SparkSettings) -> &str {
 /// `Client.prepareLocalResources` in cluster mode without `spark.yarn.jars` /
 /// `spark.yarn.archive`: SPARK_HOME's jars as the `__spark_libs__` archive, the user's jar as
 /// `__app__.jar`, the `spark.yarn.dist.*` files in Spark's order, then the `__spark_conf__`
-/// archive.
+/// archive; a file or archive given twice throws as Spark's does.
 pub fn am_local_resources(
     s: &SparkSettings,
     staging: &str,
     libs_stamp_ms: u64,
-) -> Vec<LocalResource> {
+) -> Result<Vec<LocalResource>, RpcFailure> {
+    let cache = distributed_files(s, staging, libs_stamp_ms);
+    if let Some(e) = cache.refused {
+        return Err(e);
+    }
     let mut resources = vec![
         LocalResource {
             link: "__spark_libs__".into(),
@@ -58,33 +63,32 @@ pub fn am_local_resources(
             archive: false,
         },
     ];
-    resources.extend(
-        distributed_files(s, staging)
-            .into_iter()
-            .map(|d| d.resource),
-    );
+    resources.extend(cache.distributed().map(|d| d.resource.clone()));
     resources.push(LocalResource {
         link: "__spark_conf__".into(),
         source: format!("{staging}/__spark_conf__.zip"),
         archive: true,
     });
-    resources
+    Ok(resources)
 }
 
 /// `Client.createContainerLaunchContext` for the AM (cluster mode): its command, the
 /// environment of `setupLaunchEnv`, the local resources, and the user class it runs.
-pub fn am_container_launch_context(s: &SparkSettings, a: &AmSubmission) -> ContainerLaunchContext {
-    ContainerLaunchContext {
+pub fn am_container_launch_context(
+    s: &SparkSettings,
+    a: &AmSubmission,
+) -> Result<ContainerLaunchContext, RpcFailure> {
+    Ok(ContainerLaunchContext {
         commands: vec![am_command(s, &a.app_id.to_string())],
         environment: am_environment(s, a.staging_dir.to_string(), a.user),
-        local_resources: am_local_resources(s, a.staging_dir, a.libs_stamp_ms).into(),
+        local_resources: am_local_resources(s, a.staging_dir, a.libs_stamp_ms)?.into(),
         main: ContainerMain::ApplicationMaster {
             user_class: s.main_class.clone(),
             jar: s.primary_resource.clone(),
             args: s.app_args.clone(),
             submit_time_ms: a.submit_time_ms,
         },
-    }
+    })
 }
 
 /// `Client.createApplicationSubmissionContext` (spark-yarn_2.13-4.0.0.jar), cluster mode:
@@ -98,8 +102,8 @@ pub fn am_container_launch_context(s: &SparkSettings, a: &AmSubmission) -> Conta
 pub fn application_submission_context(
     s: &SparkSettings,
     a: &AmSubmission,
-) -> ApplicationSubmissionContext {
-    ApplicationSubmissionContext {
+) -> Result<ApplicationSubmissionContext, RpcFailure> {
+    Ok(ApplicationSubmissionContext {
         application_id: a.app_id,
         application_name: s.app_name.clone(),
         queue: s.queue.clone(),
@@ -110,9 +114,9 @@ pub fn application_submission_context(
         attempt_failures_validity_interval_ms: s.am_attempt_failures_validity_interval_ms,
         am_resource: am_resource(s),
         am_node_label_expression: s.am_node_label_expression.clone(),
-        am_container_spec: am_container_launch_context(s, a),
+        am_container_spec: am_container_launch_context(s, a)?,
         user: a.user.to_string(),
-    }
+    })
 }
 
 /// `Client.createApplicationSubmissionContext`'s capability: `amMemory + amMemoryOverhead`

@@ -10,7 +10,7 @@
 use crate::spark_yarn::application_master_state::{
     am_rules, is_last_attempt, max_reg_attempts, reporter_intervals,
 };
-use crate::spark_yarn::client::CONTAINER_CLASSPATH;
+use crate::spark_yarn::client::{CONTAINER_CLASSPATH, DistEntry, Repeated, distributed_files};
 use crate::spark_yarn::client_submission::{
     AmSubmission, am_container_launch_context, am_local_resources, application_submission_context,
 };
@@ -44,7 +44,7 @@ fn submission() -> AmSubmission<'static> {
 }
 
 fn context(s: &SparkSettings) -> ApplicationSubmissionContext {
-    application_submission_context(s, &submission())
+    application_submission_context(s, &submission()).expect("no file is distributed twice")
 }
 
 fn links(resources: &[LocalResource]) -> Vec<&str> {
@@ -75,7 +75,7 @@ fn configuration_and_args_propagate_through_create_application_submission_contex
     assert_eq!(c.queue, "staging-queue");
     assert_eq!(
         c.am_container_spec,
-        am_container_launch_context(&s, &submission())
+        am_container_launch_context(&s, &submission()).unwrap()
     );
     assert_eq!(c.application_type, "SPARK");
     for t in ["tag1", "dup", "tag2", "multi word"] {
@@ -222,7 +222,7 @@ fn the_am_environment_names_the_staging_dir_and_the_user() {
 #[test]
 fn local_resources_are_the_libs_the_app_jar_and_the_conf_archive() {
     let s = builder().build();
-    let r = am_local_resources(&s, STAGING, 7);
+    let r = am_local_resources(&s, STAGING, 7).unwrap();
     assert_eq!(
         links(&r),
         ["__spark_libs__", "__app__.jar", "__spark_conf__"]
@@ -247,7 +247,7 @@ fn jar_path_propagation_through_spark_conf() {
             "local:/addJar1,local:/addJar2,/addJar3",
         )
         .build();
-    let r = am_local_resources(&s, STAGING, 7);
+    let r = am_local_resources(&s, STAGING, 7).unwrap();
     assert_eq!(
         links(&r),
         ["__spark_libs__", "__app__.jar", "addJar3", "__spark_conf__"]
@@ -270,7 +270,7 @@ fn the_distributed_cache_keeps_spark_order_fragments_and_remote_sources() {
         .conf("spark.yarn.dist.pyFiles", "/py/lib.py")
         .conf("spark.yarn.dist.jars", "/jars/x.jar")
         .build();
-    let r = am_local_resources(&s, STAGING, 7);
+    let r = am_local_resources(&s, STAGING, 7).unwrap();
     assert_eq!(
         links(&r),
         [
@@ -302,7 +302,7 @@ fn only_py_files_go_under_the_python_dir_after_the_archives() {
         )
         .conf("spark.yarn.dist.files", "/etc/b.conf")
         .build();
-    let r = am_local_resources(&s, STAGING, 7);
+    let r = am_local_resources(&s, STAGING, 7).unwrap();
     assert_eq!(
         links(&r),
         [
@@ -317,6 +317,95 @@ fn only_py_files_go_under_the_python_dir_after_the_archives() {
     );
 }
 
+fn refusal(s: &SparkSettings) -> String {
+    let e = am_local_resources(s, STAGING, 7).expect_err("refused");
+    assert_eq!(e.class, "java.lang.IllegalArgumentException");
+    e.message
+}
+
+/// Ports ClientSuite "distribute archive multiple times" (Client.prepareLocalResources:
+/// `addDistributedUri` refuses a URI or a file name seen before, and a refused file or archive
+/// throws): the same file in spark.yarn.dist.files and .archives, twice in .files, twice in
+/// .archives are refused; once in either is accepted.
+#[test]
+fn distribute_archive_multiple_times() {
+    let jar = "file:/tmp/userLib1/testJar.jar";
+    let both = builder()
+        .conf("spark.yarn.dist.files", jar)
+        .conf("spark.yarn.dist.archives", jar)
+        .build();
+    assert_eq!(
+        refusal(&both),
+        "Attempt to add (file:/tmp/userLib1/testJar.jar) multiple times to the distributed cache."
+    );
+    let twice = format!("{jar},{jar}");
+    for key in ["spark.yarn.dist.files", "spark.yarn.dist.archives"] {
+        let s = builder().conf(key, &twice).build();
+        assert!(refusal(&s).starts_with("Attempt to add ("), "{key}");
+        let once = builder().conf(key, jar).build();
+        assert!(am_local_resources(&once, STAGING, 7).is_ok(), "{key}");
+    }
+}
+
+/// Ports ClientSuite "ignore same name jars" (Client.prepareLocalResources): a second jar of
+/// the same file name is skipped with `addDistributedUri`'s warning, not refused; only the
+/// first is distributed.
+#[test]
+fn ignore_same_name_jars() {
+    let s = builder()
+        .conf(
+            "spark.yarn.dist.jars",
+            "file:/tmp/userLib1/jar2.jar,file:/tmp/userLib2/jar2.jar",
+        )
+        .build();
+    let cache = distributed_files(&s, STAGING, 7);
+    assert_eq!(cache.refused, None);
+    let sources: Vec<&str> = cache
+        .distributed()
+        .map(|d| d.resource.source.as_str())
+        .collect();
+    assert_eq!(sources, [format!("{STAGING}/jar2.jar")]);
+    assert_eq!(
+        cache.entries[1],
+        DistEntry::Repeated {
+            repeated: Repeated::Name,
+            uri: "file:/tmp/userLib2/jar2.jar".into()
+        }
+    );
+}
+
+/// Client.prepareLocalResources distributes the application jar before the user's files
+/// (`distribute(userJar, destName = __app__.jar)`), so a file of the jar's name is a repeated
+/// name; a bare path is compared as Utils.resolveURI makes it (`file:` + its absolute path).
+#[test]
+fn a_file_named_like_the_app_jar_is_a_repeat() {
+    let s = builder()
+        .conf("spark.yarn.dist.files", "/other/app.jar")
+        .build();
+    assert!(refusal(&s).contains("(/other/app.jar)"));
+    let cache = distributed_files(&s, STAGING, 7);
+    assert_eq!(
+        cache.entries,
+        [DistEntry::Repeated {
+            repeated: Repeated::Name,
+            uri: "file:/other/app.jar".into()
+        }]
+    );
+    let same = builder()
+        .conf("spark.yarn.dist.pyFiles", "/jobs/app.jar,/py/a.py")
+        .build();
+    let cache = distributed_files(&same, STAGING, 7);
+    assert_eq!(cache.refused, None, "a repeated pyFile is only skipped");
+    assert!(matches!(
+        cache.entries[0],
+        DistEntry::Repeated {
+            repeated: Repeated::Path,
+            ..
+        }
+    ));
+    assert_eq!(cache.distributed().count(), 1);
+}
+
 /// The launch context's resources are the submission's (one list the NodeManager localizes).
 #[test]
 fn the_am_container_spec_localizes_the_local_resources() {
@@ -326,7 +415,9 @@ fn the_am_container_spec_localizes_the_local_resources() {
     let c = context(&s);
     assert_eq!(
         &*c.am_container_spec.local_resources,
-        am_local_resources(&s, STAGING, 1764662400123).as_slice()
+        am_local_resources(&s, STAGING, 1764662400123)
+            .unwrap()
+            .as_slice()
     );
 }
 
