@@ -1,11 +1,13 @@
 //! Spark's `ClientSuite` (resource-managers/yarn/src/test/.../deploy/yarn/ClientSuite.scala)
-//! and `ApplicationMasterSuite` cases the simulated Client and ApplicationMaster can run, against
-//! their plain cores: `client_submission` (`Client.createApplicationSubmissionContext` /
-//! `createContainerLaunchContext`) and `application_master_state::am_rules`
-//! (ApplicationMaster's constructor, `YarnRMClient.getMaxRegAttempts`, `isLastAttempt`). The
-//! settings come from `SparkSettingsBuilder`, whose defaults the root crate proves equal to an
-//! empty spark-submit's; the cases that start from conf strings (type truncation, tag parsing,
-//! refused resource keys, the AM's memory per deploy mode) run there (src/conf/client_suite_tests.rs).
+//! cases the simulated Client can run, against its plain core `client_submission`
+//! (`Client.createApplicationSubmissionContext` / `createContainerLaunchContext` /
+//! `prepareLocalResources`), and the ApplicationMaster's attempt rules
+//! (`application_master_state::am_rules`: its constructor, `YarnRMClient.getMaxRegAttempts`,
+//! `isLastAttempt`; ApplicationMasterSuite's one case, the history URL, is in
+//! application_master.rs). The settings come from `SparkSettingsBuilder`, whose defaults the
+//! root crate proves equal to an empty spark-submit's; the cases that start from conf strings
+//! (type truncation, tag parsing, refused resource keys, the AM's memory per deploy mode) run
+//! there (src/conf/client_suite_tests.rs).
 
 use crate::spark_yarn::application_master_state::{
     am_rules, is_last_attempt, max_reg_attempts, reporter_intervals,
