@@ -3,6 +3,8 @@
 //! / `SparkConf` and YARN's `yarn-site.xml` (see each module for the exact class).
 
 pub mod allocation_file;
+#[cfg(test)]
+mod client_suite_tests;
 pub mod cluster;
 pub mod event_log_dir;
 pub mod keys;

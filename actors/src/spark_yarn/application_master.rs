@@ -9,9 +9,7 @@ use crate::kernel::clock;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::driver::{Driver, DriverLaunch};
-use crate::spark_yarn::application_master_state::{
-    AmRules, AmState, HookStep, ReporterIntervals, ReporterStep,
-};
+use crate::spark_yarn::application_master_state::{AmState, HookStep, ReporterStep, am_rules};
 use crate::spark_yarn::executor_runnable::{DriverLink, ExecutorJavaOptions};
 use crate::spark_yarn::yarn_allocator::{RM_CONNECT_MAX_WAIT_MS, create_allocator};
 use crate::spark_yarn::yarn_scheduler_endpoint::create_scheduler_backend;
@@ -106,7 +104,11 @@ impl ApplicationMaster {
         conf: AmConf,
     ) {
         let attempt_id = container.id.attempt;
-        let state = AmState::new(am_rules(&sim, attempt_id.attempt_id));
+        let state = AmState::new(am_rules(
+            &sim.config.spark,
+            &sim.config.yarn,
+            attempt_id.attempt_id,
+        ));
         ApplicationMaster::create(|ctx| {
             let mut env = env;
             let me = env.setup_thread(
@@ -795,29 +797,6 @@ crate::endpoint!(AmEndpoint {
 /// `${hadoopconf-KEY}` references resolved (`SparkHadoopUtil.substituteHadoopVariables`) and
 /// `HistoryServer.UI_PATH_PREFIX/<appId>/<attemptId>` appended; "" when the key is unset. Spark
 /// adds no scheme: YARN's proxy puts one in front of a tracking URL without it.
-/// The AM's rules from the run's settings: the Reporter's intervals (`heartbeatInterval =
-/// min(YARN's AM expiry / 2, spark.yarn.scheduler.heartbeat.interval-ms)`, the initial
-/// allocation interval at most that), `spark.yarn.scheduler.reporterThread.maxFailures`, the
-/// executor-failure limit, and whether `attempt` is the last (`spark.yarn.maxAppAttempts`, at
-/// most YARN's `yarn.resourcemanager.am.max-attempts`).
-fn am_rules(sim: &SimContext, attempt: u32) -> AmRules {
-    let (spark, yarn) = (&sim.config.spark, &sim.config.yarn);
-    let heartbeat_ms =
-        (yarn.am_liveness_expiry_interval_ms / 2).min(spark.am_heartbeat_interval_ms);
-    let max_attempts = spark
-        .max_app_attempts
-        .map_or(yarn.am_max_attempts, |s| s.min(yarn.am_max_attempts));
-    AmRules {
-        intervals: ReporterIntervals {
-            heartbeat_ms,
-            initial_ms: heartbeat_ms.min(spark.initial_allocation_interval_ms),
-        },
-        max_reporter_failures: spark.reporter_max_failures,
-        max_executor_failures: spark.effective_max_executor_failures(),
-        last_attempt: attempt >= max_attempts,
-    }
-}
-
 pub fn history_server_address(
     address: Option<&str>,
     conf: &HadoopConf,

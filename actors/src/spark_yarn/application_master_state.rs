@@ -5,9 +5,11 @@
 //! RM's failures up to `spark.yarn.scheduler.reporterThread.maxFailures`, the allocation
 //! interval that doubles while containers are pending, the rest of a wait a wake-up cut short)
 //! and what its shutdown hook does (unregister on success or on the last attempt, the staging
-//! directory first on the last). No actix, no clock: the actor passes times in, logs and acts
-//! on what it gets back.
+//! directory first on the last), and the rules it starts with (`am_rules`: the Reporter's
+//! intervals, `YarnRMClient.getMaxRegAttempts`, `isLastAttempt`). No actix, no clock: the actor
+//! passes times in, logs and acts on what it gets back.
 
+use crate::world::config::{SparkSettings, YarnSettings};
 use sparkyard_messages::application_master::{AllocatorReport, ReporterStop};
 use sparkyard_messages::records::{FinalApplicationStatus as Final, RpcFailure};
 
@@ -41,6 +43,48 @@ pub struct AmRules {
     pub max_executor_failures: u32,
     /// This attempt is the application's last (`isLastAttempt`).
     pub last_attempt: bool,
+}
+
+/// The AM's rules from the run's settings (ApplicationMaster's constructor and `run`, Spark
+/// 4.0.0): the Reporter's intervals, `spark.yarn.scheduler.reporterThread.maxFailures`, the
+/// executor-failure limit, and whether `attempt` is the application's last.
+pub fn am_rules(spark: &SparkSettings, yarn: &YarnSettings, attempt: u32) -> AmRules {
+    AmRules {
+        intervals: reporter_intervals(spark, yarn),
+        max_reporter_failures: spark.reporter_max_failures,
+        max_executor_failures: spark.effective_max_executor_failures(),
+        last_attempt: is_last_attempt(attempt, max_reg_attempts(spark, yarn)),
+    }
+}
+
+/// ApplicationMaster's constructor (spark-yarn_2.13-4.0.0.jar): `heartbeatInterval =
+/// max(0, min(expiryInterval / 2, spark.yarn.scheduler.heartbeat.interval-ms))` with
+/// `expiryInterval` YARN's `yarn.am.liveness-monitor.expiry-interval-ms` (an int, `idiv`), and
+/// `initialAllocationInterval = min(heartbeatInterval,
+/// spark.yarn.scheduler.initial-allocation.interval)`.
+pub fn reporter_intervals(spark: &SparkSettings, yarn: &YarnSettings) -> ReporterIntervals {
+    let heartbeat_ms =
+        (yarn.am_liveness_expiry_interval_ms / 2).min(spark.am_heartbeat_interval_ms);
+    ReporterIntervals {
+        heartbeat_ms,
+        initial_ms: heartbeat_ms.min(spark.initial_allocation_interval_ms),
+    }
+}
+
+/// `YarnRMClient.getMaxRegAttempts` (spark-yarn_2.13-4.0.0.jar): `spark.yarn.maxAppAttempts`
+/// when it is at most YARN's `yarn.resourcemanager.am.max-attempts` (`if_icmpgt`), else YARN's;
+/// YARN's alone when Spark's is unset.
+pub fn max_reg_attempts(spark: &SparkSettings, yarn: &YarnSettings) -> u32 {
+    match spark.max_app_attempts {
+        Some(x) if x <= yarn.am_max_attempts => x,
+        _ => yarn.am_max_attempts,
+    }
+}
+
+/// ApplicationMaster.run's shutdown hook: `isLastAttempt = appAttemptId.getAttemptId >=
+/// maxAppAttempts` (`if_icmplt` to false).
+pub fn is_last_attempt(attempt_id: u32, max_app_attempts: u32) -> bool {
+    attempt_id >= max_app_attempts
 }
 
 /// What `finish` recorded: the final status, exit code and message (`Final app status: ...`).

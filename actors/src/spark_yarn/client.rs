@@ -8,6 +8,9 @@ use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_yarn::client_monitor::{
     AfterReport, ReportMonitor, after_report, spark_exception,
 };
+use crate::spark_yarn::client_submission::{
+    AmSubmission, app_jar_name, application_submission_context,
+};
 use crate::world::context::{ClientOutcome, SimContext};
 use crate::world::observer::RunEvent;
 use crate::{debug, error, info, warn};
@@ -15,8 +18,8 @@ use actix::{Actor, AsyncContext, Context, System};
 use sparkyard_messages::client::ClientMsg;
 use sparkyard_messages::ids::{ApplicationId, ContainerId};
 use sparkyard_messages::records::{
-    ApplicationReport, ApplicationSubmissionContext, ContainerLaunchContext, ContainerMain,
-    LocalResource, Resource, RpcFailure, YarnApplicationState as State,
+    ApplicationReport, ApplicationSubmissionContext, LocalResource, Resource, RpcFailure,
+    YarnApplicationState as State,
 };
 use sparkyard_messages::resource_manager::ResourceManagerMsg;
 use sparkyard_messages::rpc::{
@@ -120,7 +123,12 @@ impl Client {
         if let Err(e) = self.verify_cluster_resources(max) {
             return self.fail_before_submit(e);
         }
-        let submission = self.submission_context(app_id);
+        // Client.submitApplication's catch: prepareLocalResources threw after uploading, so
+        // cleanupStagingDir deletes what it uploaded.
+        let submission = match self.submission_context(app_id) {
+            Ok(submission) => submission,
+            Err(e) => return self.submit_refused(e),
+        };
         self.sim.observe(RunEvent::ApplicationSubmitted(app_id));
         info!(
             self.env.log(),
@@ -160,8 +168,13 @@ impl Client {
         )
     }
 
-    /// `createContainerLaunchContext` + `createApplicationSubmissionContext`.
-    fn submission_context(&mut self, app_id: ApplicationId) -> ApplicationSubmissionContext {
+    /// `createContainerLaunchContext` + `createApplicationSubmissionContext`: logs what Spark's
+    /// Client logs on the way (the uploads, the SecurityManager's acls, the AM command), the
+    /// context itself is `client_submission`'s.
+    fn submission_context(
+        &mut self,
+        app_id: ApplicationId,
+    ) -> Result<ApplicationSubmissionContext, RpcFailure> {
         let s = &self.sim.config.spark;
         let log = self.env.log().clone();
         info!(
@@ -188,31 +201,19 @@ impl Client {
             "Uploading resource file:{}/__spark_libs__{n}.zip -> {staging}/__spark_libs__{n}.zip",
             self.temp_dir
         );
-        let jar_name = s
-            .primary_resource
-            .rsplit('/')
-            .next()
-            .unwrap_or(&s.primary_resource);
         info!(
             log,
             TARGET,
-            "Uploading resource file:{} -> {staging}/{jar_name}",
-            absolute(&s.primary_resource)
+            "Uploading resource file:{} -> {staging}/{}",
+            absolute(&s.primary_resource),
+            app_jar_name(s)
         );
-        let dist = distributed_files(s, &staging);
-        for d in &dist {
-            match &d.upload_from {
-                Some(local) => info!(
-                    log,
-                    TARGET, "Uploading resource {local} -> {}", d.resource.source
-                ),
-                None => info!(
-                    log,
-                    TARGET,
-                    "Source and destination file systems are the same. Not copying {}",
-                    d.resource.source
-                ),
-            }
+        let cache = distributed_files(s, &staging, n);
+        for entry in &cache.entries {
+            log_dist_entry(&log, entry);
+        }
+        if let Some(e) = cache.refused {
+            return Err(e);
         }
         info!(
             log,
@@ -220,25 +221,6 @@ impl Client {
             "Uploading resource file:{}/__spark_conf__{n}.zip -> {staging}/__spark_conf__.zip",
             self.temp_dir
         );
-        let mut resources = vec![
-            LocalResource {
-                link: "__spark_libs__".into(),
-                source: format!("{staging}/__spark_libs__{n}.zip"),
-                archive: true,
-            },
-            LocalResource {
-                link: "__app__.jar".into(),
-                source: format!("{staging}/{jar_name}"),
-                archive: false,
-            },
-        ];
-        resources.extend(dist.into_iter().map(|d| d.resource));
-        resources.push(LocalResource {
-            link: "__spark_conf__".into(),
-            source: format!("{staging}/__spark_conf__.zip"),
-            archive: true,
-        });
-        let resources: std::sync::Arc<[LocalResource]> = resources.into();
         let user = &self.sim.config.user;
         for line in [
             format!("Changing view acls to: {user}"),
@@ -251,39 +233,16 @@ impl Client {
         ] {
             info!(log, "submit::SecurityManager", "{line}");
         }
-        let command = am_command(s, &app_id.to_string());
-        debug!(log, TARGET, "    {}", command);
-        ApplicationSubmissionContext {
-            application_id: app_id,
-            application_name: s.app_name.clone(),
-            queue: s.queue.clone(),
-            application_type: s.application_type.clone(),
-            max_app_attempts: s.max_app_attempts,
-            // Client.createApplicationSubmissionContext: setApplicationTags (a java HashSet),
-            // setAttemptFailuresValidityInterval and setPriority only when their keys are set.
-            application_tags: distinct(&s.application_tags),
-            priority: s.application_priority,
-            attempt_failures_validity_interval_ms: s.am_attempt_failures_validity_interval_ms,
-            am_resource: Resource {
-                memory_mb: s.am_container_memory_mb(),
-                vcores: s.driver_cores,
-            },
-            // Client.createApplicationSubmissionContext: with AM_NODE_LABEL_EXPRESSION set, an
-            // ANY ResourceRequest (priority 0, one container) carrying it instead of setResource.
-            am_node_label_expression: s.am_node_label_expression.clone(),
-            am_container_spec: ContainerLaunchContext {
-                commands: vec![command],
-                environment: am_environment(s, staging, user),
-                local_resources: resources,
-                main: ContainerMain::ApplicationMaster {
-                    user_class: s.main_class.clone(),
-                    jar: s.primary_resource.clone(),
-                    args: s.app_args.clone(),
-                    submit_time_ms: self.submit_time_ms,
-                },
-            },
-            user: user.clone(),
-        }
+        let submission = AmSubmission {
+            app_id,
+            user,
+            staging_dir: &staging,
+            libs_stamp_ms: n,
+            submit_time_ms: self.submit_time_ms,
+        };
+        let context = application_submission_context(s, &submission)?;
+        debug!(log, TARGET, "    {}", context.am_container_spec.commands[0]);
+        Ok(context)
     }
 
     fn on_submitted(&mut self, ctx: &mut Context<Self>) {
@@ -442,18 +401,8 @@ pub fn verify_cluster_resources(
 #[cfg(test)]
 use crate::spark_yarn::client_monitor::client_deletes_staging_dir;
 
-/// The tags without repeats, first occurrence first (YARN keeps them in a set).
-fn distinct(tags: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for t in tags {
-        if !out.contains(t) {
-            out.push(t.clone());
-        }
-    }
-    out
-}
-
 /// A file of `spark.yarn.dist.*` as `Client.distribute` handles it.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DistributedFile {
     pub resource: LocalResource,
     /// The local file the Client uploads (`Uploading resource ...`); `None` for a file already
@@ -461,31 +410,156 @@ pub struct DistributedFile {
     pub upload_from: Option<String>,
 }
 
-/// `Client.prepareLocalResources` for the user's files, in Spark's order: `spark.yarn.dist.jars`
-/// (FILE, linked by name), `spark.yarn.dist.pyFiles` (FILE, under `__pyfiles__/`),
-/// `spark.yarn.dist.files` (FILE) and `spark.yarn.dist.archives` (ARCHIVE), each linked under
-/// its `#fragment` or file name.
+/// Which of `Client.addDistributedUri`'s sets already held an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repeated {
+    /// The same URI (`distributedUris`).
+    Path,
+    /// Another URI with the same file name (`distributedNames`).
+    Name,
+}
+
+/// One `spark.yarn.dist.*` entry in `prepareLocalResources`' order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DistEntry {
+    Distributed(DistributedFile),
+    /// Skipped with a warning (`addDistributedUri` returned false): `Same path resource <uri>
+    /// added multiple times to distributed cache.` or `Same name resource ...`.
+    Repeated {
+        repeated: Repeated,
+        uri: String,
+    },
+}
+
+/// What `prepareLocalResources` makes of the user's files: the entries in order, up to the
+/// file or archive added twice that makes it throw (then `refused`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DistributedCache {
+    pub entries: Vec<DistEntry>,
+    /// `IllegalArgumentException: Attempt to add (<entry>) multiple times to the distributed
+    /// cache.`: a repeated `spark.yarn.dist.files` / `.archives` entry (a repeated jar or pyFile
+    /// is only skipped).
+    pub refused: Option<RpcFailure>,
+}
+
+impl DistributedCache {
+    /// The files that become LocalResources.
+    pub fn distributed(&self) -> impl Iterator<Item = &DistributedFile> {
+        self.entries.iter().filter_map(|e| match e {
+            DistEntry::Distributed(d) => Some(d),
+            DistEntry::Repeated { .. } => None,
+        })
+    }
+}
+
+/// `Client.addDistributedUri`'s two sets, shared by every `distribute` call of one
+/// `prepareLocalResources`.
+struct DistributedUris {
+    uris: Vec<String>,
+    names: Vec<String>,
+}
+
+impl DistributedUris {
+    /// `addDistributedUri`: the URI string first, then `new File(uri.getPath).getName`.
+    fn add(&mut self, uri: &str, name: &str) -> Result<(), Repeated> {
+        if self.uris.iter().any(|u| u == uri) {
+            return Err(Repeated::Path);
+        }
+        if self.names.iter().any(|n| n == name) {
+            return Err(Repeated::Name);
+        }
+        self.uris.push(uri.to_string());
+        self.names.push(name.to_string());
+        Ok(())
+    }
+}
+
+/// `Utils.resolveURI`: an entry with a scheme as written, a bare path as a `file:` URI of its
+/// absolute path (spark-submit runs in `/opt/spark`), the fragment kept.
+fn resolve_uri(entry: &str) -> String {
+    let (path, fragment) = match entry.split_once('#') {
+        Some((p, f)) => (p, Some(f)),
+        None => (entry, None),
+    };
+    if path.contains(':') {
+        return entry.to_string();
+    }
+    let frag = fragment.map(|f| format!("#{f}")).unwrap_or_default();
+    format!("file:{}{frag}", absolute(path))
+}
+
+/// `Client.prepareLocalResources` for the user's files, in Spark's order (spark-yarn_2.13-4.0.0
+/// jar: the `(JARS_TO_DISTRIBUTE, FILE) :: (FILES_TO_DISTRIBUTE, FILE) ::
+/// (ARCHIVES_TO_DISTRIBUTE, ARCHIVE)` list, then `PY_FILES`): `spark.yarn.dist.jars`,
+/// `spark.yarn.dist.files`, `spark.yarn.dist.archives` (ARCHIVE), then `spark.yarn.dist.pyFiles`,
+/// a `.py` one under `__pyfiles__/` (`LOCALIZED_PYTHON_DIR`), a `.zip` / `.egg` at the top;
+/// each linked under its `#fragment` or file name; `local:` URIs are left on the nodes. The
+/// SPARK_HOME archive (`__spark_libs__<libs_stamp_ms>.zip`) and the application jar were
+/// distributed first, so their names count as taken.
 pub fn distributed_files(
     s: &crate::world::config::SparkSettings,
     staging: &str,
-) -> Vec<DistributedFile> {
+    libs_stamp_ms: u64,
+) -> DistributedCache {
+    const PY_FILES: &str = "spark.yarn.dist.pyFiles";
     let lists = [
-        ("spark.yarn.dist.jars", false, ""),
-        ("spark.yarn.dist.pyFiles", false, "__pyfiles__/"),
-        ("spark.yarn.dist.files", false, ""),
-        ("spark.yarn.dist.archives", true, ""),
+        ("spark.yarn.dist.jars", false),
+        ("spark.yarn.dist.files", false),
+        ("spark.yarn.dist.archives", true),
+        (PY_FILES, false),
     ];
-    let mut out = Vec::new();
-    for (key, archive, dir) in lists {
+    let jar = resolve_uri(&s.primary_resource);
+    let mut seen = DistributedUris {
+        names: vec![
+            format!("__spark_libs__{libs_stamp_ms}.zip"),
+            file_name(&jar).to_string(),
+        ],
+        uris: vec![jar],
+    };
+    let mut entries = Vec::new();
+    for (key, archive) in lists {
         let Some(value) = s.properties.get(key) else {
             continue;
         };
-        for uri in value.split(',').filter(|u| !u.trim().is_empty()) {
+        for uri in value.split(',').map(str::trim).filter(|u| !u.is_empty()) {
+            // Client.distribute: a `local:` URI is already on every node; it returns `(true,
+            // path)` without adding a resource or uploading.
+            if uri.starts_with("local:") {
+                continue;
+            }
             let (path, fragment) = match uri.split_once('#') {
                 Some((p, f)) => (p, Some(f)),
                 None => (uri, None),
             };
-            let name = path.rsplit('/').next().unwrap_or(path);
+            let name = file_name(path);
+            let resolved = resolve_uri(uri);
+            if let Err(repeated) = seen.add(&resolved, name) {
+                entries.push(DistEntry::Repeated {
+                    repeated,
+                    uri: resolved,
+                });
+                // prepareLocalResources: `if (addToClasspath) { if (localizedPath != null) ... }
+                // else if (localizedPath == null) throw new IllegalArgumentException(...)` for
+                // the three lists; the PY_FILES loop ignores what distribute returns.
+                if key != PY_FILES && key != "spark.yarn.dist.jars" {
+                    let refused = RpcFailure::new(
+                        "java.lang.IllegalArgumentException",
+                        format!("Attempt to add ({uri}) multiple times to the distributed cache."),
+                    );
+                    return DistributedCache {
+                        entries,
+                        refused: Some(refused),
+                    };
+                }
+                continue;
+            }
+            // prepareLocalResources: `targetDir = if (f.endsWith(".py"))
+            // Some(LOCALIZED_PYTHON_DIR) else None`, on the whole entry.
+            let dir = if key == PY_FILES && uri.ends_with(".py") {
+                "__pyfiles__/"
+            } else {
+                ""
+            };
             let link = format!("{dir}{}", fragment.unwrap_or(name));
             let local = path.starts_with("file:") || !path.contains(':');
             let (source, upload_from) = if local {
@@ -493,17 +567,55 @@ pub fn distributed_files(
             } else {
                 (path.to_string(), None)
             };
-            out.push(DistributedFile {
+            entries.push(DistEntry::Distributed(DistributedFile {
                 resource: LocalResource {
                     link,
                     source,
                     archive,
                 },
                 upload_from,
-            });
+            }));
         }
     }
-    out
+    DistributedCache {
+        entries,
+        refused: None,
+    }
+}
+
+/// What `Client.distribute` logs for an entry: its upload, that it stays on its remote file
+/// system, or (`addDistributedUri`) that it was added before.
+fn log_dist_entry(log: &crate::kernel::logs::ProcessLog, entry: &DistEntry) {
+    match entry {
+        DistEntry::Distributed(d) => match &d.upload_from {
+            Some(local) => info!(
+                log,
+                TARGET, "Uploading resource {local} -> {}", d.resource.source
+            ),
+            None => info!(
+                log,
+                TARGET,
+                "Source and destination file systems are the same. Not copying {}",
+                d.resource.source
+            ),
+        },
+        DistEntry::Repeated { repeated, uri } => {
+            let what = match repeated {
+                Repeated::Path => "path",
+                Repeated::Name => "name",
+            };
+            warn!(
+                log,
+                TARGET, "Same {what} resource {uri} added multiple times to distributed cache."
+            );
+        }
+    }
+}
+
+/// `new File(uri.getPath).getName`: the last segment of the path, without a fragment.
+fn file_name(uri: &str) -> &str {
+    let path = uri.split_once('#').map_or(uri, |(p, _)| p);
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// `Client.populateClasspath` (cluster mode, no user-classpath-first): the working directory,
@@ -801,13 +913,6 @@ mod tests {
         assert!(client_deletes_staging_dir(State::Killed));
     }
 
-    // Client.createApplicationSubmissionContext: setApplicationTags(new java.util.HashSet(tags)).
-    #[test]
-    fn tags_are_a_set() {
-        let tags = ["a", "b", "a"].map(String::from);
-        assert_eq!(distinct(&tags), ["a", "b"]);
-    }
-
     /// ClientSuite's memory: 2 GiB executors and AM with Spark's 384 MiB minimum overhead.
     fn required() -> RequiredMemory {
         RequiredMemory {
@@ -865,20 +970,6 @@ mod tests {
             "Required AM memory (4096+409 MB) is above the max threshold (4096 MB) of this cluster! Please check the values of 'yarn.scheduler.maximum-allocation-mb' and/or 'yarn.nodemanager.resource.memory-mb'."
         );
         assert_eq!(verify_cluster_resources(&req, 4505), Ok(()));
-    }
-
-    /// Ports ClientSuite "configuration and args propagate through
-    /// createApplicationSubmissionContext", its tags: `spark.yarn.tags` ",tag1, dup,tag2 , ,multi
-    /// word , dup" reads (SparkConf's toSequence: trimmed, empties dropped) as the list below,
-    /// and the submission context holds a set of four.
-    #[test]
-    fn configuration_and_args_propagate_through_create_application_submission_context() {
-        let read = ["tag1", "dup", "tag2", "multi word", "dup"].map(String::from);
-        let tags = distinct(&read);
-        for t in ["tag1", "dup", "tag2", "multi word"] {
-            assert!(tags.iter().any(|x| x == t), "{t} in {tags:?}");
-        }
-        assert_eq!(tags.iter().filter(|t| !t.is_empty()).count(), 4);
     }
 
     fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {

@@ -6,6 +6,9 @@ pub mod application_master;
 pub mod application_master_state;
 pub mod client;
 pub mod client_monitor;
+pub mod client_submission;
+#[cfg(test)]
+mod client_suite_tests;
 pub mod executor_runnable;
 pub mod locality_preferred_container_placement_strategy;
 pub mod yarn_allocator;

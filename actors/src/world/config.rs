@@ -6,7 +6,7 @@ use sparkyard_messages::task::JobSpec;
 use std::collections::BTreeMap;
 
 /// Spark properties that change behaviour, already parsed (units are in the field names).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SparkSettings {
     /// `spark.app.name` (default: the main class).
     pub app_name: String,
@@ -310,7 +310,7 @@ impl Default for DynamicAllocationSettings {
 }
 
 /// The shuffle's settings, with Spark's defaults.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ShuffleSettings {
     /// `spark.shuffle.service.enabled` (false): map outputs are served by the NodeManager's
     /// `spark_shuffle` aux service, so they outlive their executor.

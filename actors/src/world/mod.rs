@@ -11,4 +11,5 @@ pub mod injector;
 pub mod invariants;
 pub mod listener;
 pub mod observer;
+pub mod settings_builder;
 pub mod spark_conf;
