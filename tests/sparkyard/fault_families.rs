@@ -201,3 +201,38 @@ fn decommission_node_with_the_shuffle_service_says_spark_39018() {
     );
     assert_eq!(without.faults_fired[0].no_effect, None);
 }
+
+/// Issue 27: "a fault either acts or the run says exactly why it could not (and `[expect]`
+/// fails unless the scenario allows it)". A decommission-node Spark ignores is unmet with its
+/// reason, and met once the scenario lists its label in `faults_may_do_nothing`.
+#[test]
+fn expect_fails_for_a_fault_that_did_nothing_unless_the_scenario_allows_it() {
+    let host = first_executor_host(&run_text("families-base.toml", &base("")));
+    let text = |allowed: &str| {
+        format!(
+            "{}[[faults]]\nkind = \"decommission-node\"\nlabel = \"ignored\"\n{}[expect]\n\
+             final_status = \"SUCCEEDED\"\n{allowed}",
+            base(""),
+            entry("decommission-node", &host)
+        )
+    };
+    let failures = |name: &str, body: String| {
+        let path = std::env::temp_dir().join(format!("{name}-{}.toml", std::process::id()));
+        std::fs::write(&path, body).expect("write");
+        let s = sparkyard::scenario::load(&path).expect("loads");
+        let opts = sparkyard::runner::RunOptions::default();
+        sparkyard::scenario::run(&s, None, opts)
+            .expect("runs")
+            .failures
+    };
+    let unmet = failures("families-unmet", text(""));
+    assert!(
+        matches!(unmet.as_slice(), [f] if f.starts_with("fault `ignored` did nothing: YARN put the node in DECOMMISSIONING")),
+        "{unmet:?}"
+    );
+    let allowed = failures(
+        "families-allowed",
+        text("faults_may_do_nothing = [\"ignored\"]\n"),
+    );
+    assert!(allowed.is_empty(), "{allowed:?}");
+}
