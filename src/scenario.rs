@@ -360,6 +360,9 @@ fn load_with(path: &Path, purpose: Use) -> Result<Scenario, UserError> {
         }
         _ => {}
     }
+    if let Some(w) = raw.workload.as_ref().filter(|_| synthetic.is_some()) {
+        notes.extend(workload::empty_shuffle_notes(w));
+    }
     let keys = fault_keys(&text);
     let mut faults = Vec::new();
     let mut fault_kinds = Vec::new();

@@ -47,6 +47,10 @@ pub struct Expectations {
     /// Texts no log may contain.
     #[serde(default)]
     pub logs_not_contain: Vec<String>,
+    /// Labels of planned faults the scenario means to fire without effect (Spark ignores them
+    /// here, or their target is gone by then); any other fault that did nothing is unmet.
+    #[serde(default)]
+    pub faults_may_do_nothing: Vec<String>,
     /// With `[[workload.applications]]`: how many applications ended FINISHED / SUCCEEDED.
     pub applications_succeeded: Option<u32>,
     /// With `[[workload.applications]]`: how many applications did not end FINISHED /
@@ -71,6 +75,10 @@ impl Expectations {
             ("diagnostics_contain", !self.diagnostics_contain.is_empty()),
             ("logs_contain", !self.logs_contain.is_empty()),
             ("logs_not_contain", !self.logs_not_contain.is_empty()),
+            (
+                "faults_may_do_nothing",
+                !self.faults_may_do_nothing.is_empty(),
+            ),
         ];
         set.iter().filter(|(_, on)| *on).map(|(k, _)| *k).collect()
     }
@@ -186,6 +194,24 @@ pub fn check_arrivals(
     out
 }
 
+/// Issue 27's "a fault either acts or the run says exactly why it could not, and `[expect]`
+/// fails unless the scenario allows it": each planned fault (not a `[chaos]` draw) that fired
+/// without effect and is not in `faults_may_do_nothing`, with its reason.
+fn did_nothing(e: &Expectations, r: &RunResult) -> Vec<String> {
+    r.faults_fired
+        .iter()
+        .filter(|f| !f.label.starts_with(super::chaos::CHAOS_LABEL))
+        .filter(|f| !e.faults_may_do_nothing.contains(&f.label))
+        .filter_map(|f| {
+            let why = f.no_effect.as_ref()?;
+            Some(format!(
+                "fault `{}` did nothing: {why} (if the scenario means that, list its label in expect.faults_may_do_nothing)",
+                f.label
+            ))
+        })
+        .collect()
+}
+
 /// Every expectation that does not hold, as a sentence.
 pub fn check(e: &Expectations, r: &RunResult) -> Vec<String> {
     let c = &r.counters;
@@ -201,6 +227,7 @@ pub fn check(e: &Expectations, r: &RunResult) -> Vec<String> {
             )
         })
         .collect();
+    out.extend(did_nothing(e, r));
     let state = r
         .outcome
         .state

@@ -625,6 +625,33 @@ fn task(
     Ok(TaskWork::Sleep { duration_ms, fail })
 }
 
+/// A note for each stage a later stage reads (`parents`) that sets no `shuffle_write`: its map
+/// tasks write an empty shuffle, so the readers fetch nothing (`Getting 0 (0.0 B) non-empty
+/// blocks`, every reduce task PROCESS_LOCAL), as a Spark map stage over empty partitions would.
+/// A job's map stage almost always writes something, so the scenario says so rather than
+/// running it in silence.
+pub(super) fn empty_shuffle_notes(w: &RawWorkload) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (j, job) in w.jobs.iter().enumerate() {
+        for (s, st) in job.stages.iter().enumerate() {
+            let readers: Vec<String> = (s + 1..job.stages.len())
+                .filter(|c| job.stages[*c].parents.contains(&s))
+                .map(|c| format!("stages[{c}]"))
+                .collect();
+            if st.shuffle_write.is_some() || readers.is_empty() {
+                continue;
+            }
+            notes.push(format!(
+                "note: workload.jobs[{j}].stages[{s}] (`{}`) has no shuffle_write, so its map tasks write an empty shuffle and {} {} 0 bytes of it (every reduce task PROCESS_LOCAL); add `shuffle_write = {{ bytes_per_task = N }}` to that stage for what each map task writes",
+                st.name,
+                readers.join(", "),
+                if readers.len() == 1 { "reads" } else { "read" }
+            ));
+        }
+    }
+    notes
+}
+
 /// A log-normal draw (Box-Muller) with the given median.
 fn lognormal(rng: &mut ChaCha8Rng, median: f64, sigma: f64) -> u64 {
     let (u1, u2): (f64, f64) = (rng.random::<f64>().max(1e-12), rng.random());
@@ -643,6 +670,27 @@ mod tests {
     }
 
     const STAGE: &str = "duration = { fixed_ms = 1 }\ntasks = 2\n";
+
+    /// A stage read through `parents` without a `shuffle_write` is named, with what to add; a
+    /// stage that writes, or that no later stage reads, is not.
+    #[test]
+    fn a_read_stage_without_shuffle_write_gets_a_note() {
+        let text = format!(
+            "[[jobs]]\ncall_site = \"c\"\n[[jobs.stages]]\nname = \"a\"\n{STAGE}\
+             [[jobs.stages]]\nname = \"b\"\n{STAGE}shuffle_write = {{ bytes_per_task = 5 }}\n\
+             [[jobs.stages]]\nname = \"c\"\nparents = [0, 1]\n{STAGE}"
+        );
+        let w: RawWorkload = toml::from_str(&text).expect("a workload");
+        assert_eq!(
+            empty_shuffle_notes(&w),
+            [
+                "note: workload.jobs[0].stages[0] (`a`) has no shuffle_write, so its map tasks write \
+              an empty shuffle and stages[2] reads 0 bytes of it (every reduce task PROCESS_LOCAL); \
+              add `shuffle_write = { bytes_per_task = N }` to that stage for what each map task \
+              writes"
+            ]
+        );
+    }
 
     /// Every stage of a job must be an ancestor of its last (DAGScheduler only runs those).
     #[test]

@@ -3,6 +3,7 @@
 mod abort_timer_stop;
 mod application_master;
 mod arrivals;
+mod bundled_seeds;
 mod cli;
 mod common;
 mod fault_families;

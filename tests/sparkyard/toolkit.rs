@@ -1020,8 +1020,12 @@ fn node_faults_aimed_at_the_application_hit_its_nodes_and_say_which() {
     let hosts: Vec<FaultTarget> = run.fired.iter().map(|f| f.target.clone()).collect();
     assert_eq!(hosts[0], FaultTarget::Node(exec_host(2)), "{:?}", run.fired);
     assert!(matches!(&hosts[1], FaultTarget::Node(h) if h.starts_with("nm-")));
+    // The service stops, but without spark.shuffle.service.enabled the application used none
+    // (BlockManager): the fault hit its node and says Spark saw nothing.
+    let why = |i: usize| run.fired[i].no_effect.as_deref();
+    assert_eq!((why(0), why(2)), (None, None), "{:?}", run.fired);
     assert!(
-        run.fired.iter().all(|f| f.no_effect.is_none()),
+        why(1).is_some_and(|w| w.contains("spark.shuffle.service.enabled is false")),
         "{:?}",
         run.fired
     );

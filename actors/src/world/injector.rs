@@ -65,7 +65,7 @@ fn notify_armed(sim: &Rc<SimContext>, event: Trigger) {
 fn fire(sim: &Rc<SimContext>, f: PlannedFault) {
     let resolved = resolve_target(sim, &f.action);
     let (target, no_effect) = match &resolved {
-        Ok(t) => (t.trace_target(), None),
+        Ok(t) => (t.trace_target(), ignored_by_spark(sim, &f.action)),
         Err(why) => (FaultTarget::Nothing, Some(why.clone())),
     };
     sim.faults.fired.borrow_mut().push(Firing {
@@ -345,6 +345,49 @@ fn resolve_target(sim: &SimContext, action: &FaultAction) -> Result<Resolved, St
             Ok(Resolved::Network(first))
         }
     }
+}
+
+/// Why a fault that acts on its node (YARN decommissions it, the NodeManager's service stops)
+/// changes nothing any application on the cluster sees, as Spark 4.0.0 decides it; `None` when
+/// one application does react. The fault still acts: the node's YARN state is YARN's.
+fn ignored_by_spark(sim: &SimContext, action: &FaultAction) -> Option<String> {
+    let why: fn(&SimContext) -> Option<String> = match action {
+        FaultAction::DecommissionNode { .. } => decommission_ignored,
+        FaultAction::KillShuffleService { .. } => shuffle_service_unused,
+        _ => return None,
+    };
+    let apps = sim.cluster.applications();
+    let all = apps.iter().all(|app| why(app).is_some());
+    all.then(|| why(sim)).flatten()
+}
+
+/// YarnAllocator's `isYarnExecutorDecommissionEnabled` (spark-yarn 4.0.0, javap: the
+/// constructor's match on `(DECOMMISSION_ENABLED, SHUFFLE_SERVICE_ENABLED)`): only `(true,
+/// false)` is true, and `allocateResources` calls `handleNodesInDecommissioningState` only
+/// then, so a DECOMMISSIONING node reaches no executor of the application.
+fn decommission_ignored(sim: &SimContext) -> Option<String> {
+    let s = &sim.config.spark;
+    let reason = if !s.decommission_enabled {
+        "spark.decommission.enabled is false"
+    } else if s.shuffle.service_enabled {
+        "spark.shuffle.service.enabled is true, and YARN executor decommissioning is supported only without the external shuffle service (SPARK-39018)"
+    } else {
+        return None;
+    };
+    Some(format!(
+        "YARN put the node in DECOMMISSIONING, but Spark's YarnAllocator ignores decommissioning nodes: {reason}"
+    ))
+}
+
+/// BlockManager (spark-core 4.0.0, javap: `initialize` calls `registerWithExternalShuffleServer`
+/// and `blockStoreClient` is the `ExternalBlockStoreClient` only when
+/// `externalShuffleServiceEnabled`): without `spark.shuffle.service.enabled` the executors
+/// serve their own shuffle blocks and no NodeManager's service holds any of them.
+fn shuffle_service_unused(sim: &SimContext) -> Option<String> {
+    (!sim.config.spark.shuffle.service_enabled).then(|| {
+        "no shuffle service serves the application: spark.shuffle.service.enabled is false, so its executors serve their own shuffle blocks"
+            .to_string()
+    })
 }
 
 /// The YarnAllocator of `attempt` launched executor `executor`'s container: the network rules
