@@ -3,21 +3,10 @@
 //! what the seeded draws (Spark's unseeded ones: `TaskSchedulerImpl.shuffleOffers`,
 //! `Utils.randomize`) happened to decide, not what Spark guarantees.
 
-use std::path::PathBuf;
+use crate::common::bundled;
 
 /// The seeds the recorded outputs run every bundled scenario at.
 const SEEDS: [u64; 3] = [1, 7, 42];
-
-fn bundled() -> Vec<PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/scenarios");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("config/scenarios exists")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    files.sort();
-    files
-}
 
 /// What one scenario's run at `seed` left unmet (empty when every expectation held).
 fn unmet(s: &sparkyard::scenario::Scenario, seed: u64) -> Vec<String> {

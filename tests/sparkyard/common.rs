@@ -42,6 +42,18 @@ pub fn submit(args: &[&str]) -> Result<RunResult, UserError> {
 
 /// Runs the bundled scenario `config/scenarios/<name>.toml` under its own seed, and checks that
 /// it met its expectations.
+/// Every bundled scenario file (`config/scenarios/*.toml`), sorted.
+pub fn bundled() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/scenarios");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .expect("config/scenarios exists")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
 pub fn bundled_scenario(name: &str, opts: RunOptions) -> RunResult {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("config/scenarios")

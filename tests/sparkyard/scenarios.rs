@@ -1,21 +1,12 @@
 //! The bundled fault scenarios: each meets its own expectations, is deterministic, and leaves
 //! the trace that proves its recovery path ran. Bad scenario files fail with clear messages.
 
+use crate::common::bundled;
 use sparkyard::runner::{RunOptions, RunResult};
 use sparkyard::scenario;
 use sparkyard_actors::kernel::trace::{FaultEvent, StateChange, TraceKind};
 use sparkyard_messages::ids::ExecutorId;
-use std::path::{Path, PathBuf};
-
-fn bundled() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir("config/scenarios")
-        .expect("config/scenarios exists")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    files.sort();
-    files
-}
+use std::path::Path;
 
 fn run(name: &str) -> RunResult {
     crate::common::bundled_scenario(name, RunOptions::default())
