@@ -32,10 +32,12 @@ pub enum DriverEndpointMsg {
         reason: ExecutorLossReason,
     },
     IsExecutorAlive(ReplyTo<bool>, ExecutorId),
-    /// `DAGScheduler.submitJob` from the user program (the Driver thread).
+    /// `DAGScheduler.submitJob` from the user program (the Driver thread). Boxed: the inbox's
+    /// every message is as large as its largest variant, and this rare one was the largest (a
+    /// StatusUpdate, three per task, moved 136 bytes instead of 80).
     SubmitJob {
-        job: JobSpec,
-        waiter: RemoteRef,
+        job: Box<JobSpec>,
+        waiter: Box<RemoteRef>,
         /// The job's `spark.scheduler.pool` local property (`None`: unset, the `default` pool).
         pool: Option<String>,
     },

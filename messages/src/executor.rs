@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, actix::Message, strum::IntoStaticStr)]
 #[rtype(result = "()")]
 pub enum ExecutorMsg {
-    AskReply(AskReply),
+    /// Boxed: the rare reply was the largest variant, and every message (a LaunchTask and a
+    /// TaskDone per task) moved its 104 bytes.
+    AskReply(Box<AskReply>),
     RegisteredExecutor,
     LaunchTask(Box<TaskDescription>),
     KillTask {

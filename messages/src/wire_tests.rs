@@ -500,8 +500,8 @@ fn driver_and_executor_messages_round_trip() {
         },
         DriverEndpointMsg::IsExecutorAlive(ask(), ExecutorId(1)),
         DriverEndpointMsg::SubmitJob {
-            job,
-            waiter: rref(),
+            job: Box::new(job),
+            waiter: Box::new(rref()),
             pool: Some("etl".into()),
         },
         DriverEndpointMsg::RemoteProcessDisconnected(addr()),
@@ -542,7 +542,7 @@ fn driver_and_executor_messages_round_trip() {
         roundtrip(m);
     }
     for m in [
-        ExecutorMsg::AskReply(reply()),
+        ExecutorMsg::AskReply(Box::new(reply())),
         ExecutorMsg::RegisteredExecutor,
         ExecutorMsg::LaunchTask(Box::new(task())),
         ExecutorMsg::KillTask {
@@ -659,5 +659,25 @@ fn fetch_failed_prints_as_spark() {
         remote
             .to_error_string()
             .starts_with("FetchFailed(BlockManagerId(2, nm-6, 38002, None), shuffleId=171, mapIndex=3, mapId=5, reduceId=0, message=\n")
+    );
+}
+
+/// The per-task inboxes' messages stay small: every message of an actor's inbox is as large as
+/// the enum's largest variant and is moved (boxed into actix's envelope) on each send, three
+/// sends per task. A rare, large variant goes behind a `Box` (SubmitJob's job and waiter,
+/// the executor's AskReply) so a StatusUpdate, LaunchTask or TaskDone does not pay for it.
+#[test]
+fn the_per_task_messages_stay_small() {
+    use std::mem::size_of;
+    let status = size_of::<crate::task::StatusUpdate>();
+    assert!(
+        size_of::<DriverEndpointMsg>() <= status + 8,
+        "DriverEndpointMsg is {} bytes, its StatusUpdate {status}",
+        size_of::<DriverEndpointMsg>()
+    );
+    assert!(
+        size_of::<ExecutorMsg>() <= 64,
+        "ExecutorMsg is {} bytes",
+        size_of::<ExecutorMsg>()
     );
 }

@@ -527,7 +527,11 @@ impl Driver {
     fn send_job(&mut self, job: JobSpec, pool: Option<String>) {
         let waiter = self.env.remote_ref(self.me);
         if let Some(s) = &self.scheduler {
-            let msg = DriverEndpointMsg::SubmitJob { job, waiter, pool };
+            let msg = DriverEndpointMsg::SubmitJob {
+                job: Box::new(job),
+                waiter: Box::new(waiter),
+                pool,
+            };
             self.env.send(s, msg);
         }
     }

@@ -323,7 +323,7 @@ impl DriverEndpoint {
                 self.sim.observe(RunEvent::JobSubmitted { tasks: n as u64 });
                 let events = self
                     .scheduler
-                    .submit_job_in_pool(job, waiter, pool.as_deref());
+                    .submit_job_in_pool(*job, *waiter, pool.as_deref());
                 self.handle_events(events);
             }
             DriverEndpointMsg::RemoteProcessDisconnected(address) => self.on_disconnected(address),

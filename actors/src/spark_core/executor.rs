@@ -542,7 +542,11 @@ impl CoarseGrainedExecutorBackend {
     fn start(sim: Rc<SimContext>, env: RpcEnv, args: ExecutorArguments, conf: ExecutorConf) {
         CoarseGrainedExecutorBackend::create(|ctx| {
             let mut env = env;
-            let me = env.setup_endpoint("Executor", &ctx.address(), Some(ExecutorMsg::AskReply));
+            let me = env.setup_endpoint(
+                "Executor",
+                &ctx.address(),
+                Some(|r| ExecutorMsg::AskReply(Box::new(r))),
+            );
             env.on_disconnect(me.id, ExecutorMsg::RemoteProcessDisconnected);
             // `Utils.initDaemon(log)` registers SignalUtils' logger for TERM/HUP/INT; the
             // signal reaches the backend's thread, not the network.
@@ -592,7 +596,7 @@ impl CoarseGrainedExecutorBackend {
     #[inline(never)]
     fn on_control_message(&mut self, msg: ExecutorMsg, ctx: &mut Context<Self>) {
         match msg {
-            ExecutorMsg::AskReply(reply) => self.on_reply(reply, ctx),
+            ExecutorMsg::AskReply(reply) => self.on_reply(*reply, ctx),
             ExecutorMsg::RegisteredExecutor => self.on_registered_executor(ctx),
             // Dispatched by on_message (as TaskDone below); here for the match to be whole.
             ExecutorMsg::LaunchTask(task) => self.on_launch_task(task, ctx),
