@@ -528,13 +528,16 @@ pub fn unallocated_of(
 /// `sparkpi_dart_ns` per dart. `None` below 200 million darts (well under a second).
 pub fn sparkpi_note(class: &str, args: &[String]) -> Option<String> {
     use sparkyard_actors::facts::spark_pi;
-    if class != spark_pi::CLASS {
-        return None;
-    }
+    // JavaSparkPi runs as the same program here: the same darts, the same cost.
+    let name = match class {
+        spark_pi::CLASS => "SparkPi",
+        spark_pi::JAVA_CLASS => "JavaSparkPi",
+        _ => return None,
+    };
     let darts = spark_pi::total_darts(spark_pi::parse_slices(args).ok()?);
     (darts >= 200_000_000).then(|| {
         format!(
-            "note: SparkPi throws {darts} real darts for its estimate; that computation (roughly 5 ns a dart, ~{} s here) is most of this run's wall time, whatever the cluster. Fewer slices (the application's argument) make it shorter, or a cluster file with [costs] sparkpi_real_darts = false counts the expected hits instead; the virtual time is [costs] sparkpi_dart_ns per dart.",
+            "note: {name} throws {darts} real darts for its estimate; that computation (roughly 5 ns a dart, ~{} s here) is most of this run's wall time, whatever the cluster. Fewer slices (the application's argument) make it shorter, or a cluster file with [costs] sparkpi_real_darts = false counts the expected hits instead; the virtual time is [costs] sparkpi_dart_ns per dart.",
             darts * 5 / 1_000_000_000
         )
     })
@@ -614,6 +617,13 @@ mod tests {
             "{note}"
         );
         assert_eq!(super::sparkpi_note("com.x.App", &args("100000")), None);
+        // JavaSparkPi throws the same darts (the same program here) and says so by its name.
+        let java = "org.apache.spark.examples.JavaSparkPi";
+        let note = super::sparkpi_note(java, &args("100000")).expect("a note");
+        assert!(
+            note.starts_with("note: JavaSparkPi throws 2147483647 real darts"),
+            "{note}"
+        );
     }
 
     /// The note's reason comes from the run's typed record: the RM's refusal
