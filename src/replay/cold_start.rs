@@ -2,8 +2,9 @@
 //! timeout) waited for Spark's `ExecutorAllocationManager` to ask YARN again, so its first
 //! executor's registration times one executor's start-up from a job's submission, where the
 //! application's first executors also carry whatever its start cost the cluster. The replay's
-//! calibration (`simulate::calibrate`, which runs the probe) times the per-executor start-up on these and gives the
-//! rest of the first executors' start-up to them alone (`CostModel::first_executors_extra`).
+//! calibration (`simulate::calibrate`, which runs the probe) times the per-executor start-up on
+//! these and gives the rest of the first executors' start-up to them alone
+//! (`CostModel::first_executors_extra`).
 
 use super::model::{Application, ExecutorSpan, OriginalConfig};
 use crate::conf::submit::SubmitArgs;
