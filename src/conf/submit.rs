@@ -772,6 +772,15 @@ impl SubmitAction {
 }
 
 impl SubmitArgs {
+    /// The value of the last `--conf` that sets `key` (key and value trimmed): the one that
+    /// wins, as SparkSubmit applies `--conf` pairs in order.
+    pub fn conf_value(&self, key: &str) -> Option<&str> {
+        self.conf.iter().rev().find_map(|kv| {
+            let (k, v) = kv.split_once('=')?;
+            (k.trim() == key).then(|| v.trim())
+        })
+    }
+
     /// Parses spark-submit's words (what follows `sparkyard submit`, as a scenario file or a
     /// test writes them) with sparkyard's simulator flags.
     pub fn from_words<I, T>(words: I) -> Result<SubmitArgs, UserError>

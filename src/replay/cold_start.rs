@@ -34,12 +34,7 @@ pub fn initial_target(c: &OriginalConfig) -> u32 {
 /// [`initial_target`], `--num-executors` for `spark.executor.instances` (SparkSubmit's
 /// OptionAssigner sets the key from it), the last `--conf` of a key winning.
 pub fn submitted_initial_target(args: &SubmitArgs) -> u32 {
-    let last = |key: &str| {
-        args.conf.iter().rev().find_map(|kv| {
-            let (k, v) = kv.split_once('=')?;
-            (k.trim() == key).then(|| v.trim().parse::<u32>().unwrap_or(0))
-        })
-    };
+    let last = |key: &str| args.conf_value(key).map(|v| v.parse::<u32>().unwrap_or(0));
     let instances = args
         .num_executors
         .as_deref()

@@ -593,10 +593,10 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
         pools.dedup();
         let allocation_file = c.properties.get(ALLOCATION_FILE).cloned();
         // The user's --conf (the last wins), which the submission reads as Spark would.
-        let given_file = prepared.args.conf.iter().rev().find_map(|kv| {
-            let (k, v) = kv.split_once('=')?;
-            (k.trim() == ALLOCATION_FILE).then(|| v.trim().to_string())
-        });
+        let given_file = prepared
+            .args
+            .conf_value(ALLOCATION_FILE)
+            .map(str::to_string);
         out.push(ReplayNote::FairScheduler {
             pools,
             allocation_file,

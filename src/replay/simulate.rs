@@ -253,11 +253,7 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
     // A recorded value becomes a spark-submit option, which wins over any --conf of its key
     // (SparkSubmit's OptionAssigner sets the key from the option): where the user set the key
     // with --conf (a what-if grid of `spark.executor.instances`, say), the recording must not.
-    let conf_sets = |key: &str| {
-        user.conf
-            .iter()
-            .any(|kv| kv.split_once('=').is_some_and(|(k, _)| k.trim() == key))
-    };
+    let conf_sets = |key: &str| user.conf_value(key).is_some();
     // Under dynamic allocation too: Spark's initial target is max(minExecutors,
     // initialExecutors, spark.executor.instances) (Utils.getDynamicAllocationInitialExecutors).
     if a.num_executors.is_none() && !conf_sets("spark.executor.instances") {
@@ -949,11 +945,8 @@ fn calibrate(app: &Application, p: &mut Prepared) -> Result<Probe, UserError> {
     // The start-up is timed with the backend waiting for every executor, so the probe's job,
     // which ends at once, does not stop the context before the last one registers (under a
     // minRegisteredResourcesRatio of 0 it would start with none).
-    let args = p.args.clone();
-    p.args.conf.push(format!("{MIN_REGISTERED_RATIO}=1"));
-    let timed = time_startup(app, p);
-    p.args = args;
-    let first_launch_ms = timed?;
+    let waiting = waiting_for_every_executor(&p.args);
+    let first_launch_ms = under_args(p, waiting, |p| time_startup(app, p))?;
     // Then the backend's readiness under the run's own settings: `waitBackendReady` ends when
     // enough executors registered or after spark.scheduler.maxRegisteredResourcesWaitingTime,
     // whichever is first, so it does not simply move with the executors.
@@ -973,11 +966,25 @@ fn placed_hosts(app: &Application, p: &mut Prepared) -> Result<Vec<String>, User
     if !locality::has_located_input(app) {
         return Ok(Vec::new());
     }
-    let own = p.args.clone();
-    p.args.conf.push(format!("{MIN_REGISTERED_RATIO}=1"));
-    let placed = run_probe(p, p.args.sim.seed);
-    p.args = own;
+    let waiting = waiting_for_every_executor(&p.args);
+    let placed = under_args(p, waiting, |p| run_probe(p, p.args.sim.seed));
     Ok(placed?.1)
+}
+
+/// Runs `f` on `p` with `args` in place of the run's own, which are back when it returns (the
+/// probes run under changed arguments).
+fn under_args<R>(p: &mut Prepared, args: SubmitArgs, f: impl FnOnce(&mut Prepared) -> R) -> R {
+    let own = std::mem::replace(&mut p.args, args);
+    let r = f(p);
+    p.args = own;
+    r
+}
+
+/// The run's arguments with the backend waiting for every executor before the first job.
+fn waiting_for_every_executor(args: &SubmitArgs) -> SubmitArgs {
+    let mut a = args.clone();
+    a.conf.push(format!("{MIN_REGISTERED_RATIO}=1"));
+    a
 }
 
 /// Moves the cost model so the probe's executors register when the log's did (see
@@ -1038,10 +1045,7 @@ fn time_startup(app: &Application, p: &mut Prepared) -> Result<u64, UserError> {
 /// registration. `None` if no executor registered.
 fn simulated_cold_start_ms(p: &mut Prepared) -> Result<Option<u64>, UserError> {
     let probe = cold_start::cold_probe_args(&p.args);
-    let own = std::mem::replace(&mut p.args, probe);
-    let out = run(p, p.args.sim.seed);
-    p.args = own;
-    let r = out?.record;
+    let r = under_args(p, probe, |p| run(p, p.args.sim.seed))?.record;
     let job = r.jobs.first().map(|j| j.started_ms);
     let registered = r.executors_running.first().map(|&(t, _)| t);
     Ok(job
