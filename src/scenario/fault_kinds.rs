@@ -1,13 +1,18 @@
 //! The fault kinds of a scenario's `[[faults]]`, each declared once ([`KINDS`]): its name, the
-//! keys it takes, how an entry of it becomes the simulator's `FaultAction` (or a driver fault),
-//! what it acts on when it fires, and its words in a shrunk file's label. The schema's enum, the
-//! error for an unknown kind, the key check, shrink's labels, docs/scenarios.md's kind table
-//! (checked by a test) and the "every kind acts" test all read this one list.
+//! keys it takes (and why it refuses one it would ignore, where a reason helps), how an entry of
+//! it becomes the simulator's `FaultAction` (or a driver fault), what it acts on when it fires,
+//! its words in a shrunk file's label, and the names `[chaos]` draws it under with their draws.
+//! The schemas' enums, the error for an unknown kind, the key check, `[chaos]`'s drawing,
+//! shrink's labels, docs/scenarios.md's kind table and chaos row (checked by a test) and the
+//! "every kind acts" test all read this one list. No Spark class: sparkyard's fault injection.
 
 use super::fault_entry::{
     RawFault, container_end, need, node_target, parse_node_target, pattern, slow_factor,
 };
 use crate::conf::cluster::ClusterConfig;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use sparkyard_actors::faults::NodeTarget;
 use sparkyard_actors::faults::{DriverFault, FaultAction};
 use sparkyard_actors::faults::{LinkRule, RuleAction};
 use sparkyard_actors::kernel::trace::FaultTarget;
@@ -69,8 +74,57 @@ pub struct FaultKind {
     pub driver: bool,
     /// What it acts on when it fires.
     pub acts_on: ActsOn,
+    /// The names `[chaos]` draws it under (none: never drawn), each with its draw.
+    pub chaos: &'static [ChaosDraw],
+    /// Keys it does not use whose refusal says why (beyond naming the keys it takes).
+    pub refused: &'static [RefusedKey],
     plan: fn(&RawFault, &ClusterConfig) -> Result<KindPlan, String>,
     describe: fn(&RawFault) -> String,
+}
+
+/// A key a kind does not use, and why (appended to the refusal in parentheses).
+pub struct RefusedKey {
+    pub key: &'static str,
+    pub why: &'static str,
+}
+
+/// What a `[chaos]` draw draws from: the table's lists and ranges, and what every drawn fault
+/// drew before its kind's own draws (an executor number, a host).
+pub struct ChaosInput<'a> {
+    pub exit_codes: &'a [i32],
+    pub statuses: &'a [i32],
+    pub delay_ms: [u64; 2],
+    pub partition_ms: [u64; 2],
+    pub executor: u32,
+    pub host: &'a str,
+}
+
+/// A drawn fault: the `[[faults]]` entry that does the same, and its label's words (before
+/// its time).
+pub struct ChaosDrawn {
+    pub entry: RawFault,
+    pub what: String,
+}
+
+/// One name `[chaos]` draws a kind under, and its draw: from the base entry (the kind, its
+/// time and attempt 1) to the kind's entry, with the kind's own draws made from `rng` in a
+/// fixed order (a seed's faults are recorded: the draws may not change).
+pub struct ChaosDraw {
+    pub name: &'static str,
+    draw: fn(&ChaosInput, &mut ChaCha8Rng, RawFault) -> ChaosDrawn,
+}
+
+impl ChaosDraw {
+    pub fn draw(&self, input: &ChaosInput, rng: &mut ChaCha8Rng, base: RawFault) -> ChaosDrawn {
+        (self.draw)(input, rng, base)
+    }
+}
+
+/// A name `[chaos]` can draw: the kind it draws and how.
+#[derive(Clone, Copy)]
+pub struct ChaosChoice {
+    pub kind: &'static FaultKind,
+    pub draw: &'static ChaosDraw,
 }
 
 impl FaultKind {
@@ -103,6 +157,38 @@ pub const KINDS: &[FaultKind] = &[
         keys: &["executor", "exit", "status"],
         driver: false,
         acts_on: ActsOn::ExecutorContainer,
+        chaos: &[
+            ChaosDraw {
+                name: "kill-executor",
+                draw: |c, rng, base| {
+                    let code = pick(rng, c.exit_codes);
+                    let entry = RawFault {
+                        executor: Some(c.executor),
+                        exit: Some(code),
+                        ..base
+                    };
+                    let what = format!("executor {} exits {code}", c.executor);
+                    ChaosDrawn { entry, what }
+                },
+            },
+            ChaosDraw {
+                name: "nm-kill",
+                draw: |c, rng, base| {
+                    let status = pick(rng, c.statuses);
+                    let entry = RawFault {
+                        executor: Some(c.executor),
+                        status: Some(status),
+                        ..base
+                    };
+                    let what = format!("NodeManager kills executor {} ({status})", c.executor);
+                    ChaosDrawn { entry, what }
+                },
+            },
+        ],
+        refused: &[RefusedKey {
+            key: "count",
+            why: "it kills one executor: write one [[faults]] entry per executor",
+        }],
         plan: |f, _| {
             Ok(KindPlan::Action(FaultAction::KillExecutor {
                 executor: need(&f.executor, "executor", &f.kind)?,
@@ -122,6 +208,17 @@ pub const KINDS: &[FaultKind] = &[
         keys: &["exit", "status"],
         driver: false,
         acts_on: ActsOn::AmContainer,
+        chaos: &[ChaosDraw {
+            name: "kill-am",
+            draw: |_, _, base| ChaosDrawn {
+                entry: RawFault {
+                    exit: Some(137),
+                    ..base
+                },
+                what: "the AM is killed".into(),
+            },
+        }],
+        refused: &[],
         plan: |f, _| {
             Ok(KindPlan::Action(FaultAction::KillApplicationMaster {
                 end: container_end(f, 137)?,
@@ -137,6 +234,16 @@ pub const KINDS: &[FaultKind] = &[
         keys: &[],
         driver: false,
         acts_on: ActsOn::Application,
+        chaos: &[ChaosDraw {
+            name: "kill-application",
+            // The user gives up on the application (`yarn application -kill`): it ends
+            // KILLED, and every invariant must still hold as its containers are killed.
+            draw: |_, _, base| ChaosDrawn {
+                entry: base,
+                what: "the user kills the application".into(),
+            },
+        }],
+        refused: &[],
         plan: |_, _| Ok(KindPlan::Action(FaultAction::KillApplication)),
         describe: |_| "the user kills the application (yarn application -kill)".into(),
     },
@@ -145,6 +252,11 @@ pub const KINDS: &[FaultKind] = &[
         keys: NODE,
         driver: false,
         acts_on: ActsOn::Node,
+        chaos: &[ChaosDraw {
+            name: "kill-node",
+            draw: |c, _, base| running_executor_node(c, base, "dies"),
+        }],
+        refused: &[],
         plan: |f, c| {
             let node = node_target(f, c)?;
             Ok(KindPlan::Action(FaultAction::KillNode { node }))
@@ -156,6 +268,11 @@ pub const KINDS: &[FaultKind] = &[
         keys: NODE,
         driver: false,
         acts_on: ActsOn::Node,
+        chaos: &[ChaosDraw {
+            name: "decommission-node",
+            draw: |c, _, base| running_executor_node(c, base, "is decommissioned"),
+        }],
+        refused: &[],
         plan: |f, c| {
             let node = node_target(f, c)?;
             Ok(KindPlan::Action(FaultAction::DecommissionNode { node }))
@@ -167,6 +284,19 @@ pub const KINDS: &[FaultKind] = &[
         keys: &["host", "target", "count"],
         driver: false,
         acts_on: ActsOn::Node,
+        chaos: &[ChaosDraw {
+            name: "launch-failure",
+            // Any node: a launch fails wherever the next container goes.
+            draw: |c, _, base| ChaosDrawn {
+                entry: RawFault {
+                    host: Some(c.host.to_string()),
+                    count: Some(1),
+                    ..base
+                },
+                what: format!("a launch fails on {}", c.host),
+            },
+        }],
+        refused: &[],
         plan: |f, c| {
             Ok(KindPlan::Action(FaultAction::FailLaunches {
                 node: node_target(f, c)?,
@@ -183,6 +313,8 @@ pub const KINDS: &[FaultKind] = &[
         keys: NODE,
         driver: false,
         acts_on: ActsOn::Node,
+        chaos: &[],
+        refused: &[],
         plan: |f, c| {
             let node = node_target(f, c)?;
             Ok(KindPlan::Action(FaultAction::ExcludeNode { node }))
@@ -194,6 +326,23 @@ pub const KINDS: &[FaultKind] = &[
         keys: &["stage", "partition", "count"],
         driver: false,
         acts_on: ActsOn::Fetches,
+        chaos: &[ChaosDraw {
+            name: "fetch-failure",
+            // A reduce partition of the second stage (the first that reads a shuffle in the
+            // bundled workloads) fails its next fetch.
+            draw: |_, rng, base| {
+                let partition = rng.random_range(0..4u32);
+                let entry = RawFault {
+                    stage: Some(1),
+                    partition: Some(partition),
+                    count: Some(1),
+                    ..base
+                };
+                let what = format!("a fetch of stage 1 partition {partition} fails");
+                ChaosDrawn { entry, what }
+            },
+        }],
+        refused: &[],
         plan: |f, _| {
             Ok(KindPlan::Action(FaultAction::FailFetches {
                 stage: need(&f.stage, "stage", &f.kind)?,
@@ -215,6 +364,18 @@ pub const KINDS: &[FaultKind] = &[
         keys: NODE,
         driver: false,
         acts_on: ActsOn::Node,
+        chaos: &[ChaosDraw {
+            name: "kill-shuffle-service",
+            draw: |c, _, base| {
+                let node = NodeTarget::RunningExecutor(c.executor);
+                let what = format!("the shuffle service on {node} stops");
+                ChaosDrawn {
+                    entry: running_executor_target(c, base),
+                    what,
+                }
+            },
+        }],
+        refused: &[],
         plan: |f, c| {
             let node = node_target(f, c)?;
             Ok(KindPlan::Action(FaultAction::KillShuffleService { node }))
@@ -226,6 +387,8 @@ pub const KINDS: &[FaultKind] = &[
         keys: &["host", "target", "factor", "duration_ms"],
         driver: false,
         acts_on: ActsOn::Node,
+        chaos: &[],
+        refused: &[],
         plan: |f, c| {
             Ok(KindPlan::Action(FaultAction::SlowNode {
                 node: node_target(f, c)?,
@@ -247,6 +410,8 @@ pub const KINDS: &[FaultKind] = &[
         keys: &["executor", "exception"],
         driver: false,
         acts_on: ActsOn::ExecutorContainer,
+        chaos: &[],
+        refused: &[],
         plan: |f, _| {
             Ok(KindPlan::Action(FaultAction::FailTasksOnExecutor {
                 executor: need(&f.executor, "executor", &f.kind)?,
@@ -260,6 +425,8 @@ pub const KINDS: &[FaultKind] = &[
         keys: LINK,
         driver: false,
         acts_on: ActsOn::Network,
+        chaos: &[],
+        refused: &[],
         plan: |f, c| network(f, c, Ok(RuleAction::Drop)),
         describe: |f| one_way(f, "dropped"),
     },
@@ -276,6 +443,23 @@ pub const KINDS: &[FaultKind] = &[
         ],
         driver: false,
         acts_on: ActsOn::Network,
+        chaos: &[ChaosDraw {
+            name: "delay",
+            draw: |c, rng, base| {
+                let ms = rng.random_range(c.delay_ms[0]..=c.delay_ms[1]);
+                let entry = RawFault {
+                    delay_ms: Some(ms),
+                    duration_ms: Some(30_000),
+                    ..executor_link(c.executor, base)
+                };
+                let what = format!(
+                    "executor {} <-> driver delayed {ms} ms for 30 s",
+                    c.executor
+                );
+                ChaosDrawn { entry, what }
+            },
+        }],
+        refused: &[],
         plan: |f, c| {
             let ms = need(&f.delay_ms, "delay_ms", &f.kind);
             network(f, c, ms.map(|ms| RuleAction::Delay { ms }))
@@ -291,6 +475,8 @@ pub const KINDS: &[FaultKind] = &[
         keys: LINK,
         driver: false,
         acts_on: ActsOn::Network,
+        chaos: &[],
+        refused: &[],
         plan: |f, c| network(f, c, Ok(RuleAction::Duplicate)),
         describe: |f| one_way(f, "duplicated"),
     },
@@ -299,6 +485,22 @@ pub const KINDS: &[FaultKind] = &[
         keys: LINK,
         driver: false,
         acts_on: ActsOn::Network,
+        chaos: &[ChaosDraw {
+            name: "partition",
+            draw: |c, rng, base| {
+                let ms = rng.random_range(c.partition_ms[0]..=c.partition_ms[1]);
+                let entry = RawFault {
+                    duration_ms: Some(ms),
+                    ..executor_link(c.executor, base)
+                };
+                let what = format!(
+                    "executor {} partitioned from the driver for {ms} ms",
+                    c.executor
+                );
+                ChaosDrawn { entry, what }
+            },
+        }],
+        refused: &[],
         plan: |f, c| {
             let rule = network(f, c, Ok(RuleAction::HoldUntilEnd))?;
             if f.from.is_none() || f.to.is_none() || f.duration_ms.is_none() {
@@ -316,6 +518,8 @@ pub const KINDS: &[FaultKind] = &[
         keys: DRIVER_KEYS,
         driver: true,
         acts_on: ActsOn::UserMain,
+        chaos: &[],
+        refused: &[],
         plan: |f, _| {
             Ok(KindPlan::Driver(DriverFault::ThrowAfterContext(exception(
                 f,
@@ -328,6 +532,8 @@ pub const KINDS: &[FaultKind] = &[
         keys: DRIVER_KEYS,
         driver: true,
         acts_on: ActsOn::UserMain,
+        chaos: &[],
+        refused: &[],
         plan: |f, _| {
             Ok(KindPlan::Driver(DriverFault::ThrowBeforeContext(
                 exception(f),
@@ -340,6 +546,8 @@ pub const KINDS: &[FaultKind] = &[
         keys: &["kind", "attempt", "on_attempt_started"],
         driver: true,
         acts_on: ActsOn::UserMain,
+        chaos: &[],
+        refused: &[],
         plan: |_, _| Ok(KindPlan::Driver(DriverFault::NeverCreateContext)),
         describe: |f| f.kind.clone(),
     },
@@ -361,6 +569,59 @@ super::string_enum_schema!(
     "FaultKind",
     names()
 );
+
+/// Every name `[chaos]` can draw, with its kind, in [`KINDS`] order.
+pub fn chaos_choices() -> impl Iterator<Item = ChaosChoice> {
+    KINDS.iter().flat_map(|kind| {
+        kind.chaos
+            .iter()
+            .map(move |draw| ChaosChoice { kind, draw })
+    })
+}
+
+/// The name `[chaos]` draws as `name`.
+pub fn chaos_choice(name: &str) -> Option<ChaosChoice> {
+    chaos_choices().find(|c| c.draw.name == name)
+}
+
+/// Why kind `name` refuses `key`, if its declaration says.
+pub fn refusal_reason(name: &str, key: &str) -> Option<&'static str> {
+    let refused = kind(name)?.refused;
+    refused.iter().find(|r| r.key == key).map(|r| r.why)
+}
+
+/// One of `xs`, drawn.
+pub(super) fn pick<T: Clone>(rng: &mut ChaCha8Rng, xs: &[T]) -> T {
+    xs[rng.random_range(0..xs.len())].clone()
+}
+
+/// A node kind drawn on the node of the drawn number's running executor (`verb` in its words):
+/// a drawn node would mostly hold none of the application's containers.
+fn running_executor_node(c: &ChaosInput, base: RawFault, verb: &str) -> ChaosDrawn {
+    let what = format!("{} {verb}", NodeTarget::RunningExecutor(c.executor));
+    ChaosDrawn {
+        entry: running_executor_target(c, base),
+        what,
+    }
+}
+
+/// The entry aimed at the node of the drawn number's running executor.
+fn running_executor_target(c: &ChaosInput, base: RawFault) -> RawFault {
+    RawFault {
+        target: Some(format!("running-executor:{}", c.executor)),
+        ..base
+    }
+}
+
+/// A network fault between executor `executor` and the driver, both ways.
+fn executor_link(executor: u32, base: RawFault) -> RawFault {
+    RawFault {
+        from: Some(format!("executor:{executor}")),
+        to: Some("driver".into()),
+        both_ways: Some(true),
+        ..base
+    }
+}
 
 /// Whether `name` is a driver fault's kind.
 pub fn is_driver(name: &str) -> bool {
@@ -462,6 +723,10 @@ mod tests {
             assert_eq!(k.driver, k.acts_on == ActsOn::UserMain, "{}", k.name);
             assert_eq!(k.keys.contains(&"kind"), k.driver, "{}", k.name);
             assert!(!k.keys.contains(&"at_ms"), "{}", k.name);
+            // A reason for refusing a key the kind takes would never be shown.
+            for r in k.refused {
+                assert!(!k.keys.contains(&r.key), "{} refuses {}", k.name, r.key);
+            }
         }
     }
 

@@ -68,14 +68,14 @@ pub(super) fn check_keys(f: &RawFault, given: &[String]) -> Result<(), String> {
     let Some(first) = ignored.first() else {
         return Ok(());
     };
-    let why = match (f.kind.as_str(), first.as_str()) {
-        ("kill-executor", "count") => {
-            " (it kills one executor: write one [[faults]] entry per executor)".to_string()
-        }
-        (k, "label") if fault_kinds::is_driver(k) => {
+    // The kind's own reason first (its declaration's `refused`), then a driver kind's.
+    let reason = fault_kinds::refusal_reason(&f.kind, first);
+    let why = match (reason, f.kind.as_str(), first.as_str()) {
+        (Some(why), _, _) => format!(" ({why})"),
+        (None, k, "label") if fault_kinds::is_driver(k) => {
             " (a driver fault is not printed with a label)".to_string()
         }
-        (k, key) if fault_kinds::is_driver(k) && TRIGGER_KEYS.contains(&key) => {
+        (None, k, key) if fault_kinds::is_driver(k) && TRIGGER_KEYS.contains(&key) => {
             " (a driver fault fires when its AM attempt starts: use `attempt` or `on_attempt_started`)".to_string()
         }
         _ => String::new(),

@@ -1,14 +1,18 @@
-//! The example applications a submission can name (Spark: `examples/`): SparkPi, GroupByTest,
-//! SkewedGroupByTest, SparkLR and SparkTC, each a [`program::Program`] in its own file, found
-//! by its class in [`EXAMPLES`] (adding an example is its file and one entry there).
+//! The programs a driver runs: the example applications a submission can name (Spark:
+//! `examples/`): SparkPi, GroupByTest, SkewedGroupByTest, SparkLR and SparkTC, each a
+//! [`program::Program`] in its own file, found by its class in [`EXAMPLES`] (adding an example
+//! is its file and one entry there); a scenario's synthetic workload (`synthetic.rs`) and a
+//! replayed application (`replayed.rs`), each a program in its own file too.
 
 pub mod group_by_test;
 pub mod java_random;
 pub mod program;
 pub mod rdd_graph;
+pub mod replayed;
 pub mod spark_lr;
 pub mod spark_pi;
 pub mod spark_tc;
+pub mod synthetic;
 
 use sparkyard_messages::task::{RddScope, RddSpec};
 
@@ -95,9 +99,7 @@ pub fn simulated_classes() -> impl Iterator<Item = &'static str> {
 
 #[cfg(test)]
 mod program_tests {
-    use super::program::{Jobs, Program};
     use super::*;
-    use sparkyard_messages::task::JobSpec;
 
     /// Every example's class makes its program, which plans jobs from no arguments (each
     /// example's default) and names its application.
@@ -139,22 +141,5 @@ mod program_tests {
         let _ = p.plan(&[], 1);
         assert!(p.after_job(0, &[], false).is_empty());
         assert_eq!(p.after_job(1, &[], true).len(), 1);
-    }
-
-    #[test]
-    fn a_jobs_program_stops_after_its_last_call_site() {
-        let job = |call_site: &str| JobSpec {
-            call_site: call_site.into(),
-            stages: Vec::new(),
-        };
-        let p = Jobs {
-            app_name: "x".into(),
-            jobs: Vec::new(),
-        };
-        assert_eq!(
-            p.stop_site(&[job("count at App.scala:41")]),
-            "stop at App.scala:42"
-        );
-        assert_eq!(p.stop_site(&[job("somewhere")]), "stop at <unknown>:0");
     }
 }

@@ -2,7 +2,7 @@
 //! SparkContext it builds (endpoints, `postStartHook`, `waitBackendReady`), the jobs it runs and
 //! `SparkContext.stop()`. Its `println` output goes to the container's stdout.
 
-use crate::examples::program::{Jobs, Program};
+use crate::examples::program::{Due, JobTiming, Program, Started};
 use crate::faults::DriverFault;
 use crate::kernel::{clock, timers};
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
@@ -11,7 +11,7 @@ use crate::spark_core::scheduler::pool;
 use crate::spark_core::{
     executor_env, executor_log_url_handler, spark_env, unified_memory_manager,
 };
-use crate::world::config::{JobAnchor, ReplayedJob, SchedulingMode, UserProgram};
+use crate::world::config::{SchedulingMode, UserProgram};
 use crate::world::context::SimContext;
 use crate::world::listener::ContextBus;
 use crate::world::observer::RunEvent;
@@ -62,8 +62,6 @@ pub struct Driver {
     cluster_manager: ClusterManager,
     /// The user's `main` (the driver knows no program by name).
     program: Box<dyn Program>,
-    /// A replayed application's jobs with when the log submitted them (taken at the start).
-    replayed: Option<Replayed>,
     args: Vec<String>,
     am: EndpointRef<ApplicationMasterMsg>,
     attempt_id: ApplicationAttemptId,
@@ -76,76 +74,14 @@ pub struct Driver {
     yarn_scheduler: Option<EndpointRef<YarnSchedulerMsg>>,
     asks: AskTable<DriverAnswer>,
     jobs: Vec<JobSpec>,
-    next_job: usize,
-    job_started_ms: u64,
+    /// When the program's jobs go (the program's, asked once its jobs are planned).
+    timing: Option<Box<dyn JobTiming>>,
     /// `SparkContext.stop()` has begun (by the program or by the shutdown hook).
     stopping: bool,
     /// The shutdown hook stopped the context: its end goes to the AM's hook, not to `finish`.
     stopped_by_hook: bool,
     /// `SparkListenerApplicationEnd` was posted (once per context).
     application_ended: bool,
-    /// A replayed application's jobs: when each is submitted, which have ended (`None` for
-    /// other programs, which run their jobs one after the other).
-    replay: Option<ReplayJobs>,
-}
-
-/// A replayed application's jobs and the driver's time after the last, as the log shows them.
-struct Replayed {
-    jobs: Vec<ReplayedJob>,
-    driver_ms_after_last_job: u64,
-}
-
-/// The user's `main` a submission runs, and a replayed log's submission times.
-fn program_of(program: UserProgram) -> (Box<dyn Program>, Option<Replayed>) {
-    match program {
-        UserProgram::Example { class } => {
-            let p = crate::examples::example(&class).unwrap_or_else(|| {
-                // `load_class` only gives an example's class; a program of no job stops.
-                Box::new(Jobs {
-                    app_name: class,
-                    jobs: Vec::new(),
-                })
-            });
-            (p, None)
-        }
-        UserProgram::Synthetic { app_name, jobs, .. } => (Box::new(Jobs { app_name, jobs }), None),
-        UserProgram::Replay {
-            app_name,
-            jobs,
-            driver_ms_after_last_job,
-            ..
-        } => {
-            let program = Jobs {
-                app_name,
-                jobs: jobs.iter().map(|j| j.job.clone()).collect(),
-            };
-            let replayed = Replayed {
-                jobs,
-                driver_ms_after_last_job,
-            };
-            (Box::new(program), Some(replayed))
-        }
-    }
-}
-
-/// A replayed application's jobs as its driver submits them: each after what it followed in
-/// the log (`JobAnchor`) and the driver time the log shows since, so jobs a thread pool
-/// submitted while others ran run concurrently (the DAGScheduler takes them in job order,
-/// FIFO); `SparkContext.stop()` after the driver's time past the last job's end.
-struct ReplayJobs {
-    /// Each program job's anchor and driver time.
-    when: Vec<(JobAnchor, u64)>,
-    /// Each program job's time from its start to its submission to the DAGScheduler.
-    launch_delay_ms: Vec<u64>,
-    /// Each program job's `spark.scheduler.pool` as the log recorded it.
-    pools: Vec<Option<String>>,
-    /// The program index of each job submitted, by DAGScheduler job id (ids are handed out in
-    /// submission order from 0 in each SparkContext).
-    by_job_id: Vec<usize>,
-    /// When each program job was submitted (virtual ms), for its "took" line.
-    started_ms: Vec<u64>,
-    ended: usize,
-    driver_ms_after: u64,
 }
 
 /// The driver's SparkConf once the AM (cluster mode) and the SparkContext have added theirs,
@@ -197,7 +133,7 @@ impl Driver {
         launch: DriverLaunch,
     ) -> EndpointRef<DriverMsg> {
         let mut out = None;
-        let (program, replayed) = program_of(program);
+        let program = program.into_program();
         Driver::create(|ctx| {
             let mut env = env;
             let me = env.setup_thread("Driver", &ctx.address(), Some(DriverMsg::AskReply));
@@ -208,7 +144,6 @@ impl Driver {
                 me: me.id,
                 cluster_manager,
                 program,
-                replayed,
                 args: launch.args,
                 am,
                 attempt_id: launch.attempt_id,
@@ -219,12 +154,10 @@ impl Driver {
                 yarn_scheduler: None,
                 asks: AskTable::default(),
                 jobs: Vec::new(),
-                next_job: 0,
-                job_started_ms: 0,
+                timing: None,
                 stopping: false,
                 stopped_by_hook: false,
                 application_ended: false,
-                replay: None,
             }
         });
         out.expect("create runs its closure")
@@ -402,23 +335,6 @@ impl Driver {
         {
             return self.user_class_threw(cause, ctx);
         }
-        if let Some(Replayed {
-            jobs,
-            driver_ms_after_last_job,
-        }) = self.replayed.take()
-        {
-            self.jobs = jobs.iter().map(|j| j.job.clone()).collect();
-            self.replay = Some(ReplayJobs {
-                when: jobs.iter().map(|j| (j.after, j.driver_ms_before)).collect(),
-                launch_delay_ms: jobs.iter().map(|j| j.launch_delay_ms).collect(),
-                pools: jobs.iter().map(|j| j.pool.clone()).collect(),
-                by_job_id: Vec::new(),
-                started_ms: vec![0; jobs.len()],
-                ended: 0,
-                driver_ms_after: driver_ms_after_last_job,
-            });
-            return self.release_replayed(JobAnchor::Start, ctx);
-        }
         let plan = self.program.plan(&self.args, self.sim.config.seed);
         for line in &plan.stdout {
             self.env.log().stdout(line);
@@ -427,26 +343,23 @@ impl Driver {
             Ok(jobs) => self.jobs = jobs,
             Err(e) => return self.user_class_threw(e, ctx),
         }
-        self.run_next_job(ctx);
+        let mut timing = self.program.timing(self.jobs.len());
+        let due = timing.start();
+        self.timing = Some(timing);
+        self.run_due(due, ctx);
     }
 
-    /// Submits, each after its driver time, the replayed jobs that follow `anchor`; once every
-    /// job has ended, stops the context after the driver's time past the last.
-    fn release_replayed(&mut self, anchor: JobAnchor, ctx: &mut Context<Self>) {
-        let Some(r) = &self.replay else {
-            return;
-        };
-        let due: Vec<(usize, u64)> = (r.when.iter().enumerate())
-            .filter(|(_, (a, _))| *a == anchor)
-            .map(|(k, (_, ms))| (k, *ms))
-            .collect();
-        let all_ended = r.ended == r.when.len();
-        let after = r.driver_ms_after;
-        for (k, ms) in due {
-            self.after_driver_time(ms, ctx, move |d, ctx| d.submit_replayed(k, ctx));
-        }
-        if all_ended && !matches!(anchor, JobAnchor::Submission(_)) {
-            self.after_driver_time(after, ctx, |d, ctx| d.stop_spark_context(ctx));
+    /// Does what the program's timing says is due, in its order.
+    fn run_due(&mut self, due: Vec<Due>, ctx: &mut Context<Self>) {
+        for d in due {
+            match d {
+                Due::Job { k, after_ms } => {
+                    self.after_driver_time(after_ms, ctx, move |d, ctx| d.submit_job(k, ctx))
+                }
+                Due::Stop { after_ms } => {
+                    self.after_driver_time(after_ms, ctx, |d, ctx| d.stop_spark_context(ctx))
+                }
+            }
         }
     }
 
@@ -463,25 +376,30 @@ impl Driver {
         timers::run_later(ctx, clock::ms(ms), then);
     }
 
-    /// Submits the replayed program's job `k`, then the jobs that follow its submission.
-    fn submit_replayed(&mut self, k: usize, ctx: &mut Context<Self>) {
-        if self.stopping {
+    /// `sc.runJob` of the program's job `k` (if its timing still submits it): what `main`
+    /// prints first, "Starting job", the job to the DAGScheduler after its launch delay, then
+    /// what its submission lets go.
+    fn submit_job(&mut self, k: usize, ctx: &mut Context<Self>) {
+        let now = clock::now_ms();
+        let stopping = self.stopping;
+        let Some(submission) = self
+            .timing
+            .as_mut()
+            .and_then(|t| t.submit(k, now, stopping))
+        else {
             return;
-        }
+        };
         let Some(job) = self.take_job(k) else {
             return;
         };
-        let mut delay = 0;
-        let mut pool = None;
-        if let Some(r) = &mut self.replay {
-            r.by_job_id.push(k);
-            r.started_ms[k] = clock::now_ms();
-            delay = r.launch_delay_ms.get(k).copied().unwrap_or(0);
-            pool = r.pools.get(k).cloned().flatten();
+        if let Some(line) = self.program.before_job(k) {
+            self.env.log().stdout(&line);
         }
         self.start_job(&job, k);
+        let pool = submission.pool;
+        let delay = submission.launch_delay_ms;
         self.after_driver_time(delay, ctx, move |d, _| d.send_job(job, pool));
-        self.release_replayed(JobAnchor::Submission(k), ctx);
+        self.run_due(submission.then, ctx);
     }
 
     /// Job `k`'s spec for its submission: its stages move to the DAGScheduler (a job is
@@ -493,24 +411,6 @@ impl Driver {
             call_site: job.call_site.clone(),
             stages: std::mem::take(&mut job.stages),
         })
-    }
-
-    fn run_next_job(&mut self, ctx: &mut Context<Self>) {
-        let Some(job) = self.take_job(self.next_job) else {
-            return self.stop_spark_context(ctx);
-        };
-        self.next_job += 1;
-        if let Some(line) = self.program.before_job(self.next_job - 1) {
-            self.env.log().stdout(&line);
-        }
-        self.job_started_ms = clock::now_ms();
-        self.submit(job, self.next_job - 1);
-    }
-
-    /// `sc.runJob`: "Starting job", then the DAGScheduler's `submitJob`.
-    fn submit(&mut self, job: JobSpec, k: usize) {
-        self.start_job(&job, k);
-        self.send_job(job, None);
     }
 
     /// "Starting job": the job's time starts here.
@@ -536,26 +436,18 @@ impl Driver {
         }
     }
 
-    /// The program's index of the job the DAGScheduler numbered `job_id`, and when it started.
-    fn program_job(&self, job_id: u32) -> (usize, u64) {
-        match &self.replay {
-            Some(r) => {
-                let k = r.by_job_id.get(job_id as usize).copied().unwrap_or(0);
-                (k, r.started_ms.get(k).copied().unwrap_or(0))
-            }
-            None => (self.next_job.saturating_sub(1), self.job_started_ms),
-        }
-    }
-
     fn on_job_ended(&mut self, job_id: u32, result: JobResult, ctx: &mut Context<Self>) {
-        let (k, started_ms) = self.program_job(job_id);
+        let Started { k, at_ms } = self
+            .timing
+            .as_ref()
+            .map_or_else(Started::default, |t| t.job_of(job_id));
         let call_site = self
             .jobs
             .get(k)
             .map(|j| j.call_site.clone())
             .unwrap_or_default();
         // DAGScheduler.runJob (4.0): `took ${(System.nanoTime - start) / 1e6} ms`, a Double.
-        let took = double_to_string((clock::now_ms() - started_ms) as f64);
+        let took = double_to_string((clock::now_ms() - at_ms) as f64);
         match result {
             JobResult::Succeeded(results) => {
                 self.sim.observe(RunEvent::JobSucceeded {
@@ -567,15 +459,12 @@ impl Driver {
                     "driver::DAGScheduler", "Job {job_id} finished: {call_site}, took {took} ms"
                 );
                 // The program's own output (SparkPi's estimate, SparkLR's final w, ...).
-                let last = self.next_job == self.jobs.len();
+                let last = k + 1 == self.jobs.len();
                 for line in self.program.after_job(k, &results, last) {
                     self.env.log().stdout(&line);
                 }
-                if let Some(r) = &mut self.replay {
-                    r.ended += 1;
-                    return self.release_replayed(JobAnchor::End(k), ctx);
-                }
-                self.run_next_job(ctx);
+                let due = self.timing.as_mut().map(|t| t.ended(k)).unwrap_or_default();
+                self.run_due(due, ctx);
             }
             JobResult::Failed(message) => {
                 info!(

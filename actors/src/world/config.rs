@@ -2,6 +2,9 @@
 //! values, YARN's `yarn-site.xml` values, the cluster's NodeManagers and the virtual-time cost
 //! model. The root crate builds these from flags and files; the actors only read them.
 
+use crate::examples::program::Program;
+use crate::examples::replayed::ReplayedApplication;
+use crate::examples::synthetic::SyntheticWorkload;
 use sparkyard_messages::task::JobSpec;
 use std::collections::BTreeMap;
 
@@ -791,20 +794,7 @@ pub enum UserProgram {
     },
 }
 
-/// One job of a replayed application: what its submission follows and the driver time (ms)
-/// the log shows between that and its submission.
-#[derive(Clone, Debug)]
-pub struct ReplayedJob {
-    pub after: JobAnchor,
-    pub driver_ms_before: u64,
-    /// The log's time from the job's submission to its first task's launch that the
-    /// simulation does not spend itself (the DAGScheduler's stage creation and task binary
-    /// broadcast, the first offer): spent after the job starts, before the DAGScheduler gets it.
-    pub launch_delay_ms: u64,
-    /// The job's `spark.scheduler.pool` property as the log recorded it (`None`: unset).
-    pub pool: Option<String>,
-    pub job: JobSpec,
-}
+pub use crate::examples::replayed::{JobAnchor, ReplayedJob};
 
 /// `SchedulingMode`: how TaskSchedulerImpl's root pool orders what it schedules
 /// (`spark.scheduler.mode`; `spark_core::scheduler::pool` builds FAIR's pools).
@@ -865,16 +855,35 @@ pub enum ReplacedPoolValue {
     Weight { found: String },
 }
 
-/// What the driver submits a replayed job after (then its `driver_ms_before`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JobAnchor {
-    /// The backend is ready (`waitBackendReady` returned; the user code runs).
-    Start,
-    /// The end of the program's job at this index (the driver waited for it).
-    End(usize),
-    /// The submission of the program's job at this index (a thread of the driver submitted
-    /// this one while that one ran).
-    Submission(usize),
+impl UserProgram {
+    /// The user's `main` a submission runs: an example's program, the synthetic workload or
+    /// the replayed application (`load_class` only gives an example's class; an unknown one is
+    /// a program of no job, which stops).
+    pub(crate) fn into_program(self) -> Box<dyn Program> {
+        match self {
+            UserProgram::Example { class } => {
+                crate::examples::example(&class).unwrap_or_else(|| {
+                    Box::new(SyntheticWorkload {
+                        app_name: class,
+                        jobs: Vec::new(),
+                    })
+                })
+            }
+            UserProgram::Synthetic { app_name, jobs, .. } => {
+                Box::new(SyntheticWorkload { app_name, jobs })
+            }
+            UserProgram::Replay {
+                app_name,
+                jobs,
+                driver_ms_after_last_job,
+                ..
+            } => Box::new(ReplayedApplication::new(
+                app_name,
+                jobs,
+                driver_ms_after_last_job,
+            )),
+        }
+    }
 }
 
 impl SimConfig {
