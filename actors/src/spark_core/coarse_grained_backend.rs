@@ -3,7 +3,8 @@
 //! `killExecutors`, `decommissionExecutors`, `killExecutorsOnHost` /
 //! `decommissionExecutorsOnHost` and the DriverEndpoint's handling of their messages, the
 //! `cleanup-decommission-execs` force kill, the `RequestExecutors` of `requestTotalExecutors`,
-//! `removeExecutor`'s outcome with `TaskSchedulerImpl.logExecutorLoss`'s line, and
+//! `removeExecutor`'s outcome with `TaskSchedulerImpl.logExecutorLoss`'s line and what the
+//! run's record and the listener bus learn of it (from the one `Removal`), and
 //! `YarnDriverEndpoint.onDisconnected`'s `disableExecutor`, and `isReady`. Plain functions over
 //! `DriverEndpointState`, no actix, no clock, no log: each returns what it decided (the
 //! executors, the facts its lines print, the message to send); the actor logs, sends and
@@ -13,10 +14,12 @@ use crate::kernel::logs::Level;
 use crate::spark_core::driver_endpoint_state::{DecommissionInfo, DriverEndpointState, Removal};
 use crate::spark_core::executor_allocation_manager::PlacementHints;
 use crate::spark_core::executor_env::block_manager_port;
+use crate::world::observer::{Recovery, RemovedExecutor, RunEvent};
 use sparkyard_messages::application_master::RequestExecutors;
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::jvm_text::{double_to_string, ms_duration_to_string, scala_list};
+use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::records::ExecutorLossReason;
 use sparkyard_messages::rpc::RpcAddress;
 use sparkyard_messages::task::BlockManagerId;
@@ -338,6 +341,35 @@ pub fn executor_loss_line<R>(removal: &Removal<R>, now_ms: u64) -> LogLine {
         ),
     };
     LogLine { level, text }
+}
+
+impl<R> Removal<R> {
+    /// What the run's record learns of the removal: the removal with its cause, then the
+    /// running tasks lost with it (when there were any).
+    pub fn run_events(&self, attempt: u32) -> impl Iterator<Item = RunEvent> {
+        let removed = RunEvent::ExecutorRemoved(RemovedExecutor {
+            attempt,
+            executor: self.id,
+            cause: self.cause,
+            reason: self.reason_text.clone(),
+        });
+        let lost =
+            (self.lost_tasks > 0).then_some(RunEvent::Recovery(Recovery::RunningTasksLost {
+                executor: self.id,
+                tasks: self.lost_tasks,
+            }));
+        std::iter::once(removed).chain(lost)
+    }
+
+    /// `SparkListenerExecutorRemoved(time, executorId, reason.toString)`, which
+    /// `CoarseGrainedSchedulerBackend.removeExecutor` posts after `scheduler.executorLost`.
+    pub fn listener_event(&self, time: u64) -> ListenerEvent {
+        ListenerEvent::ExecutorRemoved {
+            time,
+            executor_id: self.id.to_string(),
+            reason: self.reason_text.clone(),
+        }
+    }
 }
 
 /// Why `isReady` answered true, which SparkContext's `waitBackendReady` asks until it does.
@@ -781,6 +813,74 @@ mod tests {
         assert_eq!(
             executor_loss_line(&decommissioned, 3_500).text,
             "Executor 2 on b is decommissioned after 2.5 s."
+        );
+    }
+
+    /// CoarseGrainedSchedulerBackend.DriverEndpoint.removeExecutor (4.0.0 jar): after
+    /// `scheduler.executorLost` it posts `SparkListenerExecutorRemoved(time, executorId,
+    /// lossReason.toString)`. The one record gives that event, the run's record (the removal
+    /// with its cause, then the tasks lost with it) and the loss line the same reason text.
+    #[test]
+    fn a_removal_is_one_record_every_output_reads() {
+        let mut s = with_executors(&["a"], 2);
+        let lost = ExecutorLossReason::Exited {
+            exit_code: 143,
+            exit_caused_by_app: false,
+            reason: "Container killed".to_string(),
+        };
+        let mut r = remove_executor(&mut s, id(1), lost).ok().unwrap();
+        let removed = RunEvent::ExecutorRemoved(RemovedExecutor {
+            attempt: 2,
+            executor: id(1),
+            cause: RemovalCause::Lost,
+            reason: "Container killed".to_string(),
+        });
+        // No running task lost: the removal alone.
+        assert_eq!(
+            r.run_events(2).collect::<Vec<_>>(),
+            std::slice::from_ref(&removed)
+        );
+        r.lost_tasks = 3;
+        let tasks_lost = RunEvent::Recovery(Recovery::RunningTasksLost {
+            executor: id(1),
+            tasks: 3,
+        });
+        assert_eq!(r.run_events(2).collect::<Vec<_>>(), [removed, tasks_lost]);
+        assert_eq!(
+            r.listener_event(1_700_000_000_000),
+            ListenerEvent::ExecutorRemoved {
+                time: 1_700_000_000_000,
+                executor_id: "1".to_string(),
+                reason: "Container killed".to_string(),
+            }
+        );
+        assert!(executor_loss_line(&r, 0).text.ends_with(&r.reason_text));
+    }
+
+    /// removeExecutor's reason after its rules: a kill the driver asked for is
+    /// `ExecutorKilled` whatever the cluster manager said, and every output says so.
+    #[test]
+    fn a_kill_the_driver_asked_for_reads_as_killed_everywhere() {
+        let mut s = with_executors(&["a"], 2);
+        kill_executors(&mut s, &ids(&[1]), true, false);
+        let exited = ExecutorLossReason::Exited {
+            exit_code: 143,
+            exit_caused_by_app: false,
+            reason: "Container killed".to_string(),
+        };
+        let r = remove_executor(&mut s, id(1), exited).ok().unwrap();
+        let text = ExecutorLossReason::Killed.to_string();
+        let ListenerEvent::ExecutorRemoved { reason, .. } = r.listener_event(0) else {
+            panic!("an ExecutorRemoved event");
+        };
+        assert_eq!(reason, text);
+        let events: Vec<RunEvent> = r.run_events(1).collect();
+        let [RunEvent::ExecutorRemoved(removed)] = events.as_slice() else {
+            panic!("one ExecutorRemoved: {events:?}");
+        };
+        assert_eq!(
+            (removed.cause, removed.reason.as_str()),
+            (RemovalCause::KilledByDriver, text.as_str())
         );
     }
 

@@ -20,6 +20,22 @@ pub struct DeadExecutor {
     pub silent_ms: u64,
 }
 
+impl DeadExecutor {
+    /// `expireDeadHosts`' WARN line (its pieces read from Spark 4.0.0's jar).
+    pub fn removing_line(&self, timeout_ms: u64) -> String {
+        format!(
+            "Removing executor {} with no recent heartbeats: {} ms exceeds timeout {timeout_ms} ms",
+            self.id, self.silent_ms
+        )
+    }
+
+    /// The message of the `ExecutorProcessLost` it is removed with (`causedByApp` true: the
+    /// default), which `killAndReplaceExecutor` follows.
+    pub fn loss_message(&self) -> String {
+        format!("Executor heartbeat timed out after {} ms", self.silent_ms)
+    }
+}
+
 impl HeartbeatReceiver {
     /// `onExecutorAdded` -> `addExecutor`: tracked from its registration.
     pub fn executor_added(&mut self, id: ExecutorId, now: u64) {
@@ -177,5 +193,25 @@ mod tests {
             }]
         );
         assert!(r.expire_dead_hosts(500_000, 120_000).is_empty());
+    }
+
+    // HeartbeatReceiver.expireDeadHosts (4.0.0 jar: "Removing executor ", " with no recent
+    // heartbeats: ", " ms exceeds timeout "; the loss message "Executor heartbeat timed out
+    // after N ms" of HeartbeatReceiverSuite "expire dead hosts should kill executors with
+    // replacement (SPARK-8119)"): an expired executor's WARN line and loss reason.
+    #[test]
+    fn an_expired_executors_line_and_loss_message() {
+        let dead = DeadExecutor {
+            id: e(3),
+            silent_ms: 121_000,
+        };
+        assert_eq!(
+            dead.removing_line(120_000),
+            "Removing executor 3 with no recent heartbeats: 121000 ms exceeds timeout 120000 ms"
+        );
+        assert_eq!(
+            dead.loss_message(),
+            "Executor heartbeat timed out after 121000 ms"
+        );
     }
 }
