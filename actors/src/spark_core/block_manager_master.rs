@@ -10,10 +10,11 @@
 //! An application that caches nothing never adds an entry (an empty map, no per-task cost).
 //!
 //! Also the endpoint's two answers about block managers that the DriverEndpoint gives from its
-//! executors: `getPeers`' choice and order ([`get_peers`]) and a re-registration's refusal
-//! ([`reregister_refusal`]).
+//! executors: `getPeers`' choice and order ([`get_peers`]), a registration's line
+//! ([`registering_line`]) and a re-registration's refusal ([`reregister_refusal`]).
 
 use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::jvm_text::bytes_to_string;
 use std::collections::BTreeMap;
 
 /// `RDDBlockId(rddId, splitIndex)`.
@@ -176,6 +177,15 @@ pub fn get_peers(
     let start = registered.partition_point(|id| *id < asker);
     registered.rotate_left(start);
     registered
+}
+
+/// BlockManagerMasterEndpoint's `register` INFO line for an executor's block manager
+/// (`Registering block manager <hostPort> with <Utils.bytesToString(maxMem)> RAM, <id>`).
+pub fn registering_line(executor: ExecutorId, host: &str, port: u16, max_memory: u64) -> String {
+    format!(
+        "Registering block manager {host}:{port} with {} RAM, BlockManagerId({executor}, {host}, {port}, None)",
+        bytes_to_string(max_memory)
+    )
 }
 
 /// BlockManagerMasterEndpoint's `register` with `isReRegister = true` (SPARK-41360): refused
@@ -356,6 +366,17 @@ mod tests {
             Some(
                 "BlockManager (BlockManagerId(2, host-1, 7002, None)) re-registration is rejected since the executor (2) has been lost"
             )
+        );
+    }
+
+    // BlockManagerMasterEndpoint.register (4.0.0 jar: "Registering block manager ", " with ",
+    // " RAM, "): the block manager's host:port, its storage memory as Utils.bytesToString, its
+    // BlockManagerId.
+    #[test]
+    fn a_block_managers_registration_line() {
+        assert_eq!(
+            registering_line(ExecutorId(1), "host-1", 7001, 384 * 1024 * 1024),
+            "Registering block manager host-1:7001 with 384.0 MiB RAM, BlockManagerId(1, host-1, 7001, None)"
         );
     }
 }

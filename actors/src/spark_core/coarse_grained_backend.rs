@@ -18,9 +18,10 @@ use crate::world::observer::{Recovery, RemovedExecutor, RunEvent};
 use sparkyard_messages::application_master::RequestExecutors;
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::ids::TaskId;
 use sparkyard_messages::jvm_text::{double_to_string, ms_duration_to_string, scala_list};
 use sparkyard_messages::listener::ListenerEvent;
-use sparkyard_messages::records::ExecutorLossReason;
+use sparkyard_messages::records::{ExecutorLossReason, TaskState};
 use sparkyard_messages::rpc::RpcAddress;
 use sparkyard_messages::task::BlockManagerId;
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
@@ -370,6 +371,35 @@ impl<R> Removal<R> {
             reason: self.reason_text.clone(),
         }
     }
+}
+
+/// DriverEndpoint.receive's WARN for a `StatusUpdate` from an executor it does not know (one
+/// removed while its task's end was on the way).
+pub fn unknown_status_update_line(task: TaskId, state: TaskState, executor: ExecutorId) -> String {
+    format!(
+        "Ignored task status update ({task} state {state}) from unknown executor with ID {executor}"
+    )
+}
+
+/// DriverEndpoint.receive's WARN for a `KillTask` naming an executor it does not know.
+pub fn unknown_kill_line(task: TaskId, executor: ExecutorId) -> String {
+    format!("Attempted to kill task {task} for unknown executor {executor}.")
+}
+
+/// DriverEndpoint.receiveAndReply's INFO line for a `RegisterExecutor` it takes: the sender's
+/// address is the connection's remote end (NettyRpcHandler.internalReceive's
+/// `RpcAddress(addr.getHostString, addr.getPort)` of an accepted socket), the executor's IP
+/// rather than its host name.
+pub fn registered_line(
+    executor_ref: &impl std::fmt::Display,
+    sender_ip: &str,
+    sender_port: u16,
+    id: ExecutorId,
+    resource_profile_id: u32,
+) -> String {
+    format!(
+        "Registered executor {executor_ref} ({sender_ip}:{sender_port}) with ID {id}, ResourceProfileId {resource_profile_id}"
+    )
 }
 
 /// Why `isReady` answered true, which SparkContext's `waitBackendReady` asks until it does.
@@ -881,6 +911,31 @@ mod tests {
         assert_eq!(
             (removed.cause, removed.reason.as_str()),
             (RemovalCause::KilledByDriver, text.as_str())
+        );
+    }
+
+    /// DriverEndpoint.receive / receiveAndReply (the pieces of each line read from the 4.0.0
+    /// jar's `$anonfun$receive$1` and `$anonfun$receiveAndReply$1`): an end or a kill for an
+    /// unknown executor is a WARN, a registration an INFO line naming the sender's address.
+    #[test]
+    fn the_endpoints_own_lines() {
+        assert_eq!(
+            unknown_status_update_line(TaskId(7), TaskState::Finished, id(3)),
+            "Ignored task status update (7 state FINISHED) from unknown executor with ID 3"
+        );
+        assert_eq!(
+            unknown_kill_line(TaskId(7), id(3)),
+            "Attempted to kill task 7 for unknown executor 3."
+        );
+        assert_eq!(
+            registered_line(
+                &"NettyRpcEndpointRef(spark-client://Executor)",
+                "10.0.0.2",
+                41_234,
+                id(3),
+                0
+            ),
+            "Registered executor NettyRpcEndpointRef(spark-client://Executor) (10.0.0.2:41234) with ID 3, ResourceProfileId 0"
         );
     }
 

@@ -41,7 +41,6 @@ use sparkyard_messages::driver::DriverMsg;
 use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
 use sparkyard_messages::executor::ExecutorMsg;
 use sparkyard_messages::ids::ExecutorId;
-use sparkyard_messages::jvm_text::bytes_to_string;
 use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::records::TaskState;
 use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
@@ -500,7 +499,9 @@ impl DriverEndpoint {
             ),
             None => warn!(
                 self.env.log(),
-                TARGET, "Attempted to kill task {task_id} for unknown executor {executor_id}."
+                TARGET,
+                "{}",
+                backend_rules::unknown_kill_line(task_id, executor_id)
             ),
         }
     }
@@ -539,18 +540,14 @@ impl DriverEndpoint {
             );
         };
         let executor_endpoint = executor.id;
-        // The sender's address is the connection's remote end (NettyRpcHandler.internalReceive:
-        // `RpcAddress(addr.getHostString, addr.getPort)` of an accepted socket): its IP, not
-        // the executor's host name.
-        info!(
-            self.env.log(),
-            TARGET,
-            "Registered executor {} ({}:{}) with ID {id}, ResourceProfileId {}",
-            reg.executor_ref,
-            self.sim.host_ip(&reg.sender_address.host),
+        let line = backend_rules::registered_line(
+            &reg.executor_ref,
+            &self.sim.host_ip(&reg.sender_address.host),
             reg.sender_address.port,
-            reg.resource_profile_id
+            id,
+            reg.resource_profile_id,
         );
+        info!(self.env.log(), TARGET, "{line}");
         {
             let mut shared = self.shared.borrow_mut();
             shared.max_executor_id = shared.max_executor_id.max(id.0);
@@ -616,11 +613,10 @@ impl DriverEndpoint {
         let max_memory =
             unified_memory_manager::max_memory(self.sim.config.spark.executor_memory_mb);
         let port = executor_env::block_manager_port(id);
+        let line = block_manager_master::registering_line(id, &host, port, max_memory);
         info!(
             self.env.log(),
-            "driver::BlockManagerMasterEndpoint",
-            "Registering block manager {host}:{port} with {} RAM, BlockManagerId({id}, {host}, {port}, None)",
-            bytes_to_string(max_memory),
+            "driver::BlockManagerMasterEndpoint", "{line}"
         );
         self.scheduler.block_manager_added(id, host.clone());
         self.bus.post(|| ListenerEvent::BlockManagerAdded {
@@ -776,15 +772,8 @@ impl DriverEndpoint {
 
     fn on_status_update(&mut self, u: StatusUpdate) {
         if !self.core.executors.contains(u.executor_id) {
-            warn!(
-                self.env.log(),
-                TARGET,
-                "Ignored task status update ({} state {}) from unknown executor with ID {}",
-                u.task_id,
-                u.state,
-                u.executor_id
-            );
-            return;
+            let line = backend_rules::unknown_status_update_line(u.task_id, u.state, u.executor_id);
+            return warn!(self.env.log(), TARGET, "{line}");
         }
         let state = u.state;
         // What the run's record counts of this end (issue 30), read before the data moves on:
@@ -1042,23 +1031,17 @@ impl DriverEndpoint {
             let id = gone.id;
             let line = gone.removing_line(timeout);
             warn!(self.env.log(), "driver::HeartbeatReceiver", "{line}");
-            let message = gone.loss_message();
+            let reason = gone.loss_reason();
             // The driver removes it now; the container then ends by explicit termination
             // (killAndReplaceExecutor), which the allocator does not report as a loss.
             self.sim.observe(RunEvent::ExecutorLost(LostExecutor {
                 executor: id,
                 attempt: self.sim.current_attempt.get(),
                 exit_status: None,
-                reason: message.clone(),
+                reason: reason.to_string(),
                 counted_as_failure: false,
             }));
-            self.on_remove_executor(
-                id,
-                ExecutorLossReason::ProcessLost {
-                    message,
-                    caused_by_app: true,
-                },
-            );
+            self.on_remove_executor(id, reason);
             if let Some(yarn) = yarn_scheduler(&self.env) {
                 // `killAndReplaceExecutor`: nobody waits for the answer.
                 self.env.ask(self.me, &yarn, |a| {

@@ -4,6 +4,7 @@
 //! timeout (the DriverEndpoint then removes and replaces them); and the answer to a heartbeat.
 
 use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::records::ExecutorLossReason;
 use sparkyard_messages::rpc::HeartbeatResponse;
 use std::collections::BTreeMap;
 
@@ -29,10 +30,13 @@ impl DeadExecutor {
         )
     }
 
-    /// The message of the `ExecutorProcessLost` it is removed with (`causedByApp` true: the
+    /// The `ExecutorProcessLost(message)` it is removed with (`causedByApp` true: the
     /// default), which `killAndReplaceExecutor` follows.
-    pub fn loss_message(&self) -> String {
-        format!("Executor heartbeat timed out after {} ms", self.silent_ms)
+    pub fn loss_reason(&self) -> ExecutorLossReason {
+        ExecutorLossReason::ProcessLost {
+            message: format!("Executor heartbeat timed out after {} ms", self.silent_ms),
+            caused_by_app: true,
+        }
     }
 }
 
@@ -198,7 +202,8 @@ mod tests {
     // HeartbeatReceiver.expireDeadHosts (4.0.0 jar: "Removing executor ", " with no recent
     // heartbeats: ", " ms exceeds timeout "; the loss message "Executor heartbeat timed out
     // after N ms" of HeartbeatReceiverSuite "expire dead hosts should kill executors with
-    // replacement (SPARK-8119)"): an expired executor's WARN line and loss reason.
+    // replacement (SPARK-8119)"): an expired executor's WARN line and loss reason, caused by
+    // the app (ExecutorProcessLost's default).
     #[test]
     fn an_expired_executors_line_and_loss_message() {
         let dead = DeadExecutor {
@@ -210,8 +215,11 @@ mod tests {
             "Removing executor 3 with no recent heartbeats: 121000 ms exceeds timeout 120000 ms"
         );
         assert_eq!(
-            dead.loss_message(),
-            "Executor heartbeat timed out after 121000 ms"
+            dead.loss_reason(),
+            ExecutorLossReason::ProcessLost {
+                message: "Executor heartbeat timed out after 121000 ms".to_string(),
+                caused_by_app: true,
+            }
         );
     }
 }
