@@ -540,14 +540,19 @@ impl DriverEndpoint {
             );
         };
         let executor_endpoint = executor.id;
-        let line = backend_rules::registered_line(
-            &reg.executor_ref,
-            &self.sim.host_ip(&reg.sender_address.host),
-            reg.sender_address.port,
-            id,
-            reg.resource_profile_id,
+        // Formatted only when the line is logged (the macro's arguments are lazy).
+        info!(
+            self.env.log(),
+            TARGET,
+            "{}",
+            backend_rules::registered_line(
+                &reg.executor_ref,
+                &self.sim.host_ip(&reg.sender_address.host),
+                reg.sender_address.port,
+                id,
+                reg.resource_profile_id,
+            )
         );
-        info!(self.env.log(), TARGET, "{line}");
         {
             let mut shared = self.shared.borrow_mut();
             shared.max_executor_id = shared.max_executor_id.max(id.0);
@@ -613,10 +618,11 @@ impl DriverEndpoint {
         let max_memory =
             unified_memory_manager::max_memory(self.sim.config.spark.executor_memory_mb);
         let port = executor_env::block_manager_port(id);
-        let line = block_manager_master::registering_line(id, &host, port, max_memory);
         info!(
             self.env.log(),
-            "driver::BlockManagerMasterEndpoint", "{line}"
+            "driver::BlockManagerMasterEndpoint",
+            "{}",
+            block_manager_master::registering_line(id, &host, port, max_memory)
         );
         self.scheduler.block_manager_added(id, host.clone());
         self.bus.post(|| ListenerEvent::BlockManagerAdded {
@@ -772,8 +778,13 @@ impl DriverEndpoint {
 
     fn on_status_update(&mut self, u: StatusUpdate) {
         if !self.core.executors.contains(u.executor_id) {
-            let line = backend_rules::unknown_status_update_line(u.task_id, u.state, u.executor_id);
-            return warn!(self.env.log(), TARGET, "{line}");
+            let (task, state, executor) = (u.task_id, u.state, u.executor_id);
+            return warn!(
+                self.env.log(),
+                TARGET,
+                "{}",
+                backend_rules::unknown_status_update_line(task, state, executor)
+            );
         }
         let state = u.state;
         // What the run's record counts of this end (issue 30), read before the data moves on:
@@ -1029,8 +1040,13 @@ impl DriverEndpoint {
         let dead = self.heartbeats.expire_dead_hosts(clock::now_ms(), timeout);
         for gone in dead {
             let id = gone.id;
-            let line = gone.removing_line(timeout);
-            warn!(self.env.log(), "driver::HeartbeatReceiver", "{line}");
+            let log = self.env.log();
+            warn!(
+                log,
+                "driver::HeartbeatReceiver",
+                "{}",
+                gone.removing_line(timeout)
+            );
             let reason = gone.loss_reason();
             // The driver removes it now; the container then ends by explicit termination
             // (killAndReplaceExecutor), which the allocator does not report as a loss.
