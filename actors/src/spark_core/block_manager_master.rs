@@ -8,8 +8,13 @@
 //! Only RDD blocks are kept: the driver's own broadcast pieces and the executors' copies are
 //! not reported here, so the `free` figure is the executor's storage memory less its RDD blocks.
 //! An application that caches nothing never adds an entry (an empty map, no per-task cost).
+//!
+//! Also the endpoint's two answers about block managers that the DriverEndpoint gives from its
+//! executors: `getPeers`' choice and order ([`get_peers`]), a registration's line
+//! ([`registering_line`]) and a re-registration's refusal ([`reregister_refusal`]).
 
 use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::jvm_text::bytes_to_string;
 use std::collections::BTreeMap;
 
 /// `RDDBlockId(rddId, splitIndex)`.
@@ -154,6 +159,50 @@ impl RddBlocks {
     }
 }
 
+/// `BlockManagerMasterEndpoint.getPeers(blockManagerId)` (Spark 4.0.0's jar): for an asker
+/// whose block manager is registered, `blockManagerInfo.keySet` less the driver's, the asker's
+/// and `decommissioningBlockManagerSet`; for any other asker, nothing. `registered` is the
+/// executors' block managers in id order (the driver's is never among them). Spark's order is
+/// its hash set's, which the decommissioner then shuffles; here id order rotated to start after
+/// the asker, so decommissioning executors spread over different peers first.
+pub fn get_peers(
+    asker: ExecutorId,
+    mut registered: Vec<ExecutorId>,
+    decommissioning: impl Fn(ExecutorId) -> bool,
+) -> Vec<ExecutorId> {
+    if registered.binary_search(&asker).is_err() {
+        return Vec::new();
+    }
+    registered.retain(|id| *id != asker && !decommissioning(*id));
+    let start = registered.partition_point(|id| *id < asker);
+    registered.rotate_left(start);
+    registered
+}
+
+/// BlockManagerMasterEndpoint's `register` INFO line for an executor's block manager
+/// (`Registering block manager <hostPort> with <Utils.bytesToString(maxMem)> RAM, <id>`).
+pub fn registering_line(executor: ExecutorId, host: &str, port: u16, max_memory: u64) -> String {
+    format!(
+        "Registering block manager {host}:{port} with {} RAM, BlockManagerId({executor}, {host}, {port}, None)",
+        bytes_to_string(max_memory)
+    )
+}
+
+/// BlockManagerMasterEndpoint's `register` with `isReRegister = true` (SPARK-41360): refused
+/// when the backend no longer has the executor (`IsExecutorAlive`), with this INFO line; the
+/// executor then gets the `invalid` id and exits. `None`: taken.
+pub fn reregister_refusal(
+    block_manager: &impl std::fmt::Display,
+    executor: ExecutorId,
+    alive: bool,
+) -> Option<String> {
+    (!alive).then(|| {
+        format!(
+            "BlockManager ({block_manager}) re-registration is rejected since the executor ({executor}) has been lost"
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,5 +284,99 @@ mod tests {
         assert!(m.remove_executor(ExecutorId(7)).is_empty());
         assert_eq!(m.remove_executor(ExecutorId(2)), vec![b(0, 1)]);
         assert!(m.is_empty());
+    }
+
+    fn ids(v: &[u32]) -> Vec<ExecutorId> {
+        v.iter().map(|i| ExecutorId(*i)).collect()
+    }
+
+    // BlockManagerReplicationSuite.scala, "get peers with addition and removal of block
+    // managers": every registered peer but the asker; a new block manager is a peer of all;
+    // a removed one is nobody's peer and, as an asker, gets none; an unknown asker gets none.
+    // (Its driver-store step has no counterpart: the driver's block manager is never among
+    // the executors' ids passed in.)
+    #[test]
+    fn get_peers_is_every_other_registered_block_manager() {
+        let none = |_: ExecutorId| false;
+        let stores = ids(&[1, 2, 3]);
+        for asker in &stores {
+            let mut peers = get_peers(*asker, stores.clone(), none);
+            peers.sort();
+            let mut want = stores.clone();
+            want.retain(|id| id != asker);
+            assert_eq!(peers, want);
+        }
+        let with_new = ids(&[1, 2, 3, 4]);
+        assert_eq!(
+            get_peers(ExecutorId(4), with_new.clone(), none),
+            ids(&[1, 2, 3])
+        );
+        assert!(get_peers(ExecutorId(1), with_new, none).contains(&ExecutorId(4)));
+        // master.removeExecutor(store 1).
+        let after_removal = ids(&[2, 3, 4]);
+        for asker in [2, 3, 4] {
+            let peers = get_peers(ExecutorId(asker), after_removal.clone(), none);
+            assert!(!peers.contains(&ExecutorId(1)));
+        }
+        assert!(get_peers(ExecutorId(1), after_removal.clone(), none).is_empty());
+        assert!(get_peers(ExecutorId(99), after_removal, none).is_empty());
+    }
+
+    // BlockManagerSuite.scala, "test decommission block manager should not be part of
+    // peers": once exec3's block manager is decommissioning (`decommissionBlockManagers`),
+    // exec1's peers are exec2 only.
+    #[test]
+    fn a_decommissioning_block_manager_is_no_peer() {
+        let stores = ids(&[1, 2, 3]);
+        let mut peers = get_peers(ExecutorId(1), stores.clone(), |_| false);
+        peers.sort();
+        assert_eq!(peers, ids(&[2, 3]));
+        let decommissioning = |id: ExecutorId| id == ExecutorId(3);
+        assert_eq!(get_peers(ExecutorId(1), stores, decommissioning), ids(&[2]));
+    }
+
+    // sparkyard's order (Spark's is a hash set's): the ids after the asker first, then those
+    // before it, so two decommissioning executors start on different peers.
+    #[test]
+    fn peers_start_after_the_asker() {
+        let stores = ids(&[1, 2, 3, 5, 8]);
+        assert_eq!(
+            get_peers(ExecutorId(3), stores.clone(), |_| false),
+            ids(&[5, 8, 1, 2])
+        );
+        assert_eq!(
+            get_peers(ExecutorId(8), stores.clone(), |_| false),
+            ids(&[1, 2, 3, 5])
+        );
+        assert_eq!(
+            get_peers(ExecutorId(1), stores, |_| false),
+            ids(&[2, 3, 5, 8])
+        );
+    }
+
+    // BlockManagerMasterEndpoint.register (isReRegister, SPARK-41360; the INFO line read from
+    // the 4.0.0 jar): a lost executor's re-registration is refused with the line, a live
+    // one's taken.
+    #[test]
+    fn a_lost_executors_reregistration_is_refused() {
+        let bm = "BlockManagerId(2, host-1, 7002, None)";
+        assert_eq!(reregister_refusal(&bm, ExecutorId(2), true), None);
+        assert_eq!(
+            reregister_refusal(&bm, ExecutorId(2), false).as_deref(),
+            Some(
+                "BlockManager (BlockManagerId(2, host-1, 7002, None)) re-registration is rejected since the executor (2) has been lost"
+            )
+        );
+    }
+
+    // BlockManagerMasterEndpoint.register (4.0.0 jar: "Registering block manager ", " with ",
+    // " RAM, "): the block manager's host:port, its storage memory as Utils.bytesToString, its
+    // BlockManagerId.
+    #[test]
+    fn a_block_managers_registration_line() {
+        assert_eq!(
+            registering_line(ExecutorId(1), "host-1", 7001, 384 * 1024 * 1024),
+            "Registering block manager host-1:7001 with 384.0 MiB RAM, BlockManagerId(1, host-1, 7001, None)"
+        );
     }
 }

@@ -3,7 +3,8 @@
 //! `killExecutors`, `decommissionExecutors`, `killExecutorsOnHost` /
 //! `decommissionExecutorsOnHost` and the DriverEndpoint's handling of their messages, the
 //! `cleanup-decommission-execs` force kill, the `RequestExecutors` of `requestTotalExecutors`,
-//! `removeExecutor`'s outcome with `TaskSchedulerImpl.logExecutorLoss`'s line, and
+//! `removeExecutor`'s outcome with `TaskSchedulerImpl.logExecutorLoss`'s line and what the
+//! run's record and the listener bus learn of it (from the one `Removal`), and
 //! `YarnDriverEndpoint.onDisconnected`'s `disableExecutor`, and `isReady`. Plain functions over
 //! `DriverEndpointState`, no actix, no clock, no log: each returns what it decided (the
 //! executors, the facts its lines print, the message to send); the actor logs, sends and
@@ -13,11 +14,14 @@ use crate::kernel::logs::Level;
 use crate::spark_core::driver_endpoint_state::{DecommissionInfo, DriverEndpointState, Removal};
 use crate::spark_core::executor_allocation_manager::PlacementHints;
 use crate::spark_core::executor_env::block_manager_port;
+use crate::world::observer::{Recovery, RemovedExecutor, RunEvent};
 use sparkyard_messages::application_master::RequestExecutors;
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::ids::TaskId;
 use sparkyard_messages::jvm_text::{double_to_string, ms_duration_to_string, scala_list};
-use sparkyard_messages::records::ExecutorLossReason;
+use sparkyard_messages::listener::ListenerEvent;
+use sparkyard_messages::records::{ExecutorLossReason, TaskState};
 use sparkyard_messages::rpc::RpcAddress;
 use sparkyard_messages::task::BlockManagerId;
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
@@ -338,6 +342,64 @@ pub fn executor_loss_line<R>(removal: &Removal<R>, now_ms: u64) -> LogLine {
         ),
     };
     LogLine { level, text }
+}
+
+impl<R> Removal<R> {
+    /// What the run's record learns of the removal: the removal with its cause, then the
+    /// running tasks lost with it (when there were any).
+    pub fn run_events(&self, attempt: u32) -> impl Iterator<Item = RunEvent> {
+        let removed = RunEvent::ExecutorRemoved(RemovedExecutor {
+            attempt,
+            executor: self.id,
+            cause: self.cause,
+            reason: self.reason_text.clone(),
+        });
+        let lost =
+            (self.lost_tasks > 0).then_some(RunEvent::Recovery(Recovery::RunningTasksLost {
+                executor: self.id,
+                tasks: self.lost_tasks,
+            }));
+        std::iter::once(removed).chain(lost)
+    }
+
+    /// `SparkListenerExecutorRemoved(time, executorId, reason.toString)`, which
+    /// `CoarseGrainedSchedulerBackend.removeExecutor` posts after `scheduler.executorLost`.
+    pub fn listener_event(&self, time: u64) -> ListenerEvent {
+        ListenerEvent::ExecutorRemoved {
+            time,
+            executor_id: self.id.to_string(),
+            reason: self.reason_text.clone(),
+        }
+    }
+}
+
+/// DriverEndpoint.receive's WARN for a `StatusUpdate` from an executor it does not know (one
+/// removed while its task's end was on the way).
+pub fn unknown_status_update_line(task: TaskId, state: TaskState, executor: ExecutorId) -> String {
+    format!(
+        "Ignored task status update ({task} state {state}) from unknown executor with ID {executor}"
+    )
+}
+
+/// DriverEndpoint.receive's WARN for a `KillTask` naming an executor it does not know.
+pub fn unknown_kill_line(task: TaskId, executor: ExecutorId) -> String {
+    format!("Attempted to kill task {task} for unknown executor {executor}.")
+}
+
+/// DriverEndpoint.receiveAndReply's INFO line for a `RegisterExecutor` it takes: the sender's
+/// address is the connection's remote end (NettyRpcHandler.internalReceive's
+/// `RpcAddress(addr.getHostString, addr.getPort)` of an accepted socket), the executor's IP
+/// rather than its host name.
+pub fn registered_line(
+    executor_ref: &impl std::fmt::Display,
+    sender_ip: &str,
+    sender_port: u16,
+    id: ExecutorId,
+    resource_profile_id: u32,
+) -> String {
+    format!(
+        "Registered executor {executor_ref} ({sender_ip}:{sender_port}) with ID {id}, ResourceProfileId {resource_profile_id}"
+    )
 }
 
 /// Why `isReady` answered true, which SparkContext's `waitBackendReady` asks until it does.
@@ -781,6 +843,99 @@ mod tests {
         assert_eq!(
             executor_loss_line(&decommissioned, 3_500).text,
             "Executor 2 on b is decommissioned after 2.5 s."
+        );
+    }
+
+    /// CoarseGrainedSchedulerBackend.DriverEndpoint.removeExecutor (4.0.0 jar): after
+    /// `scheduler.executorLost` it posts `SparkListenerExecutorRemoved(time, executorId,
+    /// lossReason.toString)`. The one record gives that event, the run's record (the removal
+    /// with its cause, then the tasks lost with it) and the loss line the same reason text.
+    #[test]
+    fn a_removal_is_one_record_every_output_reads() {
+        let mut s = with_executors(&["a"], 2);
+        let lost = ExecutorLossReason::Exited {
+            exit_code: 143,
+            exit_caused_by_app: false,
+            reason: "Container killed".to_string(),
+        };
+        let mut r = remove_executor(&mut s, id(1), lost).ok().unwrap();
+        let removed = RunEvent::ExecutorRemoved(RemovedExecutor {
+            attempt: 2,
+            executor: id(1),
+            cause: RemovalCause::Lost,
+            reason: "Container killed".to_string(),
+        });
+        // No running task lost: the removal alone.
+        assert_eq!(
+            r.run_events(2).collect::<Vec<_>>(),
+            std::slice::from_ref(&removed)
+        );
+        r.lost_tasks = 3;
+        let tasks_lost = RunEvent::Recovery(Recovery::RunningTasksLost {
+            executor: id(1),
+            tasks: 3,
+        });
+        assert_eq!(r.run_events(2).collect::<Vec<_>>(), [removed, tasks_lost]);
+        assert_eq!(
+            r.listener_event(1_700_000_000_000),
+            ListenerEvent::ExecutorRemoved {
+                time: 1_700_000_000_000,
+                executor_id: "1".to_string(),
+                reason: "Container killed".to_string(),
+            }
+        );
+        assert!(executor_loss_line(&r, 0).text.ends_with(&r.reason_text));
+    }
+
+    /// removeExecutor's reason after its rules: a kill the driver asked for is
+    /// `ExecutorKilled` whatever the cluster manager said, and every output says so.
+    #[test]
+    fn a_kill_the_driver_asked_for_reads_as_killed_everywhere() {
+        let mut s = with_executors(&["a"], 2);
+        kill_executors(&mut s, &ids(&[1]), true, false);
+        let exited = ExecutorLossReason::Exited {
+            exit_code: 143,
+            exit_caused_by_app: false,
+            reason: "Container killed".to_string(),
+        };
+        let r = remove_executor(&mut s, id(1), exited).ok().unwrap();
+        let text = ExecutorLossReason::Killed.to_string();
+        let ListenerEvent::ExecutorRemoved { reason, .. } = r.listener_event(0) else {
+            panic!("an ExecutorRemoved event");
+        };
+        assert_eq!(reason, text);
+        let events: Vec<RunEvent> = r.run_events(1).collect();
+        let [RunEvent::ExecutorRemoved(removed)] = events.as_slice() else {
+            panic!("one ExecutorRemoved: {events:?}");
+        };
+        assert_eq!(
+            (removed.cause, removed.reason.as_str()),
+            (RemovalCause::KilledByDriver, text.as_str())
+        );
+    }
+
+    /// DriverEndpoint.receive / receiveAndReply (the pieces of each line read from the 4.0.0
+    /// jar's `$anonfun$receive$1` and `$anonfun$receiveAndReply$1`): an end or a kill for an
+    /// unknown executor is a WARN, a registration an INFO line naming the sender's address.
+    #[test]
+    fn the_endpoints_own_lines() {
+        assert_eq!(
+            unknown_status_update_line(TaskId(7), TaskState::Finished, id(3)),
+            "Ignored task status update (7 state FINISHED) from unknown executor with ID 3"
+        );
+        assert_eq!(
+            unknown_kill_line(TaskId(7), id(3)),
+            "Attempted to kill task 7 for unknown executor 3."
+        );
+        assert_eq!(
+            registered_line(
+                &"NettyRpcEndpointRef(spark-client://Executor)",
+                "10.0.0.2",
+                41_234,
+                id(3),
+                0
+            ),
+            "Registered executor NettyRpcEndpointRef(spark-client://Executor) (10.0.0.2:41234) with ID 3, ResourceProfileId 0"
         );
     }
 

@@ -10,7 +10,7 @@ use crate::faults::Trigger;
 use crate::kernel::clock;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{EndpointRef, RpcEnv};
-use crate::spark_core::block_manager_master::RddBlockId;
+use crate::spark_core::block_manager_master::{self, RddBlockId};
 use crate::spark_core::coarse_grained_backend::{
     self as backend_rules, DecommissionOutcome, HostDecommission, HostRequest,
 };
@@ -24,30 +24,30 @@ use crate::spark_core::executor_allocation_manager::{
 use crate::spark_core::executor_env::block_manager_port;
 use crate::spark_core::executor_log_url_handler::ExecutorLogUrlHandler;
 use crate::spark_core::executor_monitor::ShuffleDataQuery;
-use crate::spark_core::heartbeat_receiver::{DeadExecutor, HeartbeatReceiver, heartbeat_response};
+use crate::spark_core::heartbeat_receiver::{HeartbeatReceiver, heartbeat_response};
 use crate::spark_core::scheduler::allocation_client::{AllocationClient, ExecutorDecommission};
 use crate::spark_core::scheduler::{DriverScheduler, SchedulerEvent, WorkerOffer};
 use crate::spark_core::shuffle_block_updates::{self, ShuffleFile};
+use crate::spark_core::task_result_getter::EndKind;
 use crate::spark_core::{executor_env, unified_memory_manager};
 use crate::world::context::SimContext;
 use crate::world::injector;
 use crate::world::invariants::{self, name as inv};
 use crate::world::listener::ContextBus;
-use crate::world::observer::{LostExecutor, Recovery, RemovedExecutor, RunEvent};
+use crate::world::observer::{LostExecutor, RunEvent};
 use crate::{debug, info, sim_log, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::driver::DriverMsg;
 use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
 use sparkyard_messages::executor::ExecutorMsg;
 use sparkyard_messages::ids::ExecutorId;
-use sparkyard_messages::jvm_text::bytes_to_string;
 use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::records::TaskState;
 use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
 use sparkyard_messages::rpc::HeartbeatResponse;
 use sparkyard_messages::rpc::{EndpointId, RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
 use sparkyard_messages::task::{
-    BlockManagerId, BlockManagerPeer, MigratedShuffleBlock, StatusUpdate, TaskResultData,
+    BlockManagerId, BlockManagerPeer, MigratedShuffleBlock, StatusUpdate,
 };
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::cell::RefCell;
@@ -499,7 +499,9 @@ impl DriverEndpoint {
             ),
             None => warn!(
                 self.env.log(),
-                TARGET, "Attempted to kill task {task_id} for unknown executor {executor_id}."
+                TARGET,
+                "{}",
+                backend_rules::unknown_kill_line(task_id, executor_id)
             ),
         }
     }
@@ -538,17 +540,18 @@ impl DriverEndpoint {
             );
         };
         let executor_endpoint = executor.id;
-        // The sender's address is the connection's remote end (NettyRpcHandler.internalReceive:
-        // `RpcAddress(addr.getHostString, addr.getPort)` of an accepted socket): its IP, not
-        // the executor's host name.
+        // Formatted only when the line is logged (the macro's arguments are lazy).
         info!(
             self.env.log(),
             TARGET,
-            "Registered executor {} ({}:{}) with ID {id}, ResourceProfileId {}",
-            reg.executor_ref,
-            self.sim.host_ip(&reg.sender_address.host),
-            reg.sender_address.port,
-            reg.resource_profile_id
+            "{}",
+            backend_rules::registered_line(
+                &reg.executor_ref,
+                &self.sim.host_ip(&reg.sender_address.host),
+                reg.sender_address.port,
+                id,
+                reg.resource_profile_id,
+            )
         );
         {
             let mut shared = self.shared.borrow_mut();
@@ -618,8 +621,8 @@ impl DriverEndpoint {
         info!(
             self.env.log(),
             "driver::BlockManagerMasterEndpoint",
-            "Registering block manager {host}:{port} with {} RAM, BlockManagerId({id}, {host}, {port}, None)",
-            bytes_to_string(max_memory),
+            "{}",
+            block_manager_master::registering_line(id, &host, port, max_memory)
         );
         self.scheduler.block_manager_added(id, host.clone());
         self.bus.post(|| ListenerEvent::BlockManagerAdded {
@@ -775,35 +778,22 @@ impl DriverEndpoint {
 
     fn on_status_update(&mut self, u: StatusUpdate) {
         if !self.core.executors.contains(u.executor_id) {
-            warn!(
+            let (task, state, executor) = (u.task_id, u.state, u.executor_id);
+            return warn!(
                 self.env.log(),
                 TARGET,
-                "Ignored task status update ({} state {}) from unknown executor with ID {}",
-                u.task_id,
-                u.state,
-                u.executor_id
+                "{}",
+                backend_rules::unknown_status_update_line(task, state, executor)
             );
-            return;
         }
         let state = u.state;
-        // What the run's record counts of this end (issue 30): the executor a fetch failed from
-        // (the DAGScheduler declares it lost: `Executor lost: N`), and a kill (TaskKilled, which
-        // Spark counts apart from failures).
-        let fetch_from = match &u.data {
-            TaskResultData::FetchFailed(f) => f.bm_address.as_ref().map(|bm| bm.executor_id),
-            _ => None,
-        };
-        // TaskSchedulerImpl.statusUpdate's own split: an end that is no success, no FetchFailed
-        // and no exception is TaskKilled.
-        let killed = state != TaskState::Finished
-            && !matches!(
-                u.data,
-                TaskResultData::Exception { .. } | TaskResultData::FetchFailed(_)
-            );
+        // What the run's record counts of this end (issue 30), read before the data moves on:
+        // the executor a fetch failed from, and a kill (counted apart from failures).
+        let end = EndKind::of(state, &u.data);
         let (finished, events) = self
             .scheduler
             .status_update_before_getter(u.task_id, u.state, u.data);
-        if finished && state == sparkyard_messages::records::TaskState::Finished {
+        if finished && state == TaskState::Finished {
             // Two counts on purpose: the run's, over every AM attempt (the summary), and this
             // SparkContext's, which `on_tasks_finished = N` of attempt k counts against.
             self.sim.observe(RunEvent::TaskFinished);
@@ -827,7 +817,7 @@ impl DriverEndpoint {
             // the end (Spark 4.0.0's jar: statusUpdate hands it to `enqueueSuccessfulTask` /
             // `enqueueFailedTask`).
             self.make_offers(Some(u.executor_id));
-            self.task_result_getter(killed, fetch_from);
+            self.task_result_getter(end);
         } else if !events.is_empty() {
             // A RUNNING update changes no count and yields nothing to handle.
             self.handle_events(events);
@@ -838,17 +828,17 @@ impl DriverEndpoint {
     /// (the stage may complete), or a failure's retry queued and counted (a kill counted as
     /// killed instead) and, unless the set is a zombie or another copy succeeded, offers
     /// revived.
-    fn task_result_getter(&mut self, killed: bool, fetch_from: Option<ExecutorId>) {
+    fn task_result_getter(&mut self, end: EndKind) {
         let failed_before = self.scheduler.failed_attempts();
         let (scheduler, mut backend) = self.split();
         let events = scheduler.task_result_getter(&mut backend);
-        if killed {
+        if end == EndKind::TaskKilled {
             // The scheduler counts a kill among its failed attempts (but a speculative loser's):
             // the run's record counts it as killed instead.
             self.failures_counted += self.scheduler.failed_attempts() - failed_before;
             self.sim.observe(RunEvent::TaskKilled);
         }
-        if let Some(executor) = fetch_from {
+        if let Some(executor) = end.fetch_failed_from() {
             let attempt = self.sim.current_attempt.get();
             self.sim
                 .observe(RunEvent::FetchFailedFrom { attempt, executor });
@@ -933,51 +923,42 @@ impl DriverEndpoint {
         self.env.reply(ask, true);
     }
 
-    /// `removeExecutor`: the core records the removal once (its final loss reason and how the
-    /// run counts it); every output below reads that record.
+    /// `removeExecutor`: the core records the removal once ([`Removal`]), the scheduler adds
+    /// the tasks lost with it, and [`Self::publish_removal`] hands the record to its consumers.
     fn on_remove_executor(&mut self, id: ExecutorId, reason: ExecutorLossReason) {
-        let removal = match backend_rules::remove_executor(&mut self.core, id, reason) {
+        let mut removal = match backend_rules::remove_executor(&mut self.core, id, reason) {
             Ok(removal) => removal,
             Err(unknown) => return info!(self.env.log(), TARGET, "{}", unknown.line()),
         };
         // In case the executor is still alive (AM report path), tell it to stop.
         self.env
             .send(&removal.data.executor, ExecutorMsg::StopExecutor);
-        self.observe_removal(&removal);
         self.update_offerable(id);
-        self.heartbeats.executor_removed(id);
+        // TaskSchedulerImpl.executorLost: `logExecutorLoss` first, then its task sets fail the
+        // tasks running there (their TaskEnds), which the record counts.
         let loss = backend_rules::executor_loss_line(&removal, clock::now_ms());
         sim_log!(self.env.log(), TS, loss.level, "{}", loss.text);
-        // TaskSchedulerImpl.executorLost (the task sets' TaskEnds), the ExecutorRemoved event,
-        // then the DAGScheduler's handleExecutorLost (BlockManagerRemoved, map outputs).
         let failed_before = self.scheduler.failed_attempts();
         let (scheduler, mut backend) = self.split();
         let events = scheduler.task_scheduler_executor_lost(id, &removal.reason, &mut backend);
-        let tasks = (self.scheduler.failed_attempts() - failed_before) as u32;
-        if tasks > 0 {
-            let lost = Recovery::RunningTasksLost {
-                executor: id,
-                tasks,
-            };
-            self.sim.observe(RunEvent::Recovery(lost));
-        }
-        self.bus.post(|| ListenerEvent::ExecutorRemoved {
-            time: clock::now_epoch_ms(),
-            executor_id: id.to_string(),
-            reason: removal.reason_text.clone(),
-        });
+        removal.lost_tasks = (self.scheduler.failed_attempts() - failed_before) as u32;
+        self.publish_removal(&removal);
+        // Then the DAGScheduler's handleExecutorLost (BlockManagerRemoved, map outputs).
         self.scheduler.run_queued_dag_events();
         self.handle_events(events);
     }
 
-    /// Reports a removal to the run's record with the cause the core gave it.
-    fn observe_removal(&self, removal: &Removal<EndpointRef<ExecutorMsg>>) {
-        self.sim.observe(RunEvent::ExecutorRemoved(RemovedExecutor {
-            attempt: self.sim.current_attempt.get(),
-            executor: removal.id,
-            cause: removal.cause,
-            reason: removal.reason_text.clone(),
-        }));
+    /// Every consumer of a removal, each reading the one record: the run's record (the removal
+    /// and the running tasks lost with it), the HeartbeatReceiver (`onExecutorRemoved`) and
+    /// the listener bus (`SparkListenerExecutorRemoved`). The loss line reads it too, earlier:
+    /// Spark logs it before the lost tasks are known.
+    fn publish_removal(&mut self, removal: &Removal<EndpointRef<ExecutorMsg>>) {
+        for event in removal.run_events(self.sim.current_attempt.get()) {
+            self.sim.observe(event);
+        }
+        self.heartbeats.executor_removed(removal.id);
+        self.bus
+            .post(|| removal.listener_event(clock::now_epoch_ms()));
     }
 
     /// `YarnDriverEndpoint.onDisconnected`: disable the executor and ask the AM why it went away.
@@ -1042,12 +1023,10 @@ impl DriverEndpoint {
     /// `invalid` id that makes the executor exit 58.
     fn on_reregister_block_manager(&mut self, ask: ReplyTo<bool>, id: BlockManagerId) {
         let alive = self.core.executors.contains(id.executor_id);
-        if !alive {
+        if let Some(line) = block_manager_master::reregister_refusal(&id, id.executor_id, alive) {
             info!(
                 self.env.log(),
-                "driver::BlockManagerMasterEndpoint",
-                "BlockManager ({id}) re-registration is rejected since the executor ({}) has been lost",
-                id.executor_id
+                "driver::BlockManagerMasterEndpoint", "{line}"
             );
         }
         self.env.reply(ask, alive);
@@ -1059,33 +1038,26 @@ impl DriverEndpoint {
         self.check_total_cores();
         let timeout = self.sim.config.spark.network_timeout_ms;
         let dead = self.heartbeats.expire_dead_hosts(clock::now_ms(), timeout);
-        for DeadExecutor {
-            id,
-            silent_ms: silent,
-        } in dead
-        {
+        for gone in dead {
+            let id = gone.id;
+            let log = self.env.log();
             warn!(
-                self.env.log(),
+                log,
                 "driver::HeartbeatReceiver",
-                "Removing executor {id} with no recent heartbeats: {silent} ms exceeds timeout {timeout} ms"
+                "{}",
+                gone.removing_line(timeout)
             );
-            let message = format!("Executor heartbeat timed out after {silent} ms");
+            let reason = gone.loss_reason();
             // The driver removes it now; the container then ends by explicit termination
             // (killAndReplaceExecutor), which the allocator does not report as a loss.
             self.sim.observe(RunEvent::ExecutorLost(LostExecutor {
                 executor: id,
                 attempt: self.sim.current_attempt.get(),
                 exit_status: None,
-                reason: message.clone(),
+                reason: reason.to_string(),
                 counted_as_failure: false,
             }));
-            self.on_remove_executor(
-                id,
-                ExecutorLossReason::ProcessLost {
-                    message,
-                    caused_by_app: true,
-                },
-            );
+            self.on_remove_executor(id, reason);
             if let Some(yarn) = yarn_scheduler(&self.env) {
                 // `killAndReplaceExecutor`: nobody waits for the answer.
                 self.env.ask(self.me, &yarn, |a| {
@@ -1288,19 +1260,14 @@ impl DriverEndpoint {
         });
     }
 
-    /// `BlockManagerMasterEndpoint.getPeers`: every registered block manager but the asker's
-    /// and the decommissioning ones (empty for an unknown asker). Spark's order is a hash's,
-    /// then the decommissioner shuffles it; here executor id order rotated by the asker's id,
-    /// so decommissioning executors spread over different peers first. A walk over the
-    /// executors: only a decommissioning executor asks.
+    /// `BlockManagerMasterEndpoint.getPeers` ([`block_manager_master::get_peers`]) over the
+    /// registered executors, each with its block manager's endpoint. A walk over the executors:
+    /// only a decommissioning executor asks.
     fn block_manager_peers(&self, asker: &BlockManagerId) -> Vec<BlockManagerPeer> {
-        if !self.core.executors.contains(asker.executor_id) {
-            return Vec::new();
-        }
-        let mut ids = self.core.executor_ids();
-        ids.retain(|id| *id != asker.executor_id && !self.core.is_decommissioning(*id));
-        let start = ids.partition_point(|id| *id < asker.executor_id);
-        ids.rotate_left(start);
+        let registered = self.core.executor_ids();
+        let ids = block_manager_master::get_peers(asker.executor_id, registered, |id| {
+            self.core.is_decommissioning(id)
+        });
         ids.iter()
             .filter_map(|id| {
                 let e = self.core.executors.get(*id)?;

@@ -75,9 +75,10 @@ pub struct Registered {
     pub seen_before: bool,
 }
 
-/// An executor's removal, recorded once by `remove`: every output (the run's record, the
-/// `TaskSchedulerImpl.logExecutorLoss` line, `SparkListenerExecutorRemoved`, the scheduler's
-/// `executorLost`) reads it.
+/// An executor's removal, recorded once by `remove` (and its lost tasks once the scheduler
+/// failed them): every output (the run's record, the `TaskSchedulerImpl.logExecutorLoss` line,
+/// `SparkListenerExecutorRemoved`, the HeartbeatReceiver, the scheduler's `executorLost`)
+/// reads it; `coarse_grained_backend` derives each output from it.
 pub struct Removal<R> {
     pub id: ExecutorId,
     pub data: Box<ExecutorData<R>>,
@@ -89,6 +90,9 @@ pub struct Removal<R> {
     pub decommission_started_ms: Option<u64>,
     /// How the run's summary counts it.
     pub cause: RemovalCause,
+    /// The running task attempts that failed with it (`TaskSetManager.executorLost`'s
+    /// `ExecutorLostFailure`s): 0 until `TaskSchedulerImpl.executorLost` has run.
+    pub lost_tasks: u32,
 }
 
 /// `killExecutors`' choice: the ids it warns about and those it kills.
@@ -268,6 +272,7 @@ impl<R> DriverEndpointState<R> {
             reason,
             decommission_started_ms,
             cause,
+            lost_tasks: 0,
         })
     }
 

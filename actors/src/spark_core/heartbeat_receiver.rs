@@ -4,6 +4,7 @@
 //! timeout (the DriverEndpoint then removes and replaces them); and the answer to a heartbeat.
 
 use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::records::ExecutorLossReason;
 use sparkyard_messages::rpc::HeartbeatResponse;
 use std::collections::BTreeMap;
 
@@ -18,6 +19,25 @@ pub struct HeartbeatReceiver {
 pub struct DeadExecutor {
     pub id: ExecutorId,
     pub silent_ms: u64,
+}
+
+impl DeadExecutor {
+    /// `expireDeadHosts`' WARN line (its pieces read from Spark 4.0.0's jar).
+    pub fn removing_line(&self, timeout_ms: u64) -> String {
+        format!(
+            "Removing executor {} with no recent heartbeats: {} ms exceeds timeout {timeout_ms} ms",
+            self.id, self.silent_ms
+        )
+    }
+
+    /// The `ExecutorProcessLost(message)` it is removed with (`causedByApp` true: the
+    /// default), which `killAndReplaceExecutor` follows.
+    pub fn loss_reason(&self) -> ExecutorLossReason {
+        ExecutorLossReason::ProcessLost {
+            message: format!("Executor heartbeat timed out after {} ms", self.silent_ms),
+            caused_by_app: true,
+        }
+    }
 }
 
 impl HeartbeatReceiver {
@@ -177,5 +197,29 @@ mod tests {
             }]
         );
         assert!(r.expire_dead_hosts(500_000, 120_000).is_empty());
+    }
+
+    // HeartbeatReceiver.expireDeadHosts (4.0.0 jar: "Removing executor ", " with no recent
+    // heartbeats: ", " ms exceeds timeout "; the loss message "Executor heartbeat timed out
+    // after N ms" of HeartbeatReceiverSuite "expire dead hosts should kill executors with
+    // replacement (SPARK-8119)"): an expired executor's WARN line and loss reason, caused by
+    // the app (ExecutorProcessLost's default).
+    #[test]
+    fn an_expired_executors_line_and_loss_message() {
+        let dead = DeadExecutor {
+            id: e(3),
+            silent_ms: 121_000,
+        };
+        assert_eq!(
+            dead.removing_line(120_000),
+            "Removing executor 3 with no recent heartbeats: 121000 ms exceeds timeout 120000 ms"
+        );
+        assert_eq!(
+            dead.loss_reason(),
+            ExecutorLossReason::ProcessLost {
+                message: "Executor heartbeat timed out after 121000 ms".to_string(),
+                caused_by_app: true,
+            }
+        );
     }
 }

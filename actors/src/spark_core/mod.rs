@@ -26,4 +26,5 @@ pub mod memory_store;
 pub mod scheduler;
 pub mod shuffle_block_updates;
 pub mod spark_env;
+pub mod task_result_getter;
 pub mod unified_memory_manager;
