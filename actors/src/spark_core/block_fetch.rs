@@ -357,6 +357,29 @@ pub fn connect_failure(shuffle_id: u32, reduce_id: u32, src: &FetchSource) -> Fe
     }
 }
 
+/// `TransportClientFactory`'s client pool as a reduce task's fetches meet it: one client per
+/// `host:port`, so only the first fetch from a server opens a connection (and logs its
+/// `Successfully created connection` line). Connections are numbered from 100 in the JVM's
+/// seeded draws.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FetchClients {
+    servers: std::collections::BTreeSet<(String, u16)>,
+}
+
+impl FetchClients {
+    /// A fetch from `host:port`: the new connection's number, or `None` when a client to it
+    /// exists already.
+    pub fn connect(&mut self, host: &str, port: u16) -> Option<u32> {
+        let key = (host.to_string(), port);
+        if self.servers.contains(&key) {
+            return None;
+        }
+        let nth = 100 + self.servers.len() as u32;
+        self.servers.insert(key);
+        Some(nth)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -691,5 +714,22 @@ mod tests {
             reported.len() >= 3 && reported.iter().all(|e| *e <= 4),
             "{reported:?}"
         );
+    }
+
+    /// TransportClientFactory.createClient (Spark 4.0.0, `connectionPool` by address; no suite
+    /// case runs it without a network): a cached client per address is reused, so a second
+    /// fetch from a server opens nothing and new servers take the next connection numbers.
+    #[test]
+    fn one_client_per_server() {
+        let mut c = FetchClients::default();
+        assert_eq!(c.connect("h1", 7337), Some(100));
+        assert_eq!(c.connect("h1", 7337), None);
+        assert_eq!(
+            c.connect("h1", 38001),
+            Some(101),
+            "another port is another server"
+        );
+        assert_eq!(c.connect("h2", 7337), Some(102));
+        assert_eq!(c.connect("h2", 7337), None);
     }
 }

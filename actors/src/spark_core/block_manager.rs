@@ -2,11 +2,13 @@
 //! `storage/memory/MemoryStore.scala`) as far as its cached RDD blocks and its peers go: where
 //! `getOrElseUpdate` finds a task's partition (here, on a peer, or nowhere: computed), whether
 //! `MemoryStore.putIteratorAsValues` keeps a block, `removeBlock`, `shuffleServerId`, and
-//! `getPeers`' cache (`spark.storage.cachedPeersTtl`). No actix, no clock: the executor passes
+//! `getPeers`' cache (`spark.storage.cachedPeersTtl`), and the failures a peer's upload meets.
+//! No actix, no clock: the executor passes
 //! the time and what its network can reach, then logs and sends what these return.
 
 use crate::spark_core::block_manager_master::RddBlockId;
 use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::task::{BlockManagerId, BlockManagerPeer, CachedRddRead, ReplayedCache};
 
 /// Remote reads of cached blocks: bytes per ms (100 MB/s, the event log's shuffle fetch rate).
@@ -173,6 +175,26 @@ impl PeerCache {
     }
 }
 
+/// `TransportClientFactory.createClient`'s failure on a block server that does not answer:
+/// the connection is refused (`Failed to connect to host:port`).
+pub fn connect_refused(host: &str, port: u16) -> RpcFailure {
+    RpcFailure::new(
+        "java.io.IOException",
+        format!("Failed to connect to {host}:{port}"),
+    )
+}
+
+/// NettyBlockRpcServer's answer to an `UploadBlock` that `putBlockData` refused (the block does
+/// not fit): INTERNAL_ERROR_NETWORK, as the uploading peer's RpcFailure shows it.
+pub fn upload_refused_for_space(block: RddBlockId) -> RpcFailure {
+    RpcFailure::new(
+        "java.lang.RuntimeException",
+        format!(
+            "org.apache.spark.SparkException: [INTERNAL_ERROR_NETWORK] Upload block for {block} failed. This mostly happens when there is not sufficient space available to store the block. SQLSTATE: XX000"
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,5 +355,26 @@ mod tests {
         cache.set(61_001, Vec::new());
         assert!(cache.fresh(61_001, 0));
         assert!(!cache.fresh(61_002, 0));
+    }
+
+    /// The texts a migrating peer's upload fails with (Spark 4.0.0: TransportClientFactory's
+    /// `Failed to connect to %s`; NettyBlockRpcServer's INTERNAL_ERROR_NETWORK condition,
+    /// `Upload block for <blockId> failed. This mostly happens when there is not sufficient
+    /// space available to store the block.`, in spark-common-utils' error-conditions.json).
+    #[test]
+    fn upload_failures_read_as_spark_4s() {
+        let f = connect_refused("host2", 38002);
+        assert_eq!(
+            (f.class.as_str(), f.message.as_str()),
+            ("java.io.IOException", "Failed to connect to host2:38002")
+        );
+        let f = upload_refused_for_space(block(3, 7));
+        assert_eq!(f.class, "java.lang.RuntimeException");
+        assert!(
+            f.message
+                .contains("[INTERNAL_ERROR_NETWORK] Upload block for rdd_3_7 failed."),
+            "{}",
+            f.message
+        );
     }
 }

@@ -14,9 +14,10 @@ use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
 use crate::rpc::ask::decode;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
-use crate::spark_core::block_fetch::{self, FailedFetch};
+use crate::spark_core::block_fetch::{self, FailedFetch, FetchClients};
 use crate::spark_core::block_manager::{
-    CachedRead, PeerCache, RddBlocks, RddPut, replayed_computed_rdds, shuffle_server_port,
+    CachedRead, PeerCache, RddBlocks, RddPut, connect_refused, replayed_computed_rdds,
+    shuffle_server_port, upload_refused_for_space,
 };
 use crate::spark_core::block_manager_decommissioner::{
     BlockManagerDecommissioner, SAVED_ON_DECOMMISSIONED, Step, StoredShuffle,
@@ -386,9 +387,8 @@ struct ExecutorBlocks {
     read: SmallSet<u32>,
     /// The first fetch from the driver's block manager opened a connection.
     connected: bool,
-    /// The peers' block managers (or shuffle services) a shuffle fetch connected to, by
-    /// `host:port` (`TransportClientFactory` keeps one client per address).
-    fetch_peers: std::collections::BTreeSet<(String, u16)>,
+    /// The peers' block managers (or shuffle services) a shuffle fetch connected to.
+    fetch_clients: FetchClients,
 }
 
 /// The `Executor` endpoint (`YarnCoarseGrainedExecutorBackend`).
@@ -787,12 +787,7 @@ impl CoarseGrainedExecutorBackend {
             .block_server_reachable(&peer.id, ess_port)
             .then(|| self.env.resolve::<ExecutorMsg>(&peer.endpoint))
             .flatten()
-            .ok_or_else(|| {
-                RpcFailure::new(
-                    "java.io.IOException",
-                    format!("Failed to connect to {}:{}", peer.id.host, peer.id.port),
-                )
-            })
+            .ok_or_else(|| connect_refused(&peer.id.host, peer.id.port))
     }
 
     /// The RDD thread's transfer time is over: `uploadBlockSync` to its peer (a peer that does
@@ -835,24 +830,12 @@ impl CoarseGrainedExecutorBackend {
             partition: block.partition,
         };
         if self.executor.is_none() || self.state.stopping() {
-            let failure = RpcFailure::new(
-                "java.io.IOException",
-                format!(
-                    "Failed to connect to {}:{}",
-                    self.args.hostname,
-                    block_manager_port(self.args.executor_id)
-                ),
-            );
+            let port = block_manager_port(self.args.executor_id);
+            let failure = connect_refused(&self.args.hostname, port);
             return self.env.reply_failure(ask, failure);
         }
         if !self.put_rdd_block(id, block.mem_size) {
-            let failure = RpcFailure::new(
-                "java.lang.RuntimeException",
-                format!(
-                    "org.apache.spark.SparkException: [INTERNAL_ERROR_NETWORK] Upload block for {id} failed. This mostly happens when there is not sufficient space available to store the block. SQLSTATE: XX000"
-                ),
-            );
-            return self.env.reply_failure(ask, failure);
+            return self.env.reply_failure(ask, upload_refused_for_space(id));
         }
         self.env.reply(ask, ());
     }
@@ -1048,7 +1031,7 @@ impl CoarseGrainedExecutorBackend {
                     store: MemoryStore::new(EXECUTOR_STORE, max_memory(heap)),
                     read: SmallSet::default(),
                     connected: false,
-                    fetch_peers: Default::default(),
+                    fetch_clients: FetchClients::default(),
                 })
             });
         self.state.registered();
@@ -1396,12 +1379,12 @@ impl CoarseGrainedExecutorBackend {
             let Some(blocks) = self.executor.as_mut().and_then(|e| e.blocks.as_mut()) else {
                 break;
             };
-            let key = (src.host.clone(), src.port);
-            if !reachable || blocks.fetch_peers.contains(&key) {
+            if !reachable {
                 continue;
             }
-            let nth = 100 + blocks.fetch_peers.len() as u32;
-            blocks.fetch_peers.insert(key);
+            let Some(nth) = blocks.fetch_clients.connect(&src.host, src.port) else {
+                continue;
+            };
             let to = executor_env::ConnectionTo {
                 ip: self.sim.host_ip(&src.host),
                 address: RpcAddress {
