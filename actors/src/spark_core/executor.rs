@@ -2,10 +2,14 @@
 //! looks the driver up, up to 3 tries, and fetches `SparkAppConfig`), then the `Executor`
 //! endpoint: OnStart registers with the driver, `RegisteredExecutor` creates the Executor and
 //! sends `LaunchedExecutor`, tasks run for their virtual duration, and `exitExecutor` ends the
-//! JVM. The rules are plain state machines: the backend's in `executor_backend_state`
-//! (registration, exits and their reasons, decommissioning, disconnects, the fetcher's tries),
-//! the Executor's in `executor_state` (running tasks, kill marks, a task's end state); these
-//! actors turn messages into calls on them, and log and send what they decide.
+//! JVM. The rules are plain state machines and functions: the backend's in
+//! `executor_backend_state` (registration, exits and their reasons, decommissioning,
+//! disconnects, the fetcher's tries), the Executor's in `executor_state` (running tasks, kill
+//! marks, a task's end state, the heartbeater), its conf in `executor_conf`, a task's run in
+//! `task_runner`, the block manager's in `block_manager` (cached partitions, peers, uploads),
+//! `block_manager_decommissioner` (migration), `map_output_tracker_worker` and `block_fetch`
+//! (a reduce task's fetch); these actors turn messages into calls on them, and log and send
+//! what they decide.
 
 use crate::kernel::clock;
 use crate::kernel::logs::Level;
