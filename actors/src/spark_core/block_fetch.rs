@@ -4,12 +4,13 @@
 //! remote ones group into requests (`collectFetchRequests` / `createFetchRequests`) and how many
 //! of those go out at once or are deferred (`fetchUpToMaxBytes`, its `Started N remote fetches`
 //! line), under the limits of [`FetchSettings`] (`spark.reducer.*`,
-//! `spark.shuffle.readHostLocalDisk`). Plain functions over the task's read plan; the executor
-//! logs what they return.
+//! `spark.shuffle.readHostLocalDisk`), and whether the fetch fails before the task's work (a
+//! missing map output, a server that never answers: `FetchFailed`). Plain functions over the
+//! task's read plan; the executor logs what they return.
 
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::jvm_text::bytes_to_string;
-use sparkyard_messages::task::{BlockManagerId, ShuffleReadPlan};
+use sparkyard_messages::task::{BlockManagerId, FetchFailure, FetchSource, ShuffleReadPlan};
 
 use crate::world::config::FetchSettings;
 
@@ -267,10 +268,121 @@ pub fn initial_requests<'a>(
     out
 }
 
+/// Why a reduce task's fetch fails before its work runs, if it does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailedFetch<'a> {
+    /// `MapOutputTracker.validateStatus`: a map output has no location, so the tracker throws
+    /// `MetadataFetchFailedException` at once.
+    MissingOutput,
+    /// A server that never answers (or an injected failure, reported for the first server):
+    /// `FetchFailedException` after `spark.shuffle.io.maxRetries` waits of `retryWait`.
+    Unreachable(&'a FetchSource),
+}
+
+/// Whether and how a reduce task's fetch over `plan` fails. An injected failure comes first;
+/// then a missing map output; then, of the servers that are `down`, the one the task's
+/// `Utils.randomize`d request order (the run's `seed` and its `task_id`) meets first.
+pub fn failed_fetch<'a>(
+    plan: &'a ShuffleReadPlan,
+    injected: bool,
+    seed: u64,
+    task_id: u64,
+    down: impl Fn(&BlockManagerId) -> bool,
+) -> Option<FailedFetch<'a>> {
+    if injected && let Some(src) = plan.sources.first() {
+        return Some(FailedFetch::Unreachable(src));
+    }
+    if plan.missing_map.is_some() {
+        return Some(FailedFetch::MissingOutput);
+    }
+    let is_down = |src: &&FetchSource| down(&src.location);
+    let n = plan.sources.iter().filter(is_down).count();
+    let pick = randomized_index(seed, task_id, n)?;
+    plan.sources
+        .iter()
+        .filter(is_down)
+        .nth(pick)
+        .map(FailedFetch::Unreachable)
+}
+
+/// How long a fetch from a server that never answers takes to fail: `RetryingBlockTransferor`
+/// waits `retryWait` before each of its `maxRetries` retries.
+pub fn retry_ms(max_retries: u32, retry_wait_ms: u64) -> u64 {
+    u64::from(max_retries) * retry_wait_ms
+}
+
+/// The position a task's `Utils.randomize`d fetch order gives the first of `n` failing
+/// servers: a function of the run's seed and the task id (splitmix64), `None` when `n` is 0.
+pub fn randomized_index(seed: u64, task_id: u64, n: usize) -> Option<usize> {
+    if n == 0 {
+        return None;
+    }
+    let mut z = seed ^ task_id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    Some((z % n as u64) as usize)
+}
+
+/// `MapOutputTracker.validateStatus`' text (Spark 4.0.0), which the tracker logs at ERROR.
+pub fn missing_output_text(shuffle_id: u32, reduce_id: u32) -> String {
+    format!("Missing an output location for shuffle {shuffle_id} partition {reduce_id}")
+}
+
+/// The `FetchFailed` of a missing map output: no block manager, no map.
+pub fn metadata_fetch_failure(shuffle_id: u32, reduce_id: u32, text: &str) -> FetchFailure {
+    FetchFailure {
+        bm_address: None,
+        shuffle_id,
+        map_id: -1,
+        map_index: -1,
+        reduce_id,
+        message: format!("org.apache.spark.shuffle.MetadataFetchFailedException: {text}"),
+    }
+}
+
+/// The `FetchFailed` of a server that never answered, for the first block it serves
+/// (`ShuffleBlockFetcherIterator.throwFetchFailedException`).
+pub fn connect_failure(shuffle_id: u32, reduce_id: u32, src: &FetchSource) -> FetchFailure {
+    let (host, port) = (&src.location.host, src.location.port);
+    FetchFailure {
+        bm_address: Some(src.location.clone()),
+        shuffle_id,
+        map_id: src.first_map_id as i64,
+        map_index: src.first_map_index as i32,
+        reduce_id,
+        message: format!(
+            "org.apache.spark.shuffle.FetchFailedException: Failed to connect to {host}:{port}"
+        ),
+    }
+}
+
+/// `TransportClientFactory`'s client pool as a reduce task's fetches meet it: one client per
+/// `host:port`, so only the first fetch from a server opens a connection (and logs its
+/// `Successfully created connection` line). Connections are numbered from 100 in the JVM's
+/// seeded draws.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FetchClients {
+    servers: std::collections::BTreeSet<(String, u16)>,
+}
+
+impl FetchClients {
+    /// A fetch from `host:port`: the new connection's number, or `None` when a client to it
+    /// exists already.
+    pub fn connect(&mut self, host: &str, port: u16) -> Option<u32> {
+        let key = (host.to_string(), port);
+        if self.servers.contains(&key) {
+            return None;
+        }
+        let nth = 100 + self.servers.len() as u32;
+        self.servers.insert(key);
+        Some(nth)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sparkyard_messages::task::FetchSource;
 
     fn source(e: u32, host: &str, blocks: u32, bytes: u64) -> FetchSource {
         FetchSource {
@@ -492,5 +604,132 @@ mod tests {
         let mut one = [7];
         randomize_in_place(&mut one, 1);
         assert_eq!(one, [7]);
+    }
+
+    fn down_plan() -> ShuffleReadPlan {
+        let mut sources: Vec<FetchSource> = (1..=4).map(|e| source(e, "h1", 1, 10)).collect();
+        sources.push(source(5, "h2", 1, 10));
+        for (i, s) in sources.iter_mut().enumerate() {
+            s.first_map_index = i as u32;
+            s.first_map_id = 100 + i as u64;
+        }
+        plan(sources)
+    }
+
+    /// ShuffleBlockFetcherIteratorSuite "fail all blocks if any of the remote request fails":
+    /// a server that does not answer fails the task's fetch (`FetchFailedException` for the
+    /// first block that server serves), after `maxRetries` waits of `retryWait`
+    /// (RetryingBlockTransferor); with every server up, nothing fails.
+    #[test]
+    fn an_unreachable_server_fails_the_fetch_after_the_retries() {
+        let p = down_plan();
+        assert_eq!(failed_fetch(&p, false, 42, 7, |_| false), None);
+        let Some(FailedFetch::Unreachable(src)) =
+            failed_fetch(&p, false, 42, 7, |bm| bm.host == "h2")
+        else {
+            panic!("h2 is down");
+        };
+        assert_eq!(src.location.executor_id, ExecutorId(5));
+        let f = connect_failure(3, 9, src);
+        assert_eq!(
+            (f.bm_address.as_ref(), f.map_id, f.map_index, f.reduce_id),
+            (Some(&src.location), 104, 4, 9)
+        );
+        assert_eq!(
+            f.message,
+            "org.apache.spark.shuffle.FetchFailedException: Failed to connect to h2:38005"
+        );
+        assert_eq!(retry_ms(3, 5000), 15_000, "spark.shuffle.io.* defaults");
+        assert_eq!(retry_ms(0, 5000), 0);
+    }
+
+    /// MapOutputTrackerSuite "master register shuffle and unregister map output and fetch": a
+    /// map output with no location fails the reduce task's fetch at once
+    /// (`MetadataFetchFailedException`, MapOutputTracker.validateStatus' text in the 4.0.0 jar),
+    /// before any server is tried.
+    #[test]
+    fn a_missing_map_output_fails_the_fetch_at_once() {
+        let mut p = down_plan();
+        p.missing_map = Some(1);
+        assert_eq!(
+            failed_fetch(&p, false, 42, 7, |_| true),
+            Some(FailedFetch::MissingOutput)
+        );
+        let text = missing_output_text(2, 5);
+        assert_eq!(text, "Missing an output location for shuffle 2 partition 5");
+        let f = metadata_fetch_failure(2, 5, &text);
+        assert_eq!((f.bm_address, f.map_id, f.map_index), (None, -1, -1));
+        assert_eq!(
+            f.message,
+            "org.apache.spark.shuffle.MetadataFetchFailedException: Missing an output location for shuffle 2 partition 5"
+        );
+    }
+
+    /// An injected fetch failure (the `fetch-failure` fault) is reported for the plan's first
+    /// server, whatever is up or missing; with no server in the plan it injects nothing.
+    #[test]
+    fn an_injected_failure_names_the_first_server() {
+        let mut p = down_plan();
+        p.missing_map = Some(0);
+        assert_eq!(
+            failed_fetch(&p, true, 42, 7, |_| false),
+            Some(FailedFetch::Unreachable(&p.sources[0]))
+        );
+        let empty = plan(Vec::new());
+        assert_eq!(failed_fetch(&empty, true, 42, 7, |_| true), None);
+    }
+
+    // ShuffleBlockFetcherIterator.initialize: `fetchRequests ++= Utils.randomize(remoteRequests)`,
+    // so when a node with four executors' map outputs dies, its reducers report different
+    // executors in their FetchFailed, and DAGScheduler.handleTaskCompletion unregisters each
+    // reported executor's outputs (removeExecutorAndUnregisterOutputs) in the one stage attempt:
+    // the map stage is not resubmitted once per executor until spark.stage.maxConsecutiveAttempts
+    // (4) aborts the job. Before, every reducer reported the first output by map index.
+    #[test]
+    fn reducers_report_different_failing_servers() {
+        let picks: Vec<usize> = (0..8)
+            .map(|tid| randomized_index(42, tid, 4).expect("four servers"))
+            .collect();
+        let distinct: std::collections::BTreeSet<usize> = picks.iter().copied().collect();
+        assert!(distinct.len() >= 3, "{picks:?}");
+        assert!(picks.iter().all(|p| *p < 4));
+        assert_eq!(
+            picks,
+            (0..8)
+                .map(|t| randomized_index(42, t, 4).expect("same"))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(randomized_index(42, 3, 0), None);
+        assert_eq!(randomized_index(7, 3, 1), Some(0));
+        // The pick is among the servers that are down, in the plan's order.
+        let p = down_plan();
+        let down = |bm: &BlockManagerId| bm.host == "h1";
+        let reported: std::collections::BTreeSet<u32> = (0..8)
+            .filter_map(|tid| match failed_fetch(&p, false, 42, tid, down) {
+                Some(FailedFetch::Unreachable(src)) => Some(src.location.executor_id.0),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            reported.len() >= 3 && reported.iter().all(|e| *e <= 4),
+            "{reported:?}"
+        );
+    }
+
+    /// TransportClientFactory.createClient (Spark 4.0.0, `connectionPool` by address; no suite
+    /// case runs it without a network): a cached client per address is reused, so a second
+    /// fetch from a server opens nothing and new servers take the next connection numbers.
+    #[test]
+    fn one_client_per_server() {
+        let mut c = FetchClients::default();
+        assert_eq!(c.connect("h1", 7337), Some(100));
+        assert_eq!(c.connect("h1", 7337), None);
+        assert_eq!(
+            c.connect("h1", 38001),
+            Some(101),
+            "another port is another server"
+        );
+        assert_eq!(c.connect("h2", 7337), Some(102));
+        assert_eq!(c.connect("h2", 7337), None);
     }
 }

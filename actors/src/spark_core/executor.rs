@@ -2,10 +2,14 @@
 //! looks the driver up, up to 3 tries, and fetches `SparkAppConfig`), then the `Executor`
 //! endpoint: OnStart registers with the driver, `RegisteredExecutor` creates the Executor and
 //! sends `LaunchedExecutor`, tasks run for their virtual duration, and `exitExecutor` ends the
-//! JVM. The rules are plain state machines: the backend's in `executor_backend_state`
-//! (registration, exits and their reasons, decommissioning, disconnects, the fetcher's tries),
-//! the Executor's in `executor_state` (running tasks, kill marks, a task's end state); these
-//! actors turn messages into calls on them, and log and send what they decide.
+//! JVM. The rules are plain state machines and functions: the backend's in
+//! `executor_backend_state` (registration, exits and their reasons, decommissioning,
+//! disconnects, the fetcher's tries), the Executor's in `executor_state` (running tasks, kill
+//! marks, a task's end state, the heartbeater), its conf in `executor_conf`, a task's run in
+//! `task_runner`, the block manager's in `block_manager` (cached partitions, peers, uploads),
+//! `block_manager_decommissioner` (migration), `map_output_tracker_worker` and `block_fetch`
+//! (a reduce task's fetch); these actors turn messages into calls on them, and log and send
+//! what they decide.
 
 use crate::kernel::clock;
 use crate::kernel::logs::Level;
@@ -14,28 +18,33 @@ use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
 use crate::rpc::ask::decode;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
-use crate::spark_core::block_fetch;
+use crate::spark_core::block_fetch::{self, FailedFetch, FetchClients};
+use crate::spark_core::block_manager::{
+    CachedRead, PeerCache, RddBlocks, RddPut, connect_refused, replayed_computed_rdds,
+    shuffle_server_port, upload_refused_for_space,
+};
 use crate::spark_core::block_manager_decommissioner::{
-    BlockManagerDecommissioner, DecommissionerConf, SAVED_ON_DECOMMISSIONED, Step, StoredShuffle,
+    BlockManagerDecommissioner, SAVED_ON_DECOMMISSIONED, Step, StoredShuffle,
 };
 use crate::spark_core::block_manager_master::RddBlockId;
 use crate::spark_core::executor_backend_state::{
-    BackendState, DecommissionRules, DecommissionStart, Disconnected, DriverLookup, ExitReason,
-    ExitStep, LookupFailed, MigrationInfo, ShutdownCheck,
+    BackendState, DecommissionStart, Disconnected, DriverLookup, ExitReason, ExitStep,
+    LookupFailed, MigrationInfo, ShutdownCheck,
 };
+pub use crate::spark_core::executor_conf::ExecutorConf;
 use crate::spark_core::executor_env::{self, block_manager_port};
 use crate::spark_core::executor_log_url_handler;
 use crate::spark_core::executor_state::{
-    BLOCK_MANAGER_REREGISTRATION_FAILED, DEFAULT_HEARTBEAT_MAX_FAILURES, ExecutorTasks,
-    HeartbeatAction, HeartbeatOutcome, Heartbeater, KillMark, LAUNCH_WHILE_DECOMMISSIONED, TaskEnd,
-    heartbeat_initial_delay_ms, seeded_unit,
+    BLOCK_MANAGER_REREGISTRATION_FAILED, ExecutorTasks, HeartbeatAction, HeartbeatOutcome,
+    Heartbeater, KillMark, LAUNCH_WHILE_DECOMMISSIONED, TaskEnd, heartbeat_initial_delay_ms,
+    seeded_unit,
 };
+use crate::spark_core::map_output_tracker_worker::MapStatusCache;
 use crate::spark_core::memory_store::{EXECUTOR_STORE, MemoryStore, TASK_BINARY_PIECE_BYTES};
+use crate::spark_core::task_runner::{DartCost, exception_result, result_dropped, run_task};
 use crate::spark_core::unified_memory_manager::max_memory;
 use crate::world::addresses::app_cache_dir;
-use crate::world::config::CostModel;
 use crate::world::context::SimContext;
-use crate::world::spark_conf::SparkConfView;
 use crate::{error, info, warn};
 use actix::{Actor, AsyncContext, Context, SpawnHandle};
 use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
@@ -73,19 +82,6 @@ pub fn parse_driver_url(url: &str) -> Option<RpcAddress> {
         host: host.to_string(),
         port: port.parse().ok()?,
     })
-}
-
-/// The position a task's `Utils.randomize`d fetch order gives the first of `n` failing
-/// servers: a function of the run's seed and the task id (splitmix64), `None` when `n` is 0.
-pub fn randomized_index(seed: u64, task_id: u64, n: usize) -> Option<usize> {
-    if n == 0 {
-        return None;
-    }
-    let mut z = seed ^ task_id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    Some((z % n as u64) as usize)
 }
 
 /// Looks the driver's endpoint-verifier up; `Err` is `Failed to connect to host:port`.
@@ -363,9 +359,6 @@ pub enum BackendAnswer {
     Reregistered(Result<bool, RpcFailure>),
 }
 
-/// Remote reads of cached blocks: bytes per ms (100 MB/s, the event log's shuffle fetch rate).
-const FETCH_BYTES_PER_MS: u64 = 100_000;
-
 /// A running task: its timer, so KillTask can cancel it.
 struct RunningTask {
     desc: Box<TaskDescription>,
@@ -384,49 +377,11 @@ struct Executor {
     /// The block manager's broadcasts, kept only while its log is (its lines are all it shows).
     blocks: Option<Box<ExecutorBlocks>>,
     /// The cached RDD blocks in its MemoryStore (empty unless the program caches).
-    rdd_blocks: Vec<(RddBlockId, u64)>,
+    rdd_blocks: RddBlocks,
     /// The broadcasts whose piece its block manager fetched and reported to the master.
     broadcast_pieces: SmallSet<u32>,
     /// Its `MapOutputTrackerWorker`'s cache.
     map_statuses: MapStatusCache,
-}
-
-/// `MapOutputTrackerWorker`'s `mapStatuses` and `epoch`: the shuffles whose statuses it
-/// fetched, cleared when a task brings a newer epoch (`updateEpoch`).
-#[derive(Default)]
-struct MapStatusCache {
-    epoch: u64,
-    shuffles: SmallSet<u32>,
-}
-
-impl MapStatusCache {
-    /// `updateEpoch` (Spark 4.0.0's `MapOutputTrackerWorker`): a task's newer epoch clears the
-    /// cached statuses. Whether it did (the worker logs it).
-    fn update_epoch(&mut self, epoch: u64) -> bool {
-        if epoch <= self.epoch {
-            return false;
-        }
-        self.epoch = epoch;
-        self.shuffles = SmallSet::default();
-        true
-    }
-
-    /// `getStatuses`: whether the shuffle's statuses must be fetched (they are cached from
-    /// then on, until a newer epoch).
-    fn must_fetch(&mut self, shuffle_id: u32) -> bool {
-        if self.shuffles.contains(&shuffle_id) {
-            return false;
-        }
-        self.shuffles.insert(shuffle_id);
-        true
-    }
-}
-
-impl Executor {
-    /// Whether its block manager holds `block`.
-    fn holds_rdd_block(&self, block: RddBlockId) -> bool {
-        self.rdd_blocks.iter().any(|(b, _)| *b == block)
-    }
 }
 
 /// What an executor's block manager holds of the driver's broadcasts.
@@ -436,85 +391,8 @@ struct ExecutorBlocks {
     read: SmallSet<u32>,
     /// The first fetch from the driver's block manager opened a connection.
     connected: bool,
-    /// The peers' block managers (or shuffle services) a shuffle fetch connected to, by
-    /// `host:port` (`TransportClientFactory` keeps one client per address).
-    fetch_peers: std::collections::BTreeSet<(String, u16)>,
-}
-
-/// What the executor reads from the `SparkConf` it built from the fetched properties.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExecutorConf {
-    /// `spark.executor.heartbeatInterval`, ms.
-    pub heartbeat_interval_ms: u64,
-    /// `spark.executor.heartbeat.maxFailures`: heartbeats failed in a row before the executor
-    /// exits 56.
-    pub heartbeat_max_failures: u32,
-    /// `spark.rpc.askTimeout` (or `spark.network.timeout`), ms, and the key that set it.
-    pub ask_timeout_ms: u64,
-    pub ask_timeout_property: String,
-    /// `spark.rpc.lookupTimeout` (or `spark.network.timeout`), ms, and the key that set it.
-    pub lookup_timeout_ms: u64,
-    pub lookup_timeout_property: String,
-    /// `spark.decommission.enabled`.
-    pub decommission_enabled: bool,
-    /// `spark.storage.decommission.enabled` and at least one of its `rddBlocks` /
-    /// `shuffleBlocks` switches: whether a decommissioning executor migrates its blocks.
-    pub storage_decommission: bool,
-    pub storage_decommission_blocks: bool,
-    /// The rest of `spark.storage.decommission.*` (the decommissioner's settings).
-    pub decommissioner: DecommissionerConf,
-}
-
-impl ExecutorConf {
-    /// Spark 4.0's `spark.storage.decommission.*` defaults.
-    pub fn default_decommissioner() -> DecommissionerConf {
-        ExecutorConf::from_properties(&[]).decommissioner
-    }
-
-    pub fn from_properties(props: &[(String, String)]) -> Self {
-        let c = SparkConfView(props);
-        let (ask_timeout_ms, ask_timeout_property) = c.rpc_timeout("spark.rpc.askTimeout");
-        let (lookup_timeout_ms, lookup_timeout_property) = c.rpc_timeout("spark.rpc.lookupTimeout");
-        let flag = |key: &str, default: bool| {
-            c.get(key)
-                .map_or(default, |v| v.eq_ignore_ascii_case("true"))
-        };
-        // The submit-side validation (sparkyard's conf settings) rejected bad values already.
-        let int = |key: &str, default: u32| {
-            c.get(key)
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap_or(default)
-        };
-        ExecutorConf {
-            decommission_enabled: flag("spark.decommission.enabled", false),
-            storage_decommission: flag("spark.storage.decommission.enabled", false),
-            storage_decommission_blocks: flag("spark.storage.decommission.rddBlocks.enabled", true)
-                || flag("spark.storage.decommission.shuffleBlocks.enabled", true),
-            decommissioner: DecommissionerConf {
-                shuffle_blocks: flag("spark.storage.decommission.shuffleBlocks.enabled", true),
-                rdd_blocks: flag("spark.storage.decommission.rddBlocks.enabled", true),
-                max_threads: int("spark.storage.decommission.shuffleBlocks.maxThreads", 8),
-                max_failures: int(
-                    "spark.storage.decommission.maxReplicationFailuresPerBlock",
-                    3,
-                ),
-                reattempt_interval_ms: c.time_as_ms(
-                    "spark.storage.decommission.replicationReattemptInterval",
-                    "30s",
-                ),
-                cached_peers_ttl_ms: u64::from(int("spark.storage.cachedPeersTtl", 60_000)),
-            },
-            heartbeat_interval_ms: c.time_as_ms("spark.executor.heartbeatInterval", "10s"),
-            heartbeat_max_failures: int(
-                "spark.executor.heartbeat.maxFailures",
-                DEFAULT_HEARTBEAT_MAX_FAILURES,
-            ),
-            ask_timeout_ms,
-            ask_timeout_property,
-            lookup_timeout_ms,
-            lookup_timeout_property,
-        }
-    }
+    /// The peers' block managers (or shuffle services) a shuffle fetch connected to.
+    fetch_clients: FetchClients,
 }
 
 /// The `Executor` endpoint (`YarnCoarseGrainedExecutorBackend`).
@@ -534,8 +412,8 @@ pub struct CoarseGrainedExecutorBackend {
     stored_shuffles: Vec<StoredShuffle>,
     /// The block manager's decommissioner, once decommissioning with migration started.
     decommissioner: Option<Box<BlockManagerDecommissioner>>,
-    /// `BlockManager.getPeers`' cache: when fetched, and the peers.
-    peers: Option<(u64, Vec<BlockManagerPeer>)>,
+    /// `BlockManager.getPeers`' cache.
+    peers: PeerCache,
 }
 
 impl CoarseGrainedExecutorBackend {
@@ -552,7 +430,7 @@ impl CoarseGrainedExecutorBackend {
             // signal reaches the backend's thread, not the network.
             let addr = ctx.address();
             env.on_sigterm(move || addr.do_send(ExecutorMsg::SignalTerm));
-            let state = BackendState::new(decommission_rules(&conf), clock::now_ms());
+            let state = BackendState::new(conf.decommission_rules(), clock::now_ms());
             CoarseGrainedExecutorBackend {
                 sim,
                 conf,
@@ -565,7 +443,7 @@ impl CoarseGrainedExecutorBackend {
                 asks: AskTable::default(),
                 stored_shuffles: Vec::new(),
                 decommissioner: None,
-                peers: None,
+                peers: PeerCache::default(),
             }
         });
     }
@@ -739,13 +617,6 @@ impl CoarseGrainedExecutorBackend {
         self.exit_executor(ExitReason::FinishedDecommissioning, true);
     }
 
-    /// Whether finished map outputs are kept for a decommission's migration.
-    fn keeps_shuffle_files(&self) -> bool {
-        self.conf.decommission_enabled
-            && self.conf.storage_decommission
-            && self.conf.decommissioner.shuffle_blocks
-    }
-
     fn with_decommissioner(
         &mut self,
         f: impl FnOnce(
@@ -806,9 +677,8 @@ impl CoarseGrainedExecutorBackend {
         if self.state.stopping() || self.decommissioner.is_none() {
             return;
         }
-        let now = clock::now_ms();
         let ttl = self.conf.decommissioner.cached_peers_ttl_ms;
-        if self.peers.as_ref().is_some_and(|(at, _)| now - at <= ttl) {
+        if self.peers.fresh(clock::now_ms(), ttl) {
             return self.round_with_cached_peers(ctx);
         }
         let Some(driver) = self.driver.clone() else {
@@ -827,19 +697,14 @@ impl CoarseGrainedExecutorBackend {
         if self.state.stopping() || self.decommissioner.is_none() {
             return;
         }
-        let now = clock::now_ms();
         let ttl = self.conf.decommissioner.cached_peers_ttl_ms;
-        match self.peers.take() {
-            Some(peers) if now - peers.0 <= ttl => {
-                let steps = self.with_decommissioner(|d, log, now| d.rdd_round(log, now, &peers.1));
-                self.peers = Some(peers);
-                self.run_steps(steps, ctx);
-            }
-            cached => {
-                self.peers = cached;
-                self.ask_peers(ctx, false);
-            }
+        if !self.peers.fresh(clock::now_ms(), ttl) {
+            return self.ask_peers(ctx, false);
         }
+        let peers = std::mem::take(&mut self.peers);
+        let steps = self.with_decommissioner(|d, log, now| d.rdd_round(log, now, peers.peers()));
+        self.peers = peers;
+        self.run_steps(steps, ctx);
     }
 
     /// `BlockManagerMaster.getPeers` for the RDD thread.
@@ -886,7 +751,7 @@ impl CoarseGrainedExecutorBackend {
                             d.rdd_round(log, now, &peers)
                         }
                     });
-                    self.peers = Some((clock::now_ms(), peers));
+                    self.peers.set(clock::now_ms(), peers);
                     steps
                 }
                 Err(e) => self.rdd_failed(&e),
@@ -926,12 +791,7 @@ impl CoarseGrainedExecutorBackend {
             .block_server_reachable(&peer.id, ess_port)
             .then(|| self.env.resolve::<ExecutorMsg>(&peer.endpoint))
             .flatten()
-            .ok_or_else(|| {
-                RpcFailure::new(
-                    "java.io.IOException",
-                    format!("Failed to connect to {}:{}", peer.id.host, peer.id.port),
-                )
-            })
+            .ok_or_else(|| connect_refused(&peer.id.host, peer.id.port))
     }
 
     /// The RDD thread's transfer time is over: `uploadBlockSync` to its peer (a peer that does
@@ -974,24 +834,12 @@ impl CoarseGrainedExecutorBackend {
             partition: block.partition,
         };
         if self.executor.is_none() || self.state.stopping() {
-            let failure = RpcFailure::new(
-                "java.io.IOException",
-                format!(
-                    "Failed to connect to {}:{}",
-                    self.args.hostname,
-                    block_manager_port(self.args.executor_id)
-                ),
-            );
+            let port = block_manager_port(self.args.executor_id);
+            let failure = connect_refused(&self.args.hostname, port);
             return self.env.reply_failure(ask, failure);
         }
         if !self.put_rdd_block(id, block.mem_size) {
-            let failure = RpcFailure::new(
-                "java.lang.RuntimeException",
-                format!(
-                    "org.apache.spark.SparkException: [INTERNAL_ERROR_NETWORK] Upload block for {id} failed. This mostly happens when there is not sufficient space available to store the block. SQLSTATE: XX000"
-                ),
-            );
-            return self.env.reply_failure(ask, failure);
+            return self.env.reply_failure(ask, upload_refused_for_space(id));
         }
         self.env.reply(ask, ());
     }
@@ -1002,10 +850,9 @@ impl CoarseGrainedExecutorBackend {
         let Some(executor) = self.executor.as_mut() else {
             return;
         };
-        let Some(i) = executor.rdd_blocks.iter().position(|(b, _)| *b == block) else {
+        let Some(size) = executor.rdd_blocks.remove(block) else {
             return;
         };
-        let (_, size) = executor.rdd_blocks.swap_remove(i);
         if let Some(blocks) = executor.blocks.as_mut() {
             blocks
                 .store
@@ -1022,10 +869,11 @@ impl CoarseGrainedExecutorBackend {
     }
 
     fn round_with_cached_peers(&mut self, ctx: &mut Context<Self>) {
-        let peers = self.peers.take().unwrap_or_default();
+        let peers = std::mem::take(&mut self.peers);
         let stored = std::mem::take(&mut self.stored_shuffles);
-        let steps = self.with_decommissioner(|d, log, now| d.round(log, now, &peers.1, &stored));
-        self.peers = Some(peers);
+        let steps =
+            self.with_decommissioner(|d, log, now| d.round(log, now, peers.peers(), &stored));
+        self.peers = peers;
         self.stored_shuffles = stored;
         self.run_steps(steps, ctx);
     }
@@ -1037,7 +885,7 @@ impl CoarseGrainedExecutorBackend {
     ) {
         match result {
             Ok(peers) => {
-                self.peers = Some((clock::now_ms(), peers));
+                self.peers.set(clock::now_ms(), peers);
                 self.round_with_cached_peers(ctx);
             }
             Err(e) => {
@@ -1098,7 +946,7 @@ impl CoarseGrainedExecutorBackend {
             );
             return self.env.reply_failure(ask, failure);
         }
-        if self.keeps_shuffle_files() {
+        if self.conf.keeps_shuffle_files() {
             self.stored_shuffles.push(StoredShuffle {
                 info,
                 data_bytes: block.data_bytes,
@@ -1187,14 +1035,14 @@ impl CoarseGrainedExecutorBackend {
                     store: MemoryStore::new(EXECUTOR_STORE, max_memory(heap)),
                     read: SmallSet::default(),
                     connected: false,
-                    fetch_peers: Default::default(),
+                    fetch_clients: FetchClients::default(),
                 })
             });
         self.state.registered();
         self.executor = Some(Executor {
             tasks: ExecutorTasks::default(),
             heartbeater: Heartbeater::new(self.conf.heartbeat_max_failures),
-            rdd_blocks: Vec::new(),
+            rdd_blocks: RddBlocks::default(),
             broadcast_pieces: SmallSet::default(),
             map_statuses: MapStatusCache::default(),
             blocks,
@@ -1535,12 +1383,12 @@ impl CoarseGrainedExecutorBackend {
             let Some(blocks) = self.executor.as_mut().and_then(|e| e.blocks.as_mut()) else {
                 break;
             };
-            let key = (src.host.clone(), src.port);
-            if !reachable || blocks.fetch_peers.contains(&key) {
+            if !reachable {
                 continue;
             }
-            let nth = 100 + blocks.fetch_peers.len() as u32;
-            blocks.fetch_peers.insert(key);
+            let Some(nth) = blocks.fetch_clients.connect(&src.host, src.port) else {
+                continue;
+            };
             let to = executor_env::ConnectionTo {
                 ip: self.sim.host_ip(&src.host),
                 address: RpcAddress {
@@ -1586,7 +1434,11 @@ impl CoarseGrainedExecutorBackend {
         } else {
             0
         };
-        let (work_ms, result) = run_task(&desc.work, desc.attempt_number, costs);
+        let darts = DartCost {
+            ns: costs.sparkpi_dart_ns,
+            real: costs.sparkpi_real_darts,
+        };
+        let (work_ms, result) = run_task(&desc.work, desc.attempt_number, darts);
         // A bad executor: a `failing-executor` fault makes every task here throw.
         let attempt = self.sim.current_attempt.get();
         let result =
@@ -1662,48 +1514,42 @@ impl CoarseGrainedExecutorBackend {
             TaskWork::Replayed { cache: Some(c), .. } => return (work_ms, c.missing > 0),
             _ => return (work_ms, false),
         };
+        // (An empty store allocates nothing; the launch made sure the Executor exists.)
+        let none_held = RddBlocks::default();
+        let held = self.executor.as_ref().map_or(&none_held, |e| &e.rdd_blocks);
         let block = RddBlockId {
             rdd_id: read.rdd_id,
             partition: desc.partition_id,
         };
-        let log = self.env.log();
-        let local = self
-            .executor
-            .as_ref()
-            .is_some_and(|e| e.holds_rdd_block(block));
-        if local {
-            info!(log, "executor::BlockManager", "Found block {block} locally");
-            return (work_ms, false);
-        }
         let port = self.sim.config.spark.shuffle.service_port;
-        let remote = read.location.as_ref().filter(|bm| {
-            bm.executor_id != self.args.executor_id && self.sim.block_server_reachable(bm, port)
+        let latency = self.sim.config.costs.network_latency_ms;
+        let found = held.get_or_compute(block, read, self.args.executor_id, latency, |bm| {
+            self.sim.block_server_reachable(bm, port)
         });
-        if remote.is_some() {
-            info!(
-                log,
-                "executor::BlockManager", "Found block {block} remotely"
-            );
-            let latency = 2 * self.sim.config.costs.network_latency_ms;
-            let fetch = read.block_bytes / FETCH_BYTES_PER_MS;
-            return (work_ms + latency + fetch, false);
-        }
-        // BlockManager.fetchRemoteManagedBuffer: a location that does not answer fails the
-        // fetch; with no location left the partition is computed.
-        if let Some(bm) = read
-            .location
-            .as_ref()
-            .filter(|bm| bm.executor_id != self.args.executor_id)
-        {
-            warn!(
+        let log = self.env.log();
+        match found {
+            CachedRead::Local => {
+                info!(log, "executor::BlockManager", "Found block {block} locally");
+            }
+            CachedRead::Remote { .. } => {
+                info!(
+                    log,
+                    "executor::BlockManager", "Found block {block} remotely"
+                );
+            }
+            CachedRead::Compute {
+                unreachable: Some(bm),
+                ..
+            } => warn!(
                 log,
                 "executor::BlockManager",
                 "Failed to fetch remote block {block} from [{bm}] (failed attempt 1)\njava.io.IOException: Failed to connect to {}:{}",
                 bm.host,
                 bm.port
-            );
+            ),
+            CachedRead::Compute { .. } => {}
         }
-        (work_ms + read.compute_ms, true)
+        (work_ms + found.extra_ms(), found.stores_block())
     }
 
     /// `MemoryStore.putIteratorAsValues` of a computed partition, then the block manager's
@@ -1719,17 +1565,9 @@ impl CoarseGrainedExecutorBackend {
                 self.put_rdd_block(block, read.block_bytes);
             }
             TaskWork::Replayed { cache: Some(c), .. } => {
-                let computed = &c.rdd_ids[..(c.missing as usize).min(c.rdd_ids.len())];
-                for &rdd_id in computed {
-                    let block = RddBlockId { rdd_id, partition };
+                for &rdd_id in replayed_computed_rdds(c) {
                     // Another copy of the task may have stored it here since this one launched.
-                    if !self
-                        .executor
-                        .as_ref()
-                        .is_some_and(|e| e.holds_rdd_block(block))
-                    {
-                        self.register_rdd_block(block, 0);
-                    }
+                    self.register_rdd_block(RddBlockId { rdd_id, partition }, 0);
                 }
             }
             _ => {}
@@ -1737,56 +1575,57 @@ impl CoarseGrainedExecutorBackend {
     }
 
     /// `MemoryStore.putIteratorAsValues` of an RDD block (computed here or replicated from a
-    /// peer), then the block manager's `UpdateBlockInfo` to the BlockManagerMaster
-    /// (`tellMaster`). Returns whether the block is in the store.
+    /// peer; see [`RddBlocks::put`]), then the block manager's `UpdateBlockInfo` to the
+    /// BlockManagerMaster (`tellMaster`). Returns whether the block is in the store.
     fn put_rdd_block(&mut self, block: RddBlockId, size: u64) -> bool {
         let Some(executor) = self.executor.as_mut() else {
             return false;
         };
-        if executor.holds_rdd_block(block) {
-            return true;
-        }
-        // MemoryStore.putIteratorAsValues: a block that does not fit is not stored (MEMORY_ONLY
-        // has no disk to fall back to; the only cached RDD's own blocks cannot be evicted for
-        // it), and the task goes on with the values it unrolled.
         let capacity = max_memory(self.sim.config.spark.executor_memory_mb);
-        let used: u64 = executor.rdd_blocks.iter().map(|(_, n)| n).sum();
-        if used + size > capacity {
-            let computed = bytes_to_string(capacity - used);
-            let log = self.env.log();
-            warn!(
-                log,
-                "executor::MemoryStore",
-                "Not enough space to cache {block} in memory! (computed {computed} so far)"
-            );
-            info!(
-                log,
-                "executor::MemoryStore",
-                "Memory use = {} (blocks) + {computed} (scratch space shared across 1 tasks(s)) = {}. Storage limit = {}.",
-                bytes_to_string(used),
-                bytes_to_string(capacity),
-                bytes_to_string(capacity)
-            );
-            return false;
+        let log = self.env.log();
+        match executor.rdd_blocks.put(block, size, capacity) {
+            RddPut::AlreadyHeld => return true,
+            RddPut::NoSpace { used, capacity } => {
+                // The task goes on with the values it unrolled.
+                let computed = bytes_to_string(capacity - used);
+                warn!(
+                    log,
+                    "executor::MemoryStore",
+                    "Not enough space to cache {block} in memory! (computed {computed} so far)"
+                );
+                info!(
+                    log,
+                    "executor::MemoryStore",
+                    "Memory use = {} (blocks) + {computed} (scratch space shared across 1 tasks(s)) = {}. Storage limit = {}.",
+                    bytes_to_string(used),
+                    bytes_to_string(capacity),
+                    bytes_to_string(capacity)
+                );
+                return false;
+            }
+            RddPut::Stored => {}
         }
         if let Some(blocks) = executor.blocks.as_mut() {
-            blocks
-                .store
-                .put_values(self.env.log(), &block.to_string(), size);
+            blocks.store.put_values(log, &block.to_string(), size);
         }
-        self.register_rdd_block(block, size);
+        self.report_rdd_block(block, size);
         true
     }
 
-    /// The block manager keeps an RDD block it does not hold yet (the caller checked) and tells
-    /// the BlockManagerMaster (`UpdateBlockInfo`). A replayed block's level and size are the
-    /// recording's, which the log does not give per block: it is kept at size 0, with no
-    /// MemoryStore line.
+    /// A replayed task's block, kept if not held yet. Its level and size are the recording's,
+    /// which the log does not give per block: it is kept at size 0, with no MemoryStore line.
     fn register_rdd_block(&mut self, block: RddBlockId, size: u64) {
-        let Some(executor) = self.executor.as_mut() else {
-            return;
-        };
-        executor.rdd_blocks.push((block, size));
+        let kept = self
+            .executor
+            .as_mut()
+            .is_some_and(|e| e.rdd_blocks.insert_new(block, size));
+        if kept {
+            self.report_rdd_block(block, size);
+        }
+    }
+
+    /// The block manager's `UpdateBlockInfo` of a block it now holds, to the BlockManagerMaster.
+    fn report_rdd_block(&self, block: RddBlockId, size: u64) {
         if let Some(d) = &self.driver {
             let msg = DriverEndpointMsg::UpdateRddBlockInfo {
                 block_manager: self.block_manager_id(),
@@ -1807,79 +1646,37 @@ impl CoarseGrainedExecutorBackend {
         let plan = desc.shuffle.read.as_ref()?;
         let s = &self.sim.config.spark.shuffle;
         let reduce_id = desc.partition_id;
-        let retry_ms = u64::from(s.io_max_retries) * s.io_retry_wait_ms;
         let injected = self
             .sim
             .faults
             .take_fetch_failure(self.sim.index, desc.stage_id, reduce_id);
-        if injected && let Some(src) = plan.sources.first() {
-            return Some((
-                retry_ms,
-                self.connect_failure(plan.shuffle_id, reduce_id, src),
-            ));
-        }
-        if plan.missing_map.is_some() {
-            // MapOutputTracker.validateStatus (Spark 4.0).
-            let text = format!(
-                "Missing an output location for shuffle {} partition {reduce_id}",
-                plan.shuffle_id
-            );
-            error!(self.env.log(), "executor::MapOutputTracker", "{text}");
-            let failure = FetchFailure {
-                bm_address: None,
-                shuffle_id: plan.shuffle_id,
-                map_id: -1,
-                map_index: -1,
-                reduce_id,
-                message: format!("org.apache.spark.shuffle.MetadataFetchFailedException: {text}"),
-            };
-            return Some((0, failure));
-        }
-        // ShuffleBlockFetcherIterator sends its remote requests in `Utils.randomize` order, so
-        // of several servers that do not answer, the one a reducer reports is any of them, not
-        // the first by map index: reducers report different executors, and the DAGScheduler
-        // unregisters each reported executor's outputs in the same stage attempt.
-        let down = |src: &&sparkyard_messages::task::FetchSource| {
-            !self
-                .sim
-                .block_server_reachable(&src.location, s.service_port)
-        };
-        let n = plan.sources.iter().filter(down).count();
-        let pick = randomized_index(self.sim.config.seed, desc.task_id.0, n)?;
-        let src = plan.sources.iter().filter(down).nth(pick)?;
-        Some((
-            retry_ms,
-            self.connect_failure(plan.shuffle_id, reduce_id, src),
-        ))
-    }
-
-    /// A fetch from a server that never answered: ShuffleBlockFetcherIterator's
-    /// `onBlockFetchFailure` line, and the FetchFailedException for the first block it serves.
-    fn connect_failure(
-        &self,
-        shuffle_id: u32,
-        reduce_id: u32,
-        src: &sparkyard_messages::task::FetchSource,
-    ) -> FetchFailure {
-        let (host, port) = (&src.location.host, src.location.port);
-        error!(
-            self.env.log(),
-            "executor::ShuffleBlockFetcherIterator", "Failed to get block(s) from {host}:{port}"
-        );
-        FetchFailure {
-            bm_address: Some(src.location.clone()),
-            shuffle_id,
-            map_id: src.first_map_id as i64,
-            map_index: src.first_map_index as i32,
-            reduce_id,
-            message: format!(
-                "org.apache.spark.shuffle.FetchFailedException: Failed to connect to {host}:{port}"
-            ),
+        let seed = self.sim.config.seed;
+        let down = |bm: &BlockManagerId| !self.sim.block_server_reachable(bm, s.service_port);
+        let log = self.env.log();
+        match block_fetch::failed_fetch(plan, injected, seed, desc.task_id.0, down)? {
+            FailedFetch::MissingOutput => {
+                let text = block_fetch::missing_output_text(plan.shuffle_id, reduce_id);
+                error!(log, "executor::MapOutputTracker", "{text}");
+                let failure =
+                    block_fetch::metadata_fetch_failure(plan.shuffle_id, reduce_id, &text);
+                Some((0, failure))
+            }
+            FailedFetch::Unreachable(src) => {
+                // ShuffleBlockFetcherIterator's `onBlockFetchFailure` line.
+                let (host, port) = (&src.location.host, src.location.port);
+                error!(
+                    log,
+                    "executor::ShuffleBlockFetcherIterator",
+                    "Failed to get block(s) from {host}:{port}"
+                );
+                let retry_ms = block_fetch::retry_ms(s.io_max_retries, s.io_retry_wait_ms);
+                let failure = block_fetch::connect_failure(plan.shuffle_id, reduce_id, src);
+                Some((retry_ms, failure))
+            }
         }
     }
 
-    /// A ShuffleMapTask's result is its `MapStatus`: served by the node's shuffle service when
-    /// it is enabled, else by this executor's block manager.
+    /// A ShuffleMapTask's result is its `MapStatus`, at `BlockManager.shuffleServerId`.
     fn write_shuffle_output(
         &self,
         desc: &TaskDescription,
@@ -1892,16 +1689,12 @@ impl CoarseGrainedExecutorBackend {
             return result;
         }
         let s = &self.sim.config.spark.shuffle;
-        let port = if s.service_enabled {
-            s.service_port
-        } else {
-            block_manager_port(self.args.executor_id)
-        };
+        let own = block_manager_port(self.args.executor_id);
         TaskResultData::MapStatus(Box::new(MapStatusData {
             location: BlockManagerId {
                 executor_id: self.args.executor_id,
                 host: self.args.hostname.clone(),
-                port,
+                port: shuffle_server_port(s.service_enabled, s.service_port, own),
             },
             bytes: w.bytes,
             num_reduces: w.num_reduces,
@@ -1943,7 +1736,7 @@ impl CoarseGrainedExecutorBackend {
             self.store_cached_partition(&task.desc);
         }
         if let (TaskResultData::MapStatus(m), Some(w)) = (&task.result, task.desc.shuffle.write)
-            && self.keeps_shuffle_files()
+            && self.conf.keeps_shuffle_files()
         {
             self.stored_shuffles.push(StoredShuffle {
                 info: ShuffleBlockInfo {
@@ -1964,7 +1757,7 @@ impl CoarseGrainedExecutorBackend {
     fn log_result_sent(&self, log: &crate::kernel::logs::ProcessLog, desc: &TaskDescription) {
         let (name, tid) = (desc.name(), desc.task_id);
         let max = self.sim.config.spark.driver_max_result_size;
-        if max > 0 && TASK_RESULT_BYTES > max {
+        if result_dropped(TASK_RESULT_BYTES, max) {
             warn!(
                 log,
                 EXECUTOR,
@@ -2155,70 +1948,6 @@ impl CoarseGrainedExecutorBackend {
     }
 }
 
-/// The backend's decommissioning switches, from its conf.
-fn decommission_rules(conf: &ExecutorConf) -> DecommissionRules {
-    DecommissionRules {
-        enabled: conf.decommission_enabled,
-        storage: conf.storage_decommission,
-        storage_blocks: conf.storage_decommission_blocks,
-    }
-}
-
-/// Runs a task's computation: its virtual duration (ms) and its result.
-fn run_task(work: &TaskWork, attempt: u32, costs: &CostModel) -> (u64, TaskResultData) {
-    match work {
-        TaskWork::Replayed {
-            duration_ms,
-            failures,
-            ..
-        } => match failures.as_deref().and_then(|f| f.get(attempt as usize)) {
-            Some(f) => (
-                f.duration_ms,
-                match &f.exception {
-                    Some(e) => TaskResultData::Exception {
-                        class: e.class.clone(),
-                        description: e.description.clone(),
-                    },
-                    // A killed or speculative attempt: it runs; the scheduler kills it again
-                    // or not.
-                    None => TaskResultData::None,
-                },
-            ),
-            None => (*duration_ms, TaskResultData::None),
-        },
-        // The cached partition's read or computation is the executor's (read_cached_partition).
-        TaskWork::CachedRdd(read) => (read.work_ms, TaskResultData::None),
-        TaskWork::SparkPiDarts { first, darts, seed } => {
-            let hits = if costs.sparkpi_real_darts {
-                crate::examples::spark_pi::count_hits(*first, *darts, *seed)
-            } else {
-                crate::examples::spark_pi::expected_hits(*darts)
-            };
-            let dart_ns = costs.sparkpi_dart_ns;
-            (darts * dart_ns / 1_000_000, TaskResultData::Count(hits))
-        }
-        TaskWork::Sleep {
-            duration_ms,
-            fail: None,
-        } => (*duration_ms, TaskResultData::None),
-        TaskWork::Sleep {
-            duration_ms,
-            fail: Some(message),
-        } => (*duration_ms, exception_result(message)),
-    }
-}
-
-/// A task that throws `message` (`class: description`; a bare text is a RuntimeException's).
-fn exception_result(message: &str) -> TaskResultData {
-    let (class, description) = message
-        .split_once(": ")
-        .unwrap_or(("java.lang.RuntimeException", message));
-    TaskResultData::Exception {
-        class: class.into(),
-        description: description.into(),
-    }
-}
-
 impl Actor for CoarseGrainedExecutorBackend {
     type Context = Context<Self>;
 
@@ -2276,52 +2005,3 @@ crate::endpoint!(CoarseGrainedExecutorBackend {
     messages: ExecutorMsg => on_message,
     answers: BackendAnswer => answered,
 });
-
-#[cfg(test)]
-mod tests {
-    use super::{MapStatusCache, randomized_index};
-
-    /// MapOutputTrackerWorker.getStatuses fetches a shuffle's statuses once and caches them;
-    /// updateEpoch clears the cache when a task brings a newer epoch (an older or equal one
-    /// changes nothing). MapOutputTrackerSuite "remote fetch" / "epoch change clears cache".
-    #[test]
-    fn map_statuses_are_fetched_once_per_epoch() {
-        let mut c = MapStatusCache::default();
-        assert!(!c.update_epoch(0), "a task of epoch 0 on a new worker");
-        assert!(c.update_epoch(1), "Updating epoch to 1 and clearing cache");
-        assert!(c.must_fetch(0));
-        assert!(!c.must_fetch(0));
-        assert!(c.must_fetch(1), "another shuffle");
-        assert!(!c.update_epoch(0), "an older epoch keeps the cache");
-        assert!(!c.update_epoch(1), "so does the same one");
-        assert!(!c.must_fetch(0));
-        assert!(c.update_epoch(2), "a newer epoch clears it");
-        assert!(c.must_fetch(0));
-        assert!(c.must_fetch(1));
-        assert!(!c.must_fetch(1));
-    }
-
-    // ShuffleBlockFetcherIterator.initialize: `fetchRequests ++= Utils.randomize(remoteRequests)`,
-    // so when a node with four executors' map outputs dies, its reducers report different
-    // executors in their FetchFailed, and DAGScheduler.handleTaskCompletion unregisters each
-    // reported executor's outputs (removeExecutorAndUnregisterOutputs) in the one stage attempt:
-    // the map stage is not resubmitted once per executor until spark.stage.maxConsecutiveAttempts
-    // (4) aborts the job. Before, every reducer reported the first output by map index.
-    #[test]
-    fn reducers_report_different_failing_servers() {
-        let picks: Vec<usize> = (0..8)
-            .map(|tid| randomized_index(42, tid, 4).expect("four servers"))
-            .collect();
-        let distinct: std::collections::BTreeSet<usize> = picks.iter().copied().collect();
-        assert!(distinct.len() >= 3, "{picks:?}");
-        assert!(picks.iter().all(|p| *p < 4));
-        assert_eq!(
-            picks,
-            (0..8)
-                .map(|t| randomized_index(42, t, 4).expect("same"))
-                .collect::<Vec<_>>()
-        );
-        assert_eq!(randomized_index(42, 3, 0), None);
-        assert_eq!(randomized_index(7, 3, 1), Some(0));
-    }
-}

@@ -1,0 +1,198 @@
+//! What an executor's `Executor.TaskRunner` (Spark: `executor/Executor.scala`) yields when it
+//! runs a task: the task's virtual duration and result (`run_task`: a recorded attempt's, the
+//! program's work, an injected exception), and whether its serialized result goes to the
+//! driver or is dropped over `spark.driver.maxResultSize`. No actix, no clock: the executor
+//! arms the task's timer and logs what these return.
+
+use sparkyard_messages::task::{TaskResultData, TaskWork};
+
+/// What a SparkPi dart costs (the run's `CostModel`'s two SparkPi settings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DartCost {
+    /// Nanoseconds per dart.
+    pub ns: u64,
+    /// Throw the darts for real (else count each task's expected hits).
+    pub real: bool,
+}
+
+/// Runs a task's computation: its virtual duration (ms) and its result.
+pub fn run_task(work: &TaskWork, attempt: u32, darts_cost: DartCost) -> (u64, TaskResultData) {
+    match work {
+        TaskWork::Replayed {
+            duration_ms,
+            failures,
+            ..
+        } => match failures.as_deref().and_then(|f| f.get(attempt as usize)) {
+            Some(f) => (
+                f.duration_ms,
+                match &f.exception {
+                    Some(e) => TaskResultData::Exception {
+                        class: e.class.clone(),
+                        description: e.description.clone(),
+                    },
+                    // A killed or speculative attempt: it runs; the scheduler kills it again
+                    // or not.
+                    None => TaskResultData::None,
+                },
+            ),
+            None => (*duration_ms, TaskResultData::None),
+        },
+        // The cached partition's read or computation is the executor's (read_cached_partition).
+        TaskWork::CachedRdd(read) => (read.work_ms, TaskResultData::None),
+        TaskWork::SparkPiDarts { first, darts, seed } => {
+            let hits = if darts_cost.real {
+                crate::examples::spark_pi::count_hits(*first, *darts, *seed)
+            } else {
+                crate::examples::spark_pi::expected_hits(*darts)
+            };
+            (
+                darts * darts_cost.ns / 1_000_000,
+                TaskResultData::Count(hits),
+            )
+        }
+        TaskWork::Sleep {
+            duration_ms,
+            fail: None,
+        } => (*duration_ms, TaskResultData::None),
+        TaskWork::Sleep {
+            duration_ms,
+            fail: Some(message),
+        } => (*duration_ms, exception_result(message)),
+    }
+}
+
+/// A task that throws `message` (`class: description`; a bare text is a RuntimeException's).
+pub fn exception_result(message: &str) -> TaskResultData {
+    let (class, description) = message
+        .split_once(": ")
+        .unwrap_or(("java.lang.RuntimeException", message));
+    TaskResultData::Exception {
+        class: class.into(),
+        description: description.into(),
+    }
+}
+
+/// `TaskRunner.run` (Spark 4.0.0 bytecode: `maxResultSize > 0 && resultSize > maxResultSize`):
+/// a serialized result over `spark.driver.maxResultSize` is dropped with a WARN and only its
+/// size goes to the driver (an `IndirectTaskResult`); 0 means no limit.
+pub fn result_dropped(result_bytes: u64, max_result_size: u64) -> bool {
+    max_result_size > 0 && result_bytes > max_result_size
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sparkyard_messages::task::{ReplayedException, ReplayedFailure};
+
+    fn costs() -> DartCost {
+        DartCost {
+            ns: 50,
+            real: false,
+        }
+    }
+
+    /// A replayed task's attempt k runs its recorded attempt while there is one (throwing its
+    /// exception, or running to the end when none was recorded: a killed or speculative
+    /// attempt); any later attempt succeeds after the task's recorded duration.
+    #[test]
+    fn a_replayed_attempt_runs_as_recorded() {
+        let work = TaskWork::Replayed {
+            duration_ms: 900,
+            failures: Some(Box::new([
+                ReplayedFailure {
+                    duration_ms: 40,
+                    exception: Some(ReplayedException {
+                        class: "java.io.IOException".into(),
+                        description: "disk".into(),
+                    }),
+                },
+                ReplayedFailure {
+                    duration_ms: 70,
+                    exception: None,
+                },
+            ])),
+            cache: None,
+        };
+        let c = costs();
+        assert_eq!(
+            run_task(&work, 0, c),
+            (
+                40,
+                TaskResultData::Exception {
+                    class: "java.io.IOException".into(),
+                    description: "disk".into()
+                }
+            )
+        );
+        assert_eq!(run_task(&work, 1, c), (70, TaskResultData::None));
+        assert_eq!(run_task(&work, 2, c), (900, TaskResultData::None));
+    }
+
+    /// A sleeping task (the synthetic workload) takes its duration and, told to fail, throws
+    /// its message after it.
+    #[test]
+    fn a_sleep_task_takes_its_time_and_may_throw() {
+        let c = costs();
+        let ok = TaskWork::Sleep {
+            duration_ms: 25,
+            fail: None,
+        };
+        assert_eq!(run_task(&ok, 0, c), (25, TaskResultData::None));
+        let bad = TaskWork::Sleep {
+            duration_ms: 25,
+            fail: Some("boom".into()),
+        };
+        assert_eq!(run_task(&bad, 0, c).1, exception_result("boom"));
+    }
+
+    /// SparkPi's task throws its darts: its time is the darts' cost, its result the hits
+    /// (counted for real, or the expected pi/4 of them).
+    #[test]
+    fn a_sparkpi_task_counts_its_hits() {
+        let work = TaskWork::SparkPiDarts {
+            first: 1,
+            darts: 100_000,
+            seed: 7,
+        };
+        let (ms, result) = run_task(&work, 0, costs());
+        assert_eq!(ms, 5, "100,000 darts at 50 ns");
+        let expected = crate::examples::spark_pi::expected_hits(100_000);
+        assert_eq!(result, TaskResultData::Count(expected));
+        let real = DartCost { ns: 50, real: true };
+        let TaskResultData::Count(hits) = run_task(&work, 0, real).1 else {
+            panic!("a count");
+        };
+        assert!(hits.abs_diff(expected) < 1_000, "{hits} against {expected}");
+    }
+
+    /// A fault's message `class: description` becomes an `ExceptionFailure` of that class
+    /// and description (as Spark reports a thrown exception's); a bare text is a
+    /// RuntimeException's.
+    #[test]
+    fn an_exception_message_names_its_class() {
+        assert_eq!(
+            exception_result("java.lang.IllegalStateException: bad state: x"),
+            TaskResultData::Exception {
+                class: "java.lang.IllegalStateException".into(),
+                description: "bad state: x".into()
+            }
+        );
+        assert_eq!(
+            exception_result("no class here"),
+            TaskResultData::Exception {
+                class: "java.lang.RuntimeException".into(),
+                description: "no class here".into()
+            }
+        );
+    }
+
+    /// Executor.TaskRunner.run: a result over a positive `spark.driver.maxResultSize` is
+    /// dropped; at the limit, or with no limit (0), it is sent.
+    #[test]
+    fn results_over_max_result_size_are_dropped() {
+        assert!(result_dropped(1000, 999));
+        assert!(!result_dropped(1000, 1000));
+        assert!(!result_dropped(1000, 0));
+        assert!(!result_dropped(1000, 1 << 30));
+    }
+}
