@@ -192,7 +192,11 @@ pub enum ContainerMain {
 }
 
 /// The arguments of `YarnCoarseGrainedExecutorBackend`.
+///
+/// `repr(C)`: the executor id and host, which the executor reads at every task, sit together
+/// in declaration order (one cache line of the backend's state).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[repr(C)]
 pub struct ExecutorArguments {
     /// Shared by every executor of the application (as are `app_id`'s bytes).
     pub driver_url: std::sync::Arc<str>,

@@ -7,7 +7,7 @@
 
 use super::endpoint::{EndpointRef, StopEndpoint};
 use super::network::{Deliver, FaultInjector, LinkKey, LinkRule, Links, Verdict};
-use super::processes::ProcessTable;
+use super::processes::{AliveFlag, ProcessTable};
 pub use super::processes::{ProcessId, ProcessKind};
 use super::registry::Registry;
 use crate::kernel::logs::{LogStore, ProcessLog};
@@ -17,7 +17,7 @@ use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{
     AskContext, AskReply, EndpointId, RemoteRef, RpcAddress, RpcEndpointAddress,
 };
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -111,8 +111,8 @@ impl Dispatcher {
         st.processes.add(name, address, kind, log)
     }
 
-    pub(crate) fn alive_flag(&self, process: ProcessId) -> Rc<Cell<bool>> {
-        self.state.borrow().processes[process].alive_flag()
+    pub(crate) fn alive_flag(&self, process: ProcessId) -> AliveFlag {
+        self.state.borrow().processes.alive_flag(process)
     }
 
     pub fn process_log(&self, process: ProcessId) -> ProcessLog {

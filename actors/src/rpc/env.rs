@@ -3,6 +3,7 @@
 //! process.
 
 use super::dispatcher::{Dispatcher, ProcessId};
+use super::processes::AliveFlag;
 use super::endpoint::{EndpointRef, StopEndpoint};
 use crate::kernel::logs::ProcessLog;
 use crate::kernel::trace::{Sender, StateChange, TraceKind};
@@ -11,7 +12,6 @@ use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{
     AskContext, AskReply, EndpointId, RemoteRef, Reply, ReplyTo, RpcAddress,
 };
-use std::cell::Cell;
 use std::rc::Rc;
 
 /// A process's RpcEnv handle. Cheap to clone; every actor of the process holds one.
@@ -23,7 +23,7 @@ pub struct RpcEnv {
     /// The mailbox of the actor holding this handle, set when it registers: what the trace
     /// records as the sender of its sends and replies.
     speaker: Option<EndpointId>,
-    alive: Rc<Cell<bool>>,
+    alive: AliveFlag,
     log: ProcessLog,
 }
 

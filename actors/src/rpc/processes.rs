@@ -7,7 +7,8 @@ use crate::kernel::logs::ProcessLog;
 use crate::kernel::slab::Slab;
 use crate::kernel::small_map::SmallSet;
 use sparkyard_messages::rpc::{EndpointId, RpcAddress};
-use std::cell::Cell;
+use crate::kernel::bitset::BitSet;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -29,8 +30,6 @@ pub enum ProcessKind {
 pub(super) struct Process {
     pub(super) name: Rc<str>,
     pub(super) address: RpcAddress,
-    /// Shared with the process's RpcEnv (its handlers check it).
-    alive: Rc<Cell<bool>>,
     /// Named endpoints (a handful per process: a list, not a map).
     pub(super) names: Vec<(Rc<str>, EndpointId)>,
     pub(super) mailboxes: Vec<EndpointId>,
@@ -50,7 +49,7 @@ pub(super) struct Process {
 /// cache line of each executor's `Process`.
 #[derive(Clone, Copy)]
 struct ProcessHot {
-    /// Whether the process runs (`alive` kept inline); only `mark_dead` changes either.
+    /// Whether the process runs (also in `live`, for the RpcEnvs); only `mark_dead` changes it.
     up: bool,
     kind: ProcessKind,
     /// A peer this process is known to be connected to (`peers` holds it): the common case,
@@ -65,8 +64,32 @@ impl Process {
         self.names.iter().position(|(n, _)| &**n == name)
     }
 
-    pub(super) fn alive_flag(&self) -> Rc<Cell<bool>> {
-        self.alive.clone()
+}
+
+/// Which processes run, one bit each, shared by the process table (which clears a bit when its
+/// process ends) and every actor's RpcEnv (which reads its own at every message). One small
+/// set for all processes, not a cell per process: with a thousand executors taking turns, a
+/// per-process cell was a cache miss at every message an executor handled.
+#[derive(Clone, Default)]
+pub struct LiveProcesses(Rc<RefCell<BitSet>>);
+
+impl LiveProcesses {
+    /// Whether `process` runs.
+    pub fn contains(&self, process: ProcessId) -> bool {
+        self.0.borrow().contains(process.0)
+    }
+}
+
+/// One process's liveness, as its RpcEnv reads it (`NettyRpcEnv.stopped`'s negation).
+#[derive(Clone)]
+pub struct AliveFlag {
+    live: LiveProcesses,
+    process: ProcessId,
+}
+
+impl AliveFlag {
+    pub fn get(&self) -> bool {
+        self.live.contains(self.process)
     }
 }
 
@@ -89,6 +112,8 @@ pub(super) struct ProcessTable {
     servers: BTreeMap<RpcAddress, ProcessId>,
     /// Processes by name (the newest process of a name wins).
     by_name: BTreeMap<Rc<str>, ProcessId>,
+    /// The `up` bits again, shared with the RpcEnvs (see `LiveProcesses`).
+    live: LiveProcesses,
 }
 
 impl ProcessTable {
@@ -109,10 +134,10 @@ impl ProcessTable {
             self.servers.insert(address.clone(), id);
         }
         self.by_name.insert(name.clone(), id);
+        self.live.0.borrow_mut().insert(id.0);
         self.list.push(Process {
             name,
             address,
-            alive: Rc::new(Cell::new(true)),
             names: Vec::new(),
             mailboxes: Vec::new(),
             listeners: Vec::new(),
@@ -125,6 +150,14 @@ impl ProcessTable {
     }
 
     /// The newest process with this name.
+    /// `process`'s liveness, for its RpcEnv.
+    pub(super) fn alive_flag(&self, process: ProcessId) -> AliveFlag {
+        AliveFlag {
+            live: self.live.clone(),
+            process,
+        }
+    }
+
     pub(super) fn named(&self, name: &str) -> Option<ProcessId> {
         self.by_name.get(name).copied()
     }
@@ -190,8 +223,8 @@ impl ProcessTable {
         }
         hot.up = false;
         hot.peer_hint = NO_PEER;
+        self.live.0.borrow_mut().remove(process.0);
         let proc = &mut self[process];
-        proc.alive.set(false);
         proc.names.clear();
         let mailboxes = std::mem::take(&mut proc.mailboxes);
         let peers = std::mem::take(&mut proc.peers);

@@ -370,18 +370,23 @@ struct RunningTask {
 
 /// Spark's `Executor`: exists once registration succeeded. Its task rules are
 /// `ExecutorTasks`'; the rest is what its block manager holds.
+///
+/// `repr(C)`: the fields every task reads come first, in declaration order, so a task's
+/// LaunchTask and TaskDone touch few cache lines of it (with a thousand executors taking turns,
+/// each executor's state is cold when its next task comes: every line touched is a miss).
+#[repr(C)]
 struct Executor {
     tasks: ExecutorTasks<RunningTask>,
-    /// Its heartbeater thread (started with it).
-    heartbeater: Heartbeater,
-    /// The block manager's broadcasts, kept only while its log is (its lines are all it shows).
-    blocks: Option<Box<ExecutorBlocks>>,
-    /// The cached RDD blocks in its MemoryStore (empty unless the program caches).
-    rdd_blocks: RddBlocks,
+    /// Its `MapOutputTrackerWorker`'s cache (its epoch is compared at every launch).
+    map_statuses: MapStatusCache,
     /// The broadcasts whose piece its block manager fetched and reported to the master.
     broadcast_pieces: SmallSet<u32>,
-    /// Its `MapOutputTrackerWorker`'s cache.
-    map_statuses: MapStatusCache,
+    /// The block manager's broadcasts, kept only while its log is (its lines are all it shows).
+    blocks: Option<Box<ExecutorBlocks>>,
+    /// Its heartbeater thread (started with it).
+    heartbeater: Heartbeater,
+    /// The cached RDD blocks in its MemoryStore (empty unless the program caches).
+    rdd_blocks: RddBlocks,
 }
 
 /// What an executor's block manager holds of the driver's broadcasts.
@@ -396,16 +401,24 @@ struct ExecutorBlocks {
 }
 
 /// The `Executor` endpoint (`YarnCoarseGrainedExecutorBackend`).
+///
+/// `repr(C)`: what every task reads comes first, in declaration order (the backend's state, the
+/// context, the driver's reference, the env, the arguments, then the executor's task table), and
+/// what only control messages read after, so a task touches few cache lines of this struct: with
+/// a thousand executors taking turns, each one's state is cold when its next task comes.
+#[repr(C)]
 pub struct CoarseGrainedExecutorBackend {
-    sim: Rc<SimContext>,
-    conf: ExecutorConf,
-    env: RpcEnv,
-    me: EndpointRef<ExecutorMsg>,
-    args: ExecutorArguments,
-    driver: Option<EndpointRef<DriverEndpointMsg>>,
-    executor: Option<Executor>,
     /// The backend's rules: registration, exit, decommissioning, disconnects.
     state: BackendState,
+    sim: Rc<SimContext>,
+    driver: Option<EndpointRef<DriverEndpointMsg>>,
+    env: RpcEnv,
+    args: ExecutorArguments,
+    executor: Option<Executor>,
+    me: EndpointRef<ExecutorMsg>,
+    /// Boxed, as is what follows rare: the smaller the actor, the fewer cache lines its mailbox
+    /// and state span (actix keeps the actor inline between its context and its mailbox).
+    conf: Box<ExecutorConf>,
     asks: AskTable<BackendAnswer>,
     /// The map outputs in this executor's local dirs (written here or migrated here), kept
     /// only when a decommission would migrate them.
@@ -433,7 +446,7 @@ impl CoarseGrainedExecutorBackend {
             let state = BackendState::new(conf.decommission_rules(), clock::now_ms());
             CoarseGrainedExecutorBackend {
                 sim,
-                conf,
+                conf: Box::new(conf),
                 env,
                 me,
                 args,

@@ -8,6 +8,7 @@ use crate::kernel::small_map::SmallSet;
 /// `MapOutputTrackerWorker`'s `mapStatuses` and `epoch`: the shuffles whose statuses it
 /// fetched, cleared when a task brings a newer epoch (`updateEpoch`).
 #[derive(Default)]
+#[repr(C)]
 pub struct MapStatusCache {
     epoch: u64,
     shuffles: SmallSet<u32>,
