@@ -3,8 +3,8 @@
 //! process.
 
 use super::dispatcher::{Dispatcher, ProcessId};
-use super::processes::AliveFlag;
 use super::endpoint::{EndpointRef, StopEndpoint};
+use super::processes::AliveFlag;
 use crate::kernel::logs::ProcessLog;
 use crate::kernel::trace::{Sender, StateChange, TraceKind};
 use actix::{Actor, Addr, Context, Handler, Message};

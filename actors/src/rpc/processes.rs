@@ -3,11 +3,11 @@
 //! connected peers and exit watcher. It owns each process's liveness: `mark_dead` is the one
 //! place that ends it.
 
+use crate::kernel::bitset::BitSet;
 use crate::kernel::logs::ProcessLog;
 use crate::kernel::slab::Slab;
 use crate::kernel::small_map::SmallSet;
 use sparkyard_messages::rpc::{EndpointId, RpcAddress};
-use crate::kernel::bitset::BitSet;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -63,7 +63,6 @@ impl Process {
     pub(super) fn name_index(&self, name: &str) -> Option<usize> {
         self.names.iter().position(|(n, _)| &**n == name)
     }
-
 }
 
 /// Which processes run, one bit each, shared by the process table (which clears a bit when its
