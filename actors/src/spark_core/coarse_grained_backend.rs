@@ -4,14 +4,18 @@
 //! `decommissionExecutorsOnHost` and the DriverEndpoint's handling of their messages, the
 //! `cleanup-decommission-execs` force kill, the `RequestExecutors` of `requestTotalExecutors`,
 //! `removeExecutor`'s outcome with `TaskSchedulerImpl.logExecutorLoss`'s line and what the
-//! run's record and the listener bus learn of it (from the one `Removal`), and
+//! run's record and the listener bus learn of it (from the one `Removal`), what they learn of
+//! an executor's registration (from the one `ExecutorRegistration`), and
 //! `YarnDriverEndpoint.onDisconnected`'s `disableExecutor`, and `isReady`. Plain functions over
 //! `DriverEndpointState`, no actix, no clock, no log: each returns what it decided (the
 //! executors, the facts its lines print, the message to send); the actor logs, sends and
 //! schedules.
 
+use crate::faults::Trigger;
 use crate::kernel::logs::Level;
-use crate::spark_core::driver_endpoint_state::{DecommissionInfo, DriverEndpointState, Removal};
+use crate::spark_core::driver_endpoint_state::{
+    DecommissionInfo, DriverEndpointState, ExecutorRegistration, Removal,
+};
 use crate::spark_core::executor_allocation_manager::PlacementHints;
 use crate::spark_core::executor_env::block_manager_port;
 use crate::world::observer::{Recovery, RemovedExecutor, RunEvent};
@@ -369,6 +373,49 @@ impl<R> Removal<R> {
             time,
             executor_id: self.id.to_string(),
             reason: self.reason_text.clone(),
+        }
+    }
+}
+
+/// What an executor's `RegisterExecutor` listed for the UI, beside the facts the
+/// registration recorded: `ExecutorInfo`'s log URLs (after `spark.ui.custom.executor.log.url`)
+/// and attributes, and when the backend asked for it (`requestTime`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExecutorListing {
+    pub request_time: Option<u64>,
+    pub log_urls: Vec<(String, String)>,
+    pub attributes: Vec<(String, String)>,
+}
+
+impl ExecutorRegistration {
+    /// What the run's record learns of the registration in AM attempt `attempt`.
+    pub fn run_event(&self, attempt: u32) -> RunEvent {
+        RunEvent::ExecutorRegistered {
+            attempt,
+            executor: self.id,
+        }
+    }
+
+    /// The fault injector's trigger (`executor_registered` faults of attempt `attempt`).
+    pub fn trigger(&self, attempt: u32) -> Trigger {
+        Trigger::ExecutorRegistered {
+            attempt,
+            executor: self.id.0,
+        }
+    }
+
+    /// `SparkListenerExecutorAdded(time, executorId, ExecutorInfo(host, totalCores, logUrls,
+    /// attributes, resourcesInfo, resourceProfileId, registrationTime, requestTime))`, which
+    /// DriverEndpoint posts once the executor is in `executorDataMap`.
+    pub fn listener_event(&self, time: u64, listing: ExecutorListing) -> ListenerEvent {
+        ListenerEvent::ExecutorAdded {
+            time,
+            request_time: listing.request_time,
+            executor_id: self.id.to_string(),
+            host: self.host.to_string(),
+            total_cores: self.total_cores,
+            log_urls: listing.log_urls,
+            attributes: listing.attributes,
         }
     }
 }
@@ -844,6 +891,67 @@ mod tests {
             executor_loss_line(&decommissioned, 3_500).text,
             "Executor 2 on b is decommissioned after 2.5 s."
         );
+    }
+
+    /// CoarseGrainedSchedulerBackendSuite "custom log url for Spark UI is applied": each
+    /// RegisterExecutor posts one `SparkListenerExecutorAdded` whose ExecutorInfo carries the
+    /// executor's host, cores and (rewritten) log URLs. The one record gives that event, the
+    /// run's record, the fault trigger and the registers-once invariant's flag.
+    #[test]
+    fn a_registration_is_one_record_every_output_reads() {
+        let mut s = with_executors(&["a"], 2);
+        let data = |n: u32| ExecutorData {
+            executor: (),
+            address: address(n),
+            host: Rc::from("b"),
+            free_cores: 0,
+            total_cores: 3,
+        };
+        let r = s.register(id(2), data(2));
+        assert_eq!(
+            r,
+            ExecutorRegistration {
+                id: id(2),
+                host: Rc::from("b"),
+                total_cores: 3,
+                seen_before: false,
+            }
+        );
+        assert_eq!(
+            r.run_event(2),
+            RunEvent::ExecutorRegistered {
+                attempt: 2,
+                executor: id(2)
+            }
+        );
+        assert_eq!(
+            r.trigger(2),
+            Trigger::ExecutorRegistered {
+                attempt: 2,
+                executor: 2
+            }
+        );
+        let urls = vec![("stdout".to_string(), "http://b/stdout".to_string())];
+        let listing = ExecutorListing {
+            request_time: Some(7),
+            log_urls: urls.clone(),
+            attributes: vec![],
+        };
+        assert_eq!(
+            r.listener_event(100, listing),
+            ListenerEvent::ExecutorAdded {
+                time: 100,
+                request_time: Some(7),
+                executor_id: "2".to_string(),
+                host: "b".to_string(),
+                total_cores: 3,
+                log_urls: urls,
+                attributes: vec![],
+            }
+        );
+        // Removed and registered again under the same id: the record says so.
+        remove_executor(&mut s, id(2), ExecutorLossReason::Killed).ok();
+        assert!(s.register(id(2), data(2)).seen_before);
     }
 
     /// CoarseGrainedSchedulerBackend.DriverEndpoint.removeExecutor (4.0.0 jar): after

@@ -12,10 +12,10 @@ use crate::kernel::trace::StateChange;
 use crate::rpc::{EndpointRef, RpcEnv};
 use crate::spark_core::block_manager_master::{self, RddBlockId};
 use crate::spark_core::coarse_grained_backend::{
-    self as backend_rules, DecommissionOutcome, HostDecommission, HostRequest,
+    self as backend_rules, DecommissionOutcome, ExecutorListing, HostDecommission, HostRequest,
 };
 use crate::spark_core::driver_endpoint_state::{
-    DecommissionInfo, DriverEndpointState, ExecutorData, Removal,
+    DecommissionInfo, DriverEndpointState, ExecutorData, ExecutorRegistration, Removal,
 };
 use crate::spark_core::exec_request_times::ExecRequestTimes;
 use crate::spark_core::executor_allocation_manager::{
@@ -553,11 +553,7 @@ impl DriverEndpoint {
                 reg.resource_profile_id,
             )
         );
-        {
-            let mut shared = self.shared.borrow_mut();
-            shared.max_executor_id = shared.max_executor_id.max(id.0);
-        }
-        let registered = self.core.register(
+        let registration = self.core.register(
             id,
             ExecutorData {
                 executor,
@@ -567,43 +563,47 @@ impl DriverEndpoint {
                 total_cores: reg.cores,
             },
         );
-        self.sim.observe(RunEvent::ExecutorRegistered {
-            attempt: self.sim.current_attempt.get(),
-            executor: id,
-        });
-        let attempt_no = self.sim.current_attempt.get();
-        self.sim
-            .violations
-            .executor_registered(attempt_no, id.0, registered.seen_before);
-        self.heartbeats.executor_added(id, clock::now_ms());
-        let attempt = self.sim.current_attempt.get();
-        injector::notify(
-            &self.sim,
-            Trigger::ExecutorRegistered {
-                attempt,
-                executor: id.0,
-            },
-        );
         // `logUrlHandler.applyPattern(logUrls, attributes)` (spark.ui.custom.executor.log.url).
         let rewritten = self
             .log_url_handler
             .rewrite(self.env.log(), &reg.attributes);
-        let request_time = self.request_times.take_for_registration();
-        self.bus.post(|| ListenerEvent::ExecutorAdded {
-            time: clock::now_epoch_ms(),
-            request_time,
-            executor_id: id.to_string(),
-            host: reg.hostname.clone(),
-            total_cores: reg.cores,
-            log_urls: rewritten.unwrap_or_else(|| reg.log_urls.clone()),
-            attributes: reg.attributes.clone(),
-        });
+        let listing = ExecutorListing {
+            request_time: self.request_times.take_for_registration(),
+            log_urls: rewritten.unwrap_or(reg.log_urls),
+            attributes: reg.attributes,
+        };
+        self.publish_registration(&registration, listing);
         self.env
             .trace_state("DriverEndpoint", || StateChange::ExecutorRegistered {
                 executor: id,
                 endpoint: executor_endpoint,
             });
         self.env.reply(ask, true);
+    }
+
+    /// Every consumer of a registration, each reading the one record: the backend's highest
+    /// id, the run's record, the registers-once invariant, the HeartbeatReceiver
+    /// (`onExecutorAdded`), the fault injector, and the listener bus
+    /// (`SparkListenerExecutorAdded`, which the allocation manager and its executor monitor
+    /// hear). The `Registered executor` line reads the message, earlier: Spark logs it first.
+    fn publish_registration(
+        &mut self,
+        registration: &ExecutorRegistration,
+        listing: ExecutorListing,
+    ) {
+        let (id, attempt) = (registration.id, self.sim.current_attempt.get());
+        {
+            let mut shared = self.shared.borrow_mut();
+            shared.max_executor_id = shared.max_executor_id.max(id.0);
+        }
+        self.sim.observe(registration.run_event(attempt));
+        self.sim
+            .violations
+            .executor_registered(attempt, id.0, registration.seen_before);
+        self.heartbeats.executor_added(id, clock::now_ms());
+        injector::notify(&self.sim, registration.trigger(attempt));
+        self.bus
+            .post(|| registration.listener_event(clock::now_epoch_ms(), listing));
     }
 
     /// `LaunchedExecutor`: the executor's cores become free and it gets offers at once.

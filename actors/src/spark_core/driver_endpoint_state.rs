@@ -68,9 +68,16 @@ impl RegisterRefusal {
     }
 }
 
-/// What a registration recorded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Registered {
+/// An executor's registration, recorded once by `register`: every output (the run's record,
+/// the registers-once invariant, the HeartbeatReceiver's `addExecutor`, the fault injector's
+/// trigger, `SparkListenerExecutorAdded`, which the allocation manager hears) reads it;
+/// `coarse_grained_backend` derives each output from it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecutorRegistration {
+    pub id: ExecutorId,
+    /// The host it registered from (shared with its `ExecutorData`).
+    pub host: Rc<str>,
+    pub total_cores: u32,
     /// The id registered with this driver before (an invariant: ids are never reused).
     pub seen_before: bool,
 }
@@ -171,14 +178,18 @@ impl<R> DriverEndpointState<R> {
 
     /// `RegisterExecutor`'s bookkeeping: `addressToExecutorId`, `totalCoreCount`,
     /// `totalRegisteredExecutors`, `executorDataMap` (free cores 0 until `LaunchedExecutor`).
-    pub fn register(&mut self, id: ExecutorId, data: ExecutorData<R>) -> Registered {
+    pub fn register(&mut self, id: ExecutorId, data: ExecutorData<R>) -> ExecutorRegistration {
         self.total_core_count += data.total_cores;
         self.total_registered += 1;
         self.by_address.insert(data.address.clone(), id);
-        self.executors.insert(id, Box::new(data));
-        Registered {
+        let registration = ExecutorRegistration {
+            id,
+            host: data.host.clone(),
+            total_cores: data.total_cores,
             seen_before: !self.ever_registered.insert(id),
-        }
+        };
+        self.executors.insert(id, Box::new(data));
+        registration
     }
 
     /// `LaunchedExecutor`: `executorData.freeCores = executorData.totalCores` (the executor

@@ -3,11 +3,18 @@
 //! `TaskResultGetter.enqueueSuccessfulTask` and a FAILED, KILLED or LOST one to
 //! `enqueueFailedTask`, which reads the `TaskFailedReason` the executor serialized). No actix,
 //! no clock: the DriverEndpoint calls [`EndKind::of`] once per end, before the update's data
-//! moves into the scheduler, and records what it says.
+//! moves into the scheduler, and records what it says; the scheduler's `handleFailedTask`
+//! takes a failed end's reason from [`FailedReason::of`], which follows the same split.
 
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::records::TaskState;
-use sparkyard_messages::task::TaskResultData;
+use sparkyard_messages::task::{FetchFailure, TaskResultData};
+
+/// The `TaskKilled` reason of a failed end whose data names none. Sparkyard's executor never
+/// sends one (its FAILED carries an exception or a fetch failure, its KILLED a `TaskKilled`,
+/// and it sends no LOST); Spark's `enqueueFailedTask` would report `UnknownReason`, a counted
+/// failure.
+const UNKNOWN_KILL_REASON: &str = "unknown reason";
 
 /// The end a `StatusUpdate` reports (the `TaskEndReason` class the scheduler will give it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +51,34 @@ impl EndKind {
         match self {
             EndKind::FetchFailed { from } => from,
             _ => None,
+        }
+    }
+}
+
+/// The `TaskFailedReason` `enqueueFailedTask` hands to `handleFailedTask` for a failed end,
+/// the update's data moved in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FailedReason {
+    FetchFailed(Box<FetchFailure>),
+    ExceptionFailure { class: String, description: String },
+    TaskKilled { reason: String },
+}
+
+impl FailedReason {
+    /// The reason of `state`'s failed end carrying `data`: which one is [`EndKind::of`]'s
+    /// split (a kill and a reasonless end are both `TaskKilled`); this only moves the data.
+    pub fn of(state: TaskState, data: TaskResultData) -> FailedReason {
+        match (EndKind::of(state, &data), data) {
+            (EndKind::FetchFailed { .. }, TaskResultData::FetchFailed(f)) => {
+                FailedReason::FetchFailed(f)
+            }
+            (EndKind::ExceptionFailure, TaskResultData::Exception { class, description }) => {
+                FailedReason::ExceptionFailure { class, description }
+            }
+            (_, TaskResultData::Killed { reason }) => FailedReason::TaskKilled { reason },
+            _ => FailedReason::TaskKilled {
+                reason: UNKNOWN_KILL_REASON.to_string(),
+            },
         }
     }
 }
@@ -101,10 +136,58 @@ mod tests {
             EndKind::of(TaskState::Failed, &exception),
             EndKind::ExceptionFailure
         );
-        // An end with no reason: the scheduler ends it as TaskKilled ("unknown reason").
+        // An end with no reason: the scheduler ends it as TaskKilled ("unknown reason"), where
+        // Spark's TaskResultGetter.enqueueFailedTask (4.0.0 jar) keeps its default
+        // `UnknownReason`, a counted failure. Sparkyard's executor sends no such end
+        // (executor_state::TaskEnd::state: FAILED carries an exception or a fetch failure,
+        // KILLED a TaskKilled; no LOST), so the difference cannot show.
         assert_eq!(
             EndKind::of(TaskState::Lost, &TaskResultData::None),
             EndKind::TaskKilled
+        );
+    }
+
+    // TaskSchedulerImpl.statusUpdate -> TaskResultGetter.enqueueFailedTask (4.0.0 jar): the
+    // reason handleFailedTask receives is the one EndKind counts, for every failed end.
+    #[test]
+    fn a_failed_reason_follows_the_end_kind() {
+        let cases = [
+            (TaskState::Failed, fetch_failed(Some(2))),
+            (
+                TaskState::Failed,
+                TaskResultData::Exception {
+                    class: "java.lang.RuntimeException".to_string(),
+                    description: "boom".to_string(),
+                },
+            ),
+            (
+                TaskState::Killed,
+                TaskResultData::Killed {
+                    reason: "stage cancelled".to_string(),
+                },
+            ),
+            (TaskState::Lost, TaskResultData::None),
+        ];
+        for (state, data) in cases {
+            let kind = EndKind::of(state, &data);
+            let reason = FailedReason::of(state, data);
+            let reason_kind = match &reason {
+                FailedReason::FetchFailed(f) => EndKind::FetchFailed {
+                    from: f.bm_address.as_ref().map(|bm| bm.executor_id),
+                },
+                FailedReason::ExceptionFailure { .. } => EndKind::ExceptionFailure,
+                FailedReason::TaskKilled { .. } => EndKind::TaskKilled,
+            };
+            assert_eq!(reason_kind, kind, "{reason:?}");
+        }
+        let killed = TaskResultData::Killed {
+            reason: "stage cancelled".to_string(),
+        };
+        assert_eq!(
+            FailedReason::of(TaskState::Killed, killed),
+            FailedReason::TaskKilled {
+                reason: "stage cancelled".to_string()
+            }
         );
     }
 

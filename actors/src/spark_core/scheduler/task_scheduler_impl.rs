@@ -35,6 +35,7 @@ use super::task_set_manager::{Dequeued, LocalityContext, OfferRound, StartedCopy
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
 use crate::kernel::small_map::{DenseMap, SmallSet};
+use crate::spark_core::task_result_getter::FailedReason;
 use crate::world::config::AllocationFile;
 use crate::world::config::{LocalitySettings, SpeculationSettings};
 use crate::world::listener::ContextBus;
@@ -1163,7 +1164,7 @@ impl TaskSchedulerImpl {
                 out,
             };
             if state != TaskState::Finished {
-                self.handle_failed_end(task, data, cx);
+                self.handle_failed_end(task, state, data, cx);
             } else if self.can_fetch_more_results(&task, TASK_RESULT_BYTES, cx) {
                 self.handle_success(task, data, cx);
             } else {
@@ -1174,26 +1175,24 @@ impl TaskSchedulerImpl {
         self.ended = ends;
     }
 
+    /// `handleFailedTask` with the reason `enqueueFailedTask` read (the split the run's record
+    /// counts by, `task_result_getter::EndKind`): a `TaskKilled` does not count as a failure.
     fn handle_failed_end<D: DagEvents>(
         &mut self,
         task: RunningTask,
+        state: TaskState,
         data: TaskResultData,
         cx: &mut Call<'_, D>,
     ) {
-        match data {
-            TaskResultData::FetchFailed(f) => self.fetch_failed(task, *f, cx),
-            TaskResultData::Exception { class, description } => {
+        match FailedReason::of(state, data) {
+            FailedReason::FetchFailed(f) => self.fetch_failed(task, *f, cx),
+            FailedReason::ExceptionFailure { class, description } => {
                 let reason = format!("{class}: {description}");
                 let end = TaskEndReason::ExceptionFailure { class, description };
                 self.handle_failure(task, reason, end, true, cx)
             }
-            data => {
-                // TaskKilled(reason): the reason the KillTask gave (TaskEndReason.scala:
-                // `toErrorString = s"TaskKilled ($reason)"`); it does not count as a failure.
-                let reason = match data {
-                    TaskResultData::Killed { reason } => reason,
-                    _ => "unknown reason".to_string(),
-                };
+            FailedReason::TaskKilled { reason } => {
+                // TaskEndReason.scala: `toErrorString = s"TaskKilled ($reason)"`.
                 let text = format!("TaskKilled ({reason})");
                 let end = TaskEndReason::TaskKilled { reason };
                 self.handle_failure(task, text, end, false, cx)
