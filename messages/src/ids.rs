@@ -101,8 +101,9 @@ impl fmt::Display for NodeId {
 }
 
 impl fmt::Display for ExecutorId {
+    /// The number as `{}` prints it, without `core::fmt`'s padding (a task line shows one).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
+        f.write_str(crate::jvm_text::Decimal::new(u64::from(self.0)).as_str())
     }
 }
 

@@ -3,10 +3,13 @@
 //! Lines also go to the `log` facade, whose target (`am::ApplicationMaster`, `submit::Client`)
 //! lets the console filter by process kind. Nothing here touches files: the root crate writes them.
 
-use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, btree_map};
 use std::fmt;
 use std::rc::Rc;
+
+use sparkyard_messages::ids::{ExecutorId, TaskId};
+use sparkyard_messages::task::TaskName;
 
 pub use log::Level;
 
@@ -27,8 +30,61 @@ pub const CAPTURE_LEVEL: Level = Level::Info;
 #[derive(Default)]
 pub struct LogStore {
     pub capture: bool,
-    outputs: BTreeMap<String, ProcessOutput>,
+    /// Each process's output, in the order the processes first wrote; a `ProcessLog` keeps the
+    /// index of its own, so a line finds its stderr without searching the keys (a search of
+    /// 38-character container ids sharing their first 30 was a fifth of a line's cost).
+    slots: Vec<Slot>,
+    /// The slot of each key, in key order (what `outputs` walks).
+    by_key: BTreeMap<String, usize>,
     stamp: StampCache,
+}
+
+/// One process's output and the key it is kept under.
+struct Slot {
+    key: Rc<str>,
+    output: ProcessOutput,
+}
+
+/// Every process's output in key order, as `(key, output)` pairs.
+#[derive(Clone, Copy)]
+pub struct Outputs<'a> {
+    store: &'a LogStore,
+}
+
+impl<'a> Outputs<'a> {
+    pub fn iter(self) -> OutputsIter<'a> {
+        OutputsIter {
+            keys: self.store.by_key.iter(),
+            slots: &self.store.slots,
+        }
+    }
+
+    pub fn values(self) -> impl Iterator<Item = &'a ProcessOutput> {
+        self.iter().map(|(_, out)| out)
+    }
+}
+
+impl<'a> IntoIterator for Outputs<'a> {
+    type Item = (&'a String, &'a ProcessOutput);
+    type IntoIter = OutputsIter<'a>;
+    fn into_iter(self) -> OutputsIter<'a> {
+        self.iter()
+    }
+}
+
+/// The walk of `Outputs`: the keys in order, each with its slot's output.
+pub struct OutputsIter<'a> {
+    keys: btree_map::Iter<'a, String, usize>,
+    slots: &'a [Slot],
+}
+
+impl<'a> Iterator for OutputsIter<'a> {
+    type Item = (&'a String, &'a ProcessOutput);
+    fn next(&mut self) -> Option<Self::Item> {
+        self.keys
+            .next()
+            .map(|(key, &slot)| (key, &self.slots[slot].output))
+    }
 }
 
 /// log4j's date of the last second a captured line was stamped in: a run writes many lines in
@@ -52,32 +108,51 @@ impl StampCache {
     }
 }
 
-/// The output kept under `key`, created empty the first time (the key is copied only then).
-fn output_mut<'a>(
-    outputs: &'a mut BTreeMap<String, ProcessOutput>,
-    key: &str,
-) -> &'a mut ProcessOutput {
-    if !outputs.contains_key(key) {
-        outputs.insert(key.to_owned(), ProcessOutput::default());
-    }
-    outputs.get_mut(key).expect("inserted above")
-}
-
 impl LogStore {
     pub fn new(capture: bool) -> Self {
         LogStore {
             capture,
-            outputs: BTreeMap::new(),
-            stamp: StampCache::default(),
+            ..LogStore::default()
         }
     }
 
-    pub fn outputs(&self) -> &BTreeMap<String, ProcessOutput> {
-        &self.outputs
+    pub fn outputs(&self) -> Outputs<'_> {
+        Outputs { store: self }
     }
 
     pub fn output(&self, key: &str) -> Option<&ProcessOutput> {
-        self.outputs.get(key)
+        self.by_key.get(key).map(|&slot| &self.slots[slot].output)
+    }
+
+    /// The slot of `key`'s output, created empty the first time (the key is copied only then).
+    fn slot_of(&mut self, key: &Rc<str>) -> usize {
+        if let Some(&slot) = self.by_key.get(&**key) {
+            return slot;
+        }
+        let slot = self.slots.len();
+        self.slots.push(Slot {
+            key: key.clone(),
+            output: ProcessOutput::default(),
+        });
+        self.by_key.insert(key.to_string(), slot);
+        slot
+    }
+
+    /// The slot of `key`'s output through the slot its handle remembers (`known`), searching
+    /// the keys only the first time or when `known` is another store's (a store is taken out
+    /// of its run at the end, and a fresh one left in its place).
+    fn slot_known(&mut self, key: &Rc<str>, known: &Cell<Option<usize>>) -> usize {
+        if let Some(slot) = known.get()
+            && self
+                .slots
+                .get(slot)
+                .is_some_and(|s| Rc::ptr_eq(&s.key, key) || s.key == *key)
+        {
+            return slot;
+        }
+        let slot = self.slot_of(key);
+        known.set(Some(slot));
+        slot
     }
 
     /// Records where a container ran and what it ran (`launch_container.sh`).
@@ -85,7 +160,8 @@ impl LogStore {
         if !self.capture {
             return;
         }
-        let out = output_mut(&mut self.outputs, key);
+        let slot = self.slot_of(&Rc::from(key));
+        let out = &mut self.slots[slot].output;
         out.host = Some(host.to_string());
         out.launch_command = Some(command.to_string());
     }
@@ -96,6 +172,8 @@ impl LogStore {
 pub struct ProcessLog {
     key: Rc<str>,
     store: Rc<RefCell<LogStore>>,
+    /// The store's slot of this process's output, once found (`LogStore::slot_known`).
+    slot: Cell<Option<usize>>,
 }
 
 impl ProcessLog {
@@ -103,12 +181,17 @@ impl ProcessLog {
         ProcessLog {
             key: key.into(),
             store,
+            slot: Cell::new(None),
         }
     }
 
     /// A logger whose key is already shared (a container's process name is its log key).
     pub fn shared(key: Rc<str>, store: Rc<RefCell<LogStore>>) -> Self {
-        ProcessLog { key, store }
+        ProcessLog {
+            key,
+            store,
+            slot: Cell::new(None),
+        }
     }
 
     pub fn key(&self) -> &str {
@@ -132,21 +215,36 @@ impl ProcessLog {
         if log::log_enabled!(target: target, level) {
             log::log!(target: target, level, "{}", args);
         }
+        self.capture(target, level, |out| match args.as_str() {
+            Some(text) => out.push_str(text),
+            None => {
+                use std::fmt::Write as _;
+                let _ = out.write_fmt(args);
+            }
+        });
+    }
+
+    /// Writes one log line whose text `text` pushes piece by piece (`info_parts!`): the same
+    /// line as `log` with `format_args!`, without `core::fmt`'s walk over its arguments.
+    pub fn log_parts(&self, target: &'static str, level: Level, text: impl Fn(&mut String)) {
+        if log::log_enabled!(target: target, level) {
+            let mut line = String::new();
+            text(&mut line);
+            log::log!(target: target, level, "{}", line);
+        }
+        self.capture(target, level, text);
+    }
+
+    /// Appends the line to the process's captured stderr when the run captures this level.
+    fn capture(&self, target: &'static str, level: Level, text: impl FnOnce(&mut String)) {
         let mut store = self.store.borrow_mut();
         if store.capture && level <= CAPTURE_LEVEL {
             // Written in place: no line, date or key string is built per line.
-            let LogStore { outputs, stamp, .. } = &mut *store;
+            let slot = store.slot_known(&self.key, &self.slot);
+            let LogStore { slots, stamp, .. } = &mut *store;
             let stamp = stamp.at(super::clock::now_epoch_ms());
-            let logger = logger_name(target);
-            // One search of the map for a process that has written before (nearly every line).
-            match outputs.get_mut(&*self.key) {
-                Some(out) => write_line(&mut out.stderr, stamp, level, logger, args),
-                None => {
-                    let mut out = ProcessOutput::default();
-                    write_line(&mut out.stderr, stamp, level, logger, args);
-                    outputs.insert(self.key.to_string(), out);
-                }
-            }
+            let stderr = &mut slots[slot].output.stderr;
+            write_line(stderr, stamp, level, logger_name(target), text);
         }
     }
 
@@ -167,7 +265,8 @@ impl ProcessLog {
         if !store.capture {
             return;
         }
-        let text = stream(output_mut(&mut store.outputs, &self.key));
+        let slot = store.slot_known(&self.key, &self.slot);
+        let text = stream(&mut store.slots[slot].output);
         text.push_str(line);
         text.push('\n');
     }
@@ -185,20 +284,24 @@ pub fn logger_name(target: &str) -> &str {
 
 /// One log4j line, `%d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n`.
 pub fn format_line(epoch_ms: u64, level: Level, logger: &str, args: fmt::Arguments<'_>) -> String {
+    use std::fmt::Write as _;
     let mut line = String::new();
-    write_line(
-        &mut line,
-        &super::clock::format_log4j(epoch_ms),
-        level,
-        logger,
-        args,
-    );
+    let stamp = super::clock::format_log4j(epoch_ms);
+    write_line(&mut line, &stamp, level, logger, |out| {
+        let _ = out.write_fmt(args);
+    });
     line
 }
 
-/// Appends one log4j line to `out`, its date already formatted (`stamp`).
-fn write_line(out: &mut String, stamp: &str, level: Level, logger: &str, args: fmt::Arguments<'_>) {
-    use std::fmt::Write as _;
+/// Appends one log4j line to `out`, its date already formatted (`stamp`), its message written
+/// by `text`.
+fn write_line(
+    out: &mut String,
+    stamp: &str,
+    level: Level,
+    logger: &str,
+    text: impl FnOnce(&mut String),
+) {
     out.push_str(stamp);
     out.push(' ');
     // `Level`'s Display pads its name; without a width that is the name itself.
@@ -206,13 +309,98 @@ fn write_line(out: &mut String, stamp: &str, level: Level, logger: &str, args: f
     out.push(' ');
     out.push_str(logger);
     out.push_str(": ");
-    match args.as_str() {
-        Some(text) => out.push_str(text),
-        None => {
-            let _ = out.write_fmt(args);
-        }
-    }
+    text(out);
     out.push('\n');
+}
+
+/// A piece of a log line pushed as it is (`info_parts!`): text, or an integer or id in the
+/// digits `{}` prints, without `core::fmt`. The per-task lines (`Starting task`, `Running task`,
+/// `Finished task`, `Got assigned task`) are most of a run's captured lines, and `core::fmt`'s
+/// walk over their arguments (each a `Display` call, each integer through its padding code) was
+/// most of what a line cost.
+pub trait LinePart {
+    fn put(&self, out: &mut String);
+}
+
+impl<T: LinePart + ?Sized> LinePart for &T {
+    fn put(&self, out: &mut String) {
+        (**self).put(out);
+    }
+}
+
+impl LinePart for str {
+    fn put(&self, out: &mut String) {
+        out.push_str(self);
+    }
+}
+
+impl LinePart for String {
+    fn put(&self, out: &mut String) {
+        out.push_str(self);
+    }
+}
+
+impl LinePart for Rc<str> {
+    fn put(&self, out: &mut String) {
+        out.push_str(self);
+    }
+}
+
+/// The digits `{}` prints, pushed as characters: a `&str` of them (`Decimal::as_str`) is checked
+/// as UTF-8 and copied with a call to `memcpy`, more than the digits themselves cost.
+impl LinePart for u64 {
+    fn put(&self, out: &mut String) {
+        let mut digits = [0u8; 20];
+        let mut start = digits.len();
+        let mut n = *self;
+        loop {
+            start -= 1;
+            digits[start] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        out.extend(digits[start..].iter().map(|&d| char::from(d)));
+    }
+}
+
+impl LinePart for u32 {
+    fn put(&self, out: &mut String) {
+        u64::from(*self).put(out);
+    }
+}
+
+impl LinePart for usize {
+    fn put(&self, out: &mut String) {
+        (*self as u64).put(out);
+    }
+}
+
+impl LinePart for TaskId {
+    fn put(&self, out: &mut String) {
+        self.0.put(out);
+    }
+}
+
+impl LinePart for ExecutorId {
+    fn put(&self, out: &mut String) {
+        self.0.put(out);
+    }
+}
+
+/// `task <index>.<attempt> in stage <stage>.<stage attempt>`, as `TaskName`'s `Display`.
+impl LinePart for TaskName {
+    fn put(&self, out: &mut String) {
+        out.push_str("task ");
+        self.index.put(out);
+        out.push('.');
+        self.attempt.put(out);
+        out.push_str(" in stage ");
+        self.stage_id.put(out);
+        out.push('.');
+        self.stage_attempt_id.put(out);
+    }
 }
 
 /// Runs `f` in a function of its own, kept out of its caller's code: a log line's formatting
@@ -232,6 +420,23 @@ macro_rules! sim_log {
         let log: &$crate::kernel::logs::ProcessLog = &$log;
         if log.enabled($target, $level) {
             $crate::kernel::logs::out_of_line(|| log.log($target, $level, format_args!($($arg)+)));
+        }
+    }};
+}
+
+/// `info_parts!(log, TARGET, "Got assigned task ", task_id)`: an INFO line whose text is its
+/// pieces (`LinePart`s) one after the other, for the lines written once or more per task.
+#[macro_export]
+macro_rules! info_parts {
+    ($log:expr, $target:expr, $($part:expr),+ $(,)?) => {{
+        let log: &$crate::kernel::logs::ProcessLog = &$log;
+        let level = $crate::kernel::logs::Level::Info;
+        if log.enabled($target, level) {
+            $crate::kernel::logs::out_of_line(|| {
+                log.log_parts($target, level, |out: &mut String| {
+                    $($crate::kernel::logs::LinePart::put(&$part, out);)+
+                })
+            });
         }
     }};
 }
@@ -274,6 +479,91 @@ mod tests {
         }
         let plain = format_line(t, Level::Info, "Executor", format_args!("Told to stop"));
         assert_eq!(plain, "25/03/10 14:59:36 INFO Executor: Told to stop\n");
+    }
+
+    // A line of pieces is the line `format_args!` makes of the same values, at every digit
+    // count, for each kind of piece the per-task lines use.
+    #[test]
+    fn a_line_of_parts_is_the_formatted_line() {
+        let store = Rc::new(RefCell::new(LogStore::new(true)));
+        let log = ProcessLog::new("driver", store.clone());
+        let host: Rc<str> = "nm-3.example.internal".into();
+        let mut want = String::new();
+        for n in [0u32, 7, 10, 99, 1_000, 65_535, u32::MAX] {
+            let big = u64::from(n) * 1_000_003 + u64::MAX / 2 * u64::from(n % 2);
+            let name = TaskName {
+                index: n,
+                attempt: n / 7,
+                stage_id: n % 13,
+                stage_attempt_id: n % 3,
+            };
+            let (tid, exec, count) = (TaskId(big), ExecutorId(n), n as usize);
+            crate::info_parts!(
+                log,
+                "x::TaskSetManager",
+                "Starting ",
+                name,
+                " (TID ",
+                tid,
+                ") (",
+                host,
+                ",executor ",
+                exec,
+                ", ",
+                big,
+                " ",
+                count,
+                " ",
+                "end".to_string(),
+                ")"
+            );
+            want.push_str(&format!(
+                "70/01/01 00:00:00 INFO TaskSetManager: Starting {name} (TID {tid}) ({host},executor {exec}, {big} {count} end)\n"
+            ));
+        }
+        assert_eq!(store.borrow().output("driver").unwrap().stderr, want);
+        for n in [0, 9, 10, u64::MAX] {
+            let mut text = String::new();
+            n.put(&mut text);
+            assert_eq!(text, n.to_string());
+        }
+    }
+
+    // A handle's remembered slot serves only its own key: in a store put in the first one's
+    // place (the run's end takes the store and leaves a fresh one), each handle finds its own
+    // output again, and `outputs` walks the keys in order whatever order they first wrote in.
+    #[test]
+    fn a_remembered_slot_serves_only_its_key() {
+        let store = Rc::new(RefCell::new(LogStore::new(true)));
+        let a = ProcessLog::new("container_2", store.clone());
+        let b = ProcessLog::new("container_1", store.clone());
+        let a_again = ProcessLog::new("container_2", store.clone());
+        a.stdout("a1");
+        b.stdout("b1");
+        a_again.stdout("a2");
+        let first = std::mem::replace(&mut *store.borrow_mut(), LogStore::new(true));
+        b.stdout("b3");
+        a.stdout("a3");
+        let stdouts = |s: &LogStore| {
+            s.outputs()
+                .iter()
+                .map(|(k, o)| format!("{k}={}", o.stdout))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            stdouts(&first),
+            ["container_1=b1\n", "container_2=a1\na2\n"]
+        );
+        assert_eq!(
+            stdouts(&store.borrow()),
+            ["container_1=b3\n", "container_2=a3\n"]
+        );
+        let values: Vec<&str> = first
+            .outputs()
+            .values()
+            .map(|o| o.stdout.as_str())
+            .collect();
+        assert_eq!(values, ["b1\n", "a1\na2\n"]);
     }
 
     // The logger is what follows the last `::`, as `rsplit("::")` finds it.

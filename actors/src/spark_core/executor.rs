@@ -45,7 +45,7 @@ use crate::spark_core::task_runner::{DartCost, exception_result, result_dropped,
 use crate::spark_core::unified_memory_manager::max_memory;
 use crate::world::addresses::app_cache_dir;
 use crate::world::context::SimContext;
-use crate::{error, info, warn};
+use crate::{error, info, info_parts, warn};
 use actix::{Actor, AsyncContext, Context, SpawnHandle};
 use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
 use sparkyard_messages::endpoint_verifier::EndpointVerifierMsg;
@@ -1421,13 +1421,16 @@ impl CoarseGrainedExecutorBackend {
             return self.exit_executor(reason, true);
         }
         let log = self.env.log().clone();
-        info!(log, BACKEND, "Got assigned task {}", desc.task_id);
-        info!(
+        // `Got assigned task {}` and `Running {} (TID {})`, in pieces (two lines of every task).
+        info_parts!(log, BACKEND, "Got assigned task ", desc.task_id);
+        info_parts!(
             log,
             EXECUTOR,
-            "Running {} (TID {})",
+            "Running ",
             desc.name(),
-            desc.task_id
+            " (TID ",
+            desc.task_id,
+            ")"
         );
         self.update_epoch(desc.epoch);
         self.read_task_binary(desc.task_binary);
@@ -1779,10 +1782,17 @@ impl CoarseGrainedExecutorBackend {
                 bytes_to_string(max)
             );
         } else {
-            info!(
+            // `Finished {name} (TID {tid}). {TASK_RESULT_BYTES} bytes result sent to driver`.
+            info_parts!(
                 log,
                 EXECUTOR,
-                "Finished {name} (TID {tid}). {TASK_RESULT_BYTES} bytes result sent to driver"
+                "Finished ",
+                name,
+                " (TID ",
+                tid,
+                "). ",
+                TASK_RESULT_BYTES,
+                " bytes result sent to driver"
             );
         }
     }

@@ -39,7 +39,7 @@ use crate::spark_core::task_result_getter::FailedReason;
 use crate::world::config::AllocationFile;
 use crate::world::config::{LocalitySettings, SpeculationSettings};
 use crate::world::listener::ContextBus;
-use crate::{error, info, warn};
+use crate::{error, info, info_parts, warn};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sparkyard_messages::ids::{ExecutorId, TaskId};
@@ -1011,13 +1011,26 @@ impl TaskSchedulerImpl {
             stage_id: key.1,
             stage_attempt_id: stage_attempt,
         };
-        info!(
+        // `Starting {name} (TID {task_id}) ({host},executor {id}, partition {partition},
+        // {locality}, {TASK_BYTES} bytes) `, in pieces (a line of every task).
+        info_parts!(
             self.log,
             TSM,
-            "Starting {name} (TID {task_id}) ({},executor {}, partition {partition}, {}, {TASK_BYTES} bytes) ",
+            "Starting ",
+            name,
+            " (TID ",
+            task_id,
+            ") (",
             offer.host,
+            ",executor ",
             offer.executor_id,
-            locality.as_str()
+            ", partition ",
+            partition,
+            ", ",
+            locality.as_str(),
+            ", ",
+            TASK_BYTES,
+            " bytes) "
         );
         let tsm = &self.task_sets[&key];
         let code = &tsm.code;
@@ -1570,17 +1583,32 @@ impl TaskSchedulerImpl {
         if tsm.code.shuffle_write.is_some() && !self.external_shuffle_service {
             self.note_finished_map_attempt(&task, false, false);
         }
-        info!(
+        // `Finished task {}.{} in stage {}.{stage_attempt} (TID {}) in {} ms on {} (executor {})
+        // ({successful}/{total})`, in pieces (a line of every task).
+        info_parts!(
             self.log,
             TSM,
-            "Finished task {}.{} in stage {}.{stage_attempt} (TID {}) in {} ms on {} (executor {}) ({successful}/{total})",
+            "Finished task ",
             task.index,
+            ".",
             task.attempt,
+            " in stage ",
             task.key.1,
+            ".",
+            stage_attempt,
+            " (TID ",
             task.task_id,
+            ") in ",
             clock::now_ms() - task.launch_ms,
+            " ms on ",
             task.host,
+            " (executor ",
             task.executor_id,
+            ") (",
+            successful,
+            "/",
+            total,
+            ")"
         );
         if done {
             self.maybe_finish_task_set(task.key, cx.alloc);
