@@ -32,6 +32,12 @@ impl Decimal {
     pub fn as_str(&self) -> &str {
         std::str::from_utf8(&self.digits[self.start..]).expect("ASCII digits")
     }
+
+    /// The digits as characters, for pushing one by one where a `&str` would be checked as
+    /// UTF-8 and copied with a call to `memcpy` (more than a few digits cost).
+    pub fn chars(&self) -> impl Iterator<Item = char> + '_ {
+        self.digits[self.start..].iter().map(|&d| char::from(d))
+    }
 }
 
 /// Java's `Double.toString`: the fewest digits that read back to the same double, the closest

@@ -9,6 +9,7 @@ use std::fmt;
 use std::rc::Rc;
 
 use sparkyard_messages::ids::{ExecutorId, TaskId};
+use sparkyard_messages::jvm_text::Decimal;
 use sparkyard_messages::task::TaskName;
 
 pub use log::Level;
@@ -346,22 +347,10 @@ impl LinePart for Rc<str> {
     }
 }
 
-/// The digits `{}` prints, pushed as characters: a `&str` of them (`Decimal::as_str`) is checked
-/// as UTF-8 and copied with a call to `memcpy`, more than the digits themselves cost.
+/// The digits `{}` prints, pushed as characters (`Decimal::chars`).
 impl LinePart for u64 {
     fn put(&self, out: &mut String) {
-        let mut digits = [0u8; 20];
-        let mut start = digits.len();
-        let mut n = *self;
-        loop {
-            start -= 1;
-            digits[start] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        out.extend(digits[start..].iter().map(|&d| char::from(d)));
+        out.extend(Decimal::new(*self).chars());
     }
 }
 
