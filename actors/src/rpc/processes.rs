@@ -148,7 +148,6 @@ impl ProcessTable {
         id
     }
 
-    /// The newest process with this name.
     /// `process`'s liveness, for its RpcEnv.
     pub(super) fn alive_flag(&self, process: ProcessId) -> AliveFlag {
         AliveFlag {
@@ -157,6 +156,7 @@ impl ProcessTable {
         }
     }
 
+    /// The newest process with this name.
     pub(super) fn named(&self, name: &str) -> Option<ProcessId> {
         self.by_name.get(name).copied()
     }
