@@ -35,12 +35,12 @@ use sparkyard::conf::submit::DefaultsFile;
 use sparkyard::pipeline::{ClusterChoice, PreparedRun, RunPlan, Submission};
 use sparkyard::runner::{self, RunOptions};
 use sparkyard::scenario::SYNTHETIC_CLASS;
-use sparkyard_actors::faults::plan::{
+use sparkyard_actors::simulation::config::UserProgram;
+use sparkyard_actors::simulation::context::SimContext;
+use sparkyard_actors::simulation::faults::plan::{
     ContainerEnd, FaultAction, FaultController, PlannedFault, Trigger,
 };
-use sparkyard_actors::world::config::UserProgram;
-use sparkyard_actors::world::context::SimContext;
-use sparkyard_actors::world::observer::RunEvent;
+use sparkyard_actors::simulation::observer::RunEvent;
 use sparkyard_messages::task::{JobSpec, ShuffleWriteSize, StageSpec, TaskWork};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -177,7 +177,7 @@ impl Handler<Pong> for Pinger {
 }
 
 fn paused_system() -> SystemRunner {
-    let rt = sparkyard_actors::kernel::clock::paused_runtime().expect("a tokio runtime");
+    let rt = sparkyard_actors::simulation::clock::paused_runtime().expect("a tokio runtime");
     System::with_tokio_rt(move || rt)
 }
 
@@ -362,7 +362,7 @@ struct Probe {
 
 thread_local! {
     static PROBE: RefCell<Probe> = RefCell::default();
-    static NETWORK: RefCell<Option<sparkyard_actors::world::context::MessageCounter>> = const { RefCell::new(None) };
+    static NETWORK: RefCell<Option<sparkyard_actors::simulation::context::MessageCounter>> = const { RefCell::new(None) };
 }
 
 /// Messages the Dispatcher has carried so far.

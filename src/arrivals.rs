@@ -24,12 +24,12 @@ use crate::runner::{ApplicationPlan, ClusterRunResult, RunOptions};
 use crate::scenario::arrivals::{Entry, Program, arrival_times, derived_seed};
 use crate::scenario::expect::{ApplicationCounts, check_arrivals};
 use crate::scenario::{SYNTHETIC_CLASS, Scenario};
-use sparkyard_actors::faults::FaultController;
-use sparkyard_actors::kernel::clock;
-use sparkyard_actors::world::config::SimConfig;
-use sparkyard_actors::world::context::ObserverHook;
-use sparkyard_actors::world::invariants::Violation;
-use sparkyard_actors::world::observer::RunEvent;
+use sparkyard_actors::simulation::clock;
+use sparkyard_actors::simulation::config::SimConfig;
+use sparkyard_actors::simulation::context::ObserverHook;
+use sparkyard_actors::simulation::faults::FaultController;
+use sparkyard_actors::simulation::invariants::Violation;
+use sparkyard_actors::simulation::observer::RunEvent;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -120,7 +120,7 @@ pub struct ArrivalsRun {
     pub violations: Vec<String>,
     pub faults_fired: usize,
     /// Each fault that fired: when, in which application, on what, or why it could not act.
-    pub fired: Vec<sparkyard_actors::faults::Firing>,
+    pub fired: Vec<sparkyard_actors::simulation::faults::Firing>,
     /// Planned faults that never fired, by label.
     pub faults_unfired: Vec<String>,
     /// The trace fingerprint (0 when the run was not traced).
@@ -319,7 +319,7 @@ fn simulate(
 /// Spark settings and recorded task sizes (in submission order), the task cost model.
 pub struct Ran {
     pub result: ClusterRunResult,
-    pub spark: Vec<sparkyard_actors::world::config::SparkSettings>,
+    pub spark: Vec<sparkyard_actors::simulation::config::SparkSettings>,
     recorded: Vec<Option<Arc<RecordedTaskSizes>>>,
     pub costs: TaskCostModel,
 }
@@ -499,7 +499,7 @@ pub fn schedule(
 
 /// A fired fault as the report says it: when, its label, the application it acted in (from 1,
 /// submission order) and what it hit, or why it could not act.
-fn fired_line(f: &sparkyard_actors::faults::Firing) -> String {
+fn fired_line(f: &sparkyard_actors::simulation::faults::Firing) -> String {
     let f = crate::replay::simulate::FiredFault::from(f);
     format!(
         "fault at {:.3} s: {} ({})",

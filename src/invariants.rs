@@ -1,11 +1,11 @@
 //! The invariants checked once a run has ended (those checked during the run live in
-//! `sparkyard_actors::world::invariants`). Each is a function of the run's result, so a test can
+//! `sparkyard_actors::simulation::invariants`). Each is a function of the run's result, so a test can
 //! hand it a result that breaks it.
 
 use crate::record::RunResult;
-use sparkyard_actors::facts::should_count_towards_max_attempt_retry;
-use sparkyard_actors::world::config::SimConfig;
-use sparkyard_actors::world::invariants::{Violation, attempts_bounded, name};
+use sparkyard_actors::simulation::config::SimConfig;
+use sparkyard_actors::simulation::facts::should_count_towards_max_attempt_retry;
+use sparkyard_actors::simulation::invariants::{Violation, attempts_bounded, name};
 use sparkyard_messages::records::{FinalApplicationStatus as Final, YarnApplicationState as State};
 
 /// What the end-of-run checks need to know about the settings.
@@ -109,9 +109,9 @@ pub fn check(r: &RunResult, limits: &Limits) -> Vec<Violation> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sparkyard_actors::kernel::logs::LogStore;
-    use sparkyard_actors::world::context::ClientOutcome;
-    use sparkyard_actors::world::observer::{DriverJobs, LostExecutor, RunCounters};
+    use sparkyard_actors::simulation::context::ClientOutcome;
+    use sparkyard_actors::simulation::logs::LogStore;
+    use sparkyard_actors::simulation::observer::{DriverJobs, LostExecutor, RunCounters};
     use sparkyard_messages::ids::ExecutorId;
     use sparkyard_messages::records::RpcFailure;
 

@@ -74,10 +74,14 @@ pub fn init_with(filter: &str) {
 }
 
 fn format(buf: &mut env_logger::fmt::Formatter, record: &log::Record<'_>) -> std::io::Result<()> {
-    let now = sparkyard_actors::kernel::clock::now_epoch_ms();
-    let logger = sparkyard_actors::kernel::logs::logger_name(record.target());
-    let line =
-        sparkyard_actors::kernel::logs::format_line(now, record.level(), logger, *record.args());
+    let now = sparkyard_actors::simulation::clock::now_epoch_ms();
+    let logger = sparkyard_actors::simulation::logs::logger_name(record.target());
+    let line = sparkyard_actors::simulation::logs::format_line(
+        now,
+        record.level(),
+        logger,
+        *record.args(),
+    );
     buf.write_all(line.as_bytes())
 }
 
@@ -93,9 +97,9 @@ pub fn init(verbose: bool, quiet: bool) {
     let env = env_logger::Env::default().filter_or("RUST_LOG", filter);
     let _ = env_logger::Builder::from_env(env)
         .format(|buf, record| {
-            let now = sparkyard_actors::kernel::clock::now_epoch_ms();
-            let logger = sparkyard_actors::kernel::logs::logger_name(record.target());
-            let line = sparkyard_actors::kernel::logs::format_line(
+            let now = sparkyard_actors::simulation::clock::now_epoch_ms();
+            let logger = sparkyard_actors::simulation::logs::logger_name(record.target());
+            let line = sparkyard_actors::simulation::logs::format_line(
                 now,
                 record.level(),
                 logger,

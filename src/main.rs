@@ -517,7 +517,7 @@ fn split_own_words(
 
 /// spark-submit's `--version` banner, naming the Spark version sparkyard mirrors.
 fn spark_banner() -> String {
-    let v = sparkyard_actors::facts::SPARK_VERSION;
+    let v = sparkyard_actors::simulation::facts::SPARK_VERSION;
     format!(
         "Welcome to\n      ____              __\n     / __/__  ___ _____/ /__\n    _\\ \\/ _ \\/ _ `/ __/  '_/\n   /___/ .__/\\_,_/_/ /_/\\_\\   version {v}\n      /_/\n\nUsing Scala version 2.13.16, OpenJDK 64-Bit Server VM, 17.0.15\nBranch HEAD\nCompiled by user sparkyard {} (a simulator)\nType --help for more information.\n",
         env!("CARGO_PKG_VERSION")
@@ -526,7 +526,7 @@ fn spark_banner() -> String {
 
 /// The run summary's line naming the keys the user set that the run did not act on (each
 /// also warned on the console by spark-submit's checks).
-fn print_key_note(spark: &sparkyard_actors::world::config::SparkSettings) {
+fn print_key_note(spark: &sparkyard_actors::simulation::config::SparkSettings) {
     if let Some(note) = sparkyard::conf::keys::summary_note(&spark.properties) {
         println!("{note}");
     }
@@ -846,7 +846,7 @@ fn run_reproduce(cmd: &RunCommand, seed: u64) -> String {
     flag("--driver-memory", o.driver_memory.clone());
     flag("--driver-cores", o.driver_cores.map(|n| n.to_string()));
     flag("--queue", o.queue.clone());
-    let r = sparkyard_actors::world::spark_conf::Redactor::from_properties(
+    let r = sparkyard_actors::simulation::spark_conf::Redactor::from_properties(
         o.conf.iter().filter_map(|kv| kv.split_once('=')),
     );
     for kv in &o.conf {
@@ -987,7 +987,7 @@ fn reproduce(req: &SubmitRequest) -> String {
     }
     // Utils.redactCommandLineArgs: a `key=value` word whose key or value is sensitive shows
     // Spark's replacement text (rerun it with the secret put back).
-    let r = sparkyard_actors::world::spark_conf::Redactor::from_properties(
+    let r = sparkyard_actors::simulation::spark_conf::Redactor::from_properties(
         req.conf
             .as_map()
             .iter()

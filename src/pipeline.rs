@@ -13,8 +13,8 @@ use crate::conf::settings::spark_settings;
 use crate::conf::submit::{DefaultsFile, SubmitArgs, SubmitRequest};
 use crate::error::UserError;
 use crate::runner::{self, RunOptions, RunResult};
-use sparkyard_actors::faults::FaultController;
-use sparkyard_actors::world::config::{SimConfig, SparkSettings, UserProgram};
+use sparkyard_actors::simulation::config::{SimConfig, SparkSettings, UserProgram};
+use sparkyard_actors::simulation::faults::FaultController;
 
 /// `$SPARK_CONF_DIR/spark-defaults.conf` when `SPARK_CONF_DIR` is set (as spark-submit reads
 /// it), else the defaults file that ships with sparkyard.

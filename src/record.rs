@@ -4,12 +4,12 @@
 //! the runner that makes it and the outputs, invariants, scenarios and reports that read it, so
 //! none of them imports another to learn what happened.
 
-use sparkyard_actors::kernel::logs::LogStore;
-use sparkyard_actors::kernel::trace::TraceEvent;
-use sparkyard_actors::world::config::CostModel;
-use sparkyard_actors::world::context::{ClientOutcome, SimContext};
-use sparkyard_actors::world::invariants::Violation;
-use sparkyard_actors::world::observer::RunCounters;
+use sparkyard_actors::simulation::config::CostModel;
+use sparkyard_actors::simulation::context::{ClientOutcome, SimContext};
+use sparkyard_actors::simulation::invariants::Violation;
+use sparkyard_actors::simulation::logs::LogStore;
+use sparkyard_actors::simulation::observer::RunCounters;
+use sparkyard_actors::simulation::trace::TraceEvent;
 use std::rc::Rc;
 
 /// A callback that looks at the running simulation (progress bars); it must not send messages.
@@ -29,13 +29,13 @@ pub struct RunResult {
     pub end_ms: u64,
     pub epoch_ms: u64,
     /// Every SparkContext's listener events (empty unless `record_events`).
-    pub events: Vec<sparkyard_actors::world::listener::AttemptEvents>,
+    pub events: Vec<sparkyard_actors::simulation::listener::AttemptEvents>,
     /// The faults that fired, in order, each with what it acted on or why it could not.
-    pub faults_fired: Vec<sparkyard_actors::faults::Firing>,
+    pub faults_fired: Vec<sparkyard_actors::simulation::faults::Firing>,
     /// Planned faults whose trigger never happened.
-    pub faults_unfired: Vec<sparkyard_actors::faults::Unfired>,
+    pub faults_unfired: Vec<sparkyard_actors::simulation::faults::Unfired>,
     /// Invariants broken during the run (the end-of-run ones are in `crate::invariants`).
-    pub violations: Vec<sparkyard_actors::world::invariants::Violation>,
+    pub violations: Vec<sparkyard_actors::simulation::invariants::Violation>,
     /// The executor costs the event log's task metrics are modelled from.
     pub task_costs: TaskCostModel,
 }
@@ -73,7 +73,7 @@ pub struct ApplicationResult {
     /// When its client returned (the run's end if it never did), virtual ms.
     pub end_ms: u64,
     /// Its SparkContexts' listener events (empty unless recorded).
-    pub events: Vec<sparkyard_actors::world::listener::AttemptEvents>,
+    pub events: Vec<sparkyard_actors::simulation::listener::AttemptEvents>,
     /// Its spark-submit's process in the run's trace (noted only when the trace is kept).
     pub client_process: Option<u32>,
 }
@@ -90,8 +90,8 @@ pub struct ClusterRunResult {
     /// When the last application ended (or the run was cut short), virtual ms.
     pub end_ms: u64,
     pub epoch_ms: u64,
-    pub faults_fired: Vec<sparkyard_actors::faults::Firing>,
-    pub faults_unfired: Vec<sparkyard_actors::faults::Unfired>,
+    pub faults_fired: Vec<sparkyard_actors::simulation::faults::Firing>,
+    pub faults_unfired: Vec<sparkyard_actors::simulation::faults::Unfired>,
     pub violations: Vec<Violation>,
 }
 

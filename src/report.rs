@@ -3,9 +3,9 @@
 //! summary with the driver's stdout and the command that reproduces the run.
 
 use crate::record::RunResult;
-use sparkyard_actors::kernel::clock;
-use sparkyard_actors::kernel::logs::{Level, LogStore, format_line};
-use sparkyard_actors::world::observer::{LossDeclaredBy, RemovalCause};
+use sparkyard_actors::simulation::clock;
+use sparkyard_actors::simulation::logs::{Level, LogStore, format_line};
+use sparkyard_actors::simulation::observer::{LossDeclaredBy, RemovalCause};
 use sparkyard_messages::ids::ContainerId;
 use sparkyard_messages::records::RpcFailure;
 use std::collections::BTreeSet;
@@ -244,7 +244,7 @@ fn reason_line(
 }
 
 /// The executors the driver removed on purpose, by cause (nothing when none was).
-fn removed_counts(c: &sparkyard_actors::world::observer::RunCounters) -> String {
+fn removed_counts(c: &sparkyard_actors::simulation::observer::RunCounters) -> String {
     [
         RemovalCause::Idle,
         RemovalCause::KilledByDriver,
@@ -261,7 +261,7 @@ fn removed_counts(c: &sparkyard_actors::world::observer::RunCounters) -> String 
 /// Every launched task attempt, by how it ended: finished, failed, killed, or never ended (lost
 /// with its executor or driver before Spark heard of its end, or still running when a hung run
 /// was cut); the last two only when there are some.
-fn task_counts(c: &sparkyard_actors::world::observer::RunCounters) -> String {
+fn task_counts(c: &sparkyard_actors::simulation::observer::RunCounters) -> String {
     let mut out = format!(
         "{} launched, {} finished, {} failed",
         c.tasks_launched, c.tasks_finished, c.tasks_failed
@@ -278,12 +278,12 @@ fn task_counts(c: &sparkyard_actors::world::observer::RunCounters) -> String {
 
 /// The run was cut at its virtual deadline: the runner recorded the termination violation.
 fn is_hang(result: &RunResult) -> bool {
-    use sparkyard_actors::world::invariants::name::TERMINATES;
+    use sparkyard_actors::simulation::invariants::name::TERMINATES;
     result.violations.iter().any(|v| v.invariant == TERMINATES)
 }
 
 /// What a hung run was doing at its deadline, from the run's counters.
-fn still_running(c: &sparkyard_actors::world::observer::RunCounters) -> String {
+fn still_running(c: &sparkyard_actors::simulation::observer::RunCounters) -> String {
     let jobs = &c.driver_jobs;
     format!(
         "AM attempt {}, executors {} launched / {} registered / {} lost, job(s) {} started / {} succeeded, {} of {} task(s) finished ({} launched, {} failed)",
@@ -467,7 +467,7 @@ enum Unallocated {
 }
 
 impl Unallocated {
-    fn of(c: &sparkyard_actors::world::observer::RunCounters) -> Self {
+    fn of(c: &sparkyard_actors::simulation::observer::RunCounters) -> Self {
         if let Some(class) = c.executor_asks_refused {
             Unallocated::Refused(class)
         } else if c.driver_containers.is_empty() {
@@ -501,15 +501,15 @@ impl Unallocated {
 /// reason the run recorded ([`Unallocated`]), or `None`.
 pub fn unallocated(
     result: &RunResult,
-    spark: &sparkyard_actors::world::config::SparkSettings,
+    spark: &sparkyard_actors::simulation::config::SparkSettings,
 ) -> Option<String> {
     unallocated_of(&result.counters, spark)
 }
 
 /// [`unallocated`] from an application's counters (one of a cluster run's applications).
 pub fn unallocated_of(
-    counters: &sparkyard_actors::world::observer::RunCounters,
-    spark: &sparkyard_actors::world::config::SparkSettings,
+    counters: &sparkyard_actors::simulation::observer::RunCounters,
+    spark: &sparkyard_actors::simulation::config::SparkSettings,
 ) -> Option<String> {
     let requested = spark.initial_target_executors();
     let launched = counters.executors_launched;
@@ -527,7 +527,7 @@ pub fn unallocated_of(
 /// this process whatever the simulated cluster; the cluster's virtual time charges
 /// `sparkpi_dart_ns` per dart. `None` below 200 million darts (well under a second).
 pub fn sparkpi_note(class: &str, args: &[String]) -> Option<String> {
-    use sparkyard_actors::facts::spark_pi;
+    use sparkyard_actors::simulation::facts::spark_pi;
     // JavaSparkPi runs as the same program here: the same darts, the same cost.
     let name = match class {
         spark_pi::CLASS => "SparkPi",
@@ -634,7 +634,7 @@ mod tests {
     #[test]
     fn the_unallocated_note_says_the_recorded_reason() {
         use super::Unallocated;
-        use sparkyard_actors::world::observer::{RunCounters, RunEvent};
+        use sparkyard_actors::simulation::observer::{RunCounters, RunEvent};
         let mut c = RunCounters::default();
         assert_eq!(Unallocated::of(&c), Unallocated::NoApplicationMaster);
         let container = "container_1764662400000_0001_01_000001"

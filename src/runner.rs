@@ -11,13 +11,13 @@ pub use crate::record::{ApplicationResult, ClusterRunResult, ProgressHook, RunRe
 
 use crate::error::UserError;
 use crate::record::TaskCostModel;
-use sparkyard_actors::faults::FaultController;
+use sparkyard_actors::simulation::config::SimConfig;
+use sparkyard_actors::simulation::context::{ClientOutcome, ObserverHook, SimContext};
+use sparkyard_actors::simulation::faults::FaultController;
+use sparkyard_actors::simulation::invariants::{Violation, name as invariant};
 use sparkyard_actors::simulation::{
     Application, CaughtPanic, Progress, Simulation, SimulationOptions, TraceMode,
 };
-use sparkyard_actors::world::config::SimConfig;
-use sparkyard_actors::world::context::{ClientOutcome, ObserverHook, SimContext};
-use sparkyard_actors::world::invariants::{Violation, name as invariant};
 use sparkyard_messages::records::RpcFailure;
 
 /// Options of a run that are not Spark's or YARN's.

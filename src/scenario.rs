@@ -50,8 +50,8 @@ use fault_entry::RawFault;
 use fault_plan::{Planned, check_keys, fault, fault_keys};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sparkyard_actors::faults::{FaultController, PlannedDriverFault, PlannedFault};
-use sparkyard_actors::world::config::UserProgram;
+use sparkyard_actors::simulation::config::UserProgram;
+use sparkyard_actors::simulation::faults::{FaultController, PlannedDriverFault, PlannedFault};
 use std::path::{Path, PathBuf};
 use submit::RawSubmit;
 use toml::Spanned;
@@ -461,7 +461,7 @@ fn plain_types(message: &str) -> String {
 pub struct ScenarioRun {
     pub result: crate::record::RunResult,
     /// The Spark settings the run used (the event log needs them).
-    pub spark: sparkyard_actors::world::config::SparkSettings,
+    pub spark: sparkyard_actors::simulation::config::SparkSettings,
     /// Expectations that failed (the `[expect]` table's, unfired faults) and broken invariants.
     pub failures: Vec<String>,
     /// The `[expect]` failures alone (no invariants).

@@ -13,7 +13,7 @@ use crate::error::UserError;
 use crate::runner::RunOptions;
 use crate::scenario::{self, Scenario};
 use serde::{Deserialize, Serialize};
-use sparkyard_actors::kernel::trace::FaultTarget;
+use sparkyard_actors::simulation::trace::FaultTarget;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Mutex;

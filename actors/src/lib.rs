@@ -30,18 +30,19 @@
 //!
 //! Below all of them is the `sparkyard_messages` crate (ids, records, messages, listener events).
 //!
-//! The root crate uses `simulation` and the data rooms (`world`, `faults`, `kernel`); the roles
-//! (`boot`, `spark_yarn`, `hadoop_yarn`, `spark_core`, `examples`) and `rpc` are crate-private,
-//! and `facts` re-exports the few constants and rules of theirs the root crate reads.
+//! Every room is crate-private: the root crate names `simulation` only, which runs a simulation
+//! and re-exports the data it takes and gives back (the plan, the fault plan, the run's record,
+//! events, trace and logs) and `facts`, the few constants and rules of the roles the root crate
+//! reads.
 
 pub(crate) mod boot;
 pub(crate) mod examples;
-pub mod facts;
-pub mod faults;
+pub(crate) mod facts;
+pub(crate) mod faults;
 pub(crate) mod hadoop_yarn;
-pub mod kernel;
+pub(crate) mod kernel;
 pub(crate) mod rpc;
 pub mod simulation;
 pub(crate) mod spark_core;
 pub(crate) mod spark_yarn;
-pub mod world;
+pub(crate) mod world;

@@ -12,7 +12,6 @@
 
 use crate::boot;
 use crate::faults::FaultController;
-use crate::kernel::clock;
 use crate::kernel::logs::LogStore;
 use crate::kernel::trace::{Trace, TraceEvent};
 use crate::rpc::network::FaultInjector;
@@ -24,6 +23,26 @@ use crate::world::invariants::Violation;
 use sparkyard_messages::resource_manager::ResourceManagerMsg;
 use std::cell::RefCell;
 use std::rc::Rc;
+
+// What the door takes and gives back, under its one name (issue 29: `src/` names
+// `sparkyard_actors::simulation` and the messages crate only). The plan: the cluster's and each
+// application's settings (`config`, `settings_builder`, `addresses`), the fault plan (`faults`).
+// What a run observed and checked: its record and outcome (`context`, `observer`), the listener
+// bus's events (`listener`), the invariants (`invariants`), the trace and the processes' logs
+// (`trace`, `logs`), the virtual clock the driver-side lines print (`clock`), Spark's
+// `Redactor` (`spark_conf`). `facts`: the roles' constants and rules the root crate reads.
+/// The roles' constants and rules the root crate reads (a module of re-exports).
+pub mod facts {
+    pub use crate::facts::*;
+}
+/// The fault plan (what a scenario's faults and `[chaos]` ask) and its controller.
+pub mod faults {
+    pub use crate::faults::*;
+}
+pub use crate::kernel::{clock, logs, trace};
+pub use crate::world::{
+    addresses, config, context, invariants, listener, observer, settings_builder, spark_conf,
+};
 
 thread_local! {
     /// The panics of the run going on this thread (`None`: no run captures them here).

@@ -8,8 +8,8 @@
 //! (NodeManager heartbeats).
 
 use crate::record::{ClusterRunResult, RunResult, TaskCostModel};
-use sparkyard_actors::kernel::logs::LogStore;
-use sparkyard_actors::kernel::trace::{
+use sparkyard_actors::simulation::logs::LogStore;
+use sparkyard_actors::simulation::trace::{
     FaultEvent, FaultTarget, StateChange, TraceEvent, TraceKind,
 };
 use sparkyard_messages::ids::{ApplicationId, ContainerId};

@@ -5,7 +5,7 @@
 //! SparkContext; sparkyard refuses it at submission.
 
 use crate::error::UserError;
-use sparkyard_actors::world::config::{
+use sparkyard_actors::simulation::config::{
     AllocationFile, PoolConfig, ReplacedPoolValue, SchedulingMode,
 };
 use std::path::Path;

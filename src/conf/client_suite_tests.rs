@@ -8,8 +8,8 @@
 use super::settings::spark_settings;
 use super::submit::DefaultsFile;
 use crate::error::UserError;
-use sparkyard_actors::world::config::SparkSettings;
-use sparkyard_actors::world::settings_builder::SparkSettingsBuilder;
+use sparkyard_actors::simulation::config::SparkSettings;
+use sparkyard_actors::simulation::settings_builder::SparkSettingsBuilder;
 
 /// `spark-submit --master yarn --deploy-mode cluster --class org.example.Pi <extra> app.jar 10`.
 fn settings(extra: &[&str]) -> Result<SparkSettings, UserError> {

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use sparkyard_actors::world::config::{
+use sparkyard_actors::simulation::config::{
     CostModel, HeartbeatAssignments, LabelCapacity, LocalityDelays, NodeSpec, QueueSpec,
     TenantLoad, YarnSettings,
 };

@@ -3,7 +3,7 @@
 //! constructor runs before anything is logged to it.
 
 use crate::error::UserError;
-use sparkyard_actors::world::config::SparkSettings;
+use sparkyard_actors::simulation::config::SparkSettings;
 use std::path::PathBuf;
 
 /// `spark.eventLog.dir`.

@@ -3,7 +3,7 @@
 //! ConfigEntry defaults of `org.apache.spark.internal.config` / `deploy.yarn.config`, the
 //! overhead math of `deploy.yarn.Client` / `ResourceProfile`, and `RpcTimeout.apply` (Spark 4.0).
 
-use sparkyard_actors::world::config::{
+use sparkyard_actors::simulation::config::{
     AllocationFile, DynamicAllocationSettings, FetchSettings, LocalitySettings, SchedulingMode,
     ShuffleSettings, SparkSettings, SpeculationSettings,
 };
@@ -12,7 +12,7 @@ use super::memory::ByteUnit;
 use super::spark_conf::SparkConf;
 use super::submit::SubmitRequest;
 use crate::error::UserError;
-use sparkyard_actors::world::config::ExcludeOnFailureConf;
+use sparkyard_actors::simulation::config::ExcludeOnFailureConf;
 use sparkyard_messages::jvm_text::double_to_string;
 
 /// `spark.network.timeout`: the fallback of every RPC timeout.
@@ -189,7 +189,7 @@ fn exclude_timeout_ms(conf: &SparkConf) -> Result<u64, UserError> {
 /// The exclusion keys as Spark 4.0.0's ConfigEntries type them (`internal/config/package$`:
 /// optional booleans and timeouts, ints with their defaults, legacy `spark.blacklist.*` names
 /// through the alternates), for HealthTracker and TaskSetExcludelist
-/// (`sparkyard_actors::world::config::ExcludeOnFailureConf`, which the HealthTracker reads). A
+/// (`sparkyard_actors::simulation::config::ExcludeOnFailureConf`, which the HealthTracker reads). A
 /// value of the wrong type is refused with Spark's text.
 pub fn exclude_on_failure_conf(c: &SparkConf) -> Result<ExcludeOnFailureConf, UserError> {
     let d = ExcludeOnFailureConf::default();
@@ -355,7 +355,7 @@ fn check_redaction_regex(c: &SparkConf) -> Result<(), UserError> {
     let Some(p) = c.get("spark.redaction.regex") else {
         return Ok(());
     };
-    sparkyard_actors::world::spark_conf::Redactor::new(Some(p))
+    sparkyard_actors::simulation::spark_conf::Redactor::new(Some(p))
         .map(|_| ())
         .map_err(|e| UserError::Java {
             class: "java.util.regex.PatternSyntaxException",
@@ -1447,11 +1447,11 @@ mod tests {
     }
 
     /// The executor reads its settings back from the properties the driver hands it
-    /// (`sparkyard_actors::facts::ExecutorConf`); they must be what the
+    /// (`sparkyard_actors::simulation::facts::ExecutorConf`); they must be what the
     /// submission's typed settings say.
     #[test]
     fn executor_conf_from_fetched_properties_matches_the_settings() {
-        use sparkyard_actors::facts::ExecutorConf;
+        use sparkyard_actors::simulation::facts::ExecutorConf;
         let cases: &[&[&str]] = &[
             &[],
             &["--conf", "spark.executor.heartbeatInterval=2500ms"],

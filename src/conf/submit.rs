@@ -9,7 +9,7 @@ use super::option_parser::{self, ExtraOption};
 use super::properties::{load_properties_file, load_properties_text, retain_spark_properties};
 use super::spark_conf::SparkConf;
 use crate::error::UserError;
-use sparkyard_actors::world::spark_conf::Redactor;
+use sparkyard_actors::simulation::spark_conf::Redactor;
 
 /// sparkyard's own `spark-defaults.conf`, used when no `--properties-file` is given.
 pub const EMBEDDED_SPARK_DEFAULTS: &str = include_str!("../../config/spark-defaults.conf");
@@ -290,9 +290,9 @@ fn check_keytab(parsed: &ParsedArguments) -> Result<(), UserError> {
 
 /// The console's warning for a `--class` sparkyard has no program for (the AM will fail to load
 /// it with `ClassNotFoundException`, as for a class missing from the jar); names the classes the
-/// program registry (`sparkyard_actors::facts::simulated_classes`) simulates.
+/// program registry (`sparkyard_actors::simulation::facts::simulated_classes`) simulates.
 pub fn class_warning(main_class: &str) -> Option<String> {
-    let simulated: Vec<&str> = sparkyard_actors::facts::simulated_classes().collect();
+    let simulated: Vec<&str> = sparkyard_actors::simulation::facts::simulated_classes().collect();
     (!simulated.contains(&main_class)).then(|| {
         format!(
             "Warning: sparkyard simulates only these classes: {}; --class {main_class} will fail \
@@ -1847,7 +1847,7 @@ pub(super) mod tests {
         assert_eq!(class_warning("org.apache.spark.examples.SparkPi"), None);
         assert_eq!(class_warning("org.apache.spark.examples.JavaSparkPi"), None);
         let w = class_warning("com.acme.Etl").expect("a warning");
-        for class in sparkyard_actors::facts::simulated_classes() {
+        for class in sparkyard_actors::simulation::facts::simulated_classes() {
             assert!(w.contains(class), "{w}");
         }
         assert!(w.contains("--class com.acme.Etl"), "{w}");

@@ -4,8 +4,8 @@
 //! `CLASSPATH` (`Client.populateClasspath`, [`CONTAINER_CLASSPATH`]), which the java launcher
 //! expands: `{{PWD}}` is the container's working directory, `dir/*` every jar in `dir`.
 
-use sparkyard_actors::facts::CONTAINER_CLASSPATH;
-use sparkyard_actors::world::addresses::app_cache_dir;
+use sparkyard_actors::simulation::addresses::app_cache_dir;
+use sparkyard_actors::simulation::facts::CONTAINER_CLASSPATH;
 
 /// The jars of Spark 4.0.0's `jars/` directory (the pyspark 4.0.0 wheel's copy of it), which
 /// the Client uploads as `__spark_libs__` when neither `spark.yarn.jars` nor

@@ -293,7 +293,7 @@ mod tests {
     #[test]
     fn the_default_regex_redacts_what_a_real_run_redacts() {
         let p = hadoop_properties(&[], &[]);
-        let r = sparkyard_actors::world::spark_conf::Redactor::new(None).unwrap();
+        let r = sparkyard_actors::simulation::spark_conf::Redactor::new(None).unwrap();
         let redacted: Vec<&str> = p
             .iter()
             .filter(|(k, v)| r.is_sensitive(k, v))

@@ -14,9 +14,9 @@ use super::task_metrics::{
 };
 use crate::error::UserError;
 use crate::record::RunResult;
-use sparkyard_actors::world::addresses::app_cache_dir;
-use sparkyard_actors::world::config::SparkSettings;
-use sparkyard_actors::world::listener::AttemptEvents;
+use sparkyard_actors::simulation::addresses::app_cache_dir;
+use sparkyard_actors::simulation::config::SparkSettings;
+use sparkyard_actors::simulation::listener::AttemptEvents;
 use sparkyard_messages::listener::{
     BlockUpdatedInfo, ExclusionEventName, ListenerEvent, StageInfo, TaskEndReason, TaskInfo,
 };
@@ -1279,7 +1279,7 @@ fn environment(
         ("master.sink.servlet.path", "/metrics/master/json"),
     ];
     // EventLoggingListener.redactEvent: every map but the classpath goes through Utils.redact.
-    let r = sparkyard_actors::world::spark_conf::Redactor::from_properties(
+    let r = sparkyard_actors::simulation::spark_conf::Redactor::from_properties(
         spark.iter().map(|(k, v)| (k.as_str(), v.as_str())),
     );
     let redacted = |kvs: &[(String, String)]| -> Vec<(String, String)> {

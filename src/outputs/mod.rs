@@ -24,7 +24,7 @@ pub use timeline::write_chrome_trace;
 
 use crate::error::UserError;
 use crate::record::{ProgressHook, RunResult};
-use sparkyard_actors::world::config::SparkSettings;
+use sparkyard_actors::simulation::config::SparkSettings;
 use std::cell::RefCell;
 use std::path::PathBuf;
 

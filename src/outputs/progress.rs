@@ -10,8 +10,8 @@
 
 use crate::record::ProgressHook;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use sparkyard_actors::kernel::clock;
-use sparkyard_actors::world::context::SimContext;
+use sparkyard_actors::simulation::clock;
+use sparkyard_actors::simulation::context::SimContext;
 use std::cell::Cell;
 use std::io::IsTerminal as _;
 use std::io::Write;

@@ -6,7 +6,7 @@
 //! the container's host, caller and executor), never from log text or timing.
 
 use crate::record::RunResult;
-use sparkyard_actors::kernel::trace::{FaultTarget, StateChange, TraceEvent, TraceKind};
+use sparkyard_actors::simulation::trace::{FaultTarget, StateChange, TraceEvent, TraceKind};
 use sparkyard_messages::ids::ContainerId;
 use sparkyard_messages::rpc::EndpointId;
 use std::collections::BTreeMap;

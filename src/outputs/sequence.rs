@@ -7,7 +7,7 @@
 use super::runmap::{ProcKind, Role, RunMap};
 use crate::error::UserError;
 use crate::record::RunResult;
-use sparkyard_actors::kernel::trace::{FaultEvent, StateChange, TraceEvent, TraceKind};
+use sparkyard_actors::simulation::trace::{FaultEvent, StateChange, TraceEvent, TraceKind};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 use std::path::Path;

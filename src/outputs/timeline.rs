@@ -10,7 +10,7 @@ use super::json::Obj;
 use super::runmap::{ProcKind, RunMap};
 use crate::error::UserError;
 use crate::record::RunResult;
-use sparkyard_actors::kernel::trace::{FaultEvent, StateChange, TraceEvent, TraceKind};
+use sparkyard_actors::simulation::trace::{FaultEvent, StateChange, TraceEvent, TraceKind};
 use sparkyard_messages::listener::{ListenerEvent, TaskEndReason};
 use sparkyard_messages::task::TaskName;
 use std::collections::BTreeMap;

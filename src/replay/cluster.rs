@@ -19,9 +19,9 @@ use crate::error::UserError;
 use crate::runner::ClusterRunResult;
 use crate::runner::{ApplicationPlan, RunOptions};
 use crate::scenario::Scenario;
-use sparkyard_actors::faults::FaultController;
-use sparkyard_actors::kernel::clock;
-use sparkyard_actors::world::observer::RunEvent;
+use sparkyard_actors::simulation::clock;
+use sparkyard_actors::simulation::faults::FaultController;
+use sparkyard_actors::simulation::observer::RunEvent;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -390,9 +390,9 @@ fn write_event_logs(
 /// `spark.eventLog.dir`): each SparkContext under its own simulated application id, each
 /// task's sizes from `sizes` where a recorded log gave them. Errors name `label`.
 pub fn application_event_logs(
-    events: &[sparkyard_actors::world::listener::AttemptEvents],
+    events: &[sparkyard_actors::simulation::listener::AttemptEvents],
     costs: crate::record::TaskCostModel,
-    spark: &sparkyard_actors::world::config::SparkSettings,
+    spark: &sparkyard_actors::simulation::config::SparkSettings,
     sizes: Option<Arc<crate::outputs::eventlog::RecordedTaskSizes>>,
     label: &str,
 ) -> Result<Vec<WrittenEventLog>, UserError> {

@@ -14,7 +14,7 @@ use crate::conf::cluster::{ClusterConfig, check_capacity_sum, check_queue_limits
 use crate::conf::submit::SubmitArgs;
 use crate::error::UserError;
 use serde::Serialize;
-use sparkyard_actors::world::config::QueueSpec;
+use sparkyard_actors::simulation::config::QueueSpec;
 
 /// What the errors of `what-if-cluster` are about when no file is.
 pub const COMMAND: &str = "sparkyard what-if-cluster";

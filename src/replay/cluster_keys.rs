@@ -5,7 +5,7 @@
 //! `yarn.nodemanager.resource.cpu-vcores`) or by adding NodeManagers.
 
 use crate::conf::cluster::ClusterConfig;
-use sparkyard_actors::world::config::NodeSpec;
+use sparkyard_actors::simulation::config::NodeSpec;
 
 /// The number of NodeManagers.
 pub const NODES: &str = "nodes";

@@ -7,7 +7,7 @@
 use super::simulate::FiredFault;
 use crate::record::ApplicationResult;
 use serde::Serialize;
-use sparkyard_actors::world::observer::RunEvent;
+use sparkyard_actors::simulation::observer::RunEvent;
 use std::fmt::Write as _;
 
 /// A log left out with `--skip-bad`, and why.

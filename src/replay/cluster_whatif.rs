@@ -14,7 +14,7 @@ use super::whatif::{quantile, reason};
 use crate::conf::cluster::ClusterConfig;
 use crate::error::UserError;
 use serde::Serialize;
-use sparkyard_actors::faults::FaultController;
+use sparkyard_actors::simulation::faults::FaultController;
 use std::path::PathBuf;
 
 /// What to run.

@@ -22,7 +22,7 @@
 
 use super::events::RecordedLocality;
 use super::model::{Application, ExecutorSpan, Stage};
-use sparkyard_actors::world::config::NodeSpec;
+use sparkyard_actors::simulation::config::NodeSpec;
 use std::collections::BTreeMap;
 
 /// Where each host of the recording is in the simulated cluster. The k-th executor to register

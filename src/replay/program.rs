@@ -9,7 +9,7 @@ use super::model::{
     Application, AttemptEnd, FailedAttempt, ReplayedAttempt, Stage, Submission, TaskRecord,
 };
 use crate::outputs::eventlog::{DataSize, RecordedTaskSizes, TaskSizes};
-use sparkyard_actors::world::config::{JobAnchor, ReplayedJob, UserProgram};
+use sparkyard_actors::simulation::config::{JobAnchor, ReplayedJob, UserProgram};
 use sparkyard_messages::task::{
     InputSize, JobSpec, ReplayedCache, ReplayedException, ReplayedFailure, ShuffleWriteSize,
     StageSpec, TaskWork,

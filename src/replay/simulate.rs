@@ -14,13 +14,13 @@ use crate::error::UserError;
 use crate::pipeline::{ClusterChoice, RunPlan, Submission};
 use crate::runner::RunOptions;
 use crate::scenario::Scenario;
-use sparkyard_actors::faults::FaultController;
-use sparkyard_actors::kernel::clock;
-use sparkyard_actors::world::config::{
+use sparkyard_actors::simulation::clock;
+use sparkyard_actors::simulation::config::{
     CostModel, FirstExecutorsExtra, JobAnchor, ReplayedJob, UserProgram,
 };
-use sparkyard_actors::world::listener::AttemptEvents;
-use sparkyard_actors::world::observer::{Recovery, RemovalCause, RunEvent};
+use sparkyard_actors::simulation::faults::FaultController;
+use sparkyard_actors::simulation::listener::AttemptEvents;
+use sparkyard_actors::simulation::observer::{Recovery, RemovalCause, RunEvent};
 use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::task::{JobSpec, StageSpec, TaskWork};
 use std::cell::RefCell;
@@ -566,7 +566,7 @@ pub struct FiredFault {
     pub label: String,
     /// The application it acted in, from 1 in submission order.
     pub application: usize,
-    pub target: sparkyard_actors::kernel::trace::FaultTarget,
+    pub target: sparkyard_actors::simulation::trace::FaultTarget,
     /// Why the fault could not act when it fired (`None`: it acted on `target`).
     pub no_effect: Option<String>,
 }
@@ -575,7 +575,7 @@ impl FiredFault {
     /// What it did, as a report says it: `application N: on <container or node>`, or why it
     /// had nothing to act on.
     pub fn outcome(&self) -> String {
-        use sparkyard_actors::kernel::trace::FaultTarget;
+        use sparkyard_actors::simulation::trace::FaultTarget;
         let on = match (&self.no_effect, &self.target) {
             (Some(why), _) => format!("nothing to act on ({why})"),
             (None, FaultTarget::Container(c)) => format!("on {c}"),
@@ -587,8 +587,8 @@ impl FiredFault {
     }
 }
 
-impl From<&sparkyard_actors::faults::Firing> for FiredFault {
-    fn from(f: &sparkyard_actors::faults::Firing) -> Self {
+impl From<&sparkyard_actors::simulation::faults::Firing> for FiredFault {
+    fn from(f: &sparkyard_actors::simulation::faults::Firing) -> Self {
         FiredFault {
             at_ms: f.at_ms,
             label: f.label.clone(),
@@ -600,7 +600,7 @@ impl From<&sparkyard_actors::faults::Firing> for FiredFault {
 }
 
 /// spark-submit's closing exception, with the first line of YARN's diagnostics when it has any.
-fn failure_reason(o: &sparkyard_actors::world::context::ClientOutcome) -> Option<String> {
+fn failure_reason(o: &sparkyard_actors::simulation::context::ClientOutcome) -> Option<String> {
     let e = o.exception.as_ref()?;
     let mut why = format!("{}: {}", e.class, e.message);
     let first = o.diagnostics.lines().next().unwrap_or("");
@@ -619,7 +619,7 @@ fn failure_reason(o: &sparkyard_actors::world::context::ClientOutcome) -> Option
 /// failed as its recording did is not this.
 fn could_not_run(
     record: &SimRecord,
-    outcome: &sparkyard_actors::world::context::ClientOutcome,
+    outcome: &sparkyard_actors::simulation::context::ClientOutcome,
     unallocated: Option<String>,
 ) -> Option<String> {
     let started = record.context_started_ms.is_some();
@@ -1203,7 +1203,7 @@ fn run_with_log(
 /// keeps.
 pub struct ReplayRun {
     pub prepared: crate::pipeline::PreparedRun,
-    pub spark: sparkyard_actors::world::config::SparkSettings,
+    pub spark: sparkyard_actors::simulation::config::SparkSettings,
     pub record: Rc<RefCell<SimRecord>>,
 }
 
@@ -1240,18 +1240,18 @@ impl ReplayRun {
 /// What a run left of one replayed application (a single run's result, or its part of a
 /// cluster run's).
 pub struct Ran<'a> {
-    pub outcome: &'a sparkyard_actors::world::context::ClientOutcome,
-    pub counters: &'a sparkyard_actors::world::observer::RunCounters,
+    pub outcome: &'a sparkyard_actors::simulation::context::ClientOutcome,
+    pub counters: &'a sparkyard_actors::simulation::observer::RunCounters,
     /// When the application's client returned, virtual ms.
     pub end_ms: u64,
-    pub violations: &'a [sparkyard_actors::world::invariants::Violation],
-    pub faults_fired: &'a [sparkyard_actors::faults::Firing],
-    pub faults_unfired: &'a [sparkyard_actors::faults::Unfired],
+    pub violations: &'a [sparkyard_actors::simulation::invariants::Violation],
+    pub faults_fired: &'a [sparkyard_actors::simulation::faults::Firing],
+    pub faults_unfired: &'a [sparkyard_actors::simulation::faults::Unfired],
 }
 
 /// The replay's outcome from its record and what the run left of it.
 pub fn outcome_of(
-    spark: &sparkyard_actors::world::config::SparkSettings,
+    spark: &sparkyard_actors::simulation::config::SparkSettings,
     mut record: SimRecord,
     seed: u64,
     ran: &Ran,

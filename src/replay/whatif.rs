@@ -16,7 +16,7 @@ use super::spark_keys;
 use crate::conf::submit::SubmitArgs;
 use crate::error::UserError;
 use serde::Serialize;
-use sparkyard_actors::kernel::trace::FaultTarget;
+use sparkyard_actors::simulation::trace::FaultTarget;
 use std::fmt::Write as _;
 use std::path::Path;
 

@@ -9,7 +9,7 @@ use super::workload::{RawApplication, RawWorkload, workload};
 use crate::conf::cluster::ClusterConfig;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sparkyard_actors::world::config::UserProgram;
+use sparkyard_actors::simulation::config::UserProgram;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -175,7 +175,8 @@ fn program_of(
 ) -> Result<Program, String> {
     match (&a.class, &a.jobs, &a.event_log) {
         (Some(class), None, None) => {
-            let simulated: Vec<&str> = sparkyard_actors::facts::simulated_classes().collect();
+            let simulated: Vec<&str> =
+                sparkyard_actors::simulation::facts::simulated_classes().collect();
             if !simulated.contains(&class.as_str()) {
                 return Err(format!(
                     "class: `{class}` is not a program sparkyard simulates ({}); give `jobs` to run a synthetic workload",

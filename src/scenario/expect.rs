@@ -5,8 +5,8 @@
 use crate::record::RunResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sparkyard_actors::faults::Trigger;
-use sparkyard_actors::world::observer::RunCounters;
+use sparkyard_actors::simulation::faults::Trigger;
+use sparkyard_actors::simulation::observer::RunCounters;
 /// What must hold at the end of the run: the `[expect]` table as written; `load` checks the
 /// state names (kept as strings so that a wrong one can be quoted in the error).
 #[derive(Deserialize, Default, Debug, Clone, JsonSchema)]

@@ -6,8 +6,8 @@ use super::cluster::known_host;
 use crate::conf::cluster::ClusterConfig;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use sparkyard_actors::faults::ProcessPattern;
-use sparkyard_actors::faults::{ContainerEnd, NodeTarget};
+use sparkyard_actors::simulation::faults::ProcessPattern;
+use sparkyard_actors::simulation::faults::{ContainerEnd, NodeTarget};
 
 /// One fault (`[[faults]]`): a `kind`, exactly one trigger (at_ms or one on_* key; driver faults
 /// take `attempt` / `on_attempt_started` only) and the kind's own keys.

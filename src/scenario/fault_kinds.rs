@@ -12,10 +12,10 @@ use super::fault_entry::{
 use crate::conf::cluster::ClusterConfig;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use sparkyard_actors::faults::NodeTarget;
-use sparkyard_actors::faults::{DriverFault, FaultAction};
-use sparkyard_actors::faults::{LinkRule, RuleAction};
-use sparkyard_actors::kernel::trace::FaultTarget;
+use sparkyard_actors::simulation::faults::NodeTarget;
+use sparkyard_actors::simulation::faults::{DriverFault, FaultAction};
+use sparkyard_actors::simulation::faults::{LinkRule, RuleAction};
+use sparkyard_actors::simulation::trace::FaultTarget;
 
 /// What a kind acts on when it fires: the class of `Firing::target` it must report (or the
 /// driver's `main`, which a driver fault changes before the application starts).
@@ -651,7 +651,7 @@ fn network(
         pattern(&f.from, "from", cluster)?,
         pattern(&f.to, "to", cluster)?,
     );
-    if from == to && from != sparkyard_actors::faults::ProcessPattern::Any {
+    if from == to && from != sparkyard_actors::simulation::faults::ProcessPattern::Any {
         // A JVM's messages to itself never reach the network; in cluster mode the driver runs
         // inside the AM's container, so `driver` and `am` are one process too.
         return Err(format!(

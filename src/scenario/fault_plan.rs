@@ -5,7 +5,7 @@
 use super::fault_entry::RawFault;
 use super::fault_kinds::{self, KindPlan};
 use crate::conf::cluster::ClusterConfig;
-use sparkyard_actors::faults::{PlannedDriverFault, PlannedFault, Trigger};
+use sparkyard_actors::simulation::faults::{PlannedDriverFault, PlannedFault, Trigger};
 
 /// Keys of a `[[faults]]` entry that every timed or event-triggered kind takes.
 pub(super) const TRIGGER_KEYS: &[&str] = &[
@@ -177,7 +177,7 @@ pub(super) fn fault(f: &RawFault, cluster: &ClusterConfig) -> Result<Planned, St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sparkyard_actors::faults::DriverFault;
+    use sparkyard_actors::simulation::faults::DriverFault;
 
     fn embedded() -> ClusterConfig {
         crate::conf::cluster::load_cluster(crate::conf::cluster::ClusterSource::Embedded)

@@ -3,8 +3,8 @@
 //! kill-node on a node without the application's containers, why a fault could not act).
 
 use crate::record::RunResult;
-use sparkyard_actors::faults::{FaultAction, NodeTarget, PlannedFault};
-use sparkyard_actors::kernel::trace::{FaultTarget, StateChange, TraceKind};
+use sparkyard_actors::simulation::faults::{FaultAction, NodeTarget, PlannedFault};
+use sparkyard_actors::simulation::trace::{FaultTarget, StateChange, TraceKind};
 
 /// A fault that fired: when, its label, its kind (`nm-kill` for a drawn NodeManager kill), what
 /// it acted on (resolved as it fired) and what a reader should know about it.
@@ -61,7 +61,7 @@ pub(super) fn fired_faults(
 /// What the summary says about a fired fault beyond its time and label.
 fn fired_note(
     action: Option<&FaultAction>,
-    fired: &sparkyard_actors::faults::Firing,
+    fired: &sparkyard_actors::simulation::faults::Firing,
     r: &RunResult,
 ) -> Option<String> {
     if let Some(why) = &fired.no_effect {

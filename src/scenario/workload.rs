@@ -8,7 +8,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sparkyard_actors::world::config::{JobAnchor, ReplayedJob, UserProgram};
+use sparkyard_actors::simulation::config::{JobAnchor, ReplayedJob, UserProgram};
 use sparkyard_messages::task::{
     HotPartitions, InputSize, JobSpec, ShuffleWriteSize, StageSpec, TaskWork,
 };

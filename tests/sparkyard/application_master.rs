@@ -3,7 +3,7 @@
 
 use crate::common::{bundled_scenario, spark_pi};
 use sparkyard::runner::{RunOptions, RunResult};
-use sparkyard_actors::kernel::trace::{StateChange, TraceEvent, TraceKind};
+use sparkyard_actors::simulation::trace::{StateChange, TraceEvent, TraceKind};
 use sparkyard_messages::ids::ExecutorId;
 
 /// Deliveries of the message `name` to mailboxes whose label starts with `endpoint@`.

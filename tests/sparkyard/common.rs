@@ -5,7 +5,7 @@ use sparkyard::conf::submit::DefaultsFile;
 use sparkyard::error::UserError;
 use sparkyard::pipeline::{CompletedRun, RunPlan, Submission};
 use sparkyard::runner::{RunOptions, RunResult};
-use sparkyard_actors::kernel::trace::TraceKind;
+use sparkyard_actors::simulation::trace::TraceKind;
 
 /// The spark-submit flags every test starts from.
 pub const BASE: &[&str] = &["--master", "yarn", "--deploy-mode", "cluster"];

@@ -5,7 +5,7 @@
 
 use sparkyard::runner::{RunOptions, RunResult};
 use sparkyard::scenario::{self, fault_kinds};
-use sparkyard_actors::kernel::trace::{StateChange, TraceKind};
+use sparkyard_actors::simulation::trace::{StateChange, TraceKind};
 
 /// A shuffle application long enough for a fault 3 s after executor 1 registered to hit running
 /// tasks, on the embedded cluster, with decommissioning on (so a decommissioned node's executors

@@ -397,11 +397,11 @@ fn sparkpi_can_count_expected_hits_instead_of_throwing_darts() {
     .expect("runs");
     assert_eq!(real.fingerprint, expected.fingerprint);
     assert_eq!(real.end_ms, expected.end_ms);
-    let darts = sparkyard_actors::facts::spark_pi::total_darts(20);
+    let darts = sparkyard_actors::simulation::facts::spark_pi::total_darts(20);
     let hits: u64 = (0..20)
         .map(|i| {
             let (lo, hi) = ((darts - 1) * i / 20, (darts - 1) * (i + 1) / 20);
-            sparkyard_actors::facts::spark_pi::expected_hits(hi - lo)
+            sparkyard_actors::simulation::facts::spark_pi::expected_hits(hi - lo)
         })
         .sum();
     let want = 4.0 * hits as f64 / (darts - 1) as f64;

@@ -4,7 +4,7 @@
 use crate::common::bundled;
 use sparkyard::runner::{RunOptions, RunResult};
 use sparkyard::scenario;
-use sparkyard_actors::kernel::trace::{FaultEvent, StateChange, TraceKind};
+use sparkyard_actors::simulation::trace::{FaultEvent, StateChange, TraceKind};
 use sparkyard_messages::ids::ExecutorId;
 use std::path::Path;
 
@@ -629,7 +629,7 @@ fn decommissioning_migrates_map_outputs_so_no_map_stage_reruns() {
         without.end_ms
     );
     for r in [&with, &without] {
-        use sparkyard_actors::world::observer::RemovalCause;
+        use sparkyard_actors::simulation::observer::RemovalCause;
         assert_eq!(r.counters.executor_failures_counted, 0);
         // Decommissioned, not lost (issue 30): a reducer's failed fetch from one afterwards
         // does not make it lost either.
@@ -841,7 +841,7 @@ fn decommissioning_replicates_cached_blocks_to_peers_before_the_executor_leaves(
     assert_eq!(with.counters.tasks_failed, 0);
     // Decommissioned, not lost (issue 30).
     assert!(with.counters.executors_lost.is_empty());
-    let decommissioned = sparkyard_actors::world::observer::RemovalCause::Decommissioned;
+    let decommissioned = sparkyard_actors::simulation::observer::RemovalCause::Decommissioned;
     assert_eq!(with.counters.removed(decommissioned), 1);
 }
 
@@ -931,7 +931,7 @@ fn every_launched_task_is_finished_failed_killed_or_lost_as_the_listener_events_
 /// (`... is decommissioned`) are counted apart with their cause, never as lost.
 #[test]
 fn executors_lost_agree_with_sparks_declarations_and_removals_on_purpose_are_apart() {
-    use sparkyard_actors::world::observer::{LossDeclaredBy, RemovalCause};
+    use sparkyard_actors::simulation::observer::{LossDeclaredBy, RemovalCause};
     let shuffle = run("shuffle-node-lost");
     let lost: Vec<(u32, LossDeclaredBy)> = shuffle
         .counters
@@ -984,7 +984,7 @@ fn executors_lost_agree_with_sparks_declarations_and_removals_on_purpose_are_apa
 #[test]
 fn a_failing_executor_is_excluded_for_the_stage_then_the_application_and_killed() {
     use sparkyard::runner::RunOptions;
-    use sparkyard_actors::world::observer::RemovalCause;
+    use sparkyard_actors::simulation::observer::RemovalCause;
     use sparkyard_messages::listener::{ExclusionEventName, ListenerEvent};
     let opts = RunOptions {
         record_events: true,

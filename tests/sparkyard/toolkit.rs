@@ -1005,8 +1005,8 @@ fn node_faults_aimed_at_the_application_hit_its_nodes_and_say_which() {
         r.trace
             .iter()
             .find_map(|e| match &e.kind {
-                sparkyard_actors::kernel::trace::TraceKind::State(
-                    sparkyard_actors::kernel::trace::StateChange::ContainerLocalizing {
+                sparkyard_actors::simulation::trace::TraceKind::State(
+                    sparkyard_actors::simulation::trace::StateChange::ContainerLocalizing {
                         host,
                         executor: Some(x),
                         ..
@@ -1016,7 +1016,7 @@ fn node_faults_aimed_at_the_application_hit_its_nodes_and_say_which() {
             })
             .expect("executor launched")
     };
-    use sparkyard_actors::kernel::trace::FaultTarget;
+    use sparkyard_actors::simulation::trace::FaultTarget;
     let hosts: Vec<FaultTarget> = run.fired.iter().map(|f| f.target.clone()).collect();
     assert_eq!(hosts[0], FaultTarget::Node(exec_host(2)), "{:?}", run.fired);
     assert!(matches!(&hosts[1], FaultTarget::Node(h) if h.starts_with("nm-")));
@@ -1076,7 +1076,7 @@ fn a_fault_that_cannot_act_says_exactly_why() {
             Some(format!(
                 "executor 1 of AM attempt 1 had already ended (container {})",
                 match &run.fired[2].target {
-                    sparkyard_actors::kernel::trace::FaultTarget::Container(c) => c.to_string(),
+                    sparkyard_actors::simulation::trace::FaultTarget::Container(c) => c.to_string(),
                     t => panic!("{t:?}"),
                 }
             )),

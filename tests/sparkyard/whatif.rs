@@ -289,7 +289,7 @@ fn explain_traces_a_p90_to_its_seeds_faults_executors_and_critical_path() {
         targets += seed
             .faults_fired
             .iter()
-            .filter(|f| f.target != sparkyard_actors::kernel::trace::FaultTarget::Nothing)
+            .filter(|f| f.target != sparkyard_actors::simulation::trace::FaultTarget::Nothing)
             .count();
         assert!(
             seed.faults_fired
@@ -596,7 +596,7 @@ executor = 2
         assert_eq!(seed.faults_fired.len(), 1, "seed {}", seed.seed);
         let f = &seed.faults_fired[0];
         // The kill found executor 1's container: the typed target names it.
-        let sparkyard_actors::kernel::trace::FaultTarget::Container(c) = &f.target else {
+        let sparkyard_actors::simulation::trace::FaultTarget::Container(c) = &f.target else {
             panic!("seed {}: {:?}", seed.seed, f.target)
         };
         assert!(f.at_ms > seed.context_started_ms, "{f:?}");

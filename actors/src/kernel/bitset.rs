@@ -55,10 +55,6 @@ impl BitSet {
     pub fn len(&self) -> u32 {
         self.len
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
 }
 
 #[cfg(test)]
@@ -81,7 +77,6 @@ mod tests {
                 assert_eq!(s.contains(probe), b.contains(&probe));
             }
             assert_eq!(s.len() as usize, b.len());
-            assert_eq!(s.is_empty(), b.is_empty());
         }
         // Removing what was never inserted, beyond the words grown so far.
         assert!(!s.remove(1_000_000));

@@ -28,10 +28,6 @@ impl<T> Slab<T> {
         self.len
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     pub fn push(&mut self, value: T) {
         if self.len.is_multiple_of(SLAB_CHUNK) {
             self.chunks.push(Vec::with_capacity(SLAB_CHUNK));
