@@ -6,7 +6,7 @@
 
 use super::cold_start;
 use super::locality::{self, HostMap};
-use super::model::{Application, ProfileRecord, Recoveries};
+use super::model::{Application, OriginalConfig, ProfileRecord, Recoveries};
 use super::program::{self, REPLAY_CLASS};
 use crate::conf::cluster::{ClusterConfig, ClusterSource, load_cluster};
 use crate::conf::submit::{DefaultsFile, SubmitArgs};
@@ -240,6 +240,29 @@ pub fn early_executors(app: &Application) -> Option<EarlyExecutors> {
     })
 }
 
+/// `spark.scheduler.minRegisteredResourcesRatio` for a replay that starts the recording's
+/// early executors beyond Spark's initial target ([`EarlyExecutors`]): the recording's backend
+/// waited for its ratio of the initial target its properties gave, not of the executors that
+/// came beyond it (`YarnSchedulerBackend.sufficientResourcesRegistered`: registered >=
+/// `totalExpectedExecutors` x `minRegisteredRatio`, the expected count being
+/// `SchedulerBackendUtils.getInitialTargetExecutorNumber`, under dynamic allocation the
+/// initial target). The replay's expected count is the registered one, so the ratio scales by
+/// initial / registered (0 where the properties' target was 0: the EMR log's first job was
+/// submitted before any executor registered and waited for them).
+fn recorded_readiness_ratio(c: &OriginalConfig, e: &EarlyExecutors) -> f64 {
+    let yarn_default = if c.backend_waits_for_executors() {
+        0.8
+    } else {
+        0.0
+    };
+    let ratio = c
+        .properties
+        .get(MIN_REGISTERED_RATIO)
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .unwrap_or(yarn_default);
+    ratio * f64::from(e.initial) / f64::from(e.registered.max(1))
+}
+
 /// The spark-submit words' values the log gives, under the user's.
 pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
     let c = &app.config;
@@ -324,6 +347,10 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
             "{}={}",
             cold_start::INITIAL_EXECUTORS,
             e.registered
+        ));
+        conf.push(format!(
+            "{MIN_REGISTERED_RATIO}={}",
+            recorded_readiness_ratio(c, &e)
         ));
     }
     // The user's --conf come last: they win.
