@@ -1322,6 +1322,33 @@ pub fn outcome_of(
 mod tests {
     use super::*;
 
+    /// YarnSchedulerBackend.sufficientResourcesRegistered: registered >= expected x ratio, the
+    /// expected count `SchedulerBackendUtils.getInitialTargetExecutorNumber` (under dynamic
+    /// allocation the initial target). A replay that starts 10 early executors where the
+    /// properties' target was 0 (the EMR log) waits for none; one whose target was 4 waits for
+    /// the recording's 0.8 x 4 = 3.2 of its 10, a ratio of 0.32; a log's own ratio scales alike;
+    /// a backend that never waits (standalone, local-cluster) stays at 0.
+    #[test]
+    fn early_executors_wait_only_for_the_recorded_initial_targets_share() {
+        let yarn = OriginalConfig::default();
+        let early = |initial| EarlyExecutors {
+            registered: 10,
+            usable: 1,
+            initial,
+        };
+        assert_eq!(recorded_readiness_ratio(&yarn, &early(0)), 0.0);
+        assert!((recorded_readiness_ratio(&yarn, &early(4)) - 0.32).abs() < 1e-9);
+        let mut own = OriginalConfig::default();
+        own.properties
+            .insert(MIN_REGISTERED_RATIO.into(), "0.5".into());
+        assert!((recorded_readiness_ratio(&own, &early(4)) - 0.2).abs() < 1e-9);
+        let standalone = OriginalConfig {
+            master: "spark://h:7077".into(),
+            ..OriginalConfig::default()
+        };
+        assert_eq!(recorded_readiness_ratio(&standalone, &early(4)), 0.0);
+    }
+
     #[test]
     fn a_shorter_start_up_comes_off_the_steps_in_turn() {
         let mut c = load_cluster(ClusterSource::Embedded)
