@@ -6,7 +6,7 @@
 
 use super::cold_start;
 use super::locality::{self, HostMap};
-use super::model::{Application, ProfileRecord, Recoveries};
+use super::model::{Application, OriginalConfig, ProfileRecord, Recoveries};
 use super::program::{self, REPLAY_CLASS};
 use crate::conf::cluster::{ClusterConfig, ClusterSource, load_cluster};
 use crate::conf::submit::{DefaultsFile, SubmitArgs};
@@ -240,6 +240,29 @@ pub fn early_executors(app: &Application) -> Option<EarlyExecutors> {
     })
 }
 
+/// `spark.scheduler.minRegisteredResourcesRatio` for a replay that starts the recording's
+/// early executors beyond Spark's initial target ([`EarlyExecutors`]): the recording's backend
+/// waited for its ratio of the initial target its properties gave, not of the executors that
+/// came beyond it (`YarnSchedulerBackend.sufficientResourcesRegistered`: registered >=
+/// `totalExpectedExecutors` x `minRegisteredRatio`, the expected count being
+/// `SchedulerBackendUtils.getInitialTargetExecutorNumber`, under dynamic allocation the
+/// initial target). The replay's expected count is the registered one, so the ratio scales by
+/// initial / registered (0 where the properties' target was 0: the EMR log's first job was
+/// submitted before any executor registered and waited for them).
+fn recorded_readiness_ratio(c: &OriginalConfig, e: &EarlyExecutors) -> f64 {
+    let yarn_default = if c.backend_waits_for_executors() {
+        0.8
+    } else {
+        0.0
+    };
+    let ratio = c
+        .properties
+        .get(MIN_REGISTERED_RATIO)
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .unwrap_or(yarn_default);
+    ratio * f64::from(e.initial) / f64::from(e.registered.max(1))
+}
+
 /// The spark-submit words' values the log gives, under the user's.
 pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
     let c = &app.config;
@@ -324,6 +347,10 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
             "{}={}",
             cold_start::INITIAL_EXECUTORS,
             e.registered
+        ));
+        conf.push(format!(
+            "{MIN_REGISTERED_RATIO}={}",
+            recorded_readiness_ratio(c, &e)
         ));
     }
     // The user's --conf come last: they win.
@@ -1294,6 +1321,33 @@ pub fn outcome_of(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// YarnSchedulerBackend.sufficientResourcesRegistered: registered >= expected x ratio, the
+    /// expected count `SchedulerBackendUtils.getInitialTargetExecutorNumber` (under dynamic
+    /// allocation the initial target). A replay that starts 10 early executors where the
+    /// properties' target was 0 (the EMR log) waits for none; one whose target was 4 waits for
+    /// the recording's 0.8 x 4 = 3.2 of its 10, a ratio of 0.32; a log's own ratio scales alike;
+    /// a backend that never waits (standalone, local-cluster) stays at 0.
+    #[test]
+    fn early_executors_wait_only_for_the_recorded_initial_targets_share() {
+        let yarn = OriginalConfig::default();
+        let early = |initial| EarlyExecutors {
+            registered: 10,
+            usable: 1,
+            initial,
+        };
+        assert_eq!(recorded_readiness_ratio(&yarn, &early(0)), 0.0);
+        assert!((recorded_readiness_ratio(&yarn, &early(4)) - 0.32).abs() < 1e-9);
+        let mut own = OriginalConfig::default();
+        own.properties
+            .insert(MIN_REGISTERED_RATIO.into(), "0.5".into());
+        assert!((recorded_readiness_ratio(&own, &early(4)) - 0.2).abs() < 1e-9);
+        let standalone = OriginalConfig {
+            master: "spark://h:7077".into(),
+            ..OriginalConfig::default()
+        };
+        assert_eq!(recorded_readiness_ratio(&standalone, &early(4)), 0.0);
+    }
 
     #[test]
     fn a_shorter_start_up_comes_off_the_steps_in_turn() {

@@ -1438,21 +1438,25 @@ const PRODUCTION_LOGS: &[Production] = &[
     // Dataproc 2.2, Spark 3.5.3, 13,504 tasks on 8 x 16 cores; FAIR, AQE. Its concurrent jobs
     // (43-45) shared the executors in the recording as FAIR's `default` pool shares them (job
     // 43 was -52 % with the FIFO scheduler, 16 of 23 long jobs within 10 %). The rest are
-    // one-task jobs that paid a fresh executor's warm-up (see nds_q66).
+    // one-task jobs that ran on a fresh executor in the recording and on a warm one in the
+    // replay, or the other way round (Spark's offer order is unseeded; see nds_q66).
     Production {
         name: "nds_q72_dataproc_2_2.zstd",
-        app_pct: 1.9,
-        long_jobs_within_ten: 18,
+        app_pct: 0.6,
+        long_jobs_within_ten: 20,
         long_jobs: 23,
     },
     // Spark 3.1.3, 13,297 tasks on 8 x 16 cores; FAIR. Its first jobs are one 3-s task each,
-    // which in the recording ran first on an executor and paid its warm-up; the replay moves
-    // each executor's warm-up (the log's median, 1.2 s) to whatever task the simulated one runs
-    // first, so jobs 0-4 come out -20 to +24 % and two 0.2-s jobs later +1.2 s.
+    // which in the recording ran first on a fresh executor and paid its warm-up (0.56-0.70 s);
+    // the replay moves each executor's warm-up (the median over every executor of what its
+    // first task gave up, 0.65 s) to whatever task the simulated one runs first. Job 3 runs on
+    // an executor already warm in the replay (-20 %). When the median was over the three
+    // executors whose first wave was 16 tasks wide (1.2 s), jobs 0-4 came out +15 to +24 %,
+    // the application +7.8 %, 9 of 14 jobs within 10 %.
     Production {
         name: "nds_q66_cpu.zstd",
-        app_pct: 7.8,
-        long_jobs_within_ten: 9,
+        app_pct: 1.8,
+        long_jobs_within_ten: 13,
         long_jobs: 14,
     },
     // Spark 3.1.1, 75 jobs, failed tasks, five JobEnds without their JobStart (not replayed).
@@ -1465,23 +1469,26 @@ const PRODUCTION_LOGS: &[Production] = &[
     // Spark 3.2.1, dynamic allocation with a 10 s idle timeout, GPU executors: jobs 0 and 1
     // waited 10 s for executors after the first two had gone (a cold start, which times the
     // replay's per-executor start-up: src/replay/cold_start.rs); later executors come and go at
-    // other times than recorded (jobs 12 and 13 find none in the replay), and job 4's one task
-    // waited 15.1 s deserialising on a fresh executor (its warm-up, which the replay gives every
-    // simulated executor as the log's median instead).
+    // other times than recorded (jobs 8 to 10 run on one executor where the recording had a
+    // second one 4.1 s after its request, the replay's start-up being the cold start's 9 s;
+    // jobs 12 and 13 find none in the replay). Job 4's one task waited 15.1 s deserialising on
+    // a fresh executor whose two other first tasks were through theirs in 0.56 s: that stays
+    // the task's (`program::first_task_warmup`), which brought jobs 4 and 6 within 10 %.
     Production {
         name: "eventlog_4nodes_8cores_dynamic_alloc.zstd",
-        app_pct: -3.7,
+        app_pct: 5.5,
         long_jobs_within_ten: 7,
         long_jobs: 15,
     },
     // EMR, Spark 3.3.0-amzn-0, dynamic allocation: 10 executors registered within 2 s while job
     // 0's one task ran, where Apache Spark's ExecutorAllocationManager with this log's
     // properties (no initial or minimum executors, no spark.executor.instances) starts from 0
-    // and asks for one: the replay starts the 10 as recorded (see the test below).
+    // and asks for one: the replay starts the 10 as recorded, its first job not waiting for
+    // them (see the test below).
     Production {
         name: "attempt_1_eventlog.zstd",
-        app_pct: 2.8,
-        long_jobs_within_ten: 4,
+        app_pct: -0.4,
+        long_jobs_within_ten: 5,
         long_jobs: 5,
     },
 ];
@@ -1519,8 +1526,11 @@ fn real_production_logs_of_dataproc_emr_and_yarn_replay_at_the_readme_figures() 
 /// Spark's rule (`Utils.getDynamicAllocationInitialExecutors`: max of minExecutors,
 /// initialExecutors, spark.executor.instances) with its properties gives 0. The replay starts
 /// them as recorded, as it runs only the executors that registered where fewer did, and says
-/// so: within 5 %, its jobs after the first within 10 % (job 0 waited for the recording's first
-/// executor). Asked for Spark's rule by name (`initialExecutors=0`) it is +31.7 %.
+/// so: within 5 %, every job within 10 %. Its backend did not wait for them: job 0 was
+/// submitted 2.2 s before the first registered (`YarnSchedulerBackend
+/// .sufficientResourcesRegistered` counts against the initial target of the properties, 0), so
+/// the replay's minRegisteredResourcesRatio scales to it (before, job 0 waited for 8 of the 10
+/// and came out -50.9 %). Asked for Spark's rule by name (`initialExecutors=0`) it is +31.7 %.
 #[test]
 fn the_emr_logs_unrecorded_initial_executors_are_started_as_recorded() {
     let log = rapids("attempt_1_eventlog.zstd");
@@ -1537,7 +1547,7 @@ fn the_emr_logs_unrecorded_initial_executors_are_started_as_recorded() {
         "{:+.1} %",
         own.time.error_pct
     );
-    for j in own.jobs.iter().skip(1) {
+    for j in &own.jobs {
         let pct = job_error_pct(j);
         assert!(pct.abs() <= 10.0, "job {}: {pct:+.1} %", j.job_id);
     }
@@ -1752,6 +1762,51 @@ fn a_first_tasks_run_time_stays_whole() {
         (job as f64 - 64_221.0).abs() <= 6_422.0,
         "{job} ms against 64.221 s recorded"
     );
+}
+
+#[test]
+fn a_first_task_keeps_what_its_executors_other_first_tasks_did_not_pay() {
+    // The GPU log's executor 6 (registered at 112.7 s) launched three tasks within 8 ms: job
+    // 4's task 29 deserialised for 15.1 s, job 5's tasks 33 and 37 for 0.57 s (their stage's
+    // median time outside the run is 0.04 s). The fresh JVM's warm-up (Executor.TaskRunner's
+    // first task fetching broadcasts and loading classes) was over for the other two after
+    // 0.56 s, so task 29 gives up that much; its other 14.6 s stay its own, and job 4 (recorded
+    // 15.8 s) is no longer replayed as 0.85 s.
+    let log = rapids("eventlog_4nodes_8cores_dynamic_alloc.zstd");
+    let app = model::load(&log).expect("reads");
+    let w = sparkyard::replay::program::first_task_warmup(&app);
+    let job4 = app.jobs.iter().position(|j| j.job_id == 4).expect("job 4");
+    let firsts = &w.first_tasks[&(job4, 0)];
+    assert_eq!(firsts.len(), 1, "{firsts:?}");
+    let f = firsts[0];
+    let t = &app.jobs[job4].stages[0].tasks[f.task];
+    assert_eq!(t.executor_id, 6);
+    assert!((540..=580).contains(&f.warmup_ms), "{f:?}");
+    assert!(t.duration_ms - f.warmup_ms >= 15_000, "{t:?} {f:?}");
+    let r = replay::replay(&log, &setup(&[])).expect("replays");
+    let j = r.jobs.iter().find(|j| j.job_id == 4).expect("job 4");
+    let pct = job_error_pct(j);
+    assert!(pct.abs() <= 10.0, "job 4: {pct:+.1} %");
+}
+
+#[test]
+fn every_executor_counts_in_the_warm_up_the_simulated_executors_pay() {
+    // nds_q66: executors 4, 2, 6, 3 and 1 ran a one-task job first (0.56-0.70 s outside the
+    // run, all of it given up: a one-task stage cannot set a warm-up apart, and the separable
+    // median is more); 8, 5 and 7 a 16-wide first wave of a 2,004-task stage (1.2 s beyond the
+    // stage's median). The simulated executors pay the median of all eight, (596 + 696) / 2,
+    // what the replay took off the log's first tasks; over the three alone it was 1.2 s and
+    // jobs 0-4 came out +15 to +24 %.
+    let app = model::load(&rapids("nds_q66_cpu.zstd")).expect("reads");
+    let w = sparkyard::replay::program::first_task_warmup(&app);
+    let taken: Vec<u64> = w
+        .first_tasks
+        .values()
+        .flatten()
+        .map(|f| f.warmup_ms)
+        .collect();
+    assert_eq!(taken.len(), 8, "{w:?}");
+    assert_eq!(w.warmup_ms, 646, "{w:?}");
 }
 
 #[test]
