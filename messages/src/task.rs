@@ -272,14 +272,21 @@ pub enum TaskWork {
     /// race's, runs its recorded duration and succeeds unless the simulated scheduler kills it
     /// in turn), and any later attempt succeeds after `duration_ms`. The durations are the
     /// recorded launch-to-finish times, which already hold the launch and deserialisation, so
-    /// the executor adds only its first-task warm-up (`CostModel.first_task_warmup_ms`, which
-    /// the replay takes from the log and takes off each recorded executor's first task).
+    /// the executor adds only its first-task warm-up (`own_warmup_ms` for a task that was its
+    /// recorded executor's first, else `CostModel.first_task_warmup_ms`, the log's median: the
+    /// replay takes each recorded executor's first task's warm-up off it).
     Replayed {
         duration_ms: u64,
         failures: Option<Box<[ReplayedFailure]>>,
         /// The persisted RDDs the recorded task's partition passed through; `None` for none.
         #[serde(default)]
         cache: Option<Box<ReplayedCache>>,
+        /// The warm-up the replay took off this task because it was its recorded executor's
+        /// first (an attempt past `failures`): run first on a simulated executor, it pays that
+        /// warm-up back instead of the log's median, so a task that ran fresh in both runs
+        /// takes its recorded time. `None`: the cost model's warm-up.
+        #[serde(default)]
+        own_warmup_ms: Option<u32>,
     },
     /// A task over a `.cache()`d RDD's partition (MEMORY_ONLY): `RDD.getOrCompute` asks its
     /// block manager for `rdd_<rdd>_<partition>` (`BlockManager.getOrElseUpdate`), computes
@@ -302,6 +309,21 @@ pub struct ReplayedCache {
 }
 
 impl TaskWork {
+    /// The warm-up attempt `attempt` pays as its executor's first task, when the task carries
+    /// its own (see `TaskWork::Replayed::own_warmup_ms`); `None`: the cost model's.
+    pub fn own_first_task_warmup_ms(&self, attempt: u32) -> Option<u64> {
+        match self {
+            TaskWork::Replayed {
+                own_warmup_ms: Some(w),
+                failures,
+                ..
+            } if attempt as usize >= failures.as_deref().map_or(0, <[_]>::len) => {
+                Some(u64::from(*w))
+            }
+            _ => None,
+        }
+    }
+
     /// The persisted RDDs whose block of the task's partition the scheduler looks for, first
     /// found first preferred (`getCacheLocs` down `getPreferredLocsInternal`).
     pub fn cached_rdds(&self) -> &[u32] {
@@ -595,7 +617,29 @@ pub enum JobResult {
 
 #[cfg(test)]
 mod tests {
-    use super::TaskName;
+    use super::{ReplayedFailure, TaskName, TaskWork};
+
+    /// A replayed task's own warm-up is for the attempt that runs its recorded success (past
+    /// its recorded failures); an attempt replaying a failure pays the cost model's.
+    #[test]
+    fn a_replayed_task_pays_its_own_warm_up_on_its_successful_attempt_only() {
+        let work = TaskWork::Replayed {
+            duration_ms: 900,
+            failures: Some(Box::new([ReplayedFailure {
+                duration_ms: 40,
+                exception: None,
+            }])),
+            cache: None,
+            own_warmup_ms: Some(300),
+        };
+        assert_eq!(work.own_first_task_warmup_ms(0), None);
+        assert_eq!(work.own_first_task_warmup_ms(1), Some(300));
+        let sleep = TaskWork::Sleep {
+            duration_ms: 5,
+            fail: None,
+        };
+        assert_eq!(sleep.own_first_task_warmup_ms(0), None);
+    }
 
     // The name reads as `format!("task {}.{} in stage {}.{}", ...)` did, at every digit count.
     #[test]

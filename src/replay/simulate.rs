@@ -889,6 +889,7 @@ fn probe_program(app: &Application) -> UserProgram {
                 duration_ms: 0,
                 failures: None,
                 cache: None,
+                own_warmup_ms: None,
             }],
             shuffle_write: Default::default(),
             input: Default::default(),

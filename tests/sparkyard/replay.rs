@@ -301,11 +301,11 @@ fn the_what_if_misses_by_what_the_recordings_differ_in_and_little_more() {
 fn the_skew_what_if_from_two_executors_to_one_errs_as_the_readme_says() {
     // Since a first task keeps its whole run time (issue 30, item 19: the warm-up an executor
     // takes off its first task is only the time outside the task's run), the skew logs'
-    // N = 2 -> N = 1 what-if is +17.0 % (it was +2.4 % when the whole excess of a first task,
+    // N = 2 -> N = 1 what-if is +17.5 % (it was +2.4 % when the whole excess of a first task,
     // its Python worker's start in the run included, went to the executor). The README's
     // figure, kept true.
     let e = what_if_error_pct("skew", 2, 1);
-    assert!((e - 17.0).abs() <= 1.0, "skew: N=2 -> N=1 error {e:+.1} %");
+    assert!((e - 17.5).abs() <= 1.0, "skew: N=2 -> N=1 error {e:+.1} %");
 }
 
 #[test]
@@ -1293,7 +1293,7 @@ const APACHE_LOGS: &[(&str, Expected)] = &[
     // slot is offered); +25.6 % before sparkyard followed that order.
     (
         "application_1516285256255_0012",
-        Expected::Replays(0.0, &[0.5]),
+        Expected::Replays(0.0, &[-0.0]),
     ),
     (
         "application_1547723113049_0006",
@@ -1317,7 +1317,7 @@ const APACHE_LOGS: &[(&str, Expected)] = &[
     ),
     (
         "application_1625351839633_843287",
-        Expected::Replays(-0.4, &[-1.0]),
+        Expected::Replays(-0.2, &[-0.5]),
     ),
     (
         "application_1628109047826_1317105",
@@ -1437,25 +1437,25 @@ struct Production {
 const PRODUCTION_LOGS: &[Production] = &[
     // Dataproc 2.2, Spark 3.5.3, 13,504 tasks on 8 x 16 cores; FAIR, AQE. Its concurrent jobs
     // (43-45) shared the executors in the recording as FAIR's `default` pool shares them (job
-    // 43 was -52 % with the FIFO scheduler, 16 of 23 long jobs within 10 %). The rest are
-    // one-task jobs that ran on a fresh executor in the recording and on a warm one in the
-    // replay, or the other way round (Spark's offer order is unseeded; see nds_q66).
+    // 43 was -52 % with the FIFO scheduler, 16 of 23 long jobs within 10 %). The two left,
+    // jobs 3 and 6, are one-task jobs that ran on a fresh executor in the recording and on a
+    // warm one in the replay (Spark's offer order is unseeded; see nds_q66).
     Production {
         name: "nds_q72_dataproc_2_2.zstd",
-        app_pct: 0.6,
-        long_jobs_within_ten: 20,
+        app_pct: 0.5,
+        long_jobs_within_ten: 21,
         long_jobs: 23,
     },
     // Spark 3.1.3, 13,297 tasks on 8 x 16 cores; FAIR. Its first jobs are one 3-s task each,
-    // which in the recording ran first on a fresh executor and paid its warm-up (0.56-0.70 s);
-    // the replay moves each executor's warm-up (the median over every executor of what its
-    // first task gave up, 0.65 s) to whatever task the simulated one runs first. Job 3 runs on
-    // an executor already warm in the replay (-20 %). When the median was over the three
-    // executors whose first wave was 16 tasks wide (1.2 s), jobs 0-4 came out +15 to +24 %,
-    // the application +7.8 %, 9 of 14 jobs within 10 %.
+    // which in the recording ran first on a fresh executor and paid its warm-up (0.56-0.70 s):
+    // each carries what the replay took off it and pays it back when it runs first on a
+    // simulated executor (any other first task pays the median over every executor's first
+    // task, 0.65 s). Job 3 runs on an executor already warm in the replay (-20 %). When every
+    // first task paid the median over the three executors whose first wave was 16 tasks wide
+    // (1.2 s), jobs 0-4 came out +15 to +24 %, the application +7.8 %, 9 of 14 within 10 %.
     Production {
         name: "nds_q66_cpu.zstd",
-        app_pct: 1.8,
+        app_pct: 1.6,
         long_jobs_within_ten: 13,
         long_jobs: 14,
     },
@@ -1476,8 +1476,8 @@ const PRODUCTION_LOGS: &[Production] = &[
     // the task's (`program::first_task_warmup`), which brought jobs 4 and 6 within 10 %.
     Production {
         name: "eventlog_4nodes_8cores_dynamic_alloc.zstd",
-        app_pct: 5.5,
-        long_jobs_within_ten: 7,
+        app_pct: 5.1,
+        long_jobs_within_ten: 8,
         long_jobs: 15,
     },
     // EMR, Spark 3.3.0-amzn-0, dynamic allocation: 10 executors registered within 2 s while job

@@ -1445,8 +1445,11 @@ impl CoarseGrainedExecutorBackend {
         let sim = self.sim.clone();
         let costs = &sim.config.costs;
         let executor = self.executor.as_mut().expect("checked above");
+        // A replayed task that was its recorded executor's first pays its own warm-up back.
         let warmup = if executor.tasks.first_task() {
-            costs.first_task_warmup_ms
+            desc.work
+                .own_first_task_warmup_ms(desc.attempt_number)
+                .unwrap_or(costs.first_task_warmup_ms)
         } else {
             0
         };
@@ -1486,7 +1489,8 @@ impl CoarseGrainedExecutorBackend {
         };
         // A replayed task's recorded duration already holds its launch cost; the executor's
         // first-task warm-up is the replay's (taken off the log's first tasks, see
-        // sparkyard's replay::program::FirstTaskWarmup), paid by whatever task runs first here.
+        // sparkyard's replay::program::FirstTaskWarmup), paid by whatever task runs first here:
+        // that task's own when it was its recorded executor's first, else the log's median.
         let duration = match desc.work {
             TaskWork::Replayed { .. } => warmup + work_ms,
             _ => costs.task_launch_overhead_ms + warmup + work_ms,

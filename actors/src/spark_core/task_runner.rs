@@ -112,6 +112,7 @@ mod tests {
                 },
             ])),
             cache: None,
+            own_warmup_ms: None,
         };
         let c = costs();
         assert_eq!(

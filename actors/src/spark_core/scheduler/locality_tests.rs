@@ -475,6 +475,7 @@ fn a_replayed_task_prefers_the_first_held_persisted_rdd() {
                 rdd_ids: vec![5, 1],
                 missing: 2,
             })),
+            own_warmup_ms: None,
         }];
         s.submit_job(j, waiter());
         let key = *s.task_scheduler.runnable.first().expect("runnable");
