@@ -501,7 +501,10 @@ impl SimRecord {
                     }
                 }
             }
-            RunEvent::TaskFinished => self.running_tasks = self.running_tasks.saturating_sub(1),
+            // Any end of a launched attempt: a success or a kill here, a failure below.
+            RunEvent::TaskFinished | RunEvent::TaskKilled => {
+                self.running_tasks = self.running_tasks.saturating_sub(1)
+            }
             RunEvent::TasksFailed { count } => {
                 self.tasks_failed += count;
                 self.running_tasks = self.running_tasks.saturating_sub(*count);

@@ -28,7 +28,7 @@ use crate::spark_core::heartbeat_receiver::{HeartbeatReceiver, heartbeat_respons
 use crate::spark_core::scheduler::allocation_client::{AllocationClient, ExecutorDecommission};
 use crate::spark_core::scheduler::{DriverScheduler, SchedulerEvent, WorkerOffer};
 use crate::spark_core::shuffle_block_updates::{self, ShuffleFile};
-use crate::spark_core::task_result_getter::EndKind;
+use crate::spark_core::task_result_getter::{EndKind, TaskEnded};
 use crate::spark_core::{executor_env, unified_memory_manager};
 use crate::world::context::SimContext;
 use crate::world::injector;
@@ -42,7 +42,6 @@ use sparkyard_messages::driver_endpoint::{DriverEndpointMsg, RegisterExecutor};
 use sparkyard_messages::executor::ExecutorMsg;
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::listener::ListenerEvent;
-use sparkyard_messages::records::TaskState;
 use sparkyard_messages::records::{ExecutorLossReason, RpcFailure};
 use sparkyard_messages::rpc::HeartbeatResponse;
 use sparkyard_messages::rpc::{EndpointId, RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
@@ -135,10 +134,10 @@ pub struct DriverEndpoint {
     heartbeats: HeartbeatReceiver,
     /// `execRequestTimes`: when the executors asked for through the backend were asked for.
     request_times: ExecRequestTimes,
-    /// Tasks finished in this SparkContext (fault triggers).
+    /// Tasks finished successfully in this SparkContext (fault triggers).
     tasks_finished: u64,
-    /// Failed task attempts already added to the run's counters.
-    failures_counted: u64,
+    /// The scheduler's task ends being published (kept to reuse its allocation).
+    task_ends: Vec<TaskEnded>,
     /// `SparkAppConfig.sparkProperties`, built once and shared by every executor's copy.
     app_properties: Arc<Vec<(String, String)>>,
     /// The tasks of the offer being made (kept to reuse its allocation).
@@ -262,7 +261,7 @@ impl DriverEndpoint {
                 heartbeats: HeartbeatReceiver::default(),
                 request_times: ExecRequestTimes::default(),
                 tasks_finished: 0,
-                failures_counted: 0,
+                task_ends: Vec::new(),
                 offered: Vec::new(),
                 offers: Vec::new(),
                 app_properties: Arc::new(props),
@@ -786,21 +785,9 @@ impl DriverEndpoint {
                 backend_rules::unknown_status_update_line(task, state, executor)
             );
         }
-        let state = u.state;
-        // What the run's record counts of this end (issue 30), read before the data moves on:
-        // the executor a fetch failed from, and a kill (counted apart from failures).
-        let end = EndKind::of(state, &u.data);
         let (finished, events) = self
             .scheduler
             .status_update_before_getter(u.task_id, u.state, u.data);
-        if finished && state == TaskState::Finished {
-            // Two counts on purpose: the run's, over every AM attempt (the summary), and this
-            // SparkContext's, which `on_tasks_finished = N` of attempt k counts against.
-            self.sim.observe(RunEvent::TaskFinished);
-            self.tasks_finished += 1;
-            let (attempt, count) = (self.sim.current_attempt.get(), self.tasks_finished);
-            injector::notify(&self.sim, Trigger::TasksFinished { attempt, count });
-        }
         if finished {
             if let Some(cores) = self.core.release_task_cores(u.executor_id, u.task_cpus) {
                 let check = invariants::free_cores(u.executor_id.0, cores.free, cores.total);
@@ -817,7 +804,7 @@ impl DriverEndpoint {
             // the end (Spark 4.0.0's jar: statusUpdate hands it to `enqueueSuccessfulTask` /
             // `enqueueFailedTask`).
             self.make_offers(Some(u.executor_id));
-            self.task_result_getter(end);
+            self.task_result_getter();
         } else if !events.is_empty() {
             // A RUNNING update changes no count and yields nothing to handle.
             self.handle_events(events);
@@ -825,36 +812,18 @@ impl DriverEndpoint {
     }
 
     /// The TaskResultGetter's work on the end whose slot was just offered: a success recorded
-    /// (the stage may complete), or a failure's retry queued and counted (a kill counted as
-    /// killed instead) and, unless the set is a zombie or another copy succeeded, offers
-    /// revived.
-    fn task_result_getter(&mut self, end: EndKind) {
-        let failed_before = self.scheduler.failed_attempts();
+    /// (the stage may complete), or a failure's retry queued and, unless the set is a zombie or
+    /// another copy succeeded, offers revived. The end's record is published with the events.
+    fn task_result_getter(&mut self) {
         let (scheduler, mut backend) = self.split();
         let events = scheduler.task_result_getter(&mut backend);
-        if end == EndKind::TaskKilled {
-            // The scheduler counts a kill among its failed attempts (but a speculative loser's):
-            // the run's record counts it as killed instead.
-            self.failures_counted += self.scheduler.failed_attempts() - failed_before;
-            self.sim.observe(RunEvent::TaskKilled);
-        }
-        if let Some(executor) = end.fetch_failed_from() {
-            let attempt = self.sim.current_attempt.get();
-            self.sim
-                .observe(RunEvent::FetchFailedFrom { attempt, executor });
-        }
         self.handle_events(events);
     }
 
+    /// What a scheduler call left: the attempts' ends it recorded first, then its recoveries,
+    /// task outputs and events.
     fn handle_events(&mut self, events: Vec<SchedulerEvent>) {
-        let failed_attempts = self.scheduler.failed_attempts();
-        let new_failures = failed_attempts - self.failures_counted;
-        self.failures_counted = failed_attempts;
-        if new_failures > 0 {
-            self.sim.observe(RunEvent::TasksFailed {
-                count: new_failures,
-            });
-        }
+        self.publish_task_ends();
         for r in self.scheduler.drain_recoveries() {
             self.sim.observe(RunEvent::Recovery(r));
         }
@@ -907,6 +876,35 @@ impl DriverEndpoint {
         }
     }
 
+    /// Every end the scheduler recorded since the last call, in the order they ended, each
+    /// handed to [`Self::publish_task_end`].
+    fn publish_task_ends(&mut self) {
+        let mut ends = std::mem::take(&mut self.task_ends);
+        self.scheduler.take_task_ends(&mut ends);
+        for end in &ends {
+            self.publish_task_end(end);
+        }
+        ends.clear();
+        self.task_ends = ends;
+    }
+
+    /// Every consumer of a task attempt's end, each reading the one record: the run's record
+    /// (finished, failed or killed, and the executor a fetch failed from), and for a success
+    /// this SparkContext's count, which `on_tasks_finished = N` of AM attempt k counts against
+    /// (the run's count is over every attempt). The listener bus's TaskEnd reads the same
+    /// record, earlier: the DAGScheduler posts it where Spark does (`handleTaskCompletion`).
+    fn publish_task_end(&mut self, end: &TaskEnded) {
+        let attempt = self.sim.current_attempt.get();
+        for event in end.run_events(attempt) {
+            self.sim.observe(event);
+        }
+        if end.kind == EndKind::Success {
+            self.tasks_finished += 1;
+            let count = self.tasks_finished;
+            injector::notify(&self.sim, Trigger::TasksFinished { attempt, count });
+        }
+    }
+
     fn on_stop_executors(&mut self, ask: ReplyTo<bool>) {
         self.executors_told_to_stop = true;
         self.check_total_cores();
@@ -938,14 +936,20 @@ impl DriverEndpoint {
         // tasks running there (their TaskEnds), which the record counts.
         let loss = backend_rules::executor_loss_line(&removal, clock::now_ms());
         sim_log!(self.env.log(), TS, loss.level, "{}", loss.text);
-        let failed_before = self.scheduler.failed_attempts();
         let (scheduler, mut backend) = self.split();
         let events = scheduler.task_scheduler_executor_lost(id, &removal.reason, &mut backend);
-        removal.lost_tasks = (self.scheduler.failed_attempts() - failed_before) as u32;
+        removal.lost_tasks = self.lost_with(id);
         self.publish_removal(&removal);
         // Then the DAGScheduler's handleExecutorLost (BlockManagerRemoved, map outputs).
         self.scheduler.run_queued_dag_events();
         self.handle_events(events);
+    }
+
+    /// The running attempts the scheduler just ended with executor `id`'s loss (their records
+    /// are published with the events that follow the removal).
+    fn lost_with(&self, id: ExecutorId) -> u32 {
+        let lost = |e: &&TaskEnded| e.executor == id && e.kind == EndKind::ExecutorLost;
+        self.scheduler.task_ends().iter().filter(lost).count() as u32
     }
 
     /// Every consumer of a removal, each reading the one record: the run's record (the removal

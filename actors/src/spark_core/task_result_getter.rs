@@ -1,13 +1,14 @@
-//! What kind of end a task's `StatusUpdate` reports, as the driver's run record counts it
-//! (Spark 4.0.0's `TaskSchedulerImpl.statusUpdate`, which hands a FINISHED end to
-//! `TaskResultGetter.enqueueSuccessfulTask` and a FAILED, KILLED or LOST one to
-//! `enqueueFailedTask`, which reads the `TaskFailedReason` the executor serialized). No actix,
-//! no clock: the DriverEndpoint calls [`EndKind::of`] once per end, before the update's data
-//! moves into the scheduler, and records what it says; the scheduler's `handleFailedTask`
-//! takes a failed end's reason from [`FailedReason::of`], which follows the same split.
+//! A task attempt's end, recorded once: [`EndKind`] (the `TaskEndReason` class the
+//! TaskResultGetter's step decided) and [`TaskEnded`], the record the scheduler makes where
+//! every end passes (`dagScheduler.taskEnded`, [`TaskEnded::of`]) and the DriverEndpoint hands
+//! to each consumer. Mirrors Spark 4.0.0's `TaskResultGetter` (`enqueueSuccessfulTask`, which
+//! may still end a FINISHED attempt as `TaskKilled`, and `enqueueFailedTask`, which reads the
+//! `TaskFailedReason` the executor serialized: [`FailedReason::of`]). No actix, no clock.
 
-use sparkyard_messages::ids::ExecutorId;
-use sparkyard_messages::records::TaskState;
+use crate::world::listener::TaskEndKind;
+use crate::world::observer::RunEvent;
+use sparkyard_messages::ids::{ExecutorId, TaskId};
+use sparkyard_messages::listener::TaskEndReason;
 use sparkyard_messages::task::{FetchFailure, TaskResultData};
 
 /// The `TaskKilled` reason of a failed end whose data names none. Sparkyard's executor never
@@ -16,34 +17,39 @@ use sparkyard_messages::task::{FetchFailure, TaskResultData};
 /// failure.
 const UNKNOWN_KILL_REASON: &str = "unknown reason";
 
-/// The end a `StatusUpdate` reports (the `TaskEndReason` class the scheduler will give it).
+/// How an attempt ended: the `TaskEndReason` class of its TaskEnd, as the scheduler decided it
+/// (a FINISHED update can still end `TaskKilled`: a result over `spark.driver.maxResultSize`,
+/// or a speculative copy's late success).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EndKind {
-    /// FINISHED: `enqueueSuccessfulTask` (the result is read then).
+    /// `Success`: the result was taken (`handleSuccessfulTask`).
     Success,
     /// `ExceptionFailure`: counted among the failed attempts.
     ExceptionFailure,
+    /// `ExecutorLostFailure`: the attempt was running on an executor that went.
+    ExecutorLost,
     /// `FetchFailed` from `from`'s block manager (none when the failure names no address):
     /// the DAGScheduler declares that executor lost.
     FetchFailed { from: Option<ExecutorId> },
-    /// `TaskKilled`: any other failed end (the executor's `TaskKilled(reason)`, or one with no
-    /// reason, which the scheduler also ends as TaskKilled), counted apart from failures.
+    /// `TaskKilled`, counted apart from failures.
     TaskKilled,
 }
 
 impl EndKind {
-    /// The kind of `state`'s end carrying `data`. A fetch failure is one whatever the state (an
-    /// executor sends it only with FAILED).
+    /// The kind of an attempt that ends with `reason`; `None` for `Resubmitted`, where no
+    /// attempt ends (a finished map attempt's output went with its executor).
     #[inline]
-    pub fn of(state: TaskState, data: &TaskResultData) -> EndKind {
-        match data {
-            TaskResultData::FetchFailed(f) => EndKind::FetchFailed {
+    pub fn of(reason: &TaskEndReason) -> Option<EndKind> {
+        Some(match reason {
+            TaskEndReason::Success => EndKind::Success,
+            TaskEndReason::TaskKilled { .. } => EndKind::TaskKilled,
+            TaskEndReason::ExceptionFailure { .. } => EndKind::ExceptionFailure,
+            TaskEndReason::ExecutorLostFailure { .. } => EndKind::ExecutorLost,
+            TaskEndReason::FetchFailed(f) => EndKind::FetchFailed {
                 from: f.bm_address.as_ref().map(|bm| bm.executor_id),
             },
-            _ if state == TaskState::Finished => EndKind::Success,
-            TaskResultData::Exception { .. } => EndKind::ExceptionFailure,
-            _ => EndKind::TaskKilled,
-        }
+            TaskEndReason::Resubmitted => return None,
+        })
     }
 
     /// The executor a failed fetch declares lost.
@@ -53,10 +59,55 @@ impl EndKind {
             _ => None,
         }
     }
+
+    /// The three ends `ExecutorAllocationListener.onTaskEnd` and `TaskInfo.markFinished` tell
+    /// apart (a KILLED attempt is `killed`, not `failed`).
+    #[inline]
+    pub fn listener_kind(self) -> TaskEndKind {
+        match self {
+            EndKind::Success => TaskEndKind::Success,
+            EndKind::TaskKilled => TaskEndKind::Killed,
+            _ => TaskEndKind::Failed,
+        }
+    }
 }
 
-/// The `TaskFailedReason` `enqueueFailedTask` hands to `handleFailedTask` for a failed end,
-/// the update's data moved in.
+/// One task attempt's end, recorded once by the scheduler (`dagScheduler.taskEnded`'s
+/// caller) and read by every output that needs it: the run's record, this SparkContext's
+/// count of successes and the fault injector's trigger on it, and the listener bus's TaskEnd
+/// (through the DAGScheduler's `CompletionEvent`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskEnded {
+    pub task_id: TaskId,
+    pub executor: ExecutorId,
+    /// The task's attempt number (`TaskInfo.attemptNumber`).
+    pub attempt: u32,
+    pub kind: EndKind,
+}
+
+impl TaskEnded {
+    /// What the run's record learns of the end in AM attempt `am_attempt`: a finished, failed
+    /// or killed attempt (AppStatusListener.onTaskEnd's split), and the executor a fetch
+    /// failed from.
+    pub fn run_events(&self, am_attempt: u32) -> impl Iterator<Item = RunEvent> {
+        let fetch = self
+            .kind
+            .fetch_failed_from()
+            .map(|executor| RunEvent::FetchFailedFrom {
+                attempt: am_attempt,
+                executor,
+            });
+        let counted = match self.kind.listener_kind() {
+            TaskEndKind::Success => RunEvent::TaskFinished,
+            TaskEndKind::Killed => RunEvent::TaskKilled,
+            TaskEndKind::Failed => RunEvent::TasksFailed { count: 1 },
+        };
+        fetch.into_iter().chain(std::iter::once(counted))
+    }
+}
+
+/// The `TaskFailedReason` `enqueueFailedTask` hands to `handleFailedTask` for a failed,
+/// killed or lost update, the update's data moved in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FailedReason {
     FetchFailed(Box<FetchFailure>),
@@ -65,17 +116,16 @@ pub enum FailedReason {
 }
 
 impl FailedReason {
-    /// The reason of `state`'s failed end carrying `data`: which one is [`EndKind::of`]'s
-    /// split (a kill and a reasonless end are both `TaskKilled`); this only moves the data.
-    pub fn of(state: TaskState, data: TaskResultData) -> FailedReason {
-        match (EndKind::of(state, &data), data) {
-            (EndKind::FetchFailed { .. }, TaskResultData::FetchFailed(f)) => {
-                FailedReason::FetchFailed(f)
-            }
-            (EndKind::ExceptionFailure, TaskResultData::Exception { class, description }) => {
+    /// The reason a failed end carrying `data` reports: a fetch failure, an exception, or a
+    /// kill (the executor's `TaskKilled(reason)`, or an end with no reason, which the
+    /// scheduler also ends as TaskKilled).
+    pub fn of(data: TaskResultData) -> FailedReason {
+        match data {
+            TaskResultData::FetchFailed(f) => FailedReason::FetchFailed(f),
+            TaskResultData::Exception { class, description } => {
                 FailedReason::ExceptionFailure { class, description }
             }
-            (_, TaskResultData::Killed { reason }) => FailedReason::TaskKilled { reason },
+            TaskResultData::Killed { reason } => FailedReason::TaskKilled { reason },
             _ => FailedReason::TaskKilled {
                 reason: UNKNOWN_KILL_REASON.to_string(),
             },
@@ -88,8 +138,8 @@ mod tests {
     use super::*;
     use sparkyard_messages::task::{BlockManagerId, FetchFailure};
 
-    fn fetch_failed(from: Option<u32>) -> TaskResultData {
-        TaskResultData::FetchFailed(Box::new(FetchFailure {
+    fn fetch_failure(from: Option<u32>) -> Box<FetchFailure> {
+        Box::new(FetchFailure {
             bm_address: from.map(|e| BlockManagerId {
                 executor_id: ExecutorId(e),
                 host: "host-1".to_string(),
@@ -100,113 +150,129 @@ mod tests {
             map_index: 0,
             reduce_id: 0,
             message: String::new(),
-        }))
+        })
     }
 
-    // TaskSchedulerImpl.statusUpdate (4.0.0 jar): FINISHED goes to enqueueSuccessfulTask,
-    // whatever result it carries; FAILED, KILLED and LOST to enqueueFailedTask.
-    #[test]
-    fn a_finished_update_is_a_success() {
-        for data in [
-            TaskResultData::None,
-            TaskResultData::Count(3),
-            TaskResultData::Killed {
-                reason: "x".to_string(),
-            },
-        ] {
-            assert_eq!(EndKind::of(TaskState::Finished, &data), EndKind::Success);
+    fn ended(kind: EndKind) -> TaskEnded {
+        TaskEnded {
+            task_id: TaskId(7),
+            executor: ExecutorId(2),
+            attempt: 0,
+            kind,
         }
     }
 
-    // TaskSetManagerSuite.scala, "Killing speculative tasks does not count towards aborting
-    // the taskset": a KILLED end's `TaskKilled` reason is no failure, an exception's is; here
-    // the split the run record counts by (TaskEndReason.scala: TaskKilled's
-    // countTowardsTaskFailures is false, ExceptionFailure's true).
+    // TaskResultGetter.enqueueSuccessfulTask (4.0.0 jar, `TaskResultGetter$$anon$3`): a result
+    // canFetchMoreResults refuses is `handleFailedTask(tid, KILLED, TaskKilled("Tasks result
+    // size has exceeded maxResultSize"))`, and TaskSetManager.handleSuccessfulTask ends a late
+    // copy `TaskKilled("Finish but did not commit due to another attempt succeeded")`: a
+    // FINISHED update whose reason is TaskKilled is a killed attempt, which
+    // AppStatusListener.onTaskEnd (4.0.0 jar: Success / TaskKilled / TaskCommitDenied / the
+    // rest) counts as killed, not completed.
     #[test]
-    fn a_kill_is_counted_apart_from_an_exception() {
-        let killed = TaskResultData::Killed {
-            reason: "another attempt succeeded".to_string(),
+    fn a_killed_end_is_killed_whatever_update_carried_it() {
+        let refused = TaskEndReason::TaskKilled {
+            reason: "Tasks result size has exceeded maxResultSize".to_string(),
         };
-        assert_eq!(EndKind::of(TaskState::Killed, &killed), EndKind::TaskKilled);
+        assert_eq!(EndKind::of(&refused), Some(EndKind::TaskKilled));
+        assert_eq!(EndKind::TaskKilled.listener_kind(), TaskEndKind::Killed);
+        let events: Vec<RunEvent> = ended(EndKind::TaskKilled).run_events(1).collect();
+        assert_eq!(events, vec![RunEvent::TaskKilled]);
+        let events: Vec<RunEvent> = ended(EndKind::Success).run_events(1).collect();
+        assert_eq!(events, vec![RunEvent::TaskFinished]);
+    }
+
+    // TaskEndReason.scala's `FetchFailed(bmAddress, ...)`: the DAGScheduler declares the
+    // executor of `bmAddress` lost (`removeExecutorAndUnregisterOutputs`); a failure with no
+    // address (`bmAddress == null`) names none. Either is a failed attempt.
+    #[test]
+    fn a_fetch_failure_names_the_executor_it_failed_from() {
+        let kind = EndKind::of(&TaskEndReason::FetchFailed(fetch_failure(Some(4))));
+        assert_eq!(
+            kind,
+            Some(EndKind::FetchFailed {
+                from: Some(ExecutorId(4))
+            })
+        );
+        let events: Vec<RunEvent> = ended(kind.unwrap()).run_events(2).collect();
+        assert_eq!(
+            events,
+            vec![
+                RunEvent::FetchFailedFrom {
+                    attempt: 2,
+                    executor: ExecutorId(4)
+                },
+                RunEvent::TasksFailed { count: 1 }
+            ]
+        );
+        let anonymous = EndKind::of(&TaskEndReason::FetchFailed(fetch_failure(None))).unwrap();
+        assert_eq!(anonymous.fetch_failed_from(), None);
+        assert_eq!(anonymous.listener_kind(), TaskEndKind::Failed);
+        assert_eq!(EndKind::TaskKilled.fetch_failed_from(), None);
+    }
+
+    // TaskEndReason.scala: an exception and an executor's loss are failures (TaskInfo.
+    // markFinished(FAILED) sets `failed`); `Resubmitted` ends no attempt (TaskSetManager.
+    // executorLost reports a finished map attempt whose output went), so it makes no record.
+    #[test]
+    fn failures_are_failed_and_a_resubmission_ends_no_attempt() {
+        let exception = TaskEndReason::ExceptionFailure {
+            class: "java.lang.RuntimeException".to_string(),
+            description: "boom".to_string(),
+        };
+        let lost = TaskEndReason::ExecutorLostFailure {
+            executor_id: "3".to_string(),
+            exit_caused_by_app: false,
+            loss_reason: "Executor killed by driver.".to_string(),
+        };
+        assert_eq!(EndKind::of(&exception), Some(EndKind::ExceptionFailure));
+        assert_eq!(EndKind::of(&lost), Some(EndKind::ExecutorLost));
+        for kind in [EndKind::ExceptionFailure, EndKind::ExecutorLost] {
+            assert_eq!(kind.listener_kind(), TaskEndKind::Failed);
+            let events: Vec<RunEvent> = ended(kind).run_events(1).collect();
+            assert_eq!(events, vec![RunEvent::TasksFailed { count: 1 }]);
+        }
+        assert_eq!(EndKind::of(&TaskEndReason::Success), Some(EndKind::Success));
+        assert_eq!(EndKind::of(&TaskEndReason::Resubmitted), None);
+    }
+
+    // TaskSchedulerImpl.statusUpdate -> TaskResultGetter.enqueueFailedTask (4.0.0 jar): the
+    // reason handleFailedTask receives is the one the executor serialized; an end with none is
+    // ended as TaskKilled ("unknown reason"), where Spark keeps its default `UnknownReason`, a
+    // counted failure. Sparkyard's executor sends no such end (executor_state::TaskEnd::state:
+    // FAILED carries an exception or a fetch failure, KILLED a TaskKilled; no LOST), so the
+    // difference cannot show.
+    #[test]
+    fn a_failed_reason_is_the_one_the_executor_sent() {
+        assert_eq!(
+            FailedReason::of(TaskResultData::FetchFailed(fetch_failure(Some(2)))),
+            FailedReason::FetchFailed(fetch_failure(Some(2)))
+        );
         let exception = TaskResultData::Exception {
             class: "java.lang.RuntimeException".to_string(),
             description: "boom".to_string(),
         };
         assert_eq!(
-            EndKind::of(TaskState::Failed, &exception),
-            EndKind::ExceptionFailure
+            FailedReason::of(exception),
+            FailedReason::ExceptionFailure {
+                class: "java.lang.RuntimeException".to_string(),
+                description: "boom".to_string()
+            }
         );
-        // An end with no reason: the scheduler ends it as TaskKilled ("unknown reason"), where
-        // Spark's TaskResultGetter.enqueueFailedTask (4.0.0 jar) keeps its default
-        // `UnknownReason`, a counted failure. Sparkyard's executor sends no such end
-        // (executor_state::TaskEnd::state: FAILED carries an exception or a fetch failure,
-        // KILLED a TaskKilled; no LOST), so the difference cannot show.
-        assert_eq!(
-            EndKind::of(TaskState::Lost, &TaskResultData::None),
-            EndKind::TaskKilled
-        );
-    }
-
-    // TaskSchedulerImpl.statusUpdate -> TaskResultGetter.enqueueFailedTask (4.0.0 jar): the
-    // reason handleFailedTask receives is the one EndKind counts, for every failed end.
-    #[test]
-    fn a_failed_reason_follows_the_end_kind() {
-        let cases = [
-            (TaskState::Failed, fetch_failed(Some(2))),
-            (
-                TaskState::Failed,
-                TaskResultData::Exception {
-                    class: "java.lang.RuntimeException".to_string(),
-                    description: "boom".to_string(),
-                },
-            ),
-            (
-                TaskState::Killed,
-                TaskResultData::Killed {
-                    reason: "stage cancelled".to_string(),
-                },
-            ),
-            (TaskState::Lost, TaskResultData::None),
-        ];
-        for (state, data) in cases {
-            let kind = EndKind::of(state, &data);
-            let reason = FailedReason::of(state, data);
-            let reason_kind = match &reason {
-                FailedReason::FetchFailed(f) => EndKind::FetchFailed {
-                    from: f.bm_address.as_ref().map(|bm| bm.executor_id),
-                },
-                FailedReason::ExceptionFailure { .. } => EndKind::ExceptionFailure,
-                FailedReason::TaskKilled { .. } => EndKind::TaskKilled,
-            };
-            assert_eq!(reason_kind, kind, "{reason:?}");
-        }
         let killed = TaskResultData::Killed {
             reason: "stage cancelled".to_string(),
         };
         assert_eq!(
-            FailedReason::of(TaskState::Killed, killed),
+            FailedReason::of(killed),
             FailedReason::TaskKilled {
                 reason: "stage cancelled".to_string()
             }
         );
-    }
-
-    // TaskEndReason.scala's `FetchFailed(bmAddress, ...)`: the DAGScheduler declares the
-    // executor of `bmAddress` lost (`removeExecutorAndUnregisterOutputs`); a failure with no
-    // address (`bmAddress == null`) names none, and is still no kill.
-    #[test]
-    fn a_fetch_failure_names_the_executor_it_failed_from() {
-        let kind = EndKind::of(TaskState::Failed, &fetch_failed(Some(4)));
         assert_eq!(
-            kind,
-            EndKind::FetchFailed {
-                from: Some(ExecutorId(4))
+            FailedReason::of(TaskResultData::None),
+            FailedReason::TaskKilled {
+                reason: UNKNOWN_KILL_REASON.to_string()
             }
         );
-        assert_eq!(kind.fetch_failed_from(), Some(ExecutorId(4)));
-        let anonymous = EndKind::of(TaskState::Failed, &fetch_failed(None));
-        assert_eq!(anonymous.fetch_failed_from(), None);
-        assert_ne!(anonymous, EndKind::TaskKilled);
-        assert_eq!(EndKind::TaskKilled.fetch_failed_from(), None);
     }
 }

@@ -15,7 +15,7 @@
 
 use super::env::DriverEnv;
 use super::events::{
-    AttemptEnd, CompletionEvent, RunningTask, SchedulerEvent, SpeculativeTask, StageCode, TaskSet,
+    CompletionEvent, Ending, RunningTask, SchedulerEvent, SpeculativeTask, StageCode, TaskSet,
 };
 use super::locality::PreferredLocations;
 use super::task_scheduler_impl::{DagEvents, TaskSchedulerImpl};
@@ -817,33 +817,18 @@ impl DAGScheduler {
         });
     }
 
-    /// `postTaskEnd(event)`: the TaskEnd of an attempt.
-    fn post_task_end(&self, task: &RunningTask, reason: TaskEndReason) {
-        self.post_task_end_of(task, reason, None);
-    }
-
-    /// `postTaskEnd(event)`; `ended`: the TaskInfo of an attempt that ended before (a
-    /// `Resubmitted` one carries its finish time and flags, not the loss's time).
-    fn post_task_end_of(
-        &self,
-        task: &RunningTask,
-        reason: TaskEndReason,
-        ended: Option<AttemptEnd>,
-    ) {
+    /// `postTaskEnd(event)`: the TaskEnd of an attempt, its kind read from the attempt's record
+    /// (`ending`: now, or a `Resubmitted` one's TaskInfo as it ended before, with its finish
+    /// time and flags, not the loss's time).
+    fn post_task_end(&self, task: &RunningTask, reason: TaskEndReason, ending: Ending) {
         if !self.bus.enabled() {
             return;
         }
-        let (failed, killed) = match &reason {
-            TaskEndReason::Success | TaskEndReason::Resubmitted => (false, false),
-            // TaskInfo.markFinished (Spark 4.0): FAILED sets `failed`, KILLED only `killed`, so
-            // the History Server shows a killed attempt as KILLED, not FAILED.
-            TaskEndReason::TaskKilled { .. } => (false, true),
-            _ => (true, false),
-        };
-        let end = match &reason {
-            TaskEndReason::Success => TaskEndKind::Success,
-            TaskEndReason::TaskKilled { .. } => TaskEndKind::Killed,
-            _ => TaskEndKind::Failed,
+        // A `Resubmitted` end is neither a Success nor a TaskKilled (ExecutorAllocationListener.
+        // onTaskEnd's split).
+        let end = match ending {
+            Ending::Now(record) => record.kind.listener_kind(),
+            Ending::Before(_) => TaskEndKind::Failed,
         };
         let typed = task_event(task, TaskEventKind::End(end));
         // The recorded event (the clock, two stages, the TaskInfo's strings) only when the
@@ -853,13 +838,17 @@ impl DAGScheduler {
             stage_attempt_id: task.key.2,
             shuffle_map: !self.stages[&task.key.1].is_result,
             reason,
-            info: match ended {
-                Some(e) => {
+            info: match ending {
+                Ending::Before(e) => {
                     let mut info = task.task_info(e.failed, e.killed);
                     info.finish_time = e.finish_epoch;
                     info
                 }
-                None => task.task_info(failed, killed),
+                // TaskInfo.markFinished (Spark 4.0): FAILED sets `failed`, KILLED only
+                // `killed`, so the History Server shows a killed attempt as KILLED, not FAILED.
+                Ending::Now(_) => {
+                    task.task_info(end == TaskEndKind::Failed, end == TaskEndKind::Killed)
+                }
             },
             run_time_ms: clock::now_ms().saturating_sub(task.launch_ms),
         });
@@ -874,24 +863,24 @@ impl DAGScheduler {
             task,
             reason,
             result,
-            ended,
+            ending,
         } = event;
         match reason {
             TaskEndReason::Success => {
-                self.post_task_end(task, reason);
+                self.post_task_end(task, reason, ending);
                 if let Some(data) = result {
                     self.task_succeeded(task, data, cx);
                 }
             }
             TaskEndReason::FetchFailed(failure) => {
-                self.post_task_end(task, TaskEndReason::FetchFailed(failure.clone()));
+                self.post_task_end(task, TaskEndReason::FetchFailed(failure.clone()), ending);
                 self.handle_fetch_failed(task, &failure, cx);
             }
             TaskEndReason::Resubmitted => {
-                self.post_task_end_of(task, reason, ended);
+                self.post_task_end(task, reason, ending);
                 self.handle_resubmitted(task);
             }
-            other => self.post_task_end(task, other),
+            other => self.post_task_end(task, other, ending),
         }
     }
 

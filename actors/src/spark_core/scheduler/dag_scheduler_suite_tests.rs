@@ -6,7 +6,7 @@
 //! (`jobListener`). Each test is named after its Spark case; a comment cites it.
 
 use super::driver_scheduler::DriverScheduler;
-use super::events::{CompletionEvent, RunningTask, SchedulerEvent, TsKey};
+use super::events::{CompletionEvent, Ending, RunningTask, SchedulerEvent, TsKey};
 use super::locality::TaskLocality;
 use super::map_output_tracker::RegisteredOutput;
 use super::task_scheduler_impl::DagEvents;
@@ -289,9 +289,9 @@ impl Suite {
     fn run(&mut self, task: RunningTask, reason: TaskEndReason, result: Option<TaskResultData>) {
         let event = CompletionEvent {
             task: &task,
+            ending: Ending::of_suite_event(&task, &reason),
             reason,
             result,
-            ended: None,
         };
         let mut out = Vec::new();
         let s = &mut self.s;

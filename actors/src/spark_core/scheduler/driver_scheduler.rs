@@ -17,6 +17,7 @@ use super::health_tracker::ExcludeOnFailureConf;
 use super::task_scheduler_impl::{DagEvents, TaskSchedulerImpl};
 use crate::kernel::logs::ProcessLog;
 use crate::spark_core::block_manager_master::RddBlockId;
+use crate::spark_core::task_result_getter::TaskEnded;
 use crate::world::config::{
     AllocationFile, LocalitySettings, SchedulingMode, ShuffleSettings, SpeculationSettings,
 };
@@ -389,9 +390,23 @@ impl DriverScheduler {
         self.task_scheduler.tasks_launched()
     }
 
-    /// Failed task attempts so far (every cause).
+    /// Failed task attempts recorded and not taken yet (the suites' harnesses take none): a
+    /// failure's TaskEnd (AppStatusListener.onTaskEnd's split; a kill is no failure).
+    #[cfg(test)]
     pub fn failed_attempts(&self) -> u64 {
-        self.task_scheduler.failed_attempts()
+        use crate::world::listener::TaskEndKind;
+        let failed = |e: &&TaskEnded| e.kind.listener_kind() == TaskEndKind::Failed;
+        self.task_ends().iter().filter(failed).count() as u64
+    }
+
+    /// The attempts' ends recorded since the DriverEndpoint last took them.
+    pub fn task_ends(&self) -> &[TaskEnded] {
+        self.task_scheduler.task_ends()
+    }
+
+    /// Hands the ends recorded so far over in `into` (empty; its capacity is reused).
+    pub fn take_task_ends(&mut self, into: &mut Vec<TaskEnded>) {
+        self.task_scheduler.take_task_ends(into);
     }
 
     /// Work run again to recover since the last drain.

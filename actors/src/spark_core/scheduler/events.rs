@@ -6,6 +6,7 @@
 
 use super::locality::{PreferredLocations, TaskLocality};
 use crate::kernel::clock;
+use crate::spark_core::task_result_getter::{EndKind, TaskEnded};
 use sparkyard_messages::ids::{ExecutorId, TaskId};
 use sparkyard_messages::listener::{TaskEndReason, TaskInfo};
 use sparkyard_messages::rpc::RemoteRef;
@@ -185,10 +186,46 @@ pub struct CompletionEvent<'a> {
     /// A success's result, when the TaskSetManager counted it (`None`: a copy of a task that
     /// had already succeeded, or one whose set is gone; only the TaskEnd is posted).
     pub result: Option<TaskResultData>,
-    /// The TaskInfo of an attempt that had already ended (a `Resubmitted` one, which
-    /// TaskSetManager.executorLost reports with the attempt's `taskInfos` entry as it ended:
-    /// its finish time and its `failed`/`killed` flags). `None`: the attempt ends now.
-    pub ended: Option<AttemptEnd>,
+    /// Whether the attempt ends now (its one record) or ended before.
+    pub ending: Ending,
+}
+
+/// When a `CompletionEvent`'s attempt ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Now: the record of its end, which the TaskEnd's kind and TaskInfo flags read.
+    Now(TaskEnded),
+    /// Before: a `Resubmitted` one, which TaskSetManager.executorLost reports with the
+    /// attempt's `taskInfos` entry as it ended (its finish time and `failed`/`killed` flags).
+    Before(AttemptEnd),
+}
+
+impl Ending {
+    /// An attempt of `task` ending now with `reason` (anything but `Resubmitted`).
+    pub fn now(task: &RunningTask, reason: &TaskEndReason) -> Ending {
+        let kind = EndKind::of(reason).expect("Resubmitted ends no attempt: Ending::Before");
+        Ending::Now(TaskEnded {
+            task_id: task.task_id,
+            executor: task.executor_id,
+            attempt: task.attempt,
+            kind,
+        })
+    }
+
+    /// What the suites' `makeCompletionEvent(task, reason, ...)` carries: an attempt ending
+    /// now, or a `Resubmitted` one with a TaskInfo that ended now and neither failed nor was
+    /// killed.
+    #[cfg(test)]
+    pub fn of_suite_event(task: &RunningTask, reason: &TaskEndReason) -> Ending {
+        match reason {
+            TaskEndReason::Resubmitted => Ending::Before(AttemptEnd {
+                finish_epoch: clock::now_epoch_ms(),
+                failed: false,
+                killed: false,
+            }),
+            _ => Ending::now(task, reason),
+        }
+    }
 }
 
 /// How an attempt's TaskInfo ended (`TaskInfo.markFinished`: `finishTime`, FAILED sets

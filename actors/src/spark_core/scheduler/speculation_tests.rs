@@ -6,6 +6,7 @@ use super::speculation::PercentileHeap;
 use super::tests::{advance, lines, logged_scheduler, run, waiter};
 use crate::kernel::logs::LogStore;
 use crate::kernel::logs::ProcessLog;
+use crate::spark_core::task_result_getter::EndKind;
 use crate::world::config::SpeculationSettings;
 use crate::world::listener::ContextBus;
 use sparkyard_messages::ids::ExecutorId;
@@ -239,6 +240,9 @@ fn a_late_success_of_the_killed_attempt_is_a_kill() {
         let events = finish(&mut s, &t0);
         assert!(events.is_empty(), "{events:?}");
         assert_eq!(s.failed_attempts(), 0, "a kill, not a failure");
+        // Its FINISHED update's one record says killed, as the TaskEnd the listener hears.
+        let end = s.task_ends().last().expect("recorded");
+        assert_eq!((end.task_id, end.kind), (t0.task_id, EndKind::TaskKilled));
         assert!(lines(&store).contains(
             &"WARN TaskSetManager: Lost task 0.0 in stage 0.0 (TID 0) (host1 executor 1): TaskKilled (Finish but did not commit due to another attempt succeeded)".to_string()
         ));

@@ -10,14 +10,15 @@ use super::dag_scheduler::RESUBMIT_TIMEOUT_MS;
 use super::driver_scheduler::DriverScheduler;
 use super::env::DriverEnv;
 use super::events::{
-    AttemptEnd, CompletionEvent, LaunchedTasks, RunningTask, SchedulerEvent, SpeculativeTask,
-    StageCode, TaskSet, WorkerOffer,
+    AttemptEnd, CompletionEvent, Ending, LaunchedTasks, RunningTask, SchedulerEvent,
+    SpeculativeTask, StageCode, TaskSet, WorkerOffer,
 };
 use super::locality::{PreferredLocations, TaskLocality};
 use super::task_scheduler_impl::{DagEvents, TaskSchedulerImpl};
 use super::tests::{boom, waiter};
 use crate::kernel::clock;
 use crate::kernel::logs::{LogStore, ProcessLog};
+use crate::spark_core::task_result_getter::EndKind;
 use crate::world::config::SpeculationSettings;
 use crate::world::listener::{ContextBus, ListenerBus};
 use sparkyard_messages::ids::{ExecutorId, TaskId};
@@ -38,8 +39,9 @@ pub(super) struct FakeDag {
     pub(super) started: Vec<TaskId>,
     /// Each ended attempt: its id, its reason, and whether a success was counted.
     pub(super) ended: Vec<(TaskId, TaskEndReason, bool)>,
-    /// Each ended attempt's id and the TaskInfo it had already ended with (`Resubmitted`).
-    pub(super) ended_infos: Vec<(TaskId, Option<AttemptEnd>)>,
+    /// Each ended attempt's id and when it ended (its record, or the TaskInfo it had
+    /// already ended with: `Resubmitted`).
+    pub(super) ended_infos: Vec<(TaskId, Ending)>,
     pub(super) added: Vec<ExecutorId>,
     pub(super) lost: Vec<ExecutorId>,
     pub(super) failed_sets: Vec<(u32, String)>,
@@ -129,7 +131,7 @@ impl DagEvents for FakeDag {
         let counted = event.result.is_some();
         let seen = Seen::TaskEnded(event.task.task_id);
         self.journal.borrow_mut().push(seen);
-        self.ended_infos.push((event.task.task_id, event.ended));
+        self.ended_infos.push((event.task.task_id, event.ending));
         self.ended.push((event.task.task_id, event.reason, counted));
     }
 
@@ -485,6 +487,18 @@ fn results_over_max_result_size_abort_the_result_set() {
         })
     );
     assert!(a.tsm(2, 0).zombie && a.tsm(2, 0).finished);
+    // Each FINISHED update's one record: the refused one is killed (what the run's record,
+    // the `on_tasks_finished` trigger and the listener bus all read), the two before it
+    // finished.
+    let kind_of = |tid: TaskId| {
+        a.ts.task_ends()
+            .iter()
+            .find(|e| e.task_id == tid)
+            .map(|e| e.kind)
+    };
+    let kinds: Vec<Option<EndKind>> = tids.iter().map(|&t| kind_of(t)).collect();
+    let (ok, killed) = (Some(EndKind::Success), Some(EndKind::TaskKilled));
+    assert_eq!(kinds, vec![ok, ok, killed]);
     let mut unlimited = with_max_result_size(0);
     finish_all(&mut unlimited, 0, 3, false);
     assert!(unlimited.dag.failed_sets.is_empty());
@@ -699,7 +713,7 @@ fn an_executor_loss_resubmits_an_index_whose_failed_attempt_ran_there() {
             failed: true,
             killed: false,
         };
-        assert_eq!(*info, (t0.task_id, Some(want)));
+        assert_eq!(*info, (t0.task_id, Ending::Before(want)));
         assert!(!a.tsm(0, 0).successful[0]);
         assert_eq!(a.tsm(0, 0).num_successful, 0);
         // Index 0 is pending again: the next offer runs it.
@@ -930,9 +944,9 @@ fn run_event(s: &mut DriverScheduler, task: RunningTask, reason: TaskEndReason) 
     };
     let event = CompletionEvent {
         task: &task,
+        ending: Ending::of_suite_event(&task, &reason),
         reason,
         result,
-        ended: None,
     };
     let mut out = Vec::new();
     s.dag
@@ -1046,7 +1060,7 @@ fn a_resubmitted_task_end_carries_the_task_info_the_attempt_ended_with() {
         task: &task,
         reason: TaskEndReason::Resubmitted,
         result: None,
-        ended: Some(AttemptEnd {
+        ending: Ending::Before(AttemptEnd {
             finish_epoch: 1234,
             failed: true,
             killed: false,

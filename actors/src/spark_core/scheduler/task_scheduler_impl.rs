@@ -18,8 +18,8 @@
 use super::allocation_client::{AllocationClient, DeferredAllocations, ExecutorDecommission};
 use super::env::DriverEnv;
 use super::events::{
-    AttemptEnd, CompletionEvent, LaunchedTasks, RunningTask, SchedulerEvent, SpeculativeTask,
-    TaskSet, TsKey, WorkerOffer,
+    AttemptEnd, CompletionEvent, Ending, LaunchedTasks, RunningTask, SchedulerEvent,
+    SpeculativeTask, TaskSet, TsKey, WorkerOffer,
 };
 use super::health_tracker::{
     ExcludeOnFailureConf, HealthLogLevel, HealthStep, HealthTracker, HealthTrackerConf,
@@ -35,7 +35,7 @@ use super::task_set_manager::{Dequeued, LocalityContext, OfferRound, StartedCopy
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
 use crate::kernel::small_map::{DenseMap, SmallSet};
-use crate::spark_core::task_result_getter::FailedReason;
+use crate::spark_core::task_result_getter::{FailedReason, TaskEnded};
 use crate::world::config::AllocationFile;
 use crate::world::config::{LocalitySettings, SpeculationSettings};
 use crate::world::listener::ContextBus;
@@ -216,8 +216,9 @@ pub struct TaskSchedulerImpl {
     /// Map outputs each executor serves itself, for its running map task sets.
     outputs_by_executor: BTreeMap<ExecutorId, Vec<MapOutput>>,
     pub(super) tasks_launched: u64,
-    /// Failed task attempts so far (every cause).
-    pub(super) failed_attempts: u64,
+    /// The record of each attempt's end since the DriverEndpoint last took them (every
+    /// `taskEnded` but a `Resubmitted` one), in the order they ended.
+    task_ends: Vec<TaskEnded>,
     /// Speculative execution, when `spark.speculation` is on.
     speculation: Option<Box<Speculation>>,
     /// Exclusion on failure, when on (task and stage, application, or both).
@@ -278,7 +279,7 @@ impl TaskSchedulerImpl {
             by_executor: DenseMap::default(),
             outputs_by_executor: BTreeMap::new(),
             tasks_launched: 0,
-            failed_attempts: 0,
+            task_ends: Vec::new(),
             speculation: None,
             exclusion: None,
             deferred: Vec::new(),
@@ -471,9 +472,16 @@ impl TaskSchedulerImpl {
         self.tasks_launched
     }
 
-    /// Failed task attempts so far (every cause).
-    pub fn failed_attempts(&self) -> u64 {
-        self.failed_attempts
+    /// The ends recorded since the DriverEndpoint last took them.
+    pub fn task_ends(&self) -> &[TaskEnded] {
+        &self.task_ends
+    }
+
+    /// Hands the ends recorded so far over in `into` (empty: its capacity is kept for the next
+    /// ones, so the per-task path allocates nothing).
+    pub fn take_task_ends(&mut self, into: &mut Vec<TaskEnded>) {
+        debug_assert!(into.is_empty());
+        std::mem::swap(&mut self.task_ends, into);
     }
 
     /// `submitTasks(taskSet)`: a TaskSetManager for the stage attempt (`Adding task set`), in
@@ -1177,7 +1185,7 @@ impl TaskSchedulerImpl {
                 out,
             };
             if state != TaskState::Finished {
-                self.handle_failed_end(task, state, data, cx);
+                self.handle_failed_end(task, data, cx);
             } else if self.can_fetch_more_results(&task, TASK_RESULT_BYTES, cx) {
                 self.handle_success(task, data, cx);
             } else {
@@ -1188,16 +1196,15 @@ impl TaskSchedulerImpl {
         self.ended = ends;
     }
 
-    /// `handleFailedTask` with the reason `enqueueFailedTask` read (the split the run's record
-    /// counts by, `task_result_getter::EndKind`): a `TaskKilled` does not count as a failure.
+    /// `handleFailedTask` with the reason `enqueueFailedTask` read: a `TaskKilled` does not
+    /// count as a failure.
     fn handle_failed_end<D: DagEvents>(
         &mut self,
         task: RunningTask,
-        state: TaskState,
         data: TaskResultData,
         cx: &mut Call<'_, D>,
     ) {
-        match FailedReason::of(state, data) {
+        match FailedReason::of(data) {
             FailedReason::FetchFailed(f) => self.fetch_failed(task, *f, cx),
             FailedReason::ExceptionFailure { class, description } => {
                 let reason = format!("{class}: {description}");
@@ -1629,7 +1636,6 @@ impl TaskSchedulerImpl {
         failure: FetchFailure,
         cx: &mut Call<'_, D>,
     ) {
-        self.failed_attempts += 1;
         if let Some(tsm) = self.task_sets.get_mut(&task.key) {
             tsm.copy_ended(task.index);
             let name = task.name();
@@ -1670,10 +1676,6 @@ impl TaskSchedulerImpl {
         counts: bool,
         cx: &mut Call<'_, D>,
     ) {
-        // The loser of a speculative race is no failed attempt (TaskKilled does not count).
-        if !(self.speculation.is_some() && self.killed_by_other_attempt(&task)) {
-            self.failed_attempts += 1;
-        }
         let (key, index, tid) = (task.key, task.index, task.task_id);
         let name = task.name();
         let lost = format!(
@@ -1971,7 +1973,9 @@ struct Call<'a, D> {
 }
 
 impl<D: DagEvents> Call<'_, D> {
-    /// `dagScheduler.taskEnded(...)`.
+    /// `dagScheduler.taskEnded(...)` of an attempt that ends now: where every end passes, so
+    /// its one record is made here (the DAGScheduler's TaskEnd reads it, the DriverEndpoint
+    /// takes it for the other outputs).
     fn task_ended(
         &mut self,
         ts: &mut TaskSchedulerImpl,
@@ -1979,11 +1983,15 @@ impl<D: DagEvents> Call<'_, D> {
         reason: TaskEndReason,
         result: Option<TaskResultData>,
     ) {
+        let ending = Ending::now(task, &reason);
+        if let Ending::Now(end) = ending {
+            ts.task_ends.push(end);
+        }
         let event = CompletionEvent {
             task,
             reason,
             result,
-            ended: None,
+            ending,
         };
         self.dag.task_ended(event, ts, self.env, self.out);
     }
@@ -1994,7 +2002,7 @@ impl<D: DagEvents> Call<'_, D> {
             task,
             reason: TaskEndReason::Resubmitted,
             result: None,
-            ended: Some(ended),
+            ending: Ending::Before(ended),
         };
         self.dag.task_ended(event, ts, self.env, self.out);
     }
@@ -2050,14 +2058,6 @@ fn group_by_offer(launched: &mut LaunchedTasks, first: usize, order: &[u32]) {
 /// handleSuccessfulTask, `killedByOtherAttempt`, checkSpeculatableTasks, and
 /// TaskSchedulerImpl's speculation thread).
 impl TaskSchedulerImpl {
-    /// Whether the attempt was killed because another attempt of its task succeeded.
-    fn killed_by_other_attempt(&self, task: &RunningTask) -> bool {
-        self.task_sets
-            .get(&task.key)
-            .and_then(|t| t.spec.as_ref())
-            .is_some_and(|s| s.killed_by_other_attempt(task.task_id))
-    }
-
     /// `handleSuccessfulTask`'s first check (see `TaskSetSpeculation::late_success`).
     // Off the per-task path: out of line, so it does not crowd the instruction cache.
     #[cold]

@@ -9,6 +9,7 @@ use super::task_scheduler_impl::RunningTasks;
 use crate::kernel::clock;
 use crate::kernel::logs::LogStore;
 use crate::kernel::logs::ProcessLog;
+use crate::spark_core::task_result_getter::EndKind;
 use crate::world::config::ShuffleSettings;
 use crate::world::listener::ContextBus;
 use sparkyard_messages::ids::{ExecutorId, TaskId};
@@ -495,6 +496,20 @@ fn a_fetch_failure_resubmits_the_map_stage_for_its_missing_partitions() {
     let r0 = finish_map_stage(&mut s);
     let (known, events) = s.status_update(r0.task_id, TaskState::Failed, fetch_failed(0));
     assert!(known);
+    // The attempt's one record names the executor whose block manager the fetch failed from
+    // (TaskEndReason.scala's `FetchFailed(bmAddress, ...)`: BlockManagerId(1, host1, ...)),
+    // not the executor the reduce task ran on (3).
+    let end = *s.task_ends().last().expect("recorded");
+    assert_eq!(
+        (end.task_id, end.executor, end.kind),
+        (
+            r0.task_id,
+            ExecutorId(3),
+            EndKind::FetchFailed {
+                from: Some(ExecutorId(1))
+            }
+        )
+    );
     assert!(
         matches!(
             events.as_slice(),
