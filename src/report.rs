@@ -523,24 +523,44 @@ pub fn unallocated_of(
 }
 
 /// Where a big SparkPi's wall time goes: its estimate comes from real darts (100,000 per slice,
-/// at most 2^31 - 1: SparkPi.scala's `math.min(100000L * slices, Int.MaxValue)`), thrown by
-/// this process whatever the simulated cluster; the cluster's virtual time charges
-/// `sparkpi_dart_ns` per dart. `None` below 200 million darts (well under a second).
+/// at most 2^31 - 1: SparkPi.scala's `math.min(100000L * slices, Int.MaxValue)`; JavaSparkPi's
+/// `100000 * slices` wraps as a Java `int`, one dart per element of its list), thrown by this
+/// process whatever the simulated cluster; the cluster's virtual time charges `sparkpi_dart_ns`
+/// per dart. `None` below 200 million darts (well under a second) and for an argument the
+/// program refuses.
 pub fn sparkpi_note(class: &str, args: &[String]) -> Option<String> {
-    use sparkyard_actors::facts::spark_pi;
-    // JavaSparkPi runs as the same program here: the same darts, the same cost.
-    let name = match class {
-        spark_pi::CLASS => "SparkPi",
-        spark_pi::JAVA_CLASS => "JavaSparkPi",
+    use sparkyard_actors::facts::{java_spark_pi, spark_pi};
+    let (name, darts) = match class {
+        spark_pi::CLASS => (
+            "SparkPi",
+            spark_pi::total_darts(spark_pi::parse_slices(args).ok()?),
+        ),
+        java_spark_pi::CLASS => ("JavaSparkPi", java_spark_pi::total_darts(args).ok()?),
         _ => return None,
     };
-    let darts = spark_pi::total_darts(spark_pi::parse_slices(args).ok()?);
+    let list = if class == java_spark_pi::CLASS {
+        java_list_sentence(darts)
+    } else {
+        String::new()
+    };
     (darts >= 200_000_000).then(|| {
         format!(
-            "note: {name} throws {darts} real darts for its estimate; that computation (roughly 5 ns a dart, ~{} s here) is most of this run's wall time, whatever the cluster. Fewer slices (the application's argument) make it shorter, or a cluster file with [costs] sparkpi_real_darts = false counts the expected hits instead; the virtual time is [costs] sparkpi_dart_ns per dart.",
+            "note: {name} throws {darts} real darts for its estimate; that computation (roughly 5 ns a dart, ~{} s here) is most of this run's wall time, whatever the cluster. Fewer slices (the application's argument) make it shorter, or a cluster file with [costs] sparkpi_real_darts = false counts the expected hits instead; the virtual time is [costs] sparkpi_dart_ns per dart.{list}",
             darts * 5 / 1_000_000_000
         )
     })
+}
+
+/// JavaSparkPi.java's driver first fills an `ArrayList<Integer>` with its `n` elements: about 20
+/// bytes each in a JVM with compressed references (a 16-byte `Integer` and its 4-byte slot),
+/// before the copies `JavaSparkContext.parallelize` (`asScala.toSeq`) and
+/// `ParallelCollectionRDD.slice` (`toArray`) make. sparkyard does not charge the driver's heap
+/// for it, so a run Spark's driver would end with an OutOfMemoryError completes here.
+fn java_list_sentence(elements: u64) -> String {
+    format!(
+        " In Spark, JavaSparkPi's driver first builds a list of these {elements} boxed Integers (~{} MB of driver heap, more with parallelize's copies), which sparkyard does not charge to the driver.",
+        elements * 20 / 1_000_000
+    )
 }
 
 /// The recovery summary of a fault scenario: which faults fired (with a note where the bare
@@ -617,13 +637,18 @@ mod tests {
             "{note}"
         );
         assert_eq!(super::sparkpi_note("com.x.App", &args("100000")), None);
-        // JavaSparkPi throws the same darts (the same program here) and says so by its name.
+        // JavaSparkPi.java's `int n = 100000 * slices` wraps: 100000 slices make 1410065408
+        // darts, one per element of the driver's list, which the note names.
         let java = "org.apache.spark.examples.JavaSparkPi";
         let note = super::sparkpi_note(java, &args("100000")).expect("a note");
         assert!(
-            note.starts_with("note: JavaSparkPi throws 2147483647 real darts"),
+            note.starts_with("note: JavaSparkPi throws 1410065408 real darts"),
             "{note}"
         );
+        assert!(note.contains("list of these 1410065408 boxed Integers (~28201 MB"));
+        // 21475 slices wrap n below 0: `new ArrayList<>(n)` throws, no darts, no note.
+        assert_eq!(super::sparkpi_note(java, &args("21475")), None);
+        assert_eq!(super::sparkpi_note(java, &args("1000")), None);
     }
 
     /// The note's reason comes from the run's typed record: the RM's refusal
