@@ -526,8 +526,8 @@ pub fn unallocated_of(
 /// at most 2^31 - 1: SparkPi.scala's `math.min(100000L * slices, Int.MaxValue)`; JavaSparkPi's
 /// `100000 * slices` wraps as a Java `int`, one dart per element of its list), thrown by this
 /// process whatever the simulated cluster; the cluster's virtual time charges `sparkpi_dart_ns`
-/// per dart. `None` below 200 million darts (well under a second) and for an argument the
-/// program refuses.
+/// per dart. `None` below 200 million darts (well under a second), and for an argument the
+/// program refuses; a JavaSparkPi list of [`JAVA_LIST_NOTE_ELEMENTS`] or more has its own note.
 pub fn sparkpi_note(class: &str, args: &[String]) -> Option<String> {
     use sparkyard_actors::facts::{java_spark_pi, spark_pi};
     let (name, darts) = match class {
@@ -538,28 +538,36 @@ pub fn sparkpi_note(class: &str, args: &[String]) -> Option<String> {
         java_spark_pi::CLASS => ("JavaSparkPi", java_spark_pi::total_darts(args).ok()?),
         _ => return None,
     };
-    let list = if class == java_spark_pi::CLASS {
-        java_list_sentence(darts)
-    } else {
-        String::new()
-    };
-    (darts >= 200_000_000).then(|| {
-        format!(
-            "note: {name} throws {darts} real darts for its estimate; that computation (roughly 5 ns a dart, ~{} s here) is most of this run's wall time, whatever the cluster. Fewer slices (the application's argument) make it shorter, or a cluster file with [costs] sparkpi_real_darts = false counts the expected hits instead; the virtual time is [costs] sparkpi_dart_ns per dart.{list}",
-            darts * 5 / 1_000_000_000
-        )
+    let list = (class == java_spark_pi::CLASS && darts >= JAVA_LIST_NOTE_ELEMENTS)
+        .then(|| java_list_note(darts));
+    if darts < 200_000_000 {
+        return list;
+    }
+    let darts_note = format!(
+        "note: {name} throws {darts} real darts for its estimate; that computation (roughly 5 ns a dart, ~{} s here) is most of this run's wall time, whatever the cluster. Fewer slices (the application's argument) make it shorter, or a cluster file with [costs] sparkpi_real_darts = false counts the expected hits instead; the virtual time is [costs] sparkpi_dart_ns per dart.",
+        darts * 5 / 1_000_000_000
+    );
+    Some(match list {
+        Some(l) => format!("{darts_note}\n{l}"),
+        None => darts_note,
     })
 }
 
-/// JavaSparkPi.java's driver first fills an `ArrayList<Integer>` with its `n` elements: about 20
-/// bytes each in a JVM with compressed references (a 16-byte `Integer` and its 4-byte slot),
-/// before the copies `JavaSparkContext.parallelize` (`asScala.toSeq`) and
-/// `ParallelCollectionRDD.slice` (`toArray`) make. sparkyard does not charge the driver's heap
-/// for it, so a run Spark's driver would end with an OutOfMemoryError completes here.
-fn java_list_sentence(elements: u64) -> String {
+/// From 10 million elements (100 slices) a JavaSparkPi list takes a good part of a default
+/// (1g) driver's heap.
+const JAVA_LIST_NOTE_ELEMENTS: u64 = 10_000_000;
+
+/// JavaSparkPi.java's driver fills an `ArrayList<Integer>` with its `n` elements before its job,
+/// and `JavaSparkContext.parallelize` (`asScala.toSeq`) and `ParallelCollectionRDD.slice`
+/// (`toArray`) copy it. Measured on Spark 4.0.0 (pyspark's spark-submit, local-cluster, the
+/// default 1g driver): 150 slices ran, 200 slices (20 million elements) ended the driver with
+/// `java.lang.OutOfMemoryError: Java heap space` in `ParallelCollectionRDD.slice`'s `toArray`,
+/// so the peak is some 55 to 70 bytes an element. sparkyard does not charge the driver's heap
+/// for it: the note says so.
+fn java_list_note(elements: u64) -> String {
     format!(
-        " In Spark, JavaSparkPi's driver first builds a list of these {elements} boxed Integers (~{} MB of driver heap, more with parallelize's copies), which sparkyard does not charge to the driver.",
-        elements * 20 / 1_000_000
+        "note: in Spark, JavaSparkPi's driver holds its {elements} list elements as boxed Integers, copied twice by parallelize (~{} MB of driver heap at the peak; Spark 4.0.0's default 1g driver ends with java.lang.OutOfMemoryError: Java heap space from 200 slices on). sparkyard does not charge the driver's heap for the list: this run completes where Spark's driver may not.",
+        elements * 55 / 1_000_000
     )
 }
 
@@ -638,17 +646,31 @@ mod tests {
         );
         assert_eq!(super::sparkpi_note("com.x.App", &args("100000")), None);
         // JavaSparkPi.java's `int n = 100000 * slices` wraps: 100000 slices make 1410065408
-        // darts, one per element of the driver's list, which the note names.
+        // darts, one per element of the driver's list, which a second note names.
         let java = "org.apache.spark.examples.JavaSparkPi";
         let note = super::sparkpi_note(java, &args("100000")).expect("a note");
         assert!(
             note.starts_with("note: JavaSparkPi throws 1410065408 real darts"),
             "{note}"
         );
-        assert!(note.contains("list of these 1410065408 boxed Integers (~28201 MB"));
+        assert!(
+            note.contains("\nnote: in Spark, JavaSparkPi's driver holds its 1410065408 list"),
+            "{note}"
+        );
+        // 200 slices (20 million elements) ended a real Spark 4.0.0 1g driver with an
+        // OutOfMemoryError (ParallelCollectionRDD.slice): the list note alone, no dart note.
+        let list = super::sparkpi_note(java, &args("200")).expect("a note");
+        assert!(
+            list.starts_with(
+                "note: in Spark, JavaSparkPi's driver holds its 20000000 list elements"
+            ),
+            "{list}"
+        );
+        assert!(list.contains("~1100 MB"), "{list}");
+        assert_eq!(super::sparkpi_note(java, &args("99")), None);
         // 21475 slices wrap n below 0: `new ArrayList<>(n)` throws, no darts, no note.
         assert_eq!(super::sparkpi_note(java, &args("21475")), None);
-        assert_eq!(super::sparkpi_note(java, &args("1000")), None);
+        assert_eq!(super::sparkpi_note(class, &args("200")), None);
     }
 
     /// The note's reason comes from the run's typed record: the RM's refusal
