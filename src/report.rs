@@ -523,24 +523,52 @@ pub fn unallocated_of(
 }
 
 /// Where a big SparkPi's wall time goes: its estimate comes from real darts (100,000 per slice,
-/// at most 2^31 - 1: SparkPi.scala's `math.min(100000L * slices, Int.MaxValue)`), thrown by
-/// this process whatever the simulated cluster; the cluster's virtual time charges
-/// `sparkpi_dart_ns` per dart. `None` below 200 million darts (well under a second).
+/// at most 2^31 - 1: SparkPi.scala's `math.min(100000L * slices, Int.MaxValue)`; JavaSparkPi's
+/// `100000 * slices` wraps as a Java `int`, one dart per element of its list), thrown by this
+/// process whatever the simulated cluster; the cluster's virtual time charges `sparkpi_dart_ns`
+/// per dart. `None` below 200 million darts (well under a second), and for an argument the
+/// program refuses; a JavaSparkPi list of [`JAVA_LIST_NOTE_ELEMENTS`] or more has its own note.
 pub fn sparkpi_note(class: &str, args: &[String]) -> Option<String> {
-    use sparkyard_actors::simulation::facts::spark_pi;
-    // JavaSparkPi runs as the same program here: the same darts, the same cost.
-    let name = match class {
-        spark_pi::CLASS => "SparkPi",
-        spark_pi::JAVA_CLASS => "JavaSparkPi",
+    use sparkyard_actors::simulation::facts::{java_spark_pi, spark_pi};
+    let (name, darts) = match class {
+        spark_pi::CLASS => (
+            "SparkPi",
+            spark_pi::total_darts(spark_pi::parse_slices(args).ok()?),
+        ),
+        java_spark_pi::CLASS => ("JavaSparkPi", java_spark_pi::total_darts(args).ok()?),
         _ => return None,
     };
-    let darts = spark_pi::total_darts(spark_pi::parse_slices(args).ok()?);
-    (darts >= 200_000_000).then(|| {
-        format!(
-            "note: {name} throws {darts} real darts for its estimate; that computation (roughly 5 ns a dart, ~{} s here) is most of this run's wall time, whatever the cluster. Fewer slices (the application's argument) make it shorter, or a cluster file with [costs] sparkpi_real_darts = false counts the expected hits instead; the virtual time is [costs] sparkpi_dart_ns per dart.",
-            darts * 5 / 1_000_000_000
-        )
+    let list = (class == java_spark_pi::CLASS && darts >= JAVA_LIST_NOTE_ELEMENTS)
+        .then(|| java_list_note(darts));
+    if darts < 200_000_000 {
+        return list;
+    }
+    let darts_note = format!(
+        "note: {name} throws {darts} real darts for its estimate; that computation (roughly 5 ns a dart, ~{} s here) is most of this run's wall time, whatever the cluster. Fewer slices (the application's argument) make it shorter, or a cluster file with [costs] sparkpi_real_darts = false counts the expected hits instead; the virtual time is [costs] sparkpi_dart_ns per dart.",
+        darts * 5 / 1_000_000_000
+    );
+    Some(match list {
+        Some(l) => format!("{darts_note}\n{l}"),
+        None => darts_note,
     })
+}
+
+/// From 10 million elements (100 slices) a JavaSparkPi list takes a good part of a default
+/// (1g) driver's heap.
+const JAVA_LIST_NOTE_ELEMENTS: u64 = 10_000_000;
+
+/// JavaSparkPi.java's driver fills an `ArrayList<Integer>` with its `n` elements before its job,
+/// and `JavaSparkContext.parallelize` (`asScala.toSeq`) and `ParallelCollectionRDD.slice`
+/// (`toArray`) copy it. Measured on Spark 4.0.0 (pyspark's spark-submit, local-cluster, the
+/// default 1g driver): 150 slices ran, 200 slices (20 million elements) ended the driver with
+/// `java.lang.OutOfMemoryError: Java heap space` in `ParallelCollectionRDD.slice`'s `toArray`,
+/// so the peak is some 55 to 70 bytes an element. sparkyard does not charge the driver's heap
+/// for it: the note says so.
+fn java_list_note(elements: u64) -> String {
+    format!(
+        "note: in Spark, JavaSparkPi's driver holds its {elements} list elements as boxed Integers, copied twice by parallelize (~{} MB of driver heap at the peak; Spark 4.0.0's default 1g driver ends with java.lang.OutOfMemoryError: Java heap space from 200 slices on). sparkyard does not charge the driver's heap for the list: this run completes where Spark's driver may not.",
+        elements * 55 / 1_000_000
+    )
 }
 
 /// The recovery summary of a fault scenario: which faults fired (with a note where the bare
@@ -617,13 +645,32 @@ mod tests {
             "{note}"
         );
         assert_eq!(super::sparkpi_note("com.x.App", &args("100000")), None);
-        // JavaSparkPi throws the same darts (the same program here) and says so by its name.
+        // JavaSparkPi.java's `int n = 100000 * slices` wraps: 100000 slices make 1410065408
+        // darts, one per element of the driver's list, which a second note names.
         let java = "org.apache.spark.examples.JavaSparkPi";
         let note = super::sparkpi_note(java, &args("100000")).expect("a note");
         assert!(
-            note.starts_with("note: JavaSparkPi throws 2147483647 real darts"),
+            note.starts_with("note: JavaSparkPi throws 1410065408 real darts"),
             "{note}"
         );
+        assert!(
+            note.contains("\nnote: in Spark, JavaSparkPi's driver holds its 1410065408 list"),
+            "{note}"
+        );
+        // 200 slices (20 million elements) ended a real Spark 4.0.0 1g driver with an
+        // OutOfMemoryError (ParallelCollectionRDD.slice): the list note alone, no dart note.
+        let list = super::sparkpi_note(java, &args("200")).expect("a note");
+        assert!(
+            list.starts_with(
+                "note: in Spark, JavaSparkPi's driver holds its 20000000 list elements"
+            ),
+            "{list}"
+        );
+        assert!(list.contains("~1100 MB"), "{list}");
+        assert_eq!(super::sparkpi_note(java, &args("99")), None);
+        // 21475 slices wrap n below 0: `new ArrayList<>(n)` throws, no darts, no note.
+        assert_eq!(super::sparkpi_note(java, &args("21475")), None);
+        assert_eq!(super::sparkpi_note(class, &args("200")), None);
     }
 
     /// The note's reason comes from the run's typed record: the RM's refusal

@@ -4,7 +4,7 @@
 //! invariants check runs against. Re-exported from the roles, whose modules stay crate-private
 //! (the front door is `simulation`).
 
-pub use crate::examples::{simulated_classes, spark_pi};
+pub use crate::examples::{java_spark_pi, simulated_classes, spark_pi};
 pub use crate::hadoop_yarn::rm_app_attempt::should_count_towards_max_attempt_retry;
 pub use crate::spark_core::driver::SPARK_VERSION;
 pub use crate::spark_core::executor::ExecutorConf;

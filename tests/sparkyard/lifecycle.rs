@@ -201,6 +201,41 @@ fn a_bad_slice_count_is_a_user_class_exception_with_exit_15() {
     assert_eq!(am_exit_codes(&r), [15]);
 }
 
+/// JavaSparkPi.java's own rules, end to end: two arguments mean 2 slices (`args.length == 1`),
+/// the estimate divides the hits by `n = 100000 * slices`, and `-1` slices make `new
+/// ArrayList<>(-100000)` throw before any job (a real Spark 4.0.0 run of the same class with
+/// `-1` ends with `IllegalArgumentException: Illegal Capacity: -100000`).
+#[test]
+fn java_spark_pi_follows_java_spark_pi_dot_java() {
+    let java = ["--class", "org.apache.spark.examples.JavaSparkPi"];
+    let two = submit(&[&java[..], &["--num-executors", "2", "app.jar", "3", "5"]].concat())
+        .expect("runs");
+    assert_succeeded(&two);
+    assert_eq!(two.counters.tasks_finished, 2);
+    let pi = pi_of(&two);
+    assert!((pi - std::f64::consts::PI).abs() < 0.05, "{pi}");
+    let hits = pi * 200_000.0 / 4.0;
+    assert!(
+        (hits - hits.round()).abs() < 1e-6,
+        "{pi} is a count over n = 200000"
+    );
+    let bad = submit(
+        &[
+            &java[..],
+            &["--conf", "spark.yarn.maxAppAttempts=1", "app.jar", "-1"],
+        ]
+        .concat(),
+    )
+    .expect("runs");
+    assert_eq!(bad.outcome.final_status, Some(Final::Failed));
+    assert_eq!(
+        bad.outcome.diagnostics,
+        "User class threw exception: java.lang.IllegalArgumentException: Illegal Capacity: -100000"
+    );
+    assert_eq!(bad.counters.tasks_finished, 0);
+    assert_eq!(am_exit_codes(&bad), [15]);
+}
+
 #[test]
 fn the_same_seed_gives_the_same_run_and_another_seed_a_different_one() {
     let args = ["--num-executors", "3", "app.jar", "20"];

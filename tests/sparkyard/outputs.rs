@@ -872,6 +872,78 @@ fn compressed_logs_are_zstd_and_bad_directories_name_the_key() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The parts of a stage's StageSubmitted that come from the program: its name, its RDDs (id,
+/// name, scope, call site, parents, partitions) and the first two lines of its Details (the
+/// last Spark frame and the user's `main`; the frames below differ: the real run's driver ran in
+/// spark-submit's JVM, sparkyard's in the YARN AM).
+fn program_view(stage: &Value) -> Value {
+    let info = &stage["Stage Info"];
+    let rdds: Vec<Value> = info["RDD Info"]
+        .as_array()
+        .expect("RDD Info")
+        .iter()
+        .map(|r| {
+            serde_json::json!([
+                r["RDD ID"],
+                r["Name"],
+                r["Scope"],
+                r["Callsite"],
+                r["Parent IDs"],
+                r["Number of Partitions"]
+            ])
+        })
+        .collect();
+    let details: Vec<&str> = info["Details"]
+        .as_str()
+        .expect("Details")
+        .lines()
+        .take(2)
+        .collect();
+    serde_json::json!([info["Stage Name"], rdds, details])
+}
+
+/// JavaSparkPi (issue 29: its own program) against a real Spark 4.0.0 run of it:
+/// tests/data/examples/javasparkpi_n2_r1.zstd is the event log of JavaSparkPi.java (Spark's
+/// examples/src/main/java/org/apache/spark/examples/JavaSparkPi.java) compiled with JDK 17
+/// against pyspark 4.0.0's jars and run with its `spark-submit --master local-cluster[2,1,1024]`
+/// and 2 slices. The application's name, the job's scope property and the stage's name, RDDs
+/// and call sites must be the real run's.
+#[test]
+fn java_spark_pi_logs_the_stage_a_real_run_logs() {
+    let real_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/examples/javasparkpi_n2_r1.zstd");
+    let real = lines(&real_path);
+    let dir = temp_dir("javasparkpi");
+    let conf = format!("spark.eventLog.dir={}", dir.display());
+    let mut args = pi_args(&conf, &[]);
+    args[1] = "org.apache.spark.examples.JavaSparkPi";
+    *args.last_mut().expect("the slices") = "2";
+    let (r, spark) = run_with(&args, recorded(), None);
+    let ours = lines(&outputs::write_event_logs(&r, &spark).expect("written")[0]);
+    let first = |log: &[Value], name: &str| events(log, name)[0].clone();
+    let start = "SparkListenerApplicationStart";
+    assert_eq!(first(&ours, start)["App Name"], "JavaSparkPi");
+    assert_eq!(
+        first(&ours, start)["App Name"],
+        first(&real, start)["App Name"]
+    );
+    let scope = |log: &[Value]| {
+        first(log, "SparkListenerJobStart")["Properties"]["spark.rdd.scope"].clone()
+    };
+    assert_eq!(scope(&ours), scope(&real));
+    let submitted = "SparkListenerStageSubmitted";
+    assert_eq!(
+        program_view(&first(&ours, submitted)),
+        program_view(&first(&real, submitted))
+    );
+    assert_eq!(
+        program_view(&first(&ours, submitted))[0],
+        "reduce at JavaSparkPi.java:54"
+    );
+    assert_eq!(events(&ours, "SparkListenerTaskEnd").len(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A log's bytes: one file's, or every file of a rolling folder with its name, by name.
 fn log_bytes(path: &Path) -> Vec<u8> {
     if !path.is_dir() {

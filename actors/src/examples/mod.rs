@@ -1,11 +1,12 @@
 //! The programs a driver runs: the example applications a submission can name (Spark:
-//! `examples/`): SparkPi, GroupByTest, SkewedGroupByTest, SparkLR and SparkTC, each a
-//! [`program::Program`] in its own file, found by its class in [`EXAMPLES`] (adding an example
-//! is its file and one entry there); a scenario's synthetic workload (`synthetic.rs`) and a
+//! `examples/`): SparkPi, JavaSparkPi, GroupByTest, SkewedGroupByTest, SparkLR and SparkTC,
+//! each a [`program::Program`] in its own file, found by its class in [`EXAMPLES`] (adding an
+//! example is its file and one entry there); a scenario's synthetic workload (`synthetic.rs`) and a
 //! replayed application (`replayed.rs`), each a program in its own file too.
 
 pub mod group_by_test;
 pub mod java_random;
+pub mod java_spark_pi;
 pub mod program;
 pub mod rdd_graph;
 pub mod replayed;
@@ -16,23 +17,41 @@ pub mod synthetic;
 
 use sparkyard_messages::task::{RddScope, RddSpec};
 
-/// `Utils.getCallSite`'s long form (a stage's `Details`): the last Spark frame (e.g.
-/// `org.apache.spark.rdd.RDD.reduce(RDD.scala:1130)`, lines from the Spark 4.0.0 jars), the
-/// user's `main` at `file:line` and its static forwarder, then the frames of the AM's user-class
-/// thread on Java 17 (`ApplicationMaster$$anon$2.run` invokes `main` by reflection at
-/// ApplicationMaster.scala:743 in spark-yarn 4.0.0).
+/// `Utils.getCallSite`'s long form (a stage's `Details`) for a Scala object's `main`: the last
+/// Spark frame (e.g. `org.apache.spark.rdd.RDD.reduce(RDD.scala:1130)`, lines from the Spark
+/// 4.0.0 jars), the object's `main` at `file:line` and its static forwarder, then
+/// [`MAIN_CALLERS`].
 pub fn call_site_long_form(spark_frame: &str, class: &str, file: &str, line: u32) -> String {
-    [
-        spark_frame.to_string(),
+    let user = [
         format!("{class}$.main({file}:{line})"),
         format!("{class}.main({file})"),
-        "java.base/jdk.internal.reflect.NativeMethodAccessorImpl.invoke0(Native Method)".into(),
-        "java.base/jdk.internal.reflect.NativeMethodAccessorImpl.invoke(NativeMethodAccessorImpl.java:77)".into(),
-        "java.base/jdk.internal.reflect.DelegatingMethodAccessorImpl.invoke(DelegatingMethodAccessorImpl.java:43)".into(),
-        "java.base/java.lang.reflect.Method.invoke(Method.java:569)".into(),
-        "org.apache.spark.deploy.yarn.ApplicationMaster$$anon$2.run(ApplicationMaster.scala:743)".into(),
-    ]
-    .join("\n")
+    ];
+    long_form(spark_frame, &user)
+}
+
+/// [`call_site_long_form`] for a Java class's `main`: one user frame, `Class.main(File:line)`
+/// (a real JavaSparkPi run's Details on Spark 4.0.0).
+pub fn java_call_site_long_form(spark_frame: &str, class: &str, file: &str, line: u32) -> String {
+    long_form(spark_frame, &[format!("{class}.main({file}:{line})")])
+}
+
+/// The frames below the user's `main`: the AM's user-class thread on Java 17
+/// (`ApplicationMaster$$anon$2.run` invokes `main` by reflection at ApplicationMaster.scala:743
+/// in spark-yarn 4.0.0).
+const MAIN_CALLERS: [&str; 5] = [
+    "java.base/jdk.internal.reflect.NativeMethodAccessorImpl.invoke0(Native Method)",
+    "java.base/jdk.internal.reflect.NativeMethodAccessorImpl.invoke(NativeMethodAccessorImpl.java:77)",
+    "java.base/jdk.internal.reflect.DelegatingMethodAccessorImpl.invoke(DelegatingMethodAccessorImpl.java:43)",
+    "java.base/java.lang.reflect.Method.invoke(Method.java:569)",
+    "org.apache.spark.deploy.yarn.ApplicationMaster$$anon$2.run(ApplicationMaster.scala:743)",
+];
+
+fn long_form(spark_frame: &str, user: &[String]) -> String {
+    std::iter::once(spark_frame)
+        .chain(user.iter().map(String::as_str))
+        .chain(MAIN_CALLERS)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// An RDD made inside the top-level operation `scope` (`RDD.withScope`).
@@ -64,8 +83,12 @@ pub struct Example {
 /// Every example sparkyard runs as a real program.
 pub const EXAMPLES: &[Example] = &[
     Example {
-        classes: &[spark_pi::CLASS, spark_pi::JAVA_CLASS],
+        classes: &[spark_pi::CLASS],
         make: |_| Box::new(spark_pi::SparkPi::default()),
+    },
+    Example {
+        classes: &[java_spark_pi::CLASS],
+        make: |_| Box::new(java_spark_pi::JavaSparkPi::default()),
     },
     Example {
         classes: &[group_by_test::CLASS, group_by_test::SKEWED_CLASS],

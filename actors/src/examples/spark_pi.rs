@@ -9,9 +9,6 @@ use rand_chacha::ChaCha8Rng;
 use sparkyard_messages::task::{JobSpec, StageLineage, StageSpec, TaskResultData, TaskWork};
 
 pub const CLASS: &str = "org.apache.spark.examples.SparkPi";
-/// `org.apache.spark.examples.JavaSparkPi`: the same computation written in Java, run as the
-/// same program (its call sites are SparkPi's here).
-pub const JAVA_CLASS: &str = "org.apache.spark.examples.JavaSparkPi";
 pub const CALL_SITE: &str = "reduce at SparkPi.scala:38";
 pub const RDD: &str = "MapPartitionsRDD[1] at map at SparkPi.scala:34";
 
@@ -137,7 +134,8 @@ pub fn estimate(slices: u32, results: &[TaskResultData]) -> f64 {
     4.0 * count as f64 / (total_darts(slices) - 1) as f64
 }
 
-/// SparkPi (and JavaSparkPi): one job of `slices` tasks; `main` prints the estimate.
+/// SparkPi: one job of `slices` tasks; `main` prints the estimate (JavaSparkPi, its Java twin,
+/// is `java_spark_pi.rs`).
 #[derive(Default)]
 pub struct SparkPi {
     slices: u32,
