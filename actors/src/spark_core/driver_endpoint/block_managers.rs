@@ -1,0 +1,79 @@
+//! What the driver's BlockManagerMaster answers through this endpoint: a block manager's
+//! re-registration, a migrated shuffle block's update and a decommissioning executor's peers
+//! (Spark's `BlockManagerMasterEndpoint.register`, `updateShuffleBlockInfo`, `getPeers`).
+
+use super::DriverEndpoint;
+use crate::info;
+use crate::spark_core::block_manager_master;
+use crate::spark_core::executor_env::block_manager_port;
+use crate::spark_core::shuffle_block_updates::{self, ShuffleFile};
+use sparkyard_messages::rpc::ReplyTo;
+use sparkyard_messages::task::{BlockManagerId, BlockManagerPeer, MigratedShuffleBlock};
+
+impl DriverEndpoint {
+    /// BlockManagerMasterEndpoint's `register` for `isReRegister = true`: taken only while the
+    /// backend still has the executor (SPARK-41360, `IsExecutorAlive`); here its block manager
+    /// is then still registered, so nothing changes. Refused: Spark's INFO line, and the
+    /// `invalid` id that makes the executor exit 58.
+    pub(super) fn on_reregister_block_manager(&mut self, ask: ReplyTo<bool>, id: BlockManagerId) {
+        let alive = self.core.executors.contains(id.executor_id);
+        if let Some(line) = block_manager_master::reregister_refusal(&id, id.executor_id, alive) {
+            info!(
+                self.env.log(),
+                "driver::BlockManagerMasterEndpoint", "{line}"
+            );
+        }
+        self.env.reply(ask, alive);
+    }
+
+    /// A peer stored a migrated map output, data block then index block
+    /// (`shuffle_block_updates`): the master accepts both (`updateShuffleBlockInfo`) and posts
+    /// each as SparkListenerBlockUpdated, the index after it moved the map output
+    /// (`MapOutputTrackerMaster.updateMapOutput`). Dynamic allocation's ExecutorMonitor learns
+    /// from the data block's update that the receiver holds the shuffle (told directly, as the
+    /// management queue would be; the bus records the event only for the event log).
+    pub(super) fn update_shuffle_block_info(
+        &mut self,
+        block: MigratedShuffleBlock,
+        at: BlockManagerId,
+    ) {
+        let receiver = at.executor_id;
+        let [data, index] = ShuffleFile::UPLOAD_ORDER;
+        self.bus.post_block(None, || {
+            shuffle_block_updates::block_updated(&at, &block, data)
+        });
+        if let Some(m) = &self.allocation {
+            let active = self.core.is_active(receiver);
+            m.manager()
+                .monitor
+                .on_shuffle_block_updated(receiver, block.info.shuffle_id, active);
+        }
+        self.scheduler.update_map_output(block.info, at.clone());
+        self.bus.post_block(None, || {
+            shuffle_block_updates::block_updated(&at, &block, index)
+        });
+    }
+
+    /// `BlockManagerMasterEndpoint.getPeers` ([`block_manager_master::get_peers`]) over the
+    /// registered executors, each with its block manager's endpoint. A walk over the executors:
+    /// only a decommissioning executor asks.
+    pub(super) fn block_manager_peers(&self, asker: &BlockManagerId) -> Vec<BlockManagerPeer> {
+        let registered = self.core.executor_ids();
+        let ids = block_manager_master::get_peers(asker.executor_id, registered, |id| {
+            self.core.is_decommissioning(id)
+        });
+        ids.iter()
+            .filter_map(|id| {
+                let e = self.core.executors.get(*id)?;
+                Some(BlockManagerPeer {
+                    id: BlockManagerId {
+                        executor_id: *id,
+                        host: e.host.to_string(),
+                        port: block_manager_port(*id),
+                    },
+                    endpoint: self.env.remote_ref(e.executor.id),
+                })
+            })
+            .collect()
+    }
+}

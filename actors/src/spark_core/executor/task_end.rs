@@ -1,0 +1,121 @@
+//! A task's end: its time is over, its end state and result are logged and sent to the driver
+//! as a `StatusUpdate` (Spark's end of `Executor.TaskRunner.run` and
+//! `CoarseGrainedExecutorBackend.statusUpdate`).
+
+use super::{CoarseGrainedExecutorBackend, EXECUTOR, RunningTask};
+use crate::kernel::clock;
+use crate::spark_core::block_manager_decommissioner::StoredShuffle;
+use crate::spark_core::executor_state::TaskEnd;
+use crate::spark_core::task_runner::result_dropped;
+use crate::{error, info_parts, warn};
+use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
+use sparkyard_messages::ids::TaskId;
+use sparkyard_messages::jvm_text::bytes_to_string;
+use sparkyard_messages::records::TaskState;
+use sparkyard_messages::task::{
+    ShuffleBlockInfo, StatusUpdate, TASK_RESULT_BYTES, TaskDescription, TaskResultData,
+};
+
+impl CoarseGrainedExecutorBackend {
+    /// The task's time is over: `TaskRunner.run`'s end, whose state and result `TaskEnd` names.
+    pub(super) fn on_task_done(&mut self, tid: TaskId) {
+        let Some(task) = self.executor.as_mut().and_then(|e| e.tasks.remove(tid)) else {
+            return;
+        };
+        let end = TaskEnd::of(&task.result);
+        match end {
+            TaskEnd::Exception => self.log_exception(tid, &task),
+            TaskEnd::Finished => self.finished(tid, &task),
+            // A FetchFailedException is reported as its FetchFailed reason, with no
+            // `Exception in task` line.
+            TaskEnd::FetchFailed | TaskEnd::Killed => {}
+        }
+        self.status_update(tid, end.state(), task.result, task.desc.cpus);
+    }
+
+    /// `Exception in <task> (TID n)` with the exception's class and message.
+    fn log_exception(&self, tid: TaskId, task: &RunningTask) {
+        if let TaskResultData::Exception { class, description } = &task.result {
+            error!(
+                self.env.log(),
+                EXECUTOR,
+                "Exception in {} (TID {tid})\n{class}: {description}",
+                task.desc.name()
+            );
+        }
+    }
+
+    /// A finished task stores its computed cached partition, keeps its map output for a
+    /// decommission's migration, and sends its result.
+    fn finished(&mut self, tid: TaskId, task: &RunningTask) {
+        if task.stores_block {
+            self.store_cached_partition(&task.desc);
+        }
+        if let (TaskResultData::MapStatus(m), Some(w)) = (&task.result, task.desc.shuffle.write)
+            && self.conf.keeps_shuffle_files()
+        {
+            self.stored_shuffles.push(StoredShuffle {
+                info: ShuffleBlockInfo {
+                    shuffle_id: w.shuffle_id,
+                    map_id: tid.0,
+                },
+                data_bytes: m.bytes,
+                num_reduces: m.num_reduces,
+            });
+        }
+        let log = self.env.log().clone();
+        self.log_result_sent(&log, &task.desc);
+    }
+
+    /// Executor.TaskRunner's line for a serialized result: over `spark.driver.maxResultSize`
+    /// it is dropped with a WARN (Spark 4.0.0's text, read from the jar) and only its size goes
+    /// to the driver (an IndirectTaskResult), else it is sent.
+    fn log_result_sent(&self, log: &crate::kernel::logs::ProcessLog, desc: &TaskDescription) {
+        let (name, tid) = (desc.name(), desc.task_id);
+        let max = self.sim.config.spark.driver_max_result_size;
+        if result_dropped(TASK_RESULT_BYTES, max) {
+            warn!(
+                log,
+                EXECUTOR,
+                "Finished {name} (TID {tid}). Result is larger than maxResultSize ({} > {}), dropping it.",
+                bytes_to_string(TASK_RESULT_BYTES),
+                bytes_to_string(max)
+            );
+        } else {
+            // `Finished {name} (TID {tid}). {TASK_RESULT_BYTES} bytes result sent to driver`.
+            info_parts!(
+                log,
+                EXECUTOR,
+                "Finished ",
+                name,
+                " (TID ",
+                tid,
+                "). ",
+                TASK_RESULT_BYTES,
+                " bytes result sent to driver"
+            );
+        }
+    }
+
+    pub(super) fn status_update(
+        &mut self,
+        task_id: TaskId,
+        state: TaskState,
+        data: TaskResultData,
+        task_cpus: u32,
+    ) {
+        if state.is_finished() {
+            self.state.task_finished(clock::now_ms);
+        }
+        if let Some(d) = &self.driver {
+            let u = StatusUpdate {
+                executor_id: self.args.executor_id,
+                task_id,
+                state,
+                data,
+                task_cpus,
+            };
+            self.env.send(d, DriverEndpointMsg::StatusUpdate(u));
+        }
+    }
+}
