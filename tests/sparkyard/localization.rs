@@ -1,0 +1,120 @@
+//! YARN resource localization in whole SparkPi submissions (`[costs] localization_ms`): an
+//! application's first container on a node downloads its resources, the AM's container counts
+//! for its node, and containers arriving during a download wait for it (Hadoop's
+//! `ResourceLocalizationService`, `LocalizedResource`; see `hadoop_yarn::localization`).
+
+use crate::common::*;
+use sparkyard_actors::simulation::trace::{StateChange, TraceKind};
+use sparkyard_messages::ids::ExecutorId;
+use std::collections::BTreeMap;
+
+const DOWNLOAD_MS: u64 = 5_000;
+
+/// A two-node cluster file with this localization cost.
+fn cluster_file(localization_ms: u64) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "sparkyard-localization-{localization_ms}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("cluster.toml");
+    let text = format!(
+        "[costs]\nlocalization_ms = {localization_ms}\n\n[[nodes]]\nhost = \"nm-{{n}}.x\"\ncount = 2\nmemory_mb = 16384\nvcores = 8\n"
+    );
+    std::fs::write(&path, text).expect("cluster file");
+    path
+}
+
+/// One executor's container: its node, when the NodeManager took it, when the driver
+/// registered the executor.
+#[derive(Debug)]
+struct Start {
+    host: String,
+    localizing_ms: u64,
+    registered_ms: u64,
+}
+
+/// SparkPi with six one-core executors on the two nodes: the AM's host and each executor's start.
+fn run(localization_ms: u64) -> (String, Vec<Start>) {
+    let cluster = cluster_file(localization_ms);
+    let path = cluster.display().to_string();
+    let r = submit_pi(&[
+        "--cluster",
+        &path,
+        "--num-executors",
+        "6",
+        "--executor-cores",
+        "1",
+        "--executor-memory",
+        "1g",
+        "app.jar",
+        "4",
+    ])
+    .expect("a run");
+    let mut am_host = None;
+    let mut localizing: BTreeMap<ExecutorId, (String, u64)> = BTreeMap::new();
+    let mut registered: BTreeMap<ExecutorId, u64> = BTreeMap::new();
+    for e in &r.trace {
+        match &e.kind {
+            TraceKind::State(StateChange::ContainerLocalizing { host, executor, .. }) => {
+                match executor {
+                    Some(id) => {
+                        localizing.insert(*id, (host.clone(), e.time_ms));
+                    }
+                    None => am_host = am_host.or(Some(host.clone())),
+                }
+            }
+            TraceKind::State(StateChange::ExecutorRegistered { executor, .. }) => {
+                registered.entry(*executor).or_insert(e.time_ms);
+            }
+            _ => {}
+        }
+    }
+    let starts = localizing
+        .into_iter()
+        .map(|(id, (host, at))| Start {
+            host,
+            localizing_ms: at,
+            registered_ms: registered[&id],
+        })
+        .collect();
+    (am_host.expect("an AM container"), starts)
+}
+
+// Hadoop ResourceLocalizationService.handleInitContainerResources / LocalizedResource
+// (TestLocalizedResource.testNotification): the AM's container localized the application's
+// resources on its node (Spark's ApplicationMaster.prepareLocalResources gives executors the
+// same files), so executors there pay no download; on the other node the first executor
+// downloads them and every executor that arrived during the download waits for its end.
+#[test]
+fn the_first_container_of_the_application_on_a_node_downloads_its_resources() {
+    let (am_host, starts) = run(DOWNLOAD_MS);
+    let (on_am, elsewhere): (Vec<&Start>, Vec<&Start>) =
+        starts.iter().partition(|s| s.host == am_host);
+    assert!(!on_am.is_empty() && !elsewhere.is_empty(), "{starts:?}");
+    for s in &on_am {
+        assert!(
+            s.registered_ms - s.localizing_ms < DOWNLOAD_MS,
+            "no download on the AM's node: {s:?}"
+        );
+    }
+    let first = elsewhere.iter().map(|s| s.localizing_ms).min().unwrap();
+    let downloaded = first + DOWNLOAD_MS;
+    assert!(
+        elsewhere
+            .iter()
+            .any(|s| s.localizing_ms > first && s.localizing_ms < downloaded),
+        "an executor arrives during the download: {starts:?}"
+    );
+    for s in &elsewhere {
+        assert!(
+            s.registered_ms > downloaded,
+            "registers after the download it waited for: {s:?}"
+        );
+    }
+    // Without the cost, the same executors start as fast as those on the AM's node.
+    let (_, starts) = run(0);
+    for s in &starts {
+        assert!(s.registered_ms - s.localizing_ms < DOWNLOAD_MS, "{s:?}");
+    }
+}
