@@ -118,3 +118,47 @@ fn the_first_container_of_the_application_on_a_node_downloads_its_resources() {
         assert!(s.registered_ms - s.localizing_ms < DOWNLOAD_MS, "{s:?}");
     }
 }
+
+/// Why the replay does not derive `localization_ms` from the GPU log (README, "YARN's resource
+/// localization"): Spark's YarnAllocator.runAllocatedContainers numbers executors in the order
+/// YARN allocated their containers, so executors 7, 8 and 9 were allocated no later than
+/// executor 10; all four started on nodes that had already run an executor of the application
+/// (the resources there), yet 7, 8 and 9 registered 4.4 to 12.1 s after 10: start-ups on such
+/// nodes vary as much as a whole cold start, and a per-node download cost cannot be read off.
+#[test]
+fn the_gpu_logs_executors_on_nodes_with_the_resources_start_as_late_as_a_cold_start() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/eventlogs/rapids/eventlog_4nodes_8cores_dynamic_alloc.zstd");
+    let app = sparkyard::replay::model::load(&path).expect("the GPU log");
+    let executor = |id: &str| {
+        app.executors
+            .iter()
+            .find(|e| e.executor_id == id)
+            .expect("recorded")
+    };
+    let ran_one_before = |id: &str| {
+        let e = executor(id);
+        app.executors
+            .iter()
+            .any(|o| o.host == e.host && o.added_ms < e.added_ms)
+    };
+    let ten = executor("10");
+    let later: Vec<u64> = ["7", "8", "9"]
+        .iter()
+        .map(|id| {
+            assert!(
+                ran_one_before(id),
+                "executor {id}'s node held the resources"
+            );
+            executor(id).added_ms - ten.added_ms
+        })
+        .collect();
+    assert!(ran_one_before("10"));
+    assert_eq!(later, vec![11_044, 12_085, 4_396]);
+    // The cold start on a fresh node (jobs 0 and 1, executor 4 on host1): 10.1 s.
+    assert!(!ran_one_before("4"));
+    assert_eq!(
+        sparkyard::replay::cold_start::recorded_cold_start_ms(&app),
+        Some(10_055)
+    );
+}
