@@ -162,3 +162,69 @@ fn the_gpu_logs_executors_on_nodes_with_the_resources_start_as_late_as_a_cold_st
         Some(10_055)
     );
 }
+
+/// A cluster file like the one the replay sizes from the GPU log's Hadoop properties (the
+/// embedded cluster, its nodes and maximum allocation at 319488 MB and 51 vcores), with this
+/// localization cost.
+fn gpu_log_cluster(localization_ms: u64) -> std::path::PathBuf {
+    let embedded = include_str!("../../config/cluster.toml");
+    let text = embedded
+        .replace(
+            "localization_ms = 0",
+            &format!("localization_ms = {localization_ms}"),
+        )
+        .replace(
+            "\"yarn.scheduler.maximum-allocation-mb\" = 8192",
+            "\"yarn.scheduler.maximum-allocation-mb\" = 319488",
+        )
+        .replace(
+            "\"yarn.scheduler.maximum-allocation-vcores\" = 4",
+            "\"yarn.scheduler.maximum-allocation-vcores\" = 51",
+        )
+        .replace("memory_mb = 65536", "memory_mb = 319488")
+        .replace("vcores = 16", "vcores = 51");
+    let dir = std::env::temp_dir().join(format!(
+        "sparkyard-localization-gpu-{localization_ms}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("cluster.toml");
+    std::fs::write(&path, text).expect("cluster file");
+    path
+}
+
+/// The README's sweep ("YARN's resource localization"): the GPU log replayed on a cluster like
+/// its own with `localization_ms` set by hand to 0, 1, ..., 10 s. The count of its 15 jobs of a
+/// second or more within 10 % goes up and down with the value, and jobs 0 and 1 (within 10 %
+/// without it) fall out from 1 to 9 s: no value helps steadily, so the replay derives none.
+#[test]
+fn the_gpu_logs_jobs_do_not_improve_steadily_with_any_localization_cost() {
+    use sparkyard::replay::{self, simulate::ReplaySetup};
+    let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/eventlogs/rapids/eventlog_4nodes_8cores_dynamic_alloc.zstd");
+    let mut within = Vec::new();
+    for seconds in 0..=10u64 {
+        let cluster = gpu_log_cluster(seconds * 1_000);
+        let words = ["--cluster", cluster.to_str().expect("a path")];
+        let setup = ReplaySetup {
+            submit: replay::simulate::user_submit_args(&words).expect("options parse"),
+            scenario: None,
+        };
+        let r = replay::replay(&log, &setup).expect("replays");
+        let error = |j: &replay::report::JobRow| {
+            let rec = j.recorded_ms as f64;
+            100.0 * (j.simulated_ms.unwrap_or(0) as f64 - rec) / rec
+        };
+        let long: Vec<&replay::report::JobRow> =
+            r.jobs.iter().filter(|j| j.recorded_ms >= 1_000).collect();
+        assert_eq!(long.len(), 15);
+        within.push(long.iter().filter(|j| error(j).abs() <= 10.0).count());
+        let first_two_within = long[..2].iter().all(|j| error(j).abs() <= 10.0);
+        assert_eq!(
+            first_two_within,
+            seconds == 0 || seconds == 10,
+            "{seconds} s"
+        );
+    }
+    assert_eq!(within, vec![8, 6, 5, 5, 6, 9, 9, 5, 5, 8, 10]);
+}
