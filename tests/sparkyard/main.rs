@@ -11,6 +11,7 @@ mod fault_kinds;
 mod hardening;
 mod issue30_audit;
 mod lifecycle;
+mod localization;
 mod outputs;
 mod replay;
 mod replay_cluster;

@@ -3,6 +3,7 @@
 //! `Launcher` that `boot` hands it.
 
 pub mod capacity_scheduler;
+pub mod localization;
 pub mod node_manager;
 pub mod resource_manager;
 pub mod rm_app;

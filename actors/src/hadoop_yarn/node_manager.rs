@@ -1,7 +1,8 @@
-//! A YARN NodeManager: `ContainerManagerImpl.startContainers`, localisation and
-//! `launch_container.sh`, the container processes it watches (`ContainerExecutor`), their exit
+//! A YARN NodeManager: `ContainerManagerImpl.startContainers`, localisation (once per
+//! application per node: `localization`) and `launch_container.sh`, the container processes it watches (`ContainerExecutor`), their exit
 //! statuses and diagnostics, and the `NodeStatusUpdater` heartbeat to the RM.
 
+use super::localization::LocalizationTracker;
 use crate::info;
 use crate::kernel::clock;
 use crate::kernel::small_map::SmallMap;
@@ -12,7 +13,7 @@ use crate::world::addresses::{NM_LOCAL_DIR, NM_PORT, NM_WEB_PORT};
 use crate::world::config::NodeSpec;
 use crate::world::context::ClusterContext;
 use actix::{Actor, AsyncContext, Context};
-use sparkyard_messages::ids::{ContainerId, NodeId};
+use sparkyard_messages::ids::{ApplicationId, ContainerId, NodeId};
 use sparkyard_messages::jvm_text::format_fixed;
 use sparkyard_messages::node_manager::{
     NodeHeartbeatResponse, NodeManagerMsg, StartContainerRequest,
@@ -67,6 +68,8 @@ pub struct NodeManager {
     response_id: u64,
     /// The heartbeat phase: NodeManagers are spread over the interval.
     offset_ms: u64,
+    /// Which applications' resources this node holds or is downloading.
+    localized: LocalizationTracker,
 }
 
 impl NodeManager {
@@ -94,6 +97,7 @@ impl NodeManager {
                 completed: Vec::new(),
                 response_id: 0,
                 offset_ms,
+                localized: LocalizationTracker::default(),
             }
         });
         out.expect("create runs its closure")
@@ -164,9 +168,7 @@ impl NodeManager {
                 caller: ask.context().reply_to,
                 executor,
             });
-        let launch = self
-            .sim
-            .application_config(cid.attempt.application_id, |c| c.costs.container_launch_ms);
+        let launch = self.localize_and_launch_ms(app);
         timers::notify_later(
             ctx,
             NodeManagerMsg::ContainerLaunched(cid),
@@ -179,6 +181,18 @@ impl NodeManager {
                 failed: Vec::new(),
             },
         );
+    }
+
+    /// From the start request to the JVM's exec: the wait for the application's resources on
+    /// this node (a download if it has none yet, the end of the running one if it is under way,
+    /// nothing once they are there), then `launch_container.sh`.
+    fn localize_and_launch_ms(&mut self, app: ApplicationId) -> u64 {
+        let (launch, download) = self.sim.application_config(app, |c| {
+            (c.costs.container_launch_ms, c.costs.localization_ms)
+        });
+        let now = clock::now_ms();
+        let ready = self.localized.request(app, now, download);
+        ready - now + launch
     }
 
     fn on_container_launched(&mut self, cid: ContainerId) {

@@ -697,6 +697,11 @@ pub struct CostModel {
     pub network_latency_ms: u64,
     /// NodeManager: localisation and launch_container.sh, from StartContainers to the JVM exec.
     pub container_launch_ms: u64,
+    /// NodeManager: downloading an application's resources (`__spark_libs__`, `__spark_conf__`,
+    /// the jar) to a node that has not run a container of it yet, on top of
+    /// `container_launch_ms`; a container arriving during the download waits for its end, later
+    /// ones pay nothing (`hadoop_yarn::localization`). Zero (the default): none.
+    pub localization_ms: u64,
     /// JVM start until `main` runs.
     pub jvm_start_ms: u64,
     /// The driver's SparkContext constructor (SparkEnv, BlockManager, UI, event log).
