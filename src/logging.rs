@@ -87,28 +87,13 @@ fn format(buf: &mut env_logger::fmt::Formatter, record: &log::Record<'_>) -> std
 
 /// Installs the logger; `RUST_LOG` overrides the filter.
 pub fn init(verbose: bool, quiet: bool) {
-    let filter = if quiet {
+    init_with(if quiet {
         QUIET_FILTER
     } else if verbose {
         VERBOSE_FILTER
     } else {
         DEFAULT_FILTER
-    };
-    let env = env_logger::Env::default().filter_or("RUST_LOG", filter);
-    let _ = env_logger::Builder::from_env(env)
-        .format(|buf, record| {
-            let now = sparkyard_actors::simulation::clock::now_epoch_ms();
-            let logger = sparkyard_actors::simulation::logs::logger_name(record.target());
-            let line = sparkyard_actors::simulation::logs::format_line(
-                now,
-                record.level(),
-                logger,
-                *record.args(),
-            );
-            buf.write_all(line.as_bytes())
-        })
-        .target(env_logger::Target::Pipe(Box::new(ConsoleWriter)))
-        .try_init();
+    });
 }
 
 #[cfg(test)]

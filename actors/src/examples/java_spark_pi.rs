@@ -6,7 +6,8 @@
 //! Each task's darts come from the same seeded RNG as SparkPi's ([`super::spark_pi::count_hits`]).
 
 use super::program::{Program, ProgramPlan};
-use sparkyard_messages::task::{JobSpec, StageLineage, StageSpec, TaskResultData, TaskWork};
+use super::spark_pi::{Elements, darts_job};
+use sparkyard_messages::task::{JobSpec, StageLineage, TaskResultData};
 
 pub const CLASS: &str = "org.apache.spark.examples.JavaSparkPi";
 /// The lines of JavaSparkPi.java's calls: `jsc.parallelize(l, slices)`, `dataSet.map(...)`,
@@ -71,32 +72,9 @@ pub fn total_darts(args: &[String]) -> Result<u64, String> {
 /// The job `reduce` submits: one ResultStage over the list `0..n` in `slices` partitions
 /// (`ParallelCollectionRDD.slice` of a non-Range Seq cuts its array at `i * n / slices`).
 pub fn job(slices: u32, n: u64, seed: u64) -> JobSpec {
-    let s = u64::from(slices);
-    let tasks = (0..s)
-        .map(|i| {
-            let (start, end) = ((i * n) / s, ((i + 1) * n) / s);
-            TaskWork::SparkPiDarts {
-                first: start,
-                darts: end - start,
-                seed,
-            }
-        })
-        .collect();
-    let stage = StageSpec {
-        rdd_description: format!("MapPartitionsRDD[1] at {}", map_site()),
-        num_partitions: slices,
-        parents: Vec::new(),
-        tasks,
-        shuffle_write: Default::default(),
-        input: Default::default(),
-        lineage: Some(Box::new(lineage())),
-        preferred_hosts: Vec::new(),
-        input_path: None,
-    };
-    JobSpec {
-        call_site: call_site(),
-        stages: vec![stage],
-    }
+    let elements = Elements { first: 0, len: n };
+    let rdd = format!("MapPartitionsRDD[1] at {}", map_site());
+    darts_job(slices, elements, seed, rdd, lineage(), call_site())
 }
 
 /// `reduce at JavaSparkPi.java:54`.
@@ -179,6 +157,7 @@ impl Program for JavaSparkPi {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sparkyard_messages::task::TaskWork;
 
     fn args(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()

@@ -39,31 +39,62 @@ pub fn total_darts(slices: u32) -> u64 {
 
 /// The job `reduce` submits: one ResultStage over `1 until n` in `slices` partitions.
 pub fn job(slices: u32, seed: u64) -> JobSpec {
-    let length = total_darts(slices) - 1;
-    let s = u64::from(slices);
+    let elements = Elements {
+        first: 1,
+        len: total_darts(slices) - 1,
+    };
+    darts_job(
+        slices,
+        elements,
+        seed,
+        RDD.into(),
+        lineage(),
+        CALL_SITE.into(),
+    )
+}
+
+/// The elements `first..first + len` a dart-throwing job parallelizes (one dart each).
+#[derive(Clone, Copy, Debug)]
+pub struct Elements {
+    pub first: u64,
+    pub len: u64,
+}
+
+/// The one ResultStage SparkPi's and JavaSparkPi's `reduce` submit: `slices` tasks over
+/// `elements`, cut as `ParallelCollectionRDD.slice` cuts a Range or a Seq (task `i` takes the
+/// positions `i * len / slices` until `(i + 1) * len / slices`), each a dart per element.
+pub fn darts_job(
+    slices: u32,
+    elements: Elements,
+    seed: u64,
+    rdd_description: String,
+    lineage: StageLineage,
+    call_site: String,
+) -> JobSpec {
+    let (s, len) = (u64::from(slices), elements.len);
     let tasks = (0..s)
         .map(|i| {
-            let (start, end) = ((i * length) / s, ((i + 1) * length) / s);
+            let (start, end) = ((i * len) / s, ((i + 1) * len) / s);
             TaskWork::SparkPiDarts {
-                first: 1 + start,
+                first: elements.first + start,
                 darts: end - start,
                 seed,
             }
         })
         .collect();
     let stage = StageSpec {
-        rdd_description: RDD.into(),
+        rdd_description,
         num_partitions: slices,
         parents: Vec::new(),
         tasks,
         shuffle_write: Default::default(),
         input: Default::default(),
-        lineage: Some(Box::new(lineage())),
+        lineage: Some(Box::new(lineage)),
         preferred_hosts: Vec::new(),
         input_path: None,
     };
     JobSpec {
-        call_site: CALL_SITE.into(),
+        call_site,
         stages: vec![stage],
     }
 }
