@@ -293,3 +293,32 @@ pub struct SpeculativeTask {
     pub index: u32,
     pub partition: u32,
 }
+
+#[cfg(test)]
+mod stage_works_tests {
+    use crate::spark_core::scheduler::events::StageWorks;
+    use sparkyard_messages::task::TaskWork;
+
+    fn sleep(ms: u64) -> TaskWork {
+        TaskWork::Sleep {
+            duration_ms: ms,
+            fail: None,
+        }
+    }
+
+    /// One shared work or one per partition, a partition reads the work it was given.
+    #[test]
+    fn stage_works_give_each_partition_its_work() {
+        let same = StageWorks::new(vec![sleep(5); 3]);
+        assert!(matches!(same, StageWorks::Same { len: 3, .. }));
+        assert_eq!(same.len(), 3);
+        assert_eq!(same[2], sleep(5));
+        assert_eq!(same.get(3), None);
+        let each = StageWorks::new(vec![sleep(5), sleep(5), sleep(7)]);
+        assert!(matches!(each, StageWorks::Each(_)));
+        assert_eq!((each.len(), &each[1], &each[2]), (3, &sleep(5), &sleep(7)));
+        assert_eq!(each.get(3), None);
+        let none = StageWorks::new(Vec::new());
+        assert_eq!((none.len(), none.get(0)), (0, None));
+    }
+}
