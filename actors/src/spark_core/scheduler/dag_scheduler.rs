@@ -15,7 +15,8 @@
 
 use super::env::DriverEnv;
 use super::events::{
-    CompletionEvent, Ending, RunningTask, SchedulerEvent, SpeculativeTask, StageCode, TaskSet,
+    CompletionEvent, Ending, RunningTask, SchedulerEvent, SpeculativeTask, StageCode, StageWorks,
+    TaskSet,
 };
 use super::locality::PreferredLocations;
 use super::task_scheduler_impl::{DagEvents, TaskSchedulerImpl};
@@ -36,7 +37,7 @@ use sparkyard_messages::records::ExecutorLossReason;
 use sparkyard_messages::rpc::RemoteRef;
 use sparkyard_messages::task::{
     BlockManagerId, FetchFailure, InputSize, JobResult, JobSpec, MapStatusData, ShuffleWrite,
-    ShuffleWriteSize, StageLineage, TaskResultData, TaskWork,
+    ShuffleWriteSize, StageLineage, TaskResultData,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -56,7 +57,7 @@ pub(super) struct Stage {
     is_result: bool,
     pub(super) parents: Vec<u32>,
     /// Each partition's work (shared with the stage's task sets).
-    tasks: Rc<Vec<TaskWork>>,
+    tasks: StageWorks,
     /// The latest attempt's task count (`latestInfo.numTasks`): every partition until the stage
     /// is submitted, then the partitions that attempt computes.
     attempt_tasks: u32,
@@ -344,7 +345,7 @@ impl DAGScheduler {
                     is_result,
                     parents,
                     attempt_tasks: spec.tasks.len() as u32,
-                    tasks: Rc::new(spec.tasks),
+                    tasks: StageWorks::new(spec.tasks),
                     shuffle_id,
                     shuffle_write: spec.shuffle_write,
                     input: spec.input,

@@ -11,7 +11,7 @@ use super::driver_scheduler::DriverScheduler;
 use super::env::DriverEnv;
 use super::events::{
     AttemptEnd, CompletionEvent, Ending, LaunchedTasks, RunningTask, SchedulerEvent,
-    SpeculativeTask, StageCode, TaskSet, WorkerOffer,
+    SpeculativeTask, StageCode, StageWorks, TaskSet, WorkerOffer,
 };
 use super::locality::{PreferredLocations, TaskLocality};
 use super::task_scheduler_impl::{DagEvents, TaskSchedulerImpl};
@@ -259,7 +259,7 @@ pub(super) fn task_set(stage: u32, attempt: u32, n: u32, shuffle: Option<u32>) -
         epoch: 0,
         prefs: PreferredLocations::default(),
         code: StageCode {
-            works: Rc::new(vec![work; n as usize]),
+            works: StageWorks::new(vec![work; n as usize]),
             task_binary: 0,
             input: Default::default(),
             input_path: None,
