@@ -20,6 +20,10 @@ def main():
     for log in logs:
         out = subprocess.run([binary, "replay", log, "--json", *extra],
                              capture_output=True, text=True)
+        if not out.stdout.strip():
+            # A refused log (an incomplete application, a Spark 1.x log): its reason, then on.
+            print(f"{log}: refused: {out.stderr.strip()}")
+            continue
         d = json.loads(out.stdout)
         t = d["time"]
         app = t.get("error_pct")
