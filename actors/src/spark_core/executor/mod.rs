@@ -64,12 +64,12 @@ const TRACKER_WORKER: &str = "executor::MapOutputTrackerWorker";
 const BLOCK_FETCHER: &str = "executor::ShuffleBlockFetcherIterator";
 const DRIVER_ENDPOINT: &str = "CoarseGrainedScheduler";
 
-/// `spark://CoarseGrainedScheduler@host:port` -> `host:port`.
 /// The executor JVM's name in seeded draws (its application and id).
 fn executor_jvm(args: &ExecutorArguments) -> String {
     format!("{}/{}", args.app_id, args.executor_id)
 }
 
+/// `spark://CoarseGrainedScheduler@host:port` -> `host:port`.
 pub fn parse_driver_url(url: &str) -> Option<RpcAddress> {
     let rest = url.strip_prefix("spark://")?;
     let (_, hostport) = rest.split_once('@')?;
