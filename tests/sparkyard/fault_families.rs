@@ -220,6 +220,8 @@ fn expect_fails_for_a_fault_that_did_nothing_unless_the_scenario_allows_it() {
         let path = std::env::temp_dir().join(format!("{name}-{}.toml", std::process::id()));
         std::fs::write(&path, body).expect("write");
         let s = sparkyard::scenario::load(&path).expect("loads");
+        // Read once: leave nothing behind in the temp dir.
+        std::fs::remove_file(&path).expect("remove");
         let opts = sparkyard::runner::RunOptions::default();
         sparkyard::scenario::run(&s, None, opts)
             .expect("runs")
