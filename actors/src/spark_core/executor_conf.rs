@@ -5,6 +5,7 @@
 //! and `spark.storage.decommission.*` settings. Defaults are Spark 4.0.0's (read in the jar's
 //! `org.apache.spark.internal.config.package$`).
 
+use crate::rpc::AskTimeout;
 use crate::spark_core::block_manager_decommissioner::DecommissionerConf;
 use crate::spark_core::executor_backend_state::DecommissionRules;
 use crate::spark_core::executor_state::DEFAULT_HEARTBEAT_MAX_FAILURES;
@@ -35,6 +36,12 @@ pub struct ExecutorConf {
 }
 
 impl ExecutorConf {
+    /// The timeout of the executor's asks to the driver and its peers (`RpcUtils.askRpcTimeout`:
+    /// `spark.rpc.askTimeout`, else `spark.network.timeout`, named when it fires).
+    pub fn ask_timeout(&self) -> AskTimeout {
+        AskTimeout::new(self.ask_timeout_ms, &self.ask_timeout_property)
+    }
+
     /// Spark 4.0's `spark.storage.decommission.*` defaults.
     pub fn default_decommissioner() -> DecommissionerConf {
         ExecutorConf::from_properties(&[]).decommissioner

@@ -6,7 +6,7 @@
 use super::{BackendAnswer, CoarseGrainedExecutorBackend};
 use crate::info;
 use crate::kernel::clock;
-use crate::rpc::{AskTimeout, Asker, EndpointRef};
+use crate::rpc::{Asker, EndpointRef};
 use crate::spark_core::block_manager::{connect_refused, upload_refused_for_space};
 use crate::spark_core::block_manager_decommissioner::{
     BlockManagerDecommissioner, SAVED_ON_DECOMMISSIONED, Step, StoredShuffle,
@@ -108,7 +108,7 @@ impl CoarseGrainedExecutorBackend {
         };
         let me = self.me_id();
         let asker = self.block_manager_id();
-        let t = AskTimeout::new(self.conf.ask_timeout_ms, &self.conf.ask_timeout_property);
+        let t = self.conf.ask_timeout();
         self.ask(ctx, me, &driver, BackendAnswer::Peers, &t, |a| {
             DriverEndpointMsg::GetPeers(a, asker)
         });
@@ -136,7 +136,7 @@ impl CoarseGrainedExecutorBackend {
         };
         let me = self.me_id();
         let asker = self.block_manager_id();
-        let t = AskTimeout::new(self.conf.ask_timeout_ms, &self.conf.ask_timeout_property);
+        let t = self.conf.ask_timeout();
         self.ask(
             ctx,
             me,
@@ -154,7 +154,7 @@ impl CoarseGrainedExecutorBackend {
         };
         let me = self.me_id();
         let asker = self.block_manager_id();
-        let t = AskTimeout::new(self.conf.ask_timeout_ms, &self.conf.ask_timeout_property);
+        let t = self.conf.ask_timeout();
         self.ask(ctx, me, &driver, BackendAnswer::RddBlocks, &t, |a| {
             DriverEndpointMsg::GetReplicateInfoForRddBlocks(a, asker)
         });
@@ -236,7 +236,7 @@ impl CoarseGrainedExecutorBackend {
             }
         };
         let me = self.me_id();
-        let t = AskTimeout::new(self.conf.ask_timeout_ms, &self.conf.ask_timeout_property);
+        let t = self.conf.ask_timeout();
         let migrated = MigratedRddBlock {
             rdd_id: block.rdd_id,
             partition: block.partition,
@@ -337,7 +337,7 @@ impl CoarseGrainedExecutorBackend {
             Err(failure) => return self.on_answer(BackendAnswer::Upload(slot, Err(failure)), ctx),
         };
         let me = self.me_id();
-        let t = AskTimeout::new(self.conf.ask_timeout_ms, &self.conf.ask_timeout_property);
+        let t = self.conf.ask_timeout();
         let migrated = MigratedShuffleBlock {
             info: block.info,
             data_bytes: block.data_bytes,

@@ -141,8 +141,7 @@ impl CoarseGrainedExecutorBackend {
             self.env.log(),
             "executor::BlockManager", "BlockManager {id} re-registering with master"
         );
-        let c = &self.conf;
-        let t = AskTimeout::new(c.ask_timeout_ms, &c.ask_timeout_property);
+        let t = self.conf.ask_timeout();
         let me = self.me.id;
         self.ask(ctx, me, &driver, BackendAnswer::Reregistered, &t, |a| {
             DriverEndpointMsg::ReregisterBlockManager(a, id)

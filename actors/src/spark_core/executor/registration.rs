@@ -10,7 +10,7 @@ use crate::info;
 use crate::kernel::logs::Level;
 use crate::kernel::small_map::SmallSet;
 use crate::kernel::trace::StateChange;
-use crate::rpc::{AskTimeout, Asker};
+use crate::rpc::Asker;
 use crate::spark_core::block_fetch::FetchClients;
 use crate::spark_core::block_manager::RddBlocks;
 use crate::spark_core::executor_env;
@@ -45,8 +45,7 @@ impl CoarseGrainedExecutorBackend {
             ),
             resource_profile_id: self.args.resource_profile_id,
         };
-        let c = &self.conf;
-        let t = AskTimeout::new(c.ask_timeout_ms, &c.ask_timeout_property);
+        let t = self.conf.ask_timeout();
         self.ask(ctx, me.id, &driver, BackendAnswer::Register, &t, |a| {
             DriverEndpointMsg::RegisterExecutor(a, Box::new(reg))
         });
