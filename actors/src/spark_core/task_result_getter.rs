@@ -1,9 +1,10 @@
 //! A task attempt's end, recorded once: [`EndKind`] (the `TaskEndReason` class the
 //! TaskResultGetter's step decided) and [`TaskEnded`], the record the scheduler makes where
-//! every end passes (`dagScheduler.taskEnded`, [`TaskEnded::of`]) and the DriverEndpoint hands
-//! to each consumer. Mirrors Spark 4.0.0's `TaskResultGetter` (`enqueueSuccessfulTask`, which
-//! may still end a FINISHED attempt as `TaskKilled`, and `enqueueFailedTask`, which reads the
-//! `TaskFailedReason` the executor serialized: [`FailedReason::of`]). No actix, no clock.
+//! every end passes (`dagScheduler.taskEnded`; `scheduler::events::Ending::record`) and the
+//! DriverEndpoint hands to each consumer. Mirrors Spark 4.0.0's `TaskResultGetter`
+//! (`enqueueSuccessfulTask`, which may still end a FINISHED attempt as `TaskKilled`, and
+//! `enqueueFailedTask`, which reads the `TaskFailedReason` the executor serialized:
+//! [`FailedReason::of`]). No actix, no clock.
 
 use crate::world::listener::TaskEndKind;
 use crate::world::observer::RunEvent;

@@ -249,15 +249,16 @@ pub enum Ending {
 }
 
 impl Ending {
-    /// An attempt of `task` ending now with `reason` (anything but `Resubmitted`).
-    pub fn now(task: &RunningTask, reason: &TaskEndReason) -> Ending {
+    /// The record of an attempt of `task` ending now with `reason` (anything but
+    /// `Resubmitted`, which ends no attempt: [`Ending::Before`]).
+    pub fn record(task: &RunningTask, reason: &TaskEndReason) -> TaskEnded {
         let kind = EndKind::of(reason).expect("Resubmitted ends no attempt: Ending::Before");
-        Ending::Now(TaskEnded {
+        TaskEnded {
             task_id: task.task_id,
             executor: task.executor_id,
             attempt: task.attempt,
             kind,
-        })
+        }
     }
 
     /// What the suites' `makeCompletionEvent(task, reason, ...)` carries: an attempt ending
@@ -271,7 +272,7 @@ impl Ending {
                 failed: false,
                 killed: false,
             }),
-            _ => Ending::now(task, reason),
+            _ => Ending::Now(Ending::record(task, reason)),
         }
     }
 }

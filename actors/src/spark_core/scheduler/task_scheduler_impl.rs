@@ -1983,15 +1983,13 @@ impl<D: DagEvents> Call<'_, D> {
         reason: TaskEndReason,
         result: Option<TaskResultData>,
     ) {
-        let ending = Ending::now(task, &reason);
-        if let Ending::Now(end) = ending {
-            ts.task_ends.push(end);
-        }
+        let end = Ending::record(task, &reason);
+        ts.task_ends.push(end);
         let event = CompletionEvent {
             task,
             reason,
             result,
-            ending,
+            ending: Ending::Now(end),
         };
         self.dag.task_ended(event, ts, self.env, self.out);
     }
