@@ -6,7 +6,7 @@
 //! Each task's darts come from the same seeded RNG as SparkPi's ([`super::spark_pi::count_hits`]).
 
 use super::program::{Program, ProgramPlan};
-use super::spark_pi::{Elements, darts_job};
+use super::spark_pi::{Elements, darts_job, total_hits};
 use sparkyard_messages::task::{JobSpec, StageLineage, TaskResultData};
 
 pub const CLASS: &str = "org.apache.spark.examples.JavaSparkPi";
@@ -113,14 +113,7 @@ pub fn lineage() -> StageLineage {
 
 /// `"Pi is roughly " + 4.0 * count / n`: divided by `n`, the list's size.
 pub fn estimate(n: u64, results: &[TaskResultData]) -> f64 {
-    let count: u64 = results
-        .iter()
-        .map(|r| match r {
-            TaskResultData::Count(c) => *c,
-            _ => 0,
-        })
-        .sum();
-    4.0 * count as f64 / n as f64
+    4.0 * total_hits(results) as f64 / n as f64
 }
 
 /// JavaSparkPi: one job of `slices` tasks over the list; `main` prints the estimate.

@@ -150,19 +150,20 @@ pub fn expected_hits(darts: u64) -> u64 {
     (darts as f64 * std::f64::consts::FRAC_PI_4).round() as u64
 }
 
+/// The hits the tasks' results count (the `reduce(_ + _)` both Pi programs end with).
+pub fn total_hits(results: &[TaskResultData]) -> u64 {
+    results
+        .iter()
+        .map(|r| match r {
+            TaskResultData::Count(c) => *c,
+            _ => 0,
+        })
+        .sum()
+}
+
 /// `4.0 * count / (n - 1)` from the tasks' results.
 pub fn estimate(slices: u32, results: &[TaskResultData]) -> f64 {
-    let count: u64 = results
-        .iter()
-        .map(|r| {
-            if let TaskResultData::Count(c) = r {
-                *c
-            } else {
-                0
-            }
-        })
-        .sum();
-    4.0 * count as f64 / (total_darts(slices) - 1) as f64
+    4.0 * total_hits(results) as f64 / (total_darts(slices) - 1) as f64
 }
 
 /// SparkPi: one job of `slices` tasks; `main` prints the estimate (JavaSparkPi, its Java twin,
