@@ -1,6 +1,7 @@
 //! A YARN NodeManager: `ContainerManagerImpl.startContainers`, localisation (once per
-//! application per node: `localization`) and `launch_container.sh`, the container processes it watches (`ContainerExecutor`), their exit
-//! statuses and diagnostics, and the `NodeStatusUpdater` heartbeat to the RM.
+//! application per node: `localization`) and `launch_container.sh`, the container processes it
+//! watches (`ContainerExecutor`), their exit statuses and diagnostics, and the
+//! `NodeStatusUpdater` heartbeat to the RM.
 
 use super::localization::LocalizationTracker;
 use crate::info;
