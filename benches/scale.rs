@@ -41,7 +41,7 @@ use sparkyard_actors::simulation::faults::plan::{
     ContainerEnd, FaultAction, FaultController, PlannedFault, Trigger,
 };
 use sparkyard_actors::simulation::observer::RunEvent;
-use sparkyard_messages::task::{JobSpec, ShuffleWriteSize, StageSpec, TaskWork};
+use sparkyard_messages::task::{JobSpec, ShuffleWriteSize, StageSpec, StageTasks, TaskWork};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -250,14 +250,14 @@ fn prepare(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> PreparedRun 
     prepare_job(executors, nodes, vec![stage], FaultController::default())
 }
 
-/// `n` tasks sleeping `ms` each.
-fn sleeps(n: u64, ms: u64) -> Vec<TaskWork> {
-    (0..n)
-        .map(|_| TaskWork::Sleep {
-            duration_ms: ms,
-            fail: None,
-        })
-        .collect()
+/// `n` tasks sleeping `ms` each: one work for the stage, as a program of equal tasks hands it
+/// over.
+fn sleeps(n: u64, ms: u64) -> StageTasks {
+    let work = TaskWork::Sleep {
+        duration_ms: ms,
+        fail: None,
+    };
+    StageTasks::same(work, n as u32)
 }
 
 /// One job of `stages` with `faults`, as `prepare`.

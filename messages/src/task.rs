@@ -423,8 +423,8 @@ pub struct StageSpec {
     pub num_partitions: u32,
     /// Indices (into `JobSpec::stages`) of the shuffle-map stages this stage reads.
     pub parents: Vec<usize>,
-    /// One entry per partition.
-    pub tasks: Vec<TaskWork>,
+    /// Each partition's work.
+    pub tasks: StageTasks,
     /// The shuffle output each task of a shuffle-map stage writes (bytes, records); zero for a
     /// stage whose sizes the program does not give.
     #[serde(default)]
@@ -445,6 +445,110 @@ pub struct StageSpec {
     /// split after the earlier tasks' ones; `None`: no named file.
     #[serde(default)]
     pub input_path: Option<std::sync::Arc<str>>,
+}
+
+/// A stage's works, partition by partition, as a program hands them to the DAGScheduler: one
+/// work every partition does (a synthetic stage of equal tasks: a million of them is one
+/// value, not a 40 MB array built, copied and dropped), or one work each. Written and read as
+/// the list of every partition's work either way, and equal to another by that list.
+#[derive(Clone, Debug, Eq)]
+pub enum StageTasks {
+    /// `len` partitions that all do `work`.
+    Same { work: TaskWork, len: u32 },
+    /// Partition `p` does `works[p]`.
+    Each(Vec<TaskWork>),
+}
+
+impl StageTasks {
+    /// `len` partitions doing the same `work`.
+    pub fn same(work: TaskWork, len: u32) -> Self {
+        StageTasks::Same { work, len }
+    }
+
+    /// The number of partitions.
+    pub fn len(&self) -> usize {
+        match self {
+            StageTasks::Same { len, .. } => *len as usize,
+            StageTasks::Each(works) => works.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Partition `partition`'s work.
+    pub fn get(&self, partition: usize) -> Option<&TaskWork> {
+        match self {
+            StageTasks::Same { work, len } => (partition < *len as usize).then_some(work),
+            StageTasks::Each(works) => works.get(partition),
+        }
+    }
+
+    /// Every partition's work, in partition order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &TaskWork> {
+        (0..self.len()).map(|p| &self[p])
+    }
+
+    /// The works as one entry per partition, to change some of them.
+    pub fn to_mut(&mut self) -> &mut Vec<TaskWork> {
+        if let StageTasks::Same { work, len } = self {
+            *self = StageTasks::Each(vec![work.clone(); *len as usize]);
+        }
+        match self {
+            StageTasks::Each(works) => works,
+            StageTasks::Same { .. } => unreachable!("made Each above"),
+        }
+    }
+}
+
+impl PartialEq for StageTasks {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (StageTasks::Same { work, len }, StageTasks::Same { work: w, len: l }) => {
+                len == l && (*len == 0 || work == w)
+            }
+            _ => self.len() == other.len() && self.iter().eq(other.iter()),
+        }
+    }
+}
+
+impl Default for StageTasks {
+    fn default() -> Self {
+        StageTasks::Each(Vec::new())
+    }
+}
+
+impl From<Vec<TaskWork>> for StageTasks {
+    fn from(works: Vec<TaskWork>) -> Self {
+        StageTasks::Each(works)
+    }
+}
+
+impl FromIterator<TaskWork> for StageTasks {
+    fn from_iter<I: IntoIterator<Item = TaskWork>>(works: I) -> Self {
+        StageTasks::Each(works.into_iter().collect())
+    }
+}
+
+impl std::ops::Index<usize> for StageTasks {
+    type Output = TaskWork;
+
+    fn index(&self, partition: usize) -> &TaskWork {
+        self.get(partition).expect("a partition of the stage")
+    }
+}
+
+impl Serialize for StageTasks {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for StageTasks {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::<TaskWork>::deserialize(d).map(StageTasks::Each)
+    }
 }
 
 /// What `StageInfo.fromStage` records of a stage's RDDs, and its call site's long form.

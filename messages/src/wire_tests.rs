@@ -464,7 +464,8 @@ fn driver_and_executor_messages_round_trip() {
             tasks: vec![TaskWork::Sleep {
                 duration_ms: 5,
                 fail: Some("boom".into()),
-            }],
+            }]
+            .into(),
             shuffle_write: ShuffleWriteSize {
                 bytes_per_task: 1 << 20,
                 records_per_task: 1000,
@@ -680,4 +681,34 @@ fn the_per_task_messages_stay_small() {
         "ExecutorMsg is {} bytes",
         size_of::<ExecutorMsg>()
     );
+}
+
+/// A stage of equal tasks travels as the list of its partitions' works, as one of separate works
+/// does, and reads back equal to it.
+#[test]
+fn a_stage_of_equal_tasks_travels_as_its_list_of_works() {
+    let work = TaskWork::Sleep {
+        duration_ms: 7,
+        fail: None,
+    };
+    let same = StageTasks::same(work.clone(), 3);
+    let each = StageTasks::from(vec![work.clone(); 3]);
+    assert_eq!(same, each);
+    assert_ne!(same, StageTasks::same(work.clone(), 2));
+    let cfg = bincode::config::standard();
+    let bytes = bincode::serde::encode_to_vec(&same, cfg).expect("encodes");
+    assert_eq!(
+        bytes,
+        bincode::serde::encode_to_vec(&each, cfg).expect("encodes")
+    );
+    roundtrip(same.clone());
+    assert_eq!(same.len(), 3);
+    assert_eq!(same.get(2), Some(&work));
+    assert_eq!(same.get(3), None);
+    let mut changed = same;
+    changed.to_mut()[1] = TaskWork::Sleep {
+        duration_ms: 9,
+        fail: None,
+    };
+    assert_eq!(changed.iter().filter(|w| **w == work).count(), 2);
 }

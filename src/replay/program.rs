@@ -485,7 +485,7 @@ fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
         rdd_description: format!("{} (stage {})", s.name, s.stage_id),
         num_partitions: tasks.len() as u32,
         parents: s.parents.iter().map(|&p| p as usize).collect(),
-        tasks,
+        tasks: tasks.into(),
         shuffle_write: shuffle_write_of(s),
         input: input_of(s),
         lineage: None,

@@ -893,7 +893,8 @@ fn probe_program(app: &Application) -> UserProgram {
                 failures: None,
                 cache: None,
                 own_warmup_ms: None,
-            }],
+            }]
+            .into(),
             shuffle_write: Default::default(),
             input: Default::default(),
             lineage: None,

@@ -336,7 +336,7 @@ pub(super) fn workload(
                 rdd_description: format!("MapPartitionsRDD[{}] at {}", s + 1, st.name),
                 num_partitions: st.tasks,
                 parents: st.parents.clone(),
-                tasks,
+                tasks: tasks.into(),
                 shuffle_write: st
                     .shuffle_write
                     .as_ref()

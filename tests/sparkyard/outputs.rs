@@ -576,7 +576,8 @@ fn failing_program() -> UserProgram {
                 duration_ms: 50,
                 fail,
             },
-        ],
+        ]
+        .into(),
         shuffle_write: Default::default(),
         input: Default::default(),
         lineage: None,
@@ -605,7 +606,8 @@ fn input_program() -> UserProgram {
                 fail: None,
             };
             2
-        ],
+        ]
+        .into(),
         shuffle_write: Default::default(),
         input: sparkyard_messages::task::InputSize {
             bytes_per_task: 589_824,
@@ -1572,7 +1574,7 @@ fn skewed_program() -> UserProgram {
         rdd_description: "MapPartitionsRDD[1] at map at Skew.scala:10".into(),
         num_partitions: 4,
         parents: Vec::new(),
-        tasks: vec![sleep.clone(); 4],
+        tasks: vec![sleep.clone(); 4].into(),
         shuffle_write: ShuffleWriteSize {
             bytes_per_task: 8_000_000,
             records_per_task: 8_000,
@@ -1599,7 +1601,7 @@ fn skewed_program() -> UserProgram {
         rdd_description: "ShuffledRDD[2] at groupByKey at Skew.scala:11".into(),
         num_partitions: 4,
         parents: vec![0],
-        tasks: vec![sleep; 4],
+        tasks: vec![sleep; 4].into(),
         shuffle_write: Default::default(),
         input: Default::default(),
         lineage: None,

@@ -11,7 +11,7 @@ use super::{call_site_long_form, rdd, scope_of};
 use sparkyard_messages::task::TaskResultData;
 use sparkyard_messages::task::{
     CachedRddRead, DeterministicLevel, InputSize, JobSpec, ShuffleWriteSize, StageLineage,
-    StageSpec, TaskWork,
+    StageSpec, StageTasks, TaskWork,
 };
 
 pub const CLASS: &str = "org.apache.spark.examples.GroupByTest";
@@ -237,7 +237,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
         ),
         num_partitions: reducers,
         parents: vec![0],
-        tasks: (0..reducers).map(|_| sleep(reduce_ms)).collect(),
+        tasks: StageTasks::same(sleep(reduce_ms), reducers),
         shuffle_write: ShuffleWriteSize::default(),
         preferred_hosts: Vec::new(),
         input_path: None,

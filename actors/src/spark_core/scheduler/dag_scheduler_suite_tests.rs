@@ -111,7 +111,8 @@ fn stage(i: usize, last: bool, parts: usize, parents: &[usize]) -> StageSpec {
                 fail: None,
             };
             parts
-        ],
+        ]
+        .into(),
         shuffle_write: Default::default(),
         input: Default::default(),
         lineage: None,

@@ -125,7 +125,8 @@ fn job(n: usize, prefs: Vec<Vec<String>>) -> JobSpec {
                     fail: None,
                 };
                 n
-            ],
+            ]
+            .into(),
             shuffle_write: Default::default(),
             input: Default::default(),
             preferred_hosts: prefs,

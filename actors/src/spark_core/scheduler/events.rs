@@ -11,8 +11,8 @@ use sparkyard_messages::ids::{ExecutorId, TaskId};
 use sparkyard_messages::listener::{TaskEndReason, TaskInfo};
 use sparkyard_messages::rpc::RemoteRef;
 use sparkyard_messages::task::{
-    InputSize, InputSplit, JobResult, ShuffleWrite, TaskDescription, TaskName, TaskResultData,
-    TaskWork,
+    InputSize, InputSplit, JobResult, ShuffleWrite, StageTasks, TaskDescription, TaskName,
+    TaskResultData, TaskWork,
 };
 use std::rc::Rc;
 use std::sync::Arc;
@@ -107,8 +107,16 @@ pub enum StageWorks {
 }
 
 impl StageWorks {
-    /// The stage's works, kept once when every partition's is the same.
-    pub fn new(works: Vec<TaskWork>) -> Self {
+    /// The stage's works, kept once when every partition's is the same: as the program
+    /// handed them over, or found so.
+    pub fn new(tasks: StageTasks) -> Self {
+        let works = match tasks {
+            StageTasks::Same { work, len } => {
+                let len = len as usize;
+                return StageWorks::Same { work, len };
+            }
+            StageTasks::Each(works) => works,
+        };
         match works.split_first() {
             Some((first, rest)) if rest.iter().all(|w| w == first) => StageWorks::Same {
                 work: first.clone(),
@@ -298,7 +306,7 @@ pub struct SpeculativeTask {
 #[cfg(test)]
 mod stage_works_tests {
     use crate::spark_core::scheduler::events::StageWorks;
-    use sparkyard_messages::task::TaskWork;
+    use sparkyard_messages::task::{StageTasks, TaskWork};
 
     fn sleep(ms: u64) -> TaskWork {
         TaskWork::Sleep {
@@ -310,16 +318,20 @@ mod stage_works_tests {
     /// One shared work or one per partition, a partition reads the work it was given.
     #[test]
     fn stage_works_give_each_partition_its_work() {
-        let same = StageWorks::new(vec![sleep(5); 3]);
+        let same = StageWorks::new(vec![sleep(5); 3].into());
         assert!(matches!(same, StageWorks::Same { len: 3, .. }));
         assert_eq!(same.len(), 3);
         assert_eq!(same[2], sleep(5));
         assert_eq!(same.get(3), None);
-        let each = StageWorks::new(vec![sleep(5), sleep(5), sleep(7)]);
+        let each = StageWorks::new(vec![sleep(5), sleep(5), sleep(7)].into());
         assert!(matches!(each, StageWorks::Each(_)));
         assert_eq!((each.len(), &each[1], &each[2]), (3, &sleep(5), &sleep(7)));
         assert_eq!(each.get(3), None);
-        let none = StageWorks::new(Vec::new());
+        let none = StageWorks::new(StageTasks::default());
         assert_eq!((none.len(), none.get(0)), (0, None));
+        // A program's stage of equal works is kept as it comes, with no pass over partitions.
+        let handed = StageWorks::new(StageTasks::same(sleep(5), 1_000_000));
+        assert!(matches!(handed, StageWorks::Same { len: 1_000_000, .. }));
+        assert_eq!(handed[999_999], sleep(5));
     }
 }

@@ -67,7 +67,8 @@ fn job(n: u32, prefs: Vec<Vec<String>>) -> JobSpec {
                     fail: None,
                 };
                 n as usize
-            ],
+            ]
+            .into(),
             shuffle_write: Default::default(),
             input: Default::default(),
             preferred_hosts: prefs,
@@ -296,7 +297,8 @@ fn reduce_tasks_prefer_the_hosts_with_most_map_output() {
                     fail: None,
                 };
                 6
-            ],
+            ]
+            .into(),
             shuffle_write: ShuffleWriteSize {
                 bytes_per_task: 1 << 20,
                 records_per_task: 10,
@@ -311,7 +313,7 @@ fn reduce_tasks_prefer_the_hosts_with_most_map_output() {
             rdd_description: "ShuffledRDD[2] at count at X.scala:2".into(),
             num_partitions: 2,
             parents: vec![0],
-            tasks: map.tasks[..2].to_vec(),
+            tasks: map.tasks.iter().take(2).cloned().collect(),
             shuffle_write: Default::default(),
             input: Default::default(),
             preferred_hosts: Vec::new(),
@@ -476,7 +478,8 @@ fn a_replayed_task_prefers_the_first_held_persisted_rdd() {
                 missing: 2,
             })),
             own_warmup_ms: None,
-        }];
+        }]
+        .into();
         s.submit_job(j, waiter());
         let key = *s.task_scheduler.runnable.first().expect("runnable");
         use TaskLocality::*;

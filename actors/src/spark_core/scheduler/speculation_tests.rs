@@ -62,7 +62,8 @@ fn job(tasks: usize) -> JobSpec {
                     fail: None,
                 };
                 tasks
-            ],
+            ]
+            .into(),
             shuffle_write: Default::default(),
             input: Default::default(),
             lineage: None,

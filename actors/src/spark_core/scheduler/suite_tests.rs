@@ -259,7 +259,7 @@ pub(super) fn task_set(stage: u32, attempt: u32, n: u32, shuffle: Option<u32>) -
         epoch: 0,
         prefs: PreferredLocations::default(),
         code: StageCode {
-            works: StageWorks::new(vec![work; n as usize]),
+            works: StageWorks::new(vec![work; n as usize].into()),
             task_binary: 0,
             input: Default::default(),
             input_path: None,
@@ -824,7 +824,8 @@ fn stage(rdd: &str, partitions: usize, parents: Vec<usize>) -> StageSpec {
                 fail: None,
             };
             partitions
-        ],
+        ]
+        .into(),
         shuffle_write: Default::default(),
         input: Default::default(),
         lineage: None,

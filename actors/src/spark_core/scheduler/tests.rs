@@ -63,7 +63,8 @@ pub(super) fn lines(store: &Rc<RefCell<LogStore>>) -> Vec<String> {
 fn two_task_job() -> JobSpec {
     let mut spec = stage("ParallelCollectionRDD[0] at X.scala:1", vec![]);
     spec.num_partitions = 2;
-    spec.tasks.push(spec.tasks[0].clone());
+    let first = spec.tasks[0].clone();
+    spec.tasks.to_mut().push(first);
     JobSpec {
         call_site: "count at X.scala:1".into(),
         stages: vec![spec],
@@ -88,7 +89,8 @@ fn stage(rdd: &str, parents: Vec<usize>) -> StageSpec {
         tasks: vec![TaskWork::Sleep {
             duration_ms: 1,
             fail: None,
-        }],
+        }]
+        .into(),
         shuffle_write: Default::default(),
         input: Default::default(),
         lineage: None,
@@ -435,7 +437,8 @@ fn shuffle_job() -> JobSpec {
     let mut reduce = stage("ShuffledRDD[2] at count at X.scala:2", vec![0]);
     for s in [&mut map, &mut reduce] {
         s.num_partitions = 2;
-        s.tasks.push(s.tasks[0].clone());
+        let first = s.tasks[0].clone();
+        s.tasks.to_mut().push(first);
     }
     JobSpec {
         call_site: "count at X.scala:2".into(),
@@ -1124,7 +1127,7 @@ fn the_scheduler_files_import_one_way() {
 fn n_task_job(n: usize) -> JobSpec {
     let mut spec = stage("ParallelCollectionRDD[0] at X.scala:1", vec![]);
     spec.num_partitions = n as u32;
-    spec.tasks = vec![spec.tasks[0].clone(); n];
+    spec.tasks = vec![spec.tasks[0].clone(); n].into();
     JobSpec {
         call_site: "count at X.scala:1".into(),
         stages: vec![spec],
