@@ -614,8 +614,8 @@ mod tests {
     // else an earlier run (or anyone) left in it goes, directories included.
     #[test]
     fn only_the_kept_entries_stay() {
-        let dir = std::env::temp_dir().join(format!("sparkyard-keep-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let tmp = crate::test_dir::TestDir::new("keep");
+        let dir = tmp.path();
         std::fs::create_dir_all(dir.join("old-dir/inner")).expect("mkdir");
         for f in ["stdout", "stderr", "prelaunch.out", "old-dir/inner/x"] {
             std::fs::write(dir.join(f), "earlier").expect("write");
@@ -631,7 +631,6 @@ mod tests {
             .collect();
         left.sort();
         assert_eq!(left, ["stderr", "stdout"]);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
