@@ -45,6 +45,13 @@ impl TestDir {
     }
 }
 
+/// So a `&TestDir` goes wherever std takes a path (`read_dir`, `current_dir`, ...).
+impl AsRef<Path> for TestDir {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
 impl Drop for TestDir {
     fn drop(&mut self) {
         if std::env::var_os(KEEP).is_none() {
