@@ -620,12 +620,12 @@ mod tests {
         for f in ["stdout", "stderr", "prelaunch.out", "old-dir/inner/x"] {
             std::fs::write(dir.join(f), "earlier").expect("write");
         }
-        super::remove_all_but(&dir, |p| {
+        super::remove_all_but(dir, |p| {
             p.file_name()
                 .is_some_and(|n| super::CONTAINER_FILES.iter().any(|f| n == *f))
         })
         .expect("clears");
-        let mut left: Vec<String> = std::fs::read_dir(&dir)
+        let mut left: Vec<String> = std::fs::read_dir(dir)
             .expect("lists")
             .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
             .collect();

@@ -1084,8 +1084,7 @@ fn replay_under_its_scenario(name: &str) -> replay::report::ReplayReport {
     let scenario = sparkyard::scenario::load(&file).expect("the scenario loads");
     let mut s = setup(&[]);
     s.scenario = Some(std::sync::Arc::new(scenario));
-    let report = replay::replay(&log, &s).expect("replays");
-    report
+    replay::replay(&log, &s).expect("replays")
 }
 
 #[test]
