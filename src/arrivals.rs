@@ -651,15 +651,14 @@ pub fn run_scenario_with(
 mod tests {
     use super::*;
     use crate::conf::cluster::{ClusterSource, load_cluster};
+    use crate::test_dir::TestDir;
 
     fn cluster() -> ClusterConfig {
         load_cluster(ClusterSource::Embedded).expect("the embedded cluster")
     }
 
-    fn scenario(body: &str) -> Scenario {
-        let dir =
-            std::env::temp_dir().join(format!("sparkyard-arrivals-unit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
+    /// The scenario `body` (named "u"), written to a file in `dir` and loaded.
+    fn scenario(dir: &TestDir, body: &str) -> Scenario {
         let path = dir.join(format!("{}.toml", body.len()));
         std::fs::write(&path, format!("name = \"u\"\n{body}")).expect("written");
         crate::scenario::load(&path).expect("loads")
@@ -670,9 +669,13 @@ mod tests {
     /// The applications of every entry run in submission order, ties in entry order.
     #[test]
     fn the_schedule_is_in_submission_order() {
-        let s = scenario(&format!(
-            "[[workload.applications]]\nname = \"b\"\nqueue = \"default\"\nat_ms = [5000, 0]\n{PI}\n[[workload.applications]]\nname = \"c\"\nqueue = \"default\"\nat_ms = [0, 7000]\n{PI}"
-        ));
+        let tmp = TestDir::new("arrivals-unit");
+        let s = scenario(
+            &tmp,
+            &format!(
+                "[[workload.applications]]\nname = \"b\"\nqueue = \"default\"\nat_ms = [5000, 0]\n{PI}\n[[workload.applications]]\nname = \"c\"\nqueue = \"default\"\nat_ms = [0, 7000]\n{PI}"
+            ),
+        );
         let a = s.arrivals.as_ref().expect("arrivals");
         let s = schedule(a, &cluster(), 42).expect("planned");
         let got: Vec<(&str, u64)> = s
@@ -685,9 +688,13 @@ mod tests {
     /// An entry's settings reach its applications' Spark settings, with its queue and user.
     #[test]
     fn an_entrys_settings_reach_its_applications() {
-        let s = scenario(&format!(
-            "[[workload.applications]]\nqueue = \"default\"\nuser = \"ann\"\nat_ms = [0]\nnum_executors = 3\n{PI}"
-        ));
+        let tmp = TestDir::new("arrivals-unit");
+        let s = scenario(
+            &tmp,
+            &format!(
+                "[[workload.applications]]\nqueue = \"default\"\nuser = \"ann\"\nat_ms = [0]\nnum_executors = 3\n{PI}"
+            ),
+        );
         let a = s.arrivals.as_ref().expect("arrivals");
         let planned = Planner(a).plan(&cluster(), 42).expect("planned");
         let c = &planned[0].config;
@@ -705,9 +712,13 @@ mod tests {
     /// scenario's directory, as a `[submit]` line's is.
     #[test]
     fn an_entrys_pools_file_is_the_scenarios_neighbour() {
-        let s = scenario(&format!(
-            "[[workload.applications]]\nqueue = \"default\"\nat_ms = [0]\nconf = {{ \"spark.scheduler.mode\" = \"FAIR\", \"spark.scheduler.allocation.file\" = \"pools-unit.xml\" }}\n{PI}"
-        ));
+        let tmp = TestDir::new("arrivals-unit");
+        let s = scenario(
+            &tmp,
+            &format!(
+                "[[workload.applications]]\nqueue = \"default\"\nat_ms = [0]\nconf = {{ \"spark.scheduler.mode\" = \"FAIR\", \"spark.scheduler.allocation.file\" = \"pools-unit.xml\" }}\n{PI}"
+            ),
+        );
         let dir = s.path.parent().expect("a directory").to_path_buf();
         std::fs::write(
             dir.join("pools-unit.xml"),

@@ -16,3 +16,5 @@ pub mod report;
 pub mod runner;
 pub mod scenario;
 pub mod sweep;
+#[cfg(test)]
+mod test_dir;

@@ -614,24 +614,23 @@ mod tests {
     // else an earlier run (or anyone) left in it goes, directories included.
     #[test]
     fn only_the_kept_entries_stay() {
-        let dir = std::env::temp_dir().join(format!("sparkyard-keep-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let tmp = crate::test_dir::TestDir::new("keep");
+        let dir = tmp.path();
         std::fs::create_dir_all(dir.join("old-dir/inner")).expect("mkdir");
         for f in ["stdout", "stderr", "prelaunch.out", "old-dir/inner/x"] {
             std::fs::write(dir.join(f), "earlier").expect("write");
         }
-        super::remove_all_but(&dir, |p| {
+        super::remove_all_but(dir, |p| {
             p.file_name()
                 .is_some_and(|n| super::CONTAINER_FILES.iter().any(|f| n == *f))
         })
         .expect("clears");
-        let mut left: Vec<String> = std::fs::read_dir(&dir)
+        let mut left: Vec<String> = std::fs::read_dir(dir)
             .expect("lists")
             .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
             .collect();
         left.sort();
         assert_eq!(left, ["stderr", "stdout"]);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -1398,10 +1398,6 @@ mod tests {
         );
     }
 
-    fn temp_path(name: &str) -> PathBuf {
-        std::env::temp_dir().join(format!("sparkyard-cluster-{}-{name}", std::process::id()))
-    }
-
     #[test]
     fn file_errors() {
         let missing = PathBuf::from("/nonexistent/cluster.toml");
@@ -1428,10 +1424,10 @@ mod tests {
 
     #[test]
     fn binary_garbage() {
-        let path = temp_path("bin.toml");
+        let dir = crate::test_dir::TestDir::new("cluster");
+        let path = dir.join("bin.toml");
         std::fs::write(&path, b"[[nodes]]\n\xff\xfe\x00garbage").unwrap();
         let err = load_cluster(ClusterSource::Path(path.clone()));
-        std::fs::remove_file(&path).unwrap();
         let expected = "line 2: not UTF-8 text (byte 10); is this a binary file?";
         assert_eq!(
             err.unwrap_err(),
@@ -1443,10 +1439,10 @@ mod tests {
 
     #[test]
     fn file_round_trip() {
-        let path = temp_path("ok.toml");
+        let dir = crate::test_dir::TestDir::new("cluster");
+        let path = dir.join("ok.toml");
         std::fs::write(&path, MINIMAL).unwrap();
         let c = load_cluster(ClusterSource::Path(path.clone()));
-        std::fs::remove_file(&path).unwrap();
         assert_eq!(c.unwrap().nodes.len(), 2);
     }
 

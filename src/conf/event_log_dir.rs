@@ -83,9 +83,8 @@ mod tests {
     /// is not a directory.` for a file there).
     #[test]
     fn a_missing_or_non_directory_event_log_dir_is_sparks_exception() {
-        let base = std::env::temp_dir().join(format!("sparkyard-evdir-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
-        std::fs::create_dir_all(&base).expect("dir");
+        let tmp = crate::test_dir::TestDir::new("evdir");
+        let base = tmp.path();
         let missing = base.join("missing");
         let got = log_dir_error(&settings(&format!("file://{}", missing.display())));
         let want = format!(
@@ -108,6 +107,5 @@ mod tests {
             None
         );
         assert!(!missing.exists(), "the check creates nothing");
-        let _ = std::fs::remove_dir_all(&base);
     }
 }

@@ -112,8 +112,7 @@ fn only_keys_the_run_does_not_act_on_warn() {
 /// scenario's `[submit] conf`, which becomes `--conf`) reaches the same one warning.
 #[test]
 fn a_submission_warns_once_per_key_not_simulated() {
-    let dir = std::env::temp_dir().join(format!("sparkyard-keys-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::test_dir::TestDir::new("keys");
     let file = dir.join("props.conf");
     std::fs::write(&file, "spark.sql.adaptive.enabled true\n").unwrap();
     let args = crate::conf::submit::tests::parse(&[
@@ -153,7 +152,6 @@ fn a_submission_warns_once_per_key_not_simulated() {
         "{:?}",
         req.warnings
     );
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The README's key table is the registry's (`sparkyard keys`), between its markers.

@@ -360,10 +360,10 @@ mod tests {
 
     #[test]
     fn non_utf8_file_fails_to_load() {
-        let path = std::env::temp_dir().join(format!("sparkyard-props-{}.bin", std::process::id()));
+        let dir = crate::test_dir::TestDir::new("props");
+        let path = dir.join("props.bin");
         std::fs::write(&path, [0xff, 0xfe, 0x00, 0x41]).unwrap();
         let result = load_properties_file(&path);
-        std::fs::remove_file(&path).unwrap();
         let expected = format!(
             "Failed when loading Spark properties from {}",
             path.display()

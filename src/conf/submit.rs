@@ -1163,6 +1163,7 @@ impl SubmitRequest {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::test_dir::TestDir;
 
     const BASE: &[&str] = &[
         "--master",
@@ -1190,8 +1191,9 @@ pub(super) mod tests {
         parse(extra).into_request(no_defaults())
     }
 
-    fn temp_file(name: &str, text: &str) -> PathBuf {
-        let path = std::env::temp_dir().join(format!("sparkyard-{}-{name}", std::process::id()));
+    /// `text` written to `name` in `dir`.
+    fn temp_file(dir: &TestDir, name: &str, text: &str) -> PathBuf {
+        let path = dir.join(name);
         std::fs::write(&path, text).expect("temp file writes");
         path
     }
@@ -1227,11 +1229,14 @@ pub(super) mod tests {
 
     #[test]
     fn precedence_flag_over_conf_over_file_over_defaults() {
+        let dir = TestDir::new("submit-prec");
         let file = temp_file(
+            &dir,
             "prec.conf",
             "spark.executor.memory 3g\nspark.executor.cores 3\nspark.yarn.queue fileq\n",
         );
         let defaults = temp_file(
+            &dir,
             "prec-defaults.conf",
             "spark.executor.memory 4g\nspark.executor.cores 4\nspark.yarn.queue defq\nspark.task.cpus 2\n",
         );
@@ -1252,8 +1257,6 @@ pub(super) mod tests {
         let req = args
             .into_request(DefaultsFile::Path(defaults.clone()))
             .unwrap();
-        std::fs::remove_file(&file).unwrap();
-        std::fs::remove_file(&defaults).unwrap();
         assert_eq!(req.conf.get("spark.executor.memory"), Some("1g"));
         assert_eq!(req.conf.get("spark.executor.cores"), Some("2"));
         assert_eq!(req.conf.get("spark.yarn.queue"), Some("fileq"));
@@ -1262,12 +1265,12 @@ pub(super) mod tests {
 
     #[test]
     fn defaults_file_skipped_when_properties_file_given() {
-        let file = temp_file("only.conf", "spark.yarn.queue fileq\n");
+        let dir = TestDir::new("submit-only");
+        let file = temp_file(&dir, "only.conf", "spark.yarn.queue fileq\n");
         let args = parse(&["--properties-file", file.to_str().unwrap(), "app.jar"]);
         let req = args
             .into_request(DefaultsFile::Embedded("spark.task.cpus 2\n"))
             .unwrap();
-        std::fs::remove_file(&file).unwrap();
         assert_eq!(req.conf.get("spark.task.cpus"), None);
         assert_eq!(req.properties_file, Some(file.display().to_string()));
     }
@@ -1630,10 +1633,10 @@ pub(super) mod tests {
                 "requirement failed: Keytab file: /nonexistent/u.keytab does not exist"
             )
         );
-        let keytab = temp_file("u.keytab", "k");
+        let dir = TestDir::new("submit-keytab");
+        let keytab = temp_file(&dir, "u.keytab", "k");
         let k = keytab.to_str().unwrap();
         let req = request(&["--principal", "u@EX", "--keytab", k, "a.jar"]).unwrap();
-        std::fs::remove_file(&keytab).unwrap();
         assert_eq!(req.conf.get("spark.kerberos.principal"), Some("u@EX"));
         assert_eq!(req.conf.get("spark.kerberos.keytab"), Some(k));
     }

@@ -197,13 +197,7 @@ fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn temp(name: &str) -> PathBuf {
-        let d =
-            std::env::temp_dir().join(format!("sparkyard-rolling-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        d
-    }
+    use crate::test_dir::TestDir;
 
     fn listing(dir: &Path) -> Vec<(String, u64)> {
         let mut v: Vec<(String, u64)> = std::fs::read_dir(dir)
@@ -223,7 +217,9 @@ mod tests {
     // lags behind the file by what the writer has not flushed (Java 17's 8 KiB encoder buffer).
     #[test]
     fn files_roll_when_the_counted_bytes_plus_the_line_exceed_the_maximum() {
-        let dir = temp("roll");
+        // The writer makes the log's folder itself: hand it one that does not exist yet.
+        let tmp = TestDir::new("rolling-roll");
+        let dir = tmp.join("log");
         let line = "x".repeat(999); // 1000 bytes with its newline
         let mut f = RollingFiles::start(dir.clone(), "app_1", None, 1, 20_000).expect("start");
         // Flushed lines are counted at once: 20 fill 20,000 bytes, and 20,000 + 999 > 20,000
@@ -246,7 +242,6 @@ mod tests {
                 ("events_2_app_1".to_string(), 1000 + 25_000),
             ]
         );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     // RollingEventLogFilesWriter.start / createAppStatusFile / stop; EventLogFileWriter$ in the
@@ -255,7 +250,8 @@ mod tests {
     #[test]
     fn an_unfinished_attempt_keeps_its_inprogress_status_and_modes_are_sparks() {
         use std::os::unix::fs::PermissionsExt;
-        let dir = temp("modes");
+        let tmp = TestDir::new("rolling-modes");
+        let dir = tmp.join("log");
         let mut f =
             RollingFiles::start(dir.clone(), "a_1", Some("zstd"), 1, 1 << 20).expect("start");
         f.write_event("{}", true).expect("write");
@@ -273,7 +269,6 @@ mod tests {
         assert_eq!(mode(&dir), 0o770);
         assert_eq!(mode(&dir.join("events_1_a_1.zstd")), 0o660);
         assert_eq!(mode(&dir.join("appstatus_a_1.inprogress")), 0o660);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

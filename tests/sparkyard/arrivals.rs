@@ -2,17 +2,10 @@
 //! (fixed times or a seeded Poisson rate; a bundled program, a synthetic workload or an event
 //! log) all run on the scenario's one cluster; `run` reports each; `[expect]` counts them.
 
-use crate::common::{binary, text};
+use crate::common::{TestDir, binary, text};
 use sparkyard::arrivals;
 use sparkyard::scenario;
 use std::path::{Path, PathBuf};
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sparkyard-arrivals-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
 
 fn bundled() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("config/scenarios/adhoc-on-nightly.toml")
@@ -72,14 +65,14 @@ fn the_bundled_day_runs_every_application_and_the_seed_draws_its_arrivals() {
 /// where nothing competes two arrivals of one log take the same time.
 #[test]
 fn each_kind_of_program_runs_with_its_own_settings() {
-    let dir = temp_dir("kinds");
+    let dir = TestDir::new("arrivals-kinds");
     let log =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/eventlogs/multijob_n2_r1.zstd");
     let body = format!(
         "[[workload.applications]]\nname = \"synthetic\"\nqueue = \"default\"\nat_ms = [0]\napp_name = \"Synth\"\nnum_executors = 3\n[[workload.applications.jobs]]\ncall_site = \"count at S.scala:1\"\n[[workload.applications.jobs.stages]]\nname = \"map at S.scala:1\"\ntasks = 12\nduration = {{ fixed_ms = 1000 }}\n\n[[workload.applications]]\nname = \"pi\"\nqueue = \"default\"\nuser = \"ann\"\nat_ms = [1000]\nclass = \"org.apache.spark.examples.SparkPi\"\nargs = [\"5\"]\n\n[[workload.applications]]\nname = \"logged\"\nqueue = \"default\"\nat_ms = [2000, 600000]\nevent_log = \"{}\"\n\n[expect]\napplications_succeeded = 4\napplications_failed = 0\n",
         log.display()
     );
-    let s = scenario::load(&scenario_file(&dir, &body)).expect("loads");
+    let s = scenario::load(&scenario_file(dir.path(), &body)).expect("loads");
     let a = arrivals::run_scenario(&s, None).expect("runs");
     assert!(a.failures.is_empty(), "{:?}", a.failures);
     let apps = &a.run.applications;
@@ -94,16 +87,15 @@ fn each_kind_of_program_runs_with_its_own_settings() {
     assert!(apps[2].tasks_finished > 0);
     assert_eq!(apps[2].tasks_finished, apps[3].tasks_finished);
     assert_eq!(took(&apps[2]), took(&apps[3]));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `[expect]` counts the applications that succeeded and failed; a failing task fails its
 /// application only.
 #[test]
 fn expect_counts_succeeded_and_failed_applications() {
-    let dir = temp_dir("expect");
+    let dir = TestDir::new("arrivals-expect");
     let body = "[[workload.applications]]\nname = \"bad\"\nqueue = \"default\"\nat_ms = [0]\n[[workload.applications.jobs]]\ncall_site = \"c\"\n[[workload.applications.jobs.stages]]\nname = \"s\"\ntasks = 2\nduration = { fixed_ms = 100 }\nfail = { indices = [0], message = \"java.lang.RuntimeException: boom\" }\n\n[[workload.applications]]\nname = \"good\"\nqueue = \"default\"\nat_ms = [0]\nclass = \"org.apache.spark.examples.SparkPi\"\n\n[expect]\napplications_succeeded = 2\napplications_failed = 0\n";
-    let s = scenario::load(&scenario_file(&dir, body)).expect("loads");
+    let s = scenario::load(&scenario_file(dir.path(), body)).expect("loads");
     let a = arrivals::run_scenario(&s, None).expect("runs");
     assert_eq!(
         a.failures,
@@ -115,14 +107,13 @@ fn expect_counts_succeeded_and_failed_applications() {
     let bad = &a.run.applications[0];
     assert_eq!((bad.entry.as_str(), bad.succeeded), ("bad", false));
     assert!(a.run.applications[1].succeeded);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A one-application key in `[expect]`, a `[submit]` table or `[[workload.jobs]]` beside the
 /// applications is refused with what to do instead; so are run's spark-submit overrides.
 #[test]
 fn one_application_keys_beside_arrivals_are_refused() {
-    let dir = temp_dir("refused");
+    let dir = TestDir::new("arrivals-refused");
     let entry = "[[workload.applications]]\nqueue = \"default\"\nat_ms = [0]\nclass = \"org.apache.spark.examples.SparkPi\"\n";
     let cases = [
         (
@@ -141,14 +132,14 @@ fn one_application_keys_beside_arrivals_are_refused() {
         ),
     ];
     for (body, needle) in cases {
-        let e = scenario::load(&scenario_file(&dir, &body))
+        let e = scenario::load(&scenario_file(dir.path(), &body))
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(e.contains(needle), "{e}");
     }
     let one = scenario_file(
-        &dir,
+        dir.path(),
         "[submit]\nclass = \"org.apache.spark.examples.SparkPi\"\n[expect]\napplications_failed = 0\n",
     );
     let e = scenario::load(&one)
@@ -156,7 +147,7 @@ fn one_application_keys_beside_arrivals_are_refused() {
         .map(|e| e.to_string())
         .unwrap_or_default();
     assert!(e.contains("expect.applications_succeeded / applications_failed: count the applications of [[workload.applications]]"), "{e}");
-    let path = scenario_file(&dir, entry);
+    let path = scenario_file(dir.path(), entry);
     let out = binary(&["run", path.to_str().expect("utf-8"), "--num-executors", "3"]);
     assert!(!out.status.success());
     assert!(
@@ -164,7 +155,6 @@ fn one_application_keys_beside_arrivals_are_refused() {
         "{}",
         text(&out.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `sparkyard run` prints one line per application and the expectations.
@@ -222,8 +212,8 @@ const LOST_NODE: &str = "[[faults]]\nkind = \"kill-node\"\ntarget = \"executor:1
 /// simulation, run only when there are faults).
 #[test]
 fn a_lost_node_hits_every_application_there_and_the_report_shows_each_ones_cost() {
-    let dir = temp_dir("lost-node");
-    let s = scenario::load(&two_applications(&dir, LOST_NODE)).expect("loads");
+    let dir = TestDir::new("arrivals-lost-node");
+    let s = scenario::load(&two_applications(dir.path(), LOST_NODE)).expect("loads");
     let a = arrivals::run_scenario(&s, None).expect("runs");
     assert_eq!(a.run.faults_fired, 1);
     assert_eq!(a.run.simulations, 2);
@@ -242,7 +232,7 @@ fn a_lost_node_hits_every_application_there_and_the_report_shows_each_ones_cost(
         "{text}"
     );
     // Without faults: one simulation, no cost.
-    let s = scenario::load(&two_applications(&dir, "")).expect("loads");
+    let s = scenario::load(&two_applications(dir.path(), "")).expect("loads");
     let plain = arrivals::run_scenario(&s, None).expect("runs");
     assert_eq!(plain.run.simulations, 1);
     assert!(
@@ -252,7 +242,6 @@ fn a_lost_node_hits_every_application_there_and_the_report_shows_each_ones_cost(
             .iter()
             .all(|x| x.fault_cost.is_none())
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `run` in `dir` with every output: container logs, the event logs (`--conf`, given to every
@@ -302,8 +291,8 @@ fn files(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
 /// messages only); the same seed writes the same bytes.
 #[test]
 fn each_application_writes_what_a_single_run_writes_under_its_own_id() {
-    let dir = temp_dir("outputs");
-    let scenario = two_applications(&dir, LOST_NODE);
+    let dir = TestDir::new("arrivals-outputs");
+    let scenario = two_applications(dir.path(), LOST_NODE);
     let (one, two) = (dir.join("one"), dir.join("two"));
     let mut printed = Vec::new();
     for d in [&one, &two] {
@@ -371,15 +360,14 @@ fn each_application_writes_what_a_single_run_writes_under_its_own_id() {
     }
     assert!(!written.contains_key(&PathBuf::from("logs/daemons/spark-submit.log")));
     assert_eq!(written, files(&two), "the same seed wrote other bytes");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Issue 28: a sweep of a many-application scenario runs every seed with every application,
 /// records each one's outcome and the faults fired, and its JSON lines read back.
 #[test]
 fn a_sweep_of_many_applications_reports_each_applications_outcome_per_seed() {
-    let dir = temp_dir("sweep");
-    let s = scenario::load(&two_applications(&dir, LOST_NODE)).expect("loads");
+    let dir = TestDir::new("arrivals-sweep");
+    let s = scenario::load(&two_applications(dir.path(), LOST_NODE)).expect("loads");
     let config = sparkyard::sweep::SweepConfig {
         jobs: 2,
         fingerprints: true,
@@ -404,7 +392,6 @@ fn a_sweep_of_many_applications_reports_each_applications_outcome_per_seed() {
     let back = sparkyard::sweep::parse_json_lines("out", &lines).expect("reads back");
     let again: Vec<_> = reports.values().cloned().collect();
     assert_eq!(back.reports, again);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Issue 28: shrink of a many-application scenario keeps the outcome of the application that
@@ -412,7 +399,7 @@ fn a_sweep_of_many_applications_reports_each_applications_outcome_per_seed() {
 /// touched the first.
 #[test]
 fn shrink_keeps_the_outcome_of_the_application_that_showed_it() {
-    let dir = temp_dir("shrink");
+    let dir = TestDir::new("arrivals-shrink");
     let am = |attempt: u32| {
         format!(
             "[[faults]]\nkind = \"kill-am\"\napp = 2\nattempt = {attempt}\non_executor_registered = 1\nafter_ms = 2000\nexit = 137\n"
@@ -423,7 +410,7 @@ fn shrink_keeps_the_outcome_of_the_application_that_showed_it() {
         am(1),
         am(2)
     );
-    let s = scenario::load(&two_applications(&dir, &faults)).expect("loads");
+    let s = scenario::load(&two_applications(dir.path(), &faults)).expect("loads");
     let until = sparkyard::scenario::shrink::Until::Outcome("FAILED".into());
     let shrunk = arrivals::probes::shrink(&s, 42, Some(until)).expect("shrinks");
     assert_eq!(
@@ -440,7 +427,6 @@ fn shrink_keeps_the_outcome_of_the_application_that_showed_it() {
         (shrunk.state.as_str(), shrunk.final_status.as_str()),
         ("FAILED", "FAILED")
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `kill-application` with `running_app` (Hadoop 3.4 ClientRMService.forceKillApplication on
@@ -448,9 +434,9 @@ fn shrink_keeps_the_outcome_of_the_application_that_showed_it() {
 /// KILLED (its containers killed while the run goes on), and the first one succeeds.
 #[test]
 fn a_killed_application_on_a_shared_cluster_ends_alone() {
-    let dir = temp_dir("killed");
+    let dir = TestDir::new("arrivals-killed");
     let kill = "[[faults]]\nkind = \"kill-application\"\nat_ms = 20000\nrunning_app = 2\n";
-    let s = scenario::load(&two_applications(&dir, kill)).expect("loads");
+    let s = scenario::load(&two_applications(dir.path(), kill)).expect("loads");
     let a = arrivals::run_scenario(&s, None).expect("runs");
     let apps = &a.run.applications;
     let ended: Vec<(&str, bool)> = apps

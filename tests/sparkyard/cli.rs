@@ -1,27 +1,29 @@
 //! The `sparkyard` binary as a user runs it: exit codes, what goes to stdout and stderr, and
 //! byte-identical output for the same seed.
 
-use crate::common::{SPARK_PI, assert_user_error, binary, not_yarn_cluster, submit_words, text};
+use crate::common::{
+    SPARK_PI, TestDir, assert_user_error, binary, not_yarn_cluster, submit_words, text,
+};
 use std::process::Output;
 
-fn sparkyard(args: &[&str], log_dir: &str) -> Output {
-    let dir = log_dir_for(log_dir);
+fn sparkyard(args: &[&str], tmp: &TestDir) -> Output {
+    let dir = log_dir(tmp);
     let mut all = args.to_vec();
     all.extend(["--log-dir", &dir]);
     binary(&all)
 }
 
-fn log_dir_for(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("sparkyard-test-{}-{name}", std::process::id()));
-    dir.to_string_lossy().to_string()
+/// A test's `--log-dir`: `logs` in its temp dir, not there until the binary makes it.
+fn log_dir(tmp: &TestDir) -> String {
+    tmp.join("logs").to_string_lossy().to_string()
 }
 
-fn submit(extra: &[&str], log_dir: &str) -> Output {
+fn submit(extra: &[&str], tmp: &TestDir) -> Output {
     let args = submit_words(extra);
     // `--log-dir` goes before the jar, so pass the jar last.
     let (flags, app): (Vec<&str>, Vec<&str>) = split_app(&args);
     let mut all = flags;
-    let dir = log_dir_for(log_dir);
+    let dir = log_dir(tmp);
     all.push("--log-dir");
     all.push(&dir);
     all.extend(app);
@@ -38,13 +40,16 @@ fn split_app<'a>(args: &[&'a str]) -> (Vec<&'a str>, Vec<&'a str>) {
 }
 
 /// SparkPi through the binary: `submit <BASE> <SPARK_PI> <extra>`.
-fn submit_pi(extra: &[&str], log_dir: &str) -> Output {
-    submit(&[SPARK_PI, extra].concat(), log_dir)
+fn submit_pi(extra: &[&str], tmp: &TestDir) -> Output {
+    submit(&[SPARK_PI, extra].concat(), tmp)
 }
 
 #[test]
 fn success_exits_zero_with_client_lines_on_stderr_and_the_estimate_on_stdout() {
-    let out = submit_pi(&["examples/jars/spark-examples.jar", "10"], "ok");
+    let out = submit_pi(
+        &["examples/jars/spark-examples.jar", "10"],
+        &TestDir::new("cli-ok"),
+    );
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stdout.contains("Pi is roughly 3.1"), "{stdout}");
@@ -64,7 +69,10 @@ fn success_exits_zero_with_client_lines_on_stderr_and_the_estimate_on_stdout() {
 
 #[test]
 fn a_failed_application_exits_one_with_spark_closing_exception() {
-    let out = submit(&["--class", "com.example.Missing", "app.jar"], "fail");
+    let out = submit(
+        &["--class", "com.example.Missing", "app.jar"],
+        &TestDir::new("cli-fail"),
+    );
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr.contains("ERROR Client: Application diagnostics message: Application application_1764662400000_0001 failed 2 times"), "{stderr}");
@@ -110,7 +118,7 @@ fn user_errors_exit_one_with_a_clear_message_and_no_panic() {
         (vec!["submit", "--bogus-flag"], "--bogus-flag"),
     ];
     for (i, (args, needle)) in cases.iter().enumerate() {
-        let out = sparkyard(args, &format!("err{i}"));
+        let out = sparkyard(args, &TestDir::new(&format!("cli-err{i}")));
         assert_user_error(args, out.status.code(), &text(&out.stderr), needle);
     }
 }
@@ -120,9 +128,10 @@ fn the_same_seed_gives_byte_identical_output() {
     let args = ["--num-executors", "2", "app.jar", "8"];
     // Same inputs includes the same (empty) --log-dir: a second run into a used one adds the
     // "earlier run ... replaced" notice (a_rerun_replaces_the_earlier_container_logs...).
-    let a = submit_pi(&args, "det");
-    let _ = std::fs::remove_dir_all(log_dir_for("det"));
-    let b = submit_pi(&args, "det");
+    let tmp = TestDir::new("cli-det");
+    let a = submit_pi(&args, &tmp);
+    let _ = std::fs::remove_dir_all(log_dir(&tmp));
+    let b = submit_pi(&args, &tmp);
     assert_eq!(a.status.code(), Some(0));
     assert_eq!(text(&a.stdout), text(&b.stdout));
     assert_eq!(text(&a.stderr), text(&b.stderr));
@@ -130,7 +139,7 @@ fn the_same_seed_gives_byte_identical_output() {
 
 #[test]
 fn verbose_shows_the_am_driver_and_executor_lines() {
-    let out = submit_pi(&["--verbose", "app.jar", "2"], "verbose");
+    let out = submit_pi(&["--verbose", "app.jar", "2"], &TestDir::new("cli-verbose"));
     let stderr = text(&out.stderr);
     assert!(stderr.contains("Parsed arguments:"), "{stderr}");
     assert!(stderr.contains(
@@ -145,7 +154,7 @@ fn verbose_shows_the_am_driver_and_executor_lines() {
 
 #[test]
 fn spark_submit_version_prints_the_banner() {
-    let out = sparkyard(&["submit", "--version"], "version");
+    let out = sparkyard(&["submit", "--version"], &TestDir::new("cli-version"));
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).contains("version 4.0.0"));
 }
@@ -170,8 +179,8 @@ fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 // written is launch_container.sh: YARN's ContainerLaunch exports the environment as given.
 #[test]
 fn a_secret_is_redacted_in_every_output() {
-    let dir = std::path::PathBuf::from(log_dir_for("redact"));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = TestDir::new("cli-redact");
+    let dir = std::path::PathBuf::from(log_dir(&tmp));
     std::fs::create_dir_all(&dir).expect("dir");
     let events = dir.join("events");
     // Spark's SparkContext refuses an event log directory that is not there.
@@ -195,7 +204,7 @@ fn a_secret_is_redacted_in_every_output() {
             "app.jar",
             "2",
         ],
-        "redact",
+        &tmp,
     );
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -221,7 +230,6 @@ fn a_secret_is_redacted_in_every_output() {
     }
     // Only executors get spark.executorEnv.* (ExecutorRunnable.prepareEnvironment).
     assert_eq!(scripts, 2, "the two executors' launch_container.sh");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // SparkSubmitCommandBuilder.OptionParser.handleUnknown + launcher Main: `Error: Unrecognized
@@ -258,7 +266,7 @@ fn include_driver_logs_link_adds_the_links_to_the_running_report() {
             "app.jar",
             "2",
         ],
-        "driver-links",
+        &TestDir::new("cli-driver-links"),
     );
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -279,7 +287,7 @@ fn include_driver_logs_link_adds_the_links_to_the_running_report() {
         .expect("a RUNNING report");
     let finished = running.split("(state: FINISHED)").nth(1).expect("FINISHED");
     assert!(!finished.contains("Driver Logs"), "{finished}");
-    let plain = submit_pi(&["app.jar", "2"], "driver-links-off");
+    let plain = submit_pi(&["app.jar", "2"], &TestDir::new("cli-driver-links-off"));
     assert!(!text(&plain.stderr).contains("Driver Logs"));
 }
 
@@ -297,7 +305,7 @@ fn the_history_server_address_becomes_the_tracking_url_after_the_end() {
             "app.jar",
             "2",
         ],
-        "history-address",
+        &TestDir::new("cli-history-address"),
     );
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -316,7 +324,7 @@ fn the_history_server_address_becomes_the_tracking_url_after_the_end() {
         "{finished}"
     );
     // Unset, YARN has no URL for the ended application (`N/A`): no line.
-    let plain = submit_pi(&["app.jar", "2"], "history-address-off");
+    let plain = submit_pi(&["app.jar", "2"], &TestDir::new("cli-history-address-off"));
     assert!(!text(&plain.stdout).contains("tracking URL in YARN"));
 }
 
@@ -326,7 +334,10 @@ fn the_history_server_address_becomes_the_tracking_url_after_the_end() {
 // only); Spark 4.0 Client.submitApplication's catch deletes the staging directory and rethrows.
 #[test]
 fn driver_cores_above_the_maximum_allocation_are_refused_at_submission() {
-    let out = submit_pi(&["--driver-cores", "8", "app.jar", "2"], "driver-cores");
+    let out = submit_pi(
+        &["--driver-cores", "8", "app.jar", "2"],
+        &TestDir::new("cli-driver-cores"),
+    );
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
@@ -345,9 +356,9 @@ fn driver_cores_above_the_maximum_allocation_are_refused_at_submission() {
 // directories of that application (none of them is left mixed in) and says so.
 #[test]
 fn a_rerun_replaces_the_earlier_container_logs_with_a_notice() {
-    let dir = std::path::PathBuf::from(log_dir_for("rerun"));
-    let _ = std::fs::remove_dir_all(&dir);
-    let first = submit_pi(&["--num-executors", "3", "app.jar", "2"], "rerun");
+    let tmp = TestDir::new("cli-rerun");
+    let dir = std::path::PathBuf::from(log_dir(&tmp));
+    let first = submit_pi(&["--num-executors", "3", "app.jar", "2"], &tmp);
     assert_eq!(first.status.code(), Some(0));
     assert!(!text(&first.stderr).contains("notice:"));
     let cids = |d: &std::path::Path| -> Vec<String> {
@@ -365,7 +376,7 @@ fn a_rerun_replaces_the_earlier_container_logs_with_a_notice() {
         all
     };
     assert_eq!(cids(&dir).len(), 4, "AM + 3 executors");
-    let second = submit_pi(&["--num-executors", "1", "app.jar", "2"], "rerun");
+    let second = submit_pi(&["--num-executors", "1", "app.jar", "2"], &tmp);
     let stderr = text(&second.stderr);
     assert_eq!(second.status.code(), Some(0), "{stderr}");
     assert!(
@@ -377,7 +388,6 @@ fn a_rerun_replaces_the_earlier_container_logs_with_a_notice() {
         2,
         "AM + 1 executor, nothing left of the first run"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // Spark 4.0 Client.createApplicationSubmissionContext sends spark.yarn.am.nodeLabelExpression
@@ -394,7 +404,7 @@ fn an_am_node_label_is_refused_at_submission_as_yarn_does() {
             "app.jar",
             "2",
         ],
-        "am-label-off",
+        &TestDir::new("cli-am-label-off"),
     );
     let stderr = text(&off.stderr);
     assert_eq!(off.status.code(), Some(1), "{stderr}");
@@ -403,8 +413,8 @@ fn an_am_node_label_is_refused_at_submission_as_yarn_does() {
         "{stderr}"
     );
     assert!(!stderr.contains("Application report for"), "{stderr}");
-    let cluster =
-        std::env::temp_dir().join(format!("sparkyard-labels-{}.toml", std::process::id()));
+    let tmp = TestDir::new("cli-labels");
+    let cluster = tmp.join("labels.toml");
     std::fs::write(
         &cluster,
         "[yarn]\n\"yarn.node-labels.enabled\" = true\n\n[[nodes]]\nhost = \"nm-1.sparkyard.internal\"\n",
@@ -419,9 +429,8 @@ fn an_am_node_label_is_refused_at_submission_as_yarn_does() {
             "app.jar",
             "2",
         ],
-        "am-label-on",
+        &TestDir::new("cli-am-label-on"),
     );
-    let _ = std::fs::remove_file(&cluster);
     let stderr = text(&on.stderr);
     assert_eq!(on.status.code(), Some(1), "{stderr}");
     assert!(
@@ -507,8 +516,8 @@ fn replay_and_what_if_take_their_own_options_anywhere() {
         text(&bad.stderr)
     );
     // what-if: its grid and seeds after the log and spark-submit's options.
-    let plot = std::env::temp_dir().join(format!("sparkyard-anywhere-{}.svg", std::process::id()));
-    let plot = plot.display().to_string();
+    let tmp = TestDir::new("cli-anywhere");
+    let plot = tmp.join("anywhere.svg").display().to_string();
     let what_if = binary(&[
         "what-if",
         log,
@@ -522,5 +531,4 @@ fn replay_and_what_if_take_their_own_options_anywhere() {
         &plot,
     ]);
     assert_eq!(what_if.status.code(), Some(0), "{}", text(&what_if.stderr));
-    let _ = std::fs::remove_file(&plot);
 }

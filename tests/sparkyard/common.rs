@@ -7,6 +7,11 @@ use sparkyard::pipeline::{CompletedRun, RunPlan, Submission};
 use sparkyard::runner::{RunOptions, RunResult};
 use sparkyard_actors::simulation::trace::TraceKind;
 
+// The one temp-dir guard, shared with the crate's unit tests (see the file's opening doc).
+#[path = "../../src/test_dir.rs"]
+mod test_dir;
+pub use test_dir::TestDir;
+
 /// The spark-submit flags every test starts from.
 pub const BASE: &[&str] = &["--master", "yarn", "--deploy-mode", "cluster"];
 

@@ -5,6 +5,7 @@
 //! the class its kind declares, and the run is not the family's run without it) or the run
 //! says why it could not (`no_effect`). `fault_kinds.rs` proves the first half for one family.
 
+use crate::common::TestDir;
 use crate::fault_kinds::{entry, first_executor_host, run_text, what_happened};
 use sparkyard::scenario::fault_kinds;
 
@@ -217,11 +218,10 @@ fn expect_fails_for_a_fault_that_did_nothing_unless_the_scenario_allows_it() {
         )
     };
     let failures = |name: &str, body: String| {
-        let path = std::env::temp_dir().join(format!("{name}-{}.toml", std::process::id()));
+        let dir = TestDir::new(name);
+        let path = dir.join(format!("{name}.toml"));
         std::fs::write(&path, body).expect("write");
         let s = sparkyard::scenario::load(&path).expect("loads");
-        // Read once: leave nothing behind in the temp dir.
-        std::fs::remove_file(&path).expect("remove");
         let opts = sparkyard::runner::RunOptions::default();
         sparkyard::scenario::run(&s, None, opts)
             .expect("runs")

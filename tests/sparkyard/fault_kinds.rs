@@ -3,6 +3,7 @@
 //! run without it (a kind that fires and does nothing is the bug this guards against). The
 //! registry's kinds and keys are the ones docs/scenarios.md documents.
 
+use crate::common::TestDir;
 use sparkyard::runner::{RunOptions, RunResult};
 use sparkyard::scenario::{self, fault_kinds};
 use sparkyard_actors::simulation::trace::{StateChange, TraceKind};
@@ -58,8 +59,7 @@ pub(crate) fn entry(kind: &str, executor_1_host: &str) -> String {
 }
 
 pub(crate) fn run_text(name: &str, text: &str) -> RunResult {
-    let dir = std::env::temp_dir().join(format!("sparkyard-kinds-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TestDir::new("kinds");
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write");
     let s = scenario::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -224,8 +224,7 @@ fn exclude_node_is_a_health_tracker_node_exclusion() {
         "{base}[[faults]]\nkind = \"exclude-node\"\n{}",
         entry("exclude-node", &host)
     );
-    let dir = std::env::temp_dir().join(format!("sparkyard-kinds-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TestDir::new("kinds-excl");
     let path = dir.join("kinds-excl.toml");
     std::fs::write(&path, text).expect("write");
     let s = scenario::load(&path).expect("loads");

@@ -2,7 +2,7 @@
 //! violation, and bad input of every kind ends with a clear message and exit 1, never a panic.
 
 use crate::common::{
-    assert_user_error, binary, not_yarn_cluster, submit_pi_words, submit_words, text,
+    TestDir, assert_user_error, binary, not_yarn_cluster, submit_pi_words, submit_words, text,
 };
 use sparkyard::scenario;
 use sparkyard_messages::records::RpcFailure;
@@ -52,8 +52,7 @@ fn a_sweep_reads_the_submit_line_once_and_each_seed_runs_as_run_runs_it() {
 
 #[test]
 fn a_run_that_never_ends_is_a_named_violation_with_its_seed() {
-    let dir = std::env::temp_dir().join(format!("sparkyard-hang-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = TestDir::new("hang");
     let text = std::fs::read_to_string("config/scenarios/chaos.toml").expect("read")
         .replace("deadline_ms = 21600000", "deadline_ms = 600000")
         .replace("kinds = [\"kill-executor\", \"nm-kill\", \"kill-am\", \"kill-node\", \"delay\", \"partition\", \"launch-failure\"]", "kinds = [\"delay\"]")
@@ -76,9 +75,8 @@ fn sparkyard(args: &[&str]) -> (Option<i32>, String) {
     (out.status.code(), text(&out.stderr) + &text(&out.stdout))
 }
 
-fn file(name: &str, bytes: &[u8]) -> String {
-    let dir = std::env::temp_dir().join(format!("sparkyard-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+/// `bytes` written to `name` in `dir`; its path.
+fn file(dir: &TestDir, name: &str, bytes: &[u8]) -> String {
     let p = dir.join(name);
     std::fs::write(&p, bytes).expect("write");
     p.display().to_string()
@@ -86,36 +84,41 @@ fn file(name: &str, bytes: &[u8]) -> String {
 
 #[test]
 fn forty_bad_inputs_each_exit_one_with_a_clear_message_and_no_panic() {
-    let empty = file("empty.toml", b"");
-    let garbage = file("garbage.toml", &[0xff, 0xfe, 0x00, 0x9c, 0x13]);
-    let malformed = file("malformed.toml", b"[[nodes]\nhost = ");
-    let tiny = file("tiny.toml", b"[yarn]\n\"yarn.scheduler.maximum-allocation-mb\" = 1024\n[[nodes]]\nhost = \"n1\"\nmemory_mb = 2048\nvcores = 2\n");
+    let dir = TestDir::new("bad");
+    let empty = file(&dir, "empty.toml", b"");
+    let garbage = file(&dir, "garbage.toml", &[0xff, 0xfe, 0x00, 0x9c, 0x13]);
+    let malformed = file(&dir, "malformed.toml", b"[[nodes]\nhost = ");
+    let tiny = file(&dir, "tiny.toml", b"[yarn]\n\"yarn.scheduler.maximum-allocation-mb\" = 1024\n[[nodes]]\nhost = \"n1\"\nmemory_mb = 2048\nvcores = 2\n");
     let unknown_key = file(
+        &dir,
         "unknown.toml",
         b"[[nodes]]\nhost = \"n1\"\ncolour = \"red\"\n",
     );
     let huge = file(
+        &dir,
         "huge.toml",
         b"[[nodes]]\nhost = \"n1\"\nmemory_mb = 99999999999999999999\n",
     );
     let props_dir = std::env::temp_dir().display().to_string();
-    let bad_props = file("bad.conf", b"spark.executor.memory 10q\n");
+    let bad_props = file(&dir, "bad.conf", b"spark.executor.memory 10q\n");
     let scen_unknown_exec = file(
+        &dir,
         "s1.toml",
         b"name = \"x\"\n[submit]\nclass = \"c\"\n[[faults]]\nkind = \"kill-executor\"\nat_ms = 1\n",
     );
-    let scen_bad_host = file("s2.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[[faults]]\nkind = \"exclude-node\"\nat_ms = 1\nhost = \"ghost\"\n");
-    let scen_bad_prob = file("s3.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[[faults]]\nkind = \"drop\"\nat_ms = 1\nprobability = 2.0\n");
-    let scen_two_triggers = file("s4.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[[faults]]\nkind = \"kill-am\"\nat_ms = 1\non_attempt_started = 1\n");
-    let scen_bad_parent = file("s5.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 1\nduration = { fixed_ms = 1 }\nparents = [0]\n");
-    let scen_zero_tasks = file("s6.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 0\nduration = { fixed_ms = 1 }\n");
-    let scen_no_bytes = file("s6b.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 2\nduration = { mb_per_s = 100 }\n");
-    let scen_bad_rate = file("s6c.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 2\nduration = { mb_per_s = -1 }\ninput = { bytes_per_task = 10 }\n");
-    let scen_bad_hot = file("s6d.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"m\"\ntasks = 2\nduration = { fixed_ms = 1 }\nshuffle_write = { bytes_per_task = 10, hot_partitions = { first = 3, factor = 4 } }\n[[workload.jobs.stages]]\nname = \"r\"\ntasks = 2\nduration = { fixed_ms = 1 }\nparents = [0]\n");
-    let scen_bad_factor = file("s6e.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 2\nduration = { fixed_ms = 1 }\ninput = { bytes_per_task = 10, hot_tasks = { first = 0, factor = 1 } }\n");
-    let scen_bad_chaos = file("s7.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[chaos]\nwindow_ms = [5, 1]\nkinds = [\"kill-am\"]\n");
-    let scen_bad_kind = file("s8.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[chaos]\nwindow_ms = [1, 5]\nkinds = [\"meteor\"]\n");
+    let scen_bad_host = file(&dir, "s2.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[[faults]]\nkind = \"exclude-node\"\nat_ms = 1\nhost = \"ghost\"\n");
+    let scen_bad_prob = file(&dir, "s3.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[[faults]]\nkind = \"drop\"\nat_ms = 1\nprobability = 2.0\n");
+    let scen_two_triggers = file(&dir, "s4.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[[faults]]\nkind = \"kill-am\"\nat_ms = 1\non_attempt_started = 1\n");
+    let scen_bad_parent = file(&dir, "s5.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 1\nduration = { fixed_ms = 1 }\nparents = [0]\n");
+    let scen_zero_tasks = file(&dir, "s6.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 0\nduration = { fixed_ms = 1 }\n");
+    let scen_no_bytes = file(&dir, "s6b.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 2\nduration = { mb_per_s = 100 }\n");
+    let scen_bad_rate = file(&dir, "s6c.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 2\nduration = { mb_per_s = -1 }\ninput = { bytes_per_task = 10 }\n");
+    let scen_bad_hot = file(&dir, "s6d.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"m\"\ntasks = 2\nduration = { fixed_ms = 1 }\nshuffle_write = { bytes_per_task = 10, hot_partitions = { first = 3, factor = 4 } }\n[[workload.jobs.stages]]\nname = \"r\"\ntasks = 2\nduration = { fixed_ms = 1 }\nparents = [0]\n");
+    let scen_bad_factor = file(&dir, "s6e.toml", b"name = \"x\"\n[submit]\nclass = \"org.sparkyard.examples.SyntheticJob\"\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"s\"\ntasks = 2\nduration = { fixed_ms = 1 }\ninput = { bytes_per_task = 10, hot_tasks = { first = 0, factor = 1 } }\n");
+    let scen_bad_chaos = file(&dir, "s7.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[chaos]\nwindow_ms = [5, 1]\nkinds = [\"kill-am\"]\n");
+    let scen_bad_kind = file(&dir, "s8.toml", b"name = \"x\"\n[submit]\nclass = \"c\"\n[chaos]\nwindow_ms = [1, 5]\nkinds = [\"meteor\"]\n");
     let scen_bad_submit = file(
+        &dir,
         "s9.toml",
         b"name = \"x\"\n[submit]\nclass = \"c\"\nexecutor_memory = \"1.5g\"\n",
     );
@@ -400,8 +403,7 @@ fn a_panic_outside_a_run_still_reaches_the_default_hook() {
 /// finish (real Spark would wait as long).
 #[test]
 fn a_hung_run_says_what_was_running() {
-    let dir = std::env::temp_dir().join(format!("sparkyard-hung-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = TestDir::new("hung");
     let text = std::fs::read_to_string("config/scenarios/launch-failure.toml").expect("read")
         + "\n[[faults]]\nkind = \"drop\"\nlabel = \"lose every StatusUpdate\"\nat_ms = 0\nmessage = \"StatusUpdate\"\n";
     let p = dir.join("hung.toml");

@@ -4,15 +4,8 @@
 //! attempts were killed (item 17), a replay that could not run (item 16), and `what-if` /
 //! `what-if-cluster` blaming a grid value for the common options' refusal (beside item 14).
 
-use super::common::{binary, text};
-use std::path::{Path, PathBuf};
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sparkyard-issue30-audit-{name}"));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("a temp dir");
-    d
-}
+use super::common::{TestDir, binary, text};
+use std::path::Path;
 
 /// A SparkPi submission writing its event log into `dir` (`rolling`: Spark 4.0's default
 /// layout, else `spark.eventLog.rolling.enabled=false`'s single file); stdout and stderr.
@@ -63,8 +56,12 @@ fn event_log_lines(output: &str) -> Vec<&str> {
 #[test]
 fn a_refused_event_log_is_one_line_that_says_so() {
     for rolling in [true, false] {
-        let dir = temp_dir(if rolling { "rolling" } else { "single" });
-        let first = submit_logging_to(&dir, rolling);
+        let dir = TestDir::new(if rolling {
+            "issue30-audit-rolling"
+        } else {
+            "issue30-audit-single"
+        });
+        let first = submit_logging_to(dir.path(), rolling);
         let (kept, this_run, what) = if rolling {
             let d = dir.join("eventlog_v2_application_1764662400000_0001_1");
             (d.clone(), d, "directory")
@@ -78,7 +75,7 @@ fn a_refused_event_log_is_one_line_that_says_so() {
             [format!("event log: {}", kept.display())],
             "rolling {rolling}"
         );
-        let again = submit_logging_to(&dir, rolling);
+        let again = submit_logging_to(dir.path(), rolling);
         assert_eq!(
             event_log_lines(&again),
             [format!(
@@ -90,7 +87,6 @@ fn a_refused_event_log_is_one_line_that_says_so() {
             )],
             "rolling {rolling}"
         );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 
@@ -143,7 +139,7 @@ fn a_note_on_unallocated_executors_names_the_am_kills_not_yarns_room() {
             "every AM attempt ended (killed or failed) while its requests for them were pending",
         ),
     ] {
-        let dir = temp_dir(&format!("am-killed-{after_ms}"));
+        let dir = TestDir::new(&format!("issue30-audit-am-killed-{after_ms}"));
         let file = dir.join("am-killed.toml");
         std::fs::write(&file, am_killed_after(after_ms)).expect("written");
         let logs = dir.join("logs").display().to_string();
@@ -160,7 +156,6 @@ fn a_note_on_unallocated_executors_names_the_am_kills_not_yarns_room() {
         );
         assert!(all.contains(&note), "after {after_ms} ms:\n{all}");
         assert!(!all.contains("YARN had no room"), "after {after_ms} ms");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 

@@ -411,8 +411,7 @@ fn the_driver_names_a_registering_executor_by_its_ip() {
 /// message, only the estimate differs (and no longer depends on the seed).
 #[test]
 fn sparkpi_can_count_expected_hits_instead_of_throwing_darts() {
-    let dir = std::env::temp_dir().join(format!("sparkyard-darts-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = TestDir::new("darts");
     let text = std::fs::read_to_string("config/cluster.toml")
         .expect("read")
         .replace("[costs]\n", "[costs]\nsparkpi_real_darts = false\n");

@@ -10,13 +10,8 @@ use std::collections::BTreeMap;
 
 const DOWNLOAD_MS: u64 = 5_000;
 
-/// A two-node cluster file with this localization cost.
-fn cluster_file(localization_ms: u64) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "sparkyard-localization-{localization_ms}-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+/// A two-node cluster file with this localization cost, in `dir`.
+fn cluster_file(dir: &TestDir, localization_ms: u64) -> std::path::PathBuf {
     let path = dir.join("cluster.toml");
     let text = format!(
         "[costs]\nlocalization_ms = {localization_ms}\n\n[[nodes]]\nhost = \"nm-{{n}}.x\"\ncount = 2\nmemory_mb = 16384\nvcores = 8\n"
@@ -36,7 +31,8 @@ struct Start {
 
 /// SparkPi with six one-core executors on the two nodes: the AM's host and each executor's start.
 fn run(localization_ms: u64) -> (String, Vec<Start>) {
-    let cluster = cluster_file(localization_ms);
+    let tmp = TestDir::new(&format!("localization-{localization_ms}"));
+    let cluster = cluster_file(&tmp, localization_ms);
     let path = cluster.display().to_string();
     let r = submit_pi(&[
         "--cluster",
@@ -165,8 +161,8 @@ fn the_gpu_logs_executors_on_nodes_with_the_resources_start_as_late_as_a_cold_st
 
 /// A cluster file like the one the replay sizes from the GPU log's Hadoop properties (the
 /// embedded cluster, its nodes and maximum allocation at 319488 MB and 51 vcores), with this
-/// localization cost.
-fn gpu_log_cluster(localization_ms: u64) -> std::path::PathBuf {
+/// localization cost, in `dir`.
+fn gpu_log_cluster(dir: &TestDir, localization_ms: u64) -> std::path::PathBuf {
     let embedded = include_str!("../../config/cluster.toml");
     let text = embedded
         .replace(
@@ -183,11 +179,6 @@ fn gpu_log_cluster(localization_ms: u64) -> std::path::PathBuf {
         )
         .replace("memory_mb = 65536", "memory_mb = 319488")
         .replace("vcores = 16", "vcores = 51");
-    let dir = std::env::temp_dir().join(format!(
-        "sparkyard-localization-gpu-{localization_ms}-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("cluster.toml");
     std::fs::write(&path, text).expect("cluster file");
     path
@@ -204,7 +195,8 @@ fn the_gpu_logs_jobs_do_not_improve_steadily_with_any_localization_cost() {
         .join("tests/data/eventlogs/rapids/eventlog_4nodes_8cores_dynamic_alloc.zstd");
     let mut within = Vec::new();
     for seconds in 0..=10u64 {
-        let cluster = gpu_log_cluster(seconds * 1_000);
+        let tmp = TestDir::new(&format!("localization-gpu-{seconds}s"));
+        let cluster = gpu_log_cluster(&tmp, seconds * 1_000);
         let words = ["--cluster", cluster.to_str().expect("a path")];
         let setup = ReplaySetup {
             submit: replay::simulate::user_submit_args(&words).expect("options parse"),

@@ -2,6 +2,7 @@
 //! valid Chrome trace, the Mermaid diagram and its filters, the progress hook, and byte-identical
 //! outputs for the same seed.
 
+use crate::common::TestDir;
 use serde_json::Value;
 use sparkyard::outputs::{self, SequenceFilter};
 use sparkyard::pipeline::RunPlan;
@@ -37,18 +38,10 @@ fn recorded() -> RunOptions {
     }
 }
 
-/// A fresh, empty directory for one test.
-/// `spark.eventLog.dir=<a directory that exists>`: pi_args turns event logging on, and Spark's
-/// SparkContext refuses a directory that is not there (EventLogFileWriter).
-fn event_dir(name: &str) -> String {
-    format!("spark.eventLog.dir={}", temp_dir(name).display())
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sparkyard-outputs-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("a temp dir");
-    d
+/// `spark.eventLog.dir=<dir>`, a directory that exists: pi_args turns event logging on, and
+/// Spark's SparkContext refuses a directory that is not there (EventLogFileWriter).
+fn event_dir(dir: &TestDir) -> String {
+    format!("spark.eventLog.dir={}", dir.path().display())
 }
 
 fn pi_args<'a>(dir: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
@@ -267,7 +260,8 @@ fn task_info(e: &Value, ended: bool) {
 /// exists (exit 13) and the application fails; nothing creates the directory.
 #[test]
 fn an_event_log_directory_that_is_not_there_fails_the_spark_context() {
-    let missing = temp_dir("no-event-dir").join("missing");
+    let tmp = TestDir::new("outputs-no-event-dir");
+    let missing = tmp.join("missing");
     let conf = format!("spark.eventLog.dir=file://{}", missing.display());
     let (r, spark) = run_with(&pi_args(&conf, &[]), recorded(), None);
     assert_eq!(
@@ -298,8 +292,8 @@ fn an_event_log_directory_that_is_not_there_fails_the_spark_context() {
 /// with a static count the ApplicationMaster asks on its own, and there is no Request Time.
 #[test]
 fn executors_asked_for_by_dynamic_allocation_carry_their_request_time() {
-    let dir = temp_dir("eventlog-request-time");
-    let conf = format!("spark.eventLog.dir=file://{}", dir.display());
+    let dir = TestDir::new("outputs-eventlog-request-time");
+    let conf = format!("spark.eventLog.dir=file://{}", dir.path().display());
     let da = [
         "--conf",
         "spark.dynamicAllocation.enabled=true",
@@ -320,8 +314,8 @@ fn executors_asked_for_by_dynamic_allocation_carry_their_request_time() {
         let registered = info["Registration Time"].as_u64().expect("a time");
         assert!(start <= requested && requested < registered, "{e}");
     }
-    let dir = temp_dir("eventlog-no-request-time");
-    let conf = format!("spark.eventLog.dir=file://{}", dir.display());
+    let dir = TestDir::new("outputs-eventlog-no-request-time");
+    let conf = format!("spark.eventLog.dir=file://{}", dir.path().display());
     let (r, spark) = run_with(&pi_args(&conf, &[]), recorded(), None);
     let log = lines(&outputs::write_event_logs(&r, &spark).expect("written")[0]);
     for e in events(&log, "SparkListenerExecutorAdded") {
@@ -331,8 +325,8 @@ fn executors_asked_for_by_dynamic_allocation_carry_their_request_time() {
 
 #[test]
 fn event_log_is_named_as_spark_names_it_and_has_every_required_field() {
-    let dir = temp_dir("eventlog");
-    let conf = format!("spark.eventLog.dir=file://{}", dir.display());
+    let dir = TestDir::new("outputs-eventlog");
+    let conf = format!("spark.eventLog.dir=file://{}", dir.path().display());
     let (r, spark) = run_with(&pi_args(&conf, &[]), recorded(), None);
     let written = outputs::write_event_logs(&r, &spark).expect("written");
     // Spark 4.0.0's defaults (the jar's internal/config/package$): rolling on, zstd; the
@@ -494,13 +488,12 @@ fn event_log_is_named_as_spark_names_it_and_has_every_required_field() {
         .find(|l| l.contains("BlockManagerAdded"))
         .expect("a block manager");
     assert!(bm.starts_with(r#"{"Event":"SparkListenerBlockManagerAdded","Block Manager ID":{"Executor ID":"driver","Host":"#), "{bm}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn an_attempt_without_application_end_stays_inprogress_and_no_context_means_no_log() {
-    let dir = temp_dir("inprogress");
-    let conf = format!("spark.eventLog.dir=file:{}", dir.display());
+    let dir = TestDir::new("outputs-inprogress");
+    let conf = format!("spark.eventLog.dir=file:{}", dir.path().display());
     let single = ["--conf", "spark.eventLog.rolling.enabled=false"];
     let single = [&single[..], &["--conf", "spark.eventLog.compress=false"]].concat();
     let (mut r, spark) = run_with(&pi_args(&conf, &single), recorded(), None);
@@ -544,8 +537,8 @@ fn an_attempt_without_application_end_stays_inprogress_and_no_context_means_no_l
         BTreeSet::from(["application_1764662400000_0001_1".to_string()])
     );
 
-    let empty = temp_dir("noclass");
-    let conf = format!("spark.eventLog.dir={}", empty.display());
+    let empty = TestDir::new("outputs-noclass");
+    let conf = format!("spark.eventLog.dir={}", empty.path().display());
     let mut args = pi_args(&conf, &[]);
     args[1] = "com.example.Missing";
     let (r, spark) = run_with(&args, recorded(), None);
@@ -556,8 +549,6 @@ fn an_attempt_without_application_end_stays_inprogress_and_no_context_means_no_l
             .is_empty()
     );
     assert_eq!(std::fs::read_dir(&empty).expect("the dir").count(), 0);
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_dir_all(&empty);
 }
 
 /// A job whose tasks all throw: four attempts per task, then the job fails; the AM retries.
@@ -635,8 +626,8 @@ fn input_program() -> UserProgram {
 // accumulables carry the sums).
 #[test]
 fn tasks_reading_input_carry_spark_input_metrics_and_the_stage_their_sums() {
-    let dir = temp_dir("input");
-    let conf = format!("spark.eventLog.dir={}", dir.display());
+    let dir = TestDir::new("outputs-input");
+    let conf = format!("spark.eventLog.dir={}", dir.path().display());
     let mut args = pi_args(&conf, &[]);
     args[1] = "com.example.Input";
     let (r, spark) = run_with(&args, recorded(), Some(input_program()));
@@ -680,13 +671,12 @@ fn tasks_reading_input_carry_spark_input_metrics_and_the_stage_their_sums() {
         value("internal.metrics.input.recordsRead"),
         Some(serde_json::json!(2 * 10_107))
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn failed_tasks_and_jobs_carry_their_reasons_and_each_attempt_gets_a_log() {
-    let dir = temp_dir("failing");
-    let conf = format!("spark.eventLog.dir={}", dir.display());
+    let dir = TestDir::new("outputs-failing");
+    let conf = format!("spark.eventLog.dir={}", dir.path().display());
     let mut args = pi_args(&conf, &[]);
     args[1] = "com.example.Failing";
     let (r, spark) = run_with(&args, recorded(), Some(failing_program()));
@@ -817,13 +807,12 @@ fn failed_tasks_and_jobs_carry_their_reasons_and_each_attempt_gets_a_log() {
     );
     let stage = &events(&log, "SparkListenerStageCompleted")[0]["Stage Info"];
     assert!(stage["Failure Reason"].is_string(), "{stage}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn compressed_logs_are_zstd_and_bad_directories_name_the_key() {
-    let dir = temp_dir("zstd");
-    let conf = format!("spark.eventLog.dir={}", dir.display());
+    let dir = TestDir::new("outputs-zstd");
+    let conf = format!("spark.eventLog.dir={}", dir.path().display());
     let (r, spark) = run_with(
         &pi_args(&conf, &["--conf", "spark.eventLog.rolling.enabled=false"]),
         recorded(),
@@ -871,7 +860,6 @@ fn compressed_logs_are_zstd_and_bad_directories_name_the_key() {
         let e = outputs::write_event_logs(&r, &s).expect_err("cannot write");
         assert!(e.to_string().contains("spark.eventLog.dir"), "{bad}: {e}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The parts of a stage's StageSubmitted that come from the program: its name, its RDDs (id,
@@ -915,8 +903,8 @@ fn java_spark_pi_logs_the_stage_a_real_run_logs() {
     let real_path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/examples/javasparkpi_n2_r1.zstd");
     let real = lines(&real_path);
-    let dir = temp_dir("javasparkpi");
-    let conf = format!("spark.eventLog.dir={}", dir.display());
+    let dir = TestDir::new("outputs-javasparkpi");
+    let conf = format!("spark.eventLog.dir={}", dir.path().display());
     let mut args = pi_args(&conf, &[]);
     args[1] = "org.apache.spark.examples.JavaSparkPi";
     *args.last_mut().expect("the slices") = "2";
@@ -943,7 +931,6 @@ fn java_spark_pi_logs_the_stage_a_real_run_logs() {
         "reduce at JavaSparkPi.java:54"
     );
     assert_eq!(events(&ours, "SparkListenerTaskEnd").len(), 2);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A log's bytes: one file's, or every file of a rolling folder with its name, by name.
@@ -959,9 +946,11 @@ fn log_bytes(path: &Path) -> Vec<u8> {
     out
 }
 
-/// Every output of one run, as bytes.
-fn all_outputs(name: &str) -> Vec<Vec<u8>> {
-    let dir = temp_dir(name);
+/// Every output of one run, as bytes, written in `dir` (emptied first: the directory is in the
+/// outputs, so runs compared must write to the same one, and a second run must find it empty).
+fn all_outputs(dir: &Path) -> Vec<Vec<u8>> {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).expect("the run's dir");
     let conf = format!("spark.eventLog.dir={}", dir.display());
     let (r, spark) = run_with(&pi_args(&conf, &["--num-executors", "3"]), recorded(), None);
     let mut out: Vec<Vec<u8>> = outputs::write_event_logs(&r, &spark)
@@ -973,13 +962,14 @@ fn all_outputs(name: &str) -> Vec<Vec<u8>> {
     outputs::write_chrome_trace(&r, &trace).expect("written");
     out.push(std::fs::read(&trace).expect("the trace"));
     out.push(outputs::sequence_diagram(&r, &SequenceFilter::default()).into_bytes());
-    let _ = std::fs::remove_dir_all(&dir);
     out
 }
 
 #[test]
 fn every_output_is_byte_identical_for_the_same_seed() {
-    let (a, b) = (all_outputs("same"), all_outputs("same"));
+    let tmp = TestDir::new("outputs-same");
+    let dir = tmp.join("run");
+    let (a, b) = (all_outputs(&dir), all_outputs(&dir));
     assert_eq!(a.len(), 3);
     for (x, y) in a.iter().zip(&b) {
         assert!(x == y, "outputs differ between two runs of one seed");
@@ -987,12 +977,11 @@ fn every_output_is_byte_identical_for_the_same_seed() {
 }
 
 fn trace_json(r: &RunResult, name: &str) -> Value {
-    let dir = temp_dir(name);
+    let dir = TestDir::new(&format!("outputs-{name}"));
     let path = dir.join("trace.json");
     outputs::write_chrome_trace(r, &path).expect("written");
     let v: Value =
         serde_json::from_slice(&std::fs::read(&path).expect("the trace")).expect("valid JSON");
-    let _ = std::fs::remove_dir_all(&dir);
     v
 }
 
@@ -1087,7 +1076,8 @@ fn names_of<'a>(evs: &'a [Value], cat: &str) -> Vec<&'a str> {
 
 #[test]
 fn the_timeline_is_valid_complete_and_has_tasks_phases_and_states() {
-    let dir = event_dir("timeline-events");
+    let tmp = TestDir::new("outputs-timeline-events");
+    let dir = event_dir(&tmp);
     let (r, _) = run_with(&pi_args(&dir, &[]), recorded(), None);
     let evs = assert_complete(&trace_json(&r, "timeline"));
     let tasks = names_of(&evs, "task");
@@ -1128,7 +1118,8 @@ fn the_timeline_is_valid_complete_and_has_tasks_phases_and_states() {
 
 #[test]
 fn failed_tasks_are_marked_in_the_timeline() {
-    let dir = event_dir("failed-timeline-events");
+    let tmp = TestDir::new("outputs-failed-timeline-events");
+    let dir = event_dir(&tmp);
     let mut args = pi_args(&dir, &[]);
     args[1] = "com.example.Failing";
     let (r, _) = run_with(&args, recorded(), Some(failing_program()));
@@ -1148,8 +1139,9 @@ fn arrows(d: &str) -> Vec<&str> {
 
 #[test]
 fn the_sequence_diagram_and_its_filters() {
+    let tmp = TestDir::new("outputs-sequence-events");
     let (r, _) = run_with(
-        &pi_args(&event_dir("sequence-events"), &["--num-executors", "3"]),
+        &pi_args(&event_dir(&tmp), &["--num-executors", "3"]),
         RunOptions::default(),
         None,
     );
@@ -1286,9 +1278,9 @@ fn log_settings(dir: &Path) -> SparkSettings {
 
 #[test]
 fn a_killed_am_leaves_its_attempt_inprogress_and_the_next_attempt_completes() {
-    let dir = temp_dir("am-killed");
+    let dir = TestDir::new("outputs-am-killed");
     let r = scenario("am-killed-retry");
-    let written = outputs::write_event_logs(&r, &log_settings(&dir)).expect("written");
+    let written = outputs::write_event_logs(&r, &log_settings(dir.path())).expect("written");
     assert_eq!(
         written,
         vec![
@@ -1321,14 +1313,13 @@ fn a_killed_am_leaves_its_attempt_inprogress_and_the_next_attempt_completes() {
         phases.contains(&"AM start (attempt 2)") && phases.contains(&"new attempt 2"),
         "{phases:?}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_killed_executor_shows_in_every_output() {
-    let dir = temp_dir("sigkill");
+    let dir = TestDir::new("outputs-sigkill");
     let r = scenario("executor-sigkill");
-    let written = outputs::write_event_logs(&r, &log_settings(&dir)).expect("written");
+    let written = outputs::write_event_logs(&r, &log_settings(dir.path())).expect("written");
     let log = lines(&written[0]);
     for e in &log {
         assert_required(e);
@@ -1368,7 +1359,6 @@ fn a_killed_executor_shows_in_every_output() {
         },
     );
     assert!(d.contains("Note over YA: executor 1 lost"), "{d}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Not a test: writes event logs for `scripts/check-history-server.sh` until the CLI has the
@@ -1445,8 +1435,8 @@ fn export_event_logs() {
 // unless spark.eventLog.overwrite=true.
 #[test]
 fn an_existing_event_log_is_not_clobbered_without_overwrite() {
-    let dir = temp_dir("overwrite");
-    let conf = format!("spark.eventLog.dir=file:{}", dir.display());
+    let dir = TestDir::new("outputs-overwrite");
+    let conf = format!("spark.eventLog.dir=file:{}", dir.path().display());
     let single = [
         "--conf",
         "spark.eventLog.rolling.enabled=false",
@@ -1478,7 +1468,7 @@ fn an_existing_event_log_is_not_clobbered_without_overwrite() {
         std::fs::read_to_string(&done).expect("kept"),
         "an earlier run's log\n"
     );
-    let over = format!("spark.eventLog.dir=file:{}", dir.display());
+    let over = format!("spark.eventLog.dir=file:{}", dir.path().display());
     let overwrite = [&single[..], &["--conf", "spark.eventLog.overwrite=true"]].concat();
     let (r, spark) = run_with(&pi_args(&over, &overwrite), recorded(), None);
     let third = outputs::eventlog::write_event_logs_reporting(&r, &spark).expect("written");
@@ -1490,7 +1480,6 @@ fn an_existing_event_log_is_not_clobbered_without_overwrite() {
         std::fs::read_to_string(&done).expect("replaced"),
         "an earlier run's log\n"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // EventLogFileWriters.scala RollingEventLogFilesWriter.start: an existing attempt folder is
@@ -1498,8 +1487,8 @@ fn an_existing_event_log_is_not_clobbered_without_overwrite() {
 // spark.eventLog.overwrite=true deletes it first.
 #[test]
 fn an_existing_rolling_log_folder_is_refused_without_overwrite() {
-    let dir = temp_dir("overwrite-rolling");
-    let conf = format!("spark.eventLog.dir=file:{}", dir.display());
+    let dir = TestDir::new("outputs-overwrite-rolling");
+    let conf = format!("spark.eventLog.dir=file:{}", dir.path().display());
     let (r, spark) = run_with(&pi_args(&conf, &[]), recorded(), None);
     let first = outputs::eventlog::write_event_logs_reporting(&r, &spark).expect("written");
     let app_dir = dir.join("eventlog_v2_application_1764662400000_0001_1");
@@ -1531,7 +1520,6 @@ fn an_existing_rolling_log_folder_is_refused_without_overwrite() {
         before,
         "this run's log (with spark.eventLog.overwrite)"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `spark.ui.custom.executor.log.url` (CoarseGrainedSchedulerBackend's DriverEndpoint applies
@@ -1540,8 +1528,8 @@ fn an_existing_rolling_log_folder_is_refused_without_overwrite() {
 /// and the attributes the executor sent; no "not simulated" warning any more.
 #[test]
 fn a_custom_executor_log_url_rewrites_the_executors_log_urls() {
-    let dir = temp_dir("custom-log-url");
-    let conf = format!("spark.eventLog.dir=file://{}", dir.display());
+    let dir = TestDir::new("outputs-custom-log-url");
+    let conf = format!("spark.eventLog.dir=file://{}", dir.path().display());
     let pattern = "spark.ui.custom.executor.log.url={{HTTP_SCHEME}}logs.example:9999/{{CONTAINER_ID}}/{{FILE_NAME}}";
     let (r, spark) = run_with(&pi_args(&conf, &["--conf", pattern]), recorded(), None);
     let written = outputs::write_event_logs(&r, &spark).expect("written");
@@ -1625,8 +1613,8 @@ fn skewed_program() -> UserProgram {
 // spark.shuffle.accurateBlockThreshold), which the metrics here are.
 #[test]
 fn skewed_partitions_read_their_share_in_the_event_log() {
-    let dir = temp_dir("skew");
-    let conf = format!("spark.eventLog.dir={}", dir.display());
+    let dir = TestDir::new("outputs-skew");
+    let conf = format!("spark.eventLog.dir={}", dir.path().display());
     let mut args = pi_args(&conf, &[]);
     args[1] = "com.example.Skew";
     let (r, spark) = run_with(&args, recorded(), Some(skewed_program()));
@@ -1661,7 +1649,6 @@ fn skewed_partitions_read_their_share_in_the_event_log() {
         of(0, 2)["Input Metrics"],
         serde_json::json!({"Bytes Read": 1_000_000, "Records Read": 100})
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `spark.eventLog.logBlockUpdates.enabled` (EventLoggingListener.onBlockUpdated): the
@@ -1677,8 +1664,8 @@ fn skewed_partitions_read_their_share_in_the_event_log() {
 /// default), none is written.
 #[test]
 fn block_updates_are_logged_only_with_log_block_updates() {
-    let dir = temp_dir("eventlog-block-updates");
-    let conf = format!("spark.eventLog.dir=file://{}", dir.display());
+    let dir = TestDir::new("outputs-eventlog-block-updates");
+    let conf = format!("spark.eventLog.dir=file://{}", dir.path().display());
     let args = pi_args(
         &conf,
         &["--conf", "spark.eventLog.logBlockUpdates.enabled=true"],
@@ -1731,8 +1718,8 @@ fn block_updates_are_logged_only_with_log_block_updates() {
         ),
         "{driver}"
     );
-    let dir = temp_dir("eventlog-no-block-updates");
-    let conf = format!("spark.eventLog.dir=file://{}", dir.display());
+    let dir = TestDir::new("outputs-eventlog-no-block-updates");
+    let conf = format!("spark.eventLog.dir=file://{}", dir.path().display());
     let (r, spark) = run_with(&pi_args(&conf, &[]), recorded(), None);
     let text = log_text(&outputs::write_event_logs(&r, &spark).expect("written")[0]);
     assert!(!text.contains("SparkListenerBlockUpdated"));
@@ -1743,8 +1730,8 @@ fn block_updates_are_logged_only_with_log_block_updates() {
 /// MemoryStore's size; BlockManagerMasterEndpoint posts the update for it as for any block.
 #[test]
 fn cached_rdd_blocks_are_logged_as_memory_only() {
-    let dir = temp_dir("eventlog-rdd-block-updates");
-    let conf = format!("spark.eventLog.dir=file://{}", dir.display());
+    let dir = TestDir::new("outputs-eventlog-rdd-block-updates");
+    let conf = format!("spark.eventLog.dir=file://{}", dir.path().display());
     let args = [
         "--class",
         "org.apache.spark.examples.GroupByTest",

@@ -2,7 +2,7 @@
 //! committed real Spark 4.0 logs (scripts/make-eventlogs.py) replay within the issue's bounds,
 //! every codec and layout Spark writes is read, and bad logs are clear errors, never panics.
 
-use crate::common::binary;
+use crate::common::{TestDir, binary};
 use sparkyard::outputs;
 use sparkyard::pipeline::RunPlan;
 use sparkyard::replay::simulate::ReplaySetup;
@@ -15,13 +15,6 @@ fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/eventlogs")
         .join(name)
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sparkyard-replay-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
 }
 
 fn setup(words: &[&str]) -> ReplaySetup {
@@ -59,7 +52,7 @@ fn spark_pi_log(dir: &Path, extra: &[&str]) -> PathBuf {
 
 #[test]
 fn sparkyards_own_spark_pi_log_replays_to_exactly_its_run_time() {
-    let dir = temp_dir("roundtrip");
+    let dir = TestDir::new("replay-roundtrip");
     // Spark 4.0's default layout (a rolling eventlog_v2_* folder of zstd files), then one
     // compressed file (RollingEventLogFilesWriter / SingleEventLogFileWriter).
     for extra in [
@@ -75,7 +68,7 @@ fn sparkyards_own_spark_pi_log_replays_to_exactly_its_run_time() {
             "spark.eventLog.compress=true",
         ],
     ] {
-        let log = spark_pi_log(&dir, extra);
+        let log = spark_pi_log(dir.path(), extra);
         let r = replay::replay(&log, &setup(&[])).expect("replays");
         assert_eq!(
             r.time.simulated,
@@ -89,17 +82,15 @@ fn sparkyards_own_spark_pi_log_replays_to_exactly_its_run_time() {
         assert_eq!(r.failures.simulated_final_state, "FINISHED/SUCCEEDED");
         let _ = std::fs::remove_file(&log);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_replay_is_the_same_bytes_for_the_same_log_and_seed() {
-    let dir = temp_dir("determinism");
-    let log = spark_pi_log(&dir, &["--num-executors", "2"]);
+    let dir = TestDir::new("replay-determinism");
+    let log = spark_pi_log(dir.path(), &["--num-executors", "2"]);
     let a = replay::report::json(&replay::replay(&log, &setup(&["--seed", "7"])).expect("a"));
     let b = replay::report::json(&replay::replay(&log, &setup(&["--seed", "7"])).expect("b"));
     assert_eq!(a, b);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The committed real logs: (app, executors) -> files.
@@ -211,7 +202,7 @@ fn the_what_if_across_executor_counts_is_exact_on_logs_recorded_without_contenti
     // N = 2 run's time to the millisecond, and the other way round. What the real logs' what-if
     // misses is therefore what their recordings differ in (start-up, warm-up and task time
     // growing with N on one 2-core machine), not the model's scaling.
-    let dir = temp_dir("cross-n");
+    let dir = TestDir::new("replay-cross-n");
     for sub in ["two", "four"] {
         std::fs::create_dir_all(dir.join(sub)).expect("dir");
     }
@@ -223,7 +214,6 @@ fn the_what_if_across_executor_counts_is_exact_on_logs_recorded_without_contenti
     let up = replay::replay(&two, &setup(&["--num-executors", "4"])).expect("replays");
     assert_eq!(up.time.simulated, recorded(&four));
     assert!(recorded(&two) > recorded(&four));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The what-if's error explained by how the recordings differ: (source - target) executor
@@ -418,29 +408,38 @@ fn plain_pi_log(dir: &Path) -> Vec<u8> {
 
 #[test]
 fn bad_logs_are_clear_errors_never_panics() {
-    let dir = temp_dir("bad");
-    let log = plain_pi_log(&dir);
+    let dir = TestDir::new("replay-bad");
+    let log = plain_pi_log(dir.path());
     let text = String::from_utf8(log.clone()).expect("utf-8");
     let cases: Vec<(PathBuf, &str)> = vec![
-        (write(&dir, "cut", &log[..log.len() * 2 / 3]), "truncated"),
-        (write(&dir, "app-1.inprogress", &log), "still writing"),
         (
-            write(&dir, "other.json", b"{}"),
+            write(dir.path(), "cut", &log[..log.len() * 2 / 3]),
+            "truncated",
+        ),
+        (write(dir.path(), "app-1.inprogress", &log), "still writing"),
+        (
+            write(dir.path(), "other.json", b"{}"),
             "unknown compression codec 'json'",
         ),
         (
-            write(&dir, "notspark", b"{\"name\": \"x\"}\n"),
+            write(dir.path(), "notspark", b"{\"name\": \"x\"}\n"),
             "not a Spark event log",
         ),
-        (write(&dir, "garbage", b"hello\n"), "not a Spark event log"),
-        (write(&dir, "empty", b""), "empty"),
-        (write(&dir, "app.lz4", b"LZ4Block junk"), "lz4"),
-        (write(&dir, "app.snappy", b"not snappy at all"), "snappy"),
-        (write(&dir, "app.zstd", b"not zstd"), "zstd"),
-        (write(&dir, "app.lzf", &log), "lzf"),
+        (
+            write(dir.path(), "garbage", b"hello\n"),
+            "not a Spark event log",
+        ),
+        (write(dir.path(), "empty", b""), "empty"),
+        (write(dir.path(), "app.lz4", b"LZ4Block junk"), "lz4"),
+        (
+            write(dir.path(), "app.snappy", b"not snappy at all"),
+            "snappy",
+        ),
+        (write(dir.path(), "app.zstd", b"not zstd"), "zstd"),
+        (write(dir.path(), "app.lzf", &log), "lzf"),
         (
             write(
-                &dir,
+                dir.path(),
                 "noend",
                 text.lines()
                     .filter(|l| !l.contains("ApplicationEnd"))
@@ -456,17 +455,16 @@ fn bad_logs_are_clear_errors_never_panics() {
         let e = model::load(&path).expect_err(&path.display().to_string());
         assert!(e.to_string().contains(needle), "{}: {e}", path.display());
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn unknown_events_are_skipped_and_counted() {
-    let dir = temp_dir("unknown");
-    let log = String::from_utf8(plain_pi_log(&dir)).expect("utf-8");
+    let dir = TestDir::new("replay-unknown");
+    let log = String::from_utf8(plain_pi_log(dir.path())).expect("utf-8");
     let mut lines: Vec<&str> = log.lines().collect();
     lines.insert(3, r#"{"Event":"SparkListenerFromSpark5","Anything":[1,2]}"#);
     lines.insert(5, r#"{"Event":"SparkListenerFromSpark5"}"#);
-    let p = write(&dir, "future", lines.join("\n").as_bytes());
+    let p = write(dir.path(), "future", lines.join("\n").as_bytes());
     let app = model::load(&p).expect("reads");
     assert_eq!(app.skipped.unknown.get("SparkListenerFromSpark5"), Some(&2));
     let out = binary(&["replay", p.to_str().expect("utf-8")]);
@@ -475,7 +473,6 @@ fn unknown_events_are_skipped_and_counted() {
         String::from_utf8_lossy(&out.stderr)
             .contains("skipped 2 unknown event(s) SparkListenerFromSpark5")
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -499,7 +496,8 @@ fn the_cli_fails_with_one_line_and_exit_1_on_a_bad_log() {
 
 #[test]
 fn a_rolling_directory_without_its_appstatus_file_or_still_in_progress_is_refused() {
-    let dir = temp_dir("rolling").join("eventlog_v2_app-1");
+    let tmp = TestDir::new("replay-rolling");
+    let dir = tmp.join("eventlog_v2_app-1");
     std::fs::create_dir_all(&dir).expect("dir");
     let e = model::load(&dir).expect_err("no events");
     assert!(e.to_string().contains("no events_"), "{e}");
@@ -513,8 +511,8 @@ fn a_rolling_directory_without_its_appstatus_file_or_still_in_progress_is_refuse
 
 #[test]
 fn what_if_is_the_same_bytes_whatever_the_threads() {
-    let dir = temp_dir("whatif");
-    let log = spark_pi_log(&dir, &["--num-executors", "2"]);
+    let dir = TestDir::new("replay-whatif");
+    let log = spark_pi_log(dir.path(), &["--num-executors", "2"]);
     let run = |jobs| {
         let w = WhatIf {
             grid: whatif::parse_grid(&["num-executors=1,2,4".into()]).expect("grid"),
@@ -566,7 +564,6 @@ fn what_if_is_the_same_bytes_whatever_the_threads() {
         text.starts_with("<svg") && text.contains("executor-cores=2"),
         "{text}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Application shape: jobs, and per job the tasks of its stages.
@@ -614,17 +611,16 @@ fn a_real_lz4_log_with_a_damaged_checksum_is_a_corrupt_stream() {
     // lz4-java LZ4BlockInputStream.refill throws "Stream is corrupted" when a block's XXHash32
     // (seed 0x9747b28c, CompressionCodec.scala LZ4CompressionCodec) does not match; the
     // committed lz4 logs of Spark 4.0 and 3.5 read, so their checksums are verified above.
-    let dir = temp_dir("lz4sum");
+    let dir = TestDir::new("replay-lz4sum");
     for name in ["multijob_n2_lz4.lz4", "spark35_multijob_n2_lz4.lz4"] {
         let mut bytes = std::fs::read(data(name)).expect("the log");
         // The first block's checksum: after "LZ4Block", the token and the two lengths.
         bytes[17] ^= 0x01;
-        let path = write(&dir, name, &bytes);
+        let path = write(dir.path(), name, &bytes);
         let e = model::load(&path).expect_err(name);
         assert!(e.to_string().contains("Stream is corrupted"), "{name}: {e}");
         assert!(e.to_string().contains("block 1"), "{name}: {e}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Every committed real log file (a rolling directory's event files included).
@@ -784,8 +780,8 @@ fn a_speculative_race_replays_its_killed_original_and_its_winning_copy() {
     // config/scenarios/speculation.toml: two tasks start on the slow nm-6; their copies
     // (attempt 1, "Speculative": true) win and the originals are killed ("another attempt
     // succeeded", TaskSetManager.handleSuccessfulTask), a TaskKilled that is no failure.
-    let dir = temp_dir("speculation");
-    let log = scenario_log("speculation", &dir);
+    let dir = TestDir::new("replay-speculation");
+    let log = scenario_log("speculation", dir.path());
     let app = model::load(&log).expect("reads");
     let f = &app.failures;
     assert_eq!(
@@ -839,7 +835,6 @@ fn a_speculative_race_replays_its_killed_original_and_its_winning_copy() {
         "{}",
         replay::report::table(&off)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -928,8 +923,8 @@ fn a_failed_attempts_time_is_on_the_critical_path_when_its_retry_is() {
     // aborts the job at spark.task.maxFailures (4). Each retry starts only after the attempt
     // before it failed, so on infinitely many executors the job still takes the four attempts
     // one after the other: the ideal time counts them all, not one.
-    let dir = temp_dir("max-failures-path");
-    let log = scenario_log_ending("task-max-failures", &dir, 0);
+    let dir = TestDir::new("replay-max-failures-path");
+    let log = scenario_log_ending("task-max-failures", dir.path(), 0);
     let app = model::load(&log).expect("reads");
     let map = &app.jobs[0].stages[0];
     let t = &map.tasks[3];
@@ -948,7 +943,6 @@ fn a_failed_attempts_time_is_on_the_critical_path_when_its_retry_is() {
         "{}",
         replay::report::table(&r)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -958,8 +952,8 @@ fn a_speculative_race_is_on_the_critical_path_for_as_long_as_it_ran() {
     // attempt succeeded"). The replay runs each original for its recorded time to the kill, so
     // the index takes that long when no copy rescues it sooner: the race's recorded length
     // (the original's launch to the copy's success), not the winning copy's 2 s alone.
-    let dir = temp_dir("speculation-path");
-    let log = scenario_log("speculation", &dir);
+    let dir = TestDir::new("replay-speculation-path");
+    let log = scenario_log("speculation", dir.path());
     let app = model::load(&log).expect("reads");
     let stage = &app.jobs[0].stages[0];
     let race = |t: &model::TaskRecord| t.failures.as_deref().map_or(0, |f| f[0].duration_ms);
@@ -979,7 +973,6 @@ fn a_speculative_race_is_on_the_critical_path_for_as_long_as_it_ran() {
         "{table}"
     );
     assert!(r.ideal_ms <= r.time.recorded as u64, "{table}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -1083,17 +1076,15 @@ fn the_simulated_executors_register_when_the_logs_executors_did() {
 
 /// A replay of `name`'s own event log under the same scenario's faults.
 fn replay_under_its_scenario(name: &str) -> replay::report::ReplayReport {
-    let dir = temp_dir(name);
-    let log = scenario_log(name, &dir);
+    let dir = TestDir::new(&format!("replay-{name}"));
+    let log = scenario_log(name, dir.path());
     let file = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("config/scenarios")
         .join(format!("{name}.toml"));
     let scenario = sparkyard::scenario::load(&file).expect("the scenario loads");
     let mut s = setup(&[]);
     s.scenario = Some(std::sync::Arc::new(scenario));
-    let report = replay::replay(&log, &s).expect("replays");
-    let _ = std::fs::remove_dir_all(&dir);
-    report
+    replay::replay(&log, &s).expect("replays")
 }
 
 #[test]
@@ -1156,8 +1147,8 @@ fn the_replays_own_event_log_keeps_each_tasks_recorded_sizes_and_the_skew() {
     // The skew log's reduce stage reads very different amounts per partition; the replay's
     // own event log (--conf spark.eventLog.enabled=true) writes every task's recorded
     // `Shuffle Write`, `Shuffle Read` and `Input Metrics`, so read back it is as skewed.
-    let dir = temp_dir("sized-log");
-    let conf = format!("spark.eventLog.dir={}", dir.display());
+    let dir = TestDir::new("replay-sized-log");
+    let conf = format!("spark.eventLog.dir={}", dir.path().display());
     let words = [
         "--conf",
         "spark.eventLog.enabled=true",
@@ -1200,7 +1191,6 @@ fn the_replays_own_event_log_keeps_each_tasks_recorded_sizes_and_the_skew() {
         reads[reads.len() - 1] > 2 * reads[reads.len() / 2],
         "{reads:?}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -1850,25 +1840,24 @@ fn older_spark_events_are_named_as_older_and_spark_1_logs_by_their_version() {
     let e = model::load(&apache("local-1422981780767")).expect_err("refused");
     assert!(e.to_string().contains("written by Spark 1.2.0"), "{e}");
     // A Spark 1.6 log names its version in LogStart.
-    let dir = temp_dir("spark16");
+    let dir = TestDir::new("replay-spark16");
     let mut lines = apache_lines("application_1516285256255_0012");
     lines[0] = r#"{"Event":"SparkListenerLogStart","Spark Version":"1.6.3"}"#.into();
-    let p = write(&dir, "spark16", lines.join("\n").as_bytes());
+    let p = write(dir.path(), "spark16", lines.join("\n").as_bytes());
     let e = model::load(&p).expect_err("refused");
     assert!(e.to_string().contains("written by Spark 1.6.3"), "{e}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_job_end_without_its_start_is_read_and_named() {
     // DAGScheduler can post a JobEnd whose JobStart never reached the log (a Spark 3.1 YARN log
     // has 80 JobEnds for 75 JobStarts): the log is read, the job is named, not replayed.
-    let dir = temp_dir("jobend");
+    let dir = TestDir::new("replay-jobend");
     let lines: Vec<String> = apache_lines("application_1553914137147_0018")
         .into_iter()
         .filter(|l| !l.contains(r#""Event":"SparkListenerJobStart","Job ID":1,"#))
         .collect();
-    let p = write(&dir, "no-start", lines.join("\n").as_bytes());
+    let p = write(dir.path(), "no-start", lines.join("\n").as_bytes());
     let app = model::load(&p).expect("reads");
     assert_eq!(app.jobs.len(), 2);
     assert!(
@@ -1882,12 +1871,11 @@ fn a_job_end_without_its_start_is_read_and_named() {
     let r = replay::replay(&p, &setup(&[])).expect("replays");
     let table = replay::report::table(&r);
     assert!(table.contains("without their JobStart (jobs 1"), "{table}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_log_without_task_events_is_refused_or_says_what_it_uses_instead() {
-    let dir = temp_dir("notasks");
+    let dir = TestDir::new("replay-notasks");
     let lines = apache_lines("application_1553914137147_0018");
     // No task event at all: nothing to replay a task's time from.
     let none: Vec<String> = lines
@@ -1895,7 +1883,7 @@ fn a_log_without_task_events_is_refused_or_says_what_it_uses_instead() {
         .filter(|l| !l.contains(r#""Event":"SparkListenerTaskEnd""#))
         .cloned()
         .collect();
-    let p = write(&dir, "none", none.join("\n").as_bytes());
+    let p = write(dir.path(), "none", none.join("\n").as_bytes());
     let e = model::load(&p).expect_err("refused");
     assert!(e.to_string().contains("no SparkListenerTaskEnd"), "{e}");
     // Stage 0's task events missing: its 2 tasks take its recorded span (16.6 s), said so.
@@ -1904,7 +1892,7 @@ fn a_log_without_task_events_is_refused_or_says_what_it_uses_instead() {
         .filter(|l| !(l.contains(r#""Event":"SparkListenerTaskEnd","Stage ID":0,"#)))
         .cloned()
         .collect();
-    let p = write(&dir, "some", some.join("\n").as_bytes());
+    let p = write(dir.path(), "some", some.join("\n").as_bytes());
     let app = model::load(&p).expect("reads");
     assert!(app.notes.contains(&model::ReadNote::TasksWithoutEvents {
         stage: 0,
@@ -1917,7 +1905,6 @@ fn a_log_without_task_events_is_refused_or_says_what_it_uses_instead() {
             .iter()
             .all(|t| t.duration_ms == 16_616)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -1961,7 +1948,7 @@ fn a_fair_scheduler_and_its_pools_are_replayed_and_named() {
     // spark.scheduler.mode=FAIR with jobs in pools (SparkContext.setLocalProperty
     // "spark.scheduler.pool", in JobStart's Properties): replayed with Spark 4.0.0's pools
     // (FairSchedulableBuilder without an allocation file), which the note says.
-    let dir = temp_dir("fair");
+    let dir = TestDir::new("replay-fair");
     let lines: Vec<String> = apache_lines("application_1553914137147_0018")
         .into_iter()
         .map(|l| {
@@ -1979,7 +1966,7 @@ fn a_fair_scheduler_and_its_pools_are_replayed_and_named() {
             }
         })
         .collect();
-    let p = write(&dir, "fair", lines.join("\n").as_bytes());
+    let p = write(dir.path(), "fair", lines.join("\n").as_bytes());
     let app = model::load(&p).expect("reads");
     assert_eq!(app.jobs[2].pool.as_deref(), Some("reports"));
     let r = replay::replay(&p, &setup(&[])).expect("replays");
@@ -1994,7 +1981,7 @@ fn a_fair_scheduler_and_its_pools_are_replayed_and_named() {
     // FIFO when it has none: FairSchedulableBuilder.buildDefaultPool), and the note names it;
     // the log's own file (not in the log) is named as not read.
     let pools = write(
-        &dir,
+        dir.path(),
         "pools.xml",
         br#"<allocations><pool name="reports"><schedulingMode>FAIR</schedulingMode><weight>2</weight></pool></allocations>"#,
     );
@@ -2007,7 +1994,7 @@ fn a_fair_scheduler_and_its_pools_are_replayed_and_named() {
             )
         })
         .collect();
-    let p = write(&dir, "fair-file", recorded.join("\n").as_bytes());
+    let p = write(dir.path(), "fair-file", recorded.join("\n").as_bytes());
     let given = format!("spark.scheduler.allocation.file={}", pools.display());
     let r = replay::replay(&p, &setup(&["--conf", &given])).expect("replays");
     let table = replay::report::table(&r);
@@ -2018,7 +2005,6 @@ fn a_fair_scheduler_and_its_pools_are_replayed_and_named() {
         )),
         "{table}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Prints the "recordings differ by" row of the README for the committed logs.
@@ -2218,7 +2204,7 @@ fn a_replayed_input_stage_waits_for_its_recorded_node_locality() {
     // runs all six 2-s tasks NODE_LOCAL, one after another: 12 s. The replay gives each task
     // its recorded host (dn-1, where executor 1's counterpart runs) and waits as Spark did.
     // Ignoring the recorded locality, both executors share the tasks: 6 s, -50 %.
-    let dir = temp_dir("node-locality");
+    let dir = TestDir::new("replay-node-locality");
     let tasks: Vec<InputTask> = (0..6)
         .map(|i| InputTask(i, 1, 50 + 2_000 * u64::from(i), "NODE_LOCAL"))
         .collect();
@@ -2231,17 +2217,17 @@ fn a_replayed_input_stage_waits_for_its_recorded_node_locality() {
     // replay's own block placement decides there, not a preference read off the level.
     let app = model::load(&apache("application_1553914137147_0018")).expect("reads");
     assert!(!replay::locality::has_located_input(&app));
-    let (error, levels) = replay_input_locality(&dir, "located", &input_locality_log(wait, &tasks));
+    let (error, levels) =
+        replay_input_locality(dir.path(), "located", &input_locality_log(wait, &tasks));
     assert!(error.abs() < 2.0, "the job replays at {error:+.1} %");
     assert!(levels.iter().all(|l| l == "NodeLocal"), "{levels:?}");
     let plain = input_locality_log(wait, &without_locality(&tasks));
-    let (ignored, levels) = replay_input_locality(&dir, "unlocated", &plain);
+    let (ignored, levels) = replay_input_locality(dir.path(), "unlocated", &plain);
     assert!(
         ignored < -40.0,
         "without locality the job replays at {ignored:+.1} %"
     );
     assert!(levels.iter().all(|l| l == "ProcessLocal"), "{levels:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -2257,7 +2243,7 @@ fn a_replayed_input_stage_goes_rack_local_after_the_locality_wait() {
     // 5.6 s, declined again until the tick at 7.6 s: task 5 RACK_LOCAL; task 4 at 6.05 s on
     // executor 1. 9.6 s. The replay's RACK_LOCAL tasks prefer a node without an executor, so
     // they wait as Spark's did; ignoring the recorded locality the job takes 6 s, -37 %.
-    let dir = temp_dir("rack-locality");
+    let dir = TestDir::new("replay-rack-locality");
     let tasks = [
         InputTask(0, 1, 50, "NODE_LOCAL"),
         InputTask(1, 1, 2_050, "NODE_LOCAL"),
@@ -2266,7 +2252,8 @@ fn a_replayed_input_stage_goes_rack_local_after_the_locality_wait() {
         InputTask(4, 1, 6_050, "NODE_LOCAL"),
         InputTask(5, 2, 7_600, "RACK_LOCAL"),
     ];
-    let (error, levels) = replay_input_locality(&dir, "located", &input_locality_log("", &tasks));
+    let (error, levels) =
+        replay_input_locality(dir.path(), "located", &input_locality_log("", &tasks));
     // The simulated driver's revive timer has its own phase (its ticks came 0.35 s later
     // after each wait here): +4.1 % when measured.
     assert!(error.abs() < 6.0, "the job replays at {error:+.1} %");
@@ -2274,10 +2261,9 @@ fn a_replayed_input_stage_goes_rack_local_after_the_locality_wait() {
     let nodes = levels.iter().filter(|l| *l == "NodeLocal").count();
     assert_eq!((nodes, racks), (4, 2), "{levels:?}");
     let plain = input_locality_log("", &without_locality(&tasks));
-    let (ignored, _) = replay_input_locality(&dir, "unlocated", &plain);
+    let (ignored, _) = replay_input_locality(dir.path(), "unlocated", &plain);
     assert!(
         ignored < -30.0,
         "without locality the job replays at {ignored:+.1} %"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,7 +2,7 @@
 //! its single replay (issue 28's must-hold, on the committed real Spark 4.0 logs); ids are
 //! YARN's in submission order; bad input is a clear error naming the file.
 
-use crate::common::{binary, text};
+use crate::common::{TestDir, binary, text};
 use sparkyard::replay::cluster::{self, DaySetup};
 use sparkyard::replay::simulate::{self, ReplaySetup};
 use sparkyard::replay::{cluster_deadline, cluster_report};
@@ -13,13 +13,6 @@ fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/eventlogs")
         .join(name)
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sparkyard-day-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
 }
 
 /// A cluster of 16 nodes of 64 GiB and 16 vcores: room for every application at once.
@@ -58,8 +51,8 @@ fn single_replay_ms(log: &Path, cluster: &Path) -> u64 {
 
 #[test]
 fn where_nothing_competes_each_application_is_its_single_replay_to_the_millisecond() {
-    let dir = temp_dir("exact");
-    let cluster = big_cluster(&dir);
+    let dir = TestDir::new("day-exact");
+    let cluster = big_cluster(dir.path());
     // Every committed log of the directory (its subdirectory of other tools' logs left out):
     // 20 applications over 100 minutes (the two SQL ones of 2,051 short tasks among them),
     // every codec and layout. Without the submissions'
@@ -86,7 +79,7 @@ fn where_nothing_competes_each_application_is_its_single_replay_to_the_milliseco
 /// `--queue-map`), and where nothing competes each is exactly its single replay.
 #[test]
 fn a_day_recorded_in_two_queues_replays_each_application_in_its_own_queue() {
-    let dir = temp_dir("two-queues");
+    let dir = TestDir::new("day-two-queues");
     let cluster = dir.join("two-queues.toml");
     let toml = "[[nodes]]\nhost = \"nm-{n}.sparkyard.internal\"\ncount = 16\nmemory_mb = 65536\nvcores = 16\n\n[[queues]]\nname = \"etl\"\ncapacity = 60\n\n[[queues]]\nname = \"adhoc\"\ncapacity = 40\n";
     std::fs::write(&cluster, toml).expect("cluster file written");
@@ -136,8 +129,8 @@ fn a_day_recorded_in_two_queues_replays_each_application_in_its_own_queue() {
 
 #[test]
 fn applications_get_yarn_ids_in_submission_order_and_each_its_own_queue_wait() {
-    let dir = temp_dir("ids");
-    let cluster = big_cluster(&dir);
+    let dir = TestDir::new("day-ids");
+    let cluster = big_cluster(dir.path());
     let logs = [data("multijob_n2_r1.zstd"), data("skew_n2_r1.zstd")];
     let day = cluster::replay_cluster(&logs, &day_setup(&cluster)).expect("the day runs");
     // The report lists them in submission order.
@@ -165,8 +158,8 @@ fn applications_get_yarn_ids_in_submission_order_and_each_its_own_queue_wait() {
 
 #[test]
 fn a_queue_the_cluster_lacks_names_the_queue_and_its_logs_unless_mapped() {
-    let dir = temp_dir("queue");
-    let cluster = big_cluster(&dir);
+    let dir = TestDir::new("day-queue");
+    let cluster = big_cluster(dir.path());
     let log = data("multijob_n1_r1.zstd");
     let mut app = model::load(&log).expect("log reads");
     app.config
@@ -194,11 +187,11 @@ fn a_queue_the_cluster_lacks_names_the_queue_and_its_logs_unless_mapped() {
 
 #[test]
 fn an_unreadable_log_is_named_and_skip_bad_goes_on_without_it() {
-    let dir = temp_dir("bad");
+    let dir = TestDir::new("day-bad");
     let bad = dir.join("broken.zstd");
     std::fs::write(&bad, b"not an event log").expect("written");
     let good = data("multijob_n1_r1.zstd");
-    let cluster = big_cluster(&dir);
+    let cluster = big_cluster(dir.path());
     let (c, g) = (cluster.to_str().unwrap(), good.to_str().unwrap());
     let out = binary(&["replay-cluster", "--cluster", c, g, bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
@@ -233,7 +226,7 @@ fn an_unreadable_log_is_named_and_skip_bad_goes_on_without_it() {
 
 #[test]
 fn on_a_one_node_cluster_a_later_application_waits_accepted_for_the_earlier_ones_am() {
-    let dir = temp_dir("small");
+    let dir = TestDir::new("day-small");
     let small = dir.join("small.toml");
     let toml = "[[nodes]]\nhost = \"nm-{n}.sparkyard.internal\"\ncount = 1\nmemory_mb = 8192\nvcores = 4\n";
     std::fs::write(&small, toml).expect("cluster file written");
@@ -277,8 +270,8 @@ fn on_a_one_node_cluster_a_later_application_waits_accepted_for_the_earlier_ones
 
 #[test]
 fn a_deadline_is_met_by_an_application_that_ends_in_time_and_missed_by_one_that_does_not() {
-    let dir = temp_dir("deadline");
-    let cluster = big_cluster(&dir);
+    let dir = TestDir::new("day-deadline");
+    let cluster = big_cluster(dir.path());
     let logs = [data("skew_n1_r1.zstd"), data("multijob_n1_r1.zstd")];
     let mut setup = day_setup(&cluster);
     // skew runs about 65 s after its start-up; multijob must end within 10 s: it cannot.
@@ -340,13 +333,15 @@ fn overlapping_day_counted(cluster: &Path, scenario: &str) -> cluster::DayReplay
 #[test]
 fn a_scenario_runs_the_day_once_more_only_when_it_has_faults_and_prepares_once() {
     let none = "name = \"cluster only\"\n[submit]\n";
-    let plain = overlapping_day_counted(&two_nodes("count-none"), none);
+    let tmp = TestDir::new("day-count-none");
+    let plain = overlapping_day_counted(&two_nodes(&tmp), none);
     let once = cluster::DaySimulations { probes: 2, days: 1 };
     assert_eq!(plain.simulations, once);
     // Without faults nothing is lost and nothing is later.
     assert_eq!(cost(&plain.report, 1).later_ms, 0);
     let faults = "name = \"second\"\n[submit]\n[[faults]]\nkind = \"kill-executor\"\nexecutor = 1\napp = 2\non_executor_registered = 1\nafter_ms = 2000\n";
-    let hit = overlapping_day_counted(&two_nodes("count-faults"), faults);
+    let tmp = TestDir::new("day-count-faults");
+    let hit = overlapping_day_counted(&two_nodes(&tmp), faults);
     let twice = cluster::DaySimulations { probes: 2, days: 2 };
     assert_eq!(hit.simulations, twice);
     // The retried task and the lost executor's work are launched again.
@@ -357,9 +352,10 @@ fn a_scenario_runs_the_day_once_more_only_when_it_has_faults_and_prepares_once()
     );
 }
 
-/// Two nodes of 16 GiB and 8 vcores: both applications' containers share them.
-fn two_nodes(tag: &str) -> PathBuf {
-    let path = temp_dir(tag).join("two.toml");
+/// Two nodes of 16 GiB and 8 vcores: both applications' containers share them (a cluster file
+/// in `dir`).
+fn two_nodes(dir: &TestDir) -> PathBuf {
+    let path = dir.join("two.toml");
     let toml = "[[nodes]]\nhost = \"nm-{n}.sparkyard.internal\"\ncount = 2\nmemory_mb = 16384\nvcores = 8\n";
     std::fs::write(&path, toml).expect("cluster file written");
     path
@@ -377,7 +373,8 @@ fn an_application_fault_hits_the_application_its_app_key_names_on_that_applicati
     // `app = 2`: executor 1 of the second application, when the second application's
     // executor 1 registers (the first's executor 1 registered long before).
     let scenario = "name = \"second\"\n[submit]\n[[faults]]\nkind = \"kill-executor\"\nexecutor = 1\napp = 2\non_executor_registered = 1\nafter_ms = 2000\n";
-    let day = overlapping_day(&two_nodes("app-fault"), scenario);
+    let tmp = TestDir::new("day-app-fault");
+    let day = overlapping_day(&two_nodes(&tmp), scenario);
     assert_eq!(day.faults_fired.len(), 1, "{:?}", day.faults_fired);
     assert_eq!(cost(&day, 0).executors_lost, 0, "{:?}", cost(&day, 0));
     assert_eq!(cost(&day, 1).executors_lost, 1, "{:?}", cost(&day, 1));
@@ -391,7 +388,8 @@ fn a_lost_node_hits_every_application_with_containers_on_it_and_each_reports_its
     // The node of the second application's executor 1, 5 s after it registers: both
     // applications' AM containers are there (the first's was allocated 10 s earlier).
     let scenario = "name = \"node\"\n[submit]\n[[faults]]\nkind = \"kill-node\"\ntarget = \"executor:1\"\napp = 2\non_executor_registered = 1\nafter_ms = 5000\n";
-    let day = overlapping_day(&two_nodes("node-fault"), scenario);
+    let tmp = TestDir::new("day-node-fault");
+    let day = overlapping_day(&two_nodes(&tmp), scenario);
     assert_eq!(day.faults_fired.len(), 1, "{:?}", day.faults_fired);
     // Each lost its AM with the node: its second attempt starts once the RM has declared the
     // node LOST (yarn.nm.liveness-monitor.expiry-interval-ms, 10 min), so it ends 10 min or
@@ -405,11 +403,9 @@ fn a_lost_node_hits_every_application_with_containers_on_it_and_each_reports_its
         assert_eq!(a.outcome, "FINISHED/SUCCEEDED", "{}: {a:?}", a.path);
     }
     // Without a scenario there is no cost to report.
-    let plain = cluster::replay_cluster(
-        &[data("skew_n1_r1.zstd")],
-        &day_setup(&two_nodes("no-fault")),
-    )
-    .expect("the day runs");
+    let tmp = TestDir::new("day-no-fault");
+    let plain = cluster::replay_cluster(&[data("skew_n1_r1.zstd")], &day_setup(&two_nodes(&tmp)))
+        .expect("the day runs");
     assert!(plain.applications[0].fault_cost.is_none());
 }
 
@@ -417,10 +413,10 @@ fn a_lost_node_hits_every_application_with_containers_on_it_and_each_reports_its
 fn a_fault_aimed_past_the_days_applications_is_refused_naming_its_app() {
     let scenario =
         "name = \"third\"\n[submit]\n[[faults]]\nkind = \"kill-am\"\napp = 3\nat_ms = 1000\n";
-    let dir = temp_dir("past");
+    let dir = TestDir::new("day-past");
     let path = dir.join("third.toml");
     std::fs::write(&path, scenario).expect("scenario written");
-    let cluster = big_cluster(&dir);
+    let cluster = big_cluster(dir.path());
     let (log, other) = (data("skew_n1_r1.zstd"), data("skew_n1_r2.zstd"));
     let (c, s, l) = (
         cluster.to_str().unwrap(),
@@ -444,8 +440,8 @@ fn a_fault_aimed_past_the_days_applications_is_refused_naming_its_app() {
 
 #[test]
 fn with_event_logs_on_every_application_writes_its_own_log_under_its_simulated_id() {
-    let dir = temp_dir("eventlogs");
-    let cluster = big_cluster(&dir);
+    let dir = TestDir::new("day-eventlogs");
+    let cluster = big_cluster(dir.path());
     let out = dir.join("logs");
     // Spark's SparkContext refuses an event log directory that is not there.
     std::fs::create_dir_all(&out).expect("logs dir");
@@ -522,7 +518,7 @@ fn each_queues_usage_over_the_day_is_held_against_its_guarantee_with_what_it_wai
 
 #[test]
 fn the_plot_of_the_days_queues_is_written_only_with_plot() {
-    let dir = temp_dir("plot");
+    let dir = TestDir::new("day-plot");
     let cluster = dir.join("two-queues.toml");
     let toml = "[[nodes]]\nhost = \"nm-{n}.sparkyard.internal\"\ncount = 2\nmemory_mb = 8192\nvcores = 4\n\n[[queues]]\nname = \"default\"\ncapacity = 70\n\n[[queues]]\nname = \"etl\"\ncapacity = 30\n";
     std::fs::write(&cluster, toml).expect("cluster file written");
@@ -553,8 +549,7 @@ fn the_plot_of_the_days_queues_is_written_only_with_plot() {
 /// `replay-cluster --json --scenario` of a scenario written from `text`, over skew_n1_r1 and
 /// multijob_n1_r1 (submitted 176 s later): the day's JSON report.
 fn day_with_scenario(name: &str, text: &str) -> serde_json::Value {
-    let dir = std::env::temp_dir().join(format!("sparkyard-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = TestDir::new(&format!("day-{name}"));
     let file = dir.join("scenario.toml");
     std::fs::write(&file, text).expect("writes");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_sparkyard"))
@@ -564,7 +559,6 @@ fn day_with_scenario(name: &str, text: &str) -> serde_json::Value {
         .arg(data("multijob_n1_r1.zstd"))
         .output()
         .expect("runs");
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         out.status.success(),
         "{}",

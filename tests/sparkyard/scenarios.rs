@@ -1,7 +1,7 @@
 //! The bundled fault scenarios: each meets its own expectations, is deterministic, and leaves
 //! the trace that proves its recovery path ran. Bad scenario files fail with clear messages.
 
-use crate::common::bundled;
+use crate::common::{TestDir, bundled};
 use sparkyard::runner::{RunOptions, RunResult};
 use sparkyard::scenario;
 use sparkyard_actors::simulation::trace::{FaultEvent, StateChange, TraceKind};
@@ -263,8 +263,7 @@ fn a_lost_node_is_declared_lost_by_the_rm_and_its_containers_aborted() {
 }
 
 fn load_text(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("sparkyard-scenario-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TestDir::new("scenario");
     let p = dir.join(name);
     std::fs::write(&p, text).expect("write");
     match scenario::load(&p) {
@@ -317,8 +316,7 @@ fn stage_input_is_checked_and_names_the_key() {
     // run RACK_LOCAL or ANY (TaskSetManager.dequeueTaskHelper); none is a no-preference task.
     let text = with("{ replication = 3 }").replace("tasks = 4", "tasks = 24")
         + "[expect]\nlogs_contain = [\"NODE_LOCAL, 7595 bytes\"]\nlogs_not_contain = [\"PROCESS_LOCAL\"]\n";
-    let dir = std::env::temp_dir().join(format!("sparkyard-input-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TestDir::new("input");
     let path = dir.join("input-run.toml");
     std::fs::write(&path, text).expect("write");
     let s = scenario::load(&path).expect("loads");
@@ -406,8 +404,7 @@ fn run_variant_of(name: &str, replacements: &[(&str, &str)]) -> scenario::Scenar
         assert!(text.contains(from), "{name}.toml has no `{from}`");
         text = text.replace(from, to);
     }
-    let dir = std::env::temp_dir().join(format!("sparkyard-variant-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TestDir::new("variant");
     let p = dir.join(format!("{name}-variant.toml"));
     std::fs::write(&p, text).expect("write");
     let s = scenario::load(&p).expect("loads");
@@ -771,8 +768,7 @@ fn locality_aware_requests_put_executors_on_the_data_nodes() {
         .filter(|l| !l.starts_with("input = "))
         .collect::<Vec<_>>()
         .join("\n");
-    let dir = std::env::temp_dir().join(format!("sparkyard-alloc5-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TestDir::new("alloc5");
     let path = dir.join("no-locality.toml");
     std::fs::write(&path, without).expect("written");
     let s = scenario::load(&path).expect("loads");
@@ -783,7 +779,6 @@ fn locality_aware_requests_put_executors_on_the_data_nodes() {
         "{hosts:?}"
     );
     assert!(tasks.iter().all(|(_, l)| *l == "PROCESS_LOCAL"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// BlockManagerDecommissioner.scala (decommissionRddCacheBlocks / migrateBlock),
@@ -1075,8 +1070,7 @@ fn an_excluded_node_goes_to_yarn_with_the_next_request() {
              [[workload.jobs.stages]]\nname = \"collect at SyntheticJob.scala:50\"\n\
              tasks = 16\nduration = { fixed_ms = 3000 }\n\n[[faults]]",
         );
-    let dir = std::env::temp_dir().join(format!("sparkyard-node-excl-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TestDir::new("node-excl");
     let p = dir.join("node-excluded.toml");
     std::fs::write(&p, text).expect("write");
     let s = scenario::load(&p).expect("loads");
@@ -1103,7 +1097,6 @@ fn an_excluded_node_goes_to_yarn_with_the_next_request() {
     );
     assert!(am.contains(&added), "{added}");
     assert!(!am.contains("removing nodes from YARN application master's excluded node list"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Issue 27 (seen side by side with real runs): when the user class throws, the SparkContext's

@@ -2,7 +2,7 @@
 //! docs, sweeps that explain themselves (JSON lines, shards merged into the same report bytes,
 //! `--expect`), `run --conf`, `shrink`, and the scenario errors and notes a newcomer meets.
 
-use crate::common::{binary, text};
+use crate::common::{TestDir, binary, text};
 use serde_json::Value;
 use sparkyard::scenario;
 use std::collections::BTreeSet;
@@ -10,21 +10,17 @@ use std::path::{Path, PathBuf};
 
 const SCHEMA: &str = "config/scenario.schema.json";
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sparkyard-toolkit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir.join(name)
-}
-
-fn write(name: &str, body: &str) -> PathBuf {
-    let p = temp(name);
+/// `body` written to `name` in `dir`; its path.
+fn write(dir: &TestDir, name: &str, body: &str) -> PathBuf {
+    let p = dir.join(name);
     std::fs::write(&p, body).expect("write");
     p
 }
 
 /// The message of a scenario that does not load.
 fn load_error(name: &str, body: &str) -> String {
-    match scenario::load(&write(name, body)) {
+    let dir = TestDir::new("toolkit");
+    match scenario::load(&write(&dir, name, body)) {
         Ok(_) => panic!("{name} loaded:\n{body}"),
         Err(e) => e.to_string(),
     }
@@ -159,6 +155,7 @@ fn toml_as_json(path: &Path) -> Value {
 
 #[test]
 fn every_bundled_scenario_validates_against_the_schema_and_a_broken_one_does_not() {
+    let tmp = TestDir::new("toolkit");
     let root = schema();
     let mut n = 0;
     for f in std::fs::read_dir("config/scenarios").expect("dir") {
@@ -171,6 +168,7 @@ fn every_bundled_scenario_validates_against_the_schema_and_a_broken_one_does_not
     assert!(n >= 20, "{n}");
     // The validator is not blind: a misspelt key and a wrong kind are refused.
     let bad = write(
+        &tmp,
         "bad-for-schema.toml",
         "name = \"x\"\n[submit]\nclass = \"X\"\nnum_executor = 2\n[[faults]]\nkind = \"meteor\"\nat_ms = 1\n",
     );
@@ -311,6 +309,7 @@ fn scenario_schema_and_parser_accept_the_same_keys_in_every_table() {
 /// Every fault kind of the schema is one the parser knows, and is documented.
 #[test]
 fn every_fault_kind_of_the_schema_is_parsed_and_documented() {
+    let tmp = TestDir::new("toolkit");
     let root = schema();
     let kinds = root["$defs"]["FaultKind"]["enum"]
         .as_array()
@@ -320,7 +319,7 @@ fn every_fault_kind_of_the_schema_is_parsed_and_documented() {
     for k in &kinds {
         let k = k.as_str().expect("a string");
         let body = format!("name = \"k\"\n[submit]\nclass = \"X\"\n[[faults]]\nkind = \"{k}\"\n");
-        if let Err(e) = scenario::load(&write("kind.toml", &body)) {
+        if let Err(e) = scenario::load(&write(&tmp, "kind.toml", &body)) {
             assert!(!e.to_string().contains("unknown fault kind"), "{k}: {e}");
         }
         assert!(
@@ -408,7 +407,9 @@ fn silent_traps_are_errors_now() {
 
 #[test]
 fn a_workload_without_a_class_runs_as_the_synthetic_job_and_says_so() {
+    let tmp = TestDir::new("toolkit");
     let s = scenario::load(&write(
+        &tmp,
         "synthetic.toml",
         "name = \"t\"\n[submit]\n[workload]\n[[workload.jobs]]\ncall_site = \"c\"\n[[workload.jobs.stages]]\nname = \"a\"\ntasks = 2\nduration = { fixed_ms = 1 }\n",
     ))
@@ -429,10 +430,11 @@ fn a_workload_without_a_class_runs_as_the_synthetic_job_and_says_so() {
 
 #[test]
 fn a_kill_node_on_an_empty_node_and_an_armed_network_rule_say_so() {
+    let tmp = TestDir::new("toolkit");
     let body = format!(
         "{HEAD}args = [\"2\"]\nnum_executors = 1\n[[faults]]\nkind = \"kill-node\"\nat_ms = 100\nhost = \"nm-8.sparkyard.internal\"\n[[faults]]\nkind = \"drop\"\nat_ms = 0\nmessage = \"StatusUpdate\"\nprobability = 0.0\n"
     );
-    let s = scenario::load(&write("empty-node.toml", &body)).expect("loads");
+    let s = scenario::load(&write(&tmp, "empty-node.toml", &body)).expect("loads");
     let run = scenario::run(&s, None, sparkyard::runner::RunOptions::default()).expect("runs");
     let notes: Vec<(String, Option<String>)> = run
         .fired
@@ -462,7 +464,8 @@ fn a_kill_node_on_an_empty_node_and_an_armed_network_rule_say_so() {
 
 #[test]
 fn run_takes_conf_and_submit_overrides_on_top_of_the_scenario() {
-    let dir = temp("conf-events");
+    let tmp = TestDir::new("toolkit");
+    let dir = tmp.join("conf-events");
     let events = dir.join("events");
     std::fs::create_dir_all(&events).expect("dir");
     let logs = dir.join("logs").display().to_string();
@@ -559,12 +562,13 @@ fn sweep_names_the_seeds_of_each_outcome_and_the_faults_by_kind() {
 
 #[test]
 fn sweep_expect_reports_a_failed_expectation_like_a_violation() {
+    let tmp = TestDir::new("toolkit");
     // node-lost expects FINISHED; under the chaos of another seed's workload it still must, but
     // an expectation that cannot hold shows how a failure is reported.
     let body = std::fs::read_to_string("config/scenarios/node-lost.toml")
         .expect("read")
         .replace("executors_lost = 2", "executors_lost = 3");
-    let s = scenario::load(&write("node-lost-3.toml", &body)).expect("loads");
+    let s = scenario::load(&write(&tmp, "node-lost-3.toml", &body)).expect("loads");
     let config = sparkyard::sweep::SweepConfig {
         jobs: 1,
         expect: true,
@@ -586,6 +590,7 @@ fn sweep_expect_reports_a_failed_expectation_like_a_violation() {
 
 #[test]
 fn sweep_json_has_one_line_per_seed_and_shards_merge_into_the_unsharded_report_bytes() {
+    let tmp = TestDir::new("toolkit");
     let whole = binary(&[
         "sweep",
         "config/scenarios/chaos.toml",
@@ -629,7 +634,7 @@ fn sweep_json_has_one_line_per_seed_and_shards_merge_into_the_unsharded_report_b
         "--seed",
         "3",
         "--log-dir",
-        &temp("fp-logs").display().to_string(),
+        &tmp.join("fp-logs").display().to_string(),
         "--no-progress",
     ]);
     let fp = lines[3]["fingerprint"].as_str().expect("fp");
@@ -652,7 +657,7 @@ fn sweep_json_has_one_line_per_seed_and_shards_merge_into_the_unsharded_report_b
         ]);
         assert_eq!(out.status.code(), Some(0));
         files.push(
-            write(&format!("shard-{k}.jsonl"), &text(&out.stdout))
+            write(&tmp, &format!("shard-{k}.jsonl"), &text(&out.stdout))
                 .display()
                 .to_string(),
         );
@@ -678,7 +683,8 @@ fn sweep_json_has_one_line_per_seed_and_shards_merge_into_the_unsharded_report_b
 /// never fires); shrink keeps the two AM kills, and `run` reproduces the outcome from the file.
 #[test]
 fn shrink_reduces_a_failed_chaos_seed_to_a_plain_scenario_that_run_reproduces() {
-    let out_file = temp("chaos-121-shrunk.toml");
+    let tmp = TestDir::new("toolkit");
+    let out_file = tmp.join("chaos-121-shrunk.toml");
     let out = binary(&[
         "shrink",
         "config/scenarios/chaos.toml",
@@ -770,7 +776,8 @@ duration = { lognormal_median_ms = 40000, lognormal_sigma = 1.0 }
 /// run is the same bytes every time, the file's own seed included.
 #[test]
 fn a_sweeps_seeds_draw_different_task_durations_and_a_seed_repeats_itself() {
-    let s = scenario::load(&write("random-durations.toml", RANDOM_DURATIONS)).expect("loads");
+    let tmp = TestDir::new("toolkit");
+    let s = scenario::load(&write(&tmp, "random-durations.toml", RANDOM_DURATIONS)).expect("loads");
     let reports = sparkyard::sweep::sweep(&s, 1..21, 2).expect("runs");
     let ends: BTreeSet<u64> = reports.values().map(|r| r.end_ms).collect();
     assert!(
@@ -788,8 +795,8 @@ fn a_sweeps_seeds_draw_different_task_durations_and_a_seed_repeats_itself() {
         five[&5].fingerprint
     );
     // The same seed on the command line gives the same bytes.
-    let file = temp("random-durations.toml").display().to_string();
-    let logs = temp("random-logs").display().to_string();
+    let file = tmp.join("random-durations.toml").display().to_string();
+    let logs = tmp.join("random-logs").display().to_string();
     let cli = || {
         binary(&[
             "run",
@@ -810,7 +817,8 @@ fn a_sweeps_seeds_draw_different_task_durations_and_a_seed_repeats_itself() {
 /// running it gives the same trace fingerprint, which the scenario's own submission does not.
 #[test]
 fn run_reproduce_line_keeps_the_overrides_and_reruns_to_the_same_fingerprint() {
-    let logs = temp("reproduce-logs").display().to_string();
+    let tmp = TestDir::new("toolkit");
+    let logs = tmp.join("reproduce-logs").display().to_string();
     let line = |out: &std::process::Output, prefix: &str| -> String {
         let stdout = text(&out.stdout);
         stdout
@@ -877,10 +885,11 @@ fn shell_words(line: &str) -> Vec<String> {
 /// logs of the same application id in place (issue 30, item 8).
 #[test]
 fn no_container_logs_leaves_an_earlier_runs_logs_alone() {
-    let logs = temp("kept-logs");
+    let tmp = TestDir::new("toolkit");
+    let logs = tmp.join("kept-logs");
     let _ = std::fs::remove_dir_all(&logs);
     let dir = logs.display().to_string();
-    let file = write("kept-logs.toml", RANDOM_DURATIONS)
+    let file = write(&tmp, "kept-logs.toml", RANDOM_DURATIONS)
         .display()
         .to_string();
     let run = |extra: &[&str]| {
@@ -922,6 +931,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 /// own last run, and no label keeps a drawn time or the `chaos: ` prefix.
 #[test]
 fn shrunk_files_of_several_seeds_run_to_the_same_outcome_and_fingerprint() {
+    let tmp = TestDir::new("toolkit");
     use sparkyard::scenario::shrink::{Until, scenario_file, shrink};
     let body = std::fs::read_to_string("config/scenarios/chaos.toml")
         .expect("read")
@@ -929,7 +939,7 @@ fn shrunk_files_of_several_seeds_run_to_the_same_outcome_and_fingerprint() {
             "[chaos]",
             "[expect]\nam_exit_codes = [0]\nexecutors_lost = 0\n\n[chaos]",
         );
-    let path = write("chaos-expect.toml", &body);
+    let path = write(&tmp, "chaos-expect.toml", &body);
     let s = scenario::load(&path).expect("loads");
     let config = sparkyard::sweep::SweepConfig {
         jobs: 2,
@@ -947,7 +957,7 @@ fn shrunk_files_of_several_seeds_run_to_the_same_outcome_and_fingerprint() {
     assert_eq!(failing.len(), 4, "{reports:?}");
     for seed in failing {
         let shrunk = shrink(&s, seed, Some(Until::Expect)).expect("shrinks");
-        let out = temp(&format!("chaos-expect-{seed}-shrunk.toml"));
+        let out = tmp.join(format!("chaos-expect-{seed}-shrunk.toml"));
         let file = scenario_file(&s, &body, seed, &shrunk, &out).expect("file");
         std::fs::write(&out, &file).expect("write");
         for f in &shrunk.faults {
@@ -995,10 +1005,11 @@ fn aimed(faults: &str) -> String {
 /// hit (typed: the run's `Firing` record, not a log line); the kill costs the executors there.
 #[test]
 fn node_faults_aimed_at_the_application_hit_its_nodes_and_say_which() {
+    let tmp = TestDir::new("toolkit");
     let body = aimed(
         "[[faults]]\nkind = \"kill-node\"\ntarget = \"executor:2\"\nat_ms = 20000\n[[faults]]\nkind = \"kill-shuffle-service\"\ntarget = \"am\"\nat_ms = 21000\n[[faults]]\nkind = \"slow-node\"\ntarget = \"running-executor:2\"\nfactor = 2\nat_ms = 22000\n",
     );
-    let s = scenario::load(&write("aimed.toml", &body)).expect("loads");
+    let s = scenario::load(&write(&tmp, "aimed.toml", &body)).expect("loads");
     let run = scenario::run(&s, None, sparkyard::runner::RunOptions::default()).expect("runs");
     let r = &run.result;
     let exec_host = |n: u32| -> String {
@@ -1061,10 +1072,11 @@ fn node_faults_aimed_at_the_application_hit_its_nodes_and_say_which() {
 /// an executor never launched, an executor that already ended, no executor running.
 #[test]
 fn a_fault_that_cannot_act_says_exactly_why() {
+    let tmp = TestDir::new("toolkit");
     let body = aimed(
         "[[faults]]\nkind = \"kill-executor\"\nexecutor = 9\nat_ms = 20000\n[[faults]]\nkind = \"kill-executor\"\nexecutor = 1\nat_ms = 20000\n[[faults]]\nkind = \"kill-executor\"\nexecutor = 1\nat_ms = 25000\n[[faults]]\nkind = \"kill-node\"\ntarget = \"running-executor\"\nat_ms = 500\n",
     );
-    let s = scenario::load(&write("idle-faults.toml", &body)).expect("loads");
+    let s = scenario::load(&write(&tmp, "idle-faults.toml", &body)).expect("loads");
     let run = scenario::run(&s, None, sparkyard::runner::RunOptions::default()).expect("runs");
     let why: Vec<Option<String>> = run.fired.iter().map(|f| f.no_effect.clone()).collect();
     assert_eq!(
@@ -1094,6 +1106,7 @@ fn a_fault_that_cannot_act_says_exactly_why() {
 /// fires), so most kills cost executors; the sweep's JSON gives each fault's resolved target.
 #[test]
 fn chaos_kill_node_hits_a_node_of_the_application() {
+    let tmp = TestDir::new("toolkit");
     let body = std::fs::read_to_string("config/scenarios/chaos.toml")
         .expect("read")
         .replace(
@@ -1102,7 +1115,7 @@ fn chaos_kill_node_hits_a_node_of_the_application() {
         )
         .replace("faults = [1, 3]", "faults = [1, 1]");
     assert!(body.contains("kinds = [\"kill-node\"]"));
-    let s = scenario::load(&write("chaos-kill-node.toml", &body)).expect("loads");
+    let s = scenario::load(&write(&tmp, "chaos-kill-node.toml", &body)).expect("loads");
     let reports = sparkyard::sweep::sweep(&s, 1..21, 2).expect("runs");
     let (mut hit, mut fired) = (0, 0);
     // A seed whose application ends before the drawn time fires nothing.
@@ -1130,10 +1143,11 @@ fn chaos_kill_node_hits_a_node_of_the_application() {
 /// never came.
 #[test]
 fn an_unfired_fault_names_the_am_attempt_it_waited_for() {
+    let tmp = TestDir::new("toolkit");
     let body = aimed(
         "[[faults]]\nkind = \"kill-am\"\nat_ms = 20000\n[[faults]]\nkind = \"kill-executor\"\nlabel = \"late task\"\nexecutor = 1\non_task_started = [0, 11]\n[[faults]]\nkind = \"kill-executor\"\nlabel = \"third attempt\"\nexecutor = 1\nattempt = 3\non_task_started = [0, 0]\n",
     );
-    let s = scenario::load(&write("unfired.toml", &body)).expect("loads");
+    let s = scenario::load(&write(&tmp, "unfired.toml", &body)).expect("loads");
     let run = scenario::run(&s, None, sparkyard::runner::RunOptions::default()).expect("runs");
     assert_eq!(run.result.counters.am_attempts, 2, "{:?}", run.failures);
     let unfired: Vec<&String> = run
@@ -1154,8 +1168,9 @@ fn an_unfired_fault_names_the_am_attempt_it_waited_for() {
 /// event log names the application; issue 30, item 17); `run` still asks for one.
 #[test]
 fn a_scenario_used_for_its_faults_in_a_replay_needs_no_class() {
+    let tmp = TestDir::new("toolkit");
     let body = "name = \"faults only\"\n[submit]\n[[faults]]\nkind = \"kill-executor\"\nexecutor = 1\nat_ms = 3000\n";
-    let p = write("faults-only.toml", body);
+    let p = write(&tmp, "faults-only.toml", body);
     assert!(scenario::load_for_faults(&p).is_ok());
     let e = load_error("faults-only-run.toml", body);
     assert!(e.contains("submit.class: missing"), "{e}");

@@ -4,6 +4,7 @@
 //! allocation, its CLI edges, and the README's accuracy statement per kind of what-if on the
 //! committed real Spark 4.0 logs (local-cluster, N = 1, 2, 4).
 
+use crate::common::TestDir;
 use sparkyard::replay::simulate::ReplaySetup;
 use sparkyard::replay::whatif::{self, WhatIf, WhatIfTable};
 use std::path::{Path, PathBuf};
@@ -13,13 +14,6 @@ fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/eventlogs")
         .join(name)
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sparkyard-whatif-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
 }
 
 fn setup(words: &[&str]) -> ReplaySetup {
@@ -59,11 +53,11 @@ fn text(b: &[u8]) -> String {
 
 #[test]
 fn json_is_only_json_and_no_plot_is_written_unless_asked() {
-    let dir = temp_dir("json");
+    let dir = TestDir::new("whatif-json");
     let log = data("multijob_n2_r1.zstd");
     let log = log.to_str().expect("utf-8");
     let out = binary_in(
-        &dir,
+        dir.path(),
         &["what-if", log, "--grid", "num-executors=1,2", "--json"],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -72,7 +66,7 @@ fn json_is_only_json_and_no_plot_is_written_unless_asked() {
     let files: Vec<_> = std::fs::read_dir(&dir).expect("dir").collect();
     assert!(files.is_empty(), "no --plot, yet {files:?} were written");
     let out = binary_in(
-        &dir,
+        dir.path(),
         &[
             "what-if",
             log,
@@ -86,7 +80,7 @@ fn json_is_only_json_and_no_plot_is_written_unless_asked() {
     serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("still only JSON");
     assert!(dir.join("p.svg").exists());
     let out = binary_in(
-        &dir,
+        dir.path(),
         &[
             "what-if",
             log,
@@ -101,12 +95,11 @@ fn json_is_only_json_and_no_plot_is_written_unless_asked() {
         "{}",
         text(&out.stdout)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn cli_edges_are_refused_in_what_ifs_own_words() {
-    let dir = temp_dir("edges");
+    let dir = TestDir::new("whatif-edges");
     let log = data("multijob_n2_r1.zstd");
     let log = log.to_str().expect("utf-8");
     let cases: [(&[&str], &str); 7] = [
@@ -142,7 +135,7 @@ fn cli_edges_are_refused_in_what_ifs_own_words() {
     for (args, expected) in cases {
         let mut all = vec!["what-if", log];
         all.extend_from_slice(args);
-        let out = binary_in(&dir, &all);
+        let out = binary_in(dir.path(), &all);
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
         assert!(err.contains(expected), "{args:?}: {err}");
@@ -151,15 +144,14 @@ fn cli_edges_are_refused_in_what_ifs_own_words() {
         }
         assert!(out.stdout.is_empty(), "{args:?}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_refused_grid_value_is_named_and_the_other_rows_still_run() {
-    let dir = temp_dir("refused");
+    let dir = TestDir::new("whatif-refused");
     let log = data("multijob_n2_r1.zstd");
     let out = binary_in(
-        &dir,
+        dir.path(),
         &[
             "what-if",
             log.to_str().expect("utf-8"),
@@ -199,12 +191,11 @@ fn a_refused_grid_value_is_named_and_the_other_rows_still_run() {
         e.contains("--grid num-executors=0: org.apache.spark.SparkException"),
         "{e}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn failed_configurations_say_why_and_are_not_drawn_as_zero() {
-    let dir = temp_dir("failed");
+    let dir = TestDir::new("whatif-failed");
     let log = data("multijob_n2_r1.zstd");
     let t = what_if(
         &log,
@@ -253,7 +244,6 @@ fn failed_configurations_say_why_and_are_not_drawn_as_zero() {
         assert!(svg.contains(label), "{label:?} missing");
     }
     assert!(svg.contains("2 configuration(s) with no successful run not drawn"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -564,7 +554,7 @@ fn a_replay_with_a_scenario_lists_the_faults_fired_and_carries_a_band() {
 
 #[test]
 fn explain_names_each_faults_target_and_the_faults_that_never_fired() {
-    let dir = temp_dir("faults");
+    let dir = TestDir::new("whatif-faults");
     let file = dir.join("faults.toml");
     std::fs::write(
         &file,
@@ -618,5 +608,4 @@ executor = 2
             "{text}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

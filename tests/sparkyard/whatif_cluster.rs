@@ -4,7 +4,7 @@
 //! applications their glob names; bad grids are clear errors; the same seeds give the same
 //! bytes, and `--json` prints only JSON.
 
-use crate::common::{assert_user_error, binary, text};
+use crate::common::{TestDir, assert_user_error, binary, text};
 use sparkyard::replay::cluster::{self, DaySetup};
 use sparkyard::replay::cluster_grid;
 use sparkyard::replay::cluster_whatif::{self, DayWhatIf, DayWhatIfTable};
@@ -14,13 +14,6 @@ fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/eventlogs")
         .join(name)
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sparkyard-wic-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
 }
 
 /// Two queues on `nodes` NodeManagers of 8 GiB and 4 vcores: `default` (70 %) and `etl`
@@ -73,8 +66,8 @@ fn what_if(grid: &[&str], seeds: std::ops::Range<u64>) -> DayWhatIf {
 
 #[test]
 fn one_configuration_under_one_seed_is_replay_clusters_day_to_the_millisecond() {
-    let dir = temp_dir("same");
-    let cluster = two_queues(&dir, 2);
+    let dir = TestDir::new("wic-same");
+    let cluster = two_queues(dir.path(), 2);
     let logs = five_logs();
     let s = setup(&cluster, 42);
     let day = cluster::replay_cluster(&logs, &s).expect("the day runs");
@@ -106,7 +99,8 @@ fn grid_table(dir: &Path) -> DayWhatIfTable {
 
 #[test]
 fn the_cheapest_configuration_meeting_every_deadline_is_the_least_memory_that_does() {
-    let t = grid_table(&temp_dir("grid"));
+    let dir = TestDir::new("wic-grid");
+    let t = grid_table(dir.path());
     assert_eq!(t.rows.len(), 6);
     // Every application in `etl` (mapped): with 30 % of the cluster, half of it for AMs, one AM
     // runs at a time (CapacityScheduler's AM resource limit, as the README's one-node day), so
@@ -146,8 +140,8 @@ fn the_cheapest_configuration_meeting_every_deadline_is_the_least_memory_that_do
 
 #[test]
 fn a_spark_key_with_a_glob_reaches_only_the_applications_it_names() {
-    let dir = temp_dir("glob");
-    let cluster = two_queues(&dir, 4);
+    let dir = TestDir::new("wic-glob");
+    let cluster = two_queues(dir.path(), 4);
     let s = setup(&cluster, 42);
     let logs = vec![data("skew_n2_r1.zstd"), data("multijob_n2_r1.zstd")];
     let w = what_if(&["*skew:num-executors=1,2"], 42..43);
@@ -165,8 +159,8 @@ fn a_spark_key_with_a_glob_reaches_only_the_applications_it_names() {
 
 #[test]
 fn bad_grids_are_clear_errors_and_an_impossible_configuration_is_a_refused_row() {
-    let dir = temp_dir("bad");
-    let cluster = two_queues(&dir, 2);
+    let dir = TestDir::new("wic-bad");
+    let cluster = two_queues(dir.path(), 2);
     let c = cluster.to_str().expect("utf-8");
     let log = data("skew_n1_r1.zstd");
     let l = log.to_str().expect("utf-8");
@@ -205,8 +199,8 @@ fn bad_grids_are_clear_errors_and_an_impossible_configuration_is_a_refused_row()
 
 #[test]
 fn the_same_seeds_give_the_same_bytes_and_json_prints_only_json() {
-    let dir = temp_dir("bytes");
-    let cluster = two_queues(&dir, 2);
+    let dir = TestDir::new("wic-bytes");
+    let cluster = two_queues(dir.path(), 2);
     let c = cluster.to_str().expect("utf-8");
     let (a, b) = (data("skew_n1_r1.zstd"), data("multijob_n1_r1.zstd"));
     let plot = dir.join("day.svg");
