@@ -19,6 +19,8 @@
 //!   `yarn.nodemanager.runtime.linux.docker.stop.grace-period` is deprecated for it.) A grace
 //!   of 0 is that later behaviour: the container stops as a default one does.
 
+use sparkyard_messages::records::ENV_CONTAINER_TYPE;
+
 /// Which runtime a container was launched with (`LinuxContainerRuntime`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Runtime {
@@ -27,9 +29,6 @@ pub enum Runtime {
     /// `DockerLinuxContainerRuntime`.
     Docker,
 }
-
-/// `ContainerRuntimeConstants.ENV_CONTAINER_TYPE`.
-pub const ENV_CONTAINER_TYPE: &str = "YARN_CONTAINER_RUNTIME_TYPE";
 
 impl Runtime {
     /// The runtime a container's launch environment asks for

@@ -174,16 +174,11 @@ pub fn executor_environment(
 /// Of [`executor_environment`], only `YARN_CONTAINER_RUNTIME_TYPE` (from
 /// `spark.executorEnv.`): what picks the NodeManager's container runtime.
 fn runtime_environment(s: &crate::world::config::SparkSettings) -> Vec<(String, String)> {
-    let key = format!(
-        "spark.executorEnv.{}",
-        crate::hadoop_yarn::container_runtime::ENV_CONTAINER_TYPE
-    );
-    s.properties
-        .get(&key)
-        .map(|v| {
-            let name = crate::hadoop_yarn::container_runtime::ENV_CONTAINER_TYPE;
-            vec![(name.to_string(), v.clone())]
-        })
+    use sparkyard_messages::records::ENV_CONTAINER_TYPE;
+    let key = ["spark.executorEnv.", ENV_CONTAINER_TYPE].concat();
+    let value = s.properties.get(&key);
+    value
+        .map(|v| vec![(ENV_CONTAINER_TYPE.to_string(), v.clone())])
         .unwrap_or_default()
 }
 
