@@ -141,3 +141,31 @@ fn the_gpu_logs_removals_come_at_the_docker_grace_and_its_jobs_do_not_improve() 
     };
     assert_eq!((within(&without), within(&with)), (8, 7));
 }
+
+/// What the recording shows of the new executors the stops held back: Spark's YarnAllocator
+/// numbers executors in the order YARN allocated their containers, so executors 7 and 8 were
+/// allocated before executor 10 (registered at 134.4 s), on the nodes where executors 4 and 5
+/// had been killed at their idle timeout (about 124.4 s) and were still stopping; each
+/// registered 8.1 and 8.6 s after that node's stopping executor was removed. Hadoop's
+/// `GpuResourceAllocator.assignGpus` (hadoop-yarn-server-nodemanager, `linux/resources/gpu/`;
+/// the 3.1 one throws instead) waits in 1 s steps for GPUs held by containers in a final state
+/// (one GPU per executor here); sparkyard models no GPUs, so a GPU-aware NodeManager would have
+/// to reproduce this.
+#[test]
+fn the_gpu_logs_executors_7_and_8_started_after_their_nodes_stopping_executors_were_gone() {
+    let app = model::load(&gpu_log()).expect("the GPU log");
+    let executor = |id: &str| {
+        app.executors
+            .iter()
+            .find(|e| e.executor_id == id)
+            .expect("recorded")
+    };
+    let after_removal = |new: &str, old: &str| {
+        let (n, o) = (executor(new), executor(old));
+        assert_eq!(n.host, o.host, "executors {new} and {old} shared a node");
+        n.added_ms as i64 - o.removed_ms.expect("removed") as i64
+    };
+    assert_eq!(after_removal("7", "4"), 8_054);
+    assert_eq!(after_removal("8", "5"), 8_590);
+    assert!(executor("10").added_ms < executor("7").added_ms);
+}
