@@ -14,22 +14,7 @@ fn gpu_log() -> PathBuf {
 /// A cluster file like the one the replay sizes from the GPU log's Hadoop properties (nodes and
 /// maximum allocation at 319488 MB and 51 vcores), with this Docker stop grace.
 fn cluster(dir: &std::path::Path, grace_ms: u64) -> PathBuf {
-    let embedded = include_str!("../../config/cluster.toml");
-    let text = embedded
-        .replace(
-            "docker_stop_grace_ms = 0",
-            &format!("docker_stop_grace_ms = {grace_ms}"),
-        )
-        .replace(
-            "\"yarn.scheduler.maximum-allocation-mb\" = 8192",
-            "\"yarn.scheduler.maximum-allocation-mb\" = 319488",
-        )
-        .replace(
-            "\"yarn.scheduler.maximum-allocation-vcores\" = 4",
-            "\"yarn.scheduler.maximum-allocation-vcores\" = 51",
-        )
-        .replace("memory_mb = 65536", "memory_mb = 319488")
-        .replace("vcores = 16", "vcores = 51");
+    let text = crate::common::gpu_log_cluster_text("docker_stop_grace_ms = 0", grace_ms);
     let path = dir.join(format!("cluster-{grace_ms}.toml"));
     std::fs::write(&path, text).expect("cluster file");
     path
