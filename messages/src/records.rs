@@ -150,6 +150,10 @@ pub struct ApplicationSubmissionContext {
     pub user: String,
 }
 
+/// `ContainerRuntimeConstants.ENV_CONTAINER_TYPE`: the launch environment's variable that picks
+/// the NodeManager's container runtime (`docker` for `DockerLinuxContainerRuntime`).
+pub const ENV_CONTAINER_TYPE: &str = "YARN_CONTAINER_RUNTIME_TYPE";
+
 /// `ContainerLaunchContext`: the command and environment a NodeManager runs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContainerLaunchContext {

@@ -262,6 +262,8 @@ struct RawCosts {
     #[schemars(with = "Option<u64>")]
     localization_ms: Key<u64>,
     #[schemars(with = "Option<u64>")]
+    docker_stop_grace_ms: Key<u64>,
+    #[schemars(with = "Option<u64>")]
     jvm_start_ms: Key<u64>,
     #[schemars(with = "Option<u64>")]
     spark_context_init_ms: Key<u64>,
@@ -823,6 +825,7 @@ fn costs(raw: &RawCosts, lines: &Lines) -> Result<CostModel, String> {
         network_latency_ms: ms(&raw.network_latency_ms, "network_latency_ms", 0)?,
         container_launch_ms: ms(&raw.container_launch_ms, "container_launch_ms", 400)?,
         localization_ms: ms(&raw.localization_ms, "localization_ms", 0)?,
+        docker_stop_grace_ms: ms(&raw.docker_stop_grace_ms, "docker_stop_grace_ms", 0)?,
         jvm_start_ms: ms(&raw.jvm_start_ms, "jvm_start_ms", 1200)?,
         spark_context_init_ms: ms(&raw.spark_context_init_ms, "spark_context_init_ms", 1800)?,
         executor_env_init_ms: ms(&raw.executor_env_init_ms, "executor_env_init_ms", 600)?,

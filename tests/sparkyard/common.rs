@@ -216,3 +216,22 @@ pub fn am_stderr_of(r: &RunResult) -> &str {
         .expect("the AM logged")
         .stderr
 }
+
+/// The embedded cluster file as the replay sizes it from issue 30's GPU log's Hadoop properties
+/// (nodes and maximum allocation at 319488 MB and 51 vcores), with one `[costs]` line, given as
+/// it stands in the embedded file (`localization_ms = 0`), set to `value`.
+pub fn gpu_log_cluster_text(cost: &str, value: u64) -> String {
+    let name = cost.split(" = ").next().unwrap_or(cost);
+    include_str!("../../config/cluster.toml")
+        .replace(cost, &format!("{name} = {value}"))
+        .replace(
+            "\"yarn.scheduler.maximum-allocation-mb\" = 8192",
+            "\"yarn.scheduler.maximum-allocation-mb\" = 319488",
+        )
+        .replace(
+            "\"yarn.scheduler.maximum-allocation-vcores\" = 4",
+            "\"yarn.scheduler.maximum-allocation-vcores\" = 51",
+        )
+        .replace("memory_mb = 65536", "memory_mb = 319488")
+        .replace("vcores = 16", "vcores = 51")
+}

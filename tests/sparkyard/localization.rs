@@ -163,22 +163,7 @@ fn the_gpu_logs_executors_on_nodes_with_the_resources_start_as_late_as_a_cold_st
 /// embedded cluster, its nodes and maximum allocation at 319488 MB and 51 vcores), with this
 /// localization cost, in `dir`.
 fn gpu_log_cluster(dir: &TestDir, localization_ms: u64) -> std::path::PathBuf {
-    let embedded = include_str!("../../config/cluster.toml");
-    let text = embedded
-        .replace(
-            "localization_ms = 0",
-            &format!("localization_ms = {localization_ms}"),
-        )
-        .replace(
-            "\"yarn.scheduler.maximum-allocation-mb\" = 8192",
-            "\"yarn.scheduler.maximum-allocation-mb\" = 319488",
-        )
-        .replace(
-            "\"yarn.scheduler.maximum-allocation-vcores\" = 4",
-            "\"yarn.scheduler.maximum-allocation-vcores\" = 51",
-        )
-        .replace("memory_mb = 65536", "memory_mb = 319488")
-        .replace("vcores = 16", "vcores = 51");
+    let text = crate::common::gpu_log_cluster_text("localization_ms = 0", localization_ms);
     let path = dir.join("cluster.toml");
     std::fs::write(&path, text).expect("cluster file");
     path

@@ -6,6 +6,7 @@ mod arrivals;
 mod bundled_seeds;
 mod cli;
 mod common;
+mod docker_stop;
 mod fault_families;
 mod fault_kinds;
 mod hardening;

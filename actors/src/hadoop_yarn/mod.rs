@@ -3,6 +3,7 @@
 //! `Launcher` that `boot` hands it.
 
 pub mod capacity_scheduler;
+pub mod container_runtime;
 pub mod localization;
 pub mod node_manager;
 pub mod resource_manager;

@@ -3,6 +3,7 @@
 //! watches (`ContainerExecutor`), their exit statuses and diagnostics, and the
 //! `NodeStatusUpdater` heartbeat to the RM.
 
+use super::container_runtime::{self, Runtime, Stop};
 use super::localization::LocalizationTracker;
 use crate::info;
 use crate::kernel::clock;
@@ -50,6 +51,8 @@ struct NmContainer {
     /// the command line and environment are a kilobyte per container).
     request: Option<Box<StartContainerRequest>>,
     memory_mb: u64,
+    /// The runtime its launch environment asked for: how a kill reaches its JVM.
+    runtime: Runtime,
     phase: Phase,
     /// Set when the NM itself kills the container: the status it then reports.
     kill_status: Option<i32>,
@@ -153,11 +156,13 @@ impl NodeManager {
             ContainerMain::ApplicationMaster { .. } => None,
         };
         let memory_mb = req.container.resource.memory_mb;
+        let runtime = Runtime::requested_by(&req.launch_context.environment);
         self.containers.insert(
             cid,
             NmContainer {
                 request: Some(req),
                 memory_mb,
+                runtime,
                 phase: Phase::Localizing,
                 kill_status: None,
             },
@@ -301,32 +306,55 @@ impl NodeManager {
     }
 
     /// Stops a container and reports the status the RM asked for. `ContainerLaunch
-    /// .cleanupContainer` signals the process group with SIGTERM, waits
-    /// `yarn.nodemanager.sleep-delay-before-sigkill.ms`, then sends SIGKILL: a JVM runs its
-    /// shutdown hooks in between and exits 143; one still running then dies with 137.
+    /// .cleanupContainer` signals TERM, waits `yarn.nodemanager.sleep-delay-before-sigkill.ms`,
+    /// then KILL: a JVM that gets the SIGTERM runs its shutdown hooks and exits 143; one still
+    /// running then dies with 137. A Docker container under `docker stop` gets only the SIGKILL,
+    /// at the grace's end (`container_runtime`).
     pub fn kill_container(&mut self, cid: ContainerId, status: i32, ctx: &mut Context<Self>) {
         let Some(c) = self.containers.get_mut(&cid) else {
             return;
         };
         c.kill_status = Some(status);
+        let runtime = c.runtime;
         match c.phase {
             Phase::Running(pid) => {
                 info!(
                     self.env.log(),
                     "yarn::ContainerImpl", "Container {cid} transitioned from RUNNING to KILLING"
                 );
-                if self.env.signal_term(pid) {
-                    let delay = self.sim.config.yarn.sleep_delay_before_sigkill_ms;
-                    timers::run_later(ctx, clock::ms(delay), move |act: &mut Self, _| {
-                        act.env.kill_process(pid, 137);
-                    });
-                }
+                let stop = self.stop_for(cid.attempt.application_id, runtime);
+                self.stop_process(pid, stop, ctx);
             }
             Phase::Localizing => {
                 let mb = c.memory_mb;
                 self.complete(cid, status, killed_diagnostics(status, 143, cid, mb))
             }
             Phase::Done => {}
+        }
+    }
+
+    /// How this NodeManager stops a container of `app` launched with `runtime`.
+    fn stop_for(&self, app: ApplicationId, runtime: Runtime) -> Stop {
+        let grace = self
+            .sim
+            .application_config(app, |c| c.costs.docker_stop_grace_ms);
+        let delay = self.sim.config.yarn.sleep_delay_before_sigkill_ms;
+        container_runtime::stop(runtime, delay, grace)
+    }
+
+    fn stop_process(&mut self, pid: crate::rpc::ProcessId, stop: Stop, ctx: &mut Context<Self>) {
+        let kill_later = |ctx: &mut Context<Self>, after_ms: u64| {
+            timers::run_later(ctx, clock::ms(after_ms), move |act: &mut Self, _| {
+                act.env.kill_process(pid, 137);
+            });
+        };
+        match stop {
+            Stop::TermThenKill { kill_after_ms } => {
+                if self.env.signal_term(pid) {
+                    kill_later(ctx, kill_after_ms);
+                }
+            }
+            Stop::KillAfter { kill_after_ms } => kill_later(ctx, kill_after_ms),
         }
     }
 

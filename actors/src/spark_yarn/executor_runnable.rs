@@ -96,9 +96,10 @@ impl ExecutorRunnable {
 
     fn launch_context(&self) -> ContainerLaunchContext {
         let args = self.arguments();
-        // The command line and the environment are read only by the NodeManager's
+        // The command line and the environment are read by the NodeManager's
         // `launch_container.sh`, written when container logs are captured; a run without logs
-        // (the scale bench, sweeps) skips building their 1.5 KB of strings per executor.
+        // (the scale bench, sweeps) skips building their 1.5 KB of strings per executor but
+        // keeps the one variable the NodeManager itself reads (its container runtime).
         let (commands, environment) = if self.env.log().captures() {
             let command = executor_command(
                 self.sim.config.spark.executor_memory_mb,
@@ -109,7 +110,7 @@ impl ExecutorRunnable {
             let env = executor_environment(&self.sim.config.spark, &self.container, user);
             (vec![command], env)
         } else {
-            (Vec::new(), Vec::new())
+            (Vec::new(), runtime_environment(&self.sim.config.spark))
         };
         ContainerLaunchContext {
             commands,
@@ -168,6 +169,17 @@ pub fn executor_environment(
     ];
     crate::spark_yarn::client::add_prefixed_env(&mut env, &s.properties, "spark.executorEnv.");
     env
+}
+
+/// Of [`executor_environment`], only `YARN_CONTAINER_RUNTIME_TYPE` (from
+/// `spark.executorEnv.`): what picks the NodeManager's container runtime.
+fn runtime_environment(s: &crate::world::config::SparkSettings) -> Vec<(String, String)> {
+    use sparkyard_messages::records::ENV_CONTAINER_TYPE;
+    let key = ["spark.executorEnv.", ENV_CONTAINER_TYPE].concat();
+    let value = s.properties.get(&key);
+    value
+        .map(|v| vec![(ENV_CONTAINER_TYPE.to_string(), v.clone())])
+        .unwrap_or_default()
 }
 
 /// The NodeManager log URL Spark passes in `SPARK_LOG_URL_*`.

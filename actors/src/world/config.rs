@@ -702,6 +702,11 @@ pub struct CostModel {
     /// `container_launch_ms`; a container arriving during the download waits for its end, later
     /// ones pay nothing (`hadoop_yarn::localization`). Zero (the default): none.
     pub localization_ms: u64,
+    /// NodeManager: the grace of the `docker stop` that ends a killed Docker container
+    /// (`YARN_CONTAINER_RUNTIME_TYPE=docker`) in Hadoop 3.1's `DockerLinuxContainerRuntime`:
+    /// its JVM gets no SIGTERM and dies by SIGKILL this long after the kill
+    /// (`hadoop_yarn::container_runtime`). Zero (the default): SIGTERM as for any container.
+    pub docker_stop_grace_ms: u64,
     /// JVM start until `main` runs.
     pub jvm_start_ms: u64,
     /// The driver's SparkContext constructor (SparkEnv, BlockManager, UI, event log).
