@@ -140,6 +140,10 @@ struct Executor {
     tasks: ExecutorTasks<RunningTask>,
     /// Its `MapOutputTrackerWorker`'s cache (its epoch is compared at every launch).
     map_statuses: MapStatusCache,
+    /// The broadcast of the last task's piece, known to be in `broadcast_pieces`: a stage's
+    /// tasks after its first find it here, on a line they read anyway, instead of in the set's
+    /// own allocation (a cache miss per task with a thousand executors taking turns).
+    latest_piece: Option<u32>,
     /// The broadcasts whose piece its block manager fetched and reported to the master.
     broadcast_pieces: SmallSet<u32>,
     /// The block manager's broadcasts, kept only while its log is (its lines are all it shows).

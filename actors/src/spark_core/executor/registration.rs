@@ -103,6 +103,7 @@ impl CoarseGrainedExecutorBackend {
             tasks: ExecutorTasks::default(),
             heartbeater: Heartbeater::new(self.conf.heartbeat_max_failures),
             rdd_blocks: RddBlocks::default(),
+            latest_piece: None,
             broadcast_pieces: SmallSet::default(),
             map_statuses: MapStatusCache::default(),
             blocks,

@@ -63,8 +63,7 @@ impl CoarseGrainedExecutorBackend {
                 num_reduces: m.num_reduces,
             });
         }
-        let log = self.env.log().clone();
-        self.log_result_sent(&log, &task.desc);
+        self.log_result_sent(self.env.log(), &task.desc);
     }
 
     /// Executor.TaskRunner's line for a serialized result: over `spark.driver.maxResultSize`

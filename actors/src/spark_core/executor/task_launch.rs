@@ -75,6 +75,10 @@ impl CoarseGrainedExecutorBackend {
         let Some(executor) = self.executor.as_mut() else {
             return;
         };
+        if executor.latest_piece == Some(id) {
+            return;
+        }
+        executor.latest_piece = Some(id);
         if executor.broadcast_pieces.contains(&id) {
             return;
         }
@@ -93,11 +97,12 @@ impl CoarseGrainedExecutorBackend {
         if let Some(reason) = self.state.needs_executor(true) {
             return self.exit_executor(reason, true);
         }
-        let log = self.env.log().clone();
+        // The log is borrowed at each line, not cloned: a clone touches this process's key (a
+        // cache line of its own) on every task.
         // `Got assigned task {}` and `Running {} (TID {})`, in pieces (two lines of every task).
-        info_parts!(log, BACKEND, "Got assigned task ", desc.task_id);
+        info_parts!(self.env.log(), BACKEND, "Got assigned task ", desc.task_id);
         info_parts!(
-            log,
+            self.env.log(),
             EXECUTOR,
             "Running ",
             desc.name(),
@@ -111,7 +116,7 @@ impl CoarseGrainedExecutorBackend {
             // HadoopRDD.compute (Spark 4.0.0 jar): logInfo at the split's reader creation.
             let tid = desc.task_id;
             info!(
-                log,
+                self.env.log(),
                 "executor::HadoopRDD", "Task (TID {tid}) input split: {split}"
             );
         }
