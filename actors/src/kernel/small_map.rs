@@ -6,6 +6,7 @@
 //! sorted and iterates in order, as the `BTreeSet` it stands for. Beside them, `DenseMap`: a table
 //! keyed by ids handed out in order (executor ids, task ids), a slot per id, iterated in id order.
 
+use smallvec::SmallVec;
 use sparkyard_messages::ids::{ExecutorId, TaskId};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::marker::PhantomData;
@@ -78,15 +79,17 @@ impl<K: Ord + Copy, V> SmallMap<K, V> {
 
 /// A set for the same case (a process's peers: an executor talks to its driver only, a driver
 /// to every executor): a sorted list while small, a `BTreeSet` once large. Iterated in order,
-/// so it reads exactly as the `BTreeSet` it stands for.
+/// so it reads exactly as the `BTreeSet` it stands for. Up to two keys live inline: the driver's
+/// running tasks of an executor of one or two cores are then read where the set is, not in an
+/// allocation of their own (a cache miss per task end with a thousand executors taking turns).
 pub enum SmallSet<K> {
-    Small(Vec<K>),
+    Small(SmallVec<[K; 2]>),
     Large(BTreeSet<K>),
 }
 
 impl<K> Default for SmallSet<K> {
     fn default() -> Self {
-        SmallSet::Small(Vec::new())
+        SmallSet::Small(SmallVec::new())
     }
 }
 
@@ -111,7 +114,7 @@ impl<K: Ord + Copy> SmallSet<K> {
                 Ok(_) => {}
                 Err(at) if v.len() < SMALL => v.insert(at, key),
                 Err(_) => {
-                    let mut s: BTreeSet<K> = std::mem::take(v).into_iter().collect();
+                    let mut s: BTreeSet<K> = v.drain(..).collect();
                     s.insert(key);
                     *self = SmallSet::Large(s);
                 }
@@ -138,7 +141,7 @@ impl<K: Ord + Copy> SmallSet<K> {
     /// The keys in ascending order.
     pub fn into_sorted(self) -> Vec<K> {
         match self {
-            SmallSet::Small(v) => v,
+            SmallSet::Small(v) => v.into_vec(),
             SmallSet::Large(s) => s.into_iter().collect(),
         }
     }

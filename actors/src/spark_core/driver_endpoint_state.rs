@@ -17,13 +17,19 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 /// `ExecutorData`: what the driver knows of a registered executor.
+///
+/// `repr(C, align(64))`: what a task's end and the next launch read (the cores, the host, the
+/// reference) share the first cache line of the entry, and the address, read only when the
+/// executor comes or goes, follows; with a thousand executors taking turns, an entry is cold
+/// when its next task comes, and an entry straddling two lines cost two misses.
+#[repr(C, align(64))]
 pub struct ExecutorData<R> {
-    pub executor: R,
-    pub address: RpcAddress,
-    /// Shared with every offer and running task on this executor (a task launch clones it).
-    pub host: Rc<str>,
     pub free_cores: u32,
     pub total_cores: u32,
+    /// Shared with every offer and running task on this executor (a task launch clones it).
+    pub host: Rc<str>,
+    pub executor: R,
+    pub address: RpcAddress,
 }
 
 /// `ExecutorDecommissionInfo(message, workerHost)`, with TaskSchedulerImpl's
