@@ -59,6 +59,12 @@ pub enum StateChange {
         executor: ExecutorId,
         exit_status: i32,
     },
+    /// The YarnAllocator processed the completion of a container it had released
+    /// (`processCompletedContainers` with `alreadyReleased`).
+    ReleasedContainerCompleted {
+        container: ContainerId,
+        exit_status: i32,
+    },
     /// A NodeManager accepted a container and starts localizing it.
     ContainerLocalizing {
         container: ContainerId,
@@ -139,6 +145,10 @@ impl std::fmt::Display for StateChange {
                 executor,
                 exit_status,
             } => write!(f, "executor {executor} lost: {exit_status}"),
+            StateChange::ReleasedContainerCompleted {
+                container,
+                exit_status,
+            } => write!(f, "{container} released: {exit_status}"),
             StateChange::ContainerLocalizing { container, .. } => {
                 write!(f, "{container} LOCALIZING")
             }
