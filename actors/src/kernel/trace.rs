@@ -59,12 +59,6 @@ pub enum StateChange {
         executor: ExecutorId,
         exit_status: i32,
     },
-    /// The YarnAllocator processed the completion of a container it had released
-    /// (`processCompletedContainers` with `alreadyReleased`).
-    ReleasedContainerCompleted {
-        container: ContainerId,
-        exit_status: i32,
-    },
     /// A NodeManager accepted a container and starts localizing it.
     ContainerLocalizing {
         container: ContainerId,
@@ -94,6 +88,13 @@ pub enum StateChange {
     ExecutorCreated { executor: ExecutorId },
     /// A process ended with this exit code.
     ProcessExited { process: u32, exit_code: i32 },
+    /// The YarnAllocator processed the completion of a container it had released
+    /// (`processCompletedContainers` with `alreadyReleased`). Last: the fingerprint hashes
+    /// the variant's index, and the runs without releases keep theirs.
+    ReleasedContainerCompleted {
+        container: ContainerId,
+        exit_status: i32,
+    },
 }
 
 /// A fault, as the network or the injector applied it.
