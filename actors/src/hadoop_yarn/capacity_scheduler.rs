@@ -1255,20 +1255,26 @@ impl CapacityScheduler {
         n.used.vcores = n.used.vcores.saturating_sub(r.vcores);
     }
 
-    /// Whether every node's used resources are exactly its live and held containers' (no
-    /// room freed twice or never): the check behind the release tests.
+    /// Node `idx`'s used memory and vcores, and its live and held containers' sum: equal
+    /// unless some room was freed twice or never (`invariants::node_accounted`).
+    pub fn node_accounting(&self, idx: usize) -> ((u64, u32), (u64, u32)) {
+        let n = &self.nodes[idx];
+        let live = n.containers.iter().filter_map(|c| {
+            let a = self.attempts.get(&c.attempt)?;
+            a.live.get(c).map(|(_, r)| *r)
+        });
+        let sum = live
+            .chain(n.held.values().copied())
+            .fold((0, 0), |(m, v), r| (m + r.memory_mb, v + r.vcores));
+        ((n.used.memory_mb, n.used.vcores), sum)
+    }
+
+    /// Whether every node that is not lost is accounted (`node_accounting`).
     #[cfg(test)]
     pub fn accounting_balanced(&self) -> bool {
-        let mut expected = vec![(0u64, 0u32); self.nodes.len()];
-        let live = self.attempts.values().flat_map(|a| a.live.values());
-        for (n, r) in live {
-            expected[*n].0 += r.memory_mb;
-            expected[*n].1 += r.vcores;
-        }
-        self.nodes.iter().zip(expected).all(|(n, (mb, vc))| {
-            let held = n.held.values();
-            let (hmb, hvc) = held.fold((0, 0), |(m, v), r| (m + r.memory_mb, v + r.vcores));
-            n.lost || (n.used.memory_mb == mb + hmb && n.used.vcores == vc + hvc)
+        (0..self.nodes.len()).all(|i| {
+            let (used, sum) = self.node_accounting(i);
+            self.nodes[i].lost || used == sum
         })
     }
 

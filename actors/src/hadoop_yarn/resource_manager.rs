@@ -754,6 +754,7 @@ impl ResourceManager {
         let Some((node, running)) = self.scheduler.release_container(cid) else {
             return;
         };
+        self.check_accounted(node);
         self.nodes[node].cleanup.push((cid, status));
         self.released.insert(cid);
         // RMContainerImpl: ACQUIRED until the NM reports it RUNNING (the LAUNCHED event).
@@ -771,6 +772,14 @@ impl ResourceManager {
             diagnostics: diag.to_string(),
         };
         self.report_completed(attempt_id, completed);
+    }
+
+    /// The invariant that no release frees a node's room twice or never.
+    fn check_accounted(&self, node: usize) {
+        let (used, expected) = self.scheduler.node_accounting(node);
+        let host = &self.scheduler.node(node).node_id.host;
+        let check = invariants::node_accounted(host, used, expected);
+        self.sim.violations.check(inv::NODE_ACCOUNTED, check);
     }
 
     /// Queues a completed container's status for the attempt's next allocate response, if the
@@ -969,6 +978,7 @@ impl ResourceManager {
         if self.released.remove(&cid) {
             // The RMContainer left with the release: at most the node's room is left.
             self.scheduler.finish_released(node, cid);
+            self.check_accounted(node);
             info!(
                 self.env.log(),
                 "yarn::AbstractYarnScheduler",
