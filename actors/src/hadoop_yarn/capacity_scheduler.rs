@@ -1623,15 +1623,21 @@ mod tests {
         assert_eq!(ids(&cs.node_update(0)), [(3, false)]);
     }
 
+    /// One node of `mb` MB with a 1 GB AM and a 1 GB executor container (two asked).
+    fn an_executor_on(mb: u64) -> (CapacityScheduler, ApplicationAttemptId, ContainerId) {
+        let mut cs = cs_with_nodes(&[("n0", res(mb, 8))]);
+        let a = attempt(1, 1);
+        running(&mut cs, a, 0, 2, res(1024, 1));
+        let cid = cs.node_update(0)[0].container.id;
+        (cs, a, cid)
+    }
+
     /// `releaseContainers` of a container the NM never reported RUNNING (an ACQUIRED one):
     /// `completedContainer` frees its queue and node room at once, so the next heartbeat
     /// places another there; the NM's later report (if any) has nothing left to free.
     #[test]
     fn a_released_container_that_never_ran_frees_its_node_at_once() {
-        let mut cs = cs_with_nodes(&[("n0", res(2 * GB, 8))]);
-        let a = attempt(1, 1);
-        running(&mut cs, a, 0, 2, res(1024, 1));
-        let cid = cs.node_update(0)[0].container.id;
+        let (mut cs, _, cid) = an_executor_on(2 * GB);
         assert_eq!(cs.queue_used_mb("default"), Some(2048));
         assert_eq!(cs.release_container(cid), Some((0, false)));
         assert_eq!(cs.queue_used_mb("default"), Some(1024));
@@ -1650,10 +1656,7 @@ mod tests {
     /// `AbstractYarnScheduler.updateCompletedContainers` calls it with `true`), and only once.
     #[test]
     fn a_released_running_container_holds_its_node_until_the_nm_reports_it() {
-        let mut cs = cs_with_nodes(&[("n0", res(2 * GB, 8))]);
-        let a = attempt(1, 1);
-        running(&mut cs, a, 0, 2, res(1024, 1));
-        let cid = cs.node_update(0)[0].container.id;
+        let (mut cs, a, cid) = an_executor_on(2 * GB);
         cs.container_launched(0, cid);
         assert_eq!(cs.release_container(cid), Some((0, true)));
         assert_eq!(cs.queue_used_mb("default"), Some(1024));
@@ -1673,10 +1676,7 @@ mod tests {
     /// and a RUNNING report of a container that is not live marks nothing.
     #[test]
     fn a_lost_node_drops_what_it_held_and_unknown_launches_mark_nothing() {
-        let mut cs = cs_with_nodes(&[("n0", res(4 * GB, 8))]);
-        let a = attempt(1, 1);
-        running(&mut cs, a, 0, 2, res(1024, 1));
-        let cid = cs.node_update(0)[0].container.id;
+        let (mut cs, _, cid) = an_executor_on(4 * GB);
         cs.container_launched(0, cid);
         cs.release_container(cid);
         cs.container_launched(0, cid);
