@@ -125,4 +125,8 @@ pub struct NodeHeartbeatRequest {
     pub response_id: u64,
     /// Containers that completed since the last heartbeat.
     pub completed_containers: Vec<ContainerStatus>,
+    /// Containers reported RUNNING for the first time (`RMNodeImpl.handleContainerStatus`'s
+    /// `newlyLaunchedContainers`): the scheduler's node then keeps a released one's room until
+    /// the NM reports it complete (`SchedulerNode.containerStarted`).
+    pub launched_containers: Vec<ContainerId>,
 }

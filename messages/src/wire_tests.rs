@@ -347,6 +347,7 @@ fn yarn_messages_round_trip() {
             },
             response_id: 3,
             completed_containers: vec![status()],
+            launched_containers: vec![status().container_id],
         }),
         ResourceManagerMsg::AskReply(reply()),
     ] {

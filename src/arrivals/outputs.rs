@@ -93,7 +93,10 @@ impl Owners {
                 StateChange::AppState { app: a, .. } => *a == app,
                 StateChange::AmRegistered { attempt } => attempt.application_id == app,
                 StateChange::ContainerLocalizing { container, .. }
-                | StateChange::ContainerCompleted { container, .. } => of_container(container),
+                | StateChange::ContainerCompleted { container, .. }
+                | StateChange::ReleasedContainerCompleted { container, .. } => {
+                    of_container(container)
+                }
                 StateChange::NodeLost { .. } => true,
                 StateChange::ProcessExited { process, .. } => {
                     self.process(Some(*process)) != Some(Owner::Other)

@@ -1,7 +1,9 @@
 //! The NodeManager's Docker container stop (`[costs] docker_stop_grace_ms`,
 //! `hadoop_yarn::container_runtime`) on issue 30's GPU log, which ran its executors in Docker
 //! (`spark.executorEnv.YARN_CONTAINER_RUNTIME_TYPE=docker`): its idle executors were removed
-//! 11.3-13.8 s after their idle timeout (twice 21-24 s), the replay's 1.2-4.3 s after.
+//! 11.3-13.8 s after their idle timeout (twice 21-24 s), the replay's 0.2-3.8 s after (the
+//! ResourceManager completes a released container at its release, as YARN does: the AM has the
+//! loss reason when the executor disconnects; 1.2-4.3 s when only the NM's report completed it).
 
 use crate::common::TestDir;
 use sparkyard::replay::{self, model, simulate::ReplaySetup};
@@ -91,9 +93,9 @@ fn job_pct(r: &replay::report::ReplayReport, id: u32) -> f64 {
     100.0 * (j.simulated_ms.unwrap_or(0) as f64 - j.recorded_ms as f64) / j.recorded_ms as f64
 }
 
-/// With the recorded 10 s `docker stop` grace the replay's idle removals come as late as the
-/// recording's (median 13.0 s past the timeout against the recording's 13.2 s; without it
-/// 2.3 s), but no job gets closer: jobs 8-10 and 12-13 follow when new executors come, which
+/// With the recorded 10 s `docker stop` grace the replay's idle removals come about as late as
+/// the recording's (median 12.0 s past the timeout against the recording's 13.2 s; without it
+/// 2.0 s), but no job gets closer: jobs 8-10 and 12-13 follow when new executors come, which
 /// the grace does not change, and job 16 (-0.4 % without it) comes out +29.4 % (its 24 tasks
 /// on other executors). That is why the replay does not take the grace from the log.
 #[test]
@@ -105,9 +107,9 @@ fn the_gpu_logs_removals_come_at_the_docker_grace_and_its_jobs_do_not_improve() 
     let (without, late0) = replayed(dir.path(), 0);
     let (with, late10) = replayed(dir.path(), 10_000);
     assert!((1_000..3_000).contains(&median(&late0)), "{late0:?}");
-    assert!((12_500..14_000).contains(&median(&late10)), "{late10:?}");
+    assert!((11_500..12_500).contains(&median(&late10)), "{late10:?}");
     assert!(
-        late10.iter().all(|&l| (11_000..16_000).contains(&l)),
+        late10.iter().all(|&l| (10_000..13_500).contains(&l)),
         "{late10:?}"
     );
     assert!(job_pct(&without, 16).abs() <= 10.0);

@@ -1218,3 +1218,41 @@ fn an_am_container_that_never_launches_fails_its_attempt_and_attempt_two_runs() 
     assert!(registered.iter().any(|s| am_registered(s, 2)));
     assert_eq!(r.outcome.exception, None);
 }
+
+/// YARN completes a released container at the release (`AbstractYarnScheduler
+/// .releaseContainers` -> `completedContainer(.., SchedulerUtils.RELEASED_CONTAINER, RELEASED)`)
+/// and the AM hears of it in its next allocate (`RMAppAttemptImpl.justFinishedContainers`), not
+/// from the NodeManager's report of the kill. In dynamic-allocation's idle removals the
+/// YarnAllocator processes each released container's completion once, with ABORTED (-100),
+/// and some before their NodeManager saw them end (before, always after: the NM's report was
+/// the source). Spark's YarnAllocator.processCompletedContainers keeps that reason for the
+/// driver's later GetExecutorLossReason (`releasedExecutorLossReasons`: "the result will be
+/// returned in one AM-RM communication").
+#[test]
+fn a_released_container_completes_at_the_allocate_after_its_release() {
+    let r = run("dynamic-allocation");
+    let mut at_am = std::collections::BTreeMap::new();
+    let mut at_nm = std::collections::BTreeMap::new();
+    for e in &r.trace {
+        match &e.kind {
+            TraceKind::State(StateChange::ReleasedContainerCompleted {
+                container,
+                exit_status,
+            }) => {
+                assert_eq!(*exit_status, -100, "{container}");
+                let again = at_am.insert(*container, e.time_ms);
+                assert!(again.is_none(), "{container} completed twice at the AM");
+            }
+            TraceKind::State(StateChange::ContainerCompleted { container, .. }) => {
+                at_nm.insert(*container, e.time_ms);
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(at_am.len(), 5, "the five idle removals: {at_am:?}");
+    let before_nm = at_am
+        .iter()
+        .filter(|(c, t)| at_nm.get(*c).is_some_and(|n| *t < n))
+        .count();
+    assert!(before_nm > 0, "AM {at_am:?}, NM {at_nm:?}");
+}

@@ -76,6 +76,13 @@ pub struct SchedulerNode {
     pub containers: Vec<ContainerId>,
     /// Its node-label partition (0: the default partition, no label).
     pub partition: u16,
+    /// Its live containers the NM reported RUNNING (`SchedulerNode.ContainerInfo
+    /// .launchedOnNode`, set by `containerStarted`).
+    pub launched: BTreeSet<ContainerId>,
+    /// Released containers that were running here, with their size: the node keeps their room
+    /// until the NM reports them complete (`SchedulerNode.releaseContainer(id, false)` "wait
+    /// until node reports container has completed", YARN-4148).
+    pub held: BTreeMap<ContainerId, Resource>,
 }
 
 impl SchedulerNode {
@@ -411,6 +418,8 @@ impl CapacityScheduler {
             decommissioning: false,
             containers: Vec::new(),
             partition,
+            launched: BTreeSet::new(),
+            held: BTreeMap::new(),
         });
         self.live_nodes += 1;
         self.add_partition_mb(partition, total.memory_mb);
@@ -1168,12 +1177,60 @@ impl CapacityScheduler {
     /// `completedContainer`: a live container ended; its resources go back to node
     /// `reported_by` (the node whose heartbeat or loss reports it). `false` if it was not live.
     pub fn complete_container(&mut self, reported_by: usize, cid: ContainerId) -> bool {
-        let Some(a) = self.attempts.get_mut(&cid.attempt) else {
+        let Some((at, r)) = self.take_live(cid) else {
             return false;
         };
-        let Some((at, r)) = a.live.remove(&cid) else {
+        self.nodes[at].launched.remove(&cid);
+        self.free_on_node(reported_by, r);
+        true
+    }
+
+    /// `releaseContainers` -> `completedContainer(.., RELEASED)` (AbstractYarnScheduler): the
+    /// application gives a live container back. Its queue and user get the resources at once
+    /// (`AbstractLeafQueue.completedContainer` -> `releaseResource`); its node too if the NM
+    /// never reported it RUNNING, else the node keeps the room until the NM reports it complete
+    /// (`SchedulerNode.releaseContainer(id, false)`). Returns its node and whether it was
+    /// running there; `None` if it was not live.
+    pub fn release_container(&mut self, cid: ContainerId) -> Option<(usize, bool)> {
+        let (at, r) = self.take_live(cid)?;
+        let running = self.nodes[at].launched.remove(&cid);
+        if running {
+            self.nodes[at].held.insert(cid, r);
+        } else {
+            self.free_on_node(at, r);
+        }
+        Some((at, running))
+    }
+
+    /// `updateCompletedContainers` for a container the application had released: no live
+    /// container is left to complete, only the node's held room goes back
+    /// (`SchedulerNode.releaseContainer(id, true)`). `false` if node `idx` held none for it.
+    pub fn finish_released(&mut self, idx: usize, cid: ContainerId) -> bool {
+        let Some(r) = self.nodes[idx].held.remove(&cid) else {
             return false;
         };
+        self.free_on_node(idx, r);
+        true
+    }
+
+    /// `containerLaunchedOnNode` -> `SchedulerNode.containerStarted`: the NM reported a live
+    /// container of node `idx` RUNNING (a released or unknown one changes nothing).
+    pub fn container_launched(&mut self, idx: usize, cid: ContainerId) {
+        let here = self
+            .attempts
+            .get(&cid.attempt)
+            .and_then(|a| a.live.get(&cid))
+            .is_some_and(|(n, _)| *n == idx);
+        if here {
+            self.nodes[idx].launched.insert(cid);
+        }
+    }
+
+    /// The live container leaves its attempt and its node's list; its queue and user (or
+    /// label partition) get its resources back. Returns its node and size.
+    fn take_live(&mut self, cid: ContainerId) -> Option<(usize, Resource)> {
+        let a = self.attempts.get_mut(&cid.attempt)?;
+        let (at, r) = a.live.remove(&cid)?;
         let partition = self.nodes[at].partition;
         if partition == 0 {
             let lq = &mut self.queues[a.queue];
@@ -1189,10 +1246,36 @@ impl CapacityScheduler {
         if let Ok(i) = on_node.binary_search(&cid) {
             on_node.remove(i);
         }
-        let n = &mut self.nodes[reported_by];
+        Some((at, r))
+    }
+
+    fn free_on_node(&mut self, idx: usize, r: Resource) {
+        let n = &mut self.nodes[idx];
         n.used.memory_mb = n.used.memory_mb.saturating_sub(r.memory_mb);
         n.used.vcores = n.used.vcores.saturating_sub(r.vcores);
-        true
+    }
+
+    /// Node `idx`'s used memory and vcores, and its live and held containers' sum: equal
+    /// unless some room was freed twice or never (`invariants::node_accounted`).
+    pub fn node_accounting(&self, idx: usize) -> ((u64, u32), (u64, u32)) {
+        let n = &self.nodes[idx];
+        let live = n.containers.iter().filter_map(|c| {
+            let a = self.attempts.get(&c.attempt)?;
+            a.live.get(c).map(|(_, r)| *r)
+        });
+        let sum = live
+            .chain(n.held.values().copied())
+            .fold((0, 0), |(m, v), r| (m + r.memory_mb, v + r.vcores));
+        ((n.used.memory_mb, n.used.vcores), sum)
+    }
+
+    /// Whether every node that is not lost is accounted (`node_accounting`).
+    #[cfg(test)]
+    pub fn accounting_balanced(&self) -> bool {
+        (0..self.nodes.len()).all(|i| {
+            let (used, sum) = self.node_accounting(i);
+            self.nodes[i].lost || used == sum
+        })
     }
 
     /// Graceful decommissioning starts: the node takes no new containers (`RMNodeImpl`'s
@@ -1215,6 +1298,10 @@ impl CapacityScheduler {
             self.live_nodes -= 1;
             let (p, mb) = (n.partition, n.total.memory_mb);
             self.remove_partition_mb(p, mb);
+        }
+        // The released containers it held will never be reported: their room goes with it.
+        for (_, r) in std::mem::take(&mut self.nodes[idx].held) {
+            self.free_on_node(idx, r);
         }
         std::mem::take(&mut self.nodes[idx].containers)
     }
@@ -1534,6 +1621,72 @@ mod tests {
         assert!(!cs.complete_container(0, cid));
         assert_eq!(cs.live_container(a, cid), None);
         assert_eq!(ids(&cs.node_update(0)), [(3, false)]);
+    }
+
+    /// One node of `mb` MB with a 1 GB AM and a 1 GB executor container (two asked).
+    fn an_executor_on(mb: u64) -> (CapacityScheduler, ApplicationAttemptId, ContainerId) {
+        let mut cs = cs_with_nodes(&[("n0", res(mb, 8))]);
+        let a = attempt(1, 1);
+        running(&mut cs, a, 0, 2, res(1024, 1));
+        let cid = cs.node_update(0)[0].container.id;
+        (cs, a, cid)
+    }
+
+    /// `releaseContainers` of a container the NM never reported RUNNING (an ACQUIRED one):
+    /// `completedContainer` frees its queue and node room at once, so the next heartbeat
+    /// places another there; the NM's later report (if any) has nothing left to free.
+    #[test]
+    fn a_released_container_that_never_ran_frees_its_node_at_once() {
+        let (mut cs, _, cid) = an_executor_on(2 * GB);
+        assert_eq!(cs.queue_used_mb("default"), Some(2048));
+        assert_eq!(cs.release_container(cid), Some((0, false)));
+        assert_eq!(cs.queue_used_mb("default"), Some(1024));
+        assert_eq!(cs.node(0).used.memory_mb, 1024);
+        assert!(cs.accounting_balanced());
+        assert_eq!(cs.release_container(cid), None);
+        assert!(!cs.finish_released(0, cid));
+        assert!(!cs.complete_container(0, cid));
+        assert_eq!(ids(&cs.node_update(0)), [(3, false)]);
+        assert!(cs.accounting_balanced());
+    }
+
+    /// A released container the NM reported RUNNING: its queue and user get the room back at
+    /// once (`AbstractLeafQueue.completedContainer` -> `releaseResource`), its node only when the
+    /// NM reports it complete (`SchedulerNode.releaseContainer(id, false)` waits for the node;
+    /// `AbstractYarnScheduler.updateCompletedContainers` calls it with `true`), and only once.
+    #[test]
+    fn a_released_running_container_holds_its_node_until_the_nm_reports_it() {
+        let (mut cs, a, cid) = an_executor_on(2 * GB);
+        cs.container_launched(0, cid);
+        assert_eq!(cs.release_container(cid), Some((0, true)));
+        assert_eq!(cs.queue_used_mb("default"), Some(1024));
+        assert_eq!(cs.live_container(a, cid), None);
+        assert!(cs.node_update(0).is_empty(), "the node still holds it");
+        assert!(cs.accounting_balanced());
+        assert!(cs.finish_released(0, cid));
+        assert!(!cs.finish_released(0, cid));
+        assert!(!cs.complete_container(0, cid));
+        assert_eq!(cs.node(0).used.memory_mb, 1024);
+        assert_eq!(cs.queue_used_mb("default"), Some(1024));
+        assert!(cs.accounting_balanced());
+        assert_eq!(ids(&cs.node_update(0)), [(3, false)]);
+    }
+
+    /// A lost node never reports the released containers it held: their room goes with it,
+    /// and a RUNNING report of a container that is not live marks nothing.
+    #[test]
+    fn a_lost_node_drops_what_it_held_and_unknown_launches_mark_nothing() {
+        let (mut cs, _, cid) = an_executor_on(4 * GB);
+        cs.container_launched(0, cid);
+        cs.release_container(cid);
+        cs.container_launched(0, cid);
+        assert!(cs.node(0).launched.is_empty());
+        let live = cs.lose_node(0);
+        assert!(cs.node(0).held.is_empty());
+        for c in live {
+            assert!(cs.complete_container(0, c));
+        }
+        assert_eq!(cs.node(0).used.memory_mb, 0);
     }
 
     // TestSchedulerUtils (testValidateResourceRequest): above the maximum allowed allocation is

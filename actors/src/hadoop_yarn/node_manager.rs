@@ -69,6 +69,8 @@ pub struct NodeManager {
     /// A node holds a handful of containers: a short list, not a map's 700-byte nodes.
     containers: SmallMap<ContainerId, NmContainer>,
     completed: Vec<ContainerStatus>,
+    /// Containers that went RUNNING since the last heartbeat (the RM learns of them there).
+    launched: Vec<ContainerId>,
     response_id: u64,
     /// The heartbeat phase: NodeManagers are spread over the interval.
     offset_ms: u64,
@@ -99,6 +101,7 @@ impl NodeManager {
                 launcher,
                 containers: SmallMap::default(),
                 completed: Vec::new(),
+                launched: Vec::new(),
                 response_id: 0,
                 offset_ms,
                 localized: LocalizationTracker::default(),
@@ -233,6 +236,7 @@ impl NodeManager {
             Some(pid) => {
                 if let Some(c) = self.containers.get_mut(&cid) {
                     c.phase = Phase::Running(pid);
+                    self.launched.push(cid);
                 }
             }
             None => self.complete(cid, exit_status::INVALID, "Container launch failed".into()),
@@ -364,6 +368,7 @@ impl NodeManager {
             node_id: self.node_id(),
             response_id: self.response_id,
             completed_containers: std::mem::take(&mut self.completed),
+            launched_containers: std::mem::take(&mut self.launched),
         };
         self.env
             .send(&self.rm, ResourceManagerMsg::NodeHeartbeat(req));

@@ -98,6 +98,9 @@ pub struct ResourceManager {
     asks: AskTable<RmAnswer>,
     /// Every container that has completed (a second completion is a broken invariant).
     completed: BTreeSet<ContainerId>,
+    /// Containers the AMs released whose NM report is still to come: that report completes
+    /// nothing (`getRMContainer` is null), it only frees the room a running one held.
+    released: BTreeSet<ContainerId>,
     /// Other tenants' applications (the cluster file's `[[tenants]]`, by index), which hold
     /// scheduler resources but run nothing on the NodeManagers.
     tenants: BTreeMap<ApplicationAttemptId, usize>,
@@ -137,6 +140,7 @@ impl ResourceManager {
                 apps: BTreeMap::new(),
                 asks: AskTable::default(),
                 completed: BTreeSet::new(),
+                released: BTreeSet::new(),
                 tenants: BTreeMap::new(),
             }
         });
@@ -731,7 +735,12 @@ impl ResourceManager {
         }
     }
 
-    /// The AM gave a container back: the NM kills it and the AM hears of its completion.
+    /// `releaseContainers`: the AM gave a container back. The scheduler completes it at once
+    /// (its queue's room is free for the next allocation; see `CapacityScheduler
+    /// ::release_container`), the RMContainer goes to RELEASED, its completed status waits for
+    /// the AM's next allocate (`RMAppAttemptImpl.justFinishedContainers`, filled through the
+    /// dispatcher after this call answered) and the NM is told to kill it in its next heartbeat
+    /// (`RMNodeImpl.containersToClean`).
     fn release_container(
         &mut self,
         attempt_id: ApplicationAttemptId,
@@ -739,15 +748,52 @@ impl ResourceManager {
         status: i32,
         diag: &str,
     ) {
-        if !self.has_attempt(attempt_id) {
+        if !self.has_attempt(attempt_id) || cid.attempt != attempt_id {
             return;
         }
-        if let Some(node) = self.scheduler.live_container(attempt_id, cid) {
-            self.nodes[node].cleanup.push((cid, status));
-            info!(
-                self.env.log(),
-                SCHED, "{cid} Container Transitioned from RUNNING to RELEASED: {diag}"
-            );
+        let Some((node, running)) = self.scheduler.release_container(cid) else {
+            return;
+        };
+        self.check_accounted(node);
+        self.nodes[node].cleanup.push((cid, status));
+        self.released.insert(cid);
+        // RMContainerImpl: ACQUIRED until the NM reports it RUNNING (the LAUNCHED event).
+        let from = if running { "RUNNING" } else { "ACQUIRED" };
+        info!(
+            self.env.log(),
+            SCHED, "{cid} Container Transitioned from {from} to RELEASED: {diag}"
+        );
+        let knew_it = !self.completed.insert(cid);
+        self.sim.violations.container_completed(cid, knew_it);
+        let completed = ContainerStatus {
+            container_id: cid,
+            state: ContainerState::Complete,
+            exit_status: status,
+            diagnostics: diag.to_string(),
+        };
+        self.report_completed(attempt_id, completed);
+    }
+
+    /// The invariant that no release frees a node's room twice or never.
+    fn check_accounted(&self, node: usize) {
+        let (used, expected) = self.scheduler.node_accounting(node);
+        let host = &self.scheduler.node(node).node_id.host;
+        let check = invariants::node_accounted(host, used, expected);
+        self.sim.violations.check(inv::NODE_ACCOUNTED, check);
+    }
+
+    /// Queues a completed container's status for the attempt's next allocate response, if the
+    /// attempt is its application's current one and still hears of completions.
+    fn report_completed(&mut self, attempt_id: ApplicationAttemptId, status: ContainerStatus) {
+        let Some(app) = self.apps.get_mut(&attempt_id.application_id) else {
+            return;
+        };
+        let reports = app
+            .core
+            .attempt(attempt_id)
+            .is_some_and(|a| a.reports_completed_containers());
+        if reports && app.core.current_attempt_id() == Some(attempt_id) {
+            app.traffic.completed.push(status);
         }
     }
 
@@ -822,6 +868,10 @@ impl ResourceManager {
             return;
         };
         self.nodes[idx].last_heartbeat_ms = crate::kernel::clock::now_ms();
+        // nodeUpdate: the newly launched containers first, then the completed ones.
+        for cid in req.launched_containers {
+            self.scheduler.container_launched(idx, cid);
+        }
         for status in req.completed_containers {
             self.on_container_completed(idx, status);
         }
@@ -925,6 +975,17 @@ impl ResourceManager {
     fn on_container_completed(&mut self, node: usize, status: ContainerStatus) {
         let cid = status.container_id;
         let attempt_id = cid.attempt;
+        if self.released.remove(&cid) {
+            // The RMContainer left with the release: at most the node's room is left.
+            self.scheduler.finish_released(node, cid);
+            self.check_accounted(node);
+            info!(
+                self.env.log(),
+                "yarn::AbstractYarnScheduler",
+                "Container {cid} completed with event FINISHED, but corresponding RMContainer doesn't exist."
+            );
+            return;
+        }
         if self.tenants.contains_key(&attempt_id) {
             self.scheduler.complete_container(node, cid);
             return;

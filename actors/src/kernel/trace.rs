@@ -88,6 +88,13 @@ pub enum StateChange {
     ExecutorCreated { executor: ExecutorId },
     /// A process ended with this exit code.
     ProcessExited { process: u32, exit_code: i32 },
+    /// The YarnAllocator processed the completion of a container it had released
+    /// (`processCompletedContainers` with `alreadyReleased`). Last: the fingerprint hashes
+    /// the variant's index, and the runs without releases keep theirs.
+    ReleasedContainerCompleted {
+        container: ContainerId,
+        exit_status: i32,
+    },
 }
 
 /// A fault, as the network or the injector applied it.
@@ -139,6 +146,10 @@ impl std::fmt::Display for StateChange {
                 executor,
                 exit_status,
             } => write!(f, "executor {executor} lost: {exit_status}"),
+            StateChange::ReleasedContainerCompleted {
+                container,
+                exit_status,
+            } => write!(f, "{container} released: {exit_status}"),
             StateChange::ContainerLocalizing { container, .. } => {
                 write!(f, "{container} LOCALIZING")
             }

@@ -492,6 +492,15 @@ impl YarnAllocator {
     fn process_completed(&mut self, status: ContainerStatus) {
         let now = crate::kernel::clock::now_ms();
         let done = self.state.process_completed(&status, now);
+        if matches!(done.completion, Completion::Released) {
+            let (container, exit_status) = (status.container_id, status.exit_status);
+            self.env.trace_state("YarnAllocator", || {
+                StateChange::ReleasedContainerCompleted {
+                    container,
+                    exit_status,
+                }
+            });
+        }
         if let Completion::Exited {
             on_host,
             executor_known,

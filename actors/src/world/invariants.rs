@@ -16,6 +16,7 @@ pub mod name {
     pub const TOTAL_CORES: &str = "total-core-count-is-sum-of-executor-cores";
     pub const FREE_CORES: &str = "free-cores-within-executor-cores";
     pub const NODE_CAPACITY: &str = "node-allocation-within-capacity";
+    pub const NODE_ACCOUNTED: &str = "node-allocation-is-its-live-and-held-containers";
     pub const CONTAINER_COMPLETES_ONCE: &str = "container-completes-at-most-once";
     pub const TASK_SUCCEEDS_ONCE: &str = "task-index-succeeds-at-most-once-per-stage-attempt";
     pub const SUCCEEDED_RAN_ALL_TASKS: &str = "succeeded-application-ran-every-task";
@@ -383,6 +384,18 @@ pub fn node_capacity(
     Ok(())
 }
 
+/// A node's allocated room is exactly its live containers' and the released ones it holds
+/// until the NM reports them (nothing freed twice, nothing never).
+pub fn node_accounted(host: &str, used: (u64, u32), expected: (u64, u32)) -> Result<(), String> {
+    if used != expected {
+        return Err(format!(
+            "{host} has {} MB / {} vcores allocated, its containers {} MB / {} vcores",
+            used.0, used.1, expected.0, expected.1
+        ));
+    }
+    Ok(())
+}
+
 /// Every launched container completes at most once: the checker's count of its completions
 /// is 1, and the RM's table did not have it completed before.
 pub fn completes_once(container: &str, completions: u32, rm_knew_it: bool) -> Result<(), String> {
@@ -443,6 +456,9 @@ mod tests {
                 && node_capacity("h", 1, 8192, 9, 8).is_err()
         );
         assert!(node_capacity("h", 8192, 8192, 8, 8).is_ok());
+        assert!(node_accounted("h", (1024, 1), (0, 0)).is_err());
+        assert!(node_accounted("h", (1024, 1), (1024, 2)).is_err());
+        assert!(node_accounted("h", (1024, 1), (1024, 1)).is_ok());
         assert!(completes_once("c", 2, false).is_err() && completes_once("c", 1, true).is_err());
         assert!(completes_once("c", 1, false).is_ok());
         assert!(
