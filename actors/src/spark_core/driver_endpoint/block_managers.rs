@@ -1,13 +1,16 @@
-//! What the driver's BlockManagerMaster answers through this endpoint: a block manager's
-//! re-registration, a migrated shuffle block's update and a decommissioning executor's peers
-//! (Spark's `BlockManagerMasterEndpoint.register`, `updateShuffleBlockInfo`, `getPeers`).
+//! What the driver's BlockManagerMaster and MapOutputTrackerMaster answer through this
+//! endpoint: a block manager's re-registration, a migrated shuffle block's update, a cached RDD
+//! block's update, a decommissioning executor's peers and a reduce task's map statuses (Spark's
+//! `BlockManagerMasterEndpoint.register`, `updateShuffleBlockInfo`, `updateBlockInfo`,
+//! `getPeers`, `MapOutputTrackerMasterEndpoint`'s `GetMapOutputStatuses`).
 
 use super::DriverEndpoint;
 use crate::info;
-use crate::spark_core::block_manager_master;
+use crate::spark_core::block_manager_master::{self, RddBlockId};
 use crate::spark_core::executor_env::block_manager_port;
 use crate::spark_core::shuffle_block_updates::{self, ShuffleFile};
-use sparkyard_messages::rpc::ReplyTo;
+use crate::spark_core::unified_memory_manager;
+use sparkyard_messages::rpc::{ReplyTo, RpcAddress};
 use sparkyard_messages::task::{BlockManagerId, BlockManagerPeer, MigratedShuffleBlock};
 
 impl DriverEndpoint {
@@ -75,5 +78,30 @@ impl DriverEndpoint {
                 })
             })
             .collect()
+    }
+
+    /// BlockManagerMasterEndpoint's `updateBlockInfo` for an RDD block a MemoryStore stored,
+    /// against the executor's storage memory (`UnifiedMemoryManager`'s maximum).
+    pub(super) fn update_rdd_block_info(
+        &mut self,
+        block_manager: &BlockManagerId,
+        block: RddBlockId,
+        mem_size: u64,
+    ) {
+        let max = unified_memory_manager::max_memory(self.sim.config.spark.executor_memory_mb);
+        self.scheduler
+            .update_rdd_block_info(block_manager, block, mem_size, max)
+    }
+
+    /// MapOutputTrackerMasterEndpoint.receiveAndReply's `GetMapOutputStatuses` (Spark 4.0.0's
+    /// jar): the sender's address is the connection's remote end, the executor's IP.
+    pub(super) fn get_map_output_statuses(&self, shuffle_id: u32, sender: &RpcAddress) {
+        info!(
+            self.env.log(),
+            "driver::MapOutputTrackerMasterEndpoint",
+            "Asked to send map output locations for shuffle {shuffle_id} to {}:{}",
+            self.sim.host_ip(&sender.host),
+            sender.port
+        );
     }
 }

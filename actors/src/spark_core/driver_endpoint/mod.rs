@@ -33,16 +33,17 @@ use crate::spark_core::heartbeat_receiver::HeartbeatReceiver;
 use crate::spark_core::scheduler::{DriverScheduler, WorkerOffer};
 use crate::spark_core::task_result_getter::TaskEnded;
 use crate::spark_core::{executor_env, unified_memory_manager};
+use crate::warn;
 use crate::world::context::SimContext;
 use crate::world::invariants::{self, name as inv};
 use crate::world::listener::ContextBus;
 use crate::world::observer::RunEvent;
-use crate::{info, warn};
 use actix::{Actor, AsyncContext, Context};
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::executor::ExecutorMsg;
 use sparkyard_messages::ids::ExecutorId;
-use sparkyard_messages::rpc::EndpointId;
+use sparkyard_messages::rpc::{EndpointId, RemoteRef};
+use sparkyard_messages::task::JobSpec;
 use sparkyard_messages::yarn_scheduler::YarnSchedulerMsg;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -295,12 +296,7 @@ impl DriverEndpoint {
                 self.env.reply(ask, self.core.executors.contains(id))
             }
             DriverEndpointMsg::SubmitJob { job, waiter, pool } => {
-                let n: usize = job.stages.iter().map(|s| s.tasks.len()).sum();
-                self.sim.observe(RunEvent::JobSubmitted { tasks: n as u64 });
-                let events = self
-                    .scheduler
-                    .submit_job_in_pool(*job, *waiter, pool.as_deref());
-                self.handle_events(events);
+                self.submit_job(*job, *waiter, pool.as_deref())
             }
             DriverEndpointMsg::RemoteProcessDisconnected(address) => self.on_disconnected(address),
             DriverEndpointMsg::Heartbeat(ask, id) => self.on_heartbeat(ask, id),
@@ -308,15 +304,7 @@ impl DriverEndpoint {
                 self.on_reregister_block_manager(ask, id)
             }
             DriverEndpointMsg::ExpireDeadHosts => self.expire_dead_hosts(),
-            // The `exclude-node` fault: the HealthTracker's node exclusion (the injector fires
-            // it only when Spark has a HealthTracker). Spark logs a node's exclusion only with
-            // its cause, and this one has none, so no line; `Excluding node H for the
-            // application` is no line of Spark 4.0.0's jar.
-            DriverEndpointMsg::ExcludeNode(host) => {
-                let (scheduler, mut backend) = self.split();
-                let events = scheduler.exclude_node_by_fault(&host, &mut backend);
-                self.handle_events(events);
-            }
+            DriverEndpointMsg::ExcludeNode(host) => self.exclude_node_by_fault(&host),
             DriverEndpointMsg::CheckBackendReady { waiter } => {
                 self.check_backend_ready(waiter, ctx)
             }
@@ -340,11 +328,8 @@ impl DriverEndpoint {
                 partition,
                 mem_size,
             } => {
-                let max =
-                    unified_memory_manager::max_memory(self.sim.config.spark.executor_memory_mb);
                 let block = RddBlockId { rdd_id, partition };
-                self.scheduler
-                    .update_rdd_block_info(&block_manager, block, mem_size, max)
+                self.update_rdd_block_info(&block_manager, block, mem_size)
             }
             DriverEndpointMsg::UpdateBroadcastBlockInfo {
                 block_manager,
@@ -354,15 +339,7 @@ impl DriverEndpoint {
                 .scheduler
                 .update_broadcast_block_info(&block_manager, broadcast_id, mem_size),
             DriverEndpointMsg::GetMapOutputStatuses { shuffle_id, sender } => {
-                // MapOutputTrackerMasterEndpoint.receiveAndReply (Spark 4.0.0's jar): the
-                // sender's address is the connection's remote end, the executor's IP.
-                info!(
-                    self.env.log(),
-                    "driver::MapOutputTrackerMasterEndpoint",
-                    "Asked to send map output locations for shuffle {shuffle_id} to {}:{}",
-                    self.sim.host_ip(&sender.host),
-                    sender.port
-                );
+                self.get_map_output_statuses(shuffle_id, &sender)
             }
             DriverEndpointMsg::RemoveRddBlockInfo {
                 block_manager,
@@ -425,6 +402,26 @@ impl DriverEndpoint {
 /// The YarnSchedulerBackend's endpoint in the driver's RpcEnv (none before the AM set it up).
 fn yarn_scheduler(env: &RpcEnv) -> Option<EndpointRef<YarnSchedulerMsg>> {
     env.local_endpoint_ref::<YarnSchedulerMsg>("YarnScheduler")
+}
+
+impl DriverEndpoint {
+    /// `DAGScheduler.submitJob` with the job's pool: the run's record counts its tasks.
+    fn submit_job(&mut self, job: JobSpec, waiter: RemoteRef, pool: Option<&str>) {
+        let n: usize = job.stages.iter().map(|s| s.tasks.len()).sum();
+        self.sim.observe(RunEvent::JobSubmitted { tasks: n as u64 });
+        let events = self.scheduler.submit_job_in_pool(job, waiter, pool);
+        self.handle_events(events);
+    }
+
+    /// The `exclude-node` fault: the HealthTracker's node exclusion (the injector fires it only
+    /// when Spark has a HealthTracker). Spark logs a node's exclusion only with its cause, and
+    /// this one has none, so no line; `Excluding node H for the application` is no line of
+    /// Spark 4.0.0's jar.
+    fn exclude_node_by_fault(&mut self, host: &str) {
+        let (scheduler, mut backend) = self.split();
+        let events = scheduler.exclude_node_by_fault(host, &mut backend);
+        self.handle_events(events);
+    }
 }
 
 impl Actor for DriverEndpoint {
