@@ -235,3 +235,18 @@ pub fn gpu_log_cluster_text(cost: &str, value: u64) -> String {
         .replace("memory_mb = 65536", "memory_mb = 319488")
         .replace("vcores = 16", "vcores = 51")
 }
+
+/// A committed event log (or directory of them) under `tests/data/eventlogs`.
+pub fn data(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/eventlogs")
+        .join(name)
+}
+
+/// A replay's set-up from spark-submit words (no scenario).
+pub fn setup(words: &[&str]) -> sparkyard::replay::simulate::ReplaySetup {
+    sparkyard::replay::simulate::ReplaySetup {
+        submit: sparkyard::replay::simulate::user_submit_args(words).expect("options parse"),
+        scenario: None,
+    }
+}

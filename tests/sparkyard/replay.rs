@@ -2,28 +2,13 @@
 //! committed real Spark 4.0 logs (scripts/make-eventlogs.py) replay within the bounds,
 //! every codec and layout Spark writes is read, and bad logs are clear errors, never panics.
 
-use crate::common::{TestDir, binary};
+use crate::common::{TestDir, binary, data, setup};
 use sparkyard::outputs;
 use sparkyard::pipeline::RunPlan;
-use sparkyard::replay::simulate::ReplaySetup;
 use sparkyard::replay::whatif::{self, WhatIf};
 use sparkyard::replay::{self as replay, model};
 use sparkyard::runner::RunOptions;
 use std::path::{Path, PathBuf};
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/eventlogs")
-        .join(name)
-}
-
-fn setup(words: &[&str]) -> ReplaySetup {
-    let submit = sparkyard::replay::simulate::user_submit_args(words).expect("options parse");
-    ReplaySetup {
-        submit,
-        scenario: None,
-    }
-}
 
 /// Writes SparkPi's event log as `sparkyard submit --conf spark.eventLog.enabled=true` does.
 fn spark_pi_log(dir: &Path, extra: &[&str]) -> PathBuf {

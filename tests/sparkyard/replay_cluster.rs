@@ -2,18 +2,12 @@
 //! its single replay (issue 28's must-hold, on the committed real Spark 4.0 logs); ids are
 //! YARN's in submission order; bad input is a clear error naming the file.
 
-use crate::common::{TestDir, binary, text};
+use crate::common::{TestDir, binary, data, text};
 use sparkyard::replay::cluster::{self, DaySetup};
 use sparkyard::replay::simulate::{self, ReplaySetup};
 use sparkyard::replay::{cluster_deadline, cluster_report};
 use sparkyard::replay::{model, report};
 use std::path::{Path, PathBuf};
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/eventlogs")
-        .join(name)
-}
 
 /// A cluster of 16 nodes of 64 GiB and 16 vcores: room for every application at once.
 fn big_cluster(dir: &Path) -> PathBuf {

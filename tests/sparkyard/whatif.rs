@@ -4,24 +4,11 @@
 //! allocation, its CLI edges, and the README's accuracy statement per kind of what-if on the
 //! committed real Spark 4.0 logs (local-cluster, N = 1, 2, 4).
 
-use crate::common::TestDir;
+use crate::common::{TestDir, data, setup};
 use sparkyard::replay::simulate::ReplaySetup;
 use sparkyard::replay::whatif::{self, WhatIf, WhatIfTable};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/eventlogs")
-        .join(name)
-}
-
-fn setup(words: &[&str]) -> ReplaySetup {
-    ReplaySetup {
-        submit: sparkyard::replay::simulate::user_submit_args(words).expect("options parse"),
-        scenario: None,
-    }
-}
 
 fn what_if(log: &Path, grid: &[&str], seeds: std::ops::Range<u64>, s: &ReplaySetup) -> WhatIfTable {
     let w = WhatIf {

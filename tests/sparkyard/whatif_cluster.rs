@@ -4,17 +4,11 @@
 //! applications their glob names; bad grids are clear errors; the same seeds give the same
 //! bytes, and `--json` prints only JSON.
 
-use crate::common::{TestDir, assert_user_error, binary, text};
+use crate::common::{TestDir, assert_user_error, binary, data, text};
 use sparkyard::replay::cluster::{self, DaySetup};
 use sparkyard::replay::cluster_grid;
 use sparkyard::replay::cluster_whatif::{self, DayWhatIf, DayWhatIfTable};
 use std::path::{Path, PathBuf};
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/eventlogs")
-        .join(name)
-}
 
 /// Two queues on `nodes` NodeManagers of 8 GiB and 4 vcores: `default` (70 %) and `etl`
 /// (30 %, up to the whole cluster, half of it for AMs).
