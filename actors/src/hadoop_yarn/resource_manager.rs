@@ -997,8 +997,6 @@ impl ResourceManager {
             return;
         };
         let is_am = attempt.is_am_container(cid);
-        let report_it = app.core.current_attempt_id() == Some(attempt_id)
-            && attempt.reports_completed_containers();
         let knew_it = !self.completed.insert(cid);
         self.sim.violations.container_completed(cid, knew_it);
         if !self.scheduler.complete_container(node, cid) {
@@ -1006,8 +1004,8 @@ impl ResourceManager {
         }
         if is_am {
             self.on_am_container_finished(status);
-        } else if report_it && let Some(app) = self.apps.get_mut(&attempt_id.application_id) {
-            app.traffic.completed.push(status);
+        } else {
+            self.report_completed(attempt_id, status);
         }
     }
 
