@@ -490,6 +490,23 @@ impl StageTasks {
         (0..self.len()).map(|p| &self[p])
     }
 
+    /// The same stage with an `Each` whose works are all equal made `Same` (one pass over the
+    /// works; a `Same` or a stage of differing works stays as it is).
+    pub fn folded(self) -> StageTasks {
+        match self {
+            StageTasks::Each(works)
+                if works
+                    .split_first()
+                    .is_some_and(|(first, rest)| rest.iter().all(|w| w == first)) =>
+            {
+                let len = works.len() as u32;
+                let work = works.into_iter().next().expect("a first work");
+                StageTasks::Same { work, len }
+            }
+            other => other,
+        }
+    }
+
     /// The works as one entry per partition, to change some of them.
     pub fn to_mut(&mut self) -> &mut Vec<TaskWork> {
         if let StageTasks::Same { work, len } = self {

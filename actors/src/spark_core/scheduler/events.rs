@@ -12,7 +12,7 @@ use sparkyard_messages::listener::{TaskEndReason, TaskInfo};
 use sparkyard_messages::rpc::RemoteRef;
 use sparkyard_messages::task::{
     InputSize, InputSplit, JobResult, ShuffleWrite, StageTasks, TaskDescription, TaskName,
-    TaskResultData, TaskWork,
+    TaskResultData,
 };
 use std::rc::Rc;
 use std::sync::Arc;
@@ -96,59 +96,25 @@ pub struct StageCode {
     pub shuffle_read: Option<u32>,
 }
 
-/// A stage's per-partition work (`works[p]` is partition `p`'s). A stage whose partitions all
-/// do the same work (a synthetic program's `Sleep` stage) keeps that one work and the count: a
-/// launch then reads the task set's own copy, where reading the next entry of a 1 M-entry array
-/// missed the cache on every launch (issue 29's profile: 6 % of the 1 M-task bench).
+/// A stage's per-partition work (`works[p]` is partition `p`'s), shared by the stage and its
+/// task sets: the program's `StageTasks`, an `Each` whose works are all equal folded to one
+/// work and the count (`StageTasks::folded`), so a launch reads that one work, where reading
+/// the next entry of a 1 M-entry array missed the cache on every launch (issue 29's profile: 6 %
+/// of the 1 M-task bench).
 #[derive(Clone, Debug)]
-pub enum StageWorks {
-    Same { work: TaskWork, len: usize },
-    Each(Rc<Vec<TaskWork>>),
-}
+pub struct StageWorks(Rc<StageTasks>);
 
 impl StageWorks {
-    /// The stage's works, kept once when every partition's is the same: as the program
-    /// handed them over, or found so.
     pub fn new(tasks: StageTasks) -> Self {
-        let works = match tasks {
-            StageTasks::Same { work, len } => {
-                let len = len as usize;
-                return StageWorks::Same { work, len };
-            }
-            StageTasks::Each(works) => works,
-        };
-        match works.split_first() {
-            Some((first, rest)) if rest.iter().all(|w| w == first) => StageWorks::Same {
-                work: first.clone(),
-                len: works.len(),
-            },
-            _ => StageWorks::Each(Rc::new(works)),
-        }
-    }
-
-    /// The number of partitions.
-    pub fn len(&self) -> usize {
-        match self {
-            StageWorks::Same { len, .. } => *len,
-            StageWorks::Each(works) => works.len(),
-        }
-    }
-
-    /// Partition `partition`'s work, if the stage has that partition.
-    #[inline]
-    pub fn get(&self, partition: usize) -> Option<&TaskWork> {
-        match self {
-            StageWorks::Same { work, len } => (partition < *len).then_some(work),
-            StageWorks::Each(works) => works.get(partition),
-        }
+        StageWorks(Rc::new(tasks.folded()))
     }
 }
 
-impl std::ops::Index<usize> for StageWorks {
-    type Output = TaskWork;
+impl std::ops::Deref for StageWorks {
+    type Target = StageTasks;
 
-    fn index(&self, partition: usize) -> &TaskWork {
-        self.get(partition).expect("a partition of the stage")
+    fn deref(&self) -> &StageTasks {
+        &self.0
     }
 }
 
@@ -319,19 +285,19 @@ mod stage_works_tests {
     #[test]
     fn stage_works_give_each_partition_its_work() {
         let same = StageWorks::new(vec![sleep(5); 3].into());
-        assert!(matches!(same, StageWorks::Same { len: 3, .. }));
+        assert!(matches!(*same, StageTasks::Same { len: 3, .. }));
         assert_eq!(same.len(), 3);
         assert_eq!(same[2], sleep(5));
         assert_eq!(same.get(3), None);
         let each = StageWorks::new(vec![sleep(5), sleep(5), sleep(7)].into());
-        assert!(matches!(each, StageWorks::Each(_)));
+        assert!(matches!(*each, StageTasks::Each(_)));
         assert_eq!((each.len(), &each[1], &each[2]), (3, &sleep(5), &sleep(7)));
         assert_eq!(each.get(3), None);
         let none = StageWorks::new(StageTasks::default());
         assert_eq!((none.len(), none.get(0)), (0, None));
         // A program's stage of equal works is kept as it comes, with no pass over partitions.
         let handed = StageWorks::new(StageTasks::same(sleep(5), 1_000_000));
-        assert!(matches!(handed, StageWorks::Same { len: 1_000_000, .. }));
+        assert!(matches!(*handed, StageTasks::Same { len: 1_000_000, .. }));
         assert_eq!(handed[999_999], sleep(5));
     }
 }
