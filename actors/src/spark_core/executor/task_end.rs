@@ -63,13 +63,14 @@ impl CoarseGrainedExecutorBackend {
                 num_reduces: m.num_reduces,
             });
         }
-        self.log_result_sent(self.env.log(), &task.desc);
+        self.log_result_sent(&task.desc);
     }
 
     /// Executor.TaskRunner's line for a serialized result: over `spark.driver.maxResultSize`
     /// it is dropped with a WARN (Spark 4.0.0's text, read from the jar) and only its size goes
     /// to the driver (an IndirectTaskResult), else it is sent.
-    fn log_result_sent(&self, log: &crate::kernel::logs::ProcessLog, desc: &TaskDescription) {
+    fn log_result_sent(&self, desc: &TaskDescription) {
+        let log = self.env.log();
         let (name, tid) = (desc.name(), desc.task_id);
         let max = self.sim.config.spark.driver_max_result_size;
         if result_dropped(TASK_RESULT_BYTES, max) {
