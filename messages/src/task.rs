@@ -287,6 +287,14 @@ pub enum TaskWork {
         /// takes its recorded time. `None`: the cost model's warm-up.
         #[serde(default)]
         own_warmup_ms: Option<u32>,
+        /// Where the recording ran the task's first attempt: its executor's place in the log's
+        /// registration order (`SparkListenerExecutorAdded`s, the driver's left out; 0: the
+        /// first). For a task without a preferred location the executor was Spark's draw
+        /// (`TaskSchedulerImpl.shuffleOffers`, unseeded), so the replay's scheduler takes the
+        /// recorded draw: it offers the executor that registered at that place in the
+        /// simulation first, when it is offered at all. `None`: the seeded draw alone.
+        #[serde(default)]
+        recorded_executor: Option<u32>,
     },
     /// A task over a `.cache()`d RDD's partition (MEMORY_ONLY): `RDD.getOrCompute` asks its
     /// block manager for `rdd_<rdd>_<partition>` (`BlockManager.getOrElseUpdate`), computes
@@ -320,6 +328,17 @@ impl TaskWork {
             } if attempt as usize >= failures.as_deref().map_or(0, <[_]>::len) => {
                 Some(u64::from(*w))
             }
+            _ => None,
+        }
+    }
+
+    /// Where the recording ran a replayed task's first attempt (see
+    /// `TaskWork::Replayed::recorded_executor`).
+    pub fn recorded_executor(&self) -> Option<u32> {
+        match self {
+            TaskWork::Replayed {
+                recorded_executor, ..
+            } => *recorded_executor,
             _ => None,
         }
     }
@@ -752,6 +771,7 @@ mod tests {
             }])),
             cache: None,
             own_warmup_ms: Some(300),
+            recorded_executor: None,
         };
         assert_eq!(work.own_first_task_warmup_ms(0), None);
         assert_eq!(work.own_first_task_warmup_ms(1), Some(300));

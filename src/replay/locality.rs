@@ -43,6 +43,18 @@ pub struct HostMap {
     racks: BTreeMap<String, String>,
 }
 
+/// Each recorded executor's place in the log's registration order (`SparkListenerExecutorAdded`
+/// order, the driver's left out; 0: the first), by id: the k-th to register in the log stands
+/// for the k-th to register in the simulation, as in [`HostMap`].
+pub fn registration_places(recorded: &[ExecutorSpan]) -> BTreeMap<u32, u32> {
+    recorded
+        .iter()
+        .filter(|e| !e.is_driver())
+        .filter_map(|e| e.executor_id.parse::<u32>().ok())
+        .zip(0..)
+        .collect()
+}
+
 /// The host a task prefers when the log says its data was on a host it did not run on and every
 /// simulated node runs an executor: outside the cluster (a data node with no NodeManager), so
 /// no executor is ever local to it; the simulated scheduler puts a host it does not know on
@@ -336,5 +348,23 @@ mod tests {
             .iter_mut()
             .for_each(|t| t.locality = RecordedLocality::ProcessLocal);
         assert!(preferred_hosts(&executors, &stage, &m).is_empty());
+    }
+
+    /// The log's executors are placed in their `SparkListenerExecutorAdded` order, the
+    /// driver's own left out.
+    #[test]
+    fn registration_places_follow_the_logs_order_without_the_driver() {
+        let e = |id: &str| ExecutorSpan {
+            executor_id: id.into(),
+            host: "h".into(),
+            cores: 1,
+            added_ms: 0,
+            removed_ms: None,
+            removed_reason: None,
+            resources: BTreeMap::new(),
+            resource_profile_id: 0,
+        };
+        let places = registration_places(&[e("driver"), e("8"), e("1"), e("4")]);
+        assert_eq!(places, BTreeMap::from([(8, 0), (1, 1), (4, 2)]));
     }
 }

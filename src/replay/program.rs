@@ -104,6 +104,19 @@ struct TaskAt {
     threw: Option<u32>,
 }
 
+/// The executor a task's first attempt ran on: the recorded one's, or that of the recorded
+/// failure or kill that was attempt 0.
+fn first_attempt_executor(t: &TaskRecord) -> Option<u32> {
+    if t.attempt == 0 {
+        return Some(t.executor_id);
+    }
+    let failures = t.failures.as_deref().unwrap_or_default();
+    failures
+        .iter()
+        .find(|f| f.attempt == 0)
+        .map(|f| f.executor_id)
+}
+
 /// A task's recorded time outside its run (deserialisation, scheduler delay, result
 /// serialisation, getting the result): where a fresh executor's warm-up shows.
 fn outside_run_ms(t: &TaskRecord) -> u64 {
@@ -332,17 +345,34 @@ fn anchors(app: &Application, startup: &DriverTime) -> (Vec<Option<usize>>, Vec<
     (index, program)
 }
 
+/// Where a replayed task without a preferred location runs among the executors offered when
+/// it is launched: Spark's `TaskSchedulerImpl.shuffleOffers` draws it (unseeded).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordedDraws {
+    /// The recording's pick, where its executor's counterpart is offered (each task carries
+    /// `recorded_executor`); the seeded draw for the rest of the order.
+    Taken,
+    /// The seeded draw alone (the replay's `--seed`).
+    Seeded,
+}
+
 /// Builds the program; `startup` is how long the log's driver worked while executors were
 /// starting (see [`DriverTime`]); each executor's first task leaves `warmup.warmup_ms` to the
 /// simulated executor (see [`FirstTaskWarmup`]); a task the log shows NODE_LOCAL prefers its
-/// recorded host where `hosts` puts it (see [`locality::preferred_hosts`]).
+/// recorded host where `hosts` puts it (see [`locality::preferred_hosts`]); a task carries
+/// where its first attempt ran as `draws` says.
 pub fn program(
     app: &Application,
     startup: &DriverTime,
     warmup: &FirstTaskWarmup,
     hosts: &HostMap,
+    draws: RecordedDraws,
 ) -> UserProgram {
     let (index, when) = anchors(app, startup);
+    let places = match draws {
+        RecordedDraws::Taken => locality::registration_places(&app.executors),
+        RecordedDraws::Seeded => BTreeMap::new(),
+    };
     let mut jobs = Vec::with_capacity(when.len());
     let mut last_end = None;
     for (k, j) in app.jobs.iter().enumerate() {
@@ -359,7 +389,7 @@ pub fn program(
                     .first_tasks
                     .get(&(k, i))
                     .map_or(&[][..], Vec::as_slice);
-                let mut spec = stage(s, firsts);
+                let mut spec = stage(s, firsts, &places);
                 if locality::placed_by_input(app, s) {
                     spec.preferred_hosts = locality::preferred_hosts(&app.executors, s, hosts);
                 }
@@ -443,8 +473,9 @@ fn call_site(stage_name: &str) -> String {
 }
 
 /// One stage's tasks; those in `firsts` (sorted; an executor's first task) leave its warm-up out
-/// and carry it, to pay it back if they run first on a simulated executor.
-fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
+/// and carry it, to pay it back if they run first on a simulated executor. Each carries where
+/// its first attempt ran, as its executor's registration place (`places`).
+fn stage(s: &Stage, firsts: &[FirstTask], places: &BTreeMap<u32, u32>) -> StageSpec {
     let tasks = s
         .tasks
         .iter()
@@ -478,6 +509,7 @@ fn stage(s: &Stage, firsts: &[FirstTask]) -> StageSpec {
                     .iter()
                     .any(|f| f.threw.is_none())
                     .then(|| u32::try_from(own_warmup).unwrap_or(u32::MAX)),
+                recorded_executor: first_attempt_executor(t).and_then(|e| places.get(&e).copied()),
             }
         })
         .collect::<Vec<_>>();
@@ -732,7 +764,7 @@ mod tests {
             threw: None,
             warmup_ms: 550,
         };
-        let spec = stage(&s, &[first]);
+        let spec = stage(&s, &[first], &BTreeMap::new());
         let own = |i: usize| match &spec.tasks[i] {
             TaskWork::Replayed {
                 duration_ms,
@@ -746,6 +778,57 @@ mod tests {
         // Run first on a simulated executor, the first task takes its recorded time again.
         assert_eq!(spec.tasks[0].own_first_task_warmup_ms(0), Some(550));
         assert_eq!(spec.tasks[1].own_first_task_warmup_ms(0), None);
+    }
+
+    /// Each task carries where its first attempt ran, as its executor's registration place: the
+    /// recorded one's when it succeeded at once, the attempt 0 that threw when it was retried
+    /// (executor 9 registered second here, 4 first); an executor the map does not place (the
+    /// driver of a local log, or a replay that seeds the draw alone) gives none.
+    #[test]
+    fn a_task_carries_its_first_attempts_executor_as_a_registration_place() {
+        let on = |executor_id, attempt| TaskRecord {
+            duration_ms: 100,
+            executor_id,
+            attempt,
+            succeeded: true,
+            ..TaskRecord::default()
+        };
+        let threw_on_9 = FailedAttempt {
+            attempt: 0,
+            executor_id: 9,
+            launch_ms: 0,
+            duration_ms: 50,
+            speculative: false,
+            end: AttemptEnd::Threw {
+                class: "java.lang.RuntimeException".into(),
+                description: "boom".into(),
+            },
+            released_early_ms: 0,
+        };
+        let retried = TaskRecord {
+            failures: Some(Box::new([threw_on_9])),
+            ..on(4, 1)
+        };
+        let s = Stage {
+            stage_id: 0,
+            name: "count".into(),
+            parents: Vec::new(),
+            shuffle_deps: Vec::new(),
+            shuffle_map: false,
+            submitted_ms: None,
+            completed_ms: None,
+            attempts: 1,
+            tasks: vec![on(4, 0), retried, on(0, 0)],
+            recoveries: Recoveries::default(),
+            cached_rdds: Vec::new(),
+        };
+        let places = BTreeMap::from([(4, 0), (9, 1)]);
+        let carried = |p: &BTreeMap<u32, u32>| -> Vec<Option<u32>> {
+            let spec = stage(&s, &[], p);
+            (0..3).map(|i| spec.tasks[i].recorded_executor()).collect()
+        };
+        assert_eq!(carried(&places), [Some(0), Some(1), None]);
+        assert_eq!(carried(&BTreeMap::new()), [None, None, None]);
     }
 
     /// What the executor does with a replayed task's attempts on an idle cluster with no

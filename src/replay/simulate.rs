@@ -7,7 +7,7 @@
 use super::cold_start;
 use super::locality::{self, HostMap};
 use super::model::{Application, OriginalConfig, ProfileRecord, Recoveries};
-use super::program::{self, REPLAY_CLASS};
+use super::program::{self, REPLAY_CLASS, RecordedDraws};
 use crate::conf::cluster::{ClusterConfig, ClusterSource, load_cluster};
 use crate::conf::submit::{DefaultsFile, SubmitArgs};
 use crate::error::UserError;
@@ -875,9 +875,26 @@ pub fn prepare_on(
     p.cluster.costs.first_task_warmup_ms = warmup.warmup_ms;
     let driver = program::driver_time(app, probe.ready_ms, probe.first_launch_ms);
     let hosts = HostMap::new(&app.executors, &probe.executor_hosts, &p.cluster.nodes);
-    p.program = program::program(app, &driver, &warmup, &hosts);
+    let draws = recorded_draws(app, &p.args);
+    p.program = program::program(app, &driver, &warmup, &hosts, draws);
     p.scenario = setup.scenario.clone();
     Ok(p)
+}
+
+/// Whether the replayed tasks carry the recording's picks of Spark's offer order
+/// (`TaskWork::Replayed::recorded_executor`): only where the executors are a fixed set in both
+/// runs, so that the k-th to register in the simulation stands for the log's k-th. Under
+/// dynamic allocation (the log's or the run's) executors come and go at the simulation's own
+/// times, and a registration place names no recorded executor.
+fn recorded_draws(app: &Application, args: &SubmitArgs) -> RecordedDraws {
+    let dynamic = args
+        .conf_value("spark.dynamicAllocation.enabled")
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    if app.config.dynamic_allocation || dynamic {
+        RecordedDraws::Seeded
+    } else {
+        RecordedDraws::Taken
+    }
 }
 
 /// An empty job (one task of 0 ms): the probe that times the simulated start-up.
@@ -893,6 +910,7 @@ fn probe_program(app: &Application) -> UserProgram {
                 failures: None,
                 cache: None,
                 own_warmup_ms: None,
+                recorded_executor: None,
             }]
             .into(),
             shuffle_write: Default::default(),

@@ -113,6 +113,7 @@ mod tests {
             ])),
             cache: None,
             own_warmup_ms: None,
+            recorded_executor: None,
         };
         let c = costs();
         assert_eq!(

@@ -107,6 +107,10 @@ pub struct Topology {
     /// whether its executor is new, and a thousand executors' host slots (16 KB) are cold
     /// where their bits (125 bytes) stay in cache.
     known: BitSet,
+    /// Every executor in the order it was first offered (its registration's order: a
+    /// registration offers the new executor at once), removed ones too: a replayed task's
+    /// recorded draw names its executor by this place (`TaskWork::Replayed::recorded_executor`).
+    arrivals: Vec<ExecutorId>,
     executors_on_host: BTreeMap<Rc<str>, u32>,
     hosts_on_rack: BTreeMap<Rc<str>, u32>,
     /// `executorsPendingDecommission`.
@@ -286,6 +290,7 @@ impl Topology {
             return false;
         }
         self.known.insert(id.0);
+        self.arrivals.push(id);
         self.executor_host.insert(id, host.clone());
         let n = self.executors_on_host.entry(host.clone()).or_insert(0);
         *n += 1;
@@ -295,6 +300,11 @@ impl Topology {
             *self.hosts_on_rack.entry(rack).or_insert(0) += 1;
         }
         true
+    }
+
+    /// The executor that arrived `place`-th (0: the first), removed or not.
+    pub fn arrived(&self, place: u32) -> Option<ExecutorId> {
+        self.arrivals.get(place as usize).copied()
     }
 
     /// `TaskSchedulerImpl.removeExecutor`: the host leaves `hostToExecutors` with its last

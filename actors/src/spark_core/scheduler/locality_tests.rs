@@ -478,6 +478,7 @@ fn a_replayed_task_prefers_the_first_held_persisted_rdd() {
                 missing: 2,
             })),
             own_warmup_ms: None,
+            recorded_executor: None,
         }]
         .into();
         s.submit_job(j, waiter());
@@ -608,4 +609,65 @@ fn a_finished_index_is_not_offered_again_before_its_result_is_handled() {
         let mut alloc = RecordedAllocations::default();
         assert!(s.task_result_getter(&mut alloc).is_empty());
     });
+}
+
+/// A one-task stage without preferences, replayed: its task recorded on the executor that
+/// registered `place`-th (`TaskWork::Replayed::recorded_executor`).
+fn replayed_one_task(place: Option<u32>) -> JobSpec {
+    let mut j = job(1, Vec::new());
+    j.stages[0].tasks = vec![TaskWork::Replayed {
+        duration_ms: 10,
+        failures: None,
+        cache: None,
+        own_warmup_ms: None,
+        recorded_executor: place,
+    }]
+    .into();
+    j
+}
+
+/// Where a one-task stage's task goes under seed `seed`, executors 4, 2, 6 and 1 having
+/// registered in that order (each offered alone first, as a registration offers it).
+fn one_task_executor(seed: u64, place: Option<u32>) -> u32 {
+    let mut placed_on = 0;
+    run(async {
+        let store = Rc::new(RefCell::new(LogStore::new(true)));
+        let mut s = DriverScheduler::new(
+            ProcessLog::new("driver", store),
+            ContextBus::disabled(),
+            4,
+            1,
+        )
+        .with_locality(LocalitySettings::default(), RACKS, seed);
+        for e in [4, 2, 6, 1] {
+            offers(&mut s, &mut [offer(e, "host1", 1)], true);
+        }
+        s.submit_job(replayed_one_task(place), waiter());
+        let mut all: Vec<WorkerOffer> = [1, 2, 4, 6].map(|e| offer(e, "host1", 1)).into();
+        let t = offers(&mut s, &mut all, true);
+        placed_on = placed(&s, &t)[0].0;
+    });
+    placed_on
+}
+
+/// TaskSchedulerImpl.resourceOffers shuffles the offers (`shuffleOffers`: `Random.shuffle`,
+/// unseeded; core/src/main/scala/org/apache/spark/scheduler/TaskSchedulerImpl.scala), so a
+/// task without a preference goes to whichever executor comes first: the replay seeds that
+/// draw, and where the log shows Spark's pick the replay takes it. Over ten seeds the seeded
+/// draw alone spreads the task over the executors; with the recorded pick (the executor that
+/// registered third, 6) every seed runs it there, and a place no executor took yet leaves the
+/// seeded draw.
+#[test]
+fn a_replayed_task_without_preferences_takes_the_recorded_pick_of_the_offer_order() {
+    let seeded: std::collections::BTreeSet<u32> =
+        (1..=10).map(|seed| one_task_executor(seed, None)).collect();
+    assert!(seeded.len() > 1, "the seeded draw varies: {seeded:?}");
+    for seed in 1..=10 {
+        assert_eq!(one_task_executor(seed, Some(2)), 6, "seed {seed}");
+        assert_eq!(
+            one_task_executor(seed, Some(9)),
+            one_task_executor(seed, None),
+            "seed {seed}"
+        );
+    }
 }

@@ -619,15 +619,16 @@ impl TaskSchedulerImpl {
             self.recompute_locality_all();
         }
         let excluded = self.exclude_offers(offers);
+        // The runnable sets in FIFO order (or the pools'); offering to one only ever removes
+        // it from the set.
+        let mut walk = self.offer_walk();
         if offers.len() > 1 {
             self.shuffle_offers(offers);
+            self.recorded_draws_first(offers, walk.as_ref());
         }
         let now_ms = clock::now_ms();
         let first = launched.len();
         let mut order = std::mem::take(&mut self.launch_order);
-        // The runnable sets in FIFO order (or the pools'); offering to one only ever removes
-        // it from the set.
-        let mut walk = self.offer_walk();
         let mut next = self.walk_next(&mut walk, None);
         while let Some(key) = next {
             // With no offer able to take a task, the remaining passes would launch and reject
@@ -805,6 +806,36 @@ impl TaskSchedulerImpl {
     fn shuffle_offers(&mut self, offers: &mut [WorkerOffer]) {
         use rand::seq::SliceRandom;
         offers.shuffle(&mut self.rng);
+    }
+
+    /// A replay's recorded draws: Spark's offer order is unseeded, and for a task without a
+    /// preference it alone picks the executor, so where the log shows the pick
+    /// (`TaskWork::Replayed::recorded_executor`) the replay takes it. In the walk's order, the
+    /// offer of the executor each runnable set's next task ran on in the recording (the one at
+    /// the same place in the registration order here) moves to the front, if it is offered
+    /// with room for a task; the others keep the seeded shuffle's order. Without recorded
+    /// draws (every run but a replay's) the order is the shuffle's.
+    fn recorded_draws_first(&self, offers: &mut [WorkerOffer], walk: Option<&OfferWalk>) {
+        let sets: Box<dyn Iterator<Item = &TsKey>> = match walk {
+            Some(w) => Box::new(w.sets.iter()),
+            None => Box::new(self.runnable.iter()),
+        };
+        let mut front = 0;
+        for key in sets.take(offers.len()) {
+            let Some(id) = self.task_sets[key]
+                .next_recorded_draw()
+                .and_then(|place| self.topology.arrived(place))
+            else {
+                continue;
+            };
+            let drawn = offers[front..]
+                .iter()
+                .position(|o| o.executor_id == id && o.cores >= self.task_cpus);
+            if let Some(at) = drawn {
+                offers[front..=front + at].rotate_right(1);
+                front += 1;
+            }
+        }
     }
 
     /// How a round of offers walks the runnable sets: `None` in FIFO mode (`runnable` itself,

@@ -183,6 +183,16 @@ impl TaskSetManager {
         self.spec.as_ref().is_some_and(|s| !s.pending.is_empty())
     }
 
+    /// Where the recording ran the task a round would give first to an offer at NO_PREF (the
+    /// top of `noPrefs` that still needs to run), as its executor's place in the log's
+    /// registration order: `None` outside a replay or with no such task.
+    pub(super) fn next_recorded_draw(&self) -> Option<u32> {
+        let ok = |i: u32| self.copies_running[i as usize] == 0 && !self.successful[i as usize];
+        let &i = self.pending.no_prefs.iter().rev().find(|&&i| ok(i))?;
+        let partition = self.partitions[i as usize];
+        self.code.works[partition as usize].recorded_executor()
+    }
+
     /// `dequeueTask(execId, host, maxLocality)` for the regular (not speculative) tasks
     /// (TaskSetManager.dequeueTaskHelper): the executor's list (PROCESS_LOCAL, at any
     /// `max_locality`), the host's (NODE_LOCAL), then tasks without a preference (reported
