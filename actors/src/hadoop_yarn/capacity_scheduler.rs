@@ -79,7 +79,8 @@ pub struct SchedulerNode {
     /// Its live containers the NM reported RUNNING (`SchedulerNode.ContainerInfo
     /// .launchedOnNode`, set by `containerStarted`).
     pub launched: BTreeSet<ContainerId>,
-    /// Released containers that were running here, with their size: the node keeps their room
+    /// Containers completed at the RM (released, or killed with their attempt) that were
+    /// running here, with their size: the node keeps their room
     /// until the NM reports them complete (`SchedulerNode.releaseContainer(id, false)` "wait
     /// until node reports container has completed", YARN-4148).
     pub held: BTreeMap<ContainerId, Resource>,

@@ -775,7 +775,8 @@ impl ResourceManager {
         self.report_completed(attempt_id, completed);
     }
 
-    /// The invariant that no release frees a node's room twice or never.
+    /// The invariant that no early completion (a release, an attempt's end) frees a node's room
+    /// twice or never.
     fn check_accounted(&self, node: usize) {
         let (used, expected) = self.scheduler.node_accounting(node);
         let host = &self.scheduler.node(node).node_id.host;
