@@ -5,7 +5,7 @@ use crate::common::{TestDir, bundled};
 use sparkyard::runner::{RunOptions, RunResult};
 use sparkyard::scenario;
 use sparkyard_actors::simulation::trace::{FaultEvent, StateChange, TraceKind};
-use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::ids::{ContainerId, ExecutorId};
 use std::path::Path;
 
 fn run(name: &str) -> RunResult {
@@ -1255,4 +1255,86 @@ fn a_released_container_completes_at_the_allocate_after_its_release() {
         .filter(|(c, t)| at_nm.get(*c).is_some_and(|n| *t < n))
         .count();
     assert!(before_nm > 0, "AM {at_am:?}, NM {at_nm:?}");
+}
+
+/// One 8 GB NodeManager and a `default` queue of 50 % at its maximum (4 GB: an AM and one
+/// executor of 2 GB each), whose AMs may take all of it.
+const A_FOUR_GB_QUEUE: &str = r#"[[cluster.nodes]]
+host = "nm-1.sparkyard.internal"
+memory_mb = 8192
+vcores = 8
+
+[[cluster.queues]]
+name = "default"
+capacity = 50
+maximum-capacity = 50
+maximum-am-resource-percent = 1.0
+
+[[cluster.queues]]
+name = "other"
+capacity = 50
+
+[submit]"#;
+
+/// The first time the trace has a state change `pick` accepts, with what it picked.
+fn first_state<T>(r: &RunResult, pick: impl Fn(&StateChange) -> Option<T>) -> Option<(u64, T)> {
+    r.trace.iter().find_map(|e| match &e.kind {
+        TraceKind::State(s) => pick(s).map(|t| (e.time_ms, t)),
+        _ => None,
+    })
+}
+
+/// YARN completes an ended attempt's containers at once: `RMAppAttemptImpl.BaseFinalTransition`
+/// sends `AppAttemptRemovedSchedulerEvent` and `CapacityScheduler.doneApplicationAttempt`
+/// (Hadoop 3.4, CapacityScheduler.java) completes every live container of the attempt
+/// (`completedContainer(.., SchedulerUtils.COMPLETED_APPLICATION, KILL)`): its queue's room
+/// at once, its node's once the NM reports a running one gone (`SchedulerNode
+/// .releaseContainer`); the NM's later report finds no RMContainer (AbstractYarnScheduler
+/// .completedContainer). am-liveness-expired in a 4 GB queue: attempt 1's first executor ends
+/// with the job and the RM gives the partitioned AM its second one, which it never pulls, so at
+/// the expiry the queue is full with a running AM and a container no NM has. Attempt 2's AM
+/// container starts at the expiry, before attempt 1's AM has even ended on its NM, and attempt 2
+/// gets an executor and finishes the application. Before, the queue's room came back only with
+/// the NMs' reports, and the container no NM had kept its room for ever: attempt 2 never got an
+/// executor and the application never ended.
+#[test]
+fn an_expired_attempts_room_takes_the_next_am_before_the_nm_reports_its_end() {
+    let run = run_variant_of("am-liveness-expired", &[("[submit]", A_FOUR_GB_QUEUE)]);
+    assert!(run.failures.is_empty(), "{:?}", run.failures);
+    let r = &run.result;
+    let container = |attempt: u32, id: u64| {
+        move |c: &ContainerId| c.attempt.attempt_id == attempt && c.id == id
+    };
+    let (am2_at, _) = first_state(r, |s| match s {
+        StateChange::ContainerLocalizing { container: c, .. } => container(2, 1)(c).then_some(()),
+        _ => None,
+    })
+    .expect("attempt 2's AM container starts");
+    let (am1_end, status) = first_state(r, |s| match s {
+        StateChange::ContainerCompleted {
+            container: c,
+            exit_status,
+        } if container(1, 1)(c) => Some(*exit_status),
+        _ => None,
+    })
+    .expect("attempt 1's AM container ends on its NM");
+    assert_eq!(status, -105, "the RM's KILLED_BY_APPMASTER");
+    assert!(
+        am2_at < am1_end,
+        "attempt 2's AM at {am2_at}, attempt 1's end {am1_end}"
+    );
+    let never_started = first_state(r, |s| match s {
+        StateChange::ContainerLocalizing { container: c, .. } => container(1, 3)(c).then_some(()),
+        _ => None,
+    });
+    assert_eq!(
+        never_started, None,
+        "attempt 1's second executor reached no NM"
+    );
+    let st = states(r);
+    let second = st
+        .iter()
+        .position(|s| am_registered(s, 2))
+        .expect("attempt 2");
+    assert!(st[second..].iter().any(|s| executor_registered(s, 1)));
 }

@@ -79,7 +79,8 @@ pub struct SchedulerNode {
     /// Its live containers the NM reported RUNNING (`SchedulerNode.ContainerInfo
     /// .launchedOnNode`, set by `containerStarted`).
     pub launched: BTreeSet<ContainerId>,
-    /// Released containers that were running here, with their size: the node keeps their room
+    /// Containers completed at the RM (released, or killed with their attempt) that were
+    /// running here, with their size: the node keeps their room
     /// until the NM reports them complete (`SchedulerNode.releaseContainer(id, false)` "wait
     /// until node reports container has completed", YARN-4148).
     pub held: BTreeMap<ContainerId, Resource>,
@@ -285,6 +286,17 @@ pub struct Assignment {
     pub am: bool,
     /// What the node has in use right after this assignment.
     pub node_used: Resource,
+}
+
+/// A live container the scheduler completed when its attempt ended
+/// (`done_application_attempt`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Killed {
+    pub id: ContainerId,
+    /// Its node's index.
+    pub node: usize,
+    /// The NM had reported it RUNNING: the node holds its room until the NM reports its end.
+    pub running: bool,
 }
 
 /// The scheduler: leaf queues under `root` served by used capacity, FIFO over the
@@ -868,6 +880,26 @@ impl CapacityScheduler {
         self.finish_attempt(attempt);
     }
 
+    /// `CapacityScheduler.doneApplicationAttempt` on the `AppAttemptRemovedSchedulerEvent` of an
+    /// ended attempt (Hadoop 3.4, CapacityScheduler.java): every live container of the attempt,
+    /// the AM's too, is completed at once (`completedContainer(.., COMPLETED_APPLICATION,
+    /// KILL)`: `release_container`'s rule for its queue and node room), then the attempt stops
+    /// (`attempt.stop`, `AbstractLeafQueue.finishApplicationAttempt`). Running containers are
+    /// kept only with `keepContainersAcrossApplicationAttempts`, which Spark's Client never
+    /// sets. Returns the containers so completed, in container order.
+    pub fn done_application_attempt(&mut self, attempt: ApplicationAttemptId) -> Vec<Killed> {
+        let live = self.live_containers(attempt);
+        let killed = live
+            .into_iter()
+            .filter_map(|(id, _)| {
+                let (node, running) = self.release_container(id)?;
+                Some(Killed { id, node, running })
+            })
+            .collect();
+        self.stop_attempt(attempt);
+        killed
+    }
+
     /// The attempt has no more outstanding asks (`unregisterApplicationMaster`).
     pub fn stop_asking(&mut self, attempt: ApplicationAttemptId) {
         self.asking.remove(&attempt);
@@ -1185,10 +1217,11 @@ impl CapacityScheduler {
         true
     }
 
-    /// `releaseContainers` -> `completedContainer(.., RELEASED)` (AbstractYarnScheduler): the
-    /// application gives a live container back. Its queue and user get the resources at once
-    /// (`AbstractLeafQueue.completedContainer` -> `releaseResource`); its node too if the NM
-    /// never reported it RUNNING, else the node keeps the room until the NM reports it complete
+    /// `completedContainer` of a live container without its NM's report: the AM released it
+    /// (`releaseContainers`, RELEASED) or its attempt ended (`doneApplicationAttempt`, KILL).
+    /// Its queue and user get the resources at once (`AbstractLeafQueue.completedContainer` ->
+    /// `releaseResource`, whatever the event); its node too if the NM never reported it RUNNING,
+    /// else the node keeps the room until the NM reports it complete
     /// (`SchedulerNode.releaseContainer(id, false)`). Returns its node and whether it was
     /// running there; `None` if it was not live.
     pub fn release_container(&mut self, cid: ContainerId) -> Option<(usize, bool)> {
@@ -1202,7 +1235,8 @@ impl CapacityScheduler {
         Some((at, running))
     }
 
-    /// `updateCompletedContainers` for a container the application had released: no live
+    /// `updateCompletedContainers` for a container completed at the RM before (released, or
+    /// killed with its attempt: `release_container`): no live
     /// container is left to complete, only the node's held room goes back
     /// (`SchedulerNode.releaseContainer(id, true)`). `false` if node `idx` held none for it.
     pub fn finish_released(&mut self, idx: usize, cid: ContainerId) -> bool {
@@ -1687,6 +1721,93 @@ mod tests {
             assert!(cs.complete_container(0, c));
         }
         assert_eq!(cs.node(0).used.memory_mb, 0);
+    }
+
+    /// TestContainerResizing testIncreaseContainerUnreservedWhenApplicationCompleted (Hadoop
+    /// 3.4): after the attempt's `AppAttemptRemovedSchedulerEvent(KILLED, false)` the queue's
+    /// and the user's usage is 0 at once (`CapacityScheduler.doneApplicationAttempt` completes
+    /// every live container, the AM's too, with KILL). The node keeps the room of the ones its
+    /// NM reported RUNNING until it reports their end (`SchedulerNode.releaseContainer(id,
+    /// false)`, then `true` from `AbstractYarnScheduler.updateCompletedContainers`), frees the
+    /// others' at once, and nothing is freed twice.
+    #[test]
+    fn an_ended_attempts_containers_complete_at_once_and_the_node_waits_for_running_ones() {
+        let mut cs = cs_with_nodes(&[("n0", res(8 * GB, 8))]);
+        let a = attempt(1, 1);
+        running(&mut cs, a, 0, 2, res(GB, 1));
+        let out = cs.node_update(0);
+        let (am, e1, e2) = (
+            ContainerId::new(a, 1),
+            out[0].container.id,
+            out[1].container.id,
+        );
+        cs.container_launched(0, am);
+        cs.container_launched(0, e2);
+        assert_eq!(cs.queue_used_mb("default"), Some(3 * GB));
+        let killed = cs.done_application_attempt(a);
+        let got: Vec<_> = killed.iter().map(|k| (k.id, k.node, k.running)).collect();
+        assert_eq!(got, [(am, 0, true), (e1, 0, false), (e2, 0, true)]);
+        assert_eq!(cs.queue_used_mb("default"), Some(0));
+        assert_eq!(cs.queues[0].users["spark"].used_mb, 0);
+        assert!(cs.live_containers(a).is_empty());
+        assert_eq!(
+            cs.node(0).used.memory_mb,
+            2 * GB,
+            "the AM's and e2's room held"
+        );
+        assert!(cs.accounting_balanced());
+        assert!(cs.done_application_attempt(a).is_empty());
+        assert!(!cs.finish_released(0, e1), "freed at once, nothing held");
+        assert!(cs.finish_released(0, am) && cs.finish_released(0, e2));
+        assert!(!cs.finish_released(0, e2));
+        assert_eq!(cs.node(0).used.memory_mb, 0);
+        assert!(cs.accounting_balanced());
+    }
+
+    /// The queue's room comes back with the attempt's end, not with the NMs' reports: the next
+    /// attempt's AM fits in a queue the ended attempt had filled to its maximum capacity at the
+    /// next node heartbeat, while the nodes still hold the running containers' room. With only
+    /// the attempt's stop (sparkyard before, the NMs' reports completing the containers) the
+    /// queue stays full and the AM waits.
+    #[test]
+    fn the_next_attempts_am_fits_in_the_queue_room_the_ended_attempt_left() {
+        // etl: maximum 50 % of 32 GB = 16 GB, filled by a 1 GB AM and 5 x 3 GB.
+        let mut cs = two_queues(50.0, 0.5, 2.0);
+        let a = attempt(1, 1);
+        cs.add_attempt_in(a, res(GB, 1), "etl", "spark");
+        assert!(cs.node_update(0)[0].am);
+        cs.update_requests(a, res(3 * GB, 1), 5, 0, &[], &[]);
+        for n in 0..4 {
+            cs.node_update(n);
+        }
+        assert_eq!(cs.queue_used_mb("etl"), Some(16 * GB));
+        for (cid, n) in cs.live_containers(a) {
+            cs.container_launched(n, cid);
+        }
+        let mut before = cs.clone();
+        before.stop_attempt(a);
+        let killed = cs.done_application_attempt(a);
+        assert_eq!(killed.len(), 6);
+        assert!(killed.iter().all(|k| k.running));
+        assert_eq!(cs.queue_used_mb("etl"), Some(0));
+        let b = attempt(1, 2);
+        for s in [&mut cs, &mut before] {
+            s.add_attempt_in(b, res(GB, 1), "etl", "spark");
+        }
+        assert!(
+            (0..4).all(|n| before.node_update(n).is_empty()),
+            "the queue is full"
+        );
+        let placed: Vec<_> = (0..4).flat_map(|n| cs.node_update(n)).collect();
+        assert_eq!(placed.len(), 1);
+        assert!(placed[0].am && placed[0].attempt == b);
+        assert!(cs.accounting_balanced());
+        let used: u64 = (0..4).map(|n| cs.node(n).used.memory_mb).sum();
+        assert_eq!(
+            used,
+            17 * GB,
+            "16 GB still held for the NMs' reports, 1 GB of b's AM"
+        );
     }
 
     // TestSchedulerUtils (testValidateResourceRequest): above the maximum allowed allocation is

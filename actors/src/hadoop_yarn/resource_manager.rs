@@ -5,7 +5,7 @@
 //! AMLivelinessMonitor and the ClientRMService calls (reports, `forceKillApplication`).
 
 use crate::hadoop_yarn::capacity_scheduler::{
-    AllocationLimits, CapacityScheduler, GrantedPriority, InvalidRequest,
+    AllocationLimits, CapacityScheduler, GrantedPriority, InvalidRequest, Killed,
 };
 use crate::hadoop_yarn::rm_app::{AppEffect, AppRules, FailedAttemptsLog, RmApp};
 use crate::hadoop_yarn::rm_app_attempt::{MasterServiceRefusal, am_launch_failed_diagnostics};
@@ -98,9 +98,10 @@ pub struct ResourceManager {
     asks: AskTable<RmAnswer>,
     /// Every container that has completed (a second completion is a broken invariant).
     completed: BTreeSet<ContainerId>,
-    /// Containers the AMs released whose NM report is still to come: that report completes
-    /// nothing (`getRMContainer` is null), it only frees the room a running one held.
-    released: BTreeSet<ContainerId>,
+    /// Containers the RM completed before their NM reported them (released by their AM, or
+    /// killed with their attempt): that report completes nothing (`getRMContainer` is null), it
+    /// only frees the room a running one held.
+    completed_early: BTreeSet<ContainerId>,
     /// Other tenants' applications (the cluster file's `[[tenants]]`, by index), which hold
     /// scheduler resources but run nothing on the NodeManagers.
     tenants: BTreeMap<ApplicationAttemptId, usize>,
@@ -140,7 +141,7 @@ impl ResourceManager {
                 apps: BTreeMap::new(),
                 asks: AskTable::default(),
                 completed: BTreeSet::new(),
-                released: BTreeSet::new(),
+                completed_early: BTreeSet::new(),
                 tenants: BTreeMap::new(),
             }
         });
@@ -756,7 +757,7 @@ impl ResourceManager {
         };
         self.check_accounted(node);
         self.nodes[node].cleanup.push((cid, status));
-        self.released.insert(cid);
+        self.completed_early.insert(cid);
         // RMContainerImpl: ACQUIRED until the NM reports it RUNNING (the LAUNCHED event).
         let from = if running { "RUNNING" } else { "ACQUIRED" };
         info!(
@@ -774,7 +775,8 @@ impl ResourceManager {
         self.report_completed(attempt_id, completed);
     }
 
-    /// The invariant that no release frees a node's room twice or never.
+    /// The invariant that no early completion (a release, an attempt's end) frees a node's room
+    /// twice or never.
     fn check_accounted(&self, node: usize) {
         let (used, expected) = self.scheduler.node_accounting(node);
         let host = &self.scheduler.node(node).node_id.host;
@@ -975,20 +977,12 @@ impl ResourceManager {
     fn on_container_completed(&mut self, node: usize, status: ContainerStatus) {
         let cid = status.container_id;
         let attempt_id = cid.attempt;
-        if self.released.remove(&cid) {
-            // The RMContainer left with the release: at most the node's room is left.
-            self.scheduler.finish_released(node, cid);
-            self.check_accounted(node);
-            info!(
-                self.env.log(),
-                "yarn::AbstractYarnScheduler",
-                "Container {cid} completed with event FINISHED, but corresponding RMContainer doesn't exist."
-            );
-            return;
-        }
         if self.tenants.contains_key(&attempt_id) {
             self.scheduler.complete_container(node, cid);
             return;
+        }
+        if self.scheduler.live_container(attempt_id, cid).is_none() {
+            return self.on_unknown_container_completed(node, status);
         }
         let Some(app) = self.apps.get_mut(&attempt_id.application_id) else {
             return;
@@ -1009,7 +1003,41 @@ impl ResourceManager {
         }
     }
 
-    /// The AM container ended: its attempt's containers are killed and the scheduler lets it
+    /// `AbstractYarnScheduler.updateCompletedContainers` for a container with no RMContainer
+    /// (`getRMContainer` is null: the RM completed it at its release or its attempt's end, or
+    /// never knew it): `completedContainer` logs that and completes nothing; the node's room a
+    /// running one held comes back (`SchedulerNode.releaseContainer(id, true)`). The end of an
+    /// AM container completed with its attempt is still the run's record of when and how that
+    /// AM ended.
+    fn on_unknown_container_completed(&mut self, node: usize, status: ContainerStatus) {
+        let cid = status.container_id;
+        let early = self.completed_early.remove(&cid);
+        if early {
+            self.scheduler.finish_released(node, cid);
+            self.check_accounted(node);
+        }
+        info!(
+            self.env.log(),
+            "yarn::AbstractYarnScheduler",
+            "Container {cid} completed with event FINISHED, but corresponding RMContainer doesn't exist."
+        );
+        let attempt = cid.attempt;
+        let is_am = early
+            && self
+                .apps
+                .get(&attempt.application_id)
+                .and_then(|a| a.core.attempt(attempt))
+                .is_some_and(|a| a.is_am_container(cid));
+        if is_am {
+            let event = RunEvent::AmContainerCompleted {
+                attempt: attempt.attempt_id,
+                exit_status: status.exit_status,
+            };
+            self.sim.observe_app(attempt.application_id, event);
+        }
+    }
+
+    /// The AM container ended: the scheduler completes its attempt's containers and lets it
     /// go; then the application finishes (it had unregistered), gets a new attempt, or fails
     /// once the attempts are used up (`RmApp::am_container_finished`).
     fn on_am_container_finished(&mut self, status: ContainerStatus) {
@@ -1022,8 +1050,7 @@ impl ResourceManager {
                 exit_status: status.exit_status,
             },
         );
-        self.kill_attempt_containers(attempt_id, exit_status::KILLED_AFTER_APP_COMPLETION);
-        self.scheduler.stop_attempt(attempt_id);
+        self.done_attempt(attempt_id, None);
         // LeafQueue.finishApplicationAttempt runs activateApplications at once.
         self.note_activated();
         let now = crate::kernel::clock::now_epoch_ms();
@@ -1032,16 +1059,6 @@ impl ResourceManager {
         };
         let effects = app.core.am_container_finished(attempt_id, &status, now);
         self.carry_out(id, effects);
-    }
-
-    /// Asks the NodeManagers to kill every live container of an attempt.
-    fn kill_attempt_containers(&mut self, attempt_id: ApplicationAttemptId, status: i32) {
-        if !self.has_attempt(attempt_id) {
-            return;
-        }
-        for (cid, node) in self.scheduler.live_containers(attempt_id) {
-            self.nodes[node].cleanup.push((cid, status));
-        }
     }
 }
 
@@ -1343,9 +1360,25 @@ impl ResourceManager {
     }
 
     /// An attempt ended by the RM (`BaseFinalTransition`): the AMLauncher's CLEANUP stops its AM
-    /// container with `am_status` (`None`: it has none running), the NodeManagers kill its
-    /// other containers, and the scheduler lets it go (`AppAttemptRemovedSchedulerEvent`).
+    /// container with `am_status` (`None`: it has none running), and the scheduler completes
+    /// its containers and lets it go (`done_attempt`).
     fn end_attempt(&mut self, attempt: ApplicationAttemptId, am_status: Option<i32>) {
+        self.done_attempt(attempt, am_status);
+        // LeafQueue.finishApplicationAttempt runs activateApplications at once.
+        self.note_activated();
+    }
+
+    /// `RMAppAttemptImpl.BaseFinalTransition` sends `AppAttemptRemovedSchedulerEvent`
+    /// (keepContainers false: Spark's Client never asks to keep them), and
+    /// `CapacityScheduler.doneApplicationAttempt` completes every live container of the
+    /// attempt at once (`CapacityScheduler::done_application_attempt`: its queue's room back
+    /// now, its node's once the NM reports a running one gone). Each RMContainer's
+    /// `KillTransition` puts it in its node's `containersToClean` (`RMNodeCleanContainerEvent`),
+    /// so the NM kills it: with `am_status` for the AM container (`None`: not running, nothing
+    /// to stop), `KILLED_AFTER_APP_COMPLETION` for the others. Their completed statuses go to
+    /// the ended attempt's `justFinishedContainers`, which no AM pulls any more: no later
+    /// attempt hears of them.
+    fn done_attempt(&mut self, attempt: ApplicationAttemptId, am_status: Option<i32>) {
         let Some(a) = self
             .apps
             .get(&attempt.application_id)
@@ -1353,21 +1386,24 @@ impl ResourceManager {
         else {
             return;
         };
-        let mut cleanup = Vec::new();
-        for (cid, node) in self.scheduler.live_containers(attempt) {
-            let status = match (a.is_am_container(cid), am_status) {
-                (true, Some(s)) => s,
-                (true, None) => continue,
-                (false, _) => exit_status::KILLED_AFTER_APP_COMPLETION,
-            };
-            cleanup.push((node, cid, status));
+        let killed: Vec<(Killed, Option<i32>)> = self
+            .scheduler
+            .done_application_attempt(attempt)
+            .into_iter()
+            .map(|k| match a.is_am_container(k.id) {
+                true => (k, am_status),
+                false => (k, Some(exit_status::KILLED_AFTER_APP_COMPLETION)),
+            })
+            .collect();
+        for (k, status) in killed {
+            if let Some(status) = status {
+                self.nodes[k.node].cleanup.push((k.id, status));
+            }
+            self.completed_early.insert(k.id);
+            let knew_it = !self.completed.insert(k.id);
+            self.sim.violations.container_completed(k.id, knew_it);
+            self.check_accounted(k.node);
         }
-        for (node, cid, status) in cleanup {
-            self.nodes[node].cleanup.push((cid, status));
-        }
-        self.scheduler.stop_attempt(attempt);
-        // LeafQueue.finishApplicationAttempt runs activateApplications at once.
-        self.note_activated();
     }
 }
 

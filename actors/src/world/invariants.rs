@@ -384,8 +384,9 @@ pub fn node_capacity(
     Ok(())
 }
 
-/// A node's allocated room is exactly its live containers' and the released ones it holds
-/// until the NM reports them (nothing freed twice, nothing never).
+/// A node's allocated room is exactly its live containers' and the ones completed at the RM
+/// (released, or killed with their attempt) it holds until the NM reports them (nothing freed
+/// twice, nothing never).
 pub fn node_accounted(host: &str, used: (u64, u32), expected: (u64, u32)) -> Result<(), String> {
     if used != expected {
         return Err(format!(
