@@ -277,7 +277,7 @@ pub enum TaskWork {
     /// replay takes each recorded executor's first task's warm-up off it).
     Replayed {
         duration_ms: u64,
-        failures: Option<Box<[ReplayedFailure]>>,
+        failures: Option<Box<ReplayedAttempts>>,
         /// The persisted RDDs the recorded task's partition passed through; `None` for none.
         #[serde(default)]
         cache: Option<Box<ReplayedCache>>,
@@ -325,7 +325,7 @@ impl TaskWork {
                 own_warmup_ms: Some(w),
                 failures,
                 ..
-            } if attempt as usize >= failures.as_deref().map_or(0, <[_]>::len) => {
+            } if attempt as usize >= failures.as_deref().map_or(0, |f| f.len()) => {
                 Some(u64::from(*w))
             }
             _ => None,
@@ -369,6 +369,21 @@ pub struct CachedRddRead {
     /// Where the BlockManagerMaster knew the block to be when the task was launched (its
     /// `getLocations` answer); filled in by the driver, `None` in the program's stage.
     pub location: Option<BlockManagerId>,
+}
+
+/// A replayed task's recorded attempts before its last (`TaskWork::Replayed::failures`), behind
+/// one thin pointer: most replayed tasks have none, and the few that do pay one more
+/// indirection so that every `TaskWork` stays 40 bytes (a 1 M-task replay holds several copies
+/// of its works). Written and read as the list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ReplayedAttempts(pub Vec<ReplayedFailure>);
+
+impl std::ops::Deref for ReplayedAttempts {
+    type Target = [ReplayedFailure];
+    fn deref(&self) -> &[ReplayedFailure] {
+        &self.0
+    }
 }
 
 /// One recorded attempt of a replayed task, by attempt number: `class`/`description` of the
@@ -757,7 +772,15 @@ pub enum JobResult {
 
 #[cfg(test)]
 mod tests {
-    use super::{ReplayedFailure, TaskName, TaskWork};
+    use super::{ReplayedAttempts, ReplayedFailure, TaskName, TaskWork};
+
+    /// Every task's work is copied into its stage, its task set and its launch: a 1 M-task
+    /// replay holds several copies of its works, so the replayed variant keeps its failures
+    /// behind a thin pointer and the enum stays 40 bytes.
+    #[test]
+    fn a_task_work_is_40_bytes() {
+        assert_eq!(std::mem::size_of::<TaskWork>(), 40);
+    }
 
     /// A replayed task's own warm-up is for the attempt that runs its recorded success (past
     /// its recorded failures); an attempt replaying a failure pays the cost model's.
@@ -765,10 +788,10 @@ mod tests {
     fn a_replayed_task_pays_its_own_warm_up_on_its_successful_attempt_only() {
         let work = TaskWork::Replayed {
             duration_ms: 900,
-            failures: Some(Box::new([ReplayedFailure {
+            failures: Some(Box::new(ReplayedAttempts(vec![ReplayedFailure {
                 duration_ms: 40,
                 exception: None,
-            }])),
+            }]))),
             cache: None,
             own_warmup_ms: Some(300),
             recorded_executor: None,

@@ -11,8 +11,8 @@ use super::model::{
 use crate::outputs::eventlog::{DataSize, RecordedTaskSizes, TaskSizes};
 use sparkyard_actors::simulation::config::{JobAnchor, ReplayedJob, UserProgram};
 use sparkyard_messages::task::{
-    InputSize, JobSpec, ReplayedCache, ReplayedException, ReplayedFailure, ShuffleWriteSize,
-    StageSpec, TaskWork,
+    InputSize, JobSpec, ReplayedAttempts, ReplayedCache, ReplayedException, ReplayedFailure,
+    ShuffleWriteSize, StageSpec, TaskWork,
 };
 use std::collections::BTreeMap;
 
@@ -498,10 +498,11 @@ fn stage(s: &Stage, firsts: &[FirstTask], places: &BTreeMap<u32, u32>) -> StageS
             let duration_ms = t.duration_ms.saturating_sub(own_warmup + early);
             TaskWork::Replayed {
                 duration_ms,
-                failures: t
-                    .failures
-                    .as_deref()
-                    .map(|_| attempts(t, duration_ms, &warmup)),
+                failures: t.failures.as_deref().map(|_| {
+                    Box::new(ReplayedAttempts(
+                        attempts(t, duration_ms, &warmup).into_vec(),
+                    ))
+                }),
                 cache: cache_of(s),
                 // Taken off as its recorded executor's first task: paid back when it runs
                 // first on a simulated executor (the median is for the tasks that did not).

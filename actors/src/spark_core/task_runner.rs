@@ -82,7 +82,7 @@ pub fn result_dropped(result_bytes: u64, max_result_size: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sparkyard_messages::task::{ReplayedException, ReplayedFailure};
+    use sparkyard_messages::task::{ReplayedAttempts, ReplayedException, ReplayedFailure};
 
     fn costs() -> DartCost {
         DartCost {
@@ -98,7 +98,7 @@ mod tests {
     fn a_replayed_attempt_runs_as_recorded() {
         let work = TaskWork::Replayed {
             duration_ms: 900,
-            failures: Some(Box::new([
+            failures: Some(Box::new(ReplayedAttempts(vec![
                 ReplayedFailure {
                     duration_ms: 40,
                     exception: Some(ReplayedException {
@@ -110,7 +110,7 @@ mod tests {
                     duration_ms: 70,
                     exception: None,
                 },
-            ])),
+            ]))),
             cache: None,
             own_warmup_ms: None,
             recorded_executor: None,
