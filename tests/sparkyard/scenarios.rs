@@ -1318,7 +1318,10 @@ fn an_expired_attempts_room_takes_the_next_am_before_the_nm_reports_its_end() {
         _ => None,
     })
     .expect("attempt 1's AM container ends on its NM");
-    assert_eq!(status, -105, "the RM's KILLED_BY_APPMASTER");
+    assert_eq!(
+        status, -105,
+        "the AMLauncher's stopContainers: KILLED_BY_APPMASTER"
+    );
     assert!(
         am2_at < am1_end,
         "attempt 2's AM at {am2_at}, attempt 1's end {am1_end}"
