@@ -21,6 +21,10 @@ pub enum NodeManagerMsg {
     },
     /// Localisation is done and `launch_container.sh` runs: the JVM begins to start.
     ContainerLaunched(ContainerId),
+    /// `stopContainers` from the RM's AMLauncher (its CLEANUP of an ended attempt's AM
+    /// container): the NM kills it as `KILLED_BY_APPMASTER` (`ContainerManagerImpl
+    /// .stopContainerInternal`).
+    StopContainer(ContainerId),
     /// The NodeManager kills a container itself (memory monitor, preemption, disk failure) and
     /// reports this ContainerExitStatus.
     KillContainer {
@@ -38,7 +42,10 @@ pub struct StartContainerRequest {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeHeartbeatResponse {
     pub response_id: u64,
-    /// Containers to kill, with the exit status the NM reports for them.
-    pub containers_to_cleanup: Vec<(ContainerId, i32)>,
+    /// Containers the RM completed (released, or killed with their attempt): the NM kills them
+    /// as `KILLED_BY_RESOURCEMANAGER` (`RMNodeImpl.containersToClean`).
+    pub containers_to_cleanup: Vec<ContainerId>,
+    /// Applications that reached a final state and ran here: the NM kills what is left of them
+    /// as `KILLED_AFTER_APP_COMPLETION` (`RMNodeImpl.finishedApplications`).
     pub applications_to_cleanup: Vec<ApplicationId>,
 }

@@ -363,7 +363,7 @@ fn yarn_messages_round_trip() {
         ),
         NodeManagerMsg::NodeHeartbeatResponse(NodeHeartbeatResponse {
             response_id: 1,
-            containers_to_cleanup: vec![(cid(), -107)],
+            containers_to_cleanup: vec![cid()],
             applications_to_cleanup: vec![app()],
         }),
         NodeManagerMsg::ContainerProcessExited {
@@ -371,6 +371,7 @@ fn yarn_messages_round_trip() {
             exit_code: 143,
         },
         NodeManagerMsg::ContainerLaunched(cid()),
+        NodeManagerMsg::StopContainer(cid()),
         NodeManagerMsg::KillContainer {
             container_id: cid(),
             exit_status: -104,

@@ -1318,7 +1318,10 @@ fn an_expired_attempts_room_takes_the_next_am_before_the_nm_reports_its_end() {
         _ => None,
     })
     .expect("attempt 1's AM container ends on its NM");
-    assert_eq!(status, -105, "the RM's KILLED_BY_APPMASTER");
+    assert_eq!(
+        status, -105,
+        "the AMLauncher's stopContainers: KILLED_BY_APPMASTER"
+    );
     assert!(
         am2_at < am1_end,
         "attempt 2's AM at {am2_at}, attempt 1's end {am1_end}"
@@ -1337,4 +1340,64 @@ fn an_expired_attempts_room_takes_the_next_am_before_the_nm_reports_its_end() {
         .position(|s| am_registered(s, 2))
         .expect("attempt 2");
     assert!(st[second..].iter().any(|s| executor_registered(s, 1)));
+}
+
+/// Whether some process logged a line ending with `text` (after its stamp, level and logger).
+fn logged(r: &RunResult, text: &str) -> bool {
+    r.logs
+        .outputs()
+        .values()
+        .any(|o| o.stderr.lines().any(|l| l.ends_with(text)))
+}
+
+/// An attempt that ends while its executors are still starting: am-killed-retry with the AM
+/// SIGKILLed at 4 s, when the AM has pulled its first executor's container (its NM is starting
+/// the JVM) and not yet its second. `CapacityScheduler.doneApplicationAttempt` KILLs both
+/// (Hadoop 3.4 RMContainerImpl: ACQUIRED -> KILLED by KillTransition, which puts it in its
+/// node's containersToClean; ALLOCATED -> KILLED by FinishedTransition, which tells no NM);
+/// RMContainerImpl.handle logs `<id> Container Transitioned from <old> to <new>`. The NM kills
+/// the first on the heartbeat's containersToCleanup as KILLED_BY_RESOURCEMANAGER
+/// (ContainerManagerImpl FINISH_CONTAINERS), and ContainerImpl goes RUNNING -> KILLING ->
+/// CONTAINER_CLEANEDUP_AFTER_KILL. Attempt 2 then finishes the application.
+#[test]
+fn an_ended_attempts_starting_executor_is_killed_by_the_resourcemanager() {
+    let run = run_variant_of(
+        "am-killed-retry",
+        &[("on_tasks_finished = 4", "at_ms = 4000")],
+    );
+    let r = &run.result;
+    let c = |id: u64| {
+        let am = r.counters.driver_containers[0].as_str();
+        let prefix = am.strip_suffix("000001").expect("an AM container id");
+        format!("{prefix}{id:06}")
+    };
+    let (starting, unpulled) = (c(2), c(3));
+    let status = first_state(r, |s| match s {
+        StateChange::ContainerCompleted {
+            container,
+            exit_status,
+        } if container.to_string() == starting => Some(*exit_status),
+        _ => None,
+    });
+    assert_eq!(
+        status.map(|(_, s)| s),
+        Some(-106),
+        "KILLED_BY_RESOURCEMANAGER"
+    );
+    for line in [
+        format!("{starting} Container Transitioned from ACQUIRED to KILLED"),
+        format!("{unpulled} Container Transitioned from ALLOCATED to KILLED"),
+        format!("Container {starting} transitioned from RUNNING to KILLING"),
+        format!("Container {starting} transitioned from KILLING to CONTAINER_CLEANEDUP_AFTER_KILL"),
+    ] {
+        assert!(logged(r, &line), "no line ending with `{line}`");
+    }
+    let reached_a_nm = first_state(r, |s| match s {
+        StateChange::ContainerLocalizing { container, .. } => {
+            (container.to_string() == unpulled).then_some(())
+        }
+        _ => None,
+    });
+    assert_eq!(reached_a_nm, None, "the unpulled container reached no NM");
+    assert_eq!(r.counters.am_attempts, 2);
 }

@@ -9,3 +9,4 @@ pub mod node_manager;
 pub mod resource_manager;
 pub mod rm_app;
 pub mod rm_app_attempt;
+pub mod rm_container;

@@ -1,13 +1,14 @@
 //! A YARN NodeManager: `ContainerManagerImpl.startContainers`, localisation (once per
 //! application per node: `localization`) and `launch_container.sh`, the container processes it
 //! watches (`ContainerExecutor`), their exit statuses and diagnostics, and the
-//! `NodeStatusUpdater` heartbeat to the RM.
+//! `NodeStatusUpdater` heartbeat to the RM with the kills its response asks for (containers and
+//! finished applications to clean up).
 
 use super::container_runtime::{self, Runtime, Stop};
 use super::localization::LocalizationTracker;
 use crate::info;
 use crate::kernel::clock;
-use crate::kernel::small_map::SmallMap;
+use crate::kernel::small_map::{SmallMap, SmallSet};
 use crate::kernel::timers;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{EndpointRef, RpcEnv};
@@ -76,6 +77,8 @@ pub struct NodeManager {
     offset_ms: u64,
     /// Which applications' resources this node holds or is downloading.
     localized: LocalizationTracker,
+    /// The applications a container was started for here (`Context.getApplications`).
+    applications: SmallSet<ApplicationId>,
 }
 
 impl NodeManager {
@@ -105,6 +108,7 @@ impl NodeManager {
                 response_id: 0,
                 offset_ms,
                 localized: LocalizationTracker::default(),
+                applications: SmallSet::default(),
             }
         });
         out.expect("create runs its closure")
@@ -122,6 +126,9 @@ impl NodeManager {
             NodeManagerMsg::StartContainers(ask, req) => self.on_start_containers(ask, req, ctx),
             NodeManagerMsg::NodeHeartbeatResponse(resp) => self.on_heartbeat_response(resp, ctx),
             NodeManagerMsg::ContainerLaunched(cid) => self.on_container_launched(cid),
+            NodeManagerMsg::StopContainer(cid) => {
+                self.kill_container(cid, exit_status::KILLED_BY_APPMASTER, ctx)
+            }
             NodeManagerMsg::KillContainer {
                 container_id,
                 exit_status,
@@ -160,6 +167,7 @@ impl NodeManager {
         };
         let memory_mb = req.container.resource.memory_mb;
         let runtime = Runtime::requested_by(&req.launch_context.environment);
+        self.applications.insert(app);
         self.containers.insert(
             cid,
             NmContainer {
@@ -254,11 +262,10 @@ impl NodeManager {
             ),
             None => (exit_code, self.exit_diagnostics(cid, exit_code)),
         };
+        let (from, to) = exit_transition(c.kill_status.is_some(), exit_code);
         info!(
             self.env.log(),
-            "yarn::ContainerImpl",
-            "Container {cid} transitioned from RUNNING to EXITED_WITH_{}",
-            if exit_code == 0 { "SUCCESS" } else { "FAILURE" }
+            "yarn::ContainerImpl", "Container {cid} transitioned from {from} to {to}"
         );
         self.complete(cid, status, diagnostics);
     }
@@ -303,21 +310,56 @@ impl NodeManager {
         self.containers.remove(&cid);
     }
 
+    /// `NodeStatusUpdaterImpl` hands the response's containers to clean to the ContainerManager
+    /// first (`CMgrCompletedContainersEvent`, BY_RESOURCEMANAGER: each killed as
+    /// `KILLED_BY_RESOURCEMANAGER`), then its finished applications (`CMgrCompletedAppsEvent`:
+    /// `ApplicationImpl.AppFinishTriggeredTransition` kills each container the application
+    /// still has here as `KILLED_AFTER_APP_COMPLETION`). A container already being killed keeps
+    /// its first status (`ContainerImpl` ignores KILL_CONTAINER in KILLING).
     fn on_heartbeat_response(&mut self, resp: NodeHeartbeatResponse, ctx: &mut Context<Self>) {
-        for (cid, status) in resp.containers_to_cleanup {
+        self.warn_unknown_cleanups(&resp);
+        for (cid, status) in cleanup_kills(&resp, &self.containers.sorted_keys()) {
             self.kill_container(cid, status, ctx);
         }
     }
 
-    /// Stops a container and reports the status the RM asked for. `ContainerLaunch
-    /// .cleanupContainer` signals TERM, waits `yarn.nodemanager.sleep-delay-before-sigkill.ms`,
-    /// then KILL: a JVM that gets the SIGTERM runs its shutdown hooks and exits 143; one still
-    /// running then dies with 137. A Docker container under `docker stop` gets only the SIGKILL,
-    /// at the grace's end (`container_runtime`).
+    /// `ContainerManagerImpl.handle`'s lines for what it cannot clean (`unknown_cleanups`).
+    fn warn_unknown_cleanups(&self, resp: &NodeHeartbeatResponse) {
+        let known = |cid: &ContainerId| self.containers.get(cid).is_some();
+        for unknown in unknown_cleanups(resp, &self.applications, known) {
+            match unknown {
+                Unknown::AppOfContainer(app) => crate::warn!(
+                    self.env.log(),
+                    TARGET,
+                    "couldn't find app {app} while processing FINISH_CONTAINERS event"
+                ),
+                Unknown::Container(cid) => crate::warn!(
+                    self.env.log(),
+                    TARGET,
+                    "couldn't find container {cid} while processing FINISH_CONTAINERS event"
+                ),
+                Unknown::FinishedApp(app) => info!(
+                    self.env.log(),
+                    TARGET,
+                    "couldn't find application {app} while processing FINISH_APPS event. The ResourceManager allocated resources for this application to the NodeManager but no active containers were found to process."
+                ),
+            }
+        }
+    }
+
+    /// Stops a container and reports `status` for it. `ContainerLaunch.cleanupContainer`
+    /// signals TERM, waits `yarn.nodemanager.sleep-delay-before-sigkill.ms`, then KILL: a JVM
+    /// that gets the SIGTERM runs its shutdown hooks and exits 143; one still running then dies
+    /// with 137. A Docker container under `docker stop` gets only the SIGKILL, at the grace's
+    /// end (`container_runtime`). A second kill changes nothing: the first one's status and
+    /// diagnostics stand (`ContainerImpl`: KILLING ignores KILL_CONTAINER).
     pub fn kill_container(&mut self, cid: ContainerId, status: i32, ctx: &mut Context<Self>) {
         let Some(c) = self.containers.get_mut(&cid) else {
             return;
         };
+        if c.kill_status.is_some() {
+            return;
+        }
         c.kill_status = Some(status);
         let runtime = c.runtime;
         match c.phase {
@@ -395,11 +437,15 @@ fn killed_diagnostics(status: i32, exit_code: i32, cid: ContainerId, memory_mb: 
         exit_status::DISKS_FAILED => {
             "Disks failed on the NodeManager: local-dirs and log-dirs are bad".into()
         }
+        // ApplicationImpl.AppFinishTriggeredTransition, with ContainerManagerImpl's diagnostic
+        // for a CMgrCompletedAppsEvent BY_RESOURCEMANAGER.
         exit_status::KILLED_AFTER_APP_COMPLETION => {
-            "Container Killed after application completion".into()
+            "Container killed on application-finish event: Application killed by ResourceManager"
+                .into()
         }
         exit_status::ABORTED => "Container released by application".into(),
-        exit_status::KILLED_BY_RESOURCEMANAGER => "Container killed by the ResourceManager".into(),
+        // ContainerManagerImpl's FINISH_CONTAINERS (the heartbeat's containersToCleanup).
+        exit_status::KILLED_BY_RESOURCEMANAGER => "Container Killed by ResourceManager".into(),
         exit_status::KILLED_BY_APPMASTER => "Container killed by the ApplicationMaster.".into(),
         exit_status::PREEMPTED => "Container preempted by scheduler".into(),
         _ => "Container killed on request".to_string(),
@@ -407,6 +453,74 @@ fn killed_diagnostics(status: i32, exit_code: i32, cid: ContainerId, memory_mb: 
     format!(
         "{why}\nContainer killed on request. Exit code is {exit_code}\nContainer exited with a non-zero exit code {exit_code}. "
     )
+}
+
+/// What a heartbeat response names that the NM cannot clean.
+#[derive(Debug, PartialEq, Eq)]
+enum Unknown {
+    /// A container to clean of an application that never ran here.
+    AppOfContainer(ApplicationId),
+    /// A container to clean its application no longer has (it exited first: `ApplicationImpl`
+    /// drops a container once DONE).
+    Container(ContainerId),
+    /// A finished application that never ran here.
+    FinishedApp(ApplicationId),
+}
+
+/// What `ContainerManagerImpl.handle` finds no object for, given the applications that ran
+/// here and whether a container is still here (`present`).
+fn unknown_cleanups(
+    resp: &NodeHeartbeatResponse,
+    applications: &SmallSet<ApplicationId>,
+    present: impl Fn(&ContainerId) -> bool,
+) -> Vec<Unknown> {
+    let containers = resp.containers_to_cleanup.iter().filter_map(|cid| {
+        let app = cid.attempt.application_id;
+        if !applications.contains(&app) {
+            Some(Unknown::AppOfContainer(app))
+        } else {
+            (!present(cid)).then_some(Unknown::Container(*cid))
+        }
+    });
+    let apps = resp.applications_to_cleanup.iter();
+    let apps = apps.filter(|a| !applications.contains(a));
+    containers
+        .chain(apps.map(|a| Unknown::FinishedApp(*a)))
+        .collect()
+}
+
+/// The kills a heartbeat response asks of a node that holds the containers `here`, in the
+/// order the NM makes them: each container to clean as `KILLED_BY_RESOURCEMANAGER`, then each
+/// container a finished application still has here as `KILLED_AFTER_APP_COMPLETION`, but for
+/// one the first list already kills (its first kill's status stands).
+fn cleanup_kills(resp: &NodeHeartbeatResponse, here: &[ContainerId]) -> Vec<(ContainerId, i32)> {
+    let mut kills: Vec<(ContainerId, i32)> = resp
+        .containers_to_cleanup
+        .iter()
+        .map(|&cid| (cid, exit_status::KILLED_BY_RESOURCEMANAGER))
+        .collect();
+    for app in &resp.applications_to_cleanup {
+        for &cid in here.iter().filter(|c| c.attempt.application_id == *app) {
+            if !kills.iter().any(|(k, _)| *k == cid) {
+                kills.push((cid, exit_status::KILLED_AFTER_APP_COMPLETION));
+            }
+        }
+    }
+    kills
+}
+
+/// `ContainerImpl`'s transition when a container's process exits: from RUNNING to
+/// EXITED_WITH_SUCCESS or EXITED_WITH_FAILURE; once the NM is killing it (`killing`), from
+/// KILLING, and a process the kill's signal ended (143 SIGTERM, 137 SIGKILL: `ContainerLaunch`
+/// sends CONTAINER_KILLED_ON_REQUEST) to CONTAINER_CLEANEDUP_AFTER_KILL.
+fn exit_transition(killing: bool, exit_code: i32) -> (&'static str, &'static str) {
+    let from = if killing { "KILLING" } else { "RUNNING" };
+    let to = match exit_code {
+        143 | 137 if killing => "CONTAINER_CLEANEDUP_AFTER_KILL",
+        0 => "EXITED_WITH_SUCCESS",
+        _ => "EXITED_WITH_FAILURE",
+    };
+    (from, to)
 }
 
 /// `ContainersMonitorImpl`'s kill text: (used, limit) MB of physical and of virtual memory.
@@ -515,16 +629,112 @@ mod tests {
     }
 
     fn cid() -> ContainerId {
+        container(1, 2)
+    }
+
+    fn container(app: u32, id: u64) -> ContainerId {
         use sparkyard_messages::ids::{ApplicationAttemptId, ApplicationId};
         let app = ApplicationId {
             cluster_timestamp: 1,
-            id: 1,
+            id: app,
         };
         ContainerId {
             attempt: ApplicationAttemptId::new(app, 1),
             epoch: 0,
-            id: 2,
+            id,
         }
+    }
+
+    // NodeStatusUpdaterImpl (Hadoop 3.4) hands the heartbeat's containersToCleanup to the
+    // ContainerManager before its applicationsToCleanup; ContainerManagerImpl.handle kills the
+    // first as KILLED_BY_RESOURCEMANAGER ("Container Killed by ResourceManager"), and
+    // ApplicationImpl.AppFinishTriggeredTransition the application's containers as
+    // KILLED_AFTER_APP_COMPLETION; ContainerImpl ignores KILL_CONTAINER in KILLING, so a
+    // container in both keeps -106. Another application's container is left alone.
+    #[test]
+    fn containers_to_clean_go_first_and_a_finished_apps_rest_after() {
+        let (cleaned, left, other) = (container(1, 2), container(1, 3), container(2, 2));
+        let resp = NodeHeartbeatResponse {
+            response_id: 1,
+            containers_to_cleanup: vec![cleaned],
+            applications_to_cleanup: vec![cleaned.attempt.application_id],
+        };
+        assert_eq!(
+            cleanup_kills(&resp, &[cleaned, left, other]),
+            vec![
+                (cleaned, exit_status::KILLED_BY_RESOURCEMANAGER),
+                (left, exit_status::KILLED_AFTER_APP_COMPLETION),
+            ]
+        );
+    }
+
+    // ContainerManagerImpl.handle (Hadoop 3.4): FINISH_CONTAINERS warns "couldn't find app" for
+    // an application without an ApplicationImpl here and "couldn't find container" for a
+    // container its application no longer has; FINISH_APPS logs "couldn't find application"
+    // for one it never ran.
+    #[test]
+    fn cleanups_the_nm_cannot_find() {
+        let (gone, here, stranger) = (container(1, 2), container(1, 3), container(2, 2));
+        let mut applications = SmallSet::default();
+        applications.insert(here.attempt.application_id);
+        let resp = NodeHeartbeatResponse {
+            response_id: 1,
+            containers_to_cleanup: vec![gone, here, stranger],
+            applications_to_cleanup: vec![
+                here.attempt.application_id,
+                container(3, 2).attempt.application_id,
+            ],
+        };
+        assert_eq!(
+            unknown_cleanups(&resp, &applications, |c| *c == here),
+            vec![
+                Unknown::Container(gone),
+                Unknown::AppOfContainer(stranger.attempt.application_id),
+                Unknown::FinishedApp(container(3, 2).attempt.application_id),
+            ]
+        );
+    }
+
+    // ContainerManagerImpl FINISH_CONTAINERS and ApplicationImpl.AppFinishTriggeredTransition
+    // (with FINISH_APPS' "Application killed by ResourceManager"): the kill event's text heads
+    // the diagnostics; the exit lines follow (DefaultContainerExecutor, ContainerLaunch).
+    #[test]
+    fn kill_diagnostics_are_hadoops() {
+        let rm = killed_diagnostics(exit_status::KILLED_BY_RESOURCEMANAGER, 143, cid(), 1024);
+        assert!(
+            rm.starts_with("Container Killed by ResourceManager\nContainer killed on request. Exit code is 143\n"),
+            "{rm}"
+        );
+        let app = killed_diagnostics(exit_status::KILLED_AFTER_APP_COMPLETION, 143, cid(), 1024);
+        assert!(
+            app.starts_with("Container killed on application-finish event: Application killed by ResourceManager\n"),
+            "{app}"
+        );
+    }
+
+    // ContainerImpl's state table: RUNNING -> EXITED_WITH_SUCCESS / EXITED_WITH_FAILURE;
+    // KILLING -> CONTAINER_CLEANEDUP_AFTER_KILL on CONTAINER_KILLED_ON_REQUEST (ContainerLaunch:
+    // exit 143 TERMINATED or 137 FORCE_KILLED), KILLING -> EXITED_WITH_* on another exit.
+    #[test]
+    fn exit_transitions_are_container_impls() {
+        assert_eq!(
+            exit_transition(false, 0),
+            ("RUNNING", "EXITED_WITH_SUCCESS")
+        );
+        assert_eq!(
+            exit_transition(false, 143),
+            ("RUNNING", "EXITED_WITH_FAILURE")
+        );
+        assert_eq!(
+            exit_transition(true, 143),
+            ("KILLING", "CONTAINER_CLEANEDUP_AFTER_KILL")
+        );
+        assert_eq!(
+            exit_transition(true, 137),
+            ("KILLING", "CONTAINER_CLEANEDUP_AFTER_KILL")
+        );
+        assert_eq!(exit_transition(true, 1), ("KILLING", "EXITED_WITH_FAILURE"));
+        assert_eq!(exit_transition(true, 0), ("KILLING", "EXITED_WITH_SUCCESS"));
     }
 }
 

@@ -9,6 +9,7 @@ use crate::hadoop_yarn::capacity_scheduler::{
 };
 use crate::hadoop_yarn::rm_app::{AppEffect, AppRules, FailedAttemptsLog, RmApp};
 use crate::hadoop_yarn::rm_app_attempt::{MasterServiceRefusal, am_launch_failed_diagnostics};
+use crate::hadoop_yarn::rm_container::{self, RmContainerState, Transition};
 use crate::info;
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
@@ -36,6 +37,7 @@ use std::rc::Rc;
 
 const TARGET: &str = "yarn::ResourceManager";
 const SCHED: &str = "yarn::CapacityScheduler";
+const RM_CONTAINER: &str = "yarn::RMContainerImpl";
 /// Hadoop 3.4's `AbstractLeafQueue` logger (YARN-11024 moved `activateApplications` there).
 const LEAF_QUEUE: &str = "yarn::AbstractLeafQueue";
 
@@ -43,7 +45,11 @@ const LEAF_QUEUE: &str = "yarn::AbstractLeafQueue";
 /// scheduler's node index.
 struct RmNode {
     nm: Option<EndpointRef<NodeManagerMsg>>,
-    cleanup: Vec<(ContainerId, i32)>,
+    /// Containers the RM completed that the NM is to kill (`containersToClean`).
+    cleanup: Vec<ContainerId>,
+    /// Applications in a final state that ran here, for the NM to finish
+    /// (`finishedApplications`).
+    finished_apps: Vec<ApplicationId>,
     last_heartbeat_ms: u64,
     /// Set while the node is DECOMMISSIONING: the applications that had containers on it when
     /// it started (`DecommissioningNodesWatcher` waits for them to finish).
@@ -72,6 +78,9 @@ struct AppEntry {
     updated_nodes: Vec<NodeReport>,
     /// Its current attempt waits for `activateApplications` (the AM limits).
     awaiting_activation: bool,
+    /// The nodes (scheduler indices) whose NM reported one of its containers
+    /// (`RMAppImpl.ranNodes`, filled by `RMAppRunningOnNodeEvent`): its end is sent to them.
+    ran_nodes: BTreeSet<usize>,
 }
 
 /// What the RM hears back from a NodeManager: the AMLauncher's `startContainers` for an
@@ -256,6 +265,7 @@ impl ResourceManager {
             traffic: AttemptTraffic::default(),
             updated_nodes: Vec::new(),
             awaiting_activation: false,
+            ran_nodes: BTreeSet::new(),
         };
         self.apps.insert(id, entry);
         self.env.reply(ask, ());
@@ -290,6 +300,9 @@ impl ResourceManager {
                 info!(log, TARGET, "{id} State change from {from} to {to}");
                 self.env
                     .trace_state("RMApp", || StateChange::AppState { app: id, state: to });
+                if to.is_terminal() {
+                    self.clean_app_on_nodes(id);
+                }
             }
             AppEffect::AttemptStarted(attempt) => self.start_attempt(attempt),
             AppEffect::Unregistered {
@@ -352,8 +365,7 @@ impl ResourceManager {
                     "Updating application attempt {attempt} with final state: KILLED, and exit status: {}",
                     exit_status::INVALID
                 );
-                let am = stop_am.then_some(exit_status::KILLED_BY_APPMASTER);
-                self.end_attempt(attempt, am);
+                self.end_attempt(attempt, stop_am);
             }
             // RMAppImpl.AttemptFailedFinalStateSavedTransition: LOG.info(msg).
             AppEffect::FailedFinally => {
@@ -736,12 +748,29 @@ impl ResourceManager {
         }
     }
 
+    /// `RMAppImpl.FinalTransition`: an application in a final state sends
+    /// `RMNodeCleanAppEvent` to every node it ran on; each node's next heartbeat response lists
+    /// it in `applicationsToCleanup` (`RMNodeImpl.CleanUpAppTransition`).
+    fn clean_app_on_nodes(&mut self, id: ApplicationId) {
+        let Some(app) = self.apps.get(&id) else {
+            return;
+        };
+        for &n in &app.ran_nodes {
+            let finished = &mut self.nodes[n].finished_apps;
+            if !finished.contains(&id) {
+                finished.push(id);
+            }
+        }
+    }
+
     /// `releaseContainers`: the AM gave a container back. The scheduler completes it at once
     /// (its queue's room is free for the next allocation; see `CapacityScheduler
-    /// ::release_container`), the RMContainer goes to RELEASED, its completed status waits for
-    /// the AM's next allocate (`RMAppAttemptImpl.justFinishedContainers`, filled through the
-    /// dispatcher after this call answered) and the NM is told to kill it in its next heartbeat
-    /// (`RMNodeImpl.containersToClean`).
+    /// ::release_container`), the RMContainer goes to RELEASED, its completed status (ABORTED,
+    /// `SchedulerUtils.RELEASED_CONTAINER`) waits for the AM's next allocate
+    /// (`RMAppAttemptImpl.justFinishedContainers`, filled through the dispatcher after this call
+    /// answered) and the NM is told to kill it in its next heartbeat (`RMContainerImpl
+    /// .KillTransition`: `RMNodeImpl.containersToClean`; the NM reports it as
+    /// `KILLED_BY_RESOURCEMANAGER`, which the AM never sees).
     fn release_container(
         &mut self,
         attempt_id: ApplicationAttemptId,
@@ -756,14 +785,11 @@ impl ResourceManager {
             return;
         };
         self.check_accounted(node);
-        self.nodes[node].cleanup.push((cid, status));
+        self.nodes[node].cleanup.push(cid);
         self.completed_early.insert(cid);
         // RMContainerImpl: ACQUIRED until the NM reports it RUNNING (the LAUNCHED event).
-        let from = if running { "RUNNING" } else { "ACQUIRED" };
-        info!(
-            self.env.log(),
-            SCHED, "{cid} Container Transitioned from {from} to RELEASED: {diag}"
-        );
+        let from = RmContainerState::live(true, running);
+        self.log_rm_container(cid, rm_container::release(from));
         let knew_it = !self.completed.insert(cid);
         self.sim.violations.container_completed(cid, knew_it);
         let completed = ContainerStatus {
@@ -773,6 +799,12 @@ impl ResourceManager {
             diagnostics: diag.to_string(),
         };
         self.report_completed(attempt_id, completed);
+    }
+
+    /// `RMContainerImpl.handle`'s line for a container that changed state.
+    fn log_rm_container(&self, cid: ContainerId, t: Transition) {
+        let line = rm_container::transition_line(cid, t);
+        info!(self.env.log(), RM_CONTAINER, "{line}");
     }
 
     /// The invariant that no early completion (a release, an attempt's end) frees a node's room
@@ -860,6 +892,7 @@ impl ResourceManager {
         self.nodes.push(RmNode {
             nm,
             cleanup: Vec::new(),
+            finished_apps: Vec::new(),
             last_heartbeat_ms: crate::kernel::clock::now_ms(),
             decommissioning: None,
         });
@@ -872,25 +905,36 @@ impl ResourceManager {
         self.nodes[idx].last_heartbeat_ms = crate::kernel::clock::now_ms();
         // nodeUpdate: the newly launched containers first, then the completed ones.
         for cid in req.launched_containers {
+            self.ran_on_node(idx, cid);
             self.scheduler.container_launched(idx, cid);
         }
         for status in req.completed_containers {
+            self.ran_on_node(idx, status.container_id);
             self.on_container_completed(idx, status);
         }
         self.note_activated();
         self.schedule(idx, ctx);
         self.check_decommissioned(idx);
         let cleanup = std::mem::take(&mut self.nodes[idx].cleanup);
-        if !cleanup.is_empty()
+        let apps = std::mem::take(&mut self.nodes[idx].finished_apps);
+        if !(cleanup.is_empty() && apps.is_empty())
             && let Some(nm) = self.nodes[idx].nm.clone()
         {
             let resp = NodeHeartbeatResponse {
                 response_id: req.response_id,
                 containers_to_cleanup: cleanup,
-                applications_to_cleanup: Vec::new(),
+                applications_to_cleanup: apps,
             };
             self.env
                 .send(&nm, NodeManagerMsg::NodeHeartbeatResponse(resp));
+        }
+    }
+
+    /// `RMNodeImpl.handleContainerStatus`: a node that reports a container of an application
+    /// not yet running there sends `RMAppRunningOnNodeEvent` (the application's `ranNodes`).
+    fn ran_on_node(&mut self, node: usize, cid: ContainerId) {
+        if let Some(app) = self.apps.get_mut(&cid.attempt.application_id) {
+            app.ran_nodes.insert(node);
         }
     }
 
@@ -1050,7 +1094,7 @@ impl ResourceManager {
                 exit_status: status.exit_status,
             },
         );
-        self.done_attempt(attempt_id, None);
+        self.done_attempt(attempt_id, false);
         // LeafQueue.finishApplicationAttempt runs activateApplications at once.
         self.note_activated();
         let now = crate::kernel::clock::now_epoch_ms();
@@ -1290,7 +1334,7 @@ impl ResourceManager {
                 exit_status: exit_status::INVALID,
             },
         );
-        self.end_attempt(attempt_id, None);
+        self.end_attempt(attempt_id, false);
         let now = crate::kernel::clock::now_epoch_ms();
         let Some(app) = self.apps.get_mut(&id) else {
             return;
@@ -1348,7 +1392,7 @@ impl ResourceManager {
                 "Expired:{attempt} Timed out after {} secs",
                 expiry / 1000
             );
-            self.end_attempt(attempt, Some(exit_status::KILLED_BY_APPMASTER));
+            self.end_attempt(attempt, true);
             let now = crate::kernel::clock::now_epoch_ms();
             let id = attempt.application_id;
             let Some(app) = self.apps.get_mut(&id) else {
@@ -1359,11 +1403,11 @@ impl ResourceManager {
         }
     }
 
-    /// An attempt ended by the RM (`BaseFinalTransition`): the AMLauncher's CLEANUP stops its AM
-    /// container with `am_status` (`None`: it has none running), and the scheduler completes
-    /// its containers and lets it go (`done_attempt`).
-    fn end_attempt(&mut self, attempt: ApplicationAttemptId, am_status: Option<i32>) {
-        self.done_attempt(attempt, am_status);
+    /// An attempt ended by the RM (`BaseFinalTransition`): the scheduler completes its
+    /// containers and lets it go, and with `stop_am` the AMLauncher's CLEANUP stops its AM
+    /// container (`done_attempt`).
+    fn end_attempt(&mut self, attempt: ApplicationAttemptId, stop_am: bool) {
+        self.done_attempt(attempt, stop_am);
         // LeafQueue.finishApplicationAttempt runs activateApplications at once.
         self.note_activated();
     }
@@ -1372,37 +1416,51 @@ impl ResourceManager {
     /// (keepContainers false: Spark's Client never asks to keep them), and
     /// `CapacityScheduler.doneApplicationAttempt` completes every live container of the
     /// attempt at once (`CapacityScheduler::done_application_attempt`: its queue's room back
-    /// now, its node's once the NM reports a running one gone). Each RMContainer's
-    /// `KillTransition` puts it in its node's `containersToClean` (`RMNodeCleanContainerEvent`),
-    /// so the NM kills it: with `am_status` for the AM container (`None`: not running, nothing
-    /// to stop), `KILLED_AFTER_APP_COMPLETION` for the others. Their completed statuses go to
-    /// the ended attempt's `justFinishedContainers`, which no AM pulls any more: no later
-    /// attempt hears of them.
-    fn done_attempt(&mut self, attempt: ApplicationAttemptId, am_status: Option<i32>) {
-        let Some(a) = self
-            .apps
-            .get(&attempt.application_id)
-            .and_then(|a| a.core.attempt(attempt))
-        else {
+    /// now, its node's once the NM reports a running one gone) with a KILL: each RMContainer
+    /// goes to KILLED (`rm_container::kill`), and one its AM had pulled is put in its node's
+    /// `containersToClean`, which the NM kills as `KILLED_BY_RESOURCEMANAGER`. With `stop_am`
+    /// the AMLauncher's CLEANUP also stops the AM container (`stopContainers`, at once: the NM
+    /// kills it as `KILLED_BY_APPMASTER` before the heartbeat's cleanup reaches it). Their
+    /// completed statuses go to the ended attempt's `justFinishedContainers`, which no AM pulls
+    /// any more: no later attempt hears of them.
+    fn done_attempt(&mut self, attempt: ApplicationAttemptId, stop_am: bool) {
+        let Some(app) = self.apps.get(&attempt.application_id) else {
             return;
         };
-        let killed: Vec<(Killed, Option<i32>)> = self
+        let Some(a) = app.core.attempt(attempt) else {
+            return;
+        };
+        // The AM container is pulled when it is allocated (`AMContainerAllocatedTransition`);
+        // an executor's, by the AM's allocate that returns it.
+        let pulled = |id: ContainerId| !app.traffic.newly_allocated.iter().any(|c| c.id == id);
+        let killed: Vec<(Killed, Transition, bool)> = self
             .scheduler
             .done_application_attempt(attempt)
             .into_iter()
-            .map(|k| match a.is_am_container(k.id) {
-                true => (k, am_status),
-                false => (k, Some(exit_status::KILLED_AFTER_APP_COMPLETION)),
+            .map(|k| {
+                let from = RmContainerState::live(pulled(k.id), k.running);
+                (k, rm_container::kill(from), a.is_am_container(k.id))
             })
             .collect();
-        for (k, status) in killed {
-            if let Some(status) = status {
-                self.nodes[k.node].cleanup.push((k.id, status));
+        for (k, t, is_am) in killed {
+            self.log_rm_container(k.id, t);
+            if t.cleans_node {
+                self.nodes[k.node].cleanup.push(k.id);
+            }
+            if is_am && stop_am {
+                self.stop_am_container(k.node, k.id);
             }
             self.completed_early.insert(k.id);
             let knew_it = !self.completed.insert(k.id);
             self.sim.violations.container_completed(k.id, knew_it);
             self.check_accounted(k.node);
+        }
+    }
+
+    /// `AMLauncher.cleanup`: `stopContainers` on the AM container's NodeManager.
+    fn stop_am_container(&mut self, node: usize, cid: ContainerId) {
+        if let Some(nm) = self.nodes[node].nm.clone() {
+            self.env.send(&nm, NodeManagerMsg::StopContainer(cid));
         }
     }
 }

@@ -2,7 +2,8 @@
 //! executor's pending asks, a NodeManager's containers, an executor's one peer): a short list
 //! while small, which costs tens of bytes where a B-tree's first node costs hundreds, and a
 //! B-tree once large, so a busy actor (a driver with a peer per executor) never scans a long list.
-//! The map is only looked up by key (never iterated, so its order cannot matter); the set is kept
+//! The map is looked up by key, and read whole only as its keys in order (`sorted_keys`), so its
+//! own order cannot matter; the set is kept
 //! sorted and iterates in order, as the `BTreeSet` it stands for. Beside them, `DenseMap`: a table
 //! keyed by ids handed out in order (executor ids, task ids), a slot per id, iterated in id order.
 
@@ -57,6 +58,19 @@ impl<K: Ord + Copy, V> SmallMap<K, V> {
             SmallMap::Large(m) => {
                 m.insert(key, value);
             }
+        }
+    }
+
+    /// Its keys in ascending order (a list's order is its insertions' and removals', which no
+    /// caller may see).
+    pub fn sorted_keys(&self) -> Vec<K> {
+        match self {
+            SmallMap::Small(v) => {
+                let mut keys: Vec<K> = v.iter().map(|(k, _)| *k).collect();
+                keys.sort_unstable();
+                keys
+            }
+            SmallMap::Large(m) => m.keys().copied().collect(),
         }
     }
 
@@ -339,6 +353,7 @@ mod tests {
             }
             assert!((0..51).all(|k| s.get(&k) == b.get(&k)));
             assert_eq!(s.get(&k), b.get(&k));
+            assert_eq!(s.sorted_keys(), b.keys().copied().collect::<Vec<_>>());
         }
         assert!(matches!(s, SmallMap::Large(_)));
     }
