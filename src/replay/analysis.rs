@@ -283,25 +283,18 @@ mod tests {
     use super::*;
 
     fn stage(id: u32, parents: &[u32], tasks: &[u64]) -> Stage {
+        let tasks = tasks
+            .iter()
+            .map(|&d| TaskRecord {
+                duration_ms: d,
+                succeeded: true,
+                ..TaskRecord::default()
+            })
+            .collect();
         Stage {
-            stage_id: id,
-            name: format!("s{id}"),
             parents: parents.to_vec(),
             shuffle_deps: parents.to_vec(),
-            shuffle_map: false,
-            submitted_ms: None,
-            completed_ms: None,
-            attempts: 1,
-            recoveries: Default::default(),
-            cached_rdds: Vec::new(),
-            tasks: tasks
-                .iter()
-                .map(|&d| TaskRecord {
-                    duration_ms: d,
-                    succeeded: true,
-                    ..TaskRecord::default()
-                })
-                .collect(),
+            ..Stage::of_tasks(id, &format!("s{id}"), tasks)
         }
     }
 

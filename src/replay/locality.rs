@@ -316,24 +316,13 @@ mod tests {
         };
         let executors = vec![executor("1", "a"), executor("2", "b")];
         let m = HostMap::new(&executors, &names(&["nm-1", "nm-2"]), &nodes(6));
-        let mut stage = Stage {
-            stage_id: 0,
-            name: "count at Input.scala:1".into(),
-            parents: Vec::new(),
-            shuffle_deps: Vec::new(),
-            shuffle_map: false,
-            submitted_ms: None,
-            completed_ms: None,
-            attempts: 1,
-            tasks: vec![
-                task(1, RecordedLocality::NodeLocal),
-                task(2, RecordedLocality::ProcessLocal),
-                task(2, RecordedLocality::RackLocal),
-                task(1, RecordedLocality::Any),
-            ],
-            recoveries: Default::default(),
-            cached_rdds: Vec::new(),
-        };
+        let tasks = vec![
+            task(1, RecordedLocality::NodeLocal),
+            task(2, RecordedLocality::ProcessLocal),
+            task(2, RecordedLocality::RackLocal),
+            task(1, RecordedLocality::Any),
+        ];
+        let mut stage = Stage::of_tasks(0, "count at Input.scala:1", tasks);
         assert_eq!(
             preferred_hosts(&executors, &stage, &m),
             vec![names(&["nm-1"]), vec![], names(&["nm-3"]), names(&["nm-4"])]
@@ -354,16 +343,7 @@ mod tests {
     /// driver's own left out.
     #[test]
     fn registration_places_follow_the_logs_order_without_the_driver() {
-        let e = |id: &str| ExecutorSpan {
-            executor_id: id.into(),
-            host: "h".into(),
-            cores: 1,
-            added_ms: 0,
-            removed_ms: None,
-            removed_reason: None,
-            resources: BTreeMap::new(),
-            resource_profile_id: 0,
-        };
+        let e = |id: &str| executor(id, "h");
         let places = registration_places(&[e("driver"), e("8"), e("1"), e("4")]);
         assert_eq!(places, BTreeMap::from([(8, 0), (1, 1), (4, 2)]));
     }

@@ -193,6 +193,25 @@ impl Recoveries {
 }
 
 impl Stage {
+    /// A stage of one attempt with these tasks, no parents, not yet submitted (tests build
+    /// theirs from it).
+    #[cfg(test)]
+    pub fn of_tasks(stage_id: u32, name: &str, tasks: Vec<TaskRecord>) -> Stage {
+        Stage {
+            stage_id,
+            name: name.into(),
+            parents: Vec::new(),
+            shuffle_deps: Vec::new(),
+            shuffle_map: false,
+            submitted_ms: None,
+            completed_ms: None,
+            attempts: 1,
+            tasks,
+            recoveries: Recoveries::default(),
+            cached_rdds: Vec::new(),
+        }
+    }
+
     pub fn input_bytes(&self) -> u64 {
         self.tasks.iter().map(|t| t.input_bytes).sum()
     }

@@ -654,7 +654,7 @@ pub fn driver_time(app: &Application, ready_ms: u64, own_first_launch_ms: u64) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::model::{FailedAttempt, Recoveries};
+    use crate::replay::model::FailedAttempt;
 
     fn with(mut t: TaskRecord, failed: Vec<FailedAttempt>) -> TaskRecord {
         t.failures = Some(failed.into_boxed_slice());
@@ -747,19 +747,7 @@ mod tests {
             succeeded: true,
             ..TaskRecord::default()
         };
-        let s = Stage {
-            stage_id: 3,
-            name: "collect".into(),
-            parents: Vec::new(),
-            shuffle_deps: Vec::new(),
-            shuffle_map: false,
-            submitted_ms: None,
-            completed_ms: None,
-            attempts: 1,
-            tasks: vec![task(2_900, 2_300), task(400, 300)],
-            recoveries: Recoveries::default(),
-            cached_rdds: Vec::new(),
-        };
+        let s = Stage::of_tasks(3, "collect", vec![task(2_900, 2_300), task(400, 300)]);
         let first = FirstTask {
             task: 0,
             threw: None,
@@ -810,19 +798,7 @@ mod tests {
             failures: Some(Box::new([threw_on_9])),
             ..on(4, 1)
         };
-        let s = Stage {
-            stage_id: 0,
-            name: "count".into(),
-            parents: Vec::new(),
-            shuffle_deps: Vec::new(),
-            shuffle_map: false,
-            submitted_ms: None,
-            completed_ms: None,
-            attempts: 1,
-            tasks: vec![on(4, 0), retried, on(0, 0)],
-            recoveries: Recoveries::default(),
-            cached_rdds: Vec::new(),
-        };
+        let s = Stage::of_tasks(0, "count", vec![on(4, 0), retried, on(0, 0)]);
         let places = BTreeMap::from([(4, 0), (9, 1)]);
         let carried = |p: &BTreeMap<u32, u32>| -> Vec<Option<u32>> {
             let spec = stage(&s, &[], p);
