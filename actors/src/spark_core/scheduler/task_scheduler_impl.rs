@@ -816,9 +816,10 @@ impl TaskSchedulerImpl {
     /// with room for a task; the others keep the seeded shuffle's order. Without recorded
     /// draws (every run but a replay's) the order is the shuffle's.
     fn recorded_draws_first(&self, offers: &mut [WorkerOffer], walk: Option<&OfferWalk>) {
-        let sets: Box<dyn Iterator<Item = &TsKey>> = match walk {
-            Some(w) => Box::new(w.sets.iter()),
-            None => Box::new(self.runnable.iter()),
+        let (mut fifo, mut pools) = (self.runnable.iter(), walk.map(|w| w.sets.iter()));
+        let sets: &mut dyn Iterator<Item = &TsKey> = match pools.as_mut() {
+            Some(p) => p,
+            None => &mut fifo,
         };
         let mut front = 0;
         for key in sets.take(offers.len()) {
