@@ -23,7 +23,8 @@ pub enum NodeManagerMsg {
     ContainerLaunched(ContainerId),
     /// `stopContainers` from the RM's AMLauncher (its CLEANUP of an ended attempt's AM
     /// container): the NM kills it as `KILLED_BY_APPMASTER` (`ContainerManagerImpl
-    /// .stopContainerInternal`).
+    /// .stopContainerInternal`). The NM audits the stop with the RM's address as the caller's:
+    /// a sender other than the AMLauncher would need its own address here.
     StopContainer(ContainerId),
     /// The NodeManager kills a container itself (memory monitor, preemption, disk failure) and
     /// reports this ContainerExitStatus.

@@ -4,6 +4,7 @@
 use crate::common::{TestDir, bundled};
 use sparkyard::runner::{RunOptions, RunResult};
 use sparkyard::scenario;
+use sparkyard_actors::simulation::addresses;
 use sparkyard_actors::simulation::trace::{FaultEvent, StateChange, TraceKind};
 use sparkyard_messages::ids::{ContainerId, ExecutorId};
 use std::path::Path;
@@ -1201,6 +1202,27 @@ fn an_am_silent_past_the_liveness_interval_expires_and_attempt_two_runs() {
         "attempt 2 registers"
     );
     assert_eq!(r.outcome.exception, None);
+    // ContainerManagerImpl.stopContainerInternal (Hadoop 3.4) logs the stop and audits it
+    // (NMAuditLogger STOP_CONTAINER, target "ContainerManageImpl") with the caller's address:
+    // the AMLauncher's, so the RM's.
+    let (_, am1) = first_state(&r, |s| match s {
+        StateChange::ContainerCompleted {
+            container,
+            exit_status: -105,
+        } => Some(*container),
+        _ => None,
+    })
+    .expect("the stopped AM container");
+    let app = am1.attempt.application_id;
+    let rm_ip = addresses::other_host_ip("rm-1.sparkyard.internal");
+    for line in [
+        format!("Stopping container with container Id: {am1}"),
+        format!(
+            "USER=spark\tIP={rm_ip}\tOPERATION=Stop Container Request\tTARGET=ContainerManageImpl\tRESULT=SUCCESS\tAPPID={app}\tCONTAINERID={am1}"
+        ),
+    ] {
+        assert!(logged(&r, &line), "no line ending with `{line}`");
+    }
 }
 
 /// LAUNCH_FAILED (Hadoop 3.4 AMLauncher.onAMLaunchFailed, RMAppAttemptImpl
@@ -1348,6 +1370,90 @@ fn logged(r: &RunResult, text: &str) -> bool {
         .outputs()
         .values()
         .any(|o| o.stderr.lines().any(|l| l.ends_with(text)))
+}
+
+/// The default cluster's nodes with a 6 s download of an application's resources per node
+/// (`[cluster.costs] localization_ms`), put before a scenario's `[expect]`.
+const SLOW_LOCALIZATION: &str = r#"[cluster.costs]
+localization_ms = 6000
+
+[[cluster.nodes]]
+host = "nm-{n}.sparkyard.internal"
+count = 4
+first = 1
+rack = "/rack-1"
+memory_mb = 65536
+vcores = 16
+
+[[cluster.nodes]]
+host = "nm-{n}.sparkyard.internal"
+count = 4
+first = 5
+rack = "/rack-2"
+memory_mb = 65536
+vcores = 16
+
+[expect]"#;
+
+/// A container killed before it ran: am-killed-retry with a 6 s download and the AM SIGKILLed
+/// at 10 s, while its first executor's container still waits for the application's resources
+/// on its node. The NM kills it on the heartbeat's containersToCleanup as
+/// KILLED_BY_RESOURCEMANAGER (-106) without a process: Hadoop 3.4 ContainerImpl LOCALIZING ->
+/// KILLING (KillBeforeRunningTransition: the kill's status, "Container is killed before being
+/// launched.", unit-tested in node_manager), never SCHEDULED -> RUNNING. Its start request came
+/// from the AM, so NMAuditLogger's IP is the AM's node's (Server.getRemoteIp()).
+#[test]
+fn a_container_killed_while_localizing_never_runs() {
+    let run = run_variant_of(
+        "am-killed-retry",
+        &[
+            ("on_tasks_finished = 4", "at_ms = 10000"),
+            ("[expect]", SLOW_LOCALIZATION),
+        ],
+    );
+    let r = &run.result;
+    let localizing = |executor: bool| {
+        first_state(r, move |s| match s {
+            StateChange::ContainerLocalizing {
+                container,
+                host,
+                executor: e,
+                ..
+            } if container.attempt.attempt_id == 1 && e.is_some() == executor => {
+                Some((*container, host.clone()))
+            }
+            _ => None,
+        })
+        .map(|(_, found)| found)
+    };
+    let (_, am_host) = localizing(false).expect("attempt 1's AM container");
+    let (cid, _) = localizing(true).expect("attempt 1's first executor container");
+    let status = first_state(r, |s| match s {
+        StateChange::ContainerCompleted {
+            container,
+            exit_status,
+        } if *container == cid => Some(*exit_status),
+        _ => None,
+    });
+    assert_eq!(
+        status.map(|(_, s)| s),
+        Some(-106),
+        "KILLED_BY_RESOURCEMANAGER"
+    );
+    let running = format!("Container {cid} transitioned from SCHEDULED to RUNNING");
+    assert!(!logged(r, &running), "{cid} ran");
+    // The default cluster's nm-<n> is its (n - 1)-th node.
+    let n: usize = am_host
+        .strip_prefix("nm-")
+        .and_then(|rest| rest.split('.').next())
+        .and_then(|n| n.parse().ok())
+        .expect("an nm-<n> host");
+    let ip = addresses::node_ip(n - 1);
+    let app = cid.attempt.application_id;
+    let audit = format!(
+        "USER=spark\tIP={ip}\tOPERATION=Start Container Request\tTARGET=ContainerManageImpl\tRESULT=SUCCESS\tAPPID={app}\tCONTAINERID={cid}"
+    );
+    assert!(logged(r, &audit), "no line ending with `{audit}`");
 }
 
 /// An attempt that ends while its executors are still starting: am-killed-retry with the AM

@@ -126,9 +126,7 @@ impl NodeManager {
             NodeManagerMsg::StartContainers(ask, req) => self.on_start_containers(ask, req, ctx),
             NodeManagerMsg::NodeHeartbeatResponse(resp) => self.on_heartbeat_response(resp, ctx),
             NodeManagerMsg::ContainerLaunched(cid) => self.on_container_launched(cid),
-            NodeManagerMsg::StopContainer(cid) => {
-                self.kill_container(cid, exit_status::KILLED_BY_APPMASTER, ctx)
-            }
+            NodeManagerMsg::StopContainer(cid) => self.on_stop_container(cid, ctx),
             NodeManagerMsg::KillContainer {
                 container_id,
                 exit_status,
@@ -152,14 +150,18 @@ impl NodeManager {
         let user = &self.sim.application_config(app, |c| c.user.clone());
         info!(
             self.env.log(),
-            "yarn::NMAuditLogger",
-            "USER={user}\tIP={}\tOPERATION=Start Container Request\tTARGET=ContainerManageImpl\tRESULT=SUCCESS\tAPPID={}\tCONTAINERID={cid}",
-            self.spec.host,
-            cid.attempt.application_id
+            TARGET, "Start request for {cid} by user {user}"
         );
+        // startContainerInternal audits once the container and its application are in place,
+        // after the line above; the IP is the caller's (the AM's host for an executor, the RM's
+        // for an AM container the AMLauncher starts).
+        let caller = self.env.address_of(ask.context().reply_to).host;
+        let ip = self.sim.host_ip(&caller);
         info!(
             self.env.log(),
-            TARGET, "Start request for {cid} by user {user}"
+            "yarn::NMAuditLogger",
+            "{}",
+            audit_success(user, &ip, START_CONTAINER, cid)
         );
         let executor = match &req.launch_context.main {
             ContainerMain::Executor(args) => Some(args.executor_id),
@@ -310,6 +312,32 @@ impl NodeManager {
         self.containers.remove(&cid);
     }
 
+    /// `ContainerManagerImpl.stopContainerInternal` for the AMLauncher's `stopContainers` (the
+    /// only sender of `StopContainer`, so the caller is the RM): a container it holds is killed
+    /// as KILLED_BY_APPMASTER and the stop audited; one already gone (a recently stopped
+    /// container: `isContainerRecentlyStopped`) is neither killed nor audited.
+    fn on_stop_container(&mut self, cid: ContainerId, ctx: &mut Context<Self>) {
+        info!(
+            self.env.log(),
+            TARGET, "Stopping container with container Id: {cid}"
+        );
+        if self.containers.get(&cid).is_none() {
+            return;
+        }
+        let app = cid.attempt.application_id;
+        let user = self.sim.application_config(app, |c| c.user.clone());
+        let ip = self.sim.host_ip(&self.env.address_of(self.rm.id).host);
+        // Hadoop audits right after posting the kill event, before the dispatcher's ContainerImpl
+        // logs its transition.
+        info!(
+            self.env.log(),
+            "yarn::NMAuditLogger",
+            "{}",
+            audit_success(&user, &ip, STOP_CONTAINER, cid)
+        );
+        self.kill_container(cid, exit_status::KILLED_BY_APPMASTER, ctx);
+    }
+
     /// `NodeStatusUpdaterImpl` hands the response's containers to clean to the ContainerManager
     /// first (`CMgrCompletedContainersEvent`, BY_RESOURCEMANAGER: each killed as
     /// `KILLED_BY_RESOURCEMANAGER`), then its finished applications (`CMgrCompletedAppsEvent`:
@@ -371,9 +399,12 @@ impl NodeManager {
                 let stop = self.stop_for(cid.attempt.application_id, runtime);
                 self.stop_process(pid, stop, ctx);
             }
+            // KillBeforeRunningTransition: no process to signal, so no exit code line.
             Phase::Localizing => {
-                let mb = c.memory_mb;
-                self.complete(cid, status, killed_diagnostics(status, 143, cid, mb))
+                let why = kill_reason(status, cid, c.memory_mb);
+                let stamp = clock::format_yarn(clock::now_epoch_ms());
+                let diagnostics = killed_before_launch_diagnostics(&why, &stamp);
+                self.complete(cid, status, diagnostics)
             }
             Phase::Done => {}
         }
@@ -417,10 +448,40 @@ impl NodeManager {
     }
 }
 
+/// `NMAuditLogger.AuditConstants.START_CONTAINER` and `STOP_CONTAINER`.
+const START_CONTAINER: &str = "Start Container Request";
+const STOP_CONTAINER: &str = "Stop Container Request";
+
+/// `NMAuditLogger.createSuccessLog` for ContainerManagerImpl's container requests: tab-separated
+/// `key=value` pairs in `Keys` order with the caller's address (`addRemoteIP`) second and
+/// ContainerManagerImpl's target text, `ContainerManageImpl`, as Hadoop spells it.
+fn audit_success(user: &str, ip: &str, operation: &str, cid: ContainerId) -> String {
+    let app = cid.attempt.application_id;
+    format!(
+        "USER={user}\tIP={ip}\tOPERATION={operation}\tTARGET=ContainerManageImpl\tRESULT=SUCCESS\tAPPID={app}\tCONTAINERID={cid}"
+    )
+}
+
 /// YARN's text for a container the NM killed on request.
 fn killed_diagnostics(status: i32, exit_code: i32, cid: ContainerId, memory_mb: u64) -> String {
+    let why = kill_reason(status, cid, memory_mb);
+    format!(
+        "{why}\nContainer killed on request. Exit code is {exit_code}\nContainer exited with a non-zero exit code {exit_code}. "
+    )
+}
+
+/// `ContainerImpl.KillBeforeRunningTransition` (LOCALIZING or SCHEDULED -> KILLING): the kill's
+/// own text, then "Container is killed before being launched.", each piece stamped by
+/// `addDiagnostics` (`[yyyy-MM-dd HH:mm:ss.SSS]`, the kill's text and its `\n` as two pieces);
+/// no "Container killed on request. Exit code is ..." as no process ran to exit.
+fn killed_before_launch_diagnostics(why: &str, stamp: &str) -> String {
+    format!("[{stamp}]{why}[{stamp}]\n[{stamp}]Container is killed before being launched.\n")
+}
+
+/// The diagnostic a kill of this ContainerExitStatus carries (its `ContainerKillEvent`'s text).
+fn kill_reason(status: i32, cid: ContainerId, memory_mb: u64) -> String {
     let limit = memory_mb as f64;
-    let why = match status {
+    match status {
         // The ContainersMonitor's texts; usage a little over the limit that was crossed.
         exit_status::KILLED_EXCEEDED_PMEM => memory_kill(
             cid,
@@ -449,10 +510,7 @@ fn killed_diagnostics(status: i32, exit_code: i32, cid: ContainerId, memory_mb: 
         exit_status::KILLED_BY_APPMASTER => "Container killed by the ApplicationMaster.".into(),
         exit_status::PREEMPTED => "Container preempted by scheduler".into(),
         _ => "Container killed on request".to_string(),
-    };
-    format!(
-        "{why}\nContainer killed on request. Exit code is {exit_code}\nContainer exited with a non-zero exit code {exit_code}. "
-    )
+    }
 }
 
 /// What a heartbeat response names that the NM cannot clean.
@@ -709,6 +767,37 @@ mod tests {
         assert!(
             app.starts_with("Container killed on application-finish event: Application killed by ResourceManager\n"),
             "{app}"
+        );
+    }
+
+    // ContainerImpl.KillBeforeRunningTransition (LOCALIZING/SCHEDULED -> KILLING; the same text
+    // in KillOnNewTransition): the exit code is the kill's status, the diagnostics the kill's
+    // text and "Container is killed before being launched.", each piece through addDiagnostics'
+    // stamp, and no ContainerLaunch exit line.
+    #[test]
+    fn a_kill_before_launch_has_no_exit_code_line() {
+        let why = kill_reason(exit_status::KILLED_BY_APPMASTER, cid(), 1024);
+        let text = killed_before_launch_diagnostics(&why, "2026-01-01 00:00:01.500");
+        assert_eq!(
+            text,
+            "[2026-01-01 00:00:01.500]Container killed by the ApplicationMaster.[2026-01-01 00:00:01.500]\n[2026-01-01 00:00:01.500]Container is killed before being launched.\n"
+        );
+        assert!(!text.contains("Exit code"), "{text}");
+    }
+
+    // NMAuditLogger.createSuccessLog (Keys order USER, IP, OPERATION, TARGET, RESULT, APPID,
+    // CONTAINERID; tab-separated) as ContainerManagerImpl.startContainerInternal and
+    // stopContainerInternal call it, target "ContainerManageImpl"; TestNMAuditLogger
+    // testNMAuditLoggerWithIP: a line written inside an RPC call carries IP=<the caller's address>.
+    #[test]
+    fn container_audit_lines_are_nm_audit_loggers() {
+        assert_eq!(
+            audit_success("alice", "10.0.0.7", STOP_CONTAINER, cid()),
+            "USER=alice\tIP=10.0.0.7\tOPERATION=Stop Container Request\tTARGET=ContainerManageImpl\tRESULT=SUCCESS\tAPPID=application_1_0001\tCONTAINERID=container_1_0001_01_000002"
+        );
+        assert!(
+            audit_success("a", "1.2.3.4", START_CONTAINER, cid())
+                .contains("\tOPERATION=Start Container Request\t")
         );
     }
 

@@ -53,6 +53,12 @@ impl RpcEnv {
         self.dispatcher.process_address(self.process)
     }
 
+    /// The address of the process endpoint `id` lives in: where an RPC from it comes from
+    /// (Hadoop's `Server.getRemoteIp()` is the caller's address).
+    pub fn address_of(&self, id: EndpointId) -> RpcAddress {
+        self.dispatcher.address_of(id)
+    }
+
     /// `setupEndpoint(name, endpoint)`: registers a named endpoint for an actor being created;
     /// this handle then speaks for it. In a process that has died meanwhile it yields a
     /// reference that goes nowhere (`Dispatcher::register`), as every registration does.
