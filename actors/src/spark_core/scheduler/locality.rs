@@ -107,9 +107,11 @@ pub struct Topology {
     /// whether its executor is new, and a thousand executors' host slots (16 KB) are cold
     /// where their bits (125 bytes) stay in cache.
     known: BitSet,
-    /// Every executor in the order it was first offered (its registration's order: a
-    /// registration offers the new executor at once), removed ones too: a replayed task's
-    /// recorded draw names its executor by this place (`TaskWork::Replayed::recorded_executor`).
+    /// Every executor in the order it was first offered, removed ones too: the order of their
+    /// `LaunchedExecutor`s (DriverEndpoint's `makeOffers(executorId)`), each right after its
+    /// registration, so the order of the log's `SparkListenerExecutorAdded`s unless two
+    /// registrations interleave. A replayed task's recorded draw names its executor by this
+    /// place (`TaskWork::Replayed::recorded_executor`).
     arrivals: Vec<ExecutorId>,
     executors_on_host: BTreeMap<Rc<str>, u32>,
     hosts_on_rack: BTreeMap<Rc<str>, u32>,
