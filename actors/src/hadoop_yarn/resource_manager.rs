@@ -7,6 +7,9 @@
 use crate::hadoop_yarn::capacity_scheduler::{
     AllocationLimits, CapacityScheduler, GrantedPriority, InvalidRequest, Killed,
 };
+use crate::hadoop_yarn::decommissioning_nodes_watcher::{
+    DecommissioningNode, DecommissioningNodeStatus, check_decommissioning_status,
+};
 use crate::hadoop_yarn::rm_app::{AppEffect, AppRules, FailedAttemptsLog, RmApp};
 use crate::hadoop_yarn::rm_app_attempt::{MasterServiceRefusal, am_launch_failed_diagnostics};
 use crate::hadoop_yarn::rm_container::{self, RmContainerState, Transition};
@@ -1175,8 +1178,11 @@ impl ResourceManager {
         self.report_node(host, NodeState::Decommissioning);
     }
 
-    /// `DecommissioningNodesWatcher`: a DECOMMISSIONING node with no containers left and no
-    /// running application that had containers on it is DECOMMISSIONED and leaves the cluster.
+    /// `DecommissioningNodesWatcher`: a DECOMMISSIONING node with no active container left and
+    /// no running application that had containers on it is DECOMMISSIONED and leaves the
+    /// cluster (`decommissioning_nodes_watcher`). Its active containers are those its NM runs:
+    /// the scheduler's live ones there, and those the RM completed early whose room the node
+    /// holds until the NM reports them gone (`SchedulerNode::held`).
     fn check_decommissioned(&mut self, idx: usize) {
         let Some(apps) = &self.nodes[idx].decommissioning else {
             return;
@@ -1186,7 +1192,12 @@ impl ResourceManager {
                 .get(id)
                 .is_some_and(|a| !a.core.yarn_state().is_terminal())
         };
-        if !self.scheduler.node(idx).containers.is_empty() || apps.iter().any(running) {
+        let node = self.scheduler.node(idx);
+        let watched = DecommissioningNode {
+            active_containers: node.containers.len() + node.held.len(),
+            running_apps: apps.iter().filter(|a| running(a)).count(),
+        };
+        if check_decommissioning_status(watched) != DecommissioningNodeStatus::Ready {
             return;
         }
         self.nodes[idx].decommissioning = None;
