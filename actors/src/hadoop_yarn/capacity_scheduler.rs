@@ -1239,7 +1239,7 @@ impl CapacityScheduler {
     /// killed with its attempt: `release_container`): no live
     /// container is left to complete, only the node's held room goes back
     /// (`SchedulerNode.releaseContainer(id, true)`). `false` if node `idx` held none for it.
-    pub fn finish_released(&mut self, idx: usize, cid: ContainerId) -> bool {
+    pub fn finish_held(&mut self, idx: usize, cid: ContainerId) -> bool {
         let Some(r) = self.nodes[idx].held.remove(&cid) else {
             return false;
         };
@@ -1678,7 +1678,7 @@ mod tests {
         assert_eq!(cs.node(0).used.memory_mb, 1024);
         assert!(cs.accounting_balanced());
         assert_eq!(cs.release_container(cid), None);
-        assert!(!cs.finish_released(0, cid));
+        assert!(!cs.finish_held(0, cid));
         assert!(!cs.complete_container(0, cid));
         assert_eq!(ids(&cs.node_update(0)), [(3, false)]);
         assert!(cs.accounting_balanced());
@@ -1697,8 +1697,8 @@ mod tests {
         assert_eq!(cs.live_container(a, cid), None);
         assert!(cs.node_update(0).is_empty(), "the node still holds it");
         assert!(cs.accounting_balanced());
-        assert!(cs.finish_released(0, cid));
-        assert!(!cs.finish_released(0, cid));
+        assert!(cs.finish_held(0, cid));
+        assert!(!cs.finish_held(0, cid));
         assert!(!cs.complete_container(0, cid));
         assert_eq!(cs.node(0).used.memory_mb, 1024);
         assert_eq!(cs.queue_used_mb("default"), Some(1024));
@@ -1757,9 +1757,9 @@ mod tests {
         );
         assert!(cs.accounting_balanced());
         assert!(cs.done_application_attempt(a).is_empty());
-        assert!(!cs.finish_released(0, e1), "freed at once, nothing held");
-        assert!(cs.finish_released(0, am) && cs.finish_released(0, e2));
-        assert!(!cs.finish_released(0, e2));
+        assert!(!cs.finish_held(0, e1), "freed at once, nothing held");
+        assert!(cs.finish_held(0, am) && cs.finish_held(0, e2));
+        assert!(!cs.finish_held(0, e2));
         assert_eq!(cs.node(0).used.memory_mb, 0);
         assert!(cs.accounting_balanced());
     }

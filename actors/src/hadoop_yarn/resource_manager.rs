@@ -787,14 +787,9 @@ impl ResourceManager {
         let Some((node, running)) = self.scheduler.release_container(cid) else {
             return;
         };
-        self.check_accounted(node);
-        self.nodes[node].cleanup.push(cid);
-        self.completed_early.insert(cid);
         // RMContainerImpl: ACQUIRED until the NM reports it RUNNING (the LAUNCHED event).
         let from = RmContainerState::live(true, running);
-        self.log_rm_container(cid, rm_container::release(from));
-        let knew_it = !self.completed.insert(cid);
-        self.sim.violations.container_completed(cid, knew_it);
+        self.complete_early(cid, node, rm_container::release(from));
         let completed = ContainerStatus {
             container_id: cid,
             state: ContainerState::Complete,
@@ -1060,7 +1055,7 @@ impl ResourceManager {
         let cid = status.container_id;
         let early = self.completed_early.remove(&cid);
         if early {
-            self.scheduler.finish_released(node, cid);
+            self.scheduler.finish_held(node, cid);
             self.check_accounted(node);
         }
         info!(
@@ -1454,18 +1449,26 @@ impl ResourceManager {
             })
             .collect();
         for (k, t, is_am) in killed {
-            self.log_rm_container(k.id, t);
-            if t.cleans_node {
-                self.nodes[k.node].cleanup.push(k.id);
-            }
+            self.complete_early(k.id, k.node, t);
             if is_am && stop_am {
                 self.stop_am_container(k.node, k.id);
             }
-            self.completed_early.insert(k.id);
-            let knew_it = !self.completed.insert(k.id);
-            self.sim.violations.container_completed(k.id, knew_it);
-            self.check_accounted(k.node);
         }
+    }
+
+    /// A live container the RM completed before its NM reported it (a release, its attempt's
+    /// end): the RMContainer's line, its node's `containersToClean` where `KillTransition` puts
+    /// it there, and the NM's later report of it completes nothing (`completed_early`). Checks
+    /// that it completes once and that its node's room is accounted for.
+    fn complete_early(&mut self, cid: ContainerId, node: usize, t: Transition) {
+        self.log_rm_container(cid, t);
+        if t.cleans_node {
+            self.nodes[node].cleanup.push(cid);
+        }
+        self.completed_early.insert(cid);
+        let knew_it = !self.completed.insert(cid);
+        self.sim.violations.container_completed(cid, knew_it);
+        self.check_accounted(node);
     }
 
     /// `AMLauncher.cleanup`: `stopContainers` on the AM container's NodeManager.
