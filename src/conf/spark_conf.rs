@@ -113,7 +113,7 @@ fn illegal_value(key: &str, err: UserError) -> UserError {
 }
 
 /// Scala's `String.toBoolean`: `true`/`false` in any case, nothing else.
-fn parse_bool(s: &str) -> Option<bool> {
+pub(crate) fn parse_bool(s: &str) -> Option<bool> {
     if s.eq_ignore_ascii_case("true") {
         Some(true)
     } else if s.eq_ignore_ascii_case("false") {

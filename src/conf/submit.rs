@@ -772,6 +772,14 @@ impl SubmitAction {
 }
 
 impl SubmitArgs {
+    /// Whether the run's `spark.dynamicAllocation.enabled` (its last `--conf`) turns dynamic
+    /// allocation on, read as Spark reads the boolean (`true` in any case).
+    pub fn dynamic_allocation_enabled(&self) -> bool {
+        self.conf_value("spark.dynamicAllocation.enabled")
+            .and_then(super::spark_conf::parse_bool)
+            .unwrap_or(false)
+    }
+
     /// The value of the last `--conf` that sets `key` (key and value trimmed): the one that
     /// wins, as SparkSubmit applies `--conf` pairs in order.
     pub fn conf_value(&self, key: &str) -> Option<&str> {
@@ -1405,6 +1413,27 @@ pub(super) mod tests {
     #[test]
     fn bare_memory_number_passes_as_bytes() {
         assert!(request(&["--executor-memory", "4096", "a.jar"]).is_ok());
+    }
+
+    /// The run's dynamic allocation is its last `--conf`'s, read as Scala's `toBoolean` (the
+    /// replay's report and its recorded draws both ask it).
+    #[test]
+    fn dynamic_allocation_is_the_last_confs_boolean_in_any_case() {
+        let on = |words: &[&str]| {
+            let mut all = words.to_vec();
+            all.push("a.jar");
+            parse_raw(&all).dynamic_allocation_enabled()
+        };
+        let conf = "--conf";
+        assert!(on(&[conf, "spark.dynamicAllocation.enabled=TRUE"]));
+        assert!(on(&[conf, "spark.dynamicAllocation.enabled= true "]));
+        assert!(!on(&[]));
+        assert!(!on(&[
+            conf,
+            "spark.dynamicAllocation.enabled=true",
+            conf,
+            "spark.dynamicAllocation.enabled=false",
+        ]));
     }
 
     #[test]

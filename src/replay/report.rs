@@ -220,13 +220,7 @@ pub fn build(path: &str, app: &Application, prepared: &Prepared, sim: &SimOutcom
             executor_instances: sim.executor_instances,
             executor_cores: Some(sim.executor_cores),
             executor_memory: Some(format!("{}m", sim.executor_memory_mb)),
-            dynamic_allocation: prepared
-                .args
-                .conf
-                .iter()
-                .rev()
-                .find_map(|kv| kv.strip_prefix("spark.dynamicAllocation.enabled="))
-                .is_some_and(|v| v.trim() == "true"),
+            dynamic_allocation: prepared.args.dynamic_allocation_enabled(),
             task_cpus: c.task_cpus,
             speculation: c.speculation,
             locality_wait: c.locality_wait.clone(),

@@ -887,10 +887,7 @@ pub fn prepare_on(
 /// dynamic allocation (the log's or the run's) executors come and go at the simulation's own
 /// times, and a registration place names no recorded executor.
 fn recorded_draws(app: &Application, args: &SubmitArgs) -> RecordedDraws {
-    let dynamic = args
-        .conf_value("spark.dynamicAllocation.enabled")
-        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
-    if app.config.dynamic_allocation || dynamic {
+    if app.config.dynamic_allocation || args.dynamic_allocation_enabled() {
         RecordedDraws::Seeded
     } else {
         RecordedDraws::Taken
