@@ -6,16 +6,26 @@ use crate::ids::{ApplicationAttemptId, ApplicationId, ContainerId, ExecutorId, N
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// A YARN `Resource`; prints as YARN does: `<memory:2048, vCores:1>`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// A YARN `Resource`; prints as YARN does: `<memory:2048, vCores:1>`, with `, yarn.io/gpu: 1`
+/// when it has GPUs (Hadoop's `Resource.toString` skips a resource type whose value is 0).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub struct Resource {
     pub memory_mb: u64,
     pub vcores: u32,
+    /// The `yarn.io/gpu` resource type (`yarn.resource-types`), the one countable type beyond
+    /// memory and vcores sparkyard simulates.
+    pub gpus: u32,
 }
 
 impl fmt::Display for Resource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "<memory:{}, vCores:{}>", self.memory_mb, self.vcores)
+        write!(f, "<memory:{}, vCores:{}", self.memory_mb, self.vcores)?;
+        if self.gpus != 0 {
+            write!(f, ", yarn.io/gpu: {}", self.gpus)?;
+        }
+        f.write_str(">")
     }
 }
 
@@ -356,5 +366,24 @@ impl RpcFailure {
 impl fmt::Display for RpcFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.class, self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Resource;
+
+    /// Hadoop's `Resource.toString` (hadoop-yarn-api, `api/records/Resource.java`) appends each
+    /// resource type beyond memory and vcores as `, name: value` + its units, skipping a zero.
+    #[test]
+    fn a_resource_prints_its_gpus_only_when_it_has_some() {
+        let r = Resource {
+            memory_mb: 28672,
+            vcores: 4,
+            gpus: 0,
+        };
+        assert_eq!(r.to_string(), "<memory:28672, vCores:4>");
+        let g = Resource { gpus: 1, ..r };
+        assert_eq!(g.to_string(), "<memory:28672, vCores:4, yarn.io/gpu: 1>");
     }
 }

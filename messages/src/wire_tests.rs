@@ -65,6 +65,7 @@ fn resource() -> Resource {
     Resource {
         memory_mb: 2048,
         vcores: 1,
+        gpus: 0,
     }
 }
 fn container() -> Container {

@@ -398,6 +398,7 @@ impl CapacityScheduler {
         Resource {
             memory_mb: self.limits.maximum_mb,
             vcores: self.limits.maximum_vcores,
+            gpus: 0,
         }
     }
 
@@ -410,6 +411,7 @@ impl CapacityScheduler {
         Resource {
             memory_mb: mem.min(l.maximum_mb),
             vcores: r.vcores.max(l.minimum_vcores).min(l.maximum_vcores),
+            gpus: 0,
         }
     }
 
@@ -425,6 +427,7 @@ impl CapacityScheduler {
             used: Resource {
                 memory_mb: 0,
                 vcores: 0,
+                gpus: 0,
             },
             lost: false,
             decommissioning: false,
@@ -454,6 +457,7 @@ impl CapacityScheduler {
             vcores: configured
                 .vcores
                 .min(largest(|r| u64::from(r.vcores)).map_or(u32::MAX, |v| v as u32)),
+            gpus: 0,
         }
     }
 
@@ -593,6 +597,7 @@ impl CapacityScheduler {
                 capability: Resource {
                     memory_mb: 0,
                     vcores: 0,
+                    gpus: 0,
                 },
                 blacklist: BTreeSet::new(),
                 live: BTreeMap::new(),
@@ -664,6 +669,7 @@ impl CapacityScheduler {
         Resource {
             memory_mb: m.div_ceil(step) * step,
             vcores: 1,
+            gpus: 0,
         }
     }
 

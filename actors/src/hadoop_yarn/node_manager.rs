@@ -640,6 +640,7 @@ impl Actor for NodeManager {
         let total = Resource {
             memory_mb: self.spec.memory_mb,
             vcores: self.spec.vcores,
+            gpus: 0,
         };
         info!(
             self.env.log(),

@@ -495,6 +495,7 @@ impl ResourceManager {
         let am = Resource {
             memory_mb: t.am_memory_mb,
             vcores: 1,
+            gpus: 0,
         };
         self.scheduler
             .add_attempt_in(attempt, am, &t.queue, &t.user);
@@ -512,6 +513,7 @@ impl ResourceManager {
         let r = Resource {
             memory_mb: t.memory_mb,
             vcores: t.vcores,
+            gpus: 0,
         };
         let label = t.node_label.clone();
         self.scheduler.set_ask_label(attempt, label.as_deref());

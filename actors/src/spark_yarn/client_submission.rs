@@ -127,6 +127,7 @@ pub fn am_resource(s: &SparkSettings) -> Resource {
     Resource {
         memory_mb: s.am_container_memory_mb(),
         vcores: s.driver_cores,
+        gpus: 0,
     }
 }
 

@@ -153,6 +153,7 @@ impl YarnAllocator {
         let resource = Resource {
             memory_mb: s.executor_container_memory_mb(),
             vcores: s.executor_cores,
+            gpus: 0,
         };
         let target = s.initial_target_executors();
         let shuffle_service = s

@@ -931,6 +931,7 @@ mod tests {
             resource: Resource {
                 memory_mb: 3072,
                 vcores: 6,
+                gpus: 0,
             },
             priority: 0,
         }

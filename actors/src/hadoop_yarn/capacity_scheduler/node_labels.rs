@@ -39,6 +39,7 @@ impl Default for PartitionUsage {
             am_used: Resource {
                 memory_mb: 0,
                 vcores: 0,
+                gpus: 0,
             },
             users: BTreeMap::new(),
         }
@@ -294,6 +295,7 @@ impl CapacityScheduler {
                 am_used: Resource {
                     memory_mb: lq.am_used_mb,
                     vcores: lq.am_used_vcores,
+                    gpus: 0,
                 },
                 user_am: lq.users.get(user).map_or(0, |u| u.am_used_mb),
             };

@@ -87,10 +87,12 @@ mod tests {
         let r = Resource {
             memory_mb: 1024,
             vcores: 1,
+            gpus: 0,
         };
         let total = Resource {
             memory_mb: 8192,
             vcores: 8,
+            gpus: 0,
         };
         let host = |h: &str| NodeId {
             host: h.into(),
