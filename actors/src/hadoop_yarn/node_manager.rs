@@ -637,10 +637,12 @@ impl Actor for NodeManager {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
+        // The GPU plugin's count joins the configured total (`NodeResourceUpdaterPlugin`) before
+        // registration, so the RM's "registered with capability" line shows it.
         let total = Resource {
             memory_mb: self.spec.memory_mb,
             vcores: self.spec.vcores,
-            gpus: 0,
+            gpus: self.spec.gpus,
         };
         info!(
             self.env.log(),

@@ -196,6 +196,8 @@ pub(crate) fn test_yarn_settings() -> YarnSettings {
         nm_heartbeat_interval_ms: 1000,
         sleep_delay_before_sigkill_ms: 250,
         node_labels_enabled: false,
+        gpu_resource_type: false,
+        gpu_maximum_allocation: i64::MAX as u64,
         max_application_priority: 0,
         queues: vec![QueueSpec::with_capacity("default", 100.0)],
         tenants: Vec::new(),
