@@ -140,6 +140,9 @@ impl ResourceManager {
                 maximum_vcores: y.maximum_allocation_vcores,
             };
             let mut scheduler = CapacityScheduler::with_queues(limits, &y.queues);
+            if y.gpu_resource_type {
+                scheduler.set_gpu_type(y.gpu_maximum_allocation);
+            }
             scheduler.set_heartbeat_assignments(y.heartbeat_assignments);
             scheduler.set_locality_delays(y.locality_delays);
             scheduler.set_node_labels(&node_labels(&sim.config.nodes));

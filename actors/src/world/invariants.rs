@@ -7,6 +7,7 @@
 //! table says, so either side's bookkeeping going wrong breaks it.
 
 use sparkyard_messages::ids::ContainerId;
+use sparkyard_messages::records::Resource;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
@@ -387,11 +388,10 @@ pub fn node_capacity(
 /// A node's allocated room is exactly its live containers' and the ones completed at the RM
 /// (released, or killed with their attempt) it holds until the NM reports them (nothing freed
 /// twice, nothing never).
-pub fn node_accounted(host: &str, used: (u64, u32), expected: (u64, u32)) -> Result<(), String> {
+pub fn node_accounted(host: &str, used: Resource, expected: Resource) -> Result<(), String> {
     if used != expected {
         return Err(format!(
-            "{host} has {} MB / {} vcores allocated, its containers {} MB / {} vcores",
-            used.0, used.1, expected.0, expected.1
+            "{host} has {used} allocated, its containers {expected}"
         ));
     }
     Ok(())
@@ -457,9 +457,15 @@ mod tests {
                 && node_capacity("h", 1, 8192, 9, 8).is_err()
         );
         assert!(node_capacity("h", 8192, 8192, 8, 8).is_ok());
-        assert!(node_accounted("h", (1024, 1), (0, 0)).is_err());
-        assert!(node_accounted("h", (1024, 1), (1024, 2)).is_err());
-        assert!(node_accounted("h", (1024, 1), (1024, 1)).is_ok());
+        let r = |memory_mb, vcores, gpus| Resource {
+            memory_mb,
+            vcores,
+            gpus,
+        };
+        assert!(node_accounted("h", r(1024, 1, 0), r(0, 0, 0)).is_err());
+        assert!(node_accounted("h", r(1024, 1, 0), r(1024, 2, 0)).is_err());
+        assert!(node_accounted("h", r(1024, 1, 1), r(1024, 1, 0)).is_err());
+        assert!(node_accounted("h", r(1024, 1, 1), r(1024, 1, 1)).is_ok());
         assert!(completes_once("c", 2, false).is_err() && completes_once("c", 1, true).is_err());
         assert!(completes_once("c", 1, false).is_ok());
         assert!(
