@@ -2377,4 +2377,31 @@ mod tests {
         assert_eq!(ids(&cs.node_update(0)), [(3, false)]);
         assert!(cs.accounting_balanced());
     }
+
+    /// A released executor that was RUNNING keeps its node's GPU until the NM reports it
+    /// complete (SchedulerNode.releaseContainer(id, false), YARN-4148): with one GPU a node,
+    /// the next GPU executor waits for that report (for a Docker container under `docker stop`,
+    /// the grace), then takes the node.
+    #[test]
+    fn a_stopping_containers_gpu_keeps_the_next_executor_off_its_node() {
+        let mut cs = cs_with_nodes(&[]);
+        cs.set_gpu_type(1);
+        cs.add_node(node("g0"), "/default-rack".into(), gpu_res(16 * GB, 8, 1));
+        cs.add_node(node("c0"), "/default-rack".into(), gpu_res(16 * GB, 8, 0));
+        let a = attempt(1, 1);
+        running(&mut cs, a, 1, 1, gpu_res(2 * GB, 1, 1));
+        let first = cs.node_update(0);
+        let cid = first[0].container.id;
+        cs.container_launched(0, cid);
+        assert_eq!(cs.release_container(cid), Some((0, true)));
+        cs.update_requests(a, gpu_res(2 * GB, 1, 1), 1, 0, &[], &[]);
+        assert!(
+            cs.node_update(0).is_empty(),
+            "the GPU is held for the NM's report"
+        );
+        assert_eq!(cs.node(0).used.gpus, 1);
+        assert!(cs.finish_held(0, cid));
+        assert_eq!(ids(&cs.node_update(0)), [(3, false)]);
+        assert!(cs.accounting_balanced());
+    }
 }

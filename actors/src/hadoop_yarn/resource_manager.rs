@@ -946,13 +946,7 @@ impl ResourceManager {
     fn schedule(&mut self, node: usize, ctx: &mut Context<Self>) {
         for a in self.scheduler.node_update(node) {
             let n = self.scheduler.node(node);
-            let check = invariants::node_capacity(
-                &n.node_id.host,
-                a.node_used.memory_mb,
-                n.total.memory_mb,
-                a.node_used.vcores,
-                n.total.vcores,
-            );
+            let check = invariants::node_capacity(&n.node_id.host, a.node_used, n.total);
             self.sim.violations.check(inv::NODE_CAPACITY, check);
             let (id, resource, node_id) = (a.container.id, a.container.resource, &n.node_id);
             info!(
