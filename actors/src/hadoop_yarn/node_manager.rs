@@ -346,14 +346,24 @@ impl NodeManager {
     }
 
     /// `LinuxContainerExecutor.launchContainer` when `preStart` throws: it logs the chain's
-    /// failure and throws `IOException("ResourceHandlerChain.preStart() failed!")`;
-    /// `ContainerLaunch.call` warns and the container exits with failure, exit code -1 (its
-    /// `ret` before any launch), that message its diagnostics.
+    /// failure with the `ResourceHandlerException` and throws
+    /// `IOException("ResourceHandlerChain.preStart() failed!")`; `ContainerLaunch.call` warns
+    /// with it and the container exits with failure, exit code -1 (its `ret` before any
+    /// launch), that message its diagnostics. (The exceptions' stack frames are not simulated.)
     fn fail_pre_start(&mut self, cid: ContainerId, cause: &str) {
         let log = self.env.log();
         let pre_start = "ResourceHandlerChain.preStart() failed!";
-        crate::error!(log, "yarn::LinuxContainerExecutor", "{pre_start} ({cause})");
-        crate::warn!(log, "yarn::ContainerLaunch", "Failed to launch container.");
+        let handler = "org.apache.hadoop.yarn.server.nodemanager.containermanager.linux.resources.ResourceHandlerException";
+        crate::error!(
+            log,
+            "yarn::LinuxContainerExecutor",
+            "{pre_start}\n{handler}: {cause}"
+        );
+        crate::warn!(
+            log,
+            "yarn::ContainerLaunch",
+            "Failed to launch container.\njava.io.IOException: {pre_start}"
+        );
         info!(
             log,
             "yarn::ContainerImpl",
