@@ -4,13 +4,14 @@
 //! restarts the same value with no limit). Recovery policy itself is Spark's and YARN's, in the
 //! roles: the allocator asks for replacements, the RM starts new AM attempts.
 
-use crate::hadoop_yarn::node_manager::{Launcher, NodeManager};
+use crate::hadoop_yarn::node_manager::{LaunchedContainer, Launcher, NodeManager};
 use crate::hadoop_yarn::resource_manager::ResourceManager;
 use crate::rpc::{EndpointRef, ProcessKind, RpcEnv};
 use crate::spark_core::executor::ExecutorMain;
 use crate::spark_yarn::application_master::{AmConf, ApplicationMaster, UserClass};
 use crate::world::addresses::{NM_PORT, RM_PORT, RM_PROCESS, nm_process_name};
 use crate::world::context::{ClusterContext, SimContext};
+use crate::world::observer::RunEvent;
 use rand::Rng;
 use sparkyard_messages::node_manager::{NodeManagerMsg, StartContainerRequest};
 use sparkyard_messages::records::ContainerMain;
@@ -106,14 +107,25 @@ fn container_launcher(
     rm: EndpointRef<ResourceManagerMsg>,
 ) -> Launcher {
     Rc::new(
-        move |req: Box<StartContainerRequest>, nm: &EndpointRef<NodeManagerMsg>| {
+        move |launch: LaunchedContainer, nm: &EndpointRef<NodeManagerMsg>| {
             let d = &cluster.dispatcher;
+            let LaunchedContainer {
+                request,
+                gpu_minors,
+            } = launch;
             let StartContainerRequest {
                 container: c,
                 launch_context,
-            } = *req;
+            } = *request;
             // The container's application: its JVM is one of that application's roles.
             let sim = cluster.application(c.id.attempt.application_id)?;
+            // The devices its GPU isolation shows it (what an executor's GPU discovery finds).
+            if !gpu_minors.is_empty() {
+                sim.observe(RunEvent::ContainerGpus {
+                    container: c.id,
+                    minors: gpu_minors,
+                });
+            }
             let host = c.node_id.host.clone();
             let key = c.id.to_string();
             let logs = d.logs();

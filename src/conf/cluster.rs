@@ -27,6 +27,7 @@ const MAX_TOTAL_NODES: u64 = 1_000_000;
 const MAX_FILE_BYTES: u64 = 64 << 20;
 const MAX_NODE_MEMORY_MB: u64 = 1 << 30;
 const MAX_NODE_VCORES: u64 = 1 << 20;
+const MAX_NODE_GPUS: u64 = 1 << 10;
 const MAX_COST_MS: u64 = 86_400_000;
 const MAX_DART_NS: u64 = 1_000_000_000;
 const MAX_START_TIME_MS: u64 = 9_999_999_999_999;
@@ -217,6 +218,16 @@ struct RawYarn {
     #[serde(rename = "yarn.node-labels.enabled")]
     #[schemars(with = "Option<bool>")]
     node_labels_enabled: Key<bool>,
+    /// `yarn.resource-types` (none): resource types beyond memory and vcores, comma-separated;
+    /// sparkyard simulates `yarn.io/gpu` only. Needed by any `[[nodes]] gpus`.
+    #[serde(rename = "yarn.resource-types")]
+    #[schemars(with = "Option<String>")]
+    resource_types: Key<String>,
+    /// `yarn.resource-types.yarn.io/gpu.maximum-allocation` (`Long.MAX_VALUE`): the largest
+    /// `yarn.io/gpu` one container may ask for.
+    #[serde(rename = "yarn.resource-types.yarn.io/gpu.maximum-allocation")]
+    #[schemars(with = "Option<u64>")]
+    gpu_max: Key<u64>,
     /// `yarn.cluster.max-application-priority` (0): application priorities above it are lowered
     /// to it, so with the default every application has priority 0.
     #[serde(rename = "yarn.cluster.max-application-priority")]
@@ -299,6 +310,11 @@ struct RawNodeGroup {
     /// needs `yarn.node-labels.enabled`.
     #[schemars(with = "Option<String>")]
     label: Key<String>,
+    /// The `yarn.io/gpu` count each of these NodeManagers registers (its GPU plugin,
+    /// `yarn.nodemanager.resource-plugins = yarn.io/gpu`, discovers them); 0: no plugin.
+    /// Needs `yarn.resource-types` naming `yarn.io/gpu`.
+    #[schemars(with = "Option<u32>")]
+    gpus: Key<u32>,
 }
 
 /// Turns byte offsets into `line N: ` prefixes for validation messages.
@@ -398,6 +414,9 @@ const MAX_MB: &str = "yarn.scheduler.maximum-allocation-mb";
 const MIN_VCORES: &str = "yarn.scheduler.minimum-allocation-vcores";
 const MAX_VCORES: &str = "yarn.scheduler.maximum-allocation-vcores";
 const AM_MAX_ATTEMPTS: &str = "yarn.resourcemanager.am.max-attempts";
+const RESOURCE_TYPES: &str = "yarn.resource-types";
+/// `ResourceInformation.GPU_URI`.
+const GPU_URI: &str = "yarn.io/gpu";
 const NM_EXPIRY: &str = "yarn.nm.liveness-monitor.expiry-interval-ms";
 const AM_EXPIRY: &str = "yarn.am.liveness-monitor.expiry-interval-ms";
 const NM_HEARTBEAT: &str = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms";
@@ -463,12 +482,40 @@ fn yarn(raw: &RawYarn, lines: &Lines) -> Result<YarnSettings, String> {
         // right after SIGTERM, no time for shutdown hooks).
         sleep_delay_before_sigkill_ms: value(&raw.sigkill_delay_ms, 250),
         node_labels_enabled: value(&raw.node_labels_enabled, false),
+        gpu_resource_type: gpu_resource_type(raw, lines)?,
+        gpu_maximum_allocation: value(&raw.gpu_max, i64::MAX as u64),
         max_application_priority: value(&raw.max_app_priority, 0),
         queues: Vec::new(),
         tenants: Vec::new(),
         heartbeat_assignments: heartbeat_assignments(raw, lines)?,
         locality_delays: locality_delays(raw, lines)?,
     })
+}
+
+/// Whether `yarn.resource-types` names `yarn.io/gpu` (`ResourceUtils.getResourceTypes` splits
+/// it on ',' and trims each name). Another type Hadoop would accept, but sparkyard does not
+/// simulate it, so it refuses it rather than ignore it.
+fn gpu_resource_type(raw: &RawYarn, lines: &Lines) -> Result<bool, String> {
+    let Some(types) = &raw.resource_types else {
+        return Ok(false);
+    };
+    let mut gpu = false;
+    for t in types
+        .get_ref()
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        if t != GPU_URI {
+            return Err(format!(
+                "{}yarn.\"{RESOURCE_TYPES}\": resource type {t} is not simulated (only \
+                 {GPU_URI} is)",
+                lines.at(&raw.resource_types)
+            ));
+        }
+        gpu = true;
+    }
+    Ok(gpu)
 }
 
 /// The leaf queues' locality delays with CapacitySchedulerConfiguration's defaults
@@ -853,6 +900,7 @@ struct NodeGroup {
     memory_mb: u64,
     vcores: u32,
     label: Option<String>,
+    gpus: u32,
     /// `line N: nodes[i].host` for host errors found while expanding.
     host_at: String,
 }
@@ -962,6 +1010,7 @@ fn node_group(raw: &RawNodeGroup, at: &NodeAt, yarn: &YarnSettings) -> Result<No
         }
         _ => None,
     };
+    let gpus = node_gpus(raw, at, yarn)?;
     let host_at = at
         .err(&raw.host, "host", "")
         .trim_end_matches(": ")
@@ -974,8 +1023,33 @@ fn node_group(raw: &RawNodeGroup, at: &NodeAt, yarn: &YarnSettings) -> Result<No
         memory_mb,
         vcores,
         label,
+        gpus,
         host_at,
     })
+}
+
+/// `gpus` of one entry. A NodeManager whose GPU plugin finds GPUs when the cluster's
+/// `yarn.resource-types` lacks `yarn.io/gpu` does not start: Hadoop's
+/// `GpuNodeResourceUpdateHandler.updateConfiguredResource` (hadoop-yarn-server-nodemanager,
+/// `containermanager/resourceplugin/gpu/`) warns, then its `res.setResourceValue(GPU_URI, n)`
+/// throws `ResourceNotFoundException` for the unknown type, so the NodeManager fails in
+/// `serviceInit` and never registers. sparkyard refuses the file with that warning's text.
+fn node_gpus(raw: &RawNodeGroup, at: &NodeAt, yarn: &YarnSettings) -> Result<u32, String> {
+    let gpus = value(&raw.gpus, 0);
+    if u64::from(gpus) > MAX_NODE_GPUS {
+        let message = format!("must be at most {MAX_NODE_GPUS}, got {gpus}");
+        return Err(at.err(&raw.gpus, "gpus", message));
+    }
+    if gpus > 0 && !yarn.gpu_resource_type {
+        let message = format!(
+            "Found {gpus} usable GPUs, however {GPU_URI} resource-type is not configured inside \
+             resource-types.xml, please configure it to enable GPU feature or remove {GPU_URI} \
+             from yarn.nodemanager.resource-plugins (the NodeManager then fails to start); set \
+             [yarn] \"{RESOURCE_TYPES}\" = \"{GPU_URI}\""
+        );
+        return Err(at.err(&raw.gpus, "gpus", message));
+    }
+    Ok(gpus)
 }
 
 /// Expands every group into NodeManagers, refusing bad and duplicate host names.
@@ -1001,6 +1075,7 @@ fn expand(groups: &[NodeGroup]) -> Result<Vec<NodeSpec>, String> {
                 memory_mb: g.memory_mb,
                 vcores: g.vcores,
                 label: g.label.clone(),
+                gpus: g.gpus,
             });
         }
     }
@@ -1159,6 +1234,37 @@ mod tests {
             }
             other => panic!("expected a file error, got {other:?}"),
         }
+    }
+
+    /// `[[nodes]] gpus` with `yarn.resource-types` naming `yarn.io/gpu` (ResourceUtils splits
+    /// and trims the list; the maximum allocation defaults to Long.MAX_VALUE for a countable
+    /// type); without the type the node is refused with GpuNodeResourceUpdateHandler's text
+    /// (hadoop-yarn-server-nodemanager); a type sparkyard does not simulate is refused.
+    #[test]
+    fn gpus_need_the_gpu_resource_type() {
+        let plain = parse(MINIMAL).unwrap();
+        assert!(plain.nodes.iter().all(|n| n.gpus == 0));
+        assert!(!plain.yarn.gpu_resource_type);
+        assert_eq!(plain.yarn.gpu_maximum_allocation, 9_223_372_036_854_775_807);
+        let typed = "[yarn]\n\"yarn.resource-types\" = \" yarn.io/gpu \"\n";
+        let c = parse(&format!("{typed}{MINIMAL}gpus = 2\n")).unwrap();
+        assert!(c.yarn.gpu_resource_type);
+        assert_eq!(c.nodes.iter().map(|n| n.gpus).collect::<Vec<_>>(), [2, 2]);
+        let capped =
+            format!("{typed}\"yarn.resource-types.yarn.io/gpu.maximum-allocation\" = 1\n{MINIMAL}");
+        assert_eq!(parse(&capped).unwrap().yarn.gpu_maximum_allocation, 1);
+        let untyped = message(&format!("{MINIMAL}gpus = 2\n"));
+        assert!(
+            untyped.contains("line 4: nodes[0].gpus: Found 2 usable GPUs, however yarn.io/gpu resource-type is not configured inside resource-types.xml, please configure it to enable GPU feature or remove yarn.io/gpu from yarn.nodemanager.resource-plugins"),
+            "{untyped}"
+        );
+        let fpga = message(&format!(
+            "[yarn]\n\"yarn.resource-types\" = \"yarn.io/gpu,yarn.io/fpga\"\n{MINIMAL}"
+        ));
+        assert!(
+            fpga.contains("resource type yarn.io/fpga is not simulated"),
+            "{fpga}"
+        );
     }
 
     #[test]

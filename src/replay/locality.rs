@@ -232,6 +232,7 @@ mod tests {
                 memory_mb: 8192,
                 vcores: 8,
                 label: None,
+                gpus: 0,
             })
             .collect()
     }

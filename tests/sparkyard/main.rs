@@ -20,3 +20,4 @@ mod scenarios;
 mod toolkit;
 mod whatif;
 mod whatif_cluster;
+mod yarn_gpus;

@@ -87,10 +87,12 @@ pub struct SchedulerNode {
 }
 
 impl SchedulerNode {
-    /// Whether `r` fits in what the node has left.
+    /// Whether `r` fits in what the node has left, every resource type counted (GPUs too, as
+    /// `DominantResourceCalculator.computeAvailableContainers` does; a GPU cluster runs with it).
     pub fn fits(&self, r: Resource) -> bool {
         self.used.memory_mb + r.memory_mb <= self.total.memory_mb
             && self.used.vcores + r.vcores <= self.total.vcores
+            && self.used.gpus + r.gpus <= self.total.gpus
     }
 }
 
@@ -330,6 +332,24 @@ pub struct CapacityScheduler {
     /// Applications `activateApplications` left pending since the RM last drained them, with
     /// the reason it found this time (`updateAMContainerDiagnostics(INACTIVATED, ...)`).
     refreshed: Vec<(ApplicationAttemptId, PendingActivation)>,
+    /// `yarn.resource-types.yarn.io/gpu.maximum-allocation` when `yarn.resource-types` names
+    /// `yarn.io/gpu`; `None`: the RM knows no GPU type (no request or node carries GPUs then).
+    gpu_maximum: Option<u64>,
+}
+
+/// A `long` resource value in the record's `u32` field (a GPU count never comes near it).
+fn clamp_u32(v: u64) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
+}
+
+/// `Resource.toString` of `r` with its `yarn.io/gpu` value given as the `long` Hadoop keeps
+/// (a type whose value is 0 is skipped).
+fn resource_text(r: Resource, gpus: u64) -> String {
+    let base = Resource { gpus: 0, ..r }.to_string();
+    if gpus == 0 {
+        return base;
+    }
+    format!("{}, yarn.io/gpu: {gpus}>", base.trim_end_matches('>'))
 }
 
 impl CapacityScheduler {
@@ -368,6 +388,7 @@ impl CapacityScheduler {
             labels: Partitions::default(),
             priorities: BTreeMap::new(),
             refreshed: Vec::new(),
+            gpu_maximum: None,
         }
     }
 
@@ -393,25 +414,42 @@ impl CapacityScheduler {
                 || i64::from(assigned) < p.maximum_container_assignments)
     }
 
-    /// `getMaximumResourceCapability`.
+    /// The `yarn.io/gpu` type with its configured maximum allocation
+    /// (`yarn.resource-types.yarn.io/gpu.maximum-allocation`); without it the RM knows no GPUs.
+    pub fn set_gpu_type(&mut self, maximum_allocation: u64) {
+        self.gpu_maximum = Some(maximum_allocation);
+    }
+
+    /// `getMaximumResourceCapability` (the configured GPU maximum, a `long` in Hadoop, capped to
+    /// the record's field: [`Self::maximum_allocation_text`] prints it whole).
     pub fn maximum_allocation(&self) -> Resource {
         Resource {
             memory_mb: self.limits.maximum_mb,
             vcores: self.limits.maximum_vcores,
-            gpus: 0,
+            gpus: self.gpu_maximum.map_or(0, clamp_u32),
         }
+    }
+
+    /// `Resource.toString` of the configured maximum allocation: its `yarn.io/gpu` is
+    /// `Long.MAX_VALUE` by default (`ResourceUtils`), printed as such.
+    fn maximum_allocation_text(&self) -> String {
+        resource_text(self.maximum_allocation(), self.gpu_maximum.unwrap_or(0))
     }
 
     /// `DefaultResourceCalculator.normalize`: round the memory up to the minimum step (at
     /// least the minimum), cap it at the maximum; vcores between the minimum and the maximum.
+    /// GPUs are kept, capped at their maximum, as `DominantResourceCalculator.normalize` does
+    /// for a countable type (minimum 0, step 1); Hadoop's `DefaultResourceCalculator.normalize`
+    /// would return memory only (`Resources.createResource(normalizedMemory)`), losing them.
     pub fn normalize(&self, r: Resource) -> Resource {
         let l = &self.limits;
         let step = l.minimum_mb.max(1);
         let mem = r.memory_mb.max(l.minimum_mb).div_ceil(step) * step;
+        let gpu_cap = self.gpu_maximum.unwrap_or(0);
         Resource {
             memory_mb: mem.min(l.maximum_mb),
             vcores: r.vcores.max(l.minimum_vcores).min(l.maximum_vcores),
-            gpus: 0,
+            gpus: clamp_u32(u64::from(r.gpus).min(gpu_cap)),
         }
     }
 
@@ -443,7 +481,7 @@ impl CapacityScheduler {
     }
 
     /// `ClusterNodeTracker.getMaxAllowedAllocation`: the configured maximum, lowered to the
-    /// largest registered NodeManager's resource.
+    /// largest registered NodeManager's resource, type by type.
     pub fn max_allowed_allocation(&self) -> Resource {
         let configured = self.maximum_allocation();
         if self.nodes.is_empty() {
@@ -457,12 +495,24 @@ impl CapacityScheduler {
             vcores: configured
                 .vcores
                 .min(largest(|r| u64::from(r.vcores)).map_or(u32::MAX, |v| v as u32)),
-            gpus: 0,
+            gpus: configured
+                .gpus
+                .min(largest(|r| u64::from(r.gpus)).map_or(u32::MAX, clamp_u32)),
         }
     }
 
-    /// `SchedulerUtils.validateResourceRequest`: a request above the maximum allowed allocation
-    /// (memory first, then vcores) is an `InvalidResourceRequestException` with
+    /// [`Self::max_allowed_allocation`] as `Resource.toString` prints it: with no NodeManager
+    /// registered it is the configured maximum, GPUs whole.
+    fn max_allowed_allocation_text(&self) -> String {
+        if self.nodes.is_empty() {
+            return self.maximum_allocation_text();
+        }
+        self.max_allowed_allocation().to_string()
+    }
+
+    /// `SchedulerUtils.validateResourceRequest` (`checkResourceRequestAgainstAvailableResource`,
+    /// type by type in `ResourceUtils` order: memory, vcores, then `yarn.io/gpu`): a request
+    /// above the maximum allowed allocation is an `InvalidResourceRequestException` with
     /// `GREATER_THAN_MAX_RESOURCE_MESSAGE_TEMPLATE`'s text.
     pub fn validate_request(&self, requested: Resource) -> Result<(), String> {
         let max = self.max_allowed_allocation();
@@ -470,16 +520,19 @@ impl CapacityScheduler {
             "memory-mb"
         } else if requested.vcores > max.vcores {
             "vcores"
+        } else if requested.gpus > max.gpus {
+            "yarn.io/gpu"
         } else {
             return Ok(());
         };
+        let max = self.max_allowed_allocation_text();
         Err(format!(
             "Invalid resource request! Cannot allocate containers as requested resource is greater \
              than maximum allowed allocation. Requested resource type=[{kind}], Requested \
              resource={requested}, maximum allowed allocation={max}, please note that maximum \
              allowed allocation is calculated by scheduler based on maximum resource of registered \
              NodeManagers, which might be less than configured maximum allocation={}",
-            self.maximum_allocation()
+            self.maximum_allocation_text()
         ))
     }
 
@@ -1177,6 +1230,7 @@ impl CapacityScheduler {
         let n = &mut self.nodes[idx];
         n.used.memory_mb += resource.memory_mb;
         n.used.vcores += resource.vcores;
+        n.used.gpus += resource.gpus;
         let partition = n.partition;
         let a = self.attempts.get_mut(&attempt).expect("the caller checked");
         if partition == 0 {
@@ -1293,11 +1347,12 @@ impl CapacityScheduler {
         let n = &mut self.nodes[idx];
         n.used.memory_mb = n.used.memory_mb.saturating_sub(r.memory_mb);
         n.used.vcores = n.used.vcores.saturating_sub(r.vcores);
+        n.used.gpus = n.used.gpus.saturating_sub(r.gpus);
     }
 
-    /// Node `idx`'s used memory and vcores, and its live and held containers' sum: equal
+    /// Node `idx`'s used memory, vcores and GPUs, and its live and held containers' sum: equal
     /// unless some room was freed twice or never (`invariants::node_accounted`).
-    pub fn node_accounting(&self, idx: usize) -> ((u64, u32), (u64, u32)) {
+    pub fn node_accounting(&self, idx: usize) -> (Resource, Resource) {
         let n = &self.nodes[idx];
         let live = n.containers.iter().filter_map(|c| {
             let a = self.attempts.get(&c.attempt)?;
@@ -1305,8 +1360,12 @@ impl CapacityScheduler {
         });
         let sum = live
             .chain(n.held.values().copied())
-            .fold((0, 0), |(m, v), r| (m + r.memory_mb, v + r.vcores));
-        ((n.used.memory_mb, n.used.vcores), sum)
+            .fold(Resource::default(), |s, r| Resource {
+                memory_mb: s.memory_mb + r.memory_mb,
+                vcores: s.vcores + r.vcores,
+                gpus: s.gpus + r.gpus,
+            });
+        (n.used, sum)
     }
 
     /// Whether every node that is not lost is accounted (`node_accounting`).
@@ -2244,5 +2303,105 @@ mod tests {
         assert_eq!(refreshed.len(), 1);
         assert_eq!(refreshed[0].0, c);
         assert_eq!(refreshed[0].1.queue_am_used, res(3 * GB, 1));
+    }
+
+    fn gpu_res(memory_mb: u64, vcores: u32, gpus: u32) -> Resource {
+        Resource {
+            memory_mb,
+            vcores,
+            gpus,
+        }
+    }
+
+    /// A GPU ask above the largest NodeManager's GPUs is refused with
+    /// GREATER_THAN_MAX_RESOURCE_MESSAGE_TEMPLATE's text for `yarn.io/gpu`, checked after memory
+    /// and vcores (SchedulerUtils.checkResourceRequestAgainstAvailableResource walks the types
+    /// in ResourceUtils order); the configured maximum prints ResourceUtils' default for a
+    /// countable type, Long.MAX_VALUE, and ClusterNodeTracker.getMaxAllowedAllocation lowers it
+    /// to the largest node's count. Hadoop's TestSchedulerUtils
+    /// (testCustomResourceRequestedUnitIsSameAsAvailableUnit2: a custom type above the maximum
+    /// allowed allocation, GREATER_THEN_MAX_ALLOCATION's text; ...IsSameAsAvailableUnit: below
+    /// it, accepted), with the simulated type `yarn.io/gpu` and no units.
+    #[test]
+    fn a_gpu_ask_above_the_largest_nodes_gpus_is_invalid() {
+        let mut s = greedy(CapacityScheduler::new(limits()));
+        s.set_gpu_type(i64::MAX as u64);
+        s.add_node(node("nm-1"), "/r".into(), gpu_res(64 * GB, 16, 1));
+        s.add_node(node("nm-2"), "/r".into(), gpu_res(64 * GB, 16, 0));
+        assert_eq!(s.validate_request(gpu_res(1408, 1, 1)), Ok(()));
+        assert_eq!(
+            s.validate_request(gpu_res(1408, 1, 2)).unwrap_err(),
+            "Invalid resource request! Cannot allocate containers as requested resource is greater than maximum allowed allocation. Requested resource type=[yarn.io/gpu], Requested resource=<memory:1408, vCores:1, yarn.io/gpu: 2>, maximum allowed allocation=<memory:8192, vCores:4, yarn.io/gpu: 1>, please note that maximum allowed allocation is calculated by scheduler based on maximum resource of registered NodeManagers, which might be less than configured maximum allocation=<memory:8192, vCores:4, yarn.io/gpu: 9223372036854775807>"
+        );
+        // Memory is checked first.
+        assert!(
+            s.validate_request(gpu_res(9000, 1, 2))
+                .unwrap_err()
+                .contains("type=[memory-mb]")
+        );
+        // A configured maximum below the nodes' GPUs is the limit.
+        let mut capped = greedy(CapacityScheduler::new(limits()));
+        capped.set_gpu_type(1);
+        capped.add_node(node("nm-1"), "/r".into(), gpu_res(64 * GB, 16, 4));
+        let err = capped.validate_request(gpu_res(1408, 1, 2)).unwrap_err();
+        assert!(
+            err.ends_with("maximum allowed allocation=<memory:8192, vCores:4, yarn.io/gpu: 1>, please note that maximum allowed allocation is calculated by scheduler based on maximum resource of registered NodeManagers, which might be less than configured maximum allocation=<memory:8192, vCores:4, yarn.io/gpu: 1>"),
+            "{err}"
+        );
+    }
+
+    /// Normalization keeps a request's GPUs (DominantResourceCalculator.normalize: a countable
+    /// type's minimum 0, step 1, capped at its maximum); a node takes a container only while its
+    /// GPUs last, and a completed container gives them back.
+    #[test]
+    fn gpus_are_kept_by_normalize_and_counted_on_the_node() {
+        let mut cs = cs_with_nodes(&[]);
+        cs.set_gpu_type(2);
+        assert_eq!(cs.normalize(gpu_res(1500, 1, 1)), gpu_res(2048, 1, 1));
+        assert_eq!(cs.normalize(gpu_res(1500, 1, 3)), gpu_res(2048, 1, 2));
+        cs.add_node(node("g0"), "/default-rack".into(), gpu_res(16 * GB, 8, 1));
+        cs.add_node(node("c0"), "/default-rack".into(), gpu_res(16 * GB, 8, 0));
+        let a = attempt(1, 1);
+        running(&mut cs, a, 1, 2, gpu_res(2 * GB, 1, 1));
+        // The AM (no GPU) went to c0; c0 has no GPU, so no executor goes there.
+        assert!(cs.node_update(1).is_empty());
+        let out = cs.node_update(0);
+        assert_eq!(ids(&out), [(2, false)], "one GPU on g0: one executor");
+        assert_eq!(cs.node(0).used, gpu_res(2 * GB, 1, 1));
+        assert_eq!(out[0].container.resource.gpus, 1);
+        assert!(cs.node_update(0).is_empty(), "g0's GPU is taken");
+        assert_eq!(cs.outstanding(a), 1);
+        let cid = out[0].container.id;
+        assert!(cs.complete_container(0, cid));
+        assert_eq!(cs.node(0).used, gpu_res(0, 0, 0));
+        assert_eq!(ids(&cs.node_update(0)), [(3, false)]);
+        assert!(cs.accounting_balanced());
+    }
+
+    /// A released executor that was RUNNING keeps its node's GPU until the NM reports it
+    /// complete (SchedulerNode.releaseContainer(id, false), YARN-4148): with one GPU a node,
+    /// the next GPU executor waits for that report (for a Docker container under `docker stop`,
+    /// the grace), then takes the node.
+    #[test]
+    fn a_stopping_containers_gpu_keeps_the_next_executor_off_its_node() {
+        let mut cs = cs_with_nodes(&[]);
+        cs.set_gpu_type(1);
+        cs.add_node(node("g0"), "/default-rack".into(), gpu_res(16 * GB, 8, 1));
+        cs.add_node(node("c0"), "/default-rack".into(), gpu_res(16 * GB, 8, 0));
+        let a = attempt(1, 1);
+        running(&mut cs, a, 1, 1, gpu_res(2 * GB, 1, 1));
+        let first = cs.node_update(0);
+        let cid = first[0].container.id;
+        cs.container_launched(0, cid);
+        assert_eq!(cs.release_container(cid), Some((0, true)));
+        cs.update_requests(a, gpu_res(2 * GB, 1, 1), 1, 0, &[], &[]);
+        assert!(
+            cs.node_update(0).is_empty(),
+            "the GPU is held for the NM's report"
+        );
+        assert_eq!(cs.node(0).used.gpus, 1);
+        assert!(cs.finish_held(0, cid));
+        assert_eq!(ids(&cs.node_update(0)), [(3, false)]);
+        assert!(cs.accounting_balanced());
     }
 }

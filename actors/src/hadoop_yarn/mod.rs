@@ -5,6 +5,7 @@
 pub mod capacity_scheduler;
 pub mod container_runtime;
 pub mod decommissioning_nodes_watcher;
+pub mod gpu_resource_allocator;
 pub mod localization;
 pub mod node_manager;
 pub mod resource_manager;

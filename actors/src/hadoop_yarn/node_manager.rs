@@ -2,9 +2,11 @@
 //! application per node: `localization`) and `launch_container.sh`, the container processes it
 //! watches (`ContainerExecutor`), their exit statuses and diagnostics, and the
 //! `NodeStatusUpdater` heartbeat to the RM with the kills its response asks for (containers and
-//! finished applications to clean up).
+//! finished applications to clean up). On a node with the GPU plugin, each container's GPUs
+//! (`GpuResourceHandlerImpl.preStart` / `postComplete`, `gpu_resource_allocator`).
 
 use super::container_runtime::{self, Runtime, Stop};
+use super::gpu_resource_allocator::{self as gpu, GpuResourceAllocator};
 use super::localization::LocalizationTracker;
 use crate::info;
 use crate::kernel::clock;
@@ -31,15 +33,21 @@ use sparkyard_messages::rpc::{ReplyTo, StartContainersResponse};
 use std::rc::Rc;
 
 const TARGET: &str = "yarn::ContainerManagerImpl";
+const GPU_ALLOCATOR: &str = "yarn::GpuResourceAllocator";
 
 /// Starts the program a container runs (the JVM's `main`); returns the new process. Supplied by
 /// the supervisor so the NodeManager never names the Spark roles it launches.
-pub type Launcher = Rc<
-    dyn Fn(
-        Box<StartContainerRequest>,
-        &EndpointRef<NodeManagerMsg>,
-    ) -> Option<crate::rpc::ProcessId>,
->;
+pub type Launcher =
+    Rc<dyn Fn(LaunchedContainer, &EndpointRef<NodeManagerMsg>) -> Option<crate::rpc::ProcessId>>;
+
+/// What the NodeManager hands the program it launches.
+pub struct LaunchedContainer {
+    pub request: Box<StartContainerRequest>,
+    /// The GPUs (minor numbers, ascending) `GpuResourceAllocator` assigned the container
+    /// (`GpuAllocation.getAllowedGPUs`): what its GPU isolation lets it see. Empty on a node
+    /// without the GPU plugin and for a container asking for no `yarn.io/gpu`.
+    pub gpu_minors: Vec<u32>,
+}
 
 enum Phase {
     Localizing,
@@ -52,6 +60,8 @@ struct NmContainer {
     /// the command line and environment are a kilobyte per container).
     request: Option<Box<StartContainerRequest>>,
     memory_mb: u64,
+    /// Its `yarn.io/gpu` (`GpuResourceAllocator.getRequestedGpus`).
+    gpus: u32,
     /// The runtime its launch environment asked for: how a kill reaches its JVM.
     runtime: Runtime,
     phase: Phase,
@@ -79,6 +89,8 @@ pub struct NodeManager {
     localized: LocalizationTracker,
     /// The applications a container was started for here (`Context.getApplications`).
     applications: SmallSet<ApplicationId>,
+    /// The GPU plugin's allocator, on a node whose plugin found GPUs (`[[nodes]] gpus`).
+    gpus: Option<GpuResourceAllocator>,
 }
 
 impl NodeManager {
@@ -91,6 +103,7 @@ impl NodeManager {
         offset_ms: u64,
     ) -> EndpointRef<NodeManagerMsg> {
         let mut out = None;
+        let gpus = spec.gpus;
         NodeManager::create(|ctx| {
             let mut env = env;
             let me = env.setup_endpoint("NodeManager", &ctx.address(), None);
@@ -109,6 +122,7 @@ impl NodeManager {
                 offset_ms,
                 localized: LocalizationTracker::default(),
                 applications: SmallSet::default(),
+                gpus: (gpus > 0).then(|| GpuResourceAllocator::new(gpus)),
             }
         });
         out.expect("create runs its closure")
@@ -125,7 +139,7 @@ impl NodeManager {
         match msg {
             NodeManagerMsg::StartContainers(ask, req) => self.on_start_containers(ask, req, ctx),
             NodeManagerMsg::NodeHeartbeatResponse(resp) => self.on_heartbeat_response(resp, ctx),
-            NodeManagerMsg::ContainerLaunched(cid) => self.on_container_launched(cid),
+            NodeManagerMsg::ContainerLaunched(cid) => self.on_container_launched(cid, ctx),
             NodeManagerMsg::StopContainer(cid) => self.on_stop_container(cid, ctx),
             NodeManagerMsg::KillContainer {
                 container_id,
@@ -168,6 +182,7 @@ impl NodeManager {
             ContainerMain::ApplicationMaster { .. } => None,
         };
         let memory_mb = req.container.resource.memory_mb;
+        let gpus = req.container.resource.gpus;
         let runtime = Runtime::requested_by(&req.launch_context.environment);
         self.applications.insert(app);
         self.containers.insert(
@@ -175,6 +190,7 @@ impl NodeManager {
             NmContainer {
                 request: Some(req),
                 memory_mb,
+                gpus,
                 runtime,
                 phase: Phase::Localizing,
                 kill_status: None,
@@ -214,14 +230,13 @@ impl NodeManager {
         ready - now + launch
     }
 
-    fn on_container_launched(&mut self, cid: ContainerId) {
+    fn on_container_launched(&mut self, cid: ContainerId, ctx: &mut Context<Self>) {
         let Some(c) = self.containers.get(&cid) else {
             return;
         };
-        if !matches!(c.phase, Phase::Localizing) {
+        if !matches!(c.phase, Phase::Localizing) || self.me.is_none() {
             return;
         }
-        let Some(me) = self.me.clone() else { return };
         if self.sim.faults.take_launch_failure(&self.spec.host) {
             let stamp = clock::format_yarn(clock::now_epoch_ms());
             let diag = format!(
@@ -238,10 +253,26 @@ impl NodeManager {
             self.env.log(),
             "yarn::ContainerImpl", "Container {cid} transitioned from SCHEDULED to RUNNING"
         );
+        self.launch(cid, 0, ctx);
+    }
+
+    /// `ContainerLaunch` after CONTAINER_LAUNCHED: the resource handlers' `preStart` (the GPU
+    /// allocator's, which may wait), then the process; `waited_ms` the GPU wait so far.
+    fn launch(&mut self, cid: ContainerId, waited_ms: u64, ctx: &mut Context<Self>) {
+        let gpu_minors = match self.assign_gpus(cid, waited_ms, ctx) {
+            Some(Ok(minors)) => minors,
+            Some(Err(message)) => return self.fail_pre_start(cid, &message),
+            None => return,
+        };
+        let Some(me) = self.me.clone() else { return };
         let Some(request) = self.containers.get_mut(&cid).and_then(|c| c.request.take()) else {
             return;
         };
-        let launched = (self.launcher)(request, &me);
+        let launch = LaunchedContainer {
+            request,
+            gpu_minors,
+        };
+        let launched = (self.launcher)(launch, &me);
         match launched {
             Some(pid) => {
                 if let Some(c) = self.containers.get_mut(&cid) {
@@ -251,6 +282,94 @@ impl NodeManager {
             }
             None => self.complete(cid, exit_status::INVALID, "Container launch failed".into()),
         }
+    }
+
+    /// `GpuResourceAllocator.assignGpus` for a container about to start: its devices, a
+    /// failure's message, or `None` while it waits (retried in `WAIT_MS_PER_LOOP`). No plugin:
+    /// no devices, no work.
+    fn assign_gpus(
+        &mut self,
+        cid: ContainerId,
+        waited_ms: u64,
+        ctx: &mut Context<Self>,
+    ) -> Option<Result<Vec<u32>, String>> {
+        if self.gpus.is_none() {
+            return Some(Ok(Vec::new()));
+        }
+        let requested = self.containers.get(&cid).map_or(0, |c| c.gpus);
+        let releasing = self.releasing_gpus();
+        let allocator = self.gpus.as_mut()?;
+        match allocator.assign(cid, requested, releasing) {
+            gpu::Assignment::Assigned(minors) => Some(Ok(minors)),
+            gpu::Assignment::Failed(message) => Some(Err(message)),
+            gpu::Assignment::Wait if gpu::may_wait_again(waited_ms) => {
+                let log = self.env.log();
+                info!(log, GPU_ALLOCATOR, "{}", gpu::waiting_line(cid));
+                let again = waited_ms + gpu::WAIT_MS_PER_LOOP;
+                timers::run_later(ctx, clock::ms(gpu::WAIT_MS_PER_LOOP), move |act, ctx| {
+                    act.retry_launch(cid, again, ctx)
+                });
+                None
+            }
+            gpu::Assignment::Wait => {
+                let message = gpu::gave_up_message(cid);
+                crate::warn!(self.env.log(), GPU_ALLOCATOR, "{message}");
+                Some(Err(message))
+            }
+        }
+    }
+
+    /// The next try of a container waiting for GPUs, unless it was killed meanwhile.
+    fn retry_launch(&mut self, cid: ContainerId, waited_ms: u64, ctx: &mut Context<Self>) {
+        let waiting = self
+            .containers
+            .get(&cid)
+            .is_some_and(|c| c.request.is_some() && c.kill_status.is_none());
+        if waiting {
+            self.launch(cid, waited_ms, ctx);
+        }
+    }
+
+    /// `getReleasingGpus`: the GPUs asked for by the holders that are in a final state (here:
+    /// being killed; a finished container has given its devices back already).
+    fn releasing_gpus(&self) -> u64 {
+        let Some(allocator) = &self.gpus else {
+            return 0;
+        };
+        let finishing = |cid: &ContainerId| {
+            self.containers
+                .get(cid)
+                .filter(|c| c.kill_status.is_some())
+                .map_or(0, |c| u64::from(c.gpus))
+        };
+        allocator.holders().iter().map(finishing).sum()
+    }
+
+    /// `LinuxContainerExecutor.launchContainer` when `preStart` throws: it logs the chain's
+    /// failure with the `ResourceHandlerException` and throws
+    /// `IOException("ResourceHandlerChain.preStart() failed!")`; `ContainerLaunch.call` warns
+    /// with it and the container exits with failure, exit code -1 (its `ret` before any
+    /// launch), that message its diagnostics. (The exceptions' stack frames are not simulated.)
+    fn fail_pre_start(&mut self, cid: ContainerId, cause: &str) {
+        let log = self.env.log();
+        let pre_start = "ResourceHandlerChain.preStart() failed!";
+        let handler = "org.apache.hadoop.yarn.server.nodemanager.containermanager.linux.resources.ResourceHandlerException";
+        crate::error!(
+            log,
+            "yarn::LinuxContainerExecutor",
+            "{pre_start}\n{handler}: {cause}"
+        );
+        crate::warn!(
+            log,
+            "yarn::ContainerLaunch",
+            "Failed to launch container.\njava.io.IOException: {pre_start}"
+        );
+        info!(
+            log,
+            "yarn::ContainerImpl",
+            "Container {cid} transitioned from RUNNING to EXITED_WITH_FAILURE"
+        );
+        self.complete(cid, -1, format!("{pre_start}\n"));
     }
 
     fn on_process_exited(&mut self, cid: ContainerId, exit_code: i32) {
@@ -298,6 +417,10 @@ impl NodeManager {
             return;
         }
         c.phase = Phase::Done;
+        // postComplete: the GPU handler gives the container's devices back.
+        if let Some(g) = self.gpus.as_mut() {
+            g.unassign(cid);
+        }
         self.env
             .trace_state("Container", || StateChange::ContainerCompleted {
                 container: cid,
@@ -637,10 +760,12 @@ impl Actor for NodeManager {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
+        // The GPU plugin's count joins the configured total (`NodeResourceUpdaterPlugin`) before
+        // registration, so the RM's "registered with capability" line shows it.
         let total = Resource {
             memory_mb: self.spec.memory_mb,
             vcores: self.spec.vcores,
-            gpus: 0,
+            gpus: self.spec.gpus,
         };
         info!(
             self.env.log(),

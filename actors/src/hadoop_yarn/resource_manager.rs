@@ -140,6 +140,9 @@ impl ResourceManager {
                 maximum_vcores: y.maximum_allocation_vcores,
             };
             let mut scheduler = CapacityScheduler::with_queues(limits, &y.queues);
+            if y.gpu_resource_type {
+                scheduler.set_gpu_type(y.gpu_maximum_allocation);
+            }
             scheduler.set_heartbeat_assignments(y.heartbeat_assignments);
             scheduler.set_locality_delays(y.locality_delays);
             scheduler.set_node_labels(&node_labels(&sim.config.nodes));
@@ -943,13 +946,7 @@ impl ResourceManager {
     fn schedule(&mut self, node: usize, ctx: &mut Context<Self>) {
         for a in self.scheduler.node_update(node) {
             let n = self.scheduler.node(node);
-            let check = invariants::node_capacity(
-                &n.node_id.host,
-                a.node_used.memory_mb,
-                n.total.memory_mb,
-                a.node_used.vcores,
-                n.total.vcores,
-            );
+            let check = invariants::node_capacity(&n.node_id.host, a.node_used, n.total);
             self.sim.violations.check(inv::NODE_CAPACITY, check);
             let (id, resource, node_id) = (a.container.id, a.container.resource, &n.node_id);
             info!(

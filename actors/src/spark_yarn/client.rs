@@ -9,7 +9,7 @@ use crate::spark_yarn::client_monitor::{
     AfterReport, ReportMonitor, after_report, spark_exception,
 };
 use crate::spark_yarn::client_submission::{
-    AmSubmission, app_jar_name, application_submission_context,
+    AmSubmission, am_resource, app_jar_name, application_submission_context,
 };
 use crate::world::context::{ClientOutcome, SimContext};
 use crate::world::observer::RunEvent;
@@ -239,9 +239,14 @@ impl Client {
             staging_dir: &staging,
             libs_stamp_ms: n,
             submit_time_ms: self.submit_time_ms,
+            yarn_knows_gpu: self.sim.config.yarn.gpu_resource_type,
         };
         let context = application_submission_context(s, &submission)?;
         debug!(log, TARGET, "    {}", context.am_container_spec.commands[0]);
+        // createApplicationSubmissionContext's setResourceRequests, after the launch context.
+        if let Some(w) = am_resource(s, submission.yarn_knows_gpu).warning {
+            crate::warn!(log, "submit::ResourceRequestHelper", "{w}");
+        }
         Ok(context)
     }
 

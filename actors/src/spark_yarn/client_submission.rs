@@ -7,6 +7,7 @@
 //! (`client_suite_tests`).
 
 use crate::spark_yarn::client::{am_command, am_environment, distributed_files};
+use crate::spark_yarn::resource_request_helper::{Component, GpuRequest, set_gpu_request};
 use crate::world::config::SparkSettings;
 use sparkyard_messages::ids::ApplicationId;
 use sparkyard_messages::records::{
@@ -28,6 +29,8 @@ pub struct AmSubmission<'a> {
     pub libs_stamp_ms: u64,
     /// `spark.app.submitTime` as SparkSubmit set it, written into the conf archive.
     pub submit_time_ms: Option<u64>,
+    /// Whether the client's `ResourceUtils` knows `yarn.io/gpu` (`yarn.resource-types`).
+    pub yarn_knows_gpu: bool,
 }
 
 /// The application jar's name in the staging directory (`new Path(...).getName`).
@@ -112,7 +115,7 @@ pub fn application_submission_context(
         application_tags: distinct(&s.application_tags),
         priority: s.application_priority,
         attempt_failures_validity_interval_ms: s.am_attempt_failures_validity_interval_ms,
-        am_resource: am_resource(s),
+        am_resource: am_resource(s, a.yarn_knows_gpu).capability,
         am_node_label_expression: s.am_node_label_expression.clone(),
         am_container_spec: am_container_launch_context(s, a)?,
         user: a.user.to_string(),
@@ -123,12 +126,16 @@ pub fn application_submission_context(
 /// (`setMemorySize`) and `amCores` (`setVirtualCores`); in cluster mode `amMemory` is
 /// `spark.driver.memory`, `amCores` `spark.driver.cores` (the Client's constructor picks the
 /// driver's entries when `isClusterMode`; `spark.yarn.am.memory` / `.cores` are client mode's).
-pub fn am_resource(s: &SparkSettings) -> Resource {
-    Resource {
+/// Then `setResourceRequests(amResources, capability)`: in cluster mode the driver's GPUs
+/// (`getYarnResourcesFromSparkResources(SPARK_DRIVER_PREFIX)`), with Spark's warning when YARN
+/// (`yarn_knows_gpu`: `yarn.resource-types`) does not know the type.
+pub fn am_resource(s: &SparkSettings, yarn_knows_gpu: bool) -> GpuRequest {
+    let base = Resource {
         memory_mb: s.am_container_memory_mb(),
         vcores: s.driver_cores,
         gpus: 0,
-    }
+    };
+    set_gpu_request(base, &s.properties, Component::Driver, yarn_knows_gpu)
 }
 
 /// The tags without repeats, first occurrence first (YARN keeps them in a set).

@@ -14,7 +14,8 @@ use crate::spark_yarn::application_master_state::{
 };
 use crate::spark_yarn::client::{CONTAINER_CLASSPATH, DistEntry, Repeated, distributed_files};
 use crate::spark_yarn::client_submission::{
-    AmSubmission, am_container_launch_context, am_local_resources, application_submission_context,
+    AmSubmission, am_container_launch_context, am_local_resources, am_resource,
+    application_submission_context,
 };
 use crate::world::config::{SparkSettings, YarnSettings};
 use crate::world::hadoop_conf::test_yarn_settings;
@@ -42,6 +43,7 @@ fn submission() -> AmSubmission<'static> {
         staging_dir: STAGING,
         libs_stamp_ms: 1764662400123,
         submit_time_ms: Some(1764662400000),
+        yarn_knows_gpu: true,
     }
 }
 
@@ -151,6 +153,29 @@ fn resource_request_cluster_mode() {
 fn the_default_am_resource_is_1408_mib_and_one_core() {
     let r = context(&builder().build()).am_resource;
     assert_eq!((r.memory_mb, r.vcores), (1408, 1));
+}
+
+/// Client.createApplicationSubmissionContext (Spark 4.0): in cluster mode `amResources` adds
+/// `getYarnResourcesFromSparkResources(SPARK_DRIVER_PREFIX)`, so spark.driver.resource.gpu.amount
+/// reaches the AM's capability as yarn.io/gpu; a client whose YARN lacks the type asks without
+/// it (setResourceRequests' ResourceNotFoundException warning).
+#[test]
+fn the_drivers_gpus_reach_the_am_capability_when_yarn_knows_the_type() {
+    let s = builder()
+        .with(|s| {
+            s.properties
+                .insert("spark.driver.resource.gpu.amount".into(), "1".into());
+        })
+        .build();
+    let r = context(&s).am_resource;
+    assert_eq!((r.memory_mb, r.vcores, r.gpus), (1408, 1, 1));
+    let unknown = AmSubmission {
+        yarn_knows_gpu: false,
+        ..submission()
+    };
+    let c = application_submission_context(&s, &unknown).unwrap();
+    assert_eq!(c.am_resource.gpus, 0);
+    assert!(am_resource(&s, false).warning.is_some());
 }
 
 /// Client.createApplicationSubmissionContext: with AM_NODE_LABEL_EXPRESSION set, the AM's

@@ -11,6 +11,7 @@ pub mod client_submission;
 mod client_suite_tests;
 pub mod executor_runnable;
 pub mod locality_preferred_container_placement_strategy;
+pub mod resource_request_helper;
 pub mod yarn_allocator;
 pub mod yarn_allocator_node_health_tracker;
 pub mod yarn_allocator_requests;

@@ -6,6 +6,7 @@
 
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
+use crate::spark_yarn::resource_request_helper::{Component, set_gpu_request};
 use crate::spark_yarn::yarn_allocator_node_health_tracker::{
     AllocationFailure, ExclusionSync, NodeHealthSettings,
 };
@@ -142,6 +143,29 @@ impl DecommissioningNodes {
     }
 }
 
+/// `createYarnResourceForResourceProfile` for the default profile: `Resource.newInstance(
+/// totalMemMiB, cores)`, then `setResourceRequests` with the executors' GPUs
+/// (`resource_request_helper`), whose warning goes to the AM's log when YARN does not know the
+/// type.
+fn executor_resource(sim: &SimContext, env: &RpcEnv) -> Resource {
+    let s = &sim.config.spark;
+    let base = Resource {
+        memory_mb: s.executor_container_memory_mb(),
+        vcores: s.executor_cores,
+        gpus: 0,
+    };
+    let request = set_gpu_request(
+        base,
+        &s.properties,
+        Component::Executor,
+        sim.config.yarn.gpu_resource_type,
+    );
+    if let Some(w) = request.warning {
+        warn!(env.log(), "am::ResourceRequestHelper", "{w}");
+    }
+    request.capability
+}
+
 impl YarnAllocator {
     pub fn start(
         sim: Rc<SimContext>,
@@ -150,11 +174,7 @@ impl YarnAllocator {
         peers: AllocatorPeers,
     ) -> EndpointRef<YarnAllocatorMsg> {
         let s = &sim.config.spark;
-        let resource = Resource {
-            memory_mb: s.executor_container_memory_mb(),
-            vcores: s.executor_cores,
-            gpus: 0,
-        };
+        let resource = executor_resource(&sim, &env);
         let target = s.initial_target_executors();
         let shuffle_service = s
             .properties

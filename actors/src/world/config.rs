@@ -501,6 +501,12 @@ pub struct YarnSettings {
     pub sleep_delay_before_sigkill_ms: u64,
     /// `yarn.node-labels.enabled`: whether the RM accepts node label expressions at all.
     pub node_labels_enabled: bool,
+    /// `yarn.resource-types` names `yarn.io/gpu`: the RM (and Spark's client, whose
+    /// `ResourceUtils` reads the same configuration) knows the GPU resource type.
+    pub gpu_resource_type: bool,
+    /// `yarn.resource-types.yarn.io/gpu.maximum-allocation` (`ResourceUtils`' default for a
+    /// countable type: `Long.MAX_VALUE`).
+    pub gpu_maximum_allocation: u64,
     /// `yarn.cluster.max-application-priority` (0): the highest application priority the
     /// CapacityScheduler grants; a higher one asked for is lowered to it.
     pub max_application_priority: u32,
@@ -687,6 +693,10 @@ pub struct NodeSpec {
     /// Its node label (`yarn rmadmin -replaceLabelsOnNode`): the exclusive partition it
     /// belongs to; `None` is the default partition.
     pub label: Option<String>,
+    /// Its `yarn.io/gpu` count: the GPUs the NodeManager's GPU plugin
+    /// (`yarn.nodemanager.resource-plugins = yarn.io/gpu`) discovers and registers; 0 without
+    /// the plugin.
+    pub gpus: u32,
 }
 
 /// Virtual-time costs of the things real clusters spend time on. All in milliseconds unless the

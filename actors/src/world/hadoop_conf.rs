@@ -79,6 +79,8 @@ impl<'a> HadoopConf<'a> {
                 y.sleep_delay_before_sigkill_ms.to_string()
             }
             "yarn.node-labels.enabled" => y.node_labels_enabled.to_string(),
+            // Set only by a cluster whose [yarn] names the GPU type (Hadoop has no default).
+            "yarn.resource-types" if y.gpu_resource_type => "yarn.io/gpu".to_string(),
             _ => return None,
         };
         Some(value)
@@ -86,12 +88,13 @@ impl<'a> HadoopConf<'a> {
 }
 
 /// The keys the cluster's site files set (`HadoopConf::site`), sorted.
-const SITE_KEYS: [&str; 12] = [
+const SITE_KEYS: [&str; 13] = [
     "fs.defaultFS",
     "yarn.am.liveness-monitor.expiry-interval-ms",
     "yarn.nm.liveness-monitor.expiry-interval-ms",
     "yarn.node-labels.enabled",
     "yarn.nodemanager.sleep-delay-before-sigkill.ms",
+    "yarn.resource-types",
     "yarn.resourcemanager.am.max-attempts",
     "yarn.resourcemanager.hostname",
     "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
@@ -196,6 +199,8 @@ pub(crate) fn test_yarn_settings() -> YarnSettings {
         nm_heartbeat_interval_ms: 1000,
         sleep_delay_before_sigkill_ms: 250,
         node_labels_enabled: false,
+        gpu_resource_type: false,
+        gpu_maximum_allocation: i64::MAX as u64,
         max_application_priority: 0,
         queues: vec![QueueSpec::with_capacity("default", 100.0)],
         tenants: Vec::new(),
@@ -216,6 +221,29 @@ mod tests {
         kv.iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    // yarn.resource-types has no default in Hadoop: the site sets it only when the cluster's
+    // [yarn] names the GPU type, so a cluster without it lists what it always did.
+    #[test]
+    fn the_gpu_resource_type_is_a_site_value_only_when_set() {
+        let p = props(&[]);
+        let plain = yarn();
+        let keys = |y: &YarnSettings| -> Vec<String> {
+            HadoopConf::of("rm", y, &p)
+                .site_properties()
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect()
+        };
+        assert!(!keys(&plain).iter().any(|k| k == "yarn.resource-types"));
+        let typed = YarnSettings {
+            gpu_resource_type: true,
+            ..yarn()
+        };
+        let site = HadoopConf::of("rm", &typed, &p).site_properties();
+        assert!(site.contains(&("yarn.resource-types".into(), "yarn.io/gpu".into())));
+        assert_eq!(keys(&typed).len(), keys(&plain).len() + 1);
     }
 
     // Configuration.get expands yarn-default's `${yarn.resourcemanager.hostname}:8088`;

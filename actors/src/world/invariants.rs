@@ -7,6 +7,7 @@
 //! table says, so either side's bookkeeping going wrong breaks it.
 
 use sparkyard_messages::ids::ContainerId;
+use sparkyard_messages::records::Resource;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
@@ -368,18 +369,10 @@ pub fn free_cores(executor: u32, free: u32, cores: u32) -> Result<(), String> {
     Ok(())
 }
 
-/// A node's allocated memory and vcores never exceed its capacity.
-pub fn node_capacity(
-    host: &str,
-    used_mb: u64,
-    total_mb: u64,
-    used_vcores: u32,
-    total_vcores: u32,
-) -> Result<(), String> {
-    if used_mb > total_mb || used_vcores > total_vcores {
-        return Err(format!(
-            "{host} has {used_mb} MB / {used_vcores} vcores allocated of {total_mb} MB / {total_vcores} vcores"
-        ));
+/// A node's allocated memory, vcores and GPUs never exceed its capacity.
+pub fn node_capacity(host: &str, used: Resource, total: Resource) -> Result<(), String> {
+    if used.memory_mb > total.memory_mb || used.vcores > total.vcores || used.gpus > total.gpus {
+        return Err(format!("{host} has {used} allocated of {total}"));
     }
     Ok(())
 }
@@ -387,11 +380,10 @@ pub fn node_capacity(
 /// A node's allocated room is exactly its live containers' and the ones completed at the RM
 /// (released, or killed with their attempt) it holds until the NM reports them (nothing freed
 /// twice, nothing never).
-pub fn node_accounted(host: &str, used: (u64, u32), expected: (u64, u32)) -> Result<(), String> {
+pub fn node_accounted(host: &str, used: Resource, expected: Resource) -> Result<(), String> {
     if used != expected {
         return Err(format!(
-            "{host} has {} MB / {} vcores allocated, its containers {} MB / {} vcores",
-            used.0, used.1, expected.0, expected.1
+            "{host} has {used} allocated, its containers {expected}"
         ));
     }
     Ok(())
@@ -452,14 +444,22 @@ mod tests {
         assert!(registers_once(1, 3, 2, false).is_err() && registers_once(1, 3, 1, true).is_err());
         assert!(total_cores(4, 3).is_err() && total_cores(4, 4).is_ok());
         assert!(free_cores(1, 5, 4).is_err() && free_cores(1, 4, 4).is_ok());
+        let r = |memory_mb, vcores, gpus| Resource {
+            memory_mb,
+            vcores,
+            gpus,
+        };
+        let node = r(8192, 8, 1);
         assert!(
-            node_capacity("h", 9000, 8192, 1, 8).is_err()
-                && node_capacity("h", 1, 8192, 9, 8).is_err()
+            node_capacity("h", r(9000, 1, 0), node).is_err()
+                && node_capacity("h", r(1, 9, 0), node).is_err()
+                && node_capacity("h", r(1, 1, 2), node).is_err()
         );
-        assert!(node_capacity("h", 8192, 8192, 8, 8).is_ok());
-        assert!(node_accounted("h", (1024, 1), (0, 0)).is_err());
-        assert!(node_accounted("h", (1024, 1), (1024, 2)).is_err());
-        assert!(node_accounted("h", (1024, 1), (1024, 1)).is_ok());
+        assert!(node_capacity("h", r(8192, 8, 1), node).is_ok());
+        assert!(node_accounted("h", r(1024, 1, 0), r(0, 0, 0)).is_err());
+        assert!(node_accounted("h", r(1024, 1, 0), r(1024, 2, 0)).is_err());
+        assert!(node_accounted("h", r(1024, 1, 1), r(1024, 1, 0)).is_err());
+        assert!(node_accounted("h", r(1024, 1, 1), r(1024, 1, 1)).is_ok());
         assert!(completes_once("c", 2, false).is_err() && completes_once("c", 1, true).is_err());
         assert!(completes_once("c", 1, false).is_ok());
         assert!(

@@ -74,6 +74,12 @@ pub enum RunEvent {
     SparkContextStopped { attempt: u32 },
     /// The schedulers re-ran work to recover from a lost executor or shuffle output.
     Recovery(Recovery),
+    /// A NodeManager started `container`'s process with these GPUs (minor numbers) assigned
+    /// by its `GpuResourceAllocator` (only reported for a container that got some).
+    ContainerGpus {
+        container: ContainerId,
+        minors: Vec<u32>,
+    },
 }
 
 /// Work the schedulers run again (Spark's recovery paths).
@@ -221,6 +227,9 @@ pub struct RunCounters {
     pub executor_target_set: bool,
     /// The exception class of the last allocate call the ResourceManager refused.
     pub executor_asks_refused: Option<&'static str>,
+    /// The GPUs (minor numbers) each container's process was started with, for the
+    /// containers that got some.
+    pub container_gpus: BTreeMap<ContainerId, Vec<u32>>,
 }
 
 impl RunCounters {
@@ -261,6 +270,9 @@ impl RunCounters {
             RunEvent::TaskFinished => self.tasks_finished += 1,
             RunEvent::TasksFailed { count } => self.tasks_failed += count,
             RunEvent::TaskKilled => self.tasks_killed += 1,
+            RunEvent::ContainerGpus { container, minors } => {
+                self.container_gpus.insert(*container, minors.clone());
+            }
             RunEvent::SparkContextStarted { .. }
             | RunEvent::SparkContextStopped { .. }
             | RunEvent::AmContainerAllocated { .. }
