@@ -26,6 +26,7 @@ pub mod heartbeat_receiver;
 pub mod java_options;
 pub mod map_output_tracker_worker;
 pub mod memory_store;
+pub mod resource_profile;
 pub mod scheduler;
 pub mod shuffle_block_updates;
 pub mod spark_env;

@@ -90,6 +90,7 @@ impl DriverEndpoint {
             request_time: self.request_times.take_for_registration(),
             log_urls: rewritten.unwrap_or(reg.log_urls),
             attributes: reg.attributes,
+            resources: reg.resources,
         };
         self.publish_registration(&registration, listing);
         self.env
