@@ -597,6 +597,7 @@ mod tests {
                 host: Rc::from(*host),
                 free_cores: cores,
                 total_cores: cores,
+                resources: None,
             };
             s.register(id(i), data);
         }
@@ -725,6 +726,7 @@ mod tests {
                 host: Rc::from("b"),
                 free_cores: 1,
                 total_cores: 1,
+                resources: None,
             },
         );
         assert!(s.is_active(id(2)) && !s.is_decommissioning(id(2)));
@@ -909,6 +911,7 @@ mod tests {
             host: Rc::from("b"),
             free_cores: 0,
             total_cores: 3,
+            resources: None,
         };
         let r = s.register(id(2), data(2));
         assert_eq!(

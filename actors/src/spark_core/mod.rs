@@ -21,6 +21,7 @@ pub mod executor_env;
 pub mod executor_failure_tracker;
 pub mod executor_log_url_handler;
 pub mod executor_monitor;
+pub mod executor_resource_info;
 pub mod executor_state;
 pub mod heartbeat_receiver;
 pub mod java_options;
