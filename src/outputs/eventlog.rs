@@ -1851,6 +1851,7 @@ mod tests {
             total_cores: 1,
             log_urls: vec![],
             attributes: vec![],
+            resources: vec![],
         };
         let mut events = vec![
             added("1", "nm-1"),

@@ -358,7 +358,7 @@ pub struct DiscoveryError {
 }
 
 /// `ResourceUtils.logResourceInfo`'s middle line for found resources: `Custom resources for
-/// spark.executor:` then the map's entries, one a line (`name -> [name: n, addresses: a,b]`).
+/// spark.<component>:` then the map's entries, one a line (`name -> [name: n, addresses: a,b]`).
 pub fn custom_resources_line(component: &str, resources: &[ResourceInformation]) -> String {
     let entries: Vec<String> = resources
         .iter()
@@ -371,7 +371,10 @@ pub fn custom_resources_line(component: &str, resources: &[ResourceInformation])
             )
         })
         .collect();
-    format!("Custom resources for {component}:\n{}", entries.join("\n"))
+    format!(
+        "Custom resources for spark.{component}:\n{}",
+        entries.join("\n")
+    )
 }
 
 #[cfg(test)]
@@ -563,7 +566,7 @@ mod tests {
             ["Discovering resources for gpu with script: /opt/gpu.sh"]
         );
         assert_eq!(
-            custom_resources_line("spark.executor", &found.resources),
+            custom_resources_line("executor", &found.resources),
             "Custom resources for spark.executor:\ngpu -> [name: gpu, addresses: 0]"
         );
         c.executor[0].amount = 2;

@@ -364,7 +364,7 @@ impl CoarseGrainedExecutorBackend {
         let target = "executor::ResourceUtils";
         let rule = "=".repeat(62);
         info!(log, target, "{rule}");
-        let line = resource_profile::custom_resources_line("spark.executor", &found.resources);
+        let line = resource_profile::custom_resources_line("executor", &found.resources);
         info!(log, target, "{line}");
         info!(log, target, "{rule}");
         self.resources = found.resources;
