@@ -60,6 +60,15 @@ impl DefaultProfile {
     /// as one, in its own order. On YARN `cores` is always there (`getDefaultExecutorResources`
     /// reads it with its default unless the master is standalone or `local-cluster`).
     pub fn created_line(&self) -> String {
+        format!(
+            "Default ResourceProfile created, executor resources: {}, task resources: {}",
+            request_map(self.executor_entries()),
+            request_map(self.task_entries())
+        )
+    }
+
+    /// The executor's requests as `getDefaultExecutorResources` puts them, each with its text.
+    fn executor_entries(&self) -> Vec<(&str, String)> {
         let mut entries: Vec<(&str, String)> = Vec::new();
         let builtin = |name, amount: u64| (name, format!("{amount}, script: , vendor: "));
         entries.push(builtin("cores", u64::from(self.cores)));
@@ -78,21 +87,36 @@ impl DefaultProfile {
             );
             entries.push((r.name.as_str(), text));
         }
+        entries
+    }
+
+    /// The task's requests as `getDefaultTaskResources` puts them, each with its amount.
+    fn task_entries(&self) -> Vec<(&str, String)> {
         let mut task: Vec<(&str, String)> =
             vec![("cpus", double_to_string(f64::from(self.task_cpus)))];
         for r in &self.custom.task {
             task.push((r.name.as_str(), double_to_string(r.amount)));
         }
-        format!(
-            "Default ResourceProfile created, executor resources: {}, task resources: {}",
-            request_map(entries),
-            request_map(task)
-        )
+        task
     }
 
-    /// `calculateTasksAndLimitingResource` for this profile (the cores check passed).
+    /// `calculateTasksAndLimitingResource` for this profile (the cores check passed). It walks
+    /// the custom resources in their maps' order (`getCustomExecutorResources`,
+    /// `getCustomTaskResources`): of two resources allowing as few tasks, the first limits.
     pub fn limits(&self) -> Result<Limits, String> {
-        resource_profile::calculate(self.cores, self.task_cpus, &self.custom)
+        let position = |entries: Vec<(&str, String)>, name: &str| {
+            scala_map_order(java_concurrent_map_order(entries))
+                .iter()
+                .position(|(n, _)| *n == name)
+        };
+        let mut custom = self.custom.clone();
+        custom
+            .executor
+            .sort_by_key(|r| position(self.executor_entries(), &r.name));
+        custom
+            .task
+            .sort_by_key(|r| position(self.task_entries(), &r.name));
+        resource_profile::calculate(self.cores, self.task_cpus, &custom)
     }
 }
 
@@ -302,6 +326,52 @@ mod tests {
         assert_eq!(
             gpu.limits().unwrap().limiting_line(),
             "Limiting resource is gpu at 2 tasks per executor"
+        );
+    }
+
+    /// The same driver with six executor resources (`--conf spark.executor.cores=4 --conf
+    /// spark.executor.memoryOverhead=512`, 2 GPUs, 1 FPGA of vendor `xilinx`, a GPU and a
+    /// quarter FPGA a task; 2026-12-06): a `HashMap` of executor resources, the FPGA first of the
+    /// task's, and both wasted-resource warnings in that order.
+    #[test]
+    fn six_executor_resources_print_as_a_real_driver_printed_them() {
+        let script = "/tmp/sparkgpu-real/gpu.sh";
+        let props: BTreeMap<String, String> = [
+            ("spark.executor.resource.gpu.amount", "2"),
+            ("spark.executor.resource.gpu.discoveryScript", script),
+            ("spark.executor.resource.fpga.amount", "1"),
+            ("spark.executor.resource.fpga.discoveryScript", script),
+            ("spark.executor.resource.fpga.vendor", "xilinx"),
+            ("spark.task.resource.gpu.amount", "1"),
+            ("spark.task.resource.fpga.amount", "0.25"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let p = DefaultProfile {
+            cores: 4,
+            memory_mb: 1024,
+            overhead_mb: Some(512),
+            pyspark_mb: None,
+            offheap_mb: 0,
+            task_cpus: 1,
+            custom: CustomResources::of(&props).unwrap(),
+        };
+        assert_eq!(
+            p.created_line(),
+            "Default ResourceProfile created, executor resources: HashMap(gpu -> name: gpu, amount: 2, script: /tmp/sparkgpu-real/gpu.sh, vendor: , cores -> name: cores, amount: 4, script: , vendor: , fpga -> name: fpga, amount: 1, script: /tmp/sparkgpu-real/gpu.sh, vendor: xilinx, offHeap -> name: offHeap, amount: 0, script: , vendor: , memoryOverhead -> name: memoryOverhead, amount: 512, script: , vendor: , memory -> name: memory, amount: 1024, script: , vendor: ), task resources: Map(fpga -> name: fpga, amount: 0.25, cpus -> name: cpus, amount: 1.0, gpu -> name: gpu, amount: 1.0)"
+        );
+        let limits = p.limits().unwrap();
+        assert_eq!(
+            limits.limiting_line(),
+            "Limiting resource is gpu at 2 tasks per executor"
+        );
+        assert_eq!(
+            limits.wasted_warnings,
+            [
+                "The configuration of cores (exec = 4 task = 1, runnable tasks = 4) will result in wasted resources due to resource gpu limiting the number of runnable tasks per executor to: 2. Please adjust your configuration.",
+                "The configuration of resource: fpga (exec = 1, task = 0.25/4, runnable tasks = 4) will result in wasted resources due to resource gpu limiting the number of runnable tasks per executor to: 2. Please adjust your configuration."
+            ]
         );
     }
 
