@@ -113,3 +113,54 @@ fn without_a_discovery_script_the_executors_fail_and_so_does_the_application() {
     );
     assert_eq!(c.tasks_launched, 0);
 }
+
+/// What `new SparkContext` refuses of the custom resources fails the user class in the AM, as
+/// the task cpus check does, with the 4.0.0 driver's exception (each one a real pyspark 4.0.0
+/// driver threw, local-cluster, 2026-12-06): no executor is ever launched, and YARN's
+/// diagnostics carry the exception.
+#[test]
+fn spark_context_refusals_of_custom_resources_fail_the_user_class() {
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--conf", "spark.task.resource.gpu.amount=1.5"],
+            "java.lang.AssertionError: assertion failed: The resource amount 1.5 must be either <= 1.0, or a whole number.",
+        ),
+        (
+            &["--conf", "spark.executor.resource.gpu.amount=half"],
+            "java.lang.NumberFormatException: For input string: \"half\"",
+        ),
+        (
+            &["--conf", "spark.task.resource.gpu.amount=1"],
+            "org.apache.spark.SparkException: No executor resource configs were specified for the following task configs: gpu",
+        ),
+        (
+            &[
+                "--conf",
+                "spark.executor.resource.gpu.amount=1",
+                "--conf",
+                "spark.task.resource.gpu.amount=2",
+            ],
+            "org.apache.spark.SparkException: The executor resource: gpu, amount: 1 needs to be >= the task resource request amount of 2.0",
+        ),
+    ];
+    for (extra, text) in cases {
+        let args = [
+            &["--class", "org.apache.spark.examples.SparkPi"],
+            extra,
+            &["app.jar", "2"],
+        ]
+        .concat();
+        let r = crate::common::submit(&args).expect("a run");
+        assert_eq!(r.counters.executors_launched, 0, "{extra:?}");
+        assert_eq!(
+            r.outcome.final_status,
+            Some(FinalApplicationStatus::Failed),
+            "{extra:?}"
+        );
+        assert!(
+            r.outcome.diagnostics.contains(text),
+            "{extra:?}: {}",
+            r.outcome.diagnostics
+        );
+    }
+}
