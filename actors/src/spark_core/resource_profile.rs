@@ -284,6 +284,20 @@ fn wasted_warnings(
     out
 }
 
+/// `ResourceProfile.maxTasksPerExecutor` of the default profile on YARN: cores over
+/// `spark.task.cpus` (at least 1), or fewer when a custom resource limits them. Keys that do not
+/// parse give the cores' limit: the SparkContext refuses them itself, before anything reads this.
+pub fn default_max_tasks_per_executor(
+    cores: u32,
+    task_cpus: u32,
+    props: &BTreeMap<String, String>,
+) -> u32 {
+    let cpus = (cores / task_cpus.max(1)).max(1);
+    CustomResources::of(props)
+        .and_then(|custom| calculate(cores, task_cpus, &custom))
+        .map_or(cpus, |l| l.max_tasks_per_executor.max(1))
+}
+
 /// The units of a custom resource the executor's container was given. Until the
 /// NodeManager passes a container's GPUs (the YARN side's `yarn.io/gpu`), it is what the
 /// profile asks: the lead switches this one function to the container's count.

@@ -14,7 +14,7 @@ use crate::spark_core::executor_allocation_manager::{
     self as eam, AllocationListener, ExecutorAllocationClient, ExecutorAllocationManager,
 };
 use crate::spark_core::executor_monitor::ShuffleDataQuery;
-use crate::spark_core::resource_profile::{self, CustomResources};
+use crate::spark_core::resource_profile;
 use crate::spark_core::scheduler::DriverScheduler;
 use crate::spark_core::scheduler::allocation_client::{AllocationClient, ExecutorDecommission};
 use crate::world::context::SimContext;
@@ -47,14 +47,10 @@ pub(super) fn allocation_manager(sim: &SimContext, env: &RpcEnv) -> Option<Rc<Al
 }
 
 /// `ResourceProfile.maxTasksPerExecutor` of the default profile: its limiting resource's tasks
-/// (cores over `spark.task.cpus`, or fewer when a GPU limits them). The SparkContext computed
-/// it without error before the manager is made.
+/// (cores over `spark.task.cpus`, or fewer when a GPU limits them).
 fn profile_max_tasks_per_executor(sim: &SimContext) -> u32 {
     let s = &sim.config.spark;
-    let cpus = crate::world::config::max_tasks_per_executor(s.executor_cores, s.task_cpus);
-    let custom = CustomResources::of(&s.properties).unwrap_or_default();
-    resource_profile::calculate(s.executor_cores, s.task_cpus, &custom)
-        .map_or(cpus, |l| l.max_tasks_per_executor)
+    resource_profile::default_max_tasks_per_executor(s.executor_cores, s.task_cpus, &s.properties)
 }
 
 /// The scheduler's map outputs answer "does this executor hold shuffle data".
