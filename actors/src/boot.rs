@@ -120,6 +120,7 @@ fn container_launcher(
             // The container's application: its JVM is one of that application's roles.
             let sim = cluster.application(c.id.attempt.application_id)?;
             // The devices its GPU isolation shows it (what an executor's GPU discovery finds).
+            let container_gpus = (!gpu_minors.is_empty()).then_some(gpu_minors.len() as u32);
             if !gpu_minors.is_empty() {
                 sim.observe(RunEvent::ContainerGpus {
                     container: c.id,
@@ -175,7 +176,12 @@ fn container_launcher(
                         ProcessKind::SparkClient,
                         &key,
                     );
-                    ExecutorMain::start(sim.clone(), RpcEnv::new(d.clone(), pid), args);
+                    ExecutorMain::start(
+                        sim.clone(),
+                        RpcEnv::new(d.clone(), pid),
+                        args,
+                        container_gpus,
+                    );
                     pid
                 }
             };

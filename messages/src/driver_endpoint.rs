@@ -1,6 +1,7 @@
 //! What the driver's `CoarseGrainedScheduler` endpoint (DriverEndpoint) receives.
 
 use crate::ids::{ExecutorId, TaskId};
+use crate::listener::ResourceInformation;
 use crate::records::ExecutorLossReason;
 use crate::rpc::{HeartbeatResponse, RemoteRef, ReplyTo, RpcAddress, SparkAppConfig};
 use crate::task::{
@@ -123,5 +124,7 @@ pub struct RegisterExecutor {
     pub cores: u32,
     pub log_urls: Vec<(String, String)>,
     pub attributes: Vec<(String, String)>,
+    /// The custom resources the executor found (`parseOrFindResources`), by name.
+    pub resources: Vec<ResourceInformation>,
     pub resource_profile_id: u32,
 }

@@ -362,6 +362,29 @@ fn champ_order<T>(entries: Vec<(u32, T)>, shift: u32, out: &mut Vec<T>) {
     }
 }
 
+/// The iteration order of a `java.util.concurrent.ConcurrentHashMap` of string keys put in
+/// `pairs`' order (no removals): bin by bin, a bin's index the key's `spread` hash (`h ^ (h >>>
+/// 16)`) masked by the table's size (16, doubled when the count reaches three quarters of it),
+/// a bin's keys in the order they were put (new nodes go at its list's tail). Spark's
+/// `ExecutorResourceRequests` / `TaskResourceRequests` keep their requests in one.
+pub fn java_concurrent_map_order<K: AsRef<str>, V>(pairs: Vec<(K, V)>) -> Vec<(K, V)> {
+    let mut table = 16usize;
+    while pairs.len() >= table / 4 * 3 {
+        table *= 2;
+    }
+    let mask = (table - 1) as u32;
+    let mut keyed: Vec<(u32, (K, V))> = pairs
+        .into_iter()
+        .map(|p| {
+            let h = java_string_hash(p.0.as_ref()) as u32;
+            ((h ^ (h >> 16)) & mask, p)
+        })
+        .collect();
+    // A stable sort: a bin keeps its keys in the order they were put.
+    keyed.sort_by_key(|(bin, _)| *bin);
+    keyed.into_iter().map(|(_, p)| p).collect()
+}
+
 /// `java.lang.String.hashCode`: `31 * h + c` over UTF-16 code units.
 pub fn java_string_hash(s: &str) -> i32 {
     s.encode_utf16()
@@ -611,5 +634,32 @@ mod tests {
         assert_eq!(split_command_string("\"\""), [""]);
         assert_eq!(split_command_string("a ''"), ["a", ""]);
         assert!(split_command_string("").is_empty());
+    }
+
+    /// A real pyspark 4.0.0 driver's default profile (`--conf spark.executor.cores=4
+    /// --conf spark.executor.resource.gpu.amount=1 --conf spark.task.resource.gpu.amount=0.5`,
+    /// local-cluster, 2026-12-06) printed `Map(cores, memory, offHeap, gpu)` and `Map(cpus,
+    /// gpu)`: bins 3, 3, 10, 13 and 5, 13 of the requests' 16-bin ConcurrentHashMaps; with
+    /// `memoryOverhead` (bin 2) it comes first (the line spark_env's tests hold).
+    #[test]
+    fn concurrent_map_order_is_by_bin_then_insertion() {
+        let keys = |v: Vec<(&'static str, ())>| v.into_iter().map(|(k, _)| k).collect::<Vec<_>>();
+        let exec = vec![("cores", ()), ("memory", ()), ("offHeap", ()), ("gpu", ())];
+        assert_eq!(
+            keys(java_concurrent_map_order(exec)),
+            ["cores", "memory", "offHeap", "gpu"]
+        );
+        let task = vec![("gpu", ()), ("cpus", ())];
+        assert_eq!(keys(java_concurrent_map_order(task)), ["cpus", "gpu"]);
+        let with_overhead = vec![
+            ("cores", ()),
+            ("memory", ()),
+            ("memoryOverhead", ()),
+            ("offHeap", ()),
+        ];
+        assert_eq!(
+            keys(java_concurrent_map_order(with_overhead)),
+            ["memoryOverhead", "cores", "memory", "offHeap"]
+        );
     }
 }

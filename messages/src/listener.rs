@@ -22,6 +22,30 @@ pub struct TaskInfo {
     pub speculative: bool,
 }
 
+/// `ExecutorResourceRequest` of a custom resource (`spark.executor.resource.<name>.*`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecutorResourceRequest {
+    pub name: String,
+    pub amount: u64,
+    /// `discoveryScript` (empty when unset, as `getDefaultExecutorResources` stores it).
+    pub discovery_script: String,
+    pub vendor: String,
+}
+
+/// `TaskResourceRequest` of a custom resource (`spark.task.resource.<name>.amount`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskResourceRequest {
+    pub name: String,
+    pub amount: f64,
+}
+
+/// `ResourceInformation`: a resource's name and the addresses an executor found of it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ResourceInformation {
+    pub name: String,
+    pub addresses: Vec<String>,
+}
+
 /// `TaskEndReason`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TaskEndReason {
@@ -180,6 +204,10 @@ pub enum ListenerEvent {
         executor_cores: u32,
         executor_memory_mb: u64,
         task_cpus: u32,
+        /// The default profile's custom executor resources (`spark.executor.resource.*`).
+        executor_custom: Vec<ExecutorResourceRequest>,
+        /// Its custom task resources (`spark.task.resource.*`).
+        task_custom: Vec<TaskResourceRequest>,
     },
     BlockManagerAdded {
         time: u64,
@@ -216,6 +244,9 @@ pub enum ListenerEvent {
         log_urls: Vec<(String, String)>,
         /// `ExecutorInfo.attributes` (YARN's container attributes).
         attributes: Vec<(String, String)>,
+        /// `ExecutorInfo.resourcesInfo`: each custom resource the executor found and its
+        /// addresses (none when its profile asks for none).
+        resources: Vec<ResourceInformation>,
     },
     ExecutorRemoved {
         time: u64,

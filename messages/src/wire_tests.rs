@@ -9,6 +9,7 @@ use crate::endpoint_verifier::EndpointVerifierMsg;
 use crate::executor::*;
 use crate::executor_runnable::ExecutorRunnableMsg;
 use crate::ids::*;
+use crate::listener::ResourceInformation;
 use crate::node_manager::*;
 use crate::records::*;
 use crate::resource_manager::*;
@@ -449,6 +450,10 @@ fn driver_and_executor_messages_round_trip() {
         cores: 1,
         log_urls: vec![("stdout".into(), "u".into())],
         attributes: vec![],
+        resources: vec![ResourceInformation {
+            name: "gpu".into(),
+            addresses: vec!["0".into()],
+        }],
         resource_profile_id: 0,
     };
     let update = StatusUpdate {

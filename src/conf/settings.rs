@@ -623,7 +623,12 @@ fn speculation(c: &SparkConf) -> Result<Option<SpeculationSettings>, UserError> 
             |v| v >= 1.0,
             "Duration factor must be >= 1.0",
         )?,
-        slots_per_executor: (cores / cpus).max(1),
+        // speculationTasksLessEqToSlots: the default profile's maxTasksPerExecutor.
+        slots_per_executor: sparkyard_actors::simulation::facts::default_max_tasks_per_executor(
+            cores,
+            cpus,
+            c.as_map(),
+        ),
         // TaskSetManager: `conf.get(EXECUTOR_DECOMMISSION_KILL_INTERVAL).map(SECONDS.toMillis)`.
         decommission_kill_interval_ms: c
             .get_time_as_sec_opt("spark.executor.decommission.killInterval")?
@@ -935,6 +940,25 @@ mod tests {
             .is_ok()
         );
         assert!(settings(&["--conf", "spark.yarn.am.resource.yarn.io/gpu.amount=1"]).is_ok());
+    }
+
+    // TaskSetManager.speculationTasksLessEqToSlots (Spark 4.0.0 jar) compares a stage's tasks
+    // with the default profile's maxTasksPerExecutor: 4 cores but half a GPU a task on one GPU
+    // is 2 slots.
+    #[test]
+    fn speculation_slots_are_the_profiles_tasks_per_executor() {
+        let s = settings(&[
+            "--conf",
+            "spark.speculation=true",
+            "--conf",
+            "spark.executor.cores=4",
+            "--conf",
+            "spark.executor.resource.gpu.amount=1",
+            "--conf",
+            "spark.task.resource.gpu.amount=0.5",
+        ])
+        .unwrap();
+        assert_eq!(s.speculation.expect("on").slots_per_executor, 2);
     }
 
     // internal/config/package.scala (Spark 4.0.0 jar): spark.speculation false, interval and

@@ -17,8 +17,10 @@ use crate::record::RunResult;
 use sparkyard_actors::simulation::addresses::app_cache_dir;
 use sparkyard_actors::simulation::config::SparkSettings;
 use sparkyard_actors::simulation::listener::AttemptEvents;
+use sparkyard_messages::jvm_text::{double_to_string, java_concurrent_map_order, scala_map_order};
 use sparkyard_messages::listener::{
-    BlockUpdatedInfo, ExclusionEventName, ListenerEvent, StageInfo, TaskEndReason, TaskInfo,
+    BlockUpdatedInfo, ExclusionEventName, ExecutorResourceRequest, ListenerEvent, StageInfo,
+    TaskEndReason, TaskInfo, TaskResourceRequest,
 };
 use sparkyard_messages::task::{DeterministicLevel, InputSize, RddScope, ShuffleWriteSize};
 use std::collections::BTreeMap;
@@ -713,7 +715,14 @@ impl LogWriter {
                 executor_cores,
                 executor_memory_mb,
                 task_cpus,
-            } => resource_profile(out, *executor_cores, *executor_memory_mb, *task_cpus),
+                executor_custom,
+                task_custom,
+            } => resource_profile(
+                out,
+                (*executor_cores, *executor_memory_mb, *task_cpus),
+                executor_custom,
+                task_custom,
+            ),
             ListenerEvent::BlockManagerAdded {
                 time,
                 executor_id,
@@ -849,6 +858,7 @@ impl LogWriter {
             total_cores,
             log_urls,
             attributes,
+            resources,
         } = e
         else {
             return;
@@ -861,7 +871,19 @@ impl LogWriter {
                 i.str("Host", host).num("Total Cores", total_cores);
                 i.map("Log Urls", log_urls);
                 i.map("Attributes", attributes);
-                i.obj("Resources", |_| {});
+                // JsonProtocol.resourcesMapToJson: each ResourceInformation's toJson.
+                i.obj("Resources", |r| {
+                    for info in resources {
+                        r.obj(&info.name, |q| {
+                            q.str("name", &info.name);
+                            q.arr("addresses", |a| {
+                                for address in &info.addresses {
+                                    a.str(address);
+                                }
+                            });
+                        });
+                    }
+                });
                 i.num("Resource Profile Id", 0)
                     .num("Registration Time", time);
                 if let Some(t) = request_time {
@@ -1222,29 +1244,51 @@ fn with_sizes(mut run: TaskRun, t: &TaskSizes) -> TaskRun {
     run
 }
 
-fn resource_profile(out: &mut String, cores: u32, memory_mb: u64, task_cpus: u32) {
+/// `SparkListenerResourceProfileAdded` of the default profile: each side's requests in its
+/// Scala map's order (a `ConcurrentHashMap`'s, then `toMap`'s), as the driver's
+/// `Default ResourceProfile created` line prints them. The built-in executor requests written
+/// are cores, memory and offHeap.
+fn resource_profile(
+    out: &mut String,
+    (cores, memory_mb, task_cpus): (u32, u64, u32),
+    executor_custom: &[ExecutorResourceRequest],
+    task_custom: &[TaskResourceRequest],
+) {
+    let mut executor: Vec<(&str, (u64, &str, &str))> = vec![
+        ("cores", (u64::from(cores), "", "")),
+        ("memory", (memory_mb, "", "")),
+        ("offHeap", (0, "", "")),
+    ];
+    for r in executor_custom {
+        let request = (r.amount, r.discovery_script.as_str(), r.vendor.as_str());
+        executor.push((r.name.as_str(), request));
+    }
+    let cpus = format!("{task_cpus}.0");
+    let mut task: Vec<(&str, String)> = vec![("cpus", cpus)];
+    for r in task_custom {
+        task.push((r.name.as_str(), double_to_string(r.amount)));
+    }
     object(out, |o| {
         o.str("Event", "SparkListenerResourceProfileAdded")
             .num("Resource Profile Id", 0);
         o.obj("Executor Resource Requests", |r| {
-            for (name, amount) in [
-                ("cores", u64::from(cores)),
-                ("memory", memory_mb),
-                ("offHeap", 0),
-            ] {
+            for (name, (amount, script, vendor)) in
+                scala_map_order(java_concurrent_map_order(executor))
+            {
                 r.obj(name, |q| {
                     q.str("Resource Name", name)
                         .num("Amount", amount)
-                        .str("Discovery Script", "")
-                        .str("Vendor", "");
+                        .str("Discovery Script", script)
+                        .str("Vendor", vendor);
                 });
             }
         });
         o.obj("Task Resource Requests", |r| {
-            r.obj("cpus", |q| {
-                q.str("Resource Name", "cpus")
-                    .num("Amount", &*format!("{task_cpus}.0"));
-            });
+            for (name, amount) in scala_map_order(java_concurrent_map_order(task)) {
+                r.obj(name, |q| {
+                    q.str("Resource Name", name).num("Amount", amount.as_str());
+                });
+            }
         });
     });
 }
@@ -1807,6 +1851,7 @@ mod tests {
             total_cores: 1,
             log_urls: vec![],
             attributes: vec![],
+            resources: vec![],
         };
         let mut events = vec![
             added("1", "nm-1"),

@@ -195,6 +195,11 @@ impl<'a> Arr<'a> {
         v.write_to(self.out);
     }
 
+    pub fn str(&mut self, v: &str) {
+        self.sep();
+        push_str(self.out, v);
+    }
+
     pub fn obj(&mut self, f: impl FnOnce(&mut Obj<'_>)) {
         self.sep();
         let mut o = Obj::new(self.out);

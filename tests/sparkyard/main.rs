@@ -9,6 +9,7 @@ mod common;
 mod docker_stop;
 mod fault_families;
 mod fault_kinds;
+mod gpu_resources;
 mod hardening;
 mod issue30_audit;
 mod lifecycle;

@@ -24,7 +24,7 @@ use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::ids::TaskId;
 use sparkyard_messages::jvm_text::{double_to_string, ms_duration_to_string, scala_list};
-use sparkyard_messages::listener::ListenerEvent;
+use sparkyard_messages::listener::{ListenerEvent, ResourceInformation};
 use sparkyard_messages::records::{ExecutorLossReason, TaskState};
 use sparkyard_messages::rpc::RpcAddress;
 use sparkyard_messages::task::BlockManagerId;
@@ -385,6 +385,8 @@ pub struct ExecutorListing {
     pub request_time: Option<u64>,
     pub log_urls: Vec<(String, String)>,
     pub attributes: Vec<(String, String)>,
+    /// `ExecutorInfo.resourcesInfo`: the custom resources it found.
+    pub resources: Vec<ResourceInformation>,
 }
 
 impl ExecutorRegistration {
@@ -416,6 +418,7 @@ impl ExecutorRegistration {
             total_cores: self.total_cores,
             log_urls: listing.log_urls,
             attributes: listing.attributes,
+            resources: listing.resources,
         }
     }
 }
@@ -594,6 +597,7 @@ mod tests {
                 host: Rc::from(*host),
                 free_cores: cores,
                 total_cores: cores,
+                resources: None,
             };
             s.register(id(i), data);
         }
@@ -722,6 +726,7 @@ mod tests {
                 host: Rc::from("b"),
                 free_cores: 1,
                 total_cores: 1,
+                resources: None,
             },
         );
         assert!(s.is_active(id(2)) && !s.is_decommissioning(id(2)));
@@ -906,6 +911,7 @@ mod tests {
             host: Rc::from("b"),
             free_cores: 0,
             total_cores: 3,
+            resources: None,
         };
         let r = s.register(id(2), data(2));
         assert_eq!(
@@ -936,6 +942,7 @@ mod tests {
             request_time: Some(7),
             log_urls: urls.clone(),
             attributes: vec![],
+            resources: vec![],
         };
         assert_eq!(
             r.listener_event(100, listing),
@@ -947,6 +954,7 @@ mod tests {
                 total_cores: 3,
                 log_urls: urls,
                 attributes: vec![],
+                resources: vec![],
             }
         );
         // Removed and registered again under the same id: the record says so.

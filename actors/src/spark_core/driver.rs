@@ -7,6 +7,7 @@ use crate::faults::DriverFault;
 use crate::kernel::{clock, timers};
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::executor_allocation_manager as eam;
+use crate::spark_core::resource_profile::CustomResources;
 use crate::spark_core::scheduler::pool;
 use crate::spark_core::{
     executor_env, executor_log_url_handler, spark_env, unified_memory_manager,
@@ -199,6 +200,8 @@ impl Driver {
         let cid = self.env.log().key();
         let logs = executor_log_url_handler::yarn_log_urls(&host, cid, &user);
         let attributes = executor_log_url_handler::yarn_attributes(&host, cid, &user);
+        // The profile's keys were read without error: the SparkContext got this far.
+        let custom = CustomResources::of(&s.properties).unwrap_or_default();
         for e in [
             ListenerEvent::LogStart {
                 spark_version: SPARK_VERSION.into(),
@@ -207,6 +210,8 @@ impl Driver {
                 executor_cores: s.executor_cores,
                 executor_memory_mb: s.executor_memory_mb,
                 task_cpus: s.task_cpus,
+                executor_custom: custom.executor,
+                task_custom: custom.task,
             },
             ListenerEvent::BlockManagerAdded {
                 time,
@@ -510,9 +515,9 @@ impl Driver {
     fn create_spark_env(&self) -> Result<(), String> {
         let s = &self.sim.config.spark;
         let log = self.env.log();
-        spark_env::log_resources(log, s);
+        let profile = spark_env::log_resources(log, s)?;
         unified_memory_manager::check_task_cpus(s.executor_cores, s.task_cpus)?;
-        spark_env::log_profile_added(log, s);
+        spark_env::log_profile_added(log, &profile)?;
         let user = &self.sim.config.user;
         let driver_port = self.env.address().port;
         spark_env::log_driver_env_start(log, user, driver_port);

@@ -9,10 +9,12 @@
 //! listener bus, the scheduler). The executor handle `R` is the actor's endpoint reference.
 
 use crate::kernel::small_map::DenseMap;
+use crate::spark_core::executor_resource_info::{self, ExecutorResources};
 use crate::world::observer::RemovalCause;
-use sparkyard_messages::ids::ExecutorId;
+use sparkyard_messages::ids::{ExecutorId, TaskId};
 use sparkyard_messages::records::ExecutorLossReason;
 use sparkyard_messages::rpc::RpcAddress;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
@@ -30,6 +32,9 @@ pub struct ExecutorData<R> {
     pub host: Rc<str>,
     pub executor: R,
     pub address: RpcAddress,
+    /// `resourcesInfo`: its custom resources (GPUs), when its tasks ask for some; shared with
+    /// the offers made of it, from which the scheduler takes a launched task's addresses.
+    pub resources: Option<Rc<RefCell<ExecutorResources>>>,
 }
 
 /// `ExecutorDecommissionInfo(message, workerHost)`, with TaskSchedulerImpl's
@@ -232,6 +237,14 @@ impl<R> DriverEndpointState<R> {
         })
     }
 
+    /// `StatusUpdate` of a finished task: the custom resource addresses it held are free again
+    /// (`executorInfo.resourcesInfo(rName).release(addressAmounts)`).
+    pub fn release_task_resources(&mut self, id: ExecutorId, task: TaskId) {
+        if let Some(r) = self.executors.get(id).and_then(|e| e.resources.as_ref()) {
+            r.borrow_mut().release(task);
+        }
+    }
+
     /// The executor connected from `address`.
     pub fn executor_at(&self, address: &RpcAddress) -> Option<ExecutorId> {
         self.by_address.get(address).copied()
@@ -384,14 +397,21 @@ impl<R> DriverEndpointState<R> {
             .is_some_and(|e| e.free_cores < e.total_cores)
     }
 
-    /// Whether a revive should offer this executor's cores: alive, with a task's cores free.
+    /// Whether a revive should offer this executor's cores: alive, with a task's cores (and
+    /// custom resources, when its tasks ask for some) free.
     #[inline]
     pub fn offerable(&self, id: ExecutorId, task_cpus: u32) -> bool {
         self.is_alive(id)
-            && self
-                .executors
-                .get(id)
-                .is_some_and(|e| e.free_cores >= task_cpus)
+            && self.executors.get(id).is_some_and(|e| {
+                let cores = match &e.resources {
+                    None => e.free_cores,
+                    Some(r) => {
+                        let r = r.borrow();
+                        executor_resource_info::offer_cores(e.free_cores, task_cpus, Some(&r))
+                    }
+                };
+                cores >= task_cpus
+            })
     }
 
     /// `maxNumConcurrentTasks`: the task slots (`totalCores / taskCpus`) of every active
@@ -428,6 +448,7 @@ mod tests {
             host: Rc::from(format!("node{n}").as_str()),
             free_cores: cores,
             total_cores: cores,
+            resources: None,
         }
     }
 

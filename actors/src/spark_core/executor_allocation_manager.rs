@@ -353,6 +353,13 @@ impl ExecutorAllocationManager {
         }
     }
 
+    /// `ResourceProfile.maxTasksPerExecutor` of the default profile when a custom resource
+    /// (a GPU) limits an executor's tasks below its cores over `spark.task.cpus`.
+    pub fn with_tasks_per_executor(mut self, tasks: u32) -> Self {
+        self.tasks_per_executor = tasks.max(1);
+        self
+    }
+
     pub fn target(&self) -> u32 {
         self.target
     }

@@ -979,3 +979,18 @@ fn check_executor_target_number_after_idle_time_out() {
     m.schedule(13_000, &mut c);
     assert_eq!(m.target(), 1);
 }
+
+// ResourceProfile.maxTasksPerExecutor with a custom resource (Spark 4.0.0's
+// maxNumExecutorsNeededPerResourceProfile divides by the profile's tasks per executor): 4 cores
+// but half a GPU a task on one GPU is 2 tasks an executor, so 10 pending tasks need 5 executors,
+// not the 3 the cores alone would say.
+#[test]
+fn a_gpu_limited_profile_needs_executors_for_its_tasks_per_executor() {
+    let (m, _) = manager(conf(0, 10, 0), 4);
+    let mut m = m.with_tasks_per_executor(2);
+    m.on_stage_submitted(0, 0, 10, 0);
+    assert_eq!(m.max_needed(), 5);
+    let (mut cores_only, _) = manager(conf(0, 10, 0), 4);
+    cores_only.on_stage_submitted(0, 0, 10, 0);
+    assert_eq!(cores_only.max_needed(), 3);
+}

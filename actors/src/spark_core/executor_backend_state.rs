@@ -9,6 +9,7 @@
 //! No actix, no clock: the actor passes times in, logs and acts on what it gets back.
 
 use crate::kernel::logs::Level;
+use crate::spark_core::resource_profile::DiscoveryError;
 use std::fmt;
 
 /// `CoarseGrainedExecutorBackend$.run`'s `nTries`: the fetcher's `setupEndpointRefByURI` tries.
@@ -79,6 +80,10 @@ pub enum ExitReason {
     /// The shutdown thread saw no task and every block migrated
     /// (`ExecutorLossMessage.decommissionFinished`).
     FinishedDecommissioning,
+    /// OnStart's `parseOrFindResources` threw (a custom resource without a discovery script,
+    /// fewer addresses than asked): `Unable to create executor due to <message>`, the exception
+    /// logged with it.
+    UnableToCreate(DiscoveryError),
 }
 
 impl fmt::Display for ExitReason {
@@ -100,6 +105,11 @@ impl fmt::Display for ExitReason {
                 write!(f, "Driver {address} disassociated! Shutting down.")
             }
             ExitReason::FinishedDecommissioning => f.write_str("Finished decommissioning"),
+            ExitReason::UnableToCreate(e) => write!(
+                f,
+                "Unable to create executor due to {}\n{}: {}",
+                e.message, e.class, e.message
+            ),
         }
     }
 }

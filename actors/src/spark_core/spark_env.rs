@@ -5,20 +5,21 @@
 //! `SparkEnv.createDriverEnv` (its SecurityManager, the `sparkDriver` RpcEnv, the endpoints it
 //! registers, `DiskBlockManager`) and the SparkUI's Jetty, whose port the stop line names again.
 
-use crate::info;
 use crate::kernel::logs::ProcessLog;
 use crate::kernel::trace::fnv1a;
 use crate::spark_core::executor_env;
+use crate::spark_core::resource_profile::{self, CustomResources, Limits};
 use crate::world::addresses::app_cache_dir;
 use crate::world::config::SparkSettings;
-use sparkyard_messages::jvm_text::{double_to_string, scala_map_order};
+use crate::{info, warn};
+use sparkyard_messages::jvm_text::{double_to_string, java_concurrent_map_order, scala_map_order};
 
 const RESOURCE_PROFILE: &str = "driver::ResourceProfile";
 const SPARK_ENV: &str = "driver::SparkEnv";
 const UTILS: &str = "driver::Utils";
 
 /// What the default `ResourceProfile` asks of an executor and a task.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DefaultProfile {
     pub cores: u32,
     pub memory_mb: u64,
@@ -29,12 +30,16 @@ pub struct DefaultProfile {
     /// Off-heap memory (0 MiB when disabled).
     pub offheap_mb: u64,
     pub task_cpus: u32,
+    /// `spark.executor.resource.*` and `spark.task.resource.*` (GPUs, FPGAs).
+    pub custom: CustomResources,
 }
 
 impl DefaultProfile {
-    pub fn of(s: &SparkSettings) -> DefaultProfile {
+    /// The profile `getOrCreateDefaultProfile` makes, or the exception reading the custom
+    /// resources' keys throws before its line.
+    pub fn of(s: &SparkSettings) -> Result<DefaultProfile, String> {
         let set = |key: &str| s.properties.contains_key(key);
-        DefaultProfile {
+        Ok(DefaultProfile {
             cores: s.executor_cores,
             memory_mb: s.executor_memory_mb,
             overhead_mb: set("spark.executor.memoryOverhead")
@@ -43,72 +48,113 @@ impl DefaultProfile {
                 .then_some(s.executor_pyspark_memory_mb),
             offheap_mb: s.executor_offheap_mb,
             task_cpus: s.task_cpus,
-        }
+            custom: CustomResources::of(&s.properties)?,
+        })
     }
 
-    /// `ResourceProfile.getOrCreateDefaultProfile`'s line. The executor resources are
-    /// `ExecutorResourceRequests.requests`, a `ConcurrentHashMap` turned into a Scala `Map`: for
-    /// the keys Spark puts there, bins 2 (`memoryOverhead`), 3 (`cores`, then `memory`), 5
-    /// (`pyspark.memory`) and 10 (`offHeap`) of its 16-bin table; beyond 4 entries the Scala
-    /// map is a `HashMap`, printed as one, in its own order. On YARN `cores` is always there
-    /// (`getDefaultExecutorResources` reads it with its default unless the master is standalone
-    /// or `local-cluster`), `memoryOverhead` and `pyspark.memory` only when set, `offHeap` always.
+    /// `ResourceProfile.getOrCreateDefaultProfile`'s line. Each side is a request map
+    /// (`ExecutorResourceRequests` / `TaskResourceRequests`) kept in a `ConcurrentHashMap`, put
+    /// in `getDefaultExecutorResources`' order (cores, memory, memoryOverhead and
+    /// pyspark.memory when set, offHeap, then the custom resources) and turned into a Scala
+    /// `Map`: up to 4 entries it keeps the hash map's order; beyond, it is a `HashMap`, printed
+    /// as one, in its own order. On YARN `cores` is always there (`getDefaultExecutorResources`
+    /// reads it with its default unless the master is standalone or `local-cluster`).
     pub fn created_line(&self) -> String {
-        let mut entries: Vec<(&str, u64)> = Vec::new();
-        if let Some(mb) = self.overhead_mb {
-            entries.push(("memoryOverhead", mb));
-        }
-        entries.push(("cores", u64::from(self.cores)));
-        entries.push(("memory", self.memory_mb));
-        if let Some(mb) = self.pyspark_mb {
-            entries.push(("pyspark.memory", mb));
-        }
-        entries.push(("offHeap", self.offheap_mb));
-        let class = if entries.len() > 4 { "HashMap" } else { "Map" };
-        let executor: Vec<String> = scala_map_order(entries)
-            .into_iter()
-            .map(|(name, amount)| {
-                format!("{name} -> name: {name}, amount: {amount}, script: , vendor: ")
-            })
-            .collect();
         format!(
-            "Default ResourceProfile created, executor resources: {class}({}), task resources: Map(cpus -> name: cpus, amount: {})",
-            executor.join(", "),
-            double_to_string(f64::from(self.task_cpus))
+            "Default ResourceProfile created, executor resources: {}, task resources: {}",
+            request_map(self.executor_entries()),
+            request_map(self.task_entries())
         )
     }
 
-    /// `calculateTasksAndLimitingResource`'s line: on YARN the executor's cores are known
-    /// (`shouldCheckExecutorCores`), so CPUs limit the tasks an executor runs at once.
-    pub fn limiting_line(&self) -> String {
-        let tasks = self.cores / self.task_cpus.max(1);
-        format!("Limiting resource is cpus at {tasks} tasks per executor")
+    /// The executor's requests as `getDefaultExecutorResources` puts them, each with its text.
+    fn executor_entries(&self) -> Vec<(&str, String)> {
+        let mut entries: Vec<(&str, String)> = Vec::new();
+        let builtin = |name, amount: u64| (name, format!("{amount}, script: , vendor: "));
+        entries.push(builtin("cores", u64::from(self.cores)));
+        entries.push(builtin("memory", self.memory_mb));
+        if let Some(mb) = self.overhead_mb {
+            entries.push(builtin("memoryOverhead", mb));
+        }
+        if let Some(mb) = self.pyspark_mb {
+            entries.push(builtin("pyspark.memory", mb));
+        }
+        entries.push(builtin("offHeap", self.offheap_mb));
+        for r in &self.custom.executor {
+            let text = format!(
+                "{}, script: {}, vendor: {}",
+                r.amount, r.discovery_script, r.vendor
+            );
+            entries.push((r.name.as_str(), text));
+        }
+        entries
+    }
+
+    /// The task's requests as `getDefaultTaskResources` puts them, each with its amount.
+    fn task_entries(&self) -> Vec<(&str, String)> {
+        let mut task: Vec<(&str, String)> =
+            vec![("cpus", double_to_string(f64::from(self.task_cpus)))];
+        for r in &self.custom.task {
+            task.push((r.name.as_str(), double_to_string(r.amount)));
+        }
+        task
+    }
+
+    /// `calculateTasksAndLimitingResource` for this profile (the cores check passed). It walks
+    /// the custom resources in their maps' order (`getCustomExecutorResources`,
+    /// `getCustomTaskResources`): of two resources allowing as few tasks, the first limits.
+    pub fn limits(&self) -> Result<Limits, String> {
+        let position = |entries: Vec<(&str, String)>, name: &str| {
+            scala_map_order(java_concurrent_map_order(entries))
+                .iter()
+                .position(|(n, _)| *n == name)
+        };
+        let mut custom = self.custom.clone();
+        custom
+            .executor
+            .sort_by_key(|r| position(self.executor_entries(), &r.name));
+        custom
+            .task
+            .sort_by_key(|r| position(self.task_entries(), &r.name));
+        resource_profile::calculate(self.cores, self.task_cpus, &custom)
     }
 }
 
-/// From `ResourceUtils.logResourceInfo` to the default profile's line: what comes before
-/// `calculateTasksAndLimitingResource` can refuse `spark.task.cpus`.
-pub fn log_resources(log: &ProcessLog, s: &SparkSettings) {
-    info!(
-        log,
-        RESOURCE_PROFILE,
-        "{}",
-        DefaultProfile::of(s).created_line()
-    );
+/// A request map's `toString`: `name -> name: <name>, amount: <text>` in the map's order.
+fn request_map(entries: Vec<(&str, String)>) -> String {
+    let class = if entries.len() > 4 { "HashMap" } else { "Map" };
+    let shown: Vec<String> = scala_map_order(java_concurrent_map_order(entries))
+        .into_iter()
+        .map(|(name, amount)| format!("{name} -> name: {name}, amount: {amount}"))
+        .collect();
+    format!("{class}({})", shown.join(", "))
 }
 
-/// The profile's limit and `ResourceProfileManager`'s registration of it.
-pub fn log_profile_added(log: &ProcessLog, s: &SparkSettings) {
-    info!(
-        log,
-        RESOURCE_PROFILE,
-        "{}",
-        DefaultProfile::of(s).limiting_line()
-    );
+/// From `ResourceUtils.logResourceInfo` to the default profile's line: what comes before
+/// `calculateTasksAndLimitingResource` can refuse `spark.task.cpus`. Reading the custom
+/// resources' keys can throw first.
+pub fn log_resources(log: &ProcessLog, s: &SparkSettings) -> Result<DefaultProfile, String> {
+    let profile = DefaultProfile::of(s)?;
+    info!(log, RESOURCE_PROFILE, "{}", profile.created_line());
+    Ok(profile)
+}
+
+/// The rest of `calculateTasksAndLimitingResource` (its warnings, the limit, or the exception
+/// a custom resource makes it throw) and `ResourceProfileManager`'s registration of the profile.
+pub fn log_profile_added(log: &ProcessLog, profile: &DefaultProfile) -> Result<Limits, String> {
+    let limits = profile.limits()?;
+    for w in &limits.early_warnings {
+        warn!(log, RESOURCE_PROFILE, "{w}");
+    }
+    info!(log, RESOURCE_PROFILE, "{}", limits.limiting_line());
+    for w in &limits.wasted_warnings {
+        warn!(log, "driver::ResourceUtils", "{w}");
+    }
     info!(
         log,
         "driver::ResourceProfileManager", "Added ResourceProfile id: 0"
     );
+    Ok(limits)
 }
 
 /// `SparkEnv.createDriverEnv` up to the MapOutputTracker's endpoint: the SecurityManager and
@@ -192,6 +238,7 @@ pub fn log_driver_env_end(log: &ProcessLog, user: &str, app_id: &str, attempt: u
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     /// A real pyspark 4.0.0 driver (`spark-submit --master local-cluster[1,1,1024]` with these
     /// `--conf`s, 2026-12-05): `spark.executor.cores` set explicitly, so `cores` is in the
@@ -206,6 +253,7 @@ mod tests {
             pyspark_mb: None,
             offheap_mb: 0,
             task_cpus: 1,
+            custom: CustomResources::default(),
         };
         assert_eq!(
             four.created_line(),
@@ -214,14 +262,14 @@ mod tests {
         // ... and --conf spark.executor.pyspark.memory=300m: five entries, a HashMap.
         let five = DefaultProfile {
             pyspark_mb: Some(300),
-            ..four
+            ..four.clone()
         };
         assert_eq!(
             five.created_line(),
             "Default ResourceProfile created, executor resources: HashMap(cores -> name: cores, amount: 1, script: , vendor: , offHeap -> name: offHeap, amount: 0, script: , vendor: , memoryOverhead -> name: memoryOverhead, amount: 512, script: , vendor: , pyspark.memory -> name: pyspark.memory, amount: 300, script: , vendor: , memory -> name: memory, amount: 1024, script: , vendor: ), task resources: Map(cpus -> name: cpus, amount: 1.0)"
         );
         assert_eq!(
-            five.limiting_line(),
+            five.limits().unwrap().limiting_line(),
             "Limiting resource is cpus at 1 tasks per executor"
         );
         // --conf spark.executor.cores=2 --conf spark.task.cpus=2 --conf spark.executor.memory=2g
@@ -232,14 +280,98 @@ mod tests {
             pyspark_mb: None,
             offheap_mb: 0,
             task_cpus: 2,
+            custom: CustomResources::default(),
         };
         assert_eq!(
             two.created_line(),
             "Default ResourceProfile created, executor resources: Map(cores -> name: cores, amount: 2, script: , vendor: , memory -> name: memory, amount: 2048, script: , vendor: , offHeap -> name: offHeap, amount: 0, script: , vendor: ), task resources: Map(cpus -> name: cpus, amount: 2.0)"
         );
         assert_eq!(
-            two.limiting_line(),
+            two.limits().unwrap().limiting_line(),
             "Limiting resource is cpus at 1 tasks per executor"
+        );
+    }
+
+    /// The same driver with `--conf spark.executor.cores=4 --conf
+    /// spark.executor.resource.gpu.amount=1 --conf
+    /// spark.executor.resource.gpu.discoveryScript=/tmp/sparkgpu-real/gpu.sh --conf
+    /// spark.task.resource.gpu.amount=0.5` (2026-12-06): the GPU last of four executor
+    /// resources, after `cpus` in the task's.
+    #[test]
+    fn default_profile_line_with_a_gpu_as_a_real_driver_printed_it() {
+        let props: BTreeMap<String, String> = [
+            ("spark.executor.resource.gpu.amount", "1"),
+            (
+                "spark.executor.resource.gpu.discoveryScript",
+                "/tmp/sparkgpu-real/gpu.sh",
+            ),
+            ("spark.task.resource.gpu.amount", "0.5"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let gpu = DefaultProfile {
+            cores: 4,
+            memory_mb: 1024,
+            overhead_mb: None,
+            pyspark_mb: None,
+            offheap_mb: 0,
+            task_cpus: 1,
+            custom: CustomResources::of(&props).unwrap(),
+        };
+        assert_eq!(
+            gpu.created_line(),
+            "Default ResourceProfile created, executor resources: Map(cores -> name: cores, amount: 4, script: , vendor: , memory -> name: memory, amount: 1024, script: , vendor: , offHeap -> name: offHeap, amount: 0, script: , vendor: , gpu -> name: gpu, amount: 1, script: /tmp/sparkgpu-real/gpu.sh, vendor: ), task resources: Map(cpus -> name: cpus, amount: 1.0, gpu -> name: gpu, amount: 0.5)"
+        );
+        assert_eq!(
+            gpu.limits().unwrap().limiting_line(),
+            "Limiting resource is gpu at 2 tasks per executor"
+        );
+    }
+
+    /// The same driver with six executor resources (`--conf spark.executor.cores=4 --conf
+    /// spark.executor.memoryOverhead=512`, 2 GPUs, 1 FPGA of vendor `xilinx`, a GPU and a
+    /// quarter FPGA a task; 2026-12-06): a `HashMap` of executor resources, the FPGA first of the
+    /// task's, and both wasted-resource warnings in that order.
+    #[test]
+    fn six_executor_resources_print_as_a_real_driver_printed_them() {
+        let script = "/tmp/sparkgpu-real/gpu.sh";
+        let props: BTreeMap<String, String> = [
+            ("spark.executor.resource.gpu.amount", "2"),
+            ("spark.executor.resource.gpu.discoveryScript", script),
+            ("spark.executor.resource.fpga.amount", "1"),
+            ("spark.executor.resource.fpga.discoveryScript", script),
+            ("spark.executor.resource.fpga.vendor", "xilinx"),
+            ("spark.task.resource.gpu.amount", "1"),
+            ("spark.task.resource.fpga.amount", "0.25"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let p = DefaultProfile {
+            cores: 4,
+            memory_mb: 1024,
+            overhead_mb: Some(512),
+            pyspark_mb: None,
+            offheap_mb: 0,
+            task_cpus: 1,
+            custom: CustomResources::of(&props).unwrap(),
+        };
+        assert_eq!(
+            p.created_line(),
+            "Default ResourceProfile created, executor resources: HashMap(gpu -> name: gpu, amount: 2, script: /tmp/sparkgpu-real/gpu.sh, vendor: , cores -> name: cores, amount: 4, script: , vendor: , fpga -> name: fpga, amount: 1, script: /tmp/sparkgpu-real/gpu.sh, vendor: xilinx, offHeap -> name: offHeap, amount: 0, script: , vendor: , memoryOverhead -> name: memoryOverhead, amount: 512, script: , vendor: , memory -> name: memory, amount: 1024, script: , vendor: ), task resources: Map(fpga -> name: fpga, amount: 0.25, cpus -> name: cpus, amount: 1.0, gpu -> name: gpu, amount: 1.0)"
+        );
+        let limits = p.limits().unwrap();
+        assert_eq!(
+            limits.limiting_line(),
+            "Limiting resource is gpu at 2 tasks per executor"
+        );
+        assert_eq!(
+            limits.wasted_warnings,
+            [
+                "The configuration of cores (exec = 4 task = 1, runnable tasks = 4) will result in wasted resources due to resource gpu limiting the number of runnable tasks per executor to: 2. Please adjust your configuration.",
+                "The configuration of resource: fpga (exec = 1, task = 0.25/4, runnable tasks = 4) will result in wasted resources due to resource gpu limiting the number of runnable tasks per executor to: 2. Please adjust your configuration."
+            ]
         );
     }
 

@@ -234,7 +234,8 @@ pub struct SpeculationSettings {
     pub efficiency_process_rate_multiplier: f64,
     /// `spark.speculation.efficiency.longRunTaskFactor` (2.0, >= 1).
     pub efficiency_long_run_task_factor: f64,
-    /// `spark.executor.cores` / `spark.task.cpus` (at least 1): the slots of one executor, which
+    /// The default profile's `maxTasksPerExecutor` (`spark.executor.cores` / `spark.task.cpus`,
+    /// at least 1, or fewer when a GPU limits them): the slots of one executor, which
     /// `speculationTasksLessEqToSlots` compares a stage's task count with.
     pub slots_per_executor: u32,
     /// `spark.executor.decommission.killInterval` (`timeConf(SECONDS)`, unset), in ms

@@ -14,6 +14,7 @@ use crate::spark_core::executor_allocation_manager::{
     self as eam, AllocationListener, ExecutorAllocationClient, ExecutorAllocationManager,
 };
 use crate::spark_core::executor_monitor::ShuffleDataQuery;
+use crate::spark_core::resource_profile;
 use crate::spark_core::scheduler::DriverScheduler;
 use crate::spark_core::scheduler::allocation_client::{AllocationClient, ExecutorDecommission};
 use crate::world::context::SimContext;
@@ -40,8 +41,16 @@ pub(super) fn allocation_manager(sim: &SimContext, env: &RpcEnv) -> Option<Rc<Al
         s.executor_cores,
         s.task_cpus,
         env.log().clone(),
-    );
+    )
+    .with_tasks_per_executor(profile_max_tasks_per_executor(sim));
     Some(Rc::new(AllocationListener::new(m)))
+}
+
+/// `ResourceProfile.maxTasksPerExecutor` of the default profile: its limiting resource's tasks
+/// (cores over `spark.task.cpus`, or fewer when a GPU limits them).
+fn profile_max_tasks_per_executor(sim: &SimContext) -> u32 {
+    let s = &sim.config.spark;
+    resource_profile::default_max_tasks_per_executor(s.executor_cores, s.task_cpus, &s.properties)
 }
 
 /// The scheduler's map outputs answer "does this executor hold shuffle data".

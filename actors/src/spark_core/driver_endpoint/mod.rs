@@ -30,6 +30,7 @@ use crate::spark_core::exec_request_times::ExecRequestTimes;
 use crate::spark_core::executor_allocation_manager::{self as eam, AllocationListener};
 use crate::spark_core::executor_log_url_handler::ExecutorLogUrlHandler;
 use crate::spark_core::heartbeat_receiver::HeartbeatReceiver;
+use crate::spark_core::resource_profile::{CustomResources, TaskResourceRequest};
 use crate::spark_core::scheduler::{DriverScheduler, WorkerOffer};
 use crate::spark_core::task_result_getter::TaskEnded;
 use crate::spark_core::{executor_env, unified_memory_manager};
@@ -159,6 +160,9 @@ pub struct DriverEndpoint {
     /// `StopDriver` was handled: the endpoint takes no more messages while the TaskSchedulerImpl
     /// waits for its abort timers (see [`abort_timer_shutdown_wait_ms`]).
     stopped: bool,
+    /// The default profile's custom task requests (`spark.task.resource.*`): an executor's
+    /// found resources are tracked against them (empty in nearly every run).
+    task_resources: Vec<TaskResourceRequest>,
 }
 
 impl DriverEndpoint {
@@ -250,6 +254,8 @@ impl DriverEndpoint {
                 abort_timers_due: Vec::new(),
                 abort_timers_pending: Vec::new(),
                 stopped: false,
+                // The SparkContext read these keys without error before it made this endpoint.
+                task_resources: CustomResources::of(&s.properties).unwrap_or_default().task,
             }
         });
         out.expect("create runs its closure")

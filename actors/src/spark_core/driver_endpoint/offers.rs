@@ -4,6 +4,7 @@
 
 use super::DriverEndpoint;
 use crate::faults::Trigger;
+use crate::spark_core::executor_resource_info;
 use crate::spark_core::scheduler::WorkerOffer;
 use crate::world::injector;
 use crate::world::invariants::{self, name as inv};
@@ -48,7 +49,7 @@ impl DriverEndpoint {
         let offers = std::slice::from_mut(&mut offer);
         scheduler.resource_offers(offers, false, &mut tasks, &mut backend);
         if !tasks.is_empty() {
-            self.core.set_free_cores(id, offer.cores);
+            self.core.set_free_cores(id, offer.cores + offer.held_back);
         }
         self.launch_tasks(tasks);
         self.handle_deferred();
@@ -84,16 +85,26 @@ impl DriverEndpoint {
     }
 
     /// An executor's free cores as a `WorkerOffer` (`executorIsAlive`: not waiting for its
-    /// loss reason, not being removed or decommissioned).
+    /// loss reason, not being removed or decommissioned), no more than its free custom
+    /// resources let tasks use.
     fn work_offer(&self, id: ExecutorId) -> Option<WorkerOffer> {
         if !self.core.is_alive(id) {
             return None;
         }
         let e = self.core.executors.get(id)?;
+        let cores = match &e.resources {
+            None => e.free_cores,
+            Some(r) => {
+                let task_cpus = self.sim.config.spark.task_cpus;
+                executor_resource_info::offer_cores(e.free_cores, task_cpus, Some(&r.borrow()))
+            }
+        };
         Some(WorkerOffer {
             executor_id: id,
             host: e.host.clone(),
-            cores: e.free_cores,
+            cores,
+            held_back: e.free_cores - cores,
+            resources: e.resources.clone(),
         })
     }
 
@@ -105,7 +116,10 @@ impl DriverEndpoint {
         scheduler.resource_offers(offers, true, &mut tasks, &mut backend);
         if !tasks.is_empty() {
             for o in offers.iter() {
-                if self.core.set_free_cores(o.executor_id, o.cores) {
+                if self
+                    .core
+                    .set_free_cores(o.executor_id, o.cores + o.held_back)
+                {
                     self.update_offerable(o.executor_id);
                 }
             }

@@ -11,6 +11,7 @@ use crate::kernel::trace::StateChange;
 use crate::spark_core::block_manager_master;
 use crate::spark_core::coarse_grained_backend::{self as backend_rules, ExecutorListing};
 use crate::spark_core::driver_endpoint_state::{ExecutorData, ExecutorRegistration};
+use crate::spark_core::executor_resource_info::ExecutorResources;
 use crate::spark_core::{executor_env, unified_memory_manager};
 use crate::world::injector;
 use crate::world::observer::RunEvent;
@@ -22,6 +23,7 @@ use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::{RemoteRef, ReplyTo, SparkAppConfig};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 impl DriverEndpoint {
@@ -72,6 +74,9 @@ impl DriverEndpoint {
                 reg.resource_profile_id,
             )
         );
+        // ExecutorData's resourcesInfo: the addresses the executor found, as its tasks ask them.
+        let resources = ExecutorResources::new(&reg.resources, &self.task_resources)
+            .map(|r| Rc::new(RefCell::new(r)));
         let registration = self.core.register(
             id,
             ExecutorData {
@@ -80,6 +85,7 @@ impl DriverEndpoint {
                 host: Rc::from(reg.hostname.as_str()),
                 free_cores: 0,
                 total_cores: reg.cores,
+                resources,
             },
         );
         // `logUrlHandler.applyPattern(logUrls, attributes)` (spark.ui.custom.executor.log.url).
@@ -90,6 +96,7 @@ impl DriverEndpoint {
             request_time: self.request_times.take_for_registration(),
             log_urls: rewritten.unwrap_or(reg.log_urls),
             attributes: reg.attributes,
+            resources: reg.resources,
         };
         self.publish_registration(&registration, listing);
         self.env

@@ -58,6 +58,7 @@ impl DriverEndpoint {
             .scheduler
             .status_update_before_getter(u.task_id, u.state, u.data);
         if finished {
+            self.core.release_task_resources(u.executor_id, u.task_id);
             if let Some(cores) = self.core.release_task_cores(u.executor_id, u.task_cpus) {
                 let check = invariants::free_cores(u.executor_id.0, cores.free, cores.total);
                 self.sim.violations.check(inv::FREE_CORES, check);

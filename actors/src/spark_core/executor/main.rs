@@ -48,12 +48,21 @@ pub struct ExecutorMain {
     env: RpcEnv,
     me: EndpointId,
     args: ExecutorArguments,
+    /// The GPUs its container was assigned (the NodeManager's `GpuResourceAllocator`), if any:
+    /// what its GPU discovery script finds.
+    container_gpus: Option<u32>,
     asks: AskTable<MainAnswer>,
     lookup: DriverLookup,
 }
 
 impl ExecutorMain {
-    pub fn start(sim: Rc<SimContext>, env: RpcEnv, args: ExecutorArguments) {
+    /// `container_gpus`: the GPUs the NodeManager assigned its container, if any.
+    pub fn start(
+        sim: Rc<SimContext>,
+        env: RpcEnv,
+        args: ExecutorArguments,
+        container_gpus: Option<u32>,
+    ) {
         ExecutorMain::create(|ctx| {
             let mut env = env;
             let me = env
@@ -64,6 +73,7 @@ impl ExecutorMain {
                 env,
                 me,
                 args,
+                container_gpus,
                 asks: AskTable::default(),
                 lookup: DriverLookup::default(),
             }
@@ -192,7 +202,7 @@ impl ExecutorMain {
         timers::run_later(ctx, clock::ms(init), move |act: &mut Self, _| {
             // The fetcher's work is done: its arguments move to the backend.
             let args = std::mem::replace(&mut act.args, no_arguments());
-            CoarseGrainedExecutorBackend::start(sim, env, args, conf);
+            CoarseGrainedExecutorBackend::start(sim, env, args, conf, act.container_gpus);
             act.env.stop_endpoint(act.me);
         });
     }

@@ -38,18 +38,20 @@ use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::block_fetch::FetchClients;
 use crate::spark_core::block_manager::{PeerCache, RddBlocks};
 use crate::spark_core::block_manager_decommissioner::{BlockManagerDecommissioner, StoredShuffle};
-use crate::spark_core::executor_backend_state::BackendState;
+use crate::spark_core::executor_backend_state::{BackendState, ExitReason};
 pub use crate::spark_core::executor_conf::ExecutorConf;
 use crate::spark_core::executor_env::{self, block_manager_port};
 use crate::spark_core::executor_log_url_handler;
 use crate::spark_core::executor_state::{ExecutorTasks, Heartbeater};
 use crate::spark_core::map_output_tracker_worker::MapStatusCache;
 use crate::spark_core::memory_store::MemoryStore;
+use crate::spark_core::resource_profile::{self, CustomResources, DiscoveryError};
 use crate::world::context::SimContext;
 use actix::{Actor, AsyncContext, Context, SpawnHandle};
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::endpoint_verifier::EndpointVerifierMsg;
 use sparkyard_messages::executor::ExecutorMsg;
+use sparkyard_messages::listener::ResourceInformation;
 use sparkyard_messages::records::{ExecutorArguments, RpcFailure};
 use sparkyard_messages::rpc::HeartbeatResponse;
 use sparkyard_messages::rpc::{AskReply, EndpointId, RpcAddress};
@@ -192,10 +194,20 @@ pub struct CoarseGrainedExecutorBackend {
     decommissioner: Option<Box<BlockManagerDecommissioner>>,
     /// `BlockManager.getPeers`' cache.
     peers: PeerCache,
+    /// The custom resources (GPUs) it found at start-up, for its registration.
+    resources: Vec<ResourceInformation>,
+    /// The GPUs its container was assigned, if YARN scheduled any (`container_resource_count`).
+    container_gpus: Option<u32>,
 }
 
 impl CoarseGrainedExecutorBackend {
-    fn start(sim: Rc<SimContext>, env: RpcEnv, args: ExecutorArguments, conf: ExecutorConf) {
+    fn start(
+        sim: Rc<SimContext>,
+        env: RpcEnv,
+        args: ExecutorArguments,
+        conf: ExecutorConf,
+        container_gpus: Option<u32>,
+    ) {
         CoarseGrainedExecutorBackend::create(|ctx| {
             let mut env = env;
             let me = env.setup_endpoint(
@@ -222,6 +234,8 @@ impl CoarseGrainedExecutorBackend {
                 stored_shuffles: Vec::new(),
                 decommissioner: None,
                 peers: PeerCache::default(),
+                resources: Vec::new(),
+                container_gpus,
             }
         });
     }
@@ -321,7 +335,10 @@ impl Actor for CoarseGrainedExecutorBackend {
         // with a new SecurityManager's SSL options (CoarseGrainedExecutorBackend.onStart in the
         // 4.0.0 jar): its ACL block, then `parseOrFindResources`.
         executor_env::log_security_manager(self.env.log(), &self.sim.config.user);
-        executor_env::log_no_custom_resources(self.env.log());
+        if let Err(e) = self.parse_or_find_resources() {
+            // exitExecutor(1, ...) before the driver's reference is set: nobody is told.
+            return self.exit_executor(ExitReason::UnableToCreate(e), false);
+        }
         match verifier(&self.env, &self.args.driver_url) {
             Ok(v) => {
                 let c = &self.conf;
@@ -337,6 +354,34 @@ impl Actor for CoarseGrainedExecutorBackend {
 }
 
 impl CoarseGrainedExecutorBackend {
+    /// `parseOrFindResources` (no resources file on YARN): the default profile's custom
+    /// resources discovered, then `ResourceUtils.logResourceInfo`.
+    fn parse_or_find_resources(&mut self) -> Result<(), DiscoveryError> {
+        let props = &self.sim.config.spark.properties;
+        // A conf whose keys the driver refused never starts executors: none found here.
+        let custom = CustomResources::of(props).unwrap_or_default();
+        if custom.executor.is_empty() {
+            executor_env::log_no_custom_resources(self.env.log());
+            return Ok(());
+        }
+        let gpus = self.container_gpus;
+        let found = resource_profile::discover(&custom, |r| {
+            resource_profile::container_resource_count(r, gpus)
+        })?;
+        let log = self.env.log();
+        for line in &found.script_lines {
+            info!(log, "executor::ResourceDiscoveryScriptPlugin", "{line}");
+        }
+        let target = "executor::ResourceUtils";
+        let rule = "=".repeat(62);
+        info!(log, target, "{rule}");
+        let line = resource_profile::custom_resources_line("executor", &found.resources);
+        info!(log, target, "{line}");
+        info!(log, target, "{rule}");
+        self.resources = found.resources;
+        Ok(())
+    }
+
     fn answered(&mut self, answer: BackendAnswer, ctx: &mut Context<Self>) {
         match answer {
             BackendAnswer::Lookup(Ok(true)) => self.register(ctx),

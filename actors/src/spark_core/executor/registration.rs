@@ -43,6 +43,7 @@ impl CoarseGrainedExecutorBackend {
                 self.env.log().key(),
                 &self.sim.config.user,
             ),
+            resources: self.resources.clone(),
             resource_profile_id: self.args.resource_profile_id,
         };
         let t = self.conf.ask_timeout();

@@ -141,6 +141,8 @@ fn offer(s: &mut DriverScheduler, executor: u32, host: &str, cores: u32) -> Laun
         executor_id: ExecutorId(executor),
         host: Rc::from(host),
         cores,
+        held_back: 0,
+        resources: None,
     })
 }
 

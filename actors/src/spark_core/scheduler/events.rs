@@ -6,6 +6,7 @@
 
 use super::locality::{PreferredLocations, TaskLocality};
 use crate::kernel::clock;
+use crate::spark_core::executor_resource_info::ExecutorResources;
 use crate::spark_core::task_result_getter::{EndKind, TaskEnded};
 use sparkyard_messages::ids::{ExecutorId, TaskId};
 use sparkyard_messages::listener::{TaskEndReason, TaskInfo};
@@ -14,6 +15,7 @@ use sparkyard_messages::task::{
     InputSize, InputSplit, JobResult, ShuffleWrite, StageTasks, TaskDescription, TaskName,
     TaskResultData,
 };
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -26,7 +28,14 @@ pub struct WorkerOffer {
     pub executor_id: ExecutorId,
     /// The executor's host, shared (every task launched on it keeps a copy).
     pub host: Rc<str>,
+    /// The cores offered: no more than its free custom resources let tasks use.
     pub cores: u32,
+    /// Free cores not offered as the custom resources fall short (the executor's free cores
+    /// after the round are `cores + held_back`).
+    pub held_back: u32,
+    /// The executor's custom resources, when its tasks ask for some: a launched task takes
+    /// its addresses here (`None` on the common path, where cores alone count).
+    pub resources: Option<Rc<RefCell<ExecutorResources>>>,
 }
 
 /// The tasks a `resourceOffers` round launched, each boxed as the LaunchTask message carries

@@ -83,6 +83,8 @@ fn offer(executor: u32, host: &str, cores: u32) -> WorkerOffer {
         executor_id: ExecutorId(executor),
         host: Rc::from(host),
         cores,
+        held_back: 0,
+        resources: None,
     }
 }
 

@@ -78,6 +78,8 @@ fn offer(s: &mut DriverScheduler, executor: u32, host: &str) -> LaunchedTasks {
         executor_id: ExecutorId(executor),
         host: Rc::from(host),
         cores: 1,
+        held_back: 0,
+        resources: None,
     })
 }
 

@@ -1051,6 +1051,13 @@ impl TaskSchedulerImpl {
             stage_id: key.1,
             stage_attempt_id: stage_attempt,
         };
+        // resourceOffers' `assignAddressesCustomResources`: the task's GPUs (the offer's cores
+        // were no more than its free GPUs allow), printed after the line's usual end.
+        let assignments = offer
+            .resources
+            .as_ref()
+            .and_then(|r| r.borrow_mut().acquire(task_id))
+            .map_or(String::new(), |a| format!("taskResourceAssignments {a}"));
         // `Starting {name} (TID {task_id}) ({host},executor {id}, partition {partition},
         // {locality}, {TASK_BYTES} bytes) `, in pieces (a line of every task).
         info_parts!(
@@ -1070,7 +1077,8 @@ impl TaskSchedulerImpl {
             locality.as_str(),
             ", ",
             TASK_BYTES,
-            " bytes) "
+            " bytes) ",
+            assignments
         );
         let tsm = &self.task_sets[&key];
         let code = &tsm.code;

@@ -137,6 +137,8 @@ fn offer(executor: u32) -> WorkerOffer {
         executor_id: ExecutorId(executor),
         host: Rc::from("host1"),
         cores: 1,
+        held_back: 0,
+        resources: None,
     }
 }
 
@@ -451,6 +453,8 @@ fn offer_on(executor: u32, host: &str) -> WorkerOffer {
         executor_id: ExecutorId(executor),
         host: Rc::from(host),
         cores: 1,
+        held_back: 0,
+        resources: None,
     }
 }
 
