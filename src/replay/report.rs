@@ -393,8 +393,11 @@ pub enum ReplayNote {
     /// The log's `spark.yarn.queue`, which the embedded cluster lacks: replayed in `default`.
     QueueNotInCluster { queue: String },
     /// Custom resources (GPUs and the like) the executors asked for, by name and amount per
-    /// executor: not simulated (YARN's resource types are not modelled).
-    CustomResources { resources: BTreeMap<String, f64> },
+    /// executor, and what the replay does with its GPUs.
+    CustomResources {
+        resources: BTreeMap<String, f64>,
+        gpus: GpuReplay,
+    },
     /// Stage-level resource profiles: `simulated` is the one whose executors the replay runs
     /// (every stage used it), `ignored` the others.
     ResourceProfiles {
@@ -488,15 +491,9 @@ impl std::fmt::Display for ReplayNote {
                     _ => Ok(()),
                 }
             }
-            ReplayNote::CustomResources { resources } => write!(
-                f,
-                "custom executor resources not simulated (YARN resource types are not modelled): {}",
-                resources
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            ReplayNote::CustomResources { resources, gpus } => {
+                custom_resources_note(f, resources, gpus)
+            }
             ReplayNote::ResourceProfiles { simulated, ignored } => {
                 if let Some(id) = simulated {
                     write!(
@@ -555,6 +552,59 @@ fn list<T: std::fmt::Display>(v: &[T]) -> String {
 }
 
 /// The notes of a replay of `app` as `prepared`.
+/// What a replay does with the executors' GPUs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum GpuReplay {
+    /// The recording's YARN did not schedule them (no `yarn.io/gpu` type): left out.
+    Unscheduled,
+    /// Asked for as recorded, on the embedded cluster sized from the log: each node this many.
+    SizedFromLog { per_node: u32 },
+    /// Asked for as recorded, on the user's or the scenario's cluster as it is.
+    AsTheClusterHas,
+}
+
+/// The custom-resources note: the GPUs a cluster sized from the log got (YARN scheduled them in
+/// the recording), and what is left unsimulated.
+fn custom_resources_note(
+    f: &mut std::fmt::Formatter<'_>,
+    resources: &BTreeMap<String, f64>,
+    gpus: &GpuReplay,
+) -> std::fmt::Result {
+    let list = |skip_gpu: bool| {
+        resources
+            .iter()
+            .filter(|(k, _)| !(skip_gpu && k.as_str() == super::gpus::GPU))
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match gpus {
+        GpuReplay::Unscheduled => {
+            return write!(
+                f,
+                "custom executor resources not simulated (the recording's YARN had no \
+                 yarn.io/gpu resource type, so its executors' scripts found their nodes' devices \
+                 unscheduled): {}",
+                list(false)
+            );
+        }
+        GpuReplay::SizedFromLog { per_node } => write!(
+            f,
+            "GPUs scheduled by YARN as recorded (yarn.io/gpu): {per_node} on each node, the most \
+             the log's executors held at once on one host (the log does not record a node's GPUs)"
+        )?,
+        GpuReplay::AsTheClusterHas => write!(
+            f,
+            "GPUs scheduled by YARN as recorded (yarn.io/gpu), on the given cluster's nodes' GPUs"
+        )?,
+    }
+    let rest = list(true);
+    if !rest.is_empty() {
+        write!(f, "; not simulated: {rest}")?;
+    }
+    Ok(())
+}
+
 fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
     let c = &app.config;
     let mut out: Vec<ReplayNote> = app.notes.iter().cloned().map(ReplayNote::Read).collect();
@@ -614,7 +664,17 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
         }
     }
     if !custom.is_empty() {
-        out.push(ReplayNote::CustomResources { resources: custom });
+        let gpus = match (&prepared.cluster_source, super::gpus::from_log(app)) {
+            _ if !super::gpus::yarn_scheduled_gpus(app) => GpuReplay::Unscheduled,
+            (ClusterOrigin::Log { .. }, Some(g)) => GpuReplay::SizedFromLog {
+                per_node: g.per_node,
+            },
+            _ => GpuReplay::AsTheClusterHas,
+        };
+        out.push(ReplayNote::CustomResources {
+            resources: custom,
+            gpus,
+        });
     }
     let simulated = super::simulate::single_stage_profile(app).map(|p| p.id);
     let ignored: Vec<u32> = app

@@ -5,6 +5,7 @@
 //! the run's observer events, stamped with the virtual clock.
 
 use super::cold_start;
+use super::gpus;
 use super::locality::{self, HostMap};
 use super::model::{Application, OriginalConfig, ProfileRecord, Recoveries};
 use super::program::{self, REPLAY_CLASS, RecordedDraws};
@@ -329,10 +330,21 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
     if a.driver_memory.is_none() && !conf_sets("spark.driver.memory") {
         a.driver_memory = c.driver_memory.clone();
     }
+    // The executors' GPUs, where the recording's YARN scheduled them (`gpus`).
+    let gpu_keys: &[&str] = if gpus::yarn_scheduled_gpus(app) {
+        gpus::GPU_KEYS
+    } else {
+        &[]
+    };
     let mut conf: Vec<String> = c
         .properties
         .iter()
-        .filter(|(k, _)| REPLAYED_KEYS.iter().any(|p| k.starts_with(p)))
+        .filter(|(k, _)| {
+            REPLAYED_KEYS
+                .iter()
+                .chain(gpu_keys)
+                .any(|p| k.starts_with(p))
+        })
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     if !c.backend_waits_for_executors() && !c.properties.contains_key(MIN_REGISTERED_RATIO) {
@@ -748,6 +760,13 @@ fn size_from_log(cluster: &mut ClusterConfig, app: &Application) -> Vec<(String,
             _ => cluster.nodes.iter_mut().for_each(|x| x.vcores = vcores),
         }
         taken.push((key.to_string(), n.to_string()));
+    }
+    if let Some(g) = gpus::from_log(app) {
+        gpus::size_cluster(cluster, &g);
+        taken.push(("yarn.resource-types".into(), "yarn.io/gpu".into()));
+        if let Some(max) = g.maximum_allocation {
+            taken.push((gpus::GPU_MAXIMUM.into(), max.to_string()));
+        }
     }
     if let Some(rule) = single_rack(app) {
         for node in &mut cluster.nodes {

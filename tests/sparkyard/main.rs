@@ -17,6 +17,7 @@ mod localization;
 mod outputs;
 mod replay;
 mod replay_cluster;
+mod replay_gpus;
 mod scenarios;
 mod toolkit;
 mod whatif;
