@@ -118,7 +118,7 @@ fn the_reporter_is_woken_only_when_the_target_changed() {
 fn the_container_request_lines_are_spark_4_0_0s_text() {
     let stderr = am_stderr(&spark_pi(2, 2));
     for line in [
-        "INFO YarnAllocator: Will request 2 executor container(s) for ResourceProfile Id: 0, each with 1 core(s) and 2432 MB memory.",
+        "INFO YarnAllocator: Will request 2 executor container(s) for ResourceProfile Id: 0, each with 1 core(s) and 2432 MB memory. with custom resources: <memory:2432, vCores:1>",
         "INFO YarnAllocator: Submitted 2} unlocalized container requests.",
     ] {
         assert!(stderr.contains(line), "missing {line:?} in\n{stderr}");

@@ -145,7 +145,7 @@ fn verbose_shows_the_am_driver_and_executor_lines() {
     assert!(stderr.contains(
         "INFO ApplicationMaster: ApplicationAttemptId: appattempt_1764662400000_0001_000001"
     ));
-    assert!(stderr.contains("INFO YarnAllocator: Will request 2 executor container(s) for ResourceProfile Id: 0, each with 1 core(s) and 1408 MB memory."));
+    assert!(stderr.contains("INFO YarnAllocator: Will request 2 executor container(s) for ResourceProfile Id: 0, each with 1 core(s) and 1408 MB memory. with custom resources: <memory:1408, vCores:1>"));
     assert!(
         stderr
             .contains("INFO YarnCoarseGrainedExecutorBackend: Successfully registered with driver")

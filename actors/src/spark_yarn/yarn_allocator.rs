@@ -369,16 +369,20 @@ impl YarnAllocator {
     /// The `missing > 0` lines of `updateResourceRequests`, in Spark 4.0.0's order and texts
     /// (its jar, structured logging): "executor " + "container(s) for ResourceProfile Id: ..."
     /// (one space), and "Submitted " + count + "} unlocalized container requests." (the stray
-    /// brace is Spark's own).
+    /// brace is Spark's own). The request line always ends with " with custom resources: " and
+    /// the capability: Spark appends it when `resource.getResources.nonEmpty`, and Hadoop's
+    /// `Resource.getResources()` always holds memory and vcores (printed as
+    /// `Resource.toString`: `<memory:1408, vCores:1>`, a GPU ask adding `, yarn.io/gpu: 1`).
     fn log_new_requests(&self, new: &NewRequests) {
         let log = self.env.log();
         info!(
             log,
             TARGET,
-            "Will request {} executor container(s) for ResourceProfile Id: 0, each with {} core(s) and {} MB memory.",
+            "Will request {} executor container(s) for ResourceProfile Id: 0, each with {} core(s) and {} MB memory. with custom resources: {}",
             new.missing,
             self.resource.vcores,
-            self.resource.memory_mb
+            self.resource.memory_mb,
+            self.resource
         );
         if new.stale_cancelled > 0 {
             info!(
