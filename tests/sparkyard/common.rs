@@ -47,6 +47,19 @@ pub fn submit(args: &[&str]) -> Result<RunResult, UserError> {
 
 /// Runs the bundled scenario `config/scenarios/<name>.toml` under its own seed, and checks that
 /// it met its expectations.
+/// The events file of a rolling event log's directory (`eventlog_v2_<app>/events_1_<app>...`),
+/// as a replay that writes its own event log leaves it.
+pub fn events_file(dir: &std::path::Path) -> std::path::PathBuf {
+    std::fs::read_dir(dir)
+        .expect("the rolling event log's directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("events_"))
+        })
+        .expect("its events file")
+}
+
 /// Every bundled scenario file (`config/scenarios/*.toml`), sorted.
 pub fn bundled() -> Vec<std::path::PathBuf> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/scenarios");

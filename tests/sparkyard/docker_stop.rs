@@ -75,15 +75,7 @@ fn replayed(dir: &std::path::Path, grace_ms: u64) -> (replay::report::ReplayRepo
     };
     let report = replay::replay(&gpu_log(), &setup).expect("replays");
     let written = report.event_logs.first().expect("an event log");
-    let dir_or_file = PathBuf::from(&written.path);
-    let file = std::fs::read_dir(&dir_or_file)
-        .expect("the rolling event log's directory")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("events_"))
-        })
-        .expect("its events file");
+    let file = crate::common::events_file(&PathBuf::from(&written.path));
     let app = model::load(&file).expect("the replay's event log reads");
     (report, late_removals(&app))
 }

@@ -31,14 +31,7 @@ fn replayed(log: &Path, dir: &Path) -> (replay::report::ReplayReport, model::App
     };
     let report = replay::replay(log, &setup).expect("replays");
     let written = PathBuf::from(&report.event_logs.first().expect("an event log").path);
-    let file = std::fs::read_dir(&written)
-        .expect("the rolling event log's directory")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("events_"))
-        })
-        .expect("its events file");
+    let file = crate::common::events_file(&written);
     (
         report,
         model::load(&file).expect("the replay's event log reads"),

@@ -702,9 +702,15 @@ impl YarnAllocator {
             .map(|(h, n)| (Rc::from(h.as_str()), *n))
             .collect();
         if !host_to_local_task_count.is_empty() && !self.state.has_topology() {
+            // `LocalityPreferredContainerPlacementStrategy.numExecutorsPending`: the pending
+            // tasks over the profile's `maxTasksPerExecutor` (a GPU can limit it below cores
+            // over `spark.task.cpus`).
             let s = &self.sim.config.spark;
-            let per_executor =
-                crate::world::config::max_tasks_per_executor(s.executor_cores, s.task_cpus);
+            let per_executor = crate::spark_core::resource_profile::default_max_tasks_per_executor(
+                s.executor_cores,
+                s.task_cpus,
+                &s.properties,
+            );
             let nodes = &self.sim.config.nodes;
             let racks = nodes.iter().map(|n| (n.host.as_str(), n.rack.as_str()));
             self.state.set_topology(racks, per_executor);
