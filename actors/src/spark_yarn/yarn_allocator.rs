@@ -702,15 +702,7 @@ impl YarnAllocator {
             .map(|(h, n)| (Rc::from(h.as_str()), *n))
             .collect();
         if !host_to_local_task_count.is_empty() && !self.state.has_topology() {
-            // `LocalityPreferredContainerPlacementStrategy.numExecutorsPending`: the pending
-            // tasks over the profile's `maxTasksPerExecutor` (a GPU can limit it below cores
-            // over `spark.task.cpus`).
-            let s = &self.sim.config.spark;
-            let per_executor = crate::spark_core::resource_profile::default_max_tasks_per_executor(
-                s.executor_cores,
-                s.task_cpus,
-                &s.properties,
-            );
+            let per_executor = placement_tasks_per_executor(&self.sim.config.spark);
             let nodes = &self.sim.config.nodes;
             let racks = nodes.iter().map(|n| (n.host.as_str(), n.rack.as_str()));
             self.state.set_topology(racks, per_executor);
@@ -850,9 +842,36 @@ pub fn create_allocator(
     YarnAllocator::start(sim.clone(), env.clone(), attempt_id, peers)
 }
 
+/// The tasks one executor runs for the locality placement:
+/// `LocalityPreferredContainerPlacementStrategy.numExecutorsPending` divides the pending tasks by
+/// the profile's `maxTasksPerExecutor` (a GPU can limit it below cores over `spark.task.cpus`).
+fn placement_tasks_per_executor(s: &crate::world::config::SparkSettings) -> u32 {
+    crate::spark_core::resource_profile::default_max_tasks_per_executor(
+        s.executor_cores,
+        s.task_cpus,
+        &s.properties,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Four cores, one GPU, half a GPU a task: the GPU limits an executor to two tasks, so the
+    /// placement counts two (cores over `spark.task.cpus` would give four).
+    #[test]
+    fn the_placement_counts_the_profiles_tasks_per_executor() {
+        use crate::world::settings_builder::SparkSettingsBuilder;
+        let cores = |s: &mut crate::world::config::SparkSettings| s.executor_cores = 4;
+        let plain = SparkSettingsBuilder::submit("Main", "app.jar", &[]).with(cores);
+        assert_eq!(placement_tasks_per_executor(&plain.build()), 4);
+        let gpus = SparkSettingsBuilder::submit("Main", "app.jar", &[])
+            .with(cores)
+            .conf("spark.executor.resource.gpu.amount", "1")
+            .conf("spark.executor.resource.gpu.discoveryScript", "./getGpus")
+            .conf("spark.task.resource.gpu.amount", "0.5");
+        assert_eq!(placement_tasks_per_executor(&gpus.build()), 2);
+    }
 
     fn report(host: &str, state: NodeState) -> NodeReport {
         NodeReport {
