@@ -244,7 +244,7 @@ impl Client {
         let context = application_submission_context(s, &submission)?;
         debug!(log, TARGET, "    {}", context.am_container_spec.commands[0]);
         // createApplicationSubmissionContext's setResourceRequests, after the launch context.
-        if let Some(w) = am_resource(s, submission.yarn_knows_gpu).warning {
+        for w in &am_resource(s, submission.yarn_knows_gpu).warnings {
             crate::warn!(log, "submit::ResourceRequestHelper", "{w}");
         }
         Ok(context)

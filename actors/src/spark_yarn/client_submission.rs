@@ -7,7 +7,7 @@
 //! (`client_suite_tests`).
 
 use crate::spark_yarn::client::{am_command, am_environment, distributed_files};
-use crate::spark_yarn::resource_request_helper::{Component, GpuRequest, set_gpu_request};
+use crate::spark_yarn::resource_request_helper::{Component, CustomRequest, set_resource_requests};
 use crate::world::config::SparkSettings;
 use sparkyard_messages::ids::ApplicationId;
 use sparkyard_messages::records::{
@@ -129,13 +129,13 @@ pub fn application_submission_context(
 /// Then `setResourceRequests(amResources, capability)`: in cluster mode the driver's GPUs
 /// (`getYarnResourcesFromSparkResources(SPARK_DRIVER_PREFIX)`), with Spark's warning when YARN
 /// (`yarn_knows_gpu`: `yarn.resource-types`) does not know the type.
-pub fn am_resource(s: &SparkSettings, yarn_knows_gpu: bool) -> GpuRequest {
+pub fn am_resource(s: &SparkSettings, yarn_knows_gpu: bool) -> CustomRequest {
     let base = Resource {
         memory_mb: s.am_container_memory_mb(),
         vcores: s.driver_cores,
         gpus: 0,
     };
-    set_gpu_request(base, &s.properties, Component::Driver, yarn_knows_gpu)
+    set_resource_requests(base, &s.properties, Component::Driver, yarn_knows_gpu)
 }
 
 /// The tags without repeats, first occurrence first (YARN keeps them in a set).

@@ -175,7 +175,7 @@ fn the_drivers_gpus_reach_the_am_capability_when_yarn_knows_the_type() {
     };
     let c = application_submission_context(&s, &unknown).unwrap();
     assert_eq!(c.am_resource.gpus, 0);
-    assert!(am_resource(&s, false).warning.is_some());
+    assert_eq!(am_resource(&s, false).warnings.len(), 1);
 }
 
 /// Client.createApplicationSubmissionContext: with AM_NODE_LABEL_EXPRESSION set, the AM's

@@ -1,19 +1,20 @@
-//! The GPUs Spark's YARN side asks for in a container's capability: Spark 4.0's
+//! The custom resources Spark's YARN side asks for in a container's capability: Spark 4.0's
 //! `ResourceRequestHelper` (resource-managers/yarn, `getYarnResourcesFromSparkResources`,
 //! `setResourceRequests`) as `YarnAllocator.createYarnResourceForResourceProfile` (executors,
 //! default profile) and `Client.createApplicationSubmissionContext` (the cluster-mode AM, the
-//! driver's resources) use it. A pure core: the caller logs the warning.
+//! driver's resources) use it. A pure core: the caller logs the warnings.
 //!
 //! What it mirrors:
 //! - `getResourceNameMapping` / `getYarnResourcesFromSparkResources`: Spark's
-//!   `<prefix>.resource.gpu.amount` (prefix `spark.executor` or `spark.driver`) becomes the
-//!   YARN type `spark.yarn.resourceGpuDeviceName` (default `yarn.io/gpu`) when its `toLong` is
-//!   above 0.
+//!   `<prefix>.resource.{gpu,fpga}.amount` (prefix `spark.executor` or `spark.driver`) becomes
+//!   the YARN type `spark.yarn.resource{Gpu,Fpga}DeviceName` (default `yarn.io/gpu`,
+//!   `yarn.io/fpga`) when its `toLong` is above 0, the GPU first.
 //! - `setResourceRequests`: `resource.setResourceInformation(name, ...)` throws Hadoop's
 //!   `ResourceNotFoundException` when the client's `ResourceUtils` does not know the type
 //!   (`yarn.resource-types`); Spark catches it, warns (its first two times in a JVM:
 //!   `numResourceErrors`) and the capability goes without it. sparkyard knows one type,
-//!   `yarn.io/gpu`: any other device name is unknown.
+//!   `yarn.io/gpu`: any other device name (an FPGA's) is unknown. Each JVM calls it once (the
+//!   client, an AM attempt's allocator), so at most two warnings fall within the limit.
 //! - Stage-level resource profiles (their own custom resources) are not simulated: only the
 //!   default profile asks.
 
@@ -30,65 +31,90 @@ pub enum Component {
     Driver,
 }
 
-impl Component {
-    fn amount_key(self) -> &'static str {
-        match self {
-            Component::Executor => "spark.executor.resource.gpu.amount",
-            Component::Driver => "spark.driver.resource.gpu.amount",
-        }
-    }
+/// `getResourceNameMapping`, in its order (spark-yarn_2.13-4.0.0.jar: `Map(GPU -> YARN_GPU_DEVICE,
+/// FPGA -> YARN_FPGA_DEVICE)`): each resource's amount key for the executors and for the
+/// driver, the key naming its YARN type and that key's default.
+struct Mapping {
+    executor_amount: &'static str,
+    driver_amount: &'static str,
+    device_key: &'static str,
+    device: &'static str,
 }
 
-/// A capability with its GPUs set, and Spark's warning when YARN did not know the type.
+const NAME_MAPPING: [Mapping; 2] = [
+    Mapping {
+        executor_amount: "spark.executor.resource.gpu.amount",
+        driver_amount: "spark.driver.resource.gpu.amount",
+        device_key: "spark.yarn.resourceGpuDeviceName",
+        device: GPU_URI,
+    },
+    Mapping {
+        executor_amount: "spark.executor.resource.fpga.amount",
+        driver_amount: "spark.driver.resource.fpga.amount",
+        device_key: "spark.yarn.resourceFpgaDeviceName",
+        device: "yarn.io/fpga",
+    },
+];
+
+/// A capability with the custom resources YARN knows set, and Spark's warning for each it does
+/// not, in the order `setResourceRequests` meets them.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GpuRequest {
+pub struct CustomRequest {
     pub capability: Resource,
-    pub warning: Option<String>,
+    pub warnings: Vec<String>,
 }
 
-/// `getYarnResourcesFromSparkResources` for the GPU: the YARN type name and the amount, when
-/// the amount is above 0 (`count.toLong > 0`; a malformed amount is the settings' to refuse).
-pub fn yarn_gpu_resource(
+/// `getYarnResourcesFromSparkResources`: each YARN type name and amount of `component`'s
+/// `<prefix>.resource.{gpu,fpga}.amount` above 0 (`count.toLong > 0`; a malformed amount is the
+/// settings' to refuse), in the mapping's order.
+pub fn yarn_resources(
     properties: &BTreeMap<String, String>,
     component: Component,
-) -> Option<(String, u64)> {
-    let amount = properties
-        .get(component.amount_key())
-        .and_then(|a| a.trim().parse::<u64>().ok())
-        .filter(|&a| a > 0)?;
-    let name = properties
-        .get("spark.yarn.resourceGpuDeviceName")
-        .cloned()
-        .unwrap_or_else(|| GPU_URI.to_string());
-    Some((name, amount))
+) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    for m in &NAME_MAPPING {
+        let key = match component {
+            Component::Executor => m.executor_amount,
+            Component::Driver => m.driver_amount,
+        };
+        let Some(amount) = properties
+            .get(key)
+            .and_then(|a| a.trim().parse::<u64>().ok())
+            .filter(|&a| a > 0)
+        else {
+            continue;
+        };
+        let name = properties
+            .get(m.device_key)
+            .map_or(m.device, String::as_str);
+        out.push((name.to_string(), amount));
+    }
+    out
 }
 
-/// `setResourceRequests(resources, capability)` for the GPU request of `component`: YARN
-/// knowing `yarn.io/gpu` (`yarn_knows_gpu`), the capability carries it; otherwise Spark's
-/// warning and the capability unchanged.
-pub fn set_gpu_request(
+/// `setResourceRequests(resources, capability)` for `component`'s custom resources: the one
+/// type sparkyard's YARN can know, `yarn.io/gpu` (when `yarn_knows_gpu`: `yarn.resource-types`),
+/// goes on the capability; any other (an FPGA, a renamed GPU device, a GPU YARN does not know)
+/// gets Spark's warning and stays off it.
+pub fn set_resource_requests(
     capability: Resource,
     properties: &BTreeMap<String, String>,
     component: Component,
     yarn_knows_gpu: bool,
-) -> GpuRequest {
-    let Some((name, amount)) = yarn_gpu_resource(properties, component) else {
-        return GpuRequest {
-            capability,
-            warning: None,
-        };
-    };
-    if name == GPU_URI && yarn_knows_gpu {
-        let gpus = u32::try_from(amount).unwrap_or(u32::MAX);
-        return GpuRequest {
-            capability: Resource { gpus, ..capability },
-            warning: None,
-        };
-    }
-    GpuRequest {
+) -> CustomRequest {
+    let mut out = CustomRequest {
         capability,
-        warning: Some(unknown_resource_warning(&name, capability)),
+        warnings: Vec::new(),
+    };
+    for (name, amount) in yarn_resources(properties, component) {
+        if name == GPU_URI && yarn_knows_gpu {
+            out.capability.gpus = u32::try_from(amount).unwrap_or(u32::MAX);
+        } else {
+            let w = unknown_resource_warning(&name, out.capability);
+            out.warnings.push(w);
+        }
     }
+    out
 }
 
 /// Spark 4.0's warning (spark-yarn_2.13-4.0.0.jar, `ResourceRequestHelper$`): "YARN doesn't
@@ -134,20 +160,32 @@ mod tests {
     fn the_gpu_amount_maps_to_the_yarn_device_name() {
         let p = props(&[("spark.executor.resource.gpu.amount", "2")]);
         assert_eq!(
-            yarn_gpu_resource(&p, Component::Executor),
-            Some(("yarn.io/gpu".into(), 2))
+            yarn_resources(&p, Component::Executor),
+            [("yarn.io/gpu".to_string(), 2)]
         );
-        assert_eq!(yarn_gpu_resource(&p, Component::Driver), None);
+        assert_eq!(yarn_resources(&p, Component::Driver), []);
         let renamed = props(&[
             ("spark.driver.resource.gpu.amount", "1"),
             ("spark.yarn.resourceGpuDeviceName", "nvidia.com/gpu"),
         ]);
         assert_eq!(
-            yarn_gpu_resource(&renamed, Component::Driver),
-            Some(("nvidia.com/gpu".into(), 1))
+            yarn_resources(&renamed, Component::Driver),
+            [("nvidia.com/gpu".to_string(), 1)]
         );
         let zero = props(&[("spark.executor.resource.gpu.amount", "0")]);
-        assert_eq!(yarn_gpu_resource(&zero, Component::Executor), None);
+        assert_eq!(yarn_resources(&zero, Component::Executor), []);
+        // The mapping's order: the GPU's type, then the FPGA's.
+        let both = props(&[
+            ("spark.executor.resource.fpga.amount", "1"),
+            ("spark.executor.resource.gpu.amount", "1"),
+        ]);
+        assert_eq!(
+            yarn_resources(&both, Component::Executor),
+            [
+                ("yarn.io/gpu".to_string(), 1),
+                ("yarn.io/fpga".to_string(), 1)
+            ]
+        );
     }
 
     // ResourceRequestHelper.setResourceRequests (Spark 4.0): a known type is set on the
@@ -156,22 +194,36 @@ mod tests {
     #[test]
     fn a_known_type_is_asked_for_and_an_unknown_one_warned_about() {
         let p = props(&[("spark.executor.resource.gpu.amount", "1")]);
-        let known = set_gpu_request(BASE, &p, Component::Executor, true);
+        let known = set_resource_requests(BASE, &p, Component::Executor, true);
         assert_eq!(known.capability.gpus, 1);
-        assert_eq!(known.warning, None);
-        let unknown = set_gpu_request(BASE, &p, Component::Executor, false);
+        assert!(known.warnings.is_empty());
+        let unknown = set_resource_requests(BASE, &p, Component::Executor, false);
         assert_eq!(unknown.capability, BASE);
-        let w = unknown.warning.unwrap();
+        let w = &unknown.warnings[0];
         assert!(w.starts_with("YARN doesn't know about resource yarn.io/gpu, your resource discovery has to handle properly discovering and isolating the resource! Error: The resource manager encountered"), "{w}");
         assert!(w.contains("\n* Resource type requested: yarn.io/gpu\n* Resource object: <memory:1408, vCores:1>\n"), "{w}");
         let renamed = props(&[
             ("spark.executor.resource.gpu.amount", "1"),
             ("spark.yarn.resourceGpuDeviceName", "nvidia.com/gpu"),
         ]);
-        let other = set_gpu_request(BASE, &renamed, Component::Executor, true);
+        let other = set_resource_requests(BASE, &renamed, Component::Executor, true);
         assert_eq!(other.capability, BASE);
-        assert!(other.warning.unwrap().contains("resource nvidia.com/gpu,"));
-        let none = set_gpu_request(BASE, &props(&[]), Component::Executor, false);
-        assert_eq!((none.capability, none.warning), (BASE, None));
+        assert!(other.warnings[0].contains("resource nvidia.com/gpu,"));
+        let none = set_resource_requests(BASE, &props(&[]), Component::Executor, false);
+        assert_eq!(none.capability, BASE);
+        assert!(none.warnings.is_empty());
+        // An FPGA: sparkyard's YARN never knows its type, so Spark warns; a known GPU beside it
+        // is asked for, and the FPGA's warning shows the capability with it.
+        let fpga = props(&[
+            ("spark.executor.resource.gpu.amount", "1"),
+            ("spark.executor.resource.fpga.amount", "2"),
+        ]);
+        let r = set_resource_requests(BASE, &fpga, Component::Executor, true);
+        assert_eq!(r.capability.gpus, 1);
+        assert_eq!(r.warnings.len(), 1);
+        assert!(r.warnings[0].starts_with("YARN doesn't know about resource yarn.io/fpga,"));
+        assert!(
+            r.warnings[0].contains("* Resource object: <memory:1408, vCores:1, yarn.io/gpu: 1>")
+        );
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::kernel::trace::StateChange;
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
-use crate::spark_yarn::resource_request_helper::{Component, set_gpu_request};
+use crate::spark_yarn::resource_request_helper::{Component, set_resource_requests};
 use crate::spark_yarn::yarn_allocator_node_health_tracker::{
     AllocationFailure, ExclusionSync, NodeHealthSettings,
 };
@@ -154,13 +154,13 @@ fn executor_resource(sim: &SimContext, env: &RpcEnv) -> Resource {
         vcores: s.executor_cores,
         gpus: 0,
     };
-    let request = set_gpu_request(
+    let request = set_resource_requests(
         base,
         &s.properties,
         Component::Executor,
         sim.config.yarn.gpu_resource_type,
     );
-    if let Some(w) = request.warning {
+    for w in &request.warnings {
         warn!(env.log(), "am::ResourceRequestHelper", "{w}");
     }
     request.capability
