@@ -192,6 +192,18 @@ impl BlockUpdatedInfo {
 }
 
 /// One `SparkListenerEvent`.
+/// The default profile's built-in executor requests (`ResourceProfile
+/// .getDefaultExecutorResources`): cores and memory always, memoryOverhead and pyspark.memory
+/// only when their keys are set, offHeap always (0 MiB when disabled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DefaultExecutorRequests {
+    pub cores: u32,
+    pub memory_mb: u64,
+    pub memory_overhead_mb: Option<u64>,
+    pub pyspark_memory_mb: Option<u64>,
+    pub offheap_mb: u64,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum ListenerEvent {
     /// `SparkListenerBlockUpdated` (BlockManagerMasterEndpoint, every accepted update); the
@@ -201,8 +213,7 @@ pub enum ListenerEvent {
         spark_version: String,
     },
     ResourceProfileAdded {
-        executor_cores: u32,
-        executor_memory_mb: u64,
+        executor: DefaultExecutorRequests,
         task_cpus: u32,
         /// The default profile's custom executor resources (`spark.executor.resource.*`).
         executor_custom: Vec<ExecutorResourceRequest>,

@@ -19,8 +19,8 @@ use sparkyard_actors::simulation::config::SparkSettings;
 use sparkyard_actors::simulation::listener::AttemptEvents;
 use sparkyard_messages::jvm_text::{double_to_string, java_concurrent_map_order, scala_map_order};
 use sparkyard_messages::listener::{
-    BlockUpdatedInfo, ExclusionEventName, ExecutorResourceRequest, ListenerEvent, StageInfo,
-    TaskEndReason, TaskInfo, TaskResourceRequest,
+    BlockUpdatedInfo, DefaultExecutorRequests, ExclusionEventName, ExecutorResourceRequest,
+    ListenerEvent, StageInfo, TaskEndReason, TaskInfo, TaskResourceRequest,
 };
 use sparkyard_messages::task::{DeterministicLevel, InputSize, RddScope, ShuffleWriteSize};
 use std::collections::BTreeMap;
@@ -712,17 +712,11 @@ impl LogWriter {
                     .str("Spark Version", spark_version);
             }),
             ListenerEvent::ResourceProfileAdded {
-                executor_cores,
-                executor_memory_mb,
+                executor,
                 task_cpus,
                 executor_custom,
                 task_custom,
-            } => resource_profile(
-                out,
-                (*executor_cores, *executor_memory_mb, *task_cpus),
-                executor_custom,
-                task_custom,
-            ),
+            } => resource_profile(out, executor, *task_cpus, executor_custom, task_custom),
             ListenerEvent::BlockManagerAdded {
                 time,
                 executor_id,
@@ -1246,19 +1240,26 @@ fn with_sizes(mut run: TaskRun, t: &TaskSizes) -> TaskRun {
 
 /// `SparkListenerResourceProfileAdded` of the default profile: each side's requests in its
 /// Scala map's order (a `ConcurrentHashMap`'s, then `toMap`'s), as the driver's
-/// `Default ResourceProfile created` line prints them. The built-in executor requests written
-/// are cores, memory and offHeap.
+/// `Default ResourceProfile created` line prints them, put in `getDefaultExecutorResources`'
+/// order (cores, memory, memoryOverhead and pyspark.memory when set, offHeap, the custom ones).
 fn resource_profile(
     out: &mut String,
-    (cores, memory_mb, task_cpus): (u32, u64, u32),
+    builtin: &DefaultExecutorRequests,
+    task_cpus: u32,
     executor_custom: &[ExecutorResourceRequest],
     task_custom: &[TaskResourceRequest],
 ) {
     let mut executor: Vec<(&str, (u64, &str, &str))> = vec![
-        ("cores", (u64::from(cores), "", "")),
-        ("memory", (memory_mb, "", "")),
-        ("offHeap", (0, "", "")),
+        ("cores", (u64::from(builtin.cores), "", "")),
+        ("memory", (builtin.memory_mb, "", "")),
     ];
+    if let Some(mb) = builtin.memory_overhead_mb {
+        executor.push(("memoryOverhead", (mb, "", "")));
+    }
+    if let Some(mb) = builtin.pyspark_memory_mb {
+        executor.push(("pyspark.memory", (mb, "", "")));
+    }
+    executor.push(("offHeap", (builtin.offheap_mb, "", "")));
     for r in executor_custom {
         let request = (r.amount, r.discovery_script.as_str(), r.vendor.as_str());
         executor.push((r.name.as_str(), request));
@@ -1642,6 +1643,54 @@ fn job_end(out: &mut String, job_id: u32, time: u64, failure: Option<&str>) {
 mod tests {
     use super::*;
     use serde_json::Value;
+
+    /// The default profile's event lists memoryOverhead (and pyspark.memory) when set, and
+    /// offHeap's own size, as `getDefaultExecutorResources` puts them (the committed GPU log,
+    /// `spark.executor.memoryOverhead=8g`, has `memoryOverhead` among its `Executor Resource
+    /// Requests`); the keys come in the order the driver's `Default ResourceProfile created`
+    /// line prints them.
+    #[test]
+    fn the_default_profile_event_lists_the_set_memory_overhead_and_off_heap() {
+        let builtin = DefaultExecutorRequests {
+            cores: 4,
+            memory_mb: 20480,
+            memory_overhead_mb: Some(8192),
+            pyspark_memory_mb: None,
+            offheap_mb: 0,
+        };
+        let gpu = ExecutorResourceRequest {
+            name: "gpu".into(),
+            amount: 1,
+            discovery_script: "./getGpus".into(),
+            vendor: String::new(),
+        };
+        let mut out = String::new();
+        resource_profile(&mut out, &builtin, 1, &[gpu], &[]);
+        let v: Value = serde_json::from_str(&out).expect("json");
+        let requests = v["Executor Resource Requests"]
+            .as_object()
+            .expect("requests");
+        let names: Vec<&str> = requests.keys().map(String::as_str).collect();
+        let mut expected = vec!["cores", "memory", "memoryOverhead", "offHeap", "gpu"];
+        expected.sort_unstable();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, expected);
+        assert_eq!(requests["memoryOverhead"]["Amount"], 8192);
+        let without = DefaultExecutorRequests {
+            memory_overhead_mb: None,
+            offheap_mb: 512,
+            ..builtin
+        };
+        let mut out = String::new();
+        resource_profile(&mut out, &without, 1, &[], &[]);
+        let v: Value = serde_json::from_str(&out).expect("json");
+        let requests = v["Executor Resource Requests"]
+            .as_object()
+            .expect("requests");
+        assert!(!requests.contains_key("memoryOverhead"));
+        assert_eq!(requests["offHeap"]["Amount"], 512);
+    }
 
     fn stage(id: u32, tasks: u32, parents: Vec<u32>, bytes: u64) -> StageInfo {
         StageInfo {

@@ -202,13 +202,13 @@ impl Driver {
         let attributes = executor_log_url_handler::yarn_attributes(&host, cid, &user);
         // The profile's keys were read without error: the SparkContext got this far.
         let custom = CustomResources::of(&s.properties).unwrap_or_default();
+        let executor = spark_env::default_executor_requests(s);
         for e in [
             ListenerEvent::LogStart {
                 spark_version: SPARK_VERSION.into(),
             },
             ListenerEvent::ResourceProfileAdded {
-                executor_cores: s.executor_cores,
-                executor_memory_mb: s.executor_memory_mb,
+                executor,
                 task_cpus: s.task_cpus,
                 executor_custom: custom.executor,
                 task_custom: custom.task,

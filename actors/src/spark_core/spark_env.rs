@@ -13,10 +13,27 @@ use crate::world::addresses::app_cache_dir;
 use crate::world::config::SparkSettings;
 use crate::{info, warn};
 use sparkyard_messages::jvm_text::{double_to_string, java_concurrent_map_order, scala_map_order};
+use sparkyard_messages::listener::DefaultExecutorRequests;
 
 const RESOURCE_PROFILE: &str = "driver::ResourceProfile";
 const SPARK_ENV: &str = "driver::SparkEnv";
 const UTILS: &str = "driver::Utils";
+
+/// `ResourceProfile.getDefaultExecutorResources`' built-in requests: cores and memory,
+/// memoryOverhead and pyspark.memory only when their keys are set, offHeap (0 MiB when
+/// disabled). The driver's line and the event log's `SparkListenerResourceProfileAdded` list them.
+pub fn default_executor_requests(s: &SparkSettings) -> DefaultExecutorRequests {
+    let set = |key: &str| s.properties.contains_key(key);
+    DefaultExecutorRequests {
+        cores: s.executor_cores,
+        memory_mb: s.executor_memory_mb,
+        memory_overhead_mb: set("spark.executor.memoryOverhead")
+            .then_some(s.executor_memory_overhead_mb),
+        pyspark_memory_mb: set("spark.executor.pyspark.memory")
+            .then_some(s.executor_pyspark_memory_mb),
+        offheap_mb: s.executor_offheap_mb,
+    }
+}
 
 /// What the default `ResourceProfile` asks of an executor and a task.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,15 +55,13 @@ impl DefaultProfile {
     /// The profile `getOrCreateDefaultProfile` makes, or the exception reading the custom
     /// resources' keys throws before its line.
     pub fn of(s: &SparkSettings) -> Result<DefaultProfile, String> {
-        let set = |key: &str| s.properties.contains_key(key);
+        let builtin = default_executor_requests(s);
         Ok(DefaultProfile {
-            cores: s.executor_cores,
-            memory_mb: s.executor_memory_mb,
-            overhead_mb: set("spark.executor.memoryOverhead")
-                .then_some(s.executor_memory_overhead_mb),
-            pyspark_mb: set("spark.executor.pyspark.memory")
-                .then_some(s.executor_pyspark_memory_mb),
-            offheap_mb: s.executor_offheap_mb,
+            cores: builtin.cores,
+            memory_mb: builtin.memory_mb,
+            overhead_mb: builtin.memory_overhead_mb,
+            pyspark_mb: builtin.pyspark_memory_mb,
+            offheap_mb: builtin.offheap_mb,
             task_cpus: s.task_cpus,
             custom: CustomResources::of(&s.properties)?,
         })
