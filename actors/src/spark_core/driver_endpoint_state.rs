@@ -37,6 +37,20 @@ pub struct ExecutorData<R> {
     pub resources: Option<Rc<RefCell<ExecutorResources>>>,
 }
 
+impl<R> ExecutorData<R> {
+    /// The cores an offer of this executor shows: its free cores, no more than its free custom
+    /// resources let tasks use (`executor_resource_info::offer_cores`).
+    #[inline]
+    pub fn offer_cores(&self, task_cpus: u32) -> u32 {
+        match &self.resources {
+            None => self.free_cores,
+            Some(r) => {
+                executor_resource_info::offer_cores(self.free_cores, task_cpus, Some(&r.borrow()))
+            }
+        }
+    }
+}
+
 /// `ExecutorDecommissionInfo(message, workerHost)`, with TaskSchedulerImpl's
 /// `ExecutorDecommissionState.startTime`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -402,16 +416,10 @@ impl<R> DriverEndpointState<R> {
     #[inline]
     pub fn offerable(&self, id: ExecutorId, task_cpus: u32) -> bool {
         self.is_alive(id)
-            && self.executors.get(id).is_some_and(|e| {
-                let cores = match &e.resources {
-                    None => e.free_cores,
-                    Some(r) => {
-                        let r = r.borrow();
-                        executor_resource_info::offer_cores(e.free_cores, task_cpus, Some(&r))
-                    }
-                };
-                cores >= task_cpus
-            })
+            && self
+                .executors
+                .get(id)
+                .is_some_and(|e| e.offer_cores(task_cpus) >= task_cpus)
     }
 
     /// `maxNumConcurrentTasks`: the task slots (`totalCores / taskCpus`) of every active

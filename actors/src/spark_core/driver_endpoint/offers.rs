@@ -4,7 +4,6 @@
 
 use super::DriverEndpoint;
 use crate::faults::Trigger;
-use crate::spark_core::executor_resource_info;
 use crate::spark_core::scheduler::WorkerOffer;
 use crate::world::injector;
 use crate::world::invariants::{self, name as inv};
@@ -92,13 +91,7 @@ impl DriverEndpoint {
             return None;
         }
         let e = self.core.executors.get(id)?;
-        let cores = match &e.resources {
-            None => e.free_cores,
-            Some(r) => {
-                let task_cpus = self.sim.config.spark.task_cpus;
-                executor_resource_info::offer_cores(e.free_cores, task_cpus, Some(&r.borrow()))
-            }
-        };
+        let cores = e.offer_cores(self.sim.config.spark.task_cpus);
         Some(WorkerOffer {
             executor_id: id,
             host: e.host.clone(),
