@@ -664,10 +664,12 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
         }
     }
     if !custom.is_empty() {
-        let gpus = match (&prepared.cluster_source, super::gpus::from_log(app)) {
+        // What the run's cluster got (`simulate::size_from_log` gave the embedded one its GPUs).
+        let sized = &prepared.cluster;
+        let gpus = match &prepared.cluster_source {
             _ if !super::gpus::yarn_scheduled_gpus(app) => GpuReplay::Unscheduled,
-            (ClusterOrigin::Log { .. }, Some(g)) => GpuReplay::SizedFromLog {
-                per_node: g.per_node,
+            ClusterOrigin::Log { .. } if sized.yarn.gpu_resource_type => GpuReplay::SizedFromLog {
+                per_node: sized.nodes.iter().map(|n| n.gpus).max().unwrap_or(0),
             },
             _ => GpuReplay::AsTheClusterHas,
         };
