@@ -227,13 +227,7 @@ fn spark_context_refusals_fail_the_user_class_in_the_am() {
         ),
     ];
     for (extra, text) in cases {
-        let args = [
-            &["--class", "org.apache.spark.examples.SparkPi"],
-            extra,
-            &["app.jar", "2"],
-        ]
-        .concat();
-        let r = crate::common::submit(&args).expect("a run");
+        let r = crate::common::submit_pi(&[extra, &["app.jar", "2"]].concat()).expect("a run");
         let logs = all_stderr(&r);
         assert!(
             logs.contains("ERROR SparkContext: Error initializing SparkContext."),

@@ -144,13 +144,7 @@ fn spark_context_refusals_of_custom_resources_fail_the_user_class() {
         ),
     ];
     for (extra, text) in cases {
-        let args = [
-            &["--class", "org.apache.spark.examples.SparkPi"],
-            extra,
-            &["app.jar", "2"],
-        ]
-        .concat();
-        let r = crate::common::submit(&args).expect("a run");
+        let r = crate::common::submit_pi(&[extra, &["app.jar", "2"]].concat()).expect("a run");
         assert_eq!(r.counters.executors_launched, 0, "{extra:?}");
         assert_eq!(
             r.outcome.final_status,
