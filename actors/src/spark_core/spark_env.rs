@@ -38,14 +38,8 @@ pub fn default_executor_requests(s: &SparkSettings) -> DefaultExecutorRequests {
 /// What the default `ResourceProfile` asks of an executor and a task.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DefaultProfile {
-    pub cores: u32,
-    pub memory_mb: u64,
-    /// `spark.executor.memoryOverhead`, when set.
-    pub overhead_mb: Option<u64>,
-    /// `spark.executor.pyspark.memory`, when set.
-    pub pyspark_mb: Option<u64>,
-    /// Off-heap memory (0 MiB when disabled).
-    pub offheap_mb: u64,
+    /// The built-in executor requests ([`default_executor_requests`]).
+    pub executor: DefaultExecutorRequests,
     pub task_cpus: u32,
     /// `spark.executor.resource.*` and `spark.task.resource.*` (GPUs, FPGAs).
     pub custom: CustomResources,
@@ -55,13 +49,8 @@ impl DefaultProfile {
     /// The profile `getOrCreateDefaultProfile` makes, or the exception reading the custom
     /// resources' keys throws before its line.
     pub fn of(s: &SparkSettings) -> Result<DefaultProfile, String> {
-        let builtin = default_executor_requests(s);
         Ok(DefaultProfile {
-            cores: builtin.cores,
-            memory_mb: builtin.memory_mb,
-            overhead_mb: builtin.memory_overhead_mb,
-            pyspark_mb: builtin.pyspark_memory_mb,
-            offheap_mb: builtin.offheap_mb,
+            executor: default_executor_requests(s),
             task_cpus: s.task_cpus,
             custom: CustomResources::of(&s.properties)?,
         })
@@ -86,15 +75,16 @@ impl DefaultProfile {
     fn executor_entries(&self) -> Vec<(&str, String)> {
         let mut entries: Vec<(&str, String)> = Vec::new();
         let builtin = |name, amount: u64| (name, format!("{amount}, script: , vendor: "));
-        entries.push(builtin("cores", u64::from(self.cores)));
-        entries.push(builtin("memory", self.memory_mb));
-        if let Some(mb) = self.overhead_mb {
+        let e = &self.executor;
+        entries.push(builtin("cores", u64::from(e.cores)));
+        entries.push(builtin("memory", e.memory_mb));
+        if let Some(mb) = e.memory_overhead_mb {
             entries.push(builtin("memoryOverhead", mb));
         }
-        if let Some(mb) = self.pyspark_mb {
+        if let Some(mb) = e.pyspark_memory_mb {
             entries.push(builtin("pyspark.memory", mb));
         }
-        entries.push(builtin("offHeap", self.offheap_mb));
+        entries.push(builtin("offHeap", e.offheap_mb));
         for r in &self.custom.executor {
             let text = format!(
                 "{}, script: {}, vendor: {}",
@@ -131,7 +121,7 @@ impl DefaultProfile {
         custom
             .task
             .sort_by_key(|r| position(self.task_entries(), &r.name));
-        resource_profile::calculate(self.cores, self.task_cpus, &custom)
+        resource_profile::calculate(self.executor.cores, self.task_cpus, &custom)
     }
 }
 
@@ -262,11 +252,13 @@ mod tests {
     fn default_profile_lines_as_a_real_driver_printed_them() {
         // --conf spark.executor.cores=1 --conf spark.executor.memoryOverhead=512
         let four = DefaultProfile {
-            cores: 1,
-            memory_mb: 1024,
-            overhead_mb: Some(512),
-            pyspark_mb: None,
-            offheap_mb: 0,
+            executor: DefaultExecutorRequests {
+                cores: 1,
+                memory_mb: 1024,
+                memory_overhead_mb: Some(512),
+                pyspark_memory_mb: None,
+                offheap_mb: 0,
+            },
             task_cpus: 1,
             custom: CustomResources::default(),
         };
@@ -276,7 +268,10 @@ mod tests {
         );
         // ... and --conf spark.executor.pyspark.memory=300m: five entries, a HashMap.
         let five = DefaultProfile {
-            pyspark_mb: Some(300),
+            executor: DefaultExecutorRequests {
+                pyspark_memory_mb: Some(300),
+                ..four.executor
+            },
             ..four.clone()
         };
         assert_eq!(
@@ -289,11 +284,13 @@ mod tests {
         );
         // --conf spark.executor.cores=2 --conf spark.task.cpus=2 --conf spark.executor.memory=2g
         let two = DefaultProfile {
-            cores: 2,
-            memory_mb: 2048,
-            overhead_mb: None,
-            pyspark_mb: None,
-            offheap_mb: 0,
+            executor: DefaultExecutorRequests {
+                cores: 2,
+                memory_mb: 2048,
+                memory_overhead_mb: None,
+                pyspark_memory_mb: None,
+                offheap_mb: 0,
+            },
             task_cpus: 2,
             custom: CustomResources::default(),
         };
@@ -326,11 +323,13 @@ mod tests {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
         let gpu = DefaultProfile {
-            cores: 4,
-            memory_mb: 1024,
-            overhead_mb: None,
-            pyspark_mb: None,
-            offheap_mb: 0,
+            executor: DefaultExecutorRequests {
+                cores: 4,
+                memory_mb: 1024,
+                memory_overhead_mb: None,
+                pyspark_memory_mb: None,
+                offheap_mb: 0,
+            },
             task_cpus: 1,
             custom: CustomResources::of(&props).unwrap(),
         };
@@ -364,11 +363,13 @@ mod tests {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
         let p = DefaultProfile {
-            cores: 4,
-            memory_mb: 1024,
-            overhead_mb: Some(512),
-            pyspark_mb: None,
-            offheap_mb: 0,
+            executor: DefaultExecutorRequests {
+                cores: 4,
+                memory_mb: 1024,
+                memory_overhead_mb: Some(512),
+                pyspark_memory_mb: None,
+                offheap_mb: 0,
+            },
             task_cpus: 1,
             custom: CustomResources::of(&props).unwrap(),
         };
