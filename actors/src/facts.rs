@@ -8,5 +8,6 @@ pub use crate::examples::{java_spark_pi, simulated_classes, spark_pi};
 pub use crate::hadoop_yarn::rm_app_attempt::should_count_towards_max_attempt_retry;
 pub use crate::spark_core::driver::SPARK_VERSION;
 pub use crate::spark_core::executor::ExecutorConf;
-pub use crate::spark_core::resource_profile::default_max_tasks_per_executor;
+pub use crate::spark_core::resource_profile::{GPU, default_max_tasks_per_executor};
 pub use crate::spark_yarn::client::CONTAINER_CLASSPATH;
+pub use crate::spark_yarn::resource_request_helper::GPU_URI;

@@ -11,6 +11,7 @@ use sparkyard_actors::simulation::config::{
     CostModel, HeartbeatAssignments, LabelCapacity, LocalityDelays, NodeSpec, QueueSpec,
     TenantLoad, YarnSettings,
 };
+use sparkyard_actors::simulation::facts::GPU_URI;
 use toml::Spanned;
 
 use crate::error::UserError;
@@ -415,8 +416,6 @@ const MIN_VCORES: &str = "yarn.scheduler.minimum-allocation-vcores";
 const MAX_VCORES: &str = "yarn.scheduler.maximum-allocation-vcores";
 const AM_MAX_ATTEMPTS: &str = "yarn.resourcemanager.am.max-attempts";
 const RESOURCE_TYPES: &str = "yarn.resource-types";
-/// `ResourceInformation.GPU_URI`.
-const GPU_URI: &str = "yarn.io/gpu";
 const NM_EXPIRY: &str = "yarn.nm.liveness-monitor.expiry-interval-ms";
 const AM_EXPIRY: &str = "yarn.am.liveness-monitor.expiry-interval-ms";
 const NM_HEARTBEAT: &str = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms";

@@ -16,12 +16,11 @@ use super::model::{Application, ExecutorSpan};
 use crate::conf::cluster::ClusterConfig;
 use std::collections::BTreeMap;
 
-/// Spark's resource name for GPUs (`ResourceUtils.GPU`).
-pub const GPU: &str = "gpu";
+pub use sparkyard_actors::simulation::facts::GPU;
+use sparkyard_actors::simulation::facts::GPU_URI;
 
-/// `yarn.resource-types`, and the type YARN's GPU plugin registers (`ResourceInformation.GPU_URI`).
+/// `yarn.resource-types`.
 const RESOURCE_TYPES: &str = "yarn.resource-types";
-const GPU_URI: &str = "yarn.io/gpu";
 /// The GPU type's largest allocation, as the log's Hadoop properties may record it.
 pub const GPU_MAXIMUM: &str = "yarn.resource-types.yarn.io/gpu.maximum-allocation";
 /// The Spark keys of the executors' GPUs that a replay passes on where YARN scheduled them.
