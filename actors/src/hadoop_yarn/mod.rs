@@ -3,6 +3,7 @@
 //! `Launcher` that `boot` hands it.
 
 pub mod capacity_scheduler;
+pub mod container_manager_events;
 pub mod container_runtime;
 pub mod decommissioning_nodes_watcher;
 pub mod gpu_resource_allocator;

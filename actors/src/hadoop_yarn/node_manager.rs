@@ -3,8 +3,11 @@
 //! watches (`ContainerExecutor`), their exit statuses and diagnostics, and the
 //! `NodeStatusUpdater` heartbeat to the RM with the kills its response asks for (containers and
 //! finished applications to clean up). On a node with the GPU plugin, each container's GPUs
-//! (`GpuResourceHandlerImpl.preStart` / `postComplete`, `gpu_resource_allocator`).
+//! (`GpuResourceHandlerImpl.preStart` / `postComplete`, `gpu_resource_allocator`). Its
+//! container events pass its one dispatcher thread, which a Docker container's stop blocks
+//! (`container_manager_events`).
 
+use super::container_manager_events::ContainerManagerEvents;
 use super::container_runtime::{self, Runtime, Stop};
 use super::gpu_resource_allocator::{self as gpu, GpuResourceAllocator};
 use super::localization::LocalizationTracker;
@@ -49,6 +52,18 @@ pub struct LaunchedContainer {
     pub gpu_minors: Vec<u32>,
 }
 
+/// The container events that pass the ContainerManager's dispatcher thread here: they wait
+/// while a Docker container's stop blocks it.
+#[derive(Debug)]
+enum Dispatched {
+    /// INIT_APPLICATION / INIT_CONTAINER for a started container: its localization begins.
+    Localize(ContainerId),
+    /// CONTAINER_LAUNCHED: its resources are there; `ContainersLauncher` launches it.
+    Launch(ContainerId),
+    /// KILL_CONTAINER with the exit status to report.
+    Kill(ContainerId, i32),
+}
+
 enum Phase {
     Localizing,
     Running(crate::rpc::ProcessId),
@@ -91,6 +106,8 @@ pub struct NodeManager {
     applications: SmallSet<ApplicationId>,
     /// The GPU plugin's allocator, on a node whose plugin found GPUs (`[[nodes]] gpus`).
     gpus: Option<GpuResourceAllocator>,
+    /// The ContainerManager's dispatcher thread and the events waiting for it.
+    events: ContainerManagerEvents<Dispatched>,
 }
 
 impl NodeManager {
@@ -123,6 +140,7 @@ impl NodeManager {
                 localized: LocalizationTracker::default(),
                 applications: SmallSet::default(),
                 gpus: (gpus > 0).then(|| GpuResourceAllocator::new(gpus)),
+                events: ContainerManagerEvents::default(),
             }
         });
         out.expect("create runs its closure")
@@ -139,7 +157,7 @@ impl NodeManager {
         match msg {
             NodeManagerMsg::StartContainers(ask, req) => self.on_start_containers(ask, req, ctx),
             NodeManagerMsg::NodeHeartbeatResponse(resp) => self.on_heartbeat_response(resp, ctx),
-            NodeManagerMsg::ContainerLaunched(cid) => self.on_container_launched(cid, ctx),
+            NodeManagerMsg::ContainerLaunched(cid) => self.dispatch(Dispatched::Launch(cid), ctx),
             NodeManagerMsg::StopContainer(cid) => self.on_stop_container(cid, ctx),
             NodeManagerMsg::KillContainer {
                 container_id,
@@ -203,18 +221,56 @@ impl NodeManager {
                 caller: ask.context().reply_to,
                 executor,
             });
-        let launch = self.localize_and_launch_ms(app);
-        timers::notify_later(
-            ctx,
-            NodeManagerMsg::ContainerLaunched(cid),
-            clock::ms(launch),
-        );
+        // startContainers returns once the container's events are posted; the dispatcher
+        // handles them when its thread is free.
         self.env.reply(
             ask,
             StartContainersResponse {
                 succeeded: vec![cid],
                 failed: Vec::new(),
             },
+        );
+        self.dispatch(Dispatched::Localize(cid), ctx);
+    }
+
+    /// An event for the dispatcher's thread: handled now if it is free, else when the stop
+    /// blocking it ends (`unblocked`).
+    fn dispatch(&mut self, event: Dispatched, ctx: &mut Context<Self>) {
+        if let Some(event) = self.events.offer(clock::now_ms(), event) {
+            self.handle(event, ctx);
+        }
+    }
+
+    fn handle(&mut self, event: Dispatched, ctx: &mut Context<Self>) {
+        match event {
+            Dispatched::Localize(cid) => self.localize(cid, ctx),
+            Dispatched::Launch(cid) => self.on_container_launched(cid, ctx),
+            Dispatched::Kill(cid, status) => self.handle_kill(cid, status, ctx),
+        }
+    }
+
+    /// The thread is free again: the waiting events in order, until one blocks it anew.
+    fn unblocked(&mut self, ctx: &mut Context<Self>) {
+        while let Some(event) = self.events.next(clock::now_ms()) {
+            self.handle(event, ctx);
+        }
+    }
+
+    /// A started container's localization: its launch once the application's resources are
+    /// on this node.
+    fn localize(&mut self, cid: ContainerId, ctx: &mut Context<Self>) {
+        let localizing = self
+            .containers
+            .get(&cid)
+            .is_some_and(|c| matches!(c.phase, Phase::Localizing));
+        if !localizing {
+            return;
+        }
+        let launch = self.localize_and_launch_ms(cid.attempt.application_id);
+        timers::notify_later(
+            ctx,
+            NodeManagerMsg::ContainerLaunched(cid),
+            clock::ms(launch),
         );
     }
 
@@ -505,6 +561,10 @@ impl NodeManager {
     /// end (`container_runtime`). A second kill changes nothing: the first one's status and
     /// diagnostics stand (`ContainerImpl`: KILLING ignores KILL_CONTAINER).
     pub fn kill_container(&mut self, cid: ContainerId, status: i32, ctx: &mut Context<Self>) {
+        self.dispatch(Dispatched::Kill(cid, status), ctx);
+    }
+
+    fn handle_kill(&mut self, cid: ContainerId, status: i32, ctx: &mut Context<Self>) {
         let Some(c) = self.containers.get_mut(&cid) else {
             return;
         };
@@ -543,18 +603,24 @@ impl NodeManager {
     }
 
     fn stop_process(&mut self, pid: crate::rpc::ProcessId, stop: Stop, ctx: &mut Context<Self>) {
-        let kill_later = |ctx: &mut Context<Self>, after_ms: u64| {
-            timers::run_later(ctx, clock::ms(after_ms), move |act: &mut Self, _| {
-                act.env.kill_process(pid, 137);
-            });
-        };
         match stop {
+            // `DelayedProcessKiller`, its own thread: the dispatcher goes on.
             Stop::TermThenKill { kill_after_ms } => {
                 if self.env.signal_term(pid) {
-                    kill_later(ctx, kill_after_ms);
+                    timers::run_later(ctx, clock::ms(kill_after_ms), move |act: &mut Self, _| {
+                        act.env.kill_process(pid, 137);
+                    });
                 }
             }
-            Stop::KillAfter { kill_after_ms } => kill_later(ctx, kill_after_ms),
+            // `docker stop` holds the dispatcher's thread until the container is gone.
+            Stop::KillAfter { kill_after_ms } => {
+                let now = clock::now_ms();
+                let free_at = self.events.block(now, kill_after_ms);
+                timers::run_later(ctx, clock::ms(free_at - now), move |act: &mut Self, ctx| {
+                    act.env.kill_process(pid, 137);
+                    act.unblocked(ctx);
+                });
+            }
         }
     }
 
