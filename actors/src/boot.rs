@@ -164,6 +164,7 @@ fn container_launcher(
                         submit_time_ms,
                         jvm_command: launch_context.commands.join(" "),
                         dist_cache: launch_context.local_resources.clone(),
+                        container_gpus,
                     };
                     ApplicationMaster::start(sim.clone(), env, c.clone(), rm.clone(), uc, conf);
                     pid

@@ -135,8 +135,8 @@ pub const KEYS: &[Key] = &[
     key("spark.driver.memoryOverheadFactor", "0.1", CONFIG, S, "the AM container's overhead"),
     key("spark.driver.minMemoryOverhead", "384m", CONFIG, S, "the AM container's overhead"),
     key("spark.driver.port", "0 (any free port)", CONFIG, R, "sparkyard picks the driver's port"),
-    key("spark.driver.resource.fpga.amount", "-", CONFIG, S, "the AM container's yarn.io/fpga ask: Spark's \"YARN doesn't know about resource\" warning (sparkyard's YARN has no FPGA type); the driver's own resources are not simulated"),
-    key("spark.driver.resource.gpu.amount", "-", CONFIG, S, "the AM container's yarn.io/gpu ask (ResourceRequestHelper)"),
+    key("spark.driver.resource.fpga.amount", "-", CONFIG, S, "the driver's discovery of its FPGAs in the SparkContext; the AM container's yarn.io/fpga ask: Spark's \"YARN doesn't know about resource\" warning (sparkyard's YARN has no FPGA type)"),
+    key("spark.driver.resource.gpu.amount", "-", CONFIG, S, "the driver's discovery of its GPUs in the SparkContext; the AM container's yarn.io/gpu ask (ResourceRequestHelper)"),
     key("spark.dynamicAllocation.cachedExecutorIdleTimeout", "infinity", CONFIG, S, "ExecutorMonitor"),
     key("spark.dynamicAllocation.enabled", "false", CONFIG, S, "ExecutorAllocationManager"),
     key("spark.dynamicAllocation.executorAllocationRatio", "1.0", CONFIG, S, "ExecutorAllocationManager"),
@@ -357,6 +357,7 @@ pub const KEYS: &[Key] = &[
 pub const FAMILIES: &[Key] = &[
     key("spark.auth", "-", "SparkConf.isExecutorStartupConf", R, "passed to the executors' command lines; no authentication is simulated"),
     key("spark.blacklist.", "-", CONFIG, R, "the exclusion keys' names before Spark 3.1 (their alternatives): those above are simulated; no other"),
+    key("spark.driver.resource.", "-", "ResourceUtils", S, "the driver's custom resources (`<name>.amount`, `.discoveryScript`, `.vendor`): its SparkContext discovers them first (the script reports the addresses 0..n-1 of what the AM container holds; without a script the context fails, as Spark's ResourceDiscoveryScriptPlugin does)"),
     key("spark.dynamicAllocation.", "-", CONFIG, R, "the dynamic allocation keys above are simulated; no other"),
     key("spark.excludeOnFailure.", "-", CONFIG, R, "the exclusion on failure keys above are simulated; no other"),
     key("spark.executor.resource.", "-", "ResourceUtils", S, "custom executor resources (`<name>.amount`, `.discoveryScript`, `.vendor`): the default ResourceProfile, Spark's checks, executor discovery (the script reports the addresses 0..n-1 of what the container holds), task slots and addresses"),

@@ -96,3 +96,80 @@ fn a_yarn_without_the_gpu_type_gets_asks_without_gpus() {
     let warning = "WARN ResourceRequestHelper: YARN doesn't know about resource yarn.io/gpu, your resource discovery has to handle properly discovering and isolating the resource! Error: The resource manager encountered a problem";
     assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
 }
+
+/// SparkPi whose driver asks for a GPU of its own (`spark.driver.resource.gpu.amount=1`),
+/// with or without its discovery script.
+fn driver_gpu(cluster: &str, script: bool) -> RunResult {
+    let mut args = vec![
+        "--cluster",
+        cluster,
+        "--conf",
+        "spark.driver.resource.gpu.amount=1",
+    ];
+    if script {
+        args.extend([
+            "--conf",
+            "spark.driver.resource.gpu.discoveryScript=/opt/getGpus.sh",
+        ]);
+    }
+    args.extend(["app.jar", "4"]);
+    submit_pi(&args).expect("runs")
+}
+
+/// The driver's own resources: Spark 4.0.0's `SparkContext` runs
+/// `ResourceUtils.getOrDiscoverAllResources(conf, "spark.driver", resourcesFile)` right after
+/// its `Java version` line (the 4.0.0 jar's constructor), before `Submitted application`. In
+/// cluster mode on a YARN with `yarn.io/gpu` the AM's container holds the GPU
+/// (`ResourceRequestHelper`) and the driver's script finds it; without a script
+/// `ResourceDiscoveryScriptPlugin` throws "User is expecting to use resource: gpu, but didn't
+/// specify a discovery script!" (its text in the jar), the context fails and, before the AM
+/// registered, `ApplicationMaster.finish` records exit 13 in each attempt. Before, sparkyard's
+/// driver logged "No custom resources configured for spark.driver." and ran on.
+#[test]
+fn the_driver_discovers_the_gpu_yarn_gave_its_container_and_fails_without_a_script() {
+    use sparkyard_messages::listener::ResourceInformation;
+    use sparkyard_messages::records::FinalApplicationStatus;
+    let gpu0 = vec![ResourceInformation {
+        name: "gpu".into(),
+        addresses: vec!["0".into()],
+    }];
+    let typed = TestDir::new("yarn-gpus-driver");
+    let c = cluster(&typed, 1, true);
+    let found = driver_gpu(&c, true);
+    assert_eq!(
+        found.outcome.final_status,
+        Some(FinalApplicationStatus::Succeeded)
+    );
+    assert_eq!(found.counters.driver_resources.get(&1), Some(&gpu0));
+    let am_gpus = found
+        .counters
+        .container_gpus
+        .iter()
+        .find(|(c, _)| c.id == 1);
+    assert_eq!(
+        am_gpus.map(|(_, m)| m.clone()),
+        Some(vec![0]),
+        "the AM's GPU"
+    );
+    let refused = driver_gpu(&c, false);
+    assert_eq!(
+        refused.outcome.final_status,
+        Some(FinalApplicationStatus::Failed)
+    );
+    assert_eq!(crate::common::am_exit_codes(&refused), [13, 13]);
+    assert_eq!(refused.counters.executors_launched, 0);
+    assert!(refused.counters.driver_resources.is_empty());
+    assert!(
+        refused.outcome.diagnostics.contains(
+            "org.apache.spark.SparkException: User is expecting to use resource: gpu, but didn't specify a discovery script!"
+        ),
+        "{}",
+        refused.outcome.diagnostics
+    );
+    // A YARN without the type gives the AM no GPU: the script finds what was asked (sparkyard
+    // does not model devices YARN does not know).
+    let untyped = TestDir::new("yarn-gpus-driver-untyped");
+    let plain = driver_gpu(&cluster(&untyped, 0, false), true);
+    assert_eq!(plain.counters.driver_resources.get(&1), Some(&gpu0));
+    assert!(plain.counters.container_gpus.is_empty());
+}

@@ -7,7 +7,7 @@ use crate::faults::DriverFault;
 use crate::kernel::{clock, timers};
 use crate::rpc::{AskTable, AskTimeout, Asker, EndpointRef, RpcEnv};
 use crate::spark_core::executor_allocation_manager as eam;
-use crate::spark_core::resource_profile::CustomResources;
+use crate::spark_core::resource_profile::{self, CustomResources};
 use crate::spark_core::scheduler::pool;
 use crate::spark_core::{
     executor_env, executor_log_url_handler, spark_env, unified_memory_manager,
@@ -70,6 +70,8 @@ pub struct Driver {
     submit_time_ms: Option<u64>,
     /// The JVM's command line (`DriverLaunch.jvm_command`).
     jvm_command: String,
+    /// `DriverLaunch.container_gpus`.
+    container_gpus: Option<u32>,
     bus: ContextBus,
     scheduler: Option<EndpointRef<DriverEndpointMsg>>,
     yarn_scheduler: Option<EndpointRef<YarnSchedulerMsg>>,
@@ -122,6 +124,8 @@ pub struct DriverLaunch {
     pub attempt_id: ApplicationAttemptId,
     pub submit_time_ms: Option<u64>,
     pub jvm_command: String,
+    /// The GPUs YARN gave the AM's container, if any (`AmConf.container_gpus`).
+    pub container_gpus: Option<u32>,
 }
 
 impl Driver {
@@ -150,6 +154,7 @@ impl Driver {
                 attempt_id: launch.attempt_id,
                 submit_time_ms: launch.submit_time_ms,
                 jvm_command: launch.jvm_command,
+                container_gpus: launch.container_gpus,
                 bus: ContextBus::disabled(),
                 scheduler: None,
                 yarn_scheduler: None,
@@ -246,7 +251,10 @@ impl Driver {
         info!(log, SC, "Running Spark version {SPARK_VERSION}");
         info!(log, SC, "OS info {}", executor_env::OS_INFO);
         info!(log, SC, "Java version {}", executor_env::JAVA_VERSION);
-        executor_env::log_no_custom_resources_of(&log, "driver::ResourceUtils", "driver");
+        if let Err(cause) = self.discover_driver_resources() {
+            error!(log, SC, "Error initializing SparkContext.\n{cause}");
+            return self.user_class_threw(cause, ctx);
+        }
         info!(log, SC, "Submitted application: {}", self.app_name());
         if let Err(cause) = self.create_spark_env() {
             // SparkContext's constructor: logError("Error initializing SparkContext.", e), then
@@ -296,6 +304,38 @@ impl Driver {
         }
         let init = self.sim.config.costs.spark_context_init_ms;
         ctx.notify_later(DriverMsg::SparkContextCreated, clock::ms(init));
+    }
+
+    /// `ResourceUtils.getOrDiscoverAllResources(conf, "spark.driver", resourcesFile)` then
+    /// `logResourceInfo`: the driver's own custom resources, each found by its discovery script
+    /// (the GPUs YARN gave the AM's container where it scheduled them, else what is asked). The
+    /// error is the exception the SparkContext's constructor throws (`Class: message`).
+    fn discover_driver_resources(&self) -> Result<(), String> {
+        let log = self.env.log();
+        let target = "driver::ResourceUtils";
+        let requests = resource_profile::driver_requests(&self.sim.config.spark.properties)?;
+        if requests.is_empty() {
+            executor_env::log_no_custom_resources_of(log, target, "driver");
+            return Ok(());
+        }
+        let gpus = self.container_gpus;
+        let found = resource_profile::discover(&requests, |r| {
+            resource_profile::container_resource_count(r, gpus)
+        })
+        .map_err(|e| format!("{}: {}", e.class, e.message))?;
+        for line in &found.script_lines {
+            info!(log, "driver::ResourceDiscoveryScriptPlugin", "{line}");
+        }
+        let rule = "=".repeat(62);
+        info!(log, target, "{rule}");
+        let line = resource_profile::custom_resources_line("driver", &found.resources);
+        info!(log, target, "{line}");
+        info!(log, target, "{rule}");
+        self.sim.observe(RunEvent::DriverResources {
+            attempt: self.attempt_id.attempt_id,
+            resources: found.resources,
+        });
+        Ok(())
     }
 
     fn on_message(&mut self, msg: DriverMsg, ctx: &mut Context<Self>) {

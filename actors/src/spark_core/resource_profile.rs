@@ -24,6 +24,7 @@ pub struct CustomResources {
 
 const EXECUTOR_PREFIX: &str = "spark.executor.resource.";
 const TASK_PREFIX: &str = "spark.task.resource.";
+const DRIVER_PREFIX: &str = "spark.driver.resource.";
 
 impl CustomResources {
     /// `getDefaultTaskResources` then `getDefaultExecutorResources`' custom part, with the
@@ -39,20 +40,7 @@ impl CustomResources {
                 task.push(task_request(name, amount)?);
             }
         }
-        let mut executor = Vec::new();
-        for (name, settings) in resource_settings(props, EXECUTOR_PREFIX)? {
-            let amount = java_parse_int(amount_of(&name, &settings)?)?;
-            // `parseAllResourceRequests`' `.filter(_.amount > 0)`.
-            if amount > 0 {
-                let get = |k: &str| settings.get(k).cloned().unwrap_or_default();
-                executor.push(ExecutorResourceRequest {
-                    amount: amount as u64,
-                    discovery_script: get("discoveryScript"),
-                    vendor: get("vendor"),
-                    name,
-                });
-            }
-        }
+        let executor = component_requests(props, EXECUTOR_PREFIX)?;
         Ok(CustomResources { executor, task })
     }
 
@@ -63,6 +51,38 @@ impl CustomResources {
             .find(|r| r.name == name)
             .map(|r| r.amount)
     }
+}
+
+/// `ResourceUtils.parseAllResourceRequests(conf, "spark.driver")`: the driver's own custom
+/// resources (`spark.driver.resource.<name>.{amount,discoveryScript,vendor}`), which its
+/// SparkContext discovers first thing (`getOrDiscoverAllResources`), with the exceptions their
+/// keys throw.
+pub fn driver_requests(
+    props: &BTreeMap<String, String>,
+) -> Result<Vec<ExecutorResourceRequest>, String> {
+    component_requests(props, DRIVER_PREFIX)
+}
+
+/// `parseAllResourceRequests` for one component's prefix: each resource's request with an
+/// amount above 0 (`.filter(_.amount > 0)`), its amount a Java int.
+fn component_requests(
+    props: &BTreeMap<String, String>,
+    prefix: &str,
+) -> Result<Vec<ExecutorResourceRequest>, String> {
+    let mut out = Vec::new();
+    for (name, settings) in resource_settings(props, prefix)? {
+        let amount = java_parse_int(amount_of(&name, &settings)?)?;
+        if amount > 0 {
+            let get = |k: &str| settings.get(k).cloned().unwrap_or_default();
+            out.push(ExecutorResourceRequest {
+                amount: amount as u64,
+                discovery_script: get("discoveryScript"),
+                vendor: get("vendor"),
+                name,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// `listResourceIds` with each id's settings: a key under the prefix without a `.` after the
@@ -325,20 +345,22 @@ pub struct Discovered {
     pub resources: Vec<ResourceInformation>,
 }
 
-/// `ResourceUtils.getOrDiscoverAllResourcesForResourceProfile` on a YARN executor (no resources
-/// file): each custom resource's discovery script runs, the simulated one reporting the
-/// addresses `0..given` (YARN's GPU isolation shows a container its devices from 0), then
-/// `assertAllResourceAllocationsMatchResourceProfile`. A resource without a script fails as
+/// `ResourceUtils.getOrDiscoverAllResourcesForResourceProfile` on a YARN executor and
+/// `getOrDiscoverAllResources` in the driver's SparkContext (no resources file): each custom
+/// resource's discovery script runs, the simulated one reporting the addresses `0..given`
+/// (YARN's GPU isolation shows a container its devices from 0), then the check that each found
+/// as many as asked (`assertAllResourceAllocationsMatchResourceProfile` /
+/// `assertAllResourceAllocationsMeetRequests`, one text). A resource without a script fails as
 /// `ResourceDiscoveryScriptPlugin` does; the error is the exception (class and message).
 pub fn discover(
-    custom: &CustomResources,
+    requests: &[ExecutorResourceRequest],
     given: impl Fn(&ExecutorResourceRequest) -> u64,
 ) -> Result<Discovered, DiscoveryError> {
     let mut found = Discovered {
         script_lines: Vec::new(),
         resources: Vec::new(),
     };
-    for r in &custom.executor {
+    for r in requests {
         if r.discovery_script.is_empty() {
             return Err(DiscoveryError {
                 class: "org.apache.spark.SparkException",
@@ -359,7 +381,7 @@ pub fn discover(
             addresses,
         });
     }
-    for (r, info) in custom.executor.iter().zip(&found.resources) {
+    for (r, info) in requests.iter().zip(&found.resources) {
         if (info.addresses.len() as u64) < r.amount {
             return Err(DiscoveryError {
                 class: "java.lang.IllegalArgumentException",
@@ -580,7 +602,7 @@ mod tests {
     fn a_gpu_script_finds_the_containers_gpus_and_other_resources_the_profiles_amount() {
         let mut c = gpus(2, 1.0);
         c.executor[0].discovery_script = "./getGpus".into();
-        let found = |n: Option<u32>| discover(&c, |r| container_resource_count(r, n));
+        let found = |n: Option<u32>| discover(&c.executor, |r| container_resource_count(r, n));
         assert_eq!(found(None).unwrap().resources[0].addresses, ["0", "1"]);
         assert_eq!(
             found(Some(3)).unwrap().resources[0].addresses,
@@ -603,14 +625,14 @@ mod tests {
     #[test]
     fn discovery_reports_the_container_gpus_or_fails_as_spark() {
         let mut c = gpus(1, 0.5);
-        let err = discover(&c, |r| container_resource_count(r, None)).unwrap_err();
+        let err = discover(&c.executor, |r| container_resource_count(r, None)).unwrap_err();
         assert_eq!(err.class, "org.apache.spark.SparkException");
         assert_eq!(
             err.message,
             "User is expecting to use resource: gpu, but didn't specify a discovery script!"
         );
         c.executor[0].discovery_script = "/opt/gpu.sh".into();
-        let found = discover(&c, |r| container_resource_count(r, None)).unwrap();
+        let found = discover(&c.executor, |r| container_resource_count(r, None)).unwrap();
         assert_eq!(
             found.script_lines,
             ["Discovering resources for gpu with script: /opt/gpu.sh"]
@@ -620,14 +642,14 @@ mod tests {
             "Custom resources for spark.executor:\ngpu -> [name: gpu, addresses: 0]"
         );
         c.executor[0].amount = 2;
-        let short = discover(&c, |_| 1).unwrap_err();
+        let short = discover(&c.executor, |_| 1).unwrap_err();
         assert_eq!(
             short.message,
             "requirement failed: Resource: gpu, with addresses: 0 is less than what the user \
              requested: 2)"
         );
         assert_eq!(
-            discover(&c, |_| 2).unwrap().resources[0].addresses,
+            discover(&c.executor, |_| 2).unwrap().resources[0].addresses,
             ["0", "1"]
         );
     }

@@ -59,6 +59,9 @@ pub struct AmConf {
     /// the JVM knows its own: the driver's system properties in the event log come from it.
     pub jvm_command: String,
     pub dist_cache: std::sync::Arc<[sparkyard_messages::records::LocalResource]>,
+    /// The GPUs the NodeManager assigned the AM's container (its `yarn.io/gpu` from
+    /// `spark.driver.resource.gpu.amount`), if any: what the driver's discovery script finds.
+    pub container_gpus: Option<u32>,
 }
 
 /// The AM's main thread and Reporter thread.
@@ -213,6 +216,7 @@ impl ApplicationMaster {
                 attempt_id: self.attempt_id,
                 submit_time_ms: self.conf.submit_time_ms,
                 jvm_command: self.conf.jvm_command.clone(),
+                container_gpus: self.conf.container_gpus,
             },
         );
         self.driver_thread = Some(driver);

@@ -80,6 +80,12 @@ pub enum RunEvent {
         container: ContainerId,
         minors: Vec<u32>,
     },
+    /// An attempt's SparkContext found its driver's custom resources
+    /// (`spark.driver.resource.*`, `ResourceUtils.getOrDiscoverAllResources`).
+    DriverResources {
+        attempt: u32,
+        resources: Vec<sparkyard_messages::listener::ResourceInformation>,
+    },
 }
 
 /// Work the schedulers run again (Spark's recovery paths).
@@ -230,6 +236,9 @@ pub struct RunCounters {
     /// The GPUs (minor numbers) each container's process was started with, for the
     /// containers that got some.
     pub container_gpus: BTreeMap<ContainerId, Vec<u32>>,
+    /// The custom resources each attempt's driver found (only attempts whose driver asked for
+    /// some and found them).
+    pub driver_resources: BTreeMap<u32, Vec<sparkyard_messages::listener::ResourceInformation>>,
 }
 
 impl RunCounters {
@@ -272,6 +281,9 @@ impl RunCounters {
             RunEvent::TaskKilled => self.tasks_killed += 1,
             RunEvent::ContainerGpus { container, minors } => {
                 self.container_gpus.insert(*container, minors.clone());
+            }
+            RunEvent::DriverResources { attempt, resources } => {
+                self.driver_resources.insert(*attempt, resources.clone());
             }
             RunEvent::SparkContextStarted { .. }
             | RunEvent::SparkContextStopped { .. }

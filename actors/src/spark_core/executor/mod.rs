@@ -365,7 +365,7 @@ impl CoarseGrainedExecutorBackend {
             return Ok(());
         }
         let gpus = self.container_gpus;
-        let found = resource_profile::discover(&custom, |r| {
+        let found = resource_profile::discover(&custom.executor, |r| {
             resource_profile::container_resource_count(r, gpus)
         })?;
         let log = self.env.log();
