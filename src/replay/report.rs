@@ -411,6 +411,15 @@ pub enum ReplayNote {
         registered: u32,
         simulated: Option<String>,
     },
+    /// The recording's executors ran in Docker (`spark.executorEnv.YARN_CONTAINER_RUNTIME_TYPE
+    /// =docker`): whether the replay stops them as a Hadoop 3.1 NodeManager does.
+    DockerExecutors {
+        /// The recorded `yarn.nodemanager.runtime.linux.docker.stop.grace-period` (seconds).
+        recorded_grace: Option<String>,
+        /// The replay's `[costs] docker_stop_grace_ms`, when its executors run in Docker too
+        /// (the user's `--conf`); `None` when they do not or the grace is 0.
+        replayed_grace_ms: Option<u64>,
+    },
     /// Under dynamic allocation, more executors at the start than Spark's rule explains
     /// (`simulate::early_executors`): the replay follows the rule.
     EarlyExecutors {
@@ -520,6 +529,10 @@ impl std::fmt::Display for ReplayNote {
                 "only {registered} of the {requested} executors requested (spark.executor.instances) ever registered in the recording; the replay runs {} (--num-executors {requested} to give it all)",
                 simulated.as_deref().unwrap_or("the default")
             ),
+            ReplayNote::DockerExecutors {
+                recorded_grace,
+                replayed_grace_ms,
+            } => docker_note(f, recorded_grace.as_deref(), *replayed_grace_ms),
             ReplayNote::EarlyExecutors { early: e, replayed } => {
                 write!(
                     f,
@@ -551,7 +564,6 @@ fn list<T: std::fmt::Display>(v: &[T]) -> String {
         .join(", ")
 }
 
-/// The notes of a replay of `app` as `prepared`.
 /// What a replay does with the executors' GPUs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum GpuReplay {
@@ -605,6 +617,58 @@ fn custom_resources_note(
     Ok(())
 }
 
+/// `spark.executorEnv.` of YARN's container runtime variable.
+const EXECUTOR_RUNTIME: &str = "spark.executorEnv.YARN_CONTAINER_RUNTIME_TYPE";
+/// Hadoop 3.1's `docker stop` grace, seconds.
+const DOCKER_STOP_GRACE: &str = "yarn.nodemanager.runtime.linux.docker.stop.grace-period";
+
+/// The Docker note (see [`ReplayNote::DockerExecutors`]).
+fn docker_note(
+    f: &mut std::fmt::Formatter<'_>,
+    recorded_grace: Option<&str>,
+    replayed_grace_ms: Option<u64>,
+) -> std::fmt::Result {
+    write!(
+        f,
+        "the recording's executors ran in Docker ({EXECUTOR_RUNTIME}=docker"
+    )?;
+    if let Some(g) = recorded_grace {
+        write!(f, ", {DOCKER_STOP_GRACE} = {g}")?;
+    }
+    match replayed_grace_ms {
+        Some(ms) => write!(
+            f,
+            "): replayed in Docker with the cluster's docker_stop_grace_ms = {ms}: a killed \
+             executor's JVM lives that long and its node's other container events wait for the \
+             stop, as on Hadoop 3.1"
+        ),
+        None => write!(
+            f,
+            "): their stops are not simulated: the replay's containers stop at once, as Hadoop \
+             3.2 and later stop Docker ones; on Hadoop 3.1 a killed executor's JVM lives for the \
+             grace and its node's other container events wait for the stop (a cluster file's \
+             [costs] docker_stop_grace_ms with --conf {EXECUTOR_RUNTIME}=docker replays that)"
+        ),
+    }
+}
+
+/// The Docker note of a replay of `app` as `prepared`, when the recording's executors ran in
+/// Docker.
+fn docker_executors(app: &Application, prepared: &Prepared) -> Option<ReplayNote> {
+    let docker = |v: Option<&str>| v.is_some_and(|v| v == "docker");
+    let recorded = app.config.properties.get(EXECUTOR_RUNTIME);
+    if !docker(recorded.map(String::as_str)) {
+        return None;
+    }
+    let grace = prepared.cluster.costs.docker_stop_grace_ms;
+    let replayed = docker(prepared.args.conf_value(EXECUTOR_RUNTIME)) && grace > 0;
+    Some(ReplayNote::DockerExecutors {
+        recorded_grace: app.config.hadoop_yarn.get(DOCKER_STOP_GRACE).cloned(),
+        replayed_grace_ms: replayed.then_some(grace),
+    })
+}
+
+/// The notes of a replay of `app` as `prepared`.
 fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
     let c = &app.config;
     let mut out: Vec<ReplayNote> = app.notes.iter().cloned().map(ReplayNote::Read).collect();
@@ -688,6 +752,7 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
     if simulated.is_some() || !ignored.is_empty() {
         out.push(ReplayNote::ResourceProfiles { simulated, ignored });
     }
+    out.extend(docker_executors(app, prepared));
     if let Some(r) = super::simulate::fewer_registered(app) {
         out.push(ReplayNote::FewerRegistered {
             requested: r.requested,

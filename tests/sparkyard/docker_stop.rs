@@ -273,3 +273,29 @@ fn docker_stops_on_one_node_come_one_after_another_and_hold_its_new_containers_b
     let first_new = without.added.iter().find(|&&t| t > without.third_job_ms);
     assert!(first_new.is_some_and(|&t| t < without.third_job_ms + 5_000));
 }
+
+/// The replay says what it does with the recording's Docker executors: by default their
+/// stops are not simulated (the note names the recorded grace and how to replay it); with the
+/// user's Docker runtime and a cluster grace, it says they are. A log whose executors did not
+/// run in Docker gets no such note.
+#[test]
+fn the_replay_notes_the_recordings_docker_executors_and_how_it_stops_them() {
+    use sparkyard::replay::report::{ReplayNote, ReplayReport};
+    let note = |r: &ReplayReport| {
+        r.notes.iter().find_map(|n| match n {
+            ReplayNote::DockerExecutors {
+                recorded_grace,
+                replayed_grace_ms,
+            } => Some((recorded_grace.clone(), *replayed_grace_ms)),
+            _ => None,
+        })
+    };
+    let plain = replay::replay(&gpu_log(), &crate::common::setup(&[])).expect("replays");
+    assert_eq!(note(&plain), Some((Some("10".to_string()), None)));
+    let dir = TestDir::new("docker-note");
+    let (with, _) = replayed(dir.path(), 10_000);
+    assert_eq!(note(&with), Some((Some("10".to_string()), Some(10_000))));
+    let emr = crate::common::data("rapids/attempt_1_eventlog.zstd");
+    let other = replay::replay(&emr, &crate::common::setup(&[])).expect("replays");
+    assert_eq!(note(&other), None);
+}
