@@ -17,6 +17,7 @@ Spark's codecs and layouts.
     python3 -m venv /work/venv-pyspark && /work/venv-pyspark/bin/pip install pyspark==4.0.0
     /work/venv-pyspark/bin/python scripts/make-eventlogs.py [--runs 2] [--out tests/data/eventlogs]
     /work/venv-pyspark/bin/python scripts/make-eventlogs.py --day --out tests/data/eventlogs/day-two-queues
+    /work/venv-pyspark/bin/python scripts/make-eventlogs.py --failures --out tests/data/eventlogs/failures
 
 It needs Java 17 and takes a few minutes; `cargo test` only reads the committed logs.
 
@@ -73,7 +74,60 @@ def multijob_app(sc):
             time.sleep(DRIVER_GAPS_S[j])
 
 
-APPS = {"skew": skew_app, "multijob": multijob_app}
+FAIL_TASK_MS = 300
+
+
+def failing_job(sc):
+    """A job of 8 tasks of FAIL_TASK_MS whose task 5 throws on every attempt: after
+    spark.task.maxFailures (4) attempts the stage aborts and the job fails (JobFailed)."""
+    import time as t
+
+    def work(i, it):
+        t.sleep(FAIL_TASK_MS / 1000.0)
+        if i == 5:
+            raise ValueError("bad partition 5")
+        return [sum(1 for _ in it)]
+
+    sc.parallelize(range(80), 8).mapPartitionsWithIndex(work).collect()
+
+
+def failedlast_app(sc):
+    """A job that succeeds, then a failing one whose exception ends the driver (the
+    application's last job failed)."""
+    multijob_app_one(sc)
+    failing_job(sc)
+
+
+def failcaught_app(sc):
+    """A job that succeeds, a failing one whose exception the driver catches, 1 s of driver
+    time, and one more job: a failed job the log shows later jobs after."""
+    multijob_app_one(sc)
+    try:
+        failing_job(sc)
+    except Exception:
+        pass
+    time.sleep(1.0)
+    multijob_app_one(sc)
+
+
+def multijob_app_one(sc):
+    import time as t
+
+    def work(it):
+        t.sleep(JOB_TASK_MS / 1000.0)
+        return [sum(1 for _ in it)]
+
+    sc.parallelize(range(60), 6).mapPartitions(work).collect()
+
+
+APPS = {
+    "skew": skew_app,
+    "multijob": multijob_app,
+    "failedlast": failedlast_app,
+    "failcaught": failcaught_app,
+}
+# Applications whose driver ends with an exception (its process exits non-zero).
+FAILING = {"failedlast"}
 # Spark 4.0 compresses event logs by default; Spark 3.5 does not (spark.eventLog.compress).
 COMPRESS = {"spark.eventLog.compress": "true"}
 
@@ -144,6 +198,13 @@ def day_plan():
     ]
 
 
+def failures_plan():
+    """Applications with a failed job, N = 2: one whose last job failed and ended the driver,
+    one whose driver caught the failure and ran another job."""
+    single = {"spark.eventLog.rolling.enabled": "false", **COMPRESS}
+    return [("failedlast", 2, "r1", single), ("failcaught", 2, "r1", single)]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=2)
@@ -158,6 +219,11 @@ def main():
         "--day",
         action="store_true",
         help="the two-queue day (spark.yarn.queue etl / adhoc): names start with day_",
+    )
+    p.add_argument(
+        "--failures",
+        action="store_true",
+        help="applications with a failed job (failedlast_*, failcaught_*)",
     )
     p.add_argument("--one", nargs=4, metavar=("APP", "N", "DIR", "EXTRA"), help=argparse.SUPPRESS)
     a = p.parse_args()
@@ -176,7 +242,15 @@ def main():
     prefix = "spark35_" if a.spark3 else "day_" if a.day else ""
     if a.spark3 and not pyspark.__version__.startswith("3."):
         sys.exit(f"--spark3 needs pyspark 3.x, this is {pyspark.__version__}")
-    plan = spark3_plan() if a.spark3 else day_plan() if a.day else spark4_plan(a)
+    plan = (
+        spark3_plan()
+        if a.spark3
+        else day_plan()
+        if a.day
+        else failures_plan()
+        if a.failures
+        else spark4_plan(a)
+    )
     for app, n, tag, extra in plan:
         with tempfile.TemporaryDirectory() as tmp:
             started = time.time()
@@ -184,7 +258,7 @@ def main():
             import subprocess
 
             cmd = [sys.executable, __file__, "--one", app, str(n), tmp, json.dumps(extra)]
-            subprocess.run(cmd, check=True)
+            subprocess.run(cmd, check=app not in FAILING)
             (name,) = os.listdir(tmp)
             src = os.path.join(tmp, name)
             base = f"{prefix}{app}_n{n}_{tag}"

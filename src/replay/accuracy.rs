@@ -46,7 +46,8 @@ impl Band {
 /// A replay's band, what it is made of, and what it covers.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ReplayAccuracy {
-    /// `None` when the simulated run did not succeed.
+    /// `None` when the simulated run did not go as far as the recording (it failed where the
+    /// recorded attempt did not).
     pub band: Option<Band>,
     pub basis: BandBasis,
     pub covers: String,
@@ -61,7 +62,10 @@ pub fn of_replay(
 ) -> Result<ReplayAccuracy, UserError> {
     let own = is_own_config(setup)?.then_some(sim);
     let basis = basis(app, &setup.submit, own)?;
-    let runs: Vec<&SimOutcome> = [sim].into_iter().filter(|s| s.succeeded).collect();
+    let runs: Vec<&SimOutcome> = [sim]
+        .into_iter()
+        .filter(|s| s.ran_as_recorded(app))
+        .collect();
     Ok(ReplayAccuracy {
         band: band(&basis, &runs),
         covers: covers(&basis),
@@ -101,7 +105,7 @@ pub fn basis(
     };
     let recorded = app.duration_ms();
     let own_config_error = own
-        .filter(|o| o.succeeded && recorded > 0)
+        .filter(|o| o.ran_as_recorded(app) && recorded > 0)
         .map(|o| (o.app_ms as f64 - recorded as f64) / recorded as f64);
     let (task_factor_p10, task_factor_p90) = task_factors(app);
     let (startup_p10_ms, startup_p90_ms) = startup_spread(app);

@@ -403,6 +403,8 @@ pub fn program(
             driver_ms_before,
             launch_delay_ms: startup.before_first_launch_ms.get(k).copied().unwrap_or(0),
             pool: j.pool.clone(),
+            // A failed job the log shows later jobs after: the recorded driver caught it.
+            failure_caught: j.failure.is_some() && k + 1 < app.jobs.len(),
             job: JobSpec {
                 call_site: call_site(j.stages.last().map_or("", |s| s.name.as_str())),
                 stages: reindex(stages, j),

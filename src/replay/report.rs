@@ -411,6 +411,9 @@ pub enum ReplayNote {
         registered: u32,
         simulated: Option<String>,
     },
+    /// The log's last job failed (its `main` threw): the log is that one attempt's, so the
+    /// replay runs one attempt (`spark.yarn.maxAppAttempts=1` unless the user set it).
+    FailedAttempt { job_id: u32, max_attempts: String },
     /// The recording's executors ran in Docker (`spark.executorEnv.YARN_CONTAINER_RUNTIME_TYPE
     /// =docker`): whether the replay stops them as a Hadoop 3.1 NodeManager does.
     DockerExecutors {
@@ -533,6 +536,15 @@ impl std::fmt::Display for ReplayNote {
                 recorded_grace,
                 replayed_grace_ms,
             } => docker_note(f, recorded_grace.as_deref(), *replayed_grace_ms),
+            ReplayNote::FailedAttempt {
+                job_id,
+                max_attempts,
+            } => write!(
+                f,
+                "the recording's last job ({job_id}) failed and its driver ended with it: the log \
+                 is that one attempt's (a YARN retry of the AM writes its own), so the replay \
+                 runs with spark.yarn.maxAppAttempts={max_attempts}"
+            ),
             ReplayNote::EarlyExecutors { early: e, replayed } => {
                 write!(
                     f,
@@ -753,6 +765,13 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
         out.push(ReplayNote::ResourceProfiles { simulated, ignored });
     }
     out.extend(docker_executors(app, prepared));
+    if let Some(job_id) = super::simulate::failed_last_job(app) {
+        let max = prepared.args.conf_value(super::simulate::MAX_APP_ATTEMPTS);
+        out.push(ReplayNote::FailedAttempt {
+            job_id,
+            max_attempts: max.unwrap_or("1").to_string(),
+        });
+    }
     if let Some(r) = super::simulate::fewer_registered(app) {
         out.push(ReplayNote::FewerRegistered {
             requested: r.requested,
@@ -865,7 +884,7 @@ pub fn table(r: &ReplayReport) -> String {
     );
     if let Some(a) = &r.accuracy {
         let band = a.band.map_or_else(
-            || "- (the run did not succeed)".into(),
+            || "- (the run did not go as far as the recording)".into(),
             |b| format!("{}-{}", secs(b.p10_ms as f64), secs(b.p90_ms as f64)),
         );
         let _ = writeln!(o, "{:<28}{:>44}", "  band p10-p90", band);

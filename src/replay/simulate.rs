@@ -365,6 +365,11 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
             recorded_readiness_ratio(c, &e)
         ));
     }
+    if failed_last_job(app).is_some() {
+        // The log is the one attempt whose user class threw: YARN's retry would be another
+        // attempt, with its own event log.
+        conf.push(format!("{MAX_APP_ATTEMPTS}=1"));
+    }
     // The user's --conf come last: they win.
     conf.extend(a.conf);
     a.conf = conf;
@@ -372,6 +377,31 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
         a.app = vec!["sparkyard-replay.jar".into()];
     }
     a
+}
+
+/// `spark.yarn.maxAppAttempts`.
+pub const MAX_APP_ATTEMPTS: &str = "spark.yarn.maxAppAttempts";
+
+/// The log's last job, when it failed (`JobFailed`): its driver's `main` got the job's
+/// `SparkException` with nothing after it, so the recorded attempt ended with it (a replayed
+/// job that failed before others did not end it: `ReplayedJob::failure_caught`).
+pub fn failed_last_job(app: &Application) -> Option<u32> {
+    let last = app.jobs.last()?;
+    last.failure.is_some().then_some(last.job_id)
+}
+
+impl SimOutcome {
+    /// The run went as far as its log's attempt did: it succeeded, or the log's last job failed
+    /// (its driver threw, [`failed_last_job`]) and every simulated job ended, that one too.
+    pub fn ran_as_recorded(&self, app: &Application) -> bool {
+        if self.succeeded {
+            return true;
+        }
+        let jobs = &self.record.jobs;
+        failed_last_job(app).is_some()
+            && !jobs.is_empty()
+            && jobs.iter().all(|j| j.ended_ms.is_some())
+    }
 }
 
 /// What the run did, stamped with the virtual clock (ms since the cluster started).
@@ -475,7 +505,8 @@ impl SimRecord {
                 self.running_jobs.insert(k);
                 self.awaiting_launch.push(k);
             }
-            RunEvent::JobSucceeded { job, .. } => {
+            // A failed job ends too (the recording's JobEnd with JobFailed).
+            RunEvent::JobSucceeded { job, .. } | RunEvent::JobFailed { job, .. } => {
                 let k = *job as usize;
                 if let Some(j) = self.jobs.get_mut(k) {
                     j.ended_ms = Some(now);
@@ -944,6 +975,7 @@ fn probe_program(app: &Application) -> UserProgram {
             driver_ms_before: 0,
             launch_delay_ms: 0,
             pool: None,
+            failure_caught: false,
             job,
         }],
         driver_ms_after_last_job: 0,

@@ -688,7 +688,11 @@ fn row(
             Err(why) => unstarted(seed, why),
         })
         .collect();
-    let ok: Vec<&SimOutcome> = runs.iter().copied().filter(|r| r.succeeded).collect();
+    let ok: Vec<&SimOutcome> = runs
+        .iter()
+        .copied()
+        .filter(|r| r.ran_as_recorded(app))
+        .collect();
     let mut times: Vec<u64> = ok.iter().map(|r| r.app_ms).collect();
     times.sort_unstable();
     let n = outcomes.len().max(1) as f64;

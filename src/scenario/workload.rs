@@ -402,6 +402,7 @@ fn scheduled_jobs(w: &RawWorkload, jobs: Vec<JobSpec>) -> Result<UserProgram, St
                 driver_ms_before: raw.delay_ms,
                 launch_delay_ms: 0,
                 pool: raw.pool.clone(),
+                failure_caught: false,
                 job,
             })
         })

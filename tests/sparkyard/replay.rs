@@ -2257,3 +2257,52 @@ fn a_replayed_input_stage_goes_rack_local_after_the_locality_wait() {
         "without locality the job replays at {ignored:+.1} %"
     );
 }
+
+/// One real Spark 4.0 application with a failed job, replayed under its own configuration.
+fn replay_failed(name: &str) -> replay::report::ReplayReport {
+    let log = crate::common::data(name);
+    let r = replay::replay(&log, &setup(&[])).expect("replays");
+    assert!(
+        r.time.error_pct.abs() <= 10.0,
+        "{name}: {:+.1} %",
+        r.time.error_pct
+    );
+    for j in &r.jobs {
+        let sim = j.simulated_ms.expect("each job ran to its end") as f64;
+        let pct = 100.0 * (sim - j.recorded_ms as f64) / j.recorded_ms as f64;
+        assert!(pct.abs() <= 10.0, "{name}: job {} {pct:+.1} %", j.job_id);
+    }
+    assert!(r.accuracy.as_ref().is_some_and(|a| a.band.is_some()));
+    r
+}
+
+/// Real Spark 4.0 applications with a failed job (pyspark 4.0.0 on local-cluster[2,1,1024],
+/// `scripts/make-eventlogs.py --failures --out tests/data/eventlogs/failures`: task 5 of the
+/// job throws on each of its spark.task.maxFailures = 4 attempts). `failedlast`: the failure ended the driver, so the log
+/// is one attempt that failed; the replay runs one attempt (spark.yarn.maxAppAttempts=1, and a
+/// note says why) that fails at the same job. `failcaught`: the driver caught the job's
+/// exception and ran one more job, so the replayed driver does too (`ReplayedJob::
+/// failure_caught`). Before, a failed job always failed the replayed user class and YARN ran a
+/// second attempt: +118.5 % and +77.7 %, the caught run's last job never ran.
+#[test]
+fn applications_with_a_failed_job_replay_as_recorded_within_ten_percent() {
+    use replay::report::ReplayNote;
+    let last = replay_failed("failures/failedlast_n2_r1.zstd");
+    assert_eq!(last.jobs.len(), 2);
+    assert_eq!(last.failures.simulated_am_attempts, 1);
+    assert_eq!(last.failures.simulated_final_state, "FINISHED/FAILED");
+    let note = ReplayNote::FailedAttempt {
+        job_id: 1,
+        max_attempts: "1".into(),
+    };
+    assert!(last.notes.contains(&note), "{:?}", last.notes);
+    let caught = replay_failed("failures/failcaught_n2_r1.zstd");
+    assert_eq!(caught.jobs.len(), 3);
+    assert_eq!(caught.failures.simulated_final_state, "FINISHED/SUCCEEDED");
+    assert!(
+        !caught
+            .notes
+            .iter()
+            .any(|n| matches!(n, ReplayNote::FailedAttempt { .. }))
+    );
+}

@@ -38,6 +38,12 @@ pub trait Program {
         Vec::new()
     }
 
+    /// Whether `main` catches the `SparkException` of its job `k` failing and goes on; by
+    /// default it throws (the user class fails, as SparkPi's would).
+    fn catches_job_failure(&self, _k: usize) -> bool {
+        false
+    }
+
     /// `spark.stop()`'s call site in `main` (Utils.getCallSite's short form).
     fn stop_site(&self, jobs: &[JobSpec]) -> String;
 }

@@ -22,6 +22,9 @@ pub struct ReplayedJob {
     pub launch_delay_ms: u64,
     /// The job's `spark.scheduler.pool` property as the log recorded it (`None`: unset).
     pub pool: Option<String>,
+    /// The recorded driver caught this job's failure and went on (the log shows the job failed
+    /// and later jobs): a failure of it does not fail the user class.
+    pub failure_caught: bool,
     pub job: JobSpec,
 }
 
@@ -45,6 +48,8 @@ pub struct ReplayedApplication {
     jobs: Vec<ReplayedJob>,
     /// Each job's timing, kept from `plan` for [`Program::timing`].
     when: Vec<JobWhen>,
+    /// Each job's `failure_caught`, kept from `plan`.
+    caught: Vec<bool>,
     driver_ms_after_last_job: u64,
 }
 
@@ -54,6 +59,7 @@ impl ReplayedApplication {
             app_name,
             jobs,
             when: Vec::new(),
+            caught: Vec::new(),
             driver_ms_after_last_job,
         }
     }
@@ -66,7 +72,9 @@ impl Program for ReplayedApplication {
 
     /// Hands its jobs' specs over (planned once per driver) and keeps when each is due.
     fn plan(&mut self, _args: &[String], _seed: u64) -> ProgramPlan {
-        let (when, specs) = std::mem::take(&mut self.jobs)
+        let jobs = std::mem::take(&mut self.jobs);
+        self.caught = jobs.iter().map(|j| j.failure_caught).collect();
+        let (when, specs) = jobs
             .into_iter()
             .map(|j| {
                 let when = JobWhen {
@@ -85,6 +93,10 @@ impl Program for ReplayedApplication {
     fn timing(&mut self, _jobs: usize) -> Box<dyn JobTiming> {
         let when = std::mem::take(&mut self.when);
         Box::new(ReplayTiming::new(when, self.driver_ms_after_last_job))
+    }
+
+    fn catches_job_failure(&self, k: usize) -> bool {
+        self.caught.get(k).copied().unwrap_or(false)
     }
 
     fn stop_site(&self, jobs: &[JobSpec]) -> String {
@@ -259,6 +271,7 @@ mod tests {
             driver_ms_before: 3,
             launch_delay_ms: 0,
             pool: None,
+            failure_caught: false,
             job: JobSpec {
                 call_site: call_site.into(),
                 stages: Vec::new(),

@@ -512,10 +512,19 @@ impl Driver {
                 self.run_due(due, ctx);
             }
             JobResult::Failed(message) => {
+                self.sim.observe(RunEvent::JobFailed {
+                    attempt: self.attempt_id.attempt_id,
+                    job: k as u32,
+                });
                 info!(
                     self.env.log(),
                     "driver::DAGScheduler", "Job {job_id} failed: {call_site}, took {took} ms"
                 );
+                if self.program.catches_job_failure(k) {
+                    // `main` caught the job's SparkException: its next jobs go as planned.
+                    let due = self.timing.as_mut().map(|t| t.ended(k)).unwrap_or_default();
+                    return self.run_due(due, ctx);
+                }
                 self.user_class_threw(format!("org.apache.spark.SparkException: {message}"), ctx);
             }
         }

@@ -60,6 +60,8 @@ pub enum RunEvent {
     JobStarted { attempt: u32, job: u32 },
     /// The driver of `attempt` saw its job `job` succeed.
     JobSucceeded { attempt: u32, job: u32 },
+    /// The driver of `attempt` saw its job `job` fail (aborted: `JobFailed`).
+    JobFailed { attempt: u32, job: u32 },
     /// The DriverEndpoint launched this many tasks.
     TasksLaunched { count: u64 },
     /// A task finished successfully.
@@ -275,6 +277,7 @@ impl RunCounters {
             RunEvent::JobSubmitted { tasks } => self.tasks_total += tasks,
             RunEvent::JobStarted { attempt, .. } => self.start_job(*attempt),
             RunEvent::JobSucceeded { .. } => self.driver_jobs.succeeded += 1,
+            RunEvent::JobFailed { .. } => {}
             RunEvent::TasksLaunched { count } => self.tasks_launched += count,
             RunEvent::TaskFinished => self.tasks_finished += 1,
             RunEvent::TasksFailed { count } => self.tasks_failed += count,
