@@ -120,14 +120,28 @@ def multijob_app_one(sc):
     sc.parallelize(range(60), 6).mapPartitions(work).collect()
 
 
+def killed_app(sc):
+    """A job that succeeds, then one of 8 tasks of 1 s per record that the kill cuts short:
+    the plan's runner sends the driver JVM SIGTERM KILL_AFTER_S into the run (as `yarn
+    application -kill` sends the AM); Spark's shutdown hook stops the SparkContext."""
+    import time as t
+
+    multijob_app_one(sc)
+    sc.parallelize(range(400), 8).map(lambda x: t.sleep(1) or x).count()
+
+
+# When the killed application's driver JVM gets SIGTERM, seconds after its process started.
+KILL_AFTER_S = 20
+
 APPS = {
     "skew": skew_app,
     "multijob": multijob_app,
     "failedlast": failedlast_app,
     "failcaught": failcaught_app,
+    "killed": killed_app,
 }
 # Applications whose driver ends with an exception (its process exits non-zero).
-FAILING = {"failedlast"}
+FAILING = {"failedlast", "killed"}
 # Spark 4.0 compresses event logs by default; Spark 3.5 does not (spark.eventLog.compress).
 COMPRESS = {"spark.eventLog.compress": "true"}
 
@@ -198,11 +212,29 @@ def day_plan():
     ]
 
 
+def run_and_kill(cmd):
+    """Runs `cmd` and sends SIGTERM to the driver JVM it started (py4j's gateway, its child
+    process) KILL_AFTER_S seconds in."""
+    import signal
+    import subprocess
+
+    p = subprocess.Popen(cmd)
+    time.sleep(KILL_AFTER_S)
+    out = subprocess.run(["pgrep", "-P", str(p.pid), "java"], capture_output=True, text=True)
+    for pid in out.stdout.split():
+        os.kill(int(pid), signal.SIGTERM)
+    p.wait()
+
+
 def failures_plan():
     """Applications with a failed job, N = 2: one whose last job failed and ended the driver,
-    one whose driver caught the failure and ran another job."""
+    one whose driver caught the failure and ran another job, one killed while a job ran."""
     single = {"spark.eventLog.rolling.enabled": "false", **COMPRESS}
-    return [("failedlast", 2, "r1", single), ("failcaught", 2, "r1", single)]
+    return [
+        ("failedlast", 2, "r1", single),
+        ("failcaught", 2, "r1", single),
+        ("killed", 2, "r1", single),
+    ]
 
 
 def main():
@@ -223,7 +255,7 @@ def main():
     p.add_argument(
         "--failures",
         action="store_true",
-        help="applications with a failed job (failedlast_*, failcaught_*)",
+        help="applications with a failed job (failedlast_*, failcaught_*, killed_*)",
     )
     p.add_argument("--one", nargs=4, metavar=("APP", "N", "DIR", "EXTRA"), help=argparse.SUPPRESS)
     a = p.parse_args()
@@ -258,7 +290,10 @@ def main():
             import subprocess
 
             cmd = [sys.executable, __file__, "--one", app, str(n), tmp, json.dumps(extra)]
-            subprocess.run(cmd, check=app not in FAILING)
+            if app == "killed":
+                run_and_kill(cmd)
+            else:
+                subprocess.run(cmd, check=app not in FAILING)
             (name,) = os.listdir(tmp)
             src = os.path.join(tmp, name)
             base = f"{prefix}{app}_n{n}_{tag}"

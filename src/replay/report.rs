@@ -411,9 +411,15 @@ pub enum ReplayNote {
         registered: u32,
         simulated: Option<String>,
     },
-    /// The log's last job failed (its `main` threw): the log is that one attempt's, so the
-    /// replay runs one attempt (`spark.yarn.maxAppAttempts=1` unless the user set it).
-    FailedAttempt { job_id: u32, max_attempts: String },
+    /// The log's last job failed: the log is that one attempt's, so the replay runs one
+    /// attempt (`spark.yarn.maxAppAttempts=1` unless the user set it). `stopped_first`: the
+    /// log's `ApplicationEnd` came before the job's end (the application was stopped or killed
+    /// while the job ran, and the job failed for it), else its `main` threw.
+    EndedByFailedJob {
+        job_id: u32,
+        max_attempts: String,
+        stopped_first: bool,
+    },
     /// The recording's executors ran in Docker (`spark.executorEnv.YARN_CONTAINER_RUNTIME_TYPE
     /// =docker`): whether the replay stops them as a Hadoop 3.1 NodeManager does.
     DockerExecutors {
@@ -536,15 +542,31 @@ impl std::fmt::Display for ReplayNote {
                 recorded_grace,
                 replayed_grace_ms,
             } => docker_note(f, recorded_grace.as_deref(), *replayed_grace_ms),
-            ReplayNote::FailedAttempt {
+            ReplayNote::EndedByFailedJob {
                 job_id,
                 max_attempts,
-            } => write!(
-                f,
-                "the recording's last job ({job_id}) failed and its driver ended with it: the log \
-                 is that one attempt's (a YARN retry of the AM writes its own), so the replay \
-                 runs with spark.yarn.maxAppAttempts={max_attempts}"
-            ),
+                stopped_first,
+            } => {
+                if *stopped_first {
+                    write!(
+                        f,
+                        "the recording's application stopped while its last job ({job_id}) ran \
+                         (its ApplicationEnd came before the job's end, which failed: killed or \
+                         stopped); the replay does not stop it: the job's tasks run to their \
+                         recorded ends"
+                    )?;
+                } else {
+                    write!(
+                        f,
+                        "the recording's last job ({job_id}) failed and its driver ended with it"
+                    )?;
+                }
+                write!(
+                    f,
+                    ": the log is that one attempt's (a YARN retry of the AM writes its own), so \
+                     the replay runs with spark.yarn.maxAppAttempts={max_attempts}"
+                )
+            }
             ReplayNote::EarlyExecutors { early: e, replayed } => {
                 write!(
                     f,
@@ -767,9 +789,11 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
     out.extend(docker_executors(app, prepared));
     if let Some(job_id) = super::simulate::failed_last_job(app) {
         let max = prepared.args.conf_value(super::simulate::MAX_APP_ATTEMPTS);
-        out.push(ReplayNote::FailedAttempt {
+        let stopped_first = app.jobs.last().is_some_and(|j| j.completed_ms > app.end_ms);
+        out.push(ReplayNote::EndedByFailedJob {
             job_id,
             max_attempts: max.unwrap_or("1").to_string(),
+            stopped_first,
         });
     }
     if let Some(r) = super::simulate::fewer_registered(app) {

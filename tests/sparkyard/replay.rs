@@ -2280,7 +2280,8 @@ fn replay_failed(name: &str) -> replay::report::ReplayReport {
 /// `scripts/make-eventlogs.py --failures --out tests/data/eventlogs/failures`: task 5 of the
 /// job throws on each of its spark.task.maxFailures = 4 attempts). `failedlast`: the failure ended the driver, so the log
 /// is one attempt that failed; the replay runs one attempt (spark.yarn.maxAppAttempts=1, and a
-/// note says why) that fails at the same job. `failcaught`: the driver caught the job's
+/// note says why) that fails at the same job; `killed`: stopped while its last job ran (the
+/// replay does not stop it, and says so). `failcaught`: the driver caught the job's
 /// exception and ran one more job, so the replayed driver does too (`ReplayedJob::
 /// failure_caught`). Before, a failed job always failed the replayed user class and YARN ran a
 /// second attempt: +118.5 % and +77.7 %, the caught run's last job never ran.
@@ -2291,11 +2292,22 @@ fn applications_with_a_failed_job_replay_as_recorded_within_ten_percent() {
     assert_eq!(last.jobs.len(), 2);
     assert_eq!(last.failures.simulated_am_attempts, 1);
     assert_eq!(last.failures.simulated_final_state, "FINISHED/FAILED");
-    let note = ReplayNote::FailedAttempt {
+    let note = ReplayNote::EndedByFailedJob {
         job_id: 1,
         max_attempts: "1".into(),
+        stopped_first: false,
     };
     assert!(last.notes.contains(&note), "{:?}", last.notes);
+    // Killed (SIGTERM to the driver 20 s in, as `yarn application -kill` sends the AM): Spark
+    // wrote ApplicationEnd before the running job's JobEnd (JobFailed); the replay runs the job's
+    // tasks to their recorded ends, in one attempt, and says the application was stopped.
+    let killed = replay_failed("failures/killed_n2_r1.zstd");
+    let stopped = ReplayNote::EndedByFailedJob {
+        job_id: 1,
+        max_attempts: "1".into(),
+        stopped_first: true,
+    };
+    assert!(killed.notes.contains(&stopped), "{:?}", killed.notes);
     let caught = replay_failed("failures/failcaught_n2_r1.zstd");
     assert_eq!(caught.jobs.len(), 3);
     assert_eq!(caught.failures.simulated_final_state, "FINISHED/SUCCEEDED");
@@ -2303,6 +2315,6 @@ fn applications_with_a_failed_job_replay_as_recorded_within_ten_percent() {
         !caught
             .notes
             .iter()
-            .any(|n| matches!(n, ReplayNote::FailedAttempt { .. }))
+            .any(|n| matches!(n, ReplayNote::EndedByFailedJob { .. }))
     );
 }
