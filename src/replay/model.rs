@@ -508,6 +508,15 @@ impl Application {
     pub fn duration_ms(&self) -> u64 {
         self.end_ms.saturating_sub(self.start_ms)
     }
+
+    /// Whether it was stopped while its last job ran: its `ApplicationEnd` came before that
+    /// job's `JobEnd`, a `JobFailed` (a `yarn application -kill`, or a SIGTERM to the driver:
+    /// its shutdown hook stopped the SparkContext, which failed the job).
+    pub fn stopped_while_running(&self) -> bool {
+        self.jobs
+            .last()
+            .is_some_and(|j| j.failure.is_some() && j.completed_ms > self.end_ms)
+    }
     pub fn task_count(&self) -> u64 {
         self.stages().map(|s| s.tasks.len() as u64).sum()
     }

@@ -375,6 +375,7 @@ pub fn program(
     };
     let mut jobs = Vec::with_capacity(when.len());
     let mut last_end = None;
+    let stopped_at = app.stopped_while_running().then_some(app.end_ms);
     for (k, j) in app.jobs.iter().enumerate() {
         let Some(p) = index[k] else {
             continue;
@@ -389,7 +390,7 @@ pub fn program(
                     .first_tasks
                     .get(&(k, i))
                     .map_or(&[][..], Vec::as_slice);
-                let mut spec = stage(s, firsts, &places);
+                let mut spec = stage(s, firsts, &places, stopped_at);
                 if locality::placed_by_input(app, s) {
                     spec.preferred_hosts = locality::preferred_hosts(&app.executors, s, hosts);
                 }
@@ -466,6 +467,9 @@ fn task_sizes(t: &TaskRecord) -> TaskSizes {
     }
 }
 
+/// How long a task the recording's stop cut short runs in the replay: past any stop (a day).
+const UNFINISHED_MS: u64 = 86_400_000;
+
 fn call_site(stage_name: &str) -> String {
     if stage_name.is_empty() {
         "replayed job".into()
@@ -477,7 +481,12 @@ fn call_site(stage_name: &str) -> String {
 /// One stage's tasks; those in `firsts` (sorted; an executor's first task) leave its warm-up out
 /// and carry it, to pay it back if they run first on a simulated executor. Each carries where
 /// its first attempt ran, as its executor's registration place (`places`).
-fn stage(s: &Stage, firsts: &[FirstTask], places: &BTreeMap<u32, u32>) -> StageSpec {
+fn stage(
+    s: &Stage,
+    firsts: &[FirstTask],
+    places: &BTreeMap<u32, u32>,
+    stopped_at: Option<u64>,
+) -> StageSpec {
     let tasks = s
         .tasks
         .iter()
@@ -498,6 +507,11 @@ fn stage(s: &Stage, firsts: &[FirstTask], places: &BTreeMap<u32, u32>) -> StageS
                 .released_early_ms
                 .min(outside_run_ms(t).saturating_sub(own_warmup));
             let duration_ms = t.duration_ms.saturating_sub(own_warmup + early);
+            // Cut short by the application's stop (`recorded_stop`): its work was never done,
+            // so it runs until the replay's stop ends it.
+            let cut =
+                stopped_at.is_some_and(|at| !t.succeeded && t.launch_ms + t.duration_ms >= at);
+            let duration_ms = if cut { UNFINISHED_MS } else { duration_ms };
             TaskWork::Replayed {
                 duration_ms,
                 failures: t.failures.as_deref().map(|_| {
@@ -755,7 +769,7 @@ mod tests {
             threw: None,
             warmup_ms: 550,
         };
-        let spec = stage(&s, &[first], &BTreeMap::new());
+        let spec = stage(&s, &[first], &BTreeMap::new(), None);
         let own = |i: usize| match &spec.tasks[i] {
             TaskWork::Replayed {
                 duration_ms,
@@ -803,7 +817,7 @@ mod tests {
         let s = Stage::of_tasks(0, "count", vec![on(4, 0), retried, on(0, 0)]);
         let places = BTreeMap::from([(4, 0), (9, 1)]);
         let carried = |p: &BTreeMap<u32, u32>| -> Vec<Option<u32>> {
-            let spec = stage(&s, &[], p);
+            let spec = stage(&s, &[], p, None);
             (0..3).map(|i| spec.tasks[i].recorded_executor()).collect()
         };
         assert_eq!(carried(&places), [Some(0), Some(1), None]);

@@ -414,7 +414,8 @@ pub enum ReplayNote {
     /// The log's last job failed: the log is that one attempt's, so the replay runs one
     /// attempt (`spark.yarn.maxAppAttempts=1` unless the user set it). `stopped_first`: the
     /// log's `ApplicationEnd` came before the job's end (the application was stopped or killed
-    /// while the job ran, and the job failed for it), else its `main` threw.
+    /// while the job ran, and the job failed for it: the replay kills it too,
+    /// `simulate::recorded_stop`), else its `main` threw.
     EndedByFailedJob {
         job_id: u32,
         max_attempts: String,
@@ -552,8 +553,9 @@ impl std::fmt::Display for ReplayNote {
                         f,
                         "the recording's application stopped while its last job ({job_id}) ran \
                          (its ApplicationEnd came before the job's end, which failed: killed or \
-                         stopped); the replay does not stop it: the job's tasks run to their \
-                         recorded ends"
+                         stopped); the replay kills it as far into the same work (yarn \
+                         application -kill once as many tasks have succeeded, as long after the \
+                         last of them), the tasks the stop cut short running until then"
                     )?;
                 } else {
                     write!(
@@ -789,7 +791,7 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
     out.extend(docker_executors(app, prepared));
     if let Some(job_id) = super::simulate::failed_last_job(app) {
         let max = prepared.args.conf_value(super::simulate::MAX_APP_ATTEMPTS);
-        let stopped_first = app.jobs.last().is_some_and(|j| j.completed_ms > app.end_ms);
+        let stopped_first = app.stopped_while_running();
         out.push(ReplayNote::EndedByFailedJob {
             job_id,
             max_attempts: max.unwrap_or("1").to_string(),

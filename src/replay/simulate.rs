@@ -19,7 +19,7 @@ use sparkyard_actors::simulation::clock;
 use sparkyard_actors::simulation::config::{
     CostModel, FirstExecutorsExtra, JobAnchor, ReplayedJob, UserProgram,
 };
-use sparkyard_actors::simulation::faults::FaultController;
+use sparkyard_actors::simulation::faults::{FaultAction, FaultController, PlannedFault, Trigger};
 use sparkyard_actors::simulation::listener::AttemptEvents;
 use sparkyard_actors::simulation::observer::{Recovery, RemovalCause, RunEvent};
 use sparkyard_messages::listener::ListenerEvent;
@@ -397,11 +397,43 @@ impl SimOutcome {
         if self.succeeded {
             return true;
         }
+        if app.stopped_while_running() {
+            // Killed as the recording was (`recorded_stop`).
+            return self.final_state == "KILLED/KILLED";
+        }
         let jobs = &self.record.jobs;
         failed_last_job(app).is_some()
             && !jobs.is_empty()
             && jobs.iter().all(|j| j.ended_ms.is_some())
     }
+}
+
+/// The replay of a recording stopped while a job ran
+/// ([`Application::stopped_while_running`]): the user's kill, once as many tasks have succeeded
+/// as had at the stop, as long after the last of them.
+pub fn recorded_stop(app: &Application) -> Option<PlannedFault> {
+    if !app.stopped_while_running() {
+        return None;
+    }
+    let ends: Vec<u64> = app
+        .jobs
+        .iter()
+        .flat_map(|j| &j.stages)
+        .flat_map(|s| &s.tasks)
+        .filter(|t| t.succeeded)
+        .map(|t| t.launch_ms + t.duration_ms)
+        .filter(|&end| end <= app.end_ms)
+        .collect();
+    let latest = ends.iter().copied().max()?;
+    let count = ends.len() as u64;
+    Some(PlannedFault {
+        trigger: Trigger::TasksFinished { attempt: 1, count },
+        after_ms: app.end_ms - latest,
+        action: FaultAction::KillApplication,
+        label: format!("the recording's stop, {count} tasks done"),
+        app: 0,
+        running_app: None,
+    })
 }
 
 /// What the run did, stamped with the virtual clock (ms since the cluster started).
@@ -484,6 +516,13 @@ impl SimRecord {
                 self.context_stopped_ms = Some(now);
                 self.running_executors = 0;
                 self.running_tasks = 0;
+                // The stop fails each job still running ("cancelled because SparkContext was
+                // shut down": a JobEnd with JobFailed, as a killed recording shows).
+                for &k in &self.running_jobs {
+                    if let Some(j) = self.jobs.get_mut(k) {
+                        j.ended_ms.get_or_insert(now);
+                    }
+                }
             }
             RunEvent::AmAttemptStarted { attempt } => {
                 self.am_attempts = *attempt;
@@ -731,6 +770,8 @@ pub struct Prepared {
     pub scenario: Option<Arc<Scenario>>,
     /// Where the simulated cluster came from, and what of it the log gave.
     pub cluster_source: ClusterOrigin,
+    /// The recording's stop while a job ran, replayed as the user's kill ([`recorded_stop`]).
+    pub stop: Option<PlannedFault>,
 }
 
 /// Where the simulated cluster came from.
@@ -919,6 +960,7 @@ pub fn prepare_on(
         program: probe_program(app),
         scenario: None,
         cluster_source,
+        stop: None,
     };
     let probe = calibrate(app, &mut p)?;
     let warmup = program::first_task_warmup(app);
@@ -928,6 +970,8 @@ pub fn prepare_on(
     let draws = recorded_draws(app, &p.args);
     p.program = program::program(app, &driver, &warmup, &hosts, draws);
     p.scenario = setup.scenario.clone();
+    // After the probes, which time a healthy start-up.
+    p.stop = recorded_stop(app);
     Ok(p)
 }
 
@@ -1249,10 +1293,13 @@ fn run_with_log(
     app: Option<&Application>,
     events: bool,
 ) -> Result<(SimOutcome, Vec<AttemptEvents>), UserError> {
-    let (faults, deadline) = match &p.scenario {
+    let (mut faults, deadline) = match &p.scenario {
         Some(s) => s.fault_plan(seed)?,
         None => (FaultController::default(), None),
     };
+    if let Some(stop) = &p.stop {
+        faults.plan(stop.clone());
+    }
     let mut options = RunOptions {
         capture_logs: false,
         trace: false,

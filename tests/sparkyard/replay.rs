@@ -2281,7 +2281,7 @@ fn replay_failed(name: &str) -> replay::report::ReplayReport {
 /// job throws on each of its spark.task.maxFailures = 4 attempts). `failedlast`: the failure ended the driver, so the log
 /// is one attempt that failed; the replay runs one attempt (spark.yarn.maxAppAttempts=1, and a
 /// note says why) that fails at the same job; `killed`: stopped while its last job ran (the
-/// replay does not stop it, and says so). `failcaught`: the driver caught the job's
+/// replay kills it there). `failcaught`: the driver caught the job's
 /// exception and ran one more job, so the replayed driver does too (`ReplayedJob::
 /// failure_caught`). Before, a failed job always failed the replayed user class and YARN ran a
 /// second attempt: +118.5 % and +77.7 %, the caught run's last job never ran.
@@ -2299,9 +2299,12 @@ fn applications_with_a_failed_job_replay_as_recorded_within_ten_percent() {
     };
     assert!(last.notes.contains(&note), "{:?}", last.notes);
     // Killed (SIGTERM to the driver 20 s in, as `yarn application -kill` sends the AM): Spark
-    // wrote ApplicationEnd before the running job's JobEnd (JobFailed); the replay runs the job's
-    // tasks to their recorded ends, in one attempt, and says the application was stopped.
+    // wrote ApplicationEnd before the running job's JobEnd (JobFailed); the replay kills its
+    // application as far into the same work (`simulate::recorded_stop`), the cut tasks running
+    // until then, and the stop ends the running job. Before: its run ended FINISHED/SUCCEEDED,
+    // the cut tasks ending at their recorded times.
     let killed = replay_failed("failures/killed_n2_r1.zstd");
+    assert_eq!(killed.failures.simulated_final_state, "KILLED/KILLED");
     let stopped = ReplayNote::EndedByFailedJob {
         job_id: 1,
         max_attempts: "1".into(),

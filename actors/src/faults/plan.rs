@@ -289,6 +289,12 @@ pub struct WaitingRule {
 }
 
 impl FaultController {
+    /// Adds a planned fault before the run (a replay's recorded stop beside a scenario's).
+    pub fn plan(&mut self, f: PlannedFault) {
+        self.names_executors |= f.action.names_executors();
+        self.planned.get_mut().push((f, false));
+    }
+
     pub fn new(planned: Vec<PlannedFault>, driver_faults: Vec<PlannedDriverFault>) -> Self {
         let names_executors = planned.iter().any(|f| f.action.names_executors());
         FaultController {
