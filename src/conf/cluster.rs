@@ -11,7 +11,7 @@ use sparkyard_actors::simulation::config::{
     CostModel, HeartbeatAssignments, LabelCapacity, LocalityDelays, NodeSpec, QueueSpec,
     TenantLoad, YarnSettings,
 };
-use sparkyard_actors::simulation::facts::GPU_URI;
+use sparkyard_actors::simulation::facts::{GPU_URI, resource_type_names};
 use toml::Spanned;
 
 use crate::error::UserError;
@@ -499,12 +499,7 @@ fn gpu_resource_type(raw: &RawYarn, lines: &Lines) -> Result<bool, String> {
         return Ok(false);
     };
     let mut gpu = false;
-    for t in types
-        .get_ref()
-        .split(',')
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-    {
+    for t in resource_type_names(types.get_ref()) {
         if t != GPU_URI {
             return Err(format!(
                 "{}yarn.\"{RESOURCE_TYPES}\": resource type {t} is not simulated (only \

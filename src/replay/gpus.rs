@@ -17,7 +17,7 @@ use crate::conf::cluster::ClusterConfig;
 use std::collections::BTreeMap;
 
 pub use sparkyard_actors::simulation::facts::GPU;
-use sparkyard_actors::simulation::facts::GPU_URI;
+use sparkyard_actors::simulation::facts::{GPU_URI, resource_type_names};
 
 /// `yarn.resource-types`.
 const RESOURCE_TYPES: &str = "yarn.resource-types";
@@ -27,7 +27,7 @@ pub const GPU_MAXIMUM: &str = "yarn.resource-types.yarn.io/gpu.maximum-allocatio
 pub const GPU_KEYS: &[&str] = &["spark.executor.resource.", "spark.task.resource."];
 
 /// The GPUs a replay's cluster gets from its log.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GpuNodes {
     /// Each node's `yarn.io/gpu`: the most the log's executors held at once on one host.
     pub per_node: u32,
@@ -40,7 +40,7 @@ pub fn yarn_scheduled_gpus(app: &Application) -> bool {
     app.config
         .hadoop_yarn
         .get(RESOURCE_TYPES)
-        .is_some_and(|t| t.split(',').any(|t| t.trim() == GPU_URI))
+        .is_some_and(|t| resource_type_names(t).any(|t| t == GPU_URI))
 }
 
 /// `spark.executor.resource.gpu.amount` of the log's properties (0 when absent or malformed).

@@ -509,13 +509,20 @@ impl Application {
         self.end_ms.saturating_sub(self.start_ms)
     }
 
+    /// Its last job, when it failed (`JobFailed`): the recorded attempt ended with it, its
+    /// driver's `main` getting the job's `SparkException` with nothing after it, or the stop
+    /// that failed it ([`Self::stopped_while_running`]). (A job that failed before others did
+    /// not end it: `ReplayedJob::failure_caught`.)
+    pub fn failed_last_job(&self) -> Option<&Job> {
+        self.jobs.last().filter(|j| j.failure.is_some())
+    }
+
     /// Whether it was stopped while its last job ran: its `ApplicationEnd` came before that
     /// job's `JobEnd`, a `JobFailed` (a `yarn application -kill`, or a SIGTERM to the driver:
     /// its shutdown hook stopped the SparkContext, which failed the job).
     pub fn stopped_while_running(&self) -> bool {
-        self.jobs
-            .last()
-            .is_some_and(|j| j.failure.is_some() && j.completed_ms > self.end_ms)
+        self.failed_last_job()
+            .is_some_and(|j| j.completed_ms > self.end_ms)
     }
     pub fn task_count(&self) -> u64 {
         self.stages().map(|s| s.tasks.len() as u64).sum()

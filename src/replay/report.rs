@@ -789,7 +789,7 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
         out.push(ReplayNote::ResourceProfiles { simulated, ignored });
     }
     out.extend(docker_executors(app, prepared));
-    if let Some(job_id) = super::simulate::failed_last_job(app) {
+    if let Some(job_id) = app.failed_last_job().map(|j| j.job_id) {
         let max = prepared.args.conf_value(super::simulate::MAX_APP_ATTEMPTS);
         let stopped_first = app.stopped_while_running();
         out.push(ReplayNote::EndedByFailedJob {

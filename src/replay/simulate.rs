@@ -365,7 +365,7 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
             recorded_readiness_ratio(c, &e)
         ));
     }
-    if failed_last_job(app).is_some() {
+    if app.failed_last_job().is_some() {
         // The log is the one attempt whose user class threw: YARN's retry would be another
         // attempt, with its own event log.
         conf.push(format!("{MAX_APP_ATTEMPTS}=1"));
@@ -382,17 +382,9 @@ pub fn submit_args(app: &Application, user: &SubmitArgs) -> SubmitArgs {
 /// `spark.yarn.maxAppAttempts`.
 pub const MAX_APP_ATTEMPTS: &str = "spark.yarn.maxAppAttempts";
 
-/// The log's last job, when it failed (`JobFailed`): its driver's `main` got the job's
-/// `SparkException` with nothing after it, so the recorded attempt ended with it (a replayed
-/// job that failed before others did not end it: `ReplayedJob::failure_caught`).
-pub fn failed_last_job(app: &Application) -> Option<u32> {
-    let last = app.jobs.last()?;
-    last.failure.is_some().then_some(last.job_id)
-}
-
 impl SimOutcome {
     /// The run went as far as its log's attempt did: it succeeded, or the log's last job failed
-    /// (its driver threw, [`failed_last_job`]) and every simulated job ended, that one too.
+    /// (its driver threw, [`Application::failed_last_job`]) and every simulated job ended, that one too.
     pub fn ran_as_recorded(&self, app: &Application) -> bool {
         if self.succeeded {
             return true;
@@ -402,7 +394,7 @@ impl SimOutcome {
             return self.final_state == "KILLED/KILLED";
         }
         let jobs = &self.record.jobs;
-        failed_last_job(app).is_some()
+        app.failed_last_job().is_some()
             && !jobs.is_empty()
             && jobs.iter().all(|j| j.ended_ms.is_some())
     }

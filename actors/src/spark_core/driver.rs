@@ -311,11 +311,10 @@ impl Driver {
     /// (the GPUs YARN gave the AM's container where it scheduled them, else what is asked). The
     /// error is the exception the SparkContext's constructor throws (`Class: message`).
     fn discover_driver_resources(&self) -> Result<(), String> {
-        let log = self.env.log();
-        let target = "driver::ResourceUtils";
+        let (log, to) = (self.env.log(), &executor_env::DRIVER_RESOURCES);
         let requests = resource_profile::driver_requests(&self.sim.config.spark.properties)?;
         if requests.is_empty() {
-            executor_env::log_no_custom_resources_of(log, target, "driver");
+            executor_env::log_resource_info(log, to, None);
             return Ok(());
         }
         let gpus = self.container_gpus;
@@ -323,14 +322,7 @@ impl Driver {
             resource_profile::container_resource_count(r, gpus)
         })
         .map_err(|e| format!("{}: {}", e.class, e.message))?;
-        for line in &found.script_lines {
-            info!(log, "driver::ResourceDiscoveryScriptPlugin", "{line}");
-        }
-        let rule = "=".repeat(62);
-        info!(log, target, "{rule}");
-        let line = resource_profile::custom_resources_line("driver", &found.resources);
-        info!(log, target, "{line}");
-        info!(log, target, "{rule}");
+        executor_env::log_resource_info(log, to, Some(&found));
         self.sim.observe(RunEvent::DriverResources {
             attempt: self.attempt_id.attempt_id,
             resources: found.resources,

@@ -11,6 +11,7 @@
 use crate::info;
 use crate::kernel::logs::{Level, ProcessLog};
 use crate::kernel::trace::fnv1a;
+use crate::spark_core::resource_profile::{Discovered, custom_resources_line};
 use crate::world::addresses::app_cache_dir;
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::rpc::RpcAddress;
@@ -179,24 +180,53 @@ pub struct ConnectionTo {
     pub connect_ms: u64,
 }
 
-/// `ResourceUtils.logResourceInfo` for an executor asking for no custom resources.
-pub fn log_no_custom_resources(log: &ProcessLog) {
-    log_no_custom_resources_of(log, "executor::ResourceUtils", "executor");
+/// Where a component's resource discovery logs: `ResourceDiscoveryScriptPlugin` (a line per
+/// script that ran) and `ResourceUtils` (`logResourceInfo`), each under its process kind.
+pub struct ResourceLoggers {
+    pub plugin: &'static str,
+    pub utils: &'static str,
+    /// Its `spark.<component>.` prefix: `driver` or `executor`.
+    pub component: &'static str,
 }
 
-/// `ResourceUtils.logResourceInfo` under `target` for a component (`driver`, `executor`: its
-/// `spark.<component>.` prefix) asking for no custom resources.
-pub fn log_no_custom_resources_of(log: &ProcessLog, target: &'static str, component: &str) {
-    if !log.enabled(target, Level::Info) {
+pub const EXECUTOR_RESOURCES: ResourceLoggers = ResourceLoggers {
+    plugin: "executor::ResourceDiscoveryScriptPlugin",
+    utils: "executor::ResourceUtils",
+    component: "executor",
+};
+
+pub const DRIVER_RESOURCES: ResourceLoggers = ResourceLoggers {
+    plugin: "driver::ResourceDiscoveryScriptPlugin",
+    utils: "driver::ResourceUtils",
+    component: "driver",
+};
+
+/// The lines of `parseOrFindResources` / `getOrDiscoverAllResources`: each discovery script's,
+/// then `ResourceUtils.logResourceInfo` between its rules: the resources `found`, or none
+/// configured (`None`: the component asked for none).
+pub fn log_resource_info(log: &ProcessLog, to: &ResourceLoggers, found: Option<&Discovered>) {
+    for line in found.map_or(&[][..], |f| &f.script_lines) {
+        info!(log, to.plugin, "{line}");
+    }
+    // Nothing is built for lines nobody keeps (100k executors in the scale bench).
+    if !log.enabled(to.utils, Level::Info) {
         return;
     }
     let rule = "=".repeat(62);
-    info!(log, target, "{rule}");
-    info!(
-        log,
-        target, "No custom resources configured for spark.{component}."
-    );
-    info!(log, target, "{rule}");
+    info!(log, to.utils, "{rule}");
+    match found {
+        Some(f) => info!(
+            log,
+            to.utils,
+            "{}",
+            custom_resources_line(to.component, &f.resources)
+        ),
+        None => info!(
+            log,
+            to.utils, "No custom resources configured for spark.{}.", to.component
+        ),
+    }
+    info!(log, to.utils, "{rule}");
 }
 
 /// `Executor`'s constructor after `Starting executor ID ...`: the OS and JVM, the block

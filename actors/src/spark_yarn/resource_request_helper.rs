@@ -24,6 +24,12 @@ use std::collections::BTreeMap;
 /// `ResourceInformation.GPU_URI`.
 pub const GPU_URI: &str = "yarn.io/gpu";
 
+/// The names `yarn.resource-types` lists, as `ResourceUtils.getResourceTypes` reads them:
+/// split on ',', each trimmed, empty ones skipped.
+pub fn resource_type_names(value: &str) -> impl Iterator<Item = &str> {
+    value.split(',').map(str::trim).filter(|t| !t.is_empty())
+}
+
 /// Which Spark component's resources: `SPARK_EXECUTOR_PREFIX` or `SPARK_DRIVER_PREFIX`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Component {

@@ -360,24 +360,16 @@ impl CoarseGrainedExecutorBackend {
         let props = &self.sim.config.spark.properties;
         // A conf whose keys the driver refused never starts executors: none found here.
         let custom = CustomResources::of(props).unwrap_or_default();
+        let to = &executor_env::EXECUTOR_RESOURCES;
         if custom.executor.is_empty() {
-            executor_env::log_no_custom_resources(self.env.log());
+            executor_env::log_resource_info(self.env.log(), to, None);
             return Ok(());
         }
         let gpus = self.container_gpus;
         let found = resource_profile::discover(&custom.executor, |r| {
             resource_profile::container_resource_count(r, gpus)
         })?;
-        let log = self.env.log();
-        for line in &found.script_lines {
-            info!(log, "executor::ResourceDiscoveryScriptPlugin", "{line}");
-        }
-        let target = "executor::ResourceUtils";
-        let rule = "=".repeat(62);
-        info!(log, target, "{rule}");
-        let line = resource_profile::custom_resources_line("executor", &found.resources);
-        info!(log, target, "{line}");
-        info!(log, target, "{rule}");
+        executor_env::log_resource_info(self.env.log(), to, Some(&found));
         self.resources = found.resources;
         Ok(())
     }
