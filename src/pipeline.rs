@@ -170,6 +170,7 @@ impl Settled {
             seed: options.seed,
             capture_container_logs: options.capture_logs,
             synthetic: plan.synthetic,
+            recorded_placement: None,
         };
         PreparedRun {
             request,

@@ -18,11 +18,13 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 mod hadoop_suites;
 mod node_labels;
 mod priority;
+pub mod recorded_placement;
 #[cfg(test)]
 mod test_support;
 mod users;
 use node_labels::Partitions;
 pub use priority::GrantedPriority;
+use recorded_placement::{NodeView, Placed, RecordedPlacement};
 use users::QueueUser;
 
 /// `InvalidResourceRequestException`'s class name.
@@ -121,6 +123,8 @@ struct SchedulerAttempt {
     locality: Option<Box<LocalityAsks>>,
     /// Counted in its user's `asking_apps` (see `refresh_asking`).
     asking_user: bool,
+    /// A replayed recording's nodes for its executors (`recorded_placement`); `None`: YARN's own.
+    placement: Option<Box<RecordedPlacement>>,
 }
 
 /// An attempt's asks for resource names other than `*` (`LocalityAppPlacementAllocator`'s
@@ -171,6 +175,8 @@ struct Candidate {
     resource: Resource,
     am: bool,
     kind: NodeType,
+    /// Where a recorded placement puts it (another node than the heartbeating one, maybe).
+    placed: Option<Placed>,
 }
 
 /// What `LeafQueue.assignContainers` makes of one application on a node.
@@ -288,6 +294,9 @@ pub struct Assignment {
     pub am: bool,
     /// What the node has in use right after this assignment.
     pub node_used: Resource,
+    /// The node's index (the heartbeating node's, unless a recorded placement put it on
+    /// another).
+    pub node: usize,
 }
 
 /// A live container the scheduler completed when its attempt ended
@@ -662,6 +671,7 @@ impl CapacityScheduler {
                 am_partition,
                 partition: 0,
                 asking_user: false,
+                placement: None,
             },
         );
         let u = self.queues[q].users.entry(user.to_string()).or_default();
@@ -960,6 +970,58 @@ impl CapacityScheduler {
     }
 
     /// The attempt has no more outstanding asks (`unregisterApplicationMaster`).
+    /// Places `attempt`'s executor containers on the nodes of a replayed recording's hosts
+    /// (`labels`, one per executor in allocation order; see `recorded_placement`).
+    pub fn place_as_recorded(&mut self, attempt: ApplicationAttemptId, labels: &[Option<u32>]) {
+        if let Some(a) = self.attempts.get_mut(&attempt) {
+            a.placement = Some(Box::new(RecordedPlacement::new(labels)));
+        }
+    }
+
+    /// A recorded placement's next container goes where `p` says.
+    fn placed_as_recorded(&mut self, attempt: ApplicationAttemptId, p: Placed) {
+        let Some(mut placement) = self
+            .attempts
+            .get_mut(&attempt)
+            .and_then(|a| a.placement.take())
+        else {
+            return;
+        };
+        let a = &self.attempts[&attempt];
+        placement.placed(p, &self.view(a, a.capability));
+        if let Some(a) = self.attempts.get_mut(&attempt) {
+            a.placement = Some(placement);
+        }
+    }
+
+    /// What a recorded placement needs to know of the cluster for attempt `a`'s container of
+    /// `r`: the AM's node, and which nodes could take it ever and now.
+    fn view<'a>(&'a self, a: &'a SchedulerAttempt, r: Resource) -> NodeView<'a> {
+        let am_node = a
+            .live
+            .first_key_value()
+            .filter(|(id, _)| id.id == 1)
+            .map(|(_, &(idx, _))| idx);
+        let nodes = &self.nodes;
+        NodeView {
+            am_node,
+            nodes: nodes.len(),
+            live_nodes: self.live_nodes,
+            usable: Box::new(move |i| {
+                let n = &nodes[i];
+                let t = n.total;
+                !n.lost
+                    && !n.decommissioning
+                    && n.partition == a.partition
+                    && !a.blacklist.contains(&n.node_id.host)
+                    && r.memory_mb <= t.memory_mb
+                    && r.vcores <= t.vcores
+                    && r.gpus <= t.gpus
+            }),
+            fits: Box::new(move |i| nodes[i].fits(r)),
+        }
+    }
+
     pub fn stop_asking(&mut self, attempt: ApplicationAttemptId) {
         self.asking.remove(&attempt);
         self.refresh_asking(attempt);
@@ -1009,13 +1071,17 @@ impl CapacityScheduler {
                 offswitch += 1;
             }
             assigned += 1;
-            out.push(self.allocate(c.attempt, idx, c.resource, c.am));
+            let at = c.placed.map_or(idx, |p| p.node);
+            if let Some(p) = c.placed {
+                self.placed_as_recorded(c.attempt, p);
+            }
+            out.push(self.allocate(c.attempt, at, c.resource, c.am));
             if c.am {
                 self.pending_am.retain(|(a, _)| *a != c.attempt);
                 self.refresh_asking(c.attempt);
                 continue;
             }
-            if self.asks_satisfied(&c, idx) {
+            if self.asks_satisfied(&c, at) {
                 self.refresh_asking(c.attempt);
             }
         }
@@ -1131,6 +1197,21 @@ impl CapacityScheduler {
         if !self.headroom_allows_in(a, r, node.partition) {
             return AppOutcome::QueueSkipped;
         }
+        if am.is_none()
+            && let Some(p) = &a.placement
+        {
+            let idx = self.node_by_host[&node.node_id.host];
+            return match p.node_for(idx, a.outstanding, &self.view(a, r)) {
+                Some(placed) => AppOutcome::Take(Candidate {
+                    attempt,
+                    resource: r,
+                    am: false,
+                    kind: NodeType::OffSwitch,
+                    placed: Some(placed),
+                }),
+                None => AppOutcome::Next,
+            };
+        }
         let placeable = match am {
             Some(_) => !node.lost,
             None => !a.blacklist.contains(&node.node_id.host),
@@ -1150,6 +1231,7 @@ impl CapacityScheduler {
             resource: r,
             am: am.is_some(),
             kind,
+            placed: None,
         })
     }
 
@@ -1263,6 +1345,7 @@ impl CapacityScheduler {
             },
             am,
             node_used: n.used,
+            node: idx,
         }
     }
 
@@ -2184,6 +2267,26 @@ mod tests {
         out.iter()
             .map(|x| x.container.node_id.host.clone())
             .collect()
+    }
+
+    /// A replayed recording's placement (`recorded_placement`; not a Hadoop rule): the first
+    /// executor goes to a node new to the application at the first heartbeat (the AM's node's),
+    /// the second, recorded on the same host as the first, to that node again at a third node's
+    /// heartbeat; with the placement used up, the heartbeating node takes the next.
+    #[test]
+    fn a_recorded_placement_puts_containers_on_their_recorded_nodes_at_the_first_heartbeat() {
+        let ten = res(10 * GB, 10);
+        let mut cs = cs_with_nodes(&[("host_0", ten), ("host_1", ten), ("host_2", ten)]);
+        let a = attempt(1, 1);
+        running(&mut cs, a, 0, 1, res(2 * GB, 1));
+        cs.place_as_recorded(a, &[Some(3), Some(3)]);
+        let out = cs.node_update(0);
+        assert_eq!((hosts(&out), out[0].node), (vec!["host_1".to_string()], 1));
+        cs.update_requests(a, res(2 * GB, 1), 1, 0, &[], &[]);
+        assert_eq!(hosts(&cs.node_update(2)), ["host_1"]);
+        assert_eq!(cs.node(1).used, res(4 * GB, 2));
+        cs.update_requests(a, res(2 * GB, 1), 1, 0, &[], &[]);
+        assert_eq!(hosts(&cs.node_update(2)), ["host_2"]);
     }
 
     // TestLeafQueue "testLocalityScheduling" (node-local first): the node the ask names gets

@@ -413,6 +413,15 @@ impl ResourceManager {
             &user,
             am_label.as_deref(),
         );
+        // The log a replay takes its placement from is the first attempt's.
+        let recorded = self
+            .sim
+            .application_config(id, |c| c.recorded_placement.clone());
+        if attempt_id.attempt_id == 1
+            && let Some(labels) = recorded
+        {
+            self.scheduler.place_as_recorded(attempt_id, &labels);
+        }
         if let Some(p) = pending
             && let Some(app) = self.apps.get_mut(&id)
         {
@@ -945,7 +954,7 @@ impl ResourceManager {
     /// node; AM containers are launched (the AMLauncher), the others go to the next allocate.
     fn schedule(&mut self, node: usize, ctx: &mut Context<Self>) {
         for a in self.scheduler.node_update(node) {
-            let n = self.scheduler.node(node);
+            let n = self.scheduler.node(a.node);
             let check = invariants::node_capacity(&n.node_id.host, a.node_used, n.total);
             self.sim.violations.check(inv::NODE_CAPACITY, check);
             let (id, resource, node_id) = (a.container.id, a.container.resource, &n.node_id);

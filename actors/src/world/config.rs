@@ -788,6 +788,11 @@ pub struct SimConfig {
     pub capture_container_logs: bool,
     /// A synthetic application (scenario workloads) run for any `--class` other than SparkPi.
     pub synthetic: Option<UserProgram>,
+    /// A replayed log's placement (`sparkyard replay`): the recorded host of each executor in
+    /// allocation order (the log's executor ids), as labels (same label, same host); the RM
+    /// gives the first attempt's executor containers nodes that stand for them
+    /// (`capacity_scheduler::recorded_placement`). `None`: YARN's own placement.
+    pub recorded_placement: Option<std::rc::Rc<[Option<u32>]>>,
 }
 
 /// A user program sparkyard can run as `--class`.
