@@ -57,6 +57,20 @@ pub fn recorded_cold_start_ms(app: &Application) -> Option<u64> {
     cold_start_ms(app.jobs.iter().map(|j| j.submitted_ms), &executors)
 }
 
+/// The executors that came first after a job found every executor gone (see [`cold_start_ms`]),
+/// one per such job (empty without dynamic allocation).
+pub fn recorded_cold_start_executors(app: &Application) -> Vec<&ExecutorSpan> {
+    let c = &app.config;
+    if !c.dynamic_allocation || c.is_local() {
+        return Vec::new();
+    }
+    let executors: Vec<&ExecutorSpan> = app.executors.iter().filter(|e| !e.is_driver()).collect();
+    cold_waits(app.jobs.iter().map(|j| j.submitted_ms), &executors)
+        .into_iter()
+        .map(|(_, e)| e)
+        .collect()
+}
+
 /// Over the jobs submitted (at `submissions`) when no executor was alive and an earlier one had
 /// been removed, the (lower) median time from the submission to the next executor's
 /// `SparkListenerExecutorAdded`, ms.
@@ -64,6 +78,20 @@ fn cold_start_ms(
     submissions: impl Iterator<Item = u64>,
     executors: &[&ExecutorSpan],
 ) -> Option<u64> {
+    let mut waits: Vec<u64> = cold_waits(submissions, executors)
+        .into_iter()
+        .map(|(wait, _)| wait)
+        .collect();
+    waits.sort_unstable();
+    waits.get(waits.len().checked_sub(1)? / 2).copied()
+}
+
+/// Each job submitted (at `submissions`) when no executor was alive and an earlier one had been
+/// removed: the time to the next executor's `SparkListenerExecutorAdded`, ms, and that executor.
+fn cold_waits<'a>(
+    submissions: impl Iterator<Item = u64>,
+    executors: &[&'a ExecutorSpan],
+) -> Vec<(u64, &'a ExecutorSpan)> {
     let cold = |&t: &u64| {
         let alive = executors
             .iter()
@@ -73,19 +101,16 @@ fn cold_start_ms(
             .any(|e| e.removed_ms.is_some_and(|r| r <= t));
         !alive && gone
     };
-    let mut waits: Vec<u64> = submissions
+    submissions
         .filter(cold)
         .filter_map(|t| {
             let next = executors
                 .iter()
-                .map(|e| e.added_ms)
-                .filter(|&a| a > t)
-                .min()?;
-            Some(next - t)
+                .filter(|e| e.added_ms > t)
+                .min_by_key(|e| e.added_ms)?;
+            Some((next.added_ms - t, *next))
         })
-        .collect();
-    waits.sort_unstable();
-    waits.get(waits.len().checked_sub(1)? / 2).copied()
+        .collect()
 }
 
 /// The arguments of the probe that times the simulation's own cold start: the run's, with no

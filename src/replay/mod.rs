@@ -23,6 +23,7 @@ pub mod events;
 pub mod gpus;
 pub mod locality;
 pub mod model;
+pub mod placement;
 pub mod plot;
 pub mod program;
 pub mod reader;

@@ -430,6 +430,19 @@ pub enum ReplayNote {
         /// (the user's `--conf`); `None` when they do not or the grace is 0.
         replayed_grace_ms: Option<u64>,
     },
+    /// The log's executors started faster on hosts the application had used than on new ones:
+    /// the replay places them on nodes standing for their recorded hosts
+    /// (`replay::placement`), and a node new to the application downloads its resources for
+    /// `localization_ms` (`[costs] localization_ms`).
+    PlacedAsRecorded {
+        /// The recorded hosts (distinct).
+        hosts: u32,
+        /// The executors placed (the log's highest executor id).
+        executors: u32,
+        localization_ms: u64,
+        /// Whether the replay derived `localization_ms` from the log (else the cluster's).
+        derived: bool,
+    },
     /// Under dynamic allocation, more executors at the start than Spark's rule explains
     /// (`simulate::early_executors`): the replay follows the rule.
     EarlyExecutors {
@@ -569,6 +582,21 @@ impl std::fmt::Display for ReplayNote {
                      the replay runs with spark.yarn.maxAppAttempts={max_attempts}"
                 )
             }
+            ReplayNote::PlacedAsRecorded {
+                hosts,
+                executors,
+                localization_ms,
+                derived,
+            } => write!(
+                f,
+                "the recording's executors started sooner on hosts the application had used than on hosts new to it (its cold starts): the replay puts its first {executors} executors on nodes standing for their {hosts} recorded hosts, and a node new to the application downloads its resources for {:.1} s first ({})",
+                *localization_ms as f64 / 1000.0,
+                if *derived {
+                    "the recorded cold start beyond the simulated start-up; a cluster file's [costs] localization_ms overrides it"
+                } else {
+                    "the cluster's [costs] localization_ms"
+                }
+            ),
             ReplayNote::EarlyExecutors { early: e, replayed } => {
                 write!(
                     f,
@@ -704,6 +732,18 @@ fn docker_executors(app: &Application, prepared: &Prepared) -> Option<ReplayNote
     })
 }
 
+/// The placement note, when the replay takes the recording's placement.
+fn placed_as_recorded(prepared: &Prepared) -> Option<ReplayNote> {
+    let labels = prepared.placement.as_deref()?;
+    let hosts = labels.iter().flatten().max().map_or(0, |&l| l + 1);
+    Some(ReplayNote::PlacedAsRecorded {
+        hosts,
+        executors: labels.len() as u32,
+        localization_ms: prepared.cluster.costs.localization_ms,
+        derived: prepared.localization_derived,
+    })
+}
+
 /// The notes of a replay of `app` as `prepared`.
 fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
     let c = &app.config;
@@ -788,6 +828,7 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
     if simulated.is_some() || !ignored.is_empty() {
         out.push(ReplayNote::ResourceProfiles { simulated, ignored });
     }
+    out.extend(placed_as_recorded(prepared));
     out.extend(docker_executors(app, prepared));
     if let Some(job_id) = app.failed_last_job().map(|j| j.job_id) {
         let max = prepared.args.conf_value(super::simulate::MAX_APP_ATTEMPTS);

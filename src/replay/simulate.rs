@@ -8,6 +8,7 @@ use super::cold_start;
 use super::gpus;
 use super::locality::{self, HostMap};
 use super::model::{Application, OriginalConfig, ProfileRecord, Recoveries};
+use super::placement;
 use super::program::{self, REPLAY_CLASS, RecordedDraws};
 use crate::conf::cluster::{ClusterConfig, ClusterSource, load_cluster};
 use crate::conf::submit::{DefaultsFile, SubmitArgs};
@@ -764,6 +765,12 @@ pub struct Prepared {
     pub cluster_source: ClusterOrigin,
     /// The recording's stop while a job ran, replayed as the user's kill ([`recorded_stop`]).
     pub stop: Option<PlannedFault>,
+    /// Where the recording's YARN put each executor ([`placement::recorded_placement`]): the
+    /// simulated RM places the first attempt's executors there.
+    pub placement: Option<Arc<[Option<u32>]>>,
+    /// Whether the calibration derived the cluster's `localization_ms` from the log's cold
+    /// start (see `time_startup`).
+    pub localization_derived: bool,
 }
 
 /// Where the simulated cluster came from.
@@ -953,6 +960,11 @@ pub fn prepare_on(
         scenario: None,
         cluster_source,
         stop: None,
+        placement: placement::taken_from_log(
+            &app.executors,
+            &cold_start::recorded_cold_start_executors(app),
+        ),
+        localization_derived: false,
     };
     let probe = calibrate(app, &mut p)?;
     let warmup = program::first_task_warmup(app);
@@ -1133,7 +1145,17 @@ fn time_startup(app: &Application, p: &mut Prepared) -> Result<u64, UserError> {
     if let Some(recorded) = cold
         && let Some(simulated) = simulated_cold_start_ms(p)?
     {
-        shift_startup(&mut p.cluster.costs, recorded as i64 - simulated as i64);
+        let beyond = recorded as i64 - simulated as i64;
+        // Only where the log shows it: the placement is taken from the log then.
+        if p.placement.is_some() && beyond > 0 && p.cluster.costs.localization_ms == 0 {
+            // The simulated executor started on a node new to the application with nothing
+            // to download: the rest is the recording's download of the application's
+            // resources there, which its executors on hosts it had used did not wait for.
+            p.cluster.costs.localization_ms = beyond as u64;
+            p.localization_derived = true;
+        } else {
+            shift_startup(&mut p.cluster.costs, beyond);
+        }
     }
     let mut out = run(p, p.args.sim.seed)?;
     // In registration order: the k-th to register gets the k-th share of the spread, whichever
@@ -1361,6 +1383,7 @@ impl ReplayRun {
             synthetic: Some(p.program.clone()),
             faults,
         })?;
+        prepared.config.recorded_placement = p.placement.as_deref().map(Rc::from);
         let (cpus, cores) = (prepared.spark.task_cpus, prepared.spark.executor_cores);
         let sink = record.clone();
         prepared.options.observer = Some(Rc::new(move |e: &RunEvent| {

@@ -170,11 +170,17 @@ fn gpu_log_cluster(dir: &TestDir, localization_ms: u64) -> std::path::PathBuf {
 }
 
 /// The README's sweep ("YARN's resource localization"): the GPU log replayed on a cluster like
-/// its own with `localization_ms` set by hand to 0, 1, ..., 10 s. The count of its 15 jobs of a
-/// second or more within 10 % goes up and down with the value, and jobs 0 and 1 (within 10 %
-/// without it) fall out from 1 to 9 s: no value helps steadily, so the replay derives none.
+/// its own with `localization_ms` set by hand to 1, ..., 10 s, and at 0, where the replay
+/// derives it (the log's cold start on hosts new to the application beyond the simulation's own
+/// start-up, 6.7 s; `simulate::time_startup`) and places the executors as recorded
+/// (`replay::placement`). Of its 15 jobs of a second or more, 7 are within 10 % below 5 s and
+/// 10 from 5 s up, as at the derived value (on this cluster without GPUs; 11 on the one the
+/// replay sizes from the log); jobs 0 and 1 (the cold start) stay within 10 % at every value,
+/// since their executors go to nodes new to the application, as the recording's did. Before
+/// the placement was taken from the log, no value helped steadily (8, 6, 5, 5, 6, 9, 9, 5, 5,
+/// 8, 10 for 0 to 10 s, jobs 0 and 1 out from 1 to 9 s): YARN put them on used nodes.
 #[test]
-fn the_gpu_logs_jobs_do_not_improve_steadily_with_any_localization_cost() {
+fn the_gpu_logs_jobs_come_closest_at_the_derived_localization_cost() {
     use sparkyard::replay::{self, simulate::ReplaySetup};
     let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/eventlogs/rapids/eventlog_4nodes_8cores_dynamic_alloc.zstd");
@@ -197,11 +203,7 @@ fn the_gpu_logs_jobs_do_not_improve_steadily_with_any_localization_cost() {
         assert_eq!(long.len(), 15);
         within.push(long.iter().filter(|j| error(j).abs() <= 10.0).count());
         let first_two_within = long[..2].iter().all(|j| error(j).abs() <= 10.0);
-        assert_eq!(
-            first_two_within,
-            seconds == 0 || seconds == 10,
-            "{seconds} s"
-        );
+        assert!(first_two_within, "{seconds} s");
     }
-    assert_eq!(within, vec![8, 6, 5, 5, 6, 9, 9, 5, 5, 8, 10]);
+    assert_eq!(within, vec![10, 7, 7, 7, 7, 10, 10, 10, 10, 10, 10]);
 }
