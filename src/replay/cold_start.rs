@@ -46,52 +46,50 @@ pub fn submitted_initial_target(args: &SubmitArgs) -> u32 {
         .max(instances.unwrap_or(0))
 }
 
-/// The log's cold-start time, ms (see [`cold_start_ms`]). `None` without dynamic allocation or
-/// such a job.
+/// The log's cold-start time: the (lower) median of its [`ColdStart`]s' waits, ms. `None` without
+/// dynamic allocation or such a job.
 pub fn recorded_cold_start_ms(app: &Application) -> Option<u64> {
-    let c = &app.config;
-    if !c.dynamic_allocation || c.is_local() {
-        return None;
-    }
-    let executors: Vec<&ExecutorSpan> = app.executors.iter().filter(|e| !e.is_driver()).collect();
-    cold_start_ms(app.jobs.iter().map(|j| j.submitted_ms), &executors)
+    median_wait_ms(&recorded_cold_starts(app))
 }
 
-/// The executors that came first after a job found every executor gone (see [`cold_start_ms`]),
-/// one per such job (empty without dynamic allocation).
+/// The executors that came first after a job found every executor gone, one per such job
+/// (empty without dynamic allocation).
 pub fn recorded_cold_start_executors(app: &Application) -> Vec<&ExecutorSpan> {
+    recorded_cold_starts(app)
+        .into_iter()
+        .map(|c| c.executor)
+        .collect()
+}
+
+/// A job submitted when no executor was alive and an earlier one had been removed: the time to
+/// the next executor's `SparkListenerExecutorAdded`, and that executor.
+struct ColdStart<'a> {
+    wait_ms: u64,
+    executor: &'a ExecutorSpan,
+}
+
+/// The log's cold starts ([`ColdStart`]; none without dynamic allocation or in local mode).
+fn recorded_cold_starts(app: &Application) -> Vec<ColdStart<'_>> {
     let c = &app.config;
     if !c.dynamic_allocation || c.is_local() {
         return Vec::new();
     }
     let executors: Vec<&ExecutorSpan> = app.executors.iter().filter(|e| !e.is_driver()).collect();
-    cold_waits(app.jobs.iter().map(|j| j.submitted_ms), &executors)
-        .into_iter()
-        .map(|(_, e)| e)
-        .collect()
+    cold_starts(app.jobs.iter().map(|j| j.submitted_ms), &executors)
 }
 
-/// Over the jobs submitted (at `submissions`) when no executor was alive and an earlier one had
-/// been removed, the (lower) median time from the submission to the next executor's
-/// `SparkListenerExecutorAdded`, ms.
-fn cold_start_ms(
-    submissions: impl Iterator<Item = u64>,
-    executors: &[&ExecutorSpan],
-) -> Option<u64> {
-    let mut waits: Vec<u64> = cold_waits(submissions, executors)
-        .into_iter()
-        .map(|(wait, _)| wait)
-        .collect();
+/// The (lower) median of the cold starts' waits, ms.
+fn median_wait_ms(starts: &[ColdStart]) -> Option<u64> {
+    let mut waits: Vec<u64> = starts.iter().map(|c| c.wait_ms).collect();
     waits.sort_unstable();
     waits.get(waits.len().checked_sub(1)? / 2).copied()
 }
 
-/// Each job submitted (at `submissions`) when no executor was alive and an earlier one had been
-/// removed: the time to the next executor's `SparkListenerExecutorAdded`, ms, and that executor.
-fn cold_waits<'a>(
+/// Each job submitted (at `submissions`) as a [`ColdStart`].
+fn cold_starts<'a>(
     submissions: impl Iterator<Item = u64>,
     executors: &[&'a ExecutorSpan],
-) -> Vec<(u64, &'a ExecutorSpan)> {
+) -> Vec<ColdStart<'a>> {
     let cold = |&t: &u64| {
         let alive = executors
             .iter()
@@ -108,7 +106,10 @@ fn cold_waits<'a>(
                 .iter()
                 .filter(|e| e.added_ms > t)
                 .min_by_key(|e| e.added_ms)?;
-            Some((next.added_ms - t, *next))
+            Some(ColdStart {
+                wait_ms: next.added_ms - t,
+                executor: next,
+            })
         })
         .collect()
 }
@@ -149,7 +150,7 @@ mod tests {
 
     fn cold(jobs: &[u64], executors: &[ExecutorSpan]) -> Option<u64> {
         let e: Vec<&ExecutorSpan> = executors.iter().collect();
-        cold_start_ms(jobs.iter().copied(), &e)
+        median_wait_ms(&cold_starts(jobs.iter().copied(), &e))
     }
 
     /// The eventlog_4nodes_8cores_dynamic_alloc.zstd shape: two executors at the start, gone

@@ -969,7 +969,6 @@ impl CapacityScheduler {
         killed
     }
 
-    /// The attempt has no more outstanding asks (`unregisterApplicationMaster`).
     /// Places `attempt`'s executor containers on the nodes of a replayed recording's hosts
     /// (`labels`, one per executor in allocation order; see `recorded_placement`).
     pub fn place_as_recorded(&mut self, attempt: ApplicationAttemptId, labels: &[Option<u32>]) {
@@ -1022,6 +1021,7 @@ impl CapacityScheduler {
         }
     }
 
+    /// The attempt has no more outstanding asks (`unregisterApplicationMaster`).
     pub fn stop_asking(&mut self, attempt: ApplicationAttemptId) {
         self.asking.remove(&attempt);
         self.refresh_asking(attempt);
@@ -1197,6 +1197,8 @@ impl CapacityScheduler {
         if !self.headroom_allows_in(a, r, node.partition) {
             return AppOutcome::QueueSkipped;
         }
+        // A recorded placement stands in for the node choice, locality asks included: where the
+        // recording's asks led is in the hosts it records.
         if am.is_none()
             && let Some(p) = &a.placement
         {
