@@ -2367,3 +2367,46 @@ fn applications_with_a_failed_job_replay_as_recorded_within_ten_percent() {
             .any(|n| matches!(n, ReplayNote::EndedByFailedJob { .. }))
     );
 }
+
+/// A scenario's `kill-application` on a log the replay already kills where the recording
+/// stopped (`simulate::recorded_stop`): both are planned, the first to fire kills. Killed 2 s
+/// after the first executor registered, the application ends KILLED/KILLED there, its second
+/// job never submitted, and the report lists the scenario's kill as the one fault that fired
+/// (the recorded stop never came: the application had ended).
+#[test]
+fn a_scenarios_earlier_kill_application_ends_a_killed_log_first() {
+    let dir = TestDir::new("replay-kill-early");
+    let path = dir.join("kill-early.toml");
+    let text = "name = \"kill-early\"\n\
+                description = \"The user kills the application early.\"\n\n\
+                [[faults]]\n\
+                kind = \"kill-application\"\n\
+                label = \"the user kills it early\"\n\
+                on_executor_registered = 1\n\
+                after_ms = 2000\n";
+    std::fs::write(&path, text).expect("scenario file");
+    let log = data("failures/killed_n2_r1.zstd");
+    let own = replay::replay(&log, &setup(&[])).expect("replays");
+    let mut early = setup(&[]);
+    early.scenario = Some(std::sync::Arc::new(
+        sparkyard::scenario::load_for_faults(&path).expect("the scenario loads"),
+    ));
+    let r = replay::replay(&log, &early).expect("replays");
+    assert_eq!(r.failures.simulated_final_state, "KILLED/KILLED");
+    let fired = r
+        .faults_fired
+        .as_ref()
+        .expect("a scenario's faults are listed");
+    let labels: Vec<&str> = fired.iter().map(|f| f.label.as_str()).collect();
+    assert_eq!(labels, ["the user kills it early"]);
+    assert!(fired[0].no_effect.is_none());
+    // Seconds, as the report's comparison has them.
+    assert!(
+        r.time.simulated + 5.0 < own.time.simulated,
+        "{} s against the recorded stop's {} s",
+        r.time.simulated,
+        own.time.simulated
+    );
+    let job1 = r.jobs.iter().find(|j| j.job_id == 1).expect("job 1's row");
+    assert_eq!(job1.simulated_ms, None);
+}
