@@ -77,16 +77,15 @@ impl RecordedPlacement {
     /// node with room), on the node of its recorded host if that has room. `None`: none can go
     /// now (a missed opportunity while a recorded node has no room).
     pub fn node_for(&self, idx: usize, window: u32, view: &NodeView) -> Option<Placed> {
-        let free = Placed { node: idx, slot: 0 };
         if self.relaxed(view.live_nodes) {
-            return (view.fits)(idx).then_some(free);
+            return free(idx, view).map(|node| Placed { node, slot: 0 });
         }
         let window = (window.max(1) as usize).min(self.next.len());
         for (slot, label) in self.next.iter().take(window).enumerate() {
             let node = match label.map(|l| self.bound.get(&l)) {
                 // No executor of this id in the log, or its node is gone: YARN's own choice.
-                None => Some(idx).filter(|&i| (view.fits)(i)),
-                Some(Some(&b)) if !(view.usable)(b) => Some(idx).filter(|&i| (view.fits)(i)),
+                None => free(idx, view),
+                Some(Some(&b)) if !(view.usable)(b) => free(idx, view),
                 Some(Some(&b)) => Some(b).filter(|&b| (view.fits)(b)),
                 Some(None) => self.fresh_node(idx, view),
             };
@@ -131,8 +130,14 @@ impl RecordedPlacement {
             return Some(i);
         }
         let used = self.bound.len() + usize::from(view.am_node.is_some());
-        (used >= view.live_nodes as usize && (view.fits)(idx)).then_some(idx)
+        free(idx, view).filter(|_| used >= view.live_nodes as usize)
     }
+}
+
+/// Node `idx` as YARN would take it without the recording: if it can take the container and
+/// has room for it now.
+fn free(idx: usize, view: &NodeView) -> Option<usize> {
+    ((view.usable)(idx) && (view.fits)(idx)).then_some(idx)
 }
 
 #[cfg(test)]
@@ -203,6 +208,18 @@ mod tests {
             .take_while(|_| p.node_for(1, 1, &full).is_none())
             .count();
         assert_eq!(refused as u64, RELAX_ROUNDS * 2 + 1);
+    }
+
+    #[test]
+    fn a_free_choice_never_takes_a_node_the_container_cannot_use() {
+        // An id the log has no executor of: YARN's own choice, but not an excluded node.
+        let p = RecordedPlacement::new(&[None]);
+        let excluded = NodeView {
+            usable: Box::new(|i| i != 1),
+            ..view(None, 2, any)
+        };
+        assert_eq!(p.node_for(1, 1, &excluded), None);
+        assert_eq!(p.node_for(0, 1, &excluded).map(|p| p.node), Some(0));
     }
 
     #[test]
