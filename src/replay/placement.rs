@@ -25,7 +25,7 @@ pub fn taken_from_log(
 /// Whether the log shows executors starting both on hosts new to the application (its cold
 /// starts, [`cold_starts_on_new_hosts`]) and on hosts it had used (an executor added where an
 /// earlier one had been): YARN's choice of node then decided how long each took to start.
-pub fn warm_and_cold_hosts(executors: &[ExecutorSpan], cold_executors: &[&ExecutorSpan]) -> bool {
+fn warm_and_cold_hosts(executors: &[ExecutorSpan], cold_executors: &[&ExecutorSpan]) -> bool {
     let warm = executors
         .iter()
         .any(|c| !c.is_driver() && used_before(executors, c));
@@ -65,10 +65,7 @@ pub fn recorded_placement(executors: &[ExecutorSpan]) -> Option<Arc<[Option<u32>
 /// start-up on a new host took beyond the simulation's own is then the download of the
 /// application's resources there (`[costs] localization_ms`), which an executor on a host the
 /// application had used skips.
-pub fn cold_starts_on_new_hosts(
-    executors: &[ExecutorSpan],
-    cold_executors: &[&ExecutorSpan],
-) -> bool {
+fn cold_starts_on_new_hosts(executors: &[ExecutorSpan], cold_executors: &[&ExecutorSpan]) -> bool {
     !cold_executors.is_empty() && cold_executors.iter().all(|c| !used_before(executors, c))
 }
 

@@ -2338,12 +2338,12 @@ fn applications_with_a_failed_job_replay_as_recorded_within_ten_percent() {
     assert_eq!(last.jobs.len(), 2);
     assert_eq!(last.failures.simulated_am_attempts, 1);
     assert_eq!(last.failures.simulated_final_state, "FINISHED/FAILED");
-    let note = ReplayNote::EndedByFailedJob {
+    let ended = |stopped_first| ReplayNote::EndedByFailedJob {
         job_id: 1,
         max_attempts: "1".into(),
-        stopped_first: false,
+        stopped_first,
     };
-    assert!(last.notes.contains(&note), "{:?}", last.notes);
+    assert!(last.notes.contains(&ended(false)), "{:?}", last.notes);
     // Killed (SIGTERM to the driver 20 s in, as `yarn application -kill` sends the AM): Spark
     // wrote ApplicationEnd before the running job's JobEnd (JobFailed); the replay kills its
     // application as far into the same work (`simulate::recorded_stop`), the cut tasks running
@@ -2351,12 +2351,7 @@ fn applications_with_a_failed_job_replay_as_recorded_within_ten_percent() {
     // the cut tasks ending at their recorded times.
     let killed = replay_failed("failures/killed_n2_r1.zstd");
     assert_eq!(killed.failures.simulated_final_state, "KILLED/KILLED");
-    let stopped = ReplayNote::EndedByFailedJob {
-        job_id: 1,
-        max_attempts: "1".into(),
-        stopped_first: true,
-    };
-    assert!(killed.notes.contains(&stopped), "{:?}", killed.notes);
+    assert!(killed.notes.contains(&ended(true)), "{:?}", killed.notes);
     let caught = replay_failed("failures/failcaught_n2_r1.zstd");
     assert_eq!(caught.jobs.len(), 3);
     assert_eq!(caught.failures.simulated_final_state, "FINISHED/SUCCEEDED");

@@ -92,10 +92,23 @@ impl SchedulerNode {
     /// Whether `r` fits in what the node has left, every resource type counted (GPUs too, as
     /// `DominantResourceCalculator.computeAvailableContainers` does; a GPU cluster runs with it).
     pub fn fits(&self, r: Resource) -> bool {
-        self.used.memory_mb + r.memory_mb <= self.total.memory_mb
-            && self.used.vcores + r.vcores <= self.total.vcores
-            && self.used.gpus + r.gpus <= self.total.gpus
+        let after = Resource {
+            memory_mb: self.used.memory_mb + r.memory_mb,
+            vcores: self.used.vcores + r.vcores,
+            gpus: self.used.gpus + r.gpus,
+        };
+        within(after, self.total)
     }
+
+    /// Whether `r` fits on the node once it is empty: no bigger than the node, every type.
+    pub fn holds(&self, r: Resource) -> bool {
+        within(r, self.total)
+    }
+}
+
+/// Whether `r` is at most `limit` in every resource type.
+fn within(r: Resource, limit: Resource) -> bool {
+    r.memory_mb <= limit.memory_mb && r.vcores <= limit.vcores && r.gpus <= limit.gpus
 }
 
 /// An attempt's scheduling state (`SchedulerApplicationAttempt` with its `AppSchedulingInfo`).
@@ -1008,14 +1021,11 @@ impl CapacityScheduler {
             live_nodes: self.live_nodes,
             usable: Box::new(move |i| {
                 let n = &nodes[i];
-                let t = n.total;
                 !n.lost
                     && !n.decommissioning
                     && n.partition == a.partition
                     && !a.blacklist.contains(&n.node_id.host)
-                    && r.memory_mb <= t.memory_mb
-                    && r.vcores <= t.vcores
-                    && r.gpus <= t.gpus
+                    && n.holds(r)
             }),
             fits: Box::new(move |i| nodes[i].fits(r)),
         }
