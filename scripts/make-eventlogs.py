@@ -130,6 +130,29 @@ def killed_app(sc):
     sc.parallelize(range(400), 8).map(lambda x: t.sleep(1) or x).count()
 
 
+def execlost_app(sc):
+    """A job of 8 tasks of 0.5 s whose task 2's first attempt kills its executor's JVM
+    (SIGKILL from the Python worker to the executor, its daemon's parent): Spark loses the
+    executor with the task (ExecutorLostFailure), runs it again elsewhere, and the cluster
+    manager starts another executor; then, 1 s later, a job of 6 tasks."""
+    import time as t
+    from pyspark import TaskContext
+
+    def work(i, it):
+        t.sleep(0.5)
+        if i == 2 and TaskContext.get().attemptNumber() == 0:
+            daemon = os.getppid()
+            with open(f"/proc/{daemon}/stat") as f:
+                jvm = int(f.read().rsplit(")", 1)[1].split()[1])
+            os.kill(jvm, 9)
+            t.sleep(5)
+        return [sum(1 for _ in it)]
+
+    sc.parallelize(range(80), 8).mapPartitionsWithIndex(work).collect()
+    time.sleep(1)
+    sc.parallelize(range(60), 6).map(lambda x: (t.sleep(0.05), x)[1]).count()
+
+
 # When the killed application's driver JVM gets SIGTERM, seconds after its process started.
 KILL_AFTER_S = 20
 
@@ -139,6 +162,7 @@ APPS = {
     "failedlast": failedlast_app,
     "failcaught": failcaught_app,
     "killed": killed_app,
+    "execlost": execlost_app,
 }
 # Applications whose driver ends with an exception (its process exits non-zero).
 FAILING = {"failedlast", "killed"}
@@ -170,7 +194,8 @@ def run_one(app, n, log_dir, extra):
 def spark4_plan(a):
     plan = []
     for n in [int(x) for x in a.executors.split(",")]:
-        for app in APPS:
+        # The failure applications have their own plan (--failures).
+        for app in ["skew", "multijob"]:
             for r in range(1, a.runs + 1):
                 # A single file (Spark 3's layout; Spark 4 rolls by default, see "rolling").
                 single = {"spark.eventLog.rolling.enabled": "false", **COMPRESS}
@@ -228,12 +253,14 @@ def run_and_kill(cmd):
 
 def failures_plan():
     """Applications with a failed job, N = 2: one whose last job failed and ended the driver,
-    one whose driver caught the failure and ran another job, one killed while a job ran."""
+    one whose driver caught the failure and ran another job, one killed while a job ran; and
+    one that lost an executor while a task ran and recovered."""
     single = {"spark.eventLog.rolling.enabled": "false", **COMPRESS}
     return [
         ("failedlast", 2, "r1", single),
         ("failcaught", 2, "r1", single),
         ("killed", 2, "r1", single),
+        ("execlost", 2, "r1", single),
     ]
 
 

@@ -219,6 +219,9 @@ pub struct ExecutorArguments {
     pub cores: u32,
     pub app_id: std::sync::Arc<str>,
     pub resource_profile_id: u32,
+    /// The container it runs in: YARN's `CONTAINER_ID` in its environment (not an argument;
+    /// `None` where no container is meant, as in the AM's launch-context line).
+    pub container_id: Option<ContainerId>,
 }
 
 /// `ApplicationReport` as `getApplicationReport` returns it.

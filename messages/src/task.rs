@@ -270,7 +270,8 @@ pub enum TaskWork {
     /// recorded attempt `failures[k]` while `k < failures.len()` (it throws its recorded
     /// exception after its duration, or, an attempt the scheduler killed or a speculative
     /// race's, runs its recorded duration and succeeds unless the simulated scheduler kills it
-    /// in turn), and any later attempt succeeds after `duration_ms`. The durations are the
+    /// in turn, or, one lost with its executor, ends its executor then), and any later attempt
+    /// succeeds after `duration_ms`. The durations are the
     /// recorded launch-to-finish times, which already hold the launch and deserialisation, so
     /// the executor adds only its first-task warm-up (`own_warmup_ms` for a task that was its
     /// recorded executor's first, else `CostModel.first_task_warmup_ms`, the log's median: the
@@ -332,6 +333,20 @@ impl TaskWork {
         }
     }
 
+    /// How attempt `attempt` of a replayed task ends its executor, when the recording lost
+    /// the executor while that attempt ran (`ReplayedEnd::ExecutorDies`).
+    pub fn executor_dies_after(&self, attempt: u32) -> Option<ContainerEnd> {
+        match self {
+            TaskWork::Replayed {
+                failures: Some(f), ..
+            } => match f.get(attempt as usize)?.end {
+                ReplayedEnd::ExecutorDies(end) => Some(end),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// Where the recording ran a replayed task's first attempt (see
     /// `TaskWork::Replayed::recorded_executor`).
     pub fn recorded_executor(&self) -> Option<u32> {
@@ -386,13 +401,36 @@ impl std::ops::Deref for ReplayedAttempts {
     }
 }
 
-/// One recorded attempt of a replayed task, by attempt number: `class`/`description` of the
-/// exception it threw (`ExceptionFailure`), or `None` for an attempt that ran (one the
-/// scheduler killed, a speculative copy, the successful attempt before a speculative loser).
+/// One recorded attempt of a replayed task, by attempt number: how long it ran and how it
+/// ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReplayedFailure {
     pub duration_ms: u64,
-    pub exception: Option<ReplayedException>,
+    pub end: ReplayedEnd,
+}
+
+/// How a replayed attempt before the task's last ends.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReplayedEnd {
+    /// It throws the recorded exception (`ExceptionFailure`).
+    Threw(ReplayedException),
+    /// It runs to the end (one the scheduler killed, a speculative copy, the successful
+    /// attempt before a speculative loser): the simulated scheduler kills it again or not.
+    Ran,
+    /// Its executor dies as it ends (`ExecutorLostFailure`: the recording lost the executor
+    /// while the attempt ran), its container ending so.
+    ExecutorDies(ContainerEnd),
+}
+
+/// How a container ends when nothing in YARN asked for it (a fault, or a replayed executor
+/// loss).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ContainerEnd {
+    /// The JVM exits by itself with this code (1, 52 OutOfMemoryError, 137 SIGKILL, 143 ...).
+    ProcessExit(i32),
+    /// The NodeManager kills it and reports this ContainerExitStatus (-100 .. -109) with YARN's
+    /// diagnostics for it.
+    NodeManagerKill(i32),
 }
 
 /// The exception a replayed attempt throws.
@@ -772,7 +810,7 @@ pub enum JobResult {
 
 #[cfg(test)]
 mod tests {
-    use super::{ReplayedAttempts, ReplayedFailure, TaskName, TaskWork};
+    use super::{ReplayedAttempts, ReplayedEnd, ReplayedFailure, TaskName, TaskWork};
 
     /// Every task's work is copied into its stage, its task set and its launch: a 1 M-task
     /// replay holds several copies of its works, so the replayed variant keeps its failures
@@ -790,7 +828,7 @@ mod tests {
             duration_ms: 900,
             failures: Some(Box::new(ReplayedAttempts(vec![ReplayedFailure {
                 duration_ms: 40,
-                exception: None,
+                end: ReplayedEnd::Ran,
             }]))),
             cache: None,
             own_warmup_ms: Some(300),

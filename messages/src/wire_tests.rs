@@ -99,6 +99,7 @@ fn args() -> ExecutorArguments {
         cores: 1,
         app_id: app().to_string().into(),
         resource_profile_id: 0,
+        container_id: Some(cid()),
     }
 }
 fn launch_context() -> ContainerLaunchContext {

@@ -20,6 +20,7 @@ pub mod cluster_whatif;
 pub mod cluster_whatif_report;
 pub mod cold_start;
 pub mod events;
+pub mod executor_loss;
 pub mod gpus;
 pub mod locality;
 pub mod model;

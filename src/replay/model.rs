@@ -6,13 +6,16 @@
 //! events `JsonProtocol` writes, one line at a time (`ReplayListenerBus.replay`).
 
 use super::events::{self, Event};
+use super::executor_loss::{self, LostAttempt, LostAttemptReplay, LostExecutor, RecordedLoss};
 use super::reader::{self, LogFiles};
 use super::slot_release::{self, AttemptKey, SlotUse};
 use crate::error::UserError;
+use sparkyard_messages::task::ContainerEnd;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One recorded attempt of a task that did not finish its index (a `TaskFailedReason` the
-/// replay runs again; executor-lost and fetch-failed attempts are the cluster's doing, which a
+/// replay runs again: a task that threw or was killed, or one lost with its executor whose
+/// index ran again, `executor_loss`; fetch-failed attempts are the cluster's doing, which a
 /// scenario's faults replay, so they are only counted).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FailedAttempt {
@@ -38,6 +41,10 @@ pub enum AttemptEnd {
     /// `TaskKilled(reason)`: the scheduler killed it, e.g. the loser of a speculative race
     /// ("another attempt succeeded", TaskSetManager.handleSuccessfulTask).
     Killed { reason: String },
+    /// `ExecutorLostFailure`: its executor was lost while it ran, and its index ran again
+    /// (`executor_loss`). `dies`: the executor's end, on the one attempt per lost executor
+    /// whose end the replayed executor dies at; the others run until it does.
+    LostWithExecutor { dies: Option<ContainerEnd> },
 }
 
 /// One task index of a stage: the attempt that finished it, as recorded.
@@ -115,14 +122,21 @@ impl TaskRecord {
     /// that does not throw ends the index: the successful one after its recorded duration, a
     /// killed one after its recorded time to the kill, which the replay runs as the index's
     /// work (for a speculative race the copy won, that is the race's recorded length: the
-    /// original's launch to its kill when the copy succeeded). Executor-lost and fetch-failed
-    /// attempts are not replayed (a scenario's faults are), so not counted. An index whose
+    /// original's launch to its kill when the copy succeeded). An attempt lost with its
+    /// executor is followed by its retry too; fetch-failed attempts are not replayed (a
+    /// scenario's faults are), so not counted. An index whose
     /// every attempt threw takes them all (the job aborts after the last).
     pub fn path_ms(&self) -> u64 {
         let mut threw = 0;
         for a in self.replayed_attempts() {
             match a {
-                ReplayedAttempt::Failed(f) if matches!(f.end, AttemptEnd::Threw { .. }) => {
+                // A lost attempt is followed by its retry as a thrown one is.
+                ReplayedAttempt::Failed(f)
+                    if matches!(
+                        f.end,
+                        AttemptEnd::Threw { .. } | AttemptEnd::LostWithExecutor { .. }
+                    ) =>
+                {
                     threw += f.duration_ms
                 }
                 ReplayedAttempt::Failed(f) => return threw + f.duration_ms,
@@ -502,6 +516,9 @@ pub struct Application {
     pub profiles: Vec<ProfileRecord>,
     /// What the reader could not use or took instead.
     pub notes: Vec<ReadNote>,
+    /// The executors the log lost (not released by the application), in removal order, and
+    /// which of them the replay loses too (`executor_loss`).
+    pub executor_losses: Vec<RecordedLoss>,
 }
 
 impl Application {
@@ -573,6 +590,13 @@ struct StageBuild {
     cached_rdds: Vec<u32>,
 }
 
+/// An attempt lost with its executor, until the log is read (`Builder::replay_executor_losses`).
+struct PendingLoss {
+    stage_id: u32,
+    index: u32,
+    attempt: FailedAttempt,
+}
+
 struct JobBuild {
     job_id: u32,
     pool: Option<String>,
@@ -607,6 +631,8 @@ struct Builder {
     notes: Vec<ReadNote>,
     /// Each attempt's slot, for `slot_release`.
     slot_uses: Vec<SlotUse>,
+    /// Attempts lost with their executor (`ExecutorLostFailure`), for `executor_loss`.
+    lost_attempts: Vec<PendingLoss>,
 }
 
 /// The Spark version in a classpath entry: `spark-assembly-1.2.0-hadoop2.4.0.jar` (Spark 1.x)
@@ -847,6 +873,21 @@ impl Builder {
             "ExecutorLostFailure" => {
                 self.failures.executor_lost += 1;
                 stage.recoveries.tasks_lost_with_executors += 1;
+                // Replayed if its index ran again (`executor_loss`, once the log is read);
+                // until then it fills its index's record as any unreplayed end does.
+                self.lost_attempts.push(PendingLoss {
+                    stage_id: t.stage_id,
+                    index: i.partition(),
+                    attempt: FailedAttempt {
+                        attempt: i.attempt,
+                        executor_id: i.executor_id.parse().unwrap_or(0),
+                        launch_ms: i.launch_time,
+                        duration_ms,
+                        speculative: i.speculative,
+                        end: AttemptEnd::LostWithExecutor { dies: None },
+                        released_early_ms: 0,
+                    },
+                });
                 None
             }
             // TaskSetManager.executorLost: a finished map output lost with its executor.
@@ -955,6 +996,7 @@ impl Builder {
                 "the log records {stages} stage(s) that ran but no SparkListenerTaskEnd event: a replay runs each task for its recorded time, and none is recorded (was the log filtered, or written with the task events dropped?)"
             )));
         }
+        let executor_losses = self.replay_executor_losses(start_ms);
         let mut jobs = Vec::with_capacity(self.jobs.len());
         let mut previous_end = start_ms;
         for j in std::mem::take(&mut self.jobs) {
@@ -1017,7 +1059,60 @@ impl Builder {
             events_read: self.events,
             profiles: self.profiles,
             notes,
+            executor_losses,
         })
+    }
+
+    /// Puts the lost attempts the replay runs among their indexes' failed attempts
+    /// (`executor_loss::replayed`: those whose index ran again after them, on executors the log
+    /// lost); returns every recorded loss with what the replay does with it.
+    fn replay_executor_losses(&mut self, start_ms: u64) -> Vec<RecordedLoss> {
+        let pending = std::mem::take(&mut self.lost_attempts);
+        let attempts: Vec<LostAttempt> = pending.iter().map(|p| self.lost_attempt(p)).collect();
+        let lost: Vec<LostExecutor<'_>> = self
+            .executors
+            .iter()
+            .filter(|e| e.removal() == Some(Removal::Lost))
+            .map(|e| LostExecutor {
+                executor_id: &e.executor_id,
+                removed_ms: e.removed_ms.unwrap_or(start_ms),
+                reason: e.removed_reason.as_deref().unwrap_or_default(),
+            })
+            .collect();
+        let (replays, losses) = executor_loss::replayed(&attempts, &lost, start_ms);
+        for (mut p, replay) in pending.into_iter().zip(replays) {
+            let dies = match replay {
+                LostAttemptReplay::NotReplayed => continue,
+                LostAttemptReplay::RunsUntilDeath => None,
+                LostAttemptReplay::EndsExecutor(end) => Some(end),
+            };
+            p.attempt.end = AttemptEnd::LostWithExecutor { dies };
+            if let Some(s) = self.stages.get_mut(&p.stage_id) {
+                s.failures.entry(p.index).or_default().push(p.attempt);
+            }
+        }
+        losses
+    }
+
+    /// A lost attempt as `executor_loss` sees it: whether its index ran again after it (a
+    /// later attempt that succeeded or failed, in this or a later stage attempt).
+    fn lost_attempt(&self, p: &PendingLoss) -> LostAttempt {
+        let stage = self.stages.get(&p.stage_id);
+        let later = |launch_ms: u64| launch_ms > p.attempt.launch_ms;
+        let succeeded_later = stage
+            .and_then(|s| s.tasks.get(p.index as usize))
+            .is_some_and(|t| t.succeeded && later(t.launch_ms));
+        let failed_later = stage
+            .and_then(|s| s.failures.get(&p.index))
+            .is_some_and(|f| f.iter().any(|f| later(f.launch_ms)));
+        LostAttempt {
+            stage_id: p.stage_id,
+            index: p.index,
+            attempt: p.attempt.attempt,
+            executor_id: p.attempt.executor_id,
+            launch_ms: p.attempt.launch_ms,
+            ran_again: succeeded_later || failed_later,
+        }
     }
 
     /// The stages of a job that ran, in id order (parents are created, so numbered, first);

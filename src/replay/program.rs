@@ -11,8 +11,8 @@ use super::model::{
 use crate::outputs::eventlog::{DataSize, RecordedTaskSizes, TaskSizes};
 use sparkyard_actors::simulation::config::{JobAnchor, ReplayedJob, UserProgram};
 use sparkyard_messages::task::{
-    InputSize, JobSpec, ReplayedAttempts, ReplayedCache, ReplayedException, ReplayedFailure,
-    ShuffleWriteSize, StageSpec, TaskWork,
+    InputSize, JobSpec, ReplayedAttempts, ReplayedCache, ReplayedEnd, ReplayedException,
+    ReplayedFailure, ShuffleWriteSize, StageSpec, TaskWork,
 };
 use std::collections::BTreeMap;
 
@@ -590,9 +590,10 @@ fn tasks_of(s: &Stage) -> u64 {
 /// threw throws again; one the scheduler killed runs its recorded time (to the kill: a lower
 /// bound of its work), and the simulated scheduler kills it again or not (a speculative race:
 /// TaskSetManager.handleSuccessfulTask kills the other attempts, "another attempt succeeded");
-/// the successful attempt stands among them when a killed speculative copy came after it.
-/// Attempts lost with their executor or to a fetch failure are not among them (the cluster's
-/// doing, which a scenario's faults replay).
+/// the successful attempt stands among them when a killed speculative copy came after it; one
+/// lost with its executor runs its recorded time (to the loss) and, the one per lost executor
+/// that says so, ends its executor then (`executor_loss`). Attempts lost to a fetch failure are
+/// not among them (the cluster's doing, which a scenario's faults replay).
 /// An attempt that threw as its executor's first task leaves its warm-up out (`warmup`: what
 /// is taken off the attempt that threw, by attempt number), as the first successful task does.
 fn attempts(
@@ -600,25 +601,28 @@ fn attempts(
     success_ms: u64,
     warmup: &dyn Fn(Option<u32>) -> u64,
 ) -> Box<[ReplayedFailure]> {
-    let ran = |duration_ms| ReplayedFailure {
-        duration_ms,
-        exception: None,
-    };
+    let ran = |duration_ms, end| ReplayedFailure { duration_ms, end };
     let mut out: Vec<ReplayedFailure> = t
         .replayed_attempts()
         .map(|a| match a {
-            ReplayedAttempt::Success => ran(success_ms),
+            ReplayedAttempt::Success => ran(success_ms, ReplayedEnd::Ran),
             ReplayedAttempt::Failed(f) => match &f.end {
-                AttemptEnd::Threw { class, description } => ReplayedFailure {
-                    duration_ms: f
-                        .duration_ms
+                AttemptEnd::Threw { class, description } => ran(
+                    f.duration_ms
                         .saturating_sub(warmup(Some(f.attempt)) + f.released_early_ms),
-                    exception: Some(ReplayedException {
+                    ReplayedEnd::Threw(ReplayedException {
                         class: class.clone(),
                         description: description.clone(),
                     }),
-                },
-                AttemptEnd::Killed { .. } => ran(f.duration_ms.saturating_sub(f.released_early_ms)),
+                ),
+                AttemptEnd::Killed { .. } => ran(
+                    f.duration_ms.saturating_sub(f.released_early_ms),
+                    ReplayedEnd::Ran,
+                ),
+                AttemptEnd::LostWithExecutor { dies } => ran(
+                    f.duration_ms,
+                    dies.map_or(ReplayedEnd::Ran, ReplayedEnd::ExecutorDies),
+                ),
             },
         })
         .collect();
@@ -704,7 +708,7 @@ mod tests {
     fn ran(duration_ms: u64) -> ReplayedFailure {
         ReplayedFailure {
             duration_ms,
-            exception: None,
+            end: ReplayedEnd::Ran,
         }
     }
 
@@ -745,10 +749,38 @@ mod tests {
         // As its executor's first task, the attempt that threw leaves the warm-up out.
         let first = attempts(&t, 1_000, &|a| if a == Some(0) { 300 } else { 0 });
         assert_eq!(first[0].duration_ms, 400);
-        assert_eq!(
-            retried[0].exception.as_ref().map(|e| e.class.as_str()),
-            Some("java.lang.RuntimeException")
+        assert!(
+            matches!(&retried[0].end, ReplayedEnd::Threw(e) if e.class == "java.lang.RuntimeException")
         );
+    }
+
+    /// An attempt lost with its executor runs its recorded time (launch to the loss); the one
+    /// that ends its executor says how (`executor_loss`), and the index's retry follows.
+    #[test]
+    fn a_lost_attempt_runs_to_its_executors_death() {
+        use sparkyard_messages::task::ContainerEnd;
+        let lost = |dies| FailedAttempt {
+            attempt: 0,
+            executor_id: 1,
+            launch_ms: 0,
+            duration_ms: 650,
+            speculative: false,
+            end: AttemptEnd::LostWithExecutor { dies },
+            released_early_ms: 0,
+        };
+        let end = ContainerEnd::ProcessExit(137);
+        let t = with(record(1, 640, false), vec![lost(Some(end))]);
+        let list = attempts(&t, 640, &|_| 0);
+        assert_eq!(
+            list.to_vec(),
+            vec![ReplayedFailure {
+                duration_ms: 650,
+                end: ReplayedEnd::ExecutorDies(end)
+            }]
+        );
+        assert_eq!(t.path_ms(), 650 + 640, "the retry follows the loss");
+        let cut = with(record(1, 640, false), vec![lost(None)]);
+        assert_eq!(attempts(&cut, 640, &|_| 0).to_vec(), vec![ran(650)]);
     }
 
     /// A recorded executor's first task gives its warm-up up and carries it, to pay it back when
@@ -836,7 +868,7 @@ mod tests {
         let mut ms = 0;
         for a in list {
             ms += a.duration_ms;
-            if a.exception.is_none() {
+            if matches!(a.end, ReplayedEnd::Ran) {
                 return ms;
             }
         }

@@ -443,6 +443,16 @@ pub enum ReplayNote {
         /// Whether the replay derived `localization_ms` from the log (else the cluster's).
         derived: bool,
     },
+    /// The recording lost executors while tasks ran on them and ran those tasks again: the
+    /// replay's executor running each loss's last lost attempt dies as it ends
+    /// (`replay::executor_loss`); `not_replayed`: the other recorded losses.
+    ExecutorLosses {
+        replayed: Vec<super::executor_loss::RecordedLoss>,
+        not_replayed: u32,
+        /// Whether the recording ran on YARN (else its cluster manager replaced the executors,
+        /// without YARN's allocation loop).
+        yarn: bool,
+    },
     /// Under dynamic allocation, more executors at the start than Spark's rule explains
     /// (`simulate::early_executors`): the replay follows the rule.
     EarlyExecutors {
@@ -597,6 +607,11 @@ impl std::fmt::Display for ReplayNote {
                     "the cluster's [costs] localization_ms"
                 }
             ),
+            ReplayNote::ExecutorLosses {
+                replayed,
+                not_replayed,
+                yarn,
+            } => executor_losses_note(f, replayed, *not_replayed, *yarn),
             ReplayNote::EarlyExecutors { early: e, replayed } => {
                 write!(
                     f,
@@ -732,6 +747,80 @@ fn docker_executors(app: &Application, prepared: &Prepared) -> Option<ReplayNote
     })
 }
 
+/// The executor-loss note (see [`ReplayNote::ExecutorLosses`]).
+fn executor_losses_note(
+    f: &mut std::fmt::Formatter<'_>,
+    replayed: &[super::executor_loss::RecordedLoss],
+    not_replayed: u32,
+    yarn: bool,
+) -> std::fmt::Result {
+    use super::executor_loss::LossCause;
+    use sparkyard_messages::task::ContainerEnd;
+    let end = |e: ContainerEnd| match e {
+        ContainerEnd::ProcessExit(code) => format!("its JVM exiting with {code}"),
+        ContainerEnd::NodeManagerKill(status) => {
+            format!("its NodeManager killing it, exit status {status}")
+        }
+    };
+    let each: Vec<String> = replayed
+        .iter()
+        .filter_map(|l| {
+            let t = l.dies_after?;
+            let how = match l.cause {
+                LossCause::Recorded(e) => end(e),
+                LossCause::Unknown => {
+                    format!("{} (the reason records no exit)", end(l.cause.end()))
+                }
+            };
+            Some(format!(
+                "executor {} (removed {:.3} s into the log) as task {}.{} of stage {} ends, {how}",
+                l.executor_id,
+                l.removed_at_ms as f64 / 1000.0,
+                t.index,
+                t.attempt,
+                t.stage_id
+            ))
+        })
+        .collect();
+    write!(
+        f,
+        "the recording lost {} executor(s) while tasks ran on them and ran those tasks again: the replay's executor running the same attempt dies as it ends ({}), and the simulated Spark and YARN recover on their own (the driver removes the executor, its tasks and map outputs run again, the AM asks YARN for a container in its place at its next heartbeat",
+        each.len(),
+        each.join("; ")
+    )?;
+    if !yarn {
+        write!(
+            f,
+            "; the recording's cluster manager replaced it without YARN's allocation loop"
+        )?;
+    }
+    write!(f, ")")?;
+    if not_replayed > 0 {
+        write!(
+            f,
+            "; {not_replayed} other lost executor(s) not replayed (no task lost with them ran again: lost at the application's end or while idle)"
+        )?;
+    }
+    Ok(())
+}
+
+/// The executor-loss note of a replay of `app`, when it replays a recorded loss.
+fn executor_losses(app: &Application) -> Option<ReplayNote> {
+    let (replayed, other): (Vec<_>, Vec<_>) = app
+        .executor_losses
+        .iter()
+        .cloned()
+        .partition(|l| l.dies_after.is_some());
+    if replayed.is_empty() {
+        return None;
+    }
+    Some(ReplayNote::ExecutorLosses {
+        replayed,
+        not_replayed: other.len() as u32,
+        yarn: app.config.is_yarn(),
+    })
+}
+
 /// The placement note, when the replay takes the recording's placement.
 fn placed_as_recorded(prepared: &Prepared) -> Option<ReplayNote> {
     let labels = prepared.placement.as_deref()?;
@@ -830,6 +919,7 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
     }
     out.extend(placed_as_recorded(prepared));
     out.extend(docker_executors(app, prepared));
+    out.extend(executor_losses(app));
     if let Some(job_id) = app.failed_last_job().map(|j| j.job_id) {
         let max = prepared.args.conf_value(super::simulate::MAX_APP_ATTEMPTS);
         let stopped_first = app.stopped_while_running();

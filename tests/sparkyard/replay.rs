@@ -1436,10 +1436,12 @@ const PRODUCTION_LOGS: &[Production] = &[
         long_jobs_within_ten: 14,
         long_jobs: 14,
     },
-    // Spark 3.1.1, 75 jobs, failed tasks, five JobEnds without their JobStart (not replayed).
+    // Spark 3.1.1, 75 jobs, failed tasks, five JobEnds without their JobStart (not replayed);
+    // its executor 2, lost while the last job ran, dies in the replay as its lost task's attempt
+    // ends (src/replay/executor_loss.rs; -0.5 % when the loss was not replayed).
     Production {
         name: "tasks_executors_fail_compressed_eventlog.zstd",
-        app_pct: -0.6,
+        app_pct: 0.0,
         long_jobs_within_ten: 2,
         long_jobs: 2,
     },
@@ -2360,6 +2362,74 @@ fn applications_with_a_failed_job_replay_as_recorded_within_ten_percent() {
             .notes
             .iter()
             .any(|n| matches!(n, ReplayNote::EndedByFailedJob { .. }))
+    );
+}
+
+/// A real Spark 4.0 application that lost an executor while a task ran (pyspark 4.0.0 on
+/// local-cluster[2,1,1024], `scripts/make-eventlogs.py --failures`: the first attempt of job
+/// 0's task 2 SIGKILLs its executor's JVM 0.5 s in; Spark's `TaskSetManager.executorLost` ends
+/// it `ExecutorLostFailure`, it runs again on the other executor, and the standalone Worker
+/// starts executor 2 in the lost one's place 1.9 s after the loss). The replay's executor
+/// running that attempt dies as it ends (`replay::executor_loss`), so the simulated driver
+/// loses it, runs the task again and YARN's allocator asks for a container in its place: job 0
+/// replays at +0.3 % (-22.5 %, and the application -14.1 %, when the attempt was dropped and
+/// the executor lived on). Job 1 comes out later (+65 %): on YARN the AM asks for the
+/// replacement at its next heartbeat after the lost container's completion (Spark's
+/// `ApplicationMaster.allocationThreadImpl` sleeps `spark.yarn.scheduler.heartbeat.interval-ms`
+/// when no request is pending), so it registers 6.1 s after the loss where the standalone
+/// Worker's registered in 1.9 s, and job 1 starts on one executor.
+#[test]
+fn a_recorded_executor_loss_is_replayed_where_its_task_ran() {
+    use replay::executor_loss::{LossCause, TaskAttempt};
+    use replay::report::ReplayNote;
+    use sparkyard_messages::task::ContainerEnd;
+    let r = replay::replay(&data("failures/execlost_n2_r1.zstd"), &setup(&[])).expect("replays");
+    assert_eq!(r.failures.recorded_executors_lost, 1);
+    assert_eq!(r.failures.simulated_executors_lost, 1);
+    assert_eq!(r.failures.simulated_task_failures, 1);
+    assert_eq!(r.failures.simulated_final_state, "FINISHED/SUCCEEDED");
+    // The lost executor's place taken: three containers launched in all.
+    assert_eq!(r.executors.simulated_launched.last().map(|l| l.1), Some(3));
+    let pct = |j: &replay::report::JobRow| {
+        let sim = j.simulated_ms.expect("ran") as f64;
+        100.0 * (sim - j.recorded_ms as f64) / j.recorded_ms as f64
+    };
+    let job0 = pct(&r.jobs[0]);
+    assert!(job0.abs() <= 10.0, "the loss's job at {job0:+.1} %");
+    assert!(
+        r.time.error_pct.abs() <= 10.0,
+        "the application at {:+.1} %",
+        r.time.error_pct
+    );
+    let job1 = pct(&r.jobs[1]);
+    assert!(
+        job1 > 30.0,
+        "job 1 waits for YARN's replacement: {job1:+.1} %"
+    );
+    let Some(ReplayNote::ExecutorLosses {
+        replayed,
+        not_replayed: 0,
+        yarn: false,
+    }) = r
+        .notes
+        .iter()
+        .find(|n| matches!(n, ReplayNote::ExecutorLosses { .. }))
+    else {
+        panic!("no executor-loss note: {:?}", r.notes);
+    };
+    assert_eq!(replayed.len(), 1);
+    assert_eq!(replayed[0].executor_id, "0");
+    assert_eq!(
+        replayed[0].cause,
+        LossCause::Recorded(ContainerEnd::ProcessExit(137))
+    );
+    assert_eq!(
+        replayed[0].dies_after,
+        Some(TaskAttempt {
+            stage_id: 0,
+            index: 2,
+            attempt: 0
+        })
     );
 }
 

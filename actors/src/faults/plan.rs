@@ -24,15 +24,9 @@ pub enum Trigger {
     AttemptStarted { attempt: u32 },
 }
 
-/// How a container is ended by a fault.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ContainerEnd {
-    /// The JVM exits by itself with this code (1, 52 OutOfMemoryError, 137 SIGKILL, 143 ...).
-    ProcessExit(i32),
-    /// The NodeManager kills it and reports this ContainerExitStatus (-100 .. -107) with YARN's
-    /// diagnostics for it.
-    NodeManagerKill(i32),
-}
+/// How a container is ended by a fault (the messages' type: a replayed task's executor loss
+/// ends its container so too).
+pub use sparkyard_messages::task::ContainerEnd;
 
 /// What a planned fault does.
 #[derive(Clone, Debug, PartialEq, Eq)]

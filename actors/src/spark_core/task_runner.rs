@@ -4,7 +4,7 @@
 //! driver or is dropped over `spark.driver.maxResultSize`. No actix, no clock: the executor
 //! arms the task's timer and logs what these return.
 
-use sparkyard_messages::task::{TaskResultData, TaskWork};
+use sparkyard_messages::task::{ReplayedEnd, TaskResultData, TaskWork};
 
 /// What a SparkPi dart costs (the run's `CostModel`'s two SparkPi settings).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,14 +25,15 @@ pub fn run_task(work: &TaskWork, attempt: u32, darts_cost: DartCost) -> (u64, Ta
         } => match failures.as_deref().and_then(|f| f.get(attempt as usize)) {
             Some(f) => (
                 f.duration_ms,
-                match &f.exception {
-                    Some(e) => TaskResultData::Exception {
+                match &f.end {
+                    ReplayedEnd::Threw(e) => TaskResultData::Exception {
                         class: e.class.clone(),
                         description: e.description.clone(),
                     },
                     // A killed or speculative attempt: it runs; the scheduler kills it again
-                    // or not.
-                    None => TaskResultData::None,
+                    // or not. One lost with its executor never reports: the executor dies
+                    // as it ends (`TaskWork::executor_dies_after`).
+                    ReplayedEnd::Ran | ReplayedEnd::ExecutorDies(_) => TaskResultData::None,
                 },
             ),
             None => (*duration_ms, TaskResultData::None),
@@ -82,7 +83,9 @@ pub fn result_dropped(result_bytes: u64, max_result_size: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sparkyard_messages::task::{ReplayedAttempts, ReplayedException, ReplayedFailure};
+    use sparkyard_messages::task::{
+        ContainerEnd, ReplayedAttempts, ReplayedEnd, ReplayedException, ReplayedFailure,
+    };
 
     fn costs() -> DartCost {
         DartCost {
@@ -92,8 +95,9 @@ mod tests {
     }
 
     /// A replayed task's attempt k runs its recorded attempt while there is one (throwing its
-    /// exception, or running to the end when none was recorded: a killed or speculative
-    /// attempt); any later attempt succeeds after the task's recorded duration.
+    /// exception, running to the end when none was recorded: a killed or speculative attempt,
+    /// or running its time and then ending its executor: one lost with it); any later attempt
+    /// succeeds after the task's recorded duration.
     #[test]
     fn a_replayed_attempt_runs_as_recorded() {
         let work = TaskWork::Replayed {
@@ -101,14 +105,18 @@ mod tests {
             failures: Some(Box::new(ReplayedAttempts(vec![
                 ReplayedFailure {
                     duration_ms: 40,
-                    exception: Some(ReplayedException {
+                    end: ReplayedEnd::Threw(ReplayedException {
                         class: "java.io.IOException".into(),
                         description: "disk".into(),
                     }),
                 },
                 ReplayedFailure {
                     duration_ms: 70,
-                    exception: None,
+                    end: ReplayedEnd::Ran,
+                },
+                ReplayedFailure {
+                    duration_ms: 50,
+                    end: ReplayedEnd::ExecutorDies(ContainerEnd::ProcessExit(137)),
                 },
             ]))),
             cache: None,
@@ -127,7 +135,14 @@ mod tests {
             )
         );
         assert_eq!(run_task(&work, 1, c), (70, TaskResultData::None));
-        assert_eq!(run_task(&work, 2, c), (900, TaskResultData::None));
+        // The attempt lost with its executor runs its time; its executor dies then.
+        assert_eq!(run_task(&work, 2, c), (50, TaskResultData::None));
+        assert_eq!(
+            work.executor_dies_after(2),
+            Some(ContainerEnd::ProcessExit(137))
+        );
+        assert_eq!(work.executor_dies_after(1), None);
+        assert_eq!(run_task(&work, 3, c), (900, TaskResultData::None));
     }
 
     /// A sleeping task (the synthetic workload) takes its duration and, told to fail, throws

@@ -431,6 +431,7 @@ impl ApplicationMaster {
             cores: s.executor_cores,
             app_id: self.attempt_id.application_id.to_string().into(),
             resource_profile_id: 0,
+            container_id: None,
         };
         let command = crate::spark_yarn::executor_runnable::executor_command(
             s.executor_memory_mb,

@@ -91,6 +91,7 @@ impl ExecutorRunnable {
             cores: self.sim.config.spark.executor_cores,
             app_id: self.app_id.clone(),
             resource_profile_id: 0,
+            container_id: Some(self.container.id),
         }
     }
 
@@ -400,6 +401,7 @@ mod command_tests {
             cores: 1,
             app_id: "application_1_0001".into(),
             resource_profile_id: 0,
+            container_id: None,
         };
         let cmd = executor_command(2048, &opts, &args);
         assert!(

@@ -449,7 +449,9 @@ fn resolve(sim: &SimContext, attempt: u32, p: ProcessPattern) -> ProcessPattern 
     }
 }
 
-fn end_container(sim: &Rc<SimContext>, cid: ContainerId, host: &str, end: ContainerEnd) {
+/// Ends container `cid` on `host` as `end` says: its process exits, or its NodeManager kills
+/// it (a fault, or a replayed executor's loss).
+pub fn end_container(sim: &Rc<SimContext>, cid: ContainerId, host: &str, end: ContainerEnd) {
     match end {
         ContainerEnd::ProcessExit(code) => {
             if let Some(pid) = sim.dispatcher.process_named(&cid.to_string()) {

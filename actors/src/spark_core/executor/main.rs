@@ -32,6 +32,7 @@ fn no_arguments() -> ExecutorArguments {
         cores: 0,
         app_id: "".into(),
         resource_profile_id: 0,
+        container_id: None,
     }
 }
 

@@ -7,13 +7,15 @@ use crate::kernel::clock;
 use crate::spark_core::block_manager_decommissioner::StoredShuffle;
 use crate::spark_core::executor_state::TaskEnd;
 use crate::spark_core::task_runner::result_dropped;
+use crate::world::injector;
 use crate::{error, info_parts, warn};
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::ids::TaskId;
 use sparkyard_messages::jvm_text::bytes_to_string;
 use sparkyard_messages::records::TaskState;
 use sparkyard_messages::task::{
-    ShuffleBlockInfo, StatusUpdate, TASK_RESULT_BYTES, TaskDescription, TaskResultData,
+    ContainerEnd, ShuffleBlockInfo, StatusUpdate, TASK_RESULT_BYTES, TaskDescription,
+    TaskResultData,
 };
 
 impl CoarseGrainedExecutorBackend {
@@ -22,6 +24,11 @@ impl CoarseGrainedExecutorBackend {
         let Some(task) = self.executor.as_mut().and_then(|e| e.tasks.remove(tid)) else {
             return;
         };
+        // A replayed attempt the recording lost with its executor: the executor dies with it,
+        // and the driver learns of the loss as Spark's did (disconnect, the AM's reason).
+        if let Some(end) = task.desc.work.executor_dies_after(task.desc.attempt_number) {
+            return self.die(end);
+        }
         let end = TaskEnd::of(&task.result);
         match end {
             TaskEnd::Exception => self.log_exception(tid, &task),
@@ -31,6 +38,19 @@ impl CoarseGrainedExecutorBackend {
             TaskEnd::FetchFailed | TaskEnd::Killed => {}
         }
         self.status_update(tid, end.state(), task.result, task.desc.cpus);
+    }
+
+    /// The executor's container ends as `end` says (its JVM exits, or its NodeManager kills
+    /// it), with whatever else it ran.
+    fn die(&mut self, end: ContainerEnd) {
+        match (end, self.args.container_id) {
+            (ContainerEnd::NodeManagerKill(_), Some(cid)) => {
+                injector::end_container(&self.sim, cid, &self.args.hostname, end)
+            }
+            (ContainerEnd::ProcessExit(code), _) => self.env.exit(code),
+            // No container to ask a NodeManager about (not a YARN launch): the JVM dies.
+            (ContainerEnd::NodeManagerKill(_), None) => self.env.exit(137),
+        }
     }
 
     /// `Exception in <task> (TID n)` with the exception's class and message.
