@@ -18,6 +18,7 @@ Spark's codecs and layouts.
     /work/venv-pyspark/bin/python scripts/make-eventlogs.py [--runs 2] [--out tests/data/eventlogs]
     /work/venv-pyspark/bin/python scripts/make-eventlogs.py --day --out tests/data/eventlogs/day-two-queues
     /work/venv-pyspark/bin/python scripts/make-eventlogs.py --failures --out tests/data/eventlogs/failures
+    /work/venv-pyspark/bin/python scripts/make-eventlogs.py --shapes
 
 It needs Java 17 and takes a few minutes; `cargo test` only reads the committed logs.
 
@@ -141,10 +142,7 @@ def execlost_app(sc):
     def work(i, it):
         t.sleep(0.5)
         if i == 2 and TaskContext.get().attemptNumber() == 0:
-            daemon = os.getppid()
-            with open(f"/proc/{daemon}/stat") as f:
-                jvm = int(f.read().rsplit(")", 1)[1].split()[1])
-            os.kill(jvm, 9)
+            kill_own_executor()
             t.sleep(5)
         return [sum(1 for _ in it)]
 
@@ -152,6 +150,64 @@ def execlost_app(sc):
     time.sleep(1)
     sc.parallelize(range(60), 6).map(lambda x: (t.sleep(0.05), x)[1]).count()
 
+
+def kill_own_executor():
+    """SIGKILL to the executor JVM running this Python worker (its pyspark daemon's parent)."""
+    daemon = os.getppid()
+    with open(f"/proc/{daemon}/stat") as f:
+        jvm = int(f.read().rsplit(")", 1)[1].split()[1])
+    os.kill(jvm, 9)
+
+
+def shufflelost_app(sc):
+    """One job: a map stage of 8 tasks of 0.3 s and a reduce stage of 8 partitions of 0.4 s
+    whose partition 5, the first time it runs, kills its executor's JVM: the executor's map
+    outputs are lost with it, the reduce stage's next tasks fail to fetch them (FetchFailed),
+    and the DAGScheduler resubmits the map stage's lost partitions, then the reduce stage's."""
+    import time as t
+
+    mark = os.path.join(tempfile.gettempdir(), "sparkyard-shufflelost-" + sc.applicationId)
+
+    def mapper(i, it):
+        t.sleep(0.3)
+        for r in it:
+            yield (r % 8, r)
+
+    def reducer(i, it):
+        rows = list(it)
+        t.sleep(0.4)
+        if i == 5:
+            try:
+                os.close(os.open(mark, os.O_CREAT | os.O_EXCL))
+                kill_own_executor()
+                t.sleep(5)
+            except FileExistsError:
+                pass
+        yield (i, len(rows))
+
+    rdd = sc.parallelize(range(800), 8).mapPartitionsWithIndex(mapper)
+    rdd.partitionBy(8).mapPartitionsWithIndex(reducer).collect()
+    os.remove(mark)
+
+
+def dynalloc_app(sc):
+    """Under dynamic allocation (the plan's `DYNAMIC`): a job of 6 tasks of 1 s, 8 s of driver
+    time (both executors idle out), and another such job (new executors come for it)."""
+    import time as t
+
+    sc.parallelize(range(60), 6).map(lambda x: (t.sleep(0.1), x)[1]).count()
+    time.sleep(8)
+    sc.parallelize(range(60), 6).map(lambda x: (t.sleep(0.1), x)[1]).count()
+
+
+# Dynamic allocation as `dynalloc` runs it on local-cluster[2,1,1024].
+DYNAMIC = {
+    "spark.dynamicAllocation.enabled": "true",
+    "spark.dynamicAllocation.shuffleTracking.enabled": "true",
+    "spark.dynamicAllocation.executorIdleTimeout": "3s",
+    "spark.dynamicAllocation.maxExecutors": "2",
+    "spark.dynamicAllocation.initialExecutors": "1",
+}
 
 # When the killed application's driver JVM gets SIGTERM, seconds after its process started.
 KILL_AFTER_S = 20
@@ -163,6 +219,8 @@ APPS = {
     "failcaught": failcaught_app,
     "killed": killed_app,
     "execlost": execlost_app,
+    "shufflelost": shufflelost_app,
+    "dynalloc": dynalloc_app,
 }
 # Applications whose driver ends with an exception (its process exits non-zero).
 FAILING = {"failedlast", "killed"}
@@ -254,14 +312,22 @@ def run_and_kill(cmd):
 def failures_plan():
     """Applications with a failed job, N = 2: one whose last job failed and ended the driver,
     one whose driver caught the failure and ran another job, one killed while a job ran; and
-    one that lost an executor while a task ran and recovered."""
+    one that lost an executor while a task ran and recovered, one that lost map outputs with
+    its executor (FetchFailed, the map stage resubmitted)."""
     single = {"spark.eventLog.rolling.enabled": "false", **COMPRESS}
     return [
         ("failedlast", 2, "r1", single),
         ("failcaught", 2, "r1", single),
         ("killed", 2, "r1", single),
         ("execlost", 2, "r1", single),
+        ("shufflelost", 2, "r1", single),
     ]
+
+
+def shapes_plan():
+    """Other shapes of application, N = 2: dynamic allocation (`dynalloc_n2_r1`)."""
+    single = {"spark.eventLog.rolling.enabled": "false", **COMPRESS}
+    return [("dynalloc", 2, "r1", {**single, **DYNAMIC})]
 
 
 def main():
@@ -283,6 +349,11 @@ def main():
         "--failures",
         action="store_true",
         help="applications with a failed job (failedlast_*, failcaught_*, killed_*)",
+    )
+    p.add_argument(
+        "--shapes",
+        action="store_true",
+        help="other shapes of application (dynalloc_*: dynamic allocation)",
     )
     p.add_argument("--one", nargs=4, metavar=("APP", "N", "DIR", "EXTRA"), help=argparse.SUPPRESS)
     a = p.parse_args()
@@ -308,6 +379,8 @@ def main():
         if a.day
         else failures_plan()
         if a.failures
+        else shapes_plan()
+        if a.shapes
         else spark4_plan(a)
     )
     for app, n, tag, extra in plan:

@@ -333,14 +333,15 @@ impl TaskWork {
         }
     }
 
-    /// How attempt `attempt` of a replayed task ends its executor, when the recording lost
-    /// the executor while that attempt ran (`ReplayedEnd::ExecutorDies`).
-    pub fn executor_dies_after(&self, attempt: u32) -> Option<ContainerEnd> {
+    /// How attempt `attempt` of a replayed task in attempt `stage_attempt` of its stage ends
+    /// its executor, when the recording lost the executor while that attempt ran
+    /// (`ReplayedEnd::ExecutorDies`).
+    pub fn executor_dies_after(&self, stage_attempt: u32, attempt: u32) -> Option<ContainerEnd> {
         match self {
             TaskWork::Replayed {
                 failures: Some(f), ..
             } => match f.get(attempt as usize)?.end {
-                ReplayedEnd::ExecutorDies(end) => Some(end),
+                ReplayedEnd::ExecutorDies(d) if d.stage_attempt == stage_attempt => Some(d.end),
                 _ => None,
             },
             _ => None,
@@ -419,7 +420,15 @@ pub enum ReplayedEnd {
     Ran,
     /// Its executor dies as it ends (`ExecutorLostFailure`: the recording lost the executor
     /// while the attempt ran), its container ending so.
-    ExecutorDies(ContainerEnd),
+    ExecutorDies(ExecutorDeath),
+}
+
+/// A replayed executor death: how the container ends, and in which attempt of the task's stage
+/// (a retried stage numbers its tasks' attempts from 0 again, and the death happened once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExecutorDeath {
+    pub end: ContainerEnd,
+    pub stage_attempt: u32,
 }
 
 /// How a container ends when nothing in YARN asked for it (a fault, or a replayed executor

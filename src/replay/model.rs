@@ -10,7 +10,7 @@ use super::executor_loss::{self, LostAttempt, LostAttemptReplay, LostExecutor, R
 use super::reader::{self, LogFiles};
 use super::slot_release::{self, AttemptKey, SlotUse};
 use crate::error::UserError;
-use sparkyard_messages::task::ContainerEnd;
+use sparkyard_messages::task::ExecutorDeath;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One recorded attempt of a task that did not finish its index (a `TaskFailedReason` the
@@ -44,7 +44,7 @@ pub enum AttemptEnd {
     /// `ExecutorLostFailure`: its executor was lost while it ran, and its index ran again
     /// (`executor_loss`). `dies`: the executor's end, on the one attempt per lost executor
     /// whose end the replayed executor dies at; the others run until it does.
-    LostWithExecutor { dies: Option<ContainerEnd> },
+    LostWithExecutor { dies: Option<ExecutorDeath> },
 }
 
 /// One task index of a stage: the attempt that finished it, as recorded.
@@ -413,6 +413,10 @@ pub struct FailureCounts {
 pub struct OriginalConfig {
     pub master: String,
     pub executor_instances: Option<u32>,
+    /// A `local-cluster[N,C,M]` master's N: its workers, so the executors it could run (under
+    /// dynamic allocation not Spark's initial target, which `executor_instances` is not set
+    /// from then).
+    pub local_cluster_workers: Option<u32>,
     pub executor_cores: Option<u32>,
     pub executor_memory: Option<String>,
     pub driver_memory: Option<String>,
@@ -593,6 +597,7 @@ struct StageBuild {
 /// An attempt lost with its executor, until the log is read (`Builder::replay_executor_losses`).
 struct PendingLoss {
     stage_id: u32,
+    stage_attempt: u32,
     index: u32,
     attempt: FailedAttempt,
 }
@@ -877,6 +882,7 @@ impl Builder {
                 // until then it fills its index's record as any unreplayed end does.
                 self.lost_attempts.push(PendingLoss {
                     stage_id: t.stage_id,
+                    stage_attempt: t.stage_attempt_id,
                     index: i.partition(),
                     attempt: FailedAttempt {
                         attempt: i.attempt,
@@ -927,8 +933,11 @@ impl Builder {
             stage.tasks.resize(index + 1, TaskRecord::default());
         }
         let slot = &mut stage.tasks[index];
-        // The successful attempt is the one replayed; a failure only fills an empty slot.
-        if slot.succeeded && !succeeded {
+        // The successful attempt is the one replayed; a failure only fills an empty slot. The
+        // first success stays: a later one is a resubmitted stage's run of the index (its map
+        // output lost with an executor, a fetch failure), which the simulated DAGScheduler
+        // does again on its own.
+        if slot.succeeded {
             return Ok(());
         }
         let m = t.task_metrics.unwrap_or_default();
@@ -1084,7 +1093,10 @@ impl Builder {
             let dies = match replay {
                 LostAttemptReplay::NotReplayed => continue,
                 LostAttemptReplay::RunsUntilDeath => None,
-                LostAttemptReplay::EndsExecutor(end) => Some(end),
+                LostAttemptReplay::EndsExecutor(end) => Some(ExecutorDeath {
+                    end,
+                    stage_attempt: p.stage_attempt,
+                }),
             };
             p.attempt.end = AttemptEnd::LostWithExecutor { dies };
             if let Some(s) = self.stages.get_mut(&p.stage_id) {
@@ -1366,9 +1378,16 @@ fn original_config(
         properties: p.clone(),
         hadoop_yarn,
         master: master.clone(),
+        local_cluster_workers: None,
     };
     if let Some((n, cores, mb)) = local_cluster(&master) {
-        c.executor_instances = c.executor_instances.or(Some(n));
+        c.local_cluster_workers = Some(n);
+        // Its N workers ran N executors, unless dynamic allocation chose how many: then Spark's
+        // initial target comes from the properties alone (`Utils.
+        // getDynamicAllocationInitialExecutors`; standalone sets no spark.executor.instances).
+        if !c.dynamic_allocation {
+            c.executor_instances = c.executor_instances.or(Some(n));
+        }
         c.executor_cores = c.executor_cores.or(Some(cores));
         c.executor_memory = c.executor_memory.or(Some(format!("{mb}m")));
     }
@@ -1493,5 +1512,30 @@ mod tests {
         assert_eq!(local_cluster("local-cluster[2,1,1024]"), Some((2, 1, 1024)));
         assert_eq!(local_cluster("local-cluster[4, 2, 512]"), Some((4, 2, 512)));
         assert_eq!(local_cluster("yarn"), None);
+    }
+
+    /// A local-cluster[N] application's N workers ran its N executors; under dynamic
+    /// allocation its initial target is Spark's rule from the properties
+    /// (`Utils.getDynamicAllocationInitialExecutors`: standalone sets no
+    /// spark.executor.instances), N only the most it could run.
+    #[test]
+    fn a_local_cluster_sets_the_executors_unless_dynamic_allocation_does() {
+        let props = |da: bool| {
+            let mut p = BTreeMap::new();
+            p.insert(
+                "spark.master".to_string(),
+                "local-cluster[2,1,1024]".to_string(),
+            );
+            p.insert(
+                "spark.dynamicAllocation.enabled".to_string(),
+                da.to_string(),
+            );
+            p
+        };
+        let fixed = original_config(&props(false), BTreeMap::new());
+        assert_eq!(fixed.executor_instances, Some(2));
+        let dynamic = original_config(&props(true), BTreeMap::new());
+        assert_eq!(dynamic.executor_instances, None);
+        assert_eq!(dynamic.local_cluster_workers, Some(2));
     }
 }

@@ -1045,9 +1045,10 @@ fn startup_offsets(app: &Application) -> Vec<u64> {
         .map(|e| e.added_ms.saturating_sub(app.start_ms))
         .collect();
     offsets.sort_unstable();
-    let n = app
-        .config
+    let c = &app.config;
+    let n = c
         .executor_instances
+        .or(c.local_cluster_workers)
         .map_or(offsets.len(), |n| n as usize);
     offsets.truncate(n.max(1));
     offsets

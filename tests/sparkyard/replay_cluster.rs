@@ -48,13 +48,13 @@ fn where_nothing_competes_each_application_is_its_single_replay_to_the_milliseco
     let dir = TestDir::new("day-exact");
     let cluster = big_cluster(dir.path());
     // Every committed log of the directory (its subdirectory of other tools' logs left out):
-    // 20 applications over 100 minutes (the two SQL ones of 2,051 short tasks among them),
-    // every codec and layout. Without the submissions'
+    // 21 applications over 100 minutes (the two SQL ones of 2,051 short tasks among them, one
+    // under dynamic allocation), every codec and layout. Without the submissions'
     // alignment to the NodeManagers' heartbeats (`cluster::submit_offset_ms`), multijob_n4_r1
     // takes 184 ms less than its single replay.
     let logs = [data("")];
     let day = cluster::replay_cluster(&logs, &day_setup(&cluster)).expect("the day runs");
-    assert_eq!(day.applications.len(), 20);
+    assert_eq!(day.applications.len(), 21);
     for a in &day.applications {
         let log = Path::new(&a.path);
         assert_eq!(a.outcome, "FINISHED/SUCCEEDED", "{}", a.path);

@@ -84,7 +84,8 @@ pub fn result_dropped(result_bytes: u64, max_result_size: u64) -> bool {
 mod tests {
     use super::*;
     use sparkyard_messages::task::{
-        ContainerEnd, ReplayedAttempts, ReplayedEnd, ReplayedException, ReplayedFailure,
+        ContainerEnd, ExecutorDeath, ReplayedAttempts, ReplayedEnd, ReplayedException,
+        ReplayedFailure,
     };
 
     fn costs() -> DartCost {
@@ -116,7 +117,10 @@ mod tests {
                 },
                 ReplayedFailure {
                     duration_ms: 50,
-                    end: ReplayedEnd::ExecutorDies(ContainerEnd::ProcessExit(137)),
+                    end: ReplayedEnd::ExecutorDies(ExecutorDeath {
+                        end: ContainerEnd::ProcessExit(137),
+                        stage_attempt: 0,
+                    }),
                 },
             ]))),
             cache: None,
@@ -138,10 +142,12 @@ mod tests {
         // The attempt lost with its executor runs its time; its executor dies then.
         assert_eq!(run_task(&work, 2, c), (50, TaskResultData::None));
         assert_eq!(
-            work.executor_dies_after(2),
+            work.executor_dies_after(0, 2),
             Some(ContainerEnd::ProcessExit(137))
         );
-        assert_eq!(work.executor_dies_after(1), None);
+        assert_eq!(work.executor_dies_after(0, 1), None);
+        // A retried stage's attempt 2 is another run: the executor died once.
+        assert_eq!(work.executor_dies_after(1, 2), None);
         assert_eq!(run_task(&work, 3, c), (900, TaskResultData::None));
     }
 

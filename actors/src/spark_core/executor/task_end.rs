@@ -26,7 +26,11 @@ impl CoarseGrainedExecutorBackend {
         };
         // A replayed attempt the recording lost with its executor: the executor dies with it,
         // and the driver learns of the loss as Spark's did (disconnect, the AM's reason).
-        if let Some(end) = task.desc.work.executor_dies_after(task.desc.attempt_number) {
+        let d = &task.desc;
+        if let Some(end) = d
+            .work
+            .executor_dies_after(d.stage_attempt_id, d.attempt_number)
+        {
             return self.die(end);
         }
         let end = TaskEnd::of(&task.result);
