@@ -882,6 +882,7 @@ fn costs(raw: &RawCosts, lines: &Lines) -> Result<CostModel, String> {
         sparkpi_real_darts: value(&raw.sparkpi_real_darts, true),
         executor_start_spread_ms: Vec::new(),
         first_executors_extra: Default::default(),
+        executor_init_ms: 0,
     })
 }
 

@@ -26,6 +26,7 @@ use sparkyard_actors::simulation::observer::{Recovery, RemovalCause, RunEvent};
 use sparkyard_messages::listener::ListenerEvent;
 use sparkyard_messages::task::{JobSpec, StageSpec, TaskWork};
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -969,6 +970,8 @@ pub fn prepare_on(
     let probe = calibrate(app, &mut p)?;
     let warmup = program::first_task_warmup(app);
     p.cluster.costs.first_task_warmup_ms = warmup.warmup_ms;
+    // After the probes: their jobs start on executors already launched.
+    p.cluster.costs.executor_init_ms = recorded_executor_init_ms(app);
     let driver = program::driver_time(app, probe.ready_ms, probe.first_launch_ms);
     let hosts = HostMap::new(&app.executors, &probe.executor_hosts, &p.cluster.nodes);
     let draws = recorded_draws(app, &p.args);
@@ -1028,6 +1031,44 @@ fn probe_program(app: &Application) -> UserProgram {
         }],
         driver_ms_after_last_job: 0,
     }
+}
+
+/// The log's executors' time from their registration to their first task where a stage's tasks
+/// were waiting for them (the stage of the executor's first task was submitted before it
+/// registered): Spark's `Executor` construction after `RegisteredExecutor` (its BlockManager's
+/// registration with the driver, the log's `SparkListenerBlockManagerAdded` in between) until
+/// `LaunchedExecutor` and the offer that follows. The median over those executors; 0 with none
+/// (every executor came before the work, as on YARN's waiting backend).
+pub fn recorded_executor_init_ms(app: &Application) -> u64 {
+    // Each executor's first launch, and when the stage of that task was submitted.
+    let mut first: BTreeMap<u32, (u64, Option<u64>)> = BTreeMap::new();
+    for s in app.jobs.iter().flat_map(|j| &j.stages) {
+        let attempts = s.tasks.iter().flat_map(|t| {
+            let failed = t.failures.iter().flat_map(|f| f.iter());
+            std::iter::once((t.executor_id, t.launch_ms))
+                .chain(failed.map(|f| (f.executor_id, f.launch_ms)))
+        });
+        for (executor, launch_ms) in attempts.filter(|&(_, l)| l > 0) {
+            let e = first.entry(executor).or_insert((launch_ms, s.submitted_ms));
+            if launch_ms < e.0 {
+                *e = (launch_ms, s.submitted_ms);
+            }
+        }
+    }
+    let mut gaps: Vec<u64> = app
+        .executors
+        .iter()
+        .filter_map(|e| {
+            let id: u32 = e.executor_id.parse().ok()?;
+            let &(launch_ms, stage_submitted) = first.get(&id)?;
+            let waiting = stage_submitted.is_some_and(|s| s <= e.added_ms);
+            (waiting && launch_ms >= e.added_ms).then(|| launch_ms - e.added_ms)
+        })
+        .collect();
+    gaps.sort_unstable();
+    gaps.get(gaps.len().saturating_sub(1) / 2)
+        .copied()
+        .unwrap_or(0)
 }
 
 /// The executors' start-up in the log, median ms from ApplicationStart to ExecutorAdded of the

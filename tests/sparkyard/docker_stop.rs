@@ -86,14 +86,15 @@ fn job_pct(r: &replay::report::ReplayReport, id: u32) -> f64 {
 }
 
 /// With the recorded 10 s `docker stop` grace the replay's idle removals come about as late as
-/// the recording's (median 12.0 s past the timeout against the recording's 13.2 s; without it
-/// 1.5 s), some a grace later still because another stop held their node's NodeManager (three
-/// at 20.9-21.6 s; the recording's two at 21.2 and 23.8 s), but no job gets closer: 10 of the
-/// 15 jobs of a second or more within 10 % either way (on this cluster without GPUs; job 16
-/// +29 % either way, its 24 tasks on other executors). Jobs 12-13 follow when new executors
-/// come, which the grace does not change. That is why the replay does not take the grace from
-/// the log. (Before the replay placed its executors as recorded: 8 and 7 within 10 %, job 16
-/// -0.4 % without the grace.)
+/// the recording's (median 12.8 s past the timeout against the recording's 13.2 s; without it
+/// 1.4 s), some a grace later still because another stop held their node's NodeManager (three
+/// at 20.4-21.5 s, one at 19.9 s; the recording's two at 21.2 and 23.8 s), but no job gets
+/// closer: 11 of the 15 jobs of a second or more within 10 % without it, 10 with it (on this
+/// cluster without GPUs; job 16 -0.4 % without, +29 % with, its 24 tasks on other executors).
+/// Jobs 12-13 follow when new executors come, which the grace does not change. That is why the
+/// replay does not take the grace from the log. (Before the replay placed its executors as
+/// recorded: 8 and 7 within 10 %; before the executors' `Executor` construction was replayed,
+/// `replay::simulate::recorded_executor_init_ms`, 10 and 10, job 16 +29 % either way.)
 #[test]
 fn the_gpu_logs_removals_come_at_the_docker_grace_and_its_jobs_do_not_improve() {
     let dir = TestDir::new("docker-stop");
@@ -111,11 +112,11 @@ fn the_gpu_logs_removals_come_at_the_docker_grace_and_its_jobs_do_not_improve() 
     assert!(
         late10
             .iter()
-            .all(|&l| (10_000..14_000).contains(&l) || (20_000..24_000).contains(&l)),
+            .all(|&l| (10_000..14_000).contains(&l) || (19_000..24_000).contains(&l)),
         "{late10:?}"
     );
-    for r in [&without, &with] {
-        assert!((job_pct(r, 16) - 29.4).abs() <= 1.0, "{}", job_pct(r, 16));
+    for (r, pct) in [(&without, -0.4), (&with, 29.4)] {
+        assert!((job_pct(r, 16) - pct).abs() <= 1.0, "{}", job_pct(r, 16));
     }
     let within = |r: &replay::report::ReplayReport| {
         r.jobs
@@ -124,7 +125,7 @@ fn the_gpu_logs_removals_come_at_the_docker_grace_and_its_jobs_do_not_improve() 
             .filter(|j| job_pct(r, j.job_id).abs() <= 10.0)
             .count()
     };
-    assert_eq!((within(&without), within(&with)), (10, 10));
+    assert_eq!((within(&without), within(&with)), (11, 10));
 }
 
 /// What the recording shows of the new executors the stops held back: Spark's YarnAllocator

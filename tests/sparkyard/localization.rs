@@ -173,9 +173,10 @@ fn gpu_log_cluster(dir: &TestDir, localization_ms: u64) -> std::path::PathBuf {
 /// its own with `localization_ms` set by hand to 1, ..., 10 s, and at 0, where the replay
 /// derives it (the log's cold start on hosts new to the application beyond the simulation's own
 /// start-up, 6.7 s; `simulate::time_startup`) and places the executors as recorded
-/// (`replay::placement`). Of its 15 jobs of a second or more, 7 are within 10 % below 5 s and
-/// 10 from 5 s up, as at the derived value (on this cluster without GPUs; 11 on the one the
-/// replay sizes from the log); jobs 0 and 1 (the cold start) stay within 10 % at every value,
+/// (`replay::placement`). Of its 15 jobs of a second or more, 7 or 8 are within 10 % from 1 to
+/// 4 s, 10 or 11 from 5 s up, 11 at the derived value (on this cluster without GPUs, as on the
+/// one the replay sizes from the log; 7 and 10 before the executors' `Executor` construction
+/// was replayed); jobs 0 and 1 (the cold start) stay within 10 % at every value,
 /// since their executors go to nodes new to the application, as the recording's did. Before
 /// the placement was taken from the log, no value helped steadily (8, 6, 5, 5, 6, 9, 9, 5, 5,
 /// 8, 10 for 0 to 10 s, jobs 0 and 1 out from 1 to 9 s): YARN put them on used nodes.
@@ -205,5 +206,5 @@ fn the_gpu_logs_jobs_come_closest_at_the_derived_localization_cost() {
         let first_two_within = long[..2].iter().all(|j| error(j).abs() <= 10.0);
         assert!(first_two_within, "{seconds} s");
     }
-    assert_eq!(within, vec![10, 7, 7, 7, 7, 10, 10, 10, 10, 10, 10]);
+    assert_eq!(within, vec![11, 7, 8, 7, 7, 11, 11, 11, 11, 10, 10]);
 }

@@ -276,11 +276,12 @@ fn the_what_if_misses_by_what_the_recordings_differ_in_and_little_more() {
 fn the_skew_what_if_from_two_executors_to_one_errs_as_the_readme_says() {
     // Since a first task keeps its whole run time (issue 30, item 19: the warm-up an executor
     // takes off its first task is only the time outside the task's run), the skew logs'
-    // N = 2 -> N = 1 what-if is +17.5 % (it was +2.4 % when the whole excess of a first task,
-    // its Python worker's start in the run included, went to the executor). The README's
-    // figure, kept true.
+    // N = 2 -> N = 1 what-if is +21.6 % (it was +2.4 % when the whole excess of a first task,
+    // its Python worker's start in the run included, went to the executor; +17.5 % before the
+    // N = 2 logs' executor construction, 2.7-3.0 s on the contended machine, was replayed). The
+    // README's figure, kept true.
     let e = what_if_error_pct("skew", 2, 1);
-    assert!((e - 17.5).abs() <= 1.0, "skew: N=2 -> N=1 error {e:+.1} %");
+    assert!((e - 21.6).abs() <= 1.0, "skew: N=2 -> N=1 error {e:+.1} %");
 }
 
 #[test]
@@ -1290,7 +1291,7 @@ const APACHE_LOGS: &[(&str, Expected)] = &[
     ),
     (
         "application_1578436911597_0052",
-        Expected::Replays(-0.1, &[-3.5]),
+        Expected::Replays(-0.0, &[-0.7]),
     ),
     (
         "application_1625351839633_843287",
@@ -1464,7 +1465,7 @@ const PRODUCTION_LOGS: &[Production] = &[
     // fresh executor: that stays the task's (`program::first_task_warmup`).
     Production {
         name: "eventlog_4nodes_8cores_dynamic_alloc.zstd",
-        app_pct: -0.1,
+        app_pct: 0.2,
         long_jobs_within_ten: 11,
         long_jobs: 15,
     },
@@ -1475,7 +1476,7 @@ const PRODUCTION_LOGS: &[Production] = &[
     // them (see the test below).
     Production {
         name: "attempt_1_eventlog.zstd",
-        app_pct: -0.4,
+        app_pct: 0.3,
         long_jobs_within_ten: 5,
         long_jobs: 5,
     },
@@ -1561,7 +1562,7 @@ fn real_production_logs_of_dataproc_emr_and_yarn_replay_at_the_readme_figures() 
 /// submitted 2.2 s before the first registered (`YarnSchedulerBackend
 /// .sufficientResourcesRegistered` counts against the initial target of the properties, 0), so
 /// the replay's minRegisteredResourcesRatio scales to it (before, job 0 waited for 8 of the 10
-/// and came out -50.9 %). Asked for Spark's rule by name (`initialExecutors=0`) it is +31.7 %.
+/// and came out -50.9 %). Asked for Spark's rule by name (`initialExecutors=0`) it is +33.1 %.
 #[test]
 fn the_emr_logs_unrecorded_initial_executors_are_started_as_recorded() {
     let log = rapids("attempt_1_eventlog.zstd");
@@ -1601,7 +1602,7 @@ fn the_emr_logs_unrecorded_initial_executors_are_started_as_recorded() {
     let r = replay::replay(&log, &rule).expect("replays");
     assert!(r.notes.contains(&note(0)), "{:?}", r.notes);
     assert!(
-        (r.time.error_pct - 31.7).abs() <= 0.5,
+        (r.time.error_pct - 33.1).abs() <= 0.5,
         "{:+.1} %",
         r.time.error_pct
     );
@@ -2376,12 +2377,13 @@ fn applications_with_a_failed_job_replay_as_recorded_within_ten_percent() {
 /// starts executor 2 in the lost one's place 1.9 s after the loss). The replay's executor
 /// running that attempt dies as it ends (`replay::executor_loss`), so the simulated driver
 /// loses it, runs the task again and YARN's allocator asks for a container in its place: job 0
-/// replays at +0.3 % (-22.5 %, and the application -14.1 %, when the attempt was dropped and
-/// the executor lived on). Job 1 comes out later (+65 %): on YARN the AM asks for the
-/// replacement at its next heartbeat after the lost container's completion (Spark's
-/// `ApplicationMaster.allocationThreadImpl` sleeps `spark.yarn.scheduler.heartbeat.interval-ms`
-/// when no request is pending), so it registers 6.1 s after the loss where the standalone
-/// Worker's registered in 1.9 s, and job 1 starts on one executor.
+/// replays at +3.8 % (-22.5 %, and the application -14.1 %, when the attempt was dropped and
+/// the executor lived on). Job 1 comes out later (+65 %), and the application +11.2 %: on YARN
+/// the AM asks for the replacement at its next heartbeat after the lost container's completion
+/// (Spark's `ApplicationMaster.allocationThreadImpl` sleeps
+/// `spark.yarn.scheduler.heartbeat.interval-ms` when no request is pending), so it registers
+/// 6.2 s after the loss where the standalone Worker's registered in 1.9 s, and job 1 starts on
+/// one executor: the application comes out 1.6 s later, less than that 4.3 s.
 #[test]
 fn a_recorded_executor_loss_is_replayed_where_its_task_ran() {
     use replay::executor_loss::{LossCause, TaskAttempt};
@@ -2400,10 +2402,31 @@ fn a_recorded_executor_loss_is_replayed_where_its_task_ran() {
     };
     let job0 = pct(&r.jobs[0]);
     assert!(job0.abs() <= 10.0, "the loss's job at {job0:+.1} %");
+    // How long the application ran one executor short, s.
+    let short = |running: &[(f64, u32)]| {
+        let lost = running
+            .iter()
+            .find(|p| p.1 == 1 && p.0 > 6.0)
+            .expect("a loss")
+            .0;
+        let back = running
+            .iter()
+            .find(|p| p.1 == 2 && p.0 > lost)
+            .expect("a replacement");
+        back.0 - lost
+    };
+    let (rec, sim) = (
+        &r.executors.recorded_running,
+        &r.executors.simulated_running,
+    );
+    let yarn_wait = short(sim) - short(rec);
+    assert!(yarn_wait >= 3.0, "the AM's heartbeat: {yarn_wait} s");
+    // The application comes out later by less than that wait (job 1 ran on one executor
+    // meanwhile); its times are ms, the curves' s.
+    let later_s = (r.time.simulated - r.time.recorded) / 1000.0;
     assert!(
-        r.time.error_pct.abs() <= 10.0,
-        "the application at {:+.1} %",
-        r.time.error_pct
+        later_s > 0.0 && later_s < yarn_wait,
+        "the application {later_s:+.3} s, YARN's wait {yarn_wait:.3} s longer"
     );
     let job1 = pct(&r.jobs[1]);
     assert!(
@@ -2437,12 +2460,45 @@ fn a_recorded_executor_loss_is_replayed_where_its_task_ran() {
     );
 }
 
+/// Spark's `CoarseGrainedExecutorBackend` builds its `Executor` on `RegisteredExecutor` (the
+/// BlockManager's registration with the driver among it: `SparkListenerBlockManagerAdded`
+/// comes after `ExecutorAdded`) and only then sends `LaunchedExecutor`, from which the
+/// `CoarseGrainedSchedulerBackend` offers it tasks. Where tasks waited for an executor, the log
+/// shows that time before its first task; the replay gives it to every simulated executor
+/// (`simulate::recorded_executor_init_ms`), and none where every executor came before the work
+/// (a YARN backend waiting for 80 % of them). On the committed local-cluster logs the replay
+/// was 1.8-5.1 % short without it (multijob_n2_r1 -2.7 %, now -0.5 %).
+#[test]
+fn an_executors_construction_before_its_first_task_is_taken_from_the_log() {
+    use sparkyard::replay::simulate::recorded_executor_init_ms;
+    let app = |p: &str| model::load(&data(p)).expect("reads");
+    // 4.781 s -> 5.113 s and 4.966 s -> 5.261 s, ... : the median.
+    assert_eq!(
+        recorded_executor_init_ms(&app("failures/execlost_n2_r1.zstd")),
+        313
+    );
+    assert_eq!(
+        recorded_executor_init_ms(&app("multijob_n2_r1.zstd")),
+        1_743
+    );
+    assert_eq!(
+        recorded_executor_init_ms(&app("rapids/nds_q72_dataproc_2_2.zstd")),
+        0
+    );
+    let r = replay::replay(&data("multijob_n2_r1.zstd"), &setup(&[])).expect("replays");
+    assert!(
+        r.time.error_pct.abs() <= 1.0,
+        "multijob_n2_r1 at {:+.1} %",
+        r.time.error_pct
+    );
+}
+
 /// A real Spark 4.0 application that lost map outputs with an executor (`scripts/
 /// make-eventlogs.py --failures`: reduce partition 5, the first time it runs, SIGKILLs its
 /// executor; the reduce stage's next tasks fail to fetch the lost outputs, FetchFailed, and
 /// Spark's DAGScheduler resubmits the map stage's lost partitions, then the reduce stage's).
 /// The replay loses the executor running partition 5's first attempt and its simulated
-/// DAGScheduler recovers as Spark's did: -4.7 %, the job -5.6 %. Before, -23.4 % and -28.1 %:
+/// DAGScheduler recovers as Spark's did: -3.1 %, the job -3.7 %. Before, -23.4 % and -28.1 %:
 /// the lost attempt was dropped, and each index replayed its last success (a resubmitted
 /// stage's run, without the warm-up its first run paid; now the first success stays,
 /// `model`), and the death comes once, in the stage attempt it was recorded in (a retried
@@ -2481,9 +2537,8 @@ fn a_lost_executors_map_outputs_are_recomputed_as_recorded() {
 /// getDynamicAllocationInitialExecutors`: the standalone backend sets no
 /// spark.executor.instances), its second executor the backlog's: the replay starts one too.
 /// Before, it took the master's 2 workers for spark.executor.instances and started both at
-/// once: -7.5 %, job 0 -15.2 %; now -6.1 %, job 0 -10.1 % (its second executor registers
-/// 0.6 s sooner on YARN than the standalone Master's did, and its first task came 0.36 s after
-/// its executor registered).
+/// once: -7.5 %, job 0 -15.2 %; now -4.1 %, job 0 -7.1 % (its second executor registers
+/// 0.6 s sooner on YARN than the standalone Master's did).
 #[test]
 fn a_local_cluster_log_under_dynamic_allocation_starts_from_sparks_initial_target() {
     let r = replay::replay(&data("dynalloc_n2_r1.zstd"), &setup(&[])).expect("replays");

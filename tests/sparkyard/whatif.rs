@@ -443,22 +443,22 @@ const STATEMENT: [Stated; 3] = [
     Stated {
         kind: "own configuration",
         count: 12,
-        mean_abs_at_most: 4.0,
-        errors_within: (-6.0, 0.0),
+        mean_abs_at_most: 1.0,
+        errors_within: (-2.0, 2.0),
         bands_holding: 12,
     },
     Stated {
         kind: "fewer executors",
         count: 12,
-        mean_abs_at_most: 115.0,
-        errors_within: (5.0, 270.0),
+        mean_abs_at_most: 121.0,
+        errors_within: (12.0, 278.0),
         bands_holding: 3,
     },
     Stated {
         kind: "more executors",
         count: 12,
         mean_abs_at_most: 41.0,
-        errors_within: (-61.0, -9.0),
+        errors_within: (-61.0, -7.0),
         bands_holding: 4,
     },
 ];

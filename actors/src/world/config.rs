@@ -724,6 +724,11 @@ pub struct CostModel {
     pub spark_context_init_ms: u64,
     /// An executor's SparkEnv creation after it has the driver's config.
     pub executor_env_init_ms: u64,
+    /// An executor's `Executor` construction after `RegisteredExecutor` (its BlockManager's
+    /// registration with the driver, plugins, metrics), before it sends `LaunchedExecutor`
+    /// and the driver offers it tasks. Zero (cluster files): none; a replay takes it from its
+    /// log (`replay::simulate::recorded_executor_init_ms`).
+    pub executor_init_ms: u64,
     /// Deserialising and starting one task on an executor.
     pub task_launch_overhead_ms: u64,
     /// Extra time for the first task an executor runs (class loading, JIT warm-up).

@@ -10,6 +10,7 @@ use crate::info;
 use crate::kernel::logs::Level;
 use crate::kernel::small_map::SmallSet;
 use crate::kernel::trace::StateChange;
+use crate::kernel::{clock, timers};
 use crate::rpc::Asker;
 use crate::spark_core::block_fetch::FetchClients;
 use crate::spark_core::block_manager::RddBlocks;
@@ -116,6 +117,20 @@ impl CoarseGrainedExecutorBackend {
             .executor_started(id, self.env.process);
         self.env
             .trace_state("Executor", || StateChange::ExecutorCreated { executor: id });
+        // The Executor's construction (`CostModel::executor_init_ms`) ends with
+        // `LaunchedExecutor`: the driver offers it tasks from then on.
+        match self.sim.config.costs.executor_init_ms {
+            0 => self.send_launched_executor(),
+            ms => {
+                timers::run_later(ctx, clock::ms(ms), |act: &mut Self, _| {
+                    act.send_launched_executor()
+                });
+            }
+        }
+    }
+
+    /// `LaunchedExecutor` to the driver, once the Executor exists.
+    fn send_launched_executor(&self) {
         if let Some(d) = &self.driver {
             self.env.send(
                 d,
