@@ -17,6 +17,9 @@ pub const ROLLING_DIR_PREFIX: &str = "eventlog_v2_";
 pub const ROLLING_FILE_PREFIX: &str = "events_";
 /// `RollingEventLogFilesWriter.APPSTATUS_FILE_NAME_PREFIX`.
 pub const APPSTATUS_PREFIX: &str = "appstatus_";
+/// `EventLogFileWriter.COMPACTED`: the History Server's `EventLogFileCompactor` replaces a
+/// rolling log's first files by one `events_<index>_<appId>[.<codec>].compact`.
+pub const COMPACTED: &str = ".compact";
 
 /// Spark's compression codecs by their short names (`CompressionCodec.shortCompressionCodecNames`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +98,9 @@ fn rolling(dir: &Path, label: String) -> Result<LogFiles, UserError> {
     for entry in read {
         let entry = entry.map_err(|e| UserError::file(&label, e.to_string()))?;
         let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(ROLLING_FILE_PREFIX) && name.ends_with(COMPACTED) {
+            return Err(compacted(&label, &name));
+        }
         if name.starts_with(APPSTATUS_PREFIX) {
             status = Some(name);
         } else if let Some(rest) = name.strip_prefix(ROLLING_FILE_PREFIX) {
@@ -136,6 +142,18 @@ fn rolling(dir: &Path, label: String) -> Result<LogFiles, UserError> {
         label,
         files: events.into_iter().map(|(_, p)| p).collect(),
     })
+}
+
+/// A rolling log the History Server compacted: `EventLogFileCompactor` keeps only the events of
+/// what was still live (`BasicEventFilter`: a finished job's job, stage and task events are
+/// dropped), so the log no longer records what the application ran.
+fn compacted(label: &str, name: &str) -> UserError {
+    UserError::file(
+        label,
+        format!(
+            "'{name}' is a History Server compaction (spark.history.fs.eventLog.rolling.maxFilesToRetain): it dropped the job, stage and task events of every job that had finished, so the log no longer records what the application ran; replay the event files as Spark wrote them, before the History Server compacted them"
+        ),
+    )
 }
 
 /// Opens one event file, decompressing it by its codec.

@@ -495,6 +495,24 @@ fn a_rolling_directory_without_its_appstatus_file_or_still_in_progress_is_refuse
     assert!(e.to_string().contains("still writing"), "{e}");
 }
 
+/// The History Server's `EventLogFileCompactor` (`spark.history.fs.eventLog.rolling.
+/// maxFilesToRetain`) replaces a rolling log's first files by `events_<n>_<appId>[.codec]
+/// .compact` (Spark 4.0.0's `EventLogFileWriter.COMPACTED`), keeping only live events: a
+/// finished job's job, stage and task events are gone, so the log is refused with that reason
+/// (it was refused as an unknown codec 'compact').
+#[test]
+fn a_rolling_log_the_history_server_compacted_is_refused_with_the_reason() {
+    let tmp = TestDir::new("replay-compacted");
+    let dir = tmp.join("eventlog_v2_app-1");
+    std::fs::create_dir_all(&dir).expect("dir");
+    write(&dir, "appstatus_app-1", b"");
+    write(&dir, "events_5_app-1.zstd.compact", b"");
+    write(&dir, "events_6_app-1.zstd", b"");
+    let e = model::load(&dir).expect_err("compacted").to_string();
+    assert!(e.contains("events_5_app-1.zstd.compact"), "{e}");
+    assert!(e.contains("History Server compaction"), "{e}");
+}
+
 #[test]
 fn what_if_is_the_same_bytes_whatever_the_threads() {
     let dir = TestDir::new("replay-whatif");
