@@ -190,6 +190,40 @@ def shufflelost_app(sc):
     os.remove(mark)
 
 
+def exclude_app(sc):
+    """With spark.excludeOnFailure.enabled (the plan's `EXCLUDE`): two jobs of 8 tasks of 0.4 s
+    whose tasks 3 and 5 throw on whichever executor ran the first of them (a bad executor):
+    stage 0's TaskSetExcludelist excludes it for the stage after its second failure, and when
+    the stage succeeds the HealthTracker excludes it for the application, so job 1 runs on the
+    other executor alone."""
+    import time as t
+
+    mark = os.path.join(tempfile.gettempdir(), "sparkyard-exclude-" + sc.applicationId)
+
+    def executor_jvm():
+        daemon = os.getppid()
+        with open(f"/proc/{daemon}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[1]
+
+    def work(i, it):
+        t.sleep(0.4)
+        if i in (3, 5):
+            try:
+                fd = os.open(mark, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+                os.write(fd, executor_jvm().encode())
+                os.close(fd)
+            except FileExistsError:
+                pass
+            with open(mark) as f:
+                if f.read() == executor_jvm():
+                    raise ValueError("bad executor")
+        return [sum(1 for _ in it)]
+
+    for _ in range(2):
+        sc.parallelize(range(80), 8).mapPartitionsWithIndex(work).collect()
+    os.remove(mark)
+
+
 def dynalloc_app(sc):
     """Under dynamic allocation (the plan's `DYNAMIC`): a job of 6 tasks of 1 s, 8 s of driver
     time (both executors idle out), and another such job (new executors come for it)."""
@@ -209,6 +243,9 @@ DYNAMIC = {
     "spark.dynamicAllocation.initialExecutors": "1",
 }
 
+# Exclusion on failure as `exclude` runs it.
+EXCLUDE = {"spark.excludeOnFailure.enabled": "true"}
+
 # When the killed application's driver JVM gets SIGTERM, seconds after its process started.
 KILL_AFTER_S = 20
 
@@ -221,6 +258,7 @@ APPS = {
     "execlost": execlost_app,
     "shufflelost": shufflelost_app,
     "dynalloc": dynalloc_app,
+    "exclude": exclude_app,
 }
 # Applications whose driver ends with an exception (its process exits non-zero).
 FAILING = {"failedlast", "killed"}
@@ -313,7 +351,8 @@ def failures_plan():
     """Applications with a failed job, N = 2: one whose last job failed and ended the driver,
     one whose driver caught the failure and ran another job, one killed while a job ran; and
     one that lost an executor while a task ran and recovered, one that lost map outputs with
-    its executor (FetchFailed, the map stage resubmitted)."""
+    its executor (FetchFailed, the map stage resubmitted), one whose bad executor Spark's
+    exclusion on failure took out."""
     single = {"spark.eventLog.rolling.enabled": "false", **COMPRESS}
     return [
         ("failedlast", 2, "r1", single),
@@ -321,6 +360,7 @@ def failures_plan():
         ("killed", 2, "r1", single),
         ("execlost", 2, "r1", single),
         ("shufflelost", 2, "r1", single),
+        ("exclude", 2, "r1", {**single, **EXCLUDE}),
     ]
 
 
@@ -348,7 +388,7 @@ def main():
     p.add_argument(
         "--failures",
         action="store_true",
-        help="applications with a failed job (failedlast_*, failcaught_*, killed_*)",
+        help="applications with failures (failedlast_*, failcaught_*, killed_*, execlost_*, shufflelost_*, exclude_*)",
     )
     p.add_argument(
         "--shapes",

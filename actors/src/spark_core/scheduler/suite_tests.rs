@@ -1254,6 +1254,51 @@ fn scheduled_tasks_obey_task_and_stage_excludelist() {
     );
 }
 
+// The backend's free cores after a round are each offer's cores left (`launchTasks`'
+// `executorData.freeCores -= task.cpus`), so an excluded executor's offer, taken out of the
+// round, must come back to that executor's offer whatever order `shuffleOffers` put the offers
+// in. (It came back by its place before the shuffle: an executor that had just taken a task got
+// the excluded one's free core, and ran two tasks on one core; found replaying a real Spark 4.0
+// run with spark.excludeOnFailure.enabled.)
+#[test]
+fn an_excluded_executors_offer_comes_back_to_it_after_the_shuffle() {
+    for round in 0..16 {
+        // Executor 1 excluded for the application: two failures in a set that succeeded.
+        let mut a = with_exclusion(false, 120_000);
+        a.ts.submit_tasks(task_set(0, 0, 3, None));
+        for _ in 0..2 {
+            let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
+            a.throw(t.task_id);
+        }
+        for _ in 0..3 {
+            let t = a.offer(&mut [offer(2, "host2", 1)]).remove(0);
+            a.update(t.task_id, TaskState::Finished);
+        }
+        a.ts.submit_tasks(task_set(1, 0, 16, None));
+        let mut offers = [
+            offer(1, "host1", 1),
+            offer(2, "host2", 1),
+            offer(3, "host3", 1),
+            offer(4, "host4", 1),
+        ];
+        let launched = a.offer(&mut offers);
+        assert_eq!(launched.len(), 3, "round {round}");
+        for o in &offers {
+            let ran = launched
+                .iter()
+                .filter(|t| t.executor_id == o.executor_id)
+                .count();
+            let left = if o.executor_id == ExecutorId(1) { 1 } else { 0 };
+            assert_eq!(
+                (o.cores, ran),
+                (left, 1 - left as usize),
+                "round {round}: {}",
+                o.executor_id.0
+            );
+        }
+    }
+}
+
 // TaskSetManagerSuite "don't update excludelist for shuffle-fetch failures, preemption, denied
 // commits, or killed tasks": failures that do not count toward the task's failures
 // (`countTowardsTaskFailures` false: a kill, an executor lost for a reason unrelated to the

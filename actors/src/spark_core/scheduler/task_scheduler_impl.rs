@@ -2061,9 +2061,12 @@ fn shuffle_io(tsm: &TaskSetManager, env: &mut DriverEnv) -> ShuffleIo {
 }
 
 /// The cores `exclude_offers` took from excluded offers for a round, given back.
-fn restore_offers(offers: &mut [WorkerOffer], excluded: Vec<(usize, u32)>) {
-    for (i, cores) in excluded {
-        offers[i].cores = cores;
+fn restore_offers(offers: &mut [WorkerOffer], excluded: Vec<(ExecutorId, u32)>) {
+    // By executor: `shuffleOffers` reordered the offers since they were taken out.
+    for (id, cores) in excluded {
+        if let Some(o) = offers.iter_mut().find(|o| o.executor_id == id) {
+            o.cores = cores;
+        }
     }
 }
 
@@ -2231,7 +2234,7 @@ impl TaskSchedulerImpl {
     /// `resourceOffers`' `filteredOffers`: after the timeouts, the offers of excluded nodes and
     /// executors take nothing this round (their cores, returned for `restore_offers`).
     #[inline]
-    fn exclude_offers(&mut self, offers: &mut [WorkerOffer]) -> Vec<(usize, u32)> {
+    fn exclude_offers(&mut self, offers: &mut [WorkerOffer]) -> Vec<(ExecutorId, u32)> {
         // Every round of offers comes here: without exclusion, one test and an empty Vec.
         if self.exclusion.is_none() {
             return Vec::new();
@@ -2240,7 +2243,7 @@ impl TaskSchedulerImpl {
     }
 
     #[inline(never)]
-    fn exclude_excluded_offers(&mut self, offers: &mut [WorkerOffer]) -> Vec<(usize, u32)> {
+    fn exclude_excluded_offers(&mut self, offers: &mut [WorkerOffer]) -> Vec<(ExecutorId, u32)> {
         if self.health().is_none() {
             return Vec::new();
         }
@@ -2249,9 +2252,9 @@ impl TaskSchedulerImpl {
             return Vec::new();
         };
         let mut taken = Vec::new();
-        for (i, o) in offers.iter_mut().enumerate() {
+        for o in offers.iter_mut() {
             if h.is_node_excluded(&o.host) || h.is_executor_excluded(o.executor_id) {
-                taken.push((i, o.cores));
+                taken.push((o.executor_id, o.cores));
                 o.cores = 0;
             }
         }
