@@ -1207,6 +1207,20 @@ impl Alone {
         out
     }
 
+    /// Executor 1 excluded for the application: stage 0's set of three tasks, two of which
+    /// throw on it (`application.maxFailedTasksPerExecutor` 2), succeeds on executor 2.
+    pub(super) fn exclude_executor_1_for_the_application(&mut self) {
+        self.ts.submit_tasks(task_set(0, 0, 3, None));
+        for _ in 0..2 {
+            let t = self.offer(&mut [offer(1, "host1", 1)]).remove(0);
+            self.throw(t.task_id);
+        }
+        for _ in 0..3 {
+            let t = self.offer(&mut [offer(2, "host2", 1)]).remove(0);
+            self.update(t.task_id, TaskState::Finished);
+        }
+    }
+
     /// The set's exclude list's failures on `executor` (unique task indices).
     fn failures_on(&mut self, stage: u32, executor: u32) -> u32 {
         let list = self.tsm(stage, 0).exclude_list.as_deref().expect("a list");
@@ -1263,17 +1277,8 @@ fn scheduled_tasks_obey_task_and_stage_excludelist() {
 #[test]
 fn an_excluded_executors_offer_comes_back_to_it_after_the_shuffle() {
     for round in 0..16 {
-        // Executor 1 excluded for the application: two failures in a set that succeeded.
         let mut a = with_exclusion(false, 120_000);
-        a.ts.submit_tasks(task_set(0, 0, 3, None));
-        for _ in 0..2 {
-            let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
-            a.throw(t.task_id);
-        }
-        for _ in 0..3 {
-            let t = a.offer(&mut [offer(2, "host2", 1)]).remove(0);
-            a.update(t.task_id, TaskState::Finished);
-        }
+        a.exclude_executor_1_for_the_application();
         a.ts.submit_tasks(task_set(1, 0, 16, None));
         let mut offers = [
             offer(1, "host1", 1),

@@ -1319,15 +1319,7 @@ fn resource_offers_expire_exclusions_from_the_health_tracker() {
         let bus = crate::world::listener::ContextBus::disabled();
         a.ts = super::task_scheduler_impl::TaskSchedulerImpl::new(log, 4, 1)
             .with_exclusion(&conf, 120_000, false, bus);
-        a.ts.submit_tasks(task_set(0, 0, 3, None));
-        for _ in 0..2 {
-            let t = a.offer(&mut [offer(1, "host1", 1)]).remove(0);
-            a.throw(t.task_id);
-        }
-        for _ in 0..3 {
-            let t = a.offer(&mut [offer(2, "host2", 1)]).remove(0);
-            a.update(t.task_id, TaskState::Finished);
-        }
+        a.exclude_executor_1_for_the_application();
         a.ts.submit_tasks(task_set(1, 0, 2, None));
         assert!(a.offer(&mut [offer(1, "host1", 1)]).is_empty(), "excluded");
         clock::advance(clock::ms(60_001)).await;
