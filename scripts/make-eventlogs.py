@@ -224,6 +224,29 @@ def exclude_app(sc):
     os.remove(mark)
 
 
+def cancel_app(sc):
+    """A job of 4 tasks of 5 s in job group `g`, which another thread of the driver cancels
+    (`sc.cancelJobGroup`) 4 s after the application's code started; the driver catches the
+    failure and runs a job of 4 tasks of 0.5 s."""
+    import threading
+    import time as t
+
+    def canceller():
+        time.sleep(4)
+        sc.cancelJobGroup("g")
+
+    th = threading.Thread(target=canceller)
+    th.start()
+    sc.setJobGroup("g", "to cancel", True)
+    try:
+        sc.parallelize(range(40), 4).map(lambda x: (t.sleep(0.5), x)[1]).count()
+    except Exception:
+        pass
+    th.join()
+    sc.setJobGroup("h", "after", False)
+    sc.parallelize(range(40), 4).map(lambda x: (t.sleep(0.05), x)[1]).count()
+
+
 def dynalloc_app(sc):
     """Under dynamic allocation (the plan's `DYNAMIC`): a job of 6 tasks of 1 s, 8 s of driver
     time (both executors idle out), and another such job (new executors come for it)."""
@@ -259,6 +282,7 @@ APPS = {
     "shufflelost": shufflelost_app,
     "dynalloc": dynalloc_app,
     "exclude": exclude_app,
+    "cancel": cancel_app,
 }
 # Applications whose driver ends with an exception (its process exits non-zero).
 FAILING = {"failedlast", "killed"}
@@ -352,7 +376,7 @@ def failures_plan():
     one whose driver caught the failure and ran another job, one killed while a job ran; and
     one that lost an executor while a task ran and recovered, one that lost map outputs with
     its executor (FetchFailed, the map stage resubmitted), one whose bad executor Spark's
-    exclusion on failure took out."""
+    exclusion on failure took out, one whose driver cancelled a job."""
     single = {"spark.eventLog.rolling.enabled": "false", **COMPRESS}
     return [
         ("failedlast", 2, "r1", single),
@@ -361,6 +385,7 @@ def failures_plan():
         ("execlost", 2, "r1", single),
         ("shufflelost", 2, "r1", single),
         ("exclude", 2, "r1", {**single, **EXCLUDE}),
+        ("cancel", 2, "r1", single),
     ]
 
 
@@ -388,7 +413,7 @@ def main():
     p.add_argument(
         "--failures",
         action="store_true",
-        help="applications with failures (failedlast_*, failcaught_*, killed_*, execlost_*, shufflelost_*, exclude_*)",
+        help="applications with failures (failedlast_*, failcaught_*, killed_*, execlost_*, shufflelost_*, exclude_*, cancel_*)",
     )
     p.add_argument(
         "--shapes",

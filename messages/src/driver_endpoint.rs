@@ -42,6 +42,12 @@ pub enum DriverEndpointMsg {
         /// The job's `spark.scheduler.pool` local property (`None`: unset, the `default` pool).
         pool: Option<String>,
     },
+    /// `DAGScheduler.cancelJob(jobId, reason)` from the user program (`SparkContext.cancelJob`,
+    /// `cancelJobGroup`): the DAGScheduler's `JobCancelled` event.
+    CancelJob {
+        job_id: u32,
+        reason: Box<str>,
+    },
     /// `onDisconnected(remoteAddress)`.
     RemoteProcessDisconnected(RpcAddress),
     /// `HeartbeatReceiver`'s `Heartbeat(executorId, accumUpdates, blockManagerId,

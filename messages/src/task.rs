@@ -348,6 +348,21 @@ impl TaskWork {
         }
     }
 
+    /// Whether attempt `attempt` of a replayed task is one the recording ended by a kill (or
+    /// ran to its end before a speculative loser's): its recorded time runs to the moment the
+    /// kill took effect (the task meets a kill at its next interruption check), so a kill
+    /// lets it run that long.
+    pub fn runs_until_killed(&self, attempt: u32) -> bool {
+        match self {
+            TaskWork::Replayed {
+                failures: Some(f), ..
+            } => f
+                .get(attempt as usize)
+                .is_some_and(|a| a.end == ReplayedEnd::Ran),
+            _ => false,
+        }
+    }
+
     /// Where the recording ran a replayed task's first attempt (see
     /// `TaskWork::Replayed::recorded_executor`).
     pub fn recorded_executor(&self) -> Option<u32> {

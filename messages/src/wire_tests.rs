@@ -514,6 +514,10 @@ fn driver_and_executor_messages_round_trip() {
             waiter: Box::new(rref()),
             pool: Some("etl".into()),
         },
+        DriverEndpointMsg::CancelJob {
+            job_id: 3,
+            reason: "part of cancelled job group g".into(),
+        },
         DriverEndpointMsg::RemoteProcessDisconnected(addr()),
         DriverEndpointMsg::Heartbeat(ask(), ExecutorId(1)),
         DriverEndpointMsg::ReregisterBlockManager(

@@ -286,6 +286,19 @@ pub enum Submission {
 }
 
 impl Job {
+    /// The reason the recorded user code cancelled the job (`SparkContext.cancelJob`,
+    /// `cancelJobGroup`): its `JobFailed` carries `SparkCoreErrors.sparkJobCancelled`'s
+    /// message, `[SPARK_JOB_CANCELLED] Job N cancelled <reason> SQLSTATE: XXKDA` in Spark 4
+    /// (`Job N cancelled <reason>` before). `None` for any other end, and for a job cancelled
+    /// because the SparkContext was shut down (the application's stop, not a cancel).
+    pub fn cancelled_reason(&self) -> Option<&str> {
+        let m = self.failure.as_deref()?;
+        let head = format!("Job {} cancelled ", self.job_id);
+        let rest = &m[m.find(&head)? + head.len()..];
+        let reason = rest.split(" SQLSTATE: ").next().unwrap_or(rest).trim_end();
+        (!reason.contains("SparkContext was shut down")).then_some(reason)
+    }
+
     pub fn duration_ms(&self) -> u64 {
         self.completed_ms.saturating_sub(self.submitted_ms)
     }
@@ -1512,6 +1525,42 @@ mod tests {
         assert_eq!(local_cluster("local-cluster[2,1,1024]"), Some((2, 1, 1024)));
         assert_eq!(local_cluster("local-cluster[4, 2, 512]"), Some((4, 2, 512)));
         assert_eq!(local_cluster("yarn"), None);
+    }
+
+    /// A job the user code cancelled, as Spark 4.0 (a real run's log) and 3.x write it; a job
+    /// cancelled by the SparkContext's stop and any other failure are no cancel.
+    #[test]
+    fn a_cancelled_jobs_reason_is_read_from_its_failure() {
+        let job = |failure: &str| Job {
+            job_id: 0,
+            submitted_ms: 0,
+            completed_ms: 0,
+            failure: Some(failure.into()),
+            driver_ms_before: 0,
+            submission: Submission::AfterStart { delay_ms: 0 },
+            pool: None,
+            stages: Vec::new(),
+        };
+        let reason = |f: &str| job(f).cancelled_reason().map(str::to_string);
+        assert_eq!(
+            reason(
+                "[SPARK_JOB_CANCELLED] Job 0 cancelled part of cancelled job group g SQLSTATE: XXKDA"
+            )
+            .as_deref(),
+            Some("part of cancelled job group g")
+        );
+        assert_eq!(
+            reason("Job 0 cancelled part of cancelled job group g").as_deref(),
+            Some("part of cancelled job group g")
+        );
+        assert_eq!(
+            reason("Job 0 cancelled because SparkContext was shut down"),
+            None
+        );
+        assert_eq!(
+            reason("Job aborted due to stage failure: Task 5 in stage 0.0 failed 4 times"),
+            None
+        );
     }
 
     /// A local-cluster[N] application's N workers ran its N executors; under dynamic

@@ -9,7 +9,7 @@ use super::model::{
     Application, AttemptEnd, FailedAttempt, ReplayedAttempt, Stage, Submission, TaskRecord,
 };
 use crate::outputs::eventlog::{DataSize, RecordedTaskSizes, TaskSizes};
-use sparkyard_actors::simulation::config::{JobAnchor, ReplayedJob, UserProgram};
+use sparkyard_actors::simulation::config::{JobAnchor, RecordedCancel, ReplayedJob, UserProgram};
 use sparkyard_messages::task::{
     InputSize, JobSpec, ReplayedAttempts, ReplayedCache, ReplayedEnd, ReplayedException,
     ReplayedFailure, ShuffleWriteSize, StageSpec, TaskWork,
@@ -35,9 +35,11 @@ pub struct DriverTime {
 }
 
 /// The log's job `k`'s time from submission to its first launch, if an executor was
-/// registered and no other job ran when it was submitted (else the wait was for an executor
-/// or a core, which the simulation decides itself).
-fn first_launch_gap_ms(app: &Application, k: usize) -> Option<u64> {
+/// registered and nothing of an earlier job ran when it was submitted, neither the job nor an
+/// attempt of it that outlived it (a cancelled job's killed tasks, a speculative loser): else
+/// the wait was for an executor or a core, which the simulation decides itself. `busy_until`:
+/// the latest attempt end of the jobs before `k` ([`attempts_end_ms`]).
+fn first_launch_gap_ms(app: &Application, k: usize, busy_until: u64) -> Option<u64> {
     let j = &app.jobs[k];
     let first = j
         .stages
@@ -50,10 +52,24 @@ fn first_launch_gap_ms(app: &Application, k: usize) -> Option<u64> {
         .executors
         .iter()
         .any(|e| e.added_ms <= j.submitted_ms && e.removed_ms.is_none_or(|r| r > first));
-    let others_running = app.jobs[..k]
-        .iter()
-        .any(|o| o.completed_ms > j.submitted_ms);
+    let others_running = busy_until > j.submitted_ms
+        || app.jobs[..k]
+            .iter()
+            .any(|o| o.completed_ms > j.submitted_ms);
     (registered && !others_running).then(|| first.saturating_sub(j.submitted_ms))
+}
+
+/// When the job's last recorded attempt ended (its failed and killed ones included), epoch ms.
+fn attempts_end_ms(job: &super::model::Job) -> u64 {
+    let tasks = job.stages.iter().flat_map(|s| s.tasks.iter());
+    tasks
+        .flat_map(|t| {
+            let failed = t.failures.iter().flat_map(|f| f.iter());
+            std::iter::once(t.launch_ms + t.duration_ms)
+                .chain(failed.map(|f| f.launch_ms + f.duration_ms))
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// The first task of each executor in the log and the warm-up it paid, which belongs to the
@@ -406,6 +422,11 @@ pub fn program(
             pool: j.pool.clone(),
             // A failed job the log shows later jobs after: the recorded driver caught it.
             failure_caught: j.failure.is_some() && k + 1 < app.jobs.len(),
+            // The recorded user code cancelled it then (the JobEnd came with the cancel).
+            cancelled: j.cancelled_reason().map(|reason| RecordedCancel {
+                after_ms: j.completed_ms.saturating_sub(j.submitted_ms),
+                reason: reason.to_string(),
+            }),
             job: JobSpec {
                 call_site: call_site(j.stages.last().map_or("", |s| s.name.as_str())),
                 stages: reindex(stages, j),
@@ -661,13 +682,17 @@ pub fn driver_time(app: &Application, ready_ms: u64, own_first_launch_ms: u64) -
     let driver = app.jobs.first().map_or(app.duration_ms(), |j| {
         j.submitted_ms.saturating_sub(app.start_ms)
     });
+    // The latest attempt end of the jobs before each.
+    let mut busy_until = 0;
+    let mut before_first_launch_ms = Vec::with_capacity(app.jobs.len());
+    for (k, j) in app.jobs.iter().enumerate() {
+        let gap = first_launch_gap_ms(app, k, busy_until);
+        before_first_launch_ms.push(gap.map_or(0, |g| g.saturating_sub(own_first_launch_ms)));
+        busy_until = busy_until.max(attempts_end_ms(j));
+    }
     DriverTime {
         overlapped_startup_ms: driver.min(ready_ms),
-        before_first_launch_ms: (0..app.jobs.len())
-            .map(|k| {
-                first_launch_gap_ms(app, k).map_or(0, |g| g.saturating_sub(own_first_launch_ms))
-            })
-            .collect(),
+        before_first_launch_ms,
     }
 }
 

@@ -1027,6 +1027,7 @@ fn probe_program(app: &Application) -> UserProgram {
             launch_delay_ms: 0,
             pool: None,
             failure_caught: false,
+            cancelled: None,
             job,
         }],
         driver_ms_after_last_job: 0,

@@ -403,6 +403,7 @@ fn scheduled_jobs(w: &RawWorkload, jobs: Vec<JobSpec>) -> Result<UserProgram, St
                 launch_delay_ms: 0,
                 pool: raw.pool.clone(),
                 failure_caught: false,
+                cancelled: None,
                 job,
             })
         })

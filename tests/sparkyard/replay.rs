@@ -2559,6 +2559,30 @@ fn a_bad_executor_excluded_for_the_application_replays_as_recorded() {
     assert!(job1.abs() <= 1.0, "job 1 on one executor: {job1:+.1} %");
 }
 
+/// A real Spark 4.0 application whose driver cancelled a job (`scripts/make-eventlogs.py
+/// --failures`: `sc.cancelJobGroup("g")` from a thread 3.6 s into job 0, whose two running
+/// tasks went on 1.5 s before their kill took effect; the driver caught the failure and ran job
+/// 1, whose tasks waited for those slots). The replayed driver cancels the job at the recorded
+/// time after its submission (`DAGScheduler.cancelJob`: Spark's `handleJobCancellation`, the
+/// job failing with `[SPARK_JOB_CANCELLED] Job 0 cancelled part of cancelled job group g`), and
+/// a replayed attempt the recording ended by a kill runs its recorded time before the kill takes
+/// effect (`TaskWork::runs_until_killed`), so job 1 waits as recorded. Before, the killed
+/// attempts ran to their end and succeeded, the job ending with them: +15.6 %, job 0 +43.8 %.
+#[test]
+fn a_job_the_driver_cancelled_is_cancelled_in_the_replay_too() {
+    let r = replay_within_ten("failures/cancel_n2_r1.zstd");
+    for j in &r.jobs {
+        let pct = job_error_pct(j);
+        assert!(pct.abs() <= 1.0, "job {}: {pct:+.1} %", j.job_id);
+    }
+    assert_eq!(r.failures.simulated_final_state, "FINISHED/SUCCEEDED");
+    assert!(
+        r.time.error_pct.abs() <= 1.0,
+        "the application at {:+.1} %",
+        r.time.error_pct
+    );
+}
+
 /// A real Spark 4.0 application under dynamic allocation on local-cluster[2,1,1024]
 /// (`scripts/make-eventlogs.py --shapes`: initialExecutors 1, maxExecutors 2, a 3 s idle
 /// timeout, shuffle tracking; two jobs of 6 tasks 8 s apart, so both executors go idle and

@@ -86,6 +86,20 @@ pub struct Submission {
     pub pool: Option<String>,
     /// What is due once it is submitted.
     pub then: Vec<Due>,
+    /// The user code cancels the job this long after "Starting job" (a replayed log's
+    /// cancelled job); `None`: it does not.
+    pub cancel: Option<JobCancel>,
+}
+
+/// A job the user code cancels (`SparkContext.cancelJob` / `cancelJobGroup` from a thread).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobCancel {
+    /// The DAGScheduler's id of the job.
+    pub job_id: u32,
+    /// After "Starting job", ms.
+    pub after_ms: u64,
+    /// The cancellation's reason (`part of cancelled job group <g>`, ...).
+    pub reason: String,
 }
 
 /// A submitted program job: its index in the program and when it started ("Starting job").
@@ -147,6 +161,7 @@ impl JobTiming for OneAfterAnother {
             launch_delay_ms: 0,
             pool: None,
             then: Vec::new(),
+            cancel: None,
         })
     }
 

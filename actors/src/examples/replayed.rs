@@ -6,7 +6,7 @@
 //! class: it stands for the user code the log recorded (`SparkListenerJobStart` times).
 
 use super::program::{
-    Due, JobTiming, Program, ProgramPlan, Started, Submission, stop_after_last_call_site,
+    Due, JobCancel, JobTiming, Program, ProgramPlan, Started, Submission, stop_after_last_call_site,
 };
 use sparkyard_messages::task::JobSpec;
 
@@ -25,7 +25,17 @@ pub struct ReplayedJob {
     /// The recorded driver caught this job's failure and went on (the log shows the job failed
     /// and later jobs): a failure of it does not fail the user class.
     pub failure_caught: bool,
+    /// The recorded user code cancelled the job: this long after its submission, for this
+    /// reason.
+    pub cancelled: Option<RecordedCancel>,
     pub job: JobSpec,
+}
+
+/// A replayed job's recorded cancellation (its `JobFailed` was `SPARK_JOB_CANCELLED`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordedCancel {
+    pub after_ms: u64,
+    pub reason: String,
 }
 
 /// What the driver submits a replayed job after (then its `driver_ms_before`).
@@ -82,6 +92,7 @@ impl Program for ReplayedApplication {
                     driver_ms: j.driver_ms_before,
                     launch_delay_ms: j.launch_delay_ms,
                     pool: j.pool,
+                    cancelled: j.cancelled,
                 };
                 (when, j.job)
             })
@@ -112,6 +123,7 @@ pub struct JobWhen {
     pub driver_ms: u64,
     pub launch_delay_ms: u64,
     pub pool: Option<String>,
+    pub cancelled: Option<RecordedCancel>,
 }
 
 /// The replayed driver's submissions: which jobs each start, submission and end lets go,
@@ -169,15 +181,22 @@ impl JobTiming for ReplayTiming {
         if stopping {
             return None;
         }
+        let job_id = self.by_job_id.len() as u32;
         self.by_job_id.push(k);
         if let Some(s) = self.started_ms.get_mut(k) {
             *s = now_ms;
         }
         let w = self.when.get(k);
+        let cancel = w.and_then(|w| w.cancelled.as_ref()).map(|c| JobCancel {
+            job_id,
+            after_ms: c.after_ms,
+            reason: c.reason.clone(),
+        });
         Some(Submission {
             launch_delay_ms: w.map_or(0, |w| w.launch_delay_ms),
             pool: w.and_then(|w| w.pool.clone()),
             then: self.release(JobAnchor::Submission(k)),
+            cancel,
         })
     }
 
@@ -203,6 +222,7 @@ mod tests {
             driver_ms,
             launch_delay_ms: 0,
             pool: None,
+            cancelled: None,
         }
     }
 
@@ -272,6 +292,7 @@ mod tests {
             launch_delay_ms: 0,
             pool: None,
             failure_caught: false,
+            cancelled: None,
             job: JobSpec {
                 call_site: call_site.into(),
                 stages: Vec::new(),

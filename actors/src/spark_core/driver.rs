@@ -436,7 +436,24 @@ impl Driver {
         let pool = submission.pool;
         let delay = submission.launch_delay_ms;
         self.after_driver_time(delay, ctx, move |d, _| d.send_job(job, pool));
+        if let Some(cancel) = submission.cancel {
+            // A thread of the user code cancels it (`sc.cancelJobGroup`) that long after.
+            timers::run_later(ctx, clock::ms(cancel.after_ms), move |d: &mut Self, _| {
+                d.cancel_job(cancel)
+            });
+        }
         self.run_due(submission.then, ctx);
+    }
+
+    /// `DAGScheduler.cancelJob(jobId, reason)` from the user's thread.
+    fn cancel_job(&mut self, cancel: crate::examples::program::JobCancel) {
+        if let Some(s) = &self.scheduler {
+            let msg = DriverEndpointMsg::CancelJob {
+                job_id: cancel.job_id,
+                reason: cancel.reason.into(),
+            };
+            self.env.send(s, msg);
+        }
     }
 
     /// Job `k`'s spec for its submission: its stages move to the DAGScheduler (a job is

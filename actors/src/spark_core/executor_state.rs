@@ -120,6 +120,12 @@ impl<T> ExecutorTasks<T> {
         self.remove(tid)
     }
 
+    /// A killed task that runs on until the kill takes effect goes back among the running
+    /// ones (its kill stays marked).
+    pub fn put_back(&mut self, tid: TaskId, task: T) {
+        self.running.push((tid, task));
+    }
+
     /// `killAllTasks(interruptThread, reason)`: every running task, in launch order of the
     /// list, leaves to be killed.
     #[cfg(test)]

@@ -825,7 +825,7 @@ pub enum UserProgram {
     },
 }
 
-pub use crate::examples::replayed::{JobAnchor, ReplayedJob};
+pub use crate::examples::replayed::{JobAnchor, RecordedCancel, ReplayedJob};
 
 /// `SchedulingMode`: how TaskSchedulerImpl's root pool orders what it schedules
 /// (`spark.scheduler.mode`; `spark_core::scheduler::pool` builds FAIR's pools).

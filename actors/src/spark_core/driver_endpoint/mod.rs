@@ -304,6 +304,10 @@ impl DriverEndpoint {
             DriverEndpointMsg::SubmitJob { job, waiter, pool } => {
                 self.submit_job(*job, *waiter, pool.as_deref())
             }
+            DriverEndpointMsg::CancelJob { job_id, reason } => {
+                let events = self.scheduler.cancel_job(job_id, &reason);
+                self.handle_events(events);
+            }
             DriverEndpointMsg::RemoteProcessDisconnected(address) => self.on_disconnected(address),
             DriverEndpointMsg::Heartbeat(ask, id) => self.on_heartbeat(ask, id),
             DriverEndpointMsg::ReregisterBlockManager(ask, id) => {

@@ -42,7 +42,7 @@ use crate::spark_core::executor_backend_state::{BackendState, ExitReason};
 pub use crate::spark_core::executor_conf::ExecutorConf;
 use crate::spark_core::executor_env::{self, block_manager_port};
 use crate::spark_core::executor_log_url_handler;
-use crate::spark_core::executor_state::{ExecutorTasks, Heartbeater};
+use crate::spark_core::executor_state::{ExecutorTasks, Heartbeater, KillMark};
 use crate::spark_core::map_output_tracker_worker::MapStatusCache;
 use crate::spark_core::memory_store::MemoryStore;
 use crate::spark_core::resource_profile::{self, CustomResources, DiscoveryError};
@@ -129,6 +129,9 @@ struct RunningTask {
     result: TaskResultData,
     /// The task computes its cached RDD partition and stores the block when it ends.
     stores_block: bool,
+    /// A kill that takes effect when its time is over (a replayed attempt the recording ended
+    /// by a kill: `TaskWork::runs_until_killed`).
+    kill_at_end: Option<Box<KillMark>>,
 }
 
 /// Spark's `Executor`: exists once registration succeeded. Its task rules are

@@ -21,9 +21,12 @@ use sparkyard_messages::task::{
 impl CoarseGrainedExecutorBackend {
     /// The task's time is over: `TaskRunner.run`'s end, whose state and result `TaskEnd` names.
     pub(super) fn on_task_done(&mut self, tid: TaskId) {
-        let Some(task) = self.executor.as_mut().and_then(|e| e.tasks.remove(tid)) else {
+        let Some(mut task) = self.executor.as_mut().and_then(|e| e.tasks.remove(tid)) else {
             return;
         };
+        if let Some(mark) = task.kill_at_end.take() {
+            return self.kill_takes_effect(task, *mark);
+        }
         // A replayed attempt the recording lost with its executor: the executor dies with it,
         // and the driver learns of the loss as Spark's did (disconnect, the AM's reason).
         let d = &task.desc;

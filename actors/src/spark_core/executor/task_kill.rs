@@ -31,9 +31,31 @@ impl CoarseGrainedExecutorBackend {
             at_ms: clock::now_ms(),
         };
         // Executor.killTask marks the kill (for a launch still to come) and kills the runner.
-        if let Some(task) = executor.tasks.kill(mark.clone()) {
-            self.killed(task, mark, ctx);
+        let Some(mut task) = executor.tasks.kill(mark.clone()) else {
+            return;
+        };
+        if task.desc.work.runs_until_killed(task.desc.attempt_number) {
+            // A replayed attempt the recording ended by a kill: its recorded time runs until
+            // the kill took effect there, so it meets this one at its end (`on_task_done`).
+            self.log_trying_to_kill(&task, &mark);
+            task.kill_at_end = Some(Box::new(mark));
+            if let Some(e) = self.executor.as_mut() {
+                e.tasks.put_back(task.desc.task_id, task);
+            }
+            return;
         }
+        self.killed(task, mark, ctx);
+    }
+
+    /// `Executor.killTask`'s line as the kill reaches the runner.
+    fn log_trying_to_kill(&self, task: &RunningTask, mark: &KillMark) {
+        let (tid, interrupt, reason) = (mark.task_id, mark.interrupt_thread, &mark.reason);
+        info!(
+            self.env.log(),
+            EXECUTOR,
+            "Executor is trying to kill {} (TID {tid}), interruptThread: {interrupt}, reason: {reason}",
+            task.desc.name()
+        );
     }
 
     /// `launchTask` found a kill mark: the runner it just put is killed.
@@ -51,13 +73,13 @@ impl CoarseGrainedExecutorBackend {
     /// `TaskKilled(killReason)`.
     fn killed(&mut self, task: RunningTask, mark: KillMark, ctx: &mut Context<Self>) {
         ctx.cancel_future(task.timer);
-        let (tid, interrupt, reason) = (mark.task_id, mark.interrupt_thread, mark.reason);
-        info!(
-            self.env.log(),
-            EXECUTOR,
-            "Executor is trying to kill {} (TID {tid}), interruptThread: {interrupt}, reason: {reason}",
-            task.desc.name()
-        );
+        self.log_trying_to_kill(&task, &mark);
+        self.kill_takes_effect(task, mark);
+    }
+
+    /// The runner meets its kill: its KILLED status with `TaskKilled(killReason)`.
+    pub(super) fn kill_takes_effect(&mut self, task: RunningTask, mark: KillMark) {
+        let (tid, reason) = (mark.task_id, mark.reason);
         // The TaskRunner's thread then meets the kill (TaskKilledException at its next
         // interruption check) and logs it before its KILLED status (Spark 4.0.0's
         // Executor$TaskRunner.run: `Executor killed <taskName>, reason: <reason>`).

@@ -188,6 +188,7 @@ impl CoarseGrainedExecutorBackend {
             timer,
             result,
             stores_block,
+            kill_at_end: None,
         };
         let launched = executor.tasks.launch(tid, task, clock::now_ms);
         if launched.decommissioned {

@@ -1363,10 +1363,25 @@ impl DAGScheduler {
     /// Stages`), and the job ends with `Job aborted due to stage failure: <reason>`.
     fn abort_stage(&mut self, stage: u32, reason: &str, cx: &mut Cx<'_>) {
         let job_id = self.stages[&stage].job_id;
+        let message = format!("Job aborted due to stage failure: {reason}");
+        self.fail_job_and_independent_stages(job_id, message, cx);
+    }
+
+    /// `handleJobCancellation(jobId, reason)` (`cancelJob`, `cancelJobGroup` from the user's
+    /// thread): an active job fails with `SparkCoreErrors.sparkJobCancelled` as
+    /// `failJobAndIndependentStages` fails it (its running stages' tasks killed with "Stage
+    /// cancelled: <message>", the stages marked failed with the message); a job that is not
+    /// active (it ended) is left alone (Spark only logs at debug).
+    pub fn cancel_job(&mut self, job_id: u32, reason: &str, cx: &mut Cx<'_>) {
+        self.fail_job_and_independent_stages(job_id, job_cancelled(job_id, reason), cx);
+    }
+
+    /// `failJobAndIndependentStages(job, error)`: the job's running stages cancelled, the job
+    /// ended with `message` (its JobEnd posted, its waiter told).
+    fn fail_job_and_independent_stages(&mut self, job_id: u32, message: String, cx: &mut Cx<'_>) {
         let Some(job) = self.jobs.remove(&job_id) else {
             return;
         };
-        let message = format!("Job aborted due to stage failure: {reason}");
         self.cancel_running_independent_stages(job_id, &message, cx);
         self.cleanup_job_stages(job_id);
         let (time, failure) = (clock::now_epoch_ms(), message.clone());
@@ -1560,4 +1575,11 @@ fn bm_executor(failure: &FetchFailure) -> String {
         .bm_address
         .as_ref()
         .map_or_else(String::new, |bm| bm.executor_id.to_string())
+}
+
+/// `SparkCoreErrors.sparkJobCancelled(jobId, reason, null)`'s message (Spark 4.0.0, as a real
+/// run's event log records it: `[SPARK_JOB_CANCELLED] Job 0 cancelled part of cancelled job
+/// group g SQLSTATE: XXKDA`).
+pub fn job_cancelled(job_id: u32, reason: &str) -> String {
+    format!("[SPARK_JOB_CANCELLED] Job {job_id} cancelled {reason} SQLSTATE: XXKDA")
 }

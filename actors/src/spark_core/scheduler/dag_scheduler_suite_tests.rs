@@ -560,6 +560,27 @@ fn run_trivial_job() {
     t.assert_data_structures_empty();
 }
 
+// DAGSchedulerSuite "trivial job cancellation": a job cancelled while its stage runs fails
+// with the cancellation's message (Spark 4.0.0's `SparkCoreErrors.sparkJobCancelled`, as a real
+// run's log records it), its stage is the listener's one failed stage, its task set a zombie
+// (killAllTaskAttempts), and nothing of it is left; cancelling it again does nothing.
+#[test]
+fn trivial_job_cancellation() {
+    let mut t = Suite::new();
+    t.submit(job(&[(1, &[])]));
+    let out = t.s.cancel_job(0, "part of cancelled job group g");
+    t.after(out);
+    assert_eq!(
+        t.failure(0),
+        "[SPARK_JOB_CANCELLED] Job 0 cancelled part of cancelled job group g SQLSTATE: XXKDA"
+    );
+    assert_eq!(t.failed_stages(), vec![0]);
+    assert!(t.task_set(0).zombie, "killAllTaskAttempts(0)");
+    t.assert_data_structures_empty();
+    let again = t.s.cancel_job(0, "part of cancelled job group g");
+    assert!(again.is_empty());
+}
+
 // DAGSchedulerSuite "run trivial shuffle": the tracker knows both map outputs' hosts, and the
 // reduce stage's result ends the job.
 #[test]

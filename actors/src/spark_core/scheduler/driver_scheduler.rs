@@ -240,6 +240,15 @@ impl DriverScheduler {
         out
     }
 
+    /// `DAGScheduler.cancelJob(jobId, reason)`: the job's `JobCancelled` event.
+    pub fn cancel_job(&mut self, job_id: u32, reason: &str) -> Vec<SchedulerEvent> {
+        let mut out = Vec::new();
+        let mut cx = Self::dag_call(&mut self.task_scheduler, &mut self.env, &mut out);
+        self.dag.cancel_job(job_id, reason, &mut cx);
+        out.append(&mut self.task_scheduler.take_deferred());
+        out
+    }
+
     /// `ResubmitFailedStages`.
     pub fn resubmit_failed_stages(&mut self) -> Vec<SchedulerEvent> {
         let mut out = Vec::new();
