@@ -224,6 +224,24 @@ def exclude_app(sc):
     os.remove(mark)
 
 
+def idlelost_app(sc):
+    """A job of 6 tasks of 0.3 s, then the driver SIGKILLs one executor's JVM while it runs
+    nothing (the first `CoarseGrainedExecutorBackend` process of this machine by pid) and, 1 s
+    later, runs a job of 6 tasks of 0.6 s: the cluster manager starts another executor
+    meanwhile."""
+    import signal
+    import subprocess
+    import time as t
+
+    sc.parallelize(range(60), 6).map(lambda x: (t.sleep(0.05), x)[1]).count()
+    found = subprocess.run(
+        ["pgrep", "-f", "CoarseGrainedExecutorBackend"], capture_output=True, text=True
+    )
+    os.kill(min(int(p) for p in found.stdout.split()), signal.SIGKILL)
+    time.sleep(1)
+    sc.parallelize(range(60), 6).map(lambda x: (t.sleep(0.1), x)[1]).count()
+
+
 def cancel_app(sc):
     """A job of 4 tasks of 5 s in job group `g`, which another thread of the driver cancels
     (`sc.cancelJobGroup`) 4 s after the application's code started; the driver catches the
@@ -283,6 +301,7 @@ APPS = {
     "dynalloc": dynalloc_app,
     "exclude": exclude_app,
     "cancel": cancel_app,
+    "idlelost": idlelost_app,
 }
 # Applications whose driver ends with an exception (its process exits non-zero).
 FAILING = {"failedlast", "killed"}
@@ -376,7 +395,8 @@ def failures_plan():
     one whose driver caught the failure and ran another job, one killed while a job ran; and
     one that lost an executor while a task ran and recovered, one that lost map outputs with
     its executor (FetchFailed, the map stage resubmitted), one whose bad executor Spark's
-    exclusion on failure took out, one whose driver cancelled a job."""
+    exclusion on failure took out, one whose driver cancelled a job, one that lost an executor
+    while it ran nothing."""
     single = {"spark.eventLog.rolling.enabled": "false", **COMPRESS}
     return [
         ("failedlast", 2, "r1", single),
@@ -386,6 +406,7 @@ def failures_plan():
         ("shufflelost", 2, "r1", single),
         ("exclude", 2, "r1", {**single, **EXCLUDE}),
         ("cancel", 2, "r1", single),
+        ("idlelost", 2, "r1", single),
     ]
 
 
@@ -413,7 +434,7 @@ def main():
     p.add_argument(
         "--failures",
         action="store_true",
-        help="applications with failures (failedlast_*, failcaught_*, killed_*, execlost_*, shufflelost_*, exclude_*, cancel_*)",
+        help="applications with failures (failedlast_*, failcaught_*, killed_*, execlost_*, shufflelost_*, exclude_*, cancel_*, idlelost_*)",
     )
     p.add_argument(
         "--shapes",

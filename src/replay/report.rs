@@ -448,6 +448,9 @@ pub enum ReplayNote {
     /// (`replay::executor_loss`); `not_replayed`: the other recorded losses.
     ExecutorLosses {
         replayed: Vec<super::executor_loss::RecordedLoss>,
+        /// Losses of executors that ran nothing then, replayed at the recorded point of the
+        /// work on the executor registered at the same place (`simulate::recorded_idle_losses`).
+        idle: Vec<super::executor_loss::RecordedLoss>,
         not_replayed: u32,
         /// Whether the recording ran on YARN (else its cluster manager replaced the executors,
         /// without YARN's allocation loop).
@@ -609,9 +612,10 @@ impl std::fmt::Display for ReplayNote {
             ),
             ReplayNote::ExecutorLosses {
                 replayed,
+                idle,
                 not_replayed,
                 yarn,
-            } => executor_losses_note(f, replayed, *not_replayed, *yarn),
+            } => executor_losses_note(f, replayed, idle, *not_replayed, *yarn),
             ReplayNote::EarlyExecutors { early: e, replayed } => {
                 write!(
                     f,
@@ -751,10 +755,11 @@ fn docker_executors(app: &Application, prepared: &Prepared) -> Option<ReplayNote
 fn executor_losses_note(
     f: &mut std::fmt::Formatter<'_>,
     replayed: &[super::executor_loss::RecordedLoss],
+    idle: &[super::executor_loss::RecordedLoss],
     not_replayed: u32,
     yarn: bool,
 ) -> std::fmt::Result {
-    use super::executor_loss::LossCause;
+    use super::executor_loss::{LossCause, RecordedLoss};
     use sparkyard_messages::task::ContainerEnd;
     let end = |e: ContainerEnd| match e {
         ContainerEnd::ProcessExit(code) => format!("its JVM exiting with {code}"),
@@ -762,29 +767,41 @@ fn executor_losses_note(
             format!("its NodeManager killing it, exit status {status}")
         }
     };
-    let each: Vec<String> = replayed
+    let how = |l: &RecordedLoss| match l.cause {
+        LossCause::Recorded(e) => end(e),
+        LossCause::Unknown => format!("{} (the reason records no exit)", end(l.cause.end())),
+    };
+    let removed = |l: &RecordedLoss| {
+        format!(
+            "executor {} (removed {:.3} s into the log)",
+            l.executor_id,
+            l.removed_at_ms as f64 / 1000.0
+        )
+    };
+    let mut each: Vec<String> = replayed
         .iter()
         .filter_map(|l| {
             let t = l.dies_after?;
-            let how = match l.cause {
-                LossCause::Recorded(e) => end(e),
-                LossCause::Unknown => {
-                    format!("{} (the reason records no exit)", end(l.cause.end()))
-                }
-            };
             Some(format!(
-                "executor {} (removed {:.3} s into the log) as task {}.{} of stage {} ends, {how}",
-                l.executor_id,
-                l.removed_at_ms as f64 / 1000.0,
+                "{} as task {}.{} of stage {} ends, {}",
+                removed(l),
                 t.index,
                 t.attempt,
-                t.stage_id
+                t.stage_id,
+                how(l)
             ))
         })
         .collect();
+    each.extend(idle.iter().map(|l| {
+        format!(
+            "{}, which ran nothing then, once as many tasks have succeeded as had at its loss, {}",
+            removed(l),
+            how(l)
+        )
+    }));
     write!(
         f,
-        "the recording lost {} executor(s) while tasks ran on them and ran those tasks again: the replay's executor running the same attempt dies as it ends ({}), and the simulated Spark and YARN recover on their own (the driver removes the executor, its tasks and map outputs run again, the AM asks YARN for a container in its place at its next heartbeat",
+        "the recording lost {} executor(s) while the application went on: the replay loses the executor standing for each ({}), and the simulated Spark and YARN recover on their own (the driver removes the executor, its tasks and map outputs run again, the AM asks YARN for a container in its place at its next heartbeat",
         each.len(),
         each.join("; ")
     )?;
@@ -798,25 +815,31 @@ fn executor_losses_note(
     if not_replayed > 0 {
         write!(
             f,
-            "; {not_replayed} other lost executor(s) not replayed (no task lost with them ran again: lost at the application's end or while idle)"
+            "; {not_replayed} other lost executor(s) not replayed (lost at the application's end, or while idle under dynamic allocation, where no simulated executor stands for a recorded one)"
         )?;
     }
     Ok(())
 }
 
-/// The executor-loss note of a replay of `app`, when it replays a recorded loss.
-fn executor_losses(app: &Application) -> Option<ReplayNote> {
+/// The executor-loss note of a replay of `app` as `prepared`, when it replays a recorded loss.
+fn executor_losses(app: &Application, prepared: &Prepared) -> Option<ReplayNote> {
     let (replayed, other): (Vec<_>, Vec<_>) = app
         .executor_losses
         .iter()
         .cloned()
         .partition(|l| l.dies_after.is_some());
-    if replayed.is_empty() {
+    let idle: Vec<_> = prepared
+        .idle_losses
+        .iter()
+        .map(|i| i.loss.clone())
+        .collect();
+    if replayed.is_empty() && idle.is_empty() {
         return None;
     }
     Some(ReplayNote::ExecutorLosses {
+        not_replayed: (other.len() - idle.len()) as u32,
         replayed,
-        not_replayed: other.len() as u32,
+        idle,
         yarn: app.config.is_yarn(),
     })
 }
@@ -919,7 +942,7 @@ fn notes(app: &Application, prepared: &Prepared) -> Vec<ReplayNote> {
     }
     out.extend(placed_as_recorded(prepared));
     out.extend(docker_executors(app, prepared));
-    out.extend(executor_losses(app));
+    out.extend(executor_losses(app, prepared));
     if let Some(job_id) = app.failed_last_job().map(|j| j.job_id) {
         let max = prepared.args.conf_value(super::simulate::MAX_APP_ATTEMPTS);
         let stopped_first = app.stopped_while_running();

@@ -430,6 +430,75 @@ pub fn recorded_stop(app: &Application) -> Option<PlannedFault> {
     })
 }
 
+/// The replay of the recording's executors lost while they ran nothing and the application
+/// went on (no lost attempt to end them at, `executor_loss`): each executor's container ends
+/// as its removal reason says once as many tasks have succeeded as had at its loss, as long
+/// after the last of them, on the executor that registered at its place (the k-th to register
+/// stands for the log's k-th). Only where the executors are a fixed set (no dynamic
+/// allocation in the log or the run): else no simulated executor stands for a recorded one.
+pub fn recorded_idle_losses(app: &Application, args: &SubmitArgs) -> Vec<IdleLoss> {
+    if app.config.dynamic_allocation || args.dynamic_allocation_enabled() {
+        return Vec::new();
+    }
+    let registered: Vec<&str> = app
+        .executors
+        .iter()
+        .filter(|e| !e.is_driver())
+        .map(|e| e.executor_id.as_str())
+        .collect();
+    let records: Vec<&super::model::TaskRecord> = app
+        .jobs
+        .iter()
+        .flat_map(|j| &j.stages)
+        .flat_map(|s| &s.tasks)
+        .collect();
+    app.executor_losses
+        .iter()
+        .filter(|l| l.dies_after.is_none())
+        .filter_map(|l| {
+            let removed = app.start_ms + l.removed_at_ms;
+            // The application went on: a task launched after the loss.
+            if !records.iter().any(|t| t.launch_ms > removed) {
+                return None;
+            }
+            let rank = registered.iter().position(|&e| e == l.executor_id)? as u32 + 1;
+            let ends = records
+                .iter()
+                .filter(|t| t.succeeded)
+                .map(|t| t.launch_ms + t.duration_ms)
+                .filter(|&end| end <= removed);
+            let (count, latest) = ends.fold((0u64, 0u64), |(n, m), e| (n + 1, m.max(e)));
+            let fault = PlannedFault {
+                trigger: Trigger::TasksFinished { attempt: 1, count },
+                after_ms: removed - latest,
+                action: FaultAction::KillRegisteredExecutor {
+                    rank,
+                    end: l.cause.end(),
+                },
+                label: format!("the recording's loss of executor {}", l.executor_id),
+                app: 0,
+                running_app: None,
+            };
+            (count > 0).then(|| IdleLoss {
+                loss: l.clone(),
+                rank,
+                fault,
+            })
+        })
+        .collect()
+}
+
+/// A recorded executor lost while it ran nothing, as the replay loses it
+/// ([`recorded_idle_losses`]).
+#[derive(Clone, Debug)]
+pub struct IdleLoss {
+    pub loss: super::executor_loss::RecordedLoss,
+    /// Its place among the recorded executors' registrations (from 1): the simulated executor
+    /// that registered there is lost.
+    pub rank: u32,
+    pub fault: PlannedFault,
+}
+
 /// What the run did, stamped with the virtual clock (ms since the cluster started).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SimRecord {
@@ -766,6 +835,9 @@ pub struct Prepared {
     pub cluster_source: ClusterOrigin,
     /// The recording's stop while a job ran, replayed as the user's kill ([`recorded_stop`]).
     pub stop: Option<PlannedFault>,
+    /// The recording's executors lost while they ran nothing, replayed as their containers'
+    /// ends ([`recorded_idle_losses`]).
+    pub idle_losses: Vec<IdleLoss>,
     /// Where the recording's YARN put each executor ([`placement::recorded_placement`]): the
     /// simulated RM places the first attempt's executors there.
     pub placement: Option<Arc<[Option<u32>]>>,
@@ -961,6 +1033,7 @@ pub fn prepare_on(
         scenario: None,
         cluster_source,
         stop: None,
+        idle_losses: Vec::new(),
         placement: placement::taken_from_log(
             &app.executors,
             &cold_start::recorded_cold_start_executors(app),
@@ -979,6 +1052,7 @@ pub fn prepare_on(
     p.scenario = setup.scenario.clone();
     // After the probes, which time a healthy start-up.
     p.stop = recorded_stop(app);
+    p.idle_losses = recorded_idle_losses(app, &p.args);
     Ok(p)
 }
 
@@ -1356,6 +1430,9 @@ fn run_with_log(
     };
     if let Some(stop) = &p.stop {
         faults.plan(stop.clone());
+    }
+    for loss in &p.idle_losses {
+        faults.plan(loss.fault.clone());
     }
     let mut options = RunOptions {
         capture_logs: false,

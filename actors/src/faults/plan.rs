@@ -33,6 +33,10 @@ pub use sparkyard_messages::task::ContainerEnd;
 pub enum FaultAction {
     /// End executor `executor`'s container (of the current AM attempt).
     KillExecutor { executor: u32, end: ContainerEnd },
+    /// End the container of the executor that registered `rank`-th (from 1) with the current
+    /// AM attempt's driver (a replayed log's executor lost while it ran nothing: the k-th to
+    /// register stands for the log's k-th).
+    KillRegisteredExecutor { rank: u32, end: ContainerEnd },
     /// The AM container (with the driver) of the current attempt ends.
     KillApplicationMaster { end: ContainerEnd },
     /// The NodeManager on the node dies with its containers.
@@ -175,7 +179,9 @@ impl FaultAction {
     fn names_executors(&self) -> bool {
         let by_id = |p: &ProcessPattern| matches!(p, ProcessPattern::Executor(_));
         match self {
-            FaultAction::KillExecutor { .. } | FaultAction::FailTasksOnExecutor { .. } => true,
+            FaultAction::KillExecutor { .. }
+            | FaultAction::KillRegisteredExecutor { .. }
+            | FaultAction::FailTasksOnExecutor { .. } => true,
             FaultAction::Network(rules) => rules.iter().any(|r| by_id(&r.from) || by_id(&r.to)),
             FaultAction::KillNode { node }
             | FaultAction::DecommissionNode { node }

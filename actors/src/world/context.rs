@@ -85,6 +85,9 @@ pub struct SimContext {
     /// Executors launched: (attempt, executor id) -> (container, host); kept only when a planned
     /// fault names an executor by id (`FaultController::names_executors`), its only use.
     pub executors: RefCell<BTreeMap<(u32, u32), (sparkyard_messages::ids::ContainerId, String)>>,
+    /// Executors in the order they registered with the driver, as (AM attempt, executor id);
+    /// kept, as `executors`, only when a planned fault names an executor.
+    pub registered: RefCell<Vec<(u32, u32)>>,
     /// Where the application's shuffle blocks are served (what a reduce task's fetch reaches).
     pub block_servers: crate::world::block_servers::BlockServers,
 }
@@ -143,6 +146,7 @@ impl ClusterContext {
             current_attempt: std::cell::Cell::new(0),
             am_container: RefCell::new(None),
             executors: RefCell::new(BTreeMap::new()),
+            registered: RefCell::new(Vec::new()),
             block_servers: Default::default(),
         });
         self.apps.borrow_mut().push(Rc::downgrade(&app));

@@ -117,7 +117,9 @@ impl Resolved {
 /// Applies a fired fault to what it resolved to.
 fn act(sim: &Rc<SimContext>, action: FaultAction, resolved: Resolved) {
     match action {
-        FaultAction::KillExecutor { end, .. } | FaultAction::KillApplicationMaster { end } => {
+        FaultAction::KillExecutor { end, .. }
+        | FaultAction::KillRegisteredExecutor { end, .. }
+        | FaultAction::KillApplicationMaster { end } => {
             if let Resolved::Container(cid, host) = resolved {
                 end_container(sim, cid, &host, end);
             }
@@ -248,6 +250,28 @@ fn executor_container(sim: &SimContext, n: u32) -> Result<(ContainerId, String),
     }
 }
 
+/// The executor that registered `rank`-th (from 1) with the current attempt's driver, or why
+/// none did.
+fn registered_executor(sim: &SimContext, rank: u32) -> Result<u32, String> {
+    let attempt = sim.current_attempt.get();
+    let registered = sim.registered.borrow();
+    let mut of_attempt = registered.iter().filter(|(a, _)| *a == attempt);
+    of_attempt
+        .nth((rank.max(1) - 1) as usize)
+        .map(|&(_, n)| n)
+        .ok_or_else(|| {
+            format!("no {rank}th executor had registered with AM attempt {attempt}'s driver")
+        })
+}
+
+/// An executor registered with its driver: kept in order when a planned fault names
+/// executors.
+pub fn executor_registered(sim: &SimContext, attempt: u32, executor: u32) {
+    if sim.faults.names_executors {
+        sim.registered.borrow_mut().push((attempt, executor));
+    }
+}
+
 /// The current AM attempt's container, running, or exactly why not.
 fn am_container(sim: &SimContext) -> Result<(ContainerId, String), String> {
     let attempt = sim.current_attempt.get();
@@ -295,6 +319,9 @@ fn resolve_target(sim: &SimContext, action: &FaultAction) -> Result<Resolved, St
         | FaultAction::FailTasksOnExecutor { executor: n, .. } => {
             executor_container(sim, *n).map(|(cid, h)| Resolved::Container(cid, h))
         }
+        FaultAction::KillRegisteredExecutor { rank, .. } => registered_executor(sim, *rank)
+            .and_then(|n| executor_container(sim, n))
+            .map(|(cid, h)| Resolved::Container(cid, h)),
         FaultAction::KillApplicationMaster { .. } => {
             am_container(sim).map(|(cid, h)| Resolved::Container(cid, h))
         }

@@ -127,6 +127,7 @@ impl DriverEndpoint {
             .violations
             .executor_registered(attempt, id.0, registration.seen_before);
         self.heartbeats.executor_added(id, clock::now_ms());
+        injector::executor_registered(&self.sim, attempt, id.0);
         injector::notify(&self.sim, registration.trigger(attempt));
         self.bus
             .post(|| registration.listener_event(clock::now_epoch_ms(), listing));
