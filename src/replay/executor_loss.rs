@@ -9,7 +9,6 @@
 //! does this; it reads what Spark's listener events say.
 
 use sparkyard_messages::task::ContainerEnd;
-use std::collections::BTreeMap;
 
 /// A task attempt the log shows lost with its executor (`ExecutorLostFailure`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,26 +127,19 @@ pub fn replayed(
     start_ms: u64,
 ) -> (Vec<LostAttemptReplay>, Vec<RecordedLoss>) {
     let mut out = vec![LostAttemptReplay::NotReplayed; attempts.len()];
-    // Each lost executor's replayed attempts, by position in `attempts`.
-    let mut by_executor: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    let ids: Vec<String> = attempts.iter().map(|a| a.executor_id.to_string()).collect();
-    for (i, a) in attempts.iter().enumerate() {
-        if a.ran_again && lost.iter().any(|e| e.executor_id == ids[i]) {
-            by_executor.entry(ids[i].as_str()).or_default().push(i);
-        }
-    }
     let mut recorded = Vec::new();
     for e in lost {
+        // Its attempts whose index ran again, by position in `attempts`.
+        let id = e.executor_id.parse::<u32>().ok();
+        let mine: Vec<usize> = (0..attempts.len())
+            .filter(|&i| attempts[i].ran_again && Some(attempts[i].executor_id) == id)
+            .collect();
         let cause = loss_cause(e.reason);
-        let mut mine = by_executor.remove(e.executor_id).unwrap_or_default();
-        mine.sort_by_key(|&i| {
-            (
-                attempts[i].launch_ms,
-                attempts[i].stage_id,
-                attempts[i].index,
-            )
-        });
-        let killer = mine.last().copied();
+        let last_launched = |&i: &usize| {
+            let a = &attempts[i];
+            (a.launch_ms, a.stage_id, a.index)
+        };
+        let killer = mine.iter().copied().max_by_key(last_launched);
         for &i in &mine {
             out[i] = LostAttemptReplay::RunsUntilDeath;
         }

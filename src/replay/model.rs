@@ -115,6 +115,19 @@ impl TaskRecord {
             .chain(tail.iter().map(ReplayedAttempt::Failed))
     }
 
+    /// Every attempt of the index the log shows launched: the record's and its failed ones'.
+    pub fn attempts_ran(&self) -> impl Iterator<Item = AttemptRan> + '_ {
+        let failed = self.failures.iter().flat_map(|f| f.iter());
+        let of = |executor_id, launch_ms, duration_ms| AttemptRan {
+            executor_id,
+            launch_ms,
+            end_ms: launch_ms + duration_ms,
+        };
+        std::iter::once(of(self.executor_id, self.launch_ms, self.duration_ms))
+            .chain(failed.map(move |f| of(f.executor_id, f.launch_ms, f.duration_ms)))
+            .filter(|a| a.launch_ms > 0)
+    }
+
     /// The index's time on an idle cluster (infinitely many executors) as the replay runs its
     /// attempts when no copy is speculated: an attempt that threw is followed by its retry, so
     /// its time is on the path (TaskSetManager.handleFailedTask re-queues the index and the
@@ -145,6 +158,15 @@ impl TaskRecord {
         }
         threw
     }
+}
+
+/// A recorded attempt that ran (see [`TaskRecord::attempts_ran`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttemptRan {
+    pub executor_id: u32,
+    /// Epoch ms.
+    pub launch_ms: u64,
+    pub end_ms: u64,
 }
 
 /// A stage that ran.

@@ -38,7 +38,7 @@ pub struct DriverTime {
 /// registered and nothing of an earlier job ran when it was submitted, neither the job nor an
 /// attempt of it that outlived it (a cancelled job's killed tasks, a speculative loser): else
 /// the wait was for an executor or a core, which the simulation decides itself. `busy_until`:
-/// the latest attempt end of the jobs before `k` ([`attempts_end_ms`]).
+/// when the last of the jobs before `k` and of their attempts ended ([`attempts_end_ms`]).
 fn first_launch_gap_ms(app: &Application, k: usize, busy_until: u64) -> Option<u64> {
     let j = &app.jobs[k];
     let first = j
@@ -52,10 +52,7 @@ fn first_launch_gap_ms(app: &Application, k: usize, busy_until: u64) -> Option<u
         .executors
         .iter()
         .any(|e| e.added_ms <= j.submitted_ms && e.removed_ms.is_none_or(|r| r > first));
-    let others_running = busy_until > j.submitted_ms
-        || app.jobs[..k]
-            .iter()
-            .any(|o| o.completed_ms > j.submitted_ms);
+    let others_running = busy_until > j.submitted_ms;
     (registered && !others_running).then(|| first.saturating_sub(j.submitted_ms))
 }
 
@@ -63,11 +60,8 @@ fn first_launch_gap_ms(app: &Application, k: usize, busy_until: u64) -> Option<u
 fn attempts_end_ms(job: &super::model::Job) -> u64 {
     let tasks = job.stages.iter().flat_map(|s| s.tasks.iter());
     tasks
-        .flat_map(|t| {
-            let failed = t.failures.iter().flat_map(|f| f.iter());
-            std::iter::once(t.launch_ms + t.duration_ms)
-                .chain(failed.map(|f| f.launch_ms + f.duration_ms))
-        })
+        .flat_map(TaskRecord::attempts_ran)
+        .map(|a| a.end_ms)
         .max()
         .unwrap_or(0)
 }
@@ -682,13 +676,13 @@ pub fn driver_time(app: &Application, ready_ms: u64, own_first_launch_ms: u64) -
     let driver = app.jobs.first().map_or(app.duration_ms(), |j| {
         j.submitted_ms.saturating_sub(app.start_ms)
     });
-    // The latest attempt end of the jobs before each.
+    // When the last of the jobs before each, and of their attempts, ended.
     let mut busy_until = 0;
     let mut before_first_launch_ms = Vec::with_capacity(app.jobs.len());
     for (k, j) in app.jobs.iter().enumerate() {
         let gap = first_launch_gap_ms(app, k, busy_until);
         before_first_launch_ms.push(gap.map_or(0, |g| g.saturating_sub(own_first_launch_ms)));
-        busy_until = busy_until.max(attempts_end_ms(j));
+        busy_until = busy_until.max(j.completed_ms).max(attempts_end_ms(j));
     }
     DriverTime {
         overlapped_startup_ms: driver.min(ready_ms),

@@ -7,7 +7,7 @@
 use super::cold_start;
 use super::gpus;
 use super::locality::{self, HostMap};
-use super::model::{Application, OriginalConfig, ProfileRecord, Recoveries};
+use super::model::{Application, OriginalConfig, ProfileRecord, Recoveries, TaskRecord};
 use super::placement;
 use super::program::{self, REPLAY_CLASS, RecordedDraws};
 use crate::conf::cluster::{ClusterConfig, ClusterSource, load_cluster};
@@ -409,24 +409,47 @@ pub fn recorded_stop(app: &Application) -> Option<PlannedFault> {
     if !app.stopped_while_running() {
         return None;
     }
-    let ends: Vec<u64> = app
-        .jobs
-        .iter()
-        .flat_map(|j| &j.stages)
+    let done = as_far_into_the_work(app, app.end_ms)?;
+    Some(PlannedFault {
+        trigger: done.trigger(),
+        after_ms: done.after_ms,
+        action: FaultAction::KillApplication,
+        label: format!("the recording's stop, {} tasks done", done.tasks),
+        app: 0,
+        running_app: None,
+    })
+}
+
+/// How far into the application's work the recording was at a moment: `tasks` had
+/// succeeded, the last of them `after_ms` before it.
+struct WorkDone {
+    tasks: u64,
+    after_ms: u64,
+}
+
+impl WorkDone {
+    /// The simulated run's point where it is as far: its `tasks`-th success (then `after_ms`).
+    fn trigger(&self) -> Trigger {
+        Trigger::TasksFinished {
+            attempt: 1,
+            count: self.tasks,
+        }
+    }
+}
+
+/// How far into the work the recording was at `at_ms` (epoch); `None` if no task had
+/// succeeded by then.
+fn as_far_into_the_work(app: &Application, at_ms: u64) -> Option<WorkDone> {
+    let ends = app
+        .stages()
         .flat_map(|s| &s.tasks)
         .filter(|t| t.succeeded)
         .map(|t| t.launch_ms + t.duration_ms)
-        .filter(|&end| end <= app.end_ms)
-        .collect();
-    let latest = ends.iter().copied().max()?;
-    let count = ends.len() as u64;
-    Some(PlannedFault {
-        trigger: Trigger::TasksFinished { attempt: 1, count },
-        after_ms: app.end_ms - latest,
-        action: FaultAction::KillApplication,
-        label: format!("the recording's stop, {count} tasks done"),
-        app: 0,
-        running_app: None,
+        .filter(|&end| end <= at_ms);
+    let (tasks, latest) = ends.fold((0u64, None), |(n, m), e| (n + 1, m.max(Some(e))));
+    latest.map(|latest| WorkDone {
+        tasks,
+        after_ms: at_ms - latest,
     })
 }
 
@@ -446,31 +469,25 @@ pub fn recorded_idle_losses(app: &Application, args: &SubmitArgs) -> Vec<IdleLos
         .filter(|e| !e.is_driver())
         .map(|e| e.executor_id.as_str())
         .collect();
-    let records: Vec<&super::model::TaskRecord> = app
-        .jobs
-        .iter()
-        .flat_map(|j| &j.stages)
+    let last_launch = app
+        .stages()
         .flat_map(|s| &s.tasks)
-        .collect();
+        .map(|t| t.launch_ms)
+        .max();
     app.executor_losses
         .iter()
         .filter(|l| l.dies_after.is_none())
         .filter_map(|l| {
             let removed = app.start_ms + l.removed_at_ms;
             // The application went on: a task launched after the loss.
-            if !records.iter().any(|t| t.launch_ms > removed) {
+            if last_launch? <= removed {
                 return None;
             }
             let rank = registered.iter().position(|&e| e == l.executor_id)? as u32 + 1;
-            let ends = records
-                .iter()
-                .filter(|t| t.succeeded)
-                .map(|t| t.launch_ms + t.duration_ms)
-                .filter(|&end| end <= removed);
-            let (count, latest) = ends.fold((0u64, 0u64), |(n, m), e| (n + 1, m.max(e)));
+            let done = as_far_into_the_work(app, removed)?;
             let fault = PlannedFault {
-                trigger: Trigger::TasksFinished { attempt: 1, count },
-                after_ms: removed - latest,
+                trigger: done.trigger(),
+                after_ms: done.after_ms,
                 action: FaultAction::KillRegisteredExecutor {
                     rank,
                     end: l.cause.end(),
@@ -479,9 +496,8 @@ pub fn recorded_idle_losses(app: &Application, args: &SubmitArgs) -> Vec<IdleLos
                 app: 0,
                 running_app: None,
             };
-            (count > 0).then(|| IdleLoss {
+            Some(IdleLoss {
                 loss: l.clone(),
-                rank,
                 fault,
             })
         })
@@ -493,9 +509,8 @@ pub fn recorded_idle_losses(app: &Application, args: &SubmitArgs) -> Vec<IdleLos
 #[derive(Clone, Debug)]
 pub struct IdleLoss {
     pub loss: super::executor_loss::RecordedLoss,
-    /// Its place among the recorded executors' registrations (from 1): the simulated executor
-    /// that registered there is lost.
-    pub rank: u32,
+    /// Its container's end on the executor that registered at its place
+    /// (`FaultAction::KillRegisteredExecutor`).
     pub fault: PlannedFault,
 }
 
@@ -1116,17 +1131,16 @@ fn probe_program(app: &Application) -> UserProgram {
 /// (every executor came before the work, as on YARN's waiting backend).
 pub fn recorded_executor_init_ms(app: &Application) -> u64 {
     // Each executor's first launch, and when the stage of that task was submitted.
-    let mut first: BTreeMap<u32, (u64, Option<u64>)> = BTreeMap::new();
-    for s in app.jobs.iter().flat_map(|j| &j.stages) {
-        let attempts = s.tasks.iter().flat_map(|t| {
-            let failed = t.failures.iter().flat_map(|f| f.iter());
-            std::iter::once((t.executor_id, t.launch_ms))
-                .chain(failed.map(|f| (f.executor_id, f.launch_ms)))
-        });
-        for (executor, launch_ms) in attempts.filter(|&(_, l)| l > 0) {
-            let e = first.entry(executor).or_insert((launch_ms, s.submitted_ms));
-            if launch_ms < e.0 {
-                *e = (launch_ms, s.submitted_ms);
+    let mut first: BTreeMap<u32, FirstLaunch> = BTreeMap::new();
+    for s in app.stages() {
+        for a in s.tasks.iter().flat_map(TaskRecord::attempts_ran) {
+            let launch = FirstLaunch {
+                launch_ms: a.launch_ms,
+                stage_submitted_ms: s.submitted_ms,
+            };
+            let e = first.entry(a.executor_id).or_insert(launch);
+            if a.launch_ms < e.launch_ms {
+                *e = launch;
             }
         }
     }
@@ -1135,15 +1149,24 @@ pub fn recorded_executor_init_ms(app: &Application) -> u64 {
         .iter()
         .filter_map(|e| {
             let id: u32 = e.executor_id.parse().ok()?;
-            let &(launch_ms, stage_submitted) = first.get(&id)?;
-            let waiting = stage_submitted.is_some_and(|s| s <= e.added_ms);
-            (waiting && launch_ms >= e.added_ms).then(|| launch_ms - e.added_ms)
+            let f = first.get(&id)?;
+            let waiting = f.stage_submitted_ms.is_some_and(|s| s <= e.added_ms);
+            let after = f.launch_ms.checked_sub(e.added_ms);
+            after.filter(|_| waiting)
         })
         .collect();
     gaps.sort_unstable();
     gaps.get(gaps.len().saturating_sub(1) / 2)
         .copied()
         .unwrap_or(0)
+}
+
+/// An executor's first task in the log (`recorded_executor_init_ms`).
+#[derive(Clone, Copy)]
+struct FirstLaunch {
+    launch_ms: u64,
+    /// When that task's stage was submitted.
+    stage_submitted_ms: Option<u64>,
 }
 
 /// The executors' start-up in the log, median ms from ApplicationStart to ExecutorAdded of the

@@ -2417,32 +2417,8 @@ fn a_recorded_executor_loss_is_replayed_where_its_task_ran() {
     assert_eq!(r.executors.simulated_launched.last().map(|l| l.1), Some(3));
     let job0 = job_error_pct(&r.jobs[0]);
     assert!(job0.abs() <= 10.0, "the loss's job at {job0:+.1} %");
-    // How long the application ran one executor short, s.
-    let short = |running: &[(f64, u32)]| {
-        let lost = running
-            .iter()
-            .find(|p| p.1 == 1 && p.0 > 6.0)
-            .expect("a loss")
-            .0;
-        let back = running
-            .iter()
-            .find(|p| p.1 == 2 && p.0 > lost)
-            .expect("a replacement");
-        back.0 - lost
-    };
-    let (rec, sim) = (
-        &r.executors.recorded_running,
-        &r.executors.simulated_running,
-    );
-    let yarn_wait = short(sim) - short(rec);
+    let yarn_wait = later_by_less_than_yarns_longer_wait(&r);
     assert!(yarn_wait >= 3.0, "the AM's heartbeat: {yarn_wait} s");
-    // The application comes out later by less than that wait (job 1 ran on one executor
-    // meanwhile); its times are ms, the curves' s.
-    let later_s = (r.time.simulated - r.time.recorded) / 1000.0;
-    assert!(
-        later_s > 0.0 && later_s < yarn_wait,
-        "the application {later_s:+.3} s, YARN's wait {yarn_wait:.3} s longer"
-    );
     let job1 = job_error_pct(&r.jobs[1]);
     assert!(
         job1 > 30.0,
@@ -2539,30 +2515,46 @@ fn an_executor_lost_while_idle_is_lost_in_the_replay_too() {
         &r.executors.recorded_running,
         &r.executors.simulated_running,
     );
-    let lost_at = |running: &[(f64, u32)]| {
-        running
-            .iter()
-            .find(|p| p.1 == 1 && p.0 > 6.0)
-            .expect("a loss")
-            .0
-    };
-    assert!((lost_at(sim) - lost_at(rec)).abs() < 1.0, "{rec:?} {sim:?}");
+    assert!(
+        (lost_at_s(sim) - lost_at_s(rec)).abs() < 1.0,
+        "{rec:?} {sim:?}"
+    );
     assert!(job_error_pct(&r.jobs[0]).abs() <= 10.0);
-    let back = |running: &[(f64, u32)]| {
-        let lost = lost_at(running);
-        running
-            .iter()
-            .find(|p| p.1 == 2 && p.0 > lost)
-            .expect("a replacement")
-            .0
-            - lost
-    };
-    let yarn_wait = back(sim) - back(rec);
+    later_by_less_than_yarns_longer_wait(&r);
+}
+
+/// When a two-executor run's curve of running executors dropped to one after its start-up, s.
+fn lost_at_s(running: &[(f64, u32)]) -> f64 {
+    running
+        .iter()
+        .find(|p| p.1 == 1 && p.0 > 6.0)
+        .expect("a loss")
+        .0
+}
+
+/// How long a two-executor run went one executor short after its loss, s.
+fn one_short_s(running: &[(f64, u32)]) -> f64 {
+    let lost = lost_at_s(running);
+    let back = running
+        .iter()
+        .find(|p| p.1 == 2 && p.0 > lost)
+        .expect("a replacement");
+    back.0 - lost
+}
+
+/// A replay of a standalone log that lost and replaced an executor: the application comes out
+/// later than recorded, by less than YARN's replacement took beyond the recording's (the
+/// other executor worked meanwhile). Returns that extra wait, s (the application's times are
+/// ms, the curves' s).
+fn later_by_less_than_yarns_longer_wait(r: &replay::report::ReplayReport) -> f64 {
+    let e = &r.executors;
+    let yarn_wait = one_short_s(&e.simulated_running) - one_short_s(&e.recorded_running);
     let later_s = (r.time.simulated - r.time.recorded) / 1000.0;
     assert!(
         later_s > 0.0 && later_s < yarn_wait,
         "the application {later_s:+.3} s, YARN's wait {yarn_wait:.3} s longer"
     );
+    yarn_wait
 }
 
 /// A real Spark 4.0 application that lost map outputs with an executor (`scripts/

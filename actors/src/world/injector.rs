@@ -260,7 +260,7 @@ fn registered_executor(sim: &SimContext, rank: u32) -> Result<u32, String> {
         .nth((rank.max(1) - 1) as usize)
         .map(|&(_, n)| n)
         .ok_or_else(|| {
-            format!("no {rank}th executor had registered with AM attempt {attempt}'s driver")
+            format!("fewer than {rank} executors had registered with AM attempt {attempt}'s driver")
         })
 }
 
