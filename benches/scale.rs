@@ -246,6 +246,7 @@ fn prepare(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> PreparedRun 
         lineage: None,
         preferred_hosts: Vec::new(),
         input_path: None,
+        result_bytes: Default::default(),
     };
     prepare_job(executors, nodes, vec![stage], FaultController::default())
 }
@@ -488,6 +489,7 @@ fn shuffle(maps: u64, executors: u64) -> BTreeMap<&'static str, f64> {
         lineage: None,
         preferred_hosts: Vec::new(),
         input_path: None,
+        result_bytes: Default::default(),
     };
     let reduce = StageSpec {
         rdd_description: "ShuffledRDD[2] at groupByKey at Bench.scala:2".into(),
@@ -499,6 +501,7 @@ fn shuffle(maps: u64, executors: u64) -> BTreeMap<&'static str, f64> {
         lineage: None,
         preferred_hosts: Vec::new(),
         input_path: None,
+        result_bytes: Default::default(),
     };
     let kill = PlannedFault {
         app: 0,

@@ -265,6 +265,20 @@ def cancel_app(sc):
     sc.parallelize(range(40), 4).map(lambda x: (t.sleep(0.05), x)[1]).count()
 
 
+def maxresult_app(sc):
+    """Under `spark.driver.maxResultSize=1m` (the plan's `MAX_RESULT`): a job of 4 tasks of
+    0.3 s, each returning 600 kB, which Spark aborts at the second result it fetches
+    (`TaskSetManager.canFetchMoreResults`); the driver catches the failure and runs a job of 4
+    tasks of 0.5 s."""
+    import time as t
+
+    try:
+        sc.parallelize(range(4), 4).map(lambda x: (t.sleep(0.3), os.urandom(600000))[1]).collect()
+    except Exception:
+        pass
+    sc.parallelize(range(40), 4).map(lambda x: (t.sleep(0.05), x)[1]).count()
+
+
 def dynalloc_app(sc):
     """Under dynamic allocation (the plan's `DYNAMIC`): a job of 6 tasks of 1 s, 8 s of driver
     time (both executors idle out), and another such job (new executors come for it)."""
@@ -284,6 +298,9 @@ DYNAMIC = {
     "spark.dynamicAllocation.initialExecutors": "1",
 }
 
+# The driver's result limit as `maxresult` runs it.
+MAX_RESULT = {"spark.driver.maxResultSize": "1m"}
+
 # Exclusion on failure as `exclude` runs it.
 EXCLUDE = {"spark.excludeOnFailure.enabled": "true"}
 
@@ -302,6 +319,7 @@ APPS = {
     "exclude": exclude_app,
     "cancel": cancel_app,
     "idlelost": idlelost_app,
+    "maxresult": maxresult_app,
 }
 # Applications whose driver ends with an exception (its process exits non-zero).
 FAILING = {"failedlast", "killed"}
@@ -396,7 +414,7 @@ def failures_plan():
     one that lost an executor while a task ran and recovered, one that lost map outputs with
     its executor (FetchFailed, the map stage resubmitted), one whose bad executor Spark's
     exclusion on failure took out, one whose driver cancelled a job, one that lost an executor
-    while it ran nothing."""
+    while it ran nothing, one whose job's results passed `spark.driver.maxResultSize`."""
     single = {"spark.eventLog.rolling.enabled": "false", **COMPRESS}
     return [
         ("failedlast", 2, "r1", single),
@@ -407,6 +425,7 @@ def failures_plan():
         ("exclude", 2, "r1", {**single, **EXCLUDE}),
         ("cancel", 2, "r1", single),
         ("idlelost", 2, "r1", single),
+        ("maxresult", 2, "r1", {**single, **MAX_RESULT}),
     ]
 
 
@@ -434,7 +453,7 @@ def main():
     p.add_argument(
         "--failures",
         action="store_true",
-        help="applications with failures (failedlast_*, failcaught_*, killed_*, execlost_*, shufflelost_*, exclude_*, cancel_*, idlelost_*)",
+        help="applications with failures (failedlast_*, failcaught_*, killed_*, execlost_*, shufflelost_*, exclude_*, cancel_*, idlelost_*, maxresult_*)",
     )
     p.add_argument(
         "--shapes",

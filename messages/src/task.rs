@@ -29,6 +29,15 @@ pub struct TaskDescription {
     /// created; the executor's `MapOutputTrackerWorker.updateEpoch` takes it before the run.
     #[serde(default)]
     pub epoch: u64,
+    /// The size of the serialized result the task sends back (its program's, else
+    /// [`TASK_RESULT_BYTES`]): the executor's `bytes result sent` line and what the driver
+    /// counts against `spark.driver.maxResultSize`.
+    #[serde(default = "task_result_bytes")]
+    pub result_bytes: u64,
+}
+
+fn task_result_bytes() -> u64 {
+    TASK_RESULT_BYTES
 }
 
 /// A `FileSplit`: `path:start+length`, as `FileSplit.toString` prints it.
@@ -466,9 +475,31 @@ pub struct ReplayedException {
 
 /// The serialized size of a task's result: what the executor reports (`N bytes result sent to
 /// driver`) and the driver counts against `spark.driver.maxResultSize`
-/// (TaskSetManager.canFetchMoreResults). sparkyard's programs give no result sizes, so every
-/// task's result is this size (the event log's `Result Size` says the same).
+/// (TaskSetManager.canFetchMoreResults). sparkyard's synthetic programs give no result sizes,
+/// so every task's result is this size (the event log's `Result Size` says the same); a
+/// replayed stage gives each task its recorded one ([`ResultSizes`]).
 pub const TASK_RESULT_BYTES: u64 = 1000;
+
+/// The `TaskKilled` reason of a result the driver refused because the task set's results
+/// passed `spark.driver.maxResultSize` (Spark 4.0.0's TaskResultGetter).
+pub const RESULT_SIZE_EXCEEDED: &str = "Tasks result size has exceeded maxResultSize";
+
+/// Each partition's serialized result size, bytes (a replayed stage's recorded `Result Size`s);
+/// empty: every task's is [`TASK_RESULT_BYTES`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ResultSizes(pub Vec<u64>);
+
+impl ResultSizes {
+    /// Partition `partition`'s result size.
+    #[inline]
+    pub fn of(&self, partition: u32) -> u64 {
+        self.0
+            .get(partition as usize)
+            .copied()
+            .unwrap_or(TASK_RESULT_BYTES)
+    }
+}
 
 /// The serialised result a `StatusUpdate` carries.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -541,6 +572,9 @@ pub struct StageSpec {
     /// split after the earlier tasks' ones; `None`: no named file.
     #[serde(default)]
     pub input_path: Option<std::sync::Arc<str>>,
+    /// Each task's serialized result size (empty: [`TASK_RESULT_BYTES`] each).
+    #[serde(default)]
+    pub result_bytes: ResultSizes,
 }
 
 /// A stage's works, partition by partition, as a program hands them to the DAGScheduler: one

@@ -170,6 +170,7 @@ fn task() -> TaskDescription {
         task_binary: 0,
         input_split: None,
         epoch: 0,
+        result_bytes: 1000,
     }
 }
 
@@ -484,6 +485,7 @@ fn driver_and_executor_messages_round_trip() {
             lineage: None,
             preferred_hosts: Vec::new(),
             input_path: None,
+            result_bytes: Default::default(),
         }],
     };
     for m in [

@@ -152,6 +152,31 @@ fn task_cpus(conf: &SparkConf) -> Result<u32, UserError> {
     }
 }
 
+/// The executor's `maxDirectResultSize` (Spark 4.0.0's `Executor`: `Math.min` of
+/// `spark.task.maxDirectResultSize` and `RpcUtils.maxMessageSizeBytes`): a larger result goes
+/// to the driver through the executor's BlockManager. Spark reads both when an executor starts;
+/// a bad value is refused here, at submission, with Spark's text (`checkValue`, RpcUtils).
+fn max_direct_result_size(c: &SparkConf) -> Result<u64, UserError> {
+    const KEY: &str = "spark.task.maxDirectResultSize";
+    // ByteArrayMethods.MAX_ROUNDED_ARRAY_LENGTH (Integer.MAX_VALUE - 15).
+    const MAX_ROUNDED_ARRAY_LENGTH: u64 = i32::MAX as u64 - 15;
+    let direct = c.get_size_as_bytes(KEY, "1m")?;
+    if direct >= MAX_ROUNDED_ARRAY_LENGTH {
+        return Err(UserError::illegal_argument(format!(
+            "'{direct}' in {KEY} is invalid. The max direct result size is 2GB"
+        )));
+    }
+    // RpcUtils.MAX_MESSAGE_SIZE_IN_MB: Int.MaxValue / 1024 / 1024.
+    const MAX_MESSAGE_SIZE_IN_MB: u64 = i32::MAX as u64 / 1024 / 1024;
+    let rpc_mb = u64::from(c.get_u32("spark.rpc.message.maxSize", 128)?);
+    if rpc_mb > MAX_MESSAGE_SIZE_IN_MB {
+        return Err(UserError::illegal_argument(format!(
+            "spark.rpc.message.maxSize should not be greater than {MAX_MESSAGE_SIZE_IN_MB} MB"
+        )));
+    }
+    Ok(direct.min(rpc_mb * 1024 * 1024))
+}
+
 /// `spark.scheduler.mode` as TaskSchedulerImpl reads it; another value fails the SparkContext
 /// with Spark's text, refused here at submission.
 fn scheduler_mode(conf: &SparkConf) -> Result<SchedulingMode, UserError> {
@@ -482,6 +507,7 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         task_cpus: task_cpus(c)?,
         task_max_failures: c.get_u32("spark.task.maxFailures", 4)?,
         driver_max_result_size: c.get_size_as_bytes("spark.driver.maxResultSize", "1g")?,
+        max_direct_result_size: max_direct_result_size(c)?,
         scheduler_mode: scheduler_mode(c)?,
         allocation_file: allocation_file(req)?,
         shuffle: shuffle_settings(c)?,

@@ -107,9 +107,11 @@ pub struct RecordedTaskSizes {
     pub stages: Vec<Option<Box<[TaskSizes]>>>,
 }
 
-/// One task's recorded sizes (its `Input`, `Shuffle Write` and `Shuffle Read Metrics`).
+/// One task's recorded sizes (its `Input`, `Shuffle Write` and `Shuffle Read Metrics`, and
+/// the serialized result it sent: `Result Size`, 0 when the program gives none).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TaskSizes {
+    pub result_bytes: u64,
     pub input: DataSize,
     pub shuffle_write: DataSize,
     pub shuffle_read: DataSize,
@@ -1149,6 +1151,7 @@ impl LogWriter {
             shuffle_read: self.shuffle_read(shape, &info.executor_id, info.partition_id),
             input: (shape.input != InputSize::default())
                 .then(|| shape.input.of_task(info.partition_id)),
+            result_bytes: None,
         };
         let sized = self
             .sized
@@ -1221,6 +1224,9 @@ impl LogWriter {
 /// simulated run placed its map outputs.
 fn with_sizes(mut run: TaskRun, t: &TaskSizes) -> TaskRun {
     let pair = |d: DataSize| (d.bytes, d.records);
+    if t.result_bytes > 0 {
+        run.result_bytes = Some(t.result_bytes);
+    }
     if run.shuffle_write.is_some() {
         run.shuffle_write = Some(pair(t.shuffle_write));
     }

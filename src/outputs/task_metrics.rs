@@ -179,6 +179,8 @@ pub struct TaskRun {
     pub shuffle_read: Option<ShuffleRead>,
     /// Bytes and records the task read from its input (`None`: no input).
     pub input: Option<(u64, u64)>,
+    /// The serialized result it sent, when the program gives it (`None`: [`RESULT_SIZE`]).
+    pub result_bytes: Option<u64>,
 }
 
 /// The model above, for one task.
@@ -225,7 +227,8 @@ pub fn task_metrics(run: &TaskRun, costs: &TaskCostModel) -> TaskMetrics {
     if run.succeeded {
         m.set_non_zero(k::CPU, (run_ms - fetch_wait) * 1_000_000);
     }
-    m.set(k::RESULT_SIZE, if run.succeeded { RESULT_SIZE } else { 0 });
+    let result = run.result_bytes.unwrap_or(RESULT_SIZE);
+    m.set(k::RESULT_SIZE, if run.succeeded { result } else { 0 });
     if let (Some((bytes, records)), true) = (run.shuffle_write, run.succeeded) {
         m.set(k::WRITE_BYTES, bytes);
         m.set(k::WRITE_RECORDS, records);
@@ -338,6 +341,7 @@ mod tests {
             shuffle_write: Some((740, 8)),
             shuffle_read: None,
             input: None,
+            result_bytes: None,
         };
         let m = task_metrics(&run, &TaskCostModel::default());
         assert_eq!(
@@ -375,6 +379,7 @@ mod tests {
                 records: 16,
             }),
             input: None,
+            result_bytes: None,
         };
         let m = task_metrics(&run, &TaskCostModel::default());
         let n = names(&m);
@@ -403,6 +408,7 @@ mod tests {
             shuffle_write: None,
             shuffle_read: None,
             input: Some((589_824, 10_107)),
+            result_bytes: None,
         };
         let m = task_metrics(&run, &TaskCostModel::default());
         assert_eq!(
@@ -448,6 +454,7 @@ mod tests {
             shuffle_write: Some((10, 1)),
             shuffle_read: None,
             input: None,
+            result_bytes: None,
         };
         let m = task_metrics(&run, &TaskCostModel::default());
         assert_eq!(names(&m), ["executorRunTime", "resultSize"]);

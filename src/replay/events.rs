@@ -408,6 +408,9 @@ pub struct TaskMetrics {
     pub result_serialization_time: u64,
     #[serde(rename = "JVM GC Time", default)]
     pub jvm_gc_time: u64,
+    /// The serialized result's size (`Result Size`; 0 when the attempt sent none).
+    #[serde(rename = "Result Size", default)]
+    pub result_size: u64,
     #[serde(rename = "Input Metrics", default)]
     pub input_metrics: InputMetrics,
     #[serde(rename = "Shuffle Read Metrics", default)]

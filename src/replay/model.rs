@@ -57,6 +57,8 @@ pub struct TaskRecord {
     pub result_serialization_ms: u64,
     pub gc_ms: u64,
     pub getting_result_ms: u64,
+    /// The serialized result's size (`Result Size`; 0: none recorded).
+    pub result_bytes: u64,
     /// `AppStatusUtils.schedulerDelay`: what the duration holds beyond the other parts.
     pub scheduler_delay_ms: u64,
     pub input_bytes: u64,
@@ -991,6 +993,7 @@ impl Builder {
             result_serialization_ms: m.result_serialization_time,
             gc_ms: m.jvm_gc_time,
             getting_result_ms,
+            result_bytes: m.result_size,
             scheduler_delay_ms: duration_ms.saturating_sub(accounted),
             input_bytes: m.input_metrics.bytes_read,
             shuffle_read_bytes: m.shuffle_read_metrics.remote_bytes_read

@@ -11,8 +11,8 @@ use super::model::{
 use crate::outputs::eventlog::{DataSize, RecordedTaskSizes, TaskSizes};
 use sparkyard_actors::simulation::config::{JobAnchor, RecordedCancel, ReplayedJob, UserProgram};
 use sparkyard_messages::task::{
-    InputSize, JobSpec, ReplayedAttempts, ReplayedCache, ReplayedEnd, ReplayedException,
-    ReplayedFailure, ShuffleWriteSize, StageSpec, TaskWork,
+    InputSize, JobSpec, RESULT_SIZE_EXCEEDED, ReplayedAttempts, ReplayedCache, ReplayedEnd,
+    ReplayedException, ReplayedFailure, ResultSizes, ShuffleWriteSize, StageSpec, TaskWork,
 };
 use std::collections::BTreeMap;
 
@@ -455,7 +455,10 @@ pub fn recorded_sizes(app: &Application) -> RecordedTaskSizes {
         .flat_map(|j| j.stages.iter())
         .filter(|s| !s.tasks.is_empty())
         .map(|s| {
-            let sizes: Box<[TaskSizes]> = s.tasks.iter().map(task_sizes).collect();
+            let results = result_sizes(s);
+            let sizes: Box<[TaskSizes]> = (s.tasks.iter().enumerate())
+                .map(|(i, t)| task_sizes(t, results.of(i as u32)))
+                .collect();
             sizes
                 .iter()
                 .any(|t| *t != TaskSizes::default())
@@ -465,8 +468,9 @@ pub fn recorded_sizes(app: &Application) -> RecordedTaskSizes {
     RecordedTaskSizes { stages }
 }
 
-fn task_sizes(t: &TaskRecord) -> TaskSizes {
+fn task_sizes(t: &TaskRecord, result_bytes: u64) -> TaskSizes {
     TaskSizes {
+        result_bytes,
         input: DataSize {
             bytes: t.input_bytes,
             records: t.input_records,
@@ -555,7 +559,40 @@ fn stage(
         lineage: None,
         preferred_hosts: Vec::new(),
         input_path: None,
+        result_bytes: result_sizes(s),
     }
+}
+
+/// Each task's serialized result as the recording sent it (`Result Size` of the index's
+/// successful attempt), so the simulated executors send and the simulated driver counts what
+/// Spark's did (`TaskSetManager.canFetchMoreResults` against `spark.driver.maxResultSize`, the
+/// executor's `maxDirectResultSize`). Spark records no metrics for a result it refused
+/// (`TaskKilled(RESULT_SIZE_EXCEEDED)`): such an index takes its stage's largest recorded
+/// result, any other index without one (killed, failed) the stage's median. A stage with no
+/// recorded size (an old log, no metrics) keeps the default.
+fn result_sizes(s: &Stage) -> ResultSizes {
+    let mut recorded: Vec<u64> = s
+        .tasks
+        .iter()
+        .filter(|t| t.succeeded && t.result_bytes > 0)
+        .map(|t| t.result_bytes)
+        .collect();
+    if recorded.is_empty() {
+        return ResultSizes::default();
+    }
+    recorded.sort_unstable();
+    let (largest, median) = (recorded[recorded.len() - 1], recorded[recorded.len() / 2]);
+    let refused = |t: &TaskRecord| {
+        t.failures.iter().flat_map(|f| f.iter()).any(
+            |f| matches!(&f.end, AttemptEnd::Killed { reason } if reason == RESULT_SIZE_EXCEEDED),
+        )
+    };
+    let size = |t: &TaskRecord| match t {
+        t if t.succeeded && t.result_bytes > 0 => t.result_bytes,
+        t if refused(t) => largest,
+        _ => median,
+    };
+    ResultSizes(s.tasks.iter().map(size).collect())
 }
 
 /// The persisted RDDs a task of the stage reads or stores its partition's block of, so the
@@ -708,6 +745,43 @@ mod tests {
             succeeded: true,
             ..TaskRecord::default()
         }
+    }
+
+    // Spark 4.0.0's TaskResultGetter records a refused result as `TaskKilled("Tasks result size
+    // has exceeded maxResultSize")` with no metrics: the index takes its stage's largest
+    // recorded `Result Size`; another index without one (killed when the stage was cancelled)
+    // the stage's median; a stage that recorded none keeps the default size.
+    #[test]
+    fn each_task_sends_its_recorded_result_and_a_refused_one_its_stages_largest() {
+        let sent = |bytes| TaskRecord {
+            result_bytes: bytes,
+            ..record(0, 10, false)
+        };
+        let unsent = |reason: &str| {
+            let mut t = with(record(0, 10, false), vec![killed(0, 10, false)]);
+            t.succeeded = false;
+            if let Some(AttemptEnd::Killed { reason: r }) = t
+                .failures
+                .as_deref_mut()
+                .and_then(|f| f.first_mut())
+                .map(|f| &mut f.end)
+            {
+                *r = reason.to_string();
+            }
+            t
+        };
+        let tasks = vec![
+            sent(600_000),
+            unsent(RESULT_SIZE_EXCEEDED),
+            sent(1_500),
+            unsent("Stage cancelled: Job aborted"),
+            sent(2_000),
+        ];
+        let sizes = result_sizes(&Stage::of_tasks(0, "collect", tasks));
+        assert_eq!(sizes.0, vec![600_000, 600_000, 1_500, 2_000, 2_000]);
+        let none = result_sizes(&Stage::of_tasks(0, "old", vec![record(0, 10, false)]));
+        assert_eq!(none, ResultSizes::default());
+        assert_eq!(none.of(3), sparkyard_messages::task::TASK_RESULT_BYTES);
     }
 
     fn killed(attempt: u32, duration_ms: u64, speculative: bool) -> FailedAttempt {

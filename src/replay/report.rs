@@ -113,6 +113,29 @@ pub struct JobRow {
     pub recorded_recoveries: Recoveries,
     /// The same in the simulated job (`None`: the job ran no task, so was not simulated).
     pub simulated_recoveries: Option<Recoveries>,
+    /// How the job ended in the log (its JobEnd's `Job Result`).
+    pub recorded_result: JobEnded,
+    /// How it ended in the simulation (`None`: not simulated, or it never ended).
+    pub simulated_result: Option<JobEnded>,
+}
+
+/// A job's `JobResult`: `JobSucceeded` or `JobFailed` (aborted, cancelled, or failed by the
+/// application's stop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobEnded {
+    Succeeded,
+    Failed,
+}
+
+impl JobEnded {
+    fn of(failed: bool) -> Self {
+        if failed {
+            JobEnded::Failed
+        } else {
+            JobEnded::Succeeded
+        }
+    }
 }
 
 /// Totals over every successful task attempt, ms (Spark UI's split of a task's duration).
@@ -265,6 +288,10 @@ fn job_rows(app: &Application, sim: &SimOutcome) -> Vec<JobRow> {
                 critical_path_ms: analysis::critical_path_ms(j),
                 recorded_recoveries: j.recoveries(&app.executors),
                 simulated_recoveries: span.map(|s| s.recoveries),
+                recorded_result: JobEnded::of(j.failure.is_some()),
+                simulated_result: span
+                    .filter(|s| s.ended_ms.is_some())
+                    .map(|s| JobEnded::of(s.failed)),
             }
         })
         .collect()
@@ -1113,6 +1140,7 @@ pub fn table(r: &ReplayReport) -> String {
             secs(j.critical_path_ms as f64)
         );
     }
+    failed_jobs(&mut o, &r.jobs);
     let t = &r.task_time;
     let _ = writeln!(
         o,
@@ -1273,6 +1301,32 @@ fn recoveries_table(o: &mut String, r: &ReplayReport) {
     if !f.simulated_recoveries_between_jobs.is_empty() {
         let _ = writeln!(o, "  between jobs");
         line(o, "  simulated", &f.simulated_recoveries_between_jobs);
+    }
+}
+
+/// The jobs that failed (JobFailed) in the log and in the simulation, when any did.
+fn failed_jobs(o: &mut String, jobs: &[JobRow]) {
+    let ids = |f: &dyn Fn(&JobRow) -> bool| {
+        let v: Vec<String> = jobs
+            .iter()
+            .filter(|j| f(j))
+            .map(|j| j.job_id.to_string())
+            .collect();
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let recorded = |j: &JobRow| j.recorded_result == JobEnded::Failed;
+    let simulated = |j: &JobRow| j.simulated_result == Some(JobEnded::Failed);
+    if jobs.iter().any(|j| recorded(j) || simulated(j)) {
+        let _ = writeln!(
+            o,
+            "failed jobs: recorded {}; simulated {}",
+            ids(&recorded),
+            ids(&simulated)
+        );
     }
 }
 

@@ -45,6 +45,12 @@ const REPLAYED_KEYS: &[&str] = &[
     "spark.scheduler.minRegisteredResourcesRatio",
     "spark.scheduler.maxRegisteredResourcesWaitingTime",
     "spark.scheduler.mode",
+    // What the driver takes of task results and how they travel.
+    "spark.driver.maxResultSize",
+    "spark.task.maxDirectResultSize",
+    "spark.rpc.message.maxSize",
+    // The stage retries a fetch failure or a barrier stage's failure may take.
+    "spark.stage.maxConsecutiveAttempts",
 ];
 
 /// `spark.scheduler.minRegisteredResourcesRatio`.
@@ -564,6 +570,8 @@ pub struct JobSpan {
     pub first_launch_ms: Option<u64>,
     /// What the simulated schedulers ran again while the job ran.
     pub recoveries: Recoveries,
+    /// It ended with JobFailed (aborted, cancelled, or still running at the stop).
+    pub failed: bool,
 }
 
 impl SimRecord {
@@ -597,8 +605,11 @@ impl SimRecord {
                 // The stop fails each job still running ("cancelled because SparkContext was
                 // shut down": a JobEnd with JobFailed, as a killed recording shows).
                 for &k in &self.running_jobs {
-                    if let Some(j) = self.jobs.get_mut(k) {
-                        j.ended_ms.get_or_insert(now);
+                    if let Some(j) = self.jobs.get_mut(k)
+                        && j.ended_ms.is_none()
+                    {
+                        j.ended_ms = Some(now);
+                        j.failed = true;
                     }
                 }
             }
@@ -618,6 +629,7 @@ impl SimRecord {
                     ended_ms: None,
                     first_launch_ms: None,
                     recoveries: Recoveries::default(),
+                    failed: false,
                 };
                 self.running_jobs.insert(k);
                 self.awaiting_launch.push(k);
@@ -627,6 +639,7 @@ impl SimRecord {
                 let k = *job as usize;
                 if let Some(j) = self.jobs.get_mut(k) {
                     j.ended_ms = Some(now);
+                    j.failed = matches!(e, RunEvent::JobFailed { .. });
                 }
                 self.running_jobs.remove(&k);
             }
@@ -1105,6 +1118,7 @@ fn probe_program(app: &Application) -> UserProgram {
             lineage: None,
             preferred_hosts: Vec::new(),
             input_path: None,
+            result_bytes: Default::default(),
         }],
     };
     UserProgram::Replay {

@@ -366,6 +366,7 @@ pub(super) fn workload(
                     .as_ref()
                     .and_then(|i| i.path.as_deref())
                     .map(Into::into),
+                result_bytes: Default::default(),
             });
         }
         check_ancestors(job).map_err(|m| format!("workload.jobs[{j}].{m}"))?;

@@ -574,6 +574,7 @@ fn failing_program() -> UserProgram {
         lineage: None,
         preferred_hosts: Vec::new(),
         input_path: None,
+        result_bytes: Default::default(),
     };
     UserProgram::Synthetic {
         class: "com.example.Failing".into(),
@@ -608,6 +609,7 @@ fn input_program() -> UserProgram {
         lineage: None,
         preferred_hosts: Vec::new(),
         input_path: None,
+        result_bytes: Default::default(),
     };
     UserProgram::Synthetic {
         class: "com.example.Input".into(),
@@ -1584,6 +1586,7 @@ fn skewed_program() -> UserProgram {
         lineage: None,
         preferred_hosts: Vec::new(),
         input_path: None,
+        result_bytes: Default::default(),
     };
     let reduce = StageSpec {
         rdd_description: "ShuffledRDD[2] at groupByKey at Skew.scala:11".into(),
@@ -1595,6 +1598,7 @@ fn skewed_program() -> UserProgram {
         lineage: None,
         preferred_hosts: Vec::new(),
         input_path: None,
+        result_bytes: Default::default(),
     };
     UserProgram::Synthetic {
         class: "com.example.Skew".into(),

@@ -2632,6 +2632,29 @@ fn a_job_the_driver_cancelled_is_cancelled_in_the_replay_too() {
     );
 }
 
+/// A real Spark 4.0 application whose job's results passed `spark.driver.maxResultSize`
+/// (`scripts/make-eventlogs.py --failures`, `maxresult`: 1m, four tasks returning 600 kB each;
+/// Spark's TaskSetManager.canFetchMoreResults aborted the job at the second result, that task
+/// `TaskKilled (Tasks result size has exceeded maxResultSize)` without metrics, the two still
+/// running killed; the driver caught it and ran job 1, whose tasks waited for those slots).
+/// The replay takes the limit from the log and each task's recorded `Result Size` (the refused
+/// one its stage's largest), so the simulated driver aborts job 0 as Spark's did. Before, every
+/// result was 1000 bytes and the limit the default 1g: job 0 succeeded with all four tasks run
+/// to their end (+14.2 %), job 1 -24.0 %.
+#[test]
+fn a_job_whose_results_passed_max_result_size_fails_in_the_replay_too() {
+    use replay::report::JobEnded;
+    let r = replay_within_ten("failures/maxresult_n2_r1.zstd");
+    let ended: Vec<(JobEnded, Option<JobEnded>)> = r
+        .jobs
+        .iter()
+        .map(|j| (j.recorded_result, j.simulated_result))
+        .collect();
+    let (ok, failed) = (JobEnded::Succeeded, JobEnded::Failed);
+    assert_eq!(ended, vec![(failed, Some(failed)), (ok, Some(ok))]);
+    assert_eq!(r.failures.simulated_final_state, "FINISHED/SUCCEEDED");
+}
+
 /// A real Spark 4.0 application under dynamic allocation on local-cluster[2,1,1024]
 /// (`scripts/make-eventlogs.py --shapes`: initialExecutors 1, maxExecutors 2, a 3 s idle
 /// timeout, shuffle tracking; two jobs of 6 tasks 8 s apart, so both executors go idle and

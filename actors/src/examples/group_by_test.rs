@@ -182,6 +182,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
             action_scope: Some(scope_of((2, "count"))),
             shuffle_id: None,
         })),
+        result_bytes: Default::default(),
     };
     // The map side writes every pair; a skewed run writes its mappers' average (the
     // MapStatus sizes are per stage).
@@ -218,6 +219,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
             action_scope: None,
             shuffle_id: None,
         })),
+        result_bytes: Default::default(),
     };
     let reducers = a.num_reducers;
     let reduce_ms = total * pair_bytes(a) / u64::from(reducers) / REDUCE_BYTES_PER_MS;
@@ -252,6 +254,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
             action_scope: Some(scope_of((4, "count"))),
             shuffle_id: None,
         })),
+        result_bytes: Default::default(),
     };
     vec![
         JobSpec {

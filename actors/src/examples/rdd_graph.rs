@@ -155,6 +155,7 @@ impl RddGraph {
                 action_scope: action_scope.map(scope_of),
                 shuffle_id: shuffle,
             })),
+            result_bytes: Default::default(),
         }
     }
 }

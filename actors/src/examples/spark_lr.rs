@@ -152,6 +152,7 @@ fn job(iteration: u32, slices: u32) -> JobSpec {
             action_scope: Some(scope_of((map_scope + 1, "reduce"))),
             ..StageLineage::default()
         })),
+        result_bytes: Default::default(),
     };
     JobSpec {
         call_site: format!("reduce at {FILE}:{REDUCE_LINE}"),

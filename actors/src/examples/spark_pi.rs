@@ -92,6 +92,7 @@ pub fn darts_job(
         lineage: Some(Box::new(lineage)),
         preferred_hosts: Vec::new(),
         input_path: None,
+        result_bytes: Default::default(),
     };
     JobSpec {
         call_site,

@@ -73,11 +73,30 @@ pub fn exception_result(message: &str) -> TaskResultData {
     }
 }
 
-/// `TaskRunner.run` (Spark 4.0.0 bytecode: `maxResultSize > 0 && resultSize > maxResultSize`):
-/// a serialized result over `spark.driver.maxResultSize` is dropped with a WARN and only its
-/// size goes to the driver (an `IndirectTaskResult`); 0 means no limit.
-pub fn result_dropped(result_bytes: u64, max_result_size: u64) -> bool {
-    max_result_size > 0 && result_bytes > max_result_size
+/// How `TaskRunner.run` sends a serialized result back (Spark 4.0.0 bytecode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultSend {
+    /// Over `spark.driver.maxResultSize` (`maxResultSize > 0 && resultSize > maxResultSize`):
+    /// dropped with a WARN, only its size goes (an `IndirectTaskResult`); 0 means no limit.
+    Dropped,
+    /// Over the executor's `maxDirectResultSize`: put in its BlockManager as
+    /// `taskresult_<tid>`, which the driver fetches (an `IndirectTaskResult` with the block).
+    ViaBlockManager,
+    /// In the StatusUpdate itself (a `DirectTaskResult`).
+    Direct,
+}
+
+impl ResultSend {
+    /// How a result of `result_bytes` goes, in `TaskRunner.run`'s order of checks.
+    pub fn of(result_bytes: u64, max_result_size: u64, max_direct_result_size: u64) -> Self {
+        if max_result_size > 0 && result_bytes > max_result_size {
+            ResultSend::Dropped
+        } else if result_bytes > max_direct_result_size {
+            ResultSend::ViaBlockManager
+        } else {
+            ResultSend::Direct
+        }
+    }
 }
 
 #[cfg(test)]
@@ -213,9 +232,25 @@ mod tests {
     /// dropped; at the limit, or with no limit (0), it is sent.
     #[test]
     fn results_over_max_result_size_are_dropped() {
-        assert!(result_dropped(1000, 999));
-        assert!(!result_dropped(1000, 1000));
-        assert!(!result_dropped(1000, 0));
-        assert!(!result_dropped(1000, 1 << 30));
+        const DIRECT: u64 = 1 << 20;
+        assert_eq!(ResultSend::of(1000, 999, DIRECT), ResultSend::Dropped);
+        assert_eq!(ResultSend::of(1000, 1000, DIRECT), ResultSend::Direct);
+        assert_eq!(ResultSend::of(1000, 0, DIRECT), ResultSend::Direct);
+        assert_eq!(ResultSend::of(1000, 1 << 30, DIRECT), ResultSend::Direct);
+        // Over maxDirectResultSize, within maxResultSize (or no limit): via the BlockManager;
+        // over both: dropped, the first check.
+        assert_eq!(
+            ResultSend::of(DIRECT + 1, 1 << 30, DIRECT),
+            ResultSend::ViaBlockManager
+        );
+        assert_eq!(
+            ResultSend::of(DIRECT + 1, 0, DIRECT),
+            ResultSend::ViaBlockManager
+        );
+        assert_eq!(ResultSend::of(DIRECT, 0, DIRECT), ResultSend::Direct);
+        assert_eq!(
+            ResultSend::of(3 << 20, 2 << 20, DIRECT),
+            ResultSend::Dropped
+        );
     }
 }

@@ -58,6 +58,9 @@ pub struct SparkSettings {
     /// `spark.driver.maxResultSize` (1g), bytes; 0 = unlimited: a job whose result tasks'
     /// serialized results pass it aborts (TaskSetManager.canFetchMoreResults).
     pub driver_max_result_size: u64,
+    /// The executor's `maxDirectResultSize` (`spark.task.maxDirectResultSize`, 1m, at most
+    /// `spark.rpc.message.maxSize`), bytes: a larger result is sent via its BlockManager.
+    pub max_direct_result_size: u64,
     /// `spark.scheduler.mode` (FIFO).
     pub scheduler_mode: SchedulingMode,
     /// `spark.scheduler.allocation.file` as read at submission, in FAIR mode only (FIFO's

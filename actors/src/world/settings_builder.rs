@@ -159,6 +159,7 @@ fn spark_submit_defaults(
         task_cpus: 1,
         task_max_failures: 4,
         driver_max_result_size: 1 << 30,
+        max_direct_result_size: 1 << 20,
         scheduler_mode: SchedulingMode::default(),
         allocation_file: None,
         shuffle: ShuffleSettings::default(),

@@ -6,16 +6,15 @@ use super::{CoarseGrainedExecutorBackend, EXECUTOR, RunningTask};
 use crate::kernel::clock;
 use crate::spark_core::block_manager_decommissioner::StoredShuffle;
 use crate::spark_core::executor_state::TaskEnd;
-use crate::spark_core::task_runner::result_dropped;
+use crate::spark_core::task_runner::ResultSend;
 use crate::world::injector;
-use crate::{error, info_parts, warn};
+use crate::{error, info, info_parts, warn};
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::ids::TaskId;
 use sparkyard_messages::jvm_text::bytes_to_string;
 use sparkyard_messages::records::TaskState;
 use sparkyard_messages::task::{
-    ContainerEnd, ShuffleBlockInfo, StatusUpdate, TASK_RESULT_BYTES, TaskDescription,
-    TaskResultData,
+    ContainerEnd, ShuffleBlockInfo, StatusUpdate, TaskDescription, TaskResultData,
 };
 
 impl CoarseGrainedExecutorBackend {
@@ -93,24 +92,30 @@ impl CoarseGrainedExecutorBackend {
         self.log_result_sent(&task.desc);
     }
 
-    /// Executor.TaskRunner's line for a serialized result: over `spark.driver.maxResultSize`
-    /// it is dropped with a WARN (Spark 4.0.0's text, read from the jar) and only its size goes
-    /// to the driver (an IndirectTaskResult), else it is sent.
+    /// Executor.TaskRunner's line for a serialized result (Spark 4.0.0's texts, read from the
+    /// jar): over `spark.driver.maxResultSize` it is dropped with a WARN and only its size goes
+    /// to the driver, over `maxDirectResultSize` it goes via the BlockManager, else it is sent.
     fn log_result_sent(&self, desc: &TaskDescription) {
         let log = self.env.log();
-        let (name, tid) = (desc.name(), desc.task_id);
-        let max = self.sim.config.spark.driver_max_result_size;
-        if result_dropped(TASK_RESULT_BYTES, max) {
-            warn!(
+        let (name, tid, bytes) = (desc.name(), desc.task_id, desc.result_bytes);
+        let spark = &self.sim.config.spark;
+        let max = spark.driver_max_result_size;
+        match ResultSend::of(bytes, max, spark.max_direct_result_size) {
+            ResultSend::Dropped => warn!(
                 log,
                 EXECUTOR,
                 "Finished {name} (TID {tid}). Result is larger than maxResultSize ({} > {}), dropping it.",
-                bytes_to_string(TASK_RESULT_BYTES),
+                bytes_to_string(bytes),
                 bytes_to_string(max)
-            );
-        } else {
-            // `Finished {name} (TID {tid}). {TASK_RESULT_BYTES} bytes result sent to driver`.
-            info_parts!(
+            ),
+            // The closing parenthesis is Spark's own.
+            ResultSend::ViaBlockManager => info!(
+                log,
+                EXECUTOR,
+                "Finished {name} (TID {tid}). {bytes} bytes result sent via BlockManager)"
+            ),
+            // `Finished {name} (TID {tid}). {bytes} bytes result sent to driver`.
+            ResultSend::Direct => info_parts!(
                 log,
                 EXECUTOR,
                 "Finished ",
@@ -118,9 +123,9 @@ impl CoarseGrainedExecutorBackend {
                 " (TID ",
                 tid,
                 "). ",
-                TASK_RESULT_BYTES,
+                bytes,
                 " bytes result sent to driver"
-            );
+            ),
         }
     }
 

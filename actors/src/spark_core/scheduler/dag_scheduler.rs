@@ -36,8 +36,8 @@ use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason};
 use sparkyard_messages::records::ExecutorLossReason;
 use sparkyard_messages::rpc::RemoteRef;
 use sparkyard_messages::task::{
-    BlockManagerId, FetchFailure, InputSize, JobResult, JobSpec, MapStatusData, ShuffleWrite,
-    ShuffleWriteSize, StageLineage, TaskResultData,
+    BlockManagerId, FetchFailure, InputSize, JobResult, JobSpec, MapStatusData, ResultSizes,
+    ShuffleWrite, ShuffleWriteSize, StageLineage, TaskResultData,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -68,6 +68,8 @@ pub(super) struct Stage {
     input: InputSize,
     /// The file the input splits come from (HadoopRDD's path), if the program names one.
     input_path: Option<Arc<str>>,
+    /// Each task's serialized result size.
+    result_bytes: Rc<ResultSizes>,
     /// The event log's RDD lineage and call stack, when the program gives them.
     lineage: Option<Box<StageLineage>>,
     /// Each partition's preferred hosts from its input (empty: none).
@@ -350,6 +352,7 @@ impl DAGScheduler {
                     shuffle_write: spec.shuffle_write,
                     input: spec.input,
                     input_path: spec.input_path,
+                    result_bytes: Rc::new(spec.result_bytes),
                     lineage: spec.lineage,
                     preferred: interned_hosts(spec.preferred_hosts),
                     attempt: 0,
@@ -652,6 +655,7 @@ impl DAGScheduler {
             task_binary: s.task_binary,
             input: s.input,
             input_path: s.input_path.clone(),
+            result_bytes: Rc::clone(&s.result_bytes),
             shuffle_write,
             shuffle_read: s.parents.first().and_then(|p| self.stages[p].shuffle_id),
         }

@@ -118,6 +118,7 @@ fn stage(i: usize, last: bool, parts: usize, parents: &[usize]) -> StageSpec {
         lineage: None,
         preferred_hosts: Vec::new(),
         input_path: None,
+        result_bytes: Default::default(),
     }
 }
 

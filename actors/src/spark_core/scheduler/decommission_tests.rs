@@ -132,6 +132,7 @@ fn job(n: usize, prefs: Vec<Vec<String>>) -> JobSpec {
             preferred_hosts: prefs,
             input_path: None,
             lineage: None,
+            result_bytes: Default::default(),
         }],
     }
 }

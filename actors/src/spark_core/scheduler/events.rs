@@ -12,8 +12,8 @@ use sparkyard_messages::ids::{ExecutorId, TaskId};
 use sparkyard_messages::listener::{TaskEndReason, TaskInfo};
 use sparkyard_messages::rpc::RemoteRef;
 use sparkyard_messages::task::{
-    InputSize, InputSplit, JobResult, ShuffleWrite, StageTasks, TaskDescription, TaskName,
-    TaskResultData,
+    InputSize, InputSplit, JobResult, ResultSizes, ShuffleWrite, StageTasks, TaskDescription,
+    TaskName, TaskResultData,
 };
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -99,6 +99,8 @@ pub struct StageCode {
     pub input: InputSize,
     /// The file the input splits come from, if the program names one.
     pub input_path: Option<Arc<str>>,
+    /// Each task's serialized result size (the program's, else `TASK_RESULT_BYTES`).
+    pub result_bytes: Rc<ResultSizes>,
     /// The output a ShuffleMapTask writes (`None` for a ResultTask).
     pub shuffle_write: Option<ShuffleWrite>,
     /// The shuffle the stage reads (its first parent's), if any.

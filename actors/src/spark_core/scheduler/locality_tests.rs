@@ -74,6 +74,7 @@ fn job(n: u32, prefs: Vec<Vec<String>>) -> JobSpec {
             preferred_hosts: prefs,
             input_path: None,
             lineage: None,
+            result_bytes: Default::default(),
         }],
     }
 }
@@ -310,6 +311,7 @@ fn reduce_tasks_prefer_the_hosts_with_most_map_output() {
             preferred_hosts: Vec::new(),
             input_path: None,
             lineage: None,
+            result_bytes: Default::default(),
         };
         let reduce = StageSpec {
             rdd_description: "ShuffledRDD[2] at count at X.scala:2".into(),
@@ -321,6 +323,7 @@ fn reduce_tasks_prefer_the_hosts_with_most_map_output() {
             preferred_hosts: Vec::new(),
             input_path: None,
             lineage: None,
+            result_bytes: Default::default(),
         };
         s.submit_job(
             JobSpec {

@@ -69,6 +69,7 @@ fn job(tasks: usize) -> JobSpec {
             lineage: None,
             preferred_hosts: Vec::new(),
             input_path: None,
+            result_bytes: Default::default(),
         }],
     }
 }

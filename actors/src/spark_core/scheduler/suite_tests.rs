@@ -25,8 +25,8 @@ use sparkyard_messages::ids::{ExecutorId, TaskId};
 use sparkyard_messages::listener::{ListenerEvent, TaskEndReason};
 use sparkyard_messages::records::{ExecutorLossReason, TaskState};
 use sparkyard_messages::task::{
-    BlockManagerId, FetchFailure, JobResult, JobSpec, MapStatusData, ShuffleWrite, StageSpec,
-    TaskResultData, TaskWork,
+    BlockManagerId, FetchFailure, JobResult, JobSpec, MapStatusData, RESULT_SIZE_EXCEEDED,
+    ResultSizes, ShuffleWrite, StageSpec, TaskResultData, TaskWork,
 };
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -270,6 +270,7 @@ pub(super) fn task_set(stage: u32, attempt: u32, n: u32, shuffle: Option<u32>) -
                 records: 0,
             }),
             shuffle_read: None,
+            result_bytes: Default::default(),
         },
     }
 }
@@ -504,6 +505,40 @@ fn results_over_max_result_size_abort_the_result_set() {
     let mut unlimited = with_max_result_size(0);
     finish_all(&mut unlimited, 0, 3, false);
     assert!(unlimited.dag.failed_sets.is_empty());
+}
+
+// The same rule with each task's own result size (a replayed stage's recorded `Result Size`s,
+// `StageSpec.result_bytes`): TaskSetManager.canFetchMoreResults adds the size the result came
+// with (the DirectTaskResult's bytes, or an IndirectTaskResult's `size`), so two results of
+// 600,000 bytes pass a 1 MiB spark.driver.maxResultSize at the second, whatever the third's;
+// each task's description carries its partition's size, which its executor reports.
+#[test]
+fn each_tasks_own_result_size_counts_against_max_result_size() {
+    let mut a = with_max_result_size(1 << 20);
+    let mut set = task_set(0, 0, 3, None);
+    set.code.result_bytes = Rc::new(ResultSizes(vec![600_000, 10, 600_000]));
+    a.ts.submit_tasks(set);
+    let launched = a.offer(&mut [offer(1, "host1", 3)]);
+    let sizes: Vec<u64> = launched.iter().map(|t| t.result_bytes).collect();
+    assert_eq!(sizes, vec![600_000, 10, 600_000]);
+    let tids: Vec<TaskId> = launched.iter().map(|t| t.task_id).collect();
+    a.update(tids[0], TaskState::Finished);
+    a.update(tids[1], TaskState::Finished);
+    assert!(a.dag.failed_sets.is_empty(), "{:?}", a.dag.failed_sets);
+    a.update(tids[2], TaskState::Finished);
+    assert_eq!(
+        a.dag.failed_sets,
+        vec![(
+            0,
+            "Total size of serialized results of 3 tasks (1171.9 KiB) is bigger than spark.driver.maxResultSize (1024.0 KiB)".to_string()
+        )]
+    );
+    assert_eq!(
+        a.dag.ended_with(tids[2]),
+        Some(&TaskEndReason::TaskKilled {
+            reason: RESULT_SIZE_EXCEEDED.into()
+        })
+    );
 }
 
 // TaskSetManager.executorLost walks `taskInfos`, a Scala 2.13 mutable.HashMap[Long, TaskInfo]
@@ -833,6 +868,7 @@ fn stage(rdd: &str, partitions: usize, parents: Vec<usize>) -> StageSpec {
         lineage: None,
         preferred_hosts: Vec::new(),
         input_path: None,
+        result_bytes: Default::default(),
     }
 }
 

@@ -49,7 +49,8 @@ use sparkyard_messages::jvm_text::{
 use sparkyard_messages::listener::TaskEndReason;
 use sparkyard_messages::records::{ExecutorLossReason, TaskState};
 use sparkyard_messages::task::{
-    FetchFailure, ShuffleIo, TASK_RESULT_BYTES, TaskDescription, TaskName, TaskResultData, TaskWork,
+    FetchFailure, RESULT_SIZE_EXCEEDED, ShuffleIo, TaskDescription, TaskName, TaskResultData,
+    TaskWork,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound::{Excluded, Unbounded};
@@ -1083,6 +1084,7 @@ impl TaskSchedulerImpl {
         let tsm = &self.task_sets[&key];
         let code = &tsm.code;
         let task_binary = code.task_binary;
+        let result_bytes = code.result_bytes.of(partition);
         let mut work = code.works[partition as usize].clone();
         let input_split = code.input_split(partition);
         let bmm = &r.env.block_manager_master;
@@ -1147,6 +1149,7 @@ impl TaskSchedulerImpl {
             task_binary,
             input_split,
             epoch: map_epoch,
+            result_bytes,
         })
     }
 
@@ -1226,7 +1229,7 @@ impl TaskSchedulerImpl {
             };
             if state != TaskState::Finished {
                 self.handle_failed_end(task, data, cx);
-            } else if self.can_fetch_more_results(&task, TASK_RESULT_BYTES, cx) {
+            } else if self.can_fetch_more_results(&task, cx) {
                 self.handle_success(task, data, cx);
             } else {
                 self.result_size_exceeded(task, cx);
@@ -1261,18 +1264,19 @@ impl TaskSchedulerImpl {
     }
 
     /// `TaskSetManager.canFetchMoreResults(size)` (TaskResultGetter asks it before
-    /// `handleSuccessfulTask`): every result counts; a result task's that takes the set past
+    /// `handleSuccessfulTask`, `size` the serialized result's, or an IndirectTaskResult's
+    /// `size`): every result counts; a result task's that takes the set past
     /// `spark.driver.maxResultSize` aborts it with Spark 4.0.0's ERROR text (read from the jar).
     fn can_fetch_more_results<D: DagEvents>(
         &mut self,
         task: &RunningTask,
-        size: u64,
         cx: &mut Call<'_, D>,
     ) -> bool {
         let max = self.max_result_size;
         let Some(tsm) = self.task_sets.get_mut(&task.key) else {
             return true;
         };
+        let size = tsm.code.result_bytes.of(task.partition);
         tsm.total_result_size += size;
         tsm.calculated_tasks += 1;
         if tsm.code.shuffle_write.is_some() || max == 0 || tsm.total_result_size <= max {
@@ -1301,7 +1305,7 @@ impl TaskSchedulerImpl {
     fn result_size_exceeded<D: DagEvents>(&mut self, task: RunningTask, cx: &mut Call<'_, D>) {
         let key = task.key;
         let removed = self.task_sets.get(&key).is_some_and(|t| t.finished);
-        let reason = "Tasks result size has exceeded maxResultSize".to_string();
+        let reason = RESULT_SIZE_EXCEEDED.to_string();
         let text = format!("TaskKilled ({reason})");
         let end = TaskEndReason::TaskKilled { reason };
         self.handle_failure(task, text, end, false, cx);

@@ -96,6 +96,7 @@ fn stage(rdd: &str, parents: Vec<usize>) -> StageSpec {
         lineage: None,
         preferred_hosts: Vec::new(),
         input_path: None,
+        result_bytes: Default::default(),
     }
 }
 
