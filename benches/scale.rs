@@ -247,6 +247,7 @@ fn prepare(executors: u64, nodes: u64, tasks: u64, task_ms: u64) -> PreparedRun 
         preferred_hosts: Vec::new(),
         input_path: None,
         result_bytes: Default::default(),
+        barrier: false,
     };
     prepare_job(executors, nodes, vec![stage], FaultController::default())
 }
@@ -490,6 +491,7 @@ fn shuffle(maps: u64, executors: u64) -> BTreeMap<&'static str, f64> {
         preferred_hosts: Vec::new(),
         input_path: None,
         result_bytes: Default::default(),
+        barrier: false,
     };
     let reduce = StageSpec {
         rdd_description: "ShuffledRDD[2] at groupByKey at Bench.scala:2".into(),
@@ -502,6 +504,7 @@ fn shuffle(maps: u64, executors: u64) -> BTreeMap<&'static str, f64> {
         preferred_hosts: Vec::new(),
         input_path: None,
         result_bytes: Default::default(),
+        barrier: false,
     };
     let kill = PlannedFault {
         app: 0,

@@ -279,6 +279,62 @@ def maxresult_app(sc):
     sc.parallelize(range(40), 4).map(lambda x: (t.sleep(0.05), x)[1]).count()
 
 
+def wait_for_executors(sc, n):
+    """Until `n` executors have registered (a barrier job submitted before then waits 15 s for
+    its slots: `spark.scheduler.barrier.maxConcurrentTasksCheck.interval`)."""
+    while len(sc._jsc.sc().statusTracker().getExecutorInfos()) < n + 1:
+        time.sleep(0.1)
+
+
+def barrierres_app(sc):
+    """A barrier result stage of 2 tasks of 1 s whose task 0 throws: Spark aborts the job (a
+    failed barrier ResultStage is not retried); the driver catches it and runs a job of 4
+    tasks of 0.5 s."""
+    import time as t
+
+    from pyspark import BarrierTaskContext
+
+    def work(it):
+        ctx = BarrierTaskContext.get()
+        t.sleep(1)
+        if ctx.partitionId() == 0:
+            raise RuntimeError("barrier task 0 fails")
+        ctx.barrier()
+        return [1]
+
+    wait_for_executors(sc, 2)
+    try:
+        sc.parallelize(range(20), 2).barrier().mapPartitions(work).collect()
+    except Exception:
+        pass
+    sc.parallelize(range(40), 4).map(lambda x: (t.sleep(0.05), x)[1]).count()
+
+
+def barriermap_app(sc):
+    """A barrier map stage of 2 tasks of 1 s whose task 0 throws on the stage's first attempt
+    (a marker file in the driver's temporary directory says it ran): Spark fails the whole
+    attempt and runs both tasks again; then a reduce stage of 2 tasks of 0.5 s."""
+    import tempfile as tf
+    import time as t
+
+    from pyspark import BarrierTaskContext
+
+    marker = os.path.join(tf.mkdtemp(), "failed-once")
+
+    def work(it):
+        ctx = BarrierTaskContext.get()
+        t.sleep(1)
+        if ctx.partitionId() == 0 and not os.path.exists(marker):
+            open(marker, "w").close()
+            raise RuntimeError("barrier task 0 fails once")
+        ctx.barrier()
+        return [(x % 2, x) for x in it]
+
+    wait_for_executors(sc, 2)
+    mapped = sc.parallelize(range(20), 2).barrier().mapPartitions(work)
+    mapped.reduceByKey(lambda a, b: a + b, 2).map(lambda kv: (t.sleep(0.5), kv)[1]).collect()
+
+
 def dynalloc_app(sc):
     """Under dynamic allocation (the plan's `DYNAMIC`): a job of 6 tasks of 1 s, 8 s of driver
     time (both executors idle out), and another such job (new executors come for it)."""
@@ -320,6 +376,8 @@ APPS = {
     "cancel": cancel_app,
     "idlelost": idlelost_app,
     "maxresult": maxresult_app,
+    "barrierres": barrierres_app,
+    "barriermap": barriermap_app,
 }
 # Applications whose driver ends with an exception (its process exits non-zero).
 FAILING = {"failedlast", "killed"}
@@ -414,7 +472,9 @@ def failures_plan():
     one that lost an executor while a task ran and recovered, one that lost map outputs with
     its executor (FetchFailed, the map stage resubmitted), one whose bad executor Spark's
     exclusion on failure took out, one whose driver cancelled a job, one that lost an executor
-    while it ran nothing, one whose job's results passed `spark.driver.maxResultSize`."""
+    while it ran nothing, one whose job's results passed `spark.driver.maxResultSize`, and two
+    whose barrier stage's task failed (a result stage: the job aborted; a map stage: the whole
+    stage ran again)."""
     single = {"spark.eventLog.rolling.enabled": "false", **COMPRESS}
     return [
         ("failedlast", 2, "r1", single),
@@ -426,6 +486,8 @@ def failures_plan():
         ("cancel", 2, "r1", single),
         ("idlelost", 2, "r1", single),
         ("maxresult", 2, "r1", {**single, **MAX_RESULT}),
+        ("barrierres", 2, "r1", single),
+        ("barriermap", 2, "r1", single),
     ]
 
 
@@ -453,7 +515,7 @@ def main():
     p.add_argument(
         "--failures",
         action="store_true",
-        help="applications with failures (failedlast_*, failcaught_*, killed_*, execlost_*, shufflelost_*, exclude_*, cancel_*, idlelost_*, maxresult_*)",
+        help="applications with failures (failedlast_*, failcaught_*, killed_*, execlost_*, shufflelost_*, exclude_*, cancel_*, idlelost_*, maxresult_*, barrierres_*, barriermap_*)",
     )
     p.add_argument(
         "--shapes",

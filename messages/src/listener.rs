@@ -67,6 +67,39 @@ pub enum TaskEndReason {
     FetchFailed(Box<crate::task::FetchFailure>),
 }
 
+impl TaskEndReason {
+    /// `TaskEndReason.toErrorString` (TaskEndReason.scala): how a failed attempt's end reads in
+    /// a `Lost task` line and in a failure message built from it. An `ExceptionFailure` reads
+    /// `class: description` (sparkyard's exceptions carry no stack trace).
+    pub fn to_error_string(&self) -> String {
+        match self {
+            TaskEndReason::Success => "Success".to_string(),
+            TaskEndReason::Resubmitted => {
+                "Resubmitted (resubmitted due to lost executor)".to_string()
+            }
+            TaskEndReason::ExceptionFailure { class, description } => {
+                format!("{class}: {description}")
+            }
+            TaskEndReason::ExecutorLostFailure {
+                executor_id,
+                exit_caused_by_app,
+                loss_reason,
+            } => {
+                let cause = if *exit_caused_by_app {
+                    "caused by one of the running tasks"
+                } else {
+                    "unrelated to the running tasks"
+                };
+                format!(
+                    "ExecutorLostFailure (executor {executor_id} exited {cause}) Reason: {loss_reason}"
+                )
+            }
+            TaskEndReason::TaskKilled { reason } => format!("TaskKilled ({reason})"),
+            TaskEndReason::FetchFailed(f) => f.to_error_string(),
+        }
+    }
+}
+
 /// `StageInfo`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StageInfo {
@@ -102,6 +135,8 @@ pub struct StageInfo {
     /// for a stage whose tasks prefer no host, and when no listener hears the event. The event
     /// log does not write it (JsonProtocol); dynamic allocation's placement hints read it.
     pub task_locality_preferences: Vec<Vec<String>>,
+    /// `Stage.isBarrier`: its RDD Info says `"Barrier": true`.
+    pub is_barrier: bool,
 }
 
 /// Which of its two class names an exclusion event carries. Spark 4.0 posts each exclusion

@@ -327,15 +327,20 @@ pub struct ReplayedCache {
 }
 
 impl TaskWork {
-    /// The warm-up attempt `attempt` pays as its executor's first task, when the task carries
-    /// its own (see `TaskWork::Replayed::own_warmup_ms`); `None`: the cost model's.
-    pub fn own_first_task_warmup_ms(&self, attempt: u32) -> Option<u64> {
+    /// The warm-up attempt `attempt` (of stage attempt `stage_attempt`) pays as its executor's
+    /// first task, when the task carries its own (see `TaskWork::Replayed::own_warmup_ms`): an
+    /// attempt past the recorded ones, which runs as the successful one; `None`: the cost
+    /// model's.
+    pub fn own_first_task_warmup_ms(&self, stage_attempt: u32, attempt: u32) -> Option<u64> {
         match self {
             TaskWork::Replayed {
                 own_warmup_ms: Some(w),
                 failures,
                 ..
-            } if attempt as usize >= failures.as_deref().map_or(0, |f| f.len()) => {
+            } if failures
+                .as_deref()
+                .is_none_or(|f| f.get(stage_attempt, attempt).is_none()) =>
+            {
                 Some(u64::from(*w))
             }
             _ => None,
@@ -349,7 +354,7 @@ impl TaskWork {
         match self {
             TaskWork::Replayed {
                 failures: Some(f), ..
-            } => match f.get(attempt as usize)?.end {
+            } => match f.get(stage_attempt, attempt)?.end {
                 ReplayedEnd::ExecutorDies(d) if d.stage_attempt == stage_attempt => Some(d.end),
                 _ => None,
             },
@@ -360,14 +365,16 @@ impl TaskWork {
     /// Whether attempt `attempt` of a replayed task is one the recording ended by a kill (or
     /// ran to its end before a speculative loser's): its recorded time runs to the moment the
     /// kill took effect (the task meets a kill at its next interruption check), so a kill
-    /// lets it run that long.
-    pub fn runs_until_killed(&self, attempt: u32) -> bool {
+    /// lets it run that long. One whose executor the recording lost as it ended runs its
+    /// time too, and its executor dies then, killed or not (a killed barrier task's PySpark
+    /// worker took its executor down a second later in a real Spark 4.0 run).
+    pub fn runs_until_killed(&self, stage_attempt: u32, attempt: u32) -> bool {
         match self {
             TaskWork::Replayed {
                 failures: Some(f), ..
             } => f
-                .get(attempt as usize)
-                .is_some_and(|a| a.end == ReplayedEnd::Ran),
+                .get(stage_attempt, attempt)
+                .is_some_and(|a| matches!(a.end, ReplayedEnd::Ran | ReplayedEnd::ExecutorDies(_))),
             _ => false,
         }
     }
@@ -426,12 +433,27 @@ impl std::ops::Deref for ReplayedAttempts {
     }
 }
 
+impl ReplayedAttempts {
+    /// How attempt `attempt` of the task in attempt `stage_attempt` of its stage runs: the
+    /// `attempt`-th one the recording ran in that stage attempt (a retried stage numbers its
+    /// tasks' attempts from 0 again, and its recorded runs are its own); `None` past them.
+    pub fn get(&self, stage_attempt: u32, attempt: u32) -> Option<&ReplayedFailure> {
+        self.0
+            .iter()
+            .filter(|f| f.stage_attempt == stage_attempt)
+            .nth(attempt as usize)
+    }
+}
+
 /// One recorded attempt of a replayed task, by attempt number: how long it ran and how it
 /// ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReplayedFailure {
     pub duration_ms: u64,
     pub end: ReplayedEnd,
+    /// The stage attempt the recording ran it in.
+    #[serde(default)]
+    pub stage_attempt: u32,
 }
 
 /// How a replayed attempt before the task's last ends.
@@ -575,6 +597,11 @@ pub struct StageSpec {
     /// Each task's serialized result size (empty: [`TASK_RESULT_BYTES`] each).
     #[serde(default)]
     pub result_bytes: ResultSizes,
+    /// A barrier stage (`RDD.barrier()`: `Stage.isBarrier`, the event log's RDD Info
+    /// `Barrier`): its tasks launch all at once or not at all, and one failed task fails the
+    /// whole stage attempt.
+    #[serde(default)]
+    pub barrier: bool,
 }
 
 /// A stage's works, partition by partition, as a program hands them to the DAGScheduler: one
@@ -887,18 +914,19 @@ mod tests {
             failures: Some(Box::new(ReplayedAttempts(vec![ReplayedFailure {
                 duration_ms: 40,
                 end: ReplayedEnd::Ran,
+                stage_attempt: 0,
             }]))),
             cache: None,
             own_warmup_ms: Some(300),
             recorded_executor: None,
         };
-        assert_eq!(work.own_first_task_warmup_ms(0), None);
-        assert_eq!(work.own_first_task_warmup_ms(1), Some(300));
+        assert_eq!(work.own_first_task_warmup_ms(0, 0), None);
+        assert_eq!(work.own_first_task_warmup_ms(0, 1), Some(300));
         let sleep = TaskWork::Sleep {
             duration_ms: 5,
             fail: None,
         };
-        assert_eq!(sleep.own_first_task_warmup_ms(0), None);
+        assert_eq!(sleep.own_first_task_warmup_ms(0, 0), None);
     }
 
     // The name reads as `format!("task {}.{} in stage {}.{}", ...)` did, at every digit count.

@@ -486,6 +486,7 @@ fn driver_and_executor_messages_round_trip() {
             preferred_hosts: Vec::new(),
             input_path: None,
             result_bytes: Default::default(),
+            barrier: false,
         }],
     };
     for m in [

@@ -1402,7 +1402,7 @@ fn stage_info(
         .num("Number of Tasks", s.num_tasks);
     o.arr("RDD Info", |a| match &s.lineage {
         Some(l) if !l.rdds.is_empty() => {
-            for rdd in &l.rdds {
+            for (k, rdd) in l.rdds.iter().enumerate() {
                 let r = Rdd {
                     id: rdd.id,
                     name: &rdd.name,
@@ -1411,6 +1411,7 @@ fn stage_info(
                     parents: &rdd.parent_ids,
                     cached: rdd.cached,
                     level: rdd.deterministic_level,
+                    barrier: s.is_barrier && k == 0,
                 };
                 a.obj(|o| rdd_info(o, &r, s.num_partitions));
             }
@@ -1424,6 +1425,7 @@ fn stage_info(
                 parents: parent_rdds,
                 cached: false,
                 level: DeterministicLevel::Determinate,
+                barrier: s.is_barrier,
             };
             a.obj(|o| rdd_info(o, &r, s.num_partitions));
         }
@@ -1465,6 +1467,10 @@ struct Rdd<'a> {
     parents: &'a [u32],
     cached: bool,
     level: DeterministicLevel,
+    /// `RDDInfo.isBarrier`: a barrier stage's own RDD (`rdd.barrier().mapPartitions`); its
+    /// narrow ancestors are written as not (those before `.barrier()` are not barrier RDDs in
+    /// Spark, those between it and the stage's RDD are: a program's lineage does not say which).
+    barrier: bool,
 }
 
 /// `propertiesToJson` of a job's local properties: `RDD.withScope` leaves the action's scope
@@ -1498,7 +1504,7 @@ fn rdd_info(r: &mut Obj<'_>, rdd: &Rdd<'_>, partitions: u32) {
             .bool("Deserialized", rdd.cached)
             .num("Replication", 1);
     });
-    r.bool("Barrier", false)
+    r.bool("Barrier", rdd.barrier)
         .str("DeterministicLevel", rdd.level.name())
         .num("Number of Partitions", partitions)
         .num("Number of Cached Partitions", 0)
@@ -1722,6 +1728,7 @@ mod tests {
             input: Default::default(),
             lineage: None,
             task_locality_preferences: Vec::new(),
+            is_barrier: false,
         }
     }
 

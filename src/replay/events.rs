@@ -225,6 +225,10 @@ pub struct RddInfo {
     pub storage_level: StorageLevel,
     #[serde(rename = "Number of Partitions", default)]
     pub num_partitions: u32,
+    /// `RDDInfo.isBarrier` (Spark 2.4+): the RDD is a barrier RDD's (`rdd.barrier()`) or
+    /// depends on one within the stage.
+    #[serde(rename = "Barrier", default)]
+    pub barrier: bool,
 }
 
 /// `JsonProtocol.storageLevelToJson` (`Use Off Heap` since Spark 3.0's logs).

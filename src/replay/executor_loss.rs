@@ -19,7 +19,9 @@ pub struct LostAttempt {
     pub executor_id: u32,
     pub launch_ms: u64,
     /// Whether its index ran again after it (a later attempt, in this or a later stage
-    /// attempt): the loss was recovered, so the recording shows what it cost.
+    /// attempt), or the application launched tasks after its executor's loss (its job was
+    /// aborted meanwhile: a failed barrier stage's killed task whose PySpark worker took its
+    /// executor down): the application went on, so the recording shows what the loss cost.
     pub ran_again: bool,
 }
 

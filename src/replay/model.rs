@@ -20,6 +20,9 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FailedAttempt {
     pub attempt: u32,
+    /// The stage attempt it ran in (`Stage Attempt ID`): a retried stage numbers its tasks'
+    /// attempts from 0 again.
+    pub stage_attempt: u32,
     /// The executor it ran on and when it launched (epoch ms), as `TaskRecord`'s: an attempt
     /// that threw may be its executor's first task, which paid the executor's warm-up.
     pub executor_id: u32,
@@ -45,6 +48,11 @@ pub enum AttemptEnd {
     /// (`executor_loss`). `dies`: the executor's end, on the one attempt per lost executor
     /// whose end the replayed executor dies at; the others run until it does.
     LostWithExecutor { dies: Option<ExecutorDeath> },
+    /// `Success` in a later stage attempt than the index's first success: a resubmitted stage
+    /// ran the index again (its map output was lost). The simulated DAGScheduler decides on
+    /// its own whether to run it again; when it does, in that stage attempt, it takes this
+    /// run's recorded time.
+    Rerun,
 }
 
 /// One task index of a stage: the attempt that finished it, as recorded.
@@ -74,8 +82,10 @@ pub struct TaskRecord {
     /// The level it was launched at (`TaskInfo.taskLocality`): with `executor_id`'s host, what
     /// the log says of the task's preferred locations (`replay::locality`).
     pub locality: events::RecordedLocality,
-    /// The attempt number of this record (the successful attempt's, if any).
+    /// The attempt number of this record (the successful attempt's, if any), and the stage
+    /// attempt it ran in.
     pub attempt: u32,
+    pub stage_attempt: u32,
     /// The record is a speculative copy's (it won its race).
     pub speculative: bool,
     /// Whether the index ever succeeded (a failed job leaves some that did not).
@@ -99,15 +109,17 @@ pub enum ReplayedAttempt<'a> {
 }
 
 impl TaskRecord {
-    /// The attempts the replay runs for this index, in attempt order: the recorded attempts
-    /// that threw or were killed, with the successful one among them by its attempt number (a
-    /// speculative race's killed copy comes after it). An index that never succeeded has no
-    /// `Success` (its job aborted after the last attempt threw).
+    /// The attempts the replay runs for this index, in (stage attempt, attempt) order: the
+    /// recorded attempts that threw or were killed, with the successful one among them by its
+    /// stage attempt and attempt number (a speculative race's killed copy comes after it). An
+    /// index that never succeeded has no `Success` (its job aborted after the last attempt
+    /// threw).
     pub fn replayed_attempts(&self) -> impl Iterator<Item = ReplayedAttempt<'_>> {
         let failed = self.failures.as_deref().unwrap_or(&[]);
+        let own = (self.stage_attempt, self.attempt);
         let before = failed
             .iter()
-            .take_while(|f| !self.succeeded || f.attempt <= self.attempt)
+            .take_while(|f| !self.succeeded || (f.stage_attempt, f.attempt) <= own)
             .count();
         let (head, tail) = failed.split_at(before);
         let success = self.succeeded.then_some(ReplayedAttempt::Success);
@@ -193,6 +205,9 @@ pub struct Stage {
     /// stores it in, in the order `DAGScheduler.getPreferredLocsInternal` asks for their
     /// blocks ([`persisted_rdds`]); empty when the stage passes through none.
     pub cached_rdds: Vec<u32>,
+    /// A barrier stage (`Stage.isBarrier`: one of its RDDs is a barrier RDD, the RDD Info's
+    /// `Barrier`).
+    pub barrier: bool,
 }
 
 /// Work run again to recover from lost executors and shuffle outputs (Spark's recovery paths:
@@ -247,6 +262,7 @@ impl Stage {
             tasks,
             recoveries: Recoveries::default(),
             cached_rdds: Vec::new(),
+            barrier: false,
         }
     }
 
@@ -629,6 +645,7 @@ struct StageBuild {
     failures: BTreeMap<u32, Vec<FailedAttempt>>,
     recoveries: Recoveries,
     cached_rdds: Vec<u32>,
+    barrier: bool,
 }
 
 /// An attempt lost with its executor, until the log is read (`Builder::replay_executor_losses`).
@@ -871,6 +888,7 @@ impl Builder {
         if b.cached_rdds.is_empty() {
             b.cached_rdds = persisted_rdds(&s.rdd_info);
         }
+        b.barrier |= s.rdd_info.iter().any(|r| r.barrier);
         b
     }
 
@@ -923,6 +941,7 @@ impl Builder {
                     index: i.partition(),
                     attempt: FailedAttempt {
                         attempt: i.attempt,
+                        stage_attempt: t.stage_attempt_id,
                         executor_id: i.executor_id.parse().unwrap_or(0),
                         launch_ms: i.launch_time,
                         duration_ms,
@@ -955,6 +974,7 @@ impl Builder {
                 .or_default()
                 .push(FailedAttempt {
                     attempt: i.attempt,
+                    stage_attempt: t.stage_attempt_id,
                     executor_id: i.executor_id.parse().unwrap_or(0),
                     launch_ms: i.launch_time,
                     duration_ms,
@@ -973,8 +993,21 @@ impl Builder {
         // The successful attempt is the one replayed; a failure only fills an empty slot. The
         // first success stays: a later one is a resubmitted stage's run of the index (its map
         // output lost with an executor, a fetch failure), which the simulated DAGScheduler
-        // does again on its own.
+        // does again on its own, in its stage attempt for this run's time.
         if slot.succeeded {
+            if t.stage_attempt_id > slot.stage_attempt {
+                let rerun = FailedAttempt {
+                    attempt: i.attempt,
+                    stage_attempt: t.stage_attempt_id,
+                    executor_id: i.executor_id.parse().unwrap_or(0),
+                    launch_ms: i.launch_time,
+                    duration_ms,
+                    speculative: i.speculative,
+                    end: AttemptEnd::Rerun,
+                    released_early_ms: 0,
+                };
+                stage.failures.entry(i.partition()).or_default().push(rerun);
+            }
             return Ok(());
         }
         let m = t.task_metrics.unwrap_or_default();
@@ -1006,6 +1039,7 @@ impl Builder {
             launch_ms: i.launch_time,
             locality: i.locality,
             attempt: i.attempt,
+            stage_attempt: t.stage_attempt_id,
             speculative: i.speculative,
             succeeded,
             failures: None,
@@ -1115,7 +1149,11 @@ impl Builder {
     /// lost); returns every recorded loss with what the replay does with it.
     fn replay_executor_losses(&mut self, start_ms: u64) -> Vec<RecordedLoss> {
         let pending = std::mem::take(&mut self.lost_attempts);
-        let attempts: Vec<LostAttempt> = pending.iter().map(|p| self.lost_attempt(p)).collect();
+        let last_launch_ms = self.last_launch_ms();
+        let attempts: Vec<LostAttempt> = pending
+            .iter()
+            .map(|p| self.lost_attempt(p, last_launch_ms))
+            .collect();
         let lost: Vec<LostExecutor<'_>> = self
             .executors
             .iter()
@@ -1144,9 +1182,20 @@ impl Builder {
         losses
     }
 
+    /// The last launch of any recorded attempt, epoch ms.
+    fn last_launch_ms(&self) -> u64 {
+        let stages = self.stages.values();
+        let records = stages
+            .clone()
+            .flat_map(|s| s.tasks.iter().map(|t| t.launch_ms));
+        let failed = stages.flat_map(|s| s.failures.values().flatten().map(|f| f.launch_ms));
+        records.chain(failed).max().unwrap_or(0)
+    }
+
     /// A lost attempt as `executor_loss` sees it: whether its index ran again after it (a
-    /// later attempt that succeeded or failed, in this or a later stage attempt).
-    fn lost_attempt(&self, p: &PendingLoss) -> LostAttempt {
+    /// later attempt that succeeded or failed, in this or a later stage attempt), or the
+    /// application launched a task after its executor was removed.
+    fn lost_attempt(&self, p: &PendingLoss, last_launch_ms: u64) -> LostAttempt {
         let stage = self.stages.get(&p.stage_id);
         let later = |launch_ms: u64| launch_ms > p.attempt.launch_ms;
         let succeeded_later = stage
@@ -1155,13 +1204,20 @@ impl Builder {
         let failed_later = stage
             .and_then(|s| s.failures.get(&p.index))
             .is_some_and(|f| f.iter().any(|f| later(f.launch_ms)));
+        let executor = p.attempt.executor_id.to_string();
+        let went_on = self
+            .executors
+            .iter()
+            .find(|e| e.executor_id == executor)
+            .and_then(|e| e.removed_ms)
+            .is_some_and(|removed| removed < last_launch_ms);
         LostAttempt {
             stage_id: p.stage_id,
             index: p.index,
             attempt: p.attempt.attempt,
             executor_id: p.attempt.executor_id,
             launch_ms: p.attempt.launch_ms,
-            ran_again: succeeded_later || failed_later,
+            ran_again: succeeded_later || failed_later || went_on,
         }
     }
 
@@ -1297,7 +1353,7 @@ fn stage(stage_id: u32, mut b: StageBuild, ran_in_job: &[u32]) -> (Stage, Option
     }
     for (index, mut fails) in std::mem::take(&mut b.failures) {
         // Recorded in the order they ended (a speculative race's loser after its winner).
-        fails.sort_by_key(|f| f.attempt);
+        fails.sort_by_key(|f| (f.stage_attempt, f.attempt));
         if let Some(t) = b.tasks.get_mut(index as usize) {
             if !t.succeeded && t.duration_ms == 0 {
                 // Every recorded attempt threw: the last one is the index's own record.
@@ -1325,6 +1381,7 @@ fn stage(stage_id: u32, mut b: StageBuild, ran_in_job: &[u32]) -> (Stage, Option
         tasks: b.tasks,
         recoveries: b.recoveries,
         cached_rdds: b.cached_rdds,
+        barrier: b.barrier,
     };
     (stage, note)
 }
@@ -1444,6 +1501,7 @@ mod tests {
                 ..Default::default()
             },
             num_partitions: partitions,
+            barrier: false,
         }
     }
 

@@ -41,12 +41,13 @@ pub struct DriverTime {
 /// when the last of the jobs before `k` and of their attempts ended ([`attempts_end_ms`]).
 fn first_launch_gap_ms(app: &Application, k: usize, busy_until: u64) -> Option<u64> {
     let j = &app.jobs[k];
+    // Any attempt's launch: a retried stage's index keeps its later success, not its first run.
     let first = j
         .stages
         .iter()
         .flat_map(|s| s.tasks.iter())
-        .filter(|t| t.launch_ms > 0)
-        .map(|t| t.launch_ms)
+        .flat_map(TaskRecord::attempts_ran)
+        .map(|a| a.launch_ms)
         .min()?;
     let registered = app
         .executors
@@ -560,6 +561,7 @@ fn stage(
         preferred_hosts: Vec::new(),
         input_path: None,
         result_bytes: result_sizes(s),
+        barrier: s.barrier,
     }
 }
 
@@ -653,29 +655,22 @@ fn attempts(
     success_ms: u64,
     warmup: &dyn Fn(Option<u32>) -> u64,
 ) -> Box<[ReplayedFailure]> {
-    let ran = |duration_ms, end| ReplayedFailure { duration_ms, end };
     let mut out: Vec<ReplayedFailure> = t
         .replayed_attempts()
         .map(|a| match a {
-            ReplayedAttempt::Success => ran(success_ms, ReplayedEnd::Ran),
-            ReplayedAttempt::Failed(f) => match &f.end {
-                AttemptEnd::Threw { class, description } => ran(
-                    f.duration_ms
-                        .saturating_sub(warmup(Some(f.attempt)) + f.released_early_ms),
-                    ReplayedEnd::Threw(ReplayedException {
-                        class: class.clone(),
-                        description: description.clone(),
-                    }),
-                ),
-                AttemptEnd::Killed { .. } => ran(
-                    f.duration_ms.saturating_sub(f.released_early_ms),
-                    ReplayedEnd::Ran,
-                ),
-                AttemptEnd::LostWithExecutor { dies } => ran(
-                    f.duration_ms,
-                    dies.map_or(ReplayedEnd::Ran, ReplayedEnd::ExecutorDies),
-                ),
+            ReplayedAttempt::Success => ReplayedFailure {
+                duration_ms: success_ms,
+                end: ReplayedEnd::Ran,
+                stage_attempt: t.stage_attempt,
             },
+            ReplayedAttempt::Failed(f) => {
+                let ran = |duration_ms, end| ReplayedFailure {
+                    duration_ms,
+                    end,
+                    stage_attempt: f.stage_attempt,
+                };
+                failed_attempt(f, ran, warmup)
+            }
         })
         .collect();
     // The last attempt, when it is the successful one, is the task's own duration: the
@@ -684,6 +679,33 @@ fn attempts(
         out.pop();
     }
     out.into_boxed_slice()
+}
+
+/// A recorded attempt that threw, was killed or was lost with its executor, as the replay runs
+/// it (`ran(duration, end)` in its stage attempt).
+fn failed_attempt(
+    f: &FailedAttempt,
+    ran: impl Fn(u64, ReplayedEnd) -> ReplayedFailure,
+    warmup: &dyn Fn(Option<u32>) -> u64,
+) -> ReplayedFailure {
+    match &f.end {
+        AttemptEnd::Threw { class, description } => ran(
+            f.duration_ms
+                .saturating_sub(warmup(Some(f.attempt)) + f.released_early_ms),
+            ReplayedEnd::Threw(ReplayedException {
+                class: class.clone(),
+                description: description.clone(),
+            }),
+        ),
+        AttemptEnd::Killed { .. } | AttemptEnd::Rerun => ran(
+            f.duration_ms.saturating_sub(f.released_early_ms),
+            ReplayedEnd::Ran,
+        ),
+        AttemptEnd::LostWithExecutor { dies } => ran(
+            f.duration_ms,
+            dies.map_or(ReplayedEnd::Ran, ReplayedEnd::ExecutorDies),
+        ),
+    }
 }
 
 /// Turns parents given as stage ids into indices of the job's stage list.
@@ -795,6 +817,7 @@ mod tests {
                 reason: "another attempt succeeded".into(),
             },
             released_early_ms: 0,
+            stage_attempt: 0,
         }
     }
 
@@ -802,6 +825,7 @@ mod tests {
         ReplayedFailure {
             duration_ms,
             end: ReplayedEnd::Ran,
+            stage_attempt: 0,
         }
     }
 
@@ -834,6 +858,7 @@ mod tests {
                 description: "boom".into(),
             },
             released_early_ms: 0,
+            stage_attempt: 0,
         };
         let t = with(record(1, 1_000, false), vec![threw]);
         let retried = attempts(&t, 1_000, &|_| 0);
@@ -860,6 +885,7 @@ mod tests {
             speculative: false,
             end: AttemptEnd::LostWithExecutor { dies },
             released_early_ms: 0,
+            stage_attempt: 0,
         };
         let end = ExecutorDeath {
             end: ContainerEnd::ProcessExit(137),
@@ -871,7 +897,8 @@ mod tests {
             list.to_vec(),
             vec![ReplayedFailure {
                 duration_ms: 650,
-                end: ReplayedEnd::ExecutorDies(end)
+                end: ReplayedEnd::ExecutorDies(end),
+                stage_attempt: 0,
             }]
         );
         assert_eq!(t.path_ms(), 650 + 640, "the retry follows the loss");
@@ -909,8 +936,8 @@ mod tests {
         assert_eq!(own(0), (2_350, Some(550)));
         assert_eq!(own(1), (400, None));
         // Run first on a simulated executor, the first task takes its recorded time again.
-        assert_eq!(spec.tasks[0].own_first_task_warmup_ms(0), Some(550));
-        assert_eq!(spec.tasks[1].own_first_task_warmup_ms(0), None);
+        assert_eq!(spec.tasks[0].own_first_task_warmup_ms(0, 0), Some(550));
+        assert_eq!(spec.tasks[1].own_first_task_warmup_ms(0, 0), None);
     }
 
     /// Each task carries where its first attempt ran, as its executor's registration place: the
@@ -937,6 +964,7 @@ mod tests {
                 description: "boom".into(),
             },
             released_early_ms: 0,
+            stage_attempt: 0,
         };
         let retried = TaskRecord {
             failures: Some(Box::new([threw_on_9])),
@@ -984,6 +1012,7 @@ mod tests {
                 description: "boom".into(),
             },
             released_early_ms: 0,
+            stage_attempt: 0,
         };
         let mut never = record(3, 600, false);
         never.succeeded = false;

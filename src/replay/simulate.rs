@@ -1119,6 +1119,7 @@ fn probe_program(app: &Application) -> UserProgram {
             preferred_hosts: Vec::new(),
             input_path: None,
             result_bytes: Default::default(),
+            barrier: false,
         }],
     };
     UserProgram::Replay {

@@ -367,6 +367,7 @@ pub(super) fn workload(
                     .and_then(|i| i.path.as_deref())
                     .map(Into::into),
                 result_bytes: Default::default(),
+                barrier: false,
             });
         }
         check_ancestors(job).map_err(|m| format!("workload.jobs[{j}].{m}"))?;

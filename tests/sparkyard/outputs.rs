@@ -575,6 +575,7 @@ fn failing_program() -> UserProgram {
         preferred_hosts: Vec::new(),
         input_path: None,
         result_bytes: Default::default(),
+        barrier: false,
     };
     UserProgram::Synthetic {
         class: "com.example.Failing".into(),
@@ -610,6 +611,7 @@ fn input_program() -> UserProgram {
         preferred_hosts: Vec::new(),
         input_path: None,
         result_bytes: Default::default(),
+        barrier: false,
     };
     UserProgram::Synthetic {
         class: "com.example.Input".into(),
@@ -1587,6 +1589,7 @@ fn skewed_program() -> UserProgram {
         preferred_hosts: Vec::new(),
         input_path: None,
         result_bytes: Default::default(),
+        barrier: false,
     };
     let reduce = StageSpec {
         rdd_description: "ShuffledRDD[2] at groupByKey at Skew.scala:11".into(),
@@ -1599,6 +1602,7 @@ fn skewed_program() -> UserProgram {
         preferred_hosts: Vec::new(),
         input_path: None,
         result_bytes: Default::default(),
+        barrier: false,
     };
     UserProgram::Synthetic {
         class: "com.example.Skew".into(),

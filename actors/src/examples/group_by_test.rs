@@ -183,6 +183,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
             shuffle_id: None,
         })),
         result_bytes: Default::default(),
+        barrier: false,
     };
     // The map side writes every pair; a skewed run writes its mappers' average (the
     // MapStatus sizes are per stage).
@@ -220,6 +221,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
             shuffle_id: None,
         })),
         result_bytes: Default::default(),
+        barrier: false,
     };
     let reducers = a.num_reducers;
     let reduce_ms = total * pair_bytes(a) / u64::from(reducers) / REDUCE_BYTES_PER_MS;
@@ -255,6 +257,7 @@ pub fn jobs(a: &Args, skewed: bool) -> Vec<JobSpec> {
             shuffle_id: None,
         })),
         result_bytes: Default::default(),
+        barrier: false,
     };
     vec![
         JobSpec {

@@ -156,6 +156,7 @@ impl RddGraph {
                 shuffle_id: shuffle,
             })),
             result_bytes: Default::default(),
+            barrier: false,
         }
     }
 }

@@ -153,6 +153,7 @@ fn job(iteration: u32, slices: u32) -> JobSpec {
             ..StageLineage::default()
         })),
         result_bytes: Default::default(),
+        barrier: false,
     };
     JobSpec {
         call_site: format!("reduce at {FILE}:{REDUCE_LINE}"),

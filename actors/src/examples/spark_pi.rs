@@ -93,6 +93,7 @@ pub fn darts_job(
         preferred_hosts: Vec::new(),
         input_path: None,
         result_bytes: Default::default(),
+        barrier: false,
     };
     JobSpec {
         call_site,

@@ -16,13 +16,23 @@ pub struct DartCost {
 }
 
 /// Runs a task's computation: its virtual duration (ms) and its result.
-pub fn run_task(work: &TaskWork, attempt: u32, darts_cost: DartCost) -> (u64, TaskResultData) {
+/// `attempt` is the task's attempt number in stage attempt `stage_attempt` (a replayed task
+/// runs as the recording ran that attempt).
+pub fn run_task(
+    work: &TaskWork,
+    stage_attempt: u32,
+    attempt: u32,
+    darts_cost: DartCost,
+) -> (u64, TaskResultData) {
     match work {
         TaskWork::Replayed {
             duration_ms,
             failures,
             ..
-        } => match failures.as_deref().and_then(|f| f.get(attempt as usize)) {
+        } => match failures
+            .as_deref()
+            .and_then(|f| f.get(stage_attempt, attempt))
+        {
             Some(f) => (
                 f.duration_ms,
                 match &f.end {
@@ -129,10 +139,12 @@ mod tests {
                         class: "java.io.IOException".into(),
                         description: "disk".into(),
                     }),
+                    stage_attempt: 0,
                 },
                 ReplayedFailure {
                     duration_ms: 70,
                     end: ReplayedEnd::Ran,
+                    stage_attempt: 0,
                 },
                 ReplayedFailure {
                     duration_ms: 50,
@@ -140,6 +152,7 @@ mod tests {
                         end: ContainerEnd::ProcessExit(137),
                         stage_attempt: 0,
                     }),
+                    stage_attempt: 0,
                 },
             ]))),
             cache: None,
@@ -148,7 +161,7 @@ mod tests {
         };
         let c = costs();
         assert_eq!(
-            run_task(&work, 0, c),
+            run_task(&work, 0, 0, c),
             (
                 40,
                 TaskResultData::Exception {
@@ -157,9 +170,9 @@ mod tests {
                 }
             )
         );
-        assert_eq!(run_task(&work, 1, c), (70, TaskResultData::None));
+        assert_eq!(run_task(&work, 0, 1, c), (70, TaskResultData::None));
         // The attempt lost with its executor runs its time; its executor dies then.
-        assert_eq!(run_task(&work, 2, c), (50, TaskResultData::None));
+        assert_eq!(run_task(&work, 0, 2, c), (50, TaskResultData::None));
         assert_eq!(
             work.executor_dies_after(0, 2),
             Some(ContainerEnd::ProcessExit(137))
@@ -167,7 +180,12 @@ mod tests {
         assert_eq!(work.executor_dies_after(0, 1), None);
         // A retried stage's attempt 2 is another run: the executor died once.
         assert_eq!(work.executor_dies_after(1, 2), None);
-        assert_eq!(run_task(&work, 3, c), (900, TaskResultData::None));
+        assert_eq!(run_task(&work, 0, 3, c), (900, TaskResultData::None));
+        // A retried stage numbers its attempts from 0 again, and the recorded runs of the
+        // first stage attempt are not its own: its attempt 0 runs as the success.
+        assert_eq!(run_task(&work, 1, 0, c), (900, TaskResultData::None));
+        assert!(!work.runs_until_killed(1, 1));
+        assert!(work.runs_until_killed(0, 1) && work.runs_until_killed(0, 2));
     }
 
     /// A sleeping task (the synthetic workload) takes its duration and, told to fail, throws
@@ -179,12 +197,12 @@ mod tests {
             duration_ms: 25,
             fail: None,
         };
-        assert_eq!(run_task(&ok, 0, c), (25, TaskResultData::None));
+        assert_eq!(run_task(&ok, 0, 0, c), (25, TaskResultData::None));
         let bad = TaskWork::Sleep {
             duration_ms: 25,
             fail: Some("boom".into()),
         };
-        assert_eq!(run_task(&bad, 0, c).1, exception_result("boom"));
+        assert_eq!(run_task(&bad, 0, 0, c).1, exception_result("boom"));
     }
 
     /// SparkPi's task throws its darts: its time is the darts' cost, its result the hits
@@ -196,12 +214,12 @@ mod tests {
             darts: 100_000,
             seed: 7,
         };
-        let (ms, result) = run_task(&work, 0, costs());
+        let (ms, result) = run_task(&work, 0, 0, costs());
         assert_eq!(ms, 5, "100,000 darts at 50 ns");
         let expected = crate::examples::spark_pi::expected_hits(100_000);
         assert_eq!(result, TaskResultData::Count(expected));
         let real = DartCost { ns: 50, real: true };
-        let TaskResultData::Count(hits) = run_task(&work, 0, real).1 else {
+        let TaskResultData::Count(hits) = run_task(&work, 0, 0, real).1 else {
             panic!("a count");
         };
         assert!(hits.abs_diff(expected) < 1_000, "{hits} against {expected}");

@@ -23,17 +23,18 @@ impl CoarseGrainedExecutorBackend {
         let Some(mut task) = self.executor.as_mut().and_then(|e| e.tasks.remove(tid)) else {
             return;
         };
-        if let Some(mark) = task.kill_at_end.take() {
-            return self.kill_takes_effect(task, *mark);
-        }
-        // A replayed attempt the recording lost with its executor: the executor dies with it,
-        // and the driver learns of the loss as Spark's did (disconnect, the AM's reason).
+        // A replayed attempt the recording lost with its executor: the executor dies with it
+        // (whether or not a kill came meanwhile), and the driver learns of the loss as Spark's
+        // did (disconnect, the AM's reason).
         let d = &task.desc;
         if let Some(end) = d
             .work
             .executor_dies_after(d.stage_attempt_id, d.attempt_number)
         {
             return self.die(end);
+        }
+        if let Some(mark) = task.kill_at_end.take() {
+            return self.kill_takes_effect(task, *mark);
         }
         let end = TaskEnd::of(&task.result);
         match end {

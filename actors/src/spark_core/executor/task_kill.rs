@@ -34,7 +34,11 @@ impl CoarseGrainedExecutorBackend {
         let Some(mut task) = executor.tasks.kill(mark.clone()) else {
             return;
         };
-        if task.desc.work.runs_until_killed(task.desc.attempt_number) {
+        if task
+            .desc
+            .work
+            .runs_until_killed(task.desc.stage_attempt_id, task.desc.attempt_number)
+        {
             // A replayed attempt the recording ended by a kill: its recorded time runs until
             // the kill took effect there, so it meets this one at its end (`on_task_done`).
             self.log_trying_to_kill(&task, &mark);

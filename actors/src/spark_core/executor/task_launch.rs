@@ -126,7 +126,7 @@ impl CoarseGrainedExecutorBackend {
         // A replayed task that was its recorded executor's first pays its own warm-up back.
         let warmup = if executor.tasks.first_task() {
             desc.work
-                .own_first_task_warmup_ms(desc.attempt_number)
+                .own_first_task_warmup_ms(desc.stage_attempt_id, desc.attempt_number)
                 .unwrap_or(costs.first_task_warmup_ms)
         } else {
             0
@@ -135,7 +135,12 @@ impl CoarseGrainedExecutorBackend {
             ns: costs.sparkpi_dart_ns,
             real: costs.sparkpi_real_darts,
         };
-        let (work_ms, result) = run_task(&desc.work, desc.attempt_number, darts);
+        let (work_ms, result) = run_task(
+            &desc.work,
+            desc.stage_attempt_id,
+            desc.attempt_number,
+            darts,
+        );
         // A bad executor: a `failing-executor` fault makes every task here throw.
         let attempt = self.sim.current_attempt.get();
         let result =

@@ -70,6 +70,8 @@ pub(super) struct Stage {
     input_path: Option<Arc<str>>,
     /// Each task's serialized result size.
     result_bytes: Rc<ResultSizes>,
+    /// `isBarrier`: a barrier stage (see `handle_barrier_failure`).
+    barrier: bool,
     /// The event log's RDD lineage and call stack, when the program gives them.
     lineage: Option<Box<StageLineage>>,
     /// Each partition's preferred hosts from its input (empty: none).
@@ -271,6 +273,7 @@ impl DAGScheduler {
             input: s.input,
             lineage: s.lineage.clone(),
             task_locality_preferences: Vec::new(),
+            is_barrier: s.barrier,
         }
     }
 
@@ -353,6 +356,7 @@ impl DAGScheduler {
                     input: spec.input,
                     input_path: spec.input_path,
                     result_bytes: Rc::new(spec.result_bytes),
+                    barrier: spec.barrier,
                     lineage: spec.lineage,
                     preferred: interned_hosts(spec.preferred_hosts),
                     attempt: 0,
@@ -658,6 +662,7 @@ impl DAGScheduler {
             result_bytes: Rc::clone(&s.result_bytes),
             shuffle_write,
             shuffle_read: s.parents.first().and_then(|p| self.stages[p].shuffle_id),
+            barrier: s.barrier,
         }
     }
 
@@ -882,10 +887,87 @@ impl DAGScheduler {
                 self.handle_fetch_failed(task, &failure, cx);
             }
             TaskEndReason::Resubmitted => {
-                self.post_task_end(task, reason, ending);
+                self.post_task_end(task, TaskEndReason::Resubmitted, ending);
                 self.handle_resubmitted(task);
+                if self.is_barrier(task) {
+                    self.handle_barrier_failure(task, &TaskEndReason::Resubmitted, cx);
+                }
+            }
+            other if self.is_barrier(task) => {
+                self.post_task_end(task, other.clone(), ending);
+                self.handle_barrier_failure(task, &other, cx);
             }
             other => self.post_task_end(task, other, ending),
+        }
+    }
+
+    /// `task.isBarrier`, of a stage still registered (a removed stage's ends are only posted).
+    fn is_barrier(&self, task: &RunningTask) -> bool {
+        self.stages.get(&task.key.1).is_some_and(|s| s.barrier)
+    }
+
+    /// `handleTaskCompletion`'s `case failure: TaskFailedReason if task.isBarrier` (Spark
+    /// 4.0.0's jar; its texts read from the constant pool): a failed, killed or lost task of a
+    /// barrier stage's latest attempt fails the whole attempt. Its other tasks are killed
+    /// (`killAllTaskAttempts`), the stage is marked failed; past
+    /// `spark.stage.maxConsecutiveAttempts` failed attempts the stage aborts, else a map stage
+    /// loses every map output of its shuffle (its next attempt runs every task) and a result
+    /// stage aborts (its tasks may have committed output), and the stage is resubmitted after
+    /// `RESUBMIT_TIMEOUT` (the aborted one finds no job then).
+    fn handle_barrier_failure(
+        &mut self,
+        task: &RunningTask,
+        reason: &TaskEndReason,
+        cx: &mut Cx<'_>,
+    ) {
+        let (id, attempt) = (task.key.1, task.key.2);
+        let (kind, t) = (self.stage_kind(id), self.task_string(id, task.partition));
+        let stage = &self.stages[&id];
+        let (name, latest, is_result) = (stage.name.clone(), stage.attempt, stage.is_result);
+        if latest != attempt {
+            info!(
+                self.log,
+                DAG,
+                "Ignoring task failure from {t} as it's from {kind} attempt {attempt} and there is a more recent attempt for that stage (attempt {latest}) running"
+            );
+            return;
+        }
+        info!(
+            self.log,
+            DAG, "Marking {kind} ({name}) as failed due to a barrier task failed."
+        );
+        let message = format!(
+            "Stage failed because barrier task {t} finished unsuccessfully.\n{}",
+            reason.to_error_string()
+        );
+        let kill = format!("Task {t} from barrier stage {kind} ({name}) failed.");
+        cx.ts.kill_all_task_attempts(id, &kill, cx.out);
+        self.mark_stage_as_finished(id, Some(&message));
+        let stage = self.stages.get_mut(&id).expect("known stage");
+        stage.failed_attempt_ids.insert(attempt);
+        let max = self.shuffle.max_consecutive_stage_attempts;
+        if stage.failed_attempt_ids.len() as u32 >= max {
+            let reason = format!(
+                "{kind} ({name}) has failed the maximum allowable number of times: {max}. Most recent failure reason: {message}"
+            );
+            return self.abort_stage(id, &reason, cx);
+        }
+        if is_result {
+            let reason = format!(
+                "Could not recover from a failed barrier ResultStage. Most recent failure reason: {message}"
+            );
+            self.abort_stage(id, &reason, cx);
+        } else if let Some(shuffle) = stage.shuffle_id {
+            cx.env.map_output_tracker.unregister_all_map_output(shuffle);
+        }
+        if self.failed_stages.insert(id) {
+            info!(
+                self.log,
+                DAG, "Resubmitting {kind} ({name}) due to barrier stage failure."
+            );
+            cx.out.push(SchedulerEvent::ResubmitFailedStagesAfter {
+                ms: RESUBMIT_TIMEOUT_MS,
+            });
         }
     }
 
@@ -1173,10 +1255,20 @@ impl DAGScheduler {
             );
             self.mark_stage_as_finished(failed, Some(&failure.message));
         }
-        if let (Ok(map_index), Some(bm)) = (u32::try_from(failure.map_index), &failure.bm_address) {
+        // A barrier map stage's outputs go all together, as its next attempt reruns every task.
+        if self.stages[&map_stage].barrier {
+            cx.env
+                .map_output_tracker
+                .unregister_all_map_output(failure.shuffle_id);
+        } else if let (Ok(map_index), Some(bm)) =
+            (u32::try_from(failure.map_index), &failure.bm_address)
+        {
             cx.env
                 .map_output_tracker
                 .unregister_map_output(failure.shuffle_id, map_index, bm);
+        }
+        if self.stages[&failed].barrier {
+            self.fail_barrier_stage_on_fetch_failure(failed, &failure.message, cx);
         }
         if should_abort {
             // DAGScheduler.handleTaskCompletion (the 4.0.0 jar's concatenation, no replaceAll):
@@ -1219,6 +1311,22 @@ impl DAGScheduler {
         }
     }
 
+    /// The fetch-failure path's `failedStage.rdd.isBarrier()` (Spark 4.0.0's jar): a barrier map
+    /// stage loses every output of its own shuffle, a barrier result stage aborts (its tasks may
+    /// have committed output).
+    #[cold]
+    fn fail_barrier_stage_on_fetch_failure(&mut self, failed: u32, message: &str, cx: &mut Cx<'_>) {
+        let stage = &self.stages[&failed];
+        if stage.is_result {
+            let reason = format!(
+                "Could not recover from a failed barrier ResultStage. Most recent failure reason: {message}"
+            );
+            self.abort_stage(failed, &reason, cx);
+        } else if let Some(shuffle) = stage.shuffle_id {
+            cx.env.map_output_tracker.unregister_all_map_output(shuffle);
+        }
+    }
+
     /// `ignoreDecommissionFetchFailure && isExecutorDecommissioningOrDecommissioned(bmAddress)`
     /// (DAGScheduler.handleTaskCompletion, the 4.0.0 jar): such a fetch failure is not counted
     /// in the stage's `failedAttemptIds`, so it cannot abort the stage.
@@ -1250,8 +1358,11 @@ impl DAGScheduler {
             return;
         }
         info!(self.log, DAG, "Resubmitting failed stages");
+        // A stage aborted since (a failed barrier result stage) is no longer registered:
+        // `submitStage` finds no active job for it and `abortStage` skips it.
         let mut failed: Vec<u32> = std::mem::take(&mut self.failed_stages)
             .into_iter()
+            .filter(|s| self.stages.contains_key(s))
             .collect();
         failed.sort_by_key(|s| (self.stages[s].job_id, *s));
         for s in failed {
@@ -1366,7 +1477,10 @@ impl DAGScheduler {
     /// tasks killed (`killAllTaskAttempts`) and is marked failed (`cancelRunningIndependent
     /// Stages`), and the job ends with `Job aborted due to stage failure: <reason>`.
     fn abort_stage(&mut self, stage: u32, reason: &str, cx: &mut Cx<'_>) {
-        let job_id = self.stages[&stage].job_id;
+        // `if (!stageIdToStage.contains(failedStage.id)) return`: an aborted stage's job is gone.
+        let Some(job_id) = self.stages.get(&stage).map(|s| s.job_id) else {
+            return;
+        };
         let message = format!("Job aborted due to stage failure: {reason}");
         self.fail_job_and_independent_stages(job_id, message, cx);
     }

@@ -119,6 +119,7 @@ fn stage(i: usize, last: bool, parts: usize, parents: &[usize]) -> StageSpec {
         preferred_hosts: Vec::new(),
         input_path: None,
         result_bytes: Default::default(),
+        barrier: false,
     }
 }
 
@@ -1411,5 +1412,157 @@ fn spark_17644_after_one_stage_is_aborted_subsequent_stages_behave_on_fetch_fail
     t.complete_map_stage(2, 1, &[]);
     t.complete_next_result(3, 1, |_| 7);
     assert_eq!(t.results(1), answers(&[(0, 7), (1, 7)]));
+    t.assert_data_structures_empty();
+}
+
+/// `job` with stage `i` a barrier stage (`rdd.barrier().mapPartitions(iter => iter)`).
+fn barrier(mut job: JobSpec, i: usize) -> JobSpec {
+    job.stages[i].barrier = true;
+    job
+}
+
+fn killed() -> End {
+    End::Other(TaskEndReason::TaskKilled {
+        reason: "test".into(),
+    })
+}
+
+/// The outputs of `shuffle` still registered, by map index.
+fn registered(t: &Suite, shuffle: u32) -> Vec<usize> {
+    let outs = t.outputs(shuffle);
+    (0..outs.len()).filter(|&m| outs[m].is_some()).collect()
+}
+
+// DAGSchedulerSuite "Fail the job if a barrier ResultTask failed": the map stage done, the
+// barrier result stage's first task killed: the job aborts (a barrier result stage may have
+// committed output, so it is not retried), with the 4.0.0 jar's message.
+#[test]
+fn fail_the_job_if_a_barrier_result_task_failed() {
+    let mut t = Suite::new();
+    t.submit(barrier(shuffle_job(2, 2), 1));
+    t.complete(0, vec![End::Map("hostA"), End::Map("hostA")]);
+    assert_eq!(registered(&t, 0), vec![0, 1]);
+    t.end(1, 0, killed());
+    assert!(
+        t.failure(0).starts_with(
+            "Job aborted due to stage failure: Could not recover from a failed barrier ResultStage. Most recent failure reason: Stage failed because barrier task ResultTask(1, 0) finished unsuccessfully.\nTaskKilled (test)"
+        ),
+        "{}",
+        t.failure(0)
+    );
+    assert_eq!(
+        t.logged("INFO DAGScheduler: Marking ResultStage 1 (count at X.scala:9) as failed due to a barrier task failed."),
+        1
+    );
+    // The stage is marked failed twice: by the barrier failure, then by the job's abort
+    // (cancelRunningIndependentStages: its failedAttemptIds is not empty), as a real Spark 4.0
+    // run's event log shows.
+    assert_eq!(t.failed_stages(), vec![1, 1]);
+    t.resubmit();
+    t.assert_data_structures_empty();
+}
+
+// DAGSchedulerSuite "Barrier task failures from the same stage attempt don't trigger multiple
+// stage retries": both tasks of the barrier map stage's attempt killed; one resubmission, two
+// attempts in all.
+#[test]
+fn barrier_task_failures_from_the_same_stage_attempt_dont_trigger_multiple_stage_retries() {
+    let mut t = Suite::new();
+    t.submit(barrier(shuffle_job(2, 2), 0));
+    assert_eq!(t.submitted_attempts(0), 1);
+    t.end(0, 0, killed());
+    assert_eq!(t.failed_stages(), vec![0]);
+    t.end(0, 1, killed());
+    assert_eq!(t.resubmits_scheduled, 1);
+    t.resubmit();
+    assert_eq!(t.submitted_attempts(0), 2);
+    assert_eq!(
+        t.logged("INFO DAGScheduler: Resubmitting ShuffleMapStage 0 (map at X.scala:0) due to barrier stage failure."),
+        1
+    );
+}
+
+// DAGSchedulerSuite "Barrier task failures from a previous stage attempt don't trigger stage
+// retry": the second task of attempt 0 fails after attempt 1 was submitted: ignored.
+#[test]
+fn barrier_task_failures_from_a_previous_stage_attempt_dont_trigger_stage_retry() {
+    let mut t = Suite::new();
+    t.submit(barrier(shuffle_job(2, 2), 0));
+    t.end(0, 0, killed());
+    assert_eq!(t.failed_stages(), vec![0]);
+    t.resubmit();
+    assert_eq!(t.submitted_attempts(0), 2);
+    t.end(0, 1, killed());
+    t.resubmit();
+    assert_eq!(t.submitted_attempts(0), 2);
+    assert_eq!(
+        t.logged("INFO DAGScheduler: Ignoring task failure from ShuffleMapTask(0, 1) as it's from ShuffleMapStage 0 attempt 0 and there is a more recent attempt for that stage (attempt 1) running"),
+        1
+    );
+}
+
+// DAGSchedulerSuite "Retry all the tasks on a resubmitted attempt of a barrier stage caused by
+// FetchFailure": a fetch failure from the barrier map stage's first output unregisters both
+// outputs; its next attempt runs both tasks, then the result stage finishes.
+#[test]
+fn retry_all_the_tasks_on_a_resubmitted_attempt_of_a_barrier_stage_caused_by_fetch_failure() {
+    let mut t = Suite::new();
+    t.submit(barrier(shuffle_job(2, 2), 0));
+    t.complete(0, vec![End::Map("hostA"), End::Map("hostB")]);
+    assert_eq!(registered(&t, 0), vec![0, 1]);
+    t.end(
+        1,
+        0,
+        End::Fetch {
+            from: Some("hostA"),
+            shuffle: 0,
+            map_index: 0,
+            reduce: 0,
+        },
+    );
+    assert!(registered(&t, 0).is_empty());
+    t.resubmit();
+    assert_eq!(t.partitions(t.find(0, 1)), vec![0, 1]);
+    t.complete_map_stage(0, 1, &[]);
+    t.complete_next_result(1, 1, |j| j);
+    t.assert_data_structures_empty();
+}
+
+// DAGSchedulerSuite "Retry all the tasks on a resubmitted attempt of a barrier stage caused by
+// TaskKilled": the first map task done, the second killed: the first's output is unregistered
+// too, and the next attempt runs both.
+#[test]
+fn retry_all_the_tasks_on_a_resubmitted_attempt_of_a_barrier_stage_caused_by_task_killed() {
+    let mut t = Suite::new();
+    t.submit(barrier(shuffle_job(2, 2), 0));
+    t.complete(0, vec![End::Map("hostA")]);
+    assert_eq!(registered(&t, 0), vec![0]);
+    t.end(0, 1, killed());
+    assert!(registered(&t, 0).is_empty());
+    t.resubmit();
+    assert_eq!(t.partitions(t.find(0, 1)), vec![0, 1]);
+    t.complete_map_stage(0, 1, &[]);
+    t.complete_next_result(1, 0, |j| j);
+    t.assert_data_structures_empty();
+}
+
+// A barrier map stage failing spark.stage.maxConsecutiveAttempts (4) times aborts with the
+// 4.0.0 jar's text (a space, not the fetch path's line break, before the reason).
+#[test]
+fn a_barrier_stage_failing_max_consecutive_attempts_times_aborts() {
+    let mut t = Suite::new();
+    t.submit(barrier(shuffle_job(2, 2), 0));
+    for attempt in 0..4 {
+        let i = t.find(0, attempt);
+        t.end(i, 0, killed());
+        t.resubmit();
+    }
+    assert!(
+        t.failure(0).starts_with(
+            "Job aborted due to stage failure: ShuffleMapStage 0 (map at X.scala:0) has failed the maximum allowable number of times: 4. Most recent failure reason: Stage failed because barrier task ShuffleMapTask(0, 0) finished unsuccessfully.\nTaskKilled (test)"
+        ),
+        "{}",
+        t.failure(0)
+    );
     t.assert_data_structures_empty();
 }

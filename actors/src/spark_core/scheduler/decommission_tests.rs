@@ -133,6 +133,7 @@ fn job(n: usize, prefs: Vec<Vec<String>>) -> JobSpec {
             input_path: None,
             lineage: None,
             result_bytes: Default::default(),
+            barrier: false,
         }],
     }
 }

@@ -101,6 +101,9 @@ pub struct StageCode {
     pub input_path: Option<Arc<str>>,
     /// Each task's serialized result size (the program's, else `TASK_RESULT_BYTES`).
     pub result_bytes: Rc<ResultSizes>,
+    /// Barrier tasks (`Task.isBarrier`): launched all at once, and the set a zombie when one
+    /// fails.
+    pub barrier: bool,
     /// The output a ShuffleMapTask writes (`None` for a ResultTask).
     pub shuffle_write: Option<ShuffleWrite>,
     /// The shuffle the stage reads (its first parent's), if any.

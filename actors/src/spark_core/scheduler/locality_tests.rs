@@ -75,6 +75,7 @@ fn job(n: u32, prefs: Vec<Vec<String>>) -> JobSpec {
             input_path: None,
             lineage: None,
             result_bytes: Default::default(),
+            barrier: false,
         }],
     }
 }
@@ -312,6 +313,7 @@ fn reduce_tasks_prefer_the_hosts_with_most_map_output() {
             input_path: None,
             lineage: None,
             result_bytes: Default::default(),
+            barrier: false,
         };
         let reduce = StageSpec {
             rdd_description: "ShuffledRDD[2] at count at X.scala:2".into(),
@@ -324,6 +326,7 @@ fn reduce_tasks_prefer_the_hosts_with_most_map_output() {
             input_path: None,
             lineage: None,
             result_bytes: Default::default(),
+            barrier: false,
         };
         s.submit_job(
             JobSpec {
@@ -675,4 +678,112 @@ fn a_replayed_task_without_preferences_takes_the_recorded_pick_of_the_offer_orde
             "seed {seed}"
         );
     }
+}
+
+/// `FakeTask.createBarrierTaskSet(n, prefs)`: a one-stage job of `n` barrier tasks.
+fn barrier_job(n: u32, prefs: Vec<Vec<String>>) -> JobSpec {
+    let mut j = job(n, prefs);
+    j.stages[0].barrier = true;
+    j
+}
+
+fn driver_log(store: &Rc<RefCell<LogStore>>) -> String {
+    store.borrow().output("driver").expect("log").stderr.clone()
+}
+
+// TaskSchedulerImplSuite "don't schedule for a barrier taskSet if available slots are less
+// than pending tasks": spark.task.cpus 2, two offers of 3 free cores (2 slots) for 3 barrier
+// tasks: nothing launches, with Spark 4.0.0's line (read from its jar).
+#[test]
+fn dont_schedule_a_barrier_task_set_if_available_slots_are_less_than_pending_tasks() {
+    run(async {
+        let (mut s, store) = scheduler(2);
+        s.submit_job(barrier_job(3, Vec::new()), waiter());
+        let t = offers(
+            &mut s,
+            &mut [offer(0, "host1", 3), offer(1, "host2", 3)],
+            true,
+        );
+        assert!(t.is_empty());
+        assert!(driver_log(&store).contains(
+            "INFO YarnClusterScheduler: Skip current round of resource offers for barrier stage 0 because the barrier taskSet requires 3 slots, while the total number of available slots is 2."
+        ));
+    });
+}
+
+// TaskSchedulerImplSuite "schedule tasks for a barrier taskSet if all tasks can be launched
+// together": three offers of 3 free cores, spark.task.cpus 2: one task on each executor, and
+// the BarrierCoordinator's and the launch's lines.
+#[test]
+fn schedule_a_barrier_task_set_if_all_tasks_can_be_launched_together() {
+    run(async {
+        let (mut s, store) = scheduler(2);
+        s.submit_job(barrier_job(3, Vec::new()), waiter());
+        let mut list = [
+            offer(0, "host1", 3),
+            offer(1, "host2", 3),
+            offer(2, "host3", 3),
+        ];
+        let t = offers(&mut s, &mut list, true);
+        let mut executors: Vec<u32> = t.iter().map(|d| d.executor_id.0).collect();
+        executors.sort_unstable();
+        assert_eq!(executors, vec![0, 1, 2]);
+        let log = driver_log(&store);
+        assert!(log.contains("INFO YarnClusterScheduler: Registered BarrierCoordinator endpoint"));
+        assert!(log.contains(
+            "INFO YarnClusterScheduler: Successfully scheduled all the 3 tasks for barrier stage 0."
+        ));
+    });
+}
+
+// TaskSchedulerImplSuite "SPARK-29263: barrier TaskSet can't schedule when higher prio taskset
+// takes the slots": a task set of higher priority (an earlier job) takes one of the three
+// slots first; the barrier set of 3 then finds 2 and launches nothing.
+#[test]
+fn a_barrier_task_set_cant_schedule_when_a_higher_priority_set_takes_the_slots() {
+    run(async {
+        let (mut s, _) = scheduler(2);
+        s.submit_job(job(1, Vec::new()), waiter());
+        s.submit_job(barrier_job(3, Vec::new()), waiter());
+        let mut list = [
+            offer(0, "host1", 3),
+            offer(1, "host2", 3),
+            offer(2, "host3", 3),
+        ];
+        let t = offers(&mut s, &mut list, true);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].stage_id, 0);
+    });
+}
+
+// TaskSchedulerImplSuite "SPARK-24818: test delay scheduling for barrier TaskSetManager" and
+// "test resource revert of barrier TaskSetManager", with two tasks preferring host1: at 0 s
+// only host1's offer takes one (delay scheduling holds host2's back), so the one taken is
+// released (its core back on its offer, its index pending again) and nothing launches; after
+// spark.locality.wait (3 s) both launch together, one NODE_LOCAL on host1, one RACK_LOCAL on
+// host2 (same rack).
+#[test]
+fn a_barrier_task_set_taken_in_part_releases_its_offers_until_all_can_launch() {
+    run(async {
+        let (mut s, store) = scheduler(1);
+        let prefs = vec![vec!["host1".to_string()]; 2];
+        s.submit_job(barrier_job(2, prefs), waiter());
+        let both = || [offer(1, "host1", 1), offer(2, "host2", 1)];
+        let mut list = both();
+        assert!(offers(&mut s, &mut list, true).is_empty());
+        assert_eq!((list[0].cores, list[1].cores), (1, 1));
+        // The release's line waits a minute from the set's creation (lastResourceOfferFailLogTime).
+        assert!(!driver_log(&store).contains("Releasing the assigned resource offers"));
+        sleep_until(3000).await;
+        let t = offers(&mut s, &mut both(), true);
+        let mut placed_now = placed(&s, &t);
+        placed_now.sort();
+        assert_eq!(
+            placed_now,
+            [
+                (1, 0, TaskLocality::NodeLocal),
+                (2, 1, TaskLocality::RackLocal)
+            ]
+        );
+    });
 }

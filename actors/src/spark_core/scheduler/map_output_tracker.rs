@@ -188,6 +188,24 @@ impl MapOutputTrackerMaster {
         self.increment_epoch();
     }
 
+    /// `unregisterAllMapAndMergeOutput(shuffleId)` (a failed barrier map stage: every task of
+    /// its next attempt runs again): every output of the shuffle removed, then
+    /// `incrementEpoch`.
+    pub fn unregister_all_map_output(&mut self, shuffle_id: u32) {
+        let mut freed: Vec<u32> = Vec::new();
+        if let Some(s) = self.shuffles.get_mut(&shuffle_id) {
+            for i in 0..s.statuses.len() {
+                if let Some(m) = s.remove_at(i) {
+                    freed.push(m.server);
+                }
+            }
+        }
+        for server in freed {
+            self.count_live(server, false);
+        }
+        self.increment_epoch();
+    }
+
     /// `removeOutputsOnExecutor`: every output whose location names the executor (served by
     /// its block manager, or by its node's shuffle service on the executor's behalf).
     pub fn remove_outputs_on_executor(&mut self, executor: ExecutorId) -> u32 {
@@ -484,6 +502,22 @@ mod tests {
 
     /// MapOutputTrackerSuite "remove outputs on executor / host": `removeOutputsOnExecutor`
     /// matches the location's executor id (whoever serves it), `removeOutputsOnHost` the host.
+    #[test]
+    fn unregister_all_map_output_empties_the_shuffle_and_moves_the_epoch() {
+        let mut t = MapOutputTrackerMaster::default();
+        t.register_shuffle(0, 2);
+        t.register_shuffle(1, 1);
+        t.register_map_output(0, 0, bm(1, "a", 7337), 1, 10, 1);
+        t.register_map_output(0, 1, bm(2, "b", 7337), 2, 10, 1);
+        t.register_map_output(1, 0, bm(1, "a", 7337), 3, 10, 1);
+        let epoch = t.epoch();
+        t.unregister_all_map_output(0);
+        assert_eq!(t.missing_partitions(0), vec![0, 1]);
+        assert!(t.missing_partitions(1).is_empty());
+        assert!(t.epoch() > epoch);
+        assert!(t.has_outputs_of(ExecutorId(1)) && !t.has_outputs_of(ExecutorId(2)));
+    }
+
     #[test]
     fn remove_outputs_on_executor_and_host() {
         let mut t = MapOutputTrackerMaster::default();

@@ -70,6 +70,7 @@ fn job(tasks: usize) -> JobSpec {
             preferred_hosts: Vec::new(),
             input_path: None,
             result_bytes: Default::default(),
+            barrier: false,
         }],
     }
 }

@@ -271,6 +271,7 @@ pub(super) fn task_set(stage: u32, attempt: u32, n: u32, shuffle: Option<u32>) -
             }),
             shuffle_read: None,
             result_bytes: Default::default(),
+            barrier: false,
         },
     }
 }
@@ -869,6 +870,7 @@ fn stage(rdd: &str, partitions: usize, parents: Vec<usize>) -> StageSpec {
         preferred_hosts: Vec::new(),
         input_path: None,
         result_bytes: Default::default(),
+        barrier: false,
     }
 }
 

@@ -58,6 +58,9 @@ use std::rc::Rc;
 
 const TSM: &str = "driver::TaskSetManager";
 const TS: &str = "driver::YarnClusterScheduler";
+/// `TaskSetManager.BARRIER_LOGGING_INTERVAL`: a barrier set's `Releasing the assigned resource
+/// offers` line comes at most once a minute.
+const BARRIER_LOGGING_INTERVAL_MS: u64 = 60_000;
 /// `classOf[TaskOutputFileAlreadyExistException].getName`: a task that cannot write its output
 /// file is not retried (TaskSetManager.handleFailedTask).
 const OUTPUT_FILE_EXISTS: &str = "org.apache.spark.TaskOutputFileAlreadyExistException";
@@ -187,6 +190,9 @@ pub struct TaskSchedulerImpl {
     max_failures: u32,
     /// `spark.driver.maxResultSize`, bytes (0: unlimited).
     max_result_size: u64,
+    /// `barrierCoordinator` is set up (`maybeInitBarrierCoordinator`, at the first barrier
+    /// set's launch).
+    barrier_coordinator: bool,
     /// Task sets submitted so far (the next one's place in the pool's queue).
     submitted_sets: u64,
     task_cpus: u32,
@@ -264,6 +270,7 @@ impl TaskSchedulerImpl {
             log,
             max_failures,
             max_result_size: 1 << 30,
+            barrier_coordinator: false,
             submitted_sets: 0,
             task_cpus,
             locality: LocalitySettings::default(),
@@ -710,6 +717,10 @@ impl TaskSchedulerImpl {
         offer: &mut WorkerOffer,
         r: &mut Round<'_, D>,
     ) -> bool {
+        if self.task_sets.get(&key).is_some_and(|t| t.code.barrier) {
+            let mut order = Vec::new();
+            return self.offer_barrier_task_set(key, std::slice::from_mut(offer), r, &mut order);
+        }
         if self.speculation.is_some() {
             return self.offer_one_task_set_launching_each(key, offer, r);
         }
@@ -910,6 +921,9 @@ impl TaskSchedulerImpl {
             self.runnable.remove(&key);
             return false;
         };
+        if tsm.code.barrier {
+            return self.offer_barrier_task_set(key, offers, r, order);
+        }
         let levels = tsm.levels;
         let mut round = OfferRound::default();
         for level in levels.as_slice() {
@@ -927,6 +941,117 @@ impl TaskSchedulerImpl {
         let any = round.min_locality.is_some();
         self.end_offer_round(key, round, r.all_free, r.now_ms);
         any
+    }
+
+    /// A barrier set's share of `resourceOffers` (Spark 4.0.0's TaskSchedulerImpl, texts from
+    /// its jar): skipped when the round's free slots are fewer than its tasks; else its tasks
+    /// are taken as any set's (locality levels, one per offer per pass), but held back
+    /// (`barrierPendingLaunchTasks`); unless every task found a slot, the cores go back to their
+    /// offers and the tasks to the pending lists (`Releasing ...` at most once a minute),
+    /// else all launch together (in the pending map's order: a Scala `mutable.HashMap` by
+    /// index). Whether it took any task (`launchedAnyTask`).
+    #[cold]
+    #[inline(never)]
+    fn offer_barrier_task_set<D: DagEvents>(
+        &mut self,
+        key: TsKey,
+        offers: &mut [WorkerOffer],
+        r: &mut Round<'_, D>,
+        order: &mut Vec<u32>,
+    ) -> bool {
+        let (tasks, levels) = match self.task_sets.get(&key) {
+            Some(t) => (t.partitions.len() as u32, t.levels),
+            None => return false,
+        };
+        let slots: u32 = offers.iter().map(|o| o.cores / self.task_cpus).sum();
+        if slots < tasks {
+            info!(
+                self.log,
+                TS,
+                "Skip current round of resource offers for barrier stage {} because the barrier taskSet requires {tasks} slots, while the total number of available slots is {slots}.",
+                key.1
+            );
+            return false;
+        }
+        let mut round = OfferRound::default();
+        let mut held: Vec<(i32, (usize, Dequeued))> = Vec::new();
+        for &level in levels.as_slice() {
+            loop {
+                let before = held.len();
+                for (i, offer) in offers.iter_mut().enumerate() {
+                    if offer.cores < self.task_cpus {
+                        continue;
+                    }
+                    let Some((task, rejected)) = self.offer_to_set(key, offer, level, r.now_ms)
+                    else {
+                        break;
+                    };
+                    round.no_rejects &= !rejected;
+                    if let Some(d) = task {
+                        offer.cores -= self.task_cpus;
+                        round.launched(d.locality);
+                        held.push((d.index as i32, (i, d)));
+                        if let Some(tsm) = self.task_sets.get_mut(&key) {
+                            tsm.hold_barrier_task(d.index);
+                        }
+                    }
+                }
+                if held.len() == before {
+                    break;
+                }
+            }
+        }
+        self.end_offer_round(key, round, r.all_free, r.now_ms);
+        if held.is_empty() {
+            return false;
+        }
+        let tsm = self.task_sets.get_mut(&key).expect("offered above");
+        for (_, (_, d)) in &held {
+            tsm.release_barrier_task(d.index);
+        }
+        if held.len() as u32 != tasks {
+            self.release_barrier_offers(key, held, offers, r.now_ms);
+            return true;
+        }
+        for (i, d) in scala_hash_order(held, tasks as usize) {
+            let task = self.launch(key, d, &offers[i], r);
+            r.launched.push(task);
+            order.push(i as u32);
+        }
+        if !std::mem::replace(&mut self.barrier_coordinator, true) {
+            info!(self.log, TS, "Registered BarrierCoordinator endpoint");
+        }
+        info!(
+            self.log,
+            TS, "Successfully scheduled all the {tasks} tasks for barrier stage {}.", key.1
+        );
+        true
+    }
+
+    /// A barrier set only part of whose tasks found a slot: each held task's cores go back to
+    /// its offer and its index to the pending lists (`addPendingTask`); the line at most once
+    /// per `BARRIER_LOGGING_INTERVAL` (60 s, the first a minute after the set was made).
+    fn release_barrier_offers(
+        &mut self,
+        key: TsKey,
+        held: Vec<(i32, (usize, Dequeued))>,
+        offers: &mut [WorkerOffer],
+        now_ms: u64,
+    ) {
+        let tsm = self.task_sets.get_mut(&key).expect("offered above");
+        if now_ms.saturating_sub(tsm.barrier_fail_logged_ms) > BARRIER_LOGGING_INTERVAL_MS {
+            info!(
+                self.log,
+                TS,
+                "Releasing the assigned resource offers since only partial tasks can be launched. Waiting for later round resource offers."
+            );
+            tsm.barrier_fail_logged_ms = now_ms;
+        }
+        for (_, (i, d)) in held {
+            offers[i].cores += self.task_cpus;
+            tsm.add_pending_task(d.index, &self.topology);
+        }
+        self.runnable.insert(key);
     }
 
     /// The end of a task set's share of `resourceOffers`: the delay-scheduling reset, and the
@@ -1769,8 +1894,15 @@ impl TaskSchedulerImpl {
             let killed = matches!(end, TaskEndReason::TaskKilled { .. });
             self.note_finished_map_attempt(&task, !killed, killed);
         }
+        // handleFailedTask (Spark 4.0.0's jar): a barrier task's failure makes its set a zombie
+        // before the DAGScheduler hears of it (which fails the whole stage attempt), so the
+        // failure counts neither toward spark.task.maxFailures nor toward exclusion.
+        let barrier = self.task_sets.get(&key).is_some_and(|t| t.code.barrier);
+        if barrier {
+            self.suspend_barrier_set(key);
+        }
         cx.task_ended(self, &task, end, None);
-        if counts && self.exclusion.is_some() {
+        if counts && !barrier && self.exclusion.is_some() {
             self.exclude_for_failed_task(&task, &lost);
         }
         let tsm = self.task_sets.get_mut(&key).expect("looked up above");
@@ -1811,6 +1943,16 @@ impl TaskSchedulerImpl {
         tsm.add_pending_task(index, &self.topology);
         self.runnable.insert(key);
         cx.out.push(SchedulerEvent::Revive);
+    }
+
+    /// `isZombie = true` on a barrier set whose task failed (its running attempts still end).
+    #[cold]
+    #[inline(never)]
+    fn suspend_barrier_set(&mut self, key: TsKey) {
+        if let Some(tsm) = self.task_sets.get_mut(&key) {
+            tsm.suspend();
+        }
+        self.runnable.remove(&key);
     }
 
     /// `handleFailedTask` for an ExceptionFailure Spark does not retry (Spark 4.0.0's jar: the
@@ -2174,7 +2316,9 @@ impl TaskSchedulerImpl {
         let Some(tsm) = self.task_sets.get_mut(&key) else {
             return false;
         };
-        if tsm.zombie {
+        // checkSpeculatableTasks (Spark 4.0.0's jar): `isZombie || isBarrier` returns at once;
+        // a barrier set's tasks are never copied.
+        if tsm.zombie || tsm.code.barrier {
             spec.active.remove(&key);
             return false;
         }

@@ -72,6 +72,8 @@ pub struct TaskSetManager {
     pub(super) spec: Option<Box<TaskSetSpeculation>>,
     /// `taskSetExcludelistHelperOpt` (`None` when exclusion is off).
     pub(super) exclude_list: Option<Box<TaskSetExcludelist>>,
+    /// `lastResourceOfferFailLogTime` (a barrier set's; the set's creation at first), ms.
+    pub(super) barrier_fail_logged_ms: u64,
 }
 
 /// What `dequeueTask` hands out: the task, the level it runs at, and whether it is a
@@ -143,6 +145,7 @@ impl TaskSetManager {
             recent_exceptions: BTreeMap::new(),
             spec: None,
             exclude_list: None,
+            barrier_fail_logged_ms: cx.now_ms,
         }
     }
 
@@ -357,6 +360,18 @@ impl TaskSetManager {
             && max_locality == TaskLocality::Any
             && (!self.pending.all().is_empty() || self.has_speculative_pending());
         (task, rejected)
+    }
+
+    /// A barrier task taken and held for the round (`barrierPendingLaunchTasks`): Spark 4.0.0's
+    /// `dequeueTaskFromList` skips a held index as it skips one with a running copy, so it
+    /// counts as one until the round releases it (`release_barrier_task`).
+    pub(super) fn hold_barrier_task(&mut self, index: u32) {
+        self.copies_running[index as usize] += 1;
+    }
+
+    /// The end of a round's hold on a barrier task (`barrierPendingLaunchTasks.clear()`).
+    pub(super) fn release_barrier_task(&mut self, index: u32) {
+        self.copies_running[index as usize] -= 1;
     }
 
     /// A copy of `index` launches: its attempt number, and the set's running counts.

@@ -97,6 +97,7 @@ fn stage(rdd: &str, parents: Vec<usize>) -> StageSpec {
         preferred_hosts: Vec::new(),
         input_path: None,
         result_bytes: Default::default(),
+        barrier: false,
     }
 }
 
