@@ -181,6 +181,10 @@ struct RawStage {
     /// What each task reads from the stage's input (a file split, as a HadoopRDD reads it):
     /// its size and where its block lives.
     input: Option<RawInput>,
+    /// A barrier stage (`rdd.barrier().mapPartitions(...)`): its tasks launch all together
+    /// or not at all, and one failed task fails the whole stage attempt (default false).
+    #[serde(default)]
+    barrier: bool,
 }
 
 /// `input` of a stage: what each of its tasks reads (the event log's `Input Metrics`) and
@@ -367,7 +371,7 @@ pub(super) fn workload(
                     .and_then(|i| i.path.as_deref())
                     .map(Into::into),
                 result_bytes: Default::default(),
-                barrier: false,
+                barrier: st.barrier,
             });
         }
         check_ancestors(job).map_err(|m| format!("workload.jobs[{j}].{m}"))?;

@@ -717,17 +717,19 @@ impl TaskSchedulerImpl {
         offer: &mut WorkerOffer,
         r: &mut Round<'_, D>,
     ) -> bool {
-        if self.task_sets.get(&key).is_some_and(|t| t.code.barrier) {
-            let mut order = Vec::new();
-            return self.offer_barrier_task_set(key, std::slice::from_mut(offer), r, &mut order);
-        }
         if self.speculation.is_some() {
+            if self.task_sets.get(&key).is_some_and(|t| t.code.barrier) {
+                return self.offer_barrier_one(key, offer, r);
+            }
             return self.offer_one_task_set_launching_each(key, offer, r);
         }
         let Some(tsm) = self.task_sets.get_mut(&key) else {
             self.runnable.remove(&key);
             return false;
         };
+        if tsm.code.barrier {
+            return self.offer_barrier_one(key, offer, r);
+        }
         let cx = LocalityContext {
             topology: &self.topology,
             settings: &self.locality,
@@ -762,6 +764,19 @@ impl TaskSchedulerImpl {
         }
         self.taken = taken;
         round.min_locality.is_some()
+    }
+
+    /// A barrier set's share of a single offer's round (`makeOffers(executorId)`).
+    #[cold]
+    #[inline(never)]
+    fn offer_barrier_one<D: DagEvents>(
+        &mut self,
+        key: TsKey,
+        offer: &mut WorkerOffer,
+        r: &mut Round<'_, D>,
+    ) -> bool {
+        let mut order = Vec::new();
+        self.offer_barrier_task_set(key, std::slice::from_mut(offer), r, &mut order)
     }
 
     /// `offer_one_task_set` with speculation on: each task is launched as it is taken.
