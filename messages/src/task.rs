@@ -889,8 +889,11 @@ impl InputSize {
 pub enum JobResult {
     /// The ResultStage's per-partition results, in partition order.
     Succeeded(Vec<TaskResultData>),
-    /// `Job aborted due to stage failure: ...`.
+    /// `Job aborted due to stage failure: ...` (a `SparkException`).
     Failed(String),
+    /// The job's stages could not be created: the exception `listener.jobFailed(e)` gave
+    /// (a barrier stage's `BarrierJobAllocationFailed`).
+    NotCreated { class: String, message: String },
 }
 
 #[cfg(test)]

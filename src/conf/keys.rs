@@ -222,6 +222,8 @@ pub const KEYS: &[Key] = &[
     key("spark.rpc.lookupTimeout", "spark.network.timeout", CONFIG, S, "endpoint lookups"),
     key("spark.rpc.message.maxSize", "128", "internal.config.Network", S, "MiB: caps the executor's direct task result (spark.task.maxDirectResultSize); on the executors' command lines"),
     key("spark.scheduler.allocation.file", "-", CONFIG, S, "FAIR mode's pools file, local (in a scenario, relative to the scenario's directory): each pool's schedulingMode, minShare, weight, then 'default' FIFO; a missing or non-XML file is refused"),
+    key("spark.scheduler.barrier.maxConcurrentTasksCheck.interval", "15s", CONFIG, S, "the DAGScheduler's wait before it checks again that a job's barrier stage has a slot per task"),
+    key("spark.scheduler.barrier.maxConcurrentTasksCheck.maxFailures", "40", CONFIG, S, "failed barrier slot checks before the job fails ([SPARK-24819])"),
     key("spark.scheduler.blacklist.unschedulableTaskSetTimeout", "120s", CONFIG, S, "legacy name of spark.scheduler.excludeOnFailure.unschedulableTaskSetTimeout"),
     key("spark.scheduler.excludeOnFailure.unschedulableTaskSetTimeout", "120s", CONFIG, S, "TaskSchedulerImpl waits this long for a task set no executor may run before it aborts it"),
     key("spark.scheduler.executorTaskBlacklistTime", "-", CONFIG, S, "legacy timeout: the exclusion expiry when spark.excludeOnFailure.timeout is unset; turns exclusion on (> 0) or off (0) when the enabled keys are unset"),

@@ -4,8 +4,8 @@
 //! overhead math of `deploy.yarn.Client` / `ResourceProfile`, and `RpcTimeout.apply` (Spark 4.0).
 
 use sparkyard_actors::simulation::config::{
-    AllocationFile, DynamicAllocationSettings, FetchSettings, LocalitySettings, SchedulingMode,
-    ShuffleSettings, SparkSettings, SpeculationSettings,
+    AllocationFile, BarrierCheckSettings, DynamicAllocationSettings, FetchSettings,
+    LocalitySettings, SchedulingMode, ShuffleSettings, SparkSettings, SpeculationSettings,
 };
 
 use super::memory::ByteUnit;
@@ -150,6 +150,25 @@ fn task_cpus(conf: &SparkConf) -> Result<u32, UserError> {
         )),
         cpus => Ok(cpus),
     }
+}
+
+/// `spark.scheduler.barrier.maxConcurrentTasksCheck.interval` (timeConf in seconds, 15s) and
+/// `.maxFailures` (intConf, 40, its `checkValue` text), which the DAGScheduler reads when it is
+/// made: refused here, at submission.
+fn barrier_check(c: &SparkConf) -> Result<BarrierCheckSettings, UserError> {
+    const INTERVAL: &str = "spark.scheduler.barrier.maxConcurrentTasksCheck.interval";
+    const MAX_FAILURES: &str = "spark.scheduler.barrier.maxConcurrentTasksCheck.maxFailures";
+    let interval_ms = c.get_time_as_sec(INTERVAL, "15s")? * 1000;
+    let max_failures = c.get_int(MAX_FAILURES, 40)?;
+    if max_failures <= 0 {
+        return Err(UserError::illegal_argument(format!(
+            "'{max_failures}' in {MAX_FAILURES} is invalid. The max failures should be a positive value."
+        )));
+    }
+    Ok(BarrierCheckSettings {
+        interval_ms,
+        max_failures: max_failures as u32,
+    })
 }
 
 /// The executor's `maxDirectResultSize` (Spark 4.0.0's `Executor`: `Math.min` of
@@ -511,6 +530,7 @@ pub fn spark_settings(req: &SubmitRequest) -> Result<SparkSettings, UserError> {
         scheduler_mode: scheduler_mode(c)?,
         allocation_file: allocation_file(req)?,
         shuffle: shuffle_settings(c)?,
+        barrier_check: barrier_check(c)?,
         locality: locality_settings(c)?,
         am_wait_time_ms: c.get_time_as_ms("spark.yarn.am.waitTime", "100s")?,
         max_app_attempts: c.get_u32_opt("spark.yarn.maxAppAttempts")?,
@@ -1373,6 +1393,41 @@ mod tests {
         assert_eq!(
             settings(&["--conf", "spark.task.cpus=0"]).unwrap_err(),
             UserError::illegal_argument("spark.task.cpus must be at least 1, but was 0")
+        );
+    }
+
+    // Spark 4.0.0's config package (read in its jar): the barrier slot check's interval is a
+    // timeConf in seconds (15s), its maxFailures an intConf (40) whose checkValue wants a
+    // positive value; the executor's maxDirectResultSize is the smaller of
+    // spark.task.maxDirectResultSize (1m) and spark.rpc.message.maxSize (128, MiB).
+    #[test]
+    fn barrier_checks_and_direct_results_read_sparks_keys() {
+        let s = settings(&[]).expect("defaults");
+        assert_eq!(
+            (s.barrier_check.interval_ms, s.barrier_check.max_failures),
+            (15_000, 40)
+        );
+        assert_eq!(s.max_direct_result_size, 1 << 20);
+        let s = settings(&[
+            "--conf",
+            "spark.scheduler.barrier.maxConcurrentTasksCheck.interval=2min",
+            "--conf",
+            "spark.rpc.message.maxSize=1",
+            "--conf",
+            "spark.task.maxDirectResultSize=4m",
+        ])
+        .expect("valid");
+        assert_eq!(s.barrier_check.interval_ms, 120_000);
+        assert_eq!(s.max_direct_result_size, 1 << 20);
+        assert_eq!(
+            settings(&[
+                "--conf",
+                "spark.scheduler.barrier.maxConcurrentTasksCheck.maxFailures=0"
+            ])
+            .unwrap_err(),
+            UserError::illegal_argument(
+                "'0' in spark.scheduler.barrier.maxConcurrentTasksCheck.maxFailures is invalid. The max failures should be a positive value."
+            )
         );
     }
 

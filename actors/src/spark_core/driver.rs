@@ -520,23 +520,42 @@ impl Driver {
                 let due = self.timing.as_mut().map(|t| t.ended(k)).unwrap_or_default();
                 self.run_due(due, ctx);
             }
+            JobResult::NotCreated { class, message } => {
+                let e = format!("{class}: {message}");
+                self.job_failed(k, job_id, &call_site, &took, e, ctx)
+            }
             JobResult::Failed(message) => {
-                self.sim.observe(RunEvent::JobFailed {
-                    attempt: self.attempt_id.attempt_id,
-                    job: k as u32,
-                });
-                info!(
-                    self.env.log(),
-                    "driver::DAGScheduler", "Job {job_id} failed: {call_site}, took {took} ms"
-                );
-                if self.program.catches_job_failure(k) {
-                    // `main` caught the job's SparkException: its next jobs go as planned.
-                    let due = self.timing.as_mut().map(|t| t.ended(k)).unwrap_or_default();
-                    return self.run_due(due, ctx);
-                }
-                self.user_class_threw(format!("org.apache.spark.SparkException: {message}"), ctx);
+                let e = format!("org.apache.spark.SparkException: {message}");
+                self.job_failed(k, job_id, &call_site, &took, e, ctx)
             }
         }
+    }
+
+    /// `runJob`'s failed end: `Job N failed` and the exception `main` gets (caught by a
+    /// program that catches it, else the user class throws it).
+    fn job_failed(
+        &mut self,
+        k: usize,
+        job_id: u32,
+        call_site: &str,
+        took: &str,
+        exception: String,
+        ctx: &mut Context<Self>,
+    ) {
+        self.sim.observe(RunEvent::JobFailed {
+            attempt: self.attempt_id.attempt_id,
+            job: k as u32,
+        });
+        info!(
+            self.env.log(),
+            "driver::DAGScheduler", "Job {job_id} failed: {call_site}, took {took} ms"
+        );
+        if self.program.catches_job_failure(k) {
+            // `main` caught the job's exception: its next jobs go as planned.
+            let due = self.timing.as_mut().map(|t| t.ended(k)).unwrap_or_default();
+            return self.run_due(due, ctx);
+        }
+        self.user_class_threw(exception, ctx);
     }
 
     /// The ExecutorAllocationManager's constructor: its initial executors and `validateSettings`

@@ -423,8 +423,8 @@ impl<R> DriverEndpointState<R> {
     }
 
     /// `maxNumConcurrentTasks`: the task slots (`totalCores / taskCpus`) of every active
-    /// executor, busy or free (`TaskSchedulerImpl.calculateAvailableSlots` with cores only).
-    #[cfg(test)]
+    /// executor, busy or free (`TaskSchedulerImpl.calculateAvailableSlots` with cores only):
+    /// what a barrier stage's slot check reads (`DAGScheduler.checkBarrierStageWithNumSlots`).
     pub fn max_num_concurrent_tasks(&self, task_cpus: u32) -> u32 {
         let task_cpus = task_cpus.max(1);
         self.executors

@@ -68,6 +68,8 @@ pub struct SparkSettings {
     pub allocation_file: Option<AllocationFile>,
     /// The shuffle's settings (external shuffle service, fetch retries, stage attempts).
     pub shuffle: ShuffleSettings,
+    /// The DAGScheduler's barrier slot check's retries.
+    pub barrier_check: BarrierCheckSettings,
     /// Delay scheduling's waits and reduce-task locality.
     pub locality: LocalitySettings,
     /// `spark.yarn.am.waitTime`, ms.
@@ -312,6 +314,25 @@ impl Default for DynamicAllocationSettings {
             shuffle_service_enabled: false,
             decommission_enabled: false,
             storage_decommission_shuffle_blocks: true,
+        }
+    }
+}
+
+/// `spark.scheduler.barrier.maxConcurrentTasksCheck.*`: how often and how many times the
+/// DAGScheduler checks again that a job's barrier stage has enough slots (Spark's defaults).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BarrierCheckSettings {
+    /// `.interval` (15s), ms.
+    pub interval_ms: u64,
+    /// `.maxFailures` (40).
+    pub max_failures: u32,
+}
+
+impl Default for BarrierCheckSettings {
+    fn default() -> Self {
+        BarrierCheckSettings {
+            interval_ms: 15_000,
+            max_failures: 40,
         }
     }
 }

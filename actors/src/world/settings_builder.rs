@@ -163,6 +163,7 @@ fn spark_submit_defaults(
         scheduler_mode: SchedulingMode::default(),
         allocation_file: None,
         shuffle: ShuffleSettings::default(),
+        barrier_check: Default::default(),
         locality: LocalitySettings::default(),
         am_wait_time_ms: 100_000,
         max_app_attempts: None,

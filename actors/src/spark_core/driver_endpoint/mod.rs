@@ -147,6 +147,8 @@ pub struct DriverEndpoint {
     /// A `ResubmitFailedStages` the DAGScheduler asked for, to be scheduled after the message
     /// being handled (ms from now).
     resubmit_after_ms: Option<u64>,
+    /// Jobs whose barrier stage found too few slots, to submit again after this long.
+    barrier_jobs_due: Vec<(u32, u64)>,
     /// `spark.executor.decommission.forceKillTimeout` (seconds; none by default).
     force_kill_timeout_s: Option<u64>,
     /// Decommissions whose force-kill check is to be scheduled after the current message.
@@ -195,6 +197,7 @@ impl DriverEndpoint {
                 s.task_cpus,
             )
             .with_shuffle(s.shuffle.clone())
+            .with_barrier_check(s.barrier_check, s.dynamic_allocation.is_some())
             .with_scheduling_mode(s.scheduler_mode)
             .with_allocation_file(s.allocation_file.as_ref())
             .with_max_result_size(s.driver_max_result_size)
@@ -249,6 +252,7 @@ impl DriverEndpoint {
                 app_properties: Arc::new(props),
                 allocation,
                 resubmit_after_ms: None,
+                barrier_jobs_due: Vec::new(),
                 force_kill_timeout_s: s.decommission_force_kill_timeout_s,
                 force_kills_due: Vec::new(),
                 abort_timers_due: Vec::new(),
@@ -374,6 +378,19 @@ impl DriverEndpoint {
             self.schedule_force_kills(ctx);
         }
         self.schedule_abort_timers(ctx);
+        for (job_id, ms) in std::mem::take(&mut self.barrier_jobs_due) {
+            // DAGScheduler's messageScheduler: JobSubmitted again after the slot check's
+            // interval.
+            ctx.run_later(clock::ms(ms), move |act, ctx| {
+                if act.stopped {
+                    return;
+                }
+                let slots = act.max_num_concurrent_tasks();
+                let events = act.scheduler.resubmit_barrier_job(job_id, slots);
+                act.handle_events(events);
+                act.after_message(ctx);
+            });
+        }
         if let Some(ms) = self.resubmit_after_ms.take() {
             // DAGScheduler's messageScheduler: ResubmitFailedStages after RESUBMIT_TIMEOUT.
             ctx.run_later(clock::ms(ms), |act, ctx| {
@@ -419,8 +436,15 @@ impl DriverEndpoint {
     fn submit_job(&mut self, job: JobSpec, waiter: RemoteRef, pool: Option<&str>) {
         let n: usize = job.stages.iter().map(|s| s.tasks.len()).sum();
         self.sim.observe(RunEvent::JobSubmitted { tasks: n as u64 });
-        let events = self.scheduler.submit_job_in_pool(job, waiter, pool);
+        let slots = self.max_num_concurrent_tasks();
+        let events = self.scheduler.submit_job_in_pool(job, waiter, pool, slots);
         self.handle_events(events);
+    }
+
+    /// `sc.maxNumConcurrentTasks(rp)`: the active executors' slots.
+    fn max_num_concurrent_tasks(&self) -> u32 {
+        self.core
+            .max_num_concurrent_tasks(self.sim.config.spark.task_cpus)
     }
 
     /// The `exclude-node` fault: the HealthTracker's node exclusion (the injector fires it only

@@ -117,6 +117,9 @@ impl DriverEndpoint {
                 SchedulerEvent::ResubmitFailedStagesAfter { ms } => {
                     self.resubmit_after_ms = Some(ms)
                 }
+                SchedulerEvent::JobSubmittedAfter { job_id, ms } => {
+                    self.barrier_jobs_due.push((job_id, ms))
+                }
                 // TaskSchedulerImpl.killAllTaskAttempts (interruptThread = false: no
                 // spark.job.interruptOnCancel) or a speculative race's loser (true).
                 SchedulerEvent::KillTask {

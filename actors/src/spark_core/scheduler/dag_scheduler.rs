@@ -13,6 +13,9 @@
 //! `queued` until the DriverEndpoint has posted `ExecutorRemoved`, as Spark's backend posts it
 //! before the loop reaches the loss (`run_queued_events`).
 
+use super::barrier_job_check::{
+    self, BarrierJobAllocationFailed, BarrierJobChecks, SlotCheckFailed, WaitingBarrierJob,
+};
 use super::env::DriverEnv;
 use super::events::{
     CompletionEvent, Ending, RunningTask, SchedulerEvent, SpeculativeTask, StageCode, StageWorks,
@@ -20,16 +23,16 @@ use super::events::{
 };
 use super::locality::PreferredLocations;
 use super::task_scheduler_impl::{DagEvents, TaskSchedulerImpl};
-use crate::info;
 use crate::kernel::bitset::BitSet;
 use crate::kernel::clock;
 use crate::kernel::logs::ProcessLog;
 use crate::spark_core::executor_env::block_manager_port;
 use crate::spark_core::memory_store::{DRIVER_STORE, MemoryStore, TASK_BINARY_PIECE_BYTES};
-use crate::world::config::ShuffleSettings;
+use crate::world::config::{BarrierCheckSettings, ShuffleSettings};
 use crate::world::invariants::TaskOutput;
 use crate::world::listener::{ContextBus, TaskEndKind, TaskEvent, TaskEventKind};
 use crate::world::observer::Recovery;
+use crate::{info, warn};
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::jvm_text::scala_mutable_hash_set;
 use sparkyard_messages::listener::{ListenerEvent, StageInfo, TaskEndReason};
@@ -197,6 +200,10 @@ pub struct DAGScheduler {
     pub(super) recoveries: Vec<Recovery>,
     /// Events posted and not yet handled.
     queued: Vec<QueuedExecutorLost>,
+    /// `barrierJobIdToNumTasksCheckFailures` and the jobs waiting for another slot check.
+    barrier_checks: BarrierJobChecks,
+    /// `Utils.isDynamicAllocationEnabled`: a barrier stage is refused.
+    dynamic_allocation: bool,
 }
 
 /// `partitionsToCompute.take(15)` as Scala prints a `Vector`.
@@ -228,7 +235,20 @@ impl DAGScheduler {
             task_outputs: Vec::new(),
             recoveries: Vec::new(),
             queued: Vec::new(),
+            barrier_checks: BarrierJobChecks::default(),
+            dynamic_allocation: false,
         }
+    }
+
+    /// The barrier slot check's retries, and whether dynamic allocation is on.
+    pub fn with_barrier_check(
+        mut self,
+        settings: BarrierCheckSettings,
+        dynamic_allocation: bool,
+    ) -> Self {
+        self.barrier_checks.settings = settings;
+        self.dynamic_allocation = dynamic_allocation;
+        self
     }
 
     /// The driver's storage memory (`UnifiedMemoryManager.getMaxMemory` of its heap).
@@ -317,9 +337,101 @@ impl DAGScheduler {
     /// `DAGScheduler.handleJobSubmitted`: stages get ids parents first, each shuffle-map stage
     /// its shuffle (registered with the MapOutputTracker); the final stage is submitted once
     /// its parents are.
-    pub fn submit_job(&mut self, job: JobSpec, waiter: RemoteRef, cx: &mut Cx<'_>) {
+    pub fn submit_job(&mut self, job: JobSpec, waiter: RemoteRef, slots: u32, cx: &mut Cx<'_>) {
         let job_id = self.next_job;
         self.next_job += 1;
+        self.handle_job_submitted(job_id, job, waiter, slots, cx);
+    }
+
+    /// `JobSubmitted` again for a job whose barrier stage found too few slots (`slots`: the
+    /// active executors' now).
+    pub fn resubmit_barrier_job(&mut self, job_id: u32, slots: u32, cx: &mut Cx<'_>) {
+        if let Some(w) = self.barrier_checks.waiting.remove(&job_id) {
+            self.handle_job_submitted(job_id, w.job, w.waiter, slots, cx);
+        }
+    }
+
+    /// `handleJobSubmitted`'s stage creation: a job with a barrier stage is checked first
+    /// (`barrier_job_check`); one whose barrier stage has too few slots (`slots`,
+    /// `sc.maxNumConcurrentTasks`) is submitted again later, up to
+    /// `spark.scheduler.barrier.maxConcurrentTasksCheck.maxFailures` times, then fails; one
+    /// under dynamic allocation fails at once. A failed job posts no JobStart nor JobEnd
+    /// (`listener.jobFailed(e)`). Texts from Spark 4.0.0's jar.
+    fn handle_job_submitted(
+        &mut self,
+        job_id: u32,
+        job: JobSpec,
+        waiter: RemoteRef,
+        slots: u32,
+        cx: &mut Cx<'_>,
+    ) {
+        let refusal = match barrier_job_check::check(&job, self.dynamic_allocation, slots) {
+            Ok(()) => {
+                self.barrier_checks.submitted(job_id);
+                return self.create_job(job_id, job, waiter, cx);
+            }
+            Err(e) => e,
+        };
+        let BarrierJobAllocationFailed::SlotsNumber {
+            required,
+            available,
+        } = refusal
+        else {
+            warn!(
+                self.log,
+                DAG,
+                "Creating new stage failed due to exception - job: {job_id}\n{}: {}",
+                refusal.class(),
+                refusal.message()
+            );
+            return self.job_failed_at_submission(job_id, waiter, refusal, cx);
+        };
+        let failed = self.barrier_checks.slot_check_failed(job_id);
+        let left = match failed {
+            SlotCheckFailed::Retry { left, .. } | SlotCheckFailed::Fail { left } => left,
+        };
+        warn!(
+            self.log,
+            DAG,
+            "Barrier stage in job {job_id} requires {required} slots, but only {available} are available. Will retry up to {left} more times"
+        );
+        match failed {
+            SlotCheckFailed::Retry { interval_ms, .. } => {
+                let w = WaitingBarrierJob { job, waiter };
+                self.barrier_checks.waiting.insert(job_id, w);
+                cx.out.push(SchedulerEvent::JobSubmittedAfter {
+                    job_id,
+                    ms: interval_ms,
+                });
+            }
+            SlotCheckFailed::Fail { .. } => {
+                self.job_failed_at_submission(job_id, waiter, refusal, cx)
+            }
+        }
+    }
+
+    /// `listener.jobFailed(e)` for a job whose stages could not be created: its waiter hears
+    /// the exception; no listener event.
+    fn job_failed_at_submission(
+        &self,
+        job_id: u32,
+        waiter: RemoteRef,
+        e: BarrierJobAllocationFailed,
+        cx: &mut Cx<'_>,
+    ) {
+        cx.out.push(SchedulerEvent::JobEnded {
+            waiter,
+            job_id,
+            result: JobResult::NotCreated {
+                class: e.class().to_string(),
+                message: e.message().to_string(),
+            },
+        });
+    }
+
+    /// `handleJobSubmitted` once the job's stages can be created: the stages, the job's lines,
+    /// its JobStart, and its final stage submitted.
+    fn create_job(&mut self, job_id: u32, job: JobSpec, waiter: RemoteRef, cx: &mut Cx<'_>) {
         let n = job.stages.len();
         let mut ids = Vec::with_capacity(n);
         for (i, spec) in job.stages.into_iter().enumerate() {

@@ -1566,3 +1566,75 @@ fn a_barrier_stage_failing_max_consecutive_attempts_times_aborts() {
     );
     t.assert_data_structures_empty();
 }
+
+// DAGScheduler.handleJobSubmitted's barrier slot check (BarrierStageOnSubmittedSuite "submit a
+// barrier stage that requires more slots than current total", with
+// spark.scheduler.barrier.maxConcurrentTasksCheck.maxFailures = 2): a barrier stage of 2 tasks
+// with 1 slot is submitted again after the interval, twice, and the third failed check fails
+// the job with `BarrierJobSlotsNumberCheckFailed` (no JobStart posted); once 2 slots exist a
+// waiting job's stages are created.
+#[test]
+fn a_barrier_stage_without_enough_slots_is_checked_again_then_fails_the_job() {
+    use crate::world::config::BarrierCheckSettings;
+    let check = BarrierCheckSettings {
+        interval_ms: 15_000,
+        max_failures: 2,
+    };
+    let mut t = Suite::new();
+    t.s = std::mem::replace(
+        &mut t.s,
+        DriverScheduler::new(
+            ProcessLog::new("driver", t.store.clone()),
+            ContextBus::disabled(),
+            4,
+            1,
+        ),
+    )
+    .with_barrier_check(check, false);
+    let out =
+        t.s.submit_job_in_pool(barrier(shuffle_job(2, 2), 0), waiter(), None, 1);
+    assert!(
+        matches!(
+            out[..],
+            [SchedulerEvent::JobSubmittedAfter {
+                job_id: 0,
+                ms: 15_000
+            }]
+        ),
+        "{out:?}"
+    );
+    let again = t.s.resubmit_barrier_job(0, 1);
+    assert!(matches!(
+        again[..],
+        [SchedulerEvent::JobSubmittedAfter { .. }]
+    ));
+    let last = t.s.resubmit_barrier_job(0, 1);
+    match &last[..] {
+        [
+            SchedulerEvent::JobEnded {
+                job_id: 0,
+                result: JobResult::NotCreated { class, message },
+                ..
+            },
+        ] => {
+            assert_eq!(
+                class,
+                "org.apache.spark.scheduler.BarrierJobSlotsNumberCheckFailed"
+            );
+            assert!(message.starts_with("[SPARK-24819]: Barrier execution mode does not allow"));
+        }
+        other => panic!("{other:?}"),
+    }
+    for left in [2, 1, 0] {
+        assert_eq!(
+            t.logged(&format!("WARN DAGScheduler: Barrier stage in job 0 requires 2 slots, but only 1 are available. Will retry up to {left} more times")),
+            1
+        );
+    }
+    assert!(t.rec.events.borrow().is_empty(), "no JobStart");
+    // Job 1: the first check fails, the next finds the slots and creates the stages.
+    t.s.submit_job_in_pool(barrier(shuffle_job(2, 2), 0), waiter(), None, 1);
+    let created = t.s.resubmit_barrier_job(1, 2);
+    assert!(created.iter().any(|e| matches!(e, SchedulerEvent::Revive)));
+    assert_eq!(t.s.dag.active_jobs(), 1);
+}

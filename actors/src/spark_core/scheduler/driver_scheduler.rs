@@ -220,24 +220,48 @@ impl DriverScheduler {
 
     /// `SparkContext.submitJob` with the job's `spark.scheduler.pool` property, which goes with
     /// its task sets (`TaskSet.properties`) to their pool.
+    /// `slots`: `sc.maxNumConcurrentTasks` (the backend's active executors' slots), which a
+    /// barrier stage's check reads.
     pub fn submit_job_in_pool(
         &mut self,
         job: JobSpec,
         waiter: RemoteRef,
         pool: Option<&str>,
+        slots: u32,
     ) -> Vec<SchedulerEvent> {
         let job_id = self.dag.next_job_id();
         self.task_scheduler.set_job_pool(job_id, pool);
-        self.submit_job(job, waiter)
-    }
-
-    /// `SparkContext.submitJob` -> `DAGScheduler.handleJobSubmitted`.
-    pub fn submit_job(&mut self, job: JobSpec, waiter: RemoteRef) -> Vec<SchedulerEvent> {
         let mut out = Vec::new();
         let mut cx = Self::dag_call(&mut self.task_scheduler, &mut self.env, &mut out);
-        self.dag.submit_job(job, waiter, &mut cx);
+        self.dag.submit_job(job, waiter, slots, &mut cx);
         out.append(&mut self.task_scheduler.take_deferred());
         out
+    }
+
+    /// `SparkContext.submitJob` -> `DAGScheduler.handleJobSubmitted`, with no limit on a
+    /// barrier stage's slots (the suites' harnesses).
+    #[cfg(test)]
+    pub fn submit_job(&mut self, job: JobSpec, waiter: RemoteRef) -> Vec<SchedulerEvent> {
+        self.submit_job_in_pool(job, waiter, None, u32::MAX)
+    }
+
+    /// The scheduled `JobSubmitted` of a job whose barrier stage found too few slots.
+    pub fn resubmit_barrier_job(&mut self, job_id: u32, slots: u32) -> Vec<SchedulerEvent> {
+        let mut out = Vec::new();
+        let mut cx = Self::dag_call(&mut self.task_scheduler, &mut self.env, &mut out);
+        self.dag.resubmit_barrier_job(job_id, slots, &mut cx);
+        out.append(&mut self.task_scheduler.take_deferred());
+        out
+    }
+
+    /// The barrier slot check's retries, and whether dynamic allocation is on.
+    pub fn with_barrier_check(
+        mut self,
+        settings: crate::world::config::BarrierCheckSettings,
+        dynamic_allocation: bool,
+    ) -> Self {
+        self.dag = self.dag.with_barrier_check(settings, dynamic_allocation);
+        self
     }
 
     /// `DAGScheduler.cancelJob(jobId, reason)`: the job's `JobCancelled` event.

@@ -66,6 +66,10 @@ pub enum SchedulerEvent {
     /// `messageScheduler.schedule(ResubmitFailedStages, RESUBMIT_TIMEOUT)`: call
     /// `resubmit_failed_stages` after this long.
     ResubmitFailedStagesAfter { ms: u64 },
+    /// `messageScheduler.schedule(JobSubmitted(jobId, ...), timeIntervalNumTasksCheck)`: a
+    /// job whose barrier stage found too few slots is submitted again after this long
+    /// (`resubmit_barrier_job`).
+    JobSubmittedAfter { job_id: u32, ms: u64 },
     /// HealthTracker's `killExecutor` from a call Spark makes later, on another thread
     /// (`DeferredAllocations`; otherwise the client is called at once):
     /// `allocationClient.killExecutors(Seq(exec), adjustTargetNumExecutors = false,

@@ -7,7 +7,8 @@
 //! scheduler posts typed events back (`task_scheduler_impl::DagEvents`); the files import one
 //! way: `locality` <- `events` <- `speculation`; `map_output_tracker` <- `env`;
 //! `task_set_exclude_list` <- `health_tracker`; `events` <- `allocation_client` (what exclusion
-//! asks of the backend); `events` <- `pool` (FAIR's pools); then `task_set_manager` <- `task_scheduler_impl` <- `dag_scheduler` <-
+//! asks of the backend); `events` <- `pool` (FAIR's pools); `barrier_job_check` (a job's barrier
+//! stages' checks when they are created); then `task_set_manager` <- `task_scheduler_impl` <- `dag_scheduler` <-
 //! `driver_scheduler`. Plain structs called synchronously, as in Spark; every lookup is a map or
 //! a queue, never a scan over all tasks or executors.
 //!
@@ -17,6 +18,7 @@
 //! where they are asked and told is in `task_scheduler_impl`'s and `task_set_manager`'s heads.
 
 pub mod allocation_client;
+mod barrier_job_check;
 mod dag_scheduler;
 #[cfg(test)]
 mod dag_scheduler_suite_tests;

@@ -1070,7 +1070,7 @@ fn job_results_keep_the_first_result_of_each_partition_in_partition_order() {
 
 /// The scheduler's files in the one-way order of their imports (mod.rs's head): a file may
 /// name only the files before it.
-const IMPORT_ORDER: [(&str, &str); 13] = [
+const IMPORT_ORDER: [(&str, &str); 14] = [
     ("locality", include_str!("locality.rs")),
     ("events", include_str!("events.rs")),
     ("map_output_tracker", include_str!("map_output_tracker.rs")),
@@ -1083,6 +1083,7 @@ const IMPORT_ORDER: [(&str, &str); 13] = [
     ("health_tracker", include_str!("health_tracker.rs")),
     ("allocation_client", include_str!("allocation_client.rs")),
     ("pool", include_str!("pool.rs")),
+    ("barrier_job_check", include_str!("barrier_job_check.rs")),
     ("task_set_manager", include_str!("task_set_manager.rs")),
     (
         "task_scheduler_impl",
