@@ -436,7 +436,12 @@ impl DriverEndpoint {
     fn submit_job(&mut self, job: JobSpec, waiter: RemoteRef, pool: Option<&str>) {
         let n: usize = job.stages.iter().map(|s| s.tasks.len()).sum();
         self.sim.observe(RunEvent::JobSubmitted { tasks: n as u64 });
-        let slots = self.max_num_concurrent_tasks();
+        // Only a barrier stage's check reads the slots (a walk over the executors).
+        let slots = if job.stages.iter().any(|s| s.barrier) {
+            self.max_num_concurrent_tasks()
+        } else {
+            u32::MAX
+        };
         let events = self.scheduler.submit_job_in_pool(job, waiter, pool, slots);
         self.handle_events(events);
     }
