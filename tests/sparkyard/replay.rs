@@ -2637,6 +2637,19 @@ fn a_job_the_driver_cancelled_is_cancelled_in_the_replay_too() {
     );
 }
 
+/// How each of a two-job replay's jobs ended, in the log and in the simulation: job 0 failed
+/// in both, job 1 succeeded in both.
+fn assert_job_0_failed_and_job_1_succeeded_in_both(r: &replay::report::ReplayReport) {
+    use replay::report::JobEnded;
+    let ended: Vec<(JobEnded, Option<JobEnded>)> = r
+        .jobs
+        .iter()
+        .map(|j| (j.recorded_result, j.simulated_result))
+        .collect();
+    let (ok, failed) = (JobEnded::Succeeded, JobEnded::Failed);
+    assert_eq!(ended, vec![(failed, Some(failed)), (ok, Some(ok))]);
+}
+
 /// A real Spark 4.0 application whose job's results passed `spark.driver.maxResultSize`
 /// (`scripts/make-eventlogs.py --failures`, `maxresult`: 1m, four tasks returning 600 kB each;
 /// Spark's TaskSetManager.canFetchMoreResults aborted the job at the second result, that task
@@ -2648,15 +2661,8 @@ fn a_job_the_driver_cancelled_is_cancelled_in_the_replay_too() {
 /// to their end (+14.2 %), job 1 -24.0 %.
 #[test]
 fn a_job_whose_results_passed_max_result_size_fails_in_the_replay_too() {
-    use replay::report::JobEnded;
     let r = replay_within_ten("failures/maxresult_n2_r1.zstd");
-    let ended: Vec<(JobEnded, Option<JobEnded>)> = r
-        .jobs
-        .iter()
-        .map(|j| (j.recorded_result, j.simulated_result))
-        .collect();
-    let (ok, failed) = (JobEnded::Succeeded, JobEnded::Failed);
-    assert_eq!(ended, vec![(failed, Some(failed)), (ok, Some(ok))]);
+    assert_job_0_failed_and_job_1_succeeded_in_both(&r);
     assert_eq!(r.failures.simulated_final_state, "FINISHED/SUCCEEDED");
 }
 
@@ -2672,15 +2678,8 @@ fn a_job_whose_results_passed_max_result_size_fails_in_the_replay_too() {
 /// came out -18.4 %.
 #[test]
 fn a_failed_barrier_result_stage_aborts_its_job_as_recorded() {
-    use replay::report::JobEnded;
     let r = replay_within_ten("failures/barrierres_n2_r1.zstd");
-    let ended: Vec<(JobEnded, Option<JobEnded>)> = r
-        .jobs
-        .iter()
-        .map(|j| (j.recorded_result, j.simulated_result))
-        .collect();
-    let (ok, failed) = (JobEnded::Succeeded, JobEnded::Failed);
-    assert_eq!(ended, vec![(failed, Some(failed)), (ok, Some(ok))]);
+    assert_job_0_failed_and_job_1_succeeded_in_both(&r);
     for j in &r.jobs {
         let pct = job_error_pct(j);
         assert!(pct.abs() <= 2.0, "job {}: {pct:+.1} %", j.job_id);

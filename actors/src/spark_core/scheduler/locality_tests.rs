@@ -687,6 +687,15 @@ fn barrier_job(n: u32, prefs: Vec<Vec<String>>) -> JobSpec {
     j
 }
 
+/// The suites' `workerOffers` of three executors with 3 free cores each.
+fn three_offers_of_3_cores() -> [WorkerOffer; 3] {
+    [
+        offer(0, "host1", 3),
+        offer(1, "host2", 3),
+        offer(2, "host3", 3),
+    ]
+}
+
 fn driver_log(store: &Rc<RefCell<LogStore>>) -> String {
     store.borrow().output("driver").expect("log").stderr.clone()
 }
@@ -719,12 +728,7 @@ fn schedule_a_barrier_task_set_if_all_tasks_can_be_launched_together() {
     run(async {
         let (mut s, store) = scheduler(2);
         s.submit_job(barrier_job(3, Vec::new()), waiter());
-        let mut list = [
-            offer(0, "host1", 3),
-            offer(1, "host2", 3),
-            offer(2, "host3", 3),
-        ];
-        let t = offers(&mut s, &mut list, true);
+        let t = offers(&mut s, &mut three_offers_of_3_cores(), true);
         let mut executors: Vec<u32> = t.iter().map(|d| d.executor_id.0).collect();
         executors.sort_unstable();
         assert_eq!(executors, vec![0, 1, 2]);
@@ -745,12 +749,7 @@ fn a_barrier_task_set_cant_schedule_when_a_higher_priority_set_takes_the_slots()
         let (mut s, _) = scheduler(2);
         s.submit_job(job(1, Vec::new()), waiter());
         s.submit_job(barrier_job(3, Vec::new()), waiter());
-        let mut list = [
-            offer(0, "host1", 3),
-            offer(1, "host2", 3),
-            offer(2, "host3", 3),
-        ];
-        let t = offers(&mut s, &mut list, true);
+        let t = offers(&mut s, &mut three_offers_of_3_cores(), true);
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].stage_id, 0);
     });
