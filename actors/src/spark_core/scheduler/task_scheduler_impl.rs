@@ -989,7 +989,8 @@ impl TaskSchedulerImpl {
             return false;
         }
         let mut round = OfferRound::default();
-        let mut held: Vec<(i32, (usize, Dequeued))> = Vec::new();
+        // By index's hash (an Int's is itself), the order of the pending map.
+        let mut held: Vec<(i32, HeldTask)> = Vec::new();
         for &level in levels.as_slice() {
             loop {
                 let before = held.len();
@@ -1005,7 +1006,7 @@ impl TaskSchedulerImpl {
                     if let Some(d) = task {
                         offer.cores -= self.task_cpus;
                         round.launched(d.locality);
-                        held.push((d.index as i32, (i, d)));
+                        held.push((d.index as i32, HeldTask { offer: i, task: d }));
                         if let Some(tsm) = self.task_sets.get_mut(&key) {
                             tsm.hold_barrier_task(d.index);
                         }
@@ -1021,17 +1022,17 @@ impl TaskSchedulerImpl {
             return false;
         }
         let tsm = self.task_sets.get_mut(&key).expect("offered above");
-        for (_, (_, d)) in &held {
-            tsm.release_barrier_task(d.index);
+        for (_, h) in &held {
+            tsm.release_barrier_task(h.task.index);
         }
         if held.len() as u32 != tasks {
             self.release_barrier_offers(key, held, offers, r.now_ms);
             return true;
         }
-        for (i, d) in scala_hash_order(held, tasks as usize) {
-            let task = self.launch(key, d, &offers[i], r);
+        for h in scala_hash_order(held, tasks as usize) {
+            let task = self.launch(key, h.task, &offers[h.offer], r);
             r.launched.push(task);
-            order.push(i as u32);
+            order.push(h.offer as u32);
         }
         if !std::mem::replace(&mut self.barrier_coordinator, true) {
             info!(self.log, TS, "Registered BarrierCoordinator endpoint");
@@ -1049,7 +1050,7 @@ impl TaskSchedulerImpl {
     fn release_barrier_offers(
         &mut self,
         key: TsKey,
-        held: Vec<(i32, (usize, Dequeued))>,
+        held: Vec<(i32, HeldTask)>,
         offers: &mut [WorkerOffer],
         now_ms: u64,
     ) {
@@ -1062,9 +1063,9 @@ impl TaskSchedulerImpl {
             );
             tsm.barrier_fail_logged_ms = now_ms;
         }
-        for (_, (i, d)) in held {
-            offers[i].cores += self.task_cpus;
-            tsm.add_pending_task(d.index, &self.topology);
+        for (_, h) in held {
+            offers[h.offer].cores += self.task_cpus;
+            tsm.add_pending_task(h.task.index, &self.topology);
         }
         self.runnable.insert(key);
     }
@@ -2159,6 +2160,13 @@ fn not_retried_message(
 
 /// A task end `statusUpdate` handed to the TaskResultGetter (`enqueueSuccessfulTask`,
 /// `enqueueFailedTask`).
+/// A barrier task taken in a round and held until the round knows whether all launch
+/// (`BarrierPendingLaunchTask`): the offer it took cores from, and the task.
+struct HeldTask {
+    offer: usize,
+    task: Dequeued,
+}
+
 struct QueuedEnd {
     task: RunningTask,
     state: TaskState,
