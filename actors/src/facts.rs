@@ -9,5 +9,5 @@ pub use crate::hadoop_yarn::rm_app_attempt::should_count_towards_max_attempt_ret
 pub use crate::spark_core::driver::SPARK_VERSION;
 pub use crate::spark_core::executor::ExecutorConf;
 pub use crate::spark_core::resource_profile::{GPU, default_max_tasks_per_executor};
-pub use crate::spark_yarn::client::CONTAINER_CLASSPATH;
+pub use crate::spark_yarn::client_launch_context::CONTAINER_CLASSPATH;
 pub use crate::spark_yarn::resource_request_helper::{GPU_URI, resource_type_names};

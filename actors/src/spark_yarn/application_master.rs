@@ -442,7 +442,11 @@ impl ApplicationMaster {
         let rule = "=".repeat(79);
         // ExecutorRunnable.launchContextDebugInfo: the env through Utils.redact(sparkConf, env).
         let mut env = vec![("SPARK_USER".to_string(), self.sim.config.user.clone())];
-        crate::spark_yarn::client::add_prefixed_env(&mut env, &s.properties, "spark.executorEnv.");
+        crate::spark_yarn::client_launch_context::add_prefixed_env(
+            &mut env,
+            &s.properties,
+            "spark.executorEnv.",
+        );
         let r = crate::world::spark_conf::Redactor::from_properties(
             s.properties.iter().map(|(k, v)| (k.as_str(), v.as_str())),
         );

@@ -6,7 +6,7 @@
 //! logs the upload lines, then sends what this returns; ClientSuite's cases run against it
 //! (`client_suite_tests`).
 
-use crate::spark_yarn::client::{am_command, am_environment, distributed_files};
+use crate::spark_yarn::client_launch_context::{am_command, am_environment, distributed_files};
 use crate::spark_yarn::resource_request_helper::{Component, CustomRequest, set_resource_requests};
 use crate::world::config::SparkSettings;
 use sparkyard_messages::ids::ApplicationId;

@@ -12,7 +12,9 @@
 use crate::spark_yarn::application_master_state::{
     am_rules, is_last_attempt, max_reg_attempts, reporter_intervals,
 };
-use crate::spark_yarn::client::{CONTAINER_CLASSPATH, DistEntry, Repeated, distributed_files};
+use crate::spark_yarn::client_launch_context::{
+    CONTAINER_CLASSPATH, DistEntry, Repeated, distributed_files,
+};
 use crate::spark_yarn::client_submission::{
     AmSubmission, am_container_launch_context, am_local_resources, am_resource,
     application_submission_context,

@@ -156,7 +156,7 @@ pub fn executor_environment(
     let mut env = vec![
         (
             "CLASSPATH".to_string(),
-            crate::spark_yarn::client::CONTAINER_CLASSPATH.to_string(),
+            crate::spark_yarn::client_launch_context::CONTAINER_CLASSPATH.to_string(),
         ),
         ("SPARK_USER".to_string(), user.to_string()),
         (
@@ -168,7 +168,11 @@ pub fn executor_environment(
             log_url(c, user, "stderr"),
         ),
     ];
-    crate::spark_yarn::client::add_prefixed_env(&mut env, &s.properties, "spark.executorEnv.");
+    crate::spark_yarn::client_launch_context::add_prefixed_env(
+        &mut env,
+        &s.properties,
+        "spark.executorEnv.",
+    );
     env
 }
 

@@ -5,6 +5,7 @@
 pub mod application_master;
 pub mod application_master_state;
 pub mod client;
+pub mod client_launch_context;
 pub mod client_monitor;
 pub mod client_submission;
 #[cfg(test)]
