@@ -1391,15 +1391,12 @@ impl TaskSchedulerImpl {
         match FailedReason::of(data) {
             FailedReason::FetchFailed(f) => self.fetch_failed(task, *f, cx),
             FailedReason::ExceptionFailure { class, description } => {
-                let reason = format!("{class}: {description}");
                 let end = TaskEndReason::ExceptionFailure { class, description };
-                self.handle_failure(task, reason, end, true, cx)
+                self.handle_failure(task, end, true, cx)
             }
             FailedReason::TaskKilled { reason } => {
-                // TaskEndReason.scala: `toErrorString = s"TaskKilled ($reason)"`.
-                let text = format!("TaskKilled ({reason})");
                 let end = TaskEndReason::TaskKilled { reason };
-                self.handle_failure(task, text, end, false, cx)
+                self.handle_failure(task, end, false, cx)
             }
         }
     }
@@ -1447,9 +1444,8 @@ impl TaskSchedulerImpl {
         let key = task.key;
         let removed = self.task_sets.get(&key).is_some_and(|t| t.finished);
         let reason = RESULT_SIZE_EXCEEDED.to_string();
-        let text = format!("TaskKilled ({reason})");
         let end = TaskEndReason::TaskKilled { reason };
-        self.handle_failure(task, text, end, false, cx);
+        self.handle_failure(task, end, false, cx);
         if removed && self.task_sets.contains_key(&key) {
             self.log_task_set_removed(key);
         }
@@ -1661,19 +1657,12 @@ impl TaskSchedulerImpl {
         self.resubmit_lost_outputs(eid, reason, &mut cx);
         for task in self.attempts_running_on(eid) {
             let by_app = reason.exit_caused_by_app() && !task.launching;
-            let cause = if by_app {
-                "caused by one of the running tasks"
-            } else {
-                "unrelated to the running tasks"
-            };
-            let text =
-                format!("ExecutorLostFailure (executor {eid} exited {cause}) Reason: {reason}");
             let end = TaskEndReason::ExecutorLostFailure {
                 executor_id: eid.to_string(),
                 exit_caused_by_app: by_app,
                 loss_reason: reason.to_string(),
             };
-            self.handle_failure(task, text, end, by_app, &mut cx);
+            self.handle_failure(task, end, by_app, &mut cx);
         }
         // removeExecutor's last step: `healthTrackerOpt.foreach(_.handleRemovedExecutor(id))`.
         if let Some(h) = self.exclusion.as_mut().and_then(|x| x.health.as_mut()) {
@@ -1736,9 +1725,8 @@ impl TaskSchedulerImpl {
         if self.speculation.is_some()
             && let Some(reason) = self.speculation_late_success(&task)
         {
-            let text = format!("TaskKilled ({reason})");
             let end = TaskEndReason::TaskKilled { reason };
-            return self.handle_failure(task, text, end, false, cx);
+            return self.handle_failure(task, end, false, cx);
         }
         if self.speculation.is_some() {
             self.speculation_task_succeeded(&task, cx.out);
@@ -1856,7 +1844,6 @@ impl TaskSchedulerImpl {
     fn handle_failure<D: DagEvents>(
         &mut self,
         task: RunningTask,
-        reason: String,
         end: TaskEndReason,
         counts: bool,
         cx: &mut Call<'_, D>,
@@ -1864,8 +1851,10 @@ impl TaskSchedulerImpl {
         let (key, index, tid) = (task.key, task.index, task.task_id);
         let name = task.name();
         let lost = format!(
-            "Lost {name} (TID {tid}) ({} executor {}): {reason}",
-            task.host, task.executor_id
+            "Lost {name} (TID {tid}) ({} executor {}): {}",
+            task.host,
+            task.executor_id,
+            end.to_error_string()
         );
         let Some(tsm) = self.task_sets.get_mut(&key) else {
             return cx.task_ended(self, &task, end, None);
