@@ -1035,7 +1035,7 @@ impl DAGScheduler {
         let (id, attempt) = (task.key.1, task.key.2);
         let (kind, t) = (self.stage_kind(id), self.task_string(id, task.partition));
         let stage = &self.stages[&id];
-        let (name, latest, is_result) = (stage.name.clone(), stage.attempt, stage.is_result);
+        let (name, latest) = (stage.name.clone(), stage.attempt);
         if latest != attempt {
             info!(
                 self.log,
@@ -1064,14 +1064,7 @@ impl DAGScheduler {
             );
             return self.abort_stage(id, &reason, cx);
         }
-        if is_result {
-            let reason = format!(
-                "Could not recover from a failed barrier ResultStage. Most recent failure reason: {message}"
-            );
-            self.abort_stage(id, &reason, cx);
-        } else if let Some(shuffle) = stage.shuffle_id {
-            cx.env.map_output_tracker.unregister_all_map_output(shuffle);
-        }
+        self.fail_barrier_stage(id, &message, cx);
         if self.failed_stages.insert(id) {
             info!(
                 self.log,
@@ -1380,7 +1373,7 @@ impl DAGScheduler {
                 .unregister_map_output(failure.shuffle_id, map_index, bm);
         }
         if self.stages[&failed].barrier {
-            self.fail_barrier_stage_on_fetch_failure(failed, &failure.message, cx);
+            self.fail_barrier_stage(failed, &failure.message, cx);
         }
         if should_abort {
             // DAGScheduler.handleTaskCompletion (the 4.0.0 jar's concatenation, no replaceAll):
@@ -1423,11 +1416,12 @@ impl DAGScheduler {
         }
     }
 
-    /// The fetch-failure path's `failedStage.rdd.isBarrier()` (Spark 4.0.0's jar): a barrier map
-    /// stage loses every output of its own shuffle, a barrier result stage aborts (its tasks may
-    /// have committed output).
+    /// A failed barrier stage attempt that may be retried (Spark 4.0.0's jar, the barrier task
+    /// failure's branch and the fetch-failure path's `failedStage.rdd.isBarrier()`): a map
+    /// stage loses every output of its own shuffle (its next attempt runs every task), a result
+    /// stage aborts (its tasks may have committed output).
     #[cold]
-    fn fail_barrier_stage_on_fetch_failure(&mut self, failed: u32, message: &str, cx: &mut Cx<'_>) {
+    fn fail_barrier_stage(&mut self, failed: u32, message: &str, cx: &mut Cx<'_>) {
         let stage = &self.stages[&failed];
         if stage.is_result {
             let reason = format!(
