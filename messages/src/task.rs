@@ -355,7 +355,7 @@ impl TaskWork {
             TaskWork::Replayed {
                 failures: Some(f), ..
             } => match f.get(stage_attempt, attempt)?.end {
-                ReplayedEnd::ExecutorDies(d) if d.stage_attempt == stage_attempt => Some(d.end),
+                ReplayedEnd::ExecutorDies(end) => Some(end),
                 _ => None,
             },
             _ => None,
@@ -465,16 +465,9 @@ pub enum ReplayedEnd {
     /// attempt before a speculative loser): the simulated scheduler kills it again or not.
     Ran,
     /// Its executor dies as it ends (`ExecutorLostFailure`: the recording lost the executor
-    /// while the attempt ran), its container ending so.
-    ExecutorDies(ExecutorDeath),
-}
-
-/// A replayed executor death: how the container ends, and in which attempt of the task's stage
-/// (a retried stage numbers its tasks' attempts from 0 again, and the death happened once).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ExecutorDeath {
-    pub end: ContainerEnd,
-    pub stage_attempt: u32,
+    /// while the attempt ran), its container ending so. Once: only in the stage attempt it
+    /// was recorded in (`ReplayedFailure.stage_attempt`).
+    ExecutorDies(ContainerEnd),
 }
 
 /// How a container ends when nothing in YARN asked for it (a fault, or a replayed executor

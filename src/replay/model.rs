@@ -10,7 +10,7 @@ use super::executor_loss::{self, LostAttempt, LostAttemptReplay, LostExecutor, R
 use super::reader::{self, LogFiles};
 use super::slot_release::{self, AttemptKey, SlotUse};
 use crate::error::UserError;
-use sparkyard_messages::task::ExecutorDeath;
+use sparkyard_messages::task::ContainerEnd;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One recorded attempt of a task that did not finish its index (a `TaskFailedReason` the
@@ -47,7 +47,7 @@ pub enum AttemptEnd {
     /// `ExecutorLostFailure`: its executor was lost while it ran, and its index ran again
     /// (`executor_loss`). `dies`: the executor's end, on the one attempt per lost executor
     /// whose end the replayed executor dies at; the others run until it does.
-    LostWithExecutor { dies: Option<ExecutorDeath> },
+    LostWithExecutor { dies: Option<ContainerEnd> },
     /// `Success` in a later stage attempt than the index's first success: a resubmitted stage
     /// ran the index again (its map output was lost). The simulated DAGScheduler decides on
     /// its own whether to run it again; when it does, in that stage attempt, it takes this
@@ -651,7 +651,6 @@ struct StageBuild {
 /// An attempt lost with its executor, until the log is read (`Builder::replay_executor_losses`).
 struct PendingLoss {
     stage_id: u32,
-    stage_attempt: u32,
     index: u32,
     attempt: FailedAttempt,
 }
@@ -937,7 +936,6 @@ impl Builder {
                 // until then it fills its index's record as any unreplayed end does.
                 self.lost_attempts.push(PendingLoss {
                     stage_id: t.stage_id,
-                    stage_attempt: t.stage_attempt_id,
                     index: i.partition(),
                     attempt: FailedAttempt {
                         attempt: i.attempt,
@@ -1169,10 +1167,7 @@ impl Builder {
             let dies = match replay {
                 LostAttemptReplay::NotReplayed => continue,
                 LostAttemptReplay::RunsUntilDeath => None,
-                LostAttemptReplay::EndsExecutor(end) => Some(ExecutorDeath {
-                    end,
-                    stage_attempt: p.stage_attempt,
-                }),
+                LostAttemptReplay::EndsExecutor(end) => Some(end),
             };
             p.attempt.end = AttemptEnd::LostWithExecutor { dies };
             if let Some(s) = self.stages.get_mut(&p.stage_id) {

@@ -876,7 +876,7 @@ mod tests {
     /// that ends its executor says how (`executor_loss`), and the index's retry follows.
     #[test]
     fn a_lost_attempt_runs_to_its_executors_death() {
-        use sparkyard_messages::task::{ContainerEnd, ExecutorDeath};
+        use sparkyard_messages::task::ContainerEnd;
         let lost = |dies| FailedAttempt {
             attempt: 0,
             executor_id: 1,
@@ -887,10 +887,7 @@ mod tests {
             released_early_ms: 0,
             stage_attempt: 0,
         };
-        let end = ExecutorDeath {
-            end: ContainerEnd::ProcessExit(137),
-            stage_attempt: 0,
-        };
+        let end = ContainerEnd::ProcessExit(137);
         let t = with(record(1, 640, false), vec![lost(Some(end))]);
         let list = attempts(&t, 640, &|_| 0);
         assert_eq!(

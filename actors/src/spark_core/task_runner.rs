@@ -113,8 +113,7 @@ impl ResultSend {
 mod tests {
     use super::*;
     use sparkyard_messages::task::{
-        ContainerEnd, ExecutorDeath, ReplayedAttempts, ReplayedEnd, ReplayedException,
-        ReplayedFailure,
+        ContainerEnd, ReplayedAttempts, ReplayedEnd, ReplayedException, ReplayedFailure,
     };
 
     fn costs() -> DartCost {
@@ -148,10 +147,7 @@ mod tests {
                 },
                 ReplayedFailure {
                     duration_ms: 50,
-                    end: ReplayedEnd::ExecutorDies(ExecutorDeath {
-                        end: ContainerEnd::ProcessExit(137),
-                        stage_attempt: 0,
-                    }),
+                    end: ReplayedEnd::ExecutorDies(ContainerEnd::ProcessExit(137)),
                     stage_attempt: 0,
                 },
             ]))),
