@@ -119,28 +119,17 @@ impl BarrierJobChecks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sparkyard_messages::task::{StageSpec, TaskWork};
+    use crate::spark_core::scheduler::suite_tests;
+    use sparkyard_messages::task::StageSpec;
 
     fn job(barrier_tasks: Option<u32>) -> JobSpec {
         let stage = |n: u32, barrier| StageSpec {
-            rdd_description: "MapPartitionsRDD[1] at barrier at X.scala:1".into(),
-            num_partitions: n,
-            parents: Vec::new(),
-            tasks: vec![
-                TaskWork::Sleep {
-                    duration_ms: 1,
-                    fail: None
-                };
-                n as usize
-            ]
-            .into(),
-            shuffle_write: Default::default(),
-            input: Default::default(),
-            lineage: None,
-            preferred_hosts: Vec::new(),
-            input_path: None,
-            result_bytes: Default::default(),
             barrier,
+            ..suite_tests::stage(
+                "MapPartitionsRDD[1] at barrier at X.scala:1",
+                n as usize,
+                Vec::new(),
+            )
         };
         let mut stages = vec![stage(8, false)];
         if let Some(n) = barrier_tasks {

@@ -851,7 +851,7 @@ fn failed_stages(listeners: &ListenerBus) -> Vec<u32> {
         .collect()
 }
 
-fn stage(rdd: &str, partitions: usize, parents: Vec<usize>) -> StageSpec {
+pub(super) fn stage(rdd: &str, partitions: usize, parents: Vec<usize>) -> StageSpec {
     StageSpec {
         rdd_description: rdd.into(),
         num_partitions: partitions as u32,
