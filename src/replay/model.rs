@@ -899,6 +899,18 @@ impl Builder {
         stage.shuffle_map |= t.task_type == "ShuffleMapTask";
         let i = &t.task_info;
         let duration_ms = i.finish_time.saturating_sub(i.launch_time);
+        let stage_attempt = t.stage_attempt_id;
+        // This end as one of its index's recorded attempts (not the index's record).
+        let attempt_of = |end| FailedAttempt {
+            attempt: i.attempt,
+            stage_attempt,
+            executor_id: i.executor_id.parse().unwrap_or(0),
+            launch_ms: i.launch_time,
+            duration_ms,
+            speculative: i.speculative,
+            end,
+            released_early_ms: 0,
+        };
         let index = i.partition() as usize;
         if index >= 10_000_000 {
             return Err(format!("task index {index} is out of range"));
@@ -937,16 +949,7 @@ impl Builder {
                 self.lost_attempts.push(PendingLoss {
                     stage_id: t.stage_id,
                     index: i.partition(),
-                    attempt: FailedAttempt {
-                        attempt: i.attempt,
-                        stage_attempt: t.stage_attempt_id,
-                        executor_id: i.executor_id.parse().unwrap_or(0),
-                        launch_ms: i.launch_time,
-                        duration_ms,
-                        speculative: i.speculative,
-                        end: AttemptEnd::LostWithExecutor { dies: None },
-                        released_early_ms: 0,
-                    },
+                    attempt: attempt_of(AttemptEnd::LostWithExecutor { dies: None }),
                 });
                 None
             }
@@ -966,20 +969,12 @@ impl Builder {
             }
         };
         if let Some(end) = end {
+            let failed = attempt_of(end);
             stage
                 .failures
                 .entry(i.partition())
                 .or_default()
-                .push(FailedAttempt {
-                    attempt: i.attempt,
-                    stage_attempt: t.stage_attempt_id,
-                    executor_id: i.executor_id.parse().unwrap_or(0),
-                    launch_ms: i.launch_time,
-                    duration_ms,
-                    speculative: i.speculative,
-                    end,
-                    released_early_ms: 0,
-                });
+                .push(failed);
             // Replayed as an attempt of its own; the index's record stays the successful
             // attempt's (if none succeeded, the last of these: see `stage`).
             return Ok(());
@@ -993,17 +988,8 @@ impl Builder {
         // output lost with an executor, a fetch failure), which the simulated DAGScheduler
         // does again on its own, in its stage attempt for this run's time.
         if slot.succeeded {
-            if t.stage_attempt_id > slot.stage_attempt {
-                let rerun = FailedAttempt {
-                    attempt: i.attempt,
-                    stage_attempt: t.stage_attempt_id,
-                    executor_id: i.executor_id.parse().unwrap_or(0),
-                    launch_ms: i.launch_time,
-                    duration_ms,
-                    speculative: i.speculative,
-                    end: AttemptEnd::Rerun,
-                    released_early_ms: 0,
-                };
+            if stage_attempt > slot.stage_attempt {
+                let rerun = attempt_of(AttemptEnd::Rerun);
                 stage.failures.entry(i.partition()).or_default().push(rerun);
             }
             return Ok(());
