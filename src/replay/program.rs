@@ -95,9 +95,10 @@ pub struct FirstTaskWarmup {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct FirstTask {
     pub task: usize,
-    /// `Some(a)`: the index's attempt `a` that threw was the first task (its duration pays the
+    /// `Some(a)`: the index's failed attempt `a` (it threw, was killed or was lost with its
+    /// executor) or a resubmitted stage's rerun was the first task (its duration pays the
     /// warm-up); `None`: the index's recorded (successful) attempt.
-    pub threw: Option<u32>,
+    pub failed: Option<AttemptNo>,
     /// Its time outside its run beyond its stage's median of that time; the median warm-up
     /// (at most its own time outside its run) when its stage has too few tasks to tell.
     pub warmup_ms: u64,
@@ -111,8 +112,25 @@ struct TaskAt {
     job: usize,
     stage: usize,
     task: usize,
-    /// An attempt of the index that threw (see [`FirstTask::threw`]).
-    threw: Option<u32>,
+    /// One of the index's failed attempts (see [`FirstTask::failed`]).
+    failed: Option<AttemptNo>,
+}
+
+/// Which recorded attempt of a task index: a retried stage numbers its tasks' attempts from 0
+/// again, so the stage attempt tells them apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct AttemptNo {
+    pub stage_attempt: u32,
+    pub attempt: u32,
+}
+
+impl AttemptNo {
+    fn of(f: &FailedAttempt) -> AttemptNo {
+        AttemptNo {
+            stage_attempt: f.stage_attempt,
+            attempt: f.attempt,
+        }
+    }
 }
 
 /// The executor a task's first attempt ran on: the recorded one's, or that of the recorded
@@ -141,25 +159,26 @@ pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
     for (job, j) in app.jobs.iter().enumerate() {
         for (stage, s) in j.stages.iter().enumerate() {
             for (task, t) in s.tasks.iter().enumerate() {
-                // An attempt that never ran as recorded (no launch: a stage without task
-                // events) or never succeeded is no executor's measured first task.
-                if !t.succeeded || t.launch_ms == 0 {
-                    continue;
-                }
                 let at = TaskAt {
                     launch_ms: t.launch_ms,
                     job,
                     stage,
                     task,
-                    threw: None,
+                    failed: None,
                 };
-                let e = first.entry(t.executor_id).or_insert(at);
-                *e = (*e).min(at);
-                // An attempt that threw before may have been its executor's first task.
-                for f in threw_attempts(t) {
+                // An attempt that never ran as recorded (no launch: a stage without task
+                // events) or never succeeded is no executor's measured first task.
+                if t.succeeded && t.launch_ms > 0 {
+                    let e = first.entry(t.executor_id).or_insert(at);
+                    *e = (*e).min(at);
+                }
+                // A failed attempt may have been its executor's first task, and paid its
+                // warm-up: one that threw, was killed, or died with its executor (a barrier
+                // stage's killed task whose Python worker took its executor down).
+                for f in failed_attempts(t) {
                     let at = TaskAt {
                         launch_ms: f.launch_ms,
-                        threw: Some(f.attempt),
+                        failed: Some(AttemptNo::of(f)),
                         ..at
                     };
                     let e = first.entry(f.executor_id).or_insert(at);
@@ -176,7 +195,7 @@ pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
     for (executor, at) in &first {
         let stage = &app.jobs[at.job].stages[at.stage];
         // A failed attempt's metrics do not set its warm-up apart: it takes the median.
-        let measurable = at.threw.is_none() && stage.tasks.len() >= 3;
+        let measurable = at.failed.is_none() && stage.tasks.len() >= 3;
         let excess = measurable.then(|| {
             let own = excess_ms(app, &mut medians, at.job, at.stage, at.task);
             warm_by.get(executor).map_or(own, |&bound| own.min(bound))
@@ -192,10 +211,10 @@ pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
     for (at, own) in measured {
         let task = &app.jobs[at.job].stages[at.stage].tasks[at.task];
         // At most what the first task spent outside its run (a failed attempt: its whole time).
-        let most = match at.threw {
+        let most = match at.failed {
             None => outside_run_ms(task),
-            Some(a) => threw_attempts(task)
-                .find(|f| f.attempt == a)
+            Some(a) => failed_attempts(task)
+                .find(|f| AttemptNo::of(f) == a)
                 .map_or(0, |f| f.duration_ms),
         };
         let warmup_ms = own.unwrap_or(separable_ms).min(most);
@@ -205,7 +224,7 @@ pub fn first_task_warmup(app: &Application) -> FirstTaskWarmup {
             .or_default()
             .push(FirstTask {
                 task: at.task,
-                threw: at.threw,
+                failed: at.failed,
                 warmup_ms,
             });
     }
@@ -263,7 +282,7 @@ fn warm_by_bounds(
     // Each executor's first task's window: its launch and the end of its time outside its run.
     let windows: BTreeMap<u32, (TaskAt, u64)> = first
         .iter()
-        .filter(|(_, at)| at.threw.is_none())
+        .filter(|(_, at)| at.failed.is_none())
         .map(|(&e, at)| {
             let t = &app.jobs[at.job].stages[at.stage].tasks[at.task];
             (e, (*at, at.launch_ms + outside_run_ms(t)))
@@ -293,13 +312,14 @@ fn warm_by_bounds(
     bounds
 }
 
-/// The attempts of an index that threw, with their launch (the ones a replay runs again).
-fn threw_attempts(t: &TaskRecord) -> impl Iterator<Item = &FailedAttempt> {
+/// The recorded attempts of an index that did not finish it (threw, killed, lost with their
+/// executor, or a resubmitted stage's rerun), with their launch.
+fn failed_attempts(t: &TaskRecord) -> impl Iterator<Item = &FailedAttempt> {
     t.failures
         .as_deref()
         .unwrap_or(&[])
         .iter()
-        .filter(|f| matches!(f.end, AttemptEnd::Threw { .. }) && f.launch_ms > 0)
+        .filter(|f| f.launch_ms > 0)
 }
 
 fn median_outside_run(stage: &Stage) -> u64 {
@@ -514,9 +534,9 @@ fn stage(
         .map(|(i, t)| {
             // The index's first tasks: its recorded attempt, or attempts of it that threw.
             let own: Vec<&FirstTask> = firsts.iter().filter(|f| f.task == i).collect();
-            let warmup = |threw: Option<u32>| {
+            let warmup = |failed: Option<AttemptNo>| {
                 own.iter()
-                    .find(|f| f.threw == threw)
+                    .find(|f| f.failed == failed)
                     .map_or(0, |f| f.warmup_ms)
             };
             // The TaskResultGetter's time after the slot took its next task is the driver's,
@@ -544,7 +564,7 @@ fn stage(
                 // first on a simulated executor (the median is for the tasks that did not).
                 own_warmup_ms: own
                     .iter()
-                    .any(|f| f.threw.is_none())
+                    .any(|f| f.failed.is_none())
                     .then(|| u32::try_from(own_warmup).unwrap_or(u32::MAX)),
                 recorded_executor: first_attempt_executor(t).and_then(|e| places.get(&e).copied()),
             }
@@ -653,7 +673,7 @@ fn tasks_of(s: &Stage) -> u64 {
 fn attempts(
     t: &TaskRecord,
     success_ms: u64,
-    warmup: &dyn Fn(Option<u32>) -> u64,
+    warmup: &dyn Fn(Option<AttemptNo>) -> u64,
 ) -> Box<[ReplayedFailure]> {
     let mut out: Vec<ReplayedFailure> = t
         .replayed_attempts()
@@ -686,23 +706,27 @@ fn attempts(
 fn failed_attempt(
     f: &FailedAttempt,
     ran: impl Fn(u64, ReplayedEnd) -> ReplayedFailure,
-    warmup: &dyn Fn(Option<u32>) -> u64,
+    warmup: &dyn Fn(Option<AttemptNo>) -> u64,
 ) -> ReplayedFailure {
+    // Its executor's warm-up, when it was that executor's first task: the simulated executor
+    // it runs first on pays one (`FirstTaskWarmup`).
+    let warmup_ms = warmup(Some(AttemptNo::of(f)));
     match &f.end {
         AttemptEnd::Threw { class, description } => ran(
             f.duration_ms
-                .saturating_sub(warmup(Some(f.attempt)) + f.released_early_ms),
+                .saturating_sub(warmup_ms + f.released_early_ms),
             ReplayedEnd::Threw(ReplayedException {
                 class: class.clone(),
                 description: description.clone(),
             }),
         ),
         AttemptEnd::Killed { .. } | AttemptEnd::Rerun => ran(
-            f.duration_ms.saturating_sub(f.released_early_ms),
+            f.duration_ms
+                .saturating_sub(warmup_ms + f.released_early_ms),
             ReplayedEnd::Ran,
         ),
         AttemptEnd::LostWithExecutor { dies } => ran(
-            f.duration_ms,
+            f.duration_ms.saturating_sub(warmup_ms),
             dies.map_or(ReplayedEnd::Ran, ReplayedEnd::ExecutorDies),
         ),
     }
@@ -821,6 +845,18 @@ mod tests {
         }
     }
 
+    /// The warm-up a first task gives up, as `stage` looks it up: `ms` for the stage's first
+    /// attempt 0 (its executor's first task), none for any other.
+    fn attempt_zero_first(ms: u64) -> impl Fn(Option<AttemptNo>) -> u64 {
+        move |a| {
+            let zero = AttemptNo {
+                stage_attempt: 0,
+                attempt: 0,
+            };
+            if a == Some(zero) { ms } else { 0 }
+        }
+    }
+
     fn ran(duration_ms: u64) -> ReplayedFailure {
         ReplayedFailure {
             duration_ms,
@@ -865,7 +901,7 @@ mod tests {
         assert_eq!(retried.len(), 1);
         assert_eq!(retried[0].duration_ms, 700);
         // As its executor's first task, the attempt that threw leaves the warm-up out.
-        let first = attempts(&t, 1_000, &|a| if a == Some(0) { 300 } else { 0 });
+        let first = attempts(&t, 1_000, &attempt_zero_first(300));
         assert_eq!(first[0].duration_ms, 400);
         assert!(
             matches!(&retried[0].end, ReplayedEnd::Threw(e) if e.class == "java.lang.RuntimeException")
@@ -901,6 +937,14 @@ mod tests {
         assert_eq!(t.path_ms(), 650 + 640, "the retry follows the loss");
         let cut = with(record(1, 640, false), vec![lost(None)]);
         assert_eq!(attempts(&cut, 640, &|_| 0).to_vec(), vec![ran(650)]);
+        // The lost attempt was its executor's first task: it gives the warm-up up as one that
+        // threw does, and the simulated executor it runs first on pays one (its loss comes
+        // when the log's did).
+        let first = attempt_zero_first(200);
+        assert_eq!(attempts(&cut, 640, &first).to_vec(), vec![ran(450)]);
+        // So does a killed one (a barrier task killed when another failed).
+        let t = with(record(1, 640, false), vec![killed(0, 900, false)]);
+        assert_eq!(attempts(&t, 640, &first).to_vec(), vec![ran(700)]);
     }
 
     /// A recorded executor's first task gives its warm-up up and carries it, to pay it back when
@@ -918,7 +962,7 @@ mod tests {
         let s = Stage::of_tasks(3, "collect", vec![task(2_900, 2_300), task(400, 300)]);
         let first = FirstTask {
             task: 0,
-            threw: None,
+            failed: None,
             warmup_ms: 550,
         };
         let spec = stage(&s, &[first], &BTreeMap::new(), None);

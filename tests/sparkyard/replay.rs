@@ -1885,6 +1885,42 @@ fn every_executor_counts_in_the_warm_up_the_simulated_executors_pay() {
     assert_eq!(w.warmup_ms, 646, "{w:?}");
 }
 
+/// An executor's first task may be an attempt that did not finish its index: one killed
+/// because the job's results passed `spark.driver.maxResultSize` (maxresult's executor 1, task
+/// 1: `TaskKilled (Tasks result size has exceeded maxResultSize)`) or one lost with its
+/// executor (barriermap's executor 1: its barrier task killed, its Python worker took the
+/// executor down). That attempt ran on the fresh JVM (Executor.TaskRunner deserialised the
+/// task binary for it), so it is the executor's first task, and the later task the replay took
+/// for it before (maxresult's job 1 on a warm executor) keeps its whole time.
+#[test]
+fn an_executors_first_task_may_be_an_attempt_that_was_killed_or_lost() {
+    use sparkyard::replay::program::{AttemptNo, first_task_warmup};
+    let first_attempt = AttemptNo {
+        stage_attempt: 0,
+        attempt: 0,
+    };
+    for (log, task) in [
+        ("failures/maxresult_n2_r1.zstd", 1),
+        ("failures/barriermap_n2_r1.zstd", 1),
+    ] {
+        let app = model::load(&data(log)).expect("reads");
+        let w = first_task_warmup(&app);
+        let firsts = &w.first_tasks[&(0, 0)];
+        let f = firsts
+            .iter()
+            .find(|f| f.task == task && f.failed == Some(first_attempt))
+            .unwrap_or_else(|| panic!("{log}: {firsts:?}"));
+        let t = &app.jobs[0].stages[0].tasks[task];
+        let attempt = &t.failures.as_deref().expect("failed attempts")[0];
+        assert!(f.warmup_ms <= attempt.duration_ms, "{log}: {f:?}");
+        // Every first task is an earlier launch than any other task on its executor.
+        assert!(
+            w.first_tasks.keys().all(|&(job, _)| job == 0),
+            "{log}: {w:?}"
+        );
+    }
+}
+
 #[test]
 fn older_spark_events_are_named_as_older_and_spark_1_logs_by_their_version() {
     // Spark 2.3's blacklisting events (Jackson writes them under their class name,
