@@ -422,15 +422,23 @@ impl<R> DriverEndpointState<R> {
                 .is_some_and(|e| e.offer_cores(task_cpus) >= task_cpus)
     }
 
-    /// `maxNumConcurrentTasks`: the task slots (`totalCores / taskCpus`) of every active
-    /// executor, busy or free (`TaskSchedulerImpl.calculateAvailableSlots` with cores only):
-    /// what a barrier stage's slot check reads (`DAGScheduler.checkBarrierStageWithNumSlots`).
-    pub fn max_num_concurrent_tasks(&self, task_cpus: u32) -> u32 {
+    /// `maxNumConcurrentTasks`: the task slots of every active executor, busy or free, what a
+    /// barrier stage's slot check reads (`DAGScheduler.checkBarrierStageWithNumSlots`).
+    /// `TaskSchedulerImpl.calculateAvailableSlots` counts the profile's limiting resource
+    /// alone (the executor's cores are known on YARN): `totalCores / taskCpus` when it is
+    /// `cpus` (`limiting` `None`), else the custom resource's total addresses.
+    pub fn max_num_concurrent_tasks(&self, task_cpus: u32, limiting: Option<&str>) -> u32 {
         let task_cpus = task_cpus.max(1);
         self.executors
             .iter()
             .filter(|(id, _)| self.is_alive(*id))
-            .map(|(_, e)| e.total_cores / task_cpus)
+            .map(|(_, e)| match (limiting, &e.resources) {
+                (Some(name), Some(r)) => r.borrow().total_task_slots(name),
+                // The resource is one tasks ask for, so every executor tracks it; one
+                // without it found none (`resources.getOrElse(limitingResource, 0)`).
+                (Some(_), None) => 0,
+                (None, _) => e.total_cores / task_cpus,
+            })
             .sum()
     }
 }
@@ -745,8 +753,8 @@ mod tests {
     #[test]
     fn max_concurrent_tasks_counts_each_executors_slots() {
         let s = with_executors(4, 3, false);
-        assert_eq!(s.max_num_concurrent_tasks(1), 12);
-        assert_eq!(s.max_num_concurrent_tasks(2), 4);
+        assert_eq!(s.max_num_concurrent_tasks(1, None), 12);
+        assert_eq!(s.max_num_concurrent_tasks(2, None), 4);
     }
 
     /// CoarseGrainedSchedulerBackendSuite "compute max number of concurrent tasks can be
@@ -757,8 +765,35 @@ mod tests {
         let mut s = with_executors(4, 3, false);
         s.executors.get_mut(id(1)).unwrap().free_cores = 1;
         s.executors.get_mut(id(2)).unwrap().free_cores = 0;
-        assert_eq!(s.max_num_concurrent_tasks(2), 4);
+        assert_eq!(s.max_num_concurrent_tasks(2, None), 4);
         s.disable(id(4));
-        assert_eq!(s.max_num_concurrent_tasks(2), 3);
+        assert_eq!(s.max_num_concurrent_tasks(2, None), 3);
+    }
+
+    /// `calculateAvailableSlots` with a custom limiting resource (4.0.0 jar): executors of 4
+    /// cores and 1 GPU, a GPU a task, give 1 slot each whatever their cores, their busy GPUs
+    /// counted; with `cpus` limiting, the same executors give their cores' slots.
+    #[test]
+    fn max_concurrent_tasks_counts_the_limiting_resource() {
+        use sparkyard_messages::listener::{ResourceInformation, TaskResourceRequest};
+        let mut s = with_executors(3, 4, false);
+        let found = [ResourceInformation {
+            name: "gpu".into(),
+            addresses: vec!["0".into()],
+        }];
+        let ask = [TaskResourceRequest {
+            name: "gpu".into(),
+            amount: 1.0,
+        }];
+        for i in 1..=3 {
+            let r = ExecutorResources::new(&found, &ask).map(|r| Rc::new(RefCell::new(r)));
+            s.executors.get_mut(id(i)).unwrap().resources = r;
+        }
+        let busy = s.executors.get(id(1)).unwrap().resources.clone().unwrap();
+        assert!(busy.borrow_mut().acquire(TaskId(7)).is_some());
+        assert_eq!(s.max_num_concurrent_tasks(1, Some("gpu")), 3);
+        assert_eq!(s.max_num_concurrent_tasks(1, None), 12);
+        s.executors.get_mut(id(3)).unwrap().resources = None;
+        assert_eq!(s.max_num_concurrent_tasks(1, Some("gpu")), 2);
     }
 }

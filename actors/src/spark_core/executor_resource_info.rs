@@ -107,6 +107,24 @@ impl ExecutorResources {
         u32::try_from(slots).unwrap_or(u32::MAX)
     }
 
+    /// `TaskSchedulerImpl.calculateAvailableSlots` for an executor whose profile's limiting
+    /// resource is the custom resource `name` (the executor's cores known, as on YARN): the
+    /// tasks all its addresses serve, busy or free (`maxNumConcurrentTasks` passes
+    /// `totalAddressesAmount`): `addresses / ceil(amount)` for a whole-number request,
+    /// `addresses * floor(1 / amount)` for a fraction; 0 when the executor found none.
+    pub fn total_task_slots(&self, name: &str) -> u32 {
+        let Some((ask, at)) = self.asks.iter().find(|(a, _)| a.name == name) else {
+            return 0;
+        };
+        let addresses = at.map_or(0, |i| self.resources[i].addresses.len() as u64);
+        let slots = if ask.amount >= 1.0 {
+            addresses / ask.amount.ceil() as u64
+        } else {
+            addresses * (1.0 / ask.amount).floor() as u64
+        };
+        u32::try_from(slots).unwrap_or(u32::MAX)
+    }
+
     /// `assignAddressesCustomResources` then `acquire` for `task`: per request, the first
     /// addresses (in sorted order) that are whole (a whole-number request) or have the
     /// fraction free. Returns the `taskResourceAssignments` text, or `None` when a request
@@ -257,6 +275,23 @@ mod tests {
             r.acquire(TaskId(2)).as_deref(),
             Some("Map(gpu -> Map(0 -> 10000000000000000))")
         );
+    }
+
+    /// The 4.0.0 jar's `calculateAvailableSlots` (its bytecode: `ceil` for an amount of 1 or
+    /// more, `floor(1 / amount)` times the addresses below): what a barrier job's slot check
+    /// counts of a GPU-limited executor, its running tasks' GPUs included.
+    #[test]
+    fn a_gpu_limited_executors_slots_count_all_its_addresses() {
+        let mut one_each = gpus(&["0", "1", "2"], 1.0);
+        assert_eq!(one_each.total_task_slots("gpu"), 3);
+        assert!(one_each.acquire(TaskId(0)).is_some());
+        assert_eq!(one_each.total_task_slots("gpu"), 3);
+        assert_eq!(one_each.free_task_slots(), 2);
+        assert_eq!(gpus(&["0", "1", "2"], 2.0).total_task_slots("gpu"), 1);
+        assert_eq!(gpus(&["0", "1", "2"], 1.5).total_task_slots("gpu"), 1);
+        assert_eq!(gpus(&["0", "1"], 0.33).total_task_slots("gpu"), 6);
+        assert_eq!(gpus(&[], 1.0).total_task_slots("gpu"), 0);
+        assert_eq!(gpus(&["0"], 1.0).total_task_slots("fpga"), 0);
     }
 
     /// The 4.0.0 jar's `ExecutorResourcesAmounts` rules (and TaskSchedulerImplSuite's

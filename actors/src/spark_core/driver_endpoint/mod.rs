@@ -32,6 +32,7 @@ use crate::spark_core::executor_log_url_handler::ExecutorLogUrlHandler;
 use crate::spark_core::heartbeat_receiver::HeartbeatReceiver;
 use crate::spark_core::resource_profile::{CustomResources, TaskResourceRequest};
 use crate::spark_core::scheduler::{DriverScheduler, WorkerOffer};
+use crate::spark_core::spark_env::DefaultProfile;
 use crate::spark_core::task_result_getter::TaskEnded;
 use crate::spark_core::{executor_env, unified_memory_manager};
 use crate::warn;
@@ -165,6 +166,9 @@ pub struct DriverEndpoint {
     /// The default profile's custom task requests (`spark.task.resource.*`): an executor's
     /// found resources are tracked against them (empty in nearly every run).
     task_resources: Vec<TaskResourceRequest>,
+    /// The default profile's `limitingResource` when it is a custom resource (`None`: cpus),
+    /// whose slots a barrier job's check counts.
+    limiting_resource: Option<String>,
 }
 
 impl DriverEndpoint {
@@ -260,6 +264,11 @@ impl DriverEndpoint {
                 stopped: false,
                 // The SparkContext read these keys without error before it made this endpoint.
                 task_resources: CustomResources::of(&s.properties).unwrap_or_default().task,
+                limiting_resource: DefaultProfile::of(s)
+                    .and_then(|p| p.limits())
+                    .ok()
+                    .map(|l| l.limiting_resource)
+                    .filter(|name| name != "cpus"),
             }
         });
         out.expect("create runs its closure")
@@ -446,10 +455,13 @@ impl DriverEndpoint {
         self.handle_events(events);
     }
 
-    /// `sc.maxNumConcurrentTasks(rp)`: the active executors' slots.
+    /// `sc.maxNumConcurrentTasks(rp)`: the active executors' slots of the default profile's
+    /// limiting resource.
     fn max_num_concurrent_tasks(&self) -> u32 {
-        self.core
-            .max_num_concurrent_tasks(self.sim.config.spark.task_cpus)
+        self.core.max_num_concurrent_tasks(
+            self.sim.config.spark.task_cpus,
+            self.limiting_resource.as_deref(),
+        )
     }
 
     /// The `exclude-node` fault: the HealthTracker's node exclusion (the injector fires it only

@@ -740,6 +740,79 @@ fn schedule_a_barrier_task_set_if_all_tasks_can_be_launched_together() {
     });
 }
 
+/// An offer as the backend makes it of an executor of 3 free cores and GPU "0", a GPU a task
+/// (`spark.executor.resource.gpu.amount` and `spark.task.resource.gpu.amount` 1): its cores
+/// no more than its free GPUs let tasks use (`executor_resource_info::offer_cores`).
+fn offer_with_one_gpu(executor: u32, host: &str) -> WorkerOffer {
+    use crate::spark_core::executor_resource_info::{ExecutorResources, offer_cores};
+    use sparkyard_messages::listener::{ResourceInformation, TaskResourceRequest};
+    let found = [ResourceInformation {
+        name: "gpu".into(),
+        addresses: vec!["0".into()],
+    }];
+    let ask = [TaskResourceRequest {
+        name: "gpu".into(),
+        amount: 1.0,
+    }];
+    let r = ExecutorResources::new(&found, &ask).expect("tasks ask for GPUs");
+    let cores = offer_cores(3, 1, Some(&r));
+    WorkerOffer {
+        held_back: 3 - cores,
+        resources: Some(Rc::new(RefCell::new(r))),
+        ..offer(executor, host, cores)
+    }
+}
+
+// TaskSchedulerImplSuite "don't schedule for a barrier taskSet if available slots are less
+// than pending tasks gpus limiting": two offers of 3 free cores and one GPU each, a GPU a
+// task: 2 slots for 3 barrier tasks, nothing launches (`calculateAvailableSlots` counts the
+// GPUs, the limiting resource).
+#[test]
+fn dont_schedule_a_barrier_task_set_if_available_slots_are_less_than_pending_tasks_gpus_limiting() {
+    run(async {
+        let (mut s, store) = scheduler(1);
+        s.submit_job(barrier_job(3, Vec::new()), waiter());
+        let t = offers(
+            &mut s,
+            &mut [
+                offer_with_one_gpu(0, "host0"),
+                offer_with_one_gpu(1, "host1"),
+            ],
+            true,
+        );
+        assert!(t.is_empty());
+        assert!(driver_log(&store).contains(
+            "Skip current round of resource offers for barrier stage 0 because the barrier taskSet requires 3 slots, while the total number of available slots is 2."
+        ));
+    });
+}
+
+// TaskSchedulerImplSuite "schedule tasks for a barrier taskSet if all tasks can be launched
+// together gpus": three such offers launch the 3 barrier tasks, each with GPU "0" of its
+// executor.
+#[test]
+fn schedule_a_barrier_task_set_if_all_tasks_can_be_launched_together_gpus() {
+    run(async {
+        let (mut s, store) = scheduler(1);
+        s.submit_job(barrier_job(3, Vec::new()), waiter());
+        let mut gpu_offers = [
+            offer_with_one_gpu(0, "host0"),
+            offer_with_one_gpu(1, "host1"),
+            offer_with_one_gpu(2, "host2"),
+        ];
+        let t = offers(&mut s, &mut gpu_offers, true);
+        assert_eq!(t.len(), 3);
+        for o in &gpu_offers {
+            let r = o.resources.as_ref().expect("GPUs");
+            assert_eq!(r.borrow().free_task_slots(), 0, "{}", o.executor_id);
+        }
+        assert!(
+            driver_log(&store)
+                .contains("taskResourceAssignments Map(gpu -> Map(0 -> 10000000000000000))")
+        );
+    });
+}
+
 // TaskSchedulerImplSuite "SPARK-29263: barrier TaskSet can't schedule when higher prio taskset
 // takes the slots": a task set of higher priority (an earlier job) takes one of the three
 // slots first; the barrier set of 3 then finds 2 and launches nothing.
