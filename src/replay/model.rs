@@ -282,13 +282,25 @@ impl Stage {
         self.tasks.iter().map(|t| t.shuffle_write_records).sum()
     }
     /// The longest task index, its failed and killed attempts included as the replay runs
-    /// them ([`TaskRecord::path_ms`]): what the stage takes on infinitely many executors.
+    /// them ([`TaskRecord::path_ms`]): what the stage takes on infinitely many executors. A
+    /// stage that ended with an index unfinished (its job aborted, or the application stopped)
+    /// ended when it did, no later than its recorded span: an attempt that ran on after the
+    /// abort (killed then, or lost with its executor later, as a failed barrier stage's other
+    /// task) is on no path of the stage.
     pub fn longest_task_ms(&self) -> u64 {
-        self.tasks
+        let longest = self
+            .tasks
             .iter()
             .map(TaskRecord::path_ms)
             .max()
-            .unwrap_or(0)
+            .unwrap_or(0);
+        let aborted = self.tasks.iter().any(|t| !t.succeeded);
+        match (aborted, self.submitted_ms, self.completed_ms) {
+            (true, Some(submitted), Some(completed)) => {
+                longest.min(completed.saturating_sub(submitted))
+            }
+            _ => longest,
+        }
     }
 }
 

@@ -2721,6 +2721,9 @@ fn a_failed_barrier_result_stage_aborts_its_job_as_recorded() {
         assert!(pct.abs() <= 2.0, "job {}: {pct:+.1} %", j.job_id);
     }
     assert_eq!(r.failures.simulated_executors_lost, 1);
+    // The aborted job's critical path ends with its stage (5.292 s -> 7.930 s): the killed
+    // task ran on until its executor was lost at 8.884 s (3.468 s), after the abort.
+    assert_eq!(r.jobs[0].critical_path_ms, 2_638);
 }
 
 /// A real Spark 4.0 application whose barrier map stage's task threw on the stage's first
