@@ -1143,7 +1143,10 @@ fn probe_program(app: &Application) -> UserProgram {
 /// registered): Spark's `Executor` construction after `RegisteredExecutor` (its BlockManager's
 /// registration with the driver, the log's `SparkListenerBlockManagerAdded` in between) until
 /// `LaunchedExecutor` and the offer that follows. The median over those executors; 0 with none
-/// (every executor came before the work, as on YARN's waiting backend).
+/// (every executor came before the work, as on YARN's waiting backend). An executor whose first
+/// task was a barrier stage's tells nothing of it: `LaunchedExecutor` offers that executor alone
+/// (`makeOffers(executorId)`), which a barrier set of more tasks than its slots skips, so the
+/// launch waited for the next round of offers on every executor (the revive timer, 1 s).
 pub fn recorded_executor_init_ms(app: &Application) -> u64 {
     // Each executor's first launch, and when the stage of that task was submitted.
     let mut first: BTreeMap<u32, FirstLaunch> = BTreeMap::new();
@@ -1151,7 +1154,7 @@ pub fn recorded_executor_init_ms(app: &Application) -> u64 {
         for a in s.tasks.iter().flat_map(TaskRecord::attempts_ran) {
             let launch = FirstLaunch {
                 launch_ms: a.launch_ms,
-                stage_submitted_ms: s.submitted_ms,
+                stage_submitted_ms: s.submitted_ms.filter(|_| !s.barrier),
             };
             let e = first.entry(a.executor_id).or_insert(launch);
             if a.launch_ms < e.launch_ms {
@@ -1180,7 +1183,7 @@ pub fn recorded_executor_init_ms(app: &Application) -> u64 {
 #[derive(Clone, Copy)]
 struct FirstLaunch {
     launch_ms: u64,
-    /// When that task's stage was submitted.
+    /// When that task's stage was submitted (`None`: not known, or a barrier stage's).
     stage_submitted_ms: Option<u64>,
 }
 

@@ -2509,6 +2509,14 @@ fn an_executors_construction_before_its_first_task_is_taken_from_the_log() {
         recorded_executor_init_ms(&app("multijob_n2_r1.zstd")),
         1_743
     );
+    // barriermap's replacement executor registered at 10.165 s and ran its first task at
+    // 10.838 s, when a round of offers on every executor let the retried barrier stage launch
+    // both its tasks (the executor's own `LaunchedExecutor` offer had one slot): no
+    // construction time is read from it, and none from its first two (the job came later).
+    assert_eq!(
+        recorded_executor_init_ms(&app("failures/barriermap_n2_r1.zstd")),
+        0
+    );
     assert_eq!(
         recorded_executor_init_ms(&app("rapids/nds_q72_dataproc_2_2.zstd")),
         0
@@ -2732,13 +2740,15 @@ fn a_failed_barrier_result_stage_aborts_its_job_as_recorded() {
 /// and resubmitted the stage: both tasks ran again, together once a slot for each was free
 /// (the standalone Worker's replacement executor), then the reduce stage. The replay does the
 /// same, and its recoveries are the recording's (one stage resubmitted, its 2 tasks, one task
-/// lost with one executor). Its time is not: +46.9 %, the job +70.5 %, as YARN's replacement of
+/// lost with one executor). Its time is not: +27.2 %, the job +40.9 %, as YARN's replacement of
 /// the lost executor (the AM asks at its next heartbeat; 5.8 s to its registration) is slower
 /// than the standalone Worker's (1.6 s), and a barrier stage waits for all its slots. Before
 /// barrier stages were simulated, the failed task ran again alone (+38.9 %); with them but
 /// attempts matched by number alone, the retried stage ran its tasks' first-attempt
 /// recordings again (attempt numbers restart in a new stage attempt) and failed at every
-/// attempt: two AM attempts, FAILED.
+/// attempt: two AM attempts, FAILED. Until a barrier stage's first launches were left out of
+/// the executors' construction time (`recorded_executor_init_ms`: they wait for a round of
+/// offers on every executor), +46.9 %.
 #[test]
 fn a_failed_barrier_map_stage_runs_all_its_tasks_again_as_recorded() {
     let r = replay::replay(&data("failures/barriermap_n2_r1.zstd"), &setup(&[])).expect("replays");
@@ -2751,7 +2761,7 @@ fn a_failed_barrier_map_stage_runs_all_its_tasks_again_as_recorded() {
     assert_eq!((rec.stage_resubmissions, rec.resubmitted_tasks), (1, 2));
     assert_eq!(sim, rec);
     assert!(
-        (40.0..55.0).contains(&r.time.error_pct),
+        (20.0..35.0).contains(&r.time.error_pct),
         "{:+.1} %: YARN's replacement",
         r.time.error_pct
     );
