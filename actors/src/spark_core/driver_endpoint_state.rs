@@ -775,19 +775,10 @@ mod tests {
     /// counted; with `cpus` limiting, the same executors give their cores' slots.
     #[test]
     fn max_concurrent_tasks_counts_the_limiting_resource() {
-        use sparkyard_messages::listener::{ResourceInformation, TaskResourceRequest};
         let mut s = with_executors(3, 4, false);
-        let found = [ResourceInformation {
-            name: "gpu".into(),
-            addresses: vec!["0".into()],
-        }];
-        let ask = [TaskResourceRequest {
-            name: "gpu".into(),
-            amount: 1.0,
-        }];
         for i in 1..=3 {
-            let r = ExecutorResources::new(&found, &ask).map(|r| Rc::new(RefCell::new(r)));
-            s.executors.get_mut(id(i)).unwrap().resources = r;
+            let r = executor_resource_info::gpus(&["0"], 1.0);
+            s.executors.get_mut(id(i)).unwrap().resources = Some(Rc::new(RefCell::new(r)));
         }
         let busy = s.executors.get(id(1)).unwrap().resources.clone().unwrap();
         assert!(busy.borrow_mut().acquire(TaskId(7)).is_some());

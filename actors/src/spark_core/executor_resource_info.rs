@@ -208,21 +208,23 @@ impl ExecutorResources {
     }
 }
 
+/// Tests' executor: GPUs at `addresses`, `task` of a GPU a task.
+#[cfg(test)]
+pub(crate) fn gpus(addresses: &[&str], task: f64) -> ExecutorResources {
+    let found = [ResourceInformation {
+        name: "gpu".into(),
+        addresses: addresses.iter().map(|a| a.to_string()).collect(),
+    }];
+    let ask = [TaskResourceRequest {
+        name: "gpu".into(),
+        amount: task,
+    }];
+    ExecutorResources::new(&found, &ask).expect("tasks ask for GPUs")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn gpus(addresses: &[&str], task: f64) -> ExecutorResources {
-        let found = [ResourceInformation {
-            name: "gpu".into(),
-            addresses: addresses.iter().map(|a| a.to_string()).collect(),
-        }];
-        let ask = [TaskResourceRequest {
-            name: "gpu".into(),
-            amount: task,
-        }];
-        ExecutorResources::new(&found, &ask).unwrap()
-    }
 
     /// The real local-cluster run (4 cores, 1 GPU, 0.5 a task) printed `taskResourceAssignments
     /// Map(gpu -> Map(0 -> 5000000000000000))` for each task; two fit at once.

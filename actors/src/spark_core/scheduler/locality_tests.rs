@@ -744,17 +744,8 @@ fn schedule_a_barrier_task_set_if_all_tasks_can_be_launched_together() {
 /// (`spark.executor.resource.gpu.amount` and `spark.task.resource.gpu.amount` 1): its cores
 /// no more than its free GPUs let tasks use (`executor_resource_info::offer_cores`).
 fn offer_with_one_gpu(executor: u32, host: &str) -> WorkerOffer {
-    use crate::spark_core::executor_resource_info::{ExecutorResources, offer_cores};
-    use sparkyard_messages::listener::{ResourceInformation, TaskResourceRequest};
-    let found = [ResourceInformation {
-        name: "gpu".into(),
-        addresses: vec!["0".into()],
-    }];
-    let ask = [TaskResourceRequest {
-        name: "gpu".into(),
-        amount: 1.0,
-    }];
-    let r = ExecutorResources::new(&found, &ask).expect("tasks ask for GPUs");
+    use crate::spark_core::executor_resource_info::{gpus, offer_cores};
+    let r = gpus(&["0"], 1.0);
     let cores = offer_cores(3, 1, Some(&r));
     WorkerOffer {
         held_back: 3 - cores,
