@@ -60,6 +60,10 @@ pub enum DriverEndpointMsg {
     /// `BlockManager.reregister`: the answer says whether the master took it (Spark answers
     /// the id, or one with the `invalid` executor id when the executor is lost).
     ReregisterBlockManager(ReplyTo<bool>, BlockManagerId),
+    /// BlockManagerMessages' `IsExecutorAlive(executorId)`, which `NettyBlockTransferService`
+    /// asks when a fetch fails to connect: whether the BlockManagerMaster still has the
+    /// executor's block manager (`blockManagerIdByExecutor.contains`).
+    BlockManagerIsExecutorAlive(ReplyTo<bool>, ExecutorId),
     /// `HeartbeatReceiver.expireDeadHosts`, every `spark.network.timeoutInterval`.
     ExpireDeadHosts,
     /// The scheduler's health tracker excludes a node (`excludeOnFailure`).

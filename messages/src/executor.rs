@@ -24,6 +24,10 @@ pub enum ExecutorMsg {
     Shutdown,
     /// A running task's virtual duration is over.
     TaskDone(TaskId),
+    /// A running reduce task's `RetryingBlockTransferor` tries its failing server again (its
+    /// first attempt comes after the task's deserialisation, each retry after
+    /// `spark.shuffle.io.retryWait`).
+    FetchAttempt(TaskId),
     /// The Executor's heartbeater thread: time to send a heartbeat.
     HeartbeatTick,
     /// `onDisconnected(remoteAddress)`.

@@ -512,6 +512,7 @@ fn driver_and_executor_messages_round_trip() {
             },
         },
         DriverEndpointMsg::IsExecutorAlive(ask(), ExecutorId(1)),
+        DriverEndpointMsg::BlockManagerIsExecutorAlive(ask(), ExecutorId(1)),
         DriverEndpointMsg::SubmitJob {
             job: Box::new(job),
             waiter: Box::new(rref()),
@@ -570,6 +571,7 @@ fn driver_and_executor_messages_round_trip() {
         ExecutorMsg::StopExecutor,
         ExecutorMsg::Shutdown,
         ExecutorMsg::TaskDone(TaskId(1)),
+        ExecutorMsg::FetchAttempt(TaskId(1)),
         ExecutorMsg::HeartbeatTick,
         ExecutorMsg::RemoteProcessDisconnected(addr()),
     ] {

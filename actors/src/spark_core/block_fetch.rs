@@ -274,9 +274,61 @@ pub enum FailedFetch<'a> {
     /// `MapOutputTracker.validateStatus`: a map output has no location, so the tracker throws
     /// `MetadataFetchFailedException` at once.
     MissingOutput,
-    /// A server that never answers (or an injected failure, reported for the first server):
-    /// `FetchFailedException` after `spark.shuffle.io.maxRetries` waits of `retryWait`.
+    /// A server that does not answer (or an injected failure, reported for the first server):
+    /// each connection attempt fails, and [`after_connect_failure`] says what follows.
     Unreachable(&'a FetchSource),
+}
+
+/// What `RetryingBlockTransferor.transferAllOutstanding` does after an attempt at a server
+/// failed to connect (Spark 4.0.0's jar): `NettyBlockTransferService`'s `createAndStart` asks
+/// the BlockManagerMaster `IsExecutorAlive` on the `IOException`; a `false` throws
+/// `ExecutorDeadException` (a `SparkException`, which `shouldRetry` does not retry), anything
+/// else rethrows the `IOException`, retried while retries are left (`spark.shuffle.io.
+/// maxRetries`, each after `spark.shuffle.io.retryWait`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AfterConnectFailure {
+    /// `ExecutorDeadException`: the fetch fails now.
+    ExecutorDead,
+    /// `initiateRetry`: retry number `retry` after `retryWait`.
+    Retry { retry: u32 },
+    /// The retries are spent: the fetch fails with the `IOException`.
+    GiveUp,
+}
+
+/// [`AfterConnectFailure`] after `retries_done` retries, the master knowing the executor's
+/// block manager or not (`blockManagerIdByExecutor.contains`).
+pub fn after_connect_failure(
+    retries_done: u32,
+    max_retries: u32,
+    executor_alive: bool,
+) -> AfterConnectFailure {
+    if !executor_alive {
+        AfterConnectFailure::ExecutorDead
+    } else if retries_done < max_retries {
+        AfterConnectFailure::Retry {
+            retry: retries_done + 1,
+        }
+    } else {
+        AfterConnectFailure::GiveUp
+    }
+}
+
+/// `RetryingBlockTransferor`'s ERROR line for a failed attempt (the exception follows it).
+pub fn beginning_failed_line(blocks: u32, retries_done: u32) -> String {
+    if retries_done > 0 {
+        format!(
+            "Exception while beginning fetch of {blocks} outstanding blocks (after {retries_done} retries)"
+        )
+    } else {
+        format!("Exception while beginning fetch of {blocks} outstanding blocks")
+    }
+}
+
+/// `RetryingBlockTransferor.initiateRetry`'s INFO line.
+pub fn retrying_line(retry: u32, max_retries: u32, blocks: u32, wait_ms: u64) -> String {
+    format!(
+        "Retrying fetch ({retry}/{max_retries}) for {blocks} outstanding blocks after {wait_ms} ms"
+    )
 }
 
 /// Whether and how a reduce task's fetch over `plan` fails. An injected failure comes first;
@@ -303,12 +355,6 @@ pub fn failed_fetch<'a>(
         .filter(is_down)
         .nth(pick)
         .map(FailedFetch::Unreachable)
-}
-
-/// How long a fetch from a server that never answers takes to fail: `RetryingBlockTransferor`
-/// waits `retryWait` before each of its `maxRetries` retries.
-pub fn retry_ms(max_retries: u32, retry_wait_ms: u64) -> u64 {
-    u64::from(max_retries) * retry_wait_ms
 }
 
 /// The position a task's `Utils.randomize`d fetch order gives the first of `n` failing
@@ -338,6 +384,20 @@ pub fn metadata_fetch_failure(shuffle_id: u32, reduce_id: u32, text: &str) -> Fe
         map_index: -1,
         reduce_id,
         message: format!("org.apache.spark.shuffle.MetadataFetchFailedException: {text}"),
+    }
+}
+
+/// The `FetchFailed` of a server whose executor the BlockManagerMaster no longer knows, for
+/// the first block it serves: its cause is `ExecutorDeadException` (`INTERNAL_ERROR_NETWORK`,
+/// the 4.0.0 jar's text), which the message gives after the exception's class as
+/// [`connect_failure`] gives the connection's.
+pub fn executor_dead_failure(shuffle_id: u32, reduce_id: u32, src: &FetchSource) -> FetchFailure {
+    let id = src.location.executor_id;
+    FetchFailure {
+        message: format!(
+            "org.apache.spark.shuffle.FetchFailedException: [INTERNAL_ERROR_NETWORK] The relative remote executor(Id: {id}), which maintains the block data to fetch is dead. SQLSTATE: XX000"
+        ),
+        ..connect_failure(shuffle_id, reduce_id, src)
     }
 }
 
@@ -618,8 +678,7 @@ mod tests {
 
     /// ShuffleBlockFetcherIteratorSuite "fail all blocks if any of the remote request fails":
     /// a server that does not answer fails the task's fetch (`FetchFailedException` for the
-    /// first block that server serves), after `maxRetries` waits of `retryWait`
-    /// (RetryingBlockTransferor); with every server up, nothing fails.
+    /// first block that server serves); with every server up, nothing fails.
     #[test]
     fn an_unreachable_server_fails_the_fetch_after_the_retries() {
         let p = down_plan();
@@ -639,8 +698,40 @@ mod tests {
             f.message,
             "org.apache.spark.shuffle.FetchFailedException: Failed to connect to h2:38005"
         );
-        assert_eq!(retry_ms(3, 5000), 15_000, "spark.shuffle.io.* defaults");
-        assert_eq!(retry_ms(0, 5000), 0);
+        let dead = executor_dead_failure(3, 9, src);
+        assert_eq!(dead.bm_address, f.bm_address);
+        assert_eq!(
+            dead.message,
+            "org.apache.spark.shuffle.FetchFailedException: [INTERNAL_ERROR_NETWORK] The relative remote executor(Id: 5), which maintains the block data to fetch is dead. SQLSTATE: XX000"
+        );
+    }
+
+    /// The 4.0.0 jar's RetryingBlockTransferor and NettyBlockTransferService: a failed
+    /// connection is retried `spark.shuffle.io.maxRetries` times (3) while the BlockManagerMaster
+    /// still knows the executor; once it does not (`IsExecutorAlive` false), the attempt throws
+    /// `ExecutorDeadException`, which is not retried (SPARK-27637; the real shufflelost run's
+    /// two FetchFailed reasons are it). The ERROR and INFO lines are the jar's.
+    #[test]
+    fn a_failed_connection_is_retried_until_the_master_forgets_the_executor() {
+        use AfterConnectFailure::*;
+        assert_eq!(after_connect_failure(0, 3, true), Retry { retry: 1 });
+        assert_eq!(after_connect_failure(2, 3, true), Retry { retry: 3 });
+        assert_eq!(after_connect_failure(3, 3, true), GiveUp);
+        assert_eq!(after_connect_failure(0, 0, true), GiveUp);
+        assert_eq!(after_connect_failure(0, 3, false), ExecutorDead);
+        assert_eq!(after_connect_failure(3, 3, false), ExecutorDead);
+        assert_eq!(
+            beginning_failed_line(2, 0),
+            "Exception while beginning fetch of 2 outstanding blocks"
+        );
+        assert_eq!(
+            beginning_failed_line(2, 3),
+            "Exception while beginning fetch of 2 outstanding blocks (after 3 retries)"
+        );
+        assert_eq!(
+            retrying_line(1, 3, 2, 5000),
+            "Retrying fetch (1/3) for 2 outstanding blocks after 5000 ms"
+        );
     }
 
     /// MapOutputTrackerSuite "master register shuffle and unregister map output and fetch": a

@@ -103,6 +103,14 @@ impl<T> ExecutorTasks<T> {
         }
     }
 
+    /// A running task's entry, to change it in place.
+    pub fn get_mut(&mut self, tid: TaskId) -> Option<&mut T> {
+        self.running
+            .iter_mut()
+            .find(|(t, _)| *t == tid)
+            .map(|(_, task)| task)
+    }
+
     /// The task left `runningTasks` (it ended, or was killed): its entry.
     pub fn remove(&mut self, tid: TaskId) -> Option<T> {
         let i = self.running.iter().position(|(t, _)| *t == tid)?;

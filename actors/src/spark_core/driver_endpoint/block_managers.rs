@@ -12,19 +12,24 @@ use crate::spark_core::shuffle_block_updates::{self, ShuffleFile};
 use crate::spark_core::unified_memory_manager;
 use sparkyard_messages::rpc::{ReplyTo, RpcAddress};
 use sparkyard_messages::task::{BlockManagerId, BlockManagerPeer, MigratedShuffleBlock};
+use std::rc::Rc;
 
 impl DriverEndpoint {
     /// BlockManagerMasterEndpoint's `register` for `isReRegister = true`: taken only while the
-    /// backend still has the executor (SPARK-41360, `IsExecutorAlive`); here its block manager
-    /// is then still registered, so nothing changes. Refused: Spark's INFO line, and the
-    /// `invalid` id that makes the executor exit 58.
+    /// backend still has the executor (SPARK-41360, `IsExecutorAlive`), and registered again
+    /// when the master had removed it (a fetch failure naming it: the DAGScheduler's
+    /// `removeExecutorAndUnregisterOutputs`). Refused: Spark's INFO line, and the `invalid` id
+    /// that makes the executor exit 58.
     pub(super) fn on_reregister_block_manager(&mut self, ask: ReplyTo<bool>, id: BlockManagerId) {
-        let alive = self.core.executors.contains(id.executor_id);
-        if let Some(line) = block_manager_master::reregister_refusal(&id, id.executor_id, alive) {
+        let eid = id.executor_id;
+        let alive = self.core.executors.contains(eid);
+        if let Some(line) = block_manager_master::reregister_refusal(&id, eid, alive) {
             info!(
                 self.env.log(),
                 "driver::BlockManagerMasterEndpoint", "{line}"
             );
+        } else if self.scheduler.block_manager_removed(eid) {
+            self.register_block_manager(eid, Rc::from(id.host.as_str()));
         }
         self.env.reply(ask, alive);
     }

@@ -24,8 +24,12 @@ impl DriverEndpoint {
             );
         }
         // `scheduler.executorHeartbeatReceived` asks the BlockManagerMaster's heartbeat
-        // endpoint, which knows the block managers of the registered executors.
-        let block_manager_known = self.core.executors.contains(id);
+        // endpoint whether it knows the executor's block manager (`BlockManagerHeartbeat`): not
+        // once the executor is removed, nor after a fetch failure named it (the DAGScheduler
+        // removed it from the master), when the executor registers it again. (Here a block
+        // manager registers with `LaunchedExecutor`, which Spark's does just before.)
+        let block_manager_known =
+            self.core.executors.contains(id) && !self.scheduler.block_manager_removed(id);
         let sc_stopped = self.shared.borrow().stopping;
         let response = heartbeat_response(sc_stopped, tracked, block_manager_known);
         self.env.reply(ask, response);

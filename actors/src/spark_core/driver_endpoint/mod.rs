@@ -326,6 +326,10 @@ impl DriverEndpoint {
             DriverEndpointMsg::ReregisterBlockManager(ask, id) => {
                 self.on_reregister_block_manager(ask, id)
             }
+            DriverEndpointMsg::BlockManagerIsExecutorAlive(ask, id) => {
+                let alive = self.scheduler.block_manager_is_executor_alive(id);
+                self.env.reply(ask, alive)
+            }
             DriverEndpointMsg::ExpireDeadHosts => self.expire_dead_hosts(),
             DriverEndpointMsg::ExcludeNode(host) => self.exclude_node_by_fault(&host),
             DriverEndpointMsg::CheckBackendReady { waiter } => {

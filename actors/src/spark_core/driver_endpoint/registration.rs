@@ -140,8 +140,14 @@ impl DriverEndpoint {
         };
         self.sim.observe(RunEvent::ExecutorReady { executor: id });
         self.update_offerable(id);
-        // The executor's BlockManager registers with what its UnifiedMemoryManager can use: its
-        // heap is `-Xmx<spark.executor.memory>` (ExecutorRunnable's command).
+        self.register_block_manager(id, host);
+        self.make_offers(Some(id));
+    }
+
+    /// BlockManagerMasterEndpoint's `register`: the executor's BlockManager registers with what
+    /// its UnifiedMemoryManager can use (its heap is `-Xmx<spark.executor.memory>`,
+    /// ExecutorRunnable's command), at its start and again when it re-registers.
+    pub(super) fn register_block_manager(&mut self, id: ExecutorId, host: Rc<str>) {
         let max_memory =
             unified_memory_manager::max_memory(self.sim.config.spark.executor_memory_mb);
         let port = executor_env::block_manager_port(id);
@@ -159,7 +165,6 @@ impl DriverEndpoint {
             port,
             max_memory,
         });
-        self.make_offers(Some(id));
     }
 
     /// `isReady`: enough executors registered, or the waiting time passed; re-checked every 100 ms.

@@ -51,6 +51,7 @@ use actix::{Actor, AsyncContext, Context, SpawnHandle};
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::endpoint_verifier::EndpointVerifierMsg;
 use sparkyard_messages::executor::ExecutorMsg;
+use sparkyard_messages::ids::TaskId;
 use sparkyard_messages::listener::ResourceInformation;
 use sparkyard_messages::records::{ExecutorArguments, RpcFailure};
 use sparkyard_messages::rpc::HeartbeatResponse;
@@ -120,6 +121,8 @@ pub enum BackendAnswer {
     RddUpload(Result<(), RpcFailure>),
     /// `BlockManager.reregister`'s `registerBlockManager`: whether the master took it.
     Reregistered(Result<bool, RpcFailure>),
+    /// A task's fetch asked the BlockManagerMaster `IsExecutorAlive` of its failing server.
+    FetchExecutorAlive(TaskId, Result<bool, RpcFailure>),
 }
 
 /// A running task: its timer, so KillTask can cancel it.
@@ -132,6 +135,8 @@ struct RunningTask {
     /// A kill that takes effect when its time is over (a replayed attempt the recording ended
     /// by a kill: `TaskWork::runs_until_killed`).
     kill_at_end: Option<Box<KillMark>>,
+    /// Its fetch from a server that does not answer, retried until it fails the task.
+    fetch_retries: Option<Box<shuffle::FetchRetries>>,
 }
 
 /// Spark's `Executor`: exists once registration succeeded. Its task rules are
@@ -285,6 +290,7 @@ impl CoarseGrainedExecutorBackend {
             }
             ExecutorMsg::Shutdown => self.on_shutdown(),
             ExecutorMsg::TaskDone(tid) => self.on_task_done(tid),
+            ExecutorMsg::FetchAttempt(tid) => self.on_fetch_attempt(tid, ctx),
             ExecutorMsg::HeartbeatTick => self.on_heartbeat_tick(ctx),
             ExecutorMsg::RemoteProcessDisconnected(address) => self.on_disconnected(address),
             ExecutorMsg::SignalTerm => self.on_signal_term(),
@@ -393,6 +399,9 @@ impl CoarseGrainedExecutorBackend {
             | BackendAnswer::RddBlocks(_)
             | BackendAnswer::RddUpload(_)) => self.on_rdd_answer(a, ctx),
             BackendAnswer::Reregistered(result) => self.on_reregistered(result),
+            BackendAnswer::FetchExecutorAlive(tid, result) => {
+                self.on_fetch_executor_alive(tid, result, ctx)
+            }
             BackendAnswer::Lookup(result) | BackendAnswer::Register(result) => {
                 let cause = result.err().map(|e| e.to_string()).unwrap_or_default();
                 self.exit_executor(self.cannot_register(cause), false);

@@ -3,19 +3,63 @@
 //! `getStatuses`, `ShuffleBlockFetcherIterator`, `BlockManager.shuffleServerId`).
 
 use super::{
-    BLOCK_FETCHER, CoarseGrainedExecutorBackend, TRACKER_WORKER, executor_jvm, parse_driver_url,
+    BLOCK_FETCHER, BackendAnswer, CoarseGrainedExecutorBackend, TRACKER_WORKER, executor_jvm,
+    parse_driver_url,
 };
-use crate::kernel::logs::Level;
-use crate::spark_core::block_fetch::{self, FailedFetch};
+use crate::kernel::logs::{Level, ProcessLog};
+use crate::kernel::{clock, timers};
+use crate::rpc::Asker;
+use crate::spark_core::block_fetch::{self, AfterConnectFailure, FailedFetch};
 use crate::spark_core::block_manager::shuffle_server_port;
 use crate::spark_core::executor_env::{self, block_manager_port};
 use crate::{error, info};
+use actix::Context;
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
+use sparkyard_messages::executor::ExecutorMsg;
 use sparkyard_messages::ids::TaskId;
+use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::rpc::RpcAddress;
 use sparkyard_messages::task::{
-    BlockManagerId, FetchFailure, MapStatusData, ShuffleReadPlan, TaskDescription, TaskResultData,
+    BlockManagerId, FetchFailure, FetchSource, MapStatusData, ShuffleReadPlan, TaskDescription,
+    TaskResultData,
 };
+
+const RETRYING_TRANSFEROR: &str = "executor::RetryingBlockTransferor";
+
+/// How a reduce task's fetch fails, when it does (`fetch_shuffle_input`).
+pub(super) enum FailingFetch {
+    /// Before any server is tried (a missing map output).
+    Now(FetchFailure),
+    /// A server does not answer: tried as `RetryingBlockTransferor` tries it.
+    Retried(Box<FetchRetries>),
+}
+
+/// One reduce task's `RetryingBlockTransferor` for the server that does not answer: the
+/// request's blocks and the retries made.
+pub(super) struct FetchRetries {
+    source: FetchSource,
+    shuffle_id: u32,
+    reduce_id: u32,
+    retries_done: u32,
+    /// `Started N remote fetches in X ms`, held until the first attempt's lines.
+    pub(super) started_line: Option<String>,
+}
+
+impl FetchRetries {
+    /// The request's blocks: the server's non-empty blocks for this reduce partition.
+    fn outstanding_blocks(&self) -> u32 {
+        match self.source.non_empty_blocks {
+            0 => self.source.blocks,
+            n => n,
+        }
+    }
+
+    fn log_started_line(&mut self, log: &ProcessLog) {
+        if let Some(line) = self.started_line.take() {
+            info!(log, BLOCK_FETCHER, "{line}");
+        }
+    }
+}
 
 impl CoarseGrainedExecutorBackend {
     /// Executor.TaskRunner.run's `updateEpoch(task.epoch)` (Spark 4.0.0), after the task is
@@ -79,10 +123,18 @@ impl CoarseGrainedExecutorBackend {
     /// [`block_fetch::initial_requests`], in the order the run's seed and the task draw for
     /// Spark's unseeded `Utils.randomize`) and the time it took (the first connection to each
     /// peer: `TransportClientFactory`).
-    pub(super) fn start_block_fetch(&mut self, plan: &ShuffleReadPlan, task_id: TaskId) {
+    ///
+    /// Returns the `Started N remote fetches in X ms` line, which Spark logs after the first
+    /// attempt at every server (`fetchUpToMaxBytes`): the caller logs it, or holds it until a
+    /// failing server's first attempt is logged.
+    pub(super) fn start_block_fetch(
+        &mut self,
+        plan: &ShuffleReadPlan,
+        task_id: TaskId,
+    ) -> Option<String> {
         let log = self.env.log().clone();
         if !log.enabled(BLOCK_FETCHER, Level::Info) {
-            return;
+            return None;
         }
         let me = self.args.executor_id;
         let s = &self.sim.config.spark.shuffle;
@@ -116,18 +168,14 @@ impl CoarseGrainedExecutorBackend {
             executor_env::log_connection_created(&log, executor_env::CONNECTIONS, &to);
             took += to.connect_ms;
         }
-        info!(log, BLOCK_FETCHER, "{}", started.started_line(took));
+        Some(started.started_line(took))
     }
 
     /// `ShuffleBlockFetcherIterator` over the map outputs the task's read plan names: a missing
     /// output fails at once (`MetadataFetchFailedException` from the MapOutputTracker); a
-    /// server that does not answer fails after `spark.shuffle.io.maxRetries` waits of
-    /// `spark.shuffle.io.retryWait` (`FetchFailedException`); so does an injected fetch failure.
-    /// Returns how long the failed fetch took and the failure.
-    pub(super) fn fetch_shuffle_input(
-        &self,
-        desc: &TaskDescription,
-    ) -> Option<(u64, FetchFailure)> {
+    /// server that does not answer, or an injected fetch failure, is tried as
+    /// `RetryingBlockTransferor` tries it ([`Self::on_fetch_attempt`]).
+    pub(super) fn fetch_shuffle_input(&self, desc: &TaskDescription) -> Option<FailingFetch> {
         let plan = desc.shuffle.read.as_ref()?;
         let s = &self.sim.config.spark.shuffle;
         let reduce_id = desc.partition_id;
@@ -144,21 +192,98 @@ impl CoarseGrainedExecutorBackend {
                 error!(log, "executor::MapOutputTracker", "{text}");
                 let failure =
                     block_fetch::metadata_fetch_failure(plan.shuffle_id, reduce_id, &text);
-                Some((0, failure))
+                Some(FailingFetch::Now(failure))
             }
-            FailedFetch::Unreachable(src) => {
-                // ShuffleBlockFetcherIterator's `onBlockFetchFailure` line.
-                let (host, port) = (&src.location.host, src.location.port);
-                error!(
-                    log,
-                    "executor::ShuffleBlockFetcherIterator",
-                    "Failed to get block(s) from {host}:{port}"
-                );
-                let retry_ms = block_fetch::retry_ms(s.io_max_retries, s.io_retry_wait_ms);
-                let failure = block_fetch::connect_failure(plan.shuffle_id, reduce_id, src);
-                Some((retry_ms, failure))
-            }
+            FailedFetch::Unreachable(src) => Some(FailingFetch::Retried(Box::new(FetchRetries {
+                source: src.clone(),
+                shuffle_id: plan.shuffle_id,
+                reduce_id,
+                retries_done: 0,
+                started_line: None,
+            }))),
         }
+    }
+
+    /// A failing server's next attempt (`RetryingBlockTransferor.transferAllOutstanding`):
+    /// the connection fails again (a server that stopped answering never comes back), so
+    /// `NettyBlockTransferService`'s `createAndStart` asks the BlockManagerMaster whether the
+    /// executor is alive (an external shuffle service's client does not).
+    pub(super) fn on_fetch_attempt(&mut self, tid: TaskId, ctx: &mut Context<Self>) {
+        let executor = self.executor.as_mut().and_then(|e| e.tasks.get_mut(tid));
+        let Some(f) = executor.and_then(|t| t.fetch_retries.as_ref()) else {
+            return;
+        };
+        let server = f.source.location.executor_id;
+        // The external shuffle service's client (ExternalBlockStoreClient, network-shuffle)
+        // asks nobody: its IOException is retried until the retries are spent.
+        let service = f.source.location.port == self.sim.config.spark.shuffle.service_port;
+        let Some(driver) = self.driver.clone().filter(|_| !service) else {
+            // No master to ask: `Try(askSync)` fails and the IOException stands.
+            return self.on_fetch_executor_alive(tid, Ok(true), ctx);
+        };
+        let (me, timeout) = (self.me.id, self.conf.ask_timeout());
+        let answer = move |r| BackendAnswer::FetchExecutorAlive(tid, r);
+        self.ask(ctx, me, &driver, answer, &timeout, |a| {
+            DriverEndpointMsg::BlockManagerIsExecutorAlive(a, server)
+        });
+    }
+
+    /// The master's answer to a failed attempt's `IsExecutorAlive` (a failed ask rethrows the
+    /// `IOException`, as `Try` does): the attempt's ERROR line, then a retry after
+    /// `spark.shuffle.io.retryWait`, or the task's `FetchFailed` with the listener's line for
+    /// each outstanding block ([`block_fetch::after_connect_failure`]).
+    pub(super) fn on_fetch_executor_alive(
+        &mut self,
+        tid: TaskId,
+        alive: Result<bool, RpcFailure>,
+        ctx: &mut Context<Self>,
+    ) {
+        let s = &self.sim.config.spark.shuffle;
+        let (max_retries, wait_ms) = (s.io_max_retries, s.io_retry_wait_ms);
+        let log = self.env.log().clone();
+        let task = self.executor.as_mut().and_then(|e| e.tasks.get_mut(tid));
+        let Some(task) = task else { return };
+        let Some(f) = task.fetch_retries.as_mut() else {
+            return;
+        };
+        let blocks = f.outstanding_blocks();
+        error!(
+            log,
+            RETRYING_TRANSFEROR,
+            "{}",
+            block_fetch::beginning_failed_line(blocks, f.retries_done)
+        );
+        let step =
+            block_fetch::after_connect_failure(f.retries_done, max_retries, alive != Ok(false));
+        let failure = match step {
+            AfterConnectFailure::Retry { retry } => {
+                let line = block_fetch::retrying_line(retry, max_retries, blocks, wait_ms);
+                info!(log, RETRYING_TRANSFEROR, "{line}");
+                f.retries_done = retry;
+                f.log_started_line(&log);
+                let after = clock::ms(wait_ms);
+                task.timer =
+                    timers::notify_later_with(ctx, after, move || ExecutorMsg::FetchAttempt(tid));
+                return;
+            }
+            AfterConnectFailure::ExecutorDead => {
+                block_fetch::executor_dead_failure(f.shuffle_id, f.reduce_id, &f.source)
+            }
+            AfterConnectFailure::GiveUp => {
+                block_fetch::connect_failure(f.shuffle_id, f.reduce_id, &f.source)
+            }
+        };
+        // ShuffleBlockFetcherIterator's `onBlockFetchFailure`, once per outstanding block.
+        let (host, port) = (&f.source.location.host, f.source.location.port);
+        for _ in 0..blocks {
+            error!(
+                log,
+                BLOCK_FETCHER, "Failed to get block(s) from {host}:{port}"
+            );
+        }
+        f.log_started_line(&log);
+        task.result = TaskResultData::FetchFailed(Box::new(failure));
+        self.on_task_done(tid);
     }
 
     /// A ShuffleMapTask's result is its `MapStatus`, at `BlockManager.shuffleServerId`.

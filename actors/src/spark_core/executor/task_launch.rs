@@ -2,8 +2,10 @@
 //! stage's task binary, its cached partition and its shuffle input (Spark's
 //! `Executor.launchTask` and the start of `Executor.TaskRunner.run`).
 
+use super::shuffle::FailingFetch;
 use super::{
-    BACKEND, CoarseGrainedExecutorBackend, EXECUTOR, RunningTask, executor_jvm, parse_driver_url,
+    BACKEND, BLOCK_FETCHER, CoarseGrainedExecutorBackend, EXECUTOR, RunningTask, executor_jvm,
+    parse_driver_url,
 };
 use crate::kernel::clock;
 use crate::kernel::timers;
@@ -159,17 +161,28 @@ impl CoarseGrainedExecutorBackend {
             .stretch_task_ms(&self.args.hostname, work_ms);
         let (work_ms, stores_block) = self.read_cached_partition(&desc, work_ms);
         let mut ask_statuses = None;
+        let mut started_line = None;
         if let Some(plan) = desc.shuffle.read.clone() {
             ask_statuses = self.get_map_statuses(&plan);
             if plan.missing_map.is_none() {
-                self.start_block_fetch(&plan, desc.task_id);
+                started_line = self.start_block_fetch(&plan, desc.task_id);
             }
         }
-        let (work_ms, result) = match self.fetch_shuffle_input(&desc) {
-            // The fetch comes first: a failed one ends the task before its work.
-            Some((fetch_ms, failure)) => (fetch_ms, TaskResultData::FetchFailed(Box::new(failure))),
-            None => (work_ms, self.write_shuffle_output(&desc, result)),
+        // The fetch comes first: a failed one ends the task before its work; one from a server
+        // that does not answer is tried after the task's deserialisation (the timer below).
+        let (work_ms, result, fetch_retries) = match self.fetch_shuffle_input(&desc) {
+            Some(FailingFetch::Now(failure)) => {
+                (0, TaskResultData::FetchFailed(Box::new(failure)), None)
+            }
+            Some(FailingFetch::Retried(mut retries)) => {
+                retries.started_line = started_line.take();
+                (0, TaskResultData::None, Some(retries))
+            }
+            None => (work_ms, self.write_shuffle_output(&desc, result), None),
         };
+        if let Some(line) = started_line {
+            info!(self.env.log(), BLOCK_FETCHER, "{line}");
+        }
         // A replayed task's recorded duration already holds its launch cost; the executor's
         // first-task warm-up is the replay's (taken off the log's first tasks, see
         // sparkyard's replay::program::FirstTaskWarmup), paid by whatever task runs first here:
@@ -186,7 +199,12 @@ impl CoarseGrainedExecutorBackend {
         }
         // The timer holds the id, not a whole 96-byte message.
         let after = clock::ms(duration);
-        let timer = timers::notify_later_with(ctx, after, move || ExecutorMsg::TaskDone(tid));
+        let timer = match fetch_retries {
+            Some(_) => {
+                timers::notify_later_with(ctx, after, move || ExecutorMsg::FetchAttempt(tid))
+            }
+            None => timers::notify_later_with(ctx, after, move || ExecutorMsg::TaskDone(tid)),
+        };
         let executor = self.executor.as_mut().expect("checked above");
         let task = RunningTask {
             desc,
@@ -194,6 +212,7 @@ impl CoarseGrainedExecutorBackend {
             result,
             stores_block,
             kill_at_end: None,
+            fetch_retries,
         };
         let launched = executor.tasks.launch(tid, task, clock::now_ms);
         if launched.decommissioned {

@@ -452,6 +452,18 @@ impl DriverScheduler {
         self.dag.task_outputs.drain(..)
     }
 
+    /// BlockManagerMasterEndpoint's `IsExecutorAlive`: whether the master still has the
+    /// executor's block manager (removed with the DAGScheduler's `handleExecutorLost`).
+    pub fn block_manager_is_executor_alive(&self, id: ExecutorId) -> bool {
+        self.env.block_manager_master.host_of(id).is_some()
+    }
+
+    /// Whether the BlockManagerMaster removed the executor's block manager since it last
+    /// registered (`removeExecutor`: its loss, or a fetch failure naming it).
+    pub fn block_manager_removed(&self, id: ExecutorId) -> bool {
+        self.env.block_manager_master.was_removed(id)
+    }
+
     /// Whether any live map output names the executor (shuffle tracking keeps it).
     pub fn holds_map_output(&self, id: ExecutorId) -> bool {
         self.env.map_output_tracker.has_outputs_of(id)

@@ -72,6 +72,10 @@ pub struct BlockManagerMaster {
     bus: ContextBus,
     /// The block managers: each executor's host.
     block_managers: DenseMap<ExecutorId, Rc<str>>,
+    /// Executors whose block manager `removeExecutor` removed and that have not registered it
+    /// again (an executor a fetch failure named lives on, and its heartbeat is told to
+    /// re-register).
+    removed: std::collections::BTreeSet<ExecutorId>,
     /// The cached RDD blocks (empty unless a program caches).
     rdd_blocks: RddBlocks,
     /// The driver's block manager, once its SparkContext registered it.
@@ -90,6 +94,7 @@ impl BlockManagerMaster {
             log,
             bus,
             block_managers: DenseMap::default(),
+            removed: std::collections::BTreeSet::new(),
             rdd_blocks: RddBlocks::default(),
             driver: None,
         }
@@ -97,7 +102,13 @@ impl BlockManagerMaster {
 
     /// The BlockManager registered for an executor (BlockManagerMasterEndpoint.register).
     pub fn block_manager_added(&mut self, eid: ExecutorId, host: Rc<str>) {
+        self.removed.remove(&eid);
         self.block_managers.insert(eid, host);
+    }
+
+    /// Whether `removeExecutor` removed the executor's block manager since it last registered.
+    pub fn was_removed(&self, eid: ExecutorId) -> bool {
+        self.removed.contains(&eid)
     }
 
     /// The host of an executor's registered block manager.
@@ -263,6 +274,7 @@ impl BlockManagerMaster {
             "Trying to remove executor {eid} from BlockManagerMaster."
         );
         if let Some(host) = self.block_managers.remove(eid) {
+            self.removed.insert(eid);
             let port = block_manager_port(eid);
             for block in self.rdd_blocks.remove_executor(eid) {
                 warn!(
