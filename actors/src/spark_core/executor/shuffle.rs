@@ -59,6 +59,49 @@ impl FetchRetries {
             info!(log, BLOCK_FETCHER, "{line}");
         }
     }
+
+    /// `transferAllOutstanding`'s catch after an attempt failed to connect, the master having
+    /// answered whether the executor is `alive`: its ERROR line, then either the retry's INFO
+    /// line (`None`: try again after `wait_ms`) or the listener's `onBlockFetchFailure` line
+    /// for each outstanding block and the task's failure.
+    fn attempt_failed(
+        &mut self,
+        log: &ProcessLog,
+        alive: bool,
+        max_retries: u32,
+        wait_ms: u64,
+    ) -> Option<FetchFailure> {
+        let blocks = self.outstanding_blocks();
+        let failed = block_fetch::beginning_failed_line(blocks, self.retries_done);
+        error!(log, RETRYING_TRANSFEROR, "{failed}");
+        let failure =
+            match block_fetch::after_connect_failure(self.retries_done, max_retries, alive) {
+                AfterConnectFailure::Retry { retry } => {
+                    let line = block_fetch::retrying_line(retry, max_retries, blocks, wait_ms);
+                    info!(log, RETRYING_TRANSFEROR, "{line}");
+                    self.retries_done = retry;
+                    self.log_started_line(log);
+                    return None;
+                }
+                AfterConnectFailure::ExecutorDead => block_fetch::executor_dead_failure(
+                    self.shuffle_id,
+                    self.reduce_id,
+                    &self.source,
+                ),
+                AfterConnectFailure::GiveUp => {
+                    block_fetch::connect_failure(self.shuffle_id, self.reduce_id, &self.source)
+                }
+            };
+        let (host, port) = (&self.source.location.host, self.source.location.port);
+        for _ in 0..blocks {
+            error!(
+                log,
+                BLOCK_FETCHER, "Failed to get block(s) from {host}:{port}"
+            );
+        }
+        self.log_started_line(log);
+        Some(failure)
+    }
 }
 
 impl CoarseGrainedExecutorBackend {
@@ -229,9 +272,8 @@ impl CoarseGrainedExecutorBackend {
     }
 
     /// The master's answer to a failed attempt's `IsExecutorAlive` (a failed ask rethrows the
-    /// `IOException`, as `Try` does): the attempt's ERROR line, then a retry after
-    /// `spark.shuffle.io.retryWait`, or the task's `FetchFailed` with the listener's line for
-    /// each outstanding block ([`block_fetch::after_connect_failure`]).
+    /// `IOException`, as `Try` does): a retry after `spark.shuffle.io.retryWait`, or the task's
+    /// `FetchFailed` ([`FetchRetries::attempt_failed`]).
     pub(super) fn on_fetch_executor_alive(
         &mut self,
         tid: TaskId,
@@ -246,44 +288,17 @@ impl CoarseGrainedExecutorBackend {
         let Some(f) = task.fetch_retries.as_mut() else {
             return;
         };
-        let blocks = f.outstanding_blocks();
-        error!(
-            log,
-            RETRYING_TRANSFEROR,
-            "{}",
-            block_fetch::beginning_failed_line(blocks, f.retries_done)
-        );
-        let step =
-            block_fetch::after_connect_failure(f.retries_done, max_retries, alive != Ok(false));
-        let failure = match step {
-            AfterConnectFailure::Retry { retry } => {
-                let line = block_fetch::retrying_line(retry, max_retries, blocks, wait_ms);
-                info!(log, RETRYING_TRANSFEROR, "{line}");
-                f.retries_done = retry;
-                f.log_started_line(&log);
+        match f.attempt_failed(&log, alive != Ok(false), max_retries, wait_ms) {
+            None => {
                 let after = clock::ms(wait_ms);
                 task.timer =
                     timers::notify_later_with(ctx, after, move || ExecutorMsg::FetchAttempt(tid));
-                return;
             }
-            AfterConnectFailure::ExecutorDead => {
-                block_fetch::executor_dead_failure(f.shuffle_id, f.reduce_id, &f.source)
+            Some(failure) => {
+                task.result = TaskResultData::FetchFailed(Box::new(failure));
+                self.on_task_done(tid);
             }
-            AfterConnectFailure::GiveUp => {
-                block_fetch::connect_failure(f.shuffle_id, f.reduce_id, &f.source)
-            }
-        };
-        // ShuffleBlockFetcherIterator's `onBlockFetchFailure`, once per outstanding block.
-        let (host, port) = (&f.source.location.host, f.source.location.port);
-        for _ in 0..blocks {
-            error!(
-                log,
-                BLOCK_FETCHER, "Failed to get block(s) from {host}:{port}"
-            );
         }
-        f.log_started_line(&log);
-        task.result = TaskResultData::FetchFailed(Box::new(failure));
-        self.on_task_done(tid);
     }
 
     /// A ShuffleMapTask's result is its `MapStatus`, at `BlockManager.shuffleServerId`.
