@@ -12,6 +12,7 @@ use crate::rpc::Asker;
 use crate::spark_core::block_fetch::{self, AfterConnectFailure, FailedFetch};
 use crate::spark_core::block_manager::shuffle_server_port;
 use crate::spark_core::executor_env::{self, block_manager_port};
+use crate::spark_core::map_output_tracker_worker::Statuses;
 use crate::{error, info};
 use actix::Context;
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
@@ -23,6 +24,7 @@ use sparkyard_messages::task::{
     BlockManagerId, FetchFailure, FetchSource, MapStatusData, ShuffleReadPlan, TaskDescription,
     TaskResultData,
 };
+use std::sync::Arc;
 
 const RETRYING_TRANSFEROR: &str = "executor::RetryingBlockTransferor";
 
@@ -119,18 +121,24 @@ impl CoarseGrainedExecutorBackend {
         }
     }
 
-    /// `MapOutputTrackerWorker.getStatuses` for a reduce task: statuses not cached for the
-    /// task's epoch are asked of the driver's MapOutputTrackerMasterEndpoint. The answer is the
-    /// task's read plan (already here), so the three lines come at the launch; the ask is
-    /// sent after the task's RUNNING update (as the task runs) and reaches the driver a network
-    /// latency later. Returns the shuffle to ask for.
-    pub(super) fn get_map_statuses(&mut self, plan: &ShuffleReadPlan) -> Option<u32> {
-        let executor = self.executor.as_mut()?;
-        if !executor.map_statuses.must_fetch(plan.shuffle_id) {
-            return None;
+    /// `MapOutputTrackerWorker.getStatuses` for a reduce task: the statuses the worker cached
+    /// for an earlier task (`MapStatusCache::get_statuses`), or the driver's `current`
+    /// ones, asked of its MapOutputTrackerMasterEndpoint. The answer is the task's read plan
+    /// (already here), so the three lines come at the launch; the ask is sent after the task's
+    /// RUNNING update (as the task runs) and reaches the driver a network latency later.
+    pub(super) fn get_map_statuses(&mut self, current: &Arc<ShuffleReadPlan>) -> Statuses {
+        let Some(executor) = self.executor.as_mut() else {
+            return Statuses {
+                plan: current.clone(),
+                fetched: false,
+            };
+        };
+        let statuses = executor.map_statuses.get_statuses(current);
+        if !statuses.fetched {
+            return statuses;
         }
         let log = self.env.log().clone();
-        let sid = plan.shuffle_id;
+        let sid = current.shuffle_id;
         info!(
             log,
             TRACKER_WORKER, "Don't have map outputs for shuffle {sid}, fetching them"
@@ -145,7 +153,7 @@ impl CoarseGrainedExecutorBackend {
             );
         }
         info!(log, TRACKER_WORKER, "Got the map output locations");
-        Some(sid)
+        statuses
     }
 
     /// The `GetMapOutputStatuses` ask [`Self::get_map_statuses`] decided on.

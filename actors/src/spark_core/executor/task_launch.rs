@@ -95,7 +95,11 @@ impl CoarseGrainedExecutorBackend {
         }
     }
 
-    pub(super) fn on_launch_task(&mut self, desc: Box<TaskDescription>, ctx: &mut Context<Self>) {
+    pub(super) fn on_launch_task(
+        &mut self,
+        mut desc: Box<TaskDescription>,
+        ctx: &mut Context<Self>,
+    ) {
         if let Some(reason) = self.state.needs_executor(true) {
             return self.exit_executor(reason, true);
         }
@@ -162,11 +166,14 @@ impl CoarseGrainedExecutorBackend {
         let (work_ms, stores_block) = self.read_cached_partition(&desc, work_ms);
         let mut ask_statuses = None;
         let mut started_line = None;
-        if let Some(plan) = desc.shuffle.read.clone() {
-            ask_statuses = self.get_map_statuses(&plan);
-            if plan.missing_map.is_none() {
-                started_line = self.start_block_fetch(&plan, desc.task_id);
+        if let Some(current) = desc.shuffle.read.clone() {
+            let statuses = self.get_map_statuses(&current);
+            ask_statuses = statuses.fetched.then_some(current.shuffle_id);
+            if statuses.plan.missing_map.is_none() {
+                started_line = self.start_block_fetch(&statuses.plan, desc.task_id);
             }
+            // The task reads the statuses its worker holds.
+            desc.shuffle.read = Some(statuses.plan);
         }
         // The fetch comes first: a failed one ends the task before its work; one from a server
         // that does not answer is tried after the task's deserialisation (the timer below).
