@@ -1144,9 +1144,10 @@ fn probe_program(app: &Application) -> UserProgram {
 /// registration with the driver, the log's `SparkListenerBlockManagerAdded` in between) until
 /// `LaunchedExecutor` and the offer that follows. The median over those executors; 0 with none
 /// (every executor came before the work, as on YARN's waiting backend). An executor whose first
-/// task was a barrier stage's tells nothing of it: `LaunchedExecutor` offers that executor alone
-/// (`makeOffers(executorId)`), which a barrier set of more tasks than its slots skips, so the
-/// launch waited for the next round of offers on every executor (the revive timer, 1 s).
+/// task was a barrier stage's is left out: `LaunchedExecutor` offers that executor alone
+/// (`makeOffers(executorId)`), which a barrier set skips when its tasks outnumber that
+/// executor's slots, so the launch may have waited for a round of offers on every executor (the
+/// revive timer, 1 s), which the log cannot tell from the executor's construction.
 pub fn recorded_executor_init_ms(app: &Application) -> u64 {
     // Each executor's first launch, and when the stage of that task was submitted.
     let mut first: BTreeMap<u32, FirstLaunch> = BTreeMap::new();

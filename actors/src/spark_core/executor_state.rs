@@ -38,6 +38,29 @@ pub struct KillMark {
     pub at_ms: u64,
 }
 
+/// When a kill ends a running task (Spark 4.0.0's `Executor.TaskRunner`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KillTakesEffect {
+    /// At once: the task meets it at its next interruption check (`TaskKilledException`), or,
+    /// blocked on a fetch, as the interrupt's `InterruptedException`.
+    Now,
+    /// When the task's current wait ends: `TaskRunner.kill` without `interruptThread` only
+    /// marks `reasonIfKilled`, and a thread blocked in `ShuffleBlockFetcherIterator`'s
+    /// `results.take()` wakes with the fetch's failure (a NonFatal, reported KILLED); or a
+    /// replayed attempt the recording ended by a kill, which runs its recorded time first.
+    AtItsEnd,
+}
+
+impl KillTakesEffect {
+    pub fn of(waits_on_fetch: bool, interrupt_thread: bool, runs_until_killed: bool) -> Self {
+        if runs_until_killed || (waits_on_fetch && !interrupt_thread) {
+            KillTakesEffect::AtItsEnd
+        } else {
+            KillTakesEffect::Now
+        }
+    }
+}
+
 /// What `launchTask` found when it put the task among the running ones.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Launched {
@@ -591,5 +614,20 @@ mod tests {
             .map(|k| heartbeat_initial_delay_ms(10_000, seeded_unit(7, k)) / 1000)
             .collect();
         assert_eq!(delays.len(), 10);
+    }
+
+    /// Executor.TaskRunner (Spark 4.0.0's jar): a kill without `interruptThread` (a job's
+    /// cancellation by default, a barrier stage's `killAllTaskAttempts`) only marks a task
+    /// blocked on a fetch being retried, which ends KILLED when the fetch fails; with it (a
+    /// speculative race's loser) the wait is interrupted at once. A task not waiting on a fetch
+    /// meets either kill at its next check.
+    #[test]
+    fn a_kill_without_interrupt_waits_for_a_blocked_fetch() {
+        use KillTakesEffect::*;
+        assert_eq!(KillTakesEffect::of(true, false, false), AtItsEnd);
+        assert_eq!(KillTakesEffect::of(true, true, false), Now);
+        assert_eq!(KillTakesEffect::of(false, false, false), Now);
+        assert_eq!(KillTakesEffect::of(false, true, false), Now);
+        assert_eq!(KillTakesEffect::of(false, true, true), AtItsEnd);
     }
 }

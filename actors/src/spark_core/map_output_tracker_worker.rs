@@ -36,6 +36,12 @@ impl MapStatusCache {
         true
     }
 
+    /// `getMapSizesByExecutorId`'s catch of a `MetadataFetchFailedException` (the 4.0.0 jar):
+    /// "our mapStatuses cache is outdated": every cached shuffle goes (the epoch stays).
+    pub fn clear(&mut self) {
+        self.shuffles = SmallMap::default();
+    }
+
     /// `getStatuses`: the shuffle's cached statuses, else the driver's `current` ones, fetched
     /// and cached until a newer epoch. Cached ones may predate an executor's loss: a
     /// TaskSetManager stamps its tasks with the epoch of its creation (the 4.0.0 jar sets
@@ -111,5 +117,10 @@ mod tests {
         assert!(Arc::ptr_eq(&s.plan, &before));
         assert!(c.update_epoch(1), "a new stage attempt's task");
         assert!(Arc::ptr_eq(&c.get_statuses(&after_loss).plan, &after_loss));
+        // A missing output found in the cached statuses clears them all: the next read
+        // fetches again, whatever its epoch.
+        c.clear();
+        assert!(!c.update_epoch(1));
+        assert!(c.get_statuses(&after_loss).fetched);
     }
 }

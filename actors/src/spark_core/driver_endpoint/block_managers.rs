@@ -22,7 +22,9 @@ impl DriverEndpoint {
     /// that makes the executor exit 58.
     pub(super) fn on_reregister_block_manager(&mut self, ask: ReplyTo<bool>, id: BlockManagerId) {
         let eid = id.executor_id;
-        let alive = self.core.executors.contains(eid);
+        // The backend's `isExecutorActive`: registered, and not pending removal, its loss
+        // reason or decommissioning.
+        let alive = self.core.is_active(eid);
         if let Some(line) = block_manager_master::reregister_refusal(&id, eid, alive) {
             info!(
                 self.env.log(),

@@ -312,7 +312,7 @@ impl DriverEndpoint {
                 reason,
             } => self.on_remove_executor(executor_id, reason),
             DriverEndpointMsg::IsExecutorAlive(ask, id) => {
-                self.env.reply(ask, self.core.executors.contains(id))
+                self.env.reply(ask, self.core.is_active(id))
             }
             DriverEndpointMsg::SubmitJob { job, waiter, pool } => {
                 self.submit_job(*job, *waiter, pool.as_deref())

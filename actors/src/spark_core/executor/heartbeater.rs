@@ -148,12 +148,12 @@ impl CoarseGrainedExecutorBackend {
         });
     }
 
-    /// The master's answer: refused (the executor is lost) ends the JVM with
-    /// `ExecutorExitCode.BLOCK_MANAGER_REREGISTRATION_FAILED` (58). Taken, `reportAllBlocks`
-    /// would report the blocks again; the simulated master refuses every re-registration
-    /// (it answers `reregisterBlockManager = true` only for an executor it lost), so nothing
-    /// else follows. A failed ask is the heartbeater thread's `NonFatal` (counted by the
-    /// next heartbeat, not here).
+    /// The master's answer: refused (the executor is lost, or pending removal) ends the JVM
+    /// with `ExecutorExitCode.BLOCK_MANAGER_REREGISTRATION_FAILED` (58). Taken (a fetch failure
+    /// had removed the block manager of a live executor), the master registers it again;
+    /// `reportAllBlocks` would report its blocks, which nothing here tracks, so nothing else
+    /// follows. A failed ask is the heartbeater thread's `NonFatal` (counted by the next
+    /// heartbeat, not here).
     pub(super) fn on_reregistered(&mut self, result: Result<bool, RpcFailure>) {
         if result == Ok(false) && !self.state.stopping() {
             error!(

@@ -40,6 +40,9 @@ pub(super) enum FailingFetch {
 /// request's blocks and the retries made.
 pub(super) struct FetchRetries {
     source: FetchSource,
+    /// The server is a node's external shuffle service (`ExternalBlockStoreClient`), not an
+    /// executor's block manager (`NettyBlockTransferService`).
+    service: bool,
     shuffle_id: u32,
     reduce_id: u32,
     retries_done: u32,
@@ -74,8 +77,18 @@ impl FetchRetries {
         wait_ms: u64,
     ) -> Option<FetchFailure> {
         let blocks = self.outstanding_blocks();
-        let failed = block_fetch::beginning_failed_line(blocks, self.retries_done);
-        error!(log, RETRYING_TRANSFEROR, "{failed}");
+        if max_retries == 0 {
+            // No RetryingBlockTransferor: `fetchBlocks` calls `createAndStart` itself and logs
+            // its failure (the 4.0.0 jar's NettyBlockTransferService / ExternalBlockStoreClient).
+            let client = match self.service {
+                true => "executor::ExternalBlockStoreClient",
+                false => "executor::NettyBlockTransferService",
+            };
+            error!(log, client, "Exception while beginning fetchBlocks");
+        } else {
+            let failed = block_fetch::beginning_failed_line(blocks, self.retries_done);
+            error!(log, RETRYING_TRANSFEROR, "{failed}");
+        }
         let failure =
             match block_fetch::after_connect_failure(self.retries_done, max_retries, alive) {
                 AfterConnectFailure::Retry { retry } => {
@@ -226,7 +239,7 @@ impl CoarseGrainedExecutorBackend {
     /// output fails at once (`MetadataFetchFailedException` from the MapOutputTracker); a
     /// server that does not answer, or an injected fetch failure, is tried as
     /// `RetryingBlockTransferor` tries it ([`Self::on_fetch_attempt`]).
-    pub(super) fn fetch_shuffle_input(&self, desc: &TaskDescription) -> Option<FailingFetch> {
+    pub(super) fn fetch_shuffle_input(&mut self, desc: &TaskDescription) -> Option<FailingFetch> {
         let plan = desc.shuffle.read.as_ref()?;
         let s = &self.sim.config.spark.shuffle;
         let reduce_id = desc.partition_id;
@@ -236,17 +249,20 @@ impl CoarseGrainedExecutorBackend {
             .take_fetch_failure(self.sim.index, desc.stage_id, reduce_id);
         let seed = self.sim.config.seed;
         let down = |bm: &BlockManagerId| !self.sim.block_server_reachable(bm, s.service_port);
-        let log = self.env.log();
         match block_fetch::failed_fetch(plan, injected, seed, desc.task_id.0, down)? {
             FailedFetch::MissingOutput => {
                 let text = block_fetch::missing_output_text(plan.shuffle_id, reduce_id);
-                error!(log, "executor::MapOutputTracker", "{text}");
+                error!(self.env.log(), "executor::MapOutputTracker", "{text}");
+                if let Some(e) = self.executor.as_mut() {
+                    e.map_statuses.clear();
+                }
                 let failure =
                     block_fetch::metadata_fetch_failure(plan.shuffle_id, reduce_id, &text);
                 Some(FailingFetch::Now(failure))
             }
             FailedFetch::Unreachable(src) => Some(FailingFetch::Retried(Box::new(FetchRetries {
                 source: src.clone(),
+                service: src.location.port == s.service_port,
                 shuffle_id: plan.shuffle_id,
                 reduce_id,
                 retries_done: 0,
@@ -267,8 +283,7 @@ impl CoarseGrainedExecutorBackend {
         let server = f.source.location.executor_id;
         // The external shuffle service's client (ExternalBlockStoreClient, network-shuffle)
         // asks nobody: its IOException is retried until the retries are spent.
-        let service = f.source.location.port == self.sim.config.spark.shuffle.service_port;
-        let Some(driver) = self.driver.clone().filter(|_| !service) else {
+        let Some(driver) = self.driver.clone().filter(|_| !f.service) else {
             // No master to ask: `Try(askSync)` fails and the IOException stands.
             return self.on_fetch_executor_alive(tid, Ok(true), ctx);
         };

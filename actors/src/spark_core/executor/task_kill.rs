@@ -4,7 +4,7 @@
 use super::{CoarseGrainedExecutorBackend, EXECUTOR, RunningTask};
 use crate::info;
 use crate::kernel::clock;
-use crate::spark_core::executor_state::KillMark;
+use crate::spark_core::executor_state::{KillMark, KillTakesEffect};
 use actix::{AsyncContext, Context};
 use sparkyard_messages::ids::TaskId;
 use sparkyard_messages::records::TaskState;
@@ -34,13 +34,16 @@ impl CoarseGrainedExecutorBackend {
         let Some(mut task) = executor.tasks.kill(mark.clone()) else {
             return;
         };
-        if task
-            .desc
+        let d = &task.desc;
+        let replayed_kill = d
             .work
-            .runs_until_killed(task.desc.stage_attempt_id, task.desc.attempt_number)
-        {
-            // A replayed attempt the recording ended by a kill: its recorded time runs until
-            // the kill took effect there, so it meets this one at its end (`on_task_done`).
+            .runs_until_killed(d.stage_attempt_id, d.attempt_number);
+        let waits_on_fetch = task.fetch_retries.is_some();
+        let when = KillTakesEffect::of(waits_on_fetch, mark.interrupt_thread, replayed_kill);
+        if when == KillTakesEffect::AtItsEnd {
+            // A task blocked on a fetch being retried, killed without an interrupt, or a
+            // replayed attempt the recording ended by a kill (its recorded time runs until the
+            // kill took effect there): it meets this one at its end (`on_task_done`).
             self.log_trying_to_kill(&task, &mark);
             task.kill_at_end = Some(Box::new(mark));
             if let Some(e) = self.executor.as_mut() {
@@ -86,11 +89,17 @@ impl CoarseGrainedExecutorBackend {
         let (tid, reason) = (mark.task_id, mark.reason);
         // The TaskRunner's thread then meets the kill (TaskKilledException at its next
         // interruption check) and logs it before its KILLED status (Spark 4.0.0's
-        // Executor$TaskRunner.run: `Executor killed <taskName>, reason: <reason>`).
+        // Executor$TaskRunner.run: `Executor killed <taskName>, reason: <reason>`); a thread
+        // waiting on a fetch meets it as the interrupt's InterruptedException or the fetch's
+        // failure instead (`Executor interrupted and killed ...`).
+        let how = match task.fetch_retries {
+            Some(_) => "interrupted and killed",
+            None => "killed",
+        };
         info!(
             self.env.log(),
             EXECUTOR,
-            "Executor killed {} (TID {tid}), reason: {reason}",
+            "Executor {how} {} (TID {tid}), reason: {reason}",
             task.desc.name()
         );
         let data = TaskResultData::Killed { reason };
