@@ -30,7 +30,7 @@ use crate::spark_core::exec_request_times::ExecRequestTimes;
 use crate::spark_core::executor_allocation_manager::{self as eam, AllocationListener};
 use crate::spark_core::executor_log_url_handler::ExecutorLogUrlHandler;
 use crate::spark_core::heartbeat_receiver::HeartbeatReceiver;
-use crate::spark_core::resource_profile::{CustomResources, TaskResourceRequest};
+use crate::spark_core::resource_profile::TaskResourceRequest;
 use crate::spark_core::scheduler::{DriverScheduler, WorkerOffer};
 use crate::spark_core::spark_env::DefaultProfile;
 use crate::spark_core::task_result_getter::TaskEnded;
@@ -189,6 +189,8 @@ impl DriverEndpoint {
             env.on_disconnect(me.id, DriverEndpointMsg::RemoteProcessDisconnected);
             out = Some(me.clone());
             let s = &sim.config.spark;
+            // The default profile's custom resources, read once for both fields below.
+            let profile = DefaultProfile::of(s).ok();
             let allocation = allocation_manager(&sim, &env);
             let bus = match &allocation {
                 Some(m) => bus.with_listener(m.clone()),
@@ -263,10 +265,12 @@ impl DriverEndpoint {
                 abort_timers_pending: Vec::new(),
                 stopped: false,
                 // The SparkContext read these keys without error before it made this endpoint.
-                task_resources: CustomResources::of(&s.properties).unwrap_or_default().task,
-                limiting_resource: DefaultProfile::of(s)
-                    .and_then(|p| p.limits())
-                    .ok()
+                task_resources: profile
+                    .as_ref()
+                    .map(|p| p.custom.task.clone())
+                    .unwrap_or_default(),
+                limiting_resource: profile
+                    .and_then(|p| p.limits().ok())
                     .map(|l| l.limiting_resource)
                     .filter(|name| name != "cpus"),
             }
