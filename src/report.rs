@@ -7,7 +7,6 @@ use sparkyard_actors::simulation::clock;
 use sparkyard_actors::simulation::logs::{Level, LogStore, format_line};
 use sparkyard_actors::simulation::observer::{LossDeclaredBy, RemovalCause};
 use sparkyard_messages::ids::ContainerId;
-use sparkyard_messages::records::RpcFailure;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io;
@@ -29,8 +28,8 @@ const CLIENT_STACK: &[&str] = &[
 /// spark-submit's stderr after the Client returns: the exception (if any), then the shutdown hook.
 pub fn closing_stderr(result: &RunResult, quiet: bool) -> String {
     let mut out = String::new();
-    if let Some(RpcFailure { class, message }) = &result.outcome.exception {
-        let _ = writeln!(out, "Exception in thread \"main\" {class}: {message}");
+    if let Some(exception) = &result.outcome.exception {
+        let _ = writeln!(out, "Exception in thread \"main\" {exception}");
         if result.outcome.application_id.is_some() {
             for frame in CLIENT_STACK {
                 let _ = writeln!(out, "\tat {frame}");

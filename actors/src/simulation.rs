@@ -16,6 +16,7 @@ use crate::kernel::logs::LogStore;
 use crate::kernel::trace::{Trace, TraceEvent};
 use crate::rpc::network::FaultInjector;
 use crate::rpc::{Dispatcher, EndpointRef};
+use crate::world::addresses::HostAddresses;
 use crate::world::config::SimConfig;
 use crate::world::context::{ClusterContext, ObserverHook, SimContext};
 use crate::world::injector;
@@ -158,7 +159,8 @@ impl Simulation {
             mode => Trace::new(mode == TraceMode::Kept),
         };
         let injector = FaultInjector::new(options.seed, Vec::new());
-        let dispatcher = Dispatcher::new(trace, injector, logs.clone(), latency);
+        let hosts = HostAddresses::new(cluster.nodes.iter().map(|n| n.host.as_str()));
+        let dispatcher = Dispatcher::new(trace, injector, logs.clone(), latency, Rc::new(hosts));
         let cluster = Rc::new(ClusterContext::with_faults(
             cluster,
             dispatcher.clone(),

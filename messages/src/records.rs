@@ -343,12 +343,14 @@ impl fmt::Display for ExecutorLossReason {
     }
 }
 
-/// A failed ask as the caller sees it: the Java exception class and its message
-/// (`RpcTimeoutException`, `SparkException`, `IllegalStateException`, ...).
+/// A failed ask as the caller sees it: the Java exception class, its message
+/// (`RpcTimeoutException`, `SparkException`, `IllegalStateException`, ...) and its cause, if
+/// the exception has one (`Throwable.getCause`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RpcFailure {
     pub class: String,
     pub message: String,
+    pub cause: Option<Box<RpcFailure>>,
 }
 
 impl RpcFailure {
@@ -356,7 +358,30 @@ impl RpcFailure {
         RpcFailure {
             class: class.to_string(),
             message: message.into(),
+            cause: None,
         }
+    }
+
+    /// The same exception thrown with `cause` (Java's `Throwable(String, Throwable)`).
+    pub fn caused_by(self, cause: RpcFailure) -> Self {
+        RpcFailure {
+            cause: Some(Box::new(cause)),
+            ..self
+        }
+    }
+
+    /// `printStackTrace`'s text without its frames: the exception's `toString`, then each
+    /// cause's on a `Caused by: ` line, as a logger prints a logged exception (no trailing
+    /// newline).
+    pub fn stack_text(&self) -> String {
+        let mut text = self.to_string();
+        let mut cause = self.cause.as_deref();
+        while let Some(c) = cause {
+            text.push_str("\nCaused by: ");
+            text.push_str(&c.to_string());
+            cause = c.cause.as_deref();
+        }
+        text
     }
     pub fn spark(message: impl Into<String>) -> Self {
         Self::new("org.apache.spark.SparkException", message)
@@ -366,9 +391,15 @@ impl RpcFailure {
     }
 }
 
+/// `Throwable.toString`: the class, then `: message` unless the message is null (an empty
+/// `message` here).
 impl fmt::Display for RpcFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.class, self.message)
+        if self.message.is_empty() {
+            f.write_str(&self.class)
+        } else {
+            write!(f, "{}: {}", self.class, self.message)
+        }
     }
 }
 

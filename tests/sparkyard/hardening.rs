@@ -344,7 +344,7 @@ fn a_panic_in_the_simulation_fails_the_run_with_a_named_violation_and_an_excepti
     let run = scenario::run(&s, Some(3), sparkyard::runner::RunOptions::default()).expect("runs");
     let o = &run.result.outcome;
     // `submit` exits 1 on an exception and prints it as spark-submit's closing line.
-    let RpcFailure { class, message } = o
+    let RpcFailure { class, message, .. } = o
         .exception
         .clone()
         .expect("the panic is the run's exception");

@@ -129,7 +129,7 @@ fn an_unknown_class_fails_the_application_after_both_attempts() {
     assert_eq!(r.outcome.state, Some(State::Failed));
     assert_eq!(r.outcome.final_status, Some(Final::Failed));
     let app = r.outcome.application_id.expect("submitted").to_string();
-    let RpcFailure { class, message } = r.outcome.exception.clone().expect("fails");
+    let RpcFailure { class, message, .. } = r.outcome.exception.clone().expect("fails");
     assert_eq!(class, "org.apache.spark.SparkException");
     assert_eq!(
         message,

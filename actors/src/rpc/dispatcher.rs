@@ -5,6 +5,7 @@
 //! each owning its own facts: the process table (`processes`), the mailbox registry
 //! (`registry`) and the network's links and rules (`network`).
 
+use super::connection::{ResolveHost, connection_refused};
 use super::endpoint::{EndpointRef, StopEndpoint};
 use super::network::{Deliver, FaultInjector, LinkKey, LinkRule, Links, Verdict};
 use super::processes::{AliveFlag, ProcessTable};
@@ -42,6 +43,7 @@ struct State {
     faults: FaultInjector,
     trace: Trace,
     logs: Rc<RefCell<LogStore>>,
+    hosts: Rc<dyn ResolveHost>,
     next_ask_id: u64,
 }
 
@@ -64,19 +66,13 @@ fn env_stopped() -> RpcFailure {
     )
 }
 
-fn connect_failure(address: &RpcAddress) -> RpcFailure {
-    RpcFailure::new(
-        "java.io.IOException",
-        format!("Failed to connect to {address}"),
-    )
-}
-
 impl Dispatcher {
     pub fn new(
         trace: Trace,
         faults: FaultInjector,
         logs: Rc<RefCell<LogStore>>,
         latency_ms: u64,
+        hosts: Rc<dyn ResolveHost>,
     ) -> Self {
         let state = State {
             processes: ProcessTable::default(),
@@ -85,6 +81,7 @@ impl Dispatcher {
             faults,
             trace,
             logs,
+            hosts,
             next_ask_id: 0,
         };
         Dispatcher {
@@ -117,6 +114,12 @@ impl Dispatcher {
 
     pub fn process_log(&self, process: ProcessId) -> ProcessLog {
         self.state.borrow().processes[process].log.clone()
+    }
+
+    /// The IPv4 address `host` resolves to.
+    pub fn host_ip(&self, host: &str) -> String {
+        let hosts = self.state.borrow().hosts.clone();
+        hosts.ip(host)
     }
 
     pub fn process_address(&self, process: ProcessId) -> RpcAddress {
@@ -462,7 +465,8 @@ impl Dispatcher {
             return Err(if from == target_process {
                 env_stopped()
             } else {
-                connect_failure(&st.processes[target_process].address)
+                let address = &st.processes[target_process].address;
+                connection_refused(address, &st.hosts.ip(&address.host))
             });
         }
         if !hot.active {

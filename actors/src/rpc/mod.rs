@@ -3,6 +3,7 @@
 //! latency, FIFO links, fault verdicts, the trace).
 
 pub mod ask;
+pub mod connection;
 pub mod dispatcher;
 pub mod endpoint;
 pub mod env;

@@ -101,6 +101,15 @@ crate::endpoint!(Probe {
     on_stop: stopped,
 });
 
+/// Every host of these tests at one address.
+struct OneNetwork;
+
+impl connection::ResolveHost for OneNetwork {
+    fn ip(&self, _host: &str) -> String {
+        "10.0.0.9".to_string()
+    }
+}
+
 struct World {
     d: Dispatcher,
     a: RpcEnv,
@@ -120,6 +129,7 @@ fn with_world(latency_ms: u64, body: impl FnOnce(&World) + 'static) -> Rc<RefCel
             FaultInjector::new(1, Vec::new()),
             logs2.clone(),
             latency_ms,
+            Rc::new(OneNetwork),
         );
         let pa = d.add_process(
             "a",
@@ -291,9 +301,9 @@ fn registering_in_a_dead_process_yields_a_reference_that_goes_nowhere() {
     assert_eq!(
         *out.borrow(),
         [
-            "java.io.IOException: Failed to connect to hb:2",
+            "java.io.IOException: Failed to connect to hb/10.0.0.9:2",
             "org.apache.spark.rpc.RpcEnvStoppedException: RpcEnv already stopped.",
-            "java.io.IOException: Failed to connect to hb:2",
+            "java.io.IOException: Failed to connect to hb/10.0.0.9:2",
             "org.apache.spark.rpc.RpcEnvStoppedException: RpcEnv already stopped.",
         ]
     );
@@ -315,13 +325,17 @@ fn posts_to_a_dead_process_fail_locally_and_remotely() {
             w.d.send(w.b.process.into(), &p, ProbeMsg::Note("x".into()), "Note")
                 .expect_err("remote");
         o.borrow_mut().push(local.to_string());
-        o.borrow_mut().push(remote.to_string());
+        o.borrow_mut().push(remote.stack_text());
     });
+    // The refusal's causes as Spark 4.0.0's TransportClientFactory throws them (a real
+    // client's refused connection, NIO transport, Java 17).
     assert_eq!(
         *out.borrow(),
         [
             "org.apache.spark.rpc.RpcEnvStoppedException: RpcEnv already stopped.",
-            "java.io.IOException: Failed to connect to ha:1"
+            "java.io.IOException: Failed to connect to ha/10.0.0.9:1\n\
+             Caused by: io.netty.channel.AbstractChannel$AnnotatedConnectException: Connection refused: ha/10.0.0.9:1\n\
+             Caused by: java.net.ConnectException: Connection refused"
         ]
     );
 }

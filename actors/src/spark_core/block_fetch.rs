@@ -10,6 +10,7 @@
 
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::jvm_text::bytes_to_string;
+use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::task::{BlockManagerId, FetchFailure, FetchSource, ShuffleReadPlan};
 
 use crate::world::config::FetchSettings;
@@ -375,46 +376,62 @@ pub fn missing_output_text(shuffle_id: u32, reduce_id: u32) -> String {
     format!("Missing an output location for shuffle {shuffle_id} partition {reduce_id}")
 }
 
-/// The `FetchFailed` of a missing map output: no block manager, no map.
+/// The `FetchFailed` of a missing map output: no block manager, no map. Its message is
+/// `Utils.exceptionString` of the tracker's `MetadataFetchFailedException` (frames left out).
 pub fn metadata_fetch_failure(shuffle_id: u32, reduce_id: u32, text: &str) -> FetchFailure {
+    let exception = RpcFailure::new(
+        "org.apache.spark.shuffle.MetadataFetchFailedException",
+        text,
+    );
     FetchFailure {
         bm_address: None,
         shuffle_id,
         map_id: -1,
         map_index: -1,
         reduce_id,
-        message: format!("org.apache.spark.shuffle.MetadataFetchFailedException: {text}"),
+        message: exception_string(&exception),
     }
 }
 
-/// The `FetchFailed` of a server whose executor the BlockManagerMaster no longer knows, for
-/// the first block it serves: its cause is `ExecutorDeadException` (`INTERNAL_ERROR_NETWORK`,
-/// the 4.0.0 jar's text), which the message gives after the exception's class as
-/// [`connect_failure`] gives the connection's.
-pub fn executor_dead_failure(shuffle_id: u32, reduce_id: u32, src: &FetchSource) -> FetchFailure {
-    let id = src.location.executor_id;
-    FetchFailure {
-        message: format!(
-            "org.apache.spark.shuffle.FetchFailedException: [INTERNAL_ERROR_NETWORK] The relative remote executor(Id: {id}), which maintains the block data to fetch is dead. SQLSTATE: XX000"
+/// The exception a server whose executor the BlockManagerMaster no longer knows fails a
+/// connection with: `ExecutorDeadException` (`INTERNAL_ERROR_NETWORK`, the 4.0.0 jar's text).
+pub fn executor_dead(executor_id: ExecutorId) -> RpcFailure {
+    RpcFailure::new(
+        "org.apache.spark.ExecutorDeadException",
+        format!(
+            "[INTERNAL_ERROR_NETWORK] The relative remote executor(Id: {executor_id}), which maintains the block data to fetch is dead. SQLSTATE: XX000"
         ),
-        ..connect_failure(shuffle_id, reduce_id, src)
-    }
+    )
 }
 
-/// The `FetchFailed` of a server that never answered, for the first block it serves
-/// (`ShuffleBlockFetcherIterator.throwFetchFailedException`).
-pub fn connect_failure(shuffle_id: u32, reduce_id: u32, src: &FetchSource) -> FetchFailure {
-    let (host, port) = (&src.location.host, src.location.port);
+/// The `FetchFailed` a failed fetch from `src` throws for the first block it serves, `cause`
+/// being the fetch's exception (`ShuffleBlockFetcherIterator.throwFetchFailedException`).
+/// Spark 4.0.0 passes `Some(errorMsg)`, null unless Netty ran out of direct memory, so the
+/// `FetchFailedException` has no message: `Utils.exceptionString` prints its bare class, then
+/// the cause on a `Caused by:` line (the real shufflelost run's reasons; frames left out here).
+pub fn fetch_failure(
+    shuffle_id: u32,
+    reduce_id: u32,
+    src: &FetchSource,
+    cause: RpcFailure,
+) -> FetchFailure {
+    let exception = RpcFailure::new("org.apache.spark.shuffle.FetchFailedException", "");
     FetchFailure {
         bm_address: Some(src.location.clone()),
         shuffle_id,
         map_id: src.first_map_id as i64,
         map_index: src.first_map_index as i32,
         reduce_id,
-        message: format!(
-            "org.apache.spark.shuffle.FetchFailedException: Failed to connect to {host}:{port}"
-        ),
+        message: exception_string(&exception.caused_by(cause)),
     }
+}
+
+/// `Utils.exceptionString` (`printStackTrace` into a string) with the frames left out: each
+/// throwable's line, and the newline `printStackTrace` ends with.
+fn exception_string(exception: &RpcFailure) -> String {
+    let mut text = exception.stack_text();
+    text.push('\n');
+    text
 }
 
 /// `TransportClientFactory`'s client pool as a reduce task's fetches meet it: one client per
@@ -443,6 +460,7 @@ impl FetchClients {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spark_core::block_manager::connect_refused;
 
     fn source(e: u32, host: &str, blocks: u32, bytes: u64) -> FetchSource {
         FetchSource {
@@ -689,20 +707,27 @@ mod tests {
             panic!("h2 is down");
         };
         assert_eq!(src.location.executor_id, ExecutorId(5));
-        let f = connect_failure(3, 9, src);
+        let refused = connect_refused(&src.location.host, "10.0.1.2", src.location.port);
+        let f = fetch_failure(3, 9, src, refused);
         assert_eq!(
             (f.bm_address.as_ref(), f.map_id, f.map_index, f.reduce_id),
             (Some(&src.location), 104, 4, 9)
         );
+        // The real shufflelost run's FetchFailed messages (Spark 4.0.0): the bare class, the
+        // cause on a `Caused by:` line, the newline printStackTrace ends with.
         assert_eq!(
             f.message,
-            "org.apache.spark.shuffle.FetchFailedException: Failed to connect to h2:38005"
+            "org.apache.spark.shuffle.FetchFailedException\n\
+             Caused by: java.io.IOException: Failed to connect to h2/10.0.1.2:38005\n\
+             Caused by: io.netty.channel.AbstractChannel$AnnotatedConnectException: Connection refused: h2/10.0.1.2:38005\n\
+             Caused by: java.net.ConnectException: Connection refused\n"
         );
-        let dead = executor_dead_failure(3, 9, src);
+        let dead = fetch_failure(3, 9, src, executor_dead(src.location.executor_id));
         assert_eq!(dead.bm_address, f.bm_address);
         assert_eq!(
             dead.message,
-            "org.apache.spark.shuffle.FetchFailedException: [INTERNAL_ERROR_NETWORK] The relative remote executor(Id: 5), which maintains the block data to fetch is dead. SQLSTATE: XX000"
+            "org.apache.spark.shuffle.FetchFailedException\n\
+             Caused by: org.apache.spark.ExecutorDeadException: [INTERNAL_ERROR_NETWORK] The relative remote executor(Id: 5), which maintains the block data to fetch is dead. SQLSTATE: XX000\n"
         );
     }
 
@@ -752,7 +777,7 @@ mod tests {
         assert_eq!((f.bm_address, f.map_id, f.map_index), (None, -1, -1));
         assert_eq!(
             f.message,
-            "org.apache.spark.shuffle.MetadataFetchFailedException: Missing an output location for shuffle 2 partition 5"
+            "org.apache.spark.shuffle.MetadataFetchFailedException: Missing an output location for shuffle 2 partition 5\n"
         );
     }
 

@@ -9,6 +9,7 @@
 use crate::spark_core::block_manager_master::RddBlockId;
 use sparkyard_messages::ids::ExecutorId;
 use sparkyard_messages::records::RpcFailure;
+use sparkyard_messages::rpc::RpcAddress;
 use sparkyard_messages::task::{BlockManagerId, BlockManagerPeer, CachedRddRead, ReplayedCache};
 
 /// Remote reads of cached blocks: bytes per ms (100 MB/s, the event log's shuffle fetch rate).
@@ -176,12 +177,13 @@ impl PeerCache {
 }
 
 /// `TransportClientFactory.createClient`'s failure on a block server that does not answer:
-/// the connection is refused (`Failed to connect to host:port`).
-pub fn connect_refused(host: &str, port: u16) -> RpcFailure {
-    RpcFailure::new(
-        "java.io.IOException",
-        format!("Failed to connect to {host}:{port}"),
-    )
+/// the connection is refused (`Failed to connect to host/ip:port` and its causes).
+pub fn connect_refused(host: &str, ip: &str, port: u16) -> RpcFailure {
+    let address = RpcAddress {
+        host: host.to_string(),
+        port,
+    };
+    crate::rpc::connection::connection_refused(&address, ip)
 }
 
 /// NettyBlockRpcServer's answer to an `UploadBlock` that `putBlockData` refused (the block does
@@ -363,10 +365,13 @@ mod tests {
     /// space available to store the block.`, in spark-common-utils' error-conditions.json).
     #[test]
     fn upload_failures_read_as_spark_4s() {
-        let f = connect_refused("host2", 38002);
+        let f = connect_refused("host2", "10.0.1.2", 38002);
         assert_eq!(
             (f.class.as_str(), f.message.as_str()),
-            ("java.io.IOException", "Failed to connect to host2:38002")
+            (
+                "java.io.IOException",
+                "Failed to connect to host2/10.0.1.2:38002"
+            )
         );
         let f = upload_refused_for_space(block(3, 7));
         assert_eq!(f.class, "java.lang.RuntimeException");

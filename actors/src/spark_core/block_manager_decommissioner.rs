@@ -457,11 +457,10 @@ impl BlockManagerDecommissioner {
                 warn!(
                     log,
                     BLOCK_MANAGER,
-                    "Failed to replicate {id} to {}, failure #{}\n{}: {}",
+                    "Failed to replicate {id} to {}, failure #{}\n{}",
                     peer.id,
                     current.failures,
-                    e.class,
-                    e.message
+                    e.stack_text()
                 );
                 current.failed_peers.push(peer.id);
                 current.failures += 1;
@@ -656,10 +655,9 @@ impl BlockManagerDecommissioner {
                 error!(
                     log,
                     LOGGER,
-                    "Error occurred during migrating {}\n{}: {}",
+                    "Error occurred during migrating {}\n{}",
                     f.block.info,
-                    e.class,
-                    e.message
+                    e.stack_text()
                 );
                 self.runners[slot as usize].keep_running = false;
             }
@@ -715,9 +713,8 @@ impl BlockManagerDecommissioner {
             error!(
                 log,
                 LOGGER,
-                "Error occurred during shuffle blocks migration.\n{}: {}",
-                failure.class,
-                failure.message
+                "Error occurred during shuffle blocks migration.\n{}",
+                failure.stack_text()
             );
             self.stopped_shuffle = true;
         }
@@ -732,9 +729,8 @@ impl BlockManagerDecommissioner {
         error!(
             log,
             LOGGER,
-            "Error occurred during RDD blocks migration.\n{}: {}",
-            failure.class,
-            failure.message
+            "Error occurred during RDD blocks migration.\n{}",
+            failure.stack_text()
         );
         self.stopped_rdd = true;
         self.rdd_pass = None;

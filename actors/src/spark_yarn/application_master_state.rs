@@ -308,6 +308,7 @@ mod tests {
             rm_failure: rm_failure.map(|class| RpcFailure {
                 class: class.into(),
                 message: "gone".into(),
+                cause: None,
             }),
             num_pending_loss_reason_requests: 0,
             stop: None,

@@ -45,6 +45,32 @@ pub fn node_ip(index: usize) -> String {
     )
 }
 
+/// The cluster's name service: a node's address from its place in the cluster's node list,
+/// any other host's from its name (what the Dispatcher prints in a refused connection and the
+/// roles log).
+pub struct HostAddresses {
+    nodes: std::collections::BTreeMap<String, usize>,
+}
+
+impl HostAddresses {
+    /// The addresses of a cluster whose nodes are `hosts`, in the cluster's order.
+    pub fn new<'a>(hosts: impl IntoIterator<Item = &'a str>) -> Self {
+        let nodes = hosts.into_iter().enumerate();
+        HostAddresses {
+            nodes: nodes.map(|(i, h)| (h.to_string(), i)).collect(),
+        }
+    }
+}
+
+impl crate::rpc::connection::ResolveHost for HostAddresses {
+    fn ip(&self, host: &str) -> String {
+        match self.nodes.get(host) {
+            Some(&i) => node_ip(i),
+            None => other_host_ip(host),
+        }
+    }
+}
+
 /// The address of a host that is not a NodeManager: a fixed one per name in `10.0.0.0/24`
 /// (`10.0.0.2` .. `10.0.0.254`; stable across runs).
 pub fn other_host_ip(host: &str) -> String {

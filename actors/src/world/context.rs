@@ -51,8 +51,6 @@ pub struct ClusterContext {
     apps: RefCell<Vec<Weak<SimContext>>>,
     /// The YARN application id each application got, to its submission index.
     app_ids: RefCell<BTreeMap<ApplicationId, usize>>,
-    /// Each NodeManager host's place in `config.nodes` (its address), built on first use.
-    host_index: std::cell::OnceCell<BTreeMap<String, usize>>,
 }
 
 /// One application of the run (one spark-submit): its own settings, how it ended, its AM and
@@ -120,7 +118,6 @@ impl ClusterContext {
             violations: Default::default(),
             apps: Default::default(),
             app_ids: Default::default(),
-            host_index: Default::default(),
         }
     }
 
@@ -215,17 +212,9 @@ impl ClusterContext {
         }
     }
 
-    /// The IPv4 address `host` resolves to: a node's comes from its place in the cluster
-    /// (`addresses::node_ip`), any other host's from its name.
+    /// The IPv4 address `host` resolves to (the Dispatcher's name service).
     pub fn host_ip(&self, host: &str) -> String {
-        let index = self.host_index.get_or_init(|| {
-            let nodes = self.config.nodes.iter().enumerate();
-            nodes.map(|(i, n)| (n.host.clone(), i)).collect()
-        });
-        match index.get(host) {
-            Some(&i) => crate::world::addresses::node_ip(i),
-            None => crate::world::addresses::other_host_ip(host),
-        }
+        self.dispatcher.host_ip(host)
     }
 }
 

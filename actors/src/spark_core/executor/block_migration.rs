@@ -213,7 +213,10 @@ impl CoarseGrainedExecutorBackend {
             .block_server_reachable(&peer.id, ess_port)
             .then(|| self.env.resolve::<ExecutorMsg>(&peer.endpoint))
             .flatten()
-            .ok_or_else(|| connect_refused(&peer.id.host, peer.id.port))
+            .ok_or_else(|| {
+                let ip = self.sim.host_ip(&peer.id.host);
+                connect_refused(&peer.id.host, &ip, peer.id.port)
+            })
     }
 
     /// The RDD thread's transfer time is over: `uploadBlockSync` to its peer (a peer that does
@@ -257,7 +260,8 @@ impl CoarseGrainedExecutorBackend {
         };
         if self.executor.is_none() || self.state.stopping() {
             let port = block_manager_port(self.args.executor_id);
-            let failure = connect_refused(&self.args.hostname, port);
+            let ip = self.sim.host_ip(&self.args.hostname);
+            let failure = connect_refused(&self.args.hostname, &ip, port);
             return self.env.reply_failure(ask, failure);
         }
         if !self.put_rdd_block(id, block.mem_size) {

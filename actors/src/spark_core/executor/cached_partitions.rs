@@ -3,12 +3,15 @@
 //! `BlockManager.getOrElseUpdate`, `MemoryStore.putIteratorAsValues`).
 
 use super::CoarseGrainedExecutorBackend;
-use crate::spark_core::block_manager::{CachedRead, RddBlocks, RddPut, replayed_computed_rdds};
+use crate::spark_core::block_manager::{
+    CachedRead, RddBlocks, RddPut, connect_refused, replayed_computed_rdds,
+};
 use crate::spark_core::block_manager_master::RddBlockId;
 use crate::spark_core::unified_memory_manager::max_memory;
 use crate::{info, warn};
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::jvm_text::bytes_to_string;
+use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::task::{TaskDescription, TaskWork};
 
 impl CoarseGrainedExecutorBackend {
@@ -55,13 +58,19 @@ impl CoarseGrainedExecutorBackend {
             CachedRead::Compute {
                 unreachable: Some(bm),
                 ..
-            } => warn!(
-                log,
-                "executor::BlockManager",
-                "Failed to fetch remote block {block} from [{bm}] (failed attempt 1)\njava.io.IOException: Failed to connect to {}:{}",
-                bm.host,
-                bm.port
-            ),
+            } => {
+                // `fetchBlockSync` waits in `ThreadUtils.awaitResult`, which wraps the
+                // fetch's failure (the 4.0.0 jar's SparkThreadUtils).
+                let ip = self.sim.host_ip(&bm.host);
+                let refused = RpcFailure::spark("Exception thrown in awaitResult: ")
+                    .caused_by(connect_refused(&bm.host, &ip, bm.port));
+                warn!(
+                    log,
+                    "executor::BlockManager",
+                    "Failed to fetch remote block {block} from [{bm}] (failed attempt 1)\n{}",
+                    refused.stack_text()
+                )
+            }
             CachedRead::Compute { .. } => {}
         }
         (work_ms + found.extra_ms(), found.stores_block())

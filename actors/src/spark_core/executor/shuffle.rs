@@ -10,7 +10,7 @@ use crate::kernel::logs::{Level, ProcessLog};
 use crate::kernel::{clock, timers};
 use crate::rpc::Asker;
 use crate::spark_core::block_fetch::{self, AfterConnectFailure, FailedFetch};
-use crate::spark_core::block_manager::shuffle_server_port;
+use crate::spark_core::block_manager::{connect_refused, shuffle_server_port};
 use crate::spark_core::executor_env::{self, block_manager_port};
 use crate::spark_core::map_output_tracker_worker::Statuses;
 use crate::{error, info};
@@ -65,58 +65,79 @@ impl FetchRetries {
         }
     }
 
+    /// The exception an attempt's connection failed with: `ExecutorDeadException` when the
+    /// master answered that the executor is not `alive`, else the refused connection to the
+    /// server (at `ip`).
+    fn attempt_exception(&self, alive: bool, ip: &str) -> RpcFailure {
+        let server = &self.source.location;
+        if alive {
+            connect_refused(&server.host, ip, server.port)
+        } else {
+            block_fetch::executor_dead(server.executor_id)
+        }
+    }
+
     /// `transferAllOutstanding`'s catch after an attempt failed to connect, the master having
-    /// answered whether the executor is `alive`: its ERROR line, then either the retry's INFO
-    /// line (`None`: try again after `wait_ms`) or the listener's `onBlockFetchFailure` line
-    /// for each outstanding block and the task's failure.
+    /// answered whether the executor is `alive`: its ERROR line with the exception, then either
+    /// the retry's INFO line (`None`: try again after `wait_ms`) or the listener's
+    /// `onBlockFetchFailure` line (with the exception) for each outstanding block and the
+    /// task's failure.
     fn attempt_failed(
         &mut self,
         log: &ProcessLog,
         alive: bool,
-        max_retries: u32,
-        wait_ms: u64,
+        server_ip: &str,
+        retry: RetrySettings,
     ) -> Option<FetchFailure> {
         let blocks = self.outstanding_blocks();
-        if max_retries == 0 {
+        let exception = self.attempt_exception(alive, server_ip);
+        let trace = exception.stack_text();
+        if retry.max_retries == 0 {
             // No RetryingBlockTransferor: `fetchBlocks` calls `createAndStart` itself and logs
             // its failure (the 4.0.0 jar's NettyBlockTransferService / ExternalBlockStoreClient).
             let client = match self.service {
                 true => "executor::ExternalBlockStoreClient",
                 false => "executor::NettyBlockTransferService",
             };
-            error!(log, client, "Exception while beginning fetchBlocks");
+            error!(
+                log,
+                client, "Exception while beginning fetchBlocks\n{trace}"
+            );
         } else {
             let failed = block_fetch::beginning_failed_line(blocks, self.retries_done);
-            error!(log, RETRYING_TRANSFEROR, "{failed}");
+            error!(log, RETRYING_TRANSFEROR, "{failed}\n{trace}");
         }
-        let failure =
-            match block_fetch::after_connect_failure(self.retries_done, max_retries, alive) {
-                AfterConnectFailure::Retry { retry } => {
-                    let line = block_fetch::retrying_line(retry, max_retries, blocks, wait_ms);
-                    info!(log, RETRYING_TRANSFEROR, "{line}");
-                    self.retries_done = retry;
-                    self.log_started_line(log);
-                    return None;
-                }
-                AfterConnectFailure::ExecutorDead => block_fetch::executor_dead_failure(
-                    self.shuffle_id,
-                    self.reduce_id,
-                    &self.source,
-                ),
-                AfterConnectFailure::GiveUp => {
-                    block_fetch::connect_failure(self.shuffle_id, self.reduce_id, &self.source)
-                }
-            };
+        let next = block_fetch::after_connect_failure(self.retries_done, retry.max_retries, alive);
+        if let AfterConnectFailure::Retry { retry: n } = next {
+            let line = block_fetch::retrying_line(n, retry.max_retries, blocks, retry.wait_ms);
+            info!(log, RETRYING_TRANSFEROR, "{line}");
+            self.retries_done = n;
+            self.log_started_line(log);
+            return None;
+        }
         let (host, port) = (&self.source.location.host, self.source.location.port);
         for _ in 0..blocks {
             error!(
                 log,
-                BLOCK_FETCHER, "Failed to get block(s) from {host}:{port}"
+                BLOCK_FETCHER, "Failed to get block(s) from {host}:{port}\n{trace}"
             );
         }
         self.log_started_line(log);
-        Some(failure)
+        let (shuffle, reduce) = (self.shuffle_id, self.reduce_id);
+        Some(block_fetch::fetch_failure(
+            shuffle,
+            reduce,
+            &self.source,
+            exception,
+        ))
     }
+}
+
+/// `spark.shuffle.io.maxRetries` and `spark.shuffle.io.retryWait`.
+#[derive(Clone, Copy)]
+struct RetrySettings {
+    max_retries: u32,
+    wait_ms: u64,
 }
 
 impl CoarseGrainedExecutorBackend {
@@ -304,16 +325,20 @@ impl CoarseGrainedExecutorBackend {
         ctx: &mut Context<Self>,
     ) {
         let s = &self.sim.config.spark.shuffle;
-        let (max_retries, wait_ms) = (s.io_max_retries, s.io_retry_wait_ms);
+        let retry = RetrySettings {
+            max_retries: s.io_max_retries,
+            wait_ms: s.io_retry_wait_ms,
+        };
         let log = self.env.log().clone();
         let task = self.executor.as_mut().and_then(|e| e.tasks.get_mut(tid));
         let Some(task) = task else { return };
         let Some(f) = task.fetch_retries.as_mut() else {
             return;
         };
-        match f.attempt_failed(&log, alive != Ok(false), max_retries, wait_ms) {
+        let ip = self.sim.host_ip(&f.source.location.host);
+        match f.attempt_failed(&log, alive != Ok(false), &ip, retry) {
             None => {
-                let after = clock::ms(wait_ms);
+                let after = clock::ms(retry.wait_ms);
                 task.timer =
                     timers::notify_later_with(ctx, after, move || ExecutorMsg::FetchAttempt(tid));
             }
