@@ -211,7 +211,7 @@ impl Simulation {
             .collect();
         let trace = dispatcher.take_trace();
         let fingerprint = trace.fingerprint();
-        let faults_fired = cluster.faults.fired.borrow().clone();
+        let faults_fired = cluster.faults.fired_report();
         let faults_unfired = cluster.faults.unfired();
         let epoch_ms = cluster.config.rm_start_time_ms;
         let (labels, processes) = (dispatcher.mailbox_labels(), dispatcher.process_names());

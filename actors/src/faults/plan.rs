@@ -243,7 +243,11 @@ struct FetchFailures {
     app: usize,
     stage: u32,
     partition: u32,
+    /// Failures still to inject, of the `armed` ones.
     count: u32,
+    armed: u32,
+    /// The fault's firing (its place in `fired`).
+    firing: usize,
 }
 
 /// The run's fault plan; the roles report events, and faults whose trigger matches fire once.
@@ -358,6 +362,24 @@ impl FaultController {
         Some(f.clone())
     }
 
+    /// The faults that fired, each saying why it did nothing where it did nothing: a
+    /// `fetch-failure` none of whose failures happened (no task of its partition fetched from a
+    /// server after it fired: blocks read from disk cannot fail so, and the partition may not
+    /// have run again).
+    pub fn fired_report(&self) -> Vec<Firing> {
+        let mut fired = self.fired.borrow().clone();
+        for f in self.fetch_failures.borrow().iter() {
+            let firing = fired.get_mut(f.firing).filter(|x| x.no_effect.is_none());
+            if let Some(firing) = firing.filter(|_| f.count == f.armed) {
+                firing.no_effect = Some(format!(
+                    "no task of stage {}'s partition {} fetched a block from another executor's server after it fired",
+                    f.stage, f.partition
+                ));
+            }
+        }
+        fired
+    }
+
     /// Planned faults that never fired (their trigger never happened), with their triggers.
     pub fn unfired(&self) -> Vec<Unfired> {
         self.planned
@@ -452,11 +474,15 @@ impl FaultController {
     }
 
     pub fn add_fetch_failures(&self, app: usize, stage: u32, partition: u32, count: u32) {
+        // The fault's firing is the last one recorded: `fire` records it, then acts.
+        let firing = self.fired.borrow().len().saturating_sub(1);
         self.fetch_failures.borrow_mut().push(FetchFailures {
             app,
             stage,
             partition,
             count,
+            armed: count,
+            firing,
         });
     }
 
@@ -486,5 +512,45 @@ impl FaultController {
             }
             None => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn firing(label: &str) -> Firing {
+        Firing {
+            at_ms: 1_000,
+            app: 0,
+            label: label.to_string(),
+            target: FaultTarget::Nothing,
+            no_effect: None,
+        }
+    }
+
+    /// A `fetch-failure` that no fetch took says so; one that some fetch took acted.
+    #[test]
+    fn a_fetch_failure_no_fetch_took_says_it_did_nothing() {
+        let c = FaultController::default();
+        c.fired.borrow_mut().push(firing("kill"));
+        c.fired.borrow_mut().push(firing("unused"));
+        c.add_fetch_failures(0, 1, 2, 1);
+        c.fired.borrow_mut().push(firing("used"));
+        c.add_fetch_failures(0, 1, 3, 2);
+        assert!(!c.take_fetch_failure(0, 1, 4));
+        assert!(c.take_fetch_failure(0, 1, 3));
+        let report = c.fired_report();
+        let why: Vec<Option<&str>> = report.iter().map(|f| f.no_effect.as_deref()).collect();
+        assert_eq!(
+            why,
+            [
+                None,
+                Some(
+                    "no task of stage 1's partition 2 fetched a block from another executor's server after it fired"
+                ),
+                None,
+            ]
+        );
     }
 }

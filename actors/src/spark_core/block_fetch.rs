@@ -90,19 +90,59 @@ pub fn split<'a>(
     let mut out = FetchSplit::default();
     for src in plan.sources.iter().filter(|s| s.non_empty_blocks > 0) {
         let (n, bytes) = (src.non_empty_blocks, src.non_empty_bytes);
-        if src.location.executor_id == me {
-            out.local.add(n, bytes);
-        } else if read_host_local_disk && src.location.host == host {
-            out.host_local.add(n, bytes);
-        } else {
-            out.remote.push(RemoteBlocks {
+        match fetch_mode(src, me, host, read_host_local_disk) {
+            FetchMode::Local => out.local.add(n, bytes),
+            FetchMode::HostLocal => out.host_local.add(n, bytes),
+            FetchMode::Remote => out.remote.push(RemoteBlocks {
                 location: &src.location,
                 blocks: n,
                 bytes,
-            });
+            }),
         }
     }
     out
+}
+
+/// How `partitionBlocksByFetchMode` reads a source's blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FetchMode {
+    /// Written by the reading executor: read from its own disk.
+    Local,
+    /// Written by another executor of the reading host: read from disk
+    /// (`spark.shuffle.readHostLocalDisk`).
+    HostLocal,
+    /// Fetched from a server over the network.
+    Remote,
+}
+
+/// [`FetchMode`] of `src` for executor `me` on `host`.
+pub fn fetch_mode(
+    src: &FetchSource,
+    me: ExecutorId,
+    host: &str,
+    read_host_local_disk: bool,
+) -> FetchMode {
+    if src.location.executor_id == me {
+        FetchMode::Local
+    } else if read_host_local_disk && src.location.host == host {
+        FetchMode::HostLocal
+    } else {
+        FetchMode::Remote
+    }
+}
+
+/// The first source whose non-empty blocks executor `me` on `host` fetches from a server:
+/// where an injected fetch failure (the `fetch-failure` fault: a server that does not answer)
+/// can happen. Local and host-local blocks never go to a server.
+pub fn first_remote<'a>(
+    plan: &'a ShuffleReadPlan,
+    me: ExecutorId,
+    host: &str,
+    read_host_local_disk: bool,
+) -> Option<&'a FetchSource> {
+    plan.sources.iter().find(|s| {
+        s.non_empty_blocks > 0 && fetch_mode(s, me, host, read_host_local_disk) == FetchMode::Remote
+    })
 }
 
 /// What `fetchUpToMaxBytes` does with the requests during `initialize`: how many it sends,
@@ -332,17 +372,18 @@ pub fn retrying_line(retry: u32, max_retries: u32, blocks: u32, wait_ms: u64) ->
     )
 }
 
-/// Whether and how a reduce task's fetch over `plan` fails. An injected failure comes first;
-/// then a missing map output; then, of the servers that are `down`, the one the task's
-/// `Utils.randomize`d request order (the run's `seed` and its `task_id`) meets first.
+/// Whether and how a reduce task's fetch over `plan` fails. An injected failure at a server
+/// (the plan's [`first_remote`]) comes first; then a missing map output; then, of the servers
+/// that are `down`, the one the task's `Utils.randomize`d request order (the run's `seed` and
+/// its `task_id`) meets first.
 pub fn failed_fetch<'a>(
     plan: &'a ShuffleReadPlan,
-    injected: bool,
+    injected: Option<&'a FetchSource>,
     seed: u64,
     task_id: u64,
     down: impl Fn(&BlockManagerId) -> bool,
 ) -> Option<FailedFetch<'a>> {
-    if injected && let Some(src) = plan.sources.first() {
+    if let Some(src) = injected {
         return Some(FailedFetch::Unreachable(src));
     }
     if plan.missing_map.is_some() {
@@ -700,9 +741,9 @@ mod tests {
     #[test]
     fn an_unreachable_server_fails_the_fetch_after_the_retries() {
         let p = down_plan();
-        assert_eq!(failed_fetch(&p, false, 42, 7, |_| false), None);
+        assert_eq!(failed_fetch(&p, None, 42, 7, |_| false), None);
         let Some(FailedFetch::Unreachable(src)) =
-            failed_fetch(&p, false, 42, 7, |bm| bm.host == "h2")
+            failed_fetch(&p, None, 42, 7, |bm| bm.host == "h2")
         else {
             panic!("h2 is down");
         };
@@ -768,7 +809,7 @@ mod tests {
         let mut p = down_plan();
         p.missing_map = Some(1);
         assert_eq!(
-            failed_fetch(&p, false, 42, 7, |_| true),
+            failed_fetch(&p, None, 42, 7, |_| true),
             Some(FailedFetch::MissingOutput)
         );
         let text = missing_output_text(2, 5);
@@ -782,17 +823,40 @@ mod tests {
     }
 
     /// An injected fetch failure (the `fetch-failure` fault) is reported for the plan's first
-    /// server, whatever is up or missing; with no server in the plan it injects nothing.
+    /// server the task fetches from over the network, whatever is up or missing. A block of
+    /// the task's own executor, or (with `spark.shuffle.readHostLocalDisk`) of another
+    /// executor of its host, is read from disk (ShuffleBlockFetcherIterator's
+    /// `partitionBlocksByFetchMode`): no server to fail; a plan with no remote block has none.
     #[test]
-    fn an_injected_failure_names_the_first_server() {
+    fn an_injected_failure_names_the_first_remote_server() {
         let mut p = down_plan();
         p.missing_map = Some(0);
+        let first = first_remote(&p, ExecutorId(9), "h3", true);
+        assert_eq!(first, Some(&p.sources[0]));
         assert_eq!(
-            failed_fetch(&p, true, 42, 7, |_| false),
+            failed_fetch(&p, first, 42, 7, |_| false),
             Some(FailedFetch::Unreachable(&p.sources[0]))
         );
+        // Executor 1 on h1: its own blocks are local, executors 2-4's host-local; h2's remote.
+        assert_eq!(
+            first_remote(&p, ExecutorId(1), "h1", true),
+            Some(&p.sources[4])
+        );
+        // Without host-local reading, executor 2's blocks are fetched from its server.
+        assert_eq!(
+            first_remote(&p, ExecutorId(1), "h1", false),
+            Some(&p.sources[1])
+        );
+        // Executor 5 on h2 reads its own blocks; h1's are remote.
+        assert_eq!(
+            first_remote(&p, ExecutorId(5), "h2", true),
+            Some(&p.sources[0])
+        );
+        let only_local = plan(vec![source(5, "h2", 1, 10)]);
+        assert_eq!(first_remote(&only_local, ExecutorId(5), "h2", true), None);
         let empty = plan(Vec::new());
-        assert_eq!(failed_fetch(&empty, true, 42, 7, |_| true), None);
+        assert_eq!(first_remote(&empty, ExecutorId(5), "h2", true), None);
+        assert_eq!(failed_fetch(&empty, None, 42, 7, |_| true), None);
     }
 
     // ShuffleBlockFetcherIterator.initialize: `fetchRequests ++= Utils.randomize(remoteRequests)`,
@@ -821,7 +885,7 @@ mod tests {
         let p = down_plan();
         let down = |bm: &BlockManagerId| bm.host == "h1";
         let reported: std::collections::BTreeSet<u32> = (0..8)
-            .filter_map(|tid| match failed_fetch(&p, false, 42, tid, down) {
+            .filter_map(|tid| match failed_fetch(&p, None, 42, tid, down) {
                 Some(FailedFetch::Unreachable(src)) => Some(src.location.executor_id.0),
                 _ => None,
             })
