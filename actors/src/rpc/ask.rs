@@ -83,6 +83,18 @@ impl AskTimeout {
 /// type asked for, then wraps the typed result in the actor's answer.
 type Decode<A> = Box<dyn FnOnce(Result<ReplyValue, RpcFailure>) -> A>;
 
+/// The failure of an ask as its waiting caller sees it (`askSync`, `setupEndpointRefByURI`):
+/// Spark 4.0.0's `SparkThreadUtils.awaitResult` rethrows a timeout (`RpcTimeoutException` is a
+/// `TimeoutException`) as it is and wraps any other failure in
+/// `SparkException("Exception thrown in awaitResult: ", cause)` (the jar's text).
+pub fn awaited(failure: RpcFailure) -> RpcFailure {
+    if failure.class == "org.apache.spark.rpc.RpcTimeoutException" {
+        failure
+    } else {
+        RpcFailure::spark("Exception thrown in awaitResult: ").caused_by(failure)
+    }
+}
+
 /// The asks an actor is waiting on, keyed by ask id, with how each is answered and its timeout
 /// timer. Most actors wait on one or two at a time (a short list); a driver can wait on one per
 /// executor (a map).
@@ -262,5 +274,30 @@ mod ignored_tests {
         assert!(matches!(hb.property, Cow::Borrowed(_)));
         let ask = AskTimeout::new(120_000, "spark.rpc.askTimeout");
         assert!(ask.failure(&remote).message.contains(" in 120 seconds."));
+    }
+}
+
+#[cfg(test)]
+mod awaited_tests {
+    use super::*;
+
+    /// SparkThreadUtils.awaitResult (Spark 4.0.0, spark-common-utils): a timeout is rethrown
+    /// as it is; any other failure is wrapped, its text `Exception thrown in awaitResult: `
+    /// (the jar's constant, trailing space), the failure its cause.
+    #[test]
+    fn an_awaited_failure_is_wrapped_unless_it_timed_out() {
+        let timeout = AskTimeout::new(120_000, "spark.rpc.askTimeout");
+        let remote = RpcAddress {
+            host: "h".into(),
+            port: 1,
+        };
+        let timed_out = timeout.failure(&remote);
+        assert_eq!(awaited(timed_out.clone()), timed_out);
+        let refused = RpcFailure::new("java.io.IOException", "Failed to connect to h/10.0.0.9:1");
+        assert_eq!(
+            awaited(refused).stack_text(),
+            "org.apache.spark.SparkException: Exception thrown in awaitResult: \n\
+             Caused by: java.io.IOException: Failed to connect to h/10.0.0.9:1"
+        );
     }
 }

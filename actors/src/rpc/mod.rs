@@ -12,7 +12,7 @@ pub mod processes;
 mod registry;
 pub mod verifier;
 
-pub use ask::{AskTable, AskTimeout, Asker};
+pub use ask::{AskTable, AskTimeout, Asker, awaited};
 pub use dispatcher::{Dispatcher, ProcessId, ProcessKind};
 pub use endpoint::{Endpoint, EndpointRef, StopEndpoint};
 pub use env::RpcEnv;

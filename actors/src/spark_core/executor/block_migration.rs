@@ -176,12 +176,12 @@ impl CoarseGrainedExecutorBackend {
                     self.peers.set(clock::now_ms(), peers);
                     steps
                 }
-                Err(e) => self.rdd_failed(&e),
+                Err(e) => self.rdd_failed(&crate::rpc::awaited(e)),
             },
             BackendAnswer::RddBlocks(Ok(blocks)) => {
                 self.with_decommissioner(|d, log, _| d.rdd_blocks(log, blocks))
             }
-            BackendAnswer::RddBlocks(Err(e)) => self.rdd_failed(&e),
+            BackendAnswer::RddBlocks(Err(e)) => self.rdd_failed(&crate::rpc::awaited(e)),
             BackendAnswer::RddUpload(result) => {
                 self.with_decommissioner(|d, log, _| d.rdd_upload_finished(log, result))
             }
@@ -317,7 +317,8 @@ impl CoarseGrainedExecutorBackend {
             Err(e) => {
                 let log = self.env.log().clone();
                 if let Some(d) = self.decommissioner.as_mut() {
-                    d.peers_failed(&log, &e);
+                    // `getPeers` is the master's `askSync`.
+                    d.peers_failed(&log, &crate::rpc::awaited(e));
                 }
             }
         }

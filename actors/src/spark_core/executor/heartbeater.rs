@@ -109,14 +109,14 @@ impl CoarseGrainedExecutorBackend {
                 self.reregister_block_manager(ctx);
             }
             HeartbeatAction::Warn => {
-                let e = result.err().unwrap_or_else(|| RpcFailure::spark(""));
+                let e = heartbeat_failure(result.err());
                 warn!(
                     log,
                     EXECUTOR, "Issue communicating with driver in heartbeater\n{e}"
                 );
             }
             HeartbeatAction::Exit { max, code } => {
-                let e = result.err().unwrap_or_else(|| RpcFailure::spark(""));
+                let e = heartbeat_failure(result.err());
                 warn!(
                     log,
                     EXECUTOR, "Issue communicating with driver in heartbeater\n{e}"
@@ -164,4 +164,11 @@ impl CoarseGrainedExecutorBackend {
             self.system_exit(BLOCK_MANAGER_REREGISTRATION_FAILED);
         }
     }
+}
+
+/// The exception `reportHeartBeat`'s catch logs: its `askSync`'s failure as `awaitResult`
+/// rethrows it, printed with its causes.
+fn heartbeat_failure(failure: Option<RpcFailure>) -> String {
+    let e = failure.unwrap_or_else(|| RpcFailure::spark("heartbeat failed"));
+    crate::rpc::awaited(e).stack_text()
 }

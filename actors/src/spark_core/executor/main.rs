@@ -173,10 +173,16 @@ impl ExecutorMain {
         if self.lookup.failed() == LookupFailed::Retry {
             return self.try_lookup(ctx);
         }
+        self.main_threw(e);
+    }
+
+    /// The backend's `main` dies of a failed ask it waited for (`awaitResult`): the JVM prints
+    /// the uncaught exception and exits 1.
+    fn main_threw(&mut self, e: RpcFailure) {
+        let trace = crate::rpc::awaited(e).stack_text();
         error!(
             self.env.log(),
-            BACKEND,
-            "Exception in thread \"main\" org.apache.spark.SparkException: Exception thrown in awaitResult: \nCaused by: {e}"
+            BACKEND, "Exception in thread \"main\" {trace}"
         );
         self.env.exit(1);
     }
@@ -252,14 +258,7 @@ impl ExecutorMain {
             }
             MainAnswer::Lookup(Err(e)) => self.lookup_failed(e, ctx),
             MainAnswer::Config(Ok(cfg)) => self.on_config(cfg, ctx),
-            MainAnswer::Config(Err(e)) => {
-                error!(
-                    self.env.log(),
-                    BACKEND,
-                    "Exception in thread \"main\" org.apache.spark.SparkException: Exception thrown in awaitResult: \nCaused by: {e}"
-                );
-                self.env.exit(1);
-            }
+            MainAnswer::Config(Err(e)) => self.main_threw(e),
         }
     }
 }
