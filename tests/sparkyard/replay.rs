@@ -2634,6 +2634,67 @@ fn a_lost_executors_map_outputs_are_recomputed_as_recorded() {
     assert_eq!((sim.tasks_lost_with_executors, sim.executors_lost), (1, 1));
 }
 
+/// The `FetchFailed` messages of a log: `Utils.exceptionString` of each failure, its frames
+/// (`\tat ...`, `\t... N more`) left out and executor ids blanked (the replay numbers its
+/// executors from 1, local-cluster from 0).
+fn fetch_failed_messages(log: &Path) -> Vec<String> {
+    use std::io::BufRead;
+    let ids = |line: &str| -> String {
+        match line.split_once("executor(Id: ") {
+            Some((head, rest)) => {
+                let tail = rest.split_once(')').map_or("", |(_, t)| t);
+                format!("{head}executor(Id: _){tail}")
+            }
+            None => line.to_string(),
+        }
+    };
+    let reader = replay::reader::open(log).expect("the log opens");
+    reader
+        .lines()
+        .map(|l| l.expect("a line"))
+        .filter(|l| l.contains("\"Reason\":\"FetchFailed\""))
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(&l).expect("json");
+            let message = v["Task End Reason"]["Message"].as_str().expect("a message");
+            let lines: Vec<String> = message
+                .split('\n')
+                .filter(|x| !x.starts_with("\tat ") && !x.starts_with("\t... "))
+                .map(ids)
+                .collect();
+            lines.join("\n")
+        })
+        .collect()
+}
+
+/// The real shufflelost run's two `FetchFailed` messages (Spark 4.0.0): the bare
+/// `org.apache.spark.shuffle.FetchFailedException` (ShuffleBlockFetcherIterator passes a null
+/// message), the `ExecutorDeadException` cause on a `Caused by:` line, the newline
+/// `printStackTrace` ends with. The replay's own event log writes the same lines, frames aside.
+#[test]
+fn the_replays_fetch_failed_messages_are_the_recordings_without_their_frames() {
+    let dir = TestDir::new("replay-fetch-failed-messages");
+    let conf = format!("spark.eventLog.dir={}", dir.path().display());
+    let words = [
+        "--conf",
+        "spark.eventLog.enabled=true",
+        "--conf",
+        conf.as_str(),
+        "--conf",
+        "spark.eventLog.rolling.enabled=false",
+    ];
+    let recorded = data("failures/shufflelost_n2_r1.zstd");
+    let r = replay::replay(&recorded, &setup(&words)).expect("replays");
+    let written = Path::new(&r.event_logs[0].path);
+    let expected = fetch_failed_messages(&recorded);
+    assert_eq!(expected.len(), 2);
+    assert_eq!(
+        expected[0],
+        "org.apache.spark.shuffle.FetchFailedException\n\
+         Caused by: org.apache.spark.ExecutorDeadException: [INTERNAL_ERROR_NETWORK] The relative remote executor(Id: _), which maintains the block data to fetch is dead. SQLSTATE: XX000\n"
+    );
+    assert_eq!(fetch_failed_messages(written), expected);
+}
+
 /// A real Spark 4.0 application with `spark.excludeOnFailure.enabled` (`scripts/
 /// make-eventlogs.py --failures`: tasks 3 and 5 of each job throw on one executor): Spark's
 /// TaskSetExcludelist excludes that executor for stage 0 after its second failure, and when the
