@@ -236,6 +236,16 @@ pub struct PlannedFault {
     pub running_app: Option<u32>,
 }
 
+/// Where a `fetch-failure` fault's failures happen: a reduce partition of one application's
+/// stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FetchFailureSpot {
+    /// The application (submission index).
+    pub app: usize,
+    pub stage: u32,
+    pub partition: u32,
+}
+
 /// Armed fetch failures of one reduce partition.
 #[derive(Debug)]
 struct FetchFailures {
@@ -473,13 +483,12 @@ impl FaultController {
         }
     }
 
-    pub fn add_fetch_failures(&self, app: usize, stage: u32, partition: u32, count: u32) {
-        // The fault's firing is the last one recorded: `fire` records it, then acts.
-        let firing = self.fired.borrow().len().saturating_sub(1);
+    /// Arms `count` fetch failures at `spot` for the fault recorded at `firing` in `fired`.
+    pub fn add_fetch_failures(&self, spot: FetchFailureSpot, count: u32, firing: usize) {
         self.fetch_failures.borrow_mut().push(FetchFailures {
-            app,
-            stage,
-            partition,
+            app: spot.app,
+            stage: spot.stage,
+            partition: spot.partition,
             count,
             armed: count,
             firing,
@@ -533,11 +542,16 @@ mod tests {
     #[test]
     fn a_fetch_failure_no_fetch_took_says_it_did_nothing() {
         let c = FaultController::default();
+        let spot = |partition| FetchFailureSpot {
+            app: 0,
+            stage: 1,
+            partition,
+        };
         c.fired.borrow_mut().push(firing("kill"));
         c.fired.borrow_mut().push(firing("unused"));
-        c.add_fetch_failures(0, 1, 2, 1);
+        c.add_fetch_failures(spot(2), 1, 1);
         c.fired.borrow_mut().push(firing("used"));
-        c.add_fetch_failures(0, 1, 3, 2);
+        c.add_fetch_failures(spot(3), 2, 2);
         assert!(!c.take_fetch_failure(0, 1, 4));
         assert!(c.take_fetch_failure(0, 1, 3));
         let report = c.fired_report();

@@ -68,14 +68,17 @@ impl AskTimeout {
     }
 
     /// `RpcTimeoutException: Cannot receive any reply from <addr> in <duration>. This timeout is
-    /// controlled by <property>`.
+    /// controlled by <property>`, caused by the `TimeoutException` NettyRpcEnv's ask failed
+    /// with (`RpcTimeout.createRpcTimeoutException` adds the property to its message).
     pub fn failure(&self, remote: &RpcAddress) -> RpcFailure {
-        let text = format!(
-            "Cannot receive any reply from {remote} in {}. This timeout is controlled by {}",
-            self.duration(),
-            self.property
+        let reply = format!(
+            "Cannot receive any reply from {remote} in {}",
+            self.duration()
         );
-        RpcFailure::new("org.apache.spark.rpc.RpcTimeoutException", text)
+        let text = format!("{reply}. This timeout is controlled by {}", self.property);
+        RpcFailure::new("org.apache.spark.rpc.RpcTimeoutException", text).caused_by(
+            RpcFailure::new("java.util.concurrent.TimeoutException", reply),
+        )
     }
 }
 
@@ -293,6 +296,11 @@ mod awaited_tests {
         };
         let timed_out = timeout.failure(&remote);
         assert_eq!(awaited(timed_out.clone()), timed_out);
+        assert_eq!(
+            timed_out.stack_text(),
+            "org.apache.spark.rpc.RpcTimeoutException: Cannot receive any reply from h:1 in 120 seconds. This timeout is controlled by spark.rpc.askTimeout\n\
+             Caused by: java.util.concurrent.TimeoutException: Cannot receive any reply from h:1 in 120 seconds"
+        );
         let refused = RpcFailure::new("java.io.IOException", "Failed to connect to h/10.0.0.9:1");
         assert_eq!(
             awaited(refused).stack_text(),

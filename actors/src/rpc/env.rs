@@ -168,6 +168,11 @@ impl RpcEnv {
         self.dispatcher.lookup(process, name)
     }
 
+    /// The IPv4 address `host` resolves to (the network's name service).
+    pub fn host_ip(&self, host: &str) -> String {
+        self.dispatcher.host_ip(host)
+    }
+
     /// A YARN daemon's endpoint by the daemon's process name (YARN clients connect to a
     /// NodeManager by its NodeId).
     pub fn daemon_ref<M>(&self, process_name: &str, endpoint: &str) -> Option<EndpointRef<M>>

@@ -372,10 +372,12 @@ pub fn retrying_line(retry: u32, max_retries: u32, blocks: u32, wait_ms: u64) ->
     )
 }
 
-/// Whether and how a reduce task's fetch over `plan` fails. An injected failure at a server
-/// (the plan's [`first_remote`]) comes first; then a missing map output; then, of the servers
-/// that are `down`, the one the task's `Utils.randomize`d request order (the run's `seed` and
-/// its `task_id`) meets first.
+/// Whether and how a reduce task's fetch over `plan` fails. A missing map output comes first
+/// (`getMapSizesByExecutorId` throws before any server is asked); then an injected failure at
+/// a server (the plan's [`first_remote`]); then, of the servers holding a non-empty block that
+/// are `down`, the one the task's `Utils.randomize`d request order (the run's `seed` and its
+/// `task_id`) meets first. An empty block is never fetched (`convertMapStatuses` skips a size
+/// of 0), so a server holding only empty blocks cannot fail the fetch.
 pub fn failed_fetch<'a>(
     plan: &'a ShuffleReadPlan,
     injected: Option<&'a FetchSource>,
@@ -383,13 +385,13 @@ pub fn failed_fetch<'a>(
     task_id: u64,
     down: impl Fn(&BlockManagerId) -> bool,
 ) -> Option<FailedFetch<'a>> {
-    if let Some(src) = injected {
-        return Some(FailedFetch::Unreachable(src));
-    }
     if plan.missing_map.is_some() {
         return Some(FailedFetch::MissingOutput);
     }
-    let is_down = |src: &&FetchSource| down(&src.location);
+    if let Some(src) = injected {
+        return Some(FailedFetch::Unreachable(src));
+    }
+    let is_down = |src: &&FetchSource| src.non_empty_blocks > 0 && down(&src.location);
     let n = plan.sources.iter().filter(is_down).count();
     let pick = randomized_index(seed, task_id, n)?;
     plan.sources
@@ -800,6 +802,22 @@ mod tests {
         );
     }
 
+    /// MapOutputTracker.convertMapStatuses (4.0.0 jar: `getSizeForBlock`, then `lcmp; ifeq`
+    /// past a size of 0): an empty map output is not fetched, so its server being down fails
+    /// nothing; the same server holding a non-empty block fails the fetch.
+    #[test]
+    fn a_down_server_with_only_empty_blocks_fails_no_fetch() {
+        let mut p = down_plan();
+        p.sources[4].non_empty_blocks = 0;
+        p.sources[4].non_empty_bytes = 0;
+        assert_eq!(failed_fetch(&p, None, 42, 7, |bm| bm.host == "h2"), None);
+        p.sources[4].non_empty_blocks = 1;
+        assert_eq!(
+            failed_fetch(&p, None, 42, 7, |bm| bm.host == "h2"),
+            Some(FailedFetch::Unreachable(&p.sources[4]))
+        );
+    }
+
     /// MapOutputTrackerSuite "master register shuffle and unregister map output and fetch": a
     /// map output with no location fails the reduce task's fetch at once
     /// (`MetadataFetchFailedException`, MapOutputTracker.validateStatus' text in the 4.0.0 jar),
@@ -830,13 +848,27 @@ mod tests {
     #[test]
     fn an_injected_failure_names_the_first_remote_server() {
         let mut p = down_plan();
-        p.missing_map = Some(0);
         let first = first_remote(&p, ExecutorId(9), "h3", true);
         assert_eq!(first, Some(&p.sources[0]));
         assert_eq!(
             failed_fetch(&p, first, 42, 7, |_| false),
             Some(FailedFetch::Unreachable(&p.sources[0]))
         );
+        // A missing map output fails the fetch before any server is asked.
+        let mut missing = down_plan();
+        missing.missing_map = Some(0);
+        let first_of_missing = first_remote(&missing, ExecutorId(9), "h3", true);
+        assert_eq!(
+            failed_fetch(&missing, first_of_missing, 42, 7, |_| false),
+            Some(FailedFetch::MissingOutput)
+        );
+        // A source whose blocks are all empty is never fetched from.
+        p.sources[0].non_empty_blocks = 0;
+        assert_eq!(
+            first_remote(&p, ExecutorId(9), "h3", true),
+            Some(&p.sources[1])
+        );
+        p.sources[0].non_empty_blocks = 1;
         // Executor 1 on h1: its own blocks are local, executors 2-4's host-local; h2's remote.
         assert_eq!(
             first_remote(&p, ExecutorId(1), "h1", true),

@@ -1,6 +1,8 @@
 //! Where the cluster's daemons listen: YARN's well-known ports, the names the Dispatcher knows
-//! the daemons' processes by, and the NodeManagers' local directory. Shared by the daemons, the
-//! roles that look them up and the fault injector, so none of them imports another's constants.
+//! the daemons' processes by, the NodeManagers' local directory, and the hosts' IPv4 addresses
+//! (`HostAddresses`, the network's name service, as the JVM's `InetAddress` resolves them).
+//! Shared by the daemons, the roles that look them up and the fault injector, so none of them
+//! imports another's constants.
 
 /// A NodeManager's process name in the simulation.
 pub fn nm_process_name(host: &str) -> String {

@@ -6,7 +6,8 @@
 //! application with containers there.
 
 use crate::faults::{
-    ContainerEnd, FaultAction, Firing, NodeTarget, PlannedFault, Trigger, WaitingRule,
+    ContainerEnd, FaultAction, FetchFailureSpot, Firing, NodeTarget, PlannedFault, Trigger,
+    WaitingRule,
 };
 use crate::kernel::clock;
 use crate::kernel::trace::{FaultEvent, FaultTarget, Sender, TraceKind};
@@ -68,19 +69,23 @@ fn fire(sim: &Rc<SimContext>, f: PlannedFault) {
         Ok(t) => (t.trace_target(), ignored_by_spark(sim, &f.action)),
         Err(why) => (FaultTarget::Nothing, Some(why.clone())),
     };
-    sim.faults.fired.borrow_mut().push(Firing {
-        at_ms: clock::now_ms(),
-        app: sim.index,
-        label: f.label.clone(),
-        target: target.clone(),
-        no_effect,
-    });
+    let firing = {
+        let mut fired = sim.faults.fired.borrow_mut();
+        fired.push(Firing {
+            at_ms: clock::now_ms(),
+            app: sim.index,
+            label: f.label.clone(),
+            target: target.clone(),
+            no_effect,
+        });
+        fired.len() - 1
+    };
     let label = f.label.clone();
     sim.dispatcher.record(Sender::NONE, "Fault", || {
         TraceKind::Fault(FaultEvent::Fired { label, target })
     });
     if let Ok(resolved) = resolved {
-        act(sim, f.action, resolved);
+        act(sim, f.action, resolved, firing);
     }
 }
 
@@ -115,7 +120,8 @@ impl Resolved {
 }
 
 /// Applies a fired fault to what it resolved to.
-fn act(sim: &Rc<SimContext>, action: FaultAction, resolved: Resolved) {
+/// Carries out a fault that fired (`firing`: its record in `fired`).
+fn act(sim: &Rc<SimContext>, action: FaultAction, resolved: Resolved, firing: usize) {
     match action {
         FaultAction::KillExecutor { end, .. }
         | FaultAction::KillRegisteredExecutor { end, .. }
@@ -142,9 +148,15 @@ fn act(sim: &Rc<SimContext>, action: FaultAction, resolved: Resolved) {
             stage,
             partition,
             count,
-        } => sim
-            .faults
-            .add_fetch_failures(sim.index, stage, partition, count),
+        } => sim.faults.add_fetch_failures(
+            FetchFailureSpot {
+                app: sim.index,
+                stage,
+                partition,
+            },
+            count,
+            firing,
+        ),
         FaultAction::KillShuffleService { .. } => {
             // The node's shuffle service served every application's blocks there.
             let host = resolved.host();

@@ -11,7 +11,6 @@ use crate::spark_core::unified_memory_manager::max_memory;
 use crate::{info, warn};
 use sparkyard_messages::driver_endpoint::DriverEndpointMsg;
 use sparkyard_messages::jvm_text::bytes_to_string;
-use sparkyard_messages::records::RpcFailure;
 use sparkyard_messages::task::{TaskDescription, TaskWork};
 
 impl CoarseGrainedExecutorBackend {
@@ -62,8 +61,7 @@ impl CoarseGrainedExecutorBackend {
                 // `fetchBlockSync` waits in `ThreadUtils.awaitResult`, which wraps the
                 // fetch's failure (the 4.0.0 jar's SparkThreadUtils).
                 let ip = self.sim.host_ip(&bm.host);
-                let refused = RpcFailure::spark("Exception thrown in awaitResult: ")
-                    .caused_by(connect_refused(&bm.host, &ip, bm.port));
+                let refused = crate::rpc::awaited(connect_refused(&bm.host, &ip, bm.port));
                 warn!(
                     log,
                     "executor::BlockManager",

@@ -177,9 +177,13 @@ impl ExecutorMain {
     }
 
     /// The backend's `main` dies of a failed ask it waited for (`awaitResult`): the JVM prints
-    /// the uncaught exception and exits 1.
+    /// the uncaught exception and exits 1. `run` is inside `SparkHadoopUtil.runAsSparkUser`,
+    /// whose `UserGroupInformation.doAs` rethrows a checked exception (the `SparkException`,
+    /// the `RpcTimeoutException`) wrapped in an `UndeclaredThrowableException` (no message).
     fn main_threw(&mut self, e: RpcFailure) {
-        let trace = crate::rpc::awaited(e).stack_text();
+        let thrown = RpcFailure::new("java.lang.reflect.UndeclaredThrowableException", "")
+            .caused_by(crate::rpc::awaited(e));
+        let trace = thrown.stack_text();
         error!(
             self.env.log(),
             BACKEND, "Exception in thread \"main\" {trace}"

@@ -83,16 +83,14 @@ pub fn parse_driver_url(url: &str) -> Option<RpcAddress> {
     })
 }
 
-/// Looks the driver's endpoint-verifier up; `Err` is `Failed to connect to host:port`.
+/// Looks the driver's endpoint-verifier up; `Err` is the refused connection to its address.
 fn verifier(env: &RpcEnv, url: &str) -> Result<EndpointRef<EndpointVerifierMsg>, RpcFailure> {
     let address = parse_driver_url(url)
         .ok_or_else(|| RpcFailure::spark(format!("Invalid Spark URL: {url}")))?;
     env.setup_endpoint_ref(&address, crate::rpc::verifier::NAME)
         .ok_or_else(|| {
-            RpcFailure::new(
-                "java.io.IOException",
-                format!("Failed to connect to {address}"),
-            )
+            let ip = env.host_ip(&address.host);
+            crate::rpc::connection::connection_refused(&address, &ip)
         })
 }
 
@@ -357,7 +355,7 @@ impl Actor for CoarseGrainedExecutorBackend {
                     EndpointVerifierMsg::CheckExistence(a, DRIVER_ENDPOINT.into())
                 });
             }
-            Err(_) => self.exit_executor(self.cannot_register(String::new()), false),
+            Err(e) => self.exit_executor(self.cannot_register(e.stack_text()), false),
         }
     }
 }
@@ -403,7 +401,8 @@ impl CoarseGrainedExecutorBackend {
                 self.on_fetch_executor_alive(tid, result, ctx)
             }
             BackendAnswer::Lookup(result) | BackendAnswer::Register(result) => {
-                let cause = result.err().map(|e| e.to_string()).unwrap_or_default();
+                // `exitExecutor` logs the ask's failure with its causes.
+                let cause = result.err().map(|e| e.stack_text()).unwrap_or_default();
                 self.exit_executor(self.cannot_register(cause), false);
             }
         }

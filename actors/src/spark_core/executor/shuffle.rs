@@ -264,10 +264,12 @@ impl CoarseGrainedExecutorBackend {
         let plan = desc.shuffle.read.as_ref()?;
         let s = &self.sim.config.spark.shuffle;
         let reduce_id = desc.partition_id;
-        // An injected failure is a server's: a fetch that reads only from disk leaves it armed
-        // for the partition's next fetch.
+        // An injected failure is a server's: a fetch that reads only from disk, or that fails
+        // on a missing output before asking any server, leaves it armed for the partition's
+        // next fetch.
         let (me, host) = (self.args.executor_id, self.args.hostname.as_str());
         let injected = block_fetch::first_remote(plan, me, host, s.fetch.read_host_local_disk)
+            .filter(|_| plan.missing_map.is_none())
             .filter(|_| {
                 let faults = &self.sim.faults;
                 faults.take_fetch_failure(self.sim.index, desc.stage_id, reduce_id)
