@@ -1146,13 +1146,10 @@ fn a_replay_without_faults_recovers_nothing() {
     assert!(replay::report::table(&r).contains("recoveries: none recorded, none simulated"));
 }
 
-#[test]
-fn the_replays_own_event_log_keeps_each_tasks_recorded_sizes_and_the_skew() {
-    // The skew log's reduce stage reads very different amounts per partition; the replay's
-    // own event log (--conf spark.eventLog.enabled=true) writes every task's recorded
-    // `Shuffle Write`, `Shuffle Read` and `Input Metrics`, so read back it is as skewed.
-    let dir = TestDir::new("replay-sized-log");
-    let conf = format!("spark.eventLog.dir={}", dir.path().display());
+/// Replays `log` under its own configuration, writing the replay's own event log as one file
+/// into `dir` (`--conf spark.eventLog.enabled=true`, rolling off).
+fn replay_writing_its_log(log: &Path, dir: &Path) -> replay::report::ReplayReport {
+    let conf = format!("spark.eventLog.dir={}", dir.display());
     let words = [
         "--conf",
         "spark.eventLog.enabled=true",
@@ -1161,8 +1158,17 @@ fn the_replays_own_event_log_keeps_each_tasks_recorded_sizes_and_the_skew() {
         "--conf",
         "spark.eventLog.rolling.enabled=false",
     ];
+    replay::replay(log, &setup(&words)).expect("replays")
+}
+
+#[test]
+fn the_replays_own_event_log_keeps_each_tasks_recorded_sizes_and_the_skew() {
+    // The skew log's reduce stage reads very different amounts per partition; the replay's
+    // own event log (--conf spark.eventLog.enabled=true) writes every task's recorded
+    // `Shuffle Write`, `Shuffle Read` and `Input Metrics`, so read back it is as skewed.
+    let dir = TestDir::new("replay-sized-log");
     let original = model::load(&data("skew_n2_r1.zstd")).expect("reads");
-    let r = replay::replay(&data("skew_n2_r1.zstd"), &setup(&words)).expect("replays");
+    let r = replay_writing_its_log(&data("skew_n2_r1.zstd"), dir.path());
     assert_eq!(r.event_logs.len(), 1, "{:?}", r.event_logs);
     assert!(r.event_logs[0].refused.is_none());
     let written = model::load(Path::new(&r.event_logs[0].path)).expect("the replay's log reads");
@@ -2673,17 +2679,8 @@ fn fetch_failed_messages(log: &Path) -> Vec<String> {
 #[test]
 fn the_replays_fetch_failed_messages_are_the_recordings_without_their_frames() {
     let dir = TestDir::new("replay-fetch-failed-messages");
-    let conf = format!("spark.eventLog.dir={}", dir.path().display());
-    let words = [
-        "--conf",
-        "spark.eventLog.enabled=true",
-        "--conf",
-        conf.as_str(),
-        "--conf",
-        "spark.eventLog.rolling.enabled=false",
-    ];
     let recorded = data("failures/shufflelost_n2_r1.zstd");
-    let r = replay::replay(&recorded, &setup(&words)).expect("replays");
+    let r = replay_writing_its_log(&recorded, dir.path());
     let written = Path::new(&r.event_logs[0].path);
     let expected = fetch_failed_messages(&recorded);
     assert_eq!(expected.len(), 2);
