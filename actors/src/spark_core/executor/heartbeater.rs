@@ -6,6 +6,7 @@ use super::{
     BackendAnswer, CoarseGrainedExecutorBackend, EXECUTOR, executor_jvm, parse_driver_url,
 };
 use crate::kernel::clock;
+use crate::kernel::logs::ProcessLog;
 use crate::kernel::timers;
 use crate::rpc::{AskTimeout, Asker};
 use crate::spark_core::executor_state::{
@@ -108,19 +109,9 @@ impl CoarseGrainedExecutorBackend {
                 info!(log, EXECUTOR, "Told to re-register on heartbeat");
                 self.reregister_block_manager(ctx);
             }
-            HeartbeatAction::Warn => {
-                let e = heartbeat_failure(result.err());
-                warn!(
-                    log,
-                    EXECUTOR, "Issue communicating with driver in heartbeater\n{e}"
-                );
-            }
+            HeartbeatAction::Warn => warn_heartbeat_failure(&log, result.err()),
             HeartbeatAction::Exit { max, code } => {
-                let e = heartbeat_failure(result.err());
-                warn!(
-                    log,
-                    EXECUTOR, "Issue communicating with driver in heartbeater\n{e}"
-                );
+                warn_heartbeat_failure(&log, result.err());
                 error!(
                     log,
                     EXECUTOR, "Exit as unable to send heartbeats to driver more than {max} times"
@@ -166,9 +157,13 @@ impl CoarseGrainedExecutorBackend {
     }
 }
 
-/// The exception `reportHeartBeat`'s catch logs: its `askSync`'s failure as `awaitResult`
+/// `reportHeartBeat`'s catch: its WARN line with the `askSync`'s failure as `awaitResult`
 /// rethrows it, printed with its causes.
-fn heartbeat_failure(failure: Option<RpcFailure>) -> String {
+fn warn_heartbeat_failure(log: &ProcessLog, failure: Option<RpcFailure>) {
     let e = failure.unwrap_or_else(|| RpcFailure::spark("heartbeat failed"));
-    crate::rpc::awaited(e).stack_text()
+    let trace = crate::rpc::awaited(e).stack_text();
+    warn!(
+        log,
+        EXECUTOR, "Issue communicating with driver in heartbeater\n{trace}"
+    );
 }

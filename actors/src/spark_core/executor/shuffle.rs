@@ -51,12 +51,10 @@ pub(super) struct FetchRetries {
 }
 
 impl FetchRetries {
-    /// The request's blocks: the server's non-empty blocks for this reduce partition.
+    /// The request's blocks: the server's non-empty blocks for this reduce partition (a
+    /// failing source always has some: `block_fetch::failed_fetch` fails only those).
     fn outstanding_blocks(&self) -> u32 {
-        match self.source.non_empty_blocks {
-            0 => self.source.blocks,
-            n => n,
-        }
+        self.source.non_empty_blocks
     }
 
     fn log_started_line(&mut self, log: &ProcessLog) {
